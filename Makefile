@@ -1,0 +1,80 @@
+# jitanon - build, test, demo, fuzz, bench, install.
+# CFLAGS/CPPFLAGS/LDFLAGS are yours; the flags we insist on live in JITANON_* variables.
+
+CC       ?= cc
+CXX      ?= c++
+FUZZ_CC  ?= clang
+FUZZ_TIME ?= 60
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+Q        := $(if $(V),,@)
+
+CFLAGS   ?= -O2 -g
+JITANON_WARN := -std=c99 -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+ifeq ($(ZLIB),1)
+JITANON_DEFS := -DJITANON_USE_ZLIB
+JITANON_LIBS := -lz
+endif
+ALL_CFLAGS := $(JITANON_WARN) $(JITANON_DEFS) $(CPPFLAGS) $(CFLAGS) -I.
+
+HEADER   := jitanon.h $(wildcard src/*.h)
+EXAMPLES := $(patsubst examples/%.c,build/%,$(wildcard examples/*.c))
+FUZZERS  := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
+
+.PHONY: all test check demo fuzz fuzz-run bench install uninstall clean compile-matrix unit
+
+all: $(EXAMPLES)
+
+build:
+	$(Q)mkdir -p build
+
+build/%: examples/%.c $(HEADER) | build
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(JITANON_LIBS)
+
+# Unit tests and fuzz replays run under ASan+UBSan; the compile matrix checks every
+# supported configuration warning-free.
+build/test_main: tests/test_main.c tests/*.c tests/test.h $(HEADER) | build
+	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -O1 -g $(SANFLAGS) -I. -o $@ tests/test_main.c $(JITANON_LIBS)
+
+build/fuzz-replay-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) | build
+	$(Q)$(CC) $(JITANON_WARN) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS)
+
+build/fuzz-%: fuzz/fuzz_%.c $(HEADER) | build
+	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -I. -o $@ $<
+
+compile-matrix: | build
+	$(Q)sh tests/compile_matrix.sh
+
+unit: build/test_main
+	$(Q)./build/test_main
+
+test check: all build/test_main $(addprefix build/fuzz-replay-,$(FUZZERS))
+	$(Q)sh tests/run.sh
+
+demo: all
+	$(Q)sh examples/demo.sh
+
+fuzz: $(addprefix build/fuzz-,$(FUZZERS))
+
+fuzz-run: fuzz
+	$(Q)for f in $(FUZZERS); do mkdir -p fuzz/corpus/$$f build/fuzz-work/$$f; \
+	  ./build/fuzz-$$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
+	    $$( [ -f fuzz/$$f.dict ] && echo -dict=fuzz/$$f.dict ) build/fuzz-work/$$f fuzz/corpus/$$f || exit 1; done
+
+bench: all
+	$(Q)sh bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 jitanon.h $(DESTDIR)$(PREFIX)/include/jitanon.h
+	for b in jitanon-inject jitdump-cat perfdata-cat; do [ -f build/$$b ] && install -m 755 build/$$b $(DESTDIR)$(PREFIX)/bin/$$b; done; true
+	[ -f doc/jitanon-inject.1 ] && install -m 644 doc/jitanon-inject.1 $(DESTDIR)$(PREFIX)/share/man/man1/ || true
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define JITANON_VERSION_STRING "\(.*\)"/\1/p' jitanon.h)|' jitanon.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitanon.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/jitanon.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitanon.pc $(DESTDIR)$(PREFIX)/share/man/man1/jitanon-inject.1
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,jitanon-inject jitdump-cat perfdata-cat)
+
+clean:
+	rm -rf build

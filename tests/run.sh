@@ -1,0 +1,22 @@
+#!/bin/sh
+# Runs every test layer and prints "N passed, M failed" last.
+# Layers: compile matrix, unit tests (ASan+UBSan), fuzz corpus/regression replay,
+# oracle scripts that check our output with real tools (perf, readelf, gdb, node, erl).
+set -u
+cd "$(dirname "$0")/.."
+log=$(mktemp); trap 'rm -f "$log"' EXIT
+{
+  sh tests/compile_matrix.sh
+  ./build/test_main || echo "FAIL unit test binary exited non-zero"
+  for r in build/fuzz-replay-*; do
+    [ -x "$r" ] || continue
+    t=${r#build/fuzz-replay-}
+    if "$r" fuzz/corpus/$t fuzz/regressions/$t >/dev/null 2>"$log.err"; then echo "PASS fuzz replay: $t"
+    else echo "FAIL fuzz replay: $t"; tail -20 "$log.err"; fi
+  done
+  for s in tests/oracle/*.sh; do [ -f "$s" ] && sh "$s"; done
+} 2>&1 | tee "$log" | grep -v '^[0-9]* passed, [0-9]* failed$'
+rm -f "$log.err"
+p=$(grep -c '^\(PASS\|SKIP\) ' "$log"); f=$(grep -c '^FAIL ' "$log")
+echo "$p passed, $f failed"
+[ "$f" -eq 0 ]

@@ -1,0 +1,1 @@
+static void suite_core(void) {}

@@ -1,0 +1,2 @@
+/* Tests for the elf section. */
+static void suite_elf(void) {}

@@ -1,0 +1,2 @@
+/* Tests for the inject section. */
+static void suite_inject(void) {}

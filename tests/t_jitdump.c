@@ -1,0 +1,1 @@
+static void suite_jitdump(void) {}

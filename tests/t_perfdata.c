@@ -1,0 +1,2 @@
+/* Tests for the perfdata section. */
+static void suite_perfdata(void) {}

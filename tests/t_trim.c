@@ -1,0 +1,2 @@
+/* Tests for the trim section. */
+static void suite_trim(void) {}

@@ -1,0 +1,50 @@
+/* The unit-test binary: includes the implementation so internal jitanon__* helpers can
+   be tested white-box.  Built and run under ASan+UBSan by `make test`. */
+#define JITANON_IMPLEMENTATION
+#include "../jitanon.h"
+#include "test.h"
+
+jt_state jt;
+static const char *jt_skip_reason;
+
+void jt_skip(const char *reason) { jt_skip_reason = reason; }
+
+void jt_run(const char *name, void (*fn)(void))
+{
+    if (jt.filter && !strstr(name, jt.filter)) return;
+    jt.cur_failed = 0;
+    jt_skip_reason = NULL;
+    fn();
+    if (jt.cur_failed) {
+        jt.failed++;
+        printf("FAIL %s\n", name);
+    } else if (jt_skip_reason) {
+        jt.passed++;
+        printf("SKIP %s: %s\n", name, jt_skip_reason);
+    } else {
+        jt.passed++;
+        printf("PASS %s\n", name);
+    }
+    fflush(stdout);
+}
+
+#include "testutil.c"
+#include "t_core.c"
+#include "t_jitdump.c"
+#include "t_perfdata.c"
+#include "t_trim.c"
+#include "t_elf.c"
+#include "t_inject.c"
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) jt.filter = argv[1];
+    suite_core();
+    suite_jitdump();
+    suite_perfdata();
+    suite_trim();
+    suite_elf();
+    suite_inject();
+    printf("%d passed, %d failed\n", jt.passed, jt.failed);
+    return jt.failed ? 1 : 0;
+}
