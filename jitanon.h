@@ -378,6 +378,25 @@ JITANON_API jitanon_result jitanon_jitdump_write_unwinding_info(jitanon_jitdump_
 JITANON_API jitanon_result jitanon_jitdump_write_close(jitanon_jitdump_writer *w, uint64_t timestamp,
                                                       jitanon_error *err);
 
+/* For a JIT: creates DIR/jit-<pid>.dump (DIR NULL means the current directory), writes
+   the header, and maps the file's first page PROT_READ|PROT_EXEC so that `perf record`
+   notes the marker mmap.  Write records with the jitanon_jitdump_write_* functions on
+   `f->writer`, timestamps from jitanon_jit_now().  Needs POSIX (see JITANON__POSIX);
+   otherwise returns JITANON_ERR_FEATURE_DISABLED. */
+typedef struct jitanon_jitdump_file {
+    jitanon_jitdump_writer writer;
+    int fd;
+    void *marker;
+    size_t marker_size;
+} jitanon_jitdump_file;
+
+JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, const char *dir, uint32_t elf_mach,
+                                                     jitanon_error *err);
+/* Writes CODE_CLOSE, unmaps the marker and closes the file.  Safe on a failed open. */
+JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, jitanon_error *err);
+/* CLOCK_MONOTONIC in nanoseconds, the clock `perf record -k mono` uses; 0 without POSIX. */
+JITANON_API uint64_t jitanon_jit_now(void);
+
 /* -- perf.data, address ranges, ELF, injection (fragments inlined at release) ----------- */
 #include "src/perfdata.api.h"
 #include "src/trim.api.h"
@@ -429,6 +448,23 @@ JITANON_API jitanon_result jitanon_jitdump_write_close(jitanon_jitdump_writer *w
 #include <stdarg.h>
 #ifndef JITANON_NO_STDIO
 #include <stdio.h>
+#endif
+
+/* POSIX file and memory calls (atomic output, the jitdump marker mmap, CLOCK_MONOTONIC)
+   exist only when the including file asked for POSIX (e.g. -D_GNU_SOURCE, -std=gnu99, or
+   #define _POSIX_C_SOURCE 200809L before any include).  Otherwise the functions that need
+   them return JITANON_ERR_FEATURE_DISABLED. */
+#if !defined(JITANON_NO_STDIO) && !defined(JITANON_NO_POSIX) && defined(__unix__) && \
+    defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200809L
+#define JITANON__POSIX 1
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#else
+#define JITANON__POSIX 0
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -1524,6 +1560,85 @@ JITANON_API jitanon_result jitanon_jitdump_write_close(jitanon_jitdump_writer *w
     jitanon__jw j;
     if (jitanon__jw_begin(&j, w, JITANON_JIT_CODE_CLOSE, JITANON__JIT_PREFIX_SIZE, timestamp, err) != JITANON_OK) return j.r;
     return jitanon__jw_end(&j);
+}
+
+JITANON_API uint64_t jitanon_jit_now(void)
+{
+#if JITANON__POSIX
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#else
+    return 0;
+#endif
+}
+
+#if JITANON__POSIX
+/* write(2) until done: a sink for file descriptors. */
+JITANON__PRIVATE int jitanon__fd_write(void *user, const void *data, size_t size)
+{
+    int fd = *(const int *)user;
+    const uint8_t *p = (const uint8_t *)data;
+    while (size) {
+        ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return 1;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+#endif
+
+JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, const char *dir, uint32_t elf_mach,
+                                                     jitanon_error *err)
+{
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+#if JITANON__POSIX
+    {
+        char path[4096];
+        uint32_t pid = (uint32_t)getpid();
+        jitanon_sink sink;
+        long page = sysconf(_SC_PAGESIZE);
+        size_t n = jitanon__fmt(path, sizeof path, "%s/jit-%u.dump", dir ? dir : ".", (unsigned)pid);
+        if (n >= sizeof path) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "directory name too long");
+        f->fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
+        if (f->fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create %s", path);
+        sink.write_fn = jitanon__fd_write;
+        sink.user = &f->fd;
+        f->writer.big_endian = jitanon__host_big_endian();
+        if (jitanon_jitdump_writer_init(&f->writer, sink, elf_mach, pid, jitanon_jit_now(), 0, err) != JITANON_OK)
+            return err ? err->type : JITANON_ERR_WRITE;
+        /* perf record only reports executable mappings: map the dump R+X so its MMAP
+           event names the file (the marker perf inject looks for). */
+        f->marker_size = page > 0 ? (size_t)page : 4096;
+        f->marker = mmap(NULL, f->marker_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, f->fd, 0);
+        if (f->marker == MAP_FAILED) {
+            f->marker = NULL;
+            return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot map the marker page of %s", path);
+        }
+        return JITANON_OK;
+    }
+#else
+    (void)dir;
+    (void)elf_mach;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX");
+#endif
+}
+
+JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, jitanon_error *err)
+{
+    jitanon_result r = JITANON_OK;
+    jitanon__clear_error(err);
+#if JITANON__POSIX
+    if (f->fd >= 0 && f->writer.sink.write_fn) r = jitanon_jitdump_write_close(&f->writer, jitanon_jit_now(), err);
+    if (f->marker) munmap(f->marker, f->marker_size);
+    if (f->fd >= 0 && close(f->fd) != 0 && r == JITANON_OK) r = JITANON__FAIL(err, JITANON_ERR_IO, 0, "close failed");
+#endif
+    f->marker = NULL;
+    f->fd = -1;
+    return r;
 }
 
 #include "src/perfdata.impl.h"

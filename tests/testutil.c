@@ -1,0 +1,110 @@
+/* Shared test helpers: a counting allocator that can fail the n-th allocation and
+   tracks live bytes (so leaks show up even without LeakSanitizer), and sweeps. */
+
+typedef struct jt_alloc {
+    long calls, fail_at; /* fail_at: 1-based index of the allocation to fail; 0 = never */
+    long live_blocks;
+    size_t live_bytes, peak_bytes;
+} jt_alloc;
+
+static void *jt_alloc_fn(void *user, size_t size)
+{
+    jt_alloc *a = (jt_alloc *)user;
+    if (++a->calls == a->fail_at) return NULL;
+    a->live_blocks++;
+    a->live_bytes += size;
+    if (a->live_bytes > a->peak_bytes) a->peak_bytes = a->live_bytes;
+    return malloc(size);
+}
+
+static void *jt_realloc_fn(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    jt_alloc *a = (jt_alloc *)user;
+    void *n;
+    if (++a->calls == a->fail_at) return NULL;
+    n = realloc(ptr, new_size);
+    if (!n) return NULL;
+    if (!ptr) a->live_blocks++;
+    a->live_bytes += new_size - (ptr ? old_size : 0);
+    if (a->live_bytes > a->peak_bytes) a->peak_bytes = a->live_bytes;
+    return n;
+}
+
+static void jt_free_fn(void *user, void *ptr, size_t size)
+{
+    jt_alloc *a = (jt_alloc *)user;
+    a->live_blocks--;
+    a->live_bytes -= size;
+    free(ptr);
+}
+
+static jitanon_allocator jt_allocator(jt_alloc *a)
+{
+    jitanon_allocator al;
+    memset(a, 0, sizeof *a);
+    al.alloc_fn = jt_alloc_fn;
+    al.realloc_fn = jt_realloc_fn;
+    al.free_fn = jt_free_fn;
+    al.user = a;
+    return al;
+}
+
+/* Builds a small dump with every record type (and an unknown one) through the writer. */
+static void jt_build_dump(jitanon_membuf *out, int big_endian)
+{
+    static const uint8_t code1[] = {0x55, 0x48, 0x89, 0xe5, 0x90, 0x5d, 0xc3};
+    static const uint8_t code2[] = {0xc3};
+    static const uint8_t eh[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    static const uint8_t ehh[] = {0xa1, 0xa2, 0xa3, 0xa4};
+    jitanon_jitdump_writer w;
+    jitanon_sink sink;
+    jitanon_jit_debug_entry e[3];
+    jitanon_error err;
+    uint8_t unknown[24];
+    memset(out, 0, sizeof *out);
+    memset(&w, 0, sizeof w);
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = out;
+    w.big_endian = big_endian;
+    memset(e, 0, sizeof e);
+    e[0].addr = 0x1000; e[0].lineno = 10; e[0].discrim = 1; e[0].file.data = "a.js"; e[0].file.length = 4;
+    e[1].addr = 0x1002; e[1].lineno = 11; e[1].discrim = 0; e[1].file = e[0].file;
+    e[2].addr = 0x1004; e[2].lineno = 3; e[2].discrim = 2; e[2].file.data = "lib/b.js"; e[2].file.length = 8;
+    jitanon_jitdump_writer_init(&w, sink, 62, 4242, 1000, 0, &err);
+    jitanon_jitdump_write_debug_info(&w, 1100, 0x1000, e, 3, &err);
+    jitanon_jitdump_write_unwinding_info(&w, 1150, eh, sizeof eh, ehh, sizeof ehh, 0, &err);
+    jitanon_jitdump_write_load(&w, 1200, 4242, 4243, 0x1000, code1, sizeof code1, 7, "fn_one", 6, &err);
+    /* an unknown record type (id 9): readers must skip it by size */
+    memset(unknown, 0, sizeof unknown);
+    jitanon__wr32(unknown, 9, big_endian);
+    jitanon__wr32(unknown + 4, sizeof unknown, big_endian);
+    jitanon__wr64(unknown + 8, 1250, big_endian);
+    jitanon_membuf_write(out, unknown, sizeof unknown);
+    jitanon_jitdump_write_load(&w, 1300, 4242, 4242, 0x2000, code2, sizeof code2, 8, "fn_two", 6, &err);
+    jitanon_jitdump_write_move(&w, 1400, 4242, 4242, 0x2000, 0x3000, sizeof code2, 8, &err);
+    jitanon_jitdump_write_close(&w, 1500, &err);
+}
+
+/* Iterates a whole dump; returns the terminal result (END on success). */
+static jitanon_result jt_iterate(const void *data, size_t size, size_t *count, jitanon_error *err)
+{
+    jitanon_jitdump_iter it;
+    jitanon_jit_record rec;
+    jitanon_result r = jitanon_jitdump_iter_init(&it, data, size, NULL, err);
+    *count = 0;
+    while (r == JITANON_OK && (r = jitanon_jitdump_iter_next(&it, &rec, err)) == JITANON_OK) {
+        jitanon_jit_debug_iter di;
+        jitanon_jit_debug_entry e;
+        (*count)++;
+        jitanon_jit_debug_begin(&di, &rec, it.header.big_endian);
+        while (jitanon_jit_debug_next(&di, &e)) {
+            if (e.file.length) JT_CHECK(e.file.data != NULL);
+        }
+    }
+    return r;
+}
+
+static int jt_is_typed_error(jitanon_result r)
+{
+    return r > JITANON_AGAIN && r < JITANON_RESULT_COUNT;
+}

@@ -1,0 +1,134 @@
+/* tinyjit: a small real x86-64 JIT that provokes the coalesced-//anon problem.
+
+   It reserves a code region PROT_NONE and commits it one page at a time with
+   mprotect(RWX).  Each commit merges the new page into the previous RWX pages, so the
+   kernel emits an //anon MMAP2 covering *all* committed pages, timestamped after the
+   earlier code loads - the event that hides jitted code in perf report.  Into each page
+   it writes a few small looping functions recorded in a jitdump (jit-<pid>.dump, written
+   with jitanon.h's writer API) and one stub that is left out of the jitdump and named
+   only in /tmp/perf-<pid>.map.  Then it spends time in every function.
+
+   usage: tinyjit [-d DUMPDIR] [-p PAGES] [-f FUNCS_PER_PAGE] [-t MILLISECONDS] [--no-map]
+   Prints "pid <pid>" first.  The caller removes /tmp/perf-<pid>.map and the dump. */
+#define _GNU_SOURCE
+#define JITANON_IMPLEMENTATION
+#include "jitanon.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && JITANON__POSIX
+#define SLOT 64u /* bytes per function */
+
+typedef uint32_t (*jit_fn)(void);
+
+typedef struct tinyjit {
+    uint8_t *region;
+    size_t page, pages, funcs;
+    jitanon_jitdump_file dump;
+    FILE *map;
+    jit_fn *fns;
+    size_t nfns;
+} tinyjit;
+
+/* mov ecx, iterations; 1: dec ecx; jnz 1b; mov eax, tag; ret */
+static void emit_loop(uint8_t *p, uint32_t iterations, uint32_t tag)
+{
+    static const uint8_t body[] = {0xb9, 0, 0, 0, 0, 0xff, 0xc9, 0x75, 0xfc, 0xb8, 0, 0, 0, 0, 0xc3};
+    memcpy(p, body, sizeof body);
+    memcpy(p + 1, &iterations, 4);
+    memcpy(p + 10, &tag, 4);
+    memset(p + sizeof body, 0xcc, SLOT - sizeof body); /* int3 padding */
+}
+
+static int commit_page(tinyjit *t, size_t pg)
+{
+    uint8_t *base = t->region + pg * t->page;
+    size_t k;
+    jitanon_error err;
+    char name[64];
+    if (mprotect(base, t->page, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return perror("mprotect"), 1;
+    for (k = 0; k <= t->funcs; k++) {
+        uint8_t *code = base + k * SLOT;
+        int stub = k == t->funcs;
+        emit_loop(code, stub ? 30000u : 20000u, (uint32_t)(pg * 100 + k));
+        t->fns[t->nfns++] = (jit_fn)(uintptr_t)code;
+        if (stub) {
+            /* a stub: no jitdump record, only a perf-map line (like V8 or HotSpot stubs) */
+            if (t->map) fprintf(t->map, "%lx %x tinyjit_stub_p%zu\n", (unsigned long)(uintptr_t)code, (unsigned)SLOT, pg);
+            continue;
+        }
+        sprintf(name, "tinyjit_fn_p%zu_%zu", pg, k);
+        if (jitanon_jitdump_write_load(&t->dump.writer, jitanon_jit_now(), (uint32_t)getpid(), (uint32_t)getpid(),
+                                       (uint64_t)(uintptr_t)code, code, SLOT, pg * 1000 + k, name, strlen(name),
+                                       &err) != JITANON_OK)
+            return fprintf(stderr, "tinyjit: jitdump write failed\n"), 1;
+    }
+    if (t->map) fflush(t->map);
+    return 0;
+}
+
+static volatile uint32_t sink;
+
+static void run_all(tinyjit *t)
+{
+    size_t i;
+    for (i = 0; i < t->nfns; i++) sink += t->fns[i]();
+}
+
+int main(int argc, char **argv)
+{
+    tinyjit t;
+    const char *dir = ".";
+    long ms = 1000;
+    int i, use_map = 1;
+    uint64_t start, end;
+    jitanon_error err;
+    size_t pg;
+    char mapname[64];
+    memset(&t, 0, sizeof t);
+    t.pages = 8;
+    t.funcs = 3;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-d") && i + 1 < argc) dir = argv[++i];
+        else if (!strcmp(argv[i], "-p") && i + 1 < argc) t.pages = (size_t)atol(argv[++i]);
+        else if (!strcmp(argv[i], "-f") && i + 1 < argc) t.funcs = (size_t)atol(argv[++i]);
+        else if (!strcmp(argv[i], "-t") && i + 1 < argc) ms = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--no-map")) use_map = 0;
+        else return fprintf(stderr, "usage: tinyjit [-d DIR] [-p PAGES] [-f FUNCS] [-t MS] [--no-map]\n"), 2;
+    }
+    t.page = (size_t)sysconf(_SC_PAGESIZE);
+    if (t.pages < 1 || t.funcs < 1 || (t.funcs + 1) * SLOT > t.page) return fprintf(stderr, "tinyjit: bad sizes\n"), 2;
+    printf("pid %d\n", (int)getpid());
+    fflush(stdout);
+    t.fns = (jit_fn *)calloc(t.pages * (t.funcs + 1), sizeof *t.fns);
+    t.region = (uint8_t *)mmap(NULL, t.pages * t.page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (!t.fns || t.region == MAP_FAILED) return perror("tinyjit"), 1;
+    if (jitanon_jitdump_file_open(&t.dump, dir, 62 /* EM_X86_64 */, &err) != JITANON_OK)
+        return fprintf(stderr, "tinyjit: %s\n", err.info), 1;
+    sprintf(mapname, "/tmp/perf-%d.map", (int)getpid());
+    if (use_map && !(t.map = fopen(mapname, "w"))) return perror(mapname), 1;
+    /* Grow the code cache page by page, running what exists in between, so samples land
+       in early pages both before and after the coalesced //anon events. */
+    start = jitanon_jit_now();
+    end = start + (uint64_t)ms * 1000000u;
+    for (pg = 0; pg < t.pages; pg++) {
+        uint64_t until = start + (uint64_t)ms * 1000000u * (pg + 1) / (2 * t.pages);
+        if (commit_page(&t, pg)) return 1;
+        while (jitanon_jit_now() < until) run_all(&t);
+    }
+    while (jitanon_jit_now() < end) run_all(&t);
+    jitanon_jitdump_file_close(&t.dump, &err);
+    if (t.map) fclose(t.map);
+    munmap(t.region, t.pages * t.page);
+    free(t.fns);
+    return 0;
+}
+#else
+int main(void)
+{
+    fprintf(stderr, "tinyjit: needs x86-64 Linux\n");
+    return 77;
+}
+#endif

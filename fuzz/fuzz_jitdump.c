@@ -1,0 +1,63 @@
+/* libFuzzer harness: the jitdump reader, three ways over the same bytes - the memory
+   iterator, the streaming reader (fed in odd-sized pieces), and the whole-dump loader -
+   which must agree on how many records they accept. */
+#define JITANON_MAX_RECORD_SIZE (1u << 20)
+#define JITANON_IMPLEMENTATION
+#include "jitanon.h"
+#include <stdlib.h>
+
+typedef struct piecewise {
+    const uint8_t *data;
+    size_t size, pos, step;
+} piecewise;
+
+static size_t piecewise_read(void *user, void *dst, size_t size)
+{
+    piecewise *p = (piecewise *)user;
+    size_t n = p->size - p->pos;
+    if (n > size) n = size;
+    if (n > p->step) n = p->step;
+    memcpy(dst, p->data + p->pos, n);
+    p->pos += n;
+    p->step = p->step * 3 % 61 + 1;
+    return n;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    jitanon_jitdump_iter it;
+    jitanon_jitdump_stream s;
+    jitanon_jit_record rec;
+    jitanon_error err;
+    jitanon_jitdump_opts opts;
+    jitanon_jitdump *d;
+    piecewise pw;
+    uint64_t n_iter = 0, n_stream = 0;
+    jitanon_result r;
+    memset(&opts, 0, sizeof opts);
+    opts.memory_limit = 64u << 20;
+    r = jitanon_jitdump_iter_init(&it, data, size, &opts, &err);
+    while (r == JITANON_OK && (r = jitanon_jitdump_iter_next(&it, &rec, &err)) == JITANON_OK) {
+        jitanon_jit_debug_iter di;
+        jitanon_jit_debug_entry e;
+        volatile size_t sink = 0;
+        n_iter++;
+        jitanon_jit_debug_begin(&di, &rec, it.header.big_endian);
+        while (jitanon_jit_debug_next(&di, &e)) sink += e.file.length ? (size_t)e.file.data[0] : 0;
+        if (rec.id == JITANON_JIT_CODE_LOAD && rec.load.name.length) sink += (size_t)rec.load.name.data[0];
+        (void)sink;
+    }
+    pw.data = data;
+    pw.size = size;
+    pw.pos = 0;
+    pw.step = 7;
+    if (jitanon_jitdump_stream_init(&s, piecewise_read, &pw, &opts, &err) == JITANON_OK) {
+        while (jitanon_jitdump_stream_next(&s, &rec, &err) == JITANON_OK) n_stream++;
+        jitanon_jitdump_stream_free(&s);
+    }
+    if (n_stream != n_iter) abort();
+    d = jitanon_jitdump_load_memory(data, size, &opts, &err);
+    if (d && d->record_count != n_iter) abort();
+    jitanon_jitdump_free(d);
+    return 0;
+}
