@@ -12,6 +12,8 @@
    perf's ordered queue, which is stable), so the injector must write its output in the
    order it fed the engine.  The timestamps are only checked (see reject_out_of_order). */
 
+struct jitanon__rm_node; /* defined with the implementation */
+
 /* One piece of a rangemap: [start, start + len), len >= 1.  Ranges may end at
    UINT64_MAX inclusive; `len` always fits because a piece never grows beyond the range
    that was assigned (len <= UINT64_MAX).  kind 0 is never stored (it means "nothing"). */
@@ -69,6 +71,9 @@ JITANON_API int jitanon_rangemap_lookup(const jitanon_rangemap *m, uint64_t addr
    to the query). */
 JITANON_API void jitanon_rangemap_iter_begin(jitanon_rangemap_iter *it, const jitanon_rangemap *m,
                                              uint64_t start, uint64_t len);
+
+/* Starts iterating every piece of the map, in address order. */
+JITANON_API void jitanon_rangemap_iter_all(jitanon_rangemap_iter *it, const jitanon_rangemap *m);
 
 /* Next piece in address order: returns 1 and fills *out, or 0 at the end. */
 JITANON_API int jitanon_rangemap_iter_next(jitanon_rangemap_iter *it, jitanon_range *out);

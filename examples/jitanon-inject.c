@@ -1,0 +1,143 @@
+/* jitanon-inject: a drop-in for `perf inject --jit` that trims coalesced //anon mmaps to
+   the parts that do not cover jitted code, instead of dropping them.
+
+   jitanon-inject [-i IN] [-o OUT] [-j] [-f] [-v] [--anon=range|all|keep]
+                  [--elf=function|process] [--elf-dir DIR] [--jitdump-dir DIR] [--stats]  */
+#define _GNU_SOURCE
+#define JITANON_IMPLEMENTATION
+#include "jitanon.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <inttypes.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct cli {
+    int verbose, stats;
+    uint64_t total, last_shown;
+    int progress;
+} cli;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: jitanon-inject [options]\n"
+            "  -i, --input FILE        perf.data to read (default '-': stdin)\n"
+            "  -o, --output FILE       perf.data to write (default '-': stdout, pipe mode)\n"
+            "  -j, --jit               accepted for compatibility with perf inject (always on)\n"
+            "  -f, --force             accepted for compatibility with perf inject\n"
+            "  -v, --verbose           report every jitdump found and every problem\n"
+            "      --anon=MODE         range (default): trim //anon, [anon: and /memfd: mmaps to what\n"
+            "                          does not cover jitted code; all: drop them (perf's way);\n"
+            "                          keep: strip nothing\n"
+            "      --elf=LAYOUT        function (default): jitted-<pid>-<index>.so per function;\n"
+            "                          process: one jitted-<pid>.so per process\n"
+            "      --elf-dir DIR       write ELF files to DIR (default: next to each jitdump)\n"
+            "      --jitdump-dir DIR   look for jit-<pid>.dump in DIR when the recorded path fails\n"
+            "      --stats             print counters on stderr when done\n"
+            "      --help, --version\n");
+}
+
+static void on_log(void *user, const char *msg)
+{
+    cli *c = (cli *)user;
+    if (c->verbose) fprintf(stderr, "jitanon-inject: %s\n", msg);
+}
+
+static void on_progress(void *user, uint64_t records)
+{
+    cli *c = (cli *)user;
+    (void)records;
+    if (!c->progress) return;
+    {
+        /* bytes are not known per round; records are a fine proxy of progress */
+        fprintf(stderr, "\rjitanon-inject: %" PRIu64 " records", records);
+    }
+}
+
+static void print_stats(const jitanon_inject_stats *s)
+{
+    fprintf(stderr,
+            "records in %" PRIu64 ", out %" PRIu64 " (samples %" PRIu64 ")\n"
+            "jitdumps: markers %" PRIu64 ", loaded %" PRIu64 ", unusable %" PRIu64 "; loads %" PRIu64
+            ", moves %" PRIu64 "; mmaps synthesized %" PRIu64 "\n"
+            "anon mmaps of jitdump processes: kept %" PRIu64 ", split %" PRIu64 " (into %" PRIu64
+            " pieces), dropped %" PRIu64 "\n"
+            "ELF files %" PRIu64 " (%" PRIu64 " bytes), refused %" PRIu64 "; rounds %" PRIu64
+            ", largest %" PRIu64 " bytes\n",
+            s->records_in, s->records_out, s->samples, s->markers, s->dumps_loaded, s->dumps_failed, s->loads, s->moves,
+            s->mmaps_synthesized, s->anon_kept, s->anon_split, s->anon_pieces, s->anon_dropped, s->elf_files, s->elf_bytes,
+            s->elf_refused, s->rounds, s->largest_round_bytes);
+}
+
+/* The input is never modified: refuse to write over it. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!strcmp(a, "-") || !strcmp(b, "-")) return 0;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static const char *arg_value(int argc, char **argv, int *i, const char *longname, const char *shortname)
+{
+    size_t n = strlen(longname);
+    if (!strncmp(argv[*i], longname, n) && argv[*i][n] == '=') return argv[*i] + n + 1;
+    if ((!strcmp(argv[*i], longname) || (shortname && !strcmp(argv[*i], shortname))) && *i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const char *in = "-", *out = "-", *v;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    jitanon_result r;
+    cli c;
+    int i;
+    struct stat sb;
+    memset(&o, 0, sizeof o);
+    memset(&c, 0, sizeof c);
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if ((v = arg_value(argc, argv, &i, "--input", "-i"))) in = v;
+        else if ((v = arg_value(argc, argv, &i, "--output", "-o"))) out = v;
+        else if ((v = arg_value(argc, argv, &i, "--elf-dir", NULL))) o.elf_dir = v;
+        else if ((v = arg_value(argc, argv, &i, "--jitdump-dir", NULL))) o.jitdump_dir = v;
+        else if ((v = arg_value(argc, argv, &i, "--anon", NULL))) {
+            if (!strcmp(v, "range")) o.anon_mode = JITANON_ANON_RANGE;
+            else if (!strcmp(v, "all")) o.anon_mode = JITANON_ANON_ALL;
+            else if (!strcmp(v, "keep")) o.anon_mode = JITANON_ANON_KEEP;
+            else return fprintf(stderr, "jitanon-inject: --anon takes range, all or keep\n"), 2;
+        } else if ((v = arg_value(argc, argv, &i, "--elf", NULL))) {
+            if (!strcmp(v, "function")) o.elf_layout = JITANON_ELF_PER_FUNCTION;
+            else if (!strcmp(v, "process")) o.elf_layout = JITANON_ELF_PER_PROCESS;
+            else return fprintf(stderr, "jitanon-inject: --elf takes function or process\n"), 2;
+        } else if (!strcmp(a, "-j") || !strcmp(a, "--jit") || !strcmp(a, "-f") || !strcmp(a, "--force")) {
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) c.verbose = 1;
+        else if (!strcmp(a, "--stats")) c.stats = 1;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;
+        else if (!strcmp(a, "--version")) return printf("jitanon-inject %s\n", JITANON_VERSION_STRING), 0;
+        else return fprintf(stderr, "jitanon-inject: unknown option '%s'\n", a), usage(stderr), 2;
+    }
+    if (same_file(in, out)) return fprintf(stderr, "jitanon-inject: refusing to overwrite the input %s\n", in), 2;
+    /* Progress only for people watching: a terminal, and an input large enough to wait for. */
+    c.progress = isatty(2) && strcmp(in, "-") && stat(in, &sb) == 0 && sb.st_size > (64 << 20);
+    o.io.log = on_log;
+    o.io.progress = on_progress;
+    o.io.user = &c;
+    c.verbose = c.verbose || 1; /* problems are always worth a line */
+    r = jitanon_inject_file(in, out, 0, &o, NULL, &st, &err);
+    if (c.progress) fprintf(stderr, "\n");
+    if (r != JITANON_OK) {
+        char msg[512];
+        jitanon_format_error(msg, sizeof msg, &err);
+        fprintf(stderr, "jitanon-inject: %s: %s\n", in, msg);
+        return 1;
+    }
+    if (c.stats) print_stats(&st);
+    return 0;
+}

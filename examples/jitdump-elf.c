@@ -1,0 +1,204 @@
+/* jitdump-elf - write ELF files for the functions of a jitdump.
+
+   usage: jitdump-elf [--process] [--stats] [--lines] [--compress] [--v8-bias=auto|on|off] DUMP OUTDIR
+
+   Default: one jitted-<pid>-<code_index>.so per CODE_LOAD, as `perf inject --jit` names
+   them.  --process: one jitted-<pid>.so holding every function, each at its own offset.
+   Prints one line per function: `index addr size pgoff path name` (pgoff is what an
+   injector puts into the MMAP2 for that function).  --stats prints functions/s and MB/s
+   of ELF output to stderr.  --lines also prints the dump's debug entries that fall inside
+   their function as `line index offset lineno file` (read straight from the dump, for
+   checking the emitted DWARF with addr2line).  DEBUG_INFO and UNWINDING_INFO records belong to the next
+   CODE_LOAD, as perf pairs them. */
+#define _POSIX_C_SOURCE 200809L
+#define JITANON_IMPLEMENTATION
+#include "../jitanon.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct options {
+    int process, stats, lines;
+    jitanon_elf_opts elf;
+    const char *dump, *outdir;
+} options;
+
+typedef struct file_sink {
+    FILE *f;
+    uint64_t bytes;
+} file_sink;
+
+static int file_write(void *user, const void *data, size_t size)
+{
+    file_sink *s = (file_sink *)user;
+    s->bytes += size;
+    return fwrite(data, 1, size, s->f) != size;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int fail(const char *what, const jitanon_error *err)
+{
+    char msg[256];
+    jitanon_format_error(msg, sizeof msg, err);
+    fprintf(stderr, "jitdump-elf: %s: %s\n", what, msg);
+    return 1;
+}
+
+/* Writes one finished builder to `path`; adds the bytes written to *total. */
+static int write_file(jitanon_elf_builder *b, const char *path, uint64_t *total, jitanon_elf_info *info)
+{
+    jitanon_error err;
+    file_sink fs;
+    jitanon_sink sink;
+    int bad;
+    fs.f = fopen(path, "wb");
+    fs.bytes = 0;
+    if (!fs.f) {
+        fprintf(stderr, "jitdump-elf: cannot create %s\n", path);
+        return 1;
+    }
+    sink.write_fn = file_write;
+    sink.user = &fs;
+    bad = jitanon_elf_builder_finish(b, sink, info, &err) != JITANON_OK;
+    if (fclose(fs.f) != 0 && !bad) {
+        fprintf(stderr, "jitdump-elf: cannot write %s\n", path);
+        return 1;
+    }
+    *total += fs.bytes;
+    return bad ? fail(path, &err) : 0;
+}
+
+static void print_func(const jitanon_jit_record *rec, uint64_t pgoff, const char *path)
+{
+    printf("%llu 0x%llx %llu 0x%llx %s %.*s\n", (unsigned long long)rec->load.code_index,
+           (unsigned long long)rec->load.code_addr, (unsigned long long)rec->load.code_size,
+           (unsigned long long)pgoff, path, (int)rec->load.name.length, rec->load.name.data);
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+    int i;
+    memset(o, 0, sizeof *o);
+    for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+        if (!strcmp(argv[i], "--process")) o->process = 1;
+        else if (!strcmp(argv[i], "--stats")) o->stats = 1;
+        else if (!strcmp(argv[i], "--lines")) o->lines = 1;
+        else if (!strcmp(argv[i], "--compress")) o->elf.compress_debug = 1;
+        else if (!strcmp(argv[i], "--v8-bias=on")) o->elf.v8_bias = JITANON_ELF_V8_BIAS_ON;
+        else if (!strcmp(argv[i], "--v8-bias=off")) o->elf.v8_bias = JITANON_ELF_V8_BIAS_OFF;
+        else if (strcmp(argv[i], "--v8-bias=auto")) return 0;
+    }
+    if (argc - i != 2) return 0;
+    o->dump = argv[i];
+    o->outdir = argv[i + 1];
+    return 1;
+}
+
+/* The dump's own view of a function's lines: entry address minus V8's +0x40 when the dump
+   is V8's (pad1 0xDEADBEEF), relative to the function start. */
+static void print_lines(const options *o, const jitanon_jitdump_header *h, const jitanon_jit_record *load,
+                        const jitanon_jit_record *debug)
+{
+    jitanon_jit_debug_iter it;
+    jitanon_jit_debug_entry e;
+    int v8 = o->elf.v8_bias == JITANON_ELF_V8_BIAS_ON ||
+             (o->elf.v8_bias == JITANON_ELF_V8_BIAS_AUTO && h->pad1 == 0xDEADBEEFu);
+    uint64_t start = load->load.code_addr + (v8 ? 64u : 0u);
+    jitanon_jit_debug_begin(&it, debug, h->big_endian);
+    while (jitanon_jit_debug_next(&it, &e))
+        if (e.addr >= start && e.addr - start < load->load.code_size)
+            printf("line %llu %llu %d %.*s\n", (unsigned long long)load->load.code_index,
+                   (unsigned long long)(e.addr - start), (int)e.lineno, (int)e.file.length, e.file.data);
+}
+
+/* Pairs each CODE_LOAD with the DEBUG_INFO / UNWINDING_INFO records before it. */
+static void make_func(const jitanon_jit_record *rec, const jitanon_jit_record **debug,
+                      const jitanon_jit_record **unwind, jitanon_elf_func *fn)
+{
+    memset(fn, 0, sizeof *fn);
+    fn->name = rec->load.name;
+    fn->code_addr = rec->load.code_addr;
+    fn->code = rec->load.code;
+    fn->debug = *debug;
+    fn->unwind = *unwind;
+    *debug = *unwind = NULL;
+}
+
+static int run(const options *o, const jitanon_jitdump *d, uint64_t *funcs, uint64_t *bytes)
+{
+    const jitanon_jit_record *debug = NULL, *unwind = NULL;
+    jitanon_elf_builder b;
+    jitanon_error err;
+    jitanon_elf_func fn;
+    char path[4096];
+    size_t i;
+    uint64_t pgoff;
+    if (o->process) {
+        snprintf(path, sizeof path, "%s/jitted-%u.so", o->outdir, (unsigned)d->header.pid);
+        if (jitanon_elf_builder_init(&b, &d->header, &o->elf, &err) != JITANON_OK) return fail("init", &err);
+    }
+    for (i = 0; i < d->record_count; i++) {
+        const jitanon_jit_record *rec = &d->records[i];
+        if (rec->id == JITANON_JIT_CODE_DEBUG_INFO) debug = rec;
+        if (rec->id == JITANON_JIT_CODE_UNWINDING_INFO) unwind = rec;
+        if (rec->id != JITANON_JIT_CODE_LOAD) continue;
+        if (o->lines && debug) print_lines(o, &d->header, rec, debug);
+        make_func(rec, &debug, &unwind, &fn);
+        if (!o->process) {
+            snprintf(path, sizeof path, "%s/jitted-%u-%llu.so", o->outdir, (unsigned)rec->load.pid,
+                     (unsigned long long)rec->load.code_index);
+            if (jitanon_elf_builder_init(&b, &d->header, &o->elf, &err) != JITANON_OK) return fail("init", &err);
+        }
+        if (jitanon_elf_builder_add(&b, &fn, &pgoff, &err) != JITANON_OK) {
+            jitanon_elf_builder_free(&b);
+            return fail("add", &err);
+        }
+        print_func(rec, pgoff, path);
+        ++*funcs;
+        if (!o->process) {
+            int bad = write_file(&b, path, bytes, NULL);
+            jitanon_elf_builder_free(&b);
+            if (bad) return 1;
+        }
+    }
+    if (o->process) {
+        jitanon_elf_info info;
+        int bad = write_file(&b, path, bytes, &info);
+        jitanon_elf_builder_free(&b);
+        return bad;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    jitanon_error err;
+    jitanon_jitdump *d;
+    uint64_t funcs = 0, bytes = 0;
+    double t0, t1;
+    int rc;
+    if (!parse_args(argc, argv, &o)) {
+        fprintf(stderr, "usage: jitdump-elf [--process] [--stats] [--lines] [--compress] [--v8-bias=auto|on|off] DUMP OUTDIR\n");
+        return 2;
+    }
+    d = jitanon_jitdump_load_file(o.dump, NULL, &err);
+    if (!d) return fail(o.dump, &err);
+    t0 = now();
+    rc = run(&o, d, &funcs, &bytes);
+    t1 = now();
+    if (o.stats && t1 > t0)
+        fprintf(stderr, "jitdump-elf: %llu functions, %llu bytes of ELF in %.3f s: %.0f functions/s, %.1f MB/s\n",
+                (unsigned long long)funcs, (unsigned long long)bytes, t1 - t0, (double)funcs / (t1 - t0),
+                (double)bytes / 1e6 / (t1 - t0));
+    jitanon_jitdump_free(d);
+    return rc;
+}

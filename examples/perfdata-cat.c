@@ -1,0 +1,85 @@
+/* perfdata-cat: prints one line per perf.data record, or copies a perf.data file through
+   jitanon's reader and writer unchanged.
+
+       perfdata-cat [--summary] FILE|-
+       perfdata-cat --copy OUT [--pipe] FILE|-      (OUT "-" = stdout, pipe mode)
+
+   Exits 1 with the error (and its byte offset) on malformed input, 2 on bad usage. */
+#define JITANON_IMPLEMENTATION
+#include "jitanon.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void print_record(const jitanon_perf_record *rec)
+{
+    const jitanon_perf_mmap *m = &rec->mmap;
+    printf("%llu %s", (unsigned long long)rec->offset, jitanon_perf_record_name(rec->type));
+    if (rec->sid.present & JITANON_PERF_SAMPLE_TIME) printf(" t=%llu", (unsigned long long)rec->sid.time);
+    if (rec->sid.present & JITANON_PERF_SAMPLE_TID) printf(" %u/%u", (unsigned)rec->sid.pid, (unsigned)rec->sid.tid);
+    if (rec->type == JITANON_PERF_RECORD_SAMPLE) printf(" ip=%#llx", (unsigned long long)rec->sample.ip);
+    if (rec->type == JITANON_PERF_RECORD_MMAP || rec->type == JITANON_PERF_RECORD_MMAP2)
+        printf(" [%#llx-%#llx) pgoff=%#llx prot=%u flags=%u %.*s", (unsigned long long)m->start,
+               (unsigned long long)(m->start + m->len), (unsigned long long)m->pgoff, (unsigned)m->prot,
+               (unsigned)m->flags, (int)m->filename.length, m->filename.data);
+    if (rec->type == JITANON_PERF_RECORD_COMM) printf(" %.*s", (int)rec->comm.comm.length, rec->comm.comm.data);
+    putchar('\n');
+}
+
+static void print_summary(const jitanon_perf_reader *r)
+{
+    unsigned t;
+    size_t i;
+    printf("mode %s, %s-endian, %zu attrs, %llu records\n", r->mode == JITANON_PERF_FILE ? "file" : "pipe",
+           r->big_endian ? "big" : "little", r->attr_count, (unsigned long long)r->stats.records);
+    for (i = 0; i < r->attr_count; i++)
+        printf("attr %zu: type %u config %llu sample_type %#llx ids %zu sample_id_all %d clockid %d\n", i,
+               (unsigned)r->attrs[i].type, (unsigned long long)r->attrs[i].config,
+               (unsigned long long)r->attrs[i].sample_type, r->attrs[i].id_count, r->attrs[i].sample_id_all,
+               r->attrs[i].use_clockid ? (int)r->attrs[i].clockid : -1);
+    for (t = 0; t < 128; t++)
+        if (r->stats.by_type[t]) printf("%-20s %llu\n", jitanon_perf_record_name(t), (unsigned long long)r->stats.by_type[t]);
+}
+
+static int fail(const jitanon_error *err)
+{
+    char msg[256];
+    jitanon_format_error(msg, sizeof msg, err);
+    fprintf(stderr, "perfdata-cat: %s\n", msg);
+    return 1;
+}
+
+static int cat(const char *in, int summary)
+{
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_error err;
+    jitanon_result res = jitanon_perf_reader_open(&r, in, NULL, &err);
+    while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK)
+        if (!summary) print_record(&rec);
+    if (res == JITANON_END && summary) print_summary(&r);
+    jitanon_perf_reader_free(&r);
+    return res == JITANON_END ? 0 : fail(&err);
+}
+
+int main(int argc, char **argv)
+{
+    const char *copy = NULL, *in = NULL;
+    int i, summary = 0, pipe_out = 0;
+    jitanon_error err;
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--copy") == 0 && i + 1 < argc) copy = argv[++i];
+        else if (strcmp(argv[i], "--pipe") == 0) pipe_out = 1;
+        else if (strcmp(argv[i], "--summary") == 0) summary = 1;
+        else if (!in && (argv[i][0] != '-' || argv[i][1] == '\0')) in = argv[i];
+        else in = NULL, argc = 0;
+    }
+    if (!in) {
+        fprintf(stderr, "usage: perfdata-cat [--summary] FILE|-\n       perfdata-cat --copy OUT [--pipe] FILE|-\n");
+        return 2;
+    }
+    if (!copy) return cat(in, summary);
+    if (jitanon_perf_copy_file(in, copy, pipe_out || strcmp(copy, "-") == 0 ? JITANON_PERF_PIPE : 0, NULL, &err) != JITANON_OK)
+        return fail(&err);
+    return 0;
+}
