@@ -61,7 +61,11 @@
 
 #ifndef JITANON_API
 #ifdef JITANON_STATIC
+#if defined(__GNUC__) || defined(__clang__)
+#define JITANON_API static __attribute__((unused))
+#else
 #define JITANON_API static
+#endif
 #else
 #define JITANON_API extern
 #endif

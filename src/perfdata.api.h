@@ -192,7 +192,7 @@ typedef struct jitanon_perf_reader {
     jitanon_perf_mode mode;
     int big_endian;                  /* the input's byte order */
     uint64_t features[4];            /* feature bitmap (pipe: HEADER_FEATURE ids seen) */
-    uint64_t data_offset, data_size; /* file mode: the data section (size 0 = read to EOF) */
+    uint64_t data_offset, data_size; /* file mode: the data section */
     jitanon_perf_attr *attrs;
     size_t attr_count;
     int features_loaded;             /* jitanon_perf_reader_load_features succeeded */
@@ -346,7 +346,9 @@ typedef struct jitanon_atomic_file {
     char *tmp_path, *path;
     size_t tmp_cap_, path_cap_;
     jitanon_allocator allocator;
-    int failed; /* a write failed: _commit refuses */
+    int failed;   /* a write failed: _commit refuses */
+    uint8_t *buf; /* writes are gathered into 64 KiB system calls */
+    size_t buf_len, buf_cap;
 } jitanon_atomic_file;
 
 JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,

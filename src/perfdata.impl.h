@@ -843,7 +843,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_next_raw(jitanon_perf_reader *r, jit
 {
     uint64_t off = r->buf_off_, end = r->data_offset + r->data_size;
     size_t total;
-    int bounded = r->mode == JITANON_PERF_FILE && r->data_size;
+    int bounded = r->mode == JITANON_PERF_FILE; /* data.size 0 (perf record killed) means no records, as in perf */
     jitanon_result res;
     if (bounded && off >= end) return JITANON_END;
     while ((res = jitanon__pd_measure(r, r->buf_ + r->buf_pos_, jitanon__pd_avail(r), off, &total, err)) == JITANON_AGAIN) {
@@ -885,7 +885,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_inflate(jitanon_perf_reader *r, cons
         r->dpos_ = 0;
     }
     if (r->decompress_(r->decompress_user_, src, n, &r->dbuf_))
-        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "the decompressor rejected the payload");
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "decompressor failed (corrupt payload or out of memory)");
     r->doff_ = rec->offset;
     r->stats.compressed_records++;
     return JITANON_OK;
@@ -1010,7 +1010,7 @@ JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader
     jitanon__clear_error(err);
     if (r->mode != JITANON_PERF_FILE || r->features_loaded) return JITANON_OK;
     if (r->feats_) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, saved, "an earlier load failed");
-    if (!n || !r->data_size) { /* an unterminated recording has no feature table */
+    if (!n) {
         r->features_loaded = 1;
         return JITANON_OK;
     }
@@ -1638,9 +1638,22 @@ JITANON__PRIVATE int jitanon__af_write_all(int fd, const void *data, size_t size
     return 0;
 }
 
+JITANON__PRIVATE int jitanon__af_flush(jitanon_atomic_file *f)
+{
+    if (f->fd < 0 || f->failed || jitanon__af_write_all(f->fd, f->buf, f->buf_len)) f->failed = 1;
+    f->buf_len = 0;
+    return f->failed;
+}
+
 JITANON__PRIVATE int jitanon__af_write(void *file, const void *data, size_t size)
 {
     jitanon_atomic_file *f = (jitanon_atomic_file *)file;
+    if (size > f->buf_cap - f->buf_len && jitanon__af_flush(f)) return 1;
+    if (size <= f->buf_cap - f->buf_len) {
+        memcpy(f->buf + f->buf_len, data, size);
+        f->buf_len += size;
+        return f->failed;
+    }
     if (f->fd < 0 || f->failed || jitanon__af_write_all(f->fd, data, size)) f->failed = 1;
     return f->failed;
 }
@@ -1650,7 +1663,7 @@ JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size,
     jitanon_atomic_file *f = (jitanon_atomic_file *)file;
     off_t end, at = (off_t)offset;
     /* lseek + write rather than pwrite, which strict C99 builds do not declare. */
-    if (f->fd < 0 || f->failed || at < 0 || (uint64_t)at != offset || (end = lseek(f->fd, 0, SEEK_CUR)) < 0 ||
+    if (jitanon__af_flush(f) || at < 0 || (uint64_t)at != offset || (end = lseek(f->fd, 0, SEEK_CUR)) < 0 ||
         lseek(f->fd, at, SEEK_SET) != at || jitanon__af_write_all(f->fd, data, size) || lseek(f->fd, end, SEEK_SET) != end)
         f->failed = 1;
     return f->failed;
@@ -1702,7 +1715,9 @@ JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const cha
     if (allocator) f->allocator = *allocator;
     f->path = jitanon__af_strdup(&f->allocator, path, 0, &f->path_cap_);
     f->tmp_path = jitanon__af_strdup(&f->allocator, path, 32, &f->tmp_cap_);
-    if (!f->path || !f->tmp_path) {
+    f->buf = (uint8_t *)jitanon__malloc(&f->allocator, JITANON__PERF_MIN_BUF);
+    f->buf_cap = f->buf ? JITANON__PERF_MIN_BUF : 0;
+    if (!f->path || !f->tmp_path || !f->buf) {
         jitanon_atomic_abort(f);
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy the path");
     }
@@ -1723,13 +1738,16 @@ JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f)
     if (f->tmp_path) unlink(f->tmp_path);
     jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
     jitanon__free(&f->allocator, f->path, f->path_cap_);
+    jitanon__free(&f->allocator, f->buf, f->buf_cap);
     f->tmp_path = f->path = NULL;
+    f->buf = NULL;
+    f->buf_len = f->buf_cap = 0;
 }
 
 JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err)
 {
     jitanon_result res = JITANON_OK;
-    if (f->fd < 0 || f->failed) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "a write to the temporary file failed");
+    if (f->fd < 0 || jitanon__af_flush(f)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "a write to the temporary file failed");
 #if JITANON__HAS_FSYNC
     else if (do_fsync && fsync(f->fd)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "fsync failed");
 #else

@@ -25,7 +25,8 @@ typedef struct jitanon_range {
 
 /* Caller-owned interval map.  jitanon_rangemap_init, then assign/lookup/iterate, then
    jitanon_rangemap_free.  Nodes live in one pool (indices, not pointers), so the struct may
-   be moved by value.  Every operation is O(log n + k), k = pieces touched. */
+   be moved by value.  Every operation is expected O(log n + k), k = pieces touched (a
+   treap with deterministic priorities; nothing recurses). */
 typedef struct jitanon_rangemap {
     struct jitanon__rm_node *nodes_; /* pool; index 0 is the null node */
     size_t cap_;                     /* pool capacity in nodes */
@@ -140,8 +141,8 @@ JITANON_API void jitanon_trim_free(jitanon_trim *t);
 JITANON_API jitanon_result jitanon_trim_set_jitdump(jitanon_trim *t, uint32_t pid, jitanon_error *err);
 
 /* A JIT_CODE_LOAD: [start, start + size) now holds func_id (over anything there).
-   size 0 is a no-op; a range past UINT64_MAX is JITANON_ERR_INVALID_ARGUMENT.  Any error
-   leaves the engine unchanged. */
+   size 0 is a no-op; a range past UINT64_MAX is JITANON_ERR_INVALID_ARGUMENT.  On any
+   error the address maps are unchanged (as for jitanon_trim_mmap). */
 JITANON_API jitanon_result jitanon_trim_load(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t start,
                                              uint64_t size, uint64_t func_id, jitanon_error *err);
 
@@ -155,9 +156,11 @@ JITANON_API jitanon_result jitanon_trim_move(jitanon_trim *t, uint32_t pid, uint
    *pieces / *count (either may be NULL) receive what to write out instead, in address
    order, in a buffer owned by the engine and valid until the next call:
    - FILE, or ANON of a process without a jitdump: the mmap itself, unchanged;
-   - ANON of a jitdump process: its parts not on live jit code (zero, one or more).
+   - ANON of a jitdump process: its parts not on live jit code (zero, one or more);
+     cost O((pieces + 1) log n + k), k = map pieces under the mmap.
    len 0: the mmap unchanged, nothing recorded.  A range past UINT64_MAX or another kind
-   is JITANON_ERR_INVALID_ARGUMENT.  Any error leaves the engine unchanged. */
+   is JITANON_ERR_INVALID_ARGUMENT.  On any error every address map is left unchanged
+   (the process may have been registered, with an empty map). */
 JITANON_API jitanon_result jitanon_trim_mmap(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t start,
                                              uint64_t len, uint64_t pgoff, jitanon_trim_kind kind,
                                              uint64_t map_id, const jitanon_trim_piece **pieces,
@@ -169,7 +172,8 @@ JITANON_API jitanon_result jitanon_trim_mmap(jitanon_trim *t, uint32_t pid, uint
 JITANON_API jitanon_result jitanon_trim_fork(jitanon_trim *t, uint32_t parent, uint32_t child,
                                              jitanon_error *err);
 
-/* Forgets a process (exit, or exec which gives it a fresh address map).  Cannot fail. */
+/* Forgets a process and its jitdump flag (exit, or exec, which starts a fresh address
+   map and a new program that must announce its own jitdump).  Cannot fail. */
 JITANON_API void jitanon_trim_forget(jitanon_trim *t, uint32_t pid);
 
 /* What `addr` of `pid` resolves to after every event fed so far, in the output.  Fills

@@ -11,7 +11,7 @@ struct jitanon__rm_node {
 
 typedef struct jitanon__rm_node jitanon__rm_node;
 
-/* Largest pool: indices are uint32 and 0 is the null node. */
+/* Largest pool, counting the null node 0: indices and used_ must fit in a uint32. */
 #define JITANON__RM_MAX_NODES 0xFFFFFFFFu
 
 /* Deterministic priorities (xorshift32) keep runs reproducible.  Someone who knows the
@@ -35,7 +35,7 @@ JITANON__PRIVATE jitanon_result jitanon__rm_reserve(jitanon_rangemap *m, size_t 
     void *p = m->nodes_;
     if (spare >= n) return JITANON_OK;
     need = (size_t)m->used_ + (n - m->nfree_);
-    if (need < n || need - 1 > (size_t)JITANON__RM_MAX_NODES - 1)
+    if (need < n || need > (size_t)JITANON__RM_MAX_NODES)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "rangemap full (%U pieces)", (uint64_t)m->count_);
     if (!jitanon__grow(&m->allocator, &p, &m->cap_, need, sizeof(jitanon__rm_node)))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "rangemap pool of %U nodes", (uint64_t)need);
@@ -154,53 +154,57 @@ JITANON__PRIVATE void jitanon__rm_link(jitanon_rangemap *m, uint32_t prev, const
     if (succ) n[succ].prev = prev;
 }
 
+/* A fresh node for [s, last] -> (kind, id), not yet in the tree; the caller reserved it. */
+JITANON__PRIVATE uint32_t jitanon__rm_new(jitanon_rangemap *m, uint64_t s, uint64_t last, uint32_t kind, uint64_t id)
+{
+    uint32_t i = jitanon__rm_take(m);
+    m->nodes_[i].start = s;
+    m->nodes_[i].last = last;
+    m->nodes_[i].kind = kind;
+    m->nodes_[i].id = id;
+    return i;
+}
+
+/* Releases the run of pieces from `first` on that start at or before `last` (already cut
+   out of the tree); returns the piece after them. */
+JITANON__PRIVATE uint32_t jitanon__rm_drop_run(jitanon_rangemap *m, uint32_t first, uint64_t last)
+{
+    uint32_t i = first, nx;
+    while (i && m->nodes_[i].start <= last) {
+        nx = m->nodes_[i].next;
+        jitanon__rm_release(m, i);
+        m->count_--;
+        i = nx;
+    }
+    return i;
+}
+
 /* The heart of assign and erase: [s, last] becomes (kind, id), or a hole when kind is 0.
-   Tree: split off everything starting in [s, last] and throw it away, cut the piece
-   that straddles s, re-add the tail of the piece that straddled `last`, then merge back.
-   Only the reservation can fail, and it happens before anything changes. */
+   Split the tree at s and at last + 1, throw the middle away, shorten the piece that
+   straddles s, re-add the tail of the piece that straddled `last`, merge back.  Only the
+   reservation can fail, and it happens before anything changes. */
 JITANON__PRIVATE jitanon_result jitanon__rm_set(jitanon_rangemap *m, uint64_t s, uint64_t last, uint32_t kind,
                                                 uint64_t id, jitanon_error *err)
 {
-    uint32_t a, b, c, d, pred, first, i, nx_, add[2], hold = jitanon__rm_find(m, last);
+    uint32_t a, b, c, d = 0, pred, first, succ, add[2] = {0, 0}, hold = jitanon__rm_find(m, last);
     int nadd = 0, tail = hold && m->nodes_[hold].last > last;
     jitanon__rm_node *n;
     jitanon_result r = jitanon__rm_reserve(m, (size_t)(kind != 0) + (size_t)tail, err);
     if (r != JITANON_OK) return r;
+    if (kind) add[nadd++] = jitanon__rm_new(m, s, last, kind, id);
+    if (tail) /* copied now: hold is released below, or shortened if it also straddles s */
+        add[nadd++] = jitanon__rm_new(m, last + 1, m->nodes_[hold].last, m->nodes_[hold].kind, m->nodes_[hold].id);
     n = m->nodes_;
-    if (kind) {
-        add[nadd] = jitanon__rm_take(m);
-        n[add[nadd]].start = s;
-        n[add[nadd]].last = last;
-        n[add[nadd]].kind = kind;
-        n[add[nadd++]].id = id;
-    }
-    if (tail) { /* hold is released below (or shortened, if it also straddles s) */
-        add[nadd] = jitanon__rm_take(m);
-        n[add[nadd]].start = last + 1;
-        n[add[nadd]].last = n[hold].last;
-        n[add[nadd]].kind = n[hold].kind;
-        n[add[nadd++]].id = n[hold].id;
-    }
     jitanon__rm_split(n, m->root_, s, &a, &b);
     pred = jitanon__rm_rightmost(n, a);
     first = pred ? n[pred].next : jitanon__rm_leftmost(n, b);
     if (pred && n[pred].last >= s) n[pred].last = s - 1; /* pred.start < s, so s > 0 */
-    if (last == UINT64_MAX) {
-        c = b;
-        d = 0;
-    } else {
-        jitanon__rm_split(n, b, last + 1, &c, &d);
-    }
-    (void)c; /* its nodes are exactly the list run from `first` that starts <= last */
-    for (i = first; i && n[i].start <= last; i = nx_) {
-        nx_ = n[i].next;
-        jitanon__rm_release(m, i);
-        m->count_--;
-    }
-    jitanon__rm_link(m, pred, add, nadd, i);
-    m->root_ = jitanon__rm_merge(n, jitanon__rm_merge(n, a, nadd == 2 ? jitanon__rm_merge(n, add[0], add[1])
-                                                             : (nadd ? add[0] : 0)),
-                                 d);
+    c = b;
+    if (last != UINT64_MAX) jitanon__rm_split(n, b, last + 1, &c, &d);
+    (void)c; /* its nodes are exactly the list run from `first`: released through the list */
+    succ = jitanon__rm_drop_run(m, first, last);
+    jitanon__rm_link(m, pred, add, nadd, succ);
+    m->root_ = jitanon__rm_merge(n, jitanon__rm_merge(n, a, jitanon__rm_merge(n, add[0], add[1])), d);
     return JITANON_OK;
 }
 

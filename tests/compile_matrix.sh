@@ -14,7 +14,7 @@ run() { name=$1; shift
 for cc in gcc clang; do
   if ! command -v $cc >/dev/null 2>&1; then echo "SKIP compile: $cc: not installed"; continue; fi
   for v in impl static nostdio twice; do run "$cc $v" $cc $W -I. "$tmp/$v.c" -o "$tmp/$v-$cc"; done
-  run "$cc -m32-free -O3 impl" $cc $W -O3 -I. -c "$tmp/impl.c" -o "$tmp/o3-$cc.o"
+  run "$cc -O3 impl" $cc $W -O3 -I. -c "$tmp/impl.c" -o "$tmp/o3-$cc.o"
 done
 if command -v g++ >/dev/null 2>&1; then
   run "g++ as C++11" g++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. "$tmp/impl.cpp" -o "$tmp/cpp"

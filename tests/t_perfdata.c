@@ -656,10 +656,11 @@ static void test_perfdata_encode_mmap2(void)
     JT_CHECK_EQ_U(jitanon_perf_encode_mmap2(buf, sizeof buf, &n, &m, 2, 55, 4, &a, 1, NULL), JITANON_OK);
     JT_CHECK_EQ_U(jitanon__rd16(buf + 6, 1), n);
     JT_CHECK_EQ_U(jitanon__rd64(buf + n - 8, 1), 21);  /* IDENTIFIER = attr's first id */
-    JT_CHECK_EQ_U(jitanon__rd64(buf + n - 40, 1), 21); /* ID */
-    JT_CHECK_EQ_U(jitanon__rd64(buf + n - 32, 1), 21); /* STREAM_ID */
-    JT_CHECK_EQ_U(jitanon__rd32(buf + n - 24, 1), 4);  /* CPU */
-    JT_CHECK_EQ_U(jitanon__rd64(buf + n - 40 - 8, 1), 55);
+    JT_CHECK_EQ_U(jitanon__rd64(buf + n - 32, 1), 21); /* ID */
+    JT_CHECK_EQ_U(jitanon__rd64(buf + n - 24, 1), 21); /* STREAM_ID */
+    JT_CHECK_EQ_U(jitanon__rd32(buf + n - 16, 1), 4);  /* CPU */
+    JT_CHECK_EQ_U(jitanon__rd64(buf + n - 40, 1), 55); /* TIME */
+    JT_CHECK_EQ_U(jitanon__rd32(buf + n - 44, 1), 8);  /* TID */
     /* read it back through the reader with the original attrs (attr index from IDENTIFIER) */
     jitanon_perf_reader_free(&r);
     b.m.size = 16;
@@ -760,6 +761,7 @@ static jitanon_result pdt_exercise(const uint8_t *p, size_t n, int seek, const j
         jitanon_result again = pdt_copy(&out, 1, JITANON_PERF_PIPE, opts, &out2);
         int failing = opts && opts->allocator.alloc_fn;
         JT_CHECK(again == JITANON_OK || (failing && (again == JITANON_ERR_NOMEM || again == JITANON_ERR_WRITE)));
+        if (again != JITANON_OK && !failing) fprintf(stderr, "  n=%u seek=%d again=%u\n", (unsigned)n, seek, (unsigned)again);
         jitanon_membuf_free(&out2);
     }
     jitanon_membuf_free(&out);
@@ -861,8 +863,8 @@ static void test_perfdata_fail_every_alloc(void)
             opts.decompress = pdt_unxor;
             res = pdt_exercise(b.m.data, b.m.size, (int)(n & 1), &opts);
             JT_CHECK_EQ_U(st.live, 0);
-            if (res != JITANON_OK && res != JITANON_ERR_NOMEM) fprintf(stderr, "  alloc %ld: result %u\n", n, (unsigned)res);
-            JT_CHECK(res == JITANON_OK || res == JITANON_ERR_NOMEM);
+            /* the decompressor hook cannot tell us why it failed */
+            JT_CHECK(res == JITANON_OK || res == JITANON_ERR_NOMEM || (kind == 2 && res == JITANON_ERR_BAD_RECORD));
             if (st.count < n) { /* no allocation failed: every point was covered */
                 total = n;
                 break;
