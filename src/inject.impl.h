@@ -570,7 +570,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon_j
     return JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, const jitanon_perf_record *rec)
+/* A usable dump consumes its marker (as perf does); an unusable one leaves the marker
+   and its process exactly as recorded. */
+JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, const jitanon_perf_record *rec, jitanon__inj_rec *r)
 {
     char found[4096];
     jitanon_jitdump *d;
@@ -594,6 +596,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, const jitan
         return res;
     }
     j->st->dumps_loaded++;
+    r->action = JITANON__INJ_DROP;
     return jitanon__inj_add_dump(j, d, &rec->mmap, found);
 }
 
@@ -747,8 +750,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
             rec.mmap = m;
             rec.offset = r->offset;
             rec.sid.cpu = r->cpu;
-            r->action = JITANON__INJ_DROP; /* perf consumes the marker too */
-            return jitanon__inj_marker(j, &rec);
+            return jitanon__inj_marker(j, &rec, r);
         }
         return jitanon__inj_decide_mmap(j, r, &m);
     }

@@ -1,2 +1,475 @@
-/* Tests for the inject section. */
-static void suite_inject(void) {}
+/* The injector, end to end in memory: a hand-built perf.data + jitdump pair goes in, the
+   output is read back and checked record by record. */
+
+#define TI_PID 100u
+#define TI_ID 77u
+
+typedef struct ti_in {
+    const uint8_t *p;
+    size_t n, pos;
+} ti_in;
+
+static size_t ti_read(void *user, void *dst, size_t size)
+{
+    ti_in *in = (ti_in *)user;
+    size_t k = in->n - in->pos < size ? in->n - in->pos : size;
+    memcpy(dst, in->p + in->pos, k);
+    in->pos += k;
+    return k;
+}
+
+static int ti_seek(void *user, uint64_t off)
+{
+    ti_in *in = (ti_in *)user;
+    if (off > in->n) return 1;
+    in->pos = (size_t)off;
+    return 0;
+}
+
+static int ti_pwrite(void *user, const void *data, size_t size, uint64_t off)
+{
+    jitanon_membuf *m = (jitanon_membuf *)user;
+    if (off + size > m->size) return 1;
+    memcpy(m->data + off, data, size);
+    return 0;
+}
+
+/* perf_event_attr as `perf record -k mono -e cpu-clock` writes it (the fields we use). */
+static void ti_attr_raw(uint8_t raw[128], int mono)
+{
+    uint64_t st = JITANON_PERF_SAMPLE_IDENTIFIER | JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID |
+                  JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_CPU | JITANON_PERF_SAMPLE_PERIOD;
+    uint64_t flags = (1u << 8) | (1u << 9) | (1u << 18) | (1u << 23) | (mono ? 1u << 25 : 0);
+    memset(raw, 0, 128);
+    jitanon__wr32(raw, 1, 0);       /* PERF_TYPE_SOFTWARE */
+    jitanon__wr32(raw + 4, 128, 0); /* size */
+    jitanon__wr64(raw + 16, 4000, 0);
+    jitanon__wr64(raw + 24, st, 0);
+    jitanon__wr64(raw + 40, flags, 0);
+    jitanon__wr32(raw + 92, mono ? 1 : 0, 0); /* clockid: CLOCK_MONOTONIC */
+}
+
+typedef struct ti_gen {
+    jitanon_perf_writer w;
+    jitanon_perf_attr attr;
+    uint64_t id;
+} ti_gen;
+
+static void ti_mmap(ti_gen *g, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff, const char *name)
+{
+    jitanon_perf_mmap m;
+    uint8_t buf[512];
+    size_t size = 0;
+    jitanon_error err;
+    memset(&m, 0, sizeof m);
+    m.pid = m.tid = TI_PID;
+    m.start = start;
+    m.len = len;
+    m.pgoff = pgoff;
+    m.prot = 7;
+    m.flags = 2;
+    m.filename.data = name;
+    m.filename.length = strlen(name);
+    JT_CHECK(jitanon_perf_encode_mmap2(buf, sizeof buf, &size, &m, 2, time, 0, &g->attr, 0, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_write(&g->w, buf, size, &err) == JITANON_OK);
+}
+
+static void ti_sample(ti_gen *g, uint64_t time, uint64_t ip)
+{
+    uint8_t b[56];
+    jitanon_error err;
+    jitanon__wr32(b, JITANON_PERF_RECORD_SAMPLE, 0);
+    jitanon__wr16(b + 4, 2, 0);
+    jitanon__wr16(b + 6, sizeof b, 0);
+    jitanon__wr64(b + 8, TI_ID, 0);
+    jitanon__wr64(b + 16, ip, 0);
+    jitanon__wr32(b + 24, TI_PID, 0);
+    jitanon__wr32(b + 28, TI_PID, 0);
+    jitanon__wr64(b + 32, time, 0);
+    jitanon__wr64(b + 40, 0, 0);
+    jitanon__wr64(b + 48, 250000, 0);
+    JT_CHECK(jitanon_perf_writer_write(&g->w, b, sizeof b, &err) == JITANON_OK);
+}
+
+static void ti_round(ti_gen *g)
+{
+    uint8_t b[8];
+    jitanon_error err;
+    jitanon__wr32(b, JITANON_PERF_RECORD_FINISHED_ROUND, 0);
+    jitanon__wr16(b + 4, 0, 0);
+    jitanon__wr16(b + 6, 8, 0);
+    JT_CHECK(jitanon_perf_writer_write(&g->w, b, sizeof b, &err) == JITANON_OK);
+}
+
+/* The scenario: a JIT commits pages one at a time; each commit yields an //anon MMAP2
+   over all pages so far, after earlier loads.  File order inside a round is not time
+   order (records are only ordered across rounds). */
+static void ti_build_perf(jitanon_membuf *out, int mono, jitanon_perf_mode mode)
+{
+    ti_gen g;
+    uint8_t raw[128];
+    jitanon_error err;
+    jitanon_sink sink;
+    memset(out, 0, sizeof *out);
+    memset(&g, 0, sizeof g);
+    ti_attr_raw(raw, mono);
+    g.id = TI_ID;
+    g.attr.type = 1;
+    g.attr.size = 128;
+    g.attr.sample_type = jitanon__rd64(raw + 24, 0);
+    g.attr.flags = jitanon__rd64(raw + 40, 0);
+    g.attr.sample_id_all = 1;
+    g.attr.id_hdr_size = 32;
+    g.attr.use_clockid = mono;
+    g.attr.clockid = mono;
+    g.attr.raw.data = raw;
+    g.attr.raw.size = sizeof raw;
+    g.attr.ids = &g.id;
+    g.attr.id_count = 1;
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = out;
+    JT_CHECK(jitanon_perf_writer_init(&g.w, mode, 0, sink, ti_pwrite, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_add_attr(&g.w, &g.attr, &err) == JITANON_OK);
+    ti_mmap(&g, 10, 0x400000, 0x1000, 0, "/usr/bin/fakejit");
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_mmap(&g, 30, 0x10000, 0x1000, 0x10000, "//anon");
+    ti_sample(&g, 62, 0x11000);                               /* in file before the t=50 mmap */
+    ti_mmap(&g, 50, 0x10000, 0x2000, 0x10000, "//anon");      /* covers f0 (t=40) and f1 (t=45) */
+    ti_sample(&g, 60, 0x10010);                               /* f0 */
+    ti_sample(&g, 61, 0x10150);                               /* a stub between f0 and f1 */
+    ti_round(&g);
+    ti_mmap(&g, 80, 0x10000, 0x3000, 0x10000, "//anon");      /* covers f0, f1, f2 (t=70) */
+    ti_sample(&g, 90, 0x11010);                               /* f2 */
+    ti_mmap(&g, 95, 0x12000, 0x1000, 0x0, "/usr/lib/libfile.so"); /* file over jit code */
+    ti_round(&g);
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_free(&g.w);
+}
+
+static void ti_build_dump(jitanon_membuf *out)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    jitanon_jitdump_writer w;
+    jitanon_sink sink;
+    jitanon_error err;
+    jitanon_jit_debug_entry e;
+    memset(out, 0, sizeof *out);
+    memset(&w, 0, sizeof w);
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = out;
+    memset(&e, 0, sizeof e);
+    e.addr = 0x10000;
+    e.lineno = 3;
+    e.file.data = "f0.js";
+    e.file.length = 5;
+    jitanon_jitdump_writer_init(&w, sink, 62, TI_PID, 5, 0, &err);
+    jitanon_jitdump_write_debug_info(&w, 39, 0x10000, &e, 1, &err);
+    jitanon_jitdump_write_load(&w, 40, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0", 2, &err);
+    jitanon_jitdump_write_load(&w, 45, TI_PID, TI_PID, 0x10200, code, 0x100, 1, "f1", 2, &err);
+    jitanon_jitdump_write_load(&w, 70, TI_PID, TI_PID, 0x11000, code, 0x80, 2, "f2", 2, &err);
+    jitanon_jitdump_write_load(&w, 96, TI_PID, TI_PID, 0x12000, code, 0x80, 3, "f3", 2, &err);
+}
+
+typedef struct ti_io {
+    jitanon_membuf dump;
+    int give_dump;
+    unsigned elf_files;
+    char last_name[64];
+    int elf_ok;
+} ti_io;
+
+static jitanon_jitdump *ti_load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_error *err)
+{
+    ti_io *io = (ti_io *)user;
+    JT_CHECK(strcmp(path, "/some/dir/jit-100.dump") == 0);
+    if (!io->give_dump) {
+        JITANON__FAIL(err, JITANON_ERR_IO, 0, "not here");
+        return NULL;
+    }
+    return jitanon_jitdump_load_memory(io->dump.data, io->dump.size, opts, err);
+}
+
+static int ti_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    ti_io *io = (ti_io *)user;
+    jitanon_elf_file f;
+    JT_CHECK(strcmp(dir, "/some/dir") == 0);
+    io->elf_files++;
+    strncpy(io->last_name, name, sizeof io->last_name - 1);
+    if (jitanon_elf_parse(&f, data, size, NULL) != JITANON_OK) io->elf_ok = 0;
+    return 0;
+}
+
+typedef struct ti_out_rec {
+    uint32_t type;
+    uint64_t time, start, len, pgoff;
+    char name[64];
+} ti_out_rec;
+
+/* Injects `perf` and decodes the output's records into `out` (at most 64). */
+static jitanon_result ti_inject(const jitanon_membuf *perf, jitanon_inject_opts *o, ti_io *io, ti_out_rec *out,
+                                size_t *n, jitanon_inject_stats *st, jitanon_error *err, jitanon_perf_mode out_mode)
+{
+    jitanon_perf_reader r;
+    jitanon_perf_writer w;
+    jitanon_membuf result;
+    jitanon_sink sink;
+    jitanon_perf_record rec;
+    jitanon_result res;
+    ti_in in;
+    memset(&result, 0, sizeof result);
+    result.allocator = o->allocator;
+    in.p = perf->data;
+    in.n = perf->size;
+    in.pos = 0;
+    o->io.load_dump = ti_load_dump;
+    o->io.write_elf = ti_write_elf;
+    o->io.user = io;
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = &result;
+    *n = 0;
+    res = jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, err);
+    if (res == JITANON_OK) res = jitanon_perf_writer_init(&w, out_mode, 0, sink, ti_pwrite, NULL, err);
+    else memset(&w, 0, sizeof w);
+    if (res == JITANON_OK) res = jitanon_inject(&r, &w, o, st, err);
+    jitanon_perf_writer_free(&w);
+    jitanon_perf_reader_free(&r);
+    if (res == JITANON_OK) {
+        in.p = result.data;
+        in.n = result.size;
+        in.pos = 0;
+        JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, err) == JITANON_OK);
+        while (jitanon_perf_reader_next(&r, &rec, err) == JITANON_OK && *n < 64) {
+            ti_out_rec *x = &out[(*n)++];
+            memset(x, 0, sizeof *x);
+            x->type = rec.type;
+            x->time = rec.sid.time;
+            if (rec.type == JITANON_PERF_RECORD_MMAP2) {
+                x->start = rec.mmap.start;
+                x->len = rec.mmap.len;
+                x->pgoff = rec.mmap.pgoff;
+                memcpy(x->name, rec.mmap.filename.data, rec.mmap.filename.length < 63 ? rec.mmap.filename.length : 63);
+            }
+        }
+        jitanon_perf_reader_free(&r);
+    }
+    jitanon_membuf_free(&result);
+    return res;
+}
+
+static size_t ti_count(const ti_out_rec *v, size_t n, uint32_t type, const char *name_prefix)
+{
+    size_t i, c = 0;
+    for (i = 0; i < n; i++)
+        if (v[i].type == type && (!name_prefix || !strncmp(v[i].name, name_prefix, strlen(name_prefix)))) c++;
+    return c;
+}
+
+static void test_inject_range_trims_only_overlaps(void)
+{
+    jitanon_membuf perf;
+    ti_io io;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    ti_out_rec v[64];
+    size_t n, i, anon = 0;
+    memset(&io, 0, sizeof io);
+    memset(&o, 0, sizeof o);
+    io.give_dump = io.elf_ok = 1;
+    ti_build_perf(&perf, 1, JITANON_PERF_FILE);
+    ti_build_dump(&io.dump);
+    if (ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) != JITANON_OK) {
+        char msg[256];
+        jitanon_format_error(msg, sizeof msg, &err);
+        fprintf(stderr, "  inject: %s\n", msg);
+        jt.cur_failed++;
+    }
+    JT_CHECK_EQ_U(io.elf_files, 4);
+    JT_CHECK(io.elf_ok);
+    JT_CHECK(strcmp(io.last_name, "jitted-100-3.so") == 0);
+    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_FINISHED_ROUND, NULL), 2);
+    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jit-"), 0); /* marker consumed */
+    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100-"), 4);
+    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_SAMPLE, NULL), 4);
+    for (i = 0; i < n; i++) {
+        if (v[i].type != JITANON_PERF_RECORD_MMAP2 || strcmp(v[i].name, "//anon")) continue;
+        /* every piece keeps pgoff - start constant, and none covers a live function */
+        JT_CHECK_EQ_U(v[i].pgoff, v[i].start);
+        if (v[i].time == 30) JT_CHECK(v[i].start == 0x10000 && v[i].len == 0x1000);
+        if (v[i].time == 50) JT_CHECK((v[i].start == 0x10100 && v[i].len == 0x100) || (v[i].start == 0x10300 && v[i].len == 0x1d00));
+        if (v[i].time == 80)
+            JT_CHECK((v[i].start == 0x10100 && v[i].len == 0x100) || (v[i].start == 0x10300 && v[i].len == 0xd00) ||
+                     (v[i].start == 0x11080 && v[i].len == 0x1f80));
+        anon++;
+    }
+    JT_CHECK_EQ_U(anon, 1 + 2 + 3);
+    /* each synthesized mmap comes before the first record that is not older, and the
+       round boundaries hold: no record after a FINISHED_ROUND is older than the round before */
+    for (i = 0; i < n; i++) {
+        if (v[i].type == JITANON_PERF_RECORD_MMAP2 && !strncmp(v[i].name, "/some/dir/jitted-", 17) && i > 0) {
+            size_t k;
+            for (k = 0; k < i; k++)
+                if (v[k].type != JITANON_PERF_RECORD_FINISHED_ROUND) JT_CHECK(v[k].time < v[i].time);
+        }
+    }
+    JT_CHECK_EQ_U(st.loads, 4);
+    JT_CHECK_EQ_U(st.anon_kept, 1);
+    JT_CHECK_EQ_U(st.anon_split, 2);
+    JT_CHECK_EQ_U(st.anon_pieces, 5);
+    JT_CHECK_EQ_U(st.mmaps_synthesized, 4);
+    JT_CHECK_EQ_U(st.records_out, n);
+    jitanon_membuf_free(&perf);
+    jitanon_membuf_free(&io.dump);
+}
+
+static void test_inject_modes_all_and_keep(void)
+{
+    jitanon_membuf perf;
+    ti_io io;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    ti_out_rec v[64];
+    size_t n;
+    memset(&io, 0, sizeof io);
+    io.give_dump = io.elf_ok = 1;
+    ti_build_perf(&perf, 1, JITANON_PERF_FILE);
+    ti_build_dump(&io.dump);
+    memset(&o, 0, sizeof o);
+    o.anon_mode = JITANON_ANON_ALL;
+    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "//anon"), 0);
+    memset(&o, 0, sizeof o);
+    o.anon_mode = JITANON_ANON_KEEP;
+    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "//anon"), 3);
+    memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_PROCESS;
+    io.elf_files = 0;
+    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK_EQ_U(io.elf_files, 1);
+    JT_CHECK(strcmp(io.last_name, "jitted-100.so") == 0);
+    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100.so"), 4);
+    jitanon_membuf_free(&perf);
+    jitanon_membuf_free(&io.dump);
+}
+
+static void test_inject_unusable_dump_changes_nothing(void)
+{
+    jitanon_membuf perf;
+    ti_io io;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    ti_out_rec v[64];
+    size_t n;
+    memset(&io, 0, sizeof io);
+    memset(&o, 0, sizeof o);
+    ti_build_perf(&perf, 1, JITANON_PERF_FILE);
+    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK_EQ_U(st.dumps_failed, 1);
+    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jit-100.dump"), 1);
+    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "//anon"), 3);
+    JT_CHECK_EQ_U(st.records_out, st.records_in);
+    jitanon_membuf_free(&perf);
+}
+
+static void test_inject_clock_mismatch(void)
+{
+    jitanon_membuf perf;
+    ti_io io;
+    jitanon_inject_opts o;
+    jitanon_error err;
+    ti_out_rec v[64];
+    size_t n;
+    memset(&io, 0, sizeof io);
+    memset(&o, 0, sizeof o);
+    io.give_dump = 1;
+    ti_build_perf(&perf, 0, JITANON_PERF_FILE);
+    ti_build_dump(&io.dump);
+    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, NULL, &err, JITANON_PERF_FILE) == JITANON_ERR_CLOCK);
+    JT_CHECK(strstr(err.info, "-k mono") != NULL);
+    jitanon_membuf_free(&perf);
+    jitanon_membuf_free(&io.dump);
+}
+
+static void test_inject_pipe_to_pipe_and_file(void)
+{
+    jitanon_membuf perf;
+    ti_io io;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    ti_out_rec v[64];
+    size_t n;
+    memset(&io, 0, sizeof io);
+    memset(&o, 0, sizeof o);
+    io.give_dump = io.elf_ok = 1;
+    ti_build_perf(&perf, 1, JITANON_PERF_PIPE);
+    ti_build_dump(&io.dump);
+    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_PIPE) == JITANON_OK);
+    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100-"), 4);
+    JT_CHECK_EQ_U(st.anon_pieces, 5);
+    memset(&o, 0, sizeof o);
+    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100-"), 4);
+    jitanon_membuf_free(&perf);
+    jitanon_membuf_free(&io.dump);
+}
+
+static void test_inject_alloc_failures(void)
+{
+    jitanon_membuf perf;
+    ti_io io;
+    long k;
+    memset(&io, 0, sizeof io);
+    io.give_dump = io.elf_ok = 1;
+    ti_build_perf(&perf, 1, JITANON_PERF_FILE);
+    ti_build_dump(&io.dump);
+    for (k = 1; k < 400; k++) {
+        jt_alloc a;
+        jitanon_inject_opts o;
+        jitanon_error err;
+        ti_out_rec v[64];
+        size_t n;
+        jitanon_result r;
+        memset(&o, 0, sizeof o);
+        o.allocator = jt_allocator(&a);
+        o.elf.allocator = o.allocator;
+        o.jitdump.allocator = o.allocator;
+        a.fail_at = k;
+        r = ti_inject(&perf, &o, &io, v, &n, NULL, &err, JITANON_PERF_FILE);
+        JT_CHECK(r == JITANON_OK || jt_is_typed_error(r));
+        JT_CHECK_EQ_U(a.live_bytes, 0);
+        if (r == JITANON_OK && a.calls < k) break; /* no allocation left to fail */
+    }
+    jitanon_membuf_free(&perf);
+    jitanon_membuf_free(&io.dump);
+}
+
+static void test_inject_marker_names(void)
+{
+    uint32_t pid = 0;
+    JT_CHECK(jitanon_is_jitdump_marker("/tmp/jit-123.dump", 17, &pid) && pid == 123);
+    JT_CHECK(jitanon_is_jitdump_marker("jit-1.dump", 10, NULL));
+    JT_CHECK(!jitanon_is_jitdump_marker("/tmp/jit-.dump", 14, NULL));
+    JT_CHECK(!jitanon_is_jitdump_marker("/tmp/jit-12a.dump", 17, NULL));
+    JT_CHECK(!jitanon_is_jitdump_marker("/tmp/jit-12.dump.x", 18, NULL));
+    JT_CHECK(!jitanon_is_jitdump_marker("/tmp/jit-99999999999.dump", 25, NULL));
+    JT_CHECK(!jitanon_is_jitdump_marker("/jit-1.dump/x", 13, NULL));
+    /* TSC conversion (perf-format.md 5.11): shift 10, mult 2^10 is the identity plus zero */
+    JT_CHECK_EQ_U(jitanon_tsc_to_perf_time(123456, 10, 1024, 1000, 0, 0, 0, 0, 0), 124456);
+    JT_CHECK_EQ_U(jitanon_tsc_to_perf_time(5, 0, 3, 1, 1, 0, 0, 0, 0), 0);
+}
+
+static void suite_inject(void)
+{
+    JT_RUN(test_inject_marker_names);
+    JT_RUN(test_inject_range_trims_only_overlaps);
+    JT_RUN(test_inject_modes_all_and_keep);
+    JT_RUN(test_inject_unusable_dump_changes_nothing);
+    JT_RUN(test_inject_clock_mismatch);
+    JT_RUN(test_inject_pipe_to_pipe_and_file);
+    JT_RUN(test_inject_alloc_failures);
+}
