@@ -12,12 +12,14 @@
 #include <string.h>
 #include <inttypes.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct cli {
     int verbose, stats;
-    uint64_t total, last_shown;
+    uint64_t total;
     int progress;
+    struct timespec start, last;
 } cli;
 
 static void usage(FILE *f)
@@ -40,21 +42,31 @@ static void usage(FILE *f)
             "      --help, --version\n");
 }
 
+/* Problems (an unreadable dump, a refused file) are always worth a line. */
 static void on_log(void *user, const char *msg)
 {
-    cli *c = (cli *)user;
-    if (c->verbose) fprintf(stderr, "jitanon-inject: %s\n", msg);
+    (void)user;
+    fprintf(stderr, "jitanon-inject: %s\n", msg);
 }
 
-static void on_progress(void *user, uint64_t records)
+static double seconds(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* At most a few updates a second: bytes done of total and the rate so far. */
+static void on_progress(void *user, uint64_t done)
 {
     cli *c = (cli *)user;
-    (void)records;
+    struct timespec now;
+    double elapsed;
     if (!c->progress) return;
-    {
-        /* bytes are not known per round; records are a fine proxy of progress */
-        fprintf(stderr, "\rjitanon-inject: %" PRIu64 " records", records);
-    }
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (seconds(&c->last, &now) < 0.25) return;
+    c->last = now;
+    elapsed = seconds(&c->start, &now);
+    fprintf(stderr, "\rjitanon-inject: %" PRIu64 " of %" PRIu64 " MB (%.0f%%), %.0f MB/s  ", done >> 20, c->total >> 20,
+            c->total ? 100.0 * (double)done / (double)c->total : 0.0, elapsed > 0 ? (double)done / 1048576.0 / elapsed : 0.0);
 }
 
 static void print_stats(const jitanon_inject_stats *s)
@@ -126,10 +138,14 @@ int main(int argc, char **argv)
     if (same_file(in, out)) return fprintf(stderr, "jitanon-inject: refusing to overwrite the input %s\n", in), 2;
     /* Progress only for people watching: a terminal, and an input large enough to wait for. */
     c.progress = isatty(2) && strcmp(in, "-") && stat(in, &sb) == 0 && sb.st_size > (64 << 20);
+    if (c.progress) {
+        c.total = (uint64_t)sb.st_size;
+        clock_gettime(CLOCK_MONOTONIC, &c.start);
+        c.last = c.start;
+    }
     o.io.log = on_log;
     o.io.progress = on_progress;
     o.io.user = &c;
-    c.verbose = c.verbose || 1; /* problems are always worth a line */
     r = jitanon_inject_file(in, out, 0, &o, NULL, &st, &err);
     if (c.progress) fprintf(stderr, "\n");
     if (r != JITANON_OK) {

@@ -45,6 +45,17 @@ typedef struct jitanon_inject_io {
     void *user;
 } jitanon_inject_io;
 
+/* What a sample resolves to, in time order, after the injection decisions: the answer
+   perf report will give for the output (see jitanon_inject_opts.on_sample). */
+typedef struct jitanon_sample_info {
+    uint32_t pid, tid;
+    uint64_t time, ip;
+    jitanon_trim_kind kind;  /* JIT: a jitdump function; ANON/FILE: an mmap; NONE */
+    jitanon_str name;        /* the function's name, or the mmap's file name */
+    uint64_t start;          /* where that function or mapping piece starts */
+    uint64_t code_index;     /* JIT only */
+} jitanon_sample_info;
+
 typedef struct jitanon_inject_opts {
     uint32_t begin_zero_;
     jitanon_allocator allocator;
@@ -56,6 +67,10 @@ typedef struct jitanon_inject_opts {
     jitanon_elf_opts elf;     /* passed to the ELF writer (allocator: ours when unset) */
     jitanon_jitdump_opts jitdump; /* passed to the jitdump loader */
     jitanon_inject_io io;
+    /* Called for every SAMPLE with its resolution (user = io.user).  With out == NULL in
+       jitanon_inject, nothing is written and no ELF is built: a profiler's symbolizer, the
+       way samply reads jitdumps. */
+    void (*on_sample)(void *user, const jitanon_sample_info *sample);
     uint32_t end_zero_;
 } jitanon_inject_opts;
 
@@ -72,7 +87,8 @@ typedef struct jitanon_inject_stats {
    (attrs, features, records; then jitanon_perf_writer_finish).  `out` must use the
    input's byte order.  stats may be NULL.  A fatal problem (malformed input, a clock that
    does not match the jitdumps, a write failure) returns an error; a dump that cannot be
-   read only leaves its process untouched and is reported through io.log. */
+   read only leaves its process untouched and is reported through io.log.  `out` may be
+   NULL to only resolve samples (opts.on_sample). */
 JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_writer *out,
                                           const jitanon_inject_opts *opts, jitanon_inject_stats *stats,
                                           jitanon_error *err);

@@ -34,8 +34,9 @@ JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift,
 /* One jitted function known to the injector: where its code lives in which ELF file. */
 typedef struct jitanon__inj_func {
     uint32_t pid, tid;      /* of the synthesized MMAP2s (the marker's process) */
-    uint64_t code_index, pgoff;
+    uint64_t code_index, pgoff, code_addr;
     size_t path;            /* offset of the ELF path in the path pool */
+    jitanon_str name;       /* a view into the dump, which lives as long as the injector */
 } jitanon__inj_func;
 
 /* A CODE_LOAD or CODE_MOVE, in perf time. */
@@ -99,7 +100,7 @@ typedef struct jitanon__inj {
     size_t npieces, pieces_cap;
     jitanon__inj_synth *synth;
     size_t nsynth, synth_cap;
-    uint64_t last_time, seq;
+    uint64_t last_time, seq, bytes_done;
     size_t mmap_attr;        /* the attr whose trailer synthesized MMAP2s carry */
     uint32_t marker_cpu;
     uint8_t *enc;            /* scratch for encoded MMAP2s */
@@ -370,6 +371,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->code_index = r->load.code_index;
     f->pgoff = pgoff;
     f->path = path;
+    f->name = r->load.name;
+    f->code_addr = r->load.code_addr;
     j->st->loads++;
     return jitanon__inj_push_event(j, c->jd, jitanon__inj_time(j, c->jd->dump, r->timestamp), r->load.code_addr,
                                    r->load.code_size, j->nfuncs - 1, 0);
@@ -401,6 +404,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_load(jitanon__inj *j, jitanon__inj_
     fn.code = r->load.code;
     fn.debug = debug;
     fn.unwind = unwind;
+    if (!j->out) return jitanon__inj_push_func(j, c, r, 0, SIZE_MAX); /* resolving only */
     if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) {
         if ((res = jitanon_elf_builder_add(&c->pb, &fn, &pgoff, j->err)) != JITANON_OK) return res;
         return jitanon__inj_push_func(j, c, r, pgoff, c->ppath);
@@ -479,7 +483,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_index_loads(jitanon__inj *j, jitano
 JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitanon__inj_ctx *c)
 {
     jitanon_result res;
-    int per_process = j->opts->elf_layout == JITANON_ELF_PER_PROCESS;
+    int per_process = j->out && j->opts->elf_layout == JITANON_ELF_PER_PROCESS;
     char name[64];
     if (!per_process && (res = jitanon__inj_index_loads(j, c)) != JITANON_OK) return res;
     if (per_process) {
@@ -506,7 +510,7 @@ JITANON__PRIVATE void jitanon__inj_ctx_free(jitanon__inj *j, jitanon__inj_ctx *c
 {
     jitanon__free(&j->a, c->indices, c->nalloc * sizeof *c->indices);
     jitanon__free(&j->a, c->used, c->nalloc * sizeof *c->used);
-    if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) jitanon_elf_builder_free(&c->pb);
+    if (j->out && j->opts->elf_layout == JITANON_ELF_PER_PROCESS) jitanon_elf_builder_free(&c->pb);
 }
 
 /* -- markers ------------------------------------------------------------------------------- */
@@ -657,6 +661,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
     jitanon_trim_kind kind = jitanon_trim_classify(m->filename.data, m->filename.length);
     const jitanon_trim_piece *p = NULL;
     size_t n = 0, i;
+    uint64_t map_id = 0;
     jitanon_result res;
     int dumped = kind == JITANON_TRIM_ANON && jitanon__inj_has_dump(j, m->pid);
     if (j->opts->anon_mode == JITANON_ANON_ALL && dumped) {
@@ -665,7 +670,14 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
         return JITANON_OK;
     }
     if (j->opts->anon_mode != JITANON_ANON_RANGE) return JITANON_OK;
-    res = jitanon_trim_mmap(j->trim, m->pid, r->time, m->start, m->len, m->pgoff, kind, 0, &p, &n, j->err);
+    if (j->opts->on_sample) { /* remember the name, so samples can say where they landed */
+        static const char nul = 0;
+        map_id = j->paths.size;
+        if (jitanon_membuf_write(&j->paths, m->filename.data, m->filename.length) ||
+            jitanon_membuf_write(&j->paths, &nul, 1))
+            return jitanon__inj_nomem(j, "mmap names");
+    }
+    res = jitanon_trim_mmap(j->trim, m->pid, r->time, m->start, m->len, m->pgoff, kind, map_id, &p, &n, j->err);
     if (res == JITANON_ERR_INVALID_ARGUMENT) return JITANON_OK; /* a wrapping range: pass it on */
     if (res != JITANON_OK || !dumped) return res;
     if (n == 1 && p[0].start == m->start && p[0].len == m->len) {
@@ -709,6 +721,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
         r->pgoff = rec->mmap.pgoff;
         r->name_off = (size_t)((const uint8_t *)rec->mmap.filename.data - rec->raw.data);
         r->name_len = rec->mmap.filename.length;
+    } else if (rec->type == JITANON_PERF_RECORD_SAMPLE) {
+        r->pid = rec->sid.pid;
+        r->tid = rec->sid.tid;
+        r->start = rec->sample.ip;
     } else if (rec->type == JITANON_PERF_RECORD_FORK) {
         r->pid = rec->task.pid;
         r->ppid = rec->task.ppid;
@@ -737,6 +753,29 @@ JITANON__PRIVATE jitanon_perf_mmap jitanon__inj_mmap_of(const jitanon__inj *j, c
 
 #define JITANON__PERF_MISC_COMM_EXEC (1u << 13)
 
+JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon_sample_info s;
+    jitanon_range where;
+    memset(&s, 0, sizeof s);
+    s.pid = r->pid;
+    s.tid = r->tid;
+    s.time = r->time;
+    s.ip = r->start;
+    s.kind = j->trim ? jitanon_trim_resolve(j->trim, r->pid, r->start, &where) : JITANON_TRIM_NONE;
+    if (s.kind == JITANON_TRIM_JIT && where.id < j->nfuncs) {
+        const jitanon__inj_func *f = &j->funcs[where.id];
+        s.name = f->name;
+        s.start = f->code_addr;
+        s.code_index = f->code_index;
+    } else if (s.kind != JITANON_TRIM_NONE && where.id < j->paths.size) {
+        s.name.data = jitanon__inj_path(j, (size_t)where.id);
+        s.name.length = strlen(s.name.data);
+        s.start = where.start;
+    }
+    j->opts->on_sample(j->io.user, &s);
+}
+
 /* Replays one buffered record in time order. */
 JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__inj_rec *r)
 {
@@ -754,7 +793,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
         }
         return jitanon__inj_decide_mmap(j, r, &m);
     }
-    if (r->type == JITANON_PERF_RECORD_SAMPLE) j->st->samples++;
+    if (r->type == JITANON_PERF_RECORD_SAMPLE) {
+        j->st->samples++;
+        if (j->opts->on_sample) jitanon__inj_resolve(j, r);
+    }
     /* perf's address maps: a new process starts from its parent's; exec starts afresh. */
     if (range && r->type == JITANON_PERF_RECORD_FORK && r->pid != r->ppid)
         res = jitanon_trim_fork(j->trim, r->ppid, r->pid, j->err);
@@ -869,12 +911,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, int last)
         if (res == JITANON_OK) res = jitanon__inj_decide(j, r);
     }
     if (res == JITANON_OK) res = jitanon__inj_apply_until(j, max_time, last);
-    if (res == JITANON_OK) res = jitanon__inj_emit_round(j);
+    if (res == JITANON_OK && j->out) res = jitanon__inj_emit_round(j);
     j->st->rounds++;
     if (j->round.size > j->st->largest_round_bytes) j->st->largest_round_bytes = j->round.size;
     j->round.size = 0;
     j->nrecs = j->npieces = j->nsynth = 0;
-    if (j->io.progress) j->io.progress(j->io.user, j->in->stats.records);
+    if (j->io.progress) j->io.progress(j->io.user, j->bytes_done);
     return res;
 }
 
@@ -883,11 +925,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_record(jitanon__inj *j, const jitan
     jitanon_result res;
     uint64_t limit = j->opts->max_round_bytes ? j->opts->max_round_bytes : (uint64_t)256 << 20;
     j->st->records_in++;
+    if (!rec->from_compressed) j->bytes_done = rec->offset + rec->raw.size;
     /* Attr and feature records become file sections when pipe turns into file: pass
        them on at once, after whatever is buffered. */
     if (rec->type == JITANON_PERF_RECORD_HEADER_ATTR || rec->type == JITANON_PERF_RECORD_HEADER_FEATURE) {
         if (j->nrecs && (res = jitanon__inj_round(j, 0)) != JITANON_OK) return res;
-        return jitanon__pc_record(j->in, j->out, rec, j->err);
+        return j->out ? jitanon__pc_record(j->in, j->out, rec, j->err) : JITANON_OK;
     }
     if ((res = jitanon__inj_buffer(j, rec)) != JITANON_OK) return res;
     if (rec->type == JITANON_PERF_RECORD_FINISHED_ROUND || j->round.size >= limit) return jitanon__inj_round(j, 0);
@@ -928,7 +971,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
         return JITANON__FAIL(j->err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_inject_opts not zero-initialised");
     if (opts->anon_mode > JITANON_ANON_KEEP || opts->elf_layout > JITANON_ELF_PER_PROCESS)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown anon_mode or elf_layout");
-    if (j->in->big_endian != j->out->big_endian)
+    if (j->out && j->in->big_endian != j->out->big_endian)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "the writer must use the input's byte order");
     j->opts = opts;
     j->a = opts->allocator;
@@ -936,13 +979,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (!j->io.load_dump) j->io.load_dump = jitanon__inj_load_default;
     if (!j->io.write_elf) j->io.write_elf = jitanon__inj_write_default;
     j->paths.allocator = j->elfbuf.allocator = j->round.allocator = j->a;
-    if (opts->anon_mode == JITANON_ANON_RANGE) {
+    if (opts->anon_mode == JITANON_ANON_RANGE || opts->on_sample) {
         jitanon_trim_opts to;
         memset(&to, 0, sizeof to);
         to.allocator = j->a;
         if (!(j->trim = jitanon_trim_new(&to, j->err))) return j->err ? j->err->type : JITANON_ERR_NOMEM;
     }
-    for (i = 0; res == JITANON_OK && j->in->mode == JITANON_PERF_FILE && i < j->in->attr_count; i++)
+    for (i = 0; res == JITANON_OK && j->out && j->in->mode == JITANON_PERF_FILE && i < j->in->attr_count; i++)
         res = jitanon_perf_writer_add_attr(j->out, &j->in->attrs[i], j->err);
     return res;
 }
@@ -957,7 +1000,7 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
     jitanon_perf_record rec;
     jitanon_result res;
     int feats_done = 0;
-    JITANON_ASSERT(in && out);
+    JITANON_ASSERT(in);
     jitanon__clear_error(err);
     memset(&j, 0, sizeof j);
     j.in = in;
@@ -967,7 +1010,7 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
     memset(j.st, 0, sizeof *j.st);
     res = jitanon__inj_start(&j, opts, &defaults);
     /* A pipe wants features before the records; a file takes them at the end anyway. */
-    if (res == JITANON_OK && in->mode == JITANON_PERF_FILE && in->seek_fn_) {
+    if (res == JITANON_OK && out && in->mode == JITANON_PERF_FILE && in->seek_fn_) {
         res = jitanon__pc_features(in, out, err);
         feats_done = 1;
     }
@@ -977,9 +1020,10 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
         jitanon__clear_error(err);
         res = jitanon__inj_round(&j, 1);
     }
-    if (res == JITANON_OK && in->mode == JITANON_PERF_FILE && !feats_done) res = jitanon__pc_features(in, out, err);
-    if (res == JITANON_OK) res = jitanon_perf_writer_finish(out, err);
-    j.st->records_out = out->records;
+    if (res == JITANON_OK && out && in->mode == JITANON_PERF_FILE && !feats_done)
+        res = jitanon__pc_features(in, out, err);
+    if (res == JITANON_OK && out) res = jitanon_perf_writer_finish(out, err);
+    j.st->records_out = out ? out->records : 0;
     jitanon__inj_free(&j);
     return res;
 }

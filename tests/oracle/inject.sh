@@ -6,7 +6,11 @@ cd "$(dirname "$0")/../.."
 root=$(pwd)
 tmp=$(mktemp -d)
 pids=""
-cleanup() { for p in $pids; do rm -f "/tmp/perf-$p.map" "/tmp/jit-$p.dump"; done; rm -rf "$tmp"; }
+# Erlang writes its dump to /tmp, and perf inject writes jitted-*.so next to the dump.
+cleanup() {
+  for p in $pids; do rm -f "/tmp/perf-$p.map" "/tmp/jit-$p.dump"; find /tmp -maxdepth 1 -name "jitted-$p-*.so" -delete; done
+  rm -rf "$tmp"
+}
 trap cleanup EXIT
 if ! command -v perf >/dev/null 2>&1; then echo "SKIP inject oracle: perf not installed (apt-get install linux-perf)"; exit 0; fi
 if ! command -v python3 >/dev/null 2>&1; then echo "SKIP inject oracle: python3 not installed"; exit 0; fi
