@@ -1,7 +1,68 @@
 #!/bin/sh
-# make demo: placeholder until the injector lands - shows a generated jitdump.
-set -eu
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-echo "== jitdump-cat on tests/data/node-head.dump (first records of a real node --perf-prof dump)"
-./build/jitdump-cat tests/data/node-head.dump | head -12
-./build/jitdump-cat --summary tests/data/node-head.dump
+# make demo: record a real JIT (examples/tinyjit) whose code cache grows page by page, so
+# the kernel emits coalesced //anon mmaps over already-jitted code; inject it with
+# jitanon-inject and with `perf inject --jit`; show what each resolves.
+set -u
+root=$(pwd)
+tmp=$(mktemp -d)
+pid=""
+cleanup() { [ -n "$pid" ] && rm -f "/tmp/perf-$pid.map"; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+recorded=0
+if command -v perf >/dev/null 2>&1 && perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
+  echo "== recording build/tinyjit with: perf record -k mono -e cpu-clock"
+  (cd "$tmp" && perf record -q -k mono -e cpu-clock -o perf.data "$root/build/tinyjit" -t 800 > tinyjit.out 2>/dev/null)
+  pid=$(sed -n 's/^pid //p' "$tmp/tinyjit.out")
+  [ -n "$pid" ] && [ -s "$tmp/perf.data" ] && recorded=1
+fi
+if [ $recorded = 0 ]; then
+  echo "== this machine cannot run perf record: using a recording synthesized by the library (build/jitgen)"
+  if ! "$root/build/jitgen" --out "$tmp" --loads 64 --samples 4000 > "$tmp/jitgen.out" 2>&1; then
+    echo "jitgen failed:"; cat "$tmp/jitgen.out"; exit 1
+  fi
+  pid=$(sed -n 's/^pid //p' "$tmp/jitgen.out")
+fi
+
+mkdir -p "$tmp/ours" "$tmp/proc"
+"$root/build/jitanon-inject" -i "$tmp/perf.data" -o "$tmp/ours.data" --elf-dir "$tmp/ours" --stats 2> "$tmp/stats.txt" || { cat "$tmp/stats.txt"; exit 1; }
+echo "== jitanon-inject -i perf.data -o ours.data --stats"
+sed 's/^/   /' "$tmp/stats.txt"
+have_perf_inject=0
+if command -v perf >/dev/null 2>&1 && perf inject --jit -i "$tmp/perf.data" -o "$tmp/perfinj.data" 2>/dev/null; then have_perf_inject=1; fi
+
+# Samples of the JIT process, by what they resolve to.
+classify() {
+  perf script -i "$1" -F pid,ip,sym,dso 2>/dev/null | awk -v pid="$pid" '
+    $1 == pid {
+      dso = $NF; sym = $3
+      if (dso ~ /jitted-/) j++
+      else if (sym ~ /^\[unknown\]/ && dso ~ /unknown|JIT|perf-/) u++
+      else if (dso ~ /\[JIT\]|perf-[0-9]+\.map/) m++
+      else o++
+    }
+    END { printf "%8d %8d %8d %8d", j, m, u, o }'
+}
+if command -v perf >/dev/null 2>&1; then
+  echo
+  echo "== samples of pid $pid by what perf report resolves them to"
+  printf "%-28s %8s %8s %8s %8s\n" "" "jitdump" "perf-map" "unknown" "other"
+  printf "%-28s %s\n" "no injection" "$(classify "$tmp/perf.data")"
+  [ $have_perf_inject = 1 ] && printf "%-28s %s\n" "perf inject --jit" "$(classify "$tmp/perfinj.data")"
+  printf "%-28s %s\n" "jitanon-inject" "$(classify "$tmp/ours.data")"
+  echo
+  echo "  jitdump: a function from jit-$pid.dump; perf-map: a name from /tmp/perf-$pid.map;"
+  echo "  unknown: JIT code nobody can name.  tinyjit leaves one stub per page out of its"
+  echo "  jitdump (named only in the perf map): perf inject --jit drops every //anon mmap of"
+  echo "  the process and so loses them; jitanon-inject keeps the parts of //anon it can."
+  for f in perf.data perfinj.data ours.data; do
+    [ -f "$tmp/$f" ] || continue
+    case $f in perf.data) t="no injection";; perfinj.data) t="perf inject --jit";; *) t="jitanon-inject";; esac
+    echo
+    echo "== perf report --sort dso,sym ($t), top lines"
+    perf report -i "$tmp/$f" --stdio --sort dso,sym 2>/dev/null | grep -v '^#' | grep -v '^$' | head -8
+  done
+else
+  echo "perf is not installed: symbolizing in memory instead (build/symbolize)"
+  "$root/build/symbolize" --top 12 "$tmp/perf.data"
+fi

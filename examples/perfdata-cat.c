@@ -38,7 +38,8 @@ static void print_summary(const jitanon_perf_reader *r)
                (unsigned long long)r->attrs[i].sample_type, r->attrs[i].id_count, r->attrs[i].sample_id_all,
                r->attrs[i].use_clockid ? (int)r->attrs[i].clockid : -1);
     for (t = 0; t < 128; t++)
-        if (r->stats.by_type[t]) printf("%-20s %llu\n", jitanon_perf_record_name(t), (unsigned long long)r->stats.by_type[t]);
+        if (r->stats.by_type[t])
+            printf("%-20s %llu\n", jitanon_perf_record_name(t), (unsigned long long)r->stats.by_type[t]);
 }
 
 static int fail(const jitanon_error *err)
@@ -79,7 +80,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!copy) return cat(in, summary);
-    if (jitanon_perf_copy_file(in, copy, pipe_out || strcmp(copy, "-") == 0 ? JITANON_PERF_PIPE : 0, NULL, &err) != JITANON_OK)
-        return fail(&err);
+    if (strcmp(copy, "-") == 0) pipe_out = 1; /* stdout cannot seek back to the header */
+    if (jitanon_perf_copy_file(in, copy, pipe_out ? JITANON_PERF_PIPE : 0, NULL, &err) != JITANON_OK) return fail(&err);
     return 0;
 }

@@ -192,7 +192,8 @@ typedef struct jitanon_perf_reader {
     jitanon_perf_mode mode;
     int big_endian;                  /* the input's byte order */
     uint64_t features[4];            /* feature bitmap (pipe: HEADER_FEATURE ids seen) */
-    uint64_t data_offset, data_size; /* file mode: the data section */
+    uint64_t data_offset, data_size; /* file mode: the data section (size 0, as left by a
+                                        killed perf record, gives no records, as in perf) */
     jitanon_perf_attr *attrs;
     size_t attr_count;
     int features_loaded;             /* jitanon_perf_reader_load_features succeeded */
@@ -241,9 +242,11 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
    records inside are delivered instead (from_compressed = 1). */
 JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                     jitanon_error *err);
-/* File mode: loads every feature section.  Seekable input: any time.  Forward-only input:
-   only after _next returned JITANON_END (else JITANON_ERR_UNSUPPORTED).  Pipe mode: no-op
-   (features arrive as HEADER_FEATURE records). */
+/* File mode: loads every feature section.  Seekable input: any time (it seeks away and
+   back, so the views of the last record become invalid).  Forward-only input: only after
+   _next returned JITANON_END (else JITANON_ERR_UNSUPPORTED).  Pipe mode: no-op (features
+   arrive as HEADER_FEATURE records).  NOTE: the bitmap of a foreign-order file is read as
+   u64 words; perf's fallback for files from 32-bit hosts (u32 words) is not attempted. */
 JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err);
 /* A loaded feature section (view valid until _free); returns 0 when absent or not loaded. */
 JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsigned bit, jitanon_bytes *out);

@@ -107,8 +107,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_fill(jitanon_perf_reader *r, size_t 
         size_t got, want;
         if (r->eof_) return JITANON_END;
         jitanon__pd_compact(r);
-        if (need > r->buf_cap_ &&
-            !jitanon__grow(&r->allocator_, (void **)&r->buf_, &r->buf_cap_, need < JITANON__PERF_MIN_BUF ? JITANON__PERF_MIN_BUF : need, 1))
+        if (need > r->buf_cap_ && !jitanon__grow(&r->allocator_, (void **)&r->buf_, &r->buf_cap_,
+                                                 need < JITANON__PERF_MIN_BUF ? JITANON__PERF_MIN_BUF : need, 1))
             return JITANON__FAIL(err, JITANON_ERR_NOMEM, r->buf_off_, "cannot buffer %U bytes", (uint64_t)need);
         want = r->buf_cap_ - r->buf_len_;
         got = r->read_fn_(r->user_, r->buf_ + r->buf_len_, want);
@@ -450,7 +450,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_header(jitanon_perf_reader *r, 
     jitanon__pd_consume(r, (size_t)hsize);
     memset(&pre, 0, sizeof pre);
     if (!r->seek_fn_) res = jitanon__pd_load_pre(r, &pre, err);
-    if (res == JITANON_OK && h.attrs_size) res = jitanon__pd_file_attrs(r, &pre, h.attr_size, h.attrs_off, h.attrs_size, err);
+    if (res == JITANON_OK && h.attrs_size)
+        res = jitanon__pd_file_attrs(r, &pre, h.attr_size, h.attrs_off, h.attrs_size, err);
     jitanon__free(&r->allocator_, pre.mem, pre.len);
     return res == JITANON_OK ? jitanon__pd_goto(r, r->data_offset, err) : res;
 }
@@ -468,7 +469,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header(jitanon_perf_reader *r, jitan
     if (memcmp(p, "PERFILE2", 8) == 0) r->big_endian = 0;
     else if (memcmp(p, "2ELIFREP", 8) == 0) r->big_endian = 1;
     else if (memcmp(p, "PERFFILE", 8) == 0)
-        return JITANON__FAIL(err, JITANON_ERR_BAD_VERSION, 0, "legacy PERFFILE format (perf before 2.6.38) is not supported");
+        return JITANON__FAIL(err, JITANON_ERR_BAD_VERSION, 0, "legacy PERFFILE format is not supported");
     else return JITANON__FAIL(err, JITANON_ERR_BAD_MAGIC, 0, "not perf.data: magic 'PERFILE2' not found");
     hsize = jitanon__rd64(p + 8, r->big_endian);
     if (hsize == JITANON__PERF_PIPE_HEADER) {
@@ -502,7 +503,9 @@ JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jita
         r->decompress_user_ = opts->decompress_user;
     }
     r->dbuf_.allocator = r->allocator_;
-    r->dbuf_.max_size = (size_t)(r->max_payload_ < SIZE_MAX / 2 ? r->max_payload_ : SIZE_MAX / 2) + 2 * JITANON__PERF_MIN_BUF;
+    /* decompressed bytes pending: one payload-carrying record plus a straddling tail */
+    r->dbuf_.max_size = (size_t)(r->max_payload_ < SIZE_MAX / 4 ? r->max_payload_ : SIZE_MAX / 4);
+    r->dbuf_.max_size += 2 * JITANON__PERF_MIN_BUF;
     return jitanon__pd_header(r, err);
 }
 
@@ -531,7 +534,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_measure(const jitanon_perf_reader *r
                                  jitanon_perf_record_name(type), (unsigned)size, (unsigned)need);
         *total = need;
         if (avail < need) return JITANON_AGAIN;
-        extra = type == JITANON_PERF_RECORD_AUXTRACE ? jitanon__rd64(p + 8, r->big_endian) : jitanon__rd32(p + 8, r->big_endian);
+        extra = type == JITANON_PERF_RECORD_AUXTRACE ? jitanon__rd64(p + 8, r->big_endian)
+                                                     : jitanon__rd32(p + 8, r->big_endian);
         if (extra > r->max_payload_)
             return JITANON__FAIL(err, JITANON_ERR_LIMIT, off + 8, "%s payload of %U bytes exceeds max_payload",
                                  jitanon_perf_record_name(type), extra);
@@ -885,7 +889,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_inflate(jitanon_perf_reader *r, cons
         r->dpos_ = 0;
     }
     if (r->decompress_(r->decompress_user_, src, n, &r->dbuf_))
-        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "decompressor failed (corrupt payload or out of memory)");
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec,
+                               "decompressor failed (corrupt payload or out of memory)");
     r->doff_ = rec->offset;
     r->stats.compressed_records++;
     return JITANON_OK;
@@ -1171,8 +1176,8 @@ JITANON__PRIVATE jitanon_result jitanon__pw_header_attr(jitanon_perf_writer *w, 
     size_t size;
     jitanon_result res;
     if (a->id_count > JITANON__PERF_MAX_REC / 8 || (size = 8 + a->raw.size + 8 * a->id_count) > JITANON__PERF_MAX_REC)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "attr with %U ids does not fit one HEADER_ATTR record",
-                             (uint64_t)a->id_count);
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written,
+                             "attr with %U ids does not fit one HEADER_ATTR record", (uint64_t)a->id_count);
     jitanon__pw_hdr(h, JITANON_PERF_RECORD_HEADER_ATTR, 0, size, w->big_endian);
     res = jitanon__pw_put(w, h, 8, err);
     if (res == JITANON_OK) res = jitanon__pw_put(w, a->raw.data, a->raw.size, err);
@@ -1369,7 +1374,8 @@ JITANON_API jitanon_result jitanon_perf_writer_write(jitanon_perf_writer *w, con
 {
     jitanon_result res = jitanon__pw_usable(w, err);
     if (res != JITANON_OK) return res;
-    if (!record || size < 8) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "record below 8 bytes");
+    if (!record || size < 8)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "record below 8 bytes");
     if (w->mode == JITANON_PERF_FILE && !w->started_ && (res = jitanon__pw_begin(w, err)) != JITANON_OK) return res;
     res = jitanon__pw_put(w, record, size, err);
     if (res == JITANON_OK) w->records++;
@@ -1546,7 +1552,8 @@ JITANON__PRIVATE jitanon_result jitanon__pw_room(size_t need, void *buf, size_t 
 {
     *out_size = need;
     if (!buf || need > cap)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "record needs %U bytes, buffer has %U", (uint64_t)need, (uint64_t)cap);
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "record needs %U bytes, buffer has %U", (uint64_t)need,
+                             (uint64_t)cap);
     return JITANON_OK;
 }
 
@@ -1717,13 +1724,11 @@ JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const cha
     f->tmp_path = jitanon__af_strdup(&f->allocator, path, 32, &f->tmp_cap_);
     f->buf = (uint8_t *)jitanon__malloc(&f->allocator, JITANON__PERF_MIN_BUF);
     f->buf_cap = f->buf ? JITANON__PERF_MIN_BUF : 0;
-    if (!f->path || !f->tmp_path || !f->buf) {
-        jitanon_atomic_abort(f);
-        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy the path");
-    }
-    res = jitanon__af_create(f, err);
+    res = f->path && f->tmp_path && f->buf ? jitanon__af_create(f, err)
+                                           : JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy the path");
     if (res != JITANON_OK) {
-        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_); /* nothing was created */
+        /* Nothing was created; tmp_path may even hold the target's name: never unlink it. */
+        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
         f->tmp_path = NULL;
         jitanon_atomic_abort(f);
     }
@@ -1747,7 +1752,8 @@ JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f)
 JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err)
 {
     jitanon_result res = JITANON_OK;
-    if (f->fd < 0 || jitanon__af_flush(f)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "a write to the temporary file failed");
+    if (f->fd < 0 || jitanon__af_flush(f))
+        res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "a write to the temporary file failed");
 #if JITANON__HAS_FSYNC
     else if (do_fsync && fsync(f->fd)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "fsync failed");
 #else
@@ -1807,7 +1813,8 @@ JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const cha
 {
     jitanon_perf_reader r;
     jitanon_result res = jitanon_perf_reader_open(&r, in_path, opts, err);
-    jitanon_perf_mode mode = out_mode == JITANON_PERF_FILE || out_mode == JITANON_PERF_PIPE ? (jitanon_perf_mode)out_mode : r.mode;
+    int known = out_mode == JITANON_PERF_FILE || out_mode == JITANON_PERF_PIPE;
+    jitanon_perf_mode mode = known ? (jitanon_perf_mode)out_mode : r.mode;
     int to_stdout = strcmp(out_path, "-") == 0;
     if (res == JITANON_OK && to_stdout && mode == JITANON_PERF_FILE)
         res = JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "stdout takes pipe mode only");

@@ -1,0 +1,583 @@
+/* jitgen: writes a synthetic but realistic `perf record -k mono -e cpu-clock` perf.data
+   plus the matching jitdump of a node-like JIT, for benchmarks and stress tests.
+
+   jitgen [--samples N] [--loads M] [--pages P] [--pid PID] [--seed S] [--duration-ms T]
+          [--anon-every K] [--debug-every K] [--unwind-every K] [--round R] [--quiet] DIR
+
+   Writes DIR/perf.data (file mode, through jitanon's perf writer) and DIR/jit-PID.dump.
+   The perf.data looks like what perf 6.1 records for `perf record -k mono -e cpu-clock
+   node --perf-prof app.js`:
+   - one attr: software cpu-clock, freq 4000, sample_type IP|TID|TIME|PERIOD,
+     read_format ID|LOST, sample_id_all, mmap2, comm_exec, use_clockid, clockid 1 (MONOTONIC);
+   - COMM/MMAP2 of the (fake) node binary and libc, FORK/COMM of two worker threads;
+   - the marker MMAP2 of DIR/jit-PID.dump (absolute path, r-x, one page);
+   - coalescing //anon MMAP2s: before every K-th load (V8 makes the code page executable,
+     then logs the code), one r-x //anon covering every code page committed so far, so
+     it is timestamped after the earlier loads it covers;
+   - samples spread over jitted functions (skewed to hot ones and to recent ones), stubs
+     (code between functions that has no LOAD record) and the binary;
+   - FINISHED_ROUND every R records; EXIT at the end.
+   The jitdump holds CODE_LOADs (100..2000 bytes, names as node 20 writes them), with a
+   DEBUG_INFO before every K-th and an UNWINDING_INFO (V8's .eh_frame layout) before every
+   K-th, then CODE_CLOSE.  Code beyond P pages (when --pages is given and too small) wraps
+   around to the start of the code space, as a moving GC reuses it.
+
+   `--loads 45000 --samples 200000` is about the size of an 8 s node --perf-prof run. */
+#define _GNU_SOURCE
+#define JITANON_IMPLEMENTATION
+#include "jitanon.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define PAGE 4096u
+#define CODE_BASE 0x3b5c00040000ull /* V8 puts its code space somewhere like this */
+#define NODE_TEXT 0x55d0c0c00000ull
+#define NODE_TEXT_LEN 0x2800000ull
+#define LIBC_TEXT 0x7f3a51228000ull
+#define LIBC_TEXT_LEN 0x155000ull
+#define T0 1500000000000ull /* CLOCK_MONOTONIC of the start: 25 min of uptime */
+#define PERIOD 250000ull    /* 4000 Hz */
+#define STUB_SIZE 256u
+#define STUB_EVERY 16u      /* every 16th allocation in the code space is a stub */
+#define SAMPLE_TYPE (JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_PERIOD)
+
+typedef struct opts {
+    uint64_t samples, loads, pages, seed, duration_ms, anon_every, debug_every, unwind_every, round;
+    uint32_t pid;
+    int quiet;
+    const char *dir;
+} opts;
+
+typedef struct fn {
+    uint64_t start, size, load_time;
+    uint32_t cycle; /* how often the code space had wrapped when it was placed */
+} fn;
+
+typedef struct gen {
+    opts o;
+    uint64_t rng;
+    char dir[PATH_MAX], marker[PATH_MAX + 32];
+    /* perf.data */
+    jitanon_atomic_file af;
+    jitanon_perf_writer pw;
+    jitanon_perf_attr attr;
+    uint8_t attr_raw[128];
+    uint64_t ids[2];
+    uint64_t since_round, records, first_sample, last_sample;
+    /* jitdump */
+    FILE *jf;
+    jitanon_jitdump_writer jw;
+    /* code space */
+    fn *fns;
+    uint64_t nfns, first_live, cursor, committed, space, stub_count;
+    uint64_t *stubs; /* start of each stub (only those of the first cycle are sampled) */
+    uint32_t cycle;
+    jitanon_error err;
+} gen;
+
+static uint64_t rnd(gen *g)
+{
+    /* xorshift64* */
+    g->rng ^= g->rng >> 12;
+    g->rng ^= g->rng << 25;
+    g->rng ^= g->rng >> 27;
+    return g->rng * 0x2545F4914F6CDD1Dull;
+}
+
+static double rndf(gen *g) { return (double)(rnd(g) >> 11) * (1.0 / 9007199254740992.0); }
+
+static uint64_t rndn(gen *g, uint64_t n) { return n ? rnd(g) % n : 0; }
+
+static void die(gen *g, const char *what)
+{
+    char msg[512];
+    jitanon_format_error(msg, sizeof msg, &g->err);
+    fprintf(stderr, "jitgen: %s: %s\n", what, msg);
+    if (g->af.fd >= 0) jitanon_atomic_abort(&g->af);
+    exit(1);
+}
+
+static void put(gen *g, const uint8_t *rec, size_t size)
+{
+    if (jitanon_perf_writer_write(&g->pw, rec, size, &g->err) != JITANON_OK) die(g, "perf.data write");
+    g->records++;
+    if (++g->since_round >= g->o.round) {
+        uint8_t fr[8];
+        jitanon__wr32(fr, JITANON_PERF_RECORD_FINISHED_ROUND, 0);
+        jitanon__wr16(fr + 4, 0, 0);
+        jitanon__wr16(fr + 6, 8, 0);
+        if (jitanon_perf_writer_write(&g->pw, fr, 8, &g->err) != JITANON_OK) die(g, "perf.data write");
+        g->records++;
+        g->since_round = 0;
+    }
+}
+
+/* header | body | sample_id trailer (TID, TIME). */
+static size_t hdr(uint8_t *p, uint32_t type, uint16_t misc, size_t size)
+{
+    jitanon__wr32(p, type, 0);
+    jitanon__wr16(p + 4, misc, 0);
+    jitanon__wr16(p + 6, size, 0);
+    return 8;
+}
+
+static void trailer(uint8_t *p, uint32_t pid, uint32_t tid, uint64_t time)
+{
+    jitanon__wr32(p, pid, 0);
+    jitanon__wr32(p + 4, tid, 0);
+    jitanon__wr64(p + 8, time, 0);
+}
+
+static void rec_comm(gen *g, uint32_t pid, uint32_t tid, const char *comm, int exec, uint64_t time)
+{
+    uint8_t r[64];
+    size_t n = strlen(comm), body = (n + 1 + 7) & ~(size_t)7, size = 8 + 8 + body + 16;
+    memset(r, 0, sizeof r);
+    hdr(r, JITANON_PERF_RECORD_COMM, (uint16_t)(JITANON_PERF_MISC_USER | (exec ? 1u << 13 : 0)), size);
+    jitanon__wr32(r + 8, pid, 0);
+    jitanon__wr32(r + 12, tid, 0);
+    memcpy(r + 16, comm, n);
+    trailer(r + 16 + body, pid, tid, time);
+    put(g, r, size);
+}
+
+static void rec_task(gen *g, uint32_t type, uint32_t pid, uint32_t tid, uint64_t time)
+{
+    uint8_t r[48];
+    hdr(r, type, 0, sizeof r);
+    jitanon__wr32(r + 8, pid, 0);
+    jitanon__wr32(r + 12, pid, 0); /* ppid */
+    jitanon__wr32(r + 16, tid, 0);
+    jitanon__wr32(r + 20, type == JITANON_PERF_RECORD_FORK ? pid : tid, 0); /* ptid */
+    jitanon__wr64(r + 24, time, 0);
+    trailer(r + 32, pid, tid, time);
+    put(g, r, 48);
+}
+
+static void rec_mmap2(gen *g, uint64_t start, uint64_t len, uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino,
+                      const char *name, uint64_t time)
+{
+    uint8_t r[PATH_MAX + 256];
+    size_t size;
+    jitanon_perf_mmap m;
+    memset(&m, 0, sizeof m);
+    m.pid = m.tid = g->o.pid;
+    m.start = start;
+    m.len = len;
+    m.pgoff = pgoff;
+    m.maj = maj;
+    m.min = min;
+    m.ino = ino;
+    m.prot = 5;  /* PROT_READ | PROT_EXEC */
+    m.flags = 2; /* MAP_PRIVATE */
+    m.filename.data = name;
+    m.filename.length = strlen(name);
+    if (jitanon_perf_encode_mmap2(r, sizeof r, &size, &m, JITANON_PERF_MISC_USER, time, 0, &g->attr, 0, &g->err) !=
+        JITANON_OK)
+        die(g, "encode mmap2");
+    put(g, r, size);
+}
+
+static void rec_sample(gen *g, uint32_t tid, uint64_t ip, uint64_t time)
+{
+    uint8_t r[40];
+    hdr(r, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, sizeof r);
+    jitanon__wr64(r + 8, ip, 0);
+    jitanon__wr32(r + 16, g->o.pid, 0);
+    jitanon__wr32(r + 20, tid, 0);
+    jitanon__wr64(r + 24, time, 0);
+    jitanon__wr64(r + 32, PERIOD, 0);
+    if (!g->first_sample) g->first_sample = time;
+    g->last_sample = time;
+    put(g, r, sizeof r);
+}
+
+/* perf_event_attr as perf 6.1 writes it for -e cpu-clock -k mono (128 bytes). */
+static void make_attr(gen *g)
+{
+    uint64_t flags = 0;
+    uint8_t *a = g->attr_raw;
+    memset(a, 0, sizeof g->attr_raw);
+    flags |= 1ull << 0;  /* disabled */
+    flags |= 1ull << 1;  /* inherit */
+    flags |= 1ull << 8;  /* mmap */
+    flags |= 1ull << 9;  /* comm */
+    flags |= 1ull << 10; /* freq */
+    flags |= 1ull << 12; /* enable_on_exec */
+    flags |= 1ull << 13; /* task */
+    flags |= 1ull << 18; /* sample_id_all */
+    flags |= 1ull << 20; /* exclude_guest */
+    flags |= 1ull << 23; /* mmap2 */
+    flags |= 1ull << 24; /* comm_exec */
+    flags |= 1ull << 25; /* use_clockid */
+    flags |= 1ull << 29; /* ksymbol */
+    flags |= 1ull << 30; /* bpf_event */
+    jitanon__wr32(a, 1, 0);    /* PERF_TYPE_SOFTWARE */
+    jitanon__wr32(a + 4, 128, 0);
+    jitanon__wr64(a + 8, 0, 0); /* PERF_COUNT_SW_CPU_CLOCK */
+    jitanon__wr64(a + 16, 4000, 0);
+    jitanon__wr64(a + 24, SAMPLE_TYPE, 0);
+    jitanon__wr64(a + 32, (1ull << 2) | (1ull << 4), 0); /* read_format ID | LOST */
+    jitanon__wr64(a + 40, flags, 0);
+    jitanon__wr32(a + 92, 1, 0); /* clockid CLOCK_MONOTONIC */
+    memset(&g->attr, 0, sizeof g->attr);
+    g->attr.type = 1;
+    g->attr.size = 128;
+    g->attr.sample_type = SAMPLE_TYPE;
+    g->attr.read_format = (1ull << 2) | (1ull << 4);
+    g->attr.flags = flags;
+    g->attr.sample_id_all = 1;
+    g->attr.use_clockid = 1;
+    g->attr.clockid = 1;
+    g->attr.id_hdr_size = 16;
+    g->attr.raw.data = a;
+    g->attr.raw.size = sizeof g->attr_raw;
+    g->ids[0] = 4711;
+    g->ids[1] = 4712;
+    g->attr.ids = g->ids;
+    g->attr.id_count = 2;
+}
+
+/* perf's header string: u32 length (with the NUL, padded to 64), then the bytes. */
+static void feat_string(gen *g, unsigned bit, const char *s)
+{
+    uint8_t b[4 + 128];
+    size_t n = strlen(s) + 1, padded = (n + 63) & ~(size_t)63;
+    memset(b, 0, sizeof b);
+    jitanon__wr32(b, padded, 0);
+    memcpy(b + 4, s, n - 1);
+    if (jitanon_perf_writer_add_feature(&g->pw, bit, b, 4 + padded, &g->err) != JITANON_OK) die(g, "feature");
+}
+
+static void add_features(gen *g)
+{
+    uint8_t b[16];
+    feat_string(g, 3, "jitgen");              /* HOSTNAME */
+    feat_string(g, 4, "6.1.0-jitgen-amd64"); /* OSRELEASE */
+    feat_string(g, 5, "6.1.jitgen");          /* VERSION */
+    feat_string(g, 6, "x86_64");              /* ARCH */
+    jitanon__wr32(b, 2, 0);                   /* NRCPUS: available, online */
+    jitanon__wr32(b + 4, 2, 0);
+    if (jitanon_perf_writer_add_feature(&g->pw, 7, b, 8, &g->err) != JITANON_OK) die(g, "feature");
+    jitanon__wr64(b, g->first_sample, 0); /* SAMPLE_TIME: first, last */
+    jitanon__wr64(b + 8, g->last_sample, 0);
+    if (jitanon_perf_writer_add_feature(&g->pw, 21, b, 16, &g->err) != JITANON_OK) die(g, "feature");
+    jitanon__wr64(b, 1, 0); /* CLOCKID: resolution in ns */
+    if (jitanon_perf_writer_add_feature(&g->pw, 23, b, 8, &g->err) != JITANON_OK) die(g, "feature");
+}
+
+/* -- jitdump ------------------------------------------------------------------------------ */
+
+static int jf_write(void *user, const void *data, size_t size)
+{
+    return fwrite(data, 1, size, (FILE *)user) != size;
+}
+
+/* V8's unwinding info for one function: CIE "zR" (pcrel|sdata4 FDE pointers), one FDE
+   whose pc_begin points ALIGN8(code_size) back from the .eh_frame start (V8 assumes the
+   code sits there), a terminator, then the 20-byte .eh_frame_hdr with one table entry. */
+static size_t v8_unwind(uint8_t *out, uint64_t code_size)
+{
+    static const uint8_t cie[24] = {0x14, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b,
+                                    0x0c, 7, 8, 0x90, 1, 0, 0};
+    uint8_t *fde = out + 24;
+    uint32_t a8 = (uint32_t)((code_size + 7) & ~(uint64_t)7), eh = 24 + 24 + 4;
+    memcpy(out, cie, sizeof cie);
+    jitanon__wr32(fde, 20, 0);                             /* length */
+    jitanon__wr32(fde + 4, 28, 0);                         /* back to the CIE */
+    jitanon__wr32(fde + 8, (uint64_t) - (int64_t)(a8 + 32), 0); /* pc_begin, pc-relative */
+    jitanon__wr32(fde + 12, code_size, 0);                 /* pc_range */
+    fde[16] = 0;                                           /* augmentation length */
+    fde[17] = 0x41;                                        /* DW_CFA_advance_loc 1 */
+    fde[18] = 0x0e;                                        /* DW_CFA_def_cfa_offset 16 */
+    fde[19] = 16;
+    fde[20] = fde[21] = fde[22] = fde[23] = 0;             /* DW_CFA_nop */
+    memset(fde + 24, 0, 4);                                /* terminator */
+    out[eh] = 1;                                           /* version */
+    out[eh + 1] = 0x1b;                                    /* eh_frame_ptr: pcrel|sdata4 */
+    out[eh + 2] = 0x03;                                    /* fde_count: udata4 */
+    out[eh + 3] = 0x3b;                                    /* table: datarel|sdata4 */
+    jitanon__wr32(out + eh + 4, (uint64_t) - (int64_t)(eh + 4), 0);
+    jitanon__wr32(out + eh + 8, 1, 0);
+    jitanon__wr32(out + eh + 12, (uint64_t) - (int64_t)(a8 + eh), 0);
+    jitanon__wr32(out + eh + 16, (uint64_t) - (int64_t)(eh - 24), 0);
+    return eh + 20;
+}
+
+static const char *const js_words[] = {"get", "set", "parse", "render", "update", "handle", "build", "read",
+                                       "write", "emit", "next", "resolve", "map", "filter", "reduce", "visit",
+                                       "compile", "encode", "decode", "hash", "merge", "split", "tick", "flush"};
+static const char *const js_nouns[] = {"Token", "Node", "Buffer", "Request", "Stream", "Module", "Cache", "Tree",
+                                       "State", "Value", "Scope", "Frame", "Chunk", "Queue", "Entry", "Path"};
+static const char *const builtins[] = {"ArrayPrototypePush", "StringPrototypeIndexOf", "CallFunction_ReceiverIsAny",
+                                       "KeyedLoadIC_Megamorphic", "StringAdd_CheckNone", "ObjectAssign",
+                                       "InterpreterEntryTrampoline", "ArrayMap", "JSConstructStubGeneric",
+                                       "RecordWriteSaveFP", "GrowFastElements", "MapPrototypeGet"};
+
+static size_t fn_name(gen *g, uint64_t i, char *out, size_t cap)
+{
+    uint64_t r = rnd(g), kind = r % 100;
+    const char *w = js_words[(r >> 8) % (sizeof js_words / sizeof *js_words)];
+    const char *n = js_nouns[(r >> 16) % (sizeof js_nouns / sizeof *js_nouns)];
+    unsigned mod = (unsigned)((r >> 24) % 400), line = (unsigned)((r >> 33) % 3000 + 1), col = (unsigned)((r >> 45) % 80 + 1);
+    int len;
+    if (kind < 4)
+        len = snprintf(out, cap, "Builtin:%s", builtins[(r >> 8) % (sizeof builtins / sizeof *builtins)]);
+    else if (kind < 6)
+        len = snprintf(out, cap, "RegExp:^(?:%s|%s)\\d+$", w, n);
+    else if (kind < 8)
+        len = snprintf(out, cap, "Handler:%s%s", w, n);
+    else
+        len = snprintf(out, cap, "JS:%c%s%s%llu file:///srv/app/node_modules/pkg%u/lib/%s.js:%u:%u",
+                       kind < 30 ? '*' : kind < 40 ? '^' : '~', w, n, (unsigned long long)i, mod / 10, n, line, col);
+    return len < 0 ? 0 : (size_t)len < cap ? (size_t)len : cap - 1;
+}
+
+/* Log-uniform 100..2000 bytes, as V8's functions mostly are. */
+static uint64_t fn_size(gen *g)
+{
+    double lo = 4.605170186, hi = 7.600902460; /* ln 100, ln 2000 */
+    double x = lo + (hi - lo) * rndf(g);
+    double e = 1.0, t = 1.0; /* exp(x) without libm: the series converges fast enough here */
+    uint64_t s, k;
+    for (k = 1; k < 48; k++) t *= x / (double)k, e += t;
+    s = (uint64_t)e;
+    return s < 100 ? 100 : s > 2000 ? 2000 : s;
+}
+
+/* Places the next allocation (a function or a stub) in the code space. */
+static uint64_t place(gen *g, uint64_t size)
+{
+    uint64_t start, end;
+    if (g->cursor + size > g->space) {
+        g->cursor = 0;
+        g->cycle++;
+    }
+    start = CODE_BASE + g->cursor;
+    g->cursor = (g->cursor + size + 31) & ~(uint64_t)31;
+    end = CODE_BASE + g->cursor;
+    if (g->cursor > g->committed) g->committed = (g->cursor + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+    if (g->committed > g->space) g->committed = g->space;
+    /* functions overwritten by this allocation are no longer sampled */
+    while (g->first_live < g->nfns &&
+           (g->fns[g->first_live].cycle + 1 < g->cycle ||
+            (g->fns[g->first_live].cycle < g->cycle && g->fns[g->first_live].start < end)))
+        g->first_live++;
+    return start;
+}
+
+static void write_function(gen *g, uint64_t i, uint64_t time, uint8_t *code)
+{
+    char name[256];
+    size_t name_len = fn_name(g, i, name, sizeof name), k;
+    uint64_t size = fn_size(g), start;
+    if (g->nfns % (STUB_EVERY - 1) == STUB_EVERY - 2 && g->cycle == 0) {
+        g->stubs[g->stub_count++] = place(g, STUB_SIZE);
+    }
+    start = place(g, size);
+    if ((i + 1) % g->o.anon_every == 0 || i == 0)
+        rec_mmap2(g, CODE_BASE, g->committed, CODE_BASE, 0, 0, 0, "//anon", time - 900);
+    for (k = 0; k < size; k++) code[k] = (uint8_t)rnd(g);
+    code[0] = 0x55; /* push rbp */
+    code[size - 1] = 0xc3;
+    if (g->o.debug_every && i % g->o.debug_every == 0) {
+        jitanon_jit_debug_entry e[8];
+        char file[96];
+        size_t rows = 2 + (size_t)rndn(g, 6), r;
+        uint64_t off = 0;
+        snprintf(file, sizeof file, "/srv/app/node_modules/pkg%u/lib/mod%u.js", (unsigned)rndn(g, 40),
+                 (unsigned)rndn(g, 20));
+        for (r = 0; r < rows; r++) {
+            e[r].addr = start + off;
+            e[r].lineno = (int32_t)(10 + r * 3 + rndn(g, 3));
+            e[r].discrim = 0;
+            e[r].file.data = file;
+            e[r].file.length = strlen(file);
+            off += 1 + rndn(g, size / rows);
+            if (off >= size) off = size - 1;
+        }
+        if (jitanon_jitdump_write_debug_info(&g->jw, time - 300, start, e, rows, &g->err) != JITANON_OK)
+            die(g, "jitdump debug info");
+    }
+    if (g->o.unwind_every && i % g->o.unwind_every == 0) {
+        uint8_t u[128];
+        size_t n = v8_unwind(u, size);
+        if (jitanon_jitdump_write_unwinding_info(&g->jw, time - 200, u, n - 20, u + n - 20, 20, (n + 7) & ~(size_t)7,
+                                                 &g->err) != JITANON_OK)
+            die(g, "jitdump unwinding info");
+    }
+    if (jitanon_jitdump_write_load(&g->jw, time, g->o.pid, g->o.pid, start, code, size, i, name, name_len, &g->err) !=
+        JITANON_OK)
+        die(g, "jitdump load");
+    g->fns[g->nfns].start = start;
+    g->fns[g->nfns].size = size;
+    g->fns[g->nfns].load_time = time;
+    g->fns[g->nfns].cycle = g->cycle;
+    g->nfns++;
+}
+
+static uint64_t sample_ip(gen *g)
+{
+    uint64_t r = rndn(g, 100), live = g->nfns - g->first_live, idx;
+    const fn *f;
+    if (live == 0 || r >= 85) {
+        if (r % 3 == 0) return LIBC_TEXT + rndn(g, LIBC_TEXT_LEN);
+        return NODE_TEXT + rndn(g, NODE_TEXT_LEN);
+    }
+    if (r >= 77 && g->stub_count && g->fns[g->first_live].cycle == 0)
+        return g->stubs[rndn(g, g->stub_count)] + rndn(g, STUB_SIZE);
+    if (r < 35) { /* hot set: a few dozen functions get a third of the samples */
+        idx = g->first_live + rndn(g, live < 64 ? live : 64);
+    } else if (r < 55) { /* recently compiled */
+        idx = g->nfns - 1 - rndn(g, live < 2000 ? live : 2000);
+    } else { /* anything, skewed to the old and hot */
+        double u = rndf(g);
+        idx = g->first_live + (uint64_t)((double)live * u * u);
+        if (idx >= g->nfns) idx = g->nfns - 1;
+    }
+    f = &g->fns[idx];
+    return f->start + rndn(g, f->size);
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+    char *end;
+    unsigned long long x;
+    errno = 0;
+    x = strtoull(s, &end, 0);
+    if (errno || end == s || *end) return 0;
+    *v = x;
+    return 1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: jitgen [--samples N] [--loads M] [--pages P] [--pid PID] [--seed S] [--duration-ms T]\n"
+               "              [--anon-every K] [--debug-every K] [--unwind-every K] [--round R] [--quiet] DIR\n"
+               "writes DIR/perf.data and DIR/jit-PID.dump\n");
+}
+
+int main(int argc, char **argv)
+{
+    gen *g = (gen *)calloc(1, sizeof(gen));
+    uint64_t v, s, l, dur, t_end, pid64 = 0;
+    uint8_t *code;
+    char path[PATH_MAX + 32];
+    int i;
+    if (!g) return fprintf(stderr, "jitgen: out of memory\n"), 1;
+    g->af.fd = -1;
+    g->o.samples = 200000;
+    g->o.loads = 45000;
+    g->o.seed = 1;
+    g->o.duration_ms = 8000;
+    g->o.anon_every = 1;
+    g->o.debug_every = 3;
+    g->o.unwind_every = 4;
+    g->o.round = 4000;
+    g->o.pid = 31337;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        uint64_t *dst = NULL;
+        if (!strcmp(a, "--samples")) dst = &g->o.samples;
+        else if (!strcmp(a, "--loads")) dst = &g->o.loads;
+        else if (!strcmp(a, "--pages")) dst = &g->o.pages;
+        else if (!strcmp(a, "--seed")) dst = &g->o.seed;
+        else if (!strcmp(a, "--duration-ms")) dst = &g->o.duration_ms;
+        else if (!strcmp(a, "--anon-every")) dst = &g->o.anon_every;
+        else if (!strcmp(a, "--debug-every")) dst = &g->o.debug_every;
+        else if (!strcmp(a, "--unwind-every")) dst = &g->o.unwind_every;
+        else if (!strcmp(a, "--round")) dst = &g->o.round;
+        else if (!strcmp(a, "--pid")) dst = &pid64;
+        else if (!strcmp(a, "--quiet")) { g->o.quiet = 1; continue; }
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;
+        else if (a[0] != '-' && !g->o.dir) { g->o.dir = a; continue; }
+        else return usage(stderr), 2;
+        if (i + 1 >= argc || !parse_u64(argv[++i], dst)) return fprintf(stderr, "jitgen: bad value for %s\n", a), 2;
+    }
+    if (pid64) g->o.pid = (uint32_t)pid64;
+    if (!g->o.dir || !g->o.anon_every || !g->o.round || !g->o.duration_ms || !g->o.pid || pid64 > 4194304)
+        return usage(stderr), 2;
+    if (mkdir(g->o.dir, 0755) != 0 && errno != EEXIST) return perror(g->o.dir), 1;
+    if (!realpath(g->o.dir, g->dir)) return perror(g->o.dir), 1;
+    g->rng = g->o.seed * 0x9E3779B97F4A7C15ull + 1;
+    snprintf(g->marker, sizeof g->marker, "%s/jit-%u.dump", g->dir, (unsigned)g->o.pid);
+
+    /* code space: room for every function and stub, or --pages */
+    g->space = g->o.pages ? g->o.pages * PAGE : ((g->o.loads + 1) * (2048 + 32) + (g->o.loads / 15 + 1) * STUB_SIZE);
+    g->fns = (fn *)calloc(g->o.loads + 1, sizeof(fn));
+    g->stubs = (uint64_t *)calloc(g->o.loads / (STUB_EVERY - 1) + 2, sizeof(uint64_t));
+    code = (uint8_t *)malloc(4096);
+    if (!g->fns || !g->stubs || !code) return fprintf(stderr, "jitgen: out of memory\n"), 1;
+
+    /* outputs */
+    g->jf = fopen(g->marker, "wb");
+    if (!g->jf) return perror(g->marker), 1;
+    setvbuf(g->jf, NULL, _IOFBF, 1 << 20);
+    {
+        jitanon_sink js;
+        js.write_fn = jf_write;
+        js.user = g->jf;
+        if (jitanon_jitdump_writer_init(&g->jw, js, 62 /* EM_X86_64 */, g->o.pid, T0 + 20000000, 0, &g->err) != JITANON_OK)
+            die(g, "jitdump header");
+    }
+    snprintf(path, sizeof path, "%s/perf.data", g->dir);
+    if (jitanon_atomic_open(&g->af, path, NULL, &g->err) != JITANON_OK) die(g, path);
+    if (jitanon_perf_writer_init(&g->pw, JITANON_PERF_FILE, 0, jitanon_atomic_sink(&g->af), jitanon_atomic_pwrite, NULL,
+                                 &g->err) != JITANON_OK)
+        die(g, "perf writer");
+    make_attr(g);
+    if (jitanon_perf_writer_add_attr(&g->pw, &g->attr, &g->err) != JITANON_OK) die(g, "attr");
+
+    /* process start: exec, binary and libc, worker threads, the jitdump marker */
+    rec_comm(g, g->o.pid, g->o.pid, "node", 1, T0);
+    rec_mmap2(g, NODE_TEXT, NODE_TEXT_LEN, 0xa00000, 259, 1, 1835231, "/opt/jitgen/bin/node", T0 + 1000);
+    rec_mmap2(g, LIBC_TEXT, LIBC_TEXT_LEN, 0x28000, 259, 1, 1577001, "/opt/jitgen/lib/libc.so.6", T0 + 900000);
+    for (v = 1; v <= 2; v++) {
+        rec_task(g, JITANON_PERF_RECORD_FORK, g->o.pid, g->o.pid + (uint32_t)v, T0 + 5000000 + v * 1000);
+        rec_comm(g, g->o.pid, g->o.pid + (uint32_t)v, v == 1 ? "V8 DefaultWorke" : "libuv-worker", 0,
+                 T0 + 5000000 + v * 1000 + 500);
+    }
+    rec_mmap2(g, 0x7f3a52400000ull, PAGE, 0, 259, 1, 2101, g->marker, T0 + 20000000);
+
+    /* loads front-loaded (startup compiles a lot), samples evenly at 4 kHz-ish */
+    dur = g->o.duration_ms * 1000000ull;
+    t_end = T0 + 30000000 + dur;
+    for (s = 0, l = 0; s < g->o.samples || l < g->o.loads;) {
+        uint64_t ts = s < g->o.samples ? T0 + 30000000 + dur * s / g->o.samples + rndn(g, 1000) : UINT64_MAX;
+        uint64_t tl = UINT64_MAX;
+        if (l < g->o.loads) {
+            double x = (double)(l + 1) / (double)g->o.loads;
+            tl = T0 + 25000000 + (uint64_t)((double)dur * (0.6 * x * x + 0.4 * x)) + 2000;
+        }
+        if (tl <= ts) {
+            write_function(g, l, tl, code);
+            l++;
+        } else {
+            uint32_t tid = g->o.pid + (rndn(g, 10) == 0 ? 1u : 0u);
+            rec_sample(g, tid, sample_ip(g), ts);
+            s++;
+        }
+    }
+    rec_task(g, JITANON_PERF_RECORD_EXIT, g->o.pid, g->o.pid, t_end + 1000);
+    if (jitanon_jitdump_write_close(&g->jw, t_end, &g->err) != JITANON_OK) die(g, "jitdump close");
+    if (fclose(g->jf) != 0) return perror(g->marker), 1;
+    add_features(g);
+    if (jitanon_perf_writer_finish(&g->pw, &g->err) != JITANON_OK) die(g, "perf.data finish");
+    if (jitanon_atomic_commit(&g->af, 0, &g->err) != JITANON_OK) die(g, "perf.data commit");
+    if (!g->o.quiet)
+        fprintf(stderr, "jitgen: %s/perf.data: %llu records (%llu samples), %llu bytes; %s: %llu loads, %llu bytes\n",
+                g->dir, (unsigned long long)g->records, (unsigned long long)g->o.samples,
+                (unsigned long long)g->pw.bytes_written, g->marker, (unsigned long long)g->o.loads,
+                (unsigned long long)g->jw.bytes_written);
+    jitanon_perf_writer_free(&g->pw);
+    free(code);
+    free(g->fns);
+    free(g->stubs);
+    free(g);
+    return 0;
+}

@@ -1,0 +1,439 @@
+/* libFuzzer harness: the whole injector on an in-memory perf.data + jitdump pair.
+
+   Input layout:  u16 LE dump_len | u16 LE flags | dump_len bytes of jitdump | perf.data
+   (dump_len is clamped to what is there).  Every marker path (jit-<digits>.dump) loads
+   the same jitdump from memory (io.load_dump); ELF files are collected in memory
+   (io.write_elf); the output perf.data goes to a memory sink.  flags pick the options:
+
+       bit 0      output in the other mode (file <-> pipe)
+       bit 1      one ELF per process instead of one per function
+       bits 2-3   anon_mode (3 = RANGE)
+       bit 4      forward-only input (no seek callback)
+       bit 5      the recorded dump path fails; opts.jitdump_dir must find it
+       bit 6      write_elf refuses every third file
+       bit 7      tiny max_round_bytes (rounds processed in parts)
+       bit 8      a second run with out == NULL (resolve samples only)
+       bit 9      opts.elf_dir set
+       bit 10/11  elf.no_debug / elf.no_unwind
+
+   Checks: the result is OK or a typed error; load_dump sees only marker names; ELF names
+   are plain file names and every ELF parses with our reader; on success the output reads
+   back completely with records_out records, records_in equals the records read, every
+   SAMPLE reached on_sample, and every MMAP2 that names one of our ELFs points (pgoff) at
+   a function symbol in it.  All memory goes through a capped allocator that must end at
+   zero live bytes.  Nothing is written anywhere. */
+#define JITANON_MAX_RECORD_SIZE (1u << 20)
+#define JITANON_IMPLEMENTATION
+#include "jitanon.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+#define FUZZ_MEM_CAP ((size_t)96 << 20)
+#define FUZZ_OUT_CAP ((size_t)16 << 20)
+#define FUZZ_ELF_CAP ((size_t)16 << 20) /* total bytes of ELF files kept */
+#define FUZZ_MAX_ELFS 256u
+
+#define CHECK(cond)                                                                 \
+    do {                                                                            \
+        if (!(cond)) {                                                              \
+            fprintf(stderr, "fuzz_inject: %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            abort();                                                                \
+        }                                                                           \
+    } while (0)
+
+/* -- a capped allocator that also checks the size bookkeeping ----------------------------- */
+
+typedef struct capped {
+    size_t live, cap;
+    int hit;
+} capped;
+
+static void *capped_alloc(void *user, size_t size)
+{
+    capped *a = (capped *)user;
+    void *p;
+    if (size > a->cap - a->live) {
+        a->hit = 1;
+        return NULL;
+    }
+    p = malloc(size);
+    if (p) a->live += size;
+    return p;
+}
+
+static void *capped_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    capped *a = (capped *)user;
+    void *p;
+    size_t base = ptr ? old_size : 0;
+    CHECK(base <= a->live);
+    if (new_size > base && new_size - base > a->cap - a->live) {
+        a->hit = 1;
+        return NULL;
+    }
+    p = realloc(ptr, new_size);
+    if (!p) return NULL;
+    a->live = a->live - base + new_size;
+    return p;
+}
+
+static void capped_free(void *user, void *ptr, size_t size)
+{
+    capped *a = (capped *)user;
+    CHECK(size <= a->live);
+    a->live -= size;
+    free(ptr);
+}
+
+static jitanon_allocator capped_allocator(capped *a)
+{
+    jitanon_allocator al;
+    al.alloc_fn = capped_alloc;
+    al.realloc_fn = capped_realloc;
+    al.free_fn = capped_free;
+    al.user = a;
+    return al;
+}
+
+/* -- memory input, memory output ---------------------------------------------------------- */
+
+typedef struct memin {
+    const uint8_t *data;
+    size_t size, pos;
+} memin;
+
+static size_t memin_read(void *user, void *dst, size_t size)
+{
+    memin *m = (memin *)user;
+    size_t n = m->size - m->pos;
+    if (n > size) n = size;
+    if (n) memcpy(dst, m->data + m->pos, n);
+    m->pos += n;
+    return n;
+}
+
+static int memin_seek(void *user, uint64_t off)
+{
+    memin *m = (memin *)user;
+    if (off > m->size) return 1;
+    m->pos = (size_t)off;
+    return 0;
+}
+
+static int membuf_pwrite(void *user, const void *data, size_t size, uint64_t off)
+{
+    jitanon_membuf *m = (jitanon_membuf *)user;
+    if (off > m->size || size > m->size - off) return 1;
+    memcpy(m->data + off, data, size);
+    return 0;
+}
+
+/* -- the io callbacks --------------------------------------------------------------------- */
+
+typedef struct elf_file {
+    char *path; /* dir/name */
+    uint8_t *data;
+    size_t size;
+    int written; /* times this path was written */
+} elf_file;
+
+typedef struct world {
+    const uint8_t *dump;
+    size_t dump_size;
+    unsigned flags;
+    const char *jitdump_dir;
+    elf_file elfs[FUZZ_MAX_ELFS];
+    size_t nelfs, elf_bytes;
+    uint64_t write_calls, loads, samples;
+} world;
+
+static jitanon_jitdump *io_load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_error *err)
+{
+    world *w = (world *)user;
+    CHECK(path != NULL && jitanon_is_jitdump_marker(path, strlen(path), NULL));
+    w->loads++;
+    if ((w->flags & 1u << 5) && strncmp(path, w->jitdump_dir, strlen(w->jitdump_dir)) != 0) {
+        if (err) {
+            memset(err, 0, sizeof *err);
+            err->type = JITANON_ERR_IO;
+            err->description = jitanon_result_string(JITANON_ERR_IO);
+        }
+        return NULL;
+    }
+    return jitanon_jitdump_load_memory(w->dump, w->dump_size, opts, err);
+}
+
+static int plain_name(const char *name)
+{
+    size_t i, n = strlen(name);
+    if (n < 4 || name[0] == '.' || strcmp(name + n - 3, ".so") != 0) return 0;
+    for (i = 0; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) return 0;
+    }
+    return 1;
+}
+
+static int io_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    world *w = (world *)user;
+    jitanon_elf_file f;
+    jitanon_error err;
+    size_t i, dl, nl;
+    char *path;
+    CHECK(dir != NULL && name != NULL && data != NULL);
+    CHECK(plain_name(name));
+    CHECK(jitanon_elf_parse(&f, data, size, &err) == JITANON_OK);
+    CHECK(f.type == 3 && f.build_id.size == 20);
+    w->write_calls++;
+    if ((w->flags & 1u << 6) && w->write_calls % 3 == 0) return 1;
+    dl = strlen(dir);
+    nl = strlen(name);
+    path = (char *)malloc(dl + nl + 2);
+    CHECK(path != NULL);
+    memcpy(path, dir, dl);
+    path[dl] = '/';
+    memcpy(path + dl + 1, name, nl + 1);
+    for (i = 0; i < w->nelfs; i++)
+        if (strcmp(w->elfs[i].path, path) == 0) break;
+    if (i == w->nelfs) {
+        if (w->nelfs == FUZZ_MAX_ELFS || size > FUZZ_ELF_CAP - w->elf_bytes) {
+            free(path);
+            return 0; /* stored, as far as the injector knows; we just do not keep it */
+        }
+        w->nelfs++;
+        memset(&w->elfs[i], 0, sizeof w->elfs[i]);
+        w->elfs[i].path = path;
+    } else {
+        free(path);
+        if (size > FUZZ_ELF_CAP - w->elf_bytes) {
+            w->elfs[i].written++;
+            return 0;
+        }
+        w->elf_bytes -= w->elfs[i].size;
+        free(w->elfs[i].data);
+        w->elfs[i].data = NULL;
+        w->elfs[i].size = 0;
+    }
+    w->elfs[i].written++;
+    w->elfs[i].data = (uint8_t *)malloc(size ? size : 1);
+    CHECK(w->elfs[i].data != NULL);
+    memcpy(w->elfs[i].data, data, size);
+    w->elfs[i].size = size;
+    w->elf_bytes += size;
+    return 0;
+}
+
+static void io_log(void *user, const char *message)
+{
+    (void)user;
+    CHECK(message != NULL && strlen(message) < 4096);
+}
+
+static void io_progress(void *user, uint64_t bytes_done)
+{
+    (void)user;
+    (void)bytes_done;
+}
+
+static void on_sample(void *user, const jitanon_sample_info *s)
+{
+    world *w = (world *)user;
+    volatile uint8_t x = 0;
+    size_t i;
+    w->samples++;
+    CHECK(s->name.length == 0 || s->name.data != NULL);
+    for (i = 0; i < s->name.length; i++) x = (uint8_t)(x + (uint8_t)s->name.data[i]);
+    (void)x;
+}
+
+static void world_free(world *w)
+{
+    size_t i;
+    for (i = 0; i < w->nelfs; i++) {
+        free(w->elfs[i].path);
+        free(w->elfs[i].data);
+    }
+    w->nelfs = 0;
+    w->elf_bytes = 0;
+}
+
+/* -- checking the output ------------------------------------------------------------------- */
+
+static int occurs(const uint8_t *hay, size_t n, const char *needle, size_t k)
+{
+    size_t i;
+    if (k == 0 || k > n) return k == 0;
+    for (i = 0; i + k <= n; i++)
+        if (hay[i] == (uint8_t)needle[0] && memcmp(hay + i, needle, k) == 0) return 1;
+    return 0;
+}
+
+/* An MMAP2 naming one of our ELF files must point at a function in it. */
+static void check_mmap(const world *w, const jitanon_perf_record *rec, const uint8_t *input, size_t input_size)
+{
+    size_t i;
+    const jitanon_str *fn = &rec->mmap.filename;
+    for (i = 0; i < w->nelfs; i++) {
+        const elf_file *e = &w->elfs[i];
+        jitanon_elf_file f;
+        jitanon_elf_section symtab;
+        jitanon_error err;
+        uint64_t k, n;
+        int found = 0;
+        if (strlen(e->path) != fn->length || memcmp(e->path, fn->data, fn->length) != 0) continue;
+        /* Only our own synthesized MMAP2s: skip files written twice (overwritten, as on
+           disk) and names the input itself contains. */
+        if (e->written != 1 || occurs(input, input_size, fn->data, fn->length)) return;
+        CHECK(jitanon_elf_parse(&f, e->data, e->size, &err) == JITANON_OK);
+        CHECK(jitanon_elf_find_section(&f, ".symtab", &symtab) != 0);
+        n = jitanon_elf_symbol_count(&f, &symtab);
+        for (k = 1; k < n && !found; k++) {
+            jitanon_elf_symbol s;
+            CHECK(jitanon_elf_symbol_at(&f, &symtab, k, &s, &err) == JITANON_OK);
+            found = s.value == rec->mmap.pgoff;
+        }
+        CHECK(found);
+        return;
+    }
+}
+
+static void read_back(const world *w, const jitanon_membuf *out, const jitanon_inject_stats *st, const uint8_t *input,
+                      size_t input_size)
+{
+    memin in;
+    capped cap;
+    jitanon_perf_opts po;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_error err;
+    jitanon_result res;
+    uint64_t n = 0;
+    memset(&cap, 0, sizeof cap);
+    cap.cap = FUZZ_MEM_CAP;
+    memset(&po, 0, sizeof po);
+    po.allocator = capped_allocator(&cap);
+    po.max_payload = 1u << 20;
+    po.max_header_bytes = 4u << 20;
+    in.data = out->data;
+    in.size = out->size;
+    in.pos = 0;
+    res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &po, &err);
+    while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
+        n++;
+        if (rec.type == JITANON_PERF_RECORD_MMAP2) check_mmap(w, &rec, input, input_size);
+    }
+    if (!cap.hit) {
+        if (res != JITANON_END) {
+            char msg[256];
+            jitanon_format_error(msg, sizeof msg, &err);
+            fprintf(stderr, "fuzz_inject: output does not read back: %s\n", msg);
+        }
+        CHECK(res == JITANON_END);
+        CHECK(n == st->records_out);
+    }
+    jitanon_perf_reader_free(&r);
+    CHECK(cap.live == 0);
+}
+
+static int is_typed_error(jitanon_result r) { return r > JITANON_AGAIN && r < JITANON_RESULT_COUNT; }
+
+/* One injection; out_mode 0 = resolve only (out == NULL). */
+static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode)
+{
+    memin in;
+    capped cap;
+    jitanon_perf_opts po;
+    jitanon_inject_opts io;
+    jitanon_inject_stats st;
+    jitanon_perf_reader r;
+    jitanon_perf_writer wr;
+    jitanon_membuf out;
+    jitanon_sink sink;
+    jitanon_error err;
+    jitanon_result res;
+    unsigned fl = w->flags;
+    memset(&cap, 0, sizeof cap);
+    cap.cap = FUZZ_MEM_CAP;
+    memset(&po, 0, sizeof po);
+    po.allocator = capped_allocator(&cap);
+    po.max_payload = 1u << 20;
+    po.max_header_bytes = 4u << 20;
+    memset(&io, 0, sizeof io);
+    io.allocator = po.allocator;
+    io.anon_mode = (fl >> 2 & 3) == 3 ? JITANON_ANON_RANGE : (fl >> 2 & 3);
+    io.elf_layout = fl & 2 ? JITANON_ELF_PER_PROCESS : JITANON_ELF_PER_FUNCTION;
+    io.jitdump_dir = fl & 1u << 5 ? w->jitdump_dir : NULL;
+    io.elf_dir = fl & 1u << 9 ? "/fuzz-elf-out" : NULL;
+    io.max_round_bytes = fl & 1u << 7 ? 512 : 1u << 20;
+    io.elf.no_debug = (fl >> 10) & 1;
+    io.elf.no_unwind = (fl >> 11) & 1;
+    io.jitdump.allocator = po.allocator;
+    io.jitdump.memory_limit = 16u << 20;
+    io.jitdump.max_record_size = 1u << 20;
+    io.io.load_dump = io_load_dump;
+    io.io.write_elf = io_write_elf;
+    io.io.log = io_log;
+    io.io.progress = io_progress;
+    io.io.user = w;
+    io.on_sample = on_sample;
+    w->samples = 0;
+    memset(&out, 0, sizeof out);
+    out.max_size = FUZZ_OUT_CAP;
+    out.allocator = po.allocator;
+    memset(&wr, 0, sizeof wr);
+    memset(&st, 0, sizeof st);
+    in.data = perf;
+    in.size = perf_size;
+    in.pos = 0;
+    res = jitanon_perf_reader_init(&r, memin_read, fl & 1u << 4 ? NULL : memin_seek, &in, &po, &err);
+    if (res == JITANON_OK && out_mode) {
+        jitanon_perf_mode mode = r.mode;
+        if (fl & 1) mode = mode == JITANON_PERF_FILE ? JITANON_PERF_PIPE : JITANON_PERF_FILE;
+        sink.write_fn = jitanon_membuf_write;
+        sink.user = &out;
+        res = jitanon_perf_writer_init(&wr, mode, r.big_endian, sink, mode == JITANON_PERF_FILE ? membuf_pwrite : NULL,
+                                       &po, &err);
+    }
+    if (res == JITANON_OK) {
+        res = jitanon_inject(&r, out_mode ? &wr : NULL, &io, &st, &err);
+        CHECK(res == JITANON_OK || is_typed_error(res));
+        CHECK(st.records_in <= r.stats.records);
+        if (res == JITANON_OK) {
+            CHECK(st.records_in == r.stats.records);
+            CHECK(w->samples == r.stats.by_type[JITANON_PERF_RECORD_SAMPLE]);
+            CHECK(st.dumps_loaded + st.dumps_failed <= st.markers);
+            if (out_mode) {
+                CHECK(st.records_out == wr.records);
+                read_back(w, &out, &st, perf, perf_size);
+            } else {
+                CHECK(st.records_out == 0 && st.elf_files == 0);
+            }
+        }
+    }
+    jitanon_perf_writer_free(&wr);
+    jitanon_perf_reader_free(&r);
+    jitanon_membuf_free(&out);
+    CHECK(cap.live == 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    world w;
+    size_t dump_len;
+    if (size < 4) return 0;
+    dump_len = (size_t)data[0] | (size_t)data[1] << 8;
+    if (dump_len > size - 4) dump_len = size - 4;
+    memset(&w, 0, sizeof w);
+    w.flags = (unsigned)data[2] | (unsigned)data[3] << 8;
+    w.dump = data + 4;
+    w.dump_size = dump_len;
+    w.jitdump_dir = "/fuzz-dumps";
+    inject(&w, data + 4 + dump_len, size - 4 - dump_len, 1);
+    world_free(&w);
+    if (w.flags & 1u << 8) {
+        inject(&w, data + 4 + dump_len, size - 4 - dump_len, 0);
+        world_free(&w);
+    }
+    return 0;
+}

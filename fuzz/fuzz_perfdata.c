@@ -1,0 +1,331 @@
+/* libFuzzer harness: the perf.data reader (file and pipe mode, either byte order, are
+   auto-detected from the input) run four ways over the same bytes:
+
+     A  seekable, whole reads, with a decompressor     (features loaded first)
+     B  seekable, odd-sized reads, with a decompressor (features loaded last)
+     C  forward-only, odd-sized reads, no decompressor (features after END)
+     D  forward-only, whole reads, no decompressor
+
+   Every decoded view of every record is touched and checked to lie inside the record;
+   A and B, and C and D, must agree exactly (same result, same records, same attrs).
+   Limits are tight (payloads, header bytes, a 64 MiB allocator cap); a run that hit the
+   cap is not compared.  Nothing is written anywhere. */
+#define JITANON_IMPLEMENTATION
+#include "jitanon.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+#define FUZZ_MEM_CAP ((size_t)64 << 20)
+
+#define CHECK(cond)                                                                 \
+    do {                                                                            \
+        if (!(cond)) {                                                              \
+            fprintf(stderr, "fuzz_perfdata: %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            abort();                                                                \
+        }                                                                           \
+    } while (0)
+
+/* -- a capped allocator that also checks the size bookkeeping ----------------------------- */
+
+typedef struct capped {
+    size_t live, cap;
+    int hit;
+} capped;
+
+static void *capped_alloc(void *user, size_t size)
+{
+    capped *a = (capped *)user;
+    void *p;
+    if (size > a->cap - a->live) {
+        a->hit = 1;
+        return NULL;
+    }
+    p = malloc(size);
+    if (p) a->live += size;
+    return p;
+}
+
+static void *capped_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    capped *a = (capped *)user;
+    void *p;
+    size_t base = ptr ? old_size : 0;
+    CHECK(base <= a->live);
+    if (new_size > base && new_size - base > a->cap - a->live) {
+        a->hit = 1;
+        return NULL;
+    }
+    p = realloc(ptr, new_size);
+    if (!p) return NULL;
+    a->live = a->live - base + new_size;
+    return p;
+}
+
+static void capped_free(void *user, void *ptr, size_t size)
+{
+    capped *a = (capped *)user;
+    CHECK(size <= a->live);
+    a->live -= size;
+    free(ptr);
+}
+
+static jitanon_allocator capped_allocator(capped *a)
+{
+    jitanon_allocator al;
+    a->live = 0;
+    a->cap = FUZZ_MEM_CAP;
+    a->hit = 0;
+    al.alloc_fn = capped_alloc;
+    al.realloc_fn = capped_realloc;
+    al.free_fn = capped_free;
+    al.user = a;
+    return al;
+}
+
+/* -- memory input: whole or odd-sized reads, optional seeking ------------------------------ */
+
+typedef struct memin {
+    const uint8_t *data;
+    size_t size, pos, step;
+    int odd;
+} memin;
+
+static size_t memin_read(void *user, void *dst, size_t size)
+{
+    memin *m = (memin *)user;
+    size_t n = m->size - m->pos;
+    if (n > size) n = size;
+    if (m->odd) {
+        if (n > m->step) n = m->step;
+        m->step = m->step * 7 % 97 + 1; /* 1..97, never 0 before the end */
+    }
+    if (n) memcpy(dst, m->data + m->pos, n);
+    m->pos += n;
+    return n;
+}
+
+static int memin_seek(void *user, uint64_t off)
+{
+    memin *m = (memin *)user;
+    if (off > m->size) return 1;
+    m->pos = (size_t)off;
+    return 0;
+}
+
+/* The "compressed" payload is the records themselves. */
+static int identity_decompress(void *user, const void *src, size_t size, jitanon_membuf *out)
+{
+    (void)user;
+    return jitanon_membuf_write(out, src, size);
+}
+
+/* -- touching and checking ------------------------------------------------------------------ */
+
+typedef struct digest {
+    jitanon_result init, end;
+    uint64_t records, hash, attr_hash, feat_hash;
+    size_t attr_count;
+    int hit_cap;
+} digest;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    size_t i;
+    for (i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t fnv64(uint64_t h, uint64_t v)
+{
+    uint8_t b[8];
+    jitanon__wr64(b, v, 0);
+    return fnv(h, b, 8);
+}
+
+/* A view must be empty or lie inside [base, base + size); every byte is read. */
+static volatile uint8_t g_sink;
+static void check_view(const void *view, size_t len, const uint8_t *base, size_t size)
+{
+    const uint8_t *v = (const uint8_t *)view;
+    size_t i;
+    uint8_t x = 0;
+    if (!len) return;
+    CHECK(v != NULL && base != NULL);
+    CHECK(v >= base && (size_t)(v - base) <= size && len <= size - (size_t)(v - base));
+    for (i = 0; i < len; i++) x = (uint8_t)(x + v[i]);
+    g_sink = x;
+}
+
+static uint64_t touch_attrs(const jitanon_perf_reader *r)
+{
+    uint64_t h = 14695981039346656037ull;
+    size_t i, k;
+    for (i = 0; i < r->attr_count; i++) {
+        const jitanon_perf_attr *a = &r->attrs[i];
+        CHECK(a->raw.size >= 64 && a->raw.data != NULL);
+        check_view(a->raw.data, a->raw.size, a->raw.data, a->raw.size);
+        CHECK(a->id_count == 0 || a->ids != NULL);
+        h = fnv(h, a->raw.data, a->raw.size);
+        h = fnv64(h, a->id_count);
+        for (k = 0; k < a->id_count; k++) h = fnv64(h, a->ids[k]);
+        h = fnv64(h, a->sample_type);
+        h = fnv64(h, (uint64_t)a->sample_id_all << 1 | (uint64_t)a->use_clockid);
+        h = fnv64(h, a->id_hdr_size);
+    }
+    return h;
+}
+
+static uint64_t touch_features(const jitanon_perf_reader *r)
+{
+    uint64_t h = 14695981039346656037ull;
+    unsigned bit;
+    for (bit = 0; bit < JITANON_PERF_FEAT_BITS + 2; bit++) {
+        jitanon_bytes b;
+        memset(&b, 0, sizeof b);
+        if (!jitanon_perf_reader_feature(r, bit, &b)) continue;
+        CHECK(bit < JITANON_PERF_FEAT_BITS);
+        CHECK(b.size == 0 || b.data != NULL);
+        check_view(b.data, b.size, b.data, b.size);
+        h = fnv64(h, bit);
+        h = fnv(h, b.data, b.size);
+    }
+    return h;
+}
+
+static void touch_record(const jitanon_perf_reader *r, const jitanon_perf_record *rec, uint64_t expect_index)
+{
+    const uint8_t *base = rec->raw.data;
+    size_t size = rec->raw.size, i;
+    uint64_t x = 0;
+    CHECK(size >= 8 && base != NULL);
+    check_view(base, size, base, size);
+    CHECK(jitanon__rd32(base, r->big_endian) == rec->type);
+    CHECK(jitanon__rd16(base + 4, r->big_endian) == rec->misc);
+    CHECK(jitanon__rd16(base + 6, r->big_endian) == rec->size);
+    CHECK(rec->size >= 8 && rec->size <= size);
+    CHECK(rec->index == expect_index);
+    CHECK(r->attr_count ? rec->attr_index < r->attr_count : rec->attr_index == 0);
+    if (rec->payload.size) {
+        CHECK(rec->payload.data == base + rec->size && rec->payload.size == size - rec->size);
+    } else {
+        CHECK(size == rec->size);
+    }
+    check_view(rec->payload.data, rec->payload.size, base, size);
+    (void)jitanon_perf_record_name(rec->type);
+    switch (rec->type) {
+    case JITANON_PERF_RECORD_MMAP:
+    case JITANON_PERF_RECORD_MMAP2:
+        check_view(rec->mmap.filename.data, rec->mmap.filename.length, base, size);
+        CHECK(memchr(rec->mmap.filename.data ? rec->mmap.filename.data : "", 0, rec->mmap.filename.length) == NULL);
+        if (rec->mmap.has_build_id) {
+            CHECK(rec->type == JITANON_PERF_RECORD_MMAP2 && rec->mmap.build_id_size <= 20);
+            check_view(rec->mmap.build_id, 20, base, size);
+        }
+        break;
+    case JITANON_PERF_RECORD_SAMPLE:
+        CHECK(rec->sample.callchain.size / 8 == rec->sample.callchain_nr && rec->sample.callchain.size % 8 == 0);
+        check_view(rec->sample.callchain.data, rec->sample.callchain.size, base, size);
+        for (i = 0; i < rec->sample.callchain_nr; i++) x += jitanon_perf_u64_at(rec->sample.callchain, i, r->big_endian);
+        CHECK(jitanon_perf_u64_at(rec->sample.callchain, (size_t)rec->sample.callchain_nr, r->big_endian) == 0);
+        break;
+    case JITANON_PERF_RECORD_COMM:
+        check_view(rec->comm.comm.data, rec->comm.comm.length, base, size);
+        break;
+    case JITANON_PERF_RECORD_ID_INDEX:
+        CHECK(rec->id_index.entries.size / 32 == rec->id_index.nr && rec->id_index.entries.size % 32 == 0);
+        check_view(rec->id_index.entries.data, rec->id_index.entries.size, base, size);
+        for (i = 0; i < rec->id_index.nr * 4; i++) x += jitanon_perf_u64_at(rec->id_index.entries, i, r->big_endian);
+        break;
+    case JITANON_PERF_RECORD_HEADER_FEATURE:
+        check_view(rec->feature.data.data, rec->feature.data.size, base, size);
+        break;
+    case JITANON_PERF_RECORD_TIME_CONV:
+        x += jitanon_tsc_to_perf_time(x, rec->time_conv.time_shift, rec->time_conv.time_mult, rec->time_conv.time_zero,
+                                      rec->time_conv.extended, rec->time_conv.time_cycles, rec->time_conv.time_mask,
+                                      rec->time_conv.cap_user_time_zero, rec->time_conv.cap_user_time_short);
+        break;
+    default: break;
+    }
+    g_sink = (uint8_t)x;
+}
+
+static int is_typed_error(jitanon_result r) { return r > JITANON_AGAIN && r < JITANON_RESULT_COUNT; }
+
+static void run(const uint8_t *data, size_t size, int seek, int odd, int decompress, int feats_first, digest *d)
+{
+    memin in;
+    capped cap;
+    jitanon_perf_opts opts;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_error err;
+    jitanon_result res;
+    char msg[256];
+    memset(d, 0, sizeof *d);
+    d->hash = 14695981039346656037ull;
+    memset(&in, 0, sizeof in);
+    in.data = data;
+    in.size = size;
+    in.step = 5;
+    in.odd = odd;
+    memset(&opts, 0, sizeof opts);
+    opts.allocator = capped_allocator(&cap);
+    opts.max_payload = 1u << 20;
+    opts.max_header_bytes = 4u << 20;
+    if (decompress) opts.decompress = identity_decompress;
+    res = jitanon_perf_reader_init(&r, memin_read, seek ? memin_seek : NULL, &in, &opts, &err);
+    d->init = res;
+    if (res == JITANON_OK) {
+        CHECK(r.mode == JITANON_PERF_FILE || r.mode == JITANON_PERF_PIPE);
+        if (feats_first && jitanon_perf_reader_load_features(&r, &err) == JITANON_OK) d->feat_hash = touch_features(&r);
+        while ((res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
+            touch_record(&r, &rec, d->records);
+            d->hash = fnv(d->hash, rec.raw.data, rec.raw.size);
+            d->records++;
+        }
+        CHECK(res == JITANON_END || is_typed_error(res));
+        jitanon_format_error(msg, sizeof msg, &err);
+        CHECK(r.stats.records == d->records);
+        /* After END the reader keeps answering END. */
+        if (res == JITANON_END) {
+            CHECK(jitanon_perf_reader_next(&r, &rec, &err) == JITANON_END);
+            if (!feats_first && jitanon_perf_reader_load_features(&r, &err) == JITANON_OK)
+                d->feat_hash = touch_features(&r);
+        }
+        d->attr_hash = touch_attrs(&r);
+        d->attr_count = r.attr_count;
+    } else {
+        CHECK(is_typed_error(res));
+    }
+    d->end = res;
+    jitanon_perf_reader_free(&r);
+    CHECK(cap.live == 0); /* every byte freed, with the sizes it was allocated with */
+    d->hit_cap = cap.hit;
+}
+
+static void same(const digest *a, const digest *b, int features)
+{
+    if (a->hit_cap || b->hit_cap) return;
+    CHECK(a->init == b->init);
+    CHECK(a->end == b->end);
+    CHECK(a->records == b->records);
+    CHECK(a->hash == b->hash);
+    if (a->end == JITANON_END) {
+        CHECK(a->attr_count == b->attr_count);
+        CHECK(a->attr_hash == b->attr_hash);
+        if (features) CHECK(a->feat_hash == b->feat_hash);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    digest a, b, c, d;
+    run(data, size, 1, 0, 1, 1, &a);
+    run(data, size, 1, 1, 1, 0, &b);
+    same(&a, &b, 1);
+    run(data, size, 0, 1, 0, 0, &c);
+    run(data, size, 0, 0, 0, 0, &d);
+    same(&c, &d, 1);
+    return 0;
+}
