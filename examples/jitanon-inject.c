@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 typedef struct cli {
-    int verbose, stats;
+    int stats;
     uint64_t total;
     int progress;
     struct timespec start, last;
@@ -30,7 +30,7 @@ static void usage(FILE *f)
             "  -o, --output FILE       perf.data to write (default '-': stdout, pipe mode)\n"
             "  -j, --jit               accepted for compatibility with perf inject (always on)\n"
             "  -f, --force             accepted for compatibility with perf inject\n"
-            "  -v, --verbose           report every jitdump found and every problem\n"
+            "  -v, --verbose           same as --stats\n"
             "      --anon=MODE         range (default): trim //anon, [anon: and /memfd: mmaps to what\n"
             "                          does not cover jitted code; all: drop them (perf's way);\n"
             "                          keep: strip nothing\n"
@@ -129,7 +129,7 @@ int main(int argc, char **argv)
             else if (!strcmp(v, "process")) o.elf_layout = JITANON_ELF_PER_PROCESS;
             else return fprintf(stderr, "jitanon-inject: --elf takes function or process\n"), 2;
         } else if (!strcmp(a, "-j") || !strcmp(a, "--jit") || !strcmp(a, "-f") || !strcmp(a, "--force")) {
-        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) c.verbose = 1;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) c.stats = 1;
         else if (!strcmp(a, "--stats")) c.stats = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;
         else if (!strcmp(a, "--version")) return printf("jitanon-inject %s\n", JITANON_VERSION_STRING), 0;
