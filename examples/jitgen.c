@@ -1,8 +1,9 @@
 /* jitgen: writes a synthetic but realistic `perf record -k mono -e cpu-clock` perf.data
    plus the matching jitdump of a node-like JIT, for benchmarks and stress tests.
 
-   jitgen [--samples N] [--loads M] [--pages P] [--pid PID] [--seed S] [--duration-ms T]
-          [--anon-every K] [--debug-every K] [--unwind-every K] [--round R] [--quiet] DIR
+   jitgen [--samples N] [--loads M] [--pages P] [--chunk-pages C] [--anon page|load|chunk]
+          [--pid PID] [--seed S] [--duration-ms T] [--debug-every K] [--unwind-every K]
+          [--round R] [--quiet] DIR
 
    Writes DIR/perf.data (file mode, through jitanon's perf writer) and DIR/jit-PID.dump.
    The perf.data looks like what perf 6.1 records for `perf record -k mono -e cpu-clock
@@ -11,16 +12,22 @@
      read_format ID|LOST, sample_id_all, mmap2, comm_exec, use_clockid, clockid 1 (MONOTONIC);
    - COMM/MMAP2 of the (fake) node binary and libc, FORK/COMM of two worker threads;
    - the marker MMAP2 of DIR/jit-PID.dump (absolute path, r-x, one page);
-   - coalescing //anon MMAP2s: before every K-th load (V8 makes the code page executable,
-     then logs the code), one r-x //anon covering every code page committed so far, so
-     it is timestamped after the earlier loads it covers;
+   - the code space is made of chunks of C pages (--chunk-pages, default 64 = V8's 256 KiB)
+     separated by guard pages; functions are allocated one after the other (32-byte
+     aligned, with an unlogged stub now and then); the //anon MMAP2s depend on --anon:
+       page (default): a chunk is committed a page at a time (mprotect r-x), and each
+         commit makes the kernel report one r-x //anon covering every committed page of
+         the chunk: coalescing mmaps, timestamped after the earlier loads they cover;
+       load: the same, but one before every load (a W^X JIT toggling protections);
+       chunk: one rwx //anon per chunk when it is created (what node 20 does here).
+     A huge --chunk-pages with --anon page is tinyjit's single growing region;
    - samples spread over jitted functions (skewed to hot ones and to recent ones), stubs
      (code between functions that has no LOAD record) and the binary;
    - FINISHED_ROUND every R records; EXIT at the end.
    The jitdump holds CODE_LOADs (100..2000 bytes, names as node 20 writes them), with a
    DEBUG_INFO before every K-th and an UNWINDING_INFO (V8's .eh_frame layout) before every
-   K-th, then CODE_CLOSE.  Code beyond P pages (when --pages is given and too small) wraps
-   around to the start of the code space, as a moving GC reuses it.
+   K-th, then CODE_CLOSE.  With --pages P the code space holds P/C chunks; code beyond it
+   wraps around to the first chunk, as a moving GC reuses it.
 
    `--loads 45000 --samples 200000` is about the size of an 8 s node --perf-prof run. */
 #define _GNU_SOURCE
@@ -47,7 +54,8 @@
 #define SAMPLE_TYPE (JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_PERIOD)
 
 typedef struct opts {
-    uint64_t samples, loads, pages, seed, duration_ms, anon_every, debug_every, unwind_every, round;
+    uint64_t samples, loads, pages, chunk_pages, seed, duration_ms, debug_every, unwind_every, round;
+    int anon; /* ANON_* */
     uint32_t pid;
     int quiet;
     const char *dir;
@@ -55,8 +63,11 @@ typedef struct opts {
 
 typedef struct fn {
     uint64_t start, size, load_time;
+    uint64_t chunk;
     uint32_t cycle; /* how often the code space had wrapped when it was placed */
 } fn;
+
+enum { ANON_PAGE, ANON_LOAD, ANON_CHUNK };
 
 typedef struct gen {
     opts o;
@@ -74,7 +85,8 @@ typedef struct gen {
     jitanon_jitdump_writer jw;
     /* code space */
     fn *fns;
-    uint64_t nfns, first_live, cursor, committed, space, stub_count;
+    uint64_t nfns, first_live, cursor, committed, chunk, nchunks, chunk_bytes, stub_count;
+    int new_chunk, grew;
     uint64_t *stubs; /* start of each stub (only those of the first cycle are sampled) */
     uint32_t cycle;
     jitanon_error err;
@@ -160,7 +172,7 @@ static void rec_task(gen *g, uint32_t type, uint32_t pid, uint32_t tid, uint64_t
 }
 
 static void rec_mmap2(gen *g, uint64_t start, uint64_t len, uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino,
-                      const char *name, uint64_t time)
+                      uint32_t prot, const char *name, uint64_t time)
 {
     uint8_t r[PATH_MAX + 256];
     size_t size;
@@ -173,7 +185,7 @@ static void rec_mmap2(gen *g, uint64_t start, uint64_t len, uint64_t pgoff, uint
     m.maj = maj;
     m.min = min;
     m.ino = ino;
-    m.prot = 5;  /* PROT_READ | PROT_EXEC */
+    m.prot = prot; /* PROT_READ | PROT_EXEC (| PROT_WRITE) */
     m.flags = 2; /* MAP_PRIVATE */
     m.filename.data = name;
     m.filename.length = strlen(name);
@@ -350,23 +362,30 @@ static uint64_t fn_size(gen *g)
     return s < 100 ? 100 : s > 2000 ? 2000 : s;
 }
 
+static uint64_t chunk_base(const gen *g) { return CODE_BASE + g->chunk * (g->chunk_bytes + PAGE); }
+
 /* Places the next allocation (a function or a stub) in the code space. */
 static uint64_t place(gen *g, uint64_t size)
 {
-    uint64_t start, end;
-    if (g->cursor + size > g->space) {
-        g->cursor = 0;
-        g->cycle++;
+    uint64_t start;
+    if (g->cursor + size > g->chunk_bytes) {
+        if (++g->chunk >= g->nchunks) {
+            g->chunk = 0;
+            g->cycle++;
+        }
+        g->cursor = g->committed = 0;
+        g->new_chunk = 1;
     }
-    start = CODE_BASE + g->cursor;
+    start = chunk_base(g) + g->cursor;
     g->cursor = (g->cursor + size + 31) & ~(uint64_t)31;
-    end = CODE_BASE + g->cursor;
-    if (g->cursor > g->committed) g->committed = (g->cursor + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-    if (g->committed > g->space) g->committed = g->space;
-    /* functions overwritten by this allocation are no longer sampled */
-    while (g->first_live < g->nfns &&
-           (g->fns[g->first_live].cycle + 1 < g->cycle ||
-            (g->fns[g->first_live].cycle < g->cycle && g->fns[g->first_live].start < end)))
+    if (g->cursor > g->chunk_bytes) g->cursor = g->chunk_bytes;
+    if (g->cursor > g->committed) {
+        g->committed = (g->cursor + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+        g->grew = 1;
+    }
+    /* functions in a chunk being reused are no longer sampled */
+    while (g->first_live < g->nfns && (g->fns[g->first_live].cycle + 1 < g->cycle ||
+                                       (g->fns[g->first_live].cycle < g->cycle && g->fns[g->first_live].chunk <= g->chunk)))
         g->first_live++;
     return start;
 }
@@ -380,8 +399,13 @@ static void write_function(gen *g, uint64_t i, uint64_t time, uint8_t *code)
         g->stubs[g->stub_count++] = place(g, STUB_SIZE);
     }
     start = place(g, size);
-    if ((i + 1) % g->o.anon_every == 0 || i == 0)
-        rec_mmap2(g, CODE_BASE, g->committed, CODE_BASE, 0, 0, 0, "//anon", time - 900);
+    {
+        uint64_t base = chunk_base(g);
+        if (g->o.anon == ANON_CHUNK ? g->new_chunk : g->o.anon == ANON_LOAD || g->grew || g->new_chunk)
+            rec_mmap2(g, base, g->o.anon == ANON_CHUNK ? g->chunk_bytes : g->committed, base, 0, 0, 0,
+                      g->o.anon == ANON_CHUNK ? 7 : 5, "//anon", time - 900);
+        g->grew = g->new_chunk = 0;
+    }
     for (k = 0; k < size; k++) code[k] = (uint8_t)rnd(g);
     code[0] = 0x55; /* push rbp */
     code[size - 1] = 0xc3;
@@ -418,6 +442,7 @@ static void write_function(gen *g, uint64_t i, uint64_t time, uint8_t *code)
     g->fns[g->nfns].size = size;
     g->fns[g->nfns].load_time = time;
     g->fns[g->nfns].cycle = g->cycle;
+    g->fns[g->nfns].chunk = g->chunk;
     g->nfns++;
 }
 
@@ -429,7 +454,7 @@ static uint64_t sample_ip(gen *g)
         if (r % 3 == 0) return LIBC_TEXT + rndn(g, LIBC_TEXT_LEN);
         return NODE_TEXT + rndn(g, NODE_TEXT_LEN);
     }
-    if (r >= 77 && g->stub_count && g->fns[g->first_live].cycle == 0)
+    if (r >= 77 && g->stub_count && g->cycle == 0)
         return g->stubs[rndn(g, g->stub_count)] + rndn(g, STUB_SIZE);
     if (r < 35) { /* hot set: a few dozen functions get a third of the samples */
         idx = g->first_live + rndn(g, live < 64 ? live : 64);
@@ -457,8 +482,9 @@ static int parse_u64(const char *s, uint64_t *v)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: jitgen [--samples N] [--loads M] [--pages P] [--pid PID] [--seed S] [--duration-ms T]\n"
-               "              [--anon-every K] [--debug-every K] [--unwind-every K] [--round R] [--quiet] DIR\n"
+    fprintf(f, "usage: jitgen [--samples N] [--loads M] [--pages P] [--chunk-pages C] [--anon page|load|chunk]\n"
+               "              [--pid PID] [--seed S] [--duration-ms T] [--debug-every K] [--unwind-every K]\n"
+               "              [--round R] [--quiet] DIR\n"
                "writes DIR/perf.data and DIR/jit-PID.dump\n");
 }
 
@@ -475,7 +501,8 @@ int main(int argc, char **argv)
     g->o.loads = 45000;
     g->o.seed = 1;
     g->o.duration_ms = 8000;
-    g->o.anon_every = 1;
+    g->o.chunk_pages = 64;
+    g->o.anon = ANON_PAGE;
     g->o.debug_every = 3;
     g->o.unwind_every = 4;
     g->o.round = 4000;
@@ -488,7 +515,15 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--pages")) dst = &g->o.pages;
         else if (!strcmp(a, "--seed")) dst = &g->o.seed;
         else if (!strcmp(a, "--duration-ms")) dst = &g->o.duration_ms;
-        else if (!strcmp(a, "--anon-every")) dst = &g->o.anon_every;
+        else if (!strcmp(a, "--chunk-pages")) dst = &g->o.chunk_pages;
+        else if (!strcmp(a, "--anon") && i + 1 < argc) {
+            const char *m = argv[++i];
+            if (!strcmp(m, "page")) g->o.anon = ANON_PAGE;
+            else if (!strcmp(m, "load")) g->o.anon = ANON_LOAD;
+            else if (!strcmp(m, "chunk")) g->o.anon = ANON_CHUNK;
+            else return fprintf(stderr, "jitgen: --anon takes page, load or chunk\n"), 2;
+            continue;
+        }
         else if (!strcmp(a, "--debug-every")) dst = &g->o.debug_every;
         else if (!strcmp(a, "--unwind-every")) dst = &g->o.unwind_every;
         else if (!strcmp(a, "--round")) dst = &g->o.round;
@@ -500,7 +535,7 @@ int main(int argc, char **argv)
         if (i + 1 >= argc || !parse_u64(argv[++i], dst)) return fprintf(stderr, "jitgen: bad value for %s\n", a), 2;
     }
     if (pid64) g->o.pid = (uint32_t)pid64;
-    if (!g->o.dir || !g->o.anon_every || !g->o.round || !g->o.duration_ms || !g->o.pid || pid64 > 4194304)
+    if (!g->o.dir || g->o.chunk_pages < 1 || g->o.chunk_pages > (1ull << 24) || !g->o.round || !g->o.duration_ms || !g->o.pid || pid64 > 4194304)
         return usage(stderr), 2;
     if (mkdir(g->o.dir, 0755) != 0 && errno != EEXIST) return perror(g->o.dir), 1;
     if (!realpath(g->o.dir, g->dir)) return perror(g->o.dir), 1;
@@ -508,7 +543,10 @@ int main(int argc, char **argv)
     snprintf(g->marker, sizeof g->marker, "%s/jit-%u.dump", g->dir, (unsigned)g->o.pid);
 
     /* code space: room for every function and stub, or --pages */
-    g->space = g->o.pages ? g->o.pages * PAGE : ((g->o.loads + 1) * (2048 + 32) + (g->o.loads / 15 + 1) * STUB_SIZE);
+    g->chunk_bytes = g->o.chunk_pages * PAGE;
+    g->nchunks = g->o.pages ? (g->o.pages + g->o.chunk_pages - 1) / g->o.chunk_pages : UINT64_MAX;
+    g->chunk = UINT64_MAX; /* the first allocation opens chunk 0 */
+    g->cursor = g->chunk_bytes;
     g->fns = (fn *)calloc(g->o.loads + 1, sizeof(fn));
     g->stubs = (uint64_t *)calloc(g->o.loads / (STUB_EVERY - 1) + 2, sizeof(uint64_t));
     code = (uint8_t *)malloc(4096);
@@ -535,14 +573,14 @@ int main(int argc, char **argv)
 
     /* process start: exec, binary and libc, worker threads, the jitdump marker */
     rec_comm(g, g->o.pid, g->o.pid, "node", 1, T0);
-    rec_mmap2(g, NODE_TEXT, NODE_TEXT_LEN, 0xa00000, 259, 1, 1835231, "/opt/jitgen/bin/node", T0 + 1000);
-    rec_mmap2(g, LIBC_TEXT, LIBC_TEXT_LEN, 0x28000, 259, 1, 1577001, "/opt/jitgen/lib/libc.so.6", T0 + 900000);
+    rec_mmap2(g, NODE_TEXT, NODE_TEXT_LEN, 0xa00000, 259, 1, 1835231,  5, "/opt/jitgen/bin/node", T0 + 1000);
+    rec_mmap2(g, LIBC_TEXT, LIBC_TEXT_LEN, 0x28000, 259, 1, 1577001,  5, "/opt/jitgen/lib/libc.so.6", T0 + 900000);
     for (v = 1; v <= 2; v++) {
         rec_task(g, JITANON_PERF_RECORD_FORK, g->o.pid, g->o.pid + (uint32_t)v, T0 + 5000000 + v * 1000);
         rec_comm(g, g->o.pid, g->o.pid + (uint32_t)v, v == 1 ? "V8 DefaultWorke" : "libuv-worker", 0,
                  T0 + 5000000 + v * 1000 + 500);
     }
-    rec_mmap2(g, 0x7f3a52400000ull, PAGE, 0, 259, 1, 2101, g->marker, T0 + 20000000);
+    rec_mmap2(g, 0x7f3a52400000ull, PAGE, 0, 259, 1, 2101, 5, g->marker, T0 + 20000000);
 
     /* loads front-loaded (startup compiles a lot), samples evenly at 4 kHz-ish */
     dur = g->o.duration_ms * 1000000ull;

@@ -397,6 +397,21 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     }
     if (res == JITANON_OK) {
         res = jitanon_inject(&r, out_mode ? &wr : NULL, &io, &st, &err);
+        if (getenv("FUZZ_VERBOSE")) {
+            char msg[256];
+            jitanon_format_error(msg, sizeof msg, &err);
+            fprintf(stderr,
+                    "inject(flags %#x, out %d): %s; in %llu out %llu samples %llu markers %llu loaded %llu failed %llu "
+                    "loads %llu moves %llu synth %llu anon kept/split/dropped/pieces %llu/%llu/%llu/%llu elf %llu "
+                    "refused %llu rounds %llu\n",
+                    fl, out_mode, res == JITANON_OK ? "ok" : msg, (unsigned long long)st.records_in,
+                    (unsigned long long)st.records_out, (unsigned long long)st.samples, (unsigned long long)st.markers,
+                    (unsigned long long)st.dumps_loaded, (unsigned long long)st.dumps_failed, (unsigned long long)st.loads,
+                    (unsigned long long)st.moves, (unsigned long long)st.mmaps_synthesized,
+                    (unsigned long long)st.anon_kept, (unsigned long long)st.anon_split,
+                    (unsigned long long)st.anon_dropped, (unsigned long long)st.anon_pieces,
+                    (unsigned long long)st.elf_files, (unsigned long long)st.elf_refused, (unsigned long long)st.rounds);
+        }
         CHECK(res == JITANON_OK || is_typed_error(res));
         CHECK(st.records_in <= r.stats.records);
         if (res == JITANON_OK) {

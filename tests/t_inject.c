@@ -244,6 +244,7 @@ static jitanon_result ti_inject(const jitanon_membuf *perf, jitanon_inject_opts 
             memset(x, 0, sizeof *x);
             x->type = rec.type;
             x->time = rec.sid.time;
+            if (rec.type == JITANON_PERF_RECORD_SAMPLE) x->start = rec.sample.ip;
             if (rec.type == JITANON_PERF_RECORD_MMAP2) {
                 x->start = rec.mmap.start;
                 x->len = rec.mmap.len;
@@ -463,8 +464,304 @@ static void test_inject_marker_names(void)
     JT_CHECK_EQ_U(jitanon_tsc_to_perf_time(5, 0, 3, 1, 1, 0, 0, 0, 0), 0);
 }
 
+/* -- the contract, on random recordings ------------------------------------------------
+
+   Random loads, //anon mmaps (each covering a random run of pages), file mmaps and
+   samples, with unique times, written in rounds whose records are shuffled inside each
+   round.  The output is replayed the way perf report does (sort by time, stable; later
+   mappings win) and every sample is checked against the contract computed from the input:
+   (a) in a function loaded before it and not replaced by a file mapping since: that
+   function's ELF; (b) otherwise: what the input resolves it to. */
+
+typedef struct ti_ev {
+    uint32_t type;       /* SAMPLE, MMAP2, or 0 for a jit LOAD */
+    uint64_t time, start, len, index;
+    const char *name;
+} ti_ev;
+
+static uint64_t ti_rand(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* perf's view: the latest (in processing order) mapping covering ip.  Mappings are kept
+   in the order perf processes them. */
+static const ti_out_rec *ti_perf_resolve(const ti_out_rec *const *maps, size_t n, uint64_t ip)
+{
+    while (n--)
+        if (ip - maps[n]->start < maps[n]->len) return maps[n];
+    return NULL;
+}
+
+static int ti_time_less(const void *a, const void *b)
+{
+    const ti_out_rec *x = *(const ti_out_rec *const *)a, *y = *(const ti_out_rec *const *)b;
+    if (x->time != y->time) return x->time < y->time ? -1 : 1;
+    return x < y ? -1 : x > y; /* stable: file order */
+}
+
+/* Replays records as perf report would and writes, per sample in time order, what it
+   resolves to ("" when nothing). */
+static size_t ti_replay(ti_out_rec *v, size_t n, char (*answers)[64], size_t max)
+{
+    const ti_out_rec **order = (const ti_out_rec **)malloc(n * sizeof *order);
+    const ti_out_rec **maps = (const ti_out_rec **)malloc(n * sizeof *maps);
+    size_t i, nm = 0, na = 0;
+    for (i = 0; i < n; i++) order[i] = &v[i];
+    qsort(order, n, sizeof *order, ti_time_less);
+    for (i = 0; i < n; i++) {
+        if (order[i]->type == JITANON_PERF_RECORD_MMAP2) maps[nm++] = order[i];
+        if (order[i]->type == JITANON_PERF_RECORD_SAMPLE && na < max) {
+            const ti_out_rec *m = ti_perf_resolve(maps, nm, order[i]->start);
+            strcpy(answers[na++], m ? m->name : "");
+        }
+    }
+    free(order);
+    free(maps);
+    return na;
+}
+
+static void ti_random_case(uint64_t seed, int *failures, uint32_t anon_mode, int quiet)
+{
+    enum { NEV = 120, PAGE = 0x1000, BASE = 0x100000 };
+    ti_ev ev[NEV];
+    uint64_t s = seed * 2654435761u + 1, t = 100;
+    size_t i, n = 0, k;
+    uint8_t raw[128];
+    ti_gen g;
+    jitanon_sink sink;
+    jitanon_error err;
+    jitanon_membuf perf;
+    ti_io io;
+    jitanon_inject_opts o;
+    ti_out_rec *in_recs, *out_recs;
+    size_t nin = 0, nout = 0;
+    char (*want)[64], (*got)[64];
+    size_t nwant, ngot;
+    jitanon_jitdump_writer jw;
+    jitanon_sink dsink;
+    static const uint8_t code[PAGE] = {0xc3};
+    /* events with unique times */
+    memset(&io, 0, sizeof io);
+    memset(&jw, 0, sizeof jw);
+    dsink.write_fn = jitanon_membuf_write;
+    dsink.user = &io.dump;
+    jitanon_jitdump_writer_init(&jw, dsink, 62, TI_PID, 1, 0, &err);
+    for (i = 0; i < NEV; i++) {
+        ti_ev *e = &ev[n++];
+        uint64_t r = ti_rand(&s) % 10, page = ti_rand(&s) % 12;
+        memset(e, 0, sizeof *e);
+        t += 1 + ti_rand(&s) % 5;
+        e->time = t;
+        if (r < 3) { /* a jitted function somewhere in a page */
+            e->type = 0;
+            e->start = BASE + page * PAGE + (ti_rand(&s) % 16) * 0x40;
+            e->len = 0x40 * (1 + ti_rand(&s) % 8);
+            e->index = i;
+            jitanon_jitdump_write_load(&jw, t, TI_PID, TI_PID, e->start, code, e->len, i, "f", 1, &err);
+        } else if (r < 5) { /* a coalesced //anon over a run of pages */
+            e->type = JITANON_PERF_RECORD_MMAP2;
+            e->start = BASE + page * PAGE;
+            e->len = PAGE * (1 + ti_rand(&s) % 6);
+            e->name = "//anon";
+        } else if (r < 6 && ti_rand(&s) % 3 == 0) { /* a file mapped over part of it */
+            e->type = JITANON_PERF_RECORD_MMAP2;
+            e->start = BASE + page * PAGE;
+            e->len = PAGE;
+            e->name = "/usr/lib/x.so";
+        } else {
+            e->type = JITANON_PERF_RECORD_SAMPLE;
+            e->start = BASE + (ti_rand(&s) % (14 * PAGE));
+        }
+    }
+    /* perf.data: marker first, then rounds of up to 6 records shuffled inside */
+    memset(&perf, 0, sizeof perf);
+    memset(&g, 0, sizeof g);
+    ti_attr_raw(raw, 1);
+    g.id = TI_ID;
+    g.attr.type = 1;
+    g.attr.size = 128;
+    g.attr.sample_type = jitanon__rd64(raw + 24, 0);
+    g.attr.flags = jitanon__rd64(raw + 40, 0);
+    g.attr.sample_id_all = 1;
+    g.attr.id_hdr_size = 32;
+    g.attr.use_clockid = 1;
+    g.attr.clockid = 1;
+    g.attr.raw.data = raw;
+    g.attr.raw.size = sizeof raw;
+    g.attr.ids = &g.id;
+    g.attr.id_count = 1;
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = &perf;
+    jitanon_perf_writer_init(&g.w, JITANON_PERF_FILE, 0, sink, ti_pwrite, NULL, &err);
+    jitanon_perf_writer_add_attr(&g.w, &g.attr, &err);
+    ti_mmap(&g, 50, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_round(&g);
+    for (i = 0; i < n; i += 6) {
+        size_t idx[6], m = 0;
+        for (k = i; k < n && k < i + 6; k++)
+            if (ev[k].type) idx[m++] = k;
+        for (k = m; k > 1; k--) { /* shuffle the round */
+            size_t j = (size_t)(ti_rand(&s) % k), tmp = idx[k - 1];
+            idx[k - 1] = idx[j];
+            idx[j] = tmp;
+        }
+        for (k = 0; k < m; k++) {
+            ti_ev *e = &ev[idx[k]];
+            if (e->type == JITANON_PERF_RECORD_SAMPLE) ti_sample(&g, e->time, e->start);
+            else ti_mmap(&g, e->time, e->start, e->len, e->start, e->name);
+        }
+        ti_round(&g);
+    }
+    jitanon_perf_writer_finish(&g.w, &err);
+    jitanon_perf_writer_free(&g.w);
+    /* expected answers: the input replayed, with (a) applied */
+    in_recs = (ti_out_rec *)calloc(n + 1, sizeof *in_recs);
+    want = (char (*)[64])calloc(n + 1, 64);
+    got = (char (*)[64])calloc(n + 1, 64);
+    for (i = 0; i < n; i++) {
+        ti_out_rec *x = &in_recs[nin++];
+        x->type = ev[i].type ? ev[i].type : JITANON_PERF_RECORD_MMAP2;
+        x->time = ev[i].time;
+        x->start = ev[i].start;
+        x->len = ev[i].len;
+        if (ev[i].type == 0) sprintf(x->name, "/some/dir/jitted-100-%u.so", (unsigned)ev[i].index);
+        else if (ev[i].name) strcpy(x->name, ev[i].name);
+    }
+    /* Replaying input + loads with latest-wins, except that //anon never wins over a jit
+       load, is exactly contract (a)+(b): compute it with the same replay by dropping the
+       //anon parts that cover a load older than the //anon. */
+    {
+        char (*plain)[64] = (char (*)[64])calloc(n + 1, 64);
+        size_t np, j2;
+        /* (b): the input as recorded, without loads */
+        ti_out_rec *only_in = (ti_out_rec *)calloc(n + 1, sizeof *only_in);
+        size_t no = 0;
+        for (i = 0; i < nin; i++)
+            if (strncmp(in_recs[i].name, "/some/dir/jitted-", 17)) only_in[no++] = in_recs[i];
+        np = ti_replay(only_in, no, plain, n);
+        /* (a): per sample, the latest load covering it with no later file mapping */
+        nwant = 0;
+        for (i = 0; i < n; i++) {
+            int found = 0;
+            if (ev[i].type != JITANON_PERF_RECORD_SAMPLE) continue;
+            for (j2 = i; j2-- > 0;) {
+                if (ev[j2].type == JITANON_PERF_RECORD_MMAP2 && strcmp(ev[j2].name, "//anon") &&
+                    ev[i].start - ev[j2].start < ev[j2].len)
+                    break; /* a file replaced it since */
+                if (ev[j2].type == 0 && ev[i].start - ev[j2].start < ev[j2].len) {
+                    sprintf(want[nwant], "/some/dir/jitted-100-%u.so", (unsigned)ev[j2].index);
+                    found = 1;
+                    break;
+                }
+            }
+            if (!found && nwant < np) strcpy(want[nwant], plain[nwant]);
+            nwant++;
+        }
+        free(plain);
+        free(only_in);
+    }
+    /* inject and replay the output */
+    memset(&o, 0, sizeof o);
+    o.anon_mode = anon_mode;
+    io.give_dump = io.elf_ok = 1;
+    out_recs = (ti_out_rec *)calloc(64, sizeof *out_recs);
+    {
+        /* ti_inject decodes at most 64 records: decode the whole output here instead */
+        jitanon_perf_reader r;
+        jitanon_perf_writer w;
+        jitanon_membuf result;
+        jitanon_perf_record rec;
+        ti_in in;
+        size_t cap = 64;
+        memset(&result, 0, sizeof result);
+        in.p = perf.data;
+        in.n = perf.size;
+        in.pos = 0;
+        o.io.load_dump = ti_load_dump;
+        o.io.write_elf = ti_write_elf;
+        o.io.user = &io;
+        sink.user = &result;
+        JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, &err) == JITANON_OK);
+        JT_CHECK(jitanon_perf_writer_init(&w, JITANON_PERF_FILE, 0, sink, ti_pwrite, NULL, &err) == JITANON_OK);
+        JT_CHECK(jitanon_inject(&r, &w, &o, NULL, &err) == JITANON_OK);
+        jitanon_perf_writer_free(&w);
+        jitanon_perf_reader_free(&r);
+        in.p = result.data;
+        in.n = result.size;
+        in.pos = 0;
+        JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, &err) == JITANON_OK);
+        while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK) {
+            ti_out_rec *x;
+            if (nout == cap) {
+                out_recs = (ti_out_rec *)realloc(out_recs, (cap *= 2) * sizeof *out_recs);
+            }
+            x = &out_recs[nout++];
+            memset(x, 0, sizeof *x);
+            x->type = rec.type;
+            x->time = rec.sid.time;
+            if (rec.type == JITANON_PERF_RECORD_SAMPLE) x->start = rec.sample.ip;
+            if (rec.type == JITANON_PERF_RECORD_MMAP2) {
+                x->start = rec.mmap.start;
+                x->len = rec.mmap.len;
+                memcpy(x->name, rec.mmap.filename.data, rec.mmap.filename.length < 63 ? rec.mmap.filename.length : 63);
+            }
+        }
+        jitanon_perf_reader_free(&r);
+        jitanon_membuf_free(&result);
+    }
+    ngot = ti_replay(out_recs, nout, got, n);
+    JT_CHECK_EQ_U(ngot, nwant);
+    for (i = 0; i < ngot && i < nwant; i++)
+        if (strcmp(got[i], want[i])) {
+            if (++*failures <= 3 && !quiet) {
+                size_t q, si = 0;
+                fprintf(stderr, "  seed %u sample %u: got '%s', contract says '%s'\n", (unsigned)seed, (unsigned)i,
+                        got[i], want[i]);
+                for (q = 0; q < n; q++) {
+                    if (ev[q].type == JITANON_PERF_RECORD_SAMPLE && si++ == i) {
+                        size_t z;
+                        for (z = 0; z <= q; z++)
+                            if (ev[z].type != JITANON_PERF_RECORD_SAMPLE && ev[q].start - ev[z].start < ev[z].len)
+                                fprintf(stderr, "    t=%u %s [%#x,+%#x) idx %u\n", (unsigned)ev[z].time,
+                                        ev[z].type ? ev[z].name : "LOAD", (unsigned)ev[z].start, (unsigned)ev[z].len,
+                                        (unsigned)ev[z].index);
+                        fprintf(stderr, "    t=%u sample %#x\n", (unsigned)ev[q].time, (unsigned)ev[q].start);
+                        break;
+                    }
+                }
+            }
+            if (!quiet) jt.cur_failed++;
+            break;
+        }
+    free(in_recs);
+    free(out_recs);
+    free(want);
+    free(got);
+    jitanon_membuf_free(&perf);
+    jitanon_membuf_free(&io.dump);
+}
+
+static void test_inject_contract_random(void)
+{
+    uint64_t seed;
+    int failures = 0;
+    for (seed = 1; seed <= 300; seed++) ti_random_case(seed, &failures, JITANON_ANON_RANGE, 0);
+    /* negative controls: perf's way and no stripping both break the contract somewhere */
+    failures = 0;
+    for (seed = 1; seed <= 50; seed++) ti_random_case(seed, &failures, JITANON_ANON_ALL, 1);
+    JT_CHECK(failures > 0);
+    failures = 0;
+    for (seed = 1; seed <= 50; seed++) ti_random_case(seed, &failures, JITANON_ANON_KEEP, 1);
+    JT_CHECK(failures > 0);
+}
+
 static void suite_inject(void)
 {
+    JT_RUN(test_inject_contract_random);
     JT_RUN(test_inject_marker_names);
     JT_RUN(test_inject_range_trims_only_overlaps);
     JT_RUN(test_inject_modes_all_and_keep);

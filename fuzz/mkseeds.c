@@ -1,0 +1,368 @@
+/* Builds the synthetic seed files of fuzz/corpus/ with the library's own writers.
+
+     cc -std=c99 -I. -o build/mkseeds fuzz/mkseeds.c && build/mkseeds fuzz/corpus
+
+   writes, for the targets perfdata, perfdata_roundtrip, elf and inject:
+
+   - a perf.data in file mode and in pipe mode (both byte orders): one attr with
+     use_clockid + clockid 1 (CLOCK_MONOTONIC), sample_id_all, sample_type
+     IP|TID|TIME|ID|CPU|PERIOD|IDENTIFIER; COMM, a file-backed MMAP2, the marker MMAP2
+     /tmp/jit-1234.dump, //anon MMAP2s over the jitted code that grow (coalesce) as the
+     JIT commits pages, SAMPLEs in jitted and file-backed code, FINISHED_ROUNDs, EXIT;
+   - a jitdump for pid 1234 whose timestamps interleave with those records: LOADs, a
+     DEBUG_INFO, an UNWINDING_INFO (a real x86-64 CIE/FDE), a MOVE, a CLOSE;
+   - for inject: u16 dump length | u16 flags | jitdump | perf.data (see fuzz_inject.c);
+   - for elf: the jitdumps, and one ELF file written from them (for the raw-ELF parse).
+
+   Seeds from real recordings (perf record of build/tinyjit) are added by hand; see
+   fuzz/README.md. */
+#define JITANON_IMPLEMENTATION
+#include "jitanon.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+#define PID 1234u
+#define CODE 0x7f1000000000ull /* the JIT's code region */
+
+#define ST (JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_ID | \
+            JITANON_PERF_SAMPLE_CPU | JITANON_PERF_SAMPLE_PERIOD | JITANON_PERF_SAMPLE_IDENTIFIER)
+#define ATTR_ID 100u
+
+static void die(const char *what)
+{
+    fprintf(stderr, "mkseeds: %s\n", what);
+    exit(1);
+}
+
+static void ok(jitanon_result r, const char *what)
+{
+    if (r != JITANON_OK) die(what);
+}
+
+static void save(const char *dir, const char *target, const char *name, const void *p1, size_t n1, const void *p2,
+                 size_t n2, const void *p3, size_t n3)
+{
+    char path[1024];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s/%s", dir, target, name);
+    f = fopen(path, "wb");
+    if (!f) die(path);
+    if ((n1 && fwrite(p1, 1, n1, f) != n1) || (n2 && fwrite(p2, 1, n2, f) != n2) || (n3 && fwrite(p3, 1, n3, f) != n3))
+        die(path);
+    if (fclose(f)) die(path);
+}
+
+/* -- jitdump ---------------------------------------------------------------------------- */
+
+/* A CIE (zR, pcrel sdata4 FDE pointers, CFA = rsp + 8, RA at CFA - 8) and one FDE for a
+   function of `code_size` bytes, laid out as V8 assumes: .eh_frame at ALIGN8(code_size)
+   after the function start, .eh_frame_hdr right after it. */
+static size_t build_eh(uint8_t *eh, uint8_t *hdr, uint64_t code_size, size_t *hdr_size)
+{
+    static const uint8_t cie[24] = {0x14, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 0x10, 1, 0x1b,
+                                    0x0c, 0x07, 0x08, 0x90, 0x01, 0, 0};
+    uint64_t base = (code_size + 7) & ~7ull; /* eh_frame start, relative to the function */
+    int64_t pc_begin = -(int64_t)(base + 24 + 8);
+    size_t n = 0;
+    memcpy(eh, cie, sizeof cie);
+    n = sizeof cie;
+    jitanon__wr32(eh + n, 0x14, 0);        /* FDE length */
+    jitanon__wr32(eh + n + 4, n + 4, 0);   /* CIE pointer: back to the CIE */
+    jitanon__wr32(eh + n + 8, (uint64_t)pc_begin, 0);
+    jitanon__wr32(eh + n + 12, code_size, 0);
+    memset(eh + n + 16, 0, 8);             /* aug length 0, DW_CFA_nop padding */
+    n += 24;
+    memset(eh + n, 0, 4);                  /* terminator */
+    n += 4;
+    /* .eh_frame_hdr: version 1, eh_frame_ptr pcrel sdata4, count udata4, table datarel sdata4 */
+    hdr[0] = 1, hdr[1] = 0x1b, hdr[2] = 0x03, hdr[3] = 0x3b;
+    jitanon__wr32(hdr + 4, (uint64_t)(-(int64_t)(n + 4)), 0);
+    jitanon__wr32(hdr + 8, 1, 0);
+    jitanon__wr32(hdr + 12, (uint64_t)(-(int64_t)(base + n)), 0);                /* initial loc - hdr */
+    jitanon__wr32(hdr + 16, (uint64_t)(-(int64_t)(n - 24)), 0);                  /* FDE - hdr */
+    *hdr_size = 20;
+    return n;
+}
+
+static void fn_code(uint8_t *code, size_t n, uint8_t tag)
+{
+    size_t i;
+    for (i = 0; i < n; i++) code[i] = 0x90; /* nop sled, then mov eax, tag; ret */
+    code[n - 6] = 0xb8, code[n - 5] = tag, code[n - 4] = 0, code[n - 3] = 0, code[n - 2] = 0, code[n - 1] = 0xc3;
+}
+
+static void build_dump(jitanon_membuf *out, int big)
+{
+    jitanon_jitdump_writer w;
+    jitanon_sink sink;
+    jitanon_error err;
+    jitanon_jit_debug_entry e[3];
+    uint8_t code[4][64], eh[64], hdr[32];
+    size_t ehn, hdrn, i;
+    memset(out, 0, sizeof *out);
+    memset(&w, 0, sizeof w);
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = out;
+    w.big_endian = big;
+    for (i = 0; i < 4; i++) fn_code(code[i], sizeof code[i], (uint8_t)i);
+    memset(e, 0, sizeof e);
+    e[0].addr = CODE + 0x40, e[0].lineno = 10, e[0].file.data = "app.js", e[0].file.length = 6;
+    e[1].addr = CODE + 0x48, e[1].lineno = 11, e[1].file = e[0].file;
+    e[2].addr = CODE + 0x50, e[2].lineno = 3, e[2].discrim = 1, e[2].file.data = "lib/util.js", e[2].file.length = 11;
+    ehn = build_eh(eh, hdr, sizeof code[2], &hdrn);
+    ok(jitanon_jitdump_writer_init(&w, sink, 62 /* EM_X86_64 */, PID, 1000, 0, &err), "jitdump header");
+    ok(jitanon_jitdump_write_load(&w, 1250, PID, PID, CODE, code[0], 64, 1, "js:fn_one", 9, &err), "load 1");
+    ok(jitanon_jitdump_write_debug_info(&w, 1340, CODE + 0x40, e, 3, &err), "debug");
+    ok(jitanon_jitdump_write_load(&w, 1350, PID, PID + 1, CODE + 0x40, code[1], 64, 2, "js:fn_two", 9, &err), "load 2");
+    ok(jitanon_jitdump_write_unwinding_info(&w, 2190, eh, ehn, hdr, hdrn, (ehn + hdrn + 7) & ~(size_t)7, &err), "unwind");
+    ok(jitanon_jitdump_write_load(&w, 2200, PID, PID, CODE + 0x1000, code[2], 64, 3, "js:fn_three", 11, &err), "load 3");
+    ok(jitanon_jitdump_write_move(&w, 2250, PID, PID, CODE, CODE + 0x2000, 64, 1, &err), "move");
+    ok(jitanon_jitdump_write_load(&w, 2260, PID, PID, CODE + 0x2100, code[3], 64, 4, "js:fn_four", 10, &err), "load 4");
+    ok(jitanon_jitdump_write_close(&w, 3000, &err), "close");
+}
+
+/* -- perf.data ------------------------------------------------------------------------------ */
+
+typedef struct rec {
+    uint8_t b[512];
+    size_t n;
+    int big;
+} rec;
+
+static void r_start(rec *r, int big, uint32_t type, uint16_t misc)
+{
+    memset(r, 0, sizeof *r);
+    r->big = big;
+    jitanon__wr32(r->b, type, big);
+    jitanon__wr16(r->b + 4, misc, big);
+    r->n = 8;
+}
+static void r_u32(rec *r, uint64_t v) { jitanon__wr32(r->b + r->n, v, r->big), r->n += 4; }
+static void r_u64(rec *r, uint64_t v) { jitanon__wr64(r->b + r->n, v, r->big), r->n += 8; }
+static void r_str(rec *r, const char *s)
+{
+    size_t k = strlen(s) + 1;
+    memcpy(r->b + r->n, s, k);
+    r->n += (k + 7) & ~(size_t)7;
+}
+static void r_trailer(rec *r, uint32_t tid, uint64_t time)
+{
+    r_u32(r, PID), r_u32(r, tid);
+    r_u64(r, time);
+    r_u64(r, ATTR_ID);
+    r_u32(r, 1), r_u32(r, 0); /* cpu */
+    r_u64(r, ATTR_ID);
+}
+static void r_put(rec *r, jitanon_perf_writer *w)
+{
+    jitanon_error err;
+    jitanon__wr16(r->b + 6, r->n, r->big);
+    ok(jitanon_perf_writer_write(w, r->b, r->n, &err), "record");
+}
+
+static void mmap2(jitanon_perf_writer *w, int big, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
+                  uint32_t prot, const char *name)
+{
+    rec r;
+    r_start(&r, big, JITANON_PERF_RECORD_MMAP2, JITANON_PERF_MISC_USER);
+    r_u32(&r, PID), r_u32(&r, PID);
+    r_u64(&r, start), r_u64(&r, len), r_u64(&r, pgoff);
+    r_u32(&r, 8), r_u32(&r, 1), r_u64(&r, 4242), r_u64(&r, 0); /* maj, min, ino, ino_generation */
+    r_u32(&r, prot), r_u32(&r, 2 /* MAP_PRIVATE */);
+    r_str(&r, name);
+    r_trailer(&r, PID, time);
+    r_put(&r, w);
+}
+
+static void sample(jitanon_perf_writer *w, int big, uint64_t time, uint64_t ip)
+{
+    rec r;
+    r_start(&r, big, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER);
+    r_u64(&r, ATTR_ID); /* IDENTIFIER */
+    r_u64(&r, ip);
+    r_u32(&r, PID), r_u32(&r, PID);
+    r_u64(&r, time);
+    r_u64(&r, ATTR_ID);
+    r_u32(&r, 1), r_u32(&r, 0);
+    r_u64(&r, 100000); /* period */
+    r_put(&r, w);
+}
+
+static void round_end(jitanon_perf_writer *w, int big)
+{
+    rec r;
+    r_start(&r, big, JITANON_PERF_RECORD_FINISHED_ROUND, 0);
+    r_put(&r, w);
+}
+
+static int membuf_pwrite(void *user, const void *data, size_t size, uint64_t off)
+{
+    jitanon_membuf *m = (jitanon_membuf *)user;
+    if (off > m->size || size > m->size - off) return 1;
+    memcpy(m->data + off, data, size);
+    return 0;
+}
+
+static uint64_t bitrev64(uint64_t v)
+{
+    uint64_t r = 0;
+    int i;
+    for (i = 0; i < 64; i++) r |= (v >> i & 1) << (63 - i);
+    return r;
+}
+
+static void build_perf(jitanon_membuf *out, jitanon_perf_mode mode, int big)
+{
+    static const uint8_t hostname[] = "fuzzhost\0\0\0\0\0\0\0\0";
+    jitanon_perf_writer w;
+    jitanon_perf_attr a;
+    jitanon_sink sink;
+    jitanon_error err;
+    uint8_t raw[128];
+    uint64_t ids[1] = {ATTR_ID};
+    uint64_t flags = 1ull << 0 /* disabled */ | 1ull << 8 /* mmap */ | 1ull << 9 /* comm */ | 1ull << 18 /* sample_id_all */ |
+                     1ull << 23 /* mmap2 */ | 1ull << 25 /* use_clockid */;
+    uint8_t hostsec[4 + sizeof hostname];
+    rec r;
+    int i;
+    memset(out, 0, sizeof *out);
+    memset(&w, 0, sizeof w);
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = out;
+    memset(raw, 0, sizeof raw);
+    jitanon__wr32(raw, 1, big);        /* PERF_TYPE_SOFTWARE */
+    jitanon__wr32(raw + 4, 128, big);  /* size */
+    jitanon__wr64(raw + 8, 0, big);    /* cpu-clock */
+    jitanon__wr64(raw + 16, 4000, big);
+    jitanon__wr64(raw + 24, ST, big);
+    jitanon__wr64(raw + 40, big ? bitrev64(flags) : flags, big);
+    jitanon__wr32(raw + 92, 1, big);   /* clockid CLOCK_MONOTONIC */
+    memset(&a, 0, sizeof a);
+    a.type = 1;
+    a.size = 128;
+    a.sample_type = ST;
+    a.flags = flags;
+    a.sample_id_all = 1;
+    a.use_clockid = 1;
+    a.clockid = 1;
+    a.id_hdr_size = 40;
+    a.raw.data = raw;
+    a.raw.size = sizeof raw;
+    a.ids = ids;
+    a.id_count = 1;
+    ok(jitanon_perf_writer_init(&w, mode, big, sink, mode == JITANON_PERF_FILE ? membuf_pwrite : NULL, NULL, &err),
+       "writer");
+    ok(jitanon_perf_writer_add_attr(&w, &a, &err), "attr");
+    jitanon__wr32(hostsec, sizeof hostname, big); /* perf string: u32 len, padded string */
+    memcpy(hostsec + 4, hostname, sizeof hostname);
+    ok(jitanon_perf_writer_add_feature(&w, 2 + 1 /* HOSTNAME */, hostsec, sizeof hostsec, &err), "feature");
+
+    r_start(&r, big, JITANON_PERF_RECORD_COMM, 0);
+    r_u32(&r, PID), r_u32(&r, PID);
+    r_str(&r, "node");
+    r_trailer(&r, PID, 1000);
+    r_put(&r, &w);
+    mmap2(&w, big, 1100, 0x400000, 0x200000, 0, 5, "/usr/bin/node");
+    mmap2(&w, big, 1200, 0x7f0000000000ull, 4096, 0, 5, "/tmp/jit-1234.dump");
+    mmap2(&w, big, 1300, CODE, 0x1000, 0, 7, "//anon");
+    sample(&w, big, 1400, CODE + 0x10);
+    sample(&w, big, 1500, CODE + 0x50);
+    sample(&w, big, 1600, 0x400123);
+    sample(&w, big, 1700, CODE + 0x800); /* unnamed jitted code: stays //anon */
+    round_end(&w, big);
+    mmap2(&w, big, 2150, CODE, 0x2000, 0, 7, "//anon"); /* the JIT committed a page: coalesced */
+    mmap2(&w, big, 2255, CODE, 0x3000, 0, 7, "//anon");
+    for (i = 0; i < 4; i++) {
+        sample(&w, big, 2300 + 100 * (uint64_t)i, CODE + 0x1010);
+        sample(&w, big, 2350 + 100 * (uint64_t)i, CODE + 0x2010); /* fn_one after its MOVE */
+    }
+    sample(&w, big, 2800, CODE + 0x2110);
+    round_end(&w, big);
+    r_start(&r, big, JITANON_PERF_RECORD_EXIT, 0);
+    r_u32(&r, PID), r_u32(&r, 1), r_u32(&r, PID), r_u32(&r, 1);
+    r_u64(&r, 3100);
+    r_trailer(&r, PID, 3100);
+    r_put(&r, &w);
+    round_end(&w, big);
+    ok(jitanon_perf_writer_finish(&w, &err), "finish");
+    jitanon_perf_writer_free(&w);
+}
+
+/* Writes one ELF for every function of the dump (the per-process layout). */
+static void build_elf(const jitanon_membuf *dump, jitanon_membuf *out)
+{
+    jitanon_jitdump *d;
+    jitanon_elf_builder b;
+    jitanon_sink sink;
+    jitanon_error err;
+    size_t i;
+    const jitanon_jit_record *debug = NULL, *unwind = NULL;
+    memset(out, 0, sizeof *out);
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = out;
+    d = jitanon_jitdump_load_memory(dump->data, dump->size, NULL, &err);
+    if (!d) die("reload dump");
+    ok(jitanon_elf_builder_init(&b, &d->header, NULL, &err), "elf init");
+    for (i = 0; i < d->record_count; i++) {
+        const jitanon_jit_record *r = &d->records[i];
+        jitanon_elf_func fn;
+        if (r->id == JITANON_JIT_CODE_DEBUG_INFO) debug = r;
+        if (r->id == JITANON_JIT_CODE_UNWINDING_INFO) unwind = r;
+        if (r->id != JITANON_JIT_CODE_LOAD) continue;
+        memset(&fn, 0, sizeof fn);
+        fn.name = r->load.name;
+        fn.code_addr = r->load.code_addr;
+        fn.code = r->load.code;
+        fn.debug = debug;
+        fn.unwind = unwind;
+        ok(jitanon_elf_builder_add(&b, &fn, NULL, &err), "elf add");
+        debug = unwind = NULL;
+    }
+    ok(jitanon_elf_builder_finish(&b, sink, NULL, &err), "elf finish");
+    jitanon_elf_builder_free(&b);
+    jitanon_jitdump_free(d);
+}
+
+static void inject_seed(const char *dir, const char *name, const jitanon_membuf *dump, const jitanon_membuf *perf,
+                        unsigned flags)
+{
+    uint8_t pre[4];
+    if (dump->size > 0xffff) die("dump too large for the inject prefix");
+    jitanon__wr16(pre, dump->size, 0);
+    jitanon__wr16(pre + 2, flags, 0);
+    save(dir, "inject", name, pre, 4, dump->data, dump->size, perf->data, perf->size);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const targets[2] = {"perfdata", "perfdata_roundtrip"};
+    jitanon_membuf dump_le, dump_be, file_le, file_be, pipe_le, pipe_be, elf;
+    int t;
+    if (argc != 2) die("usage: mkseeds CORPUS_DIR");
+    build_dump(&dump_le, 0);
+    build_dump(&dump_be, 1);
+    build_perf(&file_le, JITANON_PERF_FILE, 0);
+    build_perf(&file_be, JITANON_PERF_FILE, 1);
+    build_perf(&pipe_le, JITANON_PERF_PIPE, 0);
+    build_perf(&pipe_be, JITANON_PERF_PIPE, 1);
+    build_elf(&dump_le, &elf);
+    for (t = 0; t < 2; t++) {
+        save(argv[1], targets[t], "gen-file-le.data", file_le.data, file_le.size, NULL, 0, NULL, 0);
+        save(argv[1], targets[t], "gen-file-be.data", file_be.data, file_be.size, NULL, 0, NULL, 0);
+        save(argv[1], targets[t], "gen-pipe-le.data", pipe_le.data, pipe_le.size, NULL, 0, NULL, 0);
+        save(argv[1], targets[t], "gen-pipe-be.data", pipe_be.data, pipe_be.size, NULL, 0, NULL, 0);
+    }
+    save(argv[1], "elf", "gen-le.dump", dump_le.data, dump_le.size, NULL, 0, NULL, 0);
+    save(argv[1], "elf", "gen-be.dump", dump_be.data, dump_be.size, NULL, 0, NULL, 0);
+    save(argv[1], "elf", "gen-per-process.so", elf.data, elf.size, NULL, 0, NULL, 0);
+    /* flags: see fuzz_inject.c (0 = defaults; 0x0102 = per-process + resolve-only run;
+       0x0011 = forward-only input into the other mode; 0x02a0 = dump dir fallback, elf_dir,
+       tiny rounds) */
+    inject_seed(argv[1], "gen-file-le.bin", &dump_le, &file_le, 0);
+    inject_seed(argv[1], "gen-pipe-le.bin", &dump_le, &pipe_le, 0x0102);
+    inject_seed(argv[1], "gen-file-be.bin", &dump_be, &file_be, 0x0011);
+    inject_seed(argv[1], "gen-pipe-be-tiny-rounds.bin", &dump_be, &pipe_be, 0x02a0);
+    jitanon_membuf_free(&dump_le), jitanon_membuf_free(&dump_be), jitanon_membuf_free(&elf);
+    jitanon_membuf_free(&file_le), jitanon_membuf_free(&file_be), jitanon_membuf_free(&pipe_le), jitanon_membuf_free(&pipe_be);
+    return 0;
+}
