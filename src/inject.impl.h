@@ -1029,38 +1029,25 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
 }
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
+typedef struct jitanon__inj_pump {
+    const jitanon_inject_opts *opts;
+    jitanon_inject_stats *stats;
+} jitanon__inj_pump;
+
+JITANON__PRIVATE jitanon_result jitanon__inj_pump_fn(void *ctx, jitanon_perf_reader *r, jitanon_perf_writer *w,
+                                                     jitanon_error *err)
+{
+    const jitanon__inj_pump *p = (const jitanon__inj_pump *)ctx;
+    return jitanon_inject(r, w, p->opts, p->stats, err);
+}
+
 JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, int out_mode,
                                                const jitanon_inject_opts *opts, const jitanon_perf_opts *perf_opts,
                                                jitanon_inject_stats *stats, jitanon_error *err)
 {
-    jitanon_perf_reader r;
-    jitanon_perf_writer w;
-    jitanon_atomic_file f;
-    int to_stdout = strcmp(out_path, "-") == 0, have_file = 0;
-    jitanon_result res = jitanon_perf_reader_open(&r, in_path, perf_opts, err);
-    jitanon_perf_mode mode = out_mode == JITANON_PERF_FILE || out_mode == JITANON_PERF_PIPE ? (jitanon_perf_mode)out_mode : r.mode;
-    memset(&w, 0, sizeof w);
-    if (res == JITANON_OK && to_stdout && mode == JITANON_PERF_FILE)
-        res = JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "stdout takes pipe mode only");
-    if (res == JITANON_OK && to_stdout) {
-        jitanon_sink s;
-        s.write_fn = jitanon__pc_stdout;
-        s.user = NULL;
-        res = jitanon_perf_writer_init(&w, JITANON_PERF_PIPE, r.big_endian, s, NULL, perf_opts, err);
-    } else if (res == JITANON_OK) {
-        res = jitanon_atomic_open(&f, out_path, perf_opts ? &perf_opts->allocator : NULL, err);
-        have_file = res == JITANON_OK;
-        if (res == JITANON_OK)
-            res = jitanon_perf_writer_init(&w, mode, r.big_endian, jitanon_atomic_sink(&f), jitanon_atomic_pwrite,
-                                           perf_opts, err);
-    }
-    if (res == JITANON_OK) res = jitanon_inject(&r, &w, opts, stats, err);
-    if (res == JITANON_OK && to_stdout && fflush(stdout))
-        res = JITANON__FAIL(err, JITANON_ERR_WRITE, w.bytes_written, "stdout");
-    if (res == JITANON_OK && have_file) res = jitanon_atomic_commit(&f, 0, err);
-    if (have_file) jitanon_atomic_abort(&f);
-    jitanon_perf_writer_free(&w);
-    jitanon_perf_reader_free(&r);
-    return res;
+    jitanon__inj_pump p;
+    p.opts = opts;
+    p.stats = stats;
+    return jitanon__pc_run(in_path, out_path, out_mode, perf_opts, jitanon__inj_pump_fn, &p, err);
 }
 #endif

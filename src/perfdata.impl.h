@@ -1777,8 +1777,19 @@ JITANON__PRIVATE int jitanon__pc_stdout(void *user, const void *data, size_t siz
     return fwrite(data, 1, size, stdout) != size;
 }
 
+/* What runs between an opened reader and a ready writer: the copy, or the injector. */
+typedef jitanon_result (*jitanon__pump_fn)(void *ctx, jitanon_perf_reader *r, jitanon_perf_writer *w,
+                                           jitanon_error *err);
+
+JITANON__PRIVATE jitanon_result jitanon__pc_pump_copy(void *ctx, jitanon_perf_reader *r, jitanon_perf_writer *w,
+                                                      jitanon_error *err)
+{
+    (void)ctx;
+    return jitanon_perf_copy(r, w, err);
+}
+
 JITANON__PRIVATE jitanon_result jitanon__pc_to_stdout(jitanon_perf_reader *r, const jitanon_perf_opts *opts,
-                                                     jitanon_error *err)
+                                                     jitanon__pump_fn pump, void *ctx, jitanon_error *err)
 {
     jitanon_perf_writer w;
     jitanon_sink s;
@@ -1786,14 +1797,15 @@ JITANON__PRIVATE jitanon_result jitanon__pc_to_stdout(jitanon_perf_reader *r, co
     s.write_fn = jitanon__pc_stdout;
     s.user = NULL;
     res = jitanon_perf_writer_init(&w, JITANON_PERF_PIPE, r->big_endian, s, NULL, opts, err);
-    if (res == JITANON_OK) res = jitanon_perf_copy(r, &w, err);
+    if (res == JITANON_OK) res = pump(ctx, r, &w, err);
     if (res == JITANON_OK && fflush(stdout)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, w.bytes_written, "stdout");
     jitanon_perf_writer_free(&w);
     return res;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__pc_to_path(jitanon_perf_reader *r, const char *path, jitanon_perf_mode mode,
-                                                   const jitanon_perf_opts *opts, jitanon_error *err)
+                                                   const jitanon_perf_opts *opts, jitanon__pump_fn pump, void *ctx,
+                                                   jitanon_error *err)
 {
     jitanon_atomic_file f;
     jitanon_perf_writer w;
@@ -1801,26 +1813,34 @@ JITANON__PRIVATE jitanon_result jitanon__pc_to_path(jitanon_perf_reader *r, cons
     if (res != JITANON_OK) return res;
     memset(&w, 0, sizeof w);
     res = jitanon_perf_writer_init(&w, mode, r->big_endian, jitanon_atomic_sink(&f), jitanon_atomic_pwrite, opts, err);
-    if (res == JITANON_OK) res = jitanon_perf_copy(r, &w, err);
+    if (res == JITANON_OK) res = pump(ctx, r, &w, err);
     if (res == JITANON_OK) res = jitanon_atomic_commit(&f, 0, err);
     jitanon_atomic_abort(&f);
     jitanon_perf_writer_free(&w);
     return res;
 }
 
-JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path, int out_mode,
-                                                  const jitanon_perf_opts *opts, jitanon_error *err)
+/* Path ("-" = stdin) to path ("-" = stdout, pipe mode only), the output atomic. */
+JITANON__PRIVATE jitanon_result jitanon__pc_run(const char *in_path, const char *out_path, int out_mode,
+                                               const jitanon_perf_opts *opts, jitanon__pump_fn pump, void *ctx,
+                                               jitanon_error *err)
 {
     jitanon_perf_reader r;
     jitanon_result res = jitanon_perf_reader_open(&r, in_path, opts, err);
-    int known = out_mode == JITANON_PERF_FILE || out_mode == JITANON_PERF_PIPE;
-    jitanon_perf_mode mode = known ? (jitanon_perf_mode)out_mode : r.mode;
+    jitanon_perf_mode mode = out_mode == JITANON_PERF_FILE || out_mode == JITANON_PERF_PIPE ? (jitanon_perf_mode)out_mode : r.mode;
     int to_stdout = strcmp(out_path, "-") == 0;
     if (res == JITANON_OK && to_stdout && mode == JITANON_PERF_FILE)
         res = JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "stdout takes pipe mode only");
     if (res == JITANON_OK)
-        res = to_stdout ? jitanon__pc_to_stdout(&r, opts, err) : jitanon__pc_to_path(&r, out_path, mode, opts, err);
+        res = to_stdout ? jitanon__pc_to_stdout(&r, opts, pump, ctx, err)
+                        : jitanon__pc_to_path(&r, out_path, mode, opts, pump, ctx, err);
     jitanon_perf_reader_free(&r);
     return res;
+}
+
+JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path, int out_mode,
+                                                  const jitanon_perf_opts *opts, jitanon_error *err)
+{
+    return jitanon__pc_run(in_path, out_path, out_mode, opts, jitanon__pc_pump_copy, NULL, err);
 }
 #endif
