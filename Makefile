@@ -18,7 +18,7 @@ JITANON_LIBS := -lz
 endif
 ALL_CFLAGS := $(JITANON_WARN) $(JITANON_DEFS) $(CPPFLAGS) $(CFLAGS) -I.
 
-HEADER   := jitanon.h $(wildcard src/*.h)
+HEADER   := jitanon.h
 EXAMPLES := $(patsubst examples/%.c,build/%,$(wildcard examples/*.c))
 FUZZERS  := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
 

@@ -19,12 +19,31 @@
            if (rec.id == JITANON_JIT_CODE_LOAD) use(rec.load.code_addr, rec.load.name);
        if (r != JITANON_END) report(&err);   // err.offset is the byte offset of the problem
 
+   Emit an ELF stub for one jitted function (file offset of the code = the MMAP2 pgoff):
+
+       jitanon_elf_func fn = {0};
+       jitanon_elf_info info;
+       jitanon_membuf out = {0};
+       jitanon_sink sink = {jitanon_membuf_write, &out};
+       fn.name = rec.load.name; fn.code_addr = rec.load.code_addr; fn.code = rec.load.code;
+       jitanon_elf_write_function(sink, &it.header, &fn, NULL, &info, &err);
+
+   Rewrite a perf.data the way `perf inject --jit` does, trimming //anon mmaps:
+
+       jitanon_inject_stats st;
+       jitanon_inject_file("perf.data", "perf.jit.data", 0, NULL, NULL, &st, &err);
+
+   Or resolve samples in memory without writing anything (jitanon_inject with a NULL
+   writer and opts.on_sample), or drive the trimming engine (jitanon_trim_*) yourself.
+
    Configuration macros (define before including the implementation):
        JITANON_STATIC            make every public function static to the including file
        JITANON_API               override the linkage of public functions (default: extern)
        JITANON_MALLOC/REALLOC/FREE  default allocator (all three or none; default libc)
        JITANON_ASSERT(x)         internal invariant / API misuse checks (default: assert)
        JITANON_NO_STDIO          remove the path- and FILE-based convenience functions
+       JITANON_NO_POSIX          never use POSIX calls (atomic output, marker mmap, clock);
+                                 they are only used when the including file enabled POSIX
        JITANON_USE_ZLIB          compress debug sections (needs -lz); otherwise disabled
        JITANON_MAX_RECORD_SIZE   largest jitdump record accepted (default 256 MiB)
        JITANON_CONFIG_HEADER     a header included first, to hold the above
@@ -38,7 +57,8 @@
    used from distinct threads at the same time.
 
    Revision history:
-       0.1.0  jitdump reader, skeleton
+       0.1.0  jitdump reader and writer, perf.data reader and writer, ELF stubs with
+              unwind tables and line tables, range-aware //anon trimming, injector
 */
 #ifndef JITANON_H_INCLUDED
 #define JITANON_H_INCLUDED
@@ -401,11 +421,871 @@ JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, j
 /* CLOCK_MONOTONIC in nanoseconds, the clock `perf record -k mono` uses; 0 without POSIX. */
 JITANON_API uint64_t jitanon_jit_now(void);
 
-/* -- perf.data, address ranges, ELF, injection (fragments inlined at release) ----------- */
-#include "src/perfdata.api.h"
-#include "src/trim.api.h"
-#include "src/elf.api.h"
-#include "src/inject.api.h"
+/* -- perf.data reader ------------------------------------------------------------------
+
+   Reads perf.data in file mode ("PERFILE2", 104-byte header, attrs + id arrays, data
+   section, feature table at data.offset + data.size) and in pipe mode (16-byte header,
+   then HEADER_ATTR / HEADER_FEATURE / ... records), written in either byte order.
+
+       jitanon_perf_reader r;
+       jitanon_perf_record rec;
+       jitanon_error err;
+       jitanon_result res = jitanon_perf_reader_open(&r, "perf.data", NULL, &err);
+       while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK)
+           if (rec.type == JITANON_PERF_RECORD_MMAP2) use(rec.mmap.start, rec.mmap.filename);
+       jitanon_perf_reader_free(&r);
+       if (res != JITANON_END) report(&err);   // err.offset = byte offset of the problem
+
+   Memory does not grow with the file: the reader keeps one buffer as large as the largest
+   record (records are at most 65535 bytes, except AUXTRACE and HEADER_TRACING_DATA whose
+   trailing payload is capped by opts.max_payload), plus the attrs, their id arrays and,
+   once loaded, the feature sections (capped by opts.max_header_bytes). */
+
+/* Record types (perf_event.h and perf's user record types). */
+enum {
+    JITANON_PERF_RECORD_MMAP = 1,
+    JITANON_PERF_RECORD_LOST = 2,
+    JITANON_PERF_RECORD_COMM = 3,
+    JITANON_PERF_RECORD_EXIT = 4,
+    JITANON_PERF_RECORD_THROTTLE = 5,
+    JITANON_PERF_RECORD_UNTHROTTLE = 6,
+    JITANON_PERF_RECORD_FORK = 7,
+    JITANON_PERF_RECORD_READ = 8,
+    JITANON_PERF_RECORD_SAMPLE = 9,
+    JITANON_PERF_RECORD_MMAP2 = 10,
+    JITANON_PERF_RECORD_HEADER_ATTR = 64,
+    JITANON_PERF_RECORD_HEADER_TRACING_DATA = 66,
+    JITANON_PERF_RECORD_HEADER_BUILD_ID = 67,
+    JITANON_PERF_RECORD_FINISHED_ROUND = 68,
+    JITANON_PERF_RECORD_ID_INDEX = 69,
+    JITANON_PERF_RECORD_AUXTRACE = 71,
+    JITANON_PERF_RECORD_TIME_CONV = 79,
+    JITANON_PERF_RECORD_HEADER_FEATURE = 80,
+    JITANON_PERF_RECORD_COMPRESSED = 81,
+    JITANON_PERF_RECORD_FINISHED_INIT = 82,
+    JITANON_PERF_RECORD_COMPRESSED2 = 83
+};
+
+/* perf_event_attr.sample_type bits (the ones this library interprets). */
+#define JITANON_PERF_SAMPLE_IP (1ull << 0)
+#define JITANON_PERF_SAMPLE_TID (1ull << 1)
+#define JITANON_PERF_SAMPLE_TIME (1ull << 2)
+#define JITANON_PERF_SAMPLE_ADDR (1ull << 3)
+#define JITANON_PERF_SAMPLE_READ (1ull << 4)
+#define JITANON_PERF_SAMPLE_CALLCHAIN (1ull << 5)
+#define JITANON_PERF_SAMPLE_ID (1ull << 6)
+#define JITANON_PERF_SAMPLE_CPU (1ull << 7)
+#define JITANON_PERF_SAMPLE_PERIOD (1ull << 8)
+#define JITANON_PERF_SAMPLE_STREAM_ID (1ull << 9)
+#define JITANON_PERF_SAMPLE_IDENTIFIER (1ull << 16)
+
+/* Record header misc bits. */
+#define JITANON_PERF_MISC_CPUMODE_MASK 7u
+#define JITANON_PERF_MISC_USER 2u
+#define JITANON_PERF_MISC_MMAP_BUILD_ID (1u << 14)
+
+/* Feature bits (perf_file_header.adds_features) that the writer treats specially. */
+#define JITANON_PERF_FEAT_TRACING_DATA 1u
+#define JITANON_PERF_FEAT_BUILD_ID 2u
+#define JITANON_PERF_FEAT_COMPRESSED 27u
+#define JITANON_PERF_FEAT_BITS 256u
+
+typedef enum jitanon_perf_mode { JITANON_PERF_FILE = 1, JITANON_PERF_PIPE = 2 } jitanon_perf_mode;
+
+/* Optional seek source: position the read callback at absolute byte `offset`; return 0 on
+   success.  Without one the input is read strictly forward (a pipe). */
+typedef int (*jitanon_seek_fn)(void *user, uint64_t offset);
+
+/* Optional decompressor for PERF_RECORD_COMPRESSED / COMPRESSED2 (perf record -z, zstd):
+   append the raw record bytes that `src` (one record's compressed payload, in input order)
+   decodes to, with jitanon_membuf_write(out, ...).  Return 0 on success.  perf keeps one
+   zstd stream for the whole file, so keep your decoder state in `user`.  A record may
+   straddle two compressed payloads; the reader handles that. */
+typedef int (*jitanon_decompress_fn)(void *user, const void *src, size_t size, jitanon_membuf *out);
+
+typedef struct jitanon_perf_opts {
+    uint32_t begin_zero_;
+    jitanon_allocator allocator;
+    uint64_t max_payload;      /* AUXTRACE / HEADER_TRACING_DATA payload cap; 0 = 64 MiB */
+    uint64_t max_header_bytes; /* attrs + ids + feature sections kept; 0 = 64 MiB */
+    jitanon_decompress_fn decompress; /* NULL: compressed input is JITANON_ERR_COMPRESSED */
+    void *decompress_user;
+    uint32_t end_zero_;
+} jitanon_perf_opts;
+
+/* One event attribute with the fields an injector needs.  `raw` holds the attr.size bytes
+   exactly as in the input (input byte order); `ids` are decoded to host values.  Both are
+   owned by the reader (or writer) and live until its _free. */
+typedef struct jitanon_perf_attr {
+    uint32_t type, size; /* size: attr.size (0 in the input means 64) */
+    uint64_t config, sample_type, read_format;
+    uint64_t flags;      /* the bitfield word, bit n = n-th field (disabled = bit 0) */
+    int sample_id_all, use_clockid;
+    int32_t clockid;     /* 0 when attr.size < 96 */
+    uint32_t id_hdr_size; /* bytes of sample_id trailer on non-SAMPLE kernel records */
+    jitanon_bytes raw;
+    const uint64_t *ids;
+    size_t id_count;
+} jitanon_perf_attr;
+
+/* The sample_id trailer of a kernel record (or the same fields of a SAMPLE).  `present`
+   holds the JITANON_PERF_SAMPLE_{TID,TIME,ID,STREAM_ID,CPU,IDENTIFIER} bits that were
+   there; fields that were absent are 0. */
+typedef struct jitanon_perf_sample_id {
+    uint64_t present;
+    uint32_t pid, tid, cpu;
+    uint64_t time, id, stream_id;
+} jitanon_perf_sample_id;
+
+/* MMAP (type 1) or MMAP2 (type 10).  MMAP has no maj..flags (all 0). */
+typedef struct jitanon_perf_mmap {
+    uint32_t pid, tid;
+    uint64_t start, len, pgoff;
+    uint32_t maj, min;
+    uint64_t ino, ino_generation;
+    int has_build_id;      /* misc & MMAP_BUILD_ID: build_id replaces maj..ino_generation */
+    uint8_t build_id_size; /* at most 20 */
+    const uint8_t *build_id;
+    uint32_t prot, flags;
+    jitanon_str filename;  /* without the NUL and padding */
+} jitanon_perf_mmap;
+
+/* One record.  Views point into the reader's buffer and stay valid until the next _next
+   call; only the member selected by `type` is meaningful. */
+typedef struct jitanon_perf_record {
+    uint32_t type;
+    uint16_t misc, size;  /* the header; size excludes a trailing payload */
+    jitanon_bytes raw;    /* the whole record, trailing payload included: copy this */
+    uint64_t offset;      /* in the input; for decompressed records: of the COMPRESSED record */
+    uint64_t index;       /* 0-based record number */
+    int from_compressed;  /* delivered out of a decompressed COMPRESSED record */
+    size_t attr_index;    /* the attr the record belongs to (id 0/unknown: 0) */
+    jitanon_perf_sample_id sid;
+    jitanon_bytes payload; /* AUXTRACE / HEADER_TRACING_DATA bytes after header.size */
+    jitanon_perf_mmap mmap;
+    struct {
+        uint64_t ip, addr, period, callchain_nr;
+        jitanon_bytes callchain; /* callchain_nr u64s in input order: jitanon_perf_u64_at */
+    } sample; /* pid/tid/time/id/cpu/stream_id are in `sid` */
+    struct {
+        uint32_t pid, tid;
+        jitanon_str comm;
+    } comm;
+    struct {
+        uint32_t pid, ppid, tid, ptid;
+        uint64_t time;
+    } task; /* FORK and EXIT */
+    struct {
+        uint64_t time_shift, time_mult, time_zero;
+        int extended; /* header.size holds the fields below */
+        uint64_t time_cycles, time_mask;
+        uint8_t cap_user_time_zero, cap_user_time_short;
+    } time_conv;
+    struct {
+        uint64_t nr;
+        int has_vm; /* the machine_pid/vcpu array follows the entries */
+        jitanon_bytes entries; /* nr x {id, idx, cpu, tid} u64s */
+    } id_index;
+    struct {
+        uint64_t feat_id;
+        jitanon_bytes data;
+    } feature; /* HEADER_FEATURE */
+} jitanon_perf_record;
+
+/* Counters kept while reading. */
+typedef struct jitanon_perf_stats {
+    uint64_t records, by_type[128]; /* types >= 128 are counted in records only */
+    uint64_t compressed_records;    /* COMPRESSED/COMPRESSED2 decoded through opts.decompress */
+    uint64_t first_time, last_time; /* over records that carry a time */
+} jitanon_perf_stats;
+
+typedef struct jitanon__perf_idmap {
+    uint64_t id;
+    size_t attr;
+} jitanon__perf_idmap;
+
+typedef struct jitanon__perf_feat {
+    uint32_t bit;
+    uint64_t offset, size; /* in the input */
+    size_t mem_off;        /* in feat_mem_, once loaded */
+} jitanon__perf_feat;
+
+/* Streaming reader.  Public fields are read-only. */
+typedef struct jitanon_perf_reader {
+    jitanon_perf_mode mode;
+    int big_endian;                  /* the input's byte order */
+    uint64_t features[4];            /* feature bitmap (pipe: HEADER_FEATURE ids seen) */
+    uint64_t data_offset, data_size; /* file mode: the data section (size 0, as left by a
+                                        killed perf record, gives no records, as in perf) */
+    jitanon_perf_attr *attrs;
+    size_t attr_count;
+    int features_loaded;             /* jitanon_perf_reader_load_features succeeded */
+    jitanon_perf_stats stats;
+    /* internal */
+    jitanon_read_fn read_fn_;
+    jitanon_seek_fn seek_fn_;
+    void *user_;
+    void *file_; /* FILE * opened by jitanon_perf_reader_open */
+    jitanon_allocator allocator_;
+    uint64_t max_payload_, max_header_bytes_, header_bytes_;
+    jitanon_decompress_fn decompress_;
+    void *decompress_user_;
+    uint8_t *buf_;
+    size_t buf_cap_, buf_len_, buf_pos_;
+    uint64_t buf_off_; /* input offset of buf_[buf_pos_] */
+    int eof_, done_;
+    jitanon_membuf dbuf_; /* decompressed bytes not yet delivered */
+    size_t dpos_;
+    uint64_t doff_;       /* offset of the COMPRESSED record they came from */
+    size_t attr_cap_;
+    jitanon__perf_idmap *idmap_;
+    size_t idmap_len_, idmap_cap_;
+    jitanon__perf_feat *feats_;
+    size_t feat_count_;
+    uint8_t *feat_mem_;
+    size_t feat_mem_size_;
+    uint64_t next_index_;
+} jitanon_perf_reader;
+
+/* Starts reading through callbacks: detects the mode and byte order and reads the file
+   header, attrs and ids (file mode) or the pipe header.  seek_fn may be NULL; then a file
+   whose attrs or ids lie after the data gives JITANON_ERR_UNSUPPORTED.  Always call
+   jitanon_perf_reader_free afterwards, even on error. */
+JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jitanon_read_fn read_fn,
+                                                    jitanon_seek_fn seek_fn, void *user,
+                                                    const jitanon_perf_opts *opts, jitanon_error *err);
+#ifndef JITANON_NO_STDIO
+/* Opens `path` ("-" = stdin, read without seeking) and calls _init. */
+JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, const char *path,
+                                                    const jitanon_perf_opts *opts, jitanon_error *err);
+#endif
+/* Next record: JITANON_OK (views valid until the next call), JITANON_END after the last,
+   or an error (err.offset = byte offset, err.record_index/record_type set when known).
+   Compressed records give JITANON_ERR_COMPRESSED unless opts.decompress is set; then the
+   records inside are delivered instead (from_compressed = 1). */
+JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
+                                                    jitanon_error *err);
+/* File mode: loads every feature section.  Seekable input: any time (it seeks away and
+   back, so the views of the last record become invalid).  Forward-only input: only after
+   _next returned JITANON_END (else JITANON_ERR_UNSUPPORTED).  Pipe mode: no-op (features
+   arrive as HEADER_FEATURE records).  NOTE: the bitmap of a foreign-order file is read as
+   u64 words; perf's fallback for files from 32-bit hosts (u32 words) is not attempted. */
+JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err);
+/* A loaded feature section (view valid until _free); returns 0 when absent or not loaded. */
+JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsigned bit, jitanon_bytes *out);
+/* NULL-safe; closes a file opened by _open. */
+JITANON_API void jitanon_perf_reader_free(jitanon_perf_reader *r);
+
+/* "MMAP", "SAMPLE", "HEADER_ATTR", ...; "UNKNOWN" otherwise. */
+JITANON_API const char *jitanon_perf_record_name(uint32_t type);
+/* The i-th u64 of a view (callchain entries, id_index entries) in the given byte order;
+   0 when i is out of range. */
+JITANON_API uint64_t jitanon_perf_u64_at(jitanon_bytes b, size_t i, int big_endian);
+
+/* -- perf.data writer ------------------------------------------------------------------
+
+   Writes records in `big_endian` order, which must be the order of the records and attrs
+   you pass in (the copy path uses the input's order, so every record is copied verbatim).
+   File mode layout: 104-byte header | id arrays | attrs | data | feature table | feature
+   payloads; the header is written last through pwrite_fn, so file mode needs one.
+   Pipe mode: 16-byte header, then attrs as HEADER_ATTR and features as HEADER_FEATURE
+   (TRACING_DATA as HEADER_TRACING_DATA, BUILD_ID as HEADER_BUILD_ID records), as perf
+   expects from `perf record -o -`. */
+
+/* Positioned write: write all `size` bytes at absolute `offset`; return 0 on success. */
+typedef int (*jitanon_pwrite_fn)(void *user, const void *data, size_t size, uint64_t offset);
+
+typedef struct jitanon_perf_feature {
+    uint32_t bit;
+    jitanon_bytes data; /* owned by the writer */
+} jitanon_perf_feature;
+
+typedef struct jitanon_perf_writer {
+    jitanon_perf_mode mode;
+    int big_endian;
+    uint64_t bytes_written; /* also the current output offset */
+    uint64_t records, data_offset, data_size;
+    uint32_t features_skipped; /* pipe mode: features too large for one record */
+    /* internal */
+    jitanon_sink sink_;
+    jitanon_pwrite_fn pwrite_fn_;
+    jitanon_allocator allocator_;
+    uint64_t max_header_bytes_, header_bytes_, attrs_offset_, attr_size_;
+    int started_, finished_;
+    jitanon_perf_attr *attrs_;
+    size_t attr_count_, attr_cap_;
+    jitanon_perf_feature *feats_;
+    size_t feat_count_, feat_cap_;
+} jitanon_perf_writer;
+
+/* Starts a writer.  Pipe mode writes the 16-byte header now.  File mode needs pwrite_fn
+   (the same sink's positioned write; it is called once, for the header at offset 0).
+   opts may be NULL; only allocator and max_header_bytes are used. */
+JITANON_API jitanon_result jitanon_perf_writer_init(jitanon_perf_writer *w, jitanon_perf_mode mode, int big_endian,
+                                                    jitanon_sink sink, jitanon_pwrite_fn pwrite_fn,
+                                                    const jitanon_perf_opts *opts, jitanon_error *err);
+/* Adds an attr (raw bytes and ids are copied).  File mode: before the first record only.
+   Pipe mode: writes a HEADER_ATTR record now. */
+JITANON_API jitanon_result jitanon_perf_writer_add_attr(jitanon_perf_writer *w, const jitanon_perf_attr *attr,
+                                                        jitanon_error *err);
+/* Adds a feature section (copied).  File mode: written by _finish.  Pipe mode: written now. */
+JITANON_API jitanon_result jitanon_perf_writer_add_feature(jitanon_perf_writer *w, unsigned bit, const void *data,
+                                                           size_t size, jitanon_error *err);
+/* Writes one record: `size` bytes including any trailing payload (rec.raw). */
+JITANON_API jitanon_result jitanon_perf_writer_write(jitanon_perf_writer *w, const void *record, size_t size,
+                                                     jitanon_error *err);
+/* File mode: writes the feature table and sections and the header.  Pipe mode: nothing
+   to do.  The writer cannot be used afterwards except for _free. */
+JITANON_API jitanon_result jitanon_perf_writer_finish(jitanon_perf_writer *w, jitanon_error *err);
+/* NULL-safe; frees the copies of attrs and features. */
+JITANON_API void jitanon_perf_writer_free(jitanon_perf_writer *w);
+
+/* Copies everything `r` has not read yet to `w`, unchanged: attrs, features and records
+   (HEADER_ATTR/HEADER_FEATURE records are turned into file sections when converting pipe
+   to file, and synthesized when converting file to pipe).  Calls _finish.  With
+   opts.decompress set, compressed records come out decompressed and the COMPRESSED
+   feature is dropped.  A forward-only file-mode input converted to pipe gets its
+   HEADER_FEATURE records at the end (they are not known earlier). */
+JITANON_API jitanon_result jitanon_perf_copy(jitanon_perf_reader *r, jitanon_perf_writer *w, jitanon_error *err);
+
+/* Encodes a synthesized MMAP2 record (misc: cpumode, e.g. JITANON_PERF_MISC_USER; the
+   build-id variant when m->has_build_id) with a complete sample_id trailer for `attr`:
+   pid/tid from m, `time`, `cpu`, and the attr's first id as ID, STREAM_ID and IDENTIFIER,
+   each only when attr->sample_type asks for it and attr->sample_id_all is set.  attr may be
+   NULL (no trailer).  *out_size gets the record size; when it exceeds `cap`, nothing is
+   written and JITANON_ERR_LIMIT is returned (call with buf NULL, cap 0 to measure). */
+JITANON_API jitanon_result jitanon_perf_encode_mmap2(void *buf, size_t cap, size_t *out_size,
+                                                     const jitanon_perf_mmap *m, uint16_t misc, uint64_t time,
+                                                     uint32_t cpu, const jitanon_perf_attr *attr, int big_endian,
+                                                     jitanon_error *err);
+/* Copies an MMAP or MMAP2 record (same type, every other byte including the trailer kept)
+   with new start, len and pgoff, e.g. a trimmed piece.  Same size rules as above. */
+JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size_t *out_size,
+                                                     const jitanon_perf_record *rec, uint64_t start, uint64_t len,
+                                                     uint64_t pgoff, int big_endian, jitanon_error *err);
+
+#if !defined(JITANON_NO_STDIO) && defined(__unix__)
+/* Atomic output file: a temporary file (O_CREAT|O_EXCL, mode 0644) next to `path`, renamed
+   over `path` only by _commit; _abort (or a failed _commit) unlinks it. */
+typedef struct jitanon_atomic_file {
+    int fd;
+    char *tmp_path, *path;
+    size_t tmp_cap_, path_cap_;
+    jitanon_allocator allocator;
+    int failed;   /* a write failed: _commit refuses */
+    uint8_t *buf; /* writes are gathered into 64 KiB system calls */
+    size_t buf_len, buf_cap;
+} jitanon_atomic_file;
+
+JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
+                                               const jitanon_allocator *allocator, jitanon_error *err);
+/* Sink and positioned write for the writer (user = the jitanon_atomic_file). */
+JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f);
+JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset);
+/* do_fsync: flush to disk before the rename (only when the platform declares fsync). */
+JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err);
+/* NULL-safe, idempotent: removes the temporary file if it still exists. */
+JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f);
+
+/* Copies perf.data `in_path` ("-" = stdin) to `out_path` ("-" = stdout, pipe mode only)
+   atomically.  out_mode 0 keeps the input's mode. */
+JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path, int out_mode,
+                                                  const jitanon_perf_opts *opts, jitanon_error *err);
+#endif
+/* -- Address ranges: an interval map, and the //anon trimming engine ------------------
+
+   jitanon_rangemap is a reusable map from non-overlapping address ranges to a small
+   value (a kind and an id).  jitanon_trim builds one per process and uses it to replay
+   the address map that perf builds from our *output*: later mappings win their range and
+   split older ones.  A trimmable mmap (`//anon`, `[anon:`, `/memfd:`) of a process with
+   a jitdump is replaced by its pieces that do not cover live jitted code, so it never
+   hides a function the jitdump loaded earlier; everything else resolves as before.
+
+   Ordering: the engine is a replay in *feed order*.  Callers feed each process's events
+   in nondecreasing time; among events with equal timestamps the one fed later wins (as in
+   perf's ordered queue, which is stable), so the injector must write its output in the
+   order it fed the engine.  The timestamps are only checked (see reject_out_of_order). */
+
+struct jitanon__rm_node; /* defined with the implementation */
+
+/* One piece of a rangemap: [start, start + len), len >= 1.  Ranges may end at
+   UINT64_MAX inclusive; `len` always fits because a piece never grows beyond the range
+   that was assigned (len <= UINT64_MAX).  kind 0 is never stored (it means "nothing"). */
+typedef struct jitanon_range {
+    uint64_t start, len;
+    uint32_t kind;
+    uint64_t id;
+} jitanon_range;
+
+/* Caller-owned interval map.  jitanon_rangemap_init, then assign/lookup/iterate, then
+   jitanon_rangemap_free.  Nodes live in one pool (indices, not pointers), so the struct may
+   be moved by value.  Every operation is expected O(log n + k), k = pieces touched (a
+   treap with deterministic priorities; nothing recurses). */
+typedef struct jitanon_rangemap {
+    struct jitanon__rm_node *nodes_; /* pool; index 0 is the null node */
+    size_t cap_;                     /* pool capacity in nodes */
+    uint32_t used_, free_, nfree_;   /* high-water mark, free list head and length */
+    uint32_t root_, count_;          /* treap root, number of pieces */
+    uint32_t seed_;                  /* deterministic priority generator */
+    jitanon_allocator allocator;
+} jitanon_rangemap;
+
+/* Iterator over the pieces overlapping a range, in address order.  Invalidated by any
+   change to the map. */
+typedef struct jitanon_rangemap_iter {
+    const jitanon_rangemap *map;
+    uint32_t cur;
+    uint64_t last; /* inclusive end of the queried range */
+} jitanon_rangemap_iter;
+
+/* Initialises an empty map; allocates nothing yet.  `a` (may be NULL = default) is
+   copied.  Never fails. */
+JITANON_API void jitanon_rangemap_init(jitanon_rangemap *m, const jitanon_allocator *a);
+
+/* Frees the pool; the map is empty and reusable afterwards.  NULL-safe. */
+JITANON_API void jitanon_rangemap_free(jitanon_rangemap *m);
+
+/* Makes [start, start + len) map to (kind, id): pieces there are overwritten, pieces
+   sticking out on either side are cut.  kind 0 erases the range instead.  len 0 is a
+   no-op (JITANON_OK).  A range past UINT64_MAX fails with JITANON_ERR_INVALID_ARGUMENT;
+   JITANON_ERR_NOMEM / JITANON_ERR_LIMIT (2^32 - 2 pieces) leave the map unchanged. */
+JITANON_API jitanon_result jitanon_rangemap_assign(jitanon_rangemap *m, uint64_t start, uint64_t len,
+                                                   uint32_t kind, uint64_t id, jitanon_error *err);
+
+/* Removes every piece (or part of one) inside [start, start + len).  Same errors as
+   jitanon_rangemap_assign. */
+JITANON_API jitanon_result jitanon_rangemap_erase(jitanon_rangemap *m, uint64_t start, uint64_t len,
+                                                  jitanon_error *err);
+
+/* Finds the piece containing `addr`.  Returns 1 and fills *out (may be NULL) if there is
+   one, else 0 (and *out is zeroed). */
+JITANON_API int jitanon_rangemap_lookup(const jitanon_rangemap *m, uint64_t addr, jitanon_range *out);
+
+/* Starts iterating the pieces that overlap [start, start + len); a range running past
+   UINT64_MAX is clipped there, len 0 yields nothing.  Pieces come out whole (not clipped
+   to the query). */
+JITANON_API void jitanon_rangemap_iter_begin(jitanon_rangemap_iter *it, const jitanon_rangemap *m,
+                                             uint64_t start, uint64_t len);
+
+/* Starts iterating every piece of the map, in address order. */
+JITANON_API void jitanon_rangemap_iter_all(jitanon_rangemap_iter *it, const jitanon_rangemap *m);
+
+/* Next piece in address order: returns 1 and fills *out, or 0 at the end. */
+JITANON_API int jitanon_rangemap_iter_next(jitanon_rangemap_iter *it, jitanon_range *out);
+
+/* Number of pieces in the map. */
+JITANON_API size_t jitanon_rangemap_count(const jitanon_rangemap *m);
+
+/* Replaces *dst's contents with a copy of src (dst keeps its own allocator).  On failure
+   (JITANON_ERR_NOMEM) dst is unchanged. */
+JITANON_API jitanon_result jitanon_rangemap_copy(jitanon_rangemap *dst, const jitanon_rangemap *src,
+                                                 jitanon_error *err);
+
+/* -- The trimming engine ------------------------------------------------------------------ */
+
+/* What an address of a process resolves to (the rangemap kinds the engine stores). */
+typedef enum jitanon_trim_kind {
+    JITANON_TRIM_NONE = 0, /* nothing mapped there */
+    JITANON_TRIM_JIT = 1,  /* a jitted function; id = the func_id given to load/move */
+    JITANON_TRIM_ANON = 2, /* a trimmable mmap (//anon, [anon:, /memfd:); id = map_id */
+    JITANON_TRIM_FILE = 3  /* any other mmap; id = map_id */
+} jitanon_trim_kind;
+
+/* One piece of an mmap to write out: pgoff = original pgoff + (start - original start),
+   computed modulo 2^64 (anonymous maps carry the start address as pgoff). */
+typedef struct jitanon_trim_piece {
+    uint64_t start, len, pgoff;
+} jitanon_trim_piece;
+
+typedef struct jitanon_trim_opts {
+    uint32_t begin_zero_;
+    jitanon_allocator allocator;
+    size_t memory_limit;    /* bytes the engine may hold (besides itself); 0 = unlimited */
+    int reject_out_of_order; /* an event older than its process's latest one fails with
+                                JITANON_ERR_INVALID_ARGUMENT instead of being counted */
+    uint32_t end_zero_;
+} jitanon_trim_opts;
+
+typedef struct jitanon_trim_stats {
+    uint64_t loads, moves;   /* jit events applied (zero-sized ones are not counted) */
+    uint64_t file_mmaps;     /* FILE mmaps recorded */
+    uint64_t untrimmed;      /* trimmable mmaps of processes without a jitdump: kept whole */
+    uint64_t kept;           /* trimmable mmaps of jitdump processes that hid no jit code */
+    uint64_t split;          /* ... emitted as one or more smaller pieces */
+    uint64_t dropped;        /* ... lying wholly on live jit code: nothing emitted */
+    uint64_t pieces;         /* pieces emitted for trimmable mmaps of jitdump processes */
+    uint64_t out_of_order;   /* events older than their process's latest (accepted) */
+    uint64_t processes;      /* processes currently known */
+    size_t bytes_held, peak_bytes; /* memory held by the engine's tables */
+} jitanon_trim_stats;
+
+/* Opaque engine. */
+typedef struct jitanon_trim jitanon_trim;
+
+/* Creates an engine (opts may be NULL).  Returns NULL on error (JITANON_ERR_BAD_OPTIONS,
+   JITANON_ERR_NOMEM).  Free with jitanon_trim_free. */
+JITANON_API jitanon_trim *jitanon_trim_new(const jitanon_trim_opts *opts, jitanon_error *err);
+
+/* Frees the engine and everything it holds.  NULL-safe. */
+JITANON_API void jitanon_trim_free(jitanon_trim *t);
+
+/* Marks `pid` as having a jitdump (perf inject's marker mmap was seen): from now on its
+   trimmable mmaps are trimmed.  Without it they are kept whole and may hide jit code,
+   exactly as perf would.  Errors: JITANON_ERR_NOMEM / JITANON_ERR_LIMIT. */
+JITANON_API jitanon_result jitanon_trim_set_jitdump(jitanon_trim *t, uint32_t pid, jitanon_error *err);
+
+/* A JIT_CODE_LOAD: [start, start + size) now holds func_id (over anything there).
+   size 0 is a no-op; a range past UINT64_MAX is JITANON_ERR_INVALID_ARGUMENT.  On any
+   error the address maps are unchanged (as for jitanon_trim_mmap). */
+JITANON_API jitanon_result jitanon_trim_load(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t start,
+                                             uint64_t size, uint64_t func_id, jitanon_error *err);
+
+/* A JIT_CODE_MOVE: like a load of func_id at [new_start, new_start + size).  The old
+   range is NOT unmapped, because perf does not unmap it either; old_start is unused. */
+JITANON_API jitanon_result jitanon_trim_move(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t old_start,
+                                             uint64_t new_start, uint64_t size, uint64_t func_id,
+                                             jitanon_error *err);
+
+/* An MMAP/MMAP2 of kind JITANON_TRIM_ANON or JITANON_TRIM_FILE (see jitanon_trim_classify).
+   *pieces / *count (either may be NULL) receive what to write out instead, in address
+   order, in a buffer owned by the engine and valid until the next call:
+   - FILE, or ANON of a process without a jitdump: the mmap itself, unchanged;
+   - ANON of a jitdump process: its parts not on live jit code (zero, one or more);
+     cost O((pieces + 1) log n + k), k = map pieces under the mmap.
+   len 0: the mmap unchanged, nothing recorded.  A range past UINT64_MAX or another kind
+   is JITANON_ERR_INVALID_ARGUMENT.  On any error every address map is left unchanged
+   (the process may have been registered, with an empty map). */
+JITANON_API jitanon_result jitanon_trim_mmap(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t start,
+                                             uint64_t len, uint64_t pgoff, jitanon_trim_kind kind,
+                                             uint64_t map_id, const jitanon_trim_piece **pieces,
+                                             size_t *count, jitanon_error *err);
+
+/* perf's FORK of a new process: `child` starts with a copy of parent's address map (as
+   perf clones it) and without a jitdump.  parent == child, or an unknown parent, gives
+   the child an empty map.  Errors: JITANON_ERR_NOMEM / JITANON_ERR_LIMIT, engine unchanged. */
+JITANON_API jitanon_result jitanon_trim_fork(jitanon_trim *t, uint32_t parent, uint32_t child,
+                                             jitanon_error *err);
+
+/* Forgets a process and its jitdump flag (exit, or exec, which starts a fresh address
+   map and a new program that must announce its own jitdump).  Cannot fail. */
+JITANON_API void jitanon_trim_forget(jitanon_trim *t, uint32_t pid);
+
+/* What `addr` of `pid` resolves to after every event fed so far, in the output.  Fills
+   *out (may be NULL) with the piece (start, len, kind, id) and returns its kind;
+   JITANON_TRIM_NONE (out zeroed) when nothing is mapped or the pid is unknown.  This is
+   all a profiler needs to symbolize samples in memory. */
+JITANON_API jitanon_trim_kind jitanon_trim_resolve(const jitanon_trim *t, uint32_t pid, uint64_t addr,
+                                                   jitanon_range *out);
+
+/* The process's current map (kinds are jitanon_trim_kind), for iterating; NULL for an
+   unknown pid.  Invalidated by the next call that feeds an event. */
+JITANON_API const jitanon_rangemap *jitanon_trim_map(const jitanon_trim *t, uint32_t pid);
+
+/* Counters so far; never NULL for a live engine. */
+JITANON_API const jitanon_trim_stats *jitanon_trim_get_stats(const jitanon_trim *t);
+
+/* JITANON_TRIM_ANON for a name starting with "//anon", "[anon:" or "/memfd:" (the names
+   perf inject --jit strips), else JITANON_TRIM_FILE.  `name` need not be NUL-terminated. */
+JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len);
+/* -- ELF emission and reading ----------------------------------------------------------
+
+   Writes small ELF files that hold jitted code, so perf (and addr2line, gdb, objdump,
+   elfutils) can symbolise, annotate and unwind it.  One builder makes one file: add one
+   function for perf's classic per-function layout (jitted-<pid>-<index>.so), or every
+   function of a dump for one per-process file.  No libelf: every table is built here and
+   every offset is computed with checked math.
+
+   Layout (file offset == virtual address for everything allocated):
+
+       ELF header, program headers (room for 3, padded)    text_base = 0xF0 (64-bit), 0xA0 (32-bit)
+       .text               function i at its own 16-aligned offset: its pgoff
+       .eh_frame           at ALIGN8(end of .text), CIE/FDEs of every function
+       .eh_frame_hdr       sorted lookup table over all FDEs
+       .note.gnu.build-id
+       ---- one PT_LOAD (R+X) covers text_base .. end of the note ----
+       .symtab .strtab .debug_abbrev .debug_info .debug_line .shstrtab, section headers
+
+   The invariant perf relies on holds for every function: its .text file offset = its
+   symbol's st_value = the PT_LOAD-relative address (p_vaddr == p_offset) = the pgoff an
+   injector must put into the MMAP2.  perf maps a sample ip to ip - start + pgoff and
+   looks the symbol up at that address, so several MMAP2s (one per function, each with its
+   own pgoff) may name the same per-process file.
+
+   Unwinding info: JITs that write CODE_UNWINDING_INFO for perf (V8) compute the
+   pc-relative pointers in their .eh_frame assuming it sits at ALIGN8(code_size) after the
+   function start, as perf's own stubs place it.  For a single function that is exactly
+   where it lands here, so V8's bytes come out unchanged; in a per-process file each
+   function's CIE/FDEs are moved and their pc_begin fields rebased, and the .eh_frame_hdr
+   table is rebuilt over all of them.
+
+   Class: 64-bit unless the machine is one known to be 32-bit only (EM_SPARC, EM_386,
+   EM_PPC, EM_ARM); opts.elf_class overrides.  Byte order follows the dump.  e_flags is 0
+   (ARM EABI and RISC-V float-ABI flags are not guessed). */
+
+/* How to treat V8's habit of adding its ELF header size (0x40) to debug-entry addresses
+   (it assumes perf's pre-2020 layout).  AUTO recognises V8 by pad1 == 0xDEADBEEF. */
+typedef enum jitanon_elf_v8_bias {
+    JITANON_ELF_V8_BIAS_AUTO = 0,
+    JITANON_ELF_V8_BIAS_ON = 1, /* always subtract the ELF header size */
+    JITANON_ELF_V8_BIAS_OFF = 2 /* never */
+} jitanon_elf_v8_bias;
+
+/* Things the writer noticed and worked around (jitanon_elf_info.notes). */
+enum {
+    JITANON_ELF_NOTE_V8_BIAS = 1u << 0,         /* debug addresses had V8's +0x40 removed */
+    JITANON_ELF_NOTE_ERLANG = 1u << 1,          /* BEAM dump: it writes EM_X86_64 whatever the host */
+    JITANON_ELF_NOTE_MACHINE_FROM_HOST = 1u << 2, /* ...so e_machine was taken from the host instead */
+    JITANON_ELF_NOTE_DEBUG_CLIPPED = 1u << 3,   /* debug entries outside the code were moved or dropped */
+    JITANON_ELF_NOTE_UNWIND_DROPPED = 1u << 4,  /* unwinding info we cannot rebase was left out */
+    JITANON_ELF_NOTE_DEBUG_COMPRESSED = 1u << 5 /* debug sections are SHF_COMPRESSED (zlib) */
+};
+
+typedef struct jitanon_elf_opts {
+    uint32_t begin_zero_;
+    jitanon_allocator allocator;
+    uint32_t v8_bias;    /* jitanon_elf_v8_bias */
+    uint32_t machine;    /* e_machine to write; 0 = the dump's elf_mach (see NOTE_ERLANG) */
+    uint32_t elf_class;  /* 0 = from the machine, else 32 or 64 */
+    int compress_debug;  /* zlib-compress .debug_*; needs JITANON_USE_ZLIB, else
+                            jitanon_elf_builder_init fails with JITANON_ERR_FEATURE_DISABLED */
+    int no_debug;        /* leave out .debug_* even when DEBUG_INFO is given */
+    int no_unwind;       /* leave out .eh_frame / .eh_frame_hdr */
+    uint32_t end_zero_;
+} jitanon_elf_opts;
+
+/* One jitted function.  Every view (and the records' views) must stay valid until
+   jitanon_elf_builder_finish: the builder keeps views, never copies of the code. */
+typedef struct jitanon_elf_func {
+    jitanon_str name;
+    uint64_t code_addr;
+    jitanon_bytes code;
+    const jitanon_jit_record *debug;  /* a CODE_DEBUG_INFO record for it, or NULL */
+    const jitanon_jit_record *unwind; /* a CODE_UNWINDING_INFO record for it, or NULL */
+} jitanon_elf_func;
+
+/* What a finished file looks like. */
+typedef struct jitanon_elf_info {
+    uint64_t file_size;
+    uint64_t text_offset, text_end; /* .text range; text_offset = first function's pgoff */
+    uint64_t functions, line_rows, fdes;
+    uint32_t machine, elf_class;
+    int big_endian;
+    uint32_t notes;        /* JITANON_ELF_NOTE_* */
+    uint8_t build_id[20];  /* also in .note.gnu.build-id */
+} jitanon_elf_info;
+
+/* Per-function data the builder keeps (views plus a few numbers). */
+typedef struct jitanon__elf_entry {
+    jitanon_str name;
+    uint64_t code_addr, offset;
+    jitanon_bytes code, debug_entries, eh_frame;
+    uint64_t debug_count;
+} jitanon__elf_entry;
+
+/* Collects functions, then writes one ELF.  Caller-owned; free with
+   jitanon_elf_builder_free (also after a failure). */
+typedef struct jitanon_elf_builder {
+    jitanon_elf_opts opts;
+    uint32_t machine, elf_class, notes;
+    int big_endian, have_opts;
+    uint64_t bias, text_base, text_end;
+    jitanon__elf_entry *funcs;
+    size_t count, cap;
+} jitanon_elf_builder;
+
+/* Starts a file for code described by `header` (machine, class, byte order, V8 detection).
+   opts may be NULL.  Fails with JITANON_ERR_BAD_OPTIONS / _FEATURE_DISABLED / _INVALID_ARGUMENT. */
+JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, const jitanon_jitdump_header *header,
+                                                    const jitanon_elf_opts *opts, jitanon_error *err);
+/* Adds a function; *pgoff (may be NULL) receives its file offset = address in the file =
+   the MMAP2 pgoff.  Functions are laid out in the order added. */
+JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
+                                                   uint64_t *pgoff, jitanon_error *err);
+/* Writes the file through `sink` (front to back, no seeking).  info may be NULL.  The
+   output depends only on the inputs: the same functions give a byte-identical file. */
+JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, jitanon_sink sink,
+                                                      jitanon_elf_info *info, jitanon_error *err);
+/* NULL-safe. */
+JITANON_API void jitanon_elf_builder_free(jitanon_elf_builder *b);
+
+/* One function, one file: init + add + finish + free. */
+JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const jitanon_jitdump_header *header,
+                                                      const jitanon_elf_func *fn, const jitanon_elf_opts *opts,
+                                                      jitanon_elf_info *info, jitanon_error *err);
+
+/* SHA-1 (FIPS 180-4), used for build-ids; exposed for tests and embedders. */
+typedef struct jitanon_sha1 {
+    uint32_t h[5];
+    uint8_t block[64];
+    size_t used;
+    uint64_t total;
+} jitanon_sha1;
+JITANON_API void jitanon_sha1_init(jitanon_sha1 *s);
+JITANON_API void jitanon_sha1_update(jitanon_sha1 *s, const void *data, size_t size);
+JITANON_API void jitanon_sha1_final(jitanon_sha1 *s, uint8_t digest[20]);
+
+/* -- ELF reader: bounded reads of any ELF32/ELF64 file of either byte order. -- */
+
+typedef struct jitanon_elf_file {
+    const uint8_t *data;
+    size_t size;
+    int is64, big_endian;
+    uint32_t type, machine, flags;
+    uint64_t entry, phoff, shoff;
+    uint32_t phnum, shnum, shstrndx;
+    jitanon_bytes build_id; /* descriptor of the first NT_GNU_BUILD_ID note; size 0 if none */
+} jitanon_elf_file;
+
+typedef struct jitanon_elf_segment {
+    uint32_t type, flags;
+    uint64_t offset, vaddr, paddr, filesz, memsz, align;
+} jitanon_elf_segment;
+
+typedef struct jitanon_elf_section {
+    jitanon_str name;
+    uint32_t type, link, info;
+    uint64_t flags, addr, offset, size, addralign, entsize;
+    jitanon_bytes data; /* the file bytes (empty for SHT_NOBITS) */
+} jitanon_elf_section;
+
+typedef struct jitanon_elf_symbol {
+    jitanon_str name;
+    uint64_t value, size;
+    uint8_t info, other; /* type = info & 15, binding = info >> 4 */
+    uint32_t shndx;
+} jitanon_elf_symbol;
+
+/* Checks the ELF header, every program and section header, every section's bytes and
+   name, and every note in SHT_NOTE sections, so the accessors below cannot fail on a
+   parsed file except for an index out of range.  Allocates nothing; views point into
+   `data`.  Extended section numbering (e_shnum 0) is JITANON_ERR_UNSUPPORTED. */
+JITANON_API jitanon_result jitanon_elf_parse(jitanon_elf_file *f, const void *data, size_t size,
+                                             jitanon_error *err);
+JITANON_API jitanon_result jitanon_elf_segment_at(const jitanon_elf_file *f, uint32_t index,
+                                                  jitanon_elf_segment *out, jitanon_error *err);
+JITANON_API jitanon_result jitanon_elf_section_at(const jitanon_elf_file *f, uint32_t index,
+                                                  jitanon_elf_section *out, jitanon_error *err);
+/* Index of the first section called `name`, or 0 when there is none. */
+JITANON_API uint32_t jitanon_elf_find_section(const jitanon_elf_file *f, const char *name, jitanon_elf_section *out);
+/* Number of entries of a SHT_SYMTAB/SHT_DYNSYM section (0 for anything else). */
+JITANON_API uint64_t jitanon_elf_symbol_count(const jitanon_elf_file *f, const jitanon_elf_section *symtab);
+/* Symbol `index` of `symtab`; its name comes from the section sh_link names.
+   Fails with JITANON_ERR_BAD_RECORD on a bad name offset or link. */
+JITANON_API jitanon_result jitanon_elf_symbol_at(const jitanon_elf_file *f, const jitanon_elf_section *symtab,
+                                                 uint64_t index, jitanon_elf_symbol *out, jitanon_error *err);
+/* -- Injection: perf.data in -> perf.data out + ELF files ----------------------------------
+
+   What `perf inject --jit` does, with range-aware //anon handling:
+   - a marker mmap (basename `jit-<digits>.dump`) makes the injector load that jitdump
+     (from the recorded path, else from opts.jitdump_dir) and write ELF files for its
+     functions (one per function, or one per process);
+   - every CODE_LOAD / CODE_MOVE becomes a synthesized MMAP2 into that ELF, placed in
+     timestamp order (before the first input record that is not older), so the output
+     keeps its FINISHED_ROUND records and stays valid for perf's round-based sorting;
+   - a trimmable mmap (`//anon`, `[anon:`, `/memfd:`) of a process with a jitdump is
+     replaced by its parts that do not cover live jitted code (jitanon_trim), so stubs and
+     code without a load record keep their `[JIT] tid` / perf-<pid>.map names;
+   - every other record passes through unchanged.
+
+   Decisions follow timestamps, not file position: the injector buffers one round (the
+   records between two FINISHED_ROUNDs, which perf guarantees need no reordering across)
+   and replays it in time order.  Memory is bounded by the jitdumps plus one round. */
+
+typedef enum jitanon_anon_mode {
+    JITANON_ANON_RANGE = 0, /* trim trimmable mmaps to what does not cover live jit code */
+    JITANON_ANON_ALL = 1,   /* drop them whole once the process has a jitdump (perf's way) */
+    JITANON_ANON_KEEP = 2   /* strip nothing */
+} jitanon_anon_mode;
+
+typedef enum jitanon_elf_layout {
+    JITANON_ELF_PER_FUNCTION = 0, /* jitted-<pid>-<code_index>.so, as perf writes them */
+    JITANON_ELF_PER_PROCESS = 1   /* one jitted-<pid>.so holding every function */
+} jitanon_elf_layout;
+
+/* Where jitdumps come from and where ELF files go.  The defaults (all NULL) read dumps
+   with jitanon_jitdump_load_file and write ELFs atomically with POSIX calls; tests and
+   fuzzers plug in memory versions so nothing touches the disk. */
+typedef struct jitanon_inject_io {
+    /* Loads the dump at `path` (already checked to be named jit-<digits>.dump); NULL on
+       failure, with err filled.  Free with jitanon_jitdump_free. */
+    jitanon_jitdump *(*load_dump)(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                  jitanon_error *err);
+    /* Stores one complete ELF file called `name` (digits, '-', ".so" only) in directory
+       `dir`.  Return 0 on success. */
+    int (*write_elf)(void *user, const char *dir, const char *name, const void *data, size_t size);
+    /* Receives warnings (a dump that cannot be read, a refused file, ...). */
+    void (*log)(void *user, const char *message);
+    /* Called now and then with input bytes consumed so far. */
+    void (*progress)(void *user, uint64_t bytes_done);
+    void *user;
+} jitanon_inject_io;
+
+/* What a sample resolves to, in time order, after the injection decisions: the answer
+   perf report will give for the output (see jitanon_inject_opts.on_sample). */
+typedef struct jitanon_sample_info {
+    uint32_t pid, tid;
+    uint64_t time, ip;
+    jitanon_trim_kind kind;  /* JIT: a jitdump function; ANON/FILE: an mmap; NONE */
+    jitanon_str name;        /* the function's name, or the mmap's file name */
+    uint64_t start;          /* where that function or mapping piece starts */
+    uint64_t code_index;     /* JIT only */
+} jitanon_sample_info;
+
+typedef struct jitanon_inject_opts {
+    uint32_t begin_zero_;
+    jitanon_allocator allocator;
+    uint32_t anon_mode;       /* jitanon_anon_mode */
+    uint32_t elf_layout;      /* jitanon_elf_layout */
+    const char *elf_dir;      /* where ELF files go; NULL = next to each jitdump, as perf does */
+    const char *jitdump_dir;  /* searched for jit-<pid>.dump when the recorded path fails */
+    uint64_t max_round_bytes; /* a round larger than this is processed in parts; 0 = 256 MiB */
+    jitanon_elf_opts elf;     /* passed to the ELF writer (allocator: ours when unset) */
+    jitanon_jitdump_opts jitdump; /* passed to the jitdump loader */
+    jitanon_inject_io io;
+    /* Called for every SAMPLE with its resolution (user = io.user).  With out == NULL in
+       jitanon_inject, nothing is written and no ELF is built: a profiler's symbolizer, the
+       way samply reads jitdumps. */
+    void (*on_sample)(void *user, const jitanon_sample_info *sample);
+    uint32_t end_zero_;
+} jitanon_inject_opts;
+
+typedef struct jitanon_inject_stats {
+    uint64_t records_in, records_out, samples;
+    uint64_t markers, dumps_loaded, dumps_failed;
+    uint64_t loads, moves, mmaps_synthesized;
+    uint64_t anon_kept, anon_split, anon_dropped, anon_pieces; /* trimmable mmaps of jitdump processes */
+    uint64_t elf_files, elf_bytes, elf_refused;
+    uint64_t rounds, largest_round_bytes;
+} jitanon_inject_stats;
+
+/* Reads every record `in` has not read yet and writes the injected stream to `out`
+   (attrs, features, records; then jitanon_perf_writer_finish).  `out` must use the
+   input's byte order.  stats may be NULL.  A fatal problem (malformed input, a clock that
+   does not match the jitdumps, a write failure) returns an error; a dump that cannot be
+   read only leaves its process untouched and is reported through io.log.  `out` may be
+   NULL to only resolve samples (opts.on_sample). */
+JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_writer *out,
+                                          const jitanon_inject_opts *opts, jitanon_inject_stats *stats,
+                                          jitanon_error *err);
+
+#if !defined(JITANON_NO_STDIO) && defined(__unix__)
+/* jitanon_inject from a path ("-" = stdin) to a path ("-" = stdout, pipe mode), the output
+   written atomically (temporary file + rename).  out_mode 0 keeps the input's mode.
+   Needs POSIX for file output. */
+JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, int out_mode,
+                                               const jitanon_inject_opts *opts, const jitanon_perf_opts *perf_opts,
+                                               jitanon_inject_stats *stats, jitanon_error *err);
+#endif
+
+/* 1 when the basename of `path` is jit-<digits>.dump (what perf and we accept as a
+   marker); *pid (may be NULL) gets the digits' value. */
+JITANON_API int jitanon_is_jitdump_marker(const char *path, size_t len, uint32_t *pid);
+
+/* TSC -> perf time, for dumps written with JITDUMP_FLAGS_ARCH_TIMESTAMP, from the
+   PERF_RECORD_TIME_CONV fields (perf-format.md §5.11). */
+JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift, uint64_t time_mult,
+                                              uint64_t time_zero, int extended, uint64_t time_cycles,
+                                              uint64_t time_mask, int cap_user_time_zero, int cap_user_time_short);
 
 #ifdef __cplusplus
 }
@@ -1645,10 +2525,5070 @@ JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, j
     return r;
 }
 
-#include "src/perfdata.impl.h"
-#include "src/trim.impl.h"
-#include "src/elf.impl.h"
-#include "src/inject.impl.h"
+/* -- perf.data reader ------------------------------------------------------------------ */
+
+#if !defined(JITANON_NO_STDIO) && defined(__unix__)
+#include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <errno.h>
+#endif
+
+#define JITANON__PERF_FILE_HEADER 104u
+#define JITANON__PERF_FILE_HEADER_V1 72u /* legacy header without the feature bitmap */
+#define JITANON__PERF_PIPE_HEADER 16u
+#define JITANON__PERF_MAGIC 0x32454C4946524550ull /* "PERFILE2" as a little-endian u64 */
+#define JITANON__PERF_ATTR_VER0 64u
+#define JITANON__PERF_DEFAULT_CAP (64ull * 1024u * 1024u)
+#define JITANON__PERF_MIN_BUF 65536u
+#define JITANON__PERF_MAX_REC 65535u
+#define JITANON__PERF_MMAP_FIXED 40u  /* header + pid, tid, start, len, pgoff */
+#define JITANON__PERF_MMAP2_FIXED 72u /* + maj/min/ino/ino_gen (or build id), prot, flags */
+#define JITANON__PERF_AUXTRACE_SIZE 48u
+#define JITANON__PERF_TRACING_SIZE 16u
+#define JITANON__PERF_SAMPLE_TRAILER                                                                  \
+    (JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_ID |                    \
+     JITANON_PERF_SAMPLE_STREAM_ID | JITANON_PERF_SAMPLE_CPU | JITANON_PERF_SAMPLE_IDENTIFIER)
+/* read_format bits (perf_event.h) */
+#define JITANON__PERF_FORMAT_ENABLED 1u
+#define JITANON__PERF_FORMAT_RUNNING 2u
+#define JITANON__PERF_FORMAT_ID 4u
+#define JITANON__PERF_FORMAT_GROUP 8u
+#define JITANON__PERF_FORMAT_LOST 16u
+
+JITANON_API const char *jitanon_perf_record_name(uint32_t type)
+{
+    static const char *const kernel[] = {"UNKNOWN", "MMAP", "LOST", "COMM", "EXIT", "THROTTLE", "UNTHROTTLE",
+                                         "FORK", "READ", "SAMPLE", "MMAP2", "AUX", "ITRACE_START",
+                                         "LOST_SAMPLES", "SWITCH", "SWITCH_CPU_WIDE", "NAMESPACES", "KSYMBOL",
+                                         "BPF_EVENT", "CGROUP", "TEXT_POKE", "AUX_OUTPUT_HW_ID"};
+    static const char *const user[] = {"HEADER_ATTR", "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA",
+                                       "HEADER_BUILD_ID", "FINISHED_ROUND", "ID_INDEX", "AUXTRACE_INFO",
+                                       "AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP", "CPU_MAP", "STAT_CONFIG",
+                                       "STAT", "STAT_ROUND", "EVENT_UPDATE", "TIME_CONV", "HEADER_FEATURE",
+                                       "COMPRESSED", "FINISHED_INIT", "COMPRESSED2"};
+    if (type < sizeof kernel / sizeof kernel[0]) return kernel[type];
+    if (type >= 64 && type - 64 < sizeof user / sizeof user[0]) return user[type - 64];
+    return "UNKNOWN";
+}
+
+JITANON_API uint64_t jitanon_perf_u64_at(jitanon_bytes b, size_t i, int big_endian)
+{
+    if (i >= b.size / 8) return 0;
+    return jitanon__rd64(b.data + i * 8, big_endian);
+}
+
+JITANON__PRIVATE unsigned jitanon__popcount64(uint64_t v)
+{
+    unsigned n = 0;
+    for (; v; v &= v - 1) n++;
+    return n;
+}
+
+/* A big-endian compiler allocates bitfields from the most significant bit, so the attr
+   flag word of a big-endian file has `disabled` in bit 63: reverse it to number the
+   fields the same way for both orders. */
+JITANON__PRIVATE uint64_t jitanon__bitrev64(uint64_t v)
+{
+    uint64_t r = 0;
+    unsigned i;
+    for (i = 0; i < 64; i++, v >>= 1) r = (r << 1) | (v & 1);
+    return r;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_bad(jitanon_error *err, jitanon_result code, uint64_t off,
+                                               const jitanon_perf_record *rec, const char *what)
+{
+    jitanon_result r = JITANON__FAIL(err, code, off, "%s record (size %u): %s", jitanon_perf_record_name(rec->type),
+                                     (unsigned)rec->size, what);
+    if (err) {
+        err->record_index = rec->index;
+        err->record_type = rec->type;
+    }
+    return r;
+}
+
+/* -- input buffer: unread bytes are buf_[buf_pos_, buf_len_), starting at input offset
+   buf_off_.  Memory grows only to the largest record asked for. */
+
+JITANON__PRIVATE size_t jitanon__pd_avail(const jitanon_perf_reader *r) { return r->buf_len_ - r->buf_pos_; }
+
+JITANON__PRIVATE void jitanon__pd_consume(jitanon_perf_reader *r, size_t n)
+{
+    r->buf_pos_ += n;
+    r->buf_off_ += n;
+}
+
+JITANON__PRIVATE void jitanon__pd_compact(jitanon_perf_reader *r)
+{
+    if (!r->buf_pos_) return;
+    memmove(r->buf_, r->buf_ + r->buf_pos_, r->buf_len_ - r->buf_pos_);
+    r->buf_len_ -= r->buf_pos_;
+    r->buf_pos_ = 0;
+}
+
+/* Makes at least `need` unread bytes available.  JITANON_END when the input ends first. */
+JITANON__PRIVATE jitanon_result jitanon__pd_fill(jitanon_perf_reader *r, size_t need, jitanon_error *err)
+{
+    while (jitanon__pd_avail(r) < need) {
+        size_t got, want;
+        if (r->eof_) return JITANON_END;
+        jitanon__pd_compact(r);
+        if (need > r->buf_cap_ && !jitanon__grow(&r->allocator_, (void **)&r->buf_, &r->buf_cap_,
+                                                 need < JITANON__PERF_MIN_BUF ? JITANON__PERF_MIN_BUF : need, 1))
+            return JITANON__FAIL(err, JITANON_ERR_NOMEM, r->buf_off_, "cannot buffer %U bytes", (uint64_t)need);
+        want = r->buf_cap_ - r->buf_len_;
+        got = r->read_fn_(r->user_, r->buf_ + r->buf_len_, want);
+        if (got == SIZE_MAX) return JITANON__FAIL(err, JITANON_ERR_IO, r->buf_off_ + jitanon__pd_avail(r), "read failed");
+        if (got > want) return JITANON__FAIL(err, JITANON_ERR_IO, r->buf_off_, "read callback returned too much");
+        if (got == 0) r->eof_ = 1;
+        r->buf_len_ += got;
+    }
+    return JITANON_OK;
+}
+
+/* Consumes bytes up to input offset `off` (forward only). */
+JITANON__PRIVATE jitanon_result jitanon__pd_skip_to(jitanon_perf_reader *r, uint64_t off, jitanon_error *err)
+{
+    while (r->buf_off_ < off) {
+        uint64_t left = off - r->buf_off_;
+        size_t n;
+        if (!jitanon__pd_avail(r)) {
+            jitanon_result res;
+            r->buf_pos_ = r->buf_len_ = 0; /* everything was consumed: reuse the whole buffer */
+            res = jitanon__pd_fill(r, 1, err);
+            if (res == JITANON_END)
+                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->buf_off_, "input ends before byte %U", off);
+            if (res != JITANON_OK) return res;
+        }
+        n = left < jitanon__pd_avail(r) ? (size_t)left : jitanon__pd_avail(r);
+        jitanon__pd_consume(r, n);
+    }
+    return JITANON_OK;
+}
+
+/* Positions the input at `off`: inside the buffer, by seeking, or by skipping forward. */
+JITANON__PRIVATE jitanon_result jitanon__pd_goto(jitanon_perf_reader *r, uint64_t off, jitanon_error *err)
+{
+    if (off >= r->buf_off_ && off - r->buf_off_ <= jitanon__pd_avail(r)) {
+        jitanon__pd_consume(r, (size_t)(off - r->buf_off_));
+        return JITANON_OK;
+    }
+    if (r->seek_fn_) {
+        if (r->seek_fn_(r->user_, off)) return JITANON__FAIL(err, JITANON_ERR_IO, off, "cannot seek to byte %U", off);
+        r->buf_pos_ = r->buf_len_ = 0;
+        r->buf_off_ = off;
+        r->eof_ = 0;
+        return JITANON_OK;
+    }
+    if (off < r->buf_off_)
+        return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, off,
+                             "this layout needs seeking back to byte %U; read a file, not a pipe", off);
+    return jitanon__pd_skip_to(r, off, err);
+}
+
+/* Copies n bytes at input offset `off` to dst in buffer-sized pieces. */
+JITANON__PRIVATE jitanon_result jitanon__pd_read_at(jitanon_perf_reader *r, uint64_t off, uint8_t *dst, size_t n,
+                                                   jitanon_error *err)
+{
+    jitanon_result res = jitanon__pd_goto(r, off, err);
+    while (res == JITANON_OK && n) {
+        size_t k;
+        if (!jitanon__pd_avail(r)) {
+            r->buf_pos_ = r->buf_len_ = 0;
+            res = jitanon__pd_fill(r, 1, err);
+            if (res == JITANON_END)
+                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->buf_off_, "input ends %U bytes early", (uint64_t)n);
+            if (res != JITANON_OK) return res;
+        }
+        k = n < jitanon__pd_avail(r) ? n : jitanon__pd_avail(r);
+        memcpy(dst, r->buf_ + r->buf_pos_, k);
+        jitanon__pd_consume(r, k);
+        dst += k;
+        n -= k;
+    }
+    return res;
+}
+
+/* Everything kept besides the record buffer (attrs, ids, features) is charged here. */
+JITANON__PRIVATE jitanon_result jitanon__pd_charge(uint64_t *used, uint64_t limit, uint64_t n, uint64_t off,
+                                                  jitanon_error *err)
+{
+    if (n > limit || *used > limit - n)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, off, "header data exceeds max_header_bytes (%U)", limit);
+    *used += n;
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_alloc(jitanon_perf_reader *r, uint64_t n, uint64_t off, void **out,
+                                                 jitanon_error *err)
+{
+    jitanon_result res = jitanon__pd_charge(&r->header_bytes_, r->max_header_bytes_, n, off, err);
+    *out = NULL;
+    if (res != JITANON_OK) return res;
+    *out = jitanon__malloc(&r->allocator_, (size_t)n);
+    return *out ? JITANON_OK : JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot allocate %U bytes", n);
+}
+
+/* -- attrs and the id -> attr map ------------------------------------------------------- */
+
+JITANON__PRIVATE void jitanon__pd_decode_attr(jitanon_perf_attr *a, const uint8_t *p, uint32_t size, int big)
+{
+    uint64_t flags = jitanon__rd64(p + 40, big);
+    a->type = jitanon__rd32(p, big);
+    a->size = size;
+    a->config = jitanon__rd64(p + 8, big);
+    a->sample_type = jitanon__rd64(p + 24, big);
+    a->read_format = jitanon__rd64(p + 32, big);
+    a->flags = big ? jitanon__bitrev64(flags) : flags;
+    a->sample_id_all = (int)(a->flags >> 18 & 1);
+    a->use_clockid = (int)(a->flags >> 25 & 1);
+    a->clockid = size >= 96 ? (int32_t)jitanon__rd32(p + 92, big) : 0;
+    a->id_hdr_size = a->sample_id_all ? 8u * jitanon__popcount64(a->sample_type & JITANON__PERF_SAMPLE_TRAILER) : 0;
+}
+
+/* attr.size as the reader uses it: 0 is the first published size. */
+JITANON__PRIVATE uint32_t jitanon__pd_attr_size(const uint8_t *p, int big)
+{
+    uint32_t s = jitanon__rd32(p + 4, big);
+    return s ? s : JITANON__PERF_ATTR_VER0;
+}
+
+JITANON__PRIVATE int jitanon__pd_idless(const jitanon__perf_idmap *a, const jitanon__perf_idmap *b)
+{
+    return a->id < b->id || (a->id == b->id && a->attr < b->attr);
+}
+
+/* Heapsort: O(n log n) whatever the input, no recursion, no libc. */
+JITANON__PRIVATE void jitanon__pd_sift(jitanon__perf_idmap *m, size_t i, size_t n)
+{
+    for (;;) {
+        size_t c = 2 * i + 1;
+        jitanon__perf_idmap t;
+        if (c >= n) return;
+        if (c + 1 < n && jitanon__pd_idless(&m[c], &m[c + 1])) c++;
+        if (!jitanon__pd_idless(&m[i], &m[c])) return;
+        t = m[i];
+        m[i] = m[c];
+        m[c] = t;
+        i = c;
+    }
+}
+
+JITANON__PRIVATE void jitanon__pd_sort_ids(jitanon__perf_idmap *m, size_t n)
+{
+    size_t i;
+    for (i = n / 2; i-- > 0;) jitanon__pd_sift(m, i, n);
+    for (i = n; i-- > 1;) {
+        jitanon__perf_idmap t = m[0];
+        m[0] = m[i];
+        m[i] = t;
+        jitanon__pd_sift(m, 0, i);
+    }
+}
+
+/* The attr that owns `id`: the first attr listing it; id 0 or unknown gives attr 0, which
+   is how perf treats synthesized records with zeroed trailers. */
+JITANON__PRIVATE size_t jitanon__pd_attr_of(const jitanon_perf_reader *r, uint64_t id)
+{
+    size_t lo = 0, hi = r->idmap_len_;
+    if (r->attr_count < 2 || id == 0) return 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->idmap_[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < r->idmap_len_ && r->idmap_[lo].id == id ? r->idmap_[lo].attr : 0;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_map_ids(jitanon_perf_reader *r, size_t ai, uint64_t off, jitanon_error *err)
+{
+    const jitanon_perf_attr *a = &r->attrs[ai];
+    size_t i;
+    if (!jitanon__grow(&r->allocator_, (void **)&r->idmap_, &r->idmap_cap_, r->idmap_len_ + a->id_count + 1,
+                       sizeof *r->idmap_))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot grow the id map");
+    for (i = 0; i < a->id_count; i++) {
+        r->idmap_[r->idmap_len_].id = a->ids[i];
+        r->idmap_[r->idmap_len_++].attr = ai;
+    }
+    jitanon__pd_sort_ids(r->idmap_, r->idmap_len_);
+    return JITANON_OK;
+}
+
+/* Adds an attr: copies `raw` (size bytes), takes ownership of `ids` (n decoded ids,
+   charged by the caller) even on failure. */
+JITANON__PRIVATE jitanon_result jitanon__pd_add_attr(jitanon_perf_reader *r, const uint8_t *raw, uint32_t size,
+                                                    uint64_t *ids, size_t n, uint64_t off, jitanon_error *err)
+{
+    jitanon_perf_attr *a;
+    void *copy = NULL;
+    jitanon_result res = JITANON_OK;
+    if (!jitanon__grow(&r->allocator_, (void **)&r->attrs, &r->attr_cap_, r->attr_count + 1, sizeof *r->attrs))
+        res = JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot grow the attr table");
+    if (res == JITANON_OK) res = jitanon__pd_alloc(r, size, off, &copy, err);
+    if (res != JITANON_OK) {
+        jitanon__free(&r->allocator_, ids, n * 8);
+        return res;
+    }
+    memcpy(copy, raw, size);
+    a = &r->attrs[r->attr_count++];
+    memset(a, 0, sizeof *a);
+    jitanon__pd_decode_attr(a, (const uint8_t *)copy, size, r->big_endian);
+    a->raw.data = (const uint8_t *)copy;
+    a->raw.size = size;
+    a->ids = ids;
+    a->id_count = n;
+    return jitanon__pd_map_ids(r, r->attr_count - 1, off, err);
+}
+
+/* Decodes n ids from input bytes into a new (charged) array. */
+JITANON__PRIVATE jitanon_result jitanon__pd_decode_ids(jitanon_perf_reader *r, const uint8_t *p, size_t n, uint64_t off,
+                                                      uint64_t **out, jitanon_error *err)
+{
+    void *mem;
+    size_t i;
+    jitanon_result res = jitanon__pd_alloc(r, (uint64_t)n * 8, off, &mem, err);
+    *out = (uint64_t *)mem;
+    for (i = 0; res == JITANON_OK && i < n; i++) (*out)[i] = jitanon__rd64(p + 8 * i, r->big_endian);
+    return res;
+}
+
+/* -- file header ------------------------------------------------------------------------ */
+
+/* Where header sections come from: a copy of the bytes before the data section (forward-
+   only input), or the input itself through seeking. */
+typedef struct jitanon__pd_pre {
+    uint8_t *mem;
+    uint64_t off;
+    size_t len;
+} jitanon__pd_pre;
+
+JITANON__PRIVATE jitanon_result jitanon__pd_section(jitanon_perf_reader *r, const jitanon__pd_pre *pre, uint64_t off,
+                                                   uint64_t size, uint8_t *dst, jitanon_error *err)
+{
+    if (!pre->mem) return jitanon__pd_read_at(r, off, dst, (size_t)size, err);
+    if (off < pre->off || off - pre->off > pre->len || size > pre->len - (off - pre->off))
+        return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, off,
+                             "section of %U bytes is not before the data; reading it needs a seek callback", size);
+    if (size) memcpy(dst, pre->mem + (off - pre->off), (size_t)size);
+    return JITANON_OK;
+}
+
+/* One attrs-section entry: attr.size bytes, then {u64 offset, u64 size} of its id array. */
+JITANON__PRIVATE jitanon_result jitanon__pd_file_attr(jitanon_perf_reader *r, const jitanon__pd_pre *pre,
+                                                     const uint8_t *e, uint64_t attr_size, uint64_t off,
+                                                     jitanon_error *err)
+{
+    uint32_t asize = jitanon__pd_attr_size(e, r->big_endian);
+    uint64_t ids_off, ids_size;
+    uint8_t *bytes;
+    uint64_t *ids = NULL;
+    jitanon_result res;
+    /* perf walks entries by attr.size + 16, so the header's attr_size must agree. */
+    if ((uint64_t)asize + 16 != attr_size)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, off + 4, "attr.size %u does not match attr_size %U",
+                             (unsigned)asize, attr_size);
+    ids_off = jitanon__rd64(e + asize, r->big_endian);
+    ids_size = jitanon__rd64(e + asize + 8, r->big_endian);
+    if (ids_size % 8 || ids_size > r->max_header_bytes_)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, off + asize + 8, "bad id array size %U", ids_size);
+    bytes = (uint8_t *)jitanon__malloc(&r->allocator_, (size_t)ids_size);
+    if (!bytes) return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot allocate the id array");
+    res = jitanon__pd_section(r, pre, ids_off, ids_size, bytes, err);
+    if (res == JITANON_OK) res = jitanon__pd_decode_ids(r, bytes, (size_t)(ids_size / 8), ids_off, &ids, err);
+    jitanon__free(&r->allocator_, bytes, (size_t)ids_size);
+    if (res != JITANON_OK) return res;
+    return jitanon__pd_add_attr(r, e, asize, ids, (size_t)(ids_size / 8), off, err);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_file_attrs(jitanon_perf_reader *r, const jitanon__pd_pre *pre,
+                                                      uint64_t attr_size, uint64_t attrs_off, uint64_t attrs_size,
+                                                      jitanon_error *err)
+{
+    uint8_t *tab;
+    uint64_t i, n = attrs_size / attr_size;
+    jitanon_result res;
+    if (attrs_size > r->max_header_bytes_)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 32, "attrs section exceeds max_header_bytes");
+    tab = (uint8_t *)jitanon__malloc(&r->allocator_, (size_t)attrs_size);
+    if (!tab) return JITANON__FAIL(err, JITANON_ERR_NOMEM, attrs_off, "cannot allocate the attrs section");
+    res = jitanon__pd_section(r, pre, attrs_off, attrs_size, tab, err);
+    for (i = 0; res == JITANON_OK && i < n; i++)
+        res = jitanon__pd_file_attr(r, pre, tab + i * attr_size, attr_size, attrs_off + i * attr_size, err);
+    jitanon__free(&r->allocator_, tab, (size_t)attrs_size);
+    return res;
+}
+
+typedef struct jitanon__pd_fhdr {
+    uint64_t size, attr_size, attrs_off, attrs_size;
+} jitanon__pd_fhdr;
+
+JITANON__PRIVATE jitanon_result jitanon__pd_check_fhdr(jitanon_perf_reader *r, const jitanon__pd_fhdr *h,
+                                                      jitanon_error *err)
+{
+    uint64_t end;
+    if (!jitanon__add_u64(h->attrs_off, h->attrs_size, &end))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, 24, "attrs section overflows");
+    if (h->attrs_size && (h->attr_size < JITANON__PERF_ATTR_VER0 + 16 || h->attrs_size % h->attr_size))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, 16, "attr_size %U does not divide the attrs section",
+                             h->attr_size);
+    if (r->data_offset < h->size || !jitanon__add_u64(r->data_offset, r->data_size, &end))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, 40, "bad data section offset %U", r->data_offset);
+    return JITANON_OK;
+}
+
+/* Forward-only input: keep the bytes between the header and the data section, where perf
+   puts the id arrays and attrs. */
+JITANON__PRIVATE jitanon_result jitanon__pd_load_pre(jitanon_perf_reader *r, jitanon__pd_pre *pre, jitanon_error *err)
+{
+    uint64_t n = r->data_offset - r->buf_off_;
+    if (n > r->max_header_bytes_)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, r->buf_off_, "%U bytes before the data exceed max_header_bytes", n);
+    pre->off = r->buf_off_;
+    pre->len = (size_t)n;
+    pre->mem = (uint8_t *)jitanon__malloc(&r->allocator_, pre->len);
+    if (!pre->mem) return JITANON__FAIL(err, JITANON_ERR_NOMEM, pre->off, "cannot buffer the header sections");
+    return jitanon__pd_read_at(r, pre->off, pre->mem, pre->len, err);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_file_header(jitanon_perf_reader *r, uint64_t hsize, jitanon_error *err)
+{
+    jitanon__pd_fhdr h;
+    jitanon__pd_pre pre;
+    jitanon__cur c;
+    jitanon_result res = jitanon__pd_fill(r, (size_t)hsize, err);
+    if (res == JITANON_END)
+        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, jitanon__pd_avail(r), "file header needs %U bytes", hsize);
+    if (res != JITANON_OK) return res;
+    c = jitanon__cur_make(r->buf_ + r->buf_pos_ + 16, (size_t)hsize - 16, 16, r->big_endian);
+    h.size = hsize;
+    h.attr_size = jitanon__get64(&c);
+    h.attrs_off = jitanon__get64(&c);
+    h.attrs_size = jitanon__get64(&c);
+    r->data_offset = jitanon__get64(&c);
+    r->data_size = jitanon__get64(&c);
+    jitanon__take(&c, 16); /* event_types: obsolete */
+    if (hsize == JITANON__PERF_FILE_HEADER) {
+        unsigned i;
+        for (i = 0; i < 4; i++) r->features[i] = jitanon__get64(&c);
+    }
+    if ((res = jitanon__pd_check_fhdr(r, &h, err)) != JITANON_OK) return res;
+    jitanon__pd_consume(r, (size_t)hsize);
+    memset(&pre, 0, sizeof pre);
+    if (!r->seek_fn_) res = jitanon__pd_load_pre(r, &pre, err);
+    if (res == JITANON_OK && h.attrs_size)
+        res = jitanon__pd_file_attrs(r, &pre, h.attr_size, h.attrs_off, h.attrs_size, err);
+    jitanon__free(&r->allocator_, pre.mem, pre.len);
+    return res == JITANON_OK ? jitanon__pd_goto(r, r->data_offset, err) : res;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_header(jitanon_perf_reader *r, jitanon_error *err)
+{
+    const uint8_t *p;
+    uint64_t hsize;
+    jitanon_result res = jitanon__pd_fill(r, JITANON__PERF_PIPE_HEADER, err);
+    if (res == JITANON_END)
+        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, jitanon__pd_avail(r), "perf.data header needs 16 bytes");
+    if (res != JITANON_OK) return res;
+    p = r->buf_ + r->buf_pos_;
+    /* The writer stores the u64 "PERFILE2" in its own order, so the bytes tell the order. */
+    if (memcmp(p, "PERFILE2", 8) == 0) r->big_endian = 0;
+    else if (memcmp(p, "2ELIFREP", 8) == 0) r->big_endian = 1;
+    else if (memcmp(p, "PERFFILE", 8) == 0)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_VERSION, 0, "legacy PERFFILE format is not supported");
+    else return JITANON__FAIL(err, JITANON_ERR_BAD_MAGIC, 0, "not perf.data: magic 'PERFILE2' not found");
+    hsize = jitanon__rd64(p + 8, r->big_endian);
+    if (hsize == JITANON__PERF_PIPE_HEADER) {
+        r->mode = JITANON_PERF_PIPE;
+        jitanon__pd_consume(r, JITANON__PERF_PIPE_HEADER);
+        return JITANON_OK;
+    }
+    if (hsize != JITANON__PERF_FILE_HEADER && hsize != JITANON__PERF_FILE_HEADER_V1)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, 8, "header size %U is neither 16 (pipe) nor 104 (file)", hsize);
+    r->mode = JITANON_PERF_FILE;
+    return jitanon__pd_file_header(r, hsize, err);
+}
+
+JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jitanon_read_fn read_fn,
+                                                    jitanon_seek_fn seek_fn, void *user,
+                                                    const jitanon_perf_opts *opts, jitanon_error *err)
+{
+    JITANON_ASSERT(r && read_fn);
+    memset(r, 0, sizeof *r);
+    jitanon__clear_error(err);
+    if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_perf_opts not zero-initialised");
+    r->read_fn_ = read_fn;
+    r->seek_fn_ = seek_fn;
+    r->user_ = user;
+    r->max_payload_ = opts && opts->max_payload ? opts->max_payload : JITANON__PERF_DEFAULT_CAP;
+    r->max_header_bytes_ = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
+    if (opts) {
+        r->allocator_ = opts->allocator;
+        r->decompress_ = opts->decompress;
+        r->decompress_user_ = opts->decompress_user;
+    }
+    r->dbuf_.allocator = r->allocator_;
+    /* decompressed bytes pending: one payload-carrying record plus a straddling tail */
+    r->dbuf_.max_size = (size_t)(r->max_payload_ < SIZE_MAX / 4 ? r->max_payload_ : SIZE_MAX / 4);
+    r->dbuf_.max_size += 2 * JITANON__PERF_MIN_BUF;
+    return jitanon__pd_header(r, err);
+}
+
+/* -- records ------------------------------------------------------------------------------ */
+
+/* Size of the record at p including a trailing payload (AUXTRACE, HEADER_TRACING_DATA).
+   JITANON_AGAIN when fewer than *total bytes are available (enough to learn the size
+   first, then the whole record). */
+JITANON__PRIVATE jitanon_result jitanon__pd_measure(const jitanon_perf_reader *r, const uint8_t *p, size_t avail,
+                                                   uint64_t off, size_t *total, jitanon_error *err)
+{
+    uint32_t type;
+    uint16_t size;
+    uint64_t extra = 0;
+    *total = 8;
+    if (avail < 8) return JITANON_AGAIN;
+    type = jitanon__rd32(p, r->big_endian);
+    size = jitanon__rd16(p + 6, r->big_endian);
+    if (size < 8)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, off + 6, "%s record: header.size %u is below 8",
+                             jitanon_perf_record_name(type), (unsigned)size);
+    if (type == JITANON_PERF_RECORD_AUXTRACE || type == JITANON_PERF_RECORD_HEADER_TRACING_DATA) {
+        size_t need = type == JITANON_PERF_RECORD_AUXTRACE ? JITANON__PERF_AUXTRACE_SIZE : JITANON__PERF_TRACING_SIZE;
+        if (size < need)
+            return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, off + 6, "%s record: header.size %u is below %u",
+                                 jitanon_perf_record_name(type), (unsigned)size, (unsigned)need);
+        *total = need;
+        if (avail < need) return JITANON_AGAIN;
+        extra = type == JITANON_PERF_RECORD_AUXTRACE ? jitanon__rd64(p + 8, r->big_endian)
+                                                     : jitanon__rd32(p + 8, r->big_endian);
+        if (extra > r->max_payload_)
+            return JITANON__FAIL(err, JITANON_ERR_LIMIT, off + 8, "%s payload of %U bytes exceeds max_payload",
+                                 jitanon_perf_record_name(type), extra);
+    }
+    *total = (size_t)(size + extra);
+    return avail < *total ? JITANON_AGAIN : JITANON_OK;
+}
+
+/* Position of the id that tells which attr a record belongs to; perf requires every attr
+   to agree, so the first attr decides (a sample's id counts u64s from the start, any other
+   record's from the end of its trailer). */
+JITANON__PRIVATE int jitanon__pd_id_slot(const jitanon_perf_reader *r, int sample, size_t *slot)
+{
+    uint64_t st;
+    if (r->attr_count < 2) return 0;
+    st = r->attrs[0].sample_type;
+    if (st & JITANON_PERF_SAMPLE_IDENTIFIER) *slot = sample ? 0 : 1;
+    else if (!(st & JITANON_PERF_SAMPLE_ID)) return 0;
+    else if (sample)
+        *slot = (st & JITANON_PERF_SAMPLE_IP ? 1u : 0u) + (st & JITANON_PERF_SAMPLE_TID ? 1u : 0u) +
+                (st & JITANON_PERF_SAMPLE_TIME ? 1u : 0u) + (st & JITANON_PERF_SAMPLE_ADDR ? 1u : 0u);
+    else *slot = 1u + (st & JITANON_PERF_SAMPLE_CPU ? 1u : 0u) + (st & JITANON_PERF_SAMPLE_STREAM_ID ? 1u : 0u);
+    if (!sample && !r->attrs[0].sample_id_all) return 0;
+    return 1;
+}
+
+JITANON__PRIVATE void jitanon__pd_sid_fields(jitanon__cur *c, uint64_t st, jitanon_perf_sample_id *s, int ids_only)
+{
+    if (st & JITANON_PERF_SAMPLE_TID) {
+        s->pid = jitanon__get32(c);
+        s->tid = jitanon__get32(c);
+    }
+    if (st & JITANON_PERF_SAMPLE_TIME) s->time = jitanon__get64(c);
+    if (ids_only) return;
+    if (st & JITANON_PERF_SAMPLE_ID) s->id = jitanon__get64(c);
+    if (st & JITANON_PERF_SAMPLE_STREAM_ID) s->stream_id = jitanon__get64(c);
+    if (st & JITANON_PERF_SAMPLE_CPU) {
+        s->cpu = jitanon__get32(c);
+        jitanon__get32(c);
+    }
+}
+
+/* The sample_id trailer of a non-SAMPLE kernel record; *n shrinks to the body before it. */
+JITANON__PRIVATE jitanon_result jitanon__pd_trailer(const jitanon_perf_reader *r, jitanon_perf_record *rec,
+                                                   const uint8_t *body, size_t *n, jitanon_error *err)
+{
+    const jitanon_perf_attr *a;
+    jitanon__cur c;
+    size_t slot;
+    if (!r->attr_count) return JITANON_OK;
+    if (jitanon__pd_id_slot(r, 0, &slot) && *n >= slot * 8)
+        rec->attr_index = jitanon__pd_attr_of(r, jitanon__rd64(body + *n - slot * 8, r->big_endian));
+    a = &r->attrs[rec->attr_index];
+    if (!a->sample_id_all) return JITANON_OK;
+    if (a->id_hdr_size > *n)
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its sample_id trailer");
+    *n -= a->id_hdr_size;
+    c = jitanon__cur_make(body + *n, a->id_hdr_size, 0, r->big_endian);
+    jitanon__pd_sid_fields(&c, a->sample_type, &rec->sid, 0);
+    if (a->sample_type & JITANON_PERF_SAMPLE_IDENTIFIER) rec->sid.id = jitanon__get64(&c);
+    rec->sid.present = a->sample_type & JITANON__PERF_SAMPLE_TRAILER;
+    return JITANON_OK;
+}
+
+/* Skips the READ part of a sample (layout from read_format). */
+JITANON__PRIVATE int jitanon__pd_skip_read(jitanon__cur *c, uint64_t rf)
+{
+    uint64_t per = 1 + (rf & JITANON__PERF_FORMAT_ID ? 1u : 0u) + (rf & JITANON__PERF_FORMAT_LOST ? 1u : 0u);
+    uint64_t hdr = (rf & JITANON__PERF_FORMAT_ENABLED ? 1u : 0u) + (rf & JITANON__PERF_FORMAT_RUNNING ? 1u : 0u);
+    uint64_t words = per + hdr;
+    if (rf & JITANON__PERF_FORMAT_GROUP) {
+        uint64_t nr;
+        if (c->left < 8) return 0;
+        nr = jitanon__get64(c);
+        if (nr > c->left / 8 / per) return 0;
+        words = hdr + nr * per;
+    }
+    return words <= c->left / 8 && jitanon__take(c, (size_t)words * 8) != NULL;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_sample(const jitanon_perf_reader *r, jitanon_perf_record *rec,
+                                                  jitanon__cur *c, jitanon_error *err)
+{
+    const jitanon_perf_attr *a;
+    uint64_t st, fixed;
+    size_t slot;
+    if (!r->attr_count) return JITANON_OK;
+    if (jitanon__pd_id_slot(r, 1, &slot) && c->left / 8 > slot)
+        rec->attr_index = jitanon__pd_attr_of(r, jitanon__rd64(c->p + slot * 8, r->big_endian));
+    a = &r->attrs[rec->attr_index];
+    st = a->sample_type;
+    fixed = jitanon__popcount64(st & (JITANON__PERF_SAMPLE_TRAILER | JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_ADDR |
+                                      JITANON_PERF_SAMPLE_PERIOD));
+    if (c->left < fixed * 8)
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its sample_type fields");
+    if (st & JITANON_PERF_SAMPLE_IDENTIFIER) rec->sid.id = jitanon__get64(c);
+    if (st & JITANON_PERF_SAMPLE_IP) rec->sample.ip = jitanon__get64(c);
+    jitanon__pd_sid_fields(c, st, &rec->sid, 1);
+    if (st & JITANON_PERF_SAMPLE_ADDR) rec->sample.addr = jitanon__get64(c);
+    if (st & JITANON_PERF_SAMPLE_ID) rec->sid.id = jitanon__get64(c);
+    if (st & JITANON_PERF_SAMPLE_STREAM_ID) rec->sid.stream_id = jitanon__get64(c);
+    if (st & JITANON_PERF_SAMPLE_CPU) {
+        rec->sid.cpu = jitanon__get32(c);
+        jitanon__get32(c);
+    }
+    if (st & JITANON_PERF_SAMPLE_PERIOD) rec->sample.period = jitanon__get64(c);
+    rec->sid.present = st & JITANON__PERF_SAMPLE_TRAILER;
+    if ((st & JITANON_PERF_SAMPLE_READ) && !jitanon__pd_skip_read(c, a->read_format))
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, c->off, rec, "read values run past the record");
+    if (st & JITANON_PERF_SAMPLE_CALLCHAIN) {
+        uint64_t nr = c->left >= 8 ? jitanon__get64(c) : UINT64_MAX;
+        if (nr > c->left / 8)
+            return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, c->off, rec, "callchain runs past the record");
+        rec->sample.callchain_nr = nr;
+        rec->sample.callchain.data = c->p;
+        rec->sample.callchain.size = (size_t)nr * 8;
+    }
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_mmap(jitanon_perf_record *rec, jitanon__cur *c, jitanon_error *err)
+{
+    jitanon_perf_mmap *m = &rec->mmap;
+    int two = rec->type == JITANON_PERF_RECORD_MMAP2;
+    if (c->left < (two ? JITANON__PERF_MMAP2_FIXED : JITANON__PERF_MMAP_FIXED) - 8u)
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its fixed part");
+    m->pid = jitanon__get32(c);
+    m->tid = jitanon__get32(c);
+    m->start = jitanon__get64(c);
+    m->len = jitanon__get64(c);
+    m->pgoff = jitanon__get64(c);
+    if (two && (rec->misc & JITANON_PERF_MISC_MMAP_BUILD_ID)) {
+        const uint8_t *b = jitanon__take(c, 24);
+        m->has_build_id = 1;
+        m->build_id_size = b[0] <= 20 ? b[0] : 20;
+        m->build_id = b + 4;
+    } else if (two) {
+        m->maj = jitanon__get32(c);
+        m->min = jitanon__get32(c);
+        m->ino = jitanon__get64(c);
+        m->ino_generation = jitanon__get64(c);
+    }
+    if (two) {
+        m->prot = jitanon__get32(c);
+        m->flags = jitanon__get32(c);
+    }
+    if (!jitanon__take_cstr(c, &m->filename))
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, c->off, rec, "file name is not NUL-terminated");
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_short(jitanon_perf_record *rec, jitanon__cur *c, size_t need,
+                                                 jitanon_error *err)
+{
+    if (c->left >= need) return JITANON_OK;
+    return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its fixed part");
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_comm(jitanon_perf_record *rec, jitanon__cur *c, jitanon_error *err)
+{
+    jitanon_result res = jitanon__pd_short(rec, c, 8, err);
+    if (res != JITANON_OK) return res;
+    rec->comm.pid = jitanon__get32(c);
+    rec->comm.tid = jitanon__get32(c);
+    if (!jitanon__take_cstr(c, &rec->comm.comm))
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, c->off, rec, "comm is not NUL-terminated");
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_task(jitanon_perf_record *rec, jitanon__cur *c, jitanon_error *err)
+{
+    jitanon_result res = jitanon__pd_short(rec, c, 24, err);
+    if (res != JITANON_OK) return res;
+    rec->task.pid = jitanon__get32(c);
+    rec->task.ppid = jitanon__get32(c);
+    rec->task.tid = jitanon__get32(c);
+    rec->task.ptid = jitanon__get32(c);
+    rec->task.time = jitanon__get64(c);
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_time_conv(jitanon_perf_record *rec, jitanon__cur *c, jitanon_error *err)
+{
+    jitanon_result res = jitanon__pd_short(rec, c, 24, err);
+    if (res != JITANON_OK) return res;
+    rec->time_conv.time_shift = jitanon__get64(c);
+    rec->time_conv.time_mult = jitanon__get64(c);
+    rec->time_conv.time_zero = jitanon__get64(c);
+    /* The extended part exists only in newer files: header.size says whether it is there. */
+    if (c->left < 24) return JITANON_OK;
+    rec->time_conv.extended = 1;
+    rec->time_conv.time_cycles = jitanon__get64(c);
+    rec->time_conv.time_mask = jitanon__get64(c);
+    rec->time_conv.cap_user_time_zero = c->p[0];
+    rec->time_conv.cap_user_time_short = c->p[1];
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_id_index(jitanon_perf_record *rec, jitanon__cur *c, jitanon_error *err)
+{
+    uint64_t nr;
+    jitanon_result res = jitanon__pd_short(rec, c, 8, err);
+    if (res != JITANON_OK) return res;
+    nr = jitanon__get64(c);
+    if (nr > c->left / 32)
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset + 8, rec, "nr entries do not fit in the record");
+    rec->id_index.nr = nr;
+    rec->id_index.entries.data = c->p;
+    rec->id_index.entries.size = (size_t)nr * 32;
+    jitanon__take(c, (size_t)nr * 32);
+    rec->id_index.has_vm = nr && c->left / 16 >= nr;
+    return JITANON_OK;
+}
+
+/* Pipe mode: {header, attr of attr.size bytes, u64 ids[]}. */
+JITANON__PRIVATE jitanon_result jitanon__pd_header_attr(jitanon_perf_reader *r, jitanon_perf_record *rec,
+                                                       jitanon__cur *c, jitanon_error *err)
+{
+    uint32_t asize;
+    size_t n;
+    uint64_t *ids;
+    jitanon_result res = jitanon__pd_short(rec, c, JITANON__PERF_ATTR_VER0, err);
+    if (res != JITANON_OK) return res;
+    asize = jitanon__pd_attr_size(c->p, r->big_endian);
+    if (asize < JITANON__PERF_ATTR_VER0 || asize > c->left || (c->left - asize) % 8)
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset + 12, rec, "attr.size does not fit the record");
+    n = (c->left - asize) / 8;
+    if ((res = jitanon__pd_decode_ids(r, c->p + asize, n, rec->offset, &ids, err)) != JITANON_OK) return res;
+    if ((res = jitanon__pd_add_attr(r, c->p, asize, ids, n, rec->offset, err)) != JITANON_OK) return res;
+    rec->attr_index = r->attr_count - 1;
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_feature(jitanon_perf_reader *r, jitanon_perf_record *rec, jitanon__cur *c,
+                                                   jitanon_error *err)
+{
+    jitanon_result res = jitanon__pd_short(rec, c, 8, err);
+    if (res != JITANON_OK) return res;
+    rec->feature.feat_id = jitanon__get64(c);
+    rec->feature.data.data = c->p;
+    rec->feature.data.size = c->left;
+    if (rec->feature.feat_id < JITANON_PERF_FEAT_BITS)
+        r->features[rec->feature.feat_id / 64] |= 1ull << (rec->feature.feat_id % 64);
+    return JITANON_OK;
+}
+
+/* Per-type decoding; c covers the body (after the 8-byte header, before the trailer). */
+JITANON__PRIVATE jitanon_result jitanon__pd_body(jitanon_perf_reader *r, jitanon_perf_record *rec, jitanon__cur *c,
+                                                jitanon_error *err)
+{
+    switch (rec->type) {
+    case JITANON_PERF_RECORD_SAMPLE: return jitanon__pd_sample(r, rec, c, err);
+    case JITANON_PERF_RECORD_MMAP:
+    case JITANON_PERF_RECORD_MMAP2: return jitanon__pd_mmap(rec, c, err);
+    case JITANON_PERF_RECORD_COMM: return jitanon__pd_comm(rec, c, err);
+    case JITANON_PERF_RECORD_FORK:
+    case JITANON_PERF_RECORD_EXIT: return jitanon__pd_task(rec, c, err);
+    case JITANON_PERF_RECORD_TIME_CONV: return jitanon__pd_time_conv(rec, c, err);
+    case JITANON_PERF_RECORD_ID_INDEX: return jitanon__pd_id_index(rec, c, err);
+    case JITANON_PERF_RECORD_HEADER_ATTR: return jitanon__pd_header_attr(r, rec, c, err);
+    case JITANON_PERF_RECORD_HEADER_FEATURE: return jitanon__pd_feature(r, rec, c, err);
+    default: return JITANON_OK; /* passed through by size */
+    }
+}
+
+JITANON__PRIVATE void jitanon__pd_count(jitanon_perf_stats *st, const jitanon_perf_record *rec)
+{
+    uint64_t t = rec->sid.time;
+    st->records++;
+    if (rec->type < 128) st->by_type[rec->type]++;
+    if (!(rec->sid.present & JITANON_PERF_SAMPLE_TIME)) return;
+    if (!st->first_time || t < st->first_time) st->first_time = t;
+    if (t > st->last_time) st->last_time = t;
+}
+
+/* Decodes a complete record of `total` bytes at p (input offset `off`). */
+JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const uint8_t *p, size_t total, uint64_t off,
+                                                  jitanon_perf_record *rec, jitanon_error *err)
+{
+    jitanon__cur c;
+    size_t n;
+    jitanon_result res;
+    memset(rec, 0, sizeof *rec);
+    rec->type = jitanon__rd32(p, r->big_endian);
+    rec->misc = jitanon__rd16(p + 4, r->big_endian);
+    rec->size = jitanon__rd16(p + 6, r->big_endian);
+    rec->raw.data = p;
+    rec->raw.size = total;
+    rec->offset = off;
+    rec->index = r->next_index_;
+    if (total > rec->size) {
+        rec->payload.data = p + rec->size;
+        rec->payload.size = total - rec->size;
+    }
+    n = (size_t)rec->size - 8;
+    if (rec->type < 64 && rec->type != JITANON_PERF_RECORD_SAMPLE &&
+        (res = jitanon__pd_trailer(r, rec, p + 8, &n, err)) != JITANON_OK)
+        return res;
+    c = jitanon__cur_make(p + 8, n, off + 8, r->big_endian);
+    if ((res = jitanon__pd_body(r, rec, &c, err)) != JITANON_OK) return res;
+    r->next_index_++;
+    jitanon__pd_count(&r->stats, rec);
+    return JITANON_OK;
+}
+
+/* The next record from the input itself (before decompression). */
+JITANON__PRIVATE jitanon_result jitanon__pd_next_raw(jitanon_perf_reader *r, jitanon_perf_record *rec,
+                                                    jitanon_error *err)
+{
+    uint64_t off = r->buf_off_, end = r->data_offset + r->data_size;
+    size_t total;
+    int bounded = r->mode == JITANON_PERF_FILE; /* data.size 0 (perf record killed) means no records, as in perf */
+    jitanon_result res;
+    if (bounded && off >= end) return JITANON_END;
+    while ((res = jitanon__pd_measure(r, r->buf_ + r->buf_pos_, jitanon__pd_avail(r), off, &total, err)) == JITANON_AGAIN) {
+        res = jitanon__pd_fill(r, total, err);
+        if (res == JITANON_END && !jitanon__pd_avail(r) && !bounded) return JITANON_END;
+        if (res == JITANON_END)
+            return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "input ends inside a record (%U of at least %U bytes)",
+                                 (uint64_t)jitanon__pd_avail(r), (uint64_t)total);
+        if (res != JITANON_OK) return res;
+    }
+    if (res != JITANON_OK) return res;
+    if (bounded && total > end - off)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, off, "record of %U bytes runs past the data section end %U",
+                             (uint64_t)total, end);
+    res = jitanon__pd_decode(r, r->buf_ + r->buf_pos_, total, off, rec, err);
+    if (res == JITANON_OK) jitanon__pd_consume(r, total);
+    return res;
+}
+
+/* Feeds a COMPRESSED/COMPRESSED2 payload to the decompressor hook. */
+JITANON__PRIVATE jitanon_result jitanon__pd_inflate(jitanon_perf_reader *r, const jitanon_perf_record *rec,
+                                                   jitanon_error *err)
+{
+    const uint8_t *src = rec->raw.data + 8;
+    size_t n = (size_t)rec->size - 8;
+    if (!r->decompress_)
+        return jitanon__pd_bad(err, JITANON_ERR_COMPRESSED, rec->offset, rec,
+                               "from perf record -z: re-record without -z or set opts.decompress (perf inject keeps it)");
+    if (rec->type == JITANON_PERF_RECORD_COMPRESSED2) {
+        uint64_t data_size = n >= 8 ? jitanon__rd64(src, r->big_endian) : UINT64_MAX;
+        if (data_size > n - 8)
+            return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset + 8, rec, "data_size is larger than the record");
+        src += 8;
+        n = (size_t)data_size;
+    }
+    if (r->dpos_) { /* keep only the undelivered tail: a record may straddle two payloads */
+        memmove(r->dbuf_.data, r->dbuf_.data + r->dpos_, r->dbuf_.size - r->dpos_);
+        r->dbuf_.size -= r->dpos_;
+        r->dpos_ = 0;
+    }
+    if (r->decompress_(r->decompress_user_, src, n, &r->dbuf_))
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec,
+                               "decompressor failed (corrupt payload or out of memory)");
+    r->doff_ = rec->offset;
+    r->stats.compressed_records++;
+    return JITANON_OK;
+}
+
+/* A record from the decompressed bytes; JITANON_AGAIN when none is complete. */
+JITANON__PRIVATE jitanon_result jitanon__pd_next_inflated(jitanon_perf_reader *r, jitanon_perf_record *rec,
+                                                         jitanon_error *err)
+{
+    const uint8_t *p = r->dbuf_.data + r->dpos_;
+    size_t total, avail = r->dbuf_.size - r->dpos_;
+    jitanon_result res;
+    if (!avail) return JITANON_AGAIN;
+    res = jitanon__pd_measure(r, p, avail, r->doff_, &total, err);
+    if (res != JITANON_OK) return res;
+    res = jitanon__pd_decode(r, p, total, r->doff_, rec, err);
+    if (res != JITANON_OK) return res;
+    if (rec->type == JITANON_PERF_RECORD_COMPRESSED || rec->type == JITANON_PERF_RECORD_COMPRESSED2)
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, r->doff_, rec, "compressed record inside compressed data");
+    rec->from_compressed = 1;
+    r->dpos_ += total;
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
+                                                    jitanon_error *err)
+{
+    jitanon_result res;
+    JITANON_ASSERT(r && rec);
+    if (!r->mode) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "reader not initialised");
+    for (;;) {
+        if (r->done_) return JITANON_END;
+        res = jitanon__pd_next_inflated(r, rec, err);
+        if (res != JITANON_AGAIN) return res;
+        res = jitanon__pd_next_raw(r, rec, err);
+        if (res == JITANON_END) {
+            r->done_ = 1;
+            if (r->dbuf_.size > r->dpos_)
+                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->doff_, "decompressed data ends inside a record");
+        }
+        if (res != JITANON_OK) return res;
+        if (rec->type != JITANON_PERF_RECORD_COMPRESSED && rec->type != JITANON_PERF_RECORD_COMPRESSED2) return JITANON_OK;
+        if ((res = jitanon__pd_inflate(r, rec, err)) != JITANON_OK) return res;
+    }
+}
+
+/* -- feature sections -------------------------------------------------------------------- */
+
+JITANON__PRIVATE size_t jitanon__pd_feat_count(const uint64_t bits[4])
+{
+    return jitanon__popcount64(bits[0]) + jitanon__popcount64(bits[1]) + jitanon__popcount64(bits[2]) +
+           jitanon__popcount64(bits[3]);
+}
+
+/* Reads the table at data end: one {offset, size} per set bit, in bit order. */
+JITANON__PRIVATE jitanon_result jitanon__pd_feat_table(jitanon_perf_reader *r, size_t n, uint64_t *total,
+                                                      jitanon_error *err)
+{
+    uint8_t e[16];
+    unsigned bit;
+    size_t i = 0;
+    uint64_t at = r->data_offset + r->data_size, end;
+    void *mem;
+    jitanon_result res = jitanon__pd_alloc(r, (uint64_t)n * sizeof *r->feats_, at, &mem, err);
+    if (res != JITANON_OK) return res;
+    r->feats_ = (jitanon__perf_feat *)mem;
+    r->feat_count_ = n;
+    memset(r->feats_, 0, n * sizeof *r->feats_);
+    *total = 0;
+    for (bit = 0; bit < JITANON_PERF_FEAT_BITS; bit++) {
+        jitanon__perf_feat *f = &r->feats_[i];
+        if (!(r->features[bit / 64] >> (bit % 64) & 1)) continue;
+        if ((res = jitanon__pd_read_at(r, at + 16 * i, e, 16, err)) != JITANON_OK) return res;
+        f->bit = bit;
+        f->offset = jitanon__rd64(e, r->big_endian);
+        f->size = jitanon__rd64(e + 8, r->big_endian);
+        i++;
+        if (!jitanon__add_u64(f->offset, f->size, &end) || f->size > r->max_header_bytes_ ||
+            !jitanon__add_u64(*total, f->size, total))
+            return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, at + 16 * (i - 1), "bad feature %u section", bit);
+    }
+    return JITANON_OK;
+}
+
+/* Index of the not-yet-loaded section with the lowest offset: a forward-only input can
+   then read them all in one pass. */
+JITANON__PRIVATE size_t jitanon__pd_next_feat(const jitanon_perf_reader *r, const uint8_t *done)
+{
+    size_t i, best = r->feat_count_;
+    for (i = 0; i < r->feat_count_; i++)
+        if (!done[i] && (best == r->feat_count_ || r->feats_[i].offset < r->feats_[best].offset)) best = i;
+    return best;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_feat_payloads(jitanon_perf_reader *r, uint64_t total, jitanon_error *err)
+{
+    uint8_t done[JITANON_PERF_FEAT_BITS];
+    size_t k, pos = 0;
+    void *mem;
+    jitanon_result res = jitanon__pd_alloc(r, total, r->data_offset + r->data_size, &mem, err);
+    if (res != JITANON_OK) return res;
+    r->feat_mem_ = (uint8_t *)mem;
+    r->feat_mem_size_ = (size_t)total;
+    memset(done, 0, sizeof done);
+    for (k = 0; k < r->feat_count_; k++) {
+        size_t i = jitanon__pd_next_feat(r, done);
+        jitanon__perf_feat *f = &r->feats_[i];
+        res = jitanon__pd_read_at(r, f->offset, r->feat_mem_ + pos, (size_t)f->size, err);
+        if (res != JITANON_OK) return res;
+        done[i] = 1;
+        f->mem_off = pos;
+        pos += (size_t)f->size;
+    }
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err)
+{
+    uint64_t saved = r->buf_off_, total = 0;
+    size_t n = jitanon__pd_feat_count(r->features);
+    jitanon_result res;
+    jitanon__clear_error(err);
+    if (r->mode != JITANON_PERF_FILE || r->features_loaded) return JITANON_OK;
+    if (r->feats_) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, saved, "an earlier load failed");
+    if (!n) {
+        r->features_loaded = 1;
+        return JITANON_OK;
+    }
+    if (!r->seek_fn_ && !r->done_)
+        return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, saved,
+                             "feature sections follow the data; without a seek callback load them after the last record");
+    res = jitanon__pd_feat_table(r, n, &total, err);
+    if (res == JITANON_OK) res = jitanon__pd_feat_payloads(r, total, err);
+    if (res == JITANON_OK && !r->done_) res = jitanon__pd_goto(r, saved, err);
+    if (res == JITANON_OK) r->features_loaded = 1;
+    return res;
+}
+
+JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsigned bit, jitanon_bytes *out)
+{
+    size_t i;
+    for (i = 0; r->features_loaded && i < r->feat_count_; i++) {
+        if (r->feats_[i].bit != bit) continue;
+        out->data = r->feat_mem_ + r->feats_[i].mem_off;
+        out->size = (size_t)r->feats_[i].size;
+        return 1;
+    }
+    return 0;
+}
+
+JITANON_API void jitanon_perf_reader_free(jitanon_perf_reader *r)
+{
+    size_t i;
+    const jitanon_allocator *a;
+    if (!r) return;
+    a = &r->allocator_;
+    for (i = 0; i < r->attr_count; i++) {
+        jitanon__free(a, (void *)(uintptr_t)r->attrs[i].raw.data, r->attrs[i].raw.size);
+        jitanon__free(a, (void *)(uintptr_t)r->attrs[i].ids, r->attrs[i].id_count * 8);
+    }
+    jitanon__free(a, r->attrs, r->attr_cap_ * sizeof *r->attrs);
+    jitanon__free(a, r->idmap_, r->idmap_cap_ * sizeof *r->idmap_);
+    jitanon__free(a, r->feats_, r->feat_count_ * sizeof *r->feats_);
+    jitanon__free(a, r->feat_mem_, r->feat_mem_size_);
+    jitanon__free(a, r->buf_, r->buf_cap_);
+    jitanon_membuf_free(&r->dbuf_);
+#ifndef JITANON_NO_STDIO
+    if (r->file_ && r->file_ != (void *)stdin) fclose((FILE *)r->file_);
+#endif
+    memset(r, 0, sizeof *r);
+}
+
+#ifndef JITANON_NO_STDIO
+JITANON__PRIVATE size_t jitanon__pd_fread(void *user, void *dst, size_t n)
+{
+    FILE *f = (FILE *)user;
+    size_t got = fread(dst, 1, n, f);
+    return got == 0 && ferror(f) ? SIZE_MAX : got;
+}
+
+JITANON__PRIVATE int jitanon__pd_fseek(void *user, uint64_t off)
+{
+    if (off > (uint64_t)(~0ul >> 1)) return 1; /* beyond what fseek's long can say */
+    return fseek((FILE *)user, (long)off, SEEK_SET) != 0;
+}
+
+JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, const char *path,
+                                                    const jitanon_perf_opts *opts, jitanon_error *err)
+{
+    int std_in = strcmp(path, "-") == 0;
+    FILE *f = std_in ? stdin : fopen(path, "rb");
+    jitanon_result res;
+    if (!f) {
+        memset(r, 0, sizeof *r);
+        return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s", path);
+    }
+    /* stdin may be a pipe: read it forward only. */
+    res = jitanon_perf_reader_init(r, jitanon__pd_fread, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
+    r->file_ = f;
+    return res;
+}
+#endif
+
+/* -- perf.data writer -------------------------------------------------------------------- */
+
+JITANON__PRIVATE jitanon_result jitanon__pw_put(jitanon_perf_writer *w, const void *data, size_t n, jitanon_error *err)
+{
+    return n ? jitanon__sink_put(w->sink_, data, n, &w->bytes_written, err) : JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pw_zeros(jitanon_perf_writer *w, uint64_t n, jitanon_error *err)
+{
+    static const uint8_t zero[64] = {0};
+    jitanon_result res = JITANON_OK;
+    while (n && res == JITANON_OK) {
+        size_t k = n < sizeof zero ? (size_t)n : sizeof zero;
+        res = jitanon__pw_put(w, zero, k, err);
+        n -= k;
+    }
+    return res;
+}
+
+/* Writes u64 values in the writer's byte order, 32 per sink call. */
+JITANON__PRIVATE jitanon_result jitanon__pw_u64s(jitanon_perf_writer *w, const uint64_t *v, size_t n, jitanon_error *err)
+{
+    uint8_t b[256];
+    jitanon_result res = JITANON_OK;
+    while (n && res == JITANON_OK) {
+        size_t i, k = n < 32 ? n : 32;
+        for (i = 0; i < k; i++) jitanon__wr64(b + 8 * i, v[i], w->big_endian);
+        res = jitanon__pw_put(w, b, 8 * k, err);
+        v += k;
+        n -= k;
+    }
+    return res;
+}
+
+JITANON__PRIVATE void jitanon__pw_hdr(uint8_t *p, uint32_t type, uint16_t misc, size_t size, int big)
+{
+    jitanon__wr32(p, type, big);
+    jitanon__wr16(p + 4, misc, big);
+    jitanon__wr16(p + 6, size, big);
+}
+
+JITANON_API jitanon_result jitanon_perf_writer_init(jitanon_perf_writer *w, jitanon_perf_mode mode, int big_endian,
+                                                    jitanon_sink sink, jitanon_pwrite_fn pwrite_fn,
+                                                    const jitanon_perf_opts *opts, jitanon_error *err)
+{
+    uint8_t h[16];
+    JITANON_ASSERT(w);
+    memset(w, 0, sizeof *w);
+    jitanon__clear_error(err);
+    if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_perf_opts not zero-initialised");
+    if ((mode != JITANON_PERF_FILE && mode != JITANON_PERF_PIPE) || !sink.write_fn)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad mode or sink");
+    if (mode == JITANON_PERF_FILE && !pwrite_fn)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "file mode needs pwrite_fn: the header is written last");
+    w->mode = mode;
+    w->big_endian = big_endian != 0;
+    w->sink_ = sink;
+    w->pwrite_fn_ = pwrite_fn;
+    if (opts) w->allocator_ = opts->allocator;
+    w->max_header_bytes_ = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
+    if (mode == JITANON_PERF_FILE) return JITANON_OK;
+    jitanon__wr64(h, JITANON__PERF_MAGIC, w->big_endian);
+    jitanon__wr64(h + 8, JITANON__PERF_PIPE_HEADER, w->big_endian);
+    return jitanon__pw_put(w, h, sizeof h, err);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pw_usable(const jitanon_perf_writer *w, jitanon_error *err)
+{
+    if (!w->mode || w->finished_)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "writer not initialised or finished");
+    return JITANON_OK;
+}
+
+/* Pipe mode: {header, attr, ids}; the size must fit the u16 header.size. */
+JITANON__PRIVATE jitanon_result jitanon__pw_header_attr(jitanon_perf_writer *w, const jitanon_perf_attr *a,
+                                                       jitanon_error *err)
+{
+    uint8_t h[8];
+    size_t size;
+    jitanon_result res;
+    if (a->id_count > JITANON__PERF_MAX_REC / 8 || (size = 8 + a->raw.size + 8 * a->id_count) > JITANON__PERF_MAX_REC)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written,
+                             "attr with %U ids does not fit one HEADER_ATTR record", (uint64_t)a->id_count);
+    jitanon__pw_hdr(h, JITANON_PERF_RECORD_HEADER_ATTR, 0, size, w->big_endian);
+    res = jitanon__pw_put(w, h, 8, err);
+    if (res == JITANON_OK) res = jitanon__pw_put(w, a->raw.data, a->raw.size, err);
+    if (res == JITANON_OK) res = jitanon__pw_u64s(w, a->ids, a->id_count, err);
+    if (res == JITANON_OK) w->records++;
+    return res;
+}
+
+/* Copies n bytes into writer-owned memory, charged against max_header_bytes. */
+JITANON__PRIVATE jitanon_result jitanon__pw_dup(jitanon_perf_writer *w, const void *src, size_t n, void **out,
+                                               jitanon_error *err)
+{
+    jitanon_result res = jitanon__pd_charge(&w->header_bytes_, w->max_header_bytes_, n, w->bytes_written, err);
+    *out = NULL;
+    if (res != JITANON_OK) return res;
+    *out = jitanon__malloc(&w->allocator_, n);
+    if (!*out) return JITANON__FAIL(err, JITANON_ERR_NOMEM, w->bytes_written, "cannot copy %U bytes", (uint64_t)n);
+    if (n) memcpy(*out, src, n);
+    return JITANON_OK;
+}
+
+/* File mode: keep a copy until the header sections are written. */
+JITANON__PRIVATE jitanon_result jitanon__pw_keep_attr(jitanon_perf_writer *w, const jitanon_perf_attr *a,
+                                                     jitanon_error *err)
+{
+    void *raw = NULL, *ids = NULL;
+    jitanon_perf_attr *c;
+    jitanon_result res = JITANON_OK;
+    size_t id_bytes;
+    if (!jitanon__mul_size(a->id_count, 8, &id_bytes))
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "too many ids");
+    if (!jitanon__grow(&w->allocator_, (void **)&w->attrs_, &w->attr_cap_, w->attr_count_ + 1, sizeof *w->attrs_))
+        res = JITANON__FAIL(err, JITANON_ERR_NOMEM, w->bytes_written, "cannot grow the attr table");
+    if (res == JITANON_OK) res = jitanon__pw_dup(w, a->raw.data, a->raw.size, &raw, err);
+    if (res == JITANON_OK) res = jitanon__pw_dup(w, a->ids, id_bytes, &ids, err);
+    if (res != JITANON_OK) {
+        jitanon__free(&w->allocator_, raw, a->raw.size);
+        return res;
+    }
+    c = &w->attrs_[w->attr_count_++];
+    *c = *a;
+    c->raw.data = (const uint8_t *)raw;
+    c->ids = (const uint64_t *)ids;
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_perf_writer_add_attr(jitanon_perf_writer *w, const jitanon_perf_attr *attr,
+                                                        jitanon_error *err)
+{
+    jitanon_result res = jitanon__pw_usable(w, err);
+    if (res != JITANON_OK) return res;
+    if (!attr || attr->raw.size < JITANON__PERF_ATTR_VER0 || attr->raw.size > JITANON__PERF_MAX_REC ||
+        (attr->id_count && !attr->ids))
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "attr raw must hold 64..65535 bytes");
+    if (w->mode == JITANON_PERF_PIPE) return jitanon__pw_header_attr(w, attr, err);
+    if (w->started_)
+        return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, w->bytes_written,
+                             "file mode: an attr arrived after the first record");
+    return jitanon__pw_keep_attr(w, attr, err);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pw_keep_feature(jitanon_perf_writer *w, unsigned bit, const void *data,
+                                                        size_t size, jitanon_error *err)
+{
+    void *copy;
+    size_t i;
+    jitanon_result res;
+    for (i = 0; i < w->feat_count_; i++)
+        if (w->feats_[i].bit == bit)
+            return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "feature %u added twice", bit);
+    if (!jitanon__grow(&w->allocator_, (void **)&w->feats_, &w->feat_cap_, w->feat_count_ + 1, sizeof *w->feats_))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, w->bytes_written, "cannot grow the feature table");
+    if ((res = jitanon__pw_dup(w, data, size, &copy, err)) != JITANON_OK) return res;
+    w->feats_[w->feat_count_].bit = bit;
+    w->feats_[w->feat_count_].data.data = (const uint8_t *)copy;
+    w->feats_[w->feat_count_++].data.size = size;
+    return JITANON_OK;
+}
+
+/* Pipe mode: a 16-byte HEADER_TRACING_DATA record, then the data padded to 8 bytes. */
+JITANON__PRIVATE jitanon_result jitanon__pw_tracing(jitanon_perf_writer *w, const void *data, size_t size,
+                                                   jitanon_error *err)
+{
+    uint8_t h[16];
+    uint64_t padded = ((uint64_t)size + 7) & ~(uint64_t)7;
+    jitanon_result res;
+    if (padded > UINT32_MAX)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "tracing data too large for a u32 size");
+    memset(h, 0, sizeof h);
+    jitanon__pw_hdr(h, JITANON_PERF_RECORD_HEADER_TRACING_DATA, 0, sizeof h, w->big_endian);
+    jitanon__wr32(h + 8, padded, w->big_endian);
+    res = jitanon__pw_put(w, h, sizeof h, err);
+    if (res == JITANON_OK) res = jitanon__pw_put(w, data, size, err);
+    if (res == JITANON_OK) res = jitanon__pw_zeros(w, padded - size, err);
+    if (res == JITANON_OK) w->records++;
+    return res;
+}
+
+/* Pipe mode: the BUILD_ID section is a run of build-id entries, each shaped like a
+   HEADER_BUILD_ID record except for the type. */
+JITANON__PRIVATE jitanon_result jitanon__pw_build_ids(jitanon_perf_writer *w, const uint8_t *p, size_t n,
+                                                     jitanon_error *err)
+{
+    jitanon_result res = JITANON_OK;
+    while (n >= 8 && res == JITANON_OK) {
+        uint8_t h[8];
+        uint16_t size = jitanon__rd16(p + 6, w->big_endian);
+        if (size < 8 || size > n) {
+            w->features_skipped++; /* a malformed section: stop rather than emit garbage */
+            break;
+        }
+        jitanon__pw_hdr(h, JITANON_PERF_RECORD_HEADER_BUILD_ID, jitanon__rd16(p + 4, w->big_endian), size, w->big_endian);
+        res = jitanon__pw_put(w, h, 8, err);
+        if (res == JITANON_OK) res = jitanon__pw_put(w, p + 8, (size_t)size - 8, err);
+        if (res == JITANON_OK) w->records++;
+        p += size;
+        n -= size;
+    }
+    return res;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pw_feature_record(jitanon_perf_writer *w, unsigned bit, const void *data,
+                                                          size_t size, jitanon_error *err)
+{
+    uint8_t h[16];
+    jitanon_result res;
+    if (size > JITANON__PERF_MAX_REC - 16) {
+        w->features_skipped++; /* header.size is a u16: perf cannot carry it in a pipe either */
+        return JITANON_OK;
+    }
+    /* Not padded: the payload size is header.size - 16, as perf record writes it. */
+    jitanon__pw_hdr(h, JITANON_PERF_RECORD_HEADER_FEATURE, 0, 16 + size, w->big_endian);
+    jitanon__wr64(h + 8, bit, w->big_endian);
+    res = jitanon__pw_put(w, h, sizeof h, err);
+    if (res == JITANON_OK) res = jitanon__pw_put(w, data, size, err);
+    if (res == JITANON_OK) w->records++;
+    return res;
+}
+
+JITANON_API jitanon_result jitanon_perf_writer_add_feature(jitanon_perf_writer *w, unsigned bit, const void *data,
+                                                           size_t size, jitanon_error *err)
+{
+    jitanon_result res = jitanon__pw_usable(w, err);
+    if (res != JITANON_OK) return res;
+    if (bit == 0 || bit >= JITANON_PERF_FEAT_BITS || (!data && size))
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "bad feature %u", bit);
+    if (w->mode == JITANON_PERF_FILE) return jitanon__pw_keep_feature(w, bit, data, size, err);
+    if (bit == JITANON_PERF_FEAT_TRACING_DATA) return jitanon__pw_tracing(w, data, size, err);
+    if (bit == JITANON_PERF_FEAT_BUILD_ID) return jitanon__pw_build_ids(w, (const uint8_t *)data, size, err);
+    return jitanon__pw_feature_record(w, bit, data, size, err);
+}
+
+/* One attrs-section entry: the attr padded to the common size (whose size field then
+   says so), then {offset, size} of its id array. */
+JITANON__PRIVATE jitanon_result jitanon__pw_attr_entry(jitanon_perf_writer *w, const jitanon_perf_attr *a,
+                                                      uint64_t asz, uint64_t ids_at, jitanon_error *err)
+{
+    uint8_t b[16];
+    jitanon_result res = jitanon__pw_put(w, a->raw.data, 4, err);
+    jitanon__wr32(b, asz, w->big_endian);
+    if (res == JITANON_OK) res = jitanon__pw_put(w, a->raw.size < asz ? b : a->raw.data + 4, 4, err);
+    if (res == JITANON_OK) res = jitanon__pw_put(w, a->raw.data + 8, a->raw.size - 8, err);
+    if (res == JITANON_OK) res = jitanon__pw_zeros(w, asz - a->raw.size, err);
+    jitanon__wr64(b, ids_at, w->big_endian);
+    jitanon__wr64(b + 8, (uint64_t)a->id_count * 8, w->big_endian);
+    if (res == JITANON_OK) res = jitanon__pw_put(w, b, 16, err);
+    return res;
+}
+
+/* File mode, before the first record: header placeholder, id arrays, attrs. */
+JITANON__PRIVATE jitanon_result jitanon__pw_begin(jitanon_perf_writer *w, jitanon_error *err)
+{
+    uint64_t asz = JITANON__PERF_ATTR_VER0, at = JITANON__PERF_FILE_HEADER;
+    size_t i;
+    jitanon_result res;
+    for (i = 0; i < w->attr_count_; i++)
+        if (w->attrs_[i].raw.size > asz) asz = w->attrs_[i].raw.size;
+    w->attr_size_ = asz + 16;
+    w->started_ = 1;
+    res = jitanon__pw_zeros(w, JITANON__PERF_FILE_HEADER, err);
+    for (i = 0; res == JITANON_OK && i < w->attr_count_; i++)
+        res = jitanon__pw_u64s(w, w->attrs_[i].ids, w->attrs_[i].id_count, err);
+    w->attrs_offset_ = w->bytes_written;
+    for (i = 0; res == JITANON_OK && i < w->attr_count_; i++) {
+        res = jitanon__pw_attr_entry(w, &w->attrs_[i], asz, at, err);
+        at += (uint64_t)w->attrs_[i].id_count * 8;
+    }
+    w->data_offset = w->bytes_written;
+    return res;
+}
+
+JITANON_API jitanon_result jitanon_perf_writer_write(jitanon_perf_writer *w, const void *record, size_t size,
+                                                     jitanon_error *err)
+{
+    jitanon_result res = jitanon__pw_usable(w, err);
+    if (res != JITANON_OK) return res;
+    if (!record || size < 8)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "record below 8 bytes");
+    if (w->mode == JITANON_PERF_FILE && !w->started_ && (res = jitanon__pw_begin(w, err)) != JITANON_OK) return res;
+    res = jitanon__pw_put(w, record, size, err);
+    if (res == JITANON_OK) w->records++;
+    return res;
+}
+
+JITANON__PRIVATE void jitanon__pw_sort_feats(jitanon_perf_feature *f, size_t n)
+{
+    size_t i, j;
+    for (i = 1; i < n; i++) { /* at most 255 entries */
+        jitanon_perf_feature t = f[i];
+        for (j = i; j > 0 && f[j - 1].bit > t.bit; j--) f[j] = f[j - 1];
+        f[j] = t;
+    }
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pw_features(jitanon_perf_writer *w, jitanon_error *err)
+{
+    uint64_t at = w->bytes_written + 16 * (uint64_t)w->feat_count_;
+    size_t i;
+    jitanon_result res = JITANON_OK;
+    jitanon__pw_sort_feats(w->feats_, w->feat_count_);
+    for (i = 0; res == JITANON_OK && i < w->feat_count_; i++) {
+        uint8_t e[16];
+        jitanon__wr64(e, at, w->big_endian);
+        jitanon__wr64(e + 8, w->feats_[i].data.size, w->big_endian);
+        res = jitanon__pw_put(w, e, 16, err);
+        at += w->feats_[i].data.size;
+    }
+    for (i = 0; res == JITANON_OK && i < w->feat_count_; i++)
+        res = jitanon__pw_put(w, w->feats_[i].data.data, w->feats_[i].data.size, err);
+    return res;
+}
+
+JITANON__PRIVATE void jitanon__pw_file_header(const jitanon_perf_writer *w, uint8_t *h)
+{
+    size_t i;
+    int big = w->big_endian;
+    memset(h, 0, JITANON__PERF_FILE_HEADER);
+    jitanon__wr64(h, JITANON__PERF_MAGIC, big);
+    jitanon__wr64(h + 8, JITANON__PERF_FILE_HEADER, big);
+    jitanon__wr64(h + 16, w->attr_size_, big);
+    jitanon__wr64(h + 24, w->attrs_offset_, big);
+    jitanon__wr64(h + 32, w->attr_size_ * w->attr_count_, big);
+    jitanon__wr64(h + 40, w->data_offset, big);
+    jitanon__wr64(h + 48, w->data_size, big);
+    for (i = 0; i < w->feat_count_; i++) { /* the bitmap is four u64 words in file order */
+        uint8_t *word = h + 72 + 8 * (w->feats_[i].bit / 64);
+        jitanon__wr64(word, jitanon__rd64(word, big) | 1ull << (w->feats_[i].bit % 64), big);
+    }
+}
+
+JITANON_API jitanon_result jitanon_perf_writer_finish(jitanon_perf_writer *w, jitanon_error *err)
+{
+    uint8_t h[JITANON__PERF_FILE_HEADER];
+    jitanon_result res = jitanon__pw_usable(w, err);
+    if (res != JITANON_OK) return res;
+    w->finished_ = 1;
+    if (w->mode == JITANON_PERF_PIPE) return JITANON_OK;
+    if (!w->started_ && (res = jitanon__pw_begin(w, err)) != JITANON_OK) return res;
+    w->data_size = w->bytes_written - w->data_offset;
+    if ((res = jitanon__pw_features(w, err)) != JITANON_OK) return res;
+    jitanon__pw_file_header(w, h);
+    if (w->pwrite_fn_(w->sink_.user, h, sizeof h, 0))
+        return JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "cannot write the file header at offset 0");
+    return JITANON_OK;
+}
+
+JITANON_API void jitanon_perf_writer_free(jitanon_perf_writer *w)
+{
+    size_t i;
+    const jitanon_allocator *a;
+    if (!w) return;
+    a = &w->allocator_;
+    for (i = 0; i < w->attr_count_; i++) {
+        jitanon__free(a, (void *)(uintptr_t)w->attrs_[i].raw.data, w->attrs_[i].raw.size);
+        jitanon__free(a, (void *)(uintptr_t)w->attrs_[i].ids, w->attrs_[i].id_count * 8);
+    }
+    for (i = 0; i < w->feat_count_; i++) jitanon__free(a, (void *)(uintptr_t)w->feats_[i].data.data, w->feats_[i].data.size);
+    jitanon__free(a, w->attrs_, w->attr_cap_ * sizeof *w->attrs_);
+    jitanon__free(a, w->feats_, w->feat_cap_ * sizeof *w->feats_);
+    memset(w, 0, sizeof *w);
+}
+
+/* -- copy path ------------------------------------------------------------------------------ */
+
+/* With a decompressor the output holds plain records, so it must not claim compression. */
+JITANON__PRIVATE int jitanon__pc_keep_feature(const jitanon_perf_reader *r, uint64_t bit)
+{
+    return !(r->decompress_ && bit == JITANON_PERF_FEAT_COMPRESSED);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pc_features(jitanon_perf_reader *r, jitanon_perf_writer *w, jitanon_error *err)
+{
+    size_t i;
+    jitanon_result res = jitanon_perf_reader_load_features(r, err);
+    for (i = 0; res == JITANON_OK && i < r->feat_count_; i++) {
+        jitanon_bytes b;
+        if (!jitanon__pc_keep_feature(r, r->feats_[i].bit) || !jitanon_perf_reader_feature(r, r->feats_[i].bit, &b))
+            continue;
+        res = jitanon_perf_writer_add_feature(w, r->feats_[i].bit, b.data, b.size, err);
+    }
+    return res;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pc_record(jitanon_perf_reader *r, jitanon_perf_writer *w,
+                                                  const jitanon_perf_record *rec, jitanon_error *err)
+{
+    int to_file = r->mode == JITANON_PERF_PIPE && w->mode == JITANON_PERF_FILE;
+    if (rec->type == JITANON_PERF_RECORD_HEADER_ATTR && to_file)
+        return jitanon_perf_writer_add_attr(w, &r->attrs[rec->attr_index], err);
+    if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE) {
+        uint64_t bit = rec->feature.feat_id;
+        if (!jitanon__pc_keep_feature(r, bit)) return JITANON_OK;
+        if (to_file && bit > 0 && bit < JITANON_PERF_FEAT_BITS)
+            return jitanon_perf_writer_add_feature(w, (unsigned)bit, rec->feature.data.data, rec->feature.data.size, err);
+    }
+    return jitanon_perf_writer_write(w, rec->raw.data, rec->raw.size, err);
+}
+
+JITANON_API jitanon_result jitanon_perf_copy(jitanon_perf_reader *r, jitanon_perf_writer *w, jitanon_error *err)
+{
+    jitanon_perf_record rec;
+    jitanon_result res = JITANON_OK;
+    size_t i;
+    int feats_done = 0;
+    JITANON_ASSERT(r && w);
+    jitanon__clear_error(err);
+    for (i = 0; res == JITANON_OK && r->mode == JITANON_PERF_FILE && i < r->attr_count; i++)
+        res = jitanon_perf_writer_add_attr(w, &r->attrs[i], err);
+    /* A pipe wants features before the records; a file takes them at the end anyway. */
+    if (res == JITANON_OK && r->mode == JITANON_PERF_FILE && r->seek_fn_) {
+        res = jitanon__pc_features(r, w, err);
+        feats_done = 1;
+    }
+    while (res == JITANON_OK && (res = jitanon_perf_reader_next(r, &rec, err)) == JITANON_OK)
+        res = jitanon__pc_record(r, w, &rec, err);
+    if (res != JITANON_END) return res;
+    jitanon__clear_error(err);
+    if (r->mode == JITANON_PERF_FILE && !feats_done && (res = jitanon__pc_features(r, w, err)) != JITANON_OK) return res;
+    return jitanon_perf_writer_finish(w, err);
+}
+
+/* -- synthesized and rewritten MMAP records ----------------------------------------------- */
+
+JITANON__PRIVATE uint8_t *jitanon__pw_put64(uint8_t *p, uint64_t v, int big)
+{
+    jitanon__wr64(p, v, big);
+    return p + 8;
+}
+
+/* A complete sample_id trailer in perf's field order; every slot the attr asks for is filled. */
+JITANON__PRIVATE void jitanon__pw_trailer(uint8_t *p, const jitanon_perf_attr *a, uint32_t pid, uint32_t tid,
+                                         uint64_t time, uint32_t cpu, int big)
+{
+    uint64_t st = a->sample_type, id = a->id_count ? a->ids[0] : 0;
+    if (st & JITANON_PERF_SAMPLE_TID) {
+        jitanon__wr32(p, pid, big);
+        jitanon__wr32(p + 4, tid, big);
+        p += 8;
+    }
+    if (st & JITANON_PERF_SAMPLE_TIME) p = jitanon__pw_put64(p, time, big);
+    if (st & JITANON_PERF_SAMPLE_ID) p = jitanon__pw_put64(p, id, big);
+    if (st & JITANON_PERF_SAMPLE_STREAM_ID) p = jitanon__pw_put64(p, id, big);
+    if (st & JITANON_PERF_SAMPLE_CPU) {
+        jitanon__wr32(p, cpu, big);
+        jitanon__wr32(p + 4, 0, big);
+        p += 8;
+    }
+    if (st & JITANON_PERF_SAMPLE_IDENTIFIER) jitanon__wr64(p, id, big);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pw_room(size_t need, void *buf, size_t cap, size_t *out_size, jitanon_error *err)
+{
+    *out_size = need;
+    if (!buf || need > cap)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "record needs %U bytes, buffer has %U", (uint64_t)need,
+                             (uint64_t)cap);
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE void jitanon__pw_mmap2_body(uint8_t *p, const jitanon_perf_mmap *m, int big)
+{
+    jitanon__wr32(p + 8, m->pid, big);
+    jitanon__wr32(p + 12, m->tid, big);
+    jitanon__wr64(p + 16, m->start, big);
+    jitanon__wr64(p + 24, m->len, big);
+    jitanon__wr64(p + 32, m->pgoff, big);
+    if (m->has_build_id) {
+        p[40] = m->build_id_size <= 20 ? m->build_id_size : 20;
+        if (m->build_id) memcpy(p + 44, m->build_id, p[40]);
+    } else {
+        jitanon__wr32(p + 40, m->maj, big);
+        jitanon__wr32(p + 44, m->min, big);
+        jitanon__wr64(p + 48, m->ino, big);
+        jitanon__wr64(p + 56, m->ino_generation, big);
+    }
+    jitanon__wr32(p + 64, m->prot, big);
+    jitanon__wr32(p + 68, m->flags, big);
+    if (m->filename.length) memcpy(p + JITANON__PERF_MMAP2_FIXED, m->filename.data, m->filename.length);
+}
+
+JITANON_API jitanon_result jitanon_perf_encode_mmap2(void *buf, size_t cap, size_t *out_size,
+                                                     const jitanon_perf_mmap *m, uint16_t misc, uint64_t time,
+                                                     uint32_t cpu, const jitanon_perf_attr *attr, int big_endian,
+                                                     jitanon_error *err)
+{
+    size_t trail = attr && attr->sample_id_all ? attr->id_hdr_size : 0, name, total;
+    uint8_t *p = (uint8_t *)buf;
+    jitanon_result res;
+    JITANON_ASSERT(m && out_size);
+    jitanon__clear_error(err);
+    if (m->filename.length > JITANON__PERF_MAX_REC || (m->filename.length && !m->filename.data))
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "file name too long for an MMAP2 record");
+    name = (m->filename.length + 1 + 7) & ~(size_t)7; /* NUL, then zero padding to 8 */
+    total = JITANON__PERF_MMAP2_FIXED + name + trail;
+    if (total > JITANON__PERF_MAX_REC) return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "MMAP2 record over 65535 bytes");
+    if ((res = jitanon__pw_room(total, buf, cap, out_size, err)) != JITANON_OK) return res;
+    memset(p, 0, total);
+    misc = (uint16_t)(m->has_build_id ? misc | JITANON_PERF_MISC_MMAP_BUILD_ID : misc & ~JITANON_PERF_MISC_MMAP_BUILD_ID);
+    jitanon__pw_hdr(p, JITANON_PERF_RECORD_MMAP2, misc, total, big_endian);
+    jitanon__pw_mmap2_body(p, m, big_endian);
+    if (trail) jitanon__pw_trailer(p + JITANON__PERF_MMAP2_FIXED + name, attr, m->pid, m->tid, time, cpu, big_endian);
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size_t *out_size,
+                                                     const jitanon_perf_record *rec, uint64_t start, uint64_t len,
+                                                     uint64_t pgoff, int big_endian, jitanon_error *err)
+{
+    uint8_t *p = (uint8_t *)buf;
+    jitanon_result res;
+    JITANON_ASSERT(rec && out_size);
+    jitanon__clear_error(err);
+    if ((rec->type != JITANON_PERF_RECORD_MMAP && rec->type != JITANON_PERF_RECORD_MMAP2) ||
+        rec->raw.size < JITANON__PERF_MMAP_FIXED)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, rec->offset, "not an MMAP or MMAP2 record");
+    if ((res = jitanon__pw_room(rec->raw.size, buf, cap, out_size, err)) != JITANON_OK) return res;
+    memcpy(p, rec->raw.data, rec->raw.size);
+    /* start, len and pgoff sit at the same offsets in MMAP and MMAP2. */
+    jitanon__wr64(p + 16, start, big_endian);
+    jitanon__wr64(p + 24, len, big_endian);
+    jitanon__wr64(p + 32, pgoff, big_endian);
+    return JITANON_OK;
+}
+
+/* -- atomic output file ------------------------------------------------------------------- */
+
+#if !defined(JITANON_NO_STDIO) && defined(__unix__)
+/* fsync is only declared when the build asks for POSIX (not under strict -std=c99). */
+#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 199309L
+#define JITANON__HAS_FSYNC 1
+#else
+#define JITANON__HAS_FSYNC 0
+#endif
+
+JITANON__PRIVATE int jitanon__af_write_all(int fd, const void *data, size_t size)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    while (size) {
+        ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return 1;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+JITANON__PRIVATE int jitanon__af_flush(jitanon_atomic_file *f)
+{
+    if (f->fd < 0 || f->failed || jitanon__af_write_all(f->fd, f->buf, f->buf_len)) f->failed = 1;
+    f->buf_len = 0;
+    return f->failed;
+}
+
+JITANON__PRIVATE int jitanon__af_write(void *file, const void *data, size_t size)
+{
+    jitanon_atomic_file *f = (jitanon_atomic_file *)file;
+    if (size > f->buf_cap - f->buf_len && jitanon__af_flush(f)) return 1;
+    if (size <= f->buf_cap - f->buf_len) {
+        memcpy(f->buf + f->buf_len, data, size);
+        f->buf_len += size;
+        return f->failed;
+    }
+    if (f->fd < 0 || f->failed || jitanon__af_write_all(f->fd, data, size)) f->failed = 1;
+    return f->failed;
+}
+
+JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset)
+{
+    jitanon_atomic_file *f = (jitanon_atomic_file *)file;
+    off_t end, at = (off_t)offset;
+    /* lseek + write rather than pwrite, which strict C99 builds do not declare. */
+    if (jitanon__af_flush(f) || at < 0 || (uint64_t)at != offset || (end = lseek(f->fd, 0, SEEK_CUR)) < 0 ||
+        lseek(f->fd, at, SEEK_SET) != at || jitanon__af_write_all(f->fd, data, size) || lseek(f->fd, end, SEEK_SET) != end)
+        f->failed = 1;
+    return f->failed;
+}
+
+JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f)
+{
+    jitanon_sink s;
+    s.write_fn = jitanon__af_write;
+    s.user = f;
+    return s;
+}
+
+JITANON__PRIVATE char *jitanon__af_strdup(const jitanon_allocator *a, const char *s, size_t extra, size_t *cap)
+{
+    size_t n = strlen(s);
+    char *d;
+    *cap = n + extra + 1;
+    d = (char *)jitanon__malloc(a, *cap);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
+/* The temporary file lives in the target's directory so that rename() cannot cross a
+   file system: "<dir>/.<name>.<pid>-<k>.tmp". */
+JITANON__PRIVATE jitanon_result jitanon__af_create(jitanon_atomic_file *f, jitanon_error *err)
+{
+    const char *slash = strrchr(f->path, '/');
+    size_t dir = slash ? (size_t)(slash - f->path) + 1 : 0;
+    unsigned k;
+    for (k = 0; k < 100; k++) {
+        memcpy(f->tmp_path, f->path, dir);
+        jitanon__fmt(f->tmp_path + dir, f->tmp_cap_ - dir, ".%s.%u-%u.tmp", f->path + dir, (unsigned)getpid(), k);
+        f->fd = open(f->tmp_path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (f->fd >= 0) return JITANON_OK;
+        if (errno != EEXIST) break;
+    }
+    return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create a temporary file next to %s", f->path);
+}
+
+JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
+                                               const jitanon_allocator *allocator, jitanon_error *err)
+{
+    jitanon_result res;
+    JITANON_ASSERT(f && path);
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    jitanon__clear_error(err);
+    if (allocator) f->allocator = *allocator;
+    f->path = jitanon__af_strdup(&f->allocator, path, 0, &f->path_cap_);
+    f->tmp_path = jitanon__af_strdup(&f->allocator, path, 32, &f->tmp_cap_);
+    f->buf = (uint8_t *)jitanon__malloc(&f->allocator, JITANON__PERF_MIN_BUF);
+    f->buf_cap = f->buf ? JITANON__PERF_MIN_BUF : 0;
+    res = f->path && f->tmp_path && f->buf ? jitanon__af_create(f, err)
+                                           : JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy the path");
+    if (res != JITANON_OK) {
+        /* Nothing was created; tmp_path may even hold the target's name: never unlink it. */
+        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
+        f->tmp_path = NULL;
+        jitanon_atomic_abort(f);
+    }
+    return res;
+}
+
+JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f)
+{
+    if (!f) return;
+    if (f->fd >= 0) close(f->fd);
+    f->fd = -1;
+    if (f->tmp_path) unlink(f->tmp_path);
+    jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
+    jitanon__free(&f->allocator, f->path, f->path_cap_);
+    jitanon__free(&f->allocator, f->buf, f->buf_cap);
+    f->tmp_path = f->path = NULL;
+    f->buf = NULL;
+    f->buf_len = f->buf_cap = 0;
+}
+
+JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err)
+{
+    jitanon_result res = JITANON_OK;
+    if (f->fd < 0 || jitanon__af_flush(f))
+        res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "a write to the temporary file failed");
+#if JITANON__HAS_FSYNC
+    else if (do_fsync && fsync(f->fd)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "fsync failed");
+#else
+    else if (do_fsync) res = JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "fsync is not declared in this build");
+#endif
+    if (f->fd >= 0 && close(f->fd) && res == JITANON_OK) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "close failed");
+    f->fd = -1;
+    if (res == JITANON_OK && rename(f->tmp_path, f->path))
+        res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot rename the temporary file to %s", f->path);
+    if (res == JITANON_OK) { /* renamed: nothing left to unlink */
+        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
+        f->tmp_path = NULL;
+    }
+    jitanon_atomic_abort(f);
+    return res;
+}
+
+JITANON__PRIVATE int jitanon__pc_stdout(void *user, const void *data, size_t size)
+{
+    (void)user;
+    return fwrite(data, 1, size, stdout) != size;
+}
+
+/* What runs between an opened reader and a ready writer: the copy, or the injector. */
+typedef jitanon_result (*jitanon__pump_fn)(void *ctx, jitanon_perf_reader *r, jitanon_perf_writer *w,
+                                           jitanon_error *err);
+
+JITANON__PRIVATE jitanon_result jitanon__pc_pump_copy(void *ctx, jitanon_perf_reader *r, jitanon_perf_writer *w,
+                                                      jitanon_error *err)
+{
+    (void)ctx;
+    return jitanon_perf_copy(r, w, err);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pc_to_stdout(jitanon_perf_reader *r, const jitanon_perf_opts *opts,
+                                                     jitanon__pump_fn pump, void *ctx, jitanon_error *err)
+{
+    jitanon_perf_writer w;
+    jitanon_sink s;
+    jitanon_result res;
+    s.write_fn = jitanon__pc_stdout;
+    s.user = NULL;
+    res = jitanon_perf_writer_init(&w, JITANON_PERF_PIPE, r->big_endian, s, NULL, opts, err);
+    if (res == JITANON_OK) res = pump(ctx, r, &w, err);
+    if (res == JITANON_OK && fflush(stdout)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, w.bytes_written, "stdout");
+    jitanon_perf_writer_free(&w);
+    return res;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pc_to_path(jitanon_perf_reader *r, const char *path, jitanon_perf_mode mode,
+                                                   const jitanon_perf_opts *opts, jitanon__pump_fn pump, void *ctx,
+                                                   jitanon_error *err)
+{
+    jitanon_atomic_file f;
+    jitanon_perf_writer w;
+    jitanon_result res = jitanon_atomic_open(&f, path, opts ? &opts->allocator : NULL, err);
+    if (res != JITANON_OK) return res;
+    memset(&w, 0, sizeof w);
+    res = jitanon_perf_writer_init(&w, mode, r->big_endian, jitanon_atomic_sink(&f), jitanon_atomic_pwrite, opts, err);
+    if (res == JITANON_OK) res = pump(ctx, r, &w, err);
+    if (res == JITANON_OK) res = jitanon_atomic_commit(&f, 0, err);
+    jitanon_atomic_abort(&f);
+    jitanon_perf_writer_free(&w);
+    return res;
+}
+
+/* Path ("-" = stdin) to path ("-" = stdout, pipe mode only), the output atomic. */
+JITANON__PRIVATE jitanon_result jitanon__pc_run(const char *in_path, const char *out_path, int out_mode,
+                                               const jitanon_perf_opts *opts, jitanon__pump_fn pump, void *ctx,
+                                               jitanon_error *err)
+{
+    jitanon_perf_reader r;
+    jitanon_result res = jitanon_perf_reader_open(&r, in_path, opts, err);
+    jitanon_perf_mode mode = out_mode == JITANON_PERF_FILE || out_mode == JITANON_PERF_PIPE ? (jitanon_perf_mode)out_mode : r.mode;
+    int to_stdout = strcmp(out_path, "-") == 0;
+    if (res == JITANON_OK && to_stdout && mode == JITANON_PERF_FILE)
+        res = JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "stdout takes pipe mode only");
+    if (res == JITANON_OK)
+        res = to_stdout ? jitanon__pc_to_stdout(&r, opts, pump, ctx, err)
+                        : jitanon__pc_to_path(&r, out_path, mode, opts, pump, ctx, err);
+    jitanon_perf_reader_free(&r);
+    return res;
+}
+
+JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path, int out_mode,
+                                                  const jitanon_perf_opts *opts, jitanon_error *err)
+{
+    return jitanon__pc_run(in_path, out_path, out_mode, opts, jitanon__pc_pump_copy, NULL, err);
+}
+#endif
+/* -- Address ranges: the rangemap ------------------------------------------------------- */
+
+/* A treap node.  Ranges are kept as [start, last] (inclusive) so one that ends at
+   UINT64_MAX needs no special case.  prev/next thread the pieces in address order, so
+   iteration costs O(1) a piece with no parent pointers and no stack. */
+struct jitanon__rm_node {
+    uint64_t start, last, id;
+    uint32_t kind, prio;
+    uint32_t left, right, prev, next; /* pool indices; 0 = none */
+};
+
+typedef struct jitanon__rm_node jitanon__rm_node;
+
+/* Largest pool, counting the null node 0: indices and used_ must fit in a uint32. */
+#define JITANON__RM_MAX_NODES 0xFFFFFFFFu
+
+/* Deterministic priorities (xorshift32) keep runs reproducible.  Someone who knows the
+   sequence could pick addresses that deepen the tree: that costs time, never safety,
+   because nothing here recurses. */
+JITANON__PRIVATE uint32_t jitanon__rm_prio(jitanon_rangemap *m)
+{
+    uint32_t x = m->seed_ ? m->seed_ : 0x9E3779B9u;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    m->seed_ = x;
+    return x;
+}
+
+/* Makes sure `n` nodes can be taken without allocating, so that a change, once begun,
+   cannot fail half-way and leave the map inconsistent. */
+JITANON__PRIVATE jitanon_result jitanon__rm_reserve(jitanon_rangemap *m, size_t n, jitanon_error *err)
+{
+    size_t spare = (m->cap_ > m->used_ ? m->cap_ - m->used_ : 0) + m->nfree_, need;
+    void *p = m->nodes_;
+    if (spare >= n) return JITANON_OK;
+    need = (size_t)m->used_ + (n - m->nfree_);
+    if (need < n || need > (size_t)JITANON__RM_MAX_NODES)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "rangemap full (%U pieces)", (uint64_t)m->count_);
+    if (!jitanon__grow(&m->allocator, &p, &m->cap_, need, sizeof(jitanon__rm_node)))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "rangemap pool of %U nodes", (uint64_t)need);
+    m->nodes_ = (jitanon__rm_node *)p;
+    return JITANON_OK;
+}
+
+/* Takes a reserved node (free list first) and gives it a fresh priority. */
+JITANON__PRIVATE uint32_t jitanon__rm_take(jitanon_rangemap *m)
+{
+    uint32_t i;
+    if (m->free_) {
+        i = m->free_;
+        m->free_ = m->nodes_[i].right;
+        m->nfree_--;
+    } else {
+        i = m->used_++;
+    }
+    memset(&m->nodes_[i], 0, sizeof m->nodes_[i]);
+    m->nodes_[i].prio = jitanon__rm_prio(m);
+    return i;
+}
+
+JITANON__PRIVATE void jitanon__rm_release(jitanon_rangemap *m, uint32_t i)
+{
+    m->nodes_[i].right = m->free_;
+    m->free_ = i;
+    m->nfree_++;
+}
+
+/* Splits tree t into *l (start < key) and *r (start >= key), iteratively: each step
+   hangs the current node on the open edge of one side and descends. */
+JITANON__PRIVATE void jitanon__rm_split(jitanon__rm_node *n, uint32_t t, uint64_t key, uint32_t *l, uint32_t *r)
+{
+    uint32_t *lp = l, *rp = r;
+    while (t) {
+        if (n[t].start < key) {
+            *lp = t;
+            lp = &n[t].right;
+            t = n[t].right;
+        } else {
+            *rp = t;
+            rp = &n[t].left;
+            t = n[t].left;
+        }
+    }
+    *lp = 0;
+    *rp = 0;
+}
+
+/* Joins trees a and b (every start in a below every start in b), iteratively. */
+JITANON__PRIVATE uint32_t jitanon__rm_merge(jitanon__rm_node *n, uint32_t a, uint32_t b)
+{
+    uint32_t root = 0, *slot = &root;
+    while (a && b) {
+        if (n[a].prio >= n[b].prio) {
+            *slot = a;
+            slot = &n[a].right;
+            a = n[a].right;
+        } else {
+            *slot = b;
+            slot = &n[b].left;
+            b = n[b].left;
+        }
+    }
+    *slot = a ? a : b;
+    return root;
+}
+
+JITANON__PRIVATE uint32_t jitanon__rm_leftmost(const jitanon__rm_node *n, uint32_t t)
+{
+    while (t && n[t].left) t = n[t].left;
+    return t;
+}
+
+JITANON__PRIVATE uint32_t jitanon__rm_rightmost(const jitanon__rm_node *n, uint32_t t)
+{
+    while (t && n[t].right) t = n[t].right;
+    return t;
+}
+
+/* The node with the greatest start <= addr, or 0. */
+JITANON__PRIVATE uint32_t jitanon__rm_floor(const jitanon_rangemap *m, uint64_t addr)
+{
+    uint32_t t = m->root_, best = 0;
+    while (t) {
+        if (m->nodes_[t].start <= addr) {
+            best = t;
+            t = m->nodes_[t].right;
+        } else {
+            t = m->nodes_[t].left;
+        }
+    }
+    return best;
+}
+
+/* The node containing addr, or 0. */
+JITANON__PRIVATE uint32_t jitanon__rm_find(const jitanon_rangemap *m, uint64_t addr)
+{
+    uint32_t f = jitanon__rm_floor(m, addr);
+    return f && m->nodes_[f].last >= addr ? f : 0;
+}
+
+/* Links the chain prev, x[0..nx), succ in address order and counts the new pieces. */
+JITANON__PRIVATE void jitanon__rm_link(jitanon_rangemap *m, uint32_t prev, const uint32_t *x, int nx, uint32_t succ)
+{
+    jitanon__rm_node *n = m->nodes_;
+    int i;
+    for (i = 0; i < nx; i++) {
+        n[x[i]].prev = prev;
+        if (prev) n[prev].next = x[i];
+        prev = x[i];
+        m->count_++;
+    }
+    if (prev) n[prev].next = succ;
+    if (succ) n[succ].prev = prev;
+}
+
+/* A fresh node for [s, last] -> (kind, id), not yet in the tree; the caller reserved it. */
+JITANON__PRIVATE uint32_t jitanon__rm_new(jitanon_rangemap *m, uint64_t s, uint64_t last, uint32_t kind, uint64_t id)
+{
+    uint32_t i = jitanon__rm_take(m);
+    m->nodes_[i].start = s;
+    m->nodes_[i].last = last;
+    m->nodes_[i].kind = kind;
+    m->nodes_[i].id = id;
+    return i;
+}
+
+/* Releases the run of pieces from `first` on that start at or before `last` (already cut
+   out of the tree); returns the piece after them. */
+JITANON__PRIVATE uint32_t jitanon__rm_drop_run(jitanon_rangemap *m, uint32_t first, uint64_t last)
+{
+    uint32_t i = first, nx;
+    while (i && m->nodes_[i].start <= last) {
+        nx = m->nodes_[i].next;
+        jitanon__rm_release(m, i);
+        m->count_--;
+        i = nx;
+    }
+    return i;
+}
+
+/* The heart of assign and erase: [s, last] becomes (kind, id), or a hole when kind is 0.
+   Split the tree at s and at last + 1, throw the middle away, shorten the piece that
+   straddles s, re-add the tail of the piece that straddled `last`, merge back.  Only the
+   reservation can fail, and it happens before anything changes. */
+JITANON__PRIVATE jitanon_result jitanon__rm_set(jitanon_rangemap *m, uint64_t s, uint64_t last, uint32_t kind,
+                                                uint64_t id, jitanon_error *err)
+{
+    uint32_t a, b, c, d = 0, pred, first, succ, add[2] = {0, 0}, hold = jitanon__rm_find(m, last);
+    int nadd = 0, tail = hold && m->nodes_[hold].last > last;
+    jitanon__rm_node *n;
+    jitanon_result r = jitanon__rm_reserve(m, (size_t)(kind != 0) + (size_t)tail, err);
+    if (r != JITANON_OK) return r;
+    if (kind) add[nadd++] = jitanon__rm_new(m, s, last, kind, id);
+    if (tail) /* copied now: hold is released below, or shortened if it also straddles s */
+        add[nadd++] = jitanon__rm_new(m, last + 1, m->nodes_[hold].last, m->nodes_[hold].kind, m->nodes_[hold].id);
+    n = m->nodes_;
+    jitanon__rm_split(n, m->root_, s, &a, &b);
+    pred = jitanon__rm_rightmost(n, a);
+    first = pred ? n[pred].next : jitanon__rm_leftmost(n, b);
+    if (pred && n[pred].last >= s) n[pred].last = s - 1; /* pred.start < s, so s > 0 */
+    c = b;
+    if (last != UINT64_MAX) jitanon__rm_split(n, b, last + 1, &c, &d);
+    (void)c; /* its nodes are exactly the list run from `first`: released through the list */
+    succ = jitanon__rm_drop_run(m, first, last);
+    jitanon__rm_link(m, pred, add, nadd, succ);
+    m->root_ = jitanon__rm_merge(n, jitanon__rm_merge(n, a, jitanon__rm_merge(n, add[0], add[1])), d);
+    return JITANON_OK;
+}
+
+/* [start, start + len) as an inclusive range; 0 for len 0, -1 for a wrap. */
+JITANON__PRIVATE int jitanon__rm_span(uint64_t start, uint64_t len, uint64_t *last)
+{
+    if (!len) return 0;
+    if (len - 1 > UINT64_MAX - start) return -1;
+    *last = start + (len - 1);
+    return 1;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__rm_bad_span(jitanon_error *err, uint64_t start, uint64_t len)
+{
+    return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "range %X + %X runs past the end of the address space",
+                         start, len);
+}
+
+JITANON_API void jitanon_rangemap_init(jitanon_rangemap *m, const jitanon_allocator *a)
+{
+    JITANON_ASSERT(m);
+    memset(m, 0, sizeof *m);
+    m->used_ = 1; /* node 0 is the null node */
+    if (a) m->allocator = *a;
+}
+
+JITANON_API void jitanon_rangemap_free(jitanon_rangemap *m)
+{
+    jitanon_allocator a;
+    if (!m) return;
+    a = m->allocator;
+    jitanon__free(&a, m->nodes_, m->cap_ * sizeof(jitanon__rm_node));
+    jitanon_rangemap_init(m, &a);
+}
+
+JITANON_API jitanon_result jitanon_rangemap_assign(jitanon_rangemap *m, uint64_t start, uint64_t len,
+                                                   uint32_t kind, uint64_t id, jitanon_error *err)
+{
+    uint64_t last = 0;
+    int span = jitanon__rm_span(start, len, &last);
+    JITANON_ASSERT(m);
+    jitanon__clear_error(err);
+    if (span < 0) return jitanon__rm_bad_span(err, start, len);
+    if (!span) return JITANON_OK;
+    return jitanon__rm_set(m, start, last, kind, id, err);
+}
+
+JITANON_API jitanon_result jitanon_rangemap_erase(jitanon_rangemap *m, uint64_t start, uint64_t len,
+                                                  jitanon_error *err)
+{
+    return jitanon_rangemap_assign(m, start, len, 0, 0, err);
+}
+
+/* Public view of node i. */
+JITANON__PRIVATE void jitanon__rm_out(const jitanon_rangemap *m, uint32_t i, jitanon_range *out)
+{
+    const jitanon__rm_node *n = &m->nodes_[i];
+    out->start = n->start;
+    out->len = n->last - n->start + 1; /* cannot overflow: see jitanon_range */
+    out->kind = n->kind;
+    out->id = n->id;
+}
+
+JITANON_API int jitanon_rangemap_lookup(const jitanon_rangemap *m, uint64_t addr, jitanon_range *out)
+{
+    uint32_t i = jitanon__rm_find(m, addr);
+    if (out) {
+        memset(out, 0, sizeof *out);
+        if (i) jitanon__rm_out(m, i, out);
+    }
+    return i != 0;
+}
+
+JITANON_API void jitanon_rangemap_iter_begin(jitanon_rangemap_iter *it, const jitanon_rangemap *m,
+                                             uint64_t start, uint64_t len)
+{
+    uint32_t f;
+    it->map = m;
+    it->cur = 0;
+    it->last = len - 1 > UINT64_MAX - start ? UINT64_MAX : start + (len - 1);
+    if (!len) return;
+    f = jitanon__rm_floor(m, start);
+    if (f && m->nodes_[f].last >= start) it->cur = f;
+    else it->cur = f ? m->nodes_[f].next : jitanon__rm_leftmost(m->nodes_, m->root_);
+}
+
+JITANON_API void jitanon_rangemap_iter_all(jitanon_rangemap_iter *it, const jitanon_rangemap *m)
+{
+    it->map = m;
+    it->cur = jitanon__rm_leftmost(m->nodes_, m->root_);
+    it->last = UINT64_MAX;
+}
+
+JITANON_API int jitanon_rangemap_iter_next(jitanon_rangemap_iter *it, jitanon_range *out)
+{
+    uint32_t i = it->cur;
+    if (!i || it->map->nodes_[i].start > it->last) {
+        it->cur = 0;
+        return 0;
+    }
+    jitanon__rm_out(it->map, i, out);
+    it->cur = it->map->nodes_[i].next;
+    return 1;
+}
+
+JITANON_API size_t jitanon_rangemap_count(const jitanon_rangemap *m) { return m->count_; }
+
+JITANON_API jitanon_result jitanon_rangemap_copy(jitanon_rangemap *dst, const jitanon_rangemap *src,
+                                                 jitanon_error *err)
+{
+    jitanon_rangemap tmp;
+    void *p = NULL;
+    size_t cap = 0;
+    jitanon__clear_error(err);
+    if (dst == src) return JITANON_OK;
+    jitanon_rangemap_init(&tmp, &dst->allocator);
+    if (src->nodes_) { /* indices stay valid in a byte copy of the pool */
+        if (!jitanon__grow(&tmp.allocator, &p, &cap, src->used_, sizeof(jitanon__rm_node)))
+            return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "rangemap copy of %U nodes", (uint64_t)src->used_);
+        memcpy(p, src->nodes_, (size_t)src->used_ * sizeof(jitanon__rm_node));
+        tmp = *src;
+        tmp.allocator = dst->allocator;
+        tmp.nodes_ = (jitanon__rm_node *)p;
+        tmp.cap_ = cap;
+    }
+    jitanon_rangemap_free(dst);
+    *dst = tmp;
+    return JITANON_OK;
+}
+
+/* -- The trimming engine ---------------------------------------------------------------- */
+
+/* One process: its address map as perf will build it from our output. */
+typedef struct jitanon__trim_proc {
+    uint32_t pid;
+    int has_jitdump, seen;
+    uint64_t last_time;
+    jitanon_rangemap map;
+} jitanon__trim_proc;
+
+struct jitanon_trim {
+    jitanon_allocator user_alloc; /* the caller's; backs everything */
+    jitanon_allocator alloc;      /* counting wrapper given to every table (memory_limit) */
+    size_t memory_limit;
+    int limit_hit, reject_out_of_order;
+    jitanon_rangemap pids; /* [pid, pid] -> index into procs */
+    jitanon__trim_proc *procs;
+    size_t nprocs, procs_cap;
+    jitanon_trim_piece *pieces; /* output of the last jitanon_trim_mmap */
+    size_t pieces_cap;
+    jitanon_trim_stats stats;
+};
+
+/* The counting allocator: refuses what would pass memory_limit and notes that it did,
+   so the failure can be reported as JITANON_ERR_LIMIT rather than out of memory. */
+JITANON__PRIVATE int jitanon__trim_admit(jitanon_trim *t, size_t old_size, size_t new_size)
+{
+    size_t held = t->stats.bytes_held - (old_size < t->stats.bytes_held ? old_size : t->stats.bytes_held);
+    if (t->memory_limit && (new_size > t->memory_limit || held > t->memory_limit - new_size)) {
+        t->limit_hit = 1;
+        return 0;
+    }
+    return 1;
+}
+
+JITANON__PRIVATE void jitanon__trim_count(jitanon_trim *t, size_t old_size, size_t new_size)
+{
+    t->stats.bytes_held -= old_size < t->stats.bytes_held ? old_size : t->stats.bytes_held;
+    t->stats.bytes_held += new_size;
+    if (t->stats.bytes_held > t->stats.peak_bytes) t->stats.peak_bytes = t->stats.bytes_held;
+}
+
+JITANON__PRIVATE void *jitanon__trim_alloc_fn(void *user, size_t size)
+{
+    jitanon_trim *t = (jitanon_trim *)user;
+    void *p;
+    if (!jitanon__trim_admit(t, 0, size)) return NULL;
+    p = jitanon__malloc(&t->user_alloc, size);
+    if (p) jitanon__trim_count(t, 0, size);
+    return p;
+}
+
+JITANON__PRIVATE void *jitanon__trim_realloc_fn(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    jitanon_trim *t = (jitanon_trim *)user;
+    void *p;
+    if (!jitanon__trim_admit(t, ptr ? old_size : 0, new_size)) return NULL;
+    p = jitanon__realloc(&t->user_alloc, ptr, old_size, new_size);
+    if (p) jitanon__trim_count(t, ptr ? old_size : 0, new_size);
+    return p;
+}
+
+JITANON__PRIVATE void jitanon__trim_free_fn(void *user, void *ptr, size_t size)
+{
+    jitanon_trim *t = (jitanon_trim *)user;
+    jitanon__free(&t->user_alloc, ptr, size);
+    jitanon__trim_count(t, size, 0);
+}
+
+/* Reports an allocation failure as JITANON_ERR_LIMIT when memory_limit refused it. */
+JITANON__PRIVATE jitanon_result jitanon__trim_fix(jitanon_trim *t, jitanon_result r, jitanon_error *err)
+{
+    if (r == JITANON_ERR_NOMEM && t->limit_hit)
+        r = JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "memory_limit of %U bytes reached", (uint64_t)t->memory_limit);
+    t->limit_hit = 0;
+    return r;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__trim_oom(jitanon_trim *t, jitanon_error *err, const char *what)
+{
+    return jitanon__trim_fix(t, JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "%s", what), err);
+}
+
+JITANON__PRIVATE jitanon__trim_proc *jitanon__trim_find(const jitanon_trim *t, uint32_t pid)
+{
+    jitanon_range r;
+    if (!jitanon_rangemap_lookup(&t->pids, pid, &r)) return NULL;
+    return &t->procs[r.id];
+}
+
+/* Finds or creates the process.  The pointer is valid until another process is created. */
+JITANON__PRIVATE jitanon_result jitanon__trim_get(jitanon_trim *t, uint32_t pid, jitanon__trim_proc **out,
+                                                  jitanon_error *err)
+{
+    jitanon__trim_proc *p = jitanon__trim_find(t, pid);
+    void *arr = t->procs;
+    jitanon_result r;
+    if ((*out = p) != NULL) return JITANON_OK;
+    if (!jitanon__grow(&t->alloc, &arr, &t->procs_cap, t->nprocs + 1, sizeof *p))
+        return jitanon__trim_oom(t, err, "process table");
+    t->procs = (jitanon__trim_proc *)arr;
+    r = jitanon__rm_set(&t->pids, pid, pid, 1, t->nprocs, err);
+    if (r != JITANON_OK) return jitanon__trim_fix(t, r, err);
+    p = &t->procs[t->nprocs++];
+    memset(p, 0, sizeof *p);
+    p->pid = pid;
+    jitanon_rangemap_init(&p->map, &t->alloc);
+    t->stats.processes++;
+    *out = p;
+    return JITANON_OK;
+}
+
+/* Checks an event's time against its process's latest; *late says it is older. */
+JITANON__PRIVATE jitanon_result jitanon__trim_time(const jitanon_trim *t, const jitanon__trim_proc *p, uint64_t time,
+                                                   int *late, jitanon_error *err)
+{
+    *late = p->seen && time < p->last_time;
+    if (*late && t->reject_out_of_order)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "pid %u: time %U is before %U",
+                             (unsigned)p->pid, time, p->last_time);
+    return JITANON_OK;
+}
+
+/* Called once the event has been applied. */
+JITANON__PRIVATE void jitanon__trim_commit(jitanon_trim *t, jitanon__trim_proc *p, uint64_t time, int late)
+{
+    if (late) t->stats.out_of_order++;
+    if (!p->seen || time > p->last_time) p->last_time = time;
+    p->seen = 1;
+}
+
+/* Common start of an event: argument checks, the process, its clock. */
+JITANON__PRIVATE jitanon_result jitanon__trim_begin(jitanon_trim *t, uint32_t pid, uint64_t time,
+                                                    jitanon__trim_proc **p, int *late, jitanon_error *err)
+{
+    jitanon_result r = jitanon__trim_get(t, pid, p, err);
+    if (r != JITANON_OK) return r;
+    return jitanon__trim_time(t, *p, time, late, err);
+}
+
+JITANON_API jitanon_trim *jitanon_trim_new(const jitanon_trim_opts *opts, jitanon_error *err)
+{
+    jitanon_trim *t;
+    const jitanon_allocator *a = opts ? &opts->allocator : NULL;
+    jitanon__clear_error(err);
+    if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_)) {
+        JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_trim_opts not zero-initialised");
+        return NULL;
+    }
+    t = (jitanon_trim *)jitanon__malloc(a, sizeof *t);
+    if (!t) {
+        JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "trim engine");
+        return NULL;
+    }
+    memset(t, 0, sizeof *t);
+    if (a) t->user_alloc = *a;
+    t->alloc.alloc_fn = jitanon__trim_alloc_fn;
+    t->alloc.realloc_fn = jitanon__trim_realloc_fn;
+    t->alloc.free_fn = jitanon__trim_free_fn;
+    t->alloc.user = t;
+    t->memory_limit = opts ? opts->memory_limit : 0;
+    t->reject_out_of_order = opts ? opts->reject_out_of_order : 0;
+    jitanon_rangemap_init(&t->pids, &t->alloc);
+    return t;
+}
+
+JITANON_API void jitanon_trim_free(jitanon_trim *t)
+{
+    jitanon_allocator a;
+    size_t i;
+    if (!t) return;
+    for (i = 0; i < t->nprocs; i++) jitanon_rangemap_free(&t->procs[i].map);
+    jitanon__free(&t->alloc, t->procs, t->procs_cap * sizeof *t->procs);
+    jitanon__free(&t->alloc, t->pieces, t->pieces_cap * sizeof *t->pieces);
+    jitanon_rangemap_free(&t->pids);
+    a = t->user_alloc;
+    jitanon__free(&a, t, sizeof *t);
+}
+
+JITANON_API jitanon_result jitanon_trim_set_jitdump(jitanon_trim *t, uint32_t pid, jitanon_error *err)
+{
+    jitanon__trim_proc *p;
+    jitanon_result r;
+    jitanon__clear_error(err);
+    t->limit_hit = 0;
+    r = jitanon__trim_get(t, pid, &p, err);
+    if (r == JITANON_OK) p->has_jitdump = 1;
+    return r;
+}
+
+/* Loads and moves: the range becomes jit-owned by id, whatever was there. */
+JITANON__PRIVATE jitanon_result jitanon__trim_jit(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t start,
+                                                  uint64_t size, uint64_t id, uint64_t *counter, jitanon_error *err)
+{
+    jitanon__trim_proc *p;
+    uint64_t last = 0;
+    int late, span = jitanon__rm_span(start, size, &last);
+    jitanon_result r;
+    jitanon__clear_error(err);
+    t->limit_hit = 0;
+    if (span < 0) return jitanon__rm_bad_span(err, start, size);
+    if (!span) return JITANON_OK;
+    r = jitanon__trim_begin(t, pid, time, &p, &late, err);
+    if (r == JITANON_OK) r = jitanon__trim_fix(t, jitanon__rm_set(&p->map, start, last, JITANON_TRIM_JIT, id, err), err);
+    if (r != JITANON_OK) return r;
+    jitanon__trim_commit(t, p, time, late);
+    (*counter)++;
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_trim_load(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t start,
+                                             uint64_t size, uint64_t func_id, jitanon_error *err)
+{
+    return jitanon__trim_jit(t, pid, time, start, size, func_id, &t->stats.loads, err);
+}
+
+JITANON_API jitanon_result jitanon_trim_move(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t old_start,
+                                             uint64_t new_start, uint64_t size, uint64_t func_id,
+                                             jitanon_error *err)
+{
+    (void)old_start; /* perf leaves the old mapping in place, and so must we */
+    return jitanon__trim_jit(t, pid, time, new_start, size, func_id, &t->stats.moves, err);
+}
+
+/* Appends a piece to the output buffer. */
+JITANON__PRIVATE jitanon_result jitanon__trim_piece(jitanon_trim *t, size_t *n, uint64_t start, uint64_t last,
+                                                    uint64_t orig_start, uint64_t pgoff, jitanon_error *err)
+{
+    void *arr = t->pieces;
+    if (!jitanon__grow(&t->alloc, &arr, &t->pieces_cap, *n + 1, sizeof *t->pieces))
+        return jitanon__trim_oom(t, err, "mmap pieces");
+    t->pieces = (jitanon_trim_piece *)arr;
+    t->pieces[*n].start = start;
+    t->pieces[*n].len = last - start + 1;
+    t->pieces[*n].pgoff = pgoff + (start - orig_start); /* modulo 2^64 by design */
+    (*n)++;
+    return JITANON_OK;
+}
+
+/* The parts of [start, last] not on jit code in map m, into t->pieces.  Reads only. */
+JITANON__PRIVATE jitanon_result jitanon__trim_gaps(jitanon_trim *t, const jitanon_rangemap *m, uint64_t start,
+                                                   uint64_t last, uint64_t pgoff, size_t *n, jitanon_error *err)
+{
+    jitanon_rangemap_iter it;
+    jitanon_range r;
+    uint64_t cur = start, rs, rl;
+    jitanon_result res;
+    jitanon_rangemap_iter_begin(&it, m, start, last - start + 1);
+    while (jitanon_rangemap_iter_next(&it, &r)) {
+        if (r.kind != JITANON_TRIM_JIT) continue;
+        rs = r.start > start ? r.start : start;
+        rl = r.start + (r.len - 1);
+        if (rs > cur && (res = jitanon__trim_piece(t, n, cur, rs - 1, start, pgoff, err)) != JITANON_OK) return res;
+        if (rl >= last) return JITANON_OK;
+        cur = rl + 1;
+    }
+    return jitanon__trim_piece(t, n, cur, last, start, pgoff, err);
+}
+
+/* A trimmable mmap of a jitdump process: compute the pieces, reserve every node the
+   assignments may need (pieces + 1 for a cut tail), then apply them, which cannot fail. */
+JITANON__PRIVATE jitanon_result jitanon__trim_anon(jitanon_trim *t, jitanon__trim_proc *p, uint64_t start,
+                                                   uint64_t last, uint64_t pgoff, uint64_t map_id, size_t *n,
+                                                   jitanon_error *err)
+{
+    size_t i;
+    jitanon_result r = jitanon__trim_gaps(t, &p->map, start, last, pgoff, n, err);
+    if (r == JITANON_OK) r = jitanon__trim_fix(t, jitanon__rm_reserve(&p->map, *n + 1, err), err);
+    if (r != JITANON_OK) return r;
+    for (i = 0; i < *n; i++) {
+        r = jitanon__rm_set(&p->map, t->pieces[i].start, t->pieces[i].start + (t->pieces[i].len - 1),
+                            JITANON_TRIM_ANON, map_id, err);
+        JITANON_ASSERT(r == JITANON_OK);
+    }
+    if (*n == 0) t->stats.dropped++;
+    else if (*n == 1 && t->pieces[0].start == start && t->pieces[0].len - 1 == last - start) t->stats.kept++;
+    else t->stats.split++;
+    t->stats.pieces += *n;
+    return JITANON_OK;
+}
+
+/* A FILE mmap, or a trimmable one of a process without a jitdump: recorded whole. */
+JITANON__PRIVATE jitanon_result jitanon__trim_whole(jitanon_trim *t, jitanon__trim_proc *p, uint64_t start,
+                                                    uint64_t last, uint64_t pgoff, jitanon_trim_kind kind,
+                                                    uint64_t map_id, size_t *n, jitanon_error *err)
+{
+    jitanon_result r = jitanon__trim_piece(t, n, start, last, start, pgoff, err);
+    if (r == JITANON_OK) r = jitanon__trim_fix(t, jitanon__rm_set(&p->map, start, last, (uint32_t)kind, map_id, err), err);
+    if (r != JITANON_OK) return r;
+    if (kind == JITANON_TRIM_FILE) t->stats.file_mmaps++;
+    else t->stats.untrimmed++;
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_trim_mmap(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t start,
+                                             uint64_t len, uint64_t pgoff, jitanon_trim_kind kind,
+                                             uint64_t map_id, const jitanon_trim_piece **pieces,
+                                             size_t *count, jitanon_error *err)
+{
+    jitanon__trim_proc *p;
+    uint64_t last = 0;
+    size_t n = 0;
+    int late, span = jitanon__rm_span(start, len, &last);
+    jitanon_result r;
+    jitanon__clear_error(err);
+    t->limit_hit = 0;
+    if (pieces) *pieces = NULL;
+    if (count) *count = 0;
+    if (kind != JITANON_TRIM_ANON && kind != JITANON_TRIM_FILE)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "mmap kind %u is neither ANON nor FILE", (unsigned)kind);
+    if (span < 0) return jitanon__rm_bad_span(err, start, len);
+    if (!span) { /* covers nothing: pass it through, remember nothing */
+        r = jitanon__trim_piece(t, &n, start, start, start, pgoff, err);
+        if (r != JITANON_OK) return r;
+        t->pieces[0].len = 0;
+    } else {
+        r = jitanon__trim_begin(t, pid, time, &p, &late, err);
+        if (r != JITANON_OK) return r;
+        if (kind == JITANON_TRIM_ANON && p->has_jitdump) r = jitanon__trim_anon(t, p, start, last, pgoff, map_id, &n, err);
+        else r = jitanon__trim_whole(t, p, start, last, pgoff, kind, map_id, &n, err);
+        if (r != JITANON_OK) return r;
+        jitanon__trim_commit(t, p, time, late);
+    }
+    if (pieces) *pieces = n ? t->pieces : NULL;
+    if (count) *count = n;
+    return JITANON_OK;
+}
+
+JITANON_API void jitanon_trim_forget(jitanon_trim *t, uint32_t pid)
+{
+    jitanon__trim_proc *p = jitanon__trim_find(t, pid);
+    size_t i;
+    uint32_t node;
+    jitanon_result r;
+    if (!p) return;
+    i = (size_t)(p - t->procs);
+    jitanon_rangemap_free(&p->map);
+    r = jitanon__rm_set(&t->pids, pid, pid, 0, 0, NULL); /* removes a whole node: allocates nothing */
+    JITANON_ASSERT(r == JITANON_OK);
+    (void)r;
+    if (i != --t->nprocs) { /* keep procs dense: the last one moves into the hole */
+        t->procs[i] = t->procs[t->nprocs];
+        node = jitanon__rm_find(&t->pids, t->procs[i].pid);
+        JITANON_ASSERT(node);
+        t->pids.nodes_[node].id = i;
+    }
+    t->stats.processes--;
+}
+
+JITANON_API jitanon_result jitanon_trim_fork(jitanon_trim *t, uint32_t parent, uint32_t child, jitanon_error *err)
+{
+    jitanon__trim_proc *c;
+    jitanon_result r;
+    jitanon__clear_error(err);
+    t->limit_hit = 0;
+    if (parent == child) return JITANON_OK; /* a thread: it shares the map */
+    if (!jitanon__trim_find(t, parent)) {
+        jitanon_trim_forget(t, child);
+        return JITANON_OK;
+    }
+    r = jitanon__trim_get(t, child, &c, err);
+    if (r != JITANON_OK) return r;
+    r = jitanon_rangemap_copy(&c->map, &jitanon__trim_find(t, parent)->map, err);
+    if (r != JITANON_OK) return jitanon__trim_fix(t, r, err);
+    c->has_jitdump = 0; /* perf looks jitdumps up by pid: the child has none */
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_trim_kind jitanon_trim_resolve(const jitanon_trim *t, uint32_t pid, uint64_t addr,
+                                                   jitanon_range *out)
+{
+    const jitanon__trim_proc *p = jitanon__trim_find(t, pid);
+    jitanon_range tmp;
+    if (!out) out = &tmp;
+    memset(out, 0, sizeof *out);
+    if (!p || !jitanon_rangemap_lookup(&p->map, addr, out)) return JITANON_TRIM_NONE;
+    return (jitanon_trim_kind)out->kind;
+}
+
+JITANON_API const jitanon_rangemap *jitanon_trim_map(const jitanon_trim *t, uint32_t pid)
+{
+    const jitanon__trim_proc *p = jitanon__trim_find(t, pid);
+    return p ? &p->map : NULL;
+}
+
+JITANON_API const jitanon_trim_stats *jitanon_trim_get_stats(const jitanon_trim *t) { return &t->stats; }
+
+JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len)
+{
+    static const char *const prefixes[] = {"//anon", "[anon:", "/memfd:"};
+    size_t i, n;
+    for (i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        n = strlen(prefixes[i]);
+        if (name && len >= n && memcmp(name, prefixes[i], n) == 0) return JITANON_TRIM_ANON;
+    }
+    return JITANON_TRIM_FILE;
+}
+/* -- ELF emitter and reader ---------------------------------------------------------------
+
+   Written from the System V gABI (ELF), the DWARF 4 specification (line programs, CIE/FDE),
+   the LSB description of .eh_frame_hdr and FIPS 180-4 (SHA-1).  The layout contract with
+   perf and V8 is described next to the API. */
+
+#ifdef JITANON_USE_ZLIB
+#include <zlib.h>
+#endif
+
+#define JITANON__EM_SPARC 2u
+#define JITANON__EM_386 3u
+#define JITANON__EM_PPC 20u
+#define JITANON__EM_ARM 40u
+#define JITANON__EM_X86_64 62u
+#define JITANON__SHT_PROGBITS 1u
+#define JITANON__SHT_SYMTAB 2u
+#define JITANON__SHT_STRTAB 3u
+#define JITANON__SHT_NOTE 7u
+#define JITANON__SHT_NOBITS 8u
+#define JITANON__SHT_DYNSYM 11u
+#define JITANON__SHF_ALLOC 2u
+#define JITANON__SHF_EXECINSTR 4u
+#define JITANON__SHF_COMPRESSED 0x800u
+#define JITANON__PT_LOAD 1u
+#define JITANON__PT_NOTE 4u
+#define JITANON__PT_GNU_EH_FRAME 0x6474e550u
+#define JITANON__NT_GNU_BUILD_ID 3u
+#define JITANON__ELF_MAX_PHDRS 3u
+#define JITANON__ELF_MAX_SECTIONS 12u
+#define JITANON__ELF_MAX_CIES 8u
+#define JITANON__V8_MARKER 0xDEADBEEFu
+
+/* -- SHA-1 (FIPS 180-4, section 6.1) -- */
+
+JITANON__PRIVATE uint32_t jitanon__rol32(uint32_t x, unsigned n) { return (x << n) | (x >> (32u - n)); }
+
+JITANON__PRIVATE void jitanon__sha1_block(uint32_t h[5], const uint8_t *p)
+{
+    uint32_t w[80], a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
+    unsigned i;
+    for (i = 0; i < 16; i++) w[i] = jitanon__rd32(p + 4 * i, 1);
+    for (; i < 80; i++) w[i] = jitanon__rol32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+    for (i = 0; i < 80; i++) {
+        uint32_t f, k, t;
+        if (i < 20) f = (b & c) | (~b & d), k = 0x5A827999u;
+        else if (i < 40) f = b ^ c ^ d, k = 0x6ED9EBA1u;
+        else if (i < 60) f = (b & c) | (b & d) | (c & d), k = 0x8F1BBCDCu;
+        else f = b ^ c ^ d, k = 0xCA62C1D6u;
+        t = jitanon__rol32(a, 5) + f + e + k + w[i];
+        e = d;
+        d = c;
+        c = jitanon__rol32(b, 30);
+        b = a;
+        a = t;
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+}
+
+JITANON_API void jitanon_sha1_init(jitanon_sha1 *s)
+{
+    memset(s, 0, sizeof *s);
+    s->h[0] = 0x67452301u;
+    s->h[1] = 0xEFCDAB89u;
+    s->h[2] = 0x98BADCFEu;
+    s->h[3] = 0x10325476u;
+    s->h[4] = 0xC3D2E1F0u;
+}
+
+JITANON_API void jitanon_sha1_update(jitanon_sha1 *s, const void *data, size_t size)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    s->total += size;
+    while (size) {
+        size_t n = 64 - s->used;
+        if (s->used == 0 && size >= 64) { /* whole blocks straight from the input */
+            jitanon__sha1_block(s->h, p);
+            p += 64;
+            size -= 64;
+            continue;
+        }
+        if (n > size) n = size;
+        memcpy(s->block + s->used, p, n);
+        s->used += n;
+        p += n;
+        size -= n;
+        if (s->used == 64) {
+            jitanon__sha1_block(s->h, s->block);
+            s->used = 0;
+        }
+    }
+}
+
+JITANON_API void jitanon_sha1_final(jitanon_sha1 *s, uint8_t digest[20])
+{
+    uint8_t pad[72];
+    uint64_t bits = s->total * 8;
+    size_t n = (s->used < 56 ? 56 : 120) - s->used, i;
+    memset(pad, 0, sizeof pad);
+    pad[0] = 0x80;
+    jitanon__wr64(pad + n, bits, 1);
+    jitanon_sha1_update(s, pad, n + 8);
+    for (i = 0; i < 5; i++) jitanon__wr32(digest + 4 * i, s->h[i], 1);
+}
+
+/* -- Output buffers: appends never fail individually; `failed` is checked once. -- */
+
+typedef struct jitanon__ebuf {
+    uint8_t *p;
+    size_t len, cap;
+    const jitanon_allocator *a;
+    int failed;
+} jitanon__ebuf;
+
+JITANON__PRIVATE void jitanon__eb_bytes(jitanon__ebuf *b, const void *data, size_t n)
+{
+    if (b->failed) return;
+    if (n > SIZE_MAX - b->len || !jitanon__grow(b->a, (void **)&b->p, &b->cap, b->len + n, 1)) {
+        b->failed = 1;
+        return;
+    }
+    if (n) memcpy(b->p + b->len, data, n);
+    b->len += n;
+}
+
+JITANON__PRIVATE void jitanon__eb_u8(jitanon__ebuf *b, unsigned v)
+{
+    uint8_t x = (uint8_t)v;
+    jitanon__eb_bytes(b, &x, 1);
+}
+
+JITANON__PRIVATE void jitanon__eb_u16(jitanon__ebuf *b, uint64_t v, int big)
+{
+    uint8_t x[2];
+    jitanon__wr16(x, v, big);
+    jitanon__eb_bytes(b, x, 2);
+}
+
+JITANON__PRIVATE void jitanon__eb_u32(jitanon__ebuf *b, uint64_t v, int big)
+{
+    uint8_t x[4];
+    jitanon__wr32(x, v, big);
+    jitanon__eb_bytes(b, x, 4);
+}
+
+JITANON__PRIVATE void jitanon__eb_u64(jitanon__ebuf *b, uint64_t v, int big)
+{
+    uint8_t x[8];
+    jitanon__wr64(x, v, big);
+    jitanon__eb_bytes(b, x, 8);
+}
+
+/* An address or offset field: 8 bytes in ELF64, 4 in ELF32. */
+JITANON__PRIVATE void jitanon__eb_word(jitanon__ebuf *b, uint64_t v, int is64, int big)
+{
+    if (is64) jitanon__eb_u64(b, v, big);
+    else jitanon__eb_u32(b, v, big);
+}
+
+JITANON__PRIVATE void jitanon__eb_str(jitanon__ebuf *b, const char *s, size_t n)
+{
+    jitanon__eb_bytes(b, s, n);
+    jitanon__eb_u8(b, 0);
+}
+
+JITANON__PRIVATE void jitanon__eb_uleb(jitanon__ebuf *b, uint64_t v)
+{
+    do {
+        unsigned byte = (unsigned)(v & 0x7f);
+        v >>= 7;
+        jitanon__eb_u8(b, v ? byte | 0x80u : byte);
+    } while (v);
+}
+
+JITANON__PRIVATE void jitanon__eb_sleb(jitanon__ebuf *b, int64_t v)
+{
+    for (;;) {
+        unsigned byte = (unsigned)((uint64_t)v & 0x7f);
+        int done;
+        v = v < 0 ? -((-(v + 1)) >> 7) - 1 : v >> 7; /* arithmetic shift without relying on it */
+        done = (v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40));
+        jitanon__eb_u8(b, done ? byte : byte | 0x80u);
+        if (done) return;
+    }
+}
+
+JITANON__PRIVATE void jitanon__eb_free(jitanon__ebuf *b)
+{
+    jitanon__free(b->a, b->p, b->cap);
+    b->p = NULL;
+    b->len = b->cap = 0;
+}
+
+JITANON__PRIVATE uint64_t jitanon__align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+/* -- Builder ------------------------------------------------------------------------------ */
+
+/* 64-bit unless the machine only exists as a 32-bit one. */
+JITANON__PRIVATE uint32_t jitanon__elf_class_of(uint32_t machine)
+{
+    switch (machine) {
+    case JITANON__EM_SPARC:
+    case JITANON__EM_386:
+    case JITANON__EM_PPC:
+    case JITANON__EM_ARM: return 32;
+    default: return 64;
+    }
+}
+
+/* e_machine of the machine this library was compiled for, or 0 if unknown. */
+JITANON__PRIVATE uint32_t jitanon__elf_host_machine(void)
+{
+#if defined(__x86_64__) || defined(_M_X64)
+    return JITANON__EM_X86_64;
+#elif defined(__aarch64__) || defined(_M_ARM64)
+    return 183u;
+#elif defined(__riscv)
+    return 243u;
+#elif defined(__powerpc64__)
+    return 21u;
+#elif defined(__s390x__)
+    return 22u;
+#elif defined(__loongarch64)
+    return 258u;
+#else
+    return 0;
+#endif
+}
+
+JITANON__PRIVATE int jitanon__elf_is64(const jitanon_elf_builder *b) { return b->elf_class == 64; }
+JITANON__PRIVATE uint64_t jitanon__elf_ehsize(int is64) { return is64 ? 64u : 52u; }
+JITANON__PRIVATE uint64_t jitanon__elf_phentsize(int is64) { return is64 ? 56u : 32u; }
+JITANON__PRIVATE uint64_t jitanon__elf_shentsize(int is64) { return is64 ? 64u : 40u; }
+
+JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, const jitanon_jitdump_header *header,
+                                                    const jitanon_elf_opts *opts, jitanon_error *err)
+{
+    int is64;
+    JITANON_ASSERT(b && header);
+    memset(b, 0, sizeof *b);
+    jitanon__clear_error(err);
+    if (opts) {
+        if (!jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
+            return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_elf_opts not zero-initialised");
+        b->opts = *opts;
+    }
+    if (b->opts.compress_debug && !JITANON__HAS_ZLIB)
+        return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "compress_debug needs JITANON_USE_ZLIB");
+    if (b->opts.v8_bias > JITANON_ELF_V8_BIAS_OFF || (b->opts.elf_class && b->opts.elf_class != 32 && b->opts.elf_class != 64))
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad v8_bias or elf_class option");
+    b->machine = b->opts.machine ? b->opts.machine : header->elf_mach;
+    if (b->machine > 0xffffu)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 12, "e_machine %u does not fit 16 bits", (unsigned)b->machine);
+    b->elf_class = b->opts.elf_class ? b->opts.elf_class : jitanon__elf_class_of(b->machine);
+    b->big_endian = header->big_endian;
+    is64 = jitanon__elf_is64(b);
+    /* Room for every program header we may write, so pgoffs are known at add time. */
+    b->text_base = jitanon__align_up(jitanon__elf_ehsize(is64) + JITANON__ELF_MAX_PHDRS * jitanon__elf_phentsize(is64), 16);
+    b->text_end = b->text_base;
+    if (b->opts.v8_bias == JITANON_ELF_V8_BIAS_ON ||
+        (b->opts.v8_bias == JITANON_ELF_V8_BIAS_AUTO && header->pad1 == JITANON__V8_MARKER)) {
+        b->bias = jitanon__elf_ehsize(is64); /* V8's kElfHeaderSize */
+        b->notes |= JITANON_ELF_NOTE_V8_BIAS;
+    }
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE int jitanon__str_has_prefix(jitanon_str s, const char *p)
+{
+    size_t n = strlen(p);
+    return s.length >= n && memcmp(s.data, p, n) == 0;
+}
+
+JITANON__PRIVATE int jitanon__str_has_suffix(jitanon_str s, const char *p)
+{
+    size_t n = strlen(p);
+    return s.length >= n && memcmp(s.data + s.length - n, p, n) == 0;
+}
+
+/* BEAM's JIT names its shared fragments "global::..." and emits "...-CodeInfoPrologue"
+   stubs; it also writes EM_X86_64 into the dump on every host. */
+JITANON__PRIVATE int jitanon__elf_looks_erlang(jitanon_str name)
+{
+    return jitanon__str_has_prefix(name, "global::") || jitanon__str_has_suffix(name, "-CodeInfoPrologue");
+}
+
+JITANON__PRIVATE jitanon_result jitanon__elf_check_func(const jitanon_elf_func *fn, jitanon_error *err)
+{
+    if ((!fn->code.data && fn->code.size) || (!fn->name.data && fn->name.length))
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "NULL code or name view");
+    if (fn->debug && fn->debug->id != JITANON_JIT_CODE_DEBUG_INFO)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "debug is not a DEBUG_INFO record");
+    if (fn->unwind && fn->unwind->id != JITANON_JIT_CODE_UNWINDING_INFO)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "unwind is not an UNWINDING_INFO record");
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
+                                                   uint64_t *pgoff, jitanon_error *err)
+{
+    jitanon__elf_entry *e;
+    uint64_t off = jitanon__align_up(b->text_end, 16), end;
+    jitanon_result r;
+    JITANON_ASSERT(b && fn);
+    jitanon__clear_error(err);
+    if ((r = jitanon__elf_check_func(fn, err)) != JITANON_OK) return r;
+    /* An empty function still takes a byte of address space so no two share an address. */
+    if (!jitanon__add_u64(off, fn->code.size ? fn->code.size : 1, &end) || end > ((uint64_t)1 << 48) ||
+        (!jitanon__elf_is64(b) && end > UINT32_MAX / 2))
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "too much code for one ELF file");
+    if (!jitanon__grow(&b->opts.allocator, (void **)&b->funcs, &b->cap, b->count + 1, sizeof *b->funcs))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot grow the function table");
+    e = &b->funcs[b->count++];
+    memset(e, 0, sizeof *e);
+    e->name = fn->name;
+    e->code_addr = fn->code_addr;
+    e->offset = off;
+    e->code = fn->code;
+    if (fn->debug && !b->opts.no_debug) {
+        e->debug_entries = fn->debug->debug.entries;
+        e->debug_count = fn->debug->debug.nr_entry;
+    }
+    if (fn->unwind && !b->opts.no_unwind) e->eh_frame = fn->unwind->unwind.eh_frame;
+    if (jitanon__elf_looks_erlang(fn->name)) b->notes |= JITANON_ELF_NOTE_ERLANG;
+    b->text_end = end;
+    if (pgoff) *pgoff = off;
+    return JITANON_OK;
+}
+
+JITANON_API void jitanon_elf_builder_free(jitanon_elf_builder *b)
+{
+    if (!b) return;
+    jitanon__free(&b->opts.allocator, b->funcs, b->cap * sizeof *b->funcs);
+    b->funcs = NULL;
+    b->count = b->cap = 0;
+}
+
+/* -- Finishing: everything a file needs besides the code, built in memory. -- */
+
+typedef struct jitanon__elf_sec {
+    uint32_t name, type, link, info;
+    uint64_t flags, off, size, align, entsize, addr;
+    const jitanon__ebuf *data; /* NULL for .text, written from the function views */
+} jitanon__elf_sec;
+
+typedef struct jitanon__elf_row {
+    uint64_t off;
+    uint32_t line, col, file;
+} jitanon__elf_row;
+
+typedef struct jitanon__elfw {
+    jitanon_elf_builder *b;
+    const jitanon_allocator *a;
+    int is64, big;
+    jitanon__ebuf eh, hdr, note, sym, str, abbrev, info, line, prog, shstr, head, shdrs;
+    uint64_t *tab; /* .eh_frame_hdr pairs: (pc, fde) file offsets */
+    size_t tab_n, tab_cap;
+    int tab_failed;
+    jitanon_str *files; /* .debug_line file table, deduplicated through `hash` */
+    uint32_t *hash;
+    size_t file_n, file_cap, hash_cap;
+    jitanon__elf_row *rows;
+    size_t row_cap;
+    jitanon__elf_sec sec[JITANON__ELF_MAX_SECTIONS];
+    uint32_t nsec, text_idx, eh_idx, hdr_idx, note_idx;
+    uint64_t text_size, eh_off, hdr_off, note_off, load_end, shoff, pos;
+    jitanon_elf_info out;
+} jitanon__elfw;
+
+JITANON__PRIVATE void jitanon__elfw_free(jitanon__elfw *w)
+{
+    jitanon__ebuf *bufs[] = {&w->eh, &w->hdr, &w->note, &w->sym, &w->str, &w->abbrev,
+                             &w->info, &w->line, &w->prog, &w->shstr, &w->head, &w->shdrs};
+    size_t i;
+    for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++) jitanon__eb_free(bufs[i]);
+    jitanon__free(w->a, w->tab, w->tab_cap * 2 * sizeof *w->tab);
+    jitanon__free(w->a, w->files, w->file_cap * sizeof *w->files);
+    jitanon__free(w->a, w->hash, w->hash_cap * sizeof *w->hash);
+    jitanon__free(w->a, w->rows, w->row_cap * sizeof *w->rows);
+}
+
+JITANON__PRIVATE void jitanon__elfw_init(jitanon__elfw *w, jitanon_elf_builder *b)
+{
+    jitanon__ebuf *bufs[] = {&w->eh, &w->hdr, &w->note, &w->sym, &w->str, &w->abbrev,
+                             &w->info, &w->line, &w->prog, &w->shstr, &w->head, &w->shdrs};
+    size_t i;
+    memset(w, 0, sizeof *w);
+    w->b = b;
+    w->a = &b->opts.allocator;
+    w->is64 = jitanon__elf_is64(b);
+    w->big = b->big_endian;
+    w->text_idx = 1; /* .text is always the first section; symbols need it early */
+    for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++) bufs[i]->a = w->a;
+}
+
+/* -- .eh_frame: copy each function's CIEs/FDEs, rebasing pc_begin. -- */
+
+JITANON__PRIVATE int jitanon__elf_uleb(jitanon__cur *c, uint64_t *v)
+{
+    unsigned shift = 0;
+    *v = 0;
+    for (;;) {
+        const uint8_t *p = jitanon__take(c, 1);
+        if (!p || shift > 63) return 0;
+        *v |= (uint64_t)(*p & 0x7f) << shift;
+        if (!(*p & 0x80)) return 1;
+        shift += 7;
+    }
+}
+
+JITANON__PRIVATE int jitanon__elf_skip_byte(jitanon__cur *c, unsigned *v)
+{
+    const uint8_t *p = jitanon__take(c, 1);
+    if (!p) return 0;
+    if (v) *v = *p;
+    return 1;
+}
+
+/* Reads the FDE pointer encoding from a CIE body (after its length field).  Only what can
+   be moved safely is accepted: no personality routine, no LSDA, pc-relative pointers. */
+JITANON__PRIVATE int jitanon__elf_cie_encoding(jitanon__cur c, unsigned *enc)
+{
+    unsigned version = 0, ch = 0;
+    uint64_t skip, auglen;
+    jitanon_str aug;
+    size_t i;
+    jitanon__cur data;
+    if (!jitanon__take(&c, 4) || !jitanon__elf_skip_byte(&c, &version) || !jitanon__take_cstr(&c, &aug)) return 0;
+    if (version != 1 && version != 3 && version != 4) return 0;
+    if (version == 4 && !jitanon__take(&c, 2)) return 0; /* address_size, segment_selector_size */
+    if (!jitanon__elf_uleb(&c, &skip) || !jitanon__elf_uleb(&c, &skip)) return 0; /* alignment factors */
+    if (version == 1 ? !jitanon__elf_skip_byte(&c, NULL) : !jitanon__elf_uleb(&c, &skip)) return 0;
+    if (aug.length == 0 || aug.data[0] != 'z' || !jitanon__elf_uleb(&c, &auglen) || auglen > c.left) return 0;
+    data = jitanon__cur_make(c.p, (size_t)auglen, 0, c.big);
+    *enc = 0xff;
+    for (i = 1; i < aug.length; i++) {
+        if (aug.data[i] == 'S') continue;
+        if (!jitanon__elf_skip_byte(&data, &ch)) return 0;
+        if (aug.data[i] == 'R') *enc = ch;
+        else if (ch != 0xff) return 0; /* 'L' or 'P' with data that would need moving too */
+        if (aug.data[i] != 'R' && aug.data[i] != 'L' && aug.data[i] != 'P') return 0;
+    }
+    /* pc-relative, direct, 4- or 8-byte (DW_EH_PE_pcrel | udata4/sdata4/udata8/sdata8) */
+    return (*enc & 0xf0) == 0x10 && ((*enc & 7) == 3 || (*enc & 7) == 4);
+}
+
+typedef struct jitanon__elf_cie {
+    uint64_t pos;
+    unsigned enc;
+} jitanon__elf_cie;
+
+JITANON__PRIVATE int jitanon__elf_tab_add(jitanon__elfw *w, uint64_t pc, uint64_t fde)
+{
+    if (!jitanon__grow(w->a, (void **)&w->tab, &w->tab_cap, w->tab_n + 1, 2 * sizeof *w->tab)) {
+        w->tab_failed = 1; /* out of memory, not bad input: finish must fail */
+        return 0;
+    }
+    w->tab[2 * w->tab_n] = pc;
+    w->tab[2 * w->tab_n + 1] = fde;
+    w->tab_n++;
+    return 1;
+}
+
+/* Rebases one FDE copied to w->eh at `at` (its length field).  `delta` is where its JIT
+   assumed the block would be minus where it lands. */
+JITANON__PRIVATE int jitanon__elf_fde(jitanon__elfw *w, size_t at, uint64_t body_len, unsigned enc, int64_t delta)
+{
+    size_t width = (enc & 7) == 3 ? 4 : 8;
+    uint8_t *p = w->eh.p + at + 8;
+    uint64_t landed = w->eh_off;
+    int64_t v, nv;
+    int sgn = (enc & 8) != 0;
+    if (body_len < 4 + 2 * width) return 0;
+    if (width == 4) v = sgn ? (int64_t)(int32_t)jitanon__rd32(p, w->big) : (int64_t)jitanon__rd32(p, w->big);
+    else v = (int64_t)jitanon__rd64(p, w->big);
+    if (v > ((int64_t)1 << 48) || v < -((int64_t)1 << 48)) return 0;
+    nv = v + delta;
+    if (width == 4 && (sgn ? (nv < INT32_MIN || nv > INT32_MAX) : (nv < 0 || nv > (int64_t)UINT32_MAX))) return 0;
+    if ((int64_t)(landed + at + 8) + nv < 0) return 0;
+    if (width == 4) jitanon__wr32(p, (uint64_t)nv, w->big);
+    else jitanon__wr64(p, (uint64_t)nv, w->big);
+    return jitanon__elf_tab_add(w, (uint64_t)((int64_t)(landed + at + 8) + nv), landed + at);
+}
+
+/* One function's unwinding info.  The JIT assumed (perf's and V8's layout) that its
+   .eh_frame starts ALIGN8(code_size) after the code.  Returns 0 when it is unusable. */
+JITANON__PRIVATE int jitanon__elf_eh_func(jitanon__elfw *w, const jitanon__elf_entry *e)
+{
+    jitanon__cur c = jitanon__cur_make(e->eh_frame.data, e->eh_frame.size, 0, w->big);
+    jitanon__elf_cie cies[JITANON__ELF_MAX_CIES];
+    size_t ncie = 0, start = w->eh.len, tab_start = w->tab_n, k;
+    int64_t delta = (int64_t)(e->offset + jitanon__align_up(e->code.size, 8)) - (int64_t)(w->eh_off + start);
+    while (c.left >= 4) {
+        uint64_t pos = c.off;
+        uint32_t len = jitanon__get32(&c), id;
+        const uint8_t *body;
+        if (len == 0) break; /* terminator; one is written at the very end */
+        if (len < 4 || len > c.left || !(body = jitanon__take(&c, len))) goto drop;
+        id = jitanon__rd32(body, w->big);
+        jitanon__eb_bytes(&w->eh, body - 4, (size_t)len + 4);
+        if (w->eh.failed) return 0;
+        if (id == 0) {
+            if (ncie == JITANON__ELF_MAX_CIES || !jitanon__elf_cie_encoding(jitanon__cur_make(body, len, 0, w->big), &cies[ncie].enc))
+                goto drop;
+            cies[ncie++].pos = pos;
+            continue;
+        }
+        for (k = 0; k < ncie && cies[k].pos != pos + 4 - id; k++) {}
+        if (k == ncie || !jitanon__elf_fde(w, start + (size_t)pos, len, cies[k].enc, delta)) goto drop;
+    }
+    return 1;
+drop:
+    w->eh.len = start;
+    w->tab_n = tab_start;
+    w->b->notes |= JITANON_ELF_NOTE_UNWIND_DROPPED;
+    return 0;
+}
+
+/* Insertion sort: FDEs arrive in address order almost always. */
+JITANON__PRIVATE void jitanon__elf_sort_tab(uint64_t *t, size_t n)
+{
+    size_t i, j;
+    for (i = 1; i < n; i++) {
+        uint64_t pc = t[2 * i], fde = t[2 * i + 1];
+        for (j = i; j > 0 && t[2 * (j - 1)] > pc; j--) {
+            t[2 * j] = t[2 * (j - 1)];
+            t[2 * j + 1] = t[2 * (j - 1) + 1];
+        }
+        t[2 * j] = pc;
+        t[2 * j + 1] = fde;
+    }
+}
+
+/* .eh_frame_hdr (LSB): version 1, eh_frame_ptr pcrel|sdata4, fde_count udata4, table
+   datarel|sdata4 - the same encodings V8 uses, so a single V8 function comes out as it
+   went in. */
+JITANON__PRIVATE int jitanon__elf_eh_hdr(jitanon__elfw *w)
+{
+    size_t i;
+    jitanon__elf_sort_tab(w->tab, w->tab_n);
+    jitanon__eb_u8(&w->hdr, 1);
+    jitanon__eb_u8(&w->hdr, 0x1b);
+    jitanon__eb_u8(&w->hdr, 0x03);
+    jitanon__eb_u8(&w->hdr, 0x3b);
+    jitanon__eb_u32(&w->hdr, (uint64_t)((int64_t)w->eh_off - (int64_t)(w->hdr_off + 4)), w->big);
+    jitanon__eb_u32(&w->hdr, w->tab_n, w->big);
+    for (i = 0; i < 2 * w->tab_n; i++) {
+        int64_t rel = (int64_t)w->tab[i] - (int64_t)w->hdr_off;
+        if (rel < INT32_MIN || rel > INT32_MAX) return 0;
+        jitanon__eb_u32(&w->hdr, (uint64_t)rel, w->big);
+    }
+    return !w->hdr.failed;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__elf_unwind(jitanon__elfw *w, jitanon_error *err)
+{
+    size_t i;
+    w->eh_off = jitanon__align_up(w->b->text_base + w->text_size, 8);
+    for (i = 0; i < w->b->count; i++)
+        if (w->b->funcs[i].eh_frame.size) jitanon__elf_eh_func(w, &w->b->funcs[i]);
+    if (w->eh.failed || w->tab_failed) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build .eh_frame");
+    if (w->tab_n == 0) { /* nothing usable: no unwind sections at all */
+        w->eh.len = 0;
+        w->hdr_off = w->eh_off;
+        return JITANON_OK;
+    }
+    jitanon__eb_u32(&w->eh, 0, w->big); /* terminator */
+    w->hdr_off = jitanon__align_up(w->eh_off + w->eh.len, 4);
+    if (!jitanon__elf_eh_hdr(w))
+        return JITANON__FAIL(err, w->hdr.failed ? JITANON_ERR_NOMEM : JITANON_ERR_LIMIT, 0, "cannot build .eh_frame_hdr");
+    w->out.fdes = w->tab_n;
+    return w->eh.failed ? JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build .eh_frame") : JITANON_OK;
+}
+
+/* -- Build-id: SHA-1 over tagged, length-prefixed (name, address, code) of every function,
+   so it is deterministic and differs whenever any function differs. -- */
+
+JITANON__PRIVATE void jitanon__sha1_u64(jitanon_sha1 *s, uint64_t v)
+{
+    uint8_t b[8];
+    jitanon__wr64(b, v, 0);
+    jitanon_sha1_update(s, b, 8);
+}
+
+JITANON__PRIVATE void jitanon__elf_build_id(jitanon__elfw *w)
+{
+    jitanon_sha1 s;
+    size_t i;
+    jitanon_sha1_init(&s);
+    jitanon_sha1_update(&s, "jitanon-elf-1", 14);
+    jitanon__sha1_u64(&s, w->b->machine);
+    jitanon__sha1_u64(&s, w->b->count);
+    for (i = 0; i < w->b->count; i++) {
+        const jitanon__elf_entry *e = &w->b->funcs[i];
+        jitanon_sha1_update(&s, "F", 1);
+        jitanon__sha1_u64(&s, e->name.length);
+        if (e->name.length) jitanon_sha1_update(&s, e->name.data, e->name.length);
+        jitanon__sha1_u64(&s, e->code_addr);
+        jitanon__sha1_u64(&s, e->code.size);
+        if (e->code.size) jitanon_sha1_update(&s, e->code.data, e->code.size);
+    }
+    jitanon_sha1_final(&s, w->out.build_id);
+    jitanon__eb_u32(&w->note, 4, w->big);
+    jitanon__eb_u32(&w->note, 20, w->big);
+    jitanon__eb_u32(&w->note, JITANON__NT_GNU_BUILD_ID, w->big);
+    jitanon__eb_bytes(&w->note, "GNU", 4);
+    jitanon__eb_bytes(&w->note, w->out.build_id, 20);
+}
+
+/* -- .symtab / .strtab: entry 0, then one LOCAL FUNC per function (sh_info = count + 1). -- */
+
+JITANON__PRIVATE void jitanon__elf_symbol(jitanon__elfw *w, uint64_t name, uint64_t value, uint64_t size, unsigned info,
+                                          uint64_t shndx)
+{
+    jitanon__ebuf *b = &w->sym;
+    jitanon__eb_u32(b, name, w->big);
+    if (w->is64) {
+        jitanon__eb_u8(b, info);
+        jitanon__eb_u8(b, 0);
+        jitanon__eb_u16(b, shndx, w->big);
+        jitanon__eb_u64(b, value, w->big);
+        jitanon__eb_u64(b, size, w->big);
+    } else {
+        jitanon__eb_u32(b, value, w->big);
+        jitanon__eb_u32(b, size, w->big);
+        jitanon__eb_u8(b, info);
+        jitanon__eb_u8(b, 0);
+        jitanon__eb_u16(b, shndx, w->big);
+    }
+}
+
+JITANON__PRIVATE void jitanon__elf_symbols(jitanon__elfw *w)
+{
+    size_t i;
+    jitanon__eb_u8(&w->str, 0);
+    jitanon__elf_symbol(w, 0, 0, 0, 0, 0);
+    for (i = 0; i < w->b->count; i++) {
+        const jitanon__elf_entry *e = &w->b->funcs[i];
+        uint64_t name = w->str.len;
+        jitanon__eb_str(&w->str, e->name.data, e->name.length);
+        jitanon__elf_symbol(w, name, e->offset, e->code.size, 0x02 /* STB_LOCAL, STT_FUNC */, w->text_idx);
+    }
+}
+
+/* -- DWARF 4: .debug_line with a real file table, .debug_info with a compile unit and one
+   subprogram per function, .debug_abbrev.  Row address = text offset + (entry.addr -
+   bias - code_addr).  A row before the function start (BEAM writes the line in effect at
+   entry that way) moves to the start; rows at or past the end are dropped. -- */
+
+#define JITANON__DW_LINE_BASE (-5)
+#define JITANON__DW_LINE_RANGE 14
+#define JITANON__DW_OPCODE_BASE 13
+
+JITANON__PRIVATE uint32_t jitanon__elf_hash_str(jitanon_str s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    size_t i;
+    for (i = 0; i < s.length; i++) h = (h ^ (uint8_t)s.data[i]) * 16777619u;
+    return h;
+}
+
+JITANON__PRIVATE int jitanon__elf_rehash(jitanon__elfw *w)
+{
+    size_t cap = w->hash_cap ? w->hash_cap * 2 : 64, i, bytes;
+    uint32_t *h;
+    if (!jitanon__mul_size(cap, sizeof *h, &bytes) || !(h = (uint32_t *)jitanon__malloc(w->a, bytes))) return 0;
+    memset(h, 0, bytes);
+    for (i = 0; i < w->file_n; i++) {
+        size_t j = jitanon__elf_hash_str(w->files[i]) & (cap - 1);
+        while (h[j]) j = (j + 1) & (cap - 1);
+        h[j] = (uint32_t)i + 1;
+    }
+    jitanon__free(w->a, w->hash, w->hash_cap * sizeof *w->hash);
+    w->hash = h;
+    w->hash_cap = cap;
+    return 1;
+}
+
+/* 1-based DWARF 4 file index of `name`, added on first sight; 0 on allocation failure. */
+JITANON__PRIVATE uint32_t jitanon__elf_file(jitanon__elfw *w, jitanon_str name)
+{
+    size_t j;
+    if ((w->file_n + 1) * 2 > w->hash_cap && !jitanon__elf_rehash(w)) return 0;
+    j = jitanon__elf_hash_str(name) & (w->hash_cap - 1);
+    for (; w->hash[j]; j = (j + 1) & (w->hash_cap - 1))
+        if (jitanon__same_str(w->files[w->hash[j] - 1], name)) return w->hash[j];
+    if (w->file_n >= UINT32_MAX - 1 ||
+        !jitanon__grow(w->a, (void **)&w->files, &w->file_cap, w->file_n + 1, sizeof *w->files))
+        return 0;
+    w->files[w->file_n++] = name;
+    w->hash[j] = (uint32_t)w->file_n;
+    return (uint32_t)w->file_n;
+}
+
+JITANON__PRIVATE int jitanon__elf_push_row(jitanon__elfw *w, size_t n, const jitanon__elf_row *r)
+{
+    if (!jitanon__grow(w->a, (void **)&w->rows, &w->row_cap, n + 1, sizeof *w->rows)) return 0;
+    w->rows[n] = *r;
+    return 1;
+}
+
+/* Stable insertion sort by offset: JITs emit rows in order almost always. */
+JITANON__PRIVATE void jitanon__elf_sort_rows(jitanon__elf_row *rows, size_t n)
+{
+    size_t i, j;
+    for (i = 1; i < n; i++) {
+        jitanon__elf_row r = rows[i];
+        for (j = i; j > 0 && rows[j - 1].off > r.off; j--) rows[j] = rows[j - 1];
+        rows[j] = r;
+    }
+}
+
+/* Collects a function's rows into w->rows, sorted by offset.  Slot 0 is reserved for the
+   row in effect at entry (the latest one before the start).  Returns the count, or
+   SIZE_MAX on allocation failure. */
+JITANON__PRIVATE size_t jitanon__elf_rows(jitanon__elfw *w, const jitanon__elf_entry *e)
+{
+    jitanon_jit_record rec;
+    jitanon_jit_debug_iter it;
+    jitanon_jit_debug_entry d;
+    jitanon__elf_row r, pre;
+    size_t n = 1;
+    uint64_t start = e->code_addr + w->b->bias, pre_addr = 0;
+    int have_pre = 0;
+    memset(&rec, 0, sizeof rec);
+    memset(&pre, 0, sizeof pre);
+    rec.id = JITANON_JIT_CODE_DEBUG_INFO;
+    rec.debug.entries = e->debug_entries;
+    rec.debug.nr_entry = e->debug_count;
+    jitanon_jit_debug_begin(&it, &rec, w->big);
+    while (jitanon_jit_debug_next(&it, &d)) {
+        int before = d.addr < start;
+        if ((!before && d.addr - start >= e->code.size) || (before && have_pre && d.addr < pre_addr)) {
+            w->b->notes |= JITANON_ELF_NOTE_DEBUG_CLIPPED;
+            continue;
+        }
+        r.off = before ? 0 : d.addr - start;
+        r.line = d.lineno > 0 ? (uint32_t)d.lineno : 0;
+        r.col = d.discrim > 0 ? (uint32_t)d.discrim : 0; /* V8: column + 1, i.e. 1-based */
+        if ((r.file = jitanon__elf_file(w, d.file)) == 0) return SIZE_MAX;
+        if (before) {
+            w->b->notes |= JITANON_ELF_NOTE_DEBUG_CLIPPED;
+            pre = r;
+            pre_addr = d.addr;
+            have_pre = 1;
+        } else if (!jitanon__elf_push_row(w, n++, &r)) {
+            return SIZE_MAX;
+        }
+    }
+    if (!jitanon__elf_push_row(w, 0, &pre)) return SIZE_MAX;
+    if (!have_pre) { /* drop the reserved slot */
+        if (n > 1) memmove(w->rows, w->rows + 1, (n - 1) * sizeof *w->rows);
+        n--;
+    }
+    jitanon__elf_sort_rows(w->rows, n);
+    return n;
+}
+
+JITANON__PRIVATE void jitanon__elf_set_address(jitanon__elfw *w, uint64_t addr)
+{
+    jitanon__eb_u8(&w->prog, 0);
+    jitanon__eb_uleb(&w->prog, w->is64 ? 9 : 5);
+    jitanon__eb_u8(&w->prog, 2); /* DW_LNE_set_address */
+    jitanon__eb_word(&w->prog, addr, w->is64, w->big);
+}
+
+/* One row: a special opcode when the deltas fit, else advance_line/advance_pc/copy. */
+JITANON__PRIVATE void jitanon__elf_row_op(jitanon__ebuf *p, int64_t dline, uint64_t dpc)
+{
+    if (dline >= JITANON__DW_LINE_BASE && dline < JITANON__DW_LINE_BASE + JITANON__DW_LINE_RANGE && dpc < 256) {
+        uint64_t op = (uint64_t)(dline - JITANON__DW_LINE_BASE) + JITANON__DW_LINE_RANGE * dpc + JITANON__DW_OPCODE_BASE;
+        if (op <= 255) {
+            jitanon__eb_u8(p, (unsigned)op);
+            return;
+        }
+    }
+    if (dline) {
+        jitanon__eb_u8(p, 3); /* DW_LNS_advance_line */
+        jitanon__eb_sleb(p, dline);
+    }
+    if (dpc) {
+        jitanon__eb_u8(p, 2); /* DW_LNS_advance_pc */
+        jitanon__eb_uleb(p, dpc);
+    }
+    jitanon__eb_u8(p, 1); /* DW_LNS_copy */
+}
+
+/* One sequence per function; registers start from the DWARF defaults each time. */
+JITANON__PRIVATE void jitanon__elf_sequence(jitanon__elfw *w, const jitanon__elf_entry *e, size_t n)
+{
+    uint64_t pc = e->offset + w->rows[0].off;
+    uint32_t line = 1, file = 1, col = 0;
+    size_t i;
+    jitanon__elf_set_address(w, pc);
+    for (i = 0; i < n; i++) {
+        const jitanon__elf_row *r = &w->rows[i];
+        if (r->file != file) {
+            jitanon__eb_u8(&w->prog, 4); /* DW_LNS_set_file */
+            jitanon__eb_uleb(&w->prog, r->file);
+            file = r->file;
+        }
+        if (r->col != col) {
+            jitanon__eb_u8(&w->prog, 5); /* DW_LNS_set_column */
+            jitanon__eb_uleb(&w->prog, r->col);
+            col = r->col;
+        }
+        jitanon__elf_row_op(&w->prog, (int64_t)r->line - (int64_t)line, e->offset + r->off - pc);
+        pc = e->offset + r->off;
+        line = r->line;
+    }
+    if (e->offset + e->code.size > pc) {
+        jitanon__eb_u8(&w->prog, 2);
+        jitanon__eb_uleb(&w->prog, e->offset + e->code.size - pc);
+    }
+    jitanon__eb_u8(&w->prog, 0);
+    jitanon__eb_uleb(&w->prog, 1);
+    jitanon__eb_u8(&w->prog, 1); /* DW_LNE_end_sequence */
+    w->out.line_rows += n;
+}
+
+JITANON__PRIVATE void jitanon__elf_line_header(jitanon__elfw *w)
+{
+    static const uint8_t std_lengths[JITANON__DW_OPCODE_BASE - 1] = {0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1};
+    jitanon__ebuf *b = &w->line;
+    size_t i, hlen_at, body_at;
+    jitanon__eb_u32(b, 0, w->big); /* unit_length, patched */
+    jitanon__eb_u16(b, 4, w->big);
+    hlen_at = b->len;
+    jitanon__eb_u32(b, 0, w->big); /* header_length, patched */
+    jitanon__eb_u8(b, 1);          /* minimum_instruction_length */
+    jitanon__eb_u8(b, 1);          /* maximum_operations_per_instruction */
+    jitanon__eb_u8(b, 1);          /* default_is_stmt */
+    jitanon__eb_u8(b, (unsigned)(JITANON__DW_LINE_BASE + 256));
+    jitanon__eb_u8(b, JITANON__DW_LINE_RANGE);
+    jitanon__eb_u8(b, JITANON__DW_OPCODE_BASE);
+    jitanon__eb_bytes(b, std_lengths, sizeof std_lengths);
+    jitanon__eb_u8(b, 0); /* no include directories: names are kept whole */
+    for (i = 0; i < w->file_n; i++) {
+        jitanon__eb_str(b, w->files[i].data, w->files[i].length);
+        jitanon__eb_u8(b, 0); /* directory 0, mtime 0, length 0 */
+        jitanon__eb_u8(b, 0);
+        jitanon__eb_u8(b, 0);
+    }
+    jitanon__eb_u8(b, 0);
+    body_at = b->len;
+    jitanon__eb_bytes(b, w->prog.p, w->prog.len);
+    if (b->failed) return;
+    jitanon__wr32(b->p + hlen_at, body_at - hlen_at - 4, w->big);
+    jitanon__wr32(b->p, b->len - 4, w->big);
+}
+
+JITANON__PRIVATE void jitanon__elf_abbrev(jitanon__elfw *w)
+{
+    unsigned high_form = w->is64 ? 0x07u : 0x06u; /* DW_FORM_data8 / data4: a length (DWARF 4) */
+    const uint8_t a[] = {1, 0x11, 1, /* compile_unit, children */
+                         0x25, 0x08, 0x03, 0x08, 0x11, 0x01, 0x12, (uint8_t)high_form, 0x10, 0x17, 0, 0,
+                         2, 0x2e, 0, /* subprogram, no children */
+                         0x03, 0x08, 0x11, 0x01, 0x12, (uint8_t)high_form, 0, 0, 0};
+    jitanon__eb_bytes(&w->abbrev, a, sizeof a);
+}
+
+JITANON__PRIVATE void jitanon__elf_debug_info(jitanon__elfw *w)
+{
+    jitanon__ebuf *b = &w->info;
+    size_t i;
+    jitanon__eb_u32(b, 0, w->big); /* unit_length, patched */
+    jitanon__eb_u16(b, 4, w->big);
+    jitanon__eb_u32(b, 0, w->big); /* .debug_abbrev offset */
+    jitanon__eb_u8(b, w->is64 ? 8 : 4);
+    jitanon__eb_uleb(b, 1);
+    jitanon__eb_str(b, "jitanon " JITANON_VERSION_STRING, strlen("jitanon " JITANON_VERSION_STRING));
+    jitanon__eb_str(b, "jitted code", 11);
+    jitanon__eb_word(b, w->b->text_base, w->is64, w->big);
+    jitanon__eb_word(b, w->text_size, w->is64, w->big);
+    jitanon__eb_u32(b, 0, w->big); /* DW_AT_stmt_list */
+    for (i = 0; i < w->b->count; i++) {
+        const jitanon__elf_entry *e = &w->b->funcs[i];
+        if (!e->code.size) continue;
+        jitanon__eb_uleb(b, 2);
+        jitanon__eb_str(b, e->name.data, e->name.length);
+        jitanon__eb_word(b, e->offset, w->is64, w->big);
+        jitanon__eb_word(b, e->code.size, w->is64, w->big);
+    }
+    jitanon__eb_u8(b, 0);
+    if (!b->failed) jitanon__wr32(b->p, b->len - 4, w->big);
+}
+
+/* Returns 1 when debug sections were built, 0 when there is nothing to describe. */
+JITANON__PRIVATE jitanon_result jitanon__elf_debug(jitanon__elfw *w, int *have, jitanon_error *err)
+{
+    size_t i, n;
+    *have = 0;
+    for (i = 0; i < w->b->count; i++) {
+        const jitanon__elf_entry *e = &w->b->funcs[i];
+        if (!e->debug_count || !e->code.size) continue;
+        if ((n = jitanon__elf_rows(w, e)) == SIZE_MAX) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot collect line rows");
+        if (n) jitanon__elf_sequence(w, e, n);
+    }
+    if (w->out.line_rows == 0) return JITANON_OK;
+    jitanon__elf_line_header(w);
+    jitanon__elf_abbrev(w);
+    jitanon__elf_debug_info(w);
+    if (w->prog.failed || w->line.failed || w->abbrev.failed || w->info.failed)
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build debug sections");
+    if (w->line.len > UINT32_MAX - 16 || w->info.len > UINT32_MAX - 16)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "debug sections exceed 32-bit DWARF");
+    *have = 1;
+    return JITANON_OK;
+}
+
+#ifdef JITANON_USE_ZLIB
+/* Replaces `b` by an Elf_Chdr (ELFCOMPRESS_ZLIB) and the zlib stream of its contents. */
+JITANON__PRIVATE jitanon_result jitanon__elf_deflate(jitanon__elfw *w, jitanon__ebuf *b, jitanon_error *err)
+{
+    jitanon__ebuf out;
+    uLongf zlen = compressBound((uLong)b->len);
+    memset(&out, 0, sizeof out);
+    out.a = w->a;
+    jitanon__eb_u32(&out, 1, w->big); /* ELFCOMPRESS_ZLIB */
+    if (w->is64) jitanon__eb_u32(&out, 0, w->big);
+    jitanon__eb_word(&out, b->len, w->is64, w->big);
+    jitanon__eb_word(&out, 1, w->is64, w->big);
+    if (!out.failed && !jitanon__grow(w->a, (void **)&out.p, &out.cap, out.len + zlen, 1)) out.failed = 1;
+    if (out.failed) {
+        jitanon__eb_free(&out);
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot allocate the compressed section");
+    }
+    if ((uLong)b->len != b->len || compress2(out.p + out.len, &zlen, b->p, (uLong)b->len, Z_DEFAULT_COMPRESSION) != Z_OK) {
+        jitanon__eb_free(&out);
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "zlib compress2 failed");
+    }
+    out.len += zlen;
+    jitanon__eb_free(b);
+    *b = out;
+    return JITANON_OK;
+}
+#endif
+
+/* -- Section table and layout -- */
+
+JITANON__PRIVATE uint32_t jitanon__elf_add_sec(jitanon__elfw *w, const char *name, uint32_t type, uint64_t flags,
+                                              uint64_t align, const jitanon__ebuf *data)
+{
+    jitanon__elf_sec *s = &w->sec[++w->nsec];
+    JITANON_ASSERT(w->nsec < JITANON__ELF_MAX_SECTIONS);
+    memset(s, 0, sizeof *s);
+    s->name = (uint32_t)w->shstr.len;
+    jitanon__eb_str(&w->shstr, name, strlen(name));
+    s->type = type;
+    s->flags = flags;
+    s->align = align;
+    s->data = data;
+    s->size = data ? data->len : 0;
+    return w->nsec;
+}
+
+/* Allocated sections first (fixed addresses), then the rest packed after them. */
+JITANON__PRIVATE void jitanon__elf_sections(jitanon__elfw *w, int have_debug)
+{
+    uint64_t dflags = w->b->opts.compress_debug ? JITANON__SHF_COMPRESSED : 0, dalign = dflags ? (w->is64 ? 8u : 4u) : 1u;
+    uint32_t i, sym;
+    jitanon__eb_u8(&w->shstr, 0);
+    jitanon__elf_add_sec(w, ".text", JITANON__SHT_PROGBITS, JITANON__SHF_ALLOC | JITANON__SHF_EXECINSTR, 16, NULL);
+    w->sec[w->text_idx].size = w->text_size;
+    w->sec[w->text_idx].off = w->b->text_base;
+    if (w->eh.len) {
+        w->eh_idx = jitanon__elf_add_sec(w, ".eh_frame", JITANON__SHT_PROGBITS, JITANON__SHF_ALLOC, 8, &w->eh);
+        w->sec[w->eh_idx].off = w->eh_off;
+        w->hdr_idx = jitanon__elf_add_sec(w, ".eh_frame_hdr", JITANON__SHT_PROGBITS, JITANON__SHF_ALLOC, 4, &w->hdr);
+        w->sec[w->hdr_idx].off = w->hdr_off;
+    }
+    w->note_idx = jitanon__elf_add_sec(w, ".note.gnu.build-id", JITANON__SHT_NOTE, JITANON__SHF_ALLOC, 4, &w->note);
+    w->sec[w->note_idx].off = w->note_off;
+    for (i = 1; i <= w->nsec; i++) w->sec[i].addr = w->sec[i].off; /* file offset == address */
+    sym = jitanon__elf_add_sec(w, ".symtab", JITANON__SHT_SYMTAB, 0, w->is64 ? 8 : 4, &w->sym);
+    w->sec[sym].entsize = w->is64 ? 24 : 16;
+    w->sec[sym].info = (uint32_t)w->b->count + 1; /* first non-local symbol: there is none */
+    w->sec[sym].link = jitanon__elf_add_sec(w, ".strtab", JITANON__SHT_STRTAB, 0, 1, &w->str);
+    if (have_debug) {
+        jitanon__elf_add_sec(w, ".debug_abbrev", JITANON__SHT_PROGBITS, dflags, dalign, &w->abbrev);
+        jitanon__elf_add_sec(w, ".debug_info", JITANON__SHT_PROGBITS, dflags, dalign, &w->info);
+        jitanon__elf_add_sec(w, ".debug_line", JITANON__SHT_PROGBITS, dflags, dalign, &w->line);
+    }
+    jitanon__elf_add_sec(w, ".shstrtab", JITANON__SHT_STRTAB, 0, 1, &w->shstr);
+    w->pos = w->load_end;
+    for (i = w->note_idx + 1; i <= w->nsec; i++) {
+        w->sec[i].size = w->sec[i].data->len; /* .shstrtab grew while it was being added */
+        w->sec[i].off = jitanon__align_up(w->pos, w->sec[i].align);
+        w->pos = w->sec[i].off + w->sec[i].size;
+    }
+    w->shoff = jitanon__align_up(w->pos, 8);
+}
+
+JITANON__PRIVATE void jitanon__elf_shdr(jitanon__elfw *w, const jitanon__elf_sec *s)
+{
+    jitanon__ebuf *b = &w->shdrs;
+    jitanon__eb_u32(b, s->name, w->big);
+    jitanon__eb_u32(b, s->type, w->big);
+    jitanon__eb_word(b, s->flags, w->is64, w->big);
+    jitanon__eb_word(b, s->addr, w->is64, w->big);
+    jitanon__eb_word(b, s->off, w->is64, w->big);
+    jitanon__eb_word(b, s->size, w->is64, w->big);
+    jitanon__eb_u32(b, s->link, w->big);
+    jitanon__eb_u32(b, s->info, w->big);
+    jitanon__eb_word(b, s->align, w->is64, w->big);
+    jitanon__eb_word(b, s->entsize, w->is64, w->big);
+}
+
+JITANON__PRIVATE void jitanon__elf_phdr(jitanon__elfw *w, uint32_t type, uint32_t flags, uint64_t off, uint64_t size,
+                                        uint64_t align)
+{
+    jitanon__ebuf *b = &w->head;
+    jitanon__eb_u32(b, type, w->big);
+    if (w->is64) jitanon__eb_u32(b, flags, w->big);
+    jitanon__eb_word(b, off, w->is64, w->big);
+    jitanon__eb_word(b, off, w->is64, w->big); /* p_vaddr == p_offset */
+    jitanon__eb_word(b, off, w->is64, w->big);
+    jitanon__eb_word(b, size, w->is64, w->big);
+    jitanon__eb_word(b, size, w->is64, w->big);
+    if (!w->is64) jitanon__eb_u32(b, flags, w->big);
+    jitanon__eb_word(b, align, w->is64, w->big);
+}
+
+JITANON__PRIVATE void jitanon__elf_header(jitanon__elfw *w)
+{
+    jitanon__ebuf *b = &w->head;
+    uint8_t ident[16];
+    unsigned phnum = w->eh.len ? 3u : 2u;
+    memset(ident, 0, sizeof ident);
+    memcpy(ident, "\177ELF", 4);
+    ident[4] = w->is64 ? 2 : 1;  /* EI_CLASS */
+    ident[5] = w->big ? 2 : 1;   /* EI_DATA */
+    ident[6] = 1;                /* EI_VERSION; OSABI 0 = System V */
+    jitanon__eb_bytes(b, ident, 16);
+    jitanon__eb_u16(b, 3, w->big); /* ET_DYN */
+    jitanon__eb_u16(b, w->out.machine, w->big);
+    jitanon__eb_u32(b, 1, w->big);
+    jitanon__eb_word(b, w->b->text_base, w->is64, w->big);
+    jitanon__eb_word(b, jitanon__elf_ehsize(w->is64), w->is64, w->big);
+    jitanon__eb_word(b, w->shoff, w->is64, w->big);
+    jitanon__eb_u32(b, 0, w->big); /* e_flags */
+    jitanon__eb_u16(b, jitanon__elf_ehsize(w->is64), w->big);
+    jitanon__eb_u16(b, jitanon__elf_phentsize(w->is64), w->big);
+    jitanon__eb_u16(b, phnum, w->big);
+    jitanon__eb_u16(b, jitanon__elf_shentsize(w->is64), w->big);
+    jitanon__eb_u16(b, w->nsec + 1, w->big);
+    jitanon__eb_u16(b, w->nsec, w->big); /* .shstrtab is last */
+    /* One PT_LOAD (R+X) over text, unwind tables and the note; then the note and unwind table. */
+    jitanon__elf_phdr(w, JITANON__PT_LOAD, 5, w->b->text_base, w->load_end - w->b->text_base, 16);
+    jitanon__elf_phdr(w, JITANON__PT_NOTE, 4, w->note_off, w->note.len, 4);
+    if (w->eh.len) jitanon__elf_phdr(w, JITANON__PT_GNU_EH_FRAME, 4, w->hdr_off, w->hdr.len, 4);
+}
+
+/* -- Output -- */
+
+JITANON__PRIVATE jitanon_result jitanon__elf_put(jitanon__elfw *w, jitanon_sink sink, const void *data, size_t n,
+                                                 jitanon_error *err)
+{
+    if (!n) return JITANON_OK;
+    return jitanon__sink_put(sink, data, n, &w->pos, err);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__elf_pad_to(jitanon__elfw *w, jitanon_sink sink, uint64_t to, jitanon_error *err)
+{
+    static const uint8_t zeros[64] = {0};
+    JITANON_ASSERT(to >= w->pos);
+    while (w->pos < to) {
+        size_t n = to - w->pos < sizeof zeros ? (size_t)(to - w->pos) : sizeof zeros;
+        jitanon_result r = jitanon__elf_put(w, sink, zeros, n, err);
+        if (r != JITANON_OK) return r;
+    }
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__elf_emit(jitanon__elfw *w, jitanon_sink sink, jitanon_error *err)
+{
+    jitanon_result r;
+    size_t i;
+    w->pos = 0;
+    if ((r = jitanon__elf_put(w, sink, w->head.p, w->head.len, err)) != JITANON_OK) return r;
+    for (i = 0; i < w->b->count; i++) {
+        const jitanon__elf_entry *e = &w->b->funcs[i];
+        if ((r = jitanon__elf_pad_to(w, sink, e->offset, err)) != JITANON_OK ||
+            (r = jitanon__elf_put(w, sink, e->code.data, e->code.size, err)) != JITANON_OK)
+            return r;
+    }
+    for (i = w->text_idx + 1; i <= w->nsec; i++) {
+        const jitanon__elf_sec *s = &w->sec[i];
+        if ((r = jitanon__elf_pad_to(w, sink, s->off, err)) != JITANON_OK ||
+            (r = jitanon__elf_put(w, sink, s->data->p, s->data->len, err)) != JITANON_OK)
+            return r;
+    }
+    if ((r = jitanon__elf_pad_to(w, sink, w->shoff, err)) != JITANON_OK) return r;
+    return jitanon__elf_put(w, sink, w->shdrs.p, w->shdrs.len, err);
+}
+
+JITANON__PRIVATE void jitanon__elf_pick_machine(jitanon__elfw *w)
+{
+    jitanon_elf_builder *b = w->b;
+    uint32_t host = jitanon__elf_host_machine();
+    w->out.machine = b->machine;
+    if (!(b->notes & JITANON_ELF_NOTE_ERLANG) || b->opts.machine || b->machine != JITANON__EM_X86_64) {
+        b->notes &= ~(uint32_t)JITANON_ELF_NOTE_ERLANG;
+        return;
+    }
+    /* BEAM wrote EM_X86_64 unconditionally; the code is the host's (same word size). */
+    if (host && host != JITANON__EM_X86_64 && jitanon__elf_class_of(host) == b->elf_class) {
+        w->out.machine = host;
+        b->notes |= JITANON_ELF_NOTE_MACHINE_FROM_HOST;
+    }
+}
+
+JITANON__PRIVATE jitanon_result jitanon__elf_build(jitanon__elfw *w, jitanon_error *err)
+{
+    jitanon_result r;
+    int have_debug = 0;
+    size_t i;
+    jitanon_elf_builder *b = w->b;
+    jitanon__elf_pick_machine(w);
+    if (b->count) {
+        const jitanon__elf_entry *last = &b->funcs[b->count - 1];
+        w->text_size = last->offset + last->code.size - b->text_base;
+    }
+    if ((r = jitanon__elf_unwind(w, err)) != JITANON_OK) return r;
+    w->note_off = jitanon__align_up(w->eh.len ? w->hdr_off + w->hdr.len : w->b->text_base + w->text_size, 4);
+    jitanon__elf_build_id(w);
+    w->load_end = w->note_off + w->note.len;
+    jitanon__elf_symbols(w);
+    if ((r = jitanon__elf_debug(w, &have_debug, err)) != JITANON_OK) return r;
+#ifdef JITANON_USE_ZLIB
+    if (have_debug && b->opts.compress_debug) {
+        if ((r = jitanon__elf_deflate(w, &w->abbrev, err)) != JITANON_OK || (r = jitanon__elf_deflate(w, &w->info, err)) != JITANON_OK ||
+            (r = jitanon__elf_deflate(w, &w->line, err)) != JITANON_OK)
+            return r;
+        b->notes |= JITANON_ELF_NOTE_DEBUG_COMPRESSED;
+    }
+#endif
+    jitanon__elf_sections(w, have_debug);
+    if (!w->is64 && w->shoff + (w->nsec + 1) * jitanon__elf_shentsize(0) > UINT32_MAX)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "file too large for ELF32");
+    for (i = 0; i <= w->nsec; i++) jitanon__elf_shdr(w, &w->sec[i]);
+    jitanon__elf_header(w);
+    if (w->note.failed || w->sym.failed || w->str.failed || w->shstr.failed || w->shdrs.failed || w->head.failed)
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build ELF tables");
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, jitanon_sink sink, jitanon_elf_info *info,
+                                                      jitanon_error *err)
+{
+    jitanon__elfw w;
+    jitanon_result r;
+    JITANON_ASSERT(b && sink.write_fn);
+    jitanon__clear_error(err);
+    jitanon__elfw_init(&w, b);
+    r = jitanon__elf_build(&w, err);
+    if (r == JITANON_OK && w.head.len > b->text_base) r = JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "headers overflow");
+    if (r == JITANON_OK) r = jitanon__elf_emit(&w, sink, err);
+    if (r == JITANON_OK && info) {
+        w.out.file_size = w.pos;
+        w.out.text_offset = b->text_base;
+        w.out.text_end = b->text_base + w.text_size;
+        w.out.functions = b->count;
+        w.out.elf_class = b->elf_class;
+        w.out.big_endian = b->big_endian;
+        w.out.notes = b->notes;
+        *info = w.out;
+    }
+    jitanon__elfw_free(&w);
+    return r;
+}
+
+JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const jitanon_jitdump_header *header,
+                                                      const jitanon_elf_func *fn, const jitanon_elf_opts *opts,
+                                                      jitanon_elf_info *info, jitanon_error *err)
+{
+    jitanon_elf_builder b;
+    jitanon_result r = jitanon_elf_builder_init(&b, header, opts, err);
+    if (r == JITANON_OK) r = jitanon_elf_builder_add(&b, fn, NULL, err);
+    if (r == JITANON_OK) r = jitanon_elf_builder_finish(&b, sink, info, err);
+    jitanon_elf_builder_free(&b);
+    return r;
+}
+
+/* -- ELF reader ------------------------------------------------------------------------------
+   Every header is decoded with explicit byte order from a bounded cursor; parse checks all
+   of them once, so the accessors only index. -- */
+
+JITANON__PRIVATE jitanon_result jitanon__elf_bad(jitanon_error *err, uint64_t off, const char *what)
+{
+    return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, off, "ELF: %s", what);
+}
+
+/* The table at `off` with `n` entries of `entsize` bytes must lie inside the file. */
+JITANON__PRIVATE int jitanon__elf_table_ok(const jitanon_elf_file *f, uint64_t off, uint64_t n, uint64_t entsize)
+{
+    uint64_t bytes;
+    if (n && entsize > UINT64_MAX / n) return 0;
+    bytes = n * entsize;
+    return off <= f->size && bytes <= f->size - off;
+}
+
+JITANON__PRIVATE uint64_t jitanon__elf_getw(jitanon__cur *c, int is64)
+{
+    return is64 ? jitanon__get64(c) : jitanon__get32(c);
+}
+
+JITANON__PRIVATE void jitanon__elf_decode_phdr(const jitanon_elf_file *f, uint32_t i, jitanon_elf_segment *s)
+{
+    uint64_t entsize = jitanon__elf_phentsize(f->is64);
+    jitanon__cur c = jitanon__cur_make(f->data + f->phoff + i * entsize, (size_t)entsize, f->phoff + i * entsize, f->big_endian);
+    s->type = jitanon__get32(&c);
+    if (f->is64) s->flags = jitanon__get32(&c);
+    s->offset = jitanon__elf_getw(&c, f->is64);
+    s->vaddr = jitanon__elf_getw(&c, f->is64);
+    s->paddr = jitanon__elf_getw(&c, f->is64);
+    s->filesz = jitanon__elf_getw(&c, f->is64);
+    s->memsz = jitanon__elf_getw(&c, f->is64);
+    if (!f->is64) s->flags = jitanon__get32(&c);
+    s->align = jitanon__elf_getw(&c, f->is64);
+}
+
+/* Decodes section header i without its name. */
+JITANON__PRIVATE void jitanon__elf_decode_shdr(const jitanon_elf_file *f, uint32_t i, jitanon_elf_section *s, uint32_t *name)
+{
+    uint64_t entsize = jitanon__elf_shentsize(f->is64);
+    jitanon__cur c = jitanon__cur_make(f->data + f->shoff + i * entsize, (size_t)entsize, f->shoff + i * entsize, f->big_endian);
+    memset(s, 0, sizeof *s);
+    *name = jitanon__get32(&c);
+    s->type = jitanon__get32(&c);
+    s->flags = jitanon__elf_getw(&c, f->is64);
+    s->addr = jitanon__elf_getw(&c, f->is64);
+    s->offset = jitanon__elf_getw(&c, f->is64);
+    s->size = jitanon__elf_getw(&c, f->is64);
+    s->link = jitanon__get32(&c);
+    s->info = jitanon__get32(&c);
+    s->addralign = jitanon__elf_getw(&c, f->is64);
+    s->entsize = jitanon__elf_getw(&c, f->is64);
+    if (s->type != JITANON__SHT_NOBITS && jitanon__elf_table_ok(f, s->offset, 1, s->size)) {
+        s->data.data = f->data + s->offset;
+        s->data.size = (size_t)s->size;
+    }
+}
+
+/* Section i fully decoded and checked: bytes inside the file, name inside .shstrtab. */
+JITANON__PRIVATE jitanon_result jitanon__elf_load_shdr(const jitanon_elf_file *f, uint32_t i, jitanon_elf_section *s,
+                                                       jitanon_error *err)
+{
+    uint32_t name, strname;
+    uint64_t at = f->shoff + (uint64_t)i * jitanon__elf_shentsize(f->is64);
+    jitanon_elf_section strs;
+    jitanon__cur c;
+    jitanon__elf_decode_shdr(f, i, s, &name);
+    if (s->type != JITANON__SHT_NOBITS && i != 0 && !jitanon__elf_table_ok(f, s->offset, 1, s->size))
+        return jitanon__elf_bad(err, at, "section data lies outside the file");
+    s->name.data = "";
+    if (f->shstrndx == 0) return JITANON_OK;
+    jitanon__elf_decode_shdr(f, f->shstrndx, &strs, &strname);
+    if (strs.type == JITANON__SHT_NOBITS || !jitanon__elf_table_ok(f, strs.offset, 1, strs.size))
+        return jitanon__elf_bad(err, at, "section name table lies outside the file");
+    if (name >= strs.size) return jitanon__elf_bad(err, at, "section name offset is past .shstrtab");
+    c = jitanon__cur_make(f->data + strs.offset + name, (size_t)(strs.size - name), strs.offset + name, 0);
+    if (!jitanon__take_cstr(&c, &s->name)) return jitanon__elf_bad(err, at, "section name is not NUL-terminated");
+    return JITANON_OK;
+}
+
+/* Walks the notes of one SHT_NOTE section; remembers the first GNU build-id. */
+JITANON__PRIVATE jitanon_result jitanon__elf_notes(jitanon_elf_file *f, const jitanon_elf_section *s, jitanon_error *err)
+{
+    uint64_t align = s->addralign == 8 ? 8 : 4;
+    jitanon__cur c = jitanon__cur_make(s->data.data, s->data.size, s->offset, f->big_endian);
+    while (c.left) {
+        uint32_t namesz, descsz, type;
+        const uint8_t *name, *desc;
+        uint64_t at = c.off;
+        if (c.left < 12) return jitanon__elf_bad(err, at, "truncated note header");
+        namesz = jitanon__get32(&c);
+        descsz = jitanon__get32(&c);
+        type = jitanon__get32(&c);
+        if (!(name = jitanon__take(&c, namesz)) || !jitanon__take(&c, (size_t)(jitanon__align_up(namesz, align) - namesz)))
+            return jitanon__elf_bad(err, at, "note name runs past its section");
+        if (!(desc = jitanon__take(&c, descsz)))
+            return jitanon__elf_bad(err, at, "note descriptor runs past its section");
+        if (!jitanon__take(&c, c.left < jitanon__align_up(descsz, align) - descsz ? c.left : (size_t)(jitanon__align_up(descsz, align) - descsz)))
+            return jitanon__elf_bad(err, at, "note padding");
+        if (type == JITANON__NT_GNU_BUILD_ID && namesz == 4 && memcmp(name, "GNU", 4) == 0 && !f->build_id.size) {
+            f->build_id.data = desc;
+            f->build_id.size = descsz;
+        }
+    }
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__elf_ident(jitanon_elf_file *f, jitanon_error *err)
+{
+    const uint8_t *p = f->data;
+    if (f->size < 16 || memcmp(p, "\177ELF", 4) != 0)
+        return JITANON__FAIL(err, f->size < 4 ? JITANON_ERR_TRUNCATED : JITANON_ERR_BAD_MAGIC, 0, "not an ELF file");
+    if ((p[4] != 1 && p[4] != 2) || (p[5] != 1 && p[5] != 2))
+        return jitanon__elf_bad(err, 4, "unknown EI_CLASS or EI_DATA");
+    if (p[6] != 1) return JITANON__FAIL(err, JITANON_ERR_BAD_VERSION, 6, "ELF: EI_VERSION is not 1");
+    f->is64 = p[4] == 2;
+    f->big_endian = p[5] == 2;
+    if (f->size < jitanon__elf_ehsize(f->is64))
+        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, f->size, "ELF header needs %U bytes", jitanon__elf_ehsize(f->is64));
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__elf_ehdr(jitanon_elf_file *f, jitanon_error *err)
+{
+    jitanon__cur c = jitanon__cur_make(f->data + 16, (size_t)jitanon__elf_ehsize(f->is64) - 16, 16, f->big_endian);
+    uint32_t phentsize, shentsize;
+    f->type = jitanon__get16(&c);
+    f->machine = jitanon__get16(&c);
+    jitanon__get32(&c); /* e_version */
+    f->entry = jitanon__elf_getw(&c, f->is64);
+    f->phoff = jitanon__elf_getw(&c, f->is64);
+    f->shoff = jitanon__elf_getw(&c, f->is64);
+    f->flags = jitanon__get32(&c);
+    jitanon__get16(&c); /* e_ehsize */
+    phentsize = jitanon__get16(&c);
+    f->phnum = jitanon__get16(&c);
+    shentsize = jitanon__get16(&c);
+    f->shnum = jitanon__get16(&c);
+    f->shstrndx = jitanon__get16(&c);
+    if (f->phnum && phentsize != jitanon__elf_phentsize(f->is64)) return jitanon__elf_bad(err, 54, "unexpected e_phentsize");
+    if (f->shnum && shentsize != jitanon__elf_shentsize(f->is64)) return jitanon__elf_bad(err, 58, "unexpected e_shentsize");
+    if (!f->phnum) f->phoff = 0;
+    if (!f->shnum && f->shoff)
+        return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, 0, "ELF: extended section numbering (e_shnum 0)");
+    if (!f->shnum) f->shstrndx = 0;
+    if (!jitanon__elf_table_ok(f, f->phoff, f->phnum, phentsize)) return jitanon__elf_bad(err, f->phoff, "program headers lie outside the file");
+    if (!jitanon__elf_table_ok(f, f->shoff, f->shnum, shentsize)) return jitanon__elf_bad(err, f->shoff, "section headers lie outside the file");
+    if (f->shstrndx && f->shstrndx >= f->shnum) return jitanon__elf_bad(err, 62, "e_shstrndx is out of range");
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_elf_parse(jitanon_elf_file *f, const void *data, size_t size, jitanon_error *err)
+{
+    jitanon_result r;
+    uint32_t i;
+    JITANON_ASSERT(f);
+    memset(f, 0, sizeof *f);
+    jitanon__clear_error(err);
+    if (!data && size) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "NULL data");
+    f->data = (const uint8_t *)data;
+    f->size = size;
+    if ((r = jitanon__elf_ident(f, err)) != JITANON_OK || (r = jitanon__elf_ehdr(f, err)) != JITANON_OK) return r;
+    for (i = 0; i < f->shnum; i++) {
+        jitanon_elf_section s;
+        if ((r = jitanon__elf_load_shdr(f, i, &s, err)) != JITANON_OK) return r;
+        if (s.type == JITANON__SHT_NOTE && (r = jitanon__elf_notes(f, &s, err)) != JITANON_OK) return r;
+    }
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_elf_segment_at(const jitanon_elf_file *f, uint32_t index, jitanon_elf_segment *out,
+                                                  jitanon_error *err)
+{
+    if (index >= f->phnum) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "segment %u does not exist", (unsigned)index);
+    jitanon__elf_decode_phdr(f, index, out);
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_elf_section_at(const jitanon_elf_file *f, uint32_t index, jitanon_elf_section *out,
+                                                  jitanon_error *err)
+{
+    if (index >= f->shnum) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "section %u does not exist", (unsigned)index);
+    return jitanon__elf_load_shdr(f, index, out, err);
+}
+
+JITANON_API uint32_t jitanon_elf_find_section(const jitanon_elf_file *f, const char *name, jitanon_elf_section *out)
+{
+    uint32_t i;
+    jitanon_elf_section s;
+    size_t n = strlen(name);
+    for (i = 1; i < f->shnum; i++) {
+        if (jitanon__elf_load_shdr(f, i, &s, NULL) != JITANON_OK) continue;
+        if (s.name.length == n && memcmp(s.name.data, name, n) == 0) {
+            if (out) *out = s;
+            return i;
+        }
+    }
+    return 0;
+}
+
+JITANON_API uint64_t jitanon_elf_symbol_count(const jitanon_elf_file *f, const jitanon_elf_section *symtab)
+{
+    uint64_t entsize = f->is64 ? 24 : 16;
+    if (symtab->type != JITANON__SHT_SYMTAB && symtab->type != JITANON__SHT_DYNSYM) return 0;
+    return symtab->data.size / entsize;
+}
+
+JITANON_API jitanon_result jitanon_elf_symbol_at(const jitanon_elf_file *f, const jitanon_elf_section *symtab,
+                                                 uint64_t index, jitanon_elf_symbol *out, jitanon_error *err)
+{
+    uint64_t entsize = f->is64 ? 24 : 16, at;
+    uint32_t name;
+    jitanon_elf_section strs;
+    jitanon__cur c;
+    jitanon_result r;
+    if (index >= jitanon_elf_symbol_count(f, symtab))
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "symbol %U does not exist", index);
+    at = symtab->offset + index * entsize;
+    c = jitanon__cur_make(symtab->data.data + index * entsize, (size_t)entsize, at, f->big_endian);
+    memset(out, 0, sizeof *out);
+    name = jitanon__get32(&c);
+    if (!f->is64) {
+        out->value = jitanon__get32(&c);
+        out->size = jitanon__get32(&c);
+    }
+    out->info = *jitanon__take(&c, 1);
+    out->other = *jitanon__take(&c, 1);
+    out->shndx = jitanon__get16(&c);
+    if (f->is64) {
+        out->value = jitanon__get64(&c);
+        out->size = jitanon__get64(&c);
+    }
+    out->name.data = "";
+    if (name == 0) return JITANON_OK;
+    if (symtab->link == 0 || (r = jitanon_elf_section_at(f, symtab->link, &strs, err)) != JITANON_OK || strs.type != JITANON__SHT_STRTAB)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "ELF: symbol table sh_link is not a string table");
+    if (name >= strs.data.size) return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "ELF: symbol name offset is past its table");
+    c = jitanon__cur_make(strs.data.data + name, strs.data.size - name, strs.offset + name, 0);
+    if (!jitanon__take_cstr(&c, &out->name)) return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "ELF: symbol name is not NUL-terminated");
+    return JITANON_OK;
+}
+/* -- Injection -------------------------------------------------------------------------- */
+
+JITANON_API int jitanon_is_jitdump_marker(const char *path, size_t len, uint32_t *pid)
+{
+    size_t base = len, i;
+    uint64_t v = 0;
+    while (base > 0 && path[base - 1] != '/') base--;
+    path += base;
+    len -= base;
+    /* "jit-" digits ".dump", nothing else: perf's rule, and our guard against opening
+       arbitrary files named by an untrusted recording. */
+    if (len < 4 + 1 + 5 || memcmp(path, "jit-", 4) != 0 || memcmp(path + len - 5, ".dump", 5) != 0) return 0;
+    for (i = 4; i < len - 5; i++) {
+        if (path[i] < '0' || path[i] > '9') return 0;
+        v = v * 10 + (uint64_t)(path[i] - '0');
+        if (v > UINT32_MAX) return 0;
+    }
+    if (pid) *pid = (uint32_t)v;
+    return 1;
+}
+
+JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift, uint64_t time_mult,
+                                              uint64_t time_zero, int extended, uint64_t time_cycles,
+                                              uint64_t time_mask, int cap_user_time_zero, int cap_user_time_short)
+{
+    uint64_t quot, rem, shift = time_shift & 63;
+    if (extended && !cap_user_time_zero) return 0;
+    if (extended && cap_user_time_short) cyc = time_cycles + ((cyc - time_cycles) & time_mask);
+    quot = cyc >> shift;
+    rem = cyc & (((uint64_t)1 << shift) - 1);
+    return time_zero + quot * time_mult + ((rem * time_mult) >> shift);
+}
+
+/* One jitted function known to the injector: where its code lives in which ELF file. */
+typedef struct jitanon__inj_func {
+    uint32_t pid, tid;      /* of the synthesized MMAP2s (the marker's process) */
+    uint64_t code_index, pgoff, code_addr;
+    size_t path;            /* offset of the ELF path in the path pool */
+    jitanon_str name;       /* a view into the dump, which lives as long as the injector */
+} jitanon__inj_func;
+
+/* A CODE_LOAD or CODE_MOVE, in perf time. */
+typedef struct jitanon__inj_event {
+    uint64_t time, seq;
+    uint64_t start, size;
+    size_t func;
+    int is_move;
+} jitanon__inj_event;
+
+typedef struct jitanon__inj_dump {
+    jitanon_jitdump *dump;
+    jitanon__inj_event *events;
+    size_t count, cap, next;
+} jitanon__inj_dump;
+
+/* What happens to a buffered input record. */
+enum { JITANON__INJ_PASS = 0, JITANON__INJ_DROP = 1, JITANON__INJ_PIECES = 2 };
+
+/* A buffered input record, with the few decoded fields the decisions need (the raw
+   bytes sit in the round buffer; names are kept as offsets into them). */
+typedef struct jitanon__inj_rec {
+    size_t off, size;       /* raw bytes in the round buffer */
+    uint64_t time, offset;  /* perf time; byte offset in the input */
+    uint32_t type, action, misc;
+    uint32_t pid, tid, ppid, cpu;
+    uint64_t start, len, pgoff;
+    size_t name_off, name_len; /* mmap file name, relative to the record */
+    size_t first_piece, pieces;
+} jitanon__inj_rec;
+
+typedef struct jitanon__inj_synth {
+    uint64_t time, seq, start, size;
+    size_t func;
+} jitanon__inj_synth;
+
+typedef struct jitanon__inj {
+    const jitanon_inject_opts *opts;
+    jitanon_inject_io io;
+    jitanon_allocator a;
+    jitanon_perf_reader *in;
+    jitanon_perf_writer *out;
+    jitanon_inject_stats *st;
+    jitanon_error *err;
+    jitanon_trim *trim;
+    jitanon__inj_dump *dumps;
+    size_t ndumps, dumps_cap;
+    jitanon__inj_func *funcs;
+    size_t nfuncs, funcs_cap;
+    jitanon_membuf paths;   /* NUL-terminated ELF paths */
+    jitanon_membuf elfbuf;  /* one ELF being written */
+    uint32_t *dump_pids;    /* processes with a usable jitdump (for --anon=all) */
+    size_t ndump_pids, dump_pids_cap;
+    /* the current round */
+    jitanon_membuf round;
+    jitanon__inj_rec *recs;
+    size_t nrecs, recs_cap;
+    uint32_t *order;        /* sort permutation, plus as much scratch */
+    size_t order_cap;
+    jitanon_trim_piece *pieces;
+    size_t npieces, pieces_cap;
+    jitanon__inj_synth *synth;
+    size_t nsynth, synth_cap;
+    uint64_t last_time, seq, bytes_done;
+    size_t mmap_attr;        /* the attr whose trailer synthesized MMAP2s carry */
+    uint32_t marker_cpu;
+    uint8_t *enc;            /* scratch for encoded MMAP2s */
+    size_t enc_cap;
+    int have_time_conv;
+    jitanon_perf_record time_conv;
+} jitanon__inj;
+
+JITANON__PRIVATE void jitanon__inj_log(jitanon__inj *j, const char *fmt, const char *s, const jitanon_error *e)
+{
+    char msg[512], detail[256];
+    if (!j->io.log) return;
+    detail[0] = 0;
+    if (e) jitanon_format_error(detail, sizeof detail, e);
+    jitanon__fmt(msg, sizeof msg, fmt, s, detail);
+    j->io.log(j->io.user, msg);
+}
+
+/* -- default I/O: the file system ------------------------------------------------------ */
+
+JITANON__PRIVATE jitanon_jitdump *jitanon__inj_load_default(void *user, const char *path,
+                                                            const jitanon_jitdump_opts *opts, jitanon_error *err)
+{
+    (void)user;
+#ifndef JITANON_NO_STDIO
+    return jitanon_jitdump_load_file(path, opts, err);
+#else
+    (void)path;
+    (void)opts;
+    JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO");
+    return NULL;
+#endif
+}
+
+#if JITANON__POSIX
+/* An existing file may be replaced only when it is a regular file that is itself a jitted
+   stub (an ET_DYN ELF with a build-id, as we and perf write them) of reasonable size. */
+JITANON__PRIVATE int jitanon__inj_replaceable(const char *path, const void *data, size_t size, int *identical)
+{
+    struct stat st;
+    int fd, ok = 0;
+    uint8_t *buf;
+    *identical = 0;
+    if (lstat(path, &st) != 0) return errno == ENOENT;
+    if (!S_ISREG(st.st_mode) || st.st_size > (off_t)(64 << 20)) return 0;
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return 0;
+    buf = (uint8_t *)JITANON_MALLOC((size_t)st.st_size + 1);
+    if (buf && read(fd, buf, (size_t)st.st_size) == (ssize_t)st.st_size) {
+        jitanon_elf_file f;
+        ok = jitanon_elf_parse(&f, buf, (size_t)st.st_size, NULL) == JITANON_OK && f.type == 3 && f.build_id.size > 0;
+        *identical = ok && (size_t)st.st_size == size && memcmp(buf, data, size) == 0;
+    }
+    JITANON_FREE(buf);
+    close(fd);
+    return ok;
+}
+#endif
+
+JITANON__PRIVATE int jitanon__inj_write_default(void *user, const char *dir, const char *name, const void *data,
+                                                size_t size)
+{
+#if JITANON__POSIX
+    char path[4096], tmp[4200];
+    int fd, identical;
+    (void)user;
+    if (jitanon__fmt(path, sizeof path, "%s/%s", dir, name) >= sizeof path) return 1;
+    jitanon__fmt(tmp, sizeof tmp, "%s/.%s.%u.tmp", dir, name, (unsigned)getpid());
+    if (!jitanon__inj_replaceable(path, data, size, &identical)) return 1;
+    if (identical) return 0; /* deterministic output: the same file is already there */
+    fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return 1;
+    if (jitanon__fd_write(&fd, data, size) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return 1;
+    }
+    return 0;
+#else
+    (void)user;
+    (void)dir;
+    (void)name;
+    (void)data;
+    (void)size;
+    return 1;
+#endif
+}
+
+/* -- bookkeeping ---------------------------------------------------------------------------- */
+
+JITANON__PRIVATE jitanon_result jitanon__inj_nomem(jitanon__inj *j, const char *what)
+{
+    return JITANON__FAIL(j->err, JITANON_ERR_NOMEM, j->in->stats.records, "out of memory (%s)", what);
+}
+
+JITANON__PRIVATE int jitanon__inj_has_dump(const jitanon__inj *j, uint32_t pid)
+{
+    size_t i;
+    for (i = 0; i < j->ndump_pids; i++)
+        if (j->dump_pids[i] == pid) return 1;
+    return 0;
+}
+
+/* Stores a NUL-terminated path in the pool; returns its offset or SIZE_MAX. */
+JITANON__PRIVATE size_t jitanon__inj_add_path(jitanon__inj *j, const char *dir, const char *name)
+{
+    size_t off = j->paths.size;
+    static const char slash = '/', nul = 0;
+    if (jitanon_membuf_write(&j->paths, dir, strlen(dir)) || jitanon_membuf_write(&j->paths, &slash, 1) ||
+        jitanon_membuf_write(&j->paths, name, strlen(name)) || jitanon_membuf_write(&j->paths, &nul, 1))
+        return SIZE_MAX;
+    return off;
+}
+
+JITANON__PRIVATE const char *jitanon__inj_path(const jitanon__inj *j, size_t off)
+{
+    return (const char *)j->paths.data + off;
+}
+
+/* -- time -------------------------------------------------------------------------------- */
+
+/* Record times of a dump in perf time; fails unless the recording's clock matches. */
+JITANON__PRIVATE jitanon_result jitanon__inj_check_clock(jitanon__inj *j, const jitanon_jitdump *d, uint64_t off)
+{
+    size_t i;
+    if (d->header.arch_timestamp) {
+        if (!j->have_time_conv || !j->time_conv.time_conv.time_mult)
+            return JITANON__FAIL(j->err, JITANON_ERR_CLOCK, off,
+                                 "the jitdump has arch (TSC) timestamps but the recording has no TIME_CONV "
+                                 "record; re-record with a newer perf, or make the JIT write CLOCK_MONOTONIC "
+                                 "and record with `perf record -k mono`");
+        return JITANON_OK;
+    }
+    for (i = 0; i < j->in->attr_count; i++)
+        if (!j->in->attrs[i].use_clockid || j->in->attrs[i].clockid != 1)
+            return JITANON__FAIL(j->err, JITANON_ERR_CLOCK, off,
+                                 "jitdump timestamps are CLOCK_MONOTONIC but event %U was not recorded with it; "
+                                 "re-record with `perf record -k mono`", (uint64_t)i);
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE uint64_t jitanon__inj_time(const jitanon__inj *j, const jitanon_jitdump *d, uint64_t t)
+{
+    const jitanon_perf_record *c = &j->time_conv;
+    if (!d->header.arch_timestamp) return t;
+    return jitanon_tsc_to_perf_time(t, c->time_conv.time_shift, c->time_conv.time_mult, c->time_conv.time_zero,
+                                    c->time_conv.extended, c->time_conv.time_cycles, c->time_conv.time_mask,
+                                    c->time_conv.cap_user_time_zero, c->time_conv.cap_user_time_short);
+}
+
+/* -- sorting: a stable merge sort of indices (rounds are nearly sorted already) ---------- */
+
+typedef int (*jitanon__less_fn)(const void *ctx, uint32_t a, uint32_t b);
+
+JITANON__PRIVATE void jitanon__msort(uint32_t *v, uint32_t *tmp, size_t n, jitanon__less_fn less, const void *ctx)
+{
+    size_t width, i;
+    for (width = 1; width < n; width *= 2) {
+        for (i = 0; i < n; i += 2 * width) {
+            size_t lo = i, mid = i + width < n ? i + width : n, hi = i + 2 * width < n ? i + 2 * width : n;
+            size_t a = lo, b = mid, k = lo;
+            if (mid >= hi || !less(ctx, v[mid], v[mid - 1])) { /* already in order */
+                memcpy(tmp + lo, v + lo, (hi - lo) * sizeof *v);
+                continue;
+            }
+            while (a < mid && b < hi) tmp[k++] = less(ctx, v[b], v[a]) ? v[b++] : v[a++];
+            while (a < mid) tmp[k++] = v[a++];
+            while (b < hi) tmp[k++] = v[b++];
+        }
+        memcpy(v, tmp, n * sizeof *v);
+    }
+}
+
+JITANON__PRIVATE int jitanon__inj_rec_less(const void *ctx, uint32_t a, uint32_t b)
+{
+    const jitanon__inj_rec *r = (const jitanon__inj_rec *)ctx;
+    return r[a].time < r[b].time || (r[a].time == r[b].time && a < b);
+}
+
+JITANON__PRIVATE int jitanon__inj_ev_less(const void *ctx, uint32_t a, uint32_t b)
+{
+    const jitanon__inj_event *e = (const jitanon__inj_event *)ctx;
+    return e[a].time < e[b].time || (e[a].time == e[b].time && e[a].seq < e[b].seq);
+}
+
+/* Sorts an event array by (time, seq) through an index permutation. */
+JITANON__PRIVATE int jitanon__inj_sort_events(jitanon__inj *j, jitanon__inj_event *ev, size_t n)
+{
+    uint32_t *idx, *tmp;
+    jitanon__inj_event *copy;
+    size_t i, bytes;
+    if (n < 2) return 1;
+    if (n > UINT32_MAX || !jitanon__mul_size(n, sizeof *ev, &bytes)) return 0;
+    idx = (uint32_t *)jitanon__malloc(&j->a, n * sizeof *idx);
+    tmp = (uint32_t *)jitanon__malloc(&j->a, n * sizeof *tmp);
+    copy = (jitanon__inj_event *)jitanon__malloc(&j->a, bytes);
+    if (idx && tmp && copy) {
+        for (i = 0; i < n; i++) idx[i] = (uint32_t)i;
+        jitanon__msort(idx, tmp, n, jitanon__inj_ev_less, ev);
+        memcpy(copy, ev, bytes);
+        for (i = 0; i < n; i++) ev[i] = copy[idx[i]];
+    }
+    jitanon__free(&j->a, idx, n * sizeof *idx);
+    jitanon__free(&j->a, tmp, n * sizeof *tmp);
+    jitanon__free(&j->a, copy, bytes);
+    return idx && tmp && copy;
+}
+
+/* -- jitdumps -> ELF files and jit events ----------------------------------------------- */
+
+typedef struct jitanon__inj_ctx {
+    jitanon__inj_dump *jd;
+    const char *dir;
+    uint32_t pid, tid;
+    uint64_t *indices; /* sorted code_index of every LOAD, for duplicate detection */
+    uint32_t *used;    /* per sorted slot: how many loads with that index were named */
+    size_t nindices, nalloc;
+    jitanon_elf_builder pb; /* per-process layout */
+    size_t ppath;
+} jitanon__inj_ctx;
+
+JITANON__PRIVATE int jitanon__u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Names repeat perf's (jitted-<pid>-<index>.so); a code_index a dump reuses gets a
+   numbered suffix so that no earlier MMAP2 loses its file. */
+JITANON__PRIVATE void jitanon__inj_func_name(jitanon__inj_ctx *c, const jitanon_jit_record *r, char *name, size_t cap)
+{
+    size_t lo = 0, hi = c->nindices, first, n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->indices[mid] < r->load.code_index) lo = mid + 1;
+        else hi = mid;
+    }
+    first = lo;
+    n = first < c->nindices ? c->used[first]++ : 0;
+    if (n == 0) jitanon__fmt(name, cap, "jitted-%u-%U.so", (unsigned)r->load.pid, r->load.code_index);
+    else jitanon__fmt(name, cap, "jitted-%u-%U-%U.so", (unsigned)r->load.pid, r->load.code_index, (uint64_t)n);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_push_event(jitanon__inj *j, jitanon__inj_dump *jd, uint64_t time,
+                                                        uint64_t start, uint64_t size, size_t func, int is_move)
+{
+    jitanon__inj_event *e;
+    if (!jitanon__grow(&j->a, (void **)&jd->events, &jd->cap, jd->count + 1, sizeof *e))
+        return jitanon__inj_nomem(j, "jit events");
+    e = &jd->events[jd->count++];
+    e->time = time;
+    e->seq = j->seq++;
+    e->start = start;
+    e->size = size;
+    e->func = func;
+    e->is_move = is_move;
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon__inj_ctx *c, const jitanon_jit_record *r,
+                                                       uint64_t pgoff, size_t path)
+{
+    jitanon__inj_func *f;
+    if (!jitanon__grow(&j->a, (void **)&j->funcs, &j->funcs_cap, j->nfuncs + 1, sizeof *f))
+        return jitanon__inj_nomem(j, "functions");
+    f = &j->funcs[j->nfuncs++];
+    f->pid = c->pid;
+    f->tid = r->load.pid == c->pid ? r->load.tid : c->tid;
+    f->code_index = r->load.code_index;
+    f->pgoff = pgoff;
+    f->path = path;
+    f->name = r->load.name;
+    f->code_addr = r->load.code_addr;
+    j->st->loads++;
+    return jitanon__inj_push_event(j, c->jd, jitanon__inj_time(j, c->jd->dump, r->timestamp), r->load.code_addr,
+                                   r->load.code_size, j->nfuncs - 1, 0);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_write_file(jitanon__inj *j, jitanon__inj_ctx *c, const char *name)
+{
+    if (j->io.write_elf(j->io.user, c->dir, name, j->elfbuf.data, j->elfbuf.size) != 0) {
+        j->st->elf_refused++;
+        jitanon__inj_log(j, "cannot write %s (%s): its functions get no mapping", name, NULL);
+        return JITANON_ERR_WRITE;
+    }
+    j->st->elf_files++;
+    j->st->elf_bytes += j->elfbuf.size;
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_load(jitanon__inj *j, jitanon__inj_ctx *c, const jitanon_jit_record *r,
+                                                  const jitanon_jit_record *debug, const jitanon_jit_record *unwind)
+{
+    jitanon_elf_func fn;
+    uint64_t pgoff = 0;
+    jitanon_sink sink;
+    jitanon_result res;
+    char name[96];
+    memset(&fn, 0, sizeof fn);
+    fn.name = r->load.name;
+    fn.code_addr = r->load.code_addr;
+    fn.code = r->load.code;
+    fn.debug = debug;
+    fn.unwind = unwind;
+    if (!j->out) return jitanon__inj_push_func(j, c, r, 0, SIZE_MAX); /* resolving only */
+    if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) {
+        if ((res = jitanon_elf_builder_add(&c->pb, &fn, &pgoff, j->err)) != JITANON_OK) return res;
+        return jitanon__inj_push_func(j, c, r, pgoff, c->ppath);
+    }
+    j->elfbuf.size = 0;
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = &j->elfbuf;
+    jitanon__inj_func_name(c, r, name, sizeof name);
+    {
+        jitanon_elf_info info;
+        res = jitanon_elf_write_function(sink, &c->jd->dump->header, &fn, &j->opts->elf, &info, j->err);
+        if (res != JITANON_OK) return res;
+        pgoff = info.text_offset;
+    }
+    if (jitanon__inj_write_file(j, c, name) != JITANON_OK) return JITANON_OK; /* logged; no mapping */
+    {
+        size_t path = jitanon__inj_add_path(j, c->dir, name);
+        if (path == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+        return jitanon__inj_push_func(j, c, r, pgoff, path);
+    }
+}
+
+/* A MOVE maps the function's file again at a new address: find the latest LOAD of the
+   same code_index in this dump. */
+JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_ctx *c, const jitanon_jit_record *r,
+                                                  size_t first_func)
+{
+    size_t i = j->nfuncs;
+    while (i > first_func) {
+        i--;
+        if (j->funcs[i].code_index == r->move.code_index) {
+            j->st->moves++;
+            return jitanon__inj_push_event(j, c->jd, jitanon__inj_time(j, c->jd->dump, r->timestamp),
+                                           r->move.new_code_addr, r->move.code_size, i, 1);
+        }
+    }
+    return JITANON_OK; /* a MOVE without its LOAD: nothing to map */
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_ctx *c)
+{
+    const jitanon_jitdump *d = c->jd->dump;
+    const jitanon_jit_record *debug = NULL, *unwind = NULL;
+    size_t i, first_func = j->nfuncs;
+    jitanon_result res = JITANON_OK;
+    for (i = 0; i < d->record_count && res == JITANON_OK; i++) {
+        const jitanon_jit_record *r = &d->records[i];
+        /* DEBUG_INFO and UNWINDING_INFO describe the next LOAD (as perf reads them). */
+        if (r->id == JITANON_JIT_CODE_DEBUG_INFO) debug = r;
+        else if (r->id == JITANON_JIT_CODE_UNWINDING_INFO) unwind = r;
+        else if (r->id == JITANON_JIT_CODE_LOAD) {
+            res = jitanon__inj_load(j, c, r, debug, unwind);
+            debug = unwind = NULL;
+        } else if (r->id == JITANON_JIT_CODE_MOVE) res = jitanon__inj_move(j, c, r, first_func);
+    }
+    return res;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_index_loads(jitanon__inj *j, jitanon__inj_ctx *c)
+{
+    const jitanon_jitdump *d = c->jd->dump;
+    size_t i, n = (size_t)d->stats.by_id[JITANON_JIT_CODE_LOAD];
+    c->nalloc = n;
+    c->indices = (uint64_t *)jitanon__malloc(&j->a, n * sizeof *c->indices);
+    c->used = (uint32_t *)jitanon__malloc(&j->a, n * sizeof *c->used);
+    if (!c->indices || !c->used) return jitanon__inj_nomem(j, "load index");
+    for (i = 0; i < d->record_count && c->nindices < n; i++)
+        if (d->records[i].id == JITANON_JIT_CODE_LOAD) c->indices[c->nindices++] = d->records[i].load.code_index;
+    qsort(c->indices, c->nindices, sizeof *c->indices, jitanon__u64_cmp);
+    memset(c->used, 0, n * sizeof *c->used);
+    return JITANON_OK;
+}
+
+/* Writes the ELF files of one dump and queues its jit events.  Per-process layout: one
+   builder collects every function, then one file is written. */
+JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitanon__inj_ctx *c)
+{
+    jitanon_result res;
+    int per_process = j->out && j->opts->elf_layout == JITANON_ELF_PER_PROCESS;
+    char name[64];
+    if (!per_process && (res = jitanon__inj_index_loads(j, c)) != JITANON_OK) return res;
+    if (per_process) {
+        jitanon__fmt(name, sizeof name, "jitted-%u.so", (unsigned)c->pid);
+        if ((c->ppath = jitanon__inj_add_path(j, c->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+        if ((res = jitanon_elf_builder_init(&c->pb, &c->jd->dump->header, &j->opts->elf, j->err)) != JITANON_OK)
+            return res;
+    }
+    if ((res = jitanon__inj_walk(j, c)) != JITANON_OK) return res;
+    if (per_process) {
+        jitanon_sink sink;
+        sink.write_fn = jitanon_membuf_write;
+        sink.user = &j->elfbuf;
+        j->elfbuf.size = 0;
+        if ((res = jitanon_elf_builder_finish(&c->pb, sink, NULL, j->err)) != JITANON_OK) return res;
+        if (jitanon__inj_write_file(j, c, name) != JITANON_OK) c->jd->count = 0; /* no file: no mappings */
+    }
+    if (!jitanon__inj_sort_events(j, c->jd->events, c->jd->count)) return jitanon__inj_nomem(j, "event sort");
+    c->jd->next = 0;
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE void jitanon__inj_ctx_free(jitanon__inj *j, jitanon__inj_ctx *c)
+{
+    jitanon__free(&j->a, c->indices, c->nalloc * sizeof *c->indices);
+    jitanon__free(&j->a, c->used, c->nalloc * sizeof *c->used);
+    if (j->out && j->opts->elf_layout == JITANON_ELF_PER_PROCESS) jitanon_elf_builder_free(&c->pb);
+}
+
+/* -- markers ------------------------------------------------------------------------------- */
+
+/* Loads the dump a marker names: the recorded path first, then opts.jitdump_dir. */
+JITANON__PRIVATE jitanon_jitdump *jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *name, char *found,
+                                                         size_t cap)
+{
+    jitanon_error e;
+    jitanon_jitdump *d;
+    size_t base = name->length;
+    if (name->length >= cap) return NULL;
+    memcpy(found, name->data, name->length);
+    found[name->length] = 0;
+    d = j->io.load_dump(j->io.user, found, &j->opts->jitdump, &e);
+    if (d || !j->opts->jitdump_dir) {
+        if (!d) jitanon__inj_log(j, "cannot read jitdump %s: %s", found, &e);
+        return d;
+    }
+    while (base > 0 && name->data[base - 1] != '/') base--;
+    if (jitanon__fmt(found, cap, "%s/", j->opts->jitdump_dir) + (name->length - base) >= cap) return NULL;
+    memcpy(found + strlen(found), name->data + base, name->length - base);
+    found[strlen(j->opts->jitdump_dir) + 1 + (name->length - base)] = 0;
+    d = j->io.load_dump(j->io.user, found, &j->opts->jitdump, &e);
+    if (!d) jitanon__inj_log(j, "cannot read jitdump %s: %s", found, &e);
+    return d;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon_jitdump *d, const jitanon_perf_mmap *m,
+                                                      const char *found)
+{
+    jitanon__inj_ctx c;
+    jitanon_result res;
+    char dir[4096];
+    size_t dl = strlen(found);
+    if (!jitanon__grow(&j->a, (void **)&j->dumps, &j->dumps_cap, j->ndumps + 1, sizeof *j->dumps) ||
+        !jitanon__grow(&j->a, (void **)&j->dump_pids, &j->dump_pids_cap, j->ndump_pids + 1, sizeof *j->dump_pids)) {
+        jitanon_jitdump_free(d);
+        return jitanon__inj_nomem(j, "dumps");
+    }
+    memset(&j->dumps[j->ndumps], 0, sizeof *j->dumps);
+    j->dumps[j->ndumps].dump = d;
+    memset(&c, 0, sizeof c);
+    c.jd = &j->dumps[j->ndumps++];
+    c.pid = m->pid;
+    c.tid = m->tid;
+    /* ELFs go next to the dump (perf's choice) unless the caller picked a directory. */
+    while (dl > 0 && found[dl - 1] != '/') dl--;
+    if (j->opts->elf_dir) c.dir = j->opts->elf_dir;
+    else if (dl == 0) c.dir = ".";
+    else {
+        memcpy(dir, found, dl - 1 ? dl - 1 : 1);
+        dir[dl - 1 ? dl - 1 : 1] = 0;
+        c.dir = dir;
+    }
+    res = jitanon__inj_process_dump(j, &c);
+    jitanon__inj_ctx_free(j, &c);
+    if (res != JITANON_OK) return res;
+    j->dump_pids[j->ndump_pids++] = m->pid;
+    if (j->opts->anon_mode == JITANON_ANON_RANGE) return jitanon_trim_set_jitdump(j->trim, m->pid, j->err);
+    return JITANON_OK;
+}
+
+/* A usable dump consumes its marker (as perf does); an unusable one leaves the marker
+   and its process exactly as recorded. */
+JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, const jitanon_perf_record *rec, jitanon__inj_rec *r)
+{
+    char found[4096];
+    jitanon_jitdump *d;
+    jitanon_result res;
+    j->st->markers++;
+    j->marker_cpu = rec->sid.cpu;
+    d = jitanon__inj_open_dump(j, &rec->mmap.filename, found, sizeof found);
+    if (!d) {
+        j->st->dumps_failed++;
+        return JITANON_OK; /* its process is left as it was recorded */
+    }
+    if (d->stats.by_id[JITANON_JIT_CODE_LOAD] == 0) {
+        jitanon__inj_log(j, "jitdump %s holds no CODE_LOAD records%s", found, NULL);
+        jitanon_jitdump_free(d);
+        j->st->dumps_failed++;
+        return JITANON_OK;
+    }
+    if (d->tail_error.type != JITANON_OK) jitanon__inj_log(j, "jitdump %s: %s (records before it are used)", found, &d->tail_error);
+    if ((res = jitanon__inj_check_clock(j, d, rec->offset)) != JITANON_OK) {
+        jitanon_jitdump_free(d);
+        return res;
+    }
+    j->st->dumps_loaded++;
+    r->action = JITANON__INJ_DROP;
+    return jitanon__inj_add_dump(j, d, &rec->mmap, found);
+}
+
+/* -- one round: buffer, decide in time order, write in file order --------------------------- */
+
+JITANON__PRIVATE int jitanon__inj_is_mmap(uint32_t type)
+{
+    return type == JITANON_PERF_RECORD_MMAP || type == JITANON_PERF_RECORD_MMAP2;
+}
+
+/* The earliest pending jit event over all dumps (few dumps: a linear scan is enough). */
+JITANON__PRIVATE jitanon__inj_event *jitanon__inj_next_event(jitanon__inj *j, size_t *which)
+{
+    jitanon__inj_event *best = NULL;
+    size_t i;
+    for (i = 0; i < j->ndumps; i++) {
+        jitanon__inj_dump *d = &j->dumps[i];
+        jitanon__inj_event *e = d->next < d->count ? &d->events[d->next] : NULL;
+        if (e && (!best || e->time < best->time || (e->time == best->time && e->seq < best->seq))) {
+            best = e;
+            *which = i;
+        }
+    }
+    return best;
+}
+
+/* Applies every jit event up to `time` (all of them when `all`). */
+JITANON__PRIVATE jitanon_result jitanon__inj_apply_until(jitanon__inj *j, uint64_t time, int all)
+{
+    size_t which = 0;
+    jitanon__inj_event *e;
+    while ((e = jitanon__inj_next_event(j, &which)) != NULL && (all || e->time <= time)) {
+        const jitanon__inj_func *f = &j->funcs[e->func];
+        jitanon__inj_synth *s;
+        jitanon_result res = JITANON_OK;
+        j->dumps[which].next++;
+        if (e->size == 0) continue;
+        if (j->opts->anon_mode == JITANON_ANON_RANGE)
+            res = e->is_move ? jitanon_trim_move(j->trim, f->pid, e->time, 0, e->start, e->size, e->func, j->err)
+                             : jitanon_trim_load(j->trim, f->pid, e->time, e->start, e->size, e->func, j->err);
+        if (res != JITANON_OK && res != JITANON_ERR_INVALID_ARGUMENT) return res; /* wrapping ranges: skip */
+        if (!jitanon__grow(&j->a, (void **)&j->synth, &j->synth_cap, j->nsynth + 1, sizeof *s))
+            return jitanon__inj_nomem(j, "synthesized mmaps");
+        s = &j->synth[j->nsynth++];
+        s->time = e->time;
+        s->seq = e->seq;
+        s->start = e->start;
+        s->size = e->size;
+        s->func = e->func;
+    }
+    return JITANON_OK;
+}
+
+/* Decides what one mmap record becomes. */
+JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitanon__inj_rec *r,
+                                                         const jitanon_perf_mmap *m)
+{
+    jitanon_trim_kind kind = jitanon_trim_classify(m->filename.data, m->filename.length);
+    const jitanon_trim_piece *p = NULL;
+    size_t n = 0, i;
+    uint64_t map_id = 0;
+    jitanon_result res;
+    int dumped = kind == JITANON_TRIM_ANON && jitanon__inj_has_dump(j, m->pid);
+    if (j->opts->anon_mode == JITANON_ANON_ALL && dumped) {
+        r->action = JITANON__INJ_DROP;
+        j->st->anon_dropped++;
+        return JITANON_OK;
+    }
+    if (j->opts->anon_mode != JITANON_ANON_RANGE) return JITANON_OK;
+    if (j->opts->on_sample) { /* remember the name, so samples can say where they landed */
+        static const char nul = 0;
+        map_id = j->paths.size;
+        if (jitanon_membuf_write(&j->paths, m->filename.data, m->filename.length) ||
+            jitanon_membuf_write(&j->paths, &nul, 1))
+            return jitanon__inj_nomem(j, "mmap names");
+    }
+    res = jitanon_trim_mmap(j->trim, m->pid, r->time, m->start, m->len, m->pgoff, kind, map_id, &p, &n, j->err);
+    if (res == JITANON_ERR_INVALID_ARGUMENT) return JITANON_OK; /* a wrapping range: pass it on */
+    if (res != JITANON_OK || !dumped) return res;
+    if (n == 1 && p[0].start == m->start && p[0].len == m->len) {
+        j->st->anon_kept++;
+        return JITANON_OK;
+    }
+    if (n == 0) j->st->anon_dropped++;
+    else j->st->anon_split++;
+    j->st->anon_pieces += n;
+    if (!jitanon__grow(&j->a, (void **)&j->pieces, &j->pieces_cap, j->npieces + n, sizeof *j->pieces))
+        return jitanon__inj_nomem(j, "pieces");
+    r->action = n ? JITANON__INJ_PIECES : JITANON__INJ_DROP;
+    r->first_piece = j->npieces;
+    r->pieces = n;
+    for (i = 0; i < n; i++) j->pieces[j->npieces++] = p[i];
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitanon_perf_record *rec)
+{
+    jitanon__inj_rec *r;
+    if (!jitanon__grow(&j->a, (void **)&j->recs, &j->recs_cap, j->nrecs + 1, sizeof *r) ||
+        jitanon_membuf_write(&j->round, rec->raw.data, rec->raw.size))
+        return jitanon__inj_nomem(j, "round buffer");
+    r = &j->recs[j->nrecs++];
+    memset(r, 0, sizeof *r);
+    r->off = j->round.size - rec->raw.size;
+    r->size = rec->raw.size;
+    r->offset = rec->offset;
+    r->type = rec->type;
+    r->misc = rec->misc;
+    r->cpu = rec->sid.cpu;
+    /* Records without a time (tool records) keep their place next to their neighbours. */
+    if (rec->sid.present & JITANON_PERF_SAMPLE_TIME) j->last_time = rec->sid.time;
+    r->time = j->last_time;
+    if (jitanon__inj_is_mmap(rec->type)) {
+        r->pid = rec->mmap.pid;
+        r->tid = rec->mmap.tid;
+        r->start = rec->mmap.start;
+        r->len = rec->mmap.len;
+        r->pgoff = rec->mmap.pgoff;
+        r->name_off = (size_t)((const uint8_t *)rec->mmap.filename.data - rec->raw.data);
+        r->name_len = rec->mmap.filename.length;
+    } else if (rec->type == JITANON_PERF_RECORD_SAMPLE) {
+        r->pid = rec->sid.pid;
+        r->tid = rec->sid.tid;
+        r->start = rec->sample.ip;
+    } else if (rec->type == JITANON_PERF_RECORD_FORK) {
+        r->pid = rec->task.pid;
+        r->ppid = rec->task.ppid;
+    } else if (rec->type == JITANON_PERF_RECORD_COMM) {
+        r->pid = rec->comm.pid;
+    } else if (rec->type == JITANON_PERF_RECORD_TIME_CONV) {
+        j->time_conv = *rec;
+        j->have_time_conv = 1;
+    }
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_perf_mmap jitanon__inj_mmap_of(const jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon_perf_mmap m;
+    memset(&m, 0, sizeof m);
+    m.pid = r->pid;
+    m.tid = r->tid;
+    m.start = r->start;
+    m.len = r->len;
+    m.pgoff = r->pgoff;
+    m.filename.data = (const char *)j->round.data + r->off + r->name_off;
+    m.filename.length = r->name_len;
+    return m;
+}
+
+#define JITANON__PERF_MISC_COMM_EXEC (1u << 13)
+
+JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon_sample_info s;
+    jitanon_range where;
+    memset(&s, 0, sizeof s);
+    s.pid = r->pid;
+    s.tid = r->tid;
+    s.time = r->time;
+    s.ip = r->start;
+    s.kind = j->trim ? jitanon_trim_resolve(j->trim, r->pid, r->start, &where) : JITANON_TRIM_NONE;
+    if (s.kind == JITANON_TRIM_JIT && where.id < j->nfuncs) {
+        const jitanon__inj_func *f = &j->funcs[where.id];
+        s.name = f->name;
+        s.start = f->code_addr;
+        s.code_index = f->code_index;
+    } else if (s.kind != JITANON_TRIM_NONE && where.id < j->paths.size) {
+        s.name.data = jitanon__inj_path(j, (size_t)where.id);
+        s.name.length = strlen(s.name.data);
+        s.start = where.start;
+    }
+    j->opts->on_sample(j->io.user, &s);
+}
+
+/* Replays one buffered record in time order. */
+JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__inj_rec *r)
+{
+    jitanon_result res = JITANON_OK;
+    int range = j->opts->anon_mode == JITANON_ANON_RANGE;
+    if (jitanon__inj_is_mmap(r->type)) {
+        jitanon_perf_mmap m = jitanon__inj_mmap_of(j, r);
+        if (jitanon_is_jitdump_marker(m.filename.data, m.filename.length, NULL)) {
+            jitanon_perf_record rec;
+            memset(&rec, 0, sizeof rec);
+            rec.mmap = m;
+            rec.offset = r->offset;
+            rec.sid.cpu = r->cpu;
+            return jitanon__inj_marker(j, &rec, r);
+        }
+        return jitanon__inj_decide_mmap(j, r, &m);
+    }
+    if (r->type == JITANON_PERF_RECORD_SAMPLE) {
+        j->st->samples++;
+        if (j->opts->on_sample) jitanon__inj_resolve(j, r);
+    }
+    /* perf's address maps: a new process starts from its parent's; exec starts afresh. */
+    if (range && r->type == JITANON_PERF_RECORD_FORK && r->pid != r->ppid)
+        res = jitanon_trim_fork(j->trim, r->ppid, r->pid, j->err);
+    if (range && r->type == JITANON_PERF_RECORD_COMM && (r->misc & JITANON__PERF_MISC_COMM_EXEC))
+        jitanon_trim_forget(j->trim, r->pid);
+    return res;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_emit_synth(jitanon__inj *j, const jitanon__inj_synth *s)
+{
+    const jitanon__inj_func *f = &j->funcs[s->func];
+    const jitanon_perf_attr *attr = NULL;
+    jitanon_perf_mmap m;
+    size_t size = 0, i;
+    jitanon_result res;
+    /* The trailer follows the attr that records mmaps (attr bit 8, `mmap`). */
+    for (i = 0; i < j->in->attr_count && !attr; i++)
+        if (j->in->attrs[i].flags & (1u << 8)) attr = &j->in->attrs[i];
+    if (!attr && j->in->attr_count) attr = &j->in->attrs[0];
+    memset(&m, 0, sizeof m);
+    m.pid = f->pid;
+    m.tid = f->tid;
+    m.start = s->start;
+    m.len = s->size;
+    m.pgoff = f->pgoff;
+    m.prot = 5;  /* PROT_READ | PROT_EXEC */
+    m.flags = 2; /* MAP_PRIVATE */
+    m.filename.data = jitanon__inj_path(j, f->path);
+    m.filename.length = strlen(m.filename.data);
+    res = jitanon_perf_encode_mmap2(j->enc, j->enc_cap, &size, &m, JITANON_PERF_MISC_USER, s->time, j->marker_cpu,
+                                    attr, j->in->big_endian, j->err);
+    if (res == JITANON_ERR_LIMIT) {
+        if (!jitanon__grow(&j->a, (void **)&j->enc, &j->enc_cap, size, 1)) return jitanon__inj_nomem(j, "mmap2");
+        res = jitanon_perf_encode_mmap2(j->enc, j->enc_cap, &size, &m, JITANON_PERF_MISC_USER, s->time, j->marker_cpu,
+                                        attr, j->in->big_endian, j->err);
+    }
+    if (res != JITANON_OK) return res;
+    j->st->mmaps_synthesized++;
+    return jitanon_perf_writer_write(j->out, j->enc, size, j->err);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_emit_rec(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    const uint8_t *raw = j->round.data + r->off;
+    size_t i;
+    if (r->action == JITANON__INJ_PASS) return jitanon_perf_writer_write(j->out, raw, r->size, j->err);
+    for (i = 0; r->action == JITANON__INJ_PIECES && i < r->pieces; i++) {
+        const jitanon_trim_piece *p = &j->pieces[r->first_piece + i];
+        jitanon_perf_record rec;
+        size_t size = 0;
+        jitanon_result res;
+        memset(&rec, 0, sizeof rec);
+        rec.type = r->type;
+        rec.raw.data = raw;
+        rec.raw.size = r->size;
+        rec.offset = r->offset;
+        if (!jitanon__grow(&j->a, (void **)&j->enc, &j->enc_cap, r->size, 1)) return jitanon__inj_nomem(j, "pieces");
+        res = jitanon_perf_rewrite_mmap(j->enc, j->enc_cap, &size, &rec, p->start, p->len, p->pgoff, j->in->big_endian,
+                                        j->err);
+        if (res == JITANON_OK) res = jitanon_perf_writer_write(j->out, j->enc, size, j->err);
+        if (res != JITANON_OK) return res;
+    }
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE int jitanon__inj_synth_less(const void *ctx, uint32_t a, uint32_t b)
+{
+    const jitanon__inj_synth *s = (const jitanon__inj_synth *)ctx;
+    return s[a].time < s[b].time || (s[a].time == s[b].time && s[a].seq < s[b].seq);
+}
+
+/* Fills j->order with 0..n-1 sorted by `less` (stable); order and its scratch half share
+   one allocation. */
+JITANON__PRIVATE int jitanon__inj_order(jitanon__inj *j, size_t n, jitanon__less_fn less, const void *ctx)
+{
+    size_t i;
+    if (n > UINT32_MAX / 2) return 0;
+    if (!jitanon__grow(&j->a, (void **)&j->order, &j->order_cap, 2 * n, sizeof *j->order)) return 0;
+    for (i = 0; i < n; i++) j->order[i] = (uint32_t)i;
+    jitanon__msort(j->order, j->order + n, n, less, ctx);
+    return 1;
+}
+
+/* Emits the round in file order, each synthesized MMAP2 just before the first record
+   that is not older than it. */
+JITANON__PRIVATE jitanon_result jitanon__inj_emit_round(jitanon__inj *j)
+{
+    size_t k, s = 0;
+    jitanon_result res = JITANON_OK;
+    if (!jitanon__inj_order(j, j->nsynth, jitanon__inj_synth_less, j->synth)) return jitanon__inj_nomem(j, "sort");
+    for (k = 0; k < j->nrecs && res == JITANON_OK; k++) {
+        while (res == JITANON_OK && s < j->nsynth && j->synth[j->order[s]].time <= j->recs[k].time)
+            res = jitanon__inj_emit_synth(j, &j->synth[j->order[s++]]);
+        if (res == JITANON_OK) res = jitanon__inj_emit_rec(j, &j->recs[k]);
+    }
+    while (res == JITANON_OK && s < j->nsynth) res = jitanon__inj_emit_synth(j, &j->synth[j->order[s++]]);
+    return res;
+}
+
+/* Decides every buffered record in time order, applying jit events as time passes, then
+   writes the round.  `last`: no more input, so every remaining jit event is due. */
+JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, int last)
+{
+    size_t k;
+    uint64_t max_time = 0;
+    jitanon_result res = JITANON_OK;
+    if (!jitanon__inj_order(j, j->nrecs, jitanon__inj_rec_less, j->recs)) return jitanon__inj_nomem(j, "sort");
+    for (k = 0; k < j->nrecs && res == JITANON_OK; k++) {
+        jitanon__inj_rec *r = &j->recs[j->order[k]];
+        if (r->time > max_time) max_time = r->time;
+        res = jitanon__inj_apply_until(j, r->time, 0);
+        if (res == JITANON_OK) res = jitanon__inj_decide(j, r);
+    }
+    if (res == JITANON_OK) res = jitanon__inj_apply_until(j, max_time, last);
+    if (res == JITANON_OK && j->out) res = jitanon__inj_emit_round(j);
+    j->st->rounds++;
+    if (j->round.size > j->st->largest_round_bytes) j->st->largest_round_bytes = j->round.size;
+    j->round.size = 0;
+    j->nrecs = j->npieces = j->nsynth = 0;
+    if (j->io.progress) j->io.progress(j->io.user, j->bytes_done);
+    return res;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_record(jitanon__inj *j, const jitanon_perf_record *rec)
+{
+    jitanon_result res;
+    uint64_t limit = j->opts->max_round_bytes ? j->opts->max_round_bytes : (uint64_t)256 << 20;
+    j->st->records_in++;
+    if (!rec->from_compressed) j->bytes_done = rec->offset + rec->raw.size;
+    /* Attr and feature records become file sections when pipe turns into file: pass
+       them on at once, after whatever is buffered. */
+    if (rec->type == JITANON_PERF_RECORD_HEADER_ATTR || rec->type == JITANON_PERF_RECORD_HEADER_FEATURE) {
+        if (j->nrecs && (res = jitanon__inj_round(j, 0)) != JITANON_OK) return res;
+        return j->out ? jitanon__pc_record(j->in, j->out, rec, j->err) : JITANON_OK;
+    }
+    if ((res = jitanon__inj_buffer(j, rec)) != JITANON_OK) return res;
+    if (rec->type == JITANON_PERF_RECORD_FINISHED_ROUND || j->round.size >= limit) return jitanon__inj_round(j, 0);
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
+{
+    size_t i;
+    for (i = 0; i < j->ndumps; i++) {
+        jitanon__free(&j->a, j->dumps[i].events, j->dumps[i].cap * sizeof *j->dumps[i].events);
+        jitanon_jitdump_free(j->dumps[i].dump);
+    }
+    jitanon__free(&j->a, j->dumps, j->dumps_cap * sizeof *j->dumps);
+    jitanon__free(&j->a, j->dump_pids, j->dump_pids_cap * sizeof *j->dump_pids);
+    jitanon__free(&j->a, j->funcs, j->funcs_cap * sizeof *j->funcs);
+    jitanon__free(&j->a, j->recs, j->recs_cap * sizeof *j->recs);
+    jitanon__free(&j->a, j->order, j->order_cap * sizeof *j->order);
+    jitanon__free(&j->a, j->pieces, j->pieces_cap * sizeof *j->pieces);
+    jitanon__free(&j->a, j->synth, j->synth_cap * sizeof *j->synth);
+    jitanon__free(&j->a, j->enc, j->enc_cap);
+    jitanon_membuf_free(&j->paths);
+    jitanon_membuf_free(&j->elfbuf);
+    jitanon_membuf_free(&j->round);
+    jitanon_trim_free(j->trim);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitanon_inject_opts *opts,
+                                                   jitanon_inject_opts *defaults)
+{
+    size_t i;
+    jitanon_result res = JITANON_OK;
+    if (!opts) {
+        memset(defaults, 0, sizeof *defaults);
+        opts = defaults;
+    }
+    if (!jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
+        return JITANON__FAIL(j->err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_inject_opts not zero-initialised");
+    if (opts->anon_mode > JITANON_ANON_KEEP || opts->elf_layout > JITANON_ELF_PER_PROCESS)
+        return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown anon_mode or elf_layout");
+    if (j->out && j->in->big_endian != j->out->big_endian)
+        return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "the writer must use the input's byte order");
+    j->opts = opts;
+    j->a = opts->allocator;
+    j->io = opts->io;
+    if (!j->io.load_dump) j->io.load_dump = jitanon__inj_load_default;
+    if (!j->io.write_elf) j->io.write_elf = jitanon__inj_write_default;
+    j->paths.allocator = j->elfbuf.allocator = j->round.allocator = j->a;
+    if (opts->anon_mode == JITANON_ANON_RANGE || opts->on_sample) {
+        jitanon_trim_opts to;
+        memset(&to, 0, sizeof to);
+        to.allocator = j->a;
+        if (!(j->trim = jitanon_trim_new(&to, j->err))) return j->err ? j->err->type : JITANON_ERR_NOMEM;
+    }
+    for (i = 0; res == JITANON_OK && j->out && j->in->mode == JITANON_PERF_FILE && i < j->in->attr_count; i++)
+        res = jitanon_perf_writer_add_attr(j->out, &j->in->attrs[i], j->err);
+    return res;
+}
+
+JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_writer *out,
+                                          const jitanon_inject_opts *opts, jitanon_inject_stats *stats,
+                                          jitanon_error *err)
+{
+    jitanon__inj j;
+    jitanon_inject_opts defaults;
+    jitanon_inject_stats local;
+    jitanon_perf_record rec;
+    jitanon_result res;
+    int feats_done = 0;
+    JITANON_ASSERT(in);
+    jitanon__clear_error(err);
+    memset(&j, 0, sizeof j);
+    j.in = in;
+    j.out = out;
+    j.err = err;
+    j.st = stats ? stats : &local;
+    memset(j.st, 0, sizeof *j.st);
+    res = jitanon__inj_start(&j, opts, &defaults);
+    /* A pipe wants features before the records; a file takes them at the end anyway. */
+    if (res == JITANON_OK && out && in->mode == JITANON_PERF_FILE && in->seek_fn_) {
+        res = jitanon__pc_features(in, out, err);
+        feats_done = 1;
+    }
+    while (res == JITANON_OK && (res = jitanon_perf_reader_next(in, &rec, err)) == JITANON_OK)
+        res = jitanon__inj_record(&j, &rec);
+    if (res == JITANON_END) {
+        jitanon__clear_error(err);
+        res = jitanon__inj_round(&j, 1);
+    }
+    if (res == JITANON_OK && out && in->mode == JITANON_PERF_FILE && !feats_done)
+        res = jitanon__pc_features(in, out, err);
+    if (res == JITANON_OK && out) res = jitanon_perf_writer_finish(out, err);
+    j.st->records_out = out ? out->records : 0;
+    jitanon__inj_free(&j);
+    return res;
+}
+
+#if !defined(JITANON_NO_STDIO) && defined(__unix__)
+typedef struct jitanon__inj_pump {
+    const jitanon_inject_opts *opts;
+    jitanon_inject_stats *stats;
+} jitanon__inj_pump;
+
+JITANON__PRIVATE jitanon_result jitanon__inj_pump_fn(void *ctx, jitanon_perf_reader *r, jitanon_perf_writer *w,
+                                                     jitanon_error *err)
+{
+    const jitanon__inj_pump *p = (const jitanon__inj_pump *)ctx;
+    return jitanon_inject(r, w, p->opts, p->stats, err);
+}
+
+JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, int out_mode,
+                                               const jitanon_inject_opts *opts, const jitanon_perf_opts *perf_opts,
+                                               jitanon_inject_stats *stats, jitanon_error *err)
+{
+    jitanon__inj_pump p;
+    p.opts = opts;
+    p.stats = stats;
+    return jitanon__pc_run(in_path, out_path, out_mode, perf_opts, jitanon__inj_pump_fn, &p, err);
+}
+#endif
 
 #endif /* JITANON_IMPLEMENTATION_INCLUDED */
 #endif /* JITANON_IMPLEMENTATION */
