@@ -101,6 +101,32 @@ static void ti_round(ti_gen *g)
     JT_CHECK(jitanon_perf_writer_write(&g->w, b, sizeof b, &err) == JITANON_OK);
 }
 
+/* A perf writer with one attr as `perf record -k mono -e cpu-clock` makes it. */
+static void ti_gen_begin(ti_gen *g, uint8_t raw[128], int mono, jitanon_membuf *out, jitanon_perf_mode mode)
+{
+    jitanon_error err;
+    jitanon_sink sink;
+    memset(g, 0, sizeof *g);
+    ti_attr_raw(raw, mono);
+    g->id = TI_ID;
+    g->attr.type = 1;
+    g->attr.size = 128;
+    g->attr.sample_type = jitanon__rd64(raw + 24, 0);
+    g->attr.flags = jitanon__rd64(raw + 40, 0);
+    g->attr.sample_id_all = 1;
+    g->attr.id_hdr_size = 32;
+    g->attr.use_clockid = mono;
+    g->attr.clockid = mono;
+    g->attr.raw.data = raw;
+    g->attr.raw.size = 128;
+    g->attr.ids = &g->id;
+    g->attr.id_count = 1;
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = out;
+    JT_CHECK(jitanon_perf_writer_init(&g->w, mode, 0, sink, ti_pwrite, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_add_attr(&g->w, &g->attr, &err) == JITANON_OK);
+}
+
 /* The scenario: a JIT commits pages one at a time; each commit yields an //anon MMAP2
    over all pages so far, after earlier loads.  File order inside a round is not time
    order (records are only ordered across rounds). */
@@ -109,27 +135,8 @@ static void ti_build_perf(jitanon_membuf *out, int mono, jitanon_perf_mode mode)
     ti_gen g;
     uint8_t raw[128];
     jitanon_error err;
-    jitanon_sink sink;
     memset(out, 0, sizeof *out);
-    memset(&g, 0, sizeof g);
-    ti_attr_raw(raw, mono);
-    g.id = TI_ID;
-    g.attr.type = 1;
-    g.attr.size = 128;
-    g.attr.sample_type = jitanon__rd64(raw + 24, 0);
-    g.attr.flags = jitanon__rd64(raw + 40, 0);
-    g.attr.sample_id_all = 1;
-    g.attr.id_hdr_size = 32;
-    g.attr.use_clockid = mono;
-    g.attr.clockid = mono;
-    g.attr.raw.data = raw;
-    g.attr.raw.size = sizeof raw;
-    g.attr.ids = &g.id;
-    g.attr.id_count = 1;
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
-    JT_CHECK(jitanon_perf_writer_init(&g.w, mode, 0, sink, ti_pwrite, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_perf_writer_add_attr(&g.w, &g.attr, &err) == JITANON_OK);
+    ti_gen_begin(&g, raw, mono, out, mode);
     ti_mmap(&g, 10, 0x400000, 0x1000, 0, "/usr/bin/fakejit");
     ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
     ti_mmap(&g, 30, 0x10000, 0x1000, 0x10000, "//anon");
@@ -579,25 +586,7 @@ static void ti_random_case(uint64_t seed, int *failures, uint32_t anon_mode, int
     }
     /* perf.data: marker first, then rounds of up to 6 records shuffled inside */
     memset(&perf, 0, sizeof perf);
-    memset(&g, 0, sizeof g);
-    ti_attr_raw(raw, 1);
-    g.id = TI_ID;
-    g.attr.type = 1;
-    g.attr.size = 128;
-    g.attr.sample_type = jitanon__rd64(raw + 24, 0);
-    g.attr.flags = jitanon__rd64(raw + 40, 0);
-    g.attr.sample_id_all = 1;
-    g.attr.id_hdr_size = 32;
-    g.attr.use_clockid = 1;
-    g.attr.clockid = 1;
-    g.attr.raw.data = raw;
-    g.attr.raw.size = sizeof raw;
-    g.attr.ids = &g.id;
-    g.attr.id_count = 1;
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = &perf;
-    jitanon_perf_writer_init(&g.w, JITANON_PERF_FILE, 0, sink, ti_pwrite, NULL, &err);
-    jitanon_perf_writer_add_attr(&g.w, &g.attr, &err);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
     ti_mmap(&g, 50, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
     ti_round(&g);
     for (i = 0; i < n; i += 6) {
@@ -684,6 +673,7 @@ static void ti_random_case(uint64_t seed, int *failures, uint32_t anon_mode, int
         o.io.load_dump = ti_load_dump;
         o.io.write_elf = ti_write_elf;
         o.io.user = &io;
+        sink.write_fn = jitanon_membuf_write;
         sink.user = &result;
         JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, &err) == JITANON_OK);
         JT_CHECK(jitanon_perf_writer_init(&w, JITANON_PERF_FILE, 0, sink, ti_pwrite, NULL, &err) == JITANON_OK);
