@@ -177,7 +177,14 @@ static void ti_build_dump(jitanon_membuf *out)
     jitanon_jitdump_write_load(&w, 96, TI_PID, TI_PID, 0x12000, code, 0x80, 3, "f3", 2, &err);
 }
 
+typedef struct ti_seen {
+    unsigned n;
+    jitanon_trim_kind kind[8];
+    char name[8][32];
+} ti_seen;
+
 typedef struct ti_io {
+    ti_seen seen;
     jitanon_membuf dump;
     int give_dump;
     unsigned elf_files;
@@ -749,8 +756,56 @@ static void test_inject_contract_random(void)
     JT_CHECK(failures > 0);
 }
 
+static void ti_on_sample_record(void *user, const jitanon_sample_info *si)
+{
+    ti_seen *s = &((ti_io *)user)->seen;
+    size_t len = si->name.length < 31 ? si->name.length : 31;
+    if (s->n < 8) {
+        s->kind[s->n] = si->kind;
+        memcpy(s->name[s->n], si->name.data, len);
+        s->name[s->n][len] = 0;
+    }
+    s->n++;
+}
+
+/* The profiler's side: no writer, no ELF, every sample resolved in time order. */
+static void test_inject_resolve_only(void)
+{
+    jitanon_membuf perf;
+    ti_io io;
+    jitanon_inject_opts o;
+    jitanon_perf_reader r;
+    jitanon_error err;
+    ti_in in;
+    memset(&io, 0, sizeof io);
+    memset(&o, 0, sizeof o);
+    io.give_dump = 1;
+    ti_build_perf(&perf, 1, JITANON_PERF_FILE);
+    ti_build_dump(&io.dump);
+    in.p = perf.data;
+    in.n = perf.size;
+    in.pos = 0;
+    o.io.load_dump = ti_load_dump;
+    o.io.write_elf = ti_write_elf;
+    o.io.user = &io;
+    o.on_sample = ti_on_sample_record;
+    JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
+    jitanon_perf_reader_free(&r);
+    JT_CHECK_EQ_U(io.elf_files, 0);
+    JT_CHECK_EQ_U(io.seen.n, 4);
+    /* in time order: t=60 f0, t=61 a stub in //anon, t=62 //anon (f2 loads at 70), t=90 f2 */
+    JT_CHECK(io.seen.kind[0] == JITANON_TRIM_JIT && !strcmp(io.seen.name[0], "f0"));
+    JT_CHECK(io.seen.kind[1] == JITANON_TRIM_ANON && !strcmp(io.seen.name[1], "//anon"));
+    JT_CHECK(io.seen.kind[2] == JITANON_TRIM_ANON);
+    JT_CHECK(io.seen.kind[3] == JITANON_TRIM_JIT && !strcmp(io.seen.name[3], "f2"));
+    jitanon_membuf_free(&perf);
+    jitanon_membuf_free(&io.dump);
+}
+
 static void suite_inject(void)
 {
+    JT_RUN(test_inject_resolve_only);
     JT_RUN(test_inject_contract_random);
     JT_RUN(test_inject_marker_names);
     JT_RUN(test_inject_range_trims_only_overlaps);
