@@ -950,8 +950,12 @@ JITANON_API jitanon_result jitanon_trim_move(jitanon_trim *t, uint32_t pid, uint
    *pieces / *count (either may be NULL) receive what to write out instead, in address
    order, in a buffer owned by the engine and valid until the next call:
    - FILE, or ANON of a process without a jitdump: the mmap itself, unchanged;
-   - ANON of a jitdump process: its parts not on live jit code (zero, one or more);
-     cost O((pieces + 1) log n + k), k = map pieces under the mmap.
+   - ANON of a jitdump process: its parts not on live jit code (zero, one or more),
+     less the parts an earlier mmap with the same map_id still covers: re-sending those
+     would not change perf's map, and a JIT growing its code cache would otherwise repeat
+     every gap between functions at each growth.  So equal map_ids must mean identical
+     mappings (same name, same pgoff - start; jitanon_inject interns them); a fresh id
+     per mmap turns this off.  Cost O((pieces + 1) log n + k), k = map pieces under it.
    len 0: the mmap unchanged, nothing recorded.  A range past UINT64_MAX or another kind
    is JITANON_ERR_INVALID_ARGUMENT.  On any error every address map is left unchanged
    (the process may have been registered, with an empty map). */
@@ -4949,7 +4953,8 @@ JITANON__PRIVATE jitanon_result jitanon__trim_piece(jitanon_trim *t, size_t *n, 
 
 /* The parts of [start, last] not on jit code in map m, into t->pieces.  Reads only. */
 JITANON__PRIVATE jitanon_result jitanon__trim_gaps(jitanon_trim *t, const jitanon_rangemap *m, uint64_t start,
-                                                   uint64_t last, uint64_t pgoff, size_t *n, jitanon_error *err)
+                                                   uint64_t last, uint64_t pgoff, uint64_t map_id, size_t *n,
+                                                   jitanon_error *err)
 {
     jitanon_rangemap_iter it;
     jitanon_range r;
@@ -4957,7 +4962,10 @@ JITANON__PRIVATE jitanon_result jitanon__trim_gaps(jitanon_trim *t, const jitano
     jitanon_result res;
     jitanon_rangemap_iter_begin(&it, m, start, last - start + 1);
     while (jitanon_rangemap_iter_next(&it, &r)) {
-        if (r.kind != JITANON_TRIM_JIT) continue;
+        /* Live jit code is cut out; so is what this very mapping (an equal map_id) already
+           covers: writing it again would not change perf's map, and a JIT that grows its
+           code cache would otherwise repeat every gap between functions at each growth. */
+        if (r.kind != JITANON_TRIM_JIT && !(r.kind == JITANON_TRIM_ANON && r.id == map_id)) continue;
         rs = r.start > start ? r.start : start;
         rl = r.start + (r.len - 1);
         if (rs > cur && (res = jitanon__trim_piece(t, n, cur, rs - 1, start, pgoff, err)) != JITANON_OK) return res;
@@ -4974,7 +4982,7 @@ JITANON__PRIVATE jitanon_result jitanon__trim_anon(jitanon_trim *t, jitanon__tri
                                                    jitanon_error *err)
 {
     size_t i;
-    jitanon_result r = jitanon__trim_gaps(t, &p->map, start, last, pgoff, n, err);
+    jitanon_result r = jitanon__trim_gaps(t, &p->map, start, last, pgoff, map_id, n, err);
     if (r == JITANON_OK) r = jitanon__trim_fix(t, jitanon__rm_reserve(&p->map, *n + 1, err), err);
     if (r != JITANON_OK) return r;
     for (i = 0; i < *n; i++) {
@@ -6606,6 +6614,12 @@ typedef struct jitanon__inj_rec {
     size_t first_piece, pieces;
 } jitanon__inj_rec;
 
+/* What makes two mmaps the same mapping for perf: the name and pgoff - start. */
+typedef struct jitanon__inj_ident {
+    size_t name_off, name_len;
+    uint64_t delta;
+} jitanon__inj_ident;
+
 typedef struct jitanon__inj_synth {
     uint64_t time, seq, start, size;
     size_t func;
@@ -6624,7 +6638,10 @@ typedef struct jitanon__inj {
     size_t ndumps, dumps_cap;
     jitanon__inj_func *funcs;
     size_t nfuncs, funcs_cap;
-    jitanon_membuf paths;   /* NUL-terminated ELF paths */
+    jitanon_membuf paths;   /* NUL-terminated ELF paths and mmap names */
+    jitanon__inj_ident *idents; /* map identities: index = the map_id given to the engine */
+    size_t nidents, idents_cap;
+    jitanon_rangemap ident_index; /* hash of (name, pgoff - start) -> ident */
     jitanon_membuf elfbuf;  /* one ELF being written */
     uint32_t *dump_pids;    /* processes with a usable jitdump (for --anon=all) */
     size_t ndump_pids, dump_pids_cap;
@@ -7192,6 +7209,49 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply_until(jitanon__inj *j, uint64
     return JITANON_OK;
 }
 
+JITANON__PRIVATE uint64_t jitanon__fnv1a(const void *data, size_t n, uint64_t h)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    while (n--) h = (h ^ *p++) * 0x100000001b3ull;
+    return h;
+}
+
+/* Interns (name, pgoff - start): equal identities get equal map_ids, which lets the
+   engine skip re-sending what an identical mapping already covers.  A hash collision
+   between different identities just gets a fresh id (no skipping). */
+JITANON__PRIVATE jitanon_result jitanon__inj_ident_of(jitanon__inj *j, const jitanon_perf_mmap *m, uint64_t *id)
+{
+    static const char nul = 0;
+    uint64_t delta = m->pgoff - m->start, h;
+    jitanon__inj_ident *e;
+    jitanon_range r;
+    int collision = 0;
+    uint8_t d[8];
+    jitanon__wr64(d, delta, 0);
+    h = jitanon__fnv1a(d, 8, jitanon__fnv1a(m->filename.data, m->filename.length, 0xcbf29ce484222325ull));
+    if (jitanon_rangemap_lookup(&j->ident_index, h, &r)) {
+        e = &j->idents[r.id];
+        if (e->delta == delta && e->name_len == m->filename.length &&
+            !memcmp(j->paths.data + e->name_off, m->filename.data, e->name_len)) {
+            *id = r.id;
+            return JITANON_OK;
+        }
+        collision = 1;
+    }
+    if (!jitanon__grow(&j->a, (void **)&j->idents, &j->idents_cap, j->nidents + 1, sizeof *e))
+        return jitanon__inj_nomem(j, "mmap identities");
+    e = &j->idents[j->nidents];
+    e->name_off = j->paths.size;
+    e->name_len = m->filename.length;
+    e->delta = delta;
+    if (jitanon_membuf_write(&j->paths, m->filename.data, m->filename.length) || jitanon_membuf_write(&j->paths, &nul, 1))
+        return jitanon__inj_nomem(j, "mmap names");
+    if (!collision && jitanon_rangemap_assign(&j->ident_index, h, 1, 1, j->nidents, j->err) != JITANON_OK)
+        return j->err ? j->err->type : JITANON_ERR_NOMEM;
+    *id = j->nidents++;
+    return JITANON_OK;
+}
+
 /* Decides what one mmap record becomes. */
 JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitanon__inj_rec *r,
                                                          const jitanon_perf_mmap *m)
@@ -7208,13 +7268,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
         return JITANON_OK;
     }
     if (j->opts->anon_mode != JITANON_ANON_RANGE) return JITANON_OK;
-    if (j->opts->on_sample) { /* remember the name, so samples can say where they landed */
-        static const char nul = 0;
-        map_id = j->paths.size;
-        if (jitanon_membuf_write(&j->paths, m->filename.data, m->filename.length) ||
-            jitanon_membuf_write(&j->paths, &nul, 1))
-            return jitanon__inj_nomem(j, "mmap names");
-    }
+    if ((res = jitanon__inj_ident_of(j, m, &map_id)) != JITANON_OK) return res;
     res = jitanon_trim_mmap(j->trim, m->pid, r->time, m->start, m->len, m->pgoff, kind, map_id, &p, &n, j->err);
     if (res == JITANON_ERR_INVALID_ARGUMENT) return JITANON_OK; /* a wrapping range: pass it on */
     if (res != JITANON_OK || !dumped) return res;
@@ -7306,9 +7360,9 @@ JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_r
         s.name = f->name;
         s.start = f->code_addr;
         s.code_index = f->code_index;
-    } else if (s.kind != JITANON_TRIM_NONE && where.id < j->paths.size) {
-        s.name.data = jitanon__inj_path(j, (size_t)where.id);
-        s.name.length = strlen(s.name.data);
+    } else if (s.kind != JITANON_TRIM_NONE && where.id < j->nidents) {
+        s.name.data = jitanon__inj_path(j, j->idents[where.id].name_off);
+        s.name.length = j->idents[where.id].name_len;
         s.start = where.start;
     }
     j->opts->on_sample(j->io.user, &s);
@@ -7490,6 +7544,8 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, j->pieces, j->pieces_cap * sizeof *j->pieces);
     jitanon__free(&j->a, j->synth, j->synth_cap * sizeof *j->synth);
     jitanon__free(&j->a, j->enc, j->enc_cap);
+    jitanon__free(&j->a, j->idents, j->idents_cap * sizeof *j->idents);
+    jitanon_rangemap_free(&j->ident_index);
     jitanon_membuf_free(&j->paths);
     jitanon_membuf_free(&j->elfbuf);
     jitanon_membuf_free(&j->round);
@@ -7517,6 +7573,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (!j->io.load_dump) j->io.load_dump = jitanon__inj_load_default;
     if (!j->io.write_elf) j->io.write_elf = jitanon__inj_write_default;
     j->paths.allocator = j->elfbuf.allocator = j->round.allocator = j->a;
+    jitanon_rangemap_init(&j->ident_index, &j->a);
     if (opts->anon_mode == JITANON_ANON_RANGE || opts->on_sample) {
         jitanon_trim_opts to;
         memset(&to, 0, sizeof to);

@@ -5,8 +5,10 @@
        perf.data scan (jitanon_perf_reader_next vs read() of the file, page cache warm),
        jitdump parse, ELF emission (memory; files vs empty files), trimming engine.
        Each number is the median of REPEAT runs (default 3).
+   bench-micro scan PERF.DATA [REPEAT]
+       only the perf.data scan.
    bench-micro floor SRCDIR DSTDIR [--atomic]
-       creates, in DSTDIR, one file per regular file of SRCDIR with the same size
+       creates, in DSTDIR, one file per *.so file of SRCDIR with the same size
        (open O_CREAT|O_EXCL, write, close; --atomic: a temporary name, then rename, as
        jitanon-inject writes its ELFs) and prints "files N bytes B seconds S".
    bench-micro time OUTFILE CMD [ARGS...]
@@ -387,7 +389,9 @@ static int floor_cmd(const char *src, const char *dst, int atomic)
     while ((e = readdir(d))) {
         struct stat st;
         snprintf(path, sizeof path, "%s/%s", src, e->d_name);
-        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || strlen(e->d_name) >= 256) continue;
+        size_t len = strlen(e->d_name);
+        if (len < 4 || len >= 256 || strcmp(e->d_name + len - 3, ".so") != 0) continue;
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
         if (nsz == capsz && !(list = realloc(list, (capsz = capsz * 2 + 1024) * sizeof *list))) die("realloc", NULL);
         snprintf(list[nsz].name, sizeof list[nsz].name, "%s", e->d_name);
         list[nsz++].size = (size_t)st.st_size;
@@ -458,9 +462,15 @@ int main(int argc, char **argv)
         free(dump);
         return 0;
     }
+    if (argc >= 3 && !strcmp(argv[1], "scan")) {
+        int rep = argc >= 4 ? atoi(argv[3]) : 3;
+        bench_scan(argv[2], rep < 1 ? 1 : rep > MAXREP ? MAXREP : rep);
+        return 0;
+    }
     if (argc >= 4 && !strcmp(argv[1], "floor")) return floor_cmd(argv[2], argv[3], argc >= 5 && !strcmp(argv[4], "--atomic"));
     if (argc >= 4 && !strcmp(argv[1], "time")) return time_cmd(argv[2], argv + 3);
     fprintf(stderr, "usage: bench-micro run PERF.DATA JIT.DUMP SCRATCHDIR [REPEAT]\n"
+                    "       bench-micro scan PERF.DATA [REPEAT]\n"
                     "       bench-micro floor SRCDIR DSTDIR [--atomic]\n"
                     "       bench-micro time OUTFILE CMD [ARGS...]\n");
     return 2;

@@ -1,0 +1,233 @@
+#!/bin/sh
+# bench/run.sh (`make bench`): jitanon-inject side by side with `perf inject --jit` on the
+# same inputs, in the same run, plus micro benchmarks (bench/micro.c).
+#
+#   BENCH_SCALE=big     larger inputs (2M and 20M samples, a longer node run)
+#   BENCH_REPEAT=N      run every injector N times and print medians (default 1)
+#   BENCH_NODE=0        skip the real node --perf-prof workload
+#   BENCH_MICRO=0       skip the micro benchmarks
+#   BENCH_FLOOR_ATOMIC=1 also time the floor with temporary name + rename per file
+#
+# Inputs: jitgen's synthetic node-like perf.data + jitdump at two perf.data sizes (to show
+# that peak RSS does not grow with the perf.data), and, when perf and node are there and
+# `perf record` works, a real `node --perf-prof` run.  Everything goes under one
+# mktemp -d ($TMPDIR, else /work, else build/) that is removed at exit; perf's build-id
+# cache is pointed there too, so ~/.debug is not touched.  Timings are informative only:
+# nothing here fails on a slow result.
+set -eu
+cd "$(dirname "$0")/.."
+CC=${CC:-cc}
+SCALE=${BENCH_SCALE:-default}
+REPEAT=${BENCH_REPEAT:-1}
+case $SCALE in
+big) LOADS=45000 SAMPLES_A=2000000 SAMPLES_B=20000000 NODE_FUNCS=15000 NODE_MS=8000 ;;
+*) LOADS=45000 SAMPLES_A=200000 SAMPLES_B=2000000 NODE_FUNCS=5000 NODE_MS=4000 ;;
+esac
+
+if [ -n "${TMPDIR:-}" ] && [ -d "$TMPDIR" ]; then BASE=$TMPDIR
+elif [ -d /work ] && [ -w /work ]; then BASE=/work
+else BASE=$PWD/build
+fi
+W=$(mktemp -d "$BASE/jitanon-bench.XXXXXX")
+NODE_PID=
+cleanup() {
+    rm -rf "$W"
+    # node --perf-prof writes its dump into the working directory (under $W); remove
+    # anything it may have left in /tmp for its pid all the same.
+    if [ -n "$NODE_PID" ]; then rm -f "/tmp/perf-$NODE_PID.map" "/tmp/jit-$NODE_PID.dump" /tmp/jitted-"$NODE_PID"-*.so; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+mkdir -p "$W/home" "$W/buildid"
+PERFENV="env HOME=$W/home PERF_BUILDID_DIR=$W/buildid"
+
+$CC -O2 -I. -o build/bench-micro bench/micro.c
+MICRO=build/bench-micro
+
+# timeit OUT CMD...: one line "wall user sys maxrss_kb" in OUT
+timeit() {
+    out=$1
+    shift
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f '%e %U %S %M' -o "$out.raw" "$@" >"$out.log" 2>&1 || { cat "$out.log" >&2; return 1; }
+        tail -n 1 "$out.raw" >"$out"
+    else
+        "$MICRO" time "$out" "$@" >"$out.log" 2>&1 || { cat "$out.log" >&2; return 1; }
+    fi
+}
+
+# med FILE COLUMN: median of a column
+med() {
+    sort -n -k "$2,$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+count_files() { find "$1" -maxdepth 1 -type f -name "$2" | wc -l | tr -d ' '; }
+
+ROWS=$W/rows
+: >"$ROWS"
+
+# row INPUT TOOL FILES OUTBYTES RUNSFILE
+row() {
+    wall=$(med "$5" 1)
+    cpu=$(awk '{ print $2 + $3 }' "$5" | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+    rss=$(med "$5" 4)
+    echo "$1 $2 $wall $cpu $rss $3 $4" >>"$ROWS"
+}
+
+# Nothing is deleted before the end: ext4 allocates inodes slowly right after many
+# files were deleted (find_inode_bit -> recently_deleted scans the freed ones for a
+# minute or so), which made the runs after a cleanup 10x slower.  So every run writes
+# into a fresh directory under $W/runs, and perf's run (which writes jitted-*.so next to
+# the dump) is followed by moving the input directory aside and re-linking its inputs.
+RUN=0
+fresh() { RUN=$((RUN + 1)); D=$W/runs/$RUN; mkdir -p "$D"; }
+
+# bench_input NAME DIR: every injector on DIR/perf.data (+ its jitdump)
+bench_input() {
+    name=$1 dir=$2
+    in=$dir/perf.data
+    tools="fn proc"
+    [ "$have_perf" = 0 ] || tools="$tools perf"
+    for tool in $tools; do
+        : >"$W/runs.$tool"
+        i=0
+        while [ "$i" -lt "$REPEAT" ]; do
+            i=$((i + 1))
+            fresh
+            sync
+            case $tool in
+            fn) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --elf-dir "$D" ;;
+            proc) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=process --elf-dir "$D" ;;
+            perf) timeit "$W/t" $PERFENV perf inject --jit -i "$in" -o "$D/out.data" ;;
+            esac
+            cat "$W/t" >>"$W/runs.$tool"
+            if [ "$tool" = perf ]; then
+                files=$(count_files "$dir" 'jitted-*.so')
+                mv "$dir" "$D/input"
+                mkdir "$dir"
+                ln "$D/input/perf.data" "$D/input"/jit-*.dump "$dir/"
+            else
+                files=$(count_files "$D" '*.so')
+            fi
+            [ "$tool" != fn ] || ELFS=$D
+        done
+        row "$name" "$tool" "$files" "$(wc -c <"$D/out.data" | tr -d ' ')" "$W/runs.$tool"
+        if [ "$tool" = fn ]; then
+            # the floor: as many files of the same sizes, plain and written atomically
+            kinds=create
+            [ "${BENCH_FLOOR_ATOMIC:-0}" = 0 ] || kinds="create atomic"
+            for kind in $kinds; do
+                : >"$W/runs.floor"
+                i=0
+                while [ "$i" -lt "$REPEAT" ]; do
+                    i=$((i + 1))
+                    fresh
+                    rmdir "$D"
+                    sync
+                    if [ $kind = atomic ]; then timeit "$W/t" "$MICRO" floor "$ELFS" "$D" --atomic
+                    else timeit "$W/t" "$MICRO" floor "$ELFS" "$D"; fi
+                    cat "$W/t" >>"$W/runs.floor"
+                done
+                row "$name" "floor-$kind" "$(count_files "$D" '*.so')" 0 "$W/runs.floor"
+            done
+        fi
+    done
+}
+
+have_perf=0
+if command -v perf >/dev/null 2>&1 && $PERFENV perf inject --help >/dev/null 2>&1; then have_perf=1; fi
+[ "$have_perf" = 1 ] || echo "bench: perf not found: perf inject rows are skipped"
+
+describe() {
+    perf_bytes=$(wc -c <"$2/perf.data" | tr -d ' ')
+    dump=$(ls "$2"/jit-*.dump | head -n 1)
+    dump_bytes=$(wc -c <"$dump" | tr -d ' ')
+    loads=$(build/jitdump-cat "$dump" 2>/dev/null | grep -c ' LOAD ' || true)
+    awk -v n="$1" -v p="$perf_bytes" -v d="$dump_bytes" -v l="$loads" \
+        'BEGIN { printf "%-10s perf.data %7.1f MB, jitdump %6.1f MB, %d loads\n", n, p / 1e6, d / 1e6, l }' >>"$W/inputs"
+}
+: >"$W/inputs"
+
+echo "bench: generating inputs (scale $SCALE, $REPEAT run(s) each)"
+build/jitgen --quiet --loads "$LOADS" --samples "$SAMPLES_A" "$W/genA"
+build/jitgen --quiet --loads "$LOADS" --samples "$SAMPLES_B" "$W/genB"
+A=gen-$((SAMPLES_A / 1000))k
+B=gen-$((SAMPLES_B / 1000))k
+describe "$A" "$W/genA"
+describe "$B" "$W/genB"
+
+node_ok=0
+if [ "${BENCH_NODE:-1}" != 0 ] && [ "$have_perf" = 1 ] && command -v node >/dev/null 2>&1 &&
+    $PERFENV perf record -N -q -k mono -e cpu-clock -o "$W/probe.data" true >/dev/null 2>&1; then
+    mkdir -p "$W/node"
+    cat >"$W/node/w.js" <<'EOF'
+// Many distinct functions, each compiled and called: a JIT-heavy node workload.
+const n = +process.argv[2], ms = +process.argv[3];
+const fns = [];
+for (let i = 0; i < n; i++)
+  fns.push(new Function('a', 'b', `let s = a ^ ${i}; for (let k = 0; k < b; k++) s = (s * 31 + k + ${i % 97}) | 0; return s;`));
+let acc = 0, t0 = Date.now(), round = 0;
+while (Date.now() - t0 < ms) {
+  for (let i = 0; i < n; i++) acc = fns[i](acc, 8 + (round & 7)) | 0;
+  round++;
+}
+console.log('functions', n, 'rounds', round, acc);
+EOF
+    echo "bench: recording node --perf-prof ($NODE_FUNCS functions, ${NODE_MS} ms)"
+    if (cd "$W/node" && $PERFENV perf record -N -q -k mono -e cpu-clock -o perf.data \
+        node --perf-prof --interpreted-frames-native-stack w.js "$NODE_FUNCS" "$NODE_MS" >node.log 2>&1); then
+        d=$(ls "$W/node"/jit-*.dump 2>/dev/null | head -n 1)
+        if [ -n "$d" ]; then
+            NODE_PID=$(basename "$d" .dump | sed 's/^jit-//')
+            rm -f "$W/node"/isolate-*.log
+            describe node "$W/node"
+            node_ok=1
+        fi
+    fi
+    [ "$node_ok" = 1 ] || echo "bench: node --perf-prof recording failed: node rows are skipped"
+else
+    echo "bench: perf record or node unavailable: node rows are skipped"
+fi
+rm -f "$W/probe.data"
+
+for x in "$A:$W/genA" "$B:$W/genB"; do
+    echo "bench: running ${x%%:*}"
+    bench_input "${x%%:*}" "${x#*:}"
+done
+if [ "$node_ok" = 1 ]; then
+    echo "bench: running node"
+    bench_input node "$W/node"
+fi
+
+echo
+echo "== inputs"
+cat "$W/inputs"
+echo
+echo "== end to end (medians of $REPEAT run(s); cpu = user + sys; ratios = perf / this row)"
+awk '
+{ input[NR] = $1; tool[NR] = $2; wall[NR] = $3; cpu[NR] = $4; rss[NR] = $5; files[NR] = $6; out[NR] = $7
+  if ($2 == "perf") { pw[$1] = $3; pr[$1] = $5 }
+  if ($2 == "floor-create") fl[$1] = $3 }
+END {
+  names["fn"] = "jitanon --elf=function"; names["proc"] = "jitanon --elf=process"; names["perf"] = "perf inject --jit"
+  names["floor-create"] = "floor: create files"; names["floor-atomic"] = "floor: create+rename"
+  printf "%-10s %-24s %8s %8s %9s %7s %8s %8s %8s %9s\n", "input", "tool", "wall s", "cpu s", "RSS MB", "files", "out MB", "perf/x", "RSS p/x", "x/floor"
+  for (i = 1; i <= NR; i++) {
+    r = (input[i] in pw && wall[i] > 0) ? sprintf("%.1fx", pw[input[i]] / wall[i]) : "-"
+    m = (input[i] in pr && rss[i] > 0 && tool[i] !~ /floor/) ? sprintf("%.1fx", pr[input[i]] / rss[i]) : "-"
+    f = (input[i] in fl && fl[input[i]] > 0 && tool[i] == "fn") ? sprintf("%.2fx", wall[i] / fl[input[i]]) : "-"
+    if (tool[i] == "perf") r = m = "1.0x"
+    printf "%-10s %-24s %8.2f %8.2f %9.1f %7d %8.1f %8s %8s %9s\n", input[i], names[tool[i]], wall[i], cpu[i], rss[i] / 1024, files[i], out[i] / 1e6, r, m, f
+  }
+}' "$ROWS"
+
+if [ "${BENCH_MICRO:-1}" != 0 ]; then
+    echo
+    echo "== micro ($A input; medians of 3)"
+    mkdir -p "$W/micro"
+    "$MICRO" run "$W/genA/perf.data" "$W/genA"/jit-*.dump "$W/micro" 3
+    rm -rf "$W/micro"
+    echo
+    echo "== micro: perf.data scan of the $B input"
+    "$MICRO" scan "$W/genB/perf.data" 3
+fi
