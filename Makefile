@@ -35,7 +35,7 @@ build/%: examples/%.c $(HEADER) | build
 # Unit tests and fuzz replays run under ASan+UBSan; the compile matrix checks every
 # supported configuration warning-free.
 build/test_main: tests/test_main.c tests/*.c tests/test.h $(HEADER) | build
-	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -O1 -g $(SANFLAGS) -I. -o $@ tests/test_main.c $(JITANON_LIBS)
+	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g $(SANFLAGS) -I. -o $@ tests/test_main.c $(JITANON_LIBS)
 
 build/fuzz-replay-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) | build
 	$(Q)$(CC) $(JITANON_WARN) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS)

@@ -281,6 +281,8 @@ typedef struct jitanon_jitdump_opts {
     uint64_t max_record_size; /* 0 = JITANON_MAX_RECORD_SIZE */
     jitanon_allocator allocator;
     size_t memory_limit; /* bytes the loader may allocate; 0 = unlimited */
+    int no_records;      /* the loader validates and counts, but keeps no record table
+                            (records == NULL): walk `data` with jitanon_jitdump_iter */
     uint32_t end_zero_;
 } jitanon_jitdump_opts;
 
@@ -2127,6 +2129,7 @@ JITANON__PRIVATE jitanon_jitdump *jitanon__jit_load_owned(uint8_t *data, size_t 
     header_ok = r == JITANON_OK;
     while (r == JITANON_OK && (r = jitanon_jitdump_iter_next(&it, &rec, err)) == JITANON_OK) {
         size_t bytes;
+        if (opts && opts->no_records) continue;
         if (opts && opts->memory_limit &&
             (!jitanon__mul_size(d->record_count + 1, sizeof rec, &bytes) || bytes > opts->memory_limit - cap ||
              cap > opts->memory_limit)) {
@@ -6681,6 +6684,7 @@ typedef struct jitanon__inj {
     size_t enc_cap;
     int have_time_conv;
     jitanon_perf_record time_conv;
+    jitanon_jitdump_opts dump_opts; /* the caller's, without a record table */
 } jitanon__inj;
 
 JITANON__PRIVATE void jitanon__inj_log(jitanon__inj *j, const char *fmt, const char *s, const jitanon_error *e)
@@ -6711,7 +6715,8 @@ JITANON__PRIVATE jitanon_jitdump *jitanon__inj_load_default(void *user, const ch
 
 #if JITANON__POSIX
 /* An existing file may be replaced only when it is a regular file that is itself a jitted
-   stub (an ET_DYN ELF with a build-id, as we and perf write them) of reasonable size. */
+   stub: an ET_DYN ELF (as we and perf write them, or one cut short by a crash) of
+   reasonable size.  Never a symlink, a directory, or anything else someone keeps there. */
 JITANON__PRIVATE int jitanon__inj_replaceable(const char *path, const void *data, size_t size, int *identical)
 {
     struct stat st;
@@ -6719,13 +6724,12 @@ JITANON__PRIVATE int jitanon__inj_replaceable(const char *path, const void *data
     uint8_t *buf;
     *identical = 0;
     if (lstat(path, &st) != 0) return errno == ENOENT;
-    if (!S_ISREG(st.st_mode) || st.st_size > (off_t)(64 << 20)) return 0;
+    if (!S_ISREG(st.st_mode) || st.st_size < 18 || st.st_size > (off_t)(64 << 20)) return 0;
     fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return 0;
-    buf = (uint8_t *)JITANON_MALLOC((size_t)st.st_size + 1);
+    buf = (uint8_t *)JITANON_MALLOC((size_t)st.st_size);
     if (buf && read(fd, buf, (size_t)st.st_size) == (ssize_t)st.st_size) {
-        jitanon_elf_file f;
-        ok = jitanon_elf_parse(&f, buf, (size_t)st.st_size, NULL) == JITANON_OK && f.type == 3 && f.build_id.size > 0;
+        ok = !memcmp(buf, "\177ELF", 4) && jitanon__rd16(buf + 16, buf[5] == 2) == 3; /* ET_DYN */
         *identical = ok && (size_t)st.st_size == size && memcmp(buf, data, size) == 0;
     }
     JITANON_FREE(buf);
@@ -6734,6 +6738,8 @@ JITANON__PRIVATE int jitanon__inj_replaceable(const char *path, const void *data
 }
 #endif
 
+/* The common case creates the file under its name at once (as perf does: three calls).
+   Only when a file is in the way does it check that file and replace it atomically. */
 JITANON__PRIVATE int jitanon__inj_write_default(void *user, const char *dir, const char *name, const void *data,
                                                 size_t size)
 {
@@ -6742,14 +6748,26 @@ JITANON__PRIVATE int jitanon__inj_write_default(void *user, const char *dir, con
     int fd, identical;
     (void)user;
     if (jitanon__fmt(path, sizeof path, "%s/%s", dir, name) >= sizeof path) return 1;
-    jitanon__fmt(tmp, sizeof tmp, "%s/.%s.%u.tmp", dir, name, (unsigned)getpid());
-    if (!jitanon__inj_replaceable(path, data, size, &identical)) return 1;
+    fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        int bad = jitanon__fd_write(&fd, data, size) != 0;
+        if (close(fd) != 0 || bad) {
+            unlink(path);
+            return 1;
+        }
+        return 0;
+    }
+    if (errno != EEXIST || !jitanon__inj_replaceable(path, data, size, &identical)) return 1;
     if (identical) return 0; /* deterministic output: the same file is already there */
+    jitanon__fmt(tmp, sizeof tmp, "%s/.%s.%u.tmp", dir, name, (unsigned)getpid());
     fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) return 1;
-    if (jitanon__fd_write(&fd, data, size) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return 1;
+    {
+        int bad = jitanon__fd_write(&fd, data, size) != 0;
+        if (close(fd) != 0 || bad || rename(tmp, path) != 0) {
+            unlink(tmp);
+            return 1;
+        }
     }
     return 0;
 #else
@@ -7018,35 +7036,43 @@ JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_
     return JITANON_OK; /* a MOVE without its LOAD: nothing to map */
 }
 
+/* Walks the dump's bytes (the injector loads dumps without a record table: it would be
+   the largest thing in memory).  The loader validated them already. */
 JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_ctx *c)
 {
     const jitanon_jitdump *d = c->jd->dump;
-    const jitanon_jit_record *debug = NULL, *unwind = NULL;
-    size_t i, first_func = j->nfuncs;
-    jitanon_result res = JITANON_OK;
-    for (i = 0; i < d->record_count && res == JITANON_OK; i++) {
-        const jitanon_jit_record *r = &d->records[i];
+    jitanon_jit_record r, debug, unwind;
+    jitanon_jitdump_iter it;
+    int have_debug = 0, have_unwind = 0;
+    size_t first_func = j->nfuncs;
+    jitanon_result res = jitanon_jitdump_iter_init(&it, d->data, d->size, &j->opts->jitdump, NULL);
+    while (res == JITANON_OK && jitanon_jitdump_iter_next(&it, &r, NULL) == JITANON_OK) {
         /* DEBUG_INFO and UNWINDING_INFO describe the next LOAD (as perf reads them). */
-        if (r->id == JITANON_JIT_CODE_DEBUG_INFO) debug = r;
-        else if (r->id == JITANON_JIT_CODE_UNWINDING_INFO) unwind = r;
-        else if (r->id == JITANON_JIT_CODE_LOAD) {
-            res = jitanon__inj_load(j, c, r, debug, unwind);
-            debug = unwind = NULL;
-        } else if (r->id == JITANON_JIT_CODE_MOVE) res = jitanon__inj_move(j, c, r, first_func);
+        if (r.id == JITANON_JIT_CODE_DEBUG_INFO) debug = r, have_debug = 1;
+        else if (r.id == JITANON_JIT_CODE_UNWINDING_INFO) unwind = r, have_unwind = 1;
+        else if (r.id == JITANON_JIT_CODE_LOAD) {
+            res = jitanon__inj_load(j, c, &r, have_debug ? &debug : NULL, have_unwind ? &unwind : NULL);
+            have_debug = have_unwind = 0;
+        } else if (r.id == JITANON_JIT_CODE_MOVE) res = jitanon__inj_move(j, c, &r, first_func);
     }
-    return res;
+    return res == JITANON_OK ? JITANON_OK : JITANON__FAIL(j->err, res, 0, "jitdump changed while in use");
 }
 
 JITANON__PRIVATE jitanon_result jitanon__inj_index_loads(jitanon__inj *j, jitanon__inj_ctx *c)
 {
     const jitanon_jitdump *d = c->jd->dump;
-    size_t i, n = (size_t)d->stats.by_id[JITANON_JIT_CODE_LOAD];
+    size_t n = (size_t)d->stats.by_id[JITANON_JIT_CODE_LOAD];
     c->nalloc = n;
     c->indices = (uint64_t *)jitanon__malloc(&j->a, n * sizeof *c->indices);
     c->used = (uint32_t *)jitanon__malloc(&j->a, n * sizeof *c->used);
     if (!c->indices || !c->used) return jitanon__inj_nomem(j, "load index");
-    for (i = 0; i < d->record_count && c->nindices < n; i++)
-        if (d->records[i].id == JITANON_JIT_CODE_LOAD) c->indices[c->nindices++] = d->records[i].load.code_index;
+    {
+        jitanon_jitdump_iter it;
+        jitanon_jit_record r;
+        if (jitanon_jitdump_iter_init(&it, d->data, d->size, &j->opts->jitdump, NULL) == JITANON_OK)
+            while (c->nindices < n && jitanon_jitdump_iter_next(&it, &r, NULL) == JITANON_OK)
+                if (r.id == JITANON_JIT_CODE_LOAD) c->indices[c->nindices++] = r.load.code_index;
+    }
     qsort(c->indices, c->nindices, sizeof *c->indices, jitanon__u64_cmp);
     memset(c->used, 0, n * sizeof *c->used);
     return JITANON_OK;
@@ -7099,7 +7125,7 @@ JITANON__PRIVATE jitanon_jitdump *jitanon__inj_open_dump(jitanon__inj *j, const 
     if (name->length >= cap) return NULL;
     memcpy(found, name->data, name->length);
     found[name->length] = 0;
-    d = j->io.load_dump(j->io.user, found, &j->opts->jitdump, &e);
+    d = j->io.load_dump(j->io.user, found, &j->dump_opts, &e);
     if (d || !j->opts->jitdump_dir) {
         if (!d) jitanon__inj_log(j, "cannot read jitdump %s: %s", found, &e);
         return d;
@@ -7108,7 +7134,7 @@ JITANON__PRIVATE jitanon_jitdump *jitanon__inj_open_dump(jitanon__inj *j, const 
     if (jitanon__fmt(found, cap, "%s/", j->opts->jitdump_dir) + (name->length - base) >= cap) return NULL;
     memcpy(found + strlen(found), name->data + base, name->length - base);
     found[strlen(j->opts->jitdump_dir) + 1 + (name->length - base)] = 0;
-    d = j->io.load_dump(j->io.user, found, &j->opts->jitdump, &e);
+    d = j->io.load_dump(j->io.user, found, &j->dump_opts, &e);
     if (!d) jitanon__inj_log(j, "cannot read jitdump %s: %s", found, &e);
     return d;
 }
@@ -7593,6 +7619,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (!j->io.write_elf) j->io.write_elf = jitanon__inj_write_default;
     j->paths.allocator = j->elfbuf.allocator = j->round.allocator = j->a;
     jitanon_rangemap_init(&j->ident_index, &j->a);
+    j->dump_opts = opts->jitdump;
+    j->dump_opts.no_records = 1;
     if (opts->anon_mode == JITANON_ANON_RANGE || opts->on_sample) {
         jitanon_trim_opts to;
         memset(&to, 0, sizeof to);

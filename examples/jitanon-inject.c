@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -136,6 +137,9 @@ int main(int argc, char **argv)
         else return fprintf(stderr, "jitanon-inject: unknown option '%s'\n", a), usage(stderr), 2;
     }
     if (same_file(in, out)) return fprintf(stderr, "jitanon-inject: refusing to overwrite the input %s\n", in), 2;
+    /* A directory named on the command line is one the user wants: create it. */
+    if (o.elf_dir && mkdir(o.elf_dir, 0755) != 0 && errno != EEXIST)
+        return fprintf(stderr, "jitanon-inject: cannot create %s: %s\n", o.elf_dir, strerror(errno)), 1;
     /* Progress only for people watching: a terminal, and an input large enough to wait for. */
     c.progress = isatty(2) && strcmp(in, "-") && stat(in, &sb) == 0 && sb.st_size > (64 << 20);
     if (c.progress) {

@@ -803,8 +803,61 @@ static void test_inject_resolve_only(void)
     jitanon_membuf_free(&io.dump);
 }
 
+#if JITANON__POSIX
+/* Untrusted recordings: ELF files never follow a symlink and never replace a file that
+   is not a jitted stub; an existing stub is replaced, a missing one created. */
+static void test_inject_elf_files_safe(void)
+{
+    char dir[] = "build/elfsafe-XXXXXX", p[256], t[256];
+    static const uint8_t stub[20] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 62, 0};
+    FILE *f;
+    uint8_t back[64];
+    size_t n;
+    if (!mkdtemp(dir)) {
+        jt_skip("cannot create a directory under build/");
+        return;
+    }
+    sprintf(t, "%s/target", dir);
+    f = fopen(t, "w");
+    fputs("precious", f);
+    fclose(f);
+    sprintf(p, "%s/jitted-1-0.so", dir);
+    JT_CHECK(symlink("target", p) == 0);
+    JT_CHECK(jitanon__inj_write_default(NULL, dir, "jitted-1-0.so", stub, sizeof stub) != 0);
+    f = fopen(t, "r");
+    n = fread(back, 1, sizeof back, f);
+    fclose(f);
+    JT_CHECK(n == 8 && !memcmp(back, "precious", 8));
+    sprintf(p, "%s/jitted-1-1.so", dir);
+    f = fopen(p, "w");
+    fputs("not an ELF file, somebody's data", f);
+    fclose(f);
+    JT_CHECK(jitanon__inj_write_default(NULL, dir, "jitted-1-1.so", stub, sizeof stub) != 0);
+    sprintf(p, "%s/jitted-1-2.so", dir);
+    f = fopen(p, "w");
+    fwrite(stub, 1, sizeof stub, f);
+    fputs("older", f);
+    fclose(f);
+    JT_CHECK(jitanon__inj_write_default(NULL, dir, "jitted-1-2.so", stub, sizeof stub) == 0);
+    f = fopen(p, "r");
+    JT_CHECK(fread(back, 1, sizeof back, f) == sizeof stub);
+    fclose(f);
+    JT_CHECK(jitanon__inj_write_default(NULL, dir, "jitted-1-3.so", stub, sizeof stub) == 0);
+    JT_CHECK(jitanon__inj_write_default(NULL, dir, "jitted-1-3.so", stub, sizeof stub) == 0); /* identical: kept */
+    remove(t);
+    sprintf(p, "%s/jitted-1-0.so", dir), remove(p);
+    sprintf(p, "%s/jitted-1-1.so", dir), remove(p);
+    sprintf(p, "%s/jitted-1-2.so", dir), remove(p);
+    sprintf(p, "%s/jitted-1-3.so", dir), remove(p);
+    JT_CHECK(rmdir(dir) == 0); /* nothing else (no temporary file) was left */
+}
+#endif
+
 static void suite_inject(void)
 {
+#if JITANON__POSIX
+    JT_RUN(test_inject_elf_files_safe);
+#endif
     JT_RUN(test_inject_resolve_only);
     JT_RUN(test_inject_contract_random);
     JT_RUN(test_inject_marker_names);
