@@ -40,6 +40,12 @@ build/test_main: tests/test_main.c tests/*.c tests/test.h $(HEADER) | build
 build/fuzz-replay-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) | build
 	$(Q)$(CC) $(JITANON_WARN) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS)
 
+# The same replays built with clang when it is there: its UBSan also flags NULL + 0,
+# which gcc's does not (and libFuzzer runs with clang).
+HAVE_CLANG := $(shell command -v clang >/dev/null 2>&1 && echo 1)
+build/fuzz-replay-clang-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) | build
+	$(Q)clang $(JITANON_WARN) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS)
+
 build/fuzz-%: fuzz/fuzz_%.c $(HEADER) | build
 	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -I. -o $@ $<
 
@@ -49,7 +55,8 @@ compile-matrix: | build
 unit: build/test_main
 	$(Q)./build/test_main
 
-test check: all build/test_main $(addprefix build/fuzz-replay-,$(FUZZERS))
+test check: all build/test_main $(addprefix build/fuzz-replay-,$(FUZZERS)) \
+            $(if $(HAVE_CLANG),$(addprefix build/fuzz-replay-clang-,$(FUZZERS)))
 	$(Q)sh tests/run.sh
 
 demo: all

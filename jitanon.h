@@ -3453,10 +3453,11 @@ JITANON__PRIVATE jitanon_result jitanon__pd_inflate(jitanon_perf_reader *r, cons
 JITANON__PRIVATE jitanon_result jitanon__pd_next_inflated(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                          jitanon_error *err)
 {
-    const uint8_t *p = r->dbuf_.data + r->dpos_;
+    const uint8_t *p;
     size_t total, avail = r->dbuf_.size - r->dpos_;
     jitanon_result res;
-    if (!avail) return JITANON_AGAIN;
+    if (!avail) return JITANON_AGAIN; /* before the pointer: dbuf_.data may still be NULL */
+    p = r->dbuf_.data + r->dpos_;
     res = jitanon__pd_measure(r, p, avail, r->doff_, &total, err);
     if (res != JITANON_OK) return res;
     res = jitanon__pd_decode(r, p, total, r->doff_, rec, err);
@@ -7510,6 +7511,7 @@ JITANON__PRIVATE int jitanon__inj_synth_less(const void *ctx, uint32_t a, uint32
 JITANON__PRIVATE int jitanon__inj_order(jitanon__inj *j, size_t n, jitanon__less_fn less, const void *ctx)
 {
     size_t i;
+    if (n == 0) return 1; /* order may still be NULL, and NULL + 0 is undefined */
     if (n > UINT32_MAX / 2) return 0;
     if (!jitanon__grow(&j->a, (void **)&j->order, &j->order_cap, 2 * n, sizeof *j->order)) return 0;
     for (i = 0; i < n; i++) j->order[i] = (uint32_t)i;

@@ -10,9 +10,12 @@ log=$(mktemp); trap 'rm -f "$log"' EXIT
   ./build/test_main || echo "FAIL unit test binary exited non-zero"
   for r in build/fuzz-replay-*; do
     [ -x "$r" ] || continue
-    t=${r#build/fuzz-replay-}
-    if "$r" fuzz/corpus/$t fuzz/regressions/$t >/dev/null 2>"$log.err"; then echo "PASS fuzz replay: $t"
-    else echo "FAIL fuzz replay: $t"; tail -20 "$log.err"; fi
+    t=${r#build/fuzz-replay-}; cc=gcc
+    case $t in clang-*) t=${t#clang-}; cc=clang ;; esac
+    [ -f "fuzz/fuzz_$t.c" ] || continue
+    if "$r" fuzz/corpus/$t fuzz/regressions/$t >/dev/null 2>"$log.err" && ! grep -q 'runtime error' "$log.err"; then
+      echo "PASS fuzz replay ($cc): $t"
+    else echo "FAIL fuzz replay ($cc): $t"; tail -20 "$log.err"; fi
   done
   for s in tests/oracle/*.sh; do [ -f "$s" ] && sh "$s"; done
 } 2>&1 | tee "$log" | grep -v '^[0-9]* passed, [0-9]* failed$'
