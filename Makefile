@@ -47,7 +47,7 @@ build/fuzz-replay-clang-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) | build
 	$(Q)clang $(JITANON_WARN) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS)
 
 build/fuzz-%: fuzz/fuzz_%.c $(HEADER) | build
-	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -I. -o $@ $<
+	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -o $@ $<
 
 compile-matrix: | build
 	$(Q)sh tests/compile_matrix.sh
@@ -64,10 +64,16 @@ demo: all
 
 fuzz: $(addprefix build/fuzz-,$(FUZZERS))
 
+# New inputs go to build/fuzz-work/<harness> (the first directory); fuzz/corpus/<harness>
+# is only read.  A crash stops the run and leaves the input in build/fuzz-work/.
 fuzz-run: fuzz
-	$(Q)for f in $(FUZZERS); do mkdir -p fuzz/corpus/$$f build/fuzz-work/$$f; \
-	  ./build/fuzz-$$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
-	    $$( [ -f fuzz/$$f.dict ] && echo -dict=fuzz/$$f.dict ) build/fuzz-work/$$f fuzz/corpus/$$f || exit 1; done
+	$(Q)for f in $(FUZZERS); do mkdir -p build/fuzz-work/$$f; \
+	  echo "== fuzzing $$f for $(FUZZ_TIME) s"; \
+	  ./build/fuzz-$$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -rss_limit_mb=2048 \
+	    -artifact_prefix=build/fuzz-work/ $$( [ -f fuzz/$$f.dict ] && echo -dict=fuzz/$$f.dict ) \
+	    build/fuzz-work/$$f fuzz/corpus/$$f 2>&1 | grep -E '^(#[0-9]+ +DONE|stat::|==[0-9]+==ERROR|SUMMARY|Done)' ; \
+	  [ $${PIPESTATUS:-0} ] ; test -z "$$(ls build/fuzz-work/crash-* build/fuzz-work/leak-* build/fuzz-work/timeout-* 2>/dev/null)" || \
+	    { echo "fuzzing $$f found a problem: $$(ls build/fuzz-work/crash-* build/fuzz-work/leak-* build/fuzz-work/timeout-* 2>/dev/null)"; exit 1; }; done
 
 bench: all
 	$(Q)sh bench/run.sh

@@ -559,7 +559,7 @@ typedef struct jitanon_perf_record {
     uint16_t misc, size;  /* the header; size excludes a trailing payload */
     jitanon_bytes raw;    /* the whole record, trailing payload included: copy this */
     uint64_t offset;      /* in the input; for decompressed records: of the COMPRESSED record */
-    uint64_t index;       /* 0-based record number */
+    uint64_t index;       /* 0-based record number, COMPRESSED containers included */
     int from_compressed;  /* delivered out of a decompressed COMPRESSED record */
     size_t attr_index;    /* the attr the record belongs to (id 0/unknown: 0) */
     jitanon_perf_sample_id sid;
@@ -1499,9 +1499,12 @@ JITANON__PRIVATE void *jitanon__malloc(const jitanon_allocator *a, size_t size)
     return JITANON_MALLOC(size);
 }
 
+/* Zero-byte requests are served as one byte, and every size passed back to a user hook
+   follows the same rule, so counting and arena allocators always see matching sizes. */
 JITANON__PRIVATE void *jitanon__realloc(const jitanon_allocator *a, void *ptr, size_t old_size, size_t new_size)
 {
     if (new_size == 0) new_size = 1;
+    if (ptr && old_size == 0) old_size = 1;
     if (a && a->realloc_fn) return a->realloc_fn(a->user, ptr, old_size, new_size);
     if (a && a->alloc_fn) {
         /* An allocator without realloc: emulate it so user hooks see every byte. */
@@ -1521,6 +1524,7 @@ JITANON__PRIVATE void *jitanon__realloc(const jitanon_allocator *a, void *ptr, s
 JITANON__PRIVATE void jitanon__free(const jitanon_allocator *a, void *ptr, size_t size)
 {
     if (!ptr) return;
+    if (size == 0) size = 1;
     if (a && a->free_fn) a->free_fn(a->user, ptr, size);
     else JITANON_FREE(ptr);
     (void)size;
@@ -3314,7 +3318,9 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feature(jitanon_perf_reader *r, jita
     rec->feature.feat_id = jitanon__get64(c);
     rec->feature.data.data = c->p;
     rec->feature.data.size = c->left;
-    if (rec->feature.feat_id < JITANON_PERF_FEAT_BITS)
+    /* In a file the header's bitmap sizes the feature table: a stray record must not
+       change it.  In a pipe these records are the features. */
+    if (r->mode == JITANON_PERF_PIPE && rec->feature.feat_id < JITANON_PERF_FEAT_BITS)
         r->features[rec->feature.feat_id / 64] |= 1ull << (rec->feature.feat_id % 64);
     return JITANON_OK;
 }
@@ -3578,7 +3584,12 @@ JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader
                              "feature sections follow the data; without a seek callback load them after the last record");
     res = jitanon__pd_feat_table(r, n, &total, err);
     if (res == JITANON_OK) res = jitanon__pd_feat_payloads(r, total, err);
-    if (res == JITANON_OK && !r->done_) res = jitanon__pd_goto(r, saved, err);
+    /* Back to the records even when loading failed, so reading goes on where it was. */
+    if (!r->done_) {
+        jitanon_error ignored;
+        jitanon_result back = jitanon__pd_goto(r, saved, res == JITANON_OK ? err : &ignored);
+        if (res == JITANON_OK) res = back;
+    }
     if (res == JITANON_OK) r->features_loaded = 1;
     return res;
 }
@@ -4017,8 +4028,11 @@ JITANON_API void jitanon_perf_writer_free(jitanon_perf_writer *w)
 /* -- copy path ------------------------------------------------------------------------------ */
 
 /* With a decompressor the output holds plain records, so it must not claim compression. */
+/* Bit 0 is reserved and ids past the bitmap have no slot: neither can be written, so a
+   copy drops them (as it drops HEADER_COMPRESSED once the data is decompressed). */
 JITANON__PRIVATE int jitanon__pc_keep_feature(const jitanon_perf_reader *r, uint64_t bit)
 {
+    if (bit == 0 || bit >= JITANON_PERF_FEAT_BITS) return 0;
     return !(r->decompress_ && bit == JITANON_PERF_FEAT_COMPRESSED);
 }
 
@@ -4044,7 +4058,7 @@ JITANON__PRIVATE jitanon_result jitanon__pc_record(jitanon_perf_reader *r, jitan
     if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE) {
         uint64_t bit = rec->feature.feat_id;
         if (!jitanon__pc_keep_feature(r, bit)) return JITANON_OK;
-        if (to_file && bit > 0 && bit < JITANON_PERF_FEAT_BITS)
+        if (to_file)
             return jitanon_perf_writer_add_feature(w, (unsigned)bit, rec->feature.data.data, rec->feature.data.size, err);
     }
     return jitanon_perf_writer_write(w, rec->raw.data, rec->raw.size, err);

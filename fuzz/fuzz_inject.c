@@ -43,11 +43,11 @@
 
 /* -- a capped allocator that also checks the size bookkeeping ----------------------------- */
 
-/* jitanon__malloc turns a 0-byte request into 1 byte but some callers free with size 0
-   (see fuzz/README.md, finding 1); until that is fixed, 0 and 1 count the same.  Build
-   with -DFUZZ_ZERO_SIZE_IS_ONE=0 to check the exact sizes. */
+/* Sizes are checked exactly: the library serves a 0-byte request as 1 byte and passes
+   1 back when freeing it (fixed after fuzzing found alloc(1)/free(0) pairs).
+   -DFUZZ_ZERO_SIZE_IS_ONE=1 restores the old lenient count. */
 #ifndef FUZZ_ZERO_SIZE_IS_ONE
-#define FUZZ_ZERO_SIZE_IS_ONE 1
+#define FUZZ_ZERO_SIZE_IS_ONE 0
 #endif
 #define FUZZ_SZ(n) (FUZZ_ZERO_SIZE_IS_ONE && (n) == 0 ? (size_t)1 : (n))
 
