@@ -72,7 +72,7 @@ fuzz-run: fuzz
 	  ./build/fuzz-$$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -rss_limit_mb=2048 \
 	    -artifact_prefix=build/fuzz-work/ $$( [ -f fuzz/$$f.dict ] && echo -dict=fuzz/$$f.dict ) \
 	    build/fuzz-work/$$f fuzz/corpus/$$f 2>&1 | grep -E '^(#[0-9]+ +DONE|stat::|==[0-9]+==ERROR|SUMMARY|Done)' ; \
-	  [ $${PIPESTATUS:-0} ] ; test -z "$$(ls build/fuzz-work/crash-* build/fuzz-work/leak-* build/fuzz-work/timeout-* 2>/dev/null)" || \
+	  test -z "$$(ls build/fuzz-work/crash-* build/fuzz-work/leak-* build/fuzz-work/timeout-* 2>/dev/null)" || \
 	    { echo "fuzzing $$f found a problem: $$(ls build/fuzz-work/crash-* build/fuzz-work/leak-* build/fuzz-work/timeout-* 2>/dev/null)"; exit 1; }; done
 
 bench: all
