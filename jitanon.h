@@ -7327,7 +7327,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
         j->st->anon_dropped++;
         return JITANON_OK;
     }
-    if (j->opts->anon_mode != JITANON_ANON_RANGE) return JITANON_OK;
+    if (!j->trim) return JITANON_OK; /* --anon=keep/all without a symbolizer: nothing to track */
     if ((res = jitanon__inj_ident_of(j, m, &map_id)) != JITANON_OK) return res;
     res = jitanon_trim_mmap(j->trim, m->pid, r->time, m->start, m->len, m->pgoff, kind, map_id, &p, &n, j->err);
     if (res == JITANON_ERR_INVALID_ARGUMENT) return JITANON_OK; /* a wrapping range: pass it on */
@@ -7377,9 +7377,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
         r->pid = rec->sid.pid;
         r->tid = rec->sid.tid;
         r->start = rec->sample.ip;
-    } else if (rec->type == JITANON_PERF_RECORD_FORK) {
+    } else if (rec->type == JITANON_PERF_RECORD_FORK || rec->type == JITANON_PERF_RECORD_EXIT) {
         r->pid = rec->task.pid;
         r->ppid = rec->task.ppid;
+        r->tid = rec->task.tid;
     } else if (rec->type == JITANON_PERF_RECORD_COMM) {
         r->pid = rec->comm.pid;
     } else if (rec->type == JITANON_PERF_RECORD_TIME_CONV) {
@@ -7432,7 +7433,7 @@ JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_r
 JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__inj_rec *r)
 {
     jitanon_result res = JITANON_OK;
-    int range = j->opts->anon_mode == JITANON_ANON_RANGE;
+    int range = j->trim != NULL;
     if (jitanon__inj_is_mmap(r->type)) {
         jitanon_perf_mmap m = jitanon__inj_mmap_of(j, r);
         if (jitanon_is_jitdump_marker(m.filename.data, m.filename.length, NULL)) {
@@ -7454,6 +7455,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
         res = jitanon_trim_fork(j->trim, r->ppid, r->pid, j->err);
     if (range && r->type == JITANON_PERF_RECORD_COMM && (r->misc & JITANON__PERF_MISC_COMM_EXEC))
         jitanon_trim_forget(j->trim, r->pid);
+    /* A process that exited needs no map: memory follows the live processes, not the
+       length of a system-wide recording. */
+    if (j->trim && r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid) jitanon_trim_forget(j->trim, r->pid);
     return res;
 }
 
