@@ -33,77 +33,8 @@
 #define FUZZ_ELF_CAP ((size_t)16 << 20) /* total bytes of ELF files kept */
 #define FUZZ_MAX_ELFS 256u
 
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "fuzz_inject: %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                \
-        }                                                                           \
-    } while (0)
-
-/* -- a capped allocator that also checks the size bookkeeping ----------------------------- */
-
-/* Sizes are checked exactly: the library serves a 0-byte request as 1 byte and passes
-   1 back when freeing it (fixed after fuzzing found alloc(1)/free(0) pairs).
-   -DFUZZ_ZERO_SIZE_IS_ONE=1 restores the old lenient count. */
-#ifndef FUZZ_ZERO_SIZE_IS_ONE
-#define FUZZ_ZERO_SIZE_IS_ONE 0
-#endif
-#define FUZZ_SZ(n) (FUZZ_ZERO_SIZE_IS_ONE && (n) == 0 ? (size_t)1 : (n))
-
-typedef struct capped {
-    size_t live, cap;
-    int hit;
-} capped;
-
-static void *capped_alloc(void *user, size_t size)
-{
-    capped *a = (capped *)user;
-    void *p;
-    if (FUZZ_SZ(size) > a->cap - a->live) {
-        a->hit = 1;
-        return NULL;
-    }
-    p = malloc(size);
-    if (p) a->live += FUZZ_SZ(size);
-    return p;
-}
-
-static void *capped_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
-{
-    capped *a = (capped *)user;
-    void *p;
-    size_t base = ptr ? FUZZ_SZ(old_size) : 0;
-    new_size = FUZZ_SZ(new_size);
-    CHECK(base <= a->live);
-    if (new_size > base && new_size - base > a->cap - a->live) {
-        a->hit = 1;
-        return NULL;
-    }
-    p = realloc(ptr, new_size);
-    if (!p) return NULL;
-    a->live = a->live - base + new_size;
-    return p;
-}
-
-static void capped_free(void *user, void *ptr, size_t size)
-{
-    capped *a = (capped *)user;
-    size = FUZZ_SZ(size);
-    CHECK(size <= a->live);
-    a->live -= size;
-    free(ptr);
-}
-
-static jitanon_allocator capped_allocator(capped *a)
-{
-    jitanon_allocator al;
-    al.alloc_fn = capped_alloc;
-    al.realloc_fn = capped_realloc;
-    al.free_fn = capped_free;
-    al.user = a;
-    return al;
-}
+#define FUZZ_NAME "fuzz_inject"
+#include "fuzz_common.h"
 
 /* -- memory input, memory output ---------------------------------------------------------- */
 
