@@ -1313,7 +1313,6 @@ JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift,
 #error "define all of JITANON_MALLOC, JITANON_REALLOC and JITANON_FREE, or none"
 #endif
 #else
-#include <stdlib.h>
 #define JITANON_MALLOC(size) malloc(size)
 #define JITANON_REALLOC(ptr, size) realloc(ptr, size)
 #define JITANON_FREE(ptr) free(ptr)
@@ -1334,6 +1333,7 @@ JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift,
 #define JITANON__HAS_ZLIB 0
 #endif
 
+#include <stdlib.h> /* malloc (the default allocator), qsort */
 #include <string.h>
 #include <stdarg.h>
 #ifndef JITANON_NO_STDIO
@@ -6693,7 +6693,6 @@ typedef struct jitanon__inj {
     jitanon__inj_synth *synth;
     size_t nsynth, synth_cap;
     uint64_t last_time, seq, bytes_done;
-    size_t mmap_attr;        /* the attr whose trailer synthesized MMAP2s carry */
     uint32_t marker_cpu;
     uint8_t *enc;            /* scratch for encoded MMAP2s */
     size_t enc_cap;
@@ -6989,7 +6988,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_write_file(jitanon__inj *j, jitanon
 {
     if (j->io.write_elf(j->io.user, c->dir, name, j->elfbuf.data, j->elfbuf.size) != 0) {
         j->st->elf_refused++;
-        jitanon__inj_log(j, "cannot write %s (%s): its functions get no mapping", name, NULL);
+        jitanon__inj_log(j, "cannot write %s%s in the ELF directory: its functions get no mapping", name, NULL);
         return JITANON_ERR_WRITE;
     }
     j->st->elf_files++;

@@ -8,12 +8,13 @@ printf '#define JITANON_IMPLEMENTATION\n#include "jitanon.h"\nint main(void){ret
 printf '#define JITANON_STATIC\n#define JITANON_IMPLEMENTATION\n#include "jitanon.h"\nint main(void){return (int)jitanon_version() == 0;}\n' > "$tmp/static.c"
 printf '#define JITANON_NO_STDIO\n#define JITANON_IMPLEMENTATION\n#include "jitanon.h"\nint main(void){return (int)jitanon_version() == 0;}\n' > "$tmp/nostdio.c"
 printf '#include "jitanon.h"\n#include "jitanon.h"\n#define JITANON_IMPLEMENTATION\n#include "jitanon.h"\n#include "jitanon.h"\nint main(void){return (int)jitanon_version() == 0;}\n' > "$tmp/twice.c"
+printf '#include <stdlib.h>\nstatic void *my_malloc(size_t n) { return malloc(n); }\nstatic void *my_realloc(void *p, size_t n) { return realloc(p, n); }\nstatic void my_free(void *p) { free(p); }\n#define JITANON_MALLOC(s) my_malloc(s)\n#define JITANON_REALLOC(p, s) my_realloc(p, s)\n#define JITANON_FREE(p) my_free(p)\n#define JITANON_ASSERT(x) ((void)0)\n#define JITANON_IMPLEMENTATION\n#include "jitanon.h"\nint main(void){return (int)jitanon_version() == 0;}\n' > "$tmp/hooks.c"
 cp "$tmp/impl.c" "$tmp/impl.cpp"
 run() { name=$1; shift
   if out=$("$@" 2>&1); then echo "PASS compile: $name"; else echo "FAIL compile: $name"; printf '%s\n' "$out" | head -20; fi; }
 for cc in gcc clang; do
   if ! command -v $cc >/dev/null 2>&1; then echo "SKIP compile: $cc: not installed"; continue; fi
-  for v in impl static nostdio twice; do run "$cc $v" $cc $W -I. "$tmp/$v.c" -o "$tmp/$v-$cc"; done
+  for v in impl static nostdio twice hooks; do run "$cc $v" $cc $W -I. "$tmp/$v.c" -o "$tmp/$v-$cc"; done
   run "$cc -O3 impl" $cc $W -O3 -I. -c "$tmp/impl.c" -o "$tmp/o3-$cc.o"
 done
 if command -v g++ >/dev/null 2>&1; then
