@@ -1216,8 +1216,8 @@ typedef struct jitanon_inject_io {
        failure, with err filled.  Free with jitanon_jitdump_free. */
     jitanon_jitdump *(*load_dump)(void *user, const char *path, const jitanon_jitdump_opts *opts,
                                   jitanon_error *err);
-    /* Stores one complete ELF file called `name` (digits, '-', ".so" only) in directory
-       `dir`.  Return 0 on success. */
+    /* Stores one complete ELF file called `name` ("jitted-", then digits, '-' and '.',
+       then ".so") in directory `dir`.  Return 0 on success. */
     int (*write_elf)(void *user, const char *dir, const char *name, const void *data, size_t size);
     /* Receives warnings (a dump that cannot be read, a refused file, ...). */
     void (*log)(void *user, const char *message);
@@ -6925,6 +6925,7 @@ typedef struct jitanon__inj_ctx {
     size_t nindices, nalloc;
     jitanon_elf_builder pb; /* per-process layout */
     size_t ppath;
+    unsigned generation;    /* earlier dumps of the same process */
 } jitanon__inj_ctx;
 
 JITANON__PRIVATE int jitanon__u64_cmp(const void *a, const void *b)
@@ -6945,8 +6946,16 @@ JITANON__PRIVATE void jitanon__inj_func_name(jitanon__inj_ctx *c, const jitanon_
     }
     first = lo;
     n = first < c->nindices ? c->used[first]++ : 0;
-    if (n == 0) jitanon__fmt(name, cap, "jitted-%u-%U.so", (unsigned)r->load.pid, r->load.code_index);
-    else jitanon__fmt(name, cap, "jitted-%u-%U-%U.so", (unsigned)r->load.pid, r->load.code_index, (uint64_t)n);
+    /* A second dump of the same process (an exec, a restarted JIT) must not overwrite the
+       files of the first: its names carry a generation. */
+    if (c->generation) {
+        jitanon__fmt(name, cap, "jitted-%u.%u-%U-%U.so", (unsigned)r->load.pid, c->generation, r->load.code_index,
+                     (uint64_t)n);
+    } else if (n == 0) {
+        jitanon__fmt(name, cap, "jitted-%u-%U.so", (unsigned)r->load.pid, r->load.code_index);
+    } else {
+        jitanon__fmt(name, cap, "jitted-%u-%U-%U.so", (unsigned)r->load.pid, r->load.code_index, (uint64_t)n);
+    }
 }
 
 JITANON__PRIVATE jitanon_result jitanon__inj_push_event(jitanon__inj *j, jitanon__inj_dump *jd, uint64_t time,
@@ -7101,7 +7110,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
     char name[64];
     if (!per_process && (res = jitanon__inj_index_loads(j, c)) != JITANON_OK) return res;
     if (per_process) {
-        jitanon__fmt(name, sizeof name, "jitted-%u.so", (unsigned)c->pid);
+        if (c->generation) jitanon__fmt(name, sizeof name, "jitted-%u.%u.so", (unsigned)c->pid, c->generation);
+        else jitanon__fmt(name, sizeof name, "jitted-%u.so", (unsigned)c->pid);
         if ((c->ppath = jitanon__inj_add_path(j, c->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
         if ((res = jitanon_elf_builder_init(&c->pb, &c->jd->dump->header, &j->opts->elf, j->err)) != JITANON_OK)
             return res;
@@ -7159,7 +7169,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon_j
     jitanon__inj_ctx c;
     jitanon_result res;
     char dir[4096];
-    size_t dl = strlen(found);
+    size_t dl = strlen(found), i;
     if (!jitanon__grow(&j->a, (void **)&j->dumps, &j->dumps_cap, j->ndumps + 1, sizeof *j->dumps) ||
         !jitanon__grow(&j->a, (void **)&j->dump_pids, &j->dump_pids_cap, j->ndump_pids + 1, sizeof *j->dump_pids)) {
         jitanon_jitdump_free(d);
@@ -7171,6 +7181,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon_j
     c.jd = &j->dumps[j->ndumps++];
     c.pid = m->pid;
     c.tid = m->tid;
+    for (i = 0; i < j->ndump_pids; i++) c.generation += j->dump_pids[i] == m->pid;
     /* ELFs go next to the dump (perf's choice) unless the caller picked a directory. */
     while (dl > 0 && found[dl - 1] != '/') dl--;
     if (j->opts->elf_dir) c.dir = j->opts->elf_dir;

@@ -853,8 +853,48 @@ static void test_inject_elf_files_safe(void)
 }
 #endif
 
+/* A process that opens a second jitdump (say after an exec) keeps the first one's files. */
+static void test_inject_second_dump_same_pid(void)
+{
+    jitanon_membuf perf;
+    ti_io io;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    ti_out_rec v[64];
+    size_t n;
+    ti_gen g;
+    uint8_t raw[128];
+    memset(&io, 0, sizeof io);
+    memset(&o, 0, sizeof o);
+    io.give_dump = io.elf_ok = 1;
+    ti_build_dump(&io.dump);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_sample(&g, 60, 0x10010);
+    ti_mmap(&g, 100, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_sample(&g, 110, 0x10010);
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_free(&g.w);
+    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK_EQ_U(st.dumps_loaded, 2);
+    JT_CHECK_EQ_U(io.elf_files, 8);
+    JT_CHECK(strcmp(io.last_name, "jitted-100.1-3-0.so") == 0);
+    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100-"), 4);
+    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100.1-"), 4);
+    o.elf_layout = JITANON_ELF_PER_PROCESS;
+    io.elf_files = 0;
+    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK_EQ_U(io.elf_files, 2);
+    JT_CHECK(strcmp(io.last_name, "jitted-100.1.so") == 0);
+    jitanon_membuf_free(&perf);
+    jitanon_membuf_free(&io.dump);
+}
+
 static void suite_inject(void)
 {
+    JT_RUN(test_inject_second_dump_same_pid);
 #if JITANON__POSIX
     JT_RUN(test_inject_elf_files_safe);
 #endif
