@@ -7101,6 +7101,45 @@ JITANON__PRIVATE jitanon_result jitanon__inj_index_loads(jitanon__inj *j, jitano
     return JITANON_OK;
 }
 
+/* A per-process file is as large as all the code of a dump: with the default I/O it is
+   streamed into a temporary file and renamed into place (under the same rules as
+   jitanon__inj_write_default) instead of being held in memory.  JITANON_ERR_WRITE: the
+   file could not be written (logged); other errors are fatal. */
+JITANON__PRIVATE jitanon_result jitanon__inj_stream_file(jitanon__inj *j, jitanon__inj_ctx *c, const char *name)
+{
+#if JITANON__POSIX
+    char path[4096];
+    jitanon_atomic_file f;
+    jitanon_elf_info info;
+    jitanon_error e;
+    jitanon_result res;
+    int identical;
+    if (jitanon__fmt(path, sizeof path, "%s/%s", c->dir, name) >= sizeof path ||
+        !jitanon__inj_replaceable(path, NULL, 0, &identical) || jitanon_atomic_open(&f, path, &j->a, &e) != JITANON_OK) {
+        j->st->elf_refused++;
+        jitanon__inj_log(j, "cannot write %s%s in the ELF directory: its functions get no mapping", name, NULL);
+        return JITANON_ERR_WRITE;
+    }
+    res = jitanon_elf_builder_finish(&c->pb, jitanon_atomic_sink(&f), &info, j->err);
+    if (res == JITANON_ERR_WRITE || (res == JITANON_OK && jitanon_atomic_commit(&f, 0, &e) != JITANON_OK)) {
+        jitanon_atomic_abort(&f);
+        j->st->elf_refused++;
+        jitanon__inj_log(j, "cannot write %s%s in the ELF directory: its functions get no mapping", name, NULL);
+        return JITANON_ERR_WRITE;
+    }
+    jitanon_atomic_abort(&f);
+    if (res != JITANON_OK) return res;
+    j->st->elf_files++;
+    j->st->elf_bytes += info.file_size;
+    return JITANON_OK;
+#else
+    (void)c;
+    j->st->elf_refused++;
+    jitanon__inj_log(j, "cannot write %s%s: built without POSIX file calls", name, NULL);
+    return JITANON_ERR_WRITE;
+#endif
+}
+
 /* Writes the ELF files of one dump and queues its jit events.  Per-process layout: one
    builder collects every function, then one file is written. */
 JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitanon__inj_ctx *c)
@@ -7117,7 +7156,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
             return res;
     }
     if ((res = jitanon__inj_walk(j, c)) != JITANON_OK) return res;
-    if (per_process) {
+    if (per_process && j->io.write_elf == jitanon__inj_write_default) {
+        if ((res = jitanon__inj_stream_file(j, c, name)) != JITANON_OK && res != JITANON_ERR_WRITE) return res;
+        if (res != JITANON_OK) c->jd->count = 0; /* no file: no mappings */
+    } else if (per_process) {
         jitanon_sink sink;
         sink.write_fn = jitanon_membuf_write;
         sink.user = &j->elfbuf;
