@@ -6630,8 +6630,11 @@ typedef struct jitanon__inj_event {
     int is_move;
 } jitanon__inj_event;
 
+/* A usable jitdump: loaded whole, or (per-function output with the default file I/O)
+   only summarised and then read again as a stream, so memory does not hold its code. */
 typedef struct jitanon__inj_dump {
-    jitanon_jitdump *dump;
+    jitanon_jitdump *dump;  /* data == NULL when streamed */
+    size_t path;            /* in the path pool, for streaming */
     jitanon__inj_event *events;
     size_t count, cap, next;
 } jitanon__inj_dump;
@@ -6680,6 +6683,7 @@ typedef struct jitanon__inj {
     size_t nidents, idents_cap;
     jitanon_rangemap ident_index; /* hash of (name, pgoff - start) -> ident */
     jitanon_membuf elfbuf;  /* one ELF being written */
+    jitanon_membuf pend_debug, pend_unwind; /* records waiting for their LOAD */
     uint32_t *dump_pids;    /* processes with a usable jitdump (for --anon=all) */
     size_t ndump_pids, dump_pids_cap;
     /* the current round */
@@ -6809,13 +6813,15 @@ JITANON__PRIVATE int jitanon__inj_has_dump(const jitanon__inj *j, uint32_t pid)
     return 0;
 }
 
-/* Stores a NUL-terminated path in the pool; returns its offset or SIZE_MAX. */
+/* Stores "dir/name" (or just dir when name is NULL), NUL-terminated, in the pool;
+   returns its offset or SIZE_MAX. */
 JITANON__PRIVATE size_t jitanon__inj_add_path(jitanon__inj *j, const char *dir, const char *name)
 {
     size_t off = j->paths.size;
     static const char slash = '/', nul = 0;
-    if (jitanon_membuf_write(&j->paths, dir, strlen(dir)) || jitanon_membuf_write(&j->paths, &slash, 1) ||
-        jitanon_membuf_write(&j->paths, name, strlen(name)) || jitanon_membuf_write(&j->paths, &nul, 1))
+    if (jitanon_membuf_write(&j->paths, dir, strlen(dir)) ||
+        (name && (jitanon_membuf_write(&j->paths, &slash, 1) || jitanon_membuf_write(&j->paths, name, strlen(name)))) ||
+        jitanon_membuf_write(&j->paths, &nul, 1))
         return SIZE_MAX;
     return off;
 }
@@ -6913,6 +6919,96 @@ JITANON__PRIVATE int jitanon__inj_sort_events(jitanon__inj *j, jitanon__inj_even
     jitanon__free(&j->a, copy, bytes);
     return idx && tmp && copy;
 }
+
+/* -- reading a dump: from memory, or streamed from its file ------------------------------ */
+
+typedef struct jitanon__inj_src {
+    jitanon_jitdump_iter it;
+    jitanon_jitdump_stream st;
+    void *file; /* FILE * while streaming */
+} jitanon__inj_src;
+
+#ifndef JITANON_NO_STDIO
+JITANON__PRIVATE size_t jitanon__inj_fread(void *user, void *dst, size_t size)
+{
+    size_t n = fread(dst, 1, size, (FILE *)user);
+    return n == 0 && ferror((FILE *)user) ? SIZE_MAX : n;
+}
+#endif
+
+JITANON__PRIVATE jitanon_result jitanon__inj_src_open(jitanon__inj *j, const jitanon__inj_dump *jd, jitanon__inj_src *s)
+{
+    memset(s, 0, sizeof *s);
+    if (jd->dump->data) return jitanon_jitdump_iter_init(&s->it, jd->dump->data, jd->dump->size, &j->dump_opts, NULL);
+#ifndef JITANON_NO_STDIO
+    if (!(s->file = fopen(jitanon__inj_path(j, jd->path), "rb"))) return JITANON_ERR_IO;
+    return jitanon_jitdump_stream_init(&s->st, jitanon__inj_fread, s->file, &j->dump_opts, NULL);
+#else
+    return JITANON_ERR_FEATURE_DISABLED;
+#endif
+}
+
+/* The next record; anything but JITANON_OK ends the walk (a tail cut short is expected). */
+JITANON__PRIVATE jitanon_result jitanon__inj_src_next(jitanon__inj_src *s, jitanon_jit_record *rec)
+{
+    if (!s->file) return jitanon_jitdump_iter_next(&s->it, rec, NULL);
+    return jitanon_jitdump_stream_next(&s->st, rec, NULL);
+}
+
+JITANON__PRIVATE void jitanon__inj_src_close(jitanon__inj_src *s)
+{
+#ifndef JITANON_NO_STDIO
+    if (s->file) fclose((FILE *)s->file);
+#endif
+    jitanon_jitdump_stream_free(&s->st);
+}
+
+/* A stream hands out views that the next record replaces: DEBUG_INFO and UNWINDING_INFO
+   wait for their LOAD in a copy of their own. */
+JITANON__PRIVATE int jitanon__inj_keep(jitanon_membuf *b, const jitanon_jit_record *r, int big, jitanon_jit_record *copy)
+{
+    uint64_t missing = 0;
+    b->size = 0;
+    if (jitanon_membuf_write(b, r->raw.data, r->raw.size)) return 0;
+    return jitanon__jit_parse_record(b->data, b->size, r->offset, big, UINT64_MAX, r->index, copy, &missing, NULL) ==
+           JITANON_OK;
+}
+
+#ifndef JITANON_NO_STDIO
+/* Reads a dump once as a stream to learn what the loader would: its header and counts.
+   Returns a dump without data (jitanon_jitdump_free releases it), or NULL. */
+JITANON__PRIVATE jitanon_jitdump *jitanon__inj_scan(jitanon__inj *j, const char *path, jitanon_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    jitanon_jitdump_stream st;
+    jitanon_jit_record rec;
+    jitanon_jitdump *d = NULL;
+    jitanon_result r;
+    if (!f) {
+        JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s", path);
+        return NULL;
+    }
+    r = jitanon_jitdump_stream_init(&st, jitanon__inj_fread, f, &j->dump_opts, err);
+    while (r == JITANON_OK && (r = jitanon_jitdump_stream_next(&st, &rec, err)) == JITANON_OK) {
+    }
+    if (r == JITANON_AGAIN && !st.have_header)
+        JITANON__FAIL(err, JITANON_ERR_TRUNCATED, st.consumed, "jitdump header incomplete");
+    else if (r == JITANON_AGAIN && (d = (jitanon_jitdump *)jitanon__malloc(&j->a, sizeof *d)) != NULL) {
+        memset(d, 0, sizeof *d);
+        d->allocator = j->a;
+        d->header = st.header;
+        d->stats = st.stats;
+        if (st.buf_len > st.buf_pos) /* what a crashed or still-running JIT left */
+            JITANON__FAIL(&d->tail_error, JITANON_ERR_TRUNCATED, st.consumed, "record %U is cut short",
+                          st.next_index);
+    } else if (r == JITANON_AGAIN) {
+        JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory");
+    }
+    jitanon_jitdump_stream_free(&st);
+    fclose(f);
+    return d;
+}
+#endif
 
 /* -- jitdumps -> ELF files and jit events ----------------------------------------------- */
 
@@ -7059,26 +7155,34 @@ JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_
     return JITANON_OK; /* a MOVE without its LOAD: nothing to map */
 }
 
-/* Walks the dump's bytes (the injector loads dumps without a record table: it would be
-   the largest thing in memory).  The loader validated them already. */
+/* Walks the dump (the injector keeps no record table: it would be the largest thing in
+   memory).  The loader or the scan validated it already. */
 JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_ctx *c)
 {
-    const jitanon_jitdump *d = c->jd->dump;
     jitanon_jit_record r, debug, unwind;
-    jitanon_jitdump_iter it;
-    int have_debug = 0, have_unwind = 0;
+    jitanon__inj_src src;
+    int have_debug = 0, have_unwind = 0, big = c->jd->dump->header.big_endian;
     size_t first_func = j->nfuncs;
-    jitanon_result res = jitanon_jitdump_iter_init(&it, d->data, d->size, &j->opts->jitdump, NULL);
-    while (res == JITANON_OK && jitanon_jitdump_iter_next(&it, &r, NULL) == JITANON_OK) {
+    jitanon_result res = jitanon__inj_src_open(j, c->jd, &src);
+    if (res != JITANON_OK) {
+        jitanon__inj_src_close(&src);
+        return JITANON__FAIL(j->err, res, 0, "cannot read the jitdump again");
+    }
+    while (res == JITANON_OK && jitanon__inj_src_next(&src, &r) == JITANON_OK) {
         /* DEBUG_INFO and UNWINDING_INFO describe the next LOAD (as perf reads them). */
-        if (r.id == JITANON_JIT_CODE_DEBUG_INFO) debug = r, have_debug = 1;
-        else if (r.id == JITANON_JIT_CODE_UNWINDING_INFO) unwind = r, have_unwind = 1;
-        else if (r.id == JITANON_JIT_CODE_LOAD) {
+        if (r.id == JITANON_JIT_CODE_DEBUG_INFO) {
+            if (!(have_debug = jitanon__inj_keep(&j->pend_debug, &r, big, &debug))) res = jitanon__inj_nomem(j, "debug info");
+        } else if (r.id == JITANON_JIT_CODE_UNWINDING_INFO) {
+            if (!(have_unwind = jitanon__inj_keep(&j->pend_unwind, &r, big, &unwind))) res = jitanon__inj_nomem(j, "unwind info");
+        } else if (r.id == JITANON_JIT_CODE_LOAD) {
             res = jitanon__inj_load(j, c, &r, have_debug ? &debug : NULL, have_unwind ? &unwind : NULL);
             have_debug = have_unwind = 0;
-        } else if (r.id == JITANON_JIT_CODE_MOVE) res = jitanon__inj_move(j, c, &r, first_func);
+        } else if (r.id == JITANON_JIT_CODE_MOVE) {
+            res = jitanon__inj_move(j, c, &r, first_func);
+        }
     }
-    return res == JITANON_OK ? JITANON_OK : JITANON__FAIL(j->err, res, 0, "jitdump changed while in use");
+    jitanon__inj_src_close(&src);
+    return res;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__inj_index_loads(jitanon__inj *j, jitanon__inj_ctx *c)
@@ -7090,11 +7194,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_index_loads(jitanon__inj *j, jitano
     c->used = (uint32_t *)jitanon__malloc(&j->a, n * sizeof *c->used);
     if (!c->indices || !c->used) return jitanon__inj_nomem(j, "load index");
     {
-        jitanon_jitdump_iter it;
+        jitanon__inj_src src;
         jitanon_jit_record r;
-        if (jitanon_jitdump_iter_init(&it, d->data, d->size, &j->opts->jitdump, NULL) == JITANON_OK)
-            while (c->nindices < n && jitanon_jitdump_iter_next(&it, &r, NULL) == JITANON_OK)
+        if (jitanon__inj_src_open(j, c->jd, &src) == JITANON_OK)
+            while (c->nindices < n && jitanon__inj_src_next(&src, &r) == JITANON_OK)
                 if (r.id == JITANON_JIT_CODE_LOAD) c->indices[c->nindices++] = r.load.code_index;
+        jitanon__inj_src_close(&src);
     }
     qsort(c->indices, c->nindices, sizeof *c->indices, jitanon__u64_cmp);
     memset(c->used, 0, n * sizeof *c->used);
@@ -7181,6 +7286,27 @@ JITANON__PRIVATE void jitanon__inj_ctx_free(jitanon__inj *j, jitanon__inj_ctx *c
 
 /* -- markers ------------------------------------------------------------------------------- */
 
+/* Per-function files need each function once, in order: with the default file I/O the
+   dump is only scanned now and streamed again later, so its code never sits in memory. */
+JITANON__PRIVATE int jitanon__inj_streams(const jitanon__inj *j)
+{
+#ifndef JITANON_NO_STDIO
+    return j->out && !j->opts->on_sample && j->opts->elf_layout == JITANON_ELF_PER_FUNCTION &&
+           j->io.load_dump == jitanon__inj_load_default;
+#else
+    (void)j;
+    return 0;
+#endif
+}
+
+JITANON__PRIVATE jitanon_jitdump *jitanon__inj_read_dump(jitanon__inj *j, const char *path, jitanon_error *e)
+{
+#ifndef JITANON_NO_STDIO
+    if (jitanon__inj_streams(j)) return jitanon__inj_scan(j, path, e);
+#endif
+    return j->io.load_dump(j->io.user, path, &j->dump_opts, e);
+}
+
 /* Loads the dump a marker names: the recorded path first, then opts.jitdump_dir. */
 JITANON__PRIVATE jitanon_jitdump *jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *name, char *found,
                                                          size_t cap)
@@ -7191,7 +7317,7 @@ JITANON__PRIVATE jitanon_jitdump *jitanon__inj_open_dump(jitanon__inj *j, const 
     if (name->length >= cap) return NULL;
     memcpy(found, name->data, name->length);
     found[name->length] = 0;
-    d = j->io.load_dump(j->io.user, found, &j->dump_opts, &e);
+    d = jitanon__inj_read_dump(j, found, &e);
     if (d || !j->opts->jitdump_dir) {
         if (!d) jitanon__inj_log(j, "cannot read jitdump %s: %s", found, &e);
         return d;
@@ -7200,7 +7326,7 @@ JITANON__PRIVATE jitanon_jitdump *jitanon__inj_open_dump(jitanon__inj *j, const 
     if (jitanon__fmt(found, cap, "%s/", j->opts->jitdump_dir) + (name->length - base) >= cap) return NULL;
     memcpy(found + strlen(found), name->data + base, name->length - base);
     found[strlen(j->opts->jitdump_dir) + 1 + (name->length - base)] = 0;
-    d = j->io.load_dump(j->io.user, found, &j->dump_opts, &e);
+    d = jitanon__inj_read_dump(j, found, &e);
     if (!d) jitanon__inj_log(j, "cannot read jitdump %s: %s", found, &e);
     return d;
 }
@@ -7219,6 +7345,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon_j
     }
     memset(&j->dumps[j->ndumps], 0, sizeof *j->dumps);
     j->dumps[j->ndumps].dump = d;
+    if ((j->dumps[j->ndumps].path = jitanon__inj_add_path(j, found, NULL)) == SIZE_MAX) {
+        jitanon_jitdump_free(d);
+        return jitanon__inj_nomem(j, "paths");
+    }
     memset(&c, 0, sizeof c);
     c.jd = &j->dumps[j->ndumps++];
     c.pid = m->pid;
@@ -7665,6 +7795,8 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon_rangemap_free(&j->ident_index);
     jitanon_membuf_free(&j->paths);
     jitanon_membuf_free(&j->elfbuf);
+    jitanon_membuf_free(&j->pend_debug);
+    jitanon_membuf_free(&j->pend_unwind);
     jitanon_membuf_free(&j->round);
     jitanon_trim_free(j->trim);
 }
@@ -7690,6 +7822,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (!j->io.load_dump) j->io.load_dump = jitanon__inj_load_default;
     if (!j->io.write_elf) j->io.write_elf = jitanon__inj_write_default;
     j->paths.allocator = j->elfbuf.allocator = j->round.allocator = j->a;
+    j->pend_debug.allocator = j->pend_unwind.allocator = j->a;
     jitanon_rangemap_init(&j->ident_index, &j->a);
     j->dump_opts = opts->jitdump;
     j->dump_opts.no_records = 1;
