@@ -962,8 +962,50 @@ static void test_perfdata_atomic_file(void)
 }
 #endif
 
+/* The same sweeps, strided, over a real `perf record -k mono -e cpu-clock` recording of
+   tinyjit (the fuzz seed): cut, patched and starved of memory, it ends in OK or a typed
+   error, never a crash or a leak. */
+static void test_perfdata_real_recording_sweeps(void)
+{
+    FILE *f = fopen("fuzz/corpus/perfdata/tinyjit-file.data", "rb");
+    uint8_t *data, *copy;
+    size_t n, i;
+    long k;
+    static const int patch[4] = {1, -1, 0x100, 0x1ff};
+    if (!f) {
+        jt_skip("fuzz/corpus/perfdata/tinyjit-file.data not found (run from the repo root)");
+        return;
+    }
+    data = (uint8_t *)malloc(1 << 20);
+    n = fread(data, 1, 1 << 20, f);
+    fclose(f);
+    copy = (uint8_t *)malloc(n);
+    for (i = 0; i <= n; i += 7) pdt_exercise(data, i, (int)(i & 1), NULL);
+    for (i = 0; i < n; i += 13) {
+        int v;
+        memcpy(copy, data, n);
+        for (v = 0; v < 4; v++) {
+            copy[i] = patch[v] == 0x100 ? 0 : patch[v] == 0x1ff ? 0xff : (uint8_t)(data[i] + patch[v]);
+            pdt_exercise(copy, n, (int)(i & 1), NULL);
+        }
+    }
+    for (k = 1; k < 200; k++) {
+        jt_alloc a;
+        jitanon_perf_opts o;
+        memset(&o, 0, sizeof o);
+        o.allocator = jt_allocator(&a);
+        a.fail_at = k;
+        pdt_exercise(data, n, 1, &o);
+        JT_CHECK_EQ_U(a.live_bytes, 0);
+        if (a.calls < k) break; /* every allocation point has failed once */
+    }
+    free(copy);
+    free(data);
+}
+
 static void suite_perfdata(void)
 {
+    JT_RUN(test_perfdata_real_recording_sweeps);
     JT_RUN(test_perfdata_file_both_orders);
     JT_RUN(test_perfdata_pipe_both_orders);
     JT_RUN(test_perfdata_roundtrip);
