@@ -1195,7 +1195,14 @@ JITANON_API jitanon_result jitanon_elf_symbol_at(const jitanon_elf_file *f, cons
 
    Decisions follow timestamps, not file position: the injector buffers one round (the
    records between two FINISHED_ROUNDs, which perf guarantees need no reordering across)
-   and replays it in time order.  Memory is bounded by the jitdumps plus one round. */
+   and replays it in time order.  Memory is bounded by one round plus, per jitdump, its
+   functions' bookkeeping; the dump itself is held only in per-process layout, when
+   resolving samples, or with a custom io.load_dump (per-function output with the default
+   I/O streams it twice from its file instead).  Exited processes are forgotten.
+
+   Untrusted recordings: only files named jit-<digits>.dump are opened; ELF names are
+   built from numbers; an ELF is never written through a symlink, and an existing file is
+   replaced only when it is itself a jitted ELF stub. */
 
 typedef enum jitanon_anon_mode {
     JITANON_ANON_RANGE = 0, /* trim trimmable mmaps to what does not cover live jit code */
