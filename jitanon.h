@@ -6625,6 +6625,7 @@ JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift,
 typedef struct jitanon__inj_func {
     uint32_t pid, tid;      /* of the synthesized MMAP2s (the marker's process) */
     uint64_t code_index, pgoff, code_addr;
+    uint64_t mapped_size;   /* unwind data the runtime keeps mapped after the code */
     size_t path;            /* offset of the ELF path in the path pool */
     jitanon_str name;       /* a view into the dump, which lives as long as the injector */
 } jitanon__inj_func;
@@ -7077,8 +7078,19 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_event(jitanon__inj *j, jitanon
     return JITANON_OK;
 }
 
+/* The length a mapping of the function gets: its code, and - when the runtime keeps its
+   unwinding info mapped right after the code (mapped_size) - that too, 8-aligned, as perf
+   maps it.  Samples there belong to the function's file, not to the //anon around it. */
+JITANON__PRIVATE uint64_t jitanon__inj_map_len(uint64_t code_size, uint64_t mapped_size)
+{
+    uint64_t len;
+    if (!mapped_size || code_size > UINT64_MAX - 7) return code_size;
+    len = (code_size + 7) & ~(uint64_t)7;
+    return jitanon__add_u64(len, mapped_size, &len) ? len : code_size;
+}
+
 JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon__inj_ctx *c, const jitanon_jit_record *r,
-                                                       uint64_t pgoff, size_t path)
+                                                       const jitanon_jit_record *unwind, uint64_t pgoff, size_t path)
 {
     jitanon__inj_func *f;
     if (!jitanon__grow(&j->a, (void **)&j->funcs, &j->funcs_cap, j->nfuncs + 1, sizeof *f))
@@ -7091,9 +7103,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->path = path;
     f->name = r->load.name;
     f->code_addr = r->load.code_addr;
+    f->mapped_size = unwind ? unwind->unwind.mapped_size : 0;
     j->st->loads++;
     return jitanon__inj_push_event(j, c->jd, jitanon__inj_time(j, c->jd->dump, r->timestamp), r->load.code_addr,
-                                   r->load.code_size, j->nfuncs - 1, 0);
+                                   jitanon__inj_map_len(r->load.code_size, f->mapped_size), j->nfuncs - 1, 0);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__inj_write_file(jitanon__inj *j, jitanon__inj_ctx *c, const char *name)
@@ -7122,10 +7135,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_load(jitanon__inj *j, jitanon__inj_
     fn.code = r->load.code;
     fn.debug = debug;
     fn.unwind = unwind;
-    if (!j->out) return jitanon__inj_push_func(j, c, r, 0, SIZE_MAX); /* resolving only */
+    if (!j->out) return jitanon__inj_push_func(j, c, r, unwind, 0, SIZE_MAX); /* resolving only */
     if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) {
         if ((res = jitanon_elf_builder_add(&c->pb, &fn, &pgoff, j->err)) != JITANON_OK) return res;
-        return jitanon__inj_push_func(j, c, r, pgoff, c->ppath);
+        return jitanon__inj_push_func(j, c, r, unwind, pgoff, c->ppath);
     }
     j->elfbuf.size = 0;
     sink.write_fn = jitanon_membuf_write;
@@ -7141,7 +7154,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_load(jitanon__inj *j, jitanon__inj_
     {
         size_t path = jitanon__inj_add_path(j, c->dir, name);
         if (path == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
-        return jitanon__inj_push_func(j, c, r, pgoff, path);
+        return jitanon__inj_push_func(j, c, r, unwind, pgoff, path);
     }
 }
 
@@ -7156,7 +7169,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_
         if (j->funcs[i].code_index == r->move.code_index) {
             j->st->moves++;
             return jitanon__inj_push_event(j, c->jd, jitanon__inj_time(j, c->jd->dump, r->timestamp),
-                                           r->move.new_code_addr, r->move.code_size, i, 1);
+                                           r->move.new_code_addr,
+                                           jitanon__inj_map_len(r->move.code_size, j->funcs[i].mapped_size), i, 1);
         }
     }
     return JITANON_OK; /* a MOVE without its LOAD: nothing to map */

@@ -10,7 +10,9 @@ cleanup() { [ -n "$pid" ] && rm -f "/tmp/perf-$pid.map"; rm -rf "$tmp"; }
 trap cleanup EXIT
 
 recorded=0
-if command -v perf >/dev/null 2>&1 && perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
+# DEMO_SYNTH=1 shows the path taken on machines where perf cannot record.
+if [ "${DEMO_SYNTH:-0}" != 1 ] && command -v perf >/dev/null 2>&1 &&
+   perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
   echo "== recording build/tinyjit with: perf record -k mono -e cpu-clock"
   (cd "$tmp" && perf record -q -k mono -e cpu-clock -o perf.data "$root/build/tinyjit" -t 800 > tinyjit.out 2>/dev/null)
   pid=$(sed -n 's/^pid //p' "$tmp/tinyjit.out")
@@ -18,10 +20,10 @@ if command -v perf >/dev/null 2>&1 && perf record -q -k mono -e cpu-clock -o "$t
 fi
 if [ $recorded = 0 ]; then
   echo "== this machine cannot run perf record: using a recording synthesized by the library (build/jitgen)"
-  if ! "$root/build/jitgen" --out "$tmp" --loads 64 --samples 4000 > "$tmp/jitgen.out" 2>&1; then
+  if ! "$root/build/jitgen" --loads 64 --samples 4000 --quiet "$tmp" > "$tmp/jitgen.out" 2>&1; then
     echo "jitgen failed:"; cat "$tmp/jitgen.out"; exit 1
   fi
-  pid=$(sed -n 's/^pid //p' "$tmp/jitgen.out")
+  pid=$(ls "$tmp" | sed -n 's/^jit-\([0-9]*\)\.dump$/\1/p' | head -1)
 fi
 
 mkdir -p "$tmp/ours" "$tmp/proc"
