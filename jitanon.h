@@ -1067,6 +1067,11 @@ typedef struct jitanon_elf_func {
     jitanon_bytes code;
     const jitanon_jit_record *debug;  /* a CODE_DEBUG_INFO record for it, or NULL */
     const jitanon_jit_record *unwind; /* a CODE_UNWINDING_INFO record for it, or NULL */
+    /* Bytes from the function's start that its mapping covers when that is more than the
+       code (unwinding info the runtime keeps mapped after it, see CODE_UNWINDING_INFO
+       mapped_size); the next function of a per-process file starts after them.  0: the
+       code size. */
+    uint64_t map_size;
 } jitanon_elf_func;
 
 /* What a finished file looks like. */
@@ -5467,8 +5472,10 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
     JITANON_ASSERT(b && fn);
     jitanon__clear_error(err);
     if ((r = jitanon__elf_check_func(fn, err)) != JITANON_OK) return r;
-    /* An empty function still takes a byte of address space so no two share an address. */
-    if (!jitanon__add_u64(off, fn->code.size ? fn->code.size : 1, &end) || end > ((uint64_t)1 << 48) ||
+    /* An empty function still takes a byte of address space so no two share an address;
+       a mapping longer than the code keeps the next function out of its range. */
+    if (!jitanon__add_u64(off, fn->code.size > fn->map_size ? fn->code.size : fn->map_size ? fn->map_size : 1, &end) ||
+        end > ((uint64_t)1 << 48) ||
         (!jitanon__elf_is64(b) && end > UINT32_MAX / 2))
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "too much code for one ELF file");
     if (!jitanon__grow(&b->opts.allocator, (void **)&b->funcs, &b->cap, b->count + 1, sizeof *b->funcs))
@@ -7135,6 +7142,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_load(jitanon__inj *j, jitanon__inj_
     fn.code = r->load.code;
     fn.debug = debug;
     fn.unwind = unwind;
+    fn.map_size = jitanon__inj_map_len(r->load.code_size, unwind ? unwind->unwind.mapped_size : 0);
     if (!j->out) return jitanon__inj_push_func(j, c, r, unwind, 0, SIZE_MAX); /* resolving only */
     if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) {
         if ((res = jitanon_elf_builder_add(&c->pb, &fn, &pgoff, j->err)) != JITANON_OK) return res;

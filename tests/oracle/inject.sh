@@ -71,6 +71,13 @@ else
   echo "FAIL inject tinyjit: could not record tinyjit"
 fi
 
+# 1b. jitgen: a synthesized recording (unwinding info kept mapped after the code,
+#     debug info, V8-like names) - perf inject must agree with us on it too.
+mkdir "$tmp/gen"
+if "$root/build/jitgen" --loads 400 --samples 20000 --quiet "$tmp/gen" >/dev/null 2>&1; then
+  check jitgen "$tmp/gen" "$tmp/gen/perf.data"
+else echo "FAIL inject jitgen: build/jitgen failed"; fi
+
 # 2. node --perf-prof (V8 writes ./jit-<pid>.dump), with a perf map too.
 if command -v node >/dev/null 2>&1; then
   mkdir "$tmp/node"
