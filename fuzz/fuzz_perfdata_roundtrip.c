@@ -22,40 +22,11 @@
 #define FUZZ_OUT_CAP ((size_t)16 << 20)
 
 #define FUZZ_NAME "fuzz_perfdata_roundtrip"
+#define FUZZ_MEMIO
 #include "fuzz_common.h"
 
 /* -- memory input and output ------------------------------------------------------------------ */
 
-typedef struct memin {
-    const uint8_t *data;
-    size_t size, pos;
-} memin;
-
-static size_t memin_read(void *user, void *dst, size_t size)
-{
-    memin *m = (memin *)user;
-    size_t n = m->size - m->pos;
-    if (n > size) n = size;
-    if (n) memcpy(dst, m->data + m->pos, n);
-    m->pos += n;
-    return n;
-}
-
-static int memin_seek(void *user, uint64_t off)
-{
-    memin *m = (memin *)user;
-    if (off > m->size) return 1;
-    m->pos = (size_t)off;
-    return 0;
-}
-
-static int membuf_pwrite(void *user, const void *data, size_t size, uint64_t off)
-{
-    jitanon_membuf *m = (jitanon_membuf *)user;
-    if (off > m->size || size > m->size - off) return 1;
-    memcpy(m->data + off, data, size);
-    return 0;
-}
 
 static int identity_decompress(void *user, const void *src, size_t size, jitanon_membuf *out)
 {
