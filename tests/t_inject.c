@@ -280,34 +280,65 @@ static size_t ti_count(const ti_out_rec *v, size_t n, uint32_t type, const char 
     return c;
 }
 
-static void test_inject_range_trims_only_overlaps(void)
-{
+/* One scenario run: the recording, the dump, the options and what came out. */
+typedef struct ti_case {
     jitanon_membuf perf;
     ti_io io;
     jitanon_inject_opts o;
     jitanon_inject_stats st;
     jitanon_error err;
     ti_out_rec v[64];
-    size_t n, i, anon = 0;
-    memset(&io, 0, sizeof io);
-    memset(&o, 0, sizeof o);
-    io.give_dump = io.elf_ok = 1;
-    ti_build_perf(&perf, 1, JITANON_PERF_FILE);
-    ti_build_dump(&io.dump);
-    if (ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) != JITANON_OK) {
+    size_t n;
+} ti_case;
+
+static void ti_case_begin(ti_case *c, int mono, jitanon_perf_mode mode, int give_dump)
+{
+    memset(c, 0, sizeof *c);
+    c->io.give_dump = give_dump;
+    c->io.elf_ok = 1;
+    ti_build_perf(&c->perf, mono, mode);
+    ti_build_dump(&c->io.dump);
+}
+
+/* Injects with c->o (reset afterwards, so each run starts from defaults). */
+static jitanon_result ti_case_run(ti_case *c, jitanon_perf_mode out_mode)
+{
+    jitanon_result r = ti_inject(&c->perf, &c->o, &c->io, c->v, &c->n, &c->st, &c->err, out_mode);
+    if (r != JITANON_OK && r != JITANON_ERR_CLOCK) {
         char msg[256];
-        jitanon_format_error(msg, sizeof msg, &err);
+        jitanon_format_error(msg, sizeof msg, &c->err);
         fprintf(stderr, "  inject: %s\n", msg);
-        jt.cur_failed++;
     }
-    JT_CHECK_EQ_U(io.elf_files, 4);
-    JT_CHECK(io.elf_ok);
-    JT_CHECK(strcmp(io.last_name, "jitted-100-3.so") == 0);
-    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_FINISHED_ROUND, NULL), 2);
-    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jit-"), 0); /* marker consumed */
-    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100-"), 4);
-    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_SAMPLE, NULL), 4);
-    for (i = 0; i < n; i++) {
+    memset(&c->o, 0, sizeof c->o);
+    return r;
+}
+
+static size_t ti_case_count(const ti_case *c, uint32_t type, const char *name_prefix)
+{
+    return ti_count(c->v, c->n, type, name_prefix);
+}
+
+static void ti_case_end(ti_case *c)
+{
+    jitanon_membuf_free(&c->perf);
+    jitanon_membuf_free(&c->io.dump);
+}
+
+static void test_inject_range_trims_only_overlaps(void)
+{
+    ti_case c;
+    const ti_out_rec *v = c.v;
+    size_t i, anon = 0;
+    ti_case_begin(&c, 1, JITANON_PERF_FILE, 1);
+    JT_CHECK(ti_case_run(&c, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK_EQ_U(c.io.elf_files, 4);
+    JT_CHECK(c.io.elf_ok);
+    JT_CHECK(strcmp(c.io.last_name, "jitted-100-3.so") == 0);
+    JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_FINISHED_ROUND, NULL), 2);
+    JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jit-"), 0); /* marker consumed */
+    JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100-"), 4);
+    JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_SAMPLE, NULL), 4);
+    for (i = 0; i < c.n; i++) {
         if (v[i].type != JITANON_PERF_RECORD_MMAP2 || strcmp(v[i].name, "//anon")) continue;
         /* every piece keeps pgoff - start constant, and none covers a live function */
         JT_CHECK_EQ_U(v[i].pgoff, v[i].start);
@@ -321,116 +352,72 @@ static void test_inject_range_trims_only_overlaps(void)
     JT_CHECK_EQ_U(anon, 3);
     /* each synthesized mmap comes before the first record that is not older, and the
        round boundaries hold: no record after a FINISHED_ROUND is older than the round before */
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < c.n; i++) {
         if (v[i].type == JITANON_PERF_RECORD_MMAP2 && !strncmp(v[i].name, "/some/dir/jitted-", 17) && i > 0) {
             size_t k;
             for (k = 0; k < i; k++)
                 if (v[k].type != JITANON_PERF_RECORD_FINISHED_ROUND) JT_CHECK(v[k].time < v[i].time);
         }
     }
-    JT_CHECK_EQ_U(st.loads, 4);
-    JT_CHECK_EQ_U(st.anon_kept, 1);
-    JT_CHECK_EQ_U(st.anon_split, 2);
-    JT_CHECK_EQ_U(st.anon_pieces, 2);
-    JT_CHECK_EQ_U(st.mmaps_synthesized, 4);
-    JT_CHECK_EQ_U(st.records_out, n);
-    jitanon_membuf_free(&perf);
-    jitanon_membuf_free(&io.dump);
+    JT_CHECK_EQ_U(c.st.loads, 4);
+    JT_CHECK_EQ_U(c.st.anon_kept, 1);
+    JT_CHECK_EQ_U(c.st.anon_split, 2);
+    JT_CHECK_EQ_U(c.st.anon_pieces, 2);
+    JT_CHECK_EQ_U(c.st.mmaps_synthesized, 4);
+    JT_CHECK_EQ_U(c.st.records_out, c.n);
+    ti_case_end(&c);
 }
 
 static void test_inject_modes_all_and_keep(void)
 {
-    jitanon_membuf perf;
-    ti_io io;
-    jitanon_inject_opts o;
-    jitanon_inject_stats st;
-    jitanon_error err;
-    ti_out_rec v[64];
-    size_t n;
-    memset(&io, 0, sizeof io);
-    io.give_dump = io.elf_ok = 1;
-    ti_build_perf(&perf, 1, JITANON_PERF_FILE);
-    ti_build_dump(&io.dump);
-    memset(&o, 0, sizeof o);
-    o.anon_mode = JITANON_ANON_ALL;
-    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "//anon"), 0);
-    memset(&o, 0, sizeof o);
-    o.anon_mode = JITANON_ANON_KEEP;
-    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "//anon"), 3);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_PROCESS;
-    io.elf_files = 0;
-    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK_EQ_U(io.elf_files, 1);
-    JT_CHECK(strcmp(io.last_name, "jitted-100.so") == 0);
-    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100.so"), 4);
-    jitanon_membuf_free(&perf);
-    jitanon_membuf_free(&io.dump);
+    ti_case c;
+    ti_case_begin(&c, 1, JITANON_PERF_FILE, 1);
+    c.o.anon_mode = JITANON_ANON_ALL;
+    JT_CHECK(ti_case_run(&c, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_MMAP2, "//anon"), 0);
+    c.o.anon_mode = JITANON_ANON_KEEP;
+    JT_CHECK(ti_case_run(&c, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_MMAP2, "//anon"), 3);
+    c.o.elf_layout = JITANON_ELF_PER_PROCESS;
+    c.io.elf_files = 0;
+    JT_CHECK(ti_case_run(&c, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK_EQ_U(c.io.elf_files, 1);
+    JT_CHECK(strcmp(c.io.last_name, "jitted-100.so") == 0);
+    JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100.so"), 4);
+    ti_case_end(&c);
 }
 
 static void test_inject_unusable_dump_changes_nothing(void)
 {
-    jitanon_membuf perf;
-    ti_io io;
-    jitanon_inject_opts o;
-    jitanon_inject_stats st;
-    jitanon_error err;
-    ti_out_rec v[64];
-    size_t n;
-    memset(&io, 0, sizeof io);
-    memset(&o, 0, sizeof o);
-    ti_build_perf(&perf, 1, JITANON_PERF_FILE);
-    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK_EQ_U(st.dumps_failed, 1);
-    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jit-100.dump"), 1);
-    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "//anon"), 3);
-    JT_CHECK_EQ_U(st.records_out, st.records_in);
-    jitanon_membuf_free(&perf);
+    ti_case c;
+    ti_case_begin(&c, 1, JITANON_PERF_FILE, 0);
+    JT_CHECK(ti_case_run(&c, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK_EQ_U(c.st.dumps_failed, 1);
+    JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jit-100.dump"), 1);
+    JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_MMAP2, "//anon"), 3);
+    JT_CHECK_EQ_U(c.st.records_out, c.st.records_in);
+    ti_case_end(&c);
 }
 
 static void test_inject_clock_mismatch(void)
 {
-    jitanon_membuf perf;
-    ti_io io;
-    jitanon_inject_opts o;
-    jitanon_error err;
-    ti_out_rec v[64];
-    size_t n;
-    memset(&io, 0, sizeof io);
-    memset(&o, 0, sizeof o);
-    io.give_dump = 1;
-    ti_build_perf(&perf, 0, JITANON_PERF_FILE);
-    ti_build_dump(&io.dump);
-    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, NULL, &err, JITANON_PERF_FILE) == JITANON_ERR_CLOCK);
-    JT_CHECK(strstr(err.info, "-k mono") != NULL);
-    jitanon_membuf_free(&perf);
-    jitanon_membuf_free(&io.dump);
+    ti_case c;
+    ti_case_begin(&c, 0, JITANON_PERF_FILE, 1);
+    JT_CHECK(ti_case_run(&c, JITANON_PERF_FILE) == JITANON_ERR_CLOCK);
+    JT_CHECK(strstr(c.err.info, "-k mono") != NULL);
+    ti_case_end(&c);
 }
 
 static void test_inject_pipe_to_pipe_and_file(void)
 {
-    jitanon_membuf perf;
-    ti_io io;
-    jitanon_inject_opts o;
-    jitanon_inject_stats st;
-    jitanon_error err;
-    ti_out_rec v[64];
-    size_t n;
-    memset(&io, 0, sizeof io);
-    memset(&o, 0, sizeof o);
-    io.give_dump = io.elf_ok = 1;
-    ti_build_perf(&perf, 1, JITANON_PERF_PIPE);
-    ti_build_dump(&io.dump);
-    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_PIPE) == JITANON_OK);
-    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100-"), 4);
-    JT_CHECK_EQ_U(st.anon_pieces, 2);
-    memset(&o, 0, sizeof o);
-    JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100-"), 4);
-    jitanon_membuf_free(&perf);
-    jitanon_membuf_free(&io.dump);
+    ti_case c;
+    ti_case_begin(&c, 1, JITANON_PERF_PIPE, 1);
+    JT_CHECK(ti_case_run(&c, JITANON_PERF_PIPE) == JITANON_OK);
+    JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100-"), 4);
+    JT_CHECK_EQ_U(c.st.anon_pieces, 2);
+    JT_CHECK(ti_case_run(&c, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100-"), 4);
+    ti_case_end(&c);
 }
 
 static void test_inject_alloc_failures(void)
