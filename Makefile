@@ -37,6 +37,10 @@ build/%: examples/%.c $(HEADER) | build
 build/test_main: tests/test_main.c tests/*.c tests/test.h $(HEADER) | build
 	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g $(SANFLAGS) -I. -o $@ tests/test_main.c $(JITANON_LIBS)
 
+# The injector's writer threads, under ThreadSanitizer (tests/run.sh runs the thread tests).
+build/test_tsan: tests/test_main.c tests/*.c tests/test.h $(HEADER) | build
+	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread -I. -o $@ tests/test_main.c $(JITANON_LIBS)
+
 build/fuzz-replay-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) | build
 	$(Q)$(CC) $(JITANON_WARN) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS)
 
@@ -55,7 +59,7 @@ compile-matrix: | build
 unit: build/test_main
 	$(Q)./build/test_main
 
-test check: all build/test_main $(addprefix build/fuzz-replay-,$(FUZZERS)) \
+test check: all build/test_main build/test_tsan $(addprefix build/fuzz-replay-,$(FUZZERS)) \
             $(if $(HAVE_CLANG),$(addprefix build/fuzz-replay-clang-,$(FUZZERS)))
 	$(Q)sh tests/run.sh
 

@@ -2,7 +2,8 @@
    the parts that do not cover jitted code, instead of dropping them.
 
    jitanon-inject [-i IN] [-o OUT] [-j] [-f] [-v] [--anon=range|all|keep]
-                  [--elf=function|process] [--elf-dir DIR] [--jitdump-dir DIR] [--stats]  */
+                  [--elf=function|process] [--elf-dir DIR] [--jitdump-dir DIR]
+                  [--threads N] [--stats]  */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
@@ -39,6 +40,8 @@ static void usage(FILE *f)
             "                          process: one jitted-<pid>.so per process\n"
             "      --elf-dir DIR       write ELF files to DIR (default: next to each jitdump)\n"
             "      --jitdump-dir DIR   look for jit-<pid>.dump in DIR when the recorded path fails\n"
+            "      --threads N         threads creating per-function ELF files (default: one per\n"
+            "                          online CPU, at most 8; 0: write them in the main thread)\n"
             "      --stats             print counters on stderr when done\n"
             "      --help, --version\n");
 }
@@ -111,6 +114,7 @@ int main(int argc, char **argv)
     jitanon_result r;
     cli c;
     int i;
+    long threads = -1;
     struct stat sb;
     memset(&o, 0, sizeof o);
     memset(&c, 0, sizeof c);
@@ -120,6 +124,12 @@ int main(int argc, char **argv)
         else if ((v = arg_value(argc, argv, &i, "--output", "-o"))) out = v;
         else if ((v = arg_value(argc, argv, &i, "--elf-dir", NULL))) o.elf_dir = v;
         else if ((v = arg_value(argc, argv, &i, "--jitdump-dir", NULL))) o.jitdump_dir = v;
+        else if ((v = arg_value(argc, argv, &i, "--threads", NULL))) {
+            char *end;
+            unsigned long n = strtoul(v, &end, 10);
+            if (!*v || *end || n > 64) return fprintf(stderr, "jitanon-inject: --threads takes 0 to 64\n"), 2;
+            threads = (long)n;
+        }
         else if ((v = arg_value(argc, argv, &i, "--anon", NULL))) {
             if (!strcmp(v, "range")) o.anon_mode = JITANON_ANON_RANGE;
             else if (!strcmp(v, "all")) o.anon_mode = JITANON_ANON_ALL;
@@ -147,6 +157,12 @@ int main(int argc, char **argv)
         clock_gettime(CLOCK_MONOTONIC, &c.start);
         c.last = c.start;
     }
+    /* Creating the files is the kernel's work, and it runs on every CPU at once. */
+    if (threads < 0) {
+        threads = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = threads < 1 ? 1 : threads > 8 ? 8 : threads;
+    }
+    o.elf_threads = (uint32_t)threads;
     o.io.log = on_log;
     o.io.progress = on_progress;
     o.io.user = &c;

@@ -16,6 +16,9 @@ for cc in gcc clang; do
   if ! command -v $cc >/dev/null 2>&1; then echo "SKIP compile: $cc: not installed"; continue; fi
   for v in impl static nostdio twice hooks; do run "$cc $v" $cc $W -I. "$tmp/$v.c" -o "$tmp/$v-$cc"; done
   run "$cc -O3 impl" $cc $W -O3 -I. -c "$tmp/impl.c" -o "$tmp/o3-$cc.o"
+  # with POSIX: file output, the marker mmap and the ELF writer threads are compiled in
+  run "$cc posix" $cc $W -D_POSIX_C_SOURCE=200809L -I. "$tmp/impl.c" -o "$tmp/posix-$cc"
+  run "$cc posix, no threads" $cc $W -D_POSIX_C_SOURCE=200809L -DJITANON_NO_THREADS -I. "$tmp/impl.c" -o "$tmp/nothr-$cc"
 done
 if command -v g++ >/dev/null 2>&1; then
   run "g++ as C++11" g++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. "$tmp/impl.cpp" -o "$tmp/cpp"

@@ -8,6 +8,13 @@ log=$(mktemp); trap 'rm -f "$log"' EXIT
 {
   sh tests/compile_matrix.sh
   ./build/test_main || echo "FAIL unit test binary exited non-zero"
+  # the thread tests again under ThreadSanitizer (any report fails them)
+  if [ -x build/test_tsan ]; then
+    if TSAN_OPTIONS=halt_on_error=1:exitcode=66 ./build/test_tsan threads >"$log.tsan" 2>&1; then
+      sed -n 's/^PASS /PASS tsan: /p' "$log.tsan"
+    else echo "FAIL tsan: thread tests"; tail -30 "$log.tsan"; fi
+    rm -f "$log.tsan"
+  fi
   for r in build/fuzz-replay-*; do
     [ -x "$r" ] || continue
     t=${r#build/fuzz-replay-}; cc=gcc

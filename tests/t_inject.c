@@ -879,11 +879,174 @@ static void test_inject_second_dump_same_pid(void)
     jitanon_membuf_free(&io.dump);
 }
 
+#if JITANON__THREADS
+/* Writer threads change when files are written, never what comes out: with failures
+   (every fifth name), reused code indices and MOVEs, the output records, statistics, log
+   lines and files are the same as when the calling thread writes every file. */
+typedef struct tt_file {
+    char name[40];
+    size_t size;
+    uint64_t hash;
+} tt_file;
+
+typedef struct tt_io {
+    ti_io base; /* first: ti_load_dump takes the user pointer as a ti_io */
+    pthread_mutex_t mu;
+    pthread_t caller;
+    tt_file files[1024];
+    size_t nfiles;
+    int log_off_caller;
+    jitanon_membuf log;
+} tt_io;
+
+static uint64_t tt_hash(const void *data, size_t size)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    uint64_t h = 1469598103934665603u;
+    while (size--) h = (h ^ *p++) * 1099511628211u;
+    return h;
+}
+
+static int tt_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    tt_io *io = (tt_io *)user;
+    int fail = tt_hash(name, strlen(name)) % 5 == 0;
+    (void)dir;
+    pthread_mutex_lock(&io->mu);
+    if (!fail && io->nfiles < 1024) {
+        tt_file *f = &io->files[io->nfiles++];
+        snprintf(f->name, sizeof f->name, "%s", name);
+        f->size = size;
+        f->hash = tt_hash(data, size);
+    }
+    pthread_mutex_unlock(&io->mu);
+    return fail;
+}
+
+static void tt_log(void *user, const char *msg)
+{
+    tt_io *io = (tt_io *)user;
+    if (!pthread_equal(pthread_self(), io->caller)) io->log_off_caller = 1;
+    jitanon_membuf_write(&io->log, msg, strlen(msg) + 1);
+}
+
+static int tt_file_cmp(const void *a, const void *b)
+{
+    return strcmp(((const tt_file *)a)->name, ((const tt_file *)b)->name);
+}
+
+static void tt_run(const jitanon_membuf *perf, uint32_t threads, tt_io *io, jitanon_membuf *out,
+                   jitanon_inject_stats *st)
+{
+    jitanon_perf_reader r;
+    jitanon_perf_writer w;
+    jitanon_inject_opts o;
+    jitanon_sink sink;
+    jitanon_error err;
+    ti_in in;
+    memset(&o, 0, sizeof o);
+    o.elf_threads = threads;
+    o.io.load_dump = ti_load_dump;
+    o.io.write_elf = tt_write_elf;
+    o.io.log = tt_log;
+    o.io.user = io;
+    io->caller = pthread_self();
+    in.p = perf->data;
+    in.n = perf->size;
+    in.pos = 0;
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = out;
+    JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_init(&w, JITANON_PERF_FILE, 0, sink, ti_pwrite, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_inject(&r, &w, &o, st, &err) == JITANON_OK);
+    jitanon_perf_writer_free(&w);
+    jitanon_perf_reader_free(&r);
+    qsort(io->files, io->nfiles, sizeof io->files[0], tt_file_cmp);
+}
+
+static void test_inject_threads_same_output(void)
+{
+    enum { N = 600 };
+    static const uint8_t code[0x80] = {0x90, 0x90, 0xc3};
+    static tt_io io[3];
+    jitanon_membuf perf, out[3];
+    jitanon_inject_stats st[3];
+    jitanon_jitdump_writer jw;
+    jitanon_jit_debug_entry e;
+    jitanon_sink sink;
+    jitanon_error err;
+    uint8_t raw[128];
+    ti_gen g;
+    uint32_t threads[3] = {0, 1, 4};
+    size_t i, k;
+    char name[16];
+    memset(io, 0, sizeof io);
+    memset(out, 0, sizeof out);
+    memset(&jw, 0, sizeof jw);
+    memset(&e, 0, sizeof e);
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = &io[0].base.dump;
+    e.lineno = 7;
+    e.file.data = "t.js";
+    e.file.length = 4;
+    JT_CHECK(jitanon_jitdump_writer_init(&jw, sink, 62, TI_PID, 1, 0, &err) == JITANON_OK);
+    for (i = 0; i < N; i++) {
+        uint64_t addr = 0x100000 + i * 0x100, index = i % 10 == 9 ? i - 5 : i;
+        sprintf(name, "fn%u", (unsigned)i);
+        e.addr = addr;
+        if (i % 3 == 0) JT_CHECK(jitanon_jitdump_write_debug_info(&jw, 100 + 2 * i, addr, &e, 1, &err) == JITANON_OK);
+        JT_CHECK(jitanon_jitdump_write_load(&jw, 100 + 2 * i, TI_PID, TI_PID, addr, code, sizeof code, index, name,
+                                            strlen(name), &err) == JITANON_OK);
+        if (i % 7 == 6) /* moves of earlier code, some of it written under a reused index */
+            JT_CHECK(jitanon_jitdump_write_move(&jw, 101 + 2 * i, TI_PID, TI_PID, 0x100000 + (i - 6) * 0x100,
+                                                0x800000 + i * 0x100, sizeof code, i - 6 - (i % 4), &err) == JITANON_OK);
+    }
+    for (k = 1; k < 3; k++) jitanon_membuf_write(&io[k].base.dump, io[0].base.dump.data, io[0].base.dump.size);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    ti_mmap(&g, 50, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_round(&g);
+    for (i = 0; i < 40; i++) {
+        ti_mmap(&g, 60 + 40 * i, 0x100000, 0x1000 * (1 + i), 0, "//anon");
+        ti_sample(&g, 61 + 40 * i, 0x100000 + (i * 0x1234) % (N * 0x100));
+        ti_sample(&g, 62 + 40 * i, 0x800000 + (i * 0x777) % (N * 0x100));
+        ti_round(&g);
+    }
+    jitanon_perf_writer_finish(&g.w, &err);
+    jitanon_perf_writer_free(&g.w);
+    for (k = 0; k < 3; k++) {
+        io[k].base.give_dump = 1;
+        pthread_mutex_init(&io[k].mu, NULL);
+        tt_run(&perf, threads[k], &io[k], &out[k], &st[k]);
+        pthread_mutex_destroy(&io[k].mu);
+        JT_CHECK(!io[k].log_off_caller);
+    }
+    JT_CHECK(st[0].elf_refused > 0 && st[0].elf_files > 0 && st[0].moves > 0);
+    JT_CHECK_EQ_U(st[0].elf_files, io[0].nfiles);
+    JT_CHECK_EQ_U(st[0].mmaps_synthesized, st[0].loads + st[0].moves);
+    for (k = 1; k < 3; k++) {
+        JT_CHECK(out[k].size == out[0].size && !memcmp(out[k].data, out[0].data, out[0].size));
+        JT_CHECK(!memcmp(&st[k], &st[0], sizeof st[0]));
+        JT_CHECK(io[k].log.size == io[0].log.size && !memcmp(io[k].log.data, io[0].log.data, io[0].log.size));
+        JT_CHECK(io[k].nfiles == io[0].nfiles && !memcmp(io[k].files, io[0].files, io[0].nfiles * sizeof io[0].files[0]));
+    }
+    for (k = 0; k < 3; k++) {
+        jitanon_membuf_free(&out[k]);
+        jitanon_membuf_free(&io[k].log);
+        jitanon_membuf_free(&io[k].base.dump);
+    }
+    jitanon_membuf_free(&perf);
+}
+#endif
+
 static void suite_inject(void)
 {
     JT_RUN(test_inject_second_dump_same_pid);
 #if JITANON__POSIX
     JT_RUN(test_inject_elf_files_safe);
+#endif
+#if JITANON__THREADS
+    JT_RUN(test_inject_threads_same_output);
 #endif
     JT_RUN(test_inject_resolve_only);
     JT_RUN(test_inject_contract_random);
