@@ -1223,6 +1223,14 @@ typedef enum jitanon_elf_layout {
     JITANON_ELF_PER_PROCESS = 1   /* one jitted-<pid>.so holding every function */
 } jitanon_elf_layout;
 
+/* Which per-function files are written.  perf report opens a jitted file only when a
+   sample or a callchain entry lands in it, the way `perf inject -b` marks only the DSOs
+   with hits; most JIT code of a long run is never sampled. */
+typedef enum jitanon_elf_files {
+    JITANON_ELF_FILES_ALL = 0,    /* every function's file, as perf inject --jit */
+    JITANON_ELF_FILES_SAMPLED = 1 /* only files a sample's ip or callchain resolves into */
+} jitanon_elf_files;
+
 /* Where jitdumps come from and where ELF files go.  The defaults (all NULL) read dumps
    with jitanon_jitdump_load_file and write ELFs atomically with POSIX calls; tests and
    fuzzers plug in memory versions so nothing touches the disk. */
@@ -1265,6 +1273,11 @@ typedef struct jitanon_inject_opts {
        calling thread writes them.  io.write_elf, when set, is then called from those
        threads (io.log and io.progress never are).  Ignored without POSIX threads. */
     uint32_t elf_threads;
+    /* jitanon_elf_files.  SAMPLED writes the files at the end, once every sample was seen
+       (the output records are the same as with ALL; a file that then cannot be written is
+       logged and its mappings stay).  It applies to per-function files and file output:
+       a pipe's reader may want a file before the end, so pipe output writes them all. */
+    uint32_t elf_files;
     uint64_t max_round_bytes; /* a round larger than this is processed in parts; 0 = 256 MiB */
     jitanon_elf_opts elf;     /* passed to the ELF writer (allocator: ours when unset) */
     jitanon_jitdump_opts jitdump; /* passed to the jitdump loader */
@@ -6673,6 +6686,7 @@ typedef struct jitanon__inj_func {
     size_t path;            /* offset of the ELF path in the path pool */
     jitanon_str name;       /* a view into the dump, which lives as long as the injector */
     int failed;             /* its file could not be written (told late by writer threads) */
+    int hit;                /* JITANON_ELF_FILES_SAMPLED: a sample resolved into it */
 } jitanon__inj_func;
 
 /* A CODE_LOAD or CODE_MOVE, in perf time. */
@@ -6690,6 +6704,9 @@ typedef struct jitanon__inj_dump {
     size_t path;            /* in the path pool, for streaming */
     jitanon__inj_event *events;
     size_t count, cap, next;
+    size_t first_func, nfuncs; /* its functions in jitanon__inj.funcs, in dump order */
+    size_t dir;             /* ELF directory (path pool), for files written at the end */
+    uint64_t text_base;     /* pgoff of the code in a per-function file */
 } jitanon__inj_dump;
 
 /* What happens to a buffered input record. */
@@ -6704,6 +6721,7 @@ typedef struct jitanon__inj_rec {
     uint32_t pid, tid, ppid, cpu;
     uint64_t start, len, pgoff;
     size_t name_off, name_len; /* mmap file name, relative to the record */
+    size_t chain_off, chain_nr; /* a sample's callchain, relative to the record */
     size_t first_piece, pieces;
 } jitanon__inj_rec;
 
@@ -6754,6 +6772,7 @@ typedef struct jitanon__inj {
     uint8_t *enc;            /* scratch for encoded MMAP2s */
     size_t enc_cap;
     int have_time_conv;
+    int sampled;             /* per-function files of sampled functions only, at the end */
     jitanon_perf_record time_conv;
     jitanon_jitdump_opts dump_opts; /* the caller's, without a record table */
 } jitanon__inj;
@@ -7374,7 +7393,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->name = r->load.name;
     f->code_addr = r->load.code_addr;
     f->mapped_size = unwind ? unwind->unwind.mapped_size : 0;
-    f->failed = 0;
+    f->failed = f->hit = 0;
     j->st->loads++;
     return jitanon__inj_push_event(j, c->jd, jitanon__inj_time(j, c->jd->dump, r->timestamp), r->load.code_addr,
                                    jitanon__inj_map_len(r->load.code_size, f->mapped_size), j->nfuncs - 1, 0);
@@ -7387,14 +7406,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_write_file(jitanon__inj *j, jitanon
     return failed ? JITANON_ERR_WRITE : JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__inj_load(jitanon__inj *j, jitanon__inj_ctx *c, const jitanon_jit_record *r,
-                                                  const jitanon_jit_record *debug, const jitanon_jit_record *unwind)
+JITANON__PRIVATE jitanon_elf_func jitanon__inj_fn_of(const jitanon_jit_record *r, const jitanon_jit_record *debug,
+                                                     const jitanon_jit_record *unwind)
 {
     jitanon_elf_func fn;
-    uint64_t pgoff = 0;
-    jitanon_sink sink;
-    jitanon_result res;
-    char name[96];
     memset(&fn, 0, sizeof fn);
     fn.name = r->load.name;
     fn.code_addr = r->load.code_addr;
@@ -7402,36 +7417,54 @@ JITANON__PRIVATE jitanon_result jitanon__inj_load(jitanon__inj *j, jitanon__inj_
     fn.debug = debug;
     fn.unwind = unwind;
     fn.map_size = jitanon__inj_map_len(r->load.code_size, unwind ? unwind->unwind.mapped_size : 0);
+    return fn;
+}
+
+/* One function's file, into j->elfbuf. */
+JITANON__PRIVATE jitanon_result jitanon__inj_build_elf(jitanon__inj *j, const jitanon__inj_dump *jd,
+                                                       const jitanon_elf_func *fn, uint64_t *pgoff)
+{
+    jitanon_sink sink;
+    jitanon_elf_info info;
+    jitanon_result res;
+    j->elfbuf.size = 0;
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = &j->elfbuf;
+    res = jitanon_elf_write_function(sink, &jd->dump->header, fn, &j->opts->elf, &info, j->err);
+    *pgoff = info.text_offset;
+    return res;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_load(jitanon__inj *j, jitanon__inj_ctx *c, const jitanon_jit_record *r,
+                                                  const jitanon_jit_record *debug, const jitanon_jit_record *unwind)
+{
+    jitanon_elf_func fn = jitanon__inj_fn_of(r, debug, unwind);
+    uint64_t pgoff = 0;
+    jitanon_result res;
+    size_t path;
+    char name[96];
     if (!j->out) return jitanon__inj_push_func(j, c, r, unwind, 0, SIZE_MAX); /* resolving only */
     if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) {
         if ((res = jitanon_elf_builder_add(&c->pb, &fn, &pgoff, j->err)) != JITANON_OK) return res;
         return jitanon__inj_push_func(j, c, r, unwind, pgoff, c->ppath);
     }
-    j->elfbuf.size = 0;
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = &j->elfbuf;
     jitanon__inj_func_name(c, r, name, sizeof name);
-    {
-        jitanon_elf_info info;
-        res = jitanon_elf_write_function(sink, &c->jd->dump->header, &fn, &j->opts->elf, &info, j->err);
-        if (res != JITANON_OK) return res;
-        pgoff = info.text_offset;
+    if (j->sampled) { /* written at the end if a sample lands in it (jitanon__inj_write_sampled) */
+        if ((path = jitanon__inj_add_path(j, c->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+        return jitanon__inj_push_func(j, c, r, unwind, c->jd->text_base, path);
     }
+    if ((res = jitanon__inj_build_elf(j, c->jd, &fn, &pgoff)) != JITANON_OK) return res;
 #if JITANON__THREADS
     if (c->pool) {
-        size_t path = jitanon__inj_add_path(j, c->dir, name);
-        if (path == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+        if ((path = jitanon__inj_add_path(j, c->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
         if ((res = jitanon__inj_push_func(j, c, r, unwind, pgoff, path)) != JITANON_OK) return res;
         jitanon__inj_pool_submit(j, c->pool, name, j->nfuncs - 1);
         return JITANON_OK;
     }
 #endif
     if (jitanon__inj_write_file(j, c, name) != JITANON_OK) return JITANON_OK; /* logged; no mapping */
-    {
-        size_t path = jitanon__inj_add_path(j, c->dir, name);
-        if (path == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
-        return jitanon__inj_push_func(j, c, r, unwind, pgoff, path);
-    }
+    if ((path = jitanon__inj_add_path(j, c->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    return jitanon__inj_push_func(j, c, r, unwind, pgoff, path);
 }
 
 /* A MOVE maps the function's file again at a new address: find the latest LOAD of the
@@ -7461,12 +7494,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_
     int have_debug = 0, have_unwind = 0, big = c->jd->dump->header.big_endian;
     size_t first_func = j->nfuncs, first_event = c->jd->count;
     jitanon_result res = jitanon__inj_src_open(j, c->jd, &src);
+    c->jd->first_func = first_func;
     if (res != JITANON_OK) {
         jitanon__inj_src_close(&src);
         return JITANON__FAIL(j->err, res, 0, "cannot read the jitdump again");
     }
 #if JITANON__THREADS
-    if (j->out && j->opts->elf_layout == JITANON_ELF_PER_FUNCTION && j->opts->elf_threads)
+    if (j->out && j->opts->elf_layout == JITANON_ELF_PER_FUNCTION && j->opts->elf_threads && !j->sampled)
         c->pool = jitanon__inj_pool_start(j, c->dir);
 #endif
     while (res == JITANON_OK && jitanon__inj_src_next(&src, &r) == JITANON_OK) {
@@ -7492,6 +7526,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_
 #else
     (void)first_event;
 #endif
+    c->jd->nfuncs = j->nfuncs - first_func;
     return res;
 }
 
@@ -7563,6 +7598,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
     int per_process = j->out && j->opts->elf_layout == JITANON_ELF_PER_PROCESS;
     char name[64];
     if (!per_process && (res = jitanon__inj_index_loads(j, c)) != JITANON_OK) return res;
+    if (j->sampled) {
+        jitanon_elf_builder tb; /* where a per-function file puts the code, known up front */
+        if ((res = jitanon_elf_builder_init(&tb, &c->jd->dump->header, &j->opts->elf, j->err)) != JITANON_OK) return res;
+        c->jd->text_base = tb.text_base;
+        jitanon_elf_builder_free(&tb);
+        if ((c->jd->dir = jitanon__inj_add_path(j, c->dir, NULL)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    }
     if (per_process) {
         if (c->generation) jitanon__fmt(name, sizeof name, "jitted-%u.%u.so", (unsigned)c->pid, c->generation);
         else jitanon__fmt(name, sizeof name, "jitted-%u.so", (unsigned)c->pid);
@@ -7592,6 +7634,92 @@ JITANON__PRIVATE void jitanon__inj_ctx_free(jitanon__inj *j, jitanon__inj_ctx *c
     jitanon__free(&j->a, c->indices, c->nalloc * sizeof *c->indices);
     jitanon__free(&j->a, c->used, c->nalloc * sizeof *c->used);
     if (j->out && j->opts->elf_layout == JITANON_ELF_PER_PROCESS) jitanon_elf_builder_free(&c->pb);
+}
+
+/* -- files of sampled functions (JITANON_ELF_FILES_SAMPLED) ------------------------------ */
+
+/* What perf report will resolve `ip` to in the output is what the engine says now. */
+JITANON__PRIVATE void jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip)
+{
+    jitanon_range where;
+    if (jitanon_trim_resolve(j->trim, pid, ip, &where) == JITANON_TRIM_JIT && where.id < j->nfuncs)
+        j->funcs[where.id].hit = 1;
+}
+
+/* The sample's ip and its callchain.  A callchain holds return addresses; a call that
+   ends a function returns past it, so ip - 1 counts too.  Entries from
+   PERF_CONTEXT_MAX (-4095) up mark kernel/user sections and are no addresses. */
+JITANON__PRIVATE void jitanon__inj_mark_hits(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    size_t i;
+    jitanon__inj_hit(j, r->pid, r->start);
+    if (r->chain_nr) {
+        jitanon_bytes chain;
+        chain.data = j->round.data + r->off + r->chain_off;
+        chain.size = r->chain_nr * 8;
+        for (i = 0; i < r->chain_nr; i++) {
+            uint64_t ip = jitanon_perf_u64_at(chain, i, j->in->big_endian);
+            if (ip >= (uint64_t)-4095 || ip == 0) continue;
+            jitanon__inj_hit(j, r->pid, ip);
+            jitanon__inj_hit(j, r->pid, ip - 1);
+        }
+    }
+}
+
+/* Every sample was seen: write the files of the functions one resolved into, reading
+   each dump once more (the k-th LOAD of a dump is its k-th function). */
+JITANON__PRIVATE jitanon_result jitanon__inj_write_sampled(jitanon__inj *j)
+{
+    size_t d;
+    jitanon_result res = JITANON_OK;
+    for (d = 0; d < j->ndumps && res == JITANON_OK; d++) {
+        jitanon__inj_dump *jd = &j->dumps[d];
+        jitanon__inj_ctx c;
+        jitanon__inj_src src;
+        jitanon_jit_record r, debug, unwind;
+        int have_debug = 0, have_unwind = 0, any = 0, big = jd->dump->header.big_endian;
+        size_t k = 0, dirlen;
+        for (k = 0; k < jd->nfuncs; k++) any |= j->funcs[jd->first_func + k].hit;
+        if (!any) continue;
+        memset(&c, 0, sizeof c);
+        c.jd = jd;
+        c.dir = jitanon__inj_path(j, jd->dir);
+        dirlen = strlen(c.dir);
+        if ((res = jitanon__inj_src_open(j, jd, &src)) != JITANON_OK) {
+            jitanon__inj_src_close(&src);
+            return JITANON__FAIL(j->err, res, 0, "cannot read the jitdump again");
+        }
+#if JITANON__THREADS
+        if (j->opts->elf_threads) c.pool = jitanon__inj_pool_start(j, c.dir);
+#endif
+        k = 0;
+        while (res == JITANON_OK && k < jd->nfuncs && jitanon__inj_src_next(&src, &r) == JITANON_OK) {
+            if (r.id == JITANON_JIT_CODE_DEBUG_INFO) {
+                if (!(have_debug = jitanon__inj_keep(&j->pend_debug, &r, big, &debug))) res = jitanon__inj_nomem(j, "debug info");
+            } else if (r.id == JITANON_JIT_CODE_UNWINDING_INFO) {
+                if (!(have_unwind = jitanon__inj_keep(&j->pend_unwind, &r, big, &unwind))) res = jitanon__inj_nomem(j, "unwind info");
+            } else if (r.id == JITANON_JIT_CODE_LOAD) {
+                size_t f = jd->first_func + k++;
+                if (j->funcs[f].hit) {
+                    jitanon_elf_func fn = jitanon__inj_fn_of(&r, have_debug ? &debug : NULL, have_unwind ? &unwind : NULL);
+                    const char *name = jitanon__inj_path(j, j->funcs[f].path) + dirlen + 1;
+                    uint64_t pgoff;
+                    res = jitanon__inj_build_elf(j, jd, &fn, &pgoff);
+#if JITANON__THREADS
+                    if (res == JITANON_OK && c.pool) jitanon__inj_pool_submit(j, c.pool, name, f);
+                    else
+#endif
+                    if (res == JITANON_OK) (void)jitanon__inj_write_file(j, &c, name); /* logged */
+                }
+                have_debug = have_unwind = 0;
+            }
+        }
+        jitanon__inj_src_close(&src);
+#if JITANON__THREADS
+        if (c.pool) jitanon__inj_pool_stop(j, c.pool);
+#endif
+    }
+    return res;
 }
 
 /* -- markers ------------------------------------------------------------------------------- */
@@ -7869,6 +7997,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
         r->pid = rec->sid.pid;
         r->tid = rec->sid.tid;
         r->start = rec->sample.ip;
+        if (rec->sample.callchain_nr) {
+            r->chain_off = (size_t)(rec->sample.callchain.data - rec->raw.data);
+            r->chain_nr = (size_t)rec->sample.callchain_nr;
+        }
     } else if (rec->type == JITANON_PERF_RECORD_FORK || rec->type == JITANON_PERF_RECORD_EXIT) {
         r->pid = rec->task.pid;
         r->ppid = rec->task.ppid;
@@ -7941,6 +8073,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
     if (r->type == JITANON_PERF_RECORD_SAMPLE) {
         j->st->samples++;
         if (j->opts->on_sample) jitanon__inj_resolve(j, r);
+        if (j->sampled) jitanon__inj_mark_hits(j, r);
     }
     /* perf's address maps: a new process starts from its parent's; exec starts afresh. */
     if (range && r->type == JITANON_PERF_RECORD_FORK && r->pid != r->ppid)
@@ -8122,8 +8255,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     }
     if (!jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
         return JITANON__FAIL(j->err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_inject_opts not zero-initialised");
-    if (opts->anon_mode > JITANON_ANON_KEEP || opts->elf_layout > JITANON_ELF_PER_PROCESS)
-        return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown anon_mode or elf_layout");
+    if (opts->anon_mode > JITANON_ANON_KEEP || opts->elf_layout > JITANON_ELF_PER_PROCESS ||
+        opts->elf_files > JITANON_ELF_FILES_SAMPLED)
+        return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown anon_mode, elf_layout or elf_files");
     if (j->out && j->in->big_endian != j->out->big_endian)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "the writer must use the input's byte order");
     j->opts = opts;
@@ -8136,7 +8270,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     jitanon_rangemap_init(&j->ident_index, &j->a);
     j->dump_opts = opts->jitdump;
     j->dump_opts.no_records = 1;
-    if (opts->anon_mode == JITANON_ANON_RANGE || opts->on_sample) {
+    j->sampled = j->out && j->out->mode == JITANON_PERF_FILE && opts->elf_layout == JITANON_ELF_PER_FUNCTION &&
+                 opts->elf_files == JITANON_ELF_FILES_SAMPLED;
+    if (opts->anon_mode == JITANON_ANON_RANGE || opts->on_sample || j->sampled) {
         jitanon_trim_opts to;
         memset(&to, 0, sizeof to);
         to.allocator = j->a;
@@ -8176,6 +8312,7 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
     if (res == JITANON_END) {
         jitanon__clear_error(err);
         res = jitanon__inj_round(&j, 1);
+        if (res == JITANON_OK && j.sampled) res = jitanon__inj_write_sampled(&j);
     }
     if (res == JITANON_OK && out && in->mode == JITANON_PERF_FILE && !feats_done)
         res = jitanon__pc_features(in, out, err);

@@ -3,7 +3,7 @@
 
    jitanon-inject [-i IN] [-o OUT] [-j] [-f] [-v] [--anon=range|all|keep]
                   [--elf=function|process] [--elf-dir DIR] [--jitdump-dir DIR]
-                  [--threads N] [--stats]  */
+                  [--elf-files=all|sampled] [--threads N] [--stats]  */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
@@ -39,6 +39,9 @@ static void usage(FILE *f)
             "      --elf=LAYOUT        function (default): jitted-<pid>-<index>.so per function;\n"
             "                          process: one jitted-<pid>.so per process\n"
             "      --elf-dir DIR       write ELF files to DIR (default: next to each jitdump)\n"
+            "      --elf-files=WHICH   all (default): a file for every function, as perf inject;\n"
+            "                          sampled: only the files samples or callchains land in (the\n"
+            "                          only ones perf report opens; file output only)\n"
             "      --jitdump-dir DIR   look for jit-<pid>.dump in DIR when the recorded path fails\n"
             "      --threads N         threads creating per-function ELF files (default: one per\n"
             "                          online CPU, at most 8; 0: write them in the main thread)\n"
@@ -139,6 +142,10 @@ int main(int argc, char **argv)
             if (!strcmp(v, "function")) o.elf_layout = JITANON_ELF_PER_FUNCTION;
             else if (!strcmp(v, "process")) o.elf_layout = JITANON_ELF_PER_PROCESS;
             else return fprintf(stderr, "jitanon-inject: --elf takes function or process\n"), 2;
+        } else if ((v = arg_value(argc, argv, &i, "--elf-files", NULL))) {
+            if (!strcmp(v, "all")) o.elf_files = JITANON_ELF_FILES_ALL;
+            else if (!strcmp(v, "sampled")) o.elf_files = JITANON_ELF_FILES_SAMPLED;
+            else return fprintf(stderr, "jitanon-inject: --elf-files takes all or sampled\n"), 2;
         } else if (!strcmp(a, "-j") || !strcmp(a, "--jit") || !strcmp(a, "-f") || !strcmp(a, "--force")) {
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) c.stats = 1;
         else if (!strcmp(a, "--stats")) c.stats = 1;

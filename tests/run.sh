@@ -8,11 +8,11 @@ log=$(mktemp); trap 'rm -f "$log"' EXIT
 {
   sh tests/compile_matrix.sh
   ./build/test_main || echo "FAIL unit test binary exited non-zero"
-  # the thread tests again under ThreadSanitizer (any report fails them)
+  # the injector tests again under ThreadSanitizer (writer threads; any report fails them)
   if [ -x build/test_tsan ]; then
-    if TSAN_OPTIONS=halt_on_error=1:exitcode=66 ./build/test_tsan threads >"$log.tsan" 2>&1; then
+    if TSAN_OPTIONS=halt_on_error=1:exitcode=66 ./build/test_tsan test_inject_ >"$log.tsan" 2>&1; then
       sed -n 's/^PASS /PASS tsan: /p' "$log.tsan"
-    else echo "FAIL tsan: thread tests"; tail -30 "$log.tsan"; fi
+    else echo "FAIL tsan: injector tests"; tail -30 "$log.tsan"; fi
     rm -f "$log.tsan"
   fi
   for r in build/fuzz-replay-*; do

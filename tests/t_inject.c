@@ -895,7 +895,9 @@ typedef struct tt_io {
     pthread_t caller;
     tt_file files[1024];
     size_t nfiles;
-    int log_off_caller;
+    int log_off_caller, no_fail;
+    uint64_t hit[1024]; /* code addresses samples resolved to (on_sample) */
+    size_t nhit;
     jitanon_membuf log;
 } tt_io;
 
@@ -910,7 +912,7 @@ static uint64_t tt_hash(const void *data, size_t size)
 static int tt_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
     tt_io *io = (tt_io *)user;
-    int fail = tt_hash(name, strlen(name)) % 5 == 0;
+    int fail = !io->no_fail && tt_hash(name, strlen(name)) % 5 == 0;
     (void)dir;
     pthread_mutex_lock(&io->mu);
     if (!fail && io->nfiles < 1024) {
@@ -935,8 +937,18 @@ static int tt_file_cmp(const void *a, const void *b)
     return strcmp(((const tt_file *)a)->name, ((const tt_file *)b)->name);
 }
 
-static void tt_run(const jitanon_membuf *perf, uint32_t threads, tt_io *io, jitanon_membuf *out,
-                   jitanon_inject_stats *st)
+static void tt_on_sample(void *user, const jitanon_sample_info *si)
+{
+    tt_io *io = (tt_io *)user;
+    size_t i;
+    if (si->kind != JITANON_TRIM_JIT) return;
+    for (i = 0; i < io->nhit; i++)
+        if (io->hit[i] == si->start) return;
+    if (io->nhit < 1024) io->hit[io->nhit++] = si->start;
+}
+
+static void tt_run_mode(const jitanon_membuf *perf, uint32_t threads, uint32_t elf_files, jitanon_perf_mode mode,
+                        tt_io *io, jitanon_membuf *out, jitanon_inject_stats *st)
 {
     jitanon_perf_reader r;
     jitanon_perf_writer w;
@@ -946,6 +958,8 @@ static void tt_run(const jitanon_membuf *perf, uint32_t threads, tt_io *io, jita
     ti_in in;
     memset(&o, 0, sizeof o);
     o.elf_threads = threads;
+    o.elf_files = elf_files;
+    o.on_sample = tt_on_sample;
     o.io.load_dump = ti_load_dump;
     o.io.write_elf = tt_write_elf;
     o.io.log = tt_log;
@@ -957,35 +971,37 @@ static void tt_run(const jitanon_membuf *perf, uint32_t threads, tt_io *io, jita
     sink.write_fn = jitanon_membuf_write;
     sink.user = out;
     JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_perf_writer_init(&w, JITANON_PERF_FILE, 0, sink, ti_pwrite, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_init(&w, mode, 0, sink, ti_pwrite, NULL, &err) == JITANON_OK);
     JT_CHECK(jitanon_inject(&r, &w, &o, st, &err) == JITANON_OK);
     jitanon_perf_writer_free(&w);
     jitanon_perf_reader_free(&r);
     qsort(io->files, io->nfiles, sizeof io->files[0], tt_file_cmp);
 }
 
-static void test_inject_threads_same_output(void)
+static void tt_run(const jitanon_membuf *perf, uint32_t threads, tt_io *io, jitanon_membuf *out,
+                   jitanon_inject_stats *st)
+{
+    tt_run_mode(perf, threads, JITANON_ELF_FILES_ALL, JITANON_PERF_FILE, io, out, st);
+}
+
+/* 600 functions (every tenth reuses an index, every seventh moved later), //anon mmaps
+   growing over them, two samples per round. */
+static void tt_scenario(jitanon_membuf *dump, jitanon_membuf *perf)
 {
     enum { N = 600 };
     static const uint8_t code[0x80] = {0x90, 0x90, 0xc3};
-    static tt_io io[3];
-    jitanon_membuf perf, out[3];
-    jitanon_inject_stats st[3];
     jitanon_jitdump_writer jw;
     jitanon_jit_debug_entry e;
     jitanon_sink sink;
     jitanon_error err;
     uint8_t raw[128];
     ti_gen g;
-    uint32_t threads[3] = {0, 1, 4};
-    size_t i, k;
+    size_t i;
     char name[16];
-    memset(io, 0, sizeof io);
-    memset(out, 0, sizeof out);
     memset(&jw, 0, sizeof jw);
     memset(&e, 0, sizeof e);
     sink.write_fn = jitanon_membuf_write;
-    sink.user = &io[0].base.dump;
+    sink.user = dump;
     e.lineno = 7;
     e.file.data = "t.js";
     e.file.length = 4;
@@ -1001,9 +1017,8 @@ static void test_inject_threads_same_output(void)
             JT_CHECK(jitanon_jitdump_write_move(&jw, 101 + 2 * i, TI_PID, TI_PID, 0x100000 + (i - 6) * 0x100,
                                                 0x800000 + i * 0x100, sizeof code, i - 6 - (i % 4), &err) == JITANON_OK);
     }
-    for (k = 1; k < 3; k++) jitanon_membuf_write(&io[k].base.dump, io[0].base.dump.data, io[0].base.dump.size);
-    memset(&perf, 0, sizeof perf);
-    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    memset(perf, 0, sizeof *perf);
+    ti_gen_begin(&g, raw, 1, perf, JITANON_PERF_FILE);
     ti_mmap(&g, 50, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
     ti_round(&g);
     for (i = 0; i < 40; i++) {
@@ -1014,6 +1029,19 @@ static void test_inject_threads_same_output(void)
     }
     jitanon_perf_writer_finish(&g.w, &err);
     jitanon_perf_writer_free(&g.w);
+}
+
+static void test_inject_threads_same_output(void)
+{
+    static tt_io io[3];
+    jitanon_membuf perf, out[3];
+    jitanon_inject_stats st[3];
+    uint32_t threads[3] = {0, 1, 4};
+    size_t k;
+    memset(io, 0, sizeof io);
+    memset(out, 0, sizeof out);
+    tt_scenario(&io[0].base.dump, &perf);
+    for (k = 1; k < 3; k++) jitanon_membuf_write(&io[k].base.dump, io[0].base.dump.data, io[0].base.dump.size);
     for (k = 0; k < 3; k++) {
         io[k].base.give_dump = 1;
         pthread_mutex_init(&io[k].mu, NULL);
@@ -1037,6 +1065,47 @@ static void test_inject_threads_same_output(void)
     }
     jitanon_membuf_free(&perf);
 }
+
+/* --elf-files=sampled: the same output records; only the files of functions a sample
+   resolved into, each the same bytes as with every file written; a pipe gets them all. */
+static void test_inject_sampled_files(void)
+{
+    static tt_io io[4];
+    jitanon_membuf perf, out[4];
+    jitanon_inject_stats st[4];
+    size_t k, i, n;
+    memset(io, 0, sizeof io);
+    memset(out, 0, sizeof out);
+    tt_scenario(&io[0].base.dump, &perf);
+    for (k = 1; k < 4; k++) jitanon_membuf_write(&io[k].base.dump, io[0].base.dump.data, io[0].base.dump.size);
+    for (k = 0; k < 4; k++) {
+        io[k].base.give_dump = io[k].no_fail = 1;
+        pthread_mutex_init(&io[k].mu, NULL);
+    }
+    tt_run_mode(&perf, 0, JITANON_ELF_FILES_ALL, JITANON_PERF_FILE, &io[0], &out[0], &st[0]);
+    tt_run_mode(&perf, 0, JITANON_ELF_FILES_SAMPLED, JITANON_PERF_FILE, &io[1], &out[1], &st[1]);
+    tt_run_mode(&perf, 3, JITANON_ELF_FILES_SAMPLED, JITANON_PERF_FILE, &io[2], &out[2], &st[2]);
+    tt_run_mode(&perf, 0, JITANON_ELF_FILES_SAMPLED, JITANON_PERF_PIPE, &io[3], &out[3], &st[3]);
+    for (k = 1; k < 3; k++) {
+        JT_CHECK(out[k].size == out[0].size && !memcmp(out[k].data, out[0].data, out[0].size));
+        JT_CHECK_EQ_U(io[k].nfiles, io[0].nhit); /* one file per function hit */
+        JT_CHECK_EQ_U(st[k].elf_files, io[k].nfiles);
+        for (i = n = 0; i < io[k].nfiles; i++) { /* each one as in the full set */
+            while (n < io[0].nfiles && strcmp(io[0].files[n].name, io[k].files[i].name) < 0) n++;
+            JT_CHECK(n < io[0].nfiles && !memcmp(&io[0].files[n], &io[k].files[i], sizeof io[0].files[0]));
+        }
+    }
+    JT_CHECK(io[0].nhit > 10 && io[1].nfiles < io[0].nfiles);
+    JT_CHECK(!memcmp(io[1].files, io[2].files, sizeof io[1].files));
+    JT_CHECK_EQ_U(io[3].nfiles, io[0].nfiles);
+    for (k = 0; k < 4; k++) {
+        pthread_mutex_destroy(&io[k].mu);
+        jitanon_membuf_free(&out[k]);
+        jitanon_membuf_free(&io[k].log);
+        jitanon_membuf_free(&io[k].base.dump);
+    }
+    jitanon_membuf_free(&perf);
+}
 #endif
 
 static void suite_inject(void)
@@ -1047,6 +1116,7 @@ static void suite_inject(void)
 #endif
 #if JITANON__THREADS
     JT_RUN(test_inject_threads_same_output);
+    JT_RUN(test_inject_sampled_files);
 #endif
     JT_RUN(test_inject_resolve_only);
     JT_RUN(test_inject_contract_random);

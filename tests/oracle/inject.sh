@@ -39,6 +39,23 @@ check() {
   if out=$(python3 "$cmp_py" samesym "$dir/raw.txt" "$dir/ours.txt" "$dir/proc.txt"); then
     echo "PASS inject $name: --elf=process resolves every sample as per-function mode"
   else echo "FAIL inject $name: --elf=process differs from per-function: $out"; fi
+  sampled "$name" "$dir" "$data"
+}
+
+# sampled NAME DIR DATA: --elf-files=sampled writes fewer files, and perf script prints
+# the same lines (callchains included) as with every file written.
+sampled() {
+  name=$1 dir=$2 data=$3
+  mkdir -p "$dir/every" "$dir/samp"
+  "$root/build/jitanon-inject" -i "$data" -o "$dir/every.data" --elf-dir "$dir/every" 2>/dev/null
+  "$root/build/jitanon-inject" -i "$data" -o "$dir/samp.data" --elf-files=sampled --elf-dir "$dir/samp" 2>/dev/null
+  perf script -i "$dir/every.data" -F tid,time,ip,sym,dso 2>/dev/null | sed 's|every/jitted|X/jitted|' > "$dir/every.txt"
+  perf script -i "$dir/samp.data" -F tid,time,ip,sym,dso 2>/dev/null | sed 's|samp/jitted|X/jitted|' > "$dir/samp.txt"
+  n_all=$(ls "$dir/every" | wc -l); n_samp=$(ls "$dir/samp" | wc -l)
+  n_jit=$(grep -c 'X/jitted' "$dir/every.txt")
+  if [ "$n_jit" -gt 0 ] && [ "$n_samp" -le "$n_all" ] && cmp -s "$dir/every.txt" "$dir/samp.txt"; then
+    echo "PASS inject $name: --elf-files=sampled: $n_samp of $n_all files, perf script output identical ($n_jit jitted lines)"
+  else echo "FAIL inject $name: --elf-files=sampled: $n_samp of $n_all files, $n_jit jitted lines, outputs $(cmp "$dir/every.txt" "$dir/samp.txt" 2>&1 | head -1)"; fi
 }
 
 # 1. tinyjit: coalesced //anon mmaps over jitted code, stubs named only in the perf map.
@@ -88,6 +105,15 @@ if command -v node >/dev/null 2>&1; then
   for d in "$tmp"/node/jit-*.dump; do p=${d##*/jit-}; pids="$pids ${p%.dump}"; done
   if [ -f "$tmp/node/perf.data" ]; then check node "$tmp/node" "$tmp/node/perf.data"
   else echo "FAIL inject node: could not record node"; fi
+  # with call graphs: the callchain entries decide which files are needed too
+  mkdir "$tmp/nodeg"
+  (cd "$tmp/nodeg" && perf record -q -g -k mono -e cpu-clock -o perf.data node --perf-prof -e '
+    function leaf(n){let s=0;for(let i=0;i<n;i++)s+=i%13;return s}
+    function mid(n){return leaf(n)+leaf(n>>1)}
+    let t=0; for (let k=0;k<400;k++) t+=mid(2e4); console.log(t)' >/dev/null 2>&1)
+  for d in "$tmp"/nodeg/jit-*.dump; do p=${d##*/jit-}; pids="$pids ${p%.dump}"; done
+  if [ -f "$tmp/nodeg/perf.data" ]; then sampled "node -g" "$tmp/nodeg" "$tmp/nodeg/perf.data"
+  else echo "FAIL inject node -g: could not record node"; fi
 else echo "SKIP inject node: node not installed"; fi
 
 # 3. erlang +JPperf true (dump and map in /tmp; its JIT emits coalesced //anon events).
