@@ -1089,12 +1089,26 @@ typedef struct jitanon_elf_info {
 } jitanon_elf_info;
 
 /* Per-function data the builder keeps (views plus a few numbers). */
+/* SHA-1 (FIPS 180-4), used for build-ids; exposed for tests and embedders. */
+typedef struct jitanon_sha1 {
+    uint32_t h[5];
+    uint8_t block[64];
+    size_t used;
+    uint64_t total;
+} jitanon_sha1;
+
 typedef struct jitanon__elf_entry {
     jitanon_str name;
     uint64_t code_addr, offset;
     jitanon_bytes code, debug_entries, eh_frame;
     uint64_t debug_count;
+    int streamed; /* name, debug and eh_frame are the builder's copies; code comes later */
 } jitanon__elf_entry;
+
+/* The code of a function added after jitanon_elf_builder_stream_code, asked for while the
+   file is written: once per such function, in the order added.  *code must hold exactly
+   the size given to add and stay valid until the next call.  Nonzero = failure. */
+typedef int (*jitanon_elf_code_fn)(void *user, size_t index, jitanon_bytes *code);
 
 /* Collects functions, then writes one ELF.  Caller-owned; free with
    jitanon_elf_builder_free (also after a failure). */
@@ -1105,6 +1119,9 @@ typedef struct jitanon_elf_builder {
     uint64_t bias, text_base, text_end;
     jitanon__elf_entry *funcs;
     size_t count, cap;
+    jitanon_sha1 id;          /* the build-id, hashed as functions are added */
+    jitanon_elf_code_fn code_fn;
+    void *code_user;
 } jitanon_elf_builder;
 
 /* Starts a file for code described by `header` (machine, class, byte order, V8 detection).
@@ -1115,6 +1132,11 @@ JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, cons
    the MMAP2 pgoff.  Functions are laid out in the order added. */
 JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
                                                    uint64_t *pgoff, jitanon_error *err);
+/* From now on the builder keeps nothing of what `fn` of later adds points to: names,
+   debug and unwinding data are copied, the code is hashed for the build-id at once and
+   asked for again through `code_fn` while the file is written.  A per-process file is
+   as large as all the code of a dump; built this way, memory holds none of that code. */
+JITANON_API void jitanon_elf_builder_stream_code(jitanon_elf_builder *b, jitanon_elf_code_fn code_fn, void *user);
 /* Writes the file through `sink` (front to back, no seeking).  info may be NULL.  The
    output depends only on the inputs: the same functions give a byte-identical file. */
 JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, jitanon_sink sink,
@@ -1127,13 +1149,6 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
                                                       const jitanon_elf_func *fn, const jitanon_elf_opts *opts,
                                                       jitanon_elf_info *info, jitanon_error *err);
 
-/* SHA-1 (FIPS 180-4), used for build-ids; exposed for tests and embedders. */
-typedef struct jitanon_sha1 {
-    uint32_t h[5];
-    uint8_t block[64];
-    size_t used;
-    uint64_t total;
-} jitanon_sha1;
 JITANON_API void jitanon_sha1_init(jitanon_sha1 *s);
 JITANON_API void jitanon_sha1_update(jitanon_sha1 *s, const void *data, size_t size);
 JITANON_API void jitanon_sha1_final(jitanon_sha1 *s, uint8_t digest[20]);
@@ -5321,6 +5336,13 @@ JITANON_API void jitanon_sha1_final(jitanon_sha1 *s, uint8_t digest[20])
     for (i = 0; i < 5; i++) jitanon__wr32(digest + 4 * i, s->h[i], 1);
 }
 
+JITANON__PRIVATE void jitanon__sha1_u64(jitanon_sha1 *s, uint64_t v)
+{
+    uint8_t b[8];
+    jitanon__wr64(b, v, 0);
+    jitanon_sha1_update(s, b, 8);
+}
+
 /* -- Output buffers: appends never fail individually; `failed` is checked once. -- */
 
 typedef struct jitanon__ebuf {
@@ -5475,6 +5497,8 @@ JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, cons
     /* Room for every program header we may write, so pgoffs are known at add time. */
     b->text_base = jitanon__align_up(jitanon__elf_ehsize(is64) + JITANON__ELF_MAX_PHDRS * jitanon__elf_phentsize(is64), 16);
     b->text_end = b->text_base;
+    jitanon_sha1_init(&b->id);
+    jitanon_sha1_update(&b->id, "jitanon-elf-2", 14);
     if (b->opts.v8_bias == JITANON_ELF_V8_BIAS_ON ||
         (b->opts.v8_bias == JITANON_ELF_V8_BIAS_AUTO && header->pad1 == JITANON__V8_MARKER)) {
         b->bias = jitanon__elf_ehsize(is64); /* V8's kElfHeaderSize */
@@ -5513,6 +5537,38 @@ JITANON__PRIVATE jitanon_result jitanon__elf_check_func(const jitanon_elf_func *
     return JITANON_OK;
 }
 
+/* Streaming builders own what they keep of a function: one block for name, debug entries
+   and eh_frame.  0 when out of memory (nothing is then kept). */
+JITANON__PRIVATE int jitanon__elf_keep_copies(jitanon_elf_builder *b, jitanon__elf_entry *e)
+{
+    size_t n = e->name.length + e->debug_entries.size + e->eh_frame.size;
+    uint8_t *p = n ? (uint8_t *)jitanon__malloc(&b->opts.allocator, n) : NULL;
+    if (n && !p) return 0;
+    if (e->name.length) memcpy(p, e->name.data, e->name.length);
+    if (e->debug_entries.size) memcpy(p + e->name.length, e->debug_entries.data, e->debug_entries.size);
+    if (e->eh_frame.size) memcpy(p + e->name.length + e->debug_entries.size, e->eh_frame.data, e->eh_frame.size);
+    e->name.data = e->name.length ? (const char *)p : NULL;
+    e->debug_entries.data = e->debug_entries.size ? p + e->name.length : NULL;
+    e->eh_frame.data = e->eh_frame.size ? p + e->name.length + e->debug_entries.size : NULL;
+    e->code.data = NULL;
+    e->streamed = 1;
+    return 1;
+}
+
+JITANON__PRIVATE void jitanon__elf_free_copies(jitanon_elf_builder *b, jitanon__elf_entry *e)
+{
+    const uint8_t *p = e->name.length ? (const uint8_t *)e->name.data
+                       : e->debug_entries.size ? e->debug_entries.data : e->eh_frame.data;
+    if (e->streamed) jitanon__free(&b->opts.allocator, (void *)(uintptr_t)p, e->name.length + e->debug_entries.size + e->eh_frame.size);
+}
+
+JITANON_API void jitanon_elf_builder_stream_code(jitanon_elf_builder *b, jitanon_elf_code_fn code_fn, void *user)
+{
+    JITANON_ASSERT(b && code_fn);
+    b->code_fn = code_fn;
+    b->code_user = user;
+}
+
 JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
                                                    uint64_t *pgoff, jitanon_error *err)
 {
@@ -5530,7 +5586,7 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "too much code for one ELF file");
     if (!jitanon__grow(&b->opts.allocator, (void **)&b->funcs, &b->cap, b->count + 1, sizeof *b->funcs))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot grow the function table");
-    e = &b->funcs[b->count++];
+    e = &b->funcs[b->count];
     memset(e, 0, sizeof *e);
     e->name = fn->name;
     e->code_addr = fn->code_addr;
@@ -5541,6 +5597,15 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
         e->debug_count = fn->debug->debug.nr_entry;
     }
     if (fn->unwind && !b->opts.no_unwind) e->eh_frame = fn->unwind->unwind.eh_frame;
+    if (b->code_fn && !jitanon__elf_keep_copies(b, e))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy a function's name, debug or unwinding info");
+    b->count++;
+    jitanon_sha1_update(&b->id, "F", 1);
+    jitanon__sha1_u64(&b->id, fn->name.length);
+    if (fn->name.length) jitanon_sha1_update(&b->id, fn->name.data, fn->name.length);
+    jitanon__sha1_u64(&b->id, fn->code_addr);
+    jitanon__sha1_u64(&b->id, fn->code.size);
+    if (fn->code.size) jitanon_sha1_update(&b->id, fn->code.data, fn->code.size);
     if (jitanon__elf_looks_erlang(fn->name)) b->notes |= JITANON_ELF_NOTE_ERLANG;
     b->text_end = end;
     if (pgoff) *pgoff = off;
@@ -5549,7 +5614,9 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
 
 JITANON_API void jitanon_elf_builder_free(jitanon_elf_builder *b)
 {
+    size_t i;
     if (!b) return;
+    for (i = 0; i < b->count; i++) jitanon__elf_free_copies(b, &b->funcs[i]);
     jitanon__free(&b->opts.allocator, b->funcs, b->cap * sizeof *b->funcs);
     b->funcs = NULL;
     b->count = b->cap = 0;
@@ -5792,33 +5859,15 @@ JITANON__PRIVATE jitanon_result jitanon__elf_unwind(jitanon__elfw *w, jitanon_er
     return w->eh.failed ? JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build .eh_frame") : JITANON_OK;
 }
 
-/* -- Build-id: SHA-1 over tagged, length-prefixed (name, address, code) of every function,
-   so it is deterministic and differs whenever any function differs. -- */
-
-JITANON__PRIVATE void jitanon__sha1_u64(jitanon_sha1 *s, uint64_t v)
-{
-    uint8_t b[8];
-    jitanon__wr64(b, v, 0);
-    jitanon_sha1_update(s, b, 8);
-}
+/* -- Build-id: SHA-1 over tagged, length-prefixed (name, address, code) of every function
+   (hashed as each is added, see jitanon__elf_hash_func), then the machine and the count:
+   deterministic, and different whenever any function differs. -- */
 
 JITANON__PRIVATE void jitanon__elf_build_id(jitanon__elfw *w)
 {
-    jitanon_sha1 s;
-    size_t i;
-    jitanon_sha1_init(&s);
-    jitanon_sha1_update(&s, "jitanon-elf-1", 14);
+    jitanon_sha1 s = w->b->id; /* a copy: finishing twice gives the same id */
     jitanon__sha1_u64(&s, w->b->machine);
     jitanon__sha1_u64(&s, w->b->count);
-    for (i = 0; i < w->b->count; i++) {
-        const jitanon__elf_entry *e = &w->b->funcs[i];
-        jitanon_sha1_update(&s, "F", 1);
-        jitanon__sha1_u64(&s, e->name.length);
-        if (e->name.length) jitanon_sha1_update(&s, e->name.data, e->name.length);
-        jitanon__sha1_u64(&s, e->code_addr);
-        jitanon__sha1_u64(&s, e->code.size);
-        if (e->code.size) jitanon_sha1_update(&s, e->code.data, e->code.size);
-    }
     jitanon_sha1_final(&s, w->out.build_id);
     jitanon__eb_u32(&w->note, 4, w->big);
     jitanon__eb_u32(&w->note, 20, w->big);
@@ -6300,8 +6349,16 @@ JITANON__PRIVATE jitanon_result jitanon__elf_emit(jitanon__elfw *w, jitanon_sink
     if ((r = jitanon__elf_put(w, sink, w->head.p, w->head.len, err)) != JITANON_OK) return r;
     for (i = 0; i < w->b->count; i++) {
         const jitanon__elf_entry *e = &w->b->funcs[i];
+        jitanon_bytes code = e->code;
+        if (e->streamed) {
+            code.data = NULL;
+            code.size = 0;
+            if (w->b->code_fn(w->b->code_user, i, &code) != 0 || code.size != e->code.size || (code.size && !code.data))
+                return JITANON__FAIL(err, JITANON_ERR_IO, w->pos, "the code of function %U could not be read again",
+                                     (uint64_t)i);
+        }
         if ((r = jitanon__elf_pad_to(w, sink, e->offset, err)) != JITANON_OK ||
-            (r = jitanon__elf_put(w, sink, e->code.data, e->code.size, err)) != JITANON_OK)
+            (r = jitanon__elf_put(w, sink, code.data, code.size, err)) != JITANON_OK)
             return r;
     }
     for (i = w->text_idx + 1; i <= w->nsec; i++) {
@@ -7319,6 +7376,9 @@ typedef struct jitanon__inj_ctx {
     size_t ppath;
     unsigned generation;    /* earlier dumps of the same process */
     jitanon__inj_pool *pool; /* writer threads of per-function files, if any */
+    jitanon__inj *j;         /* for the code of a streamed per-process file: */
+    jitanon__inj_src code_src; /* the dump read once more while the file is written */
+    int code_open;
 } jitanon__inj_ctx;
 
 JITANON__PRIVATE int jitanon__u64_cmp(const void *a, const void *b)
@@ -7491,7 +7551,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_
 {
     jitanon_jit_record r, debug, unwind;
     jitanon__inj_src src;
-    int have_debug = 0, have_unwind = 0, big = c->jd->dump->header.big_endian;
+    int have_debug = 0, have_unwind = 0, big = c->jd->dump->header.big_endian, mem = c->jd->dump->data != NULL;
     size_t first_func = j->nfuncs, first_event = c->jd->count;
     jitanon_result res = jitanon__inj_src_open(j, c->jd, &src);
     c->jd->first_func = first_func;
@@ -7504,8 +7564,17 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_
         c->pool = jitanon__inj_pool_start(j, c->dir);
 #endif
     while (res == JITANON_OK && jitanon__inj_src_next(&src, &r) == JITANON_OK) {
-        /* DEBUG_INFO and UNWINDING_INFO describe the next LOAD (as perf reads them). */
-        if (r.id == JITANON_JIT_CODE_DEBUG_INFO) {
+        /* DEBUG_INFO and UNWINDING_INFO describe the next LOAD (as perf reads them).  A
+           streamed record lasts until the next read: copy it (a streaming per-process
+           builder copies what it keeps).  A loaded dump's records last as long as the
+           dump, as a per-process builder needs: it keeps every function's views. */
+        if (r.id == JITANON_JIT_CODE_DEBUG_INFO && mem) {
+            debug = r;
+            have_debug = 1;
+        } else if (r.id == JITANON_JIT_CODE_UNWINDING_INFO && mem) {
+            unwind = r;
+            have_unwind = 1;
+        } else if (r.id == JITANON_JIT_CODE_DEBUG_INFO) {
             if (!(have_debug = jitanon__inj_keep(&j->pend_debug, &r, big, &debug))) res = jitanon__inj_nomem(j, "debug info");
         } else if (r.id == JITANON_JIT_CODE_UNWINDING_INFO) {
             if (!(have_unwind = jitanon__inj_keep(&j->pend_unwind, &r, big, &unwind))) res = jitanon__inj_nomem(j, "unwind info");
@@ -7590,6 +7659,25 @@ JITANON__PRIVATE jitanon_result jitanon__inj_stream_file(jitanon__inj *j, jitano
 #endif
 }
 
+/* jitanon_elf_code_fn of a streamed per-process file: the k-th LOAD of the dump is the
+   k-th function added. */
+JITANON__PRIVATE int jitanon__inj_code_next(void *user, size_t index, jitanon_bytes *code)
+{
+    jitanon__inj_ctx *c = (jitanon__inj_ctx *)user;
+    jitanon_jit_record r;
+    (void)index;
+    if (!c->code_open) {
+        c->code_open = 1;
+        if (jitanon__inj_src_open(c->j, c->jd, &c->code_src) != JITANON_OK) return 1;
+    }
+    while (jitanon__inj_src_next(&c->code_src, &r) == JITANON_OK)
+        if (r.id == JITANON_JIT_CODE_LOAD) {
+            *code = r.load.code;
+            return 0;
+        }
+    return 1;
+}
+
 /* Writes the ELF files of one dump and queues its jit events.  Per-process layout: one
    builder collects every function, then one file is written. */
 JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitanon__inj_ctx *c)
@@ -7611,6 +7699,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
         if ((c->ppath = jitanon__inj_add_path(j, c->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
         if ((res = jitanon_elf_builder_init(&c->pb, &c->jd->dump->header, &j->opts->elf, j->err)) != JITANON_OK)
             return res;
+        if (!c->jd->dump->data) { /* streamed: the code is read again as the file is written */
+            c->j = j;
+            jitanon_elf_builder_stream_code(&c->pb, jitanon__inj_code_next, c);
+        }
     }
     if ((res = jitanon__inj_walk(j, c)) != JITANON_OK) return res;
     if (per_process && j->io.write_elf == jitanon__inj_write_default) {
@@ -7631,6 +7723,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
 
 JITANON__PRIVATE void jitanon__inj_ctx_free(jitanon__inj *j, jitanon__inj_ctx *c)
 {
+    if (c->code_open) jitanon__inj_src_close(&c->code_src);
     jitanon__free(&j->a, c->indices, c->nalloc * sizeof *c->indices);
     jitanon__free(&j->a, c->used, c->nalloc * sizeof *c->used);
     if (j->out && j->opts->elf_layout == JITANON_ELF_PER_PROCESS) jitanon_elf_builder_free(&c->pb);
@@ -7724,13 +7817,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_write_sampled(jitanon__inj *j)
 
 /* -- markers ------------------------------------------------------------------------------- */
 
-/* Per-function files need each function once, in order: with the default file I/O the
-   dump is only scanned now and streamed again later, so its code never sits in memory. */
+/* Files are written from each function in order: with the default file I/O the dump is
+   only scanned now and streamed again later (per-process files: once more as the file is
+   written), so its code never sits in memory. */
 JITANON__PRIVATE int jitanon__inj_streams(const jitanon__inj *j)
 {
 #ifndef JITANON_NO_STDIO
-    return j->out && !j->opts->on_sample && j->opts->elf_layout == JITANON_ELF_PER_FUNCTION &&
-           j->io.load_dump == jitanon__inj_load_default;
+    return j->out && !j->opts->on_sample && j->io.load_dump == jitanon__inj_load_default;
 #else
     (void)j;
     return 0;

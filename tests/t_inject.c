@@ -1108,11 +1108,143 @@ static void test_inject_sampled_files(void)
 }
 #endif
 
+#if JITANON__POSIX
+typedef struct tp_io {
+    const jitanon_membuf *dump;
+    jitanon_membuf elf;
+    unsigned files;
+} tp_io;
+
+static jitanon_jitdump *tp_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_error *err)
+{
+    tp_io *io = (tp_io *)user;
+    (void)path;
+    return jitanon_jitdump_load_memory(io->dump->data, io->dump->size, opts, err);
+}
+
+static int tp_write(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    tp_io *io = (tp_io *)user;
+    (void)dir;
+    (void)name;
+    io->files++;
+    io->elf.size = 0;
+    return jitanon_membuf_write(&io->elf, data, size);
+}
+
+static void tp_inject(const jitanon_membuf *perf, jitanon_inject_opts *o)
+{
+    jitanon_perf_reader r;
+    jitanon_perf_writer w;
+    jitanon_membuf out;
+    jitanon_sink sink;
+    jitanon_error err;
+    ti_in in;
+    memset(&out, 0, sizeof out);
+    in.p = perf->data;
+    in.n = perf->size;
+    in.pos = 0;
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = &out;
+    JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_init(&w, JITANON_PERF_FILE, 0, sink, ti_pwrite, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_inject(&r, &w, o, NULL, &err) == JITANON_OK);
+    jitanon_perf_writer_free(&w);
+    jitanon_perf_reader_free(&r);
+    jitanon_membuf_free(&out);
+}
+
+/* A per-process file keeps every function's debug and unwinding info, whether the dump
+   was loaded whole (custom I/O) or streamed from its file (default I/O): both are the
+   bytes the ELF builder makes from the loaded dump. */
+static void test_inject_process_file_complete(void)
+{
+    static const uint8_t code[0x60] = {0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3};
+    static const uint64_t offs[3] = {0, 4, 0x20};
+    char dir[] = "build/ppf-XXXXXX", path[256];
+    elft_dump t;
+    jitanon_membuf ref, perf, file;
+    tp_io io;
+    jitanon_inject_opts o;
+    uint8_t raw[128];
+    ti_gen g;
+    size_t i;
+    FILE *f;
+    elft_begin(&t, 62, 0);
+    for (i = 0; i < 5; i++) {
+        char name[8];
+        sprintf(name, "fn%u", (unsigned)i);
+        elft_func(&t, name, 0x10000 + i * 0x100, code, sizeof code - i * 8, offs, i % 3 + 1, 0, i != 2);
+    }
+    jitanon__wr32(t.buf.data + 20, TI_PID, 0); /* the marker's process */
+    elft_load(&t, 0);
+    for (i = 0; i < t.n; i++)
+        t.fn[i].map_size = jitanon__inj_map_len(t.fn[i].code.size, t.fn[i].unwind ? t.fn[i].unwind->unwind.mapped_size : 0);
+    memset(&ref, 0, sizeof ref);
+    JT_CHECK(elft_emit(&t, t.n, NULL, &ref, NULL, NULL) == JITANON_OK);
+    if (!mkdtemp(dir)) {
+        jt_skip("cannot create a directory under build/");
+        elft_end(&t);
+        jitanon_membuf_free(&ref);
+        return;
+    }
+    sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
+    f = fopen(path, "wb");
+    fwrite(t.buf.data, 1, t.buf.size, f);
+    fclose(f);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    ti_mmap(&g, 50, 0x7000, 0x1000, 0, path);
+    ti_round(&g);
+    ti_sample(&g, 60, 0x10004);
+    ti_round(&g);
+    jitanon_perf_writer_finish(&g.w, NULL);
+    jitanon_perf_writer_free(&g.w);
+    /* loaded whole */
+    memset(&io, 0, sizeof io);
+    memset(&o, 0, sizeof o);
+    io.dump = &t.buf;
+    o.elf_layout = JITANON_ELF_PER_PROCESS;
+    o.io.load_dump = tp_load;
+    o.io.write_elf = tp_write;
+    o.io.user = &io;
+    tp_inject(&perf, &o);
+    JT_CHECK_EQ_U(io.files, 1);
+    JT_CHECK(io.elf.size == ref.size && !memcmp(io.elf.data, ref.data, ref.size));
+    /* streamed from the file, written by the default I/O */
+    memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_PROCESS;
+    o.elf_dir = dir;
+    tp_inject(&perf, &o);
+    sprintf(path, "%s/jitted-%u.so", dir, TI_PID);
+    memset(&file, 0, sizeof file);
+    f = fopen(path, "rb");
+    JT_CHECK(f != NULL);
+    if (f) {
+        uint8_t b[4096];
+        size_t n;
+        while ((n = fread(b, 1, sizeof b, f)) > 0) jitanon_membuf_write(&file, b, n);
+        fclose(f);
+    }
+    JT_CHECK(file.size == ref.size && !memcmp(file.data, ref.data, ref.size));
+    remove(path);
+    sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
+    remove(path);
+    JT_CHECK(rmdir(dir) == 0);
+    jitanon_membuf_free(&file);
+    jitanon_membuf_free(&io.elf);
+    jitanon_membuf_free(&perf);
+    jitanon_membuf_free(&ref);
+    elft_end(&t);
+}
+#endif
+
 static void suite_inject(void)
 {
     JT_RUN(test_inject_second_dump_same_pid);
 #if JITANON__POSIX
     JT_RUN(test_inject_elf_files_safe);
+    JT_RUN(test_inject_process_file_complete);
 #endif
 #if JITANON__THREADS
     JT_RUN(test_inject_threads_same_output);
