@@ -129,6 +129,12 @@ static void make_func(const jitanon_jit_record *rec, const jitanon_jit_record **
     fn->code = rec->load.code;
     fn->debug = *debug;
     fn->unwind = *unwind;
+    /* The runtime keeps its unwinding info mapped after the code (as jitanon-inject and
+       perf inject map it): a per-process file leaves that room before the next function. */
+    if (*unwind && (*unwind)->unwind.mapped_size && rec->load.code_size <= UINT64_MAX - 7) {
+        uint64_t a8 = (rec->load.code_size + 7) & ~(uint64_t)7, m = (*unwind)->unwind.mapped_size;
+        fn->map_size = a8 <= UINT64_MAX - m ? a8 + m : 0;
+    }
     *debug = *unwind = NULL;
 }
 

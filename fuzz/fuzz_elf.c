@@ -10,7 +10,8 @@
      that covers the code has p_vaddr == p_offset, and the code bytes are there unchanged;
    - symbol size == code size, symbol name == the load's name, one symbol per function;
    - the build-id note matches jitanon_elf_info, and the per-process file is byte-identical
-     when built twice.
+     when built again with the code streamed (jitanon_elf_builder_stream_code; or a typed
+     error when the code source is made to fail).
 
    The raw input itself also goes through jitanon_elf_parse and every accessor.  Nothing
    is written anywhere. */
@@ -159,8 +160,24 @@ static void elf_options(jitanon_elf_opts *o, uint64_t h)
     if ((h >> 10 & 7) == 0) o->machine = (uint32_t)(h >> 13 & 0xff);
 }
 
+/* The code of a streamed build, from the loaded dump; fails at function `fail_at`. */
+typedef struct code_src {
+    const jitanon_elf_func *fns;
+    size_t next, fail_at;
+} code_src;
+
+static int code_again(void *user, size_t index, jitanon_bytes *code)
+{
+    code_src *c = (code_src *)user;
+    CHECK(index == c->next);
+    c->next++;
+    if (index == c->fail_at) return 1;
+    *code = c->fns[index].code;
+    return 0;
+}
+
 static jitanon_result build(const jitanon_jitdump *d, const jitanon_elf_opts *o, const jitanon_elf_func *fns,
-                            placed *pl, size_t n, jitanon_membuf *out, jitanon_elf_info *info)
+                            placed *pl, size_t n, jitanon_membuf *out, jitanon_elf_info *info, code_src *stream)
 {
     jitanon_elf_builder b;
     jitanon_sink sink;
@@ -173,6 +190,7 @@ static jitanon_result build(const jitanon_jitdump *d, const jitanon_elf_opts *o,
     sink.user = out;
     memset(info, 0, sizeof *info);
     r = jitanon_elf_builder_init(&b, &d->header, o, &err);
+    if (r == JITANON_OK && stream) jitanon_elf_builder_stream_code(&b, code_again, stream);
     for (i = 0; r == JITANON_OK && i < n; i++) r = jitanon_elf_builder_add(&b, &fns[i], &pl[i].pgoff, &err);
     if (r == JITANON_OK) r = jitanon_elf_builder_finish(&b, sink, info, &err);
     jitanon_elf_builder_free(&b);
@@ -224,7 +242,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (i = 0; i < n && i < FUZZ_MAX_PER_FUNCTION; i++) {
         jitanon_membuf out;
         jitanon_elf_info info;
-        if (build(d, &o, &fns[i], &pl[i], 1, &out, &info) == JITANON_OK) check_ours(&out, &info, &pl[i], 1);
+        if (build(d, &o, &fns[i], &pl[i], 1, &out, &info, NULL) == JITANON_OK) check_ours(&out, &info, &pl[i], 1);
         jitanon_membuf_free(&out);
     }
 
@@ -233,10 +251,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (n) {
         jitanon_membuf out, again;
         jitanon_elf_info info, info2;
-        if (build(d, &o, fns, pl, n, &out, &info) == JITANON_OK) {
+        if (build(d, &o, fns, pl, n, &out, &info, NULL) == JITANON_OK) {
+            code_src src;
+            jitanon_result r;
             check_ours(&out, &info, pl, n);
-            CHECK(build(d, &o, fns, pl, n, &again, &info2) == JITANON_OK);
-            CHECK(again.size == out.size && memcmp(again.data, out.data, out.size) == 0);
+            src.fns = fns;
+            src.next = 0;
+            src.fail_at = h >> 40 & 1 ? (size_t)(h >> 41) % n : (size_t)-1;
+            r = build(d, &o, fns, pl, n, &again, &info2, &src);
+            if (src.fail_at == (size_t)-1) {
+                CHECK(r == JITANON_OK && src.next == n);
+                CHECK(again.size == out.size && memcmp(again.data, out.data, out.size) == 0);
+            } else CHECK(r == JITANON_ERR_IO);
             jitanon_membuf_free(&again);
         }
         jitanon_membuf_free(&out);

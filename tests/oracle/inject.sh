@@ -39,6 +39,16 @@ check() {
   if out=$(python3 "$cmp_py" samesym "$dir/raw.txt" "$dir/ours.txt" "$dir/proc.txt"); then
     echo "PASS inject $name: --elf=process resolves every sample as per-function mode"
   else echo "FAIL inject $name: --elf=process differs from per-function: $out"; fi
+  # the per-process file is the one jitdump-elf --process makes from the dump alone
+  for so in "$dir"/proc/jitted-*.so; do
+    [ -f "$so" ] || continue
+    p=${so##*/jitted-}; p=${p%.so}
+    d="$dir/jit-$p.dump"; [ -f "$d" ] || d="/tmp/jit-$p.dump"
+    mkdir -p "$dir/je"
+    if "$root/build/jitdump-elf" --process "$d" "$dir/je" >/dev/null 2>&1 && cmp -s "$so" "$dir/je/jitted-$p.so"; then
+      echo "PASS inject $name: --elf=process file is byte-identical to jitdump-elf --process"
+    else echo "FAIL inject $name: --elf=process file differs from jitdump-elf --process ($d)"; fi
+  done
   sampled "$name" "$dir" "$data"
 }
 
