@@ -482,6 +482,8 @@ enum {
 #define JITANON_PERF_SAMPLE_CPU (1ull << 7)
 #define JITANON_PERF_SAMPLE_PERIOD (1ull << 8)
 #define JITANON_PERF_SAMPLE_STREAM_ID (1ull << 9)
+#define JITANON_PERF_SAMPLE_BRANCH_STACK (1ull << 11)
+#define JITANON_PERF_SAMPLE_STACK_USER (1ull << 13)
 #define JITANON_PERF_SAMPLE_IDENTIFIER (1ull << 16)
 
 /* Record header misc bits. */
@@ -1290,8 +1292,11 @@ typedef struct jitanon_inject_opts {
     uint32_t elf_threads;
     /* jitanon_elf_files.  SAMPLED writes the files at the end, once every sample was seen
        (the output records are the same as with ALL; a file that then cannot be written is
-       logged and its mappings stay).  It applies to per-function files and file output:
-       a pipe's reader may want a file before the end, so pipe output writes them all. */
+       logged and its mappings stay).  It applies to per-function files, file input and
+       file output: a pipe's reader may want a file before the end, so pipe output writes
+       them all.  So does a recording whose addresses are not all in sample ips and
+       callchains: with data addresses (perf mem), branch stacks, or user stacks that
+       perf report unwinds itself (--call-graph=dwarf) through any jitted file. */
     uint32_t elf_files;
     uint64_t max_round_bytes; /* a round larger than this is processed in parts; 0 = 256 MiB */
     jitanon_elf_opts elf;     /* passed to the ELF writer (allocator: ours when unset) */
@@ -8363,8 +8368,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     jitanon_rangemap_init(&j->ident_index, &j->a);
     j->dump_opts = opts->jitdump;
     j->dump_opts.no_records = 1;
-    j->sampled = j->out && j->out->mode == JITANON_PERF_FILE && opts->elf_layout == JITANON_ELF_PER_FUNCTION &&
-                 opts->elf_files == JITANON_ELF_FILES_SAMPLED;
+    j->sampled = j->out && j->out->mode == JITANON_PERF_FILE && j->in->mode == JITANON_PERF_FILE &&
+                 opts->elf_layout == JITANON_ELF_PER_FUNCTION && opts->elf_files == JITANON_ELF_FILES_SAMPLED;
+    for (i = 0; j->sampled && i < j->in->attr_count; i++)
+        if (j->in->attrs[i].sample_type &
+            (JITANON_PERF_SAMPLE_ADDR | JITANON_PERF_SAMPLE_BRANCH_STACK | JITANON_PERF_SAMPLE_STACK_USER))
+            j->sampled = 0;
     if (opts->anon_mode == JITANON_ANON_RANGE || opts->on_sample || j->sampled) {
         jitanon_trim_opts to;
         memset(&to, 0, sizeof to);
