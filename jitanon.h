@@ -46,6 +46,8 @@
                                  they are only used when the including file enabled POSIX
        JITANON_NO_THREADS        leave POSIX threads out (jitanon_inject_opts.elf_threads is
                                  then ignored); with glibc older than 2.34 link with -pthread
+       JITANON_NO_SHA_NI         never use the x86 SHA extensions for build-ids (they are
+                                 used, with gcc or clang on x86-64, when CPUID reports them)
        JITANON_USE_ZLIB          compress debug sections (needs -lz); otherwise disabled
        JITANON_MAX_RECORD_SIZE   largest jitdump record accepted (default 256 MiB)
        JITANON_CONFIG_HEADER     a header included first, to hold the above
@@ -1097,6 +1099,7 @@ typedef struct jitanon_sha1 {
     uint8_t block[64];
     size_t used;
     uint64_t total;
+    int hw; /* x86 SHA extensions: 0 not asked yet, 1 absent, 2 used */
 } jitanon_sha1;
 
 typedef struct jitanon__elf_entry {
@@ -5295,6 +5298,60 @@ JITANON__PRIVATE void jitanon__sha1_block(uint32_t h[5], const uint8_t *p)
     h[4] += e;
 }
 
+/* x86 SHA extensions, when the CPU has them: 3-4x the portable rounds.  Asked for only
+   once a hash passed 64 KiB (a per-process build-id over all the code of a dump), so
+   small hashes never pay for CPUID, which traps to the hypervisor in a VM. */
+#if !defined(JITANON_NO_SHA_NI) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define JITANON__SHA_NI 1
+#include <cpuid.h>
+#include <immintrin.h>
+
+JITANON__PRIVATE int jitanon__sha_ni_present(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19))) return 0; /* SSSE3, SSE4.1 */
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    return (b >> 29) & 1; /* SHA */
+}
+
+/* One step of four rounds; m[k & 3] holds message words 4k..4k+3, highest lane first. */
+#define JITANON__SHA_NI_STEP(k, f) \
+    do { \
+        if ((k) >= 4 && (k) < 20) \
+            m[(k) & 3] = _mm_sha1msg2_epu32(_mm_xor_si128(_mm_sha1msg1_epu32(m[(k) & 3], m[((k) + 1) & 3]), \
+                                                          m[((k) + 2) & 3]), m[((k) + 3) & 3]); \
+        if ((k) > 0) e = _mm_sha1nexte_epu32(prev, m[(k) & 3]); \
+        prev = abcd; \
+        abcd = _mm_sha1rnds4_epu32(abcd, e, f); \
+    } while (0)
+
+__attribute__((target("sha,ssse3,sse4.1"))) JITANON__PRIVATE void jitanon__sha1_blocks_ni(uint32_t h[5],
+                                                                                        const uint8_t *p, size_t n)
+{
+    const __m128i swap = _mm_set_epi64x(0x0001020304050607LL, 0x08090a0b0c0d0e0fLL);
+    __m128i abcd = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)h), 0x1b);
+    __m128i e0 = _mm_set_epi32((int)h[4], 0, 0, 0);
+    while (n--) {
+        __m128i m[4], e, prev, abcd0 = abcd, e00 = e0;
+        int k;
+        for (k = 0; k < 4; k++) m[k] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k)), swap);
+        e = _mm_add_epi32(e0, m[0]);
+        prev = abcd;
+        for (k = 0; k < 5; k++) JITANON__SHA_NI_STEP(k, 0);
+        for (; k < 10; k++) JITANON__SHA_NI_STEP(k, 1);
+        for (; k < 15; k++) JITANON__SHA_NI_STEP(k, 2);
+        for (; k < 20; k++) JITANON__SHA_NI_STEP(k, 3);
+        e0 = _mm_sha1nexte_epu32(prev, e00);
+        abcd = _mm_add_epi32(abcd, abcd0);
+        p += 64;
+    }
+    _mm_storeu_si128((__m128i *)(void *)h, _mm_shuffle_epi32(abcd, 0x1b));
+    h[4] = (uint32_t)_mm_extract_epi32(e0, 3);
+}
+#else
+#define JITANON__SHA_NI 0
+#endif
+
 JITANON_API void jitanon_sha1_init(jitanon_sha1 *s)
 {
     memset(s, 0, sizeof *s);
@@ -5312,6 +5369,18 @@ JITANON_API void jitanon_sha1_update(jitanon_sha1 *s, const void *data, size_t s
     while (size) {
         size_t n = 64 - s->used;
         if (s->used == 0 && size >= 64) { /* whole blocks straight from the input */
+#if JITANON__SHA_NI
+            if (s->total >= 65536 && s->hw != 1) {
+                if (!s->hw) s->hw = jitanon__sha_ni_present() ? 2 : 1;
+                if (s->hw == 2) {
+                    size_t blocks = size / 64;
+                    jitanon__sha1_blocks_ni(s->h, p, blocks);
+                    p += blocks * 64;
+                    size -= blocks * 64;
+                    continue;
+                }
+            }
+#endif
             jitanon__sha1_block(s->h, p);
             p += 64;
             size -= 64;

@@ -18,6 +18,7 @@ for cc in gcc clang; do
   run "$cc -O3 impl" $cc $W -O3 -I. -c "$tmp/impl.c" -o "$tmp/o3-$cc.o"
   # with POSIX: file output, the marker mmap and the ELF writer threads are compiled in
   run "$cc posix" $cc $W -D_POSIX_C_SOURCE=200809L -I. "$tmp/impl.c" -o "$tmp/posix-$cc"
+  run "$cc no SHA-NI" $cc $W -DJITANON_NO_SHA_NI -I. "$tmp/impl.c" -o "$tmp/nosha-$cc"
   run "$cc posix, no threads" $cc $W -D_POSIX_C_SOURCE=200809L -DJITANON_NO_THREADS -I. "$tmp/impl.c" -o "$tmp/nothr-$cc"
 done
 if command -v g++ >/dev/null 2>&1; then
