@@ -1127,6 +1127,7 @@ typedef struct jitanon_elf_builder {
     jitanon_sha1 id;          /* the build-id, hashed as functions are added */
     jitanon_elf_code_fn code_fn;
     void *code_user;
+    struct jitanon__elf_chunk *copies; /* what streamed functions keep, newest chunk first */
 } jitanon_elf_builder;
 
 /* Starts a file for code described by `header` (machine, class, byte order, V8 detection).
@@ -5392,6 +5393,10 @@ JITANON_API void jitanon_sha1_update(jitanon_sha1 *s, const void *data, size_t s
         p += n;
         size -= n;
         if (s->used == 64) {
+#if JITANON__SHA_NI
+            if (s->hw == 2) jitanon__sha1_blocks_ni(s->h, s->block, 1);
+            else
+#endif
             jitanon__sha1_block(s->h, s->block);
             s->used = 0;
         }
@@ -5611,12 +5616,36 @@ JITANON__PRIVATE jitanon_result jitanon__elf_check_func(const jitanon_elf_func *
     return JITANON_OK;
 }
 
-/* Streaming builders own what they keep of a function: one block for name, debug entries
-   and eh_frame.  0 when out of memory (nothing is then kept). */
+/* Streaming builders own what they keep of a function (name, debug entries, eh_frame),
+   carved out of large chunks: a block per function was a tenth of the run in malloc and
+   page faults. */
+struct jitanon__elf_chunk {
+    struct jitanon__elf_chunk *next;
+    size_t size, used;
+};
+
+JITANON__PRIVATE uint8_t *jitanon__elf_carve(jitanon_elf_builder *b, size_t n)
+{
+    struct jitanon__elf_chunk *c = b->copies;
+    size_t head = (sizeof *c + 15) & ~(size_t)15;
+    if (!c || c->size - c->used < n) {
+        size_t size = n > ((size_t)1 << 20) - head ? n + head : (size_t)1 << 20;
+        if (n > SIZE_MAX - head) return NULL;
+        if (!(c = (struct jitanon__elf_chunk *)jitanon__malloc(&b->opts.allocator, size))) return NULL;
+        c->next = b->copies;
+        c->size = size - head;
+        c->used = 0;
+        b->copies = c;
+    }
+    c->used += n;
+    return (uint8_t *)c + head + c->used - n;
+}
+
+/* 0 when out of memory (nothing is then kept). */
 JITANON__PRIVATE int jitanon__elf_keep_copies(jitanon_elf_builder *b, jitanon__elf_entry *e)
 {
     size_t n = e->name.length + e->debug_entries.size + e->eh_frame.size;
-    uint8_t *p = n ? (uint8_t *)jitanon__malloc(&b->opts.allocator, n) : NULL;
+    uint8_t *p = n ? jitanon__elf_carve(b, n) : NULL;
     if (n && !p) return 0;
     if (e->name.length) memcpy(p, e->name.data, e->name.length);
     if (e->debug_entries.size) memcpy(p + e->name.length, e->debug_entries.data, e->debug_entries.size);
@@ -5627,13 +5656,6 @@ JITANON__PRIVATE int jitanon__elf_keep_copies(jitanon_elf_builder *b, jitanon__e
     e->code.data = NULL;
     e->streamed = 1;
     return 1;
-}
-
-JITANON__PRIVATE void jitanon__elf_free_copies(jitanon_elf_builder *b, jitanon__elf_entry *e)
-{
-    const uint8_t *p = e->name.length ? (const uint8_t *)e->name.data
-                       : e->debug_entries.size ? e->debug_entries.data : e->eh_frame.data;
-    if (e->streamed) jitanon__free(&b->opts.allocator, (void *)(uintptr_t)p, e->name.length + e->debug_entries.size + e->eh_frame.size);
 }
 
 JITANON_API void jitanon_elf_builder_stream_code(jitanon_elf_builder *b, jitanon_elf_code_fn code_fn, void *user)
@@ -5688,9 +5710,12 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
 
 JITANON_API void jitanon_elf_builder_free(jitanon_elf_builder *b)
 {
-    size_t i;
     if (!b) return;
-    for (i = 0; i < b->count; i++) jitanon__elf_free_copies(b, &b->funcs[i]);
+    while (b->copies) {
+        struct jitanon__elf_chunk *c = b->copies;
+        b->copies = c->next;
+        jitanon__free(&b->opts.allocator, c, c->size + ((sizeof *c + 15) & ~(size_t)15));
+    }
     jitanon__free(&b->opts.allocator, b->funcs, b->cap * sizeof *b->funcs);
     b->funcs = NULL;
     b->count = b->cap = 0;
