@@ -7,6 +7,7 @@
 #   BENCH_NODE=0        skip the real node --perf-prof workload
 #   BENCH_MICRO=0       skip the micro benchmarks
 #   BENCH_FLOOR_ATOMIC=1 also time the floor with temporary name + rename per file
+#   BENCH_SETTLE=S      seconds to wait (after sync) before each timed run (default 2)
 #
 # Inputs: jitgen's synthetic node-like perf.data + jitdump at two perf.data sizes (to show
 # that peak RSS does not grow with the perf.data), and, when perf and node are there and
@@ -83,6 +84,10 @@ row() {
 # the dump) is followed by moving the input directory aside and re-linking its inputs.
 RUN=0
 fresh() { RUN=$((RUN + 1)); D=$W/runs/$RUN; mkdir -p "$D"; }
+# Before each timed run: the previous run's 45,000 files are still being written back
+# after sync returns (a per-process run right after one took 0.46 s instead of 0.2), so
+# every tool gets the same quiet start.
+settle() { sync; sleep "${BENCH_SETTLE:-2}"; }
 
 # bench_input NAME DIR: every injector on DIR/perf.data (+ its jitdump)
 bench_input() {
@@ -96,7 +101,7 @@ bench_input() {
         while [ "$i" -lt "$REPEAT" ]; do
             i=$((i + 1))
             fresh
-            sync
+            settle
             case $tool in
             fn) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --elf-dir "$D" ;;
             fn1) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --threads 0 --elf-dir "$D" ;;
@@ -127,7 +132,7 @@ bench_input() {
                     i=$((i + 1))
                     fresh
                     rmdir "$D"
-                    sync
+                    settle
                     if [ $kind = atomic ]; then timeit "$W/t" "$MICRO" floor "$ELFS" "$D" --atomic
                     else timeit "$W/t" "$MICRO" floor "$ELFS" "$D"; fi
                     cat "$W/t" >>"$W/runs.floor"
