@@ -14,6 +14,7 @@ log=$(mktemp); trap 'rm -f "$log"' EXIT
       sed -n 's/^PASS /PASS tsan: /p' "$log.tsan"
     else echo "FAIL tsan: injector tests"; tail -30 "$log.tsan"; fi
     rm -f "$log.tsan"
+  else echo "SKIP tsan: build/test_tsan could not be built (is libtsan installed?)"
   fi
   for r in build/fuzz-replay-*; do
     [ -x "$r" ] || continue
