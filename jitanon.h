@@ -7565,15 +7565,40 @@ JITANON__PRIVATE jitanon_result jitanon__inj_write_file(jitanon__inj *j, jitanon
     return failed ? JITANON_ERR_WRITE : JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_elf_func jitanon__inj_fn_of(const jitanon_jit_record *r, const jitanon_jit_record *debug,
-                                                     const jitanon_jit_record *unwind)
+/* The DEBUG_INFO and UNWINDING_INFO records read since the last LOAD: they describe the
+   next LOAD (as perf reads them). */
+typedef struct jitanon__inj_pend {
+    jitanon_jit_record debug, unwind;
+    int have_debug, have_unwind;
+} jitanon__inj_pend;
+
+/* Keeps `r` in `p` when it is DEBUG_INFO or UNWINDING_INFO: 1 kept, 0 another record, -1
+   out of memory.  A streamed record lasts until the next read, so it is copied (a
+   streaming per-process builder copies what it keeps); a loaded dump's records last as
+   long as the dump, which a per-process builder needs, as it keeps every function's views. */
+JITANON__PRIVATE int jitanon__inj_pend_take(jitanon__inj *j, const jitanon__inj_dump *jd, const jitanon_jit_record *r,
+                                            jitanon__inj_pend *p)
 {
+    int debug = r->id == JITANON_JIT_CODE_DEBUG_INFO;
+    jitanon_jit_record *dst = debug ? &p->debug : &p->unwind;
+    if (!debug && r->id != JITANON_JIT_CODE_UNWINDING_INFO) return 0;
+    if (jd->dump->data) *dst = *r;
+    else if (!jitanon__inj_keep(debug ? &j->pend_debug : &j->pend_unwind, r, jd->dump->header.big_endian, dst))
+        return -1;
+    if (debug) p->have_debug = 1;
+    else p->have_unwind = 1;
+    return 1;
+}
+
+JITANON__PRIVATE jitanon_elf_func jitanon__inj_fn_of(const jitanon_jit_record *r, const jitanon__inj_pend *p)
+{
+    const jitanon_jit_record *unwind = p->have_unwind ? &p->unwind : NULL;
     jitanon_elf_func fn;
     memset(&fn, 0, sizeof fn);
     fn.name = r->load.name;
     fn.code_addr = r->load.code_addr;
     fn.code = r->load.code;
-    fn.debug = debug;
+    fn.debug = p->have_debug ? &p->debug : NULL;
     fn.unwind = unwind;
     fn.map_size = jitanon__inj_map_len(r->load.code_size, unwind ? unwind->unwind.mapped_size : 0);
     return fn;
@@ -7590,14 +7615,15 @@ JITANON__PRIVATE jitanon_result jitanon__inj_build_elf(jitanon__inj *j, const ji
     sink.write_fn = jitanon_membuf_write;
     sink.user = &j->elfbuf;
     res = jitanon_elf_write_function(sink, &jd->dump->header, fn, &j->opts->elf, &info, j->err);
-    *pgoff = info.text_offset;
+    if (res == JITANON_OK) *pgoff = info.text_offset;
     return res;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__inj_load(jitanon__inj *j, jitanon__inj_ctx *c, const jitanon_jit_record *r,
-                                                  const jitanon_jit_record *debug, const jitanon_jit_record *unwind)
+                                                  const jitanon__inj_pend *p)
 {
-    jitanon_elf_func fn = jitanon__inj_fn_of(r, debug, unwind);
+    jitanon_elf_func fn = jitanon__inj_fn_of(r, p);
+    const jitanon_jit_record *unwind = fn.unwind;
     uint64_t pgoff = 0;
     jitanon_result res;
     size_t path;
@@ -7648,9 +7674,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_
    memory).  The loader or the scan validated it already. */
 JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_ctx *c)
 {
-    jitanon_jit_record r, debug, unwind;
+    jitanon_jit_record r;
     jitanon__inj_src src;
-    int have_debug = 0, have_unwind = 0, big = c->jd->dump->header.big_endian, mem = c->jd->dump->data != NULL;
+    jitanon__inj_pend pend;
     size_t first_func = j->nfuncs, first_event = c->jd->count;
     jitanon_result res = jitanon__inj_src_open(j, c->jd, &src);
     c->jd->first_func = first_func;
@@ -7662,25 +7688,14 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_
     if (j->out && j->opts->elf_layout == JITANON_ELF_PER_FUNCTION && j->opts->elf_threads && !j->sampled)
         c->pool = jitanon__inj_pool_start(j, c->dir);
 #endif
+    memset(&pend, 0, sizeof pend);
     while (res == JITANON_OK && jitanon__inj_src_next(&src, &r) == JITANON_OK) {
-        /* DEBUG_INFO and UNWINDING_INFO describe the next LOAD (as perf reads them).  A
-           streamed record lasts until the next read: copy it (a streaming per-process
-           builder copies what it keeps).  A loaded dump's records last as long as the
-           dump, as a per-process builder needs: it keeps every function's views. */
-        if (r.id == JITANON_JIT_CODE_DEBUG_INFO && mem) {
-            debug = r;
-            have_debug = 1;
-        } else if (r.id == JITANON_JIT_CODE_UNWINDING_INFO && mem) {
-            unwind = r;
-            have_unwind = 1;
-        } else if (r.id == JITANON_JIT_CODE_DEBUG_INFO) {
-            if (!(have_debug = jitanon__inj_keep(&j->pend_debug, &r, big, &debug))) res = jitanon__inj_nomem(j, "debug info");
-        } else if (r.id == JITANON_JIT_CODE_UNWINDING_INFO) {
-            if (!(have_unwind = jitanon__inj_keep(&j->pend_unwind, &r, big, &unwind))) res = jitanon__inj_nomem(j, "unwind info");
-        } else if (r.id == JITANON_JIT_CODE_LOAD) {
-            res = jitanon__inj_load(j, c, &r, have_debug ? &debug : NULL, have_unwind ? &unwind : NULL);
-            have_debug = have_unwind = 0;
-        } else if (r.id == JITANON_JIT_CODE_MOVE) {
+        int took = jitanon__inj_pend_take(j, c->jd, &r, &pend);
+        if (took < 0) res = jitanon__inj_nomem(j, "debug or unwinding info");
+        else if (!took && r.id == JITANON_JIT_CODE_LOAD) {
+            res = jitanon__inj_load(j, c, &r, &pend);
+            pend.have_debug = pend.have_unwind = 0;
+        } else if (!took && r.id == JITANON_JIT_CODE_MOVE) {
             res = jitanon__inj_move(j, c, &r, first_func);
         }
     }
@@ -7868,8 +7883,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_write_sampled(jitanon__inj *j)
         jitanon__inj_dump *jd = &j->dumps[d];
         jitanon__inj_ctx c;
         jitanon__inj_src src;
-        jitanon_jit_record r, debug, unwind;
-        int have_debug = 0, have_unwind = 0, any = 0, big = jd->dump->header.big_endian;
+        jitanon_jit_record r;
+        jitanon__inj_pend pend;
+        int any = 0;
         size_t k = 0, dirlen;
         for (k = 0; k < jd->nfuncs; k++) any |= j->funcs[jd->first_func + k].hit;
         if (!any) continue;
@@ -7885,15 +7901,14 @@ JITANON__PRIVATE jitanon_result jitanon__inj_write_sampled(jitanon__inj *j)
         if (j->opts->elf_threads) c.pool = jitanon__inj_pool_start(j, c.dir);
 #endif
         k = 0;
+        memset(&pend, 0, sizeof pend);
         while (res == JITANON_OK && k < jd->nfuncs && jitanon__inj_src_next(&src, &r) == JITANON_OK) {
-            if (r.id == JITANON_JIT_CODE_DEBUG_INFO) {
-                if (!(have_debug = jitanon__inj_keep(&j->pend_debug, &r, big, &debug))) res = jitanon__inj_nomem(j, "debug info");
-            } else if (r.id == JITANON_JIT_CODE_UNWINDING_INFO) {
-                if (!(have_unwind = jitanon__inj_keep(&j->pend_unwind, &r, big, &unwind))) res = jitanon__inj_nomem(j, "unwind info");
-            } else if (r.id == JITANON_JIT_CODE_LOAD) {
+            int took = jitanon__inj_pend_take(j, jd, &r, &pend);
+            if (took < 0) res = jitanon__inj_nomem(j, "debug or unwinding info");
+            else if (!took && r.id == JITANON_JIT_CODE_LOAD) {
                 size_t f = jd->first_func + k++;
                 if (j->funcs[f].hit) {
-                    jitanon_elf_func fn = jitanon__inj_fn_of(&r, have_debug ? &debug : NULL, have_unwind ? &unwind : NULL);
+                    jitanon_elf_func fn = jitanon__inj_fn_of(&r, &pend);
                     const char *name = jitanon__inj_path(j, j->funcs[f].path) + dirlen + 1;
                     uint64_t pgoff;
                     res = jitanon__inj_build_elf(j, jd, &fn, &pgoff);
@@ -7903,7 +7918,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_write_sampled(jitanon__inj *j)
 #endif
                     if (res == JITANON_OK) (void)jitanon__inj_write_file(j, &c, name); /* logged */
                 }
-                have_debug = have_unwind = 0;
+                pend.have_debug = pend.have_unwind = 0;
             }
         }
         jitanon__inj_src_close(&src);
