@@ -220,34 +220,45 @@ typedef struct ti_out_rec {
     char name[64];
 } ti_out_rec;
 
+/* Injects the in-memory recording `perf` into `out` (appended) in `mode`. */
+static jitanon_result ti_run(const jitanon_membuf *perf, const jitanon_inject_opts *o, jitanon_perf_mode mode,
+                             jitanon_membuf *out, jitanon_inject_stats *st, jitanon_error *err)
+{
+    jitanon_perf_reader r;
+    jitanon_perf_writer w;
+    jitanon_sink sink;
+    jitanon_result res;
+    ti_in in;
+    in.p = perf->data;
+    in.n = perf->size;
+    in.pos = 0;
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = out;
+    memset(&w, 0, sizeof w);
+    res = jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, err);
+    if (res == JITANON_OK) res = jitanon_perf_writer_init(&w, mode, 0, sink, ti_pwrite, NULL, err);
+    if (res == JITANON_OK) res = jitanon_inject(&r, &w, o, st, err);
+    jitanon_perf_writer_free(&w);
+    jitanon_perf_reader_free(&r);
+    return res;
+}
+
 /* Injects `perf` and decodes the output's records into `out` (at most 64). */
 static jitanon_result ti_inject(const jitanon_membuf *perf, jitanon_inject_opts *o, ti_io *io, ti_out_rec *out,
                                 size_t *n, jitanon_inject_stats *st, jitanon_error *err, jitanon_perf_mode out_mode)
 {
     jitanon_perf_reader r;
-    jitanon_perf_writer w;
     jitanon_membuf result;
-    jitanon_sink sink;
     jitanon_perf_record rec;
     jitanon_result res;
     ti_in in;
     memset(&result, 0, sizeof result);
     result.allocator = o->allocator;
-    in.p = perf->data;
-    in.n = perf->size;
-    in.pos = 0;
     o->io.load_dump = ti_load_dump;
     o->io.write_elf = ti_write_elf;
     o->io.user = io;
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = &result;
     *n = 0;
-    res = jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, err);
-    if (res == JITANON_OK) res = jitanon_perf_writer_init(&w, out_mode, 0, sink, ti_pwrite, NULL, err);
-    else memset(&w, 0, sizeof w);
-    if (res == JITANON_OK) res = jitanon_inject(&r, &w, o, st, err);
-    jitanon_perf_writer_free(&w);
-    jitanon_perf_reader_free(&r);
+    res = ti_run(perf, o, out_mode, &result, st, err);
     if (res == JITANON_OK) {
         in.p = result.data;
         in.n = result.size;
@@ -533,7 +544,6 @@ static void ti_random_case(uint64_t seed, int *failures, uint32_t anon_mode, int
     size_t i, n = 0, k;
     uint8_t raw[128];
     ti_gen g;
-    jitanon_sink sink;
     jitanon_error err;
     jitanon_membuf perf;
     ti_io io;
@@ -655,25 +665,15 @@ static void ti_random_case(uint64_t seed, int *failures, uint32_t anon_mode, int
     {
         /* ti_inject decodes at most 64 records: decode the whole output here instead */
         jitanon_perf_reader r;
-        jitanon_perf_writer w;
         jitanon_membuf result;
         jitanon_perf_record rec;
         ti_in in;
         size_t cap = 64;
         memset(&result, 0, sizeof result);
-        in.p = perf.data;
-        in.n = perf.size;
-        in.pos = 0;
         o.io.load_dump = ti_load_dump;
         o.io.write_elf = ti_write_elf;
         o.io.user = &io;
-        sink.write_fn = jitanon_membuf_write;
-        sink.user = &result;
-        JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, &err) == JITANON_OK);
-        JT_CHECK(jitanon_perf_writer_init(&w, JITANON_PERF_FILE, 0, sink, ti_pwrite, NULL, &err) == JITANON_OK);
-        JT_CHECK(jitanon_inject(&r, &w, &o, NULL, &err) == JITANON_OK);
-        jitanon_perf_writer_free(&w);
-        jitanon_perf_reader_free(&r);
+        JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &result, NULL, &err) == JITANON_OK);
         in.p = result.data;
         in.n = result.size;
         in.pos = 0;
@@ -950,12 +950,8 @@ static void tt_on_sample(void *user, const jitanon_sample_info *si)
 static void tt_run_mode(const jitanon_membuf *perf, uint32_t threads, uint32_t elf_files, jitanon_perf_mode mode,
                         tt_io *io, jitanon_membuf *out, jitanon_inject_stats *st)
 {
-    jitanon_perf_reader r;
-    jitanon_perf_writer w;
     jitanon_inject_opts o;
-    jitanon_sink sink;
     jitanon_error err;
-    ti_in in;
     memset(&o, 0, sizeof o);
     o.elf_threads = threads;
     o.elf_files = elf_files;
@@ -965,16 +961,7 @@ static void tt_run_mode(const jitanon_membuf *perf, uint32_t threads, uint32_t e
     o.io.log = tt_log;
     o.io.user = io;
     io->caller = pthread_self();
-    in.p = perf->data;
-    in.n = perf->size;
-    in.pos = 0;
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
-    JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_perf_writer_init(&w, mode, 0, sink, ti_pwrite, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_inject(&r, &w, &o, st, &err) == JITANON_OK);
-    jitanon_perf_writer_free(&w);
-    jitanon_perf_reader_free(&r);
+    JT_CHECK(ti_run(perf, &o, mode, out, st, &err) == JITANON_OK);
     qsort(io->files, io->nfiles, sizeof io->files[0], tt_file_cmp);
 }
 
@@ -1134,23 +1121,10 @@ static int tp_write(void *user, const char *dir, const char *name, const void *d
 
 static void tp_inject(const jitanon_membuf *perf, jitanon_inject_opts *o)
 {
-    jitanon_perf_reader r;
-    jitanon_perf_writer w;
     jitanon_membuf out;
-    jitanon_sink sink;
     jitanon_error err;
-    ti_in in;
     memset(&out, 0, sizeof out);
-    in.p = perf->data;
-    in.n = perf->size;
-    in.pos = 0;
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = &out;
-    JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_perf_writer_init(&w, JITANON_PERF_FILE, 0, sink, ti_pwrite, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_inject(&r, &w, o, NULL, &err) == JITANON_OK);
-    jitanon_perf_writer_free(&w);
-    jitanon_perf_reader_free(&r);
+    JT_CHECK(ti_run(perf, o, JITANON_PERF_FILE, &out, NULL, &err) == JITANON_OK);
     jitanon_membuf_free(&out);
 }
 
