@@ -228,9 +228,7 @@ static void read_back(const world *w, const jitanon_membuf *out, const jitanon_i
     po.allocator = capped_allocator(&cap);
     po.max_payload = 1u << 20;
     po.max_header_bytes = 4u << 20;
-    in.data = out->data;
-    in.size = out->size;
-    in.pos = 0;
+    memin_init(&in, out->data, out->size, 0);
     res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &po, &err);
     while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
         n++;
@@ -297,9 +295,7 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     out.allocator = po.allocator;
     memset(&wr, 0, sizeof wr);
     memset(&st, 0, sizeof st);
-    in.data = perf;
-    in.size = perf_size;
-    in.pos = 0;
+    memin_init(&in, perf, perf_size, 0);
     res = jitanon_perf_reader_init(&r, memin_read, fl & 1u << 4 ? NULL : memin_seek, &in, &po, &err);
     if (res == JITANON_OK && out_mode) {
         jitanon_perf_mode mode = r.mode;

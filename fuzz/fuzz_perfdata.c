@@ -18,37 +18,8 @@
 #define FUZZ_MEM_CAP ((size_t)64 << 20)
 
 #define FUZZ_NAME "fuzz_perfdata"
+#define FUZZ_MEMIO
 #include "fuzz_common.h"
-
-/* -- memory input: whole or odd-sized reads, optional seeking ------------------------------ */
-
-typedef struct memin {
-    const uint8_t *data;
-    size_t size, pos, step;
-    int odd;
-} memin;
-
-static size_t memin_read(void *user, void *dst, size_t size)
-{
-    memin *m = (memin *)user;
-    size_t n = m->size - m->pos;
-    if (n > size) n = size;
-    if (m->odd) {
-        if (n > m->step) n = m->step;
-        m->step = m->step * 7 % 97 + 1; /* 1..97, never 0 before the end */
-    }
-    if (n) memcpy(dst, m->data + m->pos, n);
-    m->pos += n;
-    return n;
-}
-
-static int memin_seek(void *user, uint64_t off)
-{
-    memin *m = (memin *)user;
-    if (off > m->size) return 1;
-    m->pos = (size_t)off;
-    return 0;
-}
 
 /* The "compressed" payload is the records themselves. */
 static int identity_decompress(void *user, const void *src, size_t size, jitanon_membuf *out)
@@ -208,11 +179,7 @@ static void run(const uint8_t *data, size_t size, int seek, int odd, int decompr
     uint64_t next = 0;
     memset(d, 0, sizeof *d);
     d->hash = 14695981039346656037ull;
-    memset(&in, 0, sizeof in);
-    in.data = data;
-    in.size = size;
-    in.step = 5;
-    in.odd = odd;
+    memin_init(&in, data, size, odd);
     memset(&opts, 0, sizeof opts);
     opts.allocator = capped_allocator(&cap);
     opts.max_payload = 1u << 20;

@@ -85,9 +85,7 @@ static jitanon_result read_all(const uint8_t *data, size_t size, int skip_header
     jitanon_error err;
     jitanon_result res;
     memset(l, 0, sizeof *l);
-    in.data = data;
-    in.size = size;
-    in.pos = 0;
+    memin_init(&in, data, size, 0);
     perf_opts(&opts, &cap);
     res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &opts, &err);
     while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
@@ -175,9 +173,7 @@ static jitanon_result copy(const uint8_t *data, size_t size, jitanon_perf_mode m
     memset(out, 0, sizeof *out);
     out->max_size = FUZZ_OUT_CAP;
     memset(&w, 0, sizeof w);
-    in.data = data;
-    in.size = size;
-    in.pos = 0;
+    memin_init(&in, data, size, 0);
     perf_opts(&opts, &cap);
     sink.write_fn = jitanon_membuf_write;
     sink.user = out;
