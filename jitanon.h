@@ -7845,12 +7845,15 @@ JITANON__PRIVATE void jitanon__inj_ctx_free(jitanon__inj *j, jitanon__inj_ctx *c
 
 /* -- files of sampled functions (JITANON_ELF_FILES_SAMPLED) ------------------------------ */
 
-/* What perf report will resolve `ip` to in the output is what the engine says now. */
-JITANON__PRIVATE void jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip)
+/* What perf report will resolve `ip` to in the output is what the engine says now.
+   Returns 1 when ip is inside a function past its first byte (so ip - 1 is that
+   function too). */
+JITANON__PRIVATE int jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip)
 {
     jitanon_range where;
-    if (jitanon_trim_resolve(j->trim, pid, ip, &where) == JITANON_TRIM_JIT && where.id < j->nfuncs)
-        j->funcs[where.id].hit = 1;
+    if (jitanon_trim_resolve(j->trim, pid, ip, &where) != JITANON_TRIM_JIT || where.id >= j->nfuncs) return 0;
+    j->funcs[where.id].hit = 1;
+    return where.start < ip;
 }
 
 /* The sample's ip and its callchain.  A callchain holds return addresses; a call that
@@ -7859,7 +7862,7 @@ JITANON__PRIVATE void jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t i
 JITANON__PRIVATE void jitanon__inj_mark_hits(jitanon__inj *j, const jitanon__inj_rec *r)
 {
     size_t i;
-    jitanon__inj_hit(j, r->pid, r->start);
+    (void)jitanon__inj_hit(j, r->pid, r->start);
     if (r->chain_nr) {
         jitanon_bytes chain;
         chain.data = j->round.data + r->off + r->chain_off;
@@ -7867,8 +7870,7 @@ JITANON__PRIVATE void jitanon__inj_mark_hits(jitanon__inj *j, const jitanon__inj
         for (i = 0; i < r->chain_nr; i++) {
             uint64_t ip = jitanon_perf_u64_at(chain, i, j->in->big_endian);
             if (ip >= (uint64_t)-4095 || ip == 0) continue;
-            jitanon__inj_hit(j, r->pid, ip);
-            jitanon__inj_hit(j, r->pid, ip - 1);
+            if (!jitanon__inj_hit(j, r->pid, ip)) (void)jitanon__inj_hit(j, r->pid, ip - 1);
         }
     }
 }
