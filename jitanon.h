@@ -42,8 +42,13 @@
        JITANON_MALLOC/REALLOC/FREE  default allocator (all three or none; default libc)
        JITANON_ASSERT(x)         internal invariant / API misuse checks (default: assert)
        JITANON_NO_STDIO          remove the path- and FILE-based convenience functions
-       JITANON_NO_POSIX          never use POSIX calls (atomic output, marker mmap, clock);
-                                 they are only used when the including file enabled POSIX
+       JITANON_NO_POSIX          never use POSIX calls (atomic output, ELF files, marker mmap,
+                                 clock: they report JITANON_ERR_FEATURE_DISABLED).  Otherwise
+                                 POSIX is used on every unix whatever the -std=: in strict
+                                 mode this file defines _POSIX_C_SOURCE 200809L before the
+                                 first system header, and stops with #error when the
+                                 including file included one first (then define
+                                 _POSIX_C_SOURCE=200809L or _GNU_SOURCE before any #include)
        JITANON_NO_THREADS        leave POSIX threads out (jitanon_inject_opts.elf_threads is
                                  then ignored); with glibc older than 2.34 link with -pthread
        JITANON_NO_SHA_NI         never use the x86 SHA extensions for build-ids (they are
@@ -52,6 +57,8 @@
        JITANON_MAX_RECORD_SIZE   largest jitdump record accepted (default 256 MiB)
        JITANON_CONFIG_HEADER     a header included first, to hold the above
        JITANON_ERROR_LOCATION    record the implementation's function/line in errors
+
+   jitanon_features() tells what a build has (JITANON_FEATURE_POSIX, _THREADS, ...).
 
    Errors: every fallible call returns a jitanon_result and fills an optional
    jitanon_error (code, byte offset in the input, record index, message).  Malformed
@@ -65,6 +72,18 @@
        0.1.0  jitdump reader and writer, perf.data reader and writer, ELF stubs with
               unwind tables and line tables, range-aware //anon trimming, injector
 */
+
+/* Strict ISO modes (-std=c99) hide POSIX unless a feature macro asks for it before the
+   first system header: ask for it here, for the implementation only, when the includer
+   chose nothing (gnu modes and explicit choices are left alone).  _FEATURES_H (glibc, musl)
+   means a system header came first: too late, the implementation says so with #error. */
+#if defined(JITANON_IMPLEMENTATION) && !defined(JITANON_IMPLEMENTATION_INCLUDED) && defined(__unix__) &&       \
+    defined(__STRICT_ANSI__) && !defined(JITANON_NO_POSIX) && !defined(JITANON_NO_STDIO) &&                   \
+    !defined(_POSIX_C_SOURCE) && !defined(_POSIX_SOURCE) && !defined(_XOPEN_SOURCE) && !defined(_GNU_SOURCE) && \
+    !defined(_DEFAULT_SOURCE) && !defined(_BSD_SOURCE) && !defined(_FEATURES_H)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
 #ifndef JITANON_H_INCLUDED
 #define JITANON_H_INCLUDED
 
@@ -151,6 +170,17 @@ JITANON_API size_t jitanon_format_error(char *dst, size_t n, const jitanon_error
 
 /* The version of the implementation (JITANON_VERSION when header and implementation match). */
 JITANON_API uint32_t jitanon_version(void);
+
+/* What the implementation was built with (see the configuration macros at the top). */
+typedef enum jitanon_feature {
+    JITANON_FEATURE_POSIX = 1,   /* file output, jitanon_jitdump_file_*, jitanon_jit_now */
+    JITANON_FEATURE_THREADS = 2, /* jitanon_inject_opts.elf_threads */
+    JITANON_FEATURE_ZLIB = 4,    /* compressed debug sections */
+    JITANON_FEATURE_SHA_NI = 8,  /* x86 SHA extensions, used when CPUID reports them */
+    JITANON_FEATURE_STDIO = 16   /* the path- and FILE-based functions */
+} jitanon_feature;
+/* A bitmask of jitanon_feature. */
+JITANON_API unsigned jitanon_features(void);
 
 /* -- Memory, views, I/O callbacks ------------------------------------------------- */
 
@@ -412,7 +442,7 @@ JITANON_API jitanon_result jitanon_jitdump_write_close(jitanon_jitdump_writer *w
 /* For a JIT: creates DIR/jit-<pid>.dump (DIR NULL means the current directory), writes
    the header, and maps the file's first page PROT_READ|PROT_EXEC so that `perf record`
    notes the marker mmap.  Write records with the jitanon_jitdump_write_* functions on
-   `f->writer`, timestamps from jitanon_jit_now().  Needs POSIX (see JITANON__POSIX);
+   `f->writer`, timestamps from jitanon_jit_now().  Needs POSIX (JITANON_FEATURE_POSIX);
    otherwise returns JITANON_ERR_FEATURE_DISABLED. */
 typedef struct jitanon_jitdump_file {
     jitanon_jitdump_writer writer;
@@ -1364,6 +1394,71 @@ JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift,
 #ifndef JITANON_IMPLEMENTATION_INCLUDED
 #define JITANON_IMPLEMENTATION_INCLUDED
 
+/* -- System headers and feature detection ---------------------------------------------
+   Every #include of the implementation is here.  What is compiled in can be asked at run
+   time: jitanon_features(). */
+
+#ifndef JITANON_ASSERT
+#include <assert.h>
+#endif
+#include <stdlib.h> /* malloc (the default allocator), qsort */
+#include <string.h>
+#include <stdarg.h>
+#ifndef JITANON_NO_STDIO
+#define JITANON__STDIO 1
+#include <stdio.h>
+#else
+#define JITANON__STDIO 0
+#endif
+
+/* POSIX (atomic output, the injector's ELF files, the jitdump marker mmap, CLOCK_MONOTONIC)
+   on every unix unless JITANON_NO_POSIX or JITANON_NO_STDIO.  In a strict -std= the top of
+   this file asked for it (_POSIX_C_SOURCE) before the first system header; when the
+   includer had already included one, POSIX.1-2008 is hidden and no define can bring it
+   back, so the build stops here rather than lose file output at run time.  The test is on
+   what the calls need: O_CLOEXEC and O_NOFOLLOW (glibc: __USE_XOPEN2K8), CLOCK_MONOTONIC
+   (__USE_POSIX199309; musl hides it in strict mode too), and the POSIX version. */
+#if !defined(JITANON_NO_STDIO) && !defined(JITANON_NO_POSIX) && defined(__unix__)
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#if !defined(_POSIX_VERSION) || _POSIX_VERSION < 200809L || !defined(O_CLOEXEC) || !defined(O_NOFOLLOW) || \
+    !defined(CLOCK_MONOTONIC)
+#error "jitanon: POSIX.1-2008 is hidden in this file (a strict -std= and a system header included before the implementation): define _POSIX_C_SOURCE=200809L or _GNU_SOURCE before the first #include, or JITANON_NO_POSIX to build without file output, the jitdump marker and the clock"
+#define JITANON__POSIX 0 /* only the #error above, not a cascade */
+#else
+#define JITANON__POSIX 1
+#endif
+#else
+#define JITANON__POSIX 0
+#endif
+
+#if JITANON__POSIX && !defined(JITANON_NO_THREADS) && defined(_POSIX_THREADS) && _POSIX_THREADS > 0
+#define JITANON__THREADS 1
+#include <pthread.h>
+#else
+#define JITANON__THREADS 0
+#endif
+
+#ifdef JITANON_USE_ZLIB
+#define JITANON__HAS_ZLIB 1
+#include <zlib.h>
+#else
+#define JITANON__HAS_ZLIB 0
+#endif
+
+/* x86 SHA extensions for build-ids, used when CPUID reports them (see the OS layer). */
+#if !defined(JITANON_NO_SHA_NI) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define JITANON__SHA_NI 1
+#include <cpuid.h>
+#include <immintrin.h>
+#else
+#define JITANON__SHA_NI 0
+#endif
+
 /* -- Configuration defaults ------------------------------------------------------- */
 
 #if defined(JITANON_MALLOC) || defined(JITANON_REALLOC) || defined(JITANON_FREE)
@@ -1377,48 +1472,11 @@ JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift,
 #endif
 
 #ifndef JITANON_ASSERT
-#include <assert.h>
 #define JITANON_ASSERT(x) assert(x)
 #endif
 
 #ifndef JITANON_MAX_RECORD_SIZE
 #define JITANON_MAX_RECORD_SIZE (256u * 1024u * 1024u)
-#endif
-
-#ifdef JITANON_USE_ZLIB
-#define JITANON__HAS_ZLIB 1
-#else
-#define JITANON__HAS_ZLIB 0
-#endif
-
-#include <stdlib.h> /* malloc (the default allocator), qsort */
-#include <string.h>
-#include <stdarg.h>
-#ifndef JITANON_NO_STDIO
-#include <stdio.h>
-#endif
-
-/* POSIX file and memory calls (atomic output, the jitdump marker mmap, CLOCK_MONOTONIC)
-   exist only when the including file asked for POSIX (e.g. -D_GNU_SOURCE, -std=gnu99, or
-   #define _POSIX_C_SOURCE 200809L before any include).  Otherwise the functions that need
-   them return JITANON_ERR_FEATURE_DISABLED. */
-#if !defined(JITANON_NO_STDIO) && !defined(JITANON_NO_POSIX) && defined(__unix__) && \
-    defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200809L
-#define JITANON__POSIX 1
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-#else
-#define JITANON__POSIX 0
-#endif
-#if JITANON__POSIX && !defined(JITANON_NO_THREADS) && defined(_POSIX_THREADS) && _POSIX_THREADS > 0
-#define JITANON__THREADS 1
-#include <pthread.h>
-#else
-#define JITANON__THREADS 0
 #endif
 
 /* The byte readers and the cursor run once per field of every record: inline them. */
@@ -1674,6 +1732,399 @@ JITANON__PRIVATE int jitanon__host_big_endian(void)
     uint8_t b;
     memcpy(&b, &one, 1);
     return b == 0;
+}
+
+/* == OS layer =============================================================================
+
+   Every call into the operating system is in this section; the rest of the library is
+   portable C99 and reaches the system only through these functions:
+       jitanon__os_write_all, jitanon__os_fd_sink   write(2) until done (a sink for an fd)
+       jitanon__os_create_tmp   the one temporary-file scheme, "<dir>/.<name>.<pid>-<k>.tmp"
+       jitanon_atomic_*         atomic output file (temporary file + rename)
+       jitanon_jit_now, jitanon_jitdump_file_*   CLOCK_MONOTONIC, jit-<pid>.dump + marker mmap
+       jitanon__inj_load_default, jitanon__inj_replaceable, jitanon__inj_write_default
+                                the injector's default file I/O
+       jitanon__sha_ni_present  CPUID
+   The injector's writer threads (pthread) stay with the injector.  Path- and FILE-based
+   readers use only ISO C stdio. */
+
+JITANON_API unsigned jitanon_features(void)
+{
+    return (JITANON__POSIX ? (unsigned)JITANON_FEATURE_POSIX : 0u) |
+           (JITANON__THREADS ? (unsigned)JITANON_FEATURE_THREADS : 0u) |
+           (JITANON__HAS_ZLIB ? (unsigned)JITANON_FEATURE_ZLIB : 0u) |
+           (JITANON__SHA_NI ? (unsigned)JITANON_FEATURE_SHA_NI : 0u) |
+           (JITANON__STDIO ? (unsigned)JITANON_FEATURE_STDIO : 0u);
+}
+
+#if JITANON__SHA_NI
+JITANON__PRIVATE int jitanon__sha_ni_present(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19))) return 0; /* SSSE3, SSE4.1 */
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    return (b >> 29) & 1; /* SHA */
+}
+#endif
+
+JITANON_API uint64_t jitanon_jit_now(void)
+{
+#if JITANON__POSIX
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#else
+    return 0;
+#endif
+}
+
+#if JITANON__POSIX
+/* 0 when all bytes went out, 1 on an error or a write that makes no progress. */
+JITANON__PRIVATE int jitanon__os_write_all(int fd, const void *data, size_t size)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    while (size) {
+        ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return 1;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+/* A sink for a file descriptor (user = the int fd). */
+JITANON__PRIVATE int jitanon__os_fd_sink(void *user, const void *data, size_t size)
+{
+    return jitanon__os_write_all(*(const int *)user, data, size);
+}
+
+/* Creates a fresh file next to `path`, to be renamed over it: "<dir>/.<name>.<pid>-<k>.tmp"
+   in the target's directory, so that rename() cannot cross a file system.  O_EXCL never
+   opens what is there (nor follows a symlink planted under the name); a name in use only
+   moves on to the next k.  *tmp (cap bytes) gets the name.  Allocates nothing: writer
+   threads call it.  Returns the fd, or -1. */
+JITANON__PRIVATE int jitanon__os_create_tmp(char *tmp, size_t cap, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    unsigned k;
+    if (dir >= cap) return -1;
+    memcpy(tmp, path, dir);
+    for (k = 0; k < 100; k++) {
+        int fd;
+        if (jitanon__fmt(tmp + dir, cap - dir, ".%s.%u-%u.tmp", path + dir, (unsigned)getpid(), k) >= cap - dir)
+            return -1;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+#endif
+
+/* -- atomic output file -- */
+
+#if !defined(JITANON_NO_STDIO) && defined(__unix__)
+#if JITANON__POSIX
+#define JITANON__AF_BUF 65536u
+#define JITANON__AF_TMP_EXTRA 32u /* ".", ".<pid>-<k>.tmp" */
+
+JITANON__PRIVATE int jitanon__af_flush(jitanon_atomic_file *f)
+{
+    if (f->fd < 0 || f->failed || jitanon__os_write_all(f->fd, f->buf, f->buf_len)) f->failed = 1;
+    f->buf_len = 0;
+    return f->failed;
+}
+
+JITANON__PRIVATE int jitanon__af_write(void *file, const void *data, size_t size)
+{
+    jitanon_atomic_file *f = (jitanon_atomic_file *)file;
+    if (size > f->buf_cap - f->buf_len && jitanon__af_flush(f)) return 1;
+    if (size <= f->buf_cap - f->buf_len) {
+        memcpy(f->buf + f->buf_len, data, size);
+        f->buf_len += size;
+        return f->failed;
+    }
+    if (f->fd < 0 || f->failed || jitanon__os_write_all(f->fd, data, size)) f->failed = 1;
+    return f->failed;
+}
+
+JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset)
+{
+    jitanon_atomic_file *f = (jitanon_atomic_file *)file;
+    off_t end, at = (off_t)offset;
+    /* lseek + write rather than pwrite: one call fewer to depend on. */
+    if (jitanon__af_flush(f) || at < 0 || (uint64_t)at != offset || (end = lseek(f->fd, 0, SEEK_CUR)) < 0 ||
+        lseek(f->fd, at, SEEK_SET) != at || jitanon__os_write_all(f->fd, data, size) ||
+        lseek(f->fd, end, SEEK_SET) != end)
+        f->failed = 1;
+    return f->failed;
+}
+
+JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f)
+{
+    jitanon_sink s;
+    s.write_fn = jitanon__af_write;
+    s.user = f;
+    return s;
+}
+
+JITANON__PRIVATE char *jitanon__af_strdup(const jitanon_allocator *a, const char *s, size_t extra, size_t *cap)
+{
+    size_t n = strlen(s);
+    char *d;
+    *cap = n + extra + 1;
+    d = (char *)jitanon__malloc(a, *cap);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
+JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
+                                               const jitanon_allocator *allocator, jitanon_error *err)
+{
+    jitanon_result res = JITANON_OK;
+    JITANON_ASSERT(f && path);
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    jitanon__clear_error(err);
+    if (allocator) f->allocator = *allocator;
+    f->path = jitanon__af_strdup(&f->allocator, path, 0, &f->path_cap_);
+    f->tmp_path = jitanon__af_strdup(&f->allocator, path, JITANON__AF_TMP_EXTRA, &f->tmp_cap_);
+    f->buf = (uint8_t *)jitanon__malloc(&f->allocator, JITANON__AF_BUF);
+    f->buf_cap = f->buf ? JITANON__AF_BUF : 0;
+    if (!f->path || !f->tmp_path || !f->buf)
+        res = JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy the path");
+    else if ((f->fd = jitanon__os_create_tmp(f->tmp_path, f->tmp_cap_, f->path)) < 0)
+        res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create a temporary file next to %s", f->path);
+    if (res != JITANON_OK) {
+        /* Nothing was created; tmp_path may even hold the target's name: never unlink it. */
+        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
+        f->tmp_path = NULL;
+        jitanon_atomic_abort(f);
+    }
+    return res;
+}
+
+JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f)
+{
+    if (!f) return;
+    if (f->fd >= 0) close(f->fd);
+    f->fd = -1;
+    if (f->tmp_path) unlink(f->tmp_path);
+    jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
+    jitanon__free(&f->allocator, f->path, f->path_cap_);
+    jitanon__free(&f->allocator, f->buf, f->buf_cap);
+    f->tmp_path = f->path = NULL;
+    f->buf = NULL;
+    f->buf_len = f->buf_cap = 0;
+}
+
+JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err)
+{
+    jitanon_result res = JITANON_OK;
+    if (f->fd < 0 || jitanon__af_flush(f))
+        res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "a write to the temporary file failed");
+    else if (do_fsync && fsync(f->fd)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "fsync failed");
+    if (f->fd >= 0 && close(f->fd) && res == JITANON_OK) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "close failed");
+    f->fd = -1;
+    if (res == JITANON_OK && rename(f->tmp_path, f->path))
+        res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot rename the temporary file to %s", f->path);
+    if (res == JITANON_OK) { /* renamed: nothing left to unlink */
+        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
+        f->tmp_path = NULL;
+    }
+    jitanon_atomic_abort(f);
+    return res;
+}
+#else /* JITANON_NO_POSIX on a unix: the API stays, opening reports the missing feature. */
+JITANON__PRIVATE int jitanon__af_refuse(void *file, const void *data, size_t size)
+{
+    (void)file;
+    (void)data;
+    (void)size;
+    return 1;
+}
+
+JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
+                                               const jitanon_allocator *allocator, jitanon_error *err)
+{
+    JITANON_ASSERT(f && path);
+    (void)allocator;
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_POSIX: no file output");
+}
+
+JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f)
+{
+    jitanon_sink s;
+    s.write_fn = jitanon__af_refuse;
+    s.user = f;
+    return s;
+}
+
+JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset)
+{
+    (void)offset;
+    return jitanon__af_refuse(file, data, size);
+}
+
+JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err)
+{
+    (void)f;
+    (void)do_fsync;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_POSIX: no file output");
+}
+
+JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f) { (void)f; }
+#endif
+#endif
+
+/* -- jitdump file for a JIT: jit-<pid>.dump and its marker mmap -- */
+
+JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, const char *dir, uint32_t elf_mach,
+                                                     jitanon_error *err)
+{
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+#if JITANON__POSIX
+    {
+        char path[4096];
+        uint32_t pid = (uint32_t)getpid();
+        jitanon_sink sink;
+        long page = sysconf(_SC_PAGESIZE);
+        size_t n = jitanon__fmt(path, sizeof path, "%s/jit-%u.dump", dir ? dir : ".", (unsigned)pid);
+        if (n >= sizeof path) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "directory name too long");
+        f->fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
+        if (f->fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create %s", path);
+        sink.write_fn = jitanon__os_fd_sink;
+        sink.user = &f->fd;
+        f->writer.big_endian = jitanon__host_big_endian();
+        if (jitanon_jitdump_writer_init(&f->writer, sink, elf_mach, pid, jitanon_jit_now(), 0, err) != JITANON_OK)
+            return err ? err->type : JITANON_ERR_WRITE;
+        /* perf record only reports executable mappings: map the dump R+X so its MMAP
+           event names the file (the marker perf inject looks for). */
+        f->marker_size = page > 0 ? (size_t)page : 4096;
+        f->marker = mmap(NULL, f->marker_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, f->fd, 0);
+        if (f->marker == MAP_FAILED) {
+            f->marker = NULL;
+            return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot map the marker page of %s", path);
+        }
+        return JITANON_OK;
+    }
+#else
+    (void)dir;
+    (void)elf_mach;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX");
+#endif
+}
+
+JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, jitanon_error *err)
+{
+    jitanon_result r = JITANON_OK;
+    jitanon__clear_error(err);
+#if JITANON__POSIX
+    if (f->fd >= 0 && f->writer.sink.write_fn) r = jitanon_jitdump_write_close(&f->writer, jitanon_jit_now(), err);
+    if (f->marker) munmap(f->marker, f->marker_size);
+    if (f->fd >= 0 && close(f->fd) != 0 && r == JITANON_OK) r = JITANON__FAIL(err, JITANON_ERR_IO, 0, "close failed");
+#endif
+    f->marker = NULL;
+    f->fd = -1;
+    return r;
+}
+
+/* -- the injector's default I/O: the file system -- */
+
+JITANON__PRIVATE jitanon_jitdump *jitanon__inj_load_default(void *user, const char *path,
+                                                            const jitanon_jitdump_opts *opts, jitanon_error *err)
+{
+    (void)user;
+#ifndef JITANON_NO_STDIO
+    return jitanon_jitdump_load_file(path, opts, err);
+#else
+    (void)path;
+    (void)opts;
+    JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO");
+    return NULL;
+#endif
+}
+
+#if JITANON__POSIX
+/* An existing file may be replaced only when it is a regular file that is itself a jitted
+   stub: an ET_DYN ELF (as we and perf write them, or one cut short by a crash) of
+   reasonable size.  Never a symlink, a directory, or anything else someone keeps there.
+   Reads in pieces on the stack: writer threads call this, and allocate nothing. */
+JITANON__PRIVATE int jitanon__inj_replaceable(const char *path, const void *data, size_t size, int *identical)
+{
+    struct stat st;
+    uint8_t buf[4096];
+    size_t off = 0, total;
+    int fd, ok = 1, same;
+    *identical = 0;
+    if (lstat(path, &st) != 0) return errno == ENOENT;
+    if (!S_ISREG(st.st_mode) || st.st_size < 18 || st.st_size > (off_t)(64 << 20)) return 0;
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return 0;
+    total = (size_t)st.st_size;
+    same = data && total == size;
+    while (ok && off < total) {
+        size_t want = total - off < sizeof buf ? total - off : sizeof buf, got = 0;
+        while (got < want) {
+            ssize_t n = read(fd, buf + got, want - got);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            got += (size_t)n;
+        }
+        if (got < want) ok = 0;
+        else if (off == 0) ok = !memcmp(buf, "\177ELF", 4) && jitanon__rd16(buf + 16, buf[5] == 2) == 3; /* ET_DYN */
+        if (ok && same && memcmp(buf, (const uint8_t *)data + off, want) != 0) same = 0;
+        off += want;
+    }
+    close(fd);
+    *identical = ok && same;
+    return ok;
+}
+#endif
+
+/* The common case creates the file under its name at once (as perf does: three calls).
+   Only when a file is in the way does it check that file and replace it atomically. */
+JITANON__PRIVATE int jitanon__inj_write_default(void *user, const char *dir, const char *name, const void *data,
+                                                size_t size)
+{
+#if JITANON__POSIX
+    char path[4096], tmp[4200];
+    int fd, identical;
+    (void)user;
+    if (jitanon__fmt(path, sizeof path, "%s/%s", dir, name) >= sizeof path) return 1;
+    fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        int bad = jitanon__os_write_all(fd, data, size) != 0;
+        if (close(fd) != 0 || bad) {
+            unlink(path);
+            return 1;
+        }
+        return 0;
+    }
+    if (errno != EEXIST || !jitanon__inj_replaceable(path, data, size, &identical)) return 1;
+    if (identical) return 0; /* deterministic output: the same file is already there */
+    fd = jitanon__os_create_tmp(tmp, sizeof tmp, path);
+    if (fd < 0) return 1;
+    {
+        int bad = jitanon__os_write_all(fd, data, size) != 0;
+        if (close(fd) != 0 || bad || rename(tmp, path) != 0) {
+            unlink(tmp);
+            return 1;
+        }
+    }
+    return 0;
+#else
+    (void)user;
+    (void)dir;
+    (void)name;
+    (void)data;
+    (void)size;
+    return 1;
+#endif
 }
 
 /* -- The cursor ----------------------------------------------------------------------- */
@@ -2524,93 +2975,7 @@ JITANON_API jitanon_result jitanon_jitdump_write_close(jitanon_jitdump_writer *w
     return jitanon__jw_end(&j);
 }
 
-JITANON_API uint64_t jitanon_jit_now(void)
-{
-#if JITANON__POSIX
-    struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-#else
-    return 0;
-#endif
-}
-
-#if JITANON__POSIX
-/* write(2) until done: a sink for file descriptors. */
-JITANON__PRIVATE int jitanon__fd_write(void *user, const void *data, size_t size)
-{
-    int fd = *(const int *)user;
-    const uint8_t *p = (const uint8_t *)data;
-    while (size) {
-        ssize_t n = write(fd, p, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return 1;
-        p += n;
-        size -= (size_t)n;
-    }
-    return 0;
-}
-#endif
-
-JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, const char *dir, uint32_t elf_mach,
-                                                     jitanon_error *err)
-{
-    memset(f, 0, sizeof *f);
-    f->fd = -1;
-#if JITANON__POSIX
-    {
-        char path[4096];
-        uint32_t pid = (uint32_t)getpid();
-        jitanon_sink sink;
-        long page = sysconf(_SC_PAGESIZE);
-        size_t n = jitanon__fmt(path, sizeof path, "%s/jit-%u.dump", dir ? dir : ".", (unsigned)pid);
-        if (n >= sizeof path) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "directory name too long");
-        f->fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
-        if (f->fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create %s", path);
-        sink.write_fn = jitanon__fd_write;
-        sink.user = &f->fd;
-        f->writer.big_endian = jitanon__host_big_endian();
-        if (jitanon_jitdump_writer_init(&f->writer, sink, elf_mach, pid, jitanon_jit_now(), 0, err) != JITANON_OK)
-            return err ? err->type : JITANON_ERR_WRITE;
-        /* perf record only reports executable mappings: map the dump R+X so its MMAP
-           event names the file (the marker perf inject looks for). */
-        f->marker_size = page > 0 ? (size_t)page : 4096;
-        f->marker = mmap(NULL, f->marker_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, f->fd, 0);
-        if (f->marker == MAP_FAILED) {
-            f->marker = NULL;
-            return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot map the marker page of %s", path);
-        }
-        return JITANON_OK;
-    }
-#else
-    (void)dir;
-    (void)elf_mach;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX");
-#endif
-}
-
-JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, jitanon_error *err)
-{
-    jitanon_result r = JITANON_OK;
-    jitanon__clear_error(err);
-#if JITANON__POSIX
-    if (f->fd >= 0 && f->writer.sink.write_fn) r = jitanon_jitdump_write_close(&f->writer, jitanon_jit_now(), err);
-    if (f->marker) munmap(f->marker, f->marker_size);
-    if (f->fd >= 0 && close(f->fd) != 0 && r == JITANON_OK) r = JITANON__FAIL(err, JITANON_ERR_IO, 0, "close failed");
-#endif
-    f->marker = NULL;
-    f->fd = -1;
-    return r;
-}
-
 /* -- perf.data reader ------------------------------------------------------------------ */
-
-#if !defined(JITANON_NO_STDIO) && defined(__unix__)
-#include <unistd.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <errno.h>
-#endif
 
 #define JITANON__PERF_FILE_HEADER 104u
 #define JITANON__PERF_FILE_HEADER_V1 72u /* legacy header without the feature bitmap */
@@ -4254,155 +4619,9 @@ JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size
     return JITANON_OK;
 }
 
-/* -- atomic output file ------------------------------------------------------------------- */
+/* -- path to path: copy or inject, the output atomic ------------------------------------ */
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
-/* fsync is only declared when the build asks for POSIX (not under strict -std=c99). */
-#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 199309L
-#define JITANON__HAS_FSYNC 1
-#else
-#define JITANON__HAS_FSYNC 0
-#endif
-
-JITANON__PRIVATE int jitanon__af_write_all(int fd, const void *data, size_t size)
-{
-    const uint8_t *p = (const uint8_t *)data;
-    while (size) {
-        ssize_t n = write(fd, p, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return 1;
-        p += n;
-        size -= (size_t)n;
-    }
-    return 0;
-}
-
-JITANON__PRIVATE int jitanon__af_flush(jitanon_atomic_file *f)
-{
-    if (f->fd < 0 || f->failed || jitanon__af_write_all(f->fd, f->buf, f->buf_len)) f->failed = 1;
-    f->buf_len = 0;
-    return f->failed;
-}
-
-JITANON__PRIVATE int jitanon__af_write(void *file, const void *data, size_t size)
-{
-    jitanon_atomic_file *f = (jitanon_atomic_file *)file;
-    if (size > f->buf_cap - f->buf_len && jitanon__af_flush(f)) return 1;
-    if (size <= f->buf_cap - f->buf_len) {
-        memcpy(f->buf + f->buf_len, data, size);
-        f->buf_len += size;
-        return f->failed;
-    }
-    if (f->fd < 0 || f->failed || jitanon__af_write_all(f->fd, data, size)) f->failed = 1;
-    return f->failed;
-}
-
-JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset)
-{
-    jitanon_atomic_file *f = (jitanon_atomic_file *)file;
-    off_t end, at = (off_t)offset;
-    /* lseek + write rather than pwrite, which strict C99 builds do not declare. */
-    if (jitanon__af_flush(f) || at < 0 || (uint64_t)at != offset || (end = lseek(f->fd, 0, SEEK_CUR)) < 0 ||
-        lseek(f->fd, at, SEEK_SET) != at || jitanon__af_write_all(f->fd, data, size) || lseek(f->fd, end, SEEK_SET) != end)
-        f->failed = 1;
-    return f->failed;
-}
-
-JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f)
-{
-    jitanon_sink s;
-    s.write_fn = jitanon__af_write;
-    s.user = f;
-    return s;
-}
-
-JITANON__PRIVATE char *jitanon__af_strdup(const jitanon_allocator *a, const char *s, size_t extra, size_t *cap)
-{
-    size_t n = strlen(s);
-    char *d;
-    *cap = n + extra + 1;
-    d = (char *)jitanon__malloc(a, *cap);
-    if (d) memcpy(d, s, n + 1);
-    return d;
-}
-
-/* The temporary file lives in the target's directory so that rename() cannot cross a
-   file system: "<dir>/.<name>.<pid>-<k>.tmp". */
-JITANON__PRIVATE jitanon_result jitanon__af_create(jitanon_atomic_file *f, jitanon_error *err)
-{
-    const char *slash = strrchr(f->path, '/');
-    size_t dir = slash ? (size_t)(slash - f->path) + 1 : 0;
-    unsigned k;
-    for (k = 0; k < 100; k++) {
-        memcpy(f->tmp_path, f->path, dir);
-        jitanon__fmt(f->tmp_path + dir, f->tmp_cap_ - dir, ".%s.%u-%u.tmp", f->path + dir, (unsigned)getpid(), k);
-        f->fd = open(f->tmp_path, O_WRONLY | O_CREAT | O_EXCL, 0644);
-        if (f->fd >= 0) return JITANON_OK;
-        if (errno != EEXIST) break;
-    }
-    return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create a temporary file next to %s", f->path);
-}
-
-JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
-                                               const jitanon_allocator *allocator, jitanon_error *err)
-{
-    jitanon_result res;
-    JITANON_ASSERT(f && path);
-    memset(f, 0, sizeof *f);
-    f->fd = -1;
-    jitanon__clear_error(err);
-    if (allocator) f->allocator = *allocator;
-    f->path = jitanon__af_strdup(&f->allocator, path, 0, &f->path_cap_);
-    f->tmp_path = jitanon__af_strdup(&f->allocator, path, 32, &f->tmp_cap_);
-    f->buf = (uint8_t *)jitanon__malloc(&f->allocator, JITANON__PERF_MIN_BUF);
-    f->buf_cap = f->buf ? JITANON__PERF_MIN_BUF : 0;
-    res = f->path && f->tmp_path && f->buf ? jitanon__af_create(f, err)
-                                           : JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy the path");
-    if (res != JITANON_OK) {
-        /* Nothing was created; tmp_path may even hold the target's name: never unlink it. */
-        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
-        f->tmp_path = NULL;
-        jitanon_atomic_abort(f);
-    }
-    return res;
-}
-
-JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f)
-{
-    if (!f) return;
-    if (f->fd >= 0) close(f->fd);
-    f->fd = -1;
-    if (f->tmp_path) unlink(f->tmp_path);
-    jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
-    jitanon__free(&f->allocator, f->path, f->path_cap_);
-    jitanon__free(&f->allocator, f->buf, f->buf_cap);
-    f->tmp_path = f->path = NULL;
-    f->buf = NULL;
-    f->buf_len = f->buf_cap = 0;
-}
-
-JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err)
-{
-    jitanon_result res = JITANON_OK;
-    if (f->fd < 0 || jitanon__af_flush(f))
-        res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "a write to the temporary file failed");
-#if JITANON__HAS_FSYNC
-    else if (do_fsync && fsync(f->fd)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "fsync failed");
-#else
-    else if (do_fsync) res = JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "fsync is not declared in this build");
-#endif
-    if (f->fd >= 0 && close(f->fd) && res == JITANON_OK) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "close failed");
-    f->fd = -1;
-    if (res == JITANON_OK && rename(f->tmp_path, f->path))
-        res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot rename the temporary file to %s", f->path);
-    if (res == JITANON_OK) { /* renamed: nothing left to unlink */
-        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
-        f->tmp_path = NULL;
-    }
-    jitanon_atomic_abort(f);
-    return res;
-}
-
 JITANON__PRIVATE int jitanon__pc_stdout(void *user, const void *data, size_t size)
 {
     (void)user;
@@ -5220,10 +5439,6 @@ JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len
    the LSB description of .eh_frame_hdr and FIPS 180-4 (SHA-1).  The layout contract with
    perf and V8 is described next to the API. */
 
-#ifdef JITANON_USE_ZLIB
-#include <zlib.h>
-#endif
-
 #define JITANON__EM_SPARC 2u
 #define JITANON__EM_386 3u
 #define JITANON__EM_PPC 20u
@@ -5302,19 +5517,7 @@ JITANON__PRIVATE void jitanon__sha1_block(uint32_t h[5], const uint8_t *p)
 /* x86 SHA extensions, when the CPU has them: 3-4x the portable rounds.  Asked for only
    once a hash passed 64 KiB (a per-process build-id over all the code of a dump), so
    small hashes never pay for CPUID, which traps to the hypervisor in a VM. */
-#if !defined(JITANON_NO_SHA_NI) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define JITANON__SHA_NI 1
-#include <cpuid.h>
-#include <immintrin.h>
-
-JITANON__PRIVATE int jitanon__sha_ni_present(void)
-{
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19))) return 0; /* SSSE3, SSE4.1 */
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
-    return (b >> 29) & 1; /* SHA */
-}
-
+#if JITANON__SHA_NI
 /* One step of four rounds; m[k & 3] holds message words 4k..4k+3, highest lane first. */
 #define JITANON__SHA_NI_STEP(k, f) \
     do { \
@@ -5349,8 +5552,6 @@ __attribute__((target("sha,ssse3,sse4.1"))) JITANON__PRIVATE void jitanon__sha1_
     _mm_storeu_si128((__m128i *)(void *)h, _mm_shuffle_epi32(abcd, 0x1b));
     h[4] = (uint32_t)_mm_extract_epi32(e0, 3);
 }
-#else
-#define JITANON__SHA_NI 0
 #endif
 
 JITANON_API void jitanon_sha1_init(jitanon_sha1 *s)
@@ -6941,101 +7142,6 @@ JITANON__PRIVATE void jitanon__inj_log(jitanon__inj *j, const char *fmt, const c
     if (e) jitanon_format_error(detail, sizeof detail, e);
     jitanon__fmt(msg, sizeof msg, fmt, s, detail);
     j->io.log(j->io.user, msg);
-}
-
-/* -- default I/O: the file system ------------------------------------------------------ */
-
-JITANON__PRIVATE jitanon_jitdump *jitanon__inj_load_default(void *user, const char *path,
-                                                            const jitanon_jitdump_opts *opts, jitanon_error *err)
-{
-    (void)user;
-#ifndef JITANON_NO_STDIO
-    return jitanon_jitdump_load_file(path, opts, err);
-#else
-    (void)path;
-    (void)opts;
-    JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO");
-    return NULL;
-#endif
-}
-
-#if JITANON__POSIX
-/* An existing file may be replaced only when it is a regular file that is itself a jitted
-   stub: an ET_DYN ELF (as we and perf write them, or one cut short by a crash) of
-   reasonable size.  Never a symlink, a directory, or anything else someone keeps there.
-   Reads in pieces on the stack: writer threads call this, and allocate nothing. */
-JITANON__PRIVATE int jitanon__inj_replaceable(const char *path, const void *data, size_t size, int *identical)
-{
-    struct stat st;
-    uint8_t buf[4096];
-    size_t off = 0, total;
-    int fd, ok = 1, same;
-    *identical = 0;
-    if (lstat(path, &st) != 0) return errno == ENOENT;
-    if (!S_ISREG(st.st_mode) || st.st_size < 18 || st.st_size > (off_t)(64 << 20)) return 0;
-    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return 0;
-    total = (size_t)st.st_size;
-    same = data && total == size;
-    while (ok && off < total) {
-        size_t want = total - off < sizeof buf ? total - off : sizeof buf, got = 0;
-        while (got < want) {
-            ssize_t n = read(fd, buf + got, want - got);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;
-            got += (size_t)n;
-        }
-        if (got < want) ok = 0;
-        else if (off == 0) ok = !memcmp(buf, "\177ELF", 4) && jitanon__rd16(buf + 16, buf[5] == 2) == 3; /* ET_DYN */
-        if (ok && same && memcmp(buf, (const uint8_t *)data + off, want) != 0) same = 0;
-        off += want;
-    }
-    close(fd);
-    *identical = ok && same;
-    return ok;
-}
-#endif
-
-/* The common case creates the file under its name at once (as perf does: three calls).
-   Only when a file is in the way does it check that file and replace it atomically. */
-JITANON__PRIVATE int jitanon__inj_write_default(void *user, const char *dir, const char *name, const void *data,
-                                                size_t size)
-{
-#if JITANON__POSIX
-    char path[4096], tmp[4200];
-    int fd, identical;
-    (void)user;
-    if (jitanon__fmt(path, sizeof path, "%s/%s", dir, name) >= sizeof path) return 1;
-    fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-        int bad = jitanon__fd_write(&fd, data, size) != 0;
-        if (close(fd) != 0 || bad) {
-            unlink(path);
-            return 1;
-        }
-        return 0;
-    }
-    if (errno != EEXIST || !jitanon__inj_replaceable(path, data, size, &identical)) return 1;
-    if (identical) return 0; /* deterministic output: the same file is already there */
-    jitanon__fmt(tmp, sizeof tmp, "%s/.%s.%u.tmp", dir, name, (unsigned)getpid());
-    fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) return 1;
-    {
-        int bad = jitanon__fd_write(&fd, data, size) != 0;
-        if (close(fd) != 0 || bad || rename(tmp, path) != 0) {
-            unlink(tmp);
-            return 1;
-        }
-    }
-    return 0;
-#else
-    (void)user;
-    (void)dir;
-    (void)name;
-    (void)data;
-    (void)size;
-    return 1;
-#endif
 }
 
 /* -- ELF writer threads ---------------------------------------------------------------- */
