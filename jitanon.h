@@ -1949,6 +1949,7 @@ JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const cha
                                                const jitanon_allocator *allocator, jitanon_error *err)
 {
     JITANON_ASSERT(f && path);
+    (void)path;
     (void)allocator;
     memset(f, 0, sizeof *f);
     f->fd = -1;

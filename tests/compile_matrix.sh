@@ -14,12 +14,43 @@ run() { name=$1; shift
   if out=$("$@" 2>&1); then echo "PASS compile: $name"; else echo "FAIL compile: $name"; printf '%s\n' "$out" | head -20; fi; }
 for cc in gcc clang; do
   if ! command -v $cc >/dev/null 2>&1; then echo "SKIP compile: $cc: not installed"; continue; fi
-  for v in impl static nostdio twice hooks; do run "$cc $v" $cc $W -I. "$tmp/$v.c" -o "$tmp/$v-$cc"; done
+  for v in impl static nostdio; do run "$cc $v" $cc $W -I. "$tmp/$v.c" -o "$tmp/$v-$cc"; done
+  # twice and hooks include a system header before the implementation: in strict mode they
+  # must ask for POSIX themselves, or build without it, or stop with a message that says so
+  for v in twice hooks; do
+    run "$cc $v, -D_POSIX_C_SOURCE" $cc $W -D_POSIX_C_SOURCE=200809L -I. "$tmp/$v.c" -o "$tmp/$v-$cc"
+    run "$cc $v, -std=gnu99" $cc $W -std=gnu99 -I. "$tmp/$v.c" -o "$tmp/$v-$cc"
+    run "$cc $v, JITANON_NO_POSIX" $cc $W -DJITANON_NO_POSIX -I. "$tmp/$v.c" -o "$tmp/$v-$cc"
+    if out=$($cc $W -I. -c "$tmp/$v.c" -o "$tmp/late.o" 2>&1); then echo "FAIL compile: $cc $v, strict: no #error"
+    elif printf '%s\n' "$out" | grep -q '#error.*_POSIX_C_SOURCE=200809L.*_GNU_SOURCE.*JITANON_NO_POSIX'
+    then echo "PASS compile: $cc $v, strict: #error names the macros"
+    else echo "FAIL compile: $cc $v, strict: not the #error"; printf '%s\n' "$out" | head -5; fi
+  done
+  # strict -std=c99 -pedantic gets what gnu99 gets: same features, and the OS calls work
+  for std in gnu99 c99; do
+    mkdir "$tmp/$std-$cc"
+    run "$cc -std=$std features" $cc $W -std=$std -pedantic -I. tests/features.c -o "$tmp/features-$std-$cc"
+    [ -x "$tmp/features-$std-$cc" ] && "$tmp/features-$std-$cc" "$tmp/$std-$cc" > "$tmp/features-$std-$cc.txt"
+  done
+  if [ -s "$tmp/features-c99-$cc.txt" ] && cmp -s "$tmp/features-gnu99-$cc.txt" "$tmp/features-c99-$cc.txt" &&
+     grep -q 'jitdump file 1, atomic output 1, clock 1' "$tmp/features-c99-$cc.txt" &&
+     [ "$(cat "$tmp/c99-$cc/out")" = ok ] && ls "$tmp/c99-$cc"/jit-*.dump >/dev/null 2>&1
+  then echo "PASS features: $cc -std=c99 -pedantic = -std=gnu99 ($(cat "$tmp/features-c99-$cc.txt"))"
+  else echo "FAIL features: $cc -std=c99 -pedantic differs from -std=gnu99"; cat "$tmp"/features-*-$cc.txt; fi
   run "$cc -O3 impl" $cc $W -O3 -I. -c "$tmp/impl.c" -o "$tmp/o3-$cc.o"
   # with POSIX: file output, the marker mmap and the ELF writer threads are compiled in
   run "$cc posix" $cc $W -D_POSIX_C_SOURCE=200809L -I. "$tmp/impl.c" -o "$tmp/posix-$cc"
   run "$cc no SHA-NI" $cc $W -DJITANON_NO_SHA_NI -I. "$tmp/impl.c" -o "$tmp/nosha-$cc"
   run "$cc posix, no threads" $cc $W -D_POSIX_C_SOURCE=200809L -DJITANON_NO_THREADS -I. "$tmp/impl.c" -o "$tmp/nothr-$cc"
+  run "$cc no threads" $cc $W -DJITANON_NO_THREADS -I. "$tmp/impl.c" -o "$tmp/nothr-$cc"
+  # JITANON_NO_POSIX: the OS calls report the missing feature instead of running
+  mkdir "$tmp/noposix-$cc"
+  run "$cc no POSIX features" $cc $W -DJITANON_NO_POSIX -I. tests/features.c -o "$tmp/features-noposix-$cc"
+  out=$([ -x "$tmp/features-noposix-$cc" ] && "$tmp/features-noposix-$cc" "$tmp/noposix-$cc")
+  f=$(printf '%s\n' "$out" | sed -n 's/^features \([0-9]*\), jitdump file 0, atomic output 0, clock 0$/\1/p')
+  if [ -n "$f" ] && [ $((f & 3)) -eq 0 ] && [ -z "$(ls -A "$tmp/noposix-$cc")" ]
+  then echo "PASS features: $cc JITANON_NO_POSIX has no OS calls"
+  else echo "FAIL features: $cc JITANON_NO_POSIX"; fi
 done
 if command -v g++ >/dev/null 2>&1; then
   run "g++ as C++11" g++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. "$tmp/impl.cpp" -o "$tmp/cpp"
