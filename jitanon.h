@@ -805,7 +805,8 @@ JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
 /* Atomic output file: a temporary file (O_CREAT|O_EXCL, mode 0644) next to `path`, renamed
-   over `path` only by _commit; _abort (or a failed _commit) unlinks it. */
+   over `path` only by _commit; _abort (or a failed _commit) unlinks it.  Built with
+   JITANON_NO_POSIX, _open returns JITANON_ERR_FEATURE_DISABLED. */
 typedef struct jitanon_atomic_file {
     int fd;
     char *tmp_path, *path;
@@ -821,7 +822,7 @@ JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const cha
 /* Sink and positioned write for the writer (user = the jitanon_atomic_file). */
 JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f);
 JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset);
-/* do_fsync: flush to disk before the rename (only when the platform declares fsync). */
+/* do_fsync: flush to disk before the rename. */
 JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err);
 /* NULL-safe, idempotent: removes the temporary file if it still exists. */
 JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f);

@@ -962,6 +962,64 @@ static void test_perfdata_atomic_file(void)
 }
 #endif
 
+#if JITANON__POSIX
+static int pdt_holds(const char *path, const char *text)
+{
+    char got[32] = {0};
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(got, 1, sizeof got - 1, f) : 0;
+    if (f) fclose(f);
+    return n == strlen(text) && memcmp(got, text, n) == 0;
+}
+
+/* The one temporary-file scheme (the atomic output and the injector's ELF files): a name
+   in use, even by a symlink planted there, moves on to the next name; nothing is ever
+   written through the link. */
+static void test_os_tmp_never_through_a_symlink(void)
+{
+    static const uint8_t stub[20] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 62, 0};
+    char dir[] = "build/ostmp-XXXXXX", victim[64], out[64], elf[64], link0[128], link1[128], tmp[160];
+    jitanon_atomic_file af;
+    jitanon_error err;
+    jitanon_sink s;
+    FILE *f;
+    int fd;
+    if (!mkdtemp(dir)) {
+        jt_skip("cannot create a directory under build/");
+        return;
+    }
+    sprintf(victim, "%s/victim", dir);
+    sprintf(out, "%s/out.data", dir);
+    sprintf(elf, "%s/jitted-1-2.so", dir);
+    sprintf(link0, "%s/.out.data.%u-0.tmp", dir, (unsigned)getpid());
+    sprintf(link1, "%s/.jitted-1-2.so.%u-0.tmp", dir, (unsigned)getpid());
+    f = fopen(victim, "w");
+    fputs("precious", f);
+    fclose(f);
+    JT_CHECK(symlink("victim", link0) == 0 && symlink("victim", link1) == 0);
+    fd = jitanon__os_create_tmp(tmp, sizeof tmp, out);
+    JT_CHECK(fd >= 0 && strstr(tmp, "-1.tmp") != NULL);
+    if (fd >= 0) close(fd), remove(tmp);
+    JT_CHECK(jitanon__os_create_tmp(tmp, strlen(dir) + 4, out) < 0); /* no room for the name */
+    JT_CHECK_EQ_U(jitanon_atomic_open(&af, out, NULL, &err), JITANON_OK);
+    s = jitanon_atomic_sink(&af);
+    JT_CHECK(s.write_fn(s.user, "new", 3) == 0);
+    JT_CHECK_EQ_U(jitanon_atomic_commit(&af, 1, &err), JITANON_OK);
+    JT_CHECK(pdt_holds(out, "new") && pdt_holds(victim, "precious"));
+    f = fopen(elf, "w"); /* a stub in the way: replaced through a temporary file */
+    fwrite(stub, 1, sizeof stub, f);
+    fputs("older", f);
+    fclose(f);
+    JT_CHECK(jitanon__inj_write_default(NULL, dir, "jitted-1-2.so", stub, sizeof stub) == 0);
+    JT_CHECK(pdt_holds(victim, "precious"));
+    f = fopen(elf, "rb");
+    JT_CHECK(f && fread(tmp, 1, sizeof tmp, f) == sizeof stub && memcmp(tmp, stub, sizeof stub) == 0);
+    if (f) fclose(f);
+    remove(link0), remove(link1), remove(victim), remove(out), remove(elf);
+    JT_CHECK(rmdir(dir) == 0); /* nothing else was left */
+}
+#endif
+
 /* The same sweeps, strided, over a real `perf record -k mono -e cpu-clock` recording of
    tinyjit (the fuzz seed): cut, patched and starved of memory, it ends in OK or a typed
    error, never a crash or a leak. */
@@ -1015,6 +1073,9 @@ static void suite_perfdata(void)
     JT_RUN(test_perfdata_writer_rules);
 #if defined(__unix__)
     JT_RUN(test_perfdata_atomic_file);
+#endif
+#if JITANON__POSIX
+    JT_RUN(test_os_tmp_never_through_a_symlink);
 #endif
     JT_RUN(test_perfdata_truncate_every_byte);
     JT_RUN(test_perfdata_patch_every_byte);
