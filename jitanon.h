@@ -959,34 +959,46 @@ typedef struct jitanon_trim_stats {
     size_t bytes_held, peak_bytes; /* memory held by the engine's tables */
 } jitanon_trim_stats;
 
+/* One event fed to the engine: a jit CODE_LOAD or CODE_MOVE (id = the function's id,
+   reported back by jitanon_trim_resolve), or an MMAP/MMAP2 (kind ANON or FILE, see
+   jitanon_trim_classify; id = map_id; pgoff as recorded).  perf's fields, by name, so a
+   call reads like the record it replays. */
+typedef struct jitanon_trim_event {
+    uint32_t pid;
+    jitanon_trim_kind kind; /* mmaps only: ANON or FILE */
+    uint64_t time;          /* perf time; nondecreasing per process */
+    uint64_t start, len;    /* [start, start + len); a load's or move's code size */
+    uint64_t pgoff;         /* mmaps only */
+    uint64_t id;            /* func_id for loads and moves, map_id for mmaps */
+} jitanon_trim_event;
+
 /* Opaque engine. */
 typedef struct jitanon_trim jitanon_trim;
 
-/* Creates an engine (opts may be NULL).  Returns NULL on error (JITANON_ERR_BAD_OPTIONS,
-   JITANON_ERR_NOMEM).  Free with jitanon_trim_free. */
-JITANON_API jitanon_trim *jitanon_trim_new(const jitanon_trim_opts *opts, jitanon_error *err);
+/* Creates an engine (opts may be NULL) in *out.  Errors: JITANON_ERR_BAD_OPTIONS,
+   JITANON_ERR_NOMEM (*out is then NULL).  Destroy with jitanon_trim_destroy. */
+JITANON_API jitanon_result jitanon_trim_create(const jitanon_trim_opts *opts, jitanon_trim **out,
+                                               jitanon_error *err);
 
 /* Frees the engine and everything it holds.  NULL-safe. */
-JITANON_API void jitanon_trim_free(jitanon_trim *t);
+JITANON_API void jitanon_trim_destroy(jitanon_trim *t);
 
 /* Marks `pid` as having a jitdump (perf inject's marker mmap was seen): from now on its
    trimmable mmaps are trimmed.  Without it they are kept whole and may hide jit code,
    exactly as perf would.  Errors: JITANON_ERR_NOMEM / JITANON_ERR_LIMIT. */
 JITANON_API jitanon_result jitanon_trim_set_jitdump(jitanon_trim *t, uint32_t pid, jitanon_error *err);
 
-/* A JIT_CODE_LOAD: [start, start + size) now holds func_id (over anything there).
-   size 0 is a no-op; a range past UINT64_MAX is JITANON_ERR_INVALID_ARGUMENT.  On any
-   error the address maps are unchanged (as for jitanon_trim_mmap). */
-JITANON_API jitanon_result jitanon_trim_load(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t start,
-                                             uint64_t size, uint64_t func_id, jitanon_error *err);
+/* A JIT_CODE_LOAD: [ev->start, ev->start + ev->len) now holds function ev->id (over
+   anything there); ev->kind and ev->pgoff are not read.  len 0 is a no-op; a range past
+   UINT64_MAX is JITANON_ERR_INVALID_ARGUMENT.  On any error the address maps are
+   unchanged (as for jitanon_trim_mmap). */
+JITANON_API jitanon_result jitanon_trim_load(jitanon_trim *t, const jitanon_trim_event *ev, jitanon_error *err);
 
-/* A JIT_CODE_MOVE: like a load of func_id at [new_start, new_start + size).  The old
-   range is NOT unmapped, because perf does not unmap it either; old_start is unused. */
-JITANON_API jitanon_result jitanon_trim_move(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t old_start,
-                                             uint64_t new_start, uint64_t size, uint64_t func_id,
-                                             jitanon_error *err);
+/* A JIT_CODE_MOVE: like a load at the new address (ev->start).  The old range is NOT
+   unmapped, because perf does not unmap it either, so the old address is not asked for. */
+JITANON_API jitanon_result jitanon_trim_move(jitanon_trim *t, const jitanon_trim_event *ev, jitanon_error *err);
 
-/* An MMAP/MMAP2 of kind JITANON_TRIM_ANON or JITANON_TRIM_FILE (see jitanon_trim_classify).
+/* An MMAP/MMAP2 (ev->kind JITANON_TRIM_ANON or JITANON_TRIM_FILE, ev->id its map_id).
    *pieces / *count (either may be NULL) receive what to write out instead, in address
    order, in a buffer owned by the engine and valid until the next call:
    - FILE, or ANON of a process without a jitdump: the mmap itself, unchanged;
@@ -999,10 +1011,9 @@ JITANON_API jitanon_result jitanon_trim_move(jitanon_trim *t, uint32_t pid, uint
    len 0: the mmap unchanged, nothing recorded.  A range past UINT64_MAX or another kind
    is JITANON_ERR_INVALID_ARGUMENT.  On any error every address map is left unchanged
    (the process may have been registered, with an empty map). */
-JITANON_API jitanon_result jitanon_trim_mmap(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t start,
-                                             uint64_t len, uint64_t pgoff, jitanon_trim_kind kind,
-                                             uint64_t map_id, const jitanon_trim_piece **pieces,
-                                             size_t *count, jitanon_error *err);
+JITANON_API jitanon_result jitanon_trim_mmap(jitanon_trim *t, const jitanon_trim_event *ev,
+                                             const jitanon_trim_piece **pieces, size_t *count,
+                                             jitanon_error *err);
 
 /* perf's FORK of a new process: `child` starts with a copy of parent's address map (as
    perf clones it) and without a jitdump.  parent == child, or an unknown parent, gives
@@ -5174,20 +5185,17 @@ JITANON__PRIVATE jitanon_result jitanon__trim_begin(jitanon_trim *t, uint32_t pi
     return jitanon__trim_time(t, *p, time, late, err);
 }
 
-JITANON_API jitanon_trim *jitanon_trim_new(const jitanon_trim_opts *opts, jitanon_error *err)
+JITANON_API jitanon_result jitanon_trim_create(const jitanon_trim_opts *opts, jitanon_trim **out,
+                                               jitanon_error *err)
 {
     jitanon_trim *t;
     const jitanon_allocator *a = opts ? &opts->allocator : NULL;
     jitanon__clear_error(err);
-    if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_)) {
-        JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_trim_opts not zero-initialised");
-        return NULL;
-    }
+    *out = NULL;
+    if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_trim_opts not zero-initialised");
     t = (jitanon_trim *)jitanon__malloc(a, sizeof *t);
-    if (!t) {
-        JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "trim engine");
-        return NULL;
-    }
+    if (!t) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "trim engine");
     memset(t, 0, sizeof *t);
     if (a) t->user_alloc = *a;
     t->alloc.alloc_fn = jitanon__trim_alloc_fn;
@@ -5197,10 +5205,11 @@ JITANON_API jitanon_trim *jitanon_trim_new(const jitanon_trim_opts *opts, jitano
     t->memory_limit = opts ? opts->memory_limit : 0;
     t->reject_out_of_order = opts ? opts->reject_out_of_order : 0;
     jitanon_rangemap_init(&t->pids, &t->alloc);
-    return t;
+    *out = t;
+    return JITANON_OK;
 }
 
-JITANON_API void jitanon_trim_free(jitanon_trim *t)
+JITANON_API void jitanon_trim_destroy(jitanon_trim *t)
 {
     jitanon_allocator a;
     size_t i;
@@ -5244,18 +5253,14 @@ JITANON__PRIVATE jitanon_result jitanon__trim_jit(jitanon_trim *t, uint32_t pid,
     return JITANON_OK;
 }
 
-JITANON_API jitanon_result jitanon_trim_load(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t start,
-                                             uint64_t size, uint64_t func_id, jitanon_error *err)
+JITANON_API jitanon_result jitanon_trim_load(jitanon_trim *t, const jitanon_trim_event *ev, jitanon_error *err)
 {
-    return jitanon__trim_jit(t, pid, time, start, size, func_id, &t->stats.loads, err);
+    return jitanon__trim_jit(t, ev->pid, ev->time, ev->start, ev->len, ev->id, &t->stats.loads, err);
 }
 
-JITANON_API jitanon_result jitanon_trim_move(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t old_start,
-                                             uint64_t new_start, uint64_t size, uint64_t func_id,
-                                             jitanon_error *err)
+JITANON_API jitanon_result jitanon_trim_move(jitanon_trim *t, const jitanon_trim_event *ev, jitanon_error *err)
 {
-    (void)old_start; /* perf leaves the old mapping in place, and so must we */
-    return jitanon__trim_jit(t, pid, time, new_start, size, func_id, &t->stats.moves, err);
+    return jitanon__trim_jit(t, ev->pid, ev->time, ev->start, ev->len, ev->id, &t->stats.moves, err);
 }
 
 /* Appends a piece to the output buffer. */
@@ -5332,11 +5337,13 @@ JITANON__PRIVATE jitanon_result jitanon__trim_whole(jitanon_trim *t, jitanon__tr
     return JITANON_OK;
 }
 
-JITANON_API jitanon_result jitanon_trim_mmap(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t start,
-                                             uint64_t len, uint64_t pgoff, jitanon_trim_kind kind,
-                                             uint64_t map_id, const jitanon_trim_piece **pieces,
-                                             size_t *count, jitanon_error *err)
+JITANON_API jitanon_result jitanon_trim_mmap(jitanon_trim *t, const jitanon_trim_event *ev,
+                                             const jitanon_trim_piece **pieces, size_t *count,
+                                             jitanon_error *err)
 {
+    uint32_t pid = ev->pid;
+    uint64_t time = ev->time, start = ev->start, len = ev->len, pgoff = ev->pgoff, map_id = ev->id;
+    jitanon_trim_kind kind = ev->kind;
     jitanon__trim_proc *p;
     uint64_t last = 0;
     size_t n = 0;
@@ -8190,9 +8197,16 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply_until(jitanon__inj *j, uint64
         jitanon_result res = JITANON_OK;
         j->dumps[which].next++;
         if (e->size == 0) continue;
-        if (j->opts->anon_mode == JITANON_ANON_RANGE)
-            res = e->is_move ? jitanon_trim_move(j->trim, f->pid, e->time, 0, e->start, e->size, e->func, j->err)
-                             : jitanon_trim_load(j->trim, f->pid, e->time, e->start, e->size, e->func, j->err);
+        if (j->opts->anon_mode == JITANON_ANON_RANGE) {
+            jitanon_trim_event te;
+            memset(&te, 0, sizeof te);
+            te.pid = f->pid;
+            te.time = e->time;
+            te.start = e->start;
+            te.len = e->size;
+            te.id = e->func;
+            res = e->is_move ? jitanon_trim_move(j->trim, &te, j->err) : jitanon_trim_load(j->trim, &te, j->err);
+        }
         if (res != JITANON_OK && res != JITANON_ERR_INVALID_ARGUMENT) return res; /* wrapping ranges: skip */
         if (!jitanon__grow(&j->a, (void **)&j->synth, &j->synth_cap, j->nsynth + 1, sizeof *s))
             return jitanon__inj_nomem(j, "synthesized mmaps");
@@ -8266,7 +8280,17 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
     }
     if (!j->trim) return JITANON_OK; /* --anon=keep/all without a symbolizer: nothing to track */
     if ((res = jitanon__inj_ident_of(j, m, &map_id)) != JITANON_OK) return res;
-    res = jitanon_trim_mmap(j->trim, m->pid, r->time, m->start, m->len, m->pgoff, kind, map_id, &p, &n, j->err);
+    {
+        jitanon_trim_event te;
+        te.pid = m->pid;
+        te.kind = kind;
+        te.time = r->time;
+        te.start = m->start;
+        te.len = m->len;
+        te.pgoff = m->pgoff;
+        te.id = map_id;
+        res = jitanon_trim_mmap(j->trim, &te, &p, &n, j->err);
+    }
     if (res == JITANON_ERR_INVALID_ARGUMENT) return JITANON_OK; /* a wrapping range: pass it on */
     if (res != JITANON_OK || !dumped) return res;
     if (n == 1 && p[0].start == m->start && p[0].len == m->len) {
@@ -8558,7 +8582,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon_membuf_free(&j->pend_debug);
     jitanon_membuf_free(&j->pend_unwind);
     jitanon_membuf_free(&j->round);
-    jitanon_trim_free(j->trim);
+    jitanon_trim_destroy(j->trim);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitanon_inject_opts *opts,
@@ -8597,7 +8621,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
         jitanon_trim_opts to;
         memset(&to, 0, sizeof to);
         to.allocator = j->a;
-        if (!(j->trim = jitanon_trim_new(&to, j->err))) return j->err ? j->err->type : JITANON_ERR_NOMEM;
+        if ((res = jitanon_trim_create(&to, &j->trim, j->err)) != JITANON_OK) return res;
     }
     for (i = 0; res == JITANON_OK && j->out && j->in->mode == JITANON_PERF_FILE && i < j->in->attr_count; i++)
         res = jitanon_perf_writer_add_attr(j->out, &j->in->attrs[i], j->err);

@@ -348,22 +348,27 @@ static void bench_trim(const char *perf_path, const funcs *fs, int rep)
     }
     qsort(ev, n, sizeof *ev, cmp_event);
     for (i = 0; i < (size_t)rep; i++) {
-        jitanon_trim *t = jitanon_trim_new(NULL, &err);
+        jitanon_trim *t = NULL;
         double t0 = now();
-        if (!t || jitanon_trim_set_jitdump(t, pid, &err) != JITANON_OK) die("trim", &err);
+        if (jitanon_trim_create(NULL, &t, &err) != JITANON_OK || jitanon_trim_set_jitdump(t, pid, &err) != JITANON_OK)
+            die("trim", &err);
         pieces = 0;
         for (k = 0; k < n; k++) {
             size_t cnt = 0;
-            if (ev[k].is_mmap)
-                res = jitanon_trim_mmap(t, pid, ev[k].time, ev[k].start, ev[k].len, ev[k].pgoff, JITANON_TRIM_ANON, k,
-                                        NULL, &cnt, &err);
-            else
-                res = jitanon_trim_load(t, pid, ev[k].time, ev[k].start, ev[k].len, ev[k].pgoff, &err);
+            jitanon_trim_event te;
+            te.pid = pid, te.time = ev[k].time, te.start = ev[k].start, te.len = ev[k].len;
+            if (ev[k].is_mmap) {
+                te.kind = JITANON_TRIM_ANON, te.pgoff = ev[k].pgoff, te.id = k;
+                res = jitanon_trim_mmap(t, &te, NULL, &cnt, &err);
+            } else {
+                te.kind = JITANON_TRIM_JIT, te.pgoff = 0, te.id = ev[k].pgoff; /* pgoff holds the function's number */
+                res = jitanon_trim_load(t, &te, &err);
+            }
             if (res != JITANON_OK) die("trim event", &err);
             pieces += cnt;
         }
         tt[i] = now() - t0;
-        jitanon_trim_free(t);
+        jitanon_trim_destroy(t);
     }
     free(ev);
     m = median(tt, rep);

@@ -202,26 +202,57 @@ static void test_trim_rangemap_random(void)
     JT_CHECK(!bad);
 }
 
+/* The engine's calls with the event's fields in perf's order, so each test line reads as
+   the record it replays. */
+static jitanon_trim *tt_new(void)
+{
+    jitanon_trim *t = NULL;
+    return jitanon_trim_create(NULL, &t, NULL) == JITANON_OK ? t : NULL;
+}
+
+static jitanon_trim_event tt_ev(uint32_t pid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
+                                jitanon_trim_kind kind, uint64_t id)
+{
+    jitanon_trim_event e;
+    e.pid = pid, e.kind = kind, e.time = time, e.start = start, e.len = len, e.pgoff = pgoff, e.id = id;
+    return e;
+}
+
+static jitanon_result tt_load(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t start, uint64_t len,
+                              uint64_t id, jitanon_error *err)
+{
+    jitanon_trim_event e = tt_ev(pid, time, start, len, 0, JITANON_TRIM_JIT, id);
+    return jitanon_trim_load(t, &e, err);
+}
+
+static jitanon_result tt_mmap(jitanon_trim *t, uint32_t pid, uint64_t time, uint64_t start, uint64_t len,
+                              uint64_t pgoff, jitanon_trim_kind kind, uint64_t id, const jitanon_trim_piece **p,
+                              size_t *n, jitanon_error *err)
+{
+    jitanon_trim_event e = tt_ev(pid, time, start, len, pgoff, kind, id);
+    return jitanon_trim_mmap(t, &e, p, n, err);
+}
+
 /* -- engine unit tests ------------------------------------------------------------------- */
 
 /* The //anon problem itself: two functions loaded, then the kernel reports the whole
    merged region.  We keep the parts around the functions. */
 static void test_trim_basic(void)
 {
-    jitanon_trim *t = jitanon_trim_new(NULL, NULL);
+    jitanon_trim *t = tt_new();
     const jitanon_trim_piece *p;
     size_t n;
     jitanon_range r;
     JT_CHECK(t != NULL);
     if (!t) return;
     JT_CHECK_EQ_U(jitanon_trim_set_jitdump(t, 42, NULL), JITANON_OK);
-    JT_CHECK_EQ_U(jitanon_trim_mmap(t, 42, 5, 0x10000, 0x1000, 0x10000, JITANON_TRIM_ANON, 100, &p, &n, NULL),
+    JT_CHECK_EQ_U(tt_mmap(t, 42, 5, 0x10000, 0x1000, 0x10000, JITANON_TRIM_ANON, 100, &p, &n, NULL),
                   JITANON_OK);
     JT_CHECK(n == 1 && p[0].start == 0x10000 && p[0].len == 0x1000); /* nothing jitted yet: kept */
-    jitanon_trim_load(t, 42, 10, 0x10100, 0x80, 1, NULL);
-    jitanon_trim_load(t, 42, 11, 0x10180, 0x80, 2, NULL);
-    jitanon_trim_load(t, 42, 12, 0x10400, 0x100, 3, NULL);
-    JT_CHECK_EQ_U(jitanon_trim_mmap(t, 42, 20, 0x10000, 0x4000, 0x10000, JITANON_TRIM_ANON, 101, &p, &n, NULL),
+    tt_load(t, 42, 10, 0x10100, 0x80, 1, NULL);
+    tt_load(t, 42, 11, 0x10180, 0x80, 2, NULL);
+    tt_load(t, 42, 12, 0x10400, 0x100, 3, NULL);
+    JT_CHECK_EQ_U(tt_mmap(t, 42, 20, 0x10000, 0x4000, 0x10000, JITANON_TRIM_ANON, 101, &p, &n, NULL),
                   JITANON_OK);
     JT_CHECK_EQ_U(n, 3);
     if (n == 3) {
@@ -236,10 +267,10 @@ static void test_trim_basic(void)
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 42, 0x14000, &r), JITANON_TRIM_NONE);
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 7, 0x10200, &r), JITANON_TRIM_NONE); /* unknown pid */
     /* Wholly on jit code: dropped. */
-    JT_CHECK_EQ_U(jitanon_trim_mmap(t, 42, 21, 0x10100, 0x100, 0, JITANON_TRIM_ANON, 102, &p, &n, NULL), JITANON_OK);
+    JT_CHECK_EQ_U(tt_mmap(t, 42, 21, 0x10100, 0x100, 0, JITANON_TRIM_ANON, 102, &p, &n, NULL), JITANON_OK);
     JT_CHECK(n == 0 && p == NULL);
     /* A file mapping replaces jit code (perf would show the file), and is never cut. */
-    JT_CHECK_EQ_U(jitanon_trim_mmap(t, 42, 22, 0x10400, 0x10, 0, JITANON_TRIM_FILE, 103, &p, &n, NULL), JITANON_OK);
+    JT_CHECK_EQ_U(tt_mmap(t, 42, 22, 0x10400, 0x10, 0, JITANON_TRIM_FILE, 103, &p, &n, NULL), JITANON_OK);
     JT_CHECK(n == 1 && p[0].start == 0x10400 && p[0].len == 0x10);
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 42, 0x10400, &r), JITANON_TRIM_FILE);
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 42, 0x10410, &r), JITANON_TRIM_JIT);
@@ -249,75 +280,78 @@ static void test_trim_basic(void)
     JT_CHECK_EQ_U(jitanon_trim_get_stats(t)->pieces, 4);
     JT_CHECK_EQ_U(jitanon_trim_get_stats(t)->loads, 3);
     JT_CHECK_EQ_U(jitanon_trim_get_stats(t)->file_mmaps, 1);
-    jitanon_trim_free(t);
+    jitanon_trim_destroy(t);
 }
 
 /* Without a jitdump, perf's plain behaviour: the anon map is kept whole and wins. */
 static void test_trim_no_jitdump(void)
 {
-    jitanon_trim *t = jitanon_trim_new(NULL, NULL);
+    jitanon_trim *t = tt_new();
     const jitanon_trim_piece *p;
     size_t n;
     if (!t) return;
-    jitanon_trim_load(t, 1, 1, 0x1000, 0x100, 1, NULL);
-    JT_CHECK_EQ_U(jitanon_trim_mmap(t, 1, 2, 0x0, 0x10000, 0, JITANON_TRIM_ANON, 9, &p, &n, NULL), JITANON_OK);
+    tt_load(t, 1, 1, 0x1000, 0x100, 1, NULL);
+    JT_CHECK_EQ_U(tt_mmap(t, 1, 2, 0x0, 0x10000, 0, JITANON_TRIM_ANON, 9, &p, &n, NULL), JITANON_OK);
     JT_CHECK(n == 1 && p[0].start == 0 && p[0].len == 0x10000);
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 1, 0x1000, NULL), JITANON_TRIM_ANON);
     JT_CHECK_EQ_U(jitanon_trim_get_stats(t)->untrimmed, 1);
-    jitanon_trim_free(t);
+    jitanon_trim_destroy(t);
 }
 
 /* Equal timestamps: feed order decides, the later event wins. */
 static void test_trim_equal_time(void)
 {
-    jitanon_trim *t = jitanon_trim_new(NULL, NULL);
+    jitanon_trim *t = tt_new();
     size_t n;
     jitanon_range r;
     if (!t) return;
     jitanon_trim_set_jitdump(t, 1, NULL);
-    jitanon_trim_load(t, 1, 50, 0x1000, 0x100, 1, NULL);
-    jitanon_trim_mmap(t, 1, 50, 0x0, 0x2000, 0, JITANON_TRIM_ANON, 9, NULL, &n, NULL); /* after the load: cut */
+    tt_load(t, 1, 50, 0x1000, 0x100, 1, NULL);
+    tt_mmap(t, 1, 50, 0x0, 0x2000, 0, JITANON_TRIM_ANON, 9, NULL, &n, NULL); /* after the load: cut */
     JT_CHECK_EQ_U(n, 2);
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 1, 0x1000, &r), JITANON_TRIM_JIT);
-    jitanon_trim_mmap(t, 1, 50, 0x1000, 0x10, 0, JITANON_TRIM_FILE, 10, NULL, &n, NULL); /* file after: wins */
+    tt_mmap(t, 1, 50, 0x1000, 0x10, 0, JITANON_TRIM_FILE, 10, NULL, &n, NULL); /* file after: wins */
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 1, 0x1000, &r), JITANON_TRIM_FILE);
-    jitanon_trim_load(t, 1, 50, 0x1000, 0x8, 2, NULL); /* load after the file: wins */
+    tt_load(t, 1, 50, 0x1000, 0x8, 2, NULL); /* load after the file: wins */
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 1, 0x1000, &r), JITANON_TRIM_JIT);
     JT_CHECK_EQ_U(r.id, 2);
     JT_CHECK_EQ_U(jitanon_trim_get_stats(t)->out_of_order, 0);
-    jitanon_trim_free(t);
+    jitanon_trim_destroy(t);
 }
 
 /* A move makes the new range jit-owned and leaves the old one mapped, as perf does. */
 static void test_trim_move(void)
 {
-    jitanon_trim *t = jitanon_trim_new(NULL, NULL);
+    jitanon_trim *t = tt_new();
     jitanon_range r;
     size_t n;
     if (!t) return;
     jitanon_trim_set_jitdump(t, 1, NULL);
-    jitanon_trim_load(t, 1, 1, 0x1000, 0x100, 7, NULL);
-    JT_CHECK_EQ_U(jitanon_trim_move(t, 1, 2, 0x1000, 0x3000, 0x100, 7, NULL), JITANON_OK);
+    tt_load(t, 1, 1, 0x1000, 0x100, 7, NULL);
+    {
+        jitanon_trim_event mv = tt_ev(1, 2, 0x3000, 0x100, 0, JITANON_TRIM_JIT, 7);
+        JT_CHECK_EQ_U(jitanon_trim_move(t, &mv, NULL), JITANON_OK);
+    }
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 1, 0x1000, &r), JITANON_TRIM_JIT);
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 1, 0x30ff, &r), JITANON_TRIM_JIT);
     JT_CHECK_EQ_U(r.id, 7);
-    jitanon_trim_mmap(t, 1, 3, 0x0, 0x4000, 0, JITANON_TRIM_ANON, 9, NULL, &n, NULL);
+    tt_mmap(t, 1, 3, 0x0, 0x4000, 0, JITANON_TRIM_ANON, 9, NULL, &n, NULL);
     JT_CHECK_EQ_U(n, 3); /* both copies stay live */
     JT_CHECK_EQ_U(jitanon_trim_get_stats(t)->moves, 1);
-    jitanon_trim_free(t);
+    jitanon_trim_destroy(t);
 }
 
 static void test_trim_fork_forget(void)
 {
-    jitanon_trim *t = jitanon_trim_new(NULL, NULL);
+    jitanon_trim *t = tt_new();
     jitanon_range r;
     size_t n, i;
     if (!t) return;
     jitanon_trim_set_jitdump(t, 1, NULL);
-    jitanon_trim_load(t, 1, 1, 0x1000, 0x100, 7, NULL);
+    tt_load(t, 1, 1, 0x1000, 0x100, 7, NULL);
     JT_CHECK_EQ_U(jitanon_trim_fork(t, 1, 2, NULL), JITANON_OK);
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 2, 0x1000, &r), JITANON_TRIM_JIT); /* inherited */
-    jitanon_trim_mmap(t, 2, 2, 0x0, 0x4000, 0, JITANON_TRIM_ANON, 9, NULL, &n, NULL);
+    tt_mmap(t, 2, 2, 0x0, 0x4000, 0, JITANON_TRIM_ANON, 9, NULL, &n, NULL);
     JT_CHECK_EQ_U(n, 1); /* the child has no jitdump: not trimmed */
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 2, 0x1000, &r), JITANON_TRIM_ANON);
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 1, 0x1000, &r), JITANON_TRIM_JIT); /* parent untouched */
@@ -327,7 +361,7 @@ static void test_trim_fork_forget(void)
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 2, 0x1000, &r), JITANON_TRIM_NONE);
     JT_CHECK(jitanon_trim_map(t, 2) == NULL);
     /* Many processes, forgotten in an order that moves entries around the dense table. */
-    for (i = 10; i < 60; i++) jitanon_trim_load(t, (uint32_t)i, 1, i << 12, 0x10, i, NULL);
+    for (i = 10; i < 60; i++) tt_load(t, (uint32_t)i, 1, i << 12, 0x10, i, NULL);
     for (i = 10; i < 60; i += 3) jitanon_trim_forget(t, (uint32_t)i);
     for (i = 10; i < 60; i++)
         JT_CHECK_EQ_U(jitanon_trim_resolve(t, (uint32_t)i, i << 12, &r), (i - 10) % 3 ? JITANON_TRIM_JIT : JITANON_TRIM_NONE);
@@ -335,7 +369,7 @@ static void test_trim_fork_forget(void)
     jitanon_trim_forget(t, 1);
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 1, 0x1000, &r), JITANON_TRIM_NONE);
     JT_CHECK_EQ_U(jitanon_trim_get_stats(t)->processes, 33);
-    jitanon_trim_free(t);
+    jitanon_trim_destroy(t);
 }
 
 static void test_trim_errors(void)
@@ -347,39 +381,41 @@ static void test_trim_errors(void)
     size_t n = 5;
     memset(&o, 0, sizeof o);
     o.end_zero_ = 1;
-    JT_CHECK(jitanon_trim_new(&o, &err) == NULL);
+    t = (jitanon_trim *)&o; /* must be cleared on failure */
+    JT_CHECK_EQ_U(jitanon_trim_create(&o, &t, &err), JITANON_ERR_BAD_OPTIONS);
+    JT_CHECK(t == NULL);
     JT_CHECK_EQ_U(err.type, JITANON_ERR_BAD_OPTIONS);
     o.end_zero_ = 0;
     o.reject_out_of_order = 1;
-    t = jitanon_trim_new(&o, &err);
+    jitanon_trim_create(&o, &t, &err);
     JT_CHECK(t != NULL);
     if (!t) return;
-    JT_CHECK_EQ_U(jitanon_trim_load(t, 1, 5, UINT64_MAX, 2, 1, &err), JITANON_ERR_INVALID_ARGUMENT);
-    JT_CHECK_EQ_U(jitanon_trim_load(t, 1, 5, 0x100, 0, 1, &err), JITANON_OK); /* size 0: no-op */
+    JT_CHECK_EQ_U(tt_load(t, 1, 5, UINT64_MAX, 2, 1, &err), JITANON_ERR_INVALID_ARGUMENT);
+    JT_CHECK_EQ_U(tt_load(t, 1, 5, 0x100, 0, 1, &err), JITANON_OK); /* size 0: no-op */
     JT_CHECK(jitanon_trim_map(t, 1) == NULL);                               /* ...creates nothing */
     JT_CHECK_EQ_U(jitanon_trim_get_stats(t)->loads, 0);
-    JT_CHECK_EQ_U(jitanon_trim_mmap(t, 1, 5, 2, UINT64_MAX, 0, JITANON_TRIM_ANON, 1, &p, &n, &err),
+    JT_CHECK_EQ_U(tt_mmap(t, 1, 5, 2, UINT64_MAX, 0, JITANON_TRIM_ANON, 1, &p, &n, &err),
                   JITANON_ERR_INVALID_ARGUMENT);
     JT_CHECK(n == 0 && p == NULL);
-    JT_CHECK_EQ_U(jitanon_trim_mmap(t, 1, 5, 2, 10, 0, JITANON_TRIM_JIT, 1, &p, &n, &err),
+    JT_CHECK_EQ_U(tt_mmap(t, 1, 5, 2, 10, 0, JITANON_TRIM_JIT, 1, &p, &n, &err),
                   JITANON_ERR_INVALID_ARGUMENT);
-    JT_CHECK_EQ_U(jitanon_trim_mmap(t, 1, 5, 0x40, 0, 0x77, JITANON_TRIM_ANON, 1, &p, &n, &err), JITANON_OK);
+    JT_CHECK_EQ_U(tt_mmap(t, 1, 5, 0x40, 0, 0x77, JITANON_TRIM_ANON, 1, &p, &n, &err), JITANON_OK);
     JT_CHECK(n == 1 && p[0].start == 0x40 && p[0].len == 0 && p[0].pgoff == 0x77); /* len 0: passed through */
-    JT_CHECK_EQ_U(jitanon_trim_load(t, 1, 5, UINT64_MAX - 1, 2, 1, &err), JITANON_OK); /* ends at the top */
+    JT_CHECK_EQ_U(tt_load(t, 1, 5, UINT64_MAX - 1, 2, 1, &err), JITANON_OK); /* ends at the top */
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 1, UINT64_MAX, NULL), JITANON_TRIM_JIT);
     /* Out of order: rejected here, counted (and applied) without the option. */
-    JT_CHECK_EQ_U(jitanon_trim_load(t, 1, 4, 0x100, 1, 1, &err), JITANON_ERR_INVALID_ARGUMENT);
+    JT_CHECK_EQ_U(tt_load(t, 1, 4, 0x100, 1, 1, &err), JITANON_ERR_INVALID_ARGUMENT);
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 1, 0x100, NULL), JITANON_TRIM_NONE);
-    jitanon_trim_free(t);
-    t = jitanon_trim_new(NULL, NULL);
+    jitanon_trim_destroy(t);
+    t = tt_new();
     if (!t) return;
-    jitanon_trim_load(t, 1, 5, 0x100, 1, 1, NULL);
-    JT_CHECK_EQ_U(jitanon_trim_load(t, 1, 4, 0x200, 1, 1, &err), JITANON_OK);
+    tt_load(t, 1, 5, 0x100, 1, 1, NULL);
+    JT_CHECK_EQ_U(tt_load(t, 1, 4, 0x200, 1, 1, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon_trim_get_stats(t)->out_of_order, 1);
-    JT_CHECK_EQ_U(jitanon_trim_load(t, 2, 1, 0x200, 1, 1, &err), JITANON_OK); /* clocks are per process */
+    JT_CHECK_EQ_U(tt_load(t, 2, 1, 0x200, 1, 1, &err), JITANON_OK); /* clocks are per process */
     JT_CHECK_EQ_U(jitanon_trim_get_stats(t)->out_of_order, 1);
-    jitanon_trim_free(t);
-    jitanon_trim_free(NULL);
+    jitanon_trim_destroy(t);
+    jitanon_trim_destroy(NULL);
 }
 
 static void test_trim_classify(void)
@@ -527,15 +563,15 @@ static void test_trim_memory_limit(void)
     uint64_t i;
     memset(&o, 0, sizeof o);
     o.memory_limit = 4096;
-    t = jitanon_trim_new(&o, &err);
+    jitanon_trim_create(&o, &t, &err);
     if (!t) return;
-    for (i = 0; i < 1000 && r == JITANON_OK; i++) r = jitanon_trim_load(t, 1, i, i * 16, 8, i, &err);
+    for (i = 0; i < 1000 && r == JITANON_OK; i++) r = tt_load(t, 1, i, i * 16, 8, i, &err);
     JT_CHECK_EQ_U(r, JITANON_ERR_LIMIT);
     JT_CHECK_EQ_U(err.type, JITANON_ERR_LIMIT);
     JT_CHECK(jitanon_trim_get_stats(t)->peak_bytes <= 4096);
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 1, (i - 2) * 16, NULL), JITANON_TRIM_JIT); /* earlier ones stay */
     JT_CHECK_EQ_U(jitanon_trim_resolve(t, 1, (i - 1) * 16, NULL), JITANON_TRIM_NONE); /* the failed one is absent */
-    jitanon_trim_free(t);
+    jitanon_trim_destroy(t);
 }
 
 /* 1e5 loads (sequential, then random), anon mmaps over growing regions, and lookups:
@@ -543,7 +579,7 @@ static void test_trim_memory_limit(void)
 static void test_trim_scale(void)
 {
     enum { N = 100000 };
-    jitanon_trim *t = jitanon_trim_new(NULL, NULL);
+    jitanon_trim *t = tt_new();
     uint64_t i, s = 0x5ca1e, bad = 0, pieces = 0;
     size_t n;
     clock_t t0 = clock();
@@ -551,9 +587,9 @@ static void test_trim_scale(void)
     if (!t) return;
     jitanon_trim_set_jitdump(t, 1, NULL);
     for (i = 0; i < N; i++) { /* a code cache filling up, remapped whole every 10000 functions */
-        jitanon_trim_load(t, 1, i, 0x100000 + i * 64, 48, i + 1, NULL);
+        tt_load(t, 1, i, 0x100000 + i * 64, 48, i + 1, NULL);
         if (i % 10000 == 9999) {
-            jitanon_trim_mmap(t, 1, i, 0x100000, (i + 1) * 64 + 4096, 0, JITANON_TRIM_ANON, i, NULL, &n, NULL);
+            tt_mmap(t, 1, i, 0x100000, (i + 1) * 64 + 4096, 0, JITANON_TRIM_ANON, i, NULL, &n, NULL);
             pieces += n;
         }
     }
@@ -561,8 +597,8 @@ static void test_trim_scale(void)
     dt1 = (double)(clock() - t0) / CLOCKS_PER_SEC;
     t0 = clock();
     jitanon_trim_set_jitdump(t, 2, NULL);
-    for (i = 0; i < N; i++) jitanon_trim_load(t, 2, i, (tm_rand(&s) % (1u << 30)) & ~63ull, 64, i + 1, NULL);
-    jitanon_trim_mmap(t, 2, N, 0, 1u << 30, 0, JITANON_TRIM_ANON, 7, NULL, &n, NULL);
+    for (i = 0; i < N; i++) tt_load(t, 2, i, (tm_rand(&s) % (1u << 30)) & ~63ull, 64, i + 1, NULL);
+    tt_mmap(t, 2, N, 0, 1u << 30, 0, JITANON_TRIM_ANON, 7, NULL, &n, NULL);
     dt2 = (double)(clock() - t0) / CLOCKS_PER_SEC;
     printf("  trim scale: %d sequential loads + 10 remaps + %d lookups %.3f s (%llu pieces); %d random loads "
            "+ one full remap %.3f s (%lu pieces, %lu map entries)\n",
@@ -570,7 +606,7 @@ static void test_trim_scale(void)
            (unsigned long)jitanon_rangemap_count(jitanon_trim_map(t, 2)));
     JT_CHECK_EQ_U(bad, 0);
     JT_CHECK_EQ_U(pieces, 10000 * 55); /* the gaps between functions so far, the last one with the free tail */
-    jitanon_trim_free(t);
+    jitanon_trim_destroy(t);
 }
 
 static void suite_trim(void)

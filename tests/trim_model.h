@@ -221,14 +221,20 @@ TM_FN jitanon_result tm_feed(tm_ctx *c, size_t i, const jitanon_trim_piece **p, 
 {
     const tm_ev *e = &c->in[i];
     jitanon_error err;
+    jitanon_trim_event te;
+    te.pid = e->pid;
+    te.kind = e->op == TM_ANON ? JITANON_TRIM_ANON : e->op == TM_FILE ? JITANON_TRIM_FILE : JITANON_TRIM_JIT;
+    te.time = e->time;
+    te.start = e->start;
+    te.len = e->len;
+    te.pgoff = e->op == TM_MOVE ? 0 : e->pgoff; /* a move's pgoff field holds its old address */
+    te.id = e->id;
     *np = 0;
     switch (e->op) {
-    case TM_LOAD: return jitanon_trim_load(c->t, e->pid, e->time, e->start, e->len, e->id, &err);
-    case TM_MOVE: return jitanon_trim_move(c->t, e->pid, e->time, e->pgoff, e->start, e->len, e->id, &err);
+    case TM_LOAD: return jitanon_trim_load(c->t, &te, &err);
+    case TM_MOVE: return jitanon_trim_move(c->t, &te, &err);
     case TM_ANON:
-    case TM_FILE:
-        return jitanon_trim_mmap(c->t, e->pid, e->time, e->start, e->len, e->pgoff,
-                                 e->op == TM_ANON ? JITANON_TRIM_ANON : JITANON_TRIM_FILE, e->id, p, np, &err);
+    case TM_FILE: return jitanon_trim_mmap(c->t, &te, p, np, &err);
     case TM_JITDUMP: return jitanon_trim_set_jitdump(c->t, e->pid, &err);
     case TM_FORK: return jitanon_trim_fork(c->t, e->pid, e->pid2, &err);
     case TM_FORGET: jitanon_trim_forget(c->t, e->pid); return JITANON_OK;
@@ -329,8 +335,7 @@ TM_FN int tm_check(const tm_ev *evs, size_t n, tm_run *run)
     run->stopped_by = JITANON_OK;
     c.valid = (char *)calloc(n + 1, 1);
     c.trimmed = (char *)calloc(n + 1, 1);
-    c.t = jitanon_trim_new(run->opts, &err);
-    if (!c.t) {
+    if (jitanon_trim_create(run->opts, &c.t, &err) != JITANON_OK) {
         run->stopped_by = err.type;
         bad = 2;
     }
@@ -348,7 +353,7 @@ TM_FN int tm_check(const tm_ev *evs, size_t n, tm_run *run)
             bad = tm_probe(&c, n, pid, e->start) || tm_probe(&c, n, pid, e->start - 1) ||
                   tm_probe(&c, n, pid, e->start + e->len) || tm_probe(&c, n, pid, e->start + e->len - 1);
     }
-    jitanon_trim_free(c.t);
+    jitanon_trim_destroy(c.t);
     free(c.valid);
     free(c.trimmed);
     free(c.out);
