@@ -7091,6 +7091,7 @@ typedef struct jitanon__eo_func {
     jitanon_membuf elf;       /* one file being built */
     jitanon__inj_pool *pool;  /* writer threads of this dump's files, if any */
     size_t first_event;
+    size_t nth;               /* sampled, at the end: the LOAD being written */
 } jitanon__eo_func;
 
 /* State of the per-process layout: one streaming builder per dump. */
@@ -7814,14 +7815,14 @@ JITANON__PRIVATE int jitanon__inj_pend_take(jitanon__inj *j, const jitanon__inj_
 }
 
 /* Walks a dump's records, giving each LOAD (with the DEBUG_INFO/UNWINDING_INFO before it)
-   to `load`, stopping after `max_loads` LOADs (the injector keeps no record table: it
-   would be the largest thing in memory).  `move`, when set, gets each MOVE.  The loader
-   or the scan validated the dump already. */
-typedef jitanon_result (*jitanon__inj_load_fn)(jitanon__inj *j, void *ctx, jitanon__inj_dump *jd,
-                                               const jitanon_jit_record *r, const jitanon__inj_pend *p);
-
+   to `load`, stopping after `max_loads` LOADs, and with `moves` each MOVE to
+   jitanon__inj_move.  The injector keeps no record table: it would be the largest thing
+   in memory.  The loader or the scan validated the dump already. */
 JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_dump *jd, size_t max_loads,
-                                                  jitanon__inj_load_fn load, void *ctx, int moves)
+                                                  jitanon_result (*load)(jitanon__inj *, jitanon__elfout *,
+                                                                         jitanon__inj_dump *, const jitanon_jit_record *,
+                                                                         const jitanon__inj_pend *),
+                                                  jitanon__elfout *o, int moves)
 {
     jitanon_jit_record r;
     jitanon__inj_src src;
@@ -7838,7 +7839,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_
         if (took < 0) res = jitanon__inj_nomem(j, "debug or unwinding info");
         else if (!took && r.id == JITANON_JIT_CODE_LOAD) {
             loads++;
-            res = load(j, ctx, jd, &r, &pend);
+            res = load(j, o, jd, &r, &pend);
             pend.have_debug = pend.have_unwind = 0;
         } else if (!took && r.id == JITANON_JIT_CODE_MOVE && moves) {
             res = jitanon__inj_move(j, jd, &r);
@@ -7919,21 +7920,26 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_begin(jitanon__inj *j, jitanon_
     return JITANON_OK;
 }
 
-/* Written at once by the calling thread: a file that cannot be written gets no function. */
-JITANON__PRIVATE jitanon_result jitanon__eo_direct_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
-                                                       const jitanon_jit_record *r, const jitanon__inj_pend *p)
+/* Per-function files, written by the calling thread, or by writer threads while it
+   builds the next ones.  The calling thread learns at once that a file could not be
+   written and counts no function; a thread tells it late, so the function is counted
+   and dropped at the end of the dump (jitanon__inj_drop_failed). */
+JITANON__PRIVATE jitanon_result jitanon__eo_func_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
+                                                     const jitanon_jit_record *r, const jitanon__inj_pend *p)
 {
+    jitanon__inj_pool *pool = o->u.fn.pool;
     char name[96];
     uint64_t pgoff = 0;
     size_t path;
     jitanon_result res = jitanon__eo_func_name(j, o, jd, r, name, sizeof name);
     if (res == JITANON_OK) res = jitanon__eo_func_build(j, o, jd, r, p, &pgoff);
     if (res != JITANON_OK) return res;
-    if (!jitanon__inj_put_file(j, NULL, jd->dir, &o->u.fn.elf, name, SIZE_MAX))
+    if (!pool && !jitanon__inj_put_file(j, NULL, jd->dir, &o->u.fn.elf, name, SIZE_MAX))
         return JITANON_OK; /* logged; no mapping */
-    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX)
-        return jitanon__inj_nomem(j, "paths");
-    return jitanon__inj_push_func(j, jd, r, p, pgoff, path);
+    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    res = jitanon__inj_push_func(j, jd, r, p, pgoff, path);
+    if (res == JITANON_OK && pool) jitanon__inj_put_file(j, pool, jd->dir, &o->u.fn.elf, name, j->jit.nfuncs - 1);
+    return res;
 }
 
 JITANON__PRIVATE void jitanon__eo_func_free(jitanon__inj *j, jitanon__elfout *o)
@@ -7944,33 +7950,13 @@ JITANON__PRIVATE void jitanon__eo_func_free(jitanon__inj *j, jitanon__elfout *o)
 }
 
 static const jitanon__elfout_ops jitanon__eo_direct = {
-    "per-function", 0, jitanon__eo_func_begin, jitanon__eo_direct_add, NULL, NULL, NULL, jitanon__eo_func_free
+    "per-function", 0, jitanon__eo_func_begin, jitanon__eo_func_add, NULL, NULL, NULL, jitanon__eo_func_free
 };
 
-/* Written by threads while the calling thread builds the next files: a failure is told
-   late, so the function is counted first and dropped at the end of the dump. */
 JITANON__PRIVATE jitanon_result jitanon__eo_threads_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
 {
     jitanon__eo_func_begin(j, o, jd);
     o->u.fn.pool = jitanon__inj_threads(j, jd->dir);
-    return JITANON_OK;
-}
-
-JITANON__PRIVATE jitanon_result jitanon__eo_threads_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
-                                                        const jitanon_jit_record *r, const jitanon__inj_pend *p)
-{
-    char name[96];
-    uint64_t pgoff = 0;
-    size_t path;
-    jitanon_result res;
-    if (!o->u.fn.pool) return jitanon__eo_direct_add(j, o, jd, r, p);
-    res = jitanon__eo_func_name(j, o, jd, r, name, sizeof name);
-    if (res == JITANON_OK) res = jitanon__eo_func_build(j, o, jd, r, p, &pgoff);
-    if (res != JITANON_OK) return res;
-    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX)
-        return jitanon__inj_nomem(j, "paths");
-    if ((res = jitanon__inj_push_func(j, jd, r, p, pgoff, path)) != JITANON_OK) return res;
-    jitanon__inj_put_file(j, o->u.fn.pool, jd->dir, &o->u.fn.elf, name, j->jit.nfuncs - 1);
     return JITANON_OK;
 }
 
@@ -7985,7 +7971,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_threads_end(jitanon__inj *j, jitanon
 }
 
 static const jitanon__elfout_ops jitanon__eo_threads = {
-    "per-function, writer threads", 0, jitanon__eo_threads_begin, jitanon__eo_threads_add, jitanon__eo_threads_end,
+    "per-function, writer threads", 0, jitanon__eo_threads_begin, jitanon__eo_func_add, jitanon__eo_threads_end,
     NULL, NULL, jitanon__eo_func_free
 };
 
@@ -8046,17 +8032,10 @@ JITANON__PRIVATE void jitanon__eo_sampled_sample(jitanon__inj *j, jitanon__elfou
 }
 
 /* The k-th LOAD of a dump is its k-th function: build and write its file if it was hit. */
-typedef struct jitanon__eo_sampled_walk {
-    jitanon__elfout *o;
-    size_t k;
-} jitanon__eo_sampled_walk;
-
-JITANON__PRIVATE jitanon_result jitanon__eo_sampled_file(jitanon__inj *j, void *ctx, jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__eo_sampled_file(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
                                                          const jitanon_jit_record *r, const jitanon__inj_pend *p)
 {
-    jitanon__eo_sampled_walk *w = (jitanon__eo_sampled_walk *)ctx;
-    jitanon__elfout *o = w->o;
-    size_t f = jd->first_func + w->k++;
+    size_t f = jd->first_func + o->u.fn.nth++;
     const char *dir = jd->dir;
     uint64_t pgoff;
     jitanon_result res;
@@ -8075,14 +8054,12 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_finish(jitanon__inj *j, jita
     jitanon_result res = JITANON_OK;
     for (d = 0; d < j->jit.ndumps && res == JITANON_OK; d++) {
         jitanon__inj_dump *jd = &j->jit.dumps[d];
-        jitanon__eo_sampled_walk w;
         int any = 0;
         for (k = 0; k < jd->nfuncs; k++) any |= j->jit.funcs[jd->first_func + k].hit;
         if (!any) continue;
         o->u.fn.pool = jitanon__inj_threads(j, jd->dir);
-        w.o = o;
-        w.k = 0;
-        res = jitanon__inj_walk(j, jd, jd->nfuncs, jitanon__eo_sampled_file, &w, 0);
+        o->u.fn.nth = 0;
+        res = jitanon__inj_walk(j, jd, jd->nfuncs, jitanon__eo_sampled_file, o, 0);
         jitanon__inj_threads_stop(j, o->u.fn.pool);
         o->u.fn.pool = NULL;
     }
@@ -8124,6 +8101,7 @@ JITANON__PRIVATE void jitanon__eo_proc_free(jitanon__inj *j, jitanon__elfout *o)
     s->code_open = 0;
     jitanon_elf_builder_free(&s->pb);
     memset(&s->pb, 0, sizeof s->pb);
+    jitanon_membuf_free(&s->elf);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__eo_proc_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
@@ -8214,15 +8192,9 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_end(jitanon__inj *j, jitanon__e
     return res;
 }
 
-JITANON__PRIVATE void jitanon__eo_proc_release(jitanon__inj *j, jitanon__elfout *o)
-{
-    jitanon__eo_proc_free(j, o);
-    jitanon_membuf_free(&o->u.proc.elf);
-}
-
 static const jitanon__elfout_ops jitanon__eo_process = {
     "per-process", 0, jitanon__eo_proc_begin, jitanon__eo_proc_add, jitanon__eo_proc_end, NULL, NULL,
-    jitanon__eo_proc_release
+    jitanon__eo_proc_free
 };
 
 /* The one layout a run uses, chosen once from the options (already checked). */
@@ -8234,14 +8206,6 @@ JITANON__PRIVATE const jitanon__elfout_ops *jitanon__elfout_pick(const jitanon__
     return JITANON__THREADS && j->opts->elf_threads ? &jitanon__eo_threads : &jitanon__eo_direct;
 }
 
-/* jitanon__inj_load_fn of the first walk: the layout's add. */
-JITANON__PRIVATE jitanon_result jitanon__inj_add(jitanon__inj *j, void *ctx, jitanon__inj_dump *jd,
-                                                 const jitanon_jit_record *r, const jitanon__inj_pend *p)
-{
-    jitanon__elfout *o = (jitanon__elfout *)ctx;
-    return o->ops->add(j, o, jd, r, p);
-}
-
 /* Turns one dump into ELF files and its sorted jit events. */
 JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitanon__inj_dump *jd)
 {
@@ -8249,7 +8213,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
     jitanon_result res = JITANON_OK;
     jd->first_func = j->jit.nfuncs;
     if (o->ops->begin) res = o->ops->begin(j, o, jd);
-    if (res == JITANON_OK) res = jitanon__inj_walk(j, jd, SIZE_MAX, jitanon__inj_add, o, 1);
+    if (res == JITANON_OK) res = jitanon__inj_walk(j, jd, SIZE_MAX, o->ops->add, o, 1);
     jd->nfuncs = j->jit.nfuncs - jd->first_func;
     if (res == JITANON_OK && o->ops->end) res = o->ops->end(j, o, jd);
     if (res == JITANON_OK && !jitanon__inj_sort_events(j, jd->events, jd->count))
