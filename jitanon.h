@@ -7067,7 +7067,6 @@ typedef struct jitanon__inj_pend {
    jitanon__inj_push_func (or not, when its file could not be written).  Optional
    operations are NULL. */
 typedef struct jitanon__elfout_ops {
-    const char *name;
     int needs_maps; /* resolves samples, so the address maps must be kept */
     jitanon_result (*begin)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd);
     jitanon_result (*add)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd, const jitanon_jit_record *r,
@@ -7874,7 +7873,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_resolve_add(jitanon__inj *j, jitanon
 }
 
 static const jitanon__elfout_ops jitanon__eo_resolve = {
-    "resolve", 1, NULL, jitanon__eo_resolve_add, NULL, NULL, NULL, NULL
+    0, NULL, jitanon__eo_resolve_add, NULL, NULL, NULL, NULL
 };
 
 /* Per-function files.  Names repeat perf's (jitted-<pid>-<index>.so); a code_index a dump
@@ -7950,7 +7949,7 @@ JITANON__PRIVATE void jitanon__eo_func_free(jitanon__inj *j, jitanon__elfout *o)
 }
 
 static const jitanon__elfout_ops jitanon__eo_direct = {
-    "per-function", 0, jitanon__eo_func_begin, jitanon__eo_func_add, NULL, NULL, NULL, jitanon__eo_func_free
+    0, jitanon__eo_func_begin, jitanon__eo_func_add, NULL, NULL, NULL, jitanon__eo_func_free
 };
 
 JITANON__PRIVATE jitanon_result jitanon__eo_threads_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
@@ -7971,7 +7970,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_threads_end(jitanon__inj *j, jitanon
 }
 
 static const jitanon__elfout_ops jitanon__eo_threads = {
-    "per-function, writer threads", 0, jitanon__eo_threads_begin, jitanon__eo_func_add, jitanon__eo_threads_end,
+    0, jitanon__eo_threads_begin, jitanon__eo_func_add, jitanon__eo_threads_end,
     NULL, NULL, jitanon__eo_func_free
 };
 
@@ -8067,7 +8066,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_finish(jitanon__inj *j, jita
 }
 
 static const jitanon__elfout_ops jitanon__eo_sampled = {
-    "per-function, sampled", 1, jitanon__eo_sampled_begin, jitanon__eo_sampled_add, NULL, jitanon__eo_sampled_sample,
+    1, jitanon__eo_sampled_begin, jitanon__eo_sampled_add, NULL, jitanon__eo_sampled_sample,
     jitanon__eo_sampled_finish, jitanon__eo_func_free
 };
 
@@ -8193,7 +8192,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_end(jitanon__inj *j, jitanon__e
 }
 
 static const jitanon__elfout_ops jitanon__eo_process = {
-    "per-process", 0, jitanon__eo_proc_begin, jitanon__eo_proc_add, jitanon__eo_proc_end, NULL, NULL,
+    0, jitanon__eo_proc_begin, jitanon__eo_proc_add, jitanon__eo_proc_end, NULL, NULL,
     jitanon__eo_proc_free
 };
 
