@@ -6895,10 +6895,12 @@ JITANON__PRIVATE void jitanon__hmap_free(jitanon__hmap *m, const jitanon_allocat
     memset(m, 0, sizeof *m);
 }
 
-/* The value slot of `key`, inserted with value `init` when new; NULL when out of memory. */
+/* The value slot of `key` (valid until the next insertion), inserted with value `init`
+   (not SIZE_MAX) when new; NULL when out of memory. */
 JITANON__PRIVATE size_t *jitanon__hmap_at(jitanon__hmap *m, const jitanon_allocator *a, uint64_t key, size_t init)
 {
-    size_t i;
+    size_t i, *found = jitanon__hmap_find(m, key);
+    if (found) return found;
     if (2 * (m->count + 1) > m->cap) {
         jitanon__hmap old = *m;
         size_t cap = m->cap ? 2 * m->cap : 16, kb, vb;
@@ -6923,11 +6925,9 @@ JITANON__PRIVATE size_t *jitanon__hmap_at(jitanon__hmap *m, const jitanon_alloca
         jitanon__hmap_free(&old, a);
     }
     i = jitanon__hmap_slot(m, key);
-    if (m->vals[i] == SIZE_MAX) {
-        m->keys[i] = key;
-        m->vals[i] = init;
-        m->count++;
-    }
+    m->keys[i] = key;
+    m->vals[i] = init;
+    m->count++;
     return &m->vals[i];
 }
 

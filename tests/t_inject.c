@@ -1348,8 +1348,56 @@ static void test_inject_fallbacks_reported(void)
     jitanon_membuf_free(&io.base.dump);
 }
 
+/* The injector's hash map: keys that share their low or high bits, 0 and UINT64_MAX all
+   stay apart through growth; a failed growth leaves the map as it was; nothing leaks. */
+static void test_inject_hmap(void)
+{
+    enum { N = 5000 };
+    jt_alloc st;
+    jitanon_allocator a = jt_allocator(&st);
+    jitanon__hmap m;
+    size_t i, *v;
+    long fail;
+    memset(&m, 0, sizeof m);
+    JT_CHECK(jitanon__hmap_find(&m, 0) == NULL);
+    for (i = 0; i < N; i++) {
+        uint64_t key = i % 3 == 0 ? (uint64_t)i << 32 : i % 3 == 1 ? (uint64_t)i : UINT64_MAX - i;
+        v = jitanon__hmap_at(&m, &a, key, i);
+        JT_CHECK(v && *v == i);
+        JT_CHECK(jitanon__hmap_at(&m, &a, key, 7) == v); /* there already: value kept */
+    }
+    JT_CHECK_EQ_U(m.count, N);
+    JT_CHECK(2 * m.count <= m.cap);
+    for (i = 0; i < N; i++) {
+        uint64_t key = i % 3 == 0 ? (uint64_t)i << 32 : i % 3 == 1 ? (uint64_t)i : UINT64_MAX - i;
+        v = jitanon__hmap_find(&m, key);
+        JT_CHECK(v && *v == i);
+    }
+    JT_CHECK(jitanon__hmap_find(&m, (uint64_t)N << 32) == NULL && jitanon__hmap_find(&m, N + 1) == NULL);
+    jitanon__hmap_free(&m, &a);
+    JT_CHECK(st.live_blocks == 0 && m.cap == 0);
+    /* every allocation of a growth failing once */
+    for (fail = 1; fail <= 4; fail++) {
+        size_t cap;
+        a = jt_allocator(&st);
+        for (i = 0; i < 8; i++) JT_CHECK(jitanon__hmap_at(&m, &a, i, i) != NULL); /* 16 slots, full at 8 */
+        cap = m.cap;
+        st.fail_at = st.calls + fail;
+        v = jitanon__hmap_at(&m, &a, 100, 100);
+        if (fail <= 2) {
+            JT_CHECK(v == NULL && m.cap == cap && m.count == 8);
+        } else {
+            JT_CHECK(v != NULL && *v == 100);
+        }
+        for (i = 0; i < 8; i++) JT_CHECK((v = jitanon__hmap_find(&m, i)) != NULL && *v == i);
+        jitanon__hmap_free(&m, &a);
+        JT_CHECK(st.live_blocks == 0);
+    }
+}
+
 static void suite_inject(void)
 {
+    JT_RUN(test_inject_hmap);
     JT_RUN(test_inject_fallbacks_reported);
     JT_RUN(test_inject_second_dump_same_pid);
 #if JITANON__POSIX
