@@ -1332,17 +1332,25 @@ typedef struct jitanon_inject_opts {
     const char *jitdump_dir;  /* searched for jit-<pid>.dump when the recorded path fails */
     /* Per-function layout: this many threads create the ELF files while the calling thread
        builds the next ones (each file costs an inode and a directory entry: that, not
-       building it, is most of the time).  The output is the same for any value.  0 = the
-       calling thread writes them.  io.write_elf, when set, is then called from those
-       threads (io.log and io.progress never are).  Ignored without POSIX threads. */
+       building it, is most of the time); with elf_files = SAMPLED they write the files at
+       the end.  The output is the same for any value.  0 = the calling thread writes them.
+       io.write_elf, when set, is then called from those threads (io.log and io.progress
+       never are).  When the threads cannot help, the calling thread writes and the
+       fallback is reported (stats.fallbacks, io.log): per-process layout (one write per
+       dump: JITANON_INJECT_FALLBACK_THREADS_UNUSED), or a build without POSIX threads or
+       no thread could start (JITANON_INJECT_FALLBACK_NO_THREADS). */
     uint32_t elf_threads;
     /* jitanon_elf_files.  SAMPLED writes the files at the end, once every sample was seen
        (the output records are the same as with ALL; a file that then cannot be written is
-       logged and its mappings stay).  It applies to per-function files, file input and
-       file output: a pipe's reader may want a file before the end, so pipe output writes
-       them all.  So does a recording whose addresses are not all in sample ips and
-       callchains: with data addresses (perf mem), branch stacks, or user stacks that
-       perf report unwinds itself (--call-graph=dwarf) through any jitted file. */
+       logged and its mappings stay).  It chooses per-function files: with elf_layout =
+       PER_PROCESS jitanon_inject fails with JITANON_ERR_INVALID_ARGUMENT.  It needs file
+       input and file output: a pipe's reader may want a file before the end, so with a
+       pipe every file is written (JITANON_INJECT_FALLBACK_SAMPLED_PIPE).  So it is for a
+       recording whose addresses are not all in sample ips and callchains: with data
+       addresses (perf mem), branch stacks, or user stacks that perf report unwinds itself
+       (--call-graph=dwarf) through any jitted file
+       (JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES).  Without output (out == NULL) no file
+       is written and neither ELF option is looked at. */
     uint32_t elf_files;
     uint64_t max_round_bytes; /* a round larger than this is processed in parts; 0 = 256 MiB */
     jitanon_elf_opts elf;     /* passed to the ELF writer (allocator: ours when unset) */
@@ -1355,6 +1363,17 @@ typedef struct jitanon_inject_opts {
     uint32_t end_zero_;
 } jitanon_inject_opts;
 
+/* Options a run could not honour as given and what it did instead (bits of
+   jitanon_inject_stats.fallbacks; each is also told once through io.log).  The output is
+   correct either way: a fallback costs files or time, never mappings. */
+typedef enum jitanon_inject_fallback {
+    JITANON_INJECT_FALLBACK_SAMPLED_PIPE = 1,      /* elf_files SAMPLED, pipe in or out: every file written */
+    JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES = 2, /* elf_files SAMPLED, addresses beyond ips and callchains:
+                                                      every file written */
+    JITANON_INJECT_FALLBACK_NO_THREADS = 4,        /* elf_threads, no thread support or none started */
+    JITANON_INJECT_FALLBACK_THREADS_UNUSED = 8     /* elf_threads with per-process files */
+} jitanon_inject_fallback;
+
 typedef struct jitanon_inject_stats {
     uint64_t records_in, records_out, samples;
     uint64_t markers, dumps_loaded, dumps_failed;
@@ -1362,6 +1381,7 @@ typedef struct jitanon_inject_stats {
     uint64_t anon_kept, anon_split, anon_dropped, anon_pieces; /* trimmable mmaps of jitdump processes */
     uint64_t elf_files, elf_bytes, elf_refused;
     uint64_t rounds, largest_round_bytes;
+    uint64_t fallbacks; /* jitanon_inject_fallback bits */
 } jitanon_inject_stats;
 
 /* Reads every record `in` has not read yet and writes the injected stream to `out`
@@ -7044,6 +7064,85 @@ JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift,
     return time_zero + quot * time_mult + ((rem * time_mult) >> shift);
 }
 
+/* The injector is a pipeline of four stages, each with its own state:
+     read    (jitanon__inj_buf)    buffers one round of input records;
+     decide  (jitanon__inj_maps, jitanon__inj_jit) replays them in time order against
+             perf's address maps and the jit events of the dumps that markers named;
+     emit    (jitanon__elfout)     turns each dump's functions into ELF files, in one of
+             several layouts behind one interface;
+     write   (jitanon__inj_out)    writes the round in file order with the synthesized
+             and trimmed mmaps. */
+
+/* -- a small hash map: u64 key -> size_t value, open addressing ------------------------- */
+
+typedef struct jitanon__hmap {
+    uint64_t *keys;
+    size_t *vals;  /* SIZE_MAX marks an empty slot */
+    size_t count, cap; /* cap is 0 or a power of two, at most half full */
+} jitanon__hmap;
+
+JITANON__PRIVATE size_t jitanon__hmap_slot(const jitanon__hmap *m, uint64_t key)
+{
+    /* Keys are pids, code indices or FNV hashes: the multiply spreads their low bits. */
+    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
+    while (m->vals[i] != SIZE_MAX && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+/* The value slot of `key`, or NULL. */
+JITANON__PRIVATE size_t *jitanon__hmap_find(const jitanon__hmap *m, uint64_t key)
+{
+    size_t i;
+    if (!m->count) return NULL;
+    i = jitanon__hmap_slot(m, key);
+    return m->vals[i] == SIZE_MAX ? NULL : &m->vals[i];
+}
+
+JITANON__PRIVATE void jitanon__hmap_free(jitanon__hmap *m, const jitanon_allocator *a)
+{
+    jitanon__free(a, m->keys, m->cap * sizeof *m->keys);
+    jitanon__free(a, m->vals, m->cap * sizeof *m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* The value slot of `key` (valid until the next insertion), inserted with value `init`
+   (not SIZE_MAX) when new; NULL when out of memory. */
+JITANON__PRIVATE size_t *jitanon__hmap_at(jitanon__hmap *m, const jitanon_allocator *a, uint64_t key, size_t init)
+{
+    size_t i, *found = jitanon__hmap_find(m, key);
+    if (found) return found;
+    if (2 * (m->count + 1) > m->cap) {
+        jitanon__hmap old = *m;
+        size_t cap = m->cap ? 2 * m->cap : 16, kb, vb;
+        if (cap <= m->cap || !jitanon__mul_size(cap, sizeof *m->keys, &kb) || !jitanon__mul_size(cap, sizeof *m->vals, &vb))
+            return NULL;
+        m->keys = (uint64_t *)jitanon__malloc(a, kb);
+        m->vals = (size_t *)jitanon__malloc(a, vb);
+        if (!m->keys || !m->vals) {
+            jitanon__free(a, m->keys, kb);
+            jitanon__free(a, m->vals, vb);
+            *m = old;
+            return NULL;
+        }
+        memset(m->vals, 0xff, vb);
+        m->cap = cap;
+        for (i = 0; i < old.cap; i++)
+            if (old.vals[i] != SIZE_MAX) {
+                size_t k = jitanon__hmap_slot(m, old.keys[i]);
+                m->keys[k] = old.keys[i];
+                m->vals[k] = old.vals[i];
+            }
+        jitanon__hmap_free(&old, a);
+    }
+    i = jitanon__hmap_slot(m, key);
+    m->keys[i] = key;
+    m->vals[i] = init;
+    m->count++;
+    return &m->vals[i];
+}
+
+/* -- the injector's records and stages ---------------------------------------------------- */
+
 /* One jitted function known to the injector: where its code lives in which ELF file. */
 typedef struct jitanon__inj_func {
     uint32_t pid, tid;      /* of the synthesized MMAP2s (the marker's process) */
@@ -7063,15 +7162,27 @@ typedef struct jitanon__inj_event {
     int is_move;
 } jitanon__inj_event;
 
+/* What the injector needs to know of a dump before walking it: what a load tells, and
+   what a scan of a streamed dump tells without keeping its bytes. */
+typedef struct jitanon__inj_summary {
+    jitanon_jitdump_header header;
+    uint64_t loads;           /* CODE_LOAD records */
+    jitanon_error tail_error; /* a tail cut short (type JITANON_OK when none) */
+} jitanon__inj_summary;
+
 /* A usable jitdump: loaded whole, or (per-function output with the default file I/O)
    only summarised and then read again as a stream, so memory does not hold its code. */
 typedef struct jitanon__inj_dump {
-    jitanon_jitdump *dump;  /* data == NULL when streamed */
-    size_t path;            /* in the path pool, for streaming */
+    jitanon_jitdump *dump;  /* NULL when streamed from `path` */
+    jitanon__inj_summary sum;
+    size_t path;            /* in the path pool */
+    char *dir;              /* where its ELF files go */
+    size_t dir_size;
+    uint32_t pid, tid;      /* the marker's */
+    unsigned generation;    /* earlier dumps of the same process */
     jitanon__inj_event *events;
     size_t count, cap, next;
-    size_t first_func, nfuncs; /* its functions in jitanon__inj.funcs, in dump order */
-    size_t dir;             /* ELF directory (path pool), for files written at the end */
+    size_t first_func, nfuncs; /* its functions in jitanon__inj_jit.funcs, in dump order */
     uint64_t text_base;     /* pgoff of the code in a per-function file */
 } jitanon__inj_dump;
 
@@ -7102,46 +7213,130 @@ typedef struct jitanon__inj_synth {
     size_t func;
 } jitanon__inj_synth;
 
-typedef struct jitanon__inj {
-    const jitanon_inject_opts *opts;
-    jitanon_inject_io io;
-    jitanon_allocator a;
-    jitanon_perf_reader *in;
-    jitanon_perf_writer *out;
-    jitanon_inject_stats *st;
-    jitanon_error *err;
-    jitanon_trim *trim;
+/* Read: one round (the records between two FINISHED_ROUNDs) and what was decided for
+   it, all dropped once it is written. */
+typedef struct jitanon__inj_buf {
+    jitanon_membuf bytes;
+    jitanon__inj_rec *recs;
+    size_t nrecs, recs_cap;
+    jitanon_trim_piece *pieces; /* what trimmed mmaps become */
+    size_t npieces, pieces_cap;
+    jitanon__inj_synth *synth;  /* MMAP2s of jit events that came due */
+    size_t nsynth, synth_cap;
+    uint32_t *order;            /* sort permutation, plus as much scratch */
+    size_t order_cap;
+    uint64_t last_time;         /* records without a time take their neighbour's */
+} jitanon__inj_buf;
+
+/* Decide, mmaps: perf's address maps, interned mapping identities. */
+typedef struct jitanon__inj_maps {
+    jitanon_trim *trim;         /* NULL when nothing needs the maps */
+    jitanon__inj_ident *idents; /* index = the map_id given to the engine */
+    size_t nidents, idents_cap;
+    jitanon__hmap index;        /* hash of (name, pgoff - start) -> ident */
+    jitanon_membuf names;
+} jitanon__inj_maps;
+
+/* Decide, jit: the dumps markers named, their functions and pending events. */
+typedef struct jitanon__inj_jit {
     jitanon__inj_dump *dumps;
     size_t ndumps, dumps_cap;
     jitanon__inj_func *funcs;
     size_t nfuncs, funcs_cap;
-    jitanon_membuf paths;   /* NUL-terminated ELF paths and mmap names */
-    jitanon__inj_ident *idents; /* map identities: index = the map_id given to the engine */
-    size_t nidents, idents_cap;
-    jitanon_rangemap ident_index; /* hash of (name, pgoff - start) -> ident */
-    jitanon_membuf elfbuf;  /* one ELF being written */
-    jitanon_membuf pend_debug, pend_unwind; /* records waiting for their LOAD */
-    uint32_t *dump_pids;    /* processes with a usable jitdump (for --anon=all) */
-    size_t ndump_pids, dump_pids_cap;
-    /* the current round */
-    jitanon_membuf round;
-    jitanon__inj_rec *recs;
-    size_t nrecs, recs_cap;
-    uint32_t *order;        /* sort permutation, plus as much scratch */
-    size_t order_cap;
-    jitanon_trim_piece *pieces;
-    size_t npieces, pieces_cap;
-    jitanon__inj_synth *synth;
-    size_t nsynth, synth_cap;
-    uint64_t last_time, seq, bytes_done;
+    jitanon_membuf paths;      /* NUL-terminated ELF and dump paths */
+    jitanon__hmap pids;        /* pid -> usable dumps of it so far */
+    jitanon_membuf pend_debug, pend_unwind; /* streamed records waiting for their LOAD */
+    jitanon_jitdump_opts dump_opts; /* the caller's, without a record table */
+    jitanon_perf_record time_conv;
+    int have_time_conv;
     uint32_t marker_cpu;
+    uint64_t seq;
+} jitanon__inj_jit;
+
+/* Write: the output stream. */
+typedef struct jitanon__inj_out {
+    jitanon_perf_writer *w;  /* NULL: resolve samples only */
     uint8_t *enc;            /* scratch for encoded MMAP2s */
     size_t enc_cap;
-    int have_time_conv;
-    int sampled;             /* per-function files of sampled functions only, at the end */
-    jitanon_perf_record time_conv;
-    jitanon_jitdump_opts dump_opts; /* the caller's, without a record table */
-} jitanon__inj;
+} jitanon__inj_out;
+
+typedef struct jitanon__inj jitanon__inj;
+typedef struct jitanon__elfout jitanon__elfout;
+typedef struct jitanon__inj_pool jitanon__inj_pool;
+
+/* The DEBUG_INFO and UNWINDING_INFO records read since the last LOAD: they describe the
+   next LOAD (as perf reads them). */
+typedef struct jitanon__inj_pend {
+    jitanon_jit_record debug, unwind;
+    int have_debug, have_unwind;
+} jitanon__inj_pend;
+
+/* Emit: the one interface every ELF layout implements.  The injector walks each dump
+   once: begin, add for every CODE_LOAD, end; then sample for every SAMPLE in time order
+   and finish when the input ends.  `add` decides the function's file and pgoff and calls
+   jitanon__inj_push_func (or not, when its file could not be written).  Optional
+   operations are NULL. */
+typedef struct jitanon__elfout_ops {
+    int needs_maps; /* resolves samples, so the address maps must be kept */
+    jitanon_result (*begin)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd);
+    jitanon_result (*add)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd, const jitanon_jit_record *r,
+                          const jitanon__inj_pend *p);
+    jitanon_result (*end)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd);
+    void (*sample)(jitanon__inj *j, jitanon__elfout *o, const jitanon__inj_rec *r);
+    jitanon_result (*finish)(jitanon__inj *j, jitanon__elfout *o);
+    void (*free)(jitanon__inj *j, jitanon__elfout *o);
+} jitanon__elfout_ops;
+
+/* Walking a dump: from memory, or streamed from its file. */
+typedef struct jitanon__inj_src {
+    jitanon_jitdump_iter it;
+    jitanon_jitdump_stream st;
+    void *file; /* FILE * while streaming */
+} jitanon__inj_src;
+
+/* State of the per-function layouts (direct, threads, sampled). */
+typedef struct jitanon__eo_func {
+    jitanon__hmap uses;       /* code_index -> LOADs of it named so far in this dump */
+    jitanon_membuf elf;       /* one file being built */
+    jitanon__inj_pool *pool;  /* writer threads of this dump's files, if any */
+    size_t first_event;
+    size_t nth;               /* sampled, at the end: the LOAD being written */
+} jitanon__eo_func;
+
+/* State of the per-process layout: one streaming builder per dump. */
+typedef struct jitanon__eo_proc {
+    jitanon_elf_builder pb;
+    jitanon_membuf elf;       /* the file, with custom I/O */
+    char name[64];
+    size_t path;
+    jitanon__inj *j;          /* for the code of a streamed dump: */
+    jitanon__inj_dump *jd;
+    jitanon__inj_src code_src; /* the dump read once more while the file is written */
+    int code_open;
+} jitanon__eo_proc;
+
+struct jitanon__elfout {
+    const jitanon__elfout_ops *ops;
+    union {
+        jitanon__eo_func fn;
+        jitanon__eo_proc proc;
+    } u;
+};
+
+struct jitanon__inj {
+    const jitanon_inject_opts *opts;
+    jitanon_inject_io io;
+    jitanon_allocator a;
+    jitanon_perf_reader *in;
+    jitanon_inject_stats *st;
+    jitanon_error *err;
+    uint64_t bytes_done;
+    jitanon__inj_buf round;
+    jitanon__inj_maps maps;
+    jitanon__inj_jit jit;
+    jitanon__elfout elf;
+    jitanon__inj_out out;
+};
 
 JITANON__PRIVATE void jitanon__inj_log(jitanon__inj *j, const char *fmt, const char *s, const jitanon_error *e)
 {
@@ -7162,16 +7357,67 @@ JITANON__PRIVATE void jitanon__inj_written(jitanon__inj *j, const char *name, si
     if (failed) {
         j->st->elf_refused++;
         jitanon__inj_log(j, "cannot write %s%s in the ELF directory: its functions get no mapping", name, NULL);
-        if (func != SIZE_MAX) j->funcs[func].failed = 1;
+        if (func != SIZE_MAX) j->jit.funcs[func].failed = 1;
     } else {
         j->st->elf_files++;
         j->st->elf_bytes += size;
     }
 }
 
-typedef struct jitanon__inj_pool jitanon__inj_pool;
+/* A fallback the options asked for but this run cannot give: counted once, told once. */
+JITANON__PRIVATE void jitanon__inj_fallback(jitanon__inj *j, uint64_t bit, const char *why)
+{
+    if (j->st->fallbacks & bit) return;
+    j->st->fallbacks |= bit;
+    jitanon__inj_log(j, "%s%s", why, NULL);
+}
 
 #if JITANON__THREADS
+/* The only calls into pthreads: a lock with two conditions, and threads. */
+typedef struct jitanon__sync {
+    pthread_mutex_t mu;
+    pthread_cond_t cond[2];
+} jitanon__sync;
+
+JITANON__PRIVATE int jitanon__sync_init(jitanon__sync *s)
+{
+    if (pthread_mutex_init(&s->mu, NULL) != 0) return 0;
+    if (pthread_cond_init(&s->cond[0], NULL) != 0) {
+        pthread_mutex_destroy(&s->mu);
+        return 0;
+    }
+    if (pthread_cond_init(&s->cond[1], NULL) != 0) {
+        pthread_cond_destroy(&s->cond[0]);
+        pthread_mutex_destroy(&s->mu);
+        return 0;
+    }
+    return 1;
+}
+
+JITANON__PRIVATE void jitanon__sync_destroy(jitanon__sync *s)
+{
+    pthread_cond_destroy(&s->cond[1]);
+    pthread_cond_destroy(&s->cond[0]);
+    pthread_mutex_destroy(&s->mu);
+}
+
+JITANON__PRIVATE void jitanon__sync_lock(jitanon__sync *s) { pthread_mutex_lock(&s->mu); }
+JITANON__PRIVATE void jitanon__sync_unlock(jitanon__sync *s) { pthread_mutex_unlock(&s->mu); }
+JITANON__PRIVATE void jitanon__sync_wait(jitanon__sync *s, int c) { pthread_cond_wait(&s->cond[c], &s->mu); }
+JITANON__PRIVATE void jitanon__sync_signal(jitanon__sync *s, int c) { pthread_cond_signal(&s->cond[c]); }
+JITANON__PRIVATE void jitanon__sync_broadcast(jitanon__sync *s, int c) { pthread_cond_broadcast(&s->cond[c]); }
+
+typedef pthread_t jitanon__thread;
+
+JITANON__PRIVATE int jitanon__thread_start(jitanon__thread *t, void *(*fn)(void *), void *arg)
+{
+    return pthread_create(t, NULL, fn, arg) == 0;
+}
+
+JITANON__PRIVATE void jitanon__thread_join(jitanon__thread t) { pthread_join(t, NULL); }
+
+enum { JITANON__POOL_MORE = 0, JITANON__POOL_DONE = 1 }; /* a job was queued or stop set; a job finished */
+
 /* Per-function files leave through a ring of jobs.  The calling thread fills a slot (its
    buffer swapped with the one the next ELF is built in: nothing is copied, and only the
    calling thread allocates), writer threads take slots in order, and the calling thread
@@ -7184,9 +7430,8 @@ typedef struct jitanon__inj_job {
 } jitanon__inj_job;
 
 struct jitanon__inj_pool {
-    pthread_mutex_t mu;
-    pthread_cond_t more, done; /* more: a job was queued or stop set; done: a job finished */
-    pthread_t *threads;
+    jitanon__sync sync;
+    jitanon__thread *threads;
     unsigned nthreads;
     jitanon__inj_job *jobs;
     size_t njobs;
@@ -7200,21 +7445,21 @@ struct jitanon__inj_pool {
 JITANON__PRIVATE void *jitanon__inj_writer(void *arg)
 {
     jitanon__inj_pool *p = (jitanon__inj_pool *)arg;
-    pthread_mutex_lock(&p->mu);
+    jitanon__sync_lock(&p->sync);
     for (;;) {
         jitanon__inj_job *job;
         int failed;
-        while (p->take == p->tail && !p->stop) pthread_cond_wait(&p->more, &p->mu);
+        while (p->take == p->tail && !p->stop) jitanon__sync_wait(&p->sync, JITANON__POOL_MORE);
         if (p->take == p->tail) break;
         job = &p->jobs[p->take++ % p->njobs];
-        pthread_mutex_unlock(&p->mu);
+        jitanon__sync_unlock(&p->sync);
         failed = p->io.write_elf(p->io.user, p->dir, job->name, job->buf.data, job->buf.size) != 0;
-        pthread_mutex_lock(&p->mu);
+        jitanon__sync_lock(&p->sync);
         job->failed = failed;
         job->done = 1;
-        if (++p->finished >= p->wake_at && p->waiting) pthread_cond_signal(&p->done);
+        if (++p->finished >= p->wake_at && p->waiting) jitanon__sync_signal(&p->sync, JITANON__POOL_DONE);
     }
-    pthread_mutex_unlock(&p->mu);
+    jitanon__sync_unlock(&p->sync);
     return NULL;
 }
 
@@ -7236,9 +7481,9 @@ JITANON__PRIVATE jitanon__inj_pool *jitanon__inj_pool_start(jitanon__inj *j, con
     memset(p, 0, sizeof *p);
     p->njobs = 64 + 32 * (size_t)want;
     p->jobs = (jitanon__inj_job *)jitanon__malloc(&j->a, p->njobs * sizeof *p->jobs);
-    p->threads = (pthread_t *)jitanon__malloc(&j->a, want * sizeof *p->threads);
+    p->threads = (jitanon__thread *)jitanon__malloc(&j->a, want * sizeof *p->threads);
     p->nthreads = want;
-    if (!p->jobs || !p->threads) {
+    if (!p->jobs || !p->threads || !jitanon__sync_init(&p->sync)) {
         if (!p->jobs) p->njobs = 0;
         jitanon__inj_pool_free(j, p);
         return NULL;
@@ -7247,32 +7492,14 @@ JITANON__PRIVATE jitanon__inj_pool *jitanon__inj_pool_start(jitanon__inj *j, con
     for (i = 0; i < p->njobs; i++) p->jobs[i].buf.allocator = j->a;
     p->dir = dir;
     p->io = j->io;
-    if (pthread_mutex_init(&p->mu, NULL) != 0) {
-        jitanon__inj_pool_free(j, p);
-        return NULL;
-    }
-    if (pthread_cond_init(&p->more, NULL) != 0) {
-        pthread_mutex_destroy(&p->mu);
-        jitanon__inj_pool_free(j, p);
-        return NULL;
-    }
-    if (pthread_cond_init(&p->done, NULL) != 0) {
-        pthread_cond_destroy(&p->more);
-        pthread_mutex_destroy(&p->mu);
-        jitanon__inj_pool_free(j, p);
-        return NULL;
-    }
     for (i = 0; i < want; i++)
-        if (pthread_create(&p->threads[i], NULL, jitanon__inj_writer, p) != 0) break;
-    p->nthreads = i; /* fewer threads than asked for still work; none means no pool */
+        if (!jitanon__thread_start(&p->threads[i], jitanon__inj_writer, p)) break;
     if (i == 0) {
-        pthread_cond_destroy(&p->done);
-        pthread_cond_destroy(&p->more);
-        pthread_mutex_destroy(&p->mu);
-        p->nthreads = want;
+        jitanon__sync_destroy(&p->sync);
         jitanon__inj_pool_free(j, p);
         return NULL;
     }
+    p->nthreads = i; /* fewer threads than asked for still work */
     return p;
 }
 
@@ -7282,15 +7509,15 @@ JITANON__PRIVATE jitanon__inj_pool *jitanon__inj_pool_start(jitanon__inj *j, con
 JITANON__PRIVATE void jitanon__inj_pool_collect(jitanon__inj *j, jitanon__inj_pool *p, size_t batch)
 {
     size_t n = 0, i;
-    pthread_mutex_lock(&p->mu);
+    jitanon__sync_lock(&p->sync);
     while (batch && !p->jobs[p->head % p->njobs].done) {
         p->wake_at = p->tail - p->finished > batch ? p->finished + batch : p->tail;
         p->waiting = 1;
-        pthread_cond_wait(&p->done, &p->mu);
+        jitanon__sync_wait(&p->sync, JITANON__POOL_DONE);
         p->waiting = 0;
     }
     while (p->head + n < p->tail && p->jobs[(p->head + n) % p->njobs].done) n++;
-    pthread_mutex_unlock(&p->mu);
+    jitanon__sync_unlock(&p->sync);
     for (i = 0; i < n; i++) { /* done jobs are the caller's until queued again */
         jitanon__inj_job *job = &p->jobs[p->head % p->njobs];
         jitanon__inj_written(j, job->name, job->buf.size, job->failed, job->func);
@@ -7299,8 +7526,9 @@ JITANON__PRIVATE void jitanon__inj_pool_collect(jitanon__inj *j, jitanon__inj_po
     }
 }
 
-/* Queues j->elfbuf as the file `name` of function `func`. */
-JITANON__PRIVATE void jitanon__inj_pool_submit(jitanon__inj *j, jitanon__inj_pool *p, const char *name, size_t func)
+/* Queues `elf` as the file `name` of function `func`; `elf` gets an empty buffer back. */
+JITANON__PRIVATE void jitanon__inj_pool_submit(jitanon__inj *j, jitanon__inj_pool *p, jitanon_membuf *elf,
+                                               const char *name, size_t func)
 {
     jitanon__inj_job *job;
     jitanon_membuf t;
@@ -7308,53 +7536,97 @@ JITANON__PRIVATE void jitanon__inj_pool_submit(jitanon__inj *j, jitanon__inj_poo
     if (p->tail - p->head == p->njobs) jitanon__inj_pool_collect(j, p, p->njobs / 2);
     job = &p->jobs[p->tail % p->njobs];
     t = job->buf;
-    job->buf = j->elfbuf;
-    j->elfbuf = t;
+    job->buf = *elf;
+    *elf = t;
     if (n >= sizeof job->name) n = sizeof job->name - 1;
     memcpy(job->name, name, n);
     job->name[n] = 0;
     job->func = func;
     job->failed = 0;
-    pthread_mutex_lock(&p->mu);
+    jitanon__sync_lock(&p->sync);
     p->tail++;
-    pthread_cond_signal(&p->more);
-    pthread_mutex_unlock(&p->mu);
+    jitanon__sync_signal(&p->sync, JITANON__POOL_MORE);
+    jitanon__sync_unlock(&p->sync);
 }
 
 /* Lets the threads finish every queued file, joins them and takes the outcomes. */
 JITANON__PRIVATE void jitanon__inj_pool_stop(jitanon__inj *j, jitanon__inj_pool *p)
 {
     unsigned i;
-    pthread_mutex_lock(&p->mu);
+    jitanon__sync_lock(&p->sync);
     p->stop = 1;
-    pthread_cond_broadcast(&p->more);
-    pthread_mutex_unlock(&p->mu);
-    for (i = 0; i < p->nthreads; i++) pthread_join(p->threads[i], NULL);
+    jitanon__sync_broadcast(&p->sync, JITANON__POOL_MORE);
+    jitanon__sync_unlock(&p->sync);
+    for (i = 0; i < p->nthreads; i++) jitanon__thread_join(p->threads[i]);
     jitanon__inj_pool_collect(j, p, 0); /* all done now */
-    pthread_cond_destroy(&p->done);
-    pthread_cond_destroy(&p->more);
-    pthread_mutex_destroy(&p->mu);
+    jitanon__sync_destroy(&p->sync);
     jitanon__inj_pool_free(j, p);
 }
 #endif
 
+/* Starts writer threads for the files of directory `dir` when the options ask for them;
+   NULL means the calling thread writes (reported once as a fallback). */
+JITANON__PRIVATE jitanon__inj_pool *jitanon__inj_threads(jitanon__inj *j, const char *dir)
+{
+#if JITANON__THREADS
+    jitanon__inj_pool *p = j->opts->elf_threads ? jitanon__inj_pool_start(j, dir) : NULL;
+    if (!p && j->opts->elf_threads)
+        jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_NO_THREADS,
+                              "elf_threads: no writer thread could be started; the calling thread writes the ELF files");
+    return p;
+#else
+    (void)j;
+    (void)dir;
+    return NULL;
+#endif
+}
+
+/* Writes the file now, or queues it when there are writer threads (`elf` then comes
+   back empty).  1 when it was written or queued. */
+JITANON__PRIVATE int jitanon__inj_put_file(jitanon__inj *j, jitanon__inj_pool *pool, const char *dir,
+                                          jitanon_membuf *elf, const char *name, size_t func)
+{
+    int failed;
+#if JITANON__THREADS
+    if (pool) {
+        jitanon__inj_pool_submit(j, pool, elf, name, func);
+        return 1;
+    }
+#else
+    (void)pool;
+#endif
+    failed = j->io.write_elf(j->io.user, dir, name, elf->data, elf->size) != 0;
+    jitanon__inj_written(j, name, elf->size, failed, func);
+    return !failed;
+}
+
+JITANON__PRIVATE void jitanon__inj_threads_stop(jitanon__inj *j, jitanon__inj_pool *pool)
+{
+#if JITANON__THREADS
+    if (pool) jitanon__inj_pool_stop(j, pool);
+#else
+    (void)j;
+    (void)pool;
+#endif
+}
+
 /* Files written by threads report failure after their functions were counted: drop the
    events of those functions, and send a MOVE of one to the latest earlier LOAD of the
    same code_index whose file was written, exactly as when files are written one by one. */
-JITANON__PRIVATE void jitanon__inj_drop_failed(jitanon__inj *j, jitanon__inj_dump *jd, size_t first_event,
-                                               size_t first_func)
+JITANON__PRIVATE void jitanon__inj_drop_failed(jitanon__inj *j, jitanon__inj_dump *jd, size_t first_event)
 {
+    const jitanon__inj_func *fn = j->jit.funcs;
     size_t i, k = first_event;
     for (i = first_event; i < jd->count; i++) {
         jitanon__inj_event e = jd->events[i];
-        if (j->funcs[e.func].failed) {
+        if (fn[e.func].failed) {
             size_t f = e.func;
             if (!e.is_move) {
                 j->st->loads--;
                 continue;
             }
-            while (f > first_func && (j->funcs[f].failed || j->funcs[f].code_index != j->funcs[e.func].code_index)) f--;
-            if (j->funcs[f].failed || j->funcs[f].code_index != j->funcs[e.func].code_index) {
+            while (f > jd->first_func && (fn[f].failed || fn[f].code_index != fn[e.func].code_index)) f--;
+            if (fn[f].failed || fn[f].code_index != fn[e.func].code_index) {
                 j->st->moves--;
                 continue;
             }
@@ -7372,40 +7644,44 @@ JITANON__PRIVATE jitanon_result jitanon__inj_nomem(jitanon__inj *j, const char *
     return JITANON__FAIL(j->err, JITANON_ERR_NOMEM, j->in->stats.records, "out of memory (%s)", what);
 }
 
-JITANON__PRIVATE int jitanon__inj_has_dump(const jitanon__inj *j, uint32_t pid)
-{
-    size_t i;
-    for (i = 0; i < j->ndump_pids; i++)
-        if (j->dump_pids[i] == pid) return 1;
-    return 0;
-}
-
 /* Stores "dir/name" (or just dir when name is NULL), NUL-terminated, in the pool;
    returns its offset or SIZE_MAX. */
 JITANON__PRIVATE size_t jitanon__inj_add_path(jitanon__inj *j, const char *dir, const char *name)
 {
-    size_t off = j->paths.size;
+    jitanon_membuf *b = &j->jit.paths;
+    size_t off = b->size;
     static const char slash = '/', nul = 0;
-    if (jitanon_membuf_write(&j->paths, dir, strlen(dir)) ||
-        (name && (jitanon_membuf_write(&j->paths, &slash, 1) || jitanon_membuf_write(&j->paths, name, strlen(name)))) ||
-        jitanon_membuf_write(&j->paths, &nul, 1))
+    if (jitanon_membuf_write(b, dir, strlen(dir)) ||
+        (name && (jitanon_membuf_write(b, &slash, 1) || jitanon_membuf_write(b, name, strlen(name)))) ||
+        jitanon_membuf_write(b, &nul, 1))
         return SIZE_MAX;
     return off;
 }
 
+/* A NUL-terminated copy of s[0..n) in an allocation of *size bytes; NULL when out of memory. */
+JITANON__PRIVATE char *jitanon__inj_dup(jitanon__inj *j, const char *s, size_t n, size_t *size)
+{
+    char *d = n < SIZE_MAX ? (char *)jitanon__malloc(&j->a, n + 1) : NULL;
+    if (!d) return NULL;
+    memcpy(d, s, n);
+    d[n] = 0;
+    *size = n + 1;
+    return d;
+}
+
 JITANON__PRIVATE const char *jitanon__inj_path(const jitanon__inj *j, size_t off)
 {
-    return (const char *)j->paths.data + off;
+    return (const char *)j->jit.paths.data + off;
 }
 
 /* -- time -------------------------------------------------------------------------------- */
 
 /* Record times of a dump in perf time; fails unless the recording's clock matches. */
-JITANON__PRIVATE jitanon_result jitanon__inj_check_clock(jitanon__inj *j, const jitanon_jitdump *d, uint64_t off)
+JITANON__PRIVATE jitanon_result jitanon__inj_check_clock(jitanon__inj *j, const jitanon_jitdump_header *h, uint64_t off)
 {
     size_t i;
-    if (d->header.arch_timestamp) {
-        if (!j->have_time_conv || !j->time_conv.time_conv.time_mult)
+    if (h->arch_timestamp) {
+        if (!j->jit.have_time_conv || !j->jit.time_conv.time_conv.time_mult)
             return JITANON__FAIL(j->err, JITANON_ERR_CLOCK, off,
                                  "the jitdump has arch (TSC) timestamps but the recording has no TIME_CONV "
                                  "record; re-record with a newer perf, or make the JIT write CLOCK_MONOTONIC "
@@ -7420,10 +7696,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_check_clock(jitanon__inj *j, const 
     return JITANON_OK;
 }
 
-JITANON__PRIVATE uint64_t jitanon__inj_time(const jitanon__inj *j, const jitanon_jitdump *d, uint64_t t)
+JITANON__PRIVATE uint64_t jitanon__inj_time(const jitanon__inj *j, const jitanon__inj_dump *jd, uint64_t t)
 {
-    const jitanon_perf_record *c = &j->time_conv;
-    if (!d->header.arch_timestamp) return t;
+    const jitanon_perf_record *c = &j->jit.time_conv;
+    if (!jd->sum.header.arch_timestamp) return t;
     return jitanon_tsc_to_perf_time(t, c->time_conv.time_shift, c->time_conv.time_mult, c->time_conv.time_zero,
                                     c->time_conv.extended, c->time_conv.time_cycles, c->time_conv.time_mask,
                                     c->time_conv.cap_user_time_zero, c->time_conv.cap_user_time_short);
@@ -7489,12 +7765,6 @@ JITANON__PRIVATE int jitanon__inj_sort_events(jitanon__inj *j, jitanon__inj_even
 
 /* -- reading a dump: from memory, or streamed from its file ------------------------------ */
 
-typedef struct jitanon__inj_src {
-    jitanon_jitdump_iter it;
-    jitanon_jitdump_stream st;
-    void *file; /* FILE * while streaming */
-} jitanon__inj_src;
-
 #ifndef JITANON_NO_STDIO
 JITANON__PRIVATE size_t jitanon__inj_fread(void *user, void *dst, size_t size)
 {
@@ -7506,10 +7776,10 @@ JITANON__PRIVATE size_t jitanon__inj_fread(void *user, void *dst, size_t size)
 JITANON__PRIVATE jitanon_result jitanon__inj_src_open(jitanon__inj *j, const jitanon__inj_dump *jd, jitanon__inj_src *s)
 {
     memset(s, 0, sizeof *s);
-    if (jd->dump->data) return jitanon_jitdump_iter_init(&s->it, jd->dump->data, jd->dump->size, &j->dump_opts, NULL);
+    if (jd->dump) return jitanon_jitdump_iter_init(&s->it, jd->dump->data, jd->dump->size, &j->jit.dump_opts, NULL);
 #ifndef JITANON_NO_STDIO
     if (!(s->file = fopen(jitanon__inj_path(j, jd->path), "rb"))) return JITANON_ERR_IO;
-    return jitanon_jitdump_stream_init(&s->st, jitanon__inj_fread, s->file, &j->dump_opts, NULL);
+    return jitanon_jitdump_stream_init(&s->st, jitanon__inj_fread, s->file, &j->jit.dump_opts, NULL);
 #else
     return JITANON_ERR_FEATURE_DISABLED;
 #endif
@@ -7542,88 +7812,36 @@ JITANON__PRIVATE int jitanon__inj_keep(jitanon_membuf *b, const jitanon_jit_reco
 }
 
 #ifndef JITANON_NO_STDIO
-/* Reads a dump once as a stream to learn what the loader would: its header and counts.
-   Returns a dump without data (jitanon_jitdump_free releases it), or NULL. */
-JITANON__PRIVATE jitanon_jitdump *jitanon__inj_scan(jitanon__inj *j, const char *path, jitanon_error *err)
+/* Reads a dump once as a stream to learn what the loader would: its header and counts. */
+JITANON__PRIVATE jitanon_result jitanon__inj_scan(jitanon__inj *j, const char *path, jitanon__inj_summary *sum,
+                                                  jitanon_error *err)
 {
     FILE *f = fopen(path, "rb");
     jitanon_jitdump_stream st;
     jitanon_jit_record rec;
-    jitanon_jitdump *d = NULL;
     jitanon_result r;
-    if (!f) {
-        JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s", path);
-        return NULL;
-    }
-    r = jitanon_jitdump_stream_init(&st, jitanon__inj_fread, f, &j->dump_opts, err);
+    if (!f) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s", path);
+    r = jitanon_jitdump_stream_init(&st, jitanon__inj_fread, f, &j->jit.dump_opts, err);
     while (r == JITANON_OK && (r = jitanon_jitdump_stream_next(&st, &rec, err)) == JITANON_OK) {
     }
-    if (r == JITANON_AGAIN && !st.have_header)
-        JITANON__FAIL(err, JITANON_ERR_TRUNCATED, st.consumed, "jitdump header incomplete");
-    else if (r == JITANON_AGAIN && (d = (jitanon_jitdump *)jitanon__malloc(&j->a, sizeof *d)) != NULL) {
-        memset(d, 0, sizeof *d);
-        d->allocator = j->a;
-        d->header = st.header;
-        d->stats = st.stats;
-        if (st.buf_len > st.buf_pos) /* what a crashed or still-running JIT left */
-            JITANON__FAIL(&d->tail_error, JITANON_ERR_TRUNCATED, st.consumed, "record %U is cut short",
-                          st.next_index);
+    if (r == JITANON_AGAIN && !st.have_header) {
+        r = JITANON__FAIL(err, JITANON_ERR_TRUNCATED, st.consumed, "jitdump header incomplete");
     } else if (r == JITANON_AGAIN) {
-        JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory");
+        r = JITANON_OK;
+        memset(sum, 0, sizeof *sum);
+        sum->header = st.header;
+        sum->loads = st.stats.by_id[JITANON_JIT_CODE_LOAD];
+        if (st.buf_len > st.buf_pos) /* what a crashed or still-running JIT left */
+            JITANON__FAIL(&sum->tail_error, JITANON_ERR_TRUNCATED, st.consumed, "record %U is cut short",
+                          st.next_index);
     }
     jitanon_jitdump_stream_free(&st);
     fclose(f);
-    return d;
+    return r;
 }
 #endif
 
-/* -- jitdumps -> ELF files and jit events ----------------------------------------------- */
-
-typedef struct jitanon__inj_ctx {
-    jitanon__inj_dump *jd;
-    const char *dir;
-    uint32_t pid, tid;
-    uint64_t *indices; /* sorted code_index of every LOAD, for duplicate detection */
-    uint32_t *used;    /* per sorted slot: how many loads with that index were named */
-    size_t nindices, nalloc;
-    jitanon_elf_builder pb; /* per-process layout */
-    size_t ppath;
-    unsigned generation;    /* earlier dumps of the same process */
-    jitanon__inj_pool *pool; /* writer threads of per-function files, if any */
-    jitanon__inj *j;         /* for the code of a streamed per-process file: */
-    jitanon__inj_src code_src; /* the dump read once more while the file is written */
-    int code_open;
-} jitanon__inj_ctx;
-
-JITANON__PRIVATE int jitanon__u64_cmp(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Names repeat perf's (jitted-<pid>-<index>.so); a code_index a dump reuses gets a
-   numbered suffix so that no earlier MMAP2 loses its file. */
-JITANON__PRIVATE void jitanon__inj_func_name(jitanon__inj_ctx *c, const jitanon_jit_record *r, char *name, size_t cap)
-{
-    size_t lo = 0, hi = c->nindices, first, n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->indices[mid] < r->load.code_index) lo = mid + 1;
-        else hi = mid;
-    }
-    first = lo;
-    n = first < c->nindices ? c->used[first]++ : 0;
-    /* A second dump of the same process (an exec, a restarted JIT) must not overwrite the
-       files of the first: its names carry a generation. */
-    if (c->generation) {
-        jitanon__fmt(name, cap, "jitted-%u.%u-%U-%U.so", (unsigned)r->load.pid, c->generation, r->load.code_index,
-                     (uint64_t)n);
-    } else if (n == 0) {
-        jitanon__fmt(name, cap, "jitted-%u-%U.so", (unsigned)r->load.pid, r->load.code_index);
-    } else {
-        jitanon__fmt(name, cap, "jitted-%u-%U-%U.so", (unsigned)r->load.pid, r->load.code_index, (uint64_t)n);
-    }
-}
+/* -- jitdumps -> functions and jit events ------------------------------------------------ */
 
 JITANON__PRIVATE jitanon_result jitanon__inj_push_event(jitanon__inj *j, jitanon__inj_dump *jd, uint64_t time,
                                                         uint64_t start, uint64_t size, size_t func, int is_move)
@@ -7633,7 +7851,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_event(jitanon__inj *j, jitanon
         return jitanon__inj_nomem(j, "jit events");
     e = &jd->events[jd->count++];
     e->time = time;
-    e->seq = j->seq++;
+    e->seq = j->jit.seq++;
     e->start = start;
     e->size = size;
     e->func = func;
@@ -7652,40 +7870,45 @@ JITANON__PRIVATE uint64_t jitanon__inj_map_len(uint64_t code_size, uint64_t mapp
     return jitanon__add_u64(len, mapped_size, &len) ? len : code_size;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon__inj_ctx *c, const jitanon_jit_record *r,
-                                                       const jitanon_jit_record *unwind, uint64_t pgoff, size_t path)
+/* A LOAD whose file (now or later) is `path`, its code at `pgoff` in it. */
+JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon__inj_dump *jd,
+                                                       const jitanon_jit_record *r, const jitanon__inj_pend *p,
+                                                       uint64_t pgoff, size_t path)
 {
+    jitanon__inj_jit *jt = &j->jit;
     jitanon__inj_func *f;
-    if (!jitanon__grow(&j->a, (void **)&j->funcs, &j->funcs_cap, j->nfuncs + 1, sizeof *f))
+    if (!jitanon__grow(&j->a, (void **)&jt->funcs, &jt->funcs_cap, jt->nfuncs + 1, sizeof *f))
         return jitanon__inj_nomem(j, "functions");
-    f = &j->funcs[j->nfuncs++];
-    f->pid = c->pid;
-    f->tid = r->load.pid == c->pid ? r->load.tid : c->tid;
+    f = &jt->funcs[jt->nfuncs++];
+    f->pid = jd->pid;
+    f->tid = r->load.pid == jd->pid ? r->load.tid : jd->tid;
     f->code_index = r->load.code_index;
     f->pgoff = pgoff;
     f->path = path;
     f->name = r->load.name;
     f->code_addr = r->load.code_addr;
-    f->mapped_size = unwind ? unwind->unwind.mapped_size : 0;
+    f->mapped_size = p->have_unwind ? p->unwind.unwind.mapped_size : 0;
     f->failed = f->hit = 0;
     j->st->loads++;
-    return jitanon__inj_push_event(j, c->jd, jitanon__inj_time(j, c->jd->dump, r->timestamp), r->load.code_addr,
-                                   jitanon__inj_map_len(r->load.code_size, f->mapped_size), j->nfuncs - 1, 0);
+    return jitanon__inj_push_event(j, jd, jitanon__inj_time(j, jd, r->timestamp), r->load.code_addr,
+                                   jitanon__inj_map_len(r->load.code_size, f->mapped_size), jt->nfuncs - 1, 0);
 }
 
-JITANON__PRIVATE jitanon_result jitanon__inj_write_file(jitanon__inj *j, jitanon__inj_ctx *c, const char *name)
+/* A MOVE maps the function's file again at a new address: find the latest LOAD of the
+   same code_index in this dump. */
+JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_dump *jd, const jitanon_jit_record *r)
 {
-    int failed = j->io.write_elf(j->io.user, c->dir, name, j->elfbuf.data, j->elfbuf.size) != 0;
-    jitanon__inj_written(j, name, j->elfbuf.size, failed, SIZE_MAX);
-    return failed ? JITANON_ERR_WRITE : JITANON_OK;
+    size_t i = j->jit.nfuncs;
+    while (i > jd->first_func) {
+        const jitanon__inj_func *f = &j->jit.funcs[--i];
+        if (f->code_index == r->move.code_index) {
+            j->st->moves++;
+            return jitanon__inj_push_event(j, jd, jitanon__inj_time(j, jd, r->timestamp), r->move.new_code_addr,
+                                           jitanon__inj_map_len(r->move.code_size, f->mapped_size), i, 1);
+        }
+    }
+    return JITANON_OK; /* a MOVE without its LOAD: nothing to map */
 }
-
-/* The DEBUG_INFO and UNWINDING_INFO records read since the last LOAD: they describe the
-   next LOAD (as perf reads them). */
-typedef struct jitanon__inj_pend {
-    jitanon_jit_record debug, unwind;
-    int have_debug, have_unwind;
-} jitanon__inj_pend;
 
 /* Keeps `r` in `p` when it is DEBUG_INFO or UNWINDING_INFO: 1 kept, 0 another record, -1
    out of memory.  A streamed record lasts until the next read, so it is copied (a
@@ -7697,12 +7920,47 @@ JITANON__PRIVATE int jitanon__inj_pend_take(jitanon__inj *j, const jitanon__inj_
     int debug = r->id == JITANON_JIT_CODE_DEBUG_INFO;
     jitanon_jit_record *dst = debug ? &p->debug : &p->unwind;
     if (!debug && r->id != JITANON_JIT_CODE_UNWINDING_INFO) return 0;
-    if (jd->dump->data) *dst = *r;
-    else if (!jitanon__inj_keep(debug ? &j->pend_debug : &j->pend_unwind, r, jd->dump->header.big_endian, dst))
+    if (jd->dump) *dst = *r;
+    else if (!jitanon__inj_keep(debug ? &j->jit.pend_debug : &j->jit.pend_unwind, r, jd->sum.header.big_endian, dst))
         return -1;
     if (debug) p->have_debug = 1;
     else p->have_unwind = 1;
     return 1;
+}
+
+/* Walks a dump's records, giving each LOAD (with the DEBUG_INFO/UNWINDING_INFO before it)
+   to `load`, stopping after `max_loads` LOADs, and with `moves` each MOVE to
+   jitanon__inj_move.  The injector keeps no record table: it would be the largest thing
+   in memory.  The loader or the scan validated the dump already. */
+JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_dump *jd, size_t max_loads,
+                                                  jitanon_result (*load)(jitanon__inj *, jitanon__elfout *,
+                                                                         jitanon__inj_dump *, const jitanon_jit_record *,
+                                                                         const jitanon__inj_pend *),
+                                                  jitanon__elfout *o, int moves)
+{
+    jitanon_jit_record r;
+    jitanon__inj_src src;
+    jitanon__inj_pend pend;
+    size_t loads = 0;
+    jitanon_result res = jitanon__inj_src_open(j, jd, &src);
+    if (res != JITANON_OK) {
+        jitanon__inj_src_close(&src);
+        return JITANON__FAIL(j->err, res, 0, "cannot read the jitdump again");
+    }
+    memset(&pend, 0, sizeof pend);
+    while (res == JITANON_OK && loads < max_loads && jitanon__inj_src_next(&src, &r) == JITANON_OK) {
+        int took = jitanon__inj_pend_take(j, jd, &r, &pend);
+        if (took < 0) res = jitanon__inj_nomem(j, "debug or unwinding info");
+        else if (!took && r.id == JITANON_JIT_CODE_LOAD) {
+            loads++;
+            res = load(j, o, jd, &r, &pend);
+            pend.have_debug = pend.have_unwind = 0;
+        } else if (!took && r.id == JITANON_JIT_CODE_MOVE && moves) {
+            res = jitanon__inj_move(j, jd, &r);
+        }
+    }
+    jitanon__inj_src_close(&src);
+    return res;
 }
 
 JITANON__PRIVATE jitanon_elf_func jitanon__inj_fn_of(const jitanon_jit_record *r, const jitanon__inj_pend *p)
@@ -7719,246 +7977,142 @@ JITANON__PRIVATE jitanon_elf_func jitanon__inj_fn_of(const jitanon_jit_record *r
     return fn;
 }
 
-/* One function's file, into j->elfbuf. */
-JITANON__PRIVATE jitanon_result jitanon__inj_build_elf(jitanon__inj *j, const jitanon__inj_dump *jd,
-                                                       const jitanon_elf_func *fn, uint64_t *pgoff)
+/* -- ELF layouts: the implementations of jitanon__elfout ------------------------------------ */
+
+/* Resolve only (no output): functions are known by address, nothing is written. */
+JITANON__PRIVATE jitanon_result jitanon__eo_resolve_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
+                                                        const jitanon_jit_record *r, const jitanon__inj_pend *p)
 {
+    (void)o;
+    return jitanon__inj_push_func(j, jd, r, p, 0, SIZE_MAX);
+}
+
+static const jitanon__elfout_ops jitanon__eo_resolve = {
+    0, NULL, jitanon__eo_resolve_add, NULL, NULL, NULL, NULL
+};
+
+/* Per-function files.  Names repeat perf's (jitted-<pid>-<index>.so); a code_index a dump
+   reuses gets a numbered suffix so that no earlier MMAP2 loses its file, and a second dump
+   of the same process (an exec, a restarted JIT) a generation, so that it does not
+   overwrite the files of the first. */
+JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__elfout *o, const jitanon__inj_dump *jd,
+                                                      const jitanon_jit_record *r, char *name, size_t cap)
+{
+    size_t *used = jitanon__hmap_at(&o->u.fn.uses, &j->a, r->load.code_index, 0);
+    uint64_t n;
+    if (!used) return jitanon__inj_nomem(j, "load index");
+    n = (uint64_t)(*used)++;
+    if (jd->generation)
+        jitanon__fmt(name, cap, "jitted-%u.%u-%U-%U.so", (unsigned)r->load.pid, jd->generation, r->load.code_index, n);
+    else if (n == 0) jitanon__fmt(name, cap, "jitted-%u-%U.so", (unsigned)r->load.pid, r->load.code_index);
+    else jitanon__fmt(name, cap, "jitted-%u-%U-%U.so", (unsigned)r->load.pid, r->load.code_index, n);
+    return JITANON_OK;
+}
+
+/* One function's file, into o->u.fn.elf. */
+JITANON__PRIVATE jitanon_result jitanon__eo_func_build(jitanon__inj *j, jitanon__elfout *o, const jitanon__inj_dump *jd,
+                                                       const jitanon_jit_record *r, const jitanon__inj_pend *p,
+                                                       uint64_t *pgoff)
+{
+    jitanon_elf_func fn = jitanon__inj_fn_of(r, p);
     jitanon_sink sink;
     jitanon_elf_info info;
     jitanon_result res;
-    j->elfbuf.size = 0;
+    o->u.fn.elf.size = 0;
+    o->u.fn.elf.allocator = j->a;
     sink.write_fn = jitanon_membuf_write;
-    sink.user = &j->elfbuf;
-    res = jitanon_elf_write_function(sink, &jd->dump->header, fn, &j->opts->elf, &info, j->err);
+    sink.user = &o->u.fn.elf;
+    res = jitanon_elf_write_function(sink, &jd->sum.header, &fn, &j->opts->elf, &info, j->err);
     if (res == JITANON_OK) *pgoff = info.text_offset;
     return res;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__inj_load(jitanon__inj *j, jitanon__inj_ctx *c, const jitanon_jit_record *r,
-                                                  const jitanon__inj_pend *p)
+JITANON__PRIVATE jitanon_result jitanon__eo_func_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
 {
-    jitanon_elf_func fn = jitanon__inj_fn_of(r, p);
-    const jitanon_jit_record *unwind = fn.unwind;
-    uint64_t pgoff = 0;
-    jitanon_result res;
-    size_t path;
+    jitanon__hmap_free(&o->u.fn.uses, &j->a);
+    o->u.fn.first_event = jd->count;
+    return JITANON_OK;
+}
+
+/* Per-function files, written by the calling thread, or by writer threads while it
+   builds the next ones.  The calling thread learns at once that a file could not be
+   written and counts no function; a thread tells it late, so the function is counted
+   and dropped at the end of the dump (jitanon__inj_drop_failed). */
+JITANON__PRIVATE jitanon_result jitanon__eo_func_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
+                                                     const jitanon_jit_record *r, const jitanon__inj_pend *p)
+{
+    jitanon__inj_pool *pool = o->u.fn.pool;
     char name[96];
-    if (!j->out) return jitanon__inj_push_func(j, c, r, unwind, 0, SIZE_MAX); /* resolving only */
-    if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) {
-        if ((res = jitanon_elf_builder_add(&c->pb, &fn, &pgoff, j->err)) != JITANON_OK) return res;
-        return jitanon__inj_push_func(j, c, r, unwind, pgoff, c->ppath);
-    }
-    jitanon__inj_func_name(c, r, name, sizeof name);
-    if (j->sampled) { /* written at the end if a sample lands in it (jitanon__inj_write_sampled) */
-        if ((path = jitanon__inj_add_path(j, c->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
-        return jitanon__inj_push_func(j, c, r, unwind, c->jd->text_base, path);
-    }
-    if ((res = jitanon__inj_build_elf(j, c->jd, &fn, &pgoff)) != JITANON_OK) return res;
-#if JITANON__THREADS
-    if (c->pool) {
-        if ((path = jitanon__inj_add_path(j, c->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
-        if ((res = jitanon__inj_push_func(j, c, r, unwind, pgoff, path)) != JITANON_OK) return res;
-        jitanon__inj_pool_submit(j, c->pool, name, j->nfuncs - 1);
-        return JITANON_OK;
-    }
-#endif
-    if (jitanon__inj_write_file(j, c, name) != JITANON_OK) return JITANON_OK; /* logged; no mapping */
-    if ((path = jitanon__inj_add_path(j, c->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
-    return jitanon__inj_push_func(j, c, r, unwind, pgoff, path);
-}
-
-/* A MOVE maps the function's file again at a new address: find the latest LOAD of the
-   same code_index in this dump. */
-JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_ctx *c, const jitanon_jit_record *r,
-                                                  size_t first_func)
-{
-    size_t i = j->nfuncs;
-    while (i > first_func) {
-        i--;
-        if (j->funcs[i].code_index == r->move.code_index) {
-            j->st->moves++;
-            return jitanon__inj_push_event(j, c->jd, jitanon__inj_time(j, c->jd->dump, r->timestamp),
-                                           r->move.new_code_addr,
-                                           jitanon__inj_map_len(r->move.code_size, j->funcs[i].mapped_size), i, 1);
-        }
-    }
-    return JITANON_OK; /* a MOVE without its LOAD: nothing to map */
-}
-
-/* Walks the dump (the injector keeps no record table: it would be the largest thing in
-   memory).  The loader or the scan validated it already. */
-JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_ctx *c)
-{
-    jitanon_jit_record r;
-    jitanon__inj_src src;
-    jitanon__inj_pend pend;
-    size_t first_func = j->nfuncs, first_event = c->jd->count;
-    jitanon_result res = jitanon__inj_src_open(j, c->jd, &src);
-    c->jd->first_func = first_func;
-    if (res != JITANON_OK) {
-        jitanon__inj_src_close(&src);
-        return JITANON__FAIL(j->err, res, 0, "cannot read the jitdump again");
-    }
-#if JITANON__THREADS
-    if (j->out && j->opts->elf_layout == JITANON_ELF_PER_FUNCTION && j->opts->elf_threads && !j->sampled)
-        c->pool = jitanon__inj_pool_start(j, c->dir);
-#endif
-    memset(&pend, 0, sizeof pend);
-    while (res == JITANON_OK && jitanon__inj_src_next(&src, &r) == JITANON_OK) {
-        int took = jitanon__inj_pend_take(j, c->jd, &r, &pend);
-        if (took < 0) res = jitanon__inj_nomem(j, "debug or unwinding info");
-        else if (!took && r.id == JITANON_JIT_CODE_LOAD) {
-            res = jitanon__inj_load(j, c, &r, &pend);
-            pend.have_debug = pend.have_unwind = 0;
-        } else if (!took && r.id == JITANON_JIT_CODE_MOVE) {
-            res = jitanon__inj_move(j, c, &r, first_func);
-        }
-    }
-    jitanon__inj_src_close(&src);
-#if JITANON__THREADS
-    if (c->pool) {
-        jitanon__inj_pool_stop(j, c->pool);
-        c->pool = NULL;
-        jitanon__inj_drop_failed(j, c->jd, first_event, first_func);
-    }
-#else
-    (void)first_event;
-#endif
-    c->jd->nfuncs = j->nfuncs - first_func;
+    uint64_t pgoff = 0;
+    size_t path;
+    jitanon_result res = jitanon__eo_func_name(j, o, jd, r, name, sizeof name);
+    if (res == JITANON_OK) res = jitanon__eo_func_build(j, o, jd, r, p, &pgoff);
+    if (res != JITANON_OK) return res;
+    if (!pool && !jitanon__inj_put_file(j, NULL, jd->dir, &o->u.fn.elf, name, SIZE_MAX))
+        return JITANON_OK; /* logged; no mapping */
+    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    res = jitanon__inj_push_func(j, jd, r, p, pgoff, path);
+    if (res == JITANON_OK && pool) jitanon__inj_put_file(j, pool, jd->dir, &o->u.fn.elf, name, j->jit.nfuncs - 1);
     return res;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__inj_index_loads(jitanon__inj *j, jitanon__inj_ctx *c)
+JITANON__PRIVATE void jitanon__eo_func_free(jitanon__inj *j, jitanon__elfout *o)
 {
-    const jitanon_jitdump *d = c->jd->dump;
-    size_t n = (size_t)d->stats.by_id[JITANON_JIT_CODE_LOAD];
-    c->nalloc = n;
-    c->indices = (uint64_t *)jitanon__malloc(&j->a, n * sizeof *c->indices);
-    c->used = (uint32_t *)jitanon__malloc(&j->a, n * sizeof *c->used);
-    if (!c->indices || !c->used) return jitanon__inj_nomem(j, "load index");
-    {
-        jitanon__inj_src src;
-        jitanon_jit_record r;
-        if (jitanon__inj_src_open(j, c->jd, &src) == JITANON_OK)
-            while (c->nindices < n && jitanon__inj_src_next(&src, &r) == JITANON_OK)
-                if (r.id == JITANON_JIT_CODE_LOAD) c->indices[c->nindices++] = r.load.code_index;
-        jitanon__inj_src_close(&src);
-    }
-    qsort(c->indices, c->nindices, sizeof *c->indices, jitanon__u64_cmp);
-    memset(c->used, 0, n * sizeof *c->used);
+    jitanon__inj_threads_stop(j, o->u.fn.pool);
+    jitanon__hmap_free(&o->u.fn.uses, &j->a);
+    jitanon_membuf_free(&o->u.fn.elf);
+}
+
+static const jitanon__elfout_ops jitanon__eo_direct = {
+    0, jitanon__eo_func_begin, jitanon__eo_func_add, NULL, NULL, NULL, jitanon__eo_func_free
+};
+
+JITANON__PRIVATE jitanon_result jitanon__eo_threads_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+{
+    jitanon__eo_func_begin(j, o, jd);
+    o->u.fn.pool = jitanon__inj_threads(j, jd->dir);
     return JITANON_OK;
 }
 
-/* A per-process file is as large as all the code of a dump: with the default I/O it is
-   streamed into a temporary file and renamed into place (under the same rules as
-   jitanon__inj_write_default) instead of being held in memory.  JITANON_ERR_WRITE: the
-   file could not be written (logged); other errors are fatal. */
-JITANON__PRIVATE jitanon_result jitanon__inj_stream_file(jitanon__inj *j, jitanon__inj_ctx *c, const char *name)
+JITANON__PRIVATE jitanon_result jitanon__eo_threads_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
 {
-#if JITANON__POSIX
-    char path[4096];
-    jitanon_atomic_file f;
-    jitanon_elf_info info;
-    jitanon_error e;
-    jitanon_result res;
-    int identical;
-    if (jitanon__fmt(path, sizeof path, "%s/%s", c->dir, name) >= sizeof path ||
-        !jitanon__inj_replaceable(path, NULL, 0, &identical) || jitanon_atomic_open(&f, path, &j->a, &e) != JITANON_OK) {
-        j->st->elf_refused++;
-        jitanon__inj_log(j, "cannot write %s%s in the ELF directory: its functions get no mapping", name, NULL);
-        return JITANON_ERR_WRITE;
+    if (o->u.fn.pool) {
+        jitanon__inj_threads_stop(j, o->u.fn.pool);
+        o->u.fn.pool = NULL;
+        jitanon__inj_drop_failed(j, jd, o->u.fn.first_event);
     }
-    res = jitanon_elf_builder_finish(&c->pb, jitanon_atomic_sink(&f), &info, j->err);
-    if (res == JITANON_ERR_WRITE || (res == JITANON_OK && jitanon_atomic_commit(&f, 0, &e) != JITANON_OK)) {
-        jitanon_atomic_abort(&f);
-        j->st->elf_refused++;
-        jitanon__inj_log(j, "cannot write %s%s in the ELF directory: its functions get no mapping", name, NULL);
-        return JITANON_ERR_WRITE;
-    }
-    jitanon_atomic_abort(&f);
+    return JITANON_OK;
+}
+
+static const jitanon__elfout_ops jitanon__eo_threads = {
+    0, jitanon__eo_threads_begin, jitanon__eo_func_add, jitanon__eo_threads_end,
+    NULL, NULL, jitanon__eo_func_free
+};
+
+/* Sampled (JITANON_ELF_FILES_SAMPLED): every function gets its name and mapping now, at
+   the pgoff every per-function file puts its code at; files are written at the end for
+   the functions a sample resolved into. */
+JITANON__PRIVATE jitanon_result jitanon__eo_sampled_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+{
+    jitanon_elf_builder tb;
+    jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
     if (res != JITANON_OK) return res;
-    j->st->elf_files++;
-    j->st->elf_bytes += info.file_size;
-    return JITANON_OK;
-#else
-    (void)c;
-    j->st->elf_refused++;
-    jitanon__inj_log(j, "cannot write %s%s: built without POSIX file calls", name, NULL);
-    return JITANON_ERR_WRITE;
-#endif
+    jd->text_base = tb.text_base;
+    jitanon_elf_builder_free(&tb);
+    return jitanon__eo_func_begin(j, o, jd);
 }
 
-/* jitanon_elf_code_fn of a streamed per-process file: the k-th LOAD of the dump is the
-   k-th function added. */
-JITANON__PRIVATE int jitanon__inj_code_next(void *user, size_t index, jitanon_bytes *code)
+JITANON__PRIVATE jitanon_result jitanon__eo_sampled_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
+                                                        const jitanon_jit_record *r, const jitanon__inj_pend *p)
 {
-    jitanon__inj_ctx *c = (jitanon__inj_ctx *)user;
-    jitanon_jit_record r;
-    (void)index;
-    if (!c->code_open) {
-        c->code_open = 1;
-        if (jitanon__inj_src_open(c->j, c->jd, &c->code_src) != JITANON_OK) return 1;
-    }
-    while (jitanon__inj_src_next(&c->code_src, &r) == JITANON_OK)
-        if (r.id == JITANON_JIT_CODE_LOAD) {
-            *code = r.load.code;
-            return 0;
-        }
-    return 1;
+    char name[96];
+    size_t path;
+    jitanon_result res = jitanon__eo_func_name(j, o, jd, r, name, sizeof name);
+    if (res != JITANON_OK) return res;
+    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX)
+        return jitanon__inj_nomem(j, "paths");
+    return jitanon__inj_push_func(j, jd, r, p, jd->text_base, path);
 }
-
-/* Writes the ELF files of one dump and queues its jit events.  Per-process layout: one
-   builder collects every function, then one file is written. */
-JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitanon__inj_ctx *c)
-{
-    jitanon_result res;
-    int per_process = j->out && j->opts->elf_layout == JITANON_ELF_PER_PROCESS;
-    char name[64];
-    if (!per_process && (res = jitanon__inj_index_loads(j, c)) != JITANON_OK) return res;
-    if (j->sampled) {
-        jitanon_elf_builder tb; /* where a per-function file puts the code, known up front */
-        if ((res = jitanon_elf_builder_init(&tb, &c->jd->dump->header, &j->opts->elf, j->err)) != JITANON_OK) return res;
-        c->jd->text_base = tb.text_base;
-        jitanon_elf_builder_free(&tb);
-        if ((c->jd->dir = jitanon__inj_add_path(j, c->dir, NULL)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
-    }
-    if (per_process) {
-        if (c->generation) jitanon__fmt(name, sizeof name, "jitted-%u.%u.so", (unsigned)c->pid, c->generation);
-        else jitanon__fmt(name, sizeof name, "jitted-%u.so", (unsigned)c->pid);
-        if ((c->ppath = jitanon__inj_add_path(j, c->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
-        if ((res = jitanon_elf_builder_init(&c->pb, &c->jd->dump->header, &j->opts->elf, j->err)) != JITANON_OK)
-            return res;
-        if (!c->jd->dump->data) { /* streamed: the code is read again as the file is written */
-            c->j = j;
-            jitanon_elf_builder_stream_code(&c->pb, jitanon__inj_code_next, c);
-        }
-    }
-    if ((res = jitanon__inj_walk(j, c)) != JITANON_OK) return res;
-    if (per_process && j->io.write_elf == jitanon__inj_write_default) {
-        if ((res = jitanon__inj_stream_file(j, c, name)) != JITANON_OK && res != JITANON_ERR_WRITE) return res;
-        if (res != JITANON_OK) c->jd->count = 0; /* no file: no mappings */
-    } else if (per_process) {
-        jitanon_sink sink;
-        sink.write_fn = jitanon_membuf_write;
-        sink.user = &j->elfbuf;
-        j->elfbuf.size = 0;
-        if ((res = jitanon_elf_builder_finish(&c->pb, sink, NULL, j->err)) != JITANON_OK) return res;
-        if (jitanon__inj_write_file(j, c, name) != JITANON_OK) c->jd->count = 0; /* no file: no mappings */
-    }
-    if (!jitanon__inj_sort_events(j, c->jd->events, c->jd->count)) return jitanon__inj_nomem(j, "event sort");
-    c->jd->next = 0;
-    return JITANON_OK;
-}
-
-JITANON__PRIVATE void jitanon__inj_ctx_free(jitanon__inj *j, jitanon__inj_ctx *c)
-{
-    if (c->code_open) jitanon__inj_src_close(&c->code_src);
-    jitanon__free(&j->a, c->indices, c->nalloc * sizeof *c->indices);
-    jitanon__free(&j->a, c->used, c->nalloc * sizeof *c->used);
-    if (j->out && j->opts->elf_layout == JITANON_ELF_PER_PROCESS) jitanon_elf_builder_free(&c->pb);
-}
-
-/* -- files of sampled functions (JITANON_ELF_FILES_SAMPLED) ------------------------------ */
 
 /* What perf report will resolve `ip` to in the output is what the engine says now.
    Returns 1 when ip is inside a function past its first byte (so ip - 1 is that
@@ -7966,21 +8120,22 @@ JITANON__PRIVATE void jitanon__inj_ctx_free(jitanon__inj *j, jitanon__inj_ctx *c
 JITANON__PRIVATE int jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip)
 {
     jitanon_range where;
-    if (jitanon_trim_resolve(j->trim, pid, ip, &where) != JITANON_TRIM_JIT || where.id >= j->nfuncs) return 0;
-    j->funcs[where.id].hit = 1;
+    if (jitanon_trim_resolve(j->maps.trim, pid, ip, &where) != JITANON_TRIM_JIT || where.id >= j->jit.nfuncs) return 0;
+    j->jit.funcs[where.id].hit = 1;
     return where.start < ip;
 }
 
 /* The sample's ip and its callchain.  A callchain holds return addresses; a call that
    ends a function returns past it, so ip - 1 counts too.  Entries from
    PERF_CONTEXT_MAX (-4095) up mark kernel/user sections and are no addresses. */
-JITANON__PRIVATE void jitanon__inj_mark_hits(jitanon__inj *j, const jitanon__inj_rec *r)
+JITANON__PRIVATE void jitanon__eo_sampled_sample(jitanon__inj *j, jitanon__elfout *o, const jitanon__inj_rec *r)
 {
     size_t i;
+    (void)o;
     (void)jitanon__inj_hit(j, r->pid, r->start);
     if (r->chain_nr) {
         jitanon_bytes chain;
-        chain.data = j->round.data + r->off + r->chain_off;
+        chain.data = j->round.bytes.data + r->off + r->chain_off;
         chain.size = r->chain_nr * 8;
         for (i = 0; i < r->chain_nr; i++) {
             uint64_t ip = jitanon_perf_u64_at(chain, i, j->in->big_endian);
@@ -7990,59 +8145,194 @@ JITANON__PRIVATE void jitanon__inj_mark_hits(jitanon__inj *j, const jitanon__inj
     }
 }
 
-/* Every sample was seen: write the files of the functions one resolved into, reading
-   each dump once more (the k-th LOAD of a dump is its k-th function). */
-JITANON__PRIVATE jitanon_result jitanon__inj_write_sampled(jitanon__inj *j)
+/* The k-th LOAD of a dump is its k-th function: build and write its file if it was hit. */
+JITANON__PRIVATE jitanon_result jitanon__eo_sampled_file(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
+                                                         const jitanon_jit_record *r, const jitanon__inj_pend *p)
 {
-    size_t d;
+    size_t f = jd->first_func + o->u.fn.nth++;
+    const char *dir = jd->dir;
+    uint64_t pgoff;
+    jitanon_result res;
+    if (!j->jit.funcs[f].hit) return JITANON_OK;
+    if ((res = jitanon__eo_func_build(j, o, jd, r, p, &pgoff)) != JITANON_OK) return res;
+    jitanon__inj_put_file(j, o->u.fn.pool, dir, &o->u.fn.elf, jitanon__inj_path(j, j->jit.funcs[f].path) + strlen(dir) + 1,
+                          f); /* logged */
+    return JITANON_OK;
+}
+
+/* Every sample was seen: write the files of the functions one resolved into, reading
+   each dump once more. */
+JITANON__PRIVATE jitanon_result jitanon__eo_sampled_finish(jitanon__inj *j, jitanon__elfout *o)
+{
+    size_t d, k;
     jitanon_result res = JITANON_OK;
-    for (d = 0; d < j->ndumps && res == JITANON_OK; d++) {
-        jitanon__inj_dump *jd = &j->dumps[d];
-        jitanon__inj_ctx c;
-        jitanon__inj_src src;
-        jitanon_jit_record r;
-        jitanon__inj_pend pend;
+    for (d = 0; d < j->jit.ndumps && res == JITANON_OK; d++) {
+        jitanon__inj_dump *jd = &j->jit.dumps[d];
         int any = 0;
-        size_t k = 0, dirlen;
-        for (k = 0; k < jd->nfuncs; k++) any |= j->funcs[jd->first_func + k].hit;
+        for (k = 0; k < jd->nfuncs; k++) any |= j->jit.funcs[jd->first_func + k].hit;
         if (!any) continue;
-        memset(&c, 0, sizeof c);
-        c.jd = jd;
-        c.dir = jitanon__inj_path(j, jd->dir);
-        dirlen = strlen(c.dir);
-        if ((res = jitanon__inj_src_open(j, jd, &src)) != JITANON_OK) {
-            jitanon__inj_src_close(&src);
-            return JITANON__FAIL(j->err, res, 0, "cannot read the jitdump again");
-        }
-#if JITANON__THREADS
-        if (j->opts->elf_threads) c.pool = jitanon__inj_pool_start(j, c.dir);
-#endif
-        k = 0;
-        memset(&pend, 0, sizeof pend);
-        while (res == JITANON_OK && k < jd->nfuncs && jitanon__inj_src_next(&src, &r) == JITANON_OK) {
-            int took = jitanon__inj_pend_take(j, jd, &r, &pend);
-            if (took < 0) res = jitanon__inj_nomem(j, "debug or unwinding info");
-            else if (!took && r.id == JITANON_JIT_CODE_LOAD) {
-                size_t f = jd->first_func + k++;
-                if (j->funcs[f].hit) {
-                    jitanon_elf_func fn = jitanon__inj_fn_of(&r, &pend);
-                    const char *name = jitanon__inj_path(j, j->funcs[f].path) + dirlen + 1;
-                    uint64_t pgoff;
-                    res = jitanon__inj_build_elf(j, jd, &fn, &pgoff);
-#if JITANON__THREADS
-                    if (res == JITANON_OK && c.pool) jitanon__inj_pool_submit(j, c.pool, name, f);
-                    else
-#endif
-                    if (res == JITANON_OK) (void)jitanon__inj_write_file(j, &c, name); /* logged */
-                }
-                pend.have_debug = pend.have_unwind = 0;
-            }
-        }
-        jitanon__inj_src_close(&src);
-#if JITANON__THREADS
-        if (c.pool) jitanon__inj_pool_stop(j, c.pool);
-#endif
+        o->u.fn.pool = jitanon__inj_threads(j, jd->dir);
+        o->u.fn.nth = 0;
+        res = jitanon__inj_walk(j, jd, jd->nfuncs, jitanon__eo_sampled_file, o, 0);
+        jitanon__inj_threads_stop(j, o->u.fn.pool);
+        o->u.fn.pool = NULL;
     }
+    return res;
+}
+
+static const jitanon__elfout_ops jitanon__eo_sampled = {
+    1, jitanon__eo_sampled_begin, jitanon__eo_sampled_add, NULL, jitanon__eo_sampled_sample,
+    jitanon__eo_sampled_finish, jitanon__eo_func_free
+};
+
+/* Per-process files: one streaming builder collects every function of a dump, then one
+   file is written. */
+
+/* jitanon_elf_code_fn of a streamed per-process file: the k-th LOAD of the dump is the
+   k-th function added. */
+JITANON__PRIVATE int jitanon__eo_proc_code(void *user, size_t index, jitanon_bytes *code)
+{
+    jitanon__eo_proc *s = (jitanon__eo_proc *)user;
+    jitanon_jit_record r;
+    (void)index;
+    if (!s->code_open) {
+        s->code_open = 1;
+        if (jitanon__inj_src_open(s->j, s->jd, &s->code_src) != JITANON_OK) return 1;
+    }
+    while (jitanon__inj_src_next(&s->code_src, &r) == JITANON_OK)
+        if (r.id == JITANON_JIT_CODE_LOAD) {
+            *code = r.load.code;
+            return 0;
+        }
+    return 1;
+}
+
+JITANON__PRIVATE void jitanon__eo_proc_free(jitanon__inj *j, jitanon__elfout *o)
+{
+    jitanon__eo_proc *s = &o->u.proc;
+    (void)j;
+    if (s->code_open) jitanon__inj_src_close(&s->code_src);
+    s->code_open = 0;
+    jitanon_elf_builder_free(&s->pb);
+    memset(&s->pb, 0, sizeof s->pb);
+    jitanon_membuf_free(&s->elf);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__eo_proc_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+{
+    jitanon__eo_proc *s = &o->u.proc;
+    jitanon_result res;
+    jitanon__eo_proc_free(j, o);
+    if (jd->generation) jitanon__fmt(s->name, sizeof s->name, "jitted-%u.%u.so", (unsigned)jd->pid, jd->generation);
+    else jitanon__fmt(s->name, sizeof s->name, "jitted-%u.so", (unsigned)jd->pid);
+    if ((s->path = jitanon__inj_add_path(j, jd->dir, s->name)) == SIZE_MAX)
+        return jitanon__inj_nomem(j, "paths");
+    if ((res = jitanon_elf_builder_init(&s->pb, &jd->sum.header, &j->opts->elf, j->err)) != JITANON_OK) return res;
+    if (!jd->dump) { /* streamed: the code is read again as the file is written */
+        s->j = j;
+        s->jd = jd;
+        jitanon_elf_builder_stream_code(&s->pb, jitanon__eo_proc_code, s);
+    }
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__eo_proc_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
+                                                     const jitanon_jit_record *r, const jitanon__inj_pend *p)
+{
+    jitanon_elf_func fn = jitanon__inj_fn_of(r, p);
+    uint64_t pgoff = 0;
+    jitanon_result res = jitanon_elf_builder_add(&o->u.proc.pb, &fn, &pgoff, j->err);
+    if (res != JITANON_OK) return res;
+    return jitanon__inj_push_func(j, jd, r, p, pgoff, o->u.proc.path);
+}
+
+/* A per-process file is as large as all the code of a dump: with the default I/O it is
+   streamed into a temporary file and renamed into place (under the same rules as
+   jitanon__inj_write_default) instead of being held in memory.  JITANON_ERR_WRITE: the
+   file could not be written (logged); other errors are fatal. */
+JITANON__PRIVATE jitanon_result jitanon__eo_proc_stream(jitanon__inj *j, jitanon__eo_proc *s, const char *dir)
+{
+#if JITANON__POSIX
+    char path[4096];
+    jitanon_atomic_file f;
+    jitanon_elf_info info;
+    jitanon_error e;
+    jitanon_result res;
+    int identical;
+    if (jitanon__fmt(path, sizeof path, "%s/%s", dir, s->name) >= sizeof path ||
+        !jitanon__inj_replaceable(path, NULL, 0, &identical) || jitanon_atomic_open(&f, path, &j->a, &e) != JITANON_OK) {
+        jitanon__inj_written(j, s->name, 0, 1, SIZE_MAX);
+        return JITANON_ERR_WRITE;
+    }
+    res = jitanon_elf_builder_finish(&s->pb, jitanon_atomic_sink(&f), &info, j->err);
+    if (res == JITANON_ERR_WRITE || (res == JITANON_OK && jitanon_atomic_commit(&f, 0, &e) != JITANON_OK)) {
+        jitanon_atomic_abort(&f);
+        jitanon__inj_written(j, s->name, 0, 1, SIZE_MAX);
+        return JITANON_ERR_WRITE;
+    }
+    jitanon_atomic_abort(&f);
+    if (res != JITANON_OK) return res;
+    jitanon__inj_written(j, s->name, (size_t)info.file_size, 0, SIZE_MAX);
+    return JITANON_OK;
+#else
+    (void)dir;
+    j->st->elf_refused++;
+    jitanon__inj_log(j, "cannot write %s%s: built without POSIX file calls", s->name, NULL);
+    return JITANON_ERR_WRITE;
+#endif
+}
+
+JITANON__PRIVATE jitanon_result jitanon__eo_proc_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+{
+    jitanon__eo_proc *s = &o->u.proc;
+    const char *dir = jd->dir;
+    jitanon_result res;
+    int written;
+    if (j->io.write_elf == jitanon__inj_write_default) {
+        res = jitanon__eo_proc_stream(j, s, dir);
+        written = res == JITANON_OK;
+        if (res == JITANON_ERR_WRITE) res = JITANON_OK; /* logged */
+    } else {
+        jitanon_sink sink;
+        s->elf.allocator = j->a;
+        s->elf.size = 0;
+        sink.write_fn = jitanon_membuf_write;
+        sink.user = &s->elf;
+        res = jitanon_elf_builder_finish(&s->pb, sink, NULL, j->err);
+        written = res == JITANON_OK && jitanon__inj_put_file(j, NULL, dir, &s->elf, s->name, SIZE_MAX);
+    }
+    if (res == JITANON_OK && !written) jd->count = 0; /* no file: no mappings */
+    jitanon__eo_proc_free(j, o);
+    return res;
+}
+
+static const jitanon__elfout_ops jitanon__eo_process = {
+    0, jitanon__eo_proc_begin, jitanon__eo_proc_add, jitanon__eo_proc_end, NULL, NULL,
+    jitanon__eo_proc_free
+};
+
+/* The one layout a run uses, chosen once from the options (already checked). */
+JITANON__PRIVATE const jitanon__elfout_ops *jitanon__elfout_pick(const jitanon__inj *j, int sampled)
+{
+    if (!j->out.w) return &jitanon__eo_resolve;
+    if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) return &jitanon__eo_process;
+    if (sampled) return &jitanon__eo_sampled;
+    return JITANON__THREADS && j->opts->elf_threads ? &jitanon__eo_threads : &jitanon__eo_direct;
+}
+
+/* Turns one dump into ELF files and its sorted jit events. */
+JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitanon__inj_dump *jd)
+{
+    jitanon__elfout *o = &j->elf;
+    jitanon_result res = JITANON_OK;
+    jd->first_func = j->jit.nfuncs;
+    if (o->ops->begin) res = o->ops->begin(j, o, jd);
+    if (res == JITANON_OK) res = jitanon__inj_walk(j, jd, SIZE_MAX, o->ops->add, o, 1);
+    jd->nfuncs = j->jit.nfuncs - jd->first_func;
+    if (res == JITANON_OK && o->ops->end) res = o->ops->end(j, o, jd);
+    if (res == JITANON_OK && !jitanon__inj_sort_events(j, jd->events, jd->count))
+        res = jitanon__inj_nomem(j, "event sort");
+    jd->next = 0;
     return res;
 }
 
@@ -8054,116 +8344,113 @@ JITANON__PRIVATE jitanon_result jitanon__inj_write_sampled(jitanon__inj *j)
 JITANON__PRIVATE int jitanon__inj_streams(const jitanon__inj *j)
 {
 #ifndef JITANON_NO_STDIO
-    return j->out && !j->opts->on_sample && j->io.load_dump == jitanon__inj_load_default;
+    return j->out.w && !j->opts->on_sample && j->io.load_dump == jitanon__inj_load_default;
 #else
     (void)j;
     return 0;
 #endif
 }
 
-JITANON__PRIVATE jitanon_jitdump *jitanon__inj_read_dump(jitanon__inj *j, const char *path, jitanon_error *e)
+/* Loads or scans the dump at `path` into `jd`. */
+JITANON__PRIVATE jitanon_result jitanon__inj_read_dump(jitanon__inj *j, const char *path, jitanon__inj_dump *jd,
+                                                       jitanon_error *e)
 {
 #ifndef JITANON_NO_STDIO
-    if (jitanon__inj_streams(j)) return jitanon__inj_scan(j, path, e);
+    if (jitanon__inj_streams(j)) return jitanon__inj_scan(j, path, &jd->sum, e);
 #endif
-    return j->io.load_dump(j->io.user, path, &j->dump_opts, e);
+    if (!(jd->dump = j->io.load_dump(j->io.user, path, &j->jit.dump_opts, e))) return JITANON_ERR_IO;
+    jd->sum.header = jd->dump->header;
+    jd->sum.loads = jd->dump->stats.by_id[JITANON_JIT_CODE_LOAD];
+    jd->sum.tail_error = jd->dump->tail_error;
+    return JITANON_OK;
 }
 
-/* Loads the dump a marker names: the recorded path first, then opts.jitdump_dir. */
-JITANON__PRIVATE jitanon_jitdump *jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *name, char *found,
-                                                         size_t cap)
+/* Loads the dump a marker names: the recorded path first, then opts.jitdump_dir.
+   `found` gets the path that was read. */
+JITANON__PRIVATE int jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *name, jitanon__inj_dump *jd,
+                                            char *found, size_t cap)
 {
     jitanon_error e;
-    jitanon_jitdump *d;
     size_t base = name->length;
-    if (name->length >= cap) return NULL;
+    if (name->length >= cap) return 0;
     memcpy(found, name->data, name->length);
     found[name->length] = 0;
-    d = jitanon__inj_read_dump(j, found, &e);
-    if (d || !j->opts->jitdump_dir) {
-        if (!d) jitanon__inj_log(j, "cannot read jitdump %s: %s", found, &e);
-        return d;
+    if (jitanon__inj_read_dump(j, found, jd, &e) == JITANON_OK) return 1;
+    if (!j->opts->jitdump_dir) {
+        jitanon__inj_log(j, "cannot read jitdump %s: %s", found, &e);
+        return 0;
     }
     while (base > 0 && name->data[base - 1] != '/') base--;
-    if (jitanon__fmt(found, cap, "%s/", j->opts->jitdump_dir) + (name->length - base) >= cap) return NULL;
+    if (jitanon__fmt(found, cap, "%s/", j->opts->jitdump_dir) + (name->length - base) >= cap) return 0;
     memcpy(found + strlen(found), name->data + base, name->length - base);
     found[strlen(j->opts->jitdump_dir) + 1 + (name->length - base)] = 0;
-    d = jitanon__inj_read_dump(j, found, &e);
-    if (!d) jitanon__inj_log(j, "cannot read jitdump %s: %s", found, &e);
-    return d;
+    if (jitanon__inj_read_dump(j, found, jd, &e) == JITANON_OK) return 1;
+    jitanon__inj_log(j, "cannot read jitdump %s: %s", found, &e);
+    return 0;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon_jitdump *d, const jitanon_perf_mmap *m,
-                                                      const char *found)
+/* Registers a usable dump and processes it. */
+JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__inj_dump *jd, const char *found)
 {
-    jitanon__inj_ctx c;
+    jitanon__inj_jit *jt = &j->jit;
+    size_t dl = strlen(found), *dumps_of_pid;
     jitanon_result res;
-    char dir[4096];
-    size_t dl = strlen(found), i;
-    if (!jitanon__grow(&j->a, (void **)&j->dumps, &j->dumps_cap, j->ndumps + 1, sizeof *j->dumps) ||
-        !jitanon__grow(&j->a, (void **)&j->dump_pids, &j->dump_pids_cap, j->ndump_pids + 1, sizeof *j->dump_pids)) {
-        jitanon_jitdump_free(d);
+    if (!jitanon__grow(&j->a, (void **)&jt->dumps, &jt->dumps_cap, jt->ndumps + 1, sizeof *jt->dumps)) {
+        jitanon_jitdump_free(jd->dump);
         return jitanon__inj_nomem(j, "dumps");
     }
-    memset(&j->dumps[j->ndumps], 0, sizeof *j->dumps);
-    j->dumps[j->ndumps].dump = d;
-    if ((j->dumps[j->ndumps].path = jitanon__inj_add_path(j, found, NULL)) == SIZE_MAX) {
-        jitanon_jitdump_free(d);
-        return jitanon__inj_nomem(j, "paths");
-    }
-    memset(&c, 0, sizeof c);
-    c.jd = &j->dumps[j->ndumps++];
-    c.pid = m->pid;
-    c.tid = m->tid;
-    for (i = 0; i < j->ndump_pids; i++) c.generation += j->dump_pids[i] == m->pid;
-    /* ELFs go next to the dump (perf's choice) unless the caller picked a directory. */
+    jt->dumps[jt->ndumps] = *jd;
+    jd = &jt->dumps[jt->ndumps++];
+    if (!(dumps_of_pid = jitanon__hmap_at(&jt->pids, &j->a, jd->pid, 0))) return jitanon__inj_nomem(j, "dumps");
+    jd->generation = (unsigned)*dumps_of_pid;
+    if ((jd->path = jitanon__inj_add_path(j, found, NULL)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    /* ELFs go next to the dump (perf's choice) unless the caller picked a directory.  A
+       copy of its own: writer threads read it while the path pool grows. */
     while (dl > 0 && found[dl - 1] != '/') dl--;
-    if (j->opts->elf_dir) c.dir = j->opts->elf_dir;
-    else if (dl == 0) c.dir = ".";
-    else {
-        memcpy(dir, found, dl - 1 ? dl - 1 : 1);
-        dir[dl - 1 ? dl - 1 : 1] = 0;
-        c.dir = dir;
-    }
-    res = jitanon__inj_process_dump(j, &c);
-    jitanon__inj_ctx_free(j, &c);
-    if (res != JITANON_OK) return res;
-    j->dump_pids[j->ndump_pids++] = m->pid;
-    if (j->opts->anon_mode == JITANON_ANON_RANGE) return jitanon_trim_set_jitdump(j->trim, m->pid, j->err);
+    if (j->opts->elf_dir) jd->dir = jitanon__inj_dup(j, j->opts->elf_dir, strlen(j->opts->elf_dir), &jd->dir_size);
+    else if (dl == 0) jd->dir = jitanon__inj_dup(j, ".", 1, &jd->dir_size);
+    else jd->dir = jitanon__inj_dup(j, found, dl - 1 ? dl - 1 : 1, &jd->dir_size);
+    if (!jd->dir) return jitanon__inj_nomem(j, "paths");
+    if ((res = jitanon__inj_process_dump(j, jd)) != JITANON_OK) return res;
+    ++*jitanon__hmap_find(&jt->pids, jd->pid);
+    if (j->opts->anon_mode == JITANON_ANON_RANGE) return jitanon_trim_set_jitdump(j->maps.trim, jd->pid, j->err);
     return JITANON_OK;
 }
 
 /* A usable dump consumes its marker (as perf does); an unusable one leaves the marker
    and its process exactly as recorded. */
-JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, const jitanon_perf_record *rec, jitanon__inj_rec *r)
+JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__inj_rec *r, const jitanon_str *name)
 {
     char found[4096];
-    jitanon_jitdump *d;
+    jitanon__inj_dump jd;
     jitanon_result res;
     j->st->markers++;
-    j->marker_cpu = rec->sid.cpu;
-    d = jitanon__inj_open_dump(j, &rec->mmap.filename, found, sizeof found);
-    if (!d) {
+    j->jit.marker_cpu = r->cpu;
+    memset(&jd, 0, sizeof jd);
+    jd.pid = r->pid;
+    jd.tid = r->tid;
+    if (!jitanon__inj_open_dump(j, name, &jd, found, sizeof found)) {
         j->st->dumps_failed++;
         return JITANON_OK; /* its process is left as it was recorded */
     }
-    if (d->stats.by_id[JITANON_JIT_CODE_LOAD] == 0) {
+    if (jd.sum.loads == 0) {
         jitanon__inj_log(j, "jitdump %s holds no CODE_LOAD records%s", found, NULL);
-        jitanon_jitdump_free(d);
+        jitanon_jitdump_free(jd.dump);
         j->st->dumps_failed++;
         return JITANON_OK;
     }
-    if (d->tail_error.type != JITANON_OK) jitanon__inj_log(j, "jitdump %s: %s (records before it are used)", found, &d->tail_error);
-    if ((res = jitanon__inj_check_clock(j, d, rec->offset)) != JITANON_OK) {
-        jitanon_jitdump_free(d);
+    if (jd.sum.tail_error.type != JITANON_OK)
+        jitanon__inj_log(j, "jitdump %s: %s (records before it are used)", found, &jd.sum.tail_error);
+    if ((res = jitanon__inj_check_clock(j, &jd.sum.header, r->offset)) != JITANON_OK) {
+        jitanon_jitdump_free(jd.dump);
         return res;
     }
     j->st->dumps_loaded++;
     r->action = JITANON__INJ_DROP;
-    return jitanon__inj_add_dump(j, d, &rec->mmap, found);
+    return jitanon__inj_add_dump(j, &jd, found);
 }
 
-/* -- one round: buffer, decide in time order, write in file order --------------------------- */
+/* -- decide: one round in time order ---------------------------------------------------------- */
 
 JITANON__PRIVATE int jitanon__inj_is_mmap(uint32_t type)
 {
@@ -8175,8 +8462,8 @@ JITANON__PRIVATE jitanon__inj_event *jitanon__inj_next_event(jitanon__inj *j, si
 {
     jitanon__inj_event *best = NULL;
     size_t i;
-    for (i = 0; i < j->ndumps; i++) {
-        jitanon__inj_dump *d = &j->dumps[i];
+    for (i = 0; i < j->jit.ndumps; i++) {
+        jitanon__inj_dump *d = &j->jit.dumps[i];
         jitanon__inj_event *e = d->next < d->count ? &d->events[d->next] : NULL;
         if (e && (!best || e->time < best->time || (e->time == best->time && e->seq < best->seq))) {
             best = e;
@@ -8186,31 +8473,40 @@ JITANON__PRIVATE jitanon__inj_event *jitanon__inj_next_event(jitanon__inj *j, si
     return best;
 }
 
+JITANON__PRIVATE jitanon_trim_event jitanon__inj_trim_event(uint32_t pid, uint64_t time, uint64_t start, uint64_t len,
+                                                            uint64_t pgoff, jitanon_trim_kind kind, uint64_t id)
+{
+    jitanon_trim_event e;
+    e.pid = pid;
+    e.kind = kind;
+    e.time = time;
+    e.start = start;
+    e.len = len;
+    e.pgoff = pgoff;
+    e.id = id;
+    return e;
+}
+
 /* Applies every jit event up to `time` (all of them when `all`). */
 JITANON__PRIVATE jitanon_result jitanon__inj_apply_until(jitanon__inj *j, uint64_t time, int all)
 {
+    jitanon__inj_buf *rd = &j->round;
     size_t which = 0;
     jitanon__inj_event *e;
     while ((e = jitanon__inj_next_event(j, &which)) != NULL && (all || e->time <= time)) {
-        const jitanon__inj_func *f = &j->funcs[e->func];
+        const jitanon__inj_func *f = &j->jit.funcs[e->func];
         jitanon__inj_synth *s;
         jitanon_result res = JITANON_OK;
-        j->dumps[which].next++;
+        j->jit.dumps[which].next++;
         if (e->size == 0) continue;
         if (j->opts->anon_mode == JITANON_ANON_RANGE) {
-            jitanon_trim_event te;
-            memset(&te, 0, sizeof te);
-            te.pid = f->pid;
-            te.time = e->time;
-            te.start = e->start;
-            te.len = e->size;
-            te.id = e->func;
-            res = e->is_move ? jitanon_trim_move(j->trim, &te, j->err) : jitanon_trim_load(j->trim, &te, j->err);
+            jitanon_trim_event te = jitanon__inj_trim_event(f->pid, e->time, e->start, e->size, 0, JITANON_TRIM_JIT, e->func);
+            res = e->is_move ? jitanon_trim_move(j->maps.trim, &te, j->err) : jitanon_trim_load(j->maps.trim, &te, j->err);
         }
         if (res != JITANON_OK && res != JITANON_ERR_INVALID_ARGUMENT) return res; /* wrapping ranges: skip */
-        if (!jitanon__grow(&j->a, (void **)&j->synth, &j->synth_cap, j->nsynth + 1, sizeof *s))
+        if (!jitanon__grow(&j->a, (void **)&rd->synth, &rd->synth_cap, rd->nsynth + 1, sizeof *s))
             return jitanon__inj_nomem(j, "synthesized mmaps");
-        s = &j->synth[j->nsynth++];
+        s = &rd->synth[rd->nsynth++];
         s->time = e->time;
         s->seq = e->seq;
         s->start = e->start;
@@ -8230,102 +8526,95 @@ JITANON__PRIVATE uint64_t jitanon__fnv1a(const void *data, size_t n, uint64_t h)
 /* Interns (name, pgoff - start): equal identities get equal map_ids, which lets the
    engine skip re-sending what an identical mapping already covers.  A hash collision
    between different identities just gets a fresh id (no skipping). */
-JITANON__PRIVATE jitanon_result jitanon__inj_ident_of(jitanon__inj *j, const jitanon_perf_mmap *m, uint64_t *id)
+JITANON__PRIVATE jitanon_result jitanon__inj_ident_of(jitanon__inj *j, const char *name, size_t name_len, uint64_t delta,
+                                                      uint64_t *id)
 {
     static const char nul = 0;
-    uint64_t delta = m->pgoff - m->start, h;
+    jitanon__inj_maps *m = &j->maps;
     jitanon__inj_ident *e;
-    jitanon_range r;
-    int collision = 0;
+    size_t *slot;
+    uint64_t h;
     uint8_t d[8];
     jitanon__wr64(d, delta, 0);
-    h = jitanon__fnv1a(d, 8, jitanon__fnv1a(m->filename.data, m->filename.length, 0xcbf29ce484222325ull));
-    if (jitanon_rangemap_lookup(&j->ident_index, h, &r)) {
-        e = &j->idents[r.id];
-        if (e->delta == delta && e->name_len == m->filename.length &&
-            !memcmp(j->paths.data + e->name_off, m->filename.data, e->name_len)) {
-            *id = r.id;
+    h = jitanon__fnv1a(d, 8, jitanon__fnv1a(name, name_len, 0xcbf29ce484222325ull));
+    if (!jitanon__grow(&j->a, (void **)&m->idents, &m->idents_cap, m->nidents + 1, sizeof *e) ||
+        !(slot = jitanon__hmap_at(&m->index, &j->a, h, m->nidents)))
+        return jitanon__inj_nomem(j, "mmap identities");
+    if (*slot != m->nidents) {
+        e = &m->idents[*slot];
+        if (e->delta == delta && e->name_len == name_len && !memcmp(m->names.data + e->name_off, name, name_len)) {
+            *id = *slot;
             return JITANON_OK;
         }
-        collision = 1;
     }
-    if (!jitanon__grow(&j->a, (void **)&j->idents, &j->idents_cap, j->nidents + 1, sizeof *e))
-        return jitanon__inj_nomem(j, "mmap identities");
-    e = &j->idents[j->nidents];
-    e->name_off = j->paths.size;
-    e->name_len = m->filename.length;
+    e = &m->idents[m->nidents];
+    e->name_off = m->names.size;
+    e->name_len = name_len;
     e->delta = delta;
-    if (jitanon_membuf_write(&j->paths, m->filename.data, m->filename.length) || jitanon_membuf_write(&j->paths, &nul, 1))
+    if (jitanon_membuf_write(&m->names, name, name_len) || jitanon_membuf_write(&m->names, &nul, 1))
         return jitanon__inj_nomem(j, "mmap names");
-    if (!collision && jitanon_rangemap_assign(&j->ident_index, h, 1, 1, j->nidents, j->err) != JITANON_OK)
-        return j->err ? j->err->type : JITANON_ERR_NOMEM;
-    *id = j->nidents++;
+    *id = m->nidents++;
     return JITANON_OK;
 }
 
 /* Decides what one mmap record becomes. */
-JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitanon__inj_rec *r,
-                                                         const jitanon_perf_mmap *m)
+JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitanon__inj_rec *r, const char *name)
 {
-    jitanon_trim_kind kind = jitanon_trim_classify(m->filename.data, m->filename.length);
+    jitanon__inj_buf *rd = &j->round;
+    jitanon_trim_kind kind = jitanon_trim_classify(name, r->name_len);
+    const size_t *dumps = kind == JITANON_TRIM_ANON ? jitanon__hmap_find(&j->jit.pids, r->pid) : NULL;
     const jitanon_trim_piece *p = NULL;
     size_t n = 0, i;
     uint64_t map_id = 0;
+    jitanon_trim_event te;
     jitanon_result res;
-    int dumped = kind == JITANON_TRIM_ANON && jitanon__inj_has_dump(j, m->pid);
+    int dumped = dumps && *dumps;
     if (j->opts->anon_mode == JITANON_ANON_ALL && dumped) {
         r->action = JITANON__INJ_DROP;
         j->st->anon_dropped++;
         return JITANON_OK;
     }
-    if (!j->trim) return JITANON_OK; /* --anon=keep/all without a symbolizer: nothing to track */
-    if ((res = jitanon__inj_ident_of(j, m, &map_id)) != JITANON_OK) return res;
-    {
-        jitanon_trim_event te;
-        te.pid = m->pid;
-        te.kind = kind;
-        te.time = r->time;
-        te.start = m->start;
-        te.len = m->len;
-        te.pgoff = m->pgoff;
-        te.id = map_id;
-        res = jitanon_trim_mmap(j->trim, &te, &p, &n, j->err);
-    }
+    if (!j->maps.trim) return JITANON_OK; /* --anon=keep/all without a symbolizer: nothing to track */
+    if ((res = jitanon__inj_ident_of(j, name, r->name_len, r->pgoff - r->start, &map_id)) != JITANON_OK) return res;
+    te = jitanon__inj_trim_event(r->pid, r->time, r->start, r->len, r->pgoff, kind, map_id);
+    res = jitanon_trim_mmap(j->maps.trim, &te, &p, &n, j->err);
     if (res == JITANON_ERR_INVALID_ARGUMENT) return JITANON_OK; /* a wrapping range: pass it on */
     if (res != JITANON_OK || !dumped) return res;
-    if (n == 1 && p[0].start == m->start && p[0].len == m->len) {
+    if (n == 1 && p[0].start == r->start && p[0].len == r->len) {
         j->st->anon_kept++;
         return JITANON_OK;
     }
     if (n == 0) j->st->anon_dropped++;
     else j->st->anon_split++;
     j->st->anon_pieces += n;
-    if (!jitanon__grow(&j->a, (void **)&j->pieces, &j->pieces_cap, j->npieces + n, sizeof *j->pieces))
+    if (!jitanon__grow(&j->a, (void **)&rd->pieces, &rd->pieces_cap, rd->npieces + n, sizeof *rd->pieces))
         return jitanon__inj_nomem(j, "pieces");
     r->action = n ? JITANON__INJ_PIECES : JITANON__INJ_DROP;
-    r->first_piece = j->npieces;
+    r->first_piece = rd->npieces;
     r->pieces = n;
-    for (i = 0; i < n; i++) j->pieces[j->npieces++] = p[i];
+    for (i = 0; i < n; i++) rd->pieces[rd->npieces++] = p[i];
     return JITANON_OK;
 }
 
+/* Read: keeps the record's bytes and what the decisions need of it. */
 JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitanon_perf_record *rec)
 {
+    jitanon__inj_buf *rd = &j->round;
     jitanon__inj_rec *r;
-    if (!jitanon__grow(&j->a, (void **)&j->recs, &j->recs_cap, j->nrecs + 1, sizeof *r) ||
-        jitanon_membuf_write(&j->round, rec->raw.data, rec->raw.size))
+    if (!jitanon__grow(&j->a, (void **)&rd->recs, &rd->recs_cap, rd->nrecs + 1, sizeof *r) ||
+        jitanon_membuf_write(&rd->bytes, rec->raw.data, rec->raw.size))
         return jitanon__inj_nomem(j, "round buffer");
-    r = &j->recs[j->nrecs++];
+    r = &rd->recs[rd->nrecs++];
     memset(r, 0, sizeof *r);
-    r->off = j->round.size - rec->raw.size;
+    r->off = rd->bytes.size - rec->raw.size;
     r->size = rec->raw.size;
     r->offset = rec->offset;
     r->type = rec->type;
     r->misc = rec->misc;
     r->cpu = rec->sid.cpu;
     /* Records without a time (tool records) keep their place next to their neighbours. */
-    if (rec->sid.present & JITANON_PERF_SAMPLE_TIME) j->last_time = rec->sid.time;
-    r->time = j->last_time;
+    if (rec->sid.present & JITANON_PERF_SAMPLE_TIME) rd->last_time = rec->sid.time;
+    r->time = rd->last_time;
     if (jitanon__inj_is_mmap(rec->type)) {
         r->pid = rec->mmap.pid;
         r->tid = rec->mmap.tid;
@@ -8349,24 +8638,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
     } else if (rec->type == JITANON_PERF_RECORD_COMM) {
         r->pid = rec->comm.pid;
     } else if (rec->type == JITANON_PERF_RECORD_TIME_CONV) {
-        j->time_conv = *rec;
-        j->have_time_conv = 1;
+        j->jit.time_conv = *rec;
+        j->jit.have_time_conv = 1;
     }
     return JITANON_OK;
-}
-
-JITANON__PRIVATE jitanon_perf_mmap jitanon__inj_mmap_of(const jitanon__inj *j, const jitanon__inj_rec *r)
-{
-    jitanon_perf_mmap m;
-    memset(&m, 0, sizeof m);
-    m.pid = r->pid;
-    m.tid = r->tid;
-    m.start = r->start;
-    m.len = r->len;
-    m.pgoff = r->pgoff;
-    m.filename.data = (const char *)j->round.data + r->off + r->name_off;
-    m.filename.length = r->name_len;
-    return m;
 }
 
 #define JITANON__PERF_MISC_COMM_EXEC (1u << 13)
@@ -8380,56 +8655,52 @@ JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_r
     s.tid = r->tid;
     s.time = r->time;
     s.ip = r->start;
-    s.kind = j->trim ? jitanon_trim_resolve(j->trim, r->pid, r->start, &where) : JITANON_TRIM_NONE;
-    if (s.kind == JITANON_TRIM_JIT && where.id < j->nfuncs) {
-        const jitanon__inj_func *f = &j->funcs[where.id];
+    s.kind = j->maps.trim ? jitanon_trim_resolve(j->maps.trim, r->pid, r->start, &where) : JITANON_TRIM_NONE;
+    if (s.kind == JITANON_TRIM_JIT && where.id < j->jit.nfuncs) {
+        const jitanon__inj_func *f = &j->jit.funcs[where.id];
         s.name = f->name;
         s.start = f->code_addr;
         s.code_index = f->code_index;
-    } else if (s.kind != JITANON_TRIM_NONE && where.id < j->nidents) {
-        s.name.data = jitanon__inj_path(j, j->idents[where.id].name_off);
-        s.name.length = j->idents[where.id].name_len;
+    } else if (s.kind != JITANON_TRIM_NONE && where.id < j->maps.nidents) {
+        s.name.data = (const char *)j->maps.names.data + j->maps.idents[where.id].name_off;
+        s.name.length = j->maps.idents[where.id].name_len;
         s.start = where.start;
     }
     j->opts->on_sample(j->io.user, &s);
 }
 
-/* Replays one buffered record in time order. */
+/* Decide: replays one buffered record in time order. */
 JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__inj_rec *r)
 {
-    jitanon_result res = JITANON_OK;
-    int range = j->trim != NULL;
+    jitanon_trim *trim = j->maps.trim;
     if (jitanon__inj_is_mmap(r->type)) {
-        jitanon_perf_mmap m = jitanon__inj_mmap_of(j, r);
-        if (jitanon_is_jitdump_marker(m.filename.data, m.filename.length, NULL)) {
-            jitanon_perf_record rec;
-            memset(&rec, 0, sizeof rec);
-            rec.mmap = m;
-            rec.offset = r->offset;
-            rec.sid.cpu = r->cpu;
-            return jitanon__inj_marker(j, &rec, r);
-        }
-        return jitanon__inj_decide_mmap(j, r, &m);
+        jitanon_str name;
+        name.data = (const char *)j->round.bytes.data + r->off + r->name_off;
+        name.length = r->name_len;
+        if (jitanon_is_jitdump_marker(name.data, name.length, NULL)) return jitanon__inj_marker(j, r, &name);
+        return jitanon__inj_decide_mmap(j, r, name.data);
     }
     if (r->type == JITANON_PERF_RECORD_SAMPLE) {
         j->st->samples++;
         if (j->opts->on_sample) jitanon__inj_resolve(j, r);
-        if (j->sampled) jitanon__inj_mark_hits(j, r);
+        if (j->elf.ops->sample) j->elf.ops->sample(j, &j->elf, r);
     }
     /* perf's address maps: a new process starts from its parent's; exec starts afresh. */
-    if (range && r->type == JITANON_PERF_RECORD_FORK && r->pid != r->ppid)
-        res = jitanon_trim_fork(j->trim, r->ppid, r->pid, j->err);
-    if (range && r->type == JITANON_PERF_RECORD_COMM && (r->misc & JITANON__PERF_MISC_COMM_EXEC))
-        jitanon_trim_forget(j->trim, r->pid);
+    if (trim && r->type == JITANON_PERF_RECORD_FORK && r->pid != r->ppid) return jitanon_trim_fork(trim, r->ppid, r->pid, j->err);
+    if (trim && r->type == JITANON_PERF_RECORD_COMM && (r->misc & JITANON__PERF_MISC_COMM_EXEC))
+        jitanon_trim_forget(trim, r->pid);
     /* A process that exited needs no map: memory follows the live processes, not the
        length of a system-wide recording. */
-    if (j->trim && r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid) jitanon_trim_forget(j->trim, r->pid);
-    return res;
+    if (trim && r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid) jitanon_trim_forget(trim, r->pid);
+    return JITANON_OK;
 }
+
+/* -- write: the round in file order ------------------------------------------------------------ */
 
 JITANON__PRIVATE jitanon_result jitanon__inj_emit_synth(jitanon__inj *j, const jitanon__inj_synth *s)
 {
-    const jitanon__inj_func *f = &j->funcs[s->func];
+    const jitanon__inj_func *f = &j->jit.funcs[s->func];
+    jitanon__inj_out *o = &j->out;
     const jitanon_perf_attr *attr = NULL;
     jitanon_perf_mmap m;
     size_t size = 0, i;
@@ -8448,25 +8719,26 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_synth(jitanon__inj *j, const j
     m.flags = 2; /* MAP_PRIVATE */
     m.filename.data = jitanon__inj_path(j, f->path);
     m.filename.length = strlen(m.filename.data);
-    res = jitanon_perf_encode_mmap2(j->enc, j->enc_cap, &size, &m, JITANON_PERF_MISC_USER, s->time, j->marker_cpu,
+    res = jitanon_perf_encode_mmap2(o->enc, o->enc_cap, &size, &m, JITANON_PERF_MISC_USER, s->time, j->jit.marker_cpu,
                                     attr, j->in->big_endian, j->err);
     if (res == JITANON_ERR_LIMIT) {
-        if (!jitanon__grow(&j->a, (void **)&j->enc, &j->enc_cap, size, 1)) return jitanon__inj_nomem(j, "mmap2");
-        res = jitanon_perf_encode_mmap2(j->enc, j->enc_cap, &size, &m, JITANON_PERF_MISC_USER, s->time, j->marker_cpu,
-                                        attr, j->in->big_endian, j->err);
+        if (!jitanon__grow(&j->a, (void **)&o->enc, &o->enc_cap, size, 1)) return jitanon__inj_nomem(j, "mmap2");
+        res = jitanon_perf_encode_mmap2(o->enc, o->enc_cap, &size, &m, JITANON_PERF_MISC_USER, s->time,
+                                        j->jit.marker_cpu, attr, j->in->big_endian, j->err);
     }
     if (res != JITANON_OK) return res;
     j->st->mmaps_synthesized++;
-    return jitanon_perf_writer_write(j->out, j->enc, size, j->err);
+    return jitanon_perf_writer_write(o->w, o->enc, size, j->err);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__inj_emit_rec(jitanon__inj *j, const jitanon__inj_rec *r)
 {
-    const uint8_t *raw = j->round.data + r->off;
+    jitanon__inj_out *o = &j->out;
+    const uint8_t *raw = j->round.bytes.data + r->off;
     size_t i;
-    if (r->action == JITANON__INJ_PASS) return jitanon_perf_writer_write(j->out, raw, r->size, j->err);
+    if (r->action == JITANON__INJ_PASS) return jitanon_perf_writer_write(o->w, raw, r->size, j->err);
     for (i = 0; r->action == JITANON__INJ_PIECES && i < r->pieces; i++) {
-        const jitanon_trim_piece *p = &j->pieces[r->first_piece + i];
+        const jitanon_trim_piece *p = &j->round.pieces[r->first_piece + i];
         jitanon_perf_record rec;
         size_t size = 0;
         jitanon_result res;
@@ -8475,10 +8747,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_rec(jitanon__inj *j, const jit
         rec.raw.data = raw;
         rec.raw.size = r->size;
         rec.offset = r->offset;
-        if (!jitanon__grow(&j->a, (void **)&j->enc, &j->enc_cap, r->size, 1)) return jitanon__inj_nomem(j, "pieces");
-        res = jitanon_perf_rewrite_mmap(j->enc, j->enc_cap, &size, &rec, p->start, p->len, p->pgoff, j->in->big_endian,
+        if (!jitanon__grow(&j->a, (void **)&o->enc, &o->enc_cap, r->size, 1)) return jitanon__inj_nomem(j, "pieces");
+        res = jitanon_perf_rewrite_mmap(o->enc, o->enc_cap, &size, &rec, p->start, p->len, p->pgoff, j->in->big_endian,
                                         j->err);
-        if (res == JITANON_OK) res = jitanon_perf_writer_write(j->out, j->enc, size, j->err);
+        if (res == JITANON_OK) res = jitanon_perf_writer_write(o->w, o->enc, size, j->err);
         if (res != JITANON_OK) return res;
     }
     return JITANON_OK;
@@ -8490,16 +8762,17 @@ JITANON__PRIVATE int jitanon__inj_synth_less(const void *ctx, uint32_t a, uint32
     return s[a].time < s[b].time || (s[a].time == s[b].time && s[a].seq < s[b].seq);
 }
 
-/* Fills j->order with 0..n-1 sorted by `less` (stable); order and its scratch half share
-   one allocation. */
+/* Fills the round's order with 0..n-1 sorted by `less` (stable); order and its scratch
+   half share one allocation. */
 JITANON__PRIVATE int jitanon__inj_order(jitanon__inj *j, size_t n, jitanon__less_fn less, const void *ctx)
 {
+    jitanon__inj_buf *rd = &j->round;
     size_t i;
     if (n == 0) return 1; /* order may still be NULL, and NULL + 0 is undefined */
     if (n > UINT32_MAX / 2) return 0;
-    if (!jitanon__grow(&j->a, (void **)&j->order, &j->order_cap, 2 * n, sizeof *j->order)) return 0;
-    for (i = 0; i < n; i++) j->order[i] = (uint32_t)i;
-    jitanon__msort(j->order, j->order + n, n, less, ctx);
+    if (!jitanon__grow(&j->a, (void **)&rd->order, &rd->order_cap, 2 * n, sizeof *rd->order)) return 0;
+    for (i = 0; i < n; i++) rd->order[i] = (uint32_t)i;
+    jitanon__msort(rd->order, rd->order + n, n, less, ctx);
     return 1;
 }
 
@@ -8507,15 +8780,16 @@ JITANON__PRIVATE int jitanon__inj_order(jitanon__inj *j, size_t n, jitanon__less
    that is not older than it. */
 JITANON__PRIVATE jitanon_result jitanon__inj_emit_round(jitanon__inj *j)
 {
+    jitanon__inj_buf *rd = &j->round;
     size_t k, s = 0;
     jitanon_result res = JITANON_OK;
-    if (!jitanon__inj_order(j, j->nsynth, jitanon__inj_synth_less, j->synth)) return jitanon__inj_nomem(j, "sort");
-    for (k = 0; k < j->nrecs && res == JITANON_OK; k++) {
-        while (res == JITANON_OK && s < j->nsynth && j->synth[j->order[s]].time <= j->recs[k].time)
-            res = jitanon__inj_emit_synth(j, &j->synth[j->order[s++]]);
-        if (res == JITANON_OK) res = jitanon__inj_emit_rec(j, &j->recs[k]);
+    if (!jitanon__inj_order(j, rd->nsynth, jitanon__inj_synth_less, rd->synth)) return jitanon__inj_nomem(j, "sort");
+    for (k = 0; k < rd->nrecs && res == JITANON_OK; k++) {
+        while (res == JITANON_OK && s < rd->nsynth && rd->synth[rd->order[s]].time <= rd->recs[k].time)
+            res = jitanon__inj_emit_synth(j, &rd->synth[rd->order[s++]]);
+        if (res == JITANON_OK) res = jitanon__inj_emit_rec(j, &rd->recs[k]);
     }
-    while (res == JITANON_OK && s < j->nsynth) res = jitanon__inj_emit_synth(j, &j->synth[j->order[s++]]);
+    while (res == JITANON_OK && s < rd->nsynth) res = jitanon__inj_emit_synth(j, &rd->synth[rd->order[s++]]);
     return res;
 }
 
@@ -8523,73 +8797,152 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_round(jitanon__inj *j)
    writes the round.  `last`: no more input, so every remaining jit event is due. */
 JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, int last)
 {
+    jitanon__inj_buf *rd = &j->round;
     size_t k;
     uint64_t max_time = 0;
     jitanon_result res = JITANON_OK;
-    if (!jitanon__inj_order(j, j->nrecs, jitanon__inj_rec_less, j->recs)) return jitanon__inj_nomem(j, "sort");
-    for (k = 0; k < j->nrecs && res == JITANON_OK; k++) {
-        jitanon__inj_rec *r = &j->recs[j->order[k]];
+    if (!jitanon__inj_order(j, rd->nrecs, jitanon__inj_rec_less, rd->recs)) return jitanon__inj_nomem(j, "sort");
+    for (k = 0; k < rd->nrecs && res == JITANON_OK; k++) {
+        jitanon__inj_rec *r = &rd->recs[rd->order[k]];
         if (r->time > max_time) max_time = r->time;
         res = jitanon__inj_apply_until(j, r->time, 0);
         if (res == JITANON_OK) res = jitanon__inj_decide(j, r);
     }
     if (res == JITANON_OK) res = jitanon__inj_apply_until(j, max_time, last);
-    if (res == JITANON_OK && j->out) res = jitanon__inj_emit_round(j);
+    if (res == JITANON_OK && j->out.w) res = jitanon__inj_emit_round(j);
     j->st->rounds++;
-    if (j->round.size > j->st->largest_round_bytes) j->st->largest_round_bytes = j->round.size;
-    j->round.size = 0;
-    j->nrecs = j->npieces = j->nsynth = 0;
+    if (rd->bytes.size > j->st->largest_round_bytes) j->st->largest_round_bytes = rd->bytes.size;
+    rd->bytes.size = 0;
+    rd->nrecs = rd->npieces = rd->nsynth = 0;
     if (j->io.progress) j->io.progress(j->io.user, j->bytes_done);
     return res;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__inj_record(jitanon__inj *j, const jitanon_perf_record *rec)
+/* -- the pipeline ------------------------------------------------------------------------------ */
+
+/* The frame of jitanon_perf_copy for any stream of records: attrs and features where the
+   output's mode wants them, every record through `record`, `end` once the input ended,
+   then jitanon_perf_writer_finish.  `w` may be NULL: nothing is written. */
+typedef struct jitanon__perf_pass {
+    jitanon_result (*record)(void *ctx, const jitanon_perf_record *rec);
+    jitanon_result (*end)(void *ctx);
+    void *ctx;
+} jitanon__perf_pass;
+
+JITANON__PRIVATE jitanon_result jitanon__perf_pump(jitanon_perf_reader *r, jitanon_perf_writer *w,
+                                                   const jitanon__perf_pass *pass, jitanon_error *err)
 {
+    jitanon_perf_record rec;
+    jitanon_result res = JITANON_OK;
+    int file = w && r->mode == JITANON_PERF_FILE, feats_done = 0;
+    size_t i;
+    for (i = 0; res == JITANON_OK && file && i < r->attr_count; i++)
+        res = jitanon_perf_writer_add_attr(w, &r->attrs[i], err);
+    /* A pipe wants features before the records; a file takes them at the end anyway. */
+    if (res == JITANON_OK && file && r->seek_fn_) {
+        res = jitanon__pc_features(r, w, err);
+        feats_done = 1;
+    }
+    while (res == JITANON_OK && (res = jitanon_perf_reader_next(r, &rec, err)) == JITANON_OK)
+        res = pass->record(pass->ctx, &rec);
+    if (res != JITANON_END) return res;
+    jitanon__clear_error(err);
+    if (pass->end && (res = pass->end(pass->ctx)) != JITANON_OK) return res;
+    if (file && !feats_done && (res = jitanon__pc_features(r, w, err)) != JITANON_OK) return res;
+    return w ? jitanon_perf_writer_finish(w, err) : JITANON_OK;
+}
+
+/* Read: buffers a round; attr and feature records, which become file sections when pipe
+   turns into file, pass on at once, after whatever is buffered. */
+JITANON__PRIVATE jitanon_result jitanon__inj_record(void *ctx, const jitanon_perf_record *rec)
+{
+    jitanon__inj *j = (jitanon__inj *)ctx;
     jitanon_result res;
     uint64_t limit = j->opts->max_round_bytes ? j->opts->max_round_bytes : (uint64_t)256 << 20;
     j->st->records_in++;
     if (!rec->from_compressed) j->bytes_done = rec->offset + rec->raw.size;
-    /* Attr and feature records become file sections when pipe turns into file: pass
-       them on at once, after whatever is buffered. */
     if (rec->type == JITANON_PERF_RECORD_HEADER_ATTR || rec->type == JITANON_PERF_RECORD_HEADER_FEATURE) {
-        if (j->nrecs && (res = jitanon__inj_round(j, 0)) != JITANON_OK) return res;
-        return j->out ? jitanon__pc_record(j->in, j->out, rec, j->err) : JITANON_OK;
+        if (j->round.nrecs && (res = jitanon__inj_round(j, 0)) != JITANON_OK) return res;
+        return j->out.w ? jitanon__pc_record(j->in, j->out.w, rec, j->err) : JITANON_OK;
     }
     if ((res = jitanon__inj_buffer(j, rec)) != JITANON_OK) return res;
-    if (rec->type == JITANON_PERF_RECORD_FINISHED_ROUND || j->round.size >= limit) return jitanon__inj_round(j, 0);
+    if (rec->type == JITANON_PERF_RECORD_FINISHED_ROUND || j->round.bytes.size >= limit) return jitanon__inj_round(j, 0);
     return JITANON_OK;
+}
+
+/* The input ended: every jit event is due, then the layout writes what it kept back. */
+JITANON__PRIVATE jitanon_result jitanon__inj_end(void *ctx)
+{
+    jitanon__inj *j = (jitanon__inj *)ctx;
+    jitanon_result res = jitanon__inj_round(j, 1);
+    if (res == JITANON_OK && j->elf.ops->finish) res = j->elf.ops->finish(j, &j->elf);
+    return res;
 }
 
 JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
 {
+    jitanon__inj_jit *jt = &j->jit;
+    jitanon__inj_buf *rd = &j->round;
     size_t i;
-    for (i = 0; i < j->ndumps; i++) {
-        jitanon__free(&j->a, j->dumps[i].events, j->dumps[i].cap * sizeof *j->dumps[i].events);
-        jitanon_jitdump_free(j->dumps[i].dump);
+    if (j->elf.ops && j->elf.ops->free) j->elf.ops->free(j, &j->elf);
+    for (i = 0; i < jt->ndumps; i++) {
+        jitanon__free(&j->a, jt->dumps[i].events, jt->dumps[i].cap * sizeof *jt->dumps[i].events);
+        jitanon__free(&j->a, jt->dumps[i].dir, jt->dumps[i].dir_size);
+        jitanon_jitdump_free(jt->dumps[i].dump);
     }
-    jitanon__free(&j->a, j->dumps, j->dumps_cap * sizeof *j->dumps);
-    jitanon__free(&j->a, j->dump_pids, j->dump_pids_cap * sizeof *j->dump_pids);
-    jitanon__free(&j->a, j->funcs, j->funcs_cap * sizeof *j->funcs);
-    jitanon__free(&j->a, j->recs, j->recs_cap * sizeof *j->recs);
-    jitanon__free(&j->a, j->order, j->order_cap * sizeof *j->order);
-    jitanon__free(&j->a, j->pieces, j->pieces_cap * sizeof *j->pieces);
-    jitanon__free(&j->a, j->synth, j->synth_cap * sizeof *j->synth);
-    jitanon__free(&j->a, j->enc, j->enc_cap);
-    jitanon__free(&j->a, j->idents, j->idents_cap * sizeof *j->idents);
-    jitanon_rangemap_free(&j->ident_index);
-    jitanon_membuf_free(&j->paths);
-    jitanon_membuf_free(&j->elfbuf);
-    jitanon_membuf_free(&j->pend_debug);
-    jitanon_membuf_free(&j->pend_unwind);
-    jitanon_membuf_free(&j->round);
-    jitanon_trim_destroy(j->trim);
+    jitanon__free(&j->a, jt->dumps, jt->dumps_cap * sizeof *jt->dumps);
+    jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
+    jitanon__hmap_free(&jt->pids, &j->a);
+    jitanon_membuf_free(&jt->paths);
+    jitanon_membuf_free(&jt->pend_debug);
+    jitanon_membuf_free(&jt->pend_unwind);
+    jitanon__free(&j->a, rd->recs, rd->recs_cap * sizeof *rd->recs);
+    jitanon__free(&j->a, rd->order, rd->order_cap * sizeof *rd->order);
+    jitanon__free(&j->a, rd->pieces, rd->pieces_cap * sizeof *rd->pieces);
+    jitanon__free(&j->a, rd->synth, rd->synth_cap * sizeof *rd->synth);
+    jitanon_membuf_free(&rd->bytes);
+    jitanon__free(&j->a, j->maps.idents, j->maps.idents_cap * sizeof *j->maps.idents);
+    jitanon__hmap_free(&j->maps.index, &j->a);
+    jitanon_membuf_free(&j->maps.names);
+    jitanon_trim_destroy(j->maps.trim);
+    jitanon__free(&j->a, j->out.enc, j->out.enc_cap);
 }
 
+/* elf_files = SAMPLED as far as this run can honour it (see jitanon_inject_opts). */
+JITANON__PRIVATE jitanon_result jitanon__inj_sampled(jitanon__inj *j, int *sampled)
+{
+    const uint64_t addresses =
+        JITANON_PERF_SAMPLE_ADDR | JITANON_PERF_SAMPLE_BRANCH_STACK | JITANON_PERF_SAMPLE_STACK_USER;
+    size_t i;
+    *sampled = 0;
+    if (!j->out.w || j->opts->elf_files != JITANON_ELF_FILES_SAMPLED) return JITANON_OK;
+    if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS)
+        return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0,
+                             "elf_files = JITANON_ELF_FILES_SAMPLED chooses per-function files; it cannot combine "
+                             "with elf_layout = JITANON_ELF_PER_PROCESS");
+    if (j->in->mode != JITANON_PERF_FILE || j->out.w->mode != JITANON_PERF_FILE) {
+        jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_SAMPLED_PIPE,
+                              "elf_files = SAMPLED needs file input and output (a pipe's reader may want a file "
+                              "before the end): every function's file is written");
+        return JITANON_OK;
+    }
+    for (i = 0; i < j->in->attr_count; i++)
+        if (j->in->attrs[i].sample_type & addresses) {
+            jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES,
+                                  "elf_files = SAMPLED: the recording has data addresses, branch stacks or user "
+                                  "stacks, which may land in any jitted file: every function's file is written");
+            return JITANON_OK;
+        }
+    *sampled = 1;
+    return JITANON_OK;
+}
+
+/* Checks the options against each other and sets up the stages. */
 JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitanon_inject_opts *opts,
                                                    jitanon_inject_opts *defaults)
 {
-    size_t i;
-    jitanon_result res = JITANON_OK;
+    jitanon_result res;
+    int sampled;
     if (!opts) {
         memset(defaults, 0, sizeof *defaults);
         opts = defaults;
@@ -8599,33 +8952,32 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (opts->anon_mode > JITANON_ANON_KEEP || opts->elf_layout > JITANON_ELF_PER_PROCESS ||
         opts->elf_files > JITANON_ELF_FILES_SAMPLED)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown anon_mode, elf_layout or elf_files");
-    if (j->out && j->in->big_endian != j->out->big_endian)
+    if (j->out.w && j->in->big_endian != j->out.w->big_endian)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "the writer must use the input's byte order");
     j->opts = opts;
     j->a = opts->allocator;
     j->io = opts->io;
     if (!j->io.load_dump) j->io.load_dump = jitanon__inj_load_default;
     if (!j->io.write_elf) j->io.write_elf = jitanon__inj_write_default;
-    j->paths.allocator = j->elfbuf.allocator = j->round.allocator = j->a;
-    j->pend_debug.allocator = j->pend_unwind.allocator = j->a;
-    jitanon_rangemap_init(&j->ident_index, &j->a);
-    j->dump_opts = opts->jitdump;
-    j->dump_opts.no_records = 1;
-    j->sampled = j->out && j->out->mode == JITANON_PERF_FILE && j->in->mode == JITANON_PERF_FILE &&
-                 opts->elf_layout == JITANON_ELF_PER_FUNCTION && opts->elf_files == JITANON_ELF_FILES_SAMPLED;
-    for (i = 0; j->sampled && i < j->in->attr_count; i++)
-        if (j->in->attrs[i].sample_type &
-            (JITANON_PERF_SAMPLE_ADDR | JITANON_PERF_SAMPLE_BRANCH_STACK | JITANON_PERF_SAMPLE_STACK_USER))
-            j->sampled = 0;
-    if (opts->anon_mode == JITANON_ANON_RANGE || opts->on_sample || j->sampled) {
+    j->jit.paths.allocator = j->jit.pend_debug.allocator = j->jit.pend_unwind.allocator = j->a;
+    j->round.bytes.allocator = j->maps.names.allocator = j->a;
+    j->jit.dump_opts = opts->jitdump;
+    j->jit.dump_opts.no_records = 1;
+    if ((res = jitanon__inj_sampled(j, &sampled)) != JITANON_OK) return res;
+    if (j->out.w && opts->elf_threads && opts->elf_layout == JITANON_ELF_PER_PROCESS)
+        jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_THREADS_UNUSED,
+                              "elf_threads: a per-process file is one write per dump; the calling thread writes it");
+    else if (j->out.w && opts->elf_threads && !JITANON__THREADS)
+        jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_NO_THREADS,
+                              "elf_threads: built without threads; the calling thread writes the ELF files");
+    j->elf.ops = jitanon__elfout_pick(j, sampled);
+    if (opts->anon_mode == JITANON_ANON_RANGE || opts->on_sample || j->elf.ops->needs_maps) {
         jitanon_trim_opts to;
         memset(&to, 0, sizeof to);
         to.allocator = j->a;
-        if ((res = jitanon_trim_create(&to, &j->trim, j->err)) != JITANON_OK) return res;
+        if ((res = jitanon_trim_create(&to, &j->maps.trim, j->err)) != JITANON_OK) return res;
     }
-    for (i = 0; res == JITANON_OK && j->out && j->in->mode == JITANON_PERF_FILE && i < j->in->attr_count; i++)
-        res = jitanon_perf_writer_add_attr(j->out, &j->in->attrs[i], j->err);
-    return res;
+    return JITANON_OK;
 }
 
 JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_writer *out,
@@ -8635,33 +8987,21 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
     jitanon__inj j;
     jitanon_inject_opts defaults;
     jitanon_inject_stats local;
-    jitanon_perf_record rec;
+    jitanon__perf_pass pass;
     jitanon_result res;
-    int feats_done = 0;
     JITANON_ASSERT(in);
     jitanon__clear_error(err);
     memset(&j, 0, sizeof j);
     j.in = in;
-    j.out = out;
+    j.out.w = out;
     j.err = err;
     j.st = stats ? stats : &local;
     memset(j.st, 0, sizeof *j.st);
+    pass.record = jitanon__inj_record;
+    pass.end = jitanon__inj_end;
+    pass.ctx = &j;
     res = jitanon__inj_start(&j, opts, &defaults);
-    /* A pipe wants features before the records; a file takes them at the end anyway. */
-    if (res == JITANON_OK && out && in->mode == JITANON_PERF_FILE && in->seek_fn_) {
-        res = jitanon__pc_features(in, out, err);
-        feats_done = 1;
-    }
-    while (res == JITANON_OK && (res = jitanon_perf_reader_next(in, &rec, err)) == JITANON_OK)
-        res = jitanon__inj_record(&j, &rec);
-    if (res == JITANON_END) {
-        jitanon__clear_error(err);
-        res = jitanon__inj_round(&j, 1);
-        if (res == JITANON_OK && j.sampled) res = jitanon__inj_write_sampled(&j);
-    }
-    if (res == JITANON_OK && out && in->mode == JITANON_PERF_FILE && !feats_done)
-        res = jitanon__pc_features(in, out, err);
-    if (res == JITANON_OK && out) res = jitanon_perf_writer_finish(out, err);
+    if (res == JITANON_OK) res = jitanon__perf_pump(in, out, &pass, err);
     j.st->records_out = out ? out->records : 0;
     jitanon__inj_free(&j);
     return res;

@@ -90,6 +90,7 @@ static void print_stats(const jitanon_inject_stats *s)
             s->records_in, s->records_out, s->samples, s->markers, s->dumps_loaded, s->dumps_failed, s->loads, s->moves,
             s->mmaps_synthesized, s->anon_kept, s->anon_split, s->anon_pieces, s->anon_dropped, s->elf_files, s->elf_bytes,
             s->elf_refused, s->rounds, s->largest_round_bytes);
+    if (s->fallbacks) fprintf(stderr, "fallbacks %#" PRIx64 " (see the messages above)\n", s->fallbacks);
 }
 
 /* The input is never modified: refuse to write over it. */
@@ -165,7 +166,9 @@ int main(int argc, char **argv)
         clock_gettime(CLOCK_MONOTONIC, &c.start);
         c.last = c.start;
     }
-    /* Creating the files is the kernel's work, and it runs on every CPU at once. */
+    /* Creating the files is the kernel's work, and it runs on every CPU at once.  A
+       per-process file is one write: threads there only when asked for (and reported). */
+    if (threads < 0 && o.elf_layout == JITANON_ELF_PER_PROCESS) threads = 0;
     if (threads < 0) {
         threads = sysconf(_SC_NPROCESSORS_ONLN);
         threads = threads < 1 ? 1 : threads > 8 ? 8 : threads;

@@ -1213,8 +1213,192 @@ static void test_inject_process_file_complete(void)
 }
 #endif
 
+/* Options that cannot combine: elf_files = SAMPLED with per-process files is refused;
+   every other fallback is counted in stats.fallbacks and told once through io.log, and
+   the run still writes what ALL would (never fewer files than mappings need). */
+typedef struct tf_io {
+    ti_io base; /* first: ti_inject hands io.user to ti_io callbacks */
+    char log[1024];
+    unsigned lines;
+} tf_io;
+
+static void tf_log(void *user, const char *msg)
+{
+    tf_io *io = (tf_io *)user;
+    size_t n = strlen(io->log);
+    io->lines++;
+    snprintf(io->log + n, sizeof io->log - n, "%s\n", msg);
+}
+
+/* Runs `perf` with `o` (elf_files, elf_layout, elf_threads as given) into `out_mode`. */
+static jitanon_result tf_run(const jitanon_membuf *perf, uint32_t elf_files, uint32_t layout, uint32_t threads,
+                             jitanon_perf_mode out_mode, tf_io *io, jitanon_inject_stats *st, jitanon_error *err)
+{
+    static ti_out_rec v[64];
+    jitanon_inject_opts o;
+    size_t n;
+    io->base.elf_files = 0;
+    io->log[0] = 0;
+    io->lines = 0;
+    memset(&o, 0, sizeof o);
+    o.io.log = tf_log;
+    o.elf_layout = layout;
+    o.elf_files = elf_files;
+    o.elf_threads = threads;
+    return ti_inject(perf, &o, &io->base, v, &n, st, err, out_mode);
+}
+
+static void test_inject_fallbacks_reported(void)
+{
+    static const uint64_t addresses[3] = {JITANON_PERF_SAMPLE_ADDR, JITANON_PERF_SAMPLE_BRANCH_STACK,
+                                          JITANON_PERF_SAMPLE_STACK_USER};
+    jitanon_membuf perf, pipe, addr;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    jitanon_perf_reader r;
+    jitanon_inject_opts o;
+    tf_io io;
+    ti_in in;
+    unsigned all;
+    size_t k;
+    memset(&io, 0, sizeof io);
+    io.base.give_dump = io.base.elf_ok = 1;
+    ti_build_dump(&io.base.dump);
+    ti_build_perf(&perf, 1, JITANON_PERF_FILE);
+    ti_build_perf(&pipe, 1, JITANON_PERF_PIPE);
+
+    /* file to file: SAMPLED is honoured, nothing to report */
+    JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_ALL, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_FILE, &io, &st, &err) ==
+             JITANON_OK);
+    all = io.base.elf_files;
+    JT_CHECK(all == 4 && st.fallbacks == 0 && io.lines == 0);
+    JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_FILE, &io, &st, &err) ==
+             JITANON_OK);
+    JT_CHECK(st.fallbacks == 0 && io.lines == 0 && io.base.elf_files < all);
+
+    /* SAMPLED chooses per-function files: with per-process ones it is an error that names both */
+    JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_PROCESS, 0, JITANON_PERF_FILE, &io, &st, &err) ==
+             JITANON_ERR_INVALID_ARGUMENT);
+    JT_CHECK(strstr(err.info, "elf_files") && strstr(err.info, "elf_layout") && io.base.elf_files == 0);
+    /* ... unless nothing is written: resolving samples does not look at ELF options */
+    memset(&o, 0, sizeof o);
+    o.elf_files = JITANON_ELF_FILES_SAMPLED;
+    o.elf_layout = JITANON_ELF_PER_PROCESS;
+    o.elf_threads = 2;
+    o.io.load_dump = ti_load_dump;
+    o.io.log = tf_log;
+    o.io.user = &io;
+    o.on_sample = ti_on_sample_record;
+    in.p = perf.data;
+    in.n = perf.size;
+    in.pos = 0;
+    io.lines = 0;
+    JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_inject(&r, NULL, &o, &st, &err) == JITANON_OK);
+    jitanon_perf_reader_free(&r);
+    JT_CHECK(st.fallbacks == 0 && io.lines == 0);
+
+    /* pipe output, pipe input: every file, reported */
+    JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_PIPE, &io, &st, &err) ==
+             JITANON_OK);
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_SAMPLED_PIPE && io.base.elf_files == all);
+    JT_CHECK(io.lines == 1 && strstr(io.log, "elf_files = SAMPLED") && strstr(io.log, "pipe"));
+    JT_CHECK(tf_run(&pipe, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_FILE, &io, &st, &err) ==
+             JITANON_OK);
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_SAMPLED_PIPE && io.base.elf_files == all && io.lines == 1);
+
+    /* addresses beyond ips and callchains: every file, reported (the attr says so; this
+       recording's records carry no sample whose layout it changes) */
+    for (k = 0; k < 3; k++) {
+        ti_gen g;
+        uint8_t raw[128];
+        uint64_t attrs;
+        memset(&addr, 0, sizeof addr);
+        ti_gen_begin(&g, raw, 1, &addr, JITANON_PERF_FILE);
+        ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+        ti_mmap(&g, 80, 0x10000, 0x3000, 0x10000, "//anon");
+        ti_round(&g);
+        JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+        jitanon_perf_writer_free(&g.w);
+        attrs = jitanon__rd64(addr.data + 24, 0); /* the attrs section; sample_type at 24 in an attr */
+        jitanon__wr64(addr.data + attrs + 24, jitanon__rd64(addr.data + attrs + 24, 0) | addresses[k], 0);
+        JT_CHECK(tf_run(&addr, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_FILE, &io, &st,
+                        &err) == JITANON_OK);
+        JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES && io.base.elf_files == all);
+        JT_CHECK(io.lines == 1 && strstr(io.log, "elf_files = SAMPLED") && strstr(io.log, "addresses"));
+        jitanon_membuf_free(&addr);
+    }
+
+    /* writer threads: of no use for per-process files; without thread support the
+       calling thread writes.  Either way told once, however many dumps. */
+    JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_ALL, JITANON_ELF_PER_PROCESS, 2, JITANON_PERF_FILE, &io, &st, &err) ==
+             JITANON_OK);
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_THREADS_UNUSED && io.base.elf_files == 1);
+    JT_CHECK(io.lines == 1 && strstr(io.log, "elf_threads") && strstr(io.log, "per-process"));
+    JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_ALL, JITANON_ELF_PER_FUNCTION, 2, JITANON_PERF_FILE, &io, &st, &err) ==
+             JITANON_OK);
+    JT_CHECK(io.base.elf_files == all);
+#if JITANON__THREADS
+    JT_CHECK(st.fallbacks == 0 && io.lines == 0);
+#else
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_NO_THREADS && io.lines == 1 && strstr(io.log, "elf_threads"));
+#endif
+    jitanon_membuf_free(&perf);
+    jitanon_membuf_free(&pipe);
+    jitanon_membuf_free(&io.base.dump);
+}
+
+/* The injector's hash map: keys that share their low or high bits, 0 and UINT64_MAX all
+   stay apart through growth; a failed growth leaves the map as it was; nothing leaks. */
+static void test_inject_hmap(void)
+{
+    enum { N = 5000 };
+    jt_alloc st;
+    jitanon_allocator a = jt_allocator(&st);
+    jitanon__hmap m;
+    size_t i, *v;
+    long fail;
+    memset(&m, 0, sizeof m);
+    JT_CHECK(jitanon__hmap_find(&m, 0) == NULL);
+    for (i = 0; i < N; i++) {
+        uint64_t key = i % 3 == 0 ? (uint64_t)i << 32 : i % 3 == 1 ? (uint64_t)i : UINT64_MAX - i;
+        v = jitanon__hmap_at(&m, &a, key, i);
+        JT_CHECK(v && *v == i);
+        JT_CHECK(jitanon__hmap_at(&m, &a, key, 7) == v); /* there already: value kept */
+    }
+    JT_CHECK_EQ_U(m.count, N);
+    JT_CHECK(2 * m.count <= m.cap);
+    for (i = 0; i < N; i++) {
+        uint64_t key = i % 3 == 0 ? (uint64_t)i << 32 : i % 3 == 1 ? (uint64_t)i : UINT64_MAX - i;
+        v = jitanon__hmap_find(&m, key);
+        JT_CHECK(v && *v == i);
+    }
+    JT_CHECK(jitanon__hmap_find(&m, (uint64_t)N << 32) == NULL && jitanon__hmap_find(&m, N + 1) == NULL);
+    jitanon__hmap_free(&m, &a);
+    JT_CHECK(st.live_blocks == 0 && m.cap == 0);
+    /* every allocation of a growth failing once */
+    for (fail = 1; fail <= 4; fail++) {
+        size_t cap;
+        a = jt_allocator(&st);
+        for (i = 0; i < 8; i++) JT_CHECK(jitanon__hmap_at(&m, &a, i, i) != NULL); /* 16 slots, full at 8 */
+        cap = m.cap;
+        st.fail_at = st.calls + fail;
+        v = jitanon__hmap_at(&m, &a, 100, 100);
+        if (fail <= 2) {
+            JT_CHECK(v == NULL && m.cap == cap && m.count == 8);
+        } else {
+            JT_CHECK(v != NULL && *v == 100);
+        }
+        for (i = 0; i < 8; i++) JT_CHECK((v = jitanon__hmap_find(&m, i)) != NULL && *v == i);
+        jitanon__hmap_free(&m, &a);
+        JT_CHECK(st.live_blocks == 0);
+    }
+}
+
 static void suite_inject(void)
 {
+    JT_RUN(test_inject_hmap);
+    JT_RUN(test_inject_fallbacks_reported);
     JT_RUN(test_inject_second_dump_same_pid);
 #if JITANON__POSIX
     JT_RUN(test_inject_elf_files_safe);
