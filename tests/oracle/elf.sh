@@ -22,6 +22,8 @@ done
 if [ -n "$missing" ]; then skip all "not installed:$missing"; exit 0; fi
 
 tmp=$(mktemp -d) || exit 1
+# perf record/inject fill the build-id cache: keep it in $tmp, never in ~/.debug
+export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM HUP
 

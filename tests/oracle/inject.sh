@@ -5,6 +5,8 @@ set -u
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 tmp=$(mktemp -d)
+# perf record/inject fill the build-id cache: keep it in $tmp, never in ~/.debug
+export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
 pids=""
 # Erlang writes its dump to /tmp, and perf inject writes jitted-*.so next to the dump.
 cleanup() {

@@ -3,6 +3,8 @@
 # build/jitdump-cat; record counts are checked against an independent reader (python3).
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# perf record/inject fill the build-id cache: keep it in $tmp, never in ~/.debug
+export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
 count_py='
 import struct, sys
 d = open(sys.argv[1], "rb").read()

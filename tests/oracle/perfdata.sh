@@ -9,6 +9,8 @@ perf=${PERF:-/usr/bin/perf}
 if [ ! -x "$cat_bin" ]; then echo "SKIP perfdata oracle: $cat_bin not built (make all)"; exit 0; fi
 if [ ! -x "$perf" ]; then echo "SKIP perfdata oracle: perf not installed"; exit 0; fi
 tmp=$(mktemp -d) || exit 1
+# perf record/inject fill the build-id cache: keep it in $tmp, never in ~/.debug
+export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # < 0.3 s of user-space work in a child shell.
