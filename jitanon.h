@@ -2066,6 +2066,53 @@ JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, j
     return r;
 }
 
+/* -- threads: the injector's ELF writers -- */
+
+#if JITANON__THREADS
+/* The only calls into pthreads: a lock with two conditions, and threads. */
+typedef struct jitanon__sync {
+    pthread_mutex_t mu;
+    pthread_cond_t cond[2];
+} jitanon__sync;
+
+JITANON__PRIVATE int jitanon__sync_init(jitanon__sync *s)
+{
+    if (pthread_mutex_init(&s->mu, NULL) != 0) return 0;
+    if (pthread_cond_init(&s->cond[0], NULL) != 0) {
+        pthread_mutex_destroy(&s->mu);
+        return 0;
+    }
+    if (pthread_cond_init(&s->cond[1], NULL) != 0) {
+        pthread_cond_destroy(&s->cond[0]);
+        pthread_mutex_destroy(&s->mu);
+        return 0;
+    }
+    return 1;
+}
+
+JITANON__PRIVATE void jitanon__sync_destroy(jitanon__sync *s)
+{
+    pthread_cond_destroy(&s->cond[1]);
+    pthread_cond_destroy(&s->cond[0]);
+    pthread_mutex_destroy(&s->mu);
+}
+
+JITANON__PRIVATE void jitanon__sync_lock(jitanon__sync *s) { pthread_mutex_lock(&s->mu); }
+JITANON__PRIVATE void jitanon__sync_unlock(jitanon__sync *s) { pthread_mutex_unlock(&s->mu); }
+JITANON__PRIVATE void jitanon__sync_wait(jitanon__sync *s, int c) { pthread_cond_wait(&s->cond[c], &s->mu); }
+JITANON__PRIVATE void jitanon__sync_signal(jitanon__sync *s, int c) { pthread_cond_signal(&s->cond[c]); }
+JITANON__PRIVATE void jitanon__sync_broadcast(jitanon__sync *s, int c) { pthread_cond_broadcast(&s->cond[c]); }
+
+typedef pthread_t jitanon__thread;
+
+JITANON__PRIVATE int jitanon__thread_start(jitanon__thread *t, void *(*fn)(void *), void *arg)
+{
+    return pthread_create(t, NULL, fn, arg) == 0;
+}
+
+JITANON__PRIVATE void jitanon__thread_join(jitanon__thread t) { pthread_join(t, NULL); }
+#endif
+
 /* -- the injector's default I/O: the file system -- */
 
 JITANON__PRIVATE jitanon_jitdump *jitanon__inj_load_default(void *user, const char *path,
@@ -7373,49 +7420,6 @@ JITANON__PRIVATE void jitanon__inj_fallback(jitanon__inj *j, uint64_t bit, const
 }
 
 #if JITANON__THREADS
-/* The only calls into pthreads: a lock with two conditions, and threads. */
-typedef struct jitanon__sync {
-    pthread_mutex_t mu;
-    pthread_cond_t cond[2];
-} jitanon__sync;
-
-JITANON__PRIVATE int jitanon__sync_init(jitanon__sync *s)
-{
-    if (pthread_mutex_init(&s->mu, NULL) != 0) return 0;
-    if (pthread_cond_init(&s->cond[0], NULL) != 0) {
-        pthread_mutex_destroy(&s->mu);
-        return 0;
-    }
-    if (pthread_cond_init(&s->cond[1], NULL) != 0) {
-        pthread_cond_destroy(&s->cond[0]);
-        pthread_mutex_destroy(&s->mu);
-        return 0;
-    }
-    return 1;
-}
-
-JITANON__PRIVATE void jitanon__sync_destroy(jitanon__sync *s)
-{
-    pthread_cond_destroy(&s->cond[1]);
-    pthread_cond_destroy(&s->cond[0]);
-    pthread_mutex_destroy(&s->mu);
-}
-
-JITANON__PRIVATE void jitanon__sync_lock(jitanon__sync *s) { pthread_mutex_lock(&s->mu); }
-JITANON__PRIVATE void jitanon__sync_unlock(jitanon__sync *s) { pthread_mutex_unlock(&s->mu); }
-JITANON__PRIVATE void jitanon__sync_wait(jitanon__sync *s, int c) { pthread_cond_wait(&s->cond[c], &s->mu); }
-JITANON__PRIVATE void jitanon__sync_signal(jitanon__sync *s, int c) { pthread_cond_signal(&s->cond[c]); }
-JITANON__PRIVATE void jitanon__sync_broadcast(jitanon__sync *s, int c) { pthread_cond_broadcast(&s->cond[c]); }
-
-typedef pthread_t jitanon__thread;
-
-JITANON__PRIVATE int jitanon__thread_start(jitanon__thread *t, void *(*fn)(void *), void *arg)
-{
-    return pthread_create(t, NULL, fn, arg) == 0;
-}
-
-JITANON__PRIVATE void jitanon__thread_join(jitanon__thread t) { pthread_join(t, NULL); }
-
 enum { JITANON__POOL_MORE = 0, JITANON__POOL_DONE = 1 }; /* a job was queued or stop set; a job finished */
 
 /* Per-function files leave through a ring of jobs.  The calling thread fills a slot (its

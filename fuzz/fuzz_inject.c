@@ -15,7 +15,8 @@
        bit 8      a second run with out == NULL (resolve samples only)
        bit 9      opts.elf_dir set
        bit 10/11  elf.no_debug / elf.no_unwind
-       bit 12     elf_files = SAMPLED (files only for sampled functions, at the end)
+       bit 12     elf_files = SAMPLED (files only for sampled functions, at the end); with
+                  per-process files only when bit 13 is set too (a refused combination)
 
    Checks: the result is OK or a typed error; load_dump sees only marker names; ELF names
    are plain file names and every ELF parses with our reader; on success the output reads
@@ -279,7 +280,7 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     io.max_round_bytes = fl & 1u << 7 ? 512 : 1u << 20;
     io.elf.no_debug = (fl >> 10) & 1;
     io.elf.no_unwind = (fl >> 11) & 1;
-    io.elf_files = (fl >> 12) & 1 ? JITANON_ELF_FILES_SAMPLED : JITANON_ELF_FILES_ALL;
+    io.elf_files = (fl >> 12) & 1 && (!(fl & 2) || (fl >> 13) & 1) ? JITANON_ELF_FILES_SAMPLED : JITANON_ELF_FILES_ALL;
     io.jitdump.allocator = po.allocator;
     io.jitdump.memory_limit = 16u << 20;
     io.jitdump.max_record_size = 1u << 20;
