@@ -4573,27 +4573,63 @@ JITANON__PRIVATE jitanon_result jitanon__pc_record(jitanon_perf_reader *r, jitan
     return jitanon_perf_writer_write(w, rec->raw.data, rec->raw.size, err);
 }
 
-JITANON_API jitanon_result jitanon_perf_copy(jitanon_perf_reader *r, jitanon_perf_writer *w, jitanon_error *err)
+/* The frame of jitanon_perf_copy for any stream of records: attrs and features where the
+   output's mode wants them, every record through `record`, `end` once the input ended,
+   then jitanon_perf_writer_finish.  `w` may be NULL: nothing is written. */
+typedef struct jitanon__perf_pass {
+    jitanon_result (*record)(void *ctx, const jitanon_perf_record *rec);
+    jitanon_result (*end)(void *ctx);
+    void *ctx;
+} jitanon__perf_pass;
+
+JITANON__PRIVATE jitanon_result jitanon__perf_pump(jitanon_perf_reader *r, jitanon_perf_writer *w,
+                                                   const jitanon__perf_pass *pass, jitanon_error *err)
 {
     jitanon_perf_record rec;
     jitanon_result res = JITANON_OK;
+    int file = w && r->mode == JITANON_PERF_FILE, feats_done = 0;
     size_t i;
-    int feats_done = 0;
-    JITANON_ASSERT(r && w);
-    jitanon__clear_error(err);
-    for (i = 0; res == JITANON_OK && r->mode == JITANON_PERF_FILE && i < r->attr_count; i++)
+    for (i = 0; res == JITANON_OK && file && i < r->attr_count; i++)
         res = jitanon_perf_writer_add_attr(w, &r->attrs[i], err);
     /* A pipe wants features before the records; a file takes them at the end anyway. */
-    if (res == JITANON_OK && r->mode == JITANON_PERF_FILE && r->seek_fn_) {
+    if (res == JITANON_OK && file && r->seek_fn_) {
         res = jitanon__pc_features(r, w, err);
         feats_done = 1;
     }
     while (res == JITANON_OK && (res = jitanon_perf_reader_next(r, &rec, err)) == JITANON_OK)
-        res = jitanon__pc_record(r, w, &rec, err);
+        res = pass->record(pass->ctx, &rec);
     if (res != JITANON_END) return res;
     jitanon__clear_error(err);
-    if (r->mode == JITANON_PERF_FILE && !feats_done && (res = jitanon__pc_features(r, w, err)) != JITANON_OK) return res;
-    return jitanon_perf_writer_finish(w, err);
+    if (pass->end && (res = pass->end(pass->ctx)) != JITANON_OK) return res;
+    if (file && !feats_done && (res = jitanon__pc_features(r, w, err)) != JITANON_OK) return res;
+    return w ? jitanon_perf_writer_finish(w, err) : JITANON_OK;
+}
+
+typedef struct jitanon__pc_ctx {
+    jitanon_perf_reader *r;
+    jitanon_perf_writer *w;
+    jitanon_error *err;
+} jitanon__pc_ctx;
+
+JITANON__PRIVATE jitanon_result jitanon__pc_copy_record(void *ctx, const jitanon_perf_record *rec)
+{
+    jitanon__pc_ctx *c = (jitanon__pc_ctx *)ctx;
+    return jitanon__pc_record(c->r, c->w, rec, c->err);
+}
+
+JITANON_API jitanon_result jitanon_perf_copy(jitanon_perf_reader *r, jitanon_perf_writer *w, jitanon_error *err)
+{
+    jitanon__pc_ctx c;
+    jitanon__perf_pass pass;
+    JITANON_ASSERT(r && w);
+    jitanon__clear_error(err);
+    c.r = r;
+    c.w = w;
+    c.err = err;
+    pass.record = jitanon__pc_copy_record;
+    pass.end = NULL;
+    pass.ctx = &c;
+    return jitanon__perf_pump(r, w, &pass, err);
 }
 
 /* -- synthesized and rewritten MMAP records ----------------------------------------------- */
@@ -8823,38 +8859,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, int last)
 }
 
 /* -- the pipeline ------------------------------------------------------------------------------ */
-
-/* The frame of jitanon_perf_copy for any stream of records: attrs and features where the
-   output's mode wants them, every record through `record`, `end` once the input ended,
-   then jitanon_perf_writer_finish.  `w` may be NULL: nothing is written. */
-typedef struct jitanon__perf_pass {
-    jitanon_result (*record)(void *ctx, const jitanon_perf_record *rec);
-    jitanon_result (*end)(void *ctx);
-    void *ctx;
-} jitanon__perf_pass;
-
-JITANON__PRIVATE jitanon_result jitanon__perf_pump(jitanon_perf_reader *r, jitanon_perf_writer *w,
-                                                   const jitanon__perf_pass *pass, jitanon_error *err)
-{
-    jitanon_perf_record rec;
-    jitanon_result res = JITANON_OK;
-    int file = w && r->mode == JITANON_PERF_FILE, feats_done = 0;
-    size_t i;
-    for (i = 0; res == JITANON_OK && file && i < r->attr_count; i++)
-        res = jitanon_perf_writer_add_attr(w, &r->attrs[i], err);
-    /* A pipe wants features before the records; a file takes them at the end anyway. */
-    if (res == JITANON_OK && file && r->seek_fn_) {
-        res = jitanon__pc_features(r, w, err);
-        feats_done = 1;
-    }
-    while (res == JITANON_OK && (res = jitanon_perf_reader_next(r, &rec, err)) == JITANON_OK)
-        res = pass->record(pass->ctx, &rec);
-    if (res != JITANON_END) return res;
-    jitanon__clear_error(err);
-    if (pass->end && (res = pass->end(pass->ctx)) != JITANON_OK) return res;
-    if (file && !feats_done && (res = jitanon__pc_features(r, w, err)) != JITANON_OK) return res;
-    return w ? jitanon_perf_writer_finish(w, err) : JITANON_OK;
-}
 
 /* Read: buffers a round; attr and feature records, which become file sections when pipe
    turns into file, pass on at once, after whatever is buffered. */
