@@ -1629,6 +1629,64 @@ JITANON__PRIVATE int jitanon__grow(const jitanon_allocator *a, void **ptr, size_
     return 1;
 }
 
+/* -- Utilities: sorting and hashing ----------------------------------------------------- */
+
+/* A stable merge sort of indices (the inputs are nearly sorted already: a run in order
+   costs one comparison and a copy).  `tmp` holds n scratch indices. */
+typedef int (*jitanon__less_fn)(const void *ctx, uint32_t a, uint32_t b);
+
+JITANON__PRIVATE void jitanon__msort(uint32_t *v, uint32_t *tmp, size_t n, jitanon__less_fn less, const void *ctx)
+{
+    size_t width, i;
+    for (width = 1; width < n; width *= 2) {
+        for (i = 0; i < n; i += 2 * width) {
+            size_t lo = i, mid = i + width < n ? i + width : n, hi = i + 2 * width < n ? i + 2 * width : n;
+            size_t a = lo, b = mid, k = lo;
+            if (mid >= hi || !less(ctx, v[mid], v[mid - 1])) { /* already in order */
+                memcpy(tmp + lo, v + lo, (hi - lo) * sizeof *v);
+                continue;
+            }
+            while (a < mid && b < hi) tmp[k++] = less(ctx, v[b], v[a]) ? v[b++] : v[a++];
+            while (a < mid) tmp[k++] = v[a++];
+            while (b < hi) tmp[k++] = v[b++];
+        }
+        memcpy(v, tmp, n * sizeof *v);
+    }
+}
+
+/* Sorts n elements of `elem` bytes stably by `less` (called with element indices): an
+   index sort, then one permutation.  Input already in order costs one pass and no memory.
+   Returns 0 when the scratch memory cannot be allocated (the array is then unchanged). */
+JITANON__PRIVATE int jitanon__sort(const jitanon_allocator *a, void *base, size_t n, size_t elem, jitanon__less_fn less)
+{
+    uint32_t *idx;
+    uint8_t *copy;
+    size_t i, idx_bytes, bytes;
+    for (i = 1; i < n && !less(base, (uint32_t)i, (uint32_t)(i - 1)); i++) {}
+    if (i >= n) return 1;
+    if (n > UINT32_MAX / 2 || !jitanon__mul_size(n, elem, &bytes) || !jitanon__mul_size(2 * n, sizeof *idx, &idx_bytes))
+        return 0;
+    idx = (uint32_t *)jitanon__malloc(a, idx_bytes);
+    copy = idx ? (uint8_t *)jitanon__malloc(a, bytes) : NULL;
+    if (copy) {
+        for (i = 0; i < n; i++) idx[i] = (uint32_t)i;
+        jitanon__msort(idx, idx + n, n, less, base);
+        memcpy(copy, base, bytes);
+        for (i = 0; i < n; i++) memcpy((uint8_t *)base + i * elem, copy + (size_t)idx[i] * elem, elem);
+    }
+    jitanon__free(a, copy, bytes);
+    jitanon__free(a, idx, idx_bytes);
+    return copy != NULL;
+}
+
+/* 64-bit FNV-1a; start with h = 0xcbf29ce484222325 (or chain a previous hash). */
+JITANON__PRIVATE uint64_t jitanon__fnv1a(const void *data, size_t n, uint64_t h)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    while (n--) h = (h ^ *p++) * 0x100000001b3ull;
+    return h;
+}
+
 /* -- Byte order ------------------------------------------------------------------------- */
 
 /* Formats are read and written with explicit byte shifts: no casts of input bytes to
@@ -2832,37 +2890,10 @@ JITANON__PRIVATE uint32_t jitanon__pd_attr_size(const uint8_t *p, int big)
     return s ? s : JITANON__PERF_ATTR_VER0;
 }
 
-JITANON__PRIVATE int jitanon__pd_idless(const jitanon__perf_idmap *a, const jitanon__perf_idmap *b)
+JITANON__PRIVATE int jitanon__pd_idless(const void *ctx, uint32_t a, uint32_t b)
 {
-    return a->id < b->id || (a->id == b->id && a->attr < b->attr);
-}
-
-/* Heapsort: O(n log n) whatever the input, no recursion, no libc. */
-JITANON__PRIVATE void jitanon__pd_sift(jitanon__perf_idmap *m, size_t i, size_t n)
-{
-    for (;;) {
-        size_t c = 2 * i + 1;
-        jitanon__perf_idmap t;
-        if (c >= n) return;
-        if (c + 1 < n && jitanon__pd_idless(&m[c], &m[c + 1])) c++;
-        if (!jitanon__pd_idless(&m[i], &m[c])) return;
-        t = m[i];
-        m[i] = m[c];
-        m[c] = t;
-        i = c;
-    }
-}
-
-JITANON__PRIVATE void jitanon__pd_sort_ids(jitanon__perf_idmap *m, size_t n)
-{
-    size_t i;
-    for (i = n / 2; i-- > 0;) jitanon__pd_sift(m, i, n);
-    for (i = n; i-- > 1;) {
-        jitanon__perf_idmap t = m[0];
-        m[0] = m[i];
-        m[i] = t;
-        jitanon__pd_sift(m, 0, i);
-    }
+    const jitanon__perf_idmap *m = (const jitanon__perf_idmap *)ctx;
+    return m[a].id < m[b].id || (m[a].id == m[b].id && m[a].attr < m[b].attr);
 }
 
 /* The attr that owns `id`: the first attr listing it; id 0 or unknown gives attr 0, which
@@ -2890,7 +2921,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_map_ids(jitanon_perf_reader *r, size
         r->idmap_[r->idmap_len_].id = a->ids[i];
         r->idmap_[r->idmap_len_++].attr = ai;
     }
-    jitanon__pd_sort_ids(r->idmap_, r->idmap_len_);
+    if (!jitanon__sort(&r->allocator_, r->idmap_, r->idmap_len_, sizeof *r->idmap_, jitanon__pd_idless))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot sort the id map");
     return JITANON_OK;
 }
 
@@ -5902,19 +5934,11 @@ drop:
     return 0;
 }
 
-/* Insertion sort: FDEs arrive in address order almost always. */
-JITANON__PRIVATE void jitanon__elf_sort_tab(uint64_t *t, size_t n)
+/* Table order: by pc (FDEs arrive in address order almost always). */
+JITANON__PRIVATE int jitanon__elf_tab_less(const void *ctx, uint32_t a, uint32_t b)
 {
-    size_t i, j;
-    for (i = 1; i < n; i++) {
-        uint64_t pc = t[2 * i], fde = t[2 * i + 1];
-        for (j = i; j > 0 && t[2 * (j - 1)] > pc; j--) {
-            t[2 * j] = t[2 * (j - 1)];
-            t[2 * j + 1] = t[2 * (j - 1) + 1];
-        }
-        t[2 * j] = pc;
-        t[2 * j + 1] = fde;
-    }
+    const uint64_t *t = (const uint64_t *)ctx;
+    return t[2 * (size_t)a] < t[2 * (size_t)b];
 }
 
 /* .eh_frame_hdr (LSB): version 1, eh_frame_ptr pcrel|sdata4, fde_count udata4, table
@@ -5923,7 +5947,6 @@ JITANON__PRIVATE void jitanon__elf_sort_tab(uint64_t *t, size_t n)
 JITANON__PRIVATE int jitanon__elf_eh_hdr(jitanon__elfw *w)
 {
     size_t i;
-    jitanon__elf_sort_tab(w->tab, w->tab_n);
     jitanon__eb_u8(&w->hdr, 1);
     jitanon__eb_u8(&w->hdr, 0x1b);
     jitanon__eb_u8(&w->hdr, 0x03);
@@ -5952,6 +5975,8 @@ JITANON__PRIVATE jitanon_result jitanon__elf_unwind(jitanon__elfw *w, jitanon_er
     }
     jitanon__eb_u32(&w->eh, 0, w->big); /* terminator */
     w->hdr_off = jitanon__align_up(w->eh_off + w->eh.len, 4);
+    if (!jitanon__sort(w->a, w->tab, w->tab_n, 2 * sizeof *w->tab, jitanon__elf_tab_less))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot sort .eh_frame_hdr");
     if (!jitanon__elf_eh_hdr(w))
         return JITANON__FAIL(err, w->hdr.failed ? JITANON_ERR_NOMEM : JITANON_ERR_LIMIT, 0, "cannot build .eh_frame_hdr");
     w->out.fdes = w->tab_n;
@@ -6019,12 +6044,9 @@ JITANON__PRIVATE void jitanon__elf_symbols(jitanon__elfw *w)
 #define JITANON__DW_LINE_RANGE 14
 #define JITANON__DW_OPCODE_BASE 13
 
-JITANON__PRIVATE uint32_t jitanon__elf_hash_str(jitanon_str s)
+JITANON__PRIVATE size_t jitanon__elf_hash_str(jitanon_str s)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    size_t i;
-    for (i = 0; i < s.length; i++) h = (h ^ (uint8_t)s.data[i]) * 16777619u;
-    return h;
+    return (size_t)jitanon__fnv1a(s.data, s.length, 0xcbf29ce484222325ull);
 }
 
 JITANON__PRIVATE int jitanon__elf_rehash(jitanon__elfw *w)
@@ -6067,15 +6089,11 @@ JITANON__PRIVATE int jitanon__elf_push_row(jitanon__elfw *w, size_t n, const jit
     return 1;
 }
 
-/* Stable insertion sort by offset: JITs emit rows in order almost always. */
-JITANON__PRIVATE void jitanon__elf_sort_rows(jitanon__elf_row *rows, size_t n)
+/* Row order: by offset (JITs emit rows in order almost always). */
+JITANON__PRIVATE int jitanon__elf_row_less(const void *ctx, uint32_t a, uint32_t b)
 {
-    size_t i, j;
-    for (i = 1; i < n; i++) {
-        jitanon__elf_row r = rows[i];
-        for (j = i; j > 0 && rows[j - 1].off > r.off; j--) rows[j] = rows[j - 1];
-        rows[j] = r;
-    }
+    const jitanon__elf_row *r = (const jitanon__elf_row *)ctx;
+    return r[a].off < r[b].off;
 }
 
 /* Collects a function's rows into w->rows, sorted by offset.  Slot 0 is reserved for the
@@ -6120,8 +6138,7 @@ JITANON__PRIVATE size_t jitanon__elf_rows(jitanon__elfw *w, const jitanon__elf_e
         if (n > 1) memmove(w->rows, w->rows + 1, (n - 1) * sizeof *w->rows);
         n--;
     }
-    jitanon__elf_sort_rows(w->rows, n);
-    return n;
+    return jitanon__sort(w->a, w->rows, n, sizeof *w->rows, jitanon__elf_row_less) ? n : SIZE_MAX;
 }
 
 JITANON__PRIVATE void jitanon__elf_set_address(jitanon__elfw *w, uint64_t addr)
@@ -7316,27 +7333,6 @@ JITANON__PRIVATE uint64_t jitanon__inj_time(const jitanon__inj *j, const jitanon
 
 /* -- sorting: a stable merge sort of indices (rounds are nearly sorted already) ---------- */
 
-typedef int (*jitanon__less_fn)(const void *ctx, uint32_t a, uint32_t b);
-
-JITANON__PRIVATE void jitanon__msort(uint32_t *v, uint32_t *tmp, size_t n, jitanon__less_fn less, const void *ctx)
-{
-    size_t width, i;
-    for (width = 1; width < n; width *= 2) {
-        for (i = 0; i < n; i += 2 * width) {
-            size_t lo = i, mid = i + width < n ? i + width : n, hi = i + 2 * width < n ? i + 2 * width : n;
-            size_t a = lo, b = mid, k = lo;
-            if (mid >= hi || !less(ctx, v[mid], v[mid - 1])) { /* already in order */
-                memcpy(tmp + lo, v + lo, (hi - lo) * sizeof *v);
-                continue;
-            }
-            while (a < mid && b < hi) tmp[k++] = less(ctx, v[b], v[a]) ? v[b++] : v[a++];
-            while (a < mid) tmp[k++] = v[a++];
-            while (b < hi) tmp[k++] = v[b++];
-        }
-        memcpy(v, tmp, n * sizeof *v);
-    }
-}
-
 JITANON__PRIVATE int jitanon__inj_rec_less(const void *ctx, uint32_t a, uint32_t b)
 {
     const jitanon__inj_rec *r = (const jitanon__inj_rec *)ctx;
@@ -8096,13 +8092,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply_until(jitanon__inj *j, uint64
         s->func = e->func;
     }
     return JITANON_OK;
-}
-
-JITANON__PRIVATE uint64_t jitanon__fnv1a(const void *data, size_t n, uint64_t h)
-{
-    const uint8_t *p = (const uint8_t *)data;
-    while (n--) h = (h ^ *p++) * 0x100000001b3ull;
-    return h;
 }
 
 /* Interns (name, pgoff - start): equal identities get equal map_ids, which lets the
