@@ -206,11 +206,11 @@ static jitanon_jitdump *ti_load_dump(void *user, const char *path, const jitanon
 static int ti_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
     ti_io *io = (ti_io *)user;
-    jitanon_elf_file f;
+    jitanon_test_elf_file f;
     JT_CHECK(strcmp(dir, "/some/dir") == 0);
     io->elf_files++;
     strncpy(io->last_name, name, sizeof io->last_name - 1);
-    if (jitanon_elf_parse(&f, data, size, NULL) != JITANON_OK) io->elf_ok = 0;
+    if (jitanon_test_elf_parse(&f, data, size, NULL) != JITANON_OK) io->elf_ok = 0;
     return 0;
 }
 
