@@ -3275,17 +3275,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_mmap(jitanon_perf_record *rec, jitan
     return JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__pd_short(jitanon_perf_record *rec, jitanon__cur *c, size_t need,
-                                                 jitanon_error *err)
-{
-    if (c->left >= need) return JITANON_OK;
-    return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its fixed part");
-}
-
 JITANON__PRIVATE jitanon_result jitanon__pd_comm(jitanon_perf_record *rec, jitanon__cur *c, jitanon_error *err)
 {
-    jitanon_result res = jitanon__pd_short(rec, c, 8, err);
-    if (res != JITANON_OK) return res;
     rec->comm.pid = jitanon__get32(c);
     rec->comm.tid = jitanon__get32(c);
     if (!jitanon__take_cstr(c, &rec->comm.comm))
@@ -3293,41 +3284,32 @@ JITANON__PRIVATE jitanon_result jitanon__pd_comm(jitanon_perf_record *rec, jitan
     return JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__pd_task(jitanon_perf_record *rec, jitanon__cur *c, jitanon_error *err)
+JITANON__PRIVATE void jitanon__pd_task(jitanon_perf_record *rec, jitanon__cur *c)
 {
-    jitanon_result res = jitanon__pd_short(rec, c, 24, err);
-    if (res != JITANON_OK) return res;
     rec->task.pid = jitanon__get32(c);
     rec->task.ppid = jitanon__get32(c);
     rec->task.tid = jitanon__get32(c);
     rec->task.ptid = jitanon__get32(c);
     rec->task.time = jitanon__get64(c);
-    return JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__pd_time_conv(jitanon_perf_record *rec, jitanon__cur *c, jitanon_error *err)
+JITANON__PRIVATE void jitanon__pd_time_conv(jitanon_perf_record *rec, jitanon__cur *c)
 {
-    jitanon_result res = jitanon__pd_short(rec, c, 24, err);
-    if (res != JITANON_OK) return res;
     rec->time_conv.time_shift = jitanon__get64(c);
     rec->time_conv.time_mult = jitanon__get64(c);
     rec->time_conv.time_zero = jitanon__get64(c);
     /* The extended part exists only in newer files: header.size says whether it is there. */
-    if (c->left < 24) return JITANON_OK;
+    if (c->left < 24) return;
     rec->time_conv.extended = 1;
     rec->time_conv.time_cycles = jitanon__get64(c);
     rec->time_conv.time_mask = jitanon__get64(c);
     rec->time_conv.cap_user_time_zero = c->p[0];
     rec->time_conv.cap_user_time_short = c->p[1];
-    return JITANON_OK;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__pd_id_index(jitanon_perf_record *rec, jitanon__cur *c, jitanon_error *err)
 {
-    uint64_t nr;
-    jitanon_result res = jitanon__pd_short(rec, c, 8, err);
-    if (res != JITANON_OK) return res;
-    nr = jitanon__get64(c);
+    uint64_t nr = jitanon__get64(c);
     if (nr > c->left / 32)
         return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset + 8, rec, "nr entries do not fit in the record");
     rec->id_index.nr = nr;
@@ -3345,8 +3327,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header_attr(jitanon_perf_reader *r, 
     uint32_t asize;
     size_t n;
     uint64_t *ids;
-    jitanon_result res = jitanon__pd_short(rec, c, JITANON__PERF_ATTR_VER0, err);
-    if (res != JITANON_OK) return res;
+    jitanon_result res;
     asize = jitanon__pd_attr_size(c->p, r->big_endian);
     if (asize < JITANON__PERF_ATTR_VER0 || asize > c->left || (c->left - asize) % 8)
         return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset + 12, rec, "attr.size does not fit the record");
@@ -3357,11 +3338,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header_attr(jitanon_perf_reader *r, 
     return JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__pd_feature(jitanon_perf_reader *r, jitanon_perf_record *rec, jitanon__cur *c,
-                                                   jitanon_error *err)
+JITANON__PRIVATE void jitanon__pd_feature(jitanon_perf_reader *r, jitanon_perf_record *rec, jitanon__cur *c)
 {
-    jitanon_result res = jitanon__pd_short(rec, c, 8, err);
-    if (res != JITANON_OK) return res;
     rec->feature.feat_id = jitanon__get64(c);
     rec->feature.data.data = c->p;
     rec->feature.data.size = c->left;
@@ -3369,24 +3347,40 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feature(jitanon_perf_reader *r, jita
        change it.  In a pipe these records are the features. */
     if (r->mode == JITANON_PERF_PIPE && rec->feature.feat_id < JITANON_PERF_FEAT_BITS)
         r->features[rec->feature.feat_id / 64] |= 1ull << (rec->feature.feat_id % 64);
-    return JITANON_OK;
+}
+
+/* Bytes of a body before anything variable: the decoders above read them unchecked. */
+JITANON__PRIVATE size_t jitanon__pd_fixed(uint32_t type)
+{
+    switch (type) {
+    case JITANON_PERF_RECORD_COMM:
+    case JITANON_PERF_RECORD_ID_INDEX:
+    case JITANON_PERF_RECORD_HEADER_FEATURE: return 8;
+    case JITANON_PERF_RECORD_FORK:
+    case JITANON_PERF_RECORD_EXIT:
+    case JITANON_PERF_RECORD_TIME_CONV: return 24;
+    case JITANON_PERF_RECORD_HEADER_ATTR: return JITANON__PERF_ATTR_VER0;
+    default: return 0; /* SAMPLE and MMAP check their own layouts */
+    }
 }
 
 /* Per-type decoding; c covers the body (after the 8-byte header, before the trailer). */
 JITANON__PRIVATE jitanon_result jitanon__pd_body(jitanon_perf_reader *r, jitanon_perf_record *rec, jitanon__cur *c,
                                                 jitanon_error *err)
 {
+    if (c->left < jitanon__pd_fixed(rec->type))
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its fixed part");
     switch (rec->type) {
     case JITANON_PERF_RECORD_SAMPLE: return jitanon__pd_sample(r, rec, c, err);
     case JITANON_PERF_RECORD_MMAP:
     case JITANON_PERF_RECORD_MMAP2: return jitanon__pd_mmap(rec, c, err);
     case JITANON_PERF_RECORD_COMM: return jitanon__pd_comm(rec, c, err);
     case JITANON_PERF_RECORD_FORK:
-    case JITANON_PERF_RECORD_EXIT: return jitanon__pd_task(rec, c, err);
-    case JITANON_PERF_RECORD_TIME_CONV: return jitanon__pd_time_conv(rec, c, err);
+    case JITANON_PERF_RECORD_EXIT: jitanon__pd_task(rec, c); return JITANON_OK;
+    case JITANON_PERF_RECORD_TIME_CONV: jitanon__pd_time_conv(rec, c); return JITANON_OK;
     case JITANON_PERF_RECORD_ID_INDEX: return jitanon__pd_id_index(rec, c, err);
     case JITANON_PERF_RECORD_HEADER_ATTR: return jitanon__pd_header_attr(r, rec, c, err);
-    case JITANON_PERF_RECORD_HEADER_FEATURE: return jitanon__pd_feature(r, rec, c, err);
+    case JITANON_PERF_RECORD_HEADER_FEATURE: jitanon__pd_feature(r, rec, c); return JITANON_OK;
     default: return JITANON_OK; /* passed through by size */
     }
 }
