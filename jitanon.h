@@ -187,13 +187,17 @@ typedef struct jitanon_sink {
     void *user;
 } jitanon_sink;
 
-/* A growable memory buffer usable as a sink (jitanon_membuf_write).  Free with
-   jitanon_membuf_free. */
+/* A growable memory buffer usable as a sink (jitanon_membuf_write): zero it, optionally
+   set `allocator` and `max_size`; `data`/`size` are the bytes written so far.  Free with
+   jitanon_membuf_free.  It is also the one buffer jitanon's own writers append to. */
 typedef struct jitanon_membuf {
     uint8_t *data;
     size_t size, capacity;
     jitanon_allocator allocator;
     size_t max_size; /* 0 = unlimited; writing beyond fails */
+    /* internal */
+    int failed_;         /* an internal append failed; later ones do nothing */
+    jitanon_sink spill_; /* set: a full buffer is written here instead of growing */
 } jitanon_membuf;
 
 JITANON_API int jitanon_membuf_write(void *membuf, const void *data, size_t size);
@@ -1753,19 +1757,41 @@ JITANON__PRIVATE int jitanon__take_cstr(jitanon__cur *c, jitanon_str *out)
     return 1;
 }
 
-/* -- Sinks ----------------------------------------------------------------------------- */
+/* -- Sinks and byte buffers -------------------------------------------------------------- */
+
+/* The slow path of an append that does not fit in the room left: write the buffer out
+   (and `data` directly when it alone is larger than the buffer) if it spills, else grow
+   within max_size.  0 on success. */
+JITANON__PRIVATE int jitanon__buf_make_room(jitanon_membuf *b, const void *data, size_t n)
+{
+    size_t need;
+    if (b->spill_.write_fn) {
+        if (b->size && b->spill_.write_fn(b->spill_.user, b->data, b->size)) return 1;
+        b->size = 0;
+        if (n > b->capacity) return b->spill_.write_fn(b->spill_.user, data, n) != 0;
+    } else {
+        if (b->size > SIZE_MAX - n) return 1;
+        need = b->size + n;
+        if (b->max_size && need > b->max_size) return 1;
+        if (!jitanon__grow(&b->allocator, (void **)&b->data, &b->capacity, need, 1)) return 1;
+    }
+    memcpy(b->data + b->size, data, n);
+    b->size += n;
+    return 0;
+}
+
+/* Appends n bytes; 0 on success.  The common case is a compare and a copy. */
+JITANON__INLINE int jitanon__buf_put(jitanon_membuf *b, const void *data, size_t n)
+{
+    if (n > b->capacity - b->size || b->max_size) return n ? jitanon__buf_make_room(b, data, n) : 0;
+    if (n) memcpy(b->data + b->size, data, n);
+    b->size += n;
+    return 0;
+}
 
 JITANON_API int jitanon_membuf_write(void *membuf, const void *data, size_t size)
 {
-    jitanon_membuf *b = (jitanon_membuf *)membuf;
-    size_t need;
-    if (b->size > SIZE_MAX - size) return 1;
-    need = b->size + size;
-    if (b->max_size && need > b->max_size) return 1;
-    if (need > b->capacity && !jitanon__grow(&b->allocator, (void **)&b->data, &b->capacity, need, 1)) return 1;
-    if (size) memcpy(b->data + b->size, data, size);
-    b->size = need;
-    return 0;
+    return jitanon__buf_put((jitanon_membuf *)membuf, data, size);
 }
 
 JITANON_API void jitanon_membuf_free(jitanon_membuf *b)
@@ -1774,6 +1800,47 @@ JITANON_API void jitanon_membuf_free(jitanon_membuf *b)
     jitanon__free(&b->allocator, b->data, b->capacity);
     b->data = NULL;
     b->size = b->capacity = 0;
+}
+
+/* Internal appends never fail one by one: the first failure sets failed_, which the
+   writer checks once at the end. */
+JITANON__INLINE void jitanon__buf_bytes(jitanon_membuf *b, const void *data, size_t n)
+{
+    if (!b->failed_ && jitanon__buf_put(b, data, n)) b->failed_ = 1;
+}
+
+JITANON__INLINE void jitanon__buf_u8(jitanon_membuf *b, unsigned v)
+{
+    uint8_t x = (uint8_t)v;
+    jitanon__buf_bytes(b, &x, 1);
+}
+
+JITANON__INLINE void jitanon__buf_u16(jitanon_membuf *b, uint64_t v, int big)
+{
+    uint8_t x[2];
+    jitanon__wr16(x, v, big);
+    jitanon__buf_bytes(b, x, 2);
+}
+
+JITANON__INLINE void jitanon__buf_u32(jitanon_membuf *b, uint64_t v, int big)
+{
+    uint8_t x[4];
+    jitanon__wr32(x, v, big);
+    jitanon__buf_bytes(b, x, 4);
+}
+
+JITANON__INLINE void jitanon__buf_u64(jitanon_membuf *b, uint64_t v, int big)
+{
+    uint8_t x[8];
+    jitanon__wr64(x, v, big);
+    jitanon__buf_bytes(b, x, 8);
+}
+
+/* A spilling buffer: writes what it holds to its spill sink. */
+JITANON__PRIVATE void jitanon__buf_flush(jitanon_membuf *b)
+{
+    if (b->size && !b->failed_ && b->spill_.write_fn(b->spill_.user, b->data, b->size)) b->failed_ = 1;
+    b->size = 0;
 }
 
 JITANON__PRIVATE int jitanon__opts_ok(uint32_t begin, uint32_t end) { return begin == 0 && end == 0; }
@@ -2341,69 +2408,52 @@ JITANON__PRIVATE jitanon_result jitanon__sink_put(jitanon_sink sink, const void 
     return JITANON_OK;
 }
 
-/* Records are assembled in a small stack buffer and flushed in pieces only when they are
-   larger, so typical records cost one sink call. */
+/* Records are assembled in a small stack buffer that spills to the sink only when they
+   are larger, so typical records cost one sink call. */
 typedef struct jitanon__jw {
     jitanon_jitdump_writer *w;
-    uint8_t buf[512];
-    size_t len;
+    jitanon_membuf buf; /* over mem, spilling through jitanon__jw_spill */
+    uint8_t mem[512];
     jitanon_result r;
     jitanon_error *err;
 } jitanon__jw;
 
-JITANON__PRIVATE void jitanon__jw_flush(jitanon__jw *j)
+/* The first sink failure is kept in j->r; nothing is written after it. */
+JITANON__PRIVATE int jitanon__jw_spill(void *user, const void *data, size_t n)
 {
-    if (j->r == JITANON_OK && j->len)
-        j->r = jitanon__sink_put(j->w->sink, j->buf, j->len, &j->w->bytes_written, j->err);
-    j->len = 0;
+    jitanon__jw *j = (jitanon__jw *)user;
+    if (j->r == JITANON_OK) j->r = jitanon__sink_put(j->w->sink, data, n, &j->w->bytes_written, j->err);
+    return j->r != JITANON_OK;
 }
 
-JITANON__PRIVATE void jitanon__jw_bytes(jitanon__jw *j, const void *data, size_t n)
+JITANON__PRIVATE void jitanon__jw_start(jitanon__jw *j, jitanon_jitdump_writer *w, jitanon_error *err)
 {
-    if (n > sizeof j->buf - j->len) {
-        jitanon__jw_flush(j);
-        if (n > sizeof j->buf) {
-            if (j->r == JITANON_OK) j->r = jitanon__sink_put(j->w->sink, data, n, &j->w->bytes_written, j->err);
-            return;
-        }
-    }
-    if (n) memcpy(j->buf + j->len, data, n);
-    j->len += n;
-}
-
-JITANON__PRIVATE void jitanon__jw_u32(jitanon__jw *j, uint64_t v)
-{
-    uint8_t b[4];
-    jitanon__wr32(b, v, j->w->big_endian);
-    jitanon__jw_bytes(j, b, 4);
-}
-
-JITANON__PRIVATE void jitanon__jw_u64(jitanon__jw *j, uint64_t v)
-{
-    uint8_t b[8];
-    jitanon__wr64(b, v, j->w->big_endian);
-    jitanon__jw_bytes(j, b, 8);
+    j->w = w;
+    memset(&j->buf, 0, sizeof j->buf);
+    j->buf.data = j->mem;
+    j->buf.capacity = sizeof j->mem;
+    j->buf.spill_.write_fn = jitanon__jw_spill;
+    j->buf.spill_.user = j;
+    j->r = JITANON_OK;
+    j->err = err;
+    jitanon__clear_error(err);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__jw_begin(jitanon__jw *j, jitanon_jitdump_writer *w, uint32_t id, uint64_t size,
                                                   uint64_t timestamp, jitanon_error *err)
 {
-    j->w = w;
-    j->len = 0;
-    j->r = JITANON_OK;
-    j->err = err;
-    jitanon__clear_error(err);
+    jitanon__jw_start(j, w, err);
     if (size > UINT32_MAX)
         return j->r = JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "record of %U bytes is too large", size);
-    jitanon__jw_u32(j, id);
-    jitanon__jw_u32(j, size);
-    jitanon__jw_u64(j, timestamp);
+    jitanon__buf_u32(&j->buf, id, w->big_endian);
+    jitanon__buf_u32(&j->buf, size, w->big_endian);
+    jitanon__buf_u64(&j->buf, timestamp, w->big_endian);
     return JITANON_OK;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__jw_end(jitanon__jw *j)
 {
-    jitanon__jw_flush(j);
+    jitanon__buf_flush(&j->buf);
     return j->r;
 }
 
@@ -2416,19 +2466,15 @@ JITANON_API jitanon_result jitanon_jitdump_writer_init(jitanon_jitdump_writer *w
     memset(w, 0, sizeof *w);
     w->sink = sink;
     w->big_endian = big;
-    j.w = w;
-    j.len = 0;
-    j.r = JITANON_OK;
-    j.err = err;
-    jitanon__clear_error(err);
-    jitanon__jw_u32(&j, JITANON_JITDUMP_MAGIC);
-    jitanon__jw_u32(&j, 1);
-    jitanon__jw_u32(&j, JITANON__JIT_HEADER_SIZE);
-    jitanon__jw_u32(&j, elf_mach);
-    jitanon__jw_u32(&j, 0);
-    jitanon__jw_u32(&j, pid);
-    jitanon__jw_u64(&j, timestamp);
-    jitanon__jw_u64(&j, flags);
+    jitanon__jw_start(&j, w, err);
+    jitanon__buf_u32(&j.buf, JITANON_JITDUMP_MAGIC, w->big_endian);
+    jitanon__buf_u32(&j.buf, 1, w->big_endian);
+    jitanon__buf_u32(&j.buf, JITANON__JIT_HEADER_SIZE, w->big_endian);
+    jitanon__buf_u32(&j.buf, elf_mach, w->big_endian);
+    jitanon__buf_u32(&j.buf, 0, w->big_endian);
+    jitanon__buf_u32(&j.buf, pid, w->big_endian);
+    jitanon__buf_u64(&j.buf, timestamp, w->big_endian);
+    jitanon__buf_u64(&j.buf, flags, w->big_endian);
     return jitanon__jw_end(&j);
 }
 
@@ -2443,15 +2489,15 @@ JITANON_API jitanon_result jitanon_jitdump_write_load(jitanon_jitdump_writer *w,
     if (!jitanon__add_u64(size, code_size, &size) || code_size > SIZE_MAX)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "code_size too large");
     if (jitanon__jw_begin(&j, w, JITANON_JIT_CODE_LOAD, size, timestamp, err) != JITANON_OK) return j.r;
-    jitanon__jw_u32(&j, pid);
-    jitanon__jw_u32(&j, tid);
-    jitanon__jw_u64(&j, code_addr); /* vma: writers put the code address here */
-    jitanon__jw_u64(&j, code_addr);
-    jitanon__jw_u64(&j, code_size);
-    jitanon__jw_u64(&j, code_index);
-    jitanon__jw_bytes(&j, name, name_len);
-    jitanon__jw_bytes(&j, &nul, 1);
-    jitanon__jw_bytes(&j, code, (size_t)code_size);
+    jitanon__buf_u32(&j.buf, pid, w->big_endian);
+    jitanon__buf_u32(&j.buf, tid, w->big_endian);
+    jitanon__buf_u64(&j.buf, code_addr, w->big_endian); /* vma: writers put the code address here */
+    jitanon__buf_u64(&j.buf, code_addr, w->big_endian);
+    jitanon__buf_u64(&j.buf, code_size, w->big_endian);
+    jitanon__buf_u64(&j.buf, code_index, w->big_endian);
+    jitanon__buf_bytes(&j.buf, name, name_len);
+    jitanon__buf_bytes(&j.buf, &nul, 1);
+    jitanon__buf_bytes(&j.buf, code, (size_t)code_size);
     return jitanon__jw_end(&j);
 }
 
@@ -2461,13 +2507,13 @@ JITANON_API jitanon_result jitanon_jitdump_write_move(jitanon_jitdump_writer *w,
 {
     jitanon__jw j;
     if (jitanon__jw_begin(&j, w, JITANON_JIT_CODE_MOVE, JITANON__JIT_MOVE_SIZE, timestamp, err) != JITANON_OK) return j.r;
-    jitanon__jw_u32(&j, pid);
-    jitanon__jw_u32(&j, tid);
-    jitanon__jw_u64(&j, new_code_addr);
-    jitanon__jw_u64(&j, old_code_addr);
-    jitanon__jw_u64(&j, new_code_addr);
-    jitanon__jw_u64(&j, code_size);
-    jitanon__jw_u64(&j, code_index);
+    jitanon__buf_u32(&j.buf, pid, w->big_endian);
+    jitanon__buf_u32(&j.buf, tid, w->big_endian);
+    jitanon__buf_u64(&j.buf, new_code_addr, w->big_endian);
+    jitanon__buf_u64(&j.buf, old_code_addr, w->big_endian);
+    jitanon__buf_u64(&j.buf, new_code_addr, w->big_endian);
+    jitanon__buf_u64(&j.buf, code_size, w->big_endian);
+    jitanon__buf_u64(&j.buf, code_index, w->big_endian);
     return jitanon__jw_end(&j);
 }
 
@@ -2490,18 +2536,18 @@ JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writ
             return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "debug info too large");
     }
     if (jitanon__jw_begin(&j, w, JITANON_JIT_CODE_DEBUG_INFO, size, timestamp, err) != JITANON_OK) return j.r;
-    jitanon__jw_u64(&j, code_addr);
-    jitanon__jw_u64(&j, count);
+    jitanon__buf_u64(&j.buf, code_addr, w->big_endian);
+    jitanon__buf_u64(&j.buf, count, w->big_endian);
     for (i = 0; i < count; i++) {
         const uint8_t nul = 0;
-        jitanon__jw_u64(&j, entries[i].addr);
-        jitanon__jw_u32(&j, (uint32_t)entries[i].lineno);
-        jitanon__jw_u32(&j, (uint32_t)entries[i].discrim);
+        jitanon__buf_u64(&j.buf, entries[i].addr, w->big_endian);
+        jitanon__buf_u32(&j.buf, (uint32_t)entries[i].lineno, w->big_endian);
+        jitanon__buf_u32(&j.buf, (uint32_t)entries[i].discrim, w->big_endian);
         if (i > 0 && jitanon__same_str(entries[i].file, entries[i - 1].file)) {
-            jitanon__jw_bytes(&j, same_file, 2);
+            jitanon__buf_bytes(&j.buf, same_file, 2);
         } else {
-            jitanon__jw_bytes(&j, entries[i].file.data, entries[i].file.length);
-            jitanon__jw_bytes(&j, &nul, 1);
+            jitanon__buf_bytes(&j.buf, entries[i].file.data, entries[i].file.length);
+            jitanon__buf_bytes(&j.buf, &nul, 1);
         }
     }
     return jitanon__jw_end(&j);
@@ -2518,11 +2564,11 @@ JITANON_API jitanon_result jitanon_jitdump_write_unwinding_info(jitanon_jitdump_
         !jitanon__add_u64(unwinding_size, JITANON__JIT_UNWIND_FIXED, &size) || unwinding_size > SIZE_MAX)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "unwinding info too large");
     if (jitanon__jw_begin(&j, w, JITANON_JIT_CODE_UNWINDING_INFO, size, timestamp, err) != JITANON_OK) return j.r;
-    jitanon__jw_u64(&j, unwinding_size);
-    jitanon__jw_u64(&j, eh_frame_hdr_size);
-    jitanon__jw_u64(&j, mapped_size);
-    jitanon__jw_bytes(&j, eh_frame, (size_t)eh_frame_size);
-    jitanon__jw_bytes(&j, eh_frame_hdr, (size_t)eh_frame_hdr_size);
+    jitanon__buf_u64(&j.buf, unwinding_size, w->big_endian);
+    jitanon__buf_u64(&j.buf, eh_frame_hdr_size, w->big_endian);
+    jitanon__buf_u64(&j.buf, mapped_size, w->big_endian);
+    jitanon__buf_bytes(&j.buf, eh_frame, (size_t)eh_frame_size);
+    jitanon__buf_bytes(&j.buf, eh_frame_hdr, (size_t)eh_frame_hdr_size);
     return jitanon__jw_end(&j);
 }
 
@@ -5399,92 +5445,40 @@ JITANON__PRIVATE void jitanon__sha1_u64(jitanon_sha1 *s, uint64_t v)
     jitanon_sha1_update(s, b, 8);
 }
 
-/* -- Output buffers: appends never fail individually; `failed` is checked once. -- */
-
-typedef struct jitanon__ebuf {
-    uint8_t *p;
-    size_t len, cap;
-    const jitanon_allocator *a;
-    int failed;
-} jitanon__ebuf;
-
-JITANON__PRIVATE void jitanon__eb_bytes(jitanon__ebuf *b, const void *data, size_t n)
-{
-    if (b->failed) return;
-    if (n > SIZE_MAX - b->len || !jitanon__grow(b->a, (void **)&b->p, &b->cap, b->len + n, 1)) {
-        b->failed = 1;
-        return;
-    }
-    if (n) memcpy(b->p + b->len, data, n);
-    b->len += n;
-}
-
-JITANON__PRIVATE void jitanon__eb_u8(jitanon__ebuf *b, unsigned v)
-{
-    uint8_t x = (uint8_t)v;
-    jitanon__eb_bytes(b, &x, 1);
-}
-
-JITANON__PRIVATE void jitanon__eb_u16(jitanon__ebuf *b, uint64_t v, int big)
-{
-    uint8_t x[2];
-    jitanon__wr16(x, v, big);
-    jitanon__eb_bytes(b, x, 2);
-}
-
-JITANON__PRIVATE void jitanon__eb_u32(jitanon__ebuf *b, uint64_t v, int big)
-{
-    uint8_t x[4];
-    jitanon__wr32(x, v, big);
-    jitanon__eb_bytes(b, x, 4);
-}
-
-JITANON__PRIVATE void jitanon__eb_u64(jitanon__ebuf *b, uint64_t v, int big)
-{
-    uint8_t x[8];
-    jitanon__wr64(x, v, big);
-    jitanon__eb_bytes(b, x, 8);
-}
+/* -- Output buffers (jitanon_membuf, appended to with jitanon__buf_*): ELF encodings. -- */
 
 /* An address or offset field: 8 bytes in ELF64, 4 in ELF32. */
-JITANON__PRIVATE void jitanon__eb_word(jitanon__ebuf *b, uint64_t v, int is64, int big)
+JITANON__PRIVATE void jitanon__buf_word(jitanon_membuf *b, uint64_t v, int is64, int big)
 {
-    if (is64) jitanon__eb_u64(b, v, big);
-    else jitanon__eb_u32(b, v, big);
+    if (is64) jitanon__buf_u64(b, v, big);
+    else jitanon__buf_u32(b, v, big);
 }
 
-JITANON__PRIVATE void jitanon__eb_str(jitanon__ebuf *b, const char *s, size_t n)
+JITANON__PRIVATE void jitanon__buf_str(jitanon_membuf *b, const char *s, size_t n)
 {
-    jitanon__eb_bytes(b, s, n);
-    jitanon__eb_u8(b, 0);
+    jitanon__buf_bytes(b, s, n);
+    jitanon__buf_u8(b, 0);
 }
 
-JITANON__PRIVATE void jitanon__eb_uleb(jitanon__ebuf *b, uint64_t v)
+JITANON__PRIVATE void jitanon__buf_uleb(jitanon_membuf *b, uint64_t v)
 {
     do {
         unsigned byte = (unsigned)(v & 0x7f);
         v >>= 7;
-        jitanon__eb_u8(b, v ? byte | 0x80u : byte);
+        jitanon__buf_u8(b, v ? byte | 0x80u : byte);
     } while (v);
 }
 
-JITANON__PRIVATE void jitanon__eb_sleb(jitanon__ebuf *b, int64_t v)
+JITANON__PRIVATE void jitanon__buf_sleb(jitanon_membuf *b, int64_t v)
 {
     for (;;) {
         unsigned byte = (unsigned)((uint64_t)v & 0x7f);
         int done;
         v = v < 0 ? -((-(v + 1)) >> 7) - 1 : v >> 7; /* arithmetic shift without relying on it */
         done = (v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40));
-        jitanon__eb_u8(b, done ? byte : byte | 0x80u);
+        jitanon__buf_u8(b, done ? byte : byte | 0x80u);
         if (done) return;
     }
-}
-
-JITANON__PRIVATE void jitanon__eb_free(jitanon__ebuf *b)
-{
-    jitanon__free(b->a, b->p, b->cap);
-    b->p = NULL;
-    b->len = b->cap = 0;
 }
 
 JITANON__PRIVATE uint64_t jitanon__align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
@@ -5703,7 +5697,7 @@ JITANON_API void jitanon_elf_builder_free(jitanon_elf_builder *b)
 typedef struct jitanon__elf_sec {
     uint32_t name, type, link, info;
     uint64_t flags, off, size, align, entsize, addr;
-    const jitanon__ebuf *data; /* NULL for .text, written from the function views */
+    const jitanon_membuf *data; /* NULL for .text, written from the function views */
 } jitanon__elf_sec;
 
 typedef struct jitanon__elf_row {
@@ -5715,7 +5709,7 @@ typedef struct jitanon__elfw {
     jitanon_elf_builder *b;
     const jitanon_allocator *a;
     int is64, big;
-    jitanon__ebuf eh, hdr, note, sym, str, abbrev, info, line, prog, shstr, head, shdrs;
+    jitanon_membuf eh, hdr, note, sym, str, abbrev, info, line, prog, shstr, head, shdrs;
     uint64_t *tab; /* .eh_frame_hdr pairs: (pc, fde) file offsets */
     size_t tab_n, tab_cap;
     int tab_failed;
@@ -5732,10 +5726,10 @@ typedef struct jitanon__elfw {
 
 JITANON__PRIVATE void jitanon__elfw_free(jitanon__elfw *w)
 {
-    jitanon__ebuf *bufs[] = {&w->eh, &w->hdr, &w->note, &w->sym, &w->str, &w->abbrev,
+    jitanon_membuf *bufs[] = {&w->eh, &w->hdr, &w->note, &w->sym, &w->str, &w->abbrev,
                              &w->info, &w->line, &w->prog, &w->shstr, &w->head, &w->shdrs};
     size_t i;
-    for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++) jitanon__eb_free(bufs[i]);
+    for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++) jitanon_membuf_free(bufs[i]);
     jitanon__free(w->a, w->tab, w->tab_cap * 2 * sizeof *w->tab);
     jitanon__free(w->a, w->files, w->file_cap * sizeof *w->files);
     jitanon__free(w->a, w->hash, w->hash_cap * sizeof *w->hash);
@@ -5744,7 +5738,7 @@ JITANON__PRIVATE void jitanon__elfw_free(jitanon__elfw *w)
 
 JITANON__PRIVATE void jitanon__elfw_init(jitanon__elfw *w, jitanon_elf_builder *b)
 {
-    jitanon__ebuf *bufs[] = {&w->eh, &w->hdr, &w->note, &w->sym, &w->str, &w->abbrev,
+    jitanon_membuf *bufs[] = {&w->eh, &w->hdr, &w->note, &w->sym, &w->str, &w->abbrev,
                              &w->info, &w->line, &w->prog, &w->shstr, &w->head, &w->shdrs};
     size_t i;
     memset(w, 0, sizeof *w);
@@ -5753,7 +5747,7 @@ JITANON__PRIVATE void jitanon__elfw_init(jitanon__elfw *w, jitanon_elf_builder *
     w->is64 = jitanon__elf_is64(b);
     w->big = b->big_endian;
     w->text_idx = 1; /* .text is always the first section; symbols need it early */
-    for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++) bufs[i]->a = w->a;
+    for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++) bufs[i]->allocator = *w->a;
 }
 
 /* -- .eh_frame: copy each function's CIEs/FDEs, rebasing pc_begin. -- */
@@ -5829,7 +5823,7 @@ JITANON__PRIVATE int jitanon__elf_tab_add(jitanon__elfw *w, uint64_t pc, uint64_
 JITANON__PRIVATE int jitanon__elf_fde(jitanon__elfw *w, size_t at, uint64_t body_len, unsigned enc, int64_t delta)
 {
     size_t width = (enc & 7) == 3 ? 4 : 8;
-    uint8_t *p = w->eh.p + at + 8;
+    uint8_t *p = w->eh.data + at + 8;
     uint64_t landed = w->eh_off;
     int64_t v, nv;
     int sgn = (enc & 8) != 0;
@@ -5851,7 +5845,7 @@ JITANON__PRIVATE int jitanon__elf_eh_func(jitanon__elfw *w, const jitanon__elf_e
 {
     jitanon__cur c = jitanon__cur_make(e->eh_frame.data, e->eh_frame.size, 0, w->big);
     jitanon__elf_cie cies[JITANON__ELF_MAX_CIES];
-    size_t ncie = 0, start = w->eh.len, tab_start = w->tab_n, k;
+    size_t ncie = 0, start = w->eh.size, tab_start = w->tab_n, k;
     int64_t delta = (int64_t)(e->offset + jitanon__align_up(e->code.size, 8)) - (int64_t)(w->eh_off + start);
     while (c.left >= 4) {
         uint64_t pos = c.off;
@@ -5860,8 +5854,8 @@ JITANON__PRIVATE int jitanon__elf_eh_func(jitanon__elfw *w, const jitanon__elf_e
         if (len == 0) break; /* terminator; one is written at the very end */
         if (len < 4 || len > c.left || !(body = jitanon__take(&c, len))) goto drop;
         id = jitanon__rd32(body, w->big);
-        jitanon__eb_bytes(&w->eh, body - 4, (size_t)len + 4);
-        if (w->eh.failed) return 0;
+        jitanon__buf_bytes(&w->eh, body - 4, (size_t)len + 4);
+        if (w->eh.failed_) return 0;
         if (id == 0) {
             if (ncie == JITANON__ELF_MAX_CIES || !jitanon__elf_cie_encoding(jitanon__cur_make(body, len, 0, w->big), &cies[ncie].enc))
                 goto drop;
@@ -5873,7 +5867,7 @@ JITANON__PRIVATE int jitanon__elf_eh_func(jitanon__elfw *w, const jitanon__elf_e
     }
     return 1;
 drop:
-    w->eh.len = start;
+    w->eh.size = start;
     w->tab_n = tab_start;
     w->b->notes |= JITANON_ELF_NOTE_UNWIND_DROPPED;
     return 0;
@@ -5892,18 +5886,18 @@ JITANON__PRIVATE int jitanon__elf_tab_less(const void *ctx, uint32_t a, uint32_t
 JITANON__PRIVATE int jitanon__elf_eh_hdr(jitanon__elfw *w)
 {
     size_t i;
-    jitanon__eb_u8(&w->hdr, 1);
-    jitanon__eb_u8(&w->hdr, 0x1b);
-    jitanon__eb_u8(&w->hdr, 0x03);
-    jitanon__eb_u8(&w->hdr, 0x3b);
-    jitanon__eb_u32(&w->hdr, (uint64_t)((int64_t)w->eh_off - (int64_t)(w->hdr_off + 4)), w->big);
-    jitanon__eb_u32(&w->hdr, w->tab_n, w->big);
+    jitanon__buf_u8(&w->hdr, 1);
+    jitanon__buf_u8(&w->hdr, 0x1b);
+    jitanon__buf_u8(&w->hdr, 0x03);
+    jitanon__buf_u8(&w->hdr, 0x3b);
+    jitanon__buf_u32(&w->hdr, (uint64_t)((int64_t)w->eh_off - (int64_t)(w->hdr_off + 4)), w->big);
+    jitanon__buf_u32(&w->hdr, w->tab_n, w->big);
     for (i = 0; i < 2 * w->tab_n; i++) {
         int64_t rel = (int64_t)w->tab[i] - (int64_t)w->hdr_off;
         if (rel < INT32_MIN || rel > INT32_MAX) return 0;
-        jitanon__eb_u32(&w->hdr, (uint64_t)rel, w->big);
+        jitanon__buf_u32(&w->hdr, (uint64_t)rel, w->big);
     }
-    return !w->hdr.failed;
+    return !w->hdr.failed_;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__elf_unwind(jitanon__elfw *w, jitanon_error *err)
@@ -5912,20 +5906,20 @@ JITANON__PRIVATE jitanon_result jitanon__elf_unwind(jitanon__elfw *w, jitanon_er
     w->eh_off = jitanon__align_up(w->b->text_base + w->text_size, 8);
     for (i = 0; i < w->b->count; i++)
         if (w->b->funcs[i].eh_frame.size) jitanon__elf_eh_func(w, &w->b->funcs[i]);
-    if (w->eh.failed || w->tab_failed) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build .eh_frame");
+    if (w->eh.failed_ || w->tab_failed) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build .eh_frame");
     if (w->tab_n == 0) { /* nothing usable: no unwind sections at all */
-        w->eh.len = 0;
+        w->eh.size = 0;
         w->hdr_off = w->eh_off;
         return JITANON_OK;
     }
-    jitanon__eb_u32(&w->eh, 0, w->big); /* terminator */
-    w->hdr_off = jitanon__align_up(w->eh_off + w->eh.len, 4);
+    jitanon__buf_u32(&w->eh, 0, w->big); /* terminator */
+    w->hdr_off = jitanon__align_up(w->eh_off + w->eh.size, 4);
     if (!jitanon__sort(w->a, w->tab, w->tab_n, 2 * sizeof *w->tab, jitanon__elf_tab_less))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot sort .eh_frame_hdr");
     if (!jitanon__elf_eh_hdr(w))
-        return JITANON__FAIL(err, w->hdr.failed ? JITANON_ERR_NOMEM : JITANON_ERR_LIMIT, 0, "cannot build .eh_frame_hdr");
+        return JITANON__FAIL(err, w->hdr.failed_ ? JITANON_ERR_NOMEM : JITANON_ERR_LIMIT, 0, "cannot build .eh_frame_hdr");
     w->out.fdes = w->tab_n;
-    return w->eh.failed ? JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build .eh_frame") : JITANON_OK;
+    return w->eh.failed_ ? JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build .eh_frame") : JITANON_OK;
 }
 
 /* -- Build-id: SHA-1 over tagged, length-prefixed (name, address, code) of every function
@@ -5938,11 +5932,11 @@ JITANON__PRIVATE void jitanon__elf_build_id(jitanon__elfw *w)
     jitanon__sha1_u64(&s, w->b->machine);
     jitanon__sha1_u64(&s, w->b->count);
     jitanon_sha1_final(&s, w->out.build_id);
-    jitanon__eb_u32(&w->note, 4, w->big);
-    jitanon__eb_u32(&w->note, 20, w->big);
-    jitanon__eb_u32(&w->note, JITANON__NT_GNU_BUILD_ID, w->big);
-    jitanon__eb_bytes(&w->note, "GNU", 4);
-    jitanon__eb_bytes(&w->note, w->out.build_id, 20);
+    jitanon__buf_u32(&w->note, 4, w->big);
+    jitanon__buf_u32(&w->note, 20, w->big);
+    jitanon__buf_u32(&w->note, JITANON__NT_GNU_BUILD_ID, w->big);
+    jitanon__buf_bytes(&w->note, "GNU", 4);
+    jitanon__buf_bytes(&w->note, w->out.build_id, 20);
 }
 
 /* -- .symtab / .strtab: entry 0, then one LOCAL FUNC per function (sh_info = count + 1). -- */
@@ -5950,32 +5944,32 @@ JITANON__PRIVATE void jitanon__elf_build_id(jitanon__elfw *w)
 JITANON__PRIVATE void jitanon__elf_symbol(jitanon__elfw *w, uint64_t name, uint64_t value, uint64_t size, unsigned info,
                                           uint64_t shndx)
 {
-    jitanon__ebuf *b = &w->sym;
-    jitanon__eb_u32(b, name, w->big);
+    jitanon_membuf *b = &w->sym;
+    jitanon__buf_u32(b, name, w->big);
     if (w->is64) {
-        jitanon__eb_u8(b, info);
-        jitanon__eb_u8(b, 0);
-        jitanon__eb_u16(b, shndx, w->big);
-        jitanon__eb_u64(b, value, w->big);
-        jitanon__eb_u64(b, size, w->big);
+        jitanon__buf_u8(b, info);
+        jitanon__buf_u8(b, 0);
+        jitanon__buf_u16(b, shndx, w->big);
+        jitanon__buf_u64(b, value, w->big);
+        jitanon__buf_u64(b, size, w->big);
     } else {
-        jitanon__eb_u32(b, value, w->big);
-        jitanon__eb_u32(b, size, w->big);
-        jitanon__eb_u8(b, info);
-        jitanon__eb_u8(b, 0);
-        jitanon__eb_u16(b, shndx, w->big);
+        jitanon__buf_u32(b, value, w->big);
+        jitanon__buf_u32(b, size, w->big);
+        jitanon__buf_u8(b, info);
+        jitanon__buf_u8(b, 0);
+        jitanon__buf_u16(b, shndx, w->big);
     }
 }
 
 JITANON__PRIVATE void jitanon__elf_symbols(jitanon__elfw *w)
 {
     size_t i;
-    jitanon__eb_u8(&w->str, 0);
+    jitanon__buf_u8(&w->str, 0);
     jitanon__elf_symbol(w, 0, 0, 0, 0, 0);
     for (i = 0; i < w->b->count; i++) {
         const jitanon__elf_entry *e = &w->b->funcs[i];
-        uint64_t name = w->str.len;
-        jitanon__eb_str(&w->str, e->name.data, e->name.length);
+        uint64_t name = w->str.size;
+        jitanon__buf_str(&w->str, e->name.data, e->name.length);
         jitanon__elf_symbol(w, name, e->offset, e->code.size, 0x02 /* STB_LOCAL, STT_FUNC */, w->text_idx);
     }
 }
@@ -6088,31 +6082,31 @@ JITANON__PRIVATE size_t jitanon__elf_rows(jitanon__elfw *w, const jitanon__elf_e
 
 JITANON__PRIVATE void jitanon__elf_set_address(jitanon__elfw *w, uint64_t addr)
 {
-    jitanon__eb_u8(&w->prog, 0);
-    jitanon__eb_uleb(&w->prog, w->is64 ? 9 : 5);
-    jitanon__eb_u8(&w->prog, 2); /* DW_LNE_set_address */
-    jitanon__eb_word(&w->prog, addr, w->is64, w->big);
+    jitanon__buf_u8(&w->prog, 0);
+    jitanon__buf_uleb(&w->prog, w->is64 ? 9 : 5);
+    jitanon__buf_u8(&w->prog, 2); /* DW_LNE_set_address */
+    jitanon__buf_word(&w->prog, addr, w->is64, w->big);
 }
 
 /* One row: a special opcode when the deltas fit, else advance_line/advance_pc/copy. */
-JITANON__PRIVATE void jitanon__elf_row_op(jitanon__ebuf *p, int64_t dline, uint64_t dpc)
+JITANON__PRIVATE void jitanon__elf_row_op(jitanon_membuf *p, int64_t dline, uint64_t dpc)
 {
     if (dline >= JITANON__DW_LINE_BASE && dline < JITANON__DW_LINE_BASE + JITANON__DW_LINE_RANGE && dpc < 256) {
         uint64_t op = (uint64_t)(dline - JITANON__DW_LINE_BASE) + JITANON__DW_LINE_RANGE * dpc + JITANON__DW_OPCODE_BASE;
         if (op <= 255) {
-            jitanon__eb_u8(p, (unsigned)op);
+            jitanon__buf_u8(p, (unsigned)op);
             return;
         }
     }
     if (dline) {
-        jitanon__eb_u8(p, 3); /* DW_LNS_advance_line */
-        jitanon__eb_sleb(p, dline);
+        jitanon__buf_u8(p, 3); /* DW_LNS_advance_line */
+        jitanon__buf_sleb(p, dline);
     }
     if (dpc) {
-        jitanon__eb_u8(p, 2); /* DW_LNS_advance_pc */
-        jitanon__eb_uleb(p, dpc);
+        jitanon__buf_u8(p, 2); /* DW_LNS_advance_pc */
+        jitanon__buf_uleb(p, dpc);
     }
-    jitanon__eb_u8(p, 1); /* DW_LNS_copy */
+    jitanon__buf_u8(p, 1); /* DW_LNS_copy */
 }
 
 /* One sequence per function; registers start from the DWARF defaults each time. */
@@ -6125,13 +6119,13 @@ JITANON__PRIVATE void jitanon__elf_sequence(jitanon__elfw *w, const jitanon__elf
     for (i = 0; i < n; i++) {
         const jitanon__elf_row *r = &w->rows[i];
         if (r->file != file) {
-            jitanon__eb_u8(&w->prog, 4); /* DW_LNS_set_file */
-            jitanon__eb_uleb(&w->prog, r->file);
+            jitanon__buf_u8(&w->prog, 4); /* DW_LNS_set_file */
+            jitanon__buf_uleb(&w->prog, r->file);
             file = r->file;
         }
         if (r->col != col) {
-            jitanon__eb_u8(&w->prog, 5); /* DW_LNS_set_column */
-            jitanon__eb_uleb(&w->prog, r->col);
+            jitanon__buf_u8(&w->prog, 5); /* DW_LNS_set_column */
+            jitanon__buf_uleb(&w->prog, r->col);
             col = r->col;
         }
         jitanon__elf_row_op(&w->prog, (int64_t)r->line - (int64_t)line, e->offset + r->off - pc);
@@ -6139,44 +6133,44 @@ JITANON__PRIVATE void jitanon__elf_sequence(jitanon__elfw *w, const jitanon__elf
         line = r->line;
     }
     if (e->offset + e->code.size > pc) {
-        jitanon__eb_u8(&w->prog, 2);
-        jitanon__eb_uleb(&w->prog, e->offset + e->code.size - pc);
+        jitanon__buf_u8(&w->prog, 2);
+        jitanon__buf_uleb(&w->prog, e->offset + e->code.size - pc);
     }
-    jitanon__eb_u8(&w->prog, 0);
-    jitanon__eb_uleb(&w->prog, 1);
-    jitanon__eb_u8(&w->prog, 1); /* DW_LNE_end_sequence */
+    jitanon__buf_u8(&w->prog, 0);
+    jitanon__buf_uleb(&w->prog, 1);
+    jitanon__buf_u8(&w->prog, 1); /* DW_LNE_end_sequence */
     w->out.line_rows += n;
 }
 
 JITANON__PRIVATE void jitanon__elf_line_header(jitanon__elfw *w)
 {
     static const uint8_t std_lengths[JITANON__DW_OPCODE_BASE - 1] = {0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1};
-    jitanon__ebuf *b = &w->line;
+    jitanon_membuf *b = &w->line;
     size_t i, hlen_at, body_at;
-    jitanon__eb_u32(b, 0, w->big); /* unit_length, patched */
-    jitanon__eb_u16(b, 4, w->big);
-    hlen_at = b->len;
-    jitanon__eb_u32(b, 0, w->big); /* header_length, patched */
-    jitanon__eb_u8(b, 1);          /* minimum_instruction_length */
-    jitanon__eb_u8(b, 1);          /* maximum_operations_per_instruction */
-    jitanon__eb_u8(b, 1);          /* default_is_stmt */
-    jitanon__eb_u8(b, (unsigned)(JITANON__DW_LINE_BASE + 256));
-    jitanon__eb_u8(b, JITANON__DW_LINE_RANGE);
-    jitanon__eb_u8(b, JITANON__DW_OPCODE_BASE);
-    jitanon__eb_bytes(b, std_lengths, sizeof std_lengths);
-    jitanon__eb_u8(b, 0); /* no include directories: names are kept whole */
+    jitanon__buf_u32(b, 0, w->big); /* unit_length, patched */
+    jitanon__buf_u16(b, 4, w->big);
+    hlen_at = b->size;
+    jitanon__buf_u32(b, 0, w->big); /* header_length, patched */
+    jitanon__buf_u8(b, 1);          /* minimum_instruction_length */
+    jitanon__buf_u8(b, 1);          /* maximum_operations_per_instruction */
+    jitanon__buf_u8(b, 1);          /* default_is_stmt */
+    jitanon__buf_u8(b, (unsigned)(JITANON__DW_LINE_BASE + 256));
+    jitanon__buf_u8(b, JITANON__DW_LINE_RANGE);
+    jitanon__buf_u8(b, JITANON__DW_OPCODE_BASE);
+    jitanon__buf_bytes(b, std_lengths, sizeof std_lengths);
+    jitanon__buf_u8(b, 0); /* no include directories: names are kept whole */
     for (i = 0; i < w->file_n; i++) {
-        jitanon__eb_str(b, w->files[i].data, w->files[i].length);
-        jitanon__eb_u8(b, 0); /* directory 0, mtime 0, length 0 */
-        jitanon__eb_u8(b, 0);
-        jitanon__eb_u8(b, 0);
+        jitanon__buf_str(b, w->files[i].data, w->files[i].length);
+        jitanon__buf_u8(b, 0); /* directory 0, mtime 0, length 0 */
+        jitanon__buf_u8(b, 0);
+        jitanon__buf_u8(b, 0);
     }
-    jitanon__eb_u8(b, 0);
-    body_at = b->len;
-    jitanon__eb_bytes(b, w->prog.p, w->prog.len);
-    if (b->failed) return;
-    jitanon__wr32(b->p + hlen_at, body_at - hlen_at - 4, w->big);
-    jitanon__wr32(b->p, b->len - 4, w->big);
+    jitanon__buf_u8(b, 0);
+    body_at = b->size;
+    jitanon__buf_bytes(b, w->prog.data, w->prog.size);
+    if (b->failed_) return;
+    jitanon__wr32(b->data + hlen_at, body_at - hlen_at - 4, w->big);
+    jitanon__wr32(b->data, b->size - 4, w->big);
 }
 
 JITANON__PRIVATE void jitanon__elf_abbrev(jitanon__elfw *w)
@@ -6186,33 +6180,33 @@ JITANON__PRIVATE void jitanon__elf_abbrev(jitanon__elfw *w)
                          0x25, 0x08, 0x03, 0x08, 0x11, 0x01, 0x12, (uint8_t)high_form, 0x10, 0x17, 0, 0,
                          2, 0x2e, 0, /* subprogram, no children */
                          0x03, 0x08, 0x11, 0x01, 0x12, (uint8_t)high_form, 0, 0, 0};
-    jitanon__eb_bytes(&w->abbrev, a, sizeof a);
+    jitanon__buf_bytes(&w->abbrev, a, sizeof a);
 }
 
 JITANON__PRIVATE void jitanon__elf_debug_info(jitanon__elfw *w)
 {
-    jitanon__ebuf *b = &w->info;
+    jitanon_membuf *b = &w->info;
     size_t i;
-    jitanon__eb_u32(b, 0, w->big); /* unit_length, patched */
-    jitanon__eb_u16(b, 4, w->big);
-    jitanon__eb_u32(b, 0, w->big); /* .debug_abbrev offset */
-    jitanon__eb_u8(b, w->is64 ? 8 : 4);
-    jitanon__eb_uleb(b, 1);
-    jitanon__eb_str(b, "jitanon " JITANON_VERSION_STRING, strlen("jitanon " JITANON_VERSION_STRING));
-    jitanon__eb_str(b, "jitted code", 11);
-    jitanon__eb_word(b, w->b->text_base, w->is64, w->big);
-    jitanon__eb_word(b, w->text_size, w->is64, w->big);
-    jitanon__eb_u32(b, 0, w->big); /* DW_AT_stmt_list */
+    jitanon__buf_u32(b, 0, w->big); /* unit_length, patched */
+    jitanon__buf_u16(b, 4, w->big);
+    jitanon__buf_u32(b, 0, w->big); /* .debug_abbrev offset */
+    jitanon__buf_u8(b, w->is64 ? 8 : 4);
+    jitanon__buf_uleb(b, 1);
+    jitanon__buf_str(b, "jitanon " JITANON_VERSION_STRING, strlen("jitanon " JITANON_VERSION_STRING));
+    jitanon__buf_str(b, "jitted code", 11);
+    jitanon__buf_word(b, w->b->text_base, w->is64, w->big);
+    jitanon__buf_word(b, w->text_size, w->is64, w->big);
+    jitanon__buf_u32(b, 0, w->big); /* DW_AT_stmt_list */
     for (i = 0; i < w->b->count; i++) {
         const jitanon__elf_entry *e = &w->b->funcs[i];
         if (!e->code.size) continue;
-        jitanon__eb_uleb(b, 2);
-        jitanon__eb_str(b, e->name.data, e->name.length);
-        jitanon__eb_word(b, e->offset, w->is64, w->big);
-        jitanon__eb_word(b, e->code.size, w->is64, w->big);
+        jitanon__buf_uleb(b, 2);
+        jitanon__buf_str(b, e->name.data, e->name.length);
+        jitanon__buf_word(b, e->offset, w->is64, w->big);
+        jitanon__buf_word(b, e->code.size, w->is64, w->big);
     }
-    jitanon__eb_u8(b, 0);
-    if (!b->failed) jitanon__wr32(b->p, b->len - 4, w->big);
+    jitanon__buf_u8(b, 0);
+    if (!b->failed_) jitanon__wr32(b->data, b->size - 4, w->big);
 }
 
 /* Returns 1 when debug sections were built, 0 when there is nothing to describe. */
@@ -6230,9 +6224,9 @@ JITANON__PRIVATE jitanon_result jitanon__elf_debug(jitanon__elfw *w, int *have, 
     jitanon__elf_line_header(w);
     jitanon__elf_abbrev(w);
     jitanon__elf_debug_info(w);
-    if (w->prog.failed || w->line.failed || w->abbrev.failed || w->info.failed)
+    if (w->prog.failed_ || w->line.failed_ || w->abbrev.failed_ || w->info.failed_)
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build debug sections");
-    if (w->line.len > UINT32_MAX - 16 || w->info.len > UINT32_MAX - 16)
+    if (w->line.size > UINT32_MAX - 16 || w->info.size > UINT32_MAX - 16)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "debug sections exceed 32-bit DWARF");
     *have = 1;
     return JITANON_OK;
@@ -6240,27 +6234,27 @@ JITANON__PRIVATE jitanon_result jitanon__elf_debug(jitanon__elfw *w, int *have, 
 
 #ifdef JITANON_USE_ZLIB
 /* Replaces `b` by an Elf_Chdr (ELFCOMPRESS_ZLIB) and the zlib stream of its contents. */
-JITANON__PRIVATE jitanon_result jitanon__elf_deflate(jitanon__elfw *w, jitanon__ebuf *b, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__elf_deflate(jitanon__elfw *w, jitanon_membuf *b, jitanon_error *err)
 {
-    jitanon__ebuf out;
-    uLongf zlen = compressBound((uLong)b->len);
+    jitanon_membuf out;
+    uLongf zlen = compressBound((uLong)b->size);
     memset(&out, 0, sizeof out);
-    out.a = w->a;
-    jitanon__eb_u32(&out, 1, w->big); /* ELFCOMPRESS_ZLIB */
-    if (w->is64) jitanon__eb_u32(&out, 0, w->big);
-    jitanon__eb_word(&out, b->len, w->is64, w->big);
-    jitanon__eb_word(&out, 1, w->is64, w->big);
-    if (!out.failed && !jitanon__grow(w->a, (void **)&out.p, &out.cap, out.len + zlen, 1)) out.failed = 1;
-    if (out.failed) {
-        jitanon__eb_free(&out);
+    out.allocator = *w->a;
+    jitanon__buf_u32(&out, 1, w->big); /* ELFCOMPRESS_ZLIB */
+    if (w->is64) jitanon__buf_u32(&out, 0, w->big);
+    jitanon__buf_word(&out, b->size, w->is64, w->big);
+    jitanon__buf_word(&out, 1, w->is64, w->big);
+    if (!out.failed_ && !jitanon__grow(w->a, (void **)&out.data, &out.capacity, out.size + zlen, 1)) out.failed_ = 1;
+    if (out.failed_) {
+        jitanon_membuf_free(&out);
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot allocate the compressed section");
     }
-    if ((uLong)b->len != b->len || compress2(out.p + out.len, &zlen, b->p, (uLong)b->len, Z_DEFAULT_COMPRESSION) != Z_OK) {
-        jitanon__eb_free(&out);
+    if ((uLong)b->size != b->size || compress2(out.data + out.size, &zlen, b->data, (uLong)b->size, Z_DEFAULT_COMPRESSION) != Z_OK) {
+        jitanon_membuf_free(&out);
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "zlib compress2 failed");
     }
-    out.len += zlen;
-    jitanon__eb_free(b);
+    out.size += zlen;
+    jitanon_membuf_free(b);
     *b = out;
     return JITANON_OK;
 }
@@ -6269,18 +6263,18 @@ JITANON__PRIVATE jitanon_result jitanon__elf_deflate(jitanon__elfw *w, jitanon__
 /* -- Section table and layout -- */
 
 JITANON__PRIVATE uint32_t jitanon__elf_add_sec(jitanon__elfw *w, const char *name, uint32_t type, uint64_t flags,
-                                              uint64_t align, const jitanon__ebuf *data)
+                                              uint64_t align, const jitanon_membuf *data)
 {
     jitanon__elf_sec *s = &w->sec[++w->nsec];
     JITANON_ASSERT(w->nsec < JITANON__ELF_MAX_SECTIONS);
     memset(s, 0, sizeof *s);
-    s->name = (uint32_t)w->shstr.len;
-    jitanon__eb_str(&w->shstr, name, strlen(name));
+    s->name = (uint32_t)w->shstr.size;
+    jitanon__buf_str(&w->shstr, name, strlen(name));
     s->type = type;
     s->flags = flags;
     s->align = align;
     s->data = data;
-    s->size = data ? data->len : 0;
+    s->size = data ? data->size : 0;
     return w->nsec;
 }
 
@@ -6289,11 +6283,11 @@ JITANON__PRIVATE void jitanon__elf_sections(jitanon__elfw *w, int have_debug)
 {
     uint64_t dflags = w->b->opts.compress_debug ? JITANON__SHF_COMPRESSED : 0, dalign = dflags ? (w->is64 ? 8u : 4u) : 1u;
     uint32_t i, sym;
-    jitanon__eb_u8(&w->shstr, 0);
+    jitanon__buf_u8(&w->shstr, 0);
     jitanon__elf_add_sec(w, ".text", JITANON__SHT_PROGBITS, JITANON__SHF_ALLOC | JITANON__SHF_EXECINSTR, 16, NULL);
     w->sec[w->text_idx].size = w->text_size;
     w->sec[w->text_idx].off = w->b->text_base;
-    if (w->eh.len) {
+    if (w->eh.size) {
         w->eh_idx = jitanon__elf_add_sec(w, ".eh_frame", JITANON__SHT_PROGBITS, JITANON__SHF_ALLOC, 8, &w->eh);
         w->sec[w->eh_idx].off = w->eh_off;
         w->hdr_idx = jitanon__elf_add_sec(w, ".eh_frame_hdr", JITANON__SHT_PROGBITS, JITANON__SHF_ALLOC, 4, &w->hdr);
@@ -6314,7 +6308,7 @@ JITANON__PRIVATE void jitanon__elf_sections(jitanon__elfw *w, int have_debug)
     jitanon__elf_add_sec(w, ".shstrtab", JITANON__SHT_STRTAB, 0, 1, &w->shstr);
     w->pos = w->load_end;
     for (i = w->note_idx + 1; i <= w->nsec; i++) {
-        w->sec[i].size = w->sec[i].data->len; /* .shstrtab grew while it was being added */
+        w->sec[i].size = w->sec[i].data->size; /* .shstrtab grew while it was being added */
         w->sec[i].off = jitanon__align_up(w->pos, w->sec[i].align);
         w->pos = w->sec[i].off + w->sec[i].size;
     }
@@ -6323,62 +6317,62 @@ JITANON__PRIVATE void jitanon__elf_sections(jitanon__elfw *w, int have_debug)
 
 JITANON__PRIVATE void jitanon__elf_shdr(jitanon__elfw *w, const jitanon__elf_sec *s)
 {
-    jitanon__ebuf *b = &w->shdrs;
-    jitanon__eb_u32(b, s->name, w->big);
-    jitanon__eb_u32(b, s->type, w->big);
-    jitanon__eb_word(b, s->flags, w->is64, w->big);
-    jitanon__eb_word(b, s->addr, w->is64, w->big);
-    jitanon__eb_word(b, s->off, w->is64, w->big);
-    jitanon__eb_word(b, s->size, w->is64, w->big);
-    jitanon__eb_u32(b, s->link, w->big);
-    jitanon__eb_u32(b, s->info, w->big);
-    jitanon__eb_word(b, s->align, w->is64, w->big);
-    jitanon__eb_word(b, s->entsize, w->is64, w->big);
+    jitanon_membuf *b = &w->shdrs;
+    jitanon__buf_u32(b, s->name, w->big);
+    jitanon__buf_u32(b, s->type, w->big);
+    jitanon__buf_word(b, s->flags, w->is64, w->big);
+    jitanon__buf_word(b, s->addr, w->is64, w->big);
+    jitanon__buf_word(b, s->off, w->is64, w->big);
+    jitanon__buf_word(b, s->size, w->is64, w->big);
+    jitanon__buf_u32(b, s->link, w->big);
+    jitanon__buf_u32(b, s->info, w->big);
+    jitanon__buf_word(b, s->align, w->is64, w->big);
+    jitanon__buf_word(b, s->entsize, w->is64, w->big);
 }
 
 JITANON__PRIVATE void jitanon__elf_phdr(jitanon__elfw *w, uint32_t type, uint32_t flags, uint64_t off, uint64_t size,
                                         uint64_t align)
 {
-    jitanon__ebuf *b = &w->head;
-    jitanon__eb_u32(b, type, w->big);
-    if (w->is64) jitanon__eb_u32(b, flags, w->big);
-    jitanon__eb_word(b, off, w->is64, w->big);
-    jitanon__eb_word(b, off, w->is64, w->big); /* p_vaddr == p_offset */
-    jitanon__eb_word(b, off, w->is64, w->big);
-    jitanon__eb_word(b, size, w->is64, w->big);
-    jitanon__eb_word(b, size, w->is64, w->big);
-    if (!w->is64) jitanon__eb_u32(b, flags, w->big);
-    jitanon__eb_word(b, align, w->is64, w->big);
+    jitanon_membuf *b = &w->head;
+    jitanon__buf_u32(b, type, w->big);
+    if (w->is64) jitanon__buf_u32(b, flags, w->big);
+    jitanon__buf_word(b, off, w->is64, w->big);
+    jitanon__buf_word(b, off, w->is64, w->big); /* p_vaddr == p_offset */
+    jitanon__buf_word(b, off, w->is64, w->big);
+    jitanon__buf_word(b, size, w->is64, w->big);
+    jitanon__buf_word(b, size, w->is64, w->big);
+    if (!w->is64) jitanon__buf_u32(b, flags, w->big);
+    jitanon__buf_word(b, align, w->is64, w->big);
 }
 
 JITANON__PRIVATE void jitanon__elf_header(jitanon__elfw *w)
 {
-    jitanon__ebuf *b = &w->head;
+    jitanon_membuf *b = &w->head;
     uint8_t ident[16];
-    unsigned phnum = w->eh.len ? 3u : 2u;
+    unsigned phnum = w->eh.size ? 3u : 2u;
     memset(ident, 0, sizeof ident);
     memcpy(ident, "\177ELF", 4);
     ident[4] = w->is64 ? 2 : 1;  /* EI_CLASS */
     ident[5] = w->big ? 2 : 1;   /* EI_DATA */
     ident[6] = 1;                /* EI_VERSION; OSABI 0 = System V */
-    jitanon__eb_bytes(b, ident, 16);
-    jitanon__eb_u16(b, 3, w->big); /* ET_DYN */
-    jitanon__eb_u16(b, w->out.machine, w->big);
-    jitanon__eb_u32(b, 1, w->big);
-    jitanon__eb_word(b, w->b->text_base, w->is64, w->big);
-    jitanon__eb_word(b, jitanon__elf_ehsize(w->is64), w->is64, w->big);
-    jitanon__eb_word(b, w->shoff, w->is64, w->big);
-    jitanon__eb_u32(b, 0, w->big); /* e_flags */
-    jitanon__eb_u16(b, jitanon__elf_ehsize(w->is64), w->big);
-    jitanon__eb_u16(b, jitanon__elf_phentsize(w->is64), w->big);
-    jitanon__eb_u16(b, phnum, w->big);
-    jitanon__eb_u16(b, jitanon__elf_shentsize(w->is64), w->big);
-    jitanon__eb_u16(b, w->nsec + 1, w->big);
-    jitanon__eb_u16(b, w->nsec, w->big); /* .shstrtab is last */
+    jitanon__buf_bytes(b, ident, 16);
+    jitanon__buf_u16(b, 3, w->big); /* ET_DYN */
+    jitanon__buf_u16(b, w->out.machine, w->big);
+    jitanon__buf_u32(b, 1, w->big);
+    jitanon__buf_word(b, w->b->text_base, w->is64, w->big);
+    jitanon__buf_word(b, jitanon__elf_ehsize(w->is64), w->is64, w->big);
+    jitanon__buf_word(b, w->shoff, w->is64, w->big);
+    jitanon__buf_u32(b, 0, w->big); /* e_flags */
+    jitanon__buf_u16(b, jitanon__elf_ehsize(w->is64), w->big);
+    jitanon__buf_u16(b, jitanon__elf_phentsize(w->is64), w->big);
+    jitanon__buf_u16(b, phnum, w->big);
+    jitanon__buf_u16(b, jitanon__elf_shentsize(w->is64), w->big);
+    jitanon__buf_u16(b, w->nsec + 1, w->big);
+    jitanon__buf_u16(b, w->nsec, w->big); /* .shstrtab is last */
     /* One PT_LOAD (R+X) over text, unwind tables and the note; then the note and unwind table. */
     jitanon__elf_phdr(w, JITANON__PT_LOAD, 5, w->b->text_base, w->load_end - w->b->text_base, 16);
-    jitanon__elf_phdr(w, JITANON__PT_NOTE, 4, w->note_off, w->note.len, 4);
-    if (w->eh.len) jitanon__elf_phdr(w, JITANON__PT_GNU_EH_FRAME, 4, w->hdr_off, w->hdr.len, 4);
+    jitanon__elf_phdr(w, JITANON__PT_NOTE, 4, w->note_off, w->note.size, 4);
+    if (w->eh.size) jitanon__elf_phdr(w, JITANON__PT_GNU_EH_FRAME, 4, w->hdr_off, w->hdr.size, 4);
 }
 
 /* -- Output -- */
@@ -6407,7 +6401,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_emit(jitanon__elfw *w, jitanon_sink
     jitanon_result r;
     size_t i;
     w->pos = 0;
-    if ((r = jitanon__elf_put(w, sink, w->head.p, w->head.len, err)) != JITANON_OK) return r;
+    if ((r = jitanon__elf_put(w, sink, w->head.data, w->head.size, err)) != JITANON_OK) return r;
     for (i = 0; i < w->b->count; i++) {
         const jitanon__elf_entry *e = &w->b->funcs[i];
         jitanon_bytes code = e->code;
@@ -6425,11 +6419,11 @@ JITANON__PRIVATE jitanon_result jitanon__elf_emit(jitanon__elfw *w, jitanon_sink
     for (i = w->text_idx + 1; i <= w->nsec; i++) {
         const jitanon__elf_sec *s = &w->sec[i];
         if ((r = jitanon__elf_pad_to(w, sink, s->off, err)) != JITANON_OK ||
-            (r = jitanon__elf_put(w, sink, s->data->p, s->data->len, err)) != JITANON_OK)
+            (r = jitanon__elf_put(w, sink, s->data->data, s->data->size, err)) != JITANON_OK)
             return r;
     }
     if ((r = jitanon__elf_pad_to(w, sink, w->shoff, err)) != JITANON_OK) return r;
-    return jitanon__elf_put(w, sink, w->shdrs.p, w->shdrs.len, err);
+    return jitanon__elf_put(w, sink, w->shdrs.data, w->shdrs.size, err);
 }
 
 JITANON__PRIVATE void jitanon__elf_pick_machine(jitanon__elfw *w)
@@ -6460,9 +6454,9 @@ JITANON__PRIVATE jitanon_result jitanon__elf_build(jitanon__elfw *w, jitanon_err
         w->text_size = last->offset + last->code.size - b->text_base;
     }
     if ((r = jitanon__elf_unwind(w, err)) != JITANON_OK) return r;
-    w->note_off = jitanon__align_up(w->eh.len ? w->hdr_off + w->hdr.len : w->b->text_base + w->text_size, 4);
+    w->note_off = jitanon__align_up(w->eh.size ? w->hdr_off + w->hdr.size : w->b->text_base + w->text_size, 4);
     jitanon__elf_build_id(w);
-    w->load_end = w->note_off + w->note.len;
+    w->load_end = w->note_off + w->note.size;
     jitanon__elf_symbols(w);
     if ((r = jitanon__elf_debug(w, &have_debug, err)) != JITANON_OK) return r;
 #ifdef JITANON_USE_ZLIB
@@ -6478,7 +6472,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_build(jitanon__elfw *w, jitanon_err
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "file too large for ELF32");
     for (i = 0; i <= w->nsec; i++) jitanon__elf_shdr(w, &w->sec[i]);
     jitanon__elf_header(w);
-    if (w->note.failed || w->sym.failed || w->str.failed || w->shstr.failed || w->shdrs.failed || w->head.failed)
+    if (w->note.failed_ || w->sym.failed_ || w->str.failed_ || w->shstr.failed_ || w->shdrs.failed_ || w->head.failed_)
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build ELF tables");
     return JITANON_OK;
 }
@@ -6492,7 +6486,7 @@ JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, ji
     jitanon__clear_error(err);
     jitanon__elfw_init(&w, b);
     r = jitanon__elf_build(&w, err);
-    if (r == JITANON_OK && w.head.len > b->text_base) r = JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "headers overflow");
+    if (r == JITANON_OK && w.head.size > b->text_base) r = JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "headers overflow");
     if (r == JITANON_OK) r = jitanon__elf_emit(&w, sink, err);
     if (r == JITANON_OK && info) {
         w.out.file_size = w.pos;
