@@ -187,6 +187,16 @@ typedef struct jitanon_sink {
     void *user;
 } jitanon_sink;
 
+/* Internal, embedded in the streaming readers: a pulled input whose unread bytes are
+   buf[pos, len), the first of them at input offset `off`. */
+typedef struct jitanon__input {
+    jitanon_read_fn read_fn;
+    void *user;
+    uint8_t *buf;
+    size_t len, cap, pos;
+    uint64_t off;
+} jitanon__input;
+
 /* A growable memory buffer usable as a sink (jitanon_membuf_write): zero it, optionally
    set `allocator` and `max_size`; `data`/`size` are the bytes written so far.  Free with
    jitanon_membuf_free.  It is also the one buffer jitanon's own writers append to. */
@@ -330,12 +340,13 @@ typedef struct jitanon_jitdump_stream {
     jitanon_jitdump_header header;
     jitanon_jitdump_stats stats;
     int have_header;
-    jitanon_read_fn read_fn;
-    void *user;
     jitanon_allocator allocator;
-    uint64_t max_record_size, consumed, next_index;
-    uint8_t *buf;
-    size_t buf_len, buf_cap, buf_pos;
+    uint64_t max_record_size, next_index;
+    /* Progress after every call: `consumed` is the input offset of the next record and
+       buf_len - buf_pos bytes are read but not consumed yet (an incomplete record). */
+    uint64_t consumed;
+    size_t buf_len, buf_pos;
+    jitanon__input in_; /* internal */
 } jitanon_jitdump_stream;
 
 JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn,
@@ -635,17 +646,13 @@ typedef struct jitanon_perf_reader {
     int features_loaded;             /* jitanon_perf_reader_load_features succeeded */
     jitanon_perf_stats stats;
     /* internal */
-    jitanon_read_fn read_fn_;
+    jitanon__input in_;
     jitanon_seek_fn seek_fn_;
-    void *user_;
     void *file_; /* FILE * opened by jitanon_perf_reader_open */
     jitanon_allocator allocator_;
     uint64_t max_payload_, max_header_bytes_, header_bytes_;
     jitanon_decompress_fn decompress_;
     void *decompress_user_;
-    uint8_t *buf_;
-    size_t buf_cap_, buf_len_, buf_pos_;
-    uint64_t buf_off_; /* input offset of buf_[buf_pos_] */
     int eof_, done_;
     jitanon_membuf dbuf_; /* decompressed bytes not yet delivered */
     size_t dpos_;
@@ -1809,27 +1816,27 @@ JITANON__INLINE void jitanon__buf_bytes(jitanon_membuf *b, const void *data, siz
     if (!b->failed_ && jitanon__buf_put(b, data, n)) b->failed_ = 1;
 }
 
-JITANON__INLINE void jitanon__buf_u8(jitanon_membuf *b, unsigned v)
+JITANON__PRIVATE void jitanon__buf_u8(jitanon_membuf *b, unsigned v)
 {
     uint8_t x = (uint8_t)v;
     jitanon__buf_bytes(b, &x, 1);
 }
 
-JITANON__INLINE void jitanon__buf_u16(jitanon_membuf *b, uint64_t v, int big)
+JITANON__PRIVATE void jitanon__buf_u16(jitanon_membuf *b, uint64_t v, int big)
 {
     uint8_t x[2];
     jitanon__wr16(x, v, big);
     jitanon__buf_bytes(b, x, 2);
 }
 
-JITANON__INLINE void jitanon__buf_u32(jitanon_membuf *b, uint64_t v, int big)
+JITANON__PRIVATE void jitanon__buf_u32(jitanon_membuf *b, uint64_t v, int big)
 {
     uint8_t x[4];
     jitanon__wr32(x, v, big);
     jitanon__buf_bytes(b, x, 4);
 }
 
-JITANON__INLINE void jitanon__buf_u64(jitanon_membuf *b, uint64_t v, int big)
+JITANON__PRIVATE void jitanon__buf_u64(jitanon_membuf *b, uint64_t v, int big)
 {
     uint8_t x[8];
     jitanon__wr64(x, v, big);
@@ -1841,6 +1848,48 @@ JITANON__PRIVATE void jitanon__buf_flush(jitanon_membuf *b)
 {
     if (b->size && !b->failed_ && b->spill_.write_fn(b->spill_.user, b->data, b->size)) b->failed_ = 1;
     b->size = 0;
+}
+
+/* -- Chunked input: the streaming readers keep the unread bytes of a jitanon_read_fn in
+   a buffer that grows only to the largest piece asked for. -- */
+
+JITANON__PRIVATE size_t jitanon__in_avail(const jitanon__input *in) { return in->len - in->pos; }
+
+JITANON__PRIVATE void jitanon__in_consume(jitanon__input *in, size_t n)
+{
+    in->pos += n;
+    in->off += n;
+}
+
+/* Makes at least `need` unread bytes available, reading into a buffer of at least
+   `min_cap` bytes.  JITANON_END when the read function has nothing more for now. */
+JITANON__PRIVATE jitanon_result jitanon__in_fill(jitanon__input *in, const jitanon_allocator *a, size_t need,
+                                                size_t min_cap, jitanon_error *err)
+{
+    while (jitanon__in_avail(in) < need) {
+        size_t got, want;
+        if (in->pos) {
+            memmove(in->buf, in->buf + in->pos, in->len - in->pos);
+            in->len -= in->pos;
+            in->pos = 0;
+        }
+        if (need > in->cap && !jitanon__grow(a, (void **)&in->buf, &in->cap, need < min_cap ? min_cap : need, 1))
+            return JITANON__FAIL(err, JITANON_ERR_NOMEM, in->off, "cannot buffer %U bytes", (uint64_t)need);
+        want = in->cap - in->len;
+        got = in->read_fn(in->user, in->buf + in->len, want);
+        if (got == SIZE_MAX) return JITANON__FAIL(err, JITANON_ERR_IO, in->off + in->len, "read failed");
+        if (got > want) return JITANON__FAIL(err, JITANON_ERR_IO, in->off, "read callback returned too much");
+        if (got == 0) return JITANON_END;
+        in->len += got;
+    }
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE void jitanon__in_free(jitanon__input *in, const jitanon_allocator *a)
+{
+    jitanon__free(a, in->buf, in->cap);
+    in->buf = NULL;
+    in->cap = in->len = in->pos = 0;
 }
 
 JITANON__PRIVATE int jitanon__opts_ok(uint32_t begin, uint32_t end) { return begin == 0 && end == 0; }
@@ -2150,33 +2199,12 @@ JITANON_API int jitanon_jit_debug_next(jitanon_jit_debug_iter *it, jitanon_jit_d
     return 1;
 }
 
-/* Streaming: keep unconsumed bytes in buf[buf_pos, buf_len); read more only when a record
-   is incomplete, so memory is bounded by the largest record. */
+/* Streaming: read more only when a record is incomplete, so memory is bounded by the
+   largest record.  Out of data is JITANON_AGAIN: the file may still be growing. */
 JITANON__PRIVATE jitanon_result jitanon__jit_fill(jitanon_jitdump_stream *s, size_t need, jitanon_error *err)
 {
-    while (s->buf_len - s->buf_pos < need) {
-        size_t got, want;
-        if (s->buf_pos) {
-            memmove(s->buf, s->buf + s->buf_pos, s->buf_len - s->buf_pos);
-            s->buf_len -= s->buf_pos;
-            s->buf_pos = 0;
-        }
-        if (need > s->buf_cap && !jitanon__grow(&s->allocator, (void **)&s->buf, &s->buf_cap, need < 4096 ? 4096 : need, 1))
-            return JITANON__FAIL(err, JITANON_ERR_NOMEM, s->consumed, "cannot buffer a %U-byte record", (uint64_t)need);
-        want = s->buf_cap - s->buf_len;
-        got = s->read_fn(s->user, s->buf + s->buf_len, want);
-        if (got == SIZE_MAX) return JITANON__FAIL(err, JITANON_ERR_IO, s->consumed + s->buf_len, "read failed");
-        if (got == 0) return JITANON_AGAIN;
-        if (got > want) return JITANON__FAIL(err, JITANON_ERR_IO, s->consumed, "read callback returned too much");
-        s->buf_len += got;
-    }
-    return JITANON_OK;
-}
-
-JITANON__PRIVATE void jitanon__jit_consume(jitanon_jitdump_stream *s, size_t n)
-{
-    s->buf_pos += n;
-    s->consumed += n;
+    jitanon_result r = jitanon__in_fill(&s->in_, &s->allocator, need, 4096, err);
+    return r == JITANON_END ? JITANON_AGAIN : r;
 }
 
 JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn, void *user,
@@ -2187,8 +2215,8 @@ JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s
     jitanon__clear_error(err);
     if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
         return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_jitdump_opts not zero-initialised");
-    s->read_fn = read_fn;
-    s->user = user;
+    s->in_.read_fn = read_fn;
+    s->in_.user = user;
     s->max_record_size = jitanon__jit_max_record(opts);
     if (opts) s->allocator = opts->allocator;
     return JITANON_OK;
@@ -2197,53 +2225,55 @@ JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s
 JITANON__PRIVATE jitanon_result jitanon__jit_stream_header(jitanon_jitdump_stream *s, jitanon_error *err)
 {
     jitanon_result r = jitanon__jit_fill(s, JITANON__JIT_HEADER_SIZE, err);
-    if (r == JITANON_AGAIN && s->buf_len - s->buf_pos >= 4) {
+    if (r == JITANON_AGAIN && jitanon__in_avail(&s->in_) >= 4) {
         /* Reject a wrong magic early rather than waiting for 40 bytes forever. */
         jitanon_jitdump_header h;
-        jitanon_result m = jitanon__jit_parse_header(s->buf + s->buf_pos, s->buf_len - s->buf_pos, &h, err);
+        jitanon_result m = jitanon__jit_parse_header(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), &h, err);
         if (m != JITANON_AGAIN && m != JITANON_OK) return m;
     }
     if (r != JITANON_OK) return r;
-    r = jitanon__jit_parse_header(s->buf + s->buf_pos, s->buf_len - s->buf_pos, &s->header, err);
+    r = jitanon__jit_parse_header(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), &s->header, err);
     if (r != JITANON_OK) return r;
     if (s->header.total_size > s->max_record_size)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 8, "header total_size %u exceeds the limit",
                              (unsigned)s->header.total_size);
     r = jitanon__jit_fill(s, s->header.total_size, err);
     if (r != JITANON_OK) return r;
-    jitanon__jit_consume(s, s->header.total_size);
+    jitanon__in_consume(&s->in_, s->header.total_size);
     s->stats.warnings = jitanon__jit_header_warnings(&s->header);
     s->have_header = 1;
     return JITANON_OK;
 }
 
+/* Parses the record at the start of the unread bytes, reading more while it is incomplete. */
 JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s, jitanon_jit_record *rec,
                                                        jitanon_error *err)
 {
-    jitanon_result r;
     uint64_t missing = 0;
+    jitanon_result r = JITANON_OK;
     JITANON_ASSERT(s && rec);
-    if (!s->have_header && (r = jitanon__jit_stream_header(s, err)) != JITANON_OK) return r;
-    for (;;) {
-        r = jitanon__jit_parse_record(s->buf + s->buf_pos, s->buf_len - s->buf_pos, s->consumed,
-                                      s->header.big_endian, s->max_record_size, s->next_index, rec, &missing, err);
-        if (r != JITANON_AGAIN) break;
-        r = jitanon__jit_fill(s, (size_t)(s->buf_len - s->buf_pos + missing), err);
-        if (r != JITANON_OK) return r;
+    if (!s->have_header) r = jitanon__jit_stream_header(s, err);
+    while (r == JITANON_OK &&
+           (r = jitanon__jit_parse_record(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), s->in_.off,
+                                          s->header.big_endian, s->max_record_size, s->next_index, rec, &missing,
+                                          err)) == JITANON_AGAIN)
+        r = jitanon__jit_fill(s, (size_t)(jitanon__in_avail(&s->in_) + missing), err);
+    if (r == JITANON_OK) {
+        jitanon__in_consume(&s->in_, rec->total_size);
+        s->next_index++;
+        jitanon__jit_count(&s->stats, rec);
     }
-    if (r != JITANON_OK) return r;
-    jitanon__jit_consume(s, rec->total_size);
-    s->next_index++;
-    jitanon__jit_count(&s->stats, rec);
-    return JITANON_OK;
+    s->consumed = s->in_.off;
+    s->buf_len = s->in_.len;
+    s->buf_pos = s->in_.pos;
+    return r;
 }
 
 JITANON_API void jitanon_jitdump_stream_free(jitanon_jitdump_stream *s)
 {
     if (!s) return;
-    jitanon__free(&s->allocator, s->buf, s->buf_cap);
-    s->buf = NULL;
-    s->buf_cap = s->buf_len = s->buf_pos = 0;
+    jitanon__in_free(&s->in_, &s->allocator);
+    s->buf_len = s->buf_pos = 0;
 }
 
 /* Takes ownership of `data` (allocated with opts' allocator, `cap` bytes). */
@@ -2741,61 +2771,37 @@ JITANON__PRIVATE jitanon_result jitanon__pd_bad(jitanon_error *err, jitanon_resu
     return r;
 }
 
-/* -- input buffer: unread bytes are buf_[buf_pos_, buf_len_), starting at input offset
-   buf_off_.  Memory grows only to the largest record asked for. */
+/* -- input: the chunked input r->in_; its end is final (eof_) until a seek. -- */
 
-JITANON__PRIVATE size_t jitanon__pd_avail(const jitanon_perf_reader *r) { return r->buf_len_ - r->buf_pos_; }
-
-JITANON__PRIVATE void jitanon__pd_consume(jitanon_perf_reader *r, size_t n)
-{
-    r->buf_pos_ += n;
-    r->buf_off_ += n;
-}
-
-JITANON__PRIVATE void jitanon__pd_compact(jitanon_perf_reader *r)
-{
-    if (!r->buf_pos_) return;
-    memmove(r->buf_, r->buf_ + r->buf_pos_, r->buf_len_ - r->buf_pos_);
-    r->buf_len_ -= r->buf_pos_;
-    r->buf_pos_ = 0;
-}
+JITANON__PRIVATE size_t jitanon__pd_avail(const jitanon_perf_reader *r) { return jitanon__in_avail(&r->in_); }
 
 /* Makes at least `need` unread bytes available.  JITANON_END when the input ends first. */
 JITANON__PRIVATE jitanon_result jitanon__pd_fill(jitanon_perf_reader *r, size_t need, jitanon_error *err)
 {
-    while (jitanon__pd_avail(r) < need) {
-        size_t got, want;
-        if (r->eof_) return JITANON_END;
-        jitanon__pd_compact(r);
-        if (need > r->buf_cap_ && !jitanon__grow(&r->allocator_, (void **)&r->buf_, &r->buf_cap_,
-                                                 need < JITANON__PERF_MIN_BUF ? JITANON__PERF_MIN_BUF : need, 1))
-            return JITANON__FAIL(err, JITANON_ERR_NOMEM, r->buf_off_, "cannot buffer %U bytes", (uint64_t)need);
-        want = r->buf_cap_ - r->buf_len_;
-        got = r->read_fn_(r->user_, r->buf_ + r->buf_len_, want);
-        if (got == SIZE_MAX) return JITANON__FAIL(err, JITANON_ERR_IO, r->buf_off_ + jitanon__pd_avail(r), "read failed");
-        if (got > want) return JITANON__FAIL(err, JITANON_ERR_IO, r->buf_off_, "read callback returned too much");
-        if (got == 0) r->eof_ = 1;
-        r->buf_len_ += got;
-    }
-    return JITANON_OK;
+    jitanon_result res;
+    if (jitanon__pd_avail(r) >= need) return JITANON_OK;
+    if (r->eof_) return JITANON_END;
+    res = jitanon__in_fill(&r->in_, &r->allocator_, need, JITANON__PERF_MIN_BUF, err);
+    if (res == JITANON_END) r->eof_ = 1;
+    return res;
 }
 
 /* Consumes bytes up to input offset `off` (forward only). */
 JITANON__PRIVATE jitanon_result jitanon__pd_skip_to(jitanon_perf_reader *r, uint64_t off, jitanon_error *err)
 {
-    while (r->buf_off_ < off) {
-        uint64_t left = off - r->buf_off_;
+    while (r->in_.off < off) {
+        uint64_t left = off - r->in_.off;
         size_t n;
         if (!jitanon__pd_avail(r)) {
             jitanon_result res;
-            r->buf_pos_ = r->buf_len_ = 0; /* everything was consumed: reuse the whole buffer */
+            r->in_.pos = r->in_.len = 0; /* everything was consumed: reuse the whole buffer */
             res = jitanon__pd_fill(r, 1, err);
             if (res == JITANON_END)
-                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->buf_off_, "input ends before byte %U", off);
+                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->in_.off, "input ends before byte %U", off);
             if (res != JITANON_OK) return res;
         }
         n = left < jitanon__pd_avail(r) ? (size_t)left : jitanon__pd_avail(r);
-        jitanon__pd_consume(r, n);
+        jitanon__in_consume(&r->in_, n);
     }
     return JITANON_OK;
 }
@@ -2803,18 +2809,18 @@ JITANON__PRIVATE jitanon_result jitanon__pd_skip_to(jitanon_perf_reader *r, uint
 /* Positions the input at `off`: inside the buffer, by seeking, or by skipping forward. */
 JITANON__PRIVATE jitanon_result jitanon__pd_goto(jitanon_perf_reader *r, uint64_t off, jitanon_error *err)
 {
-    if (off >= r->buf_off_ && off - r->buf_off_ <= jitanon__pd_avail(r)) {
-        jitanon__pd_consume(r, (size_t)(off - r->buf_off_));
+    if (off >= r->in_.off && off - r->in_.off <= jitanon__pd_avail(r)) {
+        jitanon__in_consume(&r->in_, (size_t)(off - r->in_.off));
         return JITANON_OK;
     }
     if (r->seek_fn_) {
-        if (r->seek_fn_(r->user_, off)) return JITANON__FAIL(err, JITANON_ERR_IO, off, "cannot seek to byte %U", off);
-        r->buf_pos_ = r->buf_len_ = 0;
-        r->buf_off_ = off;
+        if (r->seek_fn_(r->in_.user, off)) return JITANON__FAIL(err, JITANON_ERR_IO, off, "cannot seek to byte %U", off);
+        r->in_.pos = r->in_.len = 0;
+        r->in_.off = off;
         r->eof_ = 0;
         return JITANON_OK;
     }
-    if (off < r->buf_off_)
+    if (off < r->in_.off)
         return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, off,
                              "this layout needs seeking back to byte %U; read a file, not a pipe", off);
     return jitanon__pd_skip_to(r, off, err);
@@ -2828,15 +2834,15 @@ JITANON__PRIVATE jitanon_result jitanon__pd_read_at(jitanon_perf_reader *r, uint
     while (res == JITANON_OK && n) {
         size_t k;
         if (!jitanon__pd_avail(r)) {
-            r->buf_pos_ = r->buf_len_ = 0;
+            r->in_.pos = r->in_.len = 0;
             res = jitanon__pd_fill(r, 1, err);
             if (res == JITANON_END)
-                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->buf_off_, "input ends %U bytes early", (uint64_t)n);
+                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->in_.off, "input ends %U bytes early", (uint64_t)n);
             if (res != JITANON_OK) return res;
         }
         k = n < jitanon__pd_avail(r) ? n : jitanon__pd_avail(r);
-        memcpy(dst, r->buf_ + r->buf_pos_, k);
-        jitanon__pd_consume(r, k);
+        memcpy(dst, r->in_.buf + r->in_.pos, k);
+        jitanon__in_consume(&r->in_, k);
         dst += k;
         n -= k;
     }
@@ -3049,10 +3055,10 @@ JITANON__PRIVATE jitanon_result jitanon__pd_check_fhdr(jitanon_perf_reader *r, c
    puts the id arrays and attrs. */
 JITANON__PRIVATE jitanon_result jitanon__pd_load_pre(jitanon_perf_reader *r, jitanon__pd_pre *pre, jitanon_error *err)
 {
-    uint64_t n = r->data_offset - r->buf_off_;
+    uint64_t n = r->data_offset - r->in_.off;
     if (n > r->max_header_bytes_)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, r->buf_off_, "%U bytes before the data exceed max_header_bytes", n);
-    pre->off = r->buf_off_;
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, r->in_.off, "%U bytes before the data exceed max_header_bytes", n);
+    pre->off = r->in_.off;
     pre->len = (size_t)n;
     pre->mem = (uint8_t *)jitanon__malloc(&r->allocator_, pre->len);
     if (!pre->mem) return JITANON__FAIL(err, JITANON_ERR_NOMEM, pre->off, "cannot buffer the header sections");
@@ -3068,7 +3074,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_header(jitanon_perf_reader *r, 
     if (res == JITANON_END)
         return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, jitanon__pd_avail(r), "file header needs %U bytes", hsize);
     if (res != JITANON_OK) return res;
-    c = jitanon__cur_make(r->buf_ + r->buf_pos_ + 16, (size_t)hsize - 16, 16, r->big_endian);
+    c = jitanon__cur_make(r->in_.buf + r->in_.pos + 16, (size_t)hsize - 16, 16, r->big_endian);
     h.size = hsize;
     h.attr_size = jitanon__get64(&c);
     h.attrs_off = jitanon__get64(&c);
@@ -3081,7 +3087,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_header(jitanon_perf_reader *r, 
         for (i = 0; i < 4; i++) r->features[i] = jitanon__get64(&c);
     }
     if ((res = jitanon__pd_check_fhdr(r, &h, err)) != JITANON_OK) return res;
-    jitanon__pd_consume(r, (size_t)hsize);
+    jitanon__in_consume(&r->in_, (size_t)hsize);
     memset(&pre, 0, sizeof pre);
     if (!r->seek_fn_) res = jitanon__pd_load_pre(r, &pre, err);
     if (res == JITANON_OK && h.attrs_size)
@@ -3098,7 +3104,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header(jitanon_perf_reader *r, jitan
     if (res == JITANON_END)
         return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, jitanon__pd_avail(r), "perf.data header needs 16 bytes");
     if (res != JITANON_OK) return res;
-    p = r->buf_ + r->buf_pos_;
+    p = r->in_.buf + r->in_.pos;
     /* The writer stores the u64 "PERFILE2" in its own order, so the bytes tell the order. */
     if (memcmp(p, "PERFILE2", 8) == 0) r->big_endian = 0;
     else if (memcmp(p, "2ELIFREP", 8) == 0) r->big_endian = 1;
@@ -3108,7 +3114,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header(jitanon_perf_reader *r, jitan
     hsize = jitanon__rd64(p + 8, r->big_endian);
     if (hsize == JITANON__PERF_PIPE_HEADER) {
         r->mode = JITANON_PERF_PIPE;
-        jitanon__pd_consume(r, JITANON__PERF_PIPE_HEADER);
+        jitanon__in_consume(&r->in_, JITANON__PERF_PIPE_HEADER);
         return JITANON_OK;
     }
     if (hsize != JITANON__PERF_FILE_HEADER && hsize != JITANON__PERF_FILE_HEADER_V1)
@@ -3126,9 +3132,9 @@ JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jita
     jitanon__clear_error(err);
     if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
         return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_perf_opts not zero-initialised");
-    r->read_fn_ = read_fn;
+    r->in_.read_fn = read_fn;
     r->seek_fn_ = seek_fn;
-    r->user_ = user;
+    r->in_.user = user;
     r->max_payload_ = opts && opts->max_payload ? opts->max_payload : JITANON__PERF_DEFAULT_CAP;
     r->max_header_bytes_ = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
     if (opts) {
@@ -3414,10 +3420,10 @@ JITANON__PRIVATE size_t jitanon__pd_fixed(uint32_t type)
 JITANON__PRIVATE jitanon_result jitanon__pd_body(jitanon_perf_reader *r, jitanon_perf_record *rec, jitanon__cur *c,
                                                 jitanon_error *err)
 {
+    if (rec->type == JITANON_PERF_RECORD_SAMPLE) return jitanon__pd_sample(r, rec, c, err); /* most records */
     if (c->left < jitanon__pd_fixed(rec->type))
         return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its fixed part");
     switch (rec->type) {
-    case JITANON_PERF_RECORD_SAMPLE: return jitanon__pd_sample(r, rec, c, err);
     case JITANON_PERF_RECORD_MMAP:
     case JITANON_PERF_RECORD_MMAP2: return jitanon__pd_mmap(rec, c, err);
     case JITANON_PERF_RECORD_COMM: return jitanon__pd_comm(rec, c, err);
@@ -3491,12 +3497,12 @@ JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const
 JITANON__PRIVATE jitanon_result jitanon__pd_next_raw(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                     jitanon_error *err)
 {
-    uint64_t off = r->buf_off_, end = r->data_offset + r->data_size;
+    uint64_t off = r->in_.off, end = r->data_offset + r->data_size;
     size_t total;
     int bounded = r->mode == JITANON_PERF_FILE; /* data.size 0 (perf record killed) means no records, as in perf */
     jitanon_result res;
     if (bounded && off >= end) return JITANON_END;
-    while ((res = jitanon__pd_measure(r, r->buf_ + r->buf_pos_, jitanon__pd_avail(r), off, &total, err)) == JITANON_AGAIN) {
+    while ((res = jitanon__pd_measure(r, r->in_.buf + r->in_.pos, jitanon__pd_avail(r), off, &total, err)) == JITANON_AGAIN) {
         res = jitanon__pd_fill(r, total, err);
         if (res == JITANON_END && !jitanon__pd_avail(r) && !bounded) return JITANON_END;
         if (res == JITANON_END)
@@ -3508,8 +3514,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_next_raw(jitanon_perf_reader *r, jit
     if (bounded && total > end - off)
         return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, off, "record of %U bytes runs past the data section end %U",
                              (uint64_t)total, end);
-    res = jitanon__pd_decode(r, r->buf_ + r->buf_pos_, total, off, rec, err);
-    if (res == JITANON_OK) jitanon__pd_consume(r, total);
+    res = jitanon__pd_decode(r, r->in_.buf + r->in_.pos, total, off, rec, err);
+    if (res == JITANON_OK) jitanon__in_consume(&r->in_, total);
     return res;
 }
 
@@ -3656,7 +3662,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_payloads(jitanon_perf_reader *r
 
 JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err)
 {
-    uint64_t saved = r->buf_off_, total = 0;
+    uint64_t saved = r->in_.off, total = 0;
     size_t n = jitanon__pd_feat_count(r->features);
     jitanon_result res;
     jitanon__clear_error(err);
@@ -3707,7 +3713,7 @@ JITANON_API void jitanon_perf_reader_free(jitanon_perf_reader *r)
     jitanon__free(a, r->idmap_, r->idmap_cap_ * sizeof *r->idmap_);
     jitanon__free(a, r->feats_, r->feat_count_ * sizeof *r->feats_);
     jitanon__free(a, r->feat_mem_, r->feat_mem_size_);
-    jitanon__free(a, r->buf_, r->buf_cap_);
+    jitanon__in_free(&r->in_, a);
     jitanon_membuf_free(&r->dbuf_);
 #ifndef JITANON_NO_STDIO
     if (r->file_ && r->file_ != (void *)stdin) fclose((FILE *)r->file_);
