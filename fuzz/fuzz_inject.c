@@ -36,7 +36,6 @@
 #define FUZZ_MAX_ELFS 256u
 
 #define FUZZ_NAME "fuzz_inject"
-#define FUZZ_MEMIO
 #include "fuzz_common.h"
 
 /* -- memory input, memory output ---------------------------------------------------------- */
@@ -229,7 +228,7 @@ static void read_back(const world *w, const jitanon_membuf *out, const jitanon_i
     po.allocator = capped_allocator(&cap);
     po.max_payload = 1u << 20;
     po.max_header_bytes = 4u << 20;
-    memin_init(&in, out->data, out->size, 0);
+    in = memin_make(out->data, out->size, 0, 0);
     res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &po, &err);
     while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
         n++;
@@ -296,7 +295,7 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     out.allocator = po.allocator;
     memset(&wr, 0, sizeof wr);
     memset(&st, 0, sizeof st);
-    memin_init(&in, perf, perf_size, 0);
+    in = memin_make(perf, perf_size, 0, 0);
     res = jitanon_perf_reader_init(&r, memin_read, fl & 1u << 4 ? NULL : memin_seek, &in, &po, &err);
     if (res == JITANON_OK && out_mode) {
         jitanon_perf_mode mode = r.mode;

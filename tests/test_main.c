@@ -3,6 +3,7 @@
 #define JITANON_IMPLEMENTATION
 #include "../jitanon.h"
 #include "elfread.h"
+#include "memio.h"
 #include "test.h"
 
 jt_state jt;
