@@ -190,6 +190,21 @@ typedef struct ti_out_rec {
     char name[64];
 } ti_out_rec;
 
+/* What the checks look at in one output record. */
+static void ti_out_set(ti_out_rec *x, const jitanon_perf_record *rec)
+{
+    memset(x, 0, sizeof *x);
+    x->type = rec->type;
+    x->time = rec->sid.time;
+    if (rec->type == JITANON_PERF_RECORD_SAMPLE) x->start = rec->sample.ip;
+    if (rec->type == JITANON_PERF_RECORD_MMAP2) {
+        x->start = rec->mmap.start;
+        x->len = rec->mmap.len;
+        x->pgoff = rec->mmap.pgoff;
+        memcpy(x->name, rec->mmap.filename.data, rec->mmap.filename.length < 63 ? rec->mmap.filename.length : 63);
+    }
+}
+
 /* Injects the in-memory recording `perf` into `out` (appended) in `mode`. */
 static jitanon_result ti_run(const jitanon_membuf *perf, const jitanon_inject_opts *o, jitanon_perf_mode mode,
                              jitanon_membuf *out, jitanon_inject_stats *st, jitanon_error *err)
@@ -231,17 +246,7 @@ static jitanon_result ti_inject(const jitanon_membuf *perf, jitanon_inject_opts 
         in = memin_make(result.data, result.size, 0, 0);
         JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, err) == JITANON_OK);
         while (jitanon_perf_reader_next(&r, &rec, err) == JITANON_OK && *n < 64) {
-            ti_out_rec *x = &out[(*n)++];
-            memset(x, 0, sizeof *x);
-            x->type = rec.type;
-            x->time = rec.sid.time;
-            if (rec.type == JITANON_PERF_RECORD_SAMPLE) x->start = rec.sample.ip;
-            if (rec.type == JITANON_PERF_RECORD_MMAP2) {
-                x->start = rec.mmap.start;
-                x->len = rec.mmap.len;
-                x->pgoff = rec.mmap.pgoff;
-                memcpy(x->name, rec.mmap.filename.data, rec.mmap.filename.length < 63 ? rec.mmap.filename.length : 63);
-            }
+            ti_out_set(&out[(*n)++], &rec);
         }
         jitanon_perf_reader_free(&r);
     }
@@ -643,20 +648,10 @@ static void ti_random_case(uint64_t seed, int *failures, uint32_t anon_mode, int
         in = memin_make(result.data, result.size, 0, 0);
         JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
         while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK) {
-            ti_out_rec *x;
             if (nout == cap) {
                 out_recs = (ti_out_rec *)realloc(out_recs, (cap *= 2) * sizeof *out_recs);
             }
-            x = &out_recs[nout++];
-            memset(x, 0, sizeof *x);
-            x->type = rec.type;
-            x->time = rec.sid.time;
-            if (rec.type == JITANON_PERF_RECORD_SAMPLE) x->start = rec.sample.ip;
-            if (rec.type == JITANON_PERF_RECORD_MMAP2) {
-                x->start = rec.mmap.start;
-                x->len = rec.mmap.len;
-                memcpy(x->name, rec.mmap.filename.data, rec.mmap.filename.length < 63 ? rec.mmap.filename.length : 63);
-            }
+            ti_out_set(&out_recs[nout++], &rec);
         }
         jitanon_perf_reader_free(&r);
         jitanon_membuf_free(&result);

@@ -249,14 +249,10 @@ static void pdt_file(pdt_b *b, int big)
 }
 
 /* The same content in pipe mode. */
-static void pdt_pipe(pdt_b *b, int big)
+/* The two attrs of a pipe (HEADER_ATTR records with ids 11, 12 and 21). */
+static void pdt_pipe_attrs(pdt_b *b)
 {
-    size_t at;
-    memset(b, 0, sizeof *b);
-    b->big = big;
-    pdt_bytes(b, big ? "2ELIFREP" : "PERFILE2", 8);
-    pdt_u64(b, 16);
-    at = pdt_hdr(b, JITANON_PERF_RECORD_HEADER_ATTR, 0);
+    size_t at = pdt_hdr(b, JITANON_PERF_RECORD_HEADER_ATTR, 0);
     pdt_attr(b, 0);
     pdt_u64(b, 11), pdt_u64(b, 12);
     pdt_end(b, at);
@@ -264,6 +260,16 @@ static void pdt_pipe(pdt_b *b, int big)
     pdt_attr(b, 1);
     pdt_u64(b, 21);
     pdt_end(b, at);
+}
+
+static void pdt_pipe(pdt_b *b, int big)
+{
+    size_t at;
+    memset(b, 0, sizeof *b);
+    b->big = big;
+    pdt_bytes(b, big ? "2ELIFREP" : "PERFILE2", 8);
+    pdt_u64(b, 16);
+    pdt_pipe_attrs(b);
     at = pdt_hdr(b, JITANON_PERF_RECORD_HEADER_FEATURE, 0);
     pdt_u64(b, 3);
     pdt_bytes(b, pdt_host, sizeof pdt_host);
@@ -525,14 +531,7 @@ static void pdt_compressed(pdt_b *b, uint32_t type, size_t cut)
     pdt_records(&recs);
     pdt_pipe(b, 0);
     b->m.size = 16; /* keep the header only, rebuild the rest */
-    at = pdt_hdr(b, JITANON_PERF_RECORD_HEADER_ATTR, 0);
-    pdt_attr(b, 0);
-    pdt_u64(b, 11), pdt_u64(b, 12);
-    pdt_end(b, at);
-    at = pdt_hdr(b, JITANON_PERF_RECORD_HEADER_ATTR, 0);
-    pdt_attr(b, 1);
-    pdt_u64(b, 21);
-    pdt_end(b, at);
+    pdt_pipe_attrs(b);
     for (part = 0; part < 2; part++) {
         size_t from = part ? cut : 0, to = part ? recs.m.size : cut;
         at = pdt_hdr(b, type, 0);
