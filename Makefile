@@ -21,6 +21,7 @@ ALL_CFLAGS := $(JITANON_WARN) $(JITANON_DEFS) $(CPPFLAGS) $(CFLAGS) -I.
 HEADER   := jitanon.h
 EXAMPLES := $(patsubst examples/%.c,build/%,$(wildcard examples/*.c))
 FUZZERS  := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_DEPS := $(wildcard fuzz/*.h tests/*.h) # shared by the harnesses (tests/elfread.h: the ELF reader)
 
 .PHONY: all test check demo fuzz fuzz-run bench install uninstall clean compile-matrix unit
 
@@ -34,24 +35,24 @@ build/%: examples/%.c $(HEADER) | build
 
 # Unit tests and fuzz replays run under ASan+UBSan; the compile matrix checks every
 # supported configuration warning-free.
-build/test_main: tests/test_main.c tests/*.c tests/test.h $(HEADER) | build
+build/test_main: tests/test_main.c tests/*.c tests/*.h $(HEADER) | build
 	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g $(SANFLAGS) -I. -o $@ tests/test_main.c $(JITANON_LIBS)
 
 # The injector's writer threads, under ThreadSanitizer (tests/run.sh runs the thread tests).
-build/test_tsan: tests/test_main.c tests/*.c tests/test.h $(HEADER) | build
+build/test_tsan: tests/test_main.c tests/*.c tests/*.h $(HEADER) | build
 	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread -I. -o $@ tests/test_main.c $(JITANON_LIBS) \
 	  || { rm -f $@; echo "(no ThreadSanitizer build: tests/run.sh prints SKIP)"; }
 
-build/fuzz-replay-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) | build
+build/fuzz-replay-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) $(FUZZ_DEPS) | build
 	$(Q)$(CC) $(JITANON_WARN) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS)
 
 # The same replays built with clang when it is there: its UBSan also flags NULL + 0,
 # which gcc's does not (and libFuzzer runs with clang).
 HAVE_CLANG := $(shell command -v clang >/dev/null 2>&1 && echo 1)
-build/fuzz-replay-clang-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) | build
+build/fuzz-replay-clang-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) $(FUZZ_DEPS) | build
 	$(Q)clang $(JITANON_WARN) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS)
 
-build/fuzz-%: fuzz/fuzz_%.c $(HEADER) | build
+build/fuzz-%: fuzz/fuzz_%.c $(HEADER) $(FUZZ_DEPS) | build
 	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -o $@ $<
 
 compile-matrix: | build

@@ -217,13 +217,27 @@ typedef struct jitanon_sink {
     void *user;
 } jitanon_sink;
 
-/* A growable memory buffer usable as a sink (jitanon_membuf_write).  Free with
-   jitanon_membuf_free. */
+/* Internal, embedded in the streaming readers: a pulled input whose unread bytes are
+   buf[pos, len), the first of them at input offset `off`. */
+typedef struct jitanon__input {
+    jitanon_read_fn read_fn;
+    void *user;
+    uint8_t *buf;
+    size_t len, cap, pos;
+    uint64_t off;
+} jitanon__input;
+
+/* A growable memory buffer usable as a sink (jitanon_membuf_write): zero it, optionally
+   set `allocator` and `max_size`; `data`/`size` are the bytes written so far.  Free with
+   jitanon_membuf_free.  It is also the one buffer jitanon's own writers append to. */
 typedef struct jitanon_membuf {
     uint8_t *data;
     size_t size, capacity;
     jitanon_allocator allocator;
     size_t max_size; /* 0 = unlimited; writing beyond fails */
+    /* internal */
+    int failed_;         /* an internal append failed; later ones do nothing */
+    jitanon_sink spill_; /* set: a full buffer is written here instead of growing */
 } jitanon_membuf;
 
 JITANON_API int jitanon_membuf_write(void *membuf, const void *data, size_t size);
@@ -356,12 +370,13 @@ typedef struct jitanon_jitdump_stream {
     jitanon_jitdump_header header;
     jitanon_jitdump_stats stats;
     int have_header;
-    jitanon_read_fn read_fn;
-    void *user;
     jitanon_allocator allocator;
-    uint64_t max_record_size, consumed, next_index;
-    uint8_t *buf;
-    size_t buf_len, buf_cap, buf_pos;
+    uint64_t max_record_size, next_index;
+    /* Progress after every call: `consumed` is the input offset of the next record and
+       buf_len - buf_pos bytes are read but not consumed yet (an incomplete record). */
+    uint64_t consumed;
+    size_t buf_len, buf_pos;
+    jitanon__input in_; /* internal */
 } jitanon_jitdump_stream;
 
 JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn,
@@ -661,17 +676,13 @@ typedef struct jitanon_perf_reader {
     int features_loaded;             /* jitanon_perf_reader_load_features succeeded */
     jitanon_perf_stats stats;
     /* internal */
-    jitanon_read_fn read_fn_;
+    jitanon__input in_;
     jitanon_seek_fn seek_fn_;
-    void *user_;
     void *file_; /* FILE * opened by jitanon_perf_reader_open */
     jitanon_allocator allocator_;
     uint64_t max_payload_, max_header_bytes_, header_bytes_;
     jitanon_decompress_fn decompress_;
     void *decompress_user_;
-    uint8_t *buf_;
-    size_t buf_cap_, buf_len_, buf_pos_;
-    uint64_t buf_off_; /* input offset of buf_[buf_pos_] */
     int eof_, done_;
     jitanon_membuf dbuf_; /* decompressed bytes not yet delivered */
     size_t dpos_;
@@ -1042,7 +1053,7 @@ JITANON_API const jitanon_trim_stats *jitanon_trim_get_stats(const jitanon_trim 
 /* JITANON_TRIM_ANON for a name starting with "//anon", "[anon:" or "/memfd:" (the names
    perf inject --jit strips), else JITANON_TRIM_FILE.  `name` need not be NUL-terminated. */
 JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len);
-/* -- ELF emission and reading ----------------------------------------------------------
+/* -- ELF emission ----------------------------------------------------------------------
 
    Writes small ELF files that hold jitted code, so perf (and addr2line, gdb, objdump,
    elfutils) can symbolise, annotate and unwind it.  One builder makes one file: add one
@@ -1201,55 +1212,6 @@ JITANON_API void jitanon_sha1_init(jitanon_sha1 *s);
 JITANON_API void jitanon_sha1_update(jitanon_sha1 *s, const void *data, size_t size);
 JITANON_API void jitanon_sha1_final(jitanon_sha1 *s, uint8_t digest[20]);
 
-/* -- ELF reader: bounded reads of any ELF32/ELF64 file of either byte order. -- */
-
-typedef struct jitanon_elf_file {
-    const uint8_t *data;
-    size_t size;
-    int is64, big_endian;
-    uint32_t type, machine, flags;
-    uint64_t entry, phoff, shoff;
-    uint32_t phnum, shnum, shstrndx;
-    jitanon_bytes build_id; /* descriptor of the first NT_GNU_BUILD_ID note; size 0 if none */
-} jitanon_elf_file;
-
-typedef struct jitanon_elf_segment {
-    uint32_t type, flags;
-    uint64_t offset, vaddr, paddr, filesz, memsz, align;
-} jitanon_elf_segment;
-
-typedef struct jitanon_elf_section {
-    jitanon_str name;
-    uint32_t type, link, info;
-    uint64_t flags, addr, offset, size, addralign, entsize;
-    jitanon_bytes data; /* the file bytes (empty for SHT_NOBITS) */
-} jitanon_elf_section;
-
-typedef struct jitanon_elf_symbol {
-    jitanon_str name;
-    uint64_t value, size;
-    uint8_t info, other; /* type = info & 15, binding = info >> 4 */
-    uint32_t shndx;
-} jitanon_elf_symbol;
-
-/* Checks the ELF header, every program and section header, every section's bytes and
-   name, and every note in SHT_NOTE sections, so the accessors below cannot fail on a
-   parsed file except for an index out of range.  Allocates nothing; views point into
-   `data`.  Extended section numbering (e_shnum 0) is JITANON_ERR_UNSUPPORTED. */
-JITANON_API jitanon_result jitanon_elf_parse(jitanon_elf_file *f, const void *data, size_t size,
-                                             jitanon_error *err);
-JITANON_API jitanon_result jitanon_elf_segment_at(const jitanon_elf_file *f, uint32_t index,
-                                                  jitanon_elf_segment *out, jitanon_error *err);
-JITANON_API jitanon_result jitanon_elf_section_at(const jitanon_elf_file *f, uint32_t index,
-                                                  jitanon_elf_section *out, jitanon_error *err);
-/* Index of the first section called `name`, or 0 when there is none. */
-JITANON_API uint32_t jitanon_elf_find_section(const jitanon_elf_file *f, const char *name, jitanon_elf_section *out);
-/* Number of entries of a SHT_SYMTAB/SHT_DYNSYM section (0 for anything else). */
-JITANON_API uint64_t jitanon_elf_symbol_count(const jitanon_elf_file *f, const jitanon_elf_section *symtab);
-/* Symbol `index` of `symtab`; its name comes from the section sh_link names.
-   Fails with JITANON_ERR_BAD_RECORD on a bad name offset or link. */
-JITANON_API jitanon_result jitanon_elf_symbol_at(const jitanon_elf_file *f, const jitanon_elf_section *symtab,
-                                                 uint64_t index, jitanon_elf_symbol *out, jitanon_error *err);
 /* -- Injection: perf.data in -> perf.data out + ELF files ----------------------------------
 
    What `perf inject --jit` does, with range-aware //anon handling:
@@ -1717,6 +1679,64 @@ JITANON__PRIVATE int jitanon__grow(const jitanon_allocator *a, void **ptr, size_
     *ptr = n;
     *cap = ncap;
     return 1;
+}
+
+/* -- Utilities: sorting and hashing ----------------------------------------------------- */
+
+/* A stable merge sort of indices (the inputs are nearly sorted already: a run in order
+   costs one comparison and a copy).  `tmp` holds n scratch indices. */
+typedef int (*jitanon__less_fn)(const void *ctx, uint32_t a, uint32_t b);
+
+JITANON__PRIVATE void jitanon__msort(uint32_t *v, uint32_t *tmp, size_t n, jitanon__less_fn less, const void *ctx)
+{
+    size_t width, i;
+    for (width = 1; width < n; width *= 2) {
+        for (i = 0; i < n; i += 2 * width) {
+            size_t lo = i, mid = i + width < n ? i + width : n, hi = i + 2 * width < n ? i + 2 * width : n;
+            size_t a = lo, b = mid, k = lo;
+            if (mid >= hi || !less(ctx, v[mid], v[mid - 1])) { /* already in order */
+                memcpy(tmp + lo, v + lo, (hi - lo) * sizeof *v);
+                continue;
+            }
+            while (a < mid && b < hi) tmp[k++] = less(ctx, v[b], v[a]) ? v[b++] : v[a++];
+            while (a < mid) tmp[k++] = v[a++];
+            while (b < hi) tmp[k++] = v[b++];
+        }
+        memcpy(v, tmp, n * sizeof *v);
+    }
+}
+
+/* Sorts n elements of `elem` bytes stably by `less` (called with element indices): an
+   index sort, then one permutation.  Input already in order costs one pass and no memory.
+   Returns 0 when the scratch memory cannot be allocated (the array is then unchanged). */
+JITANON__PRIVATE int jitanon__sort(const jitanon_allocator *a, void *base, size_t n, size_t elem, jitanon__less_fn less)
+{
+    uint32_t *idx;
+    uint8_t *copy;
+    size_t i, idx_bytes, bytes;
+    for (i = 1; i < n && !less(base, (uint32_t)i, (uint32_t)(i - 1)); i++) {}
+    if (i >= n) return 1;
+    if (n > UINT32_MAX / 2 || !jitanon__mul_size(n, elem, &bytes) || !jitanon__mul_size(2 * n, sizeof *idx, &idx_bytes))
+        return 0;
+    idx = (uint32_t *)jitanon__malloc(a, idx_bytes);
+    copy = idx ? (uint8_t *)jitanon__malloc(a, bytes) : NULL;
+    if (copy) {
+        for (i = 0; i < n; i++) idx[i] = (uint32_t)i;
+        jitanon__msort(idx, idx + n, n, less, base);
+        memcpy(copy, base, bytes);
+        for (i = 0; i < n; i++) memcpy((uint8_t *)base + i * elem, copy + (size_t)idx[i] * elem, elem);
+    }
+    jitanon__free(a, copy, bytes);
+    jitanon__free(a, idx, idx_bytes);
+    return copy != NULL;
+}
+
+/* 64-bit FNV-1a; start with h = 0xcbf29ce484222325 (or chain a previous hash). */
+JITANON__PRIVATE uint64_t jitanon__fnv1a(const void *data, size_t n, uint64_t h)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    while (n--) h = (h ^ *p++) * 0x100000001b3ull;
+    return h;
 }
 
 /* -- Byte order ------------------------------------------------------------------------- */
@@ -2275,19 +2295,41 @@ JITANON__PRIVATE int jitanon__take_cstr(jitanon__cur *c, jitanon_str *out)
     return 1;
 }
 
-/* -- Sinks ----------------------------------------------------------------------------- */
+/* -- Sinks and byte buffers -------------------------------------------------------------- */
+
+/* The slow path of an append that does not fit in the room left: write the buffer out
+   (and `data` directly when it alone is larger than the buffer) if it spills, else grow
+   within max_size.  0 on success. */
+JITANON__PRIVATE int jitanon__buf_make_room(jitanon_membuf *b, const void *data, size_t n)
+{
+    size_t need;
+    if (b->spill_.write_fn) {
+        if (b->size && b->spill_.write_fn(b->spill_.user, b->data, b->size)) return 1;
+        b->size = 0;
+        if (n > b->capacity) return b->spill_.write_fn(b->spill_.user, data, n) != 0;
+    } else {
+        if (b->size > SIZE_MAX - n) return 1;
+        need = b->size + n;
+        if (b->max_size && need > b->max_size) return 1;
+        if (!jitanon__grow(&b->allocator, (void **)&b->data, &b->capacity, need, 1)) return 1;
+    }
+    memcpy(b->data + b->size, data, n);
+    b->size += n;
+    return 0;
+}
+
+/* Appends n bytes; 0 on success.  The common case is a compare and a copy. */
+JITANON__INLINE int jitanon__buf_put(jitanon_membuf *b, const void *data, size_t n)
+{
+    if (n > b->capacity - b->size || b->max_size) return n ? jitanon__buf_make_room(b, data, n) : 0;
+    if (n) memcpy(b->data + b->size, data, n);
+    b->size += n;
+    return 0;
+}
 
 JITANON_API int jitanon_membuf_write(void *membuf, const void *data, size_t size)
 {
-    jitanon_membuf *b = (jitanon_membuf *)membuf;
-    size_t need;
-    if (b->size > SIZE_MAX - size) return 1;
-    need = b->size + size;
-    if (b->max_size && need > b->max_size) return 1;
-    if (need > b->capacity && !jitanon__grow(&b->allocator, (void **)&b->data, &b->capacity, need, 1)) return 1;
-    if (size) memcpy(b->data + b->size, data, size);
-    b->size = need;
-    return 0;
+    return jitanon__buf_put((jitanon_membuf *)membuf, data, size);
 }
 
 JITANON_API void jitanon_membuf_free(jitanon_membuf *b)
@@ -2296,6 +2338,89 @@ JITANON_API void jitanon_membuf_free(jitanon_membuf *b)
     jitanon__free(&b->allocator, b->data, b->capacity);
     b->data = NULL;
     b->size = b->capacity = 0;
+}
+
+/* Internal appends never fail one by one: the first failure sets failed_, which the
+   writer checks once at the end. */
+JITANON__INLINE void jitanon__buf_bytes(jitanon_membuf *b, const void *data, size_t n)
+{
+    if (!b->failed_ && jitanon__buf_put(b, data, n)) b->failed_ = 1;
+}
+
+JITANON__PRIVATE void jitanon__buf_u8(jitanon_membuf *b, unsigned v)
+{
+    uint8_t x = (uint8_t)v;
+    jitanon__buf_bytes(b, &x, 1);
+}
+
+JITANON__PRIVATE void jitanon__buf_u16(jitanon_membuf *b, uint64_t v, int big)
+{
+    uint8_t x[2];
+    jitanon__wr16(x, v, big);
+    jitanon__buf_bytes(b, x, 2);
+}
+
+JITANON__PRIVATE void jitanon__buf_u32(jitanon_membuf *b, uint64_t v, int big)
+{
+    uint8_t x[4];
+    jitanon__wr32(x, v, big);
+    jitanon__buf_bytes(b, x, 4);
+}
+
+JITANON__PRIVATE void jitanon__buf_u64(jitanon_membuf *b, uint64_t v, int big)
+{
+    uint8_t x[8];
+    jitanon__wr64(x, v, big);
+    jitanon__buf_bytes(b, x, 8);
+}
+
+/* A spilling buffer: writes what it holds to its spill sink. */
+JITANON__PRIVATE void jitanon__buf_flush(jitanon_membuf *b)
+{
+    if (b->size && !b->failed_ && b->spill_.write_fn(b->spill_.user, b->data, b->size)) b->failed_ = 1;
+    b->size = 0;
+}
+
+/* -- Chunked input: the streaming readers keep the unread bytes of a jitanon_read_fn in
+   a buffer that grows only to the largest piece asked for. -- */
+
+JITANON__PRIVATE size_t jitanon__in_avail(const jitanon__input *in) { return in->len - in->pos; }
+
+JITANON__PRIVATE void jitanon__in_consume(jitanon__input *in, size_t n)
+{
+    in->pos += n;
+    in->off += n;
+}
+
+/* Makes at least `need` unread bytes available, reading into a buffer of at least
+   `min_cap` bytes.  JITANON_END when the read function has nothing more for now. */
+JITANON__PRIVATE jitanon_result jitanon__in_fill(jitanon__input *in, const jitanon_allocator *a, size_t need,
+                                                size_t min_cap, jitanon_error *err)
+{
+    while (jitanon__in_avail(in) < need) {
+        size_t got, want;
+        if (in->pos) {
+            memmove(in->buf, in->buf + in->pos, in->len - in->pos);
+            in->len -= in->pos;
+            in->pos = 0;
+        }
+        if (need > in->cap && !jitanon__grow(a, (void **)&in->buf, &in->cap, need < min_cap ? min_cap : need, 1))
+            return JITANON__FAIL(err, JITANON_ERR_NOMEM, in->off, "cannot buffer %U bytes", (uint64_t)need);
+        want = in->cap - in->len;
+        got = in->read_fn(in->user, in->buf + in->len, want);
+        if (got == SIZE_MAX) return JITANON__FAIL(err, JITANON_ERR_IO, in->off + in->len, "read failed");
+        if (got > want) return JITANON__FAIL(err, JITANON_ERR_IO, in->off, "read callback returned too much");
+        if (got == 0) return JITANON_END;
+        in->len += got;
+    }
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE void jitanon__in_free(jitanon__input *in, const jitanon_allocator *a)
+{
+    jitanon__free(a, in->buf, in->cap);
+    in->buf = NULL;
+    in->cap = in->len = in->pos = 0;
 }
 
 JITANON__PRIVATE int jitanon__opts_ok(uint32_t begin, uint32_t end) { return begin == 0 && end == 0; }
@@ -2605,33 +2730,12 @@ JITANON_API int jitanon_jit_debug_next(jitanon_jit_debug_iter *it, jitanon_jit_d
     return 1;
 }
 
-/* Streaming: keep unconsumed bytes in buf[buf_pos, buf_len); read more only when a record
-   is incomplete, so memory is bounded by the largest record. */
+/* Streaming: read more only when a record is incomplete, so memory is bounded by the
+   largest record.  Out of data is JITANON_AGAIN: the file may still be growing. */
 JITANON__PRIVATE jitanon_result jitanon__jit_fill(jitanon_jitdump_stream *s, size_t need, jitanon_error *err)
 {
-    while (s->buf_len - s->buf_pos < need) {
-        size_t got, want;
-        if (s->buf_pos) {
-            memmove(s->buf, s->buf + s->buf_pos, s->buf_len - s->buf_pos);
-            s->buf_len -= s->buf_pos;
-            s->buf_pos = 0;
-        }
-        if (need > s->buf_cap && !jitanon__grow(&s->allocator, (void **)&s->buf, &s->buf_cap, need < 4096 ? 4096 : need, 1))
-            return JITANON__FAIL(err, JITANON_ERR_NOMEM, s->consumed, "cannot buffer a %U-byte record", (uint64_t)need);
-        want = s->buf_cap - s->buf_len;
-        got = s->read_fn(s->user, s->buf + s->buf_len, want);
-        if (got == SIZE_MAX) return JITANON__FAIL(err, JITANON_ERR_IO, s->consumed + s->buf_len, "read failed");
-        if (got == 0) return JITANON_AGAIN;
-        if (got > want) return JITANON__FAIL(err, JITANON_ERR_IO, s->consumed, "read callback returned too much");
-        s->buf_len += got;
-    }
-    return JITANON_OK;
-}
-
-JITANON__PRIVATE void jitanon__jit_consume(jitanon_jitdump_stream *s, size_t n)
-{
-    s->buf_pos += n;
-    s->consumed += n;
+    jitanon_result r = jitanon__in_fill(&s->in_, &s->allocator, need, 4096, err);
+    return r == JITANON_END ? JITANON_AGAIN : r;
 }
 
 JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn, void *user,
@@ -2642,8 +2746,8 @@ JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s
     jitanon__clear_error(err);
     if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
         return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_jitdump_opts not zero-initialised");
-    s->read_fn = read_fn;
-    s->user = user;
+    s->in_.read_fn = read_fn;
+    s->in_.user = user;
     s->max_record_size = jitanon__jit_max_record(opts);
     if (opts) s->allocator = opts->allocator;
     return JITANON_OK;
@@ -2652,53 +2756,55 @@ JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s
 JITANON__PRIVATE jitanon_result jitanon__jit_stream_header(jitanon_jitdump_stream *s, jitanon_error *err)
 {
     jitanon_result r = jitanon__jit_fill(s, JITANON__JIT_HEADER_SIZE, err);
-    if (r == JITANON_AGAIN && s->buf_len - s->buf_pos >= 4) {
+    if (r == JITANON_AGAIN && jitanon__in_avail(&s->in_) >= 4) {
         /* Reject a wrong magic early rather than waiting for 40 bytes forever. */
         jitanon_jitdump_header h;
-        jitanon_result m = jitanon__jit_parse_header(s->buf + s->buf_pos, s->buf_len - s->buf_pos, &h, err);
+        jitanon_result m = jitanon__jit_parse_header(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), &h, err);
         if (m != JITANON_AGAIN && m != JITANON_OK) return m;
     }
     if (r != JITANON_OK) return r;
-    r = jitanon__jit_parse_header(s->buf + s->buf_pos, s->buf_len - s->buf_pos, &s->header, err);
+    r = jitanon__jit_parse_header(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), &s->header, err);
     if (r != JITANON_OK) return r;
     if (s->header.total_size > s->max_record_size)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 8, "header total_size %u exceeds the limit",
                              (unsigned)s->header.total_size);
     r = jitanon__jit_fill(s, s->header.total_size, err);
     if (r != JITANON_OK) return r;
-    jitanon__jit_consume(s, s->header.total_size);
+    jitanon__in_consume(&s->in_, s->header.total_size);
     s->stats.warnings = jitanon__jit_header_warnings(&s->header);
     s->have_header = 1;
     return JITANON_OK;
 }
 
+/* Parses the record at the start of the unread bytes, reading more while it is incomplete. */
 JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s, jitanon_jit_record *rec,
                                                        jitanon_error *err)
 {
-    jitanon_result r;
     uint64_t missing = 0;
+    jitanon_result r = JITANON_OK;
     JITANON_ASSERT(s && rec);
-    if (!s->have_header && (r = jitanon__jit_stream_header(s, err)) != JITANON_OK) return r;
-    for (;;) {
-        r = jitanon__jit_parse_record(s->buf + s->buf_pos, s->buf_len - s->buf_pos, s->consumed,
-                                      s->header.big_endian, s->max_record_size, s->next_index, rec, &missing, err);
-        if (r != JITANON_AGAIN) break;
-        r = jitanon__jit_fill(s, (size_t)(s->buf_len - s->buf_pos + missing), err);
-        if (r != JITANON_OK) return r;
+    if (!s->have_header) r = jitanon__jit_stream_header(s, err);
+    while (r == JITANON_OK &&
+           (r = jitanon__jit_parse_record(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), s->in_.off,
+                                          s->header.big_endian, s->max_record_size, s->next_index, rec, &missing,
+                                          err)) == JITANON_AGAIN)
+        r = jitanon__jit_fill(s, (size_t)(jitanon__in_avail(&s->in_) + missing), err);
+    if (r == JITANON_OK) {
+        jitanon__in_consume(&s->in_, rec->total_size);
+        s->next_index++;
+        jitanon__jit_count(&s->stats, rec);
     }
-    if (r != JITANON_OK) return r;
-    jitanon__jit_consume(s, rec->total_size);
-    s->next_index++;
-    jitanon__jit_count(&s->stats, rec);
-    return JITANON_OK;
+    s->consumed = s->in_.off;
+    s->buf_len = s->in_.len;
+    s->buf_pos = s->in_.pos;
+    return r;
 }
 
 JITANON_API void jitanon_jitdump_stream_free(jitanon_jitdump_stream *s)
 {
     if (!s) return;
-    jitanon__free(&s->allocator, s->buf, s->buf_cap);
-    s->buf = NULL;
-    s->buf_cap = s->buf_len = s->buf_pos = 0;
+    jitanon__in_free(&s->in_, &s->allocator);
+    s->buf_len = s->buf_pos = 0;
 }
 
 /* Takes ownership of `data` (allocated with opts' allocator, `cap` bytes). */
@@ -2863,69 +2969,52 @@ JITANON__PRIVATE jitanon_result jitanon__sink_put(jitanon_sink sink, const void 
     return JITANON_OK;
 }
 
-/* Records are assembled in a small stack buffer and flushed in pieces only when they are
-   larger, so typical records cost one sink call. */
+/* Records are assembled in a small stack buffer that spills to the sink only when they
+   are larger, so typical records cost one sink call. */
 typedef struct jitanon__jw {
     jitanon_jitdump_writer *w;
-    uint8_t buf[512];
-    size_t len;
+    jitanon_membuf buf; /* over mem, spilling through jitanon__jw_spill */
+    uint8_t mem[512];
     jitanon_result r;
     jitanon_error *err;
 } jitanon__jw;
 
-JITANON__PRIVATE void jitanon__jw_flush(jitanon__jw *j)
+/* The first sink failure is kept in j->r; nothing is written after it. */
+JITANON__PRIVATE int jitanon__jw_spill(void *user, const void *data, size_t n)
 {
-    if (j->r == JITANON_OK && j->len)
-        j->r = jitanon__sink_put(j->w->sink, j->buf, j->len, &j->w->bytes_written, j->err);
-    j->len = 0;
+    jitanon__jw *j = (jitanon__jw *)user;
+    if (j->r == JITANON_OK) j->r = jitanon__sink_put(j->w->sink, data, n, &j->w->bytes_written, j->err);
+    return j->r != JITANON_OK;
 }
 
-JITANON__PRIVATE void jitanon__jw_bytes(jitanon__jw *j, const void *data, size_t n)
+JITANON__PRIVATE void jitanon__jw_start(jitanon__jw *j, jitanon_jitdump_writer *w, jitanon_error *err)
 {
-    if (n > sizeof j->buf - j->len) {
-        jitanon__jw_flush(j);
-        if (n > sizeof j->buf) {
-            if (j->r == JITANON_OK) j->r = jitanon__sink_put(j->w->sink, data, n, &j->w->bytes_written, j->err);
-            return;
-        }
-    }
-    if (n) memcpy(j->buf + j->len, data, n);
-    j->len += n;
-}
-
-JITANON__PRIVATE void jitanon__jw_u32(jitanon__jw *j, uint64_t v)
-{
-    uint8_t b[4];
-    jitanon__wr32(b, v, j->w->big_endian);
-    jitanon__jw_bytes(j, b, 4);
-}
-
-JITANON__PRIVATE void jitanon__jw_u64(jitanon__jw *j, uint64_t v)
-{
-    uint8_t b[8];
-    jitanon__wr64(b, v, j->w->big_endian);
-    jitanon__jw_bytes(j, b, 8);
+    j->w = w;
+    memset(&j->buf, 0, sizeof j->buf);
+    j->buf.data = j->mem;
+    j->buf.capacity = sizeof j->mem;
+    j->buf.spill_.write_fn = jitanon__jw_spill;
+    j->buf.spill_.user = j;
+    j->r = JITANON_OK;
+    j->err = err;
+    jitanon__clear_error(err);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__jw_begin(jitanon__jw *j, jitanon_jitdump_writer *w, uint32_t id, uint64_t size,
                                                   uint64_t timestamp, jitanon_error *err)
 {
-    j->w = w;
-    j->len = 0;
-    j->r = JITANON_OK;
-    j->err = err;
-    jitanon__clear_error(err);
+    jitanon__jw_start(j, w, err);
     if (size > UINT32_MAX)
         return j->r = JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "record of %U bytes is too large", size);
-    jitanon__jw_u32(j, id);
-    jitanon__jw_u32(j, size);
-    jitanon__jw_u64(j, timestamp);
+    jitanon__buf_u32(&j->buf, id, w->big_endian);
+    jitanon__buf_u32(&j->buf, size, w->big_endian);
+    jitanon__buf_u64(&j->buf, timestamp, w->big_endian);
     return JITANON_OK;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__jw_end(jitanon__jw *j)
 {
-    jitanon__jw_flush(j);
+    jitanon__buf_flush(&j->buf);
     return j->r;
 }
 
@@ -2938,19 +3027,15 @@ JITANON_API jitanon_result jitanon_jitdump_writer_init(jitanon_jitdump_writer *w
     memset(w, 0, sizeof *w);
     w->sink = sink;
     w->big_endian = big;
-    j.w = w;
-    j.len = 0;
-    j.r = JITANON_OK;
-    j.err = err;
-    jitanon__clear_error(err);
-    jitanon__jw_u32(&j, JITANON_JITDUMP_MAGIC);
-    jitanon__jw_u32(&j, 1);
-    jitanon__jw_u32(&j, JITANON__JIT_HEADER_SIZE);
-    jitanon__jw_u32(&j, elf_mach);
-    jitanon__jw_u32(&j, 0);
-    jitanon__jw_u32(&j, pid);
-    jitanon__jw_u64(&j, timestamp);
-    jitanon__jw_u64(&j, flags);
+    jitanon__jw_start(&j, w, err);
+    jitanon__buf_u32(&j.buf, JITANON_JITDUMP_MAGIC, w->big_endian);
+    jitanon__buf_u32(&j.buf, 1, w->big_endian);
+    jitanon__buf_u32(&j.buf, JITANON__JIT_HEADER_SIZE, w->big_endian);
+    jitanon__buf_u32(&j.buf, elf_mach, w->big_endian);
+    jitanon__buf_u32(&j.buf, 0, w->big_endian);
+    jitanon__buf_u32(&j.buf, pid, w->big_endian);
+    jitanon__buf_u64(&j.buf, timestamp, w->big_endian);
+    jitanon__buf_u64(&j.buf, flags, w->big_endian);
     return jitanon__jw_end(&j);
 }
 
@@ -2965,15 +3050,15 @@ JITANON_API jitanon_result jitanon_jitdump_write_load(jitanon_jitdump_writer *w,
     if (!jitanon__add_u64(size, code_size, &size) || code_size > SIZE_MAX)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "code_size too large");
     if (jitanon__jw_begin(&j, w, JITANON_JIT_CODE_LOAD, size, timestamp, err) != JITANON_OK) return j.r;
-    jitanon__jw_u32(&j, pid);
-    jitanon__jw_u32(&j, tid);
-    jitanon__jw_u64(&j, code_addr); /* vma: writers put the code address here */
-    jitanon__jw_u64(&j, code_addr);
-    jitanon__jw_u64(&j, code_size);
-    jitanon__jw_u64(&j, code_index);
-    jitanon__jw_bytes(&j, name, name_len);
-    jitanon__jw_bytes(&j, &nul, 1);
-    jitanon__jw_bytes(&j, code, (size_t)code_size);
+    jitanon__buf_u32(&j.buf, pid, w->big_endian);
+    jitanon__buf_u32(&j.buf, tid, w->big_endian);
+    jitanon__buf_u64(&j.buf, code_addr, w->big_endian); /* vma: writers put the code address here */
+    jitanon__buf_u64(&j.buf, code_addr, w->big_endian);
+    jitanon__buf_u64(&j.buf, code_size, w->big_endian);
+    jitanon__buf_u64(&j.buf, code_index, w->big_endian);
+    jitanon__buf_bytes(&j.buf, name, name_len);
+    jitanon__buf_bytes(&j.buf, &nul, 1);
+    jitanon__buf_bytes(&j.buf, code, (size_t)code_size);
     return jitanon__jw_end(&j);
 }
 
@@ -2983,13 +3068,13 @@ JITANON_API jitanon_result jitanon_jitdump_write_move(jitanon_jitdump_writer *w,
 {
     jitanon__jw j;
     if (jitanon__jw_begin(&j, w, JITANON_JIT_CODE_MOVE, JITANON__JIT_MOVE_SIZE, timestamp, err) != JITANON_OK) return j.r;
-    jitanon__jw_u32(&j, pid);
-    jitanon__jw_u32(&j, tid);
-    jitanon__jw_u64(&j, new_code_addr);
-    jitanon__jw_u64(&j, old_code_addr);
-    jitanon__jw_u64(&j, new_code_addr);
-    jitanon__jw_u64(&j, code_size);
-    jitanon__jw_u64(&j, code_index);
+    jitanon__buf_u32(&j.buf, pid, w->big_endian);
+    jitanon__buf_u32(&j.buf, tid, w->big_endian);
+    jitanon__buf_u64(&j.buf, new_code_addr, w->big_endian);
+    jitanon__buf_u64(&j.buf, old_code_addr, w->big_endian);
+    jitanon__buf_u64(&j.buf, new_code_addr, w->big_endian);
+    jitanon__buf_u64(&j.buf, code_size, w->big_endian);
+    jitanon__buf_u64(&j.buf, code_index, w->big_endian);
     return jitanon__jw_end(&j);
 }
 
@@ -3012,18 +3097,18 @@ JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writ
             return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "debug info too large");
     }
     if (jitanon__jw_begin(&j, w, JITANON_JIT_CODE_DEBUG_INFO, size, timestamp, err) != JITANON_OK) return j.r;
-    jitanon__jw_u64(&j, code_addr);
-    jitanon__jw_u64(&j, count);
+    jitanon__buf_u64(&j.buf, code_addr, w->big_endian);
+    jitanon__buf_u64(&j.buf, count, w->big_endian);
     for (i = 0; i < count; i++) {
         const uint8_t nul = 0;
-        jitanon__jw_u64(&j, entries[i].addr);
-        jitanon__jw_u32(&j, (uint32_t)entries[i].lineno);
-        jitanon__jw_u32(&j, (uint32_t)entries[i].discrim);
+        jitanon__buf_u64(&j.buf, entries[i].addr, w->big_endian);
+        jitanon__buf_u32(&j.buf, (uint32_t)entries[i].lineno, w->big_endian);
+        jitanon__buf_u32(&j.buf, (uint32_t)entries[i].discrim, w->big_endian);
         if (i > 0 && jitanon__same_str(entries[i].file, entries[i - 1].file)) {
-            jitanon__jw_bytes(&j, same_file, 2);
+            jitanon__buf_bytes(&j.buf, same_file, 2);
         } else {
-            jitanon__jw_bytes(&j, entries[i].file.data, entries[i].file.length);
-            jitanon__jw_bytes(&j, &nul, 1);
+            jitanon__buf_bytes(&j.buf, entries[i].file.data, entries[i].file.length);
+            jitanon__buf_bytes(&j.buf, &nul, 1);
         }
     }
     return jitanon__jw_end(&j);
@@ -3040,11 +3125,11 @@ JITANON_API jitanon_result jitanon_jitdump_write_unwinding_info(jitanon_jitdump_
         !jitanon__add_u64(unwinding_size, JITANON__JIT_UNWIND_FIXED, &size) || unwinding_size > SIZE_MAX)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "unwinding info too large");
     if (jitanon__jw_begin(&j, w, JITANON_JIT_CODE_UNWINDING_INFO, size, timestamp, err) != JITANON_OK) return j.r;
-    jitanon__jw_u64(&j, unwinding_size);
-    jitanon__jw_u64(&j, eh_frame_hdr_size);
-    jitanon__jw_u64(&j, mapped_size);
-    jitanon__jw_bytes(&j, eh_frame, (size_t)eh_frame_size);
-    jitanon__jw_bytes(&j, eh_frame_hdr, (size_t)eh_frame_hdr_size);
+    jitanon__buf_u64(&j.buf, unwinding_size, w->big_endian);
+    jitanon__buf_u64(&j.buf, eh_frame_hdr_size, w->big_endian);
+    jitanon__buf_u64(&j.buf, mapped_size, w->big_endian);
+    jitanon__buf_bytes(&j.buf, eh_frame, (size_t)eh_frame_size);
+    jitanon__buf_bytes(&j.buf, eh_frame_hdr, (size_t)eh_frame_hdr_size);
     return jitanon__jw_end(&j);
 }
 
@@ -3131,61 +3216,37 @@ JITANON__PRIVATE jitanon_result jitanon__pd_bad(jitanon_error *err, jitanon_resu
     return r;
 }
 
-/* -- input buffer: unread bytes are buf_[buf_pos_, buf_len_), starting at input offset
-   buf_off_.  Memory grows only to the largest record asked for. */
+/* -- input: the chunked input r->in_; its end is final (eof_) until a seek. -- */
 
-JITANON__PRIVATE size_t jitanon__pd_avail(const jitanon_perf_reader *r) { return r->buf_len_ - r->buf_pos_; }
-
-JITANON__PRIVATE void jitanon__pd_consume(jitanon_perf_reader *r, size_t n)
-{
-    r->buf_pos_ += n;
-    r->buf_off_ += n;
-}
-
-JITANON__PRIVATE void jitanon__pd_compact(jitanon_perf_reader *r)
-{
-    if (!r->buf_pos_) return;
-    memmove(r->buf_, r->buf_ + r->buf_pos_, r->buf_len_ - r->buf_pos_);
-    r->buf_len_ -= r->buf_pos_;
-    r->buf_pos_ = 0;
-}
+JITANON__PRIVATE size_t jitanon__pd_avail(const jitanon_perf_reader *r) { return jitanon__in_avail(&r->in_); }
 
 /* Makes at least `need` unread bytes available.  JITANON_END when the input ends first. */
 JITANON__PRIVATE jitanon_result jitanon__pd_fill(jitanon_perf_reader *r, size_t need, jitanon_error *err)
 {
-    while (jitanon__pd_avail(r) < need) {
-        size_t got, want;
-        if (r->eof_) return JITANON_END;
-        jitanon__pd_compact(r);
-        if (need > r->buf_cap_ && !jitanon__grow(&r->allocator_, (void **)&r->buf_, &r->buf_cap_,
-                                                 need < JITANON__PERF_MIN_BUF ? JITANON__PERF_MIN_BUF : need, 1))
-            return JITANON__FAIL(err, JITANON_ERR_NOMEM, r->buf_off_, "cannot buffer %U bytes", (uint64_t)need);
-        want = r->buf_cap_ - r->buf_len_;
-        got = r->read_fn_(r->user_, r->buf_ + r->buf_len_, want);
-        if (got == SIZE_MAX) return JITANON__FAIL(err, JITANON_ERR_IO, r->buf_off_ + jitanon__pd_avail(r), "read failed");
-        if (got > want) return JITANON__FAIL(err, JITANON_ERR_IO, r->buf_off_, "read callback returned too much");
-        if (got == 0) r->eof_ = 1;
-        r->buf_len_ += got;
-    }
-    return JITANON_OK;
+    jitanon_result res;
+    if (jitanon__pd_avail(r) >= need) return JITANON_OK;
+    if (r->eof_) return JITANON_END;
+    res = jitanon__in_fill(&r->in_, &r->allocator_, need, JITANON__PERF_MIN_BUF, err);
+    if (res == JITANON_END) r->eof_ = 1;
+    return res;
 }
 
 /* Consumes bytes up to input offset `off` (forward only). */
 JITANON__PRIVATE jitanon_result jitanon__pd_skip_to(jitanon_perf_reader *r, uint64_t off, jitanon_error *err)
 {
-    while (r->buf_off_ < off) {
-        uint64_t left = off - r->buf_off_;
+    while (r->in_.off < off) {
+        uint64_t left = off - r->in_.off;
         size_t n;
         if (!jitanon__pd_avail(r)) {
             jitanon_result res;
-            r->buf_pos_ = r->buf_len_ = 0; /* everything was consumed: reuse the whole buffer */
+            r->in_.pos = r->in_.len = 0; /* everything was consumed: reuse the whole buffer */
             res = jitanon__pd_fill(r, 1, err);
             if (res == JITANON_END)
-                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->buf_off_, "input ends before byte %U", off);
+                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->in_.off, "input ends before byte %U", off);
             if (res != JITANON_OK) return res;
         }
         n = left < jitanon__pd_avail(r) ? (size_t)left : jitanon__pd_avail(r);
-        jitanon__pd_consume(r, n);
+        jitanon__in_consume(&r->in_, n);
     }
     return JITANON_OK;
 }
@@ -3193,18 +3254,18 @@ JITANON__PRIVATE jitanon_result jitanon__pd_skip_to(jitanon_perf_reader *r, uint
 /* Positions the input at `off`: inside the buffer, by seeking, or by skipping forward. */
 JITANON__PRIVATE jitanon_result jitanon__pd_goto(jitanon_perf_reader *r, uint64_t off, jitanon_error *err)
 {
-    if (off >= r->buf_off_ && off - r->buf_off_ <= jitanon__pd_avail(r)) {
-        jitanon__pd_consume(r, (size_t)(off - r->buf_off_));
+    if (off >= r->in_.off && off - r->in_.off <= jitanon__pd_avail(r)) {
+        jitanon__in_consume(&r->in_, (size_t)(off - r->in_.off));
         return JITANON_OK;
     }
     if (r->seek_fn_) {
-        if (r->seek_fn_(r->user_, off)) return JITANON__FAIL(err, JITANON_ERR_IO, off, "cannot seek to byte %U", off);
-        r->buf_pos_ = r->buf_len_ = 0;
-        r->buf_off_ = off;
+        if (r->seek_fn_(r->in_.user, off)) return JITANON__FAIL(err, JITANON_ERR_IO, off, "cannot seek to byte %U", off);
+        r->in_.pos = r->in_.len = 0;
+        r->in_.off = off;
         r->eof_ = 0;
         return JITANON_OK;
     }
-    if (off < r->buf_off_)
+    if (off < r->in_.off)
         return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, off,
                              "this layout needs seeking back to byte %U; read a file, not a pipe", off);
     return jitanon__pd_skip_to(r, off, err);
@@ -3218,15 +3279,15 @@ JITANON__PRIVATE jitanon_result jitanon__pd_read_at(jitanon_perf_reader *r, uint
     while (res == JITANON_OK && n) {
         size_t k;
         if (!jitanon__pd_avail(r)) {
-            r->buf_pos_ = r->buf_len_ = 0;
+            r->in_.pos = r->in_.len = 0;
             res = jitanon__pd_fill(r, 1, err);
             if (res == JITANON_END)
-                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->buf_off_, "input ends %U bytes early", (uint64_t)n);
+                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->in_.off, "input ends %U bytes early", (uint64_t)n);
             if (res != JITANON_OK) return res;
         }
         k = n < jitanon__pd_avail(r) ? n : jitanon__pd_avail(r);
-        memcpy(dst, r->buf_ + r->buf_pos_, k);
-        jitanon__pd_consume(r, k);
+        memcpy(dst, r->in_.buf + r->in_.pos, k);
+        jitanon__in_consume(&r->in_, k);
         dst += k;
         n -= k;
     }
@@ -3277,37 +3338,10 @@ JITANON__PRIVATE uint32_t jitanon__pd_attr_size(const uint8_t *p, int big)
     return s ? s : JITANON__PERF_ATTR_VER0;
 }
 
-JITANON__PRIVATE int jitanon__pd_idless(const jitanon__perf_idmap *a, const jitanon__perf_idmap *b)
+JITANON__PRIVATE int jitanon__pd_idless(const void *ctx, uint32_t a, uint32_t b)
 {
-    return a->id < b->id || (a->id == b->id && a->attr < b->attr);
-}
-
-/* Heapsort: O(n log n) whatever the input, no recursion, no libc. */
-JITANON__PRIVATE void jitanon__pd_sift(jitanon__perf_idmap *m, size_t i, size_t n)
-{
-    for (;;) {
-        size_t c = 2 * i + 1;
-        jitanon__perf_idmap t;
-        if (c >= n) return;
-        if (c + 1 < n && jitanon__pd_idless(&m[c], &m[c + 1])) c++;
-        if (!jitanon__pd_idless(&m[i], &m[c])) return;
-        t = m[i];
-        m[i] = m[c];
-        m[c] = t;
-        i = c;
-    }
-}
-
-JITANON__PRIVATE void jitanon__pd_sort_ids(jitanon__perf_idmap *m, size_t n)
-{
-    size_t i;
-    for (i = n / 2; i-- > 0;) jitanon__pd_sift(m, i, n);
-    for (i = n; i-- > 1;) {
-        jitanon__perf_idmap t = m[0];
-        m[0] = m[i];
-        m[i] = t;
-        jitanon__pd_sift(m, 0, i);
-    }
+    const jitanon__perf_idmap *m = (const jitanon__perf_idmap *)ctx;
+    return m[a].id < m[b].id || (m[a].id == m[b].id && m[a].attr < m[b].attr);
 }
 
 /* The attr that owns `id`: the first attr listing it; id 0 or unknown gives attr 0, which
@@ -3335,7 +3369,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_map_ids(jitanon_perf_reader *r, size
         r->idmap_[r->idmap_len_].id = a->ids[i];
         r->idmap_[r->idmap_len_++].attr = ai;
     }
-    jitanon__pd_sort_ids(r->idmap_, r->idmap_len_);
+    if (!jitanon__sort(&r->allocator_, r->idmap_, r->idmap_len_, sizeof *r->idmap_, jitanon__pd_idless))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot sort the id map");
     return JITANON_OK;
 }
 
@@ -3465,10 +3500,10 @@ JITANON__PRIVATE jitanon_result jitanon__pd_check_fhdr(jitanon_perf_reader *r, c
    puts the id arrays and attrs. */
 JITANON__PRIVATE jitanon_result jitanon__pd_load_pre(jitanon_perf_reader *r, jitanon__pd_pre *pre, jitanon_error *err)
 {
-    uint64_t n = r->data_offset - r->buf_off_;
+    uint64_t n = r->data_offset - r->in_.off;
     if (n > r->max_header_bytes_)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, r->buf_off_, "%U bytes before the data exceed max_header_bytes", n);
-    pre->off = r->buf_off_;
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, r->in_.off, "%U bytes before the data exceed max_header_bytes", n);
+    pre->off = r->in_.off;
     pre->len = (size_t)n;
     pre->mem = (uint8_t *)jitanon__malloc(&r->allocator_, pre->len);
     if (!pre->mem) return JITANON__FAIL(err, JITANON_ERR_NOMEM, pre->off, "cannot buffer the header sections");
@@ -3484,7 +3519,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_header(jitanon_perf_reader *r, 
     if (res == JITANON_END)
         return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, jitanon__pd_avail(r), "file header needs %U bytes", hsize);
     if (res != JITANON_OK) return res;
-    c = jitanon__cur_make(r->buf_ + r->buf_pos_ + 16, (size_t)hsize - 16, 16, r->big_endian);
+    c = jitanon__cur_make(r->in_.buf + r->in_.pos + 16, (size_t)hsize - 16, 16, r->big_endian);
     h.size = hsize;
     h.attr_size = jitanon__get64(&c);
     h.attrs_off = jitanon__get64(&c);
@@ -3497,7 +3532,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_header(jitanon_perf_reader *r, 
         for (i = 0; i < 4; i++) r->features[i] = jitanon__get64(&c);
     }
     if ((res = jitanon__pd_check_fhdr(r, &h, err)) != JITANON_OK) return res;
-    jitanon__pd_consume(r, (size_t)hsize);
+    jitanon__in_consume(&r->in_, (size_t)hsize);
     memset(&pre, 0, sizeof pre);
     if (!r->seek_fn_) res = jitanon__pd_load_pre(r, &pre, err);
     if (res == JITANON_OK && h.attrs_size)
@@ -3514,7 +3549,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header(jitanon_perf_reader *r, jitan
     if (res == JITANON_END)
         return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, jitanon__pd_avail(r), "perf.data header needs 16 bytes");
     if (res != JITANON_OK) return res;
-    p = r->buf_ + r->buf_pos_;
+    p = r->in_.buf + r->in_.pos;
     /* The writer stores the u64 "PERFILE2" in its own order, so the bytes tell the order. */
     if (memcmp(p, "PERFILE2", 8) == 0) r->big_endian = 0;
     else if (memcmp(p, "2ELIFREP", 8) == 0) r->big_endian = 1;
@@ -3524,7 +3559,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header(jitanon_perf_reader *r, jitan
     hsize = jitanon__rd64(p + 8, r->big_endian);
     if (hsize == JITANON__PERF_PIPE_HEADER) {
         r->mode = JITANON_PERF_PIPE;
-        jitanon__pd_consume(r, JITANON__PERF_PIPE_HEADER);
+        jitanon__in_consume(&r->in_, JITANON__PERF_PIPE_HEADER);
         return JITANON_OK;
     }
     if (hsize != JITANON__PERF_FILE_HEADER && hsize != JITANON__PERF_FILE_HEADER_V1)
@@ -3542,9 +3577,9 @@ JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jita
     jitanon__clear_error(err);
     if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
         return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_perf_opts not zero-initialised");
-    r->read_fn_ = read_fn;
+    r->in_.read_fn = read_fn;
     r->seek_fn_ = seek_fn;
-    r->user_ = user;
+    r->in_.user = user;
     r->max_payload_ = opts && opts->max_payload ? opts->max_payload : JITANON__PERF_DEFAULT_CAP;
     r->max_header_bytes_ = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
     if (opts) {
@@ -3737,17 +3772,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_mmap(jitanon_perf_record *rec, jitan
     return JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__pd_short(jitanon_perf_record *rec, jitanon__cur *c, size_t need,
-                                                 jitanon_error *err)
-{
-    if (c->left >= need) return JITANON_OK;
-    return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its fixed part");
-}
-
 JITANON__PRIVATE jitanon_result jitanon__pd_comm(jitanon_perf_record *rec, jitanon__cur *c, jitanon_error *err)
 {
-    jitanon_result res = jitanon__pd_short(rec, c, 8, err);
-    if (res != JITANON_OK) return res;
     rec->comm.pid = jitanon__get32(c);
     rec->comm.tid = jitanon__get32(c);
     if (!jitanon__take_cstr(c, &rec->comm.comm))
@@ -3755,41 +3781,32 @@ JITANON__PRIVATE jitanon_result jitanon__pd_comm(jitanon_perf_record *rec, jitan
     return JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__pd_task(jitanon_perf_record *rec, jitanon__cur *c, jitanon_error *err)
+JITANON__PRIVATE void jitanon__pd_task(jitanon_perf_record *rec, jitanon__cur *c)
 {
-    jitanon_result res = jitanon__pd_short(rec, c, 24, err);
-    if (res != JITANON_OK) return res;
     rec->task.pid = jitanon__get32(c);
     rec->task.ppid = jitanon__get32(c);
     rec->task.tid = jitanon__get32(c);
     rec->task.ptid = jitanon__get32(c);
     rec->task.time = jitanon__get64(c);
-    return JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__pd_time_conv(jitanon_perf_record *rec, jitanon__cur *c, jitanon_error *err)
+JITANON__PRIVATE void jitanon__pd_time_conv(jitanon_perf_record *rec, jitanon__cur *c)
 {
-    jitanon_result res = jitanon__pd_short(rec, c, 24, err);
-    if (res != JITANON_OK) return res;
     rec->time_conv.time_shift = jitanon__get64(c);
     rec->time_conv.time_mult = jitanon__get64(c);
     rec->time_conv.time_zero = jitanon__get64(c);
     /* The extended part exists only in newer files: header.size says whether it is there. */
-    if (c->left < 24) return JITANON_OK;
+    if (c->left < 24) return;
     rec->time_conv.extended = 1;
     rec->time_conv.time_cycles = jitanon__get64(c);
     rec->time_conv.time_mask = jitanon__get64(c);
     rec->time_conv.cap_user_time_zero = c->p[0];
     rec->time_conv.cap_user_time_short = c->p[1];
-    return JITANON_OK;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__pd_id_index(jitanon_perf_record *rec, jitanon__cur *c, jitanon_error *err)
 {
-    uint64_t nr;
-    jitanon_result res = jitanon__pd_short(rec, c, 8, err);
-    if (res != JITANON_OK) return res;
-    nr = jitanon__get64(c);
+    uint64_t nr = jitanon__get64(c);
     if (nr > c->left / 32)
         return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset + 8, rec, "nr entries do not fit in the record");
     rec->id_index.nr = nr;
@@ -3807,8 +3824,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header_attr(jitanon_perf_reader *r, 
     uint32_t asize;
     size_t n;
     uint64_t *ids;
-    jitanon_result res = jitanon__pd_short(rec, c, JITANON__PERF_ATTR_VER0, err);
-    if (res != JITANON_OK) return res;
+    jitanon_result res;
     asize = jitanon__pd_attr_size(c->p, r->big_endian);
     if (asize < JITANON__PERF_ATTR_VER0 || asize > c->left || (c->left - asize) % 8)
         return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset + 12, rec, "attr.size does not fit the record");
@@ -3819,11 +3835,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header_attr(jitanon_perf_reader *r, 
     return JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__pd_feature(jitanon_perf_reader *r, jitanon_perf_record *rec, jitanon__cur *c,
-                                                   jitanon_error *err)
+JITANON__PRIVATE void jitanon__pd_feature(jitanon_perf_reader *r, jitanon_perf_record *rec, jitanon__cur *c)
 {
-    jitanon_result res = jitanon__pd_short(rec, c, 8, err);
-    if (res != JITANON_OK) return res;
     rec->feature.feat_id = jitanon__get64(c);
     rec->feature.data.data = c->p;
     rec->feature.data.size = c->left;
@@ -3831,24 +3844,40 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feature(jitanon_perf_reader *r, jita
        change it.  In a pipe these records are the features. */
     if (r->mode == JITANON_PERF_PIPE && rec->feature.feat_id < JITANON_PERF_FEAT_BITS)
         r->features[rec->feature.feat_id / 64] |= 1ull << (rec->feature.feat_id % 64);
-    return JITANON_OK;
+}
+
+/* Bytes of a body before anything variable: the decoders above read them unchecked. */
+JITANON__PRIVATE size_t jitanon__pd_fixed(uint32_t type)
+{
+    switch (type) {
+    case JITANON_PERF_RECORD_COMM:
+    case JITANON_PERF_RECORD_ID_INDEX:
+    case JITANON_PERF_RECORD_HEADER_FEATURE: return 8;
+    case JITANON_PERF_RECORD_FORK:
+    case JITANON_PERF_RECORD_EXIT:
+    case JITANON_PERF_RECORD_TIME_CONV: return 24;
+    case JITANON_PERF_RECORD_HEADER_ATTR: return JITANON__PERF_ATTR_VER0;
+    default: return 0; /* SAMPLE and MMAP check their own layouts */
+    }
 }
 
 /* Per-type decoding; c covers the body (after the 8-byte header, before the trailer). */
 JITANON__PRIVATE jitanon_result jitanon__pd_body(jitanon_perf_reader *r, jitanon_perf_record *rec, jitanon__cur *c,
                                                 jitanon_error *err)
 {
+    if (rec->type == JITANON_PERF_RECORD_SAMPLE) return jitanon__pd_sample(r, rec, c, err); /* most records */
+    if (c->left < jitanon__pd_fixed(rec->type))
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its fixed part");
     switch (rec->type) {
-    case JITANON_PERF_RECORD_SAMPLE: return jitanon__pd_sample(r, rec, c, err);
     case JITANON_PERF_RECORD_MMAP:
     case JITANON_PERF_RECORD_MMAP2: return jitanon__pd_mmap(rec, c, err);
     case JITANON_PERF_RECORD_COMM: return jitanon__pd_comm(rec, c, err);
     case JITANON_PERF_RECORD_FORK:
-    case JITANON_PERF_RECORD_EXIT: return jitanon__pd_task(rec, c, err);
-    case JITANON_PERF_RECORD_TIME_CONV: return jitanon__pd_time_conv(rec, c, err);
+    case JITANON_PERF_RECORD_EXIT: jitanon__pd_task(rec, c); return JITANON_OK;
+    case JITANON_PERF_RECORD_TIME_CONV: jitanon__pd_time_conv(rec, c); return JITANON_OK;
     case JITANON_PERF_RECORD_ID_INDEX: return jitanon__pd_id_index(rec, c, err);
     case JITANON_PERF_RECORD_HEADER_ATTR: return jitanon__pd_header_attr(r, rec, c, err);
-    case JITANON_PERF_RECORD_HEADER_FEATURE: return jitanon__pd_feature(r, rec, c, err);
+    case JITANON_PERF_RECORD_HEADER_FEATURE: jitanon__pd_feature(r, rec, c); return JITANON_OK;
     default: return JITANON_OK; /* passed through by size */
     }
 }
@@ -3913,12 +3942,12 @@ JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const
 JITANON__PRIVATE jitanon_result jitanon__pd_next_raw(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                     jitanon_error *err)
 {
-    uint64_t off = r->buf_off_, end = r->data_offset + r->data_size;
+    uint64_t off = r->in_.off, end = r->data_offset + r->data_size;
     size_t total;
     int bounded = r->mode == JITANON_PERF_FILE; /* data.size 0 (perf record killed) means no records, as in perf */
     jitanon_result res;
     if (bounded && off >= end) return JITANON_END;
-    while ((res = jitanon__pd_measure(r, r->buf_ + r->buf_pos_, jitanon__pd_avail(r), off, &total, err)) == JITANON_AGAIN) {
+    while ((res = jitanon__pd_measure(r, r->in_.buf + r->in_.pos, jitanon__pd_avail(r), off, &total, err)) == JITANON_AGAIN) {
         res = jitanon__pd_fill(r, total, err);
         if (res == JITANON_END && !jitanon__pd_avail(r) && !bounded) return JITANON_END;
         if (res == JITANON_END)
@@ -3930,8 +3959,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_next_raw(jitanon_perf_reader *r, jit
     if (bounded && total > end - off)
         return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, off, "record of %U bytes runs past the data section end %U",
                              (uint64_t)total, end);
-    res = jitanon__pd_decode(r, r->buf_ + r->buf_pos_, total, off, rec, err);
-    if (res == JITANON_OK) jitanon__pd_consume(r, total);
+    res = jitanon__pd_decode(r, r->in_.buf + r->in_.pos, total, off, rec, err);
+    if (res == JITANON_OK) jitanon__in_consume(&r->in_, total);
     return res;
 }
 
@@ -4078,7 +4107,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_payloads(jitanon_perf_reader *r
 
 JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err)
 {
-    uint64_t saved = r->buf_off_, total = 0;
+    uint64_t saved = r->in_.off, total = 0;
     size_t n = jitanon__pd_feat_count(r->features);
     jitanon_result res;
     jitanon__clear_error(err);
@@ -4129,7 +4158,7 @@ JITANON_API void jitanon_perf_reader_free(jitanon_perf_reader *r)
     jitanon__free(a, r->idmap_, r->idmap_cap_ * sizeof *r->idmap_);
     jitanon__free(a, r->feats_, r->feat_count_ * sizeof *r->feats_);
     jitanon__free(a, r->feat_mem_, r->feat_mem_size_);
-    jitanon__free(a, r->buf_, r->buf_cap_);
+    jitanon__in_free(&r->in_, a);
     jitanon_membuf_free(&r->dbuf_);
 #ifndef JITANON_NO_STDIO
     if (r->file_ && r->file_ != (void *)stdin) fclose((FILE *)r->file_);
@@ -5545,7 +5574,7 @@ JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len
     }
     return JITANON_TRIM_FILE;
 }
-/* -- ELF emitter and reader ---------------------------------------------------------------
+/* -- ELF emitter -----------------------------------------------------------------------
 
    Written from the System V gABI (ELF), the DWARF 4 specification (line programs, CIE/FDE),
    the LSB description of .eh_frame_hdr and FIPS 180-4 (SHA-1).  The layout contract with
@@ -5735,92 +5764,40 @@ JITANON__PRIVATE void jitanon__sha1_u64(jitanon_sha1 *s, uint64_t v)
     jitanon_sha1_update(s, b, 8);
 }
 
-/* -- Output buffers: appends never fail individually; `failed` is checked once. -- */
-
-typedef struct jitanon__ebuf {
-    uint8_t *p;
-    size_t len, cap;
-    const jitanon_allocator *a;
-    int failed;
-} jitanon__ebuf;
-
-JITANON__PRIVATE void jitanon__eb_bytes(jitanon__ebuf *b, const void *data, size_t n)
-{
-    if (b->failed) return;
-    if (n > SIZE_MAX - b->len || !jitanon__grow(b->a, (void **)&b->p, &b->cap, b->len + n, 1)) {
-        b->failed = 1;
-        return;
-    }
-    if (n) memcpy(b->p + b->len, data, n);
-    b->len += n;
-}
-
-JITANON__PRIVATE void jitanon__eb_u8(jitanon__ebuf *b, unsigned v)
-{
-    uint8_t x = (uint8_t)v;
-    jitanon__eb_bytes(b, &x, 1);
-}
-
-JITANON__PRIVATE void jitanon__eb_u16(jitanon__ebuf *b, uint64_t v, int big)
-{
-    uint8_t x[2];
-    jitanon__wr16(x, v, big);
-    jitanon__eb_bytes(b, x, 2);
-}
-
-JITANON__PRIVATE void jitanon__eb_u32(jitanon__ebuf *b, uint64_t v, int big)
-{
-    uint8_t x[4];
-    jitanon__wr32(x, v, big);
-    jitanon__eb_bytes(b, x, 4);
-}
-
-JITANON__PRIVATE void jitanon__eb_u64(jitanon__ebuf *b, uint64_t v, int big)
-{
-    uint8_t x[8];
-    jitanon__wr64(x, v, big);
-    jitanon__eb_bytes(b, x, 8);
-}
+/* -- Output buffers (jitanon_membuf, appended to with jitanon__buf_*): ELF encodings. -- */
 
 /* An address or offset field: 8 bytes in ELF64, 4 in ELF32. */
-JITANON__PRIVATE void jitanon__eb_word(jitanon__ebuf *b, uint64_t v, int is64, int big)
+JITANON__PRIVATE void jitanon__buf_word(jitanon_membuf *b, uint64_t v, int is64, int big)
 {
-    if (is64) jitanon__eb_u64(b, v, big);
-    else jitanon__eb_u32(b, v, big);
+    if (is64) jitanon__buf_u64(b, v, big);
+    else jitanon__buf_u32(b, v, big);
 }
 
-JITANON__PRIVATE void jitanon__eb_str(jitanon__ebuf *b, const char *s, size_t n)
+JITANON__PRIVATE void jitanon__buf_str(jitanon_membuf *b, const char *s, size_t n)
 {
-    jitanon__eb_bytes(b, s, n);
-    jitanon__eb_u8(b, 0);
+    jitanon__buf_bytes(b, s, n);
+    jitanon__buf_u8(b, 0);
 }
 
-JITANON__PRIVATE void jitanon__eb_uleb(jitanon__ebuf *b, uint64_t v)
+JITANON__PRIVATE void jitanon__buf_uleb(jitanon_membuf *b, uint64_t v)
 {
     do {
         unsigned byte = (unsigned)(v & 0x7f);
         v >>= 7;
-        jitanon__eb_u8(b, v ? byte | 0x80u : byte);
+        jitanon__buf_u8(b, v ? byte | 0x80u : byte);
     } while (v);
 }
 
-JITANON__PRIVATE void jitanon__eb_sleb(jitanon__ebuf *b, int64_t v)
+JITANON__PRIVATE void jitanon__buf_sleb(jitanon_membuf *b, int64_t v)
 {
     for (;;) {
         unsigned byte = (unsigned)((uint64_t)v & 0x7f);
         int done;
         v = v < 0 ? -((-(v + 1)) >> 7) - 1 : v >> 7; /* arithmetic shift without relying on it */
         done = (v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40));
-        jitanon__eb_u8(b, done ? byte : byte | 0x80u);
+        jitanon__buf_u8(b, done ? byte : byte | 0x80u);
         if (done) return;
     }
-}
-
-JITANON__PRIVATE void jitanon__eb_free(jitanon__ebuf *b)
-{
-    jitanon__free(b->a, b->p, b->cap);
-    b->p = NULL;
-    b->len = b->cap = 0;
 }
 
 JITANON__PRIVATE uint64_t jitanon__align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
@@ -6039,7 +6016,7 @@ JITANON_API void jitanon_elf_builder_free(jitanon_elf_builder *b)
 typedef struct jitanon__elf_sec {
     uint32_t name, type, link, info;
     uint64_t flags, off, size, align, entsize, addr;
-    const jitanon__ebuf *data; /* NULL for .text, written from the function views */
+    const jitanon_membuf *data; /* NULL for .text, written from the function views */
 } jitanon__elf_sec;
 
 typedef struct jitanon__elf_row {
@@ -6051,7 +6028,7 @@ typedef struct jitanon__elfw {
     jitanon_elf_builder *b;
     const jitanon_allocator *a;
     int is64, big;
-    jitanon__ebuf eh, hdr, note, sym, str, abbrev, info, line, prog, shstr, head, shdrs;
+    jitanon_membuf eh, hdr, note, sym, str, abbrev, info, line, prog, shstr, head, shdrs;
     uint64_t *tab; /* .eh_frame_hdr pairs: (pc, fde) file offsets */
     size_t tab_n, tab_cap;
     int tab_failed;
@@ -6068,10 +6045,10 @@ typedef struct jitanon__elfw {
 
 JITANON__PRIVATE void jitanon__elfw_free(jitanon__elfw *w)
 {
-    jitanon__ebuf *bufs[] = {&w->eh, &w->hdr, &w->note, &w->sym, &w->str, &w->abbrev,
+    jitanon_membuf *bufs[] = {&w->eh, &w->hdr, &w->note, &w->sym, &w->str, &w->abbrev,
                              &w->info, &w->line, &w->prog, &w->shstr, &w->head, &w->shdrs};
     size_t i;
-    for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++) jitanon__eb_free(bufs[i]);
+    for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++) jitanon_membuf_free(bufs[i]);
     jitanon__free(w->a, w->tab, w->tab_cap * 2 * sizeof *w->tab);
     jitanon__free(w->a, w->files, w->file_cap * sizeof *w->files);
     jitanon__free(w->a, w->hash, w->hash_cap * sizeof *w->hash);
@@ -6080,7 +6057,7 @@ JITANON__PRIVATE void jitanon__elfw_free(jitanon__elfw *w)
 
 JITANON__PRIVATE void jitanon__elfw_init(jitanon__elfw *w, jitanon_elf_builder *b)
 {
-    jitanon__ebuf *bufs[] = {&w->eh, &w->hdr, &w->note, &w->sym, &w->str, &w->abbrev,
+    jitanon_membuf *bufs[] = {&w->eh, &w->hdr, &w->note, &w->sym, &w->str, &w->abbrev,
                              &w->info, &w->line, &w->prog, &w->shstr, &w->head, &w->shdrs};
     size_t i;
     memset(w, 0, sizeof *w);
@@ -6089,7 +6066,7 @@ JITANON__PRIVATE void jitanon__elfw_init(jitanon__elfw *w, jitanon_elf_builder *
     w->is64 = jitanon__elf_is64(b);
     w->big = b->big_endian;
     w->text_idx = 1; /* .text is always the first section; symbols need it early */
-    for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++) bufs[i]->a = w->a;
+    for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++) bufs[i]->allocator = *w->a;
 }
 
 /* -- .eh_frame: copy each function's CIEs/FDEs, rebasing pc_begin. -- */
@@ -6165,7 +6142,7 @@ JITANON__PRIVATE int jitanon__elf_tab_add(jitanon__elfw *w, uint64_t pc, uint64_
 JITANON__PRIVATE int jitanon__elf_fde(jitanon__elfw *w, size_t at, uint64_t body_len, unsigned enc, int64_t delta)
 {
     size_t width = (enc & 7) == 3 ? 4 : 8;
-    uint8_t *p = w->eh.p + at + 8;
+    uint8_t *p = w->eh.data + at + 8;
     uint64_t landed = w->eh_off;
     int64_t v, nv;
     int sgn = (enc & 8) != 0;
@@ -6187,7 +6164,7 @@ JITANON__PRIVATE int jitanon__elf_eh_func(jitanon__elfw *w, const jitanon__elf_e
 {
     jitanon__cur c = jitanon__cur_make(e->eh_frame.data, e->eh_frame.size, 0, w->big);
     jitanon__elf_cie cies[JITANON__ELF_MAX_CIES];
-    size_t ncie = 0, start = w->eh.len, tab_start = w->tab_n, k;
+    size_t ncie = 0, start = w->eh.size, tab_start = w->tab_n, k;
     int64_t delta = (int64_t)(e->offset + jitanon__align_up(e->code.size, 8)) - (int64_t)(w->eh_off + start);
     while (c.left >= 4) {
         uint64_t pos = c.off;
@@ -6196,8 +6173,8 @@ JITANON__PRIVATE int jitanon__elf_eh_func(jitanon__elfw *w, const jitanon__elf_e
         if (len == 0) break; /* terminator; one is written at the very end */
         if (len < 4 || len > c.left || !(body = jitanon__take(&c, len))) goto drop;
         id = jitanon__rd32(body, w->big);
-        jitanon__eb_bytes(&w->eh, body - 4, (size_t)len + 4);
-        if (w->eh.failed) return 0;
+        jitanon__buf_bytes(&w->eh, body - 4, (size_t)len + 4);
+        if (w->eh.failed_) return 0;
         if (id == 0) {
             if (ncie == JITANON__ELF_MAX_CIES || !jitanon__elf_cie_encoding(jitanon__cur_make(body, len, 0, w->big), &cies[ncie].enc))
                 goto drop;
@@ -6209,25 +6186,17 @@ JITANON__PRIVATE int jitanon__elf_eh_func(jitanon__elfw *w, const jitanon__elf_e
     }
     return 1;
 drop:
-    w->eh.len = start;
+    w->eh.size = start;
     w->tab_n = tab_start;
     w->b->notes |= JITANON_ELF_NOTE_UNWIND_DROPPED;
     return 0;
 }
 
-/* Insertion sort: FDEs arrive in address order almost always. */
-JITANON__PRIVATE void jitanon__elf_sort_tab(uint64_t *t, size_t n)
+/* Table order: by pc (FDEs arrive in address order almost always). */
+JITANON__PRIVATE int jitanon__elf_tab_less(const void *ctx, uint32_t a, uint32_t b)
 {
-    size_t i, j;
-    for (i = 1; i < n; i++) {
-        uint64_t pc = t[2 * i], fde = t[2 * i + 1];
-        for (j = i; j > 0 && t[2 * (j - 1)] > pc; j--) {
-            t[2 * j] = t[2 * (j - 1)];
-            t[2 * j + 1] = t[2 * (j - 1) + 1];
-        }
-        t[2 * j] = pc;
-        t[2 * j + 1] = fde;
-    }
+    const uint64_t *t = (const uint64_t *)ctx;
+    return t[2 * (size_t)a] < t[2 * (size_t)b];
 }
 
 /* .eh_frame_hdr (LSB): version 1, eh_frame_ptr pcrel|sdata4, fde_count udata4, table
@@ -6236,19 +6205,18 @@ JITANON__PRIVATE void jitanon__elf_sort_tab(uint64_t *t, size_t n)
 JITANON__PRIVATE int jitanon__elf_eh_hdr(jitanon__elfw *w)
 {
     size_t i;
-    jitanon__elf_sort_tab(w->tab, w->tab_n);
-    jitanon__eb_u8(&w->hdr, 1);
-    jitanon__eb_u8(&w->hdr, 0x1b);
-    jitanon__eb_u8(&w->hdr, 0x03);
-    jitanon__eb_u8(&w->hdr, 0x3b);
-    jitanon__eb_u32(&w->hdr, (uint64_t)((int64_t)w->eh_off - (int64_t)(w->hdr_off + 4)), w->big);
-    jitanon__eb_u32(&w->hdr, w->tab_n, w->big);
+    jitanon__buf_u8(&w->hdr, 1);
+    jitanon__buf_u8(&w->hdr, 0x1b);
+    jitanon__buf_u8(&w->hdr, 0x03);
+    jitanon__buf_u8(&w->hdr, 0x3b);
+    jitanon__buf_u32(&w->hdr, (uint64_t)((int64_t)w->eh_off - (int64_t)(w->hdr_off + 4)), w->big);
+    jitanon__buf_u32(&w->hdr, w->tab_n, w->big);
     for (i = 0; i < 2 * w->tab_n; i++) {
         int64_t rel = (int64_t)w->tab[i] - (int64_t)w->hdr_off;
         if (rel < INT32_MIN || rel > INT32_MAX) return 0;
-        jitanon__eb_u32(&w->hdr, (uint64_t)rel, w->big);
+        jitanon__buf_u32(&w->hdr, (uint64_t)rel, w->big);
     }
-    return !w->hdr.failed;
+    return !w->hdr.failed_;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__elf_unwind(jitanon__elfw *w, jitanon_error *err)
@@ -6257,18 +6225,20 @@ JITANON__PRIVATE jitanon_result jitanon__elf_unwind(jitanon__elfw *w, jitanon_er
     w->eh_off = jitanon__align_up(w->b->text_base + w->text_size, 8);
     for (i = 0; i < w->b->count; i++)
         if (w->b->funcs[i].eh_frame.size) jitanon__elf_eh_func(w, &w->b->funcs[i]);
-    if (w->eh.failed || w->tab_failed) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build .eh_frame");
+    if (w->eh.failed_ || w->tab_failed) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build .eh_frame");
     if (w->tab_n == 0) { /* nothing usable: no unwind sections at all */
-        w->eh.len = 0;
+        w->eh.size = 0;
         w->hdr_off = w->eh_off;
         return JITANON_OK;
     }
-    jitanon__eb_u32(&w->eh, 0, w->big); /* terminator */
-    w->hdr_off = jitanon__align_up(w->eh_off + w->eh.len, 4);
+    jitanon__buf_u32(&w->eh, 0, w->big); /* terminator */
+    w->hdr_off = jitanon__align_up(w->eh_off + w->eh.size, 4);
+    if (!jitanon__sort(w->a, w->tab, w->tab_n, 2 * sizeof *w->tab, jitanon__elf_tab_less))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot sort .eh_frame_hdr");
     if (!jitanon__elf_eh_hdr(w))
-        return JITANON__FAIL(err, w->hdr.failed ? JITANON_ERR_NOMEM : JITANON_ERR_LIMIT, 0, "cannot build .eh_frame_hdr");
+        return JITANON__FAIL(err, w->hdr.failed_ ? JITANON_ERR_NOMEM : JITANON_ERR_LIMIT, 0, "cannot build .eh_frame_hdr");
     w->out.fdes = w->tab_n;
-    return w->eh.failed ? JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build .eh_frame") : JITANON_OK;
+    return w->eh.failed_ ? JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build .eh_frame") : JITANON_OK;
 }
 
 /* -- Build-id: SHA-1 over tagged, length-prefixed (name, address, code) of every function
@@ -6281,11 +6251,11 @@ JITANON__PRIVATE void jitanon__elf_build_id(jitanon__elfw *w)
     jitanon__sha1_u64(&s, w->b->machine);
     jitanon__sha1_u64(&s, w->b->count);
     jitanon_sha1_final(&s, w->out.build_id);
-    jitanon__eb_u32(&w->note, 4, w->big);
-    jitanon__eb_u32(&w->note, 20, w->big);
-    jitanon__eb_u32(&w->note, JITANON__NT_GNU_BUILD_ID, w->big);
-    jitanon__eb_bytes(&w->note, "GNU", 4);
-    jitanon__eb_bytes(&w->note, w->out.build_id, 20);
+    jitanon__buf_u32(&w->note, 4, w->big);
+    jitanon__buf_u32(&w->note, 20, w->big);
+    jitanon__buf_u32(&w->note, JITANON__NT_GNU_BUILD_ID, w->big);
+    jitanon__buf_bytes(&w->note, "GNU", 4);
+    jitanon__buf_bytes(&w->note, w->out.build_id, 20);
 }
 
 /* -- .symtab / .strtab: entry 0, then one LOCAL FUNC per function (sh_info = count + 1). -- */
@@ -6293,32 +6263,32 @@ JITANON__PRIVATE void jitanon__elf_build_id(jitanon__elfw *w)
 JITANON__PRIVATE void jitanon__elf_symbol(jitanon__elfw *w, uint64_t name, uint64_t value, uint64_t size, unsigned info,
                                           uint64_t shndx)
 {
-    jitanon__ebuf *b = &w->sym;
-    jitanon__eb_u32(b, name, w->big);
+    jitanon_membuf *b = &w->sym;
+    jitanon__buf_u32(b, name, w->big);
     if (w->is64) {
-        jitanon__eb_u8(b, info);
-        jitanon__eb_u8(b, 0);
-        jitanon__eb_u16(b, shndx, w->big);
-        jitanon__eb_u64(b, value, w->big);
-        jitanon__eb_u64(b, size, w->big);
+        jitanon__buf_u8(b, info);
+        jitanon__buf_u8(b, 0);
+        jitanon__buf_u16(b, shndx, w->big);
+        jitanon__buf_u64(b, value, w->big);
+        jitanon__buf_u64(b, size, w->big);
     } else {
-        jitanon__eb_u32(b, value, w->big);
-        jitanon__eb_u32(b, size, w->big);
-        jitanon__eb_u8(b, info);
-        jitanon__eb_u8(b, 0);
-        jitanon__eb_u16(b, shndx, w->big);
+        jitanon__buf_u32(b, value, w->big);
+        jitanon__buf_u32(b, size, w->big);
+        jitanon__buf_u8(b, info);
+        jitanon__buf_u8(b, 0);
+        jitanon__buf_u16(b, shndx, w->big);
     }
 }
 
 JITANON__PRIVATE void jitanon__elf_symbols(jitanon__elfw *w)
 {
     size_t i;
-    jitanon__eb_u8(&w->str, 0);
+    jitanon__buf_u8(&w->str, 0);
     jitanon__elf_symbol(w, 0, 0, 0, 0, 0);
     for (i = 0; i < w->b->count; i++) {
         const jitanon__elf_entry *e = &w->b->funcs[i];
-        uint64_t name = w->str.len;
-        jitanon__eb_str(&w->str, e->name.data, e->name.length);
+        uint64_t name = w->str.size;
+        jitanon__buf_str(&w->str, e->name.data, e->name.length);
         jitanon__elf_symbol(w, name, e->offset, e->code.size, 0x02 /* STB_LOCAL, STT_FUNC */, w->text_idx);
     }
 }
@@ -6332,12 +6302,9 @@ JITANON__PRIVATE void jitanon__elf_symbols(jitanon__elfw *w)
 #define JITANON__DW_LINE_RANGE 14
 #define JITANON__DW_OPCODE_BASE 13
 
-JITANON__PRIVATE uint32_t jitanon__elf_hash_str(jitanon_str s)
+JITANON__PRIVATE size_t jitanon__elf_hash_str(jitanon_str s)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    size_t i;
-    for (i = 0; i < s.length; i++) h = (h ^ (uint8_t)s.data[i]) * 16777619u;
-    return h;
+    return (size_t)jitanon__fnv1a(s.data, s.length, 0xcbf29ce484222325ull);
 }
 
 JITANON__PRIVATE int jitanon__elf_rehash(jitanon__elfw *w)
@@ -6380,15 +6347,11 @@ JITANON__PRIVATE int jitanon__elf_push_row(jitanon__elfw *w, size_t n, const jit
     return 1;
 }
 
-/* Stable insertion sort by offset: JITs emit rows in order almost always. */
-JITANON__PRIVATE void jitanon__elf_sort_rows(jitanon__elf_row *rows, size_t n)
+/* Row order: by offset (JITs emit rows in order almost always). */
+JITANON__PRIVATE int jitanon__elf_row_less(const void *ctx, uint32_t a, uint32_t b)
 {
-    size_t i, j;
-    for (i = 1; i < n; i++) {
-        jitanon__elf_row r = rows[i];
-        for (j = i; j > 0 && rows[j - 1].off > r.off; j--) rows[j] = rows[j - 1];
-        rows[j] = r;
-    }
+    const jitanon__elf_row *r = (const jitanon__elf_row *)ctx;
+    return r[a].off < r[b].off;
 }
 
 /* Collects a function's rows into w->rows, sorted by offset.  Slot 0 is reserved for the
@@ -6433,37 +6396,36 @@ JITANON__PRIVATE size_t jitanon__elf_rows(jitanon__elfw *w, const jitanon__elf_e
         if (n > 1) memmove(w->rows, w->rows + 1, (n - 1) * sizeof *w->rows);
         n--;
     }
-    jitanon__elf_sort_rows(w->rows, n);
-    return n;
+    return jitanon__sort(w->a, w->rows, n, sizeof *w->rows, jitanon__elf_row_less) ? n : SIZE_MAX;
 }
 
 JITANON__PRIVATE void jitanon__elf_set_address(jitanon__elfw *w, uint64_t addr)
 {
-    jitanon__eb_u8(&w->prog, 0);
-    jitanon__eb_uleb(&w->prog, w->is64 ? 9 : 5);
-    jitanon__eb_u8(&w->prog, 2); /* DW_LNE_set_address */
-    jitanon__eb_word(&w->prog, addr, w->is64, w->big);
+    jitanon__buf_u8(&w->prog, 0);
+    jitanon__buf_uleb(&w->prog, w->is64 ? 9 : 5);
+    jitanon__buf_u8(&w->prog, 2); /* DW_LNE_set_address */
+    jitanon__buf_word(&w->prog, addr, w->is64, w->big);
 }
 
 /* One row: a special opcode when the deltas fit, else advance_line/advance_pc/copy. */
-JITANON__PRIVATE void jitanon__elf_row_op(jitanon__ebuf *p, int64_t dline, uint64_t dpc)
+JITANON__PRIVATE void jitanon__elf_row_op(jitanon_membuf *p, int64_t dline, uint64_t dpc)
 {
     if (dline >= JITANON__DW_LINE_BASE && dline < JITANON__DW_LINE_BASE + JITANON__DW_LINE_RANGE && dpc < 256) {
         uint64_t op = (uint64_t)(dline - JITANON__DW_LINE_BASE) + JITANON__DW_LINE_RANGE * dpc + JITANON__DW_OPCODE_BASE;
         if (op <= 255) {
-            jitanon__eb_u8(p, (unsigned)op);
+            jitanon__buf_u8(p, (unsigned)op);
             return;
         }
     }
     if (dline) {
-        jitanon__eb_u8(p, 3); /* DW_LNS_advance_line */
-        jitanon__eb_sleb(p, dline);
+        jitanon__buf_u8(p, 3); /* DW_LNS_advance_line */
+        jitanon__buf_sleb(p, dline);
     }
     if (dpc) {
-        jitanon__eb_u8(p, 2); /* DW_LNS_advance_pc */
-        jitanon__eb_uleb(p, dpc);
+        jitanon__buf_u8(p, 2); /* DW_LNS_advance_pc */
+        jitanon__buf_uleb(p, dpc);
     }
-    jitanon__eb_u8(p, 1); /* DW_LNS_copy */
+    jitanon__buf_u8(p, 1); /* DW_LNS_copy */
 }
 
 /* One sequence per function; registers start from the DWARF defaults each time. */
@@ -6476,13 +6438,13 @@ JITANON__PRIVATE void jitanon__elf_sequence(jitanon__elfw *w, const jitanon__elf
     for (i = 0; i < n; i++) {
         const jitanon__elf_row *r = &w->rows[i];
         if (r->file != file) {
-            jitanon__eb_u8(&w->prog, 4); /* DW_LNS_set_file */
-            jitanon__eb_uleb(&w->prog, r->file);
+            jitanon__buf_u8(&w->prog, 4); /* DW_LNS_set_file */
+            jitanon__buf_uleb(&w->prog, r->file);
             file = r->file;
         }
         if (r->col != col) {
-            jitanon__eb_u8(&w->prog, 5); /* DW_LNS_set_column */
-            jitanon__eb_uleb(&w->prog, r->col);
+            jitanon__buf_u8(&w->prog, 5); /* DW_LNS_set_column */
+            jitanon__buf_uleb(&w->prog, r->col);
             col = r->col;
         }
         jitanon__elf_row_op(&w->prog, (int64_t)r->line - (int64_t)line, e->offset + r->off - pc);
@@ -6490,44 +6452,44 @@ JITANON__PRIVATE void jitanon__elf_sequence(jitanon__elfw *w, const jitanon__elf
         line = r->line;
     }
     if (e->offset + e->code.size > pc) {
-        jitanon__eb_u8(&w->prog, 2);
-        jitanon__eb_uleb(&w->prog, e->offset + e->code.size - pc);
+        jitanon__buf_u8(&w->prog, 2);
+        jitanon__buf_uleb(&w->prog, e->offset + e->code.size - pc);
     }
-    jitanon__eb_u8(&w->prog, 0);
-    jitanon__eb_uleb(&w->prog, 1);
-    jitanon__eb_u8(&w->prog, 1); /* DW_LNE_end_sequence */
+    jitanon__buf_u8(&w->prog, 0);
+    jitanon__buf_uleb(&w->prog, 1);
+    jitanon__buf_u8(&w->prog, 1); /* DW_LNE_end_sequence */
     w->out.line_rows += n;
 }
 
 JITANON__PRIVATE void jitanon__elf_line_header(jitanon__elfw *w)
 {
     static const uint8_t std_lengths[JITANON__DW_OPCODE_BASE - 1] = {0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1};
-    jitanon__ebuf *b = &w->line;
+    jitanon_membuf *b = &w->line;
     size_t i, hlen_at, body_at;
-    jitanon__eb_u32(b, 0, w->big); /* unit_length, patched */
-    jitanon__eb_u16(b, 4, w->big);
-    hlen_at = b->len;
-    jitanon__eb_u32(b, 0, w->big); /* header_length, patched */
-    jitanon__eb_u8(b, 1);          /* minimum_instruction_length */
-    jitanon__eb_u8(b, 1);          /* maximum_operations_per_instruction */
-    jitanon__eb_u8(b, 1);          /* default_is_stmt */
-    jitanon__eb_u8(b, (unsigned)(JITANON__DW_LINE_BASE + 256));
-    jitanon__eb_u8(b, JITANON__DW_LINE_RANGE);
-    jitanon__eb_u8(b, JITANON__DW_OPCODE_BASE);
-    jitanon__eb_bytes(b, std_lengths, sizeof std_lengths);
-    jitanon__eb_u8(b, 0); /* no include directories: names are kept whole */
+    jitanon__buf_u32(b, 0, w->big); /* unit_length, patched */
+    jitanon__buf_u16(b, 4, w->big);
+    hlen_at = b->size;
+    jitanon__buf_u32(b, 0, w->big); /* header_length, patched */
+    jitanon__buf_u8(b, 1);          /* minimum_instruction_length */
+    jitanon__buf_u8(b, 1);          /* maximum_operations_per_instruction */
+    jitanon__buf_u8(b, 1);          /* default_is_stmt */
+    jitanon__buf_u8(b, (unsigned)(JITANON__DW_LINE_BASE + 256));
+    jitanon__buf_u8(b, JITANON__DW_LINE_RANGE);
+    jitanon__buf_u8(b, JITANON__DW_OPCODE_BASE);
+    jitanon__buf_bytes(b, std_lengths, sizeof std_lengths);
+    jitanon__buf_u8(b, 0); /* no include directories: names are kept whole */
     for (i = 0; i < w->file_n; i++) {
-        jitanon__eb_str(b, w->files[i].data, w->files[i].length);
-        jitanon__eb_u8(b, 0); /* directory 0, mtime 0, length 0 */
-        jitanon__eb_u8(b, 0);
-        jitanon__eb_u8(b, 0);
+        jitanon__buf_str(b, w->files[i].data, w->files[i].length);
+        jitanon__buf_u8(b, 0); /* directory 0, mtime 0, length 0 */
+        jitanon__buf_u8(b, 0);
+        jitanon__buf_u8(b, 0);
     }
-    jitanon__eb_u8(b, 0);
-    body_at = b->len;
-    jitanon__eb_bytes(b, w->prog.p, w->prog.len);
-    if (b->failed) return;
-    jitanon__wr32(b->p + hlen_at, body_at - hlen_at - 4, w->big);
-    jitanon__wr32(b->p, b->len - 4, w->big);
+    jitanon__buf_u8(b, 0);
+    body_at = b->size;
+    jitanon__buf_bytes(b, w->prog.data, w->prog.size);
+    if (b->failed_) return;
+    jitanon__wr32(b->data + hlen_at, body_at - hlen_at - 4, w->big);
+    jitanon__wr32(b->data, b->size - 4, w->big);
 }
 
 JITANON__PRIVATE void jitanon__elf_abbrev(jitanon__elfw *w)
@@ -6537,33 +6499,33 @@ JITANON__PRIVATE void jitanon__elf_abbrev(jitanon__elfw *w)
                          0x25, 0x08, 0x03, 0x08, 0x11, 0x01, 0x12, (uint8_t)high_form, 0x10, 0x17, 0, 0,
                          2, 0x2e, 0, /* subprogram, no children */
                          0x03, 0x08, 0x11, 0x01, 0x12, (uint8_t)high_form, 0, 0, 0};
-    jitanon__eb_bytes(&w->abbrev, a, sizeof a);
+    jitanon__buf_bytes(&w->abbrev, a, sizeof a);
 }
 
 JITANON__PRIVATE void jitanon__elf_debug_info(jitanon__elfw *w)
 {
-    jitanon__ebuf *b = &w->info;
+    jitanon_membuf *b = &w->info;
     size_t i;
-    jitanon__eb_u32(b, 0, w->big); /* unit_length, patched */
-    jitanon__eb_u16(b, 4, w->big);
-    jitanon__eb_u32(b, 0, w->big); /* .debug_abbrev offset */
-    jitanon__eb_u8(b, w->is64 ? 8 : 4);
-    jitanon__eb_uleb(b, 1);
-    jitanon__eb_str(b, "jitanon " JITANON_VERSION_STRING, strlen("jitanon " JITANON_VERSION_STRING));
-    jitanon__eb_str(b, "jitted code", 11);
-    jitanon__eb_word(b, w->b->text_base, w->is64, w->big);
-    jitanon__eb_word(b, w->text_size, w->is64, w->big);
-    jitanon__eb_u32(b, 0, w->big); /* DW_AT_stmt_list */
+    jitanon__buf_u32(b, 0, w->big); /* unit_length, patched */
+    jitanon__buf_u16(b, 4, w->big);
+    jitanon__buf_u32(b, 0, w->big); /* .debug_abbrev offset */
+    jitanon__buf_u8(b, w->is64 ? 8 : 4);
+    jitanon__buf_uleb(b, 1);
+    jitanon__buf_str(b, "jitanon " JITANON_VERSION_STRING, strlen("jitanon " JITANON_VERSION_STRING));
+    jitanon__buf_str(b, "jitted code", 11);
+    jitanon__buf_word(b, w->b->text_base, w->is64, w->big);
+    jitanon__buf_word(b, w->text_size, w->is64, w->big);
+    jitanon__buf_u32(b, 0, w->big); /* DW_AT_stmt_list */
     for (i = 0; i < w->b->count; i++) {
         const jitanon__elf_entry *e = &w->b->funcs[i];
         if (!e->code.size) continue;
-        jitanon__eb_uleb(b, 2);
-        jitanon__eb_str(b, e->name.data, e->name.length);
-        jitanon__eb_word(b, e->offset, w->is64, w->big);
-        jitanon__eb_word(b, e->code.size, w->is64, w->big);
+        jitanon__buf_uleb(b, 2);
+        jitanon__buf_str(b, e->name.data, e->name.length);
+        jitanon__buf_word(b, e->offset, w->is64, w->big);
+        jitanon__buf_word(b, e->code.size, w->is64, w->big);
     }
-    jitanon__eb_u8(b, 0);
-    if (!b->failed) jitanon__wr32(b->p, b->len - 4, w->big);
+    jitanon__buf_u8(b, 0);
+    if (!b->failed_) jitanon__wr32(b->data, b->size - 4, w->big);
 }
 
 /* Returns 1 when debug sections were built, 0 when there is nothing to describe. */
@@ -6581,9 +6543,9 @@ JITANON__PRIVATE jitanon_result jitanon__elf_debug(jitanon__elfw *w, int *have, 
     jitanon__elf_line_header(w);
     jitanon__elf_abbrev(w);
     jitanon__elf_debug_info(w);
-    if (w->prog.failed || w->line.failed || w->abbrev.failed || w->info.failed)
+    if (w->prog.failed_ || w->line.failed_ || w->abbrev.failed_ || w->info.failed_)
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build debug sections");
-    if (w->line.len > UINT32_MAX - 16 || w->info.len > UINT32_MAX - 16)
+    if (w->line.size > UINT32_MAX - 16 || w->info.size > UINT32_MAX - 16)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "debug sections exceed 32-bit DWARF");
     *have = 1;
     return JITANON_OK;
@@ -6591,27 +6553,27 @@ JITANON__PRIVATE jitanon_result jitanon__elf_debug(jitanon__elfw *w, int *have, 
 
 #ifdef JITANON_USE_ZLIB
 /* Replaces `b` by an Elf_Chdr (ELFCOMPRESS_ZLIB) and the zlib stream of its contents. */
-JITANON__PRIVATE jitanon_result jitanon__elf_deflate(jitanon__elfw *w, jitanon__ebuf *b, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__elf_deflate(jitanon__elfw *w, jitanon_membuf *b, jitanon_error *err)
 {
-    jitanon__ebuf out;
-    uLongf zlen = compressBound((uLong)b->len);
+    jitanon_membuf out;
+    uLongf zlen = compressBound((uLong)b->size);
     memset(&out, 0, sizeof out);
-    out.a = w->a;
-    jitanon__eb_u32(&out, 1, w->big); /* ELFCOMPRESS_ZLIB */
-    if (w->is64) jitanon__eb_u32(&out, 0, w->big);
-    jitanon__eb_word(&out, b->len, w->is64, w->big);
-    jitanon__eb_word(&out, 1, w->is64, w->big);
-    if (!out.failed && !jitanon__grow(w->a, (void **)&out.p, &out.cap, out.len + zlen, 1)) out.failed = 1;
-    if (out.failed) {
-        jitanon__eb_free(&out);
+    out.allocator = *w->a;
+    jitanon__buf_u32(&out, 1, w->big); /* ELFCOMPRESS_ZLIB */
+    if (w->is64) jitanon__buf_u32(&out, 0, w->big);
+    jitanon__buf_word(&out, b->size, w->is64, w->big);
+    jitanon__buf_word(&out, 1, w->is64, w->big);
+    if (!out.failed_ && !jitanon__grow(w->a, (void **)&out.data, &out.capacity, out.size + zlen, 1)) out.failed_ = 1;
+    if (out.failed_) {
+        jitanon_membuf_free(&out);
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot allocate the compressed section");
     }
-    if ((uLong)b->len != b->len || compress2(out.p + out.len, &zlen, b->p, (uLong)b->len, Z_DEFAULT_COMPRESSION) != Z_OK) {
-        jitanon__eb_free(&out);
+    if ((uLong)b->size != b->size || compress2(out.data + out.size, &zlen, b->data, (uLong)b->size, Z_DEFAULT_COMPRESSION) != Z_OK) {
+        jitanon_membuf_free(&out);
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "zlib compress2 failed");
     }
-    out.len += zlen;
-    jitanon__eb_free(b);
+    out.size += zlen;
+    jitanon_membuf_free(b);
     *b = out;
     return JITANON_OK;
 }
@@ -6620,18 +6582,18 @@ JITANON__PRIVATE jitanon_result jitanon__elf_deflate(jitanon__elfw *w, jitanon__
 /* -- Section table and layout -- */
 
 JITANON__PRIVATE uint32_t jitanon__elf_add_sec(jitanon__elfw *w, const char *name, uint32_t type, uint64_t flags,
-                                              uint64_t align, const jitanon__ebuf *data)
+                                              uint64_t align, const jitanon_membuf *data)
 {
     jitanon__elf_sec *s = &w->sec[++w->nsec];
     JITANON_ASSERT(w->nsec < JITANON__ELF_MAX_SECTIONS);
     memset(s, 0, sizeof *s);
-    s->name = (uint32_t)w->shstr.len;
-    jitanon__eb_str(&w->shstr, name, strlen(name));
+    s->name = (uint32_t)w->shstr.size;
+    jitanon__buf_str(&w->shstr, name, strlen(name));
     s->type = type;
     s->flags = flags;
     s->align = align;
     s->data = data;
-    s->size = data ? data->len : 0;
+    s->size = data ? data->size : 0;
     return w->nsec;
 }
 
@@ -6640,11 +6602,11 @@ JITANON__PRIVATE void jitanon__elf_sections(jitanon__elfw *w, int have_debug)
 {
     uint64_t dflags = w->b->opts.compress_debug ? JITANON__SHF_COMPRESSED : 0, dalign = dflags ? (w->is64 ? 8u : 4u) : 1u;
     uint32_t i, sym;
-    jitanon__eb_u8(&w->shstr, 0);
+    jitanon__buf_u8(&w->shstr, 0);
     jitanon__elf_add_sec(w, ".text", JITANON__SHT_PROGBITS, JITANON__SHF_ALLOC | JITANON__SHF_EXECINSTR, 16, NULL);
     w->sec[w->text_idx].size = w->text_size;
     w->sec[w->text_idx].off = w->b->text_base;
-    if (w->eh.len) {
+    if (w->eh.size) {
         w->eh_idx = jitanon__elf_add_sec(w, ".eh_frame", JITANON__SHT_PROGBITS, JITANON__SHF_ALLOC, 8, &w->eh);
         w->sec[w->eh_idx].off = w->eh_off;
         w->hdr_idx = jitanon__elf_add_sec(w, ".eh_frame_hdr", JITANON__SHT_PROGBITS, JITANON__SHF_ALLOC, 4, &w->hdr);
@@ -6665,7 +6627,7 @@ JITANON__PRIVATE void jitanon__elf_sections(jitanon__elfw *w, int have_debug)
     jitanon__elf_add_sec(w, ".shstrtab", JITANON__SHT_STRTAB, 0, 1, &w->shstr);
     w->pos = w->load_end;
     for (i = w->note_idx + 1; i <= w->nsec; i++) {
-        w->sec[i].size = w->sec[i].data->len; /* .shstrtab grew while it was being added */
+        w->sec[i].size = w->sec[i].data->size; /* .shstrtab grew while it was being added */
         w->sec[i].off = jitanon__align_up(w->pos, w->sec[i].align);
         w->pos = w->sec[i].off + w->sec[i].size;
     }
@@ -6674,62 +6636,62 @@ JITANON__PRIVATE void jitanon__elf_sections(jitanon__elfw *w, int have_debug)
 
 JITANON__PRIVATE void jitanon__elf_shdr(jitanon__elfw *w, const jitanon__elf_sec *s)
 {
-    jitanon__ebuf *b = &w->shdrs;
-    jitanon__eb_u32(b, s->name, w->big);
-    jitanon__eb_u32(b, s->type, w->big);
-    jitanon__eb_word(b, s->flags, w->is64, w->big);
-    jitanon__eb_word(b, s->addr, w->is64, w->big);
-    jitanon__eb_word(b, s->off, w->is64, w->big);
-    jitanon__eb_word(b, s->size, w->is64, w->big);
-    jitanon__eb_u32(b, s->link, w->big);
-    jitanon__eb_u32(b, s->info, w->big);
-    jitanon__eb_word(b, s->align, w->is64, w->big);
-    jitanon__eb_word(b, s->entsize, w->is64, w->big);
+    jitanon_membuf *b = &w->shdrs;
+    jitanon__buf_u32(b, s->name, w->big);
+    jitanon__buf_u32(b, s->type, w->big);
+    jitanon__buf_word(b, s->flags, w->is64, w->big);
+    jitanon__buf_word(b, s->addr, w->is64, w->big);
+    jitanon__buf_word(b, s->off, w->is64, w->big);
+    jitanon__buf_word(b, s->size, w->is64, w->big);
+    jitanon__buf_u32(b, s->link, w->big);
+    jitanon__buf_u32(b, s->info, w->big);
+    jitanon__buf_word(b, s->align, w->is64, w->big);
+    jitanon__buf_word(b, s->entsize, w->is64, w->big);
 }
 
 JITANON__PRIVATE void jitanon__elf_phdr(jitanon__elfw *w, uint32_t type, uint32_t flags, uint64_t off, uint64_t size,
                                         uint64_t align)
 {
-    jitanon__ebuf *b = &w->head;
-    jitanon__eb_u32(b, type, w->big);
-    if (w->is64) jitanon__eb_u32(b, flags, w->big);
-    jitanon__eb_word(b, off, w->is64, w->big);
-    jitanon__eb_word(b, off, w->is64, w->big); /* p_vaddr == p_offset */
-    jitanon__eb_word(b, off, w->is64, w->big);
-    jitanon__eb_word(b, size, w->is64, w->big);
-    jitanon__eb_word(b, size, w->is64, w->big);
-    if (!w->is64) jitanon__eb_u32(b, flags, w->big);
-    jitanon__eb_word(b, align, w->is64, w->big);
+    jitanon_membuf *b = &w->head;
+    jitanon__buf_u32(b, type, w->big);
+    if (w->is64) jitanon__buf_u32(b, flags, w->big);
+    jitanon__buf_word(b, off, w->is64, w->big);
+    jitanon__buf_word(b, off, w->is64, w->big); /* p_vaddr == p_offset */
+    jitanon__buf_word(b, off, w->is64, w->big);
+    jitanon__buf_word(b, size, w->is64, w->big);
+    jitanon__buf_word(b, size, w->is64, w->big);
+    if (!w->is64) jitanon__buf_u32(b, flags, w->big);
+    jitanon__buf_word(b, align, w->is64, w->big);
 }
 
 JITANON__PRIVATE void jitanon__elf_header(jitanon__elfw *w)
 {
-    jitanon__ebuf *b = &w->head;
+    jitanon_membuf *b = &w->head;
     uint8_t ident[16];
-    unsigned phnum = w->eh.len ? 3u : 2u;
+    unsigned phnum = w->eh.size ? 3u : 2u;
     memset(ident, 0, sizeof ident);
     memcpy(ident, "\177ELF", 4);
     ident[4] = w->is64 ? 2 : 1;  /* EI_CLASS */
     ident[5] = w->big ? 2 : 1;   /* EI_DATA */
     ident[6] = 1;                /* EI_VERSION; OSABI 0 = System V */
-    jitanon__eb_bytes(b, ident, 16);
-    jitanon__eb_u16(b, 3, w->big); /* ET_DYN */
-    jitanon__eb_u16(b, w->out.machine, w->big);
-    jitanon__eb_u32(b, 1, w->big);
-    jitanon__eb_word(b, w->b->text_base, w->is64, w->big);
-    jitanon__eb_word(b, jitanon__elf_ehsize(w->is64), w->is64, w->big);
-    jitanon__eb_word(b, w->shoff, w->is64, w->big);
-    jitanon__eb_u32(b, 0, w->big); /* e_flags */
-    jitanon__eb_u16(b, jitanon__elf_ehsize(w->is64), w->big);
-    jitanon__eb_u16(b, jitanon__elf_phentsize(w->is64), w->big);
-    jitanon__eb_u16(b, phnum, w->big);
-    jitanon__eb_u16(b, jitanon__elf_shentsize(w->is64), w->big);
-    jitanon__eb_u16(b, w->nsec + 1, w->big);
-    jitanon__eb_u16(b, w->nsec, w->big); /* .shstrtab is last */
+    jitanon__buf_bytes(b, ident, 16);
+    jitanon__buf_u16(b, 3, w->big); /* ET_DYN */
+    jitanon__buf_u16(b, w->out.machine, w->big);
+    jitanon__buf_u32(b, 1, w->big);
+    jitanon__buf_word(b, w->b->text_base, w->is64, w->big);
+    jitanon__buf_word(b, jitanon__elf_ehsize(w->is64), w->is64, w->big);
+    jitanon__buf_word(b, w->shoff, w->is64, w->big);
+    jitanon__buf_u32(b, 0, w->big); /* e_flags */
+    jitanon__buf_u16(b, jitanon__elf_ehsize(w->is64), w->big);
+    jitanon__buf_u16(b, jitanon__elf_phentsize(w->is64), w->big);
+    jitanon__buf_u16(b, phnum, w->big);
+    jitanon__buf_u16(b, jitanon__elf_shentsize(w->is64), w->big);
+    jitanon__buf_u16(b, w->nsec + 1, w->big);
+    jitanon__buf_u16(b, w->nsec, w->big); /* .shstrtab is last */
     /* One PT_LOAD (R+X) over text, unwind tables and the note; then the note and unwind table. */
     jitanon__elf_phdr(w, JITANON__PT_LOAD, 5, w->b->text_base, w->load_end - w->b->text_base, 16);
-    jitanon__elf_phdr(w, JITANON__PT_NOTE, 4, w->note_off, w->note.len, 4);
-    if (w->eh.len) jitanon__elf_phdr(w, JITANON__PT_GNU_EH_FRAME, 4, w->hdr_off, w->hdr.len, 4);
+    jitanon__elf_phdr(w, JITANON__PT_NOTE, 4, w->note_off, w->note.size, 4);
+    if (w->eh.size) jitanon__elf_phdr(w, JITANON__PT_GNU_EH_FRAME, 4, w->hdr_off, w->hdr.size, 4);
 }
 
 /* -- Output -- */
@@ -6758,7 +6720,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_emit(jitanon__elfw *w, jitanon_sink
     jitanon_result r;
     size_t i;
     w->pos = 0;
-    if ((r = jitanon__elf_put(w, sink, w->head.p, w->head.len, err)) != JITANON_OK) return r;
+    if ((r = jitanon__elf_put(w, sink, w->head.data, w->head.size, err)) != JITANON_OK) return r;
     for (i = 0; i < w->b->count; i++) {
         const jitanon__elf_entry *e = &w->b->funcs[i];
         jitanon_bytes code = e->code;
@@ -6776,11 +6738,11 @@ JITANON__PRIVATE jitanon_result jitanon__elf_emit(jitanon__elfw *w, jitanon_sink
     for (i = w->text_idx + 1; i <= w->nsec; i++) {
         const jitanon__elf_sec *s = &w->sec[i];
         if ((r = jitanon__elf_pad_to(w, sink, s->off, err)) != JITANON_OK ||
-            (r = jitanon__elf_put(w, sink, s->data->p, s->data->len, err)) != JITANON_OK)
+            (r = jitanon__elf_put(w, sink, s->data->data, s->data->size, err)) != JITANON_OK)
             return r;
     }
     if ((r = jitanon__elf_pad_to(w, sink, w->shoff, err)) != JITANON_OK) return r;
-    return jitanon__elf_put(w, sink, w->shdrs.p, w->shdrs.len, err);
+    return jitanon__elf_put(w, sink, w->shdrs.data, w->shdrs.size, err);
 }
 
 JITANON__PRIVATE void jitanon__elf_pick_machine(jitanon__elfw *w)
@@ -6811,9 +6773,9 @@ JITANON__PRIVATE jitanon_result jitanon__elf_build(jitanon__elfw *w, jitanon_err
         w->text_size = last->offset + last->code.size - b->text_base;
     }
     if ((r = jitanon__elf_unwind(w, err)) != JITANON_OK) return r;
-    w->note_off = jitanon__align_up(w->eh.len ? w->hdr_off + w->hdr.len : w->b->text_base + w->text_size, 4);
+    w->note_off = jitanon__align_up(w->eh.size ? w->hdr_off + w->hdr.size : w->b->text_base + w->text_size, 4);
     jitanon__elf_build_id(w);
-    w->load_end = w->note_off + w->note.len;
+    w->load_end = w->note_off + w->note.size;
     jitanon__elf_symbols(w);
     if ((r = jitanon__elf_debug(w, &have_debug, err)) != JITANON_OK) return r;
 #ifdef JITANON_USE_ZLIB
@@ -6829,7 +6791,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_build(jitanon__elfw *w, jitanon_err
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "file too large for ELF32");
     for (i = 0; i <= w->nsec; i++) jitanon__elf_shdr(w, &w->sec[i]);
     jitanon__elf_header(w);
-    if (w->note.failed || w->sym.failed || w->str.failed || w->shstr.failed || w->shdrs.failed || w->head.failed)
+    if (w->note.failed_ || w->sym.failed_ || w->str.failed_ || w->shstr.failed_ || w->shdrs.failed_ || w->head.failed_)
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot build ELF tables");
     return JITANON_OK;
 }
@@ -6843,7 +6805,7 @@ JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, ji
     jitanon__clear_error(err);
     jitanon__elfw_init(&w, b);
     r = jitanon__elf_build(&w, err);
-    if (r == JITANON_OK && w.head.len > b->text_base) r = JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "headers overflow");
+    if (r == JITANON_OK && w.head.size > b->text_base) r = JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "headers overflow");
     if (r == JITANON_OK) r = jitanon__elf_emit(&w, sink, err);
     if (r == JITANON_OK && info) {
         w.out.file_size = w.pos;
@@ -6871,249 +6833,6 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
     return r;
 }
 
-/* -- ELF reader ------------------------------------------------------------------------------
-   Every header is decoded with explicit byte order from a bounded cursor; parse checks all
-   of them once, so the accessors only index. -- */
-
-JITANON__PRIVATE jitanon_result jitanon__elf_bad(jitanon_error *err, uint64_t off, const char *what)
-{
-    return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, off, "ELF: %s", what);
-}
-
-/* The table at `off` with `n` entries of `entsize` bytes must lie inside the file. */
-JITANON__PRIVATE int jitanon__elf_table_ok(const jitanon_elf_file *f, uint64_t off, uint64_t n, uint64_t entsize)
-{
-    uint64_t bytes;
-    if (n && entsize > UINT64_MAX / n) return 0;
-    bytes = n * entsize;
-    return off <= f->size && bytes <= f->size - off;
-}
-
-JITANON__PRIVATE uint64_t jitanon__elf_getw(jitanon__cur *c, int is64)
-{
-    return is64 ? jitanon__get64(c) : jitanon__get32(c);
-}
-
-JITANON__PRIVATE void jitanon__elf_decode_phdr(const jitanon_elf_file *f, uint32_t i, jitanon_elf_segment *s)
-{
-    uint64_t entsize = jitanon__elf_phentsize(f->is64);
-    jitanon__cur c = jitanon__cur_make(f->data + f->phoff + i * entsize, (size_t)entsize, f->phoff + i * entsize, f->big_endian);
-    s->type = jitanon__get32(&c);
-    if (f->is64) s->flags = jitanon__get32(&c);
-    s->offset = jitanon__elf_getw(&c, f->is64);
-    s->vaddr = jitanon__elf_getw(&c, f->is64);
-    s->paddr = jitanon__elf_getw(&c, f->is64);
-    s->filesz = jitanon__elf_getw(&c, f->is64);
-    s->memsz = jitanon__elf_getw(&c, f->is64);
-    if (!f->is64) s->flags = jitanon__get32(&c);
-    s->align = jitanon__elf_getw(&c, f->is64);
-}
-
-/* Decodes section header i without its name. */
-JITANON__PRIVATE void jitanon__elf_decode_shdr(const jitanon_elf_file *f, uint32_t i, jitanon_elf_section *s, uint32_t *name)
-{
-    uint64_t entsize = jitanon__elf_shentsize(f->is64);
-    jitanon__cur c = jitanon__cur_make(f->data + f->shoff + i * entsize, (size_t)entsize, f->shoff + i * entsize, f->big_endian);
-    memset(s, 0, sizeof *s);
-    *name = jitanon__get32(&c);
-    s->type = jitanon__get32(&c);
-    s->flags = jitanon__elf_getw(&c, f->is64);
-    s->addr = jitanon__elf_getw(&c, f->is64);
-    s->offset = jitanon__elf_getw(&c, f->is64);
-    s->size = jitanon__elf_getw(&c, f->is64);
-    s->link = jitanon__get32(&c);
-    s->info = jitanon__get32(&c);
-    s->addralign = jitanon__elf_getw(&c, f->is64);
-    s->entsize = jitanon__elf_getw(&c, f->is64);
-    if (s->type != JITANON__SHT_NOBITS && jitanon__elf_table_ok(f, s->offset, 1, s->size)) {
-        s->data.data = f->data + s->offset;
-        s->data.size = (size_t)s->size;
-    }
-}
-
-/* Section i fully decoded and checked: bytes inside the file, name inside .shstrtab. */
-JITANON__PRIVATE jitanon_result jitanon__elf_load_shdr(const jitanon_elf_file *f, uint32_t i, jitanon_elf_section *s,
-                                                       jitanon_error *err)
-{
-    uint32_t name, strname;
-    uint64_t at = f->shoff + (uint64_t)i * jitanon__elf_shentsize(f->is64);
-    jitanon_elf_section strs;
-    jitanon__cur c;
-    jitanon__elf_decode_shdr(f, i, s, &name);
-    if (s->type != JITANON__SHT_NOBITS && i != 0 && !jitanon__elf_table_ok(f, s->offset, 1, s->size))
-        return jitanon__elf_bad(err, at, "section data lies outside the file");
-    s->name.data = "";
-    if (f->shstrndx == 0) return JITANON_OK;
-    jitanon__elf_decode_shdr(f, f->shstrndx, &strs, &strname);
-    if (strs.type == JITANON__SHT_NOBITS || !jitanon__elf_table_ok(f, strs.offset, 1, strs.size))
-        return jitanon__elf_bad(err, at, "section name table lies outside the file");
-    if (name >= strs.size) return jitanon__elf_bad(err, at, "section name offset is past .shstrtab");
-    c = jitanon__cur_make(f->data + strs.offset + name, (size_t)(strs.size - name), strs.offset + name, 0);
-    if (!jitanon__take_cstr(&c, &s->name)) return jitanon__elf_bad(err, at, "section name is not NUL-terminated");
-    return JITANON_OK;
-}
-
-/* Walks the notes of one SHT_NOTE section; remembers the first GNU build-id. */
-JITANON__PRIVATE jitanon_result jitanon__elf_notes(jitanon_elf_file *f, const jitanon_elf_section *s, jitanon_error *err)
-{
-    uint64_t align = s->addralign == 8 ? 8 : 4;
-    jitanon__cur c = jitanon__cur_make(s->data.data, s->data.size, s->offset, f->big_endian);
-    while (c.left) {
-        uint32_t namesz, descsz, type;
-        const uint8_t *name, *desc;
-        uint64_t at = c.off;
-        if (c.left < 12) return jitanon__elf_bad(err, at, "truncated note header");
-        namesz = jitanon__get32(&c);
-        descsz = jitanon__get32(&c);
-        type = jitanon__get32(&c);
-        if (!(name = jitanon__take(&c, namesz)) || !jitanon__take(&c, (size_t)(jitanon__align_up(namesz, align) - namesz)))
-            return jitanon__elf_bad(err, at, "note name runs past its section");
-        if (!(desc = jitanon__take(&c, descsz)))
-            return jitanon__elf_bad(err, at, "note descriptor runs past its section");
-        if (!jitanon__take(&c, c.left < jitanon__align_up(descsz, align) - descsz ? c.left : (size_t)(jitanon__align_up(descsz, align) - descsz)))
-            return jitanon__elf_bad(err, at, "note padding");
-        if (type == JITANON__NT_GNU_BUILD_ID && namesz == 4 && memcmp(name, "GNU", 4) == 0 && !f->build_id.size) {
-            f->build_id.data = desc;
-            f->build_id.size = descsz;
-        }
-    }
-    return JITANON_OK;
-}
-
-JITANON__PRIVATE jitanon_result jitanon__elf_ident(jitanon_elf_file *f, jitanon_error *err)
-{
-    const uint8_t *p = f->data;
-    if (f->size < 16 || memcmp(p, "\177ELF", 4) != 0)
-        return JITANON__FAIL(err, f->size < 4 ? JITANON_ERR_TRUNCATED : JITANON_ERR_BAD_MAGIC, 0, "not an ELF file");
-    if ((p[4] != 1 && p[4] != 2) || (p[5] != 1 && p[5] != 2))
-        return jitanon__elf_bad(err, 4, "unknown EI_CLASS or EI_DATA");
-    if (p[6] != 1) return JITANON__FAIL(err, JITANON_ERR_BAD_VERSION, 6, "ELF: EI_VERSION is not 1");
-    f->is64 = p[4] == 2;
-    f->big_endian = p[5] == 2;
-    if (f->size < jitanon__elf_ehsize(f->is64))
-        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, f->size, "ELF header needs %U bytes", jitanon__elf_ehsize(f->is64));
-    return JITANON_OK;
-}
-
-JITANON__PRIVATE jitanon_result jitanon__elf_ehdr(jitanon_elf_file *f, jitanon_error *err)
-{
-    jitanon__cur c = jitanon__cur_make(f->data + 16, (size_t)jitanon__elf_ehsize(f->is64) - 16, 16, f->big_endian);
-    uint32_t phentsize, shentsize;
-    f->type = jitanon__get16(&c);
-    f->machine = jitanon__get16(&c);
-    jitanon__get32(&c); /* e_version */
-    f->entry = jitanon__elf_getw(&c, f->is64);
-    f->phoff = jitanon__elf_getw(&c, f->is64);
-    f->shoff = jitanon__elf_getw(&c, f->is64);
-    f->flags = jitanon__get32(&c);
-    jitanon__get16(&c); /* e_ehsize */
-    phentsize = jitanon__get16(&c);
-    f->phnum = jitanon__get16(&c);
-    shentsize = jitanon__get16(&c);
-    f->shnum = jitanon__get16(&c);
-    f->shstrndx = jitanon__get16(&c);
-    if (f->phnum && phentsize != jitanon__elf_phentsize(f->is64)) return jitanon__elf_bad(err, 54, "unexpected e_phentsize");
-    if (f->shnum && shentsize != jitanon__elf_shentsize(f->is64)) return jitanon__elf_bad(err, 58, "unexpected e_shentsize");
-    if (!f->phnum) f->phoff = 0;
-    if (!f->shnum && f->shoff)
-        return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, 0, "ELF: extended section numbering (e_shnum 0)");
-    if (!f->shnum) f->shstrndx = 0;
-    if (!jitanon__elf_table_ok(f, f->phoff, f->phnum, phentsize)) return jitanon__elf_bad(err, f->phoff, "program headers lie outside the file");
-    if (!jitanon__elf_table_ok(f, f->shoff, f->shnum, shentsize)) return jitanon__elf_bad(err, f->shoff, "section headers lie outside the file");
-    if (f->shstrndx && f->shstrndx >= f->shnum) return jitanon__elf_bad(err, 62, "e_shstrndx is out of range");
-    return JITANON_OK;
-}
-
-JITANON_API jitanon_result jitanon_elf_parse(jitanon_elf_file *f, const void *data, size_t size, jitanon_error *err)
-{
-    jitanon_result r;
-    uint32_t i;
-    JITANON_ASSERT(f);
-    memset(f, 0, sizeof *f);
-    jitanon__clear_error(err);
-    if (!data && size) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "NULL data");
-    f->data = (const uint8_t *)data;
-    f->size = size;
-    if ((r = jitanon__elf_ident(f, err)) != JITANON_OK || (r = jitanon__elf_ehdr(f, err)) != JITANON_OK) return r;
-    for (i = 0; i < f->shnum; i++) {
-        jitanon_elf_section s;
-        if ((r = jitanon__elf_load_shdr(f, i, &s, err)) != JITANON_OK) return r;
-        if (s.type == JITANON__SHT_NOTE && (r = jitanon__elf_notes(f, &s, err)) != JITANON_OK) return r;
-    }
-    return JITANON_OK;
-}
-
-JITANON_API jitanon_result jitanon_elf_segment_at(const jitanon_elf_file *f, uint32_t index, jitanon_elf_segment *out,
-                                                  jitanon_error *err)
-{
-    if (index >= f->phnum) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "segment %u does not exist", (unsigned)index);
-    jitanon__elf_decode_phdr(f, index, out);
-    return JITANON_OK;
-}
-
-JITANON_API jitanon_result jitanon_elf_section_at(const jitanon_elf_file *f, uint32_t index, jitanon_elf_section *out,
-                                                  jitanon_error *err)
-{
-    if (index >= f->shnum) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "section %u does not exist", (unsigned)index);
-    return jitanon__elf_load_shdr(f, index, out, err);
-}
-
-JITANON_API uint32_t jitanon_elf_find_section(const jitanon_elf_file *f, const char *name, jitanon_elf_section *out)
-{
-    uint32_t i;
-    jitanon_elf_section s;
-    size_t n = strlen(name);
-    for (i = 1; i < f->shnum; i++) {
-        if (jitanon__elf_load_shdr(f, i, &s, NULL) != JITANON_OK) continue;
-        if (s.name.length == n && memcmp(s.name.data, name, n) == 0) {
-            if (out) *out = s;
-            return i;
-        }
-    }
-    return 0;
-}
-
-JITANON_API uint64_t jitanon_elf_symbol_count(const jitanon_elf_file *f, const jitanon_elf_section *symtab)
-{
-    uint64_t entsize = f->is64 ? 24 : 16;
-    if (symtab->type != JITANON__SHT_SYMTAB && symtab->type != JITANON__SHT_DYNSYM) return 0;
-    return symtab->data.size / entsize;
-}
-
-JITANON_API jitanon_result jitanon_elf_symbol_at(const jitanon_elf_file *f, const jitanon_elf_section *symtab,
-                                                 uint64_t index, jitanon_elf_symbol *out, jitanon_error *err)
-{
-    uint64_t entsize = f->is64 ? 24 : 16, at;
-    uint32_t name;
-    jitanon_elf_section strs;
-    jitanon__cur c;
-    jitanon_result r;
-    if (index >= jitanon_elf_symbol_count(f, symtab))
-        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "symbol %U does not exist", index);
-    at = symtab->offset + index * entsize;
-    c = jitanon__cur_make(symtab->data.data + index * entsize, (size_t)entsize, at, f->big_endian);
-    memset(out, 0, sizeof *out);
-    name = jitanon__get32(&c);
-    if (!f->is64) {
-        out->value = jitanon__get32(&c);
-        out->size = jitanon__get32(&c);
-    }
-    out->info = *jitanon__take(&c, 1);
-    out->other = *jitanon__take(&c, 1);
-    out->shndx = jitanon__get16(&c);
-    if (f->is64) {
-        out->value = jitanon__get64(&c);
-        out->size = jitanon__get64(&c);
-    }
-    out->name.data = "";
-    if (name == 0) return JITANON_OK;
-    if (symtab->link == 0 || (r = jitanon_elf_section_at(f, symtab->link, &strs, err)) != JITANON_OK || strs.type != JITANON__SHT_STRTAB)
-        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "ELF: symbol table sh_link is not a string table");
-    if (name >= strs.data.size) return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "ELF: symbol name offset is past its table");
-    c = jitanon__cur_make(strs.data.data + name, strs.data.size - name, strs.offset + name, 0);
-    if (!jitanon__take_cstr(&c, &out->name)) return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "ELF: symbol name is not NUL-terminated");
-    return JITANON_OK;
-}
 /* -- Injection -------------------------------------------------------------------------- */
 
 JITANON_API int jitanon_is_jitdump_marker(const char *path, size_t len, uint32_t *pid)
@@ -7746,27 +7465,6 @@ JITANON__PRIVATE uint64_t jitanon__inj_time(const jitanon__inj *j, const jitanon
 }
 
 /* -- sorting: a stable merge sort of indices (rounds are nearly sorted already) ---------- */
-
-typedef int (*jitanon__less_fn)(const void *ctx, uint32_t a, uint32_t b);
-
-JITANON__PRIVATE void jitanon__msort(uint32_t *v, uint32_t *tmp, size_t n, jitanon__less_fn less, const void *ctx)
-{
-    size_t width, i;
-    for (width = 1; width < n; width *= 2) {
-        for (i = 0; i < n; i += 2 * width) {
-            size_t lo = i, mid = i + width < n ? i + width : n, hi = i + 2 * width < n ? i + 2 * width : n;
-            size_t a = lo, b = mid, k = lo;
-            if (mid >= hi || !less(ctx, v[mid], v[mid - 1])) { /* already in order */
-                memcpy(tmp + lo, v + lo, (hi - lo) * sizeof *v);
-                continue;
-            }
-            while (a < mid && b < hi) tmp[k++] = less(ctx, v[b], v[a]) ? v[b++] : v[a++];
-            while (a < mid) tmp[k++] = v[a++];
-            while (b < hi) tmp[k++] = v[b++];
-        }
-        memcpy(v, tmp, n * sizeof *v);
-    }
-}
 
 JITANON__PRIVATE int jitanon__inj_rec_less(const void *ctx, uint32_t a, uint32_t b)
 {
@@ -8554,13 +8252,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply_until(jitanon__inj *j, uint64
         s->func = e->func;
     }
     return JITANON_OK;
-}
-
-JITANON__PRIVATE uint64_t jitanon__fnv1a(const void *data, size_t n, uint64_t h)
-{
-    const uint8_t *p = (const uint8_t *)data;
-    while (n--) h = (h ^ *p++) * 0x100000001b3ull;
-    return h;
 }
 
 /* Interns (name, pgoff - start): equal identities get equal map_ids, which lets the

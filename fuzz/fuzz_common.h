@@ -88,54 +88,7 @@ static jitanon_allocator capped_allocator(capped *a)
     return al;
 }
 
-#ifdef FUZZ_MEMIO /* inline: a harness may leave one of these unused */
-/* Memory input with a seek (whole reads, or odd-sized ones that end inside records and
-   headers), and a positioned write into a jitanon_membuf (file-mode perf output patches
-   its header at the end). */
-typedef struct memin {
-    const uint8_t *data;
-    size_t size, pos, step;
-    int odd;
-} memin;
-
-static inline void memin_init(memin *m, const uint8_t *data, size_t size, int odd)
-{
-    m->data = data;
-    m->size = size;
-    m->pos = 0;
-    m->step = 5;
-    m->odd = odd;
-}
-
-static inline size_t memin_read(void *user, void *dst, size_t size)
-{
-    memin *m = (memin *)user;
-    size_t n = m->size - m->pos;
-    if (n > size) n = size;
-    if (m->odd) {
-        if (n > m->step) n = m->step;
-        m->step = m->step * 7 % 97 + 1; /* 1..97, never 0 before the end */
-    }
-    if (n) memcpy(dst, m->data + m->pos, n);
-    m->pos += n;
-    return n;
-}
-
-static inline int memin_seek(void *user, uint64_t off)
-{
-    memin *m = (memin *)user;
-    if (off > m->size) return 1;
-    m->pos = (size_t)off;
-    return 0;
-}
-
-static inline int membuf_pwrite(void *user, const void *data, size_t size, uint64_t off)
-{
-    jitanon_membuf *m = (jitanon_membuf *)user;
-    if (off > m->size || size > m->size - off) return 1;
-    memcpy(m->data + off, data, size);
-    return 0;
-}
-#endif
+/* memin (memory input, whole or odd-sized reads, seekable) and membuf_pwrite. */
+#include "../tests/memio.h"
 
 #endif

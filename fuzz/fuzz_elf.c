@@ -4,7 +4,7 @@
    records that came after the previous LOAD, as perf pairs them) one ELF is written into
    memory, and one per-process ELF holds every function; the writer options (V8 bias,
    ELF class, no_debug, no_unwind) are picked from a hash of the input.  Each file is read
-   back with jitanon_elf_parse and must keep the invariants of src/elf.api.h:
+   back with jitanon_test_elf_parse (tests/elfread.h) and must keep the invariants of src/elf.api.h:
 
    - .text file offset == symbol st_value == the pgoff the builder returned, the PT_LOAD
      that covers the code has p_vaddr == p_offset, and the code bytes are there unchanged;
@@ -13,11 +13,12 @@
      when built again with the code streamed (jitanon_elf_builder_stream_code; or a typed
      error when the code source is made to fail).
 
-   The raw input itself also goes through jitanon_elf_parse and every accessor.  Nothing
+   The raw input itself also goes through jitanon_test_elf_parse and every accessor.  Nothing
    is written anywhere. */
 #define JITANON_MAX_RECORD_SIZE (1u << 20)
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
+#include "../tests/elfread.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -50,40 +51,40 @@ static void touch(const void *p, size_t n, const uint8_t *base, size_t size)
 static int is_typed_error(jitanon_result r) { return r > JITANON_AGAIN && r < JITANON_RESULT_COUNT; }
 
 /* Walks every accessor of a parsed file; returns the index of .symtab (0 = none). */
-static uint32_t walk(const jitanon_elf_file *f)
+static uint32_t walk(const jitanon_test_elf_file *f)
 {
     uint32_t i, symtab = 0;
     jitanon_error err;
-    jitanon_elf_section s;
+    jitanon_test_elf_section s;
     touch(f->build_id.data, f->build_id.size, f->data, f->size);
     for (i = 0; i < f->phnum; i++) {
-        jitanon_elf_segment g;
-        CHECK(jitanon_elf_segment_at(f, i, &g, &err) == JITANON_OK);
+        jitanon_test_elf_segment g;
+        CHECK(jitanon_test_elf_segment_at(f, i, &g, &err) == JITANON_OK);
     }
     {
-        jitanon_elf_segment g;
-        CHECK(jitanon_elf_segment_at(f, f->phnum, &g, &err) != JITANON_OK);
+        jitanon_test_elf_segment g;
+        CHECK(jitanon_test_elf_segment_at(f, f->phnum, &g, &err) != JITANON_OK);
     }
     for (i = 0; i < f->shnum; i++) {
         uint64_t k, n;
-        CHECK(jitanon_elf_section_at(f, i, &s, &err) == JITANON_OK);
+        CHECK(jitanon_test_elf_section_at(f, i, &s, &err) == JITANON_OK);
         touch(s.data.data, s.data.size, f->data, f->size);
         touch(s.name.data, s.name.length, f->data, f->size);
-        n = jitanon_elf_symbol_count(f, &s);
+        n = jitanon_test_elf_symbol_count(f, &s);
         if (n && !symtab && s.type == 2) symtab = i;
         for (k = 0; k < n && k < 4096; k++) {
-            jitanon_elf_symbol sym;
-            jitanon_result r = jitanon_elf_symbol_at(f, &s, k, &sym, &err);
+            jitanon_test_elf_symbol sym;
+            jitanon_result r = jitanon_test_elf_symbol_at(f, &s, k, &sym, &err);
             CHECK(r == JITANON_OK || r == JITANON_ERR_BAD_RECORD);
             if (r == JITANON_OK) touch(sym.name.data, sym.name.length, f->data, f->size);
         }
         {
-            jitanon_elf_symbol sym;
-            CHECK(jitanon_elf_symbol_at(f, &s, n, &sym, &err) != JITANON_OK);
+            jitanon_test_elf_symbol sym;
+            CHECK(jitanon_test_elf_symbol_at(f, &s, n, &sym, &err) != JITANON_OK);
         }
     }
-    if (jitanon_elf_find_section(f, ".text", &s)) touch(s.data.data, s.data.size, f->data, f->size);
-    (void)jitanon_elf_find_section(f, "", NULL);
+    if (jitanon_test_elf_find_section(f, ".text", &s)) touch(s.data.data, s.data.size, f->data, f->size);
+    (void)jitanon_test_elf_find_section(f, "", NULL);
     return symtab;
 }
 
@@ -95,13 +96,13 @@ typedef struct placed {
 /* Checks one of our files holding `n` functions at the given offsets. */
 static void check_ours(const jitanon_membuf *out, const jitanon_elf_info *info, const placed *fn, size_t n)
 {
-    jitanon_elf_file f;
-    jitanon_elf_section text, symtab;
+    jitanon_test_elf_file f;
+    jitanon_test_elf_section text, symtab;
     jitanon_error err;
     uint32_t i, sidx;
     size_t k;
     int have_text;
-    CHECK(jitanon_elf_parse(&f, out->data, out->size, &err) == JITANON_OK);
+    CHECK(jitanon_test_elf_parse(&f, out->data, out->size, &err) == JITANON_OK);
     CHECK(info->file_size == out->size);
     CHECK(info->functions == n);
     CHECK(f.is64 == (info->elf_class == 64));
@@ -110,29 +111,29 @@ static void check_ours(const jitanon_membuf *out, const jitanon_elf_info *info, 
     CHECK(f.build_id.size == 20 && memcmp(f.build_id.data, info->build_id, 20) == 0);
     sidx = walk(&f);
     CHECK(sidx != 0);
-    CHECK(jitanon_elf_section_at(&f, sidx, &symtab, &err) == JITANON_OK);
-    CHECK(jitanon_elf_symbol_count(&f, &symtab) == n + 1);
-    have_text = jitanon_elf_find_section(&f, ".text", &text) != 0;
+    CHECK(jitanon_test_elf_section_at(&f, sidx, &symtab, &err) == JITANON_OK);
+    CHECK(jitanon_test_elf_symbol_count(&f, &symtab) == n + 1);
+    have_text = jitanon_test_elf_find_section(&f, ".text", &text) != 0;
     CHECK(have_text);
     CHECK(text.offset == info->text_offset && text.addr == text.offset);
     CHECK(n == 0 || fn[0].pgoff == info->text_offset);
     for (k = 0; k < n; k++) {
         const jitanon_jit_record *ld = fn[k].load;
         uint64_t pg = fn[k].pgoff, size = ld->load.code.size;
-        jitanon_elf_symbol sym;
+        jitanon_test_elf_symbol sym;
         int covered = 0;
         CHECK(pg % 16 == 0);
         CHECK(k == 0 || pg >= fn[k - 1].pgoff + (fn[k - 1].load->load.code.size ? fn[k - 1].load->load.code.size : 1));
         CHECK(pg >= text.offset && pg - text.offset <= text.size && size <= text.size - (pg - text.offset));
         CHECK(pg + size <= info->text_end);
         CHECK(memcmp(out->data + pg, ld->load.code.data, (size_t)size) == 0 || size == 0);
-        CHECK(jitanon_elf_symbol_at(&f, &symtab, k + 1, &sym, &err) == JITANON_OK);
+        CHECK(jitanon_test_elf_symbol_at(&f, &symtab, k + 1, &sym, &err) == JITANON_OK);
         CHECK(sym.value == pg && sym.size == size && (sym.info & 15) == 2);
         CHECK(sym.name.length == ld->load.name.length &&
               (sym.name.length == 0 || memcmp(sym.name.data, ld->load.name.data, sym.name.length) == 0));
         for (i = 0; i < f.phnum; i++) {
-            jitanon_elf_segment g;
-            CHECK(jitanon_elf_segment_at(&f, i, &g, &err) == JITANON_OK);
+            jitanon_test_elf_segment g;
+            CHECK(jitanon_test_elf_segment_at(&f, i, &g, &err) == JITANON_OK);
             if (g.type != 1) continue;
             CHECK(g.vaddr == g.offset);
             if (g.offset <= pg && pg - g.offset <= g.filesz && size <= g.filesz - (pg - g.offset)) covered = 1;
@@ -203,7 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     jitanon_jitdump_opts jo;
     jitanon_jitdump *d;
     jitanon_error err;
-    jitanon_elf_file raw;
+    jitanon_test_elf_file raw;
     jitanon_elf_opts o;
     jitanon_elf_func *fns;
     placed *pl;
@@ -211,7 +212,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t i, n = 0;
     uint64_t h = fnv(data, size);
 
-    if (jitanon_elf_parse(&raw, data, size, &err) == JITANON_OK) (void)walk(&raw);
+    if (jitanon_test_elf_parse(&raw, data, size, &err) == JITANON_OK) (void)walk(&raw);
 
     memset(&jo, 0, sizeof jo);
     jo.memory_limit = 64u << 20;

@@ -27,6 +27,7 @@
 #define JITANON_MAX_RECORD_SIZE (1u << 20)
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
+#include "../tests/elfread.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -36,7 +37,6 @@
 #define FUZZ_MAX_ELFS 256u
 
 #define FUZZ_NAME "fuzz_inject"
-#define FUZZ_MEMIO
 #include "fuzz_common.h"
 
 /* -- memory input, memory output ---------------------------------------------------------- */
@@ -91,13 +91,13 @@ static int plain_name(const char *name)
 static int io_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
     world *w = (world *)user;
-    jitanon_elf_file f;
+    jitanon_test_elf_file f;
     jitanon_error err;
     size_t i, dl, nl;
     char *path;
     CHECK(dir != NULL && name != NULL && data != NULL);
     CHECK(plain_name(name));
-    CHECK(jitanon_elf_parse(&f, data, size, &err) == JITANON_OK);
+    CHECK(jitanon_test_elf_parse(&f, data, size, &err) == JITANON_OK);
     CHECK(f.type == 3 && f.build_id.size == 20);
     w->write_calls++;
     if ((w->flags & 1u << 6) && w->write_calls % 3 == 0) return 1;
@@ -190,8 +190,8 @@ static void check_mmap(const world *w, const jitanon_perf_record *rec, const uin
     const jitanon_str *fn = &rec->mmap.filename;
     for (i = 0; i < w->nelfs; i++) {
         const elf_file *e = &w->elfs[i];
-        jitanon_elf_file f;
-        jitanon_elf_section symtab;
+        jitanon_test_elf_file f;
+        jitanon_test_elf_section symtab;
         jitanon_error err;
         uint64_t k, n;
         int found = 0;
@@ -199,12 +199,12 @@ static void check_mmap(const world *w, const jitanon_perf_record *rec, const uin
         /* Only our own synthesized MMAP2s: skip files written twice (overwritten, as on
            disk) and names the input itself contains. */
         if (e->written != 1 || occurs(input, input_size, fn->data, fn->length)) return;
-        CHECK(jitanon_elf_parse(&f, e->data, e->size, &err) == JITANON_OK);
-        CHECK(jitanon_elf_find_section(&f, ".symtab", &symtab) != 0);
-        n = jitanon_elf_symbol_count(&f, &symtab);
+        CHECK(jitanon_test_elf_parse(&f, e->data, e->size, &err) == JITANON_OK);
+        CHECK(jitanon_test_elf_find_section(&f, ".symtab", &symtab) != 0);
+        n = jitanon_test_elf_symbol_count(&f, &symtab);
         for (k = 1; k < n && !found; k++) {
-            jitanon_elf_symbol s;
-            CHECK(jitanon_elf_symbol_at(&f, &symtab, k, &s, &err) == JITANON_OK);
+            jitanon_test_elf_symbol s;
+            CHECK(jitanon_test_elf_symbol_at(&f, &symtab, k, &s, &err) == JITANON_OK);
             found = s.value == rec->mmap.pgoff;
         }
         CHECK(found);
@@ -229,7 +229,7 @@ static void read_back(const world *w, const jitanon_membuf *out, const jitanon_i
     po.allocator = capped_allocator(&cap);
     po.max_payload = 1u << 20;
     po.max_header_bytes = 4u << 20;
-    memin_init(&in, out->data, out->size, 0);
+    in = memin_make(out->data, out->size, 0, 0);
     res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &po, &err);
     while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
         n++;
@@ -296,7 +296,7 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     out.allocator = po.allocator;
     memset(&wr, 0, sizeof wr);
     memset(&st, 0, sizeof st);
-    memin_init(&in, perf, perf_size, 0);
+    in = memin_make(perf, perf_size, 0, 0);
     res = jitanon_perf_reader_init(&r, memin_read, fl & 1u << 4 ? NULL : memin_seek, &in, &po, &err);
     if (res == JITANON_OK && out_mode) {
         jitanon_perf_mode mode = r.mode;

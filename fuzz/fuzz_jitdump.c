@@ -5,23 +5,8 @@
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
 #include <stdlib.h>
+#include "../tests/memio.h"
 
-typedef struct piecewise {
-    const uint8_t *data;
-    size_t size, pos, step;
-} piecewise;
-
-static size_t piecewise_read(void *user, void *dst, size_t size)
-{
-    piecewise *p = (piecewise *)user;
-    size_t n = p->size - p->pos;
-    if (n > size) n = size;
-    if (n > p->step) n = p->step;
-    memcpy(dst, p->data + p->pos, n);
-    p->pos += n;
-    p->step = p->step * 3 % 61 + 1;
-    return n;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -31,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     jitanon_error err;
     jitanon_jitdump_opts opts;
     jitanon_jitdump *d;
-    piecewise pw;
+    memin pw;
     uint64_t n_iter = 0, n_stream = 0;
     jitanon_result r;
     memset(&opts, 0, sizeof opts);
@@ -47,11 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rec.id == JITANON_JIT_CODE_LOAD && rec.load.name.length) sink += (size_t)rec.load.name.data[0];
         (void)sink;
     }
-    pw.data = data;
-    pw.size = size;
-    pw.pos = 0;
-    pw.step = 7;
-    if (jitanon_jitdump_stream_init(&s, piecewise_read, &pw, &opts, &err) == JITANON_OK) {
+    pw = memin_make(data, size, 7, 1);
+    if (jitanon_jitdump_stream_init(&s, memin_read, &pw, &opts, &err) == JITANON_OK) {
         while (jitanon_jitdump_stream_next(&s, &rec, &err) == JITANON_OK) n_stream++;
         jitanon_jitdump_stream_free(&s);
     }

@@ -18,7 +18,6 @@
 #define FUZZ_MEM_CAP ((size_t)64 << 20)
 
 #define FUZZ_NAME "fuzz_perfdata"
-#define FUZZ_MEMIO
 #include "fuzz_common.h"
 
 /* The "compressed" payload is the records themselves. */
@@ -179,7 +178,7 @@ static void run(const uint8_t *data, size_t size, int seek, int odd, int decompr
     uint64_t next = 0;
     memset(d, 0, sizeof *d);
     d->hash = 14695981039346656037ull;
-    memin_init(&in, data, size, odd);
+    in = memin_make(data, size, odd ? 5 : 0, odd);
     memset(&opts, 0, sizeof opts);
     opts.allocator = capped_allocator(&cap);
     opts.max_payload = 1u << 20;

@@ -22,7 +22,6 @@
 #define FUZZ_OUT_CAP ((size_t)16 << 20)
 
 #define FUZZ_NAME "fuzz_perfdata_roundtrip"
-#define FUZZ_MEMIO
 #include "fuzz_common.h"
 
 /* -- memory input and output ------------------------------------------------------------------ */
@@ -85,7 +84,7 @@ static jitanon_result read_all(const uint8_t *data, size_t size, int skip_header
     jitanon_error err;
     jitanon_result res;
     memset(l, 0, sizeof *l);
-    memin_init(&in, data, size, 0);
+    in = memin_make(data, size, 0, 0);
     perf_opts(&opts, &cap);
     res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &opts, &err);
     while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
@@ -173,7 +172,7 @@ static jitanon_result copy(const uint8_t *data, size_t size, jitanon_perf_mode m
     memset(out, 0, sizeof *out);
     out->max_size = FUZZ_OUT_CAP;
     memset(&w, 0, sizeof w);
-    memin_init(&in, data, size, 0);
+    in = memin_make(data, size, 0, 0);
     perf_opts(&opts, &cap);
     sink.write_fn = jitanon_membuf_write;
     sink.user = out;

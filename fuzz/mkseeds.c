@@ -20,6 +20,7 @@
 #include "jitanon.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include "../tests/memio.h"
 
 #define PID 1234u
 #define CODE 0x7f1000000000ull /* the JIT's code region */
@@ -193,14 +194,6 @@ static void round_end(jitanon_perf_writer *w, int big)
     rec r;
     r_start(&r, big, JITANON_PERF_RECORD_FINISHED_ROUND, 0);
     r_put(&r, w);
-}
-
-static int membuf_pwrite(void *user, const void *data, size_t size, uint64_t off)
-{
-    jitanon_membuf *m = (jitanon_membuf *)user;
-    if (off > m->size || size > m->size - off) return 1;
-    memcpy(m->data + off, data, size);
-    return 0;
 }
 
 static uint64_t bitrev64(uint64_t v)

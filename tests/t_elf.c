@@ -1,5 +1,5 @@
 /* Tests for the ELF section: dumps are made with the jitdump writer, ELFs are emitted into
-   a membuf, re-read with jitanon_elf_parse and checked against the layout invariants. */
+   a membuf, re-read with jitanon_test_elf_parse and checked against the layout invariants. */
 
 #define ELFT_EM_X86_64 62u
 #define ELFT_EM_PPC 20u
@@ -149,39 +149,39 @@ static void elft_standard(elft_dump *t, uint32_t mach, int big, uint32_t pad1)
 static void elft_check_file(const jitanon_membuf *out, const elft_dump *t, size_t n, const uint64_t *pgoffs,
                             const jitanon_elf_info *info)
 {
-    jitanon_elf_file f;
-    jitanon_elf_section text, symtab, s;
-    jitanon_elf_segment load;
-    jitanon_elf_symbol sym;
+    jitanon_test_elf_file f;
+    jitanon_test_elf_section text, symtab, s;
+    jitanon_test_elf_segment load;
+    jitanon_test_elf_symbol sym;
     uint32_t text_idx, i, loads = 0;
     size_t k;
-    JT_CHECK(jitanon_elf_parse(&f, out->data, out->size, NULL) == JITANON_OK);
+    JT_CHECK(jitanon_test_elf_parse(&f, out->data, out->size, NULL) == JITANON_OK);
     JT_CHECK_EQ_U(f.type, 3);
     JT_CHECK_EQ_U(f.machine, info->machine);
     JT_CHECK_EQ_U(f.big_endian, info->big_endian);
     JT_CHECK_EQ_U(f.is64 ? 64 : 32, info->elf_class);
     JT_CHECK_EQ_U(out->size, info->file_size);
     JT_CHECK(f.build_id.size == 20 && memcmp(f.build_id.data, info->build_id, 20) == 0);
-    text_idx = jitanon_elf_find_section(&f, ".text", &text);
+    text_idx = jitanon_test_elf_find_section(&f, ".text", &text);
     JT_CHECK_EQ_U(text_idx, 1);
     JT_CHECK_EQ_U(text.addr, text.offset);
     JT_CHECK_EQ_U(text.offset, info->text_offset);
     memset(&load, 0, sizeof load);
     for (i = 0; i < f.phnum; i++) {
-        jitanon_elf_segment p;
-        JT_CHECK(jitanon_elf_segment_at(&f, i, &p, NULL) == JITANON_OK);
+        jitanon_test_elf_segment p;
+        JT_CHECK(jitanon_test_elf_segment_at(&f, i, &p, NULL) == JITANON_OK);
         if (p.type == 1) loads++, load = p;
     }
     JT_CHECK_EQ_U(loads, 1);
     JT_CHECK(load.offset == load.vaddr && load.flags == 5 && load.offset <= text.offset);
     JT_CHECK(load.offset + load.filesz >= text.offset + text.size && load.filesz == load.memsz);
-    JT_CHECK(jitanon_elf_find_section(&f, ".symtab", &symtab) != 0);
-    JT_CHECK_EQ_U(jitanon_elf_symbol_count(&f, &symtab), n + 1);
+    JT_CHECK(jitanon_test_elf_find_section(&f, ".symtab", &symtab) != 0);
+    JT_CHECK_EQ_U(jitanon_test_elf_symbol_count(&f, &symtab), n + 1);
     JT_CHECK_EQ_U(symtab.info, n + 1);
-    JT_CHECK(jitanon_elf_section_at(&f, symtab.link, &s, NULL) == JITANON_OK && s.type == 3);
+    JT_CHECK(jitanon_test_elf_section_at(&f, symtab.link, &s, NULL) == JITANON_OK && s.type == 3);
     for (k = 0; k < n; k++) {
         const jitanon_elf_func *fn = &t->fn[k];
-        JT_CHECK(jitanon_elf_symbol_at(&f, &symtab, k + 1, &sym, NULL) == JITANON_OK);
+        JT_CHECK(jitanon_test_elf_symbol_at(&f, &symtab, k + 1, &sym, NULL) == JITANON_OK);
         JT_CHECK(sym.name.length == fn->name.length && memcmp(sym.name.data, fn->name.data, fn->name.length) == 0);
         JT_CHECK_EQ_U(sym.value, pgoffs[k]); /* st_value = file offset = address = pgoff */
         JT_CHECK_EQ_U(sym.size, fn->code.size);
@@ -229,9 +229,9 @@ static int64_t elft_sleb(jitanon__cur *c)
 }
 
 /* Decodes the first unit; returns the number of rows (end_sequence rows included). */
-static size_t elft_lines(const jitanon_elf_file *f, elft_row *rows, size_t max)
+static size_t elft_lines(const jitanon_test_elf_file *f, elft_row *rows, size_t max)
 {
-    jitanon_elf_section s;
+    jitanon_test_elf_section s;
     jitanon__cur c, prog;
     jitanon_str files[16], name;
     uint8_t lens[32];
@@ -240,7 +240,7 @@ static size_t elft_lines(const jitanon_elf_file *f, elft_row *rows, size_t max)
     uint64_t addr = 0, file = 1, hlen;
     int64_t line = 1;
     uint64_t col = 0;
-    if (!jitanon_elf_find_section(f, ".debug_line", &s)) return 0;
+    if (!jitanon_test_elf_find_section(f, ".debug_line", &s)) return 0;
     c = jitanon__cur_make(s.data.data, s.data.size, 0, f->big_endian);
     if (c.left < 10) return 0;
     prog = jitanon__cur_make(c.p + 4, jitanon__rd32(c.p, f->big_endian), 4, f->big_endian);
@@ -448,7 +448,7 @@ static void elft_check_lines(uint32_t pad1, uint32_t bias_opt, int expect_shift)
     jitanon_membuf out;
     jitanon_elf_info info;
     jitanon_elf_opts o;
-    jitanon_elf_file f;
+    jitanon_test_elf_file f;
     elft_row rows[16];
     uint64_t pg[ELFT_MAX_FUNCS];
     static const uint64_t offs[] = {0, 4, 10, 18};
@@ -459,7 +459,7 @@ static void elft_check_lines(uint32_t pad1, uint32_t bias_opt, int expect_shift)
     elft_standard(&t, ELFT_EM_X86_64, 0, pad1);
     if (!t.d) return;
     JT_CHECK(elft_emit(&t, 1, &o, &out, pg, &info) == JITANON_OK);
-    JT_CHECK(jitanon_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
+    JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
     n = elft_lines(&f, rows, 16);
     if (!expect_shift) {
         JT_CHECK_EQ_U(n, 5);
@@ -493,7 +493,7 @@ static void test_elf_debug_lines_erlang(void)
     elft_dump t;
     jitanon_membuf out;
     jitanon_elf_info info;
-    jitanon_elf_file f;
+    jitanon_test_elf_file f;
     elft_row rows[16];
     jitanon_jit_debug_entry e[3];
     uint64_t pg[2], base = 0x7f0000001000ull;
@@ -514,7 +514,7 @@ static void test_elf_debug_lines_erlang(void)
         JT_CHECK(elft_emit(&t, 1, NULL, &out, pg, &info) == JITANON_OK);
         JT_CHECK(info.notes & JITANON_ELF_NOTE_ERLANG);
         JT_CHECK(info.notes & JITANON_ELF_NOTE_DEBUG_CLIPPED);
-        JT_CHECK(jitanon_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
+        JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
         n = elft_lines(&f, rows, 16);
         JT_CHECK_EQ_U(n, 3);
         JT_CHECK(n == 3 && rows[0].addr == pg[0] && rows[0].line == 175 && rows[1].addr == pg[0] + 6 &&
@@ -531,8 +531,8 @@ static void test_elf_eh_frame(void)
     elft_dump t;
     jitanon_membuf out;
     jitanon_elf_info info;
-    jitanon_elf_file f;
-    jitanon_elf_section eh, hdr;
+    jitanon_test_elf_file f;
+    jitanon_test_elf_section eh, hdr;
     uint64_t pg[ELFT_MAX_FUNCS];
     size_t k;
     memset(&out, 0, sizeof out);
@@ -542,8 +542,8 @@ static void test_elf_eh_frame(void)
         const jitanon_jit_record *u = t.fn[k].unwind;
         jitanon_membuf_free(&out);
         JT_CHECK(jitanon_elf_write_function(elft_sink(&out), &t.d->header, &t.fn[k], NULL, &info, NULL) == JITANON_OK);
-        JT_CHECK(jitanon_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
-        JT_CHECK(jitanon_elf_find_section(&f, ".eh_frame", &eh) && jitanon_elf_find_section(&f, ".eh_frame_hdr", &hdr));
+        JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
+        JT_CHECK(jitanon_test_elf_find_section(&f, ".eh_frame", &eh) && jitanon_test_elf_find_section(&f, ".eh_frame_hdr", &hdr));
         JT_CHECK_EQ_U(eh.offset, 0xF0 + ((t.fn[k].code.size + 7) & ~(uint64_t)7));
         JT_CHECK(eh.size == u->unwind.eh_frame.size && memcmp(eh.data.data, u->unwind.eh_frame.data, eh.size) == 0);
         JT_CHECK(hdr.size == 20 && memcmp(hdr.data.data, u->unwind.eh_frame_hdr.data, 20) == 0);
@@ -551,8 +551,8 @@ static void test_elf_eh_frame(void)
     }
     jitanon_membuf_free(&out);
     JT_CHECK(elft_emit(&t, 3, NULL, &out, pg, &info) == JITANON_OK);
-    JT_CHECK(jitanon_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
-    if (jitanon_elf_find_section(&f, ".eh_frame_hdr", &hdr) && hdr.size == 28) {
+    JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
+    if (jitanon_test_elf_find_section(&f, ".eh_frame_hdr", &hdr) && hdr.size == 28) {
         for (k = 0; k < 2; k++) { /* table: (pc, fde) relative to the hdr */
             uint64_t pc = hdr.offset + (uint64_t)(int64_t)(int32_t)jitanon__rd32(hdr.data.data + 12 + 8 * k, 0);
             uint64_t fde = hdr.offset + (uint64_t)(int64_t)(int32_t)jitanon__rd32(hdr.data.data + 16 + 8 * k, 0);
@@ -574,7 +574,7 @@ static void test_elf_big_endian_32(void)
     elft_dump t;
     jitanon_membuf out;
     jitanon_elf_info info;
-    jitanon_elf_file f;
+    jitanon_test_elf_file f;
     elft_row rows[16];
     uint64_t pg[ELFT_MAX_FUNCS];
     memset(&out, 0, sizeof out);
@@ -585,7 +585,7 @@ static void test_elf_big_endian_32(void)
     JT_CHECK(info.big_endian);
     JT_CHECK_EQ_U(pg[0], 0xA0);
     elft_check_file(&out, &t, t.n, pg, &info);
-    JT_CHECK(jitanon_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
+    JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
     JT_CHECK_EQ_U(elft_lines(&f, rows, 16), 5);
     JT_CHECK(rows[1].addr == pg[0] + 4 && rows[1].line == 17);
     jitanon_membuf_free(&out);
@@ -615,10 +615,10 @@ static void test_elf_options(void)
     JT_CHECK(elft_emit(&t, 1, &o, &out, NULL, &info) == JITANON_OK);
     JT_CHECK(info.notes & JITANON_ELF_NOTE_DEBUG_COMPRESSED);
     {
-        jitanon_elf_file f;
-        jitanon_elf_section s;
-        JT_CHECK(jitanon_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
-        JT_CHECK(jitanon_elf_find_section(&f, ".debug_line", &s) && (s.flags & 0x800) && jitanon__rd32(s.data.data, 0) == 1);
+        jitanon_test_elf_file f;
+        jitanon_test_elf_section s;
+        JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
+        JT_CHECK(jitanon_test_elf_find_section(&f, ".debug_line", &s) && (s.flags & 0x800) && jitanon__rd32(s.data.data, 0) == 1);
     }
 #else
     JT_CHECK(jitanon_elf_builder_init(&b, &t.d->header, &o, &err) == JITANON_ERR_FEATURE_DISABLED);
@@ -670,23 +670,23 @@ static void test_elf_bad_unwind_dropped(void)
 }
 
 /* Walks everything a parsed file offers; must never read out of bounds. */
-static void elft_walk(const jitanon_elf_file *f)
+static void elft_walk(const jitanon_test_elf_file *f)
 {
     uint32_t i;
     uint64_t k;
     for (i = 0; i < f->phnum; i++) {
-        jitanon_elf_segment p;
-        JT_CHECK(jitanon_elf_segment_at(f, i, &p, NULL) == JITANON_OK);
+        jitanon_test_elf_segment p;
+        JT_CHECK(jitanon_test_elf_segment_at(f, i, &p, NULL) == JITANON_OK);
     }
     for (i = 0; i < f->shnum; i++) {
-        jitanon_elf_section s;
-        if (jitanon_elf_section_at(f, i, &s, NULL) != JITANON_OK) continue;
-        for (k = 0; k < jitanon_elf_symbol_count(f, &s); k++) {
-            jitanon_elf_symbol sym;
-            (void)jitanon_elf_symbol_at(f, &s, k, &sym, NULL);
+        jitanon_test_elf_section s;
+        if (jitanon_test_elf_section_at(f, i, &s, NULL) != JITANON_OK) continue;
+        for (k = 0; k < jitanon_test_elf_symbol_count(f, &s); k++) {
+            jitanon_test_elf_symbol sym;
+            (void)jitanon_test_elf_symbol_at(f, &s, k, &sym, NULL);
         }
     }
-    (void)jitanon_elf_find_section(f, ".debug_line", NULL);
+    (void)jitanon_test_elf_find_section(f, ".debug_line", NULL);
 }
 
 static void test_elf_reader_truncate_and_patch(void)
@@ -694,7 +694,7 @@ static void test_elf_reader_truncate_and_patch(void)
     elft_dump t;
     jitanon_membuf out;
     jitanon_elf_info info;
-    jitanon_elf_file f;
+    jitanon_test_elf_file f;
     jitanon_error err;
     uint8_t *copy;
     size_t i, k;
@@ -706,18 +706,18 @@ static void test_elf_reader_truncate_and_patch(void)
     copy = (uint8_t *)malloc(out.size);
     for (i = 0; copy && i < out.size; i++) { /* every prefix, in an exact-size allocation */
         memcpy(copy, out.data, i);
-        if (jitanon_elf_parse(&f, copy, i, &err) == JITANON_OK) elft_walk(&f);
+        if (jitanon_test_elf_parse(&f, copy, i, &err) == JITANON_OK) elft_walk(&f);
         else JT_CHECK(err.type != JITANON_OK);
     }
     for (i = 0; copy && i < out.size; i++) {
         for (k = 0; k < 4; k++) {
             memcpy(copy, out.data, out.size);
             copy[i] = (uint8_t)(delta[k] == 0x100 ? 0 : delta[k] == 0x1ff ? 0xff : copy[i] + delta[k]);
-            if (jitanon_elf_parse(&f, copy, out.size, &err) == JITANON_OK) elft_walk(&f);
+            if (jitanon_test_elf_parse(&f, copy, out.size, &err) == JITANON_OK) elft_walk(&f);
         }
     }
     free(copy);
-    JT_CHECK(jitanon_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
+    JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
     jitanon_membuf_free(&out);
     elft_end(&t);
 }

@@ -4,36 +4,6 @@
 #define TI_PID 100u
 #define TI_ID 77u
 
-typedef struct ti_in {
-    const uint8_t *p;
-    size_t n, pos;
-} ti_in;
-
-static size_t ti_read(void *user, void *dst, size_t size)
-{
-    ti_in *in = (ti_in *)user;
-    size_t k = in->n - in->pos < size ? in->n - in->pos : size;
-    memcpy(dst, in->p + in->pos, k);
-    in->pos += k;
-    return k;
-}
-
-static int ti_seek(void *user, uint64_t off)
-{
-    ti_in *in = (ti_in *)user;
-    if (off > in->n) return 1;
-    in->pos = (size_t)off;
-    return 0;
-}
-
-static int ti_pwrite(void *user, const void *data, size_t size, uint64_t off)
-{
-    jitanon_membuf *m = (jitanon_membuf *)user;
-    if (off + size > m->size) return 1;
-    memcpy(m->data + off, data, size);
-    return 0;
-}
-
 /* perf_event_attr as `perf record -k mono -e cpu-clock` writes it (the fields we use). */
 static void ti_attr_raw(uint8_t raw[128], int mono)
 {
@@ -123,7 +93,7 @@ static void ti_gen_begin(ti_gen *g, uint8_t raw[128], int mono, jitanon_membuf *
     g->attr.id_count = 1;
     sink.write_fn = jitanon_membuf_write;
     sink.user = out;
-    JT_CHECK(jitanon_perf_writer_init(&g->w, mode, 0, sink, ti_pwrite, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_init(&g->w, mode, 0, sink, membuf_pwrite, NULL, &err) == JITANON_OK);
     JT_CHECK(jitanon_perf_writer_add_attr(&g->w, &g->attr, &err) == JITANON_OK);
 }
 
@@ -206,11 +176,11 @@ static jitanon_jitdump *ti_load_dump(void *user, const char *path, const jitanon
 static int ti_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
     ti_io *io = (ti_io *)user;
-    jitanon_elf_file f;
+    jitanon_test_elf_file f;
     JT_CHECK(strcmp(dir, "/some/dir") == 0);
     io->elf_files++;
     strncpy(io->last_name, name, sizeof io->last_name - 1);
-    if (jitanon_elf_parse(&f, data, size, NULL) != JITANON_OK) io->elf_ok = 0;
+    if (jitanon_test_elf_parse(&f, data, size, NULL) != JITANON_OK) io->elf_ok = 0;
     return 0;
 }
 
@@ -220,6 +190,21 @@ typedef struct ti_out_rec {
     char name[64];
 } ti_out_rec;
 
+/* What the checks look at in one output record. */
+static void ti_out_set(ti_out_rec *x, const jitanon_perf_record *rec)
+{
+    memset(x, 0, sizeof *x);
+    x->type = rec->type;
+    x->time = rec->sid.time;
+    if (rec->type == JITANON_PERF_RECORD_SAMPLE) x->start = rec->sample.ip;
+    if (rec->type == JITANON_PERF_RECORD_MMAP2) {
+        x->start = rec->mmap.start;
+        x->len = rec->mmap.len;
+        x->pgoff = rec->mmap.pgoff;
+        memcpy(x->name, rec->mmap.filename.data, rec->mmap.filename.length < 63 ? rec->mmap.filename.length : 63);
+    }
+}
+
 /* Injects the in-memory recording `perf` into `out` (appended) in `mode`. */
 static jitanon_result ti_run(const jitanon_membuf *perf, const jitanon_inject_opts *o, jitanon_perf_mode mode,
                              jitanon_membuf *out, jitanon_inject_stats *st, jitanon_error *err)
@@ -228,15 +213,13 @@ static jitanon_result ti_run(const jitanon_membuf *perf, const jitanon_inject_op
     jitanon_perf_writer w;
     jitanon_sink sink;
     jitanon_result res;
-    ti_in in;
-    in.p = perf->data;
-    in.n = perf->size;
-    in.pos = 0;
+    memin in;
+    in = memin_make(perf->data, perf->size, 0, 0);
     sink.write_fn = jitanon_membuf_write;
     sink.user = out;
     memset(&w, 0, sizeof w);
-    res = jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, err);
-    if (res == JITANON_OK) res = jitanon_perf_writer_init(&w, mode, 0, sink, ti_pwrite, NULL, err);
+    res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, err);
+    if (res == JITANON_OK) res = jitanon_perf_writer_init(&w, mode, 0, sink, membuf_pwrite, NULL, err);
     if (res == JITANON_OK) res = jitanon_inject(&r, &w, o, st, err);
     jitanon_perf_writer_free(&w);
     jitanon_perf_reader_free(&r);
@@ -251,7 +234,7 @@ static jitanon_result ti_inject(const jitanon_membuf *perf, jitanon_inject_opts 
     jitanon_membuf result;
     jitanon_perf_record rec;
     jitanon_result res;
-    ti_in in;
+    memin in;
     memset(&result, 0, sizeof result);
     result.allocator = o->allocator;
     o->io.load_dump = ti_load_dump;
@@ -260,22 +243,10 @@ static jitanon_result ti_inject(const jitanon_membuf *perf, jitanon_inject_opts 
     *n = 0;
     res = ti_run(perf, o, out_mode, &result, st, err);
     if (res == JITANON_OK) {
-        in.p = result.data;
-        in.n = result.size;
-        in.pos = 0;
-        JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, err) == JITANON_OK);
+        in = memin_make(result.data, result.size, 0, 0);
+        JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, err) == JITANON_OK);
         while (jitanon_perf_reader_next(&r, &rec, err) == JITANON_OK && *n < 64) {
-            ti_out_rec *x = &out[(*n)++];
-            memset(x, 0, sizeof *x);
-            x->type = rec.type;
-            x->time = rec.sid.time;
-            if (rec.type == JITANON_PERF_RECORD_SAMPLE) x->start = rec.sample.ip;
-            if (rec.type == JITANON_PERF_RECORD_MMAP2) {
-                x->start = rec.mmap.start;
-                x->len = rec.mmap.len;
-                x->pgoff = rec.mmap.pgoff;
-                memcpy(x->name, rec.mmap.filename.data, rec.mmap.filename.length < 63 ? rec.mmap.filename.length : 63);
-            }
+            ti_out_set(&out[(*n)++], &rec);
         }
         jitanon_perf_reader_free(&r);
     }
@@ -667,32 +638,20 @@ static void ti_random_case(uint64_t seed, int *failures, uint32_t anon_mode, int
         jitanon_perf_reader r;
         jitanon_membuf result;
         jitanon_perf_record rec;
-        ti_in in;
+        memin in;
         size_t cap = 64;
         memset(&result, 0, sizeof result);
         o.io.load_dump = ti_load_dump;
         o.io.write_elf = ti_write_elf;
         o.io.user = &io;
         JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &result, NULL, &err) == JITANON_OK);
-        in.p = result.data;
-        in.n = result.size;
-        in.pos = 0;
-        JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, &err) == JITANON_OK);
+        in = memin_make(result.data, result.size, 0, 0);
+        JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
         while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK) {
-            ti_out_rec *x;
             if (nout == cap) {
                 out_recs = (ti_out_rec *)realloc(out_recs, (cap *= 2) * sizeof *out_recs);
             }
-            x = &out_recs[nout++];
-            memset(x, 0, sizeof *x);
-            x->type = rec.type;
-            x->time = rec.sid.time;
-            if (rec.type == JITANON_PERF_RECORD_SAMPLE) x->start = rec.sample.ip;
-            if (rec.type == JITANON_PERF_RECORD_MMAP2) {
-                x->start = rec.mmap.start;
-                x->len = rec.mmap.len;
-                memcpy(x->name, rec.mmap.filename.data, rec.mmap.filename.length < 63 ? rec.mmap.filename.length : 63);
-            }
+            ti_out_set(&out_recs[nout++], &rec);
         }
         jitanon_perf_reader_free(&r);
         jitanon_membuf_free(&result);
@@ -763,20 +722,18 @@ static void test_inject_resolve_only(void)
     jitanon_inject_opts o;
     jitanon_perf_reader r;
     jitanon_error err;
-    ti_in in;
+    memin in;
     memset(&io, 0, sizeof io);
     memset(&o, 0, sizeof o);
     io.give_dump = 1;
     ti_build_perf(&perf, 1, JITANON_PERF_FILE);
     ti_build_dump(&io.dump);
-    in.p = perf.data;
-    in.n = perf.size;
-    in.pos = 0;
+    in = memin_make(perf.data, perf.size, 0, 0);
     o.io.load_dump = ti_load_dump;
     o.io.write_elf = ti_write_elf;
     o.io.user = &io;
     o.on_sample = ti_on_sample_record;
-    JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
     JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
     jitanon_perf_reader_free(&r);
     JT_CHECK_EQ_U(io.elf_files, 0);

@@ -215,28 +215,10 @@ static void test_jitdump_fields_bounded_by_record(void)
     }
 }
 
-/* A "growing file": the callback hands out at most `step` bytes per call and only up to
-   `visible`, which the test raises over time, as a still-running JIT would. */
-typedef struct jt_growing {
-    const uint8_t *data;
-    size_t visible, pos, step;
-} jt_growing;
-
-static size_t jt_growing_read(void *user, void *dst, size_t size)
-{
-    jt_growing *g = (jt_growing *)user;
-    size_t n = g->visible - g->pos;
-    if (n > size) n = size;
-    if (n > g->step) n = g->step;
-    memcpy(dst, g->data + g->pos, n);
-    g->pos += n;
-    return n;
-}
-
 static void test_jitdump_stream_incremental(void)
 {
     jitanon_membuf b;
-    jt_growing g;
+    memin g; /* a "growing file": 5-byte reads of what the writer has written so far */
     jitanon_jitdump_stream s;
     jitanon_jit_record r;
     jitanon_error err;
@@ -246,12 +228,9 @@ static void test_jitdump_stream_incremental(void)
     jt_build_dump(&b, 1);
     memset(&o, 0, sizeof o);
     o.allocator = jt_allocator(&a);
-    g.data = b.data;
-    g.pos = 0;
-    g.step = 5;
-    g.visible = 0;
-    JT_CHECK(jitanon_jitdump_stream_init(&s, jt_growing_read, &g, &o, &err) == JITANON_OK);
-    while (g.visible <= b.size) {
+    g = memin_make(b.data, 0, 5, 0);
+    JT_CHECK(jitanon_jitdump_stream_init(&s, memin_read, &g, &o, &err) == JITANON_OK);
+    while (g.size <= b.size) {
         jitanon_result res = jitanon_jitdump_stream_next(&s, &r, &err);
         if (res == JITANON_OK) {
             records++;
@@ -261,9 +240,9 @@ static void test_jitdump_stream_incremental(void)
         JT_CHECK(res == JITANON_AGAIN);
         if (res != JITANON_AGAIN) break;
         agains++;
-        if (g.visible == b.size) break;
-        g.visible += 3; /* the writer appends a few more bytes */
-        if (g.visible > b.size) g.visible = b.size;
+        if (g.size == b.size) break;
+        g.size += 3; /* the writer appends a few more bytes */
+        if (g.size > b.size) g.size = b.size;
     }
     JT_CHECK_EQ_U(records, 7);
     JT_CHECK(agains > 10);

@@ -249,14 +249,10 @@ static void pdt_file(pdt_b *b, int big)
 }
 
 /* The same content in pipe mode. */
-static void pdt_pipe(pdt_b *b, int big)
+/* The two attrs of a pipe (HEADER_ATTR records with ids 11, 12 and 21). */
+static void pdt_pipe_attrs(pdt_b *b)
 {
-    size_t at;
-    memset(b, 0, sizeof *b);
-    b->big = big;
-    pdt_bytes(b, big ? "2ELIFREP" : "PERFILE2", 8);
-    pdt_u64(b, 16);
-    at = pdt_hdr(b, JITANON_PERF_RECORD_HEADER_ATTR, 0);
+    size_t at = pdt_hdr(b, JITANON_PERF_RECORD_HEADER_ATTR, 0);
     pdt_attr(b, 0);
     pdt_u64(b, 11), pdt_u64(b, 12);
     pdt_end(b, at);
@@ -264,56 +260,21 @@ static void pdt_pipe(pdt_b *b, int big)
     pdt_attr(b, 1);
     pdt_u64(b, 21);
     pdt_end(b, at);
+}
+
+static void pdt_pipe(pdt_b *b, int big)
+{
+    size_t at;
+    memset(b, 0, sizeof *b);
+    b->big = big;
+    pdt_bytes(b, big ? "2ELIFREP" : "PERFILE2", 8);
+    pdt_u64(b, 16);
+    pdt_pipe_attrs(b);
     at = pdt_hdr(b, JITANON_PERF_RECORD_HEADER_FEATURE, 0);
     pdt_u64(b, 3);
     pdt_bytes(b, pdt_host, sizeof pdt_host);
     pdt_end(b, at);
     pdt_records(b);
-}
-
-/* -- memory input with short reads, optional seeking ------------------------------------ */
-
-typedef struct pdt_in {
-    const uint8_t *p;
-    size_t n, pos, chunk;
-} pdt_in;
-
-static size_t pdt_read(void *user, void *dst, size_t size)
-{
-    pdt_in *in = (pdt_in *)user;
-    size_t k = in->n - in->pos;
-    if (in->chunk && k > in->chunk) k = in->chunk;
-    if (k > size) k = size;
-    if (k) memcpy(dst, in->p + in->pos, k);
-    in->pos += k;
-    return k;
-}
-
-static int pdt_seek(void *user, uint64_t off)
-{
-    pdt_in *in = (pdt_in *)user;
-    if (off > in->n) return 1;
-    in->pos = (size_t)off;
-    return 0;
-}
-
-static pdt_in pdt_in_make(const void *p, size_t n, size_t chunk)
-{
-    pdt_in in;
-    in.p = (const uint8_t *)p;
-    in.n = n;
-    in.pos = 0;
-    in.chunk = chunk;
-    return in;
-}
-
-/* A membuf with a positioned write, for file-mode output. */
-static int pdt_pwrite(void *user, const void *data, size_t size, uint64_t off)
-{
-    jitanon_membuf *m = (jitanon_membuf *)user;
-    if (off > m->size || size > m->size - off) return 1;
-    memcpy(m->data + off, data, size);
-    return 0;
 }
 
 static jitanon_sink pdt_sink(jitanon_membuf *m)
@@ -424,15 +385,15 @@ static void pdt_check_features(jitanon_perf_reader *r)
     JT_CHECK(!jitanon_perf_reader_feature(r, 4, &f));
 }
 
-static void pdt_read_file(int big, int seek, size_t chunk)
+static void memin_read_file(int big, int seek, size_t chunk)
 {
     pdt_b b;
-    pdt_in in;
+    memin in;
     jitanon_perf_reader r;
     jitanon_error err;
     pdt_file(&b, big);
-    in = pdt_in_make(b.m.data, b.m.size, chunk);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, pdt_read, seek ? pdt_seek : NULL, &in, NULL, &err), JITANON_OK);
+    in = memin_make(b.m.data, b.m.size, chunk, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, seek ? memin_seek : NULL, &in, NULL, &err), JITANON_OK);
     JT_CHECK_EQ_U(r.mode, JITANON_PERF_FILE);
     JT_CHECK_EQ_U(r.big_endian, big);
     if (seek) pdt_check_features(&r); /* before the data, then back */
@@ -445,10 +406,10 @@ static void pdt_read_file(int big, int seek, size_t chunk)
 
 static void test_perfdata_file_both_orders(void)
 {
-    pdt_read_file(0, 1, 0);
-    pdt_read_file(1, 1, 0);
-    pdt_read_file(0, 0, 7); /* forward-only, 7-byte reads */
-    pdt_read_file(1, 0, 1);
+    memin_read_file(0, 1, 0);
+    memin_read_file(1, 1, 0);
+    memin_read_file(0, 0, 7); /* forward-only, 7-byte reads */
+    memin_read_file(1, 0, 1);
 }
 
 static void test_perfdata_pipe_both_orders(void)
@@ -456,11 +417,11 @@ static void test_perfdata_pipe_both_orders(void)
     int big;
     for (big = 0; big < 2; big++) {
         pdt_b b;
-        pdt_in in;
+        memin in;
         jitanon_perf_reader r;
         pdt_pipe(&b, big);
-        in = pdt_in_make(b.m.data, b.m.size, 5);
-        JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, pdt_read, NULL, &in, NULL, NULL), JITANON_OK);
+        in = memin_make(b.m.data, b.m.size, 5, 0);
+        JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, NULL), JITANON_OK);
         JT_CHECK_EQ_U(r.mode, JITANON_PERF_PIPE);
         pdt_check_all(&r);
         JT_CHECK(r.features[0] & 1u << 3);
@@ -473,7 +434,7 @@ static void test_perfdata_pipe_both_orders(void)
 static jitanon_result pdt_copy(const jitanon_membuf *src, int seek, jitanon_perf_mode mode, const jitanon_perf_opts *opts,
                                jitanon_membuf *out)
 {
-    pdt_in in = pdt_in_make(src->data, src->size, 0);
+    memin in = memin_make(src->data, src->size, 0, 0);
     jitanon_perf_reader r;
     jitanon_perf_writer w;
     jitanon_error err;
@@ -481,9 +442,9 @@ static jitanon_result pdt_copy(const jitanon_membuf *src, int seek, jitanon_perf
     memset(out, 0, sizeof *out);
     memset(&w, 0, sizeof w);
     if (opts) out->allocator = opts->allocator;
-    res = jitanon_perf_reader_init(&r, pdt_read, seek ? pdt_seek : NULL, &in, opts, &err);
+    res = jitanon_perf_reader_init(&r, memin_read, seek ? memin_seek : NULL, &in, opts, &err);
     if (res == JITANON_OK)
-        res = jitanon_perf_writer_init(&w, mode, r.big_endian, pdt_sink(out), mode == JITANON_PERF_FILE ? pdt_pwrite : NULL,
+        res = jitanon_perf_writer_init(&w, mode, r.big_endian, pdt_sink(out), mode == JITANON_PERF_FILE ? membuf_pwrite : NULL,
                                        opts, &err);
     if (res == JITANON_OK) res = jitanon_perf_copy(&r, &w, &err);
     jitanon_perf_writer_free(&w);
@@ -494,10 +455,10 @@ static jitanon_result pdt_copy(const jitanon_membuf *src, int seek, jitanon_perf
 /* The record bytes of a stream (HEADER_ATTR/FEATURE excluded), concatenated. */
 static void pdt_record_bytes(const jitanon_membuf *src, jitanon_membuf *out)
 {
-    pdt_in in = pdt_in_make(src->data, src->size, 0);
+    memin in = memin_make(src->data, src->size, 0, 0);
     jitanon_perf_reader r;
     jitanon_perf_record rec;
-    jitanon_result res = jitanon_perf_reader_init(&r, pdt_read, pdt_seek, &in, NULL, NULL);
+    jitanon_result res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, NULL);
     memset(out, 0, sizeof *out);
     while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, NULL)) == JITANON_OK)
         if (rec.type != JITANON_PERF_RECORD_HEADER_ATTR && rec.type != JITANON_PERF_RECORD_HEADER_FEATURE)
@@ -523,7 +484,7 @@ static void test_perfdata_roundtrip(void)
         pdt_b b;
         jitanon_membuf f1, p1, f2, f3;
         jitanon_perf_reader r;
-        pdt_in in;
+        memin in;
         pdt_file(&b, big);
         JT_CHECK_EQ_U(pdt_copy(&b.m, 1, JITANON_PERF_FILE, NULL, &f1), JITANON_OK);
         JT_CHECK_EQ_U(pdt_copy(&f1, 1, JITANON_PERF_PIPE, NULL, &p1), JITANON_OK);
@@ -536,8 +497,8 @@ static void test_perfdata_roundtrip(void)
         JT_CHECK(f1.size == b.m.size && memcmp(f1.data, b.m.data, b.m.size) == 0);
         JT_CHECK(f2.size == b.m.size && memcmp(f2.data, b.m.data, b.m.size) == 0);
         JT_CHECK(f3.size == f1.size && memcmp(f3.data, f1.data, f1.size) == 0);
-        in = pdt_in_make(f2.data, f2.size, 0);
-        JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, pdt_read, pdt_seek, &in, NULL, NULL), JITANON_OK);
+        in = memin_make(f2.data, f2.size, 0, 0);
+        JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, NULL), JITANON_OK);
         pdt_check_features(&r);
         pdt_check_all(&r);
         jitanon_perf_reader_free(&r);
@@ -570,14 +531,7 @@ static void pdt_compressed(pdt_b *b, uint32_t type, size_t cut)
     pdt_records(&recs);
     pdt_pipe(b, 0);
     b->m.size = 16; /* keep the header only, rebuild the rest */
-    at = pdt_hdr(b, JITANON_PERF_RECORD_HEADER_ATTR, 0);
-    pdt_attr(b, 0);
-    pdt_u64(b, 11), pdt_u64(b, 12);
-    pdt_end(b, at);
-    at = pdt_hdr(b, JITANON_PERF_RECORD_HEADER_ATTR, 0);
-    pdt_attr(b, 1);
-    pdt_u64(b, 21);
-    pdt_end(b, at);
+    pdt_pipe_attrs(b);
     for (part = 0; part < 2; part++) {
         size_t from = part ? cut : 0, to = part ? recs.m.size : cut;
         at = pdt_hdr(b, type, 0);
@@ -595,7 +549,7 @@ static void pdt_compressed(pdt_b *b, uint32_t type, size_t cut)
 static void test_perfdata_compressed(void)
 {
     pdt_b b;
-    pdt_in in;
+    memin in;
     jitanon_perf_reader r;
     jitanon_perf_record rec;
     jitanon_perf_opts opts;
@@ -603,8 +557,8 @@ static void test_perfdata_compressed(void)
     char msg[256];
     uint32_t t;
     pdt_compressed(&b, JITANON_PERF_RECORD_COMPRESSED, 100);
-    in = pdt_in_make(b.m.data, b.m.size, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, pdt_read, NULL, &in, NULL, &err), JITANON_OK);
+    in = memin_make(b.m.data, b.m.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, &err), JITANON_OK);
     while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK) {}
     JT_CHECK_EQ_U(err.type, JITANON_ERR_COMPRESSED);
     jitanon_format_error(msg, sizeof msg, &err);
@@ -617,8 +571,8 @@ static void test_perfdata_compressed(void)
         size_t cut;
         for (cut = 0; cut < 700; cut += 37) { /* records straddle the two payloads */
             pdt_compressed(&b, t, cut);
-            in = pdt_in_make(b.m.data, b.m.size, 3);
-            JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, pdt_read, NULL, &in, &opts, &err), JITANON_OK);
+            in = memin_make(b.m.data, b.m.size, 3, 0);
+            JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, &opts, &err), JITANON_OK);
             pdt_check_all(&r);
             JT_CHECK_EQ_U(r.stats.compressed_records, 2);
             jitanon_perf_reader_free(&r);
@@ -632,7 +586,7 @@ static void test_perfdata_compressed(void)
 static void test_perfdata_encode_mmap2(void)
 {
     pdt_b b;
-    pdt_in in;
+    memin in;
     jitanon_perf_reader r;
     jitanon_perf_record rec;
     jitanon_perf_mmap m;
@@ -641,8 +595,8 @@ static void test_perfdata_encode_mmap2(void)
     uint8_t buf[256], buf2[256];
     size_t n = 0, n2 = 0;
     pdt_pipe(&b, 1);
-    in = pdt_in_make(b.m.data, b.m.size, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, pdt_read, NULL, &in, NULL, NULL), JITANON_OK);
+    in = memin_make(b.m.data, b.m.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, NULL), JITANON_OK);
     while (jitanon_perf_reader_next(&r, &rec, NULL) == JITANON_OK && rec.type != JITANON_PERF_RECORD_COMM) {}
     memset(&m, 0, sizeof m);
     m.pid = 7, m.tid = 8, m.start = 0x1000, m.len = 0x40, m.pgoff = 0x80, m.ino = 9, m.ino_generation = 1;
@@ -675,8 +629,8 @@ static void test_perfdata_encode_mmap2(void)
     a.id_hdr_size -= 8;
     JT_CHECK_EQ_U(jitanon_perf_encode_mmap2(buf, sizeof buf, &n, &m, 2, 55, 4, &a, 1, NULL), JITANON_OK);
     pdt_bytes(&b, buf, n);
-    in = pdt_in_make(b.m.data, b.m.size, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, pdt_read, NULL, &in, NULL, NULL), JITANON_OK);
+    in = memin_make(b.m.data, b.m.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, NULL), JITANON_OK);
     while (jitanon_perf_reader_next(&r, &rec, NULL) == JITANON_OK && rec.type != JITANON_PERF_RECORD_MMAP2) {}
     JT_CHECK_EQ_U(rec.type, JITANON_PERF_RECORD_MMAP2);
     JT_CHECK(rec.attr_index == 1 && rec.sid.pid == 7 && rec.sid.time == 55 && rec.sid.cpu == 4);
@@ -697,43 +651,43 @@ static void test_perfdata_errors(void)
 {
     static const uint8_t legacy[16] = {'P', 'E', 'R', 'F', 'F', 'I', 'L', 'E'};
     pdt_b b;
-    pdt_in in;
+    memin in;
     jitanon_perf_reader r;
     jitanon_perf_record rec;
     jitanon_perf_opts opts;
     jitanon_error err;
-    in = pdt_in_make(legacy, sizeof legacy, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, pdt_read, NULL, &in, NULL, &err), JITANON_ERR_BAD_VERSION);
+    in = memin_make(legacy, sizeof legacy, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, &err), JITANON_ERR_BAD_VERSION);
     jitanon_perf_reader_free(&r);
-    in = pdt_in_make("PERFILE2", 8, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, pdt_read, NULL, &in, NULL, &err), JITANON_ERR_TRUNCATED);
+    in = memin_make("PERFILE2", 8, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, &err), JITANON_ERR_TRUNCATED);
     jitanon_perf_reader_free(&r);
     memset(&opts, 0, sizeof opts);
     opts.end_zero_ = 1;
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, pdt_read, NULL, &in, &opts, &err), JITANON_ERR_BAD_OPTIONS);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, &opts, &err), JITANON_ERR_BAD_OPTIONS);
     jitanon_perf_reader_free(&r);
     /* payload cap */
     memset(&opts, 0, sizeof opts);
     opts.max_payload = 8;
     pdt_file(&b, 0);
-    in = pdt_in_make(b.m.data, b.m.size, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, pdt_read, pdt_seek, &in, &opts, &err), JITANON_OK);
+    in = memin_make(b.m.data, b.m.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &opts, &err), JITANON_OK);
     while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK) {}
     JT_CHECK_EQ_U(err.type, JITANON_ERR_LIMIT);
     JT_CHECK(err.offset > 416);
     jitanon_perf_reader_free(&r);
     /* a record crossing the end of the data section */
     pdt_set64(&b, 48, 100);
-    in = pdt_in_make(b.m.data, b.m.size, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, pdt_read, pdt_seek, &in, NULL, &err), JITANON_OK);
+    in = memin_make(b.m.data, b.m.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon_perf_reader_next(&r, &rec, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon_perf_reader_next(&r, &rec, &err), JITANON_ERR_BAD_RECORD);
     jitanon_perf_reader_free(&r);
     /* attrs after the data need seeking */
     pdt_set64(&b, 48, 0);
     pdt_set64(&b, 40, 104);
-    in = pdt_in_make(b.m.data, b.m.size, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, pdt_read, NULL, &in, NULL, &err), JITANON_ERR_UNSUPPORTED);
+    in = memin_make(b.m.data, b.m.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, &err), JITANON_ERR_UNSUPPORTED);
     jitanon_perf_reader_free(&r);
     jitanon_membuf_free(&b.m);
 }
@@ -743,11 +697,11 @@ static void test_perfdata_errors(void)
 static jitanon_result pdt_exercise(const uint8_t *p, size_t n, int seek, const jitanon_perf_opts *opts)
 {
     jitanon_membuf src, out, out2;
-    pdt_in in = pdt_in_make(p, n, seek ? 0 : 13);
+    memin in = memin_make(p, n, seek ? 0 : 13, 0);
     jitanon_perf_reader r;
     jitanon_perf_record rec;
     jitanon_error err;
-    jitanon_result res = jitanon_perf_reader_init(&r, pdt_read, seek ? pdt_seek : NULL, &in, opts, &err);
+    jitanon_result res = jitanon_perf_reader_init(&r, memin_read, seek ? memin_seek : NULL, &in, opts, &err);
     uint64_t records = 0;
     while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) records++;
     if (res == JITANON_END) res = jitanon_perf_reader_load_features(&r, &err);
@@ -883,17 +837,17 @@ static void test_perfdata_writer_rules(void)
     jitanon_error err;
     uint8_t rec[8] = {68, 0, 0, 0, 0, 0, 8, 0};
     pdt_b b;
-    pdt_in in;
+    memin in;
     jitanon_perf_reader r;
     memset(&m, 0, sizeof m);
     JT_CHECK_EQ_U(jitanon_perf_writer_init(&w, JITANON_PERF_FILE, 0, pdt_sink(&m), NULL, NULL, &err),
                   JITANON_ERR_INVALID_ARGUMENT);
     /* no attrs, no records: still a valid (empty) file */
-    JT_CHECK_EQ_U(jitanon_perf_writer_init(&w, JITANON_PERF_FILE, 0, pdt_sink(&m), pdt_pwrite, NULL, &err), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_perf_writer_init(&w, JITANON_PERF_FILE, 0, pdt_sink(&m), membuf_pwrite, NULL, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon_perf_writer_write(&w, rec, 8, &err), JITANON_OK);
     pdt_file(&b, 0);
-    in = pdt_in_make(b.m.data, b.m.size, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, pdt_read, pdt_seek, &in, NULL, NULL), JITANON_OK);
+    in = memin_make(b.m.data, b.m.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, NULL), JITANON_OK);
     JT_CHECK_EQ_U(jitanon_perf_writer_add_attr(&w, &r.attrs[0], &err), JITANON_ERR_UNSUPPORTED);
     JT_CHECK_EQ_U(jitanon_perf_writer_add_feature(&w, 0, "x", 1, &err), JITANON_ERR_INVALID_ARGUMENT);
     JT_CHECK_EQ_U(jitanon_perf_writer_finish(&w, &err), JITANON_OK);

@@ -2,6 +2,8 @@
    be tested white-box.  Built and run under ASan+UBSan by `make test`. */
 #define JITANON_IMPLEMENTATION
 #include "../jitanon.h"
+#include "elfread.h"
+#include "memio.h"
 #include "test.h"
 
 jt_state jt;
