@@ -2416,6 +2416,13 @@ JITANON__PRIVATE jitanon_result jitanon__in_fill(jitanon__input *in, const jitan
     return JITANON_OK;
 }
 
+JITANON__PRIVATE void jitanon__in_init(jitanon__input *in, jitanon_read_fn read_fn, void *user)
+{
+    memset(in, 0, sizeof *in);
+    in->read_fn = read_fn;
+    in->user = user;
+}
+
 JITANON__PRIVATE void jitanon__in_free(jitanon__input *in, const jitanon_allocator *a)
 {
     jitanon__free(a, in->buf, in->cap);
@@ -2424,6 +2431,25 @@ JITANON__PRIVATE void jitanon__in_free(jitanon__input *in, const jitanon_allocat
 }
 
 JITANON__PRIVATE int jitanon__opts_ok(uint32_t begin, uint32_t end) { return begin == 0 && end == 0; }
+
+/* The options structs begin and end with a zero word: a caller that did not zero one (or
+   was built against another layout) is told so instead of having garbage read. */
+#define JITANON__OPTS_BAD(opts) ((opts) && !jitanon__opts_ok((opts)->begin_zero_, (opts)->end_zero_))
+
+JITANON__PRIVATE jitanon_result jitanon__opts_fail(jitanon_error *err, const char *type)
+{
+    return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "%s not zero-initialised", type);
+}
+
+/* The start of every _init: the object zeroed (so its _release is safe after a failed
+   init), err cleared, the options struct checked. */
+JITANON__PRIVATE jitanon_result jitanon__init_begin(void *obj, size_t size, int opts_bad, const char *opts_type,
+                                                    jitanon_error *err)
+{
+    memset(obj, 0, size);
+    jitanon__clear_error(err);
+    return opts_bad ? jitanon__opts_fail(err, opts_type) : JITANON_OK;
+}
 
 /* -- jitdump reader ------------------------------------------------------------------- */
 
@@ -2530,6 +2556,14 @@ JITANON__PRIVATE jitanon_result jitanon__jit_check_debug(jitanon__cur *c, jitano
 
 /* Parses one record whose prefix says `total_size` and whose bytes [p, p+total) are all
    present.  Every variable-length field is bounded by the record itself. */
+/* LOAD and MOVE both start with the writing thread and the code's vma. */
+JITANON__PRIVATE void jitanon__jit_task(jitanon__cur *c, uint32_t *pid, uint32_t *tid, uint64_t *vma)
+{
+    *pid = jitanon__get32(c);
+    *tid = jitanon__get32(c);
+    *vma = jitanon__get64(c);
+}
+
 JITANON__PRIVATE jitanon_result jitanon__jit_parse_body(const uint8_t *p, uint64_t off, int big, jitanon_jit_record *rec,
                                               jitanon_error *err)
 {
@@ -2539,9 +2573,7 @@ JITANON__PRIVATE jitanon_result jitanon__jit_parse_body(const uint8_t *p, uint64
     case JITANON_JIT_CODE_LOAD:
         if (rec->total_size < JITANON__JIT_LOAD_FIXED + 1)
             return jitanon__jit_bad(err, off, rec, "shorter than the 56-byte fixed part plus a name");
-        rec->load.pid = jitanon__get32(&c);
-        rec->load.tid = jitanon__get32(&c);
-        rec->load.vma = jitanon__get64(&c);
+        jitanon__jit_task(&c, &rec->load.pid, &rec->load.tid, &rec->load.vma);
         rec->load.code_addr = jitanon__get64(&c);
         rec->load.code_size = jitanon__get64(&c);
         rec->load.code_index = jitanon__get64(&c);
@@ -2556,9 +2588,7 @@ JITANON__PRIVATE jitanon_result jitanon__jit_parse_body(const uint8_t *p, uint64
     case JITANON_JIT_CODE_MOVE:
         if (rec->total_size < JITANON__JIT_MOVE_SIZE)
             return jitanon__jit_bad(err, off, rec, "shorter than 64 bytes");
-        rec->move.pid = jitanon__get32(&c);
-        rec->move.tid = jitanon__get32(&c);
-        rec->move.vma = jitanon__get64(&c);
+        jitanon__jit_task(&c, &rec->move.pid, &rec->move.tid, &rec->move.vma);
         rec->move.old_code_addr = jitanon__get64(&c);
         rec->move.new_code_addr = jitanon__get64(&c);
         rec->move.code_size = jitanon__get64(&c);
@@ -2654,10 +2684,8 @@ JITANON_API jitanon_result jitanon_jitdump_iter_init(jitanon_jitdump_iter *it, c
 {
     jitanon_result r;
     JITANON_ASSERT(it);
-    memset(it, 0, sizeof *it);
-    jitanon__clear_error(err);
-    if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
-        return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_jitdump_opts not zero-initialised");
+    if ((r = jitanon__init_begin(it, sizeof *it, JITANON__OPTS_BAD(opts), "jitanon_jitdump_opts", err)) != JITANON_OK)
+        return r;
     if (!data && size) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "NULL data");
     it->data = (const uint8_t *)data;
     it->size = size;
@@ -2741,13 +2769,11 @@ JITANON__PRIVATE jitanon_result jitanon__jit_fill(jitanon_jitdump_stream *s, siz
 JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn, void *user,
                                                        const jitanon_jitdump_opts *opts, jitanon_error *err)
 {
+    jitanon_result res;
     JITANON_ASSERT(s && read_fn);
-    memset(s, 0, sizeof *s);
-    jitanon__clear_error(err);
-    if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
-        return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_jitdump_opts not zero-initialised");
-    s->in_.read_fn = read_fn;
-    s->in_.user = user;
+    if ((res = jitanon__init_begin(s, sizeof *s, JITANON__OPTS_BAD(opts), "jitanon_jitdump_opts", err)) != JITANON_OK)
+        return res;
+    jitanon__in_init(&s->in_, read_fn, user);
     s->max_record_size = jitanon__jit_max_record(opts);
     if (opts) s->allocator = opts->allocator;
     return JITANON_OK;
@@ -3316,6 +3342,17 @@ JITANON__PRIVATE jitanon_result jitanon__pd_alloc(jitanon_perf_reader *r, uint64
 
 /* -- attrs and the id -> attr map ------------------------------------------------------- */
 
+/* Reader and writer both keep owned copies of each attr's bytes and ids. */
+JITANON__PRIVATE void jitanon__attrs_free(const jitanon_allocator *a, jitanon_perf_attr *attrs, size_t n, size_t cap)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        jitanon__free(a, (void *)(uintptr_t)attrs[i].raw.data, attrs[i].raw.size);
+        jitanon__free(a, (void *)(uintptr_t)attrs[i].ids, attrs[i].id_count * 8);
+    }
+    jitanon__free(a, attrs, cap * sizeof *attrs);
+}
+
 JITANON__PRIVATE void jitanon__pd_decode_attr(jitanon_perf_attr *a, const uint8_t *p, uint32_t size, int big)
 {
     uint64_t flags = jitanon__rd64(p + 40, big);
@@ -3572,14 +3609,12 @@ JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jita
                                                     jitanon_seek_fn seek_fn, void *user,
                                                     const jitanon_perf_opts *opts, jitanon_error *err)
 {
+    jitanon_result res;
     JITANON_ASSERT(r && read_fn);
-    memset(r, 0, sizeof *r);
-    jitanon__clear_error(err);
-    if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
-        return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_perf_opts not zero-initialised");
-    r->in_.read_fn = read_fn;
+    if ((res = jitanon__init_begin(r, sizeof *r, JITANON__OPTS_BAD(opts), "jitanon_perf_opts", err)) != JITANON_OK)
+        return res;
     r->seek_fn_ = seek_fn;
-    r->in_.user = user;
+    jitanon__in_init(&r->in_, read_fn, user);
     r->max_payload_ = opts && opts->max_payload ? opts->max_payload : JITANON__PERF_DEFAULT_CAP;
     r->max_header_bytes_ = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
     if (opts) {
@@ -4146,15 +4181,10 @@ JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsign
 
 JITANON_API void jitanon_perf_reader_free(jitanon_perf_reader *r)
 {
-    size_t i;
     const jitanon_allocator *a;
     if (!r) return;
     a = &r->allocator_;
-    for (i = 0; i < r->attr_count; i++) {
-        jitanon__free(a, (void *)(uintptr_t)r->attrs[i].raw.data, r->attrs[i].raw.size);
-        jitanon__free(a, (void *)(uintptr_t)r->attrs[i].ids, r->attrs[i].id_count * 8);
-    }
-    jitanon__free(a, r->attrs, r->attr_cap_ * sizeof *r->attrs);
+    jitanon__attrs_free(a, r->attrs, r->attr_count, r->attr_cap_);
     jitanon__free(a, r->idmap_, r->idmap_cap_ * sizeof *r->idmap_);
     jitanon__free(a, r->feats_, r->feat_count_ * sizeof *r->feats_);
     jitanon__free(a, r->feat_mem_, r->feat_mem_size_);
@@ -4242,12 +4272,11 @@ JITANON_API jitanon_result jitanon_perf_writer_init(jitanon_perf_writer *w, jita
                                                     jitanon_sink sink, jitanon_pwrite_fn pwrite_fn,
                                                     const jitanon_perf_opts *opts, jitanon_error *err)
 {
+    jitanon_result res;
     uint8_t h[16];
     JITANON_ASSERT(w);
-    memset(w, 0, sizeof *w);
-    jitanon__clear_error(err);
-    if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
-        return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_perf_opts not zero-initialised");
+    if ((res = jitanon__init_begin(w, sizeof *w, JITANON__OPTS_BAD(opts), "jitanon_perf_opts", err)) != JITANON_OK)
+        return res;
     if ((mode != JITANON_PERF_FILE && mode != JITANON_PERF_PIPE) || !sink.write_fn)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad mode or sink");
     if (mode == JITANON_PERF_FILE && !pwrite_fn)
@@ -4553,12 +4582,8 @@ JITANON_API void jitanon_perf_writer_free(jitanon_perf_writer *w)
     const jitanon_allocator *a;
     if (!w) return;
     a = &w->allocator_;
-    for (i = 0; i < w->attr_count_; i++) {
-        jitanon__free(a, (void *)(uintptr_t)w->attrs_[i].raw.data, w->attrs_[i].raw.size);
-        jitanon__free(a, (void *)(uintptr_t)w->attrs_[i].ids, w->attrs_[i].id_count * 8);
-    }
+    jitanon__attrs_free(a, w->attrs_, w->attr_count_, w->attr_cap_);
     for (i = 0; i < w->feat_count_; i++) jitanon__free(a, (void *)(uintptr_t)w->feats_[i].data.data, w->feats_[i].data.size);
-    jitanon__free(a, w->attrs_, w->attr_cap_ * sizeof *w->attrs_);
     jitanon__free(a, w->feats_, w->feat_cap_ * sizeof *w->feats_);
     memset(w, 0, sizeof *w);
 }
@@ -5324,8 +5349,7 @@ JITANON_API jitanon_result jitanon_trim_create(const jitanon_trim_opts *opts, ji
     const jitanon_allocator *a = opts ? &opts->allocator : NULL;
     jitanon__clear_error(err);
     *out = NULL;
-    if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
-        return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_trim_opts not zero-initialised");
+    if (JITANON__OPTS_BAD(opts)) return jitanon__opts_fail(err, "jitanon_trim_opts");
     t = (jitanon_trim *)jitanon__malloc(a, sizeof *t);
     if (!t) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "trim engine");
     memset(t, 0, sizeof *t);
@@ -5849,8 +5873,7 @@ JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, cons
     memset(b, 0, sizeof *b);
     jitanon__clear_error(err);
     if (opts) {
-        if (!jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
-            return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_elf_opts not zero-initialised");
+        if (JITANON__OPTS_BAD(opts)) return jitanon__opts_fail(err, "jitanon_elf_opts");
         b->opts = *opts;
     }
     if (b->opts.compress_debug && !JITANON__HAS_ZLIB)
@@ -8646,8 +8669,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
         memset(defaults, 0, sizeof *defaults);
         opts = defaults;
     }
-    if (!jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
-        return JITANON__FAIL(j->err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_inject_opts not zero-initialised");
+    if (JITANON__OPTS_BAD(opts)) return jitanon__opts_fail(j->err, "jitanon_inject_opts");
     if (opts->anon_mode > JITANON_ANON_KEEP || opts->elf_layout > JITANON_ELF_PER_PROCESS ||
         opts->elf_files > JITANON_ELF_FILES_SAMPLED)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown anon_mode, elf_layout or elf_files");

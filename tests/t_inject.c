@@ -1215,7 +1215,7 @@ static void test_inject_fallbacks_reported(void)
     jitanon_perf_reader r;
     jitanon_inject_opts o;
     tf_io io;
-    ti_in in;
+    memin in;
     unsigned all;
     size_t k;
     memset(&io, 0, sizeof io);
@@ -1246,11 +1246,9 @@ static void test_inject_fallbacks_reported(void)
     o.io.log = tf_log;
     o.io.user = &io;
     o.on_sample = ti_on_sample_record;
-    in.p = perf.data;
-    in.n = perf.size;
-    in.pos = 0;
+    in = memin_make(perf.data, perf.size, 0, 0);
     io.lines = 0;
-    JT_CHECK(jitanon_perf_reader_init(&r, ti_read, ti_seek, &in, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
     JT_CHECK(jitanon_inject(&r, NULL, &o, &st, &err) == JITANON_OK);
     jitanon_perf_reader_free(&r);
     JT_CHECK(st.fallbacks == 0 && io.lines == 0);
