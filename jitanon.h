@@ -12,11 +12,11 @@
    Quick start - read a jitdump held in memory:
 
        jitanon_jitdump_iter it;
-       jitanon_jit_record rec;
+       jitanon_jitdump_record rec;
        jitanon_error err;
-       jitanon_result r = jitanon_jitdump_iter_init(&it, data, size, NULL, &err);
+       jitanon_result r = jitanon_jitdump_iter_begin(&it, data, size, NULL, &err);
        while (r == JITANON_OK && (r = jitanon_jitdump_iter_next(&it, &rec, &err)) == JITANON_OK)
-           if (rec.id == JITANON_JIT_CODE_LOAD) use(rec.load.code_addr, rec.load.name);
+           if (rec.id == JITANON_JITDUMP_CODE_LOAD) use(rec.load.code_addr, rec.load.name);
        if (r != JITANON_END) report(&err);   // err.offset is the byte offset of the problem
 
    Emit an ELF stub for one jitted function (file offset of the code = the MMAP2 pgoff):
@@ -173,7 +173,7 @@ JITANON_API uint32_t jitanon_version(void);
 
 /* What the implementation was built with (see the configuration macros at the top). */
 typedef enum jitanon_feature {
-    JITANON_FEATURE_POSIX = 1,   /* file output, jitanon_jitdump_file_*, jitanon_jit_now */
+    JITANON_FEATURE_POSIX = 1,   /* file output, jitanon_jitdump_file_*, jitanon_jitdump_now */
     JITANON_FEATURE_THREADS = 2, /* jitanon_inject_opts.elf_threads */
     JITANON_FEATURE_ZLIB = 4,    /* compressed debug sections */
     JITANON_FEATURE_SHA_NI = 8,  /* x86 SHA extensions, used when CPUID reports them */
@@ -229,7 +229,7 @@ typedef struct jitanon__input {
 
 /* A growable memory buffer usable as a sink (jitanon_membuf_write): zero it, optionally
    set `allocator` and `max_size`; `data`/`size` are the bytes written so far.  Free with
-   jitanon_membuf_free.  It is also the one buffer jitanon's own writers append to. */
+   jitanon_membuf_release.  It is also the one buffer jitanon's own writers append to. */
 typedef struct jitanon_membuf {
     uint8_t *data;
     size_t size, capacity;
@@ -241,28 +241,28 @@ typedef struct jitanon_membuf {
 } jitanon_membuf;
 
 JITANON_API int jitanon_membuf_write(void *membuf, const void *data, size_t size);
-JITANON_API void jitanon_membuf_free(jitanon_membuf *b);
+JITANON_API void jitanon_membuf_release(jitanon_membuf *b);
 
 /* -- jitdump reader ---------------------------------------------------------------- */
 
 /* Record ids (jitdump specification, tools/perf/Documentation/jitdump-specification.txt). */
-typedef enum jitanon_jit_record_id {
-    JITANON_JIT_CODE_LOAD = 0,
-    JITANON_JIT_CODE_MOVE = 1,
-    JITANON_JIT_CODE_DEBUG_INFO = 2,
-    JITANON_JIT_CODE_CLOSE = 3,
-    JITANON_JIT_CODE_UNWINDING_INFO = 4,
-    JITANON_JIT_CODE_MAX = 5 /* first id we do not know; such records are skipped */
-} jitanon_jit_record_id;
+typedef enum jitanon_jitdump_record_id {
+    JITANON_JITDUMP_CODE_LOAD = 0,
+    JITANON_JITDUMP_CODE_MOVE = 1,
+    JITANON_JITDUMP_CODE_DEBUG_INFO = 2,
+    JITANON_JITDUMP_CODE_CLOSE = 3,
+    JITANON_JITDUMP_CODE_UNWINDING_INFO = 4,
+    JITANON_JITDUMP_CODE_MAX = 5 /* first id we do not know; such records are skipped */
+} jitanon_jitdump_record_id;
 
 #define JITANON_JITDUMP_MAGIC 0x4A695444u /* "JiTD" as a u32 in the writer's order */
 #define JITANON_JITDUMP_FLAGS_ARCH_TIMESTAMP 1ull
 
 /* Things a dump did that we accept but a writer should not do. */
 enum {
-    JITANON_JIT_WARN_VERSION2 = 1u << 0,      /* header version 2 (old Mono) */
-    JITANON_JIT_WARN_HEADER_EXTRA = 1u << 1,  /* header larger than 40 bytes; extra skipped */
-    JITANON_JIT_WARN_UNKNOWN_RECORD = 1u << 2 /* records with an unknown id were skipped */
+    JITANON_JITDUMP_WARN_VERSION2 = 1u << 0,      /* header version 2 (old Mono) */
+    JITANON_JITDUMP_WARN_HEADER_EXTRA = 1u << 1,  /* header larger than 40 bytes; extra skipped */
+    JITANON_JITDUMP_WARN_UNKNOWN_RECORD = 1u << 2 /* records with an unknown id were skipped */
 };
 
 typedef struct jitanon_jitdump_header {
@@ -274,15 +274,15 @@ typedef struct jitanon_jitdump_header {
 
 /* One debug-info entry.  `file` is resolved: the 0xFF 0x00 "same as the previous
    entry" marker yields the previous entry's name. */
-typedef struct jitanon_jit_debug_entry {
+typedef struct jitanon_jitdump_debug_entry {
     uint64_t addr;
     int32_t lineno, discrim;
     jitanon_str file;
-} jitanon_jit_debug_entry;
+} jitanon_jitdump_debug_entry;
 
 /* One record.  Only the member selected by `id` is meaningful.  Views point into the
    input and live as long as it does (for a stream: until the next _next call). */
-typedef struct jitanon_jit_record {
+typedef struct jitanon_jitdump_record {
     uint32_t id, total_size;
     uint64_t timestamp;
     uint64_t offset; /* byte offset of the record in the dump */
@@ -300,7 +300,7 @@ typedef struct jitanon_jit_record {
     } move;
     struct {
         uint64_t code_addr, nr_entry;
-        jitanon_bytes entries; /* validated: walk with jitanon_jit_debug_next */
+        jitanon_bytes entries; /* validated: walk with jitanon_jitdump_debug_iter_next */
     } debug;
     struct {
         uint64_t unwinding_size, eh_frame_hdr_size, mapped_size;
@@ -308,22 +308,22 @@ typedef struct jitanon_jit_record {
            specification says the opposite; no writer does that). */
         jitanon_bytes eh_frame, eh_frame_hdr;
     } unwind;
-} jitanon_jit_record;
+} jitanon_jitdump_record;
 
 /* Walks the entries of a CODE_DEBUG_INFO record.  Zero-initialise, then call
-   jitanon_jit_debug_next until it returns 0.  Entries were validated when the record was
+   jitanon_jitdump_debug_iter_next until it returns 0.  Entries were validated when the record was
    read, so this cannot fail. */
-typedef struct jitanon_jit_debug_iter {
+typedef struct jitanon_jitdump_debug_iter {
     const uint8_t *p;
     size_t left;
     uint64_t remaining;
     int big_endian, started;
     jitanon_str prev_file;
-} jitanon_jit_debug_iter;
+} jitanon_jitdump_debug_iter;
 
-JITANON_API void jitanon_jit_debug_begin(jitanon_jit_debug_iter *it, const jitanon_jit_record *rec,
+JITANON_API void jitanon_jitdump_debug_iter_begin(jitanon_jitdump_debug_iter *it, const jitanon_jitdump_record *rec,
                                          int big_endian);
-JITANON_API int jitanon_jit_debug_next(jitanon_jit_debug_iter *it, jitanon_jit_debug_entry *out);
+JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, jitanon_jitdump_debug_entry *out);
 
 typedef struct jitanon_jitdump_opts {
     uint32_t begin_zero_;
@@ -337,11 +337,11 @@ typedef struct jitanon_jitdump_opts {
 
 /* Counters kept while reading. */
 typedef struct jitanon_jitdump_stats {
-    uint64_t by_id[JITANON_JIT_CODE_MAX]; /* records per known id */
+    uint64_t by_id[JITANON_JITDUMP_CODE_MAX]; /* records per known id */
     uint64_t unknown;                     /* records with an unknown id (skipped) */
     uint64_t code_bytes;                  /* sum of CODE_LOAD code sizes */
     uint64_t first_time, last_time;       /* record timestamp range */
-    uint32_t warnings;                    /* JITANON_JIT_WARN_* */
+    uint32_t warnings;                    /* JITANON_JITDUMP_WARN_* */
 } jitanon_jitdump_stats;
 
 /* Pull iterator over a dump held in memory.  Caller-owned, allocates nothing.
@@ -357,15 +357,15 @@ typedef struct jitanon_jitdump_iter {
     uint64_t missing; /* bytes missing from a truncated trailing record */
 } jitanon_jitdump_iter;
 
-JITANON_API jitanon_result jitanon_jitdump_iter_init(jitanon_jitdump_iter *it, const void *data,
+JITANON_API jitanon_result jitanon_jitdump_iter_begin(jitanon_jitdump_iter *it, const void *data,
                                                      size_t size, const jitanon_jitdump_opts *opts,
                                                      jitanon_error *err);
 JITANON_API jitanon_result jitanon_jitdump_iter_next(jitanon_jitdump_iter *it,
-                                                     jitanon_jit_record *rec, jitanon_error *err);
+                                                     jitanon_jitdump_record *rec, jitanon_error *err);
 
 /* Streaming reader over a read callback, for a dump that may still be being written.
    An incomplete trailing record gives JITANON_AGAIN: call _next again later and it resumes.
-   Memory grows only to the largest record.  Free with jitanon_jitdump_stream_free. */
+   Memory grows only to the largest record.  Free with jitanon_jitdump_stream_release. */
 typedef struct jitanon_jitdump_stream {
     jitanon_jitdump_header header;
     jitanon_jitdump_stats stats;
@@ -384,9 +384,9 @@ JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s
                                                        jitanon_error *err);
 /* Returns JITANON_OK (record valid until the next call), JITANON_AGAIN (need more data;
    also returned before the header is complete), or an error. */
-JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s, jitanon_jit_record *rec,
+JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s, jitanon_jitdump_record *rec,
                                                        jitanon_error *err);
-JITANON_API void jitanon_jitdump_stream_free(jitanon_jitdump_stream *s);
+JITANON_API void jitanon_jitdump_stream_release(jitanon_jitdump_stream *s);
 
 /* A whole dump, loaded.  `records` are views into `data`. */
 typedef struct jitanon_jitdump {
@@ -394,7 +394,7 @@ typedef struct jitanon_jitdump {
     jitanon_jitdump_stats stats;
     uint8_t *data;
     size_t size;
-    jitanon_jit_record *records;
+    jitanon_jitdump_record *records;
     size_t record_count;
     /* A truncated tail is not an error for a loaded dump (the JIT may still be running
        or may have crashed): the records before it are kept and this is set. */
@@ -412,10 +412,10 @@ JITANON_API jitanon_jitdump *jitanon_jitdump_load_file(const char *path, const j
                                                        jitanon_error *err);
 #endif
 /* NULL-safe. */
-JITANON_API void jitanon_jitdump_free(jitanon_jitdump *dump);
+JITANON_API void jitanon_jitdump_destroy(jitanon_jitdump *dump);
 
 /* Short name of a record id ("LOAD", "MOVE", ...; "UNKNOWN" otherwise). */
-JITANON_API const char *jitanon_jit_record_name(uint32_t id);
+JITANON_API const char *jitanon_jitdump_record_name(uint32_t id);
 
 /* -- jitdump writer ---------------------------------------------------------------- */
 
@@ -445,7 +445,7 @@ JITANON_API jitanon_result jitanon_jitdump_write_move(jitanon_jitdump_writer *w,
    one is written with the compact 0xFF 0x00 marker. */
 JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writer *w, uint64_t timestamp,
                                                            uint64_t code_addr,
-                                                           const jitanon_jit_debug_entry *entries,
+                                                           const jitanon_jitdump_debug_entry *entries,
                                                            size_t count, jitanon_error *err);
 JITANON_API jitanon_result jitanon_jitdump_write_unwinding_info(jitanon_jitdump_writer *w, uint64_t timestamp,
                                                                const void *eh_frame, uint64_t eh_frame_size,
@@ -457,7 +457,7 @@ JITANON_API jitanon_result jitanon_jitdump_write_close(jitanon_jitdump_writer *w
 /* For a JIT: creates DIR/jit-<pid>.dump (DIR NULL means the current directory), writes
    the header, and maps the file's first page PROT_READ|PROT_EXEC so that `perf record`
    notes the marker mmap.  Write records with the jitanon_jitdump_write_* functions on
-   `f->writer`, timestamps from jitanon_jit_now().  Needs POSIX (JITANON_FEATURE_POSIX);
+   `f->writer`, timestamps from jitanon_jitdump_now().  Needs POSIX (JITANON_FEATURE_POSIX);
    otherwise returns JITANON_ERR_FEATURE_DISABLED. */
 typedef struct jitanon_jitdump_file {
     jitanon_jitdump_writer writer;
@@ -471,7 +471,7 @@ JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, co
 /* Writes CODE_CLOSE, unmaps the marker and closes the file.  Safe on a failed open. */
 JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, jitanon_error *err);
 /* CLOCK_MONOTONIC in nanoseconds, the clock `perf record -k mono` uses; 0 without POSIX. */
-JITANON_API uint64_t jitanon_jit_now(void);
+JITANON_API uint64_t jitanon_jitdump_now(void);
 
 /* -- perf.data reader ------------------------------------------------------------------
 
@@ -485,7 +485,7 @@ JITANON_API uint64_t jitanon_jit_now(void);
        jitanon_result res = jitanon_perf_reader_open(&r, "perf.data", NULL, &err);
        while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK)
            if (rec.type == JITANON_PERF_RECORD_MMAP2) use(rec.mmap.start, rec.mmap.filename);
-       jitanon_perf_reader_free(&r);
+       jitanon_perf_reader_release(&r);
        if (res != JITANON_END) report(&err);   // err.offset = byte offset of the problem
 
    Memory does not grow with the file: the reader keeps one buffer as large as the largest
@@ -700,7 +700,7 @@ typedef struct jitanon_perf_reader {
 /* Starts reading through callbacks: detects the mode and byte order and reads the file
    header, attrs and ids (file mode) or the pipe header.  seek_fn may be NULL; then a file
    whose attrs or ids lie after the data gives JITANON_ERR_UNSUPPORTED.  Always call
-   jitanon_perf_reader_free afterwards, even on error. */
+   jitanon_perf_reader_release afterwards, even on error. */
 JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jitanon_read_fn read_fn,
                                                     jitanon_seek_fn seek_fn, void *user,
                                                     const jitanon_perf_opts *opts, jitanon_error *err);
@@ -724,7 +724,7 @@ JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader
 /* A loaded feature section (view valid until _free); returns 0 when absent or not loaded. */
 JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsigned bit, jitanon_bytes *out);
 /* NULL-safe; closes a file opened by _open. */
-JITANON_API void jitanon_perf_reader_free(jitanon_perf_reader *r);
+JITANON_API void jitanon_perf_reader_release(jitanon_perf_reader *r);
 
 /* "MMAP", "SAMPLE", "HEADER_ATTR", ...; "UNKNOWN" otherwise. */
 JITANON_API const char *jitanon_perf_record_name(uint32_t type);
@@ -788,7 +788,7 @@ JITANON_API jitanon_result jitanon_perf_writer_write(jitanon_perf_writer *w, con
    to do.  The writer cannot be used afterwards except for _free. */
 JITANON_API jitanon_result jitanon_perf_writer_finish(jitanon_perf_writer *w, jitanon_error *err);
 /* NULL-safe; frees the copies of attrs and features. */
-JITANON_API void jitanon_perf_writer_free(jitanon_perf_writer *w);
+JITANON_API void jitanon_perf_writer_release(jitanon_perf_writer *w);
 
 /* Copies everything `r` has not read yet to `w`, unchanged: attrs, features and records
    (HEADER_ATTR/HEADER_FEATURE records are turned into file sections when converting pipe
@@ -869,7 +869,7 @@ typedef struct jitanon_range {
 } jitanon_range;
 
 /* Caller-owned interval map.  jitanon_rangemap_init, then assign/lookup/iterate, then
-   jitanon_rangemap_free.  Nodes live in one pool (indices, not pointers), so the struct may
+   jitanon_rangemap_release.  Nodes live in one pool (indices, not pointers), so the struct may
    be moved by value.  Every operation is expected O(log n + k), k = pieces touched (a
    treap with deterministic priorities; nothing recurses). */
 typedef struct jitanon_rangemap {
@@ -894,7 +894,7 @@ typedef struct jitanon_rangemap_iter {
 JITANON_API void jitanon_rangemap_init(jitanon_rangemap *m, const jitanon_allocator *a);
 
 /* Frees the pool; the map is empty and reusable afterwards.  NULL-safe. */
-JITANON_API void jitanon_rangemap_free(jitanon_rangemap *m);
+JITANON_API void jitanon_rangemap_release(jitanon_rangemap *m);
 
 /* Makes [start, start + len) map to (kind, id): pieces there are overwritten, pieces
    sticking out on either side are cut.  kind 0 erases the range instead.  len 0 is a
@@ -919,7 +919,7 @@ JITANON_API void jitanon_rangemap_iter_begin(jitanon_rangemap_iter *it, const ji
                                              uint64_t start, uint64_t len);
 
 /* Starts iterating every piece of the map, in address order. */
-JITANON_API void jitanon_rangemap_iter_all(jitanon_rangemap_iter *it, const jitanon_rangemap *m);
+JITANON_API void jitanon_rangemap_iter_begin_all(jitanon_rangemap_iter *it, const jitanon_rangemap *m);
 
 /* Next piece in address order: returns 1 and fills *out, or 0 at the end. */
 JITANON_API int jitanon_rangemap_iter_next(jitanon_rangemap_iter *it, jitanon_range *out);
@@ -1125,8 +1125,8 @@ typedef struct jitanon_elf_func {
     jitanon_str name;
     uint64_t code_addr;
     jitanon_bytes code;
-    const jitanon_jit_record *debug;  /* a CODE_DEBUG_INFO record for it, or NULL */
-    const jitanon_jit_record *unwind; /* a CODE_UNWINDING_INFO record for it, or NULL */
+    const jitanon_jitdump_record *debug;  /* a CODE_DEBUG_INFO record for it, or NULL */
+    const jitanon_jitdump_record *unwind; /* a CODE_UNWINDING_INFO record for it, or NULL */
     /* Bytes from the function's start that its mapping covers when that is more than the
        code (unwinding info the runtime keeps mapped after it, see CODE_UNWINDING_INFO
        mapped_size); the next function of a per-process file starts after them.  0: the
@@ -1169,7 +1169,7 @@ typedef struct jitanon__elf_entry {
 typedef int (*jitanon_elf_code_fn)(void *user, size_t index, jitanon_bytes *code);
 
 /* Collects functions, then writes one ELF.  Caller-owned; free with
-   jitanon_elf_builder_free (also after a failure). */
+   jitanon_elf_builder_release (also after a failure). */
 typedef struct jitanon_elf_builder {
     jitanon_elf_opts opts;
     uint32_t machine, elf_class, notes;
@@ -1201,7 +1201,7 @@ JITANON_API void jitanon_elf_builder_stream_code(jitanon_elf_builder *b, jitanon
 JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, jitanon_sink sink,
                                                       jitanon_elf_info *info, jitanon_error *err);
 /* NULL-safe. */
-JITANON_API void jitanon_elf_builder_free(jitanon_elf_builder *b);
+JITANON_API void jitanon_elf_builder_release(jitanon_elf_builder *b);
 
 /* One function, one file: init + add + finish + free. */
 JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const jitanon_jitdump_header *header,
@@ -1261,7 +1261,7 @@ typedef enum jitanon_elf_files {
    fuzzers plug in memory versions so nothing touches the disk. */
 typedef struct jitanon_inject_io {
     /* Loads the dump at `path` (already checked to be named jit-<digits>.dump); NULL on
-       failure, with err filled.  Free with jitanon_jitdump_free. */
+       failure, with err filled.  Free with jitanon_jitdump_destroy. */
     jitanon_jitdump *(*load_dump)(void *user, const char *path, const jitanon_jitdump_opts *opts,
                                   jitanon_error *err);
     /* Stores one complete ELF file called `name` ("jitted-", then digits, '-' and '.',
@@ -1367,7 +1367,7 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
 
 /* 1 when the basename of `path` is jit-<digits>.dump (what perf and we accept as a
    marker); *pid (may be NULL) gets the digits' value. */
-JITANON_API int jitanon_is_jitdump_marker(const char *path, size_t len, uint32_t *pid);
+JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t *pid);
 
 /* TSC -> perf time, for dumps written with JITDUMP_FLAGS_ARCH_TIMESTAMP, from the
    PERF_RECORD_TIME_CONV fields (perf-format.md §5.11). */
@@ -1793,7 +1793,7 @@ JITANON__PRIVATE int jitanon__host_big_endian(void)
        jitanon__os_write_all, jitanon__os_fd_sink   write(2) until done (a sink for an fd)
        jitanon__os_create_tmp   the one temporary-file scheme, "<dir>/.<name>.<pid>-<k>.tmp"
        jitanon_atomic_*         atomic output file (temporary file + rename)
-       jitanon_jit_now, jitanon_jitdump_file_*   CLOCK_MONOTONIC, jit-<pid>.dump + marker mmap
+       jitanon_jitdump_now, jitanon_jitdump_file_*   CLOCK_MONOTONIC, jit-<pid>.dump + marker mmap
        jitanon__inj_load_default, jitanon__inj_replaceable, jitanon__inj_write_default
                                 the injector's default file I/O
        jitanon__sha_ni_present  CPUID
@@ -1819,7 +1819,7 @@ JITANON__PRIVATE int jitanon__sha_ni_present(void)
 }
 #endif
 
-JITANON_API uint64_t jitanon_jit_now(void)
+JITANON_API uint64_t jitanon_jitdump_now(void)
 {
 #if JITANON__POSIX
     struct timespec ts;
@@ -2053,7 +2053,7 @@ JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, co
         sink.write_fn = jitanon__os_fd_sink;
         sink.user = &f->fd;
         f->writer.big_endian = jitanon__host_big_endian();
-        if (jitanon_jitdump_writer_init(&f->writer, sink, elf_mach, pid, jitanon_jit_now(), 0, err) != JITANON_OK)
+        if (jitanon_jitdump_writer_init(&f->writer, sink, elf_mach, pid, jitanon_jitdump_now(), 0, err) != JITANON_OK)
             return err ? err->type : JITANON_ERR_WRITE;
         /* perf record only reports executable mappings: map the dump R+X so its MMAP
            event names the file (the marker perf inject looks for). */
@@ -2077,7 +2077,7 @@ JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, j
     jitanon_result r = JITANON_OK;
     jitanon__clear_error(err);
 #if JITANON__POSIX
-    if (f->fd >= 0 && f->writer.sink.write_fn) r = jitanon_jitdump_write_close(&f->writer, jitanon_jit_now(), err);
+    if (f->fd >= 0 && f->writer.sink.write_fn) r = jitanon_jitdump_write_close(&f->writer, jitanon_jitdump_now(), err);
     if (f->marker) munmap(f->marker, f->marker_size);
     if (f->fd >= 0 && close(f->fd) != 0 && r == JITANON_OK) r = JITANON__FAIL(err, JITANON_ERR_IO, 0, "close failed");
 #endif
@@ -2332,7 +2332,7 @@ JITANON_API int jitanon_membuf_write(void *membuf, const void *data, size_t size
     return jitanon__buf_put((jitanon_membuf *)membuf, data, size);
 }
 
-JITANON_API void jitanon_membuf_free(jitanon_membuf *b)
+JITANON_API void jitanon_membuf_release(jitanon_membuf *b)
 {
     if (!b) return;
     jitanon__free(&b->allocator, b->data, b->capacity);
@@ -2453,28 +2453,28 @@ JITANON__PRIVATE jitanon_result jitanon__init_begin(void *obj, size_t size, int 
 
 /* -- jitdump reader ------------------------------------------------------------------- */
 
-#define JITANON__JIT_HEADER_SIZE 40u
-#define JITANON__JIT_PREFIX_SIZE 16u
-#define JITANON__JIT_LOAD_FIXED 56u
-#define JITANON__JIT_MOVE_SIZE 64u
-#define JITANON__JIT_DEBUG_FIXED 32u
-#define JITANON__JIT_DEBUG_ENTRY_FIXED 16u
-#define JITANON__JIT_UNWIND_FIXED 40u
+#define JITANON__JITDUMP_HEADER_SIZE 40u
+#define JITANON__JITDUMP_PREFIX_SIZE 16u
+#define JITANON__JITDUMP_LOAD_FIXED 56u
+#define JITANON__JITDUMP_MOVE_SIZE 64u
+#define JITANON__JITDUMP_DEBUG_FIXED 32u
+#define JITANON__JITDUMP_DEBUG_ENTRY_FIXED 16u
+#define JITANON__JITDUMP_UNWIND_FIXED 40u
 
-JITANON_API const char *jitanon_jit_record_name(uint32_t id)
+JITANON_API const char *jitanon_jitdump_record_name(uint32_t id)
 {
     static const char *const names[] = {"LOAD", "MOVE", "DEBUG_INFO", "CLOSE", "UNWINDING_INFO"};
-    return id < JITANON_JIT_CODE_MAX ? names[id] : "UNKNOWN";
+    return id < JITANON_JITDUMP_CODE_MAX ? names[id] : "UNKNOWN";
 }
 
-JITANON__PRIVATE uint64_t jitanon__jit_max_record(const jitanon_jitdump_opts *opts)
+JITANON__PRIVATE uint64_t jitanon__jitdump_max_record(const jitanon_jitdump_opts *opts)
 {
     return opts && opts->max_record_size ? opts->max_record_size : (uint64_t)JITANON_MAX_RECORD_SIZE;
 }
 
 /* Parses the 40-byte header at `p` (n bytes available).  Returns JITANON_AGAIN when fewer
    than 40 bytes are there yet; the caller decides whether that means truncation. */
-JITANON__PRIVATE jitanon_result jitanon__jit_parse_header(const uint8_t *p, size_t n, jitanon_jitdump_header *h,
+JITANON__PRIVATE jitanon_result jitanon__jitdump_parse_header(const uint8_t *p, size_t n, jitanon_jitdump_header *h,
                                                 jitanon_error *err)
 {
     jitanon__cur c;
@@ -2487,7 +2487,7 @@ JITANON__PRIVATE jitanon_result jitanon__jit_parse_header(const uint8_t *p, size
     else if (jitanon__rd32(p, 1) == JITANON_JITDUMP_MAGIC) h->big_endian = 1;
     else return JITANON__FAIL(err, JITANON_ERR_BAD_MAGIC, 0, "jitdump magic 'JiTD' not found (read %X)",
                               (uint64_t)magic_le);
-    if (n < JITANON__JIT_HEADER_SIZE) return JITANON_AGAIN;
+    if (n < JITANON__JITDUMP_HEADER_SIZE) return JITANON_AGAIN;
     c = jitanon__cur_make(p, n, 0, h->big_endian);
     h->magic = jitanon__get32(&c);
     h->version = jitanon__get32(&c);
@@ -2501,7 +2501,7 @@ JITANON__PRIVATE jitanon_result jitanon__jit_parse_header(const uint8_t *p, size
     if (h->version != 1 && h->version != 2)
         return JITANON__FAIL(err, JITANON_ERR_BAD_VERSION, 4, "jitdump version %u (expected 1)",
                              (unsigned)h->version);
-    if (h->total_size < JITANON__JIT_HEADER_SIZE)
+    if (h->total_size < JITANON__JITDUMP_HEADER_SIZE)
         return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, 8, "header total_size %u is below 40",
                              (unsigned)h->total_size);
     if (h->flags & ~JITANON_JITDUMP_FLAGS_ARCH_TIMESTAMP)
@@ -2511,19 +2511,19 @@ JITANON__PRIVATE jitanon_result jitanon__jit_parse_header(const uint8_t *p, size
     return JITANON_OK;
 }
 
-JITANON__PRIVATE uint32_t jitanon__jit_header_warnings(const jitanon_jitdump_header *h)
+JITANON__PRIVATE uint32_t jitanon__jitdump_header_warnings(const jitanon_jitdump_header *h)
 {
     uint32_t w = 0;
-    if (h->version == 2) w |= JITANON_JIT_WARN_VERSION2;
-    if (h->total_size > JITANON__JIT_HEADER_SIZE) w |= JITANON_JIT_WARN_HEADER_EXTRA;
+    if (h->version == 2) w |= JITANON_JITDUMP_WARN_VERSION2;
+    if (h->total_size > JITANON__JITDUMP_HEADER_SIZE) w |= JITANON_JITDUMP_WARN_HEADER_EXTRA;
     return w;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__jit_bad(jitanon_error *err, uint64_t off, const jitanon_jit_record *rec,
+JITANON__PRIVATE jitanon_result jitanon__jitdump_bad(jitanon_error *err, uint64_t off, const jitanon_jitdump_record *rec,
                                        const char *what)
 {
     jitanon_result r = JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, off, "%s record (total_size %u): %s",
-                                     jitanon_jit_record_name(rec->id), (unsigned)rec->total_size, what);
+                                     jitanon_jitdump_record_name(rec->id), (unsigned)rec->total_size, what);
     if (err) {
         err->record_index = rec->index;
         err->record_type = rec->id;
@@ -2531,8 +2531,8 @@ JITANON__PRIVATE jitanon_result jitanon__jit_bad(jitanon_error *err, uint64_t of
     return r;
 }
 
-/* Entries are walked once here so that every later walk (jitanon_jit_debug_next) is safe. */
-JITANON__PRIVATE jitanon_result jitanon__jit_check_debug(jitanon__cur *c, jitanon_jit_record *rec, jitanon_error *err)
+/* Entries are walked once here so that every later walk (jitanon_jitdump_debug_iter_next) is safe. */
+JITANON__PRIVATE jitanon_result jitanon__jitdump_check_debug(jitanon__cur *c, jitanon_jitdump_record *rec, jitanon_error *err)
 {
     uint64_t i;
     rec->debug.code_addr = jitanon__get64(c);
@@ -2540,16 +2540,16 @@ JITANON__PRIVATE jitanon_result jitanon__jit_check_debug(jitanon__cur *c, jitano
     rec->debug.entries.data = c->p;
     rec->debug.entries.size = c->left;
     /* Each entry takes at least 17 bytes: reject impossible counts before looping. */
-    if (rec->debug.nr_entry > c->left / (JITANON__JIT_DEBUG_ENTRY_FIXED + 1))
-        return jitanon__jit_bad(err, c->off - 8, rec, "nr_entry does not fit in the record");
+    if (rec->debug.nr_entry > c->left / (JITANON__JITDUMP_DEBUG_ENTRY_FIXED + 1))
+        return jitanon__jitdump_bad(err, c->off - 8, rec, "nr_entry does not fit in the record");
     for (i = 0; i < rec->debug.nr_entry; i++) {
         jitanon_str name;
         uint64_t at = c->off;
-        jitanon__take(c, JITANON__JIT_DEBUG_ENTRY_FIXED);
+        jitanon__take(c, JITANON__JITDUMP_DEBUG_ENTRY_FIXED);
         if (c->left == 0 || !jitanon__take_cstr(c, &name))
-            return jitanon__jit_bad(err, at, rec, "debug entry file name runs past the record");
-        if (c->left < JITANON__JIT_DEBUG_ENTRY_FIXED + 1 && i + 1 < rec->debug.nr_entry)
-            return jitanon__jit_bad(err, c->off, rec, "debug entries run past the record");
+            return jitanon__jitdump_bad(err, at, rec, "debug entry file name runs past the record");
+        if (c->left < JITANON__JITDUMP_DEBUG_ENTRY_FIXED + 1 && i + 1 < rec->debug.nr_entry)
+            return jitanon__jitdump_bad(err, c->off, rec, "debug entries run past the record");
     }
     return JITANON_OK;
 }
@@ -2557,58 +2557,58 @@ JITANON__PRIVATE jitanon_result jitanon__jit_check_debug(jitanon__cur *c, jitano
 /* Parses one record whose prefix says `total_size` and whose bytes [p, p+total) are all
    present.  Every variable-length field is bounded by the record itself. */
 /* LOAD and MOVE both start with the writing thread and the code's vma. */
-JITANON__PRIVATE void jitanon__jit_task(jitanon__cur *c, uint32_t *pid, uint32_t *tid, uint64_t *vma)
+JITANON__PRIVATE void jitanon__jitdump_task(jitanon__cur *c, uint32_t *pid, uint32_t *tid, uint64_t *vma)
 {
     *pid = jitanon__get32(c);
     *tid = jitanon__get32(c);
     *vma = jitanon__get64(c);
 }
 
-JITANON__PRIVATE jitanon_result jitanon__jit_parse_body(const uint8_t *p, uint64_t off, int big, jitanon_jit_record *rec,
+JITANON__PRIVATE jitanon_result jitanon__jitdump_parse_body(const uint8_t *p, uint64_t off, int big, jitanon_jitdump_record *rec,
                                               jitanon_error *err)
 {
     jitanon__cur c = jitanon__cur_make(p, rec->total_size, off, big);
-    jitanon__take(&c, JITANON__JIT_PREFIX_SIZE);
+    jitanon__take(&c, JITANON__JITDUMP_PREFIX_SIZE);
     switch (rec->id) {
-    case JITANON_JIT_CODE_LOAD:
-        if (rec->total_size < JITANON__JIT_LOAD_FIXED + 1)
-            return jitanon__jit_bad(err, off, rec, "shorter than the 56-byte fixed part plus a name");
-        jitanon__jit_task(&c, &rec->load.pid, &rec->load.tid, &rec->load.vma);
+    case JITANON_JITDUMP_CODE_LOAD:
+        if (rec->total_size < JITANON__JITDUMP_LOAD_FIXED + 1)
+            return jitanon__jitdump_bad(err, off, rec, "shorter than the 56-byte fixed part plus a name");
+        jitanon__jitdump_task(&c, &rec->load.pid, &rec->load.tid, &rec->load.vma);
         rec->load.code_addr = jitanon__get64(&c);
         rec->load.code_size = jitanon__get64(&c);
         rec->load.code_index = jitanon__get64(&c);
         if (!jitanon__take_cstr(&c, &rec->load.name))
-            return jitanon__jit_bad(err, off + JITANON__JIT_LOAD_FIXED, rec, "function name is not NUL-terminated");
+            return jitanon__jitdump_bad(err, off + JITANON__JITDUMP_LOAD_FIXED, rec, "function name is not NUL-terminated");
         /* The code follows the name (specification); trailing padding is tolerated. */
         if (rec->load.code_size > c.left)
-            return jitanon__jit_bad(err, off + 40, rec, "code_size is larger than the record");
+            return jitanon__jitdump_bad(err, off + 40, rec, "code_size is larger than the record");
         rec->load.code.data = c.p;
         rec->load.code.size = (size_t)rec->load.code_size;
         break;
-    case JITANON_JIT_CODE_MOVE:
-        if (rec->total_size < JITANON__JIT_MOVE_SIZE)
-            return jitanon__jit_bad(err, off, rec, "shorter than 64 bytes");
-        jitanon__jit_task(&c, &rec->move.pid, &rec->move.tid, &rec->move.vma);
+    case JITANON_JITDUMP_CODE_MOVE:
+        if (rec->total_size < JITANON__JITDUMP_MOVE_SIZE)
+            return jitanon__jitdump_bad(err, off, rec, "shorter than 64 bytes");
+        jitanon__jitdump_task(&c, &rec->move.pid, &rec->move.tid, &rec->move.vma);
         rec->move.old_code_addr = jitanon__get64(&c);
         rec->move.new_code_addr = jitanon__get64(&c);
         rec->move.code_size = jitanon__get64(&c);
         rec->move.code_index = jitanon__get64(&c);
         break;
-    case JITANON_JIT_CODE_DEBUG_INFO:
-        if (rec->total_size < JITANON__JIT_DEBUG_FIXED)
-            return jitanon__jit_bad(err, off, rec, "shorter than 32 bytes");
-        return jitanon__jit_check_debug(&c, rec, err);
-    case JITANON_JIT_CODE_UNWINDING_INFO: {
+    case JITANON_JITDUMP_CODE_DEBUG_INFO:
+        if (rec->total_size < JITANON__JITDUMP_DEBUG_FIXED)
+            return jitanon__jitdump_bad(err, off, rec, "shorter than 32 bytes");
+        return jitanon__jitdump_check_debug(&c, rec, err);
+    case JITANON_JITDUMP_CODE_UNWINDING_INFO: {
         uint64_t eh_size;
-        if (rec->total_size < JITANON__JIT_UNWIND_FIXED)
-            return jitanon__jit_bad(err, off, rec, "shorter than 40 bytes");
+        if (rec->total_size < JITANON__JITDUMP_UNWIND_FIXED)
+            return jitanon__jitdump_bad(err, off, rec, "shorter than 40 bytes");
         rec->unwind.unwinding_size = jitanon__get64(&c);
         rec->unwind.eh_frame_hdr_size = jitanon__get64(&c);
         rec->unwind.mapped_size = jitanon__get64(&c);
         if (rec->unwind.unwinding_size > c.left)
-            return jitanon__jit_bad(err, off + 16, rec, "unwinding_size is larger than the record");
+            return jitanon__jitdump_bad(err, off + 16, rec, "unwinding_size is larger than the record");
         if (rec->unwind.eh_frame_hdr_size > rec->unwind.unwinding_size)
-            return jitanon__jit_bad(err, off + 24, rec, "eh_frame_hdr_size is larger than unwinding_size");
+            return jitanon__jitdump_bad(err, off + 24, rec, "eh_frame_hdr_size is larger than unwinding_size");
         eh_size = rec->unwind.unwinding_size - rec->unwind.eh_frame_hdr_size;
         rec->unwind.eh_frame.data = c.p;
         rec->unwind.eh_frame.size = (size_t)eh_size;
@@ -2624,22 +2624,22 @@ JITANON__PRIVATE jitanon_result jitanon__jit_parse_body(const uint8_t *p, uint64
 
 /* Reads the record at p (avail bytes there).  JITANON_AGAIN with *missing set when the
    record is not complete yet. */
-JITANON__PRIVATE jitanon_result jitanon__jit_parse_record(const uint8_t *p, size_t avail, uint64_t off, int big,
-                                                uint64_t max_record, uint64_t index, jitanon_jit_record *rec,
+JITANON__PRIVATE jitanon_result jitanon__jitdump_parse_record(const uint8_t *p, size_t avail, uint64_t off, int big,
+                                                uint64_t max_record, uint64_t index, jitanon_jitdump_record *rec,
                                                 uint64_t *missing, jitanon_error *err)
 {
     memset(rec, 0, sizeof *rec);
     rec->offset = off;
     rec->index = index;
-    if (avail < JITANON__JIT_PREFIX_SIZE) {
-        *missing = JITANON__JIT_PREFIX_SIZE - avail;
+    if (avail < JITANON__JITDUMP_PREFIX_SIZE) {
+        *missing = JITANON__JITDUMP_PREFIX_SIZE - avail;
         return JITANON_AGAIN;
     }
     rec->id = jitanon__rd32(p, big);
     rec->total_size = jitanon__rd32(p + 4, big);
     rec->timestamp = jitanon__rd64(p + 8, big);
-    if (rec->total_size < JITANON__JIT_PREFIX_SIZE)
-        return jitanon__jit_bad(err, off + 4, rec, "total_size is below the 16-byte prefix");
+    if (rec->total_size < JITANON__JITDUMP_PREFIX_SIZE)
+        return jitanon__jitdump_bad(err, off + 4, rec, "total_size is below the 16-byte prefix");
     if (rec->total_size > max_record) {
         jitanon_result r = JITANON__FAIL(err, JITANON_ERR_LIMIT, off + 4,
                                          "record total_size %u exceeds the limit %U",
@@ -2656,22 +2656,22 @@ JITANON__PRIVATE jitanon_result jitanon__jit_parse_record(const uint8_t *p, size
     }
     rec->raw.data = p;
     rec->raw.size = rec->total_size;
-    return jitanon__jit_parse_body(p, off, big, rec, err);
+    return jitanon__jitdump_parse_body(p, off, big, rec, err);
 }
 
-JITANON__PRIVATE void jitanon__jit_count(jitanon_jitdump_stats *st, const jitanon_jit_record *rec)
+JITANON__PRIVATE void jitanon__jitdump_count(jitanon_jitdump_stats *st, const jitanon_jitdump_record *rec)
 {
-    if (rec->id < JITANON_JIT_CODE_MAX) st->by_id[rec->id]++;
+    if (rec->id < JITANON_JITDUMP_CODE_MAX) st->by_id[rec->id]++;
     else {
         st->unknown++;
-        st->warnings |= JITANON_JIT_WARN_UNKNOWN_RECORD;
+        st->warnings |= JITANON_JITDUMP_WARN_UNKNOWN_RECORD;
     }
-    if (rec->id == JITANON_JIT_CODE_LOAD) st->code_bytes += rec->load.code_size;
+    if (rec->id == JITANON_JITDUMP_CODE_LOAD) st->code_bytes += rec->load.code_size;
     if (rec->index == 0 || rec->timestamp < st->first_time) st->first_time = rec->timestamp;
     if (rec->index == 0 || rec->timestamp > st->last_time) st->last_time = rec->timestamp;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__jit_truncated(jitanon_error *err, uint64_t off, uint64_t missing, uint64_t index)
+JITANON__PRIVATE jitanon_result jitanon__jitdump_truncated(jitanon_error *err, uint64_t off, uint64_t missing, uint64_t index)
 {
     jitanon_result r = JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off,
                                      "record %U is cut short: %U byte(s) missing", index, missing);
@@ -2679,7 +2679,7 @@ JITANON__PRIVATE jitanon_result jitanon__jit_truncated(jitanon_error *err, uint6
     return r;
 }
 
-JITANON_API jitanon_result jitanon_jitdump_iter_init(jitanon_jitdump_iter *it, const void *data, size_t size,
+JITANON_API jitanon_result jitanon_jitdump_iter_begin(jitanon_jitdump_iter *it, const void *data, size_t size,
                                                      const jitanon_jitdump_opts *opts, jitanon_error *err)
 {
     jitanon_result r;
@@ -2689,8 +2689,8 @@ JITANON_API jitanon_result jitanon_jitdump_iter_init(jitanon_jitdump_iter *it, c
     if (!data && size) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "NULL data");
     it->data = (const uint8_t *)data;
     it->size = size;
-    it->max_record_size = jitanon__jit_max_record(opts);
-    r = jitanon__jit_parse_header(it->data, size, &it->header, err);
+    it->max_record_size = jitanon__jitdump_max_record(opts);
+    r = jitanon__jitdump_parse_header(it->data, size, &it->header, err);
     if (r == JITANON_AGAIN)
         return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, 0, "jitdump header needs 40 bytes, have %U",
                              (uint64_t)size);
@@ -2698,48 +2698,48 @@ JITANON_API jitanon_result jitanon_jitdump_iter_init(jitanon_jitdump_iter *it, c
     if (it->header.total_size > size)
         return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, size, "header total_size %u is beyond the end (%U bytes)",
                              (unsigned)it->header.total_size, (uint64_t)size);
-    it->stats.warnings = jitanon__jit_header_warnings(&it->header);
+    it->stats.warnings = jitanon__jitdump_header_warnings(&it->header);
     it->pos = it->header.total_size;
     return JITANON_OK;
 }
 
-JITANON_API jitanon_result jitanon_jitdump_iter_next(jitanon_jitdump_iter *it, jitanon_jit_record *rec,
+JITANON_API jitanon_result jitanon_jitdump_iter_next(jitanon_jitdump_iter *it, jitanon_jitdump_record *rec,
                                                      jitanon_error *err)
 {
     jitanon_result r;
     uint64_t missing = 0;
     JITANON_ASSERT(it && rec);
     if (it->pos >= it->size) return JITANON_END;
-    r = jitanon__jit_parse_record(it->data + it->pos, it->size - it->pos, it->pos, it->header.big_endian,
+    r = jitanon__jitdump_parse_record(it->data + it->pos, it->size - it->pos, it->pos, it->header.big_endian,
                                   it->max_record_size, it->next_index, rec, &missing, err);
     if (r == JITANON_AGAIN) {
         it->missing = missing;
-        return jitanon__jit_truncated(err, it->pos, missing, it->next_index);
+        return jitanon__jitdump_truncated(err, it->pos, missing, it->next_index);
     }
     if (r != JITANON_OK) return r;
     it->pos += rec->total_size;
     it->next_index++;
-    jitanon__jit_count(&it->stats, rec);
+    jitanon__jitdump_count(&it->stats, rec);
     return JITANON_OK;
 }
 
-JITANON_API void jitanon_jit_debug_begin(jitanon_jit_debug_iter *it, const jitanon_jit_record *rec, int big_endian)
+JITANON_API void jitanon_jitdump_debug_iter_begin(jitanon_jitdump_debug_iter *it, const jitanon_jitdump_record *rec, int big_endian)
 {
     memset(it, 0, sizeof *it);
-    if (rec->id != JITANON_JIT_CODE_DEBUG_INFO) return;
+    if (rec->id != JITANON_JITDUMP_CODE_DEBUG_INFO) return;
     it->p = rec->debug.entries.data;
     it->left = rec->debug.entries.size;
     it->remaining = rec->debug.nr_entry;
     it->big_endian = big_endian;
 }
 
-JITANON_API int jitanon_jit_debug_next(jitanon_jit_debug_iter *it, jitanon_jit_debug_entry *out)
+JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, jitanon_jitdump_debug_entry *out)
 {
     jitanon__cur c;
     jitanon_str name;
     if (it->remaining == 0) return 0;
     c = jitanon__cur_make(it->p, it->left, 0, it->big_endian);
-    if (c.left < JITANON__JIT_DEBUG_ENTRY_FIXED + 1) return 0; /* only if misused: validated earlier */
+    if (c.left < JITANON__JITDUMP_DEBUG_ENTRY_FIXED + 1) return 0; /* only if misused: validated earlier */
     out->addr = jitanon__get64(&c);
     out->lineno = (int32_t)jitanon__get32(&c);
     out->discrim = (int32_t)jitanon__get32(&c);
@@ -2760,7 +2760,7 @@ JITANON_API int jitanon_jit_debug_next(jitanon_jit_debug_iter *it, jitanon_jit_d
 
 /* Streaming: read more only when a record is incomplete, so memory is bounded by the
    largest record.  Out of data is JITANON_AGAIN: the file may still be growing. */
-JITANON__PRIVATE jitanon_result jitanon__jit_fill(jitanon_jitdump_stream *s, size_t need, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__jitdump_fill(jitanon_jitdump_stream *s, size_t need, jitanon_error *err)
 {
     jitanon_result r = jitanon__in_fill(&s->in_, &s->allocator, need, 4096, err);
     return r == JITANON_END ? JITANON_AGAIN : r;
@@ -2774,51 +2774,51 @@ JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s
     if ((res = jitanon__init_begin(s, sizeof *s, JITANON__OPTS_BAD(opts), "jitanon_jitdump_opts", err)) != JITANON_OK)
         return res;
     jitanon__in_init(&s->in_, read_fn, user);
-    s->max_record_size = jitanon__jit_max_record(opts);
+    s->max_record_size = jitanon__jitdump_max_record(opts);
     if (opts) s->allocator = opts->allocator;
     return JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__jit_stream_header(jitanon_jitdump_stream *s, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_header(jitanon_jitdump_stream *s, jitanon_error *err)
 {
-    jitanon_result r = jitanon__jit_fill(s, JITANON__JIT_HEADER_SIZE, err);
+    jitanon_result r = jitanon__jitdump_fill(s, JITANON__JITDUMP_HEADER_SIZE, err);
     if (r == JITANON_AGAIN && jitanon__in_avail(&s->in_) >= 4) {
         /* Reject a wrong magic early rather than waiting for 40 bytes forever. */
         jitanon_jitdump_header h;
-        jitanon_result m = jitanon__jit_parse_header(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), &h, err);
+        jitanon_result m = jitanon__jitdump_parse_header(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), &h, err);
         if (m != JITANON_AGAIN && m != JITANON_OK) return m;
     }
     if (r != JITANON_OK) return r;
-    r = jitanon__jit_parse_header(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), &s->header, err);
+    r = jitanon__jitdump_parse_header(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), &s->header, err);
     if (r != JITANON_OK) return r;
     if (s->header.total_size > s->max_record_size)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 8, "header total_size %u exceeds the limit",
                              (unsigned)s->header.total_size);
-    r = jitanon__jit_fill(s, s->header.total_size, err);
+    r = jitanon__jitdump_fill(s, s->header.total_size, err);
     if (r != JITANON_OK) return r;
     jitanon__in_consume(&s->in_, s->header.total_size);
-    s->stats.warnings = jitanon__jit_header_warnings(&s->header);
+    s->stats.warnings = jitanon__jitdump_header_warnings(&s->header);
     s->have_header = 1;
     return JITANON_OK;
 }
 
 /* Parses the record at the start of the unread bytes, reading more while it is incomplete. */
-JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s, jitanon_jit_record *rec,
+JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s, jitanon_jitdump_record *rec,
                                                        jitanon_error *err)
 {
     uint64_t missing = 0;
     jitanon_result r = JITANON_OK;
     JITANON_ASSERT(s && rec);
-    if (!s->have_header) r = jitanon__jit_stream_header(s, err);
+    if (!s->have_header) r = jitanon__jitdump_stream_header(s, err);
     while (r == JITANON_OK &&
-           (r = jitanon__jit_parse_record(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), s->in_.off,
+           (r = jitanon__jitdump_parse_record(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), s->in_.off,
                                           s->header.big_endian, s->max_record_size, s->next_index, rec, &missing,
                                           err)) == JITANON_AGAIN)
-        r = jitanon__jit_fill(s, (size_t)(jitanon__in_avail(&s->in_) + missing), err);
+        r = jitanon__jitdump_fill(s, (size_t)(jitanon__in_avail(&s->in_) + missing), err);
     if (r == JITANON_OK) {
         jitanon__in_consume(&s->in_, rec->total_size);
         s->next_index++;
-        jitanon__jit_count(&s->stats, rec);
+        jitanon__jitdump_count(&s->stats, rec);
     }
     s->consumed = s->in_.off;
     s->buf_len = s->in_.len;
@@ -2826,7 +2826,7 @@ JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s
     return r;
 }
 
-JITANON_API void jitanon_jitdump_stream_free(jitanon_jitdump_stream *s)
+JITANON_API void jitanon_jitdump_stream_release(jitanon_jitdump_stream *s)
 {
     if (!s) return;
     jitanon__in_free(&s->in_, &s->allocator);
@@ -2834,13 +2834,13 @@ JITANON_API void jitanon_jitdump_stream_free(jitanon_jitdump_stream *s)
 }
 
 /* Takes ownership of `data` (allocated with opts' allocator, `cap` bytes). */
-JITANON__PRIVATE jitanon_jitdump *jitanon__jit_load_owned(uint8_t *data, size_t size, size_t cap,
+JITANON__PRIVATE jitanon_jitdump *jitanon__jitdump_load_owned(uint8_t *data, size_t size, size_t cap,
                                                 const jitanon_jitdump_opts *opts, jitanon_error *err)
 {
     jitanon_allocator a;
     jitanon_jitdump *d;
     jitanon_jitdump_iter it;
-    jitanon_jit_record rec;
+    jitanon_jitdump_record rec;
     jitanon_result r;
     int header_ok;
     memset(&a, 0, sizeof a);
@@ -2856,7 +2856,7 @@ JITANON__PRIVATE jitanon_jitdump *jitanon__jit_load_owned(uint8_t *data, size_t 
     d->data = data;
     d->size = size;
     d->alloc_size_ = cap;
-    r = jitanon_jitdump_iter_init(&it, data, size, opts, err);
+    r = jitanon_jitdump_iter_begin(&it, data, size, opts, err);
     header_ok = r == JITANON_OK;
     while (r == JITANON_OK && (r = jitanon_jitdump_iter_next(&it, &rec, err)) == JITANON_OK) {
         size_t bytes;
@@ -2886,13 +2886,13 @@ JITANON__PRIVATE jitanon_jitdump *jitanon__jit_load_owned(uint8_t *data, size_t 
         r = JITANON_END;
     }
     if (r != JITANON_END) {
-        jitanon_jitdump_free(d);
+        jitanon_jitdump_destroy(d);
         return NULL;
     }
     return d;
 }
 
-JITANON_API void jitanon_jitdump_free(jitanon_jitdump *d)
+JITANON_API void jitanon_jitdump_destroy(jitanon_jitdump *d)
 {
     jitanon_allocator a;
     if (!d) return;
@@ -2926,7 +2926,7 @@ JITANON_API jitanon_jitdump *jitanon_jitdump_load_memory(const void *data, size_
         return NULL;
     }
     if (size) memcpy(copy, data, size);
-    return jitanon__jit_load_owned(copy, size, size ? size : 1, opts, err);
+    return jitanon__jitdump_load_owned(copy, size, size ? size : 1, opts, err);
 }
 
 #ifndef JITANON_NO_STDIO
@@ -2980,7 +2980,7 @@ JITANON_API jitanon_jitdump *jitanon_jitdump_load_file(const char *path, const j
     r = jitanon__slurp(f, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, &buf, &len, &cap, err);
     fclose(f);
     if (r != JITANON_OK) return NULL;
-    return jitanon__jit_load_owned(buf, len, cap, opts, err);
+    return jitanon__jitdump_load_owned(buf, len, cap, opts, err);
 }
 #endif
 
@@ -3056,7 +3056,7 @@ JITANON_API jitanon_result jitanon_jitdump_writer_init(jitanon_jitdump_writer *w
     jitanon__jw_start(&j, w, err);
     jitanon__buf_u32(&j.buf, JITANON_JITDUMP_MAGIC, w->big_endian);
     jitanon__buf_u32(&j.buf, 1, w->big_endian);
-    jitanon__buf_u32(&j.buf, JITANON__JIT_HEADER_SIZE, w->big_endian);
+    jitanon__buf_u32(&j.buf, JITANON__JITDUMP_HEADER_SIZE, w->big_endian);
     jitanon__buf_u32(&j.buf, elf_mach, w->big_endian);
     jitanon__buf_u32(&j.buf, 0, w->big_endian);
     jitanon__buf_u32(&j.buf, pid, w->big_endian);
@@ -3071,11 +3071,11 @@ JITANON_API jitanon_result jitanon_jitdump_write_load(jitanon_jitdump_writer *w,
                                                      size_t name_len, jitanon_error *err)
 {
     jitanon__jw j;
-    uint64_t size = (uint64_t)JITANON__JIT_LOAD_FIXED + name_len + 1;
+    uint64_t size = (uint64_t)JITANON__JITDUMP_LOAD_FIXED + name_len + 1;
     const uint8_t nul = 0;
     if (!jitanon__add_u64(size, code_size, &size) || code_size > SIZE_MAX)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "code_size too large");
-    if (jitanon__jw_begin(&j, w, JITANON_JIT_CODE_LOAD, size, timestamp, err) != JITANON_OK) return j.r;
+    if (jitanon__jw_begin(&j, w, JITANON_JITDUMP_CODE_LOAD, size, timestamp, err) != JITANON_OK) return j.r;
     jitanon__buf_u32(&j.buf, pid, w->big_endian);
     jitanon__buf_u32(&j.buf, tid, w->big_endian);
     jitanon__buf_u64(&j.buf, code_addr, w->big_endian); /* vma: writers put the code address here */
@@ -3093,7 +3093,7 @@ JITANON_API jitanon_result jitanon_jitdump_write_move(jitanon_jitdump_writer *w,
                                                      uint64_t code_size, uint64_t code_index, jitanon_error *err)
 {
     jitanon__jw j;
-    if (jitanon__jw_begin(&j, w, JITANON_JIT_CODE_MOVE, JITANON__JIT_MOVE_SIZE, timestamp, err) != JITANON_OK) return j.r;
+    if (jitanon__jw_begin(&j, w, JITANON_JITDUMP_CODE_MOVE, JITANON__JITDUMP_MOVE_SIZE, timestamp, err) != JITANON_OK) return j.r;
     jitanon__buf_u32(&j.buf, pid, w->big_endian);
     jitanon__buf_u32(&j.buf, tid, w->big_endian);
     jitanon__buf_u64(&j.buf, new_code_addr, w->big_endian);
@@ -3110,19 +3110,19 @@ JITANON__PRIVATE int jitanon__same_str(jitanon_str a, jitanon_str b)
 }
 
 JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writer *w, uint64_t timestamp,
-                                                           uint64_t code_addr, const jitanon_jit_debug_entry *entries,
+                                                           uint64_t code_addr, const jitanon_jitdump_debug_entry *entries,
                                                            size_t count, jitanon_error *err)
 {
     jitanon__jw j;
-    uint64_t size = JITANON__JIT_DEBUG_FIXED;
+    uint64_t size = JITANON__JITDUMP_DEBUG_FIXED;
     size_t i;
     static const uint8_t same_file[2] = {0xFF, 0x00};
     for (i = 0; i < count; i++) {
         int same = i > 0 && jitanon__same_str(entries[i].file, entries[i - 1].file);
-        if (!jitanon__add_u64(size, JITANON__JIT_DEBUG_ENTRY_FIXED + (same ? 2 : entries[i].file.length + 1), &size))
+        if (!jitanon__add_u64(size, JITANON__JITDUMP_DEBUG_ENTRY_FIXED + (same ? 2 : entries[i].file.length + 1), &size))
             return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "debug info too large");
     }
-    if (jitanon__jw_begin(&j, w, JITANON_JIT_CODE_DEBUG_INFO, size, timestamp, err) != JITANON_OK) return j.r;
+    if (jitanon__jw_begin(&j, w, JITANON_JITDUMP_CODE_DEBUG_INFO, size, timestamp, err) != JITANON_OK) return j.r;
     jitanon__buf_u64(&j.buf, code_addr, w->big_endian);
     jitanon__buf_u64(&j.buf, count, w->big_endian);
     for (i = 0; i < count; i++) {
@@ -3148,9 +3148,9 @@ JITANON_API jitanon_result jitanon_jitdump_write_unwinding_info(jitanon_jitdump_
     jitanon__jw j;
     uint64_t unwinding_size, size;
     if (!jitanon__add_u64(eh_frame_size, eh_frame_hdr_size, &unwinding_size) ||
-        !jitanon__add_u64(unwinding_size, JITANON__JIT_UNWIND_FIXED, &size) || unwinding_size > SIZE_MAX)
+        !jitanon__add_u64(unwinding_size, JITANON__JITDUMP_UNWIND_FIXED, &size) || unwinding_size > SIZE_MAX)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "unwinding info too large");
-    if (jitanon__jw_begin(&j, w, JITANON_JIT_CODE_UNWINDING_INFO, size, timestamp, err) != JITANON_OK) return j.r;
+    if (jitanon__jw_begin(&j, w, JITANON_JITDUMP_CODE_UNWINDING_INFO, size, timestamp, err) != JITANON_OK) return j.r;
     jitanon__buf_u64(&j.buf, unwinding_size, w->big_endian);
     jitanon__buf_u64(&j.buf, eh_frame_hdr_size, w->big_endian);
     jitanon__buf_u64(&j.buf, mapped_size, w->big_endian);
@@ -3162,7 +3162,7 @@ JITANON_API jitanon_result jitanon_jitdump_write_unwinding_info(jitanon_jitdump_
 JITANON_API jitanon_result jitanon_jitdump_write_close(jitanon_jitdump_writer *w, uint64_t timestamp, jitanon_error *err)
 {
     jitanon__jw j;
-    if (jitanon__jw_begin(&j, w, JITANON_JIT_CODE_CLOSE, JITANON__JIT_PREFIX_SIZE, timestamp, err) != JITANON_OK) return j.r;
+    if (jitanon__jw_begin(&j, w, JITANON_JITDUMP_CODE_CLOSE, JITANON__JITDUMP_PREFIX_SIZE, timestamp, err) != JITANON_OK) return j.r;
     return jitanon__jw_end(&j);
 }
 
@@ -4179,7 +4179,7 @@ JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsign
     return 0;
 }
 
-JITANON_API void jitanon_perf_reader_free(jitanon_perf_reader *r)
+JITANON_API void jitanon_perf_reader_release(jitanon_perf_reader *r)
 {
     const jitanon_allocator *a;
     if (!r) return;
@@ -4189,7 +4189,7 @@ JITANON_API void jitanon_perf_reader_free(jitanon_perf_reader *r)
     jitanon__free(a, r->feats_, r->feat_count_ * sizeof *r->feats_);
     jitanon__free(a, r->feat_mem_, r->feat_mem_size_);
     jitanon__in_free(&r->in_, a);
-    jitanon_membuf_free(&r->dbuf_);
+    jitanon_membuf_release(&r->dbuf_);
 #ifndef JITANON_NO_STDIO
     if (r->file_ && r->file_ != (void *)stdin) fclose((FILE *)r->file_);
 #endif
@@ -4576,7 +4576,7 @@ JITANON_API jitanon_result jitanon_perf_writer_finish(jitanon_perf_writer *w, ji
     return JITANON_OK;
 }
 
-JITANON_API void jitanon_perf_writer_free(jitanon_perf_writer *w)
+JITANON_API void jitanon_perf_writer_release(jitanon_perf_writer *w)
 {
     size_t i;
     const jitanon_allocator *a;
@@ -4820,7 +4820,7 @@ JITANON__PRIVATE jitanon_result jitanon__pc_to_stdout(jitanon_perf_reader *r, co
     res = jitanon_perf_writer_init(&w, JITANON_PERF_PIPE, r->big_endian, s, NULL, opts, err);
     if (res == JITANON_OK) res = pump(ctx, r, &w, err);
     if (res == JITANON_OK && fflush(stdout)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, w.bytes_written, "stdout");
-    jitanon_perf_writer_free(&w);
+    jitanon_perf_writer_release(&w);
     return res;
 }
 
@@ -4837,7 +4837,7 @@ JITANON__PRIVATE jitanon_result jitanon__pc_to_path(jitanon_perf_reader *r, cons
     if (res == JITANON_OK) res = pump(ctx, r, &w, err);
     if (res == JITANON_OK) res = jitanon_atomic_commit(&f, 0, err);
     jitanon_atomic_abort(&f);
-    jitanon_perf_writer_free(&w);
+    jitanon_perf_writer_release(&w);
     return res;
 }
 
@@ -4855,7 +4855,7 @@ JITANON__PRIVATE jitanon_result jitanon__pc_run(const char *in_path, const char 
     if (res == JITANON_OK)
         res = to_stdout ? jitanon__pc_to_stdout(&r, opts, pump, ctx, err)
                         : jitanon__pc_to_path(&r, out_path, mode, opts, pump, ctx, err);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     return res;
 }
 
@@ -5098,7 +5098,7 @@ JITANON_API void jitanon_rangemap_init(jitanon_rangemap *m, const jitanon_alloca
     if (a) m->allocator = *a;
 }
 
-JITANON_API void jitanon_rangemap_free(jitanon_rangemap *m)
+JITANON_API void jitanon_rangemap_release(jitanon_rangemap *m)
 {
     jitanon_allocator a;
     if (!m) return;
@@ -5158,7 +5158,7 @@ JITANON_API void jitanon_rangemap_iter_begin(jitanon_rangemap_iter *it, const ji
     else it->cur = f ? m->nodes_[f].next : jitanon__rm_leftmost(m->nodes_, m->root_);
 }
 
-JITANON_API void jitanon_rangemap_iter_all(jitanon_rangemap_iter *it, const jitanon_rangemap *m)
+JITANON_API void jitanon_rangemap_iter_begin_all(jitanon_rangemap_iter *it, const jitanon_rangemap *m)
 {
     it->map = m;
     it->cur = jitanon__rm_leftmost(m->nodes_, m->root_);
@@ -5197,7 +5197,7 @@ JITANON_API jitanon_result jitanon_rangemap_copy(jitanon_rangemap *dst, const ji
         tmp.nodes_ = (jitanon__rm_node *)p;
         tmp.cap_ = cap;
     }
-    jitanon_rangemap_free(dst);
+    jitanon_rangemap_release(dst);
     *dst = tmp;
     return JITANON_OK;
 }
@@ -5370,10 +5370,10 @@ JITANON_API void jitanon_trim_destroy(jitanon_trim *t)
     jitanon_allocator a;
     size_t i;
     if (!t) return;
-    for (i = 0; i < t->nprocs; i++) jitanon_rangemap_free(&t->procs[i].map);
+    for (i = 0; i < t->nprocs; i++) jitanon_rangemap_release(&t->procs[i].map);
     jitanon__free(&t->alloc, t->procs, t->procs_cap * sizeof *t->procs);
     jitanon__free(&t->alloc, t->pieces, t->pieces_cap * sizeof *t->pieces);
-    jitanon_rangemap_free(&t->pids);
+    jitanon_rangemap_release(&t->pids);
     a = t->user_alloc;
     jitanon__free(&a, t, sizeof *t);
 }
@@ -5537,7 +5537,7 @@ JITANON_API void jitanon_trim_forget(jitanon_trim *t, uint32_t pid)
     jitanon_result r;
     if (!p) return;
     i = (size_t)(p - t->procs);
-    jitanon_rangemap_free(&p->map);
+    jitanon_rangemap_release(&p->map);
     r = jitanon__rm_set(&t->pids, pid, pid, 0, 0, NULL); /* removes a whole node: allocates nothing */
     JITANON_ASSERT(r == JITANON_OK);
     (void)r;
@@ -5922,9 +5922,9 @@ JITANON__PRIVATE jitanon_result jitanon__elf_check_func(const jitanon_elf_func *
 {
     if ((!fn->code.data && fn->code.size) || (!fn->name.data && fn->name.length))
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "NULL code or name view");
-    if (fn->debug && fn->debug->id != JITANON_JIT_CODE_DEBUG_INFO)
+    if (fn->debug && fn->debug->id != JITANON_JITDUMP_CODE_DEBUG_INFO)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "debug is not a DEBUG_INFO record");
-    if (fn->unwind && fn->unwind->id != JITANON_JIT_CODE_UNWINDING_INFO)
+    if (fn->unwind && fn->unwind->id != JITANON_JITDUMP_CODE_UNWINDING_INFO)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "unwind is not an UNWINDING_INFO record");
     return JITANON_OK;
 }
@@ -6021,7 +6021,7 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
     return JITANON_OK;
 }
 
-JITANON_API void jitanon_elf_builder_free(jitanon_elf_builder *b)
+JITANON_API void jitanon_elf_builder_release(jitanon_elf_builder *b)
 {
     if (!b) return;
     while (b->copies) {
@@ -6071,7 +6071,7 @@ JITANON__PRIVATE void jitanon__elfw_free(jitanon__elfw *w)
     jitanon_membuf *bufs[] = {&w->eh, &w->hdr, &w->note, &w->sym, &w->str, &w->abbrev,
                              &w->info, &w->line, &w->prog, &w->shstr, &w->head, &w->shdrs};
     size_t i;
-    for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++) jitanon_membuf_free(bufs[i]);
+    for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++) jitanon_membuf_release(bufs[i]);
     jitanon__free(w->a, w->tab, w->tab_cap * 2 * sizeof *w->tab);
     jitanon__free(w->a, w->files, w->file_cap * sizeof *w->files);
     jitanon__free(w->a, w->hash, w->hash_cap * sizeof *w->hash);
@@ -6382,20 +6382,20 @@ JITANON__PRIVATE int jitanon__elf_row_less(const void *ctx, uint32_t a, uint32_t
    SIZE_MAX on allocation failure. */
 JITANON__PRIVATE size_t jitanon__elf_rows(jitanon__elfw *w, const jitanon__elf_entry *e)
 {
-    jitanon_jit_record rec;
-    jitanon_jit_debug_iter it;
-    jitanon_jit_debug_entry d;
+    jitanon_jitdump_record rec;
+    jitanon_jitdump_debug_iter it;
+    jitanon_jitdump_debug_entry d;
     jitanon__elf_row r, pre;
     size_t n = 1;
     uint64_t start = e->code_addr + w->b->bias, pre_addr = 0;
     int have_pre = 0;
     memset(&rec, 0, sizeof rec);
     memset(&pre, 0, sizeof pre);
-    rec.id = JITANON_JIT_CODE_DEBUG_INFO;
+    rec.id = JITANON_JITDUMP_CODE_DEBUG_INFO;
     rec.debug.entries = e->debug_entries;
     rec.debug.nr_entry = e->debug_count;
-    jitanon_jit_debug_begin(&it, &rec, w->big);
-    while (jitanon_jit_debug_next(&it, &d)) {
+    jitanon_jitdump_debug_iter_begin(&it, &rec, w->big);
+    while (jitanon_jitdump_debug_iter_next(&it, &d)) {
         int before = d.addr < start;
         if ((!before && d.addr - start >= e->code.size) || (before && have_pre && d.addr < pre_addr)) {
             w->b->notes |= JITANON_ELF_NOTE_DEBUG_CLIPPED;
@@ -6588,15 +6588,15 @@ JITANON__PRIVATE jitanon_result jitanon__elf_deflate(jitanon__elfw *w, jitanon_m
     jitanon__buf_word(&out, 1, w->is64, w->big);
     if (!out.failed_ && !jitanon__grow(w->a, (void **)&out.data, &out.capacity, out.size + zlen, 1)) out.failed_ = 1;
     if (out.failed_) {
-        jitanon_membuf_free(&out);
+        jitanon_membuf_release(&out);
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot allocate the compressed section");
     }
     if ((uLong)b->size != b->size || compress2(out.data + out.size, &zlen, b->data, (uLong)b->size, Z_DEFAULT_COMPRESSION) != Z_OK) {
-        jitanon_membuf_free(&out);
+        jitanon_membuf_release(&out);
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "zlib compress2 failed");
     }
     out.size += zlen;
-    jitanon_membuf_free(b);
+    jitanon_membuf_release(b);
     *b = out;
     return JITANON_OK;
 }
@@ -6852,13 +6852,13 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
     jitanon_result r = jitanon_elf_builder_init(&b, header, opts, err);
     if (r == JITANON_OK) r = jitanon_elf_builder_add(&b, fn, NULL, err);
     if (r == JITANON_OK) r = jitanon_elf_builder_finish(&b, sink, info, err);
-    jitanon_elf_builder_free(&b);
+    jitanon_elf_builder_release(&b);
     return r;
 }
 
 /* -- Injection -------------------------------------------------------------------------- */
 
-JITANON_API int jitanon_is_jitdump_marker(const char *path, size_t len, uint32_t *pid)
+JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t *pid)
 {
     size_t base = len, i;
     uint64_t v = 0;
@@ -7092,7 +7092,7 @@ typedef struct jitanon__inj_pool jitanon__inj_pool;
 /* The DEBUG_INFO and UNWINDING_INFO records read since the last LOAD: they describe the
    next LOAD (as perf reads them). */
 typedef struct jitanon__inj_pend {
-    jitanon_jit_record debug, unwind;
+    jitanon_jitdump_record debug, unwind;
     int have_debug, have_unwind;
 } jitanon__inj_pend;
 
@@ -7104,7 +7104,7 @@ typedef struct jitanon__inj_pend {
 typedef struct jitanon__elfout_ops {
     int needs_maps; /* resolves samples, so the address maps must be kept */
     jitanon_result (*begin)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd);
-    jitanon_result (*add)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd, const jitanon_jit_record *r,
+    jitanon_result (*add)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd, const jitanon_jitdump_record *r,
                           const jitanon__inj_pend *p);
     jitanon_result (*end)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd);
     void (*sample)(jitanon__inj *j, jitanon__elfout *o, const jitanon__inj_rec *r);
@@ -7248,7 +7248,7 @@ JITANON__PRIVATE void *jitanon__inj_writer(void *arg)
 JITANON__PRIVATE void jitanon__inj_pool_free(jitanon__inj *j, jitanon__inj_pool *p)
 {
     size_t i;
-    for (i = 0; i < p->njobs; i++) jitanon_membuf_free(&p->jobs[i].buf);
+    for (i = 0; i < p->njobs; i++) jitanon_membuf_release(&p->jobs[i].buf);
     jitanon__free(&j->a, p->jobs, p->njobs * sizeof *p->jobs);
     jitanon__free(&j->a, p->threads, p->nthreads * sizeof *p->threads);
     jitanon__free(&j->a, p, sizeof *p);
@@ -7537,7 +7537,7 @@ JITANON__PRIVATE size_t jitanon__inj_fread(void *user, void *dst, size_t size)
 JITANON__PRIVATE jitanon_result jitanon__inj_src_open(jitanon__inj *j, const jitanon__inj_dump *jd, jitanon__inj_src *s)
 {
     memset(s, 0, sizeof *s);
-    if (jd->dump) return jitanon_jitdump_iter_init(&s->it, jd->dump->data, jd->dump->size, &j->jit.dump_opts, NULL);
+    if (jd->dump) return jitanon_jitdump_iter_begin(&s->it, jd->dump->data, jd->dump->size, &j->jit.dump_opts, NULL);
 #ifndef JITANON_NO_STDIO
     if (!(s->file = fopen(jitanon__inj_path(j, jd->path), "rb"))) return JITANON_ERR_IO;
     return jitanon_jitdump_stream_init(&s->st, jitanon__inj_fread, s->file, &j->jit.dump_opts, NULL);
@@ -7547,7 +7547,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_open(jitanon__inj *j, const jit
 }
 
 /* The next record; anything but JITANON_OK ends the walk (a tail cut short is expected). */
-JITANON__PRIVATE jitanon_result jitanon__inj_src_next(jitanon__inj_src *s, jitanon_jit_record *rec)
+JITANON__PRIVATE jitanon_result jitanon__inj_src_next(jitanon__inj_src *s, jitanon_jitdump_record *rec)
 {
     if (!s->file) return jitanon_jitdump_iter_next(&s->it, rec, NULL);
     return jitanon_jitdump_stream_next(&s->st, rec, NULL);
@@ -7558,17 +7558,17 @@ JITANON__PRIVATE void jitanon__inj_src_close(jitanon__inj_src *s)
 #ifndef JITANON_NO_STDIO
     if (s->file) fclose((FILE *)s->file);
 #endif
-    jitanon_jitdump_stream_free(&s->st);
+    jitanon_jitdump_stream_release(&s->st);
 }
 
 /* A stream hands out views that the next record replaces: DEBUG_INFO and UNWINDING_INFO
    wait for their LOAD in a copy of their own. */
-JITANON__PRIVATE int jitanon__inj_keep(jitanon_membuf *b, const jitanon_jit_record *r, int big, jitanon_jit_record *copy)
+JITANON__PRIVATE int jitanon__inj_keep(jitanon_membuf *b, const jitanon_jitdump_record *r, int big, jitanon_jitdump_record *copy)
 {
     uint64_t missing = 0;
     b->size = 0;
     if (jitanon_membuf_write(b, r->raw.data, r->raw.size)) return 0;
-    return jitanon__jit_parse_record(b->data, b->size, r->offset, big, UINT64_MAX, r->index, copy, &missing, NULL) ==
+    return jitanon__jitdump_parse_record(b->data, b->size, r->offset, big, UINT64_MAX, r->index, copy, &missing, NULL) ==
            JITANON_OK;
 }
 
@@ -7579,7 +7579,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_scan(jitanon__inj *j, const char *p
 {
     FILE *f = fopen(path, "rb");
     jitanon_jitdump_stream st;
-    jitanon_jit_record rec;
+    jitanon_jitdump_record rec;
     jitanon_result r;
     if (!f) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s", path);
     r = jitanon_jitdump_stream_init(&st, jitanon__inj_fread, f, &j->jit.dump_opts, err);
@@ -7591,12 +7591,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_scan(jitanon__inj *j, const char *p
         r = JITANON_OK;
         memset(sum, 0, sizeof *sum);
         sum->header = st.header;
-        sum->loads = st.stats.by_id[JITANON_JIT_CODE_LOAD];
+        sum->loads = st.stats.by_id[JITANON_JITDUMP_CODE_LOAD];
         if (st.buf_len > st.buf_pos) /* what a crashed or still-running JIT left */
             JITANON__FAIL(&sum->tail_error, JITANON_ERR_TRUNCATED, st.consumed, "record %U is cut short",
                           st.next_index);
     }
-    jitanon_jitdump_stream_free(&st);
+    jitanon_jitdump_stream_release(&st);
     fclose(f);
     return r;
 }
@@ -7633,7 +7633,7 @@ JITANON__PRIVATE uint64_t jitanon__inj_map_len(uint64_t code_size, uint64_t mapp
 
 /* A LOAD whose file (now or later) is `path`, its code at `pgoff` in it. */
 JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon__inj_dump *jd,
-                                                       const jitanon_jit_record *r, const jitanon__inj_pend *p,
+                                                       const jitanon_jitdump_record *r, const jitanon__inj_pend *p,
                                                        uint64_t pgoff, size_t path)
 {
     jitanon__inj_jit *jt = &j->jit;
@@ -7657,7 +7657,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
 
 /* A MOVE maps the function's file again at a new address: find the latest LOAD of the
    same code_index in this dump. */
-JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_dump *jd, const jitanon_jit_record *r)
+JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_dump *jd, const jitanon_jitdump_record *r)
 {
     size_t i = j->jit.nfuncs;
     while (i > jd->first_func) {
@@ -7675,12 +7675,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_
    out of memory.  A streamed record lasts until the next read, so it is copied (a
    streaming per-process builder copies what it keeps); a loaded dump's records last as
    long as the dump, which a per-process builder needs, as it keeps every function's views. */
-JITANON__PRIVATE int jitanon__inj_pend_take(jitanon__inj *j, const jitanon__inj_dump *jd, const jitanon_jit_record *r,
+JITANON__PRIVATE int jitanon__inj_pend_take(jitanon__inj *j, const jitanon__inj_dump *jd, const jitanon_jitdump_record *r,
                                             jitanon__inj_pend *p)
 {
-    int debug = r->id == JITANON_JIT_CODE_DEBUG_INFO;
-    jitanon_jit_record *dst = debug ? &p->debug : &p->unwind;
-    if (!debug && r->id != JITANON_JIT_CODE_UNWINDING_INFO) return 0;
+    int debug = r->id == JITANON_JITDUMP_CODE_DEBUG_INFO;
+    jitanon_jitdump_record *dst = debug ? &p->debug : &p->unwind;
+    if (!debug && r->id != JITANON_JITDUMP_CODE_UNWINDING_INFO) return 0;
     if (jd->dump) *dst = *r;
     else if (!jitanon__inj_keep(debug ? &j->jit.pend_debug : &j->jit.pend_unwind, r, jd->sum.header.big_endian, dst))
         return -1;
@@ -7695,11 +7695,11 @@ JITANON__PRIVATE int jitanon__inj_pend_take(jitanon__inj *j, const jitanon__inj_
    in memory.  The loader or the scan validated the dump already. */
 JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_dump *jd, size_t max_loads,
                                                   jitanon_result (*load)(jitanon__inj *, jitanon__elfout *,
-                                                                         jitanon__inj_dump *, const jitanon_jit_record *,
+                                                                         jitanon__inj_dump *, const jitanon_jitdump_record *,
                                                                          const jitanon__inj_pend *),
                                                   jitanon__elfout *o, int moves)
 {
-    jitanon_jit_record r;
+    jitanon_jitdump_record r;
     jitanon__inj_src src;
     jitanon__inj_pend pend;
     size_t loads = 0;
@@ -7712,11 +7712,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_
     while (res == JITANON_OK && loads < max_loads && jitanon__inj_src_next(&src, &r) == JITANON_OK) {
         int took = jitanon__inj_pend_take(j, jd, &r, &pend);
         if (took < 0) res = jitanon__inj_nomem(j, "debug or unwinding info");
-        else if (!took && r.id == JITANON_JIT_CODE_LOAD) {
+        else if (!took && r.id == JITANON_JITDUMP_CODE_LOAD) {
             loads++;
             res = load(j, o, jd, &r, &pend);
             pend.have_debug = pend.have_unwind = 0;
-        } else if (!took && r.id == JITANON_JIT_CODE_MOVE && moves) {
+        } else if (!took && r.id == JITANON_JITDUMP_CODE_MOVE && moves) {
             res = jitanon__inj_move(j, jd, &r);
         }
     }
@@ -7724,9 +7724,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_
     return res;
 }
 
-JITANON__PRIVATE jitanon_elf_func jitanon__inj_fn_of(const jitanon_jit_record *r, const jitanon__inj_pend *p)
+JITANON__PRIVATE jitanon_elf_func jitanon__inj_fn_of(const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
-    const jitanon_jit_record *unwind = p->have_unwind ? &p->unwind : NULL;
+    const jitanon_jitdump_record *unwind = p->have_unwind ? &p->unwind : NULL;
     jitanon_elf_func fn;
     memset(&fn, 0, sizeof fn);
     fn.name = r->load.name;
@@ -7742,7 +7742,7 @@ JITANON__PRIVATE jitanon_elf_func jitanon__inj_fn_of(const jitanon_jit_record *r
 
 /* Resolve only (no output): functions are known by address, nothing is written. */
 JITANON__PRIVATE jitanon_result jitanon__eo_resolve_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
-                                                        const jitanon_jit_record *r, const jitanon__inj_pend *p)
+                                                        const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
     (void)o;
     return jitanon__inj_push_func(j, jd, r, p, 0, SIZE_MAX);
@@ -7757,7 +7757,7 @@ static const jitanon__elfout_ops jitanon__eo_resolve = {
    of the same process (an exec, a restarted JIT) a generation, so that it does not
    overwrite the files of the first. */
 JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__elfout *o, const jitanon__inj_dump *jd,
-                                                      const jitanon_jit_record *r, char *name, size_t cap)
+                                                      const jitanon_jitdump_record *r, char *name, size_t cap)
 {
     size_t *used = jitanon__hmap_at(&o->u.fn.uses, &j->a, r->load.code_index, 0);
     uint64_t n;
@@ -7772,7 +7772,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__
 
 /* One function's file, into o->u.fn.elf. */
 JITANON__PRIVATE jitanon_result jitanon__eo_func_build(jitanon__inj *j, jitanon__elfout *o, const jitanon__inj_dump *jd,
-                                                       const jitanon_jit_record *r, const jitanon__inj_pend *p,
+                                                       const jitanon_jitdump_record *r, const jitanon__inj_pend *p,
                                                        uint64_t *pgoff)
 {
     jitanon_elf_func fn = jitanon__inj_fn_of(r, p);
@@ -7800,7 +7800,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_begin(jitanon__inj *j, jitanon_
    written and counts no function; a thread tells it late, so the function is counted
    and dropped at the end of the dump (jitanon__inj_drop_failed). */
 JITANON__PRIVATE jitanon_result jitanon__eo_func_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
-                                                     const jitanon_jit_record *r, const jitanon__inj_pend *p)
+                                                     const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
     jitanon__inj_pool *pool = o->u.fn.pool;
     char name[96];
@@ -7821,7 +7821,7 @@ JITANON__PRIVATE void jitanon__eo_func_free(jitanon__inj *j, jitanon__elfout *o)
 {
     jitanon__inj_threads_stop(j, o->u.fn.pool);
     jitanon__hmap_free(&o->u.fn.uses, &j->a);
-    jitanon_membuf_free(&o->u.fn.elf);
+    jitanon_membuf_release(&o->u.fn.elf);
 }
 
 static const jitanon__elfout_ops jitanon__eo_direct = {
@@ -7859,12 +7859,12 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_begin(jitanon__inj *j, jitan
     jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
     if (res != JITANON_OK) return res;
     jd->text_base = tb.text_base;
-    jitanon_elf_builder_free(&tb);
+    jitanon_elf_builder_release(&tb);
     return jitanon__eo_func_begin(j, o, jd);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__eo_sampled_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
-                                                        const jitanon_jit_record *r, const jitanon__inj_pend *p)
+                                                        const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
     char name[96];
     size_t path;
@@ -7908,7 +7908,7 @@ JITANON__PRIVATE void jitanon__eo_sampled_sample(jitanon__inj *j, jitanon__elfou
 
 /* The k-th LOAD of a dump is its k-th function: build and write its file if it was hit. */
 JITANON__PRIVATE jitanon_result jitanon__eo_sampled_file(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
-                                                         const jitanon_jit_record *r, const jitanon__inj_pend *p)
+                                                         const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
     size_t f = jd->first_func + o->u.fn.nth++;
     const char *dir = jd->dir;
@@ -7954,14 +7954,14 @@ static const jitanon__elfout_ops jitanon__eo_sampled = {
 JITANON__PRIVATE int jitanon__eo_proc_code(void *user, size_t index, jitanon_bytes *code)
 {
     jitanon__eo_proc *s = (jitanon__eo_proc *)user;
-    jitanon_jit_record r;
+    jitanon_jitdump_record r;
     (void)index;
     if (!s->code_open) {
         s->code_open = 1;
         if (jitanon__inj_src_open(s->j, s->jd, &s->code_src) != JITANON_OK) return 1;
     }
     while (jitanon__inj_src_next(&s->code_src, &r) == JITANON_OK)
-        if (r.id == JITANON_JIT_CODE_LOAD) {
+        if (r.id == JITANON_JITDUMP_CODE_LOAD) {
             *code = r.load.code;
             return 0;
         }
@@ -7974,9 +7974,9 @@ JITANON__PRIVATE void jitanon__eo_proc_free(jitanon__inj *j, jitanon__elfout *o)
     (void)j;
     if (s->code_open) jitanon__inj_src_close(&s->code_src);
     s->code_open = 0;
-    jitanon_elf_builder_free(&s->pb);
+    jitanon_elf_builder_release(&s->pb);
     memset(&s->pb, 0, sizeof s->pb);
-    jitanon_membuf_free(&s->elf);
+    jitanon_membuf_release(&s->elf);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__eo_proc_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
@@ -7998,7 +7998,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_begin(jitanon__inj *j, jitanon_
 }
 
 JITANON__PRIVATE jitanon_result jitanon__eo_proc_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
-                                                     const jitanon_jit_record *r, const jitanon__inj_pend *p)
+                                                     const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
     jitanon_elf_func fn = jitanon__inj_fn_of(r, p);
     uint64_t pgoff = 0;
@@ -8121,7 +8121,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_read_dump(jitanon__inj *j, const ch
 #endif
     if (!(jd->dump = j->io.load_dump(j->io.user, path, &j->jit.dump_opts, e))) return JITANON_ERR_IO;
     jd->sum.header = jd->dump->header;
-    jd->sum.loads = jd->dump->stats.by_id[JITANON_JIT_CODE_LOAD];
+    jd->sum.loads = jd->dump->stats.by_id[JITANON_JITDUMP_CODE_LOAD];
     jd->sum.tail_error = jd->dump->tail_error;
     return JITANON_OK;
 }
@@ -8157,7 +8157,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__
     size_t dl = strlen(found), *dumps_of_pid;
     jitanon_result res;
     if (!jitanon__grow(&j->a, (void **)&jt->dumps, &jt->dumps_cap, jt->ndumps + 1, sizeof *jt->dumps)) {
-        jitanon_jitdump_free(jd->dump);
+        jitanon_jitdump_destroy(jd->dump);
         return jitanon__inj_nomem(j, "dumps");
     }
     jt->dumps[jt->ndumps] = *jd;
@@ -8196,14 +8196,14 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
     }
     if (jd.sum.loads == 0) {
         jitanon__inj_log(j, "jitdump %s holds no CODE_LOAD records%s", found, NULL);
-        jitanon_jitdump_free(jd.dump);
+        jitanon_jitdump_destroy(jd.dump);
         j->st->dumps_failed++;
         return JITANON_OK;
     }
     if (jd.sum.tail_error.type != JITANON_OK)
         jitanon__inj_log(j, "jitdump %s: %s (records before it are used)", found, &jd.sum.tail_error);
     if ((res = jitanon__inj_check_clock(j, &jd.sum.header, r->offset)) != JITANON_OK) {
-        jitanon_jitdump_free(jd.dump);
+        jitanon_jitdump_destroy(jd.dump);
         return res;
     }
     j->st->dumps_loaded++;
@@ -8431,7 +8431,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
         jitanon_str name;
         name.data = (const char *)j->round.bytes.data + r->off + r->name_off;
         name.length = r->name_len;
-        if (jitanon_is_jitdump_marker(name.data, name.length, NULL)) return jitanon__inj_marker(j, r, &name);
+        if (jitanon_jitdump_is_marker(name.data, name.length, NULL)) return jitanon__inj_marker(j, r, &name);
         return jitanon__inj_decide_mmap(j, r, name.data);
     }
     if (r->type == JITANON_PERF_RECORD_SAMPLE) {
@@ -8610,22 +8610,22 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     for (i = 0; i < jt->ndumps; i++) {
         jitanon__free(&j->a, jt->dumps[i].events, jt->dumps[i].cap * sizeof *jt->dumps[i].events);
         jitanon__free(&j->a, jt->dumps[i].dir, jt->dumps[i].dir_size);
-        jitanon_jitdump_free(jt->dumps[i].dump);
+        jitanon_jitdump_destroy(jt->dumps[i].dump);
     }
     jitanon__free(&j->a, jt->dumps, jt->dumps_cap * sizeof *jt->dumps);
     jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
     jitanon__hmap_free(&jt->pids, &j->a);
-    jitanon_membuf_free(&jt->paths);
-    jitanon_membuf_free(&jt->pend_debug);
-    jitanon_membuf_free(&jt->pend_unwind);
+    jitanon_membuf_release(&jt->paths);
+    jitanon_membuf_release(&jt->pend_debug);
+    jitanon_membuf_release(&jt->pend_unwind);
     jitanon__free(&j->a, rd->recs, rd->recs_cap * sizeof *rd->recs);
     jitanon__free(&j->a, rd->order, rd->order_cap * sizeof *rd->order);
     jitanon__free(&j->a, rd->pieces, rd->pieces_cap * sizeof *rd->pieces);
     jitanon__free(&j->a, rd->synth, rd->synth_cap * sizeof *rd->synth);
-    jitanon_membuf_free(&rd->bytes);
+    jitanon_membuf_release(&rd->bytes);
     jitanon__free(&j->a, j->maps.idents, j->maps.idents_cap * sizeof *j->maps.idents);
     jitanon__hmap_free(&j->maps.index, &j->a);
-    jitanon_membuf_free(&j->maps.names);
+    jitanon_membuf_release(&j->maps.names);
     jitanon_trim_destroy(j->maps.trim);
     jitanon__free(&j->a, j->out.enc, j->out.enc_cap);
 }

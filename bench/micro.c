@@ -129,7 +129,7 @@ static double scan_jitanon(const char *path, int mode, uint64_t *records, uint64
         if (rec.type == JITANON_PERF_RECORD_SAMPLE) ++*samples, ipsum += rec.sample.ip;
     }
     if (res != JITANON_END) die("perf reader", &err);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     if (fd >= 0) close(fd);
     if (ipsum == 1) fprintf(stderr, " ");
     return now() - t;
@@ -165,13 +165,13 @@ static void bench_jitdump(const char *path, const uint8_t *data, size_t size, in
     int i;
     for (i = 0; i < rep; i++) {
         jitanon_jitdump_iter it;
-        jitanon_jit_record rec;
+        jitanon_jitdump_record rec;
         jitanon_error err;
         jitanon_jitdump *d;
         jitanon_result res;
         double t = now();
         n = 0;
-        res = jitanon_jitdump_iter_init(&it, data, size, NULL, &err);
+        res = jitanon_jitdump_iter_begin(&it, data, size, NULL, &err);
         while (res == JITANON_OK && (res = jitanon_jitdump_iter_next(&it, &rec, &err)) == JITANON_OK) n++;
         if (res != JITANON_END) die("jitdump iter", &err);
         ti[i] = now() - t;
@@ -179,12 +179,12 @@ static void bench_jitdump(const char *path, const uint8_t *data, size_t size, in
         d = jitanon_jitdump_load_memory(data, size, NULL, &err);
         if (!d) die("jitdump load", &err);
         tl[i] = now() - t;
-        jitanon_jitdump_free(d);
+        jitanon_jitdump_destroy(d);
         t = now();
         d = jitanon_jitdump_load_file(path, NULL, &err);
         if (!d) die("jitdump load_file", &err);
         tf[i] = now() - t;
-        jitanon_jitdump_free(d);
+        jitanon_jitdump_destroy(d);
         tr[i] = scan_read(path, &dummy);
     }
     printf("jitdump parse      %.1f MB, %llu records\n", (double)size / 1e6, (unsigned long long)n);
@@ -208,7 +208,7 @@ typedef struct funcs {
 
 static void collect(funcs *fs, const uint8_t *data, size_t size)
 {
-    const jitanon_jit_record *debug = NULL, *unwind = NULL;
+    const jitanon_jitdump_record *debug = NULL, *unwind = NULL;
     jitanon_error err;
     size_t i;
     fs->d = jitanon_jitdump_load_memory(data, size, NULL, &err);
@@ -217,10 +217,10 @@ static void collect(funcs *fs, const uint8_t *data, size_t size)
     if (!fs->f) die("calloc", NULL);
     fs->n = 0;
     for (i = 0; i < fs->d->record_count; i++) {
-        const jitanon_jit_record *r = &fs->d->records[i];
-        if (r->id == JITANON_JIT_CODE_DEBUG_INFO) debug = r;
-        if (r->id == JITANON_JIT_CODE_UNWINDING_INFO) unwind = r;
-        if (r->id != JITANON_JIT_CODE_LOAD) continue;
+        const jitanon_jitdump_record *r = &fs->d->records[i];
+        if (r->id == JITANON_JITDUMP_CODE_DEBUG_INFO) debug = r;
+        if (r->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) unwind = r;
+        if (r->id != JITANON_JITDUMP_CODE_LOAD) continue;
         fs->f[fs->n].name = r->load.name;
         fs->f[fs->n].code_addr = r->load.code_addr;
         fs->f[fs->n].code = r->load.code;
@@ -261,7 +261,7 @@ static void bench_elf(const funcs *fs, const char *scratch, int rep)
         for (k = 0; k < fs->n; k++)
             if (jitanon_elf_builder_add(&b, &fs->f[k], NULL, &err) != JITANON_OK) die("elf add", &err);
         if (jitanon_elf_builder_finish(&b, sink, NULL, &err) != JITANON_OK) die("elf finish", &err);
-        jitanon_elf_builder_free(&b);
+        jitanon_elf_builder_release(&b);
         pbytes = mb.size;
         tp[i] = now() - t;
         /* to files: one ELF per function, plain open/write/close */
@@ -289,7 +289,7 @@ static void bench_elf(const funcs *fs, const char *scratch, int rep)
         }
         te[i] = now() - t;
     }
-    jitanon_membuf_free(&mb);
+    jitanon_membuf_release(&mb);
     printf("ELF emission       %zu functions\n", fs->n);
     m = median(tm, rep);
     printf("  per function, mem  %8.3f s  %8.0f functions/s  %6.0f MB/s\n", m, (double)fs->n / m, (double)bytes / 1e6 / m);
@@ -338,10 +338,10 @@ static void bench_trim(const char *perf_path, const funcs *fs, int rep)
         nm++;
     }
     if (res != JITANON_END) die("perf reader", &err);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     for (k = 0, i = 0; k < fs->d->record_count; k++) {
-        const jitanon_jit_record *j = &fs->d->records[k];
-        if (j->id != JITANON_JIT_CODE_LOAD) continue;
+        const jitanon_jitdump_record *j = &fs->d->records[k];
+        if (j->id != JITANON_JITDUMP_CODE_LOAD) continue;
         if (n == cap && !(ev = (event *)realloc(ev, (cap = cap * 2 + 1024) * sizeof *ev))) die("realloc", NULL);
         ev[n].time = j->timestamp, ev[n].start = j->load.code_addr, ev[n].len = j->load.code_size, ev[n].pgoff = i++;
         ev[n++].is_mmap = 0;
@@ -462,7 +462,7 @@ int main(int argc, char **argv)
         collect(&fs, dump, size);
         bench_elf(&fs, argv[4], rep);
         bench_trim(argv[2], &fs, rep);
-        jitanon_jitdump_free(fs.d);
+        jitanon_jitdump_destroy(fs.d);
         free(fs.f);
         free(dump);
         return 0;

@@ -39,32 +39,32 @@ static void print_header(const jitanon_jitdump_header *h)
            h->big_endian ? "big-endian" : "little-endian", h->arch_timestamp ? " arch-timestamps" : "");
 }
 
-static void print_record(const jitanon_jit_record *r, int big)
+static void print_record(const jitanon_jitdump_record *r, int big)
 {
-    printf("%8" PRIu64 " %-14s t=%" PRIu64, r->offset, jitanon_jit_record_name(r->id), r->timestamp);
+    printf("%8" PRIu64 " %-14s t=%" PRIu64, r->offset, jitanon_jitdump_record_name(r->id), r->timestamp);
     switch (r->id) {
-    case JITANON_JIT_CODE_LOAD:
+    case JITANON_JITDUMP_CODE_LOAD:
         printf(" pid %" PRIu32 " tid %" PRIu32 " addr 0x%" PRIx64 " size %" PRIu64 " index %" PRIu64 " %.*s\n",
                r->load.pid, r->load.tid, r->load.code_addr, r->load.code_size, r->load.code_index,
                (int)r->load.name.length, r->load.name.data);
         break;
-    case JITANON_JIT_CODE_MOVE:
+    case JITANON_JITDUMP_CODE_MOVE:
         printf(" pid %" PRIu32 " tid %" PRIu32 " 0x%" PRIx64 " -> 0x%" PRIx64 " size %" PRIu64 " index %" PRIu64 "\n",
                r->move.pid, r->move.tid, r->move.old_code_addr, r->move.new_code_addr, r->move.code_size,
                r->move.code_index);
         break;
-    case JITANON_JIT_CODE_DEBUG_INFO: {
-        jitanon_jit_debug_iter it;
-        jitanon_jit_debug_entry e;
+    case JITANON_JITDUMP_CODE_DEBUG_INFO: {
+        jitanon_jitdump_debug_iter it;
+        jitanon_jitdump_debug_entry e;
         printf(" addr 0x%" PRIx64 " entries %" PRIu64, r->debug.code_addr, r->debug.nr_entry);
-        jitanon_jit_debug_begin(&it, r, big);
-        if (jitanon_jit_debug_next(&it, &e))
+        jitanon_jitdump_debug_iter_begin(&it, r, big);
+        if (jitanon_jitdump_debug_iter_next(&it, &e))
             printf(" first %.*s:%" PRId32 ":%" PRId32 " @0x%" PRIx64, (int)e.file.length, e.file.data, e.lineno,
                    e.discrim, e.addr);
         printf("\n");
         break;
     }
-    case JITANON_JIT_CODE_UNWINDING_INFO:
+    case JITANON_JITDUMP_CODE_UNWINDING_INFO:
         printf(" unwinding %" PRIu64 " eh_frame_hdr %" PRIu64 " mapped %" PRIu64 "\n", r->unwind.unwinding_size,
                r->unwind.eh_frame_hdr_size, r->unwind.mapped_size);
         break;
@@ -73,27 +73,27 @@ static void print_record(const jitanon_jit_record *r, int big)
     }
 }
 
-static void problem(check_state *c, const jitanon_jit_record *r, const char *what)
+static void problem(check_state *c, const jitanon_jitdump_record *r, const char *what)
 {
     c->problems++;
     if (c->problems <= 50) printf("problem at byte %" PRIu64 " (record %" PRIu64 "): %s\n", r->offset, r->index, what);
 }
 
-static void check_record(check_state *c, const jitanon_jit_record *r, int big)
+static void check_record(check_state *c, const jitanon_jitdump_record *r, int big)
 {
     if (r->index > 0 && r->timestamp < c->prev_time) problem(c, r, "timestamp goes backwards");
     c->prev_time = r->timestamp;
-    if (r->id == JITANON_JIT_CODE_DEBUG_INFO) {
-        jitanon_jit_debug_iter it;
-        jitanon_jit_debug_entry e;
+    if (r->id == JITANON_JITDUMP_CODE_DEBUG_INFO) {
+        jitanon_jitdump_debug_iter it;
+        jitanon_jitdump_debug_entry e;
         if (c->have_pending_debug) problem(c, r, "DEBUG_INFO replaces an earlier one that no LOAD used");
         c->have_pending_debug = 1;
         c->pending_debug_addr = r->debug.code_addr;
-        jitanon_jit_debug_begin(&it, r, big);
-        while (jitanon_jit_debug_next(&it, &e))
+        jitanon_jitdump_debug_iter_begin(&it, r, big);
+        while (jitanon_jitdump_debug_iter_next(&it, &e))
             if (e.addr < r->debug.code_addr) c->debug_outside++;
     }
-    if (r->id == JITANON_JIT_CODE_LOAD) {
+    if (r->id == JITANON_JITDUMP_CODE_LOAD) {
         if (c->have_pending_debug && c->pending_debug_addr != r->load.code_addr)
             problem(c, r, "LOAD follows a DEBUG_INFO for a different code_addr");
         c->have_pending_debug = 0;
@@ -150,7 +150,7 @@ static void check_finish(check_state *c, const jitanon_jitdump_header *h)
 static void print_summary(const jitanon_jitdump_stats *st)
 {
     int i;
-    for (i = 0; i < JITANON_JIT_CODE_MAX; i++) printf("%-16s %" PRIu64 "\n", jitanon_jit_record_name((uint32_t)i), st->by_id[i]);
+    for (i = 0; i < JITANON_JITDUMP_CODE_MAX; i++) printf("%-16s %" PRIu64 "\n", jitanon_jitdump_record_name((uint32_t)i), st->by_id[i]);
     printf("%-16s %" PRIu64 "\n", "UNKNOWN", st->unknown);
     printf("%-16s %" PRIu64 "\n", "code_bytes", st->code_bytes);
     printf("%-16s %" PRIu64 " .. %" PRIu64 "\n", "time_range", st->first_time, st->last_time);
@@ -162,7 +162,7 @@ int main(int argc, char **argv)
     int summary = 0, check = 0, i, rc = 0;
     FILE *f;
     jitanon_jitdump_stream s;
-    jitanon_jit_record rec;
+    jitanon_jitdump_record rec;
     jitanon_error err;
     jitanon_result r;
     check_state cs;
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
         check_finish(&cs, &s.header);
         printf("%" PRIu64 " record(s), %" PRIu64 " problem(s) listed\n", s.next_index, cs.problems);
     } else free(cs.loads);
-    jitanon_jitdump_stream_free(&s);
+    jitanon_jitdump_stream_release(&s);
     if (f != stdin) fclose(f);
     return rc;
 }

@@ -76,7 +76,7 @@ static int write_file(jitanon_elf_builder *b, const char *path, uint64_t *total,
     return bad ? fail(path, &err) : 0;
 }
 
-static void print_func(const jitanon_jit_record *rec, uint64_t pgoff, const char *path)
+static void print_func(const jitanon_jitdump_record *rec, uint64_t pgoff, const char *path)
 {
     printf("%llu 0x%llx %llu 0x%llx %s %.*s\n", (unsigned long long)rec->load.code_index,
            (unsigned long long)rec->load.code_addr, (unsigned long long)rec->load.code_size,
@@ -104,24 +104,24 @@ static int parse_args(int argc, char **argv, options *o)
 
 /* The dump's own view of a function's lines: entry address minus V8's +0x40 when the dump
    is V8's (pad1 0xDEADBEEF), relative to the function start. */
-static void print_lines(const options *o, const jitanon_jitdump_header *h, const jitanon_jit_record *load,
-                        const jitanon_jit_record *debug)
+static void print_lines(const options *o, const jitanon_jitdump_header *h, const jitanon_jitdump_record *load,
+                        const jitanon_jitdump_record *debug)
 {
-    jitanon_jit_debug_iter it;
-    jitanon_jit_debug_entry e;
+    jitanon_jitdump_debug_iter it;
+    jitanon_jitdump_debug_entry e;
     int v8 = o->elf.v8_bias == JITANON_ELF_V8_BIAS_ON ||
              (o->elf.v8_bias == JITANON_ELF_V8_BIAS_AUTO && h->pad1 == 0xDEADBEEFu);
     uint64_t start = load->load.code_addr + (v8 ? 64u : 0u);
-    jitanon_jit_debug_begin(&it, debug, h->big_endian);
-    while (jitanon_jit_debug_next(&it, &e))
+    jitanon_jitdump_debug_iter_begin(&it, debug, h->big_endian);
+    while (jitanon_jitdump_debug_iter_next(&it, &e))
         if (e.addr >= start && e.addr - start < load->load.code_size)
             printf("line %llu %llu %d %.*s\n", (unsigned long long)load->load.code_index,
                    (unsigned long long)(e.addr - start), (int)e.lineno, (int)e.file.length, e.file.data);
 }
 
 /* Pairs each CODE_LOAD with the DEBUG_INFO / UNWINDING_INFO records before it. */
-static void make_func(const jitanon_jit_record *rec, const jitanon_jit_record **debug,
-                      const jitanon_jit_record **unwind, jitanon_elf_func *fn)
+static void make_func(const jitanon_jitdump_record *rec, const jitanon_jitdump_record **debug,
+                      const jitanon_jitdump_record **unwind, jitanon_elf_func *fn)
 {
     memset(fn, 0, sizeof *fn);
     fn->name = rec->load.name;
@@ -140,7 +140,7 @@ static void make_func(const jitanon_jit_record *rec, const jitanon_jit_record **
 
 static int run(const options *o, const jitanon_jitdump *d, uint64_t *funcs, uint64_t *bytes)
 {
-    const jitanon_jit_record *debug = NULL, *unwind = NULL;
+    const jitanon_jitdump_record *debug = NULL, *unwind = NULL;
     jitanon_elf_builder b;
     jitanon_error err;
     jitanon_elf_func fn;
@@ -152,10 +152,10 @@ static int run(const options *o, const jitanon_jitdump *d, uint64_t *funcs, uint
         if (jitanon_elf_builder_init(&b, &d->header, &o->elf, &err) != JITANON_OK) return fail("init", &err);
     }
     for (i = 0; i < d->record_count; i++) {
-        const jitanon_jit_record *rec = &d->records[i];
-        if (rec->id == JITANON_JIT_CODE_DEBUG_INFO) debug = rec;
-        if (rec->id == JITANON_JIT_CODE_UNWINDING_INFO) unwind = rec;
-        if (rec->id != JITANON_JIT_CODE_LOAD) continue;
+        const jitanon_jitdump_record *rec = &d->records[i];
+        if (rec->id == JITANON_JITDUMP_CODE_DEBUG_INFO) debug = rec;
+        if (rec->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) unwind = rec;
+        if (rec->id != JITANON_JITDUMP_CODE_LOAD) continue;
         if (o->lines && debug) print_lines(o, &d->header, rec, debug);
         make_func(rec, &debug, &unwind, &fn);
         if (!o->process) {
@@ -164,21 +164,21 @@ static int run(const options *o, const jitanon_jitdump *d, uint64_t *funcs, uint
             if (jitanon_elf_builder_init(&b, &d->header, &o->elf, &err) != JITANON_OK) return fail("init", &err);
         }
         if (jitanon_elf_builder_add(&b, &fn, &pgoff, &err) != JITANON_OK) {
-            jitanon_elf_builder_free(&b);
+            jitanon_elf_builder_release(&b);
             return fail("add", &err);
         }
         print_func(rec, pgoff, path);
         ++*funcs;
         if (!o->process) {
             int bad = write_file(&b, path, bytes, NULL);
-            jitanon_elf_builder_free(&b);
+            jitanon_elf_builder_release(&b);
             if (bad) return 1;
         }
     }
     if (o->process) {
         jitanon_elf_info info;
         int bad = write_file(&b, path, bytes, &info);
-        jitanon_elf_builder_free(&b);
+        jitanon_elf_builder_release(&b);
         return bad;
     }
     return 0;
@@ -205,6 +205,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "jitdump-elf: %llu functions, %llu bytes of ELF in %.3f s: %.0f functions/s, %.1f MB/s\n",
                 (unsigned long long)funcs, (unsigned long long)bytes, t1 - t0, (double)funcs / (t1 - t0),
                 (double)bytes / 1e6 / (t1 - t0));
-    jitanon_jitdump_free(d);
+    jitanon_jitdump_destroy(d);
     return rc;
 }

@@ -410,7 +410,7 @@ static void write_function(gen *g, uint64_t i, uint64_t time, uint8_t *code)
     code[0] = 0x55; /* push rbp */
     code[size - 1] = 0xc3;
     if (g->o.debug_every && i % g->o.debug_every == 0) {
-        jitanon_jit_debug_entry e[8];
+        jitanon_jitdump_debug_entry e[8];
         char file[96];
         size_t rows = 2 + (size_t)rndn(g, 6), r;
         uint64_t off = 0;
@@ -612,7 +612,7 @@ int main(int argc, char **argv)
                 g->dir, (unsigned long long)g->records, (unsigned long long)g->o.samples,
                 (unsigned long long)g->pw.bytes_written, g->marker, (unsigned long long)g->o.loads,
                 (unsigned long long)g->jw.bytes_written);
-    jitanon_perf_writer_free(&g->pw);
+    jitanon_perf_writer_release(&g->pw);
     free(code);
     free(g->fns);
     free(g->stubs);

@@ -59,7 +59,7 @@ static int cat(const char *in, int summary)
     while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK)
         if (!summary) print_record(&rec);
     if (res == JITANON_END && summary) print_summary(&r);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     return res == JITANON_END ? 0 : fail(&err);
 }
 

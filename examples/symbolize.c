@@ -137,7 +137,7 @@ int main(int argc, char **argv)
     o.io.user = &p;
     res = jitanon_perf_reader_open(&r, path, NULL, &err);
     if (res == JITANON_OK) res = jitanon_inject(&r, NULL, &o, NULL, &err); /* no output: resolve only */
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     if (res != JITANON_OK) {
         char msg[512];
         jitanon_format_error(msg, sizeof msg, &err);

@@ -60,7 +60,7 @@ static int commit_page(tinyjit *t, size_t pg)
             continue;
         }
         sprintf(name, "tinyjit_fn_p%zu_%zu", pg, k);
-        if (jitanon_jitdump_write_load(&t->dump.writer, jitanon_jit_now(), (uint32_t)getpid(), (uint32_t)getpid(),
+        if (jitanon_jitdump_write_load(&t->dump.writer, jitanon_jitdump_now(), (uint32_t)getpid(), (uint32_t)getpid(),
                                        (uint64_t)(uintptr_t)code, code, SLOT, pg * 1000 + k, name, strlen(name),
                                        &err) != JITANON_OK)
             return fprintf(stderr, "tinyjit: jitdump write failed\n"), 1;
@@ -111,14 +111,14 @@ int main(int argc, char **argv)
     if (use_map && !(t.map = fopen(mapname, "w"))) return perror(mapname), 1;
     /* Grow the code cache page by page, running what exists in between, so samples land
        in early pages both before and after the coalesced //anon events. */
-    start = jitanon_jit_now();
+    start = jitanon_jitdump_now();
     end = start + (uint64_t)ms * 1000000u;
     for (pg = 0; pg < t.pages; pg++) {
         uint64_t until = start + (uint64_t)ms * 1000000u * (pg + 1) / (2 * t.pages);
         if (commit_page(&t, pg)) return 1;
-        while (jitanon_jit_now() < until) run_all(&t);
+        while (jitanon_jitdump_now() < until) run_all(&t);
     }
-    while (jitanon_jit_now() < end) run_all(&t);
+    while (jitanon_jitdump_now() < end) run_all(&t);
     jitanon_jitdump_file_close(&t.dump, &err);
     if (t.map) fclose(t.map);
     munmap(t.region, t.pages * t.page);

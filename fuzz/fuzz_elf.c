@@ -89,7 +89,7 @@ static uint32_t walk(const jitanon_test_elf_file *f)
 }
 
 typedef struct placed {
-    const jitanon_jit_record *load;
+    const jitanon_jitdump_record *load;
     uint64_t pgoff;
 } placed;
 
@@ -118,7 +118,7 @@ static void check_ours(const jitanon_membuf *out, const jitanon_elf_info *info, 
     CHECK(text.offset == info->text_offset && text.addr == text.offset);
     CHECK(n == 0 || fn[0].pgoff == info->text_offset);
     for (k = 0; k < n; k++) {
-        const jitanon_jit_record *ld = fn[k].load;
+        const jitanon_jitdump_record *ld = fn[k].load;
         uint64_t pg = fn[k].pgoff, size = ld->load.code.size;
         jitanon_test_elf_symbol sym;
         int covered = 0;
@@ -194,7 +194,7 @@ static jitanon_result build(const jitanon_jitdump *d, const jitanon_elf_opts *o,
     if (r == JITANON_OK && stream) jitanon_elf_builder_stream_code(&b, code_again, stream);
     for (i = 0; r == JITANON_OK && i < n; i++) r = jitanon_elf_builder_add(&b, &fns[i], &pl[i].pgoff, &err);
     if (r == JITANON_OK) r = jitanon_elf_builder_finish(&b, sink, info, &err);
-    jitanon_elf_builder_free(&b);
+    jitanon_elf_builder_release(&b);
     CHECK(r == JITANON_OK || is_typed_error(r));
     return r;
 }
@@ -208,7 +208,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     jitanon_elf_opts o;
     jitanon_elf_func *fns;
     placed *pl;
-    const jitanon_jit_record *debug = NULL, *unwind = NULL;
+    const jitanon_jitdump_record *debug = NULL, *unwind = NULL;
     size_t i, n = 0;
     uint64_t h = fnv(data, size);
 
@@ -223,10 +223,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pl = (placed *)calloc(FUZZ_MAX_FUNCS, sizeof *pl);
     CHECK(fns && pl);
     for (i = 0; i < d->record_count && n < FUZZ_MAX_FUNCS; i++) {
-        const jitanon_jit_record *rec = &d->records[i];
-        if (rec->id == JITANON_JIT_CODE_DEBUG_INFO) debug = rec;
-        if (rec->id == JITANON_JIT_CODE_UNWINDING_INFO) unwind = rec;
-        if (rec->id != JITANON_JIT_CODE_LOAD) continue;
+        const jitanon_jitdump_record *rec = &d->records[i];
+        if (rec->id == JITANON_JITDUMP_CODE_DEBUG_INFO) debug = rec;
+        if (rec->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) unwind = rec;
+        if (rec->id != JITANON_JITDUMP_CODE_LOAD) continue;
         CHECK(rec->load.code.size == rec->load.code_size);
         fns[n].name = rec->load.name;
         fns[n].code_addr = rec->load.code_addr;
@@ -244,7 +244,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         jitanon_membuf out;
         jitanon_elf_info info;
         if (build(d, &o, &fns[i], &pl[i], 1, &out, &info, NULL) == JITANON_OK) check_ours(&out, &info, &pl[i], 1);
-        jitanon_membuf_free(&out);
+        jitanon_membuf_release(&out);
     }
 
     /* One file for the process, built twice: the output must be deterministic. */
@@ -264,12 +264,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 CHECK(r == JITANON_OK && src.next == n);
                 CHECK(again.size == out.size && memcmp(again.data, out.data, out.size) == 0);
             } else CHECK(r == JITANON_ERR_IO);
-            jitanon_membuf_free(&again);
+            jitanon_membuf_release(&again);
         }
-        jitanon_membuf_free(&out);
+        jitanon_membuf_release(&out);
     }
     free(fns);
     free(pl);
-    jitanon_jitdump_free(d);
+    jitanon_jitdump_destroy(d);
     return 0;
 }

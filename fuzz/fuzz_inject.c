@@ -64,7 +64,7 @@ typedef struct world {
 static jitanon_jitdump *io_load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_error *err)
 {
     world *w = (world *)user;
-    CHECK(path != NULL && jitanon_is_jitdump_marker(path, strlen(path), NULL));
+    CHECK(path != NULL && jitanon_jitdump_is_marker(path, strlen(path), NULL));
     w->loads++;
     if ((w->flags & 1u << 5) && strncmp(path, w->jitdump_dir, strlen(w->jitdump_dir)) != 0) {
         if (err) {
@@ -244,7 +244,7 @@ static void read_back(const world *w, const jitanon_membuf *out, const jitanon_i
         CHECK(res == JITANON_END);
         CHECK(n == st->records_out);
     }
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     CHECK(cap.live == 0);
 }
 
@@ -337,9 +337,9 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
             }
         }
     }
-    jitanon_perf_writer_free(&wr);
-    jitanon_perf_reader_free(&r);
-    jitanon_membuf_free(&out);
+    jitanon_perf_writer_release(&wr);
+    jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&out);
     CHECK(cap.live == 0);
 }
 

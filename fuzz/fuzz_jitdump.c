@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     jitanon_jitdump_iter it;
     jitanon_jitdump_stream s;
-    jitanon_jit_record rec;
+    jitanon_jitdump_record rec;
     jitanon_error err;
     jitanon_jitdump_opts opts;
     jitanon_jitdump *d;
@@ -21,25 +21,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     jitanon_result r;
     memset(&opts, 0, sizeof opts);
     opts.memory_limit = 64u << 20;
-    r = jitanon_jitdump_iter_init(&it, data, size, &opts, &err);
+    r = jitanon_jitdump_iter_begin(&it, data, size, &opts, &err);
     while (r == JITANON_OK && (r = jitanon_jitdump_iter_next(&it, &rec, &err)) == JITANON_OK) {
-        jitanon_jit_debug_iter di;
-        jitanon_jit_debug_entry e;
+        jitanon_jitdump_debug_iter di;
+        jitanon_jitdump_debug_entry e;
         volatile size_t sink = 0;
         n_iter++;
-        jitanon_jit_debug_begin(&di, &rec, it.header.big_endian);
-        while (jitanon_jit_debug_next(&di, &e)) sink += e.file.length ? (size_t)e.file.data[0] : 0;
-        if (rec.id == JITANON_JIT_CODE_LOAD && rec.load.name.length) sink += (size_t)rec.load.name.data[0];
+        jitanon_jitdump_debug_iter_begin(&di, &rec, it.header.big_endian);
+        while (jitanon_jitdump_debug_iter_next(&di, &e)) sink += e.file.length ? (size_t)e.file.data[0] : 0;
+        if (rec.id == JITANON_JITDUMP_CODE_LOAD && rec.load.name.length) sink += (size_t)rec.load.name.data[0];
         (void)sink;
     }
     pw = memin_make(data, size, 7, 1);
     if (jitanon_jitdump_stream_init(&s, memin_read, &pw, &opts, &err) == JITANON_OK) {
         while (jitanon_jitdump_stream_next(&s, &rec, &err) == JITANON_OK) n_stream++;
-        jitanon_jitdump_stream_free(&s);
+        jitanon_jitdump_stream_release(&s);
     }
     if (n_stream != n_iter) abort();
     d = jitanon_jitdump_load_memory(data, size, &opts, &err);
     if (d && d->record_count != n_iter) abort();
-    jitanon_jitdump_free(d);
+    jitanon_jitdump_destroy(d);
     return 0;
 }

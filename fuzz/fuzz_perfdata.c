@@ -217,7 +217,7 @@ static void run(const uint8_t *data, size_t size, int seek, int odd, int decompr
         CHECK(is_typed_error(res));
     }
     d->end = res;
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     CHECK(cap.live == 0); /* every byte freed, with the sizes it was allocated with */
     d->hit_cap = cap.hit;
 }

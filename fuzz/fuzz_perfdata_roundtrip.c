@@ -137,7 +137,7 @@ static jitanon_result read_all(const uint8_t *data, size_t size, int skip_header
         jitanon_format_error(msg, sizeof msg, &err);
         fprintf(stderr, "read: %s after %llu records\n", msg, (unsigned long long)l->all);
     }
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     CHECK(cap.live == 0);
     l->hit_cap = cap.hit;
     return res;
@@ -145,10 +145,10 @@ static jitanon_result read_all(const uint8_t *data, size_t size, int skip_header
 
 static void rec_list_free(rec_list *l)
 {
-    jitanon_membuf_free(&l->bytes);
-    jitanon_membuf_free(&l->sizes);
-    jitanon_membuf_free(&l->attrs);
-    jitanon_membuf_free(&l->feats);
+    jitanon_membuf_release(&l->bytes);
+    jitanon_membuf_release(&l->sizes);
+    jitanon_membuf_release(&l->attrs);
+    jitanon_membuf_release(&l->feats);
 }
 
 static int same_buf(const jitanon_membuf *a, const jitanon_membuf *b)
@@ -188,8 +188,8 @@ static jitanon_result copy(const uint8_t *data, size_t size, jitanon_perf_mode m
                 res == JITANON_OK ? "ok" : msg, (unsigned long long)w.records);
     }
     *records_written = w.records;
-    jitanon_perf_writer_free(&w);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_writer_release(&w);
+    jitanon_perf_reader_release(&r);
     CHECK(cap.live == 0);
     *hit_cap = cap.hit || (res == JITANON_ERR_WRITE && out->size + 65536 > FUZZ_OUT_CAP);
     return res;
@@ -207,7 +207,7 @@ static void round_trip(const uint8_t *data, size_t size, const rec_list *first_a
         /* A lossless same-mode copy of an input we read completely may only hit a limit. */
         if (same_mode && !hit_cap)
             CHECK(res == JITANON_ERR_LIMIT || res == JITANON_ERR_NOMEM);
-        jitanon_membuf_free(&out);
+        jitanon_membuf_release(&out);
         return;
     }
     res = read_all(out.data, out.size, !same_mode, &second);
@@ -224,7 +224,7 @@ static void round_trip(const uint8_t *data, size_t size, const rec_list *first_a
         if (same_mode && mode == JITANON_PERF_FILE) CHECK(same_buf(&second.feats, &first->feats));
     }
     rec_list_free(&second);
-    jitanon_membuf_free(&out);
+    jitanon_membuf_release(&out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

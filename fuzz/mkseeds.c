@@ -97,7 +97,7 @@ static void build_dump(jitanon_membuf *out, int big)
     jitanon_jitdump_writer w;
     jitanon_sink sink;
     jitanon_error err;
-    jitanon_jit_debug_entry e[3];
+    jitanon_jitdump_debug_entry e[3];
     uint8_t code[4][64], eh[64], hdr[32];
     size_t ehn, hdrn, i;
     memset(out, 0, sizeof *out);
@@ -278,7 +278,7 @@ static void build_perf(jitanon_membuf *out, jitanon_perf_mode mode, int big)
     r_put(&r, &w);
     round_end(&w, big);
     ok(jitanon_perf_writer_finish(&w, &err), "finish");
-    jitanon_perf_writer_free(&w);
+    jitanon_perf_writer_release(&w);
 }
 
 /* Writes one ELF for every function of the dump (the per-process layout). */
@@ -289,7 +289,7 @@ static void build_elf(const jitanon_membuf *dump, jitanon_membuf *out)
     jitanon_sink sink;
     jitanon_error err;
     size_t i;
-    const jitanon_jit_record *debug = NULL, *unwind = NULL;
+    const jitanon_jitdump_record *debug = NULL, *unwind = NULL;
     memset(out, 0, sizeof *out);
     sink.write_fn = jitanon_membuf_write;
     sink.user = out;
@@ -297,11 +297,11 @@ static void build_elf(const jitanon_membuf *dump, jitanon_membuf *out)
     if (!d) die("reload dump");
     ok(jitanon_elf_builder_init(&b, &d->header, NULL, &err), "elf init");
     for (i = 0; i < d->record_count; i++) {
-        const jitanon_jit_record *r = &d->records[i];
+        const jitanon_jitdump_record *r = &d->records[i];
         jitanon_elf_func fn;
-        if (r->id == JITANON_JIT_CODE_DEBUG_INFO) debug = r;
-        if (r->id == JITANON_JIT_CODE_UNWINDING_INFO) unwind = r;
-        if (r->id != JITANON_JIT_CODE_LOAD) continue;
+        if (r->id == JITANON_JITDUMP_CODE_DEBUG_INFO) debug = r;
+        if (r->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) unwind = r;
+        if (r->id != JITANON_JITDUMP_CODE_LOAD) continue;
         memset(&fn, 0, sizeof fn);
         fn.name = r->load.name;
         fn.code_addr = r->load.code_addr;
@@ -312,8 +312,8 @@ static void build_elf(const jitanon_membuf *dump, jitanon_membuf *out)
         debug = unwind = NULL;
     }
     ok(jitanon_elf_builder_finish(&b, sink, NULL, &err), "elf finish");
-    jitanon_elf_builder_free(&b);
-    jitanon_jitdump_free(d);
+    jitanon_elf_builder_release(&b);
+    jitanon_jitdump_destroy(d);
 }
 
 static void inject_seed(const char *dir, const char *name, const jitanon_membuf *dump, const jitanon_membuf *perf,
@@ -355,7 +355,7 @@ int main(int argc, char **argv)
     inject_seed(argv[1], "gen-pipe-le.bin", &dump_le, &pipe_le, 0x0102);
     inject_seed(argv[1], "gen-file-be.bin", &dump_be, &file_be, 0x0011);
     inject_seed(argv[1], "gen-pipe-be-tiny-rounds.bin", &dump_be, &pipe_be, 0x02a0);
-    jitanon_membuf_free(&dump_le), jitanon_membuf_free(&dump_be), jitanon_membuf_free(&elf);
-    jitanon_membuf_free(&file_le), jitanon_membuf_free(&file_be), jitanon_membuf_free(&pipe_le), jitanon_membuf_free(&pipe_be);
+    jitanon_membuf_release(&dump_le), jitanon_membuf_release(&dump_be), jitanon_membuf_release(&elf);
+    jitanon_membuf_release(&file_le), jitanon_membuf_release(&file_be), jitanon_membuf_release(&pipe_le), jitanon_membuf_release(&pipe_be);
     return 0;
 }

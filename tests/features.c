@@ -22,6 +22,6 @@ int main(int argc, char **argv)
     }
     jitanon_atomic_abort(&af);
     printf("features %u, jitdump file %d, atomic output %d, clock %d\n", jitanon_features(), dump, atomic,
-           jitanon_jit_now() != 0);
+           jitanon_jitdump_now() != 0);
     return 0;
 }

@@ -71,7 +71,7 @@ static void test_core_membuf(void)
     JT_CHECK_EQ_U(b.size, 4000);
     b.max_size = 4002;
     JT_CHECK(jitanon_membuf_write(&b, "abc", 3) != 0);
-    jitanon_membuf_free(&b);
+    jitanon_membuf_release(&b);
     JT_CHECK_EQ_U(a.live_bytes, 0);
     JT_CHECK_EQ_U(a.live_blocks, 0);
 }
@@ -114,7 +114,7 @@ static void test_core_buf_appends(void)
     jitanon__buf_u8(&b, 9);
     JT_CHECK(b.failed_);
     JT_CHECK_EQ_U(b.size, 15);
-    jitanon_membuf_free(&b);
+    jitanon_membuf_release(&b);
     JT_CHECK_EQ_U(a.live_bytes, 0);
 
     memset(&sp, 0, sizeof sp);

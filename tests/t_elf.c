@@ -62,7 +62,7 @@ static size_t elft_v8_unwind(uint8_t *out, uint64_t code_size, int big)
 static void elft_func(elft_dump *t, const char *name, uint64_t addr, const uint8_t *code, size_t size,
                       const uint64_t *offs, size_t nrows, uint64_t bias, int unwind)
 {
-    jitanon_jit_debug_entry e[8];
+    jitanon_jitdump_debug_entry e[8];
     size_t i;
     for (i = 0; i < nrows; i++) {
         e[i].addr = addr + offs[i] + bias;
@@ -84,17 +84,17 @@ static void elft_func(elft_dump *t, const char *name, uint64_t addr, const uint8
 /* Loads the dump and pairs each LOAD with the records before it. */
 static void elft_load(elft_dump *t, uint32_t pad1)
 {
-    const jitanon_jit_record *debug = NULL, *unwind = NULL;
+    const jitanon_jitdump_record *debug = NULL, *unwind = NULL;
     size_t i, k = 0;
     if (pad1) jitanon__wr32(t->buf.data + 16, pad1, t->w.big_endian);
     t->d = jitanon_jitdump_load_memory(t->buf.data, t->buf.size, NULL, NULL);
     JT_CHECK(t->d != NULL);
     if (!t->d) return;
     for (i = 0; i < t->d->record_count && k < ELFT_MAX_FUNCS; i++) {
-        const jitanon_jit_record *r = &t->d->records[i];
-        if (r->id == JITANON_JIT_CODE_DEBUG_INFO) debug = r;
-        if (r->id == JITANON_JIT_CODE_UNWINDING_INFO) unwind = r;
-        if (r->id != JITANON_JIT_CODE_LOAD) continue;
+        const jitanon_jitdump_record *r = &t->d->records[i];
+        if (r->id == JITANON_JITDUMP_CODE_DEBUG_INFO) debug = r;
+        if (r->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) unwind = r;
+        if (r->id != JITANON_JITDUMP_CODE_LOAD) continue;
         memset(&t->fn[k], 0, sizeof t->fn[k]);
         t->fn[k].name = r->load.name;
         t->fn[k].code_addr = r->load.code_addr;
@@ -109,8 +109,8 @@ static void elft_load(elft_dump *t, uint32_t pad1)
 
 static void elft_end(elft_dump *t)
 {
-    jitanon_jitdump_free(t->d);
-    jitanon_membuf_free(&t->buf);
+    jitanon_jitdump_destroy(t->d);
+    jitanon_membuf_release(&t->buf);
 }
 
 /* Emits functions [0, n) of a dump into one ELF; pgoffs[] receives each pgoff. */
@@ -123,7 +123,7 @@ static jitanon_result elft_emit(elft_dump *t, size_t n, const jitanon_elf_opts *
     jitanon_result r = jitanon_elf_builder_init(&b, &t->d->header, o, &err);
     for (i = 0; r == JITANON_OK && i < n; i++) r = jitanon_elf_builder_add(&b, &t->fn[i], pgoffs ? &pgoffs[i] : NULL, &err);
     if (r == JITANON_OK) r = jitanon_elf_builder_finish(&b, elft_sink(out), info, &err);
-    jitanon_elf_builder_free(&b);
+    jitanon_elf_builder_release(&b);
     return r;
 }
 
@@ -371,13 +371,13 @@ static void test_elf_per_function_invariants(void)
         uint64_t pg = 0;
         memset(&out, 0, sizeof out);
         JT_CHECK(elft_emit(&t, 0, NULL, &out, NULL, &info) == JITANON_OK); /* empty file is fine too */
-        jitanon_membuf_free(&out);
+        jitanon_membuf_release(&out);
         {
             jitanon_elf_builder b;
             JT_CHECK(jitanon_elf_builder_init(&b, &t.d->header, NULL, NULL) == JITANON_OK);
             JT_CHECK(jitanon_elf_builder_add(&b, &t.fn[k], &pg, NULL) == JITANON_OK);
             JT_CHECK(jitanon_elf_builder_finish(&b, elft_sink(&out), &info, NULL) == JITANON_OK);
-            jitanon_elf_builder_free(&b);
+            jitanon_elf_builder_release(&b);
         }
         JT_CHECK_EQ_U(pg, 0xF0);
         JT_CHECK_EQ_U(info.machine, ELFT_EM_X86_64);
@@ -388,7 +388,7 @@ static void test_elf_per_function_invariants(void)
             one.fn[0] = t.fn[k];
             elft_check_file(&out, &one, 1, &pg, &info);
         }
-        jitanon_membuf_free(&out);
+        jitanon_membuf_release(&out);
     }
     elft_end(&t);
 }
@@ -408,7 +408,7 @@ static void test_elf_process_mode(void)
         JT_CHECK_EQ_U(info.fdes, 2);
         elft_check_file(&out, &t, t.n, pg, &info);
     }
-    jitanon_membuf_free(&out);
+    jitanon_membuf_release(&out);
     elft_end(&t);
 }
 
@@ -427,7 +427,7 @@ static void test_elf_deterministic_unique_build_ids(void)
         t.fn[2] = t.fn[1];
         t.fn[2].name.data = "js:delta";
         t.fn[2].name.length = 8;
-        jitanon_membuf_free(&a), jitanon_membuf_free(&b);
+        jitanon_membuf_release(&a), jitanon_membuf_release(&b);
         JT_CHECK(jitanon_elf_write_function(elft_sink(&a), &t.d->header, &t.fn[1], NULL, &ia, NULL) == JITANON_OK);
         JT_CHECK(jitanon_elf_write_function(elft_sink(&b), &t.d->header, &t.fn[2], NULL, &ib, NULL) == JITANON_OK);
         t.fn[2].name = t.fn[1].name;
@@ -437,7 +437,7 @@ static void test_elf_deterministic_unique_build_ids(void)
         JT_CHECK(memcmp(ia.build_id, ic.build_id, 20) != 0);
         JT_CHECK(memcmp(ib.build_id, ic.build_id, 20) != 0);
     }
-    jitanon_membuf_free(&a), jitanon_membuf_free(&b), jitanon_membuf_free(&c);
+    jitanon_membuf_release(&a), jitanon_membuf_release(&b), jitanon_membuf_release(&c);
     elft_end(&t);
 }
 
@@ -475,7 +475,7 @@ static void elft_check_lines(uint32_t pad1, uint32_t bias_opt, int expect_shift)
         JT_CHECK_EQ_U(info.line_rows, 0);
         JT_CHECK(info.notes & JITANON_ELF_NOTE_DEBUG_CLIPPED);
     }
-    jitanon_membuf_free(&out);
+    jitanon_membuf_release(&out);
     elft_end(&t);
 }
 
@@ -495,7 +495,7 @@ static void test_elf_debug_lines_erlang(void)
     jitanon_elf_info info;
     jitanon_test_elf_file f;
     elft_row rows[16];
-    jitanon_jit_debug_entry e[3];
+    jitanon_jitdump_debug_entry e[3];
     uint64_t pg[2], base = 0x7f0000001000ull;
     size_t n;
     memset(&out, 0, sizeof out);
@@ -520,7 +520,7 @@ static void test_elf_debug_lines_erlang(void)
         JT_CHECK(n == 3 && rows[0].addr == pg[0] && rows[0].line == 175 && rows[1].addr == pg[0] + 6 &&
                  rows[1].line == 182 && rows[2].end);
     }
-    jitanon_membuf_free(&out);
+    jitanon_membuf_release(&out);
     elft_end(&t);
 }
 
@@ -539,8 +539,8 @@ static void test_elf_eh_frame(void)
     elft_standard(&t, ELFT_EM_X86_64, 0, 0);
     if (!t.d) return;
     for (k = 0; k < 2; k++) {
-        const jitanon_jit_record *u = t.fn[k].unwind;
-        jitanon_membuf_free(&out);
+        const jitanon_jitdump_record *u = t.fn[k].unwind;
+        jitanon_membuf_release(&out);
         JT_CHECK(jitanon_elf_write_function(elft_sink(&out), &t.d->header, &t.fn[k], NULL, &info, NULL) == JITANON_OK);
         JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
         JT_CHECK(jitanon_test_elf_find_section(&f, ".eh_frame", &eh) && jitanon_test_elf_find_section(&f, ".eh_frame_hdr", &hdr));
@@ -549,7 +549,7 @@ static void test_elf_eh_frame(void)
         JT_CHECK(hdr.size == 20 && memcmp(hdr.data.data, u->unwind.eh_frame_hdr.data, 20) == 0);
         JT_CHECK_EQ_U(hdr.offset, eh.offset + eh.size);
     }
-    jitanon_membuf_free(&out);
+    jitanon_membuf_release(&out);
     JT_CHECK(elft_emit(&t, 3, NULL, &out, pg, &info) == JITANON_OK);
     JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
     if (jitanon_test_elf_find_section(&f, ".eh_frame_hdr", &hdr) && hdr.size == 28) {
@@ -564,7 +564,7 @@ static void test_elf_eh_frame(void)
     } else {
         JT_CHECK(0);
     }
-    jitanon_membuf_free(&out);
+    jitanon_membuf_release(&out);
     elft_end(&t);
 }
 
@@ -588,7 +588,7 @@ static void test_elf_big_endian_32(void)
     JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
     JT_CHECK_EQ_U(elft_lines(&f, rows, 16), 5);
     JT_CHECK(rows[1].addr == pg[0] + 4 && rows[1].line == 17);
-    jitanon_membuf_free(&out);
+    jitanon_membuf_release(&out);
     elft_end(&t);
 }
 
@@ -623,13 +623,13 @@ static void test_elf_options(void)
 #else
     JT_CHECK(jitanon_elf_builder_init(&b, &t.d->header, &o, &err) == JITANON_ERR_FEATURE_DISABLED);
 #endif
-    jitanon_membuf_free(&out);
+    jitanon_membuf_release(&out);
     memset(&o, 0, sizeof o);
     o.no_debug = o.no_unwind = 1;
     o.machine = 183;
     JT_CHECK(elft_emit(&t, 3, &o, &out, NULL, &info) == JITANON_OK);
     JT_CHECK(info.machine == 183 && info.line_rows == 0 && info.fdes == 0);
-    jitanon_membuf_free(&out);
+    jitanon_membuf_release(&out);
     {
         jitanon_elf_func bad = t.fn[0];
         bad.debug = t.fn[0].unwind;
@@ -637,7 +637,7 @@ static void test_elf_options(void)
     }
     out.max_size = 100; /* the sink fails part-way */
     JT_CHECK(jitanon_elf_write_function(elft_sink(&out), &t.d->header, &t.fn[0], NULL, NULL, &err) == JITANON_ERR_WRITE);
-    jitanon_membuf_free(&out);
+    jitanon_membuf_release(&out);
     elft_end(&t);
 }
 
@@ -647,7 +647,7 @@ static void test_elf_bad_unwind_dropped(void)
     elft_dump t;
     jitanon_membuf out;
     jitanon_elf_info info;
-    jitanon_jit_record u;
+    jitanon_jitdump_record u;
     uint8_t eh[64];
     size_t i;
     memset(&out, 0, sizeof out);
@@ -665,7 +665,7 @@ static void test_elf_bad_unwind_dropped(void)
         out.size = 0;
         u.unwind.eh_frame.data = t.d->records[1].unwind.eh_frame.data;
     }
-    jitanon_membuf_free(&out);
+    jitanon_membuf_release(&out);
     elft_end(&t);
 }
 
@@ -718,7 +718,7 @@ static void test_elf_reader_truncate_and_patch(void)
     }
     free(copy);
     JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
-    jitanon_membuf_free(&out);
+    jitanon_membuf_release(&out);
     elft_end(&t);
 }
 
@@ -775,7 +775,7 @@ static void test_elf_alloc_failure_sweep(void)
         r = elft_emit(&t, 3, &o, &out, NULL, &info);
         JT_CHECK(r == JITANON_OK || r == JITANON_ERR_NOMEM);
         JT_CHECK_EQ_U(a.live, 0);
-        jitanon_membuf_free(&out);
+        jitanon_membuf_release(&out);
     }
     JT_CHECK(r == JITANON_OK);
     JT_CHECK(n > 5);

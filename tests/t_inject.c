@@ -120,7 +120,7 @@ static void ti_build_perf(jitanon_membuf *out, int mono, jitanon_perf_mode mode)
     ti_mmap(&g, 95, 0x12000, 0x1000, 0x0, "/usr/lib/libfile.so"); /* file over jit code */
     ti_round(&g);
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_free(&g.w);
+    jitanon_perf_writer_release(&g.w);
 }
 
 static void ti_build_dump(jitanon_membuf *out)
@@ -129,7 +129,7 @@ static void ti_build_dump(jitanon_membuf *out)
     jitanon_jitdump_writer w;
     jitanon_sink sink;
     jitanon_error err;
-    jitanon_jit_debug_entry e;
+    jitanon_jitdump_debug_entry e;
     memset(out, 0, sizeof *out);
     memset(&w, 0, sizeof w);
     sink.write_fn = jitanon_membuf_write;
@@ -221,8 +221,8 @@ static jitanon_result ti_run(const jitanon_membuf *perf, const jitanon_inject_op
     res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, err);
     if (res == JITANON_OK) res = jitanon_perf_writer_init(&w, mode, 0, sink, membuf_pwrite, NULL, err);
     if (res == JITANON_OK) res = jitanon_inject(&r, &w, o, st, err);
-    jitanon_perf_writer_free(&w);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_writer_release(&w);
+    jitanon_perf_reader_release(&r);
     return res;
 }
 
@@ -248,9 +248,9 @@ static jitanon_result ti_inject(const jitanon_membuf *perf, jitanon_inject_opts 
         while (jitanon_perf_reader_next(&r, &rec, err) == JITANON_OK && *n < 64) {
             ti_out_set(&out[(*n)++], &rec);
         }
-        jitanon_perf_reader_free(&r);
+        jitanon_perf_reader_release(&r);
     }
-    jitanon_membuf_free(&result);
+    jitanon_membuf_release(&result);
     return res;
 }
 
@@ -302,8 +302,8 @@ static size_t ti_case_count(const ti_case *c, uint32_t type, const char *name_pr
 
 static void ti_case_end(ti_case *c)
 {
-    jitanon_membuf_free(&c->perf);
-    jitanon_membuf_free(&c->io.dump);
+    jitanon_membuf_release(&c->perf);
+    jitanon_membuf_release(&c->io.dump);
 }
 
 static void test_inject_range_trims_only_overlaps(void)
@@ -428,20 +428,20 @@ static void test_inject_alloc_failures(void)
         JT_CHECK_EQ_U(a.live_bytes, 0);
         if (r == JITANON_OK && a.calls < k) break; /* no allocation left to fail */
     }
-    jitanon_membuf_free(&perf);
-    jitanon_membuf_free(&io.dump);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&io.dump);
 }
 
 static void test_inject_marker_names(void)
 {
     uint32_t pid = 0;
-    JT_CHECK(jitanon_is_jitdump_marker("/tmp/jit-123.dump", 17, &pid) && pid == 123);
-    JT_CHECK(jitanon_is_jitdump_marker("jit-1.dump", 10, NULL));
-    JT_CHECK(!jitanon_is_jitdump_marker("/tmp/jit-.dump", 14, NULL));
-    JT_CHECK(!jitanon_is_jitdump_marker("/tmp/jit-12a.dump", 17, NULL));
-    JT_CHECK(!jitanon_is_jitdump_marker("/tmp/jit-12.dump.x", 18, NULL));
-    JT_CHECK(!jitanon_is_jitdump_marker("/tmp/jit-99999999999.dump", 25, NULL));
-    JT_CHECK(!jitanon_is_jitdump_marker("/jit-1.dump/x", 13, NULL));
+    JT_CHECK(jitanon_jitdump_is_marker("/tmp/jit-123.dump", 17, &pid) && pid == 123);
+    JT_CHECK(jitanon_jitdump_is_marker("jit-1.dump", 10, NULL));
+    JT_CHECK(!jitanon_jitdump_is_marker("/tmp/jit-.dump", 14, NULL));
+    JT_CHECK(!jitanon_jitdump_is_marker("/tmp/jit-12a.dump", 17, NULL));
+    JT_CHECK(!jitanon_jitdump_is_marker("/tmp/jit-12.dump.x", 18, NULL));
+    JT_CHECK(!jitanon_jitdump_is_marker("/tmp/jit-99999999999.dump", 25, NULL));
+    JT_CHECK(!jitanon_jitdump_is_marker("/jit-1.dump/x", 13, NULL));
     /* TSC conversion (perf-format.md 5.11): shift 10, mult 2^10 is the identity plus zero */
     JT_CHECK_EQ_U(jitanon_tsc_to_perf_time(123456, 10, 1024, 1000, 0, 0, 0, 0, 0), 124456);
     JT_CHECK_EQ_U(jitanon_tsc_to_perf_time(5, 0, 3, 1, 1, 0, 0, 0, 0), 0);
@@ -581,7 +581,7 @@ static void ti_random_case(uint64_t seed, int *failures, uint32_t anon_mode, int
         ti_round(&g);
     }
     jitanon_perf_writer_finish(&g.w, &err);
-    jitanon_perf_writer_free(&g.w);
+    jitanon_perf_writer_release(&g.w);
     /* expected answers: the input replayed, with (a) applied */
     in_recs = (ti_out_rec *)calloc(n + 1, sizeof *in_recs);
     want = (char (*)[64])calloc(n + 1, 64);
@@ -653,8 +653,8 @@ static void ti_random_case(uint64_t seed, int *failures, uint32_t anon_mode, int
             }
             ti_out_set(&out_recs[nout++], &rec);
         }
-        jitanon_perf_reader_free(&r);
-        jitanon_membuf_free(&result);
+        jitanon_perf_reader_release(&r);
+        jitanon_membuf_release(&result);
     }
     ngot = ti_replay(out_recs, nout, got, n);
     JT_CHECK_EQ_U(ngot, nwant);
@@ -684,8 +684,8 @@ static void ti_random_case(uint64_t seed, int *failures, uint32_t anon_mode, int
     free(out_recs);
     free(want);
     free(got);
-    jitanon_membuf_free(&perf);
-    jitanon_membuf_free(&io.dump);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&io.dump);
 }
 
 static void test_inject_contract_random(void)
@@ -735,7 +735,7 @@ static void test_inject_resolve_only(void)
     o.on_sample = ti_on_sample_record;
     JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
     JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     JT_CHECK_EQ_U(io.elf_files, 0);
     JT_CHECK_EQ_U(io.seen.n, 4);
     /* in time order: t=60 f0, t=61 a stub in //anon, t=62 //anon (f2 loads at 70), t=90 f2 */
@@ -743,8 +743,8 @@ static void test_inject_resolve_only(void)
     JT_CHECK(io.seen.kind[1] == JITANON_TRIM_ANON && !strcmp(io.seen.name[1], "//anon"));
     JT_CHECK(io.seen.kind[2] == JITANON_TRIM_ANON);
     JT_CHECK(io.seen.kind[3] == JITANON_TRIM_JIT && !strcmp(io.seen.name[3], "f2"));
-    jitanon_membuf_free(&perf);
-    jitanon_membuf_free(&io.dump);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&io.dump);
 }
 
 #if JITANON__POSIX
@@ -820,7 +820,7 @@ static void test_inject_second_dump_same_pid(void)
     ti_mmap(&g, 100, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
     ti_sample(&g, 110, 0x10010);
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_free(&g.w);
+    jitanon_perf_writer_release(&g.w);
     JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
     JT_CHECK_EQ_U(st.dumps_loaded, 2);
     JT_CHECK_EQ_U(io.elf_files, 8);
@@ -832,8 +832,8 @@ static void test_inject_second_dump_same_pid(void)
     JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
     JT_CHECK_EQ_U(io.elf_files, 2);
     JT_CHECK(strcmp(io.last_name, "jitted-100.1.so") == 0);
-    jitanon_membuf_free(&perf);
-    jitanon_membuf_free(&io.dump);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&io.dump);
 }
 
 #if JITANON__THREADS
@@ -935,7 +935,7 @@ static void tt_scenario(jitanon_membuf *dump, jitanon_membuf *perf)
     enum { N = 600 };
     static const uint8_t code[0x80] = {0x90, 0x90, 0xc3};
     jitanon_jitdump_writer jw;
-    jitanon_jit_debug_entry e;
+    jitanon_jitdump_debug_entry e;
     jitanon_sink sink;
     jitanon_error err;
     uint8_t raw[128];
@@ -972,7 +972,7 @@ static void tt_scenario(jitanon_membuf *dump, jitanon_membuf *perf)
         ti_round(&g);
     }
     jitanon_perf_writer_finish(&g.w, &err);
-    jitanon_perf_writer_free(&g.w);
+    jitanon_perf_writer_release(&g.w);
 }
 
 static void test_inject_threads_same_output(void)
@@ -1003,11 +1003,11 @@ static void test_inject_threads_same_output(void)
         JT_CHECK(io[k].nfiles == io[0].nfiles && !memcmp(io[k].files, io[0].files, io[0].nfiles * sizeof io[0].files[0]));
     }
     for (k = 0; k < 3; k++) {
-        jitanon_membuf_free(&out[k]);
-        jitanon_membuf_free(&io[k].log);
-        jitanon_membuf_free(&io[k].base.dump);
+        jitanon_membuf_release(&out[k]);
+        jitanon_membuf_release(&io[k].log);
+        jitanon_membuf_release(&io[k].base.dump);
     }
-    jitanon_membuf_free(&perf);
+    jitanon_membuf_release(&perf);
 }
 
 /* --elf-files=sampled: the same output records; only the files of functions a sample
@@ -1044,11 +1044,11 @@ static void test_inject_sampled_files(void)
     JT_CHECK_EQ_U(io[3].nfiles, io[0].nfiles);
     for (k = 0; k < 4; k++) {
         pthread_mutex_destroy(&io[k].mu);
-        jitanon_membuf_free(&out[k]);
-        jitanon_membuf_free(&io[k].log);
-        jitanon_membuf_free(&io[k].base.dump);
+        jitanon_membuf_release(&out[k]);
+        jitanon_membuf_release(&io[k].log);
+        jitanon_membuf_release(&io[k].base.dump);
     }
-    jitanon_membuf_free(&perf);
+    jitanon_membuf_release(&perf);
 }
 #endif
 
@@ -1082,7 +1082,7 @@ static void tp_inject(const jitanon_membuf *perf, jitanon_inject_opts *o)
     jitanon_error err;
     memset(&out, 0, sizeof out);
     JT_CHECK(ti_run(perf, o, JITANON_PERF_FILE, &out, NULL, &err) == JITANON_OK);
-    jitanon_membuf_free(&out);
+    jitanon_membuf_release(&out);
 }
 
 /* A per-process file keeps every function's debug and unwinding info, whether the dump
@@ -1116,7 +1116,7 @@ static void test_inject_process_file_complete(void)
     if (!mkdtemp(dir)) {
         jt_skip("cannot create a directory under build/");
         elft_end(&t);
-        jitanon_membuf_free(&ref);
+        jitanon_membuf_release(&ref);
         return;
     }
     sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
@@ -1130,7 +1130,7 @@ static void test_inject_process_file_complete(void)
     ti_sample(&g, 60, 0x10004);
     ti_round(&g);
     jitanon_perf_writer_finish(&g.w, NULL);
-    jitanon_perf_writer_free(&g.w);
+    jitanon_perf_writer_release(&g.w);
     /* loaded whole */
     memset(&io, 0, sizeof io);
     memset(&o, 0, sizeof o);
@@ -1162,10 +1162,10 @@ static void test_inject_process_file_complete(void)
     sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
     remove(path);
     JT_CHECK(rmdir(dir) == 0);
-    jitanon_membuf_free(&file);
-    jitanon_membuf_free(&io.elf);
-    jitanon_membuf_free(&perf);
-    jitanon_membuf_free(&ref);
+    jitanon_membuf_release(&file);
+    jitanon_membuf_release(&io.elf);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&ref);
     elft_end(&t);
 }
 #endif
@@ -1250,7 +1250,7 @@ static void test_inject_fallbacks_reported(void)
     io.lines = 0;
     JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
     JT_CHECK(jitanon_inject(&r, NULL, &o, &st, &err) == JITANON_OK);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     JT_CHECK(st.fallbacks == 0 && io.lines == 0);
 
     /* pipe output, pipe input: every file, reported */
@@ -1274,14 +1274,14 @@ static void test_inject_fallbacks_reported(void)
         ti_mmap(&g, 80, 0x10000, 0x3000, 0x10000, "//anon");
         ti_round(&g);
         JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-        jitanon_perf_writer_free(&g.w);
+        jitanon_perf_writer_release(&g.w);
         attrs = jitanon__rd64(addr.data + 24, 0); /* the attrs section; sample_type at 24 in an attr */
         jitanon__wr64(addr.data + attrs + 24, jitanon__rd64(addr.data + attrs + 24, 0) | addresses[k], 0);
         JT_CHECK(tf_run(&addr, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_FILE, &io, &st,
                         &err) == JITANON_OK);
         JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES && io.base.elf_files == all);
         JT_CHECK(io.lines == 1 && strstr(io.log, "elf_files = SAMPLED") && strstr(io.log, "addresses"));
-        jitanon_membuf_free(&addr);
+        jitanon_membuf_release(&addr);
     }
 
     /* writer threads: of no use for per-process files; without thread support the
@@ -1298,9 +1298,9 @@ static void test_inject_fallbacks_reported(void)
 #else
     JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_NO_THREADS && io.lines == 1 && strstr(io.log, "elf_threads"));
 #endif
-    jitanon_membuf_free(&perf);
-    jitanon_membuf_free(&pipe);
-    jitanon_membuf_free(&io.base.dump);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&pipe);
+    jitanon_membuf_release(&io.base.dump);
 }
 
 /* The injector's hash map: keys that share their low or high bits, 0 and UINT64_MAX all

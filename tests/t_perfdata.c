@@ -400,8 +400,8 @@ static void memin_read_file(int big, int seek, size_t chunk)
     else JT_CHECK_EQ_U(jitanon_perf_reader_load_features(&r, &err), JITANON_ERR_UNSUPPORTED);
     pdt_check_all(&r);
     if (!seek) pdt_check_features(&r);
-    jitanon_perf_reader_free(&r);
-    jitanon_membuf_free(&b.m);
+    jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&b.m);
 }
 
 static void test_perfdata_file_both_orders(void)
@@ -425,8 +425,8 @@ static void test_perfdata_pipe_both_orders(void)
         JT_CHECK_EQ_U(r.mode, JITANON_PERF_PIPE);
         pdt_check_all(&r);
         JT_CHECK(r.features[0] & 1u << 3);
-        jitanon_perf_reader_free(&r);
-        jitanon_membuf_free(&b.m);
+        jitanon_perf_reader_release(&r);
+        jitanon_membuf_release(&b.m);
     }
 }
 
@@ -447,8 +447,8 @@ static jitanon_result pdt_copy(const jitanon_membuf *src, int seek, jitanon_perf
         res = jitanon_perf_writer_init(&w, mode, r.big_endian, pdt_sink(out), mode == JITANON_PERF_FILE ? membuf_pwrite : NULL,
                                        opts, &err);
     if (res == JITANON_OK) res = jitanon_perf_copy(&r, &w, &err);
-    jitanon_perf_writer_free(&w);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_writer_release(&w);
+    jitanon_perf_reader_release(&r);
     return res;
 }
 
@@ -464,7 +464,7 @@ static void pdt_record_bytes(const jitanon_membuf *src, jitanon_membuf *out)
         if (rec.type != JITANON_PERF_RECORD_HEADER_ATTR && rec.type != JITANON_PERF_RECORD_HEADER_FEATURE)
             jitanon_membuf_write(out, rec.raw.data, rec.raw.size);
     JT_CHECK_EQ_U(res, JITANON_END);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
 }
 
 static void pdt_same_records(const jitanon_membuf *a, const jitanon_membuf *b)
@@ -473,8 +473,8 @@ static void pdt_same_records(const jitanon_membuf *a, const jitanon_membuf *b)
     pdt_record_bytes(a, &ra);
     pdt_record_bytes(b, &rb);
     JT_CHECK(ra.size > 0 && ra.size == rb.size && memcmp(ra.data, rb.data, ra.size) == 0);
-    jitanon_membuf_free(&ra);
-    jitanon_membuf_free(&rb);
+    jitanon_membuf_release(&ra);
+    jitanon_membuf_release(&rb);
 }
 
 static void test_perfdata_roundtrip(void)
@@ -501,9 +501,9 @@ static void test_perfdata_roundtrip(void)
         JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, NULL), JITANON_OK);
         pdt_check_features(&r);
         pdt_check_all(&r);
-        jitanon_perf_reader_free(&r);
-        jitanon_membuf_free(&f1), jitanon_membuf_free(&p1), jitanon_membuf_free(&f2), jitanon_membuf_free(&f3);
-        jitanon_membuf_free(&b.m);
+        jitanon_perf_reader_release(&r);
+        jitanon_membuf_release(&f1), jitanon_membuf_release(&p1), jitanon_membuf_release(&f2), jitanon_membuf_release(&f3);
+        jitanon_membuf_release(&b.m);
     }
 }
 
@@ -543,7 +543,7 @@ static void pdt_compressed(pdt_b *b, uint32_t type, size_t cut)
         if (type == JITANON_PERF_RECORD_COMPRESSED2) pdt_zero(b, (8 - (to - from) % 8) % 8);
         pdt_end(b, at);
     }
-    jitanon_membuf_free(&recs.m);
+    jitanon_membuf_release(&recs.m);
 }
 
 static void test_perfdata_compressed(void)
@@ -563,8 +563,8 @@ static void test_perfdata_compressed(void)
     JT_CHECK_EQ_U(err.type, JITANON_ERR_COMPRESSED);
     jitanon_format_error(msg, sizeof msg, &err);
     JT_CHECK(strstr(msg, "without -z") != NULL);
-    jitanon_perf_reader_free(&r);
-    jitanon_membuf_free(&b.m);
+    jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&b.m);
     memset(&opts, 0, sizeof opts);
     opts.decompress = pdt_unxor;
     for (t = JITANON_PERF_RECORD_COMPRESSED; t <= JITANON_PERF_RECORD_COMPRESSED2; t += 2) {
@@ -575,8 +575,8 @@ static void test_perfdata_compressed(void)
             JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, &opts, &err), JITANON_OK);
             pdt_check_all(&r);
             JT_CHECK_EQ_U(r.stats.compressed_records, 2);
-            jitanon_perf_reader_free(&r);
-            jitanon_membuf_free(&b.m);
+            jitanon_perf_reader_release(&r);
+            jitanon_membuf_release(&b.m);
         }
     }
 }
@@ -616,7 +616,7 @@ static void test_perfdata_encode_mmap2(void)
     JT_CHECK_EQ_U(jitanon__rd64(buf + n - 40, 1), 55); /* TIME */
     JT_CHECK_EQ_U(jitanon__rd32(buf + n - 44, 1), 8);  /* TID */
     /* read it back through the reader with the original attrs (attr index from IDENTIFIER) */
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     b.m.size = 16;
     {
         size_t at = pdt_hdr(&b, JITANON_PERF_RECORD_HEADER_ATTR, 0);
@@ -641,8 +641,8 @@ static void test_perfdata_encode_mmap2(void)
     JT_CHECK(jitanon__rd64(buf2 + 16, 1) == 0x1010 && jitanon__rd64(buf2 + 24, 1) == 0x20);
     JT_CHECK_EQ_U(jitanon__rd64(buf2 + 32, 1), 0x90);
     JT_CHECK_EQ_U(jitanon_perf_rewrite_mmap(buf2, 8, &n2, &rec, 0, 0, 0, 1, NULL), JITANON_ERR_LIMIT);
-    jitanon_perf_reader_free(&r);
-    jitanon_membuf_free(&b.m);
+    jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&b.m);
 }
 
 /* -- malformed input and limits ------------------------------------------------------------ */
@@ -658,14 +658,14 @@ static void test_perfdata_errors(void)
     jitanon_error err;
     in = memin_make(legacy, sizeof legacy, 0, 0);
     JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, &err), JITANON_ERR_BAD_VERSION);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     in = memin_make("PERFILE2", 8, 0, 0);
     JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, &err), JITANON_ERR_TRUNCATED);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     memset(&opts, 0, sizeof opts);
     opts.end_zero_ = 1;
     JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, &opts, &err), JITANON_ERR_BAD_OPTIONS);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     /* payload cap */
     memset(&opts, 0, sizeof opts);
     opts.max_payload = 8;
@@ -675,21 +675,21 @@ static void test_perfdata_errors(void)
     while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK) {}
     JT_CHECK_EQ_U(err.type, JITANON_ERR_LIMIT);
     JT_CHECK(err.offset > 416);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     /* a record crossing the end of the data section */
     pdt_set64(&b, 48, 100);
     in = memin_make(b.m.data, b.m.size, 0, 0);
     JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon_perf_reader_next(&r, &rec, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon_perf_reader_next(&r, &rec, &err), JITANON_ERR_BAD_RECORD);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     /* attrs after the data need seeking */
     pdt_set64(&b, 48, 0);
     pdt_set64(&b, 40, 104);
     in = memin_make(b.m.data, b.m.size, 0, 0);
     JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, &err), JITANON_ERR_UNSUPPORTED);
-    jitanon_perf_reader_free(&r);
-    jitanon_membuf_free(&b.m);
+    jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&b.m);
 }
 
 /* Reads everything, then copies to file and pipe form and re-reads what it wrote: each
@@ -707,7 +707,7 @@ static jitanon_result pdt_exercise(const uint8_t *p, size_t n, int seek, const j
     if (res == JITANON_END) res = jitanon_perf_reader_load_features(&r, &err);
     JT_CHECK(res < JITANON_RESULT_COUNT && res != JITANON_AGAIN);
     if (res != JITANON_OK) JT_CHECK(err.type == res && err.info[0]);
-    jitanon_perf_reader_free(&r);
+    jitanon_perf_reader_release(&r);
     memset(&src, 0, sizeof src);
     src.data = (uint8_t *)(uintptr_t)p;
     src.size = n;
@@ -717,9 +717,9 @@ static jitanon_result pdt_exercise(const uint8_t *p, size_t n, int seek, const j
         int failing = opts && opts->allocator.alloc_fn;
         JT_CHECK(again == JITANON_OK || (failing && (again == JITANON_ERR_NOMEM || again == JITANON_ERR_WRITE)));
         if (again != JITANON_OK && !failing) fprintf(stderr, "  n=%u again=%u\n", (unsigned)n, (unsigned)again);
-        jitanon_membuf_free(&out2);
+        jitanon_membuf_release(&out2);
     }
-    jitanon_membuf_free(&out);
+    jitanon_membuf_release(&out);
     return res;
 }
 
@@ -737,7 +737,7 @@ static void test_perfdata_truncate_every_byte(void)
                 JT_CHECK(res != JITANON_OK || kind == 1); /* a cut file always lacks something */
             }
             JT_CHECK_EQ_U(pdt_exercise(b.m.data, b.m.size, 1, NULL), JITANON_OK);
-            jitanon_membuf_free(&b.m);
+            jitanon_membuf_release(&b.m);
         }
 }
 
@@ -764,7 +764,7 @@ static void test_perfdata_patch_every_byte(void)
             }
             b.m.data[i] = saved;
         }
-        jitanon_membuf_free(&b.m);
+        jitanon_membuf_release(&b.m);
     }
 }
 
@@ -826,7 +826,7 @@ static void test_perfdata_fail_every_alloc(void)
             }
         }
         JT_CHECK(total > 5);
-        jitanon_membuf_free(&b.m);
+        jitanon_membuf_release(&b.m);
     }
 }
 
@@ -852,11 +852,11 @@ static void test_perfdata_writer_rules(void)
     JT_CHECK_EQ_U(jitanon_perf_writer_add_feature(&w, 0, "x", 1, &err), JITANON_ERR_INVALID_ARGUMENT);
     JT_CHECK_EQ_U(jitanon_perf_writer_finish(&w, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon_perf_writer_write(&w, rec, 8, &err), JITANON_ERR_INVALID_ARGUMENT);
-    jitanon_perf_writer_free(&w);
+    jitanon_perf_writer_release(&w);
     JT_CHECK_EQ_U(m.size, 104 + 8);
-    jitanon_perf_reader_free(&r);
-    jitanon_membuf_free(&b.m);
-    jitanon_membuf_free(&m);
+    jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&b.m);
+    jitanon_membuf_release(&m);
 }
 
 #if defined(__unix__)

@@ -64,7 +64,7 @@ static const char *tt_dump(const jitanon_rangemap *m, char *buf, size_t cap)
     jitanon_range r;
     size_t n = 0;
     buf[0] = 0;
-    jitanon_rangemap_iter_all(&it, m);
+    jitanon_rangemap_iter_begin_all(&it, m);
     while (jitanon_rangemap_iter_next(&it, &r) && n < cap)
         n += (size_t)snprintf(buf + n, cap - n, "%s%llx-%llx:%u/%llu", n ? " " : "", (unsigned long long)r.start,
                               (unsigned long long)(r.start + r.len), (unsigned)r.kind, (unsigned long long)r.id);
@@ -124,9 +124,9 @@ static void test_trim_rangemap_edges(void)
     JT_CHECK(jitanon_rangemap_lookup(&m, 0, &r) && r.id == 6 && r.len == 1);
     JT_CHECK_EQ_U(jitanon_rangemap_erase(&m, 0, UINT64_MAX, &err), JITANON_OK);
     TT_MAP_IS(&m, "ffffffffffffffff-0:10/10"); /* [UINT64_MAX, UINT64_MAX] is left; its end prints as 0 */
-    jitanon_rangemap_free(&m);
+    jitanon_rangemap_release(&m);
     JT_CHECK_EQ_U(jitanon_rangemap_count(&m), 0);
-    jitanon_rangemap_free(&m); /* reusable, and freeing twice is fine */
+    jitanon_rangemap_release(&m); /* reusable, and freeing twice is fine */
 }
 
 static void test_trim_rangemap_iter(void)
@@ -156,10 +156,10 @@ static void test_trim_rangemap_iter(void)
     jitanon_rangemap_assign(&m, 0, 0x1000, 2, 9, NULL); /* the copy is independent */
     TT_MAP_IS(&c, "100-200:1/1 300-400:1/2 400-500:1/3");
     TT_MAP_IS(&m, "0-1000:2/9");
-    jitanon_rangemap_free(&m);
+    jitanon_rangemap_release(&m);
     JT_CHECK_EQ_U(jitanon_rangemap_copy(&c, &m, NULL), JITANON_OK); /* copying an empty map empties */
     JT_CHECK_EQ_U(jitanon_rangemap_count(&c), 0);
-    jitanon_rangemap_free(&c);
+    jitanon_rangemap_release(&c);
 }
 
 /* The rangemap against an array of cells, over a small space at the bottom and at the top
@@ -188,7 +188,7 @@ static void test_trim_rangemap_random(void)
                     bad = 2;
             }
             /* iteration: sorted, disjoint, and every piece agrees with the cells */
-            jitanon_rangemap_iter_all(&it, &m);
+            jitanon_rangemap_iter_begin_all(&it, &m);
             prev_end = 0;
             while (!bad && jitanon_rangemap_iter_next(&it, &r)) {
                 if (r.start - base < prev_end || r.len == 0) bad = 3;
@@ -196,7 +196,7 @@ static void test_trim_rangemap_random(void)
                 prev_end = r.start - base + r.len;
             }
         }
-        jitanon_rangemap_free(&m);
+        jitanon_rangemap_release(&m);
     }
     if (bad) fprintf(stderr, "  rangemap random: failure %d, seed %llx round %d\n", bad, (unsigned long long)seed, round - 1);
     JT_CHECK(!bad);

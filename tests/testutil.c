@@ -58,7 +58,7 @@ static void jt_build_dump(jitanon_membuf *out, int big_endian)
     static const uint8_t ehh[] = {0xa1, 0xa2, 0xa3, 0xa4};
     jitanon_jitdump_writer w;
     jitanon_sink sink;
-    jitanon_jit_debug_entry e[3];
+    jitanon_jitdump_debug_entry e[3];
     jitanon_error err;
     uint8_t unknown[24];
     memset(out, 0, sizeof *out);
@@ -89,15 +89,15 @@ static void jt_build_dump(jitanon_membuf *out, int big_endian)
 static jitanon_result jt_iterate(const void *data, size_t size, size_t *count, jitanon_error *err)
 {
     jitanon_jitdump_iter it;
-    jitanon_jit_record rec;
-    jitanon_result r = jitanon_jitdump_iter_init(&it, data, size, NULL, err);
+    jitanon_jitdump_record rec;
+    jitanon_result r = jitanon_jitdump_iter_begin(&it, data, size, NULL, err);
     *count = 0;
     while (r == JITANON_OK && (r = jitanon_jitdump_iter_next(&it, &rec, err)) == JITANON_OK) {
-        jitanon_jit_debug_iter di;
-        jitanon_jit_debug_entry e;
+        jitanon_jitdump_debug_iter di;
+        jitanon_jitdump_debug_entry e;
         (*count)++;
-        jitanon_jit_debug_begin(&di, &rec, it.header.big_endian);
-        while (jitanon_jit_debug_next(&di, &e)) {
+        jitanon_jitdump_debug_iter_begin(&di, &rec, it.header.big_endian);
+        while (jitanon_jitdump_debug_iter_next(&di, &e)) {
             if (e.file.length) JT_CHECK(e.file.data != NULL);
         }
     }

@@ -194,7 +194,7 @@ TM_FN void tm_snap_take(const jitanon_trim *t, uint32_t pid, tm_snap *s)
     s->r = NULL;
     s->n = 0;
     if (!m) return;
-    jitanon_rangemap_iter_all(&it, m);
+    jitanon_rangemap_iter_begin_all(&it, m);
     while (jitanon_rangemap_iter_next(&it, &r)) {
         if (s->n == cap) {
             cap = cap ? cap * 2 : 64;
