@@ -1145,16 +1145,16 @@ typedef struct jitanon_elf_info {
     uint8_t build_id[20];  /* also in .note.gnu.build-id */
 } jitanon_elf_info;
 
-/* Per-function data the builder keeps (views plus a few numbers). */
-/* SHA-1 (FIPS 180-4), used for build-ids; exposed for tests and embedders. */
-typedef struct jitanon_sha1 {
+/* SHA-1 state for the build-id (internal; here because the builder holds one). */
+typedef struct jitanon__sha1 {
     uint32_t h[5];
     uint8_t block[64];
     size_t used;
     uint64_t total;
     int hw; /* x86 SHA extensions: 0 not asked yet, 1 absent, 2 used */
-} jitanon_sha1;
+} jitanon__sha1;
 
+/* Per-function data the builder keeps (views plus a few numbers). */
 typedef struct jitanon__elf_entry {
     jitanon_str name;
     uint64_t code_addr, offset;
@@ -1177,7 +1177,7 @@ typedef struct jitanon_elf_builder {
     uint64_t bias, text_base, text_end;
     jitanon__elf_entry *funcs;
     size_t count, cap;
-    jitanon_sha1 id;          /* the build-id, hashed as functions are added */
+    jitanon__sha1 id;          /* the build-id, hashed as functions are added */
     jitanon_elf_code_fn code_fn;
     void *code_user;
     struct jitanon__elf_chunk *copies; /* what streamed functions keep, newest chunk first */
@@ -1207,10 +1207,6 @@ JITANON_API void jitanon_elf_builder_release(jitanon_elf_builder *b);
 JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const jitanon_jitdump_header *header,
                                                       const jitanon_elf_func *fn, const jitanon_elf_opts *opts,
                                                       jitanon_elf_info *info, jitanon_error *err);
-
-JITANON_API void jitanon_sha1_init(jitanon_sha1 *s);
-JITANON_API void jitanon_sha1_update(jitanon_sha1 *s, const void *data, size_t size);
-JITANON_API void jitanon_sha1_final(jitanon_sha1 *s, uint8_t digest[20]);
 
 /* -- Injection: perf.data in -> perf.data out + ELF files ----------------------------------
 
@@ -5719,7 +5715,7 @@ __attribute__((target("sha,ssse3,sse4.1"))) JITANON__PRIVATE void jitanon__sha1_
 }
 #endif
 
-JITANON_API void jitanon_sha1_init(jitanon_sha1 *s)
+JITANON__PRIVATE void jitanon__sha1_init(jitanon__sha1 *s)
 {
     memset(s, 0, sizeof *s);
     s->h[0] = 0x67452301u;
@@ -5729,7 +5725,7 @@ JITANON_API void jitanon_sha1_init(jitanon_sha1 *s)
     s->h[4] = 0xC3D2E1F0u;
 }
 
-JITANON_API void jitanon_sha1_update(jitanon_sha1 *s, const void *data, size_t size)
+JITANON__PRIVATE void jitanon__sha1_update(jitanon__sha1 *s, const void *data, size_t size)
 {
     const uint8_t *p = (const uint8_t *)data;
     s->total += size;
@@ -5769,7 +5765,7 @@ JITANON_API void jitanon_sha1_update(jitanon_sha1 *s, const void *data, size_t s
     }
 }
 
-JITANON_API void jitanon_sha1_final(jitanon_sha1 *s, uint8_t digest[20])
+JITANON__PRIVATE void jitanon__sha1_final(jitanon__sha1 *s, uint8_t digest[20])
 {
     uint8_t pad[72];
     uint64_t bits = s->total * 8;
@@ -5777,15 +5773,15 @@ JITANON_API void jitanon_sha1_final(jitanon_sha1 *s, uint8_t digest[20])
     memset(pad, 0, sizeof pad);
     pad[0] = 0x80;
     jitanon__wr64(pad + n, bits, 1);
-    jitanon_sha1_update(s, pad, n + 8);
+    jitanon__sha1_update(s, pad, n + 8);
     for (i = 0; i < 5; i++) jitanon__wr32(digest + 4 * i, s->h[i], 1);
 }
 
-JITANON__PRIVATE void jitanon__sha1_u64(jitanon_sha1 *s, uint64_t v)
+JITANON__PRIVATE void jitanon__sha1_u64(jitanon__sha1 *s, uint64_t v)
 {
     uint8_t b[8];
     jitanon__wr64(b, v, 0);
-    jitanon_sha1_update(s, b, 8);
+    jitanon__sha1_update(s, b, 8);
 }
 
 /* -- Output buffers (jitanon_membuf, appended to with jitanon__buf_*): ELF encodings. -- */
@@ -5889,8 +5885,8 @@ JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, cons
     /* Room for every program header we may write, so pgoffs are known at add time. */
     b->text_base = jitanon__align_up(jitanon__elf_ehsize(is64) + JITANON__ELF_MAX_PHDRS * jitanon__elf_phentsize(is64), 16);
     b->text_end = b->text_base;
-    jitanon_sha1_init(&b->id);
-    jitanon_sha1_update(&b->id, "jitanon-elf-2", 14);
+    jitanon__sha1_init(&b->id);
+    jitanon__sha1_update(&b->id, "jitanon-elf-2", 14);
     if (b->opts.v8_bias == JITANON_ELF_V8_BIAS_ON ||
         (b->opts.v8_bias == JITANON_ELF_V8_BIAS_AUTO && header->pad1 == JITANON__V8_MARKER)) {
         b->bias = jitanon__elf_ehsize(is64); /* V8's kElfHeaderSize */
@@ -6009,12 +6005,12 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
     if (b->code_fn && !jitanon__elf_keep_copies(b, e))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy a function's name, debug or unwinding info");
     b->count++;
-    jitanon_sha1_update(&b->id, "F", 1);
+    jitanon__sha1_update(&b->id, "F", 1);
     jitanon__sha1_u64(&b->id, fn->name.length);
-    if (fn->name.length) jitanon_sha1_update(&b->id, fn->name.data, fn->name.length);
+    if (fn->name.length) jitanon__sha1_update(&b->id, fn->name.data, fn->name.length);
     jitanon__sha1_u64(&b->id, fn->code_addr);
     jitanon__sha1_u64(&b->id, fn->code.size);
-    if (fn->code.size) jitanon_sha1_update(&b->id, fn->code.data, fn->code.size);
+    if (fn->code.size) jitanon__sha1_update(&b->id, fn->code.data, fn->code.size);
     if (jitanon__elf_looks_erlang(fn->name)) b->notes |= JITANON_ELF_NOTE_ERLANG;
     b->text_end = end;
     if (pgoff) *pgoff = off;
@@ -6270,10 +6266,10 @@ JITANON__PRIVATE jitanon_result jitanon__elf_unwind(jitanon__elfw *w, jitanon_er
 
 JITANON__PRIVATE void jitanon__elf_build_id(jitanon__elfw *w)
 {
-    jitanon_sha1 s = w->b->id; /* a copy: finishing twice gives the same id */
+    jitanon__sha1 s = w->b->id; /* a copy: finishing twice gives the same id */
     jitanon__sha1_u64(&s, w->b->machine);
     jitanon__sha1_u64(&s, w->b->count);
-    jitanon_sha1_final(&s, w->out.build_id);
+    jitanon__sha1_final(&s, w->out.build_id);
     jitanon__buf_u32(&w->note, 4, w->big);
     jitanon__buf_u32(&w->note, 20, w->big);
     jitanon__buf_u32(&w->note, JITANON__NT_GNU_BUILD_ID, w->big);

@@ -303,22 +303,22 @@ static void test_elf_sha1_vectors(void)
              {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "84983e441c3bd26ebaae4aa1f95129e5e54670f1"}};
     size_t i, k;
     for (i = 0; i < sizeof v / sizeof v[0]; i++) {
-        jitanon_sha1 s;
+        jitanon__sha1 s;
         uint8_t d[20];
         char hex[41];
-        jitanon_sha1_init(&s);
-        for (k = 0; v[i].in[k]; k++) jitanon_sha1_update(&s, v[i].in + k, 1); /* byte at a time */
-        jitanon_sha1_final(&s, d);
+        jitanon__sha1_init(&s);
+        for (k = 0; v[i].in[k]; k++) jitanon__sha1_update(&s, v[i].in + k, 1); /* byte at a time */
+        jitanon__sha1_final(&s, d);
         for (k = 0; k < 20; k++) sprintf(hex + 2 * k, "%02x", d[k]);
         JT_CHECK(strcmp(hex, v[i].hex) == 0);
     }
     {
-        jitanon_sha1 s;
+        jitanon__sha1 s;
         uint8_t d[20], block[1000];
         memset(block, 'a', sizeof block);
-        jitanon_sha1_init(&s);
-        for (k = 0; k < 1000; k++) jitanon_sha1_update(&s, block, sizeof block);
-        jitanon_sha1_final(&s, d);
+        jitanon__sha1_init(&s);
+        for (k = 0; k < 1000; k++) jitanon__sha1_update(&s, block, sizeof block);
+        jitanon__sha1_final(&s, d);
         JT_CHECK(d[0] == 0x34 && d[1] == 0xaa && d[19] == 0x6f); /* 34aa973c...eb2bdb6f (a million 'a') */
     }
 }
@@ -339,22 +339,22 @@ static void test_elf_sha1_paths_agree(void)
         data[i] = (uint8_t)x;
     }
     for (round = 0; round < 4; round++) {
-        jitanon_sha1 fast, plain;
-        jitanon_sha1_init(&fast);
-        jitanon_sha1_init(&plain);
+        jitanon__sha1 fast, plain;
+        jitanon__sha1_init(&fast);
+        jitanon__sha1_init(&plain);
         plain.hw = 1; /* portable rounds only */
         for (off = 0; off < N;) {
             size_t n = round == 0 ? 64 : round == 1 ? 4096 : 1 + (size_t)((x = x * 6364136223846793005u + 1) >> 52);
             if (n > N - off) n = N - off;
-            jitanon_sha1_update(&fast, data + off, n);
-            jitanon_sha1_update(&plain, data + off, n);
+            jitanon__sha1_update(&fast, data + off, n);
+            jitanon__sha1_update(&plain, data + off, n);
             off += n;
         }
 #if JITANON__SHA_NI
         JT_CHECK(fast.hw == (jitanon__sha_ni_present() ? 2 : 1));
 #endif
-        jitanon_sha1_final(&fast, d1);
-        jitanon_sha1_final(&plain, d2);
+        jitanon__sha1_final(&fast, d1);
+        jitanon__sha1_final(&plain, d2);
         JT_CHECK(!memcmp(d1, d2, 20));
     }
     free(data);
