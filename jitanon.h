@@ -1384,7 +1384,44 @@ JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift,
 #ifndef JITANON_IMPLEMENTATION_INCLUDED
 #define JITANON_IMPLEMENTATION_INCLUDED
 
-/* -- System headers and feature detection ---------------------------------------------
+/* ======================================================================================
+   Contents of the implementation, in the order data flows: bytes -> records -> address
+   ranges -> ELF -> output.  Each section's header carries its tag: search for "[cursor]"
+   (with the brackets) to jump there.
+
+   Foundation
+     [sysinc]         system headers and feature detection: the only #includes
+     [config]         configuration defaults (allocator, assert, limits)
+     [errors]         result strings, error formatting, the failure helper
+     [alloc]          allocation through jitanon_allocator, growth of arrays
+     [arith]          checked size arithmetic
+     [sort] [hmap]    the one sort (stable, of indices) and hash (FNV-1a); a hash map
+     [endian]         loads and stores in either byte order
+     [os]             the OS layer, fenced: atomic output, the jitdump file and its marker
+                      mmap, the clock, CPUID, threads, the injector's default file I/O
+   Bytes
+     [cursor]         the bounds-checked cursor every reader goes through
+     [buf]            sinks and the one byte buffer (jitanon_membuf)
+     [input]          chunked input for the streaming readers (one refill loop)
+   Records
+     [jitdump-read]   jitdump: header, records, iterator, stream, loader
+     [jitdump-write]  jitdump writer
+     [perf-read]      perf.data reader: file and pipe mode, attrs, records, features
+     [perf-write]     perf.data writer
+     [perf-copy]      the copy frame (jitanon_perf_copy; jitanon_inject runs in it too)
+     [perf-mmap]      synthesized and rewritten MMAP2 records
+     [perf-path]      path to path: copy or inject with the output written atomically
+   Address ranges
+     [rangemap]       the interval map (a treap in one pool)
+     [trim]           the //anon trimming engine
+   ELF
+     [elf]            SHA-1 build-ids, the builder, .eh_frame, symbols, DWARF, layout
+   Output
+     [inject]         the injector: read -> decide -> emit ELFs (jitanon__elfout, one
+                      implementation per layout) -> write
+   ====================================================================================== */
+
+/* -- [sysinc] System headers and feature detection --------------------------------------------
    Every #include of the implementation is here.  What is compiled in can be asked at run
    time: jitanon_features(). */
 
@@ -1449,7 +1486,7 @@ JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift,
 #define JITANON__SHA_NI 0
 #endif
 
-/* -- Configuration defaults ------------------------------------------------------- */
+/* -- [config] Configuration defaults ------------------------------------------------------- */
 
 #if defined(JITANON_MALLOC) || defined(JITANON_REALLOC) || defined(JITANON_FREE)
 #if !defined(JITANON_MALLOC) || !defined(JITANON_REALLOC) || !defined(JITANON_FREE)
@@ -1478,7 +1515,7 @@ JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift,
 #define JITANON__INLINE static inline
 #endif
 
-/* -- Errors ------------------------------------------------------------------------ */
+/* -- [errors] Errors ----------------------------------------------------------------------- */
 
 #define JITANON__DESC_ITEM(name, desc) desc,
 static const char *const jitanon__result_desc[] = {JITANON__RESULTS(JITANON__DESC_ITEM) "?"};
@@ -1602,7 +1639,7 @@ JITANON_API size_t jitanon_format_error(char *dst, size_t n, const jitanon_error
                         err->info);
 }
 
-/* -- Allocation ----------------------------------------------------------------------- */
+/* -- [alloc] Allocation -------------------------------------------------------------------- */
 
 JITANON__PRIVATE void *jitanon__malloc(const jitanon_allocator *a, size_t size)
 {
@@ -1642,7 +1679,7 @@ JITANON__PRIVATE void jitanon__free(const jitanon_allocator *a, void *ptr, size_
     (void)size;
 }
 
-/* -- Checked arithmetic ----------------------------------------------------------------- */
+/* -- [arith] Checked arithmetic ------------------------------------------------------------ */
 
 JITANON__PRIVATE int jitanon__add_u64(uint64_t a, uint64_t b, uint64_t *out)
 {
@@ -1677,7 +1714,7 @@ JITANON__PRIVATE int jitanon__grow(const jitanon_allocator *a, void **ptr, size_
     return 1;
 }
 
-/* -- Utilities: sorting and hashing ----------------------------------------------------- */
+/* -- [sort] Utilities: sorting and hashing ------------------------------------------------- */
 
 /* A stable merge sort of indices (the inputs are nearly sorted already: a run in order
    costs one comparison and a copy).  `tmp` holds n scratch indices. */
@@ -1735,7 +1772,75 @@ JITANON__PRIVATE uint64_t jitanon__fnv1a(const void *data, size_t n, uint64_t h)
     return h;
 }
 
-/* -- Byte order ------------------------------------------------------------------------- */
+/* -- [hmap] A small hash map: u64 key -> size_t value, open addressing ----------------------- */
+
+typedef struct jitanon__hmap {
+    uint64_t *keys;
+    size_t *vals;  /* SIZE_MAX marks an empty slot */
+    size_t count, cap; /* cap is 0 or a power of two, at most half full */
+} jitanon__hmap;
+
+JITANON__PRIVATE size_t jitanon__hmap_slot(const jitanon__hmap *m, uint64_t key)
+{
+    /* Keys are pids, code indices or FNV hashes: the multiply spreads their low bits. */
+    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
+    while (m->vals[i] != SIZE_MAX && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+/* The value slot of `key`, or NULL. */
+JITANON__PRIVATE size_t *jitanon__hmap_find(const jitanon__hmap *m, uint64_t key)
+{
+    size_t i;
+    if (!m->count) return NULL;
+    i = jitanon__hmap_slot(m, key);
+    return m->vals[i] == SIZE_MAX ? NULL : &m->vals[i];
+}
+
+JITANON__PRIVATE void jitanon__hmap_free(jitanon__hmap *m, const jitanon_allocator *a)
+{
+    jitanon__free(a, m->keys, m->cap * sizeof *m->keys);
+    jitanon__free(a, m->vals, m->cap * sizeof *m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* The value slot of `key` (valid until the next insertion), inserted with value `init`
+   (not SIZE_MAX) when new; NULL when out of memory. */
+JITANON__PRIVATE size_t *jitanon__hmap_at(jitanon__hmap *m, const jitanon_allocator *a, uint64_t key, size_t init)
+{
+    size_t i, *found = jitanon__hmap_find(m, key);
+    if (found) return found;
+    if (2 * (m->count + 1) > m->cap) {
+        jitanon__hmap old = *m;
+        size_t cap = m->cap ? 2 * m->cap : 16, kb, vb;
+        if (cap <= m->cap || !jitanon__mul_size(cap, sizeof *m->keys, &kb) || !jitanon__mul_size(cap, sizeof *m->vals, &vb))
+            return NULL;
+        m->keys = (uint64_t *)jitanon__malloc(a, kb);
+        m->vals = (size_t *)jitanon__malloc(a, vb);
+        if (!m->keys || !m->vals) {
+            jitanon__free(a, m->keys, kb);
+            jitanon__free(a, m->vals, vb);
+            *m = old;
+            return NULL;
+        }
+        memset(m->vals, 0xff, vb);
+        m->cap = cap;
+        for (i = 0; i < old.cap; i++)
+            if (old.vals[i] != SIZE_MAX) {
+                size_t k = jitanon__hmap_slot(m, old.keys[i]);
+                m->keys[k] = old.keys[i];
+                m->vals[k] = old.vals[i];
+            }
+        jitanon__hmap_free(&old, a);
+    }
+    i = jitanon__hmap_slot(m, key);
+    m->keys[i] = key;
+    m->vals[i] = init;
+    m->count++;
+    return &m->vals[i];
+}
+
+/* -- [endian] Byte order ------------------------------------------------------------------- */
 
 /* Formats are read and written with explicit byte shifts: no casts of input bytes to
    structs, no alignment requirement, same code on every host. */
@@ -1782,7 +1887,7 @@ JITANON__PRIVATE int jitanon__host_big_endian(void)
     return b == 0;
 }
 
-/* == OS layer =============================================================================
+/* == [os] OS layer ============================================================================
 
    Every call into the operating system is in this section; the rest of the library is
    portable C99 and reaches the system only through these functions:
@@ -2223,7 +2328,7 @@ JITANON__PRIVATE int jitanon__inj_write_default(void *user, const char *dir, con
 #endif
 }
 
-/* -- The cursor ----------------------------------------------------------------------- */
+/* -- [cursor] The cursor ------------------------------------------------------------------- */
 
 /* Every reader goes through this: `left` is what remains, every take compares against it
    (never `pos + n > size`, which can wrap), and `off` is the absolute input offset of `p`
@@ -2291,7 +2396,7 @@ JITANON__PRIVATE int jitanon__take_cstr(jitanon__cur *c, jitanon_str *out)
     return 1;
 }
 
-/* -- Sinks and byte buffers -------------------------------------------------------------- */
+/* -- [buf] Sinks and byte buffers ---------------------------------------------------------- */
 
 /* The slow path of an append that does not fit in the room left: write the buffer out
    (and `data` directly when it alone is larger than the buffer) if it spills, else grow
@@ -2377,7 +2482,7 @@ JITANON__PRIVATE void jitanon__buf_flush(jitanon_membuf *b)
     b->size = 0;
 }
 
-/* -- Chunked input: the streaming readers keep the unread bytes of a jitanon_read_fn in
+/* -- [input] Chunked input: the streaming readers keep the unread bytes of a jitanon_read_fn in
    a buffer that grows only to the largest piece asked for. -- */
 
 JITANON__PRIVATE size_t jitanon__in_avail(const jitanon__input *in) { return in->len - in->pos; }
@@ -2447,7 +2552,7 @@ JITANON__PRIVATE jitanon_result jitanon__init_begin(void *obj, size_t size, int 
     return opts_bad ? jitanon__opts_fail(err, opts_type) : JITANON_OK;
 }
 
-/* -- jitdump reader ------------------------------------------------------------------- */
+/* -- [jitdump-read] jitdump reader --------------------------------------------------------- */
 
 #define JITANON__JITDUMP_HEADER_SIZE 40u
 #define JITANON__JITDUMP_PREFIX_SIZE 16u
@@ -2980,7 +3085,7 @@ JITANON_API jitanon_jitdump *jitanon_jitdump_load_file(const char *path, const j
 }
 #endif
 
-/* -- jitdump writer ------------------------------------------------------------------- */
+/* -- [jitdump-write] jitdump writer -------------------------------------------------------- */
 
 JITANON__PRIVATE jitanon_result jitanon__sink_put(jitanon_sink sink, const void *data, size_t size, uint64_t *counter,
                                                   jitanon_error *err)
@@ -3162,7 +3267,7 @@ JITANON_API jitanon_result jitanon_jitdump_write_close(jitanon_jitdump_writer *w
     return jitanon__jw_end(&j);
 }
 
-/* -- perf.data reader ------------------------------------------------------------------ */
+/* -- [perf-read] perf.data reader ---------------------------------------------------------- */
 
 #define JITANON__PERF_FILE_HEADER 104u
 #define JITANON__PERF_FILE_HEADER_V1 72u /* legacy header without the feature bitmap */
@@ -4223,7 +4328,7 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
 }
 #endif
 
-/* -- perf.data writer -------------------------------------------------------------------- */
+/* -- [perf-write] perf.data writer --------------------------------------------------------- */
 
 JITANON__PRIVATE jitanon_result jitanon__pw_put(jitanon_perf_writer *w, const void *data, size_t n, jitanon_error *err)
 {
@@ -4584,7 +4689,7 @@ JITANON_API void jitanon_perf_writer_release(jitanon_perf_writer *w)
     memset(w, 0, sizeof *w);
 }
 
-/* -- copy path ------------------------------------------------------------------------------ */
+/* -- [perf-copy] copy path ----------------------------------------------------------------- */
 
 /* With a decompressor the output holds plain records, so it must not claim compression. */
 /* Bit 0 is reserved and ids past the bitmap have no slot: neither can be written, so a
@@ -4682,7 +4787,7 @@ JITANON_API jitanon_result jitanon_perf_copy(jitanon_perf_reader *r, jitanon_per
     return jitanon__perf_pump(r, w, &pass, err);
 }
 
-/* -- synthesized and rewritten MMAP records ----------------------------------------------- */
+/* -- [perf-mmap] synthesized and rewritten MMAP records ------------------------------------ */
 
 JITANON__PRIVATE uint8_t *jitanon__pw_put64(uint8_t *p, uint64_t v, int big)
 {
@@ -4785,7 +4890,7 @@ JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size
     return JITANON_OK;
 }
 
-/* -- path to path: copy or inject, the output atomic ------------------------------------ */
+/* -- [perf-path] path to path: copy or inject, the output atomic --------------------------- */
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
 JITANON__PRIVATE int jitanon__pc_stdout(void *user, const void *data, size_t size)
@@ -4861,7 +4966,7 @@ JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const cha
     return jitanon__pc_run(in_path, out_path, out_mode, opts, jitanon__pc_pump_copy, NULL, err);
 }
 #endif
-/* -- Address ranges: the rangemap ------------------------------------------------------- */
+/* -- [rangemap] Address ranges: the rangemap ----------------------------------------------- */
 
 /* A treap node.  Ranges are kept as [start, last] (inclusive) so one that ends at
    UINT64_MAX needs no special case.  prev/next thread the pieces in address order, so
@@ -5198,7 +5303,7 @@ JITANON_API jitanon_result jitanon_rangemap_copy(jitanon_rangemap *dst, const ji
     return JITANON_OK;
 }
 
-/* -- The trimming engine ---------------------------------------------------------------- */
+/* -- [trim] The trimming engine ------------------------------------------------------------ */
 
 /* One process: its address map as perf will build it from our output. */
 typedef struct jitanon__trim_proc {
@@ -5594,7 +5699,7 @@ JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len
     }
     return JITANON_TRIM_FILE;
 }
-/* -- ELF emitter -----------------------------------------------------------------------
+/* -- [elf] ELF emitter -----------------------------------------------------------------------
 
    Written from the System V gABI (ELF), the DWARF 4 specification (line programs, CIE/FDE),
    the LSB description of .eh_frame_hdr and FIPS 180-4 (SHA-1).  The layout contract with
@@ -6852,7 +6957,7 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
     return r;
 }
 
-/* -- Injection -------------------------------------------------------------------------- */
+/* -- [inject] Injection -------------------------------------------------------------------- */
 
 JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t *pid)
 {
@@ -6893,74 +6998,6 @@ JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift,
              several layouts behind one interface;
      write   (jitanon__inj_out)    writes the round in file order with the synthesized
              and trimmed mmaps. */
-
-/* -- a small hash map: u64 key -> size_t value, open addressing ------------------------- */
-
-typedef struct jitanon__hmap {
-    uint64_t *keys;
-    size_t *vals;  /* SIZE_MAX marks an empty slot */
-    size_t count, cap; /* cap is 0 or a power of two, at most half full */
-} jitanon__hmap;
-
-JITANON__PRIVATE size_t jitanon__hmap_slot(const jitanon__hmap *m, uint64_t key)
-{
-    /* Keys are pids, code indices or FNV hashes: the multiply spreads their low bits. */
-    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
-    while (m->vals[i] != SIZE_MAX && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
-/* The value slot of `key`, or NULL. */
-JITANON__PRIVATE size_t *jitanon__hmap_find(const jitanon__hmap *m, uint64_t key)
-{
-    size_t i;
-    if (!m->count) return NULL;
-    i = jitanon__hmap_slot(m, key);
-    return m->vals[i] == SIZE_MAX ? NULL : &m->vals[i];
-}
-
-JITANON__PRIVATE void jitanon__hmap_free(jitanon__hmap *m, const jitanon_allocator *a)
-{
-    jitanon__free(a, m->keys, m->cap * sizeof *m->keys);
-    jitanon__free(a, m->vals, m->cap * sizeof *m->vals);
-    memset(m, 0, sizeof *m);
-}
-
-/* The value slot of `key` (valid until the next insertion), inserted with value `init`
-   (not SIZE_MAX) when new; NULL when out of memory. */
-JITANON__PRIVATE size_t *jitanon__hmap_at(jitanon__hmap *m, const jitanon_allocator *a, uint64_t key, size_t init)
-{
-    size_t i, *found = jitanon__hmap_find(m, key);
-    if (found) return found;
-    if (2 * (m->count + 1) > m->cap) {
-        jitanon__hmap old = *m;
-        size_t cap = m->cap ? 2 * m->cap : 16, kb, vb;
-        if (cap <= m->cap || !jitanon__mul_size(cap, sizeof *m->keys, &kb) || !jitanon__mul_size(cap, sizeof *m->vals, &vb))
-            return NULL;
-        m->keys = (uint64_t *)jitanon__malloc(a, kb);
-        m->vals = (size_t *)jitanon__malloc(a, vb);
-        if (!m->keys || !m->vals) {
-            jitanon__free(a, m->keys, kb);
-            jitanon__free(a, m->vals, vb);
-            *m = old;
-            return NULL;
-        }
-        memset(m->vals, 0xff, vb);
-        m->cap = cap;
-        for (i = 0; i < old.cap; i++)
-            if (old.vals[i] != SIZE_MAX) {
-                size_t k = jitanon__hmap_slot(m, old.keys[i]);
-                m->keys[k] = old.keys[i];
-                m->vals[k] = old.vals[i];
-            }
-        jitanon__hmap_free(&old, a);
-    }
-    i = jitanon__hmap_slot(m, key);
-    m->keys[i] = key;
-    m->vals[i] = init;
-    m->count++;
-    return &m->vals[i];
-}
 
 /* -- the injector's records and stages ---------------------------------------------------- */
 
