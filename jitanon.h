@@ -95,9 +95,9 @@
 #include <stdint.h>
 
 #define JITANON_VERSION_MAJOR 0
-#define JITANON_VERSION_MINOR 1
+#define JITANON_VERSION_MINOR 2
 #define JITANON_VERSION_PATCH 0
-#define JITANON_VERSION_STRING "0.1.0"
+#define JITANON_VERSION_STRING "0.2.0"
 #define jitanon_pack_version(major, minor, patch) \
     ((uint32_t)(major) * 1000000u + (uint32_t)(minor) * 1000u + (uint32_t)(patch))
 #define JITANON_VERSION \
@@ -1370,6 +1370,41 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
 JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift, uint64_t time_mult,
                                               uint64_t time_zero, int extended, uint64_t time_cycles,
                                               uint64_t time_mask, int cap_user_time_zero, int cap_user_time_short);
+
+/* -- 0.1 names ---------------------------------------------------------------------- */
+
+/* Define JITANON_COMPAT_0_1 to keep code written for 0.1 compiling while it
+   moves to the new names (renames only; signature changes are listed in the history). */
+#ifdef JITANON_COMPAT_0_1
+#define jitanon_jit_record_id jitanon_jitdump_record_id
+#define jitanon_jit_record_name jitanon_jitdump_record_name
+#define jitanon_jit_record jitanon_jitdump_record
+#define jitanon_jit_debug_entry jitanon_jitdump_debug_entry
+#define jitanon_jit_debug_iter jitanon_jitdump_debug_iter
+#define jitanon_jit_debug_begin jitanon_jitdump_debug_iter_begin
+#define jitanon_jit_debug_next jitanon_jitdump_debug_iter_next
+#define jitanon_jit_now jitanon_jitdump_now
+#define jitanon_jitdump_iter_init jitanon_jitdump_iter_begin
+#define jitanon_rangemap_iter_all jitanon_rangemap_iter_begin_all
+#define jitanon_membuf_free jitanon_membuf_release
+#define jitanon_jitdump_stream_free jitanon_jitdump_stream_release
+#define jitanon_jitdump_free jitanon_jitdump_destroy
+#define jitanon_perf_reader_free jitanon_perf_reader_release
+#define jitanon_perf_writer_free jitanon_perf_writer_release
+#define jitanon_rangemap_free jitanon_rangemap_release
+#define jitanon_trim_free jitanon_trim_destroy
+#define jitanon_elf_builder_free jitanon_elf_builder_release
+#define jitanon_is_jitdump_marker jitanon_jitdump_is_marker
+#define JITANON_JIT_CODE_LOAD JITANON_JITDUMP_CODE_LOAD
+#define JITANON_JIT_CODE_MOVE JITANON_JITDUMP_CODE_MOVE
+#define JITANON_JIT_CODE_DEBUG_INFO JITANON_JITDUMP_CODE_DEBUG_INFO
+#define JITANON_JIT_CODE_CLOSE JITANON_JITDUMP_CODE_CLOSE
+#define JITANON_JIT_CODE_UNWINDING_INFO JITANON_JITDUMP_CODE_UNWINDING_INFO
+#define JITANON_JIT_CODE_MAX JITANON_JITDUMP_CODE_MAX
+#define JITANON_JIT_WARN_VERSION2 JITANON_JITDUMP_WARN_VERSION2
+#define JITANON_JIT_WARN_HEADER_EXTRA JITANON_JITDUMP_WARN_HEADER_EXTRA
+#define JITANON_JIT_WARN_UNKNOWN_RECORD JITANON_JITDUMP_WARN_UNKNOWN_RECORD
+#endif /* JITANON_COMPAT_0_1 */
 
 #ifdef __cplusplus
 }
