@@ -491,7 +491,8 @@ JITANON_API uint64_t jitanon_jitdump_now(void);
    Memory does not grow with the file: the reader keeps one buffer as large as the largest
    record (records are at most 65535 bytes, except AUXTRACE and HEADER_TRACING_DATA whose
    trailing payload is capped by opts.max_payload), plus the attrs, their id arrays and,
-   once loaded, the feature sections (capped by opts.max_header_bytes). */
+   once loaded, the feature sections (capped by opts.max_header_bytes), and with
+   opts.decompress the decompressed bytes not yet delivered (max_payload + 128 KiB). */
 
 /* Record types (perf_event.h and perf's user record types). */
 enum {
@@ -859,9 +860,11 @@ JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const cha
 /* Sink and positioned write for the writer (user = the jitanon_atomic_file). */
 JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f);
 JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset);
-/* do_fsync: flush to disk before the rename. */
+/* do_fsync: flush to disk before the rename.  Closes the file either way (a failed commit
+   removes the temporary file); _abort afterwards is harmless. */
 JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err);
-/* NULL-safe, idempotent: removes the temporary file if it still exists. */
+/* NULL-safe, idempotent: removes the temporary file if it still exists and frees what
+   _open allocated.  Call it after a failed _open too. */
 JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f);
 
 /* Copies perf.data `in_path` ("-" = stdin) to `out_path` ("-" = stdout, pipe mode only)
