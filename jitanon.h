@@ -31,7 +31,7 @@
    Rewrite a perf.data the way `perf inject --jit` does, trimming //anon mmaps:
 
        jitanon_inject_stats st;
-       jitanon_inject_file("perf.data", "perf.jit.data", 0, NULL, NULL, &st, &err);
+       jitanon_inject_file("perf.data", "perf.jit.data", JITANON_PERF_SAME_MODE, NULL, NULL, &st, &err);
 
    Or resolve samples in memory without writing anything (jitanon_inject with a NULL
    writer and opts.on_sample), or drive the trimming engine (jitanon_trim_*) yourself.
@@ -491,7 +491,8 @@ JITANON_API uint64_t jitanon_jitdump_now(void);
    Memory does not grow with the file: the reader keeps one buffer as large as the largest
    record (records are at most 65535 bytes, except AUXTRACE and HEADER_TRACING_DATA whose
    trailing payload is capped by opts.max_payload), plus the attrs, their id arrays and,
-   once loaded, the feature sections (capped by opts.max_header_bytes). */
+   once loaded, the feature sections (capped by opts.max_header_bytes), and with
+   opts.decompress the decompressed bytes not yet delivered (max_payload + 128 KiB). */
 
 /* Record types (perf_event.h and perf's user record types). */
 enum {
@@ -544,7 +545,11 @@ enum {
 #define JITANON_PERF_FEAT_COMPRESSED 27u
 #define JITANON_PERF_FEAT_BITS 256u
 
-typedef enum jitanon_perf_mode { JITANON_PERF_FILE = 1, JITANON_PERF_PIPE = 2 } jitanon_perf_mode;
+typedef enum jitanon_perf_mode {
+    JITANON_PERF_SAME_MODE = 0, /* only as out_mode of the path-to-path calls: the input's mode */
+    JITANON_PERF_FILE = 1,
+    JITANON_PERF_PIPE = 2
+} jitanon_perf_mode;
 
 /* Optional seek source: position the read callback at absolute byte `offset`; return 0 on
    success.  Without one the input is read strictly forward (a pipe). */
@@ -569,7 +574,7 @@ typedef struct jitanon_perf_opts {
 
 /* One event attribute with the fields an injector needs.  `raw` holds the attr.size bytes
    exactly as in the input (input byte order); `ids` are decoded to host values.  Both are
-   owned by the reader (or writer) and live until its _free. */
+   owned by the reader (or writer) and live until its _release. */
 typedef struct jitanon_perf_attr {
     uint32_t type, size; /* size: attr.size (0 in the input means 64) */
     uint64_t config, sample_type, read_format;
@@ -604,11 +609,24 @@ typedef struct jitanon_perf_mmap {
     jitanon_str filename;  /* without the NUL and padding */
 } jitanon_perf_mmap;
 
+/* PERF_RECORD_TIME_CONV: how TSC cycles become perf time (jitanon_perf_tsc_to_time). */
+typedef struct jitanon_perf_time_conv {
+    uint64_t time_shift, time_mult, time_zero;
+    int extended; /* header.size holds the fields below */
+    uint64_t time_cycles, time_mask;
+    uint8_t cap_user_time_zero, cap_user_time_short;
+} jitanon_perf_time_conv;
+
 /* One record.  Views point into the reader's buffer and stay valid until the next _next
-   call; only the member selected by `type` is meaningful. */
+   call; only the member selected by `type` is meaningful.  Multi-byte values inside the
+   views (raw, payload, sample.callchain, id_index.entries, feature.data) are in the
+   input's byte order, `big_endian`: read them with jitanon_perf_u64_at(view, i,
+   rec.big_endian).  jitanon_perf_encode_mmap2 and jitanon_perf_rewrite_mmap take a record
+   as their description of the record to write. */
 typedef struct jitanon_perf_record {
     uint32_t type;
     uint16_t misc, size;  /* the header; size excludes a trailing payload */
+    int big_endian;       /* the byte order of the input and of every view below */
     jitanon_bytes raw;    /* the whole record, trailing payload included: copy this */
     uint64_t offset;      /* in the input; for decompressed records: of the COMPRESSED record */
     uint64_t index;       /* 0-based record number, COMPRESSED containers included */
@@ -629,12 +647,7 @@ typedef struct jitanon_perf_record {
         uint32_t pid, ppid, tid, ptid;
         uint64_t time;
     } task; /* FORK and EXIT */
-    struct {
-        uint64_t time_shift, time_mult, time_zero;
-        int extended; /* header.size holds the fields below */
-        uint64_t time_cycles, time_mask;
-        uint8_t cap_user_time_zero, cap_user_time_short;
-    } time_conv;
+    jitanon_perf_time_conv time_conv;
     struct {
         uint64_t nr;
         int has_vm; /* the machine_pid/vcpu array follows the entries */
@@ -664,7 +677,8 @@ typedef struct jitanon__perf_feat {
     size_t mem_off;        /* in feat_mem_, once loaded */
 } jitanon__perf_feat;
 
-/* Streaming reader.  Public fields are read-only. */
+/* Streaming reader.  Public fields are read-only.  It holds no pointer into itself, but
+   it owns its buffers (and the FILE of _open): use it through a pointer, never a copy. */
 typedef struct jitanon_perf_reader {
     jitanon_perf_mode mode;
     int big_endian;                  /* the input's byte order */
@@ -721,16 +735,21 @@ JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jita
    arrive as HEADER_FEATURE records).  NOTE: the bitmap of a foreign-order file is read as
    u64 words; perf's fallback for files from 32-bit hosts (u32 words) is not attempted. */
 JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err);
-/* A loaded feature section (view valid until _free); returns 0 when absent or not loaded. */
+/* A loaded feature section (view valid until _release); returns 0 when absent or not
+   loaded. */
 JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsigned bit, jitanon_bytes *out);
 /* NULL-safe; closes a file opened by _open. */
 JITANON_API void jitanon_perf_reader_release(jitanon_perf_reader *r);
 
 /* "MMAP", "SAMPLE", "HEADER_ATTR", ...; "UNKNOWN" otherwise. */
 JITANON_API const char *jitanon_perf_record_name(uint32_t type);
-/* The i-th u64 of a view (callchain entries, id_index entries) in the given byte order;
-   0 when i is out of range. */
+/* The i-th u64 of a view (callchain entries, id_index entries) in the given byte order
+   (a record's big_endian); 0 when i is out of range. */
 JITANON_API uint64_t jitanon_perf_u64_at(jitanon_bytes b, size_t i, int big_endian);
+/* TSC -> perf time, for dumps written with JITDUMP_FLAGS_ARCH_TIMESTAMP, from a
+   PERF_RECORD_TIME_CONV (perf-format.md §5.11); 0 when an extended record says the
+   kernel has no time_zero (cap_user_time_zero clear). */
+JITANON_API uint64_t jitanon_perf_tsc_to_time(const jitanon_perf_time_conv *tc, uint64_t cyc);
 
 /* -- perf.data writer ------------------------------------------------------------------
 
@@ -750,6 +769,8 @@ typedef struct jitanon_perf_feature {
     jitanon_bytes data; /* owned by the writer */
 } jitanon_perf_feature;
 
+/* Holds no pointer into itself; it owns copies of the attrs and features (use it through a
+   pointer, never a copy).  The sink's user is yours and must outlive the writer. */
 typedef struct jitanon_perf_writer {
     jitanon_perf_mode mode;
     int big_endian;
@@ -768,8 +789,9 @@ typedef struct jitanon_perf_writer {
     size_t feat_count_, feat_cap_;
 } jitanon_perf_writer;
 
-/* Starts a writer.  Pipe mode writes the 16-byte header now.  File mode needs pwrite_fn
-   (the same sink's positioned write; it is called once, for the header at offset 0).
+/* Starts a writer (mode FILE or PIPE; big_endian: nonzero for big-endian output).  Pipe
+   mode writes the 16-byte header now.  File mode needs pwrite_fn (the same sink's
+   positioned write: it is called once, with sink.user, for the header at offset 0).
    opts may be NULL; only allocator and max_header_bytes are used. */
 JITANON_API jitanon_result jitanon_perf_writer_init(jitanon_perf_writer *w, jitanon_perf_mode mode, int big_endian,
                                                     jitanon_sink sink, jitanon_pwrite_fn pwrite_fn,
@@ -785,7 +807,7 @@ JITANON_API jitanon_result jitanon_perf_writer_add_feature(jitanon_perf_writer *
 JITANON_API jitanon_result jitanon_perf_writer_write(jitanon_perf_writer *w, const void *record, size_t size,
                                                      jitanon_error *err);
 /* File mode: writes the feature table and sections and the header.  Pipe mode: nothing
-   to do.  The writer cannot be used afterwards except for _free. */
+   to do.  The writer cannot be used afterwards except for _release. */
 JITANON_API jitanon_result jitanon_perf_writer_finish(jitanon_perf_writer *w, jitanon_error *err);
 /* NULL-safe; frees the copies of attrs and features. */
 JITANON_API void jitanon_perf_writer_release(jitanon_perf_writer *w);
@@ -798,26 +820,31 @@ JITANON_API void jitanon_perf_writer_release(jitanon_perf_writer *w);
    HEADER_FEATURE records at the end (they are not known earlier). */
 JITANON_API jitanon_result jitanon_perf_copy(jitanon_perf_reader *r, jitanon_perf_writer *w, jitanon_error *err);
 
-/* Encodes a synthesized MMAP2 record (misc: cpumode, e.g. JITANON_PERF_MISC_USER; the
-   build-id variant when m->has_build_id) with a complete sample_id trailer for `attr`:
-   pid/tid from m, `time`, `cpu`, and the attr's first id as ID, STREAM_ID and IDENTIFIER,
-   each only when attr->sample_type asks for it and attr->sample_id_all is set.  attr may be
-   NULL (no trailer).  *out_size gets the record size; when it exceeds `cap`, nothing is
-   written and JITANON_ERR_LIMIT is returned (call with buf NULL, cap 0 to measure). */
+/* Encodes a synthesized MMAP2 record in rec->big_endian order from the fields a reader
+   would decode from it: rec->mmap (the build-id variant when rec->mmap.has_build_id),
+   rec->misc (cpumode, e.g. JITANON_PERF_MISC_USER; the build-id bit follows the mmap),
+   and a complete sample_id trailer for `attr`: pid/tid from rec->mmap, rec->sid.time,
+   rec->sid.cpu, and the attr's first id as ID, STREAM_ID and IDENTIFIER, each only when
+   attr->sample_type asks for it and attr->sample_id_all is set.  attr may be NULL (no
+   trailer).  Every other field of rec is ignored (zero it first).  *out_size gets the
+   record size; when it exceeds `cap`, nothing is written and JITANON_ERR_LIMIT is
+   returned (call with buf NULL, cap 0 to measure). */
 JITANON_API jitanon_result jitanon_perf_encode_mmap2(void *buf, size_t cap, size_t *out_size,
-                                                     const jitanon_perf_mmap *m, uint16_t misc, uint64_t time,
-                                                     uint32_t cpu, const jitanon_perf_attr *attr, int big_endian,
+                                                     const jitanon_perf_record *rec, const jitanon_perf_attr *attr,
                                                      jitanon_error *err);
-/* Copies an MMAP or MMAP2 record (same type, every other byte including the trailer kept)
-   with new start, len and pgoff, e.g. a trimmed piece.  Same size rules as above. */
+/* Copies the MMAP or MMAP2 record rec->raw (type, trailer and every other byte kept) with
+   rec->mmap.start, len and pgoff written over it in rec->big_endian order: set them on a
+   record from the reader, e.g. to a trimmed piece.  Only rec->type, raw, offset (for the
+   error), big_endian and those three fields are used.  Same size rules as above. */
 JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size_t *out_size,
-                                                     const jitanon_perf_record *rec, uint64_t start, uint64_t len,
-                                                     uint64_t pgoff, int big_endian, jitanon_error *err);
+                                                     const jitanon_perf_record *rec, jitanon_error *err);
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
 /* Atomic output file: a temporary file (O_CREAT|O_EXCL, mode 0644) next to `path`, renamed
    over `path` only by _commit; _abort (or a failed _commit) unlinks it.  Built with
-   JITANON_NO_POSIX, _open returns JITANON_ERR_FEATURE_DISABLED. */
+   JITANON_NO_POSIX, _open returns JITANON_ERR_FEATURE_DISABLED.  It holds no pointer into
+   itself, but jitanon_atomic_sink hands out a pointer TO it (the sink's user, also the
+   `user` jitanon_atomic_pwrite gets): do not move or copy it while a writer uses them. */
 typedef struct jitanon_atomic_file {
     int fd;
     char *tmp_path, *path;
@@ -833,15 +860,19 @@ JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const cha
 /* Sink and positioned write for the writer (user = the jitanon_atomic_file). */
 JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f);
 JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset);
-/* do_fsync: flush to disk before the rename. */
+/* do_fsync: flush to disk before the rename.  Closes the file either way (a failed commit
+   removes the temporary file); _abort afterwards is harmless. */
 JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err);
-/* NULL-safe, idempotent: removes the temporary file if it still exists. */
+/* NULL-safe, idempotent: removes the temporary file if it still exists and frees what
+   _open allocated.  Call it after a failed _open too. */
 JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f);
 
 /* Copies perf.data `in_path` ("-" = stdin) to `out_path` ("-" = stdout, pipe mode only)
-   atomically.  out_mode 0 keeps the input's mode. */
-JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path, int out_mode,
-                                                  const jitanon_perf_opts *opts, jitanon_error *err);
+   atomically.  out_mode JITANON_PERF_SAME_MODE keeps the input's mode; another value
+   than the three is JITANON_ERR_INVALID_ARGUMENT.  opts may be NULL. */
+JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path,
+                                                  jitanon_perf_mode out_mode, const jitanon_perf_opts *opts,
+                                                  jitanon_error *err);
 #endif
 /* -- Address ranges: an interval map, and the //anon trimming engine ------------------
 
@@ -1225,9 +1256,11 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
    Decisions follow timestamps, not file position: the injector buffers one round (the
    records between two FINISHED_ROUNDs, which perf guarantees need no reordering across)
    and replays it in time order.  Memory is bounded by one round plus, per jitdump, its
-   functions' bookkeeping; the dump itself is held only in per-process layout, when
-   resolving samples, or with a custom io.load_dump (per-function output with the default
-   I/O streams it twice from its file instead).  Exited processes are forgotten.
+   functions' bookkeeping; the dump itself is held only when resolving samples
+   (opts.on_sample, or no output) or with a custom io.load_dump.  Otherwise it is scanned
+   when its marker arrives and streamed again from its file to write the ELFs (once more
+   at the end with elf_files = SAMPLED); a per-process file is held whole only with a
+   custom io.write_elf.  Exited processes are forgotten.
 
    Untrusted recordings: only files named jit-<digits>.dump are opened; ELF names are
    built from numbers; an ELF is never written through a symlink, and an existing file is
@@ -1284,8 +1317,8 @@ typedef struct jitanon_sample_info {
 typedef struct jitanon_inject_opts {
     uint32_t begin_zero_;
     jitanon_allocator allocator;
-    uint32_t anon_mode;       /* jitanon_anon_mode */
-    uint32_t elf_layout;      /* jitanon_elf_layout */
+    jitanon_anon_mode anon_mode;
+    jitanon_elf_layout elf_layout;
     const char *elf_dir;      /* where ELF files go; NULL = next to each jitdump, as perf does */
     const char *jitdump_dir;  /* searched for jit-<pid>.dump when the recorded path fails */
     /* Per-function layout: this many threads create the ELF files while the calling thread
@@ -1298,9 +1331,9 @@ typedef struct jitanon_inject_opts {
        dump: JITANON_INJECT_FALLBACK_THREADS_UNUSED), or a build without POSIX threads or
        no thread could start (JITANON_INJECT_FALLBACK_NO_THREADS). */
     uint32_t elf_threads;
-    /* jitanon_elf_files.  SAMPLED writes the files at the end, once every sample was seen
-       (the output records are the same as with ALL; a file that then cannot be written is
-       logged and its mappings stay).  It chooses per-function files: with elf_layout =
+    /* SAMPLED writes the files at the end, once every sample was seen (the output records
+       are the same as with ALL; a file that then cannot be written is logged and its
+       mappings stay).  It chooses per-function files: with elf_layout =
        PER_PROCESS jitanon_inject fails with JITANON_ERR_INVALID_ARGUMENT.  It needs file
        input and file output: a pipe's reader may want a file before the end, so with a
        pipe every file is written (JITANON_INJECT_FALLBACK_SAMPLED_PIPE).  So it is for a
@@ -1309,7 +1342,7 @@ typedef struct jitanon_inject_opts {
        (--call-graph=dwarf) through any jitted file
        (JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES).  Without output (out == NULL) no file
        is written and neither ELF option is looked at. */
-    uint32_t elf_files;
+    jitanon_elf_files elf_files;
     uint64_t max_round_bytes; /* a round larger than this is processed in parts; 0 = 256 MiB */
     jitanon_elf_opts elf;     /* passed to the ELF writer (allocator: ours when unset) */
     jitanon_jitdump_opts jitdump; /* passed to the jitdump loader */
@@ -1344,7 +1377,7 @@ typedef struct jitanon_inject_stats {
 
 /* Reads every record `in` has not read yet and writes the injected stream to `out`
    (attrs, features, records; then jitanon_perf_writer_finish).  `out` must use the
-   input's byte order.  stats may be NULL.  A fatal problem (malformed input, a clock that
+   input's byte order.  opts (defaults) and stats may be NULL.  A fatal problem (malformed input, a clock that
    does not match the jitdumps, a write failure) returns an error; a dump that cannot be
    read only leaves its process untouched and is reported through io.log.  `out` may be
    NULL to only resolve samples (opts.on_sample). */
@@ -1354,9 +1387,9 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
 /* jitanon_inject from a path ("-" = stdin) to a path ("-" = stdout, pipe mode), the output
-   written atomically (temporary file + rename).  out_mode 0 keeps the input's mode.
-   Needs POSIX for file output. */
-JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, int out_mode,
+   written atomically (temporary file + rename).  out_mode as in jitanon_perf_copy_file;
+   opts, perf_opts and stats may be NULL.  Needs POSIX for file output. */
+JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, jitanon_perf_mode out_mode,
                                                const jitanon_inject_opts *opts, const jitanon_perf_opts *perf_opts,
                                                jitanon_inject_stats *stats, jitanon_error *err);
 #endif
@@ -1364,12 +1397,6 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
 /* 1 when the basename of `path` is jit-<digits>.dump (what perf and we accept as a
    marker); *pid (may be NULL) gets the digits' value. */
 JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t *pid);
-
-/* TSC -> perf time, for dumps written with JITDUMP_FLAGS_ARCH_TIMESTAMP, from the
-   PERF_RECORD_TIME_CONV fields (perf-format.md §5.11). */
-JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift, uint64_t time_mult,
-                                              uint64_t time_zero, int extended, uint64_t time_cycles,
-                                              uint64_t time_mask, int cap_user_time_zero, int cap_user_time_short);
 
 /* -- 0.1 names ---------------------------------------------------------------------- */
 
@@ -3348,6 +3375,18 @@ JITANON_API uint64_t jitanon_perf_u64_at(jitanon_bytes b, size_t i, int big_endi
     return jitanon__rd64(b.data + i * 8, big_endian);
 }
 
+JITANON_API uint64_t jitanon_perf_tsc_to_time(const jitanon_perf_time_conv *tc, uint64_t cyc)
+{
+    uint64_t quot, rem, shift;
+    JITANON_ASSERT(tc);
+    shift = tc->time_shift & 63;
+    if (tc->extended && !tc->cap_user_time_zero) return 0;
+    if (tc->extended && tc->cap_user_time_short) cyc = tc->time_cycles + ((cyc - tc->time_cycles) & tc->time_mask);
+    quot = cyc >> shift;
+    rem = cyc & (((uint64_t)1 << shift) - 1);
+    return tc->time_zero + quot * tc->time_mult + ((rem * tc->time_mult) >> shift);
+}
+
 JITANON__PRIVATE unsigned jitanon__popcount64(uint64_t v)
 {
     unsigned n = 0;
@@ -4088,6 +4127,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const
     default: memset(&rec->mmap, 0, sizeof *rec - offsetof(jitanon_perf_record, mmap));
     }
     rec->type = type;
+    rec->big_endian = r->big_endian;
     rec->misc = jitanon__rd16(p + 4, r->big_endian);
     rec->size = jitanon__rd16(p + 6, r->big_endian);
     rec->raw.data = p;
@@ -4882,14 +4922,19 @@ JITANON__PRIVATE void jitanon__pw_mmap2_body(uint8_t *p, const jitanon_perf_mmap
 }
 
 JITANON_API jitanon_result jitanon_perf_encode_mmap2(void *buf, size_t cap, size_t *out_size,
-                                                     const jitanon_perf_mmap *m, uint16_t misc, uint64_t time,
-                                                     uint32_t cpu, const jitanon_perf_attr *attr, int big_endian,
+                                                     const jitanon_perf_record *rec, const jitanon_perf_attr *attr,
                                                      jitanon_error *err)
 {
     size_t trail = attr && attr->sample_id_all ? attr->id_hdr_size : 0, name, total;
     uint8_t *p = (uint8_t *)buf;
+    const jitanon_perf_mmap *m;
+    uint16_t misc;
+    int big;
     jitanon_result res;
-    JITANON_ASSERT(m && out_size);
+    JITANON_ASSERT(rec && out_size);
+    m = &rec->mmap;
+    misc = rec->misc;
+    big = rec->big_endian;
     jitanon__clear_error(err);
     if (m->filename.length > JITANON__PERF_MAX_REC || (m->filename.length && !m->filename.data))
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "file name too long for an MMAP2 record");
@@ -4899,15 +4944,16 @@ JITANON_API jitanon_result jitanon_perf_encode_mmap2(void *buf, size_t cap, size
     if ((res = jitanon__pw_room(total, buf, cap, out_size, err)) != JITANON_OK) return res;
     memset(p, 0, total);
     misc = (uint16_t)(m->has_build_id ? misc | JITANON_PERF_MISC_MMAP_BUILD_ID : misc & ~JITANON_PERF_MISC_MMAP_BUILD_ID);
-    jitanon__pw_hdr(p, JITANON_PERF_RECORD_MMAP2, misc, total, big_endian);
-    jitanon__pw_mmap2_body(p, m, big_endian);
-    if (trail) jitanon__pw_trailer(p + JITANON__PERF_MMAP2_FIXED + name, attr, m->pid, m->tid, time, cpu, big_endian);
+    jitanon__pw_hdr(p, JITANON_PERF_RECORD_MMAP2, misc, total, big);
+    jitanon__pw_mmap2_body(p, m, big);
+    if (trail) /* pid/tid as the kernel writes them for an mmap: the mapping's */
+        jitanon__pw_trailer(p + JITANON__PERF_MMAP2_FIXED + name, attr, m->pid, m->tid, rec->sid.time, rec->sid.cpu,
+                            big);
     return JITANON_OK;
 }
 
 JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size_t *out_size,
-                                                     const jitanon_perf_record *rec, uint64_t start, uint64_t len,
-                                                     uint64_t pgoff, int big_endian, jitanon_error *err)
+                                                     const jitanon_perf_record *rec, jitanon_error *err)
 {
     uint8_t *p = (uint8_t *)buf;
     jitanon_result res;
@@ -4919,9 +4965,9 @@ JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size
     if ((res = jitanon__pw_room(rec->raw.size, buf, cap, out_size, err)) != JITANON_OK) return res;
     memcpy(p, rec->raw.data, rec->raw.size);
     /* start, len and pgoff sit at the same offsets in MMAP and MMAP2. */
-    jitanon__wr64(p + 16, start, big_endian);
-    jitanon__wr64(p + 24, len, big_endian);
-    jitanon__wr64(p + 32, pgoff, big_endian);
+    jitanon__wr64(p + 16, rec->mmap.start, rec->big_endian);
+    jitanon__wr64(p + 24, rec->mmap.len, rec->big_endian);
+    jitanon__wr64(p + 32, rec->mmap.pgoff, rec->big_endian);
     return JITANON_OK;
 }
 
@@ -4978,14 +5024,18 @@ JITANON__PRIVATE jitanon_result jitanon__pc_to_path(jitanon_perf_reader *r, cons
 }
 
 /* Path ("-" = stdin) to path ("-" = stdout, pipe mode only), the output atomic. */
-JITANON__PRIVATE jitanon_result jitanon__pc_run(const char *in_path, const char *out_path, int out_mode,
+JITANON__PRIVATE jitanon_result jitanon__pc_run(const char *in_path, const char *out_path, jitanon_perf_mode out_mode,
                                                const jitanon_perf_opts *opts, jitanon__pump_fn pump, void *ctx,
                                                jitanon_error *err)
 {
     jitanon_perf_reader r;
-    jitanon_result res = jitanon_perf_reader_open(&r, in_path, opts, err);
-    jitanon_perf_mode mode = out_mode == JITANON_PERF_FILE || out_mode == JITANON_PERF_PIPE ? (jitanon_perf_mode)out_mode : r.mode;
+    jitanon_perf_mode mode;
     int to_stdout = strcmp(out_path, "-") == 0;
+    jitanon_result res;
+    if ((unsigned)out_mode > JITANON_PERF_PIPE)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown out_mode %u", (unsigned)out_mode);
+    res = jitanon_perf_reader_open(&r, in_path, opts, err);
+    mode = out_mode == JITANON_PERF_SAME_MODE ? r.mode : out_mode;
     if (res == JITANON_OK && to_stdout && mode == JITANON_PERF_FILE)
         res = JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "stdout takes pipe mode only");
     if (res == JITANON_OK)
@@ -4995,8 +5045,9 @@ JITANON__PRIVATE jitanon_result jitanon__pc_run(const char *in_path, const char 
     return res;
 }
 
-JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path, int out_mode,
-                                                  const jitanon_perf_opts *opts, jitanon_error *err)
+JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path,
+                                                  jitanon_perf_mode out_mode, const jitanon_perf_opts *opts,
+                                                  jitanon_error *err)
 {
     return jitanon__pc_run(in_path, out_path, out_mode, opts, jitanon__pc_pump_copy, NULL, err);
 }
@@ -7013,18 +7064,6 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
     return 1;
 }
 
-JITANON_API uint64_t jitanon_tsc_to_perf_time(uint64_t cyc, uint64_t time_shift, uint64_t time_mult,
-                                              uint64_t time_zero, int extended, uint64_t time_cycles,
-                                              uint64_t time_mask, int cap_user_time_zero, int cap_user_time_short)
-{
-    uint64_t quot, rem, shift = time_shift & 63;
-    if (extended && !cap_user_time_zero) return 0;
-    if (extended && cap_user_time_short) cyc = time_cycles + ((cyc - time_cycles) & time_mask);
-    quot = cyc >> shift;
-    rem = cyc & (((uint64_t)1 << shift) - 1);
-    return time_zero + quot * time_mult + ((rem * time_mult) >> shift);
-}
-
 /* The injector is a pipeline of four stages, each with its own state:
      read    (jitanon__inj_buf)    buffers one round of input records;
      decide  (jitanon__inj_maps, jitanon__inj_jit) replays them in time order against
@@ -7140,7 +7179,7 @@ typedef struct jitanon__inj_jit {
     jitanon__hmap pids;        /* pid -> usable dumps of it so far */
     jitanon_membuf pend_debug, pend_unwind; /* streamed records waiting for their LOAD */
     jitanon_jitdump_opts dump_opts; /* the caller's, without a record table */
-    jitanon_perf_record time_conv;
+    jitanon_perf_time_conv time_conv;
     int have_time_conv;
     uint32_t marker_cpu;
     uint64_t seq;
@@ -7531,7 +7570,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_check_clock(jitanon__inj *j, const 
 {
     size_t i;
     if (h->arch_timestamp) {
-        if (!j->jit.have_time_conv || !j->jit.time_conv.time_conv.time_mult)
+        if (!j->jit.have_time_conv || !j->jit.time_conv.time_mult)
             return JITANON__FAIL(j->err, JITANON_ERR_CLOCK, off,
                                  "the jitdump has arch (TSC) timestamps but the recording has no TIME_CONV "
                                  "record; re-record with a newer perf, or make the JIT write CLOCK_MONOTONIC "
@@ -7548,11 +7587,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_check_clock(jitanon__inj *j, const 
 
 JITANON__PRIVATE uint64_t jitanon__inj_time(const jitanon__inj *j, const jitanon__inj_dump *jd, uint64_t t)
 {
-    const jitanon_perf_record *c = &j->jit.time_conv;
-    if (!jd->sum.header.arch_timestamp) return t;
-    return jitanon_tsc_to_perf_time(t, c->time_conv.time_shift, c->time_conv.time_mult, c->time_conv.time_zero,
-                                    c->time_conv.extended, c->time_conv.time_cycles, c->time_conv.time_mask,
-                                    c->time_conv.cap_user_time_zero, c->time_conv.cap_user_time_short);
+    return jd->sum.header.arch_timestamp ? jitanon_perf_tsc_to_time(&j->jit.time_conv, t) : t;
 }
 
 /* -- sorting: a stable merge sort of indices (rounds are nearly sorted already) ---------- */
@@ -8460,7 +8495,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
     } else if (rec->type == JITANON_PERF_RECORD_COMM) {
         r->pid = rec->comm.pid;
     } else if (rec->type == JITANON_PERF_RECORD_TIME_CONV) {
-        j->jit.time_conv = *rec;
+        j->jit.time_conv = rec->time_conv;
         j->jit.have_time_conv = 1;
     }
     return JITANON_OK;
@@ -8524,29 +8559,32 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_synth(jitanon__inj *j, const j
     const jitanon__inj_func *f = &j->jit.funcs[s->func];
     jitanon__inj_out *o = &j->out;
     const jitanon_perf_attr *attr = NULL;
-    jitanon_perf_mmap m;
+    jitanon_perf_record rec;
+    jitanon_perf_mmap *m = &rec.mmap;
     size_t size = 0, i;
     jitanon_result res;
     /* The trailer follows the attr that records mmaps (attr bit 8, `mmap`). */
     for (i = 0; i < j->in->attr_count && !attr; i++)
         if (j->in->attrs[i].flags & (1u << 8)) attr = &j->in->attrs[i];
     if (!attr && j->in->attr_count) attr = &j->in->attrs[0];
-    memset(&m, 0, sizeof m);
-    m.pid = f->pid;
-    m.tid = f->tid;
-    m.start = s->start;
-    m.len = s->size;
-    m.pgoff = f->pgoff;
-    m.prot = 5;  /* PROT_READ | PROT_EXEC */
-    m.flags = 2; /* MAP_PRIVATE */
-    m.filename.data = jitanon__inj_path(j, f->path);
-    m.filename.length = strlen(m.filename.data);
-    res = jitanon_perf_encode_mmap2(o->enc, o->enc_cap, &size, &m, JITANON_PERF_MISC_USER, s->time, j->jit.marker_cpu,
-                                    attr, j->in->big_endian, j->err);
+    memset(&rec, 0, sizeof rec);
+    rec.misc = JITANON_PERF_MISC_USER;
+    rec.big_endian = j->in->big_endian;
+    rec.sid.time = s->time;
+    rec.sid.cpu = j->jit.marker_cpu;
+    m->pid = f->pid;
+    m->tid = f->tid;
+    m->start = s->start;
+    m->len = s->size;
+    m->pgoff = f->pgoff;
+    m->prot = 5;  /* PROT_READ | PROT_EXEC */
+    m->flags = 2; /* MAP_PRIVATE */
+    m->filename.data = jitanon__inj_path(j, f->path);
+    m->filename.length = strlen(m->filename.data);
+    res = jitanon_perf_encode_mmap2(o->enc, o->enc_cap, &size, &rec, attr, j->err);
     if (res == JITANON_ERR_LIMIT) {
         if (!jitanon__grow(&j->a, (void **)&o->enc, &o->enc_cap, size, 1)) return jitanon__inj_nomem(j, "mmap2");
-        res = jitanon_perf_encode_mmap2(o->enc, o->enc_cap, &size, &m, JITANON_PERF_MISC_USER, s->time,
-                                        j->jit.marker_cpu, attr, j->in->big_endian, j->err);
+        res = jitanon_perf_encode_mmap2(o->enc, o->enc_cap, &size, &rec, attr, j->err);
     }
     if (res != JITANON_OK) return res;
     j->st->mmaps_synthesized++;
@@ -8557,21 +8595,25 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_rec(jitanon__inj *j, const jit
 {
     jitanon__inj_out *o = &j->out;
     const uint8_t *raw = j->round.bytes.data + r->off;
+    jitanon_perf_record rec;
     size_t i;
     if (r->action == JITANON__INJ_PASS) return jitanon_perf_writer_write(o->w, raw, r->size, j->err);
+    /* What jitanon_perf_rewrite_mmap reads of a record; the buffered round keeps no more. */
+    memset(&rec, 0, sizeof rec);
+    rec.type = r->type;
+    rec.big_endian = j->in->big_endian;
+    rec.raw.data = raw;
+    rec.raw.size = r->size;
+    rec.offset = r->offset;
     for (i = 0; r->action == JITANON__INJ_PIECES && i < r->pieces; i++) {
         const jitanon_trim_piece *p = &j->round.pieces[r->first_piece + i];
-        jitanon_perf_record rec;
         size_t size = 0;
         jitanon_result res;
-        memset(&rec, 0, sizeof rec);
-        rec.type = r->type;
-        rec.raw.data = raw;
-        rec.raw.size = r->size;
-        rec.offset = r->offset;
+        rec.mmap.start = p->start;
+        rec.mmap.len = p->len;
+        rec.mmap.pgoff = p->pgoff;
         if (!jitanon__grow(&j->a, (void **)&o->enc, &o->enc_cap, r->size, 1)) return jitanon__inj_nomem(j, "pieces");
-        res = jitanon_perf_rewrite_mmap(o->enc, o->enc_cap, &size, &rec, p->start, p->len, p->pgoff, j->in->big_endian,
-                                        j->err);
+        res = jitanon_perf_rewrite_mmap(o->enc, o->enc_cap, &size, &rec, j->err);
         if (res == JITANON_OK) res = jitanon_perf_writer_write(o->w, o->enc, size, j->err);
         if (res != JITANON_OK) return res;
     }
@@ -8738,8 +8780,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
         opts = defaults;
     }
     if (JITANON__OPTS_BAD(opts)) return jitanon__opts_fail(j->err, "jitanon_inject_opts");
-    if (opts->anon_mode > JITANON_ANON_KEEP || opts->elf_layout > JITANON_ELF_PER_PROCESS ||
-        opts->elf_files > JITANON_ELF_FILES_SAMPLED)
+    /* Enums: a caller can still store any int in them. */
+    if ((unsigned)opts->anon_mode > JITANON_ANON_KEEP || (unsigned)opts->elf_layout > JITANON_ELF_PER_PROCESS ||
+        (unsigned)opts->elf_files > JITANON_ELF_FILES_SAMPLED)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown anon_mode, elf_layout or elf_files");
     if (j->out.w && j->in->big_endian != j->out.w->big_endian)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "the writer must use the input's byte order");
@@ -8809,7 +8852,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_pump_fn(void *ctx, jitanon_perf_rea
     return jitanon_inject(r, w, p->opts, p->stats, err);
 }
 
-JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, int out_mode,
+JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, jitanon_perf_mode out_mode,
                                                const jitanon_inject_opts *opts, const jitanon_perf_opts *perf_opts,
                                                jitanon_inject_stats *stats, jitanon_error *err)
 {

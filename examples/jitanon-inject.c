@@ -177,7 +177,7 @@ int main(int argc, char **argv)
     o.io.log = on_log;
     o.io.progress = on_progress;
     o.io.user = &c;
-    r = jitanon_inject_file(in, out, 0, &o, NULL, &st, &err);
+    r = jitanon_inject_file(in, out, JITANON_PERF_SAME_MODE, &o, NULL, &st, &err);
     if (c.progress) fprintf(stderr, "\n");
     if (r != JITANON_OK) {
         char msg[512];

@@ -176,22 +176,19 @@ static void rec_mmap2(gen *g, uint64_t start, uint64_t len, uint64_t pgoff, uint
 {
     uint8_t r[PATH_MAX + 256];
     size_t size;
-    jitanon_perf_mmap m;
-    memset(&m, 0, sizeof m);
-    m.pid = m.tid = g->o.pid;
-    m.start = start;
-    m.len = len;
-    m.pgoff = pgoff;
-    m.maj = maj;
-    m.min = min;
-    m.ino = ino;
-    m.prot = prot; /* PROT_READ | PROT_EXEC (| PROT_WRITE) */
-    m.flags = 2; /* MAP_PRIVATE */
-    m.filename.data = name;
-    m.filename.length = strlen(name);
-    if (jitanon_perf_encode_mmap2(r, sizeof r, &size, &m, JITANON_PERF_MISC_USER, time, 0, &g->attr, 0, &g->err) !=
-        JITANON_OK)
-        die(g, "encode mmap2");
+    jitanon_perf_record rec; /* little-endian, cpu 0 */
+    jitanon_perf_mmap *m = &rec.mmap;
+    memset(&rec, 0, sizeof rec);
+    rec.misc = JITANON_PERF_MISC_USER;
+    rec.sid.time = time;
+    m->pid = m->tid = g->o.pid;
+    m->start = start, m->len = len, m->pgoff = pgoff;
+    m->maj = maj, m->min = min, m->ino = ino;
+    m->prot = prot; /* PROT_READ | PROT_EXEC (| PROT_WRITE) */
+    m->flags = 2; /* MAP_PRIVATE */
+    m->filename.data = name;
+    m->filename.length = strlen(name);
+    if (jitanon_perf_encode_mmap2(r, sizeof r, &size, &rec, &g->attr, &g->err) != JITANON_OK) die(g, "encode mmap2");
     put(g, r, size);
 }
 

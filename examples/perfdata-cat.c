@@ -81,6 +81,8 @@ int main(int argc, char **argv)
     }
     if (!copy) return cat(in, summary);
     if (strcmp(copy, "-") == 0) pipe_out = 1; /* stdout cannot seek back to the header */
-    if (jitanon_perf_copy_file(in, copy, pipe_out ? JITANON_PERF_PIPE : 0, NULL, &err) != JITANON_OK) return fail(&err);
+    if (jitanon_perf_copy_file(in, copy, pipe_out ? JITANON_PERF_PIPE : JITANON_PERF_SAME_MODE, NULL, &err) !=
+        JITANON_OK)
+        return fail(&err);
     return 0;
 }

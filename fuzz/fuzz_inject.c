@@ -273,7 +273,7 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     po.max_header_bytes = 4u << 20;
     memset(&io, 0, sizeof io);
     io.allocator = po.allocator;
-    io.anon_mode = (fl >> 2 & 3) == 3 ? JITANON_ANON_RANGE : (fl >> 2 & 3);
+    io.anon_mode = (fl >> 2 & 3) == 3 ? JITANON_ANON_RANGE : (jitanon_anon_mode)(fl >> 2 & 3);
     io.elf_layout = fl & 2 ? JITANON_ELF_PER_PROCESS : JITANON_ELF_PER_FUNCTION;
     io.jitdump_dir = fl & 1u << 5 ? w->jitdump_dir : NULL;
     io.elf_dir = fl & 1u << 9 ? "/fuzz-elf-out" : NULL;

@@ -112,9 +112,10 @@ static void touch_record(const jitanon_perf_reader *r, const jitanon_perf_record
     uint64_t x = 0;
     CHECK(size >= 8 && base != NULL);
     check_view(base, size, base, size);
-    CHECK(jitanon__rd32(base, r->big_endian) == rec->type);
-    CHECK(jitanon__rd16(base + 4, r->big_endian) == rec->misc);
-    CHECK(jitanon__rd16(base + 6, r->big_endian) == rec->size);
+    CHECK(rec->big_endian == r->big_endian); /* each record carries the input's order */
+    CHECK(jitanon__rd32(base, rec->big_endian) == rec->type);
+    CHECK(jitanon__rd16(base + 4, rec->big_endian) == rec->misc);
+    CHECK(jitanon__rd16(base + 6, rec->big_endian) == rec->size);
     CHECK(rec->size >= 8 && rec->size <= size);
     /* Indexes increase; a COMPRESSED record takes one although it is not delivered. */
     CHECK(rec->index >= expect_index);
@@ -135,12 +136,19 @@ static void touch_record(const jitanon_perf_reader *r, const jitanon_perf_record
             CHECK(rec->type == JITANON_PERF_RECORD_MMAP2 && rec->mmap.build_id_size <= 20);
             check_view(rec->mmap.build_id, 20, base, size);
         }
+        { /* rewriting a record with its own start, len and pgoff gives the record back */
+            uint8_t copy[512];
+            size_t n = 0;
+            jitanon_result res = jitanon_perf_rewrite_mmap(copy, sizeof copy, &n, rec, NULL);
+            CHECK(n == size && (res == JITANON_OK || (res == JITANON_ERR_LIMIT && size > sizeof copy)));
+            CHECK(res != JITANON_OK || memcmp(copy, base, size) == 0);
+        }
         break;
     case JITANON_PERF_RECORD_SAMPLE:
         CHECK(rec->sample.callchain.size / 8 == rec->sample.callchain_nr && rec->sample.callchain.size % 8 == 0);
         check_view(rec->sample.callchain.data, rec->sample.callchain.size, base, size);
-        for (i = 0; i < rec->sample.callchain_nr; i++) x += jitanon_perf_u64_at(rec->sample.callchain, i, r->big_endian);
-        CHECK(jitanon_perf_u64_at(rec->sample.callchain, (size_t)rec->sample.callchain_nr, r->big_endian) == 0);
+        for (i = 0; i < rec->sample.callchain_nr; i++) x += jitanon_perf_u64_at(rec->sample.callchain, i, rec->big_endian);
+        CHECK(jitanon_perf_u64_at(rec->sample.callchain, (size_t)rec->sample.callchain_nr, rec->big_endian) == 0);
         break;
     case JITANON_PERF_RECORD_COMM:
         check_view(rec->comm.comm.data, rec->comm.comm.length, base, size);
@@ -148,15 +156,13 @@ static void touch_record(const jitanon_perf_reader *r, const jitanon_perf_record
     case JITANON_PERF_RECORD_ID_INDEX:
         CHECK(rec->id_index.entries.size / 32 == rec->id_index.nr && rec->id_index.entries.size % 32 == 0);
         check_view(rec->id_index.entries.data, rec->id_index.entries.size, base, size);
-        for (i = 0; i < rec->id_index.nr * 4; i++) x += jitanon_perf_u64_at(rec->id_index.entries, i, r->big_endian);
+        for (i = 0; i < rec->id_index.nr * 4; i++) x += jitanon_perf_u64_at(rec->id_index.entries, i, rec->big_endian);
         break;
     case JITANON_PERF_RECORD_HEADER_FEATURE:
         check_view(rec->feature.data.data, rec->feature.data.size, base, size);
         break;
     case JITANON_PERF_RECORD_TIME_CONV:
-        x += jitanon_tsc_to_perf_time(x, rec->time_conv.time_shift, rec->time_conv.time_mult, rec->time_conv.time_zero,
-                                      rec->time_conv.extended, rec->time_conv.time_cycles, rec->time_conv.time_mask,
-                                      rec->time_conv.cap_user_time_zero, rec->time_conv.cap_user_time_short);
+        x += jitanon_perf_tsc_to_time(&rec->time_conv, x);
         break;
     default: break;
     }

@@ -27,20 +27,23 @@ typedef struct ti_gen {
 
 static void ti_mmap(ti_gen *g, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff, const char *name)
 {
-    jitanon_perf_mmap m;
+    jitanon_perf_record rec;
+    jitanon_perf_mmap *m = &rec.mmap;
     uint8_t buf[512];
     size_t size = 0;
     jitanon_error err;
-    memset(&m, 0, sizeof m);
-    m.pid = m.tid = TI_PID;
-    m.start = start;
-    m.len = len;
-    m.pgoff = pgoff;
-    m.prot = 7;
-    m.flags = 2;
-    m.filename.data = name;
-    m.filename.length = strlen(name);
-    JT_CHECK(jitanon_perf_encode_mmap2(buf, sizeof buf, &size, &m, 2, time, 0, &g->attr, 0, &err) == JITANON_OK);
+    memset(&rec, 0, sizeof rec);
+    rec.misc = JITANON_PERF_MISC_USER;
+    rec.sid.time = time;
+    m->pid = m->tid = TI_PID;
+    m->start = start;
+    m->len = len;
+    m->pgoff = pgoff;
+    m->prot = 7;
+    m->flags = 2;
+    m->filename.data = name;
+    m->filename.length = strlen(name);
+    JT_CHECK(jitanon_perf_encode_mmap2(buf, sizeof buf, &size, &rec, &g->attr, &err) == JITANON_OK);
     JT_CHECK(jitanon_perf_writer_write(&g->w, buf, size, &err) == JITANON_OK);
 }
 
@@ -369,6 +372,44 @@ static void test_inject_modes_all_and_keep(void)
     ti_case_end(&c);
 }
 
+/* The option enums still hold any int a caller stores: values past the last one are
+   refused before anything is read or written. */
+static void test_inject_enums_out_of_range(void)
+{
+    ti_case c;
+    int k;
+    ti_case_begin(&c, 1, JITANON_PERF_FILE, 1);
+    for (k = 0; k < 3; k++) {
+        memset(&c.o, 0, sizeof c.o);
+        if (k == 0) c.o.anon_mode = (jitanon_anon_mode)3;
+        if (k == 1) c.o.elf_layout = (jitanon_elf_layout)2;
+        if (k == 2) c.o.elf_files = (jitanon_elf_files)2;
+        c.io.elf_files = 0;
+        JT_CHECK_EQ_U(ti_inject(&c.perf, &c.o, &c.io, c.v, &c.n, &c.st, &c.err, JITANON_PERF_FILE),
+                      JITANON_ERR_INVALID_ARGUMENT);
+        JT_CHECK(strstr(c.err.info, "anon_mode") != NULL);
+        JT_CHECK(c.io.elf_files == 0 && c.st.records_in == 0);
+    }
+#if !defined(JITANON_NO_STDIO) && defined(__unix__)
+    {
+        jitanon_error err;
+        /* refused before either path is opened: neither exists */
+        JT_CHECK_EQ_U(jitanon_inject_file("/nonexistent/in.data", "/nonexistent/out.data", (jitanon_perf_mode)3, NULL,
+                                          NULL, NULL, &err),
+                      JITANON_ERR_INVALID_ARGUMENT);
+        JT_CHECK(strstr(err.info, "out_mode") != NULL);
+        JT_CHECK_EQ_U(jitanon_perf_copy_file("/nonexistent/in.data", "/nonexistent/out.data", (jitanon_perf_mode)3,
+                                             NULL, &err),
+                      JITANON_ERR_INVALID_ARGUMENT);
+        /* a valid mode gets as far as opening the input */
+        JT_CHECK_EQ_U(jitanon_perf_copy_file("/nonexistent/in.data", "/nonexistent/out.data", JITANON_PERF_SAME_MODE,
+                                             NULL, &err),
+                      JITANON_ERR_IO);
+    }
+#endif
+    ti_case_end(&c);
+}
+
 static void test_inject_unusable_dump_changes_nothing(void)
 {
     ti_case c;
@@ -443,8 +484,18 @@ static void test_inject_marker_names(void)
     JT_CHECK(!jitanon_jitdump_is_marker("/tmp/jit-99999999999.dump", 25, NULL));
     JT_CHECK(!jitanon_jitdump_is_marker("/jit-1.dump/x", 13, NULL));
     /* TSC conversion (perf-format.md 5.11): shift 10, mult 2^10 is the identity plus zero */
-    JT_CHECK_EQ_U(jitanon_tsc_to_perf_time(123456, 10, 1024, 1000, 0, 0, 0, 0, 0), 124456);
-    JT_CHECK_EQ_U(jitanon_tsc_to_perf_time(5, 0, 3, 1, 1, 0, 0, 0, 0), 0);
+    {
+        jitanon_perf_time_conv tc;
+        memset(&tc, 0, sizeof tc);
+        tc.time_shift = 10, tc.time_mult = 1024, tc.time_zero = 1000;
+        JT_CHECK_EQ_U(jitanon_perf_tsc_to_time(&tc, 123456), 124456);
+        tc.time_shift = 0, tc.time_mult = 3, tc.time_zero = 1, tc.extended = 1; /* no cap_user_time_zero */
+        JT_CHECK_EQ_U(jitanon_perf_tsc_to_time(&tc, 5), 0);
+        /* cap_user_time_short: only the cycles under time_mask count past time_cycles */
+        tc.time_mult = 1, tc.time_zero = 0, tc.cap_user_time_zero = 1, tc.cap_user_time_short = 1;
+        tc.time_cycles = 0x1000, tc.time_mask = 0xff;
+        JT_CHECK_EQ_U(jitanon_perf_tsc_to_time(&tc, 0x1234), 0x1034);
+    }
 }
 
 /* -- the contract, on random recordings ------------------------------------------------
@@ -507,7 +558,7 @@ static size_t ti_replay(ti_out_rec *v, size_t n, char (*answers)[64], size_t max
     return na;
 }
 
-static void ti_random_case(uint64_t seed, int *failures, uint32_t anon_mode, int quiet)
+static void ti_random_case(uint64_t seed, int *failures, jitanon_anon_mode anon_mode, int quiet)
 {
     enum { NEV = 120, PAGE = 0x1000, BASE = 0x100000 };
     ti_ev ev[NEV];
@@ -904,8 +955,8 @@ static void tt_on_sample(void *user, const jitanon_sample_info *si)
     if (io->nhit < 1024) io->hit[io->nhit++] = si->start;
 }
 
-static void tt_run_mode(const jitanon_membuf *perf, uint32_t threads, uint32_t elf_files, jitanon_perf_mode mode,
-                        tt_io *io, jitanon_membuf *out, jitanon_inject_stats *st)
+static void tt_run_mode(const jitanon_membuf *perf, uint32_t threads, jitanon_elf_files elf_files,
+                        jitanon_perf_mode mode, tt_io *io, jitanon_membuf *out, jitanon_inject_stats *st)
 {
     jitanon_inject_opts o;
     jitanon_error err;
@@ -1188,8 +1239,9 @@ static void tf_log(void *user, const char *msg)
 }
 
 /* Runs `perf` with `o` (elf_files, elf_layout, elf_threads as given) into `out_mode`. */
-static jitanon_result tf_run(const jitanon_membuf *perf, uint32_t elf_files, uint32_t layout, uint32_t threads,
-                             jitanon_perf_mode out_mode, tf_io *io, jitanon_inject_stats *st, jitanon_error *err)
+static jitanon_result tf_run(const jitanon_membuf *perf, jitanon_elf_files elf_files, jitanon_elf_layout layout,
+                             uint32_t threads, jitanon_perf_mode out_mode, tf_io *io, jitanon_inject_stats *st,
+                             jitanon_error *err)
 {
     static ti_out_rec v[64];
     jitanon_inject_opts o;
@@ -1368,6 +1420,7 @@ static void suite_inject(void)
     JT_RUN(test_inject_marker_names);
     JT_RUN(test_inject_range_trims_only_overlaps);
     JT_RUN(test_inject_modes_all_and_keep);
+    JT_RUN(test_inject_enums_out_of_range);
     JT_RUN(test_inject_unusable_dump_changes_nothing);
     JT_RUN(test_inject_clock_mismatch);
     JT_RUN(test_inject_pipe_to_pipe_and_file);

@@ -308,6 +308,7 @@ static void pdt_check_record(const jitanon_perf_reader *r, const jitanon_perf_re
 {
     static const uint32_t types[PDT_NRECORDS] = {3, 1, 10, 10, 7, 9, 9, 68, 79, 69, 71, 66, 200, 4};
     JT_CHECK_EQ_U(rec->type, types[i]);
+    JT_CHECK_EQ_U(rec->big_endian, r->big_endian); /* every record carries the input's order */
     switch (i) {
     case 0:
         JT_CHECK(rec->comm.comm.length == 4 && memcmp(rec->comm.comm.data, "prog", 4) == 0);
@@ -338,7 +339,7 @@ static void pdt_check_record(const jitanon_perf_reader *r, const jitanon_perf_re
         JT_CHECK_EQ_U(rec->attr_index, 0);
         JT_CHECK(rec->sample.ip == 0x400010 && rec->sid.tid == 101 && rec->sid.time == 50 && rec->sample.period == 4000);
         JT_CHECK_EQ_U(rec->sample.callchain_nr, 3);
-        JT_CHECK_EQ_U(jitanon_perf_u64_at(rec->sample.callchain, 2, r->big_endian), 0xc);
+        JT_CHECK_EQ_U(jitanon_perf_u64_at(rec->sample.callchain, 2, rec->big_endian), 0xc);
         break;
     case 6:
         JT_CHECK_EQ_U(rec->attr_index, 1);
@@ -588,8 +589,8 @@ static void test_perfdata_encode_mmap2(void)
     pdt_b b;
     memin in;
     jitanon_perf_reader r;
-    jitanon_perf_record rec;
-    jitanon_perf_mmap m;
+    jitanon_perf_record rec, in_rec;
+    jitanon_perf_mmap *m = &in_rec.mmap;
     jitanon_perf_attr a;
     static const uint64_t ids21[1] = {21};
     uint8_t buf[256], buf2[256];
@@ -598,16 +599,18 @@ static void test_perfdata_encode_mmap2(void)
     in = memin_make(b.m.data, b.m.size, 0, 0);
     JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, NULL), JITANON_OK);
     while (jitanon_perf_reader_next(&r, &rec, NULL) == JITANON_OK && rec.type != JITANON_PERF_RECORD_COMM) {}
-    memset(&m, 0, sizeof m);
-    m.pid = 7, m.tid = 8, m.start = 0x1000, m.len = 0x40, m.pgoff = 0x80, m.ino = 9, m.ino_generation = 1;
-    m.prot = 5, m.flags = 1, m.filename.data = "/tmp/jitted-7-1.so", m.filename.length = 18;
+    memset(&in_rec, 0, sizeof in_rec);
+    in_rec.misc = 2, in_rec.sid.time = 55, in_rec.sid.cpu = 4, in_rec.big_endian = 1;
+    m->pid = 7, m->tid = 8, m->start = 0x1000, m->len = 0x40, m->pgoff = 0x80, m->ino = 9, m->ino_generation = 1;
+    m->prot = 5, m->flags = 1, m->filename.data = "/tmp/jitted-7-1.so", m->filename.length = 18;
     a = r.attrs[1];
     a.ids = ids21; /* outlives the reader */
     a.sample_type |= JITANON_PERF_SAMPLE_STREAM_ID; /* every trailer slot */
     a.id_hdr_size += 8;
-    JT_CHECK_EQ_U(jitanon_perf_encode_mmap2(NULL, 0, &n, &m, 2, 55, 4, &a, 1, NULL), JITANON_ERR_LIMIT);
+    JT_CHECK_EQ_U(jitanon_perf_encode_mmap2(NULL, 0, &n, &in_rec, &a, NULL), JITANON_ERR_LIMIT);
     JT_CHECK_EQ_U(n, 72 + 24 + 48);
-    JT_CHECK_EQ_U(jitanon_perf_encode_mmap2(buf, sizeof buf, &n, &m, 2, 55, 4, &a, 1, NULL), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_perf_encode_mmap2(buf, sizeof buf, &n, &in_rec, &a, NULL), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon__rd16(buf + 4, 1), 2); /* misc */
     JT_CHECK_EQ_U(jitanon__rd16(buf + 6, 1), n);
     JT_CHECK_EQ_U(jitanon__rd64(buf + n - 8, 1), 21);  /* IDENTIFIER = attr's first id */
     JT_CHECK_EQ_U(jitanon__rd64(buf + n - 32, 1), 21); /* ID */
@@ -627,7 +630,7 @@ static void test_perfdata_encode_mmap2(void)
     }
     a.sample_type &= ~JITANON_PERF_SAMPLE_STREAM_ID;
     a.id_hdr_size -= 8;
-    JT_CHECK_EQ_U(jitanon_perf_encode_mmap2(buf, sizeof buf, &n, &m, 2, 55, 4, &a, 1, NULL), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_perf_encode_mmap2(buf, sizeof buf, &n, &in_rec, &a, NULL), JITANON_OK);
     pdt_bytes(&b, buf, n);
     in = memin_make(b.m.data, b.m.size, 0, 0);
     JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, NULL), JITANON_OK);
@@ -635,12 +638,20 @@ static void test_perfdata_encode_mmap2(void)
     JT_CHECK_EQ_U(rec.type, JITANON_PERF_RECORD_MMAP2);
     JT_CHECK(rec.attr_index == 1 && rec.sid.pid == 7 && rec.sid.time == 55 && rec.sid.cpu == 4);
     JT_CHECK(rec.mmap.start == 0x1000 && rec.mmap.ino == 9 && rec.mmap.filename.length == 18);
-    JT_CHECK_EQ_U(jitanon_perf_rewrite_mmap(buf2, sizeof buf2, &n2, &rec, 0x1010, 0x20, 0x90, 1, NULL), JITANON_OK);
+    JT_CHECK(rec.misc == 2 && rec.big_endian == 1);
+    /* unchanged, the rewrite is the record itself */
+    JT_CHECK_EQ_U(jitanon_perf_rewrite_mmap(buf2, sizeof buf2, &n2, &rec, NULL), JITANON_OK);
+    JT_CHECK(n2 == n && memcmp(buf2, buf, n) == 0);
+    rec.mmap.start = 0x1010, rec.mmap.len = 0x20, rec.mmap.pgoff = 0x90;
+    rec.mmap.ino = 77; /* not written: only start, len and pgoff are */
+    JT_CHECK_EQ_U(jitanon_perf_rewrite_mmap(buf2, sizeof buf2, &n2, &rec, NULL), JITANON_OK);
     JT_CHECK_EQ_U(n2, n);
     JT_CHECK(memcmp(buf2, buf, 16) == 0 && memcmp(buf2 + 40, buf + 40, n - 40) == 0);
     JT_CHECK(jitanon__rd64(buf2 + 16, 1) == 0x1010 && jitanon__rd64(buf2 + 24, 1) == 0x20);
     JT_CHECK_EQ_U(jitanon__rd64(buf2 + 32, 1), 0x90);
-    JT_CHECK_EQ_U(jitanon_perf_rewrite_mmap(buf2, 8, &n2, &rec, 0, 0, 0, 1, NULL), JITANON_ERR_LIMIT);
+    JT_CHECK_EQ_U(jitanon_perf_rewrite_mmap(buf2, 8, &n2, &rec, NULL), JITANON_ERR_LIMIT);
+    rec.type = JITANON_PERF_RECORD_COMM;
+    JT_CHECK_EQ_U(jitanon_perf_rewrite_mmap(buf2, sizeof buf2, &n2, &rec, NULL), JITANON_ERR_INVALID_ARGUMENT);
     jitanon_perf_reader_release(&r);
     jitanon_membuf_release(&b.m);
 }
