@@ -68,7 +68,54 @@
    used from distinct threads at the same time.  The library starts threads only when
    asked to (jitanon_inject_opts.elf_threads).
 
+   Naming: one prefix per format (jitanon_jitdump_*, jitanon_perf_*, jitanon_elf_*,
+   jitanon_trim_*, jitanon_inject_*).  A caller-owned struct is set up by _init (_open
+   for a path) and torn down by _release; a heap object comes from _create or _load_*
+   (which return a jitanon_result and the object through an out parameter, so the reason
+   for a failure is not lost when err is NULL) and goes with _destroy; iterators are
+   _iter_begin and _iter_next.  Structs that other objects point into say so ("do not
+   copy"); the rest may be moved by value.
+
    Revision history:
+       0.2.0  The API made consistent; the implementation reorganised (the injector is a
+              pipeline with one ELF-output interface, one OS layer, one of each
+              mechanism).  Output byte-identical to 0.1.0 but for the version in the ELF
+              producer string.  Define JITANON_COMPAT_0_1 to keep the renamed 0.1 names.
+              Renamed (0.1 -> 0.2):
+                jitanon_jit_record, _record_id, _record_name -> jitanon_jitdump_record, ...
+                jitanon_jit_debug_entry, _debug_iter -> jitanon_jitdump_debug_entry, ...
+                jitanon_jit_debug_begin/_next -> jitanon_jitdump_debug_iter_begin/_next
+                jitanon_jit_now -> jitanon_jitdump_now
+                JITANON_JIT_CODE_*, JITANON_JIT_WARN_* -> JITANON_JITDUMP_CODE_*, _WARN_*
+                jitanon_jitdump_iter_init -> jitanon_jitdump_iter_begin
+                jitanon_rangemap_iter_all -> jitanon_rangemap_iter_begin_all
+                jitanon_membuf_free, jitanon_jitdump_stream_free, jitanon_perf_reader_free,
+                  jitanon_perf_writer_free, jitanon_rangemap_free,
+                  jitanon_elf_builder_free -> ..._release
+                jitanon_jitdump_free -> jitanon_jitdump_destroy
+                jitanon_is_jitdump_marker -> jitanon_jitdump_is_marker
+              Changed:
+                jitanon_trim_new(opts, err) -> jitanon_trim_create(opts, &t, err);
+                  jitanon_trim_free -> jitanon_trim_destroy
+                jitanon_trim_load/_move/_mmap(t, pid, time, start, ...) ->
+                  (t, const jitanon_trim_event *, ...); a move no longer takes the old address
+                jitanon_tsc_to_perf_time(cyc, 8 fields) ->
+                  jitanon_perf_tsc_to_time(const jitanon_perf_time_conv *, cyc)
+                jitanon_perf_encode_mmap2(buf, cap, &n, mmap, misc, time, cpu, attr, big,
+                  err) -> (buf, cap, &n, const jitanon_perf_record *, attr, err)
+                jitanon_perf_rewrite_mmap(buf, cap, &n, rec, start, len, pgoff, big, err)
+                  -> (buf, cap, &n, rec, err): the new range is rec->mmap's
+                jitanon_inject_file, jitanon_perf_copy_file: out_mode is a
+                  jitanon_perf_mode (JITANON_PERF_SAME_MODE = the input's); others refused
+                jitanon_inject_opts.anon_mode, elf_layout, elf_files: their enum types
+                jitanon_perf_record.big_endian: the byte order of its views
+                jitanon_membuf: private fields added (zero-initialise it, as before)
+                SAMPLED files with the PER_PROCESS layout are refused
+              Removed: the ELF reader (jitanon_elf_parse, _segment_at, _section_at,
+                _find_section, _symbol_count, _symbol_at and 4 types; tests/elfread.h
+                keeps it for the tests); SHA-1 (jitanon_sha1_*; now internal)
+              Added: jitanon_features(), jitanon_inject_stats.fallbacks with
+                jitanon_inject_fallback, jitanon_trim_event, jitanon_perf_time_conv
        0.1.0  jitdump reader and writer, perf.data reader and writer, ELF stubs with
               unwind tables and line tables, range-aware //anon trimming, injector
 */
