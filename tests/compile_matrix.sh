@@ -38,6 +38,7 @@ for cc in gcc clang; do
   then echo "PASS features: $cc -std=c99 -pedantic = -std=gnu99 ($(cat "$tmp/features-c99-$cc.txt"))"
   else echo "FAIL features: $cc -std=c99 -pedantic differs from -std=gnu99"; cat "$tmp"/features-*-$cc.txt; fi
   run "$cc -O3 impl" $cc $W -O3 -I. -c "$tmp/impl.c" -o "$tmp/o3-$cc.o"
+  run "$cc 0.1 names (JITANON_COMPAT_0_1)" $cc $W -D_POSIX_C_SOURCE=200809L -I. tests/compat01.c -o "$tmp/compat-$cc"
   # with POSIX: file output, the marker mmap and the ELF writer threads are compiled in
   run "$cc posix" $cc $W -D_POSIX_C_SOURCE=200809L -I. "$tmp/impl.c" -o "$tmp/posix-$cc"
   run "$cc no SHA-NI" $cc $W -DJITANON_NO_SHA_NI -I. "$tmp/impl.c" -o "$tmp/nosha-$cc"

@@ -1,0 +1,30 @@
+/* Code written for jitanon 0.1 that only uses renamed names still builds with
+   JITANON_COMPAT_0_1 (tests/compile_matrix.sh builds it; it is not run). */
+#define JITANON_COMPAT_0_1
+#define JITANON_IMPLEMENTATION
+#include "jitanon.h"
+
+int main(void)
+{
+    jitanon_jitdump_iter it;
+    jitanon_jit_record rec;
+    jitanon_membuf buf = {0};
+    jitanon_rangemap map;
+    jitanon_rangemap_iter mi;
+    jitanon_range range;
+    static const unsigned char none[1] = {0};
+    int n = 0;
+    if (jitanon_jitdump_iter_init(&it, none, 0, NULL, NULL) == JITANON_OK)
+        while (jitanon_jitdump_iter_next(&it, &rec, NULL) == JITANON_OK) n += rec.id == JITANON_JIT_CODE_LOAD;
+    jitanon_rangemap_init(&map, NULL);
+    jitanon_rangemap_iter_all(&mi, &map);
+    while (jitanon_rangemap_iter_next(&mi, &range)) n++;
+    jitanon_rangemap_free(&map);
+    jitanon_membuf_free(&buf);
+    jitanon_jitdump_free(NULL);
+    jitanon_trim_free(NULL);
+    n += jitanon_is_jitdump_marker("jit-1.dump", 10, NULL);
+    n += (int)(jitanon_jit_now() & 1);
+    n += (int)jitanon_jit_record_name(JITANON_JIT_CODE_MOVE)[0];
+    return n == -1;
+}
