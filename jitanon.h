@@ -107,6 +107,18 @@
                   -> (buf, cap, &n, rec, err): the new range is rec->mmap's
                 jitanon_inject_file, jitanon_perf_copy_file: out_mode is a
                   jitanon_perf_mode (JITANON_PERF_SAME_MODE = the input's); others refused
+                jitanon_jitdump_load_memory/_file(..., err) returning a pointer ->
+                  (..., jitanon_jitdump **out, err) returning a jitanon_result; so does
+                  jitanon_inject_io.load_dump
+                jitanon_jitdump_writer_init(w, sink, elf_mach, pid, timestamp, flags, err)
+                  -> (w, sink, const jitanon_jitdump_header *, err)
+                jitanon_jitdump_write_load/_move/_unwinding_info/_close -> one
+                  jitanon_jitdump_write(w, const jitanon_jitdump_record *, err) that writes
+                  any record the reader returns (a read record round-trips byte for
+                  byte); vma is written as given (0.1 set it to the code address)
+                jitanon_jitdump_debug_iter_begin(it, rec, big_endian) -> (it, rec):
+                  jitanon_jitdump_record.big_endian carries the byte order of its views
+                jitanon_jitdump_file may be copied (its sink holds the fd, not &f->fd)
                 jitanon_inject_opts.anon_mode, elf_layout, elf_files: their enum types
                 jitanon_perf_record.big_endian: the byte order of its views
                 jitanon_membuf: private fields added (zero-initialise it, as before)
@@ -299,7 +311,8 @@ typedef enum jitanon_jitdump_record_id {
     JITANON_JITDUMP_CODE_DEBUG_INFO = 2,
     JITANON_JITDUMP_CODE_CLOSE = 3,
     JITANON_JITDUMP_CODE_UNWINDING_INFO = 4,
-    JITANON_JITDUMP_CODE_MAX = 5 /* first id we do not know; such records are skipped */
+    JITANON_JITDUMP_CODE_MAX = 5 /* first id we do not know: readers return such records
+                                    with the prefix fields and raw only */
 } jitanon_jitdump_record_id;
 
 #define JITANON_JITDUMP_MAGIC 0x4A695444u /* "JiTD" as a u32 in the writer's order */
@@ -316,7 +329,7 @@ typedef struct jitanon_jitdump_header {
     uint32_t magic, version, total_size, elf_mach, pad1, pid;
     uint64_t timestamp, flags;
     int big_endian;     /* the dump was written big-endian */
-    int arch_timestamp; /* JITDUMP_FLAGS_ARCH_TIMESTAMP: record times are raw TSC */
+    int arch_timestamp; /* flags has JITANON_JITDUMP_FLAGS_ARCH_TIMESTAMP: record times are raw TSC */
 } jitanon_jitdump_header;
 
 /* One debug-info entry.  `file` is resolved: the 0xFF 0x00 "same as the previous
@@ -328,13 +341,15 @@ typedef struct jitanon_jitdump_debug_entry {
 } jitanon_jitdump_debug_entry;
 
 /* One record.  Only the member selected by `id` is meaningful.  Views point into the
-   input and live as long as it does (for a stream: until the next _next call). */
+   input and live as long as it does (for a stream: until the next _next call).  The
+   same struct is what jitanon_jitdump_write takes. */
 typedef struct jitanon_jitdump_record {
     uint32_t id, total_size;
     uint64_t timestamp;
     uint64_t offset; /* byte offset of the record in the dump */
     uint64_t index;  /* 0-based record number */
-    jitanon_bytes raw;
+    int big_endian;  /* the dump's byte order, which raw and the views below are in */
+    jitanon_bytes raw; /* the whole record, prefix included */
     struct {
         uint32_t pid, tid;
         uint64_t vma, code_addr, code_size, code_index;
@@ -357,9 +372,10 @@ typedef struct jitanon_jitdump_record {
     } unwind;
 } jitanon_jitdump_record;
 
-/* Walks the entries of a CODE_DEBUG_INFO record.  Zero-initialise, then call
-   jitanon_jitdump_debug_iter_next until it returns 0.  Entries were validated when the record was
-   read, so this cannot fail. */
+/* Walks the entries of a CODE_DEBUG_INFO record: start with
+   jitanon_jitdump_debug_iter_begin (any other record gives no entries), then call
+   jitanon_jitdump_debug_iter_next until it returns 0.  Entries were validated when the
+   record was read, so this cannot fail. */
 typedef struct jitanon_jitdump_debug_iter {
     const uint8_t *p;
     size_t left;
@@ -368,8 +384,7 @@ typedef struct jitanon_jitdump_debug_iter {
     jitanon_str prev_file;
 } jitanon_jitdump_debug_iter;
 
-JITANON_API void jitanon_jitdump_debug_iter_begin(jitanon_jitdump_debug_iter *it, const jitanon_jitdump_record *rec,
-                                         int big_endian);
+JITANON_API void jitanon_jitdump_debug_iter_begin(jitanon_jitdump_debug_iter *it, const jitanon_jitdump_record *rec);
 JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, jitanon_jitdump_debug_entry *out);
 
 typedef struct jitanon_jitdump_opts {
@@ -450,13 +465,14 @@ typedef struct jitanon_jitdump {
     size_t alloc_size_, records_cap_;
 } jitanon_jitdump;
 
-/* Copies `data` and parses every record.  Returns NULL on error (err says why). */
-JITANON_API jitanon_jitdump *jitanon_jitdump_load_memory(const void *data, size_t size,
-                                                         const jitanon_jitdump_opts *opts,
-                                                         jitanon_error *err);
+/* Copies `data` and parses every record into a new dump, *out (NULL on failure; the
+   result says why, err too when given).  Free with jitanon_jitdump_destroy. */
+JITANON_API jitanon_result jitanon_jitdump_load_memory(const void *data, size_t size, const jitanon_jitdump_opts *opts,
+                                                       jitanon_jitdump **out, jitanon_error *err);
 #ifndef JITANON_NO_STDIO
-JITANON_API jitanon_jitdump *jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
-                                                       jitanon_error *err);
+/* The same for a file (or a FIFO), read whole. */
+JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
+                                                     jitanon_jitdump **out, jitanon_error *err);
 #endif
 /* NULL-safe. */
 JITANON_API void jitanon_jitdump_destroy(jitanon_jitdump *dump);
@@ -466,46 +482,54 @@ JITANON_API const char *jitanon_jitdump_record_name(uint32_t id);
 
 /* -- jitdump writer ---------------------------------------------------------------- */
 
-/* For JIT authors (and tests): writes a jitdump through a sink.  Records are written in
-   the host byte order unless big_endian says otherwise.  Each call writes one whole
-   record with a single sink call, so a reader never sees half a record from us. */
+/* For JIT authors (and tests): writes a jitdump through a sink, in the byte order of the
+   header given to _init.  A record that fits the writer's 512-byte stack buffer goes to
+   the sink in one call; a larger one (a LOAD with its code, big debug or unwinding info)
+   in a few calls, in order.  That is no loss: no single write makes a record appear at
+   once to a reader of a growing file (write(2) may be partial), and the readers expect a
+   record cut short at the end (the stream returns JITANON_AGAIN, a loaded dump keeps it
+   as tail_error).  A failed call may have written part of its record: stop writing then. */
 typedef struct jitanon_jitdump_writer {
     jitanon_sink sink;
     int big_endian;
-    uint64_t bytes_written;
+    uint64_t bytes_written; /* bytes the sink accepted */
 } jitanon_jitdump_writer;
 
-/* Starts a dump: writes the 40-byte header.  Zero the writer first; set w->big_endian
-   beforehand to write a big-endian dump (tests do).  flags: JITANON_JITDUMP_FLAGS_ARCH_TIMESTAMP
-   or 0 (then timestamps must be CLOCK_MONOTONIC nanoseconds). */
+/* Starts a dump: writes the 40-byte header from h's elf_mach, pad1, pid, timestamp, flags
+   (or'ed with JITANON_JITDUMP_FLAGS_ARCH_TIMESTAMP when h->arch_timestamp is set) in
+   h->big_endian order; magic, version (1) and total_size (40) are the writer's own.  A
+   header read from a dump starts a copy of it.  Without ARCH_TIMESTAMP, timestamps must
+   be CLOCK_MONOTONIC nanoseconds (jitanon_jitdump_now). */
 JITANON_API jitanon_result jitanon_jitdump_writer_init(jitanon_jitdump_writer *w, jitanon_sink sink,
-                                                       uint32_t elf_mach, uint32_t pid, uint64_t timestamp,
-                                                       uint64_t flags, jitanon_error *err);
-JITANON_API jitanon_result jitanon_jitdump_write_load(jitanon_jitdump_writer *w, uint64_t timestamp, uint32_t pid,
-                                                     uint32_t tid, uint64_t code_addr, const void *code,
-                                                     uint64_t code_size, uint64_t code_index, const char *name,
-                                                     size_t name_len, jitanon_error *err);
-JITANON_API jitanon_result jitanon_jitdump_write_move(jitanon_jitdump_writer *w, uint64_t timestamp, uint32_t pid,
-                                                     uint32_t tid, uint64_t old_code_addr, uint64_t new_code_addr,
-                                                     uint64_t code_size, uint64_t code_index, jitanon_error *err);
-/* Entries' `file` names must not contain NUL.  An entry whose file equals the previous
-   one is written with the compact 0xFF 0x00 marker. */
+                                                       const jitanon_jitdump_header *h, jitanon_error *err);
+/* Writes `rec` as a LOAD, MOVE, DEBUG_INFO, UNWINDING_INFO or CLOSE record: its id,
+   timestamp and the member `id` selects (offset, index and raw are ignored; total_size
+   only keeps the zero padding that rounds a record up to 8 bytes, as V8 pads
+   UNWINDING_INFO), so a record a reader returned is written back unchanged; a zeroed
+   record gets its own size.  The sizes in the member must match its views
+   (load.code_size = load.code.size; unwind.unwinding_size = eh_frame.size +
+   eh_frame_hdr.size, unwind.eh_frame_hdr_size = eh_frame_hdr.size), load.name holds no
+   NUL, and a DEBUG_INFO's entries are the encoded bytes (as read: nr_entry of them, in
+   rec->big_endian order, which must be the writer's); else JITANON_ERR_INVALID_ARGUMENT.
+   vma is written as given: JITs (and the 0.1 write_load/write_move) set load.vma =
+   load.code_addr and move.vma = move.new_code_addr. */
+JITANON_API jitanon_result jitanon_jitdump_write(jitanon_jitdump_writer *w, const jitanon_jitdump_record *rec,
+                                                 jitanon_error *err);
+/* Writes a DEBUG_INFO record from an array.  Entries' `file` names must not contain NUL.
+   An entry whose file equals the previous one is written with the compact 0xFF 0x00
+   marker. */
 JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writer *w, uint64_t timestamp,
                                                            uint64_t code_addr,
                                                            const jitanon_jitdump_debug_entry *entries,
                                                            size_t count, jitanon_error *err);
-JITANON_API jitanon_result jitanon_jitdump_write_unwinding_info(jitanon_jitdump_writer *w, uint64_t timestamp,
-                                                               const void *eh_frame, uint64_t eh_frame_size,
-                                                               const void *eh_frame_hdr, uint64_t eh_frame_hdr_size,
-                                                               uint64_t mapped_size, jitanon_error *err);
-JITANON_API jitanon_result jitanon_jitdump_write_close(jitanon_jitdump_writer *w, uint64_t timestamp,
-                                                      jitanon_error *err);
 
 /* For a JIT: creates DIR/jit-<pid>.dump (DIR NULL means the current directory), writes
    the header, and maps the file's first page PROT_READ|PROT_EXEC so that `perf record`
-   notes the marker mmap.  Write records with the jitanon_jitdump_write_* functions on
-   `f->writer`, timestamps from jitanon_jitdump_now().  Needs POSIX (JITANON_FEATURE_POSIX);
-   otherwise returns JITANON_ERR_FEATURE_DISABLED. */
+   notes the marker mmap.  Write records with jitanon_jitdump_write and
+   jitanon_jitdump_write_debug_info on `f->writer`, timestamps from jitanon_jitdump_now().
+   The writer's sink carries the fd itself, not a pointer into `f`, so the struct may be
+   copied or moved (close only one copy).  Needs POSIX (JITANON_FEATURE_POSIX); otherwise
+   returns JITANON_ERR_FEATURE_DISABLED. */
 typedef struct jitanon_jitdump_file {
     jitanon_jitdump_writer writer;
     int fd;
@@ -1336,10 +1360,11 @@ typedef enum jitanon_elf_files {
    with jitanon_jitdump_load_file and write ELFs atomically with POSIX calls; tests and
    fuzzers plug in memory versions so nothing touches the disk. */
 typedef struct jitanon_inject_io {
-    /* Loads the dump at `path` (already checked to be named jit-<digits>.dump); NULL on
-       failure, with err filled.  Free with jitanon_jitdump_destroy. */
-    jitanon_jitdump *(*load_dump)(void *user, const char *path, const jitanon_jitdump_opts *opts,
-                                  jitanon_error *err);
+    /* Loads the dump at `path` (already checked to be named jit-<digits>.dump) into *out,
+       as jitanon_jitdump_load_file does: JITANON_OK with a dump the injector frees with
+       jitanon_jitdump_destroy, or an error (err filled; *out is not used). */
+    jitanon_result (*load_dump)(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                jitanon_jitdump **out, jitanon_error *err);
     /* Stores one complete ELF file called `name` ("jitted-", then digits, '-' and '.',
        then ".so") in directory `dir`.  Return 0 on success. */
     int (*write_elf)(void *user, const char *dir, const char *name, const void *data, size_t size);
@@ -1455,7 +1480,6 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
 #define jitanon_jit_record jitanon_jitdump_record
 #define jitanon_jit_debug_entry jitanon_jitdump_debug_entry
 #define jitanon_jit_debug_iter jitanon_jitdump_debug_iter
-#define jitanon_jit_debug_begin jitanon_jitdump_debug_iter_begin
 #define jitanon_jit_debug_next jitanon_jitdump_debug_iter_next
 #define jitanon_jit_now jitanon_jitdump_now
 #define jitanon_jitdump_iter_init jitanon_jitdump_iter_begin
@@ -2055,10 +2079,11 @@ JITANON__PRIVATE int jitanon__os_write_all(int fd, const void *data, size_t size
     return 0;
 }
 
-/* A sink for a file descriptor (user = the int fd). */
+/* A sink for a file descriptor carried in the user pointer's value ((void *)(intptr_t)fd),
+   not behind it: the sink stays valid wherever the struct holding it is copied. */
 JITANON__PRIVATE int jitanon__os_fd_sink(void *user, const void *data, size_t size)
 {
-    return jitanon__os_write_all(*(const int *)user, data, size);
+    return jitanon__os_write_all((int)(intptr_t)user, data, size);
 }
 
 /* Creates a fresh file next to `path`, to be renamed over it: "<dir>/.<name>.<pid>-<k>.tmp"
@@ -2252,19 +2277,24 @@ JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, co
     f->fd = -1;
 #if JITANON__POSIX
     {
+        jitanon_result r;
         char path[4096];
-        uint32_t pid = (uint32_t)getpid();
+        jitanon_jitdump_header h;
         jitanon_sink sink;
         long page = sysconf(_SC_PAGESIZE);
-        size_t n = jitanon__fmt(path, sizeof path, "%s/jit-%u.dump", dir ? dir : ".", (unsigned)pid);
+        size_t n;
+        memset(&h, 0, sizeof h);
+        h.elf_mach = elf_mach;
+        h.pid = (uint32_t)getpid();
+        h.timestamp = jitanon_jitdump_now();
+        h.big_endian = jitanon__host_big_endian();
+        n = jitanon__fmt(path, sizeof path, "%s/jit-%u.dump", dir ? dir : ".", (unsigned)h.pid);
         if (n >= sizeof path) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "directory name too long");
         f->fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
         if (f->fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create %s", path);
         sink.write_fn = jitanon__os_fd_sink;
-        sink.user = &f->fd;
-        f->writer.big_endian = jitanon__host_big_endian();
-        if (jitanon_jitdump_writer_init(&f->writer, sink, elf_mach, pid, jitanon_jitdump_now(), 0, err) != JITANON_OK)
-            return err ? err->type : JITANON_ERR_WRITE;
+        sink.user = (void *)(intptr_t)f->fd;
+        if ((r = jitanon_jitdump_writer_init(&f->writer, sink, &h, err)) != JITANON_OK) return r;
         /* perf record only reports executable mappings: map the dump R+X so its MMAP
            event names the file (the marker perf inject looks for). */
         f->marker_size = page > 0 ? (size_t)page : 4096;
@@ -2287,7 +2317,13 @@ JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, j
     jitanon_result r = JITANON_OK;
     jitanon__clear_error(err);
 #if JITANON__POSIX
-    if (f->fd >= 0 && f->writer.sink.write_fn) r = jitanon_jitdump_write_close(&f->writer, jitanon_jitdump_now(), err);
+    if (f->fd >= 0 && f->writer.sink.write_fn) {
+        jitanon_jitdump_record close;
+        memset(&close, 0, sizeof close);
+        close.id = JITANON_JITDUMP_CODE_CLOSE;
+        close.timestamp = jitanon_jitdump_now();
+        r = jitanon_jitdump_write(&f->writer, &close, err);
+    }
     if (f->marker) munmap(f->marker, f->marker_size);
     if (f->fd >= 0 && close(f->fd) != 0 && r == JITANON_OK) r = JITANON__FAIL(err, JITANON_ERR_IO, 0, "close failed");
 #endif
@@ -2345,17 +2381,17 @@ JITANON__PRIVATE void jitanon__thread_join(jitanon__thread t) { pthread_join(t, 
 
 /* -- the injector's default I/O: the file system -- */
 
-JITANON__PRIVATE jitanon_jitdump *jitanon__inj_load_default(void *user, const char *path,
-                                                            const jitanon_jitdump_opts *opts, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__inj_load_default(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                                          jitanon_jitdump **out, jitanon_error *err)
 {
     (void)user;
 #ifndef JITANON_NO_STDIO
-    return jitanon_jitdump_load_file(path, opts, err);
+    return jitanon_jitdump_load_file(path, opts, out, err);
 #else
     (void)path;
     (void)opts;
-    JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO");
-    return NULL;
+    *out = NULL;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO");
 #endif
 }
 
@@ -2741,31 +2777,38 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_bad(jitanon_error *err, uint64_
     return r;
 }
 
-/* Entries are walked once here so that every later walk (jitanon_jitdump_debug_iter_next) is safe. */
-JITANON__PRIVATE jitanon_result jitanon__jitdump_check_debug(jitanon__cur *c, jitanon_jitdump_record *rec, jitanon_error *err)
+/* Checks that `nr` debug entries fit in the bytes of c, so that every later walk
+   (jitanon_jitdump_debug_iter_next) is safe.  NULL when they do, else what is wrong, with
+   *at its offset.  The reader checks what it reads, the writer what it is given. */
+JITANON__PRIVATE const char *jitanon__jitdump_walk_debug(jitanon__cur *c, uint64_t nr, uint64_t *at)
 {
     uint64_t i;
+    *at = c->off - 8;
+    /* Each entry takes at least 17 bytes: reject impossible counts before looping. */
+    if (nr > c->left / (JITANON__JITDUMP_DEBUG_ENTRY_FIXED + 1)) return "nr_entry does not fit in the record";
+    for (i = 0; i < nr; i++) {
+        jitanon_str name;
+        *at = c->off;
+        jitanon__take(c, JITANON__JITDUMP_DEBUG_ENTRY_FIXED);
+        if (c->left == 0 || !jitanon__take_cstr(c, &name)) return "debug entry file name runs past the record";
+        *at = c->off;
+        if (c->left < JITANON__JITDUMP_DEBUG_ENTRY_FIXED + 1 && i + 1 < nr) return "debug entries run past the record";
+    }
+    return NULL;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__jitdump_check_debug(jitanon__cur *c, jitanon_jitdump_record *rec, jitanon_error *err)
+{
+    uint64_t at;
+    const char *what;
     rec->debug.code_addr = jitanon__get64(c);
     rec->debug.nr_entry = jitanon__get64(c);
     rec->debug.entries.data = c->p;
     rec->debug.entries.size = c->left;
-    /* Each entry takes at least 17 bytes: reject impossible counts before looping. */
-    if (rec->debug.nr_entry > c->left / (JITANON__JITDUMP_DEBUG_ENTRY_FIXED + 1))
-        return jitanon__jitdump_bad(err, c->off - 8, rec, "nr_entry does not fit in the record");
-    for (i = 0; i < rec->debug.nr_entry; i++) {
-        jitanon_str name;
-        uint64_t at = c->off;
-        jitanon__take(c, JITANON__JITDUMP_DEBUG_ENTRY_FIXED);
-        if (c->left == 0 || !jitanon__take_cstr(c, &name))
-            return jitanon__jitdump_bad(err, at, rec, "debug entry file name runs past the record");
-        if (c->left < JITANON__JITDUMP_DEBUG_ENTRY_FIXED + 1 && i + 1 < rec->debug.nr_entry)
-            return jitanon__jitdump_bad(err, c->off, rec, "debug entries run past the record");
-    }
-    return JITANON_OK;
+    what = jitanon__jitdump_walk_debug(c, rec->debug.nr_entry, &at);
+    return what ? jitanon__jitdump_bad(err, at, rec, what) : JITANON_OK;
 }
 
-/* Parses one record whose prefix says `total_size` and whose bytes [p, p+total) are all
-   present.  Every variable-length field is bounded by the record itself. */
 /* LOAD and MOVE both start with the writing thread and the code's vma. */
 JITANON__PRIVATE void jitanon__jitdump_task(jitanon__cur *c, uint32_t *pid, uint32_t *tid, uint64_t *vma)
 {
@@ -2774,6 +2817,8 @@ JITANON__PRIVATE void jitanon__jitdump_task(jitanon__cur *c, uint32_t *pid, uint
     *vma = jitanon__get64(c);
 }
 
+/* Parses one record whose prefix says `total_size` and whose bytes [p, p+total) are all
+   present.  Every variable-length field is bounded by the record itself. */
 JITANON__PRIVATE jitanon_result jitanon__jitdump_parse_body(const uint8_t *p, uint64_t off, int big, jitanon_jitdump_record *rec,
                                               jitanon_error *err)
 {
@@ -2841,6 +2886,7 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_parse_record(const uint8_t *p, 
     memset(rec, 0, sizeof *rec);
     rec->offset = off;
     rec->index = index;
+    rec->big_endian = big;
     if (avail < JITANON__JITDUMP_PREFIX_SIZE) {
         *missing = JITANON__JITDUMP_PREFIX_SIZE - avail;
         return JITANON_AGAIN;
@@ -2933,14 +2979,14 @@ JITANON_API jitanon_result jitanon_jitdump_iter_next(jitanon_jitdump_iter *it, j
     return JITANON_OK;
 }
 
-JITANON_API void jitanon_jitdump_debug_iter_begin(jitanon_jitdump_debug_iter *it, const jitanon_jitdump_record *rec, int big_endian)
+JITANON_API void jitanon_jitdump_debug_iter_begin(jitanon_jitdump_debug_iter *it, const jitanon_jitdump_record *rec)
 {
     memset(it, 0, sizeof *it);
     if (rec->id != JITANON_JITDUMP_CODE_DEBUG_INFO) return;
     it->p = rec->debug.entries.data;
     it->left = rec->debug.entries.size;
     it->remaining = rec->debug.nr_entry;
-    it->big_endian = big_endian;
+    it->big_endian = rec->big_endian;
 }
 
 JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, jitanon_jitdump_debug_entry *out)
@@ -3043,10 +3089,13 @@ JITANON_API void jitanon_jitdump_stream_release(jitanon_jitdump_stream *s)
     s->buf_len = s->buf_pos = 0;
 }
 
-/* Takes ownership of `data` (allocated with opts' allocator, `cap` bytes). */
-JITANON__PRIVATE jitanon_jitdump *jitanon__jitdump_load_owned(uint8_t *data, size_t size, size_t cap,
-                                                const jitanon_jitdump_opts *opts, jitanon_error *err)
+/* Takes ownership of `data` (allocated with opts' allocator, `cap` bytes).  Errors go
+   to a local first: a truncated tail is kept in the dump even when err is NULL. */
+JITANON__PRIVATE jitanon_result jitanon__jitdump_load_owned(uint8_t *data, size_t size, size_t cap,
+                                                            const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
+                                                            jitanon_error *err)
 {
+    jitanon_error e;
     jitanon_allocator a;
     jitanon_jitdump *d;
     jitanon_jitdump_iter it;
@@ -3058,28 +3107,27 @@ JITANON__PRIVATE jitanon_jitdump *jitanon__jitdump_load_owned(uint8_t *data, siz
     d = (jitanon_jitdump *)jitanon__malloc(&a, sizeof *d);
     if (!d) {
         jitanon__free(&a, data, cap);
-        JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot allocate the dump");
-        return NULL;
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot allocate the dump");
     }
     memset(d, 0, sizeof *d);
     d->allocator = a;
     d->data = data;
     d->size = size;
     d->alloc_size_ = cap;
-    r = jitanon_jitdump_iter_begin(&it, data, size, opts, err);
+    r = jitanon_jitdump_iter_begin(&it, data, size, opts, &e);
     header_ok = r == JITANON_OK;
-    while (r == JITANON_OK && (r = jitanon_jitdump_iter_next(&it, &rec, err)) == JITANON_OK) {
+    while (r == JITANON_OK && (r = jitanon_jitdump_iter_next(&it, &rec, &e)) == JITANON_OK) {
         size_t bytes;
         if (opts && opts->no_records) continue;
         if (opts && opts->memory_limit &&
             (!jitanon__mul_size(d->record_count + 1, sizeof rec, &bytes) || bytes > opts->memory_limit - cap ||
              cap > opts->memory_limit)) {
-            r = JITANON__FAIL(err, JITANON_ERR_LIMIT, rec.offset, "memory_limit reached after %U records",
+            r = JITANON__FAIL(&e, JITANON_ERR_LIMIT, rec.offset, "memory_limit reached after %U records",
                               (uint64_t)d->record_count);
             break;
         }
         if (!jitanon__grow(&a, (void **)&d->records, &d->records_cap_, d->record_count + 1, sizeof rec)) {
-            r = JITANON__FAIL(err, JITANON_ERR_NOMEM, rec.offset, "cannot grow the record table");
+            r = JITANON__FAIL(&e, JITANON_ERR_NOMEM, rec.offset, "cannot grow the record table");
             break;
         }
         d->records[d->record_count++] = rec;
@@ -3089,17 +3137,16 @@ JITANON__PRIVATE jitanon_jitdump *jitanon__jitdump_load_owned(uint8_t *data, siz
     /* A cut after a complete header is what a crashed or still-running JIT leaves:
        keep every record before it and say where the tail broke off. */
     if (r == JITANON_ERR_TRUNCATED && header_ok) {
-        if (err) {
-            d->tail_error = *err;
-            jitanon__clear_error(err);
-        }
+        d->tail_error = e;
         r = JITANON_END;
     }
     if (r != JITANON_END) {
+        if (err) *err = e;
         jitanon_jitdump_destroy(d);
-        return NULL;
+        return r;
     }
-    return d;
+    *out = d;
+    return JITANON_OK;
 }
 
 JITANON_API void jitanon_jitdump_destroy(jitanon_jitdump *d)
@@ -3112,31 +3159,32 @@ JITANON_API void jitanon_jitdump_destroy(jitanon_jitdump *d)
     jitanon__free(&a, d, sizeof *d);
 }
 
-JITANON_API jitanon_jitdump *jitanon_jitdump_load_memory(const void *data, size_t size,
-                                                         const jitanon_jitdump_opts *opts, jitanon_error *err)
+/* What both loaders check first.  *out is NULL until a dump is complete. */
+JITANON__PRIVATE jitanon_result jitanon__jitdump_load_begin(const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
+                                                            jitanon_error *err)
+{
+    JITANON_ASSERT(out);
+    *out = NULL;
+    jitanon__clear_error(err);
+    if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_jitdump_opts not zero-initialised");
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_jitdump_load_memory(const void *data, size_t size, const jitanon_jitdump_opts *opts,
+                                                       jitanon_jitdump **out, jitanon_error *err)
 {
     uint8_t *copy;
     const jitanon_allocator *a = opts ? &opts->allocator : NULL;
-    jitanon__clear_error(err);
-    if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_)) {
-        JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_jitdump_opts not zero-initialised");
-        return NULL;
-    }
-    if (!data && size) {
-        JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "NULL data");
-        return NULL;
-    }
-    if (opts && opts->memory_limit && size > opts->memory_limit) {
-        JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "dump of %U bytes exceeds memory_limit", (uint64_t)size);
-        return NULL;
-    }
+    jitanon_result r = jitanon__jitdump_load_begin(opts, out, err);
+    if (r != JITANON_OK) return r;
+    if (!data && size) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "NULL data");
+    if (opts && opts->memory_limit && size > opts->memory_limit)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "dump of %U bytes exceeds memory_limit", (uint64_t)size);
     copy = (uint8_t *)jitanon__malloc(a, size);
-    if (!copy) {
-        JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy %U bytes", (uint64_t)size);
-        return NULL;
-    }
+    if (!copy) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy %U bytes", (uint64_t)size);
     if (size) memcpy(copy, data, size);
-    return jitanon__jitdump_load_owned(copy, size, size ? size : 1, opts, err);
+    return jitanon__jitdump_load_owned(copy, size, size ? size : 1, opts, out, err);
 }
 
 #ifndef JITANON_NO_STDIO
@@ -3170,27 +3218,20 @@ JITANON__PRIVATE jitanon_result jitanon__slurp(FILE *f, const jitanon_allocator 
     return JITANON_OK;
 }
 
-JITANON_API jitanon_jitdump *jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
-                                                       jitanon_error *err)
+JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
+                                                     jitanon_jitdump **out, jitanon_error *err)
 {
     FILE *f;
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;
-    jitanon_result r;
-    jitanon__clear_error(err);
-    if (opts && !jitanon__opts_ok(opts->begin_zero_, opts->end_zero_)) {
-        JITANON__FAIL(err, JITANON_ERR_BAD_OPTIONS, 0, "jitanon_jitdump_opts not zero-initialised");
-        return NULL;
-    }
+    jitanon_result r = jitanon__jitdump_load_begin(opts, out, err);
+    if (r != JITANON_OK) return r;
     f = fopen(path, "rb");
-    if (!f) {
-        JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s", path);
-        return NULL;
-    }
+    if (!f) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s", path);
     r = jitanon__slurp(f, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, &buf, &len, &cap, err);
     fclose(f);
-    if (r != JITANON_OK) return NULL;
-    return jitanon__jitdump_load_owned(buf, len, cap, opts, err);
+    if (r != JITANON_OK) return r;
+    return jitanon__jitdump_load_owned(buf, len, cap, opts, out, err);
 }
 #endif
 
@@ -3254,63 +3295,140 @@ JITANON__PRIVATE jitanon_result jitanon__jw_end(jitanon__jw *j)
     return j->r;
 }
 
-JITANON_API jitanon_result jitanon_jitdump_writer_init(jitanon_jitdump_writer *w, jitanon_sink sink, uint32_t elf_mach,
-                                                       uint32_t pid, uint64_t timestamp, uint64_t flags,
-                                                       jitanon_error *err)
+JITANON_API jitanon_result jitanon_jitdump_writer_init(jitanon_jitdump_writer *w, jitanon_sink sink,
+                                                       const jitanon_jitdump_header *h, jitanon_error *err)
 {
     jitanon__jw j;
-    int big = w->big_endian; /* the one field a caller may preset */
+    int big;
+    JITANON_ASSERT(w && h);
+    big = h->big_endian != 0;
     memset(w, 0, sizeof *w);
     w->sink = sink;
     w->big_endian = big;
     jitanon__jw_start(&j, w, err);
-    jitanon__buf_u32(&j.buf, JITANON_JITDUMP_MAGIC, w->big_endian);
-    jitanon__buf_u32(&j.buf, 1, w->big_endian);
-    jitanon__buf_u32(&j.buf, JITANON__JITDUMP_HEADER_SIZE, w->big_endian);
-    jitanon__buf_u32(&j.buf, elf_mach, w->big_endian);
-    jitanon__buf_u32(&j.buf, 0, w->big_endian);
-    jitanon__buf_u32(&j.buf, pid, w->big_endian);
-    jitanon__buf_u64(&j.buf, timestamp, w->big_endian);
-    jitanon__buf_u64(&j.buf, flags, w->big_endian);
+    jitanon__buf_u32(&j.buf, JITANON_JITDUMP_MAGIC, big);
+    jitanon__buf_u32(&j.buf, 1, big);
+    jitanon__buf_u32(&j.buf, JITANON__JITDUMP_HEADER_SIZE, big);
+    jitanon__buf_u32(&j.buf, h->elf_mach, big);
+    jitanon__buf_u32(&j.buf, h->pad1, big);
+    jitanon__buf_u32(&j.buf, h->pid, big);
+    jitanon__buf_u64(&j.buf, h->timestamp, big);
+    jitanon__buf_u64(&j.buf, h->flags | (h->arch_timestamp ? JITANON_JITDUMP_FLAGS_ARCH_TIMESTAMP : 0), big);
     return jitanon__jw_end(&j);
 }
 
-JITANON_API jitanon_result jitanon_jitdump_write_load(jitanon_jitdump_writer *w, uint64_t timestamp, uint32_t pid,
-                                                     uint32_t tid, uint64_t code_addr, const void *code,
-                                                     uint64_t code_size, uint64_t code_index, const char *name,
-                                                     size_t name_len, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__jw_invalid(jitanon_jitdump_writer *w, const jitanon_jitdump_record *rec,
+                                                    const char *what, jitanon_error *err)
+{
+    return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "cannot write %s record: %s",
+                         jitanon_jitdump_record_name(rec->id), what);
+}
+
+/* Sets *size to the size of rec once written (LOAD, MOVE, UNWINDING_INFO or CLOSE;
+   UINT64_MAX when it overflows, which jitanon__jw_begin refuses), *pad to the zero bytes
+   at its end.  NULL when the record is consistent, else what is wrong with it. */
+JITANON__PRIVATE const char *jitanon__jw_size(const jitanon_jitdump_record *rec, uint64_t *size, uint64_t *pad)
+{
+    static const uint64_t fixed[JITANON_JITDUMP_CODE_MAX] = {
+        JITANON__JITDUMP_LOAD_FIXED, JITANON__JITDUMP_MOVE_SIZE, 0, JITANON__JITDUMP_PREFIX_SIZE,
+        JITANON__JITDUMP_UNWIND_FIXED};
+    *size = fixed[rec->id];
+    if (rec->id == JITANON_JITDUMP_CODE_LOAD) {
+        if (rec->load.code.size != rec->load.code_size) return "load.code_size is not load.code.size";
+        if (rec->load.name.length && memchr(rec->load.name.data, 0, rec->load.name.length))
+            return "load.name holds a NUL";
+        if (!jitanon__add_u64(*size, (uint64_t)rec->load.name.length + 1, size) ||
+            !jitanon__add_u64(*size, rec->load.code_size, size))
+            *size = UINT64_MAX;
+    } else if (rec->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) {
+        if (rec->unwind.eh_frame_hdr.size != rec->unwind.eh_frame_hdr_size ||
+            rec->unwind.unwinding_size < rec->unwind.eh_frame_hdr_size ||
+            rec->unwind.eh_frame.size != rec->unwind.unwinding_size - rec->unwind.eh_frame_hdr_size)
+            return "unwind sizes do not match eh_frame and eh_frame_hdr";
+        if (!jitanon__add_u64(*size, rec->unwind.unwinding_size, size)) *size = UINT64_MAX;
+    }
+    /* A JIT may pad a record to 8 bytes (V8 does UNWINDING_INFO): a total_size that says
+       so keeps it, any other is ignored, so a stale one cannot blow a record up. */
+    *pad = 0;
+    if (*size < UINT32_MAX && rec->total_size > *size && rec->total_size == ((*size + 7) & ~(uint64_t)7)) {
+        *pad = rec->total_size - *size;
+        *size = rec->total_size;
+    }
+    return NULL;
+}
+
+/* A DEBUG_INFO record as read: its entries are copied verbatim, once checked as the
+   reader checks them, so what we write reads back. */
+JITANON__PRIVATE jitanon_result jitanon__jw_debug(jitanon_jitdump_writer *w, const jitanon_jitdump_record *rec,
+                                                  jitanon_error *err)
 {
     jitanon__jw j;
-    uint64_t size = (uint64_t)JITANON__JITDUMP_LOAD_FIXED + name_len + 1;
-    const uint8_t nul = 0;
-    if (!jitanon__add_u64(size, code_size, &size) || code_size > SIZE_MAX)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "code_size too large");
-    if (jitanon__jw_begin(&j, w, JITANON_JITDUMP_CODE_LOAD, size, timestamp, err) != JITANON_OK) return j.r;
-    jitanon__buf_u32(&j.buf, pid, w->big_endian);
-    jitanon__buf_u32(&j.buf, tid, w->big_endian);
-    jitanon__buf_u64(&j.buf, code_addr, w->big_endian); /* vma: writers put the code address here */
-    jitanon__buf_u64(&j.buf, code_addr, w->big_endian);
-    jitanon__buf_u64(&j.buf, code_size, w->big_endian);
-    jitanon__buf_u64(&j.buf, code_index, w->big_endian);
-    jitanon__buf_bytes(&j.buf, name, name_len);
-    jitanon__buf_bytes(&j.buf, &nul, 1);
-    jitanon__buf_bytes(&j.buf, code, (size_t)code_size);
+    uint64_t at, size = rec->debug.entries.size > UINT32_MAX
+                            ? UINT64_MAX
+                            : JITANON__JITDUMP_DEBUG_FIXED + (uint64_t)rec->debug.entries.size;
+    jitanon__cur c = jitanon__cur_make(rec->debug.entries.data, rec->debug.entries.size, 0, rec->big_endian);
+    const char *why = (rec->big_endian != 0) != (w->big_endian != 0)
+                          ? "its byte order is not the dump's"
+                          : jitanon__jitdump_walk_debug(&c, rec->debug.nr_entry, &at);
+    if (why) return jitanon__jw_invalid(w, rec, why, err);
+    if (jitanon__jw_begin(&j, w, rec->id, size, rec->timestamp, err) != JITANON_OK) return j.r;
+    jitanon__buf_u64(&j.buf, rec->debug.code_addr, w->big_endian);
+    jitanon__buf_u64(&j.buf, rec->debug.nr_entry, w->big_endian);
+    jitanon__buf_bytes(&j.buf, rec->debug.entries.data, rec->debug.entries.size);
     return jitanon__jw_end(&j);
 }
 
-JITANON_API jitanon_result jitanon_jitdump_write_move(jitanon_jitdump_writer *w, uint64_t timestamp, uint32_t pid,
-                                                     uint32_t tid, uint64_t old_code_addr, uint64_t new_code_addr,
-                                                     uint64_t code_size, uint64_t code_index, jitanon_error *err)
+/* LOAD and MOVE both start with the writing thread, then the code's vma and more u64s. */
+JITANON__PRIVATE void jitanon__jw_task(jitanon_membuf *b, uint32_t pid, uint32_t tid, const uint64_t *v, size_t n, int big)
+{
+    size_t i;
+    jitanon__buf_u32(b, pid, big);
+    jitanon__buf_u32(b, tid, big);
+    for (i = 0; i < n; i++) jitanon__buf_u64(b, v[i], big);
+}
+
+JITANON_API jitanon_result jitanon_jitdump_write(jitanon_jitdump_writer *w, const jitanon_jitdump_record *rec,
+                                                 jitanon_error *err)
 {
     jitanon__jw j;
-    if (jitanon__jw_begin(&j, w, JITANON_JITDUMP_CODE_MOVE, JITANON__JITDUMP_MOVE_SIZE, timestamp, err) != JITANON_OK) return j.r;
-    jitanon__buf_u32(&j.buf, pid, w->big_endian);
-    jitanon__buf_u32(&j.buf, tid, w->big_endian);
-    jitanon__buf_u64(&j.buf, new_code_addr, w->big_endian);
-    jitanon__buf_u64(&j.buf, old_code_addr, w->big_endian);
-    jitanon__buf_u64(&j.buf, new_code_addr, w->big_endian);
-    jitanon__buf_u64(&j.buf, code_size, w->big_endian);
-    jitanon__buf_u64(&j.buf, code_index, w->big_endian);
+    static const uint8_t zeros[8] = {0};
+    uint64_t size = 0, pad = 0;
+    const char *why = "its id is not one a writer writes";
+    int big;
+    JITANON_ASSERT(w && rec);
+    big = w->big_endian;
+    jitanon__clear_error(err);
+    if (rec->id == JITANON_JITDUMP_CODE_DEBUG_INFO) return jitanon__jw_debug(w, rec, err);
+    if (rec->id >= JITANON_JITDUMP_CODE_MAX || (why = jitanon__jw_size(rec, &size, &pad)) != NULL)
+        return jitanon__jw_invalid(w, rec, why, err);
+    if (jitanon__jw_begin(&j, w, rec->id, size, rec->timestamp, err) != JITANON_OK) return j.r;
+    switch (rec->id) {
+    case JITANON_JITDUMP_CODE_LOAD: {
+        const uint64_t v[4] = {rec->load.vma, rec->load.code_addr, rec->load.code_size, rec->load.code_index};
+        const uint8_t nul = 0;
+        jitanon__jw_task(&j.buf, rec->load.pid, rec->load.tid, v, 4, big);
+        jitanon__buf_bytes(&j.buf, rec->load.name.data, rec->load.name.length);
+        jitanon__buf_bytes(&j.buf, &nul, 1);
+        jitanon__buf_bytes(&j.buf, rec->load.code.data, rec->load.code.size);
+        break;
+    }
+    case JITANON_JITDUMP_CODE_MOVE: {
+        const uint64_t v[5] = {rec->move.vma, rec->move.old_code_addr, rec->move.new_code_addr, rec->move.code_size,
+                               rec->move.code_index};
+        jitanon__jw_task(&j.buf, rec->move.pid, rec->move.tid, v, 5, big);
+        break;
+    }
+    case JITANON_JITDUMP_CODE_UNWINDING_INFO:
+        jitanon__buf_u64(&j.buf, rec->unwind.unwinding_size, big);
+        jitanon__buf_u64(&j.buf, rec->unwind.eh_frame_hdr_size, big);
+        jitanon__buf_u64(&j.buf, rec->unwind.mapped_size, big);
+        jitanon__buf_bytes(&j.buf, rec->unwind.eh_frame.data, rec->unwind.eh_frame.size);
+        jitanon__buf_bytes(&j.buf, rec->unwind.eh_frame_hdr.data, rec->unwind.eh_frame_hdr.size);
+        break;
+    default: /* CLOSE: the prefix only */
+        break;
+    }
+    jitanon__buf_bytes(&j.buf, zeros, (size_t)pad);
     return jitanon__jw_end(&j);
 }
 
@@ -3347,32 +3465,6 @@ JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writ
             jitanon__buf_bytes(&j.buf, &nul, 1);
         }
     }
-    return jitanon__jw_end(&j);
-}
-
-JITANON_API jitanon_result jitanon_jitdump_write_unwinding_info(jitanon_jitdump_writer *w, uint64_t timestamp,
-                                                               const void *eh_frame, uint64_t eh_frame_size,
-                                                               const void *eh_frame_hdr, uint64_t eh_frame_hdr_size,
-                                                               uint64_t mapped_size, jitanon_error *err)
-{
-    jitanon__jw j;
-    uint64_t unwinding_size, size;
-    if (!jitanon__add_u64(eh_frame_size, eh_frame_hdr_size, &unwinding_size) ||
-        !jitanon__add_u64(unwinding_size, JITANON__JITDUMP_UNWIND_FIXED, &size) || unwinding_size > SIZE_MAX)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "unwinding info too large");
-    if (jitanon__jw_begin(&j, w, JITANON_JITDUMP_CODE_UNWINDING_INFO, size, timestamp, err) != JITANON_OK) return j.r;
-    jitanon__buf_u64(&j.buf, unwinding_size, w->big_endian);
-    jitanon__buf_u64(&j.buf, eh_frame_hdr_size, w->big_endian);
-    jitanon__buf_u64(&j.buf, mapped_size, w->big_endian);
-    jitanon__buf_bytes(&j.buf, eh_frame, (size_t)eh_frame_size);
-    jitanon__buf_bytes(&j.buf, eh_frame_hdr, (size_t)eh_frame_hdr_size);
-    return jitanon__jw_end(&j);
-}
-
-JITANON_API jitanon_result jitanon_jitdump_write_close(jitanon_jitdump_writer *w, uint64_t timestamp, jitanon_error *err)
-{
-    jitanon__jw j;
-    if (jitanon__jw_begin(&j, w, JITANON_JITDUMP_CODE_CLOSE, JITANON__JITDUMP_PREFIX_SIZE, timestamp, err) != JITANON_OK) return j.r;
     return jitanon__jw_end(&j);
 }
 
@@ -6628,7 +6720,8 @@ JITANON__PRIVATE size_t jitanon__elf_rows(jitanon__elfw *w, const jitanon__elf_e
     rec.id = JITANON_JITDUMP_CODE_DEBUG_INFO;
     rec.debug.entries = e->debug_entries;
     rec.debug.nr_entry = e->debug_count;
-    jitanon_jitdump_debug_iter_begin(&it, &rec, w->big);
+    rec.big_endian = w->big;
+    jitanon_jitdump_debug_iter_begin(&it, &rec);
     while (jitanon_jitdump_debug_iter_next(&it, &d)) {
         int before = d.addr < start;
         if ((!before && d.addr - start >= e->code.size) || (before && have_pre && d.addr < pre_addr)) {
@@ -8266,10 +8359,17 @@ JITANON__PRIVATE int jitanon__inj_streams(const jitanon__inj *j)
 JITANON__PRIVATE jitanon_result jitanon__inj_read_dump(jitanon__inj *j, const char *path, jitanon__inj_dump *jd,
                                                        jitanon_error *e)
 {
+    jitanon_result r;
 #ifndef JITANON_NO_STDIO
     if (jitanon__inj_streams(j)) return jitanon__inj_scan(j, path, &jd->sum, e);
 #endif
-    if (!(jd->dump = j->io.load_dump(j->io.user, path, &j->jit.dump_opts, e))) return JITANON_ERR_IO;
+    jd->dump = NULL;
+    r = j->io.load_dump(j->io.user, path, &j->jit.dump_opts, &jd->dump, e);
+    if (r == JITANON_OK && !jd->dump) r = JITANON__FAIL(e, JITANON_ERR_IO, 0, "io.load_dump returned no dump");
+    if (r != JITANON_OK) {
+        jd->dump = NULL; /* not ours on failure */
+        return r;
+    }
     jd->sum.header = jd->dump->header;
     jd->sum.loads = jd->dump->stats.by_id[JITANON_JITDUMP_CODE_LOAD];
     jd->sum.tail_error = jd->dump->tail_error;

@@ -176,13 +176,11 @@ static void bench_jitdump(const char *path, const uint8_t *data, size_t size, in
         if (res != JITANON_END) die("jitdump iter", &err);
         ti[i] = now() - t;
         t = now();
-        d = jitanon_jitdump_load_memory(data, size, NULL, &err);
-        if (!d) die("jitdump load", &err);
+        if (jitanon_jitdump_load_memory(data, size, NULL, &d, &err) != JITANON_OK) die("jitdump load", &err);
         tl[i] = now() - t;
         jitanon_jitdump_destroy(d);
         t = now();
-        d = jitanon_jitdump_load_file(path, NULL, &err);
-        if (!d) die("jitdump load_file", &err);
+        if (jitanon_jitdump_load_file(path, NULL, &d, &err) != JITANON_OK) die("jitdump load_file", &err);
         tf[i] = now() - t;
         jitanon_jitdump_destroy(d);
         tr[i] = scan_read(path, &dummy);
@@ -211,8 +209,7 @@ static void collect(funcs *fs, const uint8_t *data, size_t size)
     const jitanon_jitdump_record *debug = NULL, *unwind = NULL;
     jitanon_error err;
     size_t i;
-    fs->d = jitanon_jitdump_load_memory(data, size, NULL, &err);
-    if (!fs->d) die("jitdump load", &err);
+    if (jitanon_jitdump_load_memory(data, size, NULL, &fs->d, &err) != JITANON_OK) die("jitdump load", &err);
     fs->f = (jitanon_elf_func *)calloc(fs->d->record_count + 1, sizeof *fs->f);
     if (!fs->f) die("calloc", NULL);
     fs->n = 0;

@@ -39,7 +39,7 @@ static void print_header(const jitanon_jitdump_header *h)
            h->big_endian ? "big-endian" : "little-endian", h->arch_timestamp ? " arch-timestamps" : "");
 }
 
-static void print_record(const jitanon_jitdump_record *r, int big)
+static void print_record(const jitanon_jitdump_record *r)
 {
     printf("%8" PRIu64 " %-14s t=%" PRIu64, r->offset, jitanon_jitdump_record_name(r->id), r->timestamp);
     switch (r->id) {
@@ -57,7 +57,7 @@ static void print_record(const jitanon_jitdump_record *r, int big)
         jitanon_jitdump_debug_iter it;
         jitanon_jitdump_debug_entry e;
         printf(" addr 0x%" PRIx64 " entries %" PRIu64, r->debug.code_addr, r->debug.nr_entry);
-        jitanon_jitdump_debug_iter_begin(&it, r, big);
+        jitanon_jitdump_debug_iter_begin(&it, r);
         if (jitanon_jitdump_debug_iter_next(&it, &e))
             printf(" first %.*s:%" PRId32 ":%" PRId32 " @0x%" PRIx64, (int)e.file.length, e.file.data, e.lineno,
                    e.discrim, e.addr);
@@ -79,7 +79,7 @@ static void problem(check_state *c, const jitanon_jitdump_record *r, const char 
     if (c->problems <= 50) printf("problem at byte %" PRIu64 " (record %" PRIu64 "): %s\n", r->offset, r->index, what);
 }
 
-static void check_record(check_state *c, const jitanon_jitdump_record *r, int big)
+static void check_record(check_state *c, const jitanon_jitdump_record *r)
 {
     if (r->index > 0 && r->timestamp < c->prev_time) problem(c, r, "timestamp goes backwards");
     c->prev_time = r->timestamp;
@@ -89,7 +89,7 @@ static void check_record(check_state *c, const jitanon_jitdump_record *r, int bi
         if (c->have_pending_debug) problem(c, r, "DEBUG_INFO replaces an earlier one that no LOAD used");
         c->have_pending_debug = 1;
         c->pending_debug_addr = r->debug.code_addr;
-        jitanon_jitdump_debug_iter_begin(&it, r, big);
+        jitanon_jitdump_debug_iter_begin(&it, r);
         while (jitanon_jitdump_debug_iter_next(&it, &e))
             if (e.addr < r->debug.code_addr) c->debug_outside++;
     }
@@ -187,8 +187,8 @@ int main(int argc, char **argv)
     jitanon_jitdump_stream_init(&s, read_file, f, NULL, &err);
     while ((r = jitanon_jitdump_stream_next(&s, &rec, &err)) == JITANON_OK) {
         if (rec.index == 0 && !summary && !check) print_header(&s.header);
-        if (!summary && !check) print_record(&rec, s.header.big_endian);
-        if (check) check_record(&cs, &rec, s.header.big_endian);
+        if (!summary && !check) print_record(&rec);
+        if (check) check_record(&cs, &rec);
     }
     if (r == JITANON_AGAIN && s.have_header && s.buf_len == s.buf_pos) {
         r = JITANON_END; /* clean end of file */

@@ -112,7 +112,7 @@ static void print_lines(const options *o, const jitanon_jitdump_header *h, const
     int v8 = o->elf.v8_bias == JITANON_ELF_V8_BIAS_ON ||
              (o->elf.v8_bias == JITANON_ELF_V8_BIAS_AUTO && h->pad1 == 0xDEADBEEFu);
     uint64_t start = load->load.code_addr + (v8 ? 64u : 0u);
-    jitanon_jitdump_debug_iter_begin(&it, debug, h->big_endian);
+    jitanon_jitdump_debug_iter_begin(&it, debug);
     while (jitanon_jitdump_debug_iter_next(&it, &e))
         if (e.addr >= start && e.addr - start < load->load.code_size)
             printf("line %llu %llu %d %.*s\n", (unsigned long long)load->load.code_index,
@@ -196,8 +196,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: jitdump-elf [--process] [--stats] [--lines] [--compress] [--v8-bias=auto|on|off] DUMP OUTDIR\n");
         return 2;
     }
-    d = jitanon_jitdump_load_file(o.dump, NULL, &err);
-    if (!d) return fail(o.dump, &err);
+    if (jitanon_jitdump_load_file(o.dump, NULL, &d, &err) != JITANON_OK) return fail(o.dump, &err);
     t0 = now();
     rc = run(&o, d, &funcs, &bytes);
     t1 = now();

@@ -392,6 +392,7 @@ static void write_function(gen *g, uint64_t i, uint64_t time, uint8_t *code)
     char name[256];
     size_t name_len = fn_name(g, i, name, sizeof name), k;
     uint64_t size = fn_size(g), start;
+    jitanon_jitdump_record rec;
     if (g->nfns % (STUB_EVERY - 1) == STUB_EVERY - 2 && g->cycle == 0) {
         g->stubs[g->stub_count++] = place(g, STUB_SIZE);
     }
@@ -428,13 +429,30 @@ static void write_function(gen *g, uint64_t i, uint64_t time, uint8_t *code)
     if (g->o.unwind_every && i % g->o.unwind_every == 0) {
         uint8_t u[128];
         size_t n = v8_unwind(u, size);
-        if (jitanon_jitdump_write_unwinding_info(&g->jw, time - 200, u, n - 20, u + n - 20, 20, (n + 7) & ~(size_t)7,
-                                                 &g->err) != JITANON_OK)
-            die(g, "jitdump unwinding info");
+        memset(&rec, 0, sizeof rec);
+        rec.id = JITANON_JITDUMP_CODE_UNWINDING_INFO;
+        rec.timestamp = time - 200;
+        rec.unwind.unwinding_size = n;
+        rec.unwind.eh_frame_hdr_size = 20;
+        rec.unwind.mapped_size = (n + 7) & ~(size_t)7;
+        rec.unwind.eh_frame.data = u;
+        rec.unwind.eh_frame.size = n - 20;
+        rec.unwind.eh_frame_hdr.data = u + n - 20;
+        rec.unwind.eh_frame_hdr.size = 20;
+        if (jitanon_jitdump_write(&g->jw, &rec, &g->err) != JITANON_OK) die(g, "jitdump unwinding info");
     }
-    if (jitanon_jitdump_write_load(&g->jw, time, g->o.pid, g->o.pid, start, code, size, i, name, name_len, &g->err) !=
-        JITANON_OK)
-        die(g, "jitdump load");
+    memset(&rec, 0, sizeof rec);
+    rec.id = JITANON_JITDUMP_CODE_LOAD;
+    rec.timestamp = time;
+    rec.load.pid = rec.load.tid = g->o.pid;
+    rec.load.vma = rec.load.code_addr = start;
+    rec.load.code_size = size;
+    rec.load.code.size = (size_t)size;
+    rec.load.code.data = code;
+    rec.load.code_index = i;
+    rec.load.name.data = name;
+    rec.load.name.length = name_len;
+    if (jitanon_jitdump_write(&g->jw, &rec, &g->err) != JITANON_OK) die(g, "jitdump load");
     g->fns[g->nfns].start = start;
     g->fns[g->nfns].size = size;
     g->fns[g->nfns].load_time = time;
@@ -555,10 +573,14 @@ int main(int argc, char **argv)
     setvbuf(g->jf, NULL, _IOFBF, 1 << 20);
     {
         jitanon_sink js;
+        jitanon_jitdump_header h;
         js.write_fn = jf_write;
         js.user = g->jf;
-        if (jitanon_jitdump_writer_init(&g->jw, js, 62 /* EM_X86_64 */, g->o.pid, T0 + 20000000, 0, &g->err) != JITANON_OK)
-            die(g, "jitdump header");
+        memset(&h, 0, sizeof h); /* little-endian, CLOCK_MONOTONIC times */
+        h.elf_mach = 62;         /* EM_X86_64 */
+        h.pid = g->o.pid;
+        h.timestamp = T0 + 20000000;
+        if (jitanon_jitdump_writer_init(&g->jw, js, &h, &g->err) != JITANON_OK) die(g, "jitdump header");
     }
     snprintf(path, sizeof path, "%s/perf.data", g->dir);
     if (jitanon_atomic_open(&g->af, path, NULL, &g->err) != JITANON_OK) die(g, path);
@@ -599,7 +621,13 @@ int main(int argc, char **argv)
         }
     }
     rec_task(g, JITANON_PERF_RECORD_EXIT, g->o.pid, g->o.pid, t_end + 1000);
-    if (jitanon_jitdump_write_close(&g->jw, t_end, &g->err) != JITANON_OK) die(g, "jitdump close");
+    {
+        jitanon_jitdump_record close;
+        memset(&close, 0, sizeof close);
+        close.id = JITANON_JITDUMP_CODE_CLOSE;
+        close.timestamp = t_end;
+        if (jitanon_jitdump_write(&g->jw, &close, &g->err) != JITANON_OK) die(g, "jitdump close");
+    }
     if (fclose(g->jf) != 0) return perror(g->marker), 1;
     add_features(g);
     if (jitanon_perf_writer_finish(&g->pw, &g->err) != JITANON_OK) die(g, "perf.data finish");

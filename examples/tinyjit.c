@@ -47,6 +47,7 @@ static int commit_page(tinyjit *t, size_t pg)
     uint8_t *base = t->region + pg * t->page;
     size_t k;
     jitanon_error err;
+    jitanon_jitdump_record rec;
     char name[64];
     if (mprotect(base, t->page, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return perror("mprotect"), 1;
     for (k = 0; k <= t->funcs; k++) {
@@ -60,9 +61,18 @@ static int commit_page(tinyjit *t, size_t pg)
             continue;
         }
         sprintf(name, "tinyjit_fn_p%zu_%zu", pg, k);
-        if (jitanon_jitdump_write_load(&t->dump.writer, jitanon_jitdump_now(), (uint32_t)getpid(), (uint32_t)getpid(),
-                                       (uint64_t)(uintptr_t)code, code, SLOT, pg * 1000 + k, name, strlen(name),
-                                       &err) != JITANON_OK)
+        memset(&rec, 0, sizeof rec);
+        rec.id = JITANON_JITDUMP_CODE_LOAD;
+        rec.timestamp = jitanon_jitdump_now();
+        rec.load.pid = rec.load.tid = (uint32_t)getpid();
+        rec.load.vma = rec.load.code_addr = (uint64_t)(uintptr_t)code;
+        rec.load.code.data = code;
+        rec.load.code.size = SLOT;
+        rec.load.code_size = SLOT;
+        rec.load.code_index = pg * 1000 + k;
+        rec.load.name.data = name;
+        rec.load.name.length = strlen(name);
+        if (jitanon_jitdump_write(&t->dump.writer, &rec, &err) != JITANON_OK)
             return fprintf(stderr, "tinyjit: jitdump write failed\n"), 1;
     }
     if (t->map) fflush(t->map);

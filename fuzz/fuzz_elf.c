@@ -217,8 +217,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&jo, 0, sizeof jo);
     jo.memory_limit = 64u << 20;
     jo.max_record_size = 1u << 20;
-    d = jitanon_jitdump_load_memory(data, size, &jo, &err);
-    if (!d) return 0;
+    if (jitanon_jitdump_load_memory(data, size, &jo, &d, &err) != JITANON_OK) return 0;
     fns = (jitanon_elf_func *)calloc(FUZZ_MAX_FUNCS, sizeof *fns);
     pl = (placed *)calloc(FUZZ_MAX_FUNCS, sizeof *pl);
     CHECK(fns && pl);

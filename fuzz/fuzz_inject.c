@@ -61,7 +61,8 @@ typedef struct world {
     uint64_t write_calls, loads, samples;
 } world;
 
-static jitanon_jitdump *io_load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_error *err)
+static jitanon_result io_load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
+                                   jitanon_error *err)
 {
     world *w = (world *)user;
     CHECK(path != NULL && jitanon_jitdump_is_marker(path, strlen(path), NULL));
@@ -72,9 +73,10 @@ static jitanon_jitdump *io_load_dump(void *user, const char *path, const jitanon
             err->type = JITANON_ERR_IO;
             err->description = jitanon_result_string(JITANON_ERR_IO);
         }
-        return NULL;
+        *out = NULL;
+        return JITANON_ERR_IO;
     }
-    return jitanon_jitdump_load_memory(w->dump, w->dump_size, opts, err);
+    return jitanon_jitdump_load_memory(w->dump, w->dump_size, opts, out, err);
 }
 
 static int plain_name(const char *name)

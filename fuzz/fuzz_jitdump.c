@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         jitanon_jitdump_debug_entry e;
         volatile size_t sink = 0;
         n_iter++;
-        jitanon_jitdump_debug_iter_begin(&di, &rec, it.header.big_endian);
+        jitanon_jitdump_debug_iter_begin(&di, &rec);
         while (jitanon_jitdump_debug_iter_next(&di, &e)) sink += e.file.length ? (size_t)e.file.data[0] : 0;
         if (rec.id == JITANON_JITDUMP_CODE_LOAD && rec.load.name.length) sink += (size_t)rec.load.name.data[0];
         (void)sink;
@@ -38,8 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         jitanon_jitdump_stream_release(&s);
     }
     if (n_stream != n_iter) abort();
-    d = jitanon_jitdump_load_memory(data, size, &opts, &err);
-    if (d && d->record_count != n_iter) abort();
+    if (jitanon_jitdump_load_memory(data, size, &opts, &d, &err) == JITANON_OK && d->record_count != n_iter) abort();
     jitanon_jitdump_destroy(d);
     return 0;
 }

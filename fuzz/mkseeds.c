@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "../tests/memio.h"
+#include "../tests/jdrec.h"
 
 #define PID 1234u
 #define CODE 0x7f1000000000ull /* the JIT's code region */
@@ -104,22 +105,21 @@ static void build_dump(jitanon_membuf *out, int big)
     memset(&w, 0, sizeof w);
     sink.write_fn = jitanon_membuf_write;
     sink.user = out;
-    w.big_endian = big;
     for (i = 0; i < 4; i++) fn_code(code[i], sizeof code[i], (uint8_t)i);
     memset(e, 0, sizeof e);
     e[0].addr = CODE + 0x40, e[0].lineno = 10, e[0].file.data = "app.js", e[0].file.length = 6;
     e[1].addr = CODE + 0x48, e[1].lineno = 11, e[1].file = e[0].file;
     e[2].addr = CODE + 0x50, e[2].lineno = 3, e[2].discrim = 1, e[2].file.data = "lib/util.js", e[2].file.length = 11;
     ehn = build_eh(eh, hdr, sizeof code[2], &hdrn);
-    ok(jitanon_jitdump_writer_init(&w, sink, 62 /* EM_X86_64 */, PID, 1000, 0, &err), "jitdump header");
-    ok(jitanon_jitdump_write_load(&w, 1250, PID, PID, CODE, code[0], 64, 1, "js:fn_one", 9, &err), "load 1");
+    ok(jdrec_begin(&w, sink, 62 /* EM_X86_64 */, PID, 1000, big, &err), "jitdump header");
+    ok(jdrec_write(&w, jdrec_load(1250, PID, PID, CODE, code[0], 64, 1, "js:fn_one"), &err), "load 1");
     ok(jitanon_jitdump_write_debug_info(&w, 1340, CODE + 0x40, e, 3, &err), "debug");
-    ok(jitanon_jitdump_write_load(&w, 1350, PID, PID + 1, CODE + 0x40, code[1], 64, 2, "js:fn_two", 9, &err), "load 2");
-    ok(jitanon_jitdump_write_unwinding_info(&w, 2190, eh, ehn, hdr, hdrn, (ehn + hdrn + 7) & ~(size_t)7, &err), "unwind");
-    ok(jitanon_jitdump_write_load(&w, 2200, PID, PID, CODE + 0x1000, code[2], 64, 3, "js:fn_three", 11, &err), "load 3");
-    ok(jitanon_jitdump_write_move(&w, 2250, PID, PID, CODE, CODE + 0x2000, 64, 1, &err), "move");
-    ok(jitanon_jitdump_write_load(&w, 2260, PID, PID, CODE + 0x2100, code[3], 64, 4, "js:fn_four", 10, &err), "load 4");
-    ok(jitanon_jitdump_write_close(&w, 3000, &err), "close");
+    ok(jdrec_write(&w, jdrec_load(1350, PID, PID + 1, CODE + 0x40, code[1], 64, 2, "js:fn_two"), &err), "load 2");
+    ok(jdrec_write(&w, jdrec_unwind(2190, eh, ehn, hdr, hdrn, (ehn + hdrn + 7) & ~(size_t)7), &err), "unwind");
+    ok(jdrec_write(&w, jdrec_load(2200, PID, PID, CODE + 0x1000, code[2], 64, 3, "js:fn_three"), &err), "load 3");
+    ok(jdrec_write(&w, jdrec_move(2250, PID, PID, CODE, CODE + 0x2000, 64, 1), &err), "move");
+    ok(jdrec_write(&w, jdrec_load(2260, PID, PID, CODE + 0x2100, code[3], 64, 4, "js:fn_four"), &err), "load 4");
+    ok(jdrec_write(&w, jdrec_make(JITANON_JITDUMP_CODE_CLOSE, 3000), &err), "close");
 }
 
 /* -- perf.data ------------------------------------------------------------------------------ */
@@ -293,8 +293,7 @@ static void build_elf(const jitanon_membuf *dump, jitanon_membuf *out)
     memset(out, 0, sizeof *out);
     sink.write_fn = jitanon_membuf_write;
     sink.user = out;
-    d = jitanon_jitdump_load_memory(dump->data, dump->size, NULL, &err);
-    if (!d) die("reload dump");
+    if (jitanon_jitdump_load_memory(dump->data, dump->size, NULL, &d, &err) != JITANON_OK) die("reload dump");
     ok(jitanon_elf_builder_init(&b, &d->header, NULL, &err), "elf init");
     for (i = 0; i < d->record_count; i++) {
         const jitanon_jitdump_record *r = &d->records[i];

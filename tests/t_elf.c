@@ -26,8 +26,7 @@ static jitanon_sink elft_sink(jitanon_membuf *b)
 static void elft_begin(elft_dump *t, uint32_t mach, int big)
 {
     memset(t, 0, sizeof *t);
-    t->w.big_endian = big;
-    JT_CHECK(jitanon_jitdump_writer_init(&t->w, elft_sink(&t->buf), mach, 42, 1, 0, NULL) == JITANON_OK);
+    JT_CHECK(jdrec_begin(&t->w, elft_sink(&t->buf), mach, 42, 1, big, NULL) == JITANON_OK);
 }
 
 /* V8's layout: a CIE "zLR" (FDE pointers pcrel|sdata4), one FDE whose pc_begin points
@@ -75,9 +74,9 @@ static void elft_func(elft_dump *t, const char *name, uint64_t addr, const uint8
     if (unwind) {
         uint8_t u[128];
         size_t n = elft_v8_unwind(u, size, t->w.big_endian);
-        JT_CHECK(jitanon_jitdump_write_unwinding_info(&t->w, 3, u, n - 20, u + n - 20, 20, n, NULL) == JITANON_OK);
+        JT_CHECK(jdrec_write(&t->w, jdrec_unwind(3, u, n - 20, u + n - 20, 20, n), NULL) == JITANON_OK);
     }
-    JT_CHECK(jitanon_jitdump_write_load(&t->w, 4, 42, 43, addr, code, size, t->n, name, strlen(name), NULL) == JITANON_OK);
+    JT_CHECK(jdrec_write(&t->w, jdrec_load(4, 42, 43, addr, code, size, t->n, name), NULL) == JITANON_OK);
     t->n++;
 }
 
@@ -87,7 +86,7 @@ static void elft_load(elft_dump *t, uint32_t pad1)
     const jitanon_jitdump_record *debug = NULL, *unwind = NULL;
     size_t i, k = 0;
     if (pad1) jitanon__wr32(t->buf.data + 16, pad1, t->w.big_endian);
-    t->d = jitanon_jitdump_load_memory(t->buf.data, t->buf.size, NULL, NULL);
+    JT_CHECK(jitanon_jitdump_load_memory(t->buf.data, t->buf.size, NULL, &t->d, NULL) == JITANON_OK);
     JT_CHECK(t->d != NULL);
     if (!t->d) return;
     for (i = 0; i < t->d->record_count && k < ELFT_MAX_FUNCS; i++) {
@@ -507,7 +506,7 @@ static void test_elf_debug_lines_erlang(void)
     e[0].file.data = e[1].file.data = e[2].file.data = "supervisor.erl";
     e[0].file.length = e[1].file.length = e[2].file.length = 14;
     JT_CHECK(jitanon_jitdump_write_debug_info(&t.w, 1, base, e, 3, NULL) == JITANON_OK);
-    JT_CHECK(jitanon_jitdump_write_load(&t.w, 2, 1, 1, base, elft_code_a, sizeof elft_code_a, 0, "global::apply", 13, NULL) == JITANON_OK);
+    JT_CHECK(jdrec_write(&t.w, jdrec_load(2, 1, 1, base, elft_code_a, sizeof elft_code_a, 0, "global::apply"), NULL) == JITANON_OK);
     t.n = 1;
     elft_load(&t, 0);
     if (t.d) {

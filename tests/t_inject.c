@@ -142,12 +142,12 @@ static void ti_build_dump(jitanon_membuf *out)
     e.lineno = 3;
     e.file.data = "f0.js";
     e.file.length = 5;
-    jitanon_jitdump_writer_init(&w, sink, 62, TI_PID, 5, 0, &err);
+    jdrec_begin(&w, sink, 62, TI_PID, 5, 0, &err);
     jitanon_jitdump_write_debug_info(&w, 39, 0x10000, &e, 1, &err);
-    jitanon_jitdump_write_load(&w, 40, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0", 2, &err);
-    jitanon_jitdump_write_load(&w, 45, TI_PID, TI_PID, 0x10200, code, 0x100, 1, "f1", 2, &err);
-    jitanon_jitdump_write_load(&w, 70, TI_PID, TI_PID, 0x11000, code, 0x80, 2, "f2", 2, &err);
-    jitanon_jitdump_write_load(&w, 96, TI_PID, TI_PID, 0x12000, code, 0x80, 3, "f3", 2, &err);
+    jdrec_write(&w, jdrec_load(40, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
+    jdrec_write(&w, jdrec_load(45, TI_PID, TI_PID, 0x10200, code, 0x100, 1, "f1"), &err);
+    jdrec_write(&w, jdrec_load(70, TI_PID, TI_PID, 0x11000, code, 0x80, 2, "f2"), &err);
+    jdrec_write(&w, jdrec_load(96, TI_PID, TI_PID, 0x12000, code, 0x80, 3, "f3"), &err);
 }
 
 typedef struct ti_seen {
@@ -165,15 +165,16 @@ typedef struct ti_io {
     int elf_ok;
 } ti_io;
 
-static jitanon_jitdump *ti_load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_error *err)
+static jitanon_result ti_load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                   jitanon_jitdump **out, jitanon_error *err)
 {
     ti_io *io = (ti_io *)user;
     JT_CHECK(strcmp(path, "/some/dir/jit-100.dump") == 0);
     if (!io->give_dump) {
-        JITANON__FAIL(err, JITANON_ERR_IO, 0, "not here");
-        return NULL;
+        *out = NULL;
+        return JITANON__FAIL(err, JITANON_ERR_IO, 0, "not here");
     }
-    return jitanon_jitdump_load_memory(io->dump.data, io->dump.size, opts, err);
+    return jitanon_jitdump_load_memory(io->dump.data, io->dump.size, opts, out, err);
 }
 
 static int ti_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
@@ -582,7 +583,7 @@ static void ti_random_case(uint64_t seed, int *failures, jitanon_anon_mode anon_
     memset(&jw, 0, sizeof jw);
     dsink.write_fn = jitanon_membuf_write;
     dsink.user = &io.dump;
-    jitanon_jitdump_writer_init(&jw, dsink, 62, TI_PID, 1, 0, &err);
+    jdrec_begin(&jw, dsink, 62, TI_PID, 1, 0, &err);
     for (i = 0; i < NEV; i++) {
         ti_ev *e = &ev[n++];
         uint64_t r = ti_rand(&s) % 10, page = ti_rand(&s) % 12;
@@ -594,7 +595,7 @@ static void ti_random_case(uint64_t seed, int *failures, jitanon_anon_mode anon_
             e->start = BASE + page * PAGE + (ti_rand(&s) % 16) * 0x40;
             e->len = 0x40 * (1 + ti_rand(&s) % 8);
             e->index = i;
-            jitanon_jitdump_write_load(&jw, t, TI_PID, TI_PID, e->start, code, e->len, i, "f", 1, &err);
+            jdrec_write(&jw, jdrec_load(t, TI_PID, TI_PID, e->start, code, e->len, i, "f"), &err);
         } else if (r < 5) { /* a coalesced //anon over a run of pages */
             e->type = JITANON_PERF_RECORD_MMAP2;
             e->start = BASE + page * PAGE;
@@ -1000,17 +1001,15 @@ static void tt_scenario(jitanon_membuf *dump, jitanon_membuf *perf)
     e.lineno = 7;
     e.file.data = "t.js";
     e.file.length = 4;
-    JT_CHECK(jitanon_jitdump_writer_init(&jw, sink, 62, TI_PID, 1, 0, &err) == JITANON_OK);
+    JT_CHECK(jdrec_begin(&jw, sink, 62, TI_PID, 1, 0, &err) == JITANON_OK);
     for (i = 0; i < N; i++) {
         uint64_t addr = 0x100000 + i * 0x100, index = i % 10 == 9 ? i - 5 : i;
         sprintf(name, "fn%u", (unsigned)i);
         e.addr = addr;
         if (i % 3 == 0) JT_CHECK(jitanon_jitdump_write_debug_info(&jw, 100 + 2 * i, addr, &e, 1, &err) == JITANON_OK);
-        JT_CHECK(jitanon_jitdump_write_load(&jw, 100 + 2 * i, TI_PID, TI_PID, addr, code, sizeof code, index, name,
-                                            strlen(name), &err) == JITANON_OK);
+        JT_CHECK(jdrec_write(&jw, jdrec_load(100 + 2 * i, TI_PID, TI_PID, addr, code, sizeof code, index, name), &err) == JITANON_OK);
         if (i % 7 == 6) /* moves of earlier code, some of it written under a reused index */
-            JT_CHECK(jitanon_jitdump_write_move(&jw, 101 + 2 * i, TI_PID, TI_PID, 0x100000 + (i - 6) * 0x100,
-                                                0x800000 + i * 0x100, sizeof code, i - 6 - (i % 4), &err) == JITANON_OK);
+            JT_CHECK(jdrec_write(&jw, jdrec_move(101 + 2 * i, TI_PID, TI_PID, 0x100000 + (i - 6) * 0x100, 0x800000 + i * 0x100, sizeof code, i - 6 - (i % 4)), &err) == JITANON_OK);
     }
     memset(perf, 0, sizeof *perf);
     ti_gen_begin(&g, raw, 1, perf, JITANON_PERF_FILE);
@@ -1110,11 +1109,12 @@ typedef struct tp_io {
     unsigned files;
 } tp_io;
 
-static jitanon_jitdump *tp_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_error *err)
+static jitanon_result tp_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
+                              jitanon_error *err)
 {
     tp_io *io = (tp_io *)user;
     (void)path;
-    return jitanon_jitdump_load_memory(io->dump->data, io->dump->size, opts, err);
+    return jitanon_jitdump_load_memory(io->dump->data, io->dump->size, opts, out, err);
 }
 
 static int tp_write(void *user, const char *dir, const char *name, const void *data, size_t size)

@@ -15,7 +15,8 @@ static void jt_check_sample_dump(const uint8_t *data, size_t size, int big)
     JT_CHECK(jitanon_jitdump_iter_next(&it, &r, &err) == JITANON_OK);
     JT_CHECK_EQ_U(r.id, JITANON_JITDUMP_CODE_DEBUG_INFO);
     JT_CHECK_EQ_U(r.debug.nr_entry, 3);
-    jitanon_jitdump_debug_iter_begin(&di, &r, big);
+    JT_CHECK(r.big_endian == big); /* the record carries the order its views are in */
+    jitanon_jitdump_debug_iter_begin(&di, &r);
     JT_CHECK(jitanon_jitdump_debug_iter_next(&di, &e) && e.addr == 0x1000 && e.lineno == 10 && e.file.length == 4);
     JT_CHECK(jitanon_jitdump_debug_iter_next(&di, &e) && e.lineno == 11 && e.file.length == 4 && !memcmp(e.file.data, "a.js", 4));
     JT_CHECK(jitanon_jitdump_debug_iter_next(&di, &e) && e.discrim == 2 && e.file.length == 8);
@@ -126,18 +127,26 @@ static void test_jitdump_truncated_tail(void)
         JT_CHECK_EQ_U(count, 5);
         JT_CHECK_EQ_U(err.offset, cut - 3);
         JT_CHECK(strstr(err.info, "13 byte(s) missing") != NULL);
-        d = jitanon_jitdump_load_memory(b.data, cut, NULL, &err);
-        JT_CHECK(d != NULL);
+        JT_CHECK(jitanon_jitdump_load_memory(b.data, cut, NULL, &d, &err) == JITANON_OK);
+        JT_CHECK(d != NULL && err.type == JITANON_OK);
         if (d) {
             JT_CHECK_EQ_U(d->record_count, 5);
             JT_CHECK(d->tail_error.type == JITANON_ERR_TRUNCATED);
             JT_CHECK_EQ_U(d->tail_error.offset, cut - 3);
         }
         jitanon_jitdump_destroy(d);
+        /* without err the tail's reason still reaches the dump */
+        JT_CHECK(jitanon_jitdump_load_memory(b.data, cut, NULL, &d, NULL) == JITANON_OK);
+        JT_CHECK(d != NULL && d->tail_error.type == JITANON_ERR_TRUNCATED);
+        if (d) JT_CHECK_EQ_U(d->tail_error.offset, cut - 3);
+        jitanon_jitdump_destroy(d);
     }
-    /* a dump cut inside its header is an error, not an empty dump */
-    JT_CHECK(jitanon_jitdump_load_memory(b.data, 39, NULL, &err) == NULL);
-    JT_CHECK(err.type == JITANON_ERR_TRUNCATED);
+    /* a dump cut inside its header is an error, not an empty dump; the result says so
+       with or without err */
+    d = (jitanon_jitdump *)&b; /* set to NULL on failure */
+    JT_CHECK(jitanon_jitdump_load_memory(b.data, 39, NULL, &d, &err) == JITANON_ERR_TRUNCATED);
+    JT_CHECK(d == NULL && err.type == JITANON_ERR_TRUNCATED);
+    JT_CHECK(jitanon_jitdump_load_memory(b.data, 39, NULL, &d, NULL) == JITANON_ERR_TRUNCATED && d == NULL);
     jitanon_membuf_release(&b);
 }
 
@@ -273,8 +282,8 @@ static void jt_sweep_dump(const uint8_t *data, size_t size, size_t stride)
             copy[i] = deltas[k] == 0x100 ? 0 : deltas[k] == 0x1ff ? 0xff : (uint8_t)(data[i] + deltas[k]);
             r = jt_iterate(copy, size, &count, &err);
             JT_CHECK(r == JITANON_END || jt_is_typed_error(r));
-            d = jitanon_jitdump_load_memory(copy, size, NULL, &err);
-            JT_CHECK(d != NULL || jt_is_typed_error(err.type));
+            r = jitanon_jitdump_load_memory(copy, size, NULL, &d, &err);
+            JT_CHECK(r == JITANON_OK ? d != NULL : d == NULL && r == err.type && jt_is_typed_error(r));
             jitanon_jitdump_destroy(d);
         }
         copy[i] = data[i];
@@ -306,9 +315,8 @@ static void test_jitdump_alloc_failures(void)
         memset(&o, 0, sizeof o);
         o.allocator = jt_allocator(&a);
         a.fail_at = n;
-        d = jitanon_jitdump_load_memory(b.data, b.size, &o, &err);
-        if (d) JT_CHECK_EQ_U(d->record_count, 7);
-        else JT_CHECK(err.type == JITANON_ERR_NOMEM);
+        if (jitanon_jitdump_load_memory(b.data, b.size, &o, &d, &err) == JITANON_OK) JT_CHECK_EQ_U(d->record_count, 7);
+        else JT_CHECK(d == NULL && err.type == JITANON_ERR_NOMEM);
         jitanon_jitdump_destroy(d);
         JT_CHECK_EQ_U(a.live_bytes, 0);
         JT_CHECK_EQ_U(a.live_blocks, 0);
@@ -317,10 +325,11 @@ static void test_jitdump_alloc_failures(void)
     {
         jitanon_jitdump_opts o;
         jitanon_error err;
+        jitanon_jitdump *d;
         memset(&o, 0, sizeof o);
         o.memory_limit = b.size + 100;
-        JT_CHECK(jitanon_jitdump_load_memory(b.data, b.size, &o, &err) == NULL);
-        JT_CHECK(err.type == JITANON_ERR_LIMIT);
+        JT_CHECK(jitanon_jitdump_load_memory(b.data, b.size, &o, &d, &err) == JITANON_ERR_LIMIT);
+        JT_CHECK(d == NULL && err.type == JITANON_ERR_LIMIT);
     }
     jitanon_membuf_release(&b);
 }
@@ -336,19 +345,191 @@ static void test_jitdump_writer_sink_failure(void)
     b.max_size = 60;
     sink.write_fn = jitanon_membuf_write;
     sink.user = &b;
-    JT_CHECK(jitanon_jitdump_writer_init(&w, sink, 62, 1, 0, 0, &err) == JITANON_OK);
-    JT_CHECK(jitanon_jitdump_write_load(&w, 1, 1, 1, 0x1000, "\xc3", 1, 0, "f", 1, &err) == JITANON_ERR_WRITE);
+    JT_CHECK(jdrec_begin(&w, sink, 62, 1, 0, 0, &err) == JITANON_OK);
+    JT_CHECK(jdrec_write(&w, jdrec_load(1, 1, 1, 0x1000, "\xc3", 1, 0, "f"), &err) == JITANON_ERR_WRITE);
     JT_CHECK_EQ_U(b.size, 40); /* a refused record leaves nothing half-written */
     jitanon_membuf_release(&b);
 }
+
+/* Writes every record of `data` back with jitanon_jitdump_write, each to a buffer of its
+   own, and checks the bytes are the record's own; unknown ids are refused and copied raw.
+   Returns the number of records written back. */
+static size_t jt_round_trip(const uint8_t *data, size_t size)
+{
+    jitanon_jitdump_iter it;
+    jitanon_jitdump_record rec;
+    jitanon_jitdump_writer w;
+    jitanon_membuf out, one;
+    jitanon_error err;
+    size_t n = 0;
+    memset(&out, 0, sizeof out);
+    memset(&one, 0, sizeof one);
+    JT_CHECK(jitanon_jitdump_iter_begin(&it, data, size, NULL, &err) == JITANON_OK);
+    /* the header starts the copy: the writer fills magic, version and total_size */
+    JT_CHECK(jitanon_jitdump_writer_init(&w, jdrec_sink(&out), &it.header, &err) == JITANON_OK);
+    JT_CHECK(out.size == 40 && !memcmp(out.data, data, 40));
+    while (jitanon_jitdump_iter_next(&it, &rec, &err) == JITANON_OK) {
+        jitanon_jitdump_writer w1 = w;
+        w1.sink = jdrec_sink(&one);
+        one.size = 0;
+        if (rec.id >= JITANON_JITDUMP_CODE_MAX) {
+            JT_CHECK(jitanon_jitdump_write(&w, &rec, &err) == JITANON_ERR_INVALID_ARGUMENT);
+            jitanon_membuf_write(&out, rec.raw.data, rec.raw.size);
+            continue;
+        }
+        JT_CHECK(jitanon_jitdump_write(&w, &rec, &err) == JITANON_OK);
+        JT_CHECK(jitanon_jitdump_write(&w1, &rec, &err) == JITANON_OK);
+        JT_CHECK(one.size == rec.raw.size && !memcmp(one.data, rec.raw.data, one.size));
+        n++;
+    }
+    JT_CHECK(out.size == size && !memcmp(out.data, data, size));
+    jitanon_membuf_release(&out);
+    jitanon_membuf_release(&one);
+    return n;
+}
+
+/* What a reader returns, a writer writes back byte for byte: every record type, both
+   byte orders, and the records of a real dump. */
+static void test_jitdump_write_round_trip(void)
+{
+    int big;
+    jitanon_jitdump *d;
+    for (big = 0; big < 2; big++) {
+        jitanon_membuf b;
+        jt_build_dump(&b, big);
+        JT_CHECK_EQ_U(jt_round_trip(b.data, b.size), 6);
+        jitanon_membuf_release(&b);
+    }
+#ifndef JITANON_NO_STDIO
+    if (jitanon_jitdump_load_file("tests/data/node-head.dump", NULL, &d, NULL) == JITANON_OK) {
+        JT_CHECK_EQ_U(jt_round_trip(d->data, d->size), d->record_count);
+        jitanon_jitdump_destroy(d);
+    }
+#else
+    (void)d;
+#endif
+}
+
+/* The header's own fields come from the writer; arch_timestamp sets the flag. */
+static void test_jitdump_writer_header(void)
+{
+    jitanon_membuf b;
+    jitanon_jitdump_writer w;
+    jitanon_jitdump_header h = jdrec_header(183, 77, 5, 1), back;
+    jitanon_jitdump_iter it;
+    jitanon_error err;
+    memset(&b, 0, sizeof b);
+    h.magic = 1, h.version = 9, h.total_size = 3, h.pad1 = 0xDEADBEEFu, h.arch_timestamp = 1;
+    JT_CHECK(jitanon_jitdump_writer_init(&w, jdrec_sink(&b), &h, &err) == JITANON_OK);
+    JT_CHECK(w.big_endian == 1 && w.bytes_written == 40);
+    JT_CHECK(jitanon_jitdump_iter_begin(&it, b.data, b.size, NULL, &err) == JITANON_OK);
+    back = it.header;
+    JT_CHECK(back.big_endian && back.version == 1 && back.total_size == 40 && back.elf_mach == 183);
+    JT_CHECK(back.pid == 77 && back.timestamp == 5 && back.pad1 == 0xDEADBEEFu);
+    JT_CHECK(back.flags == JITANON_JITDUMP_FLAGS_ARCH_TIMESTAMP && back.arch_timestamp);
+    jitanon_membuf_release(&b);
+}
+
+/* A record whose sizes disagree with its views, or that would not read back, is refused
+   before a byte is written. */
+static void test_jitdump_write_refuses(void)
+{
+    static const uint8_t code[4] = {0x90, 0x90, 0x90, 0xc3}, eh[8] = {0};
+    uint8_t bad_entries[20];
+    jitanon_membuf b;
+    jitanon_jitdump_writer w;
+    jitanon_jitdump_record r;
+    jitanon_jitdump_iter it;
+    jitanon_error err;
+    size_t at;
+    memset(bad_entries, 'a', sizeof bad_entries);
+    jt_build_dump(&b, 1); /* big-endian: its DEBUG_INFO cannot go into a little-endian dump */
+    JT_CHECK(jitanon_jitdump_iter_begin(&it, b.data, b.size, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_jitdump_iter_next(&it, &r, &err) == JITANON_OK && r.id == JITANON_JITDUMP_CODE_DEBUG_INFO);
+    JT_CHECK(jdrec_begin(&w, jdrec_sink(&b), 62, 1, 0, 0, &err) == JITANON_OK);
+    at = b.size;
+    JT_CHECK(jitanon_jitdump_write(&w, &r, &err) == JITANON_ERR_INVALID_ARGUMENT);
+    JT_CHECK(strstr(err.info, "byte order") != NULL);
+    r.big_endian = 0;
+    r.debug.nr_entry++; /* one entry more than the bytes hold */
+    JT_CHECK(jitanon_jitdump_write(&w, &r, &err) == JITANON_ERR_INVALID_ARGUMENT);
+    r.debug.entries.data = bad_entries; /* a file name without its NUL */
+    r.debug.entries.size = sizeof bad_entries;
+    r.debug.nr_entry = 1;
+    JT_CHECK(jitanon_jitdump_write(&w, &r, &err) == JITANON_ERR_INVALID_ARGUMENT);
+    r = jdrec_load(1, 1, 1, 0x1000, code, sizeof code, 0, "f");
+    r.load.code_size = 3;
+    JT_CHECK(jitanon_jitdump_write(&w, &r, &err) == JITANON_ERR_INVALID_ARGUMENT);
+    r = jdrec_load(1, 1, 1, 0x1000, code, sizeof code, 0, "f");
+    r.load.name.length = 2; /* "f" and its NUL */
+    JT_CHECK(jitanon_jitdump_write(&w, &r, &err) == JITANON_ERR_INVALID_ARGUMENT);
+    r = jdrec_unwind(1, eh, sizeof eh, eh, 4, 16);
+    r.unwind.eh_frame_hdr_size = 5;
+    JT_CHECK(jitanon_jitdump_write(&w, &r, &err) == JITANON_ERR_INVALID_ARGUMENT);
+    r = jdrec_unwind(1, eh, sizeof eh, eh, 4, 16);
+    r.unwind.unwinding_size = 3;
+    JT_CHECK(jitanon_jitdump_write(&w, &r, &err) == JITANON_ERR_INVALID_ARGUMENT);
+    r = jdrec_make(9, 1);
+    JT_CHECK(jitanon_jitdump_write(&w, &r, &err) == JITANON_ERR_INVALID_ARGUMENT);
+    JT_CHECK(b.size == at && w.bytes_written == 40);
+    /* the same records, made consistent, are written */
+    JT_CHECK(jdrec_write(&w, jdrec_unwind(1, eh, sizeof eh, eh, 4, 16), &err) == JITANON_OK);
+    JT_CHECK(jdrec_write(&w, jdrec_load(1, 1, 1, 0x1000, code, sizeof code, 0, "f"), &err) == JITANON_OK);
+    JT_CHECK_EQ_U(b.size - at, (16 + 24 + 12) + (56 + 2 + 4));
+    /* total_size keeps padding to 8 bytes (zeros), and nothing else */
+    at = b.size;
+    r = jdrec_load(1, 1, 1, 0x1000, code, sizeof code, 0, "f");
+    r.total_size = 64;
+    JT_CHECK(jitanon_jitdump_write(&w, &r, &err) == JITANON_OK);
+    JT_CHECK(b.size - at == 64 && !memcmp(b.data + b.size - 2, "\0\0", 2));
+    r.total_size = 1000;
+    JT_CHECK(jitanon_jitdump_write(&w, &r, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(b.size - at, 64 + 62);
+    jitanon_membuf_release(&b);
+}
+
+#if JITANON__POSIX
+/* The writer of a jitdump file carries its fd, not a pointer into the struct: a copy
+   made after open writes on its own once the original is gone. */
+static void test_jitdump_file_copyable(void)
+{
+    char dir[] = "build/jdfile-XXXXXX", path[256];
+    static const uint8_t code[2] = {0x90, 0xc3};
+    jitanon_jitdump_file *f = (jitanon_jitdump_file *)malloc(sizeof *f), g;
+    jitanon_jitdump *d;
+    jitanon_error err;
+    if (!mkdtemp(dir)) {
+        free(f);
+        jt_skip("cannot create a directory under build/");
+        return;
+    }
+    JT_CHECK(f && jitanon_jitdump_file_open(f, dir, 62, &err) == JITANON_OK);
+    g = *f;
+    memset(f, 0xA5, sizeof *f);
+    free(f);
+    JT_CHECK(jdrec_write(&g.writer, jdrec_load(jitanon_jitdump_now(), 1, 1, 0x1000, code, 2, 0, "f"), &err) == JITANON_OK);
+    JT_CHECK(jitanon_jitdump_file_close(&g, &err) == JITANON_OK);
+    sprintf(path, "%s/jit-%u.dump", dir, (unsigned)getpid());
+    JT_CHECK(jitanon_jitdump_load_file(path, NULL, &d, &err) == JITANON_OK);
+    if (d) {
+        JT_CHECK_EQ_U(d->record_count, 2);
+        JT_CHECK(d->record_count == 2 && d->records[0].id == JITANON_JITDUMP_CODE_LOAD &&
+                 d->records[1].id == JITANON_JITDUMP_CODE_CLOSE);
+        JT_CHECK(d->header.big_endian == jitanon__host_big_endian() && d->header.elf_mach == 62);
+    }
+    jitanon_jitdump_destroy(d);
+    JT_CHECK(remove(path) == 0);
+    JT_CHECK(rmdir(dir) == 0);
+}
+#endif
 
 #ifndef JITANON_NO_STDIO
 static void test_jitdump_real_sample(void)
 {
     /* tests/data/node-head.dump: the first records of a real `node --perf-prof` dump. */
     jitanon_error err;
-    jitanon_jitdump *d = jitanon_jitdump_load_file("tests/data/node-head.dump", NULL, &err);
-    if (!d) {
+    jitanon_jitdump *d;
+    if (jitanon_jitdump_load_file("tests/data/node-head.dump", NULL, &d, &err) != JITANON_OK) {
         jt_skip("tests/data/node-head.dump not found (run from the repo root)");
         return;
     }
@@ -371,6 +552,12 @@ static void suite_jitdump(void)
     JT_RUN(test_jitdump_sweeps);
     JT_RUN(test_jitdump_alloc_failures);
     JT_RUN(test_jitdump_writer_sink_failure);
+    JT_RUN(test_jitdump_write_round_trip);
+    JT_RUN(test_jitdump_writer_header);
+    JT_RUN(test_jitdump_write_refuses);
+#if JITANON__POSIX
+    JT_RUN(test_jitdump_file_copyable);
+#endif
 #ifndef JITANON_NO_STDIO
     JT_RUN(test_jitdump_real_sample);
 #endif

@@ -4,6 +4,7 @@
 #include "../jitanon.h"
 #include "elfread.h"
 #include "memio.h"
+#include "jdrec.h"
 #include "test.h"
 
 jt_state jt;

@@ -65,24 +65,23 @@ static void jt_build_dump(jitanon_membuf *out, int big_endian)
     memset(&w, 0, sizeof w);
     sink.write_fn = jitanon_membuf_write;
     sink.user = out;
-    w.big_endian = big_endian;
     memset(e, 0, sizeof e);
     e[0].addr = 0x1000; e[0].lineno = 10; e[0].discrim = 1; e[0].file.data = "a.js"; e[0].file.length = 4;
     e[1].addr = 0x1002; e[1].lineno = 11; e[1].discrim = 0; e[1].file = e[0].file;
     e[2].addr = 0x1004; e[2].lineno = 3; e[2].discrim = 2; e[2].file.data = "lib/b.js"; e[2].file.length = 8;
-    jitanon_jitdump_writer_init(&w, sink, 62, 4242, 1000, 0, &err);
+    jdrec_begin(&w, sink, 62, 4242, 1000, big_endian, &err);
     jitanon_jitdump_write_debug_info(&w, 1100, 0x1000, e, 3, &err);
-    jitanon_jitdump_write_unwinding_info(&w, 1150, eh, sizeof eh, ehh, sizeof ehh, 0, &err);
-    jitanon_jitdump_write_load(&w, 1200, 4242, 4243, 0x1000, code1, sizeof code1, 7, "fn_one", 6, &err);
+    jdrec_write(&w, jdrec_unwind(1150, eh, sizeof eh, ehh, sizeof ehh, 0), &err);
+    jdrec_write(&w, jdrec_load(1200, 4242, 4243, 0x1000, code1, sizeof code1, 7, "fn_one"), &err);
     /* an unknown record type (id 9): readers must skip it by size */
     memset(unknown, 0, sizeof unknown);
     jitanon__wr32(unknown, 9, big_endian);
     jitanon__wr32(unknown + 4, sizeof unknown, big_endian);
     jitanon__wr64(unknown + 8, 1250, big_endian);
     jitanon_membuf_write(out, unknown, sizeof unknown);
-    jitanon_jitdump_write_load(&w, 1300, 4242, 4242, 0x2000, code2, sizeof code2, 8, "fn_two", 6, &err);
-    jitanon_jitdump_write_move(&w, 1400, 4242, 4242, 0x2000, 0x3000, sizeof code2, 8, &err);
-    jitanon_jitdump_write_close(&w, 1500, &err);
+    jdrec_write(&w, jdrec_load(1300, 4242, 4242, 0x2000, code2, sizeof code2, 8, "fn_two"), &err);
+    jdrec_write(&w, jdrec_move(1400, 4242, 4242, 0x2000, 0x3000, sizeof code2, 8), &err);
+    jdrec_write(&w, jdrec_make(JITANON_JITDUMP_CODE_CLOSE, 1500), &err);
 }
 
 /* Iterates a whole dump; returns the terminal result (END on success). */
@@ -96,7 +95,7 @@ static jitanon_result jt_iterate(const void *data, size_t size, size_t *count, j
         jitanon_jitdump_debug_iter di;
         jitanon_jitdump_debug_entry e;
         (*count)++;
-        jitanon_jitdump_debug_iter_begin(&di, &rec, it.header.big_endian);
+        jitanon_jitdump_debug_iter_begin(&di, &rec);
         while (jitanon_jitdump_debug_iter_next(&di, &e)) {
             if (e.file.length) JT_CHECK(e.file.data != NULL);
         }
