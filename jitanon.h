@@ -41,16 +41,21 @@
        JITANON_API               override the linkage of public functions (default: extern)
        JITANON_MALLOC/REALLOC/FREE  default allocator (all three or none; default libc)
        JITANON_ASSERT(x)         internal invariant / API misuse checks (default: assert)
-       JITANON_NO_STDIO          remove the path- and FILE-based convenience functions
+       JITANON_NO_STDIO          remove the path- and FILE-based convenience functions; this
+                                 also leaves out the OS layer (as JITANON_NO_POSIX does)
        JITANON_NO_POSIX          never use POSIX calls (atomic output, ELF files, marker mmap,
                                  clock: they report JITANON_ERR_FEATURE_DISABLED).  Otherwise
                                  POSIX is used on every unix whatever the -std=: in strict
                                  mode this file defines _POSIX_C_SOURCE 200809L before the
                                  first system header, and stops with #error when the
-                                 including file included one first (then define
-                                 _POSIX_C_SOURCE=200809L or _GNU_SOURCE before any #include)
-       JITANON_NO_THREADS        leave POSIX threads out (jitanon_inject_opts.elf_threads is
-                                 then ignored); with glibc older than 2.34 link with -pthread
+                                 including file included one first, jitanon.h itself
+                                 included without the implementation counting too (then
+                                 define _POSIX_C_SOURCE=200809L or _GNU_SOURCE before any
+                                 #include)
+       JITANON_NO_THREADS        leave POSIX threads out (with jitanon_inject_opts.elf_threads
+                                 the calling thread then writes the files, reported as
+                                 JITANON_INJECT_FALLBACK_NO_THREADS); with glibc older than
+                                 2.34 link with -pthread
        JITANON_NO_SHA_NI         never use the x86 SHA extensions for build-ids (they are
                                  used, with gcc or clang on x86-64, when CPUID reports them)
        JITANON_USE_ZLIB          compress debug sections (needs -lz); otherwise disabled
@@ -68,13 +73,16 @@
    used from distinct threads at the same time.  The library starts threads only when
    asked to (jitanon_inject_opts.elf_threads).
 
-   Naming: one prefix per format (jitanon_jitdump_*, jitanon_perf_*, jitanon_elf_*,
-   jitanon_trim_*, jitanon_inject_*).  A caller-owned struct is set up by _init (_open
+   Naming: one prefix per format or part (jitanon_jitdump_*, jitanon_perf_*,
+   jitanon_elf_*, jitanon_rangemap_*, jitanon_trim_*, jitanon_inject_*, and the helpers
+   jitanon_membuf_*, jitanon_atomic_*).  A caller-owned struct is set up by _init (_open
    for a path) and torn down by _release; a heap object comes from _create or _load_*
    (which return a jitanon_result and the object through an out parameter, so the reason
    for a failure is not lost when err is NULL) and goes with _destroy; iterators are
-   _iter_begin and _iter_next.  Structs that other objects point into say so ("do not
-   copy"); the rest may be moved by value.
+   _iter_begin and _iter_next.  Where ending is itself an act that can fail it has its
+   own verb: a writer or builder _finish-es its output, a jitdump file _close-s (it
+   writes CODE_CLOSE), an atomic file _commit-s or _abort-s.  Structs that other objects
+   point into say so ("do not copy"); the rest may be moved by value.
 
    Revision history:
        0.2.0  The API made consistent; the implementation reorganised (the injector is a
@@ -94,6 +102,7 @@
                   jitanon_elf_builder_free -> ..._release
                 jitanon_jitdump_free -> jitanon_jitdump_destroy
                 jitanon_is_jitdump_marker -> jitanon_jitdump_is_marker
+                jitanon_sample_info -> jitanon_inject_sample
               Changed:
                 jitanon_trim_new(opts, err) -> jitanon_trim_create(opts, &t, err);
                   jitanon_trim_free -> jitanon_trim_destroy
@@ -122,6 +131,10 @@
                 jitanon_inject_opts.anon_mode, elf_layout, elf_files: their enum types
                 jitanon_perf_record.big_endian: the byte order of its views
                 jitanon_membuf: private fields added (zero-initialise it, as before)
+                jitanon_jitdump_stream: read_fn, user, buf, buf_cap moved into a private
+                  in_ (consumed, buf_len, buf_pos stay readable, updated by every call)
+                jitanon_perf_record.time_conv: now of the named type
+                  jitanon_perf_time_conv (same fields)
                 SAMPLED files with the PER_PROCESS layout are refused
               Removed: the ELF reader (jitanon_elf_parse, _segment_at, _section_at,
                 _find_section, _symbol_count, _symbol_at and 4 types; tests/elfread.h
@@ -1377,14 +1390,14 @@ typedef struct jitanon_inject_io {
 
 /* What a sample resolves to, in time order, after the injection decisions: the answer
    perf report will give for the output (see jitanon_inject_opts.on_sample). */
-typedef struct jitanon_sample_info {
+typedef struct jitanon_inject_sample {
     uint32_t pid, tid;
     uint64_t time, ip;
     jitanon_trim_kind kind;  /* JIT: a jitdump function; ANON/FILE: an mmap; NONE */
     jitanon_str name;        /* the function's name, or the mmap's file name */
     uint64_t start;          /* where that function or mapping piece starts */
     uint64_t code_index;     /* JIT only */
-} jitanon_sample_info;
+} jitanon_inject_sample;
 
 typedef struct jitanon_inject_opts {
     uint32_t begin_zero_;
@@ -1401,7 +1414,7 @@ typedef struct jitanon_inject_opts {
        never are).  When the threads cannot help, the calling thread writes and the
        fallback is reported (stats.fallbacks, io.log): per-process layout (one write per
        dump: JITANON_INJECT_FALLBACK_THREADS_UNUSED), or a build without POSIX threads or
-       no thread could start (JITANON_INJECT_FALLBACK_NO_THREADS). */
+       no thread could start (JITANON_INJECT_FALLBACK_NO_THREADS).  At most 64 are used. */
     uint32_t elf_threads;
     /* SAMPLED writes the files at the end, once every sample was seen (the output records
        are the same as with ALL; a file that then cannot be written is logged and its
@@ -1413,7 +1426,7 @@ typedef struct jitanon_inject_opts {
        addresses (perf mem), branch stacks, or user stacks that perf report unwinds itself
        (--call-graph=dwarf) through any jitted file
        (JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES).  Without output (out == NULL) no file
-       is written and neither ELF option is looked at. */
+       is written: the ELF options are only checked to be in range. */
     jitanon_elf_files elf_files;
     uint64_t max_round_bytes; /* a round larger than this is processed in parts; 0 = 256 MiB */
     jitanon_elf_opts elf;     /* passed to the ELF writer (allocator: ours when unset) */
@@ -1422,7 +1435,7 @@ typedef struct jitanon_inject_opts {
     /* Called for every SAMPLE with its resolution (user = io.user).  With out == NULL in
        jitanon_inject, nothing is written and no ELF is built: a profiler's symbolizer, the
        way samply reads jitdumps. */
-    void (*on_sample)(void *user, const jitanon_sample_info *sample);
+    void (*on_sample)(void *user, const jitanon_inject_sample *sample);
     uint32_t end_zero_;
 } jitanon_inject_opts;
 
@@ -1493,6 +1506,7 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
 #define jitanon_trim_free jitanon_trim_destroy
 #define jitanon_elf_builder_free jitanon_elf_builder_release
 #define jitanon_is_jitdump_marker jitanon_jitdump_is_marker
+#define jitanon_sample_info jitanon_inject_sample
 #define JITANON_JIT_CODE_LOAD JITANON_JITDUMP_CODE_LOAD
 #define JITANON_JIT_CODE_MOVE JITANON_JITDUMP_CODE_MOVE
 #define JITANON_JIT_CODE_DEBUG_INFO JITANON_JITDUMP_CODE_DEBUG_INFO
@@ -1561,7 +1575,7 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
 #ifndef JITANON_ASSERT
 #include <assert.h>
 #endif
-#include <stdlib.h> /* malloc (the default allocator), qsort */
+#include <stdlib.h> /* malloc (the default allocator) */
 #include <string.h>
 #include <stdarg.h>
 #ifndef JITANON_NO_STDIO
@@ -1587,7 +1601,7 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
 #include <unistd.h>
 #if !defined(_POSIX_VERSION) || _POSIX_VERSION < 200809L || !defined(O_CLOEXEC) || !defined(O_NOFOLLOW) || \
     !defined(CLOCK_MONOTONIC)
-#error "jitanon: POSIX.1-2008 is hidden in this file (a strict -std= and a system header included before the implementation): define _POSIX_C_SOURCE=200809L or _GNU_SOURCE before the first #include, or JITANON_NO_POSIX to build without file output, the jitdump marker and the clock"
+#error "jitanon: POSIX.1-2008 is hidden in this file (a strict -std= and a system header included before the implementation; an earlier #include of jitanon.h counts, it includes <stdint.h>): define _POSIX_C_SOURCE=200809L or _GNU_SOURCE before the first #include, or JITANON_NO_POSIX to build without file output, the jitdump marker and the clock"
 #define JITANON__POSIX 0 /* only the #error above, not a cascade */
 #else
 #define JITANON__POSIX 1
@@ -2031,8 +2045,8 @@ JITANON__PRIVATE int jitanon__host_big_endian(void)
        jitanon__inj_load_default, jitanon__inj_replaceable, jitanon__inj_write_default
                                 the injector's default file I/O
        jitanon__sha_ni_present  CPUID
-   The injector's writer threads (pthread) stay with the injector.  Path- and FILE-based
-   readers use only ISO C stdio. */
+       jitanon__sync_*, jitanon__thread_*   the injector's writer threads (pthreads)
+   Path- and FILE-based readers use only ISO C stdio. */
 
 JITANON_API unsigned jitanon_features(void)
 {
@@ -4829,14 +4843,11 @@ JITANON_API jitanon_result jitanon_perf_writer_write(jitanon_perf_writer *w, con
     return res;
 }
 
-JITANON__PRIVATE void jitanon__pw_sort_feats(jitanon_perf_feature *f, size_t n)
+/* Feature sections go out in bit order (each bit is added once). */
+JITANON__PRIVATE int jitanon__pw_feat_less(const void *ctx, uint32_t a, uint32_t b)
 {
-    size_t i, j;
-    for (i = 1; i < n; i++) { /* at most 255 entries */
-        jitanon_perf_feature t = f[i];
-        for (j = i; j > 0 && f[j - 1].bit > t.bit; j--) f[j] = f[j - 1];
-        f[j] = t;
-    }
+    const jitanon_perf_feature *f = (const jitanon_perf_feature *)ctx;
+    return f[a].bit < f[b].bit;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__pw_features(jitanon_perf_writer *w, jitanon_error *err)
@@ -4844,7 +4855,8 @@ JITANON__PRIVATE jitanon_result jitanon__pw_features(jitanon_perf_writer *w, jit
     uint64_t at = w->bytes_written + 16 * (uint64_t)w->feat_count_;
     size_t i;
     jitanon_result res = JITANON_OK;
-    jitanon__pw_sort_feats(w->feats_, w->feat_count_);
+    if (!jitanon__sort(&w->allocator_, w->feats_, w->feat_count_, sizeof *w->feats_, jitanon__pw_feat_less))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, w->bytes_written, "sorting the feature sections");
     for (i = 0; res == JITANON_OK && i < w->feat_count_; i++) {
         uint8_t e[16];
         jitanon__wr64(e, at, w->big_endian);
@@ -7221,7 +7233,8 @@ typedef struct jitanon__inj_func {
     uint64_t code_index, pgoff, code_addr;
     uint64_t mapped_size;   /* unwind data the runtime keeps mapped after the code */
     size_t path;            /* offset of the ELF path in the path pool */
-    jitanon_str name;       /* a view into the dump, which lives as long as the injector */
+    jitanon_str name;       /* a view into a loaded dump (which lives as long as the
+                               injector); not kept for a streamed one */
     int failed;             /* its file could not be written (told late by writer threads) */
     int hit;                /* JITANON_ELF_FILES_SAMPLED: a sample resolved into it */
 } jitanon__inj_func;
@@ -7461,7 +7474,7 @@ typedef struct jitanon__inj_job {
 struct jitanon__inj_pool {
     jitanon__sync sync;
     jitanon__thread *threads;
-    unsigned nthreads;
+    unsigned nthreads, threads_cap; /* running; allocated */
     jitanon__inj_job *jobs;
     size_t njobs;
     size_t head, take, tail;   /* counters: collected <= taken <= queued */
@@ -7497,7 +7510,7 @@ JITANON__PRIVATE void jitanon__inj_pool_free(jitanon__inj *j, jitanon__inj_pool 
     size_t i;
     for (i = 0; i < p->njobs; i++) jitanon_membuf_release(&p->jobs[i].buf);
     jitanon__free(&j->a, p->jobs, p->njobs * sizeof *p->jobs);
-    jitanon__free(&j->a, p->threads, p->nthreads * sizeof *p->threads);
+    jitanon__free(&j->a, p->threads, p->threads_cap * sizeof *p->threads);
     jitanon__free(&j->a, p, sizeof *p);
 }
 
@@ -7510,14 +7523,14 @@ JITANON__PRIVATE jitanon__inj_pool *jitanon__inj_pool_start(jitanon__inj *j, con
     memset(p, 0, sizeof *p);
     p->njobs = 64 + 32 * (size_t)want;
     p->jobs = (jitanon__inj_job *)jitanon__malloc(&j->a, p->njobs * sizeof *p->jobs);
+    if (p->jobs) memset(p->jobs, 0, p->njobs * sizeof *p->jobs); /* before any exit: the free releases them */
+    else p->njobs = 0;
     p->threads = (jitanon__thread *)jitanon__malloc(&j->a, want * sizeof *p->threads);
-    p->nthreads = want;
+    p->threads_cap = p->threads ? want : 0;
     if (!p->jobs || !p->threads || !jitanon__sync_init(&p->sync)) {
-        if (!p->jobs) p->njobs = 0;
         jitanon__inj_pool_free(j, p);
         return NULL;
     }
-    memset(p->jobs, 0, p->njobs * sizeof *p->jobs);
     for (i = 0; i < p->njobs; i++) p->jobs[i].buf.allocator = j->a;
     p->dir = dir;
     p->io = j->io;
@@ -7601,7 +7614,7 @@ JITANON__PRIVATE jitanon__inj_pool *jitanon__inj_threads(jitanon__inj *j, const 
     jitanon__inj_pool *p = j->opts->elf_threads ? jitanon__inj_pool_start(j, dir) : NULL;
     if (!p && j->opts->elf_threads)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_NO_THREADS,
-                              "elf_threads: no writer thread could be started; the calling thread writes the ELF files");
+                              "elf_threads: no writer thread could be started (or allocated); the calling thread writes the ELF files");
     return p;
 #else
     (void)j;
@@ -7744,27 +7757,10 @@ JITANON__PRIVATE int jitanon__inj_ev_less(const void *ctx, uint32_t a, uint32_t 
     return e[a].time < e[b].time || (e[a].time == e[b].time && e[a].seq < e[b].seq);
 }
 
-/* Sorts an event array by (time, seq) through an index permutation. */
+/* Sorts an event array by (time, seq); 0 when out of memory. */
 JITANON__PRIVATE int jitanon__inj_sort_events(jitanon__inj *j, jitanon__inj_event *ev, size_t n)
 {
-    uint32_t *idx, *tmp;
-    jitanon__inj_event *copy;
-    size_t i, bytes;
-    if (n < 2) return 1;
-    if (n > UINT32_MAX || !jitanon__mul_size(n, sizeof *ev, &bytes)) return 0;
-    idx = (uint32_t *)jitanon__malloc(&j->a, n * sizeof *idx);
-    tmp = (uint32_t *)jitanon__malloc(&j->a, n * sizeof *tmp);
-    copy = (jitanon__inj_event *)jitanon__malloc(&j->a, bytes);
-    if (idx && tmp && copy) {
-        for (i = 0; i < n; i++) idx[i] = (uint32_t)i;
-        jitanon__msort(idx, tmp, n, jitanon__inj_ev_less, ev);
-        memcpy(copy, ev, bytes);
-        for (i = 0; i < n; i++) ev[i] = copy[idx[i]];
-    }
-    jitanon__free(&j->a, idx, n * sizeof *idx);
-    jitanon__free(&j->a, tmp, n * sizeof *tmp);
-    jitanon__free(&j->a, copy, bytes);
-    return idx && tmp && copy;
+    return jitanon__sort(&j->a, ev, n, sizeof *ev, jitanon__inj_ev_less);
 }
 
 /* -- reading a dump: from memory, or streamed from its file ------------------------------ */
@@ -8652,7 +8648,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
 
 JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_rec *r)
 {
-    jitanon_sample_info s;
+    jitanon_inject_sample s;
     jitanon_range where;
     memset(&s, 0, sizeof s);
     s.pid = r->pid;

@@ -87,7 +87,7 @@ static void load_map(profile *p, uint32_t pid)
     fclose(f);
 }
 
-static void on_sample(void *user, const jitanon_sample_info *s)
+static void on_sample(void *user, const jitanon_inject_sample *s)
 {
     profile *p = (profile *)user;
     char name[512];

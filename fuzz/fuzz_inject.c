@@ -152,7 +152,7 @@ static void io_progress(void *user, uint64_t bytes_done)
     (void)bytes_done;
 }
 
-static void on_sample(void *user, const jitanon_sample_info *s)
+static void on_sample(void *user, const jitanon_inject_sample *s)
 {
     world *w = (world *)user;
     volatile uint8_t x = 0;

@@ -453,7 +453,8 @@ static void test_inject_alloc_failures(void)
     io.give_dump = io.elf_ok = 1;
     ti_build_perf(&perf, 1, JITANON_PERF_FILE);
     ti_build_dump(&io.dump);
-    for (k = 1; k < 400; k++) {
+    /* k < 400: without writer threads; from 400 on: with one (its ring and thread table) */
+    for (k = 1; k < 800; k++) {
         jt_alloc a;
         jitanon_inject_opts o;
         jitanon_error err;
@@ -464,11 +465,15 @@ static void test_inject_alloc_failures(void)
         o.allocator = jt_allocator(&a);
         o.elf.allocator = o.allocator;
         o.jitdump.allocator = o.allocator;
-        a.fail_at = k;
+        o.elf_threads = k >= 400; /* one thread: ti_write_elf counts without a lock */
+        a.fail_at = k >= 400 ? k - 399 : k;
         r = ti_inject(&perf, &o, &io, v, &n, NULL, &err, JITANON_PERF_FILE);
         JT_CHECK(r == JITANON_OK || jt_is_typed_error(r));
         JT_CHECK_EQ_U(a.live_bytes, 0);
-        if (r == JITANON_OK && a.calls < k) break; /* no allocation left to fail */
+        if (r == JITANON_OK && a.calls < a.fail_at) {
+            if (k >= 400) break; /* no allocation left to fail */
+            k = 399;
+        }
     }
     jitanon_membuf_release(&perf);
     jitanon_membuf_release(&io.dump);
@@ -754,7 +759,7 @@ static void test_inject_contract_random(void)
     JT_CHECK(failures > 0);
 }
 
-static void ti_on_sample_record(void *user, const jitanon_sample_info *si)
+static void ti_on_sample_record(void *user, const jitanon_inject_sample *si)
 {
     ti_seen *s = &((ti_io *)user)->seen;
     size_t len = si->name.length < 31 ? si->name.length : 31;
@@ -946,7 +951,7 @@ static int tt_file_cmp(const void *a, const void *b)
     return strcmp(((const tt_file *)a)->name, ((const tt_file *)b)->name);
 }
 
-static void tt_on_sample(void *user, const jitanon_sample_info *si)
+static void tt_on_sample(void *user, const jitanon_inject_sample *si)
 {
     tt_io *io = (tt_io *)user;
     size_t i;
