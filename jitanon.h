@@ -132,7 +132,8 @@
                 jitanon_perf_record.big_endian: the byte order of its views
                 jitanon_membuf: private fields added (zero-initialise it, as before)
                 jitanon_jitdump_stream: read_fn, user, buf, buf_cap moved into a private
-                  in_ (consumed, buf_len, buf_pos stay readable, updated by every call)
+                  in_; buf_len and buf_pos became `pending` (their difference); it and
+                  `consumed` are updated by every call
                 jitanon_perf_record.time_conv: now of the named type
                   jitanon_perf_time_conv (same fields)
                 SAMPLED files with the PER_PROCESS layout are refused
@@ -447,10 +448,10 @@ typedef struct jitanon_jitdump_stream {
     int have_header;
     jitanon_allocator allocator;
     uint64_t max_record_size, next_index;
-    /* Progress after every call: `consumed` is the input offset of the next record and
-       buf_len - buf_pos bytes are read but not consumed yet (an incomplete record). */
+    /* Progress after every call: `consumed` is the input offset of the next record;
+       `pending` bytes are read but not consumed yet (an incomplete header or record). */
     uint64_t consumed;
-    size_t buf_len, buf_pos;
+    size_t pending;
     jitanon__input in_; /* internal */
 } jitanon_jitdump_stream;
 
@@ -3091,8 +3092,7 @@ JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s
         jitanon__jitdump_count(&s->stats, rec);
     }
     s->consumed = s->in_.off;
-    s->buf_len = s->in_.len;
-    s->buf_pos = s->in_.pos;
+    s->pending = s->in_.len - s->in_.pos;
     return r;
 }
 
@@ -3100,7 +3100,7 @@ JITANON_API void jitanon_jitdump_stream_release(jitanon_jitdump_stream *s)
 {
     if (!s) return;
     jitanon__in_free(&s->in_, &s->allocator);
-    s->buf_len = s->buf_pos = 0;
+    s->pending = 0;
 }
 
 /* Takes ownership of `data` (allocated with opts' allocator, `cap` bytes).  Errors go
@@ -7831,7 +7831,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_scan(jitanon__inj *j, const char *p
         memset(sum, 0, sizeof *sum);
         sum->header = st.header;
         sum->loads = st.stats.by_id[JITANON_JITDUMP_CODE_LOAD];
-        if (st.buf_len > st.buf_pos) /* what a crashed or still-running JIT left */
+        if (st.pending) /* what a crashed or still-running JIT left */
             JITANON__FAIL(&sum->tail_error, JITANON_ERR_TRUNCATED, st.consumed, "record %U is cut short",
                           st.next_index);
     }

@@ -190,12 +190,12 @@ int main(int argc, char **argv)
         if (!summary && !check) print_record(&rec);
         if (check) check_record(&cs, &rec);
     }
-    if (r == JITANON_AGAIN && s.have_header && s.buf_len == s.buf_pos) {
+    if (r == JITANON_AGAIN && s.have_header && s.pending == 0) {
         r = JITANON_END; /* clean end of file */
     } else if (r == JITANON_AGAIN) {
-        if (!s.have_header) fprintf(stderr, "%s: error: truncated header (%zu bytes)\n", path, s.buf_len - s.buf_pos);
+        if (!s.have_header) fprintf(stderr, "%s: error: truncated header (%zu bytes)\n", path, s.pending);
         else fprintf(stderr, "%s: truncated tail at byte %" PRIu64 ": record %" PRIu64 " incomplete (%zu bytes present)\n",
-                     path, s.consumed, s.next_index, s.buf_len - s.buf_pos);
+                     path, s.consumed, s.next_index, s.pending);
         rc = 1;
     } else {
         char msg[256];
