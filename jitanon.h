@@ -6603,7 +6603,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_unwind(jitanon__elfw *w, jitanon_er
 }
 
 /* -- Build-id: SHA-1 over tagged, length-prefixed (name, address, code) of every function
-   (hashed as each is added, see jitanon__elf_hash_func), then the machine and the count:
+   (hashed as each is added, in jitanon_elf_builder_add), then the machine and the count:
    deterministic, and different whenever any function differs. -- */
 
 JITANON__PRIVATE void jitanon__elf_build_id(jitanon__elfw *w)
