@@ -1357,6 +1357,26 @@ typedef enum jitanon_anon_mode {
     JITANON_ANON_KEEP = 2   /* strip nothing */
 } jitanon_anon_mode;
 
+/* Samples that ran in a function before the JIT wrote its CODE_LOAD (HotSpot posts
+   CompiledMethodLoad asynchronously; other runtimes batch their records).  NAME maps the
+   function from earlier than its load - at the earliest `late_window_ns` before it, and
+   not before its code's anonymous mapping is seen - when nothing else was ever described
+   at its addresses: no earlier LOAD or MOVE of the process's dumps overlaps it, and when
+   the claim starts the range lies inside one trimmable (//anon, [anon:, /memfd:) mapping,
+   or such a mapping appears over it before the load.  So a sample there can only have
+   run that function's code (or code no jitdump describes, which the window bounds).
+   The output stays in time order: the function's MMAP2 carries the earlier time and the
+   //anon mmaps after it are trimmed around it.  It needs the whole dump before the
+   samples: file input and anon_mode = RANGE; otherwise the run keeps KEEP and reports a
+   fallback (stats.fallbacks, io.log). */
+typedef enum jitanon_late_mode {
+    JITANON_LATE_KEEP = 0, /* a function is mapped from its CODE_LOAD on (perf's rule) */
+    JITANON_LATE_NAME = 1  /* back-date the mapping as described above */
+} jitanon_late_mode;
+
+/* The default window for JITANON_LATE_NAME (see the README for the measurements). */
+#define JITANON_LATE_WINDOW_DEFAULT_NS 100000000u
+
 typedef enum jitanon_elf_layout {
     JITANON_ELF_PER_FUNCTION = 0, /* jitted-<pid>-<code_index>.so, as perf writes them */
     JITANON_ELF_PER_PROCESS = 1   /* one jitted-<pid>.so holding every function */
@@ -1430,6 +1450,8 @@ typedef struct jitanon_inject_opts {
        is written: the ELF options are only checked to be in range. */
     jitanon_elf_files elf_files;
     uint64_t max_round_bytes; /* a round larger than this is processed in parts; 0 = 256 MiB */
+    jitanon_late_mode late;   /* samples before their function's CODE_LOAD (see the enum) */
+    uint64_t late_window_ns;  /* how far a load may be back-dated; 0 = JITANON_LATE_WINDOW_DEFAULT_NS */
     jitanon_elf_opts elf;     /* passed to the ELF writer (allocator: ours when unset) */
     jitanon_jitdump_opts jitdump; /* passed to the jitdump loader */
     jitanon_inject_io io;
@@ -1448,7 +1470,10 @@ typedef enum jitanon_inject_fallback {
     JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES = 2, /* elf_files SAMPLED, addresses beyond ips and callchains:
                                                       every file written */
     JITANON_INJECT_FALLBACK_NO_THREADS = 4,        /* elf_threads, no thread support or none started */
-    JITANON_INJECT_FALLBACK_THREADS_UNUSED = 8     /* elf_threads with per-process files */
+    JITANON_INJECT_FALLBACK_THREADS_UNUSED = 8,    /* elf_threads with per-process files */
+    JITANON_INJECT_FALLBACK_LATE_PIPE = 16,        /* late NAME with pipe input (the dumps may still
+                                                      grow): KEEP */
+    JITANON_INJECT_FALLBACK_LATE_ANON = 32         /* late NAME with anon_mode ALL or KEEP: KEEP */
 } jitanon_inject_fallback;
 
 typedef struct jitanon_inject_stats {
@@ -1459,6 +1484,8 @@ typedef struct jitanon_inject_stats {
     uint64_t elf_files, elf_bytes, elf_refused;
     uint64_t rounds, largest_round_bytes;
     uint64_t fallbacks; /* jitanon_inject_fallback bits */
+    uint64_t late_loads;   /* late NAME: loads mapped before their CODE_LOAD */
+    uint64_t late_samples; /* late NAME: samples whose ip fell in such a function before its load */
 } jitanon_inject_stats;
 
 /* Reads every record `in` has not read yet and writes the injected stream to `out`
@@ -7237,14 +7264,18 @@ typedef struct jitanon__inj_func {
                                injector); not kept for a streamed one */
     int failed;             /* its file could not be written (told late by writer threads) */
     int hit;                /* JITANON_ELF_FILES_SAMPLED: a sample resolved into it */
+    uint64_t late_until;    /* late NAME: the time of its LOAD when it was mapped earlier, else 0 */
 } jitanon__inj_func;
 
-/* A CODE_LOAD or CODE_MOVE, in perf time. */
+/* A CODE_LOAD or CODE_MOVE, in perf time.  A late-NAME candidate is due at the start of
+   the window it may claim (`time`) and keeps its LOAD's own time in `load_time`. */
 typedef struct jitanon__inj_event {
     uint64_t time, seq;
     uint64_t start, size;
     size_t func;
     int is_move;
+    int late;
+    uint64_t load_time;
 } jitanon__inj_event;
 
 /* What the injector needs to know of a dump before walking it: what a load tells, and
@@ -7269,6 +7300,7 @@ typedef struct jitanon__inj_dump {
     size_t count, cap, next;
     size_t first_func, nfuncs; /* its functions in jitanon__inj_jit.funcs, in dump order */
     uint64_t text_base;     /* pgoff of the code in a per-function file */
+    uint64_t marker_time;   /* nothing of it is mapped before its marker */
 } jitanon__inj_dump;
 
 /* What happens to a buffered input record. */
@@ -7336,6 +7368,14 @@ typedef struct jitanon__inj_jit {
     int have_time_conv;
     uint32_t marker_cpu;
     uint64_t seq;
+    /* late NAME: candidates whose range was not yet inside an anonymous mapping when their
+       window opened, sorted by (load_time, seq); each is applied when such a mapping
+       appears over it, or at its load. */
+    int late;
+    uint64_t late_window;
+    jitanon__inj_event *waiting;
+    size_t nwaiting, waiting_cap;
+    jitanon_rangemap described; /* scratch of jitanon__inj_backdate */
 } jitanon__inj_jit;
 
 /* Write: the output stream. */
@@ -7856,6 +7896,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_event(jitanon__inj *j, jitanon
     e->size = size;
     e->func = func;
     e->is_move = is_move;
+    e->late = 0;
+    e->load_time = time;
     return JITANON_OK;
 }
 
@@ -7889,6 +7931,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->code_addr = r->load.code_addr;
     f->mapped_size = p->have_unwind ? p->unwind.unwind.mapped_size : 0;
     f->failed = f->hit = 0;
+    f->late_until = 0;
     j->st->loads++;
     return jitanon__inj_push_event(j, jd, jitanon__inj_time(j, jd, r->timestamp), r->load.code_addr,
                                    jitanon__inj_map_len(r->load.code_size, f->mapped_size), jt->nfuncs - 1, 0);
@@ -8320,6 +8363,40 @@ JITANON__PRIVATE const jitanon__elfout_ops *jitanon__elfout_pick(const jitanon__
     return JITANON__THREADS && j->opts->elf_threads ? &jitanon__eo_threads : &jitanon__eo_direct;
 }
 
+/* Late NAME: a LOAD that no earlier LOAD or MOVE of the dump overlaps becomes due
+   `late_window` before its own time (never before its marker): until then nothing the
+   dump describes was at its addresses.  Whether the claim holds - the range inside an
+   anonymous mapping - is decided when it comes due (jitanon__inj_late_due).  `events`
+   are in time order here. */
+JITANON__PRIVATE jitanon_result jitanon__inj_backdate(jitanon__inj *j, jitanon__inj_dump *jd)
+{
+    jitanon_rangemap *seen = &j->jit.described;
+    jitanon_result res = JITANON_OK;
+    size_t i;
+    jitanon_rangemap_release(seen);
+    for (i = 0; i < jd->count && res == JITANON_OK; i++) {
+        jitanon__inj_event *e = &jd->events[i];
+        jitanon_rangemap_iter it;
+        jitanon_range any;
+        if (e->size == 0) continue;
+        jitanon_rangemap_iter_begin(&it, seen, e->start, e->size);
+        if (!e->is_move && !jitanon_rangemap_iter_next(&it, &any)) {
+            uint64_t from = e->time > j->jit.late_window ? e->time - j->jit.late_window : 0;
+            if (from < jd->marker_time) from = jd->marker_time;
+            if (from < e->time) {
+                e->late = 1;
+                e->load_time = e->time;
+                e->time = from;
+            }
+        }
+        res = jitanon_rangemap_assign(seen, e->start, e->size, 1, 0, j->err);
+        if (res == JITANON_ERR_INVALID_ARGUMENT) res = JITANON_OK; /* a wrapping range is never mapped */
+    }
+    jitanon_rangemap_release(seen);
+    if (res == JITANON_OK && !jitanon__inj_sort_events(j, jd->events, jd->count)) res = jitanon__inj_nomem(j, "event sort");
+    return res;
+}
+
 /* Turns one dump into ELF files and its sorted jit events. */
 JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitanon__inj_dump *jd)
 {
@@ -8332,6 +8409,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
     if (res == JITANON_OK && o->ops->end) res = o->ops->end(j, o, jd);
     if (res == JITANON_OK && !jitanon__inj_sort_events(j, jd->events, jd->count))
         res = jitanon__inj_nomem(j, "event sort");
+    if (res == JITANON_OK && j->jit.late) res = jitanon__inj_backdate(j, jd);
     jd->next = 0;
     return res;
 }
@@ -8436,6 +8514,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
     memset(&jd, 0, sizeof jd);
     jd.pid = r->pid;
     jd.tid = r->tid;
+    jd.marker_time = r->time;
     if (!jitanon__inj_open_dump(j, name, &jd, found, sizeof found)) {
         j->st->dumps_failed++;
         return JITANON_OK; /* its process is left as it was recorded */
@@ -8494,33 +8573,108 @@ JITANON__PRIVATE jitanon_trim_event jitanon__inj_trim_event(uint32_t pid, uint64
     return e;
 }
 
-/* Applies every jit event up to `time` (all of them when `all`). */
-JITANON__PRIVATE jitanon_result jitanon__inj_apply_until(jitanon__inj *j, uint64_t time, int all)
+/* Maps the function of jit event `e` from `time` on: the engine learns it, and its MMAP2
+   is synthesized with that time. */
+JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitanon__inj_event *e, uint64_t time)
 {
     jitanon__inj_buf *rd = &j->round;
-    size_t which = 0;
-    jitanon__inj_event *e;
-    while ((e = jitanon__inj_next_event(j, &which)) != NULL && (all || e->time <= time)) {
-        const jitanon__inj_func *f = &j->jit.funcs[e->func];
-        jitanon__inj_synth *s;
-        jitanon_result res = JITANON_OK;
-        j->jit.dumps[which].next++;
-        if (e->size == 0) continue;
-        if (j->opts->anon_mode == JITANON_ANON_RANGE) {
-            jitanon_trim_event te = jitanon__inj_trim_event(f->pid, e->time, e->start, e->size, 0, JITANON_TRIM_JIT, e->func);
-            res = e->is_move ? jitanon_trim_move(j->maps.trim, &te, j->err) : jitanon_trim_load(j->maps.trim, &te, j->err);
-        }
-        if (res != JITANON_OK && res != JITANON_ERR_INVALID_ARGUMENT) return res; /* wrapping ranges: skip */
-        if (!jitanon__grow(&j->a, (void **)&rd->synth, &rd->synth_cap, rd->nsynth + 1, sizeof *s))
-            return jitanon__inj_nomem(j, "synthesized mmaps");
-        s = &rd->synth[rd->nsynth++];
-        s->time = e->time;
-        s->seq = e->seq;
-        s->start = e->start;
-        s->size = e->size;
-        s->func = e->func;
+    jitanon__inj_func *f = &j->jit.funcs[e->func];
+    jitanon__inj_synth *s;
+    jitanon_result res = JITANON_OK;
+    if (j->opts->anon_mode == JITANON_ANON_RANGE) {
+        jitanon_trim_event te = jitanon__inj_trim_event(f->pid, time, e->start, e->size, 0, JITANON_TRIM_JIT, e->func);
+        res = e->is_move ? jitanon_trim_move(j->maps.trim, &te, j->err) : jitanon_trim_load(j->maps.trim, &te, j->err);
+    }
+    if (res == JITANON_ERR_INVALID_ARGUMENT) return JITANON_OK; /* wrapping ranges: skip */
+    if (res != JITANON_OK) return res;
+    if (!jitanon__grow(&j->a, (void **)&rd->synth, &rd->synth_cap, rd->nsynth + 1, sizeof *s))
+        return jitanon__inj_nomem(j, "synthesized mmaps");
+    s = &rd->synth[rd->nsynth++];
+    s->time = time;
+    s->seq = e->seq;
+    s->start = e->start;
+    s->size = e->size;
+    s->func = e->func;
+    if (e->late && time < e->load_time) {
+        f->late_until = e->load_time;
+        j->st->late_loads++;
     }
     return JITANON_OK;
+}
+
+/* -- late NAME: the claim of a load that came due before its own time -------------------- */
+
+/* Its window opened: mapped now when the range lies inside a trimmable mapping (the
+   memory the JIT will put the function in), else it waits for one to appear over it
+   (jitanon__inj_late_mapped) or for its own load. */
+JITANON__PRIVATE jitanon_result jitanon__inj_late_due(jitanon__inj *j, const jitanon__inj_event *e)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    uint32_t pid = jt->funcs[e->func].pid;
+    size_t at;
+    if (jitanon_trim_resolve(j->maps.trim, pid, e->start, NULL) == JITANON_TRIM_ANON &&
+        jitanon_trim_resolve(j->maps.trim, pid, e->start + (e->size - 1), NULL) == JITANON_TRIM_ANON)
+        return jitanon__inj_apply(j, e, e->time);
+    if (!jitanon__grow(&j->a, (void **)&jt->waiting, &jt->waiting_cap, jt->nwaiting + 1, sizeof *jt->waiting))
+        return jitanon__inj_nomem(j, "late loads");
+    at = jt->nwaiting;
+    while (at > 0 && (jt->waiting[at - 1].load_time > e->load_time ||
+                      (jt->waiting[at - 1].load_time == e->load_time && jt->waiting[at - 1].seq > e->seq)))
+        at--;
+    memmove(jt->waiting + at + 1, jt->waiting + at, (jt->nwaiting - at) * sizeof *jt->waiting);
+    jt->waiting[at] = *e;
+    jt->nwaiting++;
+    return JITANON_OK;
+}
+
+/* Removes waiting claim `i` and maps it from `time`. */
+JITANON__PRIVATE jitanon_result jitanon__inj_late_take(jitanon__inj *j, size_t i, uint64_t time)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    jitanon__inj_event e = jt->waiting[i];
+    memmove(jt->waiting + i, jt->waiting + i + 1, (jt->nwaiting - i - 1) * sizeof *jt->waiting);
+    jt->nwaiting--;
+    return jitanon__inj_apply(j, &e, time);
+}
+
+/* A trimmable mapping of `r->pid` appears: the waiting claims it covers start now,
+   before the engine trims the mapping around them. */
+JITANON__PRIVATE jitanon_result jitanon__inj_late_mapped(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    size_t i = 0;
+    jitanon_result res = JITANON_OK;
+    while (i < jt->nwaiting && res == JITANON_OK) {
+        const jitanon__inj_event *w = &jt->waiting[i];
+        if (jt->funcs[w->func].pid == r->pid && w->start >= r->start && w->start - r->start < r->len &&
+            w->size <= r->len - (w->start - r->start) && w->load_time > r->time)
+            res = jitanon__inj_late_take(j, i, r->time);
+        else i++;
+    }
+    return res;
+}
+
+/* Applies every jit event up to `time` (all of them when `all`), waiting late claims at
+   their own load times, in time order. */
+JITANON__PRIVATE jitanon_result jitanon__inj_apply_until(jitanon__inj *j, uint64_t time, int all)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    size_t which = 0;
+    jitanon_result res = JITANON_OK;
+    while (res == JITANON_OK) {
+        jitanon__inj_event *e = jitanon__inj_next_event(j, &which);
+        const jitanon__inj_event *w = jt->nwaiting ? &jt->waiting[0] : NULL;
+        if (w && (all || w->load_time <= time) &&
+            (!e || w->load_time < e->time || (w->load_time == e->time && w->seq < e->seq))) {
+            res = jitanon__inj_late_take(j, 0, w->load_time);
+            continue;
+        }
+        if (!e || !(all || e->time <= time)) break;
+        jt->dumps[which].next++;
+        if (e->size == 0) continue;
+        res = e->late ? jitanon__inj_late_due(j, e) : jitanon__inj_apply(j, e, e->time);
+    }
+    return res;
 }
 
 /* Interns (name, pgoff - start): equal identities get equal map_ids, which lets the
@@ -8575,6 +8729,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
         return JITANON_OK;
     }
     if (!j->maps.trim) return JITANON_OK; /* --anon=keep/all without a symbolizer: nothing to track */
+    if (dumped && j->jit.nwaiting && (res = jitanon__inj_late_mapped(j, r)) != JITANON_OK) return res;
     if ((res = jitanon__inj_ident_of(j, name, r->name_len, r->pgoff - r->start, &map_id)) != JITANON_OK) return res;
     te = jitanon__inj_trim_event(r->pid, r->time, r->start, r->len, r->pgoff, kind, map_id);
     res = jitanon_trim_mmap(j->maps.trim, &te, &p, &n, j->err);
@@ -8669,6 +8824,15 @@ JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_r
     j->opts->on_sample(j->io.user, &s);
 }
 
+/* Counts a sample that a late claim named. */
+JITANON__PRIVATE void jitanon__inj_late_sample(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon_range where;
+    if (jitanon_trim_resolve(j->maps.trim, r->pid, r->start, &where) == JITANON_TRIM_JIT &&
+        where.id < j->jit.nfuncs && j->jit.funcs[where.id].late_until > r->time)
+        j->st->late_samples++;
+}
+
 /* Decide: replays one buffered record in time order. */
 JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__inj_rec *r)
 {
@@ -8682,6 +8846,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
     }
     if (r->type == JITANON_PERF_RECORD_SAMPLE) {
         j->st->samples++;
+        if (j->st->late_loads) jitanon__inj_late_sample(j, r);
         if (j->opts->on_sample) jitanon__inj_resolve(j, r);
         if (j->elf.ops->sample) j->elf.ops->sample(j, &j->elf, r);
     }
@@ -8868,6 +9033,8 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, jt->dumps, jt->dumps_cap * sizeof *jt->dumps);
     jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
     jitanon__hmap_free(&jt->pids, &j->a);
+    jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);
+    jitanon_rangemap_release(&jt->described);
     jitanon_membuf_release(&jt->paths);
     jitanon_membuf_release(&jt->pend_debug);
     jitanon_membuf_release(&jt->pend_unwind);
@@ -8912,6 +9079,29 @@ JITANON__PRIVATE jitanon_result jitanon__inj_sampled(jitanon__inj *j, int *sampl
     return JITANON_OK;
 }
 
+/* Late NAME needs the whole dump before the samples and the anon mmaps it trims. */
+JITANON__PRIVATE jitanon_result jitanon__inj_late_start(jitanon__inj *j)
+{
+    const jitanon_inject_opts *o = j->opts;
+    jitanon_rangemap_init(&j->jit.described, &j->a);
+    if ((unsigned)o->late > JITANON_LATE_NAME)
+        return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown late mode");
+    if (o->late != JITANON_LATE_NAME) return JITANON_OK;
+    if (o->anon_mode != JITANON_ANON_RANGE)
+        jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_LATE_ANON,
+                              "late = NAME claims code in trimmed anonymous mappings, which anon_mode ALL and KEEP do "
+                              "not trim: functions are mapped from their loads");
+    else if (j->in->mode != JITANON_PERF_FILE)
+        jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_LATE_PIPE,
+                              "late = NAME needs each whole jitdump before the samples, which a pipe (a recording "
+                              "still running) does not promise: functions are mapped from their loads");
+    else {
+        j->jit.late = 1;
+        j->jit.late_window = o->late_window_ns ? o->late_window_ns : JITANON_LATE_WINDOW_DEFAULT_NS;
+    }
+    return JITANON_OK;
+}
+
 /* Checks the options against each other and sets up the stages. */
 JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitanon_inject_opts *opts,
                                                    jitanon_inject_opts *defaults)
@@ -8939,6 +9129,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     j->jit.dump_opts = opts->jitdump;
     j->jit.dump_opts.no_records = 1;
     if ((res = jitanon__inj_sampled(j, &sampled)) != JITANON_OK) return res;
+    if ((res = jitanon__inj_late_start(j)) != JITANON_OK) return res;
     if (j->out.w && opts->elf_threads && opts->elf_layout == JITANON_ELF_PER_PROCESS)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_THREADS_UNUSED,
                               "elf_threads: a per-process file is one write per dump; the calling thread writes it");

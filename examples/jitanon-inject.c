@@ -3,7 +3,8 @@
 
    jitanon-inject [-i IN] [-o OUT] [-j] [-f] [-v] [--anon=range|all|keep]
                   [--elf=function|process] [--elf-dir DIR] [--jitdump-dir DIR]
-                  [--elf-files=all|sampled] [--threads N] [--stats]  */
+                  [--elf-files=all|sampled] [--late=keep|name] [--late-window MS]
+                  [--threads N] [--stats]  */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
@@ -44,6 +45,12 @@ static void usage(FILE *f)
             "                          only ones perf report opens; not for pipes, dwarf\n"
             "                          call graphs, branch stacks or data addresses: all then)\n"
             "      --jitdump-dir DIR   look for jit-<pid>.dump in DIR when the recorded path fails\n"
+            "      --late=MODE         keep (default): a function is mapped from its load record on;\n"
+            "                          name: samples that ran in a function shortly before the JIT\n"
+            "                          wrote its load record are named after it, when nothing else\n"
+            "                          was ever described at those addresses (file input only)\n"
+            "      --late-window MS    how long before its load record a function may be named\n"
+            "                          (default 100 ms)\n"
             "      --threads N         threads creating per-function ELF files (default: one per\n"
             "                          online CPU, at most 8; 0: write them in the main thread)\n"
             "      --stats             print counters on stderr when done\n"
@@ -90,6 +97,8 @@ static void print_stats(const jitanon_inject_stats *s)
             s->records_in, s->records_out, s->samples, s->markers, s->dumps_loaded, s->dumps_failed, s->loads, s->moves,
             s->mmaps_synthesized, s->anon_kept, s->anon_split, s->anon_pieces, s->anon_dropped, s->elf_files, s->elf_bytes,
             s->elf_refused, s->rounds, s->largest_round_bytes);
+    if (s->late_loads) fprintf(stderr, "late loads named %" PRIu64 ", samples before their load named %" PRIu64 "\n",
+                               s->late_loads, s->late_samples);
     if (s->fallbacks) fprintf(stderr, "fallbacks %#" PRIx64 " (see the messages above)\n", s->fallbacks);
 }
 
@@ -129,7 +138,17 @@ int main(int argc, char **argv)
         else if ((v = arg_value(argc, argv, &i, "--output", "-o"))) out = v;
         else if ((v = arg_value(argc, argv, &i, "--elf-dir", NULL))) o.elf_dir = v;
         else if ((v = arg_value(argc, argv, &i, "--jitdump-dir", NULL))) o.jitdump_dir = v;
-        else if ((v = arg_value(argc, argv, &i, "--threads", NULL))) {
+        else if ((v = arg_value(argc, argv, &i, "--late", NULL))) {
+            if (!strcmp(v, "keep")) o.late = JITANON_LATE_KEEP;
+            else if (!strcmp(v, "name")) o.late = JITANON_LATE_NAME;
+            else return fprintf(stderr, "jitanon-inject: --late takes keep or name\n"), 2;
+        } else if ((v = arg_value(argc, argv, &i, "--late-window", NULL))) {
+            char *end;
+            unsigned long n = strtoul(v, &end, 10);
+            if (!*v || *end || n == 0 || n > 3600000)
+                return fprintf(stderr, "jitanon-inject: --late-window takes 1 to 3600000 (milliseconds)\n"), 2;
+            o.late_window_ns = (uint64_t)n * 1000000u;
+        } else if ((v = arg_value(argc, argv, &i, "--threads", NULL))) {
             char *end;
             unsigned long n = strtoul(v, &end, 10);
             if (!*v || *end || n > 64) return fprintf(stderr, "jitanon-inject: --threads takes 0 to 64\n"), 2;

@@ -8,7 +8,13 @@
    with jitanon.h's writer API) and one stub that is left out of the jitdump and named
    only in /tmp/perf-<pid>.map.  Then it spends time in every function.
 
+   --late MS writes each function's load record MS milliseconds after its code, as a JIT
+   that posts its records asynchronously does (HotSpot), and prints the truth for every
+   function when its code is written: "code <name> <hex address> <size> <ns>" (the time
+   on the jitdump clock), so a test knows which function every sample ran.
+
    usage: tinyjit [-d DUMPDIR] [-p PAGES] [-f FUNCS_PER_PAGE] [-t MILLISECONDS] [--no-map]
+                  [--late MS]
    Prints "pid <pid>" first.  The caller removes /tmp/perf-<pid>.map and the dump. */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
@@ -23,6 +29,13 @@
 
 typedef uint32_t (*jit_fn)(void);
 
+/* A load record not written yet (--late). */
+typedef struct late_load {
+    uint8_t *code;
+    size_t pg, k;
+    uint64_t written;
+} late_load;
+
 typedef struct tinyjit {
     uint8_t *region;
     size_t page, pages, funcs;
@@ -30,7 +43,43 @@ typedef struct tinyjit {
     FILE *map;
     jit_fn *fns;
     size_t nfns;
+    uint64_t late_ns;
+    late_load *late;
+    size_t nlate, late_done;
 } tinyjit;
+
+static int write_load(tinyjit *t, uint8_t *code, size_t pg, size_t k)
+{
+    jitanon_error err;
+    jitanon_jitdump_record rec;
+    char name[64];
+    sprintf(name, "tinyjit_fn_p%zu_%zu", pg, k);
+    memset(&rec, 0, sizeof rec);
+    rec.id = JITANON_JITDUMP_CODE_LOAD;
+    rec.timestamp = jitanon_jitdump_now();
+    rec.load.pid = rec.load.tid = (uint32_t)getpid();
+    rec.load.vma = rec.load.code_addr = (uint64_t)(uintptr_t)code;
+    rec.load.code.data = code;
+    rec.load.code.size = SLOT;
+    rec.load.code_size = SLOT;
+    rec.load.code_index = pg * 1000 + k;
+    rec.load.name.data = name;
+    rec.load.name.length = strlen(name);
+    if (jitanon_jitdump_write(&t->dump.writer, &rec, &err) != JITANON_OK)
+        return fprintf(stderr, "tinyjit: jitdump write failed\n"), 1;
+    return 0;
+}
+
+/* Writes the late records that came due (all of them with `all`). */
+static int flush_late(tinyjit *t, int all)
+{
+    uint64_t now = jitanon_jitdump_now();
+    while (t->late_done < t->nlate && (all || t->late[t->late_done].written + t->late_ns <= now)) {
+        late_load *l = &t->late[t->late_done++];
+        if (write_load(t, l->code, l->pg, l->k)) return 1;
+    }
+    return 0;
+}
 
 /* mov ecx, iterations; 1: dec ecx; jnz 1b; mov eax, tag; ret */
 static void emit_loop(uint8_t *p, uint32_t iterations, uint32_t tag)
@@ -46,9 +95,6 @@ static int commit_page(tinyjit *t, size_t pg)
 {
     uint8_t *base = t->region + pg * t->page;
     size_t k;
-    jitanon_error err;
-    jitanon_jitdump_record rec;
-    char name[64];
     if (mprotect(base, t->page, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return perror("mprotect"), 1;
     for (k = 0; k <= t->funcs; k++) {
         uint8_t *code = base + k * SLOT;
@@ -60,31 +106,30 @@ static int commit_page(tinyjit *t, size_t pg)
             if (t->map) fprintf(t->map, "%lx %x tinyjit_stub_p%zu\n", (unsigned long)(uintptr_t)code, (unsigned)SLOT, pg);
             continue;
         }
-        sprintf(name, "tinyjit_fn_p%zu_%zu", pg, k);
-        memset(&rec, 0, sizeof rec);
-        rec.id = JITANON_JITDUMP_CODE_LOAD;
-        rec.timestamp = jitanon_jitdump_now();
-        rec.load.pid = rec.load.tid = (uint32_t)getpid();
-        rec.load.vma = rec.load.code_addr = (uint64_t)(uintptr_t)code;
-        rec.load.code.data = code;
-        rec.load.code.size = SLOT;
-        rec.load.code_size = SLOT;
-        rec.load.code_index = pg * 1000 + k;
-        rec.load.name.data = name;
-        rec.load.name.length = strlen(name);
-        if (jitanon_jitdump_write(&t->dump.writer, &rec, &err) != JITANON_OK)
-            return fprintf(stderr, "tinyjit: jitdump write failed\n"), 1;
+        if (t->late) {
+            late_load *l = &t->late[t->nlate++];
+            l->code = code;
+            l->pg = pg;
+            l->k = k;
+            l->written = jitanon_jitdump_now();
+            printf("code tinyjit_fn_p%zu_%zu %lx %u %llu\n", pg, k, (unsigned long)(uintptr_t)code, (unsigned)SLOT,
+                   (unsigned long long)l->written);
+        } else if (write_load(t, code, pg, k)) {
+            return 1;
+        }
     }
+    fflush(stdout);
     if (t->map) fflush(t->map);
     return 0;
 }
 
 static volatile uint32_t sink;
 
-static void run_all(tinyjit *t)
+static int run_all(tinyjit *t)
 {
     size_t i;
     for (i = 0; i < t->nfns; i++) sink += t->fns[i]();
+    return t->late ? flush_late(t, 0) : 0;
 }
 
 int main(int argc, char **argv)
@@ -106,13 +151,15 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-f") && i + 1 < argc) t.funcs = (size_t)atol(argv[++i]);
         else if (!strcmp(argv[i], "-t") && i + 1 < argc) ms = atol(argv[++i]);
         else if (!strcmp(argv[i], "--no-map")) use_map = 0;
-        else return fprintf(stderr, "usage: tinyjit [-d DIR] [-p PAGES] [-f FUNCS] [-t MS] [--no-map]\n"), 2;
+        else if (!strcmp(argv[i], "--late") && i + 1 < argc) t.late_ns = (uint64_t)atol(argv[++i]) * 1000000u;
+        else return fprintf(stderr, "usage: tinyjit [-d DIR] [-p PAGES] [-f FUNCS] [-t MS] [--no-map] [--late MS]\n"), 2;
     }
     t.page = (size_t)sysconf(_SC_PAGESIZE);
     if (t.pages < 1 || t.funcs < 1 || (t.funcs + 1) * SLOT > t.page) return fprintf(stderr, "tinyjit: bad sizes\n"), 2;
     printf("pid %d\n", (int)getpid());
     fflush(stdout);
     t.fns = (jit_fn *)calloc(t.pages * (t.funcs + 1), sizeof *t.fns);
+    if (t.late_ns && !(t.late = (late_load *)calloc(t.pages * t.funcs, sizeof *t.late))) return perror("tinyjit"), 1;
     t.region = (uint8_t *)mmap(NULL, t.pages * t.page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (!t.fns || t.region == MAP_FAILED) return perror("tinyjit"), 1;
     if (jitanon_jitdump_file_open(&t.dump, dir, 62 /* EM_X86_64 */, &err) != JITANON_OK)
@@ -126,13 +173,17 @@ int main(int argc, char **argv)
     for (pg = 0; pg < t.pages; pg++) {
         uint64_t until = start + (uint64_t)ms * 1000000u * (pg + 1) / (2 * t.pages);
         if (commit_page(&t, pg)) return 1;
-        while (jitanon_jitdump_now() < until) run_all(&t);
+        while (jitanon_jitdump_now() < until)
+            if (run_all(&t)) return 1;
     }
-    while (jitanon_jitdump_now() < end) run_all(&t);
+    while (jitanon_jitdump_now() < end)
+        if (run_all(&t)) return 1;
+    if (t.late && flush_late(&t, 1)) return 1;
     jitanon_jitdump_file_close(&t.dump, &err);
     if (t.map) fclose(t.map);
     munmap(t.region, t.pages * t.page);
     free(t.fns);
+    free(t.late);
     return 0;
 }
 #else

@@ -1408,8 +1408,247 @@ static void test_inject_hmap(void)
     }
 }
 
+
+/* -- late NAME ------------------------------------------------------------------------------ */
+
+/* Truth for the late-load property test: which function's code a slot holds from when. */
+typedef struct tl_fn {
+    uint64_t addr, written, load;
+    int first; /* nothing was described at its slot before it */
+    char name[16];
+} tl_fn;
+
+typedef struct tl_io {
+    jitanon_membuf dump;
+    size_t n;
+    uint64_t time[512];
+    char name[512][16];
+} tl_io;
+
+static void tl_on_sample(void *user, const jitanon_inject_sample *si)
+{
+    tl_io *s = (tl_io *)user;
+    size_t len = si->name.length < 15 ? si->name.length : 15;
+    if (s->n >= 512) return;
+    s->time[s->n] = si->time;
+    memcpy(s->name[s->n], si->name.data, len);
+    s->name[s->n][len] = 0;
+    s->n++;
+}
+
+static jitanon_result tl_load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                   jitanon_jitdump **out, jitanon_error *err)
+{
+    (void)path;
+    return jitanon_jitdump_load_memory(((tl_io *)user)->dump.data, ((tl_io *)user)->dump.size, opts, out, err);
+}
+
+static int tl_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    (void)user, (void)dir, (void)name, (void)data, (void)size;
+    return 0;
+}
+
+/* What a sample at `t` running function `f` must resolve to: with late NAME, f itself
+   when it was the first at its slot and its LOAD is at most `window` later; otherwise
+   what KEEP gives, the latest LOAD at the slot up to t ("//anon" when none). */
+static const char *tl_expect(const tl_fn *fn, size_t nf, size_t f, uint64_t t, uint64_t window, int late)
+{
+    const char *best = "//anon";
+    uint64_t when = 0;
+    size_t i;
+    if (late && fn[f].first && t < fn[f].load && t + window >= fn[f].load) return fn[f].name;
+    for (i = 0; i < nf; i++)
+        if (fn[i].addr == fn[f].addr && fn[i].load <= t && fn[i].load >= when) {
+            best = fn[i].name;
+            when = fn[i].load;
+        }
+    return best;
+}
+
+/* A JIT commits pages of a code region one by one (each commit an //anon over all pages
+   so far) and writes functions into 0x100-byte slots; each function's LOAD comes a random
+   time after its code (up to 3 windows), some slots are reused after their first LOAD.
+   Every sample resolves as tl_expect says - in memory (on_sample) and in the written
+   output replayed as perf reads it - and KEEP's output does not depend on the window. */
+static void tl_case(uint64_t seed, int name, int *failures)
+{
+    enum { PAGES = 6, SLOTS = 16, MAXF = 64, NS = 400, BASE = 0x100000 };
+    static const uint8_t code[0x100] = {0xc3};
+    tl_fn fn[MAXF];
+    size_t nf = 0, i, k, s, order[MAXF], pick_of[NS], nout = 0, late;
+    uint64_t commit[PAGES], rng = seed, window = 50 + ti_rand(&rng) % 400, t, prev;
+    uint64_t last_load[PAGES * SLOTS];
+    tl_io io;
+    jitanon_membuf perf, result;
+    ti_gen g;
+    uint8_t raw[128];
+    jitanon_error err;
+    jitanon_jitdump_writer w;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    ti_out_rec *out = (ti_out_rec *)calloc(2048, sizeof *out);
+    char(*answers)[64] = (char(*)[64])calloc(NS, 64);
+    uint64_t sample_time[NS];
+    memin in;
+    int bad = 0;
+    memset(last_load, 0, sizeof last_load);
+    for (i = 0; i < PAGES; i++) commit[i] = 100 + i * (200 + ti_rand(&rng) % 300);
+    for (i = 0; i < PAGES * SLOTS && nf < MAXF; i++) {
+        size_t slot = (size_t)(ti_rand(&rng) % (PAGES * SLOTS));
+        tl_fn *f = &fn[nf];
+        f->addr = BASE + slot * 0x100;
+        f->written = commit[slot / SLOTS] + 1 + ti_rand(&rng) % 500;
+        if (last_load[slot]) {
+            if (ti_rand(&rng) % 2) continue;
+            f->written = last_load[slot] + 1 + ti_rand(&rng) % 300;
+        }
+        f->first = !last_load[slot];
+        f->load = f->written + ti_rand(&rng) % (3 * window);
+        last_load[slot] = f->load;
+        sprintf(f->name, "fn%u", (unsigned)nf);
+        nf++;
+    }
+    for (i = 0; i < nf; i++) order[i] = i;
+    for (i = 1; i < nf; i++)
+        for (k = i; k > 0 && fn[order[k - 1]].load > fn[order[k]].load; k--) {
+            size_t x = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = x;
+        }
+    memset(&io, 0, sizeof io);
+    memset(&w, 0, sizeof w);
+    JT_CHECK(jdrec_begin(&w, jdrec_sink(&io.dump), 62, TI_PID, 5, 0, &err) == JITANON_OK);
+    for (i = 0; i < nf; i++) {
+        const tl_fn *f = &fn[order[i]];
+        JT_CHECK(jdrec_write(&w, jdrec_load(f->load, TI_PID, TI_PID, f->addr, code, 0x100, order[i], f->name), &err) ==
+                 JITANON_OK);
+    }
+    /* the recording in time order: marker, commits, samples; a round every 64 samples */
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    for (prev = 29, t = 30, k = 0, s = 0; s < NS; prev = t, t += 1 + ti_rand(&rng) % 12) {
+        size_t pick = (size_t)(ti_rand(&rng) % nf), pg;
+        for (pg = 0; pg < PAGES; pg++)
+            if (commit[pg] > prev && commit[pg] <= t) ti_mmap(&g, commit[pg], BASE, (pg + 1) * 0x1000, BASE, "//anon");
+        for (i = 0; i < nf; i++) /* the code the slot holds at t */
+            if (fn[i].addr == fn[pick].addr && fn[i].written <= t && fn[i].written > fn[pick].written) pick = i;
+        if (fn[pick].written > t) continue;
+        ti_sample(&g, t, fn[pick].addr + 0x10);
+        sample_time[s] = t;
+        pick_of[s++] = pick;
+        if (++k % 64 == 0) ti_round(&g);
+    }
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    /* in memory */
+    memset(&o, 0, sizeof o);
+    o.late = name ? JITANON_LATE_NAME : JITANON_LATE_KEEP;
+    o.late_window_ns = window;
+    o.io.load_dump = tl_load_dump;
+    o.io.write_elf = tl_write_elf;
+    o.io.user = &io;
+    o.on_sample = tl_on_sample;
+    in = memin_make(perf.data, perf.size, 0, 0);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_inject(&r, NULL, &o, &st, &err) == JITANON_OK);
+    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(io.n, NS);
+    for (s = late = 0; s < NS && s < io.n; s++) {
+        const char *want = tl_expect(fn, nf, pick_of[s], sample_time[s], window, name);
+        late += strcmp(tl_expect(fn, nf, pick_of[s], sample_time[s], window, 1),
+                       tl_expect(fn, nf, pick_of[s], sample_time[s], window, 0)) != 0;
+        if (io.time[s] != sample_time[s] || strcmp(io.name[s], want) != 0) {
+            if (!bad++)
+                printf("  seed %llu window %llu: sample %u at %llu: '%s', want '%s'\n", (unsigned long long)seed,
+                       (unsigned long long)window, (unsigned)s, (unsigned long long)sample_time[s], io.name[s], want);
+        }
+    }
+    if (st.late_samples != (name ? late : 0)) {
+        if (!bad++)
+            printf("  seed %llu: late_samples %llu, want %u\n", (unsigned long long)seed,
+                   (unsigned long long)st.late_samples, (unsigned)late);
+    }
+    /* written, and replayed as perf reads the output */
+    memset(&result, 0, sizeof result);
+    JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &result, &st, &err) == JITANON_OK);
+    in = memin_make(result.data, result.size, 0, 0);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
+    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK && nout < 2048) ti_out_set(&out[nout++], &rec);
+    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(ti_replay(out, nout, answers, NS), NS);
+    for (s = 0; s < NS; s++) {
+        const char *want = tl_expect(fn, nf, pick_of[s], sample_time[s], window, name);
+        char file[64];
+        if (strcmp(want, "//anon") == 0) strcpy(file, want);
+        else sprintf(file, "/some/dir/jitted-100-%s.so", want + 2);
+        if (strcmp(answers[s], file) != 0 && !bad++)
+            printf("  seed %llu: perf would resolve sample %u at %llu to '%s', want '%s'\n", (unsigned long long)seed,
+                   (unsigned)s, (unsigned long long)sample_time[s], answers[s], file);
+    }
+    *failures += bad != 0;
+    free(out);
+    free(answers);
+    jitanon_membuf_release(&result);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&io.dump);
+}
+
+static void test_inject_late_named_random(void)
+{
+    int failures = 0;
+    uint64_t seed;
+    for (seed = 1; seed <= 200; seed++) {
+        tl_case(seed * 0x9e3779b97f4a7c15u, 1, &failures);
+        tl_case(seed * 0x9e3779b97f4a7c15u, 0, &failures);
+    }
+    JT_CHECK_EQ_U(failures, 0);
+}
+
+/* late NAME needs the whole dump before the samples (file input) and trimmed anon
+   mappings (anon_mode RANGE): otherwise KEEP, reported; an unknown mode is refused. */
+static void test_inject_late_fallbacks(void)
+{
+    static ti_out_rec v[64];
+    jitanon_membuf perf, pipe;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    jitanon_inject_opts o;
+    tf_io io;
+    size_t n;
+    memset(&io, 0, sizeof io);
+    io.base.give_dump = io.base.elf_ok = 1;
+    ti_build_dump(&io.base.dump);
+    ti_build_perf(&perf, 1, JITANON_PERF_FILE);
+    ti_build_perf(&pipe, 1, JITANON_PERF_PIPE);
+    memset(&o, 0, sizeof o);
+    o.io.log = tf_log;
+    o.late = JITANON_LATE_NAME;
+    JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK(st.fallbacks == 0 && io.lines == 0);
+    JT_CHECK(ti_inject(&pipe, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_LATE_PIPE && io.lines == 1 && strstr(io.log, "pipe"));
+    JT_CHECK(st.late_loads == 0 && st.late_samples == 0);
+    io.lines = 0;
+    o.anon_mode = JITANON_ANON_ALL;
+    JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_LATE_ANON && io.lines == 1 && st.late_loads == 0);
+    o.anon_mode = JITANON_ANON_RANGE;
+    o.late = (jitanon_late_mode)7;
+    JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_ERR_INVALID_ARGUMENT);
+    JT_CHECK(strstr(err.info, "late") != NULL);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&pipe);
+    jitanon_membuf_release(&io.base.dump);
+}
+
 static void suite_inject(void)
 {
+    JT_RUN(test_inject_late_fallbacks);
+    JT_RUN(test_inject_late_named_random);
     JT_RUN(test_inject_hmap);
     JT_RUN(test_inject_fallbacks_reported);
     JT_RUN(test_inject_second_dump_same_pid);
