@@ -97,8 +97,9 @@ static void print_stats(const jitanon_inject_stats *s)
             s->records_in, s->records_out, s->samples, s->markers, s->dumps_loaded, s->dumps_failed, s->loads, s->moves,
             s->mmaps_synthesized, s->anon_kept, s->anon_split, s->anon_pieces, s->anon_dropped, s->elf_files, s->elf_bytes,
             s->elf_refused, s->rounds, s->largest_round_bytes);
-    if (s->late_loads) fprintf(stderr, "late loads named %" PRIu64 ", samples before their load named %" PRIu64 "\n",
-                               s->late_loads, s->late_samples);
+    if (s->late_loads)
+        fprintf(stderr, "late: %" PRIu64 " functions mapped before their load record, %" PRIu64 " samples named so\n",
+                s->late_loads, s->late_samples);
     if (s->fallbacks) fprintf(stderr, "fallbacks %#" PRIx64 " (see the messages above)\n", s->fallbacks);
 }
 
