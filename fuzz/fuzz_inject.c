@@ -17,6 +17,7 @@
        bit 10/11  elf.no_debug / elf.no_unwind
        bit 12     elf_files = SAMPLED (files only for sampled functions, at the end); with
                   per-process files only when bit 13 is set too (a refused combination)
+       bit 14/15  late = NAME; with bit 15 a window of 1000 time units instead of the default
 
    Checks: the result is OK or a typed error; load_dump sees only marker names; ELF names
    are plain file names and every ELF parses with our reader; on success the output reads
@@ -283,6 +284,8 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     io.elf.no_debug = (fl >> 10) & 1;
     io.elf.no_unwind = (fl >> 11) & 1;
     io.elf_files = (fl >> 12) & 1 && (!(fl & 2) || (fl >> 13) & 1) ? JITANON_ELF_FILES_SAMPLED : JITANON_ELF_FILES_ALL;
+    io.late = (fl >> 14) & 1 ? JITANON_LATE_NAME : JITANON_LATE_KEEP;
+    io.late_window_ns = (fl >> 15) & 1 ? 1000 : 0;
     io.jitdump.allocator = po.allocator;
     io.jitdump.memory_limit = 16u << 20;
     io.jitdump.max_record_size = 1u << 20;
