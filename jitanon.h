@@ -7373,8 +7373,8 @@ typedef struct jitanon__inj_jit {
        appears over it, or at its load. */
     int late;
     uint64_t late_window;
-    jitanon__inj_event *waiting;
-    size_t nwaiting, waiting_cap;
+    jitanon__inj_event *waiting; /* [whead, nwaiting) */
+    size_t whead, nwaiting, waiting_cap;
     jitanon_rangemap described; /* scratch of jitanon__inj_backdate */
 } jitanon__inj_jit;
 
@@ -8615,11 +8615,18 @@ JITANON__PRIVATE jitanon_result jitanon__inj_late_due(jitanon__inj *j, const jit
     if (jitanon_trim_resolve(j->maps.trim, pid, e->start, NULL) == JITANON_TRIM_ANON &&
         jitanon_trim_resolve(j->maps.trim, pid, e->start + (e->size - 1), NULL) == JITANON_TRIM_ANON)
         return jitanon__inj_apply(j, e, e->time);
+    if (jt->whead * 2 >= jt->nwaiting && jt->whead) { /* the taken half goes */
+        memmove(jt->waiting, jt->waiting + jt->whead, (jt->nwaiting - jt->whead) * sizeof *jt->waiting);
+        jt->nwaiting -= jt->whead;
+        jt->whead = 0;
+    }
     if (!jitanon__grow(&j->a, (void **)&jt->waiting, &jt->waiting_cap, jt->nwaiting + 1, sizeof *jt->waiting))
         return jitanon__inj_nomem(j, "late loads");
+    /* Windows open in load order (but for those clamped to the marker): nearly always an
+       append. */
     at = jt->nwaiting;
-    while (at > 0 && (jt->waiting[at - 1].load_time > e->load_time ||
-                      (jt->waiting[at - 1].load_time == e->load_time && jt->waiting[at - 1].seq > e->seq)))
+    while (at > jt->whead && (jt->waiting[at - 1].load_time > e->load_time ||
+                              (jt->waiting[at - 1].load_time == e->load_time && jt->waiting[at - 1].seq > e->seq)))
         at--;
     memmove(jt->waiting + at + 1, jt->waiting + at, (jt->nwaiting - at) * sizeof *jt->waiting);
     jt->waiting[at] = *e;
@@ -8627,30 +8634,21 @@ JITANON__PRIVATE jitanon_result jitanon__inj_late_due(jitanon__inj *j, const jit
     return JITANON_OK;
 }
 
-/* Removes waiting claim `i` and maps it from `time`. */
-JITANON__PRIVATE jitanon_result jitanon__inj_late_take(jitanon__inj *j, size_t i, uint64_t time)
-{
-    jitanon__inj_jit *jt = &j->jit;
-    jitanon__inj_event e = jt->waiting[i];
-    memmove(jt->waiting + i, jt->waiting + i + 1, (jt->nwaiting - i - 1) * sizeof *jt->waiting);
-    jt->nwaiting--;
-    return jitanon__inj_apply(j, &e, time);
-}
-
-/* A trimmable mapping of `r->pid` appears: the waiting claims it covers start now,
-   before the engine trims the mapping around them. */
+/* A trimmable mapping of `r->pid` appears: the waiting claims it covers start now (in
+   load order), before the engine trims the mapping around them; the rest stay, in order. */
 JITANON__PRIVATE jitanon_result jitanon__inj_late_mapped(jitanon__inj *j, const jitanon__inj_rec *r)
 {
     jitanon__inj_jit *jt = &j->jit;
-    size_t i = 0;
+    size_t i, keep = jt->whead;
     jitanon_result res = JITANON_OK;
-    while (i < jt->nwaiting && res == JITANON_OK) {
-        const jitanon__inj_event *w = &jt->waiting[i];
-        if (jt->funcs[w->func].pid == r->pid && w->start >= r->start && w->start - r->start < r->len &&
-            w->size <= r->len - (w->start - r->start) && w->load_time > r->time)
-            res = jitanon__inj_late_take(j, i, r->time);
-        else i++;
+    for (i = jt->whead; i < jt->nwaiting; i++) {
+        jitanon__inj_event w = jt->waiting[i];
+        if (res == JITANON_OK && jt->funcs[w.func].pid == r->pid && w.start >= r->start && w.start - r->start < r->len &&
+            w.size <= r->len - (w.start - r->start) && w.load_time > r->time)
+            res = jitanon__inj_apply(j, &w, r->time);
+        else jt->waiting[keep++] = w;
     }
+    jt->nwaiting = keep;
     return res;
 }
 
@@ -8663,11 +8661,14 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply_until(jitanon__inj *j, uint64
     jitanon_result res = JITANON_OK;
     while (res == JITANON_OK) {
         jitanon__inj_event *e = jitanon__inj_next_event(j, &which);
-        const jitanon__inj_event *w = jt->nwaiting ? &jt->waiting[0] : NULL;
-        if (w && (all || w->load_time <= time) &&
-            (!e || w->load_time < e->time || (w->load_time == e->time && w->seq < e->seq))) {
-            res = jitanon__inj_late_take(j, 0, w->load_time);
-            continue;
+        if (jt->whead == jt->nwaiting) jt->whead = jt->nwaiting = 0;
+        if (jt->whead < jt->nwaiting) {
+            jitanon__inj_event w = jt->waiting[jt->whead];
+            if ((all || w.load_time <= time) && (!e || w.load_time < e->time || (w.load_time == e->time && w.seq < e->seq))) {
+                jt->whead++;
+                res = jitanon__inj_apply(j, &w, w.load_time);
+                continue;
+            }
         }
         if (!e || !(all || e->time <= time)) break;
         jt->dumps[which].next++;
@@ -8729,7 +8730,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
         return JITANON_OK;
     }
     if (!j->maps.trim) return JITANON_OK; /* --anon=keep/all without a symbolizer: nothing to track */
-    if (dumped && j->jit.nwaiting && (res = jitanon__inj_late_mapped(j, r)) != JITANON_OK) return res;
+    if (dumped && j->jit.whead < j->jit.nwaiting && (res = jitanon__inj_late_mapped(j, r)) != JITANON_OK) return res;
     if ((res = jitanon__inj_ident_of(j, name, r->name_len, r->pgoff - r->start, &map_id)) != JITANON_OK) return res;
     te = jitanon__inj_trim_event(r->pid, r->time, r->start, r->len, r->pgoff, kind, map_id);
     res = jitanon_trim_mmap(j->maps.trim, &te, &p, &n, j->err);
