@@ -14,11 +14,12 @@ type.  Four are read (hotspot 1.3's numbering, measured on its output):
               first), guessed-frame count, costs
 A frame's function is its parent location when it has one.
 
-PERF_SCRIPT_OUTPUT is `perf script --ns -F tid,time,ip,sym,dso` (with or without callchains).
-Samples are matched by (tid, time); every frame perf resolves in a jitted-*.so must
-carry the same name in perfparser's frames of that sample.  Prints one summary line;
-exits 1 when a jitted frame differs, a name perf shows is never named by perfparser,
-or there is nothing jitted to compare."""
+PERF_SCRIPT_OUTPUT is `perf script --ns -F tid,time,ip,sym,dso`, with or without
+callchains.  Samples are matched by (tid, time); every frame perf resolves in a
+jitted-*.so must carry the same name in perfparser's frame at the same distance from
+the leaf or from the root.  Prints one summary line; exits 1 when a jitted frame
+differs, a name perf shows is never named by perfparser, or there is nothing jitted
+to compare."""
 import re
 import struct
 import sys
@@ -96,9 +97,11 @@ def main():
             continue
         for i, s in jit:
             frames += 1
-            # perf and perfparser may differ in kernel or inlined frames, so a jitted
-            # frame counts when its name is at its position or elsewhere in the sample
-            if (i < len(names) and names[i] == s) or s in names:
+            # the two may differ by a frame at the leaf (perfparser adds an unnamed one
+            # under a page fault), so a jitted frame counts at its distance from the
+            # leaf or from the root
+            r = len(names) - (len(pf) - i)
+            if (i < len(names) and names[i] == s) or (0 <= r < len(names) and names[r] == s):
                 got.add(s)
             else:
                 bad.append('t=%d frame %d perf=%s perfparser=%s' %
