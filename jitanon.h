@@ -85,6 +85,8 @@
    point into say so ("do not copy"); the rest may be moved by value.
 
    Revision history:
+       next   ELF stubs: the PT_LOAD's p_align is 0x1000 (was 16), so elfutils-based
+              readers such as hotspot place the symbols where perf does.
        0.2.0  The API made consistent; the implementation reorganised (the injector is a
               pipeline with one ELF-output interface, one OS layer, one of each
               mechanism).  Output byte-identical to 0.1.0 but for the version in the ELF
@@ -1184,7 +1186,7 @@ JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len
        .eh_frame           at ALIGN8(end of .text), CIE/FDEs of every function
        .eh_frame_hdr       sorted lookup table over all FDEs
        .note.gnu.build-id
-       ---- one PT_LOAD (R+X) covers text_base .. end of the note ----
+       ---- one PT_LOAD (R+X, p_align 0x1000) covers text_base .. end of the note ----
        .symtab .strtab .debug_abbrev .debug_info .debug_line .shstrtab, section headers
 
    The invariant perf relies on holds for every function: its .text file offset = its
@@ -5984,6 +5986,7 @@ JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len
 #define JITANON__SHF_EXECINSTR 4u
 #define JITANON__SHF_COMPRESSED 0x800u
 #define JITANON__PT_LOAD 1u
+#define JITANON__ELF_LOAD_ALIGN 0x1000u /* > text_base, so the PT_LOAD rounds down to address 0 */
 #define JITANON__PT_NOTE 4u
 #define JITANON__PT_GNU_EH_FRAME 0x6474e550u
 #define JITANON__NT_GNU_BUILD_ID 3u
@@ -7077,8 +7080,12 @@ JITANON__PRIVATE void jitanon__elf_header(jitanon__elfw *w)
     jitanon__buf_u16(b, jitanon__elf_shentsize(w->is64), w->big);
     jitanon__buf_u16(b, w->nsec + 1, w->big);
     jitanon__buf_u16(b, w->nsec, w->big); /* .shstrtab is last */
-    /* One PT_LOAD (R+X) over text, unwind tables and the note; then the note and unwind table. */
-    jitanon__elf_phdr(w, JITANON__PT_LOAD, 5, w->b->text_base, w->load_end - w->b->text_base, 16);
+    /* One PT_LOAD (R+X) over text, unwind tables and the note; then the note and unwind table.
+       The load is page-aligned so that p_vaddr rounded down to p_align is 0: elfutils places
+       a shared object by that rounded address, and hotspot's perfparser reports our file at
+       mmap start - pgoff, which is where offset (= address) 0 sits.  With a smaller p_align
+       every symbol landed p_vaddr bytes early there (perf's own files too). */
+    jitanon__elf_phdr(w, JITANON__PT_LOAD, 5, w->b->text_base, w->load_end - w->b->text_base, JITANON__ELF_LOAD_ALIGN);
     jitanon__elf_phdr(w, JITANON__PT_NOTE, 4, w->note_off, w->note.size, 4);
     if (w->eh.size) jitanon__elf_phdr(w, JITANON__PT_GNU_EH_FRAME, 4, w->hdr_off, w->hdr.size, 4);
 }

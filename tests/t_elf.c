@@ -173,6 +173,8 @@ static void elft_check_file(const jitanon_membuf *out, const elft_dump *t, size_
     }
     JT_CHECK_EQ_U(loads, 1);
     JT_CHECK(load.offset == load.vaddr && load.flags == 5 && load.offset <= text.offset);
+    /* elfutils (hotspot) places the file by p_vaddr rounded down to p_align: must be 0 */
+    JT_CHECK(load.align >= 0x1000 && (load.align & (load.align - 1)) == 0 && (load.vaddr & ~(load.align - 1)) == 0);
     JT_CHECK(load.offset + load.filesz >= text.offset + text.size && load.filesz == load.memsz);
     JT_CHECK(jitanon_test_elf_find_section(&f, ".symtab", &symtab) != 0);
     JT_CHECK_EQ_U(jitanon_test_elf_symbol_count(&f, &symtab), n + 1);

@@ -1,0 +1,53 @@
+#!/bin/sh
+# hotspot (KDAB's perf GUI) reads perf.data through its headless parser,
+# hotspot-perfparser.  Record node with call graphs, inject in both layouts, and check
+# sample by sample that every jitted frame perf names carries the same name there
+# (tests/oracle/hotspot_cmp.py reads the parser's output stream).
+set -u
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+tmp=$(mktemp -d)
+export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
+trap 'rm -rf "$tmp"' EXIT
+pp=""
+for c in hotspot-perfparser /usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser \
+         /usr/lib/aarch64-linux-gnu/libexec/hotspot-perfparser /usr/libexec/hotspot-perfparser; do
+  if command -v "$c" >/dev/null 2>&1; then pp=$(command -v "$c"); break; fi
+done
+if [ -z "$pp" ]; then echo "SKIP hotspot oracle: hotspot-perfparser not installed (apt-get install hotspot)"; exit 0; fi
+for t in perf node python3; do
+  command -v $t >/dev/null 2>&1 || { echo "SKIP hotspot oracle: $t not installed"; exit 0; }
+done
+if ! perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
+  echo "SKIP hotspot oracle: perf record cannot record here"; exit 0; fi
+cmp_py="$root/tests/oracle/hotspot_cmp.py"
+
+# V8 writes ./jit-<pid>.dump, so the recording and the ELFs stay in $tmp.
+(cd "$tmp" && perf record -q -g -k mono -e cpu-clock -o perf.data node --perf-prof -e '
+  function leaf(n){let s=0;for(let i=0;i<n;i++)s+=i%13;return s}
+  function mid(n){return leaf(n)+leaf(n>>1)}
+  let t=0; for (let k=0;k<300;k++) t+=mid(2e4); console.log(t)' >/dev/null 2>&1)
+if [ ! -f "$tmp/perf.data" ]; then echo "FAIL hotspot: could not record node"; exit 0; fi
+
+# check NAME DATA: perfparser must name every jitted frame of DATA as perf does.
+check() {
+  perf script --ns -i "$2" -F tid,time,ip,sym,dso 2>/dev/null > "$2.script"
+  "$pp" --input "$2" --output "$2.pp" 2>/dev/null
+  python3 "$cmp_py" "$2.pp" "$2.script" > "$2.cmp"
+}
+mkdir "$tmp/fn" "$tmp/proc"
+"$root/build/jitanon-inject" -i "$tmp/perf.data" -o "$tmp/fn.data" --elf-dir "$tmp/fn" 2>/dev/null
+"$root/build/jitanon-inject" -i "$tmp/perf.data" -o "$tmp/proc.data" --elf=process --elf-dir "$tmp/proc" 2>/dev/null
+if check fn "$tmp/fn.data"; then
+  echo "PASS hotspot --elf=function: perfparser names every jitted frame as perf ($(head -1 "$tmp/fn.data.cmp"))"
+else echo "FAIL hotspot --elf=function: $(cat "$tmp/fn.data.cmp")"; fi
+# perfparser keys its address cache by file path and offset from each mapping's start,
+# so one file mapped once per function (at a different pgoff each time) mixes functions
+# up; see the README's FAQ.  Reported, not failed, until perfparser keys by file offset.
+if check proc "$tmp/proc.data"; then
+  echo "PASS hotspot --elf=process: perfparser names every jitted frame as perf ($(head -1 "$tmp/proc.data.cmp"))"
+else echo "SKIP hotspot --elf=process: known perfparser limitation (README FAQ): $(head -1 "$tmp/proc.data.cmp")"; fi
+# perf's own files (p_align 8) put every symbol p_vaddr bytes early in perfparser
+perf inject --jit -i "$tmp/perf.data" -o "$tmp/perfinj.data" 2>/dev/null
+if check perf "$tmp/perfinj.data"; then r=names; else r=misnames; fi
+echo "note hotspot: perf inject --jit output: perfparser $r jitted frames ($(head -1 "$tmp/perfinj.data.cmp"))"
