@@ -14,12 +14,15 @@
    one).  Frames are named as perf script names them on `jitanon-inject`'s output:
      - JIT code: the jitdump's function name; where the dump says nothing (the trimmed
        //anon parts), the perf map's name, else [unknown];
-     - kernel addresses: [kernel.kallsyms] (no kernel symbols are read);
+     - kernel frames (after the callchain's kernel marker; without a callchain, an
+       address in the upper half): [kernel.kallsyms] (no kernel symbols are read);
      - other mappings: [file] - the basename of the executable or library, or the
        mapping's own name when it has brackets ([vdso]) - since this example reads no
        ELF symbol tables;
      - addresses in no mapping: [unknown].
-   ';' in a name becomes ':' and line breaks become spaces, so every line stays one stack.
+   A callchain with a context marker other than kernel, user or hypervisor is dropped
+   whole, as perf does: the sample counts as `comm` alone.  ';' in a name becomes ':'
+   and line breaks become spaces, so every line stays one stack.
    --svg FILE writes the same stacks as a flame graph (examples/flamegraph.h). */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
@@ -37,9 +40,8 @@
 #define CTX_HV ((uint64_t)-32)
 #define CTX_KERNEL ((uint64_t)-128)
 #define CTX_USER ((uint64_t)-512)
-#define CTX_GUEST_KERNEL ((uint64_t)-2176)
 #define CTX_MAX ((uint64_t)-4095)
-/* x86-64 and arm64 kernels live in the upper half */
+/* x86-64 and arm64 kernels live in the upper half (for samples without a callchain) */
 #define KERNEL_START 0x8000000000000000u
 #define MAX_FRAMES 1024 /* perf records at most 127 by default (kernel.perf_event_max_stack) */
 #define NAME_LEN 2048   /* a frame's name is cut there */
@@ -176,7 +178,7 @@ static fg_kind frame_name(profile *p, const jitanon_inject_sample *s, int kernel
         snprintf(out, cap, "%.*s", (int)s->name.length, s->name.data);
         return FG_JIT;
     }
-    if (kernel || (s->kind == JITANON_TRIM_NONE && s->ip >= KERNEL_START)) {
+    if (kernel) {
         snprintf(out, cap, "[kernel.kallsyms]");
         return FG_KERNEL;
     }
@@ -244,15 +246,22 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
         if (c) snprintf(comm, sizeof comm, "%s", c);
         else snprintf(comm, sizeof comm, ":%u", (unsigned)s->tid);
         /* leaf first, as recorded */
-        if (!s->callchain_nr) {
-            frames[n].kind = frame_name(p, s, 0, names[n], sizeof names[n]);
+        if (!s->callchain_nr) { /* no context marker: the address tells */
+            frames[n].kind = frame_name(p, s, s->kind == JITANON_TRIM_NONE && s->ip >= KERNEL_START, names[n],
+                                        sizeof names[n]);
             n++;
         }
         for (i = 0; i < s->callchain_nr && n < MAX_FRAMES; i++) {
             uint64_t ip = jitanon_perf_u64_at(s->callchain, i, s->big_endian);
             jitanon_inject_sample f;
             if (ip >= CTX_MAX) {
-                kernel = ip == CTX_KERNEL || ip == CTX_HV || ip == CTX_GUEST_KERNEL;
+                /* perf drops a whole callchain with a marker other than these three
+                   (some JITs' chains end in -1): so do we, keeping the sample */
+                if (ip != CTX_KERNEL && ip != CTX_HV && ip != CTX_USER) {
+                    n = 0;
+                    break;
+                }
+                kernel = ip != CTX_USER;
                 continue;
             }
             (void)jitanon_inject_sample_resolve(s, ip, &f);

@@ -5,7 +5,8 @@ by the rules examples/symbolize.c documents for --folded, so the two can be comp
 line for line:
   - a frame in a jitted-<pid>-<n>.so, in a perf map, //anon, [anon:...] or /memfd:
     memory: the symbol perf printed ([unknown] when it had none);
-  - a kernel address (upper half) or a [kernel.kallsyms] / module frame: [kernel.kallsyms];
+  - a kernel frame: [kernel.kallsyms] (perf script does not print a frame's context:
+    the kernel part of a chain is its leading run of upper-half addresses);
   - another mapping: [basename of the dso], or the dso itself when it is bracketed;
   - no mapping: [unknown].
 So JIT frames are compared by name, native frames by the file they are in.
@@ -23,16 +24,16 @@ HEADER = re.compile(r'^(.*?)\s+(\d+)\s*(.*)$')  # comm, tid, [ip sym (dso)] with
 FRAME = re.compile(r'^\s*([0-9a-f]+)\s(.*)$')
 
 
-def frame_name(ip, rest):
+def frame_name(ip, rest, kernel):
     i = rest.rfind(' (')
     if i < 0 or not rest.endswith(')'):
         sym, dso = rest.strip(), '[unknown]'
     else:
         sym, dso = rest[:i].strip(), rest[i + 2:-1]
     anon = dso.startswith('//anon') or dso.startswith('[anon:') or dso.startswith('/memfd:')
-    if JIT_DSO.search(dso) or PERF_MAP.search(dso) or anon:
+    if not kernel and (JIT_DSO.search(dso) or PERF_MAP.search(dso) or anon):
         name = sym if sym else '[unknown]'
-    elif ip >= KERNEL_START or dso.startswith('[kernel') or (dso.startswith('[') and dso.endswith('.ko]')):
+    elif kernel:
         name = '[kernel.kallsyms]'
     elif dso == '[unknown]' or dso == '':
         name = '[unknown]'
@@ -45,7 +46,7 @@ def frame_name(ip, rest):
 
 def fold(lines):
     counts = {}
-    comm, frames = None, []
+    comm, frames, kinds = None, [], []
 
     def flush():
         if comm is not None:
@@ -59,15 +60,19 @@ def fold(lines):
         if line[0] in ' \t':
             m = FRAME.match(line)
             if m:
-                frames.append(frame_name(int(m.group(1), 16), m.group(2)))
+                ip = int(m.group(1), 16)
+                kernel = ip >= KERNEL_START and all(k for k in kinds)
+                kinds.append(kernel)
+                frames.append(frame_name(ip, m.group(2), kernel))
             continue
         flush()
         m = HEADER.match(line)
-        comm, frames = (m.group(1).strip(), []) if m else (line.strip(), [])
+        comm, frames, kinds = (m.group(1).strip(), [], []) if m else (line.strip(), [], [])
         rest = m.group(3) if m else ''
         fm = FRAME.match(rest) if rest else None
         if fm:  # no callchain: the sample's own ip on the header line
-            frames.append(frame_name(int(fm.group(1), 16), fm.group(2)))
+            ip = int(fm.group(1), 16)
+            frames.append(frame_name(ip, fm.group(2), ip >= KERNEL_START))
     flush()
     return counts
 
