@@ -49,6 +49,8 @@ typedef struct fg_tree {
     size_t str_len, str_cap;
     uint32_t *slots;                  /* open addressing over interned names (offset + 1) */
     size_t nslots, nnames;
+    uint32_t *kids;                   /* open addressing over (parent, name): node index, 0 = empty */
+    size_t nkids;
     size_t depth;                     /* deepest stack, root excluded */
 } fg_tree;
 
@@ -99,6 +101,45 @@ static uint32_t fg__intern(fg_tree *t, const char *s)
     return t->slots[i] - 1;
 }
 
+static size_t fg__kid_slot(const fg_tree *t, uint32_t parent, uint32_t name)
+{
+    uint64_t h = ((uint64_t)parent << 32 | name) * 0x9e3779b97f4a7c15u;
+    return (size_t)(h >> 20) & (t->nkids - 1);
+}
+
+/* The child of `parent` called `name`, or 0.  A hash, not a walk of the siblings: a
+   process can have tens of thousands of JIT functions right under it. */
+static uint32_t fg__kid(const fg_tree *t, uint32_t parent, uint32_t name)
+{
+    size_t i;
+    if (!t->nkids) return 0;
+    for (i = fg__kid_slot(t, parent, name); t->kids[i]; i = (i + 1) & (t->nkids - 1))
+        if (t->nodes[t->kids[i]].parent == parent && t->nodes[t->kids[i]].name == name) return t->kids[i];
+    return 0;
+}
+
+static void fg__kid_put(fg_tree *t, uint32_t node)
+{
+    size_t i;
+    if (2 * t->n > t->nkids) { /* rehash every node but the root */
+        uint32_t k;
+        free(t->kids);
+        t->nkids = t->nkids ? t->nkids * 2 : 2048;
+        while (2 * t->n > t->nkids) t->nkids *= 2;
+        t->kids = (uint32_t *)calloc(t->nkids, sizeof *t->kids);
+        if (!t->kids) exit(3);
+        for (k = 1; k < t->n; k++) {
+            if (k == node) continue;
+            i = fg__kid_slot(t, t->nodes[k].parent, t->nodes[k].name);
+            while (t->kids[i]) i = (i + 1) & (t->nkids - 1);
+            t->kids[i] = k;
+        }
+    }
+    i = fg__kid_slot(t, t->nodes[node].parent, t->nodes[node].name);
+    while (t->kids[i]) i = (i + 1) & (t->nkids - 1);
+    t->kids[i] = node;
+}
+
 static uint32_t fg__node(fg_tree *t, uint32_t parent, uint32_t name, fg_kind kind)
 {
     fg_node *nd;
@@ -116,7 +157,9 @@ static uint32_t fg__node(fg_tree *t, uint32_t parent, uint32_t name, fg_kind kin
         nd->sibling = t->nodes[parent].child;
         t->nodes[parent].child = (uint32_t)t->n;
     }
-    return (uint32_t)t->n++;
+    t->n++;
+    if (t->n > 1) fg__kid_put(t, (uint32_t)(t->n - 1));
+    return (uint32_t)(t->n - 1);
 }
 
 static void fg_init(fg_tree *t)
@@ -130,6 +173,7 @@ static void fg_release(fg_tree *t)
     free(t->nodes);
     free(t->str);
     free(t->slots);
+    free(t->kids);
     memset(t, 0, sizeof *t);
 }
 
@@ -141,8 +185,7 @@ static void fg_add(fg_tree *t, const fg_frame *frames, size_t n, uint64_t count)
     t->nodes[0].total += count;
     for (i = 0; i < n; i++) {
         uint32_t name = fg__intern(t, frames[i].name);
-        for (c = t->nodes[at].child; c && t->nodes[c].name != name; c = t->nodes[c].sibling) {}
-        if (!c) c = fg__node(t, at, name, frames[i].kind);
+        if (!(c = fg__kid(t, at, name))) c = fg__node(t, at, name, frames[i].kind);
         t->nodes[c].total += count;
         at = c;
     }
@@ -240,27 +283,27 @@ static void fg__colour(const char *name, unsigned kind, unsigned *r, unsigned *g
     }
 }
 
-static int fg__by_name(const void *a, const void *b, const fg_tree *t)
+typedef struct fg__kid_ref {
+    const char *name;
+    uint32_t id;
+} fg__kid_ref;
+
+static int fg__by_name(const void *a, const void *b)
 {
-    return strcmp(t->str + t->nodes[*(const uint32_t *)a].name, t->str + t->nodes[*(const uint32_t *)b].name);
+    return strcmp(((const fg__kid_ref *)a)->name, ((const fg__kid_ref *)b)->name);
 }
 
 /* Children in name order (the flame graph convention: x says nothing about time). */
-static void fg__sort_children(const fg_tree *t, uint32_t parent, uint32_t **buf, size_t *cap, size_t *n)
+static void fg__sort_children(const fg_tree *t, uint32_t parent, fg__kid_ref **buf, size_t *cap, size_t *n)
 {
     uint32_t c;
-    size_t i, j;
     *n = 0;
     for (c = t->nodes[parent].child; c; c = t->nodes[c].sibling) {
-        if (*n == *cap) *buf = (uint32_t *)fg__xrealloc(*buf, (*cap = *cap ? *cap * 2 : 64) * sizeof **buf);
-        (*buf)[(*n)++] = c;
+        if (*n == *cap) *buf = (fg__kid_ref *)fg__xrealloc(*buf, (*cap = *cap ? *cap * 2 : 64) * sizeof **buf);
+        (*buf)[*n].name = t->str + t->nodes[c].name;
+        (*buf)[(*n)++].id = c;
     }
-    for (i = 1; i < *n; i++) /* insertion sort: fan-out is small, and qsort has no context */
-        for (j = i; j > 0 && fg__by_name(&(*buf)[j - 1], &(*buf)[j], t) > 0; j--) {
-            uint32_t tmp = (*buf)[j];
-            (*buf)[j] = (*buf)[j - 1];
-            (*buf)[j - 1] = tmp;
-        }
+    if (*n > 1) qsort(*buf, *n, sizeof **buf, fg__by_name);
 }
 
 static void fg__label(FILE *f, const char *name, double width)
@@ -318,7 +361,8 @@ static void fg_write_svg(const fg_tree *t, FILE *f, const char *title)
     double span = FG_WIDTH - 2 * FG_PAD, total = (double)t->nodes[0].total;
     int height = FG_TOP + (int)(t->depth + 1) * FG_ROW + FG_BOTTOM;
     /* breadth first with explicit positions: x0 of each node as a fraction */
-    uint32_t *queue, *kids = NULL;
+    uint32_t *queue;
+    fg__kid_ref *kids = NULL;
     double *x0;
     size_t head = 0, tail = 0, kcap = 0, nk, i, *depth;
     static const char *const legend[FG_KINDS] = {"", "JIT (jitdump)", "JIT (perf map)", "kernel", "native", "unknown"};
@@ -378,10 +422,11 @@ static void fg_write_svg(const fg_tree *t, FILE *f, const char *title)
         fputs("</text></g>\n", f);
         fg__sort_children(t, id, &kids, &kcap, &nk);
         for (i = 0; i < nk; i++) {
-            queue[tail++] = kids[i];
-            x0[kids[i]] = cx;
-            depth[kids[i]] = depth[id] + 1;
-            cx += (double)t->nodes[kids[i]].total / total;
+            uint32_t k = kids[i].id;
+            queue[tail++] = k;
+            x0[k] = cx;
+            depth[k] = depth[id] + 1;
+            cx += (double)t->nodes[k].total / total;
         }
     }
     fputs("</g>\n</svg>\n", f);

@@ -46,11 +46,6 @@
 #define MAX_FRAMES 1024 /* perf records at most 127 by default (kernel.perf_event_max_stack) */
 #define NAME_LEN 2048   /* a frame's name is cut there */
 
-typedef struct entry {
-    char *name;
-    uint64_t count;
-} entry;
-
 typedef struct perfmap_line {
     uint64_t start, size;
     char *name;
@@ -66,14 +61,12 @@ typedef struct task_event {
 } task_event;
 
 typedef struct profile {
-    entry *v;
-    size_t n, cap;
     uint64_t total;
     uint32_t map_pid;      /* the pid whose perf map is loaded (0: none tried yet) */
     perfmap_line *map;
     size_t map_n;
     int stacks;            /* --folded / --svg: collect stacks instead of a flat profile */
-    fg_tree tree;
+    fg_tree tree;          /* the stacks, or (flat profile) one frame per sample */
     task_event *tasks;
     size_t ntasks, tasks_cap;
     char (*names)[NAME_LEN]; /* MAX_FRAMES + 1: one sample's frame names */
@@ -89,20 +82,11 @@ static char *xstrdup(const char *s)
 
 static void add(profile *p, const char *name)
 {
-    size_t i;
+    fg_frame f;
+    f.name = name;
+    f.kind = FG_OTHER;
     p->total++;
-    for (i = 0; i < p->n; i++) /* a flat profile has few distinct names: a scan is fine */
-        if (!strcmp(p->v[i].name, name)) {
-            p->v[i].count++;
-            return;
-        }
-    if (p->n == p->cap) {
-        p->cap = p->cap ? p->cap * 2 : 256;
-        p->v = (entry *)realloc(p->v, p->cap * sizeof *p->v);
-        if (!p->v) exit(3);
-    }
-    p->v[p->n].name = xstrdup(name);
-    p->v[p->n++].count = 1;
+    fg_add(&p->tree, &f, 1, 1);
 }
 
 static void free_map(profile *p)
@@ -299,6 +283,11 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     add(p, name);
 }
 
+typedef struct entry {
+    const char *name;
+    uint64_t count;
+} entry;
+
 static int by_count(const void *a, const void *b)
 {
     const entry *x = (const entry *)a, *y = (const entry *)b;
@@ -389,8 +378,8 @@ int main(int argc, char **argv)
         return fprintf(stderr, "symbolize: --folded and --svg read the recording twice: give a file, not -\n"), 2;
     o.on_sample = on_sample;
     o.io.user = &p;
+    fg_init(&p.tree);
     if (p.stacks) {
-        fg_init(&p.tree);
         p.names = (char(*)[NAME_LEN])malloc((MAX_FRAMES + 1) * sizeof *p.names);
         p.frames = (fg_frame *)malloc((MAX_FRAMES + 1) * sizeof *p.frames);
         if (!p.names || !p.frames) exit(3);
@@ -417,18 +406,25 @@ int main(int argc, char **argv)
             }
         }
     } else {
-        qsort(p.v, p.n, sizeof *p.v, by_count);
+        /* the flat profile: the root's children, most samples first */
+        entry *v = (entry *)malloc(p.tree.n * sizeof *v);
+        size_t n = 0;
+        uint32_t c;
+        if (!v) exit(3);
+        for (c = p.tree.nodes[0].child; c; c = p.tree.nodes[c].sibling, n++) {
+            v[n].name = p.tree.str + p.tree.nodes[c].name;
+            v[n].count = p.tree.nodes[c].total;
+        }
+        if (n) qsort(v, n, sizeof *v, by_count);
         printf("%" PRIu64 " samples\n", p.total);
-        for (i = 0; i < p.n && i < top; i++)
-            printf("%6.2f%%  %8" PRIu64 "  %s\n", 100.0 * (double)p.v[i].count / (double)p.total, p.v[i].count,
-                   p.v[i].name);
+        for (i = 0; i < n && i < top; i++)
+            printf("%6.2f%%  %8" PRIu64 "  %s\n", 100.0 * (double)v[i].count / (double)p.total, v[i].count, v[i].name);
+        free(v);
     }
-    for (i = 0; i < p.n; i++) free(p.v[i].name);
-    free(p.v);
     free_map(&p);
     for (i = 0; i < p.ntasks; i++) free(p.tasks[i].comm);
     free(p.tasks);
-    if (p.stacks) fg_release(&p.tree);
+    fg_release(&p.tree);
     free(p.names);
     free(p.frames);
     return status;
