@@ -35,8 +35,6 @@ build/%: examples/%.c $(HEADER) | build
 
 build/symbolize: examples/flamegraph.h
 
-build/symbolize: examples/flamegraph.h
-
 # Unit tests and fuzz replays run under ASan+UBSan; the compile matrix checks every
 # supported configuration warning-free.
 build/test_main: tests/test_main.c tests/*.c tests/*.h $(HEADER) | build
