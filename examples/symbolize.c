@@ -3,7 +3,7 @@
    written (the way samply reads jitdumps) - and prints a flat profile, or the samples'
    call stacks folded for flame graphs.
 
-   usage: symbolize [--jitdump-dir DIR] [--top N] [--folded] [--svg FILE] [--title T] perf.data
+   usage: symbolize [--jitdump-dir DIR] [--top N] [--folded [--annotate]] [--svg FILE] [--title T] perf.data
 
    Samples in //anon memory are named from /tmp/perf-<pid>.map when it exists, as perf
    report does; the rest show the mapping they landed in.
@@ -23,6 +23,9 @@
    A callchain with a context marker other than kernel, user or hypervisor is dropped
    whole, as perf does: the sample counts as `comm` alone.  ';' in a name becomes ':'
    and line breaks become spaces, so every line stays one stack.
+   --annotate marks frames the way flamegraph.pl --color=java and inferno colour them:
+   `_[j]` after a JIT frame, `_[k]` after a kernel frame (speedscope shows the marks as
+   part of the names, so they are not the default).
    --svg FILE writes the same stacks as a flame graph (examples/flamegraph.h). */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
@@ -66,6 +69,7 @@ typedef struct profile {
     perfmap_line *map;
     size_t map_n;
     int stacks;            /* --folded / --svg: collect stacks instead of a flat profile */
+    int annotate;          /* --annotate: _[j] after JIT frames, _[k] after kernel ones */
     fg_tree tree;          /* the stacks, or (flat profile) one frame per sample */
     task_event *tasks;
     size_t ntasks, tasks_cap;
@@ -254,6 +258,11 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
         }
         for (k = 0; k < n; k++) {
             clean_name(names[k]);
+            if (p->annotate && (frames[k].kind == FG_JIT || frames[k].kind == FG_PERFMAP || frames[k].kind == FG_KERNEL)) {
+                size_t len = strlen(names[k]);
+                if (len > NAME_LEN - 5) len = NAME_LEN - 5;
+                memcpy(names[k] + len, frames[k].kind == FG_KERNEL ? "_[k]" : "_[j]", 5);
+            }
             frames[k].name = names[k];
         }
         /* root first: the comm, then the chain reversed */
@@ -340,9 +349,10 @@ static jitanon_result read_tasks(profile *p, const char *path, jitanon_error *er
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: symbolize [--jitdump-dir DIR] [--top N] [--folded] [--svg FILE] [--title T] perf.data\n"
+    fprintf(f, "usage: symbolize [--jitdump-dir DIR] [--top N] [--folded [--annotate]] [--svg FILE] [--title T] perf.data\n"
                "  (default)        flat profile of the samples' own addresses, the top N (25) names\n"
                "  --folded         one line per distinct call stack: comm;root;...;leaf count\n"
+               "  --annotate       JIT frames end in _[j], kernel frames in _[k] (flamegraph.pl --color=java)\n"
                "  --svg FILE       the stacks as a flame graph (SVG: hover, search, click to zoom)\n"
                "  --title T        the flame graph's title\n"
                "  --jitdump-dir D  where to look for jit-<pid>.dump when the recorded path does not exist\n");
@@ -367,6 +377,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--svg") && i + 1 < (size_t)argc) svg = argv[++i];
         else if (!strcmp(a, "--title") && i + 1 < (size_t)argc) title = argv[++i];
         else if (!strcmp(a, "--folded")) folded = 1;
+        else if (!strcmp(a, "--annotate")) p.annotate = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout), 0;
         else if (a[0] == '-' && a[1]) return fprintf(stderr, "symbolize: unknown option %s\n", a), usage(stderr), 2;
         else if (path) return fprintf(stderr, "symbolize: one perf.data only (%s, %s)\n", path, a), 2;

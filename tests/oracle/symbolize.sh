@@ -72,6 +72,13 @@ if command -v node >/dev/null 2>&1; then
   for d in "$tmp"/node/jit-*.dump; do p=${d##*/jit-}; pids="$pids ${p%.dump}"; done
   if [ -s "$tmp/node/perf.data" ]; then
     compare node "$tmp/node" 'JS:|Builtin:|BytecodeHandler:'
+    # --annotate: the same stacks, JIT frames marked _[j] and kernel frames _[k]
+    "$root/build/symbolize" --folded --annotate "$tmp/node/perf.data" 2>/dev/null | LC_ALL=C sort > "$tmp/node/ann.folded"
+    nj=$(grep -c 'JS:[^;]*_\[j\]' "$tmp/node/ann.folded"); nk=$(grep -c 'kallsyms\]_\[k\]' "$tmp/node/ann.folded")
+    if [ "$nj" -gt 0 ] && ! grep -q '\[node\]_\[' "$tmp/node/ann.folded" &&
+       sed 's/_\[[jk]\]//g' "$tmp/node/ann.folded" | LC_ALL=C sort | cmp -s - "$tmp/node/ours.folded"; then
+      echo "PASS symbolize --annotate: the same stacks, JIT frames marked _[j] ($nj stacks), kernel _[k] ($nk)"
+    else echo "FAIL symbolize --annotate: $nj stacks with _[j], or the stacks differ"; fi
     # the flame graph of the same stacks
     if "$root/build/symbolize" --svg "$tmp/node/fg.svg" --title 'node <test> & "flame"' "$tmp/node/perf.data" 2> "$tmp/node/svgerr" &&
        out=$(python3 - "$tmp/node/fg.svg" "$tmp/node/ours.folded" <<'EOF'
