@@ -6,6 +6,9 @@
 set -u
 root=$(pwd)
 tmp=$(mktemp -d)
+# perf record and perf inject fill a build-id cache: keep it in $tmp, not in ~/.debug
+# (perf 6.1 finds it through HOME)
+export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
 pid=""
 cleanup() { [ -n "$pid" ] && rm -f "/tmp/perf-$pid.map"; rm -rf "$tmp"; }
 trap cleanup EXIT
