@@ -33,6 +33,8 @@ build:
 build/%: examples/%.c $(HEADER) | build
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(JITANON_LIBS)
 
+build/symbolize: examples/flamegraph.h
+
 # Unit tests and fuzz replays run under ASan+UBSan; the compile matrix checks every
 # supported configuration warning-free.
 build/test_main: tests/test_main.c tests/*.c tests/*.h $(HEADER) | build

@@ -144,6 +144,8 @@
                 keeps it for the tests); SHA-1 (jitanon_sha1_*; now internal)
               Added: jitanon_features(), jitanon_inject_stats.fallbacks with
                 jitanon_inject_fallback, jitanon_trim_event, jitanon_perf_time_conv
+                jitanon_inject_sample.callchain (with callchain_nr, big_endian) and
+                jitanon_inject_sample_resolve: a sample's callchain named in on_sample
        0.1.0  jitdump reader and writer, perf.data reader and writer, ELF stubs with
               unwind tables and line tables, range-aware //anon trimming, injector
 */
@@ -1420,7 +1422,20 @@ typedef struct jitanon_inject_sample {
     jitanon_str name;        /* the function's name, or the mmap's file name */
     uint64_t start;          /* where that function or mapping piece starts */
     uint64_t code_index;     /* JIT only */
+    /* The sample's callchain as recorded (callchain_nr u64s: jitanon_perf_u64_at with
+       big_endian; PERF_CONTEXT_* markers included), empty without one.  Its entries
+       resolve with jitanon_inject_sample_resolve, at the sample's moment. */
+    jitanon_bytes callchain;
+    uint64_t callchain_nr;
+    int big_endian;
+    const void *ctx_;        /* private: the injector that resolved it */
 } jitanon_inject_sample;
+
+/* Inside opts.on_sample only: what `ip` (a callchain entry, say) of the sample's process
+   resolves to now, the way the sample's own ip did.  *out is a copy of *s with ip, kind,
+   name, start and code_index of that address; returns out->kind. */
+JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject_sample *s, uint64_t ip,
+                                                            jitanon_inject_sample *out);
 
 typedef struct jitanon_inject_opts {
     uint32_t begin_zero_;
@@ -8809,27 +8824,53 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
 
 #define JITANON__PERF_MISC_COMM_EXEC (1u << 13)
 
+/* What s->ip of process s->pid resolves to now: kind, name, start, code_index. */
+JITANON__PRIVATE void jitanon__inj_name(const jitanon__inj *j, jitanon_inject_sample *s)
+{
+    jitanon_range where;
+    s->kind = j->maps.trim ? jitanon_trim_resolve(j->maps.trim, s->pid, s->ip, &where) : JITANON_TRIM_NONE;
+    s->name.data = NULL;
+    s->name.length = 0;
+    s->start = s->code_index = 0;
+    if (s->kind == JITANON_TRIM_JIT && where.id < j->jit.nfuncs) {
+        const jitanon__inj_func *f = &j->jit.funcs[where.id];
+        s->name = f->name;
+        s->start = f->code_addr;
+        s->code_index = f->code_index;
+    } else if (s->kind != JITANON_TRIM_NONE && where.id < j->maps.nidents) {
+        s->name.data = (const char *)j->maps.names.data + j->maps.idents[where.id].name_off;
+        s->name.length = j->maps.idents[where.id].name_len;
+        s->start = where.start;
+    }
+}
+
 JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_rec *r)
 {
     jitanon_inject_sample s;
-    jitanon_range where;
     memset(&s, 0, sizeof s);
     s.pid = r->pid;
     s.tid = r->tid;
     s.time = r->time;
     s.ip = r->start;
-    s.kind = j->maps.trim ? jitanon_trim_resolve(j->maps.trim, r->pid, r->start, &where) : JITANON_TRIM_NONE;
-    if (s.kind == JITANON_TRIM_JIT && where.id < j->jit.nfuncs) {
-        const jitanon__inj_func *f = &j->jit.funcs[where.id];
-        s.name = f->name;
-        s.start = f->code_addr;
-        s.code_index = f->code_index;
-    } else if (s.kind != JITANON_TRIM_NONE && where.id < j->maps.nidents) {
-        s.name.data = (const char *)j->maps.names.data + j->maps.idents[where.id].name_off;
-        s.name.length = j->maps.idents[where.id].name_len;
-        s.start = where.start;
+    jitanon__inj_name(j, &s);
+    if (r->chain_nr) {
+        s.callchain.data = j->round.bytes.data + r->off + r->chain_off;
+        s.callchain.size = r->chain_nr * 8;
+        s.callchain_nr = r->chain_nr;
     }
+    s.big_endian = j->in->big_endian;
+    s.ctx_ = j;
     j->opts->on_sample(j->io.user, &s);
+}
+
+JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject_sample *s, uint64_t ip,
+                                                            jitanon_inject_sample *out)
+{
+    JITANON_ASSERT(s && out && s->ctx_);
+    *out = *s;
+    out->ip = ip;
+    jitanon__inj_name((const jitanon__inj *)s->ctx_, out);
+    return out->kind;
 }
 
 /* Counts a sample that a late claim named. */

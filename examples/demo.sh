@@ -1,10 +1,14 @@
 #!/bin/sh
 # make demo: record a real JIT (examples/tinyjit) whose code cache grows page by page, so
 # the kernel emits coalesced //anon mmaps over already-jitted code; inject it with
-# jitanon-inject and with `perf inject --jit`; show what each resolves.
+# jitanon-inject and with `perf inject --jit`; show what each resolves; end with a flame
+# graph of the recording (build/demo.svg, from build/symbolize --svg).
 set -u
 root=$(pwd)
 tmp=$(mktemp -d)
+# perf record and perf inject fill a build-id cache: keep it in $tmp, not in ~/.debug
+# (perf 6.1 finds it through HOME)
+export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
 pid=""
 cleanup() { [ -n "$pid" ] && rm -f "/tmp/perf-$pid.map"; rm -rf "$tmp"; }
 trap cleanup EXIT
@@ -13,8 +17,8 @@ recorded=0
 # DEMO_SYNTH=1 shows the path taken on machines where perf cannot record.
 if [ "${DEMO_SYNTH:-0}" != 1 ] && command -v perf >/dev/null 2>&1 &&
    perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
-  echo "== recording build/tinyjit with: perf record -k mono -e cpu-clock"
-  (cd "$tmp" && perf record -q -k mono -e cpu-clock -o perf.data "$root/build/tinyjit" -t 800 > tinyjit.out 2>/dev/null)
+  echo "== recording build/tinyjit with: perf record -k mono -e cpu-clock -g"
+  (cd "$tmp" && perf record -q -k mono -e cpu-clock -g -o perf.data "$root/build/tinyjit" -t 800 > tinyjit.out 2>/dev/null)
   pid=$(sed -n 's/^pid //p' "$tmp/tinyjit.out")
   [ -n "$pid" ] && [ -s "$tmp/perf.data" ] && recorded=1
 fi
@@ -35,7 +39,7 @@ if command -v perf >/dev/null 2>&1 && perf inject --jit -i "$tmp/perf.data" -o "
 
 # Samples of the JIT process, by what they resolve to.
 classify() {
-  perf script -i "$1" -F pid,ip,sym,dso 2>/dev/null | awk -v pid="$pid" '
+  perf script -i "$1" -F pid,ip,sym,dso -G 2>/dev/null | awk -v pid="$pid" '
     $1 == pid {
       dso = $NF; sym = $3
       if (dso ~ /jitted-/) j++
@@ -62,9 +66,19 @@ if command -v perf >/dev/null 2>&1; then
     case $f in perf.data) t="no injection";; perfinj.data) t="perf inject --jit";; *) t="jitanon-inject";; esac
     echo
     echo "== perf report --sort dso,sym ($t), top lines"
-    perf report -i "$tmp/$f" --stdio --sort dso,sym 2>/dev/null | grep -v '^#' | grep -v '^$' | head -8
+    perf report -i "$tmp/$f" --stdio --sort dso,sym --no-children -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -8
   done
 else
   echo "perf is not installed: symbolizing in memory instead (build/symbolize)"
   "$root/build/symbolize" --top 12 "$tmp/perf.data"
+fi
+
+# The picture: call stacks resolved in memory (same names as perf script on ours.data).
+echo
+echo "== flame graph: build/symbolize --svg build/demo.svg perf.data"
+if [ $recorded = 1 ]; then what="tinyjit recorded by perf record -g"; else what="a recording synthesized by jitgen"; fi
+if "$root/build/symbolize" --svg "$root/build/demo.svg" --title "$what, named by jitanon (symbolize --svg)" "$tmp/perf.data"; then
+  echo "   wrote $root/build/demo.svg (open it in a browser: hover for names, click to zoom, Ctrl-F to search)"
+else
+  echo "   symbolize --svg failed"; exit 1
 fi

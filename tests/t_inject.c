@@ -772,27 +772,35 @@ static void ti_on_sample_record(void *user, const jitanon_inject_sample *si)
 }
 
 /* The profiler's side: no writer, no ELF, every sample resolved in time order. */
-static void test_inject_resolve_only(void)
+/* Resolves ti_build_perf's samples with no writer; `io` (zeroed by the caller) is
+   the first member of what on_sample gets. */
+static void ti_resolve_run(ti_io *io, void (*on_sample)(void *, const jitanon_inject_sample *))
 {
     jitanon_membuf perf;
-    ti_io io;
     jitanon_inject_opts o;
     jitanon_perf_reader r;
     jitanon_error err;
     memin in;
-    memset(&io, 0, sizeof io);
     memset(&o, 0, sizeof o);
-    io.give_dump = 1;
+    io->give_dump = 1;
     ti_build_perf(&perf, 1, JITANON_PERF_FILE);
-    ti_build_dump(&io.dump);
+    ti_build_dump(&io->dump);
     in = memin_make(perf.data, perf.size, 0, 0);
     o.io.load_dump = ti_load_dump;
     o.io.write_elf = ti_write_elf;
-    o.io.user = &io;
-    o.on_sample = ti_on_sample_record;
+    o.io.user = io;
+    o.on_sample = on_sample;
     JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
     JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
     jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&perf);
+}
+
+static void test_inject_resolve_only(void)
+{
+    ti_io io;
+    memset(&io, 0, sizeof io);
+    ti_resolve_run(&io, ti_on_sample_record);
     JT_CHECK_EQ_U(io.elf_files, 0);
     JT_CHECK_EQ_U(io.seen.n, 4);
     /* in time order: t=60 f0, t=61 a stub in //anon, t=62 //anon (f2 loads at 70), t=90 f2 */
@@ -800,8 +808,56 @@ static void test_inject_resolve_only(void)
     JT_CHECK(io.seen.kind[1] == JITANON_TRIM_ANON && !strcmp(io.seen.name[1], "//anon"));
     JT_CHECK(io.seen.kind[2] == JITANON_TRIM_ANON);
     JT_CHECK(io.seen.kind[3] == JITANON_TRIM_JIT && !strcmp(io.seen.name[3], "f2"));
-    jitanon_membuf_release(&perf);
     jitanon_membuf_release(&io.dump);
+}
+
+/* jitanon_inject_sample_resolve: any address of the process, named as it is at the
+   sample's moment (f2's code is //anon until its load at t=70). */
+typedef struct ti_probe {
+    ti_io io; /* first: the io callbacks take the same user pointer */
+    unsigned n, bad;
+    uint64_t time[8];
+    jitanon_trim_kind kind[8][4];
+    char name[8][4][20];
+} ti_probe;
+
+static void ti_on_sample_probe(void *user, const jitanon_inject_sample *si)
+{
+    ti_probe *p = (ti_probe *)user;
+    const uint64_t at[4] = {0x10210, 0x11010, 0x400010, 0x900000}; /* f1, f2, a file, nothing */
+    size_t i;
+    if (p->n >= 8) return;
+    for (i = 0; i < 4; i++) {
+        jitanon_inject_sample f;
+        jitanon_trim_kind k = jitanon_inject_sample_resolve(si, at[i], &f);
+        size_t len = f.name.length < 19 ? f.name.length : 19;
+        if (k != f.kind || f.ip != at[i] || f.pid != si->pid || f.time != si->time || f.callchain_nr != si->callchain_nr)
+            p->bad++;
+        p->kind[p->n][i] = k;
+        if (len) memcpy(p->name[p->n][i], f.name.data, len);
+        p->name[p->n][i][len] = 0;
+    }
+    p->time[p->n++] = si->time;
+}
+
+static void test_inject_sample_resolve(void)
+{
+    ti_probe pr;
+    unsigned i;
+    memset(&pr, 0, sizeof pr);
+    ti_resolve_run(&pr.io, ti_on_sample_probe);
+    JT_CHECK_EQ_U(pr.n, 4);
+    JT_CHECK_EQ_U(pr.bad, 0);
+    for (i = 0; i < pr.n && i < 4; i++) {
+        int late = pr.time[i] >= 70;
+        JT_CHECK(pr.kind[i][0] == JITANON_TRIM_JIT && !strcmp(pr.name[i][0], "f1"));
+        JT_CHECK(pr.kind[i][1] == (late ? JITANON_TRIM_JIT : JITANON_TRIM_ANON));
+        JT_CHECK(!strcmp(pr.name[i][1], late ? "f2" : "//anon"));
+        JT_CHECK(pr.kind[i][2] == JITANON_TRIM_FILE && !strcmp(pr.name[i][2], "/usr/bin/fakejit"));
+        JT_CHECK(pr.kind[i][3] == JITANON_TRIM_NONE && !pr.name[i][3][0]);
+    }
+    JT_CHECK(pr.time[3] >= 70);
+    jitanon_membuf_release(&pr.io.dump);
 }
 
 #if JITANON__POSIX
@@ -1661,6 +1717,7 @@ static void suite_inject(void)
     JT_RUN(test_inject_sampled_files);
 #endif
     JT_RUN(test_inject_resolve_only);
+    JT_RUN(test_inject_sample_resolve);
     JT_RUN(test_inject_contract_random);
     JT_RUN(test_inject_marker_names);
     JT_RUN(test_inject_range_trims_only_overlaps);

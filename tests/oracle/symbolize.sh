@@ -1,0 +1,118 @@
+#!/bin/sh
+# symbolize --folded against perf: on `perf record -g` recordings (node, tinyjit), the
+# stacks symbolize folds in memory equal those of `perf script` on jitanon-inject's
+# output folded by tests/oracle/fold_perf_script.py (same stacks, same counts).  What is
+# compared: the comm, the depth and order of every stack, JIT frames by name (jitdump
+# and perf map names, [unknown] where neither names one), other frames by the file they
+# are in ([node], [libc.so.6]; symbolize reads no ELF symbols), kernel frames as
+# [kernel.kallsyms].  Names are compared as recorded (perf script --no-demangle).
+# Then symbolize --svg: the flame graph parses as XML and holds the JIT names.
+set -u
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+tmp=$(mktemp -d)
+export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
+pids=""
+cleanup() {
+  for p in $pids; do rm -f "/tmp/perf-$p.map" "/tmp/jit-$p.dump"; find /tmp -maxdepth 1 -name "jitted-$p-*.so" -delete; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fold_py="$root/tests/oracle/fold_perf_script.py"
+
+# the defects of issue 13 item 5: --help is no file name; an error path frees what it held
+if "$root/build/symbolize" --help > "$tmp/help.txt" 2>&1 && grep -q '^usage: symbolize' "$tmp/help.txt"; then
+  echo "PASS symbolize: --help prints the usage, exit 0"
+else echo "FAIL symbolize: --help: $(head -2 "$tmp/help.txt")"; fi
+"$root/build/symbolize" --nonsense x > /dev/null 2>&1; rc=$?
+if [ $rc = 2 ]; then echo "PASS symbolize: an unknown option is refused (exit 2)"
+else echo "FAIL symbolize: unknown option: exit $rc"; fi
+
+if ! command -v perf >/dev/null 2>&1; then echo "SKIP symbolize --folded: perf not installed (apt-get install linux-perf)"; exit 0; fi
+if ! command -v python3 >/dev/null 2>&1; then echo "SKIP symbolize --folded: python3 not installed"; exit 0; fi
+if ! perf record -q -k mono -e cpu-clock -g -o "$tmp/probe.data" true >/dev/null 2>&1; then
+  echo "SKIP symbolize --folded: perf record -g cannot record here"; exit 0; fi
+
+# compare NAME DIR JITPATTERN [NAME]: symbolize --folded DIR/perf.data = folded perf
+# script of the injected copy; JITPATTERN (grep -E) must name some stacks, NAME a frame.
+compare() {
+  name=$1 dir=$2 pat=$3 must=${4:-}
+  mkdir -p "$dir/elf"
+  if ! "$root/build/jitanon-inject" -i "$dir/perf.data" -o "$dir/ours.data" --elf-dir "$dir/elf" 2> "$dir/err"; then
+    echo "FAIL symbolize --folded $name: jitanon-inject failed: $(head -2 "$dir/err")"; return; fi
+  perf script -i "$dir/ours.data" -F comm,tid,ip,sym,dso --no-demangle 2>/dev/null | python3 "$fold_py" |
+    LC_ALL=C sort > "$dir/perf.folded"
+  if ! "$root/build/symbolize" --folded "$dir/perf.data" 2> "$dir/err" | LC_ALL=C sort > "$dir/ours.folded"; then
+    echo "FAIL symbolize --folded $name: $(head -2 "$dir/err")"; return; fi
+  stacks=$(wc -l < "$dir/ours.folded")
+  samples=$(awk '{n += $NF} END {print n + 0}' "$dir/ours.folded")
+  jit=$(grep -E -c -- "$pat" "$dir/ours.folded")
+  deep=$(awk -F';' 'NF > 3' "$dir/ours.folded" | wc -l)
+  if [ "$stacks" -gt 0 ] && [ "$jit" -gt 0 ] && cmp -s "$dir/perf.folded" "$dir/ours.folded"; then
+    echo "PASS symbolize --folded $name: same $stacks stacks and counts as perf script of the injected output ($samples samples; $jit stacks with JIT names, $deep deeper than 2 frames)"
+    [ -z "$must" ] || grep -q -- "$must" "$dir/ours.folded" || echo "FAIL symbolize --folded $name: no frame named $must"
+  else
+    echo "FAIL symbolize --folded $name: $stacks stacks ($jit with JIT names), perf script folded has $(wc -l < "$dir/perf.folded"); first differences:"
+    diff "$dir/perf.folded" "$dir/ours.folded" | head -6 | cut -c1-300
+  fi
+}
+
+# 1. node: stacks through V8's interpreter, builtins and optimised code (jitdump names).
+#    perf record is stopped (SIGINT) while node still runs: the injector forgets a
+#    process's map at its main thread's EXIT, so a worker thread sampled in the
+#    microseconds after it resolves to [unknown] where perf still names it (seen in 1 of
+#    4 node runs: one sample; an injector matter, not symbolize's), and this compares
+#    symbolize, not that window.
+if command -v node >/dev/null 2>&1; then
+  mkdir "$tmp/node"
+  (cd "$tmp/node" && timeout -s INT 2 perf record -q -g -k mono -e cpu-clock -o perf.data node --perf-prof --perf-basic-prof -e '
+    function leaf(n){let s=0;for(let i=0;i<n;i++)s+=i%13;return s}
+    function mid(n){return leaf(n)+leaf(n>>1)}
+    let t=0,end=Date.now()+6000; while(Date.now()<end) t+=mid(2e4); console.log(t)' >/dev/null 2>&1)
+  for d in "$tmp"/node/jit-*.dump; do p=${d##*/jit-}; pids="$pids ${p%.dump}"; done
+  if [ -s "$tmp/node/perf.data" ]; then
+    compare node "$tmp/node" 'JS:|Builtin:|BytecodeHandler:'
+    # --annotate: the same stacks, JIT frames marked _[j] and kernel frames _[k]
+    "$root/build/symbolize" --folded --annotate "$tmp/node/perf.data" 2>/dev/null | LC_ALL=C sort > "$tmp/node/ann.folded"
+    nj=$(grep -c 'JS:[^;]*_\[j\]' "$tmp/node/ann.folded"); nk=$(grep -c 'kallsyms\]_\[k\]' "$tmp/node/ann.folded")
+    if [ "$nj" -gt 0 ] && ! grep -q '\[node\]_\[' "$tmp/node/ann.folded" &&
+       sed 's/_\[[jk]\]//g' "$tmp/node/ann.folded" | LC_ALL=C sort | cmp -s - "$tmp/node/ours.folded"; then
+      echo "PASS symbolize --annotate: the same stacks, JIT frames marked _[j] ($nj stacks), kernel _[k] ($nk)"
+    else echo "FAIL symbolize --annotate: $nj stacks with _[j], or the stacks differ"; fi
+    # the flame graph of the same stacks
+    if "$root/build/symbolize" --svg "$tmp/node/fg.svg" --title 'node <test> & "flame"' "$tmp/node/perf.data" 2> "$tmp/node/svgerr" &&
+       out=$(python3 - "$tmp/node/fg.svg" "$tmp/node/ours.folded" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+root = ET.parse(sys.argv[1]).getroot()   # raises on malformed XML
+frames = [g for g in root.iter(ns + 'g') if g.get('class') == 'f']
+titles = set(g.find(ns + 'title').text.rsplit(' (', 1)[0] for g in frames)
+# every JIT name of the folded stacks that holds 1% of the samples is a frame
+total, width = 0, {}
+for line in open(sys.argv[2]):
+    stack, n = line.rstrip('\n').rsplit(' ', 1)
+    total += int(n)
+    for f in set(stack.split(';')):
+        width[f] = width.get(f, 0) + int(n)
+jit = [f for f in width if f.startswith(('JS:', 'Builtin:', 'BytecodeHandler:')) and width[f] * 100 >= total]
+missing = [f for f in jit if f not in titles]
+green = [g for g in frames if g.find(ns + 'title').text.startswith('JS:')]
+fills = set(g.find(ns + 'rect').get('fill') for g in green)
+ok_fill = all(int(c.split(',')[1]) > 150 and int(c.split('(')[1].split(',')[0]) < 120 for c in fills)
+if missing or not jit or not ok_fill or root.find(ns + 'script') is None:
+    print('missing %s, %d JIT names, fills %s' % (missing[:3], len(jit), sorted(fills)[:3]))
+    sys.exit(1)
+print('%d frames, the %d JIT names above 1%% all present, JS frames green' % (len(frames), len(jit)))
+EOF
+); then echo "PASS symbolize --svg: parses as XML, $out"
+    else echo "FAIL symbolize --svg: ${out:-$(head -2 "$tmp/node/svgerr")}"; fi
+  else echo "FAIL symbolize --folded node: could not record node"; fi
+else echo "SKIP symbolize --folded node: node not installed (apt-get install nodejs)"; fi
+
+# 2. tinyjit: stubs named only in the perf map, in the //anon parts the injector keeps
+mkdir "$tmp/tj"
+(cd "$tmp/tj" && perf record -q -g -k mono -e cpu-clock -o perf.data "$root/build/tinyjit" -t 300 > out.txt 2>/dev/null)
+tjpid=$(sed -n 's/^pid //p' "$tmp/tj/out.txt"); pids="$pids $tjpid"
+if [ -n "$tjpid" ] && [ -s "$tmp/tj/perf.data" ]; then
+  compare tinyjit "$tmp/tj" 'tinyjit_(fn|stub)_p' ';tinyjit_stub_p0'
+else echo "FAIL symbolize --folded tinyjit: could not record tinyjit"; fi
