@@ -953,8 +953,9 @@ JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_
 JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f);
 
 /* Copies perf.data `in_path` ("-" = stdin) to `out_path` ("-" = stdout, pipe mode only)
-   atomically.  out_mode JITANON_PERF_SAME_MODE keeps the input's mode; another value
-   than the three is JITANON_ERR_INVALID_ARGUMENT.  opts may be NULL. */
+   atomically.  out_mode JITANON_PERF_SAME_MODE keeps the input's mode (stdout: pipe mode
+   from any input); another value than the three is JITANON_ERR_INVALID_ARGUMENT.  opts
+   may be NULL. */
 JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path,
                                                   jitanon_perf_mode out_mode, const jitanon_perf_opts *opts,
                                                   jitanon_error *err);
@@ -5186,7 +5187,8 @@ JITANON__PRIVATE jitanon_result jitanon__pc_run(const char *in_path, const char 
     if ((unsigned)out_mode > JITANON_PERF_PIPE)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown out_mode %u", (unsigned)out_mode);
     res = jitanon_perf_reader_open(&r, in_path, opts, err);
-    mode = out_mode == JITANON_PERF_SAME_MODE ? r.mode : out_mode;
+    /* stdout cannot seek back to the file header: "the input's mode" is pipe there, as in perf inject */
+    mode = out_mode != JITANON_PERF_SAME_MODE ? out_mode : to_stdout ? JITANON_PERF_PIPE : r.mode;
     if (res == JITANON_OK && to_stdout && mode == JITANON_PERF_FILE)
         res = JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "stdout takes pipe mode only");
     if (res == JITANON_OK)
