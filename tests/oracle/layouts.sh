@@ -76,3 +76,70 @@ else
     }
   else echo "SKIP layouts README: perf record of tinyjit failed"; fi
 fi
+
+# views NAME INPUT OUTPUT: perf script and perf report (--no-children: perf turns the
+# Children column on by itself only for file input) print the same for both.
+views() {
+  "$perf" script -i "$2" --show-mmap-events --show-task-events >"$tmp/a.txt" 2>&1
+  "$perf" script -i "$3" --show-mmap-events --show-task-events >"$tmp/b.txt" 2>&1
+  "$perf" report -i "$2" --stdio --no-children 2>&1 | grep -v '^# (Tip: ' >"$tmp/a.rep"
+  "$perf" report -i "$3" --stdio --no-children 2>&1 | grep -v '^# (Tip: ' >"$tmp/b.rep"
+  if ! grep -q . "$tmp/a.txt"; then echo "FAIL $1: perf printed nothing for the input"
+  elif ! cmp -s "$tmp/a.txt" "$tmp/b.txt"; then echo "FAIL $1: perf script differs"; diff "$tmp/a.txt" "$tmp/b.txt" | head -5
+  elif ! cmp -s "$tmp/a.rep" "$tmp/b.rep"; then echo "FAIL $1: perf report differs"; diff "$tmp/a.rep" "$tmp/b.rep" | head -5
+  else echo "PASS $1"; fi
+}
+
+# -- 3. file -> pipe writes only the features perf reads from a pipe --------------------
+# Each recording gets an empty CPUDESC section (bit 8) and an AUXTRACE index (bit 18, no
+# entries): perf reads both from a file, but stops on either in a pipe.
+for kind in "callchain:-e cpu-clock -g" "two-events:-e cpu-clock,task-clock" "two-events-g:-e cpu-clock,task-clock -g"; do
+  name=${kind%%:*}
+  # shellcheck disable=SC2086
+  if ! record "$tmp/$name.data" ${kind#*:}; then echo "SKIP layouts $name: perf record failed"; continue; fi
+  python3 "$py" feature "$tmp/$name.data" "$tmp/$name.f1" 8 "" &&
+    python3 "$py" feature "$tmp/$name.f1" "$tmp/$name.feat" 18 0000000000000000 || { echo "FAIL layouts $name: layouts.py"; continue; }
+  if "$cat_bin" --copy - "$tmp/$name.feat" >"$tmp/$name.pipe" 2>"$tmp/err"; then
+    views "layouts $name: file with empty CPUDESC and AUXTRACE index -> pipe" "$tmp/$name.feat" "$tmp/$name.pipe"
+  else echo "FAIL layouts $name -> pipe: $(cat "$tmp/err")"; fi
+  # from stdin the input cannot seek: the features follow the records
+  if "$inj" <"$tmp/$name.feat" >"$tmp/$name.inj" 2>"$tmp/err"; then
+    views "layouts $name: jitanon-inject <file >pipe" "$tmp/$name.feat" "$tmp/$name.inj"
+  else echo "FAIL layouts $name: jitanon-inject <file >pipe: $(cat "$tmp/err")"; fi
+done
+
+# through NAME PIPE: perf prints the same for PIPE, our file copy of it, and what
+# jitanon-inject writes from it to stdout.
+through() {
+  if "$cat_bin" --copy "$2.file" "$2" 2>"$tmp/err"; then same "layouts $1 pipe -> file" "$2" "$2.file"
+  else echo "FAIL layouts $1 pipe -> file: $(cat "$tmp/err")"; fi
+  if "$inj" -i "$2" >"$2.out" 2>"$tmp/err"; then same "layouts $1 through jitanon-inject" "$2" "$2.out"
+  else echo "FAIL layouts $1 through jitanon-inject: $(cat "$tmp/err")"; fi
+}
+
+# -- 4. perf 4.x pipes: a 12-byte HEADER_TRACING_DATA ------------------------------------
+if "$perf" record -N -q -e sched:sched_switch -g -o - -- sh -c 'sleep 0.01' 2>/dev/null >"$tmp/tp.pipe" && [ -s "$tmp/tp.pipe" ]; then
+  python3 "$py" tracing12 "$tmp/tp.pipe" "$tmp/t12.pipe"
+  same "layouts perf 6.1 reads the 12-byte HEADER_TRACING_DATA as the 16-byte one" "$tmp/tp.pipe" "$tmp/t12.pipe"
+  through "12-byte HEADER_TRACING_DATA" "$tmp/t12.pipe"
+else echo "SKIP layouts tracing data: perf record -e sched:sched_switch not permitted"; fi
+
+# -- 5. kernel 3.10's first MMAP2 layout (no prot and flags) -----------------------------
+if "$perf" record -N -q -k mono -e cpu-clock -g -o - -- sh -c "$work" 2>/dev/null >"$tmp/m.pipe" && [ -s "$tmp/m.pipe" ]; then
+  python3 "$py" mmap2v1 "$tmp/m.pipe" "$tmp/v1.pipe"
+  "$cat_bin" "$tmp/m.pipe" 2>/dev/null | grep ' MMAP2 ' | sed 's/^[0-9]* //; s/ prot=.* flags=[^ ]*//' >"$tmp/m.names"
+  if "$cat_bin" "$tmp/v1.pipe" 2>"$tmp/err" | grep ' MMAP2 ' | sed 's/^[0-9]* //; s/ prot=.* flags=[^ ]*//' >"$tmp/v1.names" &&
+     [ -s "$tmp/m.names" ] && cmp -s "$tmp/m.names" "$tmp/v1.names"; then
+    echo "PASS layouts first MMAP2 layout: every mapping read with its full name ($(wc -l <"$tmp/m.names") MMAP2s)"
+  else echo "FAIL layouts first MMAP2 layout names: $(cat "$tmp/err")"; diff "$tmp/m.names" "$tmp/v1.names" | head -3; fi
+  through "first MMAP2 layout (passed through as recorded)" "$tmp/v1.pipe"
+else echo "SKIP layouts first MMAP2 layout: perf record -o - failed"; fi
+# A JIT recorded on such a kernel: the jitdump marker is an MMAP2 of the first layout too.
+if [ -x "$tmp/rd/myjit" ] &&
+   (cd "$tmp/rd" && "$perf" record -q -k mono -e cpu-clock -o - -- ./myjit 2>/dev/null >"$tmp/rd/j.pipe") && [ -s "$tmp/rd/j.pipe" ]; then
+  python3 "$py" mmap2v1 "$tmp/rd/j.pipe" "$tmp/rd/j1.pipe"
+  if "$inj" -i "$tmp/rd/j1.pipe" -o "$tmp/rd/j1.data" 2>"$tmp/err" &&
+     "$perf" script -i "$tmp/rd/j1.data" -F ip,sym 2>/dev/null | grep -q tinyjit_fn; then
+    echo "PASS layouts first MMAP2 layout: jitanon-inject finds the jitdump marker and names the JIT functions"
+  else echo "FAIL layouts first MMAP2 layout: no JIT function named after injection: $(cat "$tmp/err")"; fi
+fi
