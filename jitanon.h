@@ -137,6 +137,13 @@
                 jitanon_perf_record.time_conv: now of the named type
                   jitanon_perf_time_conv (same fields)
                 SAMPLED files with the PER_PROCESS layout are refused
+                out_mode JITANON_PERF_SAME_MODE with out_path "-" writes pipe mode
+                  from any input (was refused for file input), as perf inject does
+                a pipe writer leaves out the features perf cannot read from a pipe
+                  (AUXTRACE index, DIR_FORMAT, empty sections; features_skipped)
+                errors about a perf.data record point at its first byte and name it
+                accepted: perf 4.x's 12-byte HEADER_TRACING_DATA; MMAP2 of the first
+                  layout (kernel 3.10, no prot/flags): jitanon_perf_mmap.first_layout
               Removed: the ELF reader (jitanon_elf_parse, _segment_at, _section_at,
                 _find_section, _symbol_count, _symbol_at and 4 types; tests/elfread.h
                 keeps it for the tests); SHA-1 (jitanon_sha1_*; now internal)
@@ -226,7 +233,8 @@ typedef enum jitanon_result {
 typedef struct jitanon_error {
     jitanon_result type;     /* JITANON_OK when nothing went wrong */
     const char *description; /* static text for `type` */
-    uint64_t offset;         /* byte offset in the input where the problem is */
+    uint64_t offset;         /* byte offset in the input where the problem is (a malformed
+                                perf.data record: its first byte) */
     uint64_t record_index;   /* 0-based index of the record involved, if any */
     uint32_t record_type;    /* type/id of that record, if any */
     char info[128];          /* detail, always NUL-terminated */

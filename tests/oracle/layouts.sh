@@ -127,9 +127,11 @@ else echo "SKIP layouts tracing data: perf record -e sched:sched_switch not perm
 # -- 5. kernel 3.10's first MMAP2 layout (no prot and flags) -----------------------------
 if "$perf" record -N -q -k mono -e cpu-clock -g -o - -- sh -c "$work" 2>/dev/null >"$tmp/m.pipe" && [ -s "$tmp/m.pipe" ]; then
   python3 "$py" mmap2v1 "$tmp/m.pipe" "$tmp/v1.pipe"
-  "$cat_bin" "$tmp/m.pipe" 2>/dev/null | grep ' MMAP2 ' | sed 's/^[0-9]* //; s/ prot=.* flags=[^ ]*//' >"$tmp/m.names"
-  if "$cat_bin" "$tmp/v1.pipe" 2>"$tmp/err" | grep ' MMAP2 ' | sed 's/^[0-9]* //; s/ prot=.* flags=[^ ]*//' >"$tmp/v1.names" &&
-     [ -s "$tmp/m.names" ] && cmp -s "$tmp/m.names" "$tmp/v1.names"; then
+  "$cat_bin" "$tmp/m.pipe" 2>/dev/null | grep ' MMAP2 ' >"$tmp/m.cat"
+  "$cat_bin" "$tmp/v1.pipe" 2>"$tmp/err" | grep ' MMAP2 ' >"$tmp/v1.cat"
+  sed 's/^[0-9]* //; s/ prot=.* flags=[^ ]*//' "$tmp/m.cat" >"$tmp/m.names"
+  sed 's/^[0-9]* //; s/ prot=.* flags=[^ ]* first-layout//' "$tmp/v1.cat" >"$tmp/v1.names"
+  if [ -s "$tmp/m.names" ] && cmp -s "$tmp/m.names" "$tmp/v1.names" && ! grep -q first-layout "$tmp/m.cat"; then
     echo "PASS layouts first MMAP2 layout: every mapping read with its full name ($(wc -l <"$tmp/m.names") MMAP2s)"
   else echo "FAIL layouts first MMAP2 layout names: $(cat "$tmp/err")"; diff "$tmp/m.names" "$tmp/v1.names" | head -3; fi
   through "first MMAP2 layout (passed through as recorded)" "$tmp/v1.pipe"
