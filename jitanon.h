@@ -3986,11 +3986,12 @@ JITANON__PRIVATE jitanon_result jitanon__pd_refused(const jitanon_perf_reader *r
     return res;
 }
 
-/* Size of the record at p including a trailing payload (AUXTRACE, HEADER_TRACING_DATA:
-   header.size bytes, then the u64 / u32 size at byte 8 of payload; perf 4.x wrote the
-   tracing record without the pad, 12 bytes).  JITANON_AGAIN when fewer than *total bytes
-   are available (enough to learn the size first, then the whole record).  Errors point
-   at the record's first byte. */
+/* Size of the record at p including a trailing payload: AUXTRACE and HEADER_TRACING_DATA
+   are followed, right after their header.size bytes, by as many bytes as the u64
+   (AUXTRACE) or u32 (tracing data, padded to 8 by its writer) at byte 8 says.  perf 4.x
+   wrote the tracing record as 12 bytes (header, u32 size), newer perf adds a u32 pad: 16.
+   JITANON_AGAIN when fewer than *total bytes are available (enough to learn the size
+   first, then the whole record).  Errors point at the record's first byte. */
 JITANON__PRIVATE jitanon_result jitanon__pd_measure(const jitanon_perf_reader *r, const uint8_t *p, size_t avail,
                                                    uint64_t off, size_t *total, jitanon_error *err)
 {
