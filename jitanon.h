@@ -4829,15 +4829,22 @@ JITANON__PRIVATE jitanon_result jitanon__pw_feature_record(jitanon_perf_writer *
     return res;
 }
 
+#define JITANON__PERF_FEAT_EVENT_DESC 12u
+#define JITANON__PERF_FEAT_BRANCH_STACK 15u
+#define JITANON__PERF_FEAT_AUXTRACE 18u
+#define JITANON__PERF_FEAT_STAT 19u
+#define JITANON__PERF_FEAT_DIR_FORMAT 24u
+
 /* Whether perf 6.1 reads the feature back from a pipe (measured bit by bit, empty and as
-   recorded): the AUXTRACE index (18) holds offsets into a file and DIR_FORMAT (24) belongs
-   to a directory of files, so perf stops on either in a pipe; an empty section stops it for
-   every feature but BUILD_ID (no records), BRANCH_STACK (15) and STAT (19), whose
-   presence alone is the information, and EVENT_DESC (12). */
+   recorded): the AUXTRACE index holds offsets into a file and DIR_FORMAT belongs to a
+   directory of files, so perf stops on either in a pipe; an empty section stops it for
+   every feature but BUILD_ID (no records), BRANCH_STACK and STAT, whose presence alone is
+   the information, and EVENT_DESC. */
 JITANON__PRIVATE int jitanon__pw_pipe_feature(unsigned bit, size_t size)
 {
-    if (bit == 18 || bit == 24) return 0;
-    return size || bit == JITANON_PERF_FEAT_BUILD_ID || bit == 12 || bit == 15 || bit == 19;
+    if (bit == JITANON__PERF_FEAT_AUXTRACE || bit == JITANON__PERF_FEAT_DIR_FORMAT) return 0;
+    return size || bit == JITANON_PERF_FEAT_BUILD_ID || bit == JITANON__PERF_FEAT_EVENT_DESC ||
+           bit == JITANON__PERF_FEAT_BRANCH_STACK || bit == JITANON__PERF_FEAT_STAT;
 }
 
 JITANON_API jitanon_result jitanon_perf_writer_add_feature(jitanon_perf_writer *w, unsigned bit, const void *data,
@@ -5255,7 +5262,7 @@ JITANON__PRIVATE jitanon_result jitanon__pc_run(const char *in_path, const char 
     /* stdout cannot seek back to the file header: "the input's mode" is pipe there, as in perf inject */
     mode = out_mode != JITANON_PERF_SAME_MODE ? out_mode : to_stdout ? JITANON_PERF_PIPE : r.mode;
     if (res == JITANON_OK && to_stdout && mode == JITANON_PERF_FILE)
-        res = JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "stdout takes pipe mode only");
+        res = JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "stdout takes pipe mode only (file mode needs a path)");
     if (res == JITANON_OK)
         res = to_stdout ? jitanon__pc_to_stdout(&r, opts, pump, ctx, err)
                         : jitanon__pc_to_path(&r, out_path, mode, opts, pump, ctx, err);
