@@ -139,6 +139,13 @@
                 jitanon_perf_record.time_conv: now of the named type
                   jitanon_perf_time_conv (same fields)
                 SAMPLED files with the PER_PROCESS layout are refused
+                out_mode JITANON_PERF_SAME_MODE with out_path "-" writes pipe mode
+                  from any input (was refused for file input), as perf inject does
+                a pipe writer leaves out the features perf cannot read from a pipe
+                  (AUXTRACE index, DIR_FORMAT, empty sections; features_skipped)
+                errors about a perf.data record point at its first byte and name it
+                accepted: perf 4.x's 12-byte HEADER_TRACING_DATA; MMAP2 of the first
+                  layout (kernel 3.10, no prot/flags): jitanon_perf_mmap.first_layout
               Removed: the ELF reader (jitanon_elf_parse, _segment_at, _section_at,
                 _find_section, _symbol_count, _symbol_at and 4 types; tests/elfread.h
                 keeps it for the tests); SHA-1 (jitanon_sha1_*; now internal)
@@ -230,7 +237,8 @@ typedef enum jitanon_result {
 typedef struct jitanon_error {
     jitanon_result type;     /* JITANON_OK when nothing went wrong */
     const char *description; /* static text for `type` */
-    uint64_t offset;         /* byte offset in the input where the problem is */
+    uint64_t offset;         /* byte offset in the input where the problem is (a malformed
+                                perf.data record: its first byte) */
     uint64_t record_index;   /* 0-based index of the record involved, if any */
     uint32_t record_type;    /* type/id of that record, if any */
     char info[128];          /* detail, always NUL-terminated */
@@ -696,6 +704,9 @@ typedef struct jitanon_perf_mmap {
     const uint8_t *build_id;
     uint32_t prot, flags;
     jitanon_str filename;  /* without the NUL and padding */
+    int first_layout;      /* MMAP2 of the first layout (kernel 3.10 of RHEL/CentOS 7): no prot
+                              and flags (0 here), the name where they are now; perf 6.1 shows
+                              such a name without its first 8 bytes */
 } jitanon_perf_mmap;
 
 /* PERF_RECORD_TIME_CONV: how TSC cycles become perf time (jitanon_perf_tsc_to_time). */
@@ -865,7 +876,8 @@ typedef struct jitanon_perf_writer {
     int big_endian;
     uint64_t bytes_written; /* also the current output offset */
     uint64_t records, data_offset, data_size;
-    uint32_t features_skipped; /* pipe mode: features too large for one record */
+    uint32_t features_skipped; /* pipe mode: features too large for one record, or ones perf
+                                  cannot read from a pipe (jitanon_perf_writer_add_feature) */
     /* internal */
     jitanon_sink sink_;
     jitanon_pwrite_fn pwrite_fn_;
@@ -889,7 +901,9 @@ JITANON_API jitanon_result jitanon_perf_writer_init(jitanon_perf_writer *w, jita
    Pipe mode: writes a HEADER_ATTR record now. */
 JITANON_API jitanon_result jitanon_perf_writer_add_attr(jitanon_perf_writer *w, const jitanon_perf_attr *attr,
                                                         jitanon_error *err);
-/* Adds a feature section (copied).  File mode: written by _finish.  Pipe mode: written now. */
+/* Adds a feature section (copied).  File mode: written by _finish.  Pipe mode: written now,
+   except what perf cannot read from a pipe (counted in features_skipped): the AUXTRACE
+   index and DIR_FORMAT (file only), and empty sections other than BRANCH_STACK and STAT. */
 JITANON_API jitanon_result jitanon_perf_writer_add_feature(jitanon_perf_writer *w, unsigned bit, const void *data,
                                                            size_t size, jitanon_error *err);
 /* Writes one record: `size` bytes including any trailing payload (rec.raw). */
@@ -957,8 +971,9 @@ JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_
 JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f);
 
 /* Copies perf.data `in_path` ("-" = stdin) to `out_path` ("-" = stdout, pipe mode only)
-   atomically.  out_mode JITANON_PERF_SAME_MODE keeps the input's mode; another value
-   than the three is JITANON_ERR_INVALID_ARGUMENT.  opts may be NULL. */
+   atomically.  out_mode JITANON_PERF_SAME_MODE keeps the input's mode (stdout: pipe mode
+   from any input); another value than the three is JITANON_ERR_INVALID_ARGUMENT.  opts
+   may be NULL. */
 JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path,
                                                   jitanon_perf_mode out_mode, const jitanon_perf_opts *opts,
                                                   jitanon_error *err);
@@ -3540,6 +3555,7 @@ JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writ
 #define JITANON__PERF_MMAP2_FIXED 72u /* + maj/min/ino/ino_gen (or build id), prot, flags */
 #define JITANON__PERF_AUXTRACE_SIZE 48u
 #define JITANON__PERF_TRACING_SIZE 16u
+#define JITANON__PERF_TRACING_MIN 12u /* perf 4.x: header and u32 size, no pad */
 #define JITANON__PERF_SAMPLE_TRAILER                                                                  \
     (JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_ID |                    \
      JITANON_PERF_SAMPLE_STREAM_ID | JITANON_PERF_SAMPLE_CPU | JITANON_PERF_SAMPLE_IDENTIFIER)
@@ -4003,9 +4019,23 @@ JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jita
 
 /* -- records ------------------------------------------------------------------------------ */
 
-/* Size of the record at p including a trailing payload (AUXTRACE, HEADER_TRACING_DATA).
+/* A record refused before it is decoded: err names it as jitanon__pd_bad does. */
+JITANON__PRIVATE jitanon_result jitanon__pd_refused(const jitanon_perf_reader *r, uint32_t type, jitanon_result res,
+                                                   jitanon_error *err)
+{
+    if (err) {
+        err->record_index = r->next_index_;
+        err->record_type = type;
+    }
+    return res;
+}
+
+/* Size of the record at p including a trailing payload: AUXTRACE and HEADER_TRACING_DATA
+   are followed, right after their header.size bytes, by as many bytes as the u64
+   (AUXTRACE) or u32 (tracing data, padded to 8 by its writer) at byte 8 says.  perf 4.x
+   wrote the tracing record as 12 bytes (header, u32 size), newer perf adds a u32 pad: 16.
    JITANON_AGAIN when fewer than *total bytes are available (enough to learn the size
-   first, then the whole record). */
+   first, then the whole record).  Errors point at the record's first byte. */
 JITANON__PRIVATE jitanon_result jitanon__pd_measure(const jitanon_perf_reader *r, const uint8_t *p, size_t avail,
                                                    uint64_t off, size_t *total, jitanon_error *err)
 {
@@ -4017,20 +4047,29 @@ JITANON__PRIVATE jitanon_result jitanon__pd_measure(const jitanon_perf_reader *r
     type = jitanon__rd32(p, r->big_endian);
     size = jitanon__rd16(p + 6, r->big_endian);
     if (size < 8)
-        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, off + 6, "%s record: header.size %u is below 8",
-                             jitanon_perf_record_name(type), (unsigned)size);
+        return jitanon__pd_refused(r, type,
+                                   JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, off,
+                                                 "%s record: header.size %u is below 8 (the recording is damaged here)",
+                                                 jitanon_perf_record_name(type), (unsigned)size),
+                                   err);
     if (type == JITANON_PERF_RECORD_AUXTRACE || type == JITANON_PERF_RECORD_HEADER_TRACING_DATA) {
-        size_t need = type == JITANON_PERF_RECORD_AUXTRACE ? JITANON__PERF_AUXTRACE_SIZE : JITANON__PERF_TRACING_SIZE;
+        size_t need = type == JITANON_PERF_RECORD_AUXTRACE ? JITANON__PERF_AUXTRACE_SIZE : JITANON__PERF_TRACING_MIN;
         if (size < need)
-            return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, off + 6, "%s record: header.size %u is below %u",
-                                 jitanon_perf_record_name(type), (unsigned)size, (unsigned)need);
+            return jitanon__pd_refused(r, type,
+                                       JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, off,
+                                                     "%s record: header.size %u is below %u (the recording is damaged here)",
+                                                     jitanon_perf_record_name(type), (unsigned)size, (unsigned)need),
+                                       err);
         *total = need;
         if (avail < need) return JITANON_AGAIN;
         extra = type == JITANON_PERF_RECORD_AUXTRACE ? jitanon__rd64(p + 8, r->big_endian)
                                                      : jitanon__rd32(p + 8, r->big_endian);
         if (extra > r->max_payload_)
-            return JITANON__FAIL(err, JITANON_ERR_LIMIT, off + 8, "%s payload of %U bytes exceeds max_payload",
-                                 jitanon_perf_record_name(type), extra);
+            return jitanon__pd_refused(r, type,
+                                       JITANON__FAIL(err, JITANON_ERR_LIMIT, off,
+                                                     "%s record: payload of %U bytes exceeds max_payload (raise it)",
+                                                     jitanon_perf_record_name(type), extra),
+                                       err);
     }
     *total = (size_t)(size + extra);
     return avail < *total ? JITANON_AGAIN : JITANON_OK;
@@ -4136,16 +4175,27 @@ JITANON__PRIVATE jitanon_result jitanon__pd_sample(const jitanon_perf_reader *r,
     if (st & JITANON_PERF_SAMPLE_PERIOD) rec->sample.period = jitanon__get64(c);
     rec->sid.present = st & JITANON__PERF_SAMPLE_TRAILER;
     if ((st & JITANON_PERF_SAMPLE_READ) && !jitanon__pd_skip_read(c, a->read_format))
-        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, c->off, rec, "read values run past the record");
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "read values run past the record");
     if (st & JITANON_PERF_SAMPLE_CALLCHAIN) {
         uint64_t nr = c->left >= 8 ? jitanon__get64(c) : UINT64_MAX;
         if (nr > c->left / 8)
-            return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, c->off, rec, "callchain runs past the record");
+            return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "callchain runs past the record");
         rec->sample.callchain_nr = nr;
         rec->sample.callchain.data = c->p;
         rec->sample.callchain.size = (size_t)nr * 8;
     }
     return JITANON_OK;
+}
+
+/* Whether an MMAP2 without a build id, read up to ino_generation, has the first layout,
+   where the file name follows at once.  Sizes cannot tell: the name is padded to 8 bytes,
+   so a name of 8 or more bytes read 8 bytes later still ends in the padding.  What does
+   tell: a kernel sets only PROT_READ, PROT_WRITE and PROT_EXEC in prot (at most 7), while
+   the first 4 bytes of a name hold a character above 7 ('/', '[').  An empty name is 8
+   bytes that today's layout cannot hold: prot, flags and no room for a NUL. */
+JITANON__PRIVATE int jitanon__pd_mmap2_first(const jitanon__cur *c)
+{
+    return c->left == 8 || (c->left > 8 && jitanon__rd32(c->p, c->big) > 7);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__pd_mmap(jitanon_perf_record *rec, jitanon__cur *c, jitanon_error *err)
@@ -4169,13 +4219,14 @@ JITANON__PRIVATE jitanon_result jitanon__pd_mmap(jitanon_perf_record *rec, jitan
         m->min = jitanon__get32(c);
         m->ino = jitanon__get64(c);
         m->ino_generation = jitanon__get64(c);
+        m->first_layout = jitanon__pd_mmap2_first(c);
     }
-    if (two) {
+    if (two && !m->first_layout) {
         m->prot = jitanon__get32(c);
         m->flags = jitanon__get32(c);
     }
     if (!jitanon__take_cstr(c, &m->filename))
-        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, c->off, rec, "file name is not NUL-terminated");
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "file name is not NUL-terminated");
     return JITANON_OK;
 }
 
@@ -4184,7 +4235,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_comm(jitanon_perf_record *rec, jitan
     rec->comm.pid = jitanon__get32(c);
     rec->comm.tid = jitanon__get32(c);
     if (!jitanon__take_cstr(c, &rec->comm.comm))
-        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, c->off, rec, "comm is not NUL-terminated");
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "comm is not NUL-terminated");
     return JITANON_OK;
 }
 
@@ -4215,7 +4266,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_id_index(jitanon_perf_record *rec, j
 {
     uint64_t nr = jitanon__get64(c);
     if (nr > c->left / 32)
-        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset + 8, rec, "nr entries do not fit in the record");
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "nr entries do not fit in the record");
     rec->id_index.nr = nr;
     rec->id_index.entries.data = c->p;
     rec->id_index.entries.size = (size_t)nr * 32;
@@ -4234,7 +4285,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header_attr(jitanon_perf_reader *r, 
     jitanon_result res;
     asize = jitanon__pd_attr_size(c->p, r->big_endian);
     if (asize < JITANON__PERF_ATTR_VER0 || asize > c->left || (c->left - asize) % 8)
-        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset + 12, rec, "attr.size does not fit the record");
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "attr.size does not fit the record");
     n = (c->left - asize) / 8;
     if ((res = jitanon__pd_decode_ids(r, c->p + asize, n, rec->offset, &ids, err)) != JITANON_OK) return res;
     if ((res = jitanon__pd_add_attr(r, c->p, asize, ids, n, rec->offset, err)) != JITANON_OK) return res;
@@ -4822,6 +4873,24 @@ JITANON__PRIVATE jitanon_result jitanon__pw_feature_record(jitanon_perf_writer *
     return res;
 }
 
+#define JITANON__PERF_FEAT_EVENT_DESC 12u
+#define JITANON__PERF_FEAT_BRANCH_STACK 15u
+#define JITANON__PERF_FEAT_AUXTRACE 18u
+#define JITANON__PERF_FEAT_STAT 19u
+#define JITANON__PERF_FEAT_DIR_FORMAT 24u
+
+/* Whether perf 6.1 reads the feature back from a pipe (measured bit by bit, empty and as
+   recorded): the AUXTRACE index holds offsets into a file and DIR_FORMAT belongs to a
+   directory of files, so perf stops on either in a pipe; an empty section stops it for
+   every feature but BUILD_ID (no records), BRANCH_STACK and STAT, whose presence alone is
+   the information, and EVENT_DESC. */
+JITANON__PRIVATE int jitanon__pw_pipe_feature(unsigned bit, size_t size)
+{
+    if (bit == JITANON__PERF_FEAT_AUXTRACE || bit == JITANON__PERF_FEAT_DIR_FORMAT) return 0;
+    return size || bit == JITANON_PERF_FEAT_BUILD_ID || bit == JITANON__PERF_FEAT_EVENT_DESC ||
+           bit == JITANON__PERF_FEAT_BRANCH_STACK || bit == JITANON__PERF_FEAT_STAT;
+}
+
 JITANON_API jitanon_result jitanon_perf_writer_add_feature(jitanon_perf_writer *w, unsigned bit, const void *data,
                                                            size_t size, jitanon_error *err)
 {
@@ -4830,6 +4899,10 @@ JITANON_API jitanon_result jitanon_perf_writer_add_feature(jitanon_perf_writer *
     if (bit == 0 || bit >= JITANON_PERF_FEAT_BITS || (!data && size))
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "bad feature %u", bit);
     if (w->mode == JITANON_PERF_FILE) return jitanon__pw_keep_feature(w, bit, data, size, err);
+    if (!jitanon__pw_pipe_feature(bit, size)) {
+        w->features_skipped++;
+        return JITANON_OK;
+    }
     if (bit == JITANON_PERF_FEAT_TRACING_DATA) return jitanon__pw_tracing(w, data, size, err);
     if (bit == JITANON_PERF_FEAT_BUILD_ID) return jitanon__pw_build_ids(w, (const uint8_t *)data, size, err);
     return jitanon__pw_feature_record(w, bit, data, size, err);
@@ -5230,9 +5303,10 @@ JITANON__PRIVATE jitanon_result jitanon__pc_run(const char *in_path, const char 
     if ((unsigned)out_mode > JITANON_PERF_PIPE)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown out_mode %u", (unsigned)out_mode);
     res = jitanon_perf_reader_open(&r, in_path, opts, err);
-    mode = out_mode == JITANON_PERF_SAME_MODE ? r.mode : out_mode;
+    /* stdout cannot seek back to the file header: "the input's mode" is pipe there, as in perf inject */
+    mode = out_mode != JITANON_PERF_SAME_MODE ? out_mode : to_stdout ? JITANON_PERF_PIPE : r.mode;
     if (res == JITANON_OK && to_stdout && mode == JITANON_PERF_FILE)
-        res = JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "stdout takes pipe mode only");
+        res = JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "stdout takes pipe mode only (file mode needs a path)");
     if (res == JITANON_OK)
         res = to_stdout ? jitanon__pc_to_stdout(&r, opts, pump, ctx, err)
                         : jitanon__pc_to_path(&r, out_path, mode, opts, pump, ctx, err);

@@ -122,7 +122,7 @@ static void check_finish(check_state *c, const jitanon_jitdump_header *h)
 {
     size_t i, overlaps = 0, dup_index = 0;
     uint64_t end = 0;
-    qsort(c->loads, c->nloads, sizeof *c->loads, by_start);
+    if (c->nloads > 1) qsort(c->loads, c->nloads, sizeof *c->loads, by_start); /* loads is NULL without any */
     for (i = 0; i < c->nloads; i++) {
         if (i > 0 && c->loads[i].start < end) overlaps++;
         if (c->loads[i].end > end) end = c->loads[i].end;
@@ -204,7 +204,12 @@ int main(int argc, char **argv)
         rc = 1;
     }
     if (s.have_header && (summary || check)) print_header(&s.header);
-    if (summary) print_summary(&s.stats);
+    /* Without a header nothing was read: no table of zeros.  After an error the table
+       counts what came before it, and says so. */
+    if (summary && s.have_header) {
+        if (rc) printf("summary of the %" PRIu64 " record(s) before the error:\n", s.next_index);
+        print_summary(&s.stats);
+    }
     if (check && s.have_header) {
         check_finish(&cs, &s.header);
         printf("%" PRIu64 " record(s), %" PRIu64 " problem(s) listed\n", s.next_index, cs.problems);

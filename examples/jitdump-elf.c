@@ -9,7 +9,11 @@
    of ELF output to stderr.  --lines also prints the dump's debug entries that fall inside
    their function as `line index offset lineno file` (read straight from the dump, for
    checking the emitted DWARF with addr2line).  DEBUG_INFO and UNWINDING_INFO records belong to the next
-   CODE_LOAD, as perf pairs them. */
+   CODE_LOAD, as perf pairs them.
+
+   Exit status: 0 done; 1 an error; 2 bad usage; 3 the dump ends inside a record (the JIT
+   was still writing it, or died): the files of the functions before the cut are written,
+   and stderr says where the dump was cut. */
 #define _POSIX_C_SOURCE 200809L
 #define JITANON_IMPLEMENTATION
 #include "../jitanon.h"
@@ -193,13 +197,21 @@ int main(int argc, char **argv)
     double t0, t1;
     int rc;
     if (!parse_args(argc, argv, &o)) {
-        fprintf(stderr, "usage: jitdump-elf [--process] [--stats] [--lines] [--compress] [--v8-bias=auto|on|off] DUMP OUTDIR\n");
+        fprintf(stderr, "usage: jitdump-elf [--process] [--stats] [--lines] [--compress] [--v8-bias=auto|on|off] DUMP OUTDIR\n"
+                        "exit status 3: the dump is cut inside a record; the functions before the cut are written\n");
         return 2;
     }
     if (jitanon_jitdump_load_file(o.dump, NULL, &d, &err) != JITANON_OK) return fail(o.dump, &err);
     t0 = now();
     rc = run(&o, d, &funcs, &bytes);
     t1 = now();
+    if (rc == 0 && d->tail_error.type != JITANON_OK) {
+        char msg[256];
+        jitanon_format_error(msg, sizeof msg, &d->tail_error);
+        fprintf(stderr, "jitdump-elf: %s: the dump is cut (%s); wrote the %llu function(s) before the cut\n", o.dump,
+                msg, (unsigned long long)funcs);
+        rc = 3;
+    }
     if (o.stats && t1 > t0)
         fprintf(stderr, "jitdump-elf: %llu functions, %llu bytes of ELF in %.3f s: %.0f functions/s, %.1f MB/s\n",
                 (unsigned long long)funcs, (unsigned long long)bytes, t1 - t0, (double)funcs / (t1 - t0),

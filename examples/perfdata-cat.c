@@ -4,6 +4,8 @@
        perfdata-cat [--summary] FILE|-
        perfdata-cat --copy OUT [--pipe] FILE|-      (OUT "-" = stdout, pipe mode)
 
+   An MMAP2 of the first layout (kernel 3.10, no prot and flags) prints "first-layout".
+
    Exits 1 with the error (and its byte offset) on malformed input, 2 on bad usage. */
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
@@ -19,9 +21,9 @@ static void print_record(const jitanon_perf_record *rec)
     if (rec->sid.present & JITANON_PERF_SAMPLE_TID) printf(" %u/%u", (unsigned)rec->sid.pid, (unsigned)rec->sid.tid);
     if (rec->type == JITANON_PERF_RECORD_SAMPLE) printf(" ip=%#llx", (unsigned long long)rec->sample.ip);
     if (rec->type == JITANON_PERF_RECORD_MMAP || rec->type == JITANON_PERF_RECORD_MMAP2)
-        printf(" [%#llx-%#llx) pgoff=%#llx prot=%u flags=%u %.*s", (unsigned long long)m->start,
+        printf(" [%#llx-%#llx) pgoff=%#llx prot=%u flags=%u%s %.*s", (unsigned long long)m->start,
                (unsigned long long)(m->start + m->len), (unsigned long long)m->pgoff, (unsigned)m->prot,
-               (unsigned)m->flags, (int)m->filename.length, m->filename.data);
+               (unsigned)m->flags, m->first_layout ? " first-layout" : "", (int)m->filename.length, m->filename.data);
     if (rec->type == JITANON_PERF_RECORD_COMM) printf(" %.*s", (int)rec->comm.comm.length, rec->comm.comm.data);
     putchar('\n');
 }
@@ -80,7 +82,6 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!copy) return cat(in, summary);
-    if (strcmp(copy, "-") == 0) pipe_out = 1; /* stdout cannot seek back to the header */
     if (jitanon_perf_copy_file(in, copy, pipe_out ? JITANON_PERF_PIPE : JITANON_PERF_SAME_MODE, NULL, &err) !=
         JITANON_OK)
         return fail(&err);

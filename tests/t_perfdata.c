@@ -1026,6 +1026,379 @@ static void test_perfdata_real_recording_sweeps(void)
     free(data);
 }
 
+/* -- layouts perf still reads, what a pipe may carry, errors at the record (issue 13) ---- */
+
+/* A pipe: the 16-byte header and the two attrs of pdt_pipe_attrs. */
+static void pdt_pipe_start(pdt_b *b, int big)
+{
+    memset(b, 0, sizeof *b);
+    b->big = big;
+    pdt_bytes(b, big ? "2ELIFREP" : "PERFILE2", 8);
+    pdt_u64(b, 16);
+    pdt_pipe_attrs(b);
+}
+
+static void pdt_comm(pdt_b *b)
+{
+    size_t at = pdt_hdr(b, JITANON_PERF_RECORD_COMM, 0);
+    pdt_u32(b, 100);
+    pdt_u32(b, 101);
+    pdt_str8(b, "prog");
+    pdt_trailer(b, 100, 101, 10, 11);
+    pdt_end(b, at);
+}
+
+/* Reads a whole stream into `recs` copies of the type and raw size; returns the count. */
+static size_t pdt_read_all(const jitanon_membuf *m, int seek, jitanon_perf_record *recs, size_t cap,
+                           jitanon_perf_reader *r)
+{
+    memin in = memin_make(m->data, m->size, 3, 0);
+    jitanon_perf_record rec;
+    jitanon_error err;
+    jitanon_result res = jitanon_perf_reader_init(r, memin_read, seek ? memin_seek : NULL, &in, NULL, &err);
+    size_t n = 0;
+    JT_CHECK_EQ_U(res, JITANON_OK);
+    while (res == JITANON_OK && (res = jitanon_perf_reader_next(r, &rec, &err)) == JITANON_OK)
+        if (n < cap) recs[n++] = rec; /* views into r's buffer: only the decoded numbers are used */
+    JT_CHECK_EQ_U(res, JITANON_END);
+    return n;
+}
+
+/* A pipe -> pipe copy is byte-identical, a pipe -> file copy keeps every record. */
+static void pdt_passes_through(const jitanon_membuf *src)
+{
+    jitanon_membuf p, f;
+    JT_CHECK_EQ_U(pdt_copy(src, 0, JITANON_PERF_PIPE, NULL, &p), JITANON_OK);
+    JT_CHECK(p.size == src->size && memcmp(p.data, src->data, p.size) == 0);
+    JT_CHECK_EQ_U(pdt_copy(src, 0, JITANON_PERF_FILE, NULL, &f), JITANON_OK);
+    pdt_same_records(src, &f);
+    jitanon_membuf_release(&p), jitanon_membuf_release(&f);
+}
+
+/* perf 4.x: HEADER_TRACING_DATA of 12 bytes (no pad), the tracing data right after it. */
+static void test_perfdata_layout_tracing_data_12(void)
+{
+    int big;
+    for (big = 0; big < 2; big++) {
+        pdt_b b;
+        jitanon_perf_reader r;
+        memin in;
+        jitanon_perf_record rec;
+        size_t at, n = 0;
+        pdt_pipe_start(&b, big);
+        at = pdt_hdr(&b, JITANON_PERF_RECORD_HEADER_TRACING_DATA, 0);
+        pdt_u32(&b, 16);
+        pdt_end(&b, at);
+        JT_CHECK_EQ_U(pdt_pos(&b) - at, 12);
+        pdt_bytes(&b, "\x17\x08" "Dtracing0.6-abc", 16);
+        pdt_comm(&b); /* starts 4 bytes off the 8-byte grid, as in perf 4.x's pipes */
+        in = memin_make(b.m.data, b.m.size, 5, 0);
+        JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, NULL), JITANON_OK);
+        while (jitanon_perf_reader_next(&r, &rec, NULL) == JITANON_OK) {
+            if (rec.type == JITANON_PERF_RECORD_HEADER_TRACING_DATA) {
+                JT_CHECK(rec.size == 12 && rec.raw.size == 28 && rec.payload.size == 16);
+                JT_CHECK(memcmp(rec.payload.data, "\x17\x08" "Dtracing", 10) == 0);
+            }
+            if (rec.type == JITANON_PERF_RECORD_COMM)
+                JT_CHECK(rec.comm.comm.length == 4 && rec.sid.time == 10 && rec.offset == at + 28);
+            n++;
+        }
+        JT_CHECK_EQ_U(n, 4);
+        jitanon_perf_reader_release(&r);
+        pdt_passes_through(&b.m);
+        jitanon_membuf_release(&b.m);
+    }
+}
+
+/* An MMAP2 of the first layout: maj..ino_generation, then the name (no prot, flags). */
+static size_t pdt_mmap2_first(pdt_b *b, const char *name)
+{
+    size_t at = pdt_hdr(b, JITANON_PERF_RECORD_MMAP2, 2);
+    pdt_u32(b, 100);
+    pdt_u32(b, 100);
+    pdt_u64(b, 0x7f0000);
+    pdt_u64(b, 0x2000);
+    pdt_u64(b, 0x1000);
+    pdt_u32(b, 8);
+    pdt_u32(b, 1);
+    pdt_u64(b, 1234);
+    pdt_u64(b, 5);
+    pdt_str8(b, name);
+    pdt_trailer(b, 100, 100, 30, 11);
+    pdt_end(b, at);
+    return at;
+}
+
+/* Kernel 3.10's MMAP2: every name length around the 8-byte padding, beside today's. */
+static void test_perfdata_layout_mmap2_first(void)
+{
+    static const char *const names[] = {"", "//anon", "[vdso]", "1234567", "12345678", "/usr/lib64/libc-2.17.so"};
+    const size_t count = sizeof names / sizeof names[0];
+    int big;
+    for (big = 0; big < 2; big++) {
+        pdt_b b;
+        jitanon_perf_record recs[16];
+        jitanon_perf_reader r;
+        memin in;
+        size_t i, n;
+        pdt_pipe_start(&b, big);
+        for (i = 0; i < count; i++) pdt_mmap2_first(&b, names[i]);
+        pdt_mmap2(&b, 0, 11); /* today's layout: prot 5, flags 2, "//anon" */
+        pdt_mmap2(&b, 1, 11); /* with a build id */
+        in = memin_make(b.m.data, b.m.size, 3, 0);
+        JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, NULL), JITANON_OK);
+        for (n = 0; jitanon_perf_reader_next(&r, &recs[n], NULL) == JITANON_OK && n < 15; n++) {
+            const jitanon_perf_mmap *m = &recs[n].mmap;
+            if (n < 2 || n >= 2 + count) continue;
+            i = n - 2;
+            JT_CHECK(m->first_layout && m->prot == 0 && m->flags == 0);
+            JT_CHECK(m->maj == 8 && m->min == 1 && m->ino == 1234 && m->ino_generation == 5 && m->pgoff == 0x1000);
+            JT_CHECK(m->filename.length == strlen(names[i]) && memcmp(m->filename.data, names[i], m->filename.length) == 0);
+            JT_CHECK(recs[n].sid.time == 30 && recs[n].sid.id == 11);
+        }
+        JT_CHECK_EQ_U(n, 2 + count + 2);
+        if (n == 2 + count + 2) {
+            JT_CHECK(!recs[2 + count].mmap.first_layout && recs[2 + count].mmap.prot == 5 && recs[2 + count].mmap.flags == 2);
+            JT_CHECK(recs[2 + count].mmap.filename.length == 6);
+            JT_CHECK(!recs[3 + count].mmap.first_layout && recs[3 + count].mmap.has_build_id);
+        }
+        jitanon_perf_reader_release(&r);
+        pdt_passes_through(&b.m);
+        jitanon_membuf_release(&b.m);
+    }
+}
+
+/* One damaged record after the attrs and a COMM: builds it, returns its offset. */
+static size_t pdt_damaged(pdt_b *b, int kind)
+{
+    size_t at;
+    pdt_comm(b);
+    at = pdt_pos(b);
+    switch (kind) {
+    case 0: /* header.size below 8 */
+        pdt_hdr(b, JITANON_PERF_RECORD_MMAP, 0);
+        jitanon__wr16(b->m.data + at + 6, 4, b->big);
+        pdt_zero(b, 8);
+        break;
+    case 1: /* AUXTRACE shorter than its 48 bytes */
+        pdt_hdr(b, JITANON_PERF_RECORD_AUXTRACE, 0);
+        pdt_u64(b, 0);
+        pdt_end(b, at);
+        break;
+    case 2: /* HEADER_TRACING_DATA shorter than 12 */
+        pdt_hdr(b, JITANON_PERF_RECORD_HEADER_TRACING_DATA, 0);
+        pdt_end(b, at);
+        break;
+    case 3: /* payload over max_payload (8) */
+        pdt_hdr(b, JITANON_PERF_RECORD_HEADER_TRACING_DATA, 0);
+        pdt_u32(b, 16), pdt_u32(b, 0);
+        pdt_end(b, at);
+        pdt_zero(b, 16);
+        break;
+    case 4: /* callchain runs past the record */
+        pdt_hdr(b, JITANON_PERF_RECORD_SAMPLE, 2);
+        pdt_u64(b, 11), pdt_u64(b, 0x400010), pdt_u32(b, 100), pdt_u32(b, 101), pdt_u64(b, 50), pdt_u64(b, 11);
+        pdt_u32(b, 3), pdt_u32(b, 0), pdt_u64(b, 4000), pdt_u64(b, 9);
+        pdt_end(b, at);
+        break;
+    case 5: /* read values run past the record (attr 1 has READ) */
+        pdt_hdr(b, JITANON_PERF_RECORD_SAMPLE, 2);
+        pdt_u64(b, 21), pdt_u64(b, 0x400010), pdt_u32(b, 100), pdt_u32(b, 101), pdt_u64(b, 50), pdt_u64(b, 21);
+        pdt_u32(b, 3), pdt_u32(b, 0), pdt_u64(b, 4000), pdt_u64(b, 77);
+        pdt_end(b, at);
+        break;
+    case 6: /* sample shorter than its sample_type fields */
+        pdt_hdr(b, JITANON_PERF_RECORD_SAMPLE, 2);
+        pdt_u64(b, 11), pdt_u64(b, 0x400010);
+        pdt_end(b, at);
+        break;
+    case 7: /* MMAP file name without NUL */
+        pdt_hdr(b, JITANON_PERF_RECORD_MMAP, 2);
+        pdt_u32(b, 100), pdt_u32(b, 100), pdt_u64(b, 1), pdt_u64(b, 2), pdt_u64(b, 3);
+        pdt_bytes(b, "abcdefgh", 8);
+        pdt_trailer(b, 100, 100, 20, 11);
+        pdt_end(b, at);
+        break;
+    case 8: /* MMAP2 shorter than its fixed part */
+        pdt_hdr(b, JITANON_PERF_RECORD_MMAP2, 2);
+        pdt_u32(b, 100), pdt_u32(b, 100), pdt_u64(b, 1);
+        pdt_trailer(b, 100, 100, 20, 11);
+        pdt_end(b, at);
+        break;
+    case 9: /* COMM without NUL */
+        pdt_hdr(b, JITANON_PERF_RECORD_COMM, 0);
+        pdt_u32(b, 100), pdt_u32(b, 101);
+        pdt_bytes(b, "progprog", 8);
+        pdt_trailer(b, 100, 101, 10, 11);
+        pdt_end(b, at);
+        break;
+    case 10: /* ID_INDEX with more entries than it holds */
+        pdt_hdr(b, JITANON_PERF_RECORD_ID_INDEX, 0);
+        pdt_u64(b, 5), pdt_u64(b, 11), pdt_u64(b, 0), pdt_u64(b, 0), pdt_u64(b, 100);
+        pdt_end(b, at);
+        break;
+    case 11: /* HEADER_ATTR whose attr.size is larger than the record */
+        pdt_hdr(b, JITANON_PERF_RECORD_HEADER_ATTR, 0);
+        pdt_u32(b, 1), pdt_u32(b, 200);
+        pdt_zero(b, 64);
+        pdt_end(b, at);
+        break;
+    case 12: /* EXIT shorter than its sample_id trailer */
+        pdt_hdr(b, JITANON_PERF_RECORD_EXIT, 0);
+        pdt_u64(b, 0);
+        pdt_end(b, at);
+        break;
+    default: /* FORK shorter than its fixed part once the trailer is off */
+        pdt_hdr(b, JITANON_PERF_RECORD_FORK, 0);
+        pdt_u64(b, 0);
+        pdt_trailer(b, 100, 100, 20, 11);
+        pdt_end(b, at);
+        break;
+    }
+    return at;
+}
+
+/* Every record-level error points at the record's first byte and names the record. */
+static void test_perfdata_layout_errors_at_record(void)
+{
+    static const uint32_t types[14] = {1, 71, 66, 66, 9, 9, 9, 1, 10, 3, 69, 64, 4, 7};
+    int kind, big;
+    for (big = 0; big < 2; big++)
+        for (kind = 0; kind < 14; kind++) {
+            pdt_b b;
+            memin in;
+            jitanon_perf_reader r;
+            jitanon_perf_record rec;
+            jitanon_perf_opts opts;
+            jitanon_error err;
+            jitanon_result res;
+            size_t at;
+            pdt_pipe_start(&b, big);
+            at = pdt_damaged(&b, kind);
+            memset(&opts, 0, sizeof opts);
+            opts.max_payload = 8;
+            in = memin_make(b.m.data, b.m.size, 0, 0);
+            res = jitanon_perf_reader_init(&r, memin_read, NULL, &in, &opts, &err);
+            while (res == JITANON_OK) res = jitanon_perf_reader_next(&r, &rec, &err);
+            JT_CHECK(res == JITANON_ERR_BAD_RECORD || (kind == 3 && res == JITANON_ERR_LIMIT));
+            JT_CHECK_EQ_U(err.offset, at);
+            JT_CHECK_EQ_U(err.record_index, 3);
+            JT_CHECK_EQ_U(err.record_type, types[kind]);
+            JT_CHECK(strstr(err.info, jitanon_perf_record_name(types[kind])) != NULL);
+            if (err.offset != at) fprintf(stderr, "  kind %d: %s\n", kind, err.info);
+            jitanon_perf_reader_release(&r);
+            jitanon_membuf_release(&b.m);
+        }
+}
+
+/* perf_event_attr of 136 and 144 bytes (perf >= 6.3; perf 6.1 refuses them) is read in
+   both modes, and copies keep the size. */
+static void test_perfdata_layout_attr_136_144(void)
+{
+    static const unsigned sizes[2] = {136, 144};
+    int k, big;
+    for (k = 0; k < 2; k++)
+        for (big = 0; big < 2; big++) {
+            pdt_b b;
+            jitanon_membuf f, p;
+            jitanon_perf_record recs[8];
+            jitanon_perf_reader r;
+            size_t at, n;
+            memset(&b, 0, sizeof b);
+            b.big = big;
+            pdt_bytes(&b, big ? "2ELIFREP" : "PERFILE2", 8);
+            pdt_u64(&b, 16);
+            at = pdt_hdr(&b, JITANON_PERF_RECORD_HEADER_ATTR, 0);
+            pdt_attr(&b, 0);
+            jitanon__wr32(b.m.data + at + 12, sizes[k], big);
+            pdt_zero(&b, sizes[k] - 128);
+            pdt_u64(&b, 11);
+            pdt_end(&b, at);
+            pdt_comm(&b);
+            pdt_sample(&b, 0);
+            JT_CHECK_EQ_U(pdt_copy(&b.m, 0, JITANON_PERF_FILE, NULL, &f), JITANON_OK);
+            JT_CHECK_EQ_U(pdt_copy(&f, 1, JITANON_PERF_PIPE, NULL, &p), JITANON_OK);
+            n = pdt_read_all(&f, 1, recs, 8, &r);
+            JT_CHECK_EQ_U(n, 2);
+            JT_CHECK(r.attr_count == 1 && r.attrs[0].raw.size == sizes[k] && r.attrs[0].size == sizes[k]);
+            JT_CHECK(r.attrs[0].sample_type == PDT_ST0 && r.attrs[0].clockid == 1);
+            if (n == 2) JT_CHECK(recs[1].sample.ip == 0x400010 && recs[1].sid.time == 50 && recs[1].sample.callchain_nr == 3);
+            jitanon_perf_reader_release(&r);
+            n = pdt_read_all(&p, 0, recs, 8, &r);
+            JT_CHECK_EQ_U(n, 3);
+            JT_CHECK(r.attr_count == 1 && r.attrs[0].raw.size == sizes[k]);
+            jitanon_perf_reader_release(&r);
+            pdt_same_records(&b.m, &f);
+            pdt_same_records(&b.m, &p);
+            jitanon_membuf_release(&f), jitanon_membuf_release(&p), jitanon_membuf_release(&b.m);
+        }
+}
+
+/* A pipe carries only the features perf reads from a pipe. */
+static void test_perfdata_layout_pipe_features(void)
+{
+    static const struct {
+        unsigned bit;
+        size_t size;
+        int in_pipe;
+    } feats[] = {{3, 6, 1},   /* HOSTNAME */
+                 {8, 0, 0},   /* CPUDESC, empty: perf stops ("failed to process type: 80") */
+                 {11, 8, 1},  /* CMDLINE */
+                 {12, 0, 1},  /* EVENT_DESC, empty: accepted */
+                 {15, 0, 1},  /* BRANCH_STACK: a flag, empty by design */
+                 {18, 8, 0},  /* AUXTRACE index: file offsets */
+                 {19, 0, 1},  /* STAT: a flag */
+                 {24, 8, 0},  /* DIR_FORMAT: a directory of files */
+                 {1, 0, 0}};  /* TRACING_DATA, empty: perf waits for tracing data */
+    const size_t count = sizeof feats / sizeof feats[0];
+    jitanon_membuf file, pipe;
+    jitanon_perf_writer w;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_perf_attr a;
+    memin in;
+    pdt_b b;
+    size_t i, at;
+    uint64_t id = 11;
+    memset(&file, 0, sizeof file);
+    memset(&b, 0, sizeof b);
+    pdt_attr(&b, 0);
+    memset(&a, 0, sizeof a);
+    a.raw.data = b.m.data;
+    a.raw.size = b.m.size;
+    a.ids = &id;
+    a.id_count = 1;
+    JT_CHECK_EQ_U(jitanon_perf_writer_init(&w, JITANON_PERF_FILE, 0, pdt_sink(&file), membuf_pwrite, NULL, NULL),
+                  JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_perf_writer_add_attr(&w, &a, NULL), JITANON_OK);
+    for (i = 0; i < count; i++)
+        JT_CHECK_EQ_U(jitanon_perf_writer_add_feature(&w, feats[i].bit, "12345678", feats[i].size, NULL), JITANON_OK);
+    jitanon_membuf_release(&b.m);
+    b.big = 0;
+    pdt_comm(&b);
+    JT_CHECK_EQ_U(jitanon_perf_writer_write(&w, b.m.data, b.m.size, NULL), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&w, NULL), JITANON_OK);
+    jitanon_perf_writer_release(&w);
+    JT_CHECK_EQ_U(pdt_copy(&file, 1, JITANON_PERF_PIPE, NULL, &pipe), JITANON_OK);
+    in = memin_make(pipe.data, pipe.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, NULL), JITANON_OK);
+    while (jitanon_perf_reader_next(&r, &rec, NULL) == JITANON_OK) {
+        JT_CHECK(rec.type != JITANON_PERF_RECORD_HEADER_TRACING_DATA);
+        if (rec.type == JITANON_PERF_RECORD_HEADER_FEATURE) JT_CHECK(rec.feature.feat_id != 0);
+    }
+    for (i = 0; i < count; i++)
+        if ((r.features[0] >> feats[i].bit & 1) != (uint64_t)feats[i].in_pipe)
+            JT_CHECK_EQ_U(feats[i].bit, 0); /* names the bit that is wrong */
+    jitanon_perf_reader_release(&r);
+    /* the file itself keeps every section */
+    in = memin_make(file.data, file.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, NULL), JITANON_OK);
+    for (i = 0, at = 0; i < count; i++) at += r.features[0] >> feats[i].bit & 1;
+    JT_CHECK_EQ_U(at, count);
+    jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&file), jitanon_membuf_release(&pipe), jitanon_membuf_release(&b.m);
+}
+
 static void suite_perfdata(void)
 {
     JT_RUN(test_perfdata_real_recording_sweeps);
@@ -1045,4 +1418,9 @@ static void suite_perfdata(void)
     JT_RUN(test_perfdata_truncate_every_byte);
     JT_RUN(test_perfdata_patch_every_byte);
     JT_RUN(test_perfdata_fail_every_alloc);
+    JT_RUN(test_perfdata_layout_tracing_data_12);
+    JT_RUN(test_perfdata_layout_mmap2_first);
+    JT_RUN(test_perfdata_layout_errors_at_record);
+    JT_RUN(test_perfdata_layout_attr_136_144);
+    JT_RUN(test_perfdata_layout_pipe_features);
 }

@@ -63,3 +63,27 @@ printf 'XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX' > "$tmp/bad.dump"
 if ! ./build/jitdump-cat "$tmp/bad.dump" > "$tmp/o" 2>&1 && grep -q 'magic' "$tmp/o"; then
   echo "PASS jitdump-cat rejects a bad magic"
 else echo "FAIL jitdump-cat bad magic"; cat "$tmp/o"; fi
+# A dump with no records: --check must not hand qsort a NULL array (UBSan stops on it).
+head -c 40 tests/data/node-head.dump > "$tmp/empty.dump"
+if ${CC:-cc} -std=c99 -O0 -fsanitize=undefined -fno-sanitize-recover=undefined -I. examples/jitdump-cat.c \
+     -o "$tmp/jitdump-cat-ubsan" 2>/dev/null; then
+  if "$tmp/jitdump-cat-ubsan" --check "$tmp/empty.dump" > "$tmp/o" 2>&1 && grep -q '^0 record(s)' "$tmp/o"; then
+    echo "PASS jitdump-cat --check on a dump without records (UBSan)"
+  else echo "FAIL jitdump-cat --check on a dump without records"; cat "$tmp/o"; fi
+else echo "SKIP jitdump-cat --check under UBSan: cc -fsanitize=undefined not available"; fi
+# --summary: no table of zeros after a refused file; after a cut one, the table says so.
+if ! ./build/jitdump-cat --summary "$tmp/bad.dump" > "$tmp/o" 2>/dev/null && ! grep -q '^LOAD ' "$tmp/o"; then
+  echo "PASS jitdump-cat --summary prints no table for a refused file"
+else echo "FAIL jitdump-cat --summary on a refused file"; cat "$tmp/o"; fi
+head -c 3000 tests/data/node-head.dump > "$tmp/cut.dump"
+if ! ./build/jitdump-cat --summary "$tmp/cut.dump" > "$tmp/o" 2>/dev/null && grep -q 'before the error' "$tmp/o"; then
+  echo "PASS jitdump-cat --summary of a cut dump says it counts the records before the error"
+else echo "FAIL jitdump-cat --summary of a cut dump"; cat "$tmp/o"; fi
+# jitdump-elf on a cut dump: the files before the cut, a message, exit status 3.
+mkdir "$tmp/elf"
+./build/jitdump-elf "$tmp/cut.dump" "$tmp/elf" > "$tmp/o" 2> "$tmp/e"; rc=$?
+if [ $rc -eq 3 ] && grep -q 'cut' "$tmp/e" && [ "$(wc -l < "$tmp/o")" -eq "$(ls "$tmp/elf" | wc -l)" ] && [ -s "$tmp/o" ]; then
+  echo "PASS jitdump-elf on a cut dump writes the functions before the cut and exits 3"
+else echo "FAIL jitdump-elf on a cut dump (exit $rc): $(cat "$tmp/e")"; fi
+if ./build/jitdump-elf "$tmp/empty.dump" "$tmp/elf" > /dev/null 2>&1; then echo "PASS jitdump-elf on a whole dump without records exits 0"
+else echo "FAIL jitdump-elf on a whole dump without records"; fi
