@@ -25,13 +25,21 @@ FUZZ_DEPS := $(wildcard fuzz/*.h tests/*.h) # shared by the harnesses (tests/elf
 
 .PHONY: all test check demo fuzz fuzz-run bench install uninstall clean compile-matrix unit
 
-all: $(EXAMPLES)
+# The JVMTI agent (examples/jvmti/) is built when a JDK's include/jvmti.h is found:
+# JAVA_HOME, else the JDK of the javac on PATH, else /usr/lib/jvm/default-java.
+JDK_HOME ?= $(or $(JAVA_HOME),$(shell j=$$(readlink -f "$$(command -v javac 2>/dev/null)" 2>/dev/null) && [ -n "$$j" ] && dirname "$$(dirname "$$j")"),/usr/lib/jvm/default-java)
+JVMTI_AGENT := $(if $(wildcard $(JDK_HOME)/include/jvmti.h),build/libjitanon-jvmti.so)
+
+all: $(EXAMPLES) $(JVMTI_AGENT)
 
 build:
 	$(Q)mkdir -p build
 
 build/%: examples/%.c $(HEADER) | build
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(JITANON_LIBS)
+
+build/libjitanon-jvmti.so: examples/jvmti/jitanon-jvmti.c $(HEADER) | build
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -isystem $(JDK_HOME)/include -isystem $(JDK_HOME)/include/linux -o $@ $< $(LDFLAGS) $(JITANON_LIBS) -pthread
 
 # Unit tests and fuzz replays run under ASan+UBSan; the compile matrix checks every
 # supported configuration warning-free.
