@@ -55,6 +55,11 @@ typedef struct agent {
     int open;          /* the dump is open (until VMDeath) */
     int names, debug;
     uint64_t code_index;
+    /* Every [addr, addr + size) written, so that the replay at VMInit (which posts all
+       generated code and compiled methods again) adds only what was missed. */
+    uint64_t *seen;    /* open addressing: addr, size pairs; addr 0 = empty */
+    size_t seen_cap, seen_n;
+    uint32_t replay_tid; /* the thread running GenerateEvents, 0 otherwise */
     char dir[4096];
 } agent;
 
@@ -71,6 +76,19 @@ static void jfree(jvmtiEnv *jvmti, void *p)
     if (p) (*jvmti)->Deallocate(jvmti, (unsigned char *)p);
 }
 
+/* Room for one more element in *p (n used of *cap); 0 when memory is short. */
+static int grow(void **p, size_t *cap, size_t n, size_t elem)
+{
+    size_t c;
+    void *q;
+    if (n < *cap) return 1;
+    c = *cap ? *cap * 2 : 16;
+    if (!(q = realloc(*p, c * elem))) return 0;
+    *p = q;
+    *cap = c;
+    return 1;
+}
+
 /* A growing string; on allocation failure it stays short (a name is then cut, never wrong). */
 typedef struct sbuf {
     char *s;
@@ -79,12 +97,11 @@ typedef struct sbuf {
 
 static void sb_put(sbuf *b, const char *s, size_t n)
 {
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = (b->cap ? b->cap * 2 : 128) + n;
-        char *p = (char *)realloc(b->s, cap);
-        if (!p) return;
-        b->s = p;
-        b->cap = cap;
+    while (b->n + n + 1 > b->cap) {
+        void *s0 = b->s;
+        int ok = grow(&s0, &b->cap, b->cap, 1);
+        b->s = (char *)s0;
+        if (!ok) return;
     }
     memcpy(b->s + b->n, s, n);
     b->n += n;
@@ -198,12 +215,11 @@ static method_lines *lines_of(jvmtiEnv *jvmti, line_cache *c, jmethodID m)
     method_lines *ml;
     for (i = 0; i < c->n; i++)
         if (c->m[i].method == m) return &c->m[i];
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 8;
-        method_lines *p = (method_lines *)realloc(c->m, cap * sizeof *p);
-        if (!p) return NULL;
-        c->m = p;
-        c->cap = cap;
+    {
+        void *m0 = c->m;
+        int ok = grow(&m0, &c->cap, c->n, sizeof *c->m);
+        c->m = (method_lines *)m0;
+        if (!ok) return NULL;
     }
     ml = &c->m[c->n++];
     memset(ml, 0, sizeof *ml);
@@ -249,14 +265,13 @@ typedef struct entries {
 static void add_entry(entries *es, uint64_t pc, const method_lines *ml, jint line)
 {
     jitanon_jitdump_debug_entry *e;
+    void *e0;
+    int ok;
     if (es->n && es->e[es->n - 1].lineno == line && es->e[es->n - 1].file.data == ml->file) return;
-    if (es->n == es->cap) {
-        size_t cap = es->cap ? es->cap * 2 : 64;
-        jitanon_jitdump_debug_entry *p = (jitanon_jitdump_debug_entry *)realloc(es->e, cap * sizeof *p);
-        if (!p) return;
-        es->e = p;
-        es->cap = cap;
-    }
+    e0 = es->e;
+    ok = grow(&e0, &es->cap, es->n, sizeof *es->e);
+    es->e = (jitanon_jitdump_debug_entry *)e0;
+    if (!ok) return;
     e = &es->e[es->n++];
     memset(e, 0, sizeof *e);
     e->addr = pc;
@@ -312,6 +327,49 @@ static void debug_entries(jvmtiEnv *jvmti, line_cache *c, entries *es, jmethodID
 
 static uint32_t thread_id(void) { return (uint32_t)syscall(SYS_gettid); }
 
+static size_t seen_slot(const uint64_t *t, size_t cap, uint64_t addr)
+{
+    size_t i = (size_t)((addr >> 4) * 0x9E3779B97F4A7C15ull) & (cap - 1);
+    while (t[2 * i] && t[2 * i] != addr) i = (i + 1) & (cap - 1);
+    return i;
+}
+
+/* Records [addr, addr + size); returns 1 when exactly that range was recorded before. */
+static int seen_before(agent *a, uint64_t addr, uint64_t size)
+{
+    size_t i;
+    if (!addr) return 0;
+    if ((a->seen_n + 1) * 2 > a->seen_cap) {
+        size_t cap = a->seen_cap ? a->seen_cap * 2 : 1024, k;
+        uint64_t *t = (uint64_t *)calloc(cap, 2 * sizeof *t);
+        if (!t) return 0; /* then duplicates are written: harmless, the later load wins */
+        for (k = 0; k < a->seen_cap; k++)
+            if (a->seen[2 * k]) {
+                size_t j = seen_slot(t, cap, a->seen[2 * k]);
+                t[2 * j] = a->seen[2 * k];
+                t[2 * j + 1] = a->seen[2 * k + 1];
+            }
+        free(a->seen);
+        a->seen = t;
+        a->seen_cap = cap;
+    }
+    i = seen_slot(a->seen, a->seen_cap, addr);
+    if (a->seen[2 * i] == addr && a->seen[2 * i + 1] == size) return 1;
+    if (!a->seen[2 * i]) a->seen_n++;
+    a->seen[2 * i] = addr;
+    a->seen[2 * i + 1] = size;
+    return 0;
+}
+
+/* Whether to skip a load of [addr, addr + size): on the thread replaying at VMInit, when
+   that range was written already (outside the replay, code placed where other code was,
+   even with the same size, is written again).  The caller holds the lock. */
+static int replayed_twice(agent *a, const void *addr, jint size)
+{
+    int dup = seen_before(a, (uint64_t)(uintptr_t)addr, (uint64_t)size);
+    return dup && a->replay_tid && a->replay_tid == thread_id();
+}
+
 /* LOAD of [addr, addr + size) named `name`; the caller holds the lock. */
 static void write_load(agent *a, const char *name, const void *addr, jint size)
 {
@@ -352,7 +410,7 @@ static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, j
         fprintf(stderr, "jitanon-jvmti: cannot write the jitdump; no more records\n");
         a->open = 0;
     }
-    if (a->open) write_load(a, name, code_addr, code_size);
+    if (a->open && !replayed_twice(a, code_addr, code_size)) write_load(a, name, code_addr, code_size);
     (*jvmti)->RawMonitorExit(jvmti, a->lock);
     free(es.e);
     cache_free(jvmti, &c);
@@ -369,16 +427,24 @@ static void JNICALL on_dynamic_code(jvmtiEnv *jvmti, const char *name, const voi
     agent *a = agent_of(jvmti);
     if (!a || length <= 0 || !address) return;
     (*jvmti)->RawMonitorEnter(jvmti, a->lock);
-    if (a->open) write_load(a, name ? name : "stub", address, length);
+    if (a->open && !replayed_twice(a, address, length)) write_load(a, name ? name : "stub", address, length);
     (*jvmti)->RawMonitorExit(jvmti, a->lock);
 }
 
 /* What was compiled or generated before the events were on comes again now. */
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
+    agent *a = agent_of(jvmti);
     (void)jni, (void)thread;
+    if (!a) return;
+    (*jvmti)->RawMonitorEnter(jvmti, a->lock);
+    a->replay_tid = thread_id();
+    (*jvmti)->RawMonitorExit(jvmti, a->lock);
     (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
     (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
+    (*jvmti)->RawMonitorEnter(jvmti, a->lock);
+    a->replay_tid = 0;
+    (*jvmti)->RawMonitorExit(jvmti, a->lock);
 }
 
 static void close_dump(agent *a)
