@@ -8504,11 +8504,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_read_dump(jitanon__inj *j, const ch
     jd->sum.header = jd->dump->header;
     jd->sum.loads = jd->dump->stats.by_id[JITANON_JITDUMP_CODE_LOAD];
     jd->sum.tail_error = jd->dump->tail_error;
-    {
+    { /* the injector loads dumps without a record table: walk the bytes */
         jitanon_elf_line_bias_scan bias;
-        size_t i;
+        jitanon_jitdump_iter it;
+        jitanon_jitdump_record rec;
         jitanon_elf_line_bias_scan_init(&bias, &jd->dump->header);
-        for (i = 0; i < jd->dump->record_count; i++) jitanon_elf_line_bias_scan_add(&bias, &jd->dump->records[i]);
+        if (jitanon_jitdump_iter_begin(&it, jd->dump->data, jd->dump->size, &j->jit.dump_opts, NULL) == JITANON_OK)
+            while (jitanon_jitdump_iter_next(&it, &rec, NULL) == JITANON_OK) jitanon_elf_line_bias_scan_add(&bias, &rec);
         jd->sum.line_bias = jitanon__inj_line_bias(j, &bias);
     }
     return JITANON_OK;
