@@ -6450,7 +6450,8 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
     if (fn->unwind && !b->opts.no_unwind) e->eh_frame = fn->unwind->unwind.eh_frame;
     if (fn->debug && b->opts.line_bias == JITANON_ELF_LINE_BIAS_AUTO) {
         uint64_t lo = 0, hi = 0;
-        if (jitanon__elf_debug_span(fn->debug, &lo, &hi)) jitanon__elf_bias_vote(&b->bias_scan, lo, hi, fn->code_addr, fn->code.size);
+        if (jitanon__elf_debug_span(fn->debug, &lo, &hi))
+            jitanon__elf_bias_vote(&b->bias_scan, lo, hi, fn->code_addr, fn->code.size);
     }
     if (b->code_fn && !jitanon__elf_keep_copies(b, e))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy a function's name, debug or unwinding info");
