@@ -98,7 +98,9 @@ esac
 cp -r "$tmp/demo" "$tmp/rec/"
 perf annotate -i perf.jit.data --stdio -l -s demo.Hot.spin > "$tmp/annotate.txt" 2>/dev/null
 lines=$(grep -o 'Hot\.java:[0-9]*' "$tmp/annotate.txt" | sort -u | tr '\n' ' ')
-if grep -q 'Hot\.java:\(5\|11\)$' "$tmp/annotate.txt" && grep -q 'acc += mix(acc, i) % 1000003;' "$tmp/annotate.txt"; then
+if ! command -v objdump >/dev/null 2>&1; then
+  echo "SKIP jvmti annotate: objdump not installed (perf annotate needs binutils)"
+elif grep -q 'Hot\.java:\(5\|11\)$' "$tmp/annotate.txt" && grep -q 'acc += mix(acc, i) % 1000003;' "$tmp/annotate.txt"; then
   echo "PASS jvmti annotate: demo.Hot.spin shows its lines and source ($lines)"
 else echo "FAIL jvmti annotate: no demo/Hot.java:LINE for demo.Hot.spin (saw: $lines)"; fi
 # [unknown] samples in JIT code: every sample of the java process whose symbol stays
