@@ -49,7 +49,7 @@ run() { # run DIR MS AGENT-OPTIONS: java with the agent writing into DIR
 dump_of() { ls "$1"/jit-*.dump 2>/dev/null | head -n 1; }
 
 # 1. Options, without perf: names, nodebug, a bad option, the dump closed at VMDeath.
-run "$tmp/sig" 400 ",names=signature" >/dev/null 2>&1
+run "$tmp/sig" 300 ",names=signature" >/dev/null 2>&1
 d=$(dump_of "$tmp/sig")
 if [ -n "$d" ] && "$root/build/jitdump-cat" "$d" > "$tmp/sig.txt" 2>&1 &&
    grep -q 'LOAD.* demo\.Hot\.spin(long)$' "$tmp/sig.txt" && grep -q 'DEBUG_INFO.* first demo/Hot.java:' "$tmp/sig.txt" &&
@@ -83,10 +83,13 @@ if ! perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>
   echo "SKIP jvmti perf: perf record cannot record here"; exit 0; fi
 mkdir -p "$tmp/rec"
 (cd "$tmp/rec" && perf record -q -k mono -e cpu-clock -g -o perf.data java "-agentpath:$agent=dir=$tmp/rec" \
-   -XX:+PreserveFramePointer -XX:-UsePerfData -cp "$tmp" demo.Hot 2000 >/dev/null 2>&1)
+   -XX:+PreserveFramePointer -XX:-UsePerfData -cp "$tmp" demo.Hot 1500 >/dev/null 2>&1)
 d=$(dump_of "$tmp/rec")
 if [ ! -f "$tmp/rec/perf.data" ] || [ -z "$d" ]; then echo "FAIL jvmti perf: could not record java with the agent"; exit 0; fi
-if ! "$root/build/jitanon-inject" -i "$tmp/rec/perf.data" -o "$tmp/rec/perf.jit.data" 2>"$tmp/inject.err"; then
+# our ELFs in their own directory: perf inject --jit below writes files of the same names
+# next to the dump
+mkdir -p "$tmp/rec/ours"
+if ! "$root/build/jitanon-inject" -i "$tmp/rec/perf.data" -o "$tmp/rec/perf.jit.data" --elf-dir "$tmp/rec/ours" 2>"$tmp/inject.err"; then
   echo "FAIL jvmti perf: jitanon-inject: $(head -c 300 "$tmp/inject.err")"; exit 0; fi
 cd "$tmp/rec"
 top=$(perf report -i perf.jit.data --stdio --no-children --sort sym 2>/dev/null | grep '\[\.\]' | head -n 1)
@@ -103,6 +106,16 @@ if ! command -v objdump >/dev/null 2>&1; then
 elif grep -q 'Hot\.java:\(5\|11\)$' "$tmp/annotate.txt" && grep -q 'acc += mix(acc, i) % 1000003;' "$tmp/annotate.txt"; then
   echo "PASS jvmti annotate: demo.Hot.spin shows its lines and source ($lines)"
 else echo "FAIL jvmti annotate: no demo/Hot.java:LINE for demo.Hot.spin (saw: $lines)"; fi
+# perf's own injector reads the agent's dump too: every sample it names in jitted code,
+# we name the same (compare_samples.py contract, as tests/oracle/inject.sh does)
+if perf inject --jit -i perf.data -o perfinj.data 2>/dev/null; then
+  for f in perf.data:raw perfinj.data:perf perf.jit.data:ours; do
+    perf script -i "${f%%:*}" -F tid,time,ip,sym,dso -G 2>/dev/null > "$tmp/${f##*:}.txt"
+  done
+  if out=$(python3 "$root/tests/oracle/compare_samples.py" contract "$tmp/raw.txt" "$tmp/perf.txt" "$tmp/ours.txt"); then
+    echo "PASS jvmti perf inject: perf inject --jit reads the agent's dump and agrees with us ($out)"
+  else echo "FAIL jvmti perf inject: $out"; fi
+else echo "SKIP jvmti perf inject: perf inject --jit failed on this perf"; fi
 # [unknown] samples in JIT code: every sample of the java process whose symbol stays
 # [unknown] and whose address some LOAD covers, split by whether a LOAD covered it at
 # the sample's time (that would be a failure) or only later.
