@@ -4,6 +4,7 @@
    JDK's jvmti.h and jvmticmlr.h) on jitanon's jitdump writer.
 
    usage: java -agentpath:/path/to/libjitanon-jvmti.so[=OPTIONS] -XX:+PreserveFramePointer App
+      or: jcmd PID JVMTI.agent_load /path/to/libjitanon-jvmti.so '"OPTIONS"'  (a running JVM)
    OPTIONS, comma-separated:
        dir=DIR          where jit-<pid>.dump goes (default: the current directory)
        names=java       com.example.Hot.spin, as in a Java stack trace (default)

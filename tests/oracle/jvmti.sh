@@ -77,6 +77,24 @@ elif grep -q "unknown option 'colour=blue'" "$tmp/bad.err"; then
   echo "PASS jvmti options: an unknown option stops the JVM with a message"
 else echo "FAIL jvmti options: unknown option: $(head -c 200 "$tmp/bad.err")"; fi
 
+# attached to a running JVM (jcmd JVMTI.agent_load): what was compiled before comes from
+# the GenerateEvents replay.  jcmd splits key=value arguments: the options go quoted.
+if command -v jcmd >/dev/null 2>&1; then
+  mkdir -p "$tmp/attach"
+  (cd "$tmp/attach" && exec java -XX:-UsePerfData -cp "$tmp" demo.Hot 2500 >/dev/null 2>&1) &
+  jpid=$!
+  i=0; while [ $i -lt 40 ] && ! jcmd "$jpid" VM.version >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+  sleep 0.5 # let spin() be compiled before the agent comes
+  jcmd "$jpid" JVMTI.agent_load "$agent" "\"dir=$tmp/attach\"" > "$tmp/attach.txt" 2>&1
+  wait "$jpid"
+  d=$(dump_of "$tmp/attach")
+  if [ -n "$d" ] && "$root/build/jitdump-cat" "$d" > "$tmp/attach.dump.txt" 2>&1 &&
+     grep -q 'LOAD.* demo\.Hot\.spin$' "$tmp/attach.dump.txt" && grep -q 'LOAD.* Interpreter$' "$tmp/attach.dump.txt" &&
+     tail -n 1 "$tmp/attach.dump.txt" | grep -q CLOSE; then
+    echo "PASS jvmti attach: loaded into a running JVM, earlier code replayed (demo.Hot.spin, Interpreter), CLOSE at exit"
+  else echo "FAIL jvmti attach: $(tr '\n' ' ' < "$tmp/attach.txt" | head -c 200)"; fi
+else echo "SKIP jvmti attach: no jcmd"; fi
+
 # 2. perf: record, inject, report, annotate.
 if ! command -v perf >/dev/null 2>&1; then echo "SKIP jvmti perf: perf not installed (apt-get install linux-perf)"; exit 0; fi
 if ! perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
