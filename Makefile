@@ -97,11 +97,13 @@ install: all
 	install -m 644 jitanon.h $(DESTDIR)$(PREFIX)/include/jitanon.h
 	for b in jitanon-inject jitdump-cat perfdata-cat; do [ -f build/$$b ] && install -m 755 build/$$b $(DESTDIR)$(PREFIX)/bin/$$b; done; true
 	[ -f doc/jitanon-inject.1 ] && install -m 644 doc/jitanon-inject.1 $(DESTDIR)$(PREFIX)/share/man/man1/ || true
+	[ -f build/libjitanon-jvmti.so ] && install -m 755 build/libjitanon-jvmti.so $(DESTDIR)$(PREFIX)/lib/libjitanon-jvmti.so || true
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define JITANON_VERSION_STRING "\(.*\)"/\1/p' jitanon.h)|' jitanon.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitanon.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/jitanon.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitanon.pc $(DESTDIR)$(PREFIX)/share/man/man1/jitanon-inject.1
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,jitanon-inject jitdump-cat perfdata-cat)
+	rm -f $(DESTDIR)$(PREFIX)/lib/libjitanon-jvmti.so
 
 clean:
 	rm -rf build
