@@ -25,7 +25,12 @@ FUZZ_DEPS := $(wildcard fuzz/*.h tests/*.h) # shared by the harnesses (tests/elf
 
 .PHONY: all test check demo fuzz fuzz-run bench install uninstall clean compile-matrix unit
 
-all: $(EXAMPLES)
+# The JVMTI agent (examples/jvmti/) is built when a JDK's include/jvmti.h is found:
+# JAVA_HOME, else the JDK of the javac on PATH, else /usr/lib/jvm/default-java.
+JDK_HOME ?= $(or $(JAVA_HOME),$(shell j=$$(readlink -f "$$(command -v javac 2>/dev/null)" 2>/dev/null) && [ -n "$$j" ] && dirname "$$(dirname "$$j")"),/usr/lib/jvm/default-java)
+JVMTI_AGENT := $(if $(wildcard $(JDK_HOME)/include/jvmti.h),build/libjitanon-jvmti.so)
+
+all: $(EXAMPLES) $(JVMTI_AGENT)
 
 build:
 	$(Q)mkdir -p build
@@ -34,6 +39,8 @@ build/%: examples/%.c $(HEADER) | build
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(JITANON_LIBS)
 
 build/symbolize: examples/flamegraph.h
+build/libjitanon-jvmti.so: examples/jvmti/jitanon-jvmti.c $(HEADER) | build
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -isystem $(JDK_HOME)/include -isystem $(JDK_HOME)/include/linux -o $@ $< $(LDFLAGS) $(JITANON_LIBS) -pthread
 
 # Unit tests and fuzz replays run under ASan+UBSan; the compile matrix checks every
 # supported configuration warning-free.
@@ -91,11 +98,13 @@ install: all
 	install -m 644 jitanon.h $(DESTDIR)$(PREFIX)/include/jitanon.h
 	for b in jitanon-inject jitdump-cat perfdata-cat; do [ -f build/$$b ] && install -m 755 build/$$b $(DESTDIR)$(PREFIX)/bin/$$b; done; true
 	[ -f doc/jitanon-inject.1 ] && install -m 644 doc/jitanon-inject.1 $(DESTDIR)$(PREFIX)/share/man/man1/ || true
+	[ -f build/libjitanon-jvmti.so ] && install -m 755 build/libjitanon-jvmti.so $(DESTDIR)$(PREFIX)/lib/libjitanon-jvmti.so || true
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define JITANON_VERSION_STRING "\(.*\)"/\1/p' jitanon.h)|' jitanon.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitanon.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/jitanon.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitanon.pc $(DESTDIR)$(PREFIX)/share/man/man1/jitanon-inject.1
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,jitanon-inject jitdump-cat perfdata-cat)
+	rm -f $(DESTDIR)$(PREFIX)/lib/libjitanon-jvmti.so
 
 clean:
 	rm -rf build

@@ -87,6 +87,14 @@
    Revision history:
        next   ELF stubs: the PT_LOAD's p_align is 0x1000 (was 16), so elfutils-based
               readers such as hotspot place the symbols where perf does.
+              Line bias (V8, LLVM's PerfJITEventListener) detected from the data of each
+              dump; define JITANON_COMPAT_0_2 to keep the old names.  Renamed:
+                jitanon_elf_opts.v8_bias, jitanon_elf_v8_bias, JITANON_ELF_V8_BIAS_AUTO/
+                  _ON/_OFF -> line_bias, jitanon_elf_line_bias, JITANON_ELF_LINE_BIAS_AUTO/
+                  _PERF/_NONE (the option may also be any number of bytes to subtract)
+                JITANON_ELF_NOTE_V8_BIAS -> JITANON_ELF_NOTE_LINE_BIAS
+              Changed: the bias on 32-bit ELFs is 0x40 (what the writers add), not 52
+              Added: jitanon_elf_line_bias_scan_init/_add/_result
        0.2.0  The API made consistent; the implementation reorganised (the injector is a
               pipeline with one ELF-output interface, one OS layer, one of each
               mechanism).  Output byte-identical to 0.1.0 but for the version in the ELF
@@ -1223,17 +1231,44 @@ JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len
    EM_PPC, EM_ARM); opts.elf_class overrides.  Byte order follows the dump.  e_flags is 0
    (ARM EABI and RISC-V float-ABI flags are not guessed). */
 
-/* How to treat V8's habit of adding its ELF header size (0x40) to debug-entry addresses
-   (it assumes perf's pre-2020 layout).  AUTO recognises V8 by pad1 == 0xDEADBEEF. */
-typedef enum jitanon_elf_v8_bias {
-    JITANON_ELF_V8_BIAS_AUTO = 0,
-    JITANON_ELF_V8_BIAS_ON = 1, /* always subtract the ELF header size */
-    JITANON_ELF_V8_BIAS_OFF = 2 /* never */
-} jitanon_elf_v8_bias;
+/* Line bias: V8, LLVM's PerfJITEventListener (Julia, other LLVM JITs) and writers that copy
+   them add 0x40 to every DEBUG_INFO address, to account for the ELF header perf's old
+   stubs put before the code.  jitanon_elf_opts.line_bias says what to subtract:
+   JITANON_ELF_LINE_BIAS_AUTO (0) detects it from the data, _NONE subtracts nothing, any
+   other value is the bytes to subtract (_PERF, 0x40, is what those writers add). */
+typedef uint32_t jitanon_elf_line_bias;
+#define JITANON_ELF_LINE_BIAS_AUTO 0u
+#define JITANON_ELF_LINE_BIAS_PERF 0x40u
+#define JITANON_ELF_LINE_BIAS_NONE 0xFFFFFFFFu
+
+/* Detection, from the data (no producer marker needed).  Each function's DEBUG_INFO
+   entries are compared with its code [addr, addr + size) and the bias B = 0x40:
+   - an entry below addr + B: only an unbiased writer puts it there -> the dump is unbiased;
+   - an entry in (addr + size, addr + size + B]: past the end, explained only by the bias;
+   - the lowest entry at exactly addr + B: a biased writer's line for the first instruction.
+   The dump is biased when no function says "unbiased" and either some entry lies past an
+   end or more than half of the functions with entries start at addr + B (or, with no
+   evidence either way, when the header carries V8's pad1 marker 0xDEADBEEF).  An
+   unbiased dump never has an entry past an end, so it is shifted only when no function
+   has a line in its first B bytes and most have their first exactly B in: the same
+   bytes as a biased dump, which is the likelier reading.  Feed every record of a dump
+   in order (a DEBUG_INFO belongs to the LOAD after it, as for the injector). */
+typedef struct jitanon_elf_line_bias_scan {
+    uint64_t functions;  /* LOADs with a DEBUG_INFO before them */
+    uint64_t low, past_end, at_bias; /* functions giving each kind of evidence */
+    uint64_t pend_min, pend_max;     /* entries of the DEBUG_INFO waiting for its LOAD */
+    int pending, v8_marker;
+} jitanon_elf_line_bias_scan;
+
+/* h may be NULL (no marker, little-endian records). */
+JITANON_API void jitanon_elf_line_bias_scan_init(jitanon_elf_line_bias_scan *s, const jitanon_jitdump_header *h);
+JITANON_API void jitanon_elf_line_bias_scan_add(jitanon_elf_line_bias_scan *s, const jitanon_jitdump_record *rec);
+/* JITANON_ELF_LINE_BIAS_PERF or JITANON_ELF_LINE_BIAS_NONE: a value for opts.line_bias. */
+JITANON_API jitanon_elf_line_bias jitanon_elf_line_bias_scan_result(const jitanon_elf_line_bias_scan *s);
 
 /* Things the writer noticed and worked around (jitanon_elf_info.notes). */
 enum {
-    JITANON_ELF_NOTE_V8_BIAS = 1u << 0,         /* debug addresses had V8's +0x40 removed */
+    JITANON_ELF_NOTE_LINE_BIAS = 1u << 0,       /* debug addresses had a line bias removed */
     JITANON_ELF_NOTE_ERLANG = 1u << 1,          /* BEAM dump: it writes EM_X86_64 whatever the host */
     JITANON_ELF_NOTE_MACHINE_FROM_HOST = 1u << 2, /* ...so e_machine was taken from the host instead */
     JITANON_ELF_NOTE_DEBUG_CLIPPED = 1u << 3,   /* debug entries outside the code were moved or dropped */
@@ -1244,7 +1279,8 @@ enum {
 typedef struct jitanon_elf_opts {
     uint32_t begin_zero_;
     jitanon_allocator allocator;
-    uint32_t v8_bias;    /* jitanon_elf_v8_bias */
+    uint32_t line_bias;  /* jitanon_elf_line_bias: AUTO (detected over the functions of
+                            the file), NONE, or the bytes to subtract */
     uint32_t machine;    /* e_machine to write; 0 = the dump's elf_mach (see NOTE_ERLANG) */
     uint32_t elf_class;  /* 0 = from the machine, else 32 or 64 */
     int compress_debug;  /* zlib-compress .debug_*; needs JITANON_USE_ZLIB, else
@@ -1313,12 +1349,13 @@ typedef struct jitanon_elf_builder {
     jitanon__elf_entry *funcs;
     size_t count, cap;
     jitanon__sha1 id;          /* the build-id, hashed as functions are added */
+    jitanon_elf_line_bias_scan bias_scan; /* for line_bias AUTO */
     jitanon_elf_code_fn code_fn;
     void *code_user;
     struct jitanon__elf_chunk *copies; /* what streamed functions keep, newest chunk first */
 } jitanon_elf_builder;
 
-/* Starts a file for code described by `header` (machine, class, byte order, V8 detection).
+/* Starts a file for code described by `header` (machine, class, byte order, V8 marker).
    opts may be NULL.  Fails with JITANON_ERR_BAD_OPTIONS / _FEATURE_DISABLED / _INVALID_ARGUMENT. */
 JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, const jitanon_jitdump_header *header,
                                                     const jitanon_elf_opts *opts, jitanon_error *err);
@@ -1577,6 +1614,17 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
 #define JITANON_JIT_WARN_HEADER_EXTRA JITANON_JITDUMP_WARN_HEADER_EXTRA
 #define JITANON_JIT_WARN_UNKNOWN_RECORD JITANON_JITDUMP_WARN_UNKNOWN_RECORD
 #endif /* JITANON_COMPAT_0_1 */
+
+/* Define JITANON_COMPAT_0_2 (or _0_1) to keep the V8-only names of the line bias.  The
+   field name is a macro then: do not name anything else v8_bias in such a file. */
+#if defined(JITANON_COMPAT_0_1) || defined(JITANON_COMPAT_0_2)
+#define jitanon_elf_v8_bias jitanon_elf_line_bias
+#define JITANON_ELF_V8_BIAS_AUTO JITANON_ELF_LINE_BIAS_AUTO
+#define JITANON_ELF_V8_BIAS_ON JITANON_ELF_LINE_BIAS_PERF
+#define JITANON_ELF_V8_BIAS_OFF JITANON_ELF_LINE_BIAS_NONE
+#define JITANON_ELF_NOTE_V8_BIAS JITANON_ELF_NOTE_LINE_BIAS
+#define v8_bias line_bias
+#endif
 
 #ifdef __cplusplus
 }
@@ -6335,8 +6383,8 @@ JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, cons
     }
     if (b->opts.compress_debug && !JITANON__HAS_ZLIB)
         return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "compress_debug needs JITANON_USE_ZLIB");
-    if (b->opts.v8_bias > JITANON_ELF_V8_BIAS_OFF || (b->opts.elf_class && b->opts.elf_class != 32 && b->opts.elf_class != 64))
-        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad v8_bias or elf_class option");
+    if (b->opts.elf_class && b->opts.elf_class != 32 && b->opts.elf_class != 64)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad elf_class option");
     b->machine = b->opts.machine ? b->opts.machine : header->elf_mach;
     if (b->machine > 0xffffu)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 12, "e_machine %u does not fit 16 bits", (unsigned)b->machine);
@@ -6348,12 +6396,68 @@ JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, cons
     b->text_end = b->text_base;
     jitanon__sha1_init(&b->id);
     jitanon__sha1_update(&b->id, "jitanon-elf-2", 14);
-    if (b->opts.v8_bias == JITANON_ELF_V8_BIAS_ON ||
-        (b->opts.v8_bias == JITANON_ELF_V8_BIAS_AUTO && header->pad1 == JITANON__V8_MARKER)) {
-        b->bias = jitanon__elf_ehsize(is64); /* V8's kElfHeaderSize */
-        b->notes |= JITANON_ELF_NOTE_V8_BIAS;
+    jitanon_elf_line_bias_scan_init(&b->bias_scan, header);
+    if (b->opts.line_bias != JITANON_ELF_LINE_BIAS_AUTO && b->opts.line_bias != JITANON_ELF_LINE_BIAS_NONE) {
+        b->bias = b->opts.line_bias;
+        b->notes |= JITANON_ELF_NOTE_LINE_BIAS;
     }
     return JITANON_OK;
+}
+
+/* -- Line bias detection (see jitanon_elf_line_bias_scan) -- */
+
+/* Lowest and highest entry address of a DEBUG_INFO; 0 when it has no entry. */
+JITANON__PRIVATE int jitanon__elf_debug_span(const jitanon_jitdump_record *rec, uint64_t *lo, uint64_t *hi)
+{
+    jitanon_jitdump_debug_iter it;
+    jitanon_jitdump_debug_entry d;
+    int any = 0;
+    jitanon_jitdump_debug_iter_begin(&it, rec);
+    while (jitanon_jitdump_debug_iter_next(&it, &d)) {
+        if (!any || d.addr < *lo) *lo = d.addr;
+        if (!any || d.addr > *hi) *hi = d.addr;
+        any = 1;
+    }
+    return any;
+}
+
+JITANON__PRIVATE void jitanon__elf_bias_vote(jitanon_elf_line_bias_scan *s, uint64_t lo, uint64_t hi, uint64_t addr,
+                                             uint64_t size)
+{
+    const uint64_t bias = JITANON_ELF_LINE_BIAS_PERF;
+    s->functions++;
+    if (lo < addr || lo - addr < bias) {
+        s->low++;
+        return;
+    }
+    if (hi - addr > size && hi - addr - size <= bias) s->past_end++; /* hi >= lo >= addr + bias */
+    if (lo - addr == bias) s->at_bias++;
+}
+
+JITANON_API void jitanon_elf_line_bias_scan_init(jitanon_elf_line_bias_scan *s, const jitanon_jitdump_header *h)
+{
+    JITANON_ASSERT(s);
+    memset(s, 0, sizeof *s);
+    s->v8_marker = h && h->pad1 == JITANON__V8_MARKER;
+}
+
+JITANON_API void jitanon_elf_line_bias_scan_add(jitanon_elf_line_bias_scan *s, const jitanon_jitdump_record *rec)
+{
+    JITANON_ASSERT(s && rec);
+    if (rec->id == JITANON_JITDUMP_CODE_DEBUG_INFO) {
+        s->pending = jitanon__elf_debug_span(rec, &s->pend_min, &s->pend_max);
+    } else if (rec->id == JITANON_JITDUMP_CODE_LOAD) {
+        if (s->pending) jitanon__elf_bias_vote(s, s->pend_min, s->pend_max, rec->load.code_addr, rec->load.code_size);
+        s->pending = 0;
+    }
+}
+
+JITANON_API jitanon_elf_line_bias jitanon_elf_line_bias_scan_result(const jitanon_elf_line_bias_scan *s)
+{
+    JITANON_ASSERT(s);
+    if (s->low) return JITANON_ELF_LINE_BIAS_NONE;
+    return s->past_end || s->at_bias * 2 > s->functions || s->v8_marker ? JITANON_ELF_LINE_BIAS_PERF
+                                                                         : JITANON_ELF_LINE_BIAS_NONE;
 }
 
 JITANON__PRIVATE int jitanon__str_has_prefix(jitanon_str s, const char *p)
@@ -6463,6 +6567,11 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
         e->debug_count = fn->debug->debug.nr_entry;
     }
     if (fn->unwind && !b->opts.no_unwind) e->eh_frame = fn->unwind->unwind.eh_frame;
+    if (fn->debug && b->opts.line_bias == JITANON_ELF_LINE_BIAS_AUTO) {
+        uint64_t lo = 0, hi = 0;
+        if (jitanon__elf_debug_span(fn->debug, &lo, &hi))
+            jitanon__elf_bias_vote(&b->bias_scan, lo, hi, fn->code_addr, fn->code.size);
+    }
     if (b->code_fn && !jitanon__elf_keep_copies(b, e))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy a function's name, debug or unwinding info");
     b->count++;
@@ -7288,6 +7397,11 @@ JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, ji
     jitanon_result r;
     JITANON_ASSERT(b && sink.write_fn);
     jitanon__clear_error(err);
+    if (b->opts.line_bias == JITANON_ELF_LINE_BIAS_AUTO &&
+        jitanon_elf_line_bias_scan_result(&b->bias_scan) == JITANON_ELF_LINE_BIAS_PERF) {
+        b->bias = JITANON_ELF_LINE_BIAS_PERF;
+        b->notes |= JITANON_ELF_NOTE_LINE_BIAS;
+    }
     jitanon__elfw_init(&w, b);
     r = jitanon__elf_build(&w, err);
     if (r == JITANON_OK && w.head.size > b->text_base) r = JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "headers overflow");
@@ -7380,6 +7494,7 @@ typedef struct jitanon__inj_summary {
     jitanon_jitdump_header header;
     uint64_t loads;           /* CODE_LOAD records */
     jitanon_error tail_error; /* a tail cut short (type JITANON_OK when none) */
+    uint32_t line_bias;       /* opts.elf.line_bias, AUTO resolved over the whole dump */
 } jitanon__inj_summary;
 
 /* A usable jitdump: loaded whole, or (per-function output with the default file I/O)
@@ -7947,6 +8062,21 @@ JITANON__PRIVATE int jitanon__inj_keep(jitanon_membuf *b, const jitanon_jitdump_
            JITANON_OK;
 }
 
+/* The line bias to build a dump's ELFs with: the option, or what a scan of the dump found. */
+JITANON__PRIVATE uint32_t jitanon__inj_line_bias(const jitanon__inj *j, const jitanon_elf_line_bias_scan *scan)
+{
+    uint32_t opt = j->opts->elf.line_bias;
+    return opt == JITANON_ELF_LINE_BIAS_AUTO ? jitanon_elf_line_bias_scan_result(scan) : opt;
+}
+
+/* The ELF options for one dump's files. */
+JITANON__PRIVATE jitanon_elf_opts jitanon__inj_elf_opts(const jitanon__inj *j, const jitanon__inj_summary *sum)
+{
+    jitanon_elf_opts o = j->opts->elf;
+    o.line_bias = sum->line_bias;
+    return o;
+}
+
 #ifndef JITANON_NO_STDIO
 /* Reads a dump once as a stream to learn what the loader would: its header and counts. */
 JITANON__PRIVATE jitanon_result jitanon__inj_scan(jitanon__inj *j, const char *path, jitanon__inj_summary *sum,
@@ -7955,11 +8085,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_scan(jitanon__inj *j, const char *p
     FILE *f = fopen(path, "rb");
     jitanon_jitdump_stream st;
     jitanon_jitdump_record rec;
+    jitanon_elf_line_bias_scan bias;
     jitanon_result r;
     if (!f) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s", path);
     r = jitanon_jitdump_stream_init(&st, jitanon__inj_fread, f, &j->jit.dump_opts, err);
-    while (r == JITANON_OK && (r = jitanon_jitdump_stream_next(&st, &rec, err)) == JITANON_OK) {
-    }
+    jitanon_elf_line_bias_scan_init(&bias, NULL);
+    while (r == JITANON_OK && (r = jitanon_jitdump_stream_next(&st, &rec, err)) == JITANON_OK)
+        jitanon_elf_line_bias_scan_add(&bias, &rec);
     if (r == JITANON_AGAIN && !st.have_header) {
         r = JITANON__FAIL(err, JITANON_ERR_TRUNCATED, st.consumed, "jitdump header incomplete");
     } else if (r == JITANON_AGAIN) {
@@ -7967,6 +8099,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_scan(jitanon__inj *j, const char *p
         memset(sum, 0, sizeof *sum);
         sum->header = st.header;
         sum->loads = st.stats.by_id[JITANON_JITDUMP_CODE_LOAD];
+        bias.v8_marker = st.header.pad1 == JITANON__V8_MARKER; /* the header is read with the first record */
+        sum->line_bias = jitanon__inj_line_bias(j, &bias);
         if (st.pending) /* what a crashed or still-running JIT left */
             JITANON__FAIL(&sum->tail_error, JITANON_ERR_TRUNCATED, st.consumed, "record %U is cut short",
                           st.next_index);
@@ -8154,6 +8288,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_build(jitanon__inj *j, jitanon_
                                                        uint64_t *pgoff)
 {
     jitanon_elf_func fn = jitanon__inj_fn_of(r, p);
+    jitanon_elf_opts eo = jitanon__inj_elf_opts(j, &jd->sum);
     jitanon_sink sink;
     jitanon_elf_info info;
     jitanon_result res;
@@ -8161,7 +8296,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_build(jitanon__inj *j, jitanon_
     o->u.fn.elf.allocator = j->a;
     sink.write_fn = jitanon_membuf_write;
     sink.user = &o->u.fn.elf;
-    res = jitanon_elf_write_function(sink, &jd->sum.header, &fn, &j->opts->elf, &info, j->err);
+    res = jitanon_elf_write_function(sink, &jd->sum.header, &fn, &eo, &info, j->err);
     if (res == JITANON_OK) *pgoff = info.text_offset;
     return res;
 }
@@ -8360,13 +8495,14 @@ JITANON__PRIVATE void jitanon__eo_proc_free(jitanon__inj *j, jitanon__elfout *o)
 JITANON__PRIVATE jitanon_result jitanon__eo_proc_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
 {
     jitanon__eo_proc *s = &o->u.proc;
+    jitanon_elf_opts eo = jitanon__inj_elf_opts(j, &jd->sum);
     jitanon_result res;
     jitanon__eo_proc_free(j, o);
     if (jd->generation) jitanon__fmt(s->name, sizeof s->name, "jitted-%u.%u.so", (unsigned)jd->pid, jd->generation);
     else jitanon__fmt(s->name, sizeof s->name, "jitted-%u.so", (unsigned)jd->pid);
     if ((s->path = jitanon__inj_add_path(j, jd->dir, s->name)) == SIZE_MAX)
         return jitanon__inj_nomem(j, "paths");
-    if ((res = jitanon_elf_builder_init(&s->pb, &jd->sum.header, &j->opts->elf, j->err)) != JITANON_OK) return res;
+    if ((res = jitanon_elf_builder_init(&s->pb, &jd->sum.header, &eo, j->err)) != JITANON_OK) return res;
     if (!jd->dump) { /* streamed: the code is read again as the file is written */
         s->j = j;
         s->jd = jd;
@@ -8543,6 +8679,15 @@ JITANON__PRIVATE jitanon_result jitanon__inj_read_dump(jitanon__inj *j, const ch
     jd->sum.header = jd->dump->header;
     jd->sum.loads = jd->dump->stats.by_id[JITANON_JITDUMP_CODE_LOAD];
     jd->sum.tail_error = jd->dump->tail_error;
+    { /* the injector loads dumps without a record table: walk the bytes */
+        jitanon_elf_line_bias_scan bias;
+        jitanon_jitdump_iter it;
+        jitanon_jitdump_record rec;
+        jitanon_elf_line_bias_scan_init(&bias, &jd->dump->header);
+        if (jitanon_jitdump_iter_begin(&it, jd->dump->data, jd->dump->size, &j->jit.dump_opts, NULL) == JITANON_OK)
+            while (jitanon_jitdump_iter_next(&it, &rec, NULL) == JITANON_OK) jitanon_elf_line_bias_scan_add(&bias, &rec);
+        jd->sum.line_bias = jitanon__inj_line_bias(j, &bias);
+    }
     return JITANON_OK;
 }
 

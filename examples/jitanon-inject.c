@@ -51,6 +51,8 @@ static void usage(FILE *f)
             "                          was ever described at those addresses (file input only)\n"
             "      --late-window MS    how long before its load record a function may be named\n"
             "                          (default 100 ms)\n"
+            "      --line-bias=B       subtract B from debug-info addresses: auto (default; detected\n"
+            "                          per dump: V8 and LLVM JITs add 0x40), none, or bytes (0x40)\n"
             "      --threads N         threads creating per-function ELF files (default: one per\n"
             "                          online CPU, at most 8; 0: write them in the main thread)\n"
             "      --stats             print counters on stderr when done\n"
@@ -168,6 +170,13 @@ int main(int argc, char **argv)
             if (!strcmp(v, "all")) o.elf_files = JITANON_ELF_FILES_ALL;
             else if (!strcmp(v, "sampled")) o.elf_files = JITANON_ELF_FILES_SAMPLED;
             else return fprintf(stderr, "jitanon-inject: --elf-files takes all or sampled\n"), 2;
+        } else if ((v = arg_value(argc, argv, &i, "--line-bias", NULL))) {
+            char *end;
+            unsigned long n = strtoul(v, &end, 0);
+            if (!strcmp(v, "auto")) o.elf.line_bias = JITANON_ELF_LINE_BIAS_AUTO;
+            else if (!strcmp(v, "none") || (*v && !*end && n == 0)) o.elf.line_bias = JITANON_ELF_LINE_BIAS_NONE;
+            else if (*v && !*end && n < JITANON_ELF_LINE_BIAS_NONE) o.elf.line_bias = (uint32_t)n;
+            else return fprintf(stderr, "jitanon-inject: --line-bias takes auto, none or a byte count\n"), 2;
         } else if (!strcmp(a, "-j") || !strcmp(a, "--jit") || !strcmp(a, "-f") || !strcmp(a, "--force")) {
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) c.stats = 1;
         else if (!strcmp(a, "--stats")) c.stats = 1;

@@ -1,6 +1,6 @@
 /* jitdump-elf - write ELF files for the functions of a jitdump.
 
-   usage: jitdump-elf [--process] [--stats] [--lines] [--compress] [--v8-bias=auto|on|off] DUMP OUTDIR
+   usage: jitdump-elf [--process] [--stats] [--lines] [--compress] [--line-bias=auto|none|BYTES] DUMP OUTDIR
 
    Default: one jitted-<pid>-<code_index>.so per CODE_LOAD, as `perf inject --jit` names
    them.  --process: one jitted-<pid>.so holding every function, each at its own offset.
@@ -9,7 +9,9 @@
    of ELF output to stderr.  --lines also prints the dump's debug entries that fall inside
    their function as `line index offset lineno file` (read straight from the dump, for
    checking the emitted DWARF with addr2line).  DEBUG_INFO and UNWINDING_INFO records belong to the next
-   CODE_LOAD, as perf pairs them.
+   CODE_LOAD, as perf pairs them.  --line-bias: what to subtract from debug addresses
+   (V8 and LLVM's PerfJITEventListener add 0x40); auto (default) detects it from the
+   dump's data, none subtracts nothing; --v8-bias=on|off|auto are the old names.
 
    Exit status: 0 done; 1 an error; 2 bad usage; 3 the dump ends inside a record (the JIT
    was still writing it, or died): the files of the functions before the cut are written,
@@ -87,6 +89,21 @@ static void print_func(const jitanon_jitdump_record *rec, uint64_t pgoff, const 
            (unsigned long long)pgoff, path, (int)rec->load.name.length, rec->load.name.data);
 }
 
+/* auto | none | a byte count (0x40, 64; 0 = none). */
+static int parse_bias(const char *v, uint32_t *bias)
+{
+    char *end;
+    unsigned long n;
+    if (!strcmp(v, "auto")) *bias = JITANON_ELF_LINE_BIAS_AUTO;
+    else if (!strcmp(v, "none")) *bias = JITANON_ELF_LINE_BIAS_NONE;
+    else {
+        n = strtoul(v, &end, 0);
+        if (!*v || *end || n >= JITANON_ELF_LINE_BIAS_NONE) return 0;
+        *bias = n ? (uint32_t)n : JITANON_ELF_LINE_BIAS_NONE;
+    }
+    return 1;
+}
+
 static int parse_args(int argc, char **argv, options *o)
 {
     int i;
@@ -96,9 +113,12 @@ static int parse_args(int argc, char **argv, options *o)
         else if (!strcmp(argv[i], "--stats")) o->stats = 1;
         else if (!strcmp(argv[i], "--lines")) o->lines = 1;
         else if (!strcmp(argv[i], "--compress")) o->elf.compress_debug = 1;
-        else if (!strcmp(argv[i], "--v8-bias=on")) o->elf.v8_bias = JITANON_ELF_V8_BIAS_ON;
-        else if (!strcmp(argv[i], "--v8-bias=off")) o->elf.v8_bias = JITANON_ELF_V8_BIAS_OFF;
-        else if (strcmp(argv[i], "--v8-bias=auto")) return 0;
+        else if (!strcmp(argv[i], "--v8-bias=on")) o->elf.line_bias = JITANON_ELF_LINE_BIAS_PERF;
+        else if (!strcmp(argv[i], "--v8-bias=off")) o->elf.line_bias = JITANON_ELF_LINE_BIAS_NONE;
+        else if (!strcmp(argv[i], "--v8-bias=auto")) o->elf.line_bias = JITANON_ELF_LINE_BIAS_AUTO;
+        else if (!strncmp(argv[i], "--line-bias=", 12)) {
+            if (!parse_bias(argv[i] + 12, &o->elf.line_bias)) return 0;
+        } else return 0;
     }
     if (argc - i != 2) return 0;
     o->dump = argv[i];
@@ -106,16 +126,15 @@ static int parse_args(int argc, char **argv, options *o)
     return 1;
 }
 
-/* The dump's own view of a function's lines: entry address minus V8's +0x40 when the dump
-   is V8's (pad1 0xDEADBEEF), relative to the function start. */
+/* The dump's own view of a function's lines: entry address minus the dump's line bias
+   (resolved once for the whole dump in main), relative to the function start. */
 static void print_lines(const options *o, const jitanon_jitdump_header *h, const jitanon_jitdump_record *load,
                         const jitanon_jitdump_record *debug)
 {
     jitanon_jitdump_debug_iter it;
     jitanon_jitdump_debug_entry e;
-    int v8 = o->elf.v8_bias == JITANON_ELF_V8_BIAS_ON ||
-             (o->elf.v8_bias == JITANON_ELF_V8_BIAS_AUTO && h->pad1 == 0xDEADBEEFu);
-    uint64_t start = load->load.code_addr + (v8 ? 64u : 0u);
+    uint64_t start = load->load.code_addr + (o->elf.line_bias == JITANON_ELF_LINE_BIAS_NONE ? 0u : o->elf.line_bias);
+    (void)h;
     jitanon_jitdump_debug_iter_begin(&it, debug);
     while (jitanon_jitdump_debug_iter_next(&it, &e))
         if (e.addr >= start && e.addr - start < load->load.code_size)
@@ -197,11 +216,18 @@ int main(int argc, char **argv)
     double t0, t1;
     int rc;
     if (!parse_args(argc, argv, &o)) {
-        fprintf(stderr, "usage: jitdump-elf [--process] [--stats] [--lines] [--compress] [--v8-bias=auto|on|off] DUMP OUTDIR\n"
+        fprintf(stderr, "usage: jitdump-elf [--process] [--stats] [--lines] [--compress] [--line-bias=auto|none|BYTES] DUMP OUTDIR\n"
                         "exit status 3: the dump is cut inside a record; the functions before the cut are written\n");
         return 2;
     }
     if (jitanon_jitdump_load_file(o.dump, NULL, &d, &err) != JITANON_OK) return fail(o.dump, &err);
+    if (o.elf.line_bias == JITANON_ELF_LINE_BIAS_AUTO) { /* per dump, not per file */
+        jitanon_elf_line_bias_scan scan;
+        size_t i;
+        jitanon_elf_line_bias_scan_init(&scan, &d->header);
+        for (i = 0; i < d->record_count; i++) jitanon_elf_line_bias_scan_add(&scan, &d->records[i]);
+        o.elf.line_bias = jitanon_elf_line_bias_scan_result(&scan);
+    }
     t0 = now();
     rc = run(&o, d, &funcs, &bytes);
     t1 = now();

@@ -3,7 +3,7 @@
 
    jitgen [--samples N] [--loads M] [--pages P] [--chunk-pages C] [--anon page|load|chunk]
           [--pid PID] [--seed S] [--duration-ms T] [--debug-every K] [--unwind-every K]
-          [--round R] [--quiet] DIR
+          [--round R] [--line-bias B] [--quiet] DIR
 
    Writes DIR/perf.data (file mode, through jitanon's perf writer) and DIR/jit-PID.dump.
    The perf.data looks like what perf 6.1 records for `perf record -k mono -e cpu-clock
@@ -26,7 +26,8 @@
    - FINISHED_ROUND every R records; EXIT at the end.
    The jitdump holds CODE_LOADs (100..2000 bytes, names as node 20 writes them), with a
    DEBUG_INFO before every K-th and an UNWINDING_INFO (V8's .eh_frame layout) before every
-   K-th, then CODE_CLOSE.  With --pages P the code space holds P/C chunks; code beyond it
+   K-th, then CODE_CLOSE.  --line-bias B adds B to every DEBUG_INFO address, as V8 and
+   LLVM's PerfJITEventListener add 0x40 (the data is otherwise the same for a seed).  With --pages P the code space holds P/C chunks; code beyond it
    wraps around to the first chunk, as a moving GC reuses it.
 
    `--loads 45000 --samples 200000` is about the size of an 8 s node --perf-prof run. */
@@ -54,7 +55,7 @@
 #define SAMPLE_TYPE (JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_PERIOD)
 
 typedef struct opts {
-    uint64_t samples, loads, pages, chunk_pages, seed, duration_ms, debug_every, unwind_every, round;
+    uint64_t samples, loads, pages, chunk_pages, seed, duration_ms, debug_every, unwind_every, round, line_bias;
     int anon; /* ANON_* */
     uint32_t pid;
     int quiet;
@@ -415,7 +416,7 @@ static void write_function(gen *g, uint64_t i, uint64_t time, uint8_t *code)
         snprintf(file, sizeof file, "/srv/app/node_modules/pkg%u/lib/mod%u.js", (unsigned)rndn(g, 40),
                  (unsigned)rndn(g, 20));
         for (r = 0; r < rows; r++) {
-            e[r].addr = start + off;
+            e[r].addr = start + off + g->o.line_bias;
             e[r].lineno = (int32_t)(10 + r * 3 + rndn(g, 3));
             e[r].discrim = 0;
             e[r].file.data = file;
@@ -499,7 +500,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: jitgen [--samples N] [--loads M] [--pages P] [--chunk-pages C] [--anon page|load|chunk]\n"
                "              [--pid PID] [--seed S] [--duration-ms T] [--debug-every K] [--unwind-every K]\n"
-               "              [--round R] [--quiet] DIR\n"
+               "              [--round R] [--line-bias B] [--quiet] DIR\n"
                "writes DIR/perf.data and DIR/jit-PID.dump\n");
 }
 
@@ -542,6 +543,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--debug-every")) dst = &g->o.debug_every;
         else if (!strcmp(a, "--unwind-every")) dst = &g->o.unwind_every;
         else if (!strcmp(a, "--round")) dst = &g->o.round;
+        else if (!strcmp(a, "--line-bias")) dst = &g->o.line_bias;
         else if (!strcmp(a, "--pid")) dst = &pid64;
         else if (!strcmp(a, "--quiet")) { g->o.quiet = 1; continue; }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;

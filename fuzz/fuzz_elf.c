@@ -153,8 +153,9 @@ static uint64_t fnv(const uint8_t *p, size_t n)
 static void elf_options(jitanon_elf_opts *o, uint64_t h)
 {
     static const uint32_t classes[3] = {0, 32, 64};
+    static const uint32_t biases[3] = {JITANON_ELF_LINE_BIAS_AUTO, JITANON_ELF_LINE_BIAS_PERF, JITANON_ELF_LINE_BIAS_NONE};
     memset(o, 0, sizeof *o);
-    o->v8_bias = (uint32_t)(h % 3);
+    o->line_bias = biases[h % 3];
     o->elf_class = classes[(h >> 2) % 3];
     o->no_debug = (h >> 4 & 7) == 0;
     o->no_unwind = (h >> 7 & 7) == 0;

@@ -1,5 +1,6 @@
 /* Code written for jitanon 0.1 that only uses renamed names still builds with
-   JITANON_COMPAT_0_1 (tests/compile_matrix.sh builds it; it is not run). */
+   JITANON_COMPAT_0_1 (tests/compile_matrix.sh builds it; it is not run).  The V8 bias
+   names it uses are also kept by JITANON_COMPAT_0_2. */
 #define JITANON_COMPAT_0_1
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
@@ -12,6 +13,8 @@ int main(void)
     jitanon_rangemap map;
     jitanon_rangemap_iter mi;
     jitanon_range range;
+    jitanon_elf_opts eo;
+    jitanon_elf_v8_bias bias = JITANON_ELF_V8_BIAS_ON;
     static const unsigned char none[1] = {0};
     int n = 0;
     if (jitanon_jitdump_iter_init(&it, none, 0, NULL, NULL) == JITANON_OK)
@@ -26,5 +29,8 @@ int main(void)
     n += jitanon_is_jitdump_marker("jit-1.dump", 10, NULL);
     n += (int)(jitanon_jit_now() & 1);
     n += (int)jitanon_jit_record_name(JITANON_JIT_CODE_MOVE)[0];
+    memset(&eo, 0, sizeof eo);
+    eo.v8_bias = bias;
+    n += (int)(eo.v8_bias == JITANON_ELF_V8_BIAS_OFF) + (int)(JITANON_ELF_NOTE_V8_BIAS & 0) + (int)JITANON_ELF_V8_BIAS_AUTO;
     return n == -1;
 }

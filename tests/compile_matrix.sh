@@ -9,6 +9,7 @@ printf '#define JITANON_STATIC\n#define JITANON_IMPLEMENTATION\n#include "jitano
 printf '#define JITANON_NO_STDIO\n#define JITANON_IMPLEMENTATION\n#include "jitanon.h"\nint main(void){return (int)jitanon_version() == 0;}\n' > "$tmp/nostdio.c"
 printf '#include "jitanon.h"\n#include "jitanon.h"\n#define JITANON_IMPLEMENTATION\n#include "jitanon.h"\n#include "jitanon.h"\nint main(void){return (int)jitanon_version() == 0;}\n' > "$tmp/twice.c"
 printf '#include <stdlib.h>\nstatic void *my_malloc(size_t n) { return malloc(n); }\nstatic void *my_realloc(void *p, size_t n) { return realloc(p, n); }\nstatic void my_free(void *p) { free(p); }\n#define JITANON_MALLOC(s) my_malloc(s)\n#define JITANON_REALLOC(p, s) my_realloc(p, s)\n#define JITANON_FREE(p) my_free(p)\n#define JITANON_ASSERT(x) ((void)0)\n#define JITANON_IMPLEMENTATION\n#include "jitanon.h"\nint main(void){return (int)jitanon_version() == 0;}\n' > "$tmp/hooks.c"
+printf '#define JITANON_COMPAT_0_2\n#define JITANON_IMPLEMENTATION\n#include "jitanon.h"\nint main(void){jitanon_elf_opts o = {0}; jitanon_elf_v8_bias b = JITANON_ELF_V8_BIAS_ON; o.v8_bias = b; return (int)(o.v8_bias == JITANON_ELF_V8_BIAS_OFF) + (int)(JITANON_ELF_NOTE_V8_BIAS & 0) + (int)JITANON_ELF_V8_BIAS_AUTO;}\n' > "$tmp/compat02.c"
 cp "$tmp/impl.c" "$tmp/impl.cpp"
 run() { name=$1; shift
   if out=$("$@" 2>&1); then echo "PASS compile: $name"; else echo "FAIL compile: $name"; printf '%s\n' "$out" | head -20; fi; }
@@ -39,6 +40,7 @@ for cc in gcc clang; do
   else echo "FAIL features: $cc -std=c99 -pedantic differs from -std=gnu99"; cat "$tmp"/features-*-$cc.txt; fi
   run "$cc -O3 impl" $cc $W -O3 -I. -c "$tmp/impl.c" -o "$tmp/o3-$cc.o"
   run "$cc 0.1 names (JITANON_COMPAT_0_1)" $cc $W -D_POSIX_C_SOURCE=200809L -I. tests/compat01.c -o "$tmp/compat-$cc"
+  run "$cc 0.2 names (JITANON_COMPAT_0_2)" $cc $W -Wno-missing-field-initializers -I. "$tmp/compat02.c" -o "$tmp/compat02-$cc"
   # with POSIX: file output, the marker mmap and the ELF writer threads are compiled in
   run "$cc posix" $cc $W -D_POSIX_C_SOURCE=200809L -I. "$tmp/impl.c" -o "$tmp/posix-$cc"
   run "$cc no SHA-NI" $cc $W -DJITANON_NO_SHA_NI -I. "$tmp/impl.c" -o "$tmp/nosha-$cc"

@@ -456,7 +456,7 @@ static void elft_check_lines(uint32_t pad1, uint32_t bias_opt, int expect_shift)
     size_t n, i;
     memset(&out, 0, sizeof out);
     memset(&o, 0, sizeof o);
-    o.v8_bias = bias_opt;
+    o.line_bias = bias_opt;
     elft_standard(&t, ELFT_EM_X86_64, 0, pad1);
     if (!t.d) return;
     JT_CHECK(elft_emit(&t, 1, &o, &out, pg, &info) == JITANON_OK);
@@ -482,9 +482,215 @@ static void elft_check_lines(uint32_t pad1, uint32_t bias_opt, int expect_shift)
 
 static void test_elf_debug_lines(void)
 {
-    elft_check_lines(0, JITANON_ELF_V8_BIAS_AUTO, 0);
-    elft_check_lines(0xDEADBEEFu, JITANON_ELF_V8_BIAS_AUTO, 0); /* detected and undone */
-    elft_check_lines(0xDEADBEEFu, JITANON_ELF_V8_BIAS_OFF, 1);
+    elft_check_lines(0, JITANON_ELF_LINE_BIAS_AUTO, 0);
+    elft_check_lines(0xDEADBEEFu, JITANON_ELF_LINE_BIAS_AUTO, 0); /* detected and undone */
+    elft_check_lines(0xDEADBEEFu, JITANON_ELF_LINE_BIAS_NONE, 1);
+}
+
+/* -- Line bias in each writer's convention. -- */
+
+/* One function the way LLVM's PerfJITEventListener writes it: DEBUG_INFO with the code
+   address, one entry per line-table row at row address + 0x40, the DWARF discriminator
+   (0) and an absolute file name; then LOAD with vma 0 (LLVM leaves it zero). */
+static void elft_llvm_func(elft_dump *t, const char *name, uint64_t addr, const uint8_t *code, size_t size,
+                           const uint64_t *offs, size_t nrows, uint64_t bias)
+{
+    jitanon_jitdump_debug_entry e[8];
+    jitanon_jitdump_record r;
+    size_t i;
+    for (i = 0; i < nrows; i++) {
+        e[i].addr = addr + offs[i] + bias;
+        e[i].lineno = (int32_t)(3 + i);
+        e[i].discrim = 0;
+        e[i].file.data = "/home/u/src/fib.jl";
+        e[i].file.length = strlen(e[i].file.data);
+    }
+    if (nrows) JT_CHECK(jitanon_jitdump_write_debug_info(&t->w, 2, addr, e, nrows, NULL) == JITANON_OK);
+    r = jdrec_load(4, 42, 43, addr, code, size, t->n, name);
+    r.load.vma = 0;
+    JT_CHECK(jdrec_write(&t->w, r, NULL) == JITANON_OK);
+    t->n++;
+}
+
+static const uint8_t elft_code_big[200] = {0x55};
+static const uint64_t elft_llvm_small[] = {0, 8, 30, 50}; /* a 55-byte function (julia_fib) */
+static const uint64_t elft_llvm_large[] = {0, 20, 100, 190};
+
+/* An LLVM-convention dump (bias 0x40 or 0): the small function, then the large one. */
+static void elft_llvm_dump(elft_dump *t, uint64_t bias)
+{
+    elft_begin(t, ELFT_EM_X86_64, 0);
+    elft_llvm_func(t, "julia_fib_123", 0x7f0000001000ull, elft_code_big, 55, elft_llvm_small, 4, bias);
+    elft_llvm_func(t, "julia_loop_456", 0x7f0000002000ull, elft_code_big, 200, elft_llvm_large, 4, bias);
+    elft_load(t, 0);
+}
+
+static uint32_t elft_scan(const elft_dump *t)
+{
+    jitanon_elf_line_bias_scan s;
+    size_t i;
+    jitanon_elf_line_bias_scan_init(&s, &t->d->header);
+    for (i = 0; i < t->d->record_count; i++) jitanon_elf_line_bias_scan_add(&s, &t->d->records[i]);
+    return jitanon_elf_line_bias_scan_result(&s);
+}
+
+/* Functions [first, first + n) of t in one file with line_bias `bias`: every function's
+   rows must start at its first instruction and keep every entry (expect_rows), or there
+   are none; expect_note: the file says a bias was removed. */
+static void elft_check_bias_rows(elft_dump *t, size_t first, size_t n, uint32_t bias, int expect_rows,
+                                 unsigned expect_note)
+{
+    jitanon_elf_builder b;
+    jitanon_elf_opts o;
+    jitanon_membuf out;
+    jitanon_elf_info info;
+    jitanon_test_elf_file f;
+    elft_row rows[32];
+    uint64_t pg[ELFT_MAX_FUNCS];
+    size_t i, k, nr, want = 0;
+    memset(&o, 0, sizeof o);
+    memset(&out, 0, sizeof out);
+    o.line_bias = bias;
+    JT_CHECK(jitanon_elf_builder_init(&b, &t->d->header, &o, NULL) == JITANON_OK);
+    for (i = 0; i < n; i++) JT_CHECK(jitanon_elf_builder_add(&b, &t->fn[first + i], &pg[i], NULL) == JITANON_OK);
+    JT_CHECK(jitanon_elf_builder_finish(&b, elft_sink(&out), &info, NULL) == JITANON_OK);
+    jitanon_elf_builder_release(&b);
+    JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
+    nr = elft_lines(&f, rows, 32);
+    for (i = 0; i < n; i++) {
+        const uint64_t *offs = t->fn[first + i].code.size == 55 ? elft_llvm_small : elft_llvm_large;
+        size_t seen = 0;
+        for (k = 0; k < nr; k++) {
+            if (rows[k].end || rows[k].addr < pg[i] || rows[k].addr >= pg[i] + t->fn[first + i].code.size) continue;
+            JT_CHECK(seen < 4 && rows[k].addr == pg[i] + offs[seen] && rows[k].line == 3 + seen);
+            JT_CHECK(elft_str_is(rows[k].file, "/home/u/src/fib.jl"));
+            seen++;
+        }
+        JT_CHECK_EQ_U(seen, expect_rows ? 4 : 0);
+        want += seen;
+    }
+    JT_CHECK_EQ_U(info.line_rows, want);
+    JT_CHECK_EQ_U(!!(info.notes & JITANON_ELF_NOTE_LINE_BIAS), expect_note);
+    jitanon_membuf_release(&out);
+}
+
+/* LLVM's +0x40 (Julia): detected from the data with no flag, per dump, per file of one
+   function (the small one by its rows past the end, the large one by its first row at
+   +0x40) and per process; every row kept. */
+static void test_elf_line_bias_llvm(void)
+{
+    elft_dump t;
+    elft_llvm_dump(&t, 0x40);
+    if (!t.d) return;
+    JT_CHECK_EQ_U(t.d->header.pad1, 0);
+    JT_CHECK_EQ_U(elft_scan(&t), JITANON_ELF_LINE_BIAS_PERF);
+    elft_check_bias_rows(&t, 0, 2, JITANON_ELF_LINE_BIAS_AUTO, 1, 1);
+    elft_check_bias_rows(&t, 0, 1, JITANON_ELF_LINE_BIAS_AUTO, 1, 1);
+    elft_check_bias_rows(&t, 1, 1, JITANON_ELF_LINE_BIAS_AUTO, 1, 1);
+    elft_check_bias_rows(&t, 0, 2, 0x40, 1, 1);
+    elft_check_bias_rows(&t, 0, 1, JITANON_ELF_LINE_BIAS_NONE, 0, 0); /* the bug: no line table */
+    elft_end(&t);
+    /* The same functions written unbiased: left alone. */
+    elft_llvm_dump(&t, 0);
+    if (!t.d) return;
+    JT_CHECK_EQ_U(elft_scan(&t), JITANON_ELF_LINE_BIAS_NONE);
+    elft_check_bias_rows(&t, 0, 2, JITANON_ELF_LINE_BIAS_AUTO, 1, 0);
+    elft_check_bias_rows(&t, 0, 2, JITANON_ELF_LINE_BIAS_NONE, 1, 0);
+    elft_end(&t);
+}
+
+/* V8's convention without its pad1 marker is found from the data too; with the marker
+   and data that contradicts it (an entry in the first 0x40 bytes) the data wins. */
+static void test_elf_line_bias_v8(void)
+{
+    elft_dump t;
+    elft_standard(&t, ELFT_EM_X86_64, 0, 0xDEADBEEFu); /* V8's biased rows + marker */
+    if (!t.d) return;
+    JT_CHECK_EQ_U(elft_scan(&t), JITANON_ELF_LINE_BIAS_PERF);
+    jitanon__wr32(t.buf.data + 16, 0, 0); /* the same data without the marker */
+    jitanon_jitdump_destroy(t.d);
+    t.d = NULL;
+    JT_CHECK(jitanon_jitdump_load_memory(t.buf.data, t.buf.size, NULL, &t.d, NULL) == JITANON_OK);
+    if (!t.d) return;
+    JT_CHECK_EQ_U(t.d->header.pad1, 0);
+    JT_CHECK_EQ_U(elft_scan(&t), JITANON_ELF_LINE_BIAS_PERF);
+    elft_end(&t);
+    elft_standard(&t, ELFT_EM_X86_64, 0, 0);
+    if (!t.d) return;
+    jitanon__wr32(t.buf.data + 16, 0xDEADBEEFu, 0); /* marker, unbiased rows */
+    jitanon_jitdump_destroy(t.d);
+    t.d = NULL;
+    JT_CHECK(jitanon_jitdump_load_memory(t.buf.data, t.buf.size, NULL, &t.d, NULL) == JITANON_OK);
+    if (!t.d) return;
+    JT_CHECK_EQ_U(elft_scan(&t), JITANON_ELF_LINE_BIAS_NONE);
+    elft_end(&t);
+}
+
+static uint64_t elft_rand(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Property: auto-detection never shifts an unbiased dump (entries inside their function,
+   in random places, some functions without any), except the one reading the data cannot
+   tell from a biased dump: no entry in any function's first 0x40 bytes and most functions'
+   first entry exactly 0x40 in.  Checked on the scan and on the files (AUTO gives the
+   bytes NONE gives).  And the other way: the same dumps written biased, with a row at
+   every function's first instruction (as LLVM and V8 write), are always detected. */
+static void test_elf_line_bias_property(void)
+{
+    uint64_t seed = 0x1b1a5001, s = seed;
+    int round, bad = 0;
+    for (round = 0; round < 300 && !bad; round++) {
+        int biased = round & 1;
+        elft_dump t;
+        uint64_t offs[ELFT_MAX_FUNCS][6], nf = 1 + elft_rand(&s) % 5, i, k, low = 0, at = 0, with = 0;
+        size_t nrows[ELFT_MAX_FUNCS];
+        elft_begin(&t, ELFT_EM_X86_64, 0);
+        for (i = 0; i < nf; i++) {
+            uint64_t size = 1 + elft_rand(&s) % 200, lo = UINT64_MAX;
+            int far = elft_rand(&s) % 4 == 0; /* all entries at 0x40 or later */
+            nrows[i] = (size_t)(elft_rand(&s) % 6);
+            if (far && size <= 0x40) size += 0x40;
+            for (k = 0; k < nrows[i]; k++) {
+                offs[i][k] = far ? 0x40 + elft_rand(&s) % (size - 0x40) : elft_rand(&s) % size;
+                if (biased && k == 0) offs[i][k] = 0;
+                if (offs[i][k] < lo) lo = offs[i][k];
+            }
+            if (nrows[i]) {
+                with++;
+                low += lo < 0x40;
+                at += lo == 0x40;
+            }
+            elft_llvm_func(&t, "f", 0x7f0000001000ull + i * 0x1000, elft_code_big, (size_t)size, offs[i], nrows[i],
+                           biased ? 0x40 : 0);
+        }
+        elft_load(&t, 0);
+        if (!t.d) return;
+        if (biased) {
+            if (with && elft_scan(&t) != JITANON_ELF_LINE_BIAS_PERF) bad = 1;
+        } else if (elft_scan(&t) != JITANON_ELF_LINE_BIAS_NONE && (low || at * 2 <= with)) {
+            bad = 2;
+        } else if (elft_scan(&t) == JITANON_ELF_LINE_BIAS_NONE) {
+            jitanon_membuf a, b;
+            jitanon_elf_opts o;
+            memset(&a, 0, sizeof a);
+            memset(&b, 0, sizeof b);
+            memset(&o, 0, sizeof o);
+            JT_CHECK(elft_emit(&t, t.n, &o, &a, NULL, NULL) == JITANON_OK);
+            o.line_bias = JITANON_ELF_LINE_BIAS_NONE;
+            JT_CHECK(elft_emit(&t, t.n, &o, &b, NULL, NULL) == JITANON_OK);
+            if (a.size != b.size || memcmp(a.data, b.data, a.size)) bad = 3;
+            jitanon_membuf_release(&a);
+            jitanon_membuf_release(&b);
+        }
+        elft_end(&t);
+    }
+    if (bad) fprintf(stderr, "  line bias property: failure %d, seed %llx round %d\n", bad, (unsigned long long)seed, round - 1);
+    JT_CHECK(!bad);
 }
 
 /* BEAM puts the line in effect at entry before the function start and a line-0 row at
@@ -792,6 +998,9 @@ static void suite_elf(void)
     JT_RUN(test_elf_deterministic_unique_build_ids);
     JT_RUN(test_elf_debug_lines);
     JT_RUN(test_elf_debug_lines_erlang);
+    JT_RUN(test_elf_line_bias_llvm);
+    JT_RUN(test_elf_line_bias_v8);
+    JT_RUN(test_elf_line_bias_property);
     JT_RUN(test_elf_eh_frame);
     JT_RUN(test_elf_big_endian_32);
     JT_RUN(test_elf_options);

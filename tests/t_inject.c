@@ -1280,6 +1280,129 @@ static void test_inject_process_file_complete(void)
     jitanon_membuf_release(&ref);
     elft_end(&t);
 }
+
+/* Keeps the ELF named `want` of an injection with custom I/O. */
+typedef struct tb_io {
+    const jitanon_membuf *dump;
+    const char *want;
+    jitanon_membuf elf;
+} tb_io;
+
+static int tb_write(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    tb_io *io = (tb_io *)user;
+    (void)dir;
+    if (strcmp(name, io->want)) return 0;
+    io->elf.size = 0;
+    return jitanon_membuf_write(&io->elf, data, size);
+}
+
+static jitanon_result tb_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
+                              jitanon_error *err)
+{
+    (void)path;
+    return jitanon_jitdump_load_memory(((tb_io *)user)->dump->data, ((tb_io *)user)->dump->size, opts, out, err);
+}
+
+/* The injector decides the line bias once per dump, for every file of it: an LLVM-style
+   dump whose large function alone says nothing (its first row is 0x10 in, all rows fit)
+   and whose small function has rows past its end gets the large function's rows shifted
+   too, in its own per-function file, whether the dump is loaded or streamed. */
+static void test_inject_line_bias_per_dump(void)
+{
+    static const uint8_t code[0x100] = {0x55, 0x48, 0x89, 0xe5};
+    static const uint64_t big_rows[3] = {0x10, 0x30, 0x80}, small_rows[3] = {0, 8, 0x18};
+    char dir[] = "build/plb-XXXXXX", path[256], name[64];
+    elft_dump t;
+    jitanon_membuf ref, perf, file;
+    jitanon_test_elf_file ef;
+    elft_row rows[8];
+    tb_io io;
+    jitanon_inject_opts o;
+    jitanon_elf_opts eo;
+    uint8_t raw[128];
+    uint64_t pg = 0;
+    ti_gen g;
+    size_t n;
+    FILE *f;
+    elft_begin(&t, 62, 0);
+    elft_llvm_func(&t, "julia_big", 0x10000, code, 0x100, big_rows, 3, 0x40);
+    elft_llvm_func(&t, "julia_small", 0x10200, code, 0x20, small_rows, 3, 0x40);
+    jitanon__wr32(t.buf.data + 20, TI_PID, 0);
+    elft_load(&t, 0);
+    memset(&ref, 0, sizeof ref);
+    memset(&eo, 0, sizeof eo);
+    JT_CHECK(elft_emit(&t, 1, &eo, &ref, &pg, NULL) == JITANON_OK); /* alone: not shifted */
+    JT_CHECK(jitanon_test_elf_parse(&ef, ref.data, ref.size, NULL) == JITANON_OK);
+    n = elft_lines(&ef, rows, 8);
+    JT_CHECK(n >= 1 && rows[0].addr == pg + 0x50);
+    ref.size = 0;
+    eo.line_bias = JITANON_ELF_LINE_BIAS_PERF;
+    JT_CHECK(elft_emit(&t, 1, &eo, &ref, &pg, NULL) == JITANON_OK);
+    JT_CHECK(jitanon_test_elf_parse(&ef, ref.data, ref.size, NULL) == JITANON_OK);
+    n = elft_lines(&ef, rows, 8);
+    JT_CHECK(n == 4 && rows[0].addr == pg + 0x10 && rows[2].addr == pg + 0x80 && rows[3].end);
+    if (!mkdtemp(dir)) {
+        jt_skip("cannot create a directory under build/");
+        elft_end(&t);
+        jitanon_membuf_release(&ref);
+        return;
+    }
+    sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
+    f = fopen(path, "wb");
+    fwrite(t.buf.data, 1, t.buf.size, f);
+    fclose(f);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    ti_mmap(&g, 50, 0x7000, 0x1000, 0, path);
+    ti_round(&g);
+    ti_sample(&g, 60, 0x10004);
+    ti_round(&g);
+    jitanon_perf_writer_finish(&g.w, NULL);
+    jitanon_perf_writer_release(&g.w);
+    sprintf(name, "jitted-42-0.so"); /* the LOADs' pid */
+    /* loaded whole */
+    memset(&io, 0, sizeof io);
+    memset(&o, 0, sizeof o);
+    io.dump = &t.buf;
+    io.want = name;
+    o.io.load_dump = tb_load;
+    o.io.write_elf = tb_write;
+    o.io.user = &io;
+    tp_inject(&perf, &o);
+    JT_CHECK(io.elf.size == ref.size && !memcmp(io.elf.data, ref.data, ref.size));
+    /* --line-bias=none keeps them where the dump says */
+    o.elf.line_bias = JITANON_ELF_LINE_BIAS_NONE;
+    tp_inject(&perf, &o);
+    JT_CHECK(io.elf.size && (io.elf.size != ref.size || memcmp(io.elf.data, ref.data, ref.size)));
+    /* streamed from the file, written by the default I/O */
+    memset(&o, 0, sizeof o);
+    o.elf_dir = dir;
+    o.elf_threads = 0;
+    tp_inject(&perf, &o);
+    sprintf(path, "%s/%s", dir, name);
+    memset(&file, 0, sizeof file);
+    f = fopen(path, "rb");
+    JT_CHECK(f != NULL);
+    if (f) {
+        uint8_t b[4096];
+        size_t k;
+        while ((k = fread(b, 1, sizeof b, f)) > 0) jitanon_membuf_write(&file, b, k);
+        fclose(f);
+    }
+    JT_CHECK(file.size == ref.size && !memcmp(file.data, ref.data, ref.size));
+    remove(path);
+    sprintf(path, "%s/jitted-42-1.so", dir);
+    remove(path);
+    sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
+    remove(path);
+    JT_CHECK(rmdir(dir) == 0);
+    jitanon_membuf_release(&file);
+    jitanon_membuf_release(&io.elf);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&ref);
+    elft_end(&t);
+}
 #endif
 
 /* Options that cannot combine: elf_files = SAMPLED with per-process files is refused;
@@ -1711,6 +1834,7 @@ static void suite_inject(void)
 #if JITANON__POSIX
     JT_RUN(test_inject_elf_files_safe);
     JT_RUN(test_inject_process_file_complete);
+    JT_RUN(test_inject_line_bias_per_dump);
 #endif
 #if JITANON__THREADS
     JT_RUN(test_inject_threads_same_output);

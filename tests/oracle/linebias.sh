@@ -1,0 +1,43 @@
+#!/bin/sh
+# Line bias end to end: jitgen writes the same recording twice, once with plain debug
+# addresses and once with LLVM's/V8's +0x40 (no pad1 marker: LLVM writes none).  With no
+# flag, jitanon-inject and jitdump-elf must make byte-identical ELFs of both (the bias is
+# found from the data and removed), addr2line must put each function's first row at its
+# first instruction, and --line-bias=none must leave the biased one as the dump says.
+set -u
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+gen() { "$root/build/jitgen" --loads 120 --samples 2000 --debug-every 2 --seed 7 --quiet "$@" >/dev/null 2>&1; }
+if ! gen "$tmp/plain" || ! gen --line-bias 64 "$tmp/llvm"; then echo "FAIL linebias: jitgen failed"; exit 0; fi
+for c in plain llvm; do
+  mkdir -p "$tmp/$c/elf" "$tmp/$c/je"
+  "$root/build/jitanon-inject" -i "$tmp/$c/perf.data" -o "$tmp/$c/out.data" --elf-dir "$tmp/$c/elf" 2>/dev/null
+  "$root/build/jitdump-elf" --lines "$tmp/$c"/jit-*.dump "$tmp/$c/je" 2>/dev/null | sed "s|$tmp/$c/||" > "$tmp/$c/je.txt"
+done
+if [ -n "$(ls "$tmp/plain/elf")" ] && diff -r "$tmp/plain/elf" "$tmp/llvm/elf" >/dev/null &&
+   diff -r "$tmp/plain/je" "$tmp/llvm/je" >/dev/null && cmp -s "$tmp/plain/je.txt" "$tmp/llvm/je.txt"; then
+  echo "PASS linebias: +0x40 dump found from the data: jitanon-inject and jitdump-elf ELFs identical to the plain dump's ($(ls "$tmp/llvm/elf" | wc -l) files)"
+else echo "FAIL linebias: the +0x40 dump's ELFs differ from the plain dump's"; fi
+mkdir -p "$tmp/none"
+"$root/build/jitanon-inject" -i "$tmp/llvm/perf.data" -o "$tmp/none.data" --elf-dir "$tmp/none" --line-bias=none 2>/dev/null
+if ! diff -r "$tmp/plain/elf" "$tmp/none" >/dev/null; then
+  echo "PASS linebias: --line-bias=none keeps the dump's addresses"
+else echo "FAIL linebias: --line-bias=none changed nothing"; fi
+if ! command -v addr2line >/dev/null 2>&1 || ! command -v readelf >/dev/null 2>&1; then
+  echo "SKIP linebias addr2line: binutils not installed"; exit 0; fi
+# every function with a line table: addr2line at its symbol address names the first row's line
+bad=0; n=0
+for f in "$tmp/llvm/elf"/jitted-*.so; do
+  readelf -wL "$f" 2>/dev/null | grep -q '\.js' || continue
+  sym=$(readelf -s "$f" | awk '$4 == "FUNC" {print $2; exit}')
+  first=$(readelf -wL "$f" 2>/dev/null | awk '/\.js/ && $3 ~ /^0x/ {print $2 " " $3; exit}')
+  line=${first% *}; addr=${first#* }
+  got=$(addr2line -e "$f" "0x$sym" 2>/dev/null | sed 's/.*://; s/ .*//')
+  n=$((n + 1))
+  if [ "$((addr))" != "$((0x$sym))" ] || [ "$got" != "$line" ]; then bad=$((bad + 1)); fi
+done
+if [ "$n" -gt 0 ] && [ "$bad" = 0 ]; then
+  echo "PASS linebias addr2line: all $n line tables of the +0x40 dump start at their function's first instruction"
+else echo "FAIL linebias addr2line: $bad of $n line tables do not start at the first instruction"; fi
