@@ -1065,6 +1065,40 @@ static void test_inject_threads_same_output(void)
     jitanon_membuf_release(&perf);
 }
 
+/* File-mode perf.data in memory (little-endian): where the data section ends, and the
+   number of entries of its build-id table naming a jitted file (0 without one). */
+static uint64_t tt_u64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    int i;
+    for (i = 7; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+
+static size_t tt_records_end(const jitanon_membuf *b)
+{
+    return b->size < 104 ? 0 : (size_t)(tt_u64(b->data + 40) + tt_u64(b->data + 48));
+}
+
+static size_t tt_jitted_build_ids(const jitanon_membuf *b)
+{
+    size_t end = tt_records_end(b), n = 0;
+    uint64_t off, size;
+    int bit, idx = 0;
+    if (!end || !(b->data[72] & 4)) return 0;
+    for (bit = 1; bit < 2; bit++) idx += (b->data[72] >> bit) & 1; /* sections in bit order */
+    off = tt_u64(b->data + end + 16 * (size_t)idx);
+    size = tt_u64(b->data + end + 16 * (size_t)idx + 8);
+    while (size >= 36 && off + size <= b->size) {
+        size_t rs = (size_t)(b->data[off + 6] | b->data[off + 7] << 8);
+        if (rs < 36 || rs > size) break;
+        if (b->data[off + rs - 1] == 0 && strstr((const char *)b->data + off + 36, "jitted-")) n++;
+        off += rs;
+        size -= rs;
+    }
+    return n;
+}
+
 /* --elf-files=sampled: the same output records; only the files of functions a sample
    resolved into, each the same bytes as with every file written; a pipe gets them all. */
 static void test_inject_sampled_files(void)
@@ -1086,7 +1120,10 @@ static void test_inject_sampled_files(void)
     tt_run_mode(&perf, 3, JITANON_ELF_FILES_SAMPLED, JITANON_PERF_FILE, &io[2], &out[2], &st[2]);
     tt_run_mode(&perf, 0, JITANON_ELF_FILES_SAMPLED, JITANON_PERF_PIPE, &io[3], &out[3], &st[3]);
     for (k = 1; k < 3; k++) {
-        JT_CHECK(out[k].size == out[0].size && !memcmp(out[k].data, out[0].data, out[0].size));
+        /* the records are the same; the build-id table lists the files written */
+        JT_CHECK(tt_records_end(&out[k]) > 0 && tt_records_end(&out[k]) == tt_records_end(&out[0]) &&
+                 !memcmp(out[k].data, out[0].data, tt_records_end(&out[0])));
+        JT_CHECK_EQ_U(tt_jitted_build_ids(&out[k]), io[k].nfiles);
         JT_CHECK_EQ_U(io[k].nfiles, io[0].nhit); /* one file per function hit */
         JT_CHECK_EQ_U(st[k].elf_files, io[k].nfiles);
         for (i = n = 0; i < io[k].nfiles; i++) { /* each one as in the full set */
@@ -1095,6 +1132,7 @@ static void test_inject_sampled_files(void)
         }
     }
     JT_CHECK(io[0].nhit > 10 && io[1].nfiles < io[0].nfiles);
+    JT_CHECK_EQ_U(tt_jitted_build_ids(&out[0]), io[0].nfiles); /* every file written is listed */
     JT_CHECK(!memcmp(io[1].files, io[2].files, sizeof io[1].files));
     JT_CHECK_EQ_U(io[3].nfiles, io[0].nfiles);
     for (k = 0; k < 4; k++) {
