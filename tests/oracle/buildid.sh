@@ -118,7 +118,6 @@ else echo "FAIL buildid -N: cache dir $(ls -d "$HOME/.debug" 2>/dev/null) / name
 # 5. consumers of both layouts (issue #14 item 4): the same answers from per-function and
 #    per-process files
 usehome "$tmp/home-function"
-strip_dso() { sed 's/jitted-[0-9.-]*\.so/jitted.so/g'; }
 perf report -i "$tmp/function/out.data" --stdio --sort sym 2>/dev/null | grep -v '^#' | grep . > "$tmp/c.report.function"
 usehome "$tmp/home-process"
 perf report -i "$tmp/process/out.data" --stdio --sort sym 2>/dev/null | grep -v '^#' | grep . > "$tmp/c.report.process"
@@ -132,15 +131,8 @@ done
 if [ -s "$tmp/c.script.function" ] && cmp -s "$tmp/c.script.function" "$tmp/c.script.process"; then
   echo "PASS buildid consumers: perf script (ip, sym, symoff) is identical for both layouts"
 else echo "FAIL buildid consumers: perf script differs between layouts: $(diff "$tmp/c.script.function" "$tmp/c.script.process" | grep -c '^[<>]') lines"; fi
-top=$(grep -m1 'JS:\*f' "$tmp/c.report.function" | sed 's/.*\[\.\] //; s/ *$//')
 for l in function process; do
   usehome "$tmp/home-$l"
-  perf annotate -i "$tmp/$l/out.data" --stdio -l "$top" 2>/dev/null > "$tmp/c.annotate.$l"
-  ins=$(grep -c ':  *[0-9a-f]*:' "$tmp/c.annotate.$l"); src=$(grep -c 'w\.js:[0-9]' "$tmp/c.annotate.$l")
-  if [ "$ins" -gt 0 ] && [ "$src" -gt 0 ]; then
-    echo "PASS buildid consumers --elf=$l: perf annotate -l disassembles $top ($ins lines, $src with w.js source lines)"
-  elif [ "$ins" -gt 0 ]; then echo "FAIL buildid consumers --elf=$l: perf annotate -l shows $top without source lines"
-  else echo "FAIL buildid consumers --elf=$l: perf annotate shows nothing for $top"; fi
   perf buildid-list -i "$tmp/$l/out.data" 2>/dev/null | grep "/jitted-" | sort > "$tmp/c.bl.$l"
   bad=0; k=0
   for so in $(ls "$tmp/$l/elf" | head -20); do
@@ -150,20 +142,37 @@ for l in function process; do
   if [ "$k" -gt 0 ] && [ "$bad" = 0 ]; then echo "PASS buildid consumers --elf=$l: perf buildid-list gives each file's own build-id ($k checked)"
   else echo "FAIL buildid consumers --elf=$l: $bad of $k files listed with another build-id"; fi
 done
-# addr2line and gdb on the ELF file holding the hottest function: the same name and line
-if command -v addr2line >/dev/null 2>&1 && command -v gdb >/dev/null 2>&1; then
-  for l in function process; do
-    so=$(grep -m1 'JS:\*f' "$tmp/c.script.function" >/dev/null && perf report -i "$tmp/$l/out.data" --stdio --sort dso,sym 2>/dev/null | grep -m1 'JS:\*f' | awk '{print $2}')
-    addr=$(nm "$tmp/$l/elf/$so" 2>/dev/null | grep -m1 'JS:\*f' | awk '{print $1}')
-    a2l=$(addr2line -f -e "$tmp/$l/elf/$so" "0x$addr" 2>/dev/null | tr '\n' ' ')
-    gdbs=$(gdb -batch -nx -ex "info symbol 0x$addr" -ex "info line *0x$addr" "$tmp/$l/elf/$so" 2>/dev/null | tr '\n' ' ')
-    echo "$a2l" > "$tmp/c.a2l.$l"
-    case "$a2l $gdbs" in
-    *'JS:*f'*w.js:*'JS:*f'*) echo "PASS buildid consumers --elf=$l: addr2line and gdb name JS:*f with its w.js line ($a2l)" ;;
-    *) echo "FAIL buildid consumers --elf=$l: addr2line '$a2l' gdb '$gdbs'" ;;
+# Source lines: node 20 writes unusable file names into DEBUG_INFO for a script run from a
+# file (bytes like "v\xe3\x03"), so a jitgen recording with debug info for every function
+# (files modN.js) shows what perf annotate -l, addr2line and gdb make of the line tables.
+mkdir -p "$tmp/gen"
+"$root/build/jitgen" --quiet --loads 300 --samples 5000 --debug-every 1 "$tmp/gen" >/dev/null 2>&1
+for l in function process; do
+  usehome "$tmp/home-gen-$l"
+  mkdir -p "$tmp/gen/$l"
+  "$J" -i "$tmp/gen/perf.data" -o "$tmp/gen/$l.data" --elf=$l --elf-dir "$tmp/gen/$l" 2>/dev/null
+  top=$(perf report -i "$tmp/gen/$l.data" --stdio --sort dso,sym 2>/dev/null | grep -m1 ' jitted-' | sed 's/.*\[\.\] //; s/ *$//')
+  perf annotate -i "$tmp/gen/$l.data" --stdio -l "$top" 2>/dev/null > "$tmp/c.annotate.$l"
+  ins=$(grep -c '^ *[0-9.]* : *[0-9a-f]*:' "$tmp/c.annotate.$l"); src=$(grep -c 'mod[0-9]*\.js:[0-9]' "$tmp/c.annotate.$l")
+  sed -n '/Sorted summary/,/Percent/p' "$tmp/c.annotate.$l" | grep 'js:' > "$tmp/c.summary.$l"
+  if [ "$ins" -gt 0 ] && [ "$src" -gt 0 ]; then
+    echo "PASS buildid consumers --elf=$l: perf annotate -l shows the hottest function with source lines ($ins instructions, $src mentions of modN.js:line)"
+  else echo "FAIL buildid consumers --elf=$l: perf annotate -l: $ins instructions, $src source lines for '$top'"; fi
+  if command -v addr2line >/dev/null 2>&1 && command -v gdb >/dev/null 2>&1; then
+    so=$(perf report -i "$tmp/gen/$l.data" --stdio --sort dso,sym 2>/dev/null | grep -m1 ' jitted-' | awk '{print $2}')
+    addr=$(readelf --debug-dump=decodedline "$tmp/gen/$l/$so" 2>/dev/null | awk '$1 ~ /\.js$/ && $3 ~ /^0x/ {print $3; exit}')
+    a2l=$(addr2line -f -e "$tmp/gen/$l/$so" "$addr" 2>/dev/null | tr '\n' ' ')
+    gdbl=$(gdb -batch -nx -ex "info line *$addr" "$tmp/gen/$l/$so" 2>/dev/null | tr '\n' ' ')
+    echo "$a2l" | sed 's/jitted-[0-9.-]*\.so//' > "$tmp/c.a2l.$l"
+    case "$a2l|$gdbl" in
+    *'JS:'*mod*.js:[0-9]*'|'*'Line '[0-9]*' of "'*mod*.js'"'*) echo "PASS buildid consumers --elf=$l: addr2line and gdb give the function and its source line at $addr ($a2l)" ;;
+    *) echo "FAIL buildid consumers --elf=$l: at $addr addr2line '$a2l' gdb '$gdbl'" ;;
     esac
-  done
-else echo "SKIP buildid consumers: addr2line or gdb not installed (apt-get install binutils gdb)"; fi
+  else echo "SKIP buildid consumers --elf=$l: addr2line or gdb not installed (apt-get install binutils gdb)"; fi
+done
+if [ -s "$tmp/c.summary.function" ] && cmp -s "$tmp/c.summary.function" "$tmp/c.summary.process"; then
+  echo "PASS buildid consumers: perf annotate -l gives the same source-line summary for both layouts"
+else echo "FAIL buildid consumers: perf annotate -l source-line summaries differ between layouts"; fi
 
 # 6. hostile caches.  a) the recording names the ELF directory with ".." components: the
 #    cache mirrors it by name and nothing lands outside the cache
