@@ -142,6 +142,11 @@
                 keeps it for the tests); SHA-1 (jitanon_sha1_*; now internal)
               Added: jitanon_features(), jitanon_inject_stats.fallbacks with
                 jitanon_inject_fallback, jitanon_trim_event, jitanon_perf_time_conv
+              Added: perf's build-id cache (jitanon_buildid_cache_*), filled by the
+                injector through jitanon_inject_opts.buildid_cache; the injector's output
+                lists every ELF file written in its build-id table (HEADER_BUILD_ID);
+                jitanon_perf_writer_add_feature(BUILD_ID) again extends the table;
+                jitanon_inject_stats.buildid_entries, _cached, _cache_failed
        0.1.0  jitdump reader and writer, perf.data reader and writer, ELF stubs with
               unwind tables and line tables, range-aware //anon trimming, injector
 */
