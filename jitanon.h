@@ -2543,6 +2543,7 @@ JITANON__PRIVATE int jitanon__inj_write_default(void *user, const char *dir, con
    (writer threads add files through it). */
 typedef struct jitanon__bc_dir {
     int root;          /* the cache directory's fd; -1: no cache */
+    int base, ids;     /* <cache>/<real> and <cache>/.build-id, open while prepared */
     const char *dir;   /* the ELF directory as the recording names it */
     char real[4096];   /* its canonical absolute path: the cache mirrors that */
 } jitanon__bc_dir;
@@ -2629,17 +2630,17 @@ JITANON__PRIVATE int jitanon__bc_copy(int d, const char *src, const void *data, 
 JITANON__PRIVATE int jitanon__bc_put(const jitanon__bc_dir *b, const char *name, const void *data, size_t size,
                                     const uint8_t *id)
 {
-    char hex[41], rel[4500], src[4500], target[4600], got[4600], xx[3];
+    char hex[41], rel[400], src[4500], target[4600], got[4600], xx[3];
     struct stat st;
-    int d, bd, x, rc = 0;
+    int d, x, rc = 0;
     jitanon__bc_hex(id, hex);
-    if (jitanon__fmt(rel, sizeof rel, "%s/%s/%s", b->real + 1, name, hex) >= sizeof rel ||
+    if (jitanon__fmt(rel, sizeof rel, "%s/%s", name, hex) >= sizeof rel ||
         jitanon__fmt(src, sizeof src, "%s/%s", b->dir, name) >= sizeof src ||
-        jitanon__fmt(target, sizeof target, "../../%s", rel) >= sizeof target) {
+        jitanon__fmt(target, sizeof target, "../..%s/%s", b->real[1] ? b->real : "", rel) >= sizeof target) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    if ((d = jitanon__bc_walk(b->root, rel)) < 0) return -1;
+    if ((d = jitanon__bc_walk(b->base, rel)) < 0) return -1;
     if (linkat(AT_FDCWD, src, d, "elf", 0) != 0) {
         if (errno == EEXIST) rc = 1;
         else rc = jitanon__bc_copy(d, src, data, size);
@@ -2656,10 +2657,7 @@ JITANON__PRIVATE int jitanon__bc_put(const jitanon__bc_dir *b, const char *name,
     xx[0] = hex[0];
     xx[1] = hex[1];
     xx[2] = 0;
-    if ((bd = jitanon__bc_subdir(b->root, ".build-id")) < 0) return -1;
-    x = jitanon__bc_subdir(bd, xx);
-    close(bd);
-    if (x < 0) return -1;
+    if ((x = jitanon__bc_subdir(b->ids, xx)) < 0) return -1;
     if (symlinkat(target, x, hex + 2) != 0) {
         ssize_t n = errno == EEXIST ? readlinkat(x, hex + 2, got, sizeof got - 1) : -1;
         /* A link to another path of the same build-id names the same bytes: kept.  What
@@ -2670,15 +2668,24 @@ JITANON__PRIVATE int jitanon__bc_put(const jitanon__bc_dir *b, const char *name,
     return rc;
 }
 
-/* Prepares `b` for the ELF directory `dir`: the cache mirrors its absolute path (relative
-   to the working directory), with ".", ".." and repeated slashes resolved by name, so no
-   component can climb out of the cache (realpath(3) would also resolve symlinks, but it is
-   not in base POSIX; perf finds a file by its .build-id link either way).  0, or -1. */
+JITANON__PRIVATE void jitanon__bc_close(jitanon__bc_dir *b)
+{
+    if (b->base >= 0) close(b->base);
+    if (b->ids >= 0) close(b->ids);
+    b->base = b->ids = b->root = -1;
+}
+
+/* Prepares `b` for the ELF directory `dir` (a prepared `b` is closed first): the cache
+   mirrors its absolute path (relative to the working directory), with ".", ".." and
+   repeated slashes resolved by name, so no component can climb out of the cache
+   (realpath(3) would also resolve symlinks, but it is not in base POSIX; perf finds a
+   file by its .build-id link either way).  The two directories every file of `dir` goes
+   below are opened once, here.  0, or -1 (errno set). */
 JITANON__PRIVATE int jitanon__bc_prepare(jitanon__bc_dir *b, int root, const char *dir)
 {
     char abs[4096 * 2 + 2];
     size_t n = 0, i = 0;
-    b->root = -1;
+    jitanon__bc_close(b);
     b->dir = dir;
     if (dir[0] != '/') {
         if (!getcwd(abs, 4096)) return -1;
@@ -2701,6 +2708,12 @@ JITANON__PRIVATE int jitanon__bc_prepare(jitanon__bc_dir *b, int root, const cha
     }
     if (n == 0) b->real[n++] = '/';
     b->real[n] = 0;
+    if ((b->base = jitanon__bc_walk(root, b->real + 1)) < 0 || (b->ids = jitanon__bc_subdir(root, ".build-id")) < 0) {
+        int e = errno;
+        jitanon__bc_close(b);
+        errno = e;
+        return -1;
+    }
     b->root = root;
     return 0;
 }
@@ -2837,6 +2850,7 @@ JITANON_API jitanon_result jitanon_buildid_cache_add(jitanon_buildid_cache *c, c
     char dir[4096];
     const char *slash, *name;
     size_t n;
+    int bad;
     JITANON_ASSERT(c && path && build_id);
     slash = strrchr(path, '/');
     name = slash ? slash + 1 : path;
@@ -2845,8 +2859,10 @@ JITANON_API jitanon_result jitanon_buildid_cache_add(jitanon_buildid_cache *c, c
     if (!*name || n >= sizeof dir) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad file path %s", path);
     memcpy(dir, slash ? path : ".", n);
     dir[n] = 0;
-    if (jitanon__bc_prepare(&b, c->fd_, dir) != 0 || jitanon__bc_put(&b, name, NULL, 0, build_id) < 0)
-        return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot add %s to the build-id cache %s", path, c->dir);
+    b.base = b.ids = -1;
+    bad = jitanon__bc_prepare(&b, c->fd_, dir) != 0 || jitanon__bc_put(&b, name, NULL, 0, build_id) < 0;
+    jitanon__bc_close(&b);
+    if (bad) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot add %s to the build-id cache %s", path, c->dir);
     return JITANON_OK;
 #else
     (void)c;
@@ -7884,11 +7900,7 @@ JITANON__PRIVATE void jitanon__inj_cache_dir(jitanon__inj *j, const char *dir)
 #if JITANON__BC
     if (jitanon__bc_prepare(&j->bc, c->fd_, dir) == 0) return;
 #endif
-    j->bc.root = -1;
-    j->bc.dir = dir;
-    if (!j->bc_warned++)
-        jitanon__inj_log(j, "build-id cache: the ELF directory %s has no canonical path: its files are not cached%s", dir,
-                         NULL);
+    j->bc.dir = dir; /* its files are counted as failed, the warning comes with the first */
 }
 
 /* Adds one written file to the cache (writer threads call this too): 0 added, 1 already
@@ -9423,6 +9435,9 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon_trim_destroy(j->maps.trim);
     jitanon__free(&j->a, j->out.enc, j->out.enc_cap);
     jitanon_membuf_release(&j->bids);
+#if JITANON__BC
+    jitanon__bc_close(&j->bc);
+#endif
 }
 
 /* elf_files = SAMPLED as far as this run can honour it (see jitanon_inject_opts). */
@@ -9478,7 +9493,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (!j->io.write_elf) j->io.write_elf = jitanon__inj_write_default;
     j->jit.paths.allocator = j->jit.pend_debug.allocator = j->jit.pend_unwind.allocator = j->a;
     j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->a;
-    j->bc.root = -1;
     j->jit.dump_opts = opts->jitdump;
     j->jit.dump_opts.no_records = 1;
     if ((res = jitanon__inj_sampled(j, &sampled)) != JITANON_OK) return res;
@@ -9510,6 +9524,7 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
     JITANON_ASSERT(in);
     jitanon__clear_error(err);
     memset(&j, 0, sizeof j);
+    j.bc.root = j.bc.base = j.bc.ids = -1; /* no fd: jitanon__inj_free closes what is open */
     j.in = in;
     j.out.w = out;
     j.err = err;

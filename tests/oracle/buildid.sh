@@ -106,6 +106,23 @@ if "$J" --elf-dir "$tmp/pipe/elf" < "$tmp/pipe/in.data" > "$tmp/pipe/out.data" 2
   else echo "FAIL buildid pipe mode: before $(grep -c . "$tmp/pipe.before") names, lost: $(comm -23 "$tmp/pipe.before" "$tmp/pipe.after" | head -3 | tr '\n' ' ')"; fi
 else echo "FAIL buildid pipe mode: jitanon-inject failed"; fi
 
+# 3b. issue #14 item 3: the build-id in the MMAP2 records instead of the table.  perf 6.1
+#     resolves from the cache with it (and not without either: the control)
+if command -v python3 >/dev/null 2>&1; then
+  usehome "$tmp/home-mm"
+  mkdir -p "$tmp/mm/elf"
+  "$J" -i "$tmp/rec/perf.data" -o "$tmp/mm/out.data" --elf-dir "$tmp/mm/elf" 2>/dev/null
+  python3 "$root/tests/oracle/mmap2_build_id.py" "$tmp/mm/out.data" "$tmp/mm/mmap.data" mmap > "$tmp/mm/n"
+  python3 "$root/tests/oracle/mmap2_build_id.py" "$tmp/mm/out.data" "$tmp/mm/none.data" none > /dev/null
+  names "$tmp/mm/out.data" > "$tmp/mm.before"
+  rm -rf "$tmp/mm/elf"
+  names "$tmp/mm/mmap.data" > "$tmp/mm.mmap"; names "$tmp/mm/none.data" > "$tmp/mm.none"
+  nb=$(grep -c . "$tmp/mm.before"); nn=$(grep -c . "$tmp/mm.none")
+  if [ "$nb" -ge 2 ] && cmp -s "$tmp/mm.before" "$tmp/mm.mmap" && [ "$nn" -lt "$nb" ]; then
+    echo "PASS buildid MMAP2 build-ids: with them instead of the table ($(cut -d' ' -f1 "$tmp/mm/n") records), perf report names all $nb functions from the cache; without either, $nn"
+  else echo "FAIL buildid MMAP2 build-ids: $nb names before, $(grep -c . "$tmp/mm.mmap") with MMAP2 build-ids, $nn with neither"; fi
+else echo "SKIP buildid MMAP2 build-ids: python3 not installed"; fi
+
 # 4. -N: no cache, and then the names are gone with the files (the cache is what keeps them)
 usehome "$tmp/home-N"
 mkdir -p "$tmp/N/elf"
