@@ -161,6 +161,11 @@
                 jitanon_inject_fallback, jitanon_trim_event, jitanon_perf_time_conv
                 jitanon_inject_sample.callchain (with callchain_nr, big_endian) and
                 jitanon_inject_sample_resolve: a sample's callchain named in on_sample
+              Added: perf's build-id cache (jitanon_buildid_cache_*), filled by the
+                injector through jitanon_inject_opts.buildid_cache; the injector's output
+                lists every ELF file written in its build-id table (HEADER_BUILD_ID);
+                jitanon_perf_writer_add_feature(BUILD_ID) again extends the table;
+                jitanon_inject_stats.buildid_entries, _cached, _cache_failed
        0.1.0  jitdump reader and writer, perf.data reader and writer, ELF stubs with
               unwind tables and line tables, range-aware //anon trimming, injector
 */
@@ -911,7 +916,8 @@ JITANON_API jitanon_result jitanon_perf_writer_add_attr(jitanon_perf_writer *w, 
                                                         jitanon_error *err);
 /* Adds a feature section (copied).  File mode: written by _finish.  Pipe mode: written now,
    except what perf cannot read from a pipe (counted in features_skipped): the AUXTRACE
-   index and DIR_FORMAT (file only), and empty sections other than BRANCH_STACK and STAT. */
+   index and DIR_FORMAT (file only), and empty sections other than BRANCH_STACK and STAT.
+   Each bit once, but for BUILD_ID: added again, its entries extend the table. */
 JITANON_API jitanon_result jitanon_perf_writer_add_feature(jitanon_perf_writer *w, unsigned bit, const void *data,
                                                            size_t size, jitanon_error *err);
 /* Writes one record: `size` bytes including any trailing payload (rec.raw). */
@@ -1488,6 +1494,32 @@ typedef struct jitanon_inject_sample {
    name, start and code_index of that address; returns out->kind. */
 JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject_sample *s, uint64_t ip,
                                                             jitanon_inject_sample *out);
+/* perf's build-id cache (what `perf report` reads when a file named by a recording is gone,
+   and what `perf archive` bundles): for a file with build-id B at absolute path P,
+       <cache>/P/B/elf                       the file (a hard link, else a copy)
+       <cache>/.build-id/B[0..2]/B[2..]      symlink -> ../../P/B
+   The cache directory is perf's: $PERF_BUILDID_DIR when set, else `buildid.dir` from perf's
+   config ($PERF_CONFIG alone when set, else /etc/perfconfig then ~/.perfconfig), else
+   ~/.debug.  (perf 6.1 itself reads only the config and `perf --buildid-dir`; it sets
+   $PERF_BUILDID_DIR for the scripts it runs, such as perf archive.)  Nothing is ever written
+   through a symlink inside the cache, nor outside it; entries appear atomically (link,
+   symlink, rename).  Needs POSIX; otherwise _open reports JITANON_ERR_FEATURE_DISABLED. */
+typedef struct jitanon_buildid_cache {
+    char dir[4096]; /* the cache directory, as opened */
+    int fd_;        /* internal: the open directory */
+} jitanon_buildid_cache;
+
+/* perf's cache directory (see above) into out (cap bytes, NUL-terminated). */
+JITANON_API jitanon_result jitanon_buildid_cache_dir(char *out, size_t cap, jitanon_error *err);
+/* Opens (creating it when missing) the cache at `dir`, or at perf's when dir is NULL. */
+JITANON_API jitanon_result jitanon_buildid_cache_open(jitanon_buildid_cache *c, const char *dir, jitanon_error *err);
+/* Adds the file at `path` (its build-id: the 20 bytes of its NT_GNU_BUILD_ID note) to the
+   cache.  JITANON_OK when added or already there; JITANON_ERR_IO when it cannot be (a
+   read-only cache, something not ours in the way). */
+JITANON_API jitanon_result jitanon_buildid_cache_add(jitanon_buildid_cache *c, const char *path,
+                                                     const uint8_t build_id[20], jitanon_error *err);
+/* NULL-safe. */
+JITANON_API void jitanon_buildid_cache_release(jitanon_buildid_cache *c);
 
 typedef struct jitanon_inject_opts {
     uint32_t begin_zero_;
@@ -1528,6 +1560,12 @@ typedef struct jitanon_inject_opts {
        jitanon_inject, nothing is written and no ELF is built: a profiler's symbolizer, the
        way samply reads jitdumps. */
     void (*on_sample)(void *user, const jitanon_inject_sample *sample);
+    /* Every ELF file written is also added to this build-id cache (opened by the caller:
+       jitanon_buildid_cache_open), from the writer threads when there are some.  NULL: no
+       cache.  A file that cannot be added is counted (stats.buildid_cache_failed) and told
+       once through io.log; the output is written all the same.  Whatever the cache, the
+       output's build-id table (HEADER_BUILD_ID) lists every ELF file written. */
+    jitanon_buildid_cache *buildid_cache;
     uint32_t end_zero_;
 } jitanon_inject_opts;
 
@@ -1555,6 +1593,9 @@ typedef struct jitanon_inject_stats {
     uint64_t fallbacks; /* jitanon_inject_fallback bits */
     uint64_t late_loads;   /* late NAME: loads mapped before their CODE_LOAD */
     uint64_t late_samples; /* late NAME: samples whose ip fell in such a function before its load */
+    uint64_t buildid_entries;      /* ELF files listed in the output's build-id table */
+    uint64_t buildid_cached;       /* files added to opts.buildid_cache (new or already there) */
+    uint64_t buildid_cache_failed; /* files that could not be added */
 } jitanon_inject_stats;
 
 /* Reads every record `in` has not read yet and writes the injected stream to `out`
@@ -2154,6 +2195,7 @@ JITANON__PRIVATE int jitanon__host_big_endian(void)
                                 the injector's default file I/O
        jitanon__sha_ni_present  CPUID
        jitanon__sync_*, jitanon__thread_*   the injector's writer threads (pthreads)
+       jitanon_buildid_cache_*, jitanon__bc_*   perf's build-id cache (~/.debug): config, walk, link
    Path- and FILE-based readers use only ISO C stdio. */
 
 JITANON_API unsigned jitanon_features(void)
@@ -2213,7 +2255,7 @@ JITANON__PRIVATE int jitanon__os_fd_sink(void *user, const void *data, size_t si
    opens what is there (nor follows a symlink planted under the name); a name in use only
    moves on to the next k.  *tmp (cap bytes) gets the name.  Allocates nothing: writer
    threads call it.  Returns the fd, or -1. */
-JITANON__PRIVATE int jitanon__os_create_tmp(char *tmp, size_t cap, const char *path)
+JITANON__PRIVATE int jitanon__os_create_tmp_at(int at, char *tmp, size_t cap, const char *path)
 {
     const char *slash = strrchr(path, '/');
     size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
@@ -2224,10 +2266,16 @@ JITANON__PRIVATE int jitanon__os_create_tmp(char *tmp, size_t cap, const char *p
         int fd;
         if (jitanon__fmt(tmp + dir, cap - dir, ".%s.%u-%u.tmp", path + dir, (unsigned)getpid(), k) >= cap - dir)
             return -1;
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        fd = openat(at, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd >= 0 || errno != EEXIST) return fd;
     }
     return -1;
+}
+
+/* The same, relative to the working directory (at = AT_FDCWD) or to a directory fd. */
+JITANON__PRIVATE int jitanon__os_create_tmp(char *tmp, size_t cap, const char *path)
+{
+    return jitanon__os_create_tmp_at(AT_FDCWD, tmp, cap, path);
 }
 #endif
 
@@ -2593,6 +2641,350 @@ JITANON__PRIVATE int jitanon__inj_write_default(void *user, const char *dir, con
     (void)size;
     return 1;
 #endif
+}
+
+/* -- the build-id cache: perf's directory layout (see jitanon_buildid_cache) -- */
+
+/* One ELF directory as the cache sees it, set up by the calling thread and then only read
+   (writer threads add files through it). */
+typedef struct jitanon__bc_dir {
+    int root;          /* the cache directory's fd; -1: no cache */
+    int base, ids;     /* <cache>/<real> and <cache>/.build-id, open while prepared */
+    const char *dir;   /* the ELF directory as the recording names it */
+    char real[4096];   /* its canonical absolute path: the cache mirrors that */
+} jitanon__bc_dir;
+
+JITANON__PRIVATE void jitanon__bc_hex(const uint8_t *id, char *hex)
+{
+    static const char digits[] = "0123456789abcdef";
+    size_t i;
+    for (i = 0; i < 20; i++) {
+        hex[2 * i] = digits[id[i] >> 4];
+        hex[2 * i + 1] = digits[id[i] & 15];
+    }
+    hex[40] = 0;
+}
+
+#if JITANON__POSIX
+#define JITANON__BC 1
+/* Opens directory `name` inside `at`, creating it when missing; never through a symlink
+   (O_NOFOLLOW: a planted one fails with ELOOP or ENOTDIR).  -1 with errno set. */
+JITANON__PRIVATE int jitanon__bc_subdir(int at, const char *name)
+{
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 || errno != ENOENT) return fd;
+    if (mkdirat(at, name, 0755) != 0 && errno != EEXIST) return -1;
+    return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Walks (creating) the relative path `rel` below `root` one component at a time, so that
+   every step is checked by jitanon__bc_subdir; "." and ".." are refused, so the walk
+   cannot leave the cache.  Returns the last directory's fd, or -1. */
+JITANON__PRIVATE int jitanon__bc_walk(int root, const char *rel)
+{
+    char part[256];
+    int fd = root;
+    while (*rel) {
+        size_t n = strcspn(rel, "/");
+        int next;
+        if (n >= sizeof part || (n == 1 && rel[0] == '.') || (n == 2 && rel[0] == '.' && rel[1] == '.')) {
+            if (fd != root) close(fd);
+            errno = n >= sizeof part ? ENAMETOOLONG : EINVAL;
+            return -1;
+        }
+        if (n) {
+            memcpy(part, rel, n);
+            part[n] = 0;
+            next = jitanon__bc_subdir(fd, part);
+            if (fd != root) close(fd);
+            if (next < 0) return -1;
+            fd = next;
+        }
+        rel += n + (rel[n] == '/');
+    }
+    return fd == root ? dup(root) : fd;
+}
+
+/* "elf" in directory d as a copy: of `data` when given, else of the file at src (never
+   through a symlink), into a temporary name renamed into place.  0 or -1. */
+JITANON__PRIVATE int jitanon__bc_copy(int d, const char *src, const void *data, size_t size)
+{
+    char tmp[64], buf[16384];
+    int out = jitanon__os_create_tmp_at(d, tmp, sizeof tmp, "elf"), in = -1, bad = out < 0;
+    if (!bad && data) bad = jitanon__os_write_all(out, data, size) != 0;
+    else if (!bad) {
+        ssize_t n;
+        in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        bad = in < 0;
+        while (!bad && ((n = read(in, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
+            if (n > 0) bad = jitanon__os_write_all(out, buf, (size_t)n) != 0;
+        if (!bad && n < 0) bad = 1;
+        if (in >= 0) close(in);
+    }
+    if (out >= 0 && (close(out) != 0 || bad || renameat(d, tmp, d, "elf") != 0)) {
+        unlinkat(d, tmp, 0);
+        bad = 1;
+    }
+    return bad ? -1 : 0;
+}
+
+/* Adds dir/name (build-id `id`; its bytes `data` when the caller has them) to the cache:
+   <cache>/<real>/<name>/<hex>/elf as a hard link (a copy across file systems), then the
+   .build-id/<xx>/<rest> symlink.  An entry already there is kept: build-ids are hashes
+   of the contents.  Allocates nothing (writer threads call it).  0 added, 1 already
+   there, -1 failed (errno set). */
+JITANON__PRIVATE int jitanon__bc_put(const jitanon__bc_dir *b, const char *name, const void *data, size_t size,
+                                    const uint8_t *id)
+{
+    char hex[41], rel[400], src[4500], target[4600], got[4600], xx[3];
+    struct stat st;
+    int d, x, rc = 0;
+    jitanon__bc_hex(id, hex);
+    if (jitanon__fmt(rel, sizeof rel, "%s/%s", name, hex) >= sizeof rel ||
+        jitanon__fmt(src, sizeof src, "%s/%s", b->dir, name) >= sizeof src ||
+        jitanon__fmt(target, sizeof target, "../..%s/%s", b->real[1] ? b->real : "", rel) >= sizeof target) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if ((d = jitanon__bc_walk(b->base, rel)) < 0) return -1;
+    if (linkat(AT_FDCWD, src, d, "elf", 0) != 0) {
+        if (errno == EEXIST) rc = 1;
+        else rc = jitanon__bc_copy(d, src, data, size);
+    }
+    /* A link of a file swapped for a symlink since it was written, or something planted
+       under the name, is no cached ELF. */
+    if (rc >= 0 && (fstatat(d, "elf", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))) {
+        if (rc == 0) unlinkat(d, "elf", 0);
+        errno = EEXIST;
+        rc = -1;
+    }
+    close(d);
+    if (rc < 0) return -1;
+    xx[0] = hex[0];
+    xx[1] = hex[1];
+    xx[2] = 0;
+    if ((x = jitanon__bc_subdir(b->ids, xx)) < 0) return -1;
+    if (symlinkat(target, x, hex + 2) != 0) {
+        ssize_t n = errno == EEXIST ? readlinkat(x, hex + 2, got, sizeof got - 1) : -1;
+        /* A link to another path of the same build-id names the same bytes: kept.  What
+           is not a link stays too, but the file is not reachable by build-id. */
+        if (n < 0) rc = -1;
+    }
+    close(x);
+    return rc;
+}
+
+JITANON__PRIVATE void jitanon__bc_close(jitanon__bc_dir *b)
+{
+    if (b->base >= 0) close(b->base);
+    if (b->ids >= 0) close(b->ids);
+    b->base = b->ids = b->root = -1;
+}
+
+/* Prepares `b` for the ELF directory `dir` (a prepared `b` is closed first): the cache
+   mirrors its absolute path (relative to the working directory), with ".", ".." and
+   repeated slashes resolved by name, so no component can climb out of the cache
+   (realpath(3) would also resolve symlinks, but it is not in base POSIX; perf finds a
+   file by its .build-id link either way).  The two directories every file of `dir` goes
+   below are opened once, here.  0, or -1 (errno set). */
+JITANON__PRIVATE int jitanon__bc_prepare(jitanon__bc_dir *b, int root, const char *dir)
+{
+    char abs[4096 * 2 + 2];
+    size_t n = 0, i = 0;
+    jitanon__bc_close(b);
+    b->dir = dir;
+    if (dir[0] != '/') {
+        if (!getcwd(abs, 4096)) return -1;
+        i = strlen(abs);
+        abs[i++] = '/';
+    }
+    if (strlen(dir) >= 4096) return -1;
+    memcpy(abs + i, dir, strlen(dir) + 1);
+    for (i = 0; abs[i];) { /* components of abs into b->real */
+        size_t k = strcspn(abs + i, "/");
+        if (k == 2 && abs[i] == '.' && abs[i + 1] == '.') {
+            while (n > 0 && b->real[--n] != '/') continue;
+        } else if (k && !(k == 1 && abs[i] == '.')) {
+            if (n + 1 + k >= sizeof b->real) return -1;
+            b->real[n++] = '/';
+            memcpy(b->real + n, abs + i, k);
+            n += k;
+        }
+        i += k + (abs[i + k] == '/');
+    }
+    if (n == 0) b->real[n++] = '/';
+    b->real[n] = 0;
+    if ((b->base = jitanon__bc_walk(root, b->real + 1)) < 0 || (b->ids = jitanon__bc_subdir(root, ".build-id")) < 0) {
+        int e = errno;
+        jitanon__bc_close(b);
+        errno = e;
+        return -1;
+    }
+    b->root = root;
+    return 0;
+}
+
+/* Config names are case-insensitive (ASCII). */
+JITANON__PRIVATE int jitanon__bc_ieq(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a, y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+        if (x != y) return 0;
+    }
+    return *a == *b;
+}
+
+/* `buildid.dir` from one perf config file (git-style: [section], key = value, # and ;
+   comments, "quoted" values); 1 when found (the last one wins). */
+JITANON__PRIVATE int jitanon__bc_config(const char *path, char *out, size_t cap)
+{
+    char line[4200], section[64];
+    int found = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    section[0] = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line, *key, *val, *end;
+        int quoted = 0;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p == '[') {
+            size_t n = strcspn(p + 1, "] \t\"");
+            if (n >= sizeof section) n = sizeof section - 1;
+            memcpy(section, p + 1, n);
+            section[n] = 0;
+            continue;
+        }
+        key = p;
+        while (*p && *p != '=' && *p != ' ' && *p != '\t' && *p != '\n') p++;
+        end = p;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p != '=') continue;
+        *end = 0;
+        val = ++p;
+        while (*val == ' ' || *val == '\t') val++;
+        for (p = val, end = val; *p && *p != '\n' && *p != '\r'; p++) {
+            if (*p == '"') quoted = !quoted;
+            else if (!quoted && (*p == '#' || *p == ';')) break;
+            else *end++ = *p;
+        }
+        while (end > val && (end[-1] == ' ' || end[-1] == '\t')) end--;
+        *end = 0;
+        if (jitanon__bc_ieq(section, "buildid") && jitanon__bc_ieq(key, "dir") && *val &&
+            strlen(val) < cap) {
+            memcpy(out, val, strlen(val) + 1);
+            found = 1;
+        }
+    }
+    fclose(f);
+    return found;
+}
+#else
+#define JITANON__BC 0
+#endif
+
+JITANON_API jitanon_result jitanon_buildid_cache_dir(char *out, size_t cap, jitanon_error *err)
+{
+#if JITANON__BC
+    const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME"), *conf = getenv("PERF_CONFIG");
+    char path[4200];
+    JITANON_ASSERT(out && cap);
+    out[0] = 0;
+    if (env && *env) {
+        if (strlen(env) >= cap) return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "PERF_BUILDID_DIR is too long");
+        memcpy(out, env, strlen(env) + 1);
+        return JITANON_OK;
+    }
+    if (conf) { /* perf reads this file alone */
+        if (*conf && jitanon__bc_config(conf, out, cap)) return JITANON_OK;
+    } else {
+        int found = jitanon__bc_config("/etc/perfconfig", out, cap);
+        if (home && *home && jitanon__fmt(path, sizeof path, "%s/.perfconfig", home) < sizeof path)
+            found |= jitanon__bc_config(path, out, cap);
+        if (found) return JITANON_OK;
+    }
+    if (!home || !*home) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "HOME is not set: no build-id cache");
+    if (jitanon__fmt(out, cap, "%s/.debug", home) >= cap)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "the build-id cache path is too long");
+    return JITANON_OK;
+#else
+    (void)out;
+    (void)cap;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
+#endif
+}
+
+JITANON_API jitanon_result jitanon_buildid_cache_open(jitanon_buildid_cache *c, const char *dir, jitanon_error *err)
+{
+    JITANON_ASSERT(c);
+    memset(c, 0, sizeof *c);
+    c->fd_ = -1;
+#if JITANON__BC
+    {
+        jitanon_result res = JITANON_OK;
+        size_t i, n;
+        if (dir) {
+            if (strlen(dir) >= sizeof c->dir) return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "cache path too long");
+            memcpy(c->dir, dir, strlen(dir) + 1);
+        } else if ((res = jitanon_buildid_cache_dir(c->dir, sizeof c->dir, err)) != JITANON_OK) {
+            return res;
+        }
+        /* The cache directory itself is the user's choice (~/.debug may be a symlink):
+           its path is followed; only what is below it is not. */
+        n = strlen(c->dir);
+        for (i = 1; i <= n; i++)
+            if (c->dir[i] == '/' || c->dir[i] == 0) {
+                char save = c->dir[i];
+                c->dir[i] = 0;
+                (void)mkdir(c->dir, 0755);
+                c->dir[i] = save;
+            }
+        c->fd_ = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (c->fd_ < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open the build-id cache %s", c->dir);
+        return JITANON_OK;
+    }
+#else
+    (void)dir;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
+#endif
+}
+
+JITANON_API jitanon_result jitanon_buildid_cache_add(jitanon_buildid_cache *c, const char *path,
+                                                     const uint8_t build_id[20], jitanon_error *err)
+{
+#if JITANON__BC
+    jitanon__bc_dir b;
+    char dir[4096];
+    const char *slash, *name;
+    size_t n;
+    int bad;
+    JITANON_ASSERT(c && path && build_id);
+    slash = strrchr(path, '/');
+    name = slash ? slash + 1 : path;
+    n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+    if (c->fd_ < 0) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "the build-id cache is not open");
+    if (!*name || n >= sizeof dir) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad file path %s", path);
+    memcpy(dir, slash ? path : ".", n);
+    dir[n] = 0;
+    b.base = b.ids = -1;
+    bad = jitanon__bc_prepare(&b, c->fd_, dir) != 0 || jitanon__bc_put(&b, name, NULL, 0, build_id) < 0;
+    jitanon__bc_close(&b);
+    if (bad) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot add %s to the build-id cache %s", path, c->dir);
+    return JITANON_OK;
+#else
+    (void)c;
+    (void)path;
+    (void)build_id;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
+#endif
+}
+
+JITANON_API void jitanon_buildid_cache_release(jitanon_buildid_cache *c)
+{
+    if (!c) return;
+#if JITANON__BC
+    if (c->fd_ >= 0) close(c->fd_);
+#endif
+    c->fd_ = -1;
 }
 
 /* -- [cursor] The cursor ------------------------------------------------------------------- */
@@ -4843,6 +5235,23 @@ JITANON_API jitanon_result jitanon_perf_writer_add_attr(jitanon_perf_writer *w, 
     return jitanon__pw_keep_attr(w, attr, err);
 }
 
+/* A build-id table is a list: more entries (the injector's ELF files) extend it. */
+JITANON__PRIVATE jitanon_result jitanon__pw_append_feature(jitanon_perf_writer *w, jitanon_perf_feature *f,
+                                                          const void *data, size_t size, jitanon_error *err)
+{
+    void *grown;
+    jitanon_result res = jitanon__pd_charge(&w->header_bytes_, w->max_header_bytes_, size, w->bytes_written, err);
+    if (res != JITANON_OK) return res;
+    if (f->data.size + size < size)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "feature %u too large", (unsigned)f->bit);
+    grown = jitanon__realloc(&w->allocator_, (void *)(uintptr_t)f->data.data, f->data.size, f->data.size + size);
+    if (!grown) return JITANON__FAIL(err, JITANON_ERR_NOMEM, w->bytes_written, "cannot grow feature %u", (unsigned)f->bit);
+    if (size) memcpy((uint8_t *)grown + f->data.size, data, size);
+    f->data.data = (const uint8_t *)grown;
+    f->data.size += size;
+    return JITANON_OK;
+}
+
 JITANON__PRIVATE jitanon_result jitanon__pw_keep_feature(jitanon_perf_writer *w, unsigned bit, const void *data,
                                                         size_t size, jitanon_error *err)
 {
@@ -4850,7 +5259,9 @@ JITANON__PRIVATE jitanon_result jitanon__pw_keep_feature(jitanon_perf_writer *w,
     size_t i;
     jitanon_result res;
     for (i = 0; i < w->feat_count_; i++)
-        if (w->feats_[i].bit == bit)
+        if (w->feats_[i].bit == bit && bit == JITANON_PERF_FEAT_BUILD_ID)
+            return jitanon__pw_append_feature(w, &w->feats_[i], data, size, err);
+        else if (w->feats_[i].bit == bit)
             return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "feature %u added twice", bit);
     if (!jitanon__grow(&w->allocator_, (void **)&w->feats_, &w->feat_cap_, w->feat_count_ + 1, sizeof *w->feats_))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, w->bytes_written, "cannot grow the feature table");
@@ -7672,6 +8083,9 @@ struct jitanon__inj {
     jitanon__inj_jit jit;
     jitanon__elfout elf;
     jitanon__inj_out out;
+    jitanon__bc_dir bc;     /* the cache's view of the ELF directory last written to */
+    jitanon_membuf bids;    /* build-id table entries not yet given to the writer */
+    int bc_warned, bids_nomem;
 };
 
 JITANON__PRIVATE void jitanon__inj_log(jitanon__inj *j, const char *fmt, const char *s, const jitanon_error *e)
@@ -7682,6 +8096,122 @@ JITANON__PRIVATE void jitanon__inj_log(jitanon__inj *j, const char *fmt, const c
     if (e) jitanon_format_error(detail, sizeof detail, e);
     jitanon__fmt(msg, sizeof msg, fmt, s, detail);
     j->io.log(j->io.user, msg);
+}
+
+/* -- build-ids: the output's table and the cache -------------------------------------------- */
+
+#define JITANON__BC_NONE 2 /* jitanon__inj_cache_put: no cache (else 0 added, 1 there, -1 failed) */
+#define JITANON__PERF_MISC_BUILD_ID_SIZE (1u << 15) /* a build-id entry's size byte is set */
+
+/* The NT_GNU_BUILD_ID of an ELF file we built, found through its PT_NOTE segment: 1 when
+   found. */
+JITANON__PRIVATE int jitanon__inj_elf_id(const uint8_t *p, size_t n, uint8_t *out)
+{
+    int big, is64;
+    uint64_t phoff;
+    size_t phentsize, phnum, i;
+    if (!p || n < 64 || memcmp(p, "\177ELF", 4) != 0) return 0;
+    is64 = p[4] == 2;
+    big = p[5] == 2;
+    phoff = is64 ? jitanon__rd64(p + 32, big) : jitanon__rd32(p + 28, big);
+    phentsize = jitanon__rd16(p + (is64 ? 54 : 42), big);
+    phnum = jitanon__rd16(p + (is64 ? 56 : 44), big);
+    if (phentsize < (is64 ? 56u : 32u)) return 0;
+    for (i = 0; i < phnum; i++) {
+        uint64_t at = phoff + (uint64_t)i * phentsize, off, sz;
+        const uint8_t *ph;
+        if (at > n || n - at < phentsize) return 0;
+        ph = p + at;
+        if (jitanon__rd32(ph, big) != 4) continue; /* PT_NOTE */
+        off = is64 ? jitanon__rd64(ph + 8, big) : jitanon__rd32(ph + 4, big);
+        sz = is64 ? jitanon__rd64(ph + 32, big) : jitanon__rd32(ph + 16, big);
+        if (off > n || sz > n - off) return 0;
+        while (sz >= 12) { /* namesz, descsz, type, name and desc each padded to 4 */
+            const uint8_t *q = p + off;
+            uint64_t namesz = jitanon__rd32(q, big), descsz = jitanon__rd32(q + 4, big), type = jitanon__rd32(q + 8, big);
+            uint64_t nsp = (namesz + 3) & ~(uint64_t)3, dsp = (descsz + 3) & ~(uint64_t)3;
+            if (nsp > sz - 12 || dsp > sz - 12 - nsp) return 0;
+            if (type == 3 && namesz == 4 && !memcmp(q + 12, "GNU", 4) && descsz == 20) {
+                memcpy(out, q + 12 + nsp, 20);
+                return 1;
+            }
+            off += 12 + nsp + dsp;
+            sz -= 12 + nsp + dsp;
+        }
+    }
+    return 0;
+}
+
+/* Points j->bc at ELF directory `dir` (no-op when it already is, or without a cache). */
+JITANON__PRIVATE void jitanon__inj_cache_dir(jitanon__inj *j, const char *dir)
+{
+    jitanon_buildid_cache *c = j->opts->buildid_cache;
+    if (!c || c->fd_ < 0 || j->bc.dir == dir) return;
+#if JITANON__BC
+    if (jitanon__bc_prepare(&j->bc, c->fd_, dir) == 0) return;
+#endif
+    j->bc.dir = dir; /* its files are counted as failed, the warning comes with the first */
+}
+
+/* Adds one written file to the cache (writer threads call this too): 0 added, 1 already
+   there, -1 failed, JITANON__BC_NONE without a cache. */
+JITANON__PRIVATE int jitanon__inj_cache_put(const jitanon__bc_dir *b, const char *name, const jitanon_membuf *elf,
+                                           const uint8_t *id)
+{
+#if JITANON__BC
+    if (b->root < 0) return b->dir ? -1 : JITANON__BC_NONE;
+    return jitanon__bc_put(b, name, elf ? elf->data : NULL, elf ? elf->size : 0, id);
+#else
+    (void)b;
+    (void)name;
+    (void)elf;
+    (void)id;
+    return JITANON__BC_NONE;
+#endif
+}
+
+/* A file was written: its entry in the output's build-id table (as perf writes one: user
+   space, pid -1 = the host, the 20-byte build-id and its size, the path NUL-padded to a
+   multiple of 64), and the cache's answer counted. */
+JITANON__PRIVATE void jitanon__inj_listed(jitanon__inj *j, const char *dir, const char *name, const uint8_t *id, int cached)
+{
+    static const uint8_t zero[64] = {0};
+    uint8_t h[36];
+    size_t dl = strlen(dir), nl = strlen(name), padded = (dl + 1 + nl + 1 + 63) & ~(size_t)63;
+    int big = j->in->big_endian;
+    if (cached == 0 || cached == 1) j->st->buildid_cached++;
+    else if (cached < 0) {
+        j->st->buildid_cache_failed++;
+        if (!j->bc_warned++)
+            jitanon__inj_log(j, "build-id cache %s is not writable here (read-only, or something not ours in the way): "
+                                "files are not cached, the output is written all the same (-N skips the cache)%s",
+                             j->opts->buildid_cache->dir, NULL);
+    }
+    if (!j->out.w || !id || 36 + padded > 0xffff) return;
+    memset(h, 0, sizeof h);
+    jitanon__wr16(h + 4, JITANON_PERF_MISC_USER | JITANON__PERF_MISC_BUILD_ID_SIZE, big);
+    jitanon__wr16(h + 6, (uint16_t)(36 + padded), big);
+    jitanon__wr32(h + 8, 0xffffffffu, big);
+    memcpy(h + 12, id, 20);
+    h[32] = 20;
+    if (jitanon_membuf_write(&j->bids, h, sizeof h) || jitanon_membuf_write(&j->bids, dir, dl) ||
+        jitanon_membuf_write(&j->bids, "/", 1) || jitanon_membuf_write(&j->bids, name, nl) ||
+        jitanon_membuf_write(&j->bids, zero, padded - dl - 1 - nl))
+        j->bids_nomem = 1; /* told by jitanon__inj_bids_flush */
+    else j->st->buildid_entries++;
+}
+
+/* Gives the pending entries to the writer: a pipe gets HEADER_BUILD_ID records now (before
+   the MMAP2s that name the files), a file extends its table at the end. */
+JITANON__PRIVATE jitanon_result jitanon__inj_bids_flush(jitanon__inj *j)
+{
+    jitanon_result res;
+    if (j->bids_nomem)
+        return JITANON__FAIL(j->err, JITANON_ERR_NOMEM, j->in->stats.records, "out of memory (build-id table)");
+    if (!j->out.w || !j->bids.size) return JITANON_OK;
+    res = jitanon_perf_writer_add_feature(j->out.w, JITANON_PERF_FEAT_BUILD_ID, j->bids.data, j->bids.size, j->err);
+    j->bids.size = 0;
+    return res;
 }
 
 /* -- ELF writer threads ---------------------------------------------------------------- */
@@ -7720,6 +8250,8 @@ typedef struct jitanon__inj_job {
     size_t func;
     char name[96];
     int done, failed;
+    uint8_t id[20];  /* its build-id */
+    int have_id, cached; /* cached: jitanon__inj_cache_put's answer */
 } jitanon__inj_job;
 
 struct jitanon__inj_pool {
@@ -7733,6 +8265,7 @@ struct jitanon__inj_pool {
     int stop, waiting;
     const char *dir;
     jitanon_inject_io io;
+    jitanon__bc_dir bc;
 };
 
 JITANON__PRIVATE void *jitanon__inj_writer(void *arg)
@@ -7747,6 +8280,8 @@ JITANON__PRIVATE void *jitanon__inj_writer(void *arg)
         job = &p->jobs[p->take++ % p->njobs];
         jitanon__sync_unlock(&p->sync);
         failed = p->io.write_elf(p->io.user, p->dir, job->name, job->buf.data, job->buf.size) != 0;
+        job->cached = failed || !job->have_id ? JITANON__BC_NONE
+                                               : jitanon__inj_cache_put(&p->bc, job->name, &job->buf, job->id);
         jitanon__sync_lock(&p->sync);
         job->failed = failed;
         job->done = 1;
@@ -7785,6 +8320,7 @@ JITANON__PRIVATE jitanon__inj_pool *jitanon__inj_pool_start(jitanon__inj *j, con
     for (i = 0; i < p->njobs; i++) p->jobs[i].buf.allocator = j->a;
     p->dir = dir;
     p->io = j->io;
+    p->bc = j->bc; /* jitanon__inj_threads prepared it for dir */
     for (i = 0; i < want; i++)
         if (!jitanon__thread_start(&p->threads[i], jitanon__inj_writer, p)) break;
     if (i == 0) {
@@ -7814,6 +8350,7 @@ JITANON__PRIVATE void jitanon__inj_pool_collect(jitanon__inj *j, jitanon__inj_po
     for (i = 0; i < n; i++) { /* done jobs are the caller's until queued again */
         jitanon__inj_job *job = &p->jobs[p->head % p->njobs];
         jitanon__inj_written(j, job->name, job->buf.size, job->failed, job->func);
+        if (!job->failed) jitanon__inj_listed(j, p->dir, job->name, job->have_id ? job->id : NULL, job->cached);
         job->done = 0;
         p->head++;
     }
@@ -7836,6 +8373,7 @@ JITANON__PRIVATE void jitanon__inj_pool_submit(jitanon__inj *j, jitanon__inj_poo
     job->name[n] = 0;
     job->func = func;
     job->failed = 0;
+    job->have_id = jitanon__inj_elf_id((const uint8_t *)job->buf.data, job->buf.size, job->id);
     jitanon__sync_lock(&p->sync);
     p->tail++;
     jitanon__sync_signal(&p->sync, JITANON__POOL_MORE);
@@ -7862,7 +8400,9 @@ JITANON__PRIVATE void jitanon__inj_pool_stop(jitanon__inj *j, jitanon__inj_pool 
 JITANON__PRIVATE jitanon__inj_pool *jitanon__inj_threads(jitanon__inj *j, const char *dir)
 {
 #if JITANON__THREADS
-    jitanon__inj_pool *p = j->opts->elf_threads ? jitanon__inj_pool_start(j, dir) : NULL;
+    jitanon__inj_pool *p;
+    jitanon__inj_cache_dir(j, dir);
+    p = j->opts->elf_threads ? jitanon__inj_pool_start(j, dir) : NULL;
     if (!p && j->opts->elf_threads)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_NO_THREADS,
                               "elf_threads: no writer thread could be started (or allocated); the calling thread writes the ELF files");
@@ -7890,6 +8430,13 @@ JITANON__PRIVATE int jitanon__inj_put_file(jitanon__inj *j, jitanon__inj_pool *p
 #endif
     failed = j->io.write_elf(j->io.user, dir, name, elf->data, elf->size) != 0;
     jitanon__inj_written(j, name, elf->size, failed, func);
+    if (!failed) {
+        uint8_t id[20];
+        int have = jitanon__inj_elf_id((const uint8_t *)elf->data, elf->size, id);
+        jitanon__inj_cache_dir(j, dir);
+        jitanon__inj_listed(j, dir, name, have ? id : NULL,
+                            have ? jitanon__inj_cache_put(&j->bc, name, elf, id) : JITANON__BC_NONE);
+    }
     return !failed;
 }
 
@@ -8548,6 +9095,8 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_stream(jitanon__inj *j, jitanon
     jitanon_atomic_abort(&f);
     if (res != JITANON_OK) return res;
     jitanon__inj_written(j, s->name, (size_t)info.file_size, 0, SIZE_MAX);
+    jitanon__inj_cache_dir(j, dir);
+    jitanon__inj_listed(j, dir, s->name, info.build_id, jitanon__inj_cache_put(&j->bc, s->name, NULL, info.build_id));
     return JITANON_OK;
 #else
     (void)dir;
@@ -8738,6 +9287,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__
     else jd->dir = jitanon__inj_dup(j, found, dl - 1 ? dl - 1 : 1, &jd->dir_size);
     if (!jd->dir) return jitanon__inj_nomem(j, "paths");
     if ((res = jitanon__inj_process_dump(j, jd)) != JITANON_OK) return res;
+    if (j->out.w && j->out.w->mode == JITANON_PERF_PIPE && (res = jitanon__inj_bids_flush(j)) != JITANON_OK)
+        return res;
     ++*jitanon__hmap_find(&jt->pids, jd->pid);
     if (j->opts->anon_mode == JITANON_ANON_RANGE) return jitanon_trim_set_jitdump(j->maps.trim, jd->pid, j->err);
     return JITANON_OK;
@@ -9284,6 +9835,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_end(void *ctx)
     jitanon__inj *j = (jitanon__inj *)ctx;
     jitanon_result res = jitanon__inj_round(j, 1);
     if (res == JITANON_OK && j->elf.ops->finish) res = j->elf.ops->finish(j, &j->elf);
+    if (res == JITANON_OK) res = jitanon__inj_bids_flush(j);
     return res;
 }
 
@@ -9316,6 +9868,10 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon_membuf_release(&j->maps.names);
     jitanon_trim_destroy(j->maps.trim);
     jitanon__free(&j->a, j->out.enc, j->out.enc_cap);
+    jitanon_membuf_release(&j->bids);
+#if JITANON__BC
+    jitanon__bc_close(&j->bc);
+#endif
 }
 
 /* elf_files = SAMPLED as far as this run can honour it (see jitanon_inject_opts). */
@@ -9393,7 +9949,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (!j->io.load_dump) j->io.load_dump = jitanon__inj_load_default;
     if (!j->io.write_elf) j->io.write_elf = jitanon__inj_write_default;
     j->jit.paths.allocator = j->jit.pend_debug.allocator = j->jit.pend_unwind.allocator = j->a;
-    j->round.bytes.allocator = j->maps.names.allocator = j->a;
+    j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->a;
     j->jit.dump_opts = opts->jitdump;
     j->jit.dump_opts.no_records = 1;
     if ((res = jitanon__inj_sampled(j, &sampled)) != JITANON_OK) return res;
@@ -9426,6 +9982,7 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
     JITANON_ASSERT(in);
     jitanon__clear_error(err);
     memset(&j, 0, sizeof j);
+    j.bc.root = j.bc.base = j.bc.ids = -1; /* no fd: jitanon__inj_free closes what is open */
     j.in = in;
     j.out.w = out;
     j.err = err;

@@ -7,10 +7,12 @@
        Each number is the median of REPEAT runs (default 3).
    bench-micro scan PERF.DATA [REPEAT]
        only the perf.data scan.
-   bench-micro floor SRCDIR DSTDIR [--atomic]
+   bench-micro floor SRCDIR DSTDIR [--atomic] [--cache CACHEDIR]
        creates, in DSTDIR, one file per *.so file of SRCDIR with the same size
        (open O_CREAT|O_EXCL, write, close; --atomic: a temporary name, then rename, as
-       jitanon-inject writes its ELFs) and prints "files N bytes B seconds S".
+       jitanon-inject writes its ELFs) and prints "files N bytes B seconds S".  --cache:
+       also what a build-id cache entry costs, as perf lays it out: two directories, a
+       hard link and a .build-id symlink per file (plain path calls, no checks).
    bench-micro time OUTFILE CMD [ARGS...]
        runs CMD and writes "wall_s user_s sys_s maxrss_kb" to OUTFILE (a stand-in for
        /usr/bin/time -f '%e %U %S %M'); exits with CMD's status. */
@@ -377,8 +379,41 @@ static void bench_trim(const char *perf_path, const funcs *fs, int rep)
 
 /* -- helpers for run.sh ------------------------------------------------------------------ */
 
-static int floor_cmd(const char *src, const char *dst, int atomic)
+/* mkdir -p of path (its components, each may exist) */
+static void mkdirs(char *path)
 {
+    char *p;
+    for (p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(path, 0755) != 0 && errno != EEXIST) die(path, NULL);
+            *p = '/';
+        }
+    if (mkdir(path, 0755) != 0 && errno != EEXIST) die(path, NULL);
+}
+
+/* the cache entry of dst/name: <cache>/<abs dst>/<name>/<hex>/elf and the .build-id link
+   (the directories down to <cache>/<abs dst> and .build-id exist already) */
+static void floor_cache(const char *cache, const char *absdst, const char *name, const char *path, uint64_t k)
+{
+    char hex[41], dir[8192], link_[8300], target[8300];
+    snprintf(hex, sizeof hex, "%016llx%024llx", (unsigned long long)(k * 0x9e3779b97f4a7c15ull), (unsigned long long)k);
+    snprintf(dir, sizeof dir, "%s%s/%s", cache, absdst, name);
+    if (mkdir(dir, 0755) != 0) die(dir, NULL);
+    snprintf(dir + strlen(dir), sizeof dir - strlen(dir), "/%s", hex);
+    if (mkdir(dir, 0755) != 0) die(dir, NULL);
+    snprintf(link_, sizeof link_, "%s/elf", dir);
+    if (link(path, link_) != 0) die(link_, NULL);
+    snprintf(link_, sizeof link_, "%s/.build-id/%.2s", cache, hex);
+    if (mkdir(link_, 0755) != 0 && errno != EEXIST) die(link_, NULL);
+    snprintf(link_ + strlen(link_), sizeof link_ - strlen(link_), "/%s", hex + 2);
+    snprintf(target, sizeof target, "../..%s/%s/%s", absdst, name, hex);
+    if (symlink(target, link_) != 0) die(link_, NULL);
+}
+
+static int floor_cmd(const char *src, const char *dst, int atomic, const char *cache)
+{
+    char absdst[4096];
     DIR *d = opendir(src);
     struct dirent *e;
     char path[4096], tmp[4096];
@@ -400,6 +435,13 @@ static int floor_cmd(const char *src, const char *dst, int atomic)
     }
     closedir(d);
     if (mkdir(dst, 0755) != 0 && errno != EEXIST) die(dst, NULL);
+    if (!realpath(dst, absdst)) die(dst, NULL);
+    if (cache) {
+        snprintf(path, sizeof path, "%s%s", cache, absdst);
+        mkdirs(path);
+        snprintf(path, sizeof path, "%s/.build-id", cache);
+        mkdirs(path);
+    }
     t = now();
     for (k = 0; k < nsz; k++) {
         size_t left = list[k].size;
@@ -414,6 +456,7 @@ static int floor_cmd(const char *src, const char *dst, int atomic)
             left -= c;
         }
         if (close(fd) != 0 || (atomic && rename(tmp, path) != 0)) die(path, NULL);
+        if (cache) floor_cache(cache, absdst, list[k].name, path, k);
         files++;
         bytes += list[k].size;
     }
@@ -469,11 +512,18 @@ int main(int argc, char **argv)
         bench_scan(argv[2], rep < 1 ? 1 : rep > MAXREP ? MAXREP : rep);
         return 0;
     }
-    if (argc >= 4 && !strcmp(argv[1], "floor")) return floor_cmd(argv[2], argv[3], argc >= 5 && !strcmp(argv[4], "--atomic"));
+    if (argc >= 4 && !strcmp(argv[1], "floor")) {
+        const char *cache = NULL;
+        int atomic = 0, i;
+        for (i = 4; i < argc; i++)
+            if (!strcmp(argv[i], "--atomic")) atomic = 1;
+            else if (!strcmp(argv[i], "--cache") && i + 1 < argc) cache = argv[++i];
+        return floor_cmd(argv[2], argv[3], atomic, cache);
+    }
     if (argc >= 4 && !strcmp(argv[1], "time")) return time_cmd(argv[2], argv + 3);
     fprintf(stderr, "usage: bench-micro run PERF.DATA JIT.DUMP SCRATCHDIR [REPEAT]\n"
                     "       bench-micro scan PERF.DATA [REPEAT]\n"
-                    "       bench-micro floor SRCDIR DSTDIR [--atomic]\n"
+                    "       bench-micro floor SRCDIR DSTDIR [--atomic] [--cache CACHEDIR]\n"
                     "       bench-micro time OUTFILE CMD [ARGS...]\n");
     return 2;
 }

@@ -8,13 +8,18 @@
 #   BENCH_MICRO=0       skip the micro benchmarks
 #   BENCH_FLOOR_ATOMIC=1 also time the floor with temporary name + rename per file
 #   BENCH_SETTLE=S      seconds to wait (after sync) before each timed run (default 2)
+#   BENCH_THREADS0=1    also time --elf=function --threads 0
+#   BENCH_TMP=DIR       where the scratch directory goes (default: /dev/shm when writable,
+#                       else $TMPDIR, /work, build/): file creation on this VM's disk
+#                       is noisy (see README.md), tmpfs much less so
 #
 # Inputs: jitgen's synthetic node-like perf.data + jitdump at two perf.data sizes (to show
 # that peak RSS does not grow with the perf.data), and, when perf and node are there and
 # `perf record` works, a real `node --perf-prof` run.  Everything goes under one
-# mktemp -d ($TMPDIR, else /work, else build/) that is removed at exit; perf's build-id
-# cache is pointed there too, so ~/.debug is not touched.  Timings are informative only:
-# nothing here fails on a slow result.
+# mktemp -d (see BENCH_TMP) that is removed at exit.  Every timed run starts from an empty
+# build-id cache of its own inside it (perf: a fresh HOME, as perf 6.1 reads
+# ~/.debug and not $PERF_BUILDID_DIR; jitanon: --buildid-dir), so ~/.debug is not
+# touched.  Timings are informative only: nothing here fails on a slow result.
 set -eu
 cd "$(dirname "$0")/.."
 CC=${CC:-cc}
@@ -27,7 +32,9 @@ big) LOADS=45000 SAMPLES_A=2000000 SAMPLES_B=20000000 NODE_FUNCS=30000 NODE_MS=1
 *) LOADS=45000 SAMPLES_A=200000 SAMPLES_B=2000000 NODE_FUNCS=14000 NODE_MS=8000 ;;
 esac
 
-if [ -n "${TMPDIR:-}" ] && [ -d "$TMPDIR" ]; then BASE=$TMPDIR
+if [ -n "${BENCH_TMP:-}" ]; then BASE=$BENCH_TMP
+elif [ -d /dev/shm ] && [ -w /dev/shm ]; then BASE=/dev/shm
+elif [ -n "${TMPDIR:-}" ] && [ -d "$TMPDIR" ]; then BASE=$TMPDIR
 elif [ -d /work ] && [ -w /work ]; then BASE=/work
 else BASE=$PWD/build
 fi
@@ -65,16 +72,17 @@ med() {
 }
 
 count_files() { find "$1" -maxdepth 1 -type f -name "$2" | wc -l | tr -d ' '; }
+count_cached() { if [ -d "$1/.build-id" ]; then find "$1/.build-id" -type l | wc -l | tr -d ' '; else echo 0; fi; }
 
 ROWS=$W/rows
 : >"$ROWS"
 
-# row INPUT TOOL FILES OUTBYTES RUNSFILE
+# row INPUT TOOL FILES OUTBYTES RUNSFILE [CACHED]
 row() {
     wall=$(med "$5" 1)
     cpu=$(awk '{ print $2 + $3 }' "$5" | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
     rss=$(med "$5" 4)
-    echo "$1 $2 $wall $cpu $rss $3 $4" >>"$ROWS"
+    echo "$1 $2 $wall $cpu $rss $3 $4 ${6:-0}" >>"$ROWS"
 }
 
 # Nothing is deleted before the end: ext4 allocates inodes slowly right after many
@@ -82,6 +90,11 @@ row() {
 # minute or so), which made the runs after a cleanup 10x slower.  So every run writes
 # into a fresh directory under $W/runs, and perf's run (which writes jitted-*.so next to
 # the dump) is followed by moving the input directory aside and re-linking its inputs.
+# On tmpfs (the default scratch) deleting is quick and its inodes are few and shared
+# (a run with the cache makes about 200,000): there every run's files go once counted.
+TMPFS=0
+[ "$(df -P -T "$W" 2>/dev/null | awk 'NR == 2 { print $2 }')" != tmpfs ] || TMPFS=1
+drop() { [ "$TMPFS" = 0 ] || rm -rf "$@"; }
 RUN=0
 fresh() { RUN=$((RUN + 1)); D=$W/runs/$RUN; mkdir -p "$D"; }
 # Before each timed run: the previous run's 45,000 files are still being written back
@@ -93,7 +106,8 @@ settle() { sync; sleep "${BENCH_SETTLE:-2}"; }
 bench_input() {
     name=$1 dir=$2
     in=$dir/perf.data
-    tools="fn fn1 samp proc"
+    tools="def fn fnN samp proc"
+    [ "${BENCH_THREADS0:-0}" = 0 ] || tools="$tools fn1"
     [ "$have_perf" = 0 ] || tools="$tools perf"
     for tool in $tools; do
         : >"$W/runs.$tool"
@@ -102,29 +116,38 @@ bench_input() {
             i=$((i + 1))
             fresh
             settle
+            # the output and ELFs in $D, the cache in $D/cache: *.so counts stay as before
+            C="--buildid-dir $D/cache"
             case $tool in
-            fn) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --elf-dir "$D" ;;
-            fn1) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --threads 0 --elf-dir "$D" ;;
-            samp) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf-files=sampled --elf-dir "$D" ;;
-            proc) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=process --elf-dir "$D" ;;
-            perf) timeit "$W/t" $PERFENV perf inject --jit -i "$in" -o "$D/out.data" ;;
+            def) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" $C --elf-dir "$D" ;;
+            fn) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function $C --elf-dir "$D" ;;
+            fnN) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function -N --elf-dir "$D" ;;
+            fn1) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --threads 0 $C --elf-dir "$D" ;;
+            samp) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --elf-files=sampled $C --elf-dir "$D" ;;
+            proc) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=process $C --elf-dir "$D" ;;
+            perf) mkdir -p "$D/home"
+                timeit "$W/t" env HOME="$D/home" PERF_BUILDID_DIR="$D/home/.debug" perf inject --jit -i "$in" -o "$D/out.data" ;;
             esac
             cat "$W/t" >>"$W/runs.$tool"
             if [ "$tool" = perf ]; then
+                cached=$(count_cached "$D/home/.debug")
                 files=$(count_files "$dir" 'jitted-*.so')
                 mv "$dir" "$D/input"
                 mkdir "$dir"
                 ln "$D/input/perf.data" "$D/input"/jit-*.dump "$dir/"
             else
                 files=$(count_files "$D" '*.so')
+                cached=$(count_cached "$D/cache")
             fi
-            [ "$tool" != fn ] || ELFS=$D
+            outb=$(wc -c <"$D/out.data" | tr -d ' ')
+            if [ "$tool" = fn ] && [ "$i" = "$REPEAT" ]; then ELFS=$D; else drop "$D"; fi
         done
-        row "$name" "$tool" "$files" "$(wc -c <"$D/out.data" | tr -d ' ')" "$W/runs.$tool"
+        row "$name" "$tool" "$files" "$outb" "$W/runs.$tool" "$cached"
         if [ "$tool" = fn ]; then
-            # the floor: as many files of the same sizes, plain and written atomically
-            kinds=create
-            [ "${BENCH_FLOOR_ATOMIC:-0}" = 0 ] || kinds="create atomic"
+            # the floor: as many files of the same sizes, plain and written atomically, and
+            # with a build-id cache entry each (directories, hard link, .build-id symlink)
+            kinds="create cache"
+            [ "${BENCH_FLOOR_ATOMIC:-0}" = 0 ] || kinds="create cache atomic"
             for kind in $kinds; do
                 : >"$W/runs.floor"
                 i=0
@@ -134,11 +157,16 @@ bench_input() {
                     rmdir "$D"
                     settle
                     if [ $kind = atomic ]; then timeit "$W/t" "$MICRO" floor "$ELFS" "$D" --atomic
+                    elif [ $kind = cache ]; then timeit "$W/t" "$MICRO" floor "$ELFS" "$D" --cache "$D.cache"
                     else timeit "$W/t" "$MICRO" floor "$ELFS" "$D"; fi
                     cat "$W/t" >>"$W/runs.floor"
+                    files=$(count_files "$D" '*.so')
+                    cached=$(count_cached "$D.cache")
+                    drop "$D" "$D.cache"
                 done
-                row "$name" "floor-$kind" "$(count_files "$D" '*.so')" 0 "$W/runs.floor"
+                row "$name" "floor-$kind" "$files" 0 "$W/runs.floor" "$cached"
             done
+            drop "$ELFS"
         fi
     done
 }
@@ -212,22 +240,30 @@ echo
 echo "== inputs"
 cat "$W/inputs"
 echo
-echo "== end to end (medians of $REPEAT run(s); cpu = user + sys; ratios = perf / this row)"
+echo "== end to end (medians of $REPEAT run(s); cpu = user + sys; ratios = perf / this row; scratch in $BASE)"
+echo "   every run starts from an empty build-id cache; x/floor: against creating the same files"
+echo "   (and, for the rows that fill the cache, the same cache entries) with plain calls"
 awk '
-{ input[NR] = $1; tool[NR] = $2; wall[NR] = $3; cpu[NR] = $4; rss[NR] = $5; files[NR] = $6; out[NR] = $7
+{ input[NR] = $1; tool[NR] = $2; wall[NR] = $3; cpu[NR] = $4; rss[NR] = $5; files[NR] = $6; out[NR] = $7; cached[NR] = $8
   if ($2 == "perf") { pw[$1] = $3; pr[$1] = $5 }
-  if ($2 == "floor-create") fl[$1] = $3 }
+  if ($2 == "floor-create") fl[$1] = $3
+  if ($2 == "floor-cache") fc[$1] = $3 }
 END {
-  names["fn"] = "jitanon --elf=function"; names["proc"] = "jitanon --elf=process"; names["perf"] = "perf inject --jit"
+  names["def"] = "jitanon (default mode)"; names["fn"] = "jitanon --elf=function"; names["proc"] = "jitanon --elf=process"
+  names["perf"] = "perf inject --jit"; names["fnN"] = "  same, -N (no cache)"
   names["fn1"] = "  same, --threads 0"; names["samp"] = "  --elf-files=sampled"
   names["floor-create"] = "floor: create files"; names["floor-atomic"] = "floor: create+rename"
-  printf "%-10s %-24s %8s %8s %9s %7s %8s %8s %8s %9s\n", "input", "tool", "wall s", "cpu s", "RSS MB", "files", "out MB", "perf/x", "RSS p/x", "x/floor"
+  names["floor-cache"] = "floor: files + cache"
+  printf "%-10s %-24s %8s %8s %9s %7s %7s %8s %8s %8s %9s\n", "input", "tool", "wall s", "cpu s", "RSS MB", "files", "cached", "out MB", "perf/x", "RSS p/x", "x/floor"
   for (i = 1; i <= NR; i++) {
     r = (input[i] in pw && wall[i] > 0) ? sprintf("%.1fx", pw[input[i]] / wall[i]) : "-"
     m = (input[i] in pr && rss[i] > 0 && tool[i] !~ /floor/) ? sprintf("%.1fx", pr[input[i]] / rss[i]) : "-"
-    f = (input[i] in fl && fl[input[i]] > 0 && (tool[i] == "fn" || tool[i] == "fn1")) ? sprintf("%.2fx", wall[i] / fl[input[i]]) : "-"
+    f = "-"
+    if (tool[i] == "fnN" && input[i] in fl && fl[input[i]] > 0) f = sprintf("%.2fx", wall[i] / fl[input[i]])
+    if ((tool[i] == "fn" || tool[i] == "fn1" || tool[i] == "def") && cached[i] > 1 && input[i] in fc && fc[input[i]] > 0)
+      f = sprintf("%.2fx", wall[i] / fc[input[i]])
     if (tool[i] == "perf") r = m = "1.0x"
-    printf "%-10s %-24s %8.2f %8.2f %9.1f %7d %8.1f %8s %8s %9s\n", input[i], names[tool[i]], wall[i], cpu[i], rss[i] / 1024, files[i], out[i] / 1e6, r, m, f
+    printf "%-10s %-24s %8.2f %8.2f %9.1f %7d %7d %8.1f %8s %8s %9s\n", input[i], names[tool[i]], wall[i], cpu[i], rss[i] / 1024, files[i], cached[i], out[i] / 1e6, r, m, f
   }
 }' "$ROWS"
 

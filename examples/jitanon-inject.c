@@ -4,7 +4,7 @@
    jitanon-inject [-i IN] [-o OUT] [-j] [-f] [-v] [--anon=range|all|keep]
                   [--elf=function|process] [--elf-dir DIR] [--jitdump-dir DIR]
                   [--elf-files=all|sampled] [--late=keep|name] [--late-window MS]
-                  [--threads N] [--stats]  */
+                  [--threads N] [-N] [--buildid-dir DIR] [--stats]  */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
@@ -23,6 +23,7 @@ typedef struct cli {
     uint64_t total;
     int progress;
     struct timespec start, last;
+    const jitanon_inject_stats *st; /* updated as the run goes */
 } cli;
 
 static void usage(FILE *f)
@@ -55,6 +56,9 @@ static void usage(FILE *f)
             "                          per dump: V8 and LLVM JITs add 0x40), none, or bytes (0x40)\n"
             "      --threads N         threads creating per-function ELF files (default: one per\n"
             "                          online CPU, at most 8; 0: write them in the main thread)\n"
+            "  -N, --no-buildid-cache  do not add the ELF files to perf's build-id cache\n"
+            "      --buildid-dir DIR   the build-id cache (default: $PERF_BUILDID_DIR, perf's\n"
+            "                          buildid.dir config, ~/.debug)\n"
             "      --stats             print counters on stderr when done\n"
             "      --help, --version\n");
 }
@@ -82,8 +86,9 @@ static void on_progress(void *user, uint64_t done)
     if (seconds(&c->last, &now) < 0.25) return;
     c->last = now;
     elapsed = seconds(&c->start, &now);
-    fprintf(stderr, "\rjitanon-inject: %" PRIu64 " of %" PRIu64 " MB (%.0f%%), %.0f MB/s  ", done >> 20, c->total >> 20,
-            c->total ? 100.0 * (double)done / (double)c->total : 0.0, elapsed > 0 ? (double)done / 1048576.0 / elapsed : 0.0);
+    fprintf(stderr, "\rjitanon-inject: %" PRIu64 " of %" PRIu64 " MB (%.0f%%), %.0f MB/s, %" PRIu64 " ELF files, %" PRIu64
+            " cached  ", done >> 20, c->total >> 20, c->total ? 100.0 * (double)done / (double)c->total : 0.0,
+            elapsed > 0 ? (double)done / 1048576.0 / elapsed : 0.0, c->st->elf_files, c->st->buildid_cached);
 }
 
 static void print_stats(const jitanon_inject_stats *s)
@@ -102,6 +107,8 @@ static void print_stats(const jitanon_inject_stats *s)
     if (s->late_loads)
         fprintf(stderr, "late: %" PRIu64 " functions mapped before their load record, %" PRIu64 " samples named so\n",
                 s->late_loads, s->late_samples);
+    fprintf(stderr, "build-ids listed %" PRIu64 "; build-id cache: %" PRIu64 " files added or already there, %" PRIu64
+            " failed\n", s->buildid_entries, s->buildid_cached, s->buildid_cache_failed);
     if (s->fallbacks) fprintf(stderr, "fallbacks %#" PRIx64 " (see the messages above)\n", s->fallbacks);
 }
 
@@ -130,7 +137,9 @@ int main(int argc, char **argv)
     jitanon_error err;
     jitanon_result r;
     cli c;
-    int i;
+    jitanon_buildid_cache cache;
+    const char *cache_dir = NULL;
+    int i, no_cache = 0;
     long threads = -1;
     struct stat sb;
     memset(&o, 0, sizeof o);
@@ -151,7 +160,8 @@ int main(int argc, char **argv)
             if (!*v || *end || n == 0 || n > 3600000)
                 return fprintf(stderr, "jitanon-inject: --late-window takes 1 to 3600000 (milliseconds)\n"), 2;
             o.late_window_ns = (uint64_t)n * 1000000u;
-        } else if ((v = arg_value(argc, argv, &i, "--threads", NULL))) {
+        } else if ((v = arg_value(argc, argv, &i, "--buildid-dir", NULL))) cache_dir = v;
+        else if ((v = arg_value(argc, argv, &i, "--threads", NULL))) {
             char *end;
             unsigned long n = strtoul(v, &end, 10);
             if (!*v || *end || n > 64) return fprintf(stderr, "jitanon-inject: --threads takes 0 to 64\n"), 2;
@@ -180,6 +190,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-j") || !strcmp(a, "--jit") || !strcmp(a, "-f") || !strcmp(a, "--force")) {
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) c.stats = 1;
         else if (!strcmp(a, "--stats")) c.stats = 1;
+        else if (!strcmp(a, "-N") || !strcmp(a, "--no-buildid-cache")) no_cache = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;
         else if (!strcmp(a, "--version")) return printf("jitanon-inject %s\n", JITANON_VERSION_STRING), 0;
         else return fprintf(stderr, "jitanon-inject: unknown option '%s'\n", a), usage(stderr), 2;
@@ -203,11 +214,23 @@ int main(int argc, char **argv)
         threads = threads < 1 ? 1 : threads > 8 ? 8 : threads;
     }
     o.elf_threads = (uint32_t)threads;
+    /* As perf inject --jit: the files go into the build-id cache too, so that the profile
+       still reads once they are gone.  A cache that cannot be opened costs only that. */
+    if (!no_cache && jitanon_buildid_cache_open(&cache, cache_dir, &err) == JITANON_OK)
+        o.buildid_cache = &cache;
+    else if (!no_cache) {
+        char msg[512];
+        jitanon_format_error(msg, sizeof msg, &err);
+        fprintf(stderr, "jitanon-inject: warning: %s: ELF files are not cached (-N skips the cache)\n", msg);
+    }
+    c.st = &st;
+    memset(&st, 0, sizeof st);
     o.io.log = on_log;
     o.io.progress = on_progress;
     o.io.user = &c;
     r = jitanon_inject_file(in, out, JITANON_PERF_SAME_MODE, &o, NULL, &st, &err);
     if (c.progress) fprintf(stderr, "\n");
+    if (o.buildid_cache) jitanon_buildid_cache_release(o.buildid_cache);
     if (r != JITANON_OK) {
         char msg[512];
         jitanon_format_error(msg, sizeof msg, &err);

@@ -910,6 +910,129 @@ static void test_inject_elf_files_safe(void)
 }
 #endif
 
+#if JITANON__POSIX
+/* perf's build-id cache: the layout perf reads (<cache>/<absolute path>/<hex>/elf, a hard
+   link of the file; .build-id/<xx>/<rest> -> ../../<path>/<hex>), idempotent; planted
+   symlinks and ".." never lead out of it; the directory from $PERF_BUILDID_DIR, perf's
+   config or ~/.debug. */
+static void test_inject_buildid_cache_layout(void)
+{
+    static const uint8_t stub[20] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 62, 0};
+    char dir[] = "build/bcache-XXXXXX", p[4096], q[4096], cwd[2048], hex[41], got[4200], env[3][512], cmd[256];
+    const char *names[3] = {"HOME", "PERF_CONFIG", "PERF_BUILDID_DIR"};
+    uint8_t id[20];
+    jitanon_buildid_cache c;
+    jitanon_error err;
+    struct stat a, b;
+    ssize_t n;
+    FILE *f;
+    int i, had[3];
+    if (!mkdtemp(dir) || !getcwd(cwd, sizeof cwd)) {
+        jt_skip("cannot create a directory under build/");
+        return;
+    }
+    for (i = 0; i < 20; i++) id[i] = (uint8_t)(0xab + 7 * i);
+    jitanon__bc_hex(id, hex);
+    sprintf(p, "%s/elfs", dir);
+    JT_CHECK(mkdir(p, 0755) == 0);
+    sprintf(p, "%s/elfs/jitted-1-0.so", dir);
+    f = fopen(p, "wb");
+    fwrite(stub, 1, sizeof stub, f);
+    fclose(f);
+    sprintf(q, "%s/cache/sub", dir); /* created with its parents */
+    JT_CHECK(jitanon_buildid_cache_open(&c, q, &err) == JITANON_OK);
+    JT_CHECK(jitanon_buildid_cache_add(&c, p, id, &err) == JITANON_OK);
+    JT_CHECK(jitanon_buildid_cache_add(&c, p, id, &err) == JITANON_OK); /* already there */
+    sprintf(q, "%s/cache/sub%s/%s/elfs/jitted-1-0.so/%s/elf", dir, cwd, dir, hex);
+    JT_CHECK(stat(p, &a) == 0 && lstat(q, &b) == 0 && S_ISREG(b.st_mode) && a.st_ino == b.st_ino); /* a hard link */
+    sprintf(q, "%s/cache/sub/.build-id/ab/%s", dir, hex + 2);
+    n = readlink(q, got, sizeof got - 1);
+    JT_CHECK(n > 0);
+    got[n > 0 ? n : 0] = 0;
+    sprintf(q, "../..%s/%s/elfs/jitted-1-0.so/%s", cwd, dir, hex);
+    JT_CHECK(!strcmp(got, q));
+    /* a planted symlink at .build-id/<xx> pointing outside: refused, nothing written there */
+    id[0] = 0xcd;
+    sprintf(q, "%s/outside", dir);
+    JT_CHECK(mkdir(q, 0755) == 0);
+    sprintf(q, "%s/cache/sub/.build-id/cd", dir);
+    JT_CHECK(symlink("../../../outside", q) == 0);
+    JT_CHECK(jitanon_buildid_cache_add(&c, p, id, &err) == JITANON_ERR_IO);
+    sprintf(q, "%s/outside", dir);
+    JT_CHECK(rmdir(q) == 0); /* still empty */
+    JT_CHECK(jitanon__bc_walk(c.fd_, "a/../b") < 0 && errno == EINVAL);
+    JT_CHECK(jitanon_buildid_cache_add(&c, "no-such-dir/jitted-1-0.so", id, &err) == JITANON_ERR_IO);
+    jitanon_buildid_cache_release(&c);
+    /* where the cache is: $PERF_BUILDID_DIR, else buildid.dir of $PERF_CONFIG, else ~/.debug */
+    for (i = 0; i < 3; i++) {
+        const char *v = getenv(names[i]);
+        had[i] = v != NULL;
+        snprintf(env[i], sizeof env[i], "%s", v ? v : "");
+    }
+    sprintf(q, "%s/perfconfig", dir);
+    f = fopen(q, "w");
+    fputs("# perf config\n[report]\n\tdir = /not/this\n[BuildId]\n\tdir = \"/x/y z\" ; comment\n", f);
+    fclose(f);
+    setenv("HOME", "/h", 1);
+    setenv("PERF_CONFIG", q, 1);
+    unsetenv("PERF_BUILDID_DIR");
+    JT_CHECK(jitanon_buildid_cache_dir(got, sizeof got, &err) == JITANON_OK && !strcmp(got, "/x/y z"));
+    setenv("PERF_BUILDID_DIR", "/b", 1);
+    JT_CHECK(jitanon_buildid_cache_dir(got, sizeof got, &err) == JITANON_OK && !strcmp(got, "/b"));
+    unsetenv("PERF_BUILDID_DIR");
+    setenv("PERF_CONFIG", "", 1); /* perf then reads no config file */
+    JT_CHECK(jitanon_buildid_cache_dir(got, sizeof got, &err) == JITANON_OK && !strcmp(got, "/h/.debug"));
+    for (i = 0; i < 3; i++)
+        if (had[i]) setenv(names[i], env[i], 1);
+        else unsetenv(names[i]);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    JT_CHECK(system(cmd) == 0);
+}
+#endif
+
+/* The build-id the output's table and the cache give a file is the one in its note, for
+   64- and 32-bit ELF of either byte order; a cut-short file yields none (and reads nothing
+   past its end). */
+static void test_inject_elf_build_id_note(void)
+{
+    static const uint8_t code[4] = {0x90, 0x90, 0x90, 0xc3};
+    static const uint32_t mach[3] = {62, 3, 21}; /* x86-64, i386, ppc64 */
+    int k;
+    for (k = 0; k < 3; k++) {
+        jitanon_jitdump_header h;
+        jitanon_elf_func fn;
+        jitanon_membuf m;
+        jitanon_sink sink;
+        jitanon_elf_info info;
+        jitanon_error err;
+        uint8_t id[20];
+        size_t n;
+        int cut = 0;
+        memset(&h, 0, sizeof h);
+        memset(&fn, 0, sizeof fn);
+        memset(&m, 0, sizeof m);
+        h.elf_mach = mach[k];
+        h.big_endian = k == 2;
+        fn.name.data = "f";
+        fn.name.length = 1;
+        fn.code_addr = 0x1000;
+        fn.code.data = code;
+        fn.code.size = sizeof code;
+        sink.write_fn = jitanon_membuf_write;
+        sink.user = &m;
+        JT_CHECK(jitanon_elf_write_function(sink, &h, &fn, NULL, &info, &err) == JITANON_OK);
+        JT_CHECK(jitanon__inj_elf_id(m.data, m.size, id) && !memcmp(id, info.build_id, 20));
+        for (n = 0; n < m.size; n++) {
+            uint8_t *copy = (uint8_t *)malloc(n ? n : 1);
+            memcpy(copy, m.data, n);
+            cut += jitanon__inj_elf_id(copy, n, id) && memcmp(id, info.build_id, 20) != 0;
+            free(copy);
+        }
+        JT_CHECK(cut == 0);
+        jitanon_membuf_release(&m);
+    }
+}
+
 /* A process that opens a second jitdump (say after an exec) keeps the first one's files. */
 static void test_inject_second_dump_same_pid(void)
 {
@@ -1121,6 +1244,104 @@ static void test_inject_threads_same_output(void)
     jitanon_membuf_release(&perf);
 }
 
+/* File-mode perf.data in memory (little-endian): where the data section ends, and the
+   number of entries of its build-id table naming a jitted file (0 without one). */
+static uint64_t tt_u64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    int i;
+    for (i = 7; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+
+static size_t tt_records_end(const jitanon_membuf *b)
+{
+    return b->size < 104 ? 0 : (size_t)(tt_u64(b->data + 40) + tt_u64(b->data + 48));
+}
+
+static size_t tt_jitted_build_ids(const jitanon_membuf *b)
+{
+    size_t end = tt_records_end(b), n = 0;
+    uint64_t off, size;
+    int bit, idx = 0;
+    if (!end || !(b->data[72] & 4)) return 0;
+    for (bit = 1; bit < 2; bit++) idx += (b->data[72] >> bit) & 1; /* sections in bit order */
+    off = tt_u64(b->data + end + 16 * (size_t)idx);
+    size = tt_u64(b->data + end + 16 * (size_t)idx + 8);
+    while (size >= 36 && off + size <= b->size) {
+        size_t rs = (size_t)(b->data[off + 6] | b->data[off + 7] << 8);
+        if (rs < 36 || rs > size) break;
+        if (b->data[off + rs - 1] == 0 && strstr((const char *)b->data + off + 36, "jitted-")) n++;
+        off += rs;
+        size -= rs;
+    }
+    return n;
+}
+
+#if JITANON__POSIX
+/* The build-id table lists every file written and the cache gets each one, the same with
+   writer threads as without; files that exist only in memory (custom io.write_elf) are
+   copied into the cache; a second run into the same cache finds them there. */
+static void test_inject_buildid_table_and_cache(void)
+{
+    static tt_io io[3];
+    jitanon_membuf perf, out[3];
+    jitanon_inject_stats st[3];
+    jitanon_buildid_cache c[2];
+    jitanon_inject_opts o;
+    jitanon_error err;
+    char dir[] = "build/bctab-XXXXXX", q[256], cmd[256];
+    struct stat sb;
+    size_t k;
+    if (!mkdtemp(dir)) {
+        jt_skip("cannot create a directory under build/");
+        return;
+    }
+    memset(io, 0, sizeof io);
+    memset(out, 0, sizeof out);
+    tt_scenario(&io[0].base.dump, &perf);
+    for (k = 0; k < 3; k++) {
+        if (k) jitanon_membuf_write(&io[k].base.dump, io[0].base.dump.data, io[0].base.dump.size);
+        io[k].base.give_dump = io[k].no_fail = 1;
+        pthread_mutex_init(&io[k].mu, NULL);
+        if (k < 2) {
+            sprintf(q, "%s/cache%u", dir, (unsigned)k);
+            JT_CHECK(jitanon_buildid_cache_open(&c[k], q, &err) == JITANON_OK);
+        }
+        memset(&o, 0, sizeof o);
+        o.elf_threads = k == 1 ? 3 : 0;
+        o.io.load_dump = ti_load_dump;
+        o.io.write_elf = tt_write_elf;
+        o.io.log = tt_log;
+        o.io.user = &io[k];
+        o.buildid_cache = &c[k == 2 ? 0 : k];
+        io[k].caller = pthread_self();
+        JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out[k], &st[k], &err) == JITANON_OK);
+        JT_CHECK(st[k].elf_files > 100 && st[k].elf_files == io[k].nfiles);
+        JT_CHECK_EQ_U(st[k].buildid_entries, st[k].elf_files);
+        JT_CHECK_EQ_U(st[k].buildid_cached, st[k].elf_files);
+        JT_CHECK_EQ_U(st[k].buildid_cache_failed, 0);
+        JT_CHECK_EQ_U(tt_jitted_build_ids(&out[k]), st[k].elf_files);
+        pthread_mutex_destroy(&io[k].mu);
+    }
+    for (k = 1; k < 3; k++) JT_CHECK(out[k].size == out[0].size && !memcmp(out[k].data, out[0].data, out[0].size));
+    sprintf(q, "%s/cache1/some/dir/jitted-100-5.so", dir);
+    JT_CHECK(stat(q, &sb) == 0 && S_ISDIR(sb.st_mode));
+    sprintf(q, "%s/cache1/.build-id", dir);
+    JT_CHECK(stat(q, &sb) == 0 && S_ISDIR(sb.st_mode));
+    for (k = 0; k < 3; k++) {
+        jitanon_membuf_release(&out[k]);
+        jitanon_membuf_release(&io[k].log);
+        jitanon_membuf_release(&io[k].base.dump);
+    }
+    jitanon_buildid_cache_release(&c[0]);
+    jitanon_buildid_cache_release(&c[1]);
+    jitanon_membuf_release(&perf);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    JT_CHECK(system(cmd) == 0);
+}
+#endif
+
 /* --elf-files=sampled: the same output records; only the files of functions a sample
    resolved into, each the same bytes as with every file written; a pipe gets them all. */
 static void test_inject_sampled_files(void)
@@ -1142,7 +1363,10 @@ static void test_inject_sampled_files(void)
     tt_run_mode(&perf, 3, JITANON_ELF_FILES_SAMPLED, JITANON_PERF_FILE, &io[2], &out[2], &st[2]);
     tt_run_mode(&perf, 0, JITANON_ELF_FILES_SAMPLED, JITANON_PERF_PIPE, &io[3], &out[3], &st[3]);
     for (k = 1; k < 3; k++) {
-        JT_CHECK(out[k].size == out[0].size && !memcmp(out[k].data, out[0].data, out[0].size));
+        /* the records are the same; the build-id table lists the files written */
+        JT_CHECK(tt_records_end(&out[k]) > 0 && tt_records_end(&out[k]) == tt_records_end(&out[0]) &&
+                 !memcmp(out[k].data, out[0].data, tt_records_end(&out[0])));
+        JT_CHECK_EQ_U(tt_jitted_build_ids(&out[k]), io[k].nfiles);
         JT_CHECK_EQ_U(io[k].nfiles, io[0].nhit); /* one file per function hit */
         JT_CHECK_EQ_U(st[k].elf_files, io[k].nfiles);
         for (i = n = 0; i < io[k].nfiles; i++) { /* each one as in the full set */
@@ -1151,6 +1375,7 @@ static void test_inject_sampled_files(void)
         }
     }
     JT_CHECK(io[0].nhit > 10 && io[1].nfiles < io[0].nfiles);
+    JT_CHECK_EQ_U(tt_jitted_build_ids(&out[0]), io[0].nfiles); /* every file written is listed */
     JT_CHECK(!memcmp(io[1].files, io[2].files, sizeof io[1].files));
     JT_CHECK_EQ_U(io[3].nfiles, io[0].nfiles);
     for (k = 0; k < 4; k++) {
@@ -1831,14 +2056,19 @@ static void suite_inject(void)
     JT_RUN(test_inject_hmap);
     JT_RUN(test_inject_fallbacks_reported);
     JT_RUN(test_inject_second_dump_same_pid);
+    JT_RUN(test_inject_elf_build_id_note);
 #if JITANON__POSIX
     JT_RUN(test_inject_elf_files_safe);
     JT_RUN(test_inject_process_file_complete);
     JT_RUN(test_inject_line_bias_per_dump);
+    JT_RUN(test_inject_buildid_cache_layout);
 #endif
 #if JITANON__THREADS
     JT_RUN(test_inject_threads_same_output);
     JT_RUN(test_inject_sampled_files);
+#if JITANON__POSIX
+    JT_RUN(test_inject_buildid_table_and_cache);
+#endif
 #endif
     JT_RUN(test_inject_resolve_only);
     JT_RUN(test_inject_sample_resolve);
