@@ -47,6 +47,9 @@ static void usage(FILE *f)
             "      --threads N         threads creating per-function ELF files (default: one per\n"
             "                          online CPU, at most 8; 0: write them in the main thread)\n"
             "      --stats             print counters on stderr when done\n"
+            "      --strict            refuse damaged input (a jitdump or perf.data cut short or\n"
+            "                          with garbage, a killed recording) instead of using its\n"
+            "                          valid part with a warning\n"
             "      --help, --version\n");
 }
 
@@ -91,6 +94,12 @@ static void print_stats(const jitanon_inject_stats *s)
             s->mmaps_synthesized, s->anon_kept, s->anon_split, s->anon_pieces, s->anon_dropped, s->elf_files, s->elf_bytes,
             s->elf_refused, s->rounds, s->largest_round_bytes);
     if (s->fallbacks) fprintf(stderr, "fallbacks %#" PRIx64 " (see the messages above)\n", s->fallbacks);
+    if (s->dumps_damaged || s->input_warnings)
+        fprintf(stderr,
+                "damaged input used: jitdumps %" PRIu64 " (loads kept %" PRIu64 ", bytes ignored %" PRIu64
+                "); perf.data warnings %#" PRIx64 " (bytes ignored %" PRIu64 ")\n",
+                s->dumps_damaged, s->damaged_loads_kept, s->jitdump_bytes_ignored, s->input_warnings,
+                s->input_bytes_ignored);
 }
 
 /* The input is never modified: refuse to write over it. */
@@ -118,11 +127,13 @@ int main(int argc, char **argv)
     jitanon_error err;
     jitanon_result r;
     cli c;
+    jitanon_perf_opts po;
     int i;
     long threads = -1;
     struct stat sb;
     memset(&o, 0, sizeof o);
     memset(&c, 0, sizeof c);
+    memset(&po, 0, sizeof po);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if ((v = arg_value(argc, argv, &i, "--input", "-i"))) in = v;
@@ -151,6 +162,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-j") || !strcmp(a, "--jit") || !strcmp(a, "-f") || !strcmp(a, "--force")) {
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) c.stats = 1;
         else if (!strcmp(a, "--stats")) c.stats = 1;
+        else if (!strcmp(a, "--strict")) o.jitdump.strict = po.strict = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;
         else if (!strcmp(a, "--version")) return printf("jitanon-inject %s\n", JITANON_VERSION_STRING), 0;
         else return fprintf(stderr, "jitanon-inject: unknown option '%s'\n", a), usage(stderr), 2;
@@ -177,7 +189,7 @@ int main(int argc, char **argv)
     o.io.log = on_log;
     o.io.progress = on_progress;
     o.io.user = &c;
-    r = jitanon_inject_file(in, out, JITANON_PERF_SAME_MODE, &o, NULL, &st, &err);
+    r = jitanon_inject_file(in, out, JITANON_PERF_SAME_MODE, &o, &po, &st, &err);
     if (c.progress) fprintf(stderr, "\n");
     if (r != JITANON_OK) {
         char msg[512];
