@@ -9377,8 +9377,19 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
     j.st->records_out = out ? out->records : 0;
     j.st->input_warnings = in->warnings;
     j.st->input_bytes_ignored = in->bytes_ignored;
-    if (res == JITANON_OK && in->warnings) /* once, when everything (the features too) was read */
-        jitanon__inj_log(&j, "the perf.data input is damaged%s; what could be read is used: %s", "", &in->damage);
+    if (res == JITANON_OK && in->warnings) { /* once, when everything (the features too) was read */
+        char what[200];
+        size_t n = 0;
+        what[0] = 0;
+        if (in->warnings & JITANON_PERF_WARN_DATA_SIZE_ZERO)
+            n += jitanon__fmt(what + n, sizeof what - n, "; data size 0: read to the end");
+        if (in->warnings & JITANON_PERF_WARN_CUT)
+            n += jitanon__fmt(what + n, sizeof what - n, "; ends inside a record: %U bytes ignored", in->bytes_ignored);
+        if (in->warnings & JITANON_PERF_WARN_FEATURES)
+            jitanon__fmt(what + n, sizeof what - n, "; feature sections treated as absent");
+        jitanon__inj_log(&j, "the perf.data input is damaged (%s); what could be read is used: %s", what + 2,
+                         &in->damage);
+    }
     jitanon__inj_free(&j);
     return res;
 }
