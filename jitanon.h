@@ -142,6 +142,18 @@
                 keeps it for the tests); SHA-1 (jitanon_sha1_*; now internal)
               Added: jitanon_features(), jitanon_inject_stats.fallbacks with
                 jitanon_inject_fallback, jitanon_trim_event, jitanon_perf_time_conv
+              Damaged input (issue 18): a loaded jitdump keeps the records before a
+                damaged record too, not only before a cut one (tail_error, new
+                valid_size; jitanon_jitdump_opts.strict refuses); the perf.data reader
+                reads data size 0 to the end of the input, keeps the whole records of
+                a cut input and drops unreadable feature sections, and says so
+                (jitanon_perf_reader.warnings, damage, bytes_ignored,
+                jitanon_perf_warning; jitanon_perf_opts.strict refuses); the legacy
+                PERFFILE header is read; jitanon_inject_stats.dumps_damaged,
+                damaged_loads_kept, jitdump_bytes_ignored, input_warnings,
+                input_bytes_ignored; the injector's default I/O opens dumps without
+                blocking and only as regular files, symlinks as protected_symlinks
+                allows
        0.1.0  jitdump reader and writer, perf.data reader and writer, ELF stubs with
               unwind tables and line tables, range-aware //anon trimming, injector
 */
@@ -790,7 +802,8 @@ typedef struct jitanon_perf_reader {
     int big_endian;                  /* the input's byte order */
     uint64_t features[4];            /* feature bitmap (pipe: HEADER_FEATURE ids seen) */
     uint64_t data_offset, data_size; /* file mode: the data section (size 0, as left by a
-                                        killed perf record, gives no records, as in perf) */
+                                        killed perf record: read to the end of the input,
+                                        JITANON_PERF_WARN_DATA_SIZE_ZERO) */
     jitanon_perf_attr *attrs;
     size_t attr_count;
     int features_loaded;             /* jitanon_perf_reader_load_features succeeded */
@@ -4629,7 +4642,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_next_raw(jitanon_perf_reader *r, jit
 {
     uint64_t off = r->in_.off, end = r->data_offset + r->data_size;
     size_t total;
-    int bounded = r->mode == JITANON_PERF_FILE; /* data.size 0 (perf record killed) means no records, as in perf */
+    int bounded = r->mode == JITANON_PERF_FILE; /* data size 0 (perf record killed): unsized_, to the end */
     jitanon_result res;
     if (bounded && off >= end) return JITANON_END;
     while ((res = jitanon__pd_measure(r, r->in_.buf + r->in_.pos, jitanon__pd_avail(r), off, &total, err)) == JITANON_AGAIN) {

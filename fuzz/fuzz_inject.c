@@ -17,6 +17,10 @@
        bit 10/11  elf.no_debug / elf.no_unwind
        bit 12     elf_files = SAMPLED (files only for sampled functions, at the end); with
                   per-process files only when bit 13 is set too (a refused combination)
+       bit 14     one more pair of runs, with the dump damaged: 100 zero bytes appended
+                  (bit 15 clear: when the dump alone loads without a tail_error, the output
+                  and every ELF file must equal those of the undamaged dump), or cut in
+                  half (bit 15 set: only a typed result is checked)
 
    Checks: the result is OK or a typed error; load_dump sees only marker names; ELF names
    are plain file names and every ELF parses with our reader; on success the output reads
@@ -59,6 +63,10 @@ typedef struct world {
     elf_file elfs[FUZZ_MAX_ELFS];
     size_t nelfs, elf_bytes;
     uint64_t write_calls, loads, samples;
+    int keep;             /* inject() keeps its result and output here: */
+    jitanon_result kept_res;
+    uint8_t *kept;
+    size_t kept_size;
 } world;
 
 static jitanon_result io_load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
@@ -339,10 +347,56 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
             }
         }
     }
+    if (w->keep) {
+        w->kept_res = cap.hit ? JITANON_ERR_NOMEM : res;
+        w->kept = (uint8_t *)malloc(out.size ? out.size : 1);
+        CHECK(w->kept != NULL);
+        if (out.size) memcpy(w->kept, out.data, out.size);
+        w->kept_size = out.size;
+    }
     jitanon_perf_writer_release(&wr);
     jitanon_perf_reader_release(&r);
     jitanon_membuf_release(&out);
     CHECK(cap.live == 0);
+}
+
+/* The dump with garbage after it gives what the dump alone gives (issue 18): the valid
+   prefix is kept, nothing after it counts. */
+static void damaged(const world *base, const uint8_t *perf, size_t perf_size)
+{
+    static world a, b; /* large: not on the stack */
+    jitanon_jitdump *d = NULL;
+    int cut = (base->flags >> 15) & 1, clean;
+    size_t i, n = cut ? base->dump_size / 2 : base->dump_size + 100;
+    uint8_t *dg = (uint8_t *)calloc(n + 1, 1);
+    CHECK(dg != NULL);
+    memcpy(dg, base->dump, cut ? n : base->dump_size);
+    clean = jitanon_jitdump_load_memory(base->dump, base->dump_size, NULL, &d, NULL) == JITANON_OK &&
+            d->tail_error.type == JITANON_OK;
+    jitanon_jitdump_destroy(d);
+    memset(&a, 0, sizeof a);
+    a.flags = base->flags;
+    a.dump = base->dump;
+    a.dump_size = base->dump_size;
+    a.jitdump_dir = base->jitdump_dir;
+    a.keep = 1;
+    b = a;
+    b.dump = dg;
+    b.dump_size = n;
+    inject(&a, perf, perf_size, 1);
+    inject(&b, perf, perf_size, 1);
+    if (!cut && clean && a.kept_res == JITANON_OK && b.kept_res == JITANON_OK) {
+        CHECK(a.kept_size == b.kept_size && memcmp(a.kept, b.kept, a.kept_size) == 0);
+        CHECK(a.nelfs == b.nelfs);
+        for (i = 0; i < a.nelfs && i < b.nelfs; i++)
+            CHECK(strcmp(a.elfs[i].path, b.elfs[i].path) == 0 && a.elfs[i].size == b.elfs[i].size &&
+                  memcmp(a.elfs[i].data, b.elfs[i].data, a.elfs[i].size) == 0);
+    }
+    free(a.kept);
+    free(b.kept);
+    world_free(&a);
+    world_free(&b);
+    free(dg);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -363,5 +417,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         inject(&w, data + 4 + dump_len, size - 4 - dump_len, 0);
         world_free(&w);
     }
+    if (w.flags & 1u << 14) damaged(&w, data + 4 + dump_len, size - 4 - dump_len);
     return 0;
 }
