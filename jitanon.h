@@ -2555,12 +2555,15 @@ JITANON__PRIVATE jitanon_result jitanon__os_dump_open(jitanon__dumpfile *f, cons
 {
 #if JITANON__POSIX
     const char *why = NULL;
-    int fd = jitanon__os_open_dump(path, &f->size, &why);
+    int fd;
+    memset(f, 0, sizeof *f);
+    fd = jitanon__os_open_dump(path, &f->size, &why);
     if (fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "%s", why);
     f->read = jitanon__os_fd_read;
     f->user = (void *)(intptr_t)fd;
 #else
     FILE *file = fopen(path, "rb");
+    memset(f, 0, sizeof *f);
     if (!file) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open it");
     f->read = jitanon__os_file_read;
     f->user = file;
