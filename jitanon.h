@@ -8130,7 +8130,7 @@ JITANON__PRIVATE int jitanon__inj_sort_events(jitanon__inj *j, jitanon__inj_even
 JITANON__PRIVATE jitanon_result jitanon__inj_src_open(jitanon__inj *j, const jitanon__inj_dump *jd, jitanon__inj_src *s)
 {
     memset(s, 0, sizeof *s);
-    s->left = jd->sum.records;
+    s->left = jd->dump ? UINT64_MAX : jd->sum.records; /* the bytes in memory cannot change */
     if (jd->dump) return jitanon_jitdump_iter_begin(&s->it, jd->dump->data, jd->dump->size, &j->jit.dump_opts, NULL);
 #ifndef JITANON_NO_STDIO
     if (jitanon__os_dump_open(&s->df, jitanon__inj_path(j, jd->path), NULL) != JITANON_OK) return JITANON_ERR_IO;

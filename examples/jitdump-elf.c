@@ -197,6 +197,12 @@ int main(int argc, char **argv)
         return 2;
     }
     if (jitanon_jitdump_load_file(o.dump, NULL, &d, &err) != JITANON_OK) return fail(o.dump, &err);
+    if (d->tail_error.type != JITANON_OK) { /* cut short or damaged: the records before it are used */
+        char msg[256];
+        jitanon_format_error(msg, sizeof msg, &d->tail_error);
+        fprintf(stderr, "jitdump-elf: %s: warning: only the %llu bytes before record %llu are used: %s\n", o.dump,
+                (unsigned long long)d->valid_size, (unsigned long long)d->tail_error.record_index, msg);
+    }
     t0 = now();
     rc = run(&o, d, &funcs, &bytes);
     t1 = now();
