@@ -347,6 +347,28 @@ static void test_damage_perf_killed(void)
         }
 }
 
+/* A pipe (perf record -o - killed) cut inside a record: the whole records before it. */
+static void test_damage_perf_pipe_cut(void)
+{
+    int big;
+    for (big = 0; big < 2; big++) {
+        pdt_b b;
+        dm_read intact, cut;
+        size_t n;
+        pdt_pipe(&b, big);
+        intact = dm_read_all(b.m.data, b.m.size, 0, 0);
+        JT_CHECK(intact.res == JITANON_OK && intact.warnings == 0);
+        for (n = 17; n < b.m.size; n += 7) {
+            cut = dm_read_all(b.m.data, n, 0, 0);
+            JT_CHECK(cut.res == JITANON_OK && cut.records <= intact.records);
+            JT_CHECK(cut.warnings == 0 || cut.warnings == JITANON_PERF_WARN_CUT);
+            JT_CHECK(cut.warnings || cut.bytes_ignored == 0);
+            JT_CHECK(dm_read_all(b.m.data, n, 0, 1).res == (cut.warnings ? JITANON_ERR_TRUNCATED : JITANON_OK));
+        }
+        jitanon_membuf_release(&b.m);
+    }
+}
+
 /* Garbage in the feature table: the records are all there, the features absent. */
 static void test_damage_perf_garbage_features(void)
 {
@@ -487,6 +509,7 @@ static void suite_damage(void)
     JT_RUN(test_damage_jitdump_prefix_kept);
     JT_RUN(test_damage_inject_same_output);
     JT_RUN(test_damage_perf_killed);
+    JT_RUN(test_damage_perf_pipe_cut);
     JT_RUN(test_damage_perf_garbage_features);
     JT_RUN(test_damage_perf_legacy_header);
 #if JITANON__POSIX && !defined(JITANON_NO_STDIO)
