@@ -166,7 +166,7 @@ static void dm_log(void *user, const char *msg)
     jitanon_membuf_write(&io->log, msg, strlen(msg) + 1);
 }
 
-static void dm_perf(jitanon_membuf *perf, jitanon_perf_mode mode)
+static void dm_perf_marker(jitanon_membuf *perf, jitanon_perf_mode mode, const char *marker)
 {
     ti_gen g;
     uint8_t raw[128];
@@ -174,13 +174,18 @@ static void dm_perf(jitanon_membuf *perf, jitanon_perf_mode mode)
     unsigned i;
     memset(perf, 0, sizeof *perf);
     ti_gen_begin(&g, raw, 1, perf, mode);
-    ti_mmap(&g, 8, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_mmap(&g, 8, 0x7000, 0x1000, 0, marker);
     ti_mmap(&g, 9, 0x10000, 0x10000, 0, "//anon");
     ti_round(&g);
     for (i = 0; i < 40; i++) ti_sample(&g, 100 + i, 0x10000 + i * 0x337);
     ti_round(&g);
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
     jitanon_perf_writer_release(&g.w);
+}
+
+static void dm_perf(jitanon_membuf *perf, jitanon_perf_mode mode)
+{
+    dm_perf_marker(perf, mode, "/some/dir/jit-100.dump");
 }
 
 static jitanon_result dm_inject(const jitanon_membuf *perf, const jitanon_membuf *dump, jitanon_elf_layout layout,
@@ -504,6 +509,119 @@ static void test_damage_open_refuses(void)
 }
 #endif
 
+#if JITANON__POSIX && !defined(JITANON_NO_STDIO)
+#include <dirent.h>
+/* The CLI's path: files on disk, the default I/O, the dump scanned and streamed (not
+   loaded).  D+G gives the same output file and the same ELF files as D, in both layouts. */
+static int dm_name_cmp(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+static void dm_write_file(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    JT_CHECK(f != NULL);
+    if (!f) return;
+    JT_CHECK(fwrite(data, 1, size, f) == size);
+    fclose(f);
+}
+
+/* Reads `path` whole into `m` (appended). */
+static void dm_read_file(const char *path, jitanon_membuf *m)
+{
+    uint8_t buf[4096];
+    size_t n;
+    FILE *f = fopen(path, "rb");
+    JT_CHECK(f != NULL);
+    if (!f) return;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) jitanon_membuf_write(m, buf, n);
+    fclose(f);
+}
+
+/* Runs jitanon_inject_file; `m` gets the output, then each ELF file's name and bytes (the
+   files are removed). */
+static void dm_inject_files(const char *dir, jitanon_elf_layout layout, jitanon_membuf *m, jitanon_inject_stats *st)
+{
+    char in[256], out[256], elf[256], names[64][256], path[520];
+    jitanon_inject_opts o;
+    jitanon_error err;
+    DIR *d;
+    struct dirent *e;
+    size_t n = 0, i;
+    snprintf(in, sizeof in, "%s/perf.data", dir);
+    snprintf(out, sizeof out, "%s/out.data", dir);
+    snprintf(elf, sizeof elf, "%s/elf", dir);
+    memset(&o, 0, sizeof o);
+    o.elf_layout = layout;
+    o.elf_dir = elf;
+    JT_CHECK(jitanon_inject_file(in, out, JITANON_PERF_SAME_MODE, &o, NULL, st, &err) == JITANON_OK);
+    dm_read_file(out, m);
+    unlink(out);
+    d = opendir(elf);
+    JT_CHECK(d != NULL);
+    while (d && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' && n < 64) snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+    if (d) closedir(d);
+    qsort(names, n, sizeof names[0], dm_name_cmp);
+    for (i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", elf, names[i]);
+        jitanon_membuf_write(m, names[i], strlen(names[i]) + 1);
+        dm_read_file(path, m);
+        unlink(path);
+    }
+    JT_CHECK(n > 0);
+}
+
+static void test_damage_inject_files(void)
+{
+    char dir[] = "/tmp/jitanon-t-XXXXXX", path[256], marker[256];
+    uint64_t seed = 99;
+    int layout, kind;
+    if (!mkdtemp(dir)) {
+        jt_skip("mkdtemp failed");
+        return;
+    }
+    snprintf(marker, sizeof marker, "%s/jit-100.dump", dir);
+    snprintf(path, sizeof path, "%s/elf", dir);
+    JT_CHECK(mkdir(path, 0755) == 0);
+    {
+        jitanon_membuf perf;
+        dm_perf_marker(&perf, JITANON_PERF_FILE, marker);
+        snprintf(path, sizeof path, "%s/perf.data", dir);
+        dm_write_file(path, perf.data, perf.size);
+        jitanon_membuf_release(&perf);
+    }
+    for (layout = 0; layout < 2; layout++)
+        for (kind = 0; kind < 5; kind++) {
+            jitanon_membuf d, g, a, b;
+            jitanon_inject_stats sa, sb;
+            memset(&a, 0, sizeof a);
+            memset(&b, 0, sizeof b);
+            dm_random_dump(&seed, &d, kind & 1);
+            dm_garbage(&seed, kind, &d, kind & 1, &g);
+            dm_write_file(marker, d.data, d.size);
+            dm_inject_files(dir, layout ? JITANON_ELF_PER_PROCESS : JITANON_ELF_PER_FUNCTION, &a, &sa);
+            jitanon_membuf_write(&d, g.data, g.size);
+            dm_write_file(marker, d.data, d.size);
+            dm_inject_files(dir, layout ? JITANON_ELF_PER_PROCESS : JITANON_ELF_PER_FUNCTION, &b, &sb);
+            JT_CHECK(a.size == b.size && !memcmp(a.data, b.data, a.size));
+            JT_CHECK(sa.dumps_damaged == 0 && sb.dumps_damaged == 1 && sb.damaged_loads_kept == sa.loads);
+            JT_CHECK_EQ_U(sb.jitdump_bytes_ignored, g.size);
+            jitanon_membuf_release(&d);
+            jitanon_membuf_release(&g);
+            jitanon_membuf_release(&a);
+            jitanon_membuf_release(&b);
+        }
+    unlink(marker);
+    snprintf(path, sizeof path, "%s/perf.data", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/elf", dir);
+    rmdir(path);
+    rmdir(dir);
+}
+#endif
+
 static void suite_damage(void)
 {
     JT_RUN(test_damage_jitdump_prefix_kept);
@@ -514,5 +632,6 @@ static void suite_damage(void)
     JT_RUN(test_damage_perf_legacy_header);
 #if JITANON__POSIX && !defined(JITANON_NO_STDIO)
     JT_RUN(test_damage_open_refuses);
+    JT_RUN(test_damage_inject_files);
 #endif
 }
