@@ -45,6 +45,11 @@ elif cmd == "killed":         # data size 0, everything after the data (the feat
     cut = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     b = b[:off + size - cut]; struct.pack_into("<Q", b, 48, 0)
     open(sys.argv[3], "wb").write(b)
+elif cmd == "garbage-features":  # the feature table overwritten with garbage
+    b = bytearray(open(sys.argv[2], "rb").read())
+    off, size = struct.unpack_from("<QQ", b, 40)
+    for i in range(off + size, min(len(b), off + size + 64)): b[i] = (i * 73 + 41) & 0xff
+    open(sys.argv[3], "wb").write(b)
 elif cmd == "v1":             # a legacy PERFFILE file built by hand: one cpu-clock attr, samples
     binary = sys.argv[3]; pid = 4242
     st = 1 | 2 | 4 | 256      # IP, TID, TIME, PERIOD
@@ -116,6 +121,14 @@ else
        [ "$(grep -c SAMPLE "$tmp/killed.cat")" = "$(wc -l < "$tmp/intact.s" | tr -d ' ')" ]; then
       echo "PASS damage killed: perfdata-cat reads it ($(grep -c SAMPLE "$tmp/killed.cat") samples)"
     else echo "FAIL damage killed: perfdata-cat: $(cat "$tmp/killed.caterr")"; fi
+    # garbage in the feature table: the same sample lines, the features dropped with a warning
+    python3 "$py" garbage-features "$tmp/node/perf.data" "$tmp/gf.data"
+    mkdir "$tmp/eg"
+    "$inj" -i "$tmp/gf.data" -o "$tmp/gf.out" --elf-dir "$tmp/eg" 2> "$tmp/gf.err"; rc=$?
+    samples "$tmp/gf.out" "$tmp/gf.s"
+    if [ $rc = 0 ] && cmp -s "$tmp/intact.s" "$tmp/gf.s" && grep -q 'feature sections treated as absent' "$tmp/gf.err"; then
+      echo "PASS damage features: a garbage feature table: the same sample lines, features treated as absent"
+    else echo "FAIL damage features: rc $rc: $(cat "$tmp/gf.err")"; fi
     # ... and cut 5 bytes into its last record: every whole record, a warning, exit 0
     python3 "$py" killed "$tmp/node/perf.data" "$tmp/cut.data" 5
     "$inj" -i "$tmp/cut.data" -o "$tmp/cut.out" --elf-dir "$tmp/ec" 2> "$tmp/cut.err"; rc=$?
