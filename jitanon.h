@@ -849,13 +849,17 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
 /* Next record: JITANON_OK (views valid until the next call), JITANON_END after the last,
    or an error (err.offset = byte offset, err.record_index/record_type set when known).
    Compressed records give JITANON_ERR_COMPRESSED unless opts.decompress is set; then the
-   records inside are delivered instead (from_compressed = 1). */
+   records inside are delivered instead (from_compressed = 1).  An input that ends inside
+   a record (or, with data size 0, in bytes that are no record) ends the records:
+   JITANON_END with JITANON_PERF_WARN_CUT (opts.strict: the error). */
 JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                     jitanon_error *err);
 /* File mode: loads every feature section.  Seekable input: any time (it seeks away and
    back, so the views of the last record become invalid).  Forward-only input: only after
    _next returned JITANON_END (else JITANON_ERR_UNSUPPORTED).  Pipe mode: no-op (features
-   arrive as HEADER_FEATURE records).  NOTE: the bitmap of a foreign-order file is read as
+   arrive as HEADER_FEATURE records).  Sections that cannot be read (a file cut short, a
+   garbage table) are treated as absent with JITANON_PERF_WARN_FEATURES (opts.strict:
+   the error).  NOTE: the bitmap of a foreign-order file is read as
    u64 words; perf's fallback for files from 32-bit hosts (u32 words) is not attempted. */
 JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err);
 /* A loaded feature section (view valid until _release); returns 0 when absent or not
@@ -1414,7 +1418,11 @@ typedef enum jitanon_elf_files {
 typedef struct jitanon_inject_io {
     /* Loads the dump at `path` (already checked to be named jit-<digits>.dump) into *out,
        as jitanon_jitdump_load_file does: JITANON_OK with a dump the injector frees with
-       jitanon_jitdump_destroy, or an error (err filled; *out is not used). */
+       jitanon_jitdump_destroy, or an error (err filled; *out is not used).  The default
+       (NULL) opens the path as a recording may name anything: without blocking
+       (O_NONBLOCK, O_NOCTTY), only a regular file (a FIFO or a device is refused at
+       once), a symlink only as the kernel's protected_symlinks rule allows; err says
+       why a file was refused. */
     jitanon_result (*load_dump)(void *user, const char *path, const jitanon_jitdump_opts *opts,
                                 jitanon_jitdump **out, jitanon_error *err);
     /* Stores one complete ELF file called `name` ("jitted-", then digits, '-' and '.',
@@ -1510,7 +1518,10 @@ typedef struct jitanon_inject_stats {
    (attrs, features, records; then jitanon_perf_writer_finish).  `out` must use the
    input's byte order.  opts (defaults) and stats may be NULL.  A fatal problem (malformed input, a clock that
    does not match the jitdumps, a write failure) returns an error; a dump that cannot be
-   read only leaves its process untouched and is reported through io.log.  `out` may be
+   read only leaves its process untouched and is reported through io.log.  A dump cut
+   short or damaged after its header is used up to the damage, which io.log reports
+   once and stats count (opts.jitdump.strict: the run fails with that error instead);
+   so is damage the reader recovered from in `in` (jitanon_perf_reader.warnings).  `out` may be
    NULL to only resolve samples (opts.on_sample). */
 JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_writer *out,
                                           const jitanon_inject_opts *opts, jitanon_inject_stats *stats,
