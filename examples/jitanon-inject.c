@@ -3,7 +3,7 @@
 
    jitanon-inject [-i IN] [-o OUT] [-j] [-f] [-v] [--anon=range|all|keep]
                   [--elf=function|process] [--elf-dir DIR] [--jitdump-dir DIR]
-                  [--elf-files=all|sampled] [--threads N] [--stats]  */
+                  [--elf-files=all|sampled] [--threads N] [--stats] [--strict]  */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
