@@ -364,38 +364,38 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
    prefix is kept, nothing after it counts. */
 static void damaged(const world *base, const uint8_t *perf, size_t perf_size)
 {
-    static world a, b; /* large: not on the stack */
+    world *a = (world *)calloc(2, sizeof *a), *b = a + 1; /* large: not on the stack */
     jitanon_jitdump *d = NULL;
     int cut = (base->flags >> 15) & 1, clean;
     size_t i, n = cut ? base->dump_size / 2 : base->dump_size + 100;
     uint8_t *dg = (uint8_t *)calloc(n + 1, 1);
-    CHECK(dg != NULL);
+    CHECK(dg != NULL && a != NULL);
     memcpy(dg, base->dump, cut ? n : base->dump_size);
     clean = jitanon_jitdump_load_memory(base->dump, base->dump_size, NULL, &d, NULL) == JITANON_OK &&
             d->tail_error.type == JITANON_OK;
     jitanon_jitdump_destroy(d);
-    memset(&a, 0, sizeof a);
-    a.flags = base->flags;
-    a.dump = base->dump;
-    a.dump_size = base->dump_size;
-    a.jitdump_dir = base->jitdump_dir;
-    a.keep = 1;
-    b = a;
-    b.dump = dg;
-    b.dump_size = n;
-    inject(&a, perf, perf_size, 1);
-    inject(&b, perf, perf_size, 1);
-    if (!cut && clean && a.kept_res == JITANON_OK && b.kept_res == JITANON_OK) {
-        CHECK(a.kept_size == b.kept_size && memcmp(a.kept, b.kept, a.kept_size) == 0);
-        CHECK(a.nelfs == b.nelfs);
-        for (i = 0; i < a.nelfs && i < b.nelfs; i++)
-            CHECK(strcmp(a.elfs[i].path, b.elfs[i].path) == 0 && a.elfs[i].size == b.elfs[i].size &&
-                  memcmp(a.elfs[i].data, b.elfs[i].data, a.elfs[i].size) == 0);
+    a->flags = base->flags;
+    a->dump = base->dump;
+    a->dump_size = base->dump_size;
+    a->jitdump_dir = base->jitdump_dir;
+    a->keep = 1;
+    *b = *a;
+    b->dump = dg;
+    b->dump_size = n;
+    inject(a, perf, perf_size, 1);
+    inject(b, perf, perf_size, 1);
+    if (!cut && clean && a->kept_res == JITANON_OK && b->kept_res == JITANON_OK) {
+        CHECK(a->kept_size == b->kept_size && memcmp(a->kept, b->kept, a->kept_size) == 0);
+        CHECK(a->nelfs == b->nelfs);
+        for (i = 0; i < a->nelfs && i < b->nelfs; i++)
+            CHECK(strcmp(a->elfs[i].path, b->elfs[i].path) == 0 && a->elfs[i].size == b->elfs[i].size &&
+                  memcmp(a->elfs[i].data, b->elfs[i].data, a->elfs[i].size) == 0);
     }
-    free(a.kept);
-    free(b.kept);
-    world_free(&a);
-    world_free(&b);
+    free(a->kept);
+    free(b->kept);
+    world_free(a);
+    world_free(b);
+    free(a);
     free(dg);
 }
 
