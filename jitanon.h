@@ -166,6 +166,18 @@
                 lists every ELF file written in its build-id table (HEADER_BUILD_ID);
                 jitanon_perf_writer_add_feature(BUILD_ID) again extends the table;
                 jitanon_inject_stats.buildid_entries, _cached, _cache_failed
+              Damaged input (issue 18): a loaded jitdump keeps the records before a
+                damaged record too, not only before a cut one (tail_error, new
+                valid_size; jitanon_jitdump_opts.strict refuses); the perf.data reader
+                reads data size 0 to the end of the input, keeps the whole records of
+                a cut input and drops unreadable feature sections, and says so
+                (jitanon_perf_reader.warnings, damage, bytes_ignored,
+                jitanon_perf_warning; jitanon_perf_opts.strict refuses); the legacy
+                PERFFILE header is read; jitanon_inject_stats.dumps_damaged,
+                damaged_loads_kept, jitdump_bytes_ignored, input_warnings,
+                input_bytes_ignored; the injector's default I/O opens dumps without
+                blocking and only as regular files, symlinks as protected_symlinks
+                allows
        0.1.0  jitdump reader and writer, perf.data reader and writer, ELF stubs with
               unwind tables and line tables, range-aware //anon trimming, injector
 */
@@ -433,6 +445,11 @@ typedef struct jitanon_jitdump_opts {
     size_t memory_limit; /* bytes the loader may allocate; 0 = unlimited */
     int no_records;      /* the loader validates and counts, but keeps no record table
                             (records == NULL): walk `data` with jitanon_jitdump_iter */
+    /* The loader keeps the records before a damaged one (a crash, a disk that lost the
+       last writes: zeros or garbage after the last whole record) or before a record cut
+       short at the end, and says where in tail_error.  strict refuses such a dump: the
+       load fails with that error. */
+    int strict;
     uint32_t end_zero_;
 } jitanon_jitdump_opts;
 
@@ -498,8 +515,10 @@ typedef struct jitanon_jitdump {
     jitanon_jitdump_record *records;
     size_t record_count;
     /* A truncated tail is not an error for a loaded dump (the JIT may still be running
-       or may have crashed): the records before it are kept and this is set. */
+       or may have crashed), nor is a damaged record (unless opts.strict): the records
+       before it are kept and this is set (record_index: the first record not kept). */
     jitanon_error tail_error;
+    size_t valid_size; /* bytes of the header and the records kept (== size without tail_error) */
     jitanon_allocator allocator;
     size_t alloc_size_, records_cap_;
 } jitanon_jitdump;
@@ -679,8 +698,22 @@ typedef struct jitanon_perf_opts {
     uint64_t max_header_bytes; /* attrs + ids + feature sections kept; 0 = 64 MiB */
     jitanon_decompress_fn decompress; /* NULL: compressed input is JITANON_ERR_COMPRESSED */
     void *decompress_user;
+    /* Damaged input (see jitanon_perf_warning) is an error instead of being recovered. */
+    int strict;
     uint32_t end_zero_;
 } jitanon_perf_opts;
+
+/* What the reader recovered from (jitanon_perf_reader.warnings; opts.strict refuses
+   instead).  A recording whose `perf record` was killed (SIGKILL, OOM, power loss) has
+   data size 0 in its header and no feature sections; a copy cut short ends inside a
+   record. */
+typedef enum jitanon_perf_warning {
+    JITANON_PERF_WARN_DATA_SIZE_ZERO = 1, /* header data size 0: the data runs to the end of the input
+                                             (data_size says so: UINT64_MAX - data_offset) */
+    JITANON_PERF_WARN_CUT = 2,            /* the input ends inside a record, or (data size 0) the data
+                                             ends in bytes that are no record: the records before are kept */
+    JITANON_PERF_WARN_FEATURES = 4        /* feature sections missing or unreadable: treated as absent */
+} jitanon_perf_warning;
 
 /* One event attribute with the fields an injector needs.  `raw` holds the attr.size bytes
    exactly as in the input (input byte order); `ids` are decoded to host values.  Both are
@@ -797,11 +830,15 @@ typedef struct jitanon_perf_reader {
     int big_endian;                  /* the input's byte order */
     uint64_t features[4];            /* feature bitmap (pipe: HEADER_FEATURE ids seen) */
     uint64_t data_offset, data_size; /* file mode: the data section (size 0, as left by a
-                                        killed perf record, gives no records, as in perf) */
+                                        killed perf record: read to the end of the input,
+                                        JITANON_PERF_WARN_DATA_SIZE_ZERO) */
     jitanon_perf_attr *attrs;
     size_t attr_count;
     int features_loaded;             /* jitanon_perf_reader_load_features succeeded */
     jitanon_perf_stats stats;
+    uint32_t warnings;     /* jitanon_perf_warning bits: damage recovered from */
+    jitanon_error damage;  /* the first damage recovered from (type JITANON_OK when none) */
+    uint64_t bytes_ignored; /* input bytes after the last whole record of the data */
     /* internal */
     jitanon__input in_;
     jitanon_seek_fn seek_fn_;
@@ -822,6 +859,7 @@ typedef struct jitanon_perf_reader {
     uint8_t *feat_mem_;
     size_t feat_mem_size_;
     uint64_t next_index_;
+    int strict_, unsized_;
 } jitanon_perf_reader;
 
 /* Starts reading through callbacks: detects the mode and byte order and reads the file
@@ -839,13 +877,17 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
 /* Next record: JITANON_OK (views valid until the next call), JITANON_END after the last,
    or an error (err.offset = byte offset, err.record_index/record_type set when known).
    Compressed records give JITANON_ERR_COMPRESSED unless opts.decompress is set; then the
-   records inside are delivered instead (from_compressed = 1). */
+   records inside are delivered instead (from_compressed = 1).  An input that ends inside
+   a record (or, with data size 0, in bytes that are no record) ends the records:
+   JITANON_END with JITANON_PERF_WARN_CUT (opts.strict: the error). */
 JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                     jitanon_error *err);
 /* File mode: loads every feature section.  Seekable input: any time (it seeks away and
    back, so the views of the last record become invalid).  Forward-only input: only after
    _next returned JITANON_END (else JITANON_ERR_UNSUPPORTED).  Pipe mode: no-op (features
-   arrive as HEADER_FEATURE records).  NOTE: the bitmap of a foreign-order file is read as
+   arrive as HEADER_FEATURE records).  Sections that cannot be read (a file cut short, a
+   garbage table) are treated as absent with JITANON_PERF_WARN_FEATURES (opts.strict:
+   the error).  NOTE: the bitmap of a foreign-order file is read as
    u64 words; perf's fallback for files from 32-bit hosts (u32 words) is not attempted. */
 JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err);
 /* A loaded feature section (view valid until _release); returns 0 when absent or not
@@ -1458,7 +1500,11 @@ typedef enum jitanon_elf_files {
 typedef struct jitanon_inject_io {
     /* Loads the dump at `path` (already checked to be named jit-<digits>.dump) into *out,
        as jitanon_jitdump_load_file does: JITANON_OK with a dump the injector frees with
-       jitanon_jitdump_destroy, or an error (err filled; *out is not used). */
+       jitanon_jitdump_destroy, or an error (err filled; *out is not used).  The default
+       (NULL) opens the path as a recording may name anything: without blocking
+       (O_NONBLOCK, O_NOCTTY), only a regular file (a FIFO or a device is refused at
+       once), a symlink only as the kernel's protected_symlinks rule allows; err says
+       why a file was refused. */
     jitanon_result (*load_dump)(void *user, const char *path, const jitanon_jitdump_opts *opts,
                                 jitanon_jitdump **out, jitanon_error *err);
     /* Stores one complete ELF file called `name` ("jitted-", then digits, '-' and '.',
@@ -1596,13 +1642,23 @@ typedef struct jitanon_inject_stats {
     uint64_t buildid_entries;      /* ELF files listed in the output's build-id table */
     uint64_t buildid_cached;       /* files added to opts.buildid_cache (new or already there) */
     uint64_t buildid_cache_failed; /* files that could not be added */
+    /* Damaged input, whose valid part was used (opts.jitdump.strict refuses it instead):
+       jitdumps cut short or damaged after a whole header, the CODE_LOADs kept from them
+       and the bytes after their last whole record. */
+    uint64_t dumps_damaged, damaged_loads_kept, jitdump_bytes_ignored;
+    /* The same for the perf.data input (jitanon_perf_reader's warnings and bytes_ignored;
+       its opts.strict refuses instead). */
+    uint64_t input_warnings, input_bytes_ignored;
 } jitanon_inject_stats;
 
 /* Reads every record `in` has not read yet and writes the injected stream to `out`
    (attrs, features, records; then jitanon_perf_writer_finish).  `out` must use the
    input's byte order.  opts (defaults) and stats may be NULL.  A fatal problem (malformed input, a clock that
    does not match the jitdumps, a write failure) returns an error; a dump that cannot be
-   read only leaves its process untouched and is reported through io.log.  `out` may be
+   read only leaves its process untouched and is reported through io.log.  A dump cut
+   short or damaged after its header is used up to the damage, which io.log reports
+   once and stats count (opts.jitdump.strict: the run fails with that error instead);
+   so is damage the reader recovered from in `in` (jitanon_perf_reader.warnings).  `out` may be
    NULL to only resolve samples (opts.on_sample). */
 JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_writer *out,
                                           const jitanon_inject_opts *opts, jitanon_inject_stats *stats,
@@ -2551,12 +2607,163 @@ JITANON__PRIVATE void jitanon__thread_join(jitanon__thread t) { pthread_join(t, 
 
 /* -- the injector's default I/O: the file system -- */
 
+#if JITANON__POSIX
+/* What a non-regular file is, for the message that refuses it. */
+JITANON__PRIVATE const char *jitanon__os_not_regular(mode_t mode)
+{
+    if (S_ISFIFO(mode)) return "refused: a FIFO, not a regular file (reading it could block forever)";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "refused: a device node, not a regular file";
+    if (S_ISDIR(mode)) return "refused: a directory";
+    return "refused: not a regular file";
+}
+
+/* S_ISVTX is XSI, hidden under plain POSIX.1-2008; the sticky bit is 01000 everywhere. */
+#ifdef S_ISVTX
+#define JITANON__STICKY S_ISVTX
+#else
+#define JITANON__STICKY 01000
+#endif
+
+/* The kernel's protected_symlinks rule, for the symlink `link` (lstat) that `path` names:
+   in a sticky world-writable directory (/tmp) it is followed only when its owner is the
+   directory's owner or the caller, so another user cannot point a file a recording names
+   at one of ours.  NULL when it may be followed, else why not. */
+JITANON__PRIVATE const char *jitanon__os_symlink_refused(const char *path, const struct stat *link)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    struct stat ds;
+    if (n >= sizeof dir) return "refused: path too long";
+    if (!slash) memcpy(dir, ".", 2);
+    else if (n == 0) memcpy(dir, "/", 2);
+    else {
+        memcpy(dir, path, n);
+        dir[n] = 0;
+    }
+    if (stat(dir, &ds) != 0) return "refused: cannot stat its directory";
+    if ((ds.st_mode & JITANON__STICKY) && (ds.st_mode & S_IWOTH) && link->st_uid != ds.st_uid && link->st_uid != geteuid())
+        return "refused: a symlink in a sticky world-writable directory whose owner is neither the directory's "
+               "owner nor us (protected_symlinks)";
+    return NULL;
+}
+
+/* Opens a jitdump that a recording names.  A recording can name any path, so: never
+   block (O_NONBLOCK: a FIFO; O_NOCTTY: a terminal), never open what is not a regular
+   file (lstat/stat before, fstat after: the descriptor decides), and follow a symlink
+   only as the kernel's protected_symlinks rule would.  A last component that was no
+   symlink at lstat is opened with O_NOFOLLOW, so a symlink planted in between fails; one
+   that was is checked, and in a sticky directory nobody but its owner (who passed the
+   check) can replace it before the open.  Returns the fd, or -1 with *why. */
+JITANON__PRIVATE int jitanon__os_open_dump(const char *path, uint64_t *size, const char **why)
+{
+    struct stat st;
+    int fd, follow;
+    if (lstat(path, &st) != 0) {
+        *why = errno == ENOENT ? "no such file" : "cannot stat it";
+        return -1;
+    }
+    follow = S_ISLNK(st.st_mode);
+    if (follow && (*why = jitanon__os_symlink_refused(path, &st)) != NULL) return -1;
+    if (follow && stat(path, &st) != 0) {
+        *why = "a dangling symlink";
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *why = jitanon__os_not_regular(st.st_mode);
+        return -1;
+    }
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+    if (fd < 0) {
+        *why = errno == ELOOP ? "refused: it became a symlink while being opened" : "cannot open it";
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        *why = jitanon__os_not_regular(st.st_mode);
+        close(fd);
+        return -1;
+    }
+    *size = (uint64_t)st.st_size;
+    return fd;
+}
+
+/* A jitanon_read_fn over a file descriptor carried in the user pointer's value. */
+JITANON__PRIVATE size_t jitanon__os_fd_read(void *user, void *dst, size_t size)
+{
+    for (;;) {
+        ssize_t n = read((int)(intptr_t)user, dst, size);
+        if (n >= 0) return (size_t)n;
+        if (errno != EINTR) return SIZE_MAX;
+    }
+}
+#endif
+
+#ifndef JITANON_NO_STDIO
+JITANON__PRIVATE jitanon_result jitanon__jitdump_load_read(jitanon_read_fn read_fn, void *user,
+                                                           const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
+                                                           jitanon_error *err); /* [jitdump-read] */
+
+/* A jitdump the injector reads from the file system: a descriptor opened with the
+   checks above, or (without POSIX) an ISO C stream. */
+typedef struct jitanon__dumpfile {
+    jitanon_read_fn read;
+    void *user;
+    uint64_t size; /* at open (POSIX only; 0 otherwise) */
+} jitanon__dumpfile;
+
+JITANON__PRIVATE size_t jitanon__os_file_read(void *user, void *dst, size_t size)
+{
+    size_t n = fread(dst, 1, size, (FILE *)user);
+    return n == 0 && ferror((FILE *)user) ? SIZE_MAX : n;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__os_dump_open(jitanon__dumpfile *f, const char *path, jitanon_error *err)
+{
+#if JITANON__POSIX
+    const char *why = NULL;
+    int fd;
+    memset(f, 0, sizeof *f);
+    fd = jitanon__os_open_dump(path, &f->size, &why);
+    if (fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "%s", why);
+    f->read = jitanon__os_fd_read;
+    f->user = (void *)(intptr_t)fd;
+#else
+    FILE *file = fopen(path, "rb");
+    memset(f, 0, sizeof *f);
+    if (!file) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open it");
+    f->read = jitanon__os_file_read;
+    f->user = file;
+    f->size = 0;
+#endif
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE void jitanon__os_dump_close(jitanon__dumpfile *f)
+{
+    if (!f->read) return;
+#if JITANON__POSIX
+    close((int)(intptr_t)f->user);
+#else
+    fclose((FILE *)f->user);
+#endif
+    f->read = NULL;
+}
+#endif
+
 JITANON__PRIVATE jitanon_result jitanon__inj_load_default(void *user, const char *path, const jitanon_jitdump_opts *opts,
                                                           jitanon_jitdump **out, jitanon_error *err)
 {
     (void)user;
 #ifndef JITANON_NO_STDIO
-    return jitanon_jitdump_load_file(path, opts, out, err);
+    {
+        jitanon__dumpfile f;
+        jitanon_result r;
+        *out = NULL;
+        if ((r = jitanon__os_dump_open(&f, path, err)) != JITANON_OK) return r;
+        r = jitanon__jitdump_load_read(f.read, f.user, opts, out, err);
+        jitanon__os_dump_close(&f);
+        return r;
+    }
 #else
     (void)path;
     (void)opts;
@@ -3441,6 +3648,13 @@ JITANON__PRIVATE void jitanon__jitdump_count(jitanon_jitdump_stats *st, const ji
     if (rec->index == 0 || rec->timestamp > st->last_time) st->last_time = rec->timestamp;
 }
 
+/* Failures that end a dump's valid prefix: a record cut short, malformed, or larger than
+   any record may be (so its size field is garbage). */
+JITANON__PRIVATE int jitanon__jitdump_damage(jitanon_result r)
+{
+    return r == JITANON_ERR_TRUNCATED || r == JITANON_ERR_BAD_RECORD || r == JITANON_ERR_LIMIT;
+}
+
 JITANON__PRIVATE jitanon_result jitanon__jitdump_truncated(jitanon_error *err, uint64_t off, uint64_t missing, uint64_t index)
 {
     jitanon_result r = JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off,
@@ -3614,7 +3828,7 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_load_owned(uint8_t *data, size_
     jitanon_jitdump_iter it;
     jitanon_jitdump_record rec;
     jitanon_result r;
-    int header_ok;
+    int header_ok, ours = 0;
     memset(&a, 0, sizeof a);
     if (opts) a = opts->allocator;
     d = (jitanon_jitdump *)jitanon__malloc(&a, sizeof *d);
@@ -3637,20 +3851,25 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_load_owned(uint8_t *data, size_
              cap > opts->memory_limit)) {
             r = JITANON__FAIL(&e, JITANON_ERR_LIMIT, rec.offset, "memory_limit reached after %U records",
                               (uint64_t)d->record_count);
+            ours = 1;
             break;
         }
         if (!jitanon__grow(&a, (void **)&d->records, &d->records_cap_, d->record_count + 1, sizeof rec)) {
             r = JITANON__FAIL(&e, JITANON_ERR_NOMEM, rec.offset, "cannot grow the record table");
+            ours = 1;
             break;
         }
         d->records[d->record_count++] = rec;
     }
     d->header = it.header;
     d->stats = it.stats;
-    /* A cut after a complete header is what a crashed or still-running JIT leaves:
-       keep every record before it and say where the tail broke off. */
-    if (r == JITANON_ERR_TRUNCATED && header_ok) {
+    d->valid_size = header_ok ? it.pos : 0;
+    /* A cut or damage after a complete header is what a crashed or still-running JIT
+       leaves: keep every record before it and say where the tail broke off (the record
+       at it.pos, not a limit of ours). */
+    if (header_ok && !ours && jitanon__jitdump_damage(r) && !(opts && opts->strict)) {
         d->tail_error = e;
+        d->tail_error.record_index = it.next_index;
         r = JITANON_END;
     }
     if (r != JITANON_END) {
@@ -3702,8 +3921,9 @@ JITANON_API jitanon_result jitanon_jitdump_load_memory(const void *data, size_t 
 
 #ifndef JITANON_NO_STDIO
 /* Reads a whole stream (a file, a FIFO or stdin) into memory. */
-JITANON__PRIVATE jitanon_result jitanon__slurp(FILE *f, const jitanon_allocator *a, size_t limit, uint8_t **out,
-                                     size_t *size, size_t *cap, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__slurp(jitanon_read_fn read_fn, void *user, const jitanon_allocator *a,
+                                               size_t limit, uint8_t **out, size_t *size, size_t *cap,
+                                               jitanon_error *err)
 {
     uint8_t *buf = NULL;
     size_t len = 0, bcap = 0;
@@ -3713,7 +3933,11 @@ JITANON__PRIVATE jitanon_result jitanon__slurp(FILE *f, const jitanon_allocator 
             jitanon__free(a, buf, bcap);
             return JITANON__FAIL(err, JITANON_ERR_NOMEM, len, "cannot buffer the file");
         }
-        got = fread(buf + len, 1, bcap - len, f);
+        got = read_fn(user, buf + len, bcap - len);
+        if (got == SIZE_MAX) {
+            jitanon__free(a, buf, bcap);
+            return JITANON__FAIL(err, JITANON_ERR_IO, len, "read error");
+        }
         len += got;
         if (limit && len > limit) {
             jitanon__free(a, buf, bcap);
@@ -3721,30 +3945,38 @@ JITANON__PRIVATE jitanon_result jitanon__slurp(FILE *f, const jitanon_allocator 
         }
         if (got == 0) break;
     }
-    if (ferror(f)) {
-        jitanon__free(a, buf, bcap);
-        return JITANON__FAIL(err, JITANON_ERR_IO, len, "read error");
-    }
     *out = buf;
     *size = len;
     *cap = bcap;
     return JITANON_OK;
 }
 
-JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
-                                                     jitanon_jitdump **out, jitanon_error *err)
+/* Loads the dump a read callback gives, read whole. */
+JITANON__PRIVATE jitanon_result jitanon__jitdump_load_read(jitanon_read_fn read_fn, void *user,
+                                                           const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
+                                                           jitanon_error *err)
 {
-    FILE *f;
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;
     jitanon_result r = jitanon__jitdump_load_begin(opts, out, err);
     if (r != JITANON_OK) return r;
-    f = fopen(path, "rb");
-    if (!f) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s", path);
-    r = jitanon__slurp(f, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, &buf, &len, &cap, err);
-    fclose(f);
+    r = jitanon__slurp(read_fn, user, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, &buf, &len, &cap,
+                       err);
     if (r != JITANON_OK) return r;
     return jitanon__jitdump_load_owned(buf, len, cap, opts, out, err);
+}
+
+JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
+                                                     jitanon_jitdump **out, jitanon_error *err)
+{
+    FILE *f;
+    jitanon_result r = jitanon__jitdump_load_begin(opts, out, err);
+    if (r != JITANON_OK) return r;
+    f = fopen(path, "rb");
+    if (!f) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s", path);
+    r = jitanon__jitdump_load_read(jitanon__os_file_read, f, opts, out, err);
+    fclose(f);
+    return r;
 }
 #endif
 
@@ -4375,6 +4607,63 @@ JITANON__PRIVATE jitanon_result jitanon__pd_load_pre(jitanon_perf_reader *r, jit
     return jitanon__pd_read_at(r, pre->off, pre->mem, pre->len, err);
 }
 
+JITANON__PRIVATE size_t jitanon__pd_feat_count(const uint64_t bits[4])
+{
+    return jitanon__popcount64(bits[0]) + jitanon__popcount64(bits[1]) + jitanon__popcount64(bits[2]) +
+           jitanon__popcount64(bits[3]);
+}
+
+/* Notes damage the reader recovers from (the first one in r->damage), or refuses it
+   with opts.strict. */
+JITANON__PRIVATE jitanon_result jitanon__pd_recover(jitanon_perf_reader *r, uint32_t warning, jitanon_result type,
+                                                   uint64_t off, const char *what, jitanon_error *err)
+{
+    if (r->strict_) return JITANON__FAIL(err, type, off, "%s (strict)", what);
+    if (!r->warnings) JITANON__FAIL(&r->damage, type, off, "%s", what);
+    r->warnings |= warning;
+    return JITANON_OK;
+}
+
+/* Data size 0 with nothing after the data offset, or with the feature table where data
+   size 0 puts it (at the data offset): an empty data section of a finished recording,
+   not a killed one.  Records cannot look like that table: a record header read as a u64
+   offset holds the record's size (8 or more) in bits 48-63.  Reads ahead without
+   consuming: the input stays at the data offset. */
+JITANON__PRIVATE int jitanon__pd_empty_data(jitanon_perf_reader *r)
+{
+    jitanon_error ignored;
+    size_t i, n = jitanon__pd_feat_count(r->features);
+    uint64_t first = r->data_offset + 16 * (uint64_t)n;
+    jitanon_result res = jitanon__pd_fill(r, n ? 16 * n : 1, &ignored);
+    if (!n) return res == JITANON_END && !jitanon__pd_avail(r);
+    if (res != JITANON_OK) return 0;
+    for (i = 0; i < n; i++) {
+        const uint8_t *e = r->in_.buf + r->in_.pos + 16 * i;
+        uint64_t off = jitanon__rd64(e, r->big_endian), size = jitanon__rd64(e + 8, r->big_endian);
+        if (off < first || off >= (1ull << 48) || size > r->max_header_bytes_) return 0;
+    }
+    return 1;
+}
+
+/* Data size 0: perf record was killed before it could finish the header (or the data
+   section is empty).  The data then runs to the end of the input, and the feature bits
+   name sections that were never written. */
+JITANON__PRIVATE jitanon_result jitanon__pd_unsized(jitanon_perf_reader *r, jitanon_error *err)
+{
+    jitanon_result res;
+    if (jitanon__pd_empty_data(r)) return JITANON_OK;
+    res = jitanon__pd_recover(r, JITANON_PERF_WARN_DATA_SIZE_ZERO, JITANON_ERR_BAD_HEADER, 48,
+                              "data size 0 (perf record killed?): the data is read to the end of the file", err);
+    if (res != JITANON_OK) return res;
+    r->unsized_ = 1;
+    r->data_size = UINT64_MAX - r->data_offset;
+    if (jitanon__pd_feat_count(r->features)) {
+        memset(r->features, 0, sizeof r->features);
+        r->warnings |= JITANON_PERF_WARN_FEATURES;
+    }
+    return JITANON_OK;
+}
+
 JITANON__PRIVATE jitanon_result jitanon__pd_file_header(jitanon_perf_reader *r, uint64_t hsize, jitanon_error *err)
 {
     jitanon__pd_fhdr h;
@@ -4403,7 +4692,42 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_header(jitanon_perf_reader *r, 
     if (res == JITANON_OK && h.attrs_size)
         res = jitanon__pd_file_attrs(r, &pre, h.attr_size, h.attrs_off, h.attrs_size, err);
     jitanon__free(&r->allocator_, pre.mem, pre.len);
-    return res == JITANON_OK ? jitanon__pd_goto(r, r->data_offset, err) : res;
+    if (res == JITANON_OK) res = jitanon__pd_goto(r, r->data_offset, err);
+    if (res == JITANON_OK && r->data_size == 0) res = jitanon__pd_unsized(r, err);
+    return res;
+}
+
+/* The legacy PERFFILE (v1) header has PERFILE2's layout, but its magic is the same bytes
+   in either byte order: the order is the one in which attr_size (a file) is one of the
+   attr sizes of that format's time (64, 72, 80, 96 or 104 bytes) plus the 16-byte id
+   section, as perf checks it.  A pipe (header size 16) says nothing: the host's order. */
+JITANON__PRIVATE int jitanon__pd_legacy_attr_size(uint64_t v)
+{
+    return v == 80 || v == 88 || v == 96 || v == 112 || v == 120;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__pd_legacy_order(jitanon_perf_reader *r, jitanon_error *err)
+{
+    const uint8_t *p = r->in_.buf + r->in_.pos;
+    int b;
+    jitanon_result res;
+    for (b = 0; b < 2; b++)
+        if (jitanon__rd64(p + 8, b) == JITANON__PERF_PIPE_HEADER) {
+            r->big_endian = jitanon__host_big_endian();
+            return JITANON_OK;
+        }
+    if ((res = jitanon__pd_fill(r, 24, err)) == JITANON_END)
+        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, jitanon__pd_avail(r), "legacy PERFFILE header needs 24 bytes");
+    if (res != JITANON_OK) return res;
+    p = r->in_.buf + r->in_.pos;
+    for (b = 0; b < 2; b++)
+        if (jitanon__pd_legacy_attr_size(jitanon__rd64(p + 16, b))) {
+            r->big_endian = b;
+            return JITANON_OK;
+        }
+    return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, 16,
+                         "legacy PERFFILE header: attr_size %U is none of that format's (80, 88, 96, 112, 120)",
+                         jitanon__rd64(p + 16, 0));
 }
 
 JITANON__PRIVATE jitanon_result jitanon__pd_header(jitanon_perf_reader *r, jitanon_error *err)
@@ -4418,9 +4742,10 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header(jitanon_perf_reader *r, jitan
     /* The writer stores the u64 "PERFILE2" in its own order, so the bytes tell the order. */
     if (memcmp(p, "PERFILE2", 8) == 0) r->big_endian = 0;
     else if (memcmp(p, "2ELIFREP", 8) == 0) r->big_endian = 1;
-    else if (memcmp(p, "PERFFILE", 8) == 0)
-        return JITANON__FAIL(err, JITANON_ERR_BAD_VERSION, 0, "legacy PERFFILE format is not supported");
-    else return JITANON__FAIL(err, JITANON_ERR_BAD_MAGIC, 0, "not perf.data: magic 'PERFILE2' not found");
+    else if (memcmp(p, "PERFFILE", 8) == 0) {
+        if ((res = jitanon__pd_legacy_order(r, err)) != JITANON_OK) return res;
+        p = r->in_.buf + r->in_.pos;
+    } else return JITANON__FAIL(err, JITANON_ERR_BAD_MAGIC, 0, "not perf.data: magic 'PERFILE2' not found");
     hsize = jitanon__rd64(p + 8, r->big_endian);
     if (hsize == JITANON__PERF_PIPE_HEADER) {
         r->mode = JITANON_PERF_PIPE;
@@ -4445,6 +4770,7 @@ JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jita
     jitanon__in_init(&r->in_, read_fn, user);
     r->max_payload_ = opts && opts->max_payload ? opts->max_payload : JITANON__PERF_DEFAULT_CAP;
     r->max_header_bytes_ = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
+    r->strict_ = opts && opts->strict;
     if (opts) {
         r->allocator_ = opts->allocator;
         r->decompress_ = opts->decompress;
@@ -4837,23 +5163,44 @@ JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const
     return JITANON_OK;
 }
 
+/* The input ends inside the record at `off` (`bad` NULL; `total` bytes wanted), or (data
+   size 0) the data ends in bytes that are no record (`bad`): the records before it are
+   all there is.  JITANON_END after counting what is left, or the error with strict. */
+JITANON__PRIVATE jitanon_result jitanon__pd_cut(jitanon_perf_reader *r, uint64_t off, size_t total,
+                                               const jitanon_error *bad, jitanon_error *err)
+{
+    char what[128];
+    jitanon_result res;
+    if (bad) jitanon_format_error(what, sizeof what, bad);
+    else jitanon__fmt(what, sizeof what, "input ends inside a record (%U of at least %U bytes)",
+                      (uint64_t)jitanon__pd_avail(r), (uint64_t)total);
+    res = jitanon__pd_recover(r, JITANON_PERF_WARN_CUT, bad ? bad->type : JITANON_ERR_TRUNCATED, off, what, err);
+    if (res != JITANON_OK) return res;
+    jitanon__clear_error(err);
+    do { /* what follows is read only to count it */
+        r->bytes_ignored += jitanon__pd_avail(r);
+        jitanon__in_consume(&r->in_, jitanon__pd_avail(r));
+        r->in_.pos = r->in_.len = 0;
+    } while (!r->eof_ && jitanon__pd_fill(r, 1, NULL) == JITANON_OK);
+    return JITANON_END;
+}
+
 /* The next record from the input itself (before decompression). */
 JITANON__PRIVATE jitanon_result jitanon__pd_next_raw(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                     jitanon_error *err)
 {
     uint64_t off = r->in_.off, end = r->data_offset + r->data_size;
     size_t total;
-    int bounded = r->mode == JITANON_PERF_FILE; /* data.size 0 (perf record killed) means no records, as in perf */
+    int bounded = r->mode == JITANON_PERF_FILE; /* data size 0 (perf record killed): unsized_, to the end */
     jitanon_result res;
     if (bounded && off >= end) return JITANON_END;
     while ((res = jitanon__pd_measure(r, r->in_.buf + r->in_.pos, jitanon__pd_avail(r), off, &total, err)) == JITANON_AGAIN) {
         res = jitanon__pd_fill(r, total, err);
-        if (res == JITANON_END && !jitanon__pd_avail(r) && !bounded) return JITANON_END;
-        if (res == JITANON_END)
-            return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "input ends inside a record (%U of at least %U bytes)",
-                                 (uint64_t)jitanon__pd_avail(r), (uint64_t)total);
+        if (res == JITANON_END && !jitanon__pd_avail(r) && (!bounded || r->unsized_)) return JITANON_END;
+        if (res == JITANON_END) return jitanon__pd_cut(r, off, total, NULL, err);
         if (res != JITANON_OK) return res;
     }
+    if (res != JITANON_OK && r->unsized_ && res != JITANON_ERR_LIMIT) return jitanon__pd_cut(r, off, 0, err, err);
     if (res != JITANON_OK) return res;
     if (bounded && total > end - off)
         return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, off, "record of %U bytes runs past the data section end %U",
@@ -4936,12 +5283,6 @@ JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jita
 
 /* -- feature sections -------------------------------------------------------------------- */
 
-JITANON__PRIVATE size_t jitanon__pd_feat_count(const uint64_t bits[4])
-{
-    return jitanon__popcount64(bits[0]) + jitanon__popcount64(bits[1]) + jitanon__popcount64(bits[2]) +
-           jitanon__popcount64(bits[3]);
-}
-
 /* Reads the table at data end: one {offset, size} per set bit, in bit order. */
 JITANON__PRIVATE jitanon_result jitanon__pd_feat_table(jitanon_perf_reader *r, size_t n, uint64_t *total,
                                                       jitanon_error *err)
@@ -5004,10 +5345,31 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_payloads(jitanon_perf_reader *r
     return JITANON_OK;
 }
 
+/* Feature sections that cannot be read (a file cut short, a garbage table) are treated
+   as absent, as a recording without them: err says why, unless strict refuses it. */
+JITANON__PRIVATE jitanon_result jitanon__pd_feat_drop(jitanon_perf_reader *r, jitanon_error *err)
+{
+    char what[128];
+    jitanon_result res;
+    jitanon_format_error(what, sizeof what, err);
+    res = jitanon__pd_recover(r, JITANON_PERF_WARN_FEATURES, err->type, err->offset, what, err);
+    if (res != JITANON_OK) return res;
+    r->header_bytes_ -= r->feat_count_ * sizeof *r->feats_ + r->feat_mem_size_;
+    jitanon__free(&r->allocator_, r->feats_, r->feat_count_ * sizeof *r->feats_);
+    jitanon__free(&r->allocator_, r->feat_mem_, r->feat_mem_size_);
+    r->feats_ = NULL;
+    r->feat_mem_ = NULL;
+    r->feat_count_ = r->feat_mem_size_ = 0;
+    memset(r->features, 0, sizeof r->features);
+    jitanon__clear_error(err);
+    return JITANON_OK;
+}
+
 JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err)
 {
     uint64_t saved = r->in_.off, total = 0;
     size_t n = jitanon__pd_feat_count(r->features);
+    jitanon_error e;
     jitanon_result res;
     jitanon__clear_error(err);
     if (r->mode != JITANON_PERF_FILE || r->features_loaded) return JITANON_OK;
@@ -5019,8 +5381,11 @@ JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader
     if (!r->seek_fn_ && !r->done_)
         return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, saved,
                              "feature sections follow the data; without a seek callback load them after the last record");
-    res = jitanon__pd_feat_table(r, n, &total, err);
-    if (res == JITANON_OK) res = jitanon__pd_feat_payloads(r, total, err);
+    memset(&e, 0, sizeof e);
+    res = jitanon__pd_feat_table(r, n, &total, &e);
+    if (res == JITANON_OK) res = jitanon__pd_feat_payloads(r, total, &e);
+    if (res != JITANON_OK && res != JITANON_ERR_NOMEM) res = jitanon__pd_feat_drop(r, &e);
+    if (res != JITANON_OK && err) *err = e;
     /* Back to the records even when loading failed, so reading goes on where it was. */
     if (!r->done_) {
         jitanon_error ignored;
@@ -7904,7 +8269,9 @@ typedef struct jitanon__inj_event {
 typedef struct jitanon__inj_summary {
     jitanon_jitdump_header header;
     uint64_t loads;           /* CODE_LOAD records */
-    jitanon_error tail_error; /* a tail cut short (type JITANON_OK when none) */
+    uint64_t records;         /* records of the valid prefix */
+    jitanon_error tail_error; /* a tail cut short or damaged (type JITANON_OK when none) */
+    uint64_t valid_size, size; /* bytes of the valid prefix, of the file */
     uint32_t line_bias;       /* opts.elf.line_bias, AUTO resolved over the whole dump */
 } jitanon__inj_summary;
 
@@ -8038,7 +8405,11 @@ typedef struct jitanon__elfout_ops {
 typedef struct jitanon__inj_src {
     jitanon_jitdump_iter it;
     jitanon_jitdump_stream st;
-    void *file; /* FILE * while streaming */
+    int file; /* streaming from df */
+    uint64_t left; /* records of the valid prefix not read yet */
+#ifndef JITANON_NO_STDIO
+    jitanon__dumpfile df;
+#endif
 } jitanon__inj_src;
 
 /* State of the per-function layouts (direct, threads, sampled). */
@@ -8563,21 +8934,17 @@ JITANON__PRIVATE int jitanon__inj_sort_events(jitanon__inj *j, jitanon__inj_even
 
 /* -- reading a dump: from memory, or streamed from its file ------------------------------ */
 
-#ifndef JITANON_NO_STDIO
-JITANON__PRIVATE size_t jitanon__inj_fread(void *user, void *dst, size_t size)
-{
-    size_t n = fread(dst, 1, size, (FILE *)user);
-    return n == 0 && ferror((FILE *)user) ? SIZE_MAX : n;
-}
-#endif
-
+/* A walk reads the valid prefix the load or scan found, no further: a dump read again
+   from its file cannot grow a different tail in between. */
 JITANON__PRIVATE jitanon_result jitanon__inj_src_open(jitanon__inj *j, const jitanon__inj_dump *jd, jitanon__inj_src *s)
 {
     memset(s, 0, sizeof *s);
+    s->left = jd->dump ? UINT64_MAX : jd->sum.records; /* the bytes in memory cannot change */
     if (jd->dump) return jitanon_jitdump_iter_begin(&s->it, jd->dump->data, jd->dump->size, &j->jit.dump_opts, NULL);
 #ifndef JITANON_NO_STDIO
-    if (!(s->file = fopen(jitanon__inj_path(j, jd->path), "rb"))) return JITANON_ERR_IO;
-    return jitanon_jitdump_stream_init(&s->st, jitanon__inj_fread, s->file, &j->jit.dump_opts, NULL);
+    if (jitanon__os_dump_open(&s->df, jitanon__inj_path(j, jd->path), NULL) != JITANON_OK) return JITANON_ERR_IO;
+    s->file = 1;
+    return jitanon_jitdump_stream_init(&s->st, s->df.read, s->df.user, &j->jit.dump_opts, NULL);
 #else
     return JITANON_ERR_FEATURE_DISABLED;
 #endif
@@ -8586,6 +8953,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_open(jitanon__inj *j, const jit
 /* The next record; anything but JITANON_OK ends the walk (a tail cut short is expected). */
 JITANON__PRIVATE jitanon_result jitanon__inj_src_next(jitanon__inj_src *s, jitanon_jitdump_record *rec)
 {
+    if (!s->left) return JITANON_END;
+    s->left--;
     if (!s->file) return jitanon_jitdump_iter_next(&s->it, rec, NULL);
     return jitanon_jitdump_stream_next(&s->st, rec, NULL);
 }
@@ -8593,7 +8962,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_next(jitanon__inj_src *s, jitan
 JITANON__PRIVATE void jitanon__inj_src_close(jitanon__inj_src *s)
 {
 #ifndef JITANON_NO_STDIO
-    if (s->file) fclose((FILE *)s->file);
+    if (s->file) jitanon__os_dump_close(&s->df);
 #endif
     jitanon_jitdump_stream_release(&s->st);
 }
@@ -8625,35 +8994,50 @@ JITANON__PRIVATE jitanon_elf_opts jitanon__inj_elf_opts(const jitanon__inj *j, c
 }
 
 #ifndef JITANON_NO_STDIO
-/* Reads a dump once as a stream to learn what the loader would: its header and counts. */
+/* Reads a dump once as a stream to learn what the loader would: its header, counts and
+   valid prefix (the records before one cut short or damaged, unless strict). */
 JITANON__PRIVATE jitanon_result jitanon__inj_scan(jitanon__inj *j, const char *path, jitanon__inj_summary *sum,
                                                   jitanon_error *err)
 {
-    FILE *f = fopen(path, "rb");
+    jitanon__dumpfile f;
     jitanon_jitdump_stream st;
     jitanon_jitdump_record rec;
     jitanon_elf_line_bias_scan bias;
-    jitanon_result r;
-    if (!f) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s", path);
-    r = jitanon_jitdump_stream_init(&st, jitanon__inj_fread, f, &j->jit.dump_opts, err);
+    jitanon_error e;
+    jitanon_result r = jitanon__os_dump_open(&f, path, err);
+    if (r != JITANON_OK) return r;
+    memset(&e, 0, sizeof e);
+    r = jitanon_jitdump_stream_init(&st, f.read, f.user, &j->jit.dump_opts, &e);
     jitanon_elf_line_bias_scan_init(&bias, NULL);
-    while (r == JITANON_OK && (r = jitanon_jitdump_stream_next(&st, &rec, err)) == JITANON_OK)
+    while (r == JITANON_OK && (r = jitanon_jitdump_stream_next(&st, &rec, &e)) == JITANON_OK)
         jitanon_elf_line_bias_scan_add(&bias, &rec);
+    memset(sum, 0, sizeof *sum);
+    sum->header = st.header;
+    sum->loads = st.stats.by_id[JITANON_JITDUMP_CODE_LOAD];
+    sum->records = st.next_index;
+    sum->valid_size = st.consumed;
+    sum->size = f.size > st.consumed + st.pending ? f.size : st.consumed + st.pending;
+    bias.v8_marker = st.header.pad1 == JITANON__V8_MARKER; /* the header is read with the first record */
+    sum->line_bias = jitanon__inj_line_bias(j, &bias);
     if (r == JITANON_AGAIN && !st.have_header) {
         r = JITANON__FAIL(err, JITANON_ERR_TRUNCATED, st.consumed, "jitdump header incomplete");
+    } else if (r == JITANON_AGAIN && st.pending) { /* what a crashed or still-running JIT left */
+        r = JITANON__FAIL(&sum->tail_error, JITANON_ERR_TRUNCATED, st.consumed, "record %U is cut short",
+                          st.next_index);
+        sum->tail_error.record_index = st.next_index;
     } else if (r == JITANON_AGAIN) {
         r = JITANON_OK;
-        memset(sum, 0, sizeof *sum);
-        sum->header = st.header;
-        sum->loads = st.stats.by_id[JITANON_JITDUMP_CODE_LOAD];
-        bias.v8_marker = st.header.pad1 == JITANON__V8_MARKER; /* the header is read with the first record */
-        sum->line_bias = jitanon__inj_line_bias(j, &bias);
-        if (st.pending) /* what a crashed or still-running JIT left */
-            JITANON__FAIL(&sum->tail_error, JITANON_ERR_TRUNCATED, st.consumed, "record %U is cut short",
-                          st.next_index);
+    } else if (st.have_header && jitanon__jitdump_damage(r)) {
+        sum->tail_error = e;
+        sum->tail_error.record_index = st.next_index;
+    } else if (err) {
+        *err = e;
     }
+    if (sum->tail_error.type != JITANON_OK)
+        r = j->jit.dump_opts.strict ? sum->tail_error.type : JITANON_OK;
+    if (r != JITANON_OK && sum->tail_error.type != JITANON_OK && err) *err = sum->tail_error;
     jitanon_jitdump_stream_release(&st);
-    fclose(f);
+    jitanon__os_dump_close(&f);
     return r;
 }
 #endif
@@ -9210,6 +9594,15 @@ JITANON__PRIVATE int jitanon__inj_streams(const jitanon__inj *j)
 #endif
 }
 
+/* Records a loaded dump holds (its valid prefix). */
+JITANON__PRIVATE uint64_t jitanon__inj_dump_records(const jitanon_jitdump *d)
+{
+    uint64_t n = d->stats.unknown;
+    unsigned i;
+    for (i = 0; i < JITANON_JITDUMP_CODE_MAX; i++) n += d->stats.by_id[i];
+    return n;
+}
+
 /* Loads or scans the dump at `path` into `jd`. */
 JITANON__PRIVATE jitanon_result jitanon__inj_read_dump(jitanon__inj *j, const char *path, jitanon__inj_dump *jd,
                                                        jitanon_error *e)
@@ -9237,20 +9630,25 @@ JITANON__PRIVATE jitanon_result jitanon__inj_read_dump(jitanon__inj *j, const ch
             while (jitanon_jitdump_iter_next(&it, &rec, NULL) == JITANON_OK) jitanon_elf_line_bias_scan_add(&bias, &rec);
         jd->sum.line_bias = jitanon__inj_line_bias(j, &bias);
     }
+    jd->sum.valid_size = jd->dump->valid_size;
+    jd->sum.size = jd->dump->size;
+    jd->sum.records = jitanon__inj_dump_records(jd->dump);
     return JITANON_OK;
 }
 
 /* Loads the dump a marker names: the recorded path first, then opts.jitdump_dir.
    `found` gets the path that was read. */
 JITANON__PRIVATE int jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *name, jitanon__inj_dump *jd,
-                                            char *found, size_t cap)
+                                            char *found, size_t cap, jitanon_error *ep)
 {
     jitanon_error e;
     size_t base = name->length;
+    jitanon__clear_error(ep);
     if (name->length >= cap) return 0;
     memcpy(found, name->data, name->length);
     found[name->length] = 0;
     if (jitanon__inj_read_dump(j, found, jd, &e) == JITANON_OK) return 1;
+    *ep = e;
     if (!j->opts->jitdump_dir) {
         jitanon__inj_log(j, "cannot read jitdump %s: %s", found, &e);
         return 0;
@@ -9260,6 +9658,7 @@ JITANON__PRIVATE int jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *
     memcpy(found + strlen(found), name->data + base, name->length - base);
     found[strlen(j->opts->jitdump_dir) + 1 + (name->length - base)] = 0;
     if (jitanon__inj_read_dump(j, found, jd, &e) == JITANON_OK) return 1;
+    *ep = e;
     jitanon__inj_log(j, "cannot read jitdump %s: %s", found, &e);
     return 0;
 }
@@ -9294,12 +9693,33 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__
     return JITANON_OK;
 }
 
+/* A dump whose tail is cut short or damaged: its valid prefix is used; one line says
+   where it ends and what was left out, and the counters add it up. */
+JITANON__PRIVATE void jitanon__inj_damaged(jitanon__inj *j, const char *found, const jitanon__inj_summary *sum)
+{
+    char what[256];
+    uint64_t ignored = sum->size > sum->valid_size ? sum->size - sum->valid_size : 0;
+    j->st->dumps_damaged++;
+    j->st->damaged_loads_kept += sum->loads;
+    j->st->jitdump_bytes_ignored += ignored;
+    jitanon__fmt(what, sizeof what, "record %U at byte %U; %U CODE_LOAD records before it are used, %U bytes ignored",
+                 sum->tail_error.record_index, sum->valid_size, sum->loads, ignored);
+    if (!j->io.log) return;
+    {
+        char msg[512], detail[256];
+        jitanon_format_error(detail, sizeof detail, &sum->tail_error);
+        jitanon__fmt(msg, sizeof msg, "jitdump %s is damaged or cut short at %s (%s)", found, what, detail);
+        j->io.log(j->io.user, msg);
+    }
+}
+
 /* A usable dump consumes its marker (as perf does); an unusable one leaves the marker
    and its process exactly as recorded. */
 JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__inj_rec *r, const jitanon_str *name)
 {
     char found[4096];
     jitanon__inj_dump jd;
+    jitanon_error e;
     jitanon_result res;
     j->st->markers++;
     j->jit.marker_cpu = r->cpu;
@@ -9307,8 +9727,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
     jd.pid = r->pid;
     jd.tid = r->tid;
     jd.marker_time = r->time;
-    if (!jitanon__inj_open_dump(j, name, &jd, found, sizeof found)) {
+    if (!jitanon__inj_open_dump(j, name, &jd, found, sizeof found, &e)) {
         j->st->dumps_failed++;
+        /* strict: a damaged dump fails the run rather than leaving its process unnamed */
+        if (j->jit.dump_opts.strict && jitanon__jitdump_damage(e.type)) {
+            if (j->err) *j->err = e;
+            return e.type;
+        }
         return JITANON_OK; /* its process is left as it was recorded */
     }
     if (jd.sum.loads == 0) {
@@ -9317,8 +9742,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         j->st->dumps_failed++;
         return JITANON_OK;
     }
-    if (jd.sum.tail_error.type != JITANON_OK)
-        jitanon__inj_log(j, "jitdump %s: %s (records before it are used)", found, &jd.sum.tail_error);
+    if (jd.sum.tail_error.type != JITANON_OK) jitanon__inj_damaged(j, found, &jd.sum);
     if ((res = jitanon__inj_check_clock(j, &jd.sum.header, r->offset)) != JITANON_OK) {
         jitanon_jitdump_destroy(jd.dump);
         return res;
@@ -9994,6 +10418,21 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
     res = jitanon__inj_start(&j, opts, &defaults);
     if (res == JITANON_OK) res = jitanon__perf_pump(in, out, &pass, err);
     j.st->records_out = out ? out->records : 0;
+    j.st->input_warnings = in->warnings;
+    j.st->input_bytes_ignored = in->bytes_ignored;
+    if (res == JITANON_OK && in->warnings) { /* once, when everything (the features too) was read */
+        char what[200];
+        size_t n = 0;
+        what[0] = 0;
+        if (in->warnings & JITANON_PERF_WARN_DATA_SIZE_ZERO)
+            n += jitanon__fmt(what + n, sizeof what - n, "; data size 0: read to the end");
+        if (in->warnings & JITANON_PERF_WARN_CUT)
+            n += jitanon__fmt(what + n, sizeof what - n, "; ends inside a record: %U bytes ignored", in->bytes_ignored);
+        if (in->warnings & JITANON_PERF_WARN_FEATURES)
+            jitanon__fmt(what + n, sizeof what - n, "; feature sections treated as absent");
+        jitanon__inj_log(&j, "the perf.data input is damaged (%s); what could be read is used: %s", what + 2,
+                         &in->damage);
+    }
     jitanon__inj_free(&j);
     return res;
 }

@@ -4,7 +4,7 @@
    jitanon-inject [-i IN] [-o OUT] [-j] [-f] [-v] [--anon=range|all|keep]
                   [--elf=function|process] [--elf-dir DIR] [--jitdump-dir DIR]
                   [--elf-files=all|sampled] [--late=keep|name] [--late-window MS]
-                  [--threads N] [-N] [--buildid-dir DIR] [--stats]  */
+                  [--threads N] [-N] [--buildid-dir DIR] [--stats] [--strict]  */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
@@ -60,6 +60,9 @@ static void usage(FILE *f)
             "      --buildid-dir DIR   the build-id cache (default: $PERF_BUILDID_DIR, perf's\n"
             "                          buildid.dir config, ~/.debug)\n"
             "      --stats             print counters on stderr when done\n"
+            "      --strict            refuse damaged input (a jitdump or perf.data cut short or\n"
+            "                          with garbage, a killed recording) instead of using its\n"
+            "                          valid part with a warning\n"
             "      --help, --version\n");
 }
 
@@ -110,6 +113,12 @@ static void print_stats(const jitanon_inject_stats *s)
     fprintf(stderr, "build-ids listed %" PRIu64 "; build-id cache: %" PRIu64 " files added or already there, %" PRIu64
             " failed\n", s->buildid_entries, s->buildid_cached, s->buildid_cache_failed);
     if (s->fallbacks) fprintf(stderr, "fallbacks %#" PRIx64 " (see the messages above)\n", s->fallbacks);
+    if (s->dumps_damaged || s->input_warnings)
+        fprintf(stderr,
+                "damaged input used: jitdumps %" PRIu64 " (loads kept %" PRIu64 ", bytes ignored %" PRIu64
+                "); perf.data warnings %#" PRIx64 " (bytes ignored %" PRIu64 ")\n",
+                s->dumps_damaged, s->damaged_loads_kept, s->jitdump_bytes_ignored, s->input_warnings,
+                s->input_bytes_ignored);
 }
 
 /* The input is never modified: refuse to write over it. */
@@ -138,12 +147,14 @@ int main(int argc, char **argv)
     jitanon_result r;
     cli c;
     jitanon_buildid_cache cache;
+    jitanon_perf_opts po;
     const char *cache_dir = NULL;
     int i, no_cache = 0;
     long threads = -1;
     struct stat sb;
     memset(&o, 0, sizeof o);
     memset(&c, 0, sizeof c);
+    memset(&po, 0, sizeof po);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if ((v = arg_value(argc, argv, &i, "--input", "-i"))) in = v;
@@ -191,6 +202,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) c.stats = 1;
         else if (!strcmp(a, "--stats")) c.stats = 1;
         else if (!strcmp(a, "-N") || !strcmp(a, "--no-buildid-cache")) no_cache = 1;
+        else if (!strcmp(a, "--strict")) o.jitdump.strict = po.strict = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;
         else if (!strcmp(a, "--version")) return printf("jitanon-inject %s\n", JITANON_VERSION_STRING), 0;
         else return fprintf(stderr, "jitanon-inject: unknown option '%s'\n", a), usage(stderr), 2;
@@ -228,7 +240,7 @@ int main(int argc, char **argv)
     o.io.log = on_log;
     o.io.progress = on_progress;
     o.io.user = &c;
-    r = jitanon_inject_file(in, out, JITANON_PERF_SAME_MODE, &o, NULL, &st, &err);
+    r = jitanon_inject_file(in, out, JITANON_PERF_SAME_MODE, &o, &po, &st, &err);
     if (c.progress) fprintf(stderr, "\n");
     if (o.buildid_cache) jitanon_buildid_cache_release(o.buildid_cache);
     if (r != JITANON_OK) {

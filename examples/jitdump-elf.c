@@ -234,8 +234,11 @@ int main(int argc, char **argv)
     if (rc == 0 && d->tail_error.type != JITANON_OK) {
         char msg[256];
         jitanon_format_error(msg, sizeof msg, &d->tail_error);
-        fprintf(stderr, "jitdump-elf: %s: the dump is cut (%s); wrote the %llu function(s) before the cut\n", o.dump,
-                msg, (unsigned long long)funcs);
+        fprintf(stderr,
+                "jitdump-elf: %s: the dump is cut or damaged at record %llu (%s); wrote the %llu function(s) of the "
+                "%llu bytes before it\n",
+                o.dump, (unsigned long long)d->tail_error.record_index, msg, (unsigned long long)funcs,
+                (unsigned long long)d->valid_size);
         rc = 3;
     }
     if (o.stats && t1 > t0)

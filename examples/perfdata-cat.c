@@ -61,6 +61,12 @@ static int cat(const char *in, int summary)
     while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK)
         if (!summary) print_record(&rec);
     if (res == JITANON_END && summary) print_summary(&r);
+    if (res == JITANON_END && r.warnings) { /* a killed or cut recording: what is there was read */
+        char msg[256];
+        jitanon_format_error(msg, sizeof msg, &r.damage);
+        fprintf(stderr, "perfdata-cat: warning: damaged input, %llu bytes after the last whole record ignored: %s\n",
+                (unsigned long long)r.bytes_ignored, msg);
+    }
     jitanon_perf_reader_release(&r);
     return res == JITANON_END ? 0 : fail(&err);
 }

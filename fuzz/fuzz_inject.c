@@ -1,7 +1,8 @@
 /* libFuzzer harness: the whole injector on an in-memory perf.data + jitdump pair.
 
    Input layout:  u16 LE dump_len | u16 LE flags | dump_len bytes of jitdump | perf.data
-   (dump_len is clamped to what is there).  Every marker path (jit-<digits>.dump) loads
+   (dump_len: its low 14 bits, clamped to what is there; its top two bits are flags 16
+   and 17).  Every marker path (jit-<digits>.dump) loads
    the same jitdump from memory (io.load_dump); ELF files are collected in memory
    (io.write_elf); the output perf.data goes to a memory sink.  flags pick the options:
 
@@ -17,7 +18,11 @@
        bit 10/11  elf.no_debug / elf.no_unwind
        bit 12     elf_files = SAMPLED (files only for sampled functions, at the end); with
                   per-process files only when bit 13 is set too (a refused combination)
-       bit 14/15  late = NAME; with bit 15 a window of 1000 time units instead of the default
+       bit 14     one more pair of runs, with the dump damaged: 100 zero bytes appended
+                  (bit 15 clear: when the dump alone loads without a tail_error, the output
+                  and every ELF file must equal those of the undamaged dump), or cut in
+                  half (bit 15 set: only a typed result is checked)
+       bit 16/17  late = NAME; with bit 17 also a window of 1000 time units instead of the default
 
    Checks: the result is OK or a typed error; load_dump sees only marker names; ELF names
    are plain file names and every ELF parses with our reader; on success the output reads
@@ -60,6 +65,10 @@ typedef struct world {
     elf_file elfs[FUZZ_MAX_ELFS];
     size_t nelfs, elf_bytes;
     uint64_t write_calls, loads, samples;
+    int keep;             /* inject() keeps its result and output here: */
+    jitanon_result kept_res;
+    uint8_t *kept;
+    size_t kept_size;
 } world;
 
 static jitanon_result io_load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
@@ -284,8 +293,8 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     io.elf.no_debug = (fl >> 10) & 1;
     io.elf.no_unwind = (fl >> 11) & 1;
     io.elf_files = (fl >> 12) & 1 && (!(fl & 2) || (fl >> 13) & 1) ? JITANON_ELF_FILES_SAMPLED : JITANON_ELF_FILES_ALL;
-    io.late = (fl >> 14) & 1 ? JITANON_LATE_NAME : JITANON_LATE_KEEP;
-    io.late_window_ns = (fl >> 15) & 1 ? 1000 : 0;
+    io.late = (fl >> 16) & 1 ? JITANON_LATE_NAME : JITANON_LATE_KEEP;
+    io.late_window_ns = (fl >> 17) & 1 ? 1000 : 0;
     io.jitdump.allocator = po.allocator;
     io.jitdump.memory_limit = 16u << 20;
     io.jitdump.max_record_size = 1u << 20;
@@ -342,10 +351,56 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
             }
         }
     }
+    if (w->keep) {
+        w->kept_res = cap.hit ? JITANON_ERR_NOMEM : res;
+        w->kept = (uint8_t *)malloc(out.size ? out.size : 1);
+        CHECK(w->kept != NULL);
+        if (out.size) memcpy(w->kept, out.data, out.size);
+        w->kept_size = out.size;
+    }
     jitanon_perf_writer_release(&wr);
     jitanon_perf_reader_release(&r);
     jitanon_membuf_release(&out);
     CHECK(cap.live == 0);
+}
+
+/* The dump with garbage after it gives what the dump alone gives (issue 18): the valid
+   prefix is kept, nothing after it counts. */
+static void damaged(const world *base, const uint8_t *perf, size_t perf_size)
+{
+    world *a = (world *)calloc(2, sizeof *a), *b = a + 1; /* large: not on the stack */
+    jitanon_jitdump *d = NULL;
+    int cut = (base->flags >> 15) & 1, clean;
+    size_t i, n = cut ? base->dump_size / 2 : base->dump_size + 100;
+    uint8_t *dg = (uint8_t *)calloc(n + 1, 1);
+    CHECK(dg != NULL && a != NULL);
+    memcpy(dg, base->dump, cut ? n : base->dump_size);
+    clean = jitanon_jitdump_load_memory(base->dump, base->dump_size, NULL, &d, NULL) == JITANON_OK &&
+            d->tail_error.type == JITANON_OK;
+    jitanon_jitdump_destroy(d);
+    a->flags = base->flags;
+    a->dump = base->dump;
+    a->dump_size = base->dump_size;
+    a->jitdump_dir = base->jitdump_dir;
+    a->keep = 1;
+    *b = *a;
+    b->dump = dg;
+    b->dump_size = n;
+    inject(a, perf, perf_size, 1);
+    inject(b, perf, perf_size, 1);
+    if (!cut && clean && a->kept_res == JITANON_OK && b->kept_res == JITANON_OK) {
+        CHECK(a->kept_size == b->kept_size && memcmp(a->kept, b->kept, a->kept_size) == 0);
+        CHECK(a->nelfs == b->nelfs);
+        for (i = 0; i < a->nelfs && i < b->nelfs; i++)
+            CHECK(strcmp(a->elfs[i].path, b->elfs[i].path) == 0 && a->elfs[i].size == b->elfs[i].size &&
+                  memcmp(a->elfs[i].data, b->elfs[i].data, a->elfs[i].size) == 0);
+    }
+    free(a->kept);
+    free(b->kept);
+    world_free(a);
+    world_free(b);
+    free(a);
+    free(dg);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -353,10 +408,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     world w;
     size_t dump_len;
     if (size < 4) return 0;
-    dump_len = (size_t)data[0] | (size_t)data[1] << 8;
+    dump_len = (size_t)data[0] | (size_t)(data[1] & 0x3f) << 8;
     if (dump_len > size - 4) dump_len = size - 4;
     memset(&w, 0, sizeof w);
-    w.flags = (unsigned)data[2] | (unsigned)data[3] << 8;
+    w.flags = (unsigned)data[2] | (unsigned)data[3] << 8 | (unsigned)(data[1] >> 6) << 16;
     w.dump = data + 4;
     w.dump_size = dump_len;
     w.jitdump_dir = "/fuzz-dumps";
@@ -366,5 +421,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         inject(&w, data + 4 + dump_len, size - 4 - dump_len, 0);
         world_free(&w);
     }
+    if (w.flags & 1u << 14) damaged(&w, data + 4 + dump_len, size - 4 - dump_len);
     return 0;
 }

@@ -349,11 +349,13 @@ int main(int argc, char **argv)
     save(argv[1], "elf", "gen-per-process.so", elf.data, elf.size, NULL, 0, NULL, 0);
     /* flags: see fuzz_inject.c (0 = defaults; 0x0102 = per-process + resolve-only run;
        0x0011 = forward-only input into the other mode; 0x02a0 = dump dir fallback, elf_dir,
-       tiny rounds) */
+       tiny rounds; 0x4000 = the dump with a damaged tail; 0xc002 = the dump cut, per-process) */
     inject_seed(argv[1], "gen-file-le.bin", &dump_le, &file_le, 0);
     inject_seed(argv[1], "gen-pipe-le.bin", &dump_le, &pipe_le, 0x0102);
     inject_seed(argv[1], "gen-file-be.bin", &dump_be, &file_be, 0x0011);
     inject_seed(argv[1], "gen-pipe-be-tiny-rounds.bin", &dump_be, &pipe_be, 0x02a0);
+    inject_seed(argv[1], "gen-file-le-damaged-tail.bin", &dump_le, &file_le, 0x4000);
+    inject_seed(argv[1], "gen-file-be-cut-dump.bin", &dump_be, &file_be, 0xc002);
     jitanon_membuf_release(&dump_le), jitanon_membuf_release(&dump_be), jitanon_membuf_release(&elf);
     jitanon_membuf_release(&file_le), jitanon_membuf_release(&file_be), jitanon_membuf_release(&pipe_le), jitanon_membuf_release(&pipe_be);
     return 0;

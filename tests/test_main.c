@@ -38,6 +38,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_trim.c"
 #include "t_elf.c"
 #include "t_inject.c"
+#include "t_damage.c"
 
 int main(int argc, char **argv)
 {
@@ -48,6 +49,7 @@ int main(int argc, char **argv)
     suite_trim();
     suite_elf();
     suite_inject();
+    suite_damage();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }
