@@ -3,7 +3,7 @@
 
    jitanon-inject [-i IN] [-o OUT] [-j] [-f] [-v] [--anon=range|all|keep]
                   [--elf=function|process] [--elf-dir DIR] [--jitdump-dir DIR]
-                  [--elf-files=all|sampled] [--late=keep|name] [--late-window MS]
+                  [--elf-files=all|sampled] [--late=auto|name|keep] [--late-window MS]
                   [--threads N] [-N] [--buildid-dir DIR] [--stats] [--strict]  */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
@@ -46,10 +46,11 @@ static void usage(FILE *f)
             "                          only ones perf report opens; not for pipes, dwarf\n"
             "                          call graphs, branch stacks or data addresses: all then)\n"
             "      --jitdump-dir DIR   look for jit-<pid>.dump in DIR when the recorded path fails\n"
-            "      --late=MODE         keep (default): a function is mapped from its load record on;\n"
+            "      --late=MODE         auto (default): name as below on file input, else keep;\n"
             "                          name: samples that ran in a function shortly before the JIT\n"
             "                          wrote its load record are named after it, when nothing else\n"
-            "                          was ever described at those addresses (file input only)\n"
+            "                          was ever described at those addresses (file input only);\n"
+            "                          keep: a function is mapped from its load record on (perf)\n"
             "      --late-window MS    how long before its load record a function may be named\n"
             "                          (default 100 ms)\n"
             "      --line-bias=B       subtract B from debug-info addresses: auto (default; detected\n"
@@ -162,9 +163,10 @@ int main(int argc, char **argv)
         else if ((v = arg_value(argc, argv, &i, "--elf-dir", NULL))) o.elf_dir = v;
         else if ((v = arg_value(argc, argv, &i, "--jitdump-dir", NULL))) o.jitdump_dir = v;
         else if ((v = arg_value(argc, argv, &i, "--late", NULL))) {
-            if (!strcmp(v, "keep")) o.late = JITANON_LATE_KEEP;
+            if (!strcmp(v, "auto")) o.late = JITANON_LATE_AUTO;
+            else if (!strcmp(v, "keep")) o.late = JITANON_LATE_KEEP;
             else if (!strcmp(v, "name")) o.late = JITANON_LATE_NAME;
-            else return fprintf(stderr, "jitanon-inject: --late takes keep or name\n"), 2;
+            else return fprintf(stderr, "jitanon-inject: --late takes auto, name or keep\n"), 2;
         } else if ((v = arg_value(argc, argv, &i, "--late-window", NULL))) {
             char *end;
             unsigned long n = strtoul(v, &end, 10);

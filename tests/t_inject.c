@@ -316,6 +316,7 @@ static void test_inject_range_trims_only_overlaps(void)
     const ti_out_rec *v = c.v;
     size_t i, anon = 0;
     ti_case_begin(&c, 1, JITANON_PERF_FILE, 1);
+    c.o.late = JITANON_LATE_KEEP; /* the pieces below are those of functions mapped from their loads */
     JT_CHECK(ti_case_run(&c, JITANON_PERF_FILE) == JITANON_OK);
     JT_CHECK_EQ_U(c.io.elf_files, 4);
     JT_CHECK(c.io.elf_ok);
@@ -688,6 +689,7 @@ static void ti_random_case(uint64_t seed, int *failures, jitanon_anon_mode anon_
     /* inject and replay the output */
     memset(&o, 0, sizeof o);
     o.anon_mode = anon_mode;
+    o.late = JITANON_LATE_KEEP; /* the model maps a function from its LOAD (late names: tl_case) */
     io.give_dump = io.elf_ok = 1;
     out_recs = (ti_out_rec *)calloc(64, sizeof *out_recs);
     {
@@ -774,7 +776,7 @@ static void ti_on_sample_record(void *user, const jitanon_inject_sample *si)
 /* The profiler's side: no writer, no ELF, every sample resolved in time order. */
 /* Resolves ti_build_perf's samples with no writer; `io` (zeroed by the caller) is
    the first member of what on_sample gets. */
-static void ti_resolve_run(ti_io *io, void (*on_sample)(void *, const jitanon_inject_sample *))
+static void ti_resolve_run(ti_io *io, void (*on_sample)(void *, const jitanon_inject_sample *), jitanon_late_mode late)
 {
     jitanon_membuf perf;
     jitanon_inject_opts o;
@@ -790,6 +792,7 @@ static void ti_resolve_run(ti_io *io, void (*on_sample)(void *, const jitanon_in
     o.io.write_elf = ti_write_elf;
     o.io.user = io;
     o.on_sample = on_sample;
+    o.late = late;
     JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
     JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
     jitanon_perf_reader_release(&r);
@@ -800,15 +803,21 @@ static void test_inject_resolve_only(void)
 {
     ti_io io;
     memset(&io, 0, sizeof io);
-    ti_resolve_run(&io, ti_on_sample_record);
-    JT_CHECK_EQ_U(io.elf_files, 0);
-    JT_CHECK_EQ_U(io.seen.n, 4);
-    /* in time order: t=60 f0, t=61 a stub in //anon, t=62 //anon (f2 loads at 70), t=90 f2 */
-    JT_CHECK(io.seen.kind[0] == JITANON_TRIM_JIT && !strcmp(io.seen.name[0], "f0"));
-    JT_CHECK(io.seen.kind[1] == JITANON_TRIM_ANON && !strcmp(io.seen.name[1], "//anon"));
-    JT_CHECK(io.seen.kind[2] == JITANON_TRIM_ANON);
-    JT_CHECK(io.seen.kind[3] == JITANON_TRIM_JIT && !strcmp(io.seen.name[3], "f2"));
-    jitanon_membuf_release(&io.dump);
+    int pass;
+    for (pass = 0; pass < 2; pass++) {
+        memset(&io, 0, sizeof io);
+        ti_resolve_run(&io, ti_on_sample_record, pass ? JITANON_LATE_AUTO : JITANON_LATE_KEEP);
+        JT_CHECK_EQ_U(io.elf_files, 0);
+        JT_CHECK_EQ_U(io.seen.n, 4);
+        /* in time order: t=60 f0, t=61 a stub in //anon, t=62 f2's code before its load at 70
+           (//anon with KEEP; f2 by default: nothing else was ever there), t=90 f2 */
+        JT_CHECK(io.seen.kind[0] == JITANON_TRIM_JIT && !strcmp(io.seen.name[0], "f0"));
+        JT_CHECK(io.seen.kind[1] == JITANON_TRIM_ANON && !strcmp(io.seen.name[1], "//anon"));
+        JT_CHECK(pass ? io.seen.kind[2] == JITANON_TRIM_JIT && !strcmp(io.seen.name[2], "f2")
+                      : io.seen.kind[2] == JITANON_TRIM_ANON);
+        JT_CHECK(io.seen.kind[3] == JITANON_TRIM_JIT && !strcmp(io.seen.name[3], "f2"));
+        jitanon_membuf_release(&io.dump);
+    }
 }
 
 /* jitanon_inject_sample_resolve: any address of the process, named as it is at the
@@ -845,7 +854,7 @@ static void test_inject_sample_resolve(void)
     ti_probe pr;
     unsigned i;
     memset(&pr, 0, sizeof pr);
-    ti_resolve_run(&pr.io, ti_on_sample_probe);
+    ti_resolve_run(&pr.io, ti_on_sample_probe, JITANON_LATE_KEEP);
     JT_CHECK_EQ_U(pr.n, 4);
     JT_CHECK_EQ_U(pr.bad, 0);
     for (i = 0; i < pr.n && i < 4; i++) {
@@ -2036,6 +2045,14 @@ static void test_inject_late_fallbacks(void)
     JT_CHECK(ti_inject(&pipe, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
     JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_LATE_PIPE && io.lines == 1 && strstr(io.log, "pipe"));
     JT_CHECK(st.late_loads == 0 && st.late_samples == 0);
+    /* the default names where it can and says nothing where it cannot */
+    io.lines = 0;
+    o.late = JITANON_LATE_AUTO;
+    JT_CHECK(ti_inject(&pipe, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK(st.fallbacks == 0 && io.lines == 0 && st.late_loads == 0);
+    JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK(st.fallbacks == 0 && io.lines == 0 && st.late_loads > 0);
+    o.late = JITANON_LATE_NAME;
     io.lines = 0;
     o.anon_mode = JITANON_ANON_ALL;
     JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);

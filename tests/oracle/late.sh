@@ -1,8 +1,9 @@
 #!/bin/sh
 # --late=name with real perf: tinyjit writes its load records late and prints when each
 # function's code really appeared, so every sample has a known answer; node writes its
-# perf map as it creates code, which tells the name of every address.  --late=name must
-# name every sample tinyjit ran in a function, and change no other sample.
+# perf map as it creates code, and a JVM its map of the code cache at exit, which tell
+# the name of every address.  --late=name must name every sample tinyjit ran in a
+# function, and change no other sample; no name may contradict the runtimes' maps.
 set -u
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -69,4 +70,46 @@ JS
   elif out=$(python3 "$chk" map "/tmp/perf-$p.map" "$d/keep.txt" "$d/name.txt"); then
     echo "PASS late node: no sample named wrongly ($out)"
   else echo "FAIL late node: $out"; fi
+fi
+
+agent="$root/build/libjitanon-jvmti.so"
+if ! command -v javac >/dev/null 2>&1; then echo "SKIP late java: no javac (apt-get install openjdk-17-jdk-headless)"
+elif [ ! -f "$agent" ]; then echo "SKIP late java: build/libjitanon-jvmti.so not built (no JDK headers)"
+else
+  # 20 methods, each hot for 40 ms in turn: HotSpot reports each compiled method a few ms
+  # after it started running
+  d="$tmp/java"; mkdir -p "$d/demo"
+  python3 - "$d/demo/Many.java" <<'PY'
+import sys
+n = 20
+ms = "\n".join("    static long m%d(long n) { long a = %d; for (long i = 0; i < n; i++) a = a * 6364136223846793005L + (i ^ %d); return a; }" % (k, k + 1, k) for k in range(n))
+calls = "\n".join("                case %d: s += m%d(20000); break;" % (k, k) for k in range(n))
+open(sys.argv[1], "w").write('''package demo;
+public class Many {
+%s
+    public static void main(String[] args) {
+        long s = 0;
+        for (int k = 0; k < %d; k++) {
+            long end = System.nanoTime() + 40_000_000L;
+            while (System.nanoTime() < end) switch (k) {
+%s
+            }
+        }
+        System.out.println("pid " + ProcessHandle.current().pid() + " " + s);
+    }
+}
+''' % (ms, n, calls))
+PY
+  if ! javac -d "$d" "$d/demo/Many.java" 2>"$d/javac.err"; then echo "FAIL late java: javac: $(head -c 300 "$d/javac.err")"
+  else
+    (cd "$d" && perf record -q -k mono -e cpu-clock -F 4000 -o perf.data java "-agentpath:$agent=dir=$d" \
+      -XX:+PreserveFramePointer -XX:-UsePerfData -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit \
+      -cp "$d" demo.Many > out.txt 2>/dev/null)
+    p=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$d/out.txt"); pids="$pids $p"
+    if [ -z "$p" ] || [ ! -f "/tmp/perf-$p.map" ]; then echo "SKIP late java: the JVM wrote no perf map"
+    elif ! both "$d" "$d/perf.data"; then echo "FAIL late java: jitanon-inject failed: $(cat "$d"/*.err)"
+    elif out=$(python3 "$chk" map "/tmp/perf-$p.map" "$d/keep.txt" "$d/name.txt"); then
+      echo "PASS late java: no sample named wrongly by the JVM's own map ($out)"
+    else echo "FAIL late java: $out"; fi
+  fi
 fi

@@ -26,6 +26,12 @@ def samples(path):
     return out
 
 
+def same_name(sym, full):
+    """perf script prints a symbol's first word; a JVM's map adds the return type and
+    the parameters ("long demo.Many.m1(long)" for demo.Many.m1)."""
+    return sym == full or full.startswith(sym + " ") or (" " + sym + "(") in (" " + full)
+
+
 def main():
     mode, ref, keep_path, name_path = sys.argv[1:5]
     keep, name = samples(keep_path), samples(name_path)
@@ -56,8 +62,7 @@ def main():
                 unnamed += 1
         if before != after:
             changed += 1
-            # perf script prints a symbol's first word
-            if not any(after == w or w.startswith(after + " ") for w in want):
+            if not any(same_name(after, w) for w in want):
                 wrong += 1
                 if wrong <= 5:
                     print("wrong: %.9f %x %r -> %r, truth %r" % (t, ip, before, after, sorted(want)[:3]))
