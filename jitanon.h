@@ -8344,6 +8344,8 @@ typedef struct jitanon__inj_maps {
     size_t nidents, idents_cap;
     jitanon__hmap index;        /* hash of (name, pgoff - start) -> ident */
     jitanon_membuf names;
+    uint32_t exited[64];        /* processes whose main thread exited, oldest first (a ring) */
+    size_t exited_head, nexited;
 } jitanon__inj_maps;
 
 /* Decide, jit: the dumps markers named, their functions and pending events. */
@@ -10079,6 +10081,35 @@ JITANON__PRIVATE void jitanon__inj_late_sample(jitanon__inj *j, const jitanon__i
         j->st->late_samples++;
 }
 
+/* A process's main thread exited.  perf keeps the map while its other threads run (their
+   samples come after, in the same microseconds); memory should still follow the live
+   processes, not the length of a system-wide recording: the last 64 exited processes
+   keep their maps, older ones are forgotten. */
+JITANON__PRIVATE void jitanon__inj_exited(jitanon__inj *j, uint32_t pid)
+{
+    jitanon__inj_maps *m = &j->maps;
+    const size_t cap = sizeof m->exited / sizeof m->exited[0];
+    if (m->nexited == cap) {
+        jitanon_trim_forget(m->trim, m->exited[m->exited_head]);
+        m->exited_head = (m->exited_head + 1) % cap;
+        m->nexited--;
+    }
+    m->exited[(m->exited_head + m->nexited++) % cap] = pid;
+}
+
+/* A new process took `pid`: the ring must not forget its fresh map later. */
+JITANON__PRIVATE void jitanon__inj_unexit(jitanon__inj *j, uint32_t pid)
+{
+    jitanon__inj_maps *m = &j->maps;
+    const size_t cap = sizeof m->exited / sizeof m->exited[0];
+    size_t i, kept = 0;
+    for (i = 0; i < m->nexited; i++) {
+        uint32_t p = m->exited[(m->exited_head + i) % cap];
+        if (p != pid) m->exited[(m->exited_head + kept++) % cap] = p;
+    }
+    m->nexited = kept;
+}
+
 /* Decide: replays one buffered record in time order. */
 JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__inj_rec *r)
 {
@@ -10097,12 +10128,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
         if (j->elf.ops->sample) j->elf.ops->sample(j, &j->elf, r);
     }
     /* perf's address maps: a new process starts from its parent's; exec starts afresh. */
-    if (trim && r->type == JITANON_PERF_RECORD_FORK && r->pid != r->ppid) return jitanon_trim_fork(trim, r->ppid, r->pid, j->err);
+    if (trim && r->type == JITANON_PERF_RECORD_FORK && r->pid != r->ppid) {
+        jitanon__inj_unexit(j, r->pid);
+        return jitanon_trim_fork(trim, r->ppid, r->pid, j->err);
+    }
     if (trim && r->type == JITANON_PERF_RECORD_COMM && (r->misc & JITANON__PERF_MISC_COMM_EXEC))
         jitanon_trim_forget(trim, r->pid);
-    /* A process that exited needs no map: memory follows the live processes, not the
-       length of a system-wide recording. */
-    if (trim && r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid) jitanon_trim_forget(trim, r->pid);
+    if (trim && r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid) jitanon__inj_exited(j, r->pid);
     return JITANON_OK;
 }
 

@@ -767,7 +767,7 @@ static void ti_on_sample_record(void *user, const jitanon_inject_sample *si)
     size_t len = si->name.length < 31 ? si->name.length : 31;
     if (s->n < 8) {
         s->kind[s->n] = si->kind;
-        memcpy(s->name[s->n], si->name.data, len);
+        if (len) memcpy(s->name[s->n], si->name.data, len);
         s->name[s->n][len] = 0;
     }
     s->n++;
@@ -2066,8 +2066,91 @@ static void test_inject_late_fallbacks(void)
     jitanon_membuf_release(&io.base.dump);
 }
 
+/* A task record (EXIT = 4, FORK = 7) of pid/tid at `time`. */
+static void ti_task(ti_gen *g, uint32_t type, uint64_t time, uint32_t pid, uint32_t ppid, uint32_t tid)
+{
+    uint8_t b[64];
+    jitanon_error err;
+    memset(b, 0, sizeof b);
+    jitanon__wr32(b, type, 0);
+    jitanon__wr16(b + 6, sizeof b, 0);
+    jitanon__wr32(b + 8, pid, 0);
+    jitanon__wr32(b + 12, ppid, 0);
+    jitanon__wr32(b + 16, tid, 0);
+    jitanon__wr32(b + 20, ppid, 0);
+    jitanon__wr64(b + 24, time, 0);
+    jitanon__wr32(b + 32, pid, 0); /* sample_id: tid, time, cpu, identifier */
+    jitanon__wr32(b + 36, tid, 0);
+    jitanon__wr64(b + 40, time, 0);
+    jitanon__wr64(b + 56, TI_ID, 0);
+    JT_CHECK(jitanon_perf_writer_write(&g->w, b, sizeof b, &err) == JITANON_OK);
+}
+
+/* A sample of thread `tid` of TI_PID. */
+static void ti_sample_tid(ti_gen *g, uint64_t time, uint64_t ip, uint32_t tid)
+{
+    uint8_t b[56];
+    jitanon_error err;
+    jitanon__wr32(b, JITANON_PERF_RECORD_SAMPLE, 0);
+    jitanon__wr16(b + 4, 2, 0);
+    jitanon__wr16(b + 6, sizeof b, 0);
+    jitanon__wr64(b + 8, TI_ID, 0);
+    jitanon__wr64(b + 16, ip, 0);
+    jitanon__wr32(b + 24, TI_PID, 0);
+    jitanon__wr32(b + 28, tid, 0);
+    jitanon__wr64(b + 32, time, 0);
+    jitanon__wr64(b + 40, 0, 0);
+    jitanon__wr64(b + 48, 250000, 0);
+    JT_CHECK(jitanon_perf_writer_write(&g->w, b, sizeof b, &err) == JITANON_OK);
+}
+
+/* perf keeps a process's map after its main thread exits, while other threads run: their
+   samples right after still resolve.  Exited processes are forgotten only once 64 more
+   have exited, and a new process under the same pid is never forgotten that way. */
+static void test_inject_exit_keeps_map_for_threads(void)
+{
+    jitanon_membuf perf;
+    ti_io io;
+    jitanon_inject_opts o;
+    jitanon_perf_reader r;
+    jitanon_error err;
+    ti_gen g;
+    uint8_t raw[128];
+    memin in;
+    uint32_t p;
+    memset(&io, 0, sizeof io);
+    io.give_dump = 1;
+    ti_build_dump(&io.dump);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_mmap(&g, 30, 0x10000, 0x1000, 0x10000, "//anon");
+    ti_sample_tid(&g, 60, 0x10010, TI_PID + 1);             /* f0, a worker thread */
+    ti_task(&g, 4, 61, TI_PID, TI_PID, TI_PID);             /* the main thread exits */
+    ti_sample_tid(&g, 62, 0x10010, TI_PID + 1);             /* the worker, still f0 */
+    for (p = 1000; p < 1064; p++) ti_task(&g, 4, 63, p, p, p); /* 64 more processes exit */
+    ti_sample_tid(&g, 64, 0x10010, TI_PID + 1);             /* forgotten: nothing */
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    memset(&o, 0, sizeof o);
+    o.io.load_dump = ti_load_dump;
+    o.io.user = &io;
+    o.on_sample = ti_on_sample_record;
+    in = memin_make(perf.data, perf.size, 0, 0);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
+    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(io.seen.n, 3);
+    JT_CHECK(io.seen.kind[0] == JITANON_TRIM_JIT && !strcmp(io.seen.name[0], "f0"));
+    JT_CHECK(io.seen.kind[1] == JITANON_TRIM_JIT && !strcmp(io.seen.name[1], "f0"));
+    JT_CHECK(io.seen.kind[2] == JITANON_TRIM_NONE);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&io.dump);
+}
+
 static void suite_inject(void)
 {
+    JT_RUN(test_inject_exit_keeps_map_for_threads);
     JT_RUN(test_inject_late_fallbacks);
     JT_RUN(test_inject_late_named_random);
     JT_RUN(test_inject_hmap);
