@@ -3303,7 +3303,7 @@ JITANON__INLINE void jitanon__zs_match(uint8_t *o, size_t off, size_t ml)
 JITANON__PRIVATE jitanon_result jitanon__zs_compressed(jitanon__zstd *z, const uint8_t *p, size_t n, uint8_t *o,
                                                       size_t room, size_t *produced, uint64_t off, jitanon_error *err)
 {
-    const uint8_t *lit, *fstart = z->dst->data + z->fpos;
+    const uint8_t *lit = NULL, *fstart = z->dst->data + z->fpos;
     size_t nlit = 0, used = 0, nseq, i, k;
     uint8_t *o0 = o, *oend = o + room;
     jitanon__zs_bits b;
