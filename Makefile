@@ -18,6 +18,12 @@ JITANON_LIBS := -lz
 endif
 ALL_CFLAGS := $(JITANON_WARN) $(JITANON_DEFS) $(CPPFLAGS) $(CFLAGS) -I.
 
+# libzstd is the reference of the zstd tests and fuzzing only (never of the header or
+# the tools): used when zstd.h is there.
+HAVE_LIBZSTD := $(shell printf '\043include <zstd.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+ZSTD_REF_DEFS = $(if $(and $(filter zstd,$(1)),$(HAVE_LIBZSTD)),-DJT_LIBZSTD)
+ZSTD_REF_LIBS = $(if $(and $(filter zstd,$(1)),$(HAVE_LIBZSTD)),-lzstd)
+
 HEADER   := jitanon.h
 EXAMPLES := $(patsubst examples/%.c,build/%,$(wildcard examples/*.c))
 FUZZERS  := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
@@ -44,16 +50,16 @@ build/test_tsan: tests/test_main.c tests/*.c tests/*.h $(HEADER) | build
 	  || { rm -f $@; echo "(no ThreadSanitizer build: tests/run.sh prints SKIP)"; }
 
 build/fuzz-replay-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) $(FUZZ_DEPS) | build
-	$(Q)$(CC) $(JITANON_WARN) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS)
+	$(Q)$(CC) $(JITANON_WARN) $(call ZSTD_REF_DEFS,$*) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS) $(call ZSTD_REF_LIBS,$*)
 
 # The same replays built with clang when it is there: its UBSan also flags NULL + 0,
 # which gcc's does not (and libFuzzer runs with clang).
 HAVE_CLANG := $(shell command -v clang >/dev/null 2>&1 && echo 1)
 build/fuzz-replay-clang-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) $(FUZZ_DEPS) | build
-	$(Q)clang $(JITANON_WARN) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS)
+	$(Q)clang $(JITANON_WARN) $(call ZSTD_REF_DEFS,$*) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS) $(call ZSTD_REF_LIBS,$*)
 
 build/fuzz-%: fuzz/fuzz_%.c $(HEADER) $(FUZZ_DEPS) | build
-	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -o $@ $<
+	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(call ZSTD_REF_DEFS,$*) -I. -o $@ $< $(call ZSTD_REF_LIBS,$*)
 
 compile-matrix: | build
 	$(Q)sh tests/compile_matrix.sh

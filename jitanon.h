@@ -3150,9 +3150,11 @@ JITANON__PRIVATE jitanon_result jitanon__zs_huf_stream(const jitanon__zs_huf *h,
         out[i] = h->sym[v];
         b.left -= h->len[v];
     }
-    if (b.left != 0)
-        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: Huffman stream does not end with its %U symbols",
-                             (uint64_t)count);
+    /* Bits left over are tolerated, as libzstd (the reference decoder) tolerates them;
+       reading past the start is not. */
+    if (b.left < 0)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: Huffman stream of %U symbols ends %U bits early",
+                             (uint64_t)count, (uint64_t)-b.left);
     return JITANON_OK;
 }
 
@@ -3428,10 +3430,10 @@ JITANON__PRIVATE jitanon_result jitanon__zs_room(jitanon__zstd *z, size_t *room,
             memmove(d->data, d->data + d->size - keep, keep);
             d->size = keep;
         }
-        if (d->size + want > d->capacity) {
+        if (d->size + want >= d->capacity) { /* never a NULL buffer, even for empty blocks */
             size_t ncap = d->capacity * 2 > limit ? limit : d->capacity * 2;
             void *np;
-            if (ncap < d->size + want) ncap = d->size + want;
+            if (ncap <= d->size + want) ncap = d->size + want + 1;
             np = jitanon__realloc(&z->alloc, d->data, d->capacity, ncap);
             if (!np) return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "zstd: cannot hold a %U-byte window", (uint64_t)ncap);
             d->data = (uint8_t *)np;
@@ -3441,7 +3443,7 @@ JITANON__PRIVATE jitanon_result jitanon__zs_room(jitanon__zstd *z, size_t *room,
         if (d->max_size && (d->size > d->max_size || want > d->max_size - d->size))
             want = d->size < d->max_size ? d->max_size - d->size : 0;
         if (d->size > SIZE_MAX - want) return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "zstd: output too large");
-        need = d->size + want;
+        need = d->size + want + 1; /* never a NULL buffer, even for empty blocks */
         if (!jitanon__grow(&d->allocator, (void **)&d->data, &d->capacity, need, 1))
             return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "zstd: cannot hold %U decompressed bytes", (uint64_t)need);
     }
