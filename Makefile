@@ -44,6 +44,11 @@ build/%: examples/%.c $(HEADER) | build
 build/test_main: tests/test_main.c tests/*.c tests/*.h $(HEADER) | build
 	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g $(SANFLAGS) -I. -o $@ tests/test_main.c $(JITANON_LIBS)
 
+# The zstd decoder against libzstd (the only binary besides the zstd fuzz harness that
+# links it; without zstd.h it prints SKIP).
+build/test_zstd_diff: tests/zstd_diff.c $(HEADER) | build
+	$(Q)$(CC) $(JITANON_WARN) -D_POSIX_C_SOURCE=200809L $(call ZSTD_REF_DEFS,zstd) -O1 -g $(SANFLAGS) -I. -o $@ tests/zstd_diff.c $(call ZSTD_REF_LIBS,zstd)
+
 # The injector's writer threads, under ThreadSanitizer (tests/run.sh runs the thread tests).
 build/test_tsan: tests/test_main.c tests/*.c tests/*.h $(HEADER) | build
 	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread -I. -o $@ tests/test_main.c $(JITANON_LIBS) \
@@ -67,7 +72,7 @@ compile-matrix: | build
 unit: build/test_main
 	$(Q)./build/test_main
 
-test check: all build/test_main build/test_tsan $(addprefix build/fuzz-replay-,$(FUZZERS)) \
+test check: all build/test_main build/test_tsan build/test_zstd_diff $(addprefix build/fuzz-replay-,$(FUZZERS)) \
             $(if $(HAVE_CLANG),$(addprefix build/fuzz-replay-clang-,$(FUZZERS)))
 	$(Q)sh tests/run.sh
 

@@ -3153,7 +3153,7 @@ JITANON__PRIVATE jitanon_result jitanon__zs_huf_stream(const jitanon__zs_huf *h,
     /* Bits left over are tolerated, as libzstd (the reference decoder) tolerates them;
        reading past the start is not. */
     if (b.left < 0)
-        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: Huffman stream of %U symbols ends %U bits early",
+        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: Huffman stream of %U symbols read past its start (%U bits)",
                              (uint64_t)count, (uint64_t)-b.left);
     return JITANON_OK;
 }
@@ -3335,7 +3335,7 @@ JITANON__PRIVATE jitanon_result jitanon__zs_compressed(jitanon__zstd *z, const u
         unsigned modes;
         if (!n) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: compression modes missing");
         modes = p[0];
-        if (modes & 3) return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: reserved bits set in the compression modes");
+        /* its two reserved bits are ignored, as libzstd ignores them */
         p++;
         n--;
         off++;
@@ -3404,6 +3404,9 @@ JITANON__PRIVATE jitanon_result jitanon__zs_compressed(jitanon__zstd *z, const u
             jitanon__zs_match(o, mo, ml);
             o += ml;
         }
+        if (b.left < 0)
+            return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: sequence bitstream read past its start (%U bits)",
+                                 (uint64_t)-b.left);
         if (b.left > 0)
             return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: sequence bitstream longer than its %U sequences",
                                  (uint64_t)nseq);

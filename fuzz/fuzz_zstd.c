@@ -75,6 +75,7 @@ static void fz_frames(const uint8_t *data, size_t size)
         size_t pos = 0, ref_n;
         int legacy = 0;
         void *ref;
+        static void *ref_buf; /* one for the whole run: 8 MiB per input is slow under ASan */
         while (pos + 4 <= size) {
             uint32_t m = jitanon__rd32(data + pos, 0);
             size_t fs;
@@ -83,19 +84,21 @@ static void fz_frames(const uint8_t *data, size_t size)
             if (ZSTD_isError(fs) || !fs) break;
             pos += fs;
         }
-        ref = legacy ? NULL : malloc(FZ_OUT_CAP);
+        if (!ref_buf) ref_buf = malloc(FZ_OUT_CAP);
+        ref = legacy ? NULL : ref_buf;
         if (ref) {
             ref_n = ZSTD_decompress(ref, FZ_OUT_CAP, data, size);
-            /* One known difference: a Huffman literal stream without its end mark or read
-               past its start is corrupt for RFC 8878 (we refuse it); libzstd's fast
-               4-stream decoder may decode it anyway, into bits of the neighbouring stream */
-            if (!ZSTD_isError(ref_n) && !(r == JITANON_ERR_BAD_ZSTD && strstr(err.info, "Huffman stream"))) {
+            /* One known difference: a bitstream read past its start (Huffman literals or
+               sequences), or a Huffman stream without its end mark, is corrupt for RFC
+               8878 and we refuse it; libzstd may decode it anyway, from the bytes in
+               front of the stream (its output is then not the content of any frame) */
+            if (!ZSTD_isError(ref_n) && !(r == JITANON_ERR_BAD_ZSTD && (strstr(err.info, "read past its start") ||
+                                                                        strstr(err.info, "Huffman stream has no end")))) {
                 if (r != JITANON_OK) fz_fail("libzstd decoded, we failed", &err);
                 if (ref_n != one.size || (ref_n && memcmp(ref, one.data, ref_n))) fz_fail("libzstd and we differ", &err);
             } else if (r == JITANON_OK && getenv("FUZZ_VERBOSE")) {
                 fprintf(stderr, "we decoded %zu bytes, libzstd: %s\n", one.size, ZSTD_getErrorName(ref_n));
             }
-            free(ref);
         }
     }
 #endif
