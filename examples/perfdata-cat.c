@@ -4,6 +4,8 @@
        perfdata-cat [--summary] FILE|-
        perfdata-cat --copy OUT [--pipe] FILE|-      (OUT "-" = stdout, pipe mode)
 
+   perf record -z input is decompressed: the records inside are printed, and a copy is
+   written uncompressed.
    Exits 1 with the error (and its byte offset) on malformed input, 2 on bad usage. */
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
