@@ -144,6 +144,9 @@
                 keeps it for the tests); SHA-1 (jitanon_sha1_*; now internal)
               Added: jitanon_features(), jitanon_inject_stats.fallbacks with
                 jitanon_inject_fallback, jitanon_trim_event, jitanon_perf_time_conv
+                jitanon_zstd_decompress and a built-in zstd decoder: perf record -z
+                recordings are read by default (jitanon_perf_opts.max_zstd_window,
+                JITANON_NO_ZSTD, JITANON_FEATURE_ZSTD, JITANON_ERR_BAD_ZSTD)
        0.1.0  jitdump reader and writer, perf.data reader and writer, ELF stubs with
               unwind tables and line tables, range-aware //anon trimming, injector
 */

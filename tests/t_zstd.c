@@ -324,6 +324,36 @@ static void test_zstd_perf_records(void)
     jitanon_membuf_release(&b.m);
 }
 
+/* Every allocation of the reader and the built-in decoder failing in turn: NOMEM or
+   success, never a leak (the counting allocator of t_perfdata.c checks the sizes). */
+static void test_zstd_perf_alloc_fail(void)
+{
+    pdt_b b;
+    long n, total = 0;
+    zt_perf(&b, JITANON_PERF_RECORD_COMPRESSED2, 250, 97, 0);
+    for (n = 1; n < 10000; n++) {
+        pdt_alloc st;
+        jitanon_perf_opts opts;
+        jitanon_result res;
+        memset(&st, 0, sizeof st);
+        st.fail_at = n;
+        memset(&opts, 0, sizeof opts);
+        opts.allocator.alloc_fn = pdt_alloc_fn;
+        opts.allocator.realloc_fn = pdt_realloc_fn;
+        opts.allocator.free_fn = pdt_free_fn;
+        opts.allocator.user = &st;
+        res = pdt_exercise(b.m.data, b.m.size, (int)(n & 1), &opts);
+        JT_CHECK_EQ_U(st.live, 0);
+        JT_CHECK(res == JITANON_OK || res == JITANON_ERR_NOMEM || res == JITANON_ERR_LIMIT);
+        if (st.count < n) {
+            total = n;
+            break;
+        }
+    }
+    JT_CHECK(total > 5);
+    jitanon_membuf_release(&b.m);
+}
+
 static void suite_zstd(void)
 {
     JT_RUN(test_zstd_xxh64);
@@ -332,4 +362,5 @@ static void suite_zstd(void)
     JT_RUN(test_zstd_errors);
     JT_RUN(test_zstd_streaming);
     JT_RUN(test_zstd_perf_records);
+    JT_RUN(test_zstd_perf_alloc_fail);
 }
