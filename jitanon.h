@@ -3491,8 +3491,9 @@ JITANON__PRIVATE jitanon_result jitanon__zs_emit(jitanon__zstd *z, size_t at, ji
     if (z->has_fcs && z->produced > z->fcs)
         return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: frame content runs past its declared %U bytes", z->fcs);
     if (z->streaming && jitanon__buf_put(out, z->dst->data + at, n))
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, off, "zstd: cannot buffer %U more decompressed bytes (%U held)",
-                             (uint64_t)n, (uint64_t)out->size);
+        return JITANON__FAIL(err, out->max_size && n > out->max_size - out->size ? JITANON_ERR_LIMIT : JITANON_ERR_NOMEM,
+                             off, "zstd: cannot buffer %U more decompressed bytes (%U held)", (uint64_t)n,
+                             (uint64_t)out->size);
     return JITANON_OK;
 }
 
@@ -3522,7 +3523,9 @@ JITANON__PRIVATE jitanon_result jitanon__zs_header(jitanon__zstd *z, const uint8
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, off,
                              "zstd: frame declares a %U-byte window, over the cap of %U (raise the window cap)", z->window,
                              z->max_window);
-    z->block_max = z->window < JITANON__ZS_BLOCK_MAX ? (size_t)z->window : JITANON__ZS_BLOCK_MAX;
+    /* RFC 8878 bounds a block by the window too; libzstd does not, nor do we: a smaller
+       window still bounds what matches may reach */
+    z->block_max = JITANON__ZS_BLOCK_MAX;
     jitanon__zs_frame_begin(z);
     return JITANON_OK;
 }
