@@ -329,7 +329,7 @@ JITANON_API void jitanon_membuf_release(jitanon_membuf *b);
    the content to `out` (its allocator serves the decoder too; its max_size is honoured).
    Frames that need a dictionary are refused (JITANON_ERR_UNSUPPORTED), corrupt data is
    JITANON_ERR_BAD_ZSTD or _TRUNCATED with err.offset in src, content checksums are
-   verified.  A frame declaring a window over max_window (0 = 64 MiB, UINT64_MAX = no
+   verified.  A frame declaring a window over max_window (0 = 128 MiB, UINT64_MAX = no
    cap) is JITANON_ERR_LIMIT.  The perf reader uses the same decoder for `perf record -z`
    records, streaming.  Compiled out by JITANON_NO_ZSTD (JITANON_ERR_FEATURE_DISABLED). */
 JITANON_API jitanon_result jitanon_zstd_decompress(const void *src, size_t size, jitanon_membuf *out,
@@ -676,7 +676,8 @@ typedef struct jitanon_perf_opts {
                                          compressed input is JITANON_ERR_COMPRESSED) */
     void *decompress_user;
     uint64_t max_zstd_window; /* largest zstd window accepted (JITANON_ERR_LIMIT beyond);
-                                 0 = 64 MiB; perf record -z uses 512 KiB to 8 MiB */
+                                 0 = 128 MiB: perf record -z uses 512 KiB (level 1) to
+                                 128 MiB (level 22); memory follows the content */
     uint32_t end_zero_;
 } jitanon_perf_opts;
 
@@ -2765,7 +2766,9 @@ JITANON__PRIVATE jitanon_result jitanon__init_begin(void *obj, size_t size, int 
 
 #define JITANON__ZS_MAGIC 0xFD2FB528u
 #define JITANON__ZS_BLOCK_MAX (128u * 1024u)
-#define JITANON__ZS_DEFAULT_WINDOW ((uint64_t)64 * 1024 * 1024)
+/* The largest window perf record -z makes (level 22); the history grows only as content
+   comes, so a large cap costs nothing on small recordings. */
+#define JITANON__ZS_DEFAULT_WINDOW ((uint64_t)128 * 1024 * 1024)
 #define JITANON__ZS_HUF_MAX_BITS 11u
 
 /* XXH64 (seed 0) of the frame content, for the optional checksum: the low 32 bits are
@@ -3634,7 +3637,7 @@ JITANON__PRIVATE void jitanon__zstd_destroy(jitanon__zstd *z)
 }
 
 /* A decoder; streaming: it keeps its own history and may leave a frame unfinished at the
-   end (perf never ends its frame).  max_window 0 = 64 MiB. */
+   end (perf never ends its frame).  max_window 0 = 128 MiB. */
 JITANON__PRIVATE jitanon_result jitanon__zstd_create(const jitanon_allocator *a, uint64_t max_window, int streaming,
                                                      jitanon__zstd **out, jitanon_error *err)
 {

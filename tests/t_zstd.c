@@ -173,7 +173,7 @@ static void test_zstd_errors(void)
     JT_CHECK_EQ_U(err.offset, 4);
     JT_CHECK(strstr(err.info, "dictionary 7") != NULL);
     jitanon_membuf_release(&out);
-    /* a window over the cap (1 GiB > 64 MiB), and under a raised cap */
+    /* a window over the cap (1 GiB > 128 MiB), and under a raised cap */
     zt_begin(&f, 0x00);
     zt_u8(&f, 20 << 3), zt_block(&f, 1, 0, 1), zt_u8(&f, 'q');
     JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_LIMIT);

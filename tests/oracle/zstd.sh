@@ -91,3 +91,15 @@ if [ -s "$tmp/pipe/perf.pipe" ]; then
     else echo "FAIL zstd pipe mode from stdin: perf script output differs"; fi
   else echo "FAIL zstd pipe mode from stdin: jitanon-inject failed"; fi
 else echo "FAIL zstd pipe mode: could not record node"; fi
+
+# 3. the largest window perf makes (level 22: 128 MiB) is read with the default cap
+mkdir "$tmp/l22"
+(cd "$tmp/l22" && perf record -q --compression-level=22 -k mono -e cpu-clock -o perf.data node -e \
+  'let s=0; for (let i=0;i<2e7;i++) s+=Math.sqrt(i); console.log(s)' >/dev/null 2>&1)
+if [ -f "$tmp/l22/perf.data" ] && "$root/build/jitanon-inject" -i "$tmp/l22/perf.data" -o "$tmp/l22/ours.data" 2>"$tmp/l22/err"; then
+  script "$tmp/l22/perf.data" "$tmp/l22/raw.txt"; script "$tmp/l22/ours.data" "$tmp/l22/ours.txt"
+  samples "$tmp/l22/raw.txt" > "$tmp/l22/raw.s"; samples "$tmp/l22/ours.txt" > "$tmp/l22/ours.s"
+  if [ -s "$tmp/l22/raw.s" ] && cmp -s "$tmp/l22/raw.s" "$tmp/l22/ours.s"; then
+    echo "PASS zstd level 22: every sample kept ($(wc -l < "$tmp/l22/raw.s") samples)"
+  else echo "FAIL zstd level 22: samples differ"; fi
+else echo "FAIL zstd level 22: $(cat "$tmp/l22/err" 2>/dev/null)"; fi
