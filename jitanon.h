@@ -3427,14 +3427,16 @@ JITANON__PRIVATE jitanon_result jitanon__zs_compressed(jitanon__zstd *z, const u
     return JITANON_OK;
 }
 
-/* Room for one more block in the history: a streaming history keeps the last window of
-   bytes (moved to the front once it holds two windows) and grows only as data comes. */
-JITANON__PRIVATE jitanon_result jitanon__zs_room(jitanon__zstd *z, size_t *room, uint64_t off, jitanon_error *err)
+/* Room for one more block of `want` bytes in the history: a streaming history keeps the
+   last window of bytes (moved to the front once it holds two windows) and grows only as
+   data comes. */
+JITANON__PRIVATE jitanon_result jitanon__zs_room(jitanon__zstd *z, size_t want, size_t *room, uint64_t off,
+                                                jitanon_error *err)
 {
     jitanon_membuf *d = z->dst;
-    size_t want = z->block_max, need;
+    size_t need;
     if (z->streaming) {
-        size_t keep = (size_t)z->window, limit = 2 * keep + JITANON__ZS_BLOCK_MAX;
+        size_t keep = (size_t)z->window, limit = 2 * keep + want;
         if (d->size + want > limit && d->size > keep) {
             memmove(d->data, d->data + d->size - keep, keep);
             d->size = keep;
@@ -3572,7 +3574,9 @@ JITANON__PRIVATE jitanon_result jitanon__zs_unit(jitanon__zstd *z, const uint8_t
         z->block_last = h & 1u;
         z->block_type = h >> 1 & 3u;
         if (z->block_type == 3) return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: reserved block type");
-        if (size > z->block_max)
+        /* RFC 8878 bounds raw and RLE blocks too; libzstd does not, nor do we (the size
+           field allows 2 MiB; the history makes room for the block) */
+        if (z->block_type == 2 && size > z->block_max)
             return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: block of %U bytes, over the block maximum %U",
                                  (uint64_t)size, (uint64_t)z->block_max);
         z->unit = JITANON__ZS_BLOCK_U;
@@ -3582,7 +3586,9 @@ JITANON__PRIVATE jitanon_result jitanon__zs_unit(jitanon__zstd *z, const uint8_t
     }
     case JITANON__ZS_BLOCK_U: {
         size_t room = 0, at, made = 0;
-        if ((res = jitanon__zs_room(z, &room, off, err)) != JITANON_OK) return res;
+        if ((res = jitanon__zs_room(z, z->block_type == 2 ? z->block_max : z->block_size, &room, off, err)) !=
+            JITANON_OK)
+            return res;
         at = z->dst->size;
         if (z->block_type == 0 || z->block_type == 1) {
             made = z->block_size;

@@ -183,14 +183,14 @@ static void test_zstd_errors(void)
     JT_CHECK_EQ_U(jitanon_zstd_decompress(f.b, f.n, &out, UINT64_MAX, &err), JITANON_OK);
     JT_CHECK(out.size == 1 && out.data[0] == 'q');
     jitanon_membuf_release(&out);
-    /* reserved block type; a block over the block maximum (128 KiB) */
+    /* reserved block type; a compressed block over the block maximum (128 KiB) */
     zt_begin(&f, 0x00);
     zt_u8(&f, 0), zt_block(&f, 1, 3, 0);
     JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_BAD_ZSTD);
     JT_CHECK_EQ_U(err.offset, 6);
     jitanon_membuf_release(&out);
     zt_begin(&f, 0x00);
-    zt_u8(&f, 0), zt_block(&f, 1, 1, 128 * 1024 + 1), zt_u8(&f, 0);
+    zt_u8(&f, 0), zt_block(&f, 1, 2, 128 * 1024 + 1), zt_u8(&f, 0);
     JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_BAD_ZSTD);
     JT_CHECK(strstr(err.info, "block maximum") != NULL);
     jitanon_membuf_release(&out);

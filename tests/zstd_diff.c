@@ -245,8 +245,10 @@ int main(void)
                 snprintf(detail, sizeof detail, "bit %zu: result %d", bit, (int)r);
                 ok = 0;
             }
+            /* the known differences of fuzz/fuzz_zstd.c: corrupt for RFC 8878, libzstd decodes it */
             if (!ZSTD_isError(rn) && !(r != JITANON_OK && (strstr(err.info, "read past its start") ||
-                                                           strstr(err.info, "Huffman stream has no end"))) &&
+                                                           strstr(err.info, "Huffman stream has no end") ||
+                                                           strstr(err.info, "block decodes to more than"))) &&
                 (r != JITANON_OK || out.size != rn || memcmp(out.data, ref, rn))) {
                 snprintf(detail, sizeof detail, "bit %zu: libzstd decodes %zu bytes, we: %s", bit, rn,
                          r == JITANON_OK ? "other bytes" : err.info);
