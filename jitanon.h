@@ -2753,10 +2753,16 @@ JITANON__PRIVATE jitanon_result jitanon__init_begin(void *obj, size_t size, int 
 
    The decoder works in units, each of which must be whole before it is parsed: a magic
    number, the frame header descriptor, the rest of the header, a block header, a block's
-   content (at most 128 KiB), the checksum, a skippable frame's size.  A unit that arrives
-   in pieces is gathered in `hold`; a skippable frame's content is skipped as it comes.
-   Blocks are decoded into a history buffer (the output itself for one-shot decoding)
-   that keeps at least the frame's window, so memory is bounded by the declared window.
+   content (a compressed block at most 128 KiB; raw ones as large as libzstd accepts
+   them, 2 MiB), the checksum, a skippable frame's size.  A unit that arrives in pieces
+   is gathered in `hold`; a skippable frame's content is skipped as it comes.  Blocks are
+   decoded into a history buffer (the output itself for one-shot decoding) that keeps at
+   least the frame's window, so memory is bounded by the declared window plus a block.
+
+   Where libzstd (the reference decoder) accepts more than RFC 8878 allows and the result
+   is still well defined, so do we: blocks bounded by 128 KiB rather than the window,
+   bits left over in a Huffman stream, the reserved bits of the sequence modes.  Where it
+   decodes corrupt data into garbage (bitstreams read past their start), we refuse it.
 
    Bitstreams of FSE and Huffman data are read backwards, from the last byte, whose
    highest set bit marks where the data starts.  Reading past the beginning yields zero
