@@ -18,6 +18,12 @@ JITANON_LIBS := -lz
 endif
 ALL_CFLAGS := $(JITANON_WARN) $(JITANON_DEFS) $(CPPFLAGS) $(CFLAGS) -I.
 
+# libzstd is the reference of the zstd tests and fuzzing only (never of the header or
+# the tools): used when zstd.h is there.
+HAVE_LIBZSTD := $(shell printf '\043include <zstd.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+ZSTD_REF_DEFS = $(if $(and $(filter zstd,$(1)),$(HAVE_LIBZSTD)),-DJT_LIBZSTD)
+ZSTD_REF_LIBS = $(if $(and $(filter zstd,$(1)),$(HAVE_LIBZSTD)),-lzstd)
+
 HEADER   := jitanon.h
 EXAMPLES := $(patsubst examples/%.c,build/%,$(wildcard examples/*.c))
 FUZZERS  := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
@@ -47,22 +53,27 @@ build/libjitanon-jvmti.so: examples/jvmti/jitanon-jvmti.c $(HEADER) | build
 build/test_main: tests/test_main.c tests/*.c tests/*.h $(HEADER) | build
 	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g $(SANFLAGS) -I. -o $@ tests/test_main.c $(JITANON_LIBS)
 
+# The zstd decoder against libzstd (the only binary besides the zstd fuzz harness that
+# links it; without zstd.h it prints SKIP).
+build/test_zstd_diff: tests/zstd_diff.c $(HEADER) | build
+	$(Q)$(CC) $(JITANON_WARN) -D_POSIX_C_SOURCE=200809L $(call ZSTD_REF_DEFS,zstd) -O1 -g $(SANFLAGS) -I. -o $@ tests/zstd_diff.c $(call ZSTD_REF_LIBS,zstd)
+
 # The injector's writer threads, under ThreadSanitizer (tests/run.sh runs the thread tests).
 build/test_tsan: tests/test_main.c tests/*.c tests/*.h $(HEADER) | build
 	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread -I. -o $@ tests/test_main.c $(JITANON_LIBS) \
 	  || { rm -f $@; echo "(no ThreadSanitizer build: tests/run.sh prints SKIP)"; }
 
 build/fuzz-replay-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) $(FUZZ_DEPS) | build
-	$(Q)$(CC) $(JITANON_WARN) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS)
+	$(Q)$(CC) $(JITANON_WARN) $(call ZSTD_REF_DEFS,$*) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS) $(call ZSTD_REF_LIBS,$*)
 
 # The same replays built with clang when it is there: its UBSan also flags NULL + 0,
 # which gcc's does not (and libFuzzer runs with clang).
 HAVE_CLANG := $(shell command -v clang >/dev/null 2>&1 && echo 1)
 build/fuzz-replay-clang-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) $(FUZZ_DEPS) | build
-	$(Q)clang $(JITANON_WARN) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS)
+	$(Q)clang $(JITANON_WARN) $(call ZSTD_REF_DEFS,$*) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS) $(call ZSTD_REF_LIBS,$*)
 
 build/fuzz-%: fuzz/fuzz_%.c $(HEADER) $(FUZZ_DEPS) | build
-	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -o $@ $<
+	$(Q)$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(call ZSTD_REF_DEFS,$*) -I. -o $@ $< $(call ZSTD_REF_LIBS,$*)
 
 compile-matrix: | build
 	$(Q)sh tests/compile_matrix.sh
@@ -70,7 +81,7 @@ compile-matrix: | build
 unit: build/test_main
 	$(Q)./build/test_main
 
-test check: all build/test_main build/test_tsan $(addprefix build/fuzz-replay-,$(FUZZERS)) \
+test check: all build/test_main build/test_tsan build/test_zstd_diff $(addprefix build/fuzz-replay-,$(FUZZERS)) \
             $(if $(HAVE_CLANG),$(addprefix build/fuzz-replay-clang-,$(FUZZERS)))
 	$(Q)sh tests/run.sh
 

@@ -59,6 +59,8 @@
        JITANON_NO_SHA_NI         never use the x86 SHA extensions for build-ids (they are
                                  used, with gcc or clang on x86-64, when CPUID reports them)
        JITANON_USE_ZLIB          compress debug sections (needs -lz); otherwise disabled
+       JITANON_NO_ZSTD           leave out the built-in zstd decoder (perf record -z
+                                 recordings then need jitanon_perf_opts.decompress)
        JITANON_MAX_RECORD_SIZE   largest jitdump record accepted (default 256 MiB)
        JITANON_CONFIG_HEADER     a header included first, to hold the above
        JITANON_ERROR_LOCATION    record the implementation's function/line in errors
@@ -178,6 +180,9 @@
                 input_bytes_ignored; the injector's default I/O opens dumps without
                 blocking and only as regular files, symlinks as protected_symlinks
                 allows
+              Added: jitanon_zstd_decompress and a built-in zstd decoder: perf record -z
+                recordings are read by default (jitanon_perf_opts.max_zstd_window,
+                JITANON_NO_ZSTD, JITANON_FEATURE_ZSTD, JITANON_ERR_BAD_ZSTD)
        0.1.0  jitdump reader and writer, perf.data reader and writer, ELF stubs with
               unwind tables and line tables, range-aware //anon trimming, injector
 */
@@ -250,7 +255,8 @@ extern "C" {
     X(ERR_COMPRESSED, "compressed perf.data needs a decompressor")                     \
     X(ERR_CLOCK, "recording clock does not match the jitdump clock")                   \
     X(ERR_FEATURE_DISABLED, "feature compiled out")                                    \
-    X(ERR_INVALID_ARGUMENT, "invalid argument")
+    X(ERR_INVALID_ARGUMENT, "invalid argument")                                        \
+    X(ERR_BAD_ZSTD, "malformed zstd data")
 
 #define JITANON__ENUM_ITEM(name, desc) JITANON_##name,
 typedef enum jitanon_result {
@@ -287,7 +293,8 @@ typedef enum jitanon_feature {
     JITANON_FEATURE_THREADS = 2, /* jitanon_inject_opts.elf_threads */
     JITANON_FEATURE_ZLIB = 4,    /* compressed debug sections */
     JITANON_FEATURE_SHA_NI = 8,  /* x86 SHA extensions, used when CPUID reports them */
-    JITANON_FEATURE_STDIO = 16   /* the path- and FILE-based functions */
+    JITANON_FEATURE_STDIO = 16,  /* the path- and FILE-based functions */
+    JITANON_FEATURE_ZSTD = 32    /* the built-in zstd decoder (perf record -z) */
 } jitanon_feature;
 /* A bitmask of jitanon_feature. */
 JITANON_API unsigned jitanon_features(void);
@@ -352,6 +359,18 @@ typedef struct jitanon_membuf {
 
 JITANON_API int jitanon_membuf_write(void *membuf, const void *data, size_t size);
 JITANON_API void jitanon_membuf_release(jitanon_membuf *b);
+
+/* -- zstd decoder ------------------------------------------------------------------ */
+
+/* Decodes the zstd frames (RFC 8878) and skippable frames in src[0..size) and appends
+   the content to `out` (its allocator serves the decoder too; its max_size is honoured).
+   Frames that need a dictionary are refused (JITANON_ERR_UNSUPPORTED), corrupt data is
+   JITANON_ERR_BAD_ZSTD or _TRUNCATED with err.offset in src, content checksums are
+   verified.  A frame declaring a window over max_window (0 = 128 MiB, UINT64_MAX = no
+   cap) is JITANON_ERR_LIMIT.  The perf reader uses the same decoder for `perf record -z`
+   records, streaming.  Compiled out by JITANON_NO_ZSTD (JITANON_ERR_FEATURE_DISABLED). */
+JITANON_API jitanon_result jitanon_zstd_decompress(const void *src, size_t size, jitanon_membuf *out,
+                                                   uint64_t max_window, jitanon_error *err);
 
 /* -- jitdump reader ---------------------------------------------------------------- */
 
@@ -620,8 +639,9 @@ JITANON_API uint64_t jitanon_jitdump_now(void);
    Memory does not grow with the file: the reader keeps one buffer as large as the largest
    record (records are at most 65535 bytes, except AUXTRACE and HEADER_TRACING_DATA whose
    trailing payload is capped by opts.max_payload), plus the attrs, their id arrays and,
-   once loaded, the feature sections (capped by opts.max_header_bytes), and with
-   opts.decompress the decompressed bytes not yet delivered (max_payload + 128 KiB). */
+   once loaded, the feature sections (capped by opts.max_header_bytes), and for `perf
+   record -z` input the decompressed bytes not yet delivered (max_payload + 128 KiB) and
+   the zstd window (twice the window the stream declares, capped by opts.max_zstd_window). */
 
 /* Record types (perf_event.h and perf's user record types). */
 enum {
@@ -684,8 +704,8 @@ typedef enum jitanon_perf_mode {
    success.  Without one the input is read strictly forward (a pipe). */
 typedef int (*jitanon_seek_fn)(void *user, uint64_t offset);
 
-/* Optional decompressor for PERF_RECORD_COMPRESSED / COMPRESSED2 (perf record -z, zstd):
-   append the raw record bytes that `src` (one record's compressed payload, in input order)
+/* Optional decompressor for PERF_RECORD_COMPRESSED / COMPRESSED2 (perf record -z, zstd),
+   for another codec than the built-in zstd decoder (set, it is used instead): append the raw record bytes that `src` (one record's compressed payload, in input order)
    decodes to, with jitanon_membuf_write(out, ...).  Return 0 on success.  perf keeps one
    zstd stream for the whole file, so keep your decoder state in `user`.  A record may
    straddle two compressed payloads; the reader handles that. */
@@ -696,10 +716,14 @@ typedef struct jitanon_perf_opts {
     jitanon_allocator allocator;
     uint64_t max_payload;      /* AUXTRACE / HEADER_TRACING_DATA payload cap; 0 = 64 MiB */
     uint64_t max_header_bytes; /* attrs + ids + feature sections kept; 0 = 64 MiB */
-    jitanon_decompress_fn decompress; /* NULL: compressed input is JITANON_ERR_COMPRESSED */
+    jitanon_decompress_fn decompress; /* NULL: the built-in zstd decoder (JITANON_NO_ZSTD:
+                                         compressed input is JITANON_ERR_COMPRESSED) */
     void *decompress_user;
     /* Damaged input (see jitanon_perf_warning) is an error instead of being recovered. */
     int strict;
+    uint64_t max_zstd_window; /* largest zstd window accepted (JITANON_ERR_LIMIT beyond);
+                                 0 = 128 MiB: perf record -z uses 512 KiB (level 1) to
+                                 128 MiB (level 22); memory follows the content */
     uint32_t end_zero_;
 } jitanon_perf_opts;
 
@@ -808,7 +832,7 @@ typedef struct jitanon_perf_record {
 /* Counters kept while reading. */
 typedef struct jitanon_perf_stats {
     uint64_t records, by_type[128]; /* types >= 128 are counted in records only */
-    uint64_t compressed_records;    /* COMPRESSED/COMPRESSED2 decoded through opts.decompress */
+    uint64_t compressed_records;    /* COMPRESSED/COMPRESSED2 records decoded */
     uint64_t first_time, last_time; /* over records that carry a time */
 } jitanon_perf_stats;
 
@@ -847,6 +871,8 @@ typedef struct jitanon_perf_reader {
     uint64_t max_payload_, max_header_bytes_, header_bytes_;
     jitanon_decompress_fn decompress_;
     void *decompress_user_;
+    struct jitanon__zstd *zstd_; /* the built-in decoder, once a compressed record came */
+    uint64_t max_zstd_window_;
     int eof_, done_;
     jitanon_membuf dbuf_; /* decompressed bytes not yet delivered */
     size_t dpos_;
@@ -876,8 +902,9 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
 #endif
 /* Next record: JITANON_OK (views valid until the next call), JITANON_END after the last,
    or an error (err.offset = byte offset, err.record_index/record_type set when known).
-   Compressed records give JITANON_ERR_COMPRESSED unless opts.decompress is set; then the
-   records inside are delivered instead (from_compressed = 1).  An input that ends inside
+   The records inside compressed records (perf record -z) are delivered instead of them
+   (from_compressed = 1), decoded by opts.decompress or the built-in zstd decoder; with
+   neither (JITANON_NO_ZSTD) they give JITANON_ERR_COMPRESSED.  An input that ends inside
    a record (or, with data size 0, in bytes that are no record) ends the records:
    JITANON_END with JITANON_PERF_WARN_CUT (opts.strict: the error). */
 JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
@@ -974,8 +1001,8 @@ JITANON_API void jitanon_perf_writer_release(jitanon_perf_writer *w);
 /* Copies everything `r` has not read yet to `w`, unchanged: attrs, features and records
    (HEADER_ATTR/HEADER_FEATURE records are turned into file sections when converting pipe
    to file, and synthesized when converting file to pipe).  Calls _finish.  With
-   opts.decompress set, compressed records come out decompressed and the COMPRESSED
-   feature is dropped.  A forward-only file-mode input converted to pipe gets its
+   compressed records (perf record -z) come out decompressed and the COMPRESSED feature
+   is dropped (unless JITANON_NO_ZSTD and no opts.decompress: then they are an error).  A forward-only file-mode input converted to pipe gets its
    HEADER_FEATURE records at the end (they are not known earlier). */
 JITANON_API jitanon_result jitanon_perf_copy(jitanon_perf_reader *r, jitanon_perf_writer *w, jitanon_error *err);
 
@@ -1758,6 +1785,7 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
      [cursor]         the bounds-checked cursor every reader goes through
      [buf]            sinks and the one byte buffer (jitanon_membuf)
      [input]          chunked input for the streaming readers (one refill loop)
+     [zstd]           zstd frame decoder (RFC 8878) for perf record -z; XXH64 checksums
    Records
      [jitdump-read]   jitdump: header, records, iterator, stream, loader
      [jitdump-write]  jitdump writer
@@ -1839,6 +1867,12 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
 #include <immintrin.h>
 #else
 #define JITANON__SHA_NI 0
+#endif
+
+#ifndef JITANON_NO_ZSTD
+#define JITANON__ZSTD 1 /* the zstd decoder ([zstd]) needs nothing but libc */
+#else
+#define JITANON__ZSTD 0
 #endif
 
 /* -- [config] Configuration defaults ------------------------------------------------------- */
@@ -2263,7 +2297,8 @@ JITANON_API unsigned jitanon_features(void)
            (JITANON__THREADS ? (unsigned)JITANON_FEATURE_THREADS : 0u) |
            (JITANON__HAS_ZLIB ? (unsigned)JITANON_FEATURE_ZLIB : 0u) |
            (JITANON__SHA_NI ? (unsigned)JITANON_FEATURE_SHA_NI : 0u) |
-           (JITANON__STDIO ? (unsigned)JITANON_FEATURE_STDIO : 0u);
+           (JITANON__STDIO ? (unsigned)JITANON_FEATURE_STDIO : 0u) |
+           (JITANON__ZSTD ? (unsigned)JITANON_FEATURE_ZSTD : 0u);
 }
 
 #if JITANON__SHA_NI
@@ -3420,6 +3455,1017 @@ JITANON__PRIVATE jitanon_result jitanon__init_begin(void *obj, size_t size, int 
     jitanon__clear_error(err);
     return opts_bad ? jitanon__opts_fail(err, opts_type) : JITANON_OK;
 }
+
+/* -- [zstd] zstd frame decoder (RFC 8878) ---------------------------------------------------
+   `perf record -z` writes its records as one zstd stream cut into COMPRESSED records, so
+   the perf reader decodes it here, one record at a time.  Written from RFC 8878 alone.
+
+   The decoder works in units, each of which must be whole before it is parsed: a magic
+   number, the frame header descriptor, the rest of the header, a block header, a block's
+   content (a compressed block at most 128 KiB; raw ones as large as libzstd accepts
+   them, 2 MiB), the checksum, a skippable frame's size.  A unit that arrives in pieces
+   is gathered in `hold`; a skippable frame's content is skipped as it comes.  Blocks are
+   decoded into a history buffer (the output itself for one-shot decoding) that keeps at
+   least the frame's window, so memory is bounded by the declared window plus a block.
+
+   Where libzstd (the reference decoder) accepts more than RFC 8878 allows and the result
+   is still well defined, so do we: blocks bounded by 128 KiB rather than the window,
+   bits left over in a Huffman stream, the reserved bits of the sequence modes.  Where it
+   decodes corrupt data into garbage (bitstreams read past their start), we refuse it.
+
+   Bitstreams of FSE and Huffman data are read backwards, from the last byte, whose
+   highest set bit marks where the data starts.  Reading past the beginning yields zero
+   bits and is noticed (`left` goes negative); nothing is ever loaded outside the buffer. */
+
+#if JITANON__ZSTD
+
+#define JITANON__ZS_MAGIC 0xFD2FB528u
+#define JITANON__ZS_BLOCK_MAX (128u * 1024u)
+/* The largest window perf record -z makes (level 22); the history grows only as content
+   comes, so a large cap costs nothing on small recordings. */
+#define JITANON__ZS_DEFAULT_WINDOW ((uint64_t)128 * 1024 * 1024)
+#define JITANON__ZS_HUF_MAX_BITS 11u
+
+/* XXH64 (seed 0) of the frame content, for the optional checksum: the low 32 bits are
+   stored after the last block. */
+#define JITANON__XXH_P1 0x9E3779B185EBCA87ull
+#define JITANON__XXH_P2 0xC2B2AE3D27D4EB4Full
+#define JITANON__XXH_P3 0x165667B19E3779F9ull
+#define JITANON__XXH_P4 0x85EBCA77C2B2AE63ull
+#define JITANON__XXH_P5 0x27D4EB2F165667C5ull
+
+typedef struct jitanon__xxh64 {
+    uint64_t v[4], total;
+    uint8_t mem[32];
+    size_t mem_len;
+} jitanon__xxh64;
+
+JITANON__INLINE uint64_t jitanon__rotl64(uint64_t x, unsigned r) { return x << r | x >> (64 - r); }
+
+JITANON__INLINE uint64_t jitanon__xxh_round(uint64_t acc, uint64_t lane)
+{
+    acc += lane * JITANON__XXH_P2;
+    return jitanon__rotl64(acc, 31) * JITANON__XXH_P1;
+}
+
+JITANON__PRIVATE void jitanon__xxh_init(jitanon__xxh64 *h)
+{
+    memset(h, 0, sizeof *h);
+    h->v[0] = JITANON__XXH_P1 + JITANON__XXH_P2;
+    h->v[1] = JITANON__XXH_P2;
+    h->v[2] = 0;
+    h->v[3] = 0 - JITANON__XXH_P1;
+}
+
+JITANON__PRIVATE void jitanon__xxh_stripe(jitanon__xxh64 *h, const uint8_t *p)
+{
+    unsigned i;
+    for (i = 0; i < 4; i++) h->v[i] = jitanon__xxh_round(h->v[i], jitanon__rd64(p + 8 * i, 0));
+}
+
+JITANON__PRIVATE void jitanon__xxh_update(jitanon__xxh64 *h, const uint8_t *p, size_t n)
+{
+    h->total += n;
+    if (h->mem_len) {
+        size_t k = 32 - h->mem_len < n ? 32 - h->mem_len : n;
+        memcpy(h->mem + h->mem_len, p, k);
+        h->mem_len += k;
+        p += k;
+        n -= k;
+        if (h->mem_len < 32) return;
+        jitanon__xxh_stripe(h, h->mem);
+        h->mem_len = 0;
+    }
+    for (; n >= 32; p += 32, n -= 32) jitanon__xxh_stripe(h, p);
+    if (n) memcpy(h->mem, p, n);
+    h->mem_len = n;
+}
+
+JITANON__PRIVATE uint64_t jitanon__xxh_digest(const jitanon__xxh64 *h)
+{
+    const uint8_t *p = h->mem;
+    size_t n = h->mem_len;
+    uint64_t acc;
+    unsigned i;
+    if (h->total >= 32) {
+        acc = jitanon__rotl64(h->v[0], 1) + jitanon__rotl64(h->v[1], 7) + jitanon__rotl64(h->v[2], 12) +
+              jitanon__rotl64(h->v[3], 18);
+        for (i = 0; i < 4; i++) acc = (acc ^ jitanon__xxh_round(0, h->v[i])) * JITANON__XXH_P1 + JITANON__XXH_P4;
+    } else {
+        acc = JITANON__XXH_P5;
+    }
+    acc += h->total;
+    for (; n >= 8; p += 8, n -= 8)
+        acc = jitanon__rotl64(acc ^ jitanon__xxh_round(0, jitanon__rd64(p, 0)), 27) * JITANON__XXH_P1 + JITANON__XXH_P4;
+    if (n >= 4) {
+        acc = jitanon__rotl64(acc ^ (uint64_t)jitanon__rd32(p, 0) * JITANON__XXH_P1, 23) * JITANON__XXH_P2 +
+              JITANON__XXH_P3;
+        p += 4;
+        n -= 4;
+    }
+    for (; n; p++, n--) acc = jitanon__rotl64(acc ^ *p * JITANON__XXH_P5, 11) * JITANON__XXH_P1;
+    acc ^= acc >> 33;
+    acc *= JITANON__XXH_P2;
+    acc ^= acc >> 29;
+    acc *= JITANON__XXH_P3;
+    return acc ^ acc >> 32;
+}
+
+/* Index of the highest set bit (x > 0). */
+JITANON__INLINE unsigned jitanon__zs_highbit(uint64_t x)
+{
+    unsigned r = 0;
+    while (x >>= 1) r++;
+    return r;
+}
+
+/* k (<= 56) bits starting at bit `pos` of p[0..n), little-endian bit order; bits past
+   the end read as 0. */
+JITANON__INLINE uint64_t jitanon__zs_bits_at(const uint8_t *p, size_t n, size_t pos, unsigned k)
+{
+    size_t i = pos >> 3, j;
+    uint64_t v = 0;
+    if (n >= 8 && i <= n - 8) {
+        v = jitanon__rd64(p + i, 0);
+    } else {
+        for (j = 0; j < 8 && i + j < n; j++) v |= (uint64_t)p[i + j] << (8 * j);
+    }
+    return (v >> (pos & 7)) & (((uint64_t)1 << k) - 1);
+}
+
+/* A backward bitstream: `left` bits remain unread, the next ones just below bit `left`. */
+typedef struct jitanon__zs_bits {
+    const uint8_t *p;
+    size_t n;
+    int64_t left;
+} jitanon__zs_bits;
+
+JITANON__PRIVATE int jitanon__zs_bits_init(jitanon__zs_bits *b, const uint8_t *p, size_t n)
+{
+    b->p = p;
+    b->n = n;
+    b->left = 0;
+    if (!n || !p[n - 1]) return 0; /* no end mark */
+    b->left = (int64_t)(8 * (n - 1) + jitanon__zs_highbit(p[n - 1]));
+    return 1;
+}
+
+JITANON__INLINE uint64_t jitanon__zs_peek(const jitanon__zs_bits *b, unsigned k)
+{
+    int64_t at = b->left - (int64_t)k;
+    if (at >= 0) return jitanon__zs_bits_at(b->p, b->n, (size_t)at, k);
+    if (b->left <= 0) return 0;
+    return jitanon__zs_bits_at(b->p, b->n, 0, (unsigned)b->left) << (unsigned)-at;
+}
+
+JITANON__INLINE uint64_t jitanon__zs_read(jitanon__zs_bits *b, unsigned k)
+{
+    uint64_t v = k ? jitanon__zs_peek(b, k) : 0;
+    b->left -= (int64_t)k;
+    return v;
+}
+
+/* An FSE decoding table: entry `state` gives the symbol, and the next state is
+   base + (nbits bits read). */
+typedef struct jitanon__zs_fse {
+    uint16_t base;
+    uint8_t sym, nbits;
+} jitanon__zs_fse;
+
+typedef struct jitanon__zs_table {
+    unsigned log;
+    jitanon__zs_fse e[512];
+} jitanon__zs_table;
+
+typedef struct jitanon__zs_huf {
+    unsigned bits;
+    uint8_t sym[1u << JITANON__ZS_HUF_MAX_BITS], len[1u << JITANON__ZS_HUF_MAX_BITS];
+} jitanon__zs_huf;
+
+enum { JITANON__ZS_MAGIC_U, JITANON__ZS_FHD_U, JITANON__ZS_HEADER_U, JITANON__ZS_BLOCKHDR_U, JITANON__ZS_BLOCK_U,
+       JITANON__ZS_CHECKSUM_U, JITANON__ZS_SKIPSIZE_U, JITANON__ZS_SKIP_U };
+
+typedef struct jitanon__zstd {
+    jitanon_allocator alloc;
+    uint64_t max_window;
+    int streaming;       /* history is ours and trimmed to the window (else it is `out`) */
+    int unit;            /* JITANON__ZS_*_U expected next */
+    size_t need;         /* its size */
+    uint8_t *hold;       /* a unit that arrived in pieces */
+    size_t hold_len, hold_cap;
+    uint64_t hold_off;
+    uint64_t skip_left;
+    /* the frame */
+    unsigned fhd;
+    uint64_t window, fcs, produced;
+    int has_fcs;
+    size_t block_max;
+    unsigned block_type, block_last;
+    size_t block_size; /* raw and RLE: the bytes it makes */
+    size_t rep[3];
+    jitanon__xxh64 xxh;
+    jitanon_membuf hist; /* streaming: decoded bytes, at least the last window of them */
+    jitanon_membuf *dst; /* where blocks are decoded: &hist or the caller's output */
+    size_t fpos;         /* dst->data[fpos..] is what matches may reference */
+    /* entropy state, carried from block to block inside a frame */
+    int huf_valid;
+    jitanon__zs_huf huf;
+    const jitanon__zs_table *ll, *of, *ml; /* NULL: no table yet (repeat mode is invalid) */
+    jitanon__zs_table tab_ll, tab_of, tab_ml, pre_ll, pre_of, pre_ml, scratch;
+    uint8_t lit[JITANON__ZS_BLOCK_MAX];
+} jitanon__zstd;
+
+/* Symbol baselines and extra bits of literal lengths, match lengths and (implicitly:
+   1 << code, code bits) offsets; default distributions (RFC 8878, 3.1.1.3.2.2). */
+static const uint32_t jitanon__zs_ll_base[36] = {0,  1,  2,  3,  4,  5,  6,   7,   8,   9,    10,   11,
+                                                 12, 13, 14, 15, 16, 18, 20,  22,  24,  28,   32,   40,
+                                                 48, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536};
+static const uint8_t jitanon__zs_ll_bits[36] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  1,  1,
+                                                1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+static const uint32_t jitanon__zs_ml_base[53] = {
+    3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,  16,  17,  18,  19,   20,   21,   22,   23,    24,    25,    26,    27,    28,    29,
+    30, 31, 32, 33, 34, 35, 37, 39, 41, 43, 47, 51, 59,  67,  83,  99,  131,  259,  515,  1027, 2051,  4099,  8195,  16387, 32771, 65539};
+static const uint8_t jitanon__zs_ml_bits[53] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  0,  0,  0,  0,  0, 0,
+                                                0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+static const int16_t jitanon__zs_ll_default[36] = {4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2,
+                                                   2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1};
+static const int16_t jitanon__zs_ml_default[53] = {1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                                   1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                                   1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1};
+static const int16_t jitanon__zs_of_default[29] = {1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1,
+                                                   1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1};
+
+/* Builds the decoding table of a distribution (RFC 8878, 4.1.1): "less than 1"
+   symbols take the last cells, the others are spread with a fixed step. */
+JITANON__PRIVATE int jitanon__zs_fse_build(jitanon__zs_table *t, const int16_t *norm, unsigned nsym, unsigned log)
+{
+    uint16_t next[256];
+    size_t size = (size_t)1 << log, high = size - 1, pos = 0, step = (size >> 1) + (size >> 3) + 3, u;
+    unsigned s;
+    int i;
+    t->log = log;
+    for (s = 0; s < nsym; s++) {
+        if (norm[s] == -1) {
+            t->e[high--].sym = (uint8_t)s;
+            next[s] = 1;
+        } else {
+            next[s] = (uint16_t)(norm[s] > 0 ? norm[s] : 0);
+        }
+    }
+    for (s = 0; s < nsym; s++)
+        for (i = 0; i < norm[s]; i++) {
+            t->e[pos].sym = (uint8_t)s;
+            do pos = (pos + step) & (size - 1);
+            while (pos > high);
+        }
+    if (pos != 0) return 0;
+    for (u = 0; u < size; u++) {
+        unsigned x = next[t->e[u].sym]++, nb = log - jitanon__zs_highbit(x);
+        t->e[u].nbits = (uint8_t)nb;
+        t->e[u].base = (uint16_t)(((size_t)x << nb) - size);
+    }
+    return 1;
+}
+
+/* Reads an FSE table description (RFC 8878, 4.1.1) from p[0..n) and builds its table;
+   *used = its size in bytes. */
+JITANON__PRIVATE jitanon_result jitanon__zs_fse_read(jitanon__zs_table *t, const uint8_t *p, size_t n, unsigned max_log,
+                                                    unsigned max_sym, size_t *used, uint64_t off, jitanon_error *err)
+{
+    int16_t norm[256];
+    size_t pos = 4;
+    unsigned log, nsym = 0, nbits;
+    int32_t remaining, threshold;
+    if (!n) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: FSE table description missing");
+    log = (p[0] & 15u) + 5;
+    if (log > max_log)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: FSE accuracy log %u over %u", log, max_log);
+    remaining = ((int32_t)1 << log) + 1;
+    threshold = (int32_t)1 << log;
+    nbits = log + 1;
+    while (remaining > 1) {
+        int32_t max = 2 * threshold - 1 - remaining, v, proba;
+        if (nsym > max_sym)
+            return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: FSE table describes symbols past %u", max_sym);
+        v = (int32_t)jitanon__zs_bits_at(p, n, pos, nbits - 1);
+        if (v < max) {
+            pos += nbits - 1;
+        } else {
+            v = (int32_t)jitanon__zs_bits_at(p, n, pos, nbits);
+            if (v >= threshold) v -= max;
+            pos += nbits;
+        }
+        proba = v - 1;
+        norm[nsym++] = (int16_t)proba;
+        remaining -= proba < 0 ? 1 : proba;
+        if (proba == 0) {
+            unsigned rep;
+            do {
+                unsigned k;
+                rep = (unsigned)jitanon__zs_bits_at(p, n, pos, 2);
+                pos += 2;
+                for (k = 0; k < rep; k++) {
+                    if (nsym > max_sym)
+                        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: FSE table describes symbols past %u",
+                                             max_sym);
+                    norm[nsym++] = 0;
+                }
+            } while (rep == 3);
+        }
+        while (remaining < threshold) {
+            nbits--;
+            threshold >>= 1;
+        }
+        if (pos > 8 * n) break;
+    }
+    if (remaining != 1 || (pos + 7) / 8 > n)
+        return JITANON__FAIL(err, (pos + 7) / 8 > n ? JITANON_ERR_TRUNCATED : JITANON_ERR_BAD_ZSTD, off,
+                             "zstd: FSE table description %s", (pos + 7) / 8 > n ? "runs past its data" : "does not add up");
+    if (!jitanon__zs_fse_build(t, norm, nsym, log))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: FSE table does not fill its cells");
+    *used = (pos + 7) / 8;
+    return JITANON_OK;
+}
+
+/* Builds a Huffman table from the description at p[0..n) (RFC 8878, 4.2.1); *used = its size. */
+JITANON__PRIVATE jitanon_result jitanon__zs_huf_read(jitanon__zstd *z, const uint8_t *p, size_t n, size_t *used,
+                                                    uint64_t off, jitanon_error *err)
+{
+    uint8_t w[256];
+    unsigned nw = 0, i, hb, maxbits, last, weight;
+    uint64_t total = 0, rest;
+    size_t at = 0;
+    if (!n) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: Huffman tree description missing");
+    hb = p[0];
+    if (hb >= 128) { /* direct: 4 bits per weight */
+        nw = hb - 127;
+        if (1 + (nw + 1) / 2 > n) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: Huffman weights cut");
+        for (i = 0; i < nw; i++) w[i] = (uint8_t)(i & 1 ? p[1 + i / 2] & 15 : p[1 + i / 2] >> 4);
+        *used = 1 + (nw + 1) / 2;
+    } else { /* FSE-compressed weights, two interleaved states over one bitstream */
+        jitanon__zs_bits b;
+        jitanon_result res;
+        size_t st[2];
+        unsigned cur = 0;
+        if (1 + (size_t)hb > n) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: Huffman weights cut");
+        res = jitanon__zs_fse_read(&z->scratch, p + 1, hb, 6, 255, &at, off + 1, err);
+        if (res != JITANON_OK) return res;
+        if (!jitanon__zs_bits_init(&b, p + 1 + at, hb - at))
+            return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off + 1 + at, "zstd: Huffman weight bitstream has no end mark");
+        st[0] = (size_t)jitanon__zs_read(&b, z->scratch.log);
+        st[1] = (size_t)jitanon__zs_read(&b, z->scratch.log);
+        /* states take turns; once the bits run out, the other state gives the last weight */
+        for (;;) {
+            const jitanon__zs_fse *e = &z->scratch.e[st[cur]];
+            if (nw >= 255) return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: more than 255 Huffman weights");
+            w[nw++] = e->sym;
+            st[cur] = e->base + (size_t)jitanon__zs_read(&b, e->nbits);
+            cur ^= 1u;
+            if (b.left >= 0) continue;
+            if (nw >= 255) return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: more than 255 Huffman weights");
+            w[nw++] = z->scratch.e[st[cur]].sym;
+            break;
+        }
+        *used = 1 + (size_t)hb;
+    }
+    for (i = 0; i < nw; i++) {
+        if (w[i] > JITANON__ZS_HUF_MAX_BITS)
+            return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: Huffman weight %u over %u", (unsigned)w[i],
+                                 JITANON__ZS_HUF_MAX_BITS);
+        if (w[i]) total += (uint64_t)1 << (w[i] - 1);
+    }
+    if (!total) return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: Huffman weights are all zero");
+    maxbits = jitanon__zs_highbit(total) + 1;
+    rest = ((uint64_t)1 << maxbits) - total;
+    if (maxbits > JITANON__ZS_HUF_MAX_BITS || (rest & (rest - 1)))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: Huffman weights do not make a prefix code");
+    last = jitanon__zs_highbit(rest) + 1;
+    w[nw++] = (uint8_t)last;
+    z->huf.bits = maxbits;
+    /* prefix codes in order of weight, then symbol: code space fills from 0 upwards */
+    at = 0;
+    for (weight = 1; weight <= maxbits; weight++)
+        for (i = 0; i < nw; i++)
+            if (w[i] == weight) {
+                size_t k, cnt = (size_t)1 << (weight - 1);
+                for (k = 0; k < cnt; k++, at++) {
+                    z->huf.sym[at] = (uint8_t)i;
+                    z->huf.len[at] = (uint8_t)(maxbits + 1 - weight);
+                }
+            }
+    z->huf_valid = 1;
+    return JITANON_OK;
+}
+
+/* Decodes one Huffman stream into out[0..count): the stream must end exactly. */
+JITANON__PRIVATE jitanon_result jitanon__zs_huf_stream(const jitanon__zs_huf *h, const uint8_t *p, size_t n,
+                                                      uint8_t *out, size_t count, uint64_t off, jitanon_error *err)
+{
+    jitanon__zs_bits b;
+    size_t i;
+    unsigned bits = h->bits;
+    if (!jitanon__zs_bits_init(&b, p, n))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: Huffman stream has no end mark");
+    for (i = 0; i < count; i++) {
+        size_t v = (size_t)jitanon__zs_peek(&b, bits);
+        out[i] = h->sym[v];
+        b.left -= h->len[v];
+    }
+    /* Bits left over are tolerated, as libzstd (the reference decoder) tolerates them;
+       reading past the start is not. */
+    if (b.left < 0)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: Huffman stream of %U symbols read past its start (%U bits)",
+                             (uint64_t)count, (uint64_t)-b.left);
+    return JITANON_OK;
+}
+
+/* The literals section (RFC 8878, 3.1.1.3.1): *lit points at the literals (in the input for
+   raw ones), *used = the section's size. */
+JITANON__PRIVATE jitanon_result jitanon__zs_literals(jitanon__zstd *z, const uint8_t *p, size_t n, const uint8_t **lit,
+                                                    size_t *nlit, size_t *used, uint64_t off, jitanon_error *err)
+{
+    unsigned type, sf;
+    size_t regen, csize = 0, hlen;
+    if (!n) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: block without a literals section");
+    type = p[0] & 3u;
+    sf = (p[0] >> 2) & 3u;
+    if (type < 2) { /* raw or RLE */
+        hlen = sf == 1 ? 2 : sf == 3 ? 3 : 1;
+        if (hlen > n) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: literals header cut");
+        regen = hlen == 1 ? (size_t)(p[0] >> 3)
+                : hlen == 2 ? (size_t)(p[0] >> 4) + ((size_t)p[1] << 4)
+                            : (size_t)(p[0] >> 4) + ((size_t)p[1] << 4) + ((size_t)p[2] << 12);
+    } else {
+        uint64_t h;
+        hlen = sf < 2 ? 3 : sf == 2 ? 4 : 5;
+        if (hlen > n) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: literals header cut");
+        h = p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (hlen > 3 ? (uint64_t)p[3] << 24 : 0) |
+            (hlen > 4 ? (uint64_t)p[4] << 32 : 0);
+        if (hlen == 3) {
+            regen = (size_t)(h >> 4 & 0x3FF);
+            csize = (size_t)(h >> 14 & 0x3FF);
+        } else if (hlen == 4) {
+            regen = (size_t)(h >> 4 & 0x3FFF);
+            csize = (size_t)(h >> 18 & 0x3FFF);
+        } else {
+            regen = (size_t)(h >> 4 & 0x3FFFF);
+            csize = (size_t)(h >> 22 & 0x3FFFF);
+        }
+    }
+    if (regen > z->block_max)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: %U literals, over the block maximum %U",
+                             (uint64_t)regen, (uint64_t)z->block_max);
+    *nlit = regen;
+    if (type == 0) {
+        if (regen > n - hlen) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: raw literals cut");
+        *lit = p + hlen;
+        *used = hlen + regen;
+        return JITANON_OK;
+    }
+    if (type == 1) {
+        if (n - hlen < 1) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: RLE literals cut");
+        memset(z->lit, p[hlen], regen);
+        *lit = z->lit;
+        *used = hlen + 1;
+        return JITANON_OK;
+    }
+    if (csize > n - hlen) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: compressed literals cut");
+    {
+        const uint8_t *q = p + hlen;
+        size_t qn = csize, tree = 0;
+        uint64_t qoff = off + hlen;
+        jitanon_result res;
+        if (type == 2) {
+            if ((res = jitanon__zs_huf_read(z, q, qn, &tree, qoff, err)) != JITANON_OK) return res;
+        } else if (!z->huf_valid) {
+            return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: treeless literals without an earlier Huffman table");
+        }
+        q += tree;
+        qn -= tree;
+        qoff += tree;
+        if (sf == 0) {
+            res = jitanon__zs_huf_stream(&z->huf, q, qn, z->lit, regen, qoff, err);
+        } else {
+            size_t s[4], seg = (regen + 3) / 4, k;
+            if (qn < 6) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, qoff, "zstd: Huffman jump table cut");
+            s[0] = jitanon__rd16(q, 0);
+            s[1] = jitanon__rd16(q + 2, 0);
+            s[2] = jitanon__rd16(q + 4, 0);
+            if (s[0] + s[1] + s[2] > qn - 6)
+                return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, qoff, "zstd: Huffman streams larger than their data");
+            s[3] = qn - 6 - s[0] - s[1] - s[2];
+            if (3 * seg > regen)
+                return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, qoff, "zstd: %U literals cannot fill four streams",
+                                     (uint64_t)regen);
+            q += 6;
+            qoff += 6;
+            res = JITANON_OK;
+            for (k = 0; k < 4 && res == JITANON_OK; k++) {
+                res = jitanon__zs_huf_stream(&z->huf, q, s[k], z->lit + k * seg, k < 3 ? seg : regen - 3 * seg, qoff, err);
+                q += s[k];
+                qoff += s[k];
+            }
+        }
+        if (res != JITANON_OK) return res;
+    }
+    *lit = z->lit;
+    *used = hlen + csize;
+    return JITANON_OK;
+}
+
+/* One symbol table of the sequences section: predefined, RLE, FSE-described or repeated. */
+JITANON__PRIVATE jitanon_result jitanon__zs_seq_table(unsigned mode, const jitanon__zs_table **cur,
+                                                     jitanon__zs_table *own, const jitanon__zs_table *pre,
+                                                     unsigned max_log, unsigned max_sym, const uint8_t *p, size_t n,
+                                                     size_t *used, uint64_t off, const char *what, jitanon_error *err)
+{
+    *used = 0;
+    if (mode == 0) {
+        *cur = pre;
+    } else if (mode == 1) {
+        if (!n) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: %s RLE symbol missing", what);
+        if (p[0] > max_sym)
+            return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: %s RLE symbol %u over %u", what, (unsigned)p[0],
+                                 max_sym);
+        own->log = 0;
+        own->e[0].sym = p[0];
+        own->e[0].nbits = 0;
+        own->e[0].base = 0;
+        *cur = own;
+        *used = 1;
+    } else if (mode == 2) {
+        jitanon_result res = jitanon__zs_fse_read(own, p, n, max_log, max_sym, used, off, err);
+        if (res != JITANON_OK) return res;
+        *cur = own;
+    } else if (!*cur) {
+        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: %s table repeated before one was defined", what);
+    }
+    return JITANON_OK;
+}
+
+/* Copies a match of ml bytes from `off` back; the source may overlap the destination,
+   so the copy goes in chunks no longer than the distance, which doubles as the
+   repeated pattern grows. */
+JITANON__INLINE void jitanon__zs_match(uint8_t *o, size_t off, size_t ml)
+{
+    size_t d = off;
+    if (off == 1) {
+        memset(o, o[-1], ml);
+        return;
+    }
+    while (ml) {
+        size_t k = d < ml ? d : ml;
+        memcpy(o, o - d, k);
+        o += k;
+        ml -= k;
+        if (d < 4096) d *= 2;
+    }
+}
+
+/* Decodes a compressed block's content (RFC 8878, 3.1.1.3) to o[0..room); *produced = bytes. */
+JITANON__PRIVATE jitanon_result jitanon__zs_compressed(jitanon__zstd *z, const uint8_t *p, size_t n, uint8_t *o,
+                                                      size_t room, size_t *produced, uint64_t off, jitanon_error *err)
+{
+    const uint8_t *lit = NULL, *fstart = z->dst->data + z->fpos;
+    size_t nlit = 0, used = 0, nseq, i, k;
+    uint8_t *o0 = o, *oend = o + room;
+    jitanon__zs_bits b;
+    jitanon_result res;
+    size_t sll, sof, sml;
+    if ((res = jitanon__zs_literals(z, p, n, &lit, &nlit, &used, off, err)) != JITANON_OK) return res;
+    p += used;
+    n -= used;
+    off += used;
+    if (!n) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: sequences section missing");
+    if (p[0] < 128) {
+        nseq = p[0];
+        k = 1;
+    } else if (p[0] < 255) {
+        if (n < 2) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: sequence count cut");
+        nseq = ((size_t)(p[0] - 128) << 8) + p[1];
+        k = 2;
+    } else {
+        if (n < 3) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: sequence count cut");
+        nseq = p[1] + ((size_t)p[2] << 8) + 0x7F00;
+        k = 3;
+    }
+    p += k;
+    n -= k;
+    off += k;
+    if (nseq) {
+        unsigned modes;
+        if (!n) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, off, "zstd: compression modes missing");
+        modes = p[0];
+        /* its two reserved bits are ignored, as libzstd ignores them */
+        p++;
+        n--;
+        off++;
+        if ((res = jitanon__zs_seq_table(modes >> 6, &z->ll, &z->tab_ll, &z->pre_ll, 9, 35, p, n, &k, off,
+                                         "literal length", err)) != JITANON_OK)
+            return res;
+        p += k, n -= k, off += k;
+        if ((res = jitanon__zs_seq_table(modes >> 4 & 3, &z->of, &z->tab_of, &z->pre_of, 8, 31, p, n, &k, off,
+                                         "offset", err)) != JITANON_OK)
+            return res;
+        p += k, n -= k, off += k;
+        if ((res = jitanon__zs_seq_table(modes >> 2 & 3, &z->ml, &z->tab_ml, &z->pre_ml, 9, 52, p, n, &k, off,
+                                         "match length", err)) != JITANON_OK)
+            return res;
+        p += k, n -= k, off += k;
+        if (!jitanon__zs_bits_init(&b, p, n))
+            return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: sequence bitstream has no end mark");
+        sll = (size_t)jitanon__zs_read(&b, z->ll->log);
+        sof = (size_t)jitanon__zs_read(&b, z->of->log);
+        sml = (size_t)jitanon__zs_read(&b, z->ml->log);
+        for (i = 0; i < nseq; i++) {
+            const jitanon__zs_fse *ell = &z->ll->e[sll], *eof = &z->of->e[sof], *eml = &z->ml->e[sml];
+            unsigned ofc = eof->sym;
+            size_t ofv, ll, ml, mo, avail;
+            ofv = ((size_t)1 << ofc) + (size_t)jitanon__zs_read(&b, ofc);
+            ml = jitanon__zs_ml_base[eml->sym] + (size_t)jitanon__zs_read(&b, jitanon__zs_ml_bits[eml->sym]);
+            ll = jitanon__zs_ll_base[ell->sym] + (size_t)jitanon__zs_read(&b, jitanon__zs_ll_bits[ell->sym]);
+            if (ofv > 3) {
+                mo = ofv - 3;
+                z->rep[2] = z->rep[1];
+                z->rep[1] = z->rep[0];
+                z->rep[0] = mo;
+            } else {
+                size_t idx = ofv - 1 + (ll == 0);
+                if (idx == 0) {
+                    mo = z->rep[0];
+                } else {
+                    mo = idx == 3 ? z->rep[0] - 1 : z->rep[idx];
+                    if (!mo) mo = 1; /* a repeat of offset 1 minus one */
+                    if (idx != 1) z->rep[2] = z->rep[1];
+                    z->rep[1] = z->rep[0];
+                    z->rep[0] = mo;
+                }
+            }
+            if (i + 1 < nseq) {
+                sll = ell->base + (size_t)jitanon__zs_read(&b, ell->nbits);
+                sml = eml->base + (size_t)jitanon__zs_read(&b, eml->nbits);
+                sof = eof->base + (size_t)jitanon__zs_read(&b, eof->nbits);
+            }
+            if (ll > nlit)
+                return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: sequence %U takes %U literals, %U left",
+                                     (uint64_t)i, (uint64_t)ll, (uint64_t)nlit);
+            if (ll > (size_t)(oend - o) || ml > (size_t)(oend - o) - ll)
+                return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: block decodes to more than %U bytes",
+                                     (uint64_t)room);
+            memcpy(o, lit, ll);
+            o += ll;
+            lit += ll;
+            nlit -= ll;
+            avail = (size_t)(o - fstart);
+            if (mo > avail || (z->streaming && mo > z->window))
+                return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off,
+                                     "zstd: sequence %U copies from %U bytes back, %U are there%s", (uint64_t)i,
+                                     (uint64_t)mo, (uint64_t)(avail < z->window ? avail : z->window),
+                                     z->produced ? "" : " (a frame made with a dictionary?)");
+            jitanon__zs_match(o, mo, ml);
+            o += ml;
+        }
+        if (b.left < 0)
+            return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: sequence bitstream read past its start (%U bits)",
+                                 (uint64_t)-b.left);
+        if (b.left > 0)
+            return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: sequence bitstream longer than its %U sequences",
+                                 (uint64_t)nseq);
+    } else if (n) {
+        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: %U bytes after a block without sequences", (uint64_t)n);
+    }
+    if (nlit > (size_t)(oend - o))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: block decodes to more than %U bytes", (uint64_t)room);
+    memcpy(o, lit, nlit);
+    o += nlit;
+    *produced = (size_t)(o - o0);
+    return JITANON_OK;
+}
+
+/* Room for one more block of `want` bytes in the history: a streaming history keeps the
+   last window of bytes (moved to the front once it holds two windows) and grows only as
+   data comes. */
+JITANON__PRIVATE jitanon_result jitanon__zs_room(jitanon__zstd *z, size_t want, size_t *room, uint64_t off,
+                                                jitanon_error *err)
+{
+    jitanon_membuf *d = z->dst;
+    size_t need;
+    if (z->streaming) {
+        size_t keep = (size_t)z->window, limit = 2 * keep + want;
+        if (d->size + want > limit && d->size > keep) {
+            memmove(d->data, d->data + d->size - keep, keep);
+            d->size = keep;
+        }
+        if (d->size + want >= d->capacity) { /* never a NULL buffer, even for empty blocks */
+            size_t ncap = d->capacity * 2 > limit ? limit : d->capacity * 2;
+            void *np;
+            if (ncap <= d->size + want) ncap = d->size + want + 1;
+            np = jitanon__realloc(&z->alloc, d->data, d->capacity, ncap);
+            if (!np) return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "zstd: cannot hold a %U-byte window", (uint64_t)ncap);
+            d->data = (uint8_t *)np;
+            d->capacity = ncap;
+        }
+    } else {
+        if (d->max_size && (d->size > d->max_size || want > d->max_size - d->size))
+            want = d->size < d->max_size ? d->max_size - d->size : 0;
+        if (d->size > SIZE_MAX - want) return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "zstd: output too large");
+        need = d->size + want + 1; /* never a NULL buffer, even for empty blocks */
+        if (!jitanon__grow(&d->allocator, (void **)&d->data, &d->capacity, need, 1))
+            return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "zstd: cannot hold %U decompressed bytes", (uint64_t)need);
+    }
+    *room = want;
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE void jitanon__zs_frame_begin(jitanon__zstd *z)
+{
+    z->rep[0] = 1;
+    z->rep[1] = 4;
+    z->rep[2] = 8;
+    z->huf_valid = 0;
+    z->ll = z->of = z->ml = NULL;
+    z->produced = 0;
+    jitanon__xxh_init(&z->xxh);
+    if (z->streaming) z->hist.size = 0;
+    z->fpos = z->dst->size;
+}
+
+/* The end of a frame: its content size, if it declared one, must match. */
+JITANON__PRIVATE jitanon_result jitanon__zs_frame_end(jitanon__zstd *z, uint64_t off, jitanon_error *err)
+{
+    if (z->has_fcs && z->produced != z->fcs)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: frame declares %U bytes of content, holds %U", z->fcs,
+                             z->produced);
+    z->unit = JITANON__ZS_MAGIC_U;
+    z->need = 4;
+    return JITANON_OK;
+}
+
+/* A decoded block's bytes, dst->data[at..]: checksummed, counted and, when streaming, passed on. */
+JITANON__PRIVATE jitanon_result jitanon__zs_emit(jitanon__zstd *z, size_t at, jitanon_membuf *out, uint64_t off,
+                                                jitanon_error *err)
+{
+    size_t n = z->dst->size - at;
+    if (z->fhd & 4) jitanon__xxh_update(&z->xxh, z->dst->data + at, n);
+    z->produced += n;
+    if (z->has_fcs && z->produced > z->fcs)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: frame content runs past its declared %U bytes", z->fcs);
+    if (z->streaming && jitanon__buf_put(out, z->dst->data + at, n))
+        return JITANON__FAIL(err, out->max_size && n > out->max_size - out->size ? JITANON_ERR_LIMIT : JITANON_ERR_NOMEM,
+                             off, "zstd: cannot buffer %U more decompressed bytes (%U held)", (uint64_t)n,
+                             (uint64_t)out->size);
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__zs_header(jitanon__zstd *z, const uint8_t *p, uint64_t off, jitanon_error *err)
+{
+    static const uint8_t did_size[4] = {0, 1, 2, 4};
+    unsigned fcs_flag = z->fhd >> 6, single = z->fhd >> 5 & 1u, did_flag = z->fhd & 3u, i;
+    uint64_t did = 0, fcs = 0;
+    size_t at = 0, fcs_size = fcs_flag ? (size_t)1 << fcs_flag : single;
+    if (!single) {
+        unsigned e = p[0] >> 3, m = p[0] & 7u;
+        uint64_t base = (uint64_t)1 << (10 + e);
+        z->window = base + base / 8 * m;
+        at = 1;
+    }
+    for (i = 0; i < did_size[did_flag]; i++) did |= (uint64_t)p[at + i] << (8 * i);
+    at += did_size[did_flag];
+    for (i = 0; i < fcs_size; i++) fcs |= (uint64_t)p[at + i] << (8 * i);
+    if (fcs_size == 2) fcs += 256;
+    z->has_fcs = fcs_size != 0;
+    z->fcs = fcs;
+    if (single) z->window = fcs;
+    if (did)
+        return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, off,
+                             "zstd: frame needs dictionary %U; only frames without a dictionary are decoded", did);
+    if (z->window > z->max_window || z->window > SIZE_MAX / 4)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, off,
+                             "zstd: frame declares a %U-byte window, over the cap of %U (raise the window cap)", z->window,
+                             z->max_window);
+    /* RFC 8878 bounds a block by the window too; libzstd does not, nor do we: a smaller
+       window still bounds what matches may reach */
+    z->block_max = JITANON__ZS_BLOCK_MAX;
+    jitanon__zs_frame_begin(z);
+    return JITANON_OK;
+}
+
+/* Parses one whole unit p[0..z->need) found at input offset `off`. */
+JITANON__PRIVATE jitanon_result jitanon__zs_unit(jitanon__zstd *z, const uint8_t *p, uint64_t off, jitanon_membuf *out,
+                                                jitanon_error *err)
+{
+    jitanon_result res;
+    switch (z->unit) {
+    case JITANON__ZS_MAGIC_U: {
+        uint32_t m = jitanon__rd32(p, 0);
+        if (m == JITANON__ZS_MAGIC) {
+            z->unit = JITANON__ZS_FHD_U;
+            z->need = 1;
+        } else if ((m & 0xFFFFFFF0u) == 0x184D2A50u) {
+            z->unit = JITANON__ZS_SKIPSIZE_U;
+            z->need = 4;
+        } else {
+            return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: not a zstd frame (magic %X)", (uint64_t)m);
+        }
+        return JITANON_OK;
+    }
+    case JITANON__ZS_FHD_U: {
+        static const size_t did_size[4] = {0, 1, 2, 4};
+        unsigned f = p[0], fcs_flag = f >> 6;
+        if (f & 8) return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: reserved bit set in the frame header");
+        z->fhd = f;
+        z->unit = JITANON__ZS_HEADER_U;
+        z->need = (f & 32 ? 0 : 1) + did_size[f & 3] + (fcs_flag ? (size_t)1 << fcs_flag : (size_t)(f >> 5 & 1));
+        return JITANON_OK;
+    }
+    case JITANON__ZS_HEADER_U:
+        if ((res = jitanon__zs_header(z, p, off - 1, err)) != JITANON_OK) return res;
+        z->unit = JITANON__ZS_BLOCKHDR_U;
+        z->need = 3;
+        return JITANON_OK;
+    case JITANON__ZS_BLOCKHDR_U: {
+        uint32_t h = p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+        size_t size = h >> 3;
+        z->block_last = h & 1u;
+        z->block_type = h >> 1 & 3u;
+        if (z->block_type == 3) return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: reserved block type");
+        /* RFC 8878 bounds raw and RLE blocks too; libzstd does not, nor do we (the size
+           field allows 2 MiB; the history makes room for the block) */
+        if (z->block_type == 2 && size > z->block_max)
+            return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: block of %U bytes, over the block maximum %U",
+                                 (uint64_t)size, (uint64_t)z->block_max);
+        z->unit = JITANON__ZS_BLOCK_U;
+        z->need = z->block_type == 1 ? 1 : size;
+        z->block_size = size;
+        return JITANON_OK;
+    }
+    case JITANON__ZS_BLOCK_U: {
+        size_t room = 0, at, made = 0;
+        if ((res = jitanon__zs_room(z, z->block_type == 2 ? z->block_max : z->block_size, &room, off, err)) !=
+            JITANON_OK)
+            return res;
+        at = z->dst->size;
+        if (z->block_type == 0 || z->block_type == 1) {
+            made = z->block_size;
+            if (made > room)
+                return JITANON__FAIL(err, JITANON_ERR_LIMIT, off, "zstd: output over its %U-byte limit",
+                                     (uint64_t)z->dst->max_size);
+            if (z->block_type == 0) memcpy(z->dst->data + at, p, made);
+            else memset(z->dst->data + at, p[0], made);
+        } else {
+            res = jitanon__zs_compressed(z, p, z->need, z->dst->data + at, room, &made, off, err);
+            if (res != JITANON_OK) return res;
+        }
+        z->dst->size += made;
+        if ((res = jitanon__zs_emit(z, at, out, off, err)) != JITANON_OK) return res;
+        if (!z->block_last) {
+            z->unit = JITANON__ZS_BLOCKHDR_U;
+            z->need = 3;
+            return JITANON_OK;
+        }
+        if (z->fhd & 4) {
+            z->unit = JITANON__ZS_CHECKSUM_U;
+            z->need = 4;
+            return JITANON_OK;
+        }
+        return jitanon__zs_frame_end(z, off, err);
+    }
+    case JITANON__ZS_CHECKSUM_U: {
+        uint32_t want = jitanon__rd32(p, 0), got = (uint32_t)jitanon__xxh_digest(&z->xxh);
+        if (want != got)
+            return JITANON__FAIL(err, JITANON_ERR_BAD_ZSTD, off, "zstd: content checksum %X, the frame says %X",
+                                 (uint64_t)got, (uint64_t)want);
+        return jitanon__zs_frame_end(z, off, err);
+    }
+    case JITANON__ZS_SKIPSIZE_U:
+        z->skip_left = jitanon__rd32(p, 0);
+        z->unit = JITANON__ZS_SKIP_U;
+        z->need = 0;
+        return JITANON_OK;
+    default:
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, off, "zstd: decoder state corrupt");
+    }
+}
+
+JITANON__PRIVATE void jitanon__zstd_destroy(jitanon__zstd *z)
+{
+    jitanon_allocator a;
+    if (!z) return;
+    a = z->alloc;
+    jitanon__free(&a, z->hold, z->hold_cap);
+    jitanon__free(&a, z->hist.data, z->hist.capacity);
+    jitanon__free(&a, z, sizeof *z);
+}
+
+/* A decoder; streaming: it keeps its own history and may leave a frame unfinished at the
+   end (perf never ends its frame).  max_window 0 = 128 MiB. */
+JITANON__PRIVATE jitanon_result jitanon__zstd_create(const jitanon_allocator *a, uint64_t max_window, int streaming,
+                                                     jitanon__zstd **out, jitanon_error *err)
+{
+    jitanon__zstd *z = (jitanon__zstd *)jitanon__malloc(a, sizeof *z);
+    *out = NULL;
+    if (!z) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "zstd: no memory for a decoder");
+    memset(z, 0, sizeof *z);
+    if (a) z->alloc = *a;
+    z->max_window = max_window ? max_window : JITANON__ZS_DEFAULT_WINDOW;
+    z->streaming = streaming;
+    z->hist.allocator = z->alloc;
+    z->dst = &z->hist;
+    z->unit = JITANON__ZS_MAGIC_U;
+    z->need = 4;
+    if (!jitanon__zs_fse_build(&z->pre_ll, jitanon__zs_ll_default, 36, 6) ||
+        !jitanon__zs_fse_build(&z->pre_ml, jitanon__zs_ml_default, 53, 6) ||
+        !jitanon__zs_fse_build(&z->pre_of, jitanon__zs_of_default, 29, 5)) {
+        jitanon__zstd_destroy(z);
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "zstd: default tables do not build");
+    }
+    *out = z;
+    return JITANON_OK;
+}
+
+/* Decodes src[0..n), found at input offset `off`, appending to `out`; a unit cut at the
+   end waits for the next call. */
+JITANON__PRIVATE jitanon_result jitanon__zstd_feed(jitanon__zstd *z, const uint8_t *src, size_t n, uint64_t off,
+                                                   jitanon_membuf *out, jitanon_error *err)
+{
+    jitanon_result res;
+    if (!z->streaming) z->dst = out;
+    for (;;) {
+        const uint8_t *u;
+        uint64_t uoff;
+        if (z->unit == JITANON__ZS_SKIP_U) {
+            size_t k = z->skip_left < n ? (size_t)z->skip_left : n;
+            src += k;
+            n -= k;
+            off += k;
+            z->skip_left -= k;
+            if (z->skip_left) return JITANON_OK;
+            z->unit = JITANON__ZS_MAGIC_U;
+            z->need = 4;
+            continue;
+        }
+        if (!z->hold_len && n >= z->need) {
+            u = src;
+            uoff = off;
+            src += z->need;
+            n -= z->need;
+            off += z->need;
+        } else {
+            size_t k = z->need - z->hold_len < n ? z->need - z->hold_len : n;
+            if (!n) return JITANON_OK;
+            if (!jitanon__grow(&z->alloc, (void **)&z->hold, &z->hold_cap, z->need, 1))
+                return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "zstd: cannot buffer %U bytes", (uint64_t)z->need);
+            if (!z->hold_len) z->hold_off = off;
+            memcpy(z->hold + z->hold_len, src, k);
+            z->hold_len += k;
+            src += k;
+            n -= k;
+            off += k;
+            if (z->hold_len < z->need) return JITANON_OK;
+            u = z->hold;
+            uoff = z->hold_off;
+            z->hold_len = 0;
+        }
+        if ((res = jitanon__zs_unit(z, u, uoff, out, err)) != JITANON_OK) return res;
+    }
+}
+
+/* The end of the input at offset `off`: it must not cut a unit; a streaming decoder may
+   be inside a frame between blocks, as perf leaves it. */
+JITANON__PRIVATE jitanon_result jitanon__zstd_end(const jitanon__zstd *z, uint64_t off, jitanon_error *err)
+{
+    if (!z->hold_len && (z->unit == JITANON__ZS_MAGIC_U || (z->streaming && z->unit == JITANON__ZS_BLOCKHDR_U)))
+        return JITANON_OK;
+    return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, z->hold_len ? z->hold_off : off,
+                         "zstd: data ends inside a frame (%U of %U bytes of its next part)", (uint64_t)z->hold_len,
+                         (uint64_t)(z->unit == JITANON__ZS_SKIP_U ? z->skip_left : z->need));
+}
+
+JITANON_API jitanon_result jitanon_zstd_decompress(const void *src, size_t size, jitanon_membuf *out, uint64_t max_window,
+                                                   jitanon_error *err)
+{
+    jitanon__zstd *z;
+    jitanon_result res;
+    JITANON_ASSERT(out && (src || !size));
+    jitanon__clear_error(err);
+    res = jitanon__zstd_create(&out->allocator, max_window, 0, &z, err);
+    if (res != JITANON_OK) return res;
+    res = jitanon__zstd_feed(z, (const uint8_t *)src, size, 0, out, err);
+    if (res == JITANON_OK) res = jitanon__zstd_end(z, size, err);
+    jitanon__zstd_destroy(z);
+    return res;
+}
+
+#else /* JITANON__ZSTD */
+
+JITANON_API jitanon_result jitanon_zstd_decompress(const void *src, size_t size, jitanon_membuf *out, uint64_t max_window,
+                                                   jitanon_error *err)
+{
+    (void)src, (void)size, (void)out, (void)max_window;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "zstd decoder left out (JITANON_NO_ZSTD)");
+}
+
+#endif /* JITANON__ZSTD */
 
 /* -- [jitdump-read] jitdump reader --------------------------------------------------------- */
 
@@ -4778,6 +5824,7 @@ JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jita
         r->allocator_ = opts->allocator;
         r->decompress_ = opts->decompress;
         r->decompress_user_ = opts->decompress_user;
+        r->max_zstd_window_ = opts->max_zstd_window;
     }
     r->dbuf_.allocator = r->allocator_;
     /* decompressed bytes pending: one payload-carrying record plus a straddling tail */
@@ -5213,20 +6260,26 @@ JITANON__PRIVATE jitanon_result jitanon__pd_next_raw(jitanon_perf_reader *r, jit
     return res;
 }
 
-/* Feeds a COMPRESSED/COMPRESSED2 payload to the decompressor hook. */
+/* Whether compressed records come out decompressed (then the output is plain). */
+JITANON__PRIVATE int jitanon__pd_decompresses(const jitanon_perf_reader *r) { return r->decompress_ || JITANON__ZSTD; }
+
+/* Feeds a COMPRESSED/COMPRESSED2 payload to the decompressor hook or the built-in zstd
+   decoder, which carries the stream from record to record. */
 JITANON__PRIVATE jitanon_result jitanon__pd_inflate(jitanon_perf_reader *r, const jitanon_perf_record *rec,
                                                    jitanon_error *err)
 {
     const uint8_t *src = rec->raw.data + 8;
     size_t n = (size_t)rec->size - 8;
-    if (!r->decompress_)
+    uint64_t src_off = rec->offset + 8;
+    if (!jitanon__pd_decompresses(r))
         return jitanon__pd_bad(err, JITANON_ERR_COMPRESSED, rec->offset, rec,
-                               "from perf record -z: re-record without -z or set opts.decompress (perf inject keeps it)");
+                               "from perf record -z: this build left out zstd (JITANON_NO_ZSTD); re-record without -z");
     if (rec->type == JITANON_PERF_RECORD_COMPRESSED2) {
         uint64_t data_size = n >= 8 ? jitanon__rd64(src, r->big_endian) : UINT64_MAX;
         if (data_size > n - 8)
             return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset + 8, rec, "data_size is larger than the record");
         src += 8;
+        src_off += 8;
         n = (size_t)data_size;
     }
     if (r->dpos_) { /* keep only the undelivered tail: a record may straddle two payloads */
@@ -5234,9 +6287,26 @@ JITANON__PRIVATE jitanon_result jitanon__pd_inflate(jitanon_perf_reader *r, cons
         r->dbuf_.size -= r->dpos_;
         r->dpos_ = 0;
     }
-    if (r->decompress_(r->decompress_user_, src, n, &r->dbuf_))
-        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec,
-                               "decompressor failed (corrupt payload or out of memory)");
+    if (r->decompress_) {
+        if (r->decompress_(r->decompress_user_, src, n, &r->dbuf_))
+            return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec,
+                                   "decompressor failed (corrupt payload or out of memory)");
+    } else {
+#if JITANON__ZSTD
+        jitanon_result res = JITANON_OK;
+        if (!r->zstd_) res = jitanon__zstd_create(&r->allocator_, r->max_zstd_window_, 1, &r->zstd_, err);
+        if (res == JITANON_OK) res = jitanon__zstd_feed(r->zstd_, src, n, src_off, &r->dbuf_, err);
+        if (res != JITANON_OK) {
+            if (err) {
+                err->record_index = rec->index;
+                err->record_type = rec->type;
+            }
+            return res;
+        }
+#else
+        (void)src_off;
+#endif
+    }
     r->doff_ = rec->offset;
     r->stats.compressed_records++;
     return JITANON_OK;
@@ -5275,6 +6345,10 @@ JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jita
         res = jitanon__pd_next_raw(r, rec, err);
         if (res == JITANON_END) {
             r->done_ = 1;
+#if JITANON__ZSTD
+            if (r->zstd_ && (res = jitanon__zstd_end(r->zstd_, r->in_.off, err)) != JITANON_OK) return res;
+            res = JITANON_END;
+#endif
             if (r->dbuf_.size > r->dpos_)
                 return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->doff_, "decompressed data ends inside a record");
         }
@@ -5422,6 +6496,9 @@ JITANON_API void jitanon_perf_reader_release(jitanon_perf_reader *r)
     jitanon__free(a, r->feat_mem_, r->feat_mem_size_);
     jitanon__in_free(&r->in_, a);
     jitanon_membuf_release(&r->dbuf_);
+#if JITANON__ZSTD
+    jitanon__zstd_destroy(r->zstd_);
+#endif
 #ifndef JITANON_NO_STDIO
     if (r->file_ && r->file_ != (void *)stdin) fclose((FILE *)r->file_);
 #endif
@@ -5861,13 +6938,13 @@ JITANON_API void jitanon_perf_writer_release(jitanon_perf_writer *w)
 
 /* -- [perf-copy] copy path ----------------------------------------------------------------- */
 
-/* With a decompressor the output holds plain records, so it must not claim compression. */
+/* Decompressed, the output holds plain records, so it must not claim compression. */
 /* Bit 0 is reserved and ids past the bitmap have no slot: neither can be written, so a
    copy drops them (as it drops HEADER_COMPRESSED once the data is decompressed). */
 JITANON__PRIVATE int jitanon__pc_keep_feature(const jitanon_perf_reader *r, uint64_t bit)
 {
     if (bit == 0 || bit >= JITANON_PERF_FEAT_BITS) return 0;
-    return !(r->decompress_ && bit == JITANON_PERF_FEAT_COMPRESSED);
+    return !(jitanon__pd_decompresses(r) && bit == JITANON_PERF_FEAT_COMPRESSED);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__pc_features(jitanon_perf_reader *r, jitanon_perf_writer *w, jitanon_error *err)

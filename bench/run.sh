@@ -6,6 +6,7 @@
 #   BENCH_REPEAT=N      run every injector N times and print medians (default 3)
 #   BENCH_NODE=0        skip the real node --perf-prof workload
 #   BENCH_MICRO=0       skip the micro benchmarks
+#   BENCH_ZSTD=0        skip the zstd decode benchmark (perf record -z, beside libzstd)
 #   BENCH_FLOOR_ATOMIC=1 also time the floor with temporary name + rename per file
 #   BENCH_SETTLE=S      seconds to wait (after sync) before each timed run (default 2)
 #   BENCH_THREADS0=1    also time --elf=function --threads 0
@@ -276,4 +277,24 @@ if [ "${BENCH_MICRO:-1}" != 0 ]; then
     echo
     echo "== micro: perf.data scan of the $B input"
     "$MICRO" scan "$W/genB/perf.data" 3
+fi
+
+# zstd (issue #13): decode speed on a perf record -z recording of node with dwarf call
+# graphs (about 20 MB decompressed), jitanon's decoder beside libzstd's (bench/zstd.c;
+# only that binary links libzstd, when zstd.h is there).  BENCH_ZSTD=0 skips it.
+if [ "${BENCH_ZSTD:-1}" != 0 ] && [ "$have_perf" = 1 ] && command -v node >/dev/null 2>&1 &&
+    $PERFENV perf record -N -q -z -k mono -e cpu-clock -o "$W/zprobe.data" true >/dev/null 2>&1; then
+    zdefs= zlibs=
+    if printf '#include <zstd.h>\n' | $CC -E -x c - >/dev/null 2>&1; then zdefs=-DJT_LIBZSTD zlibs=-lzstd; fi
+    $CC -O2 -D_POSIX_C_SOURCE=200809L $zdefs -I. -o build/bench-zstd bench/zstd.c $zlibs
+    mkdir -p "$W/zstd"
+    (cd "$W/zstd" && $PERFENV perf record -z -N -q --call-graph dwarf,4096 -k mono -e cpu-clock -c 250000 -o z.data \
+        node -e 'function f(n){let s=0;for(let i=0;i<n;i++)s+=Math.sqrt(i)%7;return s}
+                 function g(n){let a=[];for(let i=0;i<n;i++)a.push(i*2);return a.reduce((x,y)=>x+y,0)}
+                 let t=0,e=Date.now()+3000; while(Date.now()<e) t+=f(2e4)+g(3e3); console.log(t)' >/dev/null 2>&1)
+    echo
+    echo "== zstd: perf record -z (node, dwarf call graphs) decoded record by record, best of 5"
+    build/bench-zstd "$W/zstd/z.data" 5
+else
+    echo "bench: perf record -z or node unavailable: the zstd row is skipped"
 fi

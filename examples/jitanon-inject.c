@@ -31,6 +31,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: jitanon-inject [options]\n"
             "  -i, --input FILE        perf.data to read (default '-': stdin)\n"
+            "                          (perf record -z input is read too: the output is\n"
+            "                          written uncompressed)\n"
             "  -o, --output FILE       perf.data to write (default '-': stdout, pipe mode)\n"
             "  -j, --jit               accepted for compatibility with perf inject (always on)\n"
             "  -f, --force             accepted for compatibility with perf inject\n"

@@ -5,6 +5,8 @@
        perfdata-cat --copy OUT [--pipe] FILE|-      (OUT "-" = stdout, pipe mode)
 
    An MMAP2 of the first layout (kernel 3.10, no prot and flags) prints "first-layout".
+   perf record -z input is decompressed: the records inside are printed, and a copy is
+   written uncompressed.
 
    Exits 1 with the error (and its byte offset) on malformed input, 2 on bad usage. */
 #define JITANON_IMPLEMENTATION

@@ -36,7 +36,7 @@ for cc in gcc clang; do
   if [ -s "$tmp/features-c99-$cc.txt" ] && cmp -s "$tmp/features-gnu99-$cc.txt" "$tmp/features-c99-$cc.txt" &&
      grep -q 'jitdump file 1, atomic output 1, clock 1' "$tmp/features-c99-$cc.txt" &&
      [ "$(cat "$tmp/c99-$cc/out")" = ok ] && ls "$tmp/c99-$cc"/jit-*.dump >/dev/null 2>&1
-  then echo "PASS features: $cc -std=c99 -pedantic = -std=gnu99 ($(cat "$tmp/features-c99-$cc.txt"))"
+  then echo "PASS features: $cc -std=c99 -pedantic = -std=gnu99 ($(paste -s -d ' ' "$tmp/features-c99-$cc.txt"))"
   else echo "FAIL features: $cc -std=c99 -pedantic differs from -std=gnu99"; cat "$tmp"/features-*-$cc.txt; fi
   run "$cc -O3 impl" $cc $W -O3 -I. -c "$tmp/impl.c" -o "$tmp/o3-$cc.o"
   run "$cc 0.1 names (JITANON_COMPAT_0_1)" $cc $W -D_POSIX_C_SOURCE=200809L -I. tests/compat01.c -o "$tmp/compat-$cc"
@@ -46,6 +46,15 @@ for cc in gcc clang; do
   run "$cc no SHA-NI" $cc $W -DJITANON_NO_SHA_NI -I. "$tmp/impl.c" -o "$tmp/nosha-$cc"
   run "$cc posix, no threads" $cc $W -D_POSIX_C_SOURCE=200809L -DJITANON_NO_THREADS -I. "$tmp/impl.c" -o "$tmp/nothr-$cc"
   run "$cc no threads" $cc $W -DJITANON_NO_THREADS -I. "$tmp/impl.c" -o "$tmp/nothr-$cc"
+  # JITANON_NO_ZSTD: the decoder is left out and says so; by default it is in
+  mkdir "$tmp/nozstd-$cc"
+  run "$cc no zstd" $cc $W -DJITANON_NO_ZSTD -I. tests/features.c -o "$tmp/features-nozstd-$cc"
+  out=$([ -x "$tmp/features-nozstd-$cc" ] && "$tmp/features-nozstd-$cc" "$tmp/nozstd-$cc")
+  f=$(printf '%s\n' "$out" | sed -n 's/^features \([0-9]*\),.*/\1/p')
+  if [ -n "$f" ] && [ $((f & 32)) -eq 0 ] && printf '%s\n' "$out" | grep -qx 'zstd 0' &&
+     grep -qx 'zstd 1' "$tmp/features-c99-$cc.txt" && [ $(( $(sed -n 's/^features \([0-9]*\),.*/\1/p' "$tmp/features-c99-$cc.txt") & 32 )) -eq 32 ]
+  then echo "PASS features: $cc JITANON_NO_ZSTD leaves the zstd decoder out (built in by default)"
+  else echo "FAIL features: $cc JITANON_NO_ZSTD"; printf '%s\n' "$out"; fi
   # JITANON_NO_POSIX: the OS calls report the missing feature instead of running
   mkdir "$tmp/noposix-$cc"
   run "$cc no POSIX features" $cc $W -DJITANON_NO_POSIX -I. tests/features.c -o "$tmp/features-noposix-$cc"

@@ -23,5 +23,12 @@ int main(int argc, char **argv)
     jitanon_atomic_abort(&af);
     printf("features %u, jitdump file %d, atomic output %d, clock %d\n", jitanon_features(), dump, atomic,
            jitanon_jitdump_now() != 0);
+    { /* the zstd decoder on a one-byte raw-block frame; JITANON_NO_ZSTD: refused as disabled */
+        static const uint8_t frame[] = {0x28, 0xb5, 0x2f, 0xfd, 0x20, 1, 9, 0, 0, 'z'};
+        jitanon_membuf out = {NULL, 0, 0, {NULL, NULL, NULL, NULL}, 0, 0, {NULL, NULL}};
+        jitanon_result r = jitanon_zstd_decompress(frame, sizeof frame, &out, 0, &err);
+        printf("zstd %d\n", r == JITANON_OK && out.size == 1 && out.data[0] == 'z' ? 1 : r == JITANON_ERR_FEATURE_DISABLED ? 0 : -1);
+        jitanon_membuf_release(&out);
+    }
     return 0;
 }

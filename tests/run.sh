@@ -8,6 +8,9 @@ log=$(mktemp); trap 'rm -f "$log"' EXIT
 {
   sh tests/compile_matrix.sh
   ./build/test_main || echo "FAIL unit test binary exited non-zero"
+  # the zstd decoder against libzstd (prints SKIP without libzstd-dev)
+  if [ -x build/test_zstd_diff ]; then ./build/test_zstd_diff || echo "FAIL zstd differential exited non-zero"
+  else echo "SKIP zstd differential: build/test_zstd_diff not built"; fi
   # the injector tests again under ThreadSanitizer (writer threads; any report fails them)
   if [ -x build/test_tsan ]; then
     if TSAN_OPTIONS=halt_on_error=1:exitcode=66 ./build/test_tsan test_inject_ >"$log.tsan" 2>&1; then

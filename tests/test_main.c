@@ -35,6 +35,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_core.c"
 #include "t_jitdump.c"
 #include "t_perfdata.c"
+#include "t_zstd.c"
 #include "t_trim.c"
 #include "t_elf.c"
 #include "t_inject.c"
@@ -46,6 +47,7 @@ int main(int argc, char **argv)
     suite_core();
     suite_jitdump();
     suite_perfdata();
+    suite_zstd();
     suite_trim();
     suite_elf();
     suite_inject();
