@@ -87,16 +87,58 @@
    point into say so ("do not copy"); the rest may be moved by value.
 
    Revision history:
-       next   ELF stubs: the PT_LOAD's p_align is 0x1000 (was 16), so elfutils-based
-              readers such as hotspot place the symbols where perf does.
-              Line bias (V8, LLVM's PerfJITEventListener) detected from the data of each
-              dump; define JITANON_COMPAT_0_2 to keep the old names.  Renamed:
+       0.3.0  Breadth: the recordings users have, the tools they open them in, the JITs
+              they run, the damage real files carry.  Output changes: ELF stubs have a
+              page-aligned PT_LOAD (p_align 0x1000, was 16: elfutils-based readers such as
+              hotspot then place the symbols where perf does); the output's build-id
+              table lists every ELF written; samples that ran in a function before its
+              CODE_LOAD are named after it by default (file input).
+              Added:
+                late loads: jitanon_inject_opts.late (jitanon_late_mode: AUTO = 0, NAME,
+                  KEEP), late_window_ns, JITANON_LATE_WINDOW_DEFAULT_NS;
+                  jitanon_inject_stats.late_loads, late_samples;
+                  JITANON_INJECT_FALLBACK_LATE_PIPE, _LATE_ANON
+                perf's build-id cache (jitanon_buildid_cache_dir/_open/_add/_release),
+                  filled through jitanon_inject_opts.buildid_cache; the output lists every
+                  ELF file written in HEADER_BUILD_ID (pipe: as records before the MMAP2s);
+                  jitanon_perf_writer_add_feature(BUILD_ID) again extends the table;
+                  jitanon_inject_stats.buildid_entries, _cached, _cache_failed
+                a zstd decoder (RFC 8878): perf record -z recordings are read by default;
+                  jitanon_zstd_decompress, jitanon_perf_opts.max_zstd_window,
+                  JITANON_NO_ZSTD, JITANON_FEATURE_ZSTD, JITANON_ERR_BAD_ZSTD
+                damaged input: a loaded jitdump keeps the records before a damaged record
+                  too, not only before a cut one (tail_error, valid_size;
+                  jitanon_jitdump_opts.strict refuses); the perf.data reader reads data
+                  size 0 to the end of the input, keeps the whole records of a cut input
+                  and drops unreadable feature sections, and says so
+                  (jitanon_perf_reader.warnings, damage, bytes_ignored,
+                  jitanon_perf_warning; jitanon_perf_opts.strict refuses);
+                  jitanon_inject_stats.dumps_damaged, damaged_loads_kept,
+                  jitdump_bytes_ignored, input_warnings, input_bytes_ignored; the
+                  injector's default I/O opens dumps without blocking and only as regular
+                  files, symlinks only as protected_symlinks allows
+                old layouts: the legacy PERFFILE header; perf 4.x's 12-byte
+                  HEADER_TRACING_DATA; MMAP2 of the first layout (kernel 3.10, no
+                  prot/flags): jitanon_perf_mmap.first_layout
+                jitanon_inject_sample.callchain (with callchain_nr, big_endian) and
+                  jitanon_inject_sample_resolve: a sample's callchain named in on_sample
+                jitanon_elf_line_bias_scan_init/_add/_result
+              Renamed (define JITANON_COMPAT_0_2 to keep the old names):
                 jitanon_elf_opts.v8_bias, jitanon_elf_v8_bias, JITANON_ELF_V8_BIAS_AUTO/
                   _ON/_OFF -> line_bias, jitanon_elf_line_bias, JITANON_ELF_LINE_BIAS_AUTO/
                   _PERF/_NONE (the option may also be any number of bytes to subtract)
                 JITANON_ELF_NOTE_V8_BIAS -> JITANON_ELF_NOTE_LINE_BIAS
-              Changed: the bias on 32-bit ELFs is 0x40 (what the writers add), not 52
-              Added: jitanon_elf_line_bias_scan_init/_add/_result
+              Changed:
+                the line bias (V8, LLVM's PerfJITEventListener) is detected from the data
+                  of each dump, not from V8's marker; on 32-bit ELFs it is 0x40 (what the
+                  writers add), not 52
+                out_mode JITANON_PERF_SAME_MODE with out_path "-" writes pipe mode
+                  from any input (was refused for file input), as perf inject does
+                a pipe writer leaves out the features perf cannot read from a pipe
+                  (AUXTRACE index, DIR_FORMAT, empty sections; features_skipped)
+                errors about a perf.data record point at its first byte and name it
+                the injector keeps a process's map after its main thread exits (the
+                  last 64 exited processes), as perf does for its other threads
        0.2.0  The API made consistent; the implementation reorganised (the injector is a
               pipeline with one ELF-output interface, one OS layer, one of each
               mechanism).  Output byte-identical to 0.1.0 but for the version in the ELF
@@ -149,40 +191,11 @@
                 jitanon_perf_record.time_conv: now of the named type
                   jitanon_perf_time_conv (same fields)
                 SAMPLED files with the PER_PROCESS layout are refused
-                out_mode JITANON_PERF_SAME_MODE with out_path "-" writes pipe mode
-                  from any input (was refused for file input), as perf inject does
-                a pipe writer leaves out the features perf cannot read from a pipe
-                  (AUXTRACE index, DIR_FORMAT, empty sections; features_skipped)
-                errors about a perf.data record point at its first byte and name it
-                accepted: perf 4.x's 12-byte HEADER_TRACING_DATA; MMAP2 of the first
-                  layout (kernel 3.10, no prot/flags): jitanon_perf_mmap.first_layout
               Removed: the ELF reader (jitanon_elf_parse, _segment_at, _section_at,
                 _find_section, _symbol_count, _symbol_at and 4 types; tests/elfread.h
                 keeps it for the tests); SHA-1 (jitanon_sha1_*; now internal)
               Added: jitanon_features(), jitanon_inject_stats.fallbacks with
                 jitanon_inject_fallback, jitanon_trim_event, jitanon_perf_time_conv
-                jitanon_inject_sample.callchain (with callchain_nr, big_endian) and
-                jitanon_inject_sample_resolve: a sample's callchain named in on_sample
-              Added: perf's build-id cache (jitanon_buildid_cache_*), filled by the
-                injector through jitanon_inject_opts.buildid_cache; the injector's output
-                lists every ELF file written in its build-id table (HEADER_BUILD_ID);
-                jitanon_perf_writer_add_feature(BUILD_ID) again extends the table;
-                jitanon_inject_stats.buildid_entries, _cached, _cache_failed
-              Damaged input (issue 18): a loaded jitdump keeps the records before a
-                damaged record too, not only before a cut one (tail_error, new
-                valid_size; jitanon_jitdump_opts.strict refuses); the perf.data reader
-                reads data size 0 to the end of the input, keeps the whole records of
-                a cut input and drops unreadable feature sections, and says so
-                (jitanon_perf_reader.warnings, damage, bytes_ignored,
-                jitanon_perf_warning; jitanon_perf_opts.strict refuses); the legacy
-                PERFFILE header is read; jitanon_inject_stats.dumps_damaged,
-                damaged_loads_kept, jitdump_bytes_ignored, input_warnings,
-                input_bytes_ignored; the injector's default I/O opens dumps without
-                blocking and only as regular files, symlinks as protected_symlinks
-                allows
-              Added: jitanon_zstd_decompress and a built-in zstd decoder: perf record -z
-                recordings are read by default (jitanon_perf_opts.max_zstd_window,
-                JITANON_NO_ZSTD, JITANON_FEATURE_ZSTD, JITANON_ERR_BAD_ZSTD)
        0.1.0  jitdump reader and writer, perf.data reader and writer, ELF stubs with
               unwind tables and line tables, range-aware //anon trimming, injector
 */
@@ -209,9 +222,9 @@
 #include <stdint.h>
 
 #define JITANON_VERSION_MAJOR 0
-#define JITANON_VERSION_MINOR 2
+#define JITANON_VERSION_MINOR 3
 #define JITANON_VERSION_PATCH 0
-#define JITANON_VERSION_STRING "0.2.0"
+#define JITANON_VERSION_STRING "0.3.0"
 #define jitanon_pack_version(major, minor, patch) \
     ((uint32_t)(major) * 1000000u + (uint32_t)(minor) * 1000u + (uint32_t)(patch))
 #define JITANON_VERSION \
