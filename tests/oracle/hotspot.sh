@@ -43,10 +43,18 @@ if check fn "$tmp/fn.data"; then
 else echo "FAIL hotspot --elf=function: $(cat "$tmp/fn.data.cmp")"; fi
 # perfparser keys its address cache by file path and offset from each mapping's start,
 # so one file mapped once per function (at a different pgoff each time) mixes functions
-# up; see the README's FAQ.  Reported, not failed, until perfparser keys by file offset.
+# up; see the README's FAQ.  Until perfparser keys by file offset the check guards the
+# share it gets right (measured: 92-93%; it fails below 75%).
 if check proc "$tmp/proc.data"; then
   echo "PASS hotspot --elf=process: perfparser names every jitted frame as perf ($(head -1 "$tmp/proc.data.cmp"))"
-else echo "SKIP hotspot --elf=process: known perfparser limitation (README FAQ): $(head -1 "$tmp/proc.data.cmp")"; fi
+else
+  line=$(head -1 "$tmp/proc.data.cmp")
+  bad=$(echo "$line" | sed -n 's/.* \([0-9]*\) of \([0-9]*\) jitted frames differ.*/\1/p')
+  all=$(echo "$line" | sed -n 's/.* \([0-9]*\) of \([0-9]*\) jitted frames differ.*/\2/p')
+  if [ -n "$bad" ] && [ "${all:-0}" -gt 0 ] && [ $((bad * 4)) -le "$all" ]; then
+    echo "PASS hotspot --elf=process: perfparser names $((all - bad)) of $all jitted frames as perf; the rest fall to its offset-keyed cache, a known limitation (README FAQ) ($line)"
+  else echo "FAIL hotspot --elf=process: more misnamed than its offset-keyed cache explains: $(cat "$tmp/proc.data.cmp")"; fi
+fi
 # perf's own files (p_align 8) put every symbol p_vaddr bytes early in perfparser
 perf inject --jit -i "$tmp/perf.data" -o "$tmp/perfinj.data" 2>/dev/null
 if check perf "$tmp/perfinj.data"; then r=names; else r=misnames; fi
