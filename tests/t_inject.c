@@ -1422,6 +1422,29 @@ static int tp_write(void *user, const char *dir, const char *name, const void *d
     return jitanon_membuf_write(&io->elf, data, size);
 }
 
+/* Writes `dump` as <dir>/jit-<TI_PID>.dump (dir: a mkdtemp template; 0 when it cannot be
+   made) and a recording whose marker names it, with one sample at 0x10004. */
+static int tp_dump_on_disk(const jitanon_membuf *dump, char *dir, char *path, jitanon_membuf *perf)
+{
+    ti_gen g;
+    uint8_t raw[128];
+    FILE *f;
+    if (!mkdtemp(dir)) return 0;
+    sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
+    f = fopen(path, "wb");
+    fwrite(dump->data, 1, dump->size, f);
+    fclose(f);
+    memset(perf, 0, sizeof *perf);
+    ti_gen_begin(&g, raw, 1, perf, JITANON_PERF_FILE);
+    ti_mmap(&g, 50, 0x7000, 0x1000, 0, path);
+    ti_round(&g);
+    ti_sample(&g, 60, 0x10004);
+    ti_round(&g);
+    jitanon_perf_writer_finish(&g.w, NULL);
+    jitanon_perf_writer_release(&g.w);
+    return 1;
+}
+
 static void tp_inject(const jitanon_membuf *perf, jitanon_inject_opts *o)
 {
     jitanon_membuf out;
@@ -1443,8 +1466,6 @@ static void test_inject_process_file_complete(void)
     jitanon_membuf ref, perf, file;
     tp_io io;
     jitanon_inject_opts o;
-    uint8_t raw[128];
-    ti_gen g;
     size_t i;
     FILE *f;
     elft_begin(&t, 62, 0);
@@ -1459,24 +1480,12 @@ static void test_inject_process_file_complete(void)
         t.fn[i].map_size = jitanon__inj_map_len(t.fn[i].code.size, t.fn[i].unwind ? t.fn[i].unwind->unwind.mapped_size : 0);
     memset(&ref, 0, sizeof ref);
     JT_CHECK(elft_emit(&t, t.n, NULL, &ref, NULL, NULL) == JITANON_OK);
-    if (!mkdtemp(dir)) {
+    if (!tp_dump_on_disk(&t.buf, dir, path, &perf)) {
         jt_skip("cannot create a directory under build/");
         elft_end(&t);
         jitanon_membuf_release(&ref);
         return;
     }
-    sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
-    f = fopen(path, "wb");
-    fwrite(t.buf.data, 1, t.buf.size, f);
-    fclose(f);
-    memset(&perf, 0, sizeof perf);
-    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
-    ti_mmap(&g, 50, 0x7000, 0x1000, 0, path);
-    ti_round(&g);
-    ti_sample(&g, 60, 0x10004);
-    ti_round(&g);
-    jitanon_perf_writer_finish(&g.w, NULL);
-    jitanon_perf_writer_release(&g.w);
     /* loaded whole */
     memset(&io, 0, sizeof io);
     memset(&o, 0, sizeof o);
@@ -1554,9 +1563,7 @@ static void test_inject_line_bias_per_dump(void)
     tb_io io;
     jitanon_inject_opts o;
     jitanon_elf_opts eo;
-    uint8_t raw[128];
     uint64_t pg = 0;
-    ti_gen g;
     size_t n;
     FILE *f;
     elft_begin(&t, 62, 0);
@@ -1576,24 +1583,12 @@ static void test_inject_line_bias_per_dump(void)
     JT_CHECK(jitanon_test_elf_parse(&ef, ref.data, ref.size, NULL) == JITANON_OK);
     n = elft_lines(&ef, rows, 8);
     JT_CHECK(n == 4 && rows[0].addr == pg + 0x10 && rows[2].addr == pg + 0x80 && rows[3].end);
-    if (!mkdtemp(dir)) {
+    if (!tp_dump_on_disk(&t.buf, dir, path, &perf)) {
         jt_skip("cannot create a directory under build/");
         elft_end(&t);
         jitanon_membuf_release(&ref);
         return;
     }
-    sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
-    f = fopen(path, "wb");
-    fwrite(t.buf.data, 1, t.buf.size, f);
-    fclose(f);
-    memset(&perf, 0, sizeof perf);
-    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
-    ti_mmap(&g, 50, 0x7000, 0x1000, 0, path);
-    ti_round(&g);
-    ti_sample(&g, 60, 0x10004);
-    ti_round(&g);
-    jitanon_perf_writer_finish(&g.w, NULL);
-    jitanon_perf_writer_release(&g.w);
     sprintf(name, "jitted-42-0.so"); /* the LOADs' pid */
     /* loaded whole */
     memset(&io, 0, sizeof io);
