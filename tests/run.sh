@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs every test layer and prints "N passed, M failed" last.
+# Runs every test layer and prints "N passed, M failed, K skipped" last (and how long each
+# oracle script took, on lines starting with "#").
 # Layers: compile matrix, unit tests (ASan+UBSan), fuzz corpus/regression replay,
 # oracle scripts that check our output with real tools (perf, readelf, gdb, node, erl).
 set -u
@@ -28,9 +29,12 @@ log=$(mktemp); trap 'rm -f "$log"' EXIT
       echo "PASS fuzz replay ($cc): $t"
     else echo "FAIL fuzz replay ($cc): $t"; tail -20 "$log.err"; fi
   done
-  for s in tests/oracle/*.sh; do [ -f "$s" ] && sh "$s"; done
-} 2>&1 | tee "$log" | grep -v '^[0-9]* passed, [0-9]* failed$'
+  for s in tests/oracle/*.sh; do
+    case $s in */common.sh) continue ;; esac # the oracles' shared preamble
+    t0=$(date +%s); [ -f "$s" ] && sh "$s"; echo "# $s: $(( $(date +%s) - t0 )) s"
+  done
+} 2>&1 | tee "$log" | grep -v '^[0-9]* passed, [0-9]* failed'
 rm -f "$log.err"
-p=$(grep -c '^\(PASS\|SKIP\) ' "$log"); f=$(grep -c '^FAIL ' "$log")
-echo "$p passed, $f failed"
+p=$(grep -c '^PASS ' "$log"); f=$(grep -c '^FAIL ' "$log"); k=$(grep -c '^SKIP ' "$log")
+echo "$p passed, $f failed, $k skipped"
 [ "$f" -eq 0 ]

@@ -1,0 +1,44 @@
+# Shared preamble of the oracle scripts (POSIX sh).  Source it right at the top:
+#   jt_name="deno oracle"; . "$(dirname "$0")/common.sh"
+# It sets root (the checkout) and tmp (a private directory, removed at exit), keeps perf's
+# build-id cache in $tmp (HOME and PERF_BUILDID_DIR: never the real ~/.debug), and removes
+# at exit what runtimes leave in /tmp for every pid added to $pids.  jt_cleanup_hook, when
+# a script defines it, runs first at exit.
+set -u
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+tmp=$(mktemp -d)
+export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
+pids=""
+jt_cleanup() {
+  if command -v jt_cleanup_hook >/dev/null 2>&1; then jt_cleanup_hook; fi
+  for p in $pids; do
+    rm -f "/tmp/perf-$p.map" "/tmp/jit-$p.dump"
+    find /tmp -maxdepth 1 \( -name "jitted-$p-*.so" -o -name "jit-*-$p.dump" -o -name "jit-*-$p-??????" \) -delete 2>/dev/null
+  done
+  rm -rf "$tmp"
+}
+trap jt_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# jt_skip REASON: print the SKIP line for this script and stop it.
+jt_skip() { echo "SKIP ${jt_name:-oracle}: $1"; exit 0; }
+
+# jt_need_perf: perf and python3 present and perf record works here, else SKIP.
+jt_need_perf() {
+  command -v perf >/dev/null 2>&1 || jt_skip "perf not installed (apt-get install linux-perf)"
+  command -v python3 >/dev/null 2>&1 || jt_skip "python3 not installed"
+  perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1 ||
+    jt_skip "perf record cannot record here"
+  rm -f "$tmp/probe.data"
+}
+
+# Runtimes: print the path of the binary, or nothing (then the caller SKIPs with a reason).
+# Deno and Bun come from the npm registry into build/npm (.ci/run installs them).
+jt_deno() { for f in "${JT_DENO:-}" "$root/build/npm/node_modules/@deno/linux-x64-glibc/deno"; do
+  [ -n "$f" ] && [ -x "$f" ] && { echo "$f"; return 0; }; done; return 1; }
+jt_bun() { for f in "${JT_BUN:-}" "$root/build/npm/node_modules/@oven/bun-linux-x64/bin/bun"; do
+  [ -n "$f" ] && [ -x "$f" ] && { echo "$f"; return 0; }; done; return 1; }
+# jt_python 3.13 -> the pyenv build of that version (or python3.13 on PATH)
+jt_python() { for f in /root/.pyenv/versions/"$1".*/bin/python"$1" "$(command -v python"$1" 2>/dev/null)"; do
+  [ -n "$f" ] && [ -x "$f" ] && { echo "$f"; return 0; }; done; return 1; }
