@@ -674,12 +674,20 @@ enum {
     JITANON_PERF_RECORD_FINISHED_ROUND = 68,
     JITANON_PERF_RECORD_ID_INDEX = 69,
     JITANON_PERF_RECORD_AUXTRACE = 71,
+    JITANON_PERF_RECORD_EVENT_UPDATE = 78,
     JITANON_PERF_RECORD_TIME_CONV = 79,
     JITANON_PERF_RECORD_HEADER_FEATURE = 80,
     JITANON_PERF_RECORD_COMPRESSED = 81,
     JITANON_PERF_RECORD_FINISHED_INIT = 82,
     JITANON_PERF_RECORD_COMPRESSED2 = 83
 };
+
+/* PERF_RECORD_EVENT_UPDATE kinds: per-event metadata that perf cannot rebuild from the
+   attr (a pipe has no feature sections until they arrive as records). */
+#define JITANON_PERF_EVENT_UPDATE_UNIT 0u
+#define JITANON_PERF_EVENT_UPDATE_SCALE 1u
+#define JITANON_PERF_EVENT_UPDATE_NAME 2u
+#define JITANON_PERF_EVENT_UPDATE_CPUS 3u
 
 /* perf_event_attr.sample_type bits (the ones this library interprets). */
 #define JITANON_PERF_SAMPLE_IP (1ull << 0)
@@ -840,6 +848,12 @@ typedef struct jitanon_perf_record {
         uint64_t feat_id;
         jitanon_bytes data;
     } feature; /* HEADER_FEATURE */
+    struct {
+        uint64_t kind, id; /* JITANON_PERF_EVENT_UPDATE_*; the id names the attr */
+        jitanon_bytes data; /* what follows id */
+        jitanon_str text;   /* NAME and UNIT: data up to its first NUL */
+    } event_update; /* EVENT_UPDATE (attr_index: the attr of id); all zero when the body
+                       is shorter than kind and id */
 } jitanon_perf_record;
 
 /* Counters kept while reading. */
@@ -973,6 +987,7 @@ typedef struct jitanon_perf_writer {
     uint64_t records, data_offset, data_size;
     uint32_t features_skipped; /* pipe mode: features too large for one record, or ones perf
                                   cannot read from a pipe (jitanon_perf_writer_add_feature) */
+    uint32_t event_names;      /* pipe mode: EVENT_UPDATE NAME records written from EVENT_DESC */
     /* internal */
     jitanon_sink sink_;
     jitanon_pwrite_fn pwrite_fn_;
@@ -983,6 +998,8 @@ typedef struct jitanon_perf_writer {
     size_t attr_count_, attr_cap_;
     jitanon_perf_feature *feats_;
     size_t feat_count_, feat_cap_;
+    uint64_t *first_ids_; /* pipe mode: each attr's first id (0: none), for the NAME records */
+    size_t first_ids_len_, first_ids_cap_;
 } jitanon_perf_writer;
 
 /* Starts a writer (mode FILE or PIPE; big_endian: nonzero for big-endian output).  Pipe
@@ -999,7 +1016,15 @@ JITANON_API jitanon_result jitanon_perf_writer_add_attr(jitanon_perf_writer *w, 
 /* Adds a feature section (copied).  File mode: written by _finish.  Pipe mode: written now,
    except what perf cannot read from a pipe (counted in features_skipped): the AUXTRACE
    index and DIR_FORMAT (file only), and empty sections other than BRANCH_STACK and STAT.
-   Each bit once, but for BUILD_ID: added again, its entries extend the table. */
+   Each bit once, but for BUILD_ID: added again, its entries extend the table.
+   Pipe mode, EVENT_DESC (bit 12): also one EVENT_UPDATE NAME record per event it names
+   (counted in event_names), as `perf record -o -` writes them: perf script names events
+   from their attrs as the HEADER_ATTRs arrive and then keeps those names over EVENT_DESC's
+   (`cycles:P` would print as `cycles:pp`); a NAME record replaces them.  Entry i names
+   the i-th attr added (perf pairs them by index in a file too) through its first id, so
+   add the attrs first; an entry with no attr yet, or whose attr has no id while there
+   are several, gets none.  Written even when the section itself is too large for a
+   record. */
 JITANON_API jitanon_result jitanon_perf_writer_add_feature(jitanon_perf_writer *w, unsigned bit, const void *data,
                                                            size_t size, jitanon_error *err);
 /* Writes one record: `size` bytes including any trailing payload (rec.raw). */
@@ -6133,6 +6158,24 @@ JITANON__PRIVATE void jitanon__pd_feature(jitanon_perf_reader *r, jitanon_perf_r
         r->features[rec->feature.feat_id / 64] |= 1ull << (rec->feature.feat_id % 64);
 }
 
+/* {kind, id, data}: NAME and UNIT hold a NUL-terminated string.  A body too short for
+   kind and id is left zero and passes through by size, as it did before it was decoded. */
+JITANON__PRIVATE void jitanon__pd_event_update(const jitanon_perf_reader *r, jitanon_perf_record *rec, jitanon__cur *c)
+{
+    const uint8_t *nul;
+    if (c->left < 16) return;
+    rec->event_update.kind = jitanon__get64(c);
+    rec->event_update.id = jitanon__get64(c);
+    rec->attr_index = jitanon__pd_attr_of(r, rec->event_update.id);
+    rec->event_update.data.data = c->p;
+    rec->event_update.data.size = c->left;
+    if (rec->event_update.kind != JITANON_PERF_EVENT_UPDATE_NAME && rec->event_update.kind != JITANON_PERF_EVENT_UPDATE_UNIT)
+        return;
+    nul = c->left ? (const uint8_t *)memchr(c->p, 0, c->left) : NULL;
+    rec->event_update.text.data = (const char *)c->p;
+    rec->event_update.text.length = nul ? (size_t)(nul - c->p) : c->left;
+}
+
 /* Bytes of a body before anything variable: the decoders above read them unchecked. */
 JITANON__PRIVATE size_t jitanon__pd_fixed(uint32_t type)
 {
@@ -6165,6 +6208,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_body(jitanon_perf_reader *r, jitanon
     case JITANON_PERF_RECORD_ID_INDEX: return jitanon__pd_id_index(rec, c, err);
     case JITANON_PERF_RECORD_HEADER_ATTR: return jitanon__pd_header_attr(r, rec, c, err);
     case JITANON_PERF_RECORD_HEADER_FEATURE: jitanon__pd_feature(r, rec, c); return JITANON_OK;
+    case JITANON_PERF_RECORD_EVENT_UPDATE: jitanon__pd_event_update(r, rec, c); return JITANON_OK;
     default: return JITANON_OK; /* passed through by size */
     }
 }
@@ -6678,6 +6722,17 @@ JITANON__PRIVATE jitanon_result jitanon__pw_keep_attr(jitanon_perf_writer *w, co
     return JITANON_OK;
 }
 
+/* Pipe mode: the attr's first id (0: none), what an EVENT_UPDATE names it by. */
+JITANON__PRIVATE jitanon_result jitanon__pw_note_id(jitanon_perf_writer *w, const jitanon_perf_attr *a,
+                                                   jitanon_error *err)
+{
+    if (!jitanon__grow(&w->allocator_, (void **)&w->first_ids_, &w->first_ids_cap_, w->first_ids_len_ + 1,
+                       sizeof *w->first_ids_))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, w->bytes_written, "cannot grow the id table");
+    w->first_ids_[w->first_ids_len_++] = a->id_count ? a->ids[0] : 0;
+    return JITANON_OK;
+}
+
 JITANON_API jitanon_result jitanon_perf_writer_add_attr(jitanon_perf_writer *w, const jitanon_perf_attr *attr,
                                                         jitanon_error *err)
 {
@@ -6686,7 +6741,10 @@ JITANON_API jitanon_result jitanon_perf_writer_add_attr(jitanon_perf_writer *w, 
     if (!attr || attr->raw.size < JITANON__PERF_ATTR_VER0 || attr->raw.size > JITANON__PERF_MAX_REC ||
         (attr->id_count && !attr->ids))
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "attr raw must hold 64..65535 bytes");
-    if (w->mode == JITANON_PERF_PIPE) return jitanon__pw_header_attr(w, attr, err);
+    if (w->mode == JITANON_PERF_PIPE) {
+        res = jitanon__pw_header_attr(w, attr, err);
+        return res == JITANON_OK ? jitanon__pw_note_id(w, attr, err) : res;
+    }
     if (w->started_)
         return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, w->bytes_written,
                              "file mode: an attr arrived after the first record");
@@ -6808,6 +6866,55 @@ JITANON__PRIVATE int jitanon__pw_pipe_feature(unsigned bit, size_t size)
            bit == JITANON__PERF_FEAT_BRANCH_STACK || bit == JITANON__PERF_FEAT_STAT;
 }
 
+/* One EVENT_UPDATE NAME record: {header, kind, id, the name NUL-padded to 8 bytes}. */
+JITANON__PRIVATE jitanon_result jitanon__pw_event_name(jitanon_perf_writer *w, uint64_t id, const uint8_t *name,
+                                                      size_t len, jitanon_error *err)
+{
+    uint8_t h[24];
+    size_t size = 24 + ((len + 8) & ~(size_t)7); /* at least one NUL */
+    jitanon_result res;
+    if (len > JITANON__PERF_MAX_REC || size > JITANON__PERF_MAX_REC) return JITANON_OK; /* no event has such a name */
+    jitanon__pw_hdr(h, JITANON_PERF_RECORD_EVENT_UPDATE, 0, size, w->big_endian);
+    jitanon__wr64(h + 8, JITANON_PERF_EVENT_UPDATE_NAME, w->big_endian);
+    jitanon__wr64(h + 16, id, w->big_endian);
+    res = jitanon__pw_put(w, h, sizeof h, err);
+    if (res == JITANON_OK) res = jitanon__pw_put(w, name, len, err);
+    if (res == JITANON_OK) res = jitanon__pw_zeros(w, size - 24 - len, err);
+    if (res == JITANON_OK) {
+        w->records++;
+        w->event_names++;
+    }
+    return res;
+}
+
+/* Pipe mode: the names of an EVENT_DESC section {u32 nr, u32 attr_size, nr x {attr,
+   u32 nr_ids, u32 len, name[len] (NUL-padded), u64 ids[nr_ids]}} as NAME records (see
+   jitanon_perf_writer_add_feature).  A section that stops making sense ends the list:
+   the names before it are written, the section itself as given. */
+JITANON__PRIVATE jitanon_result jitanon__pw_event_names(jitanon_perf_writer *w, const void *data, size_t size,
+                                                       jitanon_error *err)
+{
+    jitanon__cur c = jitanon__cur_make(data, size, 0, w->big_endian);
+    uint32_t nre, asz, i;
+    jitanon_result res = JITANON_OK;
+    if (c.left < 8) return JITANON_OK;
+    nre = jitanon__get32(&c);
+    asz = jitanon__get32(&c);
+    for (i = 0; res == JITANON_OK && i < nre; i++) {
+        const uint8_t *name, *nul;
+        uint32_t nr, len;
+        if (!jitanon__take(&c, asz) || c.left < 8) break;
+        nr = jitanon__get32(&c);
+        len = jitanon__get32(&c);
+        if (!(name = jitanon__take(&c, len)) || nr > c.left / 8) break;
+        jitanon__take(&c, (size_t)nr * 8);
+        if (i >= w->first_ids_len_ || (w->first_ids_len_ > 1 && !w->first_ids_[i])) continue;
+        nul = len ? (const uint8_t *)memchr(name, 0, len) : NULL;
+        res = jitanon__pw_event_name(w, w->first_ids_[i], name, nul ? (size_t)(nul - name) : len, err);
+    }
+    return res;
+}
+
 JITANON_API jitanon_result jitanon_perf_writer_add_feature(jitanon_perf_writer *w, unsigned bit, const void *data,
                                                            size_t size, jitanon_error *err)
 {
@@ -6822,7 +6929,9 @@ JITANON_API jitanon_result jitanon_perf_writer_add_feature(jitanon_perf_writer *
     }
     if (bit == JITANON_PERF_FEAT_TRACING_DATA) return jitanon__pw_tracing(w, data, size, err);
     if (bit == JITANON_PERF_FEAT_BUILD_ID) return jitanon__pw_build_ids(w, (const uint8_t *)data, size, err);
-    return jitanon__pw_feature_record(w, bit, data, size, err);
+    res = jitanon__pw_feature_record(w, bit, data, size, err);
+    if (res == JITANON_OK && bit == JITANON__PERF_FEAT_EVENT_DESC) res = jitanon__pw_event_names(w, data, size, err);
+    return res;
 }
 
 /* One attrs-section entry: the attr padded to the common size (whose size field then
@@ -6946,6 +7055,7 @@ JITANON_API void jitanon_perf_writer_release(jitanon_perf_writer *w)
     jitanon__attrs_free(a, w->attrs_, w->attr_count_, w->attr_cap_);
     for (i = 0; i < w->feat_count_; i++) jitanon__free(a, (void *)(uintptr_t)w->feats_[i].data.data, w->feats_[i].data.size);
     jitanon__free(a, w->feats_, w->feat_cap_ * sizeof *w->feats_);
+    jitanon__free(a, w->first_ids_, w->first_ids_cap_ * sizeof *w->first_ids_);
     memset(w, 0, sizeof *w);
 }
 
