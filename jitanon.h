@@ -967,8 +967,8 @@ JITANON_API uint64_t jitanon_perf_tsc_to_time(const jitanon_perf_time_conv *tc, 
    File mode layout: 104-byte header | id arrays | attrs | data | feature table | feature
    payloads; the header is written last through pwrite_fn, so file mode needs one.
    Pipe mode: 16-byte header, then attrs as HEADER_ATTR and features as HEADER_FEATURE
-   (TRACING_DATA as HEADER_TRACING_DATA, BUILD_ID as HEADER_BUILD_ID records), as perf
-   expects from `perf record -o -`. */
+   (TRACING_DATA as HEADER_TRACING_DATA, BUILD_ID as HEADER_BUILD_ID records; EVENT_DESC
+   also as EVENT_UPDATE NAME records), as perf expects from `perf record -o -`. */
 
 /* Positioned write: write all `size` bytes at absolute `offset`; return 0 on success. */
 typedef int (*jitanon_pwrite_fn)(void *user, const void *data, size_t size, uint64_t offset);
@@ -1038,7 +1038,8 @@ JITANON_API void jitanon_perf_writer_release(jitanon_perf_writer *w);
 
 /* Copies everything `r` has not read yet to `w`, unchanged: attrs, features and records
    (HEADER_ATTR/HEADER_FEATURE records are turned into file sections when converting pipe
-   to file, and synthesized when converting file to pipe).  Calls _finish.  With
+   to file, and synthesized when converting file to pipe, with the EVENT_UPDATE NAME
+   records of EVENT_DESC: jitanon_perf_writer_add_feature).  Calls _finish.  With
    compressed records (perf record -z) come out decompressed and the COMPRESSED feature
    is dropped (unless JITANON_NO_ZSTD and no opts.decompress: then they are an error).  A forward-only file-mode input converted to pipe gets its
    HEADER_FEATURE records at the end (they are not known earlier). */

@@ -27,6 +27,9 @@ static void print_record(const jitanon_perf_record *rec)
                (unsigned long long)(m->start + m->len), (unsigned long long)m->pgoff, (unsigned)m->prot,
                (unsigned)m->flags, m->first_layout ? " first-layout" : "", (int)m->filename.length, m->filename.data);
     if (rec->type == JITANON_PERF_RECORD_COMM) printf(" %.*s", (int)rec->comm.comm.length, rec->comm.comm.data);
+    if (rec->type == JITANON_PERF_RECORD_EVENT_UPDATE && rec->event_update.text.data)
+        printf(" %s id=%llu %.*s", rec->event_update.kind == JITANON_PERF_EVENT_UPDATE_NAME ? "name" : "unit",
+               (unsigned long long)rec->event_update.id, (int)rec->event_update.text.length, rec->event_update.text.data);
     putchar('\n');
 }
 
