@@ -1020,7 +1020,7 @@ JITANON_API jitanon_result jitanon_perf_writer_add_attr(jitanon_perf_writer *w, 
    Pipe mode, EVENT_DESC (bit 12): also one EVENT_UPDATE NAME record per event it names
    (counted in event_names), as `perf record -o -` writes them: perf script names events
    from their attrs as the HEADER_ATTRs arrive and then keeps those names over EVENT_DESC's
-   (`cycles:P` would print as `cycles:pp`); a NAME record replaces them.  Entry i names
+   (`cycles:P` printed as `cycles:ppG`, say); a NAME record replaces them.  Entry i names
    the i-th attr added (perf pairs them by index in a file too) through its first id, so
    add the attrs first; an entry with no attr yet, or whose attr has no id while there
    are several, gets none.  Written even when the section itself is too large for a
@@ -6872,9 +6872,10 @@ JITANON__PRIVATE jitanon_result jitanon__pw_event_name(jitanon_perf_writer *w, u
                                                       size_t len, jitanon_error *err)
 {
     uint8_t h[24];
-    size_t size = 24 + ((len + 8) & ~(size_t)7); /* at least one NUL */
+    size_t size;
     jitanon_result res;
-    if (len > JITANON__PERF_MAX_REC || size > JITANON__PERF_MAX_REC) return JITANON_OK; /* no event has such a name */
+    if (len > JITANON__PERF_MAX_REC - 32) return JITANON_OK; /* no event has such a name: header.size is a u16 */
+    size = 24 + ((len + 8) & ~(size_t)7); /* at least one NUL */
     jitanon__pw_hdr(h, JITANON_PERF_RECORD_EVENT_UPDATE, 0, size, w->big_endian);
     jitanon__wr64(h + 8, JITANON_PERF_EVENT_UPDATE_NAME, w->big_endian);
     jitanon__wr64(h + 16, id, w->big_endian);
