@@ -36,8 +36,8 @@ rec() {
 gen() {
   name=$1; from=$2; opts=$3; shift 3
   # shellcheck disable=SC2086
-  if [ -s "$tmp/$from.data" ] && "$fx" $opts "$tmp/$from.data" "$tmp/$name.data" "$@" 2>"$tmp/fx.err"; then
-    fixtures="$fixtures $name"
+  if [ ! -s "$tmp/$from.data" ]; then echo "SKIP pipenames $name: no $from recording to rewrite"
+  elif "$fx" $opts "$tmp/$from.data" "$tmp/$name.data" "$@" 2>"$tmp/fx.err"; then fixtures="$fixtures $name"
   else echo "FAIL pipenames $name: pipenames_fixture: $(cat "$tmp/fx.err")"; fi
 }
 
