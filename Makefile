@@ -44,7 +44,7 @@ build:
 build/%: examples/%.c $(HEADER) | build
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(JITANON_LIBS)
 
-build/symbolize: examples/flamegraph.h
+build/symbolize: examples/flamegraph.h examples/pprof.h
 build/libjitanon-jvmti.so: examples/jvmti/jitanon-jvmti.c $(HEADER) | build
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -isystem $(JDK_HOME)/include -isystem $(JDK_HOME)/include/linux -o $@ $< $(LDFLAGS) $(JITANON_LIBS) -pthread
 

@@ -1,0 +1,99 @@
+#!/bin/sh
+# symbolize --pprof against pprof's own readers, on one `perf record -g` of node --perf-prof:
+#  - go tool pprof (Debian's golang-go) and the npm pprof-format decoder (build/npm, from
+#    .ci/run) read the profile; pprof-format's check of every id and string reference passes;
+#  - their flat profiles (samples by leaf function) equal the leaves of symbolize --folded
+#    exactly (every name, every count), and the JIT rows equal symbolize's own flat profile
+#    (its "NAME [jitdump]" rows);
+#  - go tool pprof -lines puts the hot JS functions on the line of the hot loop, a line the
+#    dump's DEBUG_INFO gives (the functions come from `node -e`: V8 writes DEBUG_INFO for
+#    them, not for a CommonJS file's, whose script has no line ends computed);
+#  - sample types cpu-clock's (samples/count, cpu/nanoseconds), labels pid/tid/comm, the
+#    same bytes from two runs, and a zlib build's gzip that gunzips to those bytes.
+# speedscope in headless Chromium: tests/speedscope.sh (by hand; Chromium is not in CI).
+jt_name="pprof"; . "$(dirname "$0")/common.sh"
+sym="$root/build/symbolize"
+npm="${JT_NPM:-$root/build/npm}"
+jt_need_perf
+command -v node >/dev/null 2>&1 || jt_skip "node not installed (apt-get install nodejs)"
+command -v go >/dev/null 2>&1 || jt_skip "go not installed (apt-get install golang-go)"
+[ -d "$npm/node_modules/pprof-format" ] || jt_skip "pprof-format not in $npm (npm install --prefix build/npm pprof-format)"
+export GOCACHE="$tmp/gocache" GOTOOLCHAIN=local
+start=$(date +%s)
+
+mkdir "$tmp/rec"
+(cd "$tmp/rec" && perf record -q -g -k mono -e cpu-clock -o perf.data node --perf-prof -e '
+function leaf(n) {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += i % 13;
+  return s;
+}
+function mid(n) { return leaf(n) + leaf(n >> 1); }
+let t = 0, end = Date.now() + 1500;
+while (Date.now() < end) t += mid(2e4);
+console.log(t);' >/dev/null 2>&1)
+for d in "$tmp"/rec/jit-*.dump; do p=${d##*/jit-}; pids="$pids ${p%.dump}"; done
+[ -s "$tmp/rec/perf.data" ] || { echo "FAIL pprof: could not record node"; exit 0; }
+cd "$tmp/rec"
+
+if ! "$sym" --pprof prof.pb perf.data 2> err || ! "$sym" --pprof prof2.pb perf.data 2>> err; then
+  echo "FAIL pprof: symbolize --pprof: $(head -2 err)"; exit 0; fi
+if cmp -s prof.pb prof2.pb; then echo "PASS pprof: two runs write the same bytes ($(wc -c < prof.pb) bytes)"
+else echo "FAIL pprof: two runs differ"; fi
+
+# the reference: leaves of the folded stacks (a stack of the comm alone has no frames)
+"$sym" --folded perf.data 2>/dev/null | awk '{n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";");
+  leaf = k > 1 ? f[k] : "(no frames)"; c[leaf] += n} END {for (x in c) print c[x], x}' | LC_ALL=C sort > folded.flat
+"$sym" --top 100000 perf.data 2>/dev/null | sed -n 's/^ *[0-9.]*% *\([0-9]*\)  \(.*\) \[jitdump\]$/\1 \2/p' | LC_ALL=C sort > jit.flat
+total=$(awk '{n += $1} END {print n + 0}' folded.flat)
+
+# 1. pprof-format
+if node "$root/tests/oracle/pprof_read.js" "$npm" prof.pb > pf.txt 2>&1; then
+  sed -n 's/^flat //p' pf.txt | LC_ALL=C sort > pf.flat
+  if cmp -s pf.flat folded.flat && grep -q '^info sample_types samples/count,cpu/nanoseconds$' pf.txt &&
+     grep -q '^info labels comm:str,pid:num,tid:num$' pf.txt; then
+    echo "PASS pprof pprof-format: decodes, references check out, flat = symbolize --folded leaves ($(wc -l < pf.flat) functions, $total samples; $(sed -n 's/^info counts //p' pf.txt))"
+  else
+    echo "FAIL pprof pprof-format: flat profile, sample types or labels differ:"; grep '^info' pf.txt | head -4
+    diff folded.flat pf.flat | head -6
+  fi
+else echo "FAIL pprof pprof-format: $(head -3 pf.txt)"; fi
+
+# 2. go tool pprof -top: every function with samples (flat column: counts with -sample_index=samples)
+go tool pprof -top -sample_index=samples -nodefraction=0 -nodecount=1000000 prof.pb > top.txt 2> goerr
+awk 'go && $1 > 0 {n = $1; $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print n, $0} /^ *flat +flat%/ {go = 1}' top.txt |
+  LC_ALL=C sort > go.flat
+if [ -s go.flat ] && cmp -s go.flat folded.flat; then
+  echo "PASS pprof go tool pprof -top: flat counts = symbolize --folded leaves ($(wc -l < go.flat) functions; $(sed -n 's/^Type: //p' top.txt | head -1), $(grep -c . jit.flat) JIT functions)"
+else
+  echo "FAIL pprof go tool pprof -top: $(head -2 goerr)"; diff folded.flat go.flat | head -6
+fi
+# the JIT rows = symbolize's own flat profile
+bad=$(while read -r n name; do grep -qxF "$n $name" go.flat || echo "$name"; done < jit.flat)
+if [ -s jit.flat ] && [ -z "$bad" ]; then echo "PASS pprof go tool pprof -top: the $(grep -c . jit.flat) JIT functions have symbolize's flat counts"
+else echo "FAIL pprof go tool pprof -top: JIT rows differ from symbolize's flat profile: $(echo "$bad" | head -3)"; fi
+# sample types, period
+if go tool pprof -raw prof.pb 2>/dev/null | grep -q '^samples/count cpu/nanoseconds' &&
+   grep -q '^Type: samples' top.txt && go tool pprof -raw prof.pb 2>/dev/null | grep -q '^PeriodType: cpu nanoseconds'; then
+  echo "PASS pprof: sample types samples/count and cpu/nanoseconds, period type cpu/nanoseconds"
+else echo "FAIL pprof: sample types: $(go tool pprof -raw prof.pb 2>&1 | sed -n '/^Samples/{n;p}')"; fi
+
+# 3. -lines: the hot JS functions at line 4 (s += i % 13, the script starting with a newline)
+go tool pprof -top -lines -sample_index=samples -nodefraction=0 -nodecount=1000000 prof.pb > lines.txt 2>/dev/null
+hot=$(awk '/JS:.*\[eval\]:[0-9]+:[0-9]+ \[eval\]:[0-9]+$/ && $1 > 0 {n = split($NF, a, ":"); c[a[n]] += $1; t += $1}
+  END {m = ""; for (l in c) if (m == "" || c[l] > c[m]) m = l; if (t) printf "%s %d %d", m, c[m], t}' lines.txt)
+set -- $hot
+if [ "${1:-}" = 4 ] && [ "$(($2 * 2))" -gt "$3" ]; then
+  echo "PASS pprof go tool pprof -lines: JS frames carry DEBUG_INFO lines; line 4 (the loop) holds $2 of the $3 JS samples with lines"
+else echo "FAIL pprof go tool pprof -lines: hottest JS line ${1:-none} (${2:-0} of ${3:-0})"; grep 'JS:' lines.txt | head -4; fi
+
+# 4. a zlib build: gzip on disk, the same protobuf inside, read by both
+if printf '#include <zlib.h>\n' | cc -E -x c - >/dev/null 2>&1; then
+  if cc -std=c99 -O0 -DJITANON_USE_ZLIB -I"$root" -o symz "$root/examples/symbolize.c" -lz 2> ccerr &&
+     ./symz --pprof prof.pb.gz perf.data && gunzip -c prof.pb.gz | cmp -s - prof.pb &&
+     go tool pprof -top -sample_index=samples -nodefraction=0 -nodecount=1000000 prof.pb.gz 2>/dev/null | cmp -s - top.txt &&
+     node "$root/tests/oracle/pprof_read.js" "$npm" prof.pb.gz | grep -q '^info gzip true'; then
+    echo "PASS pprof zlib: gzipped ($(wc -c < prof.pb.gz) of $(wc -c < prof.pb) bytes), gunzips to the plain build's bytes, both readers read it"
+  else echo "FAIL pprof zlib: $(head -2 ccerr)"; fi
+else echo "SKIP pprof zlib: zlib.h not installed (apt-get install zlib1g-dev)"; fi
+echo "# pprof: $(($(date +%s) - start)) s"
