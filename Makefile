@@ -50,7 +50,7 @@ build/libjitanon-jvmti.so: examples/jvmti/jitanon-jvmti.c $(HEADER) | build
 
 # Unit tests and fuzz replays run under ASan+UBSan; the compile matrix checks every
 # supported configuration warning-free.
-build/test_main: tests/test_main.c tests/*.c tests/*.h $(HEADER) | build
+build/test_main: tests/test_main.c tests/*.c tests/*.h examples/pprof.h $(HEADER) | build
 	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g $(SANFLAGS) -I. -o $@ tests/test_main.c $(JITANON_LIBS)
 
 # The zstd decoder against libzstd (the only binary besides the zstd fuzz harness that
