@@ -10,7 +10,7 @@
 #    them, not for a CommonJS file's, whose script has no line ends computed);
 #  - sample types cpu-clock's (samples/count, cpu/nanoseconds), labels pid/tid/comm, the
 #    same bytes from two runs, and a zlib build's gzip that gunzips to those bytes.
-# speedscope in headless Chromium: tests/speedscope.sh (by hand; Chromium is not in CI).
+# speedscope in headless Chromium: tests/manual/speedscope.sh (by hand; Chromium is not in CI).
 jt_name="pprof"; . "$(dirname "$0")/common.sh"
 sym="$root/build/symbolize"
 npm="${JT_NPM:-$root/build/npm}"
