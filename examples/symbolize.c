@@ -3,7 +3,8 @@
    written (the way samply reads jitdumps) - and prints a flat profile, or the samples'
    call stacks folded for flame graphs.
 
-   usage: symbolize [--jitdump-dir DIR] [--top N] [--folded [--annotate]] [--svg FILE] [--title T] perf.data
+   usage: symbolize [--jitdump-dir DIR] [--top N] [--folded [--annotate]] [--svg FILE] [--title T]
+                    [--pprof FILE] perf.data
 
    Samples in //anon memory are named from /tmp/perf-<pid>.map when it exists, as perf
    report does; the rest show the mapping they landed in.
@@ -26,7 +27,29 @@
    --annotate marks frames the way flamegraph.pl --color=java and inferno colour them:
    `_[j]` after a JIT frame, `_[k]` after a kernel frame (speedscope shows the marks as
    part of the names, so they are not the default).
-   --svg FILE writes the same stacks as a flame graph (examples/flamegraph.h). */
+   --svg FILE writes the same stacks as a flame graph (examples/flamegraph.h).
+
+   --pprof FILE writes them as a pprof profile (profile.proto, examples/pprof.h: go tool
+   pprof, Pyroscope, Parca, Grafana, speedscope), gzipped when built with ZLIB=1, plain
+   protobuf otherwise (pprof readers take both), written atomically, the same bytes for
+   the same recording:
+     - a Sample per distinct (stack, pid, tid, comm), leaf first, the frames and names of
+       --folded (the comm is a label, not a frame); labels pid and tid (numbers), comm;
+     - value columns "samples"/"count", then one per event of the recording: cpu-clock as
+       pprof names CPU time, "cpu"/"nanoseconds" (its period is in ns), other events by
+       perf's name with unit "count"; each sample adds its PERF_SAMPLE_PERIOD (or the
+       fixed period) to its event's column.  period_type/period: the first event's (with
+       -F, 1e9/freq ns); a comment names the event;
+     - one Location per address, Mapping and line: a jitted function is its own Mapping
+       (its code range, named by the dump it comes from, as perf inject makes it one ELF);
+       other frames the piece of the mmap they are in (start, end, file offset, MMAP2
+       build-id), the kernel's [kernel.kallsyms] mapping; mapping[0] is the main binary
+       (the first sampled process's first file mapping);
+     - Functions: JIT names from the jitdump, with the file and line of its DEBUG_INFO
+       entry for the address (return addresses looked up one byte back, in the call; the
+       line bias of V8/LLVM removed as the ELF writer does); native and kernel frames
+       named by their file, as --folded does (this example reads no ELF symbol tables):
+       every Mapping says it is symbolized, so pprof does not try the local files. */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
