@@ -8,7 +8,8 @@
 #  - go tool pprof -lines puts the hot JS functions on the line of the hot loop, a line the
 #    dump's DEBUG_INFO gives (the functions come from `node -e`: V8 writes DEBUG_INFO for
 #    them, not for a CommonJS file's, whose script has no line ends computed);
-#  - sample types cpu-clock's (samples/count, cpu/nanoseconds), labels pid/tid/comm, the
+#  - sample types cpu-clock's (samples/count, cpu/nanoseconds; the periods add up to perf
+#    script's), labels pid/tid/comm, the
 #    same bytes from two runs, and a zlib build's gzip that gunzips to those bytes.
 # speedscope in headless Chromium: tests/manual/speedscope.sh (by hand; Chromium is not in CI).
 jt_name="pprof"; . "$(dirname "$0")/common.sh"
@@ -58,6 +59,12 @@ if node "$root/tests/oracle/pprof_read.js" "$npm" prof.pb > pf.txt 2>&1; then
     diff folded.flat pf.flat | head -6
   fi
 else echo "FAIL pprof pprof-format: $(head -3 pf.txt)"; fi
+# every sample's own period in the cpu column: their sum is perf script's
+ours=$(sed -n 's/^info value1_total //p' pf.txt)
+theirs=$(perf script -i perf.data -F period 2>/dev/null | awk '{n += $1} END {print n + 0}')
+if [ -n "$ours" ] && [ "$ours" = "$theirs" ] && [ "$theirs" -gt 0 ]; then
+  echo "PASS pprof: the cpu/nanoseconds column sums the samples' periods as perf script prints them ($ours ns)"
+else echo "FAIL pprof: cpu/nanoseconds sums to ${ours:-?}, perf script's periods to $theirs"; fi
 
 # 2. go tool pprof -top: every function with samples (flat column: counts with -sample_index=samples)
 go tool pprof -top -sample_index=samples -nodefraction=0 -nodecount=1000000 prof.pb > top.txt 2> goerr

@@ -1,7 +1,8 @@
 // node pprof_read.js NPM_DIR PROFILE: decodes a pprof profile with the npm pprof-format
 // decoder (Datadog's; gunzipped first when it starts with the gzip magic), checks the
 // references a pprof consumer follows, and prints
-//   info <key> <value>      the profile's shape (sample types, labels, counts)
+//   info <key> <value>      the profile's shape (sample types, labels, counts, the sum of
+//                           the second value column)
 //   flat <count> <name>     the samples whose leaf is function <name> (first value column)
 // or "error <why>" lines and exit status 1.
 'use strict';
@@ -32,13 +33,14 @@ for (const l of p.location) {
   for (const ln of l.line) if (!funcs.has(num(ln.functionId))) errors.push('location ' + l.id + ': no function ' + ln.functionId);
 }
 const flat = new Map(), labels = new Set();
-let total = 0;
+let total = 0, total2 = 0;
 for (const s of p.sample) {
   if (s.value.length !== p.sampleType.length) errors.push('a sample has ' + s.value.length + ' values');
   for (const id of s.locationId) if (!locs.has(num(id))) errors.push('a sample names no location ' + id);
   for (const l of s.label) labels.add(str(l.key) + (num(l.str) ? ':str' : ':num'));
   const n = num(s.value[0]);
   total += n;
+  if (s.value.length > 1) total2 += num(s.value[1]);
   let name = '(no frames)';
   if (s.locationId.length) {
     const loc = locs.get(num(s.locationId[0]));
@@ -57,4 +59,5 @@ console.log('info period_type ' + (p.periodType ? str(p.periodType.type) + '/' +
 console.log('info labels ' + [...labels].sort().join(','));
 console.log('info counts samples=' + p.sample.length + ' locations=' + p.location.length + ' functions=' + p.function.length +
             ' mappings=' + p.mapping.length + ' strings=' + S.length + ' total=' + total);
+console.log('info value1_total ' + total2);
 for (const [name, n] of [...flat].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) console.log('flat ' + n + ' ' + name);
