@@ -39,7 +39,8 @@
        pprof names CPU time, "cpu"/"nanoseconds" (its period is in ns), other events by
        perf's name with unit "count"; each sample adds its PERF_SAMPLE_PERIOD (or the
        fixed period) to its event's column.  period_type/period: the first event's (with
-       -F, 1e9/freq ns); a comment names the event;
+       -F, 1e9/freq ns); a comment names the event; duration: first to last sample;
+       time_nanos: the first sample's wall time, from perf's clock data (written with -k);
      - one Location per address, Mapping and line: a jitted function is its own Mapping
        (its code range, named by the dump it comes from, as perf inject makes it one ELF);
        other frames the piece of the mmap they are in (start, end, file offset, MMAP2
@@ -141,6 +142,11 @@ typedef struct pprof_state {
     uint32_t nattrs;      /* value columns after "samples": one per attr */
     uint64_t first_time, last_time;
     int64_t *values;
+    /* perf's HEADER_CLOCK_DATA (feature 29, written with -k): the wall clock at a moment
+       of the recording's clock, for time_nanos */
+    int have_clock;
+    uint32_t clockid;
+    uint64_t wall_ns, clock_ns;
 } pprof_state;
 
 typedef struct profile {
@@ -732,6 +738,26 @@ static int by_tid_time(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+#define FEAT_CLOCK_DATA 29 /* perf's HEADER_CLOCK_DATA */
+
+static uint64_t rd_u(const uint8_t *p, unsigned n, int big)
+{
+    uint64_t v = 0;
+    unsigned i;
+    for (i = 0; i < n; i++) v |= (uint64_t)p[big ? n - 1 - i : i] << (8 * i);
+    return v;
+}
+
+/* HEADER_CLOCK_DATA: u32 version (1), u32 clockid, u64 wall-clock ns, u64 clockid ns. */
+static void clock_data(pprof_state *st, jitanon_bytes b, int big)
+{
+    if (b.size < 24 || rd_u(b.data, 4, big) < 1) return;
+    st->have_clock = 1;
+    st->clockid = (uint32_t)rd_u(b.data + 4, 4, big);
+    st->wall_ns = rd_u(b.data + 8, 8, big);
+    st->clock_ns = rd_u(b.data + 16, 8, big);
+}
+
 /* --pprof's part of the first pass: the mmaps (for the Mappings) and every sample's
    period and event (on_sample gets neither). */
 static void pprof_record(pprof_state *st, const jitanon_perf_record *rec)
@@ -754,6 +780,8 @@ static void pprof_record(pprof_state *st, const jitanon_perf_record *rec)
         if (rec->mmap.has_build_id)
             for (i = 0; i < rec->mmap.build_id_size && i < 20; i++)
                 snprintf(m->build_id + 2 * i, 3, "%02x", rec->mmap.build_id[i]);
+    } else if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE && rec->feature.feat_id == FEAT_CLOCK_DATA) {
+        clock_data(st, rec->feature.data, rec->big_endian);
     } else if (rec->type == JITANON_PERF_RECORD_SAMPLE) {
         period_ev *e;
         st->periods = (period_ev *)xgrow(st->periods, &st->periods_cap, st->nperiods + 1, sizeof *st->periods);
@@ -779,9 +807,18 @@ static const char *const sw_events[] = {"cpu-clock", "task-clock", "page-faults"
    pprof names CPU time ("cpu"/"nanoseconds": cpu-clock's period is in nanoseconds) or
    by the event with unit "count".  A sample without its own period (a fixed-period
    recording without PERF_SAMPLE_PERIOD) gets the attr's sample_period. */
-static void pprof_types(pprof_state *st, const jitanon_perf_reader *r)
+static void pprof_types(pprof_state *st, jitanon_perf_reader *r)
 {
     size_t i;
+    jitanon_bytes cd;
+    jitanon_error err;
+    if (!st->have_clock && r->mode == JITANON_PERF_FILE &&
+        jitanon_perf_reader_load_features(r, &err) == JITANON_OK &&
+        jitanon_perf_reader_feature(r, FEAT_CLOCK_DATA, &cd))
+        clock_data(st, cd, r->big_endian);
+    /* the samples' clock is the clock data's: time_nanos is the first sample's wall time */
+    if (st->have_clock && r->attr_count && (!r->attrs[0].use_clockid || (uint32_t)r->attrs[0].clockid != st->clockid))
+        st->have_clock = 0;
     st->nattrs = (uint32_t)r->attr_count;
     pp_sample_type(&st->pp, "samples", "count");
     for (i = 0; i < r->attr_count; i++) {
@@ -865,6 +902,8 @@ static int write_pprof(pprof_state *st, const char *path)
     pp_buf b;
     int z;
     if (st->last_time > st->first_time) st->pp.duration_nanos = (int64_t)(st->last_time - st->first_time);
+    if (st->have_clock && st->first_time && st->wall_ns + st->first_time >= st->clock_ns)
+        st->pp.time_nanos = (int64_t)(st->wall_ns + st->first_time - st->clock_ns);
     memset(&b, 0, sizeof b);
     z = pp_serialize(&st->pp, &b, 1);
     res = z < 0 ? JITANON_ERR_IO : jitanon_atomic_open(&af, path, NULL, &err);

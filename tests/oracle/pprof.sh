@@ -66,6 +66,14 @@ if [ -n "$ours" ] && [ "$ours" = "$theirs" ] && [ "$theirs" -gt 0 ]; then
   echo "PASS pprof: the cpu/nanoseconds column sums the samples' periods as perf script prints them ($ours ns)"
 else echo "FAIL pprof: cpu/nanoseconds sums to ${ours:-?}, perf script's periods to $theirs"; fi
 
+# time_nanos from perf's clock data (-k mono): the first sample's wall time, within the
+# seconds before perf.data was last written (its mtime)
+set -- $(sed -n 's/^info time_s //p' pf.txt) 0 0 0
+mtime=$(stat -c %Y perf.data)
+if [ "$1" -gt 0 ] && [ "$1" -le "$mtime" ] && [ "$((mtime - $1))" -le 30 ] && [ "$3" -gt 0 ]; then
+  echo "PASS pprof: time_nanos from perf's clock data, $((mtime - $1)) s before perf.data's mtime; duration $3 ms"
+else echo "FAIL pprof: time_nanos $1 s, perf.data's mtime $mtime, duration $3 ms"; fi
+
 # 2. go tool pprof -top: every function with samples (flat column: counts with -sample_index=samples)
 go tool pprof -top -sample_index=samples -nodefraction=0 -nodecount=1000000 prof.pb > top.txt 2> goerr
 awk 'go && $1 > 0 {n = $1; $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print n, $0} /^ *flat +flat%/ {go = 1}' top.txt |

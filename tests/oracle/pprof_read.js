@@ -60,4 +60,5 @@ console.log('info labels ' + [...labels].sort().join(','));
 console.log('info counts samples=' + p.sample.length + ' locations=' + p.location.length + ' functions=' + p.function.length +
             ' mappings=' + p.mapping.length + ' strings=' + S.length + ' total=' + total);
 console.log('info value1_total ' + total2);
+console.log('info time_s ' + Math.floor(num(p.timeNanos) / 1e9) + ' duration_ms ' + Math.floor(num(p.durationNanos) / 1e6));
 for (const [name, n] of [...flat].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) console.log('flat ' + n + ' ' + name);
