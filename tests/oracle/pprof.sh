@@ -8,6 +8,7 @@
 #  - go tool pprof -lines puts the hot JS functions on the line of the hot loop, a line the
 #    dump's DEBUG_INFO gives (the functions come from `node -e`: V8 writes DEBUG_INFO for
 #    them, not for a CommonJS file's, whose script has no line ends computed);
+#  - jitgen's recording with plain and with +0x40-biased debug addresses: the same lines;
 #  - sample types cpu-clock's (samples/count, cpu/nanoseconds; the periods add up to perf
 #    script's), labels pid/tid/comm, the
 #    same bytes from two runs, and a zlib build's gzip that gunzips to those bytes.
@@ -20,7 +21,6 @@ command -v node >/dev/null 2>&1 || jt_skip "node not installed (apt-get install 
 command -v go >/dev/null 2>&1 || jt_skip "go not installed (apt-get install golang-go)"
 [ -d "$npm/node_modules/pprof-format" ] || jt_skip "pprof-format not in $npm (npm install --prefix build/npm pprof-format)"
 export GOCACHE="$tmp/gocache" GOTOOLCHAIN=local
-start=$(date +%s)
 
 mkdir "$tmp/rec"
 (cd "$tmp/rec" && perf record -q -g -k mono -e cpu-clock -o perf.data node --perf-prof -e '
@@ -111,4 +111,15 @@ if printf '#include <zlib.h>\n' | cc -E -x c - >/dev/null 2>&1; then
     echo "PASS pprof zlib: gzipped ($(wc -c < prof.pb.gz) of $(wc -c < prof.pb) bytes), gunzips to the plain build's bytes, both readers read it"
   else echo "FAIL pprof zlib: $(head -2 ccerr)"; fi
 else echo "SKIP pprof zlib: zlib.h not installed (apt-get install zlib1g-dev)"; fi
-echo "# pprof: $(($(date +%s) - start)) s"
+# 5. the line bias: jitgen writes one recording twice, with plain debug addresses and with
+#    V8's/LLVM's +0x40; the lines pprof shows must be the same (the bias found from the data)
+for c in plain llvm; do
+  b=; [ $c = llvm ] && b="--line-bias 64"
+  "$root/build/jitgen" --loads 120 --samples 2000 --debug-every 2 --seed 7 --quiet $b "$tmp/$c" >/dev/null 2>&1
+  "$sym" --pprof "$tmp/$c.pb" "$tmp/$c/perf.data" 2>/dev/null
+  go tool pprof -top -lines -sample_index=samples -nodefraction=0 -nodecount=1000000 "$tmp/$c.pb" 2>/dev/null > "$tmp/$c.lines"
+done
+nl=$(grep -c 'JS:.* [^ ]*\.js:[0-9]*$' "$tmp/plain.lines")
+if [ "$nl" -gt 10 ] && cmp -s "$tmp/plain.lines" "$tmp/llvm.lines"; then
+  echo "PASS pprof lines: a +0x40 (V8/LLVM) dump gives the plain dump's lines ($nl JS rows with lines)"
+else echo "FAIL pprof lines: the +0x40 dump's lines differ from the plain one's ($nl JS rows with lines)"; fi
