@@ -528,6 +528,20 @@ static jitanon_result load_dump(void *user, const char *path, const jitanon_jitd
     return r;
 }
 
+/* The dump's record of a jitted frame's function: by the sample's pid, else (a child
+   that runs its parent's code after a fork) from another dump whose function of that
+   code_index starts where this frame's does. */
+static const jit_fn *jit_fn_of(pprof_state *st, const jitanon_inject_sample *f)
+{
+    const jit_fn *fn = find_fn(st, f->pid, f->code_index, 0);
+    size_t i;
+    for (i = 0; !fn && i < st->ndumps; i++)
+        if (st->dump_pids[i] != f->pid && (fn = find_fn(st, st->dump_pids[i], f->code_index, 0)) != NULL &&
+            fn->code_addr != f->start)
+            fn = NULL;
+    return fn;
+}
+
 /* The Mapping of one frame, or 0 (no mapping holds it). */
 static uint64_t frame_mapping(pprof_state *st, const jitanon_inject_sample *f, int kernel)
 {
@@ -535,7 +549,7 @@ static uint64_t frame_mapping(pprof_state *st, const jitanon_inject_sample *f, i
     if (f->kind == JITANON_TRIM_JIT) {
         /* each jitted function is its own mapping, as perf inject makes it one ELF file:
            named by the dump it comes from (no such ELF is written) */
-        const jit_fn *fn = find_fn(st, f->pid, f->code_index, 0);
+        const jit_fn *fn = jit_fn_of(st, f);
         const char *dump = "[jit]";
         size_t i;
         for (i = st->ndumps; i-- > 0;)
@@ -576,7 +590,7 @@ static uint64_t frame_location(pprof_state *st, const jitanon_inject_sample *f, 
     const char *file = NULL;
     int64_t line = 0, start_line = 0;
     if (kind == FG_JIT) {
-        const jit_fn *fn = find_fn(st, f->pid, f->code_index, 0);
+        const jit_fn *fn = jit_fn_of(st, f);
         if (fn && fn->nlines) {
             const dbg_line *v = st->lines + fn->line;
             uint64_t off = f->ip - f->start - (leaf || f->ip == f->start ? 0 : 1);
