@@ -143,6 +143,15 @@ PP_DEF uint64_t pp__bytes_hash(const char *s, size_t n)
     return h;
 }
 
+/* A slot from a hash: splitmix64's finaliser first, so that keys differing only in high
+   bits (addresses, string indices mixed by multiplication) do not share low bits. */
+PP_DEF size_t pp__slot(uint64_t h, size_t cap)
+{
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
+    return (size_t)(h ^ (h >> 31)) & (cap - 1);
+}
+
 /* The slot of the entry equal to the key (eq(idx) != 0), or of the empty slot where it
    goes; *found says which.  `rehash(idx)` gives an existing entry's hash when growing. */
 typedef int (*pp__eq_fn)(const void *ctx, size_t idx, const void *key);
@@ -160,13 +169,13 @@ PP_DEF size_t pp__find(const void *p, pp__hash *h, uint64_t hash, const void *ke
         if (!h->slot) exit(3);
         for (k = 0; k < old; k++)
             if (o[k]) {
-                i = (size_t)(rehash(p, o[k] - 1) & (h->cap - 1));
+                i = pp__slot(rehash(p, o[k] - 1), h->cap);
                 while (h->slot[i]) i = (i + 1) & (h->cap - 1);
                 h->slot[i] = o[k];
             }
         free(o);
     }
-    for (i = (size_t)(hash & (h->cap - 1)); h->slot[i]; i = (i + 1) & (h->cap - 1))
+    for (i = pp__slot(hash, h->cap); h->slot[i]; i = (i + 1) & (h->cap - 1))
         if (eq(p, h->slot[i] - 1, key)) {
             *found = 1;
             return i;

@@ -124,8 +124,17 @@ typedef struct jit_fn {
     int used;
 } jit_fn;
 
+/* --pprof: the last Location of frames that look the same (a frame's Location depends on
+   these alone), so a hot address costs no string interning. */
+typedef struct loc_memo {
+    uint64_t ip, start, code_index, name_hash, loc;
+    uint32_t pid, flags;
+} loc_memo;
+#define LOC_MEMO 65536
+
 typedef struct pprof_state {
     pp_profile pp;
+    loc_memo *memo;       /* LOC_MEMO entries, direct-mapped */
     pp_profile files;     /* a string pool only: the DEBUG_INFO file names */
     mmap_ev *mmaps;
     size_t nmmaps, mmaps_cap;
@@ -156,6 +165,7 @@ typedef struct profile {
     size_t map_n;
     int stacks;            /* --folded / --svg: collect stacks instead of a flat profile */
     int annotate;          /* --annotate: _[j] after JIT frames, _[k] after kernel ones */
+    int no_tree;           /* --pprof alone: the stacks go to the profile only */
     fg_tree tree;          /* the stacks, or (flat profile) one frame per sample */
     task_event *tasks;
     size_t ntasks, tasks_cap;
@@ -586,9 +596,16 @@ static uint64_t frame_mapping(pprof_state *st, const jitanon_inject_sample *f, i
 static uint64_t frame_location(pprof_state *st, const jitanon_inject_sample *f, int kernel, int leaf, const char *name,
                                fg_kind kind)
 {
-    uint64_t mapping = frame_mapping(st, f, kernel), fid;
+    uint64_t mapping, fid, nh = f->name.length ? pp__bytes_hash(f->name.data, f->name.length) : 0;
     const char *file = NULL;
     int64_t line = 0, start_line = 0;
+    uint32_t flags = (uint32_t)kind | (uint32_t)(kernel != 0) << 4 | (uint32_t)(leaf != 0) << 5 | (uint32_t)f->kind << 8;
+    loc_memo *memo = &st->memo[pp__slot(
+        pp__mix(pp__mix(pp__mix(pp__mix(pp__mix(f->ip, f->start), f->code_index), nh), f->pid), flags), LOC_MEMO)];
+    if (memo->loc && memo->ip == f->ip && memo->start == f->start && memo->code_index == f->code_index &&
+        memo->name_hash == nh && memo->pid == f->pid && memo->flags == flags)
+        return memo->loc;
+    mapping = frame_mapping(st, f, kernel);
     if (kind == FG_JIT) {
         const jit_fn *fn = jit_fn_of(st, f);
         if (fn && fn->nlines) {
@@ -611,7 +628,14 @@ static uint64_t frame_location(pprof_state *st, const jitanon_inject_sample *f, 
         }
     }
     fid = pp_function(&st->pp, name, strlen(name), file, start_line);
-    return pp_location(&st->pp, mapping, f->ip, fid, line);
+    memo->ip = f->ip;
+    memo->start = f->start;
+    memo->code_index = f->code_index;
+    memo->name_hash = nh;
+    memo->pid = f->pid;
+    memo->flags = flags;
+    memo->loc = pp_location(&st->pp, mapping, f->ip, fid, line);
+    return memo->loc;
 }
 
 /* One sample into the profile: its stack, a count of 1 and its period in its event's
@@ -715,7 +739,7 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
             frames[k] = frames[n - k];
             frames[n - k] = tmp;
         }
-        fg_add(&p->tree, frames, n + 1, 1);
+        if (!p->no_tree) fg_add(&p->tree, frames, n + 1, 1);
         p->total++;
         return;
     }
@@ -987,6 +1011,7 @@ int main(int argc, char **argv)
     }
     if (!path) return usage(stderr), 2;
     p.stacks = folded || svg || pprof;
+    p.no_tree = !folded && !svg;
     if (p.stacks && !strcmp(path, "-"))
         return fprintf(stderr, "symbolize: --folded, --svg and --pprof read the recording twice: give a file, not -\n"), 2;
     o.on_sample = on_sample;
@@ -1008,7 +1033,8 @@ int main(int argc, char **argv)
     if (res == JITANON_OK && p.pprof) {
         p.pprof->values = (int64_t *)calloc(p.pprof->nattrs + 1, sizeof *p.pprof->values);
         p.pprof->locs = (uint64_t *)calloc(MAX_FRAMES + 1, sizeof *p.pprof->locs);
-        if (!p.pprof->values || !p.pprof->locs) exit(3);
+        p.pprof->memo = (loc_memo *)calloc(LOC_MEMO, sizeof *p.pprof->memo);
+        if (!p.pprof->values || !p.pprof->locs || !p.pprof->memo) exit(3);
     }
     if (res == JITANON_OK) {
         res = jitanon_perf_reader_open(&r, path, NULL, &err);
@@ -1063,6 +1089,7 @@ int main(int argc, char **argv)
         free(st->dumps);
         free(st->dump_pids);
         free(st->locs);
+        free(st->memo);
         free(st->values);
         pp_release(&st->pp);
         pp_release(&st->files);
