@@ -42,7 +42,8 @@
        -F, 1e9/freq ns); a comment names the event; duration: first to last sample;
        time_nanos: the first sample's wall time, from perf's clock data (written with -k);
      - one Location per address, Mapping and line: a jitted function is its own Mapping
-       (its code range, named by the dump it comes from, as perf inject makes it one ELF);
+       (its code range, named jitted-<pid>-<code_index>.so next to the dump, as perf
+       inject names the ELF it makes of it);
        other frames the piece of the mmap they are in (start, end, file offset, MMAP2
        build-id), the kernel's [kernel.kallsyms] mapping; mapping[0] is the main binary
        (the first sampled process's first file mapping);
@@ -557,17 +558,23 @@ static uint64_t frame_mapping(pprof_state *st, const jitanon_inject_sample *f, i
 {
     const mmap_ev *m;
     if (f->kind == JITANON_TRIM_JIT) {
-        /* each jitted function is its own mapping, as perf inject makes it one ELF file:
-           named by the dump it comes from (no such ELF is written) */
+        /* each jitted function is its own mapping, named as perf inject names its ELF
+           file (jitted-<pid>-<code_index>.so next to the dump; symbolize writes none).
+           Its own name matters: go tool pprof merges mappings of one file, offset and
+           size class into one and rebases their addresses */
         const jit_fn *fn = jit_fn_of(st, f);
-        const char *dump = "[jit]";
+        const char *dump = NULL, *slash;
+        char file[4096 + 64];
         size_t i;
         for (i = st->ndumps; i-- > 0;)
             if (st->dump_pids[i] == f->pid) {
                 dump = st->dumps[i];
                 break;
             }
-        return pp_mapping(&st->pp, f->start, f->start + (fn && fn->code_size ? fn->code_size : 1), 0, dump, NULL);
+        slash = dump ? strrchr(dump, '/') : NULL;
+        snprintf(file, sizeof file, "%.*sjitted-%u-%" PRIu64 ".so", slash ? (int)(slash - dump + 1) : 0, dump ? dump : "",
+                 (unsigned)f->pid, f->code_index);
+        return pp_mapping(&st->pp, f->start, f->start + (fn && fn->code_size ? fn->code_size : 1), 0, file, NULL);
     }
     if (kernel) {
         m = find_mmap(st, UINT32_MAX, f->ip, NULL, 0); /* the kernel's mmaps have pid -1 */

@@ -87,6 +87,13 @@ fi
 bad=$(while read -r n name; do grep -qxF "$n $name" go.flat || echo "$name"; done < jit.flat)
 if [ -s jit.flat ] && [ -z "$bad" ]; then echo "PASS pprof go tool pprof -top: the $(grep -c . jit.flat) JIT functions have symbolize's flat counts"
 else echo "FAIL pprof go tool pprof -top: JIT rows differ from symbolize's flat profile: $(echo "$bad" | head -3)"; fi
+# go tool pprof keeps every Location's address: it merges mappings of one file, offset
+# and size class and rebases their addresses, so each jitted function needs its own file
+sed -n 's/^loc //p' pf.txt | LC_ALL=C sort > pf.locs
+go tool pprof -raw prof.pb 2>/dev/null | sed -n '/^Locations/,/^Mappings/p' |
+  awk '$1 ~ /^[0-9]+:$/ {sub(":", "", $1); print $1, $2}' | LC_ALL=C sort > go.locs
+if [ -s pf.locs ] && cmp -s pf.locs go.locs; then echo "PASS pprof go tool pprof -raw: the $(wc -l < pf.locs) locations keep their addresses"
+else echo "FAIL pprof go tool pprof -raw: $(comm -3 pf.locs go.locs | wc -l) location addresses differ"; fi
 # sample types, period
 if go tool pprof -raw prof.pb 2>/dev/null | grep -q '^samples/count cpu/nanoseconds' &&
    grep -q '^Type: samples' top.txt && go tool pprof -raw prof.pb 2>/dev/null | grep -q '^PeriodType: cpu nanoseconds'; then

@@ -4,6 +4,7 @@
 //   info <key> <value>      the profile's shape (sample types, labels, counts, the sum of
 //                           the second value column)
 //   flat <count> <name>     the samples whose leaf is function <name> (first value column)
+//   loc <id> <address>      every Location (hex, as go tool pprof -raw prints them)
 // or "error <why>" lines and exit status 1.
 'use strict';
 const fs = require('fs'), zlib = require('zlib'), path = require('path');
@@ -61,4 +62,5 @@ console.log('info counts samples=' + p.sample.length + ' locations=' + p.locatio
             ' mappings=' + p.mapping.length + ' strings=' + S.length + ' total=' + total);
 console.log('info value1_total ' + total2);
 console.log('info time_s ' + Math.floor(num(p.timeNanos) / 1e9) + ' duration_ms ' + Math.floor(num(p.durationNanos) / 1e6));
+for (const l of p.location) console.log('loc ' + num(l.id) + ' 0x' + BigInt(l.address).toString(16));
 for (const [name, n] of [...flat].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) console.log('flat ' + n + ' ' + name);
