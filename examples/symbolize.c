@@ -31,8 +31,8 @@
 
    --pprof FILE writes them as a pprof profile (profile.proto, examples/pprof.h: go tool
    pprof, Pyroscope, Parca, Grafana, speedscope), gzipped when built with ZLIB=1, plain
-   protobuf otherwise (pprof readers take both), written atomically, the same bytes for
-   the same recording:
+   protobuf otherwise (pprof readers take both), written atomically (FILE "-": standard
+   output), the same bytes for the same recording:
      - a Sample per distinct (stack, pid, tid, comm), leaf first, the frames and names of
        --folded (the comm is a label, not a frame); labels pid and tid (numbers), comm;
      - value columns "samples"/"count", then one per event of the recording: cpu-clock as
@@ -938,7 +938,8 @@ static jitanon_result read_tasks(profile *p, const char *path, jitanon_error *er
     return res == JITANON_END ? JITANON_OK : res;
 }
 
-/* The profile, written atomically (a temporary file renamed over `path`). */
+/* The profile, written atomically (a temporary file renamed over `path`), or to standard
+   output for "-". */
 static int write_pprof(pprof_state *st, const char *path)
 {
     jitanon_atomic_file af;
@@ -951,6 +952,12 @@ static int write_pprof(pprof_state *st, const char *path)
         st->pp.time_nanos = (int64_t)(st->wall_ns + st->first_time - st->clock_ns);
     memset(&b, 0, sizeof b);
     z = pp_serialize(&st->pp, &b, 1);
+    if (!strcmp(path, "-")) { /* standard output, for a pipe into an uploader */
+        int bad = z < 0 || fwrite(b.p, 1, b.n, stdout) != b.n || fflush(stdout) != 0;
+        free(b.p);
+        if (bad) fprintf(stderr, "symbolize: cannot write the profile to standard output\n");
+        return bad ? -1 : 0;
+    }
     res = z < 0 ? JITANON_ERR_IO : jitanon_atomic_open(&af, path, NULL, &err);
     if (res == JITANON_OK) {
         jitanon_sink sink = jitanon_atomic_sink(&af);
@@ -986,7 +993,8 @@ static void usage(FILE *f)
                "  --annotate       JIT frames end in _[j], kernel frames in _[k] (flamegraph.pl --color=java)\n"
                "  --svg FILE       the stacks as a flame graph (SVG: hover, search, click to zoom)\n"
                "  --title T        the flame graph's title\n"
-               "  --pprof FILE     the samples as a pprof profile (profile.proto; gzipped when built with ZLIB=1)\n"
+               "  --pprof FILE     the samples as a pprof profile (profile.proto; gzipped when built with ZLIB=1;\n"
+               "                   - for standard output)\n"
                "  --jitdump-dir D  where to look for jit-<pid>.dump when the recorded path does not exist\n");
 }
 
