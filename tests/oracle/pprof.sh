@@ -11,6 +11,7 @@
 #    with or without --no-enable-lazy-source-positions);
 #  - every Location keeps its address in go tool pprof -raw;
 #  - jitgen's recording with plain and with +0x40-biased debug addresses: the same lines;
+#  - two events (cpu-clock, task-clock): a value column each, summing to perf script's;
 #  - sample types cpu-clock's (samples/count, cpu/nanoseconds; the periods add up to perf
 #    script's), time_nanos from perf's clock data, labels pid/tid/comm, the same bytes from
 #    two runs and on standard output (-), and a zlib build's gzip that gunzips to them.
@@ -131,7 +132,21 @@ if printf '#include <zlib.h>\n' | cc -E -x c - >/dev/null 2>&1; then
     echo "PASS pprof zlib: gzipped ($(wc -c < prof.pb.gz) of $(wc -c < prof.pb) bytes), gunzips to the plain build's bytes, both readers read it"
   else echo "FAIL pprof zlib: $(head -2 ccerr)"; fi
 else echo "SKIP pprof zlib: zlib.h not installed (apt-get install zlib1g-dev)"; fi
-# 5. the line bias: jitgen writes one recording twice, with plain debug addresses and with
+# 5. two events (tinyjit, cpu-clock and task-clock, fixed periods): a column each, with
+#    every sample's period in its own event's column, as perf script sums them per event
+mkdir "$tmp/tj"
+(cd "$tmp/tj" && perf record -q -k mono -e cpu-clock -e task-clock -c 200000 -o perf.data "$root/build/tinyjit" -t 150 > out.txt 2>/dev/null)
+p=$(sed -n 's/^pid //p' "$tmp/tj/out.txt"); pids="$pids $p"
+"$sym" --pprof "$tmp/tj.pb" "$tmp/tj/perf.data" 2>/dev/null
+node "$root/tests/oracle/pprof_read.js" "$npm" "$tmp/tj.pb" 2>&1 | sed -n 's/^column //p' |
+  sed 's|^cpu/|cpu-clock/|' > "$tmp/tj.cols"
+perf script -i "$tmp/tj/perf.data" -F event,period 2>/dev/null | awk '{sub(":", "", $2); s[$2] += $1; n++}
+  END {print "samples/count", n; for (e in s) print e "/nanoseconds", s[e]}' | LC_ALL=C sort > "$tmp/tj.perf"
+if [ "$(wc -l < "$tmp/tj.cols")" = 3 ] && LC_ALL=C sort "$tmp/tj.cols" | cmp -s - "$tmp/tj.perf"; then
+  echo "PASS pprof two events: columns $(cut -d' ' -f1 "$tmp/tj.cols" | tr '\n' ' ')with perf script's sums per event"
+else echo "FAIL pprof two events: $(tr '\n' ';' < "$tmp/tj.cols") vs perf script $(tr '\n' ';' < "$tmp/tj.perf")"; fi
+
+# 6. the line bias: jitgen writes one recording twice, with plain debug addresses and with
 #    V8's/LLVM's +0x40; the lines pprof shows must be the same (the bias found from the data)
 for c in plain llvm; do
   b=; [ $c = llvm ] && b="--line-bias 64"

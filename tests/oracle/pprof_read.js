@@ -5,6 +5,7 @@
 //                           the second value column)
 //   flat <count> <name>     the samples whose leaf is function <name> (first value column)
 //   loc <id> <address>      every Location (hex, as go tool pprof -raw prints them)
+//   column <type>/<unit> <sum>   each value column's total
 // or "error <why>" lines and exit status 1.
 'use strict';
 const fs = require('fs'), zlib = require('zlib'), path = require('path');
@@ -35,6 +36,7 @@ for (const l of p.location) {
 }
 const flat = new Map(), labels = new Set();
 let total = 0, total2 = 0;
+const sums = p.sampleType.map(() => 0n);
 for (const s of p.sample) {
   if (s.value.length !== p.sampleType.length) errors.push('a sample has ' + s.value.length + ' values');
   for (const id of s.locationId) if (!locs.has(num(id))) errors.push('a sample names no location ' + id);
@@ -42,6 +44,7 @@ for (const s of p.sample) {
   const n = num(s.value[0]);
   total += n;
   if (s.value.length > 1) total2 += num(s.value[1]);
+  s.value.forEach((v, i) => { if (i < sums.length) sums[i] += BigInt(v); });
   let name = '(no frames)';
   if (s.locationId.length) {
     const loc = locs.get(num(s.locationId[0]));
@@ -62,5 +65,6 @@ console.log('info counts samples=' + p.sample.length + ' locations=' + p.locatio
             ' mappings=' + p.mapping.length + ' strings=' + S.length + ' total=' + total);
 console.log('info value1_total ' + total2);
 console.log('info time_s ' + Math.floor(num(p.timeNanos) / 1e9) + ' duration_ms ' + Math.floor(num(p.durationNanos) / 1e6));
+p.sampleType.forEach((t, i) => console.log('column ' + str(t.type) + '/' + str(t.unit) + ' ' + sums[i]));
 for (const l of p.location) console.log('loc ' + num(l.id) + ' 0x' + BigInt(l.address).toString(16));
 for (const [name, n] of [...flat].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) console.log('flat ' + n + ' ' + name);
