@@ -44,13 +44,13 @@ build:
 build/%: examples/%.c $(HEADER) | build
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(JITANON_LIBS)
 
-build/symbolize: examples/flamegraph.h
+build/symbolize: examples/flamegraph.h examples/pprof.h
 build/libjitanon-jvmti.so: examples/jvmti/jitanon-jvmti.c $(HEADER) | build
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -isystem $(JDK_HOME)/include -isystem $(JDK_HOME)/include/linux -o $@ $< $(LDFLAGS) $(JITANON_LIBS) -pthread
 
 # Unit tests and fuzz replays run under ASan+UBSan; the compile matrix checks every
 # supported configuration warning-free.
-build/test_main: tests/test_main.c tests/*.c tests/*.h $(HEADER) | build
+build/test_main: tests/test_main.c tests/*.c tests/*.h examples/pprof.h $(HEADER) | build
 	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g $(SANFLAGS) -I. -o $@ tests/test_main.c $(JITANON_LIBS)
 
 # The zstd decoder against libzstd (the only binary besides the zstd fuzz harness that

@@ -3,7 +3,8 @@
    written (the way samply reads jitdumps) - and prints a flat profile, or the samples'
    call stacks folded for flame graphs.
 
-   usage: symbolize [--jitdump-dir DIR] [--top N] [--folded [--annotate]] [--svg FILE] [--title T] perf.data
+   usage: symbolize [--jitdump-dir DIR] [--top N] [--folded [--annotate]] [--svg FILE] [--title T]
+                    [--pprof FILE] perf.data
 
    Samples in //anon memory are named from /tmp/perf-<pid>.map when it exists, as perf
    report does; the rest show the mapping they landed in.
@@ -26,17 +27,45 @@
    --annotate marks frames the way flamegraph.pl --color=java and inferno colour them:
    `_[j]` after a JIT frame, `_[k]` after a kernel frame (speedscope shows the marks as
    part of the names, so they are not the default).
-   --svg FILE writes the same stacks as a flame graph (examples/flamegraph.h). */
+   --svg FILE writes the same stacks as a flame graph (examples/flamegraph.h).
+
+   --pprof FILE writes them as a pprof profile (profile.proto, examples/pprof.h: go tool
+   pprof, Pyroscope, Parca, Grafana, speedscope), gzipped when built with ZLIB=1, plain
+   protobuf otherwise (pprof readers take both), written atomically (FILE "-": standard
+   output), the same bytes for the same recording:
+     - a Sample per distinct (stack, pid, tid, comm), leaf first, the frames and names of
+       --folded (the comm is a label, not a frame); labels pid and tid (numbers), comm;
+     - value columns "samples"/"count", then one per event of the recording: cpu-clock as
+       pprof names CPU time, "cpu"/"nanoseconds" (its period is in ns), other events by
+       perf's name with unit "count"; each sample adds its PERF_SAMPLE_PERIOD (or the
+       fixed period) to its event's column.  period_type/period: the first event's (with
+       -F, 1e9/freq ns); a comment names the event; duration: first to last sample;
+       time_nanos: the first sample's wall time, from perf's clock data (written with -k);
+     - one Location per address, Mapping and line: a jitted function is its own Mapping
+       (its code range, named jitted-<pid>-<code_index>.so next to the dump, as perf
+       inject names the ELF it makes of it);
+       other frames the piece of the mmap they are in (start, end, file offset, MMAP2
+       build-id), the kernel's [kernel.kallsyms] mapping; mapping[0] is the main binary
+       (the first sampled process's first file mapping);
+     - Functions: JIT names from the jitdump, with the file and line of its DEBUG_INFO
+       entry for the address (return addresses looked up one byte back, in the call; the
+       line bias of V8/LLVM removed as the ELF writer does); native and kernel frames
+       named by their file, as --folded does (this example reads no ELF symbol tables):
+       every Mapping says it is symbolized, so pprof does not try the local files. */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
 
 #include "flamegraph.h"
+#include "pprof.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Callchain context markers (the perf_event ABI): entries at or above PERF_CONTEXT_MAX
    say which space the following addresses belong to. */
@@ -63,6 +92,73 @@ typedef struct task_event {
     size_t seq;             /* file order, for records with equal times */
 } task_event;
 
+/* --pprof: what the Mapping of an address is (MMAP/MMAP2 records, first pass). */
+typedef struct mmap_ev {
+    uint32_t pid;
+    uint64_t start, len, pgoff;
+    char *file;
+    char build_id[41]; /* hex, "" when the record has none */
+    size_t seq;
+} mmap_ev;
+
+/* --pprof: each SAMPLE's period (first pass), found again by (time, tid, ip): the
+   injector hands samples over in time order, not file order. */
+typedef struct period_ev {
+    uint64_t time, ip, period;
+    uint32_t tid;
+    uint32_t attr;
+    int used;
+} period_ev;
+
+/* --pprof: a jitted function's code and its DEBUG_INFO lines (offsets from its code
+   address), from the jitdumps as the injector loads them (opts.io.load_dump). */
+typedef struct dbg_line {
+    uint64_t off;
+    int64_t line;
+    int64_t file; /* in profile.files */
+} dbg_line;
+
+typedef struct jit_fn {
+    uint32_t pid;
+    uint64_t code_index, code_addr, code_size;
+    size_t line, nlines; /* in profile.lines */
+    int used;
+} jit_fn;
+
+/* --pprof: the last Location of frames that look the same (a frame's Location depends on
+   these alone), so a hot address costs no string interning. */
+typedef struct loc_memo {
+    uint64_t ip, start, code_index, name_hash, loc;
+    uint32_t pid, flags;
+} loc_memo;
+#define LOC_MEMO 65536
+
+typedef struct pprof_state {
+    pp_profile pp;
+    loc_memo *memo;       /* LOC_MEMO entries, direct-mapped */
+    pp_profile files;     /* a string pool only: the DEBUG_INFO file names */
+    mmap_ev *mmaps;
+    size_t nmmaps, mmaps_cap;
+    period_ev *periods;
+    size_t nperiods, periods_cap;
+    jit_fn *fns;          /* open addressing by (pid, code_index) */
+    size_t fns_cap, nfns;
+    dbg_line *lines;
+    size_t nlines, lines_cap;
+    char (*dumps)[4096];  /* the dump path of each pid, for the JIT mappings */
+    uint32_t *dump_pids;
+    size_t ndumps;
+    uint64_t *locs;       /* one sample's stack */
+    uint32_t nattrs;      /* value columns after "samples": one per attr */
+    uint64_t first_time, last_time;
+    int64_t *values;
+    /* perf's HEADER_CLOCK_DATA (feature 29, written with -k): the wall clock at a moment
+       of the recording's clock, for time_nanos */
+    int have_clock;
+    uint32_t clockid;
+    uint64_t wall_ns, clock_ns;
+} pprof_state;
+
 typedef struct profile {
     uint64_t total;
     uint32_t map_pid;      /* the pid whose perf map is loaded (0: none tried yet) */
@@ -70,11 +166,13 @@ typedef struct profile {
     size_t map_n;
     int stacks;            /* --folded / --svg: collect stacks instead of a flat profile */
     int annotate;          /* --annotate: _[j] after JIT frames, _[k] after kernel ones */
+    int no_tree;           /* --pprof alone: the stacks go to the profile only */
     fg_tree tree;          /* the stacks, or (flat profile) one frame per sample */
     task_event *tasks;
     size_t ntasks, tasks_cap;
     char (*names)[NAME_LEN]; /* MAX_FRAMES + 1: one sample's frame names */
     fg_frame *frames;
+    pprof_state *pprof;    /* --pprof */
 } profile;
 
 static char *xstrdup(const char *s)
@@ -220,6 +318,374 @@ static const char *comm_at(const profile *p, uint32_t tid, uint64_t t, int hops)
     return NULL;
 }
 
+/* ---- --pprof ---------------------------------------------------------------------- */
+
+static void *xgrow(void *v, size_t *cap, size_t need, size_t elem)
+{
+    return pp__grow(v, cap, need, elem);
+}
+
+static int by_mmap(const void *a, const void *b)
+{
+    const mmap_ev *x = (const mmap_ev *)a, *y = (const mmap_ev *)b;
+    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The mapping of pid that holds ip, with that file name when `file` is given: of the
+   records that hold it, the last in the recording (a later mmap replaces an earlier
+   one; the scan back over lower starts is bounded, so a pid with thousands of
+   mappings costs a few hundred steps at most). */
+static const mmap_ev *find_mmap(const pprof_state *st, uint32_t pid, uint64_t ip, const char *file, size_t file_len)
+{
+    size_t lo = 0, hi = st->nmmaps, i, steps = 0;
+    const mmap_ev *best = NULL;
+    while (lo < hi) { /* first record of a later pid, or of this one starting after ip */
+        size_t mid = lo + (hi - lo) / 2;
+        const mmap_ev *e = &st->mmaps[mid];
+        if (e->pid < pid || (e->pid == pid && e->start <= ip)) lo = mid + 1;
+        else hi = mid;
+    }
+    for (i = lo; i-- > 0 && st->mmaps[i].pid == pid && steps++ < 512;) {
+        const mmap_ev *e = &st->mmaps[i];
+        if (ip - e->start >= e->len) continue;
+        if (file && (strlen(e->file) != file_len || memcmp(e->file, file, file_len))) continue;
+        if (!best || e->seq > best->seq) best = e;
+    }
+    return best;
+}
+
+static int by_period_key(const void *a, const void *b)
+{
+    const period_ev *x = (const period_ev *)a, *y = (const period_ev *)b;
+    if (x->time != y->time) return x->time < y->time ? -1 : 1;
+    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+    if (x->ip != y->ip) return x->ip < y->ip ? -1 : 1;
+    return 0;
+}
+
+/* The first pass's record of this sample (NULL when there is none): the first unused
+   one with its time, tid and ip. */
+static period_ev *find_period(pprof_state *st, const jitanon_inject_sample *s)
+{
+    size_t lo = 0, hi = st->nperiods;
+    period_ev key;
+    key.time = s->time;
+    key.tid = s->tid;
+    key.ip = s->ip;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (by_period_key(&st->periods[mid], &key) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    for (; lo < st->nperiods && !by_period_key(&st->periods[lo], &key); lo++)
+        if (!st->periods[lo].used) return &st->periods[lo];
+    return NULL;
+}
+
+static size_t fn_hash(uint32_t pid, uint64_t code_index, size_t cap)
+{
+    return (size_t)(pp__mix(pid, code_index) >> 8) & (cap - 1);
+}
+
+/* The function (pid, code_index): found, or (insert) a new empty slot for it. */
+static jit_fn *find_fn(pprof_state *st, uint32_t pid, uint64_t code_index, int insert)
+{
+    size_t i;
+    if (insert && 2 * (st->nfns + 1) > st->fns_cap) {
+        jit_fn *old = st->fns;
+        size_t ocap = st->fns_cap, k;
+        st->fns_cap = ocap ? ocap * 2 : 1024;
+        st->fns = (jit_fn *)calloc(st->fns_cap, sizeof *st->fns);
+        if (!st->fns) exit(3);
+        for (k = 0; k < ocap; k++)
+            if (old[k].used) {
+                i = fn_hash(old[k].pid, old[k].code_index, st->fns_cap);
+                while (st->fns[i].used) i = (i + 1) & (st->fns_cap - 1);
+                st->fns[i] = old[k];
+            }
+        free(old);
+    }
+    if (!st->fns_cap) return NULL;
+    for (i = fn_hash(pid, code_index, st->fns_cap); st->fns[i].used; i = (i + 1) & (st->fns_cap - 1))
+        if (st->fns[i].pid == pid && st->fns[i].code_index == code_index) return &st->fns[i];
+    if (!insert) return NULL;
+    st->nfns++;
+    st->fns[i].used = 1;
+    st->fns[i].pid = pid;
+    st->fns[i].code_index = code_index;
+    return &st->fns[i];
+}
+
+static int by_off(const void *a, const void *b)
+{
+    const dbg_line *x = (const dbg_line *)a, *y = (const dbg_line *)b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* One record of a dump for scan_dump (below); returns the DEBUG_INFO record waiting for
+   its CODE_LOAD, or NULL (kept in *keep: an iterator's record is gone at the next one). */
+static const jitanon_jitdump_record *pprof_dump_record(pprof_state *st, uint32_t pid, const jitanon_jitdump_record *rec,
+                                                       const jitanon_jitdump_record *dbg, jitanon_jitdump_record *keep,
+                                                       uint64_t bias)
+{
+    jit_fn *f;
+    if (rec->id == JITANON_JITDUMP_CODE_DEBUG_INFO) {
+        *keep = *rec;
+        return keep;
+    }
+    if (rec->id != JITANON_JITDUMP_CODE_LOAD) return dbg;
+    f = find_fn(st, pid, rec->load.code_index, 1);
+    f->code_addr = rec->load.code_addr;
+    f->code_size = rec->load.code_size;
+    f->line = st->nlines;
+    f->nlines = 0;
+    if (dbg && dbg->debug.code_addr == rec->load.code_addr) {
+        jitanon_jitdump_debug_iter it;
+        jitanon_jitdump_debug_entry e;
+        jitanon_jitdump_debug_iter_begin(&it, dbg);
+        while (jitanon_jitdump_debug_iter_next(&it, &e)) {
+            dbg_line *l;
+            uint64_t a = e.addr - bias;
+            if (a < rec->load.code_addr || a - rec->load.code_addr >= rec->load.code_size || e.lineno <= 0) continue;
+            st->lines = (dbg_line *)xgrow(st->lines, &st->lines_cap, st->nlines + 1, sizeof *st->lines);
+            l = &st->lines[st->nlines++];
+            l->off = a - rec->load.code_addr;
+            l->line = e.lineno;
+            l->file = pp_string(&st->files, e.file.data, e.file.length);
+        }
+        f->nlines = st->nlines - f->line;
+        if (f->nlines > 1) qsort(st->lines + f->line, f->nlines, sizeof *st->lines, by_off);
+    }
+    return NULL;
+}
+
+/* What --pprof keeps of a dump: each CODE_LOAD's code range, with the lines of the
+   CODE_DEBUG_INFO record before it when that record names the same code address (the
+   pairing perf inject makes).  Debug addresses lose the line bias the dump has (V8 and
+   LLVM add 0x40: jitanon_elf_line_bias_scan finds it from the data). */
+static void scan_dump(pprof_state *st, const char *path, const jitanon_jitdump *d)
+{
+    jitanon_elf_line_bias_scan scan;
+    uint64_t bias = 0;
+    const jitanon_jitdump_record *dbg = NULL;
+    jitanon_jitdump_record dbg_rec;
+    uint32_t pid = d->header.pid;
+    const char *base = strrchr(path, '/');
+    int pass;
+    /* the pid the injector found the dump for is in its name, jit-<pid>.dump */
+    base = base ? base + 1 : path;
+    if (!strncmp(base, "jit-", 4)) pid = (uint32_t)strtoul(base + 4, NULL, 10);
+    st->dumps = (char(*)[4096])realloc(st->dumps, (st->ndumps + 1) * sizeof *st->dumps);
+    st->dump_pids = (uint32_t *)realloc(st->dump_pids, (st->ndumps + 1) * sizeof *st->dump_pids);
+    if (!st->dumps || !st->dump_pids) exit(3);
+    snprintf(st->dumps[st->ndumps], sizeof st->dumps[0], "%s", path);
+    st->dump_pids[st->ndumps++] = pid;
+    /* two walks over the records (the injector may have loaded the dump without a
+       record table: opts.no_records) - the bias is known only after all of them */
+    jitanon_elf_line_bias_scan_init(&scan, &d->header);
+    for (pass = 0; pass < 2; pass++) {
+        jitanon_jitdump_iter it;
+        jitanon_jitdump_record rec;
+        jitanon_error e;
+        size_t i = 0;
+        int have_iter = !d->records && jitanon_jitdump_iter_begin(&it, d->data, d->valid_size, NULL, &e) == JITANON_OK;
+        if (pass == 1)
+            bias = jitanon_elf_line_bias_scan_result(&scan) == JITANON_ELF_LINE_BIAS_PERF ? JITANON_ELF_LINE_BIAS_PERF : 0;
+        for (;;) {
+            if (d->records) {
+                if (i >= d->record_count) break;
+                rec = d->records[i++];
+            } else if (!have_iter || jitanon_jitdump_iter_next(&it, &rec, &e) != JITANON_OK) break;
+            if (pass == 0) jitanon_elf_line_bias_scan_add(&scan, &rec);
+            else dbg = pprof_dump_record(st, pid, &rec, dbg, &dbg_rec, bias);
+        }
+    }
+}
+
+/* io.load_dump for --pprof: the dump as the default loader would read it (a regular file
+   only, opened without blocking; symlinks as the kernel's protected_symlinks allows),
+   through the public jitdump API, then scanned for its functions and lines. */
+static jitanon_result load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
+                                jitanon_error *err)
+{
+    profile *p = (profile *)user;
+    struct stat sb;
+    uint8_t *buf = NULL;
+    size_t n = 0, cap = 0;
+    jitanon_result r;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    *out = NULL;
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if (fd >= 0) close(fd);
+        memset(err, 0, sizeof *err);
+        err->type = JITANON_ERR_IO;
+        err->description = jitanon_result_string(JITANON_ERR_IO);
+        snprintf(err->info, sizeof err->info, "%s", fd < 0 ? "cannot open it" : "not a regular file");
+        return JITANON_ERR_IO;
+    }
+    for (;;) {
+        ssize_t k;
+        buf = (uint8_t *)xgrow(buf, &cap, n + 65536, 1);
+        k = read(fd, buf + n, cap - n);
+        if (k <= 0) break;
+        n += (size_t)k;
+    }
+    close(fd);
+    r = jitanon_jitdump_load_memory(buf, n, opts, out, err);
+    free(buf);
+    if (r == JITANON_OK) scan_dump(p->pprof, path, *out);
+    return r;
+}
+
+/* The dump's record of a jitted frame's function: by the sample's pid, else (a child
+   that runs its parent's code after a fork) from another dump whose function of that
+   code_index starts where this frame's does. */
+static const jit_fn *jit_fn_of(pprof_state *st, const jitanon_inject_sample *f)
+{
+    const jit_fn *fn = find_fn(st, f->pid, f->code_index, 0);
+    size_t i;
+    for (i = 0; !fn && i < st->ndumps; i++)
+        if (st->dump_pids[i] != f->pid && (fn = find_fn(st, st->dump_pids[i], f->code_index, 0)) != NULL &&
+            fn->code_addr != f->start)
+            fn = NULL;
+    return fn;
+}
+
+/* The Mapping of one frame, or 0 (no mapping holds it). */
+static uint64_t frame_mapping(pprof_state *st, const jitanon_inject_sample *f, int kernel)
+{
+    const mmap_ev *m;
+    if (f->kind == JITANON_TRIM_JIT) {
+        /* each jitted function is its own mapping, named as perf inject names its ELF
+           file (jitted-<pid>-<code_index>.so next to the dump; symbolize writes none).
+           Its own name matters: go tool pprof merges mappings of one file, offset and
+           size class into one and rebases their addresses */
+        const jit_fn *fn = jit_fn_of(st, f);
+        const char *dump = NULL, *slash;
+        char file[4096 + 64];
+        size_t i;
+        for (i = st->ndumps; i-- > 0;)
+            if (st->dump_pids[i] == f->pid) {
+                dump = st->dumps[i];
+                break;
+            }
+        slash = dump ? strrchr(dump, '/') : NULL;
+        snprintf(file, sizeof file, "%.*sjitted-%u-%" PRIu64 ".so", slash ? (int)(slash - dump + 1) : 0, dump ? dump : "",
+                 (unsigned)f->pid, f->code_index);
+        return pp_mapping(&st->pp, f->start, f->start + (fn && fn->code_size ? fn->code_size : 1), 0, file, NULL);
+    }
+    if (kernel) {
+        m = find_mmap(st, UINT32_MAX, f->ip, NULL, 0); /* the kernel's mmaps have pid -1 */
+        if (!m) return pp_mapping(&st->pp, KERNEL_START, UINT64_MAX, 0, "[kernel.kallsyms]", NULL);
+        return pp_mapping(&st->pp, m->start, m->start + m->len, m->pgoff, m->file, m->build_id[0] ? m->build_id : NULL);
+    }
+    if (f->kind == JITANON_TRIM_NONE || !f->name.length) return 0;
+    m = find_mmap(st, f->pid, f->ip, f->name.data, f->name.length);
+    if (m) {
+        /* the piece of the mmap the trimming left (f->start on), not the whole record */
+        uint64_t start = f->start >= m->start && f->start <= f->ip ? f->start : m->start;
+        return pp_mapping(&st->pp, start, m->start + m->len, m->pgoff + (start - m->start), m->file,
+                          m->build_id[0] ? m->build_id : NULL);
+    }
+    {
+        /* a mapping inherited across fork has no record of this pid: its name only */
+        char name[NAME_LEN];
+        snprintf(name, sizeof name, "%.*s", (int)f->name.length, f->name.data);
+        return pp_mapping(&st->pp, f->start, f->start, 0, name, NULL);
+    }
+}
+
+/* The Location of one frame: its address, mapping and function, and for jitted code with
+   DEBUG_INFO the source line (a return address - every frame but a stack's first - is
+   looked up one byte back, in the call instruction). */
+static uint64_t frame_location(pprof_state *st, const jitanon_inject_sample *f, int kernel, int leaf, const char *name,
+                               fg_kind kind)
+{
+    uint64_t mapping, fid, nh = f->name.length ? pp__bytes_hash(f->name.data, f->name.length) : 0;
+    const char *file = NULL;
+    int64_t line = 0, start_line = 0;
+    uint32_t flags = (uint32_t)kind | (uint32_t)(kernel != 0) << 4 | (uint32_t)(leaf != 0) << 5 | (uint32_t)f->kind << 8;
+    loc_memo *memo = &st->memo[pp__slot(
+        pp__mix(pp__mix(pp__mix(pp__mix(pp__mix(f->ip, f->start), f->code_index), nh), f->pid), flags), LOC_MEMO)];
+    if (memo->loc && memo->ip == f->ip && memo->start == f->start && memo->code_index == f->code_index &&
+        memo->name_hash == nh && memo->pid == f->pid && memo->flags == flags)
+        return memo->loc;
+    mapping = frame_mapping(st, f, kernel);
+    if (kind == FG_JIT) {
+        const jit_fn *fn = jit_fn_of(st, f);
+        if (fn && fn->nlines) {
+            const dbg_line *v = st->lines + fn->line;
+            uint64_t off = f->ip - f->start - (leaf || f->ip == f->start ? 0 : 1);
+            size_t lo = 0, hi = fn->nlines;
+            while (lo < hi) { /* first entry after off */
+                size_t mid = lo + (hi - lo) / 2;
+                if (v[mid].off <= off) lo = mid + 1;
+                else hi = mid;
+            }
+            /* the function's own file: its first entry's (V8 names the script of every
+               position in it) */
+            file = st->files.str + st->files.str_off[v[0].file];
+            start_line = v[0].line;
+            if (lo) {
+                line = v[lo - 1].line;
+                file = st->files.str + st->files.str_off[v[lo - 1].file];
+            }
+        }
+    }
+    fid = pp_function(&st->pp, name, strlen(name), file, start_line);
+    memo->ip = f->ip;
+    memo->start = f->start;
+    memo->code_index = f->code_index;
+    memo->name_hash = nh;
+    memo->pid = f->pid;
+    memo->flags = flags;
+    memo->loc = pp_location(&st->pp, mapping, f->ip, fid, line);
+    return memo->loc;
+}
+
+/* One sample into the profile: its stack, a count of 1 and its period in its event's
+   column, labels pid, tid and comm (as perf script names the thread). */
+static void pprof_sample(pprof_state *st, const jitanon_inject_sample *s, const uint64_t *locs, size_t n,
+                         const char *comm)
+{
+    pp_label lab[3];
+    period_ev *pe = find_period(st, s);
+    size_t i;
+    for (i = 0; i <= st->nattrs; i++) st->values[i] = 0;
+    st->values[0] = 1;
+    if (pe) {
+        pe->used = 1;
+        if (pe->attr < st->nattrs) st->values[1 + pe->attr] = (int64_t)pe->period;
+    }
+    memset(lab, 0, sizeof lab);
+    lab[0].key = "pid";
+    lab[0].num = s->pid;
+    lab[1].key = "tid";
+    lab[1].num = s->tid;
+    lab[2].key = "comm";
+    lab[2].str = comm;
+    if (!st->pp.main_mapping) {
+        /* mapping[0] is the main binary for pprof (its "File:" line): the first file
+           mapping of the first sampled process - its executable, which the kernel (and
+           perf's synthesized records) maps first */
+        size_t k;
+        const mmap_ev *best = NULL;
+        for (k = 0; k < st->nmmaps; k++) {
+            const mmap_ev *m = &st->mmaps[k];
+            if (m->pid == s->pid && m->file[0] == '/' && strncmp(m->file, "/memfd:", 7) && (!best || m->seq < best->seq))
+                best = m;
+        }
+        if (best)
+            st->pp.main_mapping = pp_mapping(&st->pp, best->start, best->start + best->len, best->pgoff, best->file,
+                                             best->build_id[0] ? best->build_id : NULL);
+    }
+    pp_sample(&st->pp, locs, n, st->values, lab, 3);
+    if (!st->first_time || s->time < st->first_time) st->first_time = s->time;
+    if (s->time > st->last_time) st->last_time = s->time;
+}
+
 static void on_sample(void *user, const jitanon_inject_sample *s)
 {
     profile *p = (profile *)user;
@@ -229,14 +695,16 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
         char(*names)[NAME_LEN] = p->names, comm[32];
         fg_frame *frames = p->frames;
         size_t n = 0, k;
-        int kernel = 0;
+        int kernel = 0, ctx_first = 1;
+        pprof_state *st = p->pprof;
         const char *c = comm_at(p, s->tid, s->time, 0);
         if (c) snprintf(comm, sizeof comm, "%s", c);
         else snprintf(comm, sizeof comm, ":%u", (unsigned)s->tid);
         /* leaf first, as recorded */
         if (!s->callchain_nr) { /* no context marker: the address tells */
-            frames[n].kind = frame_name(p, s, s->kind == JITANON_TRIM_NONE && s->ip >= KERNEL_START, names[n],
-                                        sizeof names[n]);
+            int kern = s->kind == JITANON_TRIM_NONE && s->ip >= KERNEL_START;
+            frames[n].kind = frame_name(p, s, kern, names[n], sizeof names[n]);
+            if (st) st->locs[n] = frame_location(st, s, kern, 1, names[n], frames[n].kind);
             n++;
         }
         for (i = 0; i < s->callchain_nr && n < MAX_FRAMES; i++) {
@@ -250,12 +718,16 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
                     break;
                 }
                 kernel = ip != CTX_USER;
+                ctx_first = 1;
                 continue;
             }
             (void)jitanon_inject_sample_resolve(s, ip, &f);
             frames[n].kind = frame_name(p, &f, kernel, names[n], sizeof names[n]);
+            if (st) st->locs[n] = frame_location(st, &f, kernel, ctx_first, names[n], frames[n].kind);
+            ctx_first = 0;
             n++;
         }
+        if (st) pprof_sample(st, s, st->locs, n, comm);
         for (k = 0; k < n; k++) {
             clean_name(names[k]);
             if (p->annotate && (frames[k].kind == FG_JIT || frames[k].kind == FG_PERFMAP || frames[k].kind == FG_KERNEL)) {
@@ -274,7 +746,7 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
             frames[k] = frames[n - k];
             frames[n - k] = tmp;
         }
-        fg_add(&p->tree, frames, n + 1, 1);
+        if (!p->no_tree) fg_add(&p->tree, frames, n + 1, 1);
         p->total++;
         return;
     }
@@ -311,6 +783,118 @@ static int by_tid_time(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+#define FEAT_CLOCK_DATA 29 /* perf's HEADER_CLOCK_DATA */
+
+static uint64_t rd_u(const uint8_t *p, unsigned n, int big)
+{
+    uint64_t v = 0;
+    unsigned i;
+    for (i = 0; i < n; i++) v |= (uint64_t)p[big ? n - 1 - i : i] << (8 * i);
+    return v;
+}
+
+/* HEADER_CLOCK_DATA: u32 version (1), u32 clockid, u64 wall-clock ns, u64 clockid ns. */
+static void clock_data(pprof_state *st, jitanon_bytes b, int big)
+{
+    if (b.size < 24 || rd_u(b.data, 4, big) < 1) return;
+    st->have_clock = 1;
+    st->clockid = (uint32_t)rd_u(b.data + 4, 4, big);
+    st->wall_ns = rd_u(b.data + 8, 8, big);
+    st->clock_ns = rd_u(b.data + 16, 8, big);
+}
+
+/* --pprof's part of the first pass: the mmaps (for the Mappings) and every sample's
+   period and event (on_sample gets neither). */
+static void pprof_record(pprof_state *st, const jitanon_perf_record *rec)
+{
+    if (rec->type == JITANON_PERF_RECORD_MMAP || rec->type == JITANON_PERF_RECORD_MMAP2) {
+        mmap_ev *m;
+        size_t i;
+        st->mmaps = (mmap_ev *)xgrow(st->mmaps, &st->mmaps_cap, st->nmmaps + 1, sizeof *st->mmaps);
+        m = &st->mmaps[st->nmmaps];
+        memset(m, 0, sizeof *m);
+        m->pid = rec->mmap.pid;
+        m->start = rec->mmap.start;
+        m->len = rec->mmap.len;
+        m->pgoff = rec->mmap.pgoff;
+        m->seq = st->nmmaps++;
+        m->file = (char *)malloc(rec->mmap.filename.length + 1);
+        if (!m->file) exit(3);
+        memcpy(m->file, rec->mmap.filename.data, rec->mmap.filename.length);
+        m->file[rec->mmap.filename.length] = 0;
+        if (rec->mmap.has_build_id)
+            for (i = 0; i < rec->mmap.build_id_size && i < 20; i++)
+                snprintf(m->build_id + 2 * i, 3, "%02x", rec->mmap.build_id[i]);
+    } else if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE && rec->feature.feat_id == FEAT_CLOCK_DATA) {
+        clock_data(st, rec->feature.data, rec->big_endian);
+    } else if (rec->type == JITANON_PERF_RECORD_SAMPLE) {
+        period_ev *e;
+        st->periods = (period_ev *)xgrow(st->periods, &st->periods_cap, st->nperiods + 1, sizeof *st->periods);
+        e = &st->periods[st->nperiods++];
+        memset(e, 0, sizeof *e);
+        e->time = rec->sid.time;
+        e->tid = rec->sid.tid;
+        e->ip = rec->sample.ip;
+        e->period = rec->sample.period;
+        e->attr = (uint32_t)rec->attr_index;
+    }
+}
+
+/* perf's names of the generic events (perf_event.h's PERF_COUNT_HW_* / _SW_* order). */
+static const char *const hw_events[] = {"cycles", "instructions", "cache-references", "cache-misses", "branches",
+                                        "branch-misses", "bus-cycles", "stalled-cycles-frontend",
+                                        "stalled-cycles-backend", "ref-cycles"};
+static const char *const sw_events[] = {"cpu-clock", "task-clock", "page-faults", "context-switches",
+                                        "cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
+                                        "emulation-faults", "dummy", "bpf-output", "cgroup-switches"};
+
+/* The value columns: "samples"/"count", then one per event of the recording, named as
+   pprof names CPU time ("cpu"/"nanoseconds": cpu-clock's period is in nanoseconds) or
+   by the event with unit "count".  A sample without its own period (a fixed-period
+   recording without PERF_SAMPLE_PERIOD) gets the attr's sample_period. */
+static void pprof_types(pprof_state *st, jitanon_perf_reader *r)
+{
+    size_t i;
+    jitanon_bytes cd;
+    jitanon_error err;
+    if (!st->have_clock && r->mode == JITANON_PERF_FILE &&
+        jitanon_perf_reader_load_features(r, &err) == JITANON_OK &&
+        jitanon_perf_reader_feature(r, FEAT_CLOCK_DATA, &cd))
+        clock_data(st, cd, r->big_endian);
+    /* the samples' clock is the clock data's: time_nanos is the first sample's wall time */
+    if (st->have_clock && r->attr_count && (!r->attrs[0].use_clockid || (uint32_t)r->attrs[0].clockid != st->clockid))
+        st->have_clock = 0;
+    st->nattrs = (uint32_t)r->attr_count;
+    pp_sample_type(&st->pp, "samples", "count");
+    for (i = 0; i < r->attr_count; i++) {
+        const jitanon_perf_attr *a = &r->attrs[i];
+        const char *ev = NULL, *unit = "count";
+        char buf[64], note[160];
+        uint64_t period = a->raw.size >= 24 ? jitanon_perf_u64_at(a->raw, 2, r->big_endian) : 0;
+        int freq = (a->flags >> 10) & 1;
+        size_t k;
+        if (a->type == 0 && a->config < sizeof hw_events / sizeof *hw_events) ev = hw_events[a->config];
+        if (a->type == 1 && a->config < sizeof sw_events / sizeof *sw_events) ev = sw_events[a->config];
+        if (!ev) {
+            snprintf(buf, sizeof buf, "event-%u-0x%" PRIx64, (unsigned)a->type, a->config);
+            ev = buf;
+        }
+        if (a->type == 1 && a->config <= 1) unit = "nanoseconds"; /* cpu-clock, task-clock */
+        pp_sample_type(&st->pp, a->type == 1 && a->config == 0 ? "cpu" : ev, unit);
+        if (i == 0) {
+            st->pp.period_type = pp_str(&st->pp, a->type == 1 && a->config == 0 ? "cpu" : ev);
+            st->pp.period_unit = pp_str(&st->pp, unit);
+            /* -F: the period is per sample, about 1e9/freq ns for the clocks */
+            st->pp.period = (int64_t)(freq ? (period && a->type == 1 && a->config <= 1 ? 1000000000u / period : 0) : period);
+            snprintf(note, sizeof note, "event: %s, %s %" PRIu64, ev, freq ? "frequency (Hz)" : "period", period);
+            pp_comment(&st->pp, note);
+        }
+        if (!freq && period)
+            for (k = 0; k < st->nperiods; k++)
+                if (st->periods[k].attr == i && !st->periods[k].period) st->periods[k].period = period;
+    }
+}
+
 /* First pass (stacks only): the COMM and FORK records, which on_sample does not see. */
 static jitanon_result read_tasks(profile *p, const char *path, jitanon_error *err)
 {
@@ -319,6 +903,7 @@ static jitanon_result read_tasks(profile *p, const char *path, jitanon_error *er
     jitanon_result res = jitanon_perf_reader_open(&r, path, NULL, err);
     while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, err)) == JITANON_OK) {
         task_event e;
+        if (p->pprof) pprof_record(p->pprof, &rec);
         if (rec.type != JITANON_PERF_RECORD_COMM && rec.type != JITANON_PERF_RECORD_FORK) continue;
         memset(&e, 0, sizeof e);
         e.time = (rec.sid.present & JITANON_PERF_SAMPLE_TIME) ? rec.sid.time : 0;
@@ -342,25 +927,80 @@ static jitanon_result read_tasks(profile *p, const char *path, jitanon_error *er
         }
         p->tasks[p->ntasks++] = e;
     }
+    if (res == JITANON_END && p->pprof) pprof_types(p->pprof, &r);
     jitanon_perf_reader_release(&r);
     if (p->ntasks) qsort(p->tasks, p->ntasks, sizeof *p->tasks, by_tid_time);
+    if (p->pprof) {
+        pprof_state *st = p->pprof;
+        if (st->nmmaps) qsort(st->mmaps, st->nmmaps, sizeof *st->mmaps, by_mmap);
+        if (st->nperiods) qsort(st->periods, st->nperiods, sizeof *st->periods, by_period_key);
+    }
     return res == JITANON_END ? JITANON_OK : res;
+}
+
+/* The profile, written atomically (a temporary file renamed over `path`), or to standard
+   output for "-". */
+static int write_pprof(pprof_state *st, const char *path)
+{
+    jitanon_atomic_file af;
+    jitanon_error err;
+    jitanon_result res;
+    pp_buf b;
+    int z;
+    if (st->last_time > st->first_time) st->pp.duration_nanos = (int64_t)(st->last_time - st->first_time);
+    if (st->have_clock && st->first_time && st->wall_ns + st->first_time >= st->clock_ns)
+        st->pp.time_nanos = (int64_t)(st->wall_ns + st->first_time - st->clock_ns);
+    memset(&b, 0, sizeof b);
+    z = pp_serialize(&st->pp, &b, 1);
+    if (!strcmp(path, "-")) { /* standard output, for a pipe into an uploader */
+        int bad = z < 0 || fwrite(b.p, 1, b.n, stdout) != b.n || fflush(stdout) != 0;
+        free(b.p);
+        if (bad) fprintf(stderr, "symbolize: cannot write the profile to standard output\n");
+        return bad ? -1 : 0;
+    }
+    res = z < 0 ? JITANON_ERR_IO : jitanon_atomic_open(&af, path, NULL, &err);
+    if (res == JITANON_OK) {
+        jitanon_sink sink = jitanon_atomic_sink(&af);
+        if (sink.write_fn(sink.user, b.p, b.n) != 0) {
+            jitanon_atomic_abort(&af);
+            res = JITANON_ERR_IO;
+            memset(&err, 0, sizeof err);
+            err.type = res;
+            err.description = jitanon_result_string(res);
+        } else res = jitanon_atomic_commit(&af, 0, &err);
+    } else if (z < 0) {
+        memset(&err, 0, sizeof err);
+        err.type = res;
+        err.description = jitanon_result_string(res);
+        snprintf(err.info, sizeof err.info, "gzip failed");
+    }
+    free(b.p);
+    if (res != JITANON_OK) {
+        char msg[512];
+        jitanon_format_error(msg, sizeof msg, &err);
+        fprintf(stderr, "symbolize: cannot write %s: %s\n", path, msg);
+        return -1;
+    }
+    return 0;
 }
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: symbolize [--jitdump-dir DIR] [--top N] [--folded [--annotate]] [--svg FILE] [--title T] perf.data\n"
+    fprintf(f, "usage: symbolize [--jitdump-dir DIR] [--top N] [--folded [--annotate]] [--svg FILE] [--title T]\n"
+               "                 [--pprof FILE] perf.data\n"
                "  (default)        flat profile of the samples' own addresses, the top N (25) names\n"
                "  --folded         one line per distinct call stack: comm;root;...;leaf count\n"
                "  --annotate       JIT frames end in _[j], kernel frames in _[k] (flamegraph.pl --color=java)\n"
                "  --svg FILE       the stacks as a flame graph (SVG: hover, search, click to zoom)\n"
                "  --title T        the flame graph's title\n"
+               "  --pprof FILE     the samples as a pprof profile (profile.proto; gzipped when built with ZLIB=1;\n"
+               "                   - for standard output)\n"
                "  --jitdump-dir D  where to look for jit-<pid>.dump when the recorded path does not exist\n");
 }
 
 int main(int argc, char **argv)
 {
-    const char *path = NULL, *svg = NULL, *title = NULL;
+    const char *path = NULL, *svg = NULL, *title = NULL, *pprof = NULL;
     jitanon_inject_opts o;
     jitanon_perf_reader r;
     jitanon_error err;
@@ -375,6 +1015,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--jitdump-dir") && i + 1 < (size_t)argc) o.jitdump_dir = argv[++i];
         else if (!strcmp(a, "--top") && i + 1 < (size_t)argc) top = (size_t)atol(argv[++i]);
         else if (!strcmp(a, "--svg") && i + 1 < (size_t)argc) svg = argv[++i];
+        else if (!strcmp(a, "--pprof") && i + 1 < (size_t)argc) pprof = argv[++i];
         else if (!strcmp(a, "--title") && i + 1 < (size_t)argc) title = argv[++i];
         else if (!strcmp(a, "--folded")) folded = 1;
         else if (!strcmp(a, "--annotate")) p.annotate = 1;
@@ -384,9 +1025,10 @@ int main(int argc, char **argv)
         else path = a;
     }
     if (!path) return usage(stderr), 2;
-    p.stacks = folded || svg;
+    p.stacks = folded || svg || pprof;
+    p.no_tree = !folded && !svg;
     if (p.stacks && !strcmp(path, "-"))
-        return fprintf(stderr, "symbolize: --folded and --svg read the recording twice: give a file, not -\n"), 2;
+        return fprintf(stderr, "symbolize: --folded, --svg and --pprof read the recording twice: give a file, not -\n"), 2;
     o.on_sample = on_sample;
     o.io.user = &p;
     fg_init(&p.tree);
@@ -395,7 +1037,20 @@ int main(int argc, char **argv)
         p.frames = (fg_frame *)malloc((MAX_FRAMES + 1) * sizeof *p.frames);
         if (!p.names || !p.frames) exit(3);
     }
+    if (pprof) {
+        p.pprof = (pprof_state *)calloc(1, sizeof *p.pprof);
+        if (!p.pprof) exit(3);
+        pp_init(&p.pprof->pp);
+        pp_init(&p.pprof->files);
+        o.io.load_dump = load_dump;
+    }
     res = p.stacks ? read_tasks(&p, path, &err) : JITANON_OK;
+    if (res == JITANON_OK && p.pprof) {
+        p.pprof->values = (int64_t *)calloc(p.pprof->nattrs + 1, sizeof *p.pprof->values);
+        p.pprof->locs = (uint64_t *)calloc(MAX_FRAMES + 1, sizeof *p.pprof->locs);
+        p.pprof->memo = (loc_memo *)calloc(LOC_MEMO, sizeof *p.pprof->memo);
+        if (!p.pprof->values || !p.pprof->locs || !p.pprof->memo) exit(3);
+    }
     if (res == JITANON_OK) {
         res = jitanon_perf_reader_open(&r, path, NULL, &err);
         if (res == JITANON_OK) res = jitanon_inject(&r, NULL, &o, NULL, &err); /* no output: resolve only */
@@ -416,6 +1071,7 @@ int main(int argc, char **argv)
                 status = 1;
             }
         }
+        if (pprof && write_pprof(p.pprof, pprof) != 0) status = 1;
     } else {
         /* the flat profile: the root's children, most samples first */
         entry *v = (entry *)malloc(p.tree.n * sizeof *v);
@@ -438,5 +1094,21 @@ int main(int argc, char **argv)
     fg_release(&p.tree);
     free(p.names);
     free(p.frames);
+    if (p.pprof) {
+        pprof_state *st = p.pprof;
+        for (i = 0; i < st->nmmaps; i++) free(st->mmaps[i].file);
+        free(st->mmaps);
+        free(st->periods);
+        free(st->fns);
+        free(st->lines);
+        free(st->dumps);
+        free(st->dump_pids);
+        free(st->locs);
+        free(st->memo);
+        free(st->values);
+        pp_release(&st->pp);
+        pp_release(&st->files);
+        free(st);
+    }
     return status;
 }

@@ -41,6 +41,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_inject.c"
 #include "t_damage.c"
 #include "t_pipenames.c"
+#include "t_pprof.c"
 
 int main(int argc, char **argv)
 {
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
     suite_inject();
     suite_damage();
     suite_pipenames();
+    suite_pprof();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }
