@@ -11048,8 +11048,8 @@ JITANON__PRIVATE int jitanon__inj_try_dump(jitanon__inj *j, const jitanon__inj_p
 
 /* Loads the dump a marker names.  Where: a process in another mount namespace (a
    container) wrote it into its own tree, read through its root (/proc/PID/root, resolved
-   inside it: jitanon__os_open_dump) while it runs; else the recorded path; then
-   opts.jitdump_dir.  Which: the header's pid must be the process's (recorded, or in its
+   inside it: jitanon__os_open_dump) while it runs, never from the host's path of that
+   name; else the recorded path; then opts.jitdump_dir.  Which: the header's pid must be the process's (recorded, or in its
    namespace; in jitdump_dir also a number of the marker's name).  `found` gets the path
    that was read; *ns is 1 when it came through the process's root. */
 JITANON__PRIVATE int jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *name, const jitanon__inj_proc *p,
@@ -11057,24 +11057,28 @@ JITANON__PRIVATE int jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *
                                             jitanon_error *ep)
 {
     size_t base = name->length;
-    const char *hint = NULL;
+    /* the recorded path names the container's file: the host's of that name is another one
+       (a /tmp the container shares with the host is found through its root as well) */
+    int inside = p->running && p->other_mnt && name->length && name->data[0] == '/';
     jitanon__clear_error(ep);
     *ns = 0;
     if (name->length + 32 >= cap) return 0;
-    if (p->running && p->other_mnt && name->length && name->data[0] == '/') {
+    if (inside) {
         size_t n = jitanon__fmt(found, cap, "/proc/%u/root", (unsigned)p->pid);
         memcpy(found + n, name->data, name->length);
         found[n + name->length] = 0;
         if (jitanon__inj_try_dump(j, p, 0, found, jd, ep, " (inside the root of its process, another mount namespace)"))
             return *ns = 1;
+    } else {
+        const char *hint = NULL;
+        memcpy(found, name->data, name->length);
+        found[name->length] = 0;
+        if (!p->running && !j->opts->jitdump_dir)
+            hint = "; its process has exited: if it ran in a container (another mount namespace), the dump was only "
+                   "inside it - copy it out while the process runs and pass its directory with --jitdump-dir "
+                   "(opts.jitdump_dir)";
+        if (jitanon__inj_try_dump(j, p, 0, found, jd, ep, hint)) return 1;
     }
-    memcpy(found, name->data, name->length);
-    found[name->length] = 0;
-    if (!p->running && !j->opts->jitdump_dir)
-        hint = "; its process has exited: if it ran in a container (another mount namespace), the dump was only "
-               "inside it - copy it out while the process runs and pass its directory with --jitdump-dir "
-               "(opts.jitdump_dir)";
-    if (jitanon__inj_try_dump(j, p, 0, found, jd, ep, hint)) return 1;
     if (!j->opts->jitdump_dir) return 0;
     while (base > 0 && name->data[base - 1] != '/') base--;
     if (jitanon__fmt(found, cap, "%s/", j->opts->jitdump_dir) + (name->length - base) >= cap) return 0;
