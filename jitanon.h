@@ -1471,9 +1471,12 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
 /* -- Injection: perf.data in -> perf.data out + ELF files ----------------------------------
 
    What `perf inject --jit` does, with range-aware //anon handling:
-   - a marker mmap (basename `jit-<digits>.dump`) makes the injector load that jitdump
-     (from the recorded path, else from opts.jitdump_dir) and write ELF files for its
-     functions (one per function, or one per process);
+   - a marker mmap (an executable mapping of a file named as jitanon_jitdump_is_marker
+     says) makes the injector load that jitdump (through the process's root while it
+     runs in another mount namespace, else from the recorded path; then from
+     opts.jitdump_dir) when its header names the process's pid (as recorded, or in its
+     own pid namespace), and write ELF files for its functions (one per function, or one
+     per process);
    - every CODE_LOAD / CODE_MOVE becomes a synthesized MMAP2 into that ELF, placed in
      timestamp order (before the first input record that is not older), so the output
      keeps its FINISHED_ROUND records and stays valid for perf's round-based sorting;
@@ -1491,7 +1494,7 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
    at the end with elf_files = SAMPLED); a per-process file is held whole only with a
    custom io.write_elf.  Exited processes are forgotten.
 
-   Untrusted recordings: only files named jit-<digits>.dump are opened; ELF names are
+   Untrusted recordings: only files named as markers are opened; ELF names are
    built from numbers; an ELF is never written through a symlink, and an existing file is
    replaced only when it is itself a jitted ELF stub. */
 
@@ -1547,7 +1550,10 @@ typedef struct jitanon_inject_io {
        (NULL) opens the path as a recording may name anything: without blocking
        (O_NONBLOCK, O_NOCTTY), only a regular file (a FIFO or a device is refused at
        once), a symlink only as the kernel's protected_symlinks rule allows; err says
-       why a file was refused. */
+       why a file was refused.  A dump of a process in another mount namespace (a
+       container) comes as "/proc/<pid>/root/<recorded path>": the default resolves the
+       rest inside that root (openat2 RESOLVE_IN_ROOT, else refusing every symlink), and
+       so must a replacement that reads it. */
     jitanon_result (*load_dump)(void *user, const char *path, const jitanon_jitdump_opts *opts,
                                 jitanon_jitdump **out, jitanon_error *err);
     /* Stores one complete ELF file called `name` ("jitted-", then digits, '-' and '.',
@@ -1616,7 +1622,8 @@ typedef struct jitanon_inject_opts {
     jitanon_anon_mode anon_mode;
     jitanon_elf_layout elf_layout;
     const char *elf_dir;      /* where ELF files go; NULL = next to each jitdump, as perf does */
-    const char *jitdump_dir;  /* searched for jit-<pid>.dump when the recorded path fails */
+    const char *jitdump_dir;  /* searched for the marker's file name when the recorded path fails (a
+                                 copy of a dump there may carry the pid of the marker's name) */
     /* Per-function layout: this many threads create the ELF files while the calling thread
        builds the next ones (each file costs an inode and a directory entry: that, not
        building it, is most of the time); with elf_files = SAMPLED they write the files at
@@ -1719,8 +1726,12 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
                                                jitanon_inject_stats *stats, jitanon_error *err);
 #endif
 
-/* 1 when the basename of `path` is jit-<digits>.dump (what perf and we accept as a
-   marker); *pid (may be NULL) gets the digits' value. */
+/* 1 when the basename of `path` is a jitdump marker's name in one of the forms runtimes
+   write: jit-<pid>.dump (perf's only form: V8, CPython, Erlang, .NET, LLVM, JVM agents
+   ...), jit-<tid>-<pid>.dump (JavaScriptCore with a directory, e.g. Bun) or
+   jit-<tid>-<pid>-XXXXXX (JavaScriptCore's mkstemp name: six letters or digits, no
+   suffix); *pid (may be NULL) gets the pid's value.  The injector also wants the mapping
+   executable and the dump's header to name the process. */
 JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t *pid);
 
 /* -- 0.1 names ---------------------------------------------------------------------- */
