@@ -102,6 +102,7 @@ static int ns_open(const char *root, const char *rest, int walk, const char **wh
 static void test_ns_hostile_root(void)
 {
     char base[] = "build/nsroot-XXXXXX", root[256], host[256], p[512], abs_host[4096], cwd[2048];
+    struct stat st;
     int walk;
     if (!getcwd(cwd, sizeof cwd) || !mkdtemp(base)) {
         jt_skip("cannot create a directory under build/");
@@ -147,7 +148,8 @@ static void test_ns_hostile_root(void)
         JT_CHECK(!ns_open(root, "/hostdir/jit-5.dump", walk, &why) && why);
         JT_CHECK(!ns_open(root, "/tmp/../../host/jit-5.dump", walk, &why) && why);
         JT_CHECK(!ns_open(root, "/tmp/nosuch.dump", walk, &why) && why && strstr(why, "no such file"));
-        JT_CHECK(!ns_open("/dev", "/null", walk, &why) && why && strstr(why, "device")); /* a device node */
+        if (stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode)) /* a device node */
+            JT_CHECK(!ns_open("/dev", "/null", walk, &why) && why && strstr(why, "device"));
         /* a symlinked directory that stays inside the root: openat2 resolves it there, the
            walk refuses every symlink */
         JT_CHECK(ns_open(root, "/tmplink/jit-5.dump", walk, &why) == (JITANON__OPENAT2 && !walk));
