@@ -2891,8 +2891,9 @@ JITANON__PRIVATE int jitanon__os_open_in_root(const char *path, size_t root_len,
 
 /* Process `pid` as /proc shows it: 1 when it runs.  *nspid: its pid in its own (innermost)
    pid namespace (the last NSpid field, Linux 4.1; `pid` when there is none); *other_mnt:
-   1 when its mount namespace is not ours (its files are then only under its root). */
-JITANON__PRIVATE int jitanon__os_proc_ns(uint32_t pid, uint32_t *nspid, int *other_mnt)
+   1 when its mount namespace is not ours (its files are then only under its root);
+   *mnt_ino: that namespace's inode (0 when unknown). */
+JITANON__PRIVATE int jitanon__os_proc_ns(uint32_t pid, uint32_t *nspid, int *other_mnt, uint64_t *mnt_ino)
 {
     char path[64], buf[4096];
     const char *p;
@@ -2901,6 +2902,7 @@ JITANON__PRIVATE int jitanon__os_proc_ns(uint32_t pid, uint32_t *nspid, int *oth
     int fd;
     *nspid = pid;
     *other_mnt = 0;
+    *mnt_ino = 0;
     jitanon__fmt(path, sizeof path, "/proc/%u/status", (unsigned)pid);
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
     for (;;) {
@@ -2929,7 +2931,8 @@ JITANON__PRIVATE int jitanon__os_proc_ns(uint32_t pid, uint32_t *nspid, int *oth
         if (digits) *nspid = (uint32_t)v;
     }
     jitanon__fmt(path, sizeof path, "/proc/%u/ns/mnt", (unsigned)pid);
-    if (stat(path, &a) == 0 && stat("/proc/self/ns/mnt", &b) == 0) *other_mnt = a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+    if (stat(path, &a) == 0) *mnt_ino = (uint64_t)a.st_ino;
+    if (*mnt_ino && stat("/proc/self/ns/mnt", &b) == 0) *other_mnt = a.st_ino != b.st_ino || a.st_dev != b.st_dev;
     return 1;
 }
 
@@ -9716,6 +9719,7 @@ typedef struct jitanon__inj_jit {
     size_t nfuncs, funcs_cap;
     jitanon_membuf paths;      /* NUL-terminated ELF and dump paths */
     jitanon__hmap pids;        /* pid -> usable dumps of it so far */
+    jitanon__hmap mntns;       /* pid -> its mount namespace's inode (NAMESPACES records) */
     jitanon_membuf pend_debug, pend_unwind; /* streamed records waiting for their LOAD */
     jitanon_jitdump_opts dump_opts; /* the caller's, without a record table */
     jitanon_perf_time_conv time_conv;
@@ -11001,23 +11005,46 @@ JITANON__PRIVATE jitanon_result jitanon__inj_read_dump(jitanon__inj *j, const ch
     return JITANON_OK;
 }
 
+/* `v` in decimal, into buf (at least 11 bytes). */
+JITANON__PRIVATE const char *jitanon__inj_u32(char *buf, uint32_t v)
+{
+    jitanon__fmt(buf, 11, "%u", (unsigned)v);
+    return buf;
+}
+
 /* What the injector knows of a marker's process: the pids a dump of it may carry. */
 typedef struct jitanon__inj_proc {
     uint32_t pid, nspid;   /* as recorded; in its own pid namespace (pid when not known) */
     uint32_t num[2];       /* the numbers in the marker's name (jitanon__marker_numbers) */
     unsigned nnum;
     int running, other_mnt; /* /proc shows it; in another mount namespace than ours */
+    int reused;             /* /proc shows another process under its pid */
 } jitanon__inj_proc;
 
 /* The marker's process from /proc while it runs (a recording read later, or elsewhere,
-   finds none: then only the recorded pid is known). */
-JITANON__PRIVATE void jitanon__inj_proc_of(jitanon__inj_proc *p, const jitanon__inj_rec *r, const jitanon_str *name)
+   finds none: then only the recorded pid is known; a recording with NAMESPACES records,
+   perf record --namespaces, tells a reused pid apart). */
+JITANON__PRIVATE void jitanon__inj_proc_of(const jitanon__inj *j, jitanon__inj_proc *p, const jitanon__inj_rec *r,
+                                          const jitanon_str *name)
 {
     memset(p, 0, sizeof *p);
     p->pid = p->nspid = r->pid;
     p->nnum = jitanon__marker_numbers(name->data, name->length, p->num);
 #if JITANON__POSIX && defined(__linux__)
-    p->running = jitanon__os_proc_ns(r->pid, &p->nspid, &p->other_mnt);
+    {
+        uint64_t ino;
+        const size_t *rec_ino = jitanon__hmap_find(&j->jit.mntns, r->pid);
+        p->running = jitanon__os_proc_ns(r->pid, &p->nspid, &p->other_mnt, &ino);
+        /* the recording's NAMESPACES record names another mount namespace: the pid was
+           reused, and what /proc shows is not the recorded process */
+        if (p->running && rec_ino && ino && *rec_ino != (size_t)ino) {
+            p->running = p->other_mnt = 0;
+            p->nspid = r->pid;
+            p->reused = 1;
+        }
+    }
+#else
+    (void)j;
 #endif
 }
 
@@ -11166,7 +11193,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
     jd.pid = r->pid;
     jd.tid = r->tid;
     jd.marker_time = r->time;
-    jitanon__inj_proc_of(&proc, r, name);
+    jitanon__inj_proc_of(j, &proc, r, name);
+    if (proc.reused)
+        jitanon__inj_log(j, "process %s now is another one (its mount namespace is not the one the recording's "
+                         "NAMESPACES record names: the pid was reused): its root is not read%s",
+                         jitanon__inj_u32(found, proc.pid), NULL);
     if (proc.running && !jitanon__inj_pid_ok(&proc, proc.num[0], 0) &&
         (proc.nnum < 2 || !jitanon__inj_pid_ok(&proc, proc.num[1], 0))) {
         char msg[512];
@@ -11438,6 +11469,31 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
     return JITANON_OK;
 }
 
+#define JITANON__PERF_RECORD_NAMESPACES 16 /* perf record --namespaces */
+#define JITANON__PERF_NS_MNT 5             /* the mount namespace's index in it */
+
+/* A NAMESPACES record (pid, tid, count, then {dev, inode} per namespace): the inode of
+   the process's mount namespace, which tells whether the process /proc shows under that
+   pid at injection time is still the one recorded (a pid is reused). */
+JITANON__PRIVATE jitanon_result jitanon__inj_namespaces(jitanon__inj *j, const jitanon_perf_record *rec)
+{
+    jitanon__cur c = jitanon__cur_make(rec->raw.data, rec->raw.size, 0, rec->big_endian);
+    uint64_t n, ino;
+    uint32_t pid;
+    size_t *slot;
+    if (rec->raw.size < 24 + 16 * (JITANON__PERF_NS_MNT + 1)) return JITANON_OK; /* tells nothing */
+    jitanon__take(&c, 8);
+    pid = jitanon__get32(&c);
+    jitanon__take(&c, 4);
+    n = jitanon__get64(&c);
+    jitanon__take(&c, 16 * JITANON__PERF_NS_MNT + 8); /* the namespaces before it, its dev */
+    ino = jitanon__get64(&c);
+    if (n <= JITANON__PERF_NS_MNT || ino == 0) return JITANON_OK;
+    if (!(slot = jitanon__hmap_at(&j->jit.mntns, &j->a, pid, 0))) return jitanon__inj_nomem(j, "namespaces");
+    *slot = (size_t)ino;
+    return JITANON_OK;
+}
+
 /* Read: keeps the record's bytes and what the decisions need of it. */
 JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitanon_perf_record *rec)
 {
@@ -11482,6 +11538,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
     } else if (rec->type == JITANON_PERF_RECORD_TIME_CONV) {
         j->jit.time_conv = rec->time_conv;
         j->jit.have_time_conv = 1;
+    } else if (rec->type == JITANON__PERF_RECORD_NAMESPACES) {
+        return jitanon__inj_namespaces(j, rec);
     }
     return JITANON_OK;
 }
@@ -11780,6 +11838,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, jt->dumps, jt->dumps_cap * sizeof *jt->dumps);
     jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
     jitanon__hmap_free(&jt->pids, &j->a);
+    jitanon__hmap_free(&jt->mntns, &j->a);
     jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);
     jitanon_rangemap_release(&jt->described);
     jitanon_membuf_release(&jt->paths);

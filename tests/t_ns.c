@@ -55,11 +55,13 @@ static void test_ns_marker_names(void)
 static void test_ns_proc(void)
 {
     uint32_t nspid = 0;
+    uint64_t ino = 0;
     int other = 1;
-    JT_CHECK(jitanon__os_proc_ns((uint32_t)getpid(), &nspid, &other) == 1);
+    JT_CHECK(jitanon__os_proc_ns((uint32_t)getpid(), &nspid, &other, &ino) == 1);
+    JT_CHECK(ino != 0);
     JT_CHECK_EQ_U(nspid, (uint32_t)getpid()); /* the innermost NSpid is the one we see */
     JT_CHECK(other == 0);
-    JT_CHECK(jitanon__os_proc_ns(NS_GONE, &nspid, &other) == 0);
+    JT_CHECK(jitanon__os_proc_ns(NS_GONE, &nspid, &other, &ino) == 0);
     JT_CHECK_EQ_U(nspid, NS_GONE);
 }
 
@@ -174,8 +176,10 @@ static void ns_log_fn(void *user, const char *msg)
     if (n + strlen(msg) + 2 < sizeof l->text) sprintf(l->text + n, "%s\n", msg);
 }
 
-/* A recording of process `pid` whose marker (misc: MMAP_DATA or not) names `marker`. */
-static void ns_perf(jitanon_membuf *perf, uint32_t pid, const char *marker, uint32_t misc)
+/* A recording of process `pid` whose marker (misc: MMAP_DATA or not) names `marker`,
+   after a NAMESPACES record (perf record --namespaces) that gives its mount namespace's
+   inode `mnt` (0: none). */
+static void ns_perf(jitanon_membuf *perf, uint32_t pid, const char *marker, uint32_t misc, uint64_t mnt)
 {
     ti_gen g;
     uint8_t raw[128], buf[512];
@@ -184,6 +188,22 @@ static void ns_perf(jitanon_membuf *perf, uint32_t pid, const char *marker, uint
     jitanon_error err;
     memset(perf, 0, sizeof *perf);
     ti_gen_begin(&g, raw, 1, perf, JITANON_PERF_FILE);
+    if (mnt) { /* header, pid, tid, 7 x {dev, inode}, sample_id (tid, time, cpu, identifier) */
+        uint8_t ns[24 + 7 * 16 + 32];
+        unsigned k;
+        memset(ns, 0, sizeof ns);
+        jitanon__wr32(ns, 16, 0);
+        jitanon__wr16(ns + 6, sizeof ns, 0);
+        jitanon__wr32(ns + 8, pid, 0);
+        jitanon__wr32(ns + 12, pid, 0);
+        jitanon__wr64(ns + 16, 7, 0);
+        for (k = 0; k < 7; k++) jitanon__wr64(ns + 24 + k * 16 + 8, k == 5 ? mnt : 4026531830u + k, 0);
+        jitanon__wr32(ns + 136, pid, 0);
+        jitanon__wr32(ns + 140, pid, 0);
+        jitanon__wr64(ns + 144, 40, 0);
+        jitanon__wr64(ns + 160, TI_ID, 0);
+        JT_CHECK(jitanon_perf_writer_write(&g.w, ns, sizeof ns, &err) == JITANON_OK);
+    }
     memset(&rec, 0, sizeof rec);
     rec.misc = (uint16_t)(JITANON_PERF_MISC_USER | misc);
     rec.sid.time = 50;
@@ -204,13 +224,13 @@ static void ns_perf(jitanon_membuf *perf, uint32_t pid, const char *marker, uint
 }
 
 /* Injects a recording of `pid` whose marker names `marker`; the stats and the log. */
-static void ns_inject(uint32_t pid, const char *marker, uint32_t misc, const char *dump_dir, const char *elf_dir,
-                      jitanon_inject_stats *st, ns_log *log)
+static void ns_inject_mnt(uint32_t pid, const char *marker, uint32_t misc, uint64_t mnt, const char *dump_dir,
+                          const char *elf_dir, jitanon_inject_stats *st, ns_log *log)
 {
     jitanon_membuf perf, out;
     jitanon_inject_opts o;
     jitanon_error err;
-    ns_perf(&perf, pid, marker, misc);
+    ns_perf(&perf, pid, marker, misc, mnt);
     memset(&o, 0, sizeof o);
     memset(log, 0, sizeof *log);
     memset(&out, 0, sizeof out);
@@ -221,6 +241,12 @@ static void ns_inject(uint32_t pid, const char *marker, uint32_t misc, const cha
     JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, st, &err) == JITANON_OK);
     jitanon_membuf_release(&out);
     jitanon_membuf_release(&perf);
+}
+
+static void ns_inject(uint32_t pid, const char *marker, uint32_t misc, const char *dump_dir, const char *elf_dir,
+                      jitanon_inject_stats *st, ns_log *log)
+{
+    ns_inject_mnt(pid, marker, misc, 0, dump_dir, elf_dir, st, log);
 }
 
 static void test_ns_inject_pids(void)
@@ -284,10 +310,39 @@ static void test_ns_inject_pids(void)
     JT_CHECK(system(p) == 0);
 }
 
+/* perf record --namespaces: a NAMESPACES record tells whether the process /proc shows
+   under the recorded pid is still the recorded one.  The same mount namespace: nothing
+   said; another: the pid was reused, said once, its root not read. */
+static void test_ns_reused_pid(void)
+{
+    char dir[] = "build/nsreuse-XXXXXX", p[512];
+    uint32_t me = (uint32_t)getpid();
+    struct stat mine;
+    jitanon_inject_stats st;
+    ns_log log;
+    if (stat("/proc/self/ns/mnt", &mine) != 0) {
+        jt_skip("no /proc/self/ns/mnt");
+        return;
+    }
+    if (!mkdtemp(dir)) {
+        jt_skip("cannot create a directory under build/");
+        return;
+    }
+    sprintf(p, "%s/jit-%u.dump", dir, me);
+    JT_CHECK(ns_write_dump(p, me));
+    ns_inject_mnt(me, p, 0, (uint64_t)mine.st_ino, NULL, dir, &st, &log);
+    JT_CHECK(st.dumps_loaded == 1 && log.lines == 0);
+    ns_inject_mnt(me, p, 0, (uint64_t)mine.st_ino + 1, NULL, dir, &st, &log);
+    JT_CHECK(st.dumps_loaded == 1 && log.lines == 1 && strstr(log.text, "the pid was reused"));
+    sprintf(p, "rm -rf '%s'", dir);
+    JT_CHECK(system(p) == 0);
+}
+
 static void suite_ns(void)
 {
     JT_RUN(test_ns_marker_names);
     JT_RUN(test_ns_proc);
     JT_RUN(test_ns_hostile_root);
     JT_RUN(test_ns_inject_pids);
+    JT_RUN(test_ns_reused_pid);
 }
