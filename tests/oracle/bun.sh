@@ -39,9 +39,12 @@ for mode in dir mkstemp; do
   anon=$(count "$tmp/$mode.data" "perf-$pid.map")
   ours=$(count "$tmp/$mode-ours.data" 'jitted-')
   theirs=$(count "$tmp/$mode-perf.data" 'jitted-')
+  # what JSC writes beyond CODE_LOAD (Bun 1.4.5: nothing - no DEBUG_INFO, UNWINDING_INFO,
+  # MOVE or CLOSE), told in the PASS line
+  kinds=$("$root/build/jitdump-cat" --summary "$dump" 2>/dev/null | awk '$1 ~ /^(LOAD|MOVE|DEBUG_INFO|CLOSE|UNWINDING_INFO)$/ {printf "%s%s %s", sep, $1, $2; sep=", "}')
   [ $mode = mkstemp ] && rm -f "$dump" # JSC leaves its 0600 file in /tmp
   if [ "$anon" -gt 0 ] && [ $((ours * 10)) -ge $((anon * 9)) ] && [ "$theirs" = 0 ]; then
-    echo "PASS bun: $mode ($(basename "$dump" | sed "s/$pid/<pid>/")): $ours of $anon samples in JIT code named, perf inject names $theirs"
+    echo "PASS bun: $mode ($(basename "$dump" | sed "s/$pid/<pid>/")): $ours of $anon samples in JIT code named, perf inject names $theirs (dump: $kinds)"
   else
     echo "FAIL bun: $mode: $ours of $anon samples in JIT code named (perf inject $theirs)"; cat "$tmp/$mode-ours.log"
   fi
