@@ -1497,9 +1497,12 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
 /* -- Injection: perf.data in -> perf.data out + ELF files ----------------------------------
 
    What `perf inject --jit` does, with range-aware //anon handling:
-   - a marker mmap (basename `jit-<digits>.dump`) makes the injector load that jitdump
-     (from the recorded path, else from opts.jitdump_dir) and write ELF files for its
-     functions (one per function, or one per process);
+   - a marker mmap (an executable mapping of a file named as jitanon_jitdump_is_marker
+     says) makes the injector load that jitdump (through the process's root while it
+     runs in another mount namespace, else from the recorded path; then from
+     opts.jitdump_dir) when its header names the process's pid (as recorded, or in its
+     own pid namespace), and write ELF files for its functions (one per function, or one
+     per process);
    - every CODE_LOAD / CODE_MOVE becomes a synthesized MMAP2 into that ELF, placed in
      timestamp order (before the first input record that is not older), so the output
      keeps its FINISHED_ROUND records and stays valid for perf's round-based sorting;
@@ -1517,7 +1520,7 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
    at the end with elf_files = SAMPLED); a per-process file is held whole only with a
    custom io.write_elf.  Exited processes are forgotten.
 
-   Untrusted recordings: only files named jit-<digits>.dump are opened; ELF names are
+   Untrusted recordings: only files named as markers are opened; ELF names are
    built from numbers; an ELF is never written through a symlink, and an existing file is
    replaced only when it is itself a jitted ELF stub. */
 
@@ -1573,7 +1576,10 @@ typedef struct jitanon_inject_io {
        (NULL) opens the path as a recording may name anything: without blocking
        (O_NONBLOCK, O_NOCTTY), only a regular file (a FIFO or a device is refused at
        once), a symlink only as the kernel's protected_symlinks rule allows; err says
-       why a file was refused. */
+       why a file was refused.  A dump of a process in another mount namespace (a
+       container) comes as "/proc/<pid>/root/<recorded path>": the default resolves the
+       rest inside that root (openat2 RESOLVE_IN_ROOT, else refusing every symlink), and
+       so must a replacement that reads it. */
     jitanon_result (*load_dump)(void *user, const char *path, const jitanon_jitdump_opts *opts,
                                 jitanon_jitdump **out, jitanon_error *err);
     /* Stores one complete ELF file called `name` ("jitted-", then digits, '-' and '.',
@@ -1642,7 +1648,8 @@ typedef struct jitanon_inject_opts {
     jitanon_anon_mode anon_mode;
     jitanon_elf_layout elf_layout;
     const char *elf_dir;      /* where ELF files go; NULL = next to each jitdump, as perf does */
-    const char *jitdump_dir;  /* searched for jit-<pid>.dump when the recorded path fails */
+    const char *jitdump_dir;  /* searched for the marker's file name when the recorded path fails (a
+                                 copy of a dump there may carry the pid of the marker's name) */
     /* Per-function layout: this many threads create the ELF files while the calling thread
        builds the next ones (each file costs an inode and a directory entry: that, not
        building it, is most of the time); with elf_files = SAMPLED they write the files at
@@ -1718,6 +1725,9 @@ typedef struct jitanon_inject_stats {
     /* The same for the perf.data input (jitanon_perf_reader's warnings and bytes_ignored;
        its opts.strict refuses instead). */
     uint64_t input_warnings, input_bytes_ignored;
+    /* Dumps read inside their process's root (/proc/PID/root: a container; io.log names
+       each). */
+    uint64_t dumps_namespace;
 } jitanon_inject_stats;
 
 /* Reads every record `in` has not read yet and writes the injected stream to `out`
@@ -1742,8 +1752,12 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
                                                jitanon_inject_stats *stats, jitanon_error *err);
 #endif
 
-/* 1 when the basename of `path` is jit-<digits>.dump (what perf and we accept as a
-   marker); *pid (may be NULL) gets the digits' value. */
+/* 1 when the basename of `path` is a jitdump marker's name in one of the forms runtimes
+   write: jit-<pid>.dump (perf's only form: V8, CPython, Erlang, .NET, LLVM, JVM agents
+   ...), jit-<tid>-<pid>.dump (JavaScriptCore with a directory, e.g. Bun) or
+   jit-<tid>-<pid>-XXXXXX (JavaScriptCore's mkstemp name: six letters or digits, no
+   suffix); *pid (may be NULL) gets the pid's value.  The injector also wants the mapping
+   executable and the dump's header to name the process. */
 JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t *pid);
 
 /* -- 0.1 names ---------------------------------------------------------------------- */
@@ -1883,6 +1897,33 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
 #endif
 #else
 #define JITANON__POSIX 0
+#endif
+
+/* Linux: a dump inside another process's root (/proc/PID/root, a container) is opened
+   with openat2(2) RESOLVE_IN_ROOT (Linux 5.6), through syscall(): glibc had no wrapper
+   before 2.36, and strict modes hide syscall() itself (declared here then: the same ABI).
+   O_PATH (a descriptor that opens nothing) is hidden too; glibc's __O_PATH is the same
+   bit.  Without openat2 a walk that refuses every symlink does it; without O_PATH such
+   paths are refused. */
+#if JITANON__POSIX && defined(__linux__)
+#include <sys/syscall.h>
+#if defined(O_PATH)
+#define JITANON__O_PATH O_PATH
+#elif defined(__O_PATH)
+#define JITANON__O_PATH __O_PATH
+#endif
+#endif
+#if defined(JITANON__O_PATH) && defined(SYS_openat2) && !defined(JITANON_NO_OPENAT2) && \
+    (defined(__GLIBC__) || defined(_GNU_SOURCE) || defined(_BSD_SOURCE) || defined(_DEFAULT_SOURCE))
+#define JITANON__OPENAT2 1
+#if defined(__GLIBC__) && !defined(__USE_MISC)
+#ifdef __cplusplus
+extern "C"
+#endif
+    long syscall(long number, ...);
+#endif
+#else
+#define JITANON__OPENAT2 0
 #endif
 
 #if JITANON__POSIX && !defined(JITANON_NO_THREADS) && defined(_POSIX_THREADS) && _POSIX_THREADS > 0
@@ -2725,6 +2766,209 @@ JITANON__PRIVATE const char *jitanon__os_symlink_refused(const char *path, const
     return NULL;
 }
 
+/* -- dumps inside another process's root (containers) --
+   A process in another mount namespace wrote its dump into its own tree, which the host
+   sees under /proc/PID/root.  That tree belongs to whoever runs the container: any name
+   in it may be a symlink, and an absolute one resolves against the host's root when the
+   kernel walks /proc/PID/root/... for us.  So a path "/proc/<pid>/root/<rest>" is never
+   walked that way: <rest> is resolved inside the root (openat2 RESOLVE_IN_ROOT, symlinks
+   and ".." stay in it), or, without openat2, component by component with every symlink
+   and ".." refused.  What it names is first opened as O_PATH (no open of a FIFO or a
+   device happens), checked to be a regular file, and only then opened for reading
+   through that same descriptor, so nothing can be swapped in between. */
+
+/* The length of "/proc/<digits>/root" when `path` starts with it and a '/', else 0. */
+JITANON__PRIVATE size_t jitanon__os_proc_root_len(const char *path)
+{
+    size_t i = 6;
+    if (strncmp(path, "/proc/", 6) != 0) return 0;
+    while (path[i] >= '0' && path[i] <= '9') i++;
+    if (i == 6 || i > 16 || strncmp(path + i, "/root/", 6) != 0) return 0;
+    return i + 5;
+}
+
+/* The last check of every dump opened: the descriptor decides; only a regular file is
+   kept (and its size), anything else closed. */
+JITANON__PRIVATE int jitanon__os_keep_regular(int fd, uint64_t *size, const char **why)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        *why = jitanon__os_not_regular(st.st_mode);
+        close(fd);
+        return -1;
+    }
+    *size = (uint64_t)st.st_size;
+    return fd;
+}
+
+#if defined(JITANON__O_PATH)
+/* The regular file behind the O_PATH descriptor `pfd` (closed here), opened for reading. */
+JITANON__PRIVATE int jitanon__os_reopen_regular(int pfd, uint64_t *size, const char **why)
+{
+    struct stat st;
+    char self[64];
+    int fd;
+    if (fstat(pfd, &st) != 0) {
+        *why = "cannot stat it";
+        close(pfd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *why = S_ISLNK(st.st_mode) ? "refused: a symlink inside a process's root (it is not followed)"
+                                   : jitanon__os_not_regular(st.st_mode);
+        close(pfd);
+        return -1;
+    }
+    jitanon__fmt(self, sizeof self, "/proc/self/fd/%u", (unsigned)pfd);
+    fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    close(pfd);
+    if (fd < 0) {
+        *why = "cannot open it";
+        return -1;
+    }
+    return jitanon__os_keep_regular(fd, size, why);
+}
+
+/* Without openat2: `rest` below the directory `rfd`, one component at a time, refusing
+   every symlink and every "..".  An O_PATH descriptor of the last one, or -1 with *why. */
+JITANON__PRIVATE int jitanon__os_walk_in_root(int rfd, const char *rest, const char **why)
+{
+    char comp[256];
+    int dfd = rfd, fd = -1;
+    while (*rest) {
+        size_t n = 0;
+        while (*rest == '/') rest++;
+        while (rest[n] && rest[n] != '/') n++;
+        if (n == 0) break;
+        if (n >= sizeof comp) {
+            *why = "a name in the path is too long";
+            break;
+        }
+        memcpy(comp, rest, n);
+        comp[n] = 0;
+        rest += n;
+        while (*rest == '/') rest++;
+        if (n == 2 && comp[0] == '.' && comp[1] == '.') {
+            *why = "refused: \"..\" in a path inside a process's root";
+            break;
+        }
+        if (n == 1 && comp[0] == '.') continue;
+        if (!*rest) { /* the dump itself: a symlink is opened as itself and refused */
+            fd = openat(dfd, comp, JITANON__O_PATH | O_NOFOLLOW | O_CLOEXEC);
+            if (fd < 0) *why = errno == ENOENT ? "no such file inside the process's root" : "cannot open it";
+            break;
+        }
+        fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd != rfd) close(dfd);
+        dfd = fd;
+        fd = -1;
+        if (dfd < 0) {
+            *why = errno == ENOENT ? "no such file inside the process's root"
+                   : errno == ELOOP || errno == ENOTDIR
+                       ? "refused: a symlink on the way inside a process's root (no openat2 here to resolve it "
+                         "inside that root)"
+                       : "cannot open a directory on the way";
+            return -1;
+        }
+    }
+    if (dfd != rfd) close(dfd);
+    return fd;
+}
+
+/* Opens "/proc/<pid>/root<rest>" (root_len: jitanon__os_proc_root_len) inside that root;
+   walk: skip openat2 (the tests use it to run the fallback). */
+JITANON__PRIVATE int jitanon__os_open_in_root(const char *path, size_t root_len, int walk, uint64_t *size,
+                                              const char **why)
+{
+    char root[32];
+    const char *rest = path + root_len;
+    int rfd, pfd = -1;
+    memcpy(root, path, root_len);
+    root[root_len] = 0;
+    rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (rfd < 0) {
+        *why = errno == ENOENT ? "its process has exited (its root is gone)" : "cannot open the process's root";
+        return -1;
+    }
+#if JITANON__OPENAT2
+    if (!walk) {
+        /* struct open_how: flags, mode, resolve; RESOLVE_NO_MAGICLINKS 0x02, RESOLVE_IN_ROOT 0x10 */
+        uint64_t how[3];
+        how[0] = (uint64_t)(unsigned)(JITANON__O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        how[1] = 0;
+        how[2] = 0x02 | 0x10;
+        do pfd = (int)syscall(SYS_openat2, rfd, rest, how, sizeof how);
+        while (pfd < 0 && (errno == EINTR || errno == EAGAIN));
+        if (pfd < 0 && errno != ENOSYS && errno != EPERM && errno != E2BIG && errno != EINVAL) {
+            *why = errno == ENOENT ? "no such file inside the process's root" : "cannot open it inside the process's root";
+            close(rfd);
+            return -1;
+        }
+        if (pfd < 0) walk = 1; /* no openat2 here (old kernel, seccomp) */
+    }
+#else
+    walk = 1;
+#endif
+    if (walk) pfd = jitanon__os_walk_in_root(rfd, rest, why);
+    close(rfd);
+    return pfd < 0 ? -1 : jitanon__os_reopen_regular(pfd, size, why);
+}
+#endif
+
+/* Process `pid` as /proc shows it: 1 when it runs.  *nspid: its pid in its own (innermost)
+   pid namespace (the last NSpid field, Linux 4.1; `pid` when there is none); *other_mnt:
+   1 when its mount namespace is not ours (its files are then only under its root);
+   *mnt_ino: that namespace's inode (0 when unknown). */
+JITANON__PRIVATE int jitanon__os_proc_ns(uint32_t pid, uint32_t *nspid, int *other_mnt, uint64_t *mnt_ino)
+{
+    char path[64], buf[4096];
+    const char *p;
+    size_t got = 0;
+    struct stat a, b;
+    int fd;
+    *nspid = pid;
+    *other_mnt = 0;
+    *mnt_ino = 0;
+    jitanon__fmt(path, sizeof path, "/proc/%u/status", (unsigned)pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + got, sizeof buf - 1 - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+        if (got == sizeof buf - 1) break;
+    }
+    close(fd);
+    buf[got] = 0;
+    if ((p = strstr(buf, "\nNSpid:")) != NULL) {
+        uint64_t v = 0;
+        int digits = 0;
+        for (p += 7; *p && *p != '\n'; p++) {
+            if (*p >= '0' && *p <= '9') {
+                if (!digits) v = 0;
+                v = v * 10 + (uint64_t)(*p - '0');
+                digits = v <= UINT32_MAX;
+                if (!digits) break;
+            } else if (digits) {
+                *nspid = (uint32_t)v; /* one field done; the last one wins */
+                digits = 0;
+            }
+        }
+        if (digits) *nspid = (uint32_t)v;
+    }
+    jitanon__fmt(path, sizeof path, "/proc/%u/ns/mnt", (unsigned)pid);
+    if (stat(path, &a) == 0) *mnt_ino = (uint64_t)a.st_ino;
+    if (*mnt_ino && stat("/proc/self/ns/mnt", &b) == 0) *other_mnt = a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+    return 1;
+}
+
+/* 1 when `path` is a directory (following symlinks: the host's own tree). */
+JITANON__PRIVATE int jitanon__os_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* Opens a jitdump that a recording names.  A recording can name any path, so: never
    block (O_NONBLOCK: a FIFO; O_NOCTTY: a terminal), never open what is not a regular
    file (lstat/stat before, fstat after: the descriptor decides), and follow a symlink
@@ -2736,6 +2980,15 @@ JITANON__PRIVATE int jitanon__os_open_dump(const char *path, uint64_t *size, con
 {
     struct stat st;
     int fd, follow;
+    size_t root_len = jitanon__os_proc_root_len(path);
+    if (root_len) {
+#if defined(JITANON__O_PATH)
+        return jitanon__os_open_in_root(path, root_len, 0, size, why);
+#else
+        *why = "refused: a path inside another process's root, which this build cannot resolve safely";
+        return -1;
+#endif
+    }
     if (lstat(path, &st) != 0) {
         *why = errno == ENOENT ? "no such file" : "cannot stat it";
         return -1;
@@ -2755,13 +3008,7 @@ JITANON__PRIVATE int jitanon__os_open_dump(const char *path, uint64_t *size, con
         *why = errno == ELOOP ? "refused: it became a symlink while being opened" : "cannot open it";
         return -1;
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        *why = jitanon__os_not_regular(st.st_mode);
-        close(fd);
-        return -1;
-    }
-    *size = (uint64_t)st.st_size;
-    return fd;
+    return jitanon__os_keep_regular(fd, size, why);
 }
 
 /* A jitanon_read_fn over a file descriptor carried in the user pointer's value. */
@@ -9415,23 +9662,49 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
 
 /* -- [inject] Injection -------------------------------------------------------------------- */
 
-JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t *pid)
+/* The numbers in a marker's basename, in the forms runtimes write (see
+   jitanon_jitdump_is_marker): how many there are (1 or 2; 0: not a marker name), the
+   process's last.  Nothing else: an untrusted recording names the files we open. */
+JITANON__PRIVATE unsigned jitanon__marker_numbers(const char *path, size_t len, uint32_t num[2])
 {
-    size_t base = len, i;
-    uint64_t v = 0;
+    size_t base = len, i, end;
+    unsigned n = 0;
     while (base > 0 && path[base - 1] != '/') base--;
     path += base;
     len -= base;
-    /* "jit-" digits ".dump", nothing else: perf's rule, and our guard against opening
-       arbitrary files named by an untrusted recording. */
-    if (len < 4 + 1 + 5 || memcmp(path, "jit-", 4) != 0 || memcmp(path + len - 5, ".dump", 5) != 0) return 0;
-    for (i = 4; i < len - 5; i++) {
-        if (path[i] < '0' || path[i] > '9') return 0;
-        v = v * 10 + (uint64_t)(path[i] - '0');
-        if (v > UINT32_MAX) return 0;
+    if (len < 5 || memcmp(path, "jit-", 4) != 0) return 0;
+    if (len >= 10 && memcmp(path + len - 5, ".dump", 5) == 0) {
+        end = len - 5;
+    } else { /* JavaScriptCore's mkstemp name: jit-<tid>-<pid>-XXXXXX, no suffix */
+        if (len < 4 + 3 + 1 + 6 || path[len - 7] != '-') return 0;
+        for (i = len - 6; i < len; i++)
+            if (!((path[i] >= '0' && path[i] <= '9') || (path[i] >= 'a' && path[i] <= 'z') ||
+                  (path[i] >= 'A' && path[i] <= 'Z')))
+                return 0;
+        end = len - 7;
     }
-    if (pid) *pid = (uint32_t)v;
-    return 1;
+    for (i = 4;;) { /* <digits> or <digits>-<digits> */
+        uint64_t v = 0;
+        size_t from = i;
+        while (i < end && path[i] >= '0' && path[i] <= '9') {
+            v = v * 10 + (uint64_t)(path[i++] - '0');
+            if (v > UINT32_MAX) return 0;
+        }
+        if (i == from || n == 2) return 0;
+        num[n++] = (uint32_t)v;
+        if (i == end) break;
+        if (path[i++] != '-') return 0;
+    }
+    if (end != len - 5 && n != 2) return 0; /* the mkstemp form carries tid and pid */
+    return n;
+}
+
+JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t *pid)
+{
+    uint32_t num[2];
+    unsigned n = jitanon__marker_numbers(path, len, num);
+    if (n && pid) *pid = num[n - 1];
+    return n != 0;
 }
 
 /* The injector is a pipeline of four stages, each with its own state:
@@ -9558,6 +9831,7 @@ typedef struct jitanon__inj_jit {
     size_t nfuncs, funcs_cap;
     jitanon_membuf paths;      /* NUL-terminated ELF and dump paths */
     jitanon__hmap pids;        /* pid -> usable dumps of it so far */
+    jitanon__hmap mntns;       /* pid -> its mount namespace's inode (NAMESPACES records) */
     jitanon_membuf pend_debug, pend_unwind; /* streamed records waiting for their LOAD */
     jitanon_jitdump_opts dump_opts; /* the caller's, without a record table */
     jitanon_perf_time_conv time_conv;
@@ -10843,38 +11117,133 @@ JITANON__PRIVATE jitanon_result jitanon__inj_read_dump(jitanon__inj *j, const ch
     return JITANON_OK;
 }
 
-/* Loads the dump a marker names: the recorded path first, then opts.jitdump_dir.
-   `found` gets the path that was read. */
-JITANON__PRIVATE int jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *name, jitanon__inj_dump *jd,
-                                            char *found, size_t cap, jitanon_error *ep)
+/* `v` in decimal, into buf (at least 11 bytes). */
+JITANON__PRIVATE const char *jitanon__inj_u32(char *buf, uint32_t v)
 {
+    jitanon__fmt(buf, 11, "%u", (unsigned)v);
+    return buf;
+}
+
+/* What the injector knows of a marker's process: the pids a dump of it may carry. */
+typedef struct jitanon__inj_proc {
+    uint32_t pid, nspid;   /* as recorded; in its own pid namespace (pid when not known) */
+    uint32_t num[2];       /* the numbers in the marker's name (jitanon__marker_numbers) */
+    unsigned nnum;
+    int running, other_mnt; /* /proc shows it; in another mount namespace than ours */
+    int reused;             /* /proc shows another process under its pid */
+} jitanon__inj_proc;
+
+/* The marker's process from /proc while it runs (a recording read later, or elsewhere,
+   finds none: then only the recorded pid is known; a recording with NAMESPACES records,
+   perf record --namespaces, tells a reused pid apart). */
+JITANON__PRIVATE void jitanon__inj_proc_of(const jitanon__inj *j, jitanon__inj_proc *p, const jitanon__inj_rec *r,
+                                          const jitanon_str *name)
+{
+    memset(p, 0, sizeof *p);
+    p->pid = p->nspid = r->pid;
+    p->nnum = jitanon__marker_numbers(name->data, name->length, p->num);
+#if JITANON__POSIX && defined(__linux__)
+    {
+        uint64_t ino;
+        const size_t *rec_ino = jitanon__hmap_find(&j->jit.mntns, r->pid);
+        p->running = jitanon__os_proc_ns(r->pid, &p->nspid, &p->other_mnt, &ino);
+        /* the recording's NAMESPACES record names another mount namespace: the pid was
+           reused, and what /proc shows is not the recorded process */
+        if (p->running && rec_ino && ino && *rec_ino != (size_t)ino) {
+            p->running = p->other_mnt = 0;
+            p->nspid = r->pid;
+            p->reused = 1;
+        }
+    }
+#else
+    (void)j;
+#endif
+}
+
+/* 1 when `pid` (a dump header's, or a number of the marker's name) is the process's:
+   its recorded pid or, while it runs, its pid in its own namespace; `named` also
+   accepts the numbers of the marker's name (a dump the user copied into jitdump_dir). */
+JITANON__PRIVATE int jitanon__inj_pid_ok(const jitanon__inj_proc *p, uint32_t pid, int named)
+{
+    if (pid == p->pid || (p->running && pid == p->nspid)) return 1;
+    return named && ((p->nnum > 0 && pid == p->num[0]) || (p->nnum > 1 && pid == p->num[1]));
+}
+
+/* Reads the dump at `found` (as the candidate `what`) and checks its header's pid: a dump
+   of another process is refused, with a warning. */
+JITANON__PRIVATE int jitanon__inj_try_dump(jitanon__inj *j, const jitanon__inj_proc *p, int named, const char *found,
+                                           jitanon__inj_dump *jd, jitanon_error *ep, const char *hint)
+{
+    char msg[1024];
     jitanon_error e;
-    size_t base = name->length;
-    jitanon__clear_error(ep);
-    if (name->length >= cap) return 0;
-    memcpy(found, name->data, name->length);
-    found[name->length] = 0;
-    if (jitanon__inj_read_dump(j, found, jd, &e) == JITANON_OK) return 1;
-    *ep = e;
-    if (!j->opts->jitdump_dir) {
-        jitanon__inj_log(j, "cannot read jitdump %s: %s", found, &e);
+    if (jitanon__inj_read_dump(j, found, jd, &e) != JITANON_OK) {
+        char detail[256];
+        *ep = e;
+        if (!j->io.log) return 0;
+        jitanon_format_error(detail, sizeof detail, &e);
+        jitanon__fmt(msg, sizeof msg, "cannot read jitdump %s: %s%s", found, detail, hint ? hint : "");
+        j->io.log(j->io.user, msg);
         return 0;
     }
+    if (jitanon__inj_pid_ok(p, jd->sum.header.pid, named)) return 1;
+    jitanon_jitdump_destroy(jd->dump);
+    jd->dump = NULL;
+    jitanon__fmt(msg, sizeof msg, "jitdump %s refused: its header names pid %u, not process %u (pid %u in its namespace)",
+                 found, (unsigned)jd->sum.header.pid, (unsigned)p->pid, (unsigned)p->nspid);
+    jitanon__clear_error(ep);
+    ep->type = JITANON_ERR_IO;
+    jitanon__inj_log(j, "%s%s", msg, NULL);
+    return 0;
+}
+
+/* Loads the dump a marker names.  Where: a process in another mount namespace (a
+   container) wrote it into its own tree, read through its root (/proc/PID/root, resolved
+   inside it: jitanon__os_open_dump) while it runs, never from the host's path of that
+   name; else the recorded path; then opts.jitdump_dir.  Which: the header's pid must be the process's (recorded, or in its
+   namespace; in jitdump_dir also a number of the marker's name).  `found` gets the path
+   that was read; *ns is 1 when it came through the process's root. */
+JITANON__PRIVATE int jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *name, const jitanon__inj_proc *p,
+                                            jitanon__inj_dump *jd, char *found, size_t cap, int *ns,
+                                            jitanon_error *ep)
+{
+    size_t base = name->length;
+    /* the recorded path names the container's file: the host's of that name is another one
+       (a /tmp the container shares with the host is found through its root as well) */
+    int inside = p->running && p->other_mnt && name->length && name->data[0] == '/';
+    jitanon__clear_error(ep);
+    *ns = 0;
+    if (name->length + 32 >= cap) return 0;
+    if (inside) {
+        size_t n = jitanon__fmt(found, cap, "/proc/%u/root", (unsigned)p->pid);
+        memcpy(found + n, name->data, name->length);
+        found[n + name->length] = 0;
+        if (jitanon__inj_try_dump(j, p, 0, found, jd, ep, " (inside the root of its process, another mount namespace)"))
+            return *ns = 1;
+    } else {
+        const char *hint = NULL;
+        memcpy(found, name->data, name->length);
+        found[name->length] = 0;
+        if (!p->running && !j->opts->jitdump_dir)
+            hint = "; its process has exited: if it ran in a container (another mount namespace), the dump was only "
+                   "inside it - copy it out while the process runs and pass its directory with --jitdump-dir "
+                   "(opts.jitdump_dir)";
+        if (jitanon__inj_try_dump(j, p, 0, found, jd, ep, hint)) return 1;
+    }
+    if (!j->opts->jitdump_dir) return 0;
     while (base > 0 && name->data[base - 1] != '/') base--;
     if (jitanon__fmt(found, cap, "%s/", j->opts->jitdump_dir) + (name->length - base) >= cap) return 0;
     memcpy(found + strlen(found), name->data + base, name->length - base);
     found[strlen(j->opts->jitdump_dir) + 1 + (name->length - base)] = 0;
-    if (jitanon__inj_read_dump(j, found, jd, &e) == JITANON_OK) return 1;
-    *ep = e;
-    jitanon__inj_log(j, "cannot read jitdump %s: %s", found, &e);
-    return 0;
+    return jitanon__inj_try_dump(j, p, 1, found, jd, ep, NULL);
 }
 
-/* Registers a usable dump and processes it. */
-JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__inj_dump *jd, const char *found)
+/* Registers a usable dump and processes it; its ELF files go next to `elf_near` (a path
+   whose directory part is used) unless opts.elf_dir says where. */
+JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__inj_dump *jd, const char *found,
+                                                      const char *elf_near)
 {
     jitanon__inj_jit *jt = &j->jit;
-    size_t dl = strlen(found), *dumps_of_pid;
+    size_t dl = strlen(elf_near), *dumps_of_pid;
     jitanon_result res;
     if (!jitanon__grow(&j->a, (void **)&jt->dumps, &jt->dumps_cap, jt->ndumps + 1, sizeof *jt->dumps)) {
         jitanon_jitdump_destroy(jd->dump);
@@ -10887,10 +11256,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__
     if ((jd->path = jitanon__inj_add_path(j, found, NULL)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
     /* ELFs go next to the dump (perf's choice) unless the caller picked a directory.  A
        copy of its own: writer threads read it while the path pool grows. */
-    while (dl > 0 && found[dl - 1] != '/') dl--;
+    while (dl > 0 && elf_near[dl - 1] != '/') dl--;
     if (j->opts->elf_dir) jd->dir = jitanon__inj_dup(j, j->opts->elf_dir, strlen(j->opts->elf_dir), &jd->dir_size);
     else if (dl == 0) jd->dir = jitanon__inj_dup(j, ".", 1, &jd->dir_size);
-    else jd->dir = jitanon__inj_dup(j, found, dl - 1 ? dl - 1 : 1, &jd->dir_size);
+    else jd->dir = jitanon__inj_dup(j, elf_near, dl - 1 ? dl - 1 : 1, &jd->dir_size);
     if (!jd->dir) return jitanon__inj_nomem(j, "paths");
     if ((res = jitanon__inj_process_dump(j, jd)) != JITANON_OK) return res;
     if (j->out.w && j->out.w->mode == JITANON_PERF_PIPE && (res = jitanon__inj_bids_flush(j)) != JITANON_OK)
@@ -10926,15 +11295,34 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
 {
     char found[4096];
     jitanon__inj_dump jd;
+    jitanon__inj_proc proc;
     jitanon_error e;
     jitanon_result res;
+    int ns;
     j->st->markers++;
     j->jit.marker_cpu = r->cpu;
     memset(&jd, 0, sizeof jd);
     jd.pid = r->pid;
     jd.tid = r->tid;
     jd.marker_time = r->time;
-    if (!jitanon__inj_open_dump(j, name, &jd, found, sizeof found, &e)) {
+    jitanon__inj_proc_of(j, &proc, r, name);
+    if (proc.reused)
+        jitanon__inj_log(j, "process %s now is another one (its mount namespace is not the one the recording's "
+                         "NAMESPACES record names: the pid was reused): its root is not read%s",
+                         jitanon__inj_u32(found, proc.pid), NULL);
+    if (proc.running && !jitanon__inj_pid_ok(&proc, proc.num[0], 0) &&
+        (proc.nnum < 2 || !jitanon__inj_pid_ok(&proc, proc.num[1], 0))) {
+        char msg[512];
+        size_t n = name->length < 256 ? name->length : 256;
+        memcpy(found, name->data, n);
+        found[n] = 0;
+        jitanon__fmt(msg, sizeof msg, "jitdump marker %s refused: its name holds neither process %u nor its pid %u in "
+                     "its namespace", found, (unsigned)proc.pid, (unsigned)proc.nspid);
+        jitanon__inj_log(j, "%s%s", msg, NULL);
+        j->st->dumps_failed++;
+        return JITANON_OK;
+    }
+    if (!jitanon__inj_open_dump(j, name, &proc, &jd, found, sizeof found, &ns, &e)) {
         j->st->dumps_failed++;
         /* strict: a damaged dump fails the run rather than leaving its process unnamed */
         if (j->jit.dump_opts.strict && jitanon__jitdump_damage(e.type)) {
@@ -10956,7 +11344,25 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
     }
     j->st->dumps_loaded++;
     r->action = JITANON__INJ_DROP;
-    return jitanon__inj_add_dump(j, &jd, found);
+    if (ns) { /* its ELF files are ours: on the host, never in the container's tree */
+        char msg[1024], near[4096];
+        size_t dl = name->length;
+        j->st->dumps_namespace++;
+        jitanon__fmt(msg, sizeof msg, "jitdump %s of process %u (pid %u in its namespace) read inside its root", found,
+                     (unsigned)proc.pid, (unsigned)proc.nspid);
+        jitanon__inj_log(j, "%s%s", msg, NULL);
+        while (dl > 0 && name->data[dl - 1] != '/') dl--;
+        memcpy(near, name->data, name->length); /* open_dump checked the length */
+        near[dl ? dl - 1 : 0] = 0;
+#if JITANON__POSIX
+        if (!dl || !jitanon__os_is_dir(near))
+#endif
+            memcpy(near, "/tmp", 5);
+        near[strlen(near) + 1] = 0;
+        near[strlen(near)] = '/';
+        return jitanon__inj_add_dump(j, &jd, found, near);
+    }
+    return jitanon__inj_add_dump(j, &jd, found, found);
 }
 
 /* -- decide: one round in time order ---------------------------------------------------------- */
@@ -11175,6 +11581,31 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
     return JITANON_OK;
 }
 
+#define JITANON__PERF_RECORD_NAMESPACES 16 /* perf record --namespaces */
+#define JITANON__PERF_NS_MNT 5             /* the mount namespace's index in it */
+
+/* A NAMESPACES record (pid, tid, count, then {dev, inode} per namespace): the inode of
+   the process's mount namespace, which tells whether the process /proc shows under that
+   pid at injection time is still the one recorded (a pid is reused). */
+JITANON__PRIVATE jitanon_result jitanon__inj_namespaces(jitanon__inj *j, const jitanon_perf_record *rec)
+{
+    jitanon__cur c = jitanon__cur_make(rec->raw.data, rec->raw.size, 0, rec->big_endian);
+    uint64_t n, ino;
+    uint32_t pid;
+    size_t *slot;
+    if (rec->raw.size < 24 + 16 * (JITANON__PERF_NS_MNT + 1)) return JITANON_OK; /* tells nothing */
+    jitanon__take(&c, 8);
+    pid = jitanon__get32(&c);
+    jitanon__take(&c, 4);
+    n = jitanon__get64(&c);
+    jitanon__take(&c, 16 * JITANON__PERF_NS_MNT + 8); /* the namespaces before it, its dev */
+    ino = jitanon__get64(&c);
+    if (n <= JITANON__PERF_NS_MNT || ino == 0) return JITANON_OK;
+    if (!(slot = jitanon__hmap_at(&j->jit.mntns, &j->a, pid, 0))) return jitanon__inj_nomem(j, "namespaces");
+    *slot = (size_t)ino;
+    return JITANON_OK;
+}
+
 /* Read: keeps the record's bytes and what the decisions need of it. */
 JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitanon_perf_record *rec)
 {
@@ -11219,11 +11650,14 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
     } else if (rec->type == JITANON_PERF_RECORD_TIME_CONV) {
         j->jit.time_conv = rec->time_conv;
         j->jit.have_time_conv = 1;
+    } else if (rec->type == JITANON__PERF_RECORD_NAMESPACES) {
+        return jitanon__inj_namespaces(j, rec);
     }
     return JITANON_OK;
 }
 
 #define JITANON__PERF_MISC_COMM_EXEC (1u << 13)
+#define JITANON__PERF_MISC_MMAP_DATA (1u << 13) /* the same bit in an mmap: not executable */
 
 /* What s->ip of process s->pid resolves to now: kind, name, start, code_index. */
 JITANON__PRIVATE void jitanon__inj_name(const jitanon__inj *j, jitanon_inject_sample *s)
@@ -11320,7 +11754,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
         jitanon_str name;
         name.data = (const char *)j->round.bytes.data + r->off + r->name_off;
         name.length = r->name_len;
-        if (jitanon_jitdump_is_marker(name.data, name.length, NULL)) return jitanon__inj_marker(j, r, &name);
+        /* a marker is mapped executable (perf flags a data mapping: perf record -d) */
+        if (!(r->misc & JITANON__PERF_MISC_MMAP_DATA) && jitanon_jitdump_is_marker(name.data, name.length, NULL))
+            return jitanon__inj_marker(j, r, &name);
         return jitanon__inj_decide_mmap(j, r, name.data);
     }
     if (r->type == JITANON_PERF_RECORD_SAMPLE) {
@@ -11514,6 +11950,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, jt->dumps, jt->dumps_cap * sizeof *jt->dumps);
     jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
     jitanon__hmap_free(&jt->pids, &j->a);
+    jitanon__hmap_free(&jt->mntns, &j->a);
     jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);
     jitanon_rangemap_release(&jt->described);
     jitanon_membuf_release(&jt->paths);

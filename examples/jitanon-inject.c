@@ -115,6 +115,9 @@ static void print_stats(const jitanon_inject_stats *s)
                 s->late_loads, s->late_samples);
     fprintf(stderr, "build-ids listed %" PRIu64 "; build-id cache: %" PRIu64 " files added or already there, %" PRIu64
             " failed\n", s->buildid_entries, s->buildid_cached, s->buildid_cache_failed);
+    if (s->dumps_namespace)
+        fprintf(stderr, "jitdumps read inside their process's root (another mount namespace: a container) %" PRIu64
+                " (named above)\n", s->dumps_namespace);
     if (s->fallbacks) fprintf(stderr, "fallbacks %#" PRIx64 " (see the messages above)\n", s->fallbacks);
     if (s->dumps_damaged || s->input_warnings)
         fprintf(stderr,

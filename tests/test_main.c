@@ -42,6 +42,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_damage.c"
 #include "t_pipenames.c"
 #include "t_pprof.c"
+#include "t_ns.c"
 
 int main(int argc, char **argv)
 {
@@ -56,6 +57,7 @@ int main(int argc, char **argv)
     suite_damage();
     suite_pipenames();
     suite_pprof();
+    suite_ns();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }
