@@ -11169,17 +11169,18 @@ JITANON__PRIVATE int jitanon__inj_pid_ok(const jitanon__inj_proc *p, uint32_t pi
     return named && ((p->nnum > 0 && pid == p->num[0]) || (p->nnum > 1 && pid == p->num[1]));
 }
 
-/* Reads the dump at `found` (as the candidate `what`) and checks its header's pid: a dump
-   of another process is refused, with a warning. */
+/* Reads the dump at `found` and checks its header's pid: a dump of another process is
+   refused, with a warning.  A candidate that cannot be read is logged only when it is the
+   `last` one (opts.jitdump_dir comes after the recorded path, as in 0.3). */
 JITANON__PRIVATE int jitanon__inj_try_dump(jitanon__inj *j, const jitanon__inj_proc *p, int named, const char *found,
-                                           jitanon__inj_dump *jd, jitanon_error *ep, const char *hint)
+                                           jitanon__inj_dump *jd, jitanon_error *ep, const char *hint, int last)
 {
     char msg[1024];
     jitanon_error e;
     if (jitanon__inj_read_dump(j, found, jd, &e) != JITANON_OK) {
         char detail[256];
         *ep = e;
-        if (!j->io.log) return 0;
+        if (!j->io.log || !last) return 0;
         jitanon_format_error(detail, sizeof detail, &e);
         jitanon__fmt(msg, sizeof msg, "cannot read jitdump %s: %s%s", found, detail, hint ? hint : "");
         j->io.log(j->io.user, msg);
@@ -11217,7 +11218,8 @@ JITANON__PRIVATE int jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *
         size_t n = jitanon__fmt(found, cap, "/proc/%u/root", (unsigned)p->pid);
         memcpy(found + n, name->data, name->length);
         found[n + name->length] = 0;
-        if (jitanon__inj_try_dump(j, p, 0, found, jd, ep, " (inside the root of its process, another mount namespace)"))
+        if (jitanon__inj_try_dump(j, p, 0, found, jd, ep, " (inside the root of its process, another mount namespace)",
+                                  !j->opts->jitdump_dir))
             return *ns = 1;
     } else {
         const char *hint = NULL;
@@ -11227,14 +11229,14 @@ JITANON__PRIVATE int jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *
             hint = "; its process has exited: if it ran in a container (another mount namespace), the dump was only "
                    "inside it - copy it out while the process runs and pass its directory with --jitdump-dir "
                    "(opts.jitdump_dir)";
-        if (jitanon__inj_try_dump(j, p, 0, found, jd, ep, hint)) return 1;
+        if (jitanon__inj_try_dump(j, p, 0, found, jd, ep, hint, !j->opts->jitdump_dir)) return 1;
     }
     if (!j->opts->jitdump_dir) return 0;
     while (base > 0 && name->data[base - 1] != '/') base--;
     if (jitanon__fmt(found, cap, "%s/", j->opts->jitdump_dir) + (name->length - base) >= cap) return 0;
     memcpy(found + strlen(found), name->data + base, name->length - base);
     found[strlen(j->opts->jitdump_dir) + 1 + (name->length - base)] = 0;
-    return jitanon__inj_try_dump(j, p, 1, found, jd, ep, NULL);
+    return jitanon__inj_try_dump(j, p, 1, found, jd, ep, NULL, 1);
 }
 
 /* Registers a usable dump and processes it; its ELF files go next to `elf_near` (a path
