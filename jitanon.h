@@ -10685,12 +10685,16 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__
 {
     size_t *used = jitanon__hmap_at(&o->u.fn.uses, &j->a, r->load.code_index, 0);
     uint64_t n;
+    /* perf's name holds the load's pid; a dump from a container has its namespace pid
+       (often 1 in every container), so its files are named after the recorded pid: two
+       containers in one recording must not share file names */
+    unsigned pid = (unsigned)(jd->sum.header.pid != jd->pid ? jd->pid : r->load.pid);
     if (!used) return jitanon__inj_nomem(j, "load index");
     n = (uint64_t)(*used)++;
     if (jd->generation)
-        jitanon__fmt(name, cap, "jitted-%u.%u-%U-%U.so", (unsigned)r->load.pid, jd->generation, r->load.code_index, n);
-    else if (n == 0) jitanon__fmt(name, cap, "jitted-%u-%U.so", (unsigned)r->load.pid, r->load.code_index);
-    else jitanon__fmt(name, cap, "jitted-%u-%U-%U.so", (unsigned)r->load.pid, r->load.code_index, n);
+        jitanon__fmt(name, cap, "jitted-%u.%u-%U-%U.so", pid, jd->generation, r->load.code_index, n);
+    else if (n == 0) jitanon__fmt(name, cap, "jitted-%u-%U.so", pid, r->load.code_index);
+    else jitanon__fmt(name, cap, "jitted-%u-%U-%U.so", pid, r->load.code_index, n);
     return JITANON_OK;
 }
 
