@@ -29,6 +29,7 @@ typedef struct inject_cli {
     jitanon_buildid_cache cache;
     const char *cache_dir;
     int no_cache, stats;
+    int elf_files_set; /* --elf-files was given (a tool may pick another default) */
     long threads;
 } inject_cli;
 
@@ -103,6 +104,7 @@ static int inject_cli_arg(inject_cli *c, const char *tool, int argc, char **argv
         if (!strcmp(v, "all")) o->elf_files = JITANON_ELF_FILES_ALL;
         else if (!strcmp(v, "sampled")) o->elf_files = JITANON_ELF_FILES_SAMPLED;
         else return fprintf(stderr, "%s: --elf-files takes all or sampled\n", tool), -1;
+        c->elf_files_set = 1;
     } else if ((v = inject_cli_value(argc, argv, i, "--line-bias", NULL))) {
         char *end;
         unsigned long n = strtoul(v, &end, 0);

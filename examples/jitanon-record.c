@@ -123,26 +123,39 @@ typedef struct rt {
     const char *how;      /* a note on what was done */
 } rt;
 
-/* Runs `prog -c CODE` (a python) and reads one integer it prints: 0 on failure. */
-static int python_version(const char *prog)
+/* Starts argv (on PATH) with its stdout into *fd, stdin and stderr /dev/null. */
+static pid_t spawn_reading(char *const *argv, int *fd)
 {
-    int fd[2], status, v = 0;
+    int p[2];
     pid_t pid;
-    char buf[32];
-    ssize_t n;
-    if (pipe(fd) != 0) return 0;
+    if (pipe(p) != 0) return -1;
     pid = fork();
     if (pid == 0) {
         int nul = open("/dev/null", O_RDWR);
-        dup2(fd[1], 1);
+        dup2(p[1], 1);
         if (nul >= 0) dup2(nul, 2), dup2(nul, 0);
-        close(fd[0]);
-        execl(prog, prog, "-c", "import sys; print(sys.version_info[0] * 100 + sys.version_info[1])", (char *)NULL);
+        close(p[0]);
+        execvp(argv[0], argv);
         _exit(127);
     }
-    close(fd[1]);
-    n = pid > 0 ? read(fd[0], buf, sizeof buf - 1) : -1;
-    close(fd[0]);
+    close(p[1]);
+    if (pid < 0) close(p[0]);
+    *fd = p[0];
+    return pid;
+}
+
+/* Runs `prog -c CODE` (a python) and reads one integer it prints: 0 on failure. */
+static int python_version(const char *prog)
+{
+    int fd, status, v = 0;
+    pid_t pid;
+    char buf[32];
+    ssize_t n;
+    char *argv[] = {(char *)prog, (char *)"-c",
+                    (char *)"import sys; print(sys.version_info[0] * 100 + sys.version_info[1])", NULL};
+    if ((pid = spawn_reading(argv, &fd)) < 0) return 0;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
     if (pid > 0) waitpid(pid, &status, 0);
     if (n > 0) {
         buf[n] = 0;
@@ -354,8 +367,12 @@ static int add_flags(run *R, rt_kind k, int py, int at)
             else insert_arg(R, at + 1, "perf"), insert_arg(R, at + 1, "-X");
             return 1;
         }
-        note(R, py ? "python before 3.12 has no perf support: no JIT flag added"
-                   : "could not tell this python's version: no JIT flag added");
+        if (py) {
+            char m[128];
+            snprintf(m, sizeof m, "python %d.%d has no perf support (3.12 and later do): no JIT flag added", py / 100,
+                     py % 100);
+            note(R, m);
+        } else note(R, "could not tell this python's version: no JIT flag added");
         return 0;
     case RT_JAVA:
         if (!R->agent[0]) {
@@ -728,6 +745,9 @@ typedef struct prof {
     run *R;
     fg_tree tree;   /* the stacks */
     fg_tree self;   /* one frame per sample: the leaf */
+    fg_tree inner;  /* (from perf script) one frame per sample: its innermost JIT frame, else the leaf */
+    int has_inner;
+    uint64_t stack_samples;
     pmap *maps;
     size_t nmaps;
     uint64_t total, jit, jit_named, map_named;
@@ -885,21 +905,117 @@ static int by_count(const void *a, const void *b)
     return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->name, y->name);
 }
 
-static void print_top(prof *P, int top)
+/* DWARF call graphs are unwound by perf (the user stack copies in the recording, with
+   the unwind tables of the ELF files we wrote): the stacks come from `perf script` on the
+   injected output then.  0 when that did not work (the in-memory stacks stay). */
+static int stacks_from_perf(prof *P, const char *output)
 {
-    entry *v = (entry *)xmalloc(P->self.n * sizeof *v);
+    int fd, status = 0;
+    pid_t pid;
+    FILE *f;
+    char line[8192];
+    size_t n = 0, k;
+    fg_tree t, self, inner;
+    uint64_t got = 0;
+    char *argv[] = {(char *)"perf", (char *)"script", (char *)"-i", (char *)output, (char *)"-F",
+                    (char *)"comm,ip,sym,dso", (char *)"--no-inline", NULL};
+    if ((pid = spawn_reading(argv, &fd)) < 0) return 0;
+    if (!(f = fdopen(fd, "r"))) {
+        close(fd);
+        waitpid(pid, &status, 0);
+        return 0;
+    }
+    fg_init(&t);
+    fg_init(&self);
+    fg_init(&inner);
+    for (;;) {
+        char *l = fgets(line, sizeof line, f), *sym, *dso, *c;
+        if (!l || line[0] != '\t') { /* a sample's header, a blank line or the end: the last one is complete */
+            if (n) {
+                P->frames[n].name = P->comm; /* the comm is names[MAX_FRAMES] (see below) */
+                P->frames[n].kind = FG_OTHER;
+                for (k = 0; k < (n + 1) / 2; k++) {
+                    fg_frame tmp = P->frames[k];
+                    P->frames[k] = P->frames[n - k];
+                    P->frames[n - k] = tmp;
+                }
+                fg_add(&t, P->frames, n + 1, 1);
+                fg_add(&self, &P->frames[n], 1, 1); /* the leaf, with its symbol's name */
+                for (k = n; k > 0 && P->frames[k].kind != FG_JIT; k--) {
+                }
+                fg_add(&inner, &P->frames[k > 0 ? k : n], 1, 1);
+                got++;
+                n = 0;
+            }
+            if (!l) break;
+            if (line[0] && line[0] != '\n') {
+                line[strcspn(line, "\n")] = 0;
+                for (c = line + strlen(line); c > line && c[-1] == ' '; c--) c[-1] = 0;
+                snprintf(P->comm, sizeof P->comm, "%s", line);
+            }
+            continue;
+        }
+        if (n >= MAX_FRAMES) continue;
+        line[strcspn(line, "\n")] = 0;
+        for (sym = line; *sym == '\t' || *sym == ' '; sym++) {
+        }
+        sym += strcspn(sym, " "); /* the address */
+        while (*sym == ' ') sym++;
+        dso = strrchr(sym, '(');
+        if (dso && dso > sym) dso[-1] = 0, dso++;
+        if (dso) dso[strcspn(dso, ")")] = 0;
+        if (dso && strstr(dso, "kernel.kallsyms")) {
+            snprintf(P->names[n], NAME_LEN, "[kernel.kallsyms]");
+            P->frames[n].kind = FG_KERNEL;
+        } else if (strcmp(sym, "[unknown]") && *sym) {
+            snprintf(P->names[n], NAME_LEN, "%s", sym);
+            P->frames[n].kind = dso && strstr(base_name(dso), "jitted-") ? FG_JIT : FG_NATIVE;
+        } else if (dso && strcmp(dso, "[unknown]")) {
+            snprintf(P->names[n], NAME_LEN, "[%s]", base_name(dso));
+            P->frames[n].kind = FG_NATIVE;
+        } else {
+            snprintf(P->names[n], NAME_LEN, "[unknown]");
+            P->frames[n].kind = FG_UNKNOWN;
+        }
+        for (c = P->names[n]; *c; c++)
+            if (*c == ';') *c = ':';
+        P->frames[n].name = P->names[n];
+        n++;
+    }
+    fclose(f);
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !got) {
+        fg_release(&t);
+        fg_release(&self);
+        fg_release(&inner);
+        return 0;
+    }
+    fg_release(&P->tree);
+    fg_release(&P->self);
+    P->tree = t;
+    P->self = self;
+    P->inner = inner;
+    P->has_inner = 1;
+    P->stack_samples = got;
+    return 1;
+}
+
+static void print_top(prof *P, const fg_tree *tree, uint64_t total, int top, const char *title)
+{
+    entry *v = (entry *)xmalloc(tree->n * sizeof *v);
     size_t n = 0, i;
     uint32_t c;
     static const char *const tag[] = {"", "  [jit]", "  [perf map]", "", "", ""};
-    for (c = P->self.nodes[0].child; c; c = P->self.nodes[c].sibling, n++) {
-        v[n].name = P->self.str + P->self.nodes[c].name;
-        v[n].count = P->self.nodes[c].total;
-        v[n].kind = P->self.nodes[c].kind;
+    (void)P;
+    for (c = tree->nodes[0].child; c; c = tree->nodes[c].sibling, n++) {
+        v[n].name = tree->str + tree->nodes[c].name;
+        v[n].count = tree->nodes[c].total;
+        v[n].kind = tree->nodes[c].kind;
     }
     if (n) qsort(v, n, sizeof *v, by_count);
-    fprintf(stderr, "   self  samples  function\n");
+    fprintf(stderr, "%s\n", title);
     for (i = 0; i < n && i < (size_t)top; i++)
-        fprintf(stderr, "%6.2f%%  %7" PRIu64 "  %.100s%s\n", 100.0 * (double)v[i].count / (double)P->total, v[i].count,
+        fprintf(stderr, "%6.2f%%  %7" PRIu64 "  %.100s%s\n", 100.0 * (double)v[i].count / (double)total, v[i].count,
                 v[i].name, v[i].kind < FG_KINDS ? tag[v[i].kind] : "");
     free(v);
 }
@@ -1006,7 +1122,7 @@ int main(int argc, char **argv)
 {
     static run R; /* large: off the stack */
     inject_cli ic;
-    int i, status = 0, cmd = -1;
+    int i, status = 0, perf_status = 0, cmd = -1;
     volatile sig_atomic_t stop = 0;
     char outdir[PATH_MAX], msg[1024], *pa[MAX_ARGS + 32];
     pid_t perf;
@@ -1066,6 +1182,10 @@ int main(int argc, char **argv)
         if (slash) snprintf(outdir, sizeof outdir, "%.*s", (int)(slash - R.output), R.output);
         else snprintf(outdir, sizeof outdir, ".");
         if (!outdir[0]) snprintf(outdir, sizeof outdir, "/");
+        { /* absolute: the ELF files' paths in the profile must hold from any directory */
+            char abs[PATH_MAX];
+            if (realpath(outdir, abs)) snprintf(outdir, sizeof outdir, "%s", abs);
+        }
         if (access(outdir, W_OK) != 0)
             return fprintf(stderr, TOOL ": cannot write into %s (for %s): %s\n", outdir, R.output, strerror(errno)), 1;
         snprintf(R.priv, sizeof R.priv, "%s/.jitanon-record-XXXXXX", outdir);
@@ -1198,7 +1318,7 @@ int main(int argc, char **argv)
         }
         usleep(200000);
         snprintf(pidstr, sizeof pidstr, "%ld", R.attach_pid);
-        snprintf(opt, sizeof opt, "dir=%s", R.priv);
+        snprintf(opt, sizeof opt, "\"dir=%s\"", R.priv); /* jcmd splits key=value words: quoted */
         j = fork();
         if (j == 0) {
             int nul = open("/dev/null", O_RDWR);
@@ -1213,13 +1333,20 @@ int main(int argc, char **argv)
             if (!WIFEXITED(js) || WEXITSTATUS(js) != 0)
                 fprintf(stderr, TOOL ": jcmd could not load the agent into %ld: recording without JIT names\n",
                         R.attach_pid);
+            else if (!ic.o.late_window_ns && ic.o.late == JITANON_LATE_AUTO) {
+                /* the agent describes the code compiled before it came (its load records
+                   are dated when it loaded): samples in that code since perf began are
+                   named after it, unless something else was ever described there */
+                ic.o.late = JITANON_LATE_NAME;
+                ic.o.late_window_ns = (uint64_t)((now_s() - t0 + 1.0) * 1e9);
+            }
         }
     }
     for (;;) {
         int st;
         pid_t w = waitpid(perf, &st, WNOHANG);
         if (w == perf) {
-            status = st;
+            perf_status = st;
             break;
         }
         if (w < 0 && errno != EINTR) break;
@@ -1243,7 +1370,7 @@ int main(int argc, char **argv)
         struct stat sb;
         if (stat(R.raw, &sb) != 0 || sb.st_size == 0) {
             fprintf(stderr, TOOL ": perf recorded nothing (exit status %d%s): see its message above\n",
-                    WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), stop ? ", interrupted" : "");
+                    WIFEXITED(perf_status) ? WEXITSTATUS(perf_status) : 128 + WTERMSIG(perf_status), stop ? ", interrupted" : "");
             if (!R.keep) remove_tree(R.priv);
             return 1;
         }
@@ -1265,6 +1392,9 @@ int main(int argc, char **argv)
         P.frames = (fg_frame *)xmalloc((MAX_FRAMES + 1) * sizeof *P.frames);
         snprintf(P.comm, sizeof P.comm, "%s", R.attach_pid ? rt_names[R.r.kind] : base_name(R.argv[0]));
         if (inject_cli_finish(&ic, TOOL) != 0) return 1;
+        /* a profile needs only the ELF files its samples and stacks land in (perf report
+           opens no other): thousands fewer files for a JVM or BEAM; dwarf stacks: all */
+        if (!ic.elf_files_set) ic.o.elf_files = JITANON_ELF_FILES_SAMPLED;
         ic.o.on_sample = on_sample;
         ic.o.io.user = &P;
         if (!R.quiet && isatty(2)) fprintf(stderr, TOOL ": injecting %" PRIu64 " samples...", R.samples);
@@ -1276,6 +1406,9 @@ int main(int argc, char **argv)
             fprintf(stderr, TOOL ": injecting %s: %s\n", R.raw, msg);
             status = 1;
         } else {
+            if ((!R.no_svg || R.folded || R.top > 0) && !strcmp(R.callgraph, "dwarf") && !stacks_from_perf(&P, R.output))
+                fprintf(stderr, TOOL ": perf script could not unwind the DWARF stacks: the flame graph has the sampled "
+                                "functions only\n");
             if (!R.quiet) {
                 fprintf(stderr,
                         TOOL ": %s%s, %.1f s, %" PRIu64 " samples, %" PRIu64 " in JIT code (%.1f%% named), %" PRIu64
@@ -1283,7 +1416,12 @@ int main(int argc, char **argv)
                         rt_names[R.r.kind], stop ? " (interrupted)" : "", secs, P.total, P.jit,
                         P.jit ? 100.0 * (double)(P.jit_named + P.map_named) / (double)P.jit : 100.0, st.dumps_loaded,
                         st.dumps_loaded == 1 ? "" : "s");
-                if (R.top > 0 && P.total) print_top(&P, R.top);
+                /* Python's JIT code is a trampoline per function: its functions are the
+                   innermost py:: frames of the stacks, not the sampled addresses */
+                if (R.top > 0 && P.total && P.has_inner && R.r.kind == RT_PYTHON)
+                    print_top(&P, &P.inner, P.stack_samples, R.top, "  total  samples  python function (innermost py:: frame)");
+                else if (R.top > 0 && P.total)
+                    print_top(&P, &P.self, P.has_inner ? P.stack_samples : P.total, R.top, "   self  samples  function");
             }
             if (ic.stats) {
                 fprintf(stderr, "records in %" PRIu64 ", out %" PRIu64 "; jitdumps loaded %" PRIu64 ", unusable %" PRIu64
@@ -1346,14 +1484,18 @@ int main(int argc, char **argv)
         free(P.maps);
         fg_release(&P.tree);
         fg_release(&P.self);
+        if (P.has_inner) fg_release(&P.inner);
         free(P.names);
         free(P.frames);
     }
     /* What the runtimes wrote for this run goes, unless asked to keep it. */
     if (R.keep) fprintf(stderr, TOOL ": kept the recording, dumps and maps in %s\n", R.priv);
     else {
-        remove_by_pid(&R, "/tmp");
-        remove_by_pid(&R, R.cwd);
+        /* an attached process was started by the user: what it writes is theirs */
+        if (!R.attach_pid) {
+            remove_by_pid(&R, "/tmp");
+            remove_by_pid(&R, R.cwd);
+        }
         remove_tree(R.priv);
     }
     for (i = 0; i < R.argc; i++) free(R.argv[i]);
