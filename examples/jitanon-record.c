@@ -415,7 +415,9 @@ static int add_flags(run *R, rt_kind k, int py, int at)
 /* The call-graph mode that reaches through the runtime's frames. */
 static const char *callgraph_of(const rt *r)
 {
-    if (r->kind == RT_PYTHON && r->py_version >= 313) return "dwarf"; /* perf_jit: unwind tables in the dump */
+    /* python is rarely built with frame pointers: perf unwinds its stacks (3.13's
+       perf_jit puts unwind tables in the dump; 3.12's trampolines keep to the ABI) */
+    if (r->kind == RT_PYTHON && r->py_version >= 312) return "dwarf";
     return "fp";
 }
 
@@ -941,7 +943,7 @@ static int stacks_from_perf(prof *P, const char *output)
                 }
                 fg_add(&t, P->frames, n + 1, 1);
                 fg_add(&self, &P->frames[n], 1, 1); /* the leaf, with its symbol's name */
-                for (k = n; k > 0 && P->frames[k].kind != FG_JIT; k--) {
+                for (k = n; k > 0 && P->frames[k].kind != FG_JIT && P->frames[k].kind != FG_PERFMAP; k--) {
                 }
                 fg_add(&inner, &P->frames[k > 0 ? k : n], 1, 1);
                 got++;
@@ -969,7 +971,9 @@ static int stacks_from_perf(prof *P, const char *output)
             P->frames[n].kind = FG_KERNEL;
         } else if (strcmp(sym, "[unknown]") && *sym) {
             snprintf(P->names[n], NAME_LEN, "%s", sym);
-            P->frames[n].kind = dso && strstr(base_name(dso), "jitted-") ? FG_JIT : FG_NATIVE;
+            P->frames[n].kind = dso && strstr(base_name(dso), "jitted-")                              ? FG_JIT
+                                : dso && !strncmp(base_name(dso), "perf-", 5) && strstr(dso, ".map") ? FG_PERFMAP
+                                                                                                     : FG_NATIVE;
         } else if (dso && strcmp(dso, "[unknown]")) {
             snprintf(P->names[n], NAME_LEN, "[%s]", base_name(dso));
             P->frames[n].kind = FG_NATIVE;
@@ -1115,7 +1119,9 @@ static void usage(FILE *f)
             "      --print-command print what would run, and stop\n"
             "      --keep          keep the recording, dumps and maps (their directory is named)\n"
             "  -q, --quiet         no progress line, no table\n"
-            "Injection (as jitanon-inject):\n" INJECT_CLI_HELP);
+            "Injection: jitanon-inject's options (--anon, --elf, --elf-dir, --elf-files (default here:\n"
+            "sampled), --jitdump-dir, --late, --late-window, --line-bias, --threads, -N, --buildid-dir,\n"
+            "--strict, --stats); jitanon-inject --help explains them.\n");
 }
 
 int main(int argc, char **argv)
@@ -1254,6 +1260,13 @@ int main(int argc, char **argv)
             note(&R, msg);
         }
     } else {
+        char *found = resolve_path(argv[cmd]);
+        if (!found) {
+            fprintf(stderr, TOOL ": %s: %s\n", argv[cmd], strchr(argv[cmd], '/') ? strerror(errno) : "command not found");
+            remove_tree(R.priv);
+            return 127;
+        }
+        free(found);
         for (i = cmd; i < argc && R.argc < MAX_ARGS - 64; i++) R.argv[R.argc++] = xstrdup(argv[i]);
         R.argv[R.argc] = NULL;
         if (R.no_jit) note(&R, "--no-jit-flags: recorded as it is");
@@ -1289,6 +1302,9 @@ int main(int argc, char **argv)
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGHUP, &sa, NULL);
+        /* a closed stderr (| head) must not kill us before the cleanup */
+        sa.sa_handler = SIG_IGN;
+        sigaction(SIGPIPE, &sa, NULL);
     }
     perf_argv(&R, pa, MAX_ARGS + 32);
     t0 = now_s();
@@ -1300,6 +1316,7 @@ int main(int argc, char **argv)
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGHUP, &sa, NULL);
+        sigaction(SIGPIPE, &sa, NULL);
         for (i = 0; i < R.nenv; i++) setenv(R.env[i].name, R.env[i].value, 1);
         execvp("perf", pa);
         fprintf(stderr, TOOL ": cannot run perf: %s\n", strerror(errno));

@@ -47,6 +47,26 @@ if [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s' "$out" | grep -q '
   echo "PASS record perf errors: no perf, perf_event_paranoid: one sentence each, with the fix"
 else echo "FAIL record perf errors: '$out' / '$out2'"; fi
 
+# 3. Every CLI's front door: binary output refused on a terminal (script(1) gives one), the
+# OS's reason for an input that cannot be opened, --help on one screen (24 lines).
+inj="$root/build/jitanon-inject"
+bad=""
+if command -v script >/dev/null 2>&1; then
+  script -qc "'$inj' -i '$root/README.md'" /dev/null > "$tmp/tty.txt" 2>&1
+  grep -q 'refusing to write binary perf.data to a terminal: give -o FILE, or pipe it: jitanon-inject -i .* | perf report -i -' "$tmp/tty.txt" || bad="$bad tty"
+  script -qc "'$root/build/perfdata-cat' --copy - '$root/README.md'" /dev/null 2>&1 | grep -q 'refusing to write binary' || bad="$bad perfdata-cat-tty"
+else echo "SKIP record front door tty: no script(1) (apt-get install bsdutils)"; fi
+"$inj" -i "$tmp/missing.data" -o "$tmp/x.data" 2>&1 | grep -q "^jitanon-inject: cannot open $tmp/missing.data: No such file or directory$" || bad="$bad missing"
+"$root/build/perfdata-cat" "$tmp/missing.data" 2>&1 | grep -q "No such file or directory" || bad="$bad perfdata-cat-missing"
+"$rec" -- "$tmp/missing-prog" 2>&1 | grep -q "missing-prog: No such file or directory" || bad="$bad record-missing"
+for t in jitanon-inject jitanon-record symbolize jitdump-cat perfdata-cat jitdump-elf tinyjit jitgen; do
+  [ -x "$root/build/$t" ] || continue
+  n=$("$root/build/$t" --help 2>&1 | wc -l); [ "$n" -le 24 ] || bad="$bad $t-help:$n-lines"
+done
+"$rec" --help | head -n 1 | grep -q -- '-- COMMAND.*jitanon-record -- node app.js' || bad="$bad record-help-first"
+if [ -z "$bad" ]; then echo "PASS record front door: terminal refused, OS reason named, --help within 24 lines, common case first"
+else echo "FAIL record front door:$bad"; fi
+
 jt_need_perf
 
 cat > app.js <<'EOF'
@@ -89,7 +109,7 @@ check() {
   else echo "FAIL record $name: $named of $jit JIT $what named (bar: 90%)"; fi
 }
 
-# 3. One run per runtime.
+# 4. One run per runtime.
 "$rec" -q -o node.data -- node app.js 800 >/dev/null 2>"$tmp/node.err"; check node node.data
 if [ -f node.svg ] && grep -q 'fib' node.svg && ls jitted/jitted-*.so >/dev/null 2>&1 && ! ls .jitanon-record-* jit-*.dump isolate-*.log >/dev/null 2>&1
 then echo "PASS record node files: node.svg names fib; ELF files in jitted/; no dump, log or private directory left"
@@ -146,7 +166,7 @@ EOF
   check erl erl.data
 else echo "SKIP record erl: no erl/erlc (apt-get install erlang-base erlang-dev)"; fi
 
-# 4. SIGINT to jitanon-record 1 s into a 10 s run: the recording stops, the profile is made.
+# 5. SIGINT to jitanon-record 1 s into a 10 s run: the recording stops, the profile is made.
 "$rec" -q -o int.data -- node app.js 10000 > "$tmp/int.out" 2>"$tmp/int.err" &
 rp=$!
 i=0; while [ $i -lt 100 ] && ! grep -q started "$tmp/int.out" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
