@@ -1113,7 +1113,7 @@ static void usage(FILE *f)
             "      --pprof FILE    also a pprof profile (when build/symbolize has --pprof)\n"
             "      --top N         functions in the table (default 12; 0: none)\n"
             "  -F, --freq HZ       samples per second (default 999)\n"
-            "  -g, --call-graph M  fp, dwarf or none (default: what the runtime needs)\n"
+            "      --call-graph M  fp (-g), dwarf or none (default: what the runtime needs)\n"
             "  -p, --pid PID       attach to a running process (Ctrl-C ends the recording)\n"
             "      --no-jit-flags  add no runtime flag: record COMMAND as it is\n"
             "      --print-command print what would run, and stop\n"
@@ -1159,7 +1159,8 @@ int main(int argc, char **argv)
         else if ((v = inject_cli_value(argc, argv, &i, "--folded", NULL))) R.folded = v;
         else if ((v = inject_cli_value(argc, argv, &i, "--top", NULL))) R.top = atoi(v);
         else if ((v = inject_cli_value(argc, argv, &i, "--freq", "-F"))) R.freq = v;
-        else if ((v = inject_cli_value(argc, argv, &i, "--call-graph", "-g"))) {
+        else if (!strcmp(a, "-g")) R.callgraph = "fp"; /* as perf record -g */
+        else if ((v = inject_cli_value(argc, argv, &i, "--call-graph", NULL))) {
             if (strcmp(v, "fp") && strcmp(v, "dwarf") && strcmp(v, "lbr") && strcmp(v, "none"))
                 return fprintf(stderr, TOOL ": --call-graph takes fp, dwarf, lbr or none\n"), 2;
             R.callgraph = v;

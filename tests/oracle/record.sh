@@ -164,7 +164,7 @@ main([Ms]) -> io:format("~p~n", [loop(erlang:monotonic_time(millisecond) + list_
 EOF
   erlc e.erl && "$rec" -q -o erl.data -- erl -noshell -run e main 800 -s init stop >/dev/null 2>"$tmp/erl.err"
   check erl erl.data
-else echo "SKIP record erl: no erl/erlc (apt-get install erlang-base erlang-dev)"; fi
+else echo "SKIP record erl: no erl/erlc (apt-get install erlang-base)"; fi
 
 # 5. SIGINT to jitanon-record 1 s into a 10 s run: the recording stops, the profile is made.
 "$rec" -q -o int.data -- node app.js 10000 > "$tmp/int.out" 2>"$tmp/int.err" &
