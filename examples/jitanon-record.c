@@ -1477,6 +1477,21 @@ int main(int argc, char **argv)
                     s = strrchr(sym, '/');
                     strcpy(s ? s + 1 : sym, "symbolize");
                 }
+                { /* a symbolize from before pprof says so in its --help: ask it first */
+                    char *hv[] = {sym, (char *)"--help", NULL}, help[4096];
+                    int fd, hs;
+                    size_t got = 0;
+                    ssize_t k;
+                    pid_t h = n > 0 ? spawn_reading(hv, &fd) : -1;
+                    if (h > 0) {
+                        while (got < sizeof help - 1 && (k = read(fd, help + got, sizeof help - 1 - got)) > 0)
+                            got += (size_t)k;
+                        close(fd);
+                        waitpid(h, &hs, 0);
+                    }
+                    help[got] = 0;
+                    if (!strstr(help, "--pprof")) n = -1;
+                }
                 p = n > 0 ? fork() : -1;
                 if (p == 0) {
                     execl(sym, "symbolize", "--pprof", R.pprof, "--jitdump-dir", R.priv, R.raw, (char *)NULL);
@@ -1484,7 +1499,10 @@ int main(int argc, char **argv)
                 }
                 if (p > 0) waitpid(p, &ps, 0);
                 if (p <= 0 || !WIFEXITED(ps) || WEXITSTATUS(ps) != 0)
-                    fprintf(stderr, TOOL ": no pprof profile: %s --pprof did not work (not built with pprof yet?)\n", sym), status = 1;
+                    fprintf(stderr, TOOL ": no pprof profile: %s\n",
+                            n < 0 ? "build/symbolize has no --pprof (examples/pprof.h is not in this build yet)"
+                                  : "symbolize --pprof failed (its message is above)"),
+                        status = 1;
                 else if (!R.quiet) fprintf(stderr, "pprof: %s\n", R.pprof);
             }
             if (!R.quiet) {
