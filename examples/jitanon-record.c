@@ -1029,7 +1029,7 @@ static void print_top(prof *P, const fg_tree *tree, uint64_t total, int top, con
 /* Removes what the runtimes made for the recording's pids: in dir, files named
    jit-<pid>.dump, jit-<tid>-<pid>.dump, perf-<pid>.map (and .NET's perfinfo-<pid>.map),
    isolate-0x<address>-<pid>-v8.log, made since the run began. */
-static void remove_by_pid(run *R, const char *dir)
+static void remove_by_pid(run *R, const char *dir, int keep)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -1062,7 +1062,9 @@ static void remove_by_pid(run *R, const char *dir)
         }
         if (i == R->npids) continue;
         snprintf(path, sizeof path, "%s/%s", dir, n);
-        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= R->start - 1) unlink(path);
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime < R->start - 1) continue;
+        if (keep) fprintf(stderr, TOOL ": kept %s\n", path); /* --keep: say where they are */
+        else unlink(path);
     }
     closedir(d);
 }
@@ -1525,15 +1527,13 @@ int main(int argc, char **argv)
         free(P.frames);
     }
     /* What the runtimes wrote for this run goes, unless asked to keep it. */
-    if (R.keep) fprintf(stderr, TOOL ": kept the recording, dumps and maps in %s\n", R.priv);
-    else {
-        /* an attached process was started by the user: what it writes is theirs */
-        if (!R.attach_pid) {
-            remove_by_pid(&R, "/tmp");
-            remove_by_pid(&R, R.cwd);
-        }
-        remove_tree(R.priv);
+    if (R.keep) fprintf(stderr, TOOL ": kept the recording, and what the runtime wrote there, in %s\n", R.priv);
+    /* an attached process was started by the user: what it writes is theirs */
+    if (!R.attach_pid) {
+        remove_by_pid(&R, "/tmp", R.keep);
+        if (strcmp(R.cwd, "/tmp")) remove_by_pid(&R, R.cwd, R.keep);
     }
+    if (!R.keep) remove_tree(R.priv);
     for (i = 0; i < R.argc; i++) free(R.argv[i]);
     for (i = 0; i < R.nenv; i++) free(R.env[i].name), free(R.env[i].value);
     for (i = 0; i < R.nnotes; i++) free(R.notes[i]);

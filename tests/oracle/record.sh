@@ -97,7 +97,8 @@ check() {
       END { printf "%d %d\n", j, n }' "$tmp/$name.script")
   jit=$1; named=$2
   left=""
-  pidlist=$(grep -v '^[[:space:]]' "$tmp/$name.script" | awk 'NF {print $1}' | sort -u)
+  # the pids: every line's first field (-G), else the sample header lines' (frames start with a tab)
+  pidlist=$(awk -v m="$mode" 'NF && (m != "stacks" || !/^\t/) {print $1}' "$tmp/$name.script" | sort -u)
   for p in $pidlist; do
     for f in /tmp/jit-$p.dump /tmp/perf-$p.map /tmp/jitted-$p-*.so /tmp/jit-*-$p.dump; do
       [ -e "$f" ] && left="$left $f"; done
