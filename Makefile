@@ -45,6 +45,9 @@ build/%: examples/%.c $(HEADER) | build
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(JITANON_LIBS)
 
 build/symbolize: examples/flamegraph.h examples/pprof.h
+# jitanon-record and jitanon-inject share the injection options (examples/inject_cli.h).
+build/jitanon-record: examples/flamegraph.h examples/inject_cli.h
+build/jitanon-inject: examples/inject_cli.h
 build/libjitanon-jvmti.so: examples/jvmti/jitanon-jvmti.c $(HEADER) | build
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -isystem $(JDK_HOME)/include -isystem $(JDK_HOME)/include/linux -o $@ $< $(LDFLAGS) $(JITANON_LIBS) -pthread
 
@@ -107,14 +110,14 @@ bench: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 jitanon.h $(DESTDIR)$(PREFIX)/include/jitanon.h
-	for b in jitanon-inject jitdump-cat perfdata-cat; do [ -f build/$$b ] && install -m 755 build/$$b $(DESTDIR)$(PREFIX)/bin/$$b; done; true
+	for b in jitanon-inject jitanon-record jitdump-cat perfdata-cat; do [ -f build/$$b ] && install -m 755 build/$$b $(DESTDIR)$(PREFIX)/bin/$$b; done; true
 	[ -f doc/jitanon-inject.1 ] && install -m 644 doc/jitanon-inject.1 $(DESTDIR)$(PREFIX)/share/man/man1/ || true
 	[ -f build/libjitanon-jvmti.so ] && install -m 755 build/libjitanon-jvmti.so $(DESTDIR)$(PREFIX)/lib/libjitanon-jvmti.so || true
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define JITANON_VERSION_STRING "\(.*\)"/\1/p' jitanon.h)|' jitanon.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitanon.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/jitanon.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitanon.pc $(DESTDIR)$(PREFIX)/share/man/man1/jitanon-inject.1
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,jitanon-inject jitdump-cat perfdata-cat)
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,jitanon-inject jitanon-record jitdump-cat perfdata-cat)
 	rm -f $(DESTDIR)$(PREFIX)/lib/libjitanon-jvmti.so
 
 clean:

@@ -1870,6 +1870,7 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
 #ifndef JITANON_NO_STDIO
 #define JITANON__STDIO 1
 #include <stdio.h>
+#include <errno.h> /* the OS's reason when a file cannot be opened (strerror) */
 #else
 #define JITANON__STDIO 0
 #endif
@@ -1882,7 +1883,6 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
    what the calls need: O_CLOEXEC and O_NOFOLLOW (glibc: __USE_XOPEN2K8), CLOCK_MONOTONIC
    (__USE_POSIX199309; musl hides it in strict mode too), and the POSIX version. */
 #if !defined(JITANON_NO_STDIO) && !defined(JITANON_NO_POSIX) && defined(__unix__)
-#include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -5308,7 +5308,7 @@ JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jit
     jitanon_result r = jitanon__jitdump_load_begin(opts, out, err);
     if (r != JITANON_OK) return r;
     f = fopen(path, "rb");
-    if (!f) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s", path);
+    if (!f) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s: %s", path, strerror(errno));
     r = jitanon__jitdump_load_read(jitanon__os_file_read, f, opts, out, err);
     fclose(f);
     return r;
@@ -6832,7 +6832,8 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
     jitanon_result res;
     if (!f) {
         memset(r, 0, sizeof *r);
-        return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s", path);
+        /* the OS's reason: "No such file or directory" says more than the result code */
+        return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s: %s", path, strerror(errno));
     }
     /* stdin may be a pipe: read it forward only. */
     res = jitanon_perf_reader_init(r, jitanon__pd_fread, std_in ? NULL : jitanon__pd_fseek, f, opts, err);

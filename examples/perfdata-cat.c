@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static void print_record(const jitanon_perf_record *rec)
 {
@@ -93,6 +94,11 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!copy) return cat(in, summary);
+    if (!strcmp(copy, "-") && isatty(1)) { /* binary perf.data is no text for a terminal */
+        fprintf(stderr, "perfdata-cat: refusing to write binary perf.data to a terminal: give --copy FILE, or pipe it "
+                        "(perfdata-cat --copy - %s | perf report -i -)\n", in);
+        return 2;
+    }
     if (jitanon_perf_copy_file(in, copy, pipe_out ? JITANON_PERF_PIPE : JITANON_PERF_SAME_MODE, NULL, &err) !=
         JITANON_OK)
         return fail(&err);

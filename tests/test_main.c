@@ -43,6 +43,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_pipenames.c"
 #include "t_pprof.c"
 #include "t_ns.c"
+#include "t_record.c"
 
 int main(int argc, char **argv)
 {
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
     suite_pipenames();
     suite_pprof();
     suite_ns();
+    suite_record();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }

@@ -1,0 +1,1542 @@
+/* jitanon-record: one command from a JIT program to a named profile.
+
+       jitanon-record [options] -- COMMAND [ARGS...]
+       jitanon-record [options] -p PID
+
+   It recognises the runtime from the command (the program after resolving it on PATH and
+   following symlinks), adds the flag or environment that makes it describe its code (a
+   jitdump, and a perf map where that adds names), runs `perf record -k mono` with the
+   call-graph mode that reaches through that runtime's frames, injects the recording with
+   jitanon (the options of jitanon-inject; output perf.jit.data), prints the top functions,
+   writes a flame graph, and removes the dumps and maps it made (the ELF files and the
+   build-id cache stay, so `perf report -i perf.jit.data` works later).
+
+   Where the runtime's files go: into a private directory next to the output
+   (.jitanon-record-XXXXXX, removed at the end) when the runtime can be told where
+   (deno, bun, java, dotnet); node and wasmtime write jit-<pid>.dump into the current
+   directory and python 3.12+, erlang and node's perf map insist on /tmp: those are
+   removed at the end by pid - the pids of the recording, for files made after it began.
+
+   Wrappers: `env [VAR=value...] PROG ...` is looked through (PROG's flags are added after
+   it); `sh -c 'PROG ...'` (also bash, dash, zsh) and scripts whose #! line names a
+   runtime get the runtime's environment variables instead (NODE_OPTIONS, DENO_V8_FLAGS,
+   PYTHON_PERF_JIT_SUPPORT, JAVA_TOOL_OPTIONS, ERL_FLAGS...), since their command line is
+   not ours to edit.  Anything else is recorded as `perf record` would, with a note. */
+#define _GNU_SOURCE
+#define JITANON_IMPLEMENTATION
+#include "jitanon.h"
+#include "inject_cli.h"
+
+#include "flamegraph.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TOOL "jitanon-record"
+#define MAX_ARGS 4096
+#define MAX_FRAMES 1024
+#define NAME_LEN 1024
+#define CTX_KERNEL ((uint64_t)-128)
+#define CTX_HV ((uint64_t)-32)
+#define CTX_USER ((uint64_t)-512)
+#define CTX_MAX ((uint64_t)-4095)
+#define KERNEL_START 0x8000000000000000u
+
+typedef enum rt_kind { RT_NONE, RT_NODE, RT_DENO, RT_BUN, RT_PYTHON, RT_JAVA, RT_ERL, RT_DOTNET, RT_WASMTIME } rt_kind;
+
+static const char *const rt_names[] = {"unknown", "node", "deno", "bun", "python", "java", "erlang", "dotnet", "wasmtime"};
+
+/* ------------------------------------------------------------------ small helpers */
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) fprintf(stderr, TOOL ": out of memory\n"), exit(3);
+    return p;
+}
+
+static char *xstrdup(const char *s)
+{
+    char *d = (char *)xmalloc(strlen(s) + 1);
+    return strcpy(d, s);
+}
+
+static char *xprintf(const char *fmt, const char *a, const char *b)
+{
+    size_t n = strlen(fmt) + strlen(a) + (b ? strlen(b) : 0) + 1;
+    char *s = (char *)xmalloc(n);
+    snprintf(s, n, fmt, a, b ? b : "");
+    return s;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* The program a command word runs: itself when it has a '/', else the first executable
+   of that name on PATH.  NULL when there is none. */
+static char *resolve_path(const char *word)
+{
+    const char *path = getenv("PATH"), *p;
+    char buf[PATH_MAX];
+    if (strchr(word, '/')) return access(word, X_OK) == 0 ? xstrdup(word) : NULL;
+    for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+        size_t n = strcspn(p, ":");
+        if (n && n + strlen(word) + 2 < sizeof buf) {
+            memcpy(buf, p, n);
+            buf[n] = '/';
+            strcpy(buf + n + 1, word);
+            if (access(buf, X_OK) == 0) return xstrdup(buf);
+        }
+        p += n;
+        if (*p == ':') p++;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ runtimes */
+
+typedef struct rt {
+    rt_kind kind;
+    int py_version;       /* python: 312 for 3.12 */
+    const char *how;      /* a note on what was done */
+} rt;
+
+/* Starts argv (on PATH) with its stdout into *fd, stdin and stderr /dev/null. */
+static pid_t spawn_reading(char *const *argv, int *fd)
+{
+    int p[2];
+    pid_t pid;
+    if (pipe(p) != 0) return -1;
+    pid = fork();
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        dup2(p[1], 1);
+        if (nul >= 0) dup2(nul, 2), dup2(nul, 0);
+        close(p[0]);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(p[1]);
+    if (pid < 0) close(p[0]);
+    *fd = p[0];
+    return pid;
+}
+
+/* Runs `prog -c CODE` (a python) and reads one integer it prints: 0 on failure. */
+static int python_version(const char *prog)
+{
+    int fd, status, v = 0;
+    pid_t pid;
+    char buf[32];
+    ssize_t n;
+    char *argv[] = {(char *)prog, (char *)"-c",
+                    (char *)"import sys; print(sys.version_info[0] * 100 + sys.version_info[1])", NULL};
+    if ((pid = spawn_reading(argv, &fd)) < 0) return 0;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (pid > 0) waitpid(pid, &status, 0);
+    if (n > 0) {
+        buf[n] = 0;
+        v = atoi(buf);
+    }
+    return v;
+}
+
+/* The runtime a program name is (after PATH and symlinks: `python3` -> python3.13). */
+static rt_kind rt_of_name(const char *name, int *py)
+{
+    size_t n = strlen(name);
+    *py = 0;
+    if (!strcmp(name, "node") || !strcmp(name, "nodejs")) return RT_NODE;
+    if (!strcmp(name, "deno")) return RT_DENO;
+    if (!strcmp(name, "bun")) return RT_BUN;
+    if (!strcmp(name, "java")) return RT_JAVA;
+    if (!strcmp(name, "erl") || !strcmp(name, "erlexec")) return RT_ERL;
+    if (!strcmp(name, "dotnet")) return RT_DOTNET;
+    if (!strcmp(name, "wasmtime")) return RT_WASMTIME;
+    if (n >= 6 && !strncmp(name, "python", 6)) {
+        const char *v = name + 6;
+        if (!*v) return RT_PYTHON;
+        if (v[0] == '3' && !v[1]) return RT_PYTHON;
+        if (v[0] == '3' && v[1] == '.' && v[2] >= '0' && v[2] <= '9') {
+            *py = 300 + atoi(v + 2);
+            return RT_PYTHON;
+        }
+    }
+    return RT_NONE;
+}
+
+/* The runtime of a command word: by the name the user typed, then by the file it is. */
+static rt_kind rt_of_word(const char *word, char **resolved, int *py)
+{
+    char *path = resolve_path(word), real[PATH_MAX];
+    rt_kind k = RT_NONE;
+    *resolved = path;
+    *py = 0;
+    if (!path) return RT_NONE;
+    if (realpath(path, real)) k = rt_of_name(base_name(real), py);
+    if (k == RT_NONE || (k == RT_PYTHON && !*py)) {
+        int py2;
+        rt_kind k2 = rt_of_name(base_name(path), &py2);
+        if (k == RT_NONE) k = k2;
+        if (k2 == RT_PYTHON && py2) *py = py2;
+    }
+    if (k == RT_PYTHON && !*py) *py = python_version(path);
+    return k;
+}
+
+/* The interpreter a #! line names (`#!/usr/bin/env node` -> node), or NULL. */
+static char *shebang_of(const char *path)
+{
+    char line[256], *p, *w;
+    FILE *f = fopen(path, "r");
+    size_t n;
+    if (!f) return NULL;
+    n = fread(line, 1, sizeof line - 1, f);
+    fclose(f);
+    line[n] = 0;
+    if (n < 3 || line[0] != '#' || line[1] != '!') return NULL;
+    line[strcspn(line, "\n")] = 0;
+    p = line + 2;
+    while (*p == ' ' || *p == '\t') p++;
+    w = p;
+    p += strcspn(p, " \t");
+    if (*p) *p++ = 0;
+    if (!strcmp(base_name(w), "env")) { /* #!/usr/bin/env [-S] PROG */
+        while (*p == ' ' || *p == '\t') p++;
+        if (!strncmp(p, "-S", 2)) p += 2;
+        while (*p == ' ' || *p == '\t') p++;
+        w = p;
+        p += strcspn(p, " \t");
+        *p = 0;
+    }
+    return *w ? xstrdup(w) : NULL;
+}
+
+/* ------------------------------------------------------------------ the run */
+
+typedef struct env_var {
+    char *name, *value;
+} env_var;
+
+typedef struct run {
+    /* options */
+    const char *output, *svg, *pprof, *folded, *callgraph, *freq;
+    int top, keep, no_jit, print_only, quiet, no_svg;
+    long attach_pid;
+    char pidstr[32];
+    /* derived */
+    char priv[PATH_MAX + 32]; /* the private directory */
+    char raw[PATH_MAX + 48];  /* the recording, in it */
+    char elf_dir[PATH_MAX + 16];
+    char cwd[PATH_MAX];
+    char agent[PATH_MAX];    /* the JVMTI agent, when built */
+    rt r;
+    char *argv[MAX_ARGS];    /* the command, as run */
+    int argc;
+    env_var env[8];
+    int nenv;
+    char *notes[8];
+    int nnotes;
+    time_t start;
+    /* what the recording showed, as it went */
+    uint64_t samples, dumps;
+    uint32_t *pids;
+    size_t npids, pids_cap;
+    char **dump_paths;
+    size_t ndumps_cap;
+    volatile sig_atomic_t *stop;
+} run;
+
+static void note(run *R, const char *s)
+{
+    if (R->nnotes < 8) R->notes[R->nnotes++] = xstrdup(s);
+}
+
+static void add_env(run *R, const char *name, const char *value)
+{
+    int i;
+    for (i = 0; i < R->nenv; i++)
+        if (!strcmp(R->env[i].name, name)) { /* append, as for NODE_OPTIONS */
+            char *v = xprintf("%s %s", R->env[i].value, value);
+            free(R->env[i].value);
+            R->env[i].value = v;
+            return;
+        }
+    if (R->nenv < 8) {
+        const char *old = getenv(name);
+        R->env[R->nenv].name = xstrdup(name);
+        /* options-like variables keep what the user set */
+        R->env[R->nenv].value =
+            old && *old && (strstr(name, "OPTIONS") || strstr(name, "FLAGS")) ? xprintf("%s %s", old, value)
+                                                                               : xstrdup(value);
+        R->nenv++;
+    }
+}
+
+static void insert_arg(run *R, int at, const char *a)
+{
+    int i;
+    if (R->argc + 1 >= MAX_ARGS) return;
+    for (i = R->argc; i > at; i--) R->argv[i] = R->argv[i - 1];
+    R->argv[at] = xstrdup(a);
+    R->argc++;
+    R->argv[R->argc] = NULL;
+}
+
+/* Adds the runtime's flags to the command (at = the index of the runtime's word), or,
+   with at < 0, its environment only (sh -c, scripts).  Returns 0 when it has none. */
+static int add_flags(run *R, rt_kind k, int py, int at)
+{
+    char *s;
+    switch (k) {
+    case RT_NODE:
+        /* --interpreted-frames-native-stack: interpreted functions get a trampoline of
+           their own, which the dump names (else every one is InterpreterEntryTrampoline) */
+        if (at < 0) add_env(R, "NODE_OPTIONS", "--perf-prof --interpreted-frames-native-stack");
+        else {
+            insert_arg(R, at + 1, "--interpreted-frames-native-stack");
+            insert_arg(R, at + 1, "--perf-prof");
+        }
+        return 1;
+    case RT_DENO: {
+        int i, j = -1;
+        s = xprintf("--perf-prof,--perf-prof-path=%s,--interpreted-frames-native-stack", R->priv, NULL);
+        if (at < 0) {
+            add_env(R, "DENO_V8_FLAGS", s);
+            free(s);
+            return 1;
+        }
+        /* after the subcommand (`deno run`); merged into a --v8-flags the user gave */
+        for (i = at + 1; i < R->argc; i++) {
+            if (!strncmp(R->argv[i], "--v8-flags=", 11)) {
+                char *m = xprintf("%s,%s", R->argv[i], s);
+                free(R->argv[i]);
+                R->argv[i] = m;
+                free(s);
+                return 1;
+            }
+            if (j < 0 && R->argv[i][0] != '-') j = i;
+        }
+        if (j >= 0 && (!strcmp(R->argv[j], "run") || !strcmp(R->argv[j], "test") || !strcmp(R->argv[j], "bench") ||
+                       !strcmp(R->argv[j], "serve") || !strcmp(R->argv[j], "eval") || !strcmp(R->argv[j], "repl") ||
+                       !strcmp(R->argv[j], "task")))
+            at = j;
+        {
+            char *f = xprintf("--v8-flags=%s", s, NULL);
+            insert_arg(R, at + 1, f);
+            free(f);
+        }
+        free(s);
+        return 1;
+    }
+    case RT_BUN:
+        add_env(R, "BUN_JSC_useJITDump", "1");
+        add_env(R, "BUN_JSC_jitDumpDirectory", R->priv);
+        return 1;
+    case RT_PYTHON:
+        if (py >= 313) {
+            if (at < 0) add_env(R, "PYTHON_PERF_JIT_SUPPORT", "1");
+            else insert_arg(R, at + 1, "perf_jit"), insert_arg(R, at + 1, "-X");
+            return 1;
+        }
+        if (py == 312) {
+            if (at < 0) add_env(R, "PYTHONPERFSUPPORT", "1");
+            else insert_arg(R, at + 1, "perf"), insert_arg(R, at + 1, "-X");
+            return 1;
+        }
+        if (py) {
+            char m[128];
+            snprintf(m, sizeof m, "python %d.%d has no perf support (3.12 and later do): no JIT flag added", py / 100,
+                     py % 100);
+            note(R, m);
+        } else note(R, "could not tell this python's version: no JIT flag added");
+        return 0;
+    case RT_JAVA:
+        if (!R->agent[0]) {
+            note(R, "java: build/libjitanon-jvmti.so is not built (make, with a JDK): no JIT flag added");
+            return 0;
+        }
+        s = (char *)xmalloc(strlen(R->agent) + strlen(R->priv) + 32);
+        sprintf(s, "-agentpath:%s=dir=%s", R->agent, R->priv);
+        if (at < 0) {
+            char *t = xprintf("%s %s", s, "-XX:+PreserveFramePointer");
+            add_env(R, "JAVA_TOOL_OPTIONS", t);
+            free(t);
+        } else {
+            insert_arg(R, at + 1, "-XX:+PreserveFramePointer");
+            insert_arg(R, at + 1, s);
+        }
+        free(s);
+        return 1;
+    case RT_ERL:
+        if (at < 0) add_env(R, "ERL_FLAGS", "+JPperf true");
+        else insert_arg(R, at + 1, "true"), insert_arg(R, at + 1, "+JPperf");
+        return 1;
+    case RT_DOTNET:
+        add_env(R, "DOTNET_PerfMapEnabled", "1");
+        add_env(R, "DOTNET_PerfMapJitDumpPath", R->priv);
+        return 1;
+    case RT_WASMTIME:
+        if (at < 0) {
+            note(R, "wasmtime takes --profile=jitdump on its command line only: no JIT flag added");
+            return 0;
+        }
+        insert_arg(R, at + 1 + (at + 1 < R->argc && !strcmp(R->argv[at + 1], "run")), "--profile=jitdump");
+        return 1;
+    case RT_NONE:
+        break;
+    }
+    return 0;
+}
+
+/* The call-graph mode that reaches through the runtime's frames. */
+static const char *callgraph_of(const rt *r)
+{
+    /* python is rarely built with frame pointers: perf unwinds its stacks (3.13's
+       perf_jit puts unwind tables in the dump; 3.12's trampolines keep to the ABI) */
+    if (r->kind == RT_PYTHON && r->py_version >= 312) return "dwarf";
+    return "fp";
+}
+
+/* Looks at the command, finds its runtime and adds its flags. */
+static void detect(run *R)
+{
+    char *path = NULL, msg[512];
+    int py = 0, at = 0;
+    rt_kind k;
+    k = rt_of_word(R->argv[0], &path, &py);
+    /* env [-i] [-u NAME] [NAME=VALUE...] PROG: look through it */
+    if (k == RT_NONE && path && !strcmp(base_name(path), "env")) {
+        int i;
+        for (i = 1; i < R->argc; i++) {
+            const char *a = R->argv[i];
+            if (!strcmp(a, "-u") || !strcmp(a, "--unset") || !strcmp(a, "-C") || !strcmp(a, "--chdir")) i++;
+            else if (a[0] == '-' || strchr(a, '=')) continue;
+            else break;
+        }
+        if (i < R->argc) {
+            char *p2;
+            free(path);
+            path = NULL;
+            k = rt_of_word(R->argv[i], &p2, &py);
+            free(p2);
+            if (k != RT_NONE) {
+                at = i;
+                /* environment set for the runtime goes through env too (it may be env -i) */
+                R->r.kind = k;
+                R->r.py_version = py;
+                if (add_flags(R, k, py, at)) {
+                    int e;
+                    for (e = 0; e < R->nenv; e++) {
+                        char *kv = xprintf("%s=%s", R->env[e].name, R->env[e].value);
+                        insert_arg(R, 1, kv);
+                        free(kv);
+                    }
+                }
+                snprintf(msg, sizeof msg, "env: looked through it to %s", rt_names[k]);
+                note(R, msg);
+                return;
+            }
+        }
+    }
+    /* sh -c 'PROG ...': the string's first word (after VAR=value and exec) */
+    if (k == RT_NONE && path &&
+        (!strcmp(base_name(path), "sh") || !strcmp(base_name(path), "bash") || !strcmp(base_name(path), "dash") ||
+         !strcmp(base_name(path), "zsh")) &&
+        R->argc >= 3 && !strcmp(R->argv[1], "-c")) {
+        const char *s = R->argv[2];
+        char word[256];
+        for (;;) {
+            size_t n;
+            while (*s == ' ' || *s == '\t') s++;
+            n = strcspn(s, " \t;&|()<>\n");
+            if (n == 0 || n >= sizeof word) break;
+            memcpy(word, s, n);
+            word[n] = 0;
+            s += n;
+            if (strchr(word, '=') || !strcmp(word, "exec")) continue;
+            {
+                char *p2;
+                k = rt_of_word(word, &p2, &py);
+                free(p2);
+            }
+            break;
+        }
+        if (k != RT_NONE) {
+            R->r.kind = k;
+            R->r.py_version = py;
+            if (add_flags(R, k, py, -1)) {
+                snprintf(msg, sizeof msg, "%s -c: %s found in the command string: its flags go through the environment",
+                         base_name(path), rt_names[k]);
+                note(R, msg);
+            }
+            free(path);
+            return;
+        }
+    }
+    /* a script whose #! names a runtime */
+    if (k == RT_NONE && path) {
+        char *interp = shebang_of(path);
+        if (interp) {
+            char *p2;
+            k = rt_of_word(interp, &p2, &py);
+            free(p2);
+            if (k != RT_NONE) {
+                R->r.kind = k;
+                R->r.py_version = py;
+                if (add_flags(R, k, py, -1)) {
+                    snprintf(msg, sizeof msg, "%s: a %s script: its flags go through the environment", R->argv[0],
+                             rt_names[k]);
+                    note(R, msg);
+                }
+                free(interp);
+                free(path);
+                return;
+            }
+            free(interp);
+        }
+    }
+    free(path);
+    R->r.kind = k;
+    R->r.py_version = py;
+    if (k == RT_NONE) {
+        snprintf(msg, sizeof msg, "%s is no runtime jitanon-record knows: recorded as perf record would, no JIT flag added",
+                 R->argv[0]);
+        note(R, msg);
+        return;
+    }
+    add_flags(R, k, py, 0);
+}
+
+/* ------------------------------------------------------------------ perf */
+
+static void shell_quote(FILE *f, const char *s)
+{
+    if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=+/.,:@%") == strlen(s)) {
+        fputs(s, f);
+        return;
+    }
+    fputc('\'', f);
+    for (; *s; s++)
+        if (*s == '\'') fputs("'\\''", f);
+        else fputc(*s, f);
+    fputc('\'', f);
+}
+
+/* The perf record command line (NULL-terminated, in a static-free array of the caller). */
+static int perf_argv(run *R, char **pa, int cap)
+{
+    int n = 0, i;
+    static const char *const fixed[] = {"perf", "record", "-q", "-k", "mono", "-e", "cpu-clock"};
+    for (i = 0; i < (int)(sizeof fixed / sizeof *fixed); i++) pa[n++] = (char *)fixed[i];
+    pa[n++] = (char *)"-F";
+    pa[n++] = (char *)R->freq;
+    if (!strcmp(R->callgraph, "fp")) pa[n++] = (char *)"-g";
+    else if (strcmp(R->callgraph, "none")) {
+        pa[n++] = (char *)"--call-graph";
+        pa[n++] = (char *)R->callgraph;
+    }
+    pa[n++] = (char *)"-o";
+    pa[n++] = R->raw;
+    if (R->attach_pid) {
+        snprintf(R->pidstr, sizeof R->pidstr, "%ld", R->attach_pid);
+        pa[n++] = (char *)"-p";
+        pa[n++] = R->pidstr;
+    } else {
+        pa[n++] = (char *)"--";
+        for (i = 0; i < R->argc && n < cap - 1; i++) pa[n++] = R->argv[i];
+    }
+    pa[n] = NULL;
+    return n;
+}
+
+static void print_command(run *R, FILE *f)
+{
+    char *pa[MAX_ARGS + 32];
+    int i, n = perf_argv(R, pa, MAX_ARGS + 32);
+    for (i = 0; i < R->nenv; i++) {
+        fprintf(f, "%s=", R->env[i].name);
+        shell_quote(f, R->env[i].value);
+        fputc(' ', f);
+    }
+    for (i = 0; i < n; i++) {
+        if (i) fputc(' ', f);
+        shell_quote(f, pa[i]);
+    }
+    fputc('\n', f);
+}
+
+/* perf's own trouble, found before the run (so the program's stderr stays its own): one
+   sentence with the fix, or NULL. */
+static const char *perf_problem(run *R, char *buf, size_t cap)
+{
+    char probe[2 * PATH_MAX], errf[2 * PATH_MAX], line[512] = "";
+    pid_t pid;
+    int status = 0, paranoid = -9;
+    FILE *f;
+    char *perf = resolve_path("perf");
+    if (!perf) {
+        snprintf(buf, cap, "perf is not installed: install it (Debian: apt-get install linux-perf; Ubuntu: "
+                           "apt-get install linux-tools-$(uname -r); Fedora: dnf install perf)");
+        return buf;
+    }
+    free(perf);
+    snprintf(probe, sizeof probe, "%s/probe.data", R->priv);
+    snprintf(errf, sizeof errf, "%s/probe.err", R->priv);
+    pid = fork();
+    if (pid == 0) {
+        int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600), nul = open("/dev/null", O_RDWR);
+        if (fd >= 0) dup2(fd, 2);
+        if (nul >= 0) dup2(nul, 1), dup2(nul, 0);
+        execlp("perf", "perf", "record", "-q", "-k", "mono", "-e", "cpu-clock", "-o", probe, "true", (char *)NULL);
+        _exit(127);
+    }
+    if (pid > 0) waitpid(pid, &status, 0);
+    unlink(probe);
+    if ((f = fopen(errf, "r"))) {
+        size_t n = fread(line, 1, sizeof line - 1, f);
+        line[n] = 0;
+        fclose(f);
+    }
+    unlink(errf);
+    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) return NULL;
+    if ((f = fopen("/proc/sys/kernel/perf_event_paranoid", "r"))) {
+        if (fscanf(f, "%d", &paranoid) != 1) paranoid = -9;
+        fclose(f);
+    }
+    if (strstr(line, "paranoid") || strstr(line, "ermission") || strstr(line, "EACCES") || strstr(line, "EPERM")) {
+        snprintf(buf, cap,
+                 "perf may not record here (kernel.perf_event_paranoid is %d): allow it with `sudo sysctl "
+                 "kernel.perf_event_paranoid=1` (or run as root; in a container, it needs CAP_PERFMON)",
+                 paranoid);
+        return buf;
+    }
+    line[strcspn(line, "\n")] = 0;
+    snprintf(buf, cap, "perf record does not work here%s%s (try: perf record -e cpu-clock true)",
+             line[0] ? ": " : "", line);
+    return buf;
+}
+
+/* -- following the recording as perf writes it: samples, jitdump markers, pids */
+
+typedef struct tail {
+    FILE *f;
+    uint64_t pos, end; /* end: 0 = as far as there is */
+    unsigned char *buf;
+    size_t cap;
+} tail;
+
+static void add_pid(run *R, uint32_t pid)
+{
+    size_t i;
+    for (i = 0; i < R->npids; i++)
+        if (R->pids[i] == pid) return;
+    if (R->npids == R->pids_cap) {
+        R->pids_cap = R->pids_cap ? 2 * R->pids_cap : 64;
+        R->pids = (uint32_t *)realloc(R->pids, R->pids_cap * sizeof *R->pids);
+        if (!R->pids) exit(3);
+    }
+    R->pids[R->npids++] = pid;
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static void seen_mmap(run *R, const char *name, size_t len)
+{
+    size_t n = strnlen(name, len);
+    const char *b = name, *p;
+    for (p = name; p < name + n; p++)
+        if (*p == '/') b = p + 1;
+    /* jit-<pid>.dump, and bun's jit-<tid>-<pid>.dump */
+    if (name + n - b > 9 && !strncmp(b, "jit-", 4) && !strncmp(name + n - 5, ".dump", 5)) R->dumps++;
+}
+
+/* Reads what perf added since the last call (whole records only). */
+static void tail_poll(run *R, tail *t)
+{
+    unsigned char h[8];
+    if (!t->f) {
+        unsigned char hdr[56]; /* magic, size, attr_size, attrs {offset, size}, data {offset, size} */
+        FILE *f = fopen(R->raw, "rb");
+        if (!f) return;
+        if (fread(hdr, 1, sizeof hdr, f) != sizeof hdr || memcmp(hdr, "PERFILE2", 8) || rd64(hdr + 40) == 0) {
+            fclose(f);
+            return;
+        }
+        t->f = f;
+        t->pos = rd64(hdr + 40);
+    }
+    for (;;) {
+        uint32_t type;
+        uint16_t size;
+        if (t->end && t->pos + 8 > t->end) return;
+        clearerr(t->f);
+        if (fseeko(t->f, (off_t)t->pos, SEEK_SET) != 0 || fread(h, 1, 8, t->f) != 8) return;
+        type = rd32(h);
+        memcpy(&size, h + 6, 2);
+        if (size < 8) return; /* not a record boundary: stop following */
+        if (size > t->cap) {
+            t->cap = 65536;
+            t->buf = (unsigned char *)realloc(t->buf, t->cap);
+            if (!t->buf) exit(3);
+        }
+        if (fread(t->buf, 1, (size_t)size - 8, t->f) != (size_t)size - 8) return; /* not all written yet */
+        t->pos += size;
+        if (type == 9) R->samples++;
+        else if (type == 3 && size >= 16) add_pid(R, rd32(t->buf)); /* COMM: pid, tid, comm */
+        else if (type == 7 && size >= 16) add_pid(R, rd32(t->buf)); /* FORK: pid, ppid, ... */
+        else if (type == 1 && size > 40) seen_mmap(R, (const char *)t->buf + 32, (size_t)size - 40);
+        else if (type == 10 && size > 72) seen_mmap(R, (const char *)t->buf + 64, (size_t)size - 72);
+    }
+}
+
+static void progress(run *R, double t0, const char *what)
+{
+    if (R->quiet || !isatty(2)) return;
+    fprintf(stderr, "\r" TOOL ": %s %.1f s, %" PRIu64 " samples, %" PRIu64 " jitdump%s  ", what, now_s() - t0, R->samples,
+            R->dumps, R->dumps == 1 ? "" : "s");
+}
+
+/* ------------------------------------------------------------------ the profile */
+
+typedef struct pmap {
+    uint32_t pid;
+    struct pline {
+        uint64_t start, size;
+        char *name;
+    } * l;
+    size_t n;
+} pmap;
+
+typedef struct prof {
+    run *R;
+    fg_tree tree;   /* the stacks */
+    fg_tree self;   /* one frame per sample: the leaf */
+    fg_tree inner;  /* (from perf script) one frame per sample: its innermost JIT frame, else the leaf */
+    int has_inner;
+    uint64_t stack_samples;
+    pmap *maps;
+    size_t nmaps;
+    uint64_t total, jit, jit_named, map_named;
+    char (*names)[NAME_LEN];
+    fg_frame *frames;
+    char comm[64];
+} prof;
+
+static int by_start(const void *a, const void *b)
+{
+    const struct pline *x = (const struct pline *)a, *y = (const struct pline *)b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The perf map of pid: in the private directory, else /tmp (where most runtimes put it). */
+static pmap *map_of(prof *P, uint32_t pid)
+{
+    size_t i, cap = 0;
+    char path[2 * PATH_MAX], line[4096];
+    FILE *f;
+    pmap *m;
+    for (i = 0; i < P->nmaps; i++)
+        if (P->maps[i].pid == pid) return &P->maps[i];
+    P->maps = (pmap *)realloc(P->maps, (P->nmaps + 1) * sizeof *P->maps);
+    if (!P->maps) exit(3);
+    m = &P->maps[P->nmaps++];
+    memset(m, 0, sizeof *m);
+    m->pid = pid;
+    snprintf(path, sizeof path, "%s/perf-%u.map", P->R->priv, (unsigned)pid);
+    if (!(f = fopen(path, "r"))) {
+        snprintf(path, sizeof path, "/tmp/perf-%u.map", (unsigned)pid);
+        f = fopen(path, "r");
+    }
+    if (!f) return m;
+    while (fgets(line, sizeof line, f)) {
+        struct pline l;
+        int off = 0;
+        if (sscanf(line, "%" SCNx64 " %" SCNx64 " %n", &l.start, &l.size, &off) < 2 || !off) continue;
+        line[strcspn(line, "\n")] = 0;
+        if (m->n == cap) {
+            cap = cap ? 2 * cap : 256;
+            m->l = (struct pline *)realloc(m->l, cap * sizeof *m->l);
+            if (!m->l) exit(3);
+        }
+        l.name = xstrdup(line + off);
+        m->l[m->n++] = l;
+    }
+    fclose(f);
+    if (m->n) qsort(m->l, m->n, sizeof *m->l, by_start);
+    return m;
+}
+
+static const char *map_name(prof *P, uint32_t pid, uint64_t ip)
+{
+    pmap *m = map_of(P, pid);
+    size_t lo = 0, hi = m->n, i;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->l[mid].start <= ip) lo = mid + 1;
+        else hi = mid;
+    }
+    for (i = lo; i-- > 0;)
+        if (ip - m->l[i].start < m->l[i].size) return m->l[i].name;
+    return NULL;
+}
+
+static int is_anon(const jitanon_str *n)
+{
+    return (n->length >= 6 && (!memcmp(n->data, "//anon", 6) || !memcmp(n->data, "[anon:", 6))) ||
+           (n->length >= 7 && !memcmp(n->data, "/memfd:", 7));
+}
+
+/* A frame's name, as symbolize names it (see examples/symbolize.c). */
+static fg_kind frame_name(prof *P, const jitanon_inject_sample *s, int kernel, char *out, size_t cap)
+{
+    const char *m;
+    size_t i, b;
+    if (s->kind == JITANON_TRIM_JIT) {
+        snprintf(out, cap, "%.*s", (int)s->name.length, s->name.data);
+        return FG_JIT;
+    }
+    if (kernel) return snprintf(out, cap, "[kernel.kallsyms]"), FG_KERNEL;
+    if (s->kind == JITANON_TRIM_ANON && is_anon(&s->name)) {
+        if ((m = map_name(P, s->pid, s->ip)) != NULL) return snprintf(out, cap, "%s", m), FG_PERFMAP;
+        return snprintf(out, cap, "[unknown]"), FG_UNKNOWN;
+    }
+    if (s->kind != JITANON_TRIM_NONE && s->name.length) {
+        for (b = i = 0; i < s->name.length; i++)
+            if (s->name.data[i] == '/') b = i + 1;
+        if (s->name.data[0] == '[') b = 0;
+        snprintf(out, cap, s->name.data[0] == '[' ? "%.*s" : "[%.*s]", (int)(s->name.length - b), s->name.data + b);
+        return FG_NATIVE;
+    }
+    return snprintf(out, cap, "[unknown]"), FG_UNKNOWN;
+}
+
+static void on_sample(void *user, const jitanon_inject_sample *s)
+{
+    prof *P = (prof *)user;
+    size_t n = 0, k, i;
+    int kernel = 0;
+    fg_frame leaf;
+    fg_kind lk;
+    P->total++;
+    lk = frame_name(P, s, s->kind == JITANON_TRIM_NONE && s->ip >= KERNEL_START, P->names[0], NAME_LEN);
+    /* JIT code: what a jitdump describes, or an anonymous mapping of a process with one */
+    if (lk == FG_JIT) P->jit++, P->jit_named++;
+    else if (lk == FG_PERFMAP) P->jit++, P->map_named++;
+    else if (s->kind == JITANON_TRIM_ANON) P->jit++;
+    leaf.name = P->names[0];
+    leaf.kind = lk;
+    fg_add(&P->self, &leaf, 1, 1);
+    if (!s->callchain_nr) n = 1, P->frames[0].kind = lk;
+    for (i = 0; i < s->callchain_nr && n < MAX_FRAMES; i++) {
+        uint64_t ip = jitanon_perf_u64_at(s->callchain, i, s->big_endian);
+        jitanon_inject_sample f;
+        if (ip >= CTX_MAX) {
+            if (ip != CTX_KERNEL && ip != CTX_HV && ip != CTX_USER) {
+                n = 0;
+                break;
+            }
+            kernel = ip != CTX_USER;
+            continue;
+        }
+        (void)jitanon_inject_sample_resolve(s, ip, &f);
+        P->frames[n].kind = frame_name(P, &f, kernel, P->names[n], NAME_LEN);
+        n++;
+    }
+    for (k = 0; k < n; k++) {
+        char *c;
+        for (c = P->names[k]; *c; c++)
+            if (*c == ';') *c = ':';
+            else if (*c == '\n' || *c == '\r') *c = ' ';
+        P->frames[k].name = P->names[k];
+    }
+    P->frames[n].name = P->comm;
+    P->frames[n].kind = FG_OTHER;
+    for (k = 0; k < (n + 1) / 2; k++) {
+        fg_frame t = P->frames[k];
+        P->frames[k] = P->frames[n - k];
+        P->frames[n - k] = t;
+    }
+    fg_add(&P->tree, P->frames, n + 1, 1);
+}
+
+typedef struct entry {
+    const char *name;
+    uint64_t count;
+    int kind;
+} entry;
+
+static int by_count(const void *a, const void *b)
+{
+    const entry *x = (const entry *)a, *y = (const entry *)b;
+    return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->name, y->name);
+}
+
+/* DWARF call graphs are unwound by perf (the user stack copies in the recording, with
+   the unwind tables of the ELF files we wrote): the stacks come from `perf script` on the
+   injected output then.  0 when that did not work (the in-memory stacks stay). */
+static int stacks_from_perf(prof *P, const char *output)
+{
+    int fd, status = 0;
+    pid_t pid;
+    FILE *f;
+    char line[8192];
+    size_t n = 0, k;
+    fg_tree t, self, inner;
+    uint64_t got = 0;
+    char *argv[] = {(char *)"perf", (char *)"script", (char *)"-i", (char *)output, (char *)"-F",
+                    (char *)"comm,ip,sym,dso", (char *)"--no-inline", NULL};
+    if ((pid = spawn_reading(argv, &fd)) < 0) return 0;
+    if (!(f = fdopen(fd, "r"))) {
+        close(fd);
+        waitpid(pid, &status, 0);
+        return 0;
+    }
+    fg_init(&t);
+    fg_init(&self);
+    fg_init(&inner);
+    for (;;) {
+        char *l = fgets(line, sizeof line, f), *sym, *dso, *c;
+        if (!l || line[0] != '\t') { /* a sample's header, a blank line or the end: the last one is complete */
+            if (n) {
+                P->frames[n].name = P->comm; /* the comm is names[MAX_FRAMES] (see below) */
+                P->frames[n].kind = FG_OTHER;
+                for (k = 0; k < (n + 1) / 2; k++) {
+                    fg_frame tmp = P->frames[k];
+                    P->frames[k] = P->frames[n - k];
+                    P->frames[n - k] = tmp;
+                }
+                fg_add(&t, P->frames, n + 1, 1);
+                fg_add(&self, &P->frames[n], 1, 1); /* the leaf, with its symbol's name */
+                for (k = n; k > 0 && P->frames[k].kind != FG_JIT && P->frames[k].kind != FG_PERFMAP; k--) {
+                }
+                fg_add(&inner, &P->frames[k > 0 ? k : n], 1, 1);
+                got++;
+                n = 0;
+            }
+            if (!l) break;
+            if (line[0] && line[0] != '\n') {
+                line[strcspn(line, "\n")] = 0;
+                for (c = line + strlen(line); c > line && c[-1] == ' '; c--) c[-1] = 0;
+                snprintf(P->comm, sizeof P->comm, "%s", line);
+            }
+            continue;
+        }
+        if (n >= MAX_FRAMES) continue;
+        line[strcspn(line, "\n")] = 0;
+        for (sym = line; *sym == '\t' || *sym == ' '; sym++) {
+        }
+        sym += strcspn(sym, " "); /* the address */
+        while (*sym == ' ') sym++;
+        dso = strrchr(sym, '(');
+        if (dso && dso > sym) dso[-1] = 0, dso++;
+        if (dso) dso[strcspn(dso, ")")] = 0;
+        if (dso && strstr(dso, "kernel.kallsyms")) {
+            snprintf(P->names[n], NAME_LEN, "[kernel.kallsyms]");
+            P->frames[n].kind = FG_KERNEL;
+        } else if (strcmp(sym, "[unknown]") && *sym) {
+            snprintf(P->names[n], NAME_LEN, "%s", sym);
+            P->frames[n].kind = dso && strstr(base_name(dso), "jitted-")                              ? FG_JIT
+                                : dso && !strncmp(base_name(dso), "perf-", 5) && strstr(dso, ".map") ? FG_PERFMAP
+                                                                                                     : FG_NATIVE;
+        } else if (dso && strcmp(dso, "[unknown]")) {
+            snprintf(P->names[n], NAME_LEN, "[%s]", base_name(dso));
+            P->frames[n].kind = FG_NATIVE;
+        } else {
+            snprintf(P->names[n], NAME_LEN, "[unknown]");
+            P->frames[n].kind = FG_UNKNOWN;
+        }
+        for (c = P->names[n]; *c; c++)
+            if (*c == ';') *c = ':';
+        P->frames[n].name = P->names[n];
+        n++;
+    }
+    fclose(f);
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !got) {
+        fg_release(&t);
+        fg_release(&self);
+        fg_release(&inner);
+        return 0;
+    }
+    fg_release(&P->tree);
+    fg_release(&P->self);
+    P->tree = t;
+    P->self = self;
+    P->inner = inner;
+    P->has_inner = 1;
+    P->stack_samples = got;
+    return 1;
+}
+
+static void print_top(prof *P, const fg_tree *tree, uint64_t total, int top, const char *title)
+{
+    entry *v = (entry *)xmalloc(tree->n * sizeof *v);
+    size_t n = 0, i;
+    uint32_t c;
+    static const char *const tag[] = {"", "  [jit]", "  [perf map]", "", "", ""};
+    (void)P;
+    for (c = tree->nodes[0].child; c; c = tree->nodes[c].sibling, n++) {
+        v[n].name = tree->str + tree->nodes[c].name;
+        v[n].count = tree->nodes[c].total;
+        v[n].kind = tree->nodes[c].kind;
+    }
+    if (n) qsort(v, n, sizeof *v, by_count);
+    fprintf(stderr, "%s\n", title);
+    for (i = 0; i < n && i < (size_t)top; i++)
+        fprintf(stderr, "%6.2f%%  %7" PRIu64 "  %.100s%s\n", 100.0 * (double)v[i].count / (double)total, v[i].count,
+                v[i].name, v[i].kind < FG_KINDS ? tag[v[i].kind] : "");
+    free(v);
+}
+
+/* ------------------------------------------------------------------ cleanup */
+
+/* Removes what the runtimes made for the recording's pids: in dir, files named
+   jit-<pid>.dump, jit-<tid>-<pid>.dump, perf-<pid>.map (and .NET's perfinfo-<pid>.map),
+   isolate-0x<address>-<pid>-v8.log, made since the run began. */
+static void remove_by_pid(run *R, const char *dir, int keep)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[2 * PATH_MAX];
+    if (!d) return;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name, *p;
+        unsigned long pid = 0;
+        size_t i;
+        struct stat st;
+        int match = 0;
+        if (!strncmp(n, "jit-", 4) && strlen(n) > 9 && !strcmp(n + strlen(n) - 5, ".dump")) {
+            p = n + strlen(n) - 5;
+            while (p > n + 4 && p[-1] >= '0' && p[-1] <= '9') p--;
+            if (p[-1] == '-' || p == n + 4) pid = strtoul(p, NULL, 10), match = 1;
+        } else if (!strncmp(n, "isolate-0x", 10) && strlen(n) > 17 && !strcmp(n + strlen(n) - 7, "-v8.log")) {
+            /* node --perf-prof also writes V8's log, isolate-0x<address>-<pid>-v8.log */
+            p = n + strlen(n) - 7;
+            while (p > n + 10 && p[-1] >= '0' && p[-1] <= '9') p--;
+            pid = strtoul(p, NULL, 10);
+            match = p[-1] == '-';
+        } else if ((!strncmp(n, "perf-", 5) || !strncmp(n, "perfinfo-", 9)) && strlen(n) > 9 &&
+                   !strcmp(n + strlen(n) - 4, ".map")) {
+            p = strchr(n, '-') + 1;
+            pid = strtoul(p, NULL, 10);
+            match = 1;
+        }
+        if (!match) continue;
+        for (i = 0; i < R->npids && R->pids[i] != pid; i++) {
+        }
+        if (i == R->npids) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, n);
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime < R->start - 1) continue;
+        if (keep) fprintf(stderr, TOOL ": kept %s\n", path); /* --keep: say where they are */
+        else unlink(path);
+    }
+    closedir(d);
+}
+
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[2 * PATH_MAX];
+    if (!d) return;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) remove_tree(path);
+        else unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* ------------------------------------------------------------------ main */
+
+static volatile sig_atomic_t *g_stop; /* the one handler-visible flag (main's) */
+static volatile sig_atomic_t g_perf_pid;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (g_stop) *g_stop = 1;
+    /* a Ctrl-C reaches perf too; a signal sent to us alone is passed on, so perf stops
+       the recording and writes what it has */
+    if (g_perf_pid > 0) kill((pid_t)g_perf_pid, SIGINT);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: jitanon-record [options] -- COMMAND [ARGS...]     e.g. jitanon-record -- node app.js\n"
+            "       jitanon-record [options] -p PID\n"
+            "Records COMMAND with perf, adding the flags its runtime needs to name JIT code (node,\n"
+            "deno, bun, python 3.12+, java, erl, dotnet, wasmtime), injects it, prints the top\n"
+            "functions and writes a flame graph.  Then: perf report -i perf.jit.data\n"
+            "  -o, --output FILE   the profile (default perf.jit.data; ELF files go to jitted/ beside it)\n"
+            "      --svg FILE      the flame graph (default: the output with .svg for .data)\n"
+            "      --no-svg        no flame graph\n"
+            "      --folded FILE   the stacks folded (speedscope, flamegraph.pl, inferno read them)\n"
+            "      --pprof FILE    also a pprof profile (when build/symbolize has --pprof)\n"
+            "      --top N         functions in the table (default 12; 0: none)\n"
+            "  -F, --freq HZ       samples per second (default 999)\n"
+            "      --call-graph M  fp (-g), dwarf or none (default: what the runtime needs)\n"
+            "  -p, --pid PID       attach to a running process (Ctrl-C ends the recording)\n"
+            "      --no-jit-flags  add no runtime flag: record COMMAND as it is\n"
+            "      --print-command print what would run, and stop\n"
+            "      --keep          keep the recording, dumps and maps (their directory is named)\n"
+            "  -q, --quiet         no progress line, no table\n"
+            "Injection: jitanon-inject's options (--anon, --elf, --elf-dir, --elf-files (default here:\n"
+            "sampled), --jitdump-dir, --late, --late-window, --line-bias, --threads, -N, --buildid-dir,\n"
+            "--strict, --stats); jitanon-inject --help explains them.\n");
+}
+
+int main(int argc, char **argv)
+{
+    static run R; /* large: off the stack */
+    inject_cli ic;
+    int i, status = 0, perf_status = 0, cmd = -1;
+    volatile sig_atomic_t stop = 0;
+    char outdir[PATH_MAX], msg[1024], *pa[MAX_ARGS + 32];
+    pid_t perf;
+    double t0;
+    tail t;
+    memset(&t, 0, sizeof t);
+    inject_cli_init(&ic);
+    R.output = "perf.jit.data";
+    R.freq = "999";
+    R.top = 12;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int k;
+        if (!strcmp(a, "--")) {
+            cmd = i + 1;
+            break;
+        }
+        if (a[0] != '-') { /* the command starts at the first word that is not an option */
+            cmd = i;
+            break;
+        }
+        k = inject_cli_arg(&ic, TOOL, argc, argv, &i);
+        if (k < 0) return 2;
+        if (k > 0) continue;
+        if ((v = inject_cli_value(argc, argv, &i, "--output", "-o"))) R.output = v;
+        else if ((v = inject_cli_value(argc, argv, &i, "--svg", NULL))) R.svg = v;
+        else if ((v = inject_cli_value(argc, argv, &i, "--pprof", NULL))) R.pprof = v;
+        else if ((v = inject_cli_value(argc, argv, &i, "--folded", NULL))) R.folded = v;
+        else if ((v = inject_cli_value(argc, argv, &i, "--top", NULL))) R.top = atoi(v);
+        else if ((v = inject_cli_value(argc, argv, &i, "--freq", "-F"))) R.freq = v;
+        else if (!strcmp(a, "-g")) R.callgraph = "fp"; /* as perf record -g */
+        else if ((v = inject_cli_value(argc, argv, &i, "--call-graph", NULL))) {
+            if (strcmp(v, "fp") && strcmp(v, "dwarf") && strcmp(v, "lbr") && strcmp(v, "none"))
+                return fprintf(stderr, TOOL ": --call-graph takes fp, dwarf, lbr or none\n"), 2;
+            R.callgraph = v;
+        } else if ((v = inject_cli_value(argc, argv, &i, "--pid", "-p"))) {
+            char *end;
+            R.attach_pid = strtol(v, &end, 10);
+            if (*end || R.attach_pid <= 0) return fprintf(stderr, TOOL ": -p takes a process id\n"), 2;
+        } else if (!strcmp(a, "--no-svg")) R.no_svg = 1;
+        else if (!strcmp(a, "--no-jit-flags")) R.no_jit = 1;
+        else if (!strcmp(a, "--print-command")) R.print_only = 1;
+        else if (!strcmp(a, "--keep")) R.keep = 1;
+        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) R.quiet = 1;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout), 0;
+        else if (!strcmp(a, "--version")) return printf(TOOL " %s\n", JITANON_VERSION_STRING), 0;
+        else return fprintf(stderr, TOOL ": unknown option '%s' (--help lists them)\n", a), 2;
+    }
+    if ((cmd < 0 || cmd >= argc) && !R.attach_pid)
+        return fprintf(stderr, "usage: " TOOL " [options] -- COMMAND [ARGS...]   (or -p PID; --help for more)\n"), 2;
+    if (cmd >= 0 && cmd < argc && R.attach_pid)
+        return fprintf(stderr, TOOL ": give a COMMAND or -p PID, not both\n"), 2;
+    if (!getcwd(R.cwd, sizeof R.cwd)) return fprintf(stderr, TOOL ": cannot read the current directory\n"), 1;
+
+    /* Where everything goes: the private directory beside the output. */
+    {
+        const char *slash = strrchr(R.output, '/');
+        if (slash) snprintf(outdir, sizeof outdir, "%.*s", (int)(slash - R.output), R.output);
+        else snprintf(outdir, sizeof outdir, ".");
+        if (!outdir[0]) snprintf(outdir, sizeof outdir, "/");
+        { /* absolute: the ELF files' paths in the profile must hold from any directory */
+            char abs[PATH_MAX];
+            if (realpath(outdir, abs)) snprintf(outdir, sizeof outdir, "%s", abs);
+        }
+        if (access(outdir, W_OK) != 0)
+            return fprintf(stderr, TOOL ": cannot write into %s (for %s): %s\n", outdir, R.output, strerror(errno)), 1;
+        snprintf(R.priv, sizeof R.priv, "%s/.jitanon-record-XXXXXX", outdir);
+        if (R.print_only) snprintf(R.priv, sizeof R.priv, "%s/.jitanon-record-<run>", outdir);
+        else if (!mkdtemp(R.priv)) return fprintf(stderr, TOOL ": cannot create a directory in %s: %s\n", outdir, strerror(errno)), 1;
+        if (R.priv[0] != '/') { /* runtimes get absolute paths: they may change directory */
+            char abs[PATH_MAX];
+            if (realpath(R.priv, abs)) snprintf(R.priv, sizeof R.priv, "%s", abs);
+        }
+        snprintf(R.raw, sizeof R.raw, "%s/perf.data", R.priv);
+        if (!ic.o.elf_dir) {
+            snprintf(R.elf_dir, sizeof R.elf_dir, "%s/jitted", outdir);
+            ic.o.elf_dir = R.elf_dir;
+        }
+        if (!ic.o.jitdump_dir) ic.o.jitdump_dir = R.priv;
+    }
+    /* The JVMTI agent: beside this program (build/), or installed beside ../lib. */
+    {
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 64);
+        if (n > 0) {
+            char *s;
+            self[n] = 0;
+            s = strrchr(self, '/');
+            if (s) {
+                strcpy(s, "/libjitanon-jvmti.so");
+                if (access(self, R_OK) == 0) snprintf(R.agent, sizeof R.agent, "%s", self);
+                else {
+                    strcpy(s, "/../lib/libjitanon-jvmti.so");
+                    if (access(self, R_OK) == 0 && realpath(self, R.agent)) {
+                    } else R.agent[0] = 0;
+                }
+            }
+        }
+    }
+    R.start = time(NULL);
+
+    if (R.attach_pid) {
+        char exe[PATH_MAX + 32], real[PATH_MAX], mapsf[64], line[4096];
+        ssize_t n;
+        int py, has_dump = 0;
+        FILE *f;
+        snprintf(exe, sizeof exe, "/proc/%ld/exe", R.attach_pid);
+        n = readlink(exe, real, sizeof real - 1);
+        if (n <= 0) return fprintf(stderr, TOOL ": no process %ld (or not ours to look at): %s\n", R.attach_pid, strerror(errno)), 1;
+        real[n] = 0;
+        R.r.kind = rt_of_name(base_name(real), &py);
+        if (R.r.kind == RT_NONE && !strncmp(base_name(real), "beam", 4)) R.r.kind = RT_ERL;
+        snprintf(mapsf, sizeof mapsf, "/proc/%ld/maps", R.attach_pid);
+        if ((f = fopen(mapsf, "r"))) {
+            while (fgets(line, sizeof line, f))
+                if (strstr(line, "/jit-") && strstr(line, ".dump")) has_dump = 1;
+            fclose(f);
+        }
+        add_pid(&R, (uint32_t)R.attach_pid);
+        if (R.r.kind == RT_JAVA && !R.no_jit && R.agent[0]) {
+            note(&R, "java: the agent is loaded into the running JVM with jcmd PID JVMTI.agent_load");
+        } else if (R.r.kind != RT_NONE && !has_dump) {
+            snprintf(msg, sizeof msg,
+                     "pid %ld runs %s and writes no jitdump: flags cannot be added to a running process; start it "
+                     "with its flag (jitanon-record --print-command -- ... shows it) to get JIT names",
+                     R.attach_pid, rt_names[R.r.kind]);
+            note(&R, msg);
+        } else if (has_dump) {
+            snprintf(msg, sizeof msg, "pid %ld already writes a jitdump: used as it is", R.attach_pid);
+            note(&R, msg);
+        }
+    } else {
+        char *found = resolve_path(argv[cmd]);
+        if (!found) {
+            fprintf(stderr, TOOL ": %s: %s\n", argv[cmd], strchr(argv[cmd], '/') ? strerror(errno) : "command not found");
+            remove_tree(R.priv);
+            return 127;
+        }
+        free(found);
+        for (i = cmd; i < argc && R.argc < MAX_ARGS - 64; i++) R.argv[R.argc++] = xstrdup(argv[i]);
+        R.argv[R.argc] = NULL;
+        if (R.no_jit) note(&R, "--no-jit-flags: recorded as it is");
+        else detect(&R);
+    }
+    if (!R.callgraph) R.callgraph = callgraph_of(&R.r);
+
+    if (R.print_only) {
+        print_command(&R, stdout);
+        for (i = 0; i < R.nnotes; i++) printf("# %s\n", R.notes[i]);
+        return 0;
+    }
+    {
+        const char *problem = perf_problem(&R, msg, sizeof msg);
+        if (problem) {
+            fprintf(stderr, TOOL ": %s\n", problem);
+            remove_tree(R.priv);
+            return 1;
+        }
+    }
+    if (!R.quiet)
+        for (i = 0; i < R.nnotes; i++) fprintf(stderr, TOOL ": note: %s\n", R.notes[i]);
+
+    /* Record.  Ctrl-C goes to the whole foreground group (perf stops, the program ends);
+       we stay to make the profile of what was recorded. */
+    g_stop = &stop;
+    R.stop = &stop;
+    {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+        /* a closed stderr (| head) must not kill us before the cleanup */
+        sa.sa_handler = SIG_IGN;
+        sigaction(SIGPIPE, &sa, NULL);
+    }
+    perf_argv(&R, pa, MAX_ARGS + 32);
+    t0 = now_s();
+    perf = fork();
+    if (perf == 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = SIG_DFL;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+        sigaction(SIGPIPE, &sa, NULL);
+        for (i = 0; i < R.nenv; i++) setenv(R.env[i].name, R.env[i].value, 1);
+        execvp("perf", pa);
+        fprintf(stderr, TOOL ": cannot run perf: %s\n", strerror(errno));
+        _exit(127);
+    }
+    if (perf < 0) return fprintf(stderr, TOOL ": cannot start perf: %s\n", strerror(errno)), 1;
+    g_perf_pid = perf;
+    if (R.attach_pid && R.r.kind == RT_JAVA && !R.no_jit && R.agent[0]) {
+        /* the agent's marker mmap must be seen: load it once perf records */
+        pid_t j;
+        char pidstr[32], opt[2 * PATH_MAX];
+        int w;
+        for (w = 0; w < 50 && !t.f; w++) {
+            usleep(100000);
+            tail_poll(&R, &t);
+        }
+        usleep(200000);
+        snprintf(pidstr, sizeof pidstr, "%ld", R.attach_pid);
+        snprintf(opt, sizeof opt, "\"dir=%s\"", R.priv); /* jcmd splits key=value words: quoted */
+        j = fork();
+        if (j == 0) {
+            int nul = open("/dev/null", O_RDWR);
+            if (nul >= 0) dup2(nul, 1);
+            execlp("jcmd", "jcmd", pidstr, "JVMTI.agent_load", R.agent, opt, (char *)NULL);
+            fprintf(stderr, TOOL ": cannot run jcmd: %s\n", strerror(errno));
+            _exit(127);
+        }
+        if (j > 0) {
+            int js;
+            waitpid(j, &js, 0);
+            if (!WIFEXITED(js) || WEXITSTATUS(js) != 0)
+                fprintf(stderr, TOOL ": jcmd could not load the agent into %ld: recording without JIT names\n",
+                        R.attach_pid);
+            else if (!ic.o.late_window_ns && ic.o.late == JITANON_LATE_AUTO) {
+                /* the agent describes the code compiled before it came (its load records
+                   are dated when it loaded): samples in that code since perf began are
+                   named after it, unless something else was ever described there */
+                ic.o.late = JITANON_LATE_NAME;
+                ic.o.late_window_ns = (uint64_t)((now_s() - t0 + 1.0) * 1e9);
+            }
+        }
+    }
+    for (;;) {
+        int st;
+        pid_t w = waitpid(perf, &st, WNOHANG);
+        if (w == perf) {
+            perf_status = st;
+            break;
+        }
+        if (w < 0 && errno != EINTR) break;
+        tail_poll(&R, &t);
+        progress(&R, t0, "recording");
+        usleep(250000);
+    }
+    g_perf_pid = 0;
+    /* the rest of the records, up to the data section's end (the header now says it) */
+    if (t.f) {
+        unsigned char hdr[56];
+        FILE *f = fopen(R.raw, "rb");
+        if (f && fread(hdr, 1, sizeof hdr, f) == sizeof hdr && rd64(hdr + 48)) t.end = rd64(hdr + 40) + rd64(hdr + 48);
+        if (f) fclose(f);
+    }
+    tail_poll(&R, &t);
+    if (t.f) fclose(t.f);
+    free(t.buf);
+    if (!R.quiet && isatty(2)) fprintf(stderr, "\r\033[K");
+    {
+        struct stat sb;
+        if (stat(R.raw, &sb) != 0 || sb.st_size == 0) {
+            fprintf(stderr, TOOL ": perf recorded nothing (exit status %d%s): see its message above\n",
+                    WIFEXITED(perf_status) ? WEXITSTATUS(perf_status) : 128 + WTERMSIG(perf_status), stop ? ", interrupted" : "");
+            if (!R.keep) remove_tree(R.priv);
+            return 1;
+        }
+    }
+    {
+        double secs = now_s() - t0;
+        /* Inject, naming every sample and its stack on the way. */
+        prof P;
+        jitanon_inject_stats st;
+        jitanon_error err;
+        jitanon_result r;
+        char svg[2 * PATH_MAX];
+        memset(&P, 0, sizeof P);
+        memset(&st, 0, sizeof st);
+        P.R = &R;
+        fg_init(&P.tree);
+        fg_init(&P.self);
+        P.names = (char(*)[NAME_LEN])xmalloc((MAX_FRAMES + 1) * sizeof *P.names);
+        P.frames = (fg_frame *)xmalloc((MAX_FRAMES + 1) * sizeof *P.frames);
+        snprintf(P.comm, sizeof P.comm, "%s", R.attach_pid ? rt_names[R.r.kind] : base_name(R.argv[0]));
+        if (inject_cli_finish(&ic, TOOL) != 0) return 1;
+        /* a profile needs only the ELF files its samples and stacks land in (perf report
+           opens no other): thousands fewer files for a JVM or BEAM; dwarf stacks: all */
+        if (!ic.elf_files_set) ic.o.elf_files = JITANON_ELF_FILES_SAMPLED;
+        ic.o.on_sample = on_sample;
+        ic.o.io.user = &P;
+        if (!R.quiet && isatty(2)) fprintf(stderr, TOOL ": injecting %" PRIu64 " samples...", R.samples);
+        r = jitanon_inject_file(R.raw, R.output, JITANON_PERF_FILE, &ic.o, &ic.po, &st, &err);
+        if (!R.quiet && isatty(2)) fprintf(stderr, "\r\033[K");
+        inject_cli_release(&ic);
+        if (r != JITANON_OK) {
+            jitanon_format_error(msg, sizeof msg, &err);
+            fprintf(stderr, TOOL ": injecting %s: %s\n", R.raw, msg);
+            status = 1;
+        } else {
+            if ((!R.no_svg || R.folded || R.top > 0) && !strcmp(R.callgraph, "dwarf") && !stacks_from_perf(&P, R.output))
+                fprintf(stderr, TOOL ": perf script could not unwind the DWARF stacks: the flame graph has the sampled "
+                                "functions only\n");
+            if (!R.quiet) {
+                fprintf(stderr,
+                        TOOL ": %s%s, %.1f s, %" PRIu64 " samples, %" PRIu64 " in JIT code (%.1f%% named), %" PRIu64
+                             " jitdump%s\n",
+                        rt_names[R.r.kind], stop ? " (interrupted)" : "", secs, P.total, P.jit,
+                        P.jit ? 100.0 * (double)(P.jit_named + P.map_named) / (double)P.jit : 100.0, st.dumps_loaded,
+                        st.dumps_loaded == 1 ? "" : "s");
+                /* Python's JIT code is a trampoline per function: its functions are the
+                   innermost py:: frames of the stacks, not the sampled addresses */
+                if (R.top > 0 && P.total && P.has_inner && R.r.kind == RT_PYTHON)
+                    print_top(&P, &P.inner, P.stack_samples, R.top, "  total  samples  python function (innermost py:: frame)");
+                else if (R.top > 0 && P.total)
+                    print_top(&P, &P.self, P.has_inner ? P.stack_samples : P.total, R.top, "   self  samples  function");
+            }
+            if (ic.stats) {
+                fprintf(stderr, "records in %" PRIu64 ", out %" PRIu64 "; jitdumps loaded %" PRIu64 ", unusable %" PRIu64
+                                "; ELF files %" PRIu64 "; anon kept %" PRIu64 ", split %" PRIu64 ", dropped %" PRIu64 "\n",
+                        st.records_in, st.records_out, st.dumps_loaded, st.dumps_failed, st.elf_files, st.anon_kept,
+                        st.anon_split, st.anon_dropped);
+            }
+            if (!R.no_svg) {
+                FILE *f;
+                if (R.svg) snprintf(svg, sizeof svg, "%s", R.svg);
+                else {
+                    size_t n = strlen(R.output);
+                    if (n > 5 && !strcmp(R.output + n - 5, ".data")) snprintf(svg, sizeof svg, "%.*s.svg", (int)(n - 5), R.output);
+                    else snprintf(svg, sizeof svg, "%s.svg", R.output);
+                }
+                f = fopen(svg, "w");
+                if (f) fg_write_svg(&P.tree, f, R.attach_pid ? "jitanon-record" : R.argv[0]);
+                if (!f || ferror(f) | fclose(f)) fprintf(stderr, TOOL ": cannot write %s: %s\n", svg, strerror(errno)), status = 1;
+                else if (!R.quiet) fprintf(stderr, "flame graph: %s\n", svg);
+            }
+            if (R.folded) {
+                FILE *f = fopen(R.folded, "w");
+                if (f) fg_write_folded(&P.tree, f);
+                if (!f || ferror(f) | fclose(f)) fprintf(stderr, TOOL ": cannot write %s: %s\n", R.folded, strerror(errno)), status = 1;
+            }
+            if (R.pprof) {
+                /* the pprof encoder is symbolize's (examples/pprof.h): run it on the recording */
+                char sym[PATH_MAX];
+                ssize_t n = readlink("/proc/self/exe", sym, sizeof sym - 16);
+                pid_t p;
+                int ps = 1;
+                if (n > 0) {
+                    char *s;
+                    sym[n] = 0;
+                    s = strrchr(sym, '/');
+                    strcpy(s ? s + 1 : sym, "symbolize");
+                }
+                { /* a symbolize from before pprof says so in its --help: ask it first */
+                    char *hv[] = {sym, (char *)"--help", NULL}, help[4096];
+                    int fd, hs;
+                    size_t got = 0;
+                    ssize_t k;
+                    pid_t h = n > 0 ? spawn_reading(hv, &fd) : -1;
+                    if (h > 0) {
+                        while (got < sizeof help - 1 && (k = read(fd, help + got, sizeof help - 1 - got)) > 0)
+                            got += (size_t)k;
+                        close(fd);
+                        waitpid(h, &hs, 0);
+                    }
+                    help[got] = 0;
+                    if (!strstr(help, "--pprof")) n = -1;
+                }
+                p = n > 0 ? fork() : -1;
+                if (p == 0) {
+                    execl(sym, "symbolize", "--pprof", R.pprof, "--jitdump-dir", R.priv, R.raw, (char *)NULL);
+                    _exit(127);
+                }
+                if (p > 0) waitpid(p, &ps, 0);
+                if (p <= 0 || !WIFEXITED(ps) || WEXITSTATUS(ps) != 0)
+                    fprintf(stderr, TOOL ": no pprof profile: %s\n",
+                            n < 0 ? "build/symbolize has no --pprof (examples/pprof.h is not in this build yet)"
+                                  : "symbolize --pprof failed (its message is above)"),
+                        status = 1;
+                else if (!R.quiet) fprintf(stderr, "pprof: %s\n", R.pprof);
+            }
+            if (!R.quiet) {
+                if (P.map_named && !R.keep)
+                    fprintf(stderr, "note: %" PRIu64 " samples were named from perf maps, which are removed now: perf "
+                                    "report will not name them (--keep keeps the maps)\n", P.map_named);
+                fprintf(stderr, "profile: %s   (perf report -i %s)\n", R.output, R.output);
+            }
+        }
+        for (i = 0; i < (int)P.nmaps; i++) {
+            size_t k;
+            for (k = 0; k < P.maps[i].n; k++) free(P.maps[i].l[k].name);
+            free(P.maps[i].l);
+        }
+        free(P.maps);
+        fg_release(&P.tree);
+        fg_release(&P.self);
+        if (P.has_inner) fg_release(&P.inner);
+        free(P.names);
+        free(P.frames);
+    }
+    /* What the runtimes wrote for this run goes, unless asked to keep it. */
+    if (R.keep) fprintf(stderr, TOOL ": kept the recording, and what the runtime wrote there, in %s\n", R.priv);
+    /* an attached process was started by the user: what it writes is theirs */
+    if (!R.attach_pid) {
+        remove_by_pid(&R, "/tmp", R.keep);
+        if (strcmp(R.cwd, "/tmp")) remove_by_pid(&R, R.cwd, R.keep);
+    }
+    if (!R.keep) remove_tree(R.priv);
+    for (i = 0; i < R.argc; i++) free(R.argv[i]);
+    for (i = 0; i < R.nenv; i++) free(R.env[i].name), free(R.env[i].value);
+    for (i = 0; i < R.nnotes; i++) free(R.notes[i]);
+    free(R.pids);
+    return status;
+}

@@ -1,0 +1,178 @@
+#!/bin/sh
+# jitanon-record on real runtimes: `jitanon-record -- node app.js` (and deno, bun, python
+# 3.13, java with the agent built, erl), with no runtime flag typed, must give a
+# perf.jit.data in which perf script names at least 90% of the samples that landed in JIT
+# code, and leave nothing in /tmp for the recording's pids.  Ctrl-C (SIGINT to
+# jitanon-record) after 1 s of a 10 s run must still give a named profile.  Plus what the
+# tool adds to a command (--print-command: wrappers, unknown programs) and perf's errors
+# turned into one sentence.  One small app per runtime, ~1 s each.
+jt_name="record"; . "$(dirname "$0")/common.sh"
+rec="$root/build/jitanon-record"
+[ -x "$rec" ] || jt_skip "build/jitanon-record not built (make)"
+mkdir -p "$tmp/w" "$tmp/bin"
+cd "$tmp/w" || exit 1
+
+# 1. What it would run (no perf needed).
+pc() { "$rec" --print-command -- "$@" 2>&1; }
+bad=""
+pc node app.js | grep -q -- ' node --perf-prof ' || bad="$bad node"
+pc env FOO=1 node app.js | grep -q -- 'env .*FOO=1 node --perf-prof ' || bad="$bad env"
+pc sh -c 'exec node app.js' | grep -q -- '^NODE_OPTIONS=.*--perf-prof' || bad="$bad sh-c"
+pc true | grep -q -- 'no JIT flag added' || bad="$bad unknown"
+"$rec" --print-command --no-jit-flags -- node app.js 2>&1 | grep -q -- " -- node app.js$" || bad="$bad --no-jit-flags"
+pc erl -noshell | grep -q -- ' erl +JPperf true -noshell' || bad="$bad erl"
+if d=$(jt_deno); then
+  pc "$d" run app.js | grep -q -- " run '--v8-flags=--perf-prof,--perf-prof-path=" || bad="$bad deno"; fi
+if b=$(jt_bun); then pc "$b" app.js | grep -q -- '^BUN_JSC_useJITDump=1 BUN_JSC_jitDumpDirectory=' || bad="$bad bun"; fi
+if p=$(jt_python 3.13); then pc "$p" app.py | grep -q -- ' -X perf_jit app.py' || bad="$bad python3.13"
+  pc "$p" app.py | grep -q -- '--call-graph dwarf' || bad="$bad python-dwarf"; fi
+if [ -z "$bad" ]; then echo "PASS record --print-command: node, env, sh -c, deno, bun, python, erl flags; unknown programs noted"
+else echo "FAIL record --print-command: wrong for$bad"; fi
+
+# 2. perf's trouble is one sentence with the fix.
+ln -s "$(command -v node 2>/dev/null || echo /usr/bin/node)" "$tmp/bin/node"
+out=$(PATH="$tmp/bin" "$rec" -- node -e 0 2>&1)
+cat > "$tmp/perf" <<'EOF'
+#!/bin/sh
+echo "Error:" >&2
+echo "Access to performance monitoring and observability operations is limited." >&2
+echo "Consider adjusting /proc/sys/kernel/perf_event_paranoid setting to open" >&2
+exit 255
+EOF
+chmod +x "$tmp/perf"; ln -s "$tmp/perf" "$tmp/bin/perf"
+out2=$(PATH="$tmp/bin" "$rec" -- node -e 0 2>&1)
+rm -f "$tmp/bin/perf"
+if [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s' "$out" | grep -q 'perf is not installed: install it' &&
+   [ "$(printf '%s\n' "$out2" | wc -l)" -eq 1 ] && printf '%s' "$out2" | grep -q 'perf_event_paranoid.*sysctl kernel.perf_event_paranoid=1'; then
+  echo "PASS record perf errors: no perf, perf_event_paranoid: one sentence each, with the fix"
+else echo "FAIL record perf errors: '$out' / '$out2'"; fi
+
+# 3. Every CLI's front door: binary output refused on a terminal (script(1) gives one), the
+# OS's reason for an input that cannot be opened, --help on one screen (24 lines).
+inj="$root/build/jitanon-inject"
+bad=""
+if command -v script >/dev/null 2>&1; then
+  script -qc "'$inj' -i '$root/README.md'" /dev/null > "$tmp/tty.txt" 2>&1
+  grep -q 'refusing to write binary perf.data to a terminal: give -o FILE, or pipe it: jitanon-inject -i .* | perf report -i -' "$tmp/tty.txt" || bad="$bad tty"
+  script -qc "'$root/build/perfdata-cat' --copy - '$root/README.md'" /dev/null 2>&1 | grep -q 'refusing to write binary' || bad="$bad perfdata-cat-tty"
+else echo "SKIP record front door tty: no script(1) (apt-get install bsdutils)"; fi
+"$inj" -i "$tmp/missing.data" -o "$tmp/x.data" 2>&1 | grep -q "^jitanon-inject: cannot open $tmp/missing.data: No such file or directory$" || bad="$bad missing"
+"$root/build/perfdata-cat" "$tmp/missing.data" 2>&1 | grep -q "No such file or directory" || bad="$bad perfdata-cat-missing"
+"$rec" -- "$tmp/missing-prog" 2>&1 | grep -q "missing-prog: No such file or directory" || bad="$bad record-missing"
+for t in jitanon-inject jitanon-record symbolize jitdump-cat perfdata-cat jitdump-elf tinyjit jitgen; do
+  [ -x "$root/build/$t" ] || continue
+  n=$("$root/build/$t" --help 2>&1 | wc -l); [ "$n" -le 24 ] || bad="$bad $t-help:$n-lines"
+done
+"$rec" --help | head -n 1 | grep -q -- '-- COMMAND.*jitanon-record -- node app.js' || bad="$bad record-help-first"
+if [ -z "$bad" ]; then echo "PASS record front door: terminal refused, OS reason named, --help within 24 lines, common case first"
+else echo "FAIL record front door:$bad"; fi
+
+jt_need_perf
+
+cat > app.js <<'EOF'
+function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+const ms = +(process.argv[2] || globalThis.Deno?.args[0] || 800);
+console.log("started");
+const end = Date.now() + ms; let s = 0;
+while (Date.now() < end) s += fib(20);
+console.log(s);
+EOF
+
+# check NAME OUT [stacks]: >= 90% of the samples in JIT code named (perf script's answer
+# on the output; with "stacks", of the callchain frames in JIT code: python's JIT code is
+# a trampoline per function, which few samples land in), and no file of the recording's
+# pids in /tmp.  JIT code: an ELF we wrote, or anonymous memory (perf calls it
+# /tmp/perf-<pid>.map, //anon or [unknown]).
+check() {
+  name=$1; data=$2; mode=${3:-}
+  if [ ! -s "$data" ]; then echo "FAIL record $name: no $data ($(tail -n 3 "$tmp/$name.err" | tr '\n' ' '))"; return; fi
+  if [ "$mode" = stacks ]; then
+    perf script -i "$data" -F pid,ip,sym,dso 2>/dev/null > "$tmp/$name.script"
+  else
+    perf script -i "$data" -F pid,ip,sym,dso -G 2>/dev/null > "$tmp/$name.script"
+  fi
+  set -- $(awk -v m="$mode" 'm != "stacks" || /^\t/ { d = $NF; s = $(NF-1)
+      if (d ~ /jitted-/ || d ~ /\/\/anon/ || d ~ /\[anon/ || d ~ /memfd/ || d ~ /perf-[0-9]+\.map/ || d == "([unknown])") {
+        j++; if (d ~ /jitted-/ && s != "[unknown]") n++ } }
+      END { printf "%d %d\n", j, n }' "$tmp/$name.script")
+  jit=$1; named=$2
+  left=""
+  # the pids: every line's first field (-G), else the sample header lines' (frames start with a tab)
+  pidlist=$(awk -v m="$mode" 'NF && (m != "stacks" || !/^\t/) {print $1}' "$tmp/$name.script" | sort -u)
+  for p in $pidlist; do
+    for f in /tmp/jit-$p.dump /tmp/perf-$p.map /tmp/jitted-$p-*.so /tmp/jit-*-$p.dump; do
+      [ -e "$f" ] && left="$left $f"; done
+  done
+  what=samples; [ "$mode" = stacks ] && what="stack frames"
+  if [ -n "$left" ]; then echo "FAIL record $name: left in /tmp:$left"
+  elif [ "$jit" -gt 0 ] && [ $((named * 100)) -ge $((jit * 90)) ]; then
+    echo "PASS record $name: $named of $jit JIT $what named ($(echo $pidlist | wc -w) pids, nothing left in /tmp)"
+  else echo "FAIL record $name: $named of $jit JIT $what named (bar: 90%)"; fi
+}
+
+# 4. One run per runtime.
+"$rec" -q -o node.data -- node app.js 800 >/dev/null 2>"$tmp/node.err"; check node node.data
+if [ -f node.svg ] && grep -q 'fib' node.svg && ls jitted/jitted-*.so >/dev/null 2>&1 && ! ls .jitanon-record-* jit-*.dump isolate-*.log >/dev/null 2>&1
+then echo "PASS record node files: node.svg names fib; ELF files in jitted/; no dump, log or private directory left"
+else echo "FAIL record node files: $(ls -a | tr '\n' ' ')"; fi
+
+if d=$(jt_deno); then
+  "$rec" -q -o deno.data -- "$d" run app.js 800 >/dev/null 2>"$tmp/deno.err"; check deno deno.data
+else echo "SKIP record deno: no deno (build/npm: .ci/run installs it)"; fi
+
+if b=$(jt_bun); then
+  "$rec" -q -o bun.data -- "$b" app.js 800 >/dev/null 2>"$tmp/bun.err"; check bun bun.data
+else echo "SKIP record bun: no bun (build/npm: .ci/run installs it)"; fi
+
+if p=$(jt_python 3.13); then
+  cat > app.py <<'EOF'
+import sys, time
+def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)
+end = time.time() + int(sys.argv[1]) / 1000; s = 0
+while time.time() < end: s += fib(15)
+print(s)
+EOF
+  "$rec" -q -o py.data --folded py.folded -- "$p" app.py 800 >/dev/null 2>"$tmp/python.err"; check python3.13 py.data stacks
+  if grep -q 'py::fib:' py.folded 2>/dev/null; then echo "PASS record python3.13 stacks: py::fib in the DWARF-unwound flame graph"
+  else echo "FAIL record python3.13 stacks: no py::fib in py.folded"; fi
+else echo "SKIP record python3.13: no python3.13 (pyenv 3.13.x)"; fi
+
+if command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 && [ -f "$root/build/libjitanon-jvmti.so" ]; then
+  mkdir -p j && cat > j/App.java <<'EOF'
+public class App {
+    static long mix(long acc, long i) { return (acc >>> 3) ^ (i * 0x9E3779B97F4A7C15L); }
+    static long spin(long n) { long acc = 1; for (long i = 0; i < n; i++) acc += mix(acc, i) % 1000003; return acc; }
+    public static void main(String[] a) {
+        long end = System.nanoTime() + Long.parseLong(a[0]) * 1_000_000L, s = 0;
+        while (System.nanoTime() < end) s += spin(200_000);
+        System.out.println(s);
+    }
+}
+EOF
+  if javac -d j j/App.java 2>"$tmp/javac.err"; then
+    "$rec" -q -o java.data -- java -cp j App 800 >/dev/null 2>"$tmp/java.err"; check java java.data
+  else echo "FAIL record java: javac: $(head -c 200 "$tmp/javac.err")"; fi
+else echo "SKIP record java: needs java, javac and build/libjitanon-jvmti.so"; fi
+
+if command -v erl >/dev/null 2>&1 && command -v erlc >/dev/null 2>&1; then
+  cat > e.erl <<'EOF'
+-module(e).
+-export([main/1]).
+fib(N) when N < 2 -> N;
+fib(N) -> fib(N - 1) + fib(N - 2).
+loop(End, S) -> case erlang:monotonic_time(millisecond) < End of true -> loop(End, S + fib(15)); false -> S end.
+main([Ms]) -> io:format("~p~n", [loop(erlang:monotonic_time(millisecond) + list_to_integer(Ms), 0)]).
+EOF
+  erlc e.erl && "$rec" -q -o erl.data -- erl -noshell -run e main 800 -s init stop >/dev/null 2>"$tmp/erl.err"
+  check erl erl.data
+else echo "SKIP record erl: no erl/erlc (apt-get install erlang-base)"; fi
+
+# 5. SIGINT to jitanon-record 1 s into a 10 s run: the recording stops, the profile is made.
+"$rec" -q -o int.data -- node app.js 10000 > "$tmp/int.out" 2>"$tmp/int.err" &
+rp=$!
+i=0; while [ $i -lt 100 ] && ! grep -q started "$tmp/int.out" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+sleep 1
+kill -INT $rp
+wait $rp; rc=$?
+if [ $rc -eq 0 ] && ! grep -q '^[0-9]' "$tmp/int.out"; then check "sigint" int.data
+else echo "FAIL record sigint: exit $rc, the program ran to its end or no profile ($(tail -n 2 "$tmp/int.err" | tr '\n' ' '))"; fi
