@@ -4,6 +4,7 @@
    jitanon-inject [-i IN] [-o OUT] [-j] [-f] [-v] [--anon=range|all|keep]
                   [--elf=function|process] [--elf-dir DIR] [--jitdump-dir DIR]
                   [--elf-files=all|sampled] [--late=auto|name|keep] [--late-window MS]
+                  [--follow-wait MS]
                   [--threads N] [-N] [--buildid-dir DIR] [--stats] [--strict]  */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
@@ -55,6 +56,9 @@ static void usage(FILE *f)
             "                          keep: a function is mapped from its load record on (perf)\n"
             "      --late-window MS    how long before its load record a function may be named\n"
             "                          (default 100 ms)\n"
+            "      --follow-wait MS    a pipe is a recording still running: jitdumps are read\n"
+            "                          again as they grow; a fresh event may wait this long, at\n"
+            "                          most, for a JIT that is writing (default 10; 0: never)\n"
             "      --line-bias=B       subtract B from debug-info addresses: auto (default; detected\n"
             "                          per dump: V8 and LLVM JITs add 0x40), none, or bytes (0x40)\n"
             "      --threads N         threads creating per-function ELF files (default: one per\n"
@@ -110,6 +114,9 @@ static void print_stats(const jitanon_inject_stats *s)
             s->records_in, s->records_out, s->samples, s->markers, s->dumps_loaded, s->dumps_failed, s->loads, s->moves,
             s->mmaps_synthesized, s->anon_kept, s->anon_split, s->anon_pieces, s->anon_dropped, s->elf_files, s->elf_bytes,
             s->elf_refused, s->rounds, s->largest_round_bytes);
+    if (s->dumps_followed)
+        fprintf(stderr, "live: %" PRIu64 " jitdumps followed as they grew, read again %" PRIu64
+                " times; waited %.1f ms in all\n", s->dumps_followed, s->follow_reads, (double)s->follow_wait_ns / 1e6);
     if (s->late_loads)
         fprintf(stderr, "late: %" PRIu64 " functions mapped before their load record, %" PRIu64 " samples named so\n",
                 s->late_loads, s->late_samples);
@@ -175,6 +182,12 @@ int main(int argc, char **argv)
             if (!*v || *end || n == 0 || n > 3600000)
                 return fprintf(stderr, "jitanon-inject: --late-window takes 1 to 3600000 (milliseconds)\n"), 2;
             o.late_window_ns = (uint64_t)n * 1000000u;
+        } else if ((v = arg_value(argc, argv, &i, "--follow-wait", NULL))) {
+            char *end;
+            unsigned long n = strtoul(v, &end, 10);
+            if (!*v || *end || n > 60000)
+                return fprintf(stderr, "jitanon-inject: --follow-wait takes 0 to 60000 (milliseconds)\n"), 2;
+            o.follow_wait_us = n ? (uint32_t)n * 1000u : JITANON_FOLLOW_WAIT_NONE;
         } else if ((v = arg_value(argc, argv, &i, "--buildid-dir", NULL))) cache_dir = v;
         else if ((v = arg_value(argc, argv, &i, "--threads", NULL))) {
             char *end;
