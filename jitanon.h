@@ -1491,6 +1491,23 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
    at the end with elf_files = SAMPLED); a per-process file is held whole only with a
    custom io.write_elf.  Exited processes are forgotten.
 
+   Live pipes: with pipe input (a recording still running) each dump a marker names is
+   followed while the JIT appends to it.  Its stream stays open and, before a round is
+   decided, it is read from where the last read stopped (a record cut at the end is
+   completed then), so every record up to the round's last event is known when its
+   samples and //anon mmaps are decided; a function read after events newer than its load
+   were decided is mapped from the last decided time on (the output stays in time order).
+   A fresh round (its last event less than 250 ms before the clock now) newer than a
+   dump's last record waits, in polls of 1 ms and at most opts.follow_wait_us in all, while
+   that dump grew in the last 100 ms: the JIT is writing and may not have flushed yet.  A
+   dump whose process exited, and every dump when the input ends, is read to its end and
+   closed.  Records are not kept and applied events are freed: memory grows only by each
+   function's bookkeeping.  It needs streamed dumps (the default I/O, or io.open_dump for
+   an embedder's own: its read returning 0 at the end of what is written so far, then
+   more as the file grows) and per-function files; otherwise (per-process files,
+   on_sample, a custom load_dump alone) a dump is read once, at its marker.  Counted in
+   stats.dumps_followed, follow_reads, follow_wait_ns.
+
    Untrusted recordings: only files named jit-<digits>.dump are opened; ELF names are
    built from numbers; an ELF is never written through a symlink, and an existing file is
    replaced only when it is itself a jitted ELF stub. */
