@@ -1,8 +1,9 @@
 #!/bin/sh
-# Live pipes (#25): the README's pipe line while the JIT still compiles.  A node workload
+# Live pipes (#25): the README's pipe line (with -g, as issue #25 ran it: call graphs make
+# perf flush rounds sooner, so the dump is seen early) while the JIT still compiles.  A node workload
 # that creates JS and wasm functions for 2.5 s, and an erlang one that loads new modules
 # for 2.5 s, are recorded through
-#     perf record -k mono -o - -- JIT | tee live.data | jitanon-inject | perf report -i -
+#     perf record -k mono -g -o - -- JIT | tee live.data | jitanon-inject | perf report -i -
 # The share of samples perf report puts in jitted code must be >= 98% of what the same
 # stream (live.data) injected from the file gives once the dump is complete, and no less
 # than perf's own live pipe (perf record -o - | perf inject --jit -i - -o - | perf report
@@ -37,7 +38,7 @@ check() {
   rm -f toperf; mkfifo toperf
   perf_side "$dir" < toperf > "$name.perf" 2> "$name.perferr" &
   side=$!
-  perf record -q -k mono -o - -- "$@" 2>/dev/null | tee toperf live.data | jitanon-inject --stats 2> "$name.err" |
+  perf record -q -k mono -g -o - -- "$@" 2>/dev/null | tee toperf live.data | jitanon-inject --stats 2> "$name.err" |
     jitpct > "$name.live"
   wait $side; side_rc=$?
   pids="$pids $(pid_of live.data)"
