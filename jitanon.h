@@ -10849,6 +10849,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_read(jitanon__inj *j, size_t
         char what[512];
         uint64_t at = f->src.st.consumed;
         const char *path = jitanon__inj_path(j, jd->path);
+        j->st->dumps_damaged++;
         jitanon__inj_follow_end(j, jd);
         if (j->jit.dump_opts.strict) return JITANON__FAIL(j->err, got, at, "jitdump %s is damaged at byte %U", path, at);
         jitanon__fmt(what, sizeof what, "jitdump %s: a damaged record at byte %U: not followed further", path, at);

@@ -307,6 +307,57 @@ static void test_live_writer_stops(void)
     jitanon_membuf_release(&w.dump);
 }
 
+/* Garbage appended to a dump being followed: the records before it are used, one line
+   says where following stopped, and the run goes on; with strict the run fails. */
+static void test_live_damage_later(void)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    static ti_out_rec v[128];
+    tl_world w;
+    ti_gen g;
+    uint8_t raw[128], junk[64];
+    jitanon_membuf perf;
+    jitanon_jitdump_writer jw;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    size_t n, after_f0;
+    tl_world_init(&w);
+    memset(&jw, 0, sizeof jw);
+    jdrec_begin(&jw, jdrec_sink(&w.dump), 62, TI_PID, 5, 0, &err);
+    jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
+    after_f0 = w.dump.size;
+    jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
+    memset(junk, 0xff, sizeof junk);
+    JT_CHECK(jitanon_membuf_write(&w.dump, junk, sizeof junk) == 0);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_PIPE);
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_round(&g);
+    w.at[0] = perf.size;
+    w.size[0] = after_f0;
+    ti_sample(&g, 60, 0x11010);
+    ti_round(&g);
+    w.at[1] = perf.size;
+    w.size[1] = w.dump.size;
+    ti_sample(&g, 70, 0x11010);
+    ti_round(&g);
+    w.stages = 2;
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    memset(&o, 0, sizeof o);
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(st.loads == 2 && tl_mmap_of(v, n, 0) && tl_mmap_of(v, n, 1) && w.opens == w.closes);
+    JT_CHECK(w.lines == 1 && strstr(w.log, "damaged record") && strstr(w.log, "not followed further"));
+    JT_CHECK(st.dumps_damaged == 1);
+    o.jitdump.strict = 1;
+    w.log[0] = 0;
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) != JITANON_OK && strstr(err.info, "damaged"));
+    JT_CHECK(w.opens == w.closes);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+}
+
 /* Fresh events (dated now) past the dump's last record, the dump just grown: each round
    may wait, at most opts.follow_wait_us in all, and the run ends although the writer
    never writes again; JITANON_FOLLOW_WAIT_NONE never waits. */
@@ -437,6 +488,7 @@ static void suite_live(void)
 {
     JT_RUN(test_live_dump_grows_between_rounds);
     JT_RUN(test_live_writer_stops);
+    JT_RUN(test_live_damage_later);
     JT_RUN(test_live_bounded_wait);
     JT_RUN(test_live_flat_memory);
 }
