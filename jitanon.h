@@ -10349,18 +10349,25 @@ typedef jitanon_result (*jitanon__inj_load_fn)(jitanon__inj *, jitanon__elfout *
 
 /* The records `src` yields, until it has no more (*got: why - JITANON_END, JITANON_AGAIN at
    the end of what a live dump has written so far, or an error) or after max_loads LOADs.
-   `pend` and `keep` carry what waits for a LOAD from one call to the next. */
+   `pend` and `keep` carry what waits for a LOAD from one call to the next.  `begun`
+   (a followed dump's batch): the layout's begin comes with the first record, and
+   *begun says whether it came (a read that finds nothing costs the layout nothing). */
 JITANON__PRIVATE jitanon_result jitanon__inj_walk_src(jitanon__inj *j, jitanon__inj_dump *jd, jitanon__inj_src *src,
                                                       jitanon__inj_pend *pend, jitanon_membuf *keep, size_t max_loads,
                                                       jitanon__inj_load_fn load, jitanon__elfout *o, int moves,
-                                                      jitanon_result *got)
+                                                      jitanon_result *got, int *begun)
 {
     jitanon_jitdump_record r;
     size_t loads = 0;
     jitanon_result res = JITANON_OK;
     *got = JITANON_OK;
     while (res == JITANON_OK && loads < max_loads && (*got = jitanon__inj_src_next(src, &r)) == JITANON_OK) {
-        int took = jitanon__inj_pend_take(jd, &r, pend, keep);
+        int took;
+        if (begun && !*begun) {
+            *begun = 1;
+            if (o->ops->begin && (res = o->ops->begin(j, o, jd)) != JITANON_OK) break;
+        }
+        took = jitanon__inj_pend_take(jd, &r, pend, keep);
         if (jd->follow) {
             uint64_t t = jitanon__inj_time(j, jd, r.timestamp);
             if (t > jd->follow->last_time) jd->follow->last_time = t;
@@ -10388,7 +10395,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_
         return JITANON__FAIL(j->err, res, 0, "cannot read the jitdump again");
     }
     memset(&pend, 0, sizeof pend);
-    res = jitanon__inj_walk_src(j, jd, &src, &pend, j->jit.pend_keep, max_loads, load, o, moves, &got);
+    res = jitanon__inj_walk_src(j, jd, &src, &pend, j->jit.pend_keep, max_loads, load, o, moves, &got, NULL);
     jitanon__inj_src_close(&src);
     return res;
 }
@@ -10826,16 +10833,15 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_read(jitanon__inj *j, size_t
     uint64_t records = f->src.st.next_index;
     jitanon_result got = JITANON_OK, res = JITANON_OK;
     size_t first, i;
+    int begun = 0;
     if (jd->next) {
         memmove(jd->events, jd->events + jd->next, (jd->count - jd->next) * sizeof *jd->events);
         jd->count -= jd->next;
         jd->next = 0;
     }
     first = jd->count;
-    if (o->ops->begin) res = o->ops->begin(j, o, jd);
-    if (res == JITANON_OK)
-        res = jitanon__inj_walk_src(j, jd, &f->src, &f->pend, f->keep, SIZE_MAX, o->ops->add, o, 1, &got);
-    if (o->ops->end) { /* also after a failure: writer threads stop */
+    res = jitanon__inj_walk_src(j, jd, &f->src, &f->pend, f->keep, SIZE_MAX, o->ops->add, o, 1, &got, &begun);
+    if (begun && o->ops->end) { /* also after a failure: writer threads stop */
         jitanon_result e = o->ops->end(j, o, jd);
         if (res == JITANON_OK) res = e;
     }
@@ -10843,7 +10849,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_read(jitanon__inj *j, size_t
     if (res != JITANON_OK) return res;
     for (i = first; i < jd->count; i++)
         if (jd->events[i].time < j->jit.decided) jd->events[i].time = jd->events[i].load_time = j->jit.decided;
-    if (!jitanon__inj_sort_events(j, jd->events, jd->count)) return jitanon__inj_nomem(j, "event sort");
+    if (first < jd->count && !jitanon__inj_sort_events(j, jd->events, jd->count))
+        return jitanon__inj_nomem(j, "event sort");
     if (*more) f->grew_at = jitanon_jitdump_now();
     if (got != JITANON_AGAIN && got != JITANON_OK && got != JITANON_END) {
         char what[512];

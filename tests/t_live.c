@@ -177,53 +177,59 @@ static void tl_world_init(tl_world *w)
    2's last event (t=60).  Every function is mapped, the //anon of round 2 is trimmed
    around f0 and f1, nothing is dated before what was decided, and the dump is read
    from where each read stopped. */
-static void test_live_dump_grows_between_rounds(void)
+static void tl_grow_scenario(tl_world *w, jitanon_membuf *perf)
 {
     static const uint8_t code[0x100] = {0xc3};
-    static ti_out_rec v[128];
-    tl_world w;
     ti_gen g;
     uint8_t raw[128];
-    jitanon_membuf perf;
     jitanon_jitdump_writer jw;
-    jitanon_inject_opts o;
-    jitanon_inject_stats st;
     jitanon_error err;
-    size_t n, after_f0, after_f1, f2_end;
-    const ti_out_rec *m;
-    tl_world_init(&w);
+    size_t after_f0, after_f1, f2_end;
+    tl_world_init(w);
     memset(&jw, 0, sizeof jw);
-    jdrec_begin(&jw, jdrec_sink(&w.dump), 62, TI_PID, 5, 0, &err);
+    jdrec_begin(&jw, jdrec_sink(&w->dump), 62, TI_PID, 5, 0, &err);
     jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
-    after_f0 = w.dump.size;
+    after_f0 = w->dump.size;
     jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
-    after_f1 = w.dump.size;
+    after_f1 = w->dump.size;
     jdrec_write(&jw, jdrec_load(70, TI_PID, TI_PID, 0x12000, code, 0x100, 2, "f2"), &err);
-    f2_end = w.dump.size;
+    f2_end = w->dump.size;
     jdrec_write(&jw, jdrec_load(55, TI_PID, TI_PID, 0x13000, code, 0x100, 3, "f3"), &err);
 
-    memset(&perf, 0, sizeof perf);
-    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_PIPE);
+    memset(perf, 0, sizeof *perf);
+    ti_gen_begin(&g, raw, 1, perf, JITANON_PERF_PIPE);
     ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
     ti_mmap(&g, 30, 0x10000, 0x1000, 0x10000, "//anon");
     ti_sample(&g, 35, 0x10010);
     ti_round(&g);
-    w.at[0] = perf.size;
-    w.size[0] = after_f0;
+    w->at[0] = perf->size;
+    w->size[0] = after_f0;
     ti_mmap(&g, 50, 0x10000, 0x2000, 0x10000, "//anon"); /* coalesced over f0 and f1 */
     ti_sample(&g, 60, 0x11010);
     ti_round(&g);
-    w.at[1] = perf.size;
-    w.size[1] = after_f1 + (f2_end - after_f1) / 2; /* f2's record cut in the middle */
+    w->at[1] = perf->size;
+    w->size[1] = after_f1 + (f2_end - after_f1) / 2; /* f2's record cut in the middle */
     ti_sample(&g, 80, 0x12010);
     ti_sample(&g, 90, 0x13010);
     ti_round(&g);
-    w.at[2] = perf.size;
-    w.size[2] = w.dump.size;
-    w.stages = 3;
+    w->at[2] = perf->size;
+    w->size[2] = w->dump.size;
+    w->stages = 3;
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
     jitanon_perf_writer_release(&g.w);
+}
 
+static void test_live_dump_grows_between_rounds(void)
+{
+    static ti_out_rec v[128];
+    tl_world w;
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    size_t n;
+    const ti_out_rec *m;
+    tl_grow_scenario(&w, &perf);
     memset(&o, 0, sizeof o);
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
     JT_CHECK_EQ_U(st.dumps_followed, 1);
@@ -255,6 +261,37 @@ static void test_live_dump_grows_between_rounds(void)
                      !strcmp(v2[i].name, v[i].name));
         w.threads = 0;
     }
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+}
+
+/* Every allocation of a followed run failing in turn: a typed error or success, and
+   nothing leaks (streams closed, follow state freed). */
+static void test_live_alloc_failures(void)
+{
+    static ti_out_rec v[128];
+    tl_world w;
+    jitanon_membuf perf;
+    long k;
+    tl_grow_scenario(&w, &perf);
+    for (k = 1; k < 1000; k++) {
+        jt_alloc a;
+        jitanon_inject_opts o;
+        jitanon_error err;
+        size_t n;
+        jitanon_result r;
+        memset(&o, 0, sizeof o);
+        o.allocator = jt_allocator(&a);
+        o.elf.allocator = o.jitdump.allocator = o.allocator;
+        a.fail_at = k;
+        w.opens = w.closes = 0;
+        r = tl_run(&w, &perf, &o, v, 128, &n, NULL, &err);
+        JT_CHECK(r == JITANON_OK || jt_is_typed_error(r));
+        JT_CHECK_EQ_U(a.live_bytes, 0);
+        JT_CHECK(w.opens == w.closes);
+        if (r == JITANON_OK && a.calls < a.fail_at) break;
+    }
+    JT_CHECK(k < 1000);
     jitanon_membuf_release(&perf);
     jitanon_membuf_release(&w.dump);
 }
@@ -487,6 +524,7 @@ static void test_live_flat_memory(void)
 static void suite_live(void)
 {
     JT_RUN(test_live_dump_grows_between_rounds);
+    JT_RUN(test_live_alloc_failures);
     JT_RUN(test_live_writer_stops);
     JT_RUN(test_live_damage_later);
     JT_RUN(test_live_bounded_wait);
