@@ -11629,7 +11629,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, int last)
     for (k = 0; k < rd->nrecs && res == JITANON_OK; k++) {
         jitanon__inj_rec *r = &rd->recs[rd->order[k]];
         if (r->time > max_time) max_time = r->time;
-        if (r->time > j->jit.decided) j->jit.decided = r->time;
+        if (j->jit.live && r->time > j->jit.decided) j->jit.decided = r->time;
         res = jitanon__inj_apply_until(j, r->time, 0);
         if (res == JITANON_OK) res = jitanon__inj_decide(j, r);
     }

@@ -12,7 +12,13 @@ jt_name="live oracle"; . "$(dirname "$0")/common.sh"
 jt_need_perf
 [ -x "$root/build/jitanon-inject" ] || jt_skip "build/jitanon-inject not built (make)"
 PATH="$root/build:$PATH"; export PATH
-cd "$tmp"
+# tens of thousands of ELF files and build-id cache entries (erlang's JIT alone names
+# 27,000 functions) are made and removed much faster on tmpfs
+ov=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
+jt_cleanup_hook() { rm -rf "$ov"; }
+mkdir -p "$ov/work" "$ov/home"
+export HOME="$ov/home" PERF_BUILDID_DIR="$ov/home/.debug"
+cd "$ov/work"
 
 # jitpct [perf report args]: the percentage of samples in jitted-*.so, from stdin
 jitpct() { perf report -i - --stdio --no-children --sort dso -q 2>/dev/null |
@@ -23,11 +29,9 @@ pid_of() { perfdata-cat "$1" 2>/dev/null | sed -n 's/.*jit-\([0-9][0-9]*\)\.dump
 # perf's own live pipe reads the same stream at the same time, in a mount namespace where
 # the dump's directory is an overlay: it sees the dump grow, and the ELF files and the
 # build-id cache it writes stay apart from ours (same names, other bytes).
-ov=$(mktemp -d -p /dev/shm 2>/dev/null || true)
-jt_cleanup_hook() { [ -n "$ov" ] && rm -rf "$ov"; }
 perf_side() { # DIR: run perf's pipeline on stdin with DIR overlaid; prints its share
-  rm -rf "$ov/up" "$ov/wk"; mkdir -p "$ov/up" "$ov/wk"
-  unshare --mount sh -c 'mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/up,workdir=$2/wk" "$1" || exit 3
+  rm -rf "$ov/up" "$ov/wk" "$ov/perfhome"; mkdir -p "$ov/up" "$ov/wk" "$ov/perfhome"
+  HOME="$ov/perfhome" PERF_BUILDID_DIR="$ov/perfhome/.debug" unshare --mount sh -c 'mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/up,workdir=$2/wk" "$1" || exit 3
     perf inject --jit -i - -o - 2>/dev/null | perf report -i - --stdio --no-children --sort dso -q 2>/dev/null |
     awk '"'"'$2 ~ /jitted-/ { s += $1 } END { printf "%.2f\n", s }'"'"'' sh "$1" "$ov"
 }
@@ -94,7 +98,7 @@ while (Date.now() - t0 < DUR) {
 }
 if (sink === 0.5) console.log(js, wf);
 JS
-  check node "$tmp" node --perf-prof app.js
+  check node "$ov/work" node --perf-prof app.js
 fi
 
 if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
@@ -124,5 +128,5 @@ forms([{dot, _} = D | T], Cur, Acc) ->
 forms([H | T], Cur, Acc) -> forms(T, [H | Cur], Acc).
 ERL
   if ! erlc jtlive.erl 2>/dev/null; then echo "FAIL live erlang: erlc failed"
-  else check erlang /tmp erl +JPperf true -noshell -pa "$tmp" -s jtlive main; fi
+  else check erlang /tmp erl +JPperf true -noshell -pa "$ov/work" -s jtlive main; fi
 fi
