@@ -1520,6 +1520,23 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
    at the end with elf_files = SAMPLED); a per-process file is held whole only with a
    custom io.write_elf.  Exited processes are forgotten.
 
+   Live pipes: with pipe input (a recording still running) each dump a marker names is
+   followed while the JIT appends to it.  Its stream stays open and, before a round is
+   decided, it is read from where the last read stopped (a record cut at the end is
+   completed then), so every record up to the round's last event is known when its
+   samples and //anon mmaps are decided; a function read after events newer than its load
+   were decided is mapped from the last decided time on (the output stays in time order).
+   A fresh round (its last event less than 250 ms before the clock now) newer than a
+   dump's last record waits, in polls of 1 ms and at most opts.follow_wait_us in all, while
+   that dump grew in the last 100 ms: the JIT is writing and may not have flushed yet.  A
+   dump whose process exited, and every dump when the input ends, is read to its end and
+   closed.  Records are not kept and applied events are freed: memory grows only by each
+   function's bookkeeping.  It needs streamed dumps (the default I/O, or io.open_dump for
+   an embedder's own: its read returning 0 at the end of what is written so far, then
+   more as the file grows) and per-function files; otherwise (per-process files,
+   on_sample, a custom load_dump alone) a dump is read once, at its marker.  Counted in
+   stats.dumps_followed, follow_reads, follow_wait_ns.
+
    Untrusted recordings: only files named as markers are opened; ELF names are
    built from numbers; an ELF is never written through a symlink, and an existing file is
    replaced only when it is itself a jitted ELF stub. */
@@ -1585,6 +1602,16 @@ typedef struct jitanon_inject_io {
     /* Stores one complete ELF file called `name` ("jitted-", then digits, '-' and '.',
        then ".so") in directory `dir`.  Return 0 on success. */
     int (*write_elf)(void *user, const char *dir, const char *name, const void *data, size_t size);
+    /* Reading a dump as a stream, from its start: *read gets a jitanon_read_fn and
+       *stream its user pointer; the read returns 0 at the end of what was written so far
+       (and more later when the JIT appends: that is how a live pipe follows a dump, see
+       jitanon_inject), SIZE_MAX on an error.  close_dump (may be NULL) ends the stream.
+       When set, it is used instead of load_dump wherever the injector streams a dump:
+       with output and no on_sample, the way the default I/O streams its files.  The
+       default (NULL) opens files as load_dump does. */
+    jitanon_result (*open_dump)(void *user, const char *path, jitanon_read_fn *read, void **stream,
+                                jitanon_error *err);
+    void (*close_dump)(void *user, void *stream);
     /* Receives warnings (a dump that cannot be read, a refused file, ...). */
     void (*log)(void *user, const char *message);
     /* Called now and then with input bytes consumed so far. */
@@ -1688,8 +1715,15 @@ typedef struct jitanon_inject_opts {
        once through io.log; the output is written all the same.  Whatever the cache, the
        output's build-id table (HEADER_BUILD_ID) lists every ELF file written. */
     jitanon_buildid_cache *buildid_cache;
+    /* Live pipes (see jitanon_inject): the longest one round waits, in all, for a
+       followed dump to catch up with an event newer than its last record.
+       0 = JITANON_FOLLOW_WAIT_DEFAULT_US; JITANON_FOLLOW_WAIT_NONE: never wait. */
+    uint32_t follow_wait_us;
     uint32_t end_zero_;
 } jitanon_inject_opts;
+
+#define JITANON_FOLLOW_WAIT_DEFAULT_US 10000u
+#define JITANON_FOLLOW_WAIT_NONE UINT32_MAX
 
 /* Options a run could not honour as given and what it did instead (bits of
    jitanon_inject_stats.fallbacks; each is also told once through io.log).  The output is
@@ -1728,6 +1762,9 @@ typedef struct jitanon_inject_stats {
     /* Dumps read inside their process's root (/proc/PID/root: a container; io.log names
        each). */
     uint64_t dumps_namespace;
+    /* Live pipes: dumps followed as they grew, the reads that found more of one, and the
+       time rounds waited for a dump to catch up (nanoseconds, in all). */
+    uint64_t dumps_followed, follow_reads, follow_wait_ns;
 } jitanon_inject_stats;
 
 /* Reads every record `in` has not read yet and writes the injected stream to `out`
@@ -2364,6 +2401,7 @@ JITANON__PRIVATE int jitanon__host_big_endian(void)
        jitanon__os_create_tmp   the one temporary-file scheme, "<dir>/.<name>.<pid>-<k>.tmp"
        jitanon_atomic_*         atomic output file (temporary file + rename)
        jitanon_jitdump_now, jitanon_jitdump_file_*   CLOCK_MONOTONIC, jit-<pid>.dump + marker mmap
+       jitanon__os_sleep_ns     nanosleep (a live pipe's bounded wait for a dump)
        jitanon__inj_load_default, jitanon__inj_replaceable, jitanon__inj_write_default
                                 the injector's default file I/O
        jitanon__sha_ni_present  CPUID
@@ -2398,6 +2436,20 @@ JITANON_API uint64_t jitanon_jitdump_now(void)
     if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 #else
+    return 0;
+#endif
+}
+
+/* Sleeps about `ns` (a live pipe's bounded wait for a dump to grow); 0 when it cannot. */
+JITANON__PRIVATE int jitanon__os_sleep_ns(uint64_t ns)
+{
+#if JITANON__POSIX
+    struct timespec ts;
+    ts.tv_sec = (time_t)(ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    return nanosleep(&ts, NULL) == 0;
+#else
+    (void)ns;
     return 0;
 #endif
 }
@@ -9730,6 +9782,7 @@ typedef struct jitanon__inj_func {
     int failed;             /* its file could not be written (told late by writer threads) */
     int hit;                /* JITANON_ELF_FILES_SAMPLED: a sample resolved into it */
     uint64_t late_until;    /* late NAME: the time of its LOAD when it was mapped earlier, else 0 */
+    size_t dump;            /* its dump in jitanon__inj_jit.dumps (followed dumps interleave) */
 } jitanon__inj_func;
 
 /* A CODE_LOAD or CODE_MOVE, in perf time.  A late-NAME candidate is due at the start of
@@ -9769,6 +9822,8 @@ typedef struct jitanon__inj_dump {
     size_t first_func, nfuncs; /* its functions in jitanon__inj_jit.funcs, in dump order */
     uint64_t text_base;     /* pgoff of the code in a per-function file */
     uint64_t marker_time;   /* nothing of it is mapped before its marker */
+    jitanon__hmap uses;     /* per-function files: code_index -> LOADs of it named so far */
+    struct jitanon__inj_follow *follow; /* a live pipe's dump still being read, else NULL */
 } jitanon__inj_dump;
 
 /* What happens to a buffered input record. */
@@ -9833,7 +9888,7 @@ typedef struct jitanon__inj_jit {
     jitanon_membuf paths;      /* NUL-terminated ELF and dump paths */
     jitanon__hmap pids;        /* pid -> usable dumps of it so far */
     jitanon__hmap mntns;       /* pid -> its mount namespace's inode (NAMESPACES records) */
-    jitanon_membuf pend_debug, pend_unwind; /* streamed records waiting for their LOAD */
+    jitanon_membuf pend_keep[2]; /* streamed DEBUG_INFO, UNWINDING_INFO waiting for their LOAD */
     jitanon_jitdump_opts dump_opts; /* the caller's, without a record table */
     jitanon_perf_time_conv time_conv;
     int have_time_conv;
@@ -9847,6 +9902,11 @@ typedef struct jitanon__inj_jit {
     jitanon__inj_event *waiting; /* [whead, nwaiting) */
     size_t whead, nwaiting, waiting_cap;
     jitanon_rangemap described; /* scratch of jitanon__inj_backdate */
+    /* Live pipes: dumps are followed as they grow (jitanon__inj_follow_all); nothing a
+       later read finds is dated before `decided`, the time of the last record decided. */
+    int live;
+    uint64_t decided;
+    uint64_t waited_round; /* ns waited in the current round */
 } jitanon__inj_jit;
 
 /* Write: the output stream. */
@@ -9883,20 +9943,33 @@ typedef struct jitanon__elfout_ops {
     void (*free)(jitanon__inj *j, jitanon__elfout *o);
 } jitanon__elfout_ops;
 
-/* Walking a dump: from memory, or streamed from its file. */
+/* Walking a dump: from memory, or streamed from its file (or io.open_dump's stream). */
 typedef struct jitanon__inj_src {
     jitanon_jitdump_iter it;
     jitanon_jitdump_stream st;
-    int file; /* streaming from df */
+    int file; /* streaming: from df, or from io.open_dump's stream */
     uint64_t left; /* records of the valid prefix not read yet */
+    void (*close)(void *user, void *stream); /* io.close_dump, for io.open_dump's stream */
+    void *close_user, *stream;
 #ifndef JITANON_NO_STDIO
     jitanon__dumpfile df;
 #endif
 } jitanon__inj_src;
 
+/* A live pipe's dump (jitanon__inj_dump.follow): its stream stays open where the last
+   read stopped - after the last whole record, a cut one still pending - with the
+   DEBUG_INFO / UNWINDING_INFO read for a LOAD not written yet. */
+typedef struct jitanon__inj_follow {
+    jitanon__inj_src src;
+    jitanon__inj_pend pend;
+    jitanon_membuf keep[2]; /* pend's copies (debug, unwind) */
+    uint64_t last_time;     /* perf time of the latest record read */
+    uint64_t grew_at;       /* jitanon_jitdump_now() of the last read that found records */
+    int exited;             /* its process exited: the JIT wrote all it will */
+} jitanon__inj_follow;
+
 /* State of the per-function layouts (direct, threads, sampled). */
 typedef struct jitanon__eo_func {
-    jitanon__hmap uses;       /* code_index -> LOADs of it named so far in this dump */
     jitanon_membuf elf;       /* one file being built */
     jitanon__inj_pool *pool;  /* writer threads of this dump's files, if any */
     size_t first_event;
@@ -10318,8 +10391,10 @@ JITANON__PRIVATE void jitanon__inj_drop_failed(jitanon__inj *j, jitanon__inj_dum
                 j->st->loads--;
                 continue;
             }
-            while (f > jd->first_func && (fn[f].failed || fn[f].code_index != fn[e.func].code_index)) f--;
-            if (fn[f].failed || fn[f].code_index != fn[e.func].code_index) {
+            while (f > jd->first_func && (fn[f].failed || fn[f].code_index != fn[e.func].code_index ||
+                                          fn[f].dump != fn[e.func].dump))
+                f--;
+            if (fn[f].failed || fn[f].code_index != fn[e.func].code_index || fn[f].dump != fn[e.func].dump) {
                 j->st->moves--;
                 continue;
             }
@@ -10416,20 +10491,49 @@ JITANON__PRIVATE int jitanon__inj_sort_events(jitanon__inj *j, jitanon__inj_even
 
 /* -- reading a dump: from memory, or streamed from its file ------------------------------ */
 
+/* A stream over the dump at `path`, from its start, every record (s->left unlimited):
+   io.open_dump's when set, else the file opened as every dump is.  *size: the file's size
+   at open, 0 when unknown.  jitanon__inj_src_close releases it whatever the result. */
+JITANON__PRIVATE jitanon_result jitanon__inj_src_path(jitanon__inj *j, const char *path, jitanon__inj_src *s,
+                                                      uint64_t *size, jitanon_error *err)
+{
+    jitanon_read_fn read = NULL;
+    void *user = NULL;
+    jitanon_result r;
+    memset(s, 0, sizeof *s);
+    *size = 0;
+    if (j->io.open_dump) {
+        if ((r = j->io.open_dump(j->io.user, path, &read, &user, err)) != JITANON_OK) return r;
+        s->close = j->io.close_dump;
+        s->close_user = j->io.user;
+        s->stream = user;
+        if (!read) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "io.open_dump returned no read function");
+    } else {
+#ifndef JITANON_NO_STDIO
+        if ((r = jitanon__os_dump_open(&s->df, path, err)) != JITANON_OK) return r;
+        read = s->df.read;
+        user = s->df.user;
+        *size = s->df.size;
+#else
+        return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO");
+#endif
+    }
+    s->file = 1;
+    s->left = UINT64_MAX;
+    return jitanon_jitdump_stream_init(&s->st, read, user, &j->jit.dump_opts, err);
+}
+
 /* A walk reads the valid prefix the load or scan found, no further: a dump read again
    from its file cannot grow a different tail in between. */
 JITANON__PRIVATE jitanon_result jitanon__inj_src_open(jitanon__inj *j, const jitanon__inj_dump *jd, jitanon__inj_src *s)
 {
+    uint64_t size;
     memset(s, 0, sizeof *s);
-    s->left = jd->dump ? UINT64_MAX : jd->sum.records; /* the bytes in memory cannot change */
+    s->left = UINT64_MAX; /* the bytes in memory cannot change */
     if (jd->dump) return jitanon_jitdump_iter_begin(&s->it, jd->dump->data, jd->dump->size, &j->jit.dump_opts, NULL);
-#ifndef JITANON_NO_STDIO
-    if (jitanon__os_dump_open(&s->df, jitanon__inj_path(j, jd->path), NULL) != JITANON_OK) return JITANON_ERR_IO;
-    s->file = 1;
-    return jitanon_jitdump_stream_init(&s->st, s->df.read, s->df.user, &j->jit.dump_opts, NULL);
-#else
-    return JITANON_ERR_FEATURE_DISABLED;
-#endif
+    if (jitanon__inj_src_path(j, jitanon__inj_path(j, jd->path), s, &size, NULL) != JITANON_OK) return JITANON_ERR_IO;
+    s->left = jd->sum.records;
+    return JITANON_OK;
 }
 
 /* The next record; anything but JITANON_OK ends the walk (a tail cut short is expected). */
@@ -10443,9 +10547,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_next(jitanon__inj_src *s, jitan
 
 JITANON__PRIVATE void jitanon__inj_src_close(jitanon__inj_src *s)
 {
+    if (s->close) s->close(s->close_user, s->stream);
 #ifndef JITANON_NO_STDIO
-    if (s->file) jitanon__os_dump_close(&s->df);
+    else if (s->file) jitanon__os_dump_close(&s->df);
 #endif
+    s->close = NULL;
+    s->file = 0;
     jitanon_jitdump_stream_release(&s->st);
 }
 
@@ -10481,45 +10588,49 @@ JITANON__PRIVATE jitanon_elf_opts jitanon__inj_elf_opts(const jitanon__inj *j, c
 JITANON__PRIVATE jitanon_result jitanon__inj_scan(jitanon__inj *j, const char *path, jitanon__inj_summary *sum,
                                                   jitanon_error *err)
 {
-    jitanon__dumpfile f;
-    jitanon_jitdump_stream st;
+    jitanon__inj_src src;
+    jitanon_jitdump_stream *sp = &src.st;
     jitanon_jitdump_record rec;
     jitanon_elf_line_bias_scan bias;
     jitanon_error e;
-    jitanon_result r = jitanon__os_dump_open(&f, path, err);
-    if (r != JITANON_OK) return r;
+    uint64_t size;
+    jitanon_result r = jitanon__inj_src_path(j, path, &src, &size, err);
+    if (r != JITANON_OK) {
+        jitanon__inj_src_close(&src);
+        return r;
+    }
     memset(&e, 0, sizeof e);
-    r = jitanon_jitdump_stream_init(&st, f.read, f.user, &j->jit.dump_opts, &e);
     jitanon_elf_line_bias_scan_init(&bias, NULL);
-    while (r == JITANON_OK && (r = jitanon_jitdump_stream_next(&st, &rec, &e)) == JITANON_OK)
+    while (r == JITANON_OK && (r = jitanon_jitdump_stream_next(sp, &rec, &e)) == JITANON_OK)
         jitanon_elf_line_bias_scan_add(&bias, &rec);
     memset(sum, 0, sizeof *sum);
-    sum->header = st.header;
-    sum->loads = st.stats.by_id[JITANON_JITDUMP_CODE_LOAD];
-    sum->records = st.next_index;
-    sum->valid_size = st.consumed;
-    sum->size = f.size > st.consumed + st.pending ? f.size : st.consumed + st.pending;
-    bias.v8_marker = st.header.pad1 == JITANON__V8_MARKER; /* the header is read with the first record */
+    sum->header = sp->header;
+    sum->loads = sp->stats.by_id[JITANON_JITDUMP_CODE_LOAD];
+    sum->records = sp->next_index;
+    sum->valid_size = sp->consumed;
+    sum->size = size > sp->consumed + sp->pending ? size : sp->consumed + sp->pending;
+    bias.v8_marker = sp->header.pad1 == JITANON__V8_MARKER; /* the header is read with the first record */
     sum->line_bias = jitanon__inj_line_bias(j, &bias);
-    if (r == JITANON_AGAIN && !st.have_header) {
-        r = JITANON__FAIL(err, JITANON_ERR_TRUNCATED, st.consumed, "jitdump header incomplete");
-    } else if (r == JITANON_AGAIN && st.pending) { /* what a crashed or still-running JIT left */
-        r = JITANON__FAIL(&sum->tail_error, JITANON_ERR_TRUNCATED, st.consumed, "record %U is cut short",
-                          st.next_index);
-        sum->tail_error.record_index = st.next_index;
+    if (r == JITANON_AGAIN && !sp->have_header) {
+        r = JITANON__FAIL(err, JITANON_ERR_TRUNCATED, sp->consumed, "jitdump header incomplete");
+    } else if (r == JITANON_AGAIN && sp->pending && j->jit.live) { /* the JIT is writing it: followed */
+        r = JITANON_OK;
+    } else if (r == JITANON_AGAIN && sp->pending) { /* what a crashed or still-running JIT left */
+        r = JITANON__FAIL(&sum->tail_error, JITANON_ERR_TRUNCATED, sp->consumed, "record %U is cut short",
+                          sp->next_index);
+        sum->tail_error.record_index = sp->next_index;
     } else if (r == JITANON_AGAIN) {
         r = JITANON_OK;
-    } else if (st.have_header && jitanon__jitdump_damage(r)) {
+    } else if (sp->have_header && jitanon__jitdump_damage(r)) {
         sum->tail_error = e;
-        sum->tail_error.record_index = st.next_index;
+        sum->tail_error.record_index = sp->next_index;
     } else if (err) {
         *err = e;
     }
     if (sum->tail_error.type != JITANON_OK)
         r = j->jit.dump_opts.strict ? sum->tail_error.type : JITANON_OK;
     if (r != JITANON_OK && sum->tail_error.type != JITANON_OK && err) *err = sum->tail_error;
-    jitanon_jitdump_stream_release(&st);
-    jitanon__os_dump_close(&f);
+    jitanon__inj_src_close(&src);
     return r;
 }
 #endif
@@ -10575,6 +10686,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->mapped_size = p->have_unwind ? p->unwind.unwind.mapped_size : 0;
     f->failed = f->hit = 0;
     f->late_until = 0;
+    f->dump = (size_t)(jd - jt->dumps);
     j->st->loads++;
     return jitanon__inj_push_event(j, jd, jitanon__inj_time(j, jd, r->timestamp), r->load.code_addr,
                                    jitanon__inj_map_len(r->load.code_size, f->mapped_size), jt->nfuncs - 1, 0);
@@ -10584,10 +10696,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
    same code_index in this dump. */
 JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_dump *jd, const jitanon_jitdump_record *r)
 {
-    size_t i = j->jit.nfuncs;
+    size_t i = j->jit.nfuncs, d = (size_t)(jd - j->jit.dumps);
     while (i > jd->first_func) {
         const jitanon__inj_func *f = &j->jit.funcs[--i];
-        if (f->code_index == r->move.code_index) {
+        if (f->code_index == r->move.code_index && f->dump == d) {
             j->st->moves++;
             return jitanon__inj_push_event(j, jd, jitanon__inj_time(j, jd, r->timestamp), r->move.new_code_addr,
                                            jitanon__inj_map_len(r->move.code_size, f->mapped_size), i, 1);
@@ -10599,15 +10711,16 @@ JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_
 /* Keeps `r` in `p` when it is DEBUG_INFO or UNWINDING_INFO: 1 kept, 0 another record, -1
    out of memory.  A streamed record lasts until the next read, so it is copied (a
    streaming per-process builder copies what it keeps); a loaded dump's records last as
-   long as the dump, which a per-process builder needs, as it keeps every function's views. */
-JITANON__PRIVATE int jitanon__inj_pend_take(jitanon__inj *j, const jitanon__inj_dump *jd, const jitanon_jitdump_record *r,
-                                            jitanon__inj_pend *p)
+   long as the dump, which a per-process builder needs, as it keeps every function's views.
+   `keep`: the two buffers (debug, unwind) of the copies. */
+JITANON__PRIVATE int jitanon__inj_pend_take(const jitanon__inj_dump *jd, const jitanon_jitdump_record *r,
+                                            jitanon__inj_pend *p, jitanon_membuf *keep)
 {
     int debug = r->id == JITANON_JITDUMP_CODE_DEBUG_INFO;
     jitanon_jitdump_record *dst = debug ? &p->debug : &p->unwind;
     if (!debug && r->id != JITANON_JITDUMP_CODE_UNWINDING_INFO) return 0;
     if (jd->dump) *dst = *r;
-    else if (!jitanon__inj_keep(debug ? &j->jit.pend_debug : &j->jit.pend_unwind, r, jd->sum.header.big_endian, dst))
+    else if (!jitanon__inj_keep(&keep[debug ? 0 : 1], r, jd->sum.header.big_endian, dst))
         return -1;
     if (debug) p->have_debug = 1;
     else p->have_unwind = 1;
@@ -10618,33 +10731,58 @@ JITANON__PRIVATE int jitanon__inj_pend_take(jitanon__inj *j, const jitanon__inj_
    to `load`, stopping after `max_loads` LOADs, and with `moves` each MOVE to
    jitanon__inj_move.  The injector keeps no record table: it would be the largest thing
    in memory.  The loader or the scan validated the dump already. */
-JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_dump *jd, size_t max_loads,
-                                                  jitanon_result (*load)(jitanon__inj *, jitanon__elfout *,
-                                                                         jitanon__inj_dump *, const jitanon_jitdump_record *,
-                                                                         const jitanon__inj_pend *),
-                                                  jitanon__elfout *o, int moves)
+typedef jitanon_result (*jitanon__inj_load_fn)(jitanon__inj *, jitanon__elfout *, jitanon__inj_dump *,
+                                               const jitanon_jitdump_record *, const jitanon__inj_pend *);
+
+/* The records `src` yields, until it has no more (*got: why - JITANON_END, JITANON_AGAIN at
+   the end of what a live dump has written so far, or an error) or after max_loads LOADs.
+   `pend` and `keep` carry what waits for a LOAD from one call to the next.  `begun`
+   (a followed dump's batch): the layout's begin comes with the first record, and
+   *begun says whether it came (a read that finds nothing costs the layout nothing). */
+JITANON__PRIVATE jitanon_result jitanon__inj_walk_src(jitanon__inj *j, jitanon__inj_dump *jd, jitanon__inj_src *src,
+                                                      jitanon__inj_pend *pend, jitanon_membuf *keep, size_t max_loads,
+                                                      jitanon__inj_load_fn load, jitanon__elfout *o, int moves,
+                                                      jitanon_result *got, int *begun)
 {
     jitanon_jitdump_record r;
+    size_t loads = 0;
+    jitanon_result res = JITANON_OK;
+    *got = JITANON_OK;
+    while (res == JITANON_OK && loads < max_loads && (*got = jitanon__inj_src_next(src, &r)) == JITANON_OK) {
+        int took;
+        if (begun && !*begun) {
+            *begun = 1;
+            if (o->ops->begin && (res = o->ops->begin(j, o, jd)) != JITANON_OK) break;
+        }
+        took = jitanon__inj_pend_take(jd, &r, pend, keep);
+        if (jd->follow) {
+            uint64_t t = jitanon__inj_time(j, jd, r.timestamp);
+            if (t > jd->follow->last_time) jd->follow->last_time = t;
+        }
+        if (took < 0) res = jitanon__inj_nomem(j, "debug or unwinding info");
+        else if (!took && r.id == JITANON_JITDUMP_CODE_LOAD) {
+            loads++;
+            res = load(j, o, jd, &r, pend);
+            pend->have_debug = pend->have_unwind = 0;
+        } else if (!took && r.id == JITANON_JITDUMP_CODE_MOVE && moves) {
+            res = jitanon__inj_move(j, jd, &r);
+        }
+    }
+    return res;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_dump *jd, size_t max_loads,
+                                                  jitanon__inj_load_fn load, jitanon__elfout *o, int moves)
+{
     jitanon__inj_src src;
     jitanon__inj_pend pend;
-    size_t loads = 0;
-    jitanon_result res = jitanon__inj_src_open(j, jd, &src);
+    jitanon_result got, res = jitanon__inj_src_open(j, jd, &src);
     if (res != JITANON_OK) {
         jitanon__inj_src_close(&src);
         return JITANON__FAIL(j->err, res, 0, "cannot read the jitdump again");
     }
     memset(&pend, 0, sizeof pend);
-    while (res == JITANON_OK && loads < max_loads && jitanon__inj_src_next(&src, &r) == JITANON_OK) {
-        int took = jitanon__inj_pend_take(j, jd, &r, &pend);
-        if (took < 0) res = jitanon__inj_nomem(j, "debug or unwinding info");
-        else if (!took && r.id == JITANON_JITDUMP_CODE_LOAD) {
-            loads++;
-            res = load(j, o, jd, &r, &pend);
-            pend.have_debug = pend.have_unwind = 0;
-        } else if (!took && r.id == JITANON_JITDUMP_CODE_MOVE && moves) {
-            res = jitanon__inj_move(j, jd, &r);
-        }
-    }
+    res = jitanon__inj_walk_src(j, jd, &src, &pend, j->jit.pend_keep, max_loads, load, o, moves, &got, NULL);
     jitanon__inj_src_close(&src);
     return res;
 }
@@ -10681,10 +10819,10 @@ static const jitanon__elfout_ops jitanon__eo_resolve = {
    reuses gets a numbered suffix so that no earlier MMAP2 loses its file, and a second dump
    of the same process (an exec, a restarted JIT) a generation, so that it does not
    overwrite the files of the first. */
-JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__elfout *o, const jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__inj_dump *jd,
                                                       const jitanon_jitdump_record *r, char *name, size_t cap)
 {
-    size_t *used = jitanon__hmap_at(&o->u.fn.uses, &j->a, r->load.code_index, 0);
+    size_t *used = jitanon__hmap_at(&jd->uses, &j->a, r->load.code_index, 0);
     uint64_t n;
     /* perf's name holds the load's pid; a dump from a container has its namespace pid
        (often 1 in every container), so its files are named after the recorded pid: two
@@ -10720,7 +10858,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_build(jitanon__inj *j, jitanon_
 
 JITANON__PRIVATE jitanon_result jitanon__eo_func_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
 {
-    jitanon__hmap_free(&o->u.fn.uses, &j->a);
+    (void)j;
     o->u.fn.first_event = jd->count;
     return JITANON_OK;
 }
@@ -10736,7 +10874,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_add(jitanon__inj *j, jitanon__e
     char name[96];
     uint64_t pgoff = 0;
     size_t path;
-    jitanon_result res = jitanon__eo_func_name(j, o, jd, r, name, sizeof name);
+    jitanon_result res = jitanon__eo_func_name(j, jd, r, name, sizeof name);
     if (res == JITANON_OK) res = jitanon__eo_func_build(j, o, jd, r, p, &pgoff);
     if (res != JITANON_OK) return res;
     if (!pool && !jitanon__inj_put_file(j, NULL, jd->dir, &o->u.fn.elf, name, SIZE_MAX))
@@ -10750,7 +10888,6 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_add(jitanon__inj *j, jitanon__e
 JITANON__PRIVATE void jitanon__eo_func_free(jitanon__inj *j, jitanon__elfout *o)
 {
     jitanon__inj_threads_stop(j, o->u.fn.pool);
-    jitanon__hmap_free(&o->u.fn.uses, &j->a);
     jitanon_membuf_release(&o->u.fn.elf);
 }
 
@@ -10798,7 +10935,8 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_add(jitanon__inj *j, jitanon
 {
     char name[96];
     size_t path;
-    jitanon_result res = jitanon__eo_func_name(j, o, jd, r, name, sizeof name);
+    jitanon_result res = jitanon__eo_func_name(j, jd, r, name, sizeof name);
+    (void)o;
     if (res != JITANON_OK) return res;
     if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX)
         return jitanon__inj_nomem(j, "paths");
@@ -11048,12 +11186,152 @@ JITANON__PRIVATE jitanon_result jitanon__inj_backdate(jitanon__inj *j, jitanon__
     return res;
 }
 
-/* Turns one dump into ELF files and its sorted jit events. */
+/* -- live pipes: following a dump while the JIT appends to it --------------------------------- */
+
+/* How fresh an event must be (the clock now minus its time) for a round to wait for a
+   dump whose last record is older, and how recently that dump must have grown: an older
+   event, or a JIT that stopped writing, gains nothing from a wait. */
+#define JITANON__FOLLOW_FRESH_NS 250000000u
+#define JITANON__FOLLOW_ACTIVE_NS 100000000u
+#define JITANON__FOLLOW_POLL_NS 1000000u
+
+/* The dump is no longer followed: its stream is closed and its bookkeeping of names goes
+   (no more LOADs will come). */
+JITANON__PRIVATE void jitanon__inj_follow_end(jitanon__inj *j, jitanon__inj_dump *jd)
+{
+    jitanon__inj_follow *f = jd->follow;
+    if (!f) return;
+    jitanon__inj_src_close(&f->src);
+    jitanon_membuf_release(&f->keep[0]);
+    jitanon_membuf_release(&f->keep[1]);
+    jitanon__free(&j->a, f, sizeof *f);
+    jd->follow = NULL;
+    jitanon__hmap_free(&jd->uses, &j->a);
+}
+
+/* Reads what the JIT appended since the last read, from where that stopped (never from
+   the start again): its LOADs go to the layout as one batch (begin, add, end: the files
+   are written before their mappings go out), their events join the pending ones.  An
+   event is never dated before the last record decided, so the output stays in time
+   order.  Applied events are freed first: memory holds only what is pending.  *more: the
+   read found records.  A damaged record ends the following (the records before it
+   count). */
+JITANON__PRIVATE jitanon_result jitanon__inj_follow_read(jitanon__inj *j, size_t d, int *more)
+{
+    jitanon__inj_dump *jd = &j->jit.dumps[d];
+    jitanon__inj_follow *f = jd->follow;
+    jitanon__elfout *o = &j->elf;
+    uint64_t records = f->src.st.next_index;
+    jitanon_result got = JITANON_OK, res = JITANON_OK;
+    size_t first, i;
+    int begun = 0;
+    if (jd->next) {
+        memmove(jd->events, jd->events + jd->next, (jd->count - jd->next) * sizeof *jd->events);
+        jd->count -= jd->next;
+        jd->next = 0;
+    }
+    first = jd->count;
+    res = jitanon__inj_walk_src(j, jd, &f->src, &f->pend, f->keep, SIZE_MAX, o->ops->add, o, 1, &got, &begun);
+    if (begun && o->ops->end) { /* also after a failure: writer threads stop */
+        jitanon_result e = o->ops->end(j, o, jd);
+        if (res == JITANON_OK) res = e;
+    }
+    *more = f->src.st.next_index > records;
+    if (res != JITANON_OK) return res;
+    for (i = first; i < jd->count; i++)
+        if (jd->events[i].time < j->jit.decided) jd->events[i].time = jd->events[i].load_time = j->jit.decided;
+    if (first < jd->count && !jitanon__inj_sort_events(j, jd->events, jd->count))
+        return jitanon__inj_nomem(j, "event sort");
+    if (*more) f->grew_at = jitanon_jitdump_now();
+    if (got != JITANON_AGAIN && got != JITANON_OK && got != JITANON_END) {
+        char what[512];
+        uint64_t at = f->src.st.consumed;
+        const char *path = jitanon__inj_path(j, jd->path);
+        j->st->dumps_damaged++;
+        jitanon__inj_follow_end(j, jd);
+        if (j->jit.dump_opts.strict) return JITANON__FAIL(j->err, got, at, "jitdump %s is damaged at byte %U", path, at);
+        jitanon__fmt(what, sizeof what, "jitdump %s: a damaged record at byte %U: not followed further", path, at);
+        jitanon__inj_log(j, "%s%s", what, NULL);
+    }
+    if (j->out.w && j->out.w->mode == JITANON_PERF_PIPE) return jitanon__inj_bids_flush(j);
+    return JITANON_OK;
+}
+
+/* Starts following a dump a live pipe's marker named: its stream opened at the start and
+   read as far as the JIT has written. */
+JITANON__PRIVATE jitanon_result jitanon__inj_follow_start(jitanon__inj *j, jitanon__inj_dump *jd)
+{
+    jitanon__inj_follow *f = (jitanon__inj_follow *)jitanon__malloc(&j->a, sizeof *f);
+    uint64_t size;
+    int more;
+    if (!f) return jitanon__inj_nomem(j, "followed dump");
+    memset(f, 0, sizeof *f);
+    f->keep[0].allocator = f->keep[1].allocator = j->a;
+    jd->follow = f;
+    if (jitanon__inj_src_path(j, jitanon__inj_path(j, jd->path), &f->src, &size, NULL) != JITANON_OK) {
+        jitanon__inj_follow_end(j, jd);
+        return JITANON__FAIL(j->err, JITANON_ERR_IO, 0, "cannot read the jitdump again");
+    }
+    j->st->dumps_followed++;
+    return jitanon__inj_follow_read(j, (size_t)(jd - j->jit.dumps), &more);
+}
+
+/* Before a round is decided, every followed dump is read up to the round's last time
+   `until`: read when the round is newer than the dump's last record (one read, usually
+   finding nothing, when the JIT is idle).  A round waits - in polls of 1 ms, at most
+   opts.follow_wait_us in all - only while an event is fresh (the clock now is less than
+   JITANON__FOLLOW_FRESH_NS past it), newer than the dump's last record, and the dump
+   grew in the last JITANON__FOLLOW_ACTIVE_NS: the JIT is writing and has not yet flushed
+   what it compiled just before the event.  A dump whose process exited, or every dump
+   when the input ends (`last`), is read to its end and no longer followed. */
+JITANON__PRIVATE jitanon_result jitanon__inj_follow_all(jitanon__inj *j, uint64_t until, int last)
+{
+    uint32_t wait_us = j->opts->follow_wait_us ? j->opts->follow_wait_us : JITANON_FOLLOW_WAIT_DEFAULT_US;
+    uint64_t cap = wait_us == JITANON_FOLLOW_WAIT_NONE ? 0 : (uint64_t)wait_us * 1000u;
+    jitanon_result res = JITANON_OK;
+    size_t d;
+    j->jit.waited_round = 0;
+    for (d = 0; d < j->jit.ndumps && res == JITANON_OK; d++) {
+        jitanon__inj_dump *jd = &j->jit.dumps[d];
+        jitanon__inj_follow *f = jd->follow;
+        int more = 0, done;
+        if (!f || (!last && !f->exited && until <= f->last_time)) continue;
+        done = last || f->exited;
+        res = jitanon__inj_follow_read(j, d, &more);
+        j->st->follow_reads += (uint64_t)more;
+        while (res == JITANON_OK && !done && jd->follow && until > f->last_time && j->jit.waited_round < cap &&
+               !jd->sum.header.arch_timestamp) {
+            uint64_t now = jitanon_jitdump_now(), t1;
+            if (now < until || now - until >= JITANON__FOLLOW_FRESH_NS || now - f->grew_at >= JITANON__FOLLOW_ACTIVE_NS ||
+                !jitanon__os_sleep_ns(JITANON__FOLLOW_POLL_NS))
+                break;
+            t1 = jitanon_jitdump_now();
+            j->jit.waited_round += t1 > now ? t1 - now : 0;
+            j->st->follow_wait_ns += t1 > now ? t1 - now : 0;
+            res = jitanon__inj_follow_read(j, d, &more);
+            j->st->follow_reads += (uint64_t)more;
+        }
+        if (res == JITANON_OK && done) jitanon__inj_follow_end(j, &j->jit.dumps[d]);
+    }
+    return res;
+}
+
+/* A followed dump's process exited: the next round reads it to the end. */
+JITANON__PRIVATE void jitanon__inj_follow_exit(jitanon__inj *j, uint32_t pid)
+{
+    size_t d;
+    for (d = 0; d < j->jit.ndumps; d++)
+        if (j->jit.dumps[d].follow && j->jit.dumps[d].pid == pid) j->jit.dumps[d].follow->exited = 1;
+}
+
+/* Turns one dump into ELF files and its sorted jit events (a live pipe's dump: what is
+   written of it so far, and the rest as it comes). */
 JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitanon__inj_dump *jd)
 {
     jitanon__elfout *o = &j->elf;
     jitanon_result res = JITANON_OK;
     jd->first_func = j->jit.nfuncs;
+    if (j->jit.live) return jitanon__inj_follow_start(j, jd);
     if (o->ops->begin) res = o->ops->begin(j, o, jd);
     if (res == JITANON_OK) res = jitanon__inj_walk(j, jd, SIZE_MAX, o->ops->add, o, 1);
     jd->nfuncs = j->jit.nfuncs - jd->first_func;
@@ -11061,6 +11339,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
     if (res == JITANON_OK && !jitanon__inj_sort_events(j, jd->events, jd->count))
         res = jitanon__inj_nomem(j, "event sort");
     if (res == JITANON_OK && j->jit.late) res = jitanon__inj_backdate(j, jd);
+    jitanon__hmap_free(&jd->uses, &j->a); /* all its LOADs were named */
     jd->next = 0;
     return res;
 }
@@ -11073,7 +11352,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
 JITANON__PRIVATE int jitanon__inj_streams(const jitanon__inj *j)
 {
 #ifndef JITANON_NO_STDIO
-    return j->out.w && !j->opts->on_sample && j->io.load_dump == jitanon__inj_load_default;
+    return j->out.w && !j->opts->on_sample && (j->io.load_dump == jitanon__inj_load_default || j->io.open_dump);
 #else
     (void)j;
     return 0;
@@ -11338,7 +11617,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         }
         return JITANON_OK; /* its process is left as it was recorded */
     }
-    if (jd.sum.loads == 0) {
+    if (jd.sum.loads == 0 && !j->jit.live) { /* a followed dump gets its loads later */
         jitanon__inj_log(j, "jitdump %s holds no CODE_LOAD records%s", found, NULL);
         jitanon_jitdump_destroy(jd.dump);
         j->st->dumps_failed++;
@@ -11779,6 +12058,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
     }
     if (trim && r->type == JITANON_PERF_RECORD_COMM && (r->misc & JITANON__PERF_MISC_COMM_EXEC))
         jitanon_trim_forget(trim, r->pid);
+    if (r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid && j->jit.live) jitanon__inj_follow_exit(j, r->pid);
     if (trim && r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid) jitanon__inj_exited(j, r->pid);
     return JITANON_OK;
 }
@@ -11897,9 +12177,14 @@ JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, int last)
     uint64_t max_time = 0;
     jitanon_result res = JITANON_OK;
     if (!jitanon__inj_order(j, rd->nrecs, jitanon__inj_rec_less, rd->recs)) return jitanon__inj_nomem(j, "sort");
+    if (j->jit.live) { /* what the followed dumps wrote up to the round's last event */
+        if (rd->nrecs) max_time = rd->recs[rd->order[rd->nrecs - 1]].time;
+        res = jitanon__inj_follow_all(j, max_time, last);
+    }
     for (k = 0; k < rd->nrecs && res == JITANON_OK; k++) {
         jitanon__inj_rec *r = &rd->recs[rd->order[k]];
         if (r->time > max_time) max_time = r->time;
+        if (j->jit.live && r->time > j->jit.decided) j->jit.decided = r->time;
         res = jitanon__inj_apply_until(j, r->time, 0);
         if (res == JITANON_OK) res = jitanon__inj_decide(j, r);
     }
@@ -11950,6 +12235,8 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     size_t i;
     if (j->elf.ops && j->elf.ops->free) j->elf.ops->free(j, &j->elf);
     for (i = 0; i < jt->ndumps; i++) {
+        jitanon__inj_follow_end(j, &jt->dumps[i]);
+        jitanon__hmap_free(&jt->dumps[i].uses, &j->a);
         jitanon__free(&j->a, jt->dumps[i].events, jt->dumps[i].cap * sizeof *jt->dumps[i].events);
         jitanon__free(&j->a, jt->dumps[i].dir, jt->dumps[i].dir_size);
         jitanon_jitdump_destroy(jt->dumps[i].dump);
@@ -11961,8 +12248,8 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);
     jitanon_rangemap_release(&jt->described);
     jitanon_membuf_release(&jt->paths);
-    jitanon_membuf_release(&jt->pend_debug);
-    jitanon_membuf_release(&jt->pend_unwind);
+    jitanon_membuf_release(&jt->pend_keep[0]);
+    jitanon_membuf_release(&jt->pend_keep[1]);
     jitanon__free(&j->a, rd->recs, rd->recs_cap * sizeof *rd->recs);
     jitanon__free(&j->a, rd->order, rd->order_cap * sizeof *rd->order);
     jitanon__free(&j->a, rd->pieces, rd->pieces_cap * sizeof *rd->pieces);
@@ -12055,12 +12342,15 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     j->io = opts->io;
     if (!j->io.load_dump) j->io.load_dump = jitanon__inj_load_default;
     if (!j->io.write_elf) j->io.write_elf = jitanon__inj_write_default;
-    j->jit.paths.allocator = j->jit.pend_debug.allocator = j->jit.pend_unwind.allocator = j->a;
+    j->jit.paths.allocator = j->jit.pend_keep[0].allocator = j->jit.pend_keep[1].allocator = j->a;
     j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->a;
     j->jit.dump_opts = opts->jitdump;
     j->jit.dump_opts.no_records = 1;
     if ((res = jitanon__inj_sampled(j, &sampled)) != JITANON_OK) return res;
     if ((res = jitanon__inj_late_start(j)) != JITANON_OK) return res;
+    /* A pipe is a recording still running: its dumps are followed as they grow, when they
+       are streamed (the default I/O, or io.open_dump) into per-function files. */
+    j->jit.live = j->in->mode != JITANON_PERF_FILE && jitanon__inj_streams(j) && opts->elf_layout != JITANON_ELF_PER_PROCESS;
     if (j->out.w && opts->elf_threads && opts->elf_layout == JITANON_ELF_PER_PROCESS)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_THREADS_UNUSED,
                               "elf_threads: a per-process file is one write per dump; the calling thread writes it");

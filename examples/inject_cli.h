@@ -44,6 +44,8 @@ typedef struct inject_cli {
     "      --late=MODE         auto (default), name: name samples taken shortly before their\n"   \
     "                          function's load record; keep: as perf does\n"                      \
     "      --late-window MS    how early a sample may be named so (default 100)\n"               \
+    "      --follow-wait MS    pipe input: how long a fresh event may wait for a JIT still\n"    \
+    "                          writing its jitdump (default 10; 0: never)\n"                     \
     "      --line-bias=B       auto (default), none, or bytes to subtract from line addresses\n"  \
     "      --threads N         threads writing ELF files (default: CPUs, at most 8)\n"            \
     "  -N, --no-buildid-cache  do not add the ELF files to perf's build-id cache\n"               \
@@ -85,6 +87,12 @@ static int inject_cli_arg(inject_cli *c, const char *tool, int argc, char **argv
         if (!*v || *end || n == 0 || n > 3600000)
             return fprintf(stderr, "%s: --late-window takes 1 to 3600000 (milliseconds)\n", tool), -1;
         o->late_window_ns = (uint64_t)n * 1000000u;
+    } else if ((v = inject_cli_value(argc, argv, i, "--follow-wait", NULL))) {
+        char *end;
+        unsigned long n = strtoul(v, &end, 10);
+        if (!*v || *end || n > 60000)
+            return fprintf(stderr, "%s: --follow-wait takes 0 to 60000 (milliseconds)\n", tool), -1;
+        o->follow_wait_us = n ? (uint32_t)n * 1000u : JITANON_FOLLOW_WAIT_NONE;
     } else if ((v = inject_cli_value(argc, argv, i, "--buildid-dir", NULL))) c->cache_dir = v;
     else if ((v = inject_cli_value(argc, argv, i, "--threads", NULL))) {
         char *end;

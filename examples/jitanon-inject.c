@@ -86,6 +86,9 @@ static void print_stats(const jitanon_inject_stats *s)
                 s->late_loads, s->late_samples);
     fprintf(stderr, "build-ids listed %" PRIu64 "; build-id cache: %" PRIu64 " files added or already there, %" PRIu64
             " failed\n", s->buildid_entries, s->buildid_cached, s->buildid_cache_failed);
+    if (s->dumps_followed)
+        fprintf(stderr, "live: %" PRIu64 " jitdumps followed as they grew, read again %" PRIu64
+                " times; waited %.1f ms in all\n", s->dumps_followed, s->follow_reads, (double)s->follow_wait_ns / 1e6);
     if (s->dumps_namespace)
         fprintf(stderr, "jitdumps read inside their process's root (another mount namespace: a container) %" PRIu64
                 " (named above)\n", s->dumps_namespace);

@@ -44,6 +44,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_pprof.c"
 #include "t_ns.c"
 #include "t_record.c"
+#include "t_live.c"
 
 int main(int argc, char **argv)
 {
@@ -60,6 +61,7 @@ int main(int argc, char **argv)
     suite_pprof();
     suite_ns();
     suite_record();
+    suite_live();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }

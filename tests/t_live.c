@@ -1,0 +1,532 @@
+/* Live pipes: a recording piped in while the JIT still writes its dump.  The dump is a
+   memory file whose visible size grows as the injector reads further into the recording
+   (the in-memory I/O of tests/memio.h for the recording, io.open_dump for the dump), so a
+   round sees exactly what the JIT had written by the time perf flushed it. */
+
+#define TL_STAGES 8
+
+typedef struct tl_world tl_world;
+
+/* One stream io.open_dump handed out: reads see the dump's bytes up to its visible size. */
+typedef struct tl_stream {
+    tl_world *w;
+    size_t pos;
+    int open;
+} tl_stream;
+
+struct tl_world {
+    memin perf;                 /* the recording, read 8 bytes at a time */
+    jitanon_membuf dump;        /* the whole dump as the JIT will have written it */
+    size_t visible, initial;    /* what the JIT has written so far; at the start */
+    size_t at_[TL_STAGES], size_[TL_STAGES];
+    size_t *at, *size;          /* once perf.pos >= at[k], `visible` is size[k] */
+    size_t stages, next;        /* stages in increasing order; the next one not reached */
+    tl_stream streams[4];
+    unsigned opens, closes, elf_files, lines;
+    int threads;                /* writer threads call io.write_elf: it must not count */
+    char log[1024];
+};
+
+static size_t tl_perf_read(void *user, void *dst, size_t n)
+{
+    tl_world *w = (tl_world *)user;
+    size_t got = memin_read(&w->perf, dst, n);
+    while (w->next < w->stages && w->perf.pos >= w->at[w->next]) w->visible = w->size[w->next++];
+    return got;
+}
+
+static size_t tl_dump_read(void *user, void *dst, size_t n)
+{
+    tl_stream *s = (tl_stream *)user;
+    size_t left = s->w->visible > s->pos ? s->w->visible - s->pos : 0;
+    if (n > left) n = left;
+    if (n > 100) n = 100; /* small reads: records end across them */
+    memcpy(dst, s->w->dump.data + s->pos, n);
+    s->pos += n;
+    return n;
+}
+
+static jitanon_result tl_open_dump(void *user, const char *path, jitanon_read_fn *read, void **stream,
+                                   jitanon_error *err)
+{
+    tl_world *w = (tl_world *)user;
+    size_t i;
+    if (strcmp(path, "/some/dir/jit-100.dump") != 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "no such file");
+    for (i = 0; i < 4 && w->streams[i].open; i++) {
+    }
+    if (i == 4) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "too many open");
+    w->streams[i].w = w;
+    w->streams[i].pos = 0;
+    w->streams[i].open = 1;
+    w->opens++;
+    *read = tl_dump_read;
+    *stream = &w->streams[i];
+    return JITANON_OK;
+}
+
+static void tl_close_dump(void *user, void *stream)
+{
+    tl_world *w = (tl_world *)user;
+    ((tl_stream *)stream)->open = 0;
+    w->closes++;
+}
+
+static int tlv_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    tl_world *w = (tl_world *)user;
+    (void)data;
+    (void)size;
+    JT_CHECK(strcmp(dir, "/some/dir") == 0 && strncmp(name, "jitted-100-", 11) == 0);
+    w->elf_files++;
+    return 0;
+}
+
+static int tlv_write_elf_mt(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    (void)user;
+    (void)data;
+    (void)size;
+    return strcmp(dir, "/some/dir") != 0 || strncmp(name, "jitted-100-", 11) != 0;
+}
+
+static void tlv_log(void *user, const char *msg)
+{
+    tl_world *w = (tl_world *)user;
+    size_t n = strlen(w->log);
+    w->lines++;
+    if (n + strlen(msg) + 2 < sizeof w->log) {
+        memcpy(w->log + n, msg, strlen(msg));
+        w->log[n + strlen(msg)] = '\n';
+        w->log[n + strlen(msg) + 1] = 0;
+    }
+}
+
+/* Runs the injector over the world's recording (pipe in, pipe out) and decodes the
+   output into v (at most vcap records). */
+static jitanon_result tl_run(tl_world *w, const jitanon_membuf *perf, jitanon_inject_opts *o, ti_out_rec *v, size_t vcap,
+                             size_t *n, jitanon_inject_stats *st, jitanon_error *err)
+{
+    jitanon_perf_reader r;
+    jitanon_perf_writer pw;
+    jitanon_membuf out;
+    jitanon_perf_record rec;
+    jitanon_sink sink;
+    jitanon_result res;
+    memin in;
+    memset(&out, 0, sizeof out);
+    w->perf = memin_make(perf->data, perf->size, 8, 0);
+    w->visible = w->initial;
+    w->next = 0;
+    o->io.open_dump = tl_open_dump;
+    o->io.close_dump = tl_close_dump;
+    o->io.write_elf = w->threads ? tlv_write_elf_mt : tlv_write_elf;
+    o->io.log = tlv_log;
+    o->io.user = w;
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = &out;
+    memset(&pw, 0, sizeof pw);
+    res = jitanon_perf_reader_init(&r, tl_perf_read, NULL, w, NULL, err);
+    if (res == JITANON_OK) res = jitanon_perf_writer_init(&pw, JITANON_PERF_PIPE, 0, sink, NULL, NULL, err);
+    if (res == JITANON_OK) res = jitanon_inject(&r, &pw, o, st, err);
+    jitanon_perf_writer_release(&pw);
+    jitanon_perf_reader_release(&r);
+    *n = 0;
+    if (res == JITANON_OK) {
+        in = memin_make(out.data, out.size, 0, 0);
+        JT_CHECK(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, err) == JITANON_OK);
+        while (jitanon_perf_reader_next(&r, &rec, err) == JITANON_OK && *n < vcap) ti_out_set(&v[(*n)++], &rec);
+        jitanon_perf_reader_release(&r);
+    }
+    jitanon_membuf_release(&out);
+    return res;
+}
+
+/* The output MMAP2 of function `index` (NULL when none). */
+static const ti_out_rec *tl_mmap_of(const ti_out_rec *v, size_t n, unsigned index)
+{
+    char name[64];
+    size_t i;
+    snprintf(name, sizeof name, "/some/dir/jitted-100-%u.so", index);
+    for (i = 0; i < n; i++)
+        if (v[i].type == JITANON_PERF_RECORD_MMAP2 && !strcmp(v[i].name, name)) return &v[i];
+    return NULL;
+}
+
+/* Records with a time come out in time order. */
+static int tl_in_time_order(const ti_out_rec *v, size_t n)
+{
+    uint64_t last = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (v[i].type != JITANON_PERF_RECORD_MMAP2 && v[i].type != JITANON_PERF_RECORD_SAMPLE) continue;
+        if (v[i].time < last) return 0;
+        last = v[i].time;
+    }
+    return 1;
+}
+
+static void tl_world_init(tl_world *w)
+{
+    memset(w, 0, sizeof *w);
+    w->at = w->at_;
+    w->size = w->size_;
+}
+
+/* The dump grows between rounds: round 1 (the marker) sees f0; round 2 sees f1 and half
+   of f2's record; round 3 sees f2 complete and f3, whose load (t=55) is older than round
+   2's last event (t=60).  Every function is mapped, the //anon of round 2 is trimmed
+   around f0 and f1, nothing is dated before what was decided, and the dump is read
+   from where each read stopped. */
+static void tl_grow_scenario(tl_world *w, jitanon_membuf *perf)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    ti_gen g;
+    uint8_t raw[128];
+    jitanon_jitdump_writer jw;
+    jitanon_error err;
+    size_t after_f0, after_f1, f2_end;
+    tl_world_init(w);
+    memset(&jw, 0, sizeof jw);
+    jdrec_begin(&jw, jdrec_sink(&w->dump), 62, TI_PID, 5, 0, &err);
+    jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
+    after_f0 = w->dump.size;
+    jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
+    after_f1 = w->dump.size;
+    jdrec_write(&jw, jdrec_load(70, TI_PID, TI_PID, 0x12000, code, 0x100, 2, "f2"), &err);
+    f2_end = w->dump.size;
+    jdrec_write(&jw, jdrec_load(55, TI_PID, TI_PID, 0x13000, code, 0x100, 3, "f3"), &err);
+
+    memset(perf, 0, sizeof *perf);
+    ti_gen_begin(&g, raw, 1, perf, JITANON_PERF_PIPE);
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_mmap(&g, 30, 0x10000, 0x1000, 0x10000, "//anon");
+    ti_sample(&g, 35, 0x10010);
+    ti_round(&g);
+    w->at[0] = perf->size;
+    w->size[0] = after_f0;
+    ti_mmap(&g, 50, 0x10000, 0x2000, 0x10000, "//anon"); /* coalesced over f0 and f1 */
+    ti_sample(&g, 60, 0x11010);
+    ti_round(&g);
+    w->at[1] = perf->size;
+    w->size[1] = after_f1 + (f2_end - after_f1) / 2; /* f2's record cut in the middle */
+    ti_sample(&g, 80, 0x12010);
+    ti_sample(&g, 90, 0x13010);
+    ti_round(&g);
+    w->at[2] = perf->size;
+    w->size[2] = w->dump.size;
+    w->stages = 3;
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+}
+
+static void test_live_dump_grows_between_rounds(void)
+{
+    static ti_out_rec v[128];
+    tl_world w;
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    size_t n;
+    const ti_out_rec *m;
+    tl_grow_scenario(&w, &perf);
+    memset(&o, 0, sizeof o);
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(st.dumps_followed, 1);
+    JT_CHECK_EQ_U(st.loads, 4);
+    JT_CHECK_EQ_U(w.elf_files, 4);
+    JT_CHECK(st.follow_reads == 2);      /* rounds 2 and 3 found more */
+    JT_CHECK_EQ_U(st.follow_wait_ns, 0); /* events of long ago: no wait */
+    JT_CHECK(st.dumps_damaged == 0 && w.lines == 0);
+    JT_CHECK((m = tl_mmap_of(v, n, 0)) && m->time == 25);
+    JT_CHECK((m = tl_mmap_of(v, n, 1)) && m->time == 45);
+    JT_CHECK((m = tl_mmap_of(v, n, 2)) && m->time == 70);
+    JT_CHECK((m = tl_mmap_of(v, n, 3)) && m->time == 60); /* not before what was decided */
+    JT_CHECK(st.anon_split == 2 && st.anon_kept == 0); /* both //anon trimmed around what they cover */
+    JT_CHECK(tl_in_time_order(v, n));
+    /* two opens: the marker's scan, then the one stream followed to the end */
+    JT_CHECK(w.opens == 2 && w.closes == 2);
+
+    /* Writer threads: each read is one batch whose files are written before its
+       mappings go out; the same records come out. */
+    {
+        static ti_out_rec v2[128];
+        size_t n2, i;
+        w.threads = 1;
+        o.elf_threads = 2;
+        JT_CHECK(tl_run(&w, &perf, &o, v2, 128, &n2, &st, &err) == JITANON_OK);
+        JT_CHECK(n2 == n && st.loads == 4 && st.elf_files == 4 && st.follow_reads == 2);
+        for (i = 0; i < n && i < n2; i++)
+            JT_CHECK(v2[i].type == v[i].type && v2[i].time == v[i].time && v2[i].start == v[i].start &&
+                     !strcmp(v2[i].name, v[i].name));
+        w.threads = 0;
+    }
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+}
+
+/* Every allocation of a followed run failing in turn: a typed error or success, and
+   nothing leaks (streams closed, follow state freed). */
+static void test_live_alloc_failures(void)
+{
+    static ti_out_rec v[128];
+    tl_world w;
+    jitanon_membuf perf;
+    long k;
+    tl_grow_scenario(&w, &perf);
+    for (k = 1; k < 1000; k++) {
+        jt_alloc a;
+        jitanon_inject_opts o;
+        jitanon_error err;
+        size_t n;
+        jitanon_result r;
+        memset(&o, 0, sizeof o);
+        o.allocator = jt_allocator(&a);
+        o.elf.allocator = o.jitdump.allocator = o.allocator;
+        a.fail_at = k;
+        w.opens = w.closes = 0;
+        r = tl_run(&w, &perf, &o, v, 128, &n, NULL, &err);
+        JT_CHECK(r == JITANON_OK || jt_is_typed_error(r));
+        JT_CHECK_EQ_U(a.live_bytes, 0);
+        JT_CHECK(w.opens == w.closes);
+        if (r == JITANON_OK && a.calls < a.fail_at) break;
+    }
+    JT_CHECK(k < 1000);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+}
+
+/* A writer that stops: the dump ends inside a record that is never completed and the
+   process never exits.  The run ends with the input, uses every whole record, waits
+   for nothing (old events) and leaves no stream open. */
+static void test_live_writer_stops(void)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    static ti_out_rec v[128];
+    tl_world w;
+    ti_gen g;
+    uint8_t raw[128];
+    jitanon_membuf perf;
+    jitanon_jitdump_writer jw;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    size_t n, after_f0, k;
+    tl_world_init(&w);
+    memset(&jw, 0, sizeof jw);
+    jdrec_begin(&jw, jdrec_sink(&w.dump), 62, TI_PID, 5, 0, &err);
+    jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
+    after_f0 = w.dump.size;
+    jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_PIPE);
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_round(&g);
+    for (k = 0; k < 20; k++) {
+        ti_sample(&g, 100 + k * 10, 0x10010);
+        ti_round(&g);
+    }
+    w.at[0] = 0;
+    w.size[0] = after_f0 + 7; /* and never more */
+    w.stages = 1;
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    memset(&o, 0, sizeof o);
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(st.dumps_followed == 1 && st.loads == 1 && st.follow_reads == 0 && st.follow_wait_ns == 0);
+    JT_CHECK(tl_mmap_of(v, n, 0) && !tl_mmap_of(v, n, 1));
+    JT_CHECK(w.opens == w.closes && w.lines == 0 && st.dumps_damaged == 0);
+    /* strict too: a record being written is no damage */
+    o.jitdump.strict = 1;
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(st.loads == 1 && w.opens == w.closes);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+}
+
+/* Garbage appended to a dump being followed: the records before it are used, one line
+   says where following stopped, and the run goes on; with strict the run fails. */
+static void test_live_damage_later(void)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    static ti_out_rec v[128];
+    tl_world w;
+    ti_gen g;
+    uint8_t raw[128], junk[64];
+    jitanon_membuf perf;
+    jitanon_jitdump_writer jw;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    size_t n, after_f0;
+    tl_world_init(&w);
+    memset(&jw, 0, sizeof jw);
+    jdrec_begin(&jw, jdrec_sink(&w.dump), 62, TI_PID, 5, 0, &err);
+    jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
+    after_f0 = w.dump.size;
+    jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
+    memset(junk, 0xff, sizeof junk);
+    JT_CHECK(jitanon_membuf_write(&w.dump, junk, sizeof junk) == 0);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_PIPE);
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_round(&g);
+    w.at[0] = perf.size;
+    w.size[0] = after_f0;
+    ti_sample(&g, 60, 0x11010);
+    ti_round(&g);
+    w.at[1] = perf.size;
+    w.size[1] = w.dump.size;
+    ti_sample(&g, 70, 0x11010);
+    ti_round(&g);
+    w.stages = 2;
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    memset(&o, 0, sizeof o);
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(st.loads == 2 && tl_mmap_of(v, n, 0) && tl_mmap_of(v, n, 1) && w.opens == w.closes);
+    JT_CHECK(w.lines == 1 && strstr(w.log, "damaged record") && strstr(w.log, "not followed further"));
+    JT_CHECK(st.dumps_damaged == 1);
+    o.jitdump.strict = 1;
+    w.log[0] = 0;
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) != JITANON_OK && strstr(err.info, "damaged"));
+    JT_CHECK(w.opens == w.closes);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+}
+
+/* Fresh events (dated now) past the dump's last record, the dump just grown: each round
+   may wait, at most opts.follow_wait_us in all, and the run ends although the writer
+   never writes again; JITANON_FOLLOW_WAIT_NONE never waits. */
+static void test_live_bounded_wait(void)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    static ti_out_rec v[128];
+    tl_world w;
+    ti_gen g;
+    uint8_t raw[128];
+    jitanon_membuf perf;
+    jitanon_jitdump_writer jw;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    size_t n, k;
+    uint64_t now = jitanon_jitdump_now();
+    if (!now) {
+        jt_skip("no CLOCK_MONOTONIC");
+        return;
+    }
+    tl_world_init(&w);
+    memset(&jw, 0, sizeof jw);
+    jdrec_begin(&jw, jdrec_sink(&w.dump), 62, TI_PID, 5, 0, &err);
+    jdrec_write(&jw, jdrec_load(now - 1000, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_PIPE);
+    ti_mmap(&g, now - 2000, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_round(&g);
+    for (k = 0; k < 3; k++) {
+        ti_sample(&g, now + k * 1000, 0x10010);
+        ti_round(&g);
+    }
+    w.size[0] = w.dump.size;
+    w.stages = 1;
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    memset(&o, 0, sizeof o);
+    o.follow_wait_us = 2000;
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    if (jitanon_jitdump_now() - now > 80000000u) { /* too slow a machine for fresh events: no wait is right */
+        JT_CHECK(st.follow_wait_ns <= 3u * (2000000u + 100000000u));
+        st.follow_wait_ns += 1000000u;
+    }
+    /* rounds 2..4 are fresh and past f0; the last one (input ended) never waits */
+    /* at least one poll; at most the cap a round plus one poll past it (a loaded machine
+       may oversleep a poll: generously bounded) */
+    JT_CHECK(st.follow_wait_ns >= 1000000u && st.follow_wait_ns <= 3u * (2000000u + 100000000u));
+    if (st.follow_wait_ns < 1000000u || st.follow_wait_ns > 3u * (2000000u + 100000000u))
+        printf("  waited %llu ns\n", (unsigned long long)st.follow_wait_ns);
+    JT_CHECK(st.loads == 1 && tl_mmap_of(v, n, 0) && w.opens == w.closes);
+    o.follow_wait_us = JITANON_FOLLOW_WAIT_NONE;
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(st.follow_wait_ns == 0 && st.loads == 1);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+}
+
+/* Hours of pipe in miniature: every round the JIT adds one function (4 KiB of code) and
+   perf a sample in it.  Memory grows only by each function's bookkeeping - not by its
+   code, its record, nor the events already applied - and every function is mapped. */
+static size_t tl_peak_for(unsigned rounds, uint64_t *loads)
+{
+    static uint8_t code[4096];
+    static ti_out_rec v[8];
+    tl_world w;
+    ti_gen g;
+    uint8_t raw[128];
+    jitanon_membuf perf;
+    jitanon_jitdump_writer jw;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    jt_alloc a;
+    size_t n;
+    unsigned k;
+    tl_world_init(&w);
+    w.at = (size_t *)malloc(rounds * sizeof *w.at);
+    w.size = (size_t *)malloc(rounds * sizeof *w.size);
+    memset(&jw, 0, sizeof jw);
+    memset(&perf, 0, sizeof perf);
+    jdrec_begin(&jw, jdrec_sink(&w.dump), 62, TI_PID, 5, 0, &err);
+    w.initial = w.dump.size; /* the header, written before the marker */
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_PIPE);
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_round(&g);
+    for (k = 0; k < rounds; k++) { /* round k+2 sees function k */
+        uint64_t t = 100 + (uint64_t)k * 100, addr = 0x100000 + (uint64_t)k * 0x1000;
+        char name[16];
+        snprintf(name, sizeof name, "f%u", k);
+        jdrec_write(&jw, jdrec_load(t, TI_PID, TI_PID, addr, code, sizeof code, k, name), &err);
+        ti_sample(&g, t + 50, addr + 16);
+        ti_round(&g);
+        w.at[k] = perf.size;
+        w.size[k] = w.dump.size;
+    }
+    w.stages = rounds;
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    memset(&o, 0, sizeof o);
+    o.allocator = jt_allocator(&a);
+    JT_CHECK(tl_run(&w, &perf, &o, v, 8, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(a.live_bytes == 0);
+    JT_CHECK(st.follow_reads >= rounds - 1);
+    if (st.follow_reads < rounds - 1)
+        printf("  reads %u loads %u rounds %u\n", (unsigned)st.follow_reads, (unsigned)st.loads, (unsigned)st.rounds);
+    *loads = st.loads;
+    free(w.at);
+    free(w.size);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+    return a.peak_bytes;
+}
+
+static void test_live_flat_memory(void)
+{
+    uint64_t l1 = 0, l2 = 0;
+    size_t p1 = tl_peak_for(400, &l1), p2 = tl_peak_for(3200, &l2);
+    JT_CHECK(l1 == 400 && l2 == 3200);
+    /* 2,800 more functions with 4 KiB of code each (11 MiB): the peak grows by less than
+       512 bytes a function (its entry, ELF path and name count, arrays doubling; about
+       256 measured), so neither code nor records nor applied events are kept */
+    JT_CHECK(p2 < p1 + (size_t)2800 * 512);
+    if (p2 >= p1 + (size_t)2800 * 512) printf("  peak %zu -> %zu bytes\n", p1, p2);
+}
+
+static void suite_live(void)
+{
+    JT_RUN(test_live_dump_grows_between_rounds);
+    JT_RUN(test_live_alloc_failures);
+    JT_RUN(test_live_writer_stops);
+    JT_RUN(test_live_damage_later);
+    JT_RUN(test_live_bounded_wait);
+    JT_RUN(test_live_flat_memory);
+}
