@@ -55,6 +55,12 @@ static void usage(FILE *f)
             "                          keep: a function is mapped from its load record on (perf)\n"
             "      --late-window MS    how long before its load record a function may be named\n"
             "                          (default 100 ms)\n"
+            "      --perf-map=MODE     keep (default): leave //anon mmaps to perf report, which reads\n"
+            "                          /tmp/perf-<pid>.map while it exists; elf: write each map\n"
+            "                          (--jitdump-dir, then /tmp) into a symbols-only\n"
+            "                          jitted-<pid>.map.so that anonymous memory (the parts no\n"
+            "                          jitdump describes) is mapped to, so perf archive keeps the\n"
+            "                          names\n"
             "      --line-bias=B       subtract B from debug-info addresses: auto (default; detected\n"
             "                          per dump: V8 and LLVM JITs add 0x40), none, or bytes (0x40)\n"
             "      --threads N         threads creating per-function ELF files (default: one per\n"
@@ -110,6 +116,10 @@ static void print_stats(const jitanon_inject_stats *s)
             s->records_in, s->records_out, s->samples, s->markers, s->dumps_loaded, s->dumps_failed, s->loads, s->moves,
             s->mmaps_synthesized, s->anon_kept, s->anon_split, s->anon_pieces, s->anon_dropped, s->elf_files, s->elf_bytes,
             s->elf_refused, s->rounds, s->largest_round_bytes);
+    if (s->perf_maps)
+        fprintf(stderr, "perf maps: %" PRIu64 " read, %" PRIu64 " entries into stubs, %" PRIu64
+                " lines skipped; %" PRIu64 " mmaps name a stub\n",
+                s->perf_maps, s->perf_map_entries, s->perf_map_bad_lines, s->perf_map_mmaps);
     if (s->late_loads)
         fprintf(stderr, "late: %" PRIu64 " functions mapped before their load record, %" PRIu64 " samples named so\n",
                 s->late_loads, s->late_samples);
@@ -195,6 +205,10 @@ int main(int argc, char **argv)
             if (!strcmp(v, "all")) o.elf_files = JITANON_ELF_FILES_ALL;
             else if (!strcmp(v, "sampled")) o.elf_files = JITANON_ELF_FILES_SAMPLED;
             else return fprintf(stderr, "jitanon-inject: --elf-files takes all or sampled\n"), 2;
+        } else if ((v = arg_value(argc, argv, &i, "--perf-map", NULL))) {
+            if (!strcmp(v, "keep")) o.perf_map = JITANON_PERF_MAP_KEEP;
+            else if (!strcmp(v, "elf")) o.perf_map = JITANON_PERF_MAP_ELF;
+            else return fprintf(stderr, "jitanon-inject: --perf-map takes keep or elf\n"), 2;
         } else if ((v = arg_value(argc, argv, &i, "--line-bias", NULL))) {
             char *end;
             unsigned long n = strtoul(v, &end, 0);
