@@ -149,10 +149,237 @@ static void test_perfmap_limit(void)
     jitanon_membuf_release(&text);
 }
 
+/* The symbols-only stub: every entry comes back as a FUNC symbol at its own address with
+   its size, in a NOBITS .text.nobits covered by a file-less PT_LOAD; no code bytes; the
+   build-id depends on the entries; out-of-order entries are refused. */
+static void test_perfmap_stub_elf(void)
+{
+    jitanon_result r;
+    jitanon_perfmap *m = tpm_load("7f0000001000 40 JS:~busy a b.js:2\n7f0000001040 10 py::f:/x.py\n7f0000002000 0 z\n", &r);
+    jitanon_jitdump_header h;
+    jitanon_elf_opts eo;
+    jitanon_elf_builder b;
+    jitanon_membuf out;
+    jitanon_sink sink;
+    jitanon_error e;
+    jitanon_test_elf_file f;
+    jitanon_test_elf_section text, symtab;
+    jitanon_test_elf_segment seg;
+    uint8_t id1[20];
+    size_t i;
+    memset(&h, 0, sizeof h);
+    h.elf_mach = 62;
+    memset(&eo, 0, sizeof eo);
+    eo.symbols_only = 1;
+    memset(&out, 0, sizeof out);
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = &out;
+    JT_CHECK(m && jitanon_elf_builder_init(&b, &h, &eo, &e) == JITANON_OK);
+    for (i = 0; m && i < m->count; i++) {
+        jitanon_elf_func fn;
+        memset(&fn, 0, sizeof fn);
+        fn.name = m->entries[i].name;
+        fn.code_addr = m->entries[i].start;
+        fn.map_size = m->entries[i].size;
+        JT_CHECK_EQ_U(jitanon_elf_builder_add(&b, &fn, NULL, &e), JITANON_OK);
+        if (i == m->count - 1) /* a second add below the end of the last one */
+            JT_CHECK_EQ_U(jitanon_elf_builder_add(&b, &fn, NULL, &e), JITANON_ERR_INVALID_ARGUMENT);
+    }
+    JT_CHECK_EQ_U(jitanon_elf_builder_finish(&b, sink, NULL, &e), JITANON_OK);
+    jitanon_elf_builder_release(&b);
+    JT_CHECK(out.size < 4096); /* no code in the file */
+    JT_CHECK_EQ_U(jitanon_test_elf_parse(&f, out.data, out.size, &e), JITANON_OK);
+    JT_CHECK(jitanon_test_elf_find_section(&f, ".text.nobits", &text) != 0);
+    JT_CHECK_EQ_U(text.type, JITANON__SHT_NOBITS);
+    JT_CHECK_EQ_U(text.addr, 0x7f0000001000ull);
+    JT_CHECK_EQ_U(text.offset, text.addr);
+    JT_CHECK_EQ_U(text.size, 0x7f0000002001ull - 0x7f0000001000ull);
+    JT_CHECK_EQ_U(f.phnum, 3);
+    JT_CHECK(jitanon_test_elf_segment_at(&f, 1, &seg, &e) == JITANON_OK && seg.type == JITANON__PT_LOAD &&
+             seg.vaddr == text.addr && seg.offset == text.addr && seg.filesz == 0 && seg.memsz == text.size);
+    JT_CHECK(jitanon_test_elf_find_section(&f, ".symtab", &symtab) != 0);
+    JT_CHECK_EQ_U(jitanon_test_elf_symbol_count(&f, &symtab), 4);
+    for (i = 0; m && i < m->count; i++) {
+        jitanon_test_elf_symbol sym;
+        JT_CHECK(jitanon_test_elf_symbol_at(&f, &symtab, i + 1, &sym, &e) == JITANON_OK);
+        JT_CHECK_EQ_U(sym.value, m->entries[i].start);
+        JT_CHECK_EQ_U(sym.size, m->entries[i].size);
+        JT_CHECK_EQ_U(sym.info & 15, 2); /* STT_FUNC */
+        JT_CHECK(sym.name.length == m->entries[i].name.length &&
+                 !memcmp(sym.name.data, m->entries[i].name.data, sym.name.length));
+    }
+    JT_CHECK(f.build_id.size == 20);
+    if (f.build_id.size == 20) memcpy(id1, f.build_id.data, 20);
+    /* one entry fewer: another build-id */
+    out.size = 0;
+    JT_CHECK(jitanon_elf_builder_init(&b, &h, &eo, &e) == JITANON_OK);
+    for (i = 0; m && i + 1 < m->count; i++) {
+        jitanon_elf_func fn;
+        memset(&fn, 0, sizeof fn);
+        fn.name = m->entries[i].name;
+        fn.code_addr = m->entries[i].start;
+        fn.map_size = m->entries[i].size;
+        JT_CHECK_EQ_U(jitanon_elf_builder_add(&b, &fn, NULL, &e), JITANON_OK);
+    }
+    JT_CHECK_EQ_U(jitanon_elf_builder_finish(&b, sink, NULL, &e), JITANON_OK);
+    jitanon_elf_builder_release(&b);
+    JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, &e) == JITANON_OK && f.build_id.size == 20 &&
+             memcmp(f.build_id.data, id1, 20) != 0);
+    /* code is refused in this mode */
+    {
+        static const uint8_t code[4] = {0x90, 0x90, 0x90, 0xc3};
+        jitanon_elf_func fn;
+        memset(&fn, 0, sizeof fn);
+        fn.name.data = "x";
+        fn.name.length = 1;
+        fn.code_addr = 0x10000;
+        fn.code.data = code;
+        fn.code.size = 4;
+        JT_CHECK(jitanon_elf_builder_init(&b, &h, &eo, &e) == JITANON_OK);
+        JT_CHECK_EQ_U(jitanon_elf_builder_add(&b, &fn, NULL, &e), JITANON_ERR_INVALID_ARGUMENT);
+        jitanon_elf_builder_release(&b);
+    }
+    jitanon_membuf_release(&out);
+    jitanon_perfmap_destroy(m);
+}
+
+/* -- --perf-map=elf in the injector (the scenario of t_inject.c: pages of an //anon code
+   cache committed one at a time, functions f0..f3 in the dump) -- */
+
+/* A ti_case and the map its process has (the loader gets the ti_io inside). */
+typedef struct tpm_case {
+    ti_case c;
+    const char *text; /* what /tmp/perf-100.map holds; NULL: there is none */
+    unsigned asked;
+} tpm_case;
+
+static jitanon_result tpm_load_map(void *user, const char *path, const jitanon_perfmap_opts *opts,
+                                   jitanon_perfmap **out, jitanon_error *err)
+{
+    tpm_case *t = (tpm_case *)(void *)((char *)user - offsetof(ti_case, io));
+    t->asked++;
+    *out = NULL;
+    if (!t->text || strcmp(path, "/tmp/perf-100.map") != 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "not there");
+    return jitanon_perfmap_load_memory(t->text, strlen(t->text), opts, out, err);
+}
+
+static jitanon_result tpm_run_mode(tpm_case *t, jitanon_perf_mode mode)
+{
+    ti_case *c = &t->c;
+    c->o.perf_map = JITANON_PERF_MAP_ELF;
+    c->o.elf_dir = "/some/dir";
+    c->o.io.load_perfmap = tpm_load_map;
+    return ti_case_run(c, mode);
+}
+
+static jitanon_result tpm_run(tpm_case *t) { return tpm_run_mode(t, JITANON_PERF_FILE); }
+
+static const char tpm_map[] = "10000 100 f0 in the map\n" /* the dump names f0: its name wins */
+                              "10100 100 stub between\n"  /* the sample at 0x10150 */
+                              "12800 10 tail\n";
+
+/* With the dump: the //anon pieces the trimming keeps name the stub instead (pgoff =
+   start), the jitted files are untouched, and the stub is listed in the build-id table. */
+static void test_perfmap_inject_with_dump(void)
+{
+    tpm_case t;
+    size_t i, stub = 0;
+    t.asked = 0;
+    t.text = tpm_map;
+    ti_case_begin(&t.c, 1, JITANON_PERF_FILE, 1);
+    t.c.o.late = JITANON_LATE_KEEP;
+    JT_CHECK(tpm_run(&t) == JITANON_OK);
+    JT_CHECK_EQ_U(t.asked, 1); /* once per process */
+    JT_CHECK_EQ_U(ti_case_count(&t.c, JITANON_PERF_RECORD_MMAP2, "//anon"), 0);
+    JT_CHECK_EQ_U(ti_case_count(&t.c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100-"), 4);
+    for (i = 0; i < t.c.n; i++) {
+        const ti_out_rec *v = &t.c.v[i];
+        if (v->type != JITANON_PERF_RECORD_MMAP2 || strcmp(v->name, "/some/dir/jitted-100.map.so")) continue;
+        JT_CHECK_EQ_U(v->pgoff, v->start);
+        if (v->time == 30) JT_CHECK(v->start == 0x10000 && v->len == 0x1000);
+        if (v->time == 50) JT_CHECK(v->start == 0x11000 && v->len == 0x1000);
+        if (v->time == 80) JT_CHECK(v->start == 0x12000 && v->len == 0x1000);
+        stub++;
+    }
+    JT_CHECK_EQ_U(stub, 3);
+    JT_CHECK_EQ_U(t.c.io.elf_files, 5);
+    JT_CHECK(t.c.io.elf_ok);
+    JT_CHECK_EQ_U(t.c.st.perf_maps, 1);
+    JT_CHECK_EQ_U(t.c.st.perf_map_entries, 3);
+    JT_CHECK_EQ_U(t.c.st.perf_map_mmaps, 3);
+    JT_CHECK_EQ_U(t.c.st.buildid_entries, 5);
+    JT_CHECK_EQ_U(t.c.st.elf_files, 5);
+    ti_case_end(&t.c);
+}
+
+/* Without a dump: every //anon mapping names the stub whole; a process without a map, or
+   the option off, gives the output of a run without it, record for record. */
+static void test_perfmap_inject_map_only(void)
+{
+    tpm_case t;
+    ti_out_rec plain[64];
+    size_t nplain, i, stub = 0;
+    t.asked = 0;
+    t.text = tpm_map;
+    ti_case_begin(&t.c, 1, JITANON_PERF_FILE, 0);
+    JT_CHECK(tpm_run(&t) == JITANON_OK);
+    for (i = 0; i < t.c.n; i++) {
+        const ti_out_rec *v = &t.c.v[i];
+        if (v->type != JITANON_PERF_RECORD_MMAP2 || strcmp(v->name, "/some/dir/jitted-100.map.so")) continue;
+        JT_CHECK(v->start == 0x10000 && v->pgoff == 0x10000);
+        JT_CHECK(v->len == (v->time == 30 ? 0x1000u : v->time == 50 ? 0x2000u : 0x3000u));
+        stub++;
+    }
+    JT_CHECK_EQ_U(stub, 3);
+    JT_CHECK_EQ_U(ti_case_count(&t.c, JITANON_PERF_RECORD_MMAP2, "//anon"), 0);
+    JT_CHECK_EQ_U(t.c.io.elf_files, 1);
+    /* pipe output: the same mmaps, the stub listed (HEADER_BUILD_ID records) */
+    JT_CHECK(tpm_run_mode(&t, JITANON_PERF_PIPE) == JITANON_OK);
+    JT_CHECK_EQ_U(ti_case_count(&t.c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100.map.so"), 3);
+    JT_CHECK_EQ_U(t.c.st.buildid_entries, 1);
+    /* no map: as without the option */
+    JT_CHECK(ti_case_run(&t.c, JITANON_PERF_FILE) == JITANON_OK);
+    memcpy(plain, t.c.v, sizeof plain);
+    nplain = t.c.n;
+    t.text = NULL;
+    t.asked = 0;
+    JT_CHECK(tpm_run(&t) == JITANON_OK);
+    JT_CHECK_EQ_U(t.asked, 1);
+    JT_CHECK_EQ_U(t.c.n, nplain);
+    JT_CHECK(memcmp(plain, t.c.v, nplain * sizeof *plain) == 0);
+    JT_CHECK_EQ_U(t.c.st.perf_maps, 0);
+    ti_case_end(&t.c);
+}
+
+/* A damaged map is used for what it holds and told once; a map past memory_limit leaves
+   the process as without one; an unknown mode is refused. */
+static void test_perfmap_inject_damage(void)
+{
+    tpm_case t;
+    t.asked = 0;
+    t.text = "10100 100 stub between\nnot a line\n12800 10 ta";
+    ti_case_begin(&t.c, 1, JITANON_PERF_FILE, 0);
+    JT_CHECK(tpm_run(&t) == JITANON_OK);
+    JT_CHECK_EQ_U(t.c.st.perf_map_entries, 1);
+    JT_CHECK_EQ_U(t.c.st.perf_map_bad_lines, 2);
+    JT_CHECK_EQ_U(ti_case_count(&t.c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100.map.so"), 3);
+    t.c.o.perfmap.memory_limit = 16;
+    JT_CHECK(tpm_run(&t) == JITANON_OK);
+    JT_CHECK_EQ_U(t.c.st.perf_maps, 0);
+    JT_CHECK_EQ_U(ti_case_count(&t.c, JITANON_PERF_RECORD_MMAP2, "//anon"), 3);
+    t.c.o.perf_map = (jitanon_perf_map_mode)7;
+    JT_CHECK_EQ_U(ti_case_run(&t.c, JITANON_PERF_FILE), JITANON_ERR_INVALID_ARGUMENT);
+    ti_case_end(&t.c);
+}
+
 static void suite_perfmap(void)
 {
     JT_RUN(test_perfmap_formats);
     JT_RUN(test_perfmap_damage);
     JT_RUN(test_perfmap_overlaps);
     JT_RUN(test_perfmap_limit);
+    JT_RUN(test_perfmap_stub_elf);
+    JT_RUN(test_perfmap_inject_with_dump);
+    JT_RUN(test_perfmap_inject_map_only);
+    JT_RUN(test_perfmap_inject_damage);
 }
