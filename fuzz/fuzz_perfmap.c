@@ -7,6 +7,7 @@
 #define FUZZ_NAME "fuzz_perfmap"
 #include "jitanon.h"
 #include "fuzz_common.h"
+#include "../tests/elfread.h"
 #include <string.h>
 
 typedef struct model_line {
@@ -76,6 +77,65 @@ static void model_check(const jitanon_perfmap *m, const model_line *lines, int n
     CHECK(e->name.length == lines[owner].name_len && !memcmp(e->name.data, lines[owner].name, e->name.length));
 }
 
+/* The stub of `m` (32-bit class or 64, big- or little-endian by `variant`): entries the
+   builder refuses (inside the ELF header's addresses, or past the 32-bit space) are
+   skipped, as the injector does; all others come back as symbols. */
+static void stub_check(const jitanon_perfmap *m, const jitanon_allocator *a, int variant)
+{
+    jitanon_jitdump_header h;
+    jitanon_elf_opts eo;
+    jitanon_elf_builder b;
+    jitanon_membuf out;
+    jitanon_sink sink;
+    jitanon_error err;
+    jitanon_test_elf_file f;
+    jitanon_test_elf_section symtab;
+    uint64_t added = 0, k;
+    size_t i;
+    unsigned char *kept;
+    memset(&h, 0, sizeof h);
+    h.elf_mach = variant ? 3 : 62; /* EM_386: ELF32 */
+    h.big_endian = variant;
+    memset(&eo, 0, sizeof eo);
+    eo.allocator = *a;
+    eo.symbols_only = 1;
+    memset(&out, 0, sizeof out);
+    out.allocator = *a;
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = &out;
+    CHECK(jitanon_elf_builder_init(&b, &h, &eo, &err) == JITANON_OK);
+    kept = (unsigned char *)calloc(m->count + 1, 1);
+    CHECK(kept != NULL);
+    for (i = 0; i < m->count; i++) {
+        jitanon_elf_func fn;
+        jitanon_result r;
+        memset(&fn, 0, sizeof fn);
+        fn.name = m->entries[i].name;
+        fn.code_addr = m->entries[i].start;
+        fn.map_size = m->entries[i].size;
+        r = jitanon_elf_builder_add(&b, &fn, NULL, &err);
+        CHECK(r == JITANON_OK || r == JITANON_ERR_INVALID_ARGUMENT || r == JITANON_ERR_LIMIT || r == JITANON_ERR_NOMEM);
+        if (r == JITANON_OK) kept[i] = 1, added++;
+    }
+    if (jitanon_elf_builder_finish(&b, sink, NULL, &err) == JITANON_OK) {
+        CHECK(jitanon_test_elf_parse(&f, out.data, out.size, &err) == JITANON_OK);
+        CHECK(f.build_id.size == 20);
+        CHECK(jitanon_test_elf_find_section(&f, ".symtab", &symtab) != 0);
+        CHECK(jitanon_test_elf_symbol_count(&f, &symtab) == added + 1);
+        for (i = 0, k = 1; i < m->count; i++) {
+            jitanon_test_elf_symbol sym;
+            if (!kept[i]) continue;
+            CHECK(jitanon_test_elf_symbol_at(&f, &symtab, k++, &sym, &err) == JITANON_OK);
+            CHECK(sym.value == m->entries[i].start && sym.size == m->entries[i].size);
+            CHECK(sym.name.length == m->entries[i].name.length &&
+                  !memcmp(sym.name.data, m->entries[i].name.data, sym.name.length));
+        }
+    }
+    free(kept);
+    jitanon_elf_builder_release(&b);
+    jitanon_membuf_release(&out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static model_line lines[64];
@@ -114,6 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         CHECK(m->stats.lines - m->stats.bad_lines - m->stats.cut == (uint64_t)n);
     }
+    stub_check(m, &o.allocator, data[0] & 1);
     jitanon_perfmap_destroy(m);
     CHECK(c.live == 0);
     return 0;
