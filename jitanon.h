@@ -11464,14 +11464,17 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_stub(jitanon__inj *j, uint3
     if ((res = jitanon_elf_builder_init(&b, &h, &eo, j->err)) != JITANON_OK) return res;
     for (i = 0; i < m->count && res == JITANON_OK; i++) {
         jitanon_elf_func fn;
+        jitanon_error e;
         memset(&fn, 0, sizeof fn);
         fn.name = m->entries[i].name;
         fn.code_addr = m->entries[i].start;
         fn.map_size = m->entries[i].size;
-        res = jitanon_elf_builder_add(&b, &fn, NULL, NULL);
+        res = jitanon_elf_builder_add(&b, &fn, NULL, &e);
         if (res == JITANON_OK) j->st->perf_map_entries++;
-        else if (res == JITANON_ERR_INVALID_ARGUMENT || res == JITANON_ERR_LIMIT) res = JITANON_OK; /* in the ELF header's
-                                                         addresses or at the very top: no code is there */
+        /* inside the ELF header's addresses, or at the very top (past 4 GiB for ELF32):
+           no code a sample can be in */
+        else if (res == JITANON_ERR_INVALID_ARGUMENT || res == JITANON_ERR_LIMIT) res = JITANON_OK;
+        else if (j->err) *j->err = e;
     }
     memset(&elf, 0, sizeof elf);
     elf.allocator = j->a;
