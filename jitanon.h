@@ -11427,22 +11427,29 @@ JITANON__PRIVATE jitanon_result jitanon__inj_load_perfmap_default(void *user, co
 }
 
 /* The k-th place the map of `pid` may be: opts.jitdump_dir (the caller pointed there: on
-   another machine a /tmp map of the same pid is some other process's), then /tmp.
-   0 when there is no k-th. */
-JITANON__PRIVATE int jitanon__inj_perfmap_path(const jitanon__inj *j, uint32_t pid, unsigned k, char *path, size_t cap)
+   another machine a /tmp map of the same pid is some other process's), then /tmp.  *dir
+   is that directory; it must outlive the run (the build-id cache code knows directories
+   by address).  0 when there is no k-th. */
+JITANON__PRIVATE int jitanon__inj_perfmap_path(const jitanon__inj *j, uint32_t pid, unsigned k, char *path, size_t cap,
+                                              const char **dir)
 {
-    if (j->opts->jitdump_dir && k-- == 0)
-        return jitanon__fmt(path, cap, "%s/perf-%u.map", j->opts->jitdump_dir, (unsigned)pid) < cap;
-    if (k-- == 0) return jitanon__fmt(path, cap, "/tmp/perf-%u.map", (unsigned)pid) < cap;
+    if (j->opts->jitdump_dir && k-- == 0) {
+        *dir = j->opts->jitdump_dir;
+        return jitanon__fmt(path, cap, "%s/perf-%u.map", *dir, (unsigned)pid) < cap;
+    }
+    if (k-- == 0) {
+        *dir = "/tmp";
+        return jitanon__fmt(path, cap, "/tmp/perf-%u.map", (unsigned)pid) < cap;
+    }
     /* Hook (the namespace helper): the process's own /tmp seen through its root in its pid
        namespace, /proc/<pid>/root/tmp/perf-<nspid>.map, goes here as the next place. */
     return 0;
 }
 
-/* Writes the stub of map `m` (found at `found`) and remembers its path; *path stays
+/* Writes the stub of map `m` (found in `map_dir`) and remembers its path; *path stays
    JITANON__PM_NONE when it cannot be written (told through io.log). */
 JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_stub(jitanon__inj *j, uint32_t pid, const jitanon_perfmap *m,
-                                                          const char *found, size_t *path)
+                                                          const char *map_dir, size_t *path)
 {
     jitanon_jitdump_header h;
     jitanon_elf_opts eo = j->opts->elf;
@@ -11450,8 +11457,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_stub(jitanon__inj *j, uint3
     jitanon_membuf elf;
     jitanon_sink sink;
     const size_t *dumps = jitanon__hmap_find(&j->jit.pids, pid);
-    char name[48], *dir;
-    size_t dir_size = 0, dl = strlen(found), i;
+    const char *dir = j->opts->elf_dir ? j->opts->elf_dir : map_dir;
+    char name[48];
+    size_t i;
     jitanon_result res;
     memset(&h, 0, sizeof h);
     h.big_endian = j->in->big_endian;
@@ -11482,17 +11490,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_stub(jitanon__inj *j, uint3
     sink.user = &elf;
     if (res == JITANON_OK) res = jitanon_elf_builder_finish(&b, sink, NULL, j->err);
     jitanon_elf_builder_release(&b);
-    while (dl > 0 && found[dl - 1] != '/') dl--;
-    if (j->opts->elf_dir) dir = jitanon__inj_dup(j, j->opts->elf_dir, strlen(j->opts->elf_dir), &dir_size);
-    else dir = jitanon__inj_dup(j, dl ? found : ".", dl > 1 ? dl - 1 : 1, &dir_size);
     jitanon__fmt(name, sizeof name, "jitted-%u.map.so", (unsigned)pid);
-    if (res == JITANON_OK && !dir) res = jitanon__inj_nomem(j, "paths");
     if (res == JITANON_OK && jitanon__inj_put_file(j, NULL, dir, &elf, name, SIZE_MAX) &&
         (*path = jitanon__inj_add_path(j, dir, name)) == SIZE_MAX)
         res = jitanon__inj_nomem(j, "paths");
     if (res == JITANON_OK && j->out.w->mode == JITANON_PERF_PIPE) res = jitanon__inj_bids_flush(j);
     jitanon_membuf_release(&elf);
-    jitanon__free(&j->a, dir, dir_size);
     return res;
 }
 
@@ -11504,6 +11507,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_of(jitanon__inj *j, uint32_
     const size_t *known = jitanon__hmap_find(&j->pm_pids, pid);
     size_t *slot;
     char found[4096];
+    const char *dir = NULL;
     unsigned k;
     jitanon_result res = JITANON_OK;
     if (known) {
@@ -11512,7 +11516,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_of(jitanon__inj *j, uint32_
     }
     *path = JITANON__PM_NONE;
     if (!po.allocator.alloc_fn) po.allocator = j->a;
-    for (k = 0; jitanon__inj_perfmap_path(j, pid, k, found, sizeof found); k++) {
+    for (k = 0; jitanon__inj_perfmap_path(j, pid, k, found, sizeof found, &dir); k++) {
         jitanon_perfmap *m = NULL;
         jitanon_error e;
         jitanon_result r = j->io.load_perfmap(j->io.user, found, &po, &m, &e);
@@ -11531,7 +11535,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_of(jitanon__inj *j, uint32_
             else jitanon__fmt(msg, sizeof msg, "perf map %s: the last line is cut short: skipped", found);
             jitanon__inj_log(j, "%s%s", msg, NULL);
         }
-        res = jitanon__inj_perfmap_stub(j, pid, m, found, path);
+        res = jitanon__inj_perfmap_stub(j, pid, m, dir, path);
         jitanon_perfmap_destroy(m);
         break;
     }
