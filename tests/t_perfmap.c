@@ -372,6 +372,79 @@ static void test_perfmap_inject_damage(void)
     ti_case_end(&t.c);
 }
 
+/* Which mappings name the stub: executable //anon, [anon: and /memfd: ones; not a
+   non-executable //anon mapping, not a file; the map is looked for in jitdump_dir first. */
+static void tpm_mmap_prot(ti_gen *g, uint64_t time, uint64_t start, uint32_t prot, const char *name)
+{
+    jitanon_perf_record rec;
+    uint8_t buf[512];
+    size_t size = 0;
+    jitanon_error err;
+    memset(&rec, 0, sizeof rec);
+    rec.misc = JITANON_PERF_MISC_USER;
+    rec.sid.time = time;
+    rec.mmap.pid = rec.mmap.tid = TI_PID;
+    rec.mmap.start = rec.mmap.pgoff = start;
+    rec.mmap.len = 0x1000;
+    rec.mmap.prot = prot;
+    rec.mmap.flags = 2;
+    rec.mmap.filename.data = name;
+    rec.mmap.filename.length = strlen(name);
+    JT_CHECK(jitanon_perf_encode_mmap2(buf, sizeof buf, &size, &rec, &g->attr, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_write(&g->w, buf, size, &err) == JITANON_OK);
+}
+
+static jitanon_result tpm_load_dir(void *user, const char *path, const jitanon_perfmap_opts *opts,
+                                   jitanon_perfmap **out, jitanon_error *err)
+{
+    tpm_case *t = (tpm_case *)(void *)((char *)user - offsetof(ti_case, io));
+    static const char text[] = "20000 4000 in jitdump_dir\n";
+    *out = NULL;
+    if (t->asked++ == 0) JT_CHECK(strcmp(path, "/moved/here/perf-100.map") == 0);
+    if (strcmp(path, "/moved/here/perf-100.map") != 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "not there");
+    return jitanon_perfmap_load_memory(text, sizeof text - 1, opts, out, err);
+}
+
+static void test_perfmap_inject_kinds(void)
+{
+    tpm_case t;
+    ti_gen g;
+    uint8_t raw[128];
+    jitanon_error err;
+    size_t i;
+    memset(&t, 0, sizeof t);
+    ti_case_begin(&t.c, 1, JITANON_PERF_FILE, 0);
+    jitanon_membuf_release(&t.c.perf);
+    memset(&t.c.perf, 0, sizeof t.c.perf);
+    ti_gen_begin(&g, raw, 1, &t.c.perf, JITANON_PERF_FILE);
+    tpm_mmap_prot(&g, 10, 0x20000, 5, "//anon");
+    tpm_mmap_prot(&g, 11, 0x21000, 3, "//anon"); /* data, not code */
+    tpm_mmap_prot(&g, 12, 0x22000, 5, "/memfd:jit-cache (deleted)");
+    tpm_mmap_prot(&g, 13, 0x23000, 5, "[anon:v8 code]");
+    tpm_mmap_prot(&g, 14, 0x24000, 5, "/usr/lib/libc.so.6");
+    ti_sample(&g, 20, 0x20010);
+    ti_round(&g);
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    t.c.o.perf_map = JITANON_PERF_MAP_ELF;
+    t.c.o.elf_dir = "/some/dir";
+    t.c.o.jitdump_dir = "/moved/here";
+    t.c.o.io.load_perfmap = tpm_load_dir;
+    JT_CHECK(ti_case_run(&t.c, JITANON_PERF_FILE) == JITANON_OK);
+    JT_CHECK_EQ_U(t.asked, 1);
+    JT_CHECK_EQ_U(ti_case_count(&t.c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100.map.so"), 3);
+    for (i = 0; i < t.c.n; i++) {
+        const ti_out_rec *v = &t.c.v[i];
+        if (v->type != JITANON_PERF_RECORD_MMAP2) continue;
+        if (v->start == 0x21000) JT_CHECK(strcmp(v->name, "//anon") == 0);
+        if (v->start == 0x24000) JT_CHECK(strcmp(v->name, "/usr/lib/libc.so.6") == 0);
+        if (v->start == 0x20000 || v->start == 0x22000 || v->start == 0x23000)
+            JT_CHECK(strcmp(v->name, "/some/dir/jitted-100.map.so") == 0 && v->pgoff == v->start);
+    }
+    JT_CHECK_EQ_U(t.c.st.perf_map_mmaps, 3);
+    ti_case_end(&t.c);
+}
+
 static void suite_perfmap(void)
 {
     JT_RUN(test_perfmap_formats);
@@ -382,4 +455,5 @@ static void suite_perfmap(void)
     JT_RUN(test_perfmap_inject_with_dump);
     JT_RUN(test_perfmap_inject_map_only);
     JT_RUN(test_perfmap_inject_damage);
+    JT_RUN(test_perfmap_inject_kinds);
 }
