@@ -634,6 +634,60 @@ JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, j
 /* CLOCK_MONOTONIC in nanoseconds, the clock `perf record -k mono` uses; 0 without POSIX. */
 JITANON_API uint64_t jitanon_jitdump_now(void);
 
+/* -- perf maps ------------------------------------------------------------------------
+   /tmp/perf-<pid>.map: what runtimes without a jitdump write (CPython 3.12 -X perf, node
+   --perf-basic-prof, Java's Compiler.perfmap, Mono, wasmtime, .NET, LuaJIT), one function
+   a line: "START SIZE NAME\n", START and SIZE in hex (a 0x or 0X prefix is accepted),
+   NAME the rest of the line (spaces included; a CR before the newline is dropped).  A
+   map is untrusted input: a line that is not of that form is skipped and counted, a last
+   line without its newline (a write cut by a crash) too.  Entries that overlap resolve as
+   the file is read: a later line wins over the part of any earlier one it covers (the
+   runtime wrote it later, so it describes the code that lived there at the end; perf,
+   which keeps both and answers whichever its tree finds first, has no stable rule).  A
+   map has no times: an entry names its addresses for the whole life of the process,
+   which is how perf reads it too. */
+typedef struct jitanon_perfmap_opts {
+    uint32_t begin_zero_;
+    jitanon_allocator allocator;
+    size_t memory_limit; /* bytes the parser may hold at once (its copy of the names,
+                            the entries, the overlap map); 0 = unlimited */
+    uint32_t end_zero_;
+} jitanon_perfmap_opts;
+
+typedef struct jitanon_perfmap_entry {
+    uint64_t start, size; /* size >= 1: a 0 in the map names its first byte, as in perf */
+    jitanon_str name;     /* into the map's own copy */
+} jitanon_perfmap_entry;
+
+typedef struct jitanon_perfmap_stats {
+    uint64_t lines;       /* lines seen, the cut last one included */
+    uint64_t bad_lines;   /* skipped: not START SIZE NAME, or a range past 2^64 */
+    uint64_t first_bad;   /* byte offset of the first skipped line; UINT64_MAX: none */
+    uint64_t cut;         /* 1: the last line had no newline and was skipped */
+    uint64_t overlapping; /* lines that covered (part of) an earlier line */
+    size_t peak_bytes;    /* most bytes held at once while loading */
+} jitanon_perfmap_stats;
+
+/* A loaded map: entries in address order, disjoint. */
+typedef struct jitanon_perfmap {
+    jitanon_perfmap_entry *entries;
+    size_t count;
+    jitanon_perfmap_stats stats;
+    jitanon_allocator allocator_; /* private: entries and names are one block of block_size_ */
+    size_t block_size_;
+} jitanon_perfmap;
+
+/* Parses `size` bytes of a map (kept nowhere: the map has its own copy; the injector
+   reads files through jitanon_inject_io.load_perfmap).  Fails only
+   with JITANON_ERR_NOMEM, _LIMIT (memory_limit), _BAD_OPTIONS or _INVALID_ARGUMENT;
+   damage is skipped and counted. */
+JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t size, const jitanon_perfmap_opts *opts,
+                                                       jitanon_perfmap **out, jitanon_error *err);
+/* The entry holding addr, or NULL. */
+JITANON_API const jitanon_perfmap_entry *jitanon_perfmap_lookup(const jitanon_perfmap *m, uint64_t addr);
+/* NULL-safe. */
+JITANON_API void jitanon_perfmap_destroy(jitanon_perfmap *m);
+
 /* -- perf.data reader ------------------------------------------------------------------
 
    Reads perf.data in file mode ("PERFILE2", 104-byte header, attrs + id arrays, data
@@ -1401,6 +1455,15 @@ typedef struct jitanon_elf_opts {
                             jitanon_elf_builder_init fails with JITANON_ERR_FEATURE_DISABLED */
     int no_debug;        /* leave out .debug_* even when DEBUG_INFO is given */
     int no_unwind;       /* leave out .eh_frame / .eh_frame_hdr */
+    /* Symbols only, no code (a perf map's stub): every function is added with its
+       code_addr and map_size (1 when 0) and no code, debug or unwinding info, in address
+       order without overlaps; its symbol's st_value is that address itself, in an
+       SHT_NOBITS section .text.nobits over them (sh_addr == sh_offset, and a PT_LOAD of
+       no file bytes with p_vaddr == p_offset: perf's symbol adjustment is none), so an
+       MMAP2 of such a file carries pgoff = its start address.  Tools that disassemble
+       find no bytes: perf annotate prints the symbol's header and sample count over an
+       empty listing (with only the map it fails: objdump has no file to read). */
+    int symbols_only;
     uint32_t end_zero_;
 } jitanon_elf_opts;
 
@@ -1442,7 +1505,7 @@ typedef struct jitanon__sha1 {
 /* Per-function data the builder keeps (views plus a few numbers). */
 typedef struct jitanon__elf_entry {
     jitanon_str name;
-    uint64_t code_addr, offset;
+    uint64_t code_addr, offset, sym_size;
     jitanon_bytes code, debug_entries, eh_frame;
     uint64_t debug_count;
     int streamed; /* name, debug and eh_frame are the builder's copies; code comes later */
@@ -1561,6 +1624,21 @@ typedef enum jitanon_anon_mode {
    otherwise keeps load times; NAME asked for explicitly reports the fallback
    (stats.fallbacks, io.log).  Checked against the truth on real recordings (README):
    no sample was named wrongly. */
+/* What becomes of the perf maps (/tmp/perf-<pid>.map) of recorded processes. */
+typedef enum jitanon_perf_map_mode {
+    JITANON_PERF_MAP_KEEP = 0, /* nothing: perf report reads the map at report time, from
+                                  /tmp of the machine it runs on, while it is there */
+    /* Into the output: for a process with executable anonymous mappings (//anon, [anon:,
+       /memfd:) whose map is found (opts.jitdump_dir first when set, then /tmp), the map's
+       entries become one symbols-only ELF, "jitted-<pid>.map.so" (elf_dir, else next to
+       the map), listed in the build-id table and cache like every jitted file, and what
+       the output keeps of those mappings (all of it without a jitdump; with one, the
+       pieces the trimming leaves around jitted code) is mapped to it.  perf archive then
+       carries the names; the stub holds no code, so perf annotate has nothing to
+       disassemble there. */
+    JITANON_PERF_MAP_ELF = 1
+} jitanon_perf_map_mode;
+
 typedef enum jitanon_late_mode {
     JITANON_LATE_AUTO = 0, /* NAME for file input with anon_mode RANGE, else KEEP (silently) */
     JITANON_LATE_NAME = 1, /* back-date the mapping as described above */
@@ -1600,7 +1678,8 @@ typedef struct jitanon_inject_io {
     jitanon_result (*load_dump)(void *user, const char *path, const jitanon_jitdump_opts *opts,
                                 jitanon_jitdump **out, jitanon_error *err);
     /* Stores one complete ELF file called `name` ("jitted-", then digits, '-' and '.',
-       then ".so") in directory `dir`.  Return 0 on success. */
+       then ".so"; a perf map's stub: "jitted-<pid>.map.so") in directory `dir`.  Return 0
+       on success. */
     int (*write_elf)(void *user, const char *dir, const char *name, const void *data, size_t size);
     /* Reading a dump as a stream, from its start: *read gets a jitanon_read_fn and
        *stream its user pointer; the read returns 0 at the end of what was written so far
@@ -1612,6 +1691,11 @@ typedef struct jitanon_inject_io {
     jitanon_result (*open_dump)(void *user, const char *path, jitanon_read_fn *read, void **stream,
                                 jitanon_error *err);
     void (*close_dump)(void *user, void *stream);
+    /* opts.perf_map ELF: loads the perf map at `path` as jitanon_perfmap_load_file does
+       (JITANON_ERR_IO when there is none).  The default (NULL) opens it as load_dump's
+       default opens a dump (a regular file only, without blocking). */
+    jitanon_result (*load_perfmap)(void *user, const char *path, const jitanon_perfmap_opts *opts,
+                                   jitanon_perfmap **out, jitanon_error *err);
     /* Receives warnings (a dump that cannot be read, a refused file, ...). */
     void (*log)(void *user, const char *message);
     /* Called now and then with input bytes consumed so far. */
@@ -1719,6 +1803,8 @@ typedef struct jitanon_inject_opts {
        followed dump to catch up with an event newer than its last record.
        0 = JITANON_FOLLOW_WAIT_DEFAULT_US; JITANON_FOLLOW_WAIT_NONE: never wait. */
     uint32_t follow_wait_us;
+    jitanon_perf_map_mode perf_map;
+    jitanon_perfmap_opts perfmap; /* passed to the perf map reader (allocator: ours when unset) */
     uint32_t end_zero_;
 } jitanon_inject_opts;
 
@@ -1765,6 +1851,9 @@ typedef struct jitanon_inject_stats {
     /* Live pipes: dumps followed as they grew, the reads that found more of one, and the
        time rounds waited for a dump to catch up (nanoseconds, in all). */
     uint64_t dumps_followed, follow_reads, follow_wait_ns;
+    /* perf_map ELF: maps read, their entries written into stubs, lines skipped as damage
+       (a cut last line included), mmaps that name a stub instead of anonymous memory. */
+    uint64_t perf_maps, perf_map_entries, perf_map_bad_lines, perf_map_mmaps;
 } jitanon_inject_stats;
 
 /* Reads every record `in` has not read yet and writes the injected stream to `out`
@@ -1879,6 +1968,7 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
    Records
      [jitdump-read]   jitdump: header, records, iterator, stream, loader
      [jitdump-write]  jitdump writer
+     [perfmap]        perf map (/tmp/perf-<pid>.map) reader: lines, overlaps resolved, bounded
      [perf-read]      perf.data reader: file and pipe mode, attrs, records, features
      [perf-write]     perf.data writer
      [perf-copy]      the copy frame (jitanon_perf_copy; jitanon_inject runs in it too)
@@ -5600,6 +5690,225 @@ JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writ
     return jitanon__jw_end(&j);
 }
 
+/* -- [perfmap] perf map reader ------------------------------------------------------------
+   Lines are cut with the cursor; entries are resolved through a rangemap in file order
+   (later lines win), then copied out in address order.  Everything goes through a
+   counting allocator so memory_limit bounds what a hostile map can make us hold. */
+
+typedef struct jitanon__pm_load {
+    const jitanon_allocator *user; /* the caller's */
+    size_t limit, held, peak;
+    int limit_hit;
+} jitanon__pm_load;
+
+/* One allocator hook for all three operations: refuses what would pass the limit. */
+JITANON__PRIVATE void *jitanon__pm_account(jitanon__pm_load *l, void *ptr, size_t old_size, size_t new_size)
+{
+    size_t rest = l->held - (old_size < l->held ? old_size : l->held);
+    void *p = NULL;
+    if (new_size && l->limit && (new_size > l->limit || rest > l->limit - new_size)) {
+        l->limit_hit = 1;
+        return NULL;
+    }
+    if (!new_size) jitanon__free(l->user, ptr, old_size);
+    else if (!(p = ptr ? jitanon__realloc(l->user, ptr, old_size, new_size) : jitanon__malloc(l->user, new_size)))
+        return NULL;
+    l->held = rest + new_size;
+    if (l->held > l->peak) l->peak = l->held;
+    return p;
+}
+
+JITANON__PRIVATE void *jitanon__pm_alloc_fn(void *u, size_t n) { return jitanon__pm_account((jitanon__pm_load *)u, NULL, 0, n); }
+JITANON__PRIVATE void *jitanon__pm_realloc_fn(void *u, void *p, size_t o, size_t n)
+{
+    return jitanon__pm_account((jitanon__pm_load *)u, p, p ? o : 0, n);
+}
+JITANON__PRIVATE void jitanon__pm_free_fn(void *u, void *p, size_t o) { (void)jitanon__pm_account((jitanon__pm_load *)u, p, o, 0); }
+
+/* A hex number of 1..16 digits after an optional 0x; 0 when there is none (or it is
+   longer: a value past 2^64). */
+JITANON__PRIVATE int jitanon__pm_hex(jitanon__cur *c, uint64_t *v)
+{
+    unsigned digits = 0;
+    *v = 0;
+    if (c->left >= 3 && c->p[0] == '0' && (c->p[1] == 'x' || c->p[1] == 'X')) jitanon__take(c, 2);
+    while (c->left) {
+        unsigned ch = c->p[0], d;
+        if (ch >= '0' && ch <= '9') d = ch - '0';
+        else if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f') d = (ch | 0x20) - 'a' + 10;
+        else break;
+        if (++digits > 16) return 0;
+        *v = (*v << 4) | d;
+        jitanon__take(c, 1);
+    }
+    return digits > 0;
+}
+
+JITANON__PRIVATE int jitanon__pm_blanks(jitanon__cur *c)
+{
+    int n = 0;
+    while (c->left && (c->p[0] == ' ' || c->p[0] == '\t')) jitanon__take(c, 1), n++;
+    return n;
+}
+
+/* One line without its newline: 1 and the entry when it is START SIZE NAME. */
+JITANON__PRIVATE int jitanon__pm_line(jitanon__cur c, uint64_t *start, uint64_t *size, jitanon_str *name)
+{
+    uint64_t last;
+    if (c.left && c.p[c.left - 1] == '\r') c.left--;
+    if (!jitanon__pm_hex(&c, start) || !jitanon__pm_blanks(&c) || !jitanon__pm_hex(&c, size) || !jitanon__pm_blanks(&c))
+        return 0;
+    if (!c.left || memchr(c.p, 0, c.left)) return 0; /* no name, or one an ELF string table cannot hold */
+    if (*size == 0) *size = 1;
+    if (!jitanon__add_u64(*start, *size - 1, &last)) return 0;
+    name->data = (const char *)c.p;
+    name->length = c.left;
+    return 1;
+}
+
+typedef struct jitanon__pm_line_ref {
+    size_t name_off, name_len; /* in the input */
+    size_t copied;             /* offset in the names copy + 1; 0 = not copied yet */
+} jitanon__pm_line_ref;
+
+JITANON__PRIVATE jitanon_result jitanon__pm_fail(jitanon__pm_load *l, jitanon_error *err, uint64_t off, const char *what)
+{
+    if (l->limit_hit)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, off, "perf map: memory_limit of %U bytes reached (%s)",
+                             (uint64_t)l->limit, what);
+    return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "perf map: out of memory (%s)", what);
+}
+
+/* Copies the resolved pieces out of `rm`, each line's name once: one pass counts, then
+   one block holds the entries and, after them, the names. */
+JITANON__PRIVATE jitanon_result jitanon__pm_collect(jitanon_perfmap *m, jitanon__pm_load *l, const jitanon_allocator *ca,
+                                                    const jitanon_rangemap *rm, jitanon__pm_line_ref *refs, size_t nrefs,
+                                                    const uint8_t *data, jitanon_error *err)
+{
+    jitanon_rangemap_iter it;
+    jitanon_range r;
+    size_t n = 0, total = 0, i;
+    char *names;
+    jitanon_rangemap_iter_begin_all(&it, rm);
+    while (jitanon_rangemap_iter_next(&it, &r)) {
+        jitanon__pm_line_ref *ref = &refs[r.id];
+        n++;
+        if (!ref->copied) {
+            ref->copied = total + 1;
+            total += ref->name_len;
+        }
+    }
+    if (!n) return JITANON_OK;
+    if (!jitanon__mul_size(n, sizeof *m->entries, &i) || i > SIZE_MAX - total ||
+        !(m->entries = (jitanon_perfmap_entry *)jitanon__malloc(ca, i + total)))
+        return jitanon__pm_fail(l, err, 0, "entries");
+    m->block_size_ = i + total;
+    names = (char *)m->entries + i;
+    for (i = 0; i < nrefs; i++)
+        if (refs[i].copied) memcpy(names + refs[i].copied - 1, data + refs[i].name_off, refs[i].name_len);
+    jitanon_rangemap_iter_begin_all(&it, rm);
+    while (jitanon_rangemap_iter_next(&it, &r)) {
+        jitanon_perfmap_entry *e = &m->entries[m->count++];
+        e->start = r.start;
+        e->size = r.len;
+        e->name.data = names + refs[r.id].copied - 1;
+        e->name.length = refs[r.id].name_len;
+    }
+    return JITANON_OK;
+}
+
+JITANON_API void jitanon_perfmap_destroy(jitanon_perfmap *m)
+{
+    if (m) {
+        jitanon_allocator a = m->allocator_; /* m itself goes last */
+        jitanon__free(&a, m->entries, m->block_size_);
+        jitanon__free(&a, m, sizeof *m);
+    }
+}
+
+JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t size, const jitanon_perfmap_opts *opts,
+                                                       jitanon_perfmap **out, jitanon_error *err)
+{
+    jitanon__pm_load l;
+    jitanon_allocator ca;
+    jitanon_perfmap *m;
+    jitanon_rangemap rm;
+    jitanon__pm_line_ref *refs = NULL;
+    size_t nrefs = 0, refs_cap = 0;
+    jitanon__cur c = jitanon__cur_make(data, size, 0, 0);
+    jitanon_result res = JITANON_OK;
+    JITANON_ASSERT(out);
+    *out = NULL;
+    jitanon__clear_error(err);
+    if (JITANON__OPTS_BAD(opts)) return jitanon__opts_fail(err, "jitanon_perfmap_opts");
+    if (!data && size) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "NULL data");
+    memset(&l, 0, sizeof l);
+    l.user = opts ? &opts->allocator : NULL;
+    l.limit = opts ? opts->memory_limit : 0;
+    ca.alloc_fn = jitanon__pm_alloc_fn;
+    ca.realloc_fn = jitanon__pm_realloc_fn;
+    ca.free_fn = jitanon__pm_free_fn;
+    ca.user = &l;
+    if (!(m = (jitanon_perfmap *)jitanon__malloc(&ca, sizeof *m))) return jitanon__pm_fail(&l, err, 0, "the map");
+    memset(m, 0, sizeof *m);
+    m->allocator_ = opts ? opts->allocator : m->allocator_;
+    m->stats.first_bad = UINT64_MAX;
+    jitanon_rangemap_init(&rm, &ca);
+    while (c.left && res == JITANON_OK) {
+        const uint8_t *nl = (const uint8_t *)memchr(c.p, '\n', c.left);
+        uint64_t at = c.off, start = 0, len = 0;
+        size_t n = nl ? (size_t)(nl - c.p) : c.left;
+        jitanon__cur line = jitanon__cur_make(c.p, n, at, 0);
+        jitanon_str name;
+        jitanon_rangemap_iter it;
+        jitanon_range any;
+        jitanon__take(&c, nl ? n + 1 : n);
+        m->stats.lines++;
+        if (!nl) { /* the writer died inside this line: its size or name may be cut */
+            m->stats.cut = 1;
+            break;
+        }
+        if (!jitanon__pm_line(line, &start, &len, &name)) {
+            if (!m->stats.bad_lines++) m->stats.first_bad = at;
+            continue;
+        }
+        if (!jitanon__grow(&ca, (void **)&refs, &refs_cap, nrefs + 1, sizeof *refs)) {
+            res = jitanon__pm_fail(&l, err, at, "lines");
+            break;
+        }
+        refs[nrefs].name_off = (size_t)((const uint8_t *)name.data - (const uint8_t *)data);
+        refs[nrefs].name_len = name.length;
+        refs[nrefs].copied = 0;
+        jitanon_rangemap_iter_begin(&it, &rm, start, len);
+        if (jitanon_rangemap_iter_next(&it, &any)) m->stats.overlapping++;
+        if (jitanon_rangemap_assign(&rm, start, len, 1, nrefs, err) != JITANON_OK)
+            res = jitanon__pm_fail(&l, err, at, "the overlap map");
+        nrefs++;
+    }
+    if (res == JITANON_OK) res = jitanon__pm_collect(m, &l, &ca, &rm, refs, nrefs, (const uint8_t *)data, err);
+    jitanon_rangemap_release(&rm);
+    jitanon__free(&ca, refs, refs_cap * sizeof *refs);
+    m->stats.peak_bytes = l.peak;
+    if (res != JITANON_OK) {
+        jitanon_perfmap_destroy(m);
+        return res;
+    }
+    *out = m;
+    return JITANON_OK;
+}
+
+JITANON_API const jitanon_perfmap_entry *jitanon_perfmap_lookup(const jitanon_perfmap *m, uint64_t addr)
+{
+    size_t lo = 0, hi = m ? m->count : 0;
+    while (lo < hi) { /* the first entry ending after addr */
+        size_t mid = lo + (hi - lo) / 2;
+        const jitanon_perfmap_entry *e = &m->entries[mid];
+        if (addr >= e->start && addr - e->start >= e->size) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < (m ? m->count : 0) && addr - m->entries[lo].start < m->entries[lo].size ? &m->entries[lo] : NULL;
+}
+
 /* -- [perf-read] perf.data reader ---------------------------------------------------------- */
 
 #define JITANON__PERF_FILE_HEADER 104u
@@ -8829,11 +9138,18 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
     JITANON_ASSERT(b && fn);
     jitanon__clear_error(err);
     if ((r = jitanon__elf_check_func(fn, err)) != JITANON_OK) return r;
+    if (b->opts.symbols_only) { /* at its own address, after the headers and the previous one */
+        if (fn->code.size || fn->debug || fn->unwind || fn->code_addr < b->text_end)
+            return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0,
+                                 "symbols_only: no code, debug or unwinding info; functions in address order, disjoint");
+        off = fn->code_addr;
+        if (!jitanon__add_u64(off, fn->map_size ? fn->map_size : 1, &end) || (!jitanon__elf_is64(b) && end > UINT32_MAX))
+            return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "symbol past the end of the address space");
+    }
     /* An empty function still takes a byte of address space so no two share an address;
        a mapping longer than the code keeps the next function out of its range. */
-    if (!jitanon__add_u64(off, fn->code.size > fn->map_size ? fn->code.size : fn->map_size ? fn->map_size : 1, &end) ||
-        end > ((uint64_t)1 << 48) ||
-        (!jitanon__elf_is64(b) && end > UINT32_MAX / 2))
+    else if (!jitanon__add_u64(off, fn->code.size > fn->map_size ? fn->code.size : fn->map_size ? fn->map_size : 1, &end) ||
+             end > ((uint64_t)1 << 48) || (!jitanon__elf_is64(b) && end > UINT32_MAX / 2))
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "too much code for one ELF file");
     if (!jitanon__grow(&b->opts.allocator, (void **)&b->funcs, &b->cap, b->count + 1, sizeof *b->funcs))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot grow the function table");
@@ -8843,6 +9159,7 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
     e->code_addr = fn->code_addr;
     e->offset = off;
     e->code = fn->code;
+    e->sym_size = b->opts.symbols_only ? end - off : fn->code.size;
     if (fn->debug && !b->opts.no_debug) {
         e->debug_entries = fn->debug->debug.entries;
         e->debug_count = fn->debug->debug.nr_entry;
@@ -8856,7 +9173,8 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
     if (b->code_fn && !jitanon__elf_keep_copies(b, e))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy a function's name, debug or unwinding info");
     b->count++;
-    jitanon__sha1_update(&b->id, "F", 1);
+    jitanon__sha1_update(&b->id, b->opts.symbols_only ? "S" : "F", 1);
+    if (b->opts.symbols_only) jitanon__sha1_u64(&b->id, end - off);
     jitanon__sha1_u64(&b->id, fn->name.length);
     if (fn->name.length) jitanon__sha1_update(&b->id, fn->name.data, fn->name.length);
     jitanon__sha1_u64(&b->id, fn->code_addr);
@@ -9159,7 +9477,7 @@ JITANON__PRIVATE void jitanon__elf_symbols(jitanon__elfw *w)
         const jitanon__elf_entry *e = &w->b->funcs[i];
         uint64_t name = w->str.size;
         jitanon__buf_str(&w->str, e->name.data, e->name.length);
-        jitanon__elf_symbol(w, name, e->offset, e->code.size, 0x02 /* STB_LOCAL, STT_FUNC */, w->text_idx);
+        jitanon__elf_symbol(w, name, e->offset, e->sym_size, 0x02 /* STB_LOCAL, STT_FUNC */, w->text_idx);
     }
 }
 
@@ -9474,9 +9792,18 @@ JITANON__PRIVATE void jitanon__elf_sections(jitanon__elfw *w, int have_debug)
     uint64_t dflags = w->b->opts.compress_debug ? JITANON__SHF_COMPRESSED : 0, dalign = dflags ? (w->is64 ? 8u : 4u) : 1u;
     uint32_t i, sym;
     jitanon__buf_u8(&w->shstr, 0);
-    jitanon__elf_add_sec(w, ".text", JITANON__SHT_PROGBITS, JITANON__SHF_ALLOC | JITANON__SHF_EXECINSTR, 16, NULL);
+    /* Symbols only: perf takes the symbols of any section whose name holds "text"; the
+       gABI's .text would have to hold bytes. */
+    jitanon__elf_add_sec(w, w->b->opts.symbols_only ? ".text.nobits" : ".text", JITANON__SHT_PROGBITS,
+                         JITANON__SHF_ALLOC | JITANON__SHF_EXECINSTR, 16, NULL);
     w->sec[w->text_idx].size = w->text_size;
     w->sec[w->text_idx].off = w->b->text_base;
+    if (w->b->opts.symbols_only && w->b->count) { /* no bytes: the functions' own addresses */
+        w->sec[w->text_idx].type = JITANON__SHT_NOBITS;
+        w->sec[w->text_idx].flags = JITANON__SHF_ALLOC;
+        w->sec[w->text_idx].off = w->b->funcs[0].offset;
+        w->sec[w->text_idx].size = w->b->text_end - w->b->funcs[0].offset;
+    }
     if (w->eh.size) {
         w->eh_idx = jitanon__elf_add_sec(w, ".eh_frame", JITANON__SHT_PROGBITS, JITANON__SHF_ALLOC, 8, &w->eh);
         w->sec[w->eh_idx].off = w->eh_off;
@@ -9521,7 +9848,7 @@ JITANON__PRIVATE void jitanon__elf_shdr(jitanon__elfw *w, const jitanon__elf_sec
 }
 
 JITANON__PRIVATE void jitanon__elf_phdr(jitanon__elfw *w, uint32_t type, uint32_t flags, uint64_t off, uint64_t size,
-                                        uint64_t align)
+                                        uint64_t memsz, uint64_t align)
 {
     jitanon_membuf *b = &w->head;
     jitanon__buf_u32(b, type, w->big);
@@ -9530,7 +9857,7 @@ JITANON__PRIVATE void jitanon__elf_phdr(jitanon__elfw *w, uint32_t type, uint32_
     jitanon__buf_word(b, off, w->is64, w->big); /* p_vaddr == p_offset */
     jitanon__buf_word(b, off, w->is64, w->big);
     jitanon__buf_word(b, size, w->is64, w->big);
-    jitanon__buf_word(b, size, w->is64, w->big);
+    jitanon__buf_word(b, memsz, w->is64, w->big);
     if (!w->is64) jitanon__buf_u32(b, flags, w->big);
     jitanon__buf_word(b, align, w->is64, w->big);
 }
@@ -9539,7 +9866,8 @@ JITANON__PRIVATE void jitanon__elf_header(jitanon__elfw *w)
 {
     jitanon_membuf *b = &w->head;
     uint8_t ident[16];
-    unsigned phnum = w->eh.size ? 3u : 2u;
+    int nobits = w->b->opts.symbols_only && w->b->count;
+    unsigned phnum = w->eh.size || nobits ? 3u : 2u;
     memset(ident, 0, sizeof ident);
     memcpy(ident, "\177ELF", 4);
     ident[4] = w->is64 ? 2 : 1;  /* EI_CLASS */
@@ -9564,9 +9892,13 @@ JITANON__PRIVATE void jitanon__elf_header(jitanon__elfw *w)
        a shared object by that rounded address, and hotspot's perfparser reports our file at
        mmap start - pgoff, which is where offset (= address) 0 sits.  With a smaller p_align
        every symbol landed p_vaddr bytes early there (perf's own files too). */
-    jitanon__elf_phdr(w, JITANON__PT_LOAD, 5, w->b->text_base, w->load_end - w->b->text_base, JITANON__ELF_LOAD_ALIGN);
-    jitanon__elf_phdr(w, JITANON__PT_NOTE, 4, w->note_off, w->note.size, 4);
-    if (w->eh.size) jitanon__elf_phdr(w, JITANON__PT_GNU_EH_FRAME, 4, w->hdr_off, w->hdr.size, 4);
+    jitanon__elf_phdr(w, JITANON__PT_LOAD, nobits ? 4 : 5, w->b->text_base, w->load_end - w->b->text_base,
+                      w->load_end - w->b->text_base, JITANON__ELF_LOAD_ALIGN);
+    if (nobits) /* symbols only: an R+X load over the .text that has no bytes in the file */
+        jitanon__elf_phdr(w, JITANON__PT_LOAD, 4, w->sec[w->text_idx].off, 0, w->sec[w->text_idx].size,
+                          JITANON__ELF_LOAD_ALIGN);
+    jitanon__elf_phdr(w, JITANON__PT_NOTE, 4, w->note_off, w->note.size, w->note.size, 4);
+    if (w->eh.size) jitanon__elf_phdr(w, JITANON__PT_GNU_EH_FRAME, 4, w->hdr_off, w->hdr.size, w->hdr.size, 4);
 }
 
 /* -- Output -- */
@@ -9596,7 +9928,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_emit(jitanon__elfw *w, jitanon_sink
     size_t i;
     w->pos = 0;
     if ((r = jitanon__elf_put(w, sink, w->head.data, w->head.size, err)) != JITANON_OK) return r;
-    for (i = 0; i < w->b->count; i++) {
+    for (i = 0; i < w->b->count && !w->b->opts.symbols_only; i++) {
         const jitanon__elf_entry *e = &w->b->funcs[i];
         jitanon_bytes code = e->code;
         if (e->streamed) {
@@ -9643,7 +9975,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_build(jitanon__elfw *w, jitanon_err
     size_t i;
     jitanon_elf_builder *b = w->b;
     jitanon__elf_pick_machine(w);
-    if (b->count) {
+    if (b->count && !b->opts.symbols_only) {
         const jitanon__elf_entry *last = &b->funcs[b->count - 1];
         w->text_size = last->offset + last->code.size - b->text_base;
     }
@@ -9840,6 +10172,7 @@ typedef struct jitanon__inj_rec {
     size_t name_off, name_len; /* mmap file name, relative to the record */
     size_t chain_off, chain_nr; /* a sample's callchain, relative to the record */
     size_t first_piece, pieces;
+    size_t stub;            /* perf_map ELF: 1 + the stub its pieces name; 0 = none */
 } jitanon__inj_rec;
 
 /* What makes two mmaps the same mapping for perf: the name and pgoff - start. */
@@ -10012,6 +10345,7 @@ struct jitanon__inj {
     jitanon__bc_dir bc;     /* the cache's view of the ELF directory last written to */
     jitanon_membuf bids;    /* build-id table entries not yet given to the writer */
     int bc_warned, bids_nomem;
+    jitanon__hmap pm_pids;  /* perf_map ELF: pid -> its stub's path in the pool, or JITANON__PM_NONE */
 };
 
 JITANON__PRIVATE void jitanon__inj_log(jitanon__inj *j, const char *fmt, const char *s, const jitanon_error *e)
@@ -11892,6 +12226,169 @@ JITANON__PRIVATE jitanon_result jitanon__inj_namespaces(jitanon__inj *j, const j
     return JITANON_OK;
 }
 
+/* -- perf_map ELF: a process's perf map as one symbols-only ELF ------------------------------ */
+
+#define JITANON__PM_NONE (SIZE_MAX - 1) /* pm_pids: the process has no usable map */
+#define JITANON__PERF_MISC_MMAP_DATA (1u << 13) /* an MMAP (v1) of data, not code */
+
+JITANON__PRIVATE jitanon_result jitanon__inj_load_perfmap_default(void *user, const char *path,
+                                                                  const jitanon_perfmap_opts *opts, jitanon_perfmap **out,
+                                                                  jitanon_error *err)
+{
+#ifndef JITANON_NO_STDIO
+    jitanon__dumpfile f;
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    jitanon_result r = jitanon__os_dump_open(&f, path, err);
+    (void)user;
+    *out = NULL;
+    if (r != JITANON_OK) return r;
+    r = jitanon__slurp(f.read, f.user, &opts->allocator, opts->memory_limit, &buf, &len, &cap, err);
+    jitanon__os_dump_close(&f);
+    if (r == JITANON_OK) r = jitanon_perfmap_load_memory(buf, len, opts, out, err);
+    jitanon__free(&opts->allocator, buf, cap);
+    return r;
+#else
+    (void)user, (void)path, (void)opts;
+    *out = NULL;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO: no map file is read");
+#endif
+}
+
+/* The k-th place the map of `pid` may be: opts.jitdump_dir (the caller pointed there: on
+   another machine a /tmp map of the same pid is some other process's), then /tmp.  *dir
+   is that directory; it must outlive the run (the build-id cache code knows directories
+   by address).  0 when there is no k-th. */
+JITANON__PRIVATE int jitanon__inj_perfmap_path(const jitanon__inj *j, uint32_t pid, unsigned k, char *path, size_t cap,
+                                              const char **dir)
+{
+    if (j->opts->jitdump_dir && k-- == 0) {
+        *dir = j->opts->jitdump_dir;
+        return jitanon__fmt(path, cap, "%s/perf-%u.map", *dir, (unsigned)pid) < cap;
+    }
+    if (k-- == 0) {
+        *dir = "/tmp";
+        return jitanon__fmt(path, cap, "/tmp/perf-%u.map", (unsigned)pid) < cap;
+    }
+    /* Hook (the namespace helper): the process's own /tmp seen through its root in its pid
+       namespace, /proc/<pid>/root/tmp/perf-<nspid>.map, goes here as the next place. */
+    return 0;
+}
+
+/* Writes the stub of map `m` (found in `map_dir`) and remembers its path; *path stays
+   JITANON__PM_NONE when it cannot be written (told through io.log). */
+JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_stub(jitanon__inj *j, uint32_t pid, const jitanon_perfmap *m,
+                                                          const char *map_dir, size_t *path)
+{
+    jitanon_jitdump_header h;
+    jitanon_elf_opts eo = j->opts->elf;
+    jitanon_elf_builder b;
+    jitanon_membuf elf;
+    jitanon_sink sink;
+    const size_t *dumps = jitanon__hmap_find(&j->jit.pids, pid);
+    const char *dir = j->opts->elf_dir ? j->opts->elf_dir : map_dir;
+    char name[48];
+    size_t i;
+    jitanon_result res;
+    memset(&h, 0, sizeof h);
+    h.big_endian = j->in->big_endian;
+    h.elf_mach = jitanon__elf_host_machine(); /* a map says nothing of the machine */
+    for (i = 0; dumps && *dumps && i < j->jit.ndumps; i++)
+        if (j->jit.dumps[i].pid == pid) h.elf_mach = j->jit.dumps[i].sum.header.elf_mach;
+    if (!eo.allocator.alloc_fn) eo.allocator = j->a;
+    eo.symbols_only = eo.no_debug = eo.no_unwind = 1;
+    eo.compress_debug = 0;
+    if ((res = jitanon_elf_builder_init(&b, &h, &eo, j->err)) != JITANON_OK) return res;
+    for (i = 0; i < m->count && res == JITANON_OK; i++) {
+        jitanon_elf_func fn;
+        jitanon_error e;
+        memset(&fn, 0, sizeof fn);
+        fn.name = m->entries[i].name;
+        fn.code_addr = m->entries[i].start;
+        fn.map_size = m->entries[i].size;
+        res = jitanon_elf_builder_add(&b, &fn, NULL, &e);
+        if (res == JITANON_OK) j->st->perf_map_entries++;
+        /* inside the ELF header's addresses, or at the very top (past 4 GiB for ELF32):
+           no code a sample can be in */
+        else if (res == JITANON_ERR_INVALID_ARGUMENT || res == JITANON_ERR_LIMIT) res = JITANON_OK;
+        else if (j->err) *j->err = e;
+    }
+    memset(&elf, 0, sizeof elf);
+    elf.allocator = j->a;
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = &elf;
+    if (res == JITANON_OK) res = jitanon_elf_builder_finish(&b, sink, NULL, j->err);
+    jitanon_elf_builder_release(&b);
+    jitanon__fmt(name, sizeof name, "jitted-%u.map.so", (unsigned)pid);
+    if (res == JITANON_OK && jitanon__inj_put_file(j, NULL, dir, &elf, name, SIZE_MAX) &&
+        (*path = jitanon__inj_add_path(j, dir, name)) == SIZE_MAX)
+        res = jitanon__inj_nomem(j, "paths");
+    if (res == JITANON_OK && j->out.w->mode == JITANON_PERF_PIPE) res = jitanon__inj_bids_flush(j);
+    jitanon_membuf_release(&elf);
+    return res;
+}
+
+/* The stub of process `pid` (its pool path, or JITANON__PM_NONE), made the first time an
+   executable anonymous mapping of it is seen: its map read, the stub written. */
+JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_of(jitanon__inj *j, uint32_t pid, size_t *path)
+{
+    jitanon_perfmap_opts po = j->opts->perfmap;
+    const size_t *known = jitanon__hmap_find(&j->pm_pids, pid);
+    size_t *slot;
+    char found[4096];
+    const char *dir = NULL;
+    unsigned k;
+    jitanon_result res = JITANON_OK;
+    if (known) {
+        *path = *known;
+        return JITANON_OK;
+    }
+    *path = JITANON__PM_NONE;
+    if (!po.allocator.alloc_fn) po.allocator = j->a;
+    for (k = 0; jitanon__inj_perfmap_path(j, pid, k, found, sizeof found, &dir); k++) {
+        jitanon_perfmap *m = NULL;
+        jitanon_error e;
+        jitanon_result r = j->io.load_perfmap(j->io.user, found, &po, &m, &e);
+        if (r == JITANON_ERR_IO) continue; /* not there */
+        if (r != JITANON_OK) {
+            jitanon__inj_log(j, "cannot read perf map %s: %s", found, &e);
+            break;
+        }
+        j->st->perf_maps++;
+        j->st->perf_map_bad_lines += m->stats.bad_lines + m->stats.cut;
+        if (m->stats.bad_lines || m->stats.cut) {
+            char msg[600];
+            if (m->stats.bad_lines)
+                jitanon__fmt(msg, sizeof msg, "perf map %s: %U lines skipped as damage, the first at byte %U%s", found,
+                             m->stats.bad_lines, m->stats.first_bad, m->stats.cut ? "; the last line is cut short" : "");
+            else jitanon__fmt(msg, sizeof msg, "perf map %s: the last line is cut short: skipped", found);
+            jitanon__inj_log(j, "%s%s", msg, NULL);
+        }
+        res = jitanon__inj_perfmap_stub(j, pid, m, dir, path);
+        jitanon_perfmap_destroy(m);
+        break;
+    }
+    if (res == JITANON_OK && !(slot = jitanon__hmap_at(&j->pm_pids, &j->a, pid, *path))) res = jitanon__inj_nomem(j, "perf maps");
+    return res;
+}
+
+/* Decide, after jitanon__inj_decide_mmap: what the output keeps of an executable
+   anonymous mapping (the whole, or its pieces) names the process's stub instead. */
+JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_mark(jitanon__inj *j, jitanon__inj_rec *r, const char *name)
+{
+    const uint8_t *raw = j->round.bytes.data + r->off;
+    int exec = r->type == JITANON_PERF_RECORD_MMAP2 ? (jitanon__rd32(raw + 64, j->in->big_endian) & 4u) != 0
+                                                    : !(r->misc & JITANON__PERF_MISC_MMAP_DATA);
+    size_t path;
+    jitanon_result res;
+    if (r->action == JITANON__INJ_DROP || !exec || jitanon_trim_classify(name, r->name_len) != JITANON_TRIM_ANON)
+        return JITANON_OK;
+    if ((res = jitanon__inj_perfmap_of(j, r->pid, &path)) != JITANON_OK || path == JITANON__PM_NONE) return res;
+    r->stub = path + 1;
+    j->st->perf_map_mmaps += r->action == JITANON__INJ_PIECES ? r->pieces : 1;
+    return JITANON_OK;
+}
+
 /* Read: keeps the record's bytes and what the decisions need of it. */
 JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitanon_perf_record *rec)
 {
@@ -11943,7 +12440,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
 }
 
 #define JITANON__PERF_MISC_COMM_EXEC (1u << 13)
-#define JITANON__PERF_MISC_MMAP_DATA (1u << 13) /* the same bit in an mmap: not executable */
 
 /* What s->ip of process s->pid resolves to now: kind, name, start, code_index. */
 JITANON__PRIVATE void jitanon__inj_name(const jitanon__inj *j, jitanon_inject_sample *s)
@@ -12038,12 +12534,16 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
     jitanon_trim *trim = j->maps.trim;
     if (jitanon__inj_is_mmap(r->type)) {
         jitanon_str name;
+        jitanon_result res;
         name.data = (const char *)j->round.bytes.data + r->off + r->name_off;
         name.length = r->name_len;
         /* a marker is mapped executable (perf flags a data mapping: perf record -d) */
         if (!(r->misc & JITANON__PERF_MISC_MMAP_DATA) && jitanon_jitdump_is_marker(name.data, name.length, NULL))
             return jitanon__inj_marker(j, r, &name);
-        return jitanon__inj_decide_mmap(j, r, name.data);
+        res = jitanon__inj_decide_mmap(j, r, name.data);
+        if (res == JITANON_OK && j->opts->perf_map == JITANON_PERF_MAP_ELF && j->out.w)
+            res = jitanon__inj_perfmap_mark(j, r, name.data);
+        return res;
     }
     if (r->type == JITANON_PERF_RECORD_SAMPLE) {
         j->st->samples++;
@@ -12065,19 +12565,31 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
 
 /* -- write: the round in file order ------------------------------------------------------------ */
 
-JITANON__PRIVATE jitanon_result jitanon__inj_emit_synth(jitanon__inj *j, const jitanon__inj_synth *s)
+/* Encodes and writes an MMAP2 we make, its trailer after the attr that records mmaps
+   (attr bit 8, `mmap`). */
+JITANON__PRIVATE jitanon_result jitanon__inj_encode_mmap2(jitanon__inj *j, const jitanon_perf_record *rec)
 {
-    const jitanon__inj_func *f = &j->jit.funcs[s->func];
     jitanon__inj_out *o = &j->out;
     const jitanon_perf_attr *attr = NULL;
-    jitanon_perf_record rec;
-    jitanon_perf_mmap *m = &rec.mmap;
     size_t size = 0, i;
     jitanon_result res;
-    /* The trailer follows the attr that records mmaps (attr bit 8, `mmap`). */
     for (i = 0; i < j->in->attr_count && !attr; i++)
         if (j->in->attrs[i].flags & (1u << 8)) attr = &j->in->attrs[i];
     if (!attr && j->in->attr_count) attr = &j->in->attrs[0];
+    res = jitanon_perf_encode_mmap2(o->enc, o->enc_cap, &size, rec, attr, j->err);
+    if (res == JITANON_ERR_LIMIT) {
+        if (!jitanon__grow(&j->a, (void **)&o->enc, &o->enc_cap, size, 1)) return jitanon__inj_nomem(j, "mmap2");
+        res = jitanon_perf_encode_mmap2(o->enc, o->enc_cap, &size, rec, attr, j->err);
+    }
+    if (res != JITANON_OK) return res;
+    return jitanon_perf_writer_write(o->w, o->enc, size, j->err);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__inj_emit_synth(jitanon__inj *j, const jitanon__inj_synth *s)
+{
+    const jitanon__inj_func *f = &j->jit.funcs[s->func];
+    jitanon_perf_record rec;
+    jitanon_perf_mmap *m = &rec.mmap;
     memset(&rec, 0, sizeof rec);
     rec.misc = JITANON_PERF_MISC_USER;
     rec.big_endian = j->in->big_endian;
@@ -12092,14 +12604,46 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_synth(jitanon__inj *j, const j
     m->flags = 2; /* MAP_PRIVATE */
     m->filename.data = jitanon__inj_path(j, f->path);
     m->filename.length = strlen(m->filename.data);
-    res = jitanon_perf_encode_mmap2(o->enc, o->enc_cap, &size, &rec, attr, j->err);
-    if (res == JITANON_ERR_LIMIT) {
-        if (!jitanon__grow(&j->a, (void **)&o->enc, &o->enc_cap, size, 1)) return jitanon__inj_nomem(j, "mmap2");
-        res = jitanon_perf_encode_mmap2(o->enc, o->enc_cap, &size, &rec, attr, j->err);
-    }
-    if (res != JITANON_OK) return res;
     j->st->mmaps_synthesized++;
-    return jitanon_perf_writer_write(o->w, o->enc, size, j->err);
+    return jitanon__inj_encode_mmap2(j, &rec);
+}
+
+/* Write: the record's pieces (or the whole mapping) as MMAP2s of its stub, pgoff = start
+   (the stub's symbols sit at their runtime addresses). */
+JITANON__PRIVATE jitanon_result jitanon__inj_emit_perfmap(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    const uint8_t *raw = j->round.bytes.data + r->off;
+    int big = j->in->big_endian;
+    jitanon_trim_piece whole;
+    const jitanon_trim_piece *p = &whole;
+    jitanon_perf_record rec;
+    size_t n = 1, i;
+    whole.start = r->start;
+    whole.len = r->len;
+    whole.pgoff = r->pgoff;
+    if (r->action == JITANON__INJ_PIECES) {
+        p = &j->round.pieces[r->first_piece];
+        n = r->pieces;
+    }
+    memset(&rec, 0, sizeof rec);
+    rec.misc = (uint16_t)(r->misc & JITANON_PERF_MISC_CPUMODE_MASK);
+    rec.big_endian = big;
+    rec.sid.time = r->time;
+    rec.sid.cpu = r->cpu;
+    rec.mmap.pid = r->pid;
+    rec.mmap.tid = r->tid;
+    rec.mmap.prot = r->type == JITANON_PERF_RECORD_MMAP2 ? jitanon__rd32(raw + 64, big) : 5u; /* R|X */
+    rec.mmap.flags = r->type == JITANON_PERF_RECORD_MMAP2 ? jitanon__rd32(raw + 68, big) : 2u; /* MAP_PRIVATE */
+    rec.mmap.filename.data = jitanon__inj_path(j, r->stub - 1);
+    rec.mmap.filename.length = strlen(rec.mmap.filename.data);
+    for (i = 0; i < n; i++) {
+        jitanon_result res;
+        rec.mmap.start = p[i].start;
+        rec.mmap.len = p[i].len;
+        rec.mmap.pgoff = p[i].start;
+        if ((res = jitanon__inj_encode_mmap2(j, &rec)) != JITANON_OK) return res;
+    }
+    return JITANON_OK;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__inj_emit_rec(jitanon__inj *j, const jitanon__inj_rec *r)
@@ -12108,6 +12652,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_rec(jitanon__inj *j, const jit
     const uint8_t *raw = j->round.bytes.data + r->off;
     jitanon_perf_record rec;
     size_t i;
+    if (r->stub) return jitanon__inj_emit_perfmap(j, r);
     if (r->action == JITANON__INJ_PASS) return jitanon_perf_writer_write(o->w, raw, r->size, j->err);
     /* What jitanon_perf_rewrite_mmap reads of a record; the buffered round keeps no more. */
     memset(&rec, 0, sizeof rec);
@@ -12245,6 +12790,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
     jitanon__hmap_free(&jt->pids, &j->a);
     jitanon__hmap_free(&jt->mntns, &j->a);
+    jitanon__hmap_free(&j->pm_pids, &j->a);
     jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);
     jitanon_rangemap_release(&jt->described);
     jitanon_membuf_release(&jt->paths);
@@ -12333,8 +12879,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (JITANON__OPTS_BAD(opts)) return jitanon__opts_fail(j->err, "jitanon_inject_opts");
     /* Enums: a caller can still store any int in them. */
     if ((unsigned)opts->anon_mode > JITANON_ANON_KEEP || (unsigned)opts->elf_layout > JITANON_ELF_PER_PROCESS ||
-        (unsigned)opts->elf_files > JITANON_ELF_FILES_SAMPLED)
-        return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown anon_mode, elf_layout or elf_files");
+        (unsigned)opts->elf_files > JITANON_ELF_FILES_SAMPLED || (unsigned)opts->perf_map > JITANON_PERF_MAP_ELF)
+        return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0,
+                             "unknown anon_mode, elf_layout, elf_files or perf_map");
+    if (JITANON__OPTS_BAD(&opts->perfmap)) return jitanon__opts_fail(j->err, "jitanon_perfmap_opts");
     if (j->out.w && j->in->big_endian != j->out.w->big_endian)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "the writer must use the input's byte order");
     j->opts = opts;
@@ -12343,6 +12891,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (!j->io.load_dump) j->io.load_dump = jitanon__inj_load_default;
     if (!j->io.write_elf) j->io.write_elf = jitanon__inj_write_default;
     j->jit.paths.allocator = j->jit.pend_keep[0].allocator = j->jit.pend_keep[1].allocator = j->a;
+    if (!j->io.load_perfmap) j->io.load_perfmap = jitanon__inj_load_perfmap_default;
     j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->a;
     j->jit.dump_opts = opts->jitdump;
     j->jit.dump_opts.no_records = 1;

@@ -44,6 +44,8 @@ typedef struct inject_cli {
     "      --late=MODE         auto (default), name: name samples taken shortly before their\n"   \
     "                          function's load record; keep: as perf does\n"                      \
     "      --late-window MS    how early a sample may be named so (default 100)\n"               \
+    "      --perf-map=MODE     keep (default); elf: /tmp/perf-<pid>.map into a symbols-only\n"   \
+    "                          ELF the //anon left over is mapped to (perf archive keeps it)\n"  \
     "      --follow-wait MS    pipe input: how long a fresh event may wait for a JIT still\n"    \
     "                          writing its jitdump (default 10; 0: never)\n"                     \
     "      --line-bias=B       auto (default), none, or bytes to subtract from line addresses\n"  \
@@ -93,6 +95,10 @@ static int inject_cli_arg(inject_cli *c, const char *tool, int argc, char **argv
         if (!*v || *end || n > 60000)
             return fprintf(stderr, "%s: --follow-wait takes 0 to 60000 (milliseconds)\n", tool), -1;
         o->follow_wait_us = n ? (uint32_t)n * 1000u : JITANON_FOLLOW_WAIT_NONE;
+    } else if ((v = inject_cli_value(argc, argv, i, "--perf-map", NULL))) {
+        if (!strcmp(v, "keep")) o->perf_map = JITANON_PERF_MAP_KEEP;
+        else if (!strcmp(v, "elf")) o->perf_map = JITANON_PERF_MAP_ELF;
+        else return fprintf(stderr, "%s: --perf-map takes keep or elf\n", tool), -1;
     } else if ((v = inject_cli_value(argc, argv, i, "--buildid-dir", NULL))) c->cache_dir = v;
     else if ((v = inject_cli_value(argc, argv, i, "--threads", NULL))) {
         char *end;

@@ -86,6 +86,10 @@ static void print_stats(const jitanon_inject_stats *s)
                 s->late_loads, s->late_samples);
     fprintf(stderr, "build-ids listed %" PRIu64 "; build-id cache: %" PRIu64 " files added or already there, %" PRIu64
             " failed\n", s->buildid_entries, s->buildid_cached, s->buildid_cache_failed);
+    if (s->perf_maps)
+        fprintf(stderr, "perf maps: %" PRIu64 " read, %" PRIu64 " entries into stubs, %" PRIu64
+                " lines skipped; %" PRIu64 " mmaps name a stub\n",
+                s->perf_maps, s->perf_map_entries, s->perf_map_bad_lines, s->perf_map_mmaps);
     if (s->dumps_followed)
         fprintf(stderr, "live: %" PRIu64 " jitdumps followed as they grew, read again %" PRIu64
                 " times; waited %.1f ms in all\n", s->dumps_followed, s->follow_reads, (double)s->follow_wait_ns / 1e6);

@@ -45,6 +45,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_ns.c"
 #include "t_record.c"
 #include "t_live.c"
+#include "t_perfmap.c"
 
 int main(int argc, char **argv)
 {
@@ -62,6 +63,7 @@ int main(int argc, char **argv)
     suite_ns();
     suite_record();
     suite_live();
+    suite_perfmap();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }
