@@ -9459,6 +9459,10 @@ typedef struct jitanon__inj_jit {
     uint64_t late_window;
     jitanon__inj_event *waiting; /* [whead, nwaiting) */
     size_t whead, nwaiting, waiting_cap;
+    /* late NAME: candidates mapped before their load time; a mapping the engine does not
+       trim (a file the process maps over them) sends them back to `waiting`. */
+    jitanon__inj_event *early;
+    size_t nearly, early_cap;
     jitanon_rangemap described; /* scratch of jitanon__inj_backdate */
 } jitanon__inj_jit;
 
@@ -10907,6 +10911,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
     s->size = e->size;
     s->func = e->func;
     if (e->late && time < e->load_time) {
+        jitanon__inj_jit *jt = &j->jit;
+        if (!jitanon__grow(&j->a, (void **)&jt->early, &jt->early_cap, jt->nearly + 1, sizeof *jt->early))
+            return jitanon__inj_nomem(j, "late loads");
+        jt->early[jt->nearly++] = *e;
         f->late_until = e->load_time;
         j->st->late_loads++;
     }
@@ -10915,17 +10923,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
 
 /* -- late NAME: the claim of a load that came due before its own time -------------------- */
 
-/* Its window opened: mapped now when the range lies inside a trimmable mapping (the
-   memory the JIT will put the function in), else it waits for one to appear over it
-   (jitanon__inj_late_mapped) or for its own load. */
-JITANON__PRIVATE jitanon_result jitanon__inj_late_due(jitanon__inj *j, const jitanon__inj_event *e)
+/* Queues a claim in `waiting`, in (load_time, seq) order. */
+JITANON__PRIVATE jitanon_result jitanon__inj_late_park(jitanon__inj *j, const jitanon__inj_event *e)
 {
     jitanon__inj_jit *jt = &j->jit;
-    uint32_t pid = jt->funcs[e->func].pid;
     size_t at;
-    if (jitanon_trim_resolve(j->maps.trim, pid, e->start, NULL) == JITANON_TRIM_ANON &&
-        jitanon_trim_resolve(j->maps.trim, pid, e->start + (e->size - 1), NULL) == JITANON_TRIM_ANON)
-        return jitanon__inj_apply(j, e, e->time);
     if (jt->whead * 2 >= jt->nwaiting && jt->whead) { /* the taken half goes */
         memmove(jt->waiting, jt->waiting + jt->whead, (jt->nwaiting - jt->whead) * sizeof *jt->waiting);
         jt->nwaiting -= jt->whead;
@@ -10945,6 +10947,19 @@ JITANON__PRIVATE jitanon_result jitanon__inj_late_due(jitanon__inj *j, const jit
     return JITANON_OK;
 }
 
+/* Its window opened: mapped now when the range lies inside a trimmable mapping (the
+   memory the JIT will put the function in), else it waits for one to appear over it
+   (jitanon__inj_late_mapped) or for its own load. */
+JITANON__PRIVATE jitanon_result jitanon__inj_late_due(jitanon__inj *j, const jitanon__inj_event *e)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    uint32_t pid = jt->funcs[e->func].pid;
+    if (jitanon_trim_resolve(j->maps.trim, pid, e->start, NULL) == JITANON_TRIM_ANON &&
+        jitanon_trim_resolve(j->maps.trim, pid, e->start + (e->size - 1), NULL) == JITANON_TRIM_ANON)
+        return jitanon__inj_apply(j, e, e->time);
+    return jitanon__inj_late_park(j, e);
+}
+
 /* A trimmable mapping of `r->pid` appears: the waiting claims it covers start now (in
    load order), before the engine trims the mapping around them; the rest stay, in order. */
 JITANON__PRIVATE jitanon_result jitanon__inj_late_mapped(jitanon__inj *j, const jitanon__inj_rec *r)
@@ -10960,6 +10975,31 @@ JITANON__PRIVATE jitanon_result jitanon__inj_late_mapped(jitanon__inj *j, const 
         else jt->waiting[keep++] = w;
     }
     jt->nwaiting = keep;
+    return res;
+}
+
+/* A mapping the engine does not trim (a file, as V8 maps the builtins of its executable
+   into its code range) appears over claims mapped before their load times: perf would
+   resolve their addresses to it, so each goes back to `waiting`, to be mapped again at
+   its load time at the latest.  Claims whose load time has passed are dropped from the
+   list on the way. */
+JITANON__PRIVATE jitanon_result jitanon__inj_late_shadowed(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    size_t i, keep = 0;
+    jitanon_result res = JITANON_OK;
+    for (i = 0; i < jt->nearly; i++) {
+        jitanon__inj_event w = jt->early[i];
+        jitanon__inj_func *f = &jt->funcs[w.func];
+        if (w.load_time <= r->time) continue;
+        if (res == JITANON_OK && f->pid == r->pid &&
+            (w.start >= r->start ? w.start - r->start < r->len : r->start - w.start < w.size)) {
+            f->late_until = 0;
+            j->st->late_loads--;
+            res = jitanon__inj_late_park(j, &w);
+        } else jt->early[keep++] = w;
+    }
+    jt->nearly = keep;
     return res;
 }
 
@@ -11042,6 +11082,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
     }
     if (!j->maps.trim) return JITANON_OK; /* --anon=keep/all without a symbolizer: nothing to track */
     if (dumped && j->jit.whead < j->jit.nwaiting && (res = jitanon__inj_late_mapped(j, r)) != JITANON_OK) return res;
+    if (kind != JITANON_TRIM_ANON && j->jit.nearly && (res = jitanon__inj_late_shadowed(j, r)) != JITANON_OK) return res;
     if ((res = jitanon__inj_ident_of(j, name, r->name_len, r->pgoff - r->start, &map_id)) != JITANON_OK) return res;
     te = jitanon__inj_trim_event(r->pid, r->time, r->start, r->len, r->pgoff, kind, map_id);
     res = jitanon_trim_mmap(j->maps.trim, &te, &p, &n, j->err);
@@ -11403,6 +11444,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
     jitanon__hmap_free(&jt->pids, &j->a);
     jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);
+    jitanon__free(&j->a, jt->early, jt->early_cap * sizeof *jt->early);
     jitanon_rangemap_release(&jt->described);
     jitanon_membuf_release(&jt->paths);
     jitanon_membuf_release(&jt->pend_debug);

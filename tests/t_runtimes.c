@@ -1,0 +1,242 @@
+/* What the runtimes users run today write, and how the injector takes it (issue #28):
+   V8's builtins remapped from its executable into its code range under late NAME, debug
+   records of a batch written before the batch's loads (LLVM ORC JITLink). */
+
+/* -- a file mapped over back-dated loads ----------------------------------------------------- */
+
+/* Region A is committed page by page (an //anon over all pages so far each time), as in
+   tl_case; region B sits in an //anon reservation (when `reserve`) and some of its pages
+   get a file mapped over them later, as V8 15 maps the builtins of its executable into
+   its code range, with the builtins' loads after that.  Functions are written into
+   0x100-byte slots of both regions; each LOAD comes a random time after its code. */
+enum { TR_PAGES = 4, TR_BPAGES = 4, TR_SLOTS = 16, TR_MAXF = 80, TR_NS = 400, TR_BASE = 0x100000 };
+
+typedef struct tr_case {
+    tl_fn fn[TR_MAXF];
+    size_t nf;
+    uint64_t commit[TR_PAGES], filemap[TR_BPAGES]; /* filemap 0: none */
+    uint64_t window;
+} tr_case;
+
+static size_t tr_page(uint64_t addr) { return (size_t)((addr - TR_BASE) / 0x1000); }
+
+/* The file mapped over the slot at `addr` by `t`, else 0. */
+static uint64_t tr_file_at(const tr_case *c, uint64_t addr, uint64_t t)
+{
+    size_t pg = tr_page(addr);
+    return pg >= TR_PAGES && c->filemap[pg - TR_PAGES] && c->filemap[pg - TR_PAGES] <= t ? c->filemap[pg - TR_PAGES] : 0;
+}
+
+/* What a sample at `t` whose code is function `f` (or the file, f == SIZE_MAX, at `addr`)
+   must resolve to.  KEEP (perf's rule): the latest of the slot's loads and the file's
+   mapping up to t.  Late NAME names f itself before its load when f was the first at its
+   slot, its load is at most a window later, and no file was mapped over it in between: a
+   back-dated load never ends up under a later mapping. */
+static const char *tr_expect(const tr_case *c, uint64_t addr, size_t f, uint64_t t, int late)
+{
+    const char *best = "//anon";
+    uint64_t when = tr_file_at(c, addr, t);
+    size_t i;
+    if (when) best = "/some/bin";
+    if (late && f != SIZE_MAX && c->fn[f].first && t < c->fn[f].load && t + c->window >= c->fn[f].load &&
+        !tr_file_at(c, addr, t))
+        return c->fn[f].name;
+    for (i = 0; i < c->nf; i++)
+        if (c->fn[i].addr == addr && c->fn[i].load <= t && c->fn[i].load >= when) {
+            best = c->fn[i].name;
+            when = c->fn[i].load;
+        }
+    return best;
+}
+
+static void tr_build(tr_case *c, uint64_t *rng, int reserve)
+{
+    uint64_t last_load[(TR_PAGES + TR_BPAGES) * TR_SLOTS];
+    size_t i;
+    memset(c, 0, sizeof *c);
+    memset(last_load, 0, sizeof last_load);
+    c->window = 50 + ti_rand(rng) % 400;
+    for (i = 0; i < TR_PAGES; i++) c->commit[i] = 100 + i * (200 + ti_rand(rng) % 300);
+    for (i = 0; i < TR_BPAGES; i++) {
+        if (ti_rand(rng) % 3 == 0) continue;
+        c->filemap[i] = 30 + ti_rand(rng) % 1500;
+        if (i + 1 < TR_BPAGES && ti_rand(rng) % 3 == 0) { /* one mapping over two pages */
+            c->filemap[i + 1] = c->filemap[i];
+            i++;
+        }
+    }
+    for (i = 0; i < 2 * (TR_PAGES + TR_BPAGES) * TR_SLOTS && c->nf < TR_MAXF; i++) {
+        size_t slot = (size_t)(ti_rand(rng) % ((TR_PAGES + TR_BPAGES) * TR_SLOTS)), pg = slot / TR_SLOTS;
+        tl_fn *f = &c->fn[c->nf];
+        uint64_t fm = pg >= TR_PAGES ? c->filemap[pg - TR_PAGES] : 0;
+        f->addr = TR_BASE + slot * 0x100;
+        if (pg < TR_PAGES) f->written = c->commit[pg] + 1 + ti_rand(rng) % 500;
+        else if (fm && (!reserve || ti_rand(rng) % 3)) f->written = fm + 1 + ti_rand(rng) % 300; /* a builtin */
+        else if (reserve) f->written = 26 + ti_rand(rng) % 1500;
+        else continue; /* nothing mapped there to hold code */
+        if (last_load[slot]) {
+            if (ti_rand(rng) % 2) continue;
+            f->written = last_load[slot] + 1 + ti_rand(rng) % 300;
+        }
+        f->first = !last_load[slot];
+        f->load = f->written + ti_rand(rng) % (3 * c->window);
+        if (f->load == fm) f->load++; /* no ties between a load and a mapping */
+        last_load[slot] = f->load;
+        sprintf(f->name, "fn%u", (unsigned)c->nf);
+        c->nf++;
+    }
+}
+
+/* The code at `addr` at `t`: the function written there last, SIZE_MAX for the file, or
+   SIZE_MAX - 1 for nothing yet. */
+static size_t tr_truth(const tr_case *c, uint64_t addr, uint64_t t)
+{
+    size_t i, at = SIZE_MAX - 1;
+    uint64_t when = tr_file_at(c, addr, t);
+    if (when) at = SIZE_MAX;
+    for (i = 0; i < c->nf; i++)
+        if (c->fn[i].addr == addr && c->fn[i].written <= t && c->fn[i].written >= when) {
+            at = i;
+            when = c->fn[i].written;
+        }
+    return at;
+}
+
+static void tr_run(uint64_t seed, int name, int reserve, int *failures)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    tr_case *c = (tr_case *)calloc(1, sizeof *c);
+    size_t i, k, s, order[TR_MAXF], pick_of[TR_NS], nout = 0, late, cap = 4096;
+    uint64_t rng = seed, t, prev, sample_time[TR_NS], sample_addr[TR_NS];
+    int fdone[TR_BPAGES];
+    tl_io io;
+    jitanon_membuf perf, result;
+    ti_gen g;
+    uint8_t raw[128];
+    jitanon_error err;
+    jitanon_jitdump_writer w;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    ti_out_rec *out = (ti_out_rec *)calloc(cap, sizeof *out);
+    char(*answers)[64] = (char(*)[64])calloc(TR_NS, 64);
+    memin in;
+    int bad = 0;
+    tr_build(c, &rng, reserve);
+    for (i = 0; i < c->nf; i++) order[i] = i;
+    for (i = 1; i < c->nf; i++)
+        for (k = i; k > 0 && c->fn[order[k - 1]].load > c->fn[order[k]].load; k--) {
+            size_t x = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = x;
+        }
+    memset(&io, 0, sizeof io);
+    memset(&w, 0, sizeof w);
+    JT_CHECK(jdrec_begin(&w, jdrec_sink(&io.dump), 62, TI_PID, 5, 0, &err) == JITANON_OK);
+    for (i = 0; i < c->nf; i++) {
+        const tl_fn *f = &c->fn[order[i]];
+        JT_CHECK(jdrec_write(&w, jdrec_load(f->load, TI_PID, TI_PID, f->addr, code, 0x100, order[i], f->name), &err) ==
+                 JITANON_OK);
+    }
+    /* the recording in time order: marker, reservation, commits and file mappings, samples */
+    memset(&perf, 0, sizeof perf);
+    memset(fdone, 0, sizeof fdone);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    if (reserve) ti_mmap(&g, 25, TR_BASE, (TR_PAGES + TR_BPAGES) * 0x1000, TR_BASE, "//anon");
+    for (prev = 29, t = 30, k = 0, s = 0; s < TR_NS && t < 100000; prev = t, t += 1 + ti_rand(&rng) % 12) {
+        uint64_t addr = TR_BASE + (ti_rand(&rng) % ((TR_PAGES + TR_BPAGES) * TR_SLOTS)) * 0x100;
+        size_t pg, at;
+        for (pg = 0; pg < TR_PAGES; pg++)
+            if (c->commit[pg] > prev && c->commit[pg] <= t) ti_mmap(&g, c->commit[pg], TR_BASE, (pg + 1) * 0x1000, TR_BASE, "//anon");
+        for (pg = 0; pg < TR_BPAGES; pg++)
+            if (!fdone[pg] && c->filemap[pg] && c->filemap[pg] <= t) {
+                size_t n = 1;
+                while (pg + n < TR_BPAGES && c->filemap[pg + n] == c->filemap[pg]) fdone[pg + n++] = 1;
+                fdone[pg] = 1;
+                ti_mmap(&g, c->filemap[pg], TR_BASE + (TR_PAGES + pg) * 0x1000, n * 0x1000, 0x2000 + pg * 0x1000,
+                        "/some/bin");
+            }
+        at = tr_truth(c, addr, t);
+        if (at == SIZE_MAX - 1) continue;
+        ti_sample(&g, t, addr + 0x10);
+        sample_time[s] = t;
+        sample_addr[s] = addr;
+        pick_of[s++] = at;
+        if (++k % 64 == 0) ti_round(&g);
+    }
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    /* in memory */
+    memset(&o, 0, sizeof o);
+    o.late = name ? JITANON_LATE_NAME : JITANON_LATE_KEEP;
+    o.late_window_ns = c->window;
+    o.io.load_dump = tl_load_dump;
+    o.io.write_elf = tl_write_elf;
+    o.io.user = &io;
+    o.on_sample = tl_on_sample;
+    in = memin_make(perf.data, perf.size, 0, 0);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_inject(&r, NULL, &o, &st, &err) == JITANON_OK);
+    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(io.n, s);
+    for (i = late = 0; i < s && i < io.n; i++) {
+        const char *want = tr_expect(c, sample_addr[i], pick_of[i], sample_time[i], name);
+        late += strcmp(tr_expect(c, sample_addr[i], pick_of[i], sample_time[i], 1),
+                       tr_expect(c, sample_addr[i], pick_of[i], sample_time[i], 0)) != 0;
+        if ((io.time[i] != sample_time[i] || strcmp(io.name[i], want) != 0) && !bad++)
+            printf("  seed %llu reserve %d window %llu: sample %u at %llu (0x%llx): '%s', want '%s'\n",
+                   (unsigned long long)seed, reserve, (unsigned long long)c->window, (unsigned)i,
+                   (unsigned long long)sample_time[i], (unsigned long long)sample_addr[i], io.name[i], want);
+    }
+    if (st.late_samples != (name ? late : 0) && !bad++)
+        printf("  seed %llu: late_samples %llu, want %u\n", (unsigned long long)seed,
+               (unsigned long long)st.late_samples, (unsigned)late);
+    /* written, and replayed as perf reads the output */
+    memset(&result, 0, sizeof result);
+    JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &result, &st, &err) == JITANON_OK);
+    in = memin_make(result.data, result.size, 0, 0);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
+    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK && nout < cap) ti_out_set(&out[nout++], &rec);
+    jitanon_perf_reader_release(&r);
+    JT_CHECK(nout < cap);
+    JT_CHECK_EQ_U(ti_replay(out, nout, answers, TR_NS), s);
+    for (i = 0; i < s; i++) {
+        const char *want = tr_expect(c, sample_addr[i], pick_of[i], sample_time[i], name);
+        char file[64];
+        if (want[0] == '/') strcpy(file, want);
+        else sprintf(file, "/some/dir/jitted-100-%s.so", want + 2);
+        if (strcmp(answers[i], file) != 0 && !bad++)
+            printf("  seed %llu reserve %d: perf would resolve sample %u at %llu to '%s', want '%s'\n",
+                   (unsigned long long)seed, reserve, (unsigned)i, (unsigned long long)sample_time[i], answers[i], file);
+    }
+    *failures += bad != 0;
+    free(out);
+    free(answers);
+    free(c);
+    jitanon_membuf_release(&result);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&io.dump);
+}
+
+/* Property: whatever the order of reservations, commits, file mappings over the code and
+   loads, every sample resolves as perf's rule says (KEEP), and late NAME only adds names
+   a function may claim - never one a later mapping hides from perf. */
+static void test_runtimes_late_remap_random(void)
+{
+    int failures = 0;
+    uint64_t seed;
+    for (seed = 1; seed <= 150; seed++) {
+        uint64_t s = seed * 0x9e3779b97f4a7c15u;
+        tr_run(s, 1, 1, &failures);
+        tr_run(s, 0, 1, &failures);
+        tr_run(s, 1, 0, &failures);
+    }
+    JT_CHECK_EQ_U(failures, 0);
+}
+
+static void suite_runtimes(void)
+{
+    JT_RUN(test_runtimes_late_remap_random);
+}
