@@ -470,6 +470,17 @@ typedef struct jitanon_jitdump_debug_iter {
 JITANON_API void jitanon_jitdump_debug_iter_begin(jitanon_jitdump_debug_iter *it, const jitanon_jitdump_record *rec);
 JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, jitanon_jitdump_debug_entry *out);
 
+/* Which CODE_LOAD a DEBUG_INFO describes.  JITs write it before its LOAD, mostly just
+   before; LLVM's ORC JITLink writes all DEBUG_INFO of a batch, then the batch's LOADs.
+   Pair them by code address: a LOAD takes the newest unpaired DEBUG_INFO before it whose
+   code_addr is its own (JITANON_JITDUMP_DEBUG_SAME_ADDR); failing that, the newest one read
+   since the previous LOAD whose first entry lies in its code (JITANON_JITDUMP_DEBUG_IN_CODE:
+   a JIT that writes some other code_addr, paired as perf pairs it).  This says which of
+   the two holds for (debug, load); jitanon-inject and examples/jitdump-elf.c pair so. */
+#define JITANON_JITDUMP_DEBUG_SAME_ADDR 2
+#define JITANON_JITDUMP_DEBUG_IN_CODE 1
+JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, const jitanon_jitdump_record *load);
+
 typedef struct jitanon_jitdump_opts {
     uint32_t begin_zero_;
     uint64_t max_record_size; /* 0 = JITANON_MAX_RECORD_SIZE */
@@ -1692,6 +1703,8 @@ typedef struct jitanon_inject_stats {
     /* The same for the perf.data input (jitanon_perf_reader's warnings and bytes_ignored;
        its opts.strict refuses instead). */
     uint64_t input_warnings, input_bytes_ignored;
+    /* DEBUG_INFO records no CODE_LOAD took (see jitanon_jitdump_debug_fits): their lines are in no ELF. */
+    uint64_t debug_unmatched;
 } jitanon_inject_stats;
 
 /* Reads every record `in` has not read yet and writes the injected stream to `out`
@@ -4802,6 +4815,19 @@ JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, 
     it->left = c.left;
     it->remaining--;
     return 1;
+}
+
+JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, const jitanon_jitdump_record *load)
+{
+    jitanon_jitdump_debug_iter it;
+    jitanon_jitdump_debug_entry e;
+    if (debug->id != JITANON_JITDUMP_CODE_DEBUG_INFO || load->id != JITANON_JITDUMP_CODE_LOAD) return 0;
+    if (debug->debug.code_addr == load->load.code_addr) return JITANON_JITDUMP_DEBUG_SAME_ADDR;
+    jitanon_jitdump_debug_iter_begin(&it, debug);
+    if (jitanon_jitdump_debug_iter_next(&it, &e) && e.addr >= load->load.code_addr &&
+        e.addr - load->load.code_addr < load->load.code_size)
+        return JITANON_JITDUMP_DEBUG_IN_CODE;
+    return 0;
 }
 
 /* Streaming: read more only when a record is incomplete, so memory is bounded by the
@@ -9438,6 +9464,14 @@ typedef struct jitanon__inj_maps {
     size_t exited_head, nexited;
 } jitanon__inj_maps;
 
+/* A DEBUG_INFO waiting for its LOAD.  A streamed dump's are copies of the raw bytes at
+   `off` in jitanon__inj_jit.pend_debug (`rec` views into them, read again when it moves). */
+typedef struct jitanon__inj_dbg {
+    jitanon_jitdump_record rec;
+    size_t off;
+    int recent; /* read since the previous LOAD */
+} jitanon__inj_dbg;
+
 /* Decide, jit: the dumps markers named, their functions and pending events. */
 typedef struct jitanon__inj_jit {
     jitanon__inj_dump *dumps;
@@ -9447,6 +9481,9 @@ typedef struct jitanon__inj_jit {
     jitanon_membuf paths;      /* NUL-terminated ELF and dump paths */
     jitanon__hmap pids;        /* pid -> usable dumps of it so far */
     jitanon_membuf pend_debug, pend_unwind; /* streamed records waiting for their LOAD */
+    jitanon__inj_dbg *dbg;     /* DEBUG_INFO waiting for their LOAD, oldest first */
+    size_t ndbg, dbg_cap;
+    int dbg_count;             /* this walk counts those no LOAD takes (a dump's first) */
     jitanon_jitdump_opts dump_opts; /* the caller's, without a record table */
     jitanon_perf_time_conv time_conv;
     int have_time_conv;
@@ -10213,26 +10250,105 @@ JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_
     return JITANON_OK; /* a MOVE without its LOAD: nothing to map */
 }
 
-/* Keeps `r` in `p` when it is DEBUG_INFO or UNWINDING_INFO: 1 kept, 0 another record, -1
-   out of memory.  A streamed record lasts until the next read, so it is copied (a
-   streaming per-process builder copies what it keeps); a loaded dump's records last as
-   long as the dump, which a per-process builder needs, as it keeps every function's views. */
+/* Keeps `r` in `p` when it is UNWINDING_INFO (it describes the next LOAD): 1 kept, 0
+   another record, -1 out of memory.  A streamed record lasts until the next read, so it
+   is copied (a streaming per-process builder copies what it keeps); a loaded dump's
+   records last as long as the dump, which a per-process builder needs, as it keeps every
+   function's views. */
 JITANON__PRIVATE int jitanon__inj_pend_take(jitanon__inj *j, const jitanon__inj_dump *jd, const jitanon_jitdump_record *r,
                                             jitanon__inj_pend *p)
 {
-    int debug = r->id == JITANON_JITDUMP_CODE_DEBUG_INFO;
-    jitanon_jitdump_record *dst = debug ? &p->debug : &p->unwind;
-    if (!debug && r->id != JITANON_JITDUMP_CODE_UNWINDING_INFO) return 0;
-    if (jd->dump) *dst = *r;
-    else if (!jitanon__inj_keep(debug ? &j->jit.pend_debug : &j->jit.pend_unwind, r, jd->sum.header.big_endian, dst))
-        return -1;
-    if (debug) p->have_debug = 1;
-    else p->have_unwind = 1;
+    if (r->id != JITANON_JITDUMP_CODE_UNWINDING_INFO) return 0;
+    if (jd->dump) p->unwind = *r;
+    else if (!jitanon__inj_keep(&j->jit.pend_unwind, r, jd->sum.header.big_endian, &p->unwind)) return -1;
+    p->have_unwind = 1;
     return 1;
 }
 
-/* Walks a dump's records, giving each LOAD (with the DEBUG_INFO/UNWINDING_INFO before it)
-   to `load`, stopping after `max_loads` LOADs, and with `moves` each MOVE to
+/* DEBUG_INFO records wait for the LOAD they describe (jitanon_jitdump_debug_fits), at
+   most this many: one that no LOAD took by then goes, counted in stats.debug_unmatched. */
+#define JITANON__INJ_DEBUG_WAITING 4096u
+
+/* Reads the waiting copies [from, ndbg) of a streamed dump again (after their buffer moved). */
+JITANON__PRIVATE void jitanon__inj_dbg_reread(jitanon__inj *j, const jitanon__inj_dump *jd, size_t from)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    for (; from < jt->ndbg; from++) {
+        jitanon__inj_dbg *d = &jt->dbg[from];
+        uint64_t missing = 0;
+        jitanon_jitdump_record r = d->rec;
+        /* read and validated once already: cannot fail */
+        (void)jitanon__jitdump_parse_record(jt->pend_debug.data + d->off, r.raw.size, r.offset, jd->sum.header.big_endian,
+                                            UINT64_MAX, r.index, &d->rec, &missing, NULL);
+    }
+}
+
+/* Drops waiting DEBUG_INFO `i`; a streamed dump's copies are packed when most of their
+   buffer is dead. */
+JITANON__PRIVATE void jitanon__inj_dbg_drop(jitanon__inj *j, const jitanon__inj_dump *jd, size_t i)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    size_t k, live = 0;
+    memmove(jt->dbg + i, jt->dbg + i + 1, (jt->ndbg - i - 1) * sizeof *jt->dbg);
+    jt->ndbg--;
+    if (jd->dump) return;
+    for (k = 0; k < jt->ndbg; k++) live += jt->dbg[k].rec.raw.size;
+    if (jt->pend_debug.size <= 2 * live + 65536u && jt->ndbg) return;
+    for (k = live = 0; k < jt->ndbg; k++) { /* offsets only grow: moving down is safe */
+        memmove(jt->pend_debug.data + live, jt->pend_debug.data + jt->dbg[k].off, jt->dbg[k].rec.raw.size);
+        jt->dbg[k].off = live;
+        live += jt->dbg[k].rec.raw.size;
+    }
+    jt->pend_debug.size = live;
+    jitanon__inj_dbg_reread(j, jd, 0);
+}
+
+/* Keeps `r` when it is DEBUG_INFO, for the LOAD that will take it: 1 kept, 0 another
+   record, -1 out of memory. */
+JITANON__PRIVATE int jitanon__inj_dbg_take(jitanon__inj *j, const jitanon__inj_dump *jd, const jitanon_jitdump_record *r)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    const uint8_t *was;
+    jitanon__inj_dbg *d;
+    if (r->id != JITANON_JITDUMP_CODE_DEBUG_INFO) return 0;
+    if (jt->ndbg == JITANON__INJ_DEBUG_WAITING) {
+        jitanon__inj_dbg_drop(j, jd, 0);
+        if (jt->dbg_count) j->st->debug_unmatched++;
+    }
+    if (!jitanon__grow(&j->a, (void **)&jt->dbg, &jt->dbg_cap, jt->ndbg + 1, sizeof *jt->dbg)) return -1;
+    d = &jt->dbg[jt->ndbg];
+    d->rec = *r;
+    d->off = jt->pend_debug.size;
+    d->recent = 1;
+    if (jd->dump) {
+        jt->ndbg++;
+        return 1;
+    }
+    was = jt->pend_debug.data;
+    if (jitanon_membuf_write(&jt->pend_debug, r->raw.data, r->raw.size)) return -1;
+    jt->ndbg++;
+    jitanon__inj_dbg_reread(j, jd, jt->pend_debug.data == was ? jt->ndbg - 1 : 0);
+    return 1;
+}
+
+/* The waiting DEBUG_INFO that LOAD `r` takes (jitanon_jitdump_debug_fits), put in `p`;
+   its index (dropped once the LOAD is handled), or SIZE_MAX. */
+JITANON__PRIVATE size_t jitanon__inj_dbg_pick(jitanon__inj *j, const jitanon_jitdump_record *r, jitanon__inj_pend *p)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    size_t i = jt->ndbg, at = SIZE_MAX;
+    while (at == SIZE_MAX && i-- > 0)
+        if (jitanon_jitdump_debug_fits(&jt->dbg[i].rec, r) == JITANON_JITDUMP_DEBUG_SAME_ADDR) at = i;
+    for (i = jt->ndbg; at == SIZE_MAX && i-- > 0 && jt->dbg[i].recent;)
+        if (jitanon_jitdump_debug_fits(&jt->dbg[i].rec, r)) at = i;
+    for (i = 0; i < jt->ndbg; i++) jt->dbg[i].recent = 0;
+    p->have_debug = at != SIZE_MAX;
+    if (p->have_debug) p->debug = jt->dbg[at].rec;
+    return at;
+}
+
+/* Walks a dump's records, giving each LOAD (with its DEBUG_INFO and the UNWINDING_INFO
+   before it) to `load`, stopping after `max_loads` LOADs, and with `moves` each MOVE to
    jitanon__inj_move.  The injector keeps no record table: it would be the largest thing
    in memory.  The loader or the scan validated the dump already. */
 JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_dump *jd, size_t max_loads,
@@ -10251,18 +10367,25 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_
         return JITANON__FAIL(j->err, res, 0, "cannot read the jitdump again");
     }
     memset(&pend, 0, sizeof pend);
+    j->jit.dbg_count = moves;
     while (res == JITANON_OK && loads < max_loads && jitanon__inj_src_next(&src, &r) == JITANON_OK) {
         int took = jitanon__inj_pend_take(j, jd, &r, &pend);
+        if (!took) took = jitanon__inj_dbg_take(j, jd, &r);
         if (took < 0) res = jitanon__inj_nomem(j, "debug or unwinding info");
         else if (!took && r.id == JITANON_JITDUMP_CODE_LOAD) {
+            size_t debug = jitanon__inj_dbg_pick(j, &r, &pend);
             loads++;
             res = load(j, o, jd, &r, &pend);
+            if (debug != SIZE_MAX) jitanon__inj_dbg_drop(j, jd, debug);
             pend.have_debug = pend.have_unwind = 0;
         } else if (!took && r.id == JITANON_JITDUMP_CODE_MOVE && moves) {
             res = jitanon__inj_move(j, jd, &r);
         }
     }
     jitanon__inj_src_close(&src);
+    if (moves) j->st->debug_unmatched += j->jit.ndbg; /* the first walk of the dump */
+    j->jit.ndbg = 0;
+    j->jit.pend_debug.size = 0;
     return res;
 }
 
@@ -11448,6 +11571,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon_rangemap_release(&jt->described);
     jitanon_membuf_release(&jt->paths);
     jitanon_membuf_release(&jt->pend_debug);
+    jitanon__free(&j->a, jt->dbg, jt->dbg_cap * sizeof *jt->dbg);
     jitanon_membuf_release(&jt->pend_unwind);
     jitanon__free(&j->a, rd->recs, rd->recs_cap * sizeof *rd->recs);
     jitanon__free(&j->a, rd->order, rd->order_cap * sizeof *rd->order);

@@ -236,7 +236,162 @@ static void test_runtimes_late_remap_random(void)
     JT_CHECK_EQ_U(failures, 0);
 }
 
+/* -- DEBUG_INFO paired by code address ------------------------------------------------------ */
+
+#if JITANON__POSIX
+/* A dump as LLVM's ORC JITLink writes a batch (every DEBUG_INFO, then every LOAD; here in
+   reverse order too), then a function in the old order (its DEBUG_INFO just before its
+   LOAD), a DEBUG_INFO for code that is never loaded and a LOAD without one. */
+static void tr_jitlink_dump(jitanon_membuf *out)
+{
+    static const uint8_t code[0x40] = {0x55, 0xc3};
+    static const char *const files[4] = {"a.c", "b.c", "c.c", "d.c"};
+    jitanon_jitdump_writer w;
+    jitanon_jitdump_debug_entry e[2];
+    jitanon_error err;
+    char name[8];
+    size_t i, k;
+    memset(out, 0, sizeof *out);
+    memset(&w, 0, sizeof w);
+    JT_CHECK(jdrec_begin(&w, jdrec_sink(out), 62, TI_PID, 5, 0, &err) == JITANON_OK);
+    for (i = 0; i < 4; i++) {
+        size_t f = i < 3 ? 2 - i : 3; /* C, B, A, then D */
+        for (k = 0; k < 2; k++) {
+            e[k].addr = 0x10000 + f * 0x100 + k * 0x10;
+            e[k].lineno = (int32_t)(10 * (f + 1) + k);
+            e[k].discrim = 0;
+            e[k].file.data = files[f];
+            e[k].file.length = 3;
+        }
+        if (i == 3) /* the batch's last LOAD (C), then D in the old order */
+            JT_CHECK(jdrec_write(&w, jdrec_load(42, TI_PID, TI_PID, 0x10200, code, sizeof code, 2, "fn2"), &err) ==
+                     JITANON_OK);
+        JT_CHECK(jitanon_jitdump_write_debug_info(&w, 30 + i, 0x10000 + f * 0x100, e, 2, &err) == JITANON_OK);
+        if (i == 2) /* A and B of the batch */
+            for (k = 0; k < 2; k++) {
+                sprintf(name, "fn%u", (unsigned)k);
+                JT_CHECK(jdrec_write(&w, jdrec_load(40 + k, TI_PID, TI_PID, 0x10000 + k * 0x100, code, sizeof code, k, name),
+                                     &err) == JITANON_OK);
+            }
+    }
+    JT_CHECK(jdrec_write(&w, jdrec_load(43, TI_PID, TI_PID, 0x10300, code, sizeof code, 3, "fn3"), &err) == JITANON_OK);
+    e[0].addr = 0x90000;
+    JT_CHECK(jitanon_jitdump_write_debug_info(&w, 44, 0x90000, e, 1, &err) == JITANON_OK); /* never loaded */
+    JT_CHECK(jdrec_write(&w, jdrec_load(45, TI_PID, TI_PID, 0x10400, code, sizeof code, 4, "fn4"), &err) == JITANON_OK);
+}
+
+/* The files of the line rows of a per-process file, in address order: "a.c b.c c.c d.c". */
+static void tr_line_files(const jitanon_membuf *elf, char *got, size_t cap)
+{
+    jitanon_test_elf_file f;
+    elft_row rows[64];
+    size_t n, i;
+    got[0] = 0;
+    if (jitanon_test_elf_parse(&f, elf->data, elf->size, NULL) != JITANON_OK) return;
+    n = elft_lines(&f, rows, 64);
+    for (i = 0; i < n; i++) {
+        size_t len = strlen(got);
+        if (rows[i].end || rows[i].file.length != 3) continue;
+        if (len >= 4 && !memcmp(got + len - 4, rows[i].file.data, 3)) continue;
+        if (len + 5 < cap) {
+            memcpy(got + len, rows[i].file.data, 3);
+            strcpy(got + len + 3, " ");
+        }
+    }
+}
+
+/* Every function gets its own line table, whatever the order of a batch, from a dump
+   loaded whole and streamed from its file; the DEBUG_INFO no LOAD took is counted. */
+static void test_runtimes_debug_by_address(void)
+{
+    char dir[] = "build/rtd-XXXXXX", path[256], got[64];
+    jitanon_membuf dump, perf, file, out;
+    jitanon_inject_stats st;
+    jitanon_inject_opts o;
+    jitanon_error err;
+    tp_io io;
+    FILE *f;
+    tr_jitlink_dump(&dump);
+    if (!tp_dump_on_disk(&dump, dir, path, &perf)) {
+        jt_skip("cannot create a directory under build/");
+        jitanon_membuf_release(&dump);
+        return;
+    }
+    /* loaded whole */
+    memset(&io, 0, sizeof io);
+    memset(&o, 0, sizeof o);
+    memset(&out, 0, sizeof out);
+    io.dump = &dump;
+    o.elf_layout = JITANON_ELF_PER_PROCESS;
+    o.io.load_dump = tp_load;
+    o.io.write_elf = tp_write;
+    o.io.user = &io;
+    JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(io.files, 1);
+    JT_CHECK_EQ_U(st.debug_unmatched, 1);
+    tr_line_files(&io.elf, got, sizeof got);
+    if (strcmp(got, "a.c b.c c.c d.c ") != 0) printf("  loaded: line files '%s'\n", got);
+    JT_CHECK(strcmp(got, "a.c b.c c.c d.c ") == 0);
+    /* streamed from the file, written by the default I/O */
+    memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_PROCESS;
+    o.elf_dir = dir;
+    out.size = 0;
+    JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(st.debug_unmatched, 1);
+    sprintf(path, "%s/jitted-%u.so", dir, TI_PID);
+    memset(&file, 0, sizeof file);
+    f = fopen(path, "rb");
+    JT_CHECK(f != NULL);
+    if (f) {
+        uint8_t b[4096];
+        size_t n;
+        while ((n = fread(b, 1, sizeof b, f)) > 0) jitanon_membuf_write(&file, b, n);
+        fclose(f);
+    }
+    tr_line_files(&file, got, sizeof got);
+    if (strcmp(got, "a.c b.c c.c d.c ") != 0) printf("  streamed: line files '%s'\n", got);
+    JT_CHECK(strcmp(got, "a.c b.c c.c d.c ") == 0);
+    JT_CHECK(file.size == io.elf.size && !memcmp(file.data, io.elf.data, file.size));
+    remove(path);
+    sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
+    remove(path);
+    JT_CHECK(rmdir(dir) == 0);
+    jitanon_membuf_release(&file);
+    jitanon_membuf_release(&out);
+    jitanon_membuf_release(&io.elf);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&dump);
+}
+#endif
+
+/* The pairing rule itself: the same code address, else the first entry in the code. */
+static void test_runtimes_debug_fits(void)
+{
+    jitanon_jitdump_record load = jdrec_load(10, 1, 1, 0x1000, "\xc3", 1, 0, "f"), debug;
+    uint8_t entry[17]; /* addr, lineno, discrim, "" */
+    memset(&debug, 0, sizeof debug);
+    debug.id = JITANON_JITDUMP_CODE_DEBUG_INFO;
+    debug.debug.code_addr = 0x1000;
+    JT_CHECK_EQ_U(jitanon_jitdump_debug_fits(&debug, &load), JITANON_JITDUMP_DEBUG_SAME_ADDR);
+    JT_CHECK_EQ_U(jitanon_jitdump_debug_fits(&load, &load), 0);
+    debug.debug.code_addr = 0;
+    JT_CHECK_EQ_U(jitanon_jitdump_debug_fits(&debug, &load), 0); /* no entries */
+    memset(entry, 0, sizeof entry);
+    jitanon__wr64(entry, 0x1000, 0);
+    debug.debug.nr_entry = 1;
+    debug.debug.entries.data = entry;
+    debug.debug.entries.size = sizeof entry;
+    JT_CHECK_EQ_U(jitanon_jitdump_debug_fits(&debug, &load), JITANON_JITDUMP_DEBUG_IN_CODE);
+    jitanon__wr64(entry, 0x1001, 0); /* one past the code */
+    JT_CHECK_EQ_U(jitanon_jitdump_debug_fits(&debug, &load), 0);
+}
+
 static void suite_runtimes(void)
 {
     JT_RUN(test_runtimes_late_remap_random);
+#if JITANON__POSIX
+    JT_RUN(test_runtimes_debug_by_address);
+#endif
+    JT_RUN(test_runtimes_debug_fits);
 }
