@@ -9484,6 +9484,8 @@ typedef struct jitanon__inj_jit {
     jitanon__inj_dbg *dbg;     /* DEBUG_INFO waiting for their LOAD, oldest first */
     size_t ndbg, dbg_cap;
     int dbg_count;             /* this walk counts those no LOAD takes (a dump's first) */
+    uint32_t machine;          /* the recording's e_machine (HEADER_ARCH, else the host's); 0 unknown */
+    int machine_asked;         /* file mode: HEADER_ARCH looked up */
     jitanon_jitdump_opts dump_opts; /* the caller's, without a record table */
     jitanon_perf_time_conv time_conv;
     int have_time_conv;
@@ -10935,6 +10937,76 @@ JITANON__PRIVATE void jitanon__inj_damaged(jitanon__inj *j, const char *found, c
     }
 }
 
+/* e_machine of a `uname -m` name as perf's HEADER_ARCH holds it; 0 when unknown. */
+JITANON__PRIVATE uint32_t jitanon__inj_machine_of_arch(const uint8_t *p, size_t n)
+{
+    static const struct {
+        const char *name;
+        uint32_t machine;
+    } arch[] = {{"x86_64", 62}, {"amd64", 62}, {"i386", 3}, {"i486", 3}, {"i586", 3}, {"i686", 3},
+                {"aarch64", 183}, {"arm64", 183}, {"armv7l", 40}, {"armv6l", 40}, {"arm", 40},
+                {"ppc64le", 21}, {"ppc64", 21}, {"ppc", 20}, {"s390x", 22}, {"s390", 22},
+                {"riscv64", 243}, {"riscv32", 243}, {"loongarch64", 258}, {"mips64", 8}, {"mips", 8},
+                {"sparc64", 43}};
+    size_t i, len = 0;
+    while (len < n && p[len]) len++;
+    for (i = 0; i < sizeof arch / sizeof arch[0]; i++)
+        if (strlen(arch[i].name) == len && !memcmp(arch[i].name, p, len)) return arch[i].machine;
+    return 0;
+}
+
+/* A HEADER_ARCH section or record body: a perf string (u32 length, then NUL-padded bytes). */
+JITANON__PRIVATE uint32_t jitanon__inj_arch_feature(const jitanon__inj *j, jitanon_bytes b)
+{
+    jitanon__cur c = jitanon__cur_make(b.data, b.size, 0, j->in->big_endian);
+    const uint8_t *p = jitanon__take(&c, 4);
+    uint32_t len = p ? jitanon__rd32(p, j->in->big_endian) : 0;
+    p = p ? jitanon__take(&c, len < c.left ? (size_t)len : c.left) : NULL;
+    return p ? jitanon__inj_machine_of_arch(p, len < b.size - 4 ? (size_t)len : b.size - 4) : 0;
+}
+
+/* The machine the recording ran on as HEADER_ARCH says (a pipe's record, or the file's
+   section, read on first need); 0 when it does not. */
+JITANON__PRIVATE uint32_t jitanon__inj_machine(jitanon__inj *j)
+{
+    jitanon_bytes b;
+    if (!j->jit.machine && !j->jit.machine_asked && j->in->mode == JITANON_PERF_FILE) {
+        jitanon_error ignored;
+        j->jit.machine_asked = 1;
+        if (!j->in->features_loaded && j->in->seek_fn_) (void)jitanon_perf_reader_load_features(j->in, &ignored);
+        if (jitanon_perf_reader_feature(j->in, 6, &b)) j->jit.machine = jitanon__inj_arch_feature(j, b);
+    }
+    return j->jit.machine;
+}
+
+/* Whether a CPU of machine `cpu` runs code for `code` (a 64-bit CPU its 32-bit sibling's). */
+JITANON__PRIVATE int jitanon__inj_machine_runs(uint32_t cpu, uint32_t code)
+{
+    return code == cpu || (cpu == 62 && code == 3) || (cpu == 183 && code == 40) || (cpu == 21 && code == 20);
+}
+
+/* A dump's e_machine that is 0 (CPython 3.13.0 writes 0) or one the recording could not
+   run becomes the recording's (HEADER_ARCH; else, for 0, the host's), so its ELF files
+   disassemble; said once per dump.  Without HEADER_ARCH any other e_machine stays: the
+   recording may come from another machine than this one. */
+JITANON__PRIVATE void jitanon__inj_fix_machine(jitanon__inj *j, jitanon_jitdump_header *h, const char *found)
+{
+    uint32_t m;
+    char msg[512];
+    if (j->opts->elf.machine) return; /* the caller's machine goes into the files anyway */
+    m = jitanon__inj_machine(j);
+    if (h->elf_mach && (!m || jitanon__inj_machine_runs(m, h->elf_mach))) return;
+    if (!m) m = jitanon__elf_host_machine();
+    if (!m) return;
+    if (j->io.log) {
+        jitanon__fmt(msg, sizeof msg, h->elf_mach ? "jitdump %s has e_machine %u, which the recording's machine does "
+                     "not run: its ELF files say %u" : "jitdump %s has e_machine %u (none): its ELF files say %u",
+                     found, h->elf_mach, m);
+        j->io.log(j->io.user, msg);
+    }
+    h->elf_mach = m;
+}
+
 /* A usable dump consumes its marker (as perf does); an unusable one leaves the marker
    and its process exactly as recorded. */
 JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__inj_rec *r, const jitanon_str *name)
@@ -10965,6 +11037,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         return JITANON_OK;
     }
     if (jd.sum.tail_error.type != JITANON_OK) jitanon__inj_damaged(j, found, &jd.sum);
+    jitanon__inj_fix_machine(j, &jd.sum.header, found);
     if ((res = jitanon__inj_check_clock(j, &jd.sum.header, r->offset)) != JITANON_OK) {
         jitanon_jitdump_destroy(jd.dump);
         return res;
@@ -11533,6 +11606,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_record(void *ctx, const jitanon_per
     uint64_t limit = j->opts->max_round_bytes ? j->opts->max_round_bytes : (uint64_t)256 << 20;
     j->st->records_in++;
     if (!rec->from_compressed) j->bytes_done = rec->offset + rec->raw.size;
+    if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE && rec->feature.feat_id == 6)
+        j->jit.machine = jitanon__inj_arch_feature(j, rec->feature.data); /* HEADER_ARCH of a pipe */
     if (rec->type == JITANON_PERF_RECORD_HEADER_ATTR || rec->type == JITANON_PERF_RECORD_HEADER_FEATURE) {
         if (j->round.nrecs && (res = jitanon__inj_round(j, 0)) != JITANON_OK) return res;
         return j->out.w ? jitanon__pc_record(j->in, j->out.w, rec, j->err) : JITANON_OK;

@@ -387,8 +387,113 @@ static void test_runtimes_debug_fits(void)
     JT_CHECK_EQ_U(jitanon_jitdump_debug_fits(&debug, &load), 0);
 }
 
+/* -- a dump's e_machine the recording could not run ---------------------------------------- */
+
+typedef struct tm_io {
+    jitanon_membuf dump, elf;
+    unsigned lines;
+} tm_io;
+
+static jitanon_result tm_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
+                              jitanon_error *err)
+{
+    tm_io *io = (tm_io *)user;
+    (void)path;
+    return jitanon_jitdump_load_memory(io->dump.data, io->dump.size, opts, out, err);
+}
+
+static int tm_write(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    tm_io *io = (tm_io *)user;
+    (void)dir, (void)name;
+    io->elf.size = 0;
+    return jitanon_membuf_write(&io->elf, data, size);
+}
+
+static void tm_log(void *user, const char *msg)
+{
+    tm_io *io = (tm_io *)user;
+    io->lines += strstr(msg, "e_machine") != NULL;
+}
+
+/* The e_machine of the ELF a dump of machine `dump_mach` gets in a recording whose
+   HEADER_ARCH is `arch` (NULL: none); *lines gets the warnings. */
+static uint32_t tm_machine(uint32_t dump_mach, const char *arch, int pipe, unsigned *lines)
+{
+    static const uint8_t code[0x20] = {0xc3};
+    jitanon_jitdump_writer w;
+    jitanon_membuf perf, out;
+    jitanon_inject_opts o;
+    jitanon_error err;
+    jitanon_test_elf_file f;
+    uint8_t raw[128], feat[68];
+    ti_gen g;
+    tm_io io;
+    uint32_t got = 0;
+    memset(&io, 0, sizeof io);
+    memset(&w, 0, sizeof w);
+    JT_CHECK(jdrec_begin(&w, jdrec_sink(&io.dump), dump_mach, TI_PID, 5, 0, &err) == JITANON_OK);
+    JT_CHECK(jdrec_write(&w, jdrec_load(40, TI_PID, TI_PID, 0x10000, code, sizeof code, 0, "f0"), &err) == JITANON_OK);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, pipe ? JITANON_PERF_PIPE : JITANON_PERF_FILE);
+    memset(feat, 0, sizeof feat);
+    if (arch) { /* a perf string: u32 length (padded to 64), the name, NULs */
+        jitanon__wr32(feat, 64, 0);
+        memcpy(feat + 4, arch, strlen(arch));
+        if (pipe) JT_CHECK(jitanon_perf_writer_add_feature(&g.w, 6, feat, sizeof feat, &err) == JITANON_OK);
+    }
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_round(&g);
+    ti_sample(&g, 60, 0x10004);
+    ti_round(&g);
+    if (arch && !pipe) JT_CHECK(jitanon_perf_writer_add_feature(&g.w, 6, feat, sizeof feat, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    memset(&o, 0, sizeof o);
+    memset(&out, 0, sizeof out);
+    o.elf_layout = JITANON_ELF_PER_PROCESS;
+    o.io.load_dump = tm_load;
+    o.io.write_elf = tm_write;
+    o.io.log = tm_log;
+    o.io.user = &io;
+    JT_CHECK(ti_run(&perf, &o, pipe ? JITANON_PERF_PIPE : JITANON_PERF_FILE, &out, NULL, &err) == JITANON_OK);
+    if (jitanon_test_elf_parse(&f, io.elf.data, io.elf.size, NULL) == JITANON_OK) got = f.machine;
+    *lines = io.lines;
+    jitanon_membuf_release(&out);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&io.dump);
+    jitanon_membuf_release(&io.elf);
+    return got;
+}
+
+/* e_machine 0 (CPython 3.13.0) becomes the recording's machine (HEADER_ARCH, else the
+   host's), and so does one HEADER_ARCH says the recording could not run, each with one
+   warning; a machine it runs, or any machine when the recording does not say, stays. */
+static void test_runtimes_dump_machine(void)
+{
+    unsigned lines = 0;
+    int pipe;
+    for (pipe = 0; pipe < 2; pipe++) {
+        if (jitanon__elf_host_machine()) {
+            JT_CHECK_EQ_U(tm_machine(0, NULL, pipe, &lines), jitanon__elf_host_machine());
+            JT_CHECK_EQ_U(lines, 1);
+        }
+        JT_CHECK_EQ_U(tm_machine(0, "aarch64", pipe, &lines), 183);
+        JT_CHECK_EQ_U(lines, 1);
+        JT_CHECK_EQ_U(tm_machine(183, "x86_64", pipe, &lines), 62);
+        JT_CHECK_EQ_U(lines, 1);
+        JT_CHECK_EQ_U(tm_machine(3, "x86_64", pipe, &lines), 3); /* i386 code on x86-64 */
+        JT_CHECK_EQ_U(lines, 0);
+        JT_CHECK_EQ_U(tm_machine(183, NULL, pipe, &lines), 183); /* recorded elsewhere, maybe */
+        JT_CHECK_EQ_U(lines, 0);
+        JT_CHECK_EQ_U(tm_machine(62, "x86_64", pipe, &lines), 62);
+        JT_CHECK_EQ_U(lines, 0);
+    }
+}
+
 static void suite_runtimes(void)
 {
+    JT_RUN(test_runtimes_dump_machine);
     JT_RUN(test_runtimes_late_remap_random);
 #if JITANON__POSIX
     JT_RUN(test_runtimes_debug_by_address);
