@@ -11108,6 +11108,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
     s->func = e->func;
     if (e->late && time < e->load_time) {
         jitanon__inj_jit *jt = &j->jit;
+        size_t k, keep = 0;
+        if (jt->nearly == jt->early_cap) { /* full: those whose load time passed go first */
+            for (k = 0; k < jt->nearly; k++)
+                if (jt->early[k].load_time > time) jt->early[keep++] = jt->early[k];
+            jt->nearly = keep;
+        }
         if (!jitanon__grow(&j->a, (void **)&jt->early, &jt->early_cap, jt->nearly + 1, sizeof *jt->early))
             return jitanon__inj_nomem(j, "late loads");
         jt->early[jt->nearly++] = *e;
