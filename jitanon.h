@@ -470,6 +470,17 @@ typedef struct jitanon_jitdump_debug_iter {
 JITANON_API void jitanon_jitdump_debug_iter_begin(jitanon_jitdump_debug_iter *it, const jitanon_jitdump_record *rec);
 JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, jitanon_jitdump_debug_entry *out);
 
+/* Which CODE_LOAD a DEBUG_INFO describes.  JITs write it before its LOAD, mostly just
+   before; LLVM's ORC JITLink writes all DEBUG_INFO of a batch, then the batch's LOADs.
+   Pair them by code address: a LOAD takes the newest unpaired DEBUG_INFO before it whose
+   code_addr is its own (JITANON_JITDUMP_DEBUG_SAME_ADDR); failing that, the newest one read
+   since the previous LOAD whose first entry lies in its code (JITANON_JITDUMP_DEBUG_IN_CODE:
+   a JIT that writes some other code_addr, paired as perf pairs it).  This says which of
+   the two holds for (debug, load); jitanon-inject and examples/jitdump-elf.c pair so. */
+#define JITANON_JITDUMP_DEBUG_SAME_ADDR 2
+#define JITANON_JITDUMP_DEBUG_IN_CODE 1
+JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, const jitanon_jitdump_record *load);
+
 typedef struct jitanon_jitdump_opts {
     uint32_t begin_zero_;
     uint64_t max_record_size; /* 0 = JITANON_MAX_RECORD_SIZE */
@@ -1854,6 +1865,8 @@ typedef struct jitanon_inject_stats {
     /* perf_map ELF: maps read, their entries written into stubs, lines skipped as damage
        (a cut last line included), mmaps that name a stub instead of anonymous memory. */
     uint64_t perf_maps, perf_map_entries, perf_map_bad_lines, perf_map_mmaps;
+    /* DEBUG_INFO records no CODE_LOAD took (see jitanon_jitdump_debug_fits): their lines are in no ELF. */
+    uint64_t debug_unmatched;
 } jitanon_inject_stats;
 
 /* Reads every record `in` has not read yet and writes the injected stream to `out`
@@ -5217,6 +5230,19 @@ JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, 
     it->left = c.left;
     it->remaining--;
     return 1;
+}
+
+JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, const jitanon_jitdump_record *load)
+{
+    jitanon_jitdump_debug_iter it;
+    jitanon_jitdump_debug_entry e;
+    if (debug->id != JITANON_JITDUMP_CODE_DEBUG_INFO || load->id != JITANON_JITDUMP_CODE_LOAD) return 0;
+    if (debug->debug.code_addr == load->load.code_addr) return JITANON_JITDUMP_DEBUG_SAME_ADDR;
+    jitanon_jitdump_debug_iter_begin(&it, debug);
+    if (jitanon_jitdump_debug_iter_next(&it, &e) && e.addr >= load->load.code_addr &&
+        e.addr - load->load.code_addr < load->load.code_size)
+        return JITANON_JITDUMP_DEBUG_IN_CODE;
+    return 0;
 }
 
 /* Streaming: read more only when a record is incomplete, so memory is bounded by the
@@ -10212,6 +10238,25 @@ typedef struct jitanon__inj_maps {
     size_t exited_head, nexited;
 } jitanon__inj_maps;
 
+/* A DEBUG_INFO waiting for its LOAD.  A streamed dump's are copies of the raw bytes at
+   `off` in jitanon__inj_wait.debug (`rec` views into them, read again when it moves). */
+typedef struct jitanon__inj_dbg {
+    jitanon_jitdump_record rec;
+    size_t off;
+    int recent; /* read since the previous LOAD */
+} jitanon__inj_dbg;
+
+/* What waits for a LOAD while a dump is walked (one for the injector's walks, one per
+   followed dump: its walk goes on at the next read): the DEBUG_INFO no LOAD took yet, and
+   a streamed dump's copies of them and of the UNWINDING_INFO (a streamed record lasts
+   until the next read). */
+typedef struct jitanon__inj_wait {
+    jitanon_membuf debug, unwind; /* copies of streamed records */
+    jitanon__inj_dbg *dbg;        /* DEBUG_INFO waiting for their LOAD, oldest first */
+    size_t ndbg, dbg_cap;
+    int count;                    /* this walk counts those no LOAD takes (a dump's first) */
+} jitanon__inj_wait;
+
 /* Decide, jit: the dumps markers named, their functions and pending events. */
 typedef struct jitanon__inj_jit {
     jitanon__inj_dump *dumps;
@@ -10221,7 +10266,9 @@ typedef struct jitanon__inj_jit {
     jitanon_membuf paths;      /* NUL-terminated ELF and dump paths */
     jitanon__hmap pids;        /* pid -> usable dumps of it so far */
     jitanon__hmap mntns;       /* pid -> its mount namespace's inode (NAMESPACES records) */
-    jitanon_membuf pend_keep[2]; /* streamed DEBUG_INFO, UNWINDING_INFO waiting for their LOAD */
+    jitanon__inj_wait wait;    /* of jitanon__inj_walk */
+    uint32_t machine;          /* the recording's e_machine (HEADER_ARCH, else the host's); 0 unknown */
+    int machine_asked;         /* file mode: HEADER_ARCH looked up */
     jitanon_jitdump_opts dump_opts; /* the caller's, without a record table */
     jitanon_perf_time_conv time_conv;
     int have_time_conv;
@@ -10234,6 +10281,10 @@ typedef struct jitanon__inj_jit {
     uint64_t late_window;
     jitanon__inj_event *waiting; /* [whead, nwaiting) */
     size_t whead, nwaiting, waiting_cap;
+    /* late NAME: candidates mapped before their load time; a mapping the engine does not
+       trim (a file the process maps over them) sends them back to `waiting`. */
+    jitanon__inj_event *early;
+    size_t nearly, early_cap;
     jitanon_rangemap described; /* scratch of jitanon__inj_backdate */
     /* Live pipes: dumps are followed as they grow (jitanon__inj_follow_all); nothing a
        later read finds is dated before `decided`, the time of the last record decided. */
@@ -10295,7 +10346,7 @@ typedef struct jitanon__inj_src {
 typedef struct jitanon__inj_follow {
     jitanon__inj_src src;
     jitanon__inj_pend pend;
-    jitanon_membuf keep[2]; /* pend's copies (debug, unwind) */
+    jitanon__inj_wait wait; /* what waits for a LOAD, from one read to the next */
     uint64_t last_time;     /* perf time of the latest record read */
     uint64_t grew_at;       /* jitanon_jitdump_now() of the last read that found records */
     int exited;             /* its process exited: the JIT wrote all it will */
@@ -11042,27 +11093,102 @@ JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_
     return JITANON_OK; /* a MOVE without its LOAD: nothing to map */
 }
 
-/* Keeps `r` in `p` when it is DEBUG_INFO or UNWINDING_INFO: 1 kept, 0 another record, -1
-   out of memory.  A streamed record lasts until the next read, so it is copied (a
-   streaming per-process builder copies what it keeps); a loaded dump's records last as
-   long as the dump, which a per-process builder needs, as it keeps every function's views.
-   `keep`: the two buffers (debug, unwind) of the copies. */
+/* Keeps `r` in `p` when it is UNWINDING_INFO (it describes the next LOAD): 1 kept, 0
+   another record, -1 out of memory.  A streamed record lasts until the next read, so it
+   is copied into w (a streaming per-process builder copies what it keeps); a loaded
+   dump's records last as long as the dump, which a per-process builder needs, as it keeps
+   every function's views. */
 JITANON__PRIVATE int jitanon__inj_pend_take(const jitanon__inj_dump *jd, const jitanon_jitdump_record *r,
-                                            jitanon__inj_pend *p, jitanon_membuf *keep)
+                                            jitanon__inj_pend *p, jitanon__inj_wait *w)
 {
-    int debug = r->id == JITANON_JITDUMP_CODE_DEBUG_INFO;
-    jitanon_jitdump_record *dst = debug ? &p->debug : &p->unwind;
-    if (!debug && r->id != JITANON_JITDUMP_CODE_UNWINDING_INFO) return 0;
-    if (jd->dump) *dst = *r;
-    else if (!jitanon__inj_keep(&keep[debug ? 0 : 1], r, jd->sum.header.big_endian, dst))
-        return -1;
-    if (debug) p->have_debug = 1;
-    else p->have_unwind = 1;
+    if (r->id != JITANON_JITDUMP_CODE_UNWINDING_INFO) return 0;
+    if (jd->dump) p->unwind = *r;
+    else if (!jitanon__inj_keep(&w->unwind, r, jd->sum.header.big_endian, &p->unwind)) return -1;
+    p->have_unwind = 1;
     return 1;
 }
 
-/* Walks a dump's records, giving each LOAD (with the DEBUG_INFO/UNWINDING_INFO before it)
-   to `load`, stopping after `max_loads` LOADs, and with `moves` each MOVE to
+/* DEBUG_INFO records wait for the LOAD they describe (jitanon_jitdump_debug_fits), at
+   most this many: one that no LOAD took by then goes, counted in stats.debug_unmatched. */
+#define JITANON__INJ_DEBUG_WAITING 4096u
+
+/* Reads the waiting copies [from, ndbg) of a streamed dump again (after their buffer moved). */
+JITANON__PRIVATE void jitanon__inj_dbg_reread(jitanon__inj_wait *w, const jitanon__inj_dump *jd, size_t from)
+{
+    for (; from < w->ndbg; from++) {
+        jitanon__inj_dbg *d = &w->dbg[from];
+        uint64_t missing = 0;
+        jitanon_jitdump_record r = d->rec;
+        /* read and validated once already: cannot fail */
+        (void)jitanon__jitdump_parse_record(w->debug.data + d->off, r.raw.size, r.offset, jd->sum.header.big_endian,
+                                            UINT64_MAX, r.index, &d->rec, &missing, NULL);
+    }
+}
+
+/* Drops waiting DEBUG_INFO `i`; a streamed dump's copies are packed when most of their
+   buffer is dead. */
+JITANON__PRIVATE void jitanon__inj_dbg_drop(jitanon__inj_wait *w, const jitanon__inj_dump *jd, size_t i)
+{
+    size_t k, live = 0;
+    memmove(w->dbg + i, w->dbg + i + 1, (w->ndbg - i - 1) * sizeof *w->dbg);
+    w->ndbg--;
+    if (jd->dump) return;
+    for (k = 0; k < w->ndbg; k++) live += w->dbg[k].rec.raw.size;
+    if (w->debug.size <= 2 * live + 65536u && w->ndbg) return;
+    for (k = live = 0; k < w->ndbg; k++) { /* offsets only grow: moving down is safe */
+        memmove(w->debug.data + live, w->debug.data + w->dbg[k].off, w->dbg[k].rec.raw.size);
+        w->dbg[k].off = live;
+        live += w->dbg[k].rec.raw.size;
+    }
+    w->debug.size = live;
+    jitanon__inj_dbg_reread(w, jd, 0);
+}
+
+/* Keeps `r` when it is DEBUG_INFO, for the LOAD that will take it: 1 kept, 0 another
+   record, -1 out of memory. */
+JITANON__PRIVATE int jitanon__inj_dbg_take(jitanon__inj *j, jitanon__inj_wait *w, const jitanon__inj_dump *jd,
+                                           const jitanon_jitdump_record *r)
+{
+    const uint8_t *was;
+    jitanon__inj_dbg *d;
+    if (r->id != JITANON_JITDUMP_CODE_DEBUG_INFO) return 0;
+    if (w->ndbg == JITANON__INJ_DEBUG_WAITING) {
+        jitanon__inj_dbg_drop(w, jd, 0);
+        if (w->count) j->st->debug_unmatched++;
+    }
+    if (!jitanon__grow(&j->a, (void **)&w->dbg, &w->dbg_cap, w->ndbg + 1, sizeof *w->dbg)) return -1;
+    d = &w->dbg[w->ndbg];
+    d->rec = *r;
+    d->off = w->debug.size;
+    d->recent = 1;
+    if (jd->dump) {
+        w->ndbg++;
+        return 1;
+    }
+    was = w->debug.data;
+    if (jitanon_membuf_write(&w->debug, r->raw.data, r->raw.size)) return -1;
+    w->ndbg++;
+    jitanon__inj_dbg_reread(w, jd, w->debug.data == was ? w->ndbg - 1 : 0);
+    return 1;
+}
+
+/* The waiting DEBUG_INFO that LOAD `r` takes (jitanon_jitdump_debug_fits), put in `p`;
+   its index (dropped once the LOAD is handled), or SIZE_MAX. */
+JITANON__PRIVATE size_t jitanon__inj_dbg_pick(jitanon__inj_wait *w, const jitanon_jitdump_record *r, jitanon__inj_pend *p)
+{
+    size_t i = w->ndbg, at = SIZE_MAX;
+    while (at == SIZE_MAX && i-- > 0)
+        if (jitanon_jitdump_debug_fits(&w->dbg[i].rec, r) == JITANON_JITDUMP_DEBUG_SAME_ADDR) at = i;
+    for (i = w->ndbg; at == SIZE_MAX && i-- > 0 && w->dbg[i].recent;)
+        if (jitanon_jitdump_debug_fits(&w->dbg[i].rec, r)) at = i;
+    for (i = 0; i < w->ndbg; i++) w->dbg[i].recent = 0;
+    p->have_debug = at != SIZE_MAX;
+    if (p->have_debug) p->debug = w->dbg[at].rec;
+    return at;
+}
+
+/* Walks a dump's records, giving each LOAD (with its DEBUG_INFO and the UNWINDING_INFO
+   before it) to `load`, stopping after `max_loads` LOADs, and with `moves` each MOVE to
    jitanon__inj_move.  The injector keeps no record table: it would be the largest thing
    in memory.  The loader or the scan validated the dump already. */
 typedef jitanon_result (*jitanon__inj_load_fn)(jitanon__inj *, jitanon__elfout *, jitanon__inj_dump *,
@@ -11070,11 +11196,11 @@ typedef jitanon_result (*jitanon__inj_load_fn)(jitanon__inj *, jitanon__elfout *
 
 /* The records `src` yields, until it has no more (*got: why - JITANON_END, JITANON_AGAIN at
    the end of what a live dump has written so far, or an error) or after max_loads LOADs.
-   `pend` and `keep` carry what waits for a LOAD from one call to the next.  `begun`
+   `pend` and `w` carry what waits for a LOAD from one call to the next.  `begun`
    (a followed dump's batch): the layout's begin comes with the first record, and
    *begun says whether it came (a read that finds nothing costs the layout nothing). */
 JITANON__PRIVATE jitanon_result jitanon__inj_walk_src(jitanon__inj *j, jitanon__inj_dump *jd, jitanon__inj_src *src,
-                                                      jitanon__inj_pend *pend, jitanon_membuf *keep, size_t max_loads,
+                                                      jitanon__inj_pend *pend, jitanon__inj_wait *w, size_t max_loads,
                                                       jitanon__inj_load_fn load, jitanon__elfout *o, int moves,
                                                       jitanon_result *got, int *begun)
 {
@@ -11088,21 +11214,41 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk_src(jitanon__inj *j, jitanon__
             *begun = 1;
             if (o->ops->begin && (res = o->ops->begin(j, o, jd)) != JITANON_OK) break;
         }
-        took = jitanon__inj_pend_take(jd, &r, pend, keep);
+        took = jitanon__inj_pend_take(jd, &r, pend, w);
+        if (!took) took = jitanon__inj_dbg_take(j, w, jd, &r);
         if (jd->follow) {
             uint64_t t = jitanon__inj_time(j, jd, r.timestamp);
             if (t > jd->follow->last_time) jd->follow->last_time = t;
         }
         if (took < 0) res = jitanon__inj_nomem(j, "debug or unwinding info");
         else if (!took && r.id == JITANON_JITDUMP_CODE_LOAD) {
+            size_t debug = jitanon__inj_dbg_pick(w, &r, pend);
             loads++;
             res = load(j, o, jd, &r, pend);
+            if (debug != SIZE_MAX) jitanon__inj_dbg_drop(w, jd, debug);
             pend->have_debug = pend->have_unwind = 0;
         } else if (!took && r.id == JITANON_JITDUMP_CODE_MOVE && moves) {
             res = jitanon__inj_move(j, jd, &r);
         }
     }
     return res;
+}
+
+/* The DEBUG_INFO still waiting when a walk ends: no LOAD took them (counted on the
+   dump's first walk, the one with `moves`). */
+JITANON__PRIVATE void jitanon__inj_wait_end(jitanon__inj *j, jitanon__inj_wait *w)
+{
+    if (w->count) j->st->debug_unmatched += w->ndbg;
+    w->ndbg = 0;
+    w->debug.size = 0;
+}
+
+JITANON__PRIVATE void jitanon__inj_wait_release(jitanon__inj *j, jitanon__inj_wait *w)
+{
+    jitanon_membuf_release(&w->debug);
+    jitanon_membuf_release(&w->unwind);
+    jitanon__free(&j->a, w->dbg, w->dbg_cap * sizeof *w->dbg);
+    memset(w, 0, sizeof *w);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_dump *jd, size_t max_loads,
@@ -11116,8 +11262,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_
         return JITANON__FAIL(j->err, res, 0, "cannot read the jitdump again");
     }
     memset(&pend, 0, sizeof pend);
-    res = jitanon__inj_walk_src(j, jd, &src, &pend, j->jit.pend_keep, max_loads, load, o, moves, &got, NULL);
+    j->jit.wait.count = moves;
+    res = jitanon__inj_walk_src(j, jd, &src, &pend, &j->jit.wait, max_loads, load, o, moves, &got, NULL);
     jitanon__inj_src_close(&src);
+    jitanon__inj_wait_end(j, &j->jit.wait);
     return res;
 }
 
@@ -11536,8 +11684,8 @@ JITANON__PRIVATE void jitanon__inj_follow_end(jitanon__inj *j, jitanon__inj_dump
     jitanon__inj_follow *f = jd->follow;
     if (!f) return;
     jitanon__inj_src_close(&f->src);
-    jitanon_membuf_release(&f->keep[0]);
-    jitanon_membuf_release(&f->keep[1]);
+    jitanon__inj_wait_end(j, &f->wait);
+    jitanon__inj_wait_release(j, &f->wait);
     jitanon__free(&j->a, f, sizeof *f);
     jd->follow = NULL;
     jitanon__hmap_free(&jd->uses, &j->a);
@@ -11565,7 +11713,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_read(jitanon__inj *j, size_t
         jd->next = 0;
     }
     first = jd->count;
-    res = jitanon__inj_walk_src(j, jd, &f->src, &f->pend, f->keep, SIZE_MAX, o->ops->add, o, 1, &got, &begun);
+    res = jitanon__inj_walk_src(j, jd, &f->src, &f->pend, &f->wait, SIZE_MAX, o->ops->add, o, 1, &got, &begun);
     if (begun && o->ops->end) { /* also after a failure: writer threads stop */
         jitanon_result e = o->ops->end(j, o, jd);
         if (res == JITANON_OK) res = e;
@@ -11600,7 +11748,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_start(jitanon__inj *j, jitan
     int more;
     if (!f) return jitanon__inj_nomem(j, "followed dump");
     memset(f, 0, sizeof *f);
-    f->keep[0].allocator = f->keep[1].allocator = j->a;
+    f->wait.debug.allocator = f->wait.unwind.allocator = j->a;
+    f->wait.count = 1; /* following is the dump's first walk */
     jd->follow = f;
     if (jitanon__inj_src_path(j, jitanon__inj_path(j, jd->path), &f->src, &size, NULL) != JITANON_OK) {
         jitanon__inj_follow_end(j, jd);
@@ -11909,6 +12058,76 @@ JITANON__PRIVATE void jitanon__inj_damaged(jitanon__inj *j, const char *found, c
     }
 }
 
+/* e_machine of a `uname -m` name as perf's HEADER_ARCH holds it; 0 when unknown. */
+JITANON__PRIVATE uint32_t jitanon__inj_machine_of_arch(const uint8_t *p, size_t n)
+{
+    static const struct {
+        const char *name;
+        uint32_t machine;
+    } arch[] = {{"x86_64", 62}, {"amd64", 62}, {"i386", 3}, {"i486", 3}, {"i586", 3}, {"i686", 3},
+                {"aarch64", 183}, {"arm64", 183}, {"armv7l", 40}, {"armv6l", 40}, {"arm", 40},
+                {"ppc64le", 21}, {"ppc64", 21}, {"ppc", 20}, {"s390x", 22}, {"s390", 22},
+                {"riscv64", 243}, {"riscv32", 243}, {"loongarch64", 258}, {"mips64", 8}, {"mips", 8},
+                {"sparc64", 43}};
+    size_t i, len = 0;
+    while (len < n && p[len]) len++;
+    for (i = 0; i < sizeof arch / sizeof arch[0]; i++)
+        if (strlen(arch[i].name) == len && !memcmp(arch[i].name, p, len)) return arch[i].machine;
+    return 0;
+}
+
+/* A HEADER_ARCH section or record body: a perf string (u32 length, then NUL-padded bytes). */
+JITANON__PRIVATE uint32_t jitanon__inj_arch_feature(const jitanon__inj *j, jitanon_bytes b)
+{
+    jitanon__cur c = jitanon__cur_make(b.data, b.size, 0, j->in->big_endian);
+    const uint8_t *p = jitanon__take(&c, 4);
+    uint32_t len = p ? jitanon__rd32(p, j->in->big_endian) : 0;
+    p = p ? jitanon__take(&c, len < c.left ? (size_t)len : c.left) : NULL;
+    return p ? jitanon__inj_machine_of_arch(p, len < b.size - 4 ? (size_t)len : b.size - 4) : 0;
+}
+
+/* The machine the recording ran on as HEADER_ARCH says (a pipe's record, or the file's
+   section, read on first need); 0 when it does not. */
+JITANON__PRIVATE uint32_t jitanon__inj_machine(jitanon__inj *j)
+{
+    jitanon_bytes b;
+    if (!j->jit.machine && !j->jit.machine_asked && j->in->mode == JITANON_PERF_FILE) {
+        jitanon_error ignored;
+        j->jit.machine_asked = 1;
+        if (!j->in->features_loaded && j->in->seek_fn_) (void)jitanon_perf_reader_load_features(j->in, &ignored);
+        if (jitanon_perf_reader_feature(j->in, 6, &b)) j->jit.machine = jitanon__inj_arch_feature(j, b);
+    }
+    return j->jit.machine;
+}
+
+/* Whether a CPU of machine `cpu` runs code for `code` (a 64-bit CPU its 32-bit sibling's). */
+JITANON__PRIVATE int jitanon__inj_machine_runs(uint32_t cpu, uint32_t code)
+{
+    return code == cpu || (cpu == 62 && code == 3) || (cpu == 183 && code == 40) || (cpu == 21 && code == 20);
+}
+
+/* A dump's e_machine that is 0 (CPython 3.13.0 writes 0) or one the recording could not
+   run becomes the recording's (HEADER_ARCH; else, for 0, the host's), so its ELF files
+   disassemble; said once per dump.  Without HEADER_ARCH any other e_machine stays: the
+   recording may come from another machine than this one. */
+JITANON__PRIVATE void jitanon__inj_fix_machine(jitanon__inj *j, jitanon_jitdump_header *h, const char *found)
+{
+    uint32_t m;
+    char msg[512];
+    if (j->opts->elf.machine) return; /* the caller's machine goes into the files anyway */
+    m = jitanon__inj_machine(j);
+    if (h->elf_mach && (!m || jitanon__inj_machine_runs(m, h->elf_mach))) return;
+    if (!m) m = jitanon__elf_host_machine();
+    if (!m) return;
+    if (j->io.log) {
+        jitanon__fmt(msg, sizeof msg, h->elf_mach ? "jitdump %s has e_machine %u, which the recording's machine does "
+                     "not run: its ELF files say %u" : "jitdump %s has e_machine %u (none): its ELF files say %u",
+                     found, h->elf_mach, m);
+        j->io.log(j->io.user, msg);
+    }
+    h->elf_mach = m;
+}
+
 /* A usable dump consumes its marker (as perf does); an unusable one leaves the marker
    and its process exactly as recorded. */
 JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__inj_rec *r, const jitanon_str *name)
@@ -11958,6 +12177,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         return JITANON_OK;
     }
     if (jd.sum.tail_error.type != JITANON_OK) jitanon__inj_damaged(j, found, &jd.sum);
+    jitanon__inj_fix_machine(j, &jd.sum.header, found);
     if ((res = jitanon__inj_check_clock(j, &jd.sum.header, r->offset)) != JITANON_OK) {
         jitanon_jitdump_destroy(jd.dump);
         return res;
@@ -12045,6 +12265,16 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
     s->size = e->size;
     s->func = e->func;
     if (e->late && time < e->load_time) {
+        jitanon__inj_jit *jt = &j->jit;
+        size_t k, keep = 0;
+        if (jt->nearly == jt->early_cap) { /* full: those whose load time passed go first */
+            for (k = 0; k < jt->nearly; k++)
+                if (jt->early[k].load_time > time) jt->early[keep++] = jt->early[k];
+            jt->nearly = keep;
+        }
+        if (!jitanon__grow(&j->a, (void **)&jt->early, &jt->early_cap, jt->nearly + 1, sizeof *jt->early))
+            return jitanon__inj_nomem(j, "late loads");
+        jt->early[jt->nearly++] = *e;
         f->late_until = e->load_time;
         j->st->late_loads++;
     }
@@ -12053,17 +12283,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
 
 /* -- late NAME: the claim of a load that came due before its own time -------------------- */
 
-/* Its window opened: mapped now when the range lies inside a trimmable mapping (the
-   memory the JIT will put the function in), else it waits for one to appear over it
-   (jitanon__inj_late_mapped) or for its own load. */
-JITANON__PRIVATE jitanon_result jitanon__inj_late_due(jitanon__inj *j, const jitanon__inj_event *e)
+/* Queues a claim in `waiting`, in (load_time, seq) order. */
+JITANON__PRIVATE jitanon_result jitanon__inj_late_park(jitanon__inj *j, const jitanon__inj_event *e)
 {
     jitanon__inj_jit *jt = &j->jit;
-    uint32_t pid = jt->funcs[e->func].pid;
     size_t at;
-    if (jitanon_trim_resolve(j->maps.trim, pid, e->start, NULL) == JITANON_TRIM_ANON &&
-        jitanon_trim_resolve(j->maps.trim, pid, e->start + (e->size - 1), NULL) == JITANON_TRIM_ANON)
-        return jitanon__inj_apply(j, e, e->time);
     if (jt->whead * 2 >= jt->nwaiting && jt->whead) { /* the taken half goes */
         memmove(jt->waiting, jt->waiting + jt->whead, (jt->nwaiting - jt->whead) * sizeof *jt->waiting);
         jt->nwaiting -= jt->whead;
@@ -12083,6 +12307,19 @@ JITANON__PRIVATE jitanon_result jitanon__inj_late_due(jitanon__inj *j, const jit
     return JITANON_OK;
 }
 
+/* Its window opened: mapped now when the range lies inside a trimmable mapping (the
+   memory the JIT will put the function in), else it waits for one to appear over it
+   (jitanon__inj_late_mapped) or for its own load. */
+JITANON__PRIVATE jitanon_result jitanon__inj_late_due(jitanon__inj *j, const jitanon__inj_event *e)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    uint32_t pid = jt->funcs[e->func].pid;
+    if (jitanon_trim_resolve(j->maps.trim, pid, e->start, NULL) == JITANON_TRIM_ANON &&
+        jitanon_trim_resolve(j->maps.trim, pid, e->start + (e->size - 1), NULL) == JITANON_TRIM_ANON)
+        return jitanon__inj_apply(j, e, e->time);
+    return jitanon__inj_late_park(j, e);
+}
+
 /* A trimmable mapping of `r->pid` appears: the waiting claims it covers start now (in
    load order), before the engine trims the mapping around them; the rest stay, in order. */
 JITANON__PRIVATE jitanon_result jitanon__inj_late_mapped(jitanon__inj *j, const jitanon__inj_rec *r)
@@ -12098,6 +12335,31 @@ JITANON__PRIVATE jitanon_result jitanon__inj_late_mapped(jitanon__inj *j, const 
         else jt->waiting[keep++] = w;
     }
     jt->nwaiting = keep;
+    return res;
+}
+
+/* A mapping the engine does not trim (a file, as V8 maps the builtins of its executable
+   into its code range) appears over claims mapped before their load times: perf would
+   resolve their addresses to it, so each goes back to `waiting`, to be mapped again at
+   its load time at the latest.  Claims whose load time has passed are dropped from the
+   list on the way. */
+JITANON__PRIVATE jitanon_result jitanon__inj_late_shadowed(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    size_t i, keep = 0;
+    jitanon_result res = JITANON_OK;
+    for (i = 0; i < jt->nearly; i++) {
+        jitanon__inj_event w = jt->early[i];
+        jitanon__inj_func *f = &jt->funcs[w.func];
+        if (w.load_time <= r->time) continue;
+        if (res == JITANON_OK && f->pid == r->pid &&
+            (w.start >= r->start ? w.start - r->start < r->len : r->start - w.start < w.size)) {
+            f->late_until = 0;
+            j->st->late_loads--;
+            res = jitanon__inj_late_park(j, &w);
+        } else jt->early[keep++] = w;
+    }
+    jt->nearly = keep;
     return res;
 }
 
@@ -12180,6 +12442,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
     }
     if (!j->maps.trim) return JITANON_OK; /* --anon=keep/all without a symbolizer: nothing to track */
     if (dumped && j->jit.whead < j->jit.nwaiting && (res = jitanon__inj_late_mapped(j, r)) != JITANON_OK) return res;
+    if (kind != JITANON_TRIM_ANON && j->jit.nearly && (res = jitanon__inj_late_shadowed(j, r)) != JITANON_OK) return res;
     if ((res = jitanon__inj_ident_of(j, name, r->name_len, r->pgoff - r->start, &map_id)) != JITANON_OK) return res;
     te = jitanon__inj_trim_event(r->pid, r->time, r->start, r->len, r->pgoff, kind, map_id);
     res = jitanon_trim_mmap(j->maps.trim, &te, &p, &n, j->err);
@@ -12754,6 +13017,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_record(void *ctx, const jitanon_per
     uint64_t limit = j->opts->max_round_bytes ? j->opts->max_round_bytes : (uint64_t)256 << 20;
     j->st->records_in++;
     if (!rec->from_compressed) j->bytes_done = rec->offset + rec->raw.size;
+    if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE && rec->feature.feat_id == 6)
+        j->jit.machine = jitanon__inj_arch_feature(j, rec->feature.data); /* HEADER_ARCH of a pipe */
     if (rec->type == JITANON_PERF_RECORD_HEADER_ATTR || rec->type == JITANON_PERF_RECORD_HEADER_FEATURE) {
         if (j->round.nrecs && (res = jitanon__inj_round(j, 0)) != JITANON_OK) return res;
         return j->out.w ? jitanon__pc_record(j->in, j->out.w, rec, j->err) : JITANON_OK;
@@ -12792,10 +13057,10 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__hmap_free(&jt->mntns, &j->a);
     jitanon__hmap_free(&j->pm_pids, &j->a);
     jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);
+    jitanon__free(&j->a, jt->early, jt->early_cap * sizeof *jt->early);
     jitanon_rangemap_release(&jt->described);
     jitanon_membuf_release(&jt->paths);
-    jitanon_membuf_release(&jt->pend_keep[0]);
-    jitanon_membuf_release(&jt->pend_keep[1]);
+    jitanon__inj_wait_release(j, &jt->wait);
     jitanon__free(&j->a, rd->recs, rd->recs_cap * sizeof *rd->recs);
     jitanon__free(&j->a, rd->order, rd->order_cap * sizeof *rd->order);
     jitanon__free(&j->a, rd->pieces, rd->pieces_cap * sizeof *rd->pieces);
@@ -12890,7 +13155,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     j->io = opts->io;
     if (!j->io.load_dump) j->io.load_dump = jitanon__inj_load_default;
     if (!j->io.write_elf) j->io.write_elf = jitanon__inj_write_default;
-    j->jit.paths.allocator = j->jit.pend_keep[0].allocator = j->jit.pend_keep[1].allocator = j->a;
+    j->jit.paths.allocator = j->jit.wait.debug.allocator = j->jit.wait.unwind.allocator = j->a;
     if (!j->io.load_perfmap) j->io.load_perfmap = jitanon__inj_load_perfmap_default;
     j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->a;
     j->jit.dump_opts = opts->jitdump;

@@ -84,6 +84,8 @@ static void print_stats(const jitanon_inject_stats *s)
     if (s->late_loads)
         fprintf(stderr, "late: %" PRIu64 " functions mapped before their load record, %" PRIu64 " samples named so\n",
                 s->late_loads, s->late_samples);
+    if (s->debug_unmatched)
+        fprintf(stderr, "debug records that matched no load: %" PRIu64 "\n", s->debug_unmatched);
     fprintf(stderr, "build-ids listed %" PRIu64 "; build-id cache: %" PRIu64 " files added or already there, %" PRIu64
             " failed\n", s->buildid_entries, s->buildid_cached, s->buildid_cache_failed);
     if (s->perf_maps)

@@ -143,6 +143,46 @@ static void print_lines(const options *o, const jitanon_jitdump_header *h, const
 }
 
 /* Pairs each CODE_LOAD with the DEBUG_INFO / UNWINDING_INFO records before it. */
+/* DEBUG_INFO records waiting for their LOAD, oldest first, as jitanon-inject keeps them:
+   a LOAD takes the newest whose code_addr is its own, else the newest read since the
+   previous LOAD whose first entry lies in its code (jitanon_jitdump_debug_fits). */
+#define DEBUG_WAITING 4096
+typedef struct waiting_debug {
+    const jitanon_jitdump_record *rec[DEBUG_WAITING];
+    int recent[DEBUG_WAITING];
+    size_t n;
+    unsigned long long unmatched;
+} waiting_debug;
+
+static void debug_wait(waiting_debug *w, const jitanon_jitdump_record *rec)
+{
+    if (w->n == DEBUG_WAITING) { /* never taken: the oldest goes */
+        memmove(w->rec, w->rec + 1, (w->n - 1) * sizeof *w->rec);
+        memmove(w->recent, w->recent + 1, (w->n - 1) * sizeof *w->recent);
+        w->n--;
+        w->unmatched++;
+    }
+    w->rec[w->n] = rec;
+    w->recent[w->n++] = 1;
+}
+
+static const jitanon_jitdump_record *debug_take(waiting_debug *w, const jitanon_jitdump_record *load)
+{
+    const jitanon_jitdump_record *got = NULL;
+    size_t i = w->n, at = w->n;
+    while (at == w->n && i-- > 0)
+        if (jitanon_jitdump_debug_fits(w->rec[i], load) == JITANON_JITDUMP_DEBUG_SAME_ADDR) at = i;
+    for (i = w->n; at == w->n && i-- > 0 && w->recent[i];)
+        if (jitanon_jitdump_debug_fits(w->rec[i], load)) at = i;
+    for (i = 0; i < w->n; i++) w->recent[i] = 0;
+    if (at == w->n) return NULL;
+    got = w->rec[at];
+    memmove(w->rec + at, w->rec + at + 1, (w->n - at - 1) * sizeof *w->rec);
+    memmove(w->recent + at, w->recent + at + 1, (w->n - at - 1) * sizeof *w->recent);
+    w->n--;
+    return got;
+}
+
 static void make_func(const jitanon_jitdump_record *rec, const jitanon_jitdump_record **debug,
                       const jitanon_jitdump_record **unwind, jitanon_elf_func *fn)
 {
@@ -161,7 +201,8 @@ static void make_func(const jitanon_jitdump_record *rec, const jitanon_jitdump_r
     *debug = *unwind = NULL;
 }
 
-static int run(const options *o, const jitanon_jitdump *d, uint64_t *funcs, uint64_t *bytes)
+static int run_waiting(const options *o, const jitanon_jitdump *d, uint64_t *funcs, uint64_t *bytes,
+                       waiting_debug *waiting)
 {
     const jitanon_jitdump_record *debug = NULL, *unwind = NULL;
     jitanon_elf_builder b;
@@ -176,9 +217,10 @@ static int run(const options *o, const jitanon_jitdump *d, uint64_t *funcs, uint
     }
     for (i = 0; i < d->record_count; i++) {
         const jitanon_jitdump_record *rec = &d->records[i];
-        if (rec->id == JITANON_JITDUMP_CODE_DEBUG_INFO) debug = rec;
+        if (rec->id == JITANON_JITDUMP_CODE_DEBUG_INFO) debug_wait(waiting, rec);
         if (rec->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) unwind = rec;
         if (rec->id != JITANON_JITDUMP_CODE_LOAD) continue;
+        debug = debug_take(waiting, rec);
         if (o->lines && debug) print_lines(o, &d->header, rec, debug);
         make_func(rec, &debug, &unwind, &fn);
         if (!o->process) {
@@ -205,6 +247,20 @@ static int run(const options *o, const jitanon_jitdump *d, uint64_t *funcs, uint
         return bad;
     }
     return 0;
+}
+
+static int run(const options *o, const jitanon_jitdump *d, uint64_t *funcs, uint64_t *bytes)
+{
+    waiting_debug *waiting = (waiting_debug *)calloc(1, sizeof *waiting);
+    int rc;
+    if (!waiting) {
+        fprintf(stderr, "jitdump-elf: out of memory\n");
+        return 1;
+    }
+    rc = run_waiting(o, d, funcs, bytes, waiting);
+    if (o->stats) fprintf(stderr, "debug records that matched no load: %llu\n", waiting->unmatched + waiting->n);
+    free(waiting);
+    return rc;
 }
 
 int main(int argc, char **argv)

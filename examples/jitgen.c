@@ -56,6 +56,7 @@
 
 typedef struct opts {
     uint64_t samples, loads, pages, chunk_pages, seed, duration_ms, debug_every, unwind_every, round, line_bias;
+    uint64_t debug_batch; /* > 1: LOADs held back and written after their batch's DEBUG_INFO (LLVM ORC JITLink) */
     int anon; /* ANON_* */
     uint32_t pid;
     int quiet;
@@ -84,6 +85,9 @@ typedef struct gen {
     /* jitdump */
     FILE *jf;
     jitanon_jitdump_writer jw;
+    jitanon_jitdump_writer hw; /* --debug-batch: the held records, encoded after a header */
+    jitanon_membuf held;
+    uint64_t nheld;
     /* code space */
     fn *fns;
     uint64_t nfns, first_live, cursor, committed, chunk, nchunks, chunk_bytes, stub_count;
@@ -388,8 +392,18 @@ static uint64_t place(gen *g, uint64_t size)
     return start;
 }
 
+/* --debug-batch: the batch's held UNWINDING_INFO and LOAD records, after its DEBUG_INFO. */
+static void flush_held(gen *g)
+{
+    if (g->held.size > 40 && fwrite(g->held.data + 40, 1, g->held.size - 40, g->jf) != g->held.size - 40)
+        die(g, "jitdump batch");
+    if (g->held.size > 40) g->held.size = 40;
+    g->nheld = 0;
+}
+
 static void write_function(gen *g, uint64_t i, uint64_t time, uint8_t *code)
 {
+    jitanon_jitdump_writer *lw = g->o.debug_batch > 1 ? &g->hw : &g->jw;
     char name[256];
     size_t name_len = fn_name(g, i, name, sizeof name), k;
     uint64_t size = fn_size(g), start;
@@ -440,7 +454,7 @@ static void write_function(gen *g, uint64_t i, uint64_t time, uint8_t *code)
         rec.unwind.eh_frame.size = n - 20;
         rec.unwind.eh_frame_hdr.data = u + n - 20;
         rec.unwind.eh_frame_hdr.size = 20;
-        if (jitanon_jitdump_write(&g->jw, &rec, &g->err) != JITANON_OK) die(g, "jitdump unwinding info");
+        if (jitanon_jitdump_write(lw, &rec, &g->err) != JITANON_OK) die(g, "jitdump unwinding info");
     }
     memset(&rec, 0, sizeof rec);
     rec.id = JITANON_JITDUMP_CODE_LOAD;
@@ -453,7 +467,8 @@ static void write_function(gen *g, uint64_t i, uint64_t time, uint8_t *code)
     rec.load.code_index = i;
     rec.load.name.data = name;
     rec.load.name.length = name_len;
-    if (jitanon_jitdump_write(&g->jw, &rec, &g->err) != JITANON_OK) die(g, "jitdump load");
+    if (jitanon_jitdump_write(lw, &rec, &g->err) != JITANON_OK) die(g, "jitdump load");
+    if (g->o.debug_batch > 1 && ++g->nheld == g->o.debug_batch) flush_held(g);
     g->fns[g->nfns].start = start;
     g->fns[g->nfns].size = size;
     g->fns[g->nfns].load_time = time;
@@ -500,7 +515,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: jitgen [--samples N] [--loads M] [--pages P] [--chunk-pages C] [--anon page|load|chunk]\n"
                "              [--pid PID] [--seed S] [--duration-ms T] [--debug-every K] [--unwind-every K]\n"
-               "              [--round R] [--line-bias B] [--quiet] DIR\n"
+               "              [--round R] [--line-bias B] [--debug-batch K] [--quiet] DIR\n"
+               "--debug-batch K: the DEBUG_INFO of K functions, then their loads (as LLVM ORC JITLink writes)\n"
                "writes DIR/perf.data and DIR/jit-PID.dump\n");
 }
 
@@ -544,6 +560,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--unwind-every")) dst = &g->o.unwind_every;
         else if (!strcmp(a, "--round")) dst = &g->o.round;
         else if (!strcmp(a, "--line-bias")) dst = &g->o.line_bias;
+        else if (!strcmp(a, "--debug-batch")) dst = &g->o.debug_batch;
         else if (!strcmp(a, "--pid")) dst = &pid64;
         else if (!strcmp(a, "--quiet")) { g->o.quiet = 1; continue; }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;
@@ -583,6 +600,10 @@ int main(int argc, char **argv)
         h.pid = g->o.pid;
         h.timestamp = T0 + 20000000;
         if (jitanon_jitdump_writer_init(&g->jw, js, &h, &g->err) != JITANON_OK) die(g, "jitdump header");
+        js.write_fn = jitanon_membuf_write;
+        js.user = &g->held;
+        if (g->o.debug_batch > 1 && jitanon_jitdump_writer_init(&g->hw, js, &h, &g->err) != JITANON_OK)
+            die(g, "jitdump header");
     }
     snprintf(path, sizeof path, "%s/perf.data", g->dir);
     if (jitanon_atomic_open(&g->af, path, NULL, &g->err) != JITANON_OK) die(g, path);
@@ -626,6 +647,7 @@ int main(int argc, char **argv)
     {
         jitanon_jitdump_record close;
         memset(&close, 0, sizeof close);
+        flush_held(g);
         close.id = JITANON_JITDUMP_CODE_CLOSE;
         close.timestamp = t_end;
         if (jitanon_jitdump_write(&g->jw, &close, &g->err) != JITANON_OK) die(g, "jitdump close");
@@ -641,6 +663,7 @@ int main(int argc, char **argv)
                 (unsigned long long)g->jw.bytes_written);
     jitanon_perf_writer_release(&g->pw);
     free(code);
+    jitanon_membuf_release(&g->held);
     free(g->fns);
     free(g->stubs);
     free(g);

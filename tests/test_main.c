@@ -46,6 +46,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_record.c"
 #include "t_live.c"
 #include "t_perfmap.c"
+#include "t_runtimes.c"
 
 int main(int argc, char **argv)
 {
@@ -64,6 +65,7 @@ int main(int argc, char **argv)
     suite_record();
     suite_live();
     suite_perfmap();
+    suite_runtimes();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }

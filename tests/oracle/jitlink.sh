@@ -1,0 +1,39 @@
+#!/bin/sh
+# LLVM ORC JITLink's order with real tools: a generated dump (jitgen --debug-batch, our
+# jitdump writer) writes the DEBUG_INFO of each batch of functions, then the batch's
+# LOADs.  jitanon-inject pairs each DEBUG_INFO with its LOAD by code address: addr2line on
+# every function's ELF must print that function's own first file:line.  perf inject --jit,
+# which pairs a LOAD with the DEBUG_INFO just before it, is measured alongside.
+jt_name="jitlink oracle"; . "$(dirname "$0")/common.sh"
+command -v addr2line >/dev/null 2>&1 || jt_skip "addr2line not installed (apt-get install binutils)"
+d="$tmp/gen"
+"$root/build/jitgen" --loads 60 --samples 500 --duration-ms 200 --debug-every 1 --unwind-every 3 --debug-batch 5 \
+  --quiet "$d" || { echo "FAIL jitlink: jitgen failed"; exit 0; }
+dump="$d/jit-31337.dump"
+if ! "$root/build/jitanon-inject" -i "$d/perf.data" -o "$d/ours.data" --elf-dir "$d/elf" -N --stats 2> "$d/ours.err"; then
+  echo "FAIL jitlink: jitanon-inject failed: $(cat "$d/ours.err")"; exit 0
+fi
+perfdir=""
+if command -v perf >/dev/null 2>&1 && perf inject --jit -i "$d/perf.data" -o "$d/perf.out" 2>/dev/null; then perfdir=$d; fi
+# code address -> code_index (LOAD), and each DEBUG_INFO's code address, first file:line and its address
+"$root/build/jitdump-cat" "$dump" | awk '
+  $2 == "LOAD" { for (i = 1; i <= NF; i++) { if ($i == "addr") a = $(i + 1); if ($i == "index") { x = $(i + 1); break } }; idx[a] = x }
+  $2 == "DEBUG_INFO" { for (i = 1; i <= NF; i++) { if ($i == "addr") a = $(i + 1); if ($i == "first") { fl = $(i + 1); at = $(i + 2) } }
+                       n++; da[n] = a; dfl[n] = fl; dat[n] = substr(at, 2) }
+  END { for (k = 1; k <= n; k++) if (da[k] in idx) print idx[da[k]], da[k], dat[k], dfl[k] }' > "$d/want.txt"
+total=0 ours=0 theirs=0
+while read -r x a at fl; do
+  total=$((total + 1))
+  off=$(printf '0x%x' $((0xf0 + at - a)))  # per-function files: the code at 0xf0 (perf's at 0x80)
+  want=${fl%:*}                            # file:line (jitdump-cat adds :discriminator)
+  got=$(addr2line -e "$d/elf/jitted-31337-$x.so" "$off")
+  [ "$got" = "$want" ] && ours=$((ours + 1))
+  if [ -n "$perfdir" ]; then
+    got=$(addr2line -e "$d/jitted-31337-$x.so" "$(printf '0x%x' $((0x80 + at - a)))")
+    [ "$got" = "$want" ] && theirs=$((theirs + 1))
+  fi
+done < "$d/want.txt"
+cmp="${perfdir:+; perf inject --jit: $theirs}"
+if [ "$total" -gt 0 ] && [ "$ours" -eq "$total" ]; then
+  echo "PASS jitlink: addr2line gives every function its own lines ($ours of $total functions$cmp)"
+else echo "FAIL jitlink: addr2line gives $ours of $total functions their own lines$cmp"; fi

@@ -1,0 +1,502 @@
+/* What the runtimes users run today write, and how the injector takes it (issue #28):
+   V8's builtins remapped from its executable into its code range under late NAME, debug
+   records of a batch written before the batch's loads (LLVM ORC JITLink). */
+
+/* -- a file mapped over back-dated loads ----------------------------------------------------- */
+
+/* Region A is committed page by page (an //anon over all pages so far each time), as in
+   tl_case; region B sits in an //anon reservation (when `reserve`) and some of its pages
+   get a file mapped over them later, as V8 15 maps the builtins of its executable into
+   its code range, with the builtins' loads after that.  Functions are written into
+   0x100-byte slots of both regions; each LOAD comes a random time after its code. */
+enum { TR_PAGES = 4, TR_BPAGES = 4, TR_SLOTS = 16, TR_MAXF = 80, TR_NS = 400, TR_BASE = 0x100000 };
+
+typedef struct tr_case {
+    tl_fn fn[TR_MAXF];
+    size_t nf;
+    uint64_t commit[TR_PAGES], filemap[TR_BPAGES]; /* filemap 0: none */
+    uint64_t window;
+} tr_case;
+
+static size_t tr_page(uint64_t addr) { return (size_t)((addr - TR_BASE) / 0x1000); }
+
+/* The file mapped over the slot at `addr` by `t`, else 0. */
+static uint64_t tr_file_at(const tr_case *c, uint64_t addr, uint64_t t)
+{
+    size_t pg = tr_page(addr);
+    return pg >= TR_PAGES && c->filemap[pg - TR_PAGES] && c->filemap[pg - TR_PAGES] <= t ? c->filemap[pg - TR_PAGES] : 0;
+}
+
+/* What a sample at `t` whose code is function `f` (or the file, f == SIZE_MAX, at `addr`)
+   must resolve to.  KEEP (perf's rule): the latest of the slot's loads and the file's
+   mapping up to t.  Late NAME names f itself before its load when f was the first at its
+   slot, its load is at most a window later, and no file was mapped over it in between: a
+   back-dated load never ends up under a later mapping. */
+static const char *tr_expect(const tr_case *c, uint64_t addr, size_t f, uint64_t t, int late)
+{
+    const char *best = "//anon";
+    uint64_t when = tr_file_at(c, addr, t);
+    size_t i;
+    if (when) best = "/some/bin";
+    if (late && f != SIZE_MAX && c->fn[f].first && t < c->fn[f].load && t + c->window >= c->fn[f].load &&
+        !tr_file_at(c, addr, t))
+        return c->fn[f].name;
+    for (i = 0; i < c->nf; i++)
+        if (c->fn[i].addr == addr && c->fn[i].load <= t && c->fn[i].load >= when) {
+            best = c->fn[i].name;
+            when = c->fn[i].load;
+        }
+    return best;
+}
+
+static void tr_build(tr_case *c, uint64_t *rng, int reserve)
+{
+    uint64_t last_load[(TR_PAGES + TR_BPAGES) * TR_SLOTS];
+    size_t i;
+    memset(c, 0, sizeof *c);
+    memset(last_load, 0, sizeof last_load);
+    c->window = 50 + ti_rand(rng) % 400;
+    for (i = 0; i < TR_PAGES; i++) c->commit[i] = 100 + i * (200 + ti_rand(rng) % 300);
+    for (i = 0; i < TR_BPAGES; i++) {
+        if (ti_rand(rng) % 3 == 0) continue;
+        c->filemap[i] = 30 + ti_rand(rng) % 1500;
+        if (i + 1 < TR_BPAGES && ti_rand(rng) % 3 == 0) { /* one mapping over two pages */
+            c->filemap[i + 1] = c->filemap[i];
+            i++;
+        }
+    }
+    for (i = 0; i < 2 * (TR_PAGES + TR_BPAGES) * TR_SLOTS && c->nf < TR_MAXF; i++) {
+        size_t slot = (size_t)(ti_rand(rng) % ((TR_PAGES + TR_BPAGES) * TR_SLOTS)), pg = slot / TR_SLOTS;
+        tl_fn *f = &c->fn[c->nf];
+        uint64_t fm = pg >= TR_PAGES ? c->filemap[pg - TR_PAGES] : 0;
+        f->addr = TR_BASE + slot * 0x100;
+        if (pg < TR_PAGES) f->written = c->commit[pg] + 1 + ti_rand(rng) % 500;
+        else if (fm && (!reserve || ti_rand(rng) % 3)) f->written = fm + 1 + ti_rand(rng) % 300; /* a builtin */
+        else if (reserve) f->written = 26 + ti_rand(rng) % 1500;
+        else continue; /* nothing mapped there to hold code */
+        if (last_load[slot]) {
+            if (ti_rand(rng) % 2) continue;
+            f->written = last_load[slot] + 1 + ti_rand(rng) % 300;
+        }
+        f->first = !last_load[slot];
+        f->load = f->written + ti_rand(rng) % (3 * c->window);
+        if (f->load == fm) f->load++; /* no ties between a load and a mapping */
+        last_load[slot] = f->load;
+        sprintf(f->name, "fn%u", (unsigned)c->nf);
+        c->nf++;
+    }
+}
+
+/* The code at `addr` at `t`: the function written there last, SIZE_MAX for the file, or
+   SIZE_MAX - 1 for nothing yet. */
+static size_t tr_truth(const tr_case *c, uint64_t addr, uint64_t t)
+{
+    size_t i, at = SIZE_MAX - 1;
+    uint64_t when = tr_file_at(c, addr, t);
+    if (when) at = SIZE_MAX;
+    for (i = 0; i < c->nf; i++)
+        if (c->fn[i].addr == addr && c->fn[i].written <= t && c->fn[i].written >= when) {
+            at = i;
+            when = c->fn[i].written;
+        }
+    return at;
+}
+
+static void tr_run(uint64_t seed, int name, int reserve, int *failures)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    tr_case *c = (tr_case *)calloc(1, sizeof *c);
+    size_t i, k, s, order[TR_MAXF], pick_of[TR_NS], nout = 0, late, cap = 4096;
+    uint64_t rng = seed, t, prev, sample_time[TR_NS], sample_addr[TR_NS];
+    int fdone[TR_BPAGES];
+    tl_io io;
+    jitanon_membuf perf, result;
+    ti_gen g;
+    uint8_t raw[128];
+    jitanon_error err;
+    jitanon_jitdump_writer w;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    ti_out_rec *out = (ti_out_rec *)calloc(cap, sizeof *out);
+    char(*answers)[64] = (char(*)[64])calloc(TR_NS, 64);
+    memin in;
+    int bad = 0;
+    tr_build(c, &rng, reserve);
+    for (i = 0; i < c->nf; i++) order[i] = i;
+    for (i = 1; i < c->nf; i++)
+        for (k = i; k > 0 && c->fn[order[k - 1]].load > c->fn[order[k]].load; k--) {
+            size_t x = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = x;
+        }
+    memset(&io, 0, sizeof io);
+    memset(&w, 0, sizeof w);
+    JT_CHECK(jdrec_begin(&w, jdrec_sink(&io.dump), 62, TI_PID, 5, 0, &err) == JITANON_OK);
+    for (i = 0; i < c->nf; i++) {
+        const tl_fn *f = &c->fn[order[i]];
+        JT_CHECK(jdrec_write(&w, jdrec_load(f->load, TI_PID, TI_PID, f->addr, code, 0x100, order[i], f->name), &err) ==
+                 JITANON_OK);
+    }
+    /* the recording in time order: marker, reservation, commits and file mappings, samples */
+    memset(&perf, 0, sizeof perf);
+    memset(fdone, 0, sizeof fdone);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    if (reserve) ti_mmap(&g, 25, TR_BASE, (TR_PAGES + TR_BPAGES) * 0x1000, TR_BASE, "//anon");
+    for (prev = 29, t = 30, k = 0, s = 0; s < TR_NS && t < 100000; prev = t, t += 1 + ti_rand(&rng) % 12) {
+        uint64_t addr = TR_BASE + (ti_rand(&rng) % ((TR_PAGES + TR_BPAGES) * TR_SLOTS)) * 0x100;
+        size_t pg, at;
+        for (pg = 0; pg < TR_PAGES; pg++)
+            if (c->commit[pg] > prev && c->commit[pg] <= t) ti_mmap(&g, c->commit[pg], TR_BASE, (pg + 1) * 0x1000, TR_BASE, "//anon");
+        for (pg = 0; pg < TR_BPAGES; pg++)
+            if (!fdone[pg] && c->filemap[pg] && c->filemap[pg] <= t) {
+                size_t n = 1;
+                while (pg + n < TR_BPAGES && c->filemap[pg + n] == c->filemap[pg]) fdone[pg + n++] = 1;
+                fdone[pg] = 1;
+                ti_mmap(&g, c->filemap[pg], TR_BASE + (TR_PAGES + pg) * 0x1000, n * 0x1000, 0x2000 + pg * 0x1000,
+                        "/some/bin");
+            }
+        at = tr_truth(c, addr, t);
+        if (at == SIZE_MAX - 1) continue;
+        ti_sample(&g, t, addr + 0x10);
+        sample_time[s] = t;
+        sample_addr[s] = addr;
+        pick_of[s++] = at;
+        if (++k % 64 == 0) ti_round(&g);
+    }
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    /* in memory */
+    memset(&o, 0, sizeof o);
+    o.late = name ? JITANON_LATE_NAME : JITANON_LATE_KEEP;
+    o.late_window_ns = c->window;
+    o.io.load_dump = tl_load_dump;
+    o.io.write_elf = tl_write_elf;
+    o.io.user = &io;
+    o.on_sample = tl_on_sample;
+    in = memin_make(perf.data, perf.size, 0, 0);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_inject(&r, NULL, &o, &st, &err) == JITANON_OK);
+    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(io.n, s);
+    for (i = late = 0; i < s && i < io.n; i++) {
+        const char *want = tr_expect(c, sample_addr[i], pick_of[i], sample_time[i], name);
+        late += strcmp(tr_expect(c, sample_addr[i], pick_of[i], sample_time[i], 1),
+                       tr_expect(c, sample_addr[i], pick_of[i], sample_time[i], 0)) != 0;
+        if ((io.time[i] != sample_time[i] || strcmp(io.name[i], want) != 0) && !bad++)
+            printf("  seed %llu reserve %d window %llu: sample %u at %llu (0x%llx): '%s', want '%s'\n",
+                   (unsigned long long)seed, reserve, (unsigned long long)c->window, (unsigned)i,
+                   (unsigned long long)sample_time[i], (unsigned long long)sample_addr[i], io.name[i], want);
+    }
+    if (st.late_samples != (name ? late : 0) && !bad++)
+        printf("  seed %llu: late_samples %llu, want %u\n", (unsigned long long)seed,
+               (unsigned long long)st.late_samples, (unsigned)late);
+    /* written, and replayed as perf reads the output */
+    memset(&result, 0, sizeof result);
+    JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &result, &st, &err) == JITANON_OK);
+    in = memin_make(result.data, result.size, 0, 0);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
+    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK && nout < cap) ti_out_set(&out[nout++], &rec);
+    jitanon_perf_reader_release(&r);
+    JT_CHECK(nout < cap);
+    JT_CHECK_EQ_U(ti_replay(out, nout, answers, TR_NS), s);
+    for (i = 0; i < s; i++) {
+        const char *want = tr_expect(c, sample_addr[i], pick_of[i], sample_time[i], name);
+        char file[64];
+        if (want[0] == '/') strcpy(file, want);
+        else sprintf(file, "/some/dir/jitted-100-%s.so", want + 2);
+        if (strcmp(answers[i], file) != 0 && !bad++)
+            printf("  seed %llu reserve %d: perf would resolve sample %u at %llu to '%s', want '%s'\n",
+                   (unsigned long long)seed, reserve, (unsigned)i, (unsigned long long)sample_time[i], answers[i], file);
+    }
+    *failures += bad != 0;
+    free(out);
+    free(answers);
+    free(c);
+    jitanon_membuf_release(&result);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&io.dump);
+}
+
+/* Property: whatever the order of reservations, commits, file mappings over the code and
+   loads, every sample resolves as perf's rule says (KEEP), and late NAME only adds names
+   a function may claim - never one a later mapping hides from perf. */
+static void test_runtimes_late_remap_random(void)
+{
+    int failures = 0;
+    uint64_t seed;
+    for (seed = 1; seed <= 150; seed++) {
+        uint64_t s = seed * 0x9e3779b97f4a7c15u;
+        tr_run(s, 1, 1, &failures);
+        tr_run(s, 0, 1, &failures);
+        tr_run(s, 1, 0, &failures);
+    }
+    JT_CHECK_EQ_U(failures, 0);
+}
+
+/* -- DEBUG_INFO paired by code address ------------------------------------------------------ */
+
+#if JITANON__POSIX
+/* A dump as LLVM's ORC JITLink writes a batch (every DEBUG_INFO, then every LOAD; here in
+   reverse order too), then a function in the old order (its DEBUG_INFO just before its
+   LOAD), a DEBUG_INFO for code that is never loaded and a LOAD without one. */
+static void tr_jitlink_dump(jitanon_membuf *out)
+{
+    static const uint8_t code[0x40] = {0x55, 0xc3};
+    static const char *const files[4] = {"a.c", "b.c", "c.c", "d.c"};
+    jitanon_jitdump_writer w;
+    jitanon_jitdump_debug_entry e[2];
+    jitanon_error err;
+    char name[8];
+    size_t i, k;
+    memset(out, 0, sizeof *out);
+    memset(&w, 0, sizeof w);
+    JT_CHECK(jdrec_begin(&w, jdrec_sink(out), 62, TI_PID, 5, 0, &err) == JITANON_OK);
+    for (i = 0; i < 4; i++) {
+        size_t f = i < 3 ? 2 - i : 3; /* C, B, A, then D */
+        for (k = 0; k < 2; k++) {
+            e[k].addr = 0x10000 + f * 0x100 + k * 0x10;
+            e[k].lineno = (int32_t)(10 * (f + 1) + k);
+            e[k].discrim = 0;
+            e[k].file.data = files[f];
+            e[k].file.length = 3;
+        }
+        if (i == 3) /* the batch's last LOAD (C), then D in the old order */
+            JT_CHECK(jdrec_write(&w, jdrec_load(42, TI_PID, TI_PID, 0x10200, code, sizeof code, 2, "fn2"), &err) ==
+                     JITANON_OK);
+        JT_CHECK(jitanon_jitdump_write_debug_info(&w, 30 + i, 0x10000 + f * 0x100, e, 2, &err) == JITANON_OK);
+        if (i == 2) /* A and B of the batch */
+            for (k = 0; k < 2; k++) {
+                sprintf(name, "fn%u", (unsigned)k);
+                JT_CHECK(jdrec_write(&w, jdrec_load(40 + k, TI_PID, TI_PID, 0x10000 + k * 0x100, code, sizeof code, k, name),
+                                     &err) == JITANON_OK);
+            }
+    }
+    JT_CHECK(jdrec_write(&w, jdrec_load(43, TI_PID, TI_PID, 0x10300, code, sizeof code, 3, "fn3"), &err) == JITANON_OK);
+    e[0].addr = 0x90000;
+    JT_CHECK(jitanon_jitdump_write_debug_info(&w, 44, 0x90000, e, 1, &err) == JITANON_OK); /* never loaded */
+    JT_CHECK(jdrec_write(&w, jdrec_load(45, TI_PID, TI_PID, 0x10400, code, sizeof code, 4, "fn4"), &err) == JITANON_OK);
+}
+
+/* The files of the line rows of a per-process file, in address order: "a.c b.c c.c d.c". */
+static void tr_line_files(const jitanon_membuf *elf, char *got, size_t cap)
+{
+    jitanon_test_elf_file f;
+    elft_row rows[64];
+    size_t n, i;
+    got[0] = 0;
+    if (jitanon_test_elf_parse(&f, elf->data, elf->size, NULL) != JITANON_OK) return;
+    n = elft_lines(&f, rows, 64);
+    for (i = 0; i < n; i++) {
+        size_t len = strlen(got);
+        if (rows[i].end || rows[i].file.length != 3) continue;
+        if (len >= 4 && !memcmp(got + len - 4, rows[i].file.data, 3)) continue;
+        if (len + 5 < cap) {
+            memcpy(got + len, rows[i].file.data, 3);
+            strcpy(got + len + 3, " ");
+        }
+    }
+}
+
+/* Every function gets its own line table, whatever the order of a batch, from a dump
+   loaded whole and streamed from its file; the DEBUG_INFO no LOAD took is counted. */
+static void test_runtimes_debug_by_address(void)
+{
+    char dir[] = "build/rtd-XXXXXX", path[256], got[64];
+    jitanon_membuf dump, perf, file, out;
+    jitanon_inject_stats st;
+    jitanon_inject_opts o;
+    jitanon_error err;
+    tp_io io;
+    FILE *f;
+    tr_jitlink_dump(&dump);
+    if (!tp_dump_on_disk(&dump, dir, path, &perf)) {
+        jt_skip("cannot create a directory under build/");
+        jitanon_membuf_release(&dump);
+        return;
+    }
+    /* loaded whole */
+    memset(&io, 0, sizeof io);
+    memset(&o, 0, sizeof o);
+    memset(&out, 0, sizeof out);
+    io.dump = &dump;
+    o.elf_layout = JITANON_ELF_PER_PROCESS;
+    o.io.load_dump = tp_load;
+    o.io.write_elf = tp_write;
+    o.io.user = &io;
+    JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(io.files, 1);
+    JT_CHECK_EQ_U(st.debug_unmatched, 1);
+    tr_line_files(&io.elf, got, sizeof got);
+    if (strcmp(got, "a.c b.c c.c d.c ") != 0) printf("  loaded: line files '%s'\n", got);
+    JT_CHECK(strcmp(got, "a.c b.c c.c d.c ") == 0);
+    /* streamed from the file, written by the default I/O */
+    memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_PROCESS;
+    o.elf_dir = dir;
+    out.size = 0;
+    JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(st.debug_unmatched, 1);
+    sprintf(path, "%s/jitted-%u.so", dir, TI_PID);
+    memset(&file, 0, sizeof file);
+    f = fopen(path, "rb");
+    JT_CHECK(f != NULL);
+    if (f) {
+        uint8_t b[4096];
+        size_t n;
+        while ((n = fread(b, 1, sizeof b, f)) > 0) jitanon_membuf_write(&file, b, n);
+        fclose(f);
+    }
+    tr_line_files(&file, got, sizeof got);
+    if (strcmp(got, "a.c b.c c.c d.c ") != 0) printf("  streamed: line files '%s'\n", got);
+    JT_CHECK(strcmp(got, "a.c b.c c.c d.c ") == 0);
+    JT_CHECK(file.size == io.elf.size && !memcmp(file.data, io.elf.data, file.size));
+    remove(path);
+    sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
+    remove(path);
+    JT_CHECK(rmdir(dir) == 0);
+    jitanon_membuf_release(&file);
+    jitanon_membuf_release(&out);
+    jitanon_membuf_release(&io.elf);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&dump);
+}
+#endif
+
+/* The pairing rule itself: the same code address, else the first entry in the code. */
+static void test_runtimes_debug_fits(void)
+{
+    jitanon_jitdump_record load = jdrec_load(10, 1, 1, 0x1000, "\xc3", 1, 0, "f"), debug;
+    uint8_t entry[17]; /* addr, lineno, discrim, "" */
+    memset(&debug, 0, sizeof debug);
+    debug.id = JITANON_JITDUMP_CODE_DEBUG_INFO;
+    debug.debug.code_addr = 0x1000;
+    JT_CHECK_EQ_U(jitanon_jitdump_debug_fits(&debug, &load), JITANON_JITDUMP_DEBUG_SAME_ADDR);
+    JT_CHECK_EQ_U(jitanon_jitdump_debug_fits(&load, &load), 0);
+    debug.debug.code_addr = 0;
+    JT_CHECK_EQ_U(jitanon_jitdump_debug_fits(&debug, &load), 0); /* no entries */
+    memset(entry, 0, sizeof entry);
+    jitanon__wr64(entry, 0x1000, 0);
+    debug.debug.nr_entry = 1;
+    debug.debug.entries.data = entry;
+    debug.debug.entries.size = sizeof entry;
+    JT_CHECK_EQ_U(jitanon_jitdump_debug_fits(&debug, &load), JITANON_JITDUMP_DEBUG_IN_CODE);
+    jitanon__wr64(entry, 0x1001, 0); /* one past the code */
+    JT_CHECK_EQ_U(jitanon_jitdump_debug_fits(&debug, &load), 0);
+}
+
+/* -- a dump's e_machine the recording could not run ---------------------------------------- */
+
+typedef struct tm_io {
+    jitanon_membuf dump, elf;
+    unsigned lines;
+} tm_io;
+
+static jitanon_result tm_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
+                              jitanon_error *err)
+{
+    tm_io *io = (tm_io *)user;
+    (void)path;
+    return jitanon_jitdump_load_memory(io->dump.data, io->dump.size, opts, out, err);
+}
+
+static int tm_write(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    tm_io *io = (tm_io *)user;
+    (void)dir, (void)name;
+    io->elf.size = 0;
+    return jitanon_membuf_write(&io->elf, data, size);
+}
+
+static void tm_log(void *user, const char *msg)
+{
+    tm_io *io = (tm_io *)user;
+    io->lines += strstr(msg, "e_machine") != NULL;
+}
+
+/* The e_machine of the ELF a dump of machine `dump_mach` gets in a recording whose
+   HEADER_ARCH is `arch` (NULL: none); *lines gets the warnings. */
+static uint32_t tm_machine(uint32_t dump_mach, const char *arch, int pipe, unsigned *lines)
+{
+    static const uint8_t code[0x20] = {0xc3};
+    jitanon_jitdump_writer w;
+    jitanon_membuf perf, out;
+    jitanon_inject_opts o;
+    jitanon_error err;
+    jitanon_test_elf_file f;
+    uint8_t raw[128], feat[68];
+    ti_gen g;
+    tm_io io;
+    uint32_t got = 0;
+    memset(&io, 0, sizeof io);
+    memset(&w, 0, sizeof w);
+    JT_CHECK(jdrec_begin(&w, jdrec_sink(&io.dump), dump_mach, TI_PID, 5, 0, &err) == JITANON_OK);
+    JT_CHECK(jdrec_write(&w, jdrec_load(40, TI_PID, TI_PID, 0x10000, code, sizeof code, 0, "f0"), &err) == JITANON_OK);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, pipe ? JITANON_PERF_PIPE : JITANON_PERF_FILE);
+    memset(feat, 0, sizeof feat);
+    if (arch) { /* a perf string: u32 length (padded to 64), the name, NULs */
+        jitanon__wr32(feat, 64, 0);
+        memcpy(feat + 4, arch, strlen(arch));
+        if (pipe) JT_CHECK(jitanon_perf_writer_add_feature(&g.w, 6, feat, sizeof feat, &err) == JITANON_OK);
+    }
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_round(&g);
+    ti_sample(&g, 60, 0x10004);
+    ti_round(&g);
+    if (arch && !pipe) JT_CHECK(jitanon_perf_writer_add_feature(&g.w, 6, feat, sizeof feat, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    memset(&o, 0, sizeof o);
+    memset(&out, 0, sizeof out);
+    o.elf_layout = JITANON_ELF_PER_PROCESS;
+    o.io.load_dump = tm_load;
+    o.io.write_elf = tm_write;
+    o.io.log = tm_log;
+    o.io.user = &io;
+    JT_CHECK(ti_run(&perf, &o, pipe ? JITANON_PERF_PIPE : JITANON_PERF_FILE, &out, NULL, &err) == JITANON_OK);
+    if (jitanon_test_elf_parse(&f, io.elf.data, io.elf.size, NULL) == JITANON_OK) got = f.machine;
+    *lines = io.lines;
+    jitanon_membuf_release(&out);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&io.dump);
+    jitanon_membuf_release(&io.elf);
+    return got;
+}
+
+/* e_machine 0 (CPython 3.13.0) becomes the recording's machine (HEADER_ARCH, else the
+   host's), and so does one HEADER_ARCH says the recording could not run, each with one
+   warning; a machine it runs, or any machine when the recording does not say, stays. */
+static void test_runtimes_dump_machine(void)
+{
+    unsigned lines = 0;
+    int pipe;
+    for (pipe = 0; pipe < 2; pipe++) {
+        if (jitanon__elf_host_machine()) {
+            JT_CHECK_EQ_U(tm_machine(0, NULL, pipe, &lines), jitanon__elf_host_machine());
+            JT_CHECK_EQ_U(lines, 1);
+        }
+        JT_CHECK_EQ_U(tm_machine(0, "aarch64", pipe, &lines), 183);
+        JT_CHECK_EQ_U(lines, 1);
+        JT_CHECK_EQ_U(tm_machine(183, "x86_64", pipe, &lines), 62);
+        JT_CHECK_EQ_U(lines, 1);
+        JT_CHECK_EQ_U(tm_machine(3, "x86_64", pipe, &lines), 3); /* i386 code on x86-64 */
+        JT_CHECK_EQ_U(lines, 0);
+        JT_CHECK_EQ_U(tm_machine(183, NULL, pipe, &lines), 183); /* recorded elsewhere, maybe */
+        JT_CHECK_EQ_U(lines, 0);
+        JT_CHECK_EQ_U(tm_machine(62, "x86_64", pipe, &lines), 62);
+        JT_CHECK_EQ_U(lines, 0);
+    }
+}
+
+static void suite_runtimes(void)
+{
+    JT_RUN(test_runtimes_dump_machine);
+    JT_RUN(test_runtimes_late_remap_random);
+#if JITANON__POSIX
+    JT_RUN(test_runtimes_debug_by_address);
+#endif
+    JT_RUN(test_runtimes_debug_fits);
+}
