@@ -1110,6 +1110,13 @@ typedef struct jitanon_rangemap {
     uint32_t root_, count_;          /* treap root, number of pieces */
     uint32_t seed_;                  /* deterministic priority generator */
     jitanon_allocator allocator;
+    /* The lookup cache (jitanon__rm_find_fast): node indices, each checked before use. */
+    uint64_t *flat_;                 /* flat_cap_ starts, then flat_cap_ uint32 node indices */
+    size_t flat_cap_;                /* in pieces */
+    uint64_t gen_;                   /* changes so far (never reset: caches compare it) */
+    uint32_t flat_n_, flat_wait_;    /* pieces in flat_; lookups it could not answer */
+    uint32_t *hits_, nhits_;         /* recent hits by 4 KiB page (node indices; 0 = none) */
+    uint32_t big_[4], big_next_;     /* recent hits in pieces of 64 KiB or more */
 } jitanon_rangemap;
 
 /* Iterator over the pieces overlapping a range, in address order.  Invalidated by any
@@ -7301,6 +7308,7 @@ JITANON__PRIVATE uint32_t jitanon__rm_take(jitanon_rangemap *m)
 
 JITANON__PRIVATE void jitanon__rm_release(jitanon_rangemap *m, uint32_t i)
 {
+    m->nodes_[i].kind = 0; /* not live: the lookup cache checks this */
     m->nodes_[i].right = m->free_;
     m->free_ = i;
     m->nfree_++;
@@ -7379,6 +7387,107 @@ JITANON__PRIVATE uint32_t jitanon__rm_find(const jitanon_rangemap *m, uint64_t a
     return f && m->nodes_[f].last >= addr ? f : 0;
 }
 
+/* -- the lookup cache.  Samples far outnumber changes in a long recording, and a treap
+   descent is a chain of cache misses.  The cache keeps node indices only, each checked
+   before use: a live node (kind != 0; a freed node gets kind 0) that contains the address
+   is the answer, because pieces never overlap.  So a change never has to touch the cache,
+   and a stale entry costs a fall-back, never a wrong answer.  Three layers, tried in turn:
+   - recent hits in a direct-mapped table by 4 KiB page, and in a few large pieces (a
+     binary's text, which random addresses would spread over too many pages);
+   - a sorted array of the pieces (starts, then node indices) that a branch-free binary
+     search reads: rebuilt from the list once lookups that it could not answer (pieces
+     added since) have paid for the walk over every piece;
+   - the tree.
+   Lookups through the cache mutate the map, so they are internal (the injector's
+   per-sample path); the public jitanon_rangemap_lookup stays a plain read. -- */
+
+JITANON__PRIVATE void jitanon__rm_changed(jitanon_rangemap *m) { m->gen_++; }
+
+/* Builds the sorted array; 0 when it cannot be allocated (lookups then use the tree). */
+JITANON__PRIVATE int jitanon__rm_flatten(jitanon_rangemap *m)
+{
+    void *p = m->flat_;
+    uint64_t *st;
+    uint32_t *nd, i, k = 0;
+    m->flat_wait_ = 0;
+    if (!jitanon__grow(&m->allocator, &p, &m->flat_cap_, (size_t)m->count_ + 1, sizeof(uint64_t) + sizeof(uint32_t)))
+        return 0;
+    m->flat_ = st = (uint64_t *)p;
+    nd = (uint32_t *)(void *)(st + m->flat_cap_);
+    for (i = jitanon__rm_leftmost(m->nodes_, m->root_); i; i = m->nodes_[i].next) {
+        st[k] = m->nodes_[i].start;
+        nd[k++] = i;
+    }
+    m->flat_n_ = k;
+    return 1;
+}
+
+JITANON__PRIVATE int jitanon__rm_holds(const jitanon_rangemap *m, uint32_t i, uint64_t addr)
+{
+    const jitanon__rm_node *n = &m->nodes_[i];
+    return i && n->kind && n->start <= addr && n->last >= addr;
+}
+
+/* The node of the greatest start <= addr in the sorted array, or 0. */
+JITANON__PRIVATE uint32_t jitanon__rm_find_flat(const jitanon_rangemap *m, uint64_t addr)
+{
+    const uint64_t *st = m->flat_;
+    uint32_t lo = 0, n = m->flat_n_, half;
+    if (!n || st[0] > addr) return 0;
+    while (n > 1) { /* without a branch to mispredict */
+        half = n / 2;
+        lo = st[lo + half] <= addr ? lo + half : lo;
+        n -= half;
+    }
+    return ((const uint32_t *)(const void *)(st + m->flat_cap_))[lo];
+}
+
+/* The page table's slot for addr (Fibonacci hashing of the page number). */
+JITANON__PRIVATE uint32_t *jitanon__rm_slot(jitanon_rangemap *m, uint64_t addr)
+{
+    return &m->hits_[(uint32_t)(((addr >> 12) * 0x9E3779B97F4A7C15ull) >> 40) & (m->nhits_ - 1)];
+}
+
+/* Sizes the page table to the map (64 to 4096 slots); 0 when there is none. */
+JITANON__PRIVATE int jitanon__rm_hits_fit(jitanon_rangemap *m)
+{
+    uint32_t want = 64;
+    void *p;
+    while (want < 4096 && want < m->count_ * 2) want *= 2;
+    if (m->nhits_ >= want) return 1;
+    p = jitanon__malloc(&m->allocator, want * sizeof *m->hits_);
+    if (!p) return m->nhits_ != 0;
+    jitanon__free(&m->allocator, m->hits_, m->nhits_ * sizeof *m->hits_);
+    m->hits_ = (uint32_t *)p;
+    m->nhits_ = want;
+    memset(m->hits_, 0, want * sizeof *m->hits_);
+    return 1;
+}
+
+/* jitanon__rm_find through the cache. */
+JITANON__PRIVATE uint32_t jitanon__rm_find_fast(jitanon_rangemap *m, uint64_t addr)
+{
+    uint32_t *slot = NULL, i, k;
+    const jitanon__rm_node *n;
+    if (jitanon__rm_hits_fit(m)) {
+        slot = jitanon__rm_slot(m, addr);
+        if (jitanon__rm_holds(m, *slot, addr)) return *slot;
+    }
+    for (k = 0; k < 4; k++)
+        if (jitanon__rm_holds(m, m->big_[k], addr)) return m->big_[k];
+    i = m->flat_ ? jitanon__rm_find_flat(m, addr) : 0;
+    if (!jitanon__rm_holds(m, i, addr)) {
+        /* A rebuild walks every piece: it waits for as many misses as a quarter of them,
+           so changes interleaved with lookups cost little more than the tree alone. */
+        if (++m->flat_wait_ >= m->count_ / 4 + 32) (void)jitanon__rm_flatten(m);
+        if (!(i = jitanon__rm_find(m, addr))) return 0;
+    }
+    n = &m->nodes_[i];
+    if (n->last - n->start >= 0xFFFFu) m->big_[m->big_next_++ & 3] = i;
+    else if (slot) *slot = i;
+    return i;
+}
+
 /* Links the chain prev, x[0..nx), succ in address order and counts the new pieces. */
 JITANON__PRIVATE void jitanon__rm_link(jitanon_rangemap *m, uint32_t prev, const uint32_t *x, int nx, uint32_t succ)
 {
@@ -7445,6 +7554,7 @@ JITANON__PRIVATE jitanon_result jitanon__rm_set(jitanon_rangemap *m, uint64_t s,
     succ = jitanon__rm_drop_run(m, first, last);
     jitanon__rm_link(m, pred, add, nadd, succ);
     m->root_ = jitanon__rm_merge(n, jitanon__rm_merge(n, a, jitanon__rm_merge(n, add[0], add[1])), d);
+    jitanon__rm_changed(m);
     return JITANON_OK;
 }
 
@@ -7474,10 +7584,15 @@ JITANON_API void jitanon_rangemap_init(jitanon_rangemap *m, const jitanon_alloca
 JITANON_API void jitanon_rangemap_release(jitanon_rangemap *m)
 {
     jitanon_allocator a;
+    uint64_t gen;
     if (!m) return;
     a = m->allocator;
+    gen = m->gen_ + 1;
     jitanon__free(&a, m->nodes_, m->cap_ * sizeof(jitanon__rm_node));
+    jitanon__free(&a, m->flat_, m->flat_cap_ * (sizeof(uint64_t) + sizeof(uint32_t)));
+    jitanon__free(&a, m->hits_, m->nhits_ * sizeof *m->hits_);
     jitanon_rangemap_init(m, &a);
+    m->gen_ = gen;
 }
 
 JITANON_API jitanon_result jitanon_rangemap_assign(jitanon_rangemap *m, uint64_t start, uint64_t len,
@@ -7569,7 +7684,14 @@ JITANON_API jitanon_result jitanon_rangemap_copy(jitanon_rangemap *dst, const ji
         tmp.allocator = dst->allocator;
         tmp.nodes_ = (jitanon__rm_node *)p;
         tmp.cap_ = cap;
+        tmp.flat_ = NULL; /* the copy builds its own cache */
+        tmp.flat_cap_ = 0;
+        tmp.hits_ = NULL;
+        tmp.nhits_ = 0;
+        memset(tmp.big_, 0, sizeof tmp.big_);
     }
+    tmp.gen_ = (dst->gen_ > src->gen_ ? dst->gen_ : src->gen_) + 1;
+    jitanon__rm_changed(&tmp);
     jitanon_rangemap_release(dst);
     *dst = tmp;
     return JITANON_OK;
@@ -7596,6 +7718,10 @@ struct jitanon_trim {
     jitanon_trim_piece *pieces; /* output of the last jitanon_trim_mmap */
     size_t pieces_cap;
     jitanon_trim_stats stats;
+    /* The last process jitanon__trim_resolve_fast found, valid while pids.gen_ is gen_pid. */
+    uint64_t gen_pid;
+    uint32_t last_pid;
+    size_t last_proc; /* index into procs, + 1; 0 = none */
 };
 
 /* The counting allocator: refuses what would pass memory_limit and notes that it did,
@@ -7951,6 +8077,33 @@ JITANON_API jitanon_trim_kind jitanon_trim_resolve(const jitanon_trim *t, uint32
     memset(out, 0, sizeof *out);
     if (!p || !jitanon_rangemap_lookup(&p->map, addr, out)) return JITANON_TRIM_NONE;
     return (jitanon_trim_kind)out->kind;
+}
+
+/* jitanon_trim_resolve through the lookup caches (of the process table and of the
+   process's map; see jitanon__rm_find_fast): what the injector asks for every sample. */
+JITANON__PRIVATE jitanon_trim_kind jitanon__trim_resolve_fast(jitanon_trim *t, uint32_t pid, uint64_t addr,
+                                                             jitanon_range *out)
+{
+    jitanon_rangemap *m;
+    uint32_t i = 0;
+    int limit_hit = t->limit_hit; /* a cache that could not be allocated is no failure */
+    if (!t->last_proc || t->last_pid != pid || t->gen_pid != t->pids.gen_) {
+        i = jitanon__rm_find_fast(&t->pids, pid);
+        t->last_proc = i ? (size_t)t->pids.nodes_[i].id + 1 : 0;
+        t->last_pid = pid;
+        t->gen_pid = t->pids.gen_;
+        i = 0;
+    }
+    if (t->last_proc) {
+        m = &t->procs[t->last_proc - 1].map;
+        if ((i = jitanon__rm_find_fast(m, addr)) != 0 && out) jitanon__rm_out(m, i, out);
+    }
+    t->limit_hit = limit_hit;
+    if (!i) {
+        if (out) memset(out, 0, sizeof *out);
+        return JITANON_TRIM_NONE;
+    }
+    return (jitanon_trim_kind)m->nodes_[i].kind;
 }
 
 JITANON_API const jitanon_rangemap *jitanon_trim_map(const jitanon_trim *t, uint32_t pid)
@@ -9457,6 +9610,7 @@ typedef struct jitanon__inj_jit {
        appears over it, or at its load. */
     int late;
     uint64_t late_window;
+    uint64_t late_horizon; /* the latest late_until of any function: later samples need no look */
     jitanon__inj_event *waiting; /* [whead, nwaiting) */
     size_t whead, nwaiting, waiting_cap;
     jitanon_rangemap described; /* scratch of jitanon__inj_backdate */
@@ -10420,7 +10574,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_add(jitanon__inj *j, jitanon
 JITANON__PRIVATE int jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip)
 {
     jitanon_range where;
-    if (jitanon_trim_resolve(j->maps.trim, pid, ip, &where) != JITANON_TRIM_JIT || where.id >= j->jit.nfuncs) return 0;
+    if (jitanon__trim_resolve_fast(j->maps.trim, pid, ip, &where) != JITANON_TRIM_JIT || where.id >= j->jit.nfuncs) return 0;
     j->jit.funcs[where.id].hit = 1;
     return where.start < ip;
 }
@@ -10908,6 +11062,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
     s->func = e->func;
     if (e->late && time < e->load_time) {
         f->late_until = e->load_time;
+        if (e->load_time > j->jit.late_horizon) j->jit.late_horizon = e->load_time;
         j->st->late_loads++;
     }
     return JITANON_OK;
@@ -11117,7 +11272,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
 JITANON__PRIVATE void jitanon__inj_name(const jitanon__inj *j, jitanon_inject_sample *s)
 {
     jitanon_range where;
-    s->kind = j->maps.trim ? jitanon_trim_resolve(j->maps.trim, s->pid, s->ip, &where) : JITANON_TRIM_NONE;
+    s->kind = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, s->pid, s->ip, &where) : JITANON_TRIM_NONE;
     s->name.data = NULL;
     s->name.length = 0;
     s->start = s->code_index = 0;
@@ -11166,7 +11321,7 @@ JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject
 JITANON__PRIVATE void jitanon__inj_late_sample(jitanon__inj *j, const jitanon__inj_rec *r)
 {
     jitanon_range where;
-    if (jitanon_trim_resolve(j->maps.trim, r->pid, r->start, &where) == JITANON_TRIM_JIT &&
+    if (jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, &where) == JITANON_TRIM_JIT &&
         where.id < j->jit.nfuncs && j->jit.funcs[where.id].late_until > r->time)
         j->st->late_samples++;
 }
@@ -11213,7 +11368,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
     }
     if (r->type == JITANON_PERF_RECORD_SAMPLE) {
         j->st->samples++;
-        if (j->st->late_loads) jitanon__inj_late_sample(j, r);
+        if (r->time < j->jit.late_horizon) jitanon__inj_late_sample(j, r); /* a late claim may name it */
         if (j->opts->on_sample) jitanon__inj_resolve(j, r);
         if (j->elf.ops->sample) j->elf.ops->sample(j, &j->elf, r);
     }

@@ -40,6 +40,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_elf.c"
 #include "t_inject.c"
 #include "t_damage.c"
+#include "t_speed.c"
 
 int main(int argc, char **argv)
 {
@@ -52,6 +53,7 @@ int main(int argc, char **argv)
     suite_elf();
     suite_inject();
     suite_damage();
+    suite_speed();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }
