@@ -4812,10 +4812,11 @@ JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, 
 }
 
 /* Streaming: read more only when a record is incomplete, so memory is bounded by the
-   largest record.  Out of data is JITANON_AGAIN: the file may still be growing. */
+   largest record (or 64 KiB: smaller reads cost a system call per few records).  Out of
+   data is JITANON_AGAIN: the file may still be growing. */
 JITANON__PRIVATE jitanon_result jitanon__jitdump_fill(jitanon_jitdump_stream *s, size_t need, jitanon_error *err)
 {
-    jitanon_result r = jitanon__in_fill(&s->in_, &s->allocator, need, 4096, err);
+    jitanon_result r = jitanon__in_fill(&s->in_, &s->allocator, need, 65536, err);
     return r == JITANON_END ? JITANON_AGAIN : r;
 }
 
@@ -5291,6 +5292,7 @@ JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writ
 #define JITANON__PERF_ATTR_VER0 64u
 #define JITANON__PERF_DEFAULT_CAP (64ull * 1024u * 1024u)
 #define JITANON__PERF_MIN_BUF 65536u
+#define JITANON__PERF_FILE_BUF (1u << 20)
 #define JITANON__PERF_MAX_REC 65535u
 #define JITANON__PERF_MMAP_FIXED 40u  /* header + pid, tid, start, len, pgoff */
 #define JITANON__PERF_MMAP2_FIXED 72u /* + maj/min/ino/ino_gen (or build id), prot, flags */
@@ -5381,7 +5383,10 @@ JITANON__PRIVATE jitanon_result jitanon__pd_fill(jitanon_perf_reader *r, size_t 
     jitanon_result res;
     if (jitanon__pd_avail(r) >= need) return JITANON_OK;
     if (r->eof_) return JITANON_END;
-    res = jitanon__in_fill(&r->in_, &r->allocator_, need, JITANON__PERF_MIN_BUF, err);
+    /* A file (it can seek) is read in 1 MiB blocks, a pipe in 64 KiB ones: a pipe's reader
+       may be following a running recording. */
+    res = jitanon__in_fill(&r->in_, &r->allocator_, need, r->seek_fn_ ? JITANON__PERF_FILE_BUF : JITANON__PERF_MIN_BUF,
+                           err);
     if (res == JITANON_END) r->eof_ = 1;
     return res;
 }
@@ -6549,7 +6554,9 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
         memset(r, 0, sizeof *r);
         return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s", path);
     }
-    /* stdin may be a pipe: read it forward only. */
+    /* stdin may be a pipe: read it forward only.  A file is read in large blocks straight
+       into the reader's buffer: stdio's own buffer would split each into 4 KiB reads. */
+    if (!std_in) (void)setvbuf(f, NULL, _IONBF, 0);
     res = jitanon_perf_reader_init(r, jitanon__pd_fread, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
     r->file_ = f;
     return res;
