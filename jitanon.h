@@ -692,7 +692,9 @@ enum {
 #define JITANON_PERF_SAMPLE_CPU (1ull << 7)
 #define JITANON_PERF_SAMPLE_PERIOD (1ull << 8)
 #define JITANON_PERF_SAMPLE_STREAM_ID (1ull << 9)
+#define JITANON_PERF_SAMPLE_RAW (1ull << 10)
 #define JITANON_PERF_SAMPLE_BRANCH_STACK (1ull << 11)
+#define JITANON_PERF_SAMPLE_REGS_USER (1ull << 12)
 #define JITANON_PERF_SAMPLE_STACK_USER (1ull << 13)
 #define JITANON_PERF_SAMPLE_IDENTIFIER (1ull << 16)
 
@@ -1536,12 +1538,18 @@ typedef enum jitanon_elf_layout {
     JITANON_ELF_PER_PROCESS = 1   /* one jitted-<pid>.so holding every function */
 } jitanon_elf_layout;
 
-/* Which per-function files are written.  perf report opens a jitted file only when a
-   sample or a callchain entry lands in it, the way `perf inject -b` marks only the DSOs
-   with hits; most JIT code of a long run is never sampled. */
+/* Which per-function files are written.  perf report (script, annotate, and hotspot's
+   unwinder) opens a jitted file only when an address of a sample lands in it, the way
+   `perf inject -b` marks only the DSOs with hits; most JIT code of a long run is never
+   sampled.  The addresses of a sample: its ip, its callchain entries, its data address,
+   its branch stack's from and to, and, for --call-graph dwarf, every word of its user
+   registers and of its copied user stack (a superset of the return addresses an unwinder
+   can find there); a return address and the byte before it both count. */
 typedef enum jitanon_elf_files {
-    JITANON_ELF_FILES_ALL = 0,    /* every function's file, as perf inject --jit */
-    JITANON_ELF_FILES_SAMPLED = 1 /* only files a sample's ip or callchain resolves into */
+    JITANON_ELF_FILES_AUTO = 0,    /* SAMPLED where it applies (per-function files, file input and
+                                      output), else ALL; with no fallback reported */
+    JITANON_ELF_FILES_SAMPLED = 1, /* only the files an address of a sample resolves into */
+    JITANON_ELF_FILES_ALL = 2      /* every function's file, as perf inject --jit */
 } jitanon_elf_files;
 
 /* Where jitdumps come from and where ELF files go.  The defaults (all NULL) read dumps
@@ -1635,16 +1643,14 @@ typedef struct jitanon_inject_opts {
        no thread could start (JITANON_INJECT_FALLBACK_NO_THREADS).  At most 64 are used. */
     uint32_t elf_threads;
     /* SAMPLED writes the files at the end, once every sample was seen (the output records
-       are the same as with ALL; a file that then cannot be written is logged and its
-       mappings stay).  It chooses per-function files: with elf_layout =
-       PER_PROCESS jitanon_inject fails with JITANON_ERR_INVALID_ARGUMENT.  It needs file
-       input and file output: a pipe's reader may want a file before the end, so with a
-       pipe every file is written (JITANON_INJECT_FALLBACK_SAMPLED_PIPE).  So it is for a
-       recording whose addresses are not all in sample ips and callchains: with data
-       addresses (perf mem), branch stacks, or user stacks that perf report unwinds itself
-       (--call-graph=dwarf) through any jitted file
-       (JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES).  Without output (out == NULL) no file
-       is written: the ELF options are only checked to be in range. */
+       are the same as with ALL but for the build-id table, which lists the files written;
+       a file that then cannot be written is logged and its mappings stay).  It chooses
+       per-function files: with elf_layout = PER_PROCESS jitanon_inject fails with
+       JITANON_ERR_INVALID_ARGUMENT.  It needs file input and file output: a pipe's reader
+       may want a file before the end, so with a pipe every file is written
+       (JITANON_INJECT_FALLBACK_SAMPLED_PIPE).  AUTO (the default) is SAMPLED where it
+       applies and ALL elsewhere, silently.  Without output (out == NULL) no file is
+       written: the ELF options are only checked to be in range. */
     jitanon_elf_files elf_files;
     uint64_t max_round_bytes; /* a round larger than this is processed in parts; 0 = 256 MiB */
     jitanon_late_mode late;   /* samples before their function's CODE_LOAD (see the enum) */
@@ -1670,8 +1676,8 @@ typedef struct jitanon_inject_opts {
    correct either way: a fallback costs files or time, never mappings. */
 typedef enum jitanon_inject_fallback {
     JITANON_INJECT_FALLBACK_SAMPLED_PIPE = 1,      /* elf_files SAMPLED, pipe in or out: every file written */
-    JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES = 2, /* elf_files SAMPLED, addresses beyond ips and callchains:
-                                                      every file written */
+    JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES = 2, /* no longer set: SAMPLED follows data addresses,
+                                                      branch stacks and user stacks */
     JITANON_INJECT_FALLBACK_NO_THREADS = 4,        /* elf_threads, no thread support or none started */
     JITANON_INJECT_FALLBACK_THREADS_UNUSED = 8,    /* elf_threads with per-process files */
     JITANON_INJECT_FALLBACK_LATE_PIPE = 16,        /* late NAME with pipe input (the dumps may still
@@ -9559,6 +9565,7 @@ typedef struct jitanon__inj_rec {
     size_t name_off, name_len; /* mmap file name, relative to the record */
     size_t chain_off, chain_nr; /* a sample's callchain, relative to the record */
     size_t first_piece, pieces;
+    size_t attr;                /* a sample's attr (index into the reader's) */
 } jitanon__inj_rec;
 
 /* What makes two mmaps the same mapping for perf: the name and pgoff - start. */
@@ -9618,6 +9625,7 @@ typedef struct jitanon__inj_jit {
     int late;
     uint64_t late_window;
     uint64_t late_horizon; /* the latest late_until of any function: later samples need no look */
+    uint64_t code_lo, code_hi; /* every jitted range ever mapped lies in [code_lo, code_hi] */
     jitanon__inj_event *waiting; /* [whead, nwaiting) */
     size_t whead, nwaiting, waiting_cap;
     jitanon_rangemap described; /* scratch of jitanon__inj_backdate */
@@ -10315,6 +10323,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_event(jitanon__inj *j, jitanon
     e->is_move = is_move;
     e->late = 0;
     e->load_time = time;
+    if (size && start <= UINT64_MAX - (size - 1)) { /* the stack scan's first filter (sampled files) */
+        if (!j->jit.code_hi || start < j->jit.code_lo) j->jit.code_lo = start;
+        if (start + (size - 1) > j->jit.code_hi) j->jit.code_hi = start + (size - 1);
+    }
     return JITANON_OK;
 }
 
@@ -10586,11 +10598,87 @@ JITANON__PRIVATE int jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip
     return where.start < ip;
 }
 
-/* The sample's ip and its callchain.  A callchain holds return addresses; a call that
-   ends a function returns past it, so ip - 1 counts too.  Entries from
+#define JITANON__PERF_BRANCH_HW_INDEX (1ull << 17) /* branch_sample_type: hw_idx before the entries */
+
+/* An address that may be a return address: the function it is in, or (a call that ends
+   a function returns past it) the one before it. */
+JITANON__PRIVATE void jitanon__inj_hit_ret(jitanon__inj *j, uint32_t pid, uint64_t ip)
+{
+    if (ip && !jitanon__inj_hit(j, pid, ip)) (void)jitanon__inj_hit(j, pid, ip - 1);
+}
+
+/* A word that may be an address in jitted code; most are not near any. */
+JITANON__PRIVATE void jitanon__inj_hit_word(jitanon__inj *j, uint32_t pid, uint64_t w)
+{
+    if (w >= j->jit.code_lo && w - 1 <= j->jit.code_hi && w) jitanon__inj_hit_ret(j, pid, w);
+}
+
+/* The addresses of a sample past its callchain that perf or an unwinder resolves (see
+   jitanon_elf_files): the data address, the branch stack's from and to, the user
+   registers and every word of the copied user stack.  The layout is the kernel's, in
+   sample_type order (perf_event.h); the reader checked the fields up to the callchain, and
+   this walks on with the cursor, stopping where a field does not fit. */
+JITANON__PRIVATE void jitanon__inj_sample_words(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    const jitanon_perf_attr *a = &j->in->attrs[r->attr];
+    const uint64_t st = a->sample_type, wide = JITANON_PERF_SAMPLE_IDENTIFIER | JITANON_PERF_SAMPLE_IP |
+                                               JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME;
+    const uint8_t *raw = j->round.bytes.data + r->off;
+    int big = j->in->big_endian;
+    jitanon__cur c = jitanon__cur_make(raw + 8, r->size - 8, r->offset + 8, big);
+    uint64_t n, i, regs = 0, branch_type = 0, abi, step;
+    const uint8_t *p;
+    if (a->raw.size >= 80) branch_type = jitanon__rd64(a->raw.data + 72, big);
+    if (a->raw.size >= 88) regs = jitanon__rd64(a->raw.data + 80, big);
+    if (!jitanon__take(&c, 8 * (size_t)jitanon__popcount64(st & wide))) return;
+    if ((st & JITANON_PERF_SAMPLE_ADDR) && c.left >= 8) jitanon__inj_hit_ret(j, r->pid, jitanon__get64(&c));
+    n = jitanon__popcount64(st & (JITANON_PERF_SAMPLE_ID | JITANON_PERF_SAMPLE_STREAM_ID | JITANON_PERF_SAMPLE_CPU |
+                                  JITANON_PERF_SAMPLE_PERIOD));
+    if (!jitanon__take(&c, 8 * (size_t)n)) return;
+    if ((st & JITANON_PERF_SAMPLE_READ) && !jitanon__pd_skip_read(&c, a->read_format)) return;
+    if (st & JITANON_PERF_SAMPLE_CALLCHAIN) {
+        if (c.left < 8 || (n = jitanon__get64(&c)) > c.left / 8 || !jitanon__take(&c, (size_t)n * 8)) return;
+    }
+    if (st & JITANON_PERF_SAMPLE_RAW) {
+        if (c.left < 4 || (n = jitanon__get32(&c)) > c.left || !jitanon__take(&c, (size_t)n)) return;
+    }
+    if (st & JITANON_PERF_SAMPLE_BRANCH_STACK) {
+        if (c.left < 8 || (n = jitanon__get64(&c)) > c.left / 24) return;
+        if ((branch_type & JITANON__PERF_BRANCH_HW_INDEX) && !jitanon__take(&c, 8)) return;
+        if (n > c.left / 24) return;
+        for (i = 0; i < n; i++) {
+            jitanon__inj_hit_ret(j, r->pid, jitanon__get64(&c)); /* from */
+            jitanon__inj_hit_ret(j, r->pid, jitanon__get64(&c)); /* to */
+            (void)jitanon__get64(&c);
+        }
+    }
+    abi = 2; /* PERF_SAMPLE_REGS_ABI_64, when there are no registers to tell */
+    if (st & JITANON_PERF_SAMPLE_REGS_USER) {
+        if (c.left < 8) return;
+        if ((abi = jitanon__get64(&c)) != 0) {
+            n = jitanon__popcount64(regs);
+            if (n > c.left / 8) return;
+            for (i = 0; i < n; i++) jitanon__inj_hit_word(j, r->pid, jitanon__get64(&c));
+        }
+    }
+    if (st & JITANON_PERF_SAMPLE_STACK_USER) {
+        if (c.left < 8 || (n = jitanon__get64(&c)) > c.left || !(p = jitanon__take(&c, (size_t)n))) return;
+        /* Every 4-byte step: a 64-bit process keeps return addresses 8-aligned from the
+           stack pointer, which is where the copy starts, but nothing makes an unwinder read
+           only those; a 32-bit one keeps 4-byte words. */
+        step = abi == 1 ? 4 : 8;
+        for (i = 0; i + step <= n; i += 4)
+            jitanon__inj_hit_word(j, r->pid, step == 4 ? jitanon__rd32(p + i, big) : jitanon__rd64(p + i, big));
+    }
+}
+
+/* The sample's ip, its callchain and (see jitanon__inj_sample_words) its other
+   addresses.  A callchain holds return addresses (jitanon__inj_hit_ret).  Entries from
    PERF_CONTEXT_MAX (-4095) up mark kernel/user sections and are no addresses. */
 JITANON__PRIVATE void jitanon__eo_sampled_sample(jitanon__inj *j, jitanon__elfout *o, const jitanon__inj_rec *r)
 {
+    const uint64_t more = JITANON_PERF_SAMPLE_ADDR | JITANON_PERF_SAMPLE_BRANCH_STACK | JITANON_PERF_SAMPLE_REGS_USER |
+                          JITANON_PERF_SAMPLE_STACK_USER;
     size_t i;
     (void)o;
     (void)jitanon__inj_hit(j, r->pid, r->start);
@@ -10600,10 +10688,11 @@ JITANON__PRIVATE void jitanon__eo_sampled_sample(jitanon__inj *j, jitanon__elfou
         chain.size = r->chain_nr * 8;
         for (i = 0; i < r->chain_nr; i++) {
             uint64_t ip = jitanon_perf_u64_at(chain, i, j->in->big_endian);
-            if (ip >= (uint64_t)-4095 || ip == 0) continue;
-            if (!jitanon__inj_hit(j, r->pid, ip)) (void)jitanon__inj_hit(j, r->pid, ip - 1);
+            if (ip >= (uint64_t)-4095) continue;
+            jitanon__inj_hit_ret(j, r->pid, ip);
         }
     }
+    if (r->attr < j->in->attr_count && (j->in->attrs[r->attr].sample_type & more)) jitanon__inj_sample_words(j, r);
 }
 
 /* The k-th LOAD of a dump is its k-th function: build and write its file if it was hit. */
@@ -11256,6 +11345,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
         r->pid = rec->sid.pid;
         r->tid = rec->sid.tid;
         r->start = rec->sample.ip;
+        r->attr = rec->attr_index;
         if (rec->sample.callchain_nr) {
             r->chain_off = (size_t)(rec->sample.callchain.data - rec->raw.data);
             r->chain_nr = (size_t)rec->sample.callchain_nr;
@@ -11585,14 +11675,16 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
 #endif
 }
 
-/* elf_files = SAMPLED as far as this run can honour it (see jitanon_inject_opts). */
+/* elf_files = SAMPLED (or AUTO) as far as this run can honour it (see jitanon_inject_opts). */
 JITANON__PRIVATE jitanon_result jitanon__inj_sampled(jitanon__inj *j, int *sampled)
 {
-    const uint64_t addresses =
-        JITANON_PERF_SAMPLE_ADDR | JITANON_PERF_SAMPLE_BRANCH_STACK | JITANON_PERF_SAMPLE_STACK_USER;
-    size_t i;
     *sampled = 0;
-    if (!j->out.w || j->opts->elf_files != JITANON_ELF_FILES_SAMPLED) return JITANON_OK;
+    if (!j->out.w || j->opts->elf_files == JITANON_ELF_FILES_ALL) return JITANON_OK;
+    if (j->opts->elf_files == JITANON_ELF_FILES_AUTO) {
+        *sampled = j->opts->elf_layout == JITANON_ELF_PER_FUNCTION && j->in->mode == JITANON_PERF_FILE &&
+                   j->out.w->mode == JITANON_PERF_FILE;
+        return JITANON_OK;
+    }
     if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0,
                              "elf_files = JITANON_ELF_FILES_SAMPLED chooses per-function files; it cannot combine "
@@ -11603,13 +11695,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_sampled(jitanon__inj *j, int *sampl
                               "before the end): every function's file is written");
         return JITANON_OK;
     }
-    for (i = 0; i < j->in->attr_count; i++)
-        if (j->in->attrs[i].sample_type & addresses) {
-            jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES,
-                                  "elf_files = SAMPLED: the recording has data addresses, branch stacks or user "
-                                  "stacks, which may land in any jitted file: every function's file is written");
-            return JITANON_OK;
-        }
     *sampled = 1;
     return JITANON_OK;
 }
@@ -11652,7 +11737,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (JITANON__OPTS_BAD(opts)) return jitanon__opts_fail(j->err, "jitanon_inject_opts");
     /* Enums: a caller can still store any int in them. */
     if ((unsigned)opts->anon_mode > JITANON_ANON_KEEP || (unsigned)opts->elf_layout > JITANON_ELF_PER_PROCESS ||
-        (unsigned)opts->elf_files > JITANON_ELF_FILES_SAMPLED)
+        (unsigned)opts->elf_files > JITANON_ELF_FILES_ALL)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown anon_mode, elf_layout or elf_files");
     if (j->out.w && j->in->big_endian != j->out.w->big_endian)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0, "the writer must use the input's byte order");

@@ -3,7 +3,7 @@
 
    jitanon-inject [-i IN] [-o OUT] [-j] [-f] [-v] [--anon=range|all|keep]
                   [--elf=function|process] [--elf-dir DIR] [--jitdump-dir DIR]
-                  [--elf-files=all|sampled] [--late=auto|name|keep] [--late-window MS]
+                  [--elf-files=auto|all|sampled] [--late=auto|name|keep] [--late-window MS]
                   [--threads N] [-N] [--buildid-dir DIR] [--stats] [--strict]  */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
@@ -43,10 +43,12 @@ static void usage(FILE *f)
             "      --elf=LAYOUT        function (default): jitted-<pid>-<index>.so per function;\n"
             "                          process: one jitted-<pid>.so per process\n"
             "      --elf-dir DIR       write ELF files to DIR (default: next to each jitdump)\n"
-            "      --elf-files=WHICH   all (default): a file for every function, as perf inject;\n"
-            "                          sampled: only the files samples or callchains land in (the\n"
-            "                          only ones perf report opens; not for pipes, dwarf\n"
-            "                          call graphs, branch stacks or data addresses: all then)\n"
+            "      --elf-files=WHICH   auto (default): sampled for file output, else all;\n"
+            "                          sampled: only the files an address of a sample lands in\n"
+            "                          (ip, callchain, data address, branch stack, and for dwarf\n"
+            "                          call graphs any word of the user stack and registers): the\n"
+            "                          only ones perf report opens (not for pipes: all then);\n"
+            "                          all: a file for every function, as perf inject\n"
             "      --jitdump-dir DIR   look for jit-<pid>.dump in DIR when the recorded path fails\n"
             "      --late=MODE         auto (default): name as below on file input, else keep;\n"
             "                          name: samples that ran in a function shortly before the JIT\n"
@@ -192,9 +194,10 @@ int main(int argc, char **argv)
             else if (!strcmp(v, "process")) o.elf_layout = JITANON_ELF_PER_PROCESS;
             else return fprintf(stderr, "jitanon-inject: --elf takes function or process\n"), 2;
         } else if ((v = arg_value(argc, argv, &i, "--elf-files", NULL))) {
-            if (!strcmp(v, "all")) o.elf_files = JITANON_ELF_FILES_ALL;
+            if (!strcmp(v, "auto")) o.elf_files = JITANON_ELF_FILES_AUTO;
+            else if (!strcmp(v, "all")) o.elf_files = JITANON_ELF_FILES_ALL;
             else if (!strcmp(v, "sampled")) o.elf_files = JITANON_ELF_FILES_SAMPLED;
-            else return fprintf(stderr, "jitanon-inject: --elf-files takes all or sampled\n"), 2;
+            else return fprintf(stderr, "jitanon-inject: --elf-files takes auto, all or sampled\n"), 2;
         } else if ((v = arg_value(argc, argv, &i, "--line-bias", NULL))) {
             char *end;
             unsigned long n = strtoul(v, &end, 0);
