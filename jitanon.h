@@ -11142,7 +11142,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
     jitanon__inj_func *f = &j->jit.funcs[e->func];
     jitanon__inj_synth *s;
     jitanon_result res = JITANON_OK;
-    if (j->opts->anon_mode == JITANON_ANON_RANGE) {
+    /* Sampled files ask the engine where samples land whatever anon_mode is (with ALL and
+       KEEP it tells a superset: the anon mmaps it trims stay whole or go). */
+    if (j->opts->anon_mode == JITANON_ANON_RANGE || j->elf.ops->needs_maps) {
         jitanon_trim_event te = jitanon__inj_trim_event(f->pid, time, e->start, e->size, 0, JITANON_TRIM_JIT, e->func);
         res = e->is_move ? jitanon_trim_move(j->maps.trim, &te, j->err) : jitanon_trim_load(j->maps.trim, &te, j->err);
     }

@@ -141,7 +141,7 @@ static void sp_sample(ti_gen *g, uint64_t time, const uint64_t *w, size_t nw)
 }
 
 static void sp_case(uint64_t extra, uint64_t attr80, const uint64_t *w, size_t nw, jitanon_elf_files files,
-                    const char *want)
+                    jitanon_anon_mode anon, const char *want)
 {
     jitanon_membuf perf, out;
     jitanon_inject_opts o;
@@ -170,6 +170,7 @@ static void sp_case(uint64_t extra, uint64_t attr80, const uint64_t *w, size_t n
     jitanon__wr64(perf.data + attrs + 80, extra & JITANON_PERF_SAMPLE_BRANCH_STACK ? 0 : attr80, 0);
     memset(&o, 0, sizeof o);
     o.elf_files = files;
+    o.anon_mode = anon;
     o.late = JITANON_LATE_KEEP;
     o.io.load_dump = ti_load_dump;
     o.io.write_elf = sp_write_elf;
@@ -196,11 +197,16 @@ static void test_speed_sampled_words(void)
     /* a branch stack: nr 2, {from, to, flags} each: f2 -> outside, outside -> f0 */
     const uint64_t w3[] = {2, 0x11004, 0x5000, 0, 0x5000, 0x10010, 0};
     const uint64_t w4[] = {2, 0x7ffc0000, 0x11010, 32, 0x7ffc1234, 0x10200, 0x0001200400000000ull, 0, 32};
-    sp_case(regs | stack, 3, w1, sizeof w1 / 8, JITANON_ELF_FILES_AUTO, "jitted-100-1.so jitted-100-2.so jitted-100-3.so ");
-    sp_case(stack, 0, w2, sizeof w2 / 8, JITANON_ELF_FILES_SAMPLED, "jitted-100-1.so ");
-    sp_case(JITANON_PERF_SAMPLE_BRANCH_STACK, 0, w3, sizeof w3 / 8, JITANON_ELF_FILES_AUTO,
+    sp_case(regs | stack, 3, w1, sizeof w1 / 8, JITANON_ELF_FILES_AUTO, JITANON_ANON_RANGE, "jitted-100-1.so jitted-100-2.so jitted-100-3.so ");
+    sp_case(stack, 0, w2, sizeof w2 / 8, JITANON_ELF_FILES_SAMPLED, JITANON_ANON_RANGE, "jitted-100-1.so ");
+    sp_case(JITANON_PERF_SAMPLE_BRANCH_STACK, 0, w3, sizeof w3 / 8, JITANON_ELF_FILES_AUTO, JITANON_ANON_RANGE,
             "jitted-100-0.so jitted-100-2.so ");
-    sp_case(regs | stack, 3, w4, sizeof w4 / 8, JITANON_ELF_FILES_ALL,
+    /* --anon=all and keep: the engine still follows the loads (it did not: no file at all) */
+    sp_case(JITANON_PERF_SAMPLE_BRANCH_STACK, 0, w3, sizeof w3 / 8, JITANON_ELF_FILES_AUTO, JITANON_ANON_ALL,
+            "jitted-100-0.so jitted-100-2.so ");
+    sp_case(JITANON_PERF_SAMPLE_BRANCH_STACK, 0, w3, sizeof w3 / 8, JITANON_ELF_FILES_AUTO, JITANON_ANON_KEEP,
+            "jitted-100-0.so jitted-100-2.so ");
+    sp_case(regs | stack, 3, w4, sizeof w4 / 8, JITANON_ELF_FILES_ALL, JITANON_ANON_RANGE,
             "jitted-100-0.so jitted-100-1.so jitted-100-2.so jitted-100-3.so ");
 }
 
