@@ -765,7 +765,9 @@ enum {
 #define JITANON_PERF_SAMPLE_CPU (1ull << 7)
 #define JITANON_PERF_SAMPLE_PERIOD (1ull << 8)
 #define JITANON_PERF_SAMPLE_STREAM_ID (1ull << 9)
+#define JITANON_PERF_SAMPLE_RAW (1ull << 10)
 #define JITANON_PERF_SAMPLE_BRANCH_STACK (1ull << 11)
+#define JITANON_PERF_SAMPLE_REGS_USER (1ull << 12)
 #define JITANON_PERF_SAMPLE_STACK_USER (1ull << 13)
 #define JITANON_PERF_SAMPLE_IDENTIFIER (1ull << 16)
 
@@ -1201,6 +1203,13 @@ typedef struct jitanon_rangemap {
     uint32_t root_, count_;          /* treap root, number of pieces */
     uint32_t seed_;                  /* deterministic priority generator */
     jitanon_allocator allocator;
+    /* The lookup cache (jitanon__rm_find_fast): node indices, each checked before use. */
+    uint64_t *flat_;                 /* flat_cap_ starts, then flat_cap_ uint32 node indices */
+    size_t flat_cap_;                /* in pieces */
+    uint64_t gen_;                   /* changes so far (never reset: caches compare it) */
+    uint32_t flat_n_, flat_wait_;    /* pieces in flat_; lookups it could not answer */
+    uint32_t *hits_, nhits_;         /* recent hits by 4 KiB page (node indices; 0 = none) */
+    uint32_t big_[4], big_next_;     /* recent hits in pieces of 64 KiB or more */
 } jitanon_rangemap;
 
 /* Iterator over the pieces overlapping a range, in address order.  Invalidated by any
@@ -1664,12 +1673,18 @@ typedef enum jitanon_elf_layout {
     JITANON_ELF_PER_PROCESS = 1   /* one jitted-<pid>.so holding every function */
 } jitanon_elf_layout;
 
-/* Which per-function files are written.  perf report opens a jitted file only when a
-   sample or a callchain entry lands in it, the way `perf inject -b` marks only the DSOs
-   with hits; most JIT code of a long run is never sampled. */
+/* Which per-function files are written.  perf report (script, annotate, and hotspot's
+   unwinder) opens a jitted file only when an address of a sample lands in it, the way
+   `perf inject -b` marks only the DSOs with hits; most JIT code of a long run is never
+   sampled.  The addresses of a sample: its ip, its callchain entries, its data address,
+   its branch stack's from and to, and, for --call-graph dwarf, every word of its user
+   registers and of its copied user stack (a superset of the return addresses an unwinder
+   can find there); a return address and the byte before it both count. */
 typedef enum jitanon_elf_files {
-    JITANON_ELF_FILES_ALL = 0,    /* every function's file, as perf inject --jit */
-    JITANON_ELF_FILES_SAMPLED = 1 /* only files a sample's ip or callchain resolves into */
+    JITANON_ELF_FILES_AUTO = 0,    /* SAMPLED where it applies (per-function files, file input and
+                                      output), else ALL; with no fallback reported */
+    JITANON_ELF_FILES_SAMPLED = 1, /* only the files an address of a sample resolves into */
+    JITANON_ELF_FILES_ALL = 2      /* every function's file, as perf inject --jit */
 } jitanon_elf_files;
 
 /* Where jitdumps come from and where ELF files go.  The defaults (all NULL) read dumps
@@ -1783,16 +1798,14 @@ typedef struct jitanon_inject_opts {
        no thread could start (JITANON_INJECT_FALLBACK_NO_THREADS).  At most 64 are used. */
     uint32_t elf_threads;
     /* SAMPLED writes the files at the end, once every sample was seen (the output records
-       are the same as with ALL; a file that then cannot be written is logged and its
-       mappings stay).  It chooses per-function files: with elf_layout =
-       PER_PROCESS jitanon_inject fails with JITANON_ERR_INVALID_ARGUMENT.  It needs file
-       input and file output: a pipe's reader may want a file before the end, so with a
-       pipe every file is written (JITANON_INJECT_FALLBACK_SAMPLED_PIPE).  So it is for a
-       recording whose addresses are not all in sample ips and callchains: with data
-       addresses (perf mem), branch stacks, or user stacks that perf report unwinds itself
-       (--call-graph=dwarf) through any jitted file
-       (JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES).  Without output (out == NULL) no file
-       is written: the ELF options are only checked to be in range. */
+       are the same as with ALL but for the build-id table, which lists the files written;
+       a file that then cannot be written is logged and its mappings stay).  It chooses
+       per-function files: with elf_layout = PER_PROCESS jitanon_inject fails with
+       JITANON_ERR_INVALID_ARGUMENT.  It needs file input and file output: a pipe's reader
+       may want a file before the end, so with a pipe every file is written
+       (JITANON_INJECT_FALLBACK_SAMPLED_PIPE).  AUTO (the default) is SAMPLED where it
+       applies and ALL elsewhere, silently.  Without output (out == NULL) no file is
+       written: the ELF options are only checked to be in range. */
     jitanon_elf_files elf_files;
     uint64_t max_round_bytes; /* a round larger than this is processed in parts; 0 = 256 MiB */
     jitanon_late_mode late;   /* samples before their function's CODE_LOAD (see the enum) */
@@ -1827,8 +1840,8 @@ typedef struct jitanon_inject_opts {
    correct either way: a fallback costs files or time, never mappings. */
 typedef enum jitanon_inject_fallback {
     JITANON_INJECT_FALLBACK_SAMPLED_PIPE = 1,      /* elf_files SAMPLED, pipe in or out: every file written */
-    JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES = 2, /* elf_files SAMPLED, addresses beyond ips and callchains:
-                                                      every file written */
+    JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES = 2, /* no longer set: SAMPLED follows data addresses,
+                                                      branch stacks and user stacks */
     JITANON_INJECT_FALLBACK_NO_THREADS = 4,        /* elf_threads, no thread support or none started */
     JITANON_INJECT_FALLBACK_THREADS_UNUSED = 8,    /* elf_threads with per-process files */
     JITANON_INJECT_FALLBACK_LATE_PIPE = 16,        /* late NAME with pipe input (the dumps may still
@@ -5246,10 +5259,11 @@ JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, 
 }
 
 /* Streaming: read more only when a record is incomplete, so memory is bounded by the
-   largest record.  Out of data is JITANON_AGAIN: the file may still be growing. */
+   largest record (or 64 KiB: smaller reads cost a system call per few records).  Out of
+   data is JITANON_AGAIN: the file may still be growing. */
 JITANON__PRIVATE jitanon_result jitanon__jitdump_fill(jitanon_jitdump_stream *s, size_t need, jitanon_error *err)
 {
-    jitanon_result r = jitanon__in_fill(&s->in_, &s->allocator, need, 4096, err);
+    jitanon_result r = jitanon__in_fill(&s->in_, &s->allocator, need, 65536, err);
     return r == JITANON_END ? JITANON_AGAIN : r;
 }
 
@@ -5944,6 +5958,7 @@ JITANON_API const jitanon_perfmap_entry *jitanon_perfmap_lookup(const jitanon_pe
 #define JITANON__PERF_ATTR_VER0 64u
 #define JITANON__PERF_DEFAULT_CAP (64ull * 1024u * 1024u)
 #define JITANON__PERF_MIN_BUF 65536u
+#define JITANON__PERF_FILE_BUF (1u << 20)
 #define JITANON__PERF_MAX_REC 65535u
 #define JITANON__PERF_MMAP_FIXED 40u  /* header + pid, tid, start, len, pgoff */
 #define JITANON__PERF_MMAP2_FIXED 72u /* + maj/min/ino/ino_gen (or build id), prot, flags */
@@ -6034,7 +6049,10 @@ JITANON__PRIVATE jitanon_result jitanon__pd_fill(jitanon_perf_reader *r, size_t 
     jitanon_result res;
     if (jitanon__pd_avail(r) >= need) return JITANON_OK;
     if (r->eof_) return JITANON_END;
-    res = jitanon__in_fill(&r->in_, &r->allocator_, need, JITANON__PERF_MIN_BUF, err);
+    /* A file (it can seek) is read in 1 MiB blocks, a pipe in 64 KiB ones: a pipe's reader
+       may be following a running recording. */
+    res = jitanon__in_fill(&r->in_, &r->allocator_, need, r->seek_fn_ ? JITANON__PERF_FILE_BUF : JITANON__PERF_MIN_BUF,
+                           err);
     if (res == JITANON_END) r->eof_ = 1;
     return res;
 }
@@ -7222,7 +7240,9 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
         /* the OS's reason: "No such file or directory" says more than the result code */
         return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s: %s", path, strerror(errno));
     }
-    /* stdin may be a pipe: read it forward only. */
+    /* stdin may be a pipe: read it forward only.  A file is read in large blocks straight
+       into the reader's buffer: stdio's own buffer would split each into 4 KiB reads. */
+    if (!std_in) (void)setvbuf(f, NULL, _IONBF, 0);
     res = jitanon_perf_reader_init(r, jitanon__pd_fread, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
     r->file_ = f;
     return res;
@@ -8048,6 +8068,7 @@ JITANON__PRIVATE uint32_t jitanon__rm_take(jitanon_rangemap *m)
 
 JITANON__PRIVATE void jitanon__rm_release(jitanon_rangemap *m, uint32_t i)
 {
+    m->nodes_[i].kind = 0; /* not live: the lookup cache checks this */
     m->nodes_[i].right = m->free_;
     m->free_ = i;
     m->nfree_++;
@@ -8126,6 +8147,107 @@ JITANON__PRIVATE uint32_t jitanon__rm_find(const jitanon_rangemap *m, uint64_t a
     return f && m->nodes_[f].last >= addr ? f : 0;
 }
 
+/* -- the lookup cache.  Samples far outnumber changes in a long recording, and a treap
+   descent is a chain of cache misses.  The cache keeps node indices only, each checked
+   before use: a live node (kind != 0; a freed node gets kind 0) that contains the address
+   is the answer, because pieces never overlap.  So a change never has to touch the cache,
+   and a stale entry costs a fall-back, never a wrong answer.  Three layers, tried in turn:
+   - recent hits in a direct-mapped table by 4 KiB page, and in a few large pieces (a
+     binary's text, which random addresses would spread over too many pages);
+   - a sorted array of the pieces (starts, then node indices) that a branch-free binary
+     search reads: rebuilt from the list once lookups that it could not answer (pieces
+     added since) have paid for the walk over every piece;
+   - the tree.
+   Lookups through the cache mutate the map, so they are internal (the injector's
+   per-sample path); the public jitanon_rangemap_lookup stays a plain read. -- */
+
+JITANON__PRIVATE void jitanon__rm_changed(jitanon_rangemap *m) { m->gen_++; }
+
+/* Builds the sorted array; 0 when it cannot be allocated (lookups then use the tree). */
+JITANON__PRIVATE int jitanon__rm_flatten(jitanon_rangemap *m)
+{
+    void *p = m->flat_;
+    uint64_t *st;
+    uint32_t *nd, i, k = 0;
+    m->flat_wait_ = 0;
+    if (!jitanon__grow(&m->allocator, &p, &m->flat_cap_, (size_t)m->count_ + 1, sizeof(uint64_t) + sizeof(uint32_t)))
+        return 0;
+    m->flat_ = st = (uint64_t *)p;
+    nd = (uint32_t *)(void *)(st + m->flat_cap_);
+    for (i = jitanon__rm_leftmost(m->nodes_, m->root_); i; i = m->nodes_[i].next) {
+        st[k] = m->nodes_[i].start;
+        nd[k++] = i;
+    }
+    m->flat_n_ = k;
+    return 1;
+}
+
+JITANON__PRIVATE int jitanon__rm_holds(const jitanon_rangemap *m, uint32_t i, uint64_t addr)
+{
+    const jitanon__rm_node *n = &m->nodes_[i];
+    return i && n->kind && n->start <= addr && n->last >= addr;
+}
+
+/* The node of the greatest start <= addr in the sorted array, or 0. */
+JITANON__PRIVATE uint32_t jitanon__rm_find_flat(const jitanon_rangemap *m, uint64_t addr)
+{
+    const uint64_t *st = m->flat_;
+    uint32_t lo = 0, n = m->flat_n_, half;
+    if (!n || st[0] > addr) return 0;
+    while (n > 1) { /* without a branch to mispredict */
+        half = n / 2;
+        lo = st[lo + half] <= addr ? lo + half : lo;
+        n -= half;
+    }
+    return ((const uint32_t *)(const void *)(st + m->flat_cap_))[lo];
+}
+
+/* The page table's slot for addr (Fibonacci hashing of the page number). */
+JITANON__PRIVATE uint32_t *jitanon__rm_slot(jitanon_rangemap *m, uint64_t addr)
+{
+    return &m->hits_[(uint32_t)(((addr >> 12) * 0x9E3779B97F4A7C15ull) >> 40) & (m->nhits_ - 1)];
+}
+
+/* Sizes the page table to the map (64 to 4096 slots); 0 when there is none. */
+JITANON__PRIVATE int jitanon__rm_hits_fit(jitanon_rangemap *m)
+{
+    uint32_t want = 64;
+    void *p;
+    while (want < 4096 && want < m->count_ * 2) want *= 2;
+    if (m->nhits_ >= want) return 1;
+    p = jitanon__malloc(&m->allocator, want * sizeof *m->hits_);
+    if (!p) return m->nhits_ != 0;
+    jitanon__free(&m->allocator, m->hits_, m->nhits_ * sizeof *m->hits_);
+    m->hits_ = (uint32_t *)p;
+    m->nhits_ = want;
+    memset(m->hits_, 0, want * sizeof *m->hits_);
+    return 1;
+}
+
+/* jitanon__rm_find through the cache. */
+JITANON__PRIVATE uint32_t jitanon__rm_find_fast(jitanon_rangemap *m, uint64_t addr)
+{
+    uint32_t *slot = NULL, i, k;
+    const jitanon__rm_node *n;
+    if (jitanon__rm_hits_fit(m)) {
+        slot = jitanon__rm_slot(m, addr);
+        if (jitanon__rm_holds(m, *slot, addr)) return *slot;
+    }
+    for (k = 0; k < 4; k++)
+        if (jitanon__rm_holds(m, m->big_[k], addr)) return m->big_[k];
+    i = m->flat_ ? jitanon__rm_find_flat(m, addr) : 0;
+    if (!jitanon__rm_holds(m, i, addr)) {
+        /* A rebuild walks every piece: it waits for as many misses as a quarter of them,
+           so changes interleaved with lookups cost little more than the tree alone. */
+        if (++m->flat_wait_ >= m->count_ / 4 + 32) (void)jitanon__rm_flatten(m);
+        if (!(i = jitanon__rm_find(m, addr))) return 0;
+    }
+    n = &m->nodes_[i];
+    if (n->last - n->start >= 0xFFFFu) m->big_[m->big_next_++ & 3] = i;
+    else if (slot) *slot = i;
+    return i;
+}
+
 /* Links the chain prev, x[0..nx), succ in address order and counts the new pieces. */
 JITANON__PRIVATE void jitanon__rm_link(jitanon_rangemap *m, uint32_t prev, const uint32_t *x, int nx, uint32_t succ)
 {
@@ -8192,6 +8314,7 @@ JITANON__PRIVATE jitanon_result jitanon__rm_set(jitanon_rangemap *m, uint64_t s,
     succ = jitanon__rm_drop_run(m, first, last);
     jitanon__rm_link(m, pred, add, nadd, succ);
     m->root_ = jitanon__rm_merge(n, jitanon__rm_merge(n, a, jitanon__rm_merge(n, add[0], add[1])), d);
+    jitanon__rm_changed(m);
     return JITANON_OK;
 }
 
@@ -8221,10 +8344,15 @@ JITANON_API void jitanon_rangemap_init(jitanon_rangemap *m, const jitanon_alloca
 JITANON_API void jitanon_rangemap_release(jitanon_rangemap *m)
 {
     jitanon_allocator a;
+    uint64_t gen;
     if (!m) return;
     a = m->allocator;
+    gen = m->gen_ + 1;
     jitanon__free(&a, m->nodes_, m->cap_ * sizeof(jitanon__rm_node));
+    jitanon__free(&a, m->flat_, m->flat_cap_ * (sizeof(uint64_t) + sizeof(uint32_t)));
+    jitanon__free(&a, m->hits_, m->nhits_ * sizeof *m->hits_);
     jitanon_rangemap_init(m, &a);
+    m->gen_ = gen;
 }
 
 JITANON_API jitanon_result jitanon_rangemap_assign(jitanon_rangemap *m, uint64_t start, uint64_t len,
@@ -8316,7 +8444,14 @@ JITANON_API jitanon_result jitanon_rangemap_copy(jitanon_rangemap *dst, const ji
         tmp.allocator = dst->allocator;
         tmp.nodes_ = (jitanon__rm_node *)p;
         tmp.cap_ = cap;
+        tmp.flat_ = NULL; /* the copy builds its own cache */
+        tmp.flat_cap_ = 0;
+        tmp.hits_ = NULL;
+        tmp.nhits_ = 0;
+        memset(tmp.big_, 0, sizeof tmp.big_);
     }
+    tmp.gen_ = (dst->gen_ > src->gen_ ? dst->gen_ : src->gen_) + 1;
+    jitanon__rm_changed(&tmp);
     jitanon_rangemap_release(dst);
     *dst = tmp;
     return JITANON_OK;
@@ -8343,6 +8478,10 @@ struct jitanon_trim {
     jitanon_trim_piece *pieces; /* output of the last jitanon_trim_mmap */
     size_t pieces_cap;
     jitanon_trim_stats stats;
+    /* The last process jitanon__trim_resolve_fast found, valid while pids.gen_ is gen_pid. */
+    uint64_t gen_pid;
+    uint32_t last_pid;
+    size_t last_proc; /* index into procs, + 1; 0 = none */
 };
 
 /* The counting allocator: refuses what would pass memory_limit and notes that it did,
@@ -8698,6 +8837,33 @@ JITANON_API jitanon_trim_kind jitanon_trim_resolve(const jitanon_trim *t, uint32
     memset(out, 0, sizeof *out);
     if (!p || !jitanon_rangemap_lookup(&p->map, addr, out)) return JITANON_TRIM_NONE;
     return (jitanon_trim_kind)out->kind;
+}
+
+/* jitanon_trim_resolve through the lookup caches (of the process table and of the
+   process's map; see jitanon__rm_find_fast): what the injector asks for every sample. */
+JITANON__PRIVATE jitanon_trim_kind jitanon__trim_resolve_fast(jitanon_trim *t, uint32_t pid, uint64_t addr,
+                                                             jitanon_range *out)
+{
+    jitanon_rangemap *m;
+    uint32_t i = 0;
+    int limit_hit = t->limit_hit; /* a cache that could not be allocated is no failure */
+    if (!t->last_proc || t->last_pid != pid || t->gen_pid != t->pids.gen_) {
+        i = jitanon__rm_find_fast(&t->pids, pid);
+        t->last_proc = i ? (size_t)t->pids.nodes_[i].id + 1 : 0;
+        t->last_pid = pid;
+        t->gen_pid = t->pids.gen_;
+        i = 0;
+    }
+    if (t->last_proc) {
+        m = &t->procs[t->last_proc - 1].map;
+        if ((i = jitanon__rm_find_fast(m, addr)) != 0 && out) jitanon__rm_out(m, i, out);
+    }
+    t->limit_hit = limit_hit;
+    if (!i) {
+        if (out) memset(out, 0, sizeof *out);
+        return JITANON_TRIM_NONE;
+    }
+    return (jitanon_trim_kind)m->nodes_[i].kind;
 }
 
 JITANON_API const jitanon_rangemap *jitanon_trim_map(const jitanon_trim *t, uint32_t pid)
@@ -10199,6 +10365,7 @@ typedef struct jitanon__inj_rec {
     size_t chain_off, chain_nr; /* a sample's callchain, relative to the record */
     size_t first_piece, pieces;
     size_t stub;            /* perf_map ELF: 1 + the stub its pieces name; 0 = none */
+    size_t attr;            /* a sample's attr (index into the reader's) */
 } jitanon__inj_rec;
 
 /* What makes two mmaps the same mapping for perf: the name and pgoff - start. */
@@ -10279,6 +10446,8 @@ typedef struct jitanon__inj_jit {
        appears over it, or at its load. */
     int late;
     uint64_t late_window;
+    uint64_t late_horizon; /* the latest late_until of any function: later samples need no look */
+    uint64_t code_lo, code_hi; /* every jitted range ever mapped lies in [code_lo, code_hi] */
     jitanon__inj_event *waiting; /* [whead, nwaiting) */
     size_t whead, nwaiting, waiting_cap;
     /* late NAME: candidates mapped before their load time; a mapping the engine does not
@@ -11037,6 +11206,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_event(jitanon__inj *j, jitanon
     e->is_move = is_move;
     e->late = 0;
     e->load_time = time;
+    if (size && start <= UINT64_MAX - (size - 1)) { /* the stack scan's first filter (sampled files) */
+        if (!j->jit.code_hi || start < j->jit.code_lo) j->jit.code_lo = start;
+        if (start + (size - 1) > j->jit.code_hi) j->jit.code_hi = start + (size - 1);
+    }
     return JITANON_OK;
 }
 
@@ -11431,16 +11604,92 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_add(jitanon__inj *j, jitanon
 JITANON__PRIVATE int jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip)
 {
     jitanon_range where;
-    if (jitanon_trim_resolve(j->maps.trim, pid, ip, &where) != JITANON_TRIM_JIT || where.id >= j->jit.nfuncs) return 0;
+    if (jitanon__trim_resolve_fast(j->maps.trim, pid, ip, &where) != JITANON_TRIM_JIT || where.id >= j->jit.nfuncs) return 0;
     j->jit.funcs[where.id].hit = 1;
     return where.start < ip;
 }
 
-/* The sample's ip and its callchain.  A callchain holds return addresses; a call that
-   ends a function returns past it, so ip - 1 counts too.  Entries from
+#define JITANON__PERF_BRANCH_HW_INDEX (1ull << 17) /* branch_sample_type: hw_idx before the entries */
+
+/* An address that may be a return address: the function it is in, or (a call that ends
+   a function returns past it) the one before it. */
+JITANON__PRIVATE void jitanon__inj_hit_ret(jitanon__inj *j, uint32_t pid, uint64_t ip)
+{
+    if (ip && !jitanon__inj_hit(j, pid, ip)) (void)jitanon__inj_hit(j, pid, ip - 1);
+}
+
+/* A word that may be an address in jitted code; most are not near any. */
+JITANON__PRIVATE void jitanon__inj_hit_word(jitanon__inj *j, uint32_t pid, uint64_t w)
+{
+    if (w >= j->jit.code_lo && w - 1 <= j->jit.code_hi && w) jitanon__inj_hit_ret(j, pid, w);
+}
+
+/* The addresses of a sample past its callchain that perf or an unwinder resolves (see
+   jitanon_elf_files): the data address, the branch stack's from and to, the user
+   registers and every word of the copied user stack.  The layout is the kernel's, in
+   sample_type order (perf_event.h); the reader checked the fields up to the callchain, and
+   this walks on with the cursor, stopping where a field does not fit. */
+JITANON__PRIVATE void jitanon__inj_sample_words(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    const jitanon_perf_attr *a = &j->in->attrs[r->attr];
+    const uint64_t st = a->sample_type, wide = JITANON_PERF_SAMPLE_IDENTIFIER | JITANON_PERF_SAMPLE_IP |
+                                               JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME;
+    const uint8_t *raw = j->round.bytes.data + r->off;
+    int big = j->in->big_endian;
+    jitanon__cur c = jitanon__cur_make(raw + 8, r->size - 8, r->offset + 8, big);
+    uint64_t n, i, regs = 0, branch_type = 0, abi, step;
+    const uint8_t *p;
+    if (a->raw.size >= 80) branch_type = jitanon__rd64(a->raw.data + 72, big);
+    if (a->raw.size >= 88) regs = jitanon__rd64(a->raw.data + 80, big);
+    if (!jitanon__take(&c, 8 * (size_t)jitanon__popcount64(st & wide))) return;
+    if ((st & JITANON_PERF_SAMPLE_ADDR) && c.left >= 8) jitanon__inj_hit_ret(j, r->pid, jitanon__get64(&c));
+    n = jitanon__popcount64(st & (JITANON_PERF_SAMPLE_ID | JITANON_PERF_SAMPLE_STREAM_ID | JITANON_PERF_SAMPLE_CPU |
+                                  JITANON_PERF_SAMPLE_PERIOD));
+    if (!jitanon__take(&c, 8 * (size_t)n)) return;
+    if ((st & JITANON_PERF_SAMPLE_READ) && !jitanon__pd_skip_read(&c, a->read_format)) return;
+    if (st & JITANON_PERF_SAMPLE_CALLCHAIN) {
+        if (c.left < 8 || (n = jitanon__get64(&c)) > c.left / 8 || !jitanon__take(&c, (size_t)n * 8)) return;
+    }
+    if (st & JITANON_PERF_SAMPLE_RAW) {
+        if (c.left < 4 || (n = jitanon__get32(&c)) > c.left || !jitanon__take(&c, (size_t)n)) return;
+    }
+    if (st & JITANON_PERF_SAMPLE_BRANCH_STACK) {
+        if (c.left < 8 || (n = jitanon__get64(&c)) > c.left / 24) return;
+        if ((branch_type & JITANON__PERF_BRANCH_HW_INDEX) && !jitanon__take(&c, 8)) return;
+        if (n > c.left / 24) return;
+        for (i = 0; i < n; i++) {
+            jitanon__inj_hit_ret(j, r->pid, jitanon__get64(&c)); /* from */
+            jitanon__inj_hit_ret(j, r->pid, jitanon__get64(&c)); /* to */
+            (void)jitanon__get64(&c);
+        }
+    }
+    abi = 2; /* PERF_SAMPLE_REGS_ABI_64, when there are no registers to tell */
+    if (st & JITANON_PERF_SAMPLE_REGS_USER) {
+        if (c.left < 8) return;
+        if ((abi = jitanon__get64(&c)) != 0) {
+            n = jitanon__popcount64(regs);
+            if (n > c.left / 8) return;
+            for (i = 0; i < n; i++) jitanon__inj_hit_word(j, r->pid, jitanon__get64(&c));
+        }
+    }
+    if (st & JITANON_PERF_SAMPLE_STACK_USER) {
+        if (c.left < 8 || (n = jitanon__get64(&c)) > c.left || !(p = jitanon__take(&c, (size_t)n))) return;
+        /* Every 4-byte step: a 64-bit process keeps return addresses 8-aligned from the
+           stack pointer, which is where the copy starts, but nothing makes an unwinder read
+           only those; a 32-bit one keeps 4-byte words. */
+        step = abi == 1 ? 4 : 8;
+        for (i = 0; i + step <= n; i += 4)
+            jitanon__inj_hit_word(j, r->pid, step == 4 ? jitanon__rd32(p + i, big) : jitanon__rd64(p + i, big));
+    }
+}
+
+/* The sample's ip, its callchain and (see jitanon__inj_sample_words) its other
+   addresses.  A callchain holds return addresses (jitanon__inj_hit_ret).  Entries from
    PERF_CONTEXT_MAX (-4095) up mark kernel/user sections and are no addresses. */
 JITANON__PRIVATE void jitanon__eo_sampled_sample(jitanon__inj *j, jitanon__elfout *o, const jitanon__inj_rec *r)
 {
+    const uint64_t more = JITANON_PERF_SAMPLE_ADDR | JITANON_PERF_SAMPLE_BRANCH_STACK | JITANON_PERF_SAMPLE_REGS_USER |
+                          JITANON_PERF_SAMPLE_STACK_USER;
     size_t i;
     (void)o;
     (void)jitanon__inj_hit(j, r->pid, r->start);
@@ -11450,10 +11699,11 @@ JITANON__PRIVATE void jitanon__eo_sampled_sample(jitanon__inj *j, jitanon__elfou
         chain.size = r->chain_nr * 8;
         for (i = 0; i < r->chain_nr; i++) {
             uint64_t ip = jitanon_perf_u64_at(chain, i, j->in->big_endian);
-            if (ip >= (uint64_t)-4095 || ip == 0) continue;
-            if (!jitanon__inj_hit(j, r->pid, ip)) (void)jitanon__inj_hit(j, r->pid, ip - 1);
+            if (ip >= (uint64_t)-4095) continue;
+            jitanon__inj_hit_ret(j, r->pid, ip);
         }
     }
+    if (r->attr < j->in->attr_count && (j->in->attrs[r->attr].sample_type & more)) jitanon__inj_sample_words(j, r);
 }
 
 /* The k-th LOAD of a dump is its k-th function: build and write its file if it was hit. */
@@ -12250,7 +12500,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
     jitanon__inj_func *f = &j->jit.funcs[e->func];
     jitanon__inj_synth *s;
     jitanon_result res = JITANON_OK;
-    if (j->opts->anon_mode == JITANON_ANON_RANGE) {
+    /* Sampled files ask the engine where samples land whatever anon_mode is (with ALL and
+       KEEP it tells a superset: the anon mmaps it trims stay whole or go). */
+    if (j->opts->anon_mode == JITANON_ANON_RANGE || j->elf.ops->needs_maps) {
         jitanon_trim_event te = jitanon__inj_trim_event(f->pid, time, e->start, e->size, 0, JITANON_TRIM_JIT, e->func);
         res = e->is_move ? jitanon_trim_move(j->maps.trim, &te, j->err) : jitanon_trim_load(j->maps.trim, &te, j->err);
     }
@@ -12276,6 +12528,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
             return jitanon__inj_nomem(j, "late loads");
         jt->early[jt->nearly++] = *e;
         f->late_until = e->load_time;
+        if (e->load_time > j->jit.late_horizon) j->jit.late_horizon = e->load_time;
         j->st->late_loads++;
     }
     return JITANON_OK;
@@ -12683,6 +12936,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
         r->pid = rec->sid.pid;
         r->tid = rec->sid.tid;
         r->start = rec->sample.ip;
+        r->attr = rec->attr_index;
         if (rec->sample.callchain_nr) {
             r->chain_off = (size_t)(rec->sample.callchain.data - rec->raw.data);
             r->chain_nr = (size_t)rec->sample.callchain_nr;
@@ -12708,7 +12962,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
 JITANON__PRIVATE void jitanon__inj_name(const jitanon__inj *j, jitanon_inject_sample *s)
 {
     jitanon_range where;
-    s->kind = j->maps.trim ? jitanon_trim_resolve(j->maps.trim, s->pid, s->ip, &where) : JITANON_TRIM_NONE;
+    s->kind = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, s->pid, s->ip, &where) : JITANON_TRIM_NONE;
     s->name.data = NULL;
     s->name.length = 0;
     s->start = s->code_index = 0;
@@ -12757,7 +13011,7 @@ JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject
 JITANON__PRIVATE void jitanon__inj_late_sample(jitanon__inj *j, const jitanon__inj_rec *r)
 {
     jitanon_range where;
-    if (jitanon_trim_resolve(j->maps.trim, r->pid, r->start, &where) == JITANON_TRIM_JIT &&
+    if (jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, &where) == JITANON_TRIM_JIT &&
         where.id < j->jit.nfuncs && j->jit.funcs[where.id].late_until > r->time)
         j->st->late_samples++;
 }
@@ -12810,7 +13064,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
     }
     if (r->type == JITANON_PERF_RECORD_SAMPLE) {
         j->st->samples++;
-        if (j->st->late_loads) jitanon__inj_late_sample(j, r);
+        if (r->time < j->jit.late_horizon) jitanon__inj_late_sample(j, r); /* a late claim may name it */
         if (j->opts->on_sample) jitanon__inj_resolve(j, r);
         if (j->elf.ops->sample) j->elf.ops->sample(j, &j->elf, r);
     }
@@ -13077,14 +13331,16 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
 #endif
 }
 
-/* elf_files = SAMPLED as far as this run can honour it (see jitanon_inject_opts). */
+/* elf_files = SAMPLED (or AUTO) as far as this run can honour it (see jitanon_inject_opts). */
 JITANON__PRIVATE jitanon_result jitanon__inj_sampled(jitanon__inj *j, int *sampled)
 {
-    const uint64_t addresses =
-        JITANON_PERF_SAMPLE_ADDR | JITANON_PERF_SAMPLE_BRANCH_STACK | JITANON_PERF_SAMPLE_STACK_USER;
-    size_t i;
     *sampled = 0;
-    if (!j->out.w || j->opts->elf_files != JITANON_ELF_FILES_SAMPLED) return JITANON_OK;
+    if (!j->out.w || j->opts->elf_files == JITANON_ELF_FILES_ALL) return JITANON_OK;
+    if (j->opts->elf_files == JITANON_ELF_FILES_AUTO) {
+        *sampled = j->opts->elf_layout == JITANON_ELF_PER_FUNCTION && j->in->mode == JITANON_PERF_FILE &&
+                   j->out.w->mode == JITANON_PERF_FILE;
+        return JITANON_OK;
+    }
     if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0,
                              "elf_files = JITANON_ELF_FILES_SAMPLED chooses per-function files; it cannot combine "
@@ -13095,13 +13351,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_sampled(jitanon__inj *j, int *sampl
                               "before the end): every function's file is written");
         return JITANON_OK;
     }
-    for (i = 0; i < j->in->attr_count; i++)
-        if (j->in->attrs[i].sample_type & addresses) {
-            jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES,
-                                  "elf_files = SAMPLED: the recording has data addresses, branch stacks or user "
-                                  "stacks, which may land in any jitted file: every function's file is written");
-            return JITANON_OK;
-        }
     *sampled = 1;
     return JITANON_OK;
 }
@@ -13144,7 +13393,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (JITANON__OPTS_BAD(opts)) return jitanon__opts_fail(j->err, "jitanon_inject_opts");
     /* Enums: a caller can still store any int in them. */
     if ((unsigned)opts->anon_mode > JITANON_ANON_KEEP || (unsigned)opts->elf_layout > JITANON_ELF_PER_PROCESS ||
-        (unsigned)opts->elf_files > JITANON_ELF_FILES_SAMPLED || (unsigned)opts->perf_map > JITANON_PERF_MAP_ELF)
+        (unsigned)opts->elf_files > JITANON_ELF_FILES_ALL || (unsigned)opts->perf_map > JITANON_PERF_MAP_ELF)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0,
                              "unknown anon_mode, elf_layout, elf_files or perf_map");
     if (JITANON__OPTS_BAD(&opts->perfmap)) return jitanon__opts_fail(j->err, "jitanon_perfmap_opts");

@@ -2,7 +2,9 @@
 # bench/run.sh (`make bench`): jitanon-inject side by side with `perf inject --jit` on the
 # same inputs, in the same run, plus micro benchmarks (bench/micro.c).
 #
-#   BENCH_SCALE=big     larger inputs (2M and 20M samples, a longer node run)
+#   BENCH_SCALE=big     larger inputs (2M and 20M samples, a longer node run; the long
+#                       recording at 20M samples)
+#   BENCH_LONG=0        skip the long recording (5M samples, 200 MB: issue #23)
 #   BENCH_REPEAT=N      run every injector N times and print medians (default 3)
 #   BENCH_NODE=0        skip the real node --perf-prof workload
 #   BENCH_MICRO=0       skip the micro benchmarks
@@ -10,9 +12,9 @@
 #   BENCH_FLOOR_ATOMIC=1 also time the floor with temporary name + rename per file
 #   BENCH_SETTLE=S      seconds to wait (after sync) before each timed run (default 2)
 #   BENCH_THREADS0=1    also time --elf=function --threads 0
-#   BENCH_TMP=DIR       where the scratch directory goes (default: /dev/shm when writable,
-#                       else $TMPDIR, /work, build/): file creation on this VM's disk
-#                       is noisy (see README.md), tmpfs much less so
+#   BENCH_TMP=DIR       where the scratch directory goes (default: $TMPDIR, else /work,
+#                       else build/: the disk file system users write to); the "on tmpfs"
+#                       rows write into a second one in /dev/shm when it is writable
 #
 # Inputs: jitgen's synthetic node-like perf.data + jitdump at two perf.data sizes (to show
 # that peak RSS does not grow with the perf.data), and, when perf and node are there and
@@ -29,20 +31,22 @@ REPEAT=${BENCH_REPEAT:-3}
 # The node run is issue #6's large input: 8 s of node --perf-prof with call graphs, about
 # 45,000 code loads.
 case $SCALE in
-big) LOADS=45000 SAMPLES_A=2000000 SAMPLES_B=20000000 NODE_FUNCS=30000 NODE_MS=15000 ;;
-*) LOADS=45000 SAMPLES_A=200000 SAMPLES_B=2000000 NODE_FUNCS=14000 NODE_MS=8000 ;;
+big) LOADS=45000 SAMPLES_A=2000000 SAMPLES_B=20000000 SAMPLES_L=20000000 NODE_FUNCS=30000 NODE_MS=15000 ;;
+*) LOADS=45000 SAMPLES_A=200000 SAMPLES_B=2000000 SAMPLES_L=5000000 NODE_FUNCS=14000 NODE_MS=8000 ;;
 esac
 
 if [ -n "${BENCH_TMP:-}" ]; then BASE=$BENCH_TMP
-elif [ -d /dev/shm ] && [ -w /dev/shm ]; then BASE=/dev/shm
 elif [ -n "${TMPDIR:-}" ] && [ -d "$TMPDIR" ]; then BASE=$TMPDIR
 elif [ -d /work ] && [ -w /work ]; then BASE=/work
 else BASE=$PWD/build
 fi
 W=$(mktemp -d "$BASE/jitanon-bench.XXXXXX")
+SHM=
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then SHM=$(mktemp -d /dev/shm/jitanon-bench.XXXXXX); fi
 NODE_PID=
 cleanup() {
     rm -rf "$W"
+    [ -z "$SHM" ] || rm -rf "$SHM"
     # node --perf-prof writes its dump into the working directory (under $W); remove
     # anything it may have left in /tmp for its pid all the same.
     if [ -n "$NODE_PID" ]; then rm -f "/tmp/perf-$NODE_PID.map" "/tmp/jit-$NODE_PID.dump" /tmp/jitted-"$NODE_PID"-*.so; fi
@@ -98,16 +102,19 @@ TMPFS=0
 drop() { [ "$TMPFS" = 0 ] || rm -rf "$@"; }
 RUN=0
 fresh() { RUN=$((RUN + 1)); D=$W/runs/$RUN; mkdir -p "$D"; }
+# the "on tmpfs" rows: a fresh directory there, emptied once counted (tmpfs deletes fast)
+fresh_shm() { RUN=$((RUN + 1)); D=$SHM/$RUN; mkdir -p "$D"; }
 # Before each timed run: the previous run's 45,000 files are still being written back
 # after sync returns (a per-process run right after one took 0.46 s instead of 0.2), so
 # every tool gets the same quiet start.
 settle() { sync; sleep "${BENCH_SETTLE:-2}"; }
 
-# bench_input NAME DIR: every injector on DIR/perf.data (+ its jitdump)
+# bench_input NAME DIR [TOOLS]: every injector on DIR/perf.data (+ its jitdump)
 bench_input() {
     name=$1 dir=$2
     in=$dir/perf.data
-    tools="def fn fnN samp proc"
+    tools=${3:-"def all fnN proc"}
+    [ -z "$SHM" ] || tools="$tools shm"
     [ "${BENCH_THREADS0:-0}" = 0 ] || tools="$tools fn1"
     [ "$have_perf" = 0 ] || tools="$tools perf"
     for tool in $tools; do
@@ -115,16 +122,16 @@ bench_input() {
         i=0
         while [ "$i" -lt "$REPEAT" ]; do
             i=$((i + 1))
-            fresh
+            if [ "$tool" = shm ]; then fresh_shm; else fresh; fi
             settle
             # the output and ELFs in $D, the cache in $D/cache: *.so counts stay as before
             C="--buildid-dir $D/cache"
             case $tool in
-            def) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" $C --elf-dir "$D" ;;
-            fn) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function $C --elf-dir "$D" ;;
-            fnN) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function -N --elf-dir "$D" ;;
-            fn1) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --threads 0 $C --elf-dir "$D" ;;
-            samp) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --elf-files=sampled $C --elf-dir "$D" ;;
+            cp) timeit "$W/t" cp "$in" "$D/out.data" ;;
+            def | shm) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" $C --elf-dir "$D" ;;
+            all) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf-files=all $C --elf-dir "$D" ;;
+            fnN) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf-files=all -N --elf-dir "$D" ;;
+            fn1) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf-files=all --threads 0 $C --elf-dir "$D" ;;
             proc) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=process $C --elf-dir "$D" ;;
             perf) mkdir -p "$D/home"
                 timeit "$W/t" env HOME="$D/home" PERF_BUILDID_DIR="$D/home/.debug" perf inject --jit -i "$in" -o "$D/out.data" ;;
@@ -141,10 +148,12 @@ bench_input() {
                 cached=$(count_cached "$D/cache")
             fi
             outb=$(wc -c <"$D/out.data" | tr -d ' ')
-            if [ "$tool" = fn ] && [ "$i" = "$REPEAT" ]; then ELFS=$D; else drop "$D"; fi
+            if [ "$tool" = shm ]; then rm -rf "$D"
+            elif [ "$tool" = all ] && [ "$i" = "$REPEAT" ]; then ELFS=$D
+            else drop "$D"; fi
         done
         row "$name" "$tool" "$files" "$outb" "$W/runs.$tool" "$cached"
-        if [ "$tool" = fn ]; then
+        if [ "$tool" = all ]; then
             # the floor: as many files of the same sizes, plain and written atomically, and
             # with a build-id cache entry each (directories, hard link, .build-id symlink)
             kinds="create cache"
@@ -191,8 +200,13 @@ build/jitgen --quiet --loads "$LOADS" --samples "$SAMPLES_A" "$W/genA"
 build/jitgen --quiet --loads "$LOADS" --samples "$SAMPLES_B" "$W/genB"
 A=gen-$((SAMPLES_A / 1000))k
 B=gen-$((SAMPLES_B / 1000))k
+L=long-$((SAMPLES_L / 1000000))M
 describe "$A" "$W/genA"
 describe "$B" "$W/genB"
+if [ "${BENCH_LONG:-1}" != 0 ]; then
+    build/jitgen --quiet --loads "$LOADS" --samples "$SAMPLES_L" "$W/genL"
+    describe "$L" "$W/genL"
+fi
 
 node_ok=0
 if [ "${BENCH_NODE:-1}" != 0 ] && [ "$have_perf" = 1 ] && command -v node >/dev/null 2>&1 &&
@@ -232,6 +246,11 @@ for x in "$A:$W/genA" "$B:$W/genB"; do
     echo "bench: running ${x%%:*}"
     bench_input "${x%%:*}" "${x#*:}"
 done
+if [ "${BENCH_LONG:-1}" != 0 ]; then
+    # the long recording (issue #23): beside cp of the same bytes
+    echo "bench: running $L"
+    bench_input "$L" "$W/genL" "cp def all proc"
+fi
 if [ "$node_ok" = 1 ]; then
     echo "bench: running node"
     bench_input node "$W/node"
@@ -243,28 +262,32 @@ cat "$W/inputs"
 echo
 echo "== end to end (medians of $REPEAT run(s); cpu = user + sys; ratios = perf / this row; scratch in $BASE)"
 echo "   every run starts from an empty build-id cache; x/floor: against creating the same files"
-echo "   (and, for the rows that fill the cache, the same cache entries) with plain calls"
+echo "   (and, for the rows that fill the cache, the same cache entries) with plain calls;"
+echo "   x/cp: against cp of the same perf.data; every run writes into a fresh directory, nothing"
+echo "   is deleted before the end (on tmpfs: once counted)"
 awk '
 { input[NR] = $1; tool[NR] = $2; wall[NR] = $3; cpu[NR] = $4; rss[NR] = $5; files[NR] = $6; out[NR] = $7; cached[NR] = $8
   if ($2 == "perf") { pw[$1] = $3; pr[$1] = $5 }
+  if ($2 == "cp") cw[$1] = $3
   if ($2 == "floor-create") fl[$1] = $3
   if ($2 == "floor-cache") fc[$1] = $3 }
 END {
-  names["def"] = "jitanon (default mode)"; names["fn"] = "jitanon --elf=function"; names["proc"] = "jitanon --elf=process"
+  names["def"] = "jitanon (default)"; names["all"] = "jitanon --elf-files=all"; names["proc"] = "jitanon --elf=process"
   names["perf"] = "perf inject --jit"; names["fnN"] = "  same, -N (no cache)"
-  names["fn1"] = "  same, --threads 0"; names["samp"] = "  --elf-files=sampled"
+  names["fn1"] = "  same, --threads 0"; names["shm"] = "  default, on tmpfs"; names["cp"] = "cp (the copy floor)"
   names["floor-create"] = "floor: create files"; names["floor-atomic"] = "floor: create+rename"
   names["floor-cache"] = "floor: files + cache"
-  printf "%-10s %-24s %8s %8s %9s %7s %7s %8s %8s %8s %9s\n", "input", "tool", "wall s", "cpu s", "RSS MB", "files", "cached", "out MB", "perf/x", "RSS p/x", "x/floor"
+  printf "%-10s %-24s %8s %8s %9s %7s %7s %8s %8s %8s %9s %7s\n", "input", "tool", "wall s", "cpu s", "RSS MB", "files", "cached", "out MB", "perf/x", "RSS p/x", "x/floor", "x/cp"
   for (i = 1; i <= NR; i++) {
     r = (input[i] in pw && wall[i] > 0) ? sprintf("%.1fx", pw[input[i]] / wall[i]) : "-"
     m = (input[i] in pr && rss[i] > 0 && tool[i] !~ /floor/) ? sprintf("%.1fx", pr[input[i]] / rss[i]) : "-"
     f = "-"
     if (tool[i] == "fnN" && input[i] in fl && fl[input[i]] > 0) f = sprintf("%.2fx", wall[i] / fl[input[i]])
-    if ((tool[i] == "fn" || tool[i] == "fn1" || tool[i] == "def") && cached[i] > 1 && input[i] in fc && fc[input[i]] > 0)
+    if ((tool[i] == "all" || tool[i] == "fn1") && cached[i] > 1 && input[i] in fc && fc[input[i]] > 0)
       f = sprintf("%.2fx", wall[i] / fc[input[i]])
+    c = (input[i] in cw && cw[input[i]] > 0) ? sprintf("%.1fx", wall[i] / cw[input[i]]) : "-"
     if (tool[i] == "perf") r = m = "1.0x"
-    printf "%-10s %-24s %8.2f %8.2f %9.1f %7d %7d %8.1f %8s %8s %9s\n", input[i], names[tool[i]], wall[i], cpu[i], rss[i] / 1024, files[i], cached[i], out[i] / 1e6, r, m, f
+    printf "%-10s %-24s %8.2f %8.2f %9.1f %7d %7d %8.1f %8s %8s %9s %7s\n", input[i], names[tool[i]], wall[i], cpu[i], rss[i] / 1024, files[i], cached[i], out[i] / 1e6, r, m, f, c
   }
 }' "$ROWS"
 

@@ -39,7 +39,8 @@ typedef struct inject_cli {
     "                          all: drop them (perf's way); keep: strip nothing\n"                \
     "      --elf=LAYOUT        function (default): an ELF per function; process: one per pid\n"  \
     "      --elf-dir DIR       write the ELF files to DIR (default: next to each jitdump)\n"      \
-    "      --elf-files=WHICH   all (default), or sampled: only those samples land in\n"           \
+    "      --elf-files=WHICH   auto (default): sampled for a file output, else all; sampled:\n"   \
+    "                          only those samples, callchains, stacks can reach; all: every\n"    \
     "      --jitdump-dir DIR   look for jit-<pid>.dump in DIR when the recorded path fails\n"     \
     "      --late=MODE         auto (default), name: name samples taken shortly before their\n"   \
     "                          function's load record; keep: as perf does\n"                      \
@@ -115,9 +116,10 @@ static int inject_cli_arg(inject_cli *c, const char *tool, int argc, char **argv
         else if (!strcmp(v, "process")) o->elf_layout = JITANON_ELF_PER_PROCESS;
         else return fprintf(stderr, "%s: --elf takes function or process\n", tool), -1;
     } else if ((v = inject_cli_value(argc, argv, i, "--elf-files", NULL))) {
-        if (!strcmp(v, "all")) o->elf_files = JITANON_ELF_FILES_ALL;
+        if (!strcmp(v, "auto")) o->elf_files = JITANON_ELF_FILES_AUTO;
+        else if (!strcmp(v, "all")) o->elf_files = JITANON_ELF_FILES_ALL;
         else if (!strcmp(v, "sampled")) o->elf_files = JITANON_ELF_FILES_SAMPLED;
-        else return fprintf(stderr, "%s: --elf-files takes all or sampled\n", tool), -1;
+        else return fprintf(stderr, "%s: --elf-files takes auto, all or sampled\n", tool), -1;
         c->elf_files_set = 1;
     } else if ((v = inject_cli_value(argc, argv, i, "--line-bias", NULL))) {
         char *end;

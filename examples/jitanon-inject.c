@@ -3,7 +3,7 @@
 
    jitanon-inject [-i IN] [-o OUT] [-j] [-f] [-v] [--anon=range|all|keep]
                   [--elf=function|process] [--elf-dir DIR] [--jitdump-dir DIR]
-                  [--elf-files=all|sampled] [--late=auto|name|keep] [--late-window MS]
+                  [--elf-files=auto|all|sampled] [--late=auto|name|keep] [--late-window MS]
                   [--threads N] [-N] [--buildid-dir DIR] [--stats] [--strict]  */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION

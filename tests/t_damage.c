@@ -198,6 +198,7 @@ static jitanon_result dm_inject(const jitanon_membuf *perf, const jitanon_membuf
     memset(&o, 0, sizeof o);
     io->base.give_dump = 1;
     jitanon_membuf_write(&io->base.dump, dump->data, dump->size);
+    o.elf_files = JITANON_ELF_FILES_ALL;
     o.elf_layout = layout;
     o.jitdump.strict = strict;
     o.io.load_dump = ti_load_dump;
@@ -553,6 +554,7 @@ static void dm_inject_files(const char *dir, jitanon_elf_layout layout, jitanon_
     snprintf(out, sizeof out, "%s/out.data", dir);
     snprintf(elf, sizeof elf, "%s/elf", dir);
     memset(&o, 0, sizeof o);
+    o.elf_files = JITANON_ELF_FILES_ALL;
     o.elf_layout = layout;
     o.elf_dir = elf;
     JT_CHECK(jitanon_inject_file(in, out, JITANON_PERF_SAME_MODE, &o, NULL, st, &err) == JITANON_OK);

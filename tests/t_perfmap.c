@@ -288,6 +288,7 @@ static void test_perfmap_inject_with_dump(void)
     t.text = tpm_map;
     ti_case_begin(&t.c, 1, JITANON_PERF_FILE, 1);
     t.c.o.late = JITANON_LATE_KEEP;
+    t.c.o.elf_files = JITANON_ELF_FILES_ALL; /* counts every function's file */
     JT_CHECK(tpm_run(&t) == JITANON_OK);
     JT_CHECK_EQ_U(t.asked, 1); /* once per process */
     JT_CHECK_EQ_U(ti_case_count(&t.c, JITANON_PERF_RECORD_MMAP2, "//anon"), 0);

@@ -47,6 +47,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_live.c"
 #include "t_perfmap.c"
 #include "t_runtimes.c"
+#include "t_speed.c"
 
 int main(int argc, char **argv)
 {
@@ -66,6 +67,7 @@ int main(int argc, char **argv)
     suite_live();
     suite_perfmap();
     suite_runtimes();
+    suite_speed();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }
