@@ -33,27 +33,23 @@ typedef struct inject_cli {
     long threads;
 } inject_cli;
 
-/* The lines of --help for these options, common ones first. */
-#define INJECT_CLI_HELP                                                                            \
-    "      --anon=MODE         range (default): trim //anon mmaps to what is not jitted code;\n" \
-    "                          all: drop them (perf's way); keep: strip nothing\n"                \
-    "      --elf=LAYOUT        function (default): an ELF per function; process: one per pid\n"  \
-    "      --elf-dir DIR       write the ELF files to DIR (default: next to each jitdump)\n"      \
-    "      --elf-files=WHICH   auto (default): sampled for a file output, else all; sampled:\n"   \
-    "                          only those samples, callchains, stacks can reach; all: every\n"    \
-    "      --jitdump-dir DIR   look for jit-<pid>.dump in DIR when the recorded path fails\n"     \
-    "      --late=MODE         auto (default), name: name samples taken shortly before their\n"   \
-    "                          function's load record; keep: as perf does\n"                      \
-    "      --late-window MS    how early a sample may be named so (default 100)\n"               \
-    "      --perf-map=MODE     keep (default); elf: /tmp/perf-<pid>.map into a symbols-only\n"   \
-    "                          ELF the //anon left over is mapped to (perf archive keeps it)\n"  \
-    "      --follow-wait MS    pipe input: how long a fresh event may wait for a JIT still\n"    \
-    "                          writing its jitdump (default 10; 0: never)\n"                     \
-    "      --line-bias=B       auto (default), none, or bytes to subtract from line addresses\n"  \
-    "      --threads N         threads writing ELF files (default: CPUs, at most 8)\n"            \
-    "  -N, --no-buildid-cache  do not add the ELF files to perf's build-id cache\n"               \
-    "      --buildid-dir DIR   the build-id cache (default: $PERF_BUILDID_DIR, ~/.debug)\n"       \
-    "      --strict            refuse damaged input instead of using its valid part\n"            \
+/* The lines of --help for these options, common ones first (all of them in the man page). */
+#define INJECT_CLI_HELP                                                                             \
+    "      --anon=MODE         range (default): trim //anon to what is not jitted; all; keep\n"    \
+    "      --elf=LAYOUT        function (default): an ELF per function; process: one per pid\n"    \
+    "      --elf-dir DIR       write the ELF files to DIR (default: next to each jitdump)\n"       \
+    "      --elf-files=WHICH   auto (default: the ones samples can reach; pipes: all), all\n"      \
+    "      --jitdump-dir DIR   look for jit-<pid>.dump in DIR when the recorded path fails\n"      \
+    "      --late=MODE         auto (default), name: name samples taken shortly before their\n"    \
+    "                          function's load record; keep: as perf does\n"                       \
+    "      --late-window MS    how early a sample may be named so (default 100)\n"                 \
+    "      --perf-map=elf      carry /tmp/perf-<pid>.map names in an ELF (default: keep)\n"        \
+    "      --follow-wait MS    pipe input: wait at most MS for a JIT still writing (10)\n"         \
+    "      --line-bias=B       auto (default), none, or bytes to subtract from line addresses\n"   \
+    "      --threads N         threads writing ELF files (default: CPUs, at most 8)\n"             \
+    "  -N, --no-buildid-cache  do not add the ELF files to perf's build-id cache\n"                \
+    "      --buildid-dir DIR   the build-id cache (default: $PERF_BUILDID_DIR, ~/.debug)\n"        \
+    "      --strict            refuse damaged input instead of using its valid part\n"             \
     "      --stats             print the injector's counters when done (-v: the same)\n"
 
 static void inject_cli_init(inject_cli *c)

@@ -82,26 +82,27 @@ else
   dump=$(ls "$tmp"/node/jit-*.dump 2>/dev/null | head -1)
   if [ ! -f "$tmp/node/perf.data" ] || [ -z "$dump" ]; then echo "FAIL damage node: could not record node"
   else
+    # the checks below count ELF files: every function gets one (--elf-files=all)
     cp "$dump" "$tmp/clean.dump"
     mkdir "$tmp/e0" "$tmp/e1" "$tmp/e2" "$tmp/e3"
-    "$inj" -i "$tmp/node/perf.data" -o "$tmp/clean.data" --elf-dir "$tmp/e0" 2>/dev/null
+    "$inj" --elf-files=all -i "$tmp/node/perf.data" -o "$tmp/clean.data" --elf-dir "$tmp/e0" 2>/dev/null
     n0=$(nfiles "$tmp/e0"); symbols "$tmp/clean.data" "$tmp/clean.sym"
     # 100 zero bytes appended: every ELF, the same perf script, one warning, exit 0
     head -c 100 /dev/zero >> "$dump"
-    "$inj" -i "$tmp/node/perf.data" -o "$tmp/tail.data" --elf-dir "$tmp/e1" --stats 2> "$tmp/tail.err"; rc=$?
+    "$inj" --elf-files=all -i "$tmp/node/perf.data" -o "$tmp/tail.data" --elf-dir "$tmp/e1" --stats 2> "$tmp/tail.err"; rc=$?
     n1=$(nfiles "$tmp/e1"); symbols "$tmp/tail.data" "$tmp/tail.sym"
     if [ $rc = 0 ] && [ "$n0" -gt 0 ] && [ "$n1" = "$n0" ] && cmp -s "$tmp/clean.sym" "$tmp/tail.sym" &&
        [ "$(grep -c 'is damaged or cut short at record' "$tmp/tail.err")" = 1 ] &&
        grep -q 'bytes ignored 100)' "$tmp/tail.err"; then
       echo "PASS damage node: 100 zero bytes after the dump: $n1 of $n0 ELFs, the same perf script, one warning"
     else echo "FAIL damage node: damaged tail: rc $rc, $n1 of $n0 ELFs: $(cat "$tmp/tail.err")"; fi
-    if "$inj" -i "$tmp/node/perf.data" -o "$tmp/strict.data" --elf-dir "$tmp/e3" --strict 2> "$tmp/strict.err"; then
+    if "$inj" --elf-files=all -i "$tmp/node/perf.data" -o "$tmp/strict.data" --elf-dir "$tmp/e3" --strict 2> "$tmp/strict.err"; then
       echo "FAIL damage node: --strict accepted a damaged dump"
     elif [ ! -e "$tmp/strict.data" ]; then echo "PASS damage node: --strict refuses it (exit 1, no output)"
     else echo "FAIL damage node: --strict left an output behind"; fi
     # a damaged record in the middle: the CODE_LOADs before it, nothing after
     want=$(python3 "$py" jd-middle "$tmp/clean.dump" "$dump")
-    "$inj" -i "$tmp/node/perf.data" -o "$tmp/mid.data" --elf-dir "$tmp/e2" 2> "$tmp/mid.err"; rc=$?
+    "$inj" --elf-files=all -i "$tmp/node/perf.data" -o "$tmp/mid.data" --elf-dir "$tmp/e2" 2> "$tmp/mid.err"; rc=$?
     n2=$(nfiles "$tmp/e2")
     if [ $rc = 0 ] && [ "$n2" = "$want" ] && [ "$want" -gt 0 ] && samples "$tmp/mid.data" "$tmp/mid.s" &&
        [ -s "$tmp/mid.s" ]; then echo "PASS damage node: a damaged record in the middle: the $n2 functions before it"
@@ -111,7 +112,7 @@ else
     python3 "$py" killed "$tmp/node/perf.data" "$tmp/killed.data"
     samples "$tmp/node/perf.data" "$tmp/intact.s"
     mkdir "$tmp/ek" "$tmp/ec"
-    "$inj" -i "$tmp/killed.data" -o "$tmp/killed.out" --elf-dir "$tmp/ek" 2> "$tmp/killed.err"; rc=$?
+    "$inj" --elf-files=all -i "$tmp/killed.data" -o "$tmp/killed.out" --elf-dir "$tmp/ek" 2> "$tmp/killed.err"; rc=$?
     samples "$tmp/killed.out" "$tmp/killed.s"
     if [ $rc = 0 ] && [ -s "$tmp/intact.s" ] && cmp -s "$tmp/intact.s" "$tmp/killed.s" &&
        grep -q 'data size 0' "$tmp/killed.err" && [ "$(nfiles "$tmp/ek")" = "$n0" ]; then
@@ -124,34 +125,34 @@ else
     # garbage in the feature table: the same sample lines, the features dropped with a warning
     python3 "$py" garbage-features "$tmp/node/perf.data" "$tmp/gf.data"
     mkdir "$tmp/eg"
-    "$inj" -i "$tmp/gf.data" -o "$tmp/gf.out" --elf-dir "$tmp/eg" 2> "$tmp/gf.err"; rc=$?
+    "$inj" --elf-files=all -i "$tmp/gf.data" -o "$tmp/gf.out" --elf-dir "$tmp/eg" 2> "$tmp/gf.err"; rc=$?
     samples "$tmp/gf.out" "$tmp/gf.s"
     if [ $rc = 0 ] && cmp -s "$tmp/intact.s" "$tmp/gf.s" && grep -q 'feature sections treated as absent' "$tmp/gf.err"; then
       echo "PASS damage features: a garbage feature table: the same sample lines, features treated as absent"
     else echo "FAIL damage features: rc $rc: $(cat "$tmp/gf.err")"; fi
     # ... and cut 5 bytes into its last record: every whole record, a warning, exit 0
     python3 "$py" killed "$tmp/node/perf.data" "$tmp/cut.data" 5
-    "$inj" -i "$tmp/cut.data" -o "$tmp/cut.out" --elf-dir "$tmp/ec" 2> "$tmp/cut.err"; rc=$?
+    "$inj" --elf-files=all -i "$tmp/cut.data" -o "$tmp/cut.out" --elf-dir "$tmp/ec" 2> "$tmp/cut.err"; rc=$?
     samples "$tmp/cut.out" "$tmp/cut.s"
     lines=$(wc -l < "$tmp/cut.s" | tr -d ' '); total=$(wc -l < "$tmp/intact.s" | tr -d ' ')
     if [ $rc = 0 ] && grep -q 'inside a record' "$tmp/cut.err" && [ "$lines" -ge $((total - 1)) ] &&
        head -n "$lines" "$tmp/intact.s" | cmp -s - "$tmp/cut.s"; then
       echo "PASS damage cut: a recording cut inside its last record: $lines of $total sample lines, exit 0"
     else echo "FAIL damage cut: rc $rc, $lines of $total lines: $(cat "$tmp/cut.err")"; fi
-    if "$inj" -i "$tmp/cut.data" -o "$tmp/cut2.out" --elf-dir "$tmp/ec" --strict 2>/dev/null; then
+    if "$inj" --elf-files=all -i "$tmp/cut.data" -o "$tmp/cut2.out" --elf-dir "$tmp/ec" --strict 2>/dev/null; then
       echo "FAIL damage cut: --strict accepted a killed recording"
     else echo "PASS damage cut: --strict refuses a killed recording"; fi
     # a FIFO where the dump was: the run ends at once, the output is written
     rm -f "$dump"; mkfifo "$dump"; mkdir "$tmp/ef"
     start=$(date +%s%N)
-    timeout 10 "$inj" -i "$tmp/node/perf.data" -o "$tmp/fifo.data" --elf-dir "$tmp/ef" 2> "$tmp/fifo.err"; rc=$?
+    timeout 10 "$inj" --elf-files=all -i "$tmp/node/perf.data" -o "$tmp/fifo.data" --elf-dir "$tmp/ef" 2> "$tmp/fifo.err"; rc=$?
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     if [ $rc = 0 ] && [ "$ms" -lt 1000 ] && [ -s "$tmp/fifo.data" ] && grep -q 'FIFO' "$tmp/fifo.err"; then
       echo "PASS damage fifo: a FIFO named like the dump: refused in $ms ms, output written ($(cat "$tmp/fifo.err"))"
     else echo "FAIL damage fifo: rc $rc after $ms ms: $(cat "$tmp/fifo.err")"; fi
     # a symlink to a device
     rm -f "$dump"; ln -s /dev/zero "$dump"
-    timeout 10 "$inj" -i "$tmp/node/perf.data" -o "$tmp/dev.data" --elf-dir "$tmp/ef" 2> "$tmp/dev.err"; rc=$?
+    timeout 10 "$inj" --elf-files=all -i "$tmp/node/perf.data" -o "$tmp/dev.data" --elf-dir "$tmp/ef" 2> "$tmp/dev.err"; rc=$?
     if [ $rc = 0 ] && grep -q 'device node' "$tmp/dev.err"; then echo "PASS damage device: a symlink to /dev/zero is refused"
     else echo "FAIL damage device: rc $rc: $(cat "$tmp/dev.err")"; fi
     # protected_symlinks: in a sticky world-writable directory, a symlink owned by another user
@@ -159,10 +160,10 @@ else
       rm -f "$dump"; mkdir "$tmp/sticky"; chmod 1777 "$tmp/sticky"; base=${dump##*/}
       ln -s "$tmp/clean.dump" "$tmp/sticky/$base"; chown -h nobody "$tmp/sticky/$base"
       mkdir "$tmp/es"
-      "$inj" -i "$tmp/node/perf.data" -o "$tmp/sym.data" --elf-dir "$tmp/es" --jitdump-dir "$tmp/sticky" 2> "$tmp/sym.err"; rc=$?
+      "$inj" --elf-files=all -i "$tmp/node/perf.data" -o "$tmp/sym.data" --elf-dir "$tmp/es" --jitdump-dir "$tmp/sticky" 2> "$tmp/sym.err"; rc=$?
       ns=$(nfiles "$tmp/es")
       chown -h root "$tmp/sticky/$base"
-      "$inj" -i "$tmp/node/perf.data" -o "$tmp/sym2.data" --elf-dir "$tmp/es" --jitdump-dir "$tmp/sticky" 2>/dev/null
+      "$inj" --elf-files=all -i "$tmp/node/perf.data" -o "$tmp/sym2.data" --elf-dir "$tmp/es" --jitdump-dir "$tmp/sticky" 2>/dev/null
       ns2=$(nfiles "$tmp/es")
       if [ $rc = 0 ] && [ "$ns" = 0 ] && grep -q 'protected_symlinks' "$tmp/sym.err" && [ "$ns2" = "$n0" ]; then
         echo "PASS damage symlink: another user's symlink in a sticky directory is refused, ours is followed"
@@ -180,7 +181,7 @@ if command -v node >/dev/null 2>&1 && command -v pgrep >/dev/null 2>&1; then
     let t=0; for (let k=0;k<100000;k++) t+=f(2e4); console.log(t)' >/dev/null 2>&1 &
   P=$!; sleep 1.5; child=$(pgrep -P "$P")
   kill -9 "$P" 2>/dev/null; [ -n "$child" ] && kill -9 $child 2>/dev/null; wait "$P" 2>/dev/null; cd "$root"
-  "$inj" -i "$tmp/kill/k.data" -o "$tmp/kill/out.data" --elf-dir "$tmp/kill/e" --stats 2> "$tmp/kill/err"; rc=$?
+  "$inj" --elf-files=all -i "$tmp/kill/k.data" -o "$tmp/kill/out.data" --elf-dir "$tmp/kill/e" --stats 2> "$tmp/kill/err"; rc=$?
   samples "$tmp/kill/k.data" "$tmp/kill/raw.s"; samples "$tmp/kill/out.data" "$tmp/kill/out.s"
   have=$("$root/build/perfdata-cat" "$tmp/kill/k.data" 2>/dev/null | grep -c ' SAMPLE ')
   got=$(wc -l < "$tmp/kill/out.s" | tr -d ' ')
@@ -194,7 +195,7 @@ else echo "SKIP damage sigkill: node or pgrep not installed"; fi
 # 3. the legacy PERFFILE header (perf 6.1 reads it): perf script on the input equals perf
 #    script on what jitanon-inject and perfdata-cat --copy write from it
 python3 "$py" v1 "$tmp/v1.data" "$root/build/jitanon-inject" 40
-"$inj" -i "$tmp/v1.data" -o "$tmp/v1.out" 2> "$tmp/v1.err"; rc=$?
+"$inj" --elf-files=all -i "$tmp/v1.data" -o "$tmp/v1.out" 2> "$tmp/v1.err"; rc=$?
 "$root/build/perfdata-cat" --copy "$tmp/v1.copy" "$tmp/v1.data" 2>> "$tmp/v1.err"
 symbols "$tmp/v1.data" "$tmp/v1.in.s"; symbols "$tmp/v1.out" "$tmp/v1.out.s"; symbols "$tmp/v1.copy" "$tmp/v1.copy.s"
 if [ $rc = 0 ] && [ "$(wc -l < "$tmp/v1.in.s")" = 40 ] && cmp -s "$tmp/v1.in.s" "$tmp/v1.out.s" &&

@@ -10,7 +10,7 @@ d="$tmp/gen"
 "$root/build/jitgen" --loads 60 --samples 500 --duration-ms 200 --debug-every 1 --unwind-every 3 --debug-batch 5 \
   --quiet "$d" || { echo "FAIL jitlink: jitgen failed"; exit 0; }
 dump="$d/jit-31337.dump"
-if ! "$root/build/jitanon-inject" -i "$d/perf.data" -o "$d/ours.data" --elf-dir "$d/elf" -N --stats 2> "$d/ours.err"; then
+if ! "$root/build/jitanon-inject" -i "$d/perf.data" -o "$d/ours.data" --elf-dir "$d/elf" --elf-files=all -N --stats 2> "$d/ours.err"; then
   echo "FAIL jitlink: jitanon-inject failed: $(cat "$d/ours.err")"; exit 0
 fi
 perfdir=""
