@@ -87,6 +87,36 @@
    point into say so ("do not copy"); the rest may be moved by value.
 
    Revision history:
+       0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
+              that leave the machine.  Output changes: per-function file output writes only
+              the ELF files a sample, callchain, branch, data address or copied user-stack
+              word can reach (JITANON_ELF_FILES_AUTO, the new default; ALL writes every one);
+              a pipe output carries the file's event names (EVENT_UPDATE NAME records); a
+              load dated early is mapped again at its own time when a non-trimmable mapping
+              (Deno's remapped builtins) lands over it; DEBUG_INFO pairs with its LOAD by
+              code address (LLVM JITLink writes a batch's debug records first); a dump
+              header's e_machine 0 becomes the recording's (CPython 3.13).
+              Added:
+                live pipes: dumps followed as they grow; jitanon_inject_io.open_dump,
+                  close_dump; jitanon_inject_opts.follow_wait_us (JITANON_FOLLOW_WAIT_*);
+                  jitanon_inject_stats.dumps_followed, follow_reads, follow_wait_ns
+                containers: a dump read through /proc/PID/root (resolved inside it), its
+                  namespace pid accepted; stats.dumps_namespace; markers jit-<tid>-<pid>.dump
+                  and JSC's jit-<tid>-<pid>-XXXXXX; a dump whose header pid is not the
+                  process's is refused
+                perf maps: the [perfmap] reader (jitanon_perfmap_*), opts.perf_map
+                  (JITANON_PERF_MAP_ELF: a symbols-only stub the //anon left over names),
+                  opts.perfmap, io.load_perfmap, jitanon_elf_opts.symbols_only, stats
+                  perf_maps, perf_map_entries, perf_map_bad_lines, perf_map_mmaps
+                JITANON_PERF_RECORD_EVENT_UPDATE, JITANON_PERF_EVENT_UPDATE_*,
+                  jitanon_perf_record.event_update, jitanon_perf_writer.event_names
+                jitanon_jitdump_debug_fits (JITANON_JITDUMP_DEBUG_SAME_ADDR, _IN_CODE);
+                  stats.debug_unmatched
+              Changed:
+                JITANON_ELF_FILES_ALL is 2 (was 0; 0 is AUTO); FALLBACK_SAMPLED_ADDRESSES
+                  is no longer set
+                per-function files of a container's dump are named after the recorded pid
+                "cannot open" errors name the OS reason
        0.3.0  Breadth: the recordings users have, the tools they open them in, the JITs
               they run, the damage real files carry.  Output changes: ELF stubs have a
               page-aligned PT_LOAD (p_align 0x1000, was 16: elfutils-based readers such as
@@ -222,9 +252,9 @@
 #include <stdint.h>
 
 #define JITANON_VERSION_MAJOR 0
-#define JITANON_VERSION_MINOR 3
+#define JITANON_VERSION_MINOR 4
 #define JITANON_VERSION_PATCH 0
-#define JITANON_VERSION_STRING "0.3.0"
+#define JITANON_VERSION_STRING "0.4.0"
 #define jitanon_pack_version(major, minor, patch) \
     ((uint32_t)(major) * 1000000u + (uint32_t)(minor) * 1000u + (uint32_t)(patch))
 #define JITANON_VERSION \
