@@ -8214,8 +8214,10 @@ JITANON__PRIVATE int jitanon__rm_flatten(jitanon_rangemap *m)
 
 JITANON__PRIVATE int jitanon__rm_holds(const jitanon_rangemap *m, uint32_t i, uint64_t addr)
 {
-    const jitanon__rm_node *n = &m->nodes_[i];
-    return i && n->kind && n->start <= addr && n->last >= addr;
+    const jitanon__rm_node *n;
+    if (!i) return 0; /* before the pool is touched: an empty map has none (NULL + 0) */
+    n = &m->nodes_[i];
+    return n->kind && n->start <= addr && n->last >= addr;
 }
 
 /* The node of the greatest start <= addr in the sorted array, or 0. */
