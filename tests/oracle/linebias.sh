@@ -8,6 +8,7 @@ set -u
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 tmp=$(mktemp -d)
+export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp" # the build-id cache jitanon-inject fills: never ~/.debug
 trap 'rm -rf "$tmp"' EXIT
 gen() { "$root/build/jitgen" --loads 120 --samples 2000 --debug-every 2 --seed 7 --quiet "$@" >/dev/null 2>&1; }
 if ! gen "$tmp/plain" || ! gen --line-bias 64 "$tmp/llvm"; then echo "FAIL linebias: jitgen failed"; exit 0; fi
