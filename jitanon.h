@@ -12840,7 +12840,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_stub(jitanon__inj *j, uint3
     jitanon_result res;
     memset(&h, 0, sizeof h);
     h.big_endian = j->in->big_endian;
-    h.elf_mach = jitanon__elf_host_machine(); /* a map says nothing of the machine */
+    /* a map says nothing of the machine: its process's dump does, else the recording */
+    h.elf_mach = jitanon__inj_machine(j);
+    if (!h.elf_mach) h.elf_mach = jitanon__elf_host_machine();
     for (i = 0; dumps && *dumps && i < j->jit.ndumps; i++)
         if (j->jit.dumps[i].pid == pid) h.elf_mach = j->jit.dumps[i].sum.header.elf_mach;
     if (!eo.allocator.alloc_fn) eo.allocator = j->a;
