@@ -51,15 +51,32 @@ roundtrip() {
   usehome "$d/elsewhere"
   mkdir -p "$HOME/.debug" && PATH="$tmp/bin:$PATH" tar xjf "$d/out.data.tar.bz2" -C "$HOME/.debug"
   syms "$d/out.data" "$d/archived"
+  PATH="$tmp/bin:$PATH" tar tjf "$d/out.data.tar.bz2" > "$d/carried"
   stubnamed=$(grep -v '\[unknown\]' "$d/archived.dso" | grep -c "jitted-$p.map.so")
   rm -rf "$HOME" "$d/out.data.tar.bz2"
   [ -f "$d/map.away" ] && mv "$d/map.away" "/tmp/perf-$p.map" # for the next check of this recording
   total=$(grep -c . "$ref")
   named=$(grep -v '\[unknown\]' "$ref" | grep -c .)
-  if cmp -s "$ref" "$d/archived"; then
-    echo "PASS perfmap $name: map and stubs deleted, from perf archive elsewhere perf script names all $named of $total samples and frames as before ($stubnamed from the stub)"
+  # A line may differ only where perf archive did not carry the file: a file a callchain
+  # alone reaches ([vdso] under clock_gettime, say; see syms) is perf's choice, not ours.
+  # A differing line in a JIT file (a map, a stub, a jitted ELF) always fails.
+  awk -v carried="$d/carried" -v dsos="$ref.dso" -v arch="$d/archived" '
+    BEGIN { while ((getline l < carried) > 0) have[l] = 1 }
+    { r = $0; getline dl < dsos; if ((getline a < arch) <= 0) a = "(missing)"
+      if (r == a) next
+      dso = dl; sub(/^.*\(/, "", dso); sub(/\)$/, "", dso); path = dso; sub(/^\//, "", path)
+      in_tar = 0; for (f in have) if (index(f, path "/") == 1) { in_tar = 1; break }
+      if (dso ~ /jitted-|perf-[0-9]+\.map|\.map\.so/ || in_tar) { hard++; if (hard <= 2) ex = ex " < " r " > " a }
+      else { soft++; sdso[dso] = 1 } }
+    END { if ((getline a < arch) > 0) { hard++; ex = ex " (archived has more lines)" }
+          s = ""; for (x in sdso) s = s (s == "" ? "" : " ") x
+          printf "%d|%d|%s|%s\n", hard, soft, s, ex }' "$ref" > "$d/cmp"
+  hard=$(cut -d'|' -f1 "$d/cmp") soft=$(cut -d'|' -f2 "$d/cmp")
+  softdsos=$(cut -d'|' -f3 "$d/cmp") ex=$(cut -d'|' -f4- "$d/cmp")
+  if [ "$hard" = 0 ]; then
+    echo "PASS perfmap $name: map and stubs deleted, from perf archive elsewhere perf script names all $named of $total samples and frames as before ($stubnamed from the stub)$( [ "$soft" = 0 ] || echo "; $soft frames in files perf archive does not carry ($softdsos) left aside")"
   else
-    echo "FAIL perfmap $name: after the archive round trip $(diff "$ref" "$d/archived" | grep -c '^>') of $total lines differ, e.g.: $(diff "$ref" "$d/archived" | grep '^[<>]' | head -4 | tr '\n' ' ')"
+    echo "FAIL perfmap $name: after the archive round trip $hard of $total lines differ, e.g.:$ex"
     return 1
   fi
 }
