@@ -1648,7 +1648,7 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
    an embedder's own: its read returning 0 at the end of what is written so far, then
    more as the file grows) and per-function files; otherwise (per-process files,
    on_sample, a custom load_dump alone) a dump is read once, at its marker.  Counted in
-   stats.dumps_followed, follow_reads, follow_wait_ns.
+   stats.follow.dumps, follow_reads, follow_wait_ns.
 
    Untrusted recordings: only files named as markers are opened; ELF names are
    built from numbers; an ELF is never written through a symlink, and an existing file is
@@ -1849,7 +1849,7 @@ typedef struct jitanon_inject_opts {
     void (*on_sample)(void *user, const jitanon_inject_sample *sample);
     /* Every ELF file written is also added to this build-id cache (opened by the caller:
        jitanon_buildid_cache_open), from the writer threads when there are some.  NULL: no
-       cache.  A file that cannot be added is counted (stats.buildid_cache_failed) and told
+       cache.  A file that cannot be added is counted (stats.buildid.cache_failed) and told
        once through io.log; the output is written all the same.  Whatever the cache, the
        output's build-id table (HEADER_BUILD_ID) lists every ELF file written. */
     jitanon_buildid_cache *buildid_cache;
@@ -1879,37 +1879,57 @@ typedef enum jitanon_inject_fallback {
     JITANON_INJECT_FALLBACK_LATE_ANON = 32         /* late NAME with anon_mode ALL or KEEP: KEEP */
 } jitanon_inject_fallback;
 
+/* Counters of one run, by stage; each thing is counted once, in the stage that does it. */
 typedef struct jitanon_inject_stats {
-    uint64_t records_in, records_out, samples;
-    uint64_t markers, dumps_loaded, dumps_failed;
-    uint64_t loads, moves, mmaps_synthesized;
-    uint64_t anon_kept, anon_split, anon_dropped, anon_pieces; /* trimmable mmaps of jitdump processes */
-    uint64_t elf_files, elf_bytes, elf_refused;
-    uint64_t rounds, largest_round_bytes;
+    struct { /* read: the perf.data input, buffered in rounds */
+        uint64_t records, samples;
+        uint64_t rounds, largest_round_bytes;
+        /* damage the reader recovered from (jitanon_perf_reader's warnings and
+           bytes_ignored; its opts.strict refuses instead) */
+        uint64_t warnings, bytes_ignored;
+    } read;
+    struct { /* the jitdumps: markers seen, dumps loaded or unusable */
+        uint64_t markers, loaded, failed;
+        /* damaged dumps whose valid part was used (opts.jitdump.strict refuses them
+           instead): dumps cut short or damaged after a whole header, the CODE_LOADs kept
+           from them and the bytes after their last whole record */
+        uint64_t damaged, damaged_loads_kept, bytes_ignored;
+        uint64_t in_namespace;    /* read inside their process's root (/proc/PID/root: a
+                                     container; io.log names each) */
+        uint64_t debug_unmatched; /* DEBUG_INFO records no CODE_LOAD took (see
+                                     jitanon_jitdump_debug_fits): their lines are in no ELF */
+    } dumps;
+    struct { /* opts.late NAME */
+        uint64_t loads;   /* loads mapped before their CODE_LOAD */
+        uint64_t samples; /* samples whose ip fell in such a function before its load */
+    } late;
+    /* decide: the trimming as the injector applied it.  loads and moves are the jit
+       events it mapped; kept, split, dropped and pieces what became of the trimmable
+       mmaps of processes with a jitdump (whatever anon_mode); the other fields are its
+       engine's (zero when the run needs none). */
+    jitanon_trim_stats trim;
+    struct { /* opts.perf_map ELF */
+        uint64_t maps;      /* perf maps read */
+        uint64_t entries;   /* their entries written into stubs */
+        uint64_t bad_lines; /* lines skipped as damage (a cut last line included) */
+        uint64_t mmaps;     /* mmaps that name a stub instead of anonymous memory */
+    } perf_map;
+    struct { /* ELF files written, and refused (jitanon_inject_io.write_elf) */
+        uint64_t files, bytes, refused;
+    } elf;
+    struct {
+        uint64_t entries;      /* ELF files listed in the output's build-id table */
+        uint64_t cached;       /* files added to opts.buildid_cache (new or already there) */
+        uint64_t cache_failed; /* files that could not be added */
+    } buildid;
+    struct { /* write: the output */
+        uint64_t records, mmaps_synthesized;
+    } write;
+    struct { /* live pipes: dumps followed as they grew, the reads that found more of
+                one, and the time rounds waited for a dump to catch up (ns, in all) */
+        uint64_t dumps, reads, wait_ns;
+    } follow;
     uint64_t fallbacks; /* jitanon_inject_fallback bits */
-    uint64_t late_loads;   /* late NAME: loads mapped before their CODE_LOAD */
-    uint64_t late_samples; /* late NAME: samples whose ip fell in such a function before its load */
-    uint64_t buildid_entries;      /* ELF files listed in the output's build-id table */
-    uint64_t buildid_cached;       /* files added to opts.buildid_cache (new or already there) */
-    uint64_t buildid_cache_failed; /* files that could not be added */
-    /* Damaged input, whose valid part was used (opts.jitdump.strict refuses it instead):
-       jitdumps cut short or damaged after a whole header, the CODE_LOADs kept from them
-       and the bytes after their last whole record. */
-    uint64_t dumps_damaged, damaged_loads_kept, jitdump_bytes_ignored;
-    /* The same for the perf.data input (jitanon_perf_reader's warnings and bytes_ignored;
-       its opts.strict refuses instead). */
-    uint64_t input_warnings, input_bytes_ignored;
-    /* Dumps read inside their process's root (/proc/PID/root: a container; io.log names
-       each). */
-    uint64_t dumps_namespace;
-    /* Live pipes: dumps followed as they grew, the reads that found more of one, and the
-       time rounds waited for a dump to catch up (nanoseconds, in all). */
-    uint64_t dumps_followed, follow_reads, follow_wait_ns;
-    /* perf_map ELF: maps read, their entries written into stubs, lines skipped as damage
-       (a cut last line included), mmaps that name a stub instead of anonymous memory. */
-    uint64_t perf_maps, perf_map_entries, perf_map_bad_lines, perf_map_mmaps;
-    /* DEBUG_INFO records no CODE_LOAD took (see jitanon_jitdump_debug_fits): their lines are in no ELF. */
-    uint64_t debug_unmatched;
 } jitanon_inject_stats;
 
 /* Reads every record `in` has not read yet and writes the injected stream to `out`
@@ -10691,9 +10711,9 @@ JITANON__PRIVATE void jitanon__inj_listed(jitanon__inj *j, const char *dir, cons
     uint8_t h[36];
     size_t dl = strlen(dir), nl = strlen(name), padded = (dl + 1 + nl + 1 + 63) & ~(size_t)63;
     int big = j->in->big_endian;
-    if (cached == 0 || cached == 1) j->st->buildid_cached++;
+    if (cached == 0 || cached == 1) j->st->buildid.cached++;
     else if (cached < 0) {
-        j->st->buildid_cache_failed++;
+        j->st->buildid.cache_failed++;
         if (!j->bc_warned++)
             jitanon__inj_log(j, "build-id cache %s is not writable here (read-only, or something not ours in the way): "
                                 "files are not cached, the output is written all the same (-N skips the cache)%s",
@@ -10710,7 +10730,7 @@ JITANON__PRIVATE void jitanon__inj_listed(jitanon__inj *j, const char *dir, cons
         jitanon_membuf_write(&j->bids, "/", 1) || jitanon_membuf_write(&j->bids, name, nl) ||
         jitanon_membuf_write(&j->bids, zero, padded - dl - 1 - nl))
         j->bids_nomem = 1; /* told by jitanon__inj_bids_flush */
-    else j->st->buildid_entries++;
+    else j->st->buildid.entries++;
 }
 
 /* Gives the pending entries to the writer: a pipe gets HEADER_BUILD_ID records now (before
@@ -10733,12 +10753,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_bids_flush(jitanon__inj *j)
 JITANON__PRIVATE void jitanon__inj_written(jitanon__inj *j, const char *name, size_t size, int failed, size_t func)
 {
     if (failed) {
-        j->st->elf_refused++;
+        j->st->elf.refused++;
         jitanon__inj_log(j, "cannot write %s%s in the ELF directory: its functions get no mapping", name, NULL);
         if (func != SIZE_MAX) j->jit.funcs[func].failed = 1;
     } else {
-        j->st->elf_files++;
-        j->st->elf_bytes += size;
+        j->st->elf.files++;
+        j->st->elf.bytes += size;
     }
 }
 
@@ -10974,14 +10994,14 @@ JITANON__PRIVATE void jitanon__inj_drop_failed(jitanon__inj *j, jitanon__inj_dum
         if (fn[e.func].failed) {
             size_t f = e.func;
             if (!e.is_move) {
-                j->st->loads--;
+                j->st->trim.loads--;
                 continue;
             }
             while (f > jd->first_func && (fn[f].failed || fn[f].code_index != fn[e.func].code_index ||
                                           fn[f].dump != fn[e.func].dump))
                 f--;
             if (fn[f].failed || fn[f].code_index != fn[e.func].code_index || fn[f].dump != fn[e.func].dump) {
-                j->st->moves--;
+                j->st->trim.moves--;
                 continue;
             }
             e.func = f;
@@ -11277,7 +11297,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->failed = f->hit = 0;
     f->late_until = 0;
     f->dump = (size_t)(jd - jt->dumps);
-    j->st->loads++;
+    j->st->trim.loads++;
     return jitanon__inj_push_event(j, jd, jitanon__inj_time(j, jd, r->timestamp), r->load.code_addr,
                                    jitanon__inj_map_len(r->load.code_size, f->mapped_size), jt->nfuncs - 1, 0);
 }
@@ -11290,7 +11310,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_
     while (i > jd->first_func) {
         const jitanon__inj_func *f = &j->jit.funcs[--i];
         if (f->code_index == r->move.code_index && f->dump == d) {
-            j->st->moves++;
+            j->st->trim.moves++;
             return jitanon__inj_push_event(j, jd, jitanon__inj_time(j, jd, r->timestamp), r->move.new_code_addr,
                                            jitanon__inj_map_len(r->move.code_size, f->mapped_size), i, 1);
         }
@@ -11314,7 +11334,7 @@ JITANON__PRIVATE int jitanon__inj_pend_take(const jitanon__inj_dump *jd, const j
 }
 
 /* DEBUG_INFO records wait for the LOAD they describe (jitanon_jitdump_debug_fits), at
-   most this many: one that no LOAD took by then goes, counted in stats.debug_unmatched. */
+   most this many: one that no LOAD took by then goes, counted in stats.dumps.debug_unmatched. */
 #define JITANON__INJ_DEBUG_WAITING 4096u
 
 /* Reads the waiting copies [from, ndbg) of a streamed dump again (after their buffer moved). */
@@ -11359,7 +11379,7 @@ JITANON__PRIVATE int jitanon__inj_dbg_take(jitanon__inj *j, jitanon__inj_wait *w
     if (r->id != JITANON_JITDUMP_CODE_DEBUG_INFO) return 0;
     if (w->ndbg == JITANON__INJ_DEBUG_WAITING) {
         jitanon__inj_dbg_drop(w, jd, 0);
-        if (w->count) j->st->debug_unmatched++;
+        if (w->count) j->st->dumps.debug_unmatched++;
     }
     if (!jitanon__grow(&j->a, (void **)&w->dbg, &w->dbg_cap, w->ndbg + 1, sizeof *w->dbg)) return -1;
     d = &w->dbg[w->ndbg];
@@ -11443,7 +11463,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk_src(jitanon__inj *j, jitanon__
    dump's first walk, the one with `moves`). */
 JITANON__PRIVATE void jitanon__inj_wait_end(jitanon__inj *j, jitanon__inj_wait *w)
 {
-    if (w->count) j->st->debug_unmatched += w->ndbg;
+    if (w->count) j->st->dumps.debug_unmatched += w->ndbg;
     w->ndbg = 0;
     w->debug.size = 0;
 }
@@ -11872,7 +11892,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_stream(jitanon__inj *j, jitanon
     return JITANON_OK;
 #else
     (void)dir;
-    j->st->elf_refused++;
+    j->st->elf.refused++;
     jitanon__inj_log(j, "cannot write %s%s: built without POSIX file calls", s->name, NULL);
     return JITANON_ERR_WRITE;
 #endif
@@ -12011,7 +12031,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_read(jitanon__inj *j, size_t
         char what[512];
         uint64_t at = f->src.st.consumed;
         const char *path = jitanon__inj_path(j, jd->path);
-        j->st->dumps_damaged++;
+        j->st->dumps.damaged++;
         jitanon__inj_follow_end(j, jd);
         if (j->jit.dump_opts.strict) return JITANON__FAIL(j->err, got, at, "jitdump %s is damaged at byte %U", path, at);
         jitanon__fmt(what, sizeof what, "jitdump %s: a damaged record at byte %U: not followed further", path, at);
@@ -12037,7 +12057,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_start(jitanon__inj *j, jitan
         jitanon__inj_follow_end(j, jd);
         return JITANON__FAIL(j->err, JITANON_ERR_IO, 0, "cannot read the jitdump again");
     }
-    j->st->dumps_followed++;
+    j->st->follow.dumps++;
     return jitanon__inj_follow_read(j, (size_t)(jd - j->jit.dumps), &more);
 }
 
@@ -12063,7 +12083,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_all(jitanon__inj *j, uint64_
         if (!f || (!last && !f->exited && until <= f->last_time)) continue;
         done = last || f->exited;
         res = jitanon__inj_follow_read(j, d, &more);
-        j->st->follow_reads += (uint64_t)more;
+        j->st->follow.reads += (uint64_t)more;
         while (res == JITANON_OK && !done && jd->follow && until > f->last_time && j->jit.waited_round < cap &&
                !jd->sum.header.arch_timestamp) {
             uint64_t now = jitanon_jitdump_now(), t1;
@@ -12072,9 +12092,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_all(jitanon__inj *j, uint64_
                 break;
             t1 = jitanon_jitdump_now();
             j->jit.waited_round += t1 > now ? t1 - now : 0;
-            j->st->follow_wait_ns += t1 > now ? t1 - now : 0;
+            j->st->follow.wait_ns += t1 > now ? t1 - now : 0;
             res = jitanon__inj_follow_read(j, d, &more);
-            j->st->follow_reads += (uint64_t)more;
+            j->st->follow.reads += (uint64_t)more;
         }
         if (res == JITANON_OK && done) jitanon__inj_follow_end(j, &j->jit.dumps[d]);
     }
@@ -12326,9 +12346,9 @@ JITANON__PRIVATE void jitanon__inj_damaged(jitanon__inj *j, const char *found, c
 {
     char what[256];
     uint64_t ignored = sum->size > sum->valid_size ? sum->size - sum->valid_size : 0;
-    j->st->dumps_damaged++;
-    j->st->damaged_loads_kept += sum->loads;
-    j->st->jitdump_bytes_ignored += ignored;
+    j->st->dumps.damaged++;
+    j->st->dumps.damaged_loads_kept += sum->loads;
+    j->st->dumps.bytes_ignored += ignored;
     jitanon__fmt(what, sizeof what, "record %U at byte %U; %U CODE_LOAD records before it are used, %U bytes ignored",
                  sum->tail_error.record_index, sum->valid_size, sum->loads, ignored);
     if (!j->io.log) return;
@@ -12420,7 +12440,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
     jitanon_error e;
     jitanon_result res;
     int ns;
-    j->st->markers++;
+    j->st->dumps.markers++;
     j->jit.marker_cpu = r->cpu;
     memset(&jd, 0, sizeof jd);
     jd.pid = r->pid;
@@ -12440,11 +12460,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         jitanon__fmt(msg, sizeof msg, "jitdump marker %s refused: its name holds neither process %u nor its pid %u in "
                      "its namespace", found, (unsigned)proc.pid, (unsigned)proc.nspid);
         jitanon__inj_log(j, "%s%s", msg, NULL);
-        j->st->dumps_failed++;
+        j->st->dumps.failed++;
         return JITANON_OK;
     }
     if (!jitanon__inj_open_dump(j, name, &proc, &jd, found, sizeof found, &ns, &e)) {
-        j->st->dumps_failed++;
+        j->st->dumps.failed++;
         /* strict: a damaged dump fails the run rather than leaving its process unnamed */
         if (j->jit.dump_opts.strict && jitanon__jitdump_damage(e.type)) {
             if (j->err) *j->err = e;
@@ -12455,7 +12475,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
     if (jd.sum.loads == 0 && !j->jit.live) { /* a followed dump gets its loads later */
         jitanon__inj_log(j, "jitdump %s holds no CODE_LOAD records%s", found, NULL);
         jitanon_jitdump_destroy(jd.dump);
-        j->st->dumps_failed++;
+        j->st->dumps.failed++;
         return JITANON_OK;
     }
     if (jd.sum.tail_error.type != JITANON_OK) jitanon__inj_damaged(j, found, &jd.sum);
@@ -12464,12 +12484,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         jitanon_jitdump_destroy(jd.dump);
         return res;
     }
-    j->st->dumps_loaded++;
+    j->st->dumps.loaded++;
     r->action = JITANON__INJ_DROP;
     if (ns) { /* its ELF files are ours: on the host, never in the container's tree */
         char msg[1024], near[4096];
         size_t dl = name->length;
-        j->st->dumps_namespace++;
+        j->st->dumps.in_namespace++;
         jitanon__fmt(msg, sizeof msg, "jitdump %s of process %u (pid %u in its namespace) read inside its root", found,
                      (unsigned)proc.pid, (unsigned)proc.nspid);
         jitanon__inj_log(j, "%s%s", msg, NULL);
@@ -12561,7 +12581,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
         jt->early[jt->nearly++] = *e;
         f->late_until = e->load_time;
         if (e->load_time > j->jit.late_horizon) j->jit.late_horizon = e->load_time;
-        j->st->late_loads++;
+        j->st->late.loads++;
     }
     return JITANON_OK;
 }
@@ -12640,7 +12660,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_late_shadowed(jitanon__inj *j, cons
         if (res == JITANON_OK && f->pid == r->pid &&
             (w.start >= r->start ? w.start - r->start < r->len : r->start - w.start < w.size)) {
             f->late_until = 0;
-            j->st->late_loads--;
+            j->st->late.loads--;
             res = jitanon__inj_late_park(j, &w);
         } else jt->early[keep++] = w;
     }
@@ -12722,7 +12742,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
     int dumped = dumps && *dumps;
     if (j->opts->anon_mode == JITANON_ANON_ALL && dumped) {
         r->action = JITANON__INJ_DROP;
-        j->st->anon_dropped++;
+        j->st->trim.dropped++;
         return JITANON_OK;
     }
     if (!j->maps.trim) return JITANON_OK; /* --anon=keep/all without a symbolizer: nothing to track */
@@ -12734,12 +12754,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
     if (res == JITANON_ERR_INVALID_ARGUMENT) return JITANON_OK; /* a wrapping range: pass it on */
     if (res != JITANON_OK || !dumped) return res;
     if (n == 1 && p[0].start == r->start && p[0].len == r->len) {
-        j->st->anon_kept++;
+        j->st->trim.kept++;
         return JITANON_OK;
     }
-    if (n == 0) j->st->anon_dropped++;
-    else j->st->anon_split++;
-    j->st->anon_pieces += n;
+    if (n == 0) j->st->trim.dropped++;
+    else j->st->trim.split++;
+    j->st->trim.pieces += n;
     if (!jitanon__grow(&j->a, (void **)&rd->pieces, &rd->pieces_cap, rd->npieces + n, sizeof *rd->pieces))
         return jitanon__inj_nomem(j, "pieces");
     r->action = n ? JITANON__INJ_PIECES : JITANON__INJ_DROP;
@@ -12857,7 +12877,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_stub(jitanon__inj *j, uint3
         fn.code_addr = m->entries[i].start;
         fn.map_size = m->entries[i].size;
         res = jitanon_elf_builder_add(&b, &fn, NULL, &e);
-        if (res == JITANON_OK) j->st->perf_map_entries++;
+        if (res == JITANON_OK) j->st->perf_map.entries++;
         /* inside the ELF header's addresses, or at the very top (past 4 GiB for ELF32):
            no code a sample can be in */
         else if (res == JITANON_ERR_INVALID_ARGUMENT || res == JITANON_ERR_LIMIT) res = JITANON_OK;
@@ -12904,8 +12924,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_of(jitanon__inj *j, uint32_
             jitanon__inj_log(j, "cannot read perf map %s: %s", found, &e);
             break;
         }
-        j->st->perf_maps++;
-        j->st->perf_map_bad_lines += m->stats.bad_lines + m->stats.cut;
+        j->st->perf_map.maps++;
+        j->st->perf_map.bad_lines += m->stats.bad_lines + m->stats.cut;
         if (m->stats.bad_lines || m->stats.cut) {
             char msg[600];
             if (m->stats.bad_lines)
@@ -12935,7 +12955,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_mark(jitanon__inj *j, jitan
         return JITANON_OK;
     if ((res = jitanon__inj_perfmap_of(j, r->pid, &path)) != JITANON_OK || path == JITANON__PM_NONE) return res;
     r->stub = path + 1;
-    j->st->perf_map_mmaps += r->action == JITANON__INJ_PIECES ? r->pieces : 1;
+    j->st->perf_map.mmaps += r->action == JITANON__INJ_PIECES ? r->pieces : 1;
     return JITANON_OK;
 }
 
@@ -13047,7 +13067,7 @@ JITANON__PRIVATE void jitanon__inj_late_sample(jitanon__inj *j, const jitanon__i
     jitanon_range where;
     if (jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, &where) == JITANON_TRIM_JIT &&
         where.id < j->jit.nfuncs && j->jit.funcs[where.id].late_until > r->time)
-        j->st->late_samples++;
+        j->st->late.samples++;
 }
 
 /* A process's main thread exited.  perf keeps the map while its other threads run (their
@@ -13097,7 +13117,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
         return res;
     }
     if (r->type == JITANON_PERF_RECORD_SAMPLE) {
-        j->st->samples++;
+        j->st->read.samples++;
         if (r->time < j->jit.late_horizon) jitanon__inj_late_sample(j, r); /* a late claim may name it */
         if (j->opts->on_sample) jitanon__inj_resolve(j, r);
         if (j->elf.ops->sample) j->elf.ops->sample(j, &j->elf, r);
@@ -13155,7 +13175,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_synth(jitanon__inj *j, const j
     m->flags = 2; /* MAP_PRIVATE */
     m->filename.data = jitanon__inj_path(j, f->path);
     m->filename.length = strlen(m->filename.data);
-    j->st->mmaps_synthesized++;
+    j->st->write.mmaps_synthesized++;
     return jitanon__inj_encode_mmap2(j, &rec);
 }
 
@@ -13286,8 +13306,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, int last)
     }
     if (res == JITANON_OK) res = jitanon__inj_apply_until(j, max_time, last);
     if (res == JITANON_OK && j->out.w) res = jitanon__inj_emit_round(j);
-    j->st->rounds++;
-    if (rd->bytes.size > j->st->largest_round_bytes) j->st->largest_round_bytes = rd->bytes.size;
+    j->st->read.rounds++;
+    if (rd->bytes.size > j->st->read.largest_round_bytes) j->st->read.largest_round_bytes = rd->bytes.size;
     rd->bytes.size = 0;
     rd->nrecs = rd->npieces = rd->nsynth = 0;
     if (j->io.progress) j->io.progress(j->io.user, j->bytes_done);
@@ -13303,7 +13323,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_record(void *ctx, const jitanon_per
     jitanon__inj *j = (jitanon__inj *)ctx;
     jitanon_result res;
     uint64_t limit = j->opts->max_round_bytes ? j->opts->max_round_bytes : (uint64_t)256 << 20;
-    j->st->records_in++;
+    j->st->read.records++;
     if (!rec->from_compressed) j->bytes_done = rec->offset + rec->raw.size;
     if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE && rec->feature.feat_id == 6)
         j->jit.machine = jitanon__inj_arch_feature(j, rec->feature.data); /* HEADER_ARCH of a pipe */
@@ -13487,9 +13507,9 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
     pass.ctx = &j;
     res = jitanon__inj_start(&j, opts, &defaults);
     if (res == JITANON_OK) res = jitanon__perf_pump(in, out, &pass, err);
-    j.st->records_out = out ? out->records : 0;
-    j.st->input_warnings = in->warnings;
-    j.st->input_bytes_ignored = in->bytes_ignored;
+    j.st->write.records = out ? out->records : 0;
+    j.st->read.warnings = in->warnings;
+    j.st->read.bytes_ignored = in->bytes_ignored;
     if (res == JITANON_OK && in->warnings) { /* once, when everything (the features too) was read */
         char what[200];
         size_t n = 0;

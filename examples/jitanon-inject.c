@@ -65,7 +65,7 @@ static void on_progress(void *user, uint64_t done)
     elapsed = seconds(&c->start, &now);
     fprintf(stderr, "\rjitanon-inject: %" PRIu64 " of %" PRIu64 " MB (%.0f%%), %.0f MB/s, %" PRIu64 " ELF files, %" PRIu64
             " cached  ", done >> 20, c->total >> 20, c->total ? 100.0 * (double)done / (double)c->total : 0.0,
-            elapsed > 0 ? (double)done / 1048576.0 / elapsed : 0.0, c->st->elf_files, c->st->buildid_cached);
+            elapsed > 0 ? (double)done / 1048576.0 / elapsed : 0.0, c->st->elf.files, c->st->buildid.cached);
 }
 
 static void print_stats(const jitanon_inject_stats *s)

@@ -1434,8 +1434,8 @@ int main(int argc, char **argv)
                         TOOL ": %s%s, %.1f s, %" PRIu64 " samples, %" PRIu64 " in JIT code (%.1f%% named), %" PRIu64
                              " jitdump%s\n",
                         rt_names[R.r.kind], stop ? " (interrupted)" : "", secs, P.total, P.jit,
-                        P.jit ? 100.0 * (double)(P.jit_named + P.map_named) / (double)P.jit : 100.0, st.dumps_loaded,
-                        st.dumps_loaded == 1 ? "" : "s");
+                        P.jit ? 100.0 * (double)(P.jit_named + P.map_named) / (double)P.jit : 100.0, st.dumps.loaded,
+                        st.dumps.loaded == 1 ? "" : "s");
                 /* Python's JIT code is a trampoline per function: its functions are the
                    innermost py:: frames of the stacks, not the sampled addresses */
                 if (R.top > 0 && P.total && P.has_inner && R.r.kind == RT_PYTHON)
@@ -1446,8 +1446,8 @@ int main(int argc, char **argv)
             if (ic.stats) {
                 fprintf(stderr, "records in %" PRIu64 ", out %" PRIu64 "; jitdumps loaded %" PRIu64 ", unusable %" PRIu64
                                 "; ELF files %" PRIu64 "; anon kept %" PRIu64 ", split %" PRIu64 ", dropped %" PRIu64 "\n",
-                        st.records_in, st.records_out, st.dumps_loaded, st.dumps_failed, st.elf_files, st.anon_kept,
-                        st.anon_split, st.anon_dropped);
+                        st.read.records, st.write.records, st.dumps.loaded, st.dumps.failed, st.elf.files, st.trim.kept,
+                        st.trim.split, st.trim.dropped);
             }
             if (!R.no_svg) {
                 FILE *f;

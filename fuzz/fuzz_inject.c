@@ -255,7 +255,7 @@ static void read_back(const world *w, const jitanon_membuf *out, const jitanon_i
             fprintf(stderr, "fuzz_inject: output does not read back: %s\n", msg);
         }
         CHECK(res == JITANON_END);
-        CHECK(n == st->records_out);
+        CHECK(n == st->write.records);
     }
     jitanon_perf_reader_release(&r);
     CHECK(cap.live == 0);
@@ -330,27 +330,27 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
                     "inject(flags %#x, out %d): %s; in %llu out %llu samples %llu markers %llu loaded %llu failed %llu "
                     "loads %llu moves %llu synth %llu anon kept/split/dropped/pieces %llu/%llu/%llu/%llu elf %llu "
                     "refused %llu rounds %llu\n",
-                    fl, out_mode, res == JITANON_OK ? "ok" : msg, (unsigned long long)st.records_in,
-                    (unsigned long long)st.records_out, (unsigned long long)st.samples, (unsigned long long)st.markers,
-                    (unsigned long long)st.dumps_loaded, (unsigned long long)st.dumps_failed, (unsigned long long)st.loads,
-                    (unsigned long long)st.moves, (unsigned long long)st.mmaps_synthesized,
-                    (unsigned long long)st.anon_kept, (unsigned long long)st.anon_split,
-                    (unsigned long long)st.anon_dropped, (unsigned long long)st.anon_pieces,
-                    (unsigned long long)st.elf_files, (unsigned long long)st.elf_refused, (unsigned long long)st.rounds);
+                    fl, out_mode, res == JITANON_OK ? "ok" : msg, (unsigned long long)st.read.records,
+                    (unsigned long long)st.write.records, (unsigned long long)st.read.samples, (unsigned long long)st.dumps.markers,
+                    (unsigned long long)st.dumps.loaded, (unsigned long long)st.dumps.failed, (unsigned long long)st.trim.loads,
+                    (unsigned long long)st.trim.moves, (unsigned long long)st.write.mmaps_synthesized,
+                    (unsigned long long)st.trim.kept, (unsigned long long)st.trim.split,
+                    (unsigned long long)st.trim.dropped, (unsigned long long)st.trim.pieces,
+                    (unsigned long long)st.elf.files, (unsigned long long)st.elf.refused, (unsigned long long)st.read.rounds);
         }
         CHECK(res == JITANON_OK || is_typed_error(res));
         /* the reader counts a COMPRESSED record and then the records inside it; the
            injector sees only those */
-        CHECK(st.records_in + r.stats.compressed_records <= r.stats.records);
+        CHECK(st.read.records + r.stats.compressed_records <= r.stats.records);
         if (res == JITANON_OK) {
-            CHECK(st.records_in + r.stats.compressed_records == r.stats.records);
+            CHECK(st.read.records + r.stats.compressed_records == r.stats.records);
             CHECK(w->samples == r.stats.by_type[JITANON_PERF_RECORD_SAMPLE]);
-            CHECK(st.dumps_loaded + st.dumps_failed <= st.markers);
+            CHECK(st.dumps.loaded + st.dumps.failed <= st.dumps.markers);
             if (out_mode) {
-                CHECK(st.records_out == wr.records);
+                CHECK(st.write.records == wr.records);
                 read_back(w, &out, &st, perf, perf_size);
             } else {
-                CHECK(st.records_out == 0 && st.elf_files == 0);
+                CHECK(st.write.records == 0 && st.elf.files == 0);
             }
         }
     }

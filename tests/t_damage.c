@@ -237,12 +237,12 @@ static void test_damage_inject_same_output(void)
         JT_CHECK(dm_inject(&perf, &dg, layout, 0, &io[1], &out[1], &st[1]) == JITANON_OK);
         JT_CHECK(out[0].size == out[1].size && !memcmp(out[0].data, out[1].data, out[0].size));
         JT_CHECK(io[0].files.size == io[1].files.size && !memcmp(io[0].files.data, io[1].files.data, io[0].files.size));
-        JT_CHECK(st[0].elf_files > 0 && st[0].dumps_damaged == 0 && io[0].log.size == 0);
-        JT_CHECK_EQ_U(st[1].dumps_damaged, 1);
-        JT_CHECK_EQ_U(st[1].damaged_loads_kept, st[0].loads);
-        JT_CHECK_EQ_U(st[1].jitdump_bytes_ignored, g.size);
+        JT_CHECK(st[0].elf.files > 0 && st[0].dumps.damaged == 0 && io[0].log.size == 0);
+        JT_CHECK_EQ_U(st[1].dumps.damaged, 1);
+        JT_CHECK_EQ_U(st[1].dumps.damaged_loads_kept, st[0].trim.loads);
+        JT_CHECK_EQ_U(st[1].dumps.bytes_ignored, g.size);
         JT_CHECK(io[1].log.size && strstr((const char *)io[1].log.data, "is damaged or cut short at record") != NULL);
-        st[1].dumps_damaged = st[1].damaged_loads_kept = st[1].jitdump_bytes_ignored = 0;
+        st[1].dumps.damaged = st[1].dumps.damaged_loads_kept = st[1].dumps.bytes_ignored = 0;
         JT_CHECK(!memcmp(&st[0], &st[1], sizeof st[0]));
         /* strict: the run fails, naming the damage */
         JT_CHECK(dm_inject(&perf, &dg, layout, 1, &io[2], &out[2], &st[2]) != JITANON_OK);
@@ -608,8 +608,8 @@ static void test_damage_inject_files(void)
             dm_write_file(marker, d.data, d.size);
             dm_inject_files(dir, layout ? JITANON_ELF_PER_PROCESS : JITANON_ELF_PER_FUNCTION, &b, &sb);
             JT_CHECK(a.size == b.size && !memcmp(a.data, b.data, a.size));
-            JT_CHECK(sa.dumps_damaged == 0 && sb.dumps_damaged == 1 && sb.damaged_loads_kept == sa.loads);
-            JT_CHECK_EQ_U(sb.jitdump_bytes_ignored, g.size);
+            JT_CHECK(sa.dumps.damaged == 0 && sb.dumps.damaged == 1 && sb.dumps.damaged_loads_kept == sa.trim.loads);
+            JT_CHECK_EQ_U(sb.dumps.bytes_ignored, g.size);
             jitanon_membuf_release(&d);
             jitanon_membuf_release(&g);
             jitanon_membuf_release(&a);

@@ -347,12 +347,12 @@ static void test_inject_range_trims_only_overlaps(void)
                 if (v[k].type != JITANON_PERF_RECORD_FINISHED_ROUND) JT_CHECK(v[k].time < v[i].time);
         }
     }
-    JT_CHECK_EQ_U(c.st.loads, 4);
-    JT_CHECK_EQ_U(c.st.anon_kept, 1);
-    JT_CHECK_EQ_U(c.st.anon_split, 2);
-    JT_CHECK_EQ_U(c.st.anon_pieces, 2);
-    JT_CHECK_EQ_U(c.st.mmaps_synthesized, 4);
-    JT_CHECK_EQ_U(c.st.records_out, c.n);
+    JT_CHECK_EQ_U(c.st.trim.loads, 4);
+    JT_CHECK_EQ_U(c.st.trim.kept, 1);
+    JT_CHECK_EQ_U(c.st.trim.split, 2);
+    JT_CHECK_EQ_U(c.st.trim.pieces, 2);
+    JT_CHECK_EQ_U(c.st.write.mmaps_synthesized, 4);
+    JT_CHECK_EQ_U(c.st.write.records, c.n);
     ti_case_end(&c);
 }
 
@@ -392,7 +392,7 @@ static void test_inject_enums_out_of_range(void)
         JT_CHECK_EQ_U(ti_inject(&c.perf, &c.o, &c.io, c.v, &c.n, &c.st, &c.err, JITANON_PERF_FILE),
                       JITANON_ERR_INVALID_ARGUMENT);
         JT_CHECK(strstr(c.err.info, "anon_mode") != NULL);
-        JT_CHECK(c.io.elf_files == 0 && c.st.records_in == 0);
+        JT_CHECK(c.io.elf_files == 0 && c.st.read.records == 0);
     }
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
     {
@@ -419,10 +419,10 @@ static void test_inject_unusable_dump_changes_nothing(void)
     ti_case c;
     ti_case_begin(&c, 1, JITANON_PERF_FILE, 0);
     JT_CHECK(ti_case_run(&c, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK_EQ_U(c.st.dumps_failed, 1);
+    JT_CHECK_EQ_U(c.st.dumps.failed, 1);
     JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jit-100.dump"), 1);
     JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_MMAP2, "//anon"), 3);
-    JT_CHECK_EQ_U(c.st.records_out, c.st.records_in);
+    JT_CHECK_EQ_U(c.st.write.records, c.st.read.records);
     ti_case_end(&c);
 }
 
@@ -441,7 +441,7 @@ static void test_inject_pipe_to_pipe_and_file(void)
     ti_case_begin(&c, 1, JITANON_PERF_PIPE, 1);
     JT_CHECK(ti_case_run(&c, JITANON_PERF_PIPE) == JITANON_OK);
     JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100-"), 4);
-    JT_CHECK_EQ_U(c.st.anon_pieces, 2);
+    JT_CHECK_EQ_U(c.st.trim.pieces, 2);
     JT_CHECK(ti_case_run(&c, JITANON_PERF_FILE) == JITANON_OK);
     JT_CHECK_EQ_U(ti_case_count(&c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100-"), 4);
     ti_case_end(&c);
@@ -1070,7 +1070,7 @@ static void test_inject_second_dump_same_pid(void)
     jitanon_perf_writer_release(&g.w);
     o.elf_files = JITANON_ELF_FILES_ALL;
     JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK_EQ_U(st.dumps_loaded, 2);
+    JT_CHECK_EQ_U(st.dumps.loaded, 2);
     JT_CHECK_EQ_U(io.elf_files, 8);
     JT_CHECK(strcmp(io.last_name, "jitted-100.1-3-0.so") == 0);
     JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100-"), 4);
@@ -1239,9 +1239,9 @@ static void test_inject_threads_same_output(void)
         pthread_mutex_destroy(&io[k].mu);
         JT_CHECK(!io[k].log_off_caller);
     }
-    JT_CHECK(st[0].elf_refused > 0 && st[0].elf_files > 0 && st[0].moves > 0);
-    JT_CHECK_EQ_U(st[0].elf_files, io[0].nfiles);
-    JT_CHECK_EQ_U(st[0].mmaps_synthesized, st[0].loads + st[0].moves);
+    JT_CHECK(st[0].elf.refused > 0 && st[0].elf.files > 0 && st[0].trim.moves > 0);
+    JT_CHECK_EQ_U(st[0].elf.files, io[0].nfiles);
+    JT_CHECK_EQ_U(st[0].write.mmaps_synthesized, st[0].trim.loads + st[0].trim.moves);
     for (k = 1; k < 3; k++) {
         JT_CHECK(out[k].size == out[0].size && !memcmp(out[k].data, out[0].data, out[0].size));
         JT_CHECK(!memcmp(&st[k], &st[0], sizeof st[0]));
@@ -1330,11 +1330,11 @@ static void test_inject_buildid_table_and_cache(void)
         o.buildid_cache = &c[k == 2 ? 0 : k];
         io[k].caller = pthread_self();
         JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out[k], &st[k], &err) == JITANON_OK);
-        JT_CHECK(st[k].elf_files > 100 && st[k].elf_files == io[k].nfiles);
-        JT_CHECK_EQ_U(st[k].buildid_entries, st[k].elf_files);
-        JT_CHECK_EQ_U(st[k].buildid_cached, st[k].elf_files);
-        JT_CHECK_EQ_U(st[k].buildid_cache_failed, 0);
-        JT_CHECK_EQ_U(tt_jitted_build_ids(&out[k]), st[k].elf_files);
+        JT_CHECK(st[k].elf.files > 100 && st[k].elf.files == io[k].nfiles);
+        JT_CHECK_EQ_U(st[k].buildid.entries, st[k].elf.files);
+        JT_CHECK_EQ_U(st[k].buildid.cached, st[k].elf.files);
+        JT_CHECK_EQ_U(st[k].buildid.cache_failed, 0);
+        JT_CHECK_EQ_U(tt_jitted_build_ids(&out[k]), st[k].elf.files);
         pthread_mutex_destroy(&io[k].mu);
     }
     for (k = 1; k < 3; k++) JT_CHECK(out[k].size == out[0].size && !memcmp(out[k].data, out[0].data, out[0].size));
@@ -1381,7 +1381,7 @@ static void test_inject_sampled_files(void)
                  !memcmp(out[k].data, out[0].data, tt_records_end(&out[0])));
         JT_CHECK_EQ_U(tt_jitted_build_ids(&out[k]), io[k].nfiles);
         JT_CHECK_EQ_U(io[k].nfiles, io[0].nhit); /* one file per function hit */
-        JT_CHECK_EQ_U(st[k].elf_files, io[k].nfiles);
+        JT_CHECK_EQ_U(st[k].elf.files, io[k].nfiles);
         for (i = n = 0; i < io[k].nfiles; i++) { /* each one as in the full set */
             while (n < io[0].nfiles && strcmp(io[0].files[n].name, io[k].files[i].name) < 0) n++;
             JT_CHECK(n < io[0].nfiles && !memcmp(&io[0].files[n], &io[k].files[i], sizeof io[0].files[0]));
@@ -1978,10 +1978,10 @@ static void tl_case(uint64_t seed, int name, int *failures)
                        (unsigned long long)window, (unsigned)s, (unsigned long long)sample_time[s], io.name[s], want);
         }
     }
-    if (st.late_samples != (name ? late : 0)) {
+    if (st.late.samples != (name ? late : 0)) {
         if (!bad++)
             printf("  seed %llu: late_samples %llu, want %u\n", (unsigned long long)seed,
-                   (unsigned long long)st.late_samples, (unsigned)late);
+                   (unsigned long long)st.late.samples, (unsigned)late);
     }
     /* written, and replayed as perf reads the output */
     memset(&result, 0, sizeof result);
@@ -2042,19 +2042,19 @@ static void test_inject_late_fallbacks(void)
     JT_CHECK(st.fallbacks == 0 && io.lines == 0);
     JT_CHECK(ti_inject(&pipe, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
     JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_LATE_PIPE && io.lines == 1 && strstr(io.log, "pipe"));
-    JT_CHECK(st.late_loads == 0 && st.late_samples == 0);
+    JT_CHECK(st.late.loads == 0 && st.late.samples == 0);
     /* the default names where it can and says nothing where it cannot */
     io.lines = 0;
     o.late = JITANON_LATE_AUTO;
     JT_CHECK(ti_inject(&pipe, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK(st.fallbacks == 0 && io.lines == 0 && st.late_loads == 0);
+    JT_CHECK(st.fallbacks == 0 && io.lines == 0 && st.late.loads == 0);
     JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK(st.fallbacks == 0 && io.lines == 0 && st.late_loads > 0);
+    JT_CHECK(st.fallbacks == 0 && io.lines == 0 && st.late.loads > 0);
     o.late = JITANON_LATE_NAME;
     io.lines = 0;
     o.anon_mode = JITANON_ANON_ALL;
     JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_LATE_ANON && io.lines == 1 && st.late_loads == 0);
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_LATE_ANON && io.lines == 1 && st.late.loads == 0);
     o.anon_mode = JITANON_ANON_RANGE;
     o.late = (jitanon_late_mode)7;
     JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_ERR_INVALID_ARGUMENT);

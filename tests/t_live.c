@@ -232,17 +232,17 @@ static void test_live_dump_grows_between_rounds(void)
     tl_grow_scenario(&w, &perf);
     memset(&o, 0, sizeof o);
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
-    JT_CHECK_EQ_U(st.dumps_followed, 1);
-    JT_CHECK_EQ_U(st.loads, 4);
+    JT_CHECK_EQ_U(st.follow.dumps, 1);
+    JT_CHECK_EQ_U(st.trim.loads, 4);
     JT_CHECK_EQ_U(w.elf_files, 4);
-    JT_CHECK(st.follow_reads == 2);      /* rounds 2 and 3 found more */
-    JT_CHECK_EQ_U(st.follow_wait_ns, 0); /* events of long ago: no wait */
-    JT_CHECK(st.dumps_damaged == 0 && w.lines == 0);
+    JT_CHECK(st.follow.reads == 2);      /* rounds 2 and 3 found more */
+    JT_CHECK_EQ_U(st.follow.wait_ns, 0); /* events of long ago: no wait */
+    JT_CHECK(st.dumps.damaged == 0 && w.lines == 0);
     JT_CHECK((m = tl_mmap_of(v, n, 0)) && m->time == 25);
     JT_CHECK((m = tl_mmap_of(v, n, 1)) && m->time == 45);
     JT_CHECK((m = tl_mmap_of(v, n, 2)) && m->time == 70);
     JT_CHECK((m = tl_mmap_of(v, n, 3)) && m->time == 60); /* not before what was decided */
-    JT_CHECK(st.anon_split == 2 && st.anon_kept == 0); /* both //anon trimmed around what they cover */
+    JT_CHECK(st.trim.split == 2 && st.trim.kept == 0); /* both //anon trimmed around what they cover */
     JT_CHECK(tl_in_time_order(v, n));
     /* two opens: the marker's scan, then the one stream followed to the end */
     JT_CHECK(w.opens == 2 && w.closes == 2);
@@ -255,7 +255,7 @@ static void test_live_dump_grows_between_rounds(void)
         w.threads = 1;
         o.elf_threads = 2;
         JT_CHECK(tl_run(&w, &perf, &o, v2, 128, &n2, &st, &err) == JITANON_OK);
-        JT_CHECK(n2 == n && st.loads == 4 && st.elf_files == 4 && st.follow_reads == 2);
+        JT_CHECK(n2 == n && st.trim.loads == 4 && st.elf.files == 4 && st.follow.reads == 2);
         for (i = 0; i < n && i < n2; i++)
             JT_CHECK(v2[i].type == v[i].type && v2[i].time == v[i].time && v2[i].start == v[i].start &&
                      !strcmp(v2[i].name, v[i].name));
@@ -333,13 +333,13 @@ static void test_live_writer_stops(void)
     jitanon_perf_writer_release(&g.w);
     memset(&o, 0, sizeof o);
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
-    JT_CHECK(st.dumps_followed == 1 && st.loads == 1 && st.follow_reads == 0 && st.follow_wait_ns == 0);
+    JT_CHECK(st.follow.dumps == 1 && st.trim.loads == 1 && st.follow.reads == 0 && st.follow.wait_ns == 0);
     JT_CHECK(tl_mmap_of(v, n, 0) && !tl_mmap_of(v, n, 1));
-    JT_CHECK(w.opens == w.closes && w.lines == 0 && st.dumps_damaged == 0);
+    JT_CHECK(w.opens == w.closes && w.lines == 0 && st.dumps.damaged == 0);
     /* strict too: a record being written is no damage */
     o.jitdump.strict = 1;
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
-    JT_CHECK(st.loads == 1 && w.opens == w.closes);
+    JT_CHECK(st.trim.loads == 1 && w.opens == w.closes);
     jitanon_membuf_release(&perf);
     jitanon_membuf_release(&w.dump);
 }
@@ -384,9 +384,9 @@ static void test_live_damage_later(void)
     jitanon_perf_writer_release(&g.w);
     memset(&o, 0, sizeof o);
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
-    JT_CHECK(st.loads == 2 && tl_mmap_of(v, n, 0) && tl_mmap_of(v, n, 1) && w.opens == w.closes);
+    JT_CHECK(st.trim.loads == 2 && tl_mmap_of(v, n, 0) && tl_mmap_of(v, n, 1) && w.opens == w.closes);
     JT_CHECK(w.lines == 1 && strstr(w.log, "damaged record") && strstr(w.log, "not followed further"));
-    JT_CHECK(st.dumps_damaged == 1);
+    JT_CHECK(st.dumps.damaged == 1);
     o.jitdump.strict = 1;
     w.log[0] = 0;
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) != JITANON_OK && strstr(err.info, "damaged"));
@@ -436,19 +436,19 @@ static void test_live_bounded_wait(void)
     o.follow_wait_us = 2000;
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
     if (jitanon_jitdump_now() - now > 80000000u) { /* too slow a machine for fresh events: no wait is right */
-        JT_CHECK(st.follow_wait_ns <= 3u * (2000000u + 100000000u));
-        st.follow_wait_ns += 1000000u;
+        JT_CHECK(st.follow.wait_ns <= 3u * (2000000u + 100000000u));
+        st.follow.wait_ns += 1000000u;
     }
     /* rounds 2..4 are fresh and past f0; the last one (input ended) never waits */
     /* at least one poll; at most the cap a round plus one poll past it (a loaded machine
        may oversleep a poll: generously bounded) */
-    JT_CHECK(st.follow_wait_ns >= 1000000u && st.follow_wait_ns <= 3u * (2000000u + 100000000u));
-    if (st.follow_wait_ns < 1000000u || st.follow_wait_ns > 3u * (2000000u + 100000000u))
-        printf("  waited %llu ns\n", (unsigned long long)st.follow_wait_ns);
-    JT_CHECK(st.loads == 1 && tl_mmap_of(v, n, 0) && w.opens == w.closes);
+    JT_CHECK(st.follow.wait_ns >= 1000000u && st.follow.wait_ns <= 3u * (2000000u + 100000000u));
+    if (st.follow.wait_ns < 1000000u || st.follow.wait_ns > 3u * (2000000u + 100000000u))
+        printf("  waited %llu ns\n", (unsigned long long)st.follow.wait_ns);
+    JT_CHECK(st.trim.loads == 1 && tl_mmap_of(v, n, 0) && w.opens == w.closes);
     o.follow_wait_us = JITANON_FOLLOW_WAIT_NONE;
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
-    JT_CHECK(st.follow_wait_ns == 0 && st.loads == 1);
+    JT_CHECK(st.follow.wait_ns == 0 && st.trim.loads == 1);
     jitanon_membuf_release(&perf);
     jitanon_membuf_release(&w.dump);
 }
@@ -498,10 +498,10 @@ static size_t tl_peak_for(unsigned rounds, uint64_t *loads)
     o.allocator = jt_allocator(&a);
     JT_CHECK(tl_run(&w, &perf, &o, v, 8, &n, &st, &err) == JITANON_OK);
     JT_CHECK(a.live_bytes == 0);
-    JT_CHECK(st.follow_reads >= rounds - 1);
-    if (st.follow_reads < rounds - 1)
-        printf("  reads %u loads %u rounds %u\n", (unsigned)st.follow_reads, (unsigned)st.loads, (unsigned)st.rounds);
-    *loads = st.loads;
+    JT_CHECK(st.follow.reads >= rounds - 1);
+    if (st.follow.reads < rounds - 1)
+        printf("  reads %u loads %u rounds %u\n", (unsigned)st.follow.reads, (unsigned)st.trim.loads, (unsigned)st.read.rounds);
+    *loads = st.trim.loads;
     free(w.at);
     free(w.size);
     jitanon_membuf_release(&perf);

@@ -263,49 +263,49 @@ static void test_ns_inject_pids(void)
     sprintf(p, "%s/jit-%u.dump", dir, NS_GONE);
     JT_CHECK(ns_write_dump(p, NS_GONE));
     ns_inject(NS_GONE, p, 0, NULL, dir, &st, &log);
-    JT_CHECK_EQ_U(st.dumps_loaded, 1);
-    JT_CHECK_EQ_U(st.dumps_namespace, 0);
+    JT_CHECK_EQ_U(st.dumps.loaded, 1);
+    JT_CHECK_EQ_U(st.dumps.in_namespace, 0);
     JT_CHECK(ns_write_dump(p, 4242));
     ns_inject(NS_GONE, p, 0, NULL, dir, &st, &log);
-    JT_CHECK(st.dumps_loaded == 0 && st.dumps_failed == 1 && st.markers == 1);
+    JT_CHECK(st.dumps.loaded == 0 && st.dumps.failed == 1 && st.dumps.markers == 1);
     JT_CHECK(strstr(log.text, "refused: its header names pid 4242") != NULL);
     /* JavaScriptCore's two names */
     sprintf(p, "%s/jit-17-%u.dump", dir, NS_GONE);
     JT_CHECK(ns_write_dump(p, NS_GONE));
     ns_inject(NS_GONE, p, 0, NULL, dir, &st, &log);
-    JT_CHECK_EQ_U(st.dumps_loaded, 1);
+    JT_CHECK_EQ_U(st.dumps.loaded, 1);
     sprintf(p, "%s/jit-17-%u-Ab3xYz", dir, NS_GONE);
     JT_CHECK(ns_write_dump(p, NS_GONE));
     ns_inject(NS_GONE, p, 0, NULL, dir, &st, &log);
-    JT_CHECK_EQ_U(st.dumps_loaded, 1);
+    JT_CHECK_EQ_U(st.dumps.loaded, 1);
     /* a data mapping (perf record -d) of such a file is no marker */
     ns_inject(NS_GONE, p, 1u << 13, NULL, dir, &st, &log);
-    JT_CHECK(st.markers == 0 && st.dumps_loaded == 0);
+    JT_CHECK(st.dumps.markers == 0 && st.dumps.loaded == 0);
     /* a running process: a name that holds neither its pid nor its namespace pid is refused
        before anything is opened; its own pid in the header is loaded */
     sprintf(p, "%s/jit-%u.dump", dir, me + 1);
     JT_CHECK(ns_write_dump(p, me + 1));
     ns_inject(me, p, 0, NULL, dir, &st, &log);
-    JT_CHECK(st.markers == 1 && st.dumps_loaded == 0 && st.dumps_failed == 1);
+    JT_CHECK(st.dumps.markers == 1 && st.dumps.loaded == 0 && st.dumps.failed == 1);
     JT_CHECK(strstr(log.text, "its name holds neither process") != NULL);
     sprintf(p, "%s/jit-%u.dump", dir, me);
     JT_CHECK(ns_write_dump(p, me));
     ns_inject(me, p, 0, NULL, dir, &st, &log);
-    JT_CHECK_EQ_U(st.dumps_loaded, 1);
+    JT_CHECK_EQ_U(st.dumps.loaded, 1);
     /* an exited process in a container: its dump is gone with it; one message names the
        case and --jitdump-dir, which then finds a copy whose header carries the pid of the
        marker's name (the namespace pid) */
     sprintf(m, "/nonexistent-ns-test/jit-3.dump");
     ns_inject(NS_GONE, m, 0, NULL, dir, &st, &log);
-    JT_CHECK(st.dumps_failed == 1 && log.lines == 1);
+    JT_CHECK(st.dumps.failed == 1 && log.lines == 1);
     JT_CHECK(strstr(log.text, "container") && strstr(log.text, "--jitdump-dir"));
     sprintf(p, "%s/jit-3.dump", dir);
     JT_CHECK(ns_write_dump(p, 3));
     ns_inject(NS_GONE, m, 0, dir, dir, &st, &log);
-    JT_CHECK_EQ_U(st.dumps_loaded, 1);
+    JT_CHECK_EQ_U(st.dumps.loaded, 1);
     JT_CHECK(ns_write_dump(p, 4)); /* neither pid */
     ns_inject(NS_GONE, m, 0, dir, dir, &st, &log);
-    JT_CHECK(st.dumps_loaded == 0 && strstr(log.text, "refused: its header names pid 4"));
+    JT_CHECK(st.dumps.loaded == 0 && strstr(log.text, "refused: its header names pid 4"));
     sprintf(p, "rm -rf '%s'", dir);
     JT_CHECK(system(p) == 0);
 }
@@ -331,9 +331,9 @@ static void test_ns_reused_pid(void)
     sprintf(p, "%s/jit-%u.dump", dir, me);
     JT_CHECK(ns_write_dump(p, me));
     ns_inject_mnt(me, p, 0, (uint64_t)mine.st_ino, NULL, dir, &st, &log);
-    JT_CHECK(st.dumps_loaded == 1 && log.lines == 0);
+    JT_CHECK(st.dumps.loaded == 1 && log.lines == 0);
     ns_inject_mnt(me, p, 0, (uint64_t)mine.st_ino + 1, NULL, dir, &st, &log);
-    JT_CHECK(st.dumps_loaded == 1 && log.lines == 1 && strstr(log.text, "the pid was reused"));
+    JT_CHECK(st.dumps.loaded == 1 && log.lines == 1 && strstr(log.text, "the pid was reused"));
     sprintf(p, "rm -rf '%s'", dir);
     JT_CHECK(system(p) == 0);
 }

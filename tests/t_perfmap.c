@@ -305,11 +305,11 @@ static void test_perfmap_inject_with_dump(void)
     JT_CHECK_EQ_U(stub, 3);
     JT_CHECK_EQ_U(t.c.io.elf_files, 5);
     JT_CHECK(t.c.io.elf_ok);
-    JT_CHECK_EQ_U(t.c.st.perf_maps, 1);
-    JT_CHECK_EQ_U(t.c.st.perf_map_entries, 3);
-    JT_CHECK_EQ_U(t.c.st.perf_map_mmaps, 3);
-    JT_CHECK_EQ_U(t.c.st.buildid_entries, 5);
-    JT_CHECK_EQ_U(t.c.st.elf_files, 5);
+    JT_CHECK_EQ_U(t.c.st.perf_map.maps, 1);
+    JT_CHECK_EQ_U(t.c.st.perf_map.entries, 3);
+    JT_CHECK_EQ_U(t.c.st.perf_map.mmaps, 3);
+    JT_CHECK_EQ_U(t.c.st.buildid.entries, 5);
+    JT_CHECK_EQ_U(t.c.st.elf.files, 5);
     ti_case_end(&t.c);
 }
 
@@ -337,7 +337,7 @@ static void test_perfmap_inject_map_only(void)
     /* pipe output: the same mmaps, the stub listed (HEADER_BUILD_ID records) */
     JT_CHECK(tpm_run_mode(&t, JITANON_PERF_PIPE) == JITANON_OK);
     JT_CHECK_EQ_U(ti_case_count(&t.c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100.map.so"), 3);
-    JT_CHECK_EQ_U(t.c.st.buildid_entries, 1);
+    JT_CHECK_EQ_U(t.c.st.buildid.entries, 1);
     /* no map: as without the option */
     JT_CHECK(ti_case_run(&t.c, JITANON_PERF_FILE) == JITANON_OK);
     memcpy(plain, t.c.v, sizeof plain);
@@ -348,7 +348,7 @@ static void test_perfmap_inject_map_only(void)
     JT_CHECK_EQ_U(t.asked, 1);
     JT_CHECK_EQ_U(t.c.n, nplain);
     JT_CHECK(memcmp(plain, t.c.v, nplain * sizeof *plain) == 0);
-    JT_CHECK_EQ_U(t.c.st.perf_maps, 0);
+    JT_CHECK_EQ_U(t.c.st.perf_map.maps, 0);
     ti_case_end(&t.c);
 }
 
@@ -361,12 +361,12 @@ static void test_perfmap_inject_damage(void)
     t.text = "10100 100 stub between\nnot a line\n12800 10 ta";
     ti_case_begin(&t.c, 1, JITANON_PERF_FILE, 0);
     JT_CHECK(tpm_run(&t) == JITANON_OK);
-    JT_CHECK_EQ_U(t.c.st.perf_map_entries, 1);
-    JT_CHECK_EQ_U(t.c.st.perf_map_bad_lines, 2);
+    JT_CHECK_EQ_U(t.c.st.perf_map.entries, 1);
+    JT_CHECK_EQ_U(t.c.st.perf_map.bad_lines, 2);
     JT_CHECK_EQ_U(ti_case_count(&t.c, JITANON_PERF_RECORD_MMAP2, "/some/dir/jitted-100.map.so"), 3);
     t.c.o.perfmap.memory_limit = 16;
     JT_CHECK(tpm_run(&t) == JITANON_OK);
-    JT_CHECK_EQ_U(t.c.st.perf_maps, 0);
+    JT_CHECK_EQ_U(t.c.st.perf_map.maps, 0);
     JT_CHECK_EQ_U(ti_case_count(&t.c, JITANON_PERF_RECORD_MMAP2, "//anon"), 3);
     t.c.o.perf_map = (jitanon_perf_map_mode)7;
     JT_CHECK_EQ_U(ti_case_run(&t.c, JITANON_PERF_FILE), JITANON_ERR_INVALID_ARGUMENT);
@@ -442,7 +442,7 @@ static void test_perfmap_inject_kinds(void)
         if (v->start == 0x20000 || v->start == 0x22000 || v->start == 0x23000)
             JT_CHECK(strcmp(v->name, "/some/dir/jitted-100.map.so") == 0 && v->pgoff == v->start);
     }
-    JT_CHECK_EQ_U(t.c.st.perf_map_mmaps, 3);
+    JT_CHECK_EQ_U(t.c.st.perf_map.mmaps, 3);
     ti_case_end(&t.c);
 }
 

@@ -190,9 +190,9 @@ static void tr_run(uint64_t seed, int name, int reserve, int *failures)
                    (unsigned long long)seed, reserve, (unsigned long long)c->window, (unsigned)i,
                    (unsigned long long)sample_time[i], (unsigned long long)sample_addr[i], io.name[i], want);
     }
-    if (st.late_samples != (name ? late : 0) && !bad++)
+    if (st.late.samples != (name ? late : 0) && !bad++)
         printf("  seed %llu: late_samples %llu, want %u\n", (unsigned long long)seed,
-               (unsigned long long)st.late_samples, (unsigned)late);
+               (unsigned long long)st.late.samples, (unsigned)late);
     /* written, and replayed as perf reads the output */
     memset(&result, 0, sizeof result);
     JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &result, &st, &err) == JITANON_OK);
@@ -328,7 +328,7 @@ static void test_runtimes_debug_by_address(void)
     o.io.user = &io;
     JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
     JT_CHECK_EQ_U(io.files, 1);
-    JT_CHECK_EQ_U(st.debug_unmatched, 1);
+    JT_CHECK_EQ_U(st.dumps.debug_unmatched, 1);
     tr_line_files(&io.elf, got, sizeof got);
     if (strcmp(got, "a.c b.c c.c d.c ") != 0) printf("  loaded: line files '%s'\n", got);
     JT_CHECK(strcmp(got, "a.c b.c c.c d.c ") == 0);
@@ -338,7 +338,7 @@ static void test_runtimes_debug_by_address(void)
     o.elf_dir = dir;
     out.size = 0;
     JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
-    JT_CHECK_EQ_U(st.debug_unmatched, 1);
+    JT_CHECK_EQ_U(st.dumps.debug_unmatched, 1);
     sprintf(path, "%s/jitted-%u.so", dir, TI_PID);
     memset(&file, 0, sizeof file);
     f = fopen(path, "rb");
