@@ -1648,7 +1648,7 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
    an embedder's own: its read returning 0 at the end of what is written so far, then
    more as the file grows) and per-function files; otherwise (per-process files,
    on_sample, a custom load_dump alone) a dump is read once, at its marker.  Counted in
-   stats.follow.dumps, follow_reads, follow_wait_ns.
+   stats.follow (dumps, reads, wait_ns).
 
    Untrusted recordings: only files named as markers are opened; ELF names are
    built from numbers; an ELF is never written through a symlink, and an existing file is
@@ -1904,9 +1904,10 @@ typedef struct jitanon_inject_stats {
         uint64_t samples; /* samples whose ip fell in such a function before its load */
     } late;
     /* decide: the trimming as the injector applied it.  loads and moves are the jit
-       events it mapped; kept, split, dropped and pieces what became of the trimmable
-       mmaps of processes with a jitdump (whatever anon_mode); the other fields are its
-       engine's (zero when the run needs none). */
+       events taken from the dumps (less those whose ELF file could not be written);
+       kept, split, dropped and pieces what became of the trimmable mmaps of processes
+       with a jitdump, whatever anon_mode; the other fields are its trimming engine's
+       (zero when the run needs none). */
     jitanon_trim_stats trim;
     struct { /* opts.perf_map ELF */
         uint64_t maps;      /* perf maps read */
@@ -13484,6 +13485,18 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     return JITANON_OK;
 }
 
+/* stats.trim: the injector counts what it mapped and decided itself (the engine does not
+   see a run's anon_mode); the rest is the engine's. */
+JITANON__PRIVATE void jitanon__inj_engine_stats(jitanon_trim_stats *st, const jitanon_trim_stats *engine)
+{
+    st->file_mmaps = engine->file_mmaps;
+    st->untrimmed = engine->untrimmed;
+    st->out_of_order = engine->out_of_order;
+    st->processes = engine->processes;
+    st->bytes_held = engine->bytes_held;
+    st->peak_bytes = engine->peak_bytes;
+}
+
 JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_writer *out,
                                           const jitanon_inject_opts *opts, jitanon_inject_stats *stats,
                                           jitanon_error *err)
@@ -13510,6 +13523,7 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
     j.st->write.records = out ? out->records : 0;
     j.st->read.warnings = in->warnings;
     j.st->read.bytes_ignored = in->bytes_ignored;
+    if (j.maps.trim) jitanon__inj_engine_stats(&j.st->trim, jitanon_trim_get_stats(j.maps.trim));
     if (res == JITANON_OK && in->warnings) { /* once, when everything (the features too) was read */
         char what[200];
         size_t n = 0;

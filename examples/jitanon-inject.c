@@ -78,33 +78,33 @@ static void print_stats(const jitanon_inject_stats *s)
             " pieces), dropped %" PRIu64 "\n"
             "ELF files %" PRIu64 " (%" PRIu64 " bytes), refused %" PRIu64 "; rounds %" PRIu64
             ", largest %" PRIu64 " bytes\n",
-            s->records_in, s->records_out, s->samples, s->markers, s->dumps_loaded, s->dumps_failed, s->loads, s->moves,
-            s->mmaps_synthesized, s->anon_kept, s->anon_split, s->anon_pieces, s->anon_dropped, s->elf_files, s->elf_bytes,
-            s->elf_refused, s->rounds, s->largest_round_bytes);
-    if (s->late_loads)
+            s->read.records, s->write.records, s->read.samples, s->dumps.markers, s->dumps.loaded, s->dumps.failed,
+            s->trim.loads, s->trim.moves, s->write.mmaps_synthesized, s->trim.kept, s->trim.split, s->trim.pieces,
+            s->trim.dropped, s->elf.files, s->elf.bytes, s->elf.refused, s->read.rounds, s->read.largest_round_bytes);
+    if (s->late.loads)
         fprintf(stderr, "late: %" PRIu64 " functions mapped before their load record, %" PRIu64 " samples named so\n",
-                s->late_loads, s->late_samples);
-    if (s->debug_unmatched)
-        fprintf(stderr, "debug records that matched no load: %" PRIu64 "\n", s->debug_unmatched);
+                s->late.loads, s->late.samples);
+    if (s->dumps.debug_unmatched)
+        fprintf(stderr, "debug records that matched no load: %" PRIu64 "\n", s->dumps.debug_unmatched);
     fprintf(stderr, "build-ids listed %" PRIu64 "; build-id cache: %" PRIu64 " files added or already there, %" PRIu64
-            " failed\n", s->buildid_entries, s->buildid_cached, s->buildid_cache_failed);
-    if (s->perf_maps)
+            " failed\n", s->buildid.entries, s->buildid.cached, s->buildid.cache_failed);
+    if (s->perf_map.maps)
         fprintf(stderr, "perf maps: %" PRIu64 " read, %" PRIu64 " entries into stubs, %" PRIu64
                 " lines skipped; %" PRIu64 " mmaps name a stub\n",
-                s->perf_maps, s->perf_map_entries, s->perf_map_bad_lines, s->perf_map_mmaps);
-    if (s->dumps_followed)
+                s->perf_map.maps, s->perf_map.entries, s->perf_map.bad_lines, s->perf_map.mmaps);
+    if (s->follow.dumps)
         fprintf(stderr, "live: %" PRIu64 " jitdumps followed as they grew, read again %" PRIu64
-                " times; waited %.1f ms in all\n", s->dumps_followed, s->follow_reads, (double)s->follow_wait_ns / 1e6);
-    if (s->dumps_namespace)
+                " times; waited %.1f ms in all\n", s->follow.dumps, s->follow.reads, (double)s->follow.wait_ns / 1e6);
+    if (s->dumps.in_namespace)
         fprintf(stderr, "jitdumps read inside their process's root (another mount namespace: a container) %" PRIu64
-                " (named above)\n", s->dumps_namespace);
+                " (named above)\n", s->dumps.in_namespace);
     if (s->fallbacks) fprintf(stderr, "fallbacks %#" PRIx64 " (see the messages above)\n", s->fallbacks);
-    if (s->dumps_damaged || s->input_warnings)
+    if (s->dumps.damaged || s->read.warnings)
         fprintf(stderr,
                 "damaged input used: jitdumps %" PRIu64 " (loads kept %" PRIu64 ", bytes ignored %" PRIu64
                 "); perf.data warnings %#" PRIx64 " (bytes ignored %" PRIu64 ")\n",
-                s->dumps_damaged, s->damaged_loads_kept, s->jitdump_bytes_ignored, s->input_warnings,
-                s->input_bytes_ignored);
+                s->dumps.damaged, s->dumps.damaged_loads_kept, s->dumps.bytes_ignored, s->read.warnings,
+                s->read.bytes_ignored);
 }
 
 /* The input is never modified: refuse to write over it. */

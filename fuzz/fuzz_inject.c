@@ -26,7 +26,7 @@
 
    Checks: the result is OK or a typed error; load_dump sees only marker names; ELF names
    are plain file names and every ELF parses with our reader; on success the output reads
-   back completely with records_out records, records_in equals the records read (inside
+   back completely with write.records records, read.records equals the records read (inside
    COMPRESSED records: the reader counts the container too), every
    SAMPLE reached on_sample, and every MMAP2 that names one of our ELFs points (pgoff) at
    a function symbol in it.  All memory goes through a capped allocator that must end at
