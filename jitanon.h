@@ -987,29 +987,31 @@ typedef struct jitanon_perf_reader {
     uint32_t warnings;     /* jitanon_perf_warning bits: damage recovered from */
     jitanon_error damage;  /* the first damage recovered from (type JITANON_OK when none) */
     uint64_t bytes_ignored; /* input bytes after the last whole record of the data */
-    /* internal */
-    jitanon__input in_;
-    jitanon_seek_fn seek_fn_;
-    void *file_; /* FILE * opened by jitanon_perf_reader_open */
-    jitanon_allocator allocator_;
-    uint64_t max_payload_, max_header_bytes_, header_bytes_;
-    jitanon_decompress_fn decompress_;
-    void *decompress_user_;
-    struct jitanon__zstd *zstd_; /* the built-in decoder, once a compressed record came */
-    uint64_t max_zstd_window_;
-    int eof_, done_;
-    jitanon_membuf dbuf_; /* decompressed bytes not yet delivered */
-    size_t dpos_;
-    uint64_t doff_;       /* offset of the COMPRESSED record they came from */
-    size_t attr_cap_;
-    jitanon__perf_idmap *idmap_;
-    size_t idmap_len_, idmap_cap_;
-    jitanon__perf_feat *feats_;
-    size_t feat_count_;
-    uint8_t *feat_mem_;
-    size_t feat_mem_size_;
-    uint64_t next_index_;
-    int strict_, unsized_;
+    /* private: the reader's own state (no field of it is API) */
+    struct jitanon__perf_reader_state {
+        jitanon__input in;
+        jitanon_seek_fn seek_fn;
+        void *file; /* FILE * opened by jitanon_perf_reader_open */
+        jitanon_allocator allocator;
+        uint64_t max_payload, max_header_bytes, header_bytes;
+        jitanon_decompress_fn decompress;
+        void *decompress_user;
+        struct jitanon__zstd *zstd; /* the built-in decoder, once a compressed record came */
+        uint64_t max_zstd_window;
+        int eof, done;
+        jitanon_membuf dbuf; /* decompressed bytes not yet delivered */
+        size_t dpos;
+        uint64_t doff;       /* offset of the COMPRESSED record they came from */
+        size_t attr_cap;
+        jitanon__perf_idmap *idmap;
+        size_t idmap_len, idmap_cap;
+        jitanon__perf_feat *feats;
+        size_t feat_count;
+        uint8_t *feat_mem;
+        size_t feat_mem_size;
+        uint64_t next_index;
+        int strict, unsized;
+    } state_;
 } jitanon_perf_reader;
 
 /* Starts reading through callbacks: detects the mode and byte order and reads the file
@@ -6090,40 +6092,40 @@ JITANON__PRIVATE jitanon_result jitanon__pd_bad(jitanon_error *err, jitanon_resu
     return r;
 }
 
-/* -- input: the chunked input r->in_; its end is final (eof_) until a seek. -- */
+/* -- input: the chunked input r->state_.in; its end is final (eof_) until a seek. -- */
 
-JITANON__PRIVATE size_t jitanon__pd_avail(const jitanon_perf_reader *r) { return jitanon__in_avail(&r->in_); }
+JITANON__PRIVATE size_t jitanon__pd_avail(const jitanon_perf_reader *r) { return jitanon__in_avail(&r->state_.in); }
 
 /* Makes at least `need` unread bytes available.  JITANON_END when the input ends first. */
 JITANON__PRIVATE jitanon_result jitanon__pd_fill(jitanon_perf_reader *r, size_t need, jitanon_error *err)
 {
     jitanon_result res;
     if (jitanon__pd_avail(r) >= need) return JITANON_OK;
-    if (r->eof_) return JITANON_END;
+    if (r->state_.eof) return JITANON_END;
     /* A file (it can seek) is read in 1 MiB blocks, a pipe in 64 KiB ones: a pipe's reader
        may be following a running recording. */
-    res = jitanon__in_fill(&r->in_, &r->allocator_, need, r->seek_fn_ ? JITANON__PERF_FILE_BUF : JITANON__PERF_MIN_BUF,
+    res = jitanon__in_fill(&r->state_.in, &r->state_.allocator, need, r->state_.seek_fn ? JITANON__PERF_FILE_BUF : JITANON__PERF_MIN_BUF,
                            err);
-    if (res == JITANON_END) r->eof_ = 1;
+    if (res == JITANON_END) r->state_.eof = 1;
     return res;
 }
 
 /* Consumes bytes up to input offset `off` (forward only). */
 JITANON__PRIVATE jitanon_result jitanon__pd_skip_to(jitanon_perf_reader *r, uint64_t off, jitanon_error *err)
 {
-    while (r->in_.off < off) {
-        uint64_t left = off - r->in_.off;
+    while (r->state_.in.off < off) {
+        uint64_t left = off - r->state_.in.off;
         size_t n;
         if (!jitanon__pd_avail(r)) {
             jitanon_result res;
-            r->in_.pos = r->in_.len = 0; /* everything was consumed: reuse the whole buffer */
+            r->state_.in.pos = r->state_.in.len = 0; /* everything was consumed: reuse the whole buffer */
             res = jitanon__pd_fill(r, 1, err);
             if (res == JITANON_END)
-                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->in_.off, "input ends before byte %U", off);
+                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->state_.in.off, "input ends before byte %U", off);
             if (res != JITANON_OK) return res;
         }
         n = left < jitanon__pd_avail(r) ? (size_t)left : jitanon__pd_avail(r);
-        jitanon__in_consume(&r->in_, n);
+        jitanon__in_consume(&r->state_.in, n);
     }
     return JITANON_OK;
 }
@@ -6131,18 +6133,18 @@ JITANON__PRIVATE jitanon_result jitanon__pd_skip_to(jitanon_perf_reader *r, uint
 /* Positions the input at `off`: inside the buffer, by seeking, or by skipping forward. */
 JITANON__PRIVATE jitanon_result jitanon__pd_goto(jitanon_perf_reader *r, uint64_t off, jitanon_error *err)
 {
-    if (off >= r->in_.off && off - r->in_.off <= jitanon__pd_avail(r)) {
-        jitanon__in_consume(&r->in_, (size_t)(off - r->in_.off));
+    if (off >= r->state_.in.off && off - r->state_.in.off <= jitanon__pd_avail(r)) {
+        jitanon__in_consume(&r->state_.in, (size_t)(off - r->state_.in.off));
         return JITANON_OK;
     }
-    if (r->seek_fn_) {
-        if (r->seek_fn_(r->in_.user, off)) return JITANON__FAIL(err, JITANON_ERR_IO, off, "cannot seek to byte %U", off);
-        r->in_.pos = r->in_.len = 0;
-        r->in_.off = off;
-        r->eof_ = 0;
+    if (r->state_.seek_fn) {
+        if (r->state_.seek_fn(r->state_.in.user, off)) return JITANON__FAIL(err, JITANON_ERR_IO, off, "cannot seek to byte %U", off);
+        r->state_.in.pos = r->state_.in.len = 0;
+        r->state_.in.off = off;
+        r->state_.eof = 0;
         return JITANON_OK;
     }
-    if (off < r->in_.off)
+    if (off < r->state_.in.off)
         return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, off,
                              "this layout needs seeking back to byte %U; read a file, not a pipe", off);
     return jitanon__pd_skip_to(r, off, err);
@@ -6156,15 +6158,15 @@ JITANON__PRIVATE jitanon_result jitanon__pd_read_at(jitanon_perf_reader *r, uint
     while (res == JITANON_OK && n) {
         size_t k;
         if (!jitanon__pd_avail(r)) {
-            r->in_.pos = r->in_.len = 0;
+            r->state_.in.pos = r->state_.in.len = 0;
             res = jitanon__pd_fill(r, 1, err);
             if (res == JITANON_END)
-                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->in_.off, "input ends %U bytes early", (uint64_t)n);
+                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->state_.in.off, "input ends %U bytes early", (uint64_t)n);
             if (res != JITANON_OK) return res;
         }
         k = n < jitanon__pd_avail(r) ? n : jitanon__pd_avail(r);
-        memcpy(dst, r->in_.buf + r->in_.pos, k);
-        jitanon__in_consume(&r->in_, k);
+        memcpy(dst, r->state_.in.buf + r->state_.in.pos, k);
+        jitanon__in_consume(&r->state_.in, k);
         dst += k;
         n -= k;
     }
@@ -6184,10 +6186,10 @@ JITANON__PRIVATE jitanon_result jitanon__pd_charge(uint64_t *used, uint64_t limi
 JITANON__PRIVATE jitanon_result jitanon__pd_alloc(jitanon_perf_reader *r, uint64_t n, uint64_t off, void **out,
                                                  jitanon_error *err)
 {
-    jitanon_result res = jitanon__pd_charge(&r->header_bytes_, r->max_header_bytes_, n, off, err);
+    jitanon_result res = jitanon__pd_charge(&r->state_.header_bytes, r->state_.max_header_bytes, n, off, err);
     *out = NULL;
     if (res != JITANON_OK) return res;
-    *out = jitanon__malloc(&r->allocator_, (size_t)n);
+    *out = jitanon__malloc(&r->state_.allocator, (size_t)n);
     return *out ? JITANON_OK : JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot allocate %U bytes", n);
 }
 
@@ -6236,28 +6238,28 @@ JITANON__PRIVATE int jitanon__pd_idless(const void *ctx, uint32_t a, uint32_t b)
    is how perf treats synthesized records with zeroed trailers. */
 JITANON__PRIVATE size_t jitanon__pd_attr_of(const jitanon_perf_reader *r, uint64_t id)
 {
-    size_t lo = 0, hi = r->idmap_len_;
+    size_t lo = 0, hi = r->state_.idmap_len;
     if (r->attr_count < 2 || id == 0) return 0;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (r->idmap_[mid].id < id) lo = mid + 1;
+        if (r->state_.idmap[mid].id < id) lo = mid + 1;
         else hi = mid;
     }
-    return lo < r->idmap_len_ && r->idmap_[lo].id == id ? r->idmap_[lo].attr : 0;
+    return lo < r->state_.idmap_len && r->state_.idmap[lo].id == id ? r->state_.idmap[lo].attr : 0;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__pd_map_ids(jitanon_perf_reader *r, size_t ai, uint64_t off, jitanon_error *err)
 {
     const jitanon_perf_attr *a = &r->attrs[ai];
     size_t i;
-    if (!jitanon__grow(&r->allocator_, (void **)&r->idmap_, &r->idmap_cap_, r->idmap_len_ + a->id_count + 1,
-                       sizeof *r->idmap_))
+    if (!jitanon__grow(&r->state_.allocator, (void **)&r->state_.idmap, &r->state_.idmap_cap, r->state_.idmap_len + a->id_count + 1,
+                       sizeof *r->state_.idmap))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot grow the id map");
     for (i = 0; i < a->id_count; i++) {
-        r->idmap_[r->idmap_len_].id = a->ids[i];
-        r->idmap_[r->idmap_len_++].attr = ai;
+        r->state_.idmap[r->state_.idmap_len].id = a->ids[i];
+        r->state_.idmap[r->state_.idmap_len++].attr = ai;
     }
-    if (!jitanon__sort(&r->allocator_, r->idmap_, r->idmap_len_, sizeof *r->idmap_, jitanon__pd_idless))
+    if (!jitanon__sort(&r->state_.allocator, r->state_.idmap, r->state_.idmap_len, sizeof *r->state_.idmap, jitanon__pd_idless))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot sort the id map");
     return JITANON_OK;
 }
@@ -6270,11 +6272,11 @@ JITANON__PRIVATE jitanon_result jitanon__pd_add_attr(jitanon_perf_reader *r, con
     jitanon_perf_attr *a;
     void *copy = NULL;
     jitanon_result res = JITANON_OK;
-    if (!jitanon__grow(&r->allocator_, (void **)&r->attrs, &r->attr_cap_, r->attr_count + 1, sizeof *r->attrs))
+    if (!jitanon__grow(&r->state_.allocator, (void **)&r->attrs, &r->state_.attr_cap, r->attr_count + 1, sizeof *r->attrs))
         res = JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot grow the attr table");
     if (res == JITANON_OK) res = jitanon__pd_alloc(r, size, off, &copy, err);
     if (res != JITANON_OK) {
-        jitanon__free(&r->allocator_, ids, n * 8);
+        jitanon__free(&r->state_.allocator, ids, n * 8);
         return res;
     }
     memcpy(copy, raw, size);
@@ -6337,13 +6339,13 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_attr(jitanon_perf_reader *r, co
                              (unsigned)asize, attr_size);
     ids_off = jitanon__rd64(e + asize, r->big_endian);
     ids_size = jitanon__rd64(e + asize + 8, r->big_endian);
-    if (ids_size % 8 || ids_size > r->max_header_bytes_)
+    if (ids_size % 8 || ids_size > r->state_.max_header_bytes)
         return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, off + asize + 8, "bad id array size %U", ids_size);
-    bytes = (uint8_t *)jitanon__malloc(&r->allocator_, (size_t)ids_size);
+    bytes = (uint8_t *)jitanon__malloc(&r->state_.allocator, (size_t)ids_size);
     if (!bytes) return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot allocate the id array");
     res = jitanon__pd_section(r, pre, ids_off, ids_size, bytes, err);
     if (res == JITANON_OK) res = jitanon__pd_decode_ids(r, bytes, (size_t)(ids_size / 8), ids_off, &ids, err);
-    jitanon__free(&r->allocator_, bytes, (size_t)ids_size);
+    jitanon__free(&r->state_.allocator, bytes, (size_t)ids_size);
     if (res != JITANON_OK) return res;
     return jitanon__pd_add_attr(r, e, asize, ids, (size_t)(ids_size / 8), off, err);
 }
@@ -6355,14 +6357,14 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_attrs(jitanon_perf_reader *r, c
     uint8_t *tab;
     uint64_t i, n = attrs_size / attr_size;
     jitanon_result res;
-    if (attrs_size > r->max_header_bytes_)
+    if (attrs_size > r->state_.max_header_bytes)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 32, "attrs section exceeds max_header_bytes");
-    tab = (uint8_t *)jitanon__malloc(&r->allocator_, (size_t)attrs_size);
+    tab = (uint8_t *)jitanon__malloc(&r->state_.allocator, (size_t)attrs_size);
     if (!tab) return JITANON__FAIL(err, JITANON_ERR_NOMEM, attrs_off, "cannot allocate the attrs section");
     res = jitanon__pd_section(r, pre, attrs_off, attrs_size, tab, err);
     for (i = 0; res == JITANON_OK && i < n; i++)
         res = jitanon__pd_file_attr(r, pre, tab + i * attr_size, attr_size, attrs_off + i * attr_size, err);
-    jitanon__free(&r->allocator_, tab, (size_t)attrs_size);
+    jitanon__free(&r->state_.allocator, tab, (size_t)attrs_size);
     return res;
 }
 
@@ -6388,12 +6390,12 @@ JITANON__PRIVATE jitanon_result jitanon__pd_check_fhdr(jitanon_perf_reader *r, c
    puts the id arrays and attrs. */
 JITANON__PRIVATE jitanon_result jitanon__pd_load_pre(jitanon_perf_reader *r, jitanon__pd_pre *pre, jitanon_error *err)
 {
-    uint64_t n = r->data_offset - r->in_.off;
-    if (n > r->max_header_bytes_)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, r->in_.off, "%U bytes before the data exceed max_header_bytes", n);
-    pre->off = r->in_.off;
+    uint64_t n = r->data_offset - r->state_.in.off;
+    if (n > r->state_.max_header_bytes)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, r->state_.in.off, "%U bytes before the data exceed max_header_bytes", n);
+    pre->off = r->state_.in.off;
     pre->len = (size_t)n;
-    pre->mem = (uint8_t *)jitanon__malloc(&r->allocator_, pre->len);
+    pre->mem = (uint8_t *)jitanon__malloc(&r->state_.allocator, pre->len);
     if (!pre->mem) return JITANON__FAIL(err, JITANON_ERR_NOMEM, pre->off, "cannot buffer the header sections");
     return jitanon__pd_read_at(r, pre->off, pre->mem, pre->len, err);
 }
@@ -6409,7 +6411,7 @@ JITANON__PRIVATE size_t jitanon__pd_feat_count(const uint64_t bits[4])
 JITANON__PRIVATE jitanon_result jitanon__pd_recover(jitanon_perf_reader *r, uint32_t warning, jitanon_result type,
                                                    uint64_t off, const char *what, jitanon_error *err)
 {
-    if (r->strict_) return JITANON__FAIL(err, type, off, "%s (strict)", what);
+    if (r->state_.strict) return JITANON__FAIL(err, type, off, "%s (strict)", what);
     if (!r->warnings) JITANON__FAIL(&r->damage, type, off, "%s", what);
     r->warnings |= warning;
     return JITANON_OK;
@@ -6429,9 +6431,9 @@ JITANON__PRIVATE int jitanon__pd_empty_data(jitanon_perf_reader *r)
     if (!n) return res == JITANON_END && !jitanon__pd_avail(r);
     if (res != JITANON_OK) return 0;
     for (i = 0; i < n; i++) {
-        const uint8_t *e = r->in_.buf + r->in_.pos + 16 * i;
+        const uint8_t *e = r->state_.in.buf + r->state_.in.pos + 16 * i;
         uint64_t off = jitanon__rd64(e, r->big_endian), size = jitanon__rd64(e + 8, r->big_endian);
-        if (off < first || off >= (1ull << 48) || size > r->max_header_bytes_) return 0;
+        if (off < first || off >= (1ull << 48) || size > r->state_.max_header_bytes) return 0;
     }
     return 1;
 }
@@ -6446,7 +6448,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_unsized(jitanon_perf_reader *r, jita
     res = jitanon__pd_recover(r, JITANON_PERF_WARN_DATA_SIZE_ZERO, JITANON_ERR_BAD_HEADER, 48,
                               "data size 0 (perf record killed?): the data is read to the end of the file", err);
     if (res != JITANON_OK) return res;
-    r->unsized_ = 1;
+    r->state_.unsized = 1;
     r->data_size = UINT64_MAX - r->data_offset;
     if (jitanon__pd_feat_count(r->features)) {
         memset(r->features, 0, sizeof r->features);
@@ -6464,7 +6466,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_header(jitanon_perf_reader *r, 
     if (res == JITANON_END)
         return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, jitanon__pd_avail(r), "file header needs %U bytes", hsize);
     if (res != JITANON_OK) return res;
-    c = jitanon__cur_make(r->in_.buf + r->in_.pos + 16, (size_t)hsize - 16, 16, r->big_endian);
+    c = jitanon__cur_make(r->state_.in.buf + r->state_.in.pos + 16, (size_t)hsize - 16, 16, r->big_endian);
     h.size = hsize;
     h.attr_size = jitanon__get64(&c);
     h.attrs_off = jitanon__get64(&c);
@@ -6477,12 +6479,12 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_header(jitanon_perf_reader *r, 
         for (i = 0; i < 4; i++) r->features[i] = jitanon__get64(&c);
     }
     if ((res = jitanon__pd_check_fhdr(r, &h, err)) != JITANON_OK) return res;
-    jitanon__in_consume(&r->in_, (size_t)hsize);
+    jitanon__in_consume(&r->state_.in, (size_t)hsize);
     memset(&pre, 0, sizeof pre);
-    if (!r->seek_fn_) res = jitanon__pd_load_pre(r, &pre, err);
+    if (!r->state_.seek_fn) res = jitanon__pd_load_pre(r, &pre, err);
     if (res == JITANON_OK && h.attrs_size)
         res = jitanon__pd_file_attrs(r, &pre, h.attr_size, h.attrs_off, h.attrs_size, err);
-    jitanon__free(&r->allocator_, pre.mem, pre.len);
+    jitanon__free(&r->state_.allocator, pre.mem, pre.len);
     if (res == JITANON_OK) res = jitanon__pd_goto(r, r->data_offset, err);
     if (res == JITANON_OK && r->data_size == 0) res = jitanon__pd_unsized(r, err);
     return res;
@@ -6499,7 +6501,7 @@ JITANON__PRIVATE int jitanon__pd_legacy_attr_size(uint64_t v)
 
 JITANON__PRIVATE jitanon_result jitanon__pd_legacy_order(jitanon_perf_reader *r, jitanon_error *err)
 {
-    const uint8_t *p = r->in_.buf + r->in_.pos;
+    const uint8_t *p = r->state_.in.buf + r->state_.in.pos;
     int b;
     jitanon_result res;
     for (b = 0; b < 2; b++)
@@ -6510,7 +6512,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_legacy_order(jitanon_perf_reader *r,
     if ((res = jitanon__pd_fill(r, 24, err)) == JITANON_END)
         return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, jitanon__pd_avail(r), "legacy PERFFILE header needs 24 bytes");
     if (res != JITANON_OK) return res;
-    p = r->in_.buf + r->in_.pos;
+    p = r->state_.in.buf + r->state_.in.pos;
     for (b = 0; b < 2; b++)
         if (jitanon__pd_legacy_attr_size(jitanon__rd64(p + 16, b))) {
             r->big_endian = b;
@@ -6529,18 +6531,18 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header(jitanon_perf_reader *r, jitan
     if (res == JITANON_END)
         return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, jitanon__pd_avail(r), "perf.data header needs 16 bytes");
     if (res != JITANON_OK) return res;
-    p = r->in_.buf + r->in_.pos;
+    p = r->state_.in.buf + r->state_.in.pos;
     /* The writer stores the u64 "PERFILE2" in its own order, so the bytes tell the order. */
     if (memcmp(p, "PERFILE2", 8) == 0) r->big_endian = 0;
     else if (memcmp(p, "2ELIFREP", 8) == 0) r->big_endian = 1;
     else if (memcmp(p, "PERFFILE", 8) == 0) {
         if ((res = jitanon__pd_legacy_order(r, err)) != JITANON_OK) return res;
-        p = r->in_.buf + r->in_.pos;
+        p = r->state_.in.buf + r->state_.in.pos;
     } else return JITANON__FAIL(err, JITANON_ERR_BAD_MAGIC, 0, "not perf.data: magic 'PERFILE2' not found");
     hsize = jitanon__rd64(p + 8, r->big_endian);
     if (hsize == JITANON__PERF_PIPE_HEADER) {
         r->mode = JITANON_PERF_PIPE;
-        jitanon__in_consume(&r->in_, JITANON__PERF_PIPE_HEADER);
+        jitanon__in_consume(&r->state_.in, JITANON__PERF_PIPE_HEADER);
         return JITANON_OK;
     }
     if (hsize != JITANON__PERF_FILE_HEADER && hsize != JITANON__PERF_FILE_HEADER_V1)
@@ -6557,21 +6559,21 @@ JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jita
     JITANON_ASSERT(r && read_fn);
     if ((res = jitanon__init_begin(r, sizeof *r, JITANON__OPTS_BAD(opts), "jitanon_perf_opts", err)) != JITANON_OK)
         return res;
-    r->seek_fn_ = seek_fn;
-    jitanon__in_init(&r->in_, read_fn, user);
-    r->max_payload_ = opts && opts->max_payload ? opts->max_payload : JITANON__PERF_DEFAULT_CAP;
-    r->max_header_bytes_ = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
-    r->strict_ = opts && opts->strict;
+    r->state_.seek_fn = seek_fn;
+    jitanon__in_init(&r->state_.in, read_fn, user);
+    r->state_.max_payload = opts && opts->max_payload ? opts->max_payload : JITANON__PERF_DEFAULT_CAP;
+    r->state_.max_header_bytes = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
+    r->state_.strict = opts && opts->strict;
     if (opts) {
-        r->allocator_ = opts->allocator;
-        r->decompress_ = opts->decompress;
-        r->decompress_user_ = opts->decompress_user;
-        r->max_zstd_window_ = opts->max_zstd_window;
+        r->state_.allocator = opts->allocator;
+        r->state_.decompress = opts->decompress;
+        r->state_.decompress_user = opts->decompress_user;
+        r->state_.max_zstd_window = opts->max_zstd_window;
     }
-    r->dbuf_.allocator = r->allocator_;
+    r->state_.dbuf.allocator = r->state_.allocator;
     /* decompressed bytes pending: one payload-carrying record plus a straddling tail */
-    r->dbuf_.max_size = (size_t)(r->max_payload_ < SIZE_MAX / 4 ? r->max_payload_ : SIZE_MAX / 4);
-    r->dbuf_.max_size += 2 * JITANON__PERF_MIN_BUF;
+    r->state_.dbuf.max_size = (size_t)(r->state_.max_payload < SIZE_MAX / 4 ? r->state_.max_payload : SIZE_MAX / 4);
+    r->state_.dbuf.max_size += 2 * JITANON__PERF_MIN_BUF;
     return jitanon__pd_header(r, err);
 }
 
@@ -6582,7 +6584,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_refused(const jitanon_perf_reader *r
                                                    jitanon_error *err)
 {
     if (err) {
-        err->record_index = r->next_index_;
+        err->record_index = r->state_.next_index;
         err->record_type = type;
     }
     return res;
@@ -6622,7 +6624,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_measure(const jitanon_perf_reader *r
         if (avail < need) return JITANON_AGAIN;
         extra = type == JITANON_PERF_RECORD_AUXTRACE ? jitanon__rd64(p + 8, r->big_endian)
                                                      : jitanon__rd32(p + 8, r->big_endian);
-        if (extra > r->max_payload_)
+        if (extra > r->state_.max_payload)
             return jitanon__pd_refused(r, type,
                                        JITANON__FAIL(err, JITANON_ERR_LIMIT, off,
                                                      "%s record: payload of %U bytes exceeds max_payload (raise it)",
@@ -6958,7 +6960,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const
     rec->raw.data = p;
     rec->raw.size = total;
     rec->offset = off;
-    rec->index = r->next_index_;
+    rec->index = r->state_.next_index;
     if (total > rec->size) {
         rec->payload.data = p + rec->size;
         rec->payload.size = total - rec->size;
@@ -6969,7 +6971,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const
         return res;
     c = jitanon__cur_make(p + 8, n, off + 8, r->big_endian);
     if ((res = jitanon__pd_body(r, rec, &c, err)) != JITANON_OK) return res;
-    r->next_index_++;
+    r->state_.next_index++;
     jitanon__pd_count(&r->stats, rec);
     return JITANON_OK;
 }
@@ -6990,9 +6992,9 @@ JITANON__PRIVATE jitanon_result jitanon__pd_cut(jitanon_perf_reader *r, uint64_t
     jitanon__clear_error(err);
     do { /* what follows is read only to count it */
         r->bytes_ignored += jitanon__pd_avail(r);
-        jitanon__in_consume(&r->in_, jitanon__pd_avail(r));
-        r->in_.pos = r->in_.len = 0;
-    } while (!r->eof_ && jitanon__pd_fill(r, 1, NULL) == JITANON_OK);
+        jitanon__in_consume(&r->state_.in, jitanon__pd_avail(r));
+        r->state_.in.pos = r->state_.in.len = 0;
+    } while (!r->state_.eof && jitanon__pd_fill(r, 1, NULL) == JITANON_OK);
     return JITANON_END;
 }
 
@@ -7000,29 +7002,29 @@ JITANON__PRIVATE jitanon_result jitanon__pd_cut(jitanon_perf_reader *r, uint64_t
 JITANON__PRIVATE jitanon_result jitanon__pd_next_raw(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                     jitanon_error *err)
 {
-    uint64_t off = r->in_.off, end = r->data_offset + r->data_size;
+    uint64_t off = r->state_.in.off, end = r->data_offset + r->data_size;
     size_t total;
     int bounded = r->mode == JITANON_PERF_FILE; /* data size 0 (perf record killed): unsized_, to the end */
     jitanon_result res;
     if (bounded && off >= end) return JITANON_END;
-    while ((res = jitanon__pd_measure(r, r->in_.buf + r->in_.pos, jitanon__pd_avail(r), off, &total, err)) == JITANON_AGAIN) {
+    while ((res = jitanon__pd_measure(r, r->state_.in.buf + r->state_.in.pos, jitanon__pd_avail(r), off, &total, err)) == JITANON_AGAIN) {
         res = jitanon__pd_fill(r, total, err);
-        if (res == JITANON_END && !jitanon__pd_avail(r) && (!bounded || r->unsized_)) return JITANON_END;
+        if (res == JITANON_END && !jitanon__pd_avail(r) && (!bounded || r->state_.unsized)) return JITANON_END;
         if (res == JITANON_END) return jitanon__pd_cut(r, off, total, NULL, err);
         if (res != JITANON_OK) return res;
     }
-    if (res != JITANON_OK && r->unsized_ && res != JITANON_ERR_LIMIT) return jitanon__pd_cut(r, off, 0, err, err);
+    if (res != JITANON_OK && r->state_.unsized && res != JITANON_ERR_LIMIT) return jitanon__pd_cut(r, off, 0, err, err);
     if (res != JITANON_OK) return res;
     if (bounded && total > end - off)
         return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, off, "record of %U bytes runs past the data section end %U",
                              (uint64_t)total, end);
-    res = jitanon__pd_decode(r, r->in_.buf + r->in_.pos, total, off, rec, err);
-    if (res == JITANON_OK) jitanon__in_consume(&r->in_, total);
+    res = jitanon__pd_decode(r, r->state_.in.buf + r->state_.in.pos, total, off, rec, err);
+    if (res == JITANON_OK) jitanon__in_consume(&r->state_.in, total);
     return res;
 }
 
 /* Whether compressed records come out decompressed (then the output is plain). */
-JITANON__PRIVATE int jitanon__pd_decompresses(const jitanon_perf_reader *r) { return r->decompress_ || JITANON__ZSTD; }
+JITANON__PRIVATE int jitanon__pd_decompresses(const jitanon_perf_reader *r) { return r->state_.decompress || JITANON__ZSTD; }
 
 /* Feeds a COMPRESSED/COMPRESSED2 payload to the decompressor hook or the built-in zstd
    decoder, which carries the stream from record to record. */
@@ -7043,20 +7045,20 @@ JITANON__PRIVATE jitanon_result jitanon__pd_inflate(jitanon_perf_reader *r, cons
         src_off += 8;
         n = (size_t)data_size;
     }
-    if (r->dpos_) { /* keep only the undelivered tail: a record may straddle two payloads */
-        memmove(r->dbuf_.data, r->dbuf_.data + r->dpos_, r->dbuf_.size - r->dpos_);
-        r->dbuf_.size -= r->dpos_;
-        r->dpos_ = 0;
+    if (r->state_.dpos) { /* keep only the undelivered tail: a record may straddle two payloads */
+        memmove(r->state_.dbuf.data, r->state_.dbuf.data + r->state_.dpos, r->state_.dbuf.size - r->state_.dpos);
+        r->state_.dbuf.size -= r->state_.dpos;
+        r->state_.dpos = 0;
     }
-    if (r->decompress_) {
-        if (r->decompress_(r->decompress_user_, src, n, &r->dbuf_))
+    if (r->state_.decompress) {
+        if (r->state_.decompress(r->state_.decompress_user, src, n, &r->state_.dbuf))
             return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec,
                                    "decompressor failed (corrupt payload or out of memory)");
     } else {
 #if JITANON__ZSTD
         jitanon_result res = JITANON_OK;
-        if (!r->zstd_) res = jitanon__zstd_create(&r->allocator_, r->max_zstd_window_, 1, &r->zstd_, err);
-        if (res == JITANON_OK) res = jitanon__zstd_feed(r->zstd_, src, n, src_off, &r->dbuf_, err);
+        if (!r->state_.zstd) res = jitanon__zstd_create(&r->state_.allocator, r->state_.max_zstd_window, 1, &r->state_.zstd, err);
+        if (res == JITANON_OK) res = jitanon__zstd_feed(r->state_.zstd, src, n, src_off, &r->state_.dbuf, err);
         if (res != JITANON_OK) {
             if (err) {
                 err->record_index = rec->index;
@@ -7068,7 +7070,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_inflate(jitanon_perf_reader *r, cons
         (void)src_off;
 #endif
     }
-    r->doff_ = rec->offset;
+    r->state_.doff = rec->offset;
     r->stats.compressed_records++;
     return JITANON_OK;
 }
@@ -7078,18 +7080,18 @@ JITANON__PRIVATE jitanon_result jitanon__pd_next_inflated(jitanon_perf_reader *r
                                                          jitanon_error *err)
 {
     const uint8_t *p;
-    size_t total, avail = r->dbuf_.size - r->dpos_;
+    size_t total, avail = r->state_.dbuf.size - r->state_.dpos;
     jitanon_result res;
     if (!avail) return JITANON_AGAIN; /* before the pointer: dbuf_.data may still be NULL */
-    p = r->dbuf_.data + r->dpos_;
-    res = jitanon__pd_measure(r, p, avail, r->doff_, &total, err);
+    p = r->state_.dbuf.data + r->state_.dpos;
+    res = jitanon__pd_measure(r, p, avail, r->state_.doff, &total, err);
     if (res != JITANON_OK) return res;
-    res = jitanon__pd_decode(r, p, total, r->doff_, rec, err);
+    res = jitanon__pd_decode(r, p, total, r->state_.doff, rec, err);
     if (res != JITANON_OK) return res;
     if (rec->type == JITANON_PERF_RECORD_COMPRESSED || rec->type == JITANON_PERF_RECORD_COMPRESSED2)
-        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, r->doff_, rec, "compressed record inside compressed data");
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, r->state_.doff, rec, "compressed record inside compressed data");
     rec->from_compressed = 1;
-    r->dpos_ += total;
+    r->state_.dpos += total;
     return JITANON_OK;
 }
 
@@ -7100,18 +7102,18 @@ JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jita
     JITANON_ASSERT(r && rec);
     if (!r->mode) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "reader not initialised");
     for (;;) {
-        if (r->done_) return JITANON_END;
+        if (r->state_.done) return JITANON_END;
         res = jitanon__pd_next_inflated(r, rec, err);
         if (res != JITANON_AGAIN) return res;
         res = jitanon__pd_next_raw(r, rec, err);
         if (res == JITANON_END) {
-            r->done_ = 1;
+            r->state_.done = 1;
 #if JITANON__ZSTD
-            if (r->zstd_ && (res = jitanon__zstd_end(r->zstd_, r->in_.off, err)) != JITANON_OK) return res;
+            if (r->state_.zstd && (res = jitanon__zstd_end(r->state_.zstd, r->state_.in.off, err)) != JITANON_OK) return res;
             res = JITANON_END;
 #endif
-            if (r->dbuf_.size > r->dpos_)
-                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->doff_, "decompressed data ends inside a record");
+            if (r->state_.dbuf.size > r->state_.dpos)
+                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->state_.doff, "decompressed data ends inside a record");
         }
         if (res != JITANON_OK) return res;
         if (rec->type != JITANON_PERF_RECORD_COMPRESSED && rec->type != JITANON_PERF_RECORD_COMPRESSED2) return JITANON_OK;
@@ -7130,21 +7132,21 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_table(jitanon_perf_reader *r, s
     size_t i = 0;
     uint64_t at = r->data_offset + r->data_size, end;
     void *mem;
-    jitanon_result res = jitanon__pd_alloc(r, (uint64_t)n * sizeof *r->feats_, at, &mem, err);
+    jitanon_result res = jitanon__pd_alloc(r, (uint64_t)n * sizeof *r->state_.feats, at, &mem, err);
     if (res != JITANON_OK) return res;
-    r->feats_ = (jitanon__perf_feat *)mem;
-    r->feat_count_ = n;
-    memset(r->feats_, 0, n * sizeof *r->feats_);
+    r->state_.feats = (jitanon__perf_feat *)mem;
+    r->state_.feat_count = n;
+    memset(r->state_.feats, 0, n * sizeof *r->state_.feats);
     *total = 0;
     for (bit = 0; bit < JITANON_PERF_FEAT_BITS; bit++) {
-        jitanon__perf_feat *f = &r->feats_[i];
+        jitanon__perf_feat *f = &r->state_.feats[i];
         if (!(r->features[bit / 64] >> (bit % 64) & 1)) continue;
         if ((res = jitanon__pd_read_at(r, at + 16 * i, e, 16, err)) != JITANON_OK) return res;
         f->bit = bit;
         f->offset = jitanon__rd64(e, r->big_endian);
         f->size = jitanon__rd64(e + 8, r->big_endian);
         i++;
-        if (!jitanon__add_u64(f->offset, f->size, &end) || f->size > r->max_header_bytes_ ||
+        if (!jitanon__add_u64(f->offset, f->size, &end) || f->size > r->state_.max_header_bytes ||
             !jitanon__add_u64(*total, f->size, total))
             return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, at + 16 * (i - 1), "bad feature %u section", bit);
     }
@@ -7155,9 +7157,9 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_table(jitanon_perf_reader *r, s
    then read them all in one pass. */
 JITANON__PRIVATE size_t jitanon__pd_next_feat(const jitanon_perf_reader *r, const uint8_t *done)
 {
-    size_t i, best = r->feat_count_;
-    for (i = 0; i < r->feat_count_; i++)
-        if (!done[i] && (best == r->feat_count_ || r->feats_[i].offset < r->feats_[best].offset)) best = i;
+    size_t i, best = r->state_.feat_count;
+    for (i = 0; i < r->state_.feat_count; i++)
+        if (!done[i] && (best == r->state_.feat_count || r->state_.feats[i].offset < r->state_.feats[best].offset)) best = i;
     return best;
 }
 
@@ -7168,13 +7170,13 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_payloads(jitanon_perf_reader *r
     void *mem;
     jitanon_result res = jitanon__pd_alloc(r, total, r->data_offset + r->data_size, &mem, err);
     if (res != JITANON_OK) return res;
-    r->feat_mem_ = (uint8_t *)mem;
-    r->feat_mem_size_ = (size_t)total;
+    r->state_.feat_mem = (uint8_t *)mem;
+    r->state_.feat_mem_size = (size_t)total;
     memset(done, 0, sizeof done);
-    for (k = 0; k < r->feat_count_; k++) {
+    for (k = 0; k < r->state_.feat_count; k++) {
         size_t i = jitanon__pd_next_feat(r, done);
-        jitanon__perf_feat *f = &r->feats_[i];
-        res = jitanon__pd_read_at(r, f->offset, r->feat_mem_ + pos, (size_t)f->size, err);
+        jitanon__perf_feat *f = &r->state_.feats[i];
+        res = jitanon__pd_read_at(r, f->offset, r->state_.feat_mem + pos, (size_t)f->size, err);
         if (res != JITANON_OK) return res;
         done[i] = 1;
         f->mem_off = pos;
@@ -7192,12 +7194,12 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_drop(jitanon_perf_reader *r, ji
     jitanon_format_error(what, sizeof what, err);
     res = jitanon__pd_recover(r, JITANON_PERF_WARN_FEATURES, err->type, err->offset, what, err);
     if (res != JITANON_OK) return res;
-    r->header_bytes_ -= r->feat_count_ * sizeof *r->feats_ + r->feat_mem_size_;
-    jitanon__free(&r->allocator_, r->feats_, r->feat_count_ * sizeof *r->feats_);
-    jitanon__free(&r->allocator_, r->feat_mem_, r->feat_mem_size_);
-    r->feats_ = NULL;
-    r->feat_mem_ = NULL;
-    r->feat_count_ = r->feat_mem_size_ = 0;
+    r->state_.header_bytes -= r->state_.feat_count * sizeof *r->state_.feats + r->state_.feat_mem_size;
+    jitanon__free(&r->state_.allocator, r->state_.feats, r->state_.feat_count * sizeof *r->state_.feats);
+    jitanon__free(&r->state_.allocator, r->state_.feat_mem, r->state_.feat_mem_size);
+    r->state_.feats = NULL;
+    r->state_.feat_mem = NULL;
+    r->state_.feat_count = r->state_.feat_mem_size = 0;
     memset(r->features, 0, sizeof r->features);
     jitanon__clear_error(err);
     return JITANON_OK;
@@ -7205,18 +7207,18 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_drop(jitanon_perf_reader *r, ji
 
 JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err)
 {
-    uint64_t saved = r->in_.off, total = 0;
+    uint64_t saved = r->state_.in.off, total = 0;
     size_t n = jitanon__pd_feat_count(r->features);
     jitanon_error e;
     jitanon_result res;
     jitanon__clear_error(err);
     if (r->mode != JITANON_PERF_FILE || r->features_loaded) return JITANON_OK;
-    if (r->feats_) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, saved, "an earlier load failed");
+    if (r->state_.feats) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, saved, "an earlier load failed");
     if (!n) {
         r->features_loaded = 1;
         return JITANON_OK;
     }
-    if (!r->seek_fn_ && !r->done_)
+    if (!r->state_.seek_fn && !r->state_.done)
         return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, saved,
                              "feature sections follow the data; without a seek callback load them after the last record");
     memset(&e, 0, sizeof e);
@@ -7225,7 +7227,7 @@ JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader
     if (res != JITANON_OK && res != JITANON_ERR_NOMEM) res = jitanon__pd_feat_drop(r, &e);
     if (res != JITANON_OK && err) *err = e;
     /* Back to the records even when loading failed, so reading goes on where it was. */
-    if (!r->done_) {
+    if (!r->state_.done) {
         jitanon_error ignored;
         jitanon_result back = jitanon__pd_goto(r, saved, res == JITANON_OK ? err : &ignored);
         if (res == JITANON_OK) res = back;
@@ -7237,10 +7239,10 @@ JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader
 JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsigned bit, jitanon_bytes *out)
 {
     size_t i;
-    for (i = 0; r->features_loaded && i < r->feat_count_; i++) {
-        if (r->feats_[i].bit != bit) continue;
-        out->data = r->feat_mem_ + r->feats_[i].mem_off;
-        out->size = (size_t)r->feats_[i].size;
+    for (i = 0; r->features_loaded && i < r->state_.feat_count; i++) {
+        if (r->state_.feats[i].bit != bit) continue;
+        out->data = r->state_.feat_mem + r->state_.feats[i].mem_off;
+        out->size = (size_t)r->state_.feats[i].size;
         return 1;
     }
     return 0;
@@ -7250,18 +7252,18 @@ JITANON_API void jitanon_perf_reader_release(jitanon_perf_reader *r)
 {
     const jitanon_allocator *a;
     if (!r) return;
-    a = &r->allocator_;
-    jitanon__attrs_free(a, r->attrs, r->attr_count, r->attr_cap_);
-    jitanon__free(a, r->idmap_, r->idmap_cap_ * sizeof *r->idmap_);
-    jitanon__free(a, r->feats_, r->feat_count_ * sizeof *r->feats_);
-    jitanon__free(a, r->feat_mem_, r->feat_mem_size_);
-    jitanon__in_free(&r->in_, a);
-    jitanon_membuf_release(&r->dbuf_);
+    a = &r->state_.allocator;
+    jitanon__attrs_free(a, r->attrs, r->attr_count, r->state_.attr_cap);
+    jitanon__free(a, r->state_.idmap, r->state_.idmap_cap * sizeof *r->state_.idmap);
+    jitanon__free(a, r->state_.feats, r->state_.feat_count * sizeof *r->state_.feats);
+    jitanon__free(a, r->state_.feat_mem, r->state_.feat_mem_size);
+    jitanon__in_free(&r->state_.in, a);
+    jitanon_membuf_release(&r->state_.dbuf);
 #if JITANON__ZSTD
-    jitanon__zstd_destroy(r->zstd_);
+    jitanon__zstd_destroy(r->state_.zstd);
 #endif
 #ifndef JITANON_NO_STDIO
-    if (r->file_ && r->file_ != (void *)stdin) fclose((FILE *)r->file_);
+    if (r->state_.file && r->state_.file != (void *)stdin) fclose((FILE *)r->state_.file);
 #endif
     memset(r, 0, sizeof *r);
 }
@@ -7295,7 +7297,7 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
        into the reader's buffer: stdio's own buffer would split each into 4 KiB reads. */
     if (!std_in) (void)setvbuf(f, NULL, _IONBF, 0);
     res = jitanon_perf_reader_init(r, jitanon__pd_fread, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
-    r->file_ = f;
+    r->state_.file = f;
     return res;
 }
 #endif
@@ -7782,11 +7784,11 @@ JITANON__PRIVATE jitanon_result jitanon__pc_features(jitanon_perf_reader *r, jit
 {
     size_t i;
     jitanon_result res = jitanon_perf_reader_load_features(r, err);
-    for (i = 0; res == JITANON_OK && i < r->feat_count_; i++) {
+    for (i = 0; res == JITANON_OK && i < r->state_.feat_count; i++) {
         jitanon_bytes b;
-        if (!jitanon__pc_keep_feature(r, r->feats_[i].bit) || !jitanon_perf_reader_feature(r, r->feats_[i].bit, &b))
+        if (!jitanon__pc_keep_feature(r, r->state_.feats[i].bit) || !jitanon_perf_reader_feature(r, r->state_.feats[i].bit, &b))
             continue;
-        res = jitanon_perf_writer_add_feature(w, r->feats_[i].bit, b.data, b.size, err);
+        res = jitanon_perf_writer_add_feature(w, r->state_.feats[i].bit, b.data, b.size, err);
     }
     return res;
 }
@@ -7825,7 +7827,7 @@ JITANON__PRIVATE jitanon_result jitanon__perf_pump(jitanon_perf_reader *r, jitan
     for (i = 0; res == JITANON_OK && file && i < r->attr_count; i++)
         res = jitanon_perf_writer_add_attr(w, &r->attrs[i], err);
     /* A pipe wants features before the records; a file takes them at the end anyway. */
-    if (res == JITANON_OK && file && r->seek_fn_) {
+    if (res == JITANON_OK && file && r->state_.seek_fn) {
         res = jitanon__pc_features(r, w, err);
         feats_done = 1;
     }
@@ -12397,7 +12399,7 @@ JITANON__PRIVATE uint32_t jitanon__inj_machine(jitanon__inj *j)
     if (!j->jit.machine && !j->jit.machine_asked && j->in->mode == JITANON_PERF_FILE) {
         jitanon_error ignored;
         j->jit.machine_asked = 1;
-        if (!j->in->features_loaded && j->in->seek_fn_) (void)jitanon_perf_reader_load_features(j->in, &ignored);
+        if (!j->in->features_loaded && j->in->state_.seek_fn) (void)jitanon_perf_reader_load_features(j->in, &ignored);
         if (jitanon_perf_reader_feature(j->in, 6, &b)) j->jit.machine = jitanon__inj_arch_feature(j, b);
     }
     return j->jit.machine;
