@@ -516,13 +516,14 @@ typedef struct jitanon_jitdump_opts {
     uint64_t max_record_size; /* 0 = JITANON_MAX_RECORD_SIZE */
     jitanon_allocator allocator;
     size_t memory_limit; /* bytes the loader may allocate; 0 = unlimited */
-    int no_records;      /* the loader validates and counts, but keeps no record table
-                            (records == NULL): walk `data` with jitanon_jitdump_iter */
     /* The loader keeps the records before a damaged one (a crash, a disk that lost the
        last writes: zeros or garbage after the last whole record) or before a record cut
        short at the end, and says where in tail_error.  strict refuses such a dump: the
        load fails with that error. */
     int strict;
+    /* internal (the injector's, not API): the loader validates and counts but keeps no
+       record table (records == NULL); the injector passes it to io.load_dump */
+    int no_records_;
     uint32_t end_zero_;
 } jitanon_jitdump_opts;
 
@@ -1211,7 +1212,7 @@ JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const cha
    Ordering: the engine is a replay in *feed order*.  Callers feed each process's events
    in nondecreasing time; among events with equal timestamps the one fed later wins (as in
    perf's ordered queue, which is stable), so the injector must write its output in the
-   order it fed the engine.  The timestamps are only checked (see reject_out_of_order). */
+   order it fed the engine.  The timestamps are only checked (stats.out_of_order). */
 
 struct jitanon__rm_node; /* defined with the implementation */
 
@@ -1315,8 +1316,9 @@ typedef struct jitanon_trim_opts {
     uint32_t begin_zero_;
     jitanon_allocator allocator;
     size_t memory_limit;    /* bytes the engine may hold (besides itself); 0 = unlimited */
-    int reject_out_of_order; /* an event older than its process's latest one fails with
-                                JITANON_ERR_INVALID_ARGUMENT instead of being counted */
+    /* internal (a test hook, not API): an event older than its process's latest one fails
+       with JITANON_ERR_INVALID_ARGUMENT instead of being counted */
+    int reject_out_of_order_;
     uint32_t end_zero_;
 } jitanon_trim_opts;
 
@@ -1839,7 +1841,6 @@ typedef struct jitanon_inject_opts {
        applies and ALL elsewhere, silently.  Without output (out == NULL) no file is
        written: the ELF options are only checked to be in range. */
     jitanon_elf_files elf_files;
-    uint64_t max_round_bytes; /* a round larger than this is processed in parts; 0 = 256 MiB */
     jitanon_late_mode late;   /* samples before their function's CODE_LOAD (see the enum) */
     uint64_t late_window_ns;  /* how far a load may be back-dated; 0 = JITANON_LATE_WINDOW_DEFAULT_NS */
     jitanon_elf_opts elf;     /* passed to the ELF writer (allocator: ours when unset) */
@@ -1861,6 +1862,9 @@ typedef struct jitanon_inject_opts {
     uint32_t follow_wait_us;
     jitanon_perf_map_mode perf_map;
     jitanon_perfmap_opts perfmap; /* passed to the perf map reader (allocator: ours when unset) */
+    /* internal (a test hook for the fuzzers, not API): a round larger than this is
+       processed in parts; 0 = 256 MiB */
+    uint64_t max_round_bytes_;
     uint32_t end_zero_;
 } jitanon_inject_opts;
 
@@ -5415,7 +5419,7 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_load_owned(uint8_t *data, size_
     header_ok = r == JITANON_OK;
     while (r == JITANON_OK && (r = jitanon_jitdump_iter_next(&it, &rec, &e)) == JITANON_OK) {
         size_t bytes;
-        if (opts && opts->no_records) continue;
+        if (opts && opts->no_records_) continue;
         if (opts && opts->memory_limit &&
             (!jitanon__mul_size(d->record_count + 1, sizeof rec, &bytes) || bytes > opts->memory_limit - cap ||
              cap > opts->memory_limit)) {
@@ -8673,7 +8677,7 @@ JITANON_API jitanon_result jitanon_trim_create(const jitanon_trim_opts *opts, ji
     t->alloc.free_fn = jitanon__trim_free_fn;
     t->alloc.user = t;
     t->memory_limit = opts ? opts->memory_limit : 0;
-    t->reject_out_of_order = opts ? opts->reject_out_of_order : 0;
+    t->reject_out_of_order = opts ? opts->reject_out_of_order_ : 0;
     jitanon_rangemap_init(&t->pids, &t->alloc);
     *out = t;
     return JITANON_OK;
@@ -13325,7 +13329,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_record(void *ctx, const jitanon_per
 {
     jitanon__inj *j = (jitanon__inj *)ctx;
     jitanon_result res;
-    uint64_t limit = j->opts->max_round_bytes ? j->opts->max_round_bytes : (uint64_t)256 << 20;
+    uint64_t limit = j->opts->max_round_bytes_ ? j->opts->max_round_bytes_ : (uint64_t)256 << 20;
     j->st->read.records++;
     if (!rec->from_compressed) j->bytes_done = rec->offset + rec->raw.size;
     if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE && rec->feature.feat_id == 6)
@@ -13465,7 +13469,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (!j->io.load_perfmap) j->io.load_perfmap = jitanon__inj_load_perfmap_default;
     j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->a;
     j->jit.dump_opts = opts->jitdump;
-    j->jit.dump_opts.no_records = 1;
+    j->jit.dump_opts.no_records_ = 1;
     if ((res = jitanon__inj_sampled(j, &sampled)) != JITANON_OK) return res;
     if ((res = jitanon__inj_late_start(j)) != JITANON_OK) return res;
     /* A pipe is a recording still running: its dumps are followed as they grow, when they

@@ -483,7 +483,7 @@ static void scan_dump(pprof_state *st, const char *path, const jitanon_jitdump *
     snprintf(st->dumps[st->ndumps], sizeof st->dumps[0], "%s", path);
     st->dump_pids[st->ndumps++] = pid;
     /* two walks over the records (the injector may have loaded the dump without a
-       record table: opts.no_records) - the bias is known only after all of them */
+       record table: records == NULL) - the bias is known only after all of them */
     jitanon_elf_line_bias_scan_init(&scan, &d->header);
     for (pass = 0; pass < 2; pass++) {
         jitanon_jitdump_iter it;

@@ -12,7 +12,7 @@
        bit 4      forward-only input (no seek callback)
        bit 5      the recorded dump path fails; opts.jitdump_dir must find it
        bit 6      write_elf refuses every third file
-       bit 7      tiny max_round_bytes (rounds processed in parts)
+       bit 7      tiny max_round_bytes_ (rounds processed in parts)
        bit 8      a second run with out == NULL (resolve samples only)
        bit 9      opts.elf_dir set
        bit 10/11  elf.no_debug / elf.no_unwind
@@ -290,7 +290,7 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     io.elf_layout = fl & 2 ? JITANON_ELF_PER_PROCESS : JITANON_ELF_PER_FUNCTION;
     io.jitdump_dir = fl & 1u << 5 ? w->jitdump_dir : NULL;
     io.elf_dir = fl & 1u << 9 ? "/fuzz-elf-out" : NULL;
-    io.max_round_bytes = fl & 1u << 7 ? 512 : 1u << 20;
+    io.max_round_bytes_ = fl & 1u << 7 ? 512 : 1u << 20;
     io.elf.no_debug = (fl >> 10) & 1;
     io.elf.no_unwind = (fl >> 11) & 1;
     io.elf_files = (fl >> 12) & 1 && (!(fl & 2) || (fl >> 13) & 1) ? JITANON_ELF_FILES_SAMPLED : JITANON_ELF_FILES_ALL;

@@ -386,7 +386,7 @@ static void test_trim_errors(void)
     JT_CHECK(t == NULL);
     JT_CHECK_EQ_U(err.type, JITANON_ERR_BAD_OPTIONS);
     o.end_zero_ = 0;
-    o.reject_out_of_order = 1;
+    o.reject_out_of_order_ = 1;
     jitanon_trim_create(&o, &t, &err);
     JT_CHECK(t != NULL);
     if (!t) return;
