@@ -403,6 +403,37 @@ typedef struct jitanon_membuf {
 JITANON_API int jitanon_membuf_write(void *membuf, const void *data, size_t size);
 JITANON_API void jitanon_membuf_release(jitanon_membuf *b);
 
+#if !defined(JITANON_NO_STDIO) && defined(__unix__)
+/* Atomic output file: a temporary file (O_CREAT|O_EXCL, mode 0644) next to `path`, renamed
+   over `path` only by _commit; _abort (or a failed _commit) unlinks it.  Built with
+   JITANON_NO_POSIX, _open returns JITANON_ERR_FEATURE_DISABLED.  It holds no pointer into
+   itself, but jitanon_atomic_sink hands out a pointer TO it (the sink's user, also the
+   `user` jitanon_atomic_pwrite gets): do not move or copy it while a writer uses them. */
+typedef struct jitanon_atomic_file {
+    int fd;
+    char *tmp_path, *path;
+    size_t tmp_cap_, path_cap_;
+    jitanon_allocator allocator;
+    int failed;   /* a write failed: _commit refuses */
+    uint8_t *buf; /* writes are gathered into 64 KiB system calls */
+    size_t buf_len, buf_cap;
+} jitanon_atomic_file;
+
+JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
+                                               const jitanon_allocator *allocator,
+                                               jitanon_error *err);
+/* Sink and positioned write for the writer (user = the jitanon_atomic_file). */
+JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f);
+JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset);
+/* do_fsync: flush to disk before the rename.  Closes the file either way (a failed commit
+   removes the temporary file); _abort afterwards is harmless. */
+JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync,
+                                                 jitanon_error *err);
+/* NULL-safe, idempotent: removes the temporary file if it still exists and frees what
+   _open allocated.  Call it after a failed _open too. */
+JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f);
+#endif
+
 /* -- zstd decoder ------------------------------------------------------------------ */
 
 /* Decodes the zstd frames (RFC 8878) and skippable frames in src[0..size) and appends
@@ -675,6 +706,14 @@ JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, co
 JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, jitanon_error *err);
 /* CLOCK_MONOTONIC in nanoseconds, the clock `perf record -k mono` uses; 0 without POSIX. */
 JITANON_API uint64_t jitanon_jitdump_now(void);
+
+/* 1 when the basename of `path` is a jitdump marker's name in one of the forms runtimes
+   write: jit-<pid>.dump (perf's only form: V8, CPython, Erlang, .NET, LLVM, JVM agents
+   ...), jit-<tid>-<pid>.dump (JavaScriptCore with a directory, e.g. Bun) or
+   jit-<tid>-<pid>-XXXXXX (JavaScriptCore's mkstemp name: six letters or digits, no
+   suffix); *pid (may be NULL) gets the pid's value.  The injector also wants the mapping
+   executable and the dump's header to name the process. */
+JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t *pid);
 
 /* -- perf maps ------------------------------------------------------------------------
    /tmp/perf-<pid>.map: what runtimes without a jitdump write (CPython 3.12 -X perf, node
@@ -1165,33 +1204,6 @@ JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size
                                                      const jitanon_perf_record *rec, jitanon_error *err);
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
-/* Atomic output file: a temporary file (O_CREAT|O_EXCL, mode 0644) next to `path`, renamed
-   over `path` only by _commit; _abort (or a failed _commit) unlinks it.  Built with
-   JITANON_NO_POSIX, _open returns JITANON_ERR_FEATURE_DISABLED.  It holds no pointer into
-   itself, but jitanon_atomic_sink hands out a pointer TO it (the sink's user, also the
-   `user` jitanon_atomic_pwrite gets): do not move or copy it while a writer uses them. */
-typedef struct jitanon_atomic_file {
-    int fd;
-    char *tmp_path, *path;
-    size_t tmp_cap_, path_cap_;
-    jitanon_allocator allocator;
-    int failed;   /* a write failed: _commit refuses */
-    uint8_t *buf; /* writes are gathered into 64 KiB system calls */
-    size_t buf_len, buf_cap;
-} jitanon_atomic_file;
-
-JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
-                                               const jitanon_allocator *allocator, jitanon_error *err);
-/* Sink and positioned write for the writer (user = the jitanon_atomic_file). */
-JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f);
-JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset);
-/* do_fsync: flush to disk before the rename.  Closes the file either way (a failed commit
-   removes the temporary file); _abort afterwards is harmless. */
-JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err);
-/* NULL-safe, idempotent: removes the temporary file if it still exists and frees what
-   _open allocated.  Call it after a failed _open too. */
-JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f);
-
 /* Copies perf.data `in_path` ("-" = stdin) to `out_path` ("-" = stdout, pipe mode only)
    atomically.  out_mode JITANON_PERF_SAME_MODE keeps the input's mode (stdout: pipe mode
    from any input); another value than the three is JITANON_ERR_INVALID_ARGUMENT.  opts
@@ -1960,14 +1972,6 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
                                                const jitanon_inject_opts *opts, const jitanon_perf_opts *perf_opts,
                                                jitanon_inject_stats *stats, jitanon_error *err);
 #endif
-
-/* 1 when the basename of `path` is a jitdump marker's name in one of the forms runtimes
-   write: jit-<pid>.dump (perf's only form: V8, CPython, Erlang, .NET, LLVM, JVM agents
-   ...), jit-<tid>-<pid>.dump (JavaScriptCore with a directory, e.g. Bun) or
-   jit-<tid>-<pid>-XXXXXX (JavaScriptCore's mkstemp name: six letters or digits, no
-   suffix); *pid (may be NULL) gets the pid's value.  The injector also wants the mapping
-   executable and the dump's header to name the process. */
-JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t *pid);
 
 /* -- 0.1 names ---------------------------------------------------------------------- */
 
