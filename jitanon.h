@@ -255,8 +255,16 @@
 #define JITANON_VERSION_MINOR 4
 #define JITANON_VERSION_PATCH 0
 #define JITANON_VERSION_STRING "0.4.0"
+/* A version as one number (0.4.0 -> 4000).  C++ gets its own casts: an includer built with
+   -Wold-style-cast must not see a C cast. */
+#ifdef __cplusplus
+#define jitanon_pack_version(major, minor, patch) \
+    (static_cast<uint32_t>(major) * 1000000u + static_cast<uint32_t>(minor) * 1000u + \
+     static_cast<uint32_t>(patch))
+#else
 #define jitanon_pack_version(major, minor, patch) \
     ((uint32_t)(major) * 1000000u + (uint32_t)(minor) * 1000u + (uint32_t)(patch))
+#endif
 #define JITANON_VERSION \
     jitanon_pack_version(JITANON_VERSION_MAJOR, JITANON_VERSION_MINOR, JITANON_VERSION_PATCH)
 
