@@ -31,7 +31,8 @@
    Rewrite a perf.data the way `perf inject --jit` does, trimming //anon mmaps:
 
        jitanon_inject_stats st;
-       jitanon_inject_file("perf.data", "perf.jit.data", JITANON_PERF_SAME_MODE, NULL, NULL, &st, &err);
+       jitanon_inject_file("perf.data", "perf.jit.data", JITANON_PERF_SAME_MODE, NULL, NULL,
+                           &st, &err);
 
    Or resolve samples in memory without writing anything (jitanon_inject with a NULL
    writer and opts.on_sample), or drive the trimming engine (jitanon_trim_*) yourself.
@@ -64,6 +65,8 @@
        JITANON_MAX_RECORD_SIZE   largest jitdump record accepted (default 256 MiB)
        JITANON_CONFIG_HEADER     a header included first, to hold the above
        JITANON_ERROR_LOCATION    record the implementation's function/line in errors
+       JITANON_COMPAT_0_1, _0_2  keep the names of those releases (typedefs and inline
+                                 functions, at the end of this file)
 
    jitanon_features() tells what a build has (JITANON_FEATURE_POSIX, _THREADS, ...).
 
@@ -86,148 +89,13 @@
    writes CODE_CLOSE), an atomic file _commit-s or _abort-s.  Structs that other objects
    point into say so ("do not copy"); the rest may be moved by value.
 
-   Revision history:
-       0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
-              that leave the machine.  Output changes: per-function file output writes only
-              the ELF files a sample, callchain, branch, data address or copied user-stack
-              word can reach (JITANON_ELF_FILES_AUTO, the new default; ALL writes every one);
-              a pipe output carries the file's event names (EVENT_UPDATE NAME records); a
-              load dated early is mapped again at its own time when a non-trimmable mapping
-              (Deno's remapped builtins) lands over it; DEBUG_INFO pairs with its LOAD by
-              code address (LLVM JITLink writes a batch's debug records first); a dump
-              header's e_machine 0 becomes the recording's (CPython 3.13).
-              Added:
-                live pipes: dumps followed as they grow; jitanon_inject_io.open_dump,
-                  close_dump; jitanon_inject_opts.follow_wait_us (JITANON_FOLLOW_WAIT_*);
-                  jitanon_inject_stats.dumps_followed, follow_reads, follow_wait_ns
-                containers: a dump read through /proc/PID/root (resolved inside it), its
-                  namespace pid accepted; stats.dumps_namespace; markers jit-<tid>-<pid>.dump
-                  and JSC's jit-<tid>-<pid>-XXXXXX; a dump whose header pid is not the
-                  process's is refused
-                perf maps: the [perfmap] reader (jitanon_perfmap_*), opts.perf_map
-                  (JITANON_PERF_MAP_ELF: a symbols-only stub the //anon left over names),
-                  opts.perfmap, io.load_perfmap, jitanon_elf_opts.symbols_only, stats
-                  perf_maps, perf_map_entries, perf_map_bad_lines, perf_map_mmaps
-                JITANON_PERF_RECORD_EVENT_UPDATE, JITANON_PERF_EVENT_UPDATE_*,
-                  jitanon_perf_record.event_update, jitanon_perf_writer.event_names
-                jitanon_jitdump_debug_fits (JITANON_JITDUMP_DEBUG_SAME_ADDR, _IN_CODE);
-                  stats.debug_unmatched
-              Changed:
-                JITANON_ELF_FILES_ALL is 2 (was 0; 0 is AUTO); FALLBACK_SAMPLED_ADDRESSES
-                  is no longer set
-                per-function files of a container's dump are named after the recorded pid
-                "cannot open" errors name the OS reason
-       0.3.0  Breadth: the recordings users have, the tools they open them in, the JITs
-              they run, the damage real files carry.  Output changes: ELF stubs have a
-              page-aligned PT_LOAD (p_align 0x1000, was 16: elfutils-based readers such as
-              hotspot then place the symbols where perf does); the output's build-id
-              table lists every ELF written; samples that ran in a function before its
-              CODE_LOAD are named after it by default (file input).
-              Added:
-                late loads: jitanon_inject_opts.late (jitanon_late_mode: AUTO = 0, NAME,
-                  KEEP), late_window_ns, JITANON_LATE_WINDOW_DEFAULT_NS;
-                  jitanon_inject_stats.late_loads, late_samples;
-                  JITANON_INJECT_FALLBACK_LATE_PIPE, _LATE_ANON
-                perf's build-id cache (jitanon_buildid_cache_dir/_open/_add/_release),
-                  filled through jitanon_inject_opts.buildid_cache; the output lists every
-                  ELF file written in HEADER_BUILD_ID (pipe: as records before the MMAP2s);
-                  jitanon_perf_writer_add_feature(BUILD_ID) again extends the table;
-                  jitanon_inject_stats.buildid_entries, _cached, _cache_failed
-                a zstd decoder (RFC 8878): perf record -z recordings are read by default;
-                  jitanon_zstd_decompress, jitanon_perf_opts.max_zstd_window,
-                  JITANON_NO_ZSTD, JITANON_FEATURE_ZSTD, JITANON_ERR_BAD_ZSTD
-                damaged input: a loaded jitdump keeps the records before a damaged record
-                  too, not only before a cut one (tail_error, valid_size;
-                  jitanon_jitdump_opts.strict refuses); the perf.data reader reads data
-                  size 0 to the end of the input, keeps the whole records of a cut input
-                  and drops unreadable feature sections, and says so
-                  (jitanon_perf_reader.warnings, damage, bytes_ignored,
-                  jitanon_perf_warning; jitanon_perf_opts.strict refuses);
-                  jitanon_inject_stats.dumps_damaged, damaged_loads_kept,
-                  jitdump_bytes_ignored, input_warnings, input_bytes_ignored; the
-                  injector's default I/O opens dumps without blocking and only as regular
-                  files, symlinks only as protected_symlinks allows
-                old layouts: the legacy PERFFILE header; perf 4.x's 12-byte
-                  HEADER_TRACING_DATA; MMAP2 of the first layout (kernel 3.10, no
-                  prot/flags): jitanon_perf_mmap.first_layout
-                jitanon_inject_sample.callchain (with callchain_nr, big_endian) and
-                  jitanon_inject_sample_resolve: a sample's callchain named in on_sample
-                jitanon_elf_line_bias_scan_init/_add/_result
-              Renamed (define JITANON_COMPAT_0_2 to keep the old names):
-                jitanon_elf_opts.v8_bias, jitanon_elf_v8_bias, JITANON_ELF_V8_BIAS_AUTO/
-                  _ON/_OFF -> line_bias, jitanon_elf_line_bias, JITANON_ELF_LINE_BIAS_AUTO/
-                  _PERF/_NONE (the option may also be any number of bytes to subtract)
-                JITANON_ELF_NOTE_V8_BIAS -> JITANON_ELF_NOTE_LINE_BIAS
-              Changed:
-                the line bias (V8, LLVM's PerfJITEventListener) is detected from the data
-                  of each dump, not from V8's marker; on 32-bit ELFs it is 0x40 (what the
-                  writers add), not 52
-                out_mode JITANON_PERF_SAME_MODE with out_path "-" writes pipe mode
-                  from any input (was refused for file input), as perf inject does
-                a pipe writer leaves out the features perf cannot read from a pipe
-                  (AUXTRACE index, DIR_FORMAT, empty sections; features_skipped)
-                errors about a perf.data record point at its first byte and name it
-                the injector keeps a process's map after its main thread exits (the
-                  last 64 exited processes), as perf does for its other threads
-       0.2.0  The API made consistent; the implementation reorganised (the injector is a
-              pipeline with one ELF-output interface, one OS layer, one of each
-              mechanism).  Output byte-identical to 0.1.0 but for the version in the ELF
-              producer string.  Define JITANON_COMPAT_0_1 to keep the renamed 0.1 names.
-              Renamed (0.1 -> 0.2):
-                jitanon_jit_record, _record_id, _record_name -> jitanon_jitdump_record, ...
-                jitanon_jit_debug_entry, _debug_iter -> jitanon_jitdump_debug_entry, ...
-                jitanon_jit_debug_begin/_next -> jitanon_jitdump_debug_iter_begin/_next
-                jitanon_jit_now -> jitanon_jitdump_now
-                JITANON_JIT_CODE_*, JITANON_JIT_WARN_* -> JITANON_JITDUMP_CODE_*, _WARN_*
-                jitanon_jitdump_iter_init -> jitanon_jitdump_iter_begin
-                jitanon_rangemap_iter_all -> jitanon_rangemap_iter_begin_all
-                jitanon_membuf_free, jitanon_jitdump_stream_free, jitanon_perf_reader_free,
-                  jitanon_perf_writer_free, jitanon_rangemap_free,
-                  jitanon_elf_builder_free -> ..._release
-                jitanon_jitdump_free -> jitanon_jitdump_destroy
-                jitanon_is_jitdump_marker -> jitanon_jitdump_is_marker
-                jitanon_sample_info -> jitanon_inject_sample
-              Changed:
-                jitanon_trim_new(opts, err) -> jitanon_trim_create(opts, &t, err);
-                  jitanon_trim_free -> jitanon_trim_destroy
-                jitanon_trim_load/_move/_mmap(t, pid, time, start, ...) ->
-                  (t, const jitanon_trim_event *, ...); a move no longer takes the old address
-                jitanon_tsc_to_perf_time(cyc, 8 fields) ->
-                  jitanon_perf_tsc_to_time(const jitanon_perf_time_conv *, cyc)
-                jitanon_perf_encode_mmap2(buf, cap, &n, mmap, misc, time, cpu, attr, big,
-                  err) -> (buf, cap, &n, const jitanon_perf_record *, attr, err)
-                jitanon_perf_rewrite_mmap(buf, cap, &n, rec, start, len, pgoff, big, err)
-                  -> (buf, cap, &n, rec, err): the new range is rec->mmap's
-                jitanon_inject_file, jitanon_perf_copy_file: out_mode is a
-                  jitanon_perf_mode (JITANON_PERF_SAME_MODE = the input's); others refused
-                jitanon_jitdump_load_memory/_file(..., err) returning a pointer ->
-                  (..., jitanon_jitdump **out, err) returning a jitanon_result; so does
-                  jitanon_inject_io.load_dump
-                jitanon_jitdump_writer_init(w, sink, elf_mach, pid, timestamp, flags, err)
-                  -> (w, sink, const jitanon_jitdump_header *, err)
-                jitanon_jitdump_write_load/_move/_unwinding_info/_close -> one
-                  jitanon_jitdump_write(w, const jitanon_jitdump_record *, err) that writes
-                  any record the reader returns (a read record round-trips byte for
-                  byte); vma is written as given (0.1 set it to the code address)
-                jitanon_jitdump_debug_iter_begin(it, rec, big_endian) -> (it, rec):
-                  jitanon_jitdump_record.big_endian carries the byte order of its views
-                jitanon_jitdump_file may be copied (its sink holds the fd, not &f->fd)
-                jitanon_inject_opts.anon_mode, elf_layout, elf_files: their enum types
-                jitanon_perf_record.big_endian: the byte order of its views
-                jitanon_membuf: private fields added (zero-initialise it, as before)
-                jitanon_jitdump_stream: read_fn, user, buf, buf_cap moved into a private
-                  in_; buf_len and buf_pos became `pending` (their difference); it and
-                  `consumed` are updated by every call
-                jitanon_perf_record.time_conv: now of the named type
-                  jitanon_perf_time_conv (same fields)
-                SAMPLED files with the PER_PROCESS layout are refused
-              Removed: the ELF reader (jitanon_elf_parse, _segment_at, _section_at,
-                _find_section, _symbol_count, _symbol_at and 4 types; tests/elfread.h
-                keeps it for the tests); SHA-1 (jitanon_sha1_*; now internal)
-              Added: jitanon_features(), jitanon_inject_stats.fallbacks with
-                jitanon_inject_fallback, jitanon_trim_event, jitanon_perf_time_conv
-       0.1.0  jitdump reader and writer, perf.data reader and writer, ELF stubs with
-              unwind tables and line tables, range-aware //anon trimming, injector
+   Recent history (the full revision history, with every rename, is at the end of this file):
+       0.4.0  live pipes (dumps followed as they grow), containers (dumps read through
+              /proc/PID/root), perf maps (symbols-only stubs for //anon leftovers), per-
+              function files only for what samples reach (JITANON_ELF_FILES_AUTO)
+       0.3.0  late loads, perf's build-id cache, a zstd decoder (perf record -z), damaged
+              input recovered from, old perf.data layouts; page-aligned ELF stubs
+       0.2.0  the API made consistent (JITANON_COMPAT_0_1 keeps the 0.1 names)
 */
 
 /* Strict ISO modes (-std=c99) hide POSIX unless a feature macro asks for it before the
@@ -682,8 +550,8 @@ JITANON_API jitanon_result jitanon_jitdump_writer_init(jitanon_jitdump_writer *w
    eh_frame_hdr.size, unwind.eh_frame_hdr_size = eh_frame_hdr.size), load.name holds no
    NUL, and a DEBUG_INFO's entries are the encoded bytes (as read: nr_entry of them, in
    rec->big_endian order, which must be the writer's); else JITANON_ERR_INVALID_ARGUMENT.
-   vma is written as given: JITs (and the 0.1 write_load/write_move) set load.vma =
-   load.code_addr and move.vma = move.new_code_addr. */
+   vma is written as given: JITs set load.vma = load.code_addr and move.vma =
+   move.new_code_addr. */
 JITANON_API jitanon_result jitanon_jitdump_write(jitanon_jitdump_writer *w, const jitanon_jitdump_record *rec,
                                                  jitanon_error *err);
 /* Writes a DEBUG_INFO record from an array.  Entries' `file` names must not contain NUL.
@@ -1896,8 +1764,8 @@ typedef struct jitanon_inject_opts {
    correct either way: a fallback costs files or time, never mappings. */
 typedef enum jitanon_inject_fallback {
     JITANON_INJECT_FALLBACK_SAMPLED_PIPE = 1,      /* elf_files SAMPLED, pipe in or out: every file written */
-    JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES = 2, /* no longer set: SAMPLED follows data addresses,
-                                                      branch stacks and user stacks */
+    JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES = 2, /* never set (SAMPLED follows data addresses,
+                                                      branch stacks and user stacks) */
     JITANON_INJECT_FALLBACK_NO_THREADS = 4,        /* elf_threads, no thread support or none started */
     JITANON_INJECT_FALLBACK_THREADS_UNUSED = 8,    /* elf_threads with per-process files */
     JITANON_INJECT_FALLBACK_LATE_PIPE = 16,        /* late NAME with pipe input (the dumps may still
@@ -1979,52 +1847,6 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
 JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, jitanon_perf_mode out_mode,
                                                const jitanon_inject_opts *opts, const jitanon_perf_opts *perf_opts,
                                                jitanon_inject_stats *stats, jitanon_error *err);
-#endif
-
-/* -- 0.1 names ---------------------------------------------------------------------- */
-
-/* Define JITANON_COMPAT_0_1 to keep code written for 0.1 compiling while it
-   moves to the new names (renames only; signature changes are listed in the history). */
-#ifdef JITANON_COMPAT_0_1
-#define jitanon_jit_record_id jitanon_jitdump_record_id
-#define jitanon_jit_record_name jitanon_jitdump_record_name
-#define jitanon_jit_record jitanon_jitdump_record
-#define jitanon_jit_debug_entry jitanon_jitdump_debug_entry
-#define jitanon_jit_debug_iter jitanon_jitdump_debug_iter
-#define jitanon_jit_debug_next jitanon_jitdump_debug_iter_next
-#define jitanon_jit_now jitanon_jitdump_now
-#define jitanon_jitdump_iter_init jitanon_jitdump_iter_begin
-#define jitanon_rangemap_iter_all jitanon_rangemap_iter_begin_all
-#define jitanon_membuf_free jitanon_membuf_release
-#define jitanon_jitdump_stream_free jitanon_jitdump_stream_release
-#define jitanon_jitdump_free jitanon_jitdump_destroy
-#define jitanon_perf_reader_free jitanon_perf_reader_release
-#define jitanon_perf_writer_free jitanon_perf_writer_release
-#define jitanon_rangemap_free jitanon_rangemap_release
-#define jitanon_trim_free jitanon_trim_destroy
-#define jitanon_elf_builder_free jitanon_elf_builder_release
-#define jitanon_is_jitdump_marker jitanon_jitdump_is_marker
-#define jitanon_sample_info jitanon_inject_sample
-#define JITANON_JIT_CODE_LOAD JITANON_JITDUMP_CODE_LOAD
-#define JITANON_JIT_CODE_MOVE JITANON_JITDUMP_CODE_MOVE
-#define JITANON_JIT_CODE_DEBUG_INFO JITANON_JITDUMP_CODE_DEBUG_INFO
-#define JITANON_JIT_CODE_CLOSE JITANON_JITDUMP_CODE_CLOSE
-#define JITANON_JIT_CODE_UNWINDING_INFO JITANON_JITDUMP_CODE_UNWINDING_INFO
-#define JITANON_JIT_CODE_MAX JITANON_JITDUMP_CODE_MAX
-#define JITANON_JIT_WARN_VERSION2 JITANON_JITDUMP_WARN_VERSION2
-#define JITANON_JIT_WARN_HEADER_EXTRA JITANON_JITDUMP_WARN_HEADER_EXTRA
-#define JITANON_JIT_WARN_UNKNOWN_RECORD JITANON_JITDUMP_WARN_UNKNOWN_RECORD
-#endif /* JITANON_COMPAT_0_1 */
-
-/* Define JITANON_COMPAT_0_2 (or _0_1) to keep the V8-only names of the line bias.  The
-   field name is a macro then: do not name anything else v8_bias in such a file. */
-#if defined(JITANON_COMPAT_0_1) || defined(JITANON_COMPAT_0_2)
-#define jitanon_elf_v8_bias jitanon_elf_line_bias
-#define JITANON_ELF_V8_BIAS_AUTO JITANON_ELF_LINE_BIAS_AUTO
-#define JITANON_ELF_V8_BIAS_ON JITANON_ELF_LINE_BIAS_PERF
-#define JITANON_ELF_V8_BIAS_OFF JITANON_ELF_LINE_BIAS_NONE
-#define JITANON_ELF_NOTE_V8_BIAS JITANON_ELF_NOTE_LINE_BIAS
-#define v8_bias line_bias
 #endif
 
 #ifdef __cplusplus
@@ -13585,6 +13407,236 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
 
 #endif /* JITANON_IMPLEMENTATION_INCLUDED */
 #endif /* JITANON_IMPLEMENTATION */
+
+/* == Older names ========================================================================
+   Define JITANON_COMPAT_0_1 (0.1 names) or JITANON_COMPAT_0_2 (the V8-only names of the
+   line bias; _0_1 keeps them too) to keep code written for those releases compiling while
+   it moves to the new names (renames only; the revision history below lists the signature
+   changes).  Types are typedefs, functions inline wrappers, constants enum constants or
+   value macros (as the new ones are): no macro renames an identifier of the including
+   program.  The field jitanon_elf_opts.v8_bias has no such form: write line_bias. */
+#if (defined(JITANON_COMPAT_0_1) || defined(JITANON_COMPAT_0_2)) && \
+    !defined(JITANON_COMPAT_INCLUDED)
+#define JITANON_COMPAT_INCLUDED
+#ifdef __cplusplus
+extern "C" {
+#endif
+#ifdef JITANON_COMPAT_0_1
+typedef jitanon_jitdump_record_id jitanon_jit_record_id;
+typedef jitanon_jitdump_record jitanon_jit_record;
+typedef jitanon_jitdump_debug_entry jitanon_jit_debug_entry;
+typedef jitanon_jitdump_debug_iter jitanon_jit_debug_iter;
+typedef jitanon_inject_sample jitanon_sample_info;
+enum jitanon__compat_0_1 {
+    JITANON_JIT_CODE_LOAD = JITANON_JITDUMP_CODE_LOAD,
+    JITANON_JIT_CODE_MOVE = JITANON_JITDUMP_CODE_MOVE,
+    JITANON_JIT_CODE_DEBUG_INFO = JITANON_JITDUMP_CODE_DEBUG_INFO,
+    JITANON_JIT_CODE_CLOSE = JITANON_JITDUMP_CODE_CLOSE,
+    JITANON_JIT_CODE_UNWINDING_INFO = JITANON_JITDUMP_CODE_UNWINDING_INFO,
+    JITANON_JIT_CODE_MAX = JITANON_JITDUMP_CODE_MAX,
+    JITANON_JIT_WARN_VERSION2 = JITANON_JITDUMP_WARN_VERSION2,
+    JITANON_JIT_WARN_HEADER_EXTRA = JITANON_JITDUMP_WARN_HEADER_EXTRA,
+    JITANON_JIT_WARN_UNKNOWN_RECORD = JITANON_JITDUMP_WARN_UNKNOWN_RECORD
+};
+static inline const char *jitanon_jit_record_name(uint32_t id)
+{
+    return jitanon_jitdump_record_name(id);
+}
+static inline int jitanon_jit_debug_next(jitanon_jitdump_debug_iter *it,
+                                         jitanon_jitdump_debug_entry *out)
+{
+    return jitanon_jitdump_debug_iter_next(it, out);
+}
+static inline uint64_t jitanon_jit_now(void) { return jitanon_jitdump_now(); }
+static inline jitanon_result jitanon_jitdump_iter_init(jitanon_jitdump_iter *it, const void *data,
+                                                       size_t size, const jitanon_jitdump_opts *o,
+                                                       jitanon_error *err)
+{
+    return jitanon_jitdump_iter_begin(it, data, size, o, err);
+}
+static inline void jitanon_rangemap_iter_all(jitanon_rangemap_iter *it, const jitanon_rangemap *m)
+{
+    jitanon_rangemap_iter_begin_all(it, m);
+}
+static inline void jitanon_membuf_free(jitanon_membuf *b) { jitanon_membuf_release(b); }
+static inline void jitanon_jitdump_stream_free(jitanon_jitdump_stream *s)
+{
+    jitanon_jitdump_stream_release(s);
+}
+static inline void jitanon_jitdump_free(jitanon_jitdump *dump) { jitanon_jitdump_destroy(dump); }
+static inline void jitanon_perf_reader_free(jitanon_perf_reader *r)
+{
+    jitanon_perf_reader_release(r);
+}
+static inline void jitanon_perf_writer_free(jitanon_perf_writer *w)
+{
+    jitanon_perf_writer_release(w);
+}
+static inline void jitanon_rangemap_free(jitanon_rangemap *m) { jitanon_rangemap_release(m); }
+static inline void jitanon_trim_free(jitanon_trim *t) { jitanon_trim_destroy(t); }
+static inline void jitanon_elf_builder_free(jitanon_elf_builder *b)
+{
+    jitanon_elf_builder_release(b);
+}
+static inline int jitanon_is_jitdump_marker(const char *path, size_t len, uint32_t *pid)
+{
+    return jitanon_jitdump_is_marker(path, len, pid);
+}
+#endif /* JITANON_COMPAT_0_1 */
+typedef jitanon_elf_line_bias jitanon_elf_v8_bias;
+enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS };
+#define JITANON_ELF_V8_BIAS_AUTO JITANON_ELF_LINE_BIAS_AUTO /* values, as the new names are */
+#define JITANON_ELF_V8_BIAS_ON JITANON_ELF_LINE_BIAS_PERF
+#define JITANON_ELF_V8_BIAS_OFF JITANON_ELF_LINE_BIAS_NONE
+#ifdef __cplusplus
+}
+#endif
+#endif /* JITANON_COMPAT_0_1 || JITANON_COMPAT_0_2 */
+
+/* == Revision history ===================================================================
+
+       0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
+              that leave the machine.  Output changes: per-function file output writes only
+              the ELF files a sample, callchain, branch, data address or copied user-stack
+              word can reach (JITANON_ELF_FILES_AUTO, the new default; ALL writes every one);
+              a pipe output carries the file's event names (EVENT_UPDATE NAME records); a
+              load dated early is mapped again at its own time when a non-trimmable mapping
+              (Deno's remapped builtins) lands over it; DEBUG_INFO pairs with its LOAD by
+              code address (LLVM JITLink writes a batch's debug records first); a dump
+              header's e_machine 0 becomes the recording's (CPython 3.13).
+              Added:
+                live pipes: dumps followed as they grow; jitanon_inject_io.open_dump,
+                  close_dump; jitanon_inject_opts.follow_wait_us (JITANON_FOLLOW_WAIT_*);
+                  jitanon_inject_stats.dumps_followed, follow_reads, follow_wait_ns
+                containers: a dump read through /proc/PID/root (resolved inside it), its
+                  namespace pid accepted; stats.dumps_namespace; markers jit-<tid>-<pid>.dump
+                  and JSC's jit-<tid>-<pid>-XXXXXX; a dump whose header pid is not the
+                  process's is refused
+                perf maps: the [perfmap] reader (jitanon_perfmap_*), opts.perf_map
+                  (JITANON_PERF_MAP_ELF: a symbols-only stub the //anon left over names),
+                  opts.perfmap, io.load_perfmap, jitanon_elf_opts.symbols_only, stats
+                  perf_maps, perf_map_entries, perf_map_bad_lines, perf_map_mmaps
+                JITANON_PERF_RECORD_EVENT_UPDATE, JITANON_PERF_EVENT_UPDATE_*,
+                  jitanon_perf_record.event_update, jitanon_perf_writer.event_names
+                jitanon_jitdump_debug_fits (JITANON_JITDUMP_DEBUG_SAME_ADDR, _IN_CODE);
+                  stats.debug_unmatched
+              Changed:
+                JITANON_ELF_FILES_ALL is 2 (was 0; 0 is AUTO); FALLBACK_SAMPLED_ADDRESSES
+                  is no longer set
+                per-function files of a container's dump are named after the recorded pid
+                "cannot open" errors name the OS reason
+       0.3.0  Breadth: the recordings users have, the tools they open them in, the JITs
+              they run, the damage real files carry.  Output changes: ELF stubs have a
+              page-aligned PT_LOAD (p_align 0x1000, was 16: elfutils-based readers such as
+              hotspot then place the symbols where perf does); the output's build-id
+              table lists every ELF written; samples that ran in a function before its
+              CODE_LOAD are named after it by default (file input).
+              Added:
+                late loads: jitanon_inject_opts.late (jitanon_late_mode: AUTO = 0, NAME,
+                  KEEP), late_window_ns, JITANON_LATE_WINDOW_DEFAULT_NS;
+                  jitanon_inject_stats.late_loads, late_samples;
+                  JITANON_INJECT_FALLBACK_LATE_PIPE, _LATE_ANON
+                perf's build-id cache (jitanon_buildid_cache_dir/_open/_add/_release),
+                  filled through jitanon_inject_opts.buildid_cache; the output lists every
+                  ELF file written in HEADER_BUILD_ID (pipe: as records before the MMAP2s);
+                  jitanon_perf_writer_add_feature(BUILD_ID) again extends the table;
+                  jitanon_inject_stats.buildid_entries, _cached, _cache_failed
+                a zstd decoder (RFC 8878): perf record -z recordings are read by default;
+                  jitanon_zstd_decompress, jitanon_perf_opts.max_zstd_window,
+                  JITANON_NO_ZSTD, JITANON_FEATURE_ZSTD, JITANON_ERR_BAD_ZSTD
+                damaged input: a loaded jitdump keeps the records before a damaged record
+                  too, not only before a cut one (tail_error, valid_size;
+                  jitanon_jitdump_opts.strict refuses); the perf.data reader reads data
+                  size 0 to the end of the input, keeps the whole records of a cut input
+                  and drops unreadable feature sections, and says so
+                  (jitanon_perf_reader.warnings, damage, bytes_ignored,
+                  jitanon_perf_warning; jitanon_perf_opts.strict refuses);
+                  jitanon_inject_stats.dumps_damaged, damaged_loads_kept,
+                  jitdump_bytes_ignored, input_warnings, input_bytes_ignored; the
+                  injector's default I/O opens dumps without blocking and only as regular
+                  files, symlinks only as protected_symlinks allows
+                old layouts: the legacy PERFFILE header; perf 4.x's 12-byte
+                  HEADER_TRACING_DATA; MMAP2 of the first layout (kernel 3.10, no
+                  prot/flags): jitanon_perf_mmap.first_layout
+                jitanon_inject_sample.callchain (with callchain_nr, big_endian) and
+                  jitanon_inject_sample_resolve: a sample's callchain named in on_sample
+                jitanon_elf_line_bias_scan_init/_add/_result
+              Renamed (define JITANON_COMPAT_0_2 to keep the old names):
+                jitanon_elf_opts.v8_bias, jitanon_elf_v8_bias, JITANON_ELF_V8_BIAS_AUTO/
+                  _ON/_OFF -> line_bias, jitanon_elf_line_bias, JITANON_ELF_LINE_BIAS_AUTO/
+                  _PERF/_NONE (the option may also be any number of bytes to subtract)
+                JITANON_ELF_NOTE_V8_BIAS -> JITANON_ELF_NOTE_LINE_BIAS
+              Changed:
+                the line bias (V8, LLVM's PerfJITEventListener) is detected from the data
+                  of each dump, not from V8's marker; on 32-bit ELFs it is 0x40 (what the
+                  writers add), not 52
+                out_mode JITANON_PERF_SAME_MODE with out_path "-" writes pipe mode
+                  from any input (was refused for file input), as perf inject does
+                a pipe writer leaves out the features perf cannot read from a pipe
+                  (AUXTRACE index, DIR_FORMAT, empty sections; features_skipped)
+                errors about a perf.data record point at its first byte and name it
+                the injector keeps a process's map after its main thread exits (the
+                  last 64 exited processes), as perf does for its other threads
+       0.2.0  The API made consistent; the implementation reorganised (the injector is a
+              pipeline with one ELF-output interface, one OS layer, one of each
+              mechanism).  Output byte-identical to 0.1.0 but for the version in the ELF
+              producer string.  Define JITANON_COMPAT_0_1 to keep the renamed 0.1 names.
+              Renamed (0.1 -> 0.2):
+                jitanon_jit_record, _record_id, _record_name -> jitanon_jitdump_record, ...
+                jitanon_jit_debug_entry, _debug_iter -> jitanon_jitdump_debug_entry, ...
+                jitanon_jit_debug_begin/_next -> jitanon_jitdump_debug_iter_begin/_next
+                jitanon_jit_now -> jitanon_jitdump_now
+                JITANON_JIT_CODE_*, JITANON_JIT_WARN_* -> JITANON_JITDUMP_CODE_*, _WARN_*
+                jitanon_jitdump_iter_init -> jitanon_jitdump_iter_begin
+                jitanon_rangemap_iter_all -> jitanon_rangemap_iter_begin_all
+                jitanon_membuf_free, jitanon_jitdump_stream_free, jitanon_perf_reader_free,
+                  jitanon_perf_writer_free, jitanon_rangemap_free,
+                  jitanon_elf_builder_free -> ..._release
+                jitanon_jitdump_free -> jitanon_jitdump_destroy
+                jitanon_is_jitdump_marker -> jitanon_jitdump_is_marker
+                jitanon_sample_info -> jitanon_inject_sample
+              Changed:
+                jitanon_trim_new(opts, err) -> jitanon_trim_create(opts, &t, err);
+                  jitanon_trim_free -> jitanon_trim_destroy
+                jitanon_trim_load/_move/_mmap(t, pid, time, start, ...) ->
+                  (t, const jitanon_trim_event *, ...); a move no longer takes the old address
+                jitanon_tsc_to_perf_time(cyc, 8 fields) ->
+                  jitanon_perf_tsc_to_time(const jitanon_perf_time_conv *, cyc)
+                jitanon_perf_encode_mmap2(buf, cap, &n, mmap, misc, time, cpu, attr, big,
+                  err) -> (buf, cap, &n, const jitanon_perf_record *, attr, err)
+                jitanon_perf_rewrite_mmap(buf, cap, &n, rec, start, len, pgoff, big, err)
+                  -> (buf, cap, &n, rec, err): the new range is rec->mmap's
+                jitanon_inject_file, jitanon_perf_copy_file: out_mode is a
+                  jitanon_perf_mode (JITANON_PERF_SAME_MODE = the input's); others refused
+                jitanon_jitdump_load_memory/_file(..., err) returning a pointer ->
+                  (..., jitanon_jitdump **out, err) returning a jitanon_result; so does
+                  jitanon_inject_io.load_dump
+                jitanon_jitdump_writer_init(w, sink, elf_mach, pid, timestamp, flags, err)
+                  -> (w, sink, const jitanon_jitdump_header *, err)
+                jitanon_jitdump_write_load/_move/_unwinding_info/_close -> one
+                  jitanon_jitdump_write(w, const jitanon_jitdump_record *, err) that writes
+                  any record the reader returns (a read record round-trips byte for
+                  byte); vma is written as given (0.1 set it to the code address)
+                jitanon_jitdump_debug_iter_begin(it, rec, big_endian) -> (it, rec):
+                  jitanon_jitdump_record.big_endian carries the byte order of its views
+                jitanon_jitdump_file may be copied (its sink holds the fd, not &f->fd)
+                jitanon_inject_opts.anon_mode, elf_layout, elf_files: their enum types
+                jitanon_perf_record.big_endian: the byte order of its views
+                jitanon_membuf: private fields added (zero-initialise it, as before)
+                jitanon_jitdump_stream: read_fn, user, buf, buf_cap moved into a private
+                  in_; buf_len and buf_pos became `pending` (their difference); it and
+                  `consumed` are updated by every call
+                jitanon_perf_record.time_conv: now of the named type
+                  jitanon_perf_time_conv (same fields)
+                SAMPLED files with the PER_PROCESS layout are refused
+              Removed: the ELF reader (jitanon_elf_parse, _segment_at, _section_at,
+                _find_section, _symbol_count, _symbol_at and 4 types; tests/elfread.h
+                keeps it for the tests); SHA-1 (jitanon_sha1_*; now internal)
+              Added: jitanon_features(), jitanon_inject_stats.fallbacks with
+                jitanon_inject_fallback, jitanon_trim_event, jitanon_perf_time_conv
+       0.1.0  jitdump reader and writer, perf.data reader and writer, ELF stubs with
+              unwind tables and line tables, range-aware //anon trimming, injector
+*/
 
 /*
 ------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 /* Code written for jitanon 0.1 that only uses renamed names still builds with
    JITANON_COMPAT_0_1 (tests/compile_matrix.sh builds it; it is not run).  The V8 bias
-   names it uses are also kept by JITANON_COMPAT_0_2. */
+   names it uses are also kept by JITANON_COMPAT_0_2; the field v8_bias is not (no macro
+   renames an identifier of the including program), so it sets line_bias. */
 #define JITANON_COMPAT_0_1
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
@@ -30,7 +31,7 @@ int main(void)
     n += (int)(jitanon_jit_now() & 1);
     n += (int)jitanon_jit_record_name(JITANON_JIT_CODE_MOVE)[0];
     memset(&eo, 0, sizeof eo);
-    eo.v8_bias = bias;
-    n += (int)(eo.v8_bias == JITANON_ELF_V8_BIAS_OFF) + (int)(JITANON_ELF_NOTE_V8_BIAS & 0) + (int)JITANON_ELF_V8_BIAS_AUTO;
+    eo.line_bias = bias;
+    n += (int)(eo.line_bias == JITANON_ELF_V8_BIAS_OFF) + (int)(JITANON_ELF_NOTE_V8_BIAS & 0) + (int)JITANON_ELF_V8_BIAS_AUTO;
     return n == -1;
 }

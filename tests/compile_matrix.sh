@@ -9,11 +9,11 @@ printf '#define JITANON_STATIC\n#define JITANON_IMPLEMENTATION\n#include "jitano
 printf '#define JITANON_NO_STDIO\n#define JITANON_IMPLEMENTATION\n#include "jitanon.h"\nint main(void){return (int)jitanon_version() == 0;}\n' > "$tmp/nostdio.c"
 printf '#include "jitanon.h"\n#include "jitanon.h"\n#define JITANON_IMPLEMENTATION\n#include "jitanon.h"\n#include "jitanon.h"\nint main(void){return (int)jitanon_version() == 0;}\n' > "$tmp/twice.c"
 printf '#include <stdlib.h>\nstatic void *my_malloc(size_t n) { return malloc(n); }\nstatic void *my_realloc(void *p, size_t n) { return realloc(p, n); }\nstatic void my_free(void *p) { free(p); }\n#define JITANON_MALLOC(s) my_malloc(s)\n#define JITANON_REALLOC(p, s) my_realloc(p, s)\n#define JITANON_FREE(p) my_free(p)\n#define JITANON_ASSERT(x) ((void)0)\n#define JITANON_IMPLEMENTATION\n#include "jitanon.h"\nint main(void){return (int)jitanon_version() == 0;}\n' > "$tmp/hooks.c"
-printf '#define JITANON_COMPAT_0_2\n#define JITANON_IMPLEMENTATION\n#include "jitanon.h"\nint main(void){jitanon_elf_opts o = {0}; jitanon_elf_v8_bias b = JITANON_ELF_V8_BIAS_ON; o.v8_bias = b; return (int)(o.v8_bias == JITANON_ELF_V8_BIAS_OFF) + (int)(JITANON_ELF_NOTE_V8_BIAS & 0) + (int)JITANON_ELF_V8_BIAS_AUTO;}\n' > "$tmp/compat02.c"
+printf '#define JITANON_COMPAT_0_2\n#define JITANON_IMPLEMENTATION\n#include "jitanon.h"\nint main(void){jitanon_elf_opts o = {0}; jitanon_elf_v8_bias b = JITANON_ELF_V8_BIAS_ON; o.line_bias = b; return (int)(o.line_bias == JITANON_ELF_V8_BIAS_OFF) + (int)(JITANON_ELF_NOTE_V8_BIAS & 0) + (int)JITANON_ELF_V8_BIAS_AUTO;}\n' > "$tmp/compat02.c"
 cp "$tmp/impl.c" "$tmp/impl.cpp"
 # a C++ includer of the API (the implementation lives in another file) with the strictest
 # C++ warnings an embedder may use: the public macros must not trip them
-printf '#include "jitanon.h"\nint f(void);\nint f(void) { return jitanon_version() == JITANON_VERSION && jitanon_pack_version(0, 4, 0) > 0; }\n' > "$tmp/includer.cpp"
+printf '#define JITANON_COMPAT_0_1\n#include "jitanon.h"\nint f(void);\nint f(void) { jitanon_jit_record r; r.id = JITANON_JIT_CODE_LOAD; return jitanon_version() == JITANON_VERSION && jitanon_pack_version(0, 4, r.id) > 0; }\n' > "$tmp/includer.cpp"
 run() { name=$1; shift
   if out=$("$@" 2>&1); then echo "PASS compile: $name"; else echo "FAIL compile: $name"; printf '%s\n' "$out" | head -20; fi; }
 for cc in gcc clang; do
