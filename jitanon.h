@@ -87,7 +87,8 @@
    _iter_begin and _iter_next.  Where ending is itself an act that can fail it has its
    own verb: a writer or builder _finish-es its output, a jitdump file _close-s (it
    writes CODE_CLOSE), an atomic file _commit-s or _abort-s.  Structs that other objects
-   point into say so ("do not copy"); the rest may be moved by value.
+   point into say so ("do not copy"); the rest may be moved by value.  Fields whose names
+   end in _ are private: zero them with the rest, never set or read them.
 
    Recent history (the full revision history, with every rename, is at the end of this file):
        0.4.0  live pipes (dumps followed as they grow), containers (dumps read through
