@@ -36,10 +36,7 @@ static int identity_decompress(void *user, const void *src, size_t size, jitanon
 
 static void perf_opts(jitanon_perf_opts *o, capped *cap)
 {
-    memset(o, 0, sizeof *o);
-    o->allocator = capped_allocator(cap);
-    o->max_payload = 1u << 20;
-    o->max_header_bytes = 4u << 20;
+    fuzz_perf_opts(o, cap);
     o->decompress = identity_decompress;
 }
 
