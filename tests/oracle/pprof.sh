@@ -36,7 +36,7 @@ function mid(n) { return leaf(n) + leaf(n >> 1); }
 let t = 0, end = Date.now() + 1500;
 while (Date.now() < end) t += mid(2e4);
 console.log(t);' >/dev/null 2>&1)
-for d in "$tmp"/rec/jit-*.dump; do p=${d##*/jit-}; pids="$pids ${p%.dump}"; done
+jt_dump_pids "$tmp/rec"
 [ -s "$tmp/rec/perf.data" ] || { echo "FAIL pprof: could not record node"; exit 0; }
 cd "$tmp/rec"
 
