@@ -93,8 +93,8 @@ static inline jitanon_allocator capped_allocator(capped *a) /* inline: not every
 /* -- views and options --------------------------------------------------------------------- */
 
 /* A view must be empty or lie inside [base, base + size); every byte is read (into
-   fuzz_sink, so that the reads stay). */
-static volatile uint8_t fuzz_sink;
+   fuzz_sink_byte, so that the reads stay). */
+static volatile uint8_t fuzz_sink_byte;
 static inline void fuzz_view(const void *view, size_t len, const uint8_t *base, size_t size)
 {
     const uint8_t *v = (const uint8_t *)view;
@@ -104,7 +104,7 @@ static inline void fuzz_view(const void *view, size_t len, const uint8_t *base, 
     CHECK(v != NULL && base != NULL);
     CHECK(v >= base && (size_t)(v - base) <= size && len <= size - (size_t)(v - base));
     for (i = 0; i < len; i++) x = (uint8_t)(x + v[i]);
-    fuzz_sink = x;
+    fuzz_sink_byte = x;
 }
 
 /* The perf reader's options the harnesses read with: the capped allocator, 1 MiB payloads,
@@ -115,6 +115,15 @@ static inline void fuzz_perf_opts(jitanon_perf_opts *o, capped *cap)
     o->allocator = capped_allocator(cap);
     o->max_payload = 1u << 20;
     o->max_header_bytes = 4u << 20;
+}
+
+/* A sink appending to b. */
+static inline jitanon_sink fuzz_sink(jitanon_membuf *b)
+{
+    jitanon_sink s;
+    s.write_fn = jitanon_membuf_write;
+    s.user = b;
+    return s;
 }
 
 /* memin (memory input, whole or odd-sized reads, seekable) and membuf_pwrite. */

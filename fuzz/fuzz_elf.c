@@ -169,8 +169,7 @@ static jitanon_result build(const jitanon_jitdump *d, const jitanon_elf_opts *o,
     size_t i;
     memset(out, 0, sizeof *out);
     out->max_size = FUZZ_OUT_CAP;
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
+    sink = fuzz_sink(out);
     memset(info, 0, sizeof *info);
     r = jitanon_elf_builder_init(&b, &d->header, o, &err);
     if (r == JITANON_OK && stream) jitanon_elf_builder_stream_code(&b, code_again, stream);

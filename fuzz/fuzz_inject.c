@@ -306,8 +306,7 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     if (res == JITANON_OK && out_mode) {
         jitanon_perf_mode mode = r.mode;
         if (fl & 1) mode = mode == JITANON_PERF_FILE ? JITANON_PERF_PIPE : JITANON_PERF_FILE;
-        sink.write_fn = jitanon_membuf_write;
-        sink.user = &out;
+        sink = fuzz_sink(&out);
         res = jitanon_perf_writer_init(&wr, mode, r.big_endian, sink, mode == JITANON_PERF_FILE ? membuf_pwrite : NULL,
                                        &po, &err);
     }

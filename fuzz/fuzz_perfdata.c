@@ -152,7 +152,7 @@ static void touch_record(const jitanon_perf_reader *r, const jitanon_perf_record
         break;
     default: break;
     }
-    fuzz_sink = (uint8_t)x;
+    fuzz_sink_byte = (uint8_t)x;
 }
 
 static int is_typed_error(jitanon_result r) { return r > JITANON_AGAIN && r < JITANON_RESULT_COUNT; }
