@@ -49,6 +49,24 @@ jt_dump_pids() {
     [ -f "$jt_f" ] || continue; jt_f=${jt_f##*/jit-}; pids="$pids ${jt_f%.dump}"; done; done
 }
 
+# jt_record_node_g DIR: DIR/perf.data, a `perf record -g` of 1.5 s of node --perf-prof
+# running leaf() and mid() (its dump in DIR, its pid in $pids): the recording of
+# pprof.sh and tests/manual/speedscope.sh.
+jt_record_node_g() {
+  mkdir "$1"
+  (cd "$1" && perf record -q -g -k mono -e cpu-clock -o perf.data node --perf-prof -e '
+function leaf(n) {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += i % 13;
+  return s;
+}
+function mid(n) { return leaf(n) + leaf(n >> 1); }
+let t = 0, end = Date.now() + 1500;
+while (Date.now() < end) t += mid(2e4);
+console.log(t);' >/dev/null 2>&1)
+  jt_dump_pids "$1"
+}
+
 # jt_tinyjit: the path of build/tinyjit (our C JIT that commits its code page by page;
 # x86-64 only, so the Makefile may not build it), or nothing and fail.
 jt_tinyjit() { [ -x "$root/build/tinyjit" ] && echo "$root/build/tinyjit"; }
