@@ -230,6 +230,14 @@ static void collect(funcs *fs, const uint8_t *data, size_t size)
     }
 }
 
+/* Creates path (which must not exist yet) with size bytes of data: open, write (none
+   for an empty file), close, as a plain writer of one file per function would. */
+static void create_file(const char *path, const void *data, size_t size)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size) || close(fd) != 0) die(path, NULL);
+}
+
 static void bench_elf(const funcs *fs, const char *scratch, int rep)
 {
     double tm[MAXREP], tp[MAXREP], tw[MAXREP], te[MAXREP], m, me;
@@ -268,23 +276,19 @@ static void bench_elf(const funcs *fs, const char *scratch, int rep)
         if (mkdir(path, 0755) != 0) die(path, NULL);
         t = now();
         for (k = 0; k < fs->n; k++) {
-            int fd;
             mb.size = 0;
             if (jitanon_elf_write_function(sink, &fs->d->header, &fs->f[k], NULL, NULL, &err) != JITANON_OK)
                 die("elf write", &err);
             snprintf(path, sizeof path, "%s/elf%d/jitted-%u-%zu.so", scratch, i, (unsigned)fs->d->header.pid, k);
-            fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
-            if (fd < 0 || write(fd, mb.data, mb.size) != (ssize_t)mb.size || close(fd) != 0) die(path, NULL);
+            create_file(path, mb.data, mb.size);
         }
         tw[i] = now() - t;
         snprintf(path, sizeof path, "%s/empty%d", scratch, i);
         if (mkdir(path, 0755) != 0) die(path, NULL);
         t = now();
         for (k = 0; k < fs->n; k++) {
-            int fd;
             snprintf(path, sizeof path, "%s/empty%d/jitted-%u-%zu.so", scratch, i, (unsigned)fs->d->header.pid, k);
-            fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
-            if (fd < 0 || close(fd) != 0) die(path, NULL);
+            create_file(path, NULL, 0);
         }
         te[i] = now() - t;
     }

@@ -306,6 +306,18 @@ static void insert_arg(run *R, int at, const char *a)
     R->argv[R->argc] = NULL;
 }
 
+/* A runtime's two-word flag: a1 a2 right after the runtime's word (at), or, with at < 0,
+   the environment variable env = value. */
+static void add_flag2(run *R, int at, const char *env, const char *value, const char *a1, const char *a2)
+{
+    if (at < 0) {
+        add_env(R, env, value);
+        return;
+    }
+    insert_arg(R, at + 1, a2);
+    insert_arg(R, at + 1, a1);
+}
+
 /* Adds the runtime's flags to the command (at = the index of the runtime's word), or,
    with at < 0, its environment only (sh -c, scripts).  Returns 0 when it has none. */
 static int add_flags(run *R, rt_kind k, int py, int at)
@@ -315,11 +327,8 @@ static int add_flags(run *R, rt_kind k, int py, int at)
     case RT_NODE:
         /* --interpreted-frames-native-stack: interpreted functions get a trampoline of
            their own, which the dump names (else every one is InterpreterEntryTrampoline) */
-        if (at < 0) add_env(R, "NODE_OPTIONS", "--perf-prof --interpreted-frames-native-stack");
-        else {
-            insert_arg(R, at + 1, "--interpreted-frames-native-stack");
-            insert_arg(R, at + 1, "--perf-prof");
-        }
+        add_flag2(R, at, "NODE_OPTIONS", "--perf-prof --interpreted-frames-native-stack", "--perf-prof",
+                  "--interpreted-frames-native-stack");
         return 1;
     case RT_DENO: {
         int i, j = -1;
@@ -358,13 +367,11 @@ static int add_flags(run *R, rt_kind k, int py, int at)
         return 1;
     case RT_PYTHON:
         if (py >= 313) {
-            if (at < 0) add_env(R, "PYTHON_PERF_JIT_SUPPORT", "1");
-            else insert_arg(R, at + 1, "perf_jit"), insert_arg(R, at + 1, "-X");
+            add_flag2(R, at, "PYTHON_PERF_JIT_SUPPORT", "1", "-X", "perf_jit");
             return 1;
         }
         if (py == 312) {
-            if (at < 0) add_env(R, "PYTHONPERFSUPPORT", "1");
-            else insert_arg(R, at + 1, "perf"), insert_arg(R, at + 1, "-X");
+            add_flag2(R, at, "PYTHONPERFSUPPORT", "1", "-X", "perf");
             return 1;
         }
         if (py) {
@@ -381,19 +388,15 @@ static int add_flags(run *R, rt_kind k, int py, int at)
         }
         s = (char *)xmalloc(strlen(R->agent) + strlen(R->priv) + 32);
         sprintf(s, "-agentpath:%s=dir=%s", R->agent, R->priv);
-        if (at < 0) {
+        {
             char *t = xprintf("%s %s", s, "-XX:+PreserveFramePointer");
-            add_env(R, "JAVA_TOOL_OPTIONS", t);
+            add_flag2(R, at, "JAVA_TOOL_OPTIONS", t, s, "-XX:+PreserveFramePointer");
             free(t);
-        } else {
-            insert_arg(R, at + 1, "-XX:+PreserveFramePointer");
-            insert_arg(R, at + 1, s);
         }
         free(s);
         return 1;
     case RT_ERL:
-        if (at < 0) add_env(R, "ERL_FLAGS", "+JPperf true");
-        else insert_arg(R, at + 1, "true"), insert_arg(R, at + 1, "+JPperf");
+        add_flag2(R, at, "ERL_FLAGS", "+JPperf true", "+JPperf", "true");
         return 1;
     case RT_DOTNET:
         add_env(R, "DOTNET_PerfMapEnabled", "1");

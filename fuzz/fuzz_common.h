@@ -1,10 +1,12 @@
 /* What the libFuzzer harnesses share: CHECK (abort with a location, so libFuzzer keeps
-   the input), and a capped allocator that also checks the library's size bookkeeping.
-   Define FUZZ_NAME and FUZZ_MEM_CAP before including. */
+   the input), a capped allocator that also checks the library's size bookkeeping, the
+   check of a decoded view, and the perf reader's options.  Define FUZZ_NAME and
+   FUZZ_MEM_CAP before including. */
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef FUZZ_NAME
 #define FUZZ_NAME "fuzz"
@@ -75,7 +77,7 @@ static void capped_free(void *user, void *ptr, size_t size)
     free(ptr);
 }
 
-static jitanon_allocator capped_allocator(capped *a)
+static inline jitanon_allocator capped_allocator(capped *a) /* inline: not every harness uses it */
 {
     jitanon_allocator al;
     a->live = 0;
@@ -86,6 +88,42 @@ static jitanon_allocator capped_allocator(capped *a)
     al.free_fn = capped_free;
     al.user = a;
     return al;
+}
+
+/* -- views and options --------------------------------------------------------------------- */
+
+/* A view must be empty or lie inside [base, base + size); every byte is read (into
+   fuzz_sink_byte, so that the reads stay). */
+static volatile uint8_t fuzz_sink_byte;
+static inline void fuzz_view(const void *view, size_t len, const uint8_t *base, size_t size)
+{
+    const uint8_t *v = (const uint8_t *)view;
+    size_t i;
+    uint8_t x = 0;
+    if (!len) return;
+    CHECK(v != NULL && base != NULL);
+    CHECK(v >= base && (size_t)(v - base) <= size && len <= size - (size_t)(v - base));
+    for (i = 0; i < len; i++) x = (uint8_t)(x + v[i]);
+    fuzz_sink_byte = x;
+}
+
+/* The perf reader's options the harnesses read with: the capped allocator, 1 MiB payloads,
+   4 MiB of header bytes. */
+static inline void fuzz_perf_opts(jitanon_perf_opts *o, capped *cap)
+{
+    memset(o, 0, sizeof *o);
+    o->allocator = capped_allocator(cap);
+    o->max_payload = 1u << 20;
+    o->max_header_bytes = 4u << 20;
+}
+
+/* A sink appending to b. */
+static inline jitanon_sink fuzz_sink(jitanon_membuf *b)
+{
+    jitanon_sink s;
+    s.write_fn = jitanon_membuf_write;
+    s.user = b;
+    return s;
 }
 
 /* memin (memory input, whole or odd-sized reads, seekable) and membuf_pwrite. */

@@ -26,27 +26,8 @@
 #define FUZZ_MAX_FUNCS 2048u      /* functions in the per-process file */
 #define FUZZ_OUT_CAP ((size_t)32 << 20)
 
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "fuzz_elf: %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                \
-        }                                                                           \
-    } while (0)
-
-static volatile uint8_t g_sink;
-
-static void touch(const void *p, size_t n, const uint8_t *base, size_t size)
-{
-    const uint8_t *v = (const uint8_t *)p;
-    size_t i;
-    uint8_t x = 0;
-    if (!n) return;
-    CHECK(v != NULL);
-    CHECK(v >= base && (size_t)(v - base) <= size && n <= size - (size_t)(v - base));
-    for (i = 0; i < n; i++) x = (uint8_t)(x + v[i]);
-    g_sink = x;
-}
+#define FUZZ_NAME "fuzz_elf"
+#include "fuzz_common.h"
 
 static int is_typed_error(jitanon_result r) { return r > JITANON_AGAIN && r < JITANON_RESULT_COUNT; }
 
@@ -56,7 +37,7 @@ static uint32_t walk(const jitanon_test_elf_file *f)
     uint32_t i, symtab = 0;
     jitanon_error err;
     jitanon_test_elf_section s;
-    touch(f->build_id.data, f->build_id.size, f->data, f->size);
+    fuzz_view(f->build_id.data, f->build_id.size, f->data, f->size);
     for (i = 0; i < f->phnum; i++) {
         jitanon_test_elf_segment g;
         CHECK(jitanon_test_elf_segment_at(f, i, &g, &err) == JITANON_OK);
@@ -68,22 +49,22 @@ static uint32_t walk(const jitanon_test_elf_file *f)
     for (i = 0; i < f->shnum; i++) {
         uint64_t k, n;
         CHECK(jitanon_test_elf_section_at(f, i, &s, &err) == JITANON_OK);
-        touch(s.data.data, s.data.size, f->data, f->size);
-        touch(s.name.data, s.name.length, f->data, f->size);
+        fuzz_view(s.data.data, s.data.size, f->data, f->size);
+        fuzz_view(s.name.data, s.name.length, f->data, f->size);
         n = jitanon_test_elf_symbol_count(f, &s);
         if (n && !symtab && s.type == 2) symtab = i;
         for (k = 0; k < n && k < 4096; k++) {
             jitanon_test_elf_symbol sym;
             jitanon_result r = jitanon_test_elf_symbol_at(f, &s, k, &sym, &err);
             CHECK(r == JITANON_OK || r == JITANON_ERR_BAD_RECORD);
-            if (r == JITANON_OK) touch(sym.name.data, sym.name.length, f->data, f->size);
+            if (r == JITANON_OK) fuzz_view(sym.name.data, sym.name.length, f->data, f->size);
         }
         {
             jitanon_test_elf_symbol sym;
             CHECK(jitanon_test_elf_symbol_at(f, &s, n, &sym, &err) != JITANON_OK);
         }
     }
-    if (jitanon_test_elf_find_section(f, ".text", &s)) touch(s.data.data, s.data.size, f->data, f->size);
+    if (jitanon_test_elf_find_section(f, ".text", &s)) fuzz_view(s.data.data, s.data.size, f->data, f->size);
     (void)jitanon_test_elf_find_section(f, "", NULL);
     return symtab;
 }
@@ -188,8 +169,7 @@ static jitanon_result build(const jitanon_jitdump *d, const jitanon_elf_opts *o,
     size_t i;
     memset(out, 0, sizeof *out);
     out->max_size = FUZZ_OUT_CAP;
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
+    sink = fuzz_sink(out);
     memset(info, 0, sizeof *info);
     r = jitanon_elf_builder_init(&b, &d->header, o, &err);
     if (r == JITANON_OK && stream) jitanon_elf_builder_stream_code(&b, code_again, stream);

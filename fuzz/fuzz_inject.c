@@ -236,12 +236,7 @@ static void read_back(const world *w, const jitanon_membuf *out, const jitanon_i
     jitanon_error err;
     jitanon_result res;
     uint64_t n = 0;
-    memset(&cap, 0, sizeof cap);
-    cap.cap = FUZZ_MEM_CAP;
-    memset(&po, 0, sizeof po);
-    po.allocator = capped_allocator(&cap);
-    po.max_payload = 1u << 20;
-    po.max_header_bytes = 4u << 20;
+    fuzz_perf_opts(&po, &cap);
     in = memin_make(out->data, out->size, 0, 0);
     res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &po, &err);
     while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
@@ -278,12 +273,7 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     jitanon_error err;
     jitanon_result res;
     unsigned fl = w->flags;
-    memset(&cap, 0, sizeof cap);
-    cap.cap = FUZZ_MEM_CAP;
-    memset(&po, 0, sizeof po);
-    po.allocator = capped_allocator(&cap);
-    po.max_payload = 1u << 20;
-    po.max_header_bytes = 4u << 20;
+    fuzz_perf_opts(&po, &cap);
     memset(&io, 0, sizeof io);
     io.allocator = po.allocator;
     io.anon_mode = (fl >> 2 & 3) == 3 ? JITANON_ANON_RANGE : (jitanon_anon_mode)(fl >> 2 & 3);
@@ -316,8 +306,7 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     if (res == JITANON_OK && out_mode) {
         jitanon_perf_mode mode = r.mode;
         if (fl & 1) mode = mode == JITANON_PERF_FILE ? JITANON_PERF_PIPE : JITANON_PERF_FILE;
-        sink.write_fn = jitanon_membuf_write;
-        sink.user = &out;
+        sink = fuzz_sink(&out);
         res = jitanon_perf_writer_init(&wr, mode, r.big_endian, sink, mode == JITANON_PERF_FILE ? membuf_pwrite : NULL,
                                        &po, &err);
     }

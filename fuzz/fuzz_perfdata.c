@@ -55,20 +55,6 @@ static uint64_t fnv64(uint64_t h, uint64_t v)
     return fnv(h, b, 8);
 }
 
-/* A view must be empty or lie inside [base, base + size); every byte is read. */
-static volatile uint8_t g_sink;
-static void check_view(const void *view, size_t len, const uint8_t *base, size_t size)
-{
-    const uint8_t *v = (const uint8_t *)view;
-    size_t i;
-    uint8_t x = 0;
-    if (!len) return;
-    CHECK(v != NULL && base != NULL);
-    CHECK(v >= base && (size_t)(v - base) <= size && len <= size - (size_t)(v - base));
-    for (i = 0; i < len; i++) x = (uint8_t)(x + v[i]);
-    g_sink = x;
-}
-
 static uint64_t touch_attrs(const jitanon_perf_reader *r)
 {
     uint64_t h = 14695981039346656037ull;
@@ -76,7 +62,7 @@ static uint64_t touch_attrs(const jitanon_perf_reader *r)
     for (i = 0; i < r->attr_count; i++) {
         const jitanon_perf_attr *a = &r->attrs[i];
         CHECK(a->raw.size >= 64 && a->raw.data != NULL);
-        check_view(a->raw.data, a->raw.size, a->raw.data, a->raw.size);
+        fuzz_view(a->raw.data, a->raw.size, a->raw.data, a->raw.size);
         CHECK(a->id_count == 0 || a->ids != NULL);
         h = fnv(h, a->raw.data, a->raw.size);
         h = fnv64(h, a->id_count);
@@ -98,7 +84,7 @@ static uint64_t touch_features(const jitanon_perf_reader *r)
         if (!jitanon_perf_reader_feature(r, bit, &b)) continue;
         CHECK(bit < JITANON_PERF_FEAT_BITS);
         CHECK(b.size == 0 || b.data != NULL);
-        check_view(b.data, b.size, b.data, b.size);
+        fuzz_view(b.data, b.size, b.data, b.size);
         h = fnv64(h, bit);
         h = fnv(h, b.data, b.size);
     }
@@ -111,7 +97,7 @@ static void touch_record(const jitanon_perf_reader *r, const jitanon_perf_record
     size_t size = rec->raw.size, i;
     uint64_t x = 0;
     CHECK(size >= 8 && base != NULL);
-    check_view(base, size, base, size);
+    fuzz_view(base, size, base, size);
     CHECK(rec->big_endian == r->big_endian); /* each record carries the input's order */
     CHECK(jitanon__rd32(base, rec->big_endian) == rec->type);
     CHECK(jitanon__rd16(base + 4, rec->big_endian) == rec->misc);
@@ -125,16 +111,16 @@ static void touch_record(const jitanon_perf_reader *r, const jitanon_perf_record
     } else {
         CHECK(size == rec->size);
     }
-    check_view(rec->payload.data, rec->payload.size, base, size);
+    fuzz_view(rec->payload.data, rec->payload.size, base, size);
     (void)jitanon_perf_record_name(rec->type);
     switch (rec->type) {
     case JITANON_PERF_RECORD_MMAP:
     case JITANON_PERF_RECORD_MMAP2:
-        check_view(rec->mmap.filename.data, rec->mmap.filename.length, base, size);
+        fuzz_view(rec->mmap.filename.data, rec->mmap.filename.length, base, size);
         CHECK(memchr(rec->mmap.filename.data ? rec->mmap.filename.data : "", 0, rec->mmap.filename.length) == NULL);
         if (rec->mmap.has_build_id) {
             CHECK(rec->type == JITANON_PERF_RECORD_MMAP2 && rec->mmap.build_id_size <= 20);
-            check_view(rec->mmap.build_id, 20, base, size);
+            fuzz_view(rec->mmap.build_id, 20, base, size);
         }
         { /* rewriting a record with its own start, len and pgoff gives the record back */
             uint8_t copy[512];
@@ -146,27 +132,27 @@ static void touch_record(const jitanon_perf_reader *r, const jitanon_perf_record
         break;
     case JITANON_PERF_RECORD_SAMPLE:
         CHECK(rec->sample.callchain.size / 8 == rec->sample.callchain_nr && rec->sample.callchain.size % 8 == 0);
-        check_view(rec->sample.callchain.data, rec->sample.callchain.size, base, size);
+        fuzz_view(rec->sample.callchain.data, rec->sample.callchain.size, base, size);
         for (i = 0; i < rec->sample.callchain_nr; i++) x += jitanon_perf_u64_at(rec->sample.callchain, i, rec->big_endian);
         CHECK(jitanon_perf_u64_at(rec->sample.callchain, (size_t)rec->sample.callchain_nr, rec->big_endian) == 0);
         break;
     case JITANON_PERF_RECORD_COMM:
-        check_view(rec->comm.comm.data, rec->comm.comm.length, base, size);
+        fuzz_view(rec->comm.comm.data, rec->comm.comm.length, base, size);
         break;
     case JITANON_PERF_RECORD_ID_INDEX:
         CHECK(rec->id_index.entries.size / 32 == rec->id_index.nr && rec->id_index.entries.size % 32 == 0);
-        check_view(rec->id_index.entries.data, rec->id_index.entries.size, base, size);
+        fuzz_view(rec->id_index.entries.data, rec->id_index.entries.size, base, size);
         for (i = 0; i < rec->id_index.nr * 4; i++) x += jitanon_perf_u64_at(rec->id_index.entries, i, rec->big_endian);
         break;
     case JITANON_PERF_RECORD_HEADER_FEATURE:
-        check_view(rec->feature.data.data, rec->feature.data.size, base, size);
+        fuzz_view(rec->feature.data.data, rec->feature.data.size, base, size);
         break;
     case JITANON_PERF_RECORD_TIME_CONV:
         x += jitanon_perf_tsc_to_time(&rec->time_conv, x);
         break;
     default: break;
     }
-    g_sink = (uint8_t)x;
+    fuzz_sink_byte = (uint8_t)x;
 }
 
 static int is_typed_error(jitanon_result r) { return r > JITANON_AGAIN && r < JITANON_RESULT_COUNT; }
@@ -185,10 +171,7 @@ static void run(const uint8_t *data, size_t size, int seek, int odd, int decompr
     memset(d, 0, sizeof *d);
     d->hash = 14695981039346656037ull;
     in = memin_make(data, size, odd ? 5 : 0, odd);
-    memset(&opts, 0, sizeof opts);
-    opts.allocator = capped_allocator(&cap);
-    opts.max_payload = 1u << 20;
-    opts.max_header_bytes = 4u << 20;
+    fuzz_perf_opts(&opts, &cap);
     if (decompress) opts.decompress = identity_decompress;
     res = jitanon_perf_reader_init(&r, memin_read, seek ? memin_seek : NULL, &in, &opts, &err);
     d->init = res;

@@ -36,10 +36,7 @@ static int identity_decompress(void *user, const void *src, size_t size, jitanon
 
 static void perf_opts(jitanon_perf_opts *o, capped *cap)
 {
-    memset(o, 0, sizeof *o);
-    o->allocator = capped_allocator(cap);
-    o->max_payload = 1u << 20;
-    o->max_header_bytes = 4u << 20;
+    fuzz_perf_opts(o, cap);
     o->decompress = identity_decompress;
 }
 
@@ -183,8 +180,7 @@ static jitanon_result copy(const uint8_t *data, size_t size, jitanon_perf_mode m
     memset(&w, 0, sizeof w);
     in = memin_make(data, size, 0, 0);
     perf_opts(&opts, &cap);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
+    sink = fuzz_sink(out);
     res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &opts, &err);
     if (res == JITANON_OK)
         res = jitanon_perf_writer_init(&w, mode, r.big_endian, sink, mode == JITANON_PERF_FILE ? membuf_pwrite : NULL,

@@ -101,8 +101,7 @@ static void stub_check(const jitanon_perfmap *m, const jitanon_allocator *a, int
     eo.symbols_only = 1;
     memset(&out, 0, sizeof out);
     out.allocator = *a;
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = &out;
+    sink = fuzz_sink(&out);
     CHECK(jitanon_elf_builder_init(&b, &h, &eo, &err) == JITANON_OK);
     kept = (unsigned char *)calloc(m->count + 1, 1);
     CHECK(kept != NULL);

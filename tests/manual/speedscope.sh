@@ -12,18 +12,7 @@ command -v chromium >/dev/null 2>&1 || jt_skip "chromium not installed (apt-get 
 command -v node >/dev/null 2>&1 || jt_skip "node not installed"
 jt_need_perf
 start=$(date +%s)
-mkdir "$tmp/rec"
-(cd "$tmp/rec" && perf record -q -g -k mono -e cpu-clock -o perf.data node --perf-prof -e '
-function leaf(n) {
-  let s = 0;
-  for (let i = 0; i < n; i++) s += i % 13;
-  return s;
-}
-function mid(n) { return leaf(n) + leaf(n >> 1); }
-let t = 0, end = Date.now() + 1500;
-while (Date.now() < end) t += mid(2e4);
-console.log(t);' >/dev/null 2>&1)
-for d in "$tmp"/rec/jit-*.dump; do p=${d##*/jit-}; pids="$pids ${p%.dump}"; done
+jt_record_node_g "$tmp/rec"
 "$root/build/symbolize" --pprof "$tmp/node.pb" "$tmp/rec/perf.data" || { echo "FAIL speedscope: symbolize --pprof"; exit 0; }
 
 # speedscope fetches the profile (#profileURL=): from a local HTTP server, since Chromium

@@ -5,26 +5,19 @@
 # that perf report still names every JIT function it named before; that perf archive of
 # the output, unpacked under another HOME's .debug, names them too; then the consumers of
 # both layouts (report, script, annotate, buildid-list, addr2line, gdb) and hostile caches.
-set -u
-cd "$(dirname "$0")/../.."
-root=$(pwd)
-tmp=$(mktemp -d)
+jt_name="buildid"; . "$(dirname "$0")/common.sh"
 immutable=""
-cleanup() {
+jt_cleanup_hook() {
   [ -z "$immutable" ] || chattr -i "$immutable" 2>/dev/null
   chmod -R u+w "$tmp" 2>/dev/null
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
 # every run gets a HOME of its own: its .debug is the cache perf reads (perf 6.1 reads
 # buildid.dir from its config, not $PERF_BUILDID_DIR; we honour both, so keep them equal)
 usehome() { export HOME="$1" PERF_BUILDID_DIR="$1/.debug"; mkdir -p "$1"; }
 usehome "$tmp/home0"
 J="$root/build/jitanon-inject"
-if ! command -v perf >/dev/null 2>&1; then echo "SKIP buildid: perf not installed (apt-get install linux-perf)"; exit 0; fi
-if ! command -v node >/dev/null 2>&1; then echo "SKIP buildid: node not installed (apt-get install nodejs)"; exit 0; fi
-if ! perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
-  echo "SKIP buildid: perf record cannot record here"; exit 0; fi
+jt_need_record
+jt_need node "apt-get install nodejs"
 
 mkdir "$tmp/rec"
 cat > "$tmp/rec/w.js" <<'EOF'

@@ -24,14 +24,52 @@ trap 'exit 130' INT TERM
 # jt_skip REASON: print the SKIP line for this script and stop it.
 jt_skip() { echo "SKIP ${jt_name:-oracle}: $1"; exit 0; }
 
-# jt_need_perf: perf and python3 present and perf record works here, else SKIP.
-jt_need_perf() {
-  command -v perf >/dev/null 2>&1 || jt_skip "perf not installed (apt-get install linux-perf)"
-  command -v python3 >/dev/null 2>&1 || jt_skip "python3 not installed"
-  perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1 ||
-    jt_skip "perf record cannot record here"
-  rm -f "$tmp/probe.data"
+# jt_need TOOL [HINT]: TOOL on PATH, else SKIP "TOOL not installed (HINT)".
+jt_need() { command -v "$1" >/dev/null 2>&1 || jt_skip "$1 not installed${2:+ ($2)}"; }
+
+# jt_perf_records [ARGS...]: does `perf record -k mono -e cpu-clock ARGS` record here?
+# (status only: software clock, as every oracle records; -g, -z ... as the caller needs)
+jt_perf_records() {
+  perf record -q -k mono -e cpu-clock "$@" -o "$tmp/probe.data" true >/dev/null 2>&1
+  set -- $?; rm -f "$tmp/probe.data"; return "$1"
 }
+
+# jt_need_record [ARGS...]: perf present and perf record ARGS works here, else SKIP.
+jt_need_record() {
+  jt_need perf "apt-get install linux-perf"
+  jt_perf_records "$@" || jt_skip "perf record${1:+ $*} cannot record here"
+}
+
+# jt_need_perf [ARGS...]: the same, and python3 (the oracles' comparison scripts).
+jt_need_perf() { jt_need perf "apt-get install linux-perf"; jt_need python3; jt_need_record "$@"; }
+
+# jt_dump_pids DIR...: add the pid of every DIR/jit-<pid>.dump to $pids (cleaned at exit).
+jt_dump_pids() {
+  for jt_d in "$@"; do for jt_f in "$jt_d"/jit-*.dump; do
+    [ -f "$jt_f" ] || continue; jt_f=${jt_f##*/jit-}; pids="$pids ${jt_f%.dump}"; done; done
+}
+
+# jt_record_node_g DIR: DIR/perf.data, a `perf record -g` of 1.5 s of node --perf-prof
+# running leaf() and mid() (its dump in DIR, its pid in $pids): the recording of
+# pprof.sh and tests/manual/speedscope.sh.
+jt_record_node_g() {
+  mkdir "$1"
+  (cd "$1" && perf record -q -g -k mono -e cpu-clock -o perf.data node --perf-prof -e '
+function leaf(n) {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += i % 13;
+  return s;
+}
+function mid(n) { return leaf(n) + leaf(n >> 1); }
+let t = 0, end = Date.now() + 1500;
+while (Date.now() < end) t += mid(2e4);
+console.log(t);' >/dev/null 2>&1)
+  jt_dump_pids "$1"
+}
+
+# jt_tinyjit: the path of build/tinyjit (our C JIT that commits its code page by page;
+# x86-64 only, so the Makefile may not build it), or nothing and fail.
+jt_tinyjit() { [ -x "$root/build/tinyjit" ] && echo "$root/build/tinyjit"; }
 
 # Runtimes: print the path of the binary, or nothing (then the caller SKIPs with a reason).
 # Deno and Bun come from the npm registry into build/npm (.ci/run installs them).

@@ -5,17 +5,9 @@
 # sections) and cut inside a record, a FIFO or a device where the dump should be, a
 # symlink another user planted in a sticky directory, and a legacy PERFFILE header built
 # by hand.
-set -u
-cd "$(dirname "$0")/../.."
-root=$(pwd)
-tmp=$(mktemp -d)
-export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
-trap 'rm -rf "$tmp"' EXIT
+jt_name="damage oracle"; . "$(dirname "$0")/common.sh"
 inj="$root/build/jitanon-inject"
-if ! command -v perf >/dev/null 2>&1; then echo "SKIP damage oracle: perf not installed (apt-get install linux-perf)"; exit 0; fi
-if ! command -v python3 >/dev/null 2>&1; then echo "SKIP damage oracle: python3 not installed"; exit 0; fi
-if ! perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
-  echo "SKIP damage oracle: perf record cannot record here"; exit 0; fi
+jt_need_perf
 samples() { perf script -i "$1" -F tid,time,ip 2>/dev/null > "$2"; }
 symbols() { perf script -i "$1" -F tid,time,ip,sym 2>/dev/null > "$2"; }
 nfiles() { find "$1" -name 'jitted-*.so' | wc -l | tr -d ' '; }

@@ -4,9 +4,8 @@
 # eu-elflint --gnu-ld, readelf -a -W (+ debug dumps), objdump -d, addr2line, gdb.
 # Prints only PASS/FAIL/SKIP lines.  Everything lives in a mktemp -d directory; the files
 # erl leaves in /tmp (jit-<pid>.dump, perf-<pid>.map) are moved or removed at once.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-root=$(pwd)
+jt_name="elf oracle"; . "$(dirname "$0")/common.sh"
+trap 'exit 1' INT TERM HUP
 bin=$root/build/jitdump-elf
 max_files=300 # per-function mode: check a bounded sample of the files
 
@@ -14,18 +13,12 @@ pass() { echo "PASS elf oracle: $1"; }
 fail() { echo "FAIL elf oracle: $1"; [ $# -gt 1 ] && printf '%s\n' "$2" | head -10; return 0; }
 skip() { echo "SKIP elf oracle: $1: $2"; }
 
-if [ ! -x "$bin" ]; then skip all "build/jitdump-elf is not built (make all)"; exit 0; fi
+[ -x "$bin" ] || jt_skip "all: build/jitdump-elf is not built (make all)"
 missing=""
 for t in readelf objdump eu-elflint addr2line gdb; do
   command -v "$t" >/dev/null 2>&1 || missing="$missing $t"
 done
-if [ -n "$missing" ]; then skip all "not installed:$missing"; exit 0; fi
-
-tmp=$(mktemp -d) || exit 1
-# perf record/inject fill the build-id cache: keep it in $tmp, never in ~/.debug
-export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM HUP
+[ -z "$missing" ] || jt_skip "all: not installed:$missing"
 
 record_node() {
   command -v node >/dev/null 2>&1 || { skip node "node is not installed"; return 1; }

@@ -3,23 +3,15 @@
 # hotspot-perfparser.  Record node with call graphs, inject in both layouts, and check
 # sample by sample that every jitted frame perf names carries the same name there
 # (tests/oracle/hotspot_cmp.py reads the parser's output stream).
-set -u
-cd "$(dirname "$0")/../.."
-root=$(pwd)
-tmp=$(mktemp -d)
-export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
-trap 'rm -rf "$tmp"' EXIT
+jt_name="hotspot oracle"; . "$(dirname "$0")/common.sh"
 pp=""
 for c in hotspot-perfparser /usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser \
          /usr/lib/aarch64-linux-gnu/libexec/hotspot-perfparser /usr/libexec/hotspot-perfparser; do
   if command -v "$c" >/dev/null 2>&1; then pp=$(command -v "$c"); break; fi
 done
-if [ -z "$pp" ]; then echo "SKIP hotspot oracle: hotspot-perfparser not installed (apt-get install hotspot)"; exit 0; fi
-for t in perf node python3; do
-  command -v $t >/dev/null 2>&1 || { echo "SKIP hotspot oracle: $t not installed"; exit 0; }
-done
-if ! perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
-  echo "SKIP hotspot oracle: perf record cannot record here"; exit 0; fi
+[ -n "$pp" ] || jt_skip "hotspot-perfparser not installed (apt-get install hotspot)"
+for t in perf node python3; do jt_need $t; done
+jt_need_record
 cmp_py="$root/tests/oracle/hotspot_cmp.py"
 
 # V8 writes ./jit-<pid>.dump, so the recording and the ELFs stay in $tmp.

@@ -1,23 +1,8 @@
 #!/bin/sh
 # End to end with real perf: record a real JIT (tinyjit, node, erlang), inject with
 # jitanon-inject and with `perf inject --jit`, and compare what perf reports.
-set -u
-cd "$(dirname "$0")/../.."
-root=$(pwd)
-tmp=$(mktemp -d)
-# perf record/inject fill the build-id cache: keep it in $tmp, never in ~/.debug
-export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
-pids=""
-# Erlang writes its dump to /tmp, and perf inject writes jitted-*.so next to the dump.
-cleanup() {
-  for p in $pids; do rm -f "/tmp/perf-$p.map" "/tmp/jit-$p.dump"; find /tmp -maxdepth 1 -name "jitted-$p-*.so" -delete; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-if ! command -v perf >/dev/null 2>&1; then echo "SKIP inject oracle: perf not installed (apt-get install linux-perf)"; exit 0; fi
-if ! command -v python3 >/dev/null 2>&1; then echo "SKIP inject oracle: python3 not installed"; exit 0; fi
-if ! perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
-  echo "SKIP inject oracle: perf record cannot record here"; exit 0; fi
+jt_name="inject oracle"; . "$(dirname "$0")/common.sh"
+jt_need_perf
 cmp_py="$root/tests/oracle/compare_samples.py"
 script() { perf script -i "$1" -F tid,time,ip,sym,dso 2>/dev/null > "$2"; }
 
@@ -114,7 +99,7 @@ if command -v node >/dev/null 2>&1; then
     function f(n){let s=0;for(let i=0;i<n;i++)s+=Math.sqrt(i)%7;return s}
     function g(n){let a=[];for(let i=0;i<n;i++)a.push(i*2);return a.reduce((x,y)=>x+y,0)}
     let t=0; for (let k=0;k<300;k++) t+=f(2e4)+g(3e3); console.log(t)' >/dev/null 2>&1)
-  for d in "$tmp"/node/jit-*.dump; do p=${d##*/jit-}; pids="$pids ${p%.dump}"; done
+  jt_dump_pids "$tmp/node"
   if [ -f "$tmp/node/perf.data" ]; then check node "$tmp/node" "$tmp/node/perf.data"
   else echo "FAIL inject node: could not record node"; fi
   # with call graphs: the callchain entries decide which files are needed too
@@ -123,7 +108,7 @@ if command -v node >/dev/null 2>&1; then
     function leaf(n){let s=0;for(let i=0;i<n;i++)s+=i%13;return s}
     function mid(n){return leaf(n)+leaf(n>>1)}
     let t=0; for (let k=0;k<400;k++) t+=mid(2e4); console.log(t)' >/dev/null 2>&1)
-  for d in "$tmp"/nodeg/jit-*.dump; do p=${d##*/jit-}; pids="$pids ${p%.dump}"; done
+  jt_dump_pids "$tmp/nodeg"
   if [ -f "$tmp/nodeg/perf.data" ]; then sampled "node -g" "$tmp/nodeg" "$tmp/nodeg/perf.data"
   else echo "FAIL inject node -g: could not record node"; fi
   # --call-graph=dwarf: perf report unwinds user stacks through jitted files, so sampled
@@ -133,7 +118,7 @@ if command -v node >/dev/null 2>&1; then
   (cd "$tmp/noded" && perf record -q --call-graph dwarf -k mono -e cpu-clock -o perf.data node --perf-prof -e '
     function leaf(n){let s=0;for(let i=0;i<n;i++)s+=i%13;return s}
     let t=0; for (let k=0;k<100;k++) t+=leaf(2e4); console.log(t)' >/dev/null 2>&1)
-  for d in "$tmp"/noded/jit-*.dump; do p=${d##*/jit-}; pids="$pids ${p%.dump}"; done
+  jt_dump_pids "$tmp/noded"
   if [ -f "$tmp/noded/perf.data" ]; then sampled "node --call-graph=dwarf" "$tmp/noded" "$tmp/noded/perf.data"
   else echo "FAIL inject node --call-graph=dwarf: could not record node"; fi
 else echo "SKIP inject node: node not installed"; fi

@@ -1,10 +1,7 @@
 #!/bin/sh
 # Real dumps from node (--perf-prof) and erlang (+JPperf dump), recorded now, read by
 # build/jitdump-cat; record counts are checked against an independent reader (python3).
-set -u
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-# perf record/inject fill the build-id cache: keep it in $tmp, never in ~/.debug
-export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
+jt_name="jitdump"; . "$(dirname "$0")/common.sh"
 count_py='
 import struct, sys
 d = open(sys.argv[1], "rb").read()

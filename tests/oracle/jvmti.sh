@@ -4,18 +4,11 @@
 # jitanon-inject; perf report must name the hot method, perf annotate must show its
 # .java:LINE, and no JIT sample may stay [unknown] unless it came before the load record
 # of its code (counted and printed).  Plus the agent's options on short runs.
-set -u
-cd "$(dirname "$0")/../.."
-root=$(pwd)
+jt_name="jvmti"; . "$(dirname "$0")/common.sh"
 agent="$root/build/libjitanon-jvmti.so"
-if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
-  echo "SKIP jvmti: no java/javac (apt-get install openjdk-17-jdk-headless)"; exit 0; fi
-if [ ! -f "$agent" ]; then
-  echo "SKIP jvmti: build/libjitanon-jvmti.so not built (no JDK include/jvmti.h found by make)"; exit 0; fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# perf record/inject fill the build-id cache: keep it in $tmp, never in ~/.debug
-export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
+command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 ||
+  jt_skip "no java/javac (apt-get install openjdk-17-jdk-headless)"
+[ -f "$agent" ] || jt_skip "build/libjitanon-jvmti.so not built (no JDK include/jvmti.h found by make)"
 
 mkdir -p "$tmp/demo"
 cat > "$tmp/demo/Hot.java" <<'EOF'
@@ -96,9 +89,7 @@ if command -v jcmd >/dev/null 2>&1; then
 else echo "SKIP jvmti attach: no jcmd"; fi
 
 # 2. perf: record, inject, report, annotate.
-if ! command -v perf >/dev/null 2>&1; then echo "SKIP jvmti perf: perf not installed (apt-get install linux-perf)"; exit 0; fi
-if ! perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
-  echo "SKIP jvmti perf: perf record cannot record here"; exit 0; fi
+jt_name="jvmti perf"; jt_need_record
 mkdir -p "$tmp/rec"
 (cd "$tmp/rec" && perf record -q -k mono -e cpu-clock -g -o perf.data java "-agentpath:$agent=dir=$tmp/rec" \
    -XX:+PreserveFramePointer -XX:-UsePerfData -cp "$tmp" demo.Hot 1500 >/dev/null 2>&1)

@@ -4,21 +4,8 @@
 # perf map as it creates code, and a JVM its map of the code cache at exit, which tell
 # the name of every address.  --late=name must name every sample tinyjit ran in a
 # function, and change no other sample; no name may contradict the runtimes' maps.
-set -u
-cd "$(dirname "$0")/../.."
-root=$(pwd)
-tmp=$(mktemp -d)
-export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
-pids=""
-cleanup() {
-  for p in $pids; do rm -f "/tmp/perf-$p.map"; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-if ! command -v perf >/dev/null 2>&1; then echo "SKIP late oracle: perf not installed (apt-get install linux-perf)"; exit 0; fi
-if ! command -v python3 >/dev/null 2>&1; then echo "SKIP late oracle: python3 not installed"; exit 0; fi
-if ! perf record -q -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
-  echo "SKIP late oracle: perf record cannot record here"; exit 0; fi
+jt_name="late oracle"; . "$(dirname "$0")/common.sh"
+jt_need_perf
 chk="$root/tests/oracle/late_check.py"
 
 # both DIR DATA [options]: inject with --late=keep and --late=name, perf script both.
@@ -31,11 +18,11 @@ both() {
   done
 }
 
-if [ ! -x "$root/build/tinyjit" ]; then echo "SKIP late tinyjit: build/tinyjit not built (x86-64 only)"
+if ! tj=$(jt_tinyjit); then echo "SKIP late tinyjit: build/tinyjit not built (x86-64 only)"
 else
   d="$tmp/tj"; mkdir -p "$d"
   # loads 60 ms late, pages every 100 ms: the default window (100 ms) covers the delay
-  perf record -q -k mono -e cpu-clock -F 4000 -o "$d/perf.data" "$root/build/tinyjit" -d "$d" -p 4 -t 800 \
+  perf record -q -k mono -e cpu-clock -F 4000 -o "$d/perf.data" "$tj" -d "$d" -p 4 -t 800 \
     --late 60 > "$d/truth.txt" 2>/dev/null
   p=$(sed -n 's/^pid //p' "$d/truth.txt"); pids="$pids $p"
   if ! both "$d" "$d/perf.data"; then echo "FAIL late tinyjit: jitanon-inject failed: $(cat "$d"/*.err)"

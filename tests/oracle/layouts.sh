@@ -5,28 +5,18 @@
 # perf 4.x's 12-byte HEADER_TRACING_DATA and kernel 3.10's first MMAP2.  Each check
 # compares what perf prints for our output with what it prints for the input.
 # Prints PASS/FAIL/SKIP lines only.  Run from the repository root.
-set -u
-cd "$(dirname "$0")/../.."
-root=$(pwd)
+jt_name="layouts oracle"; . "$(dirname "$0")/common.sh"
 perf=${PERF:-/usr/bin/perf}
 inj=$root/build/jitanon-inject
 cat_bin=$root/build/perfdata-cat
 py=$root/tests/oracle/layouts.py
-if [ ! -x "$inj" ] || [ ! -x "$cat_bin" ]; then echo "SKIP layouts oracle: build/jitanon-inject not built (make all)"; exit 0; fi
-if [ ! -x "$perf" ]; then echo "SKIP layouts oracle: perf not installed"; exit 0; fi
-if ! command -v python3 >/dev/null 2>&1; then echo "SKIP layouts oracle: python3 not installed"; exit 0; fi
-tmp=$(mktemp -d) || exit 1
-# perf record/inject fill the build-id cache: keep it in $tmp, never in ~/.debug
-export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
-cleanup() {
-  for f in "$tmp"/pid.*; do
-    [ -f "$f" ] || continue
-    p=$(sed -n 's/^pid //p' "$f")
-    [ -n "$p" ] && rm -f "/tmp/perf-$p.map"
-  done
-  rm -rf "$tmp"
+[ -x "$inj" ] && [ -x "$cat_bin" ] || jt_skip "build/jitanon-inject not built (make all)"
+[ -x "$perf" ] || jt_skip "perf not installed"
+jt_need python3
+# tinyjit runs behind perf's pipe: its "pid N" line lands in $tmp/pid.*, read at exit
+jt_cleanup_hook() {
+  for f in "$tmp"/pid.*; do [ -f "$f" ] && pids="$pids $(sed -n 's/^pid //p' "$f")"; done
 }
-trap cleanup EXIT INT TERM
 work='i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done'
 record() { out=$1; shift; "$perf" record -N -q -k mono "$@" -o "$out" -- sh -c "$work" >/dev/null 2>&1; }
 script() { "$perf" script -i "$1" --show-mmap-events --show-task-events >"$2" 2>&1; }
@@ -55,14 +45,14 @@ else echo "SKIP layouts stdout: perf record failed"; fi
 readme_lines=$(awk '/^## Using the CLI/ {on=1} on && /^```sh/ {blk=1; next} blk && /^```/ {exit} blk' README.md |
   grep 'jitanon-inject' | grep '|')
 if [ -z "$readme_lines" ]; then echo "FAIL layouts README: no pipe example through jitanon-inject found"
-elif [ ! -x "$root/build/tinyjit" ] || ! "$root/build/tinyjit" -p 1 -t 1 -d "$tmp" >"$tmp/pid.probe" 2>/dev/null; then
+elif ! tj=$(jt_tinyjit) || ! "$tj" -p 1 -t 1 -d "$tmp" >"$tmp/pid.probe" 2>/dev/null; then
   echo "SKIP layouts README: build/tinyjit does not run here"
 else
   mkdir -p "$tmp/rd/bin"
   ln -s "$inj" "$tmp/rd/bin/jitanon-inject"
   n=0
   # tinyjit's stdout would land inside perf's pipe: its "pid" line goes to a file.
-  printf '#!/bin/sh\nexec "%s" -d "%s" -t 300 >"%s/pid.$$"\n' "$root/build/tinyjit" "$tmp/rd" "$tmp" >"$tmp/rd/myjit"
+  printf '#!/bin/sh\nexec "%s" -d "%s" -t 300 >"%s/pid.$$"\n' "$tj" "$tmp/rd" "$tmp" >"$tmp/rd/myjit"
   chmod +x "$tmp/rd/myjit"
   if (cd "$tmp/rd" && "$perf" record -q -k mono -e cpu-clock -g -- ./myjit >/dev/null 2>&1); then
     echo "$readme_lines" | {

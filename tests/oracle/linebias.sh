@@ -4,12 +4,7 @@
 # flag, jitanon-inject and jitdump-elf must make byte-identical ELFs of both (the bias is
 # found from the data and removed), addr2line must put each function's first row at its
 # first instruction, and --line-bias=none must leave the biased one as the dump says.
-set -u
-cd "$(dirname "$0")/../.."
-root=$(pwd)
-tmp=$(mktemp -d)
-export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp" # the build-id cache jitanon-inject fills: never ~/.debug
-trap 'rm -rf "$tmp"' EXIT
+jt_name="linebias"; . "$(dirname "$0")/common.sh"
 gen() { "$root/build/jitgen" --loads 120 --samples 2000 --debug-every 2 --seed 7 --quiet "$@" >/dev/null 2>&1; }
 if ! gen "$tmp/plain" || ! gen --line-bias 64 "$tmp/llvm"; then echo "FAIL linebias: jitgen failed"; exit 0; fi
 for c in plain llvm; do

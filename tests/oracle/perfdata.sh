@@ -3,15 +3,11 @@
 # with build/perfdata-cat (file->file, file->pipe, pipe->file, pipe->pipe) and checks that
 # `perf script` and `perf report --stdio` print exactly the same for copy and original.
 # Prints PASS/FAIL/SKIP lines only.  Run from the repository root.
-set -u
+jt_name="perfdata oracle"; . "$(dirname "$0")/common.sh"
 cat_bin=build/perfdata-cat
 perf=${PERF:-/usr/bin/perf}
-if [ ! -x "$cat_bin" ]; then echo "SKIP perfdata oracle: $cat_bin not built (make all)"; exit 0; fi
-if [ ! -x "$perf" ]; then echo "SKIP perfdata oracle: perf not installed"; exit 0; fi
-tmp=$(mktemp -d) || exit 1
-# perf record/inject fill the build-id cache: keep it in $tmp, never in ~/.debug
-export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
-trap 'rm -rf "$tmp"' EXIT INT TERM
+[ -x "$cat_bin" ] || jt_skip "$cat_bin not built (make all)"
+[ -x "$perf" ] || jt_skip "perf not installed"
 
 # < 0.3 s of user-space work in a child shell.
 work='i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done'

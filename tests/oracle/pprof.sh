@@ -25,18 +25,7 @@ command -v go >/dev/null 2>&1 || jt_skip "go not installed (apt-get install gola
 [ -d "$npm/node_modules/pprof-format" ] || jt_skip "pprof-format not in $npm (npm install --prefix build/npm pprof-format)"
 export GOCACHE="$tmp/gocache" GOTOOLCHAIN=local
 
-mkdir "$tmp/rec"
-(cd "$tmp/rec" && perf record -q -g -k mono -e cpu-clock -o perf.data node --perf-prof -e '
-function leaf(n) {
-  let s = 0;
-  for (let i = 0; i < n; i++) s += i % 13;
-  return s;
-}
-function mid(n) { return leaf(n) + leaf(n >> 1); }
-let t = 0, end = Date.now() + 1500;
-while (Date.now() < end) t += mid(2e4);
-console.log(t);' >/dev/null 2>&1)
-for d in "$tmp"/rec/jit-*.dump; do p=${d##*/jit-}; pids="$pids ${p%.dump}"; done
+jt_record_node_g "$tmp/rec"
 [ -s "$tmp/rec/perf.data" ] || { echo "FAIL pprof: could not record node"; exit 0; }
 cd "$tmp/rec"
 

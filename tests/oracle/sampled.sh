@@ -63,7 +63,7 @@ if command -v node >/dev/null 2>&1; then
     d="$tmp/node-$mode"; mkdir -p "$d"
     if [ $mode = g ]; then cg=-g; else cg="--call-graph=dwarf,16384"; fi
     (cd "$d" && perf record -q $cg -k mono -e cpu-clock -F 2000 -o perf.data node --perf-prof -e "$js" >/dev/null 2>&1)
-    for f in "$d"/jit-*.dump; do [ -f "$f" ] && { p=${f##*/jit-}; pids="$pids ${p%.dump}"; }; done
+    jt_dump_pids "$d"
     if [ -f "$d/perf.data" ]; then check "node $cg" "$d"; else echo "FAIL sampled node $cg: could not record node"; fi
   done
 else echo "SKIP sampled node: node not installed"; fi

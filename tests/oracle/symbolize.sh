@@ -7,17 +7,7 @@
 # are in ([node], [libc.so.6]; symbolize reads no ELF symbols), kernel frames as
 # [kernel.kallsyms].  Names are compared as recorded (perf script --no-demangle).
 # Then symbolize --svg: the flame graph parses as XML and holds the JIT names.
-set -u
-cd "$(dirname "$0")/../.."
-root=$(pwd)
-tmp=$(mktemp -d)
-export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
-pids=""
-cleanup() {
-  for p in $pids; do rm -f "/tmp/perf-$p.map" "/tmp/jit-$p.dump"; find /tmp -maxdepth 1 -name "jitted-$p-*.so" -delete; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+jt_name="symbolize --folded"; . "$(dirname "$0")/common.sh"
 fold_py="$root/tests/oracle/fold_perf_script.py"
 
 # the defects of issue 13 item 5: --help is no file name; an error path frees what it held
@@ -28,10 +18,7 @@ else echo "FAIL symbolize: --help: $(head -2 "$tmp/help.txt")"; fi
 if [ $rc = 2 ]; then echo "PASS symbolize: an unknown option is refused (exit 2)"
 else echo "FAIL symbolize: unknown option: exit $rc"; fi
 
-if ! command -v perf >/dev/null 2>&1; then echo "SKIP symbolize --folded: perf not installed (apt-get install linux-perf)"; exit 0; fi
-if ! command -v python3 >/dev/null 2>&1; then echo "SKIP symbolize --folded: python3 not installed"; exit 0; fi
-if ! perf record -q -k mono -e cpu-clock -g -o "$tmp/probe.data" true >/dev/null 2>&1; then
-  echo "SKIP symbolize --folded: perf record -g cannot record here"; exit 0; fi
+jt_need_perf -g
 
 # compare NAME DIR JITPATTERN [NAME]: symbolize --folded DIR/perf.data = folded perf
 # script of the injected copy; JITPATTERN (grep -E) must name some stacks, NAME a frame.
@@ -69,7 +56,7 @@ if command -v node >/dev/null 2>&1; then
     function leaf(n){let s=0;for(let i=0;i<n;i++)s+=i%13;return s}
     function mid(n){return leaf(n)+leaf(n>>1)}
     let t=0,end=Date.now()+6000; while(Date.now()<end) t+=mid(2e4); console.log(t)' >/dev/null 2>&1)
-  for d in "$tmp"/node/jit-*.dump; do p=${d##*/jit-}; pids="$pids ${p%.dump}"; done
+  jt_dump_pids "$tmp/node"
   if [ -s "$tmp/node/perf.data" ]; then
     compare node "$tmp/node" 'JS:|Builtin:|BytecodeHandler:'
     # --annotate: the same stacks, JIT frames marked _[j] and kernel frames _[k]

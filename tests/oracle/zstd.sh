@@ -4,22 +4,10 @@
 # samples perf script shows on the compressed input, same tid/time/ip, in order), names
 # the jitted functions as `perf inject --jit` does (on an uncompressed copy: perf 6.1
 # injects nothing into a -z recording) and writes the output uncompressed.
-set -u
-cd "$(dirname "$0")/../.."
-root=$(pwd)
-tmp=$(mktemp -d)
-export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
-pids=""
-cleanup() {
-  for p in $pids; do rm -f "/tmp/perf-$p.map" "/tmp/jit-$p.dump"; find /tmp -maxdepth 1 -name "jitted-$p-*.so" -delete; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-if ! command -v perf >/dev/null 2>&1; then echo "SKIP zstd oracle: perf not installed (apt-get install linux-perf)"; exit 0; fi
-if ! command -v node >/dev/null 2>&1; then echo "SKIP zstd oracle: node not installed (apt-get install nodejs)"; exit 0; fi
-if ! command -v python3 >/dev/null 2>&1; then echo "SKIP zstd oracle: python3 not installed"; exit 0; fi
-if ! perf record -q -z -k mono -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
-  echo "SKIP zstd oracle: perf record -z cannot record here (perf built without zstd?)"; exit 0; fi
+jt_name="zstd oracle"; . "$(dirname "$0")/common.sh"
+jt_need_perf
+jt_need node "apt-get install nodejs"
+jt_perf_records -z || jt_skip "perf record -z cannot record here (perf built without zstd?)"
 cmp_py="$root/tests/oracle/compare_samples.py"
 js='function f(n){let s=0;for(let i=0;i<n;i++)s+=Math.sqrt(i)%7;return s}
     function g(n){let a=[];for(let i=0;i<n;i++)a.push(i*2);return a.reduce((x,y)=>x+y,0)}
@@ -73,14 +61,14 @@ pipe_names() {
 # 1. file mode
 mkdir "$tmp/file"
 (cd "$tmp/file" && perf record -q -z -k mono -e cpu-clock -o perf.data node --perf-prof -e "$js" >/dev/null 2>&1)
-for d in "$tmp"/file/jit-*.dump; do p=${d##*/jit-}; pids="$pids ${p%.dump}"; done
+jt_dump_pids "$tmp/file"
 if [ -f "$tmp/file/perf.data" ]; then check "file mode" "$tmp/file" "$tmp/file/perf.data"
 else echo "FAIL zstd file mode: could not record node"; fi
 
 # 2. pipe mode (perf record -z -o -), read from a file and from stdin
 mkdir "$tmp/pipe"
 (cd "$tmp/pipe" && perf record -q -z -k mono -e cpu-clock -o - node --perf-prof -e "$js" > perf.pipe 2>/dev/null)
-for d in "$tmp"/pipe/jit-*.dump; do p=${d##*/jit-}; pids="$pids ${p%.dump}"; done
+jt_dump_pids "$tmp/pipe"
 if [ -s "$tmp/pipe/perf.pipe" ]; then
   check "pipe mode" "$tmp/pipe" "$tmp/pipe/perf.pipe"
   mkdir -p "$tmp/pipe/stdin"
