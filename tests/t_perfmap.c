@@ -23,6 +23,17 @@ static jitanon_perfmap *tpm_load_n(const char *text, size_t n)
     return m;
 }
 
+/* Entry i as the stub's function: its name, start and size, no code. */
+static jitanon_elf_func tpm_func(const jitanon_perfmap *m, size_t i)
+{
+    jitanon_elf_func fn;
+    memset(&fn, 0, sizeof fn);
+    fn.name = m->entries[i].name;
+    fn.code_addr = m->entries[i].start;
+    fn.map_size = m->entries[i].size;
+    return fn;
+}
+
 static int tpm_is(const jitanon_perfmap *m, size_t i, uint64_t start, uint64_t size, const char *name)
 {
     return i < m->count && m->entries[i].start == start && m->entries[i].size == size &&
@@ -184,11 +195,7 @@ static void test_perfmap_stub_elf(void)
     sink.user = &out;
     JT_CHECK(m && jitanon_elf_builder_init(&b, &h, &eo, &e) == JITANON_OK);
     for (i = 0; m && i < m->count; i++) {
-        jitanon_elf_func fn;
-        memset(&fn, 0, sizeof fn);
-        fn.name = m->entries[i].name;
-        fn.code_addr = m->entries[i].start;
-        fn.map_size = m->entries[i].size;
+        jitanon_elf_func fn = tpm_func(m, i);
         JT_CHECK_EQ_U(jitanon_elf_builder_add(&b, &fn, NULL, &e), JITANON_OK);
         if (i == m->count - 1) /* a second add below the end of the last one */
             JT_CHECK_EQ_U(jitanon_elf_builder_add(&b, &fn, NULL, &e), JITANON_ERR_INVALID_ARGUMENT);
@@ -222,11 +229,7 @@ static void test_perfmap_stub_elf(void)
     out.size = 0;
     JT_CHECK(jitanon_elf_builder_init(&b, &h, &eo, &e) == JITANON_OK);
     for (i = 0; m && i + 1 < m->count; i++) {
-        jitanon_elf_func fn;
-        memset(&fn, 0, sizeof fn);
-        fn.name = m->entries[i].name;
-        fn.code_addr = m->entries[i].start;
-        fn.map_size = m->entries[i].size;
+        jitanon_elf_func fn = tpm_func(m, i);
         JT_CHECK_EQ_U(jitanon_elf_builder_add(&b, &fn, NULL, &e), JITANON_OK);
     }
     JT_CHECK_EQ_U(jitanon_elf_builder_finish(&b, sink, NULL, &e), JITANON_OK);
