@@ -117,10 +117,12 @@ static inline void fuzz_perf_opts(jitanon_perf_opts *o, capped *cap)
     o->max_header_bytes = 4u << 20;
 }
 
-/* A sink appending to b. */
-static inline jitanon_sink fuzz_sink(jitanon_membuf *b)
+/* b emptied, holding at most max_size bytes (0: no limit), and a sink appending to it. */
+static inline jitanon_sink fuzz_sink(jitanon_membuf *b, size_t max_size)
 {
     jitanon_sink s;
+    memset(b, 0, sizeof *b);
+    b->max_size = max_size;
     s.write_fn = jitanon_membuf_write;
     s.user = b;
     return s;

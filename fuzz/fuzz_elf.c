@@ -167,9 +167,7 @@ static jitanon_result build(const jitanon_jitdump *d, const jitanon_elf_opts *o,
     jitanon_error err;
     jitanon_result r;
     size_t i;
-    memset(out, 0, sizeof *out);
-    out->max_size = FUZZ_OUT_CAP;
-    sink = fuzz_sink(out);
+    sink = fuzz_sink(out, FUZZ_OUT_CAP);
     memset(info, 0, sizeof *info);
     r = jitanon_elf_builder_init(&b, &d->header, o, &err);
     if (r == JITANON_OK && stream) jitanon_elf_builder_stream_code(&b, code_again, stream);

@@ -296,8 +296,7 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     io.io.user = w;
     io.on_sample = on_sample;
     w->samples = 0;
-    memset(&out, 0, sizeof out);
-    out.max_size = FUZZ_OUT_CAP;
+    sink = fuzz_sink(&out, FUZZ_OUT_CAP);
     out.allocator = po.allocator;
     memset(&wr, 0, sizeof wr);
     memset(&st, 0, sizeof st);
@@ -306,7 +305,6 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     if (res == JITANON_OK && out_mode) {
         jitanon_perf_mode mode = r.mode;
         if (fl & 1) mode = mode == JITANON_PERF_FILE ? JITANON_PERF_PIPE : JITANON_PERF_FILE;
-        sink = fuzz_sink(&out);
         res = jitanon_perf_writer_init(&wr, mode, r.big_endian, sink, mode == JITANON_PERF_FILE ? membuf_pwrite : NULL,
                                        &po, &err);
     }

@@ -175,12 +175,10 @@ static jitanon_result copy(const uint8_t *data, size_t size, jitanon_perf_mode m
     jitanon_sink sink;
     jitanon_error err;
     jitanon_result res;
-    memset(out, 0, sizeof *out);
-    out->max_size = FUZZ_OUT_CAP;
+    sink = fuzz_sink(out, FUZZ_OUT_CAP);
     memset(&w, 0, sizeof w);
     in = memin_make(data, size, 0, 0);
     perf_opts(&opts, &cap);
-    sink = fuzz_sink(out);
     res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &opts, &err);
     if (res == JITANON_OK)
         res = jitanon_perf_writer_init(&w, mode, r.big_endian, sink, mode == JITANON_PERF_FILE ? membuf_pwrite : NULL,

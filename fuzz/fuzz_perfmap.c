@@ -99,9 +99,8 @@ static void stub_check(const jitanon_perfmap *m, const jitanon_allocator *a, int
     memset(&eo, 0, sizeof eo);
     eo.allocator = *a;
     eo.symbols_only = 1;
-    memset(&out, 0, sizeof out);
+    sink = fuzz_sink(&out, 0);
     out.allocator = *a;
-    sink = fuzz_sink(&out);
     CHECK(jitanon_elf_builder_init(&b, &h, &eo, &err) == JITANON_OK);
     kept = (unsigned char *)calloc(m->count + 1, 1);
     CHECK(kept != NULL);

@@ -172,6 +172,20 @@ static void tl_world_init(tl_world *w)
     w->size = w->size_;
 }
 
+/* Every scenario's start: an empty world, its dump's header written (x86-64, pid TI_PID),
+   and a pipe-mode recording in perf whose first record is the dump's marker at
+   marker_time (the two streams are separate buffers: their order does not matter). */
+static void tl_start(tl_world *w, jitanon_jitdump_writer *jw, ti_gen *g, uint8_t raw[128], jitanon_membuf *perf,
+                     uint64_t marker_time, jitanon_error *err)
+{
+    tl_world_init(w);
+    memset(jw, 0, sizeof *jw);
+    jdrec_begin(jw, jdrec_sink(&w->dump), 62, TI_PID, 5, 0, err);
+    memset(perf, 0, sizeof *perf);
+    ti_gen_begin(g, raw, 1, perf, JITANON_PERF_PIPE);
+    ti_mmap(g, marker_time, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+}
+
 /* The dump grows between rounds: round 1 (the marker) sees f0; round 2 sees f1 and half
    of f2's record; round 3 sees f2 complete and f3, whose load (t=55) is older than round
    2's last event (t=60).  Every function is mapped, the //anon of round 2 is trimmed
@@ -185,9 +199,7 @@ static void tl_grow_scenario(tl_world *w, jitanon_membuf *perf)
     jitanon_jitdump_writer jw;
     jitanon_error err;
     size_t after_f0, after_f1, f2_end;
-    tl_world_init(w);
-    memset(&jw, 0, sizeof jw);
-    jdrec_begin(&jw, jdrec_sink(&w->dump), 62, TI_PID, 5, 0, &err);
+    tl_start(w, &jw, &g, raw, perf, 20, &err);
     jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
     after_f0 = w->dump.size;
     jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
@@ -196,9 +208,6 @@ static void tl_grow_scenario(tl_world *w, jitanon_membuf *perf)
     f2_end = w->dump.size;
     jdrec_write(&jw, jdrec_load(55, TI_PID, TI_PID, 0x13000, code, 0x100, 3, "f3"), &err);
 
-    memset(perf, 0, sizeof *perf);
-    ti_gen_begin(&g, raw, 1, perf, JITANON_PERF_PIPE);
-    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
     ti_mmap(&g, 30, 0x10000, 0x1000, 0x10000, "//anon");
     ti_sample(&g, 35, 0x10010);
     ti_round(&g);
@@ -312,15 +321,10 @@ static void test_live_writer_stops(void)
     jitanon_inject_stats st;
     jitanon_error err;
     size_t n, after_f0, k;
-    tl_world_init(&w);
-    memset(&jw, 0, sizeof jw);
-    jdrec_begin(&jw, jdrec_sink(&w.dump), 62, TI_PID, 5, 0, &err);
+    tl_start(&w, &jw, &g, raw, &perf, 20, &err);
     jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
     after_f0 = w.dump.size;
     jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
-    memset(&perf, 0, sizeof perf);
-    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_PIPE);
-    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
     ti_round(&g);
     for (k = 0; k < 20; k++) {
         ti_sample(&g, 100 + k * 10, 0x10010);
@@ -359,17 +363,12 @@ static void test_live_damage_later(void)
     jitanon_inject_stats st;
     jitanon_error err;
     size_t n, after_f0;
-    tl_world_init(&w);
-    memset(&jw, 0, sizeof jw);
-    jdrec_begin(&jw, jdrec_sink(&w.dump), 62, TI_PID, 5, 0, &err);
+    tl_start(&w, &jw, &g, raw, &perf, 20, &err);
     jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
     after_f0 = w.dump.size;
     jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
     memset(junk, 0xff, sizeof junk);
     JT_CHECK(jitanon_membuf_write(&w.dump, junk, sizeof junk) == 0);
-    memset(&perf, 0, sizeof perf);
-    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_PIPE);
-    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
     ti_round(&g);
     w.at[0] = perf.size;
     w.size[0] = after_f0;
@@ -416,13 +415,8 @@ static void test_live_bounded_wait(void)
         jt_skip("no CLOCK_MONOTONIC");
         return;
     }
-    tl_world_init(&w);
-    memset(&jw, 0, sizeof jw);
-    jdrec_begin(&jw, jdrec_sink(&w.dump), 62, TI_PID, 5, 0, &err);
+    tl_start(&w, &jw, &g, raw, &perf, now - 2000, &err);
     jdrec_write(&jw, jdrec_load(now - 1000, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
-    memset(&perf, 0, sizeof perf);
-    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_PIPE);
-    ti_mmap(&g, now - 2000, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
     ti_round(&g);
     for (k = 0; k < 3; k++) {
         ti_sample(&g, now + k * 1000, 0x10010);
@@ -471,15 +465,10 @@ static size_t tl_peak_for(unsigned rounds, uint64_t *loads)
     jt_alloc a;
     size_t n;
     unsigned k;
-    tl_world_init(&w);
+    tl_start(&w, &jw, &g, raw, &perf, 20, &err);
     w.at = (size_t *)malloc(rounds * sizeof *w.at);
     w.size = (size_t *)malloc(rounds * sizeof *w.size);
-    memset(&jw, 0, sizeof jw);
-    memset(&perf, 0, sizeof perf);
-    jdrec_begin(&jw, jdrec_sink(&w.dump), 62, TI_PID, 5, 0, &err);
     w.initial = w.dump.size; /* the header, written before the marker */
-    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_PIPE);
-    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
     ti_round(&g);
     for (k = 0; k < rounds; k++) { /* round k+2 sees function k */
         uint64_t t = 100 + (uint64_t)k * 100, addr = 0x100000 + (uint64_t)k * 0x1000;

@@ -249,6 +249,15 @@ static void ns_inject(uint32_t pid, const char *marker, uint32_t misc, const cha
     ns_inject_mnt(pid, marker, misc, 0, dump_dir, elf_dir, st, log);
 }
 
+/* Writes a dump whose header names hdr_pid at p, then injects a recording of pid with p
+   as its marker (no dump directory, ELFs in elf_dir). */
+static void ns_dump_inject(uint32_t pid, const char *p, uint32_t hdr_pid, const char *elf_dir,
+                           jitanon_inject_stats *st, ns_log *log)
+{
+    JT_CHECK(ns_write_dump(p, hdr_pid));
+    ns_inject(pid, p, 0, NULL, elf_dir, st, log);
+}
+
 static void test_ns_inject_pids(void)
 {
     char dir[] = "build/nsinj-XXXXXX", p[512], m[512];
@@ -261,22 +270,18 @@ static void test_ns_inject_pids(void)
     }
     /* the header's pid is the process's: loaded; another pid under a name that holds it: refused */
     sprintf(p, "%s/jit-%u.dump", dir, NS_GONE);
-    JT_CHECK(ns_write_dump(p, NS_GONE));
-    ns_inject(NS_GONE, p, 0, NULL, dir, &st, &log);
+    ns_dump_inject(NS_GONE, p, NS_GONE, dir, &st, &log);
     JT_CHECK_EQ_U(st.dumps.loaded, 1);
     JT_CHECK_EQ_U(st.dumps.in_namespace, 0);
-    JT_CHECK(ns_write_dump(p, 4242));
-    ns_inject(NS_GONE, p, 0, NULL, dir, &st, &log);
+    ns_dump_inject(NS_GONE, p, 4242, dir, &st, &log);
     JT_CHECK(st.dumps.loaded == 0 && st.dumps.failed == 1 && st.dumps.markers == 1);
     JT_CHECK(strstr(log.text, "refused: its header names pid 4242") != NULL);
     /* JavaScriptCore's two names */
     sprintf(p, "%s/jit-17-%u.dump", dir, NS_GONE);
-    JT_CHECK(ns_write_dump(p, NS_GONE));
-    ns_inject(NS_GONE, p, 0, NULL, dir, &st, &log);
+    ns_dump_inject(NS_GONE, p, NS_GONE, dir, &st, &log);
     JT_CHECK_EQ_U(st.dumps.loaded, 1);
     sprintf(p, "%s/jit-17-%u-Ab3xYz", dir, NS_GONE);
-    JT_CHECK(ns_write_dump(p, NS_GONE));
-    ns_inject(NS_GONE, p, 0, NULL, dir, &st, &log);
+    ns_dump_inject(NS_GONE, p, NS_GONE, dir, &st, &log);
     JT_CHECK_EQ_U(st.dumps.loaded, 1);
     /* a data mapping (perf record -d) of such a file is no marker */
     ns_inject(NS_GONE, p, 1u << 13, NULL, dir, &st, &log);
@@ -284,13 +289,11 @@ static void test_ns_inject_pids(void)
     /* a running process: a name that holds neither its pid nor its namespace pid is refused
        before anything is opened; its own pid in the header is loaded */
     sprintf(p, "%s/jit-%u.dump", dir, me + 1);
-    JT_CHECK(ns_write_dump(p, me + 1));
-    ns_inject(me, p, 0, NULL, dir, &st, &log);
+    ns_dump_inject(me, p, me + 1, dir, &st, &log);
     JT_CHECK(st.dumps.markers == 1 && st.dumps.loaded == 0 && st.dumps.failed == 1);
     JT_CHECK(strstr(log.text, "its name holds neither process") != NULL);
     sprintf(p, "%s/jit-%u.dump", dir, me);
-    JT_CHECK(ns_write_dump(p, me));
-    ns_inject(me, p, 0, NULL, dir, &st, &log);
+    ns_dump_inject(me, p, me, dir, &st, &log);
     JT_CHECK_EQ_U(st.dumps.loaded, 1);
     /* an exited process in a container: its dump is gone with it; one message names the
        case and --jitdump-dir, which then finds a copy whose header carries the pid of the

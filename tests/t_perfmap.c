@@ -9,6 +9,31 @@ static jitanon_perfmap *tpm_load(const char *text, jitanon_result *res)
     return m;
 }
 
+/* text loads (JITANON_OK) with n entries: the map; else failed checks and NULL. */
+static jitanon_perfmap *tpm_load_n(const char *text, size_t n)
+{
+    jitanon_result r;
+    jitanon_perfmap *m = tpm_load(text, &r);
+    JT_CHECK_EQ_U(r, JITANON_OK);
+    JT_CHECK(m && m->count == n);
+    if (m && m->count != n) {
+        jitanon_perfmap_destroy(m);
+        m = NULL;
+    }
+    return m;
+}
+
+/* Entry i as the stub's function: its name, start and size, no code. */
+static jitanon_elf_func tpm_func(const jitanon_perfmap *m, size_t i)
+{
+    jitanon_elf_func fn;
+    memset(&fn, 0, sizeof fn);
+    fn.name = m->entries[i].name;
+    fn.code_addr = m->entries[i].start;
+    fn.map_size = m->entries[i].size;
+    return fn;
+}
+
 static int tpm_is(const jitanon_perfmap *m, size_t i, uint64_t start, uint64_t size, const char *name)
 {
     return i < m->count && m->entries[i].start == start && m->entries[i].size == size &&
@@ -18,14 +43,11 @@ static int tpm_is(const jitanon_perfmap *m, size_t i, uint64_t start, uint64_t s
 /* node --perf-basic-prof, CPython -X perf, 0x-prefixed writers, names with spaces, CRLF. */
 static void test_perfmap_formats(void)
 {
-    jitanon_result r;
-    jitanon_perfmap *m = tpm_load("7f0000001000 40 JS:~busy /tmp/a b.js:2:11\n"
-                                  "0x7f0000002000 0x10 py::f:/x.py\r\n"
-                                  "7F0000003000\t1A\tLazyCompile:*g x.js:1\n"
-                                  "7f0000004000 0 zero\n", &r);
-    JT_CHECK_EQ_U(r, JITANON_OK);
-    JT_CHECK(m && m->count == 4);
-    if (m && m->count == 4) {
+    jitanon_perfmap *m = tpm_load_n("7f0000001000 40 JS:~busy /tmp/a b.js:2:11\n"
+                                    "0x7f0000002000 0x10 py::f:/x.py\r\n"
+                                    "7F0000003000\t1A\tLazyCompile:*g x.js:1\n"
+                                    "7f0000004000 0 zero\n", 4);
+    if (m) {
         JT_CHECK(tpm_is(m, 0, 0x7f0000001000ull, 0x40, "JS:~busy /tmp/a b.js:2:11"));
         JT_CHECK(tpm_is(m, 1, 0x7f0000002000ull, 0x10, "py::f:/x.py"));
         JT_CHECK(tpm_is(m, 2, 0x7f0000003000ull, 0x1a, "LazyCompile:*g x.js:1"));
@@ -90,16 +112,13 @@ static void test_perfmap_damage(void)
    both sides when covered in the middle); an exact duplicate replaces. */
 static void test_perfmap_overlaps(void)
 {
-    jitanon_result r;
-    jitanon_perfmap *m = tpm_load("1000 100 old\n"
-                                  "1040 10 mid\n"
-                                  "2000 10 dup1\n"
-                                  "2000 10 dup2\n"
-                                  "3000 10 first\n"
-                                  "2ff8 20 covers\n", &r);
-    JT_CHECK_EQ_U(r, JITANON_OK);
-    JT_CHECK(m && m->count == 5);
-    if (m && m->count == 5) {
+    jitanon_perfmap *m = tpm_load_n("1000 100 old\n"
+                                    "1040 10 mid\n"
+                                    "2000 10 dup1\n"
+                                    "2000 10 dup2\n"
+                                    "3000 10 first\n"
+                                    "2ff8 20 covers\n", 5);
+    if (m) {
         JT_CHECK(tpm_is(m, 0, 0x1000, 0x40, "old"));
         JT_CHECK(tpm_is(m, 1, 0x1040, 0x10, "mid"));
         JT_CHECK(tpm_is(m, 2, 0x1050, 0xb0, "old"));
@@ -176,11 +195,7 @@ static void test_perfmap_stub_elf(void)
     sink.user = &out;
     JT_CHECK(m && jitanon_elf_builder_init(&b, &h, &eo, &e) == JITANON_OK);
     for (i = 0; m && i < m->count; i++) {
-        jitanon_elf_func fn;
-        memset(&fn, 0, sizeof fn);
-        fn.name = m->entries[i].name;
-        fn.code_addr = m->entries[i].start;
-        fn.map_size = m->entries[i].size;
+        jitanon_elf_func fn = tpm_func(m, i);
         JT_CHECK_EQ_U(jitanon_elf_builder_add(&b, &fn, NULL, &e), JITANON_OK);
         if (i == m->count - 1) /* a second add below the end of the last one */
             JT_CHECK_EQ_U(jitanon_elf_builder_add(&b, &fn, NULL, &e), JITANON_ERR_INVALID_ARGUMENT);
@@ -214,11 +229,7 @@ static void test_perfmap_stub_elf(void)
     out.size = 0;
     JT_CHECK(jitanon_elf_builder_init(&b, &h, &eo, &e) == JITANON_OK);
     for (i = 0; m && i + 1 < m->count; i++) {
-        jitanon_elf_func fn;
-        memset(&fn, 0, sizeof fn);
-        fn.name = m->entries[i].name;
-        fn.code_addr = m->entries[i].start;
-        fn.map_size = m->entries[i].size;
+        jitanon_elf_func fn = tpm_func(m, i);
         JT_CHECK_EQ_U(jitanon_elf_builder_add(&b, &fn, NULL, &e), JITANON_OK);
     }
     JT_CHECK_EQ_U(jitanon_elf_builder_finish(&b, sink, NULL, &e), JITANON_OK);

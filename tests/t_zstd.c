@@ -45,6 +45,19 @@ static jitanon_result zt_decode(const zt_frame *f, jitanon_membuf *out, jitanon_
     return jitanon_zstd_decompress(f->b, f->n, out, 0, err);
 }
 
+/* f must fail to decode with `code`, at byte `offset` (ZT_ANY: not checked), with a
+   message that holds `info` (NULL: not checked). */
+#define ZT_ANY UINT64_MAX
+static void zt_fails(const zt_frame *f, jitanon_result code, uint64_t offset, const char *info)
+{
+    jitanon_membuf out;
+    jitanon_error err;
+    JT_CHECK_EQ_U(zt_decode(f, &out, &err), code);
+    if (offset != ZT_ANY) JT_CHECK_EQ_U(err.offset, offset);
+    if (info) JT_CHECK(strstr(err.info, info) != NULL);
+    jitanon_membuf_release(&out);
+}
+
 static void test_zstd_xxh64(void)
 {
     jitanon__xxh64 h;
@@ -96,10 +109,7 @@ static void test_zstd_raw_rle_frames(void)
     jitanon_membuf_release(&out);
     /* a wrong checksum: typed error at the checksum */
     f.b[f.n - 1] ^= 1;
-    JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_BAD_ZSTD);
-    JT_CHECK_EQ_U(err.offset, f.n - 4);
-    JT_CHECK(strstr(err.info, "checksum") != NULL);
-    jitanon_membuf_release(&out);
+    zt_fails(&f, JITANON_ERR_BAD_ZSTD, f.n - 4, "checksum");
 }
 
 /* A compressed block by hand: raw literals and no sequences; then RLE literals. */
@@ -126,26 +136,19 @@ static void test_zstd_compressed_literals_only(void)
     zt_u8(&f, 16);
     zt_block(&f, 1, 2, 6);
     zt_u8(&f, 3 << 3), zt_put(&f, "abc", 3), zt_u8(&f, 0), zt_u8(&f, 0);
-    JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_BAD_ZSTD);
-    JT_CHECK_EQ_U(err.offset, 14);
-    jitanon_membuf_release(&out);
+    zt_fails(&f, JITANON_ERR_BAD_ZSTD, 14, NULL);
     /* treeless literals before any Huffman table */
     zt_begin(&f, 0x20);
     zt_u8(&f, 16);
     zt_block(&f, 1, 2, 5);
     zt_u8(&f, 3), zt_u8(&f, 0), zt_u8(&f, 0), zt_u8(&f, 0), zt_u8(&f, 0);
-    JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_BAD_ZSTD);
-    JT_CHECK(strstr(err.info, "treeless") != NULL);
-    JT_CHECK_EQ_U(err.offset, 9);
-    jitanon_membuf_release(&out);
+    zt_fails(&f, JITANON_ERR_BAD_ZSTD, 9, "treeless");
     /* a repeated sequence table before any was defined */
     zt_begin(&f, 0x20);
     zt_u8(&f, 16);
     zt_block(&f, 1, 2, 7);
     zt_u8(&f, 0), zt_u8(&f, 1), zt_u8(&f, 0xFC), zt_u8(&f, 0x80), zt_u8(&f, 0), zt_u8(&f, 0), zt_u8(&f, 0);
-    JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_BAD_ZSTD);
-    JT_CHECK(strstr(err.info, "repeated") != NULL);
-    jitanon_membuf_release(&out);
+    zt_fails(&f, JITANON_ERR_BAD_ZSTD, ZT_ANY, "repeated");
 }
 
 static void test_zstd_errors(void)
@@ -157,28 +160,19 @@ static void test_zstd_errors(void)
     /* not zstd */
     f.n = 0;
     zt_put(&f, "PERFILE2", 8);
-    JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_BAD_ZSTD);
-    JT_CHECK_EQ_U(err.offset, 0);
-    jitanon_membuf_release(&out);
+    zt_fails(&f, JITANON_ERR_BAD_ZSTD, 0, NULL);
     /* reserved frame header bit */
     zt_begin(&f, 0x28);
     zt_u8(&f, 0), zt_block(&f, 1, 0, 0);
-    JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_BAD_ZSTD);
-    JT_CHECK_EQ_U(err.offset, 4);
-    jitanon_membuf_release(&out);
+    zt_fails(&f, JITANON_ERR_BAD_ZSTD, 4, NULL);
     /* a dictionary: refused, naming it */
     zt_begin(&f, 0x21);
     zt_u8(&f, 7), zt_u8(&f, 0), zt_block(&f, 1, 0, 0);
-    JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_UNSUPPORTED);
-    JT_CHECK_EQ_U(err.offset, 4);
-    JT_CHECK(strstr(err.info, "dictionary 7") != NULL);
-    jitanon_membuf_release(&out);
+    zt_fails(&f, JITANON_ERR_UNSUPPORTED, 4, "dictionary 7");
     /* a window over the cap (1 GiB > 128 MiB), and under a raised cap */
     zt_begin(&f, 0x00);
     zt_u8(&f, 20 << 3), zt_block(&f, 1, 0, 1), zt_u8(&f, 'q');
-    JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_LIMIT);
-    JT_CHECK_EQ_U(err.offset, 4);
-    jitanon_membuf_release(&out);
+    zt_fails(&f, JITANON_ERR_LIMIT, 4, NULL);
     memset(&out, 0, sizeof out);
     JT_CHECK_EQ_U(jitanon_zstd_decompress(f.b, f.n, &out, UINT64_MAX, &err), JITANON_OK);
     JT_CHECK(out.size == 1 && out.data[0] == 'q');
@@ -186,19 +180,14 @@ static void test_zstd_errors(void)
     /* reserved block type; a compressed block over the block maximum (128 KiB) */
     zt_begin(&f, 0x00);
     zt_u8(&f, 0), zt_block(&f, 1, 3, 0);
-    JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_BAD_ZSTD);
-    JT_CHECK_EQ_U(err.offset, 6);
-    jitanon_membuf_release(&out);
+    zt_fails(&f, JITANON_ERR_BAD_ZSTD, 6, NULL);
     zt_begin(&f, 0x00);
     zt_u8(&f, 0), zt_block(&f, 1, 2, 128 * 1024 + 1), zt_u8(&f, 0);
-    JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_BAD_ZSTD);
-    JT_CHECK(strstr(err.info, "block maximum") != NULL);
-    jitanon_membuf_release(&out);
+    zt_fails(&f, JITANON_ERR_BAD_ZSTD, ZT_ANY, "block maximum");
     /* content size disagreeing with the content */
     zt_begin(&f, 0x20);
     zt_u8(&f, 4), zt_block(&f, 1, 1, 3), zt_u8(&f, 0);
-    JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_BAD_ZSTD);
-    jitanon_membuf_release(&out);
+    zt_fails(&f, JITANON_ERR_BAD_ZSTD, ZT_ANY, NULL);
     /* every cut of a good frame is a typed error, none reads past the cut */
     zt_begin(&f, 0x20);
     zt_u8(&f, 8), zt_block(&f, 0, 0, 5), zt_put(&f, "hello", 5), zt_block(&f, 1, 1, 3), zt_u8(&f, '!');
@@ -228,8 +217,7 @@ static void test_zstd_streaming(void)
     zt_u8(&f, 0);
     zt_block(&f, 0, 0, 5), zt_put(&f, "hello", 5);
     zt_block(&f, 0, 1, 3), zt_u8(&f, '!');
-    JT_CHECK_EQ_U(zt_decode(&f, &out, &err), JITANON_ERR_TRUNCATED);
-    jitanon_membuf_release(&out);
+    zt_fails(&f, JITANON_ERR_TRUNCATED, ZT_ANY, NULL);
     memset(&out, 0, sizeof out);
     JT_CHECK_EQ_U(jitanon__zstd_create(NULL, 0, 1, &z, &err), JITANON_OK);
     for (i = 0; i < f.n; i++) JT_CHECK_EQ_U(jitanon__zstd_feed(z, f.b + i, 1, i, &out, &err), JITANON_OK);
