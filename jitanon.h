@@ -951,6 +951,9 @@ typedef struct jitanon_perf_record {
         jitanon_str text;   /* NAME and UNIT: data up to its first NUL */
     } event_update; /* EVENT_UPDATE (attr_index: the attr of id); all zero when the body
                        is shorter than kind and id */
+    struct {
+        uint64_t id, lost; /* the event's id, the records it lost */
+    } lost; /* LOST; all zero when the body is shorter */
 } jitanon_perf_record;
 
 /* Counters kept while reading. */
@@ -1160,6 +1163,37 @@ JITANON_API jitanon_result jitanon_perf_encode_mmap2(void *buf, size_t cap, size
    error), big_endian and those three fields are used.  Same size rules as above. */
 JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size_t *out_size,
                                                      const jitanon_perf_record *rec, jitanon_error *err);
+
+/* Encoders for the records a generator or a test writes (a recording made up in memory,
+   fuzz seeds), so none packs bytes by hand.  jitanon_perf_encode writes rec->type in
+   rec->big_endian order from the fields a reader would decode from it, rec->misc as given:
+     COMM            comm.pid, tid, comm (NUL, then zeros to 8 bytes)
+     FORK, EXIT      task.pid, ppid, tid, ptid, time
+     LOST            lost.id, lost.lost
+     MMAP            mmap.pid, tid, start, len, pgoff, filename
+     MMAP2           as jitanon_perf_encode_mmap2
+     SAMPLE          attr->sample_type's IDENTIFIER, IP (sample.ip), TID (sid.pid, tid),
+                     TIME (sid.time), ADDR (sample.addr), ID, STREAM_ID, CPU (sid.cpu),
+                     PERIOD (sample.period), CALLCHAIN (sample.callchain_nr entries of
+                     sample.callchain, copied as they are: rec->big_endian order); any
+                     other sample_type bit is JITANON_ERR_UNSUPPORTED; attr is needed
+     FINISHED_ROUND  the header alone
+   Other types are JITANON_ERR_UNSUPPORTED.  Kernel records get the sample_id trailer of
+   `attr` when attr->sample_id_all (attr may be NULL: none): the record's own pid/tid
+   (sid.pid/tid for LOST), sid.time, sid.cpu, and the attr's first id as ID, STREAM_ID and
+   IDENTIFIER (a sample's too).  Size rules as jitanon_perf_encode_mmap2. */
+JITANON_API jitanon_result jitanon_perf_encode(void *buf, size_t cap, size_t *out_size, const jitanon_perf_record *rec,
+                                               const jitanon_perf_attr *attr, jitanon_error *err);
+/* Encodes a perf_event_attr into buf (for jitanon_perf_writer_add_attr) and makes *attr
+   describe it as the reader decodes it.  In: attr->type, size (0 = 128; at least 64, at
+   most cap), config, sample_type, read_format, flags (bit n = the n-th bitfield, as the
+   reader gives them: disabled 0, freq 10, sample_id_all 18, mmap2 23, use_clockid 25; a
+   big-endian attr gets them from the top bit down), clockid (when size >= 96), ids (kept),
+   and sample_period: the union at byte 16, a period or, with freq, a frequency.  Every
+   other byte is 0.  Out: attr->raw views buf (keep buf while the attr is used), and
+   sample_id_all, use_clockid and id_hdr_size follow from the fields. */
+JITANON_API jitanon_result jitanon_perf_encode_attr(void *buf, size_t cap, jitanon_perf_attr *attr, uint64_t sample_period,
+                                                    int big_endian, jitanon_error *err);
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
 /* Atomic output file: a temporary file (O_CREAT|O_EXCL, mode 0644) next to `path`, renamed
@@ -6859,6 +6893,14 @@ JITANON__PRIVATE void jitanon__pd_event_update(const jitanon_perf_reader *r, jit
     rec->event_update.text.length = nul ? (size_t)(nul - c->p) : c->left;
 }
 
+/* A LOST shorter than its two fields passes as before, its fields 0. */
+JITANON__PRIVATE void jitanon__pd_lost(jitanon_perf_record *rec, jitanon__cur *c)
+{
+    if (c->left < 16) return;
+    rec->lost.id = jitanon__get64(c);
+    rec->lost.lost = jitanon__get64(c);
+}
+
 /* Bytes of a body before anything variable: the decoders above read them unchecked. */
 JITANON__PRIVATE size_t jitanon__pd_fixed(uint32_t type)
 {
@@ -6892,6 +6934,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_body(jitanon_perf_reader *r, jitanon
     case JITANON_PERF_RECORD_HEADER_ATTR: return jitanon__pd_header_attr(r, rec, c, err);
     case JITANON_PERF_RECORD_HEADER_FEATURE: jitanon__pd_feature(r, rec, c); return JITANON_OK;
     case JITANON_PERF_RECORD_EVENT_UPDATE: jitanon__pd_event_update(r, rec, c); return JITANON_OK;
+    case JITANON_PERF_RECORD_LOST: jitanon__pd_lost(rec, c); return JITANON_OK;
     default: return JITANON_OK; /* passed through by size */
     }
 }
@@ -7950,6 +7993,174 @@ JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size
     jitanon__wr64(p + 16, rec->mmap.start, rec->big_endian);
     jitanon__wr64(p + 24, rec->mmap.len, rec->big_endian);
     jitanon__wr64(p + 32, rec->mmap.pgoff, rec->big_endian);
+    return JITANON_OK;
+}
+
+/* -- records for generators and tests (jitanon_perf_encode, jitanon_perf_encode_attr) -- */
+
+#define JITANON__PERF_ENCODE_SAMPLE                                                                                    \
+    (JITANON__PERF_SAMPLE_TRAILER | JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_ADDR | JITANON_PERF_SAMPLE_PERIOD |   \
+     JITANON_PERF_SAMPLE_CALLCHAIN)
+
+/* Bytes of rec's body (after the header, before a trailer) or 0 when it cannot be encoded. */
+JITANON__PRIVATE size_t jitanon__pe_body_size(const jitanon_perf_record *rec, const jitanon_perf_attr *a)
+{
+    switch (rec->type) {
+    case JITANON_PERF_RECORD_COMM: return 8 + ((rec->comm.comm.length + 1 + 7) & ~(size_t)7);
+    case JITANON_PERF_RECORD_FORK:
+    case JITANON_PERF_RECORD_EXIT: return 24;
+    case JITANON_PERF_RECORD_LOST: return 16;
+    case JITANON_PERF_RECORD_MMAP:
+        return JITANON__PERF_MMAP_FIXED - 8 + ((rec->mmap.filename.length + 1 + 7) & ~(size_t)7);
+    case JITANON_PERF_RECORD_SAMPLE:
+        return 8 * jitanon__popcount64(a->sample_type & (JITANON__PERF_ENCODE_SAMPLE & ~JITANON_PERF_SAMPLE_CALLCHAIN)) +
+               (a->sample_type & JITANON_PERF_SAMPLE_CALLCHAIN ? 8 + 8 * (size_t)rec->sample.callchain_nr : 0);
+    default: return 0;
+    }
+}
+
+/* What cannot be encoded, before any size is computed from it. */
+JITANON__PRIVATE jitanon_result jitanon__pe_check(const jitanon_perf_record *rec, const jitanon_perf_attr *a,
+                                                 jitanon_error *err)
+{
+    size_t name = rec->type == JITANON_PERF_RECORD_COMM ? rec->comm.comm.length : rec->mmap.filename.length;
+    const void *name_data = rec->type == JITANON_PERF_RECORD_COMM ? (const void *)rec->comm.comm.data
+                                                                  : (const void *)rec->mmap.filename.data;
+    switch (rec->type) {
+    case JITANON_PERF_RECORD_COMM:
+    case JITANON_PERF_RECORD_MMAP:
+        if (name > JITANON__PERF_MAX_REC || (name && !name_data))
+            return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "%s record: name too long", jitanon_perf_record_name(rec->type));
+        return JITANON_OK;
+    case JITANON_PERF_RECORD_FORK:
+    case JITANON_PERF_RECORD_EXIT:
+    case JITANON_PERF_RECORD_LOST:
+    case JITANON_PERF_RECORD_FINISHED_ROUND: return JITANON_OK;
+    case JITANON_PERF_RECORD_SAMPLE:
+        if (!a) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "a SAMPLE needs its attr");
+        if (a->sample_type & ~(uint64_t)JITANON__PERF_ENCODE_SAMPLE)
+            return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, 0, "SAMPLE: sample_type %X has fields the encoder does not write",
+                                 a->sample_type);
+        if ((a->sample_type & JITANON_PERF_SAMPLE_CALLCHAIN) &&
+            (rec->sample.callchain_nr > JITANON__PERF_MAX_REC / 8 || rec->sample.callchain.size < rec->sample.callchain_nr * 8))
+            return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "SAMPLE: callchain_nr %U is not what callchain holds",
+                                 rec->sample.callchain_nr);
+        return JITANON_OK;
+    default:
+        return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, 0, "no encoder for %s records", jitanon_perf_record_name(rec->type));
+    }
+}
+
+JITANON__PRIVATE uint8_t *jitanon__pe_put32(uint8_t *p, uint64_t v, int big)
+{
+    jitanon__wr32(p, v, big);
+    return p + 4;
+}
+
+JITANON__PRIVATE uint8_t *jitanon__pe_str(uint8_t *p, jitanon_str s)
+{
+    if (s.length) memcpy(p, s.data, s.length);
+    return p + ((s.length + 1 + 7) & ~(size_t)7); /* the buffer is zeroed: NUL and padding */
+}
+
+/* A SAMPLE's fields in perf's order (perf_output_sample). */
+JITANON__PRIVATE void jitanon__pe_sample(uint8_t *p, const jitanon_perf_record *rec, const jitanon_perf_attr *a, int big)
+{
+    uint64_t st = a->sample_type, id = a->id_count ? a->ids[0] : 0;
+    if (st & JITANON_PERF_SAMPLE_IDENTIFIER) p = jitanon__pw_put64(p, id, big);
+    if (st & JITANON_PERF_SAMPLE_IP) p = jitanon__pw_put64(p, rec->sample.ip, big);
+    if (st & JITANON_PERF_SAMPLE_TID) p = jitanon__pe_put32(jitanon__pe_put32(p, rec->sid.pid, big), rec->sid.tid, big);
+    if (st & JITANON_PERF_SAMPLE_TIME) p = jitanon__pw_put64(p, rec->sid.time, big);
+    if (st & JITANON_PERF_SAMPLE_ADDR) p = jitanon__pw_put64(p, rec->sample.addr, big);
+    if (st & JITANON_PERF_SAMPLE_ID) p = jitanon__pw_put64(p, id, big);
+    if (st & JITANON_PERF_SAMPLE_STREAM_ID) p = jitanon__pw_put64(p, id, big);
+    if (st & JITANON_PERF_SAMPLE_CPU) p = jitanon__pe_put32(jitanon__pe_put32(p, rec->sid.cpu, big), 0, big);
+    if (st & JITANON_PERF_SAMPLE_PERIOD) p = jitanon__pw_put64(p, rec->sample.period, big);
+    if (!(st & JITANON_PERF_SAMPLE_CALLCHAIN)) return;
+    p = jitanon__pw_put64(p, rec->sample.callchain_nr, big);
+    if (rec->sample.callchain_nr) memcpy(p, rec->sample.callchain.data, (size_t)rec->sample.callchain_nr * 8);
+}
+
+/* The body of a kernel record; returns the pid/tid its trailer carries. */
+JITANON__PRIVATE void jitanon__pe_body(uint8_t *p, const jitanon_perf_record *rec, int big, uint32_t *pid, uint32_t *tid)
+{
+    *pid = rec->sid.pid, *tid = rec->sid.tid;
+    switch (rec->type) {
+    case JITANON_PERF_RECORD_COMM:
+        p = jitanon__pe_put32(jitanon__pe_put32(p, rec->comm.pid, big), rec->comm.tid, big);
+        jitanon__pe_str(p, rec->comm.comm);
+        *pid = rec->comm.pid, *tid = rec->comm.tid;
+        return;
+    case JITANON_PERF_RECORD_FORK:
+    case JITANON_PERF_RECORD_EXIT:
+        p = jitanon__pe_put32(jitanon__pe_put32(p, rec->task.pid, big), rec->task.ppid, big);
+        p = jitanon__pe_put32(jitanon__pe_put32(p, rec->task.tid, big), rec->task.ptid, big);
+        jitanon__wr64(p, rec->task.time, big);
+        *pid = rec->task.pid, *tid = rec->task.tid;
+        return;
+    case JITANON_PERF_RECORD_LOST: jitanon__wr64(jitanon__pw_put64(p, rec->lost.id, big), rec->lost.lost, big); return;
+    case JITANON_PERF_RECORD_MMAP:
+        p = jitanon__pe_put32(jitanon__pe_put32(p, rec->mmap.pid, big), rec->mmap.tid, big);
+        p = jitanon__pw_put64(jitanon__pw_put64(p, rec->mmap.start, big), rec->mmap.len, big);
+        jitanon__pe_str(jitanon__pw_put64(p, rec->mmap.pgoff, big), rec->mmap.filename);
+        *pid = rec->mmap.pid, *tid = rec->mmap.tid;
+        return;
+    default: return; /* FINISHED_ROUND: no body */
+    }
+}
+
+JITANON_API jitanon_result jitanon_perf_encode(void *buf, size_t cap, size_t *out_size, const jitanon_perf_record *rec,
+                                               const jitanon_perf_attr *attr, jitanon_error *err)
+{
+    uint8_t *p = (uint8_t *)buf;
+    size_t body, trail = 0, total;
+    uint32_t pid, tid;
+    jitanon_result res;
+    JITANON_ASSERT(rec && out_size);
+    jitanon__clear_error(err);
+    if (rec->type == JITANON_PERF_RECORD_MMAP2) return jitanon_perf_encode_mmap2(buf, cap, out_size, rec, attr, err);
+    if ((res = jitanon__pe_check(rec, attr, err)) != JITANON_OK) return res;
+    body = jitanon__pe_body_size(rec, attr);
+    if (attr && attr->sample_id_all && rec->type < 64 && rec->type != JITANON_PERF_RECORD_SAMPLE)
+        trail = 8 * jitanon__popcount64(attr->sample_type & JITANON__PERF_SAMPLE_TRAILER);
+    total = 8 + body + trail;
+    if (total > JITANON__PERF_MAX_REC)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "%s record over 65535 bytes", jitanon_perf_record_name(rec->type));
+    if ((res = jitanon__pw_room(total, buf, cap, out_size, err)) != JITANON_OK) return res;
+    memset(p, 0, total);
+    jitanon__pw_hdr(p, rec->type, rec->misc, total, rec->big_endian);
+    if (rec->type == JITANON_PERF_RECORD_SAMPLE) {
+        jitanon__pe_sample(p + 8, rec, attr, rec->big_endian);
+        return JITANON_OK;
+    }
+    jitanon__pe_body(p + 8, rec, rec->big_endian, &pid, &tid);
+    if (trail) jitanon__pw_trailer(p + 8 + body, attr, pid, tid, rec->sid.time, rec->sid.cpu, rec->big_endian);
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_perf_encode_attr(void *buf, size_t cap, jitanon_perf_attr *attr, uint64_t sample_period,
+                                                    int big_endian, jitanon_error *err)
+{
+    uint8_t *p = (uint8_t *)buf;
+    uint32_t size;
+    JITANON_ASSERT(attr);
+    jitanon__clear_error(err);
+    size = attr->size ? attr->size : 128;
+    if (size < JITANON__PERF_ATTR_VER0 || !buf || size > cap)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "attr of %u bytes: at least 64, and the buffer has %U",
+                             (unsigned)size, (uint64_t)cap);
+    memset(p, 0, size);
+    jitanon__wr32(p, attr->type, big_endian);
+    jitanon__wr32(p + 4, size, big_endian);
+    jitanon__wr64(p + 8, attr->config, big_endian);
+    jitanon__wr64(p + 16, sample_period, big_endian);
+    jitanon__wr64(p + 24, attr->sample_type, big_endian);
+    jitanon__wr64(p + 32, attr->read_format, big_endian);
+    jitanon__wr64(p + 40, big_endian ? jitanon__bitrev64(attr->flags) : attr->flags, big_endian);
+    if (size >= 96) jitanon__wr32(p + 92, (uint32_t)attr->clockid, big_endian);
+    jitanon__pd_decode_attr(attr, p, size, big_endian);
+    attr->raw.data = p;
+    attr->raw.size = size;
     return JITANON_OK;
 }
 
