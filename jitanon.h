@@ -1753,7 +1753,8 @@ typedef enum jitanon_elf_files {
 
 /* Where jitdumps come from and where ELF files go.  The defaults (all NULL) read dumps
    with jitanon_jitdump_load_file and write ELFs atomically with POSIX calls; tests and
-   fuzzers plug in memory versions so nothing touches the disk. */
+   fuzzers plug in memory versions so nothing touches the disk.  Every pointer a callback
+   receives (path, dir, name, data, message, opts) is valid during that call only. */
 typedef struct jitanon_inject_io {
     /* Loads the dump at `path` (already checked to be named jit-<digits>.dump) into *out,
        as jitanon_jitdump_load_file does: JITANON_OK with a dump the injector frees with
@@ -1794,22 +1795,50 @@ typedef struct jitanon_inject_io {
 } jitanon_inject_io;
 
 /* What a sample resolves to, in time order, after the injection decisions: the answer
-   perf report will give for the output (see jitanon_inject_opts.on_sample). */
+   perf report will give for the output (see jitanon_inject_opts.on_sample).  Every
+   pointer in it (name, callchain, rec and what they view) is valid during the on_sample
+   call only: copy what you keep. */
 typedef struct jitanon_inject_sample {
     uint32_t pid, tid;
     uint64_t time, ip;
-    jitanon_trim_kind kind;  /* JIT: a jitdump function; ANON/FILE: an mmap; NONE */
+    /* JIT: a jitdump function; ANON/FILE: an mmap of the process, or, for an address no
+       mapping of the process holds, a kernel or module mapping (pid -1: [kernel.kallsyms]_text,
+       a module's path; check cpumode); NONE: no mapping holds it */
+    jitanon_trim_kind kind;
     jitanon_str name;        /* the function's name, or the mmap's file name */
     uint64_t start;          /* where that function or mapping piece starts */
     uint64_t code_index;     /* JIT only */
     /* The sample's callchain as recorded (callchain_nr u64s: jitanon_perf_u64_at with
-       big_endian; PERF_CONTEXT_* markers included), empty without one.  Its entries
-       resolve with jitanon_inject_sample_resolve, at the sample's moment. */
+       big_endian; JITANON_PERF_CONTEXT_* markers included), empty without one.  Its
+       entries resolve with jitanon_inject_sample_resolve, at the sample's moment. */
     jitanon_bytes callchain;
     uint64_t callchain_nr;
     int big_endian;
     const void *ctx_;        /* private: the injector that resolved it */
+    /* ANON/FILE: the mapping's file offset at `start` (ip - start + pgoff is the address's
+       offset in the file, what an ELF symbolizer wants); JIT: 0. */
+    uint64_t pgoff;
+    /* The SAMPLE record as the reader decodes it: rec->misc & JITANON_PERF_MISC_CPUMODE_MASK
+       (the cpumode), rec->sample.period, rec->sid.cpu, rec->attr_index (which event:
+       jitanon_perf_reader.attrs), rec->raw. */
+    const jitanon_perf_record *rec;
+    uint16_t cpumode;        /* rec->misc & JITANON_PERF_MISC_CPUMODE_MASK */
+    /* JIT: the loaded jitdump the function is from (held while on_sample is set, unless a
+       custom io.load_dump's dump was released), for its CODE_LOAD (code_index) and its
+       DEBUG_INFO lines (jitanon_jitdump_debug_fits); valid during the call, as the rest.
+       NULL otherwise. */
+    const jitanon_jitdump *dump;
 } jitanon_inject_sample;
+
+/* A callchain's context markers (perf_event.h PERF_CONTEXT_*): entries at or above
+   JITANON_PERF_CONTEXT_MAX are no addresses; the ones after a marker are of that mode. */
+#define JITANON_PERF_CONTEXT_HV 0xffffffffffffffe0ull /* 2^64 - 32 */
+#define JITANON_PERF_CONTEXT_KERNEL 0xffffffffffffff80ull /* 2^64 - 128 */
+#define JITANON_PERF_CONTEXT_USER 0xfffffffffffffe00ull /* 2^64 - 512 */
+#define JITANON_PERF_CONTEXT_GUEST 0xfffffffffffff800ull /* 2^64 - 2048 */
+#define JITANON_PERF_CONTEXT_GUEST_KERNEL 0xfffffffffffff780ull /* 2^64 - 2176 */
+#define JITANON_PERF_CONTEXT_GUEST_USER 0xfffffffffffff600ull /* 2^64 - 2560 */
+#define JITANON_PERF_CONTEXT_MAX 0xfffffffffffff001ull /* 2^64 - 4095 */
 
 /* Inside opts.on_sample only: what `ip` (a callchain entry, say) of the sample's process
    resolves to now, the way the sample's own ip did.  *out is a copy of *s with ip, kind,
@@ -1881,6 +1910,15 @@ typedef struct jitanon_inject_opts {
        jitanon_inject, nothing is written and no ELF is built: a profiler's symbolizer, the
        way samply reads jitdumps. */
     void (*on_sample)(void *user, const jitanon_inject_sample *sample);
+    /* Called, in time order with the samples, for every COMM, FORK, EXIT, MMAP and MMAP2
+       of the input as recorded (kernel and module mappings, markers and the //anon ones
+       before trimming included), and in a pipe for the HEADER_ATTR and HEADER_FEATURE
+       records as they come, so that a consumer of on_sample knows every process, thread
+       name, mapping and event from the same pass.  rec is as the reader decoded it (its
+       index aside); it and its views are valid during the call only. */
+    void (*on_event)(void *user, const jitanon_perf_record *rec);
+    /* The `user` of on_sample and on_event; NULL: io.user (as before there was one). */
+    void *sample_user;
     /* Every ELF file written is also added to this build-id cache (opened by the caller:
        jitanon_buildid_cache_open), from the writer threads when there are some.  NULL: no
        cache.  A file that cannot be added is counted (stats.buildid_cache_failed) and told
@@ -6949,9 +6987,11 @@ JITANON__PRIVATE void jitanon__pd_count(jitanon_perf_stats *st, const jitanon_pe
     if (t > st->last_time) st->last_time = t;
 }
 
-/* Decodes a complete record of `total` bytes at p (input offset `off`). */
-JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const uint8_t *p, size_t total, uint64_t off,
-                                                  jitanon_perf_record *rec, jitanon_error *err)
+/* Decodes a complete record of `total` bytes at p (input offset `off`), counting nothing:
+   also what the injector uses to decode a record it buffered once more (on_sample,
+   on_event). */
+JITANON__PRIVATE jitanon_result jitanon__pd_decode_at(jitanon_perf_reader *r, const uint8_t *p, size_t total,
+                                                     uint64_t off, jitanon_perf_record *rec, jitanon_error *err)
 {
     jitanon__cur c;
     size_t n;
@@ -6990,7 +7030,15 @@ JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const
         (res = jitanon__pd_trailer(r, rec, p + 8, &n, err)) != JITANON_OK)
         return res;
     c = jitanon__cur_make(p + 8, n, off + 8, r->big_endian);
-    if ((res = jitanon__pd_body(r, rec, &c, err)) != JITANON_OK) return res;
+    return jitanon__pd_body(r, rec, &c, err);
+}
+
+/* Decodes the next record and counts it. */
+JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const uint8_t *p, size_t total, uint64_t off,
+                                                  jitanon_perf_record *rec, jitanon_error *err)
+{
+    jitanon_result res = jitanon__pd_decode_at(r, p, total, off, rec, err);
+    if (res != JITANON_OK) return res;
     r->next_index_++;
     jitanon__pd_count(&r->stats, rec);
     return JITANON_OK;
@@ -13203,29 +13251,61 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
 
 #define JITANON__PERF_MISC_COMM_EXEC (1u << 13)
 
-/* What s->ip of process s->pid resolves to now: kind, name, start, code_index. */
+/* What s->ip of process s->pid resolves to now: kind, name, start, code_index, pgoff.
+   An address none of the process's mappings holds may be the kernel's or a module's:
+   perf records those as mappings of pid -1. */
 JITANON__PRIVATE void jitanon__inj_name(const jitanon__inj *j, jitanon_inject_sample *s)
 {
     jitanon_range where;
     s->kind = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, s->pid, s->ip, &where) : JITANON_TRIM_NONE;
+    if (s->kind == JITANON_TRIM_NONE && j->maps.trim && s->pid != UINT32_MAX)
+        s->kind = jitanon__trim_resolve_fast(j->maps.trim, UINT32_MAX, s->ip, &where);
     s->name.data = NULL;
     s->name.length = 0;
-    s->start = s->code_index = 0;
+    s->start = s->code_index = s->pgoff = 0;
+    s->dump = NULL;
     if (s->kind == JITANON_TRIM_JIT && where.id < j->jit.nfuncs) {
         const jitanon__inj_func *f = &j->jit.funcs[where.id];
         s->name = f->name;
         s->start = f->code_addr;
         s->code_index = f->code_index;
+        s->dump = f->dump < j->jit.ndumps ? j->jit.dumps[f->dump].dump : NULL;
     } else if (s->kind != JITANON_TRIM_NONE && where.id < j->maps.nidents) {
         s->name.data = (const char *)j->maps.names.data + j->maps.idents[where.id].name_off;
         s->name.length = j->maps.idents[where.id].name_len;
         s->start = where.start;
+        s->pgoff = where.start + j->maps.idents[where.id].delta; /* delta = pgoff - start */
     }
+}
+
+/* on_sample and on_event get their own user pointer when one is set. */
+JITANON__PRIVATE void *jitanon__inj_sample_user(const jitanon__inj *j)
+{
+    return j->opts->sample_user ? j->opts->sample_user : j->io.user;
+}
+
+/* A buffered record decoded once more for a consumer (it was decoded when read, so this
+   cannot fail); false, and nothing told, if it somehow does. */
+JITANON__PRIVATE int jitanon__inj_redecode(jitanon__inj *j, const jitanon__inj_rec *r, jitanon_perf_record *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    return jitanon__pd_decode_at(j->in, j->round.bytes.data + r->off, r->size, r->offset, rec, NULL) == JITANON_OK;
+}
+
+/* opts.on_event: the task and mapping records, as recorded. */
+JITANON__PRIVATE void jitanon__inj_tell_event(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon_perf_record rec;
+    if (r->type != JITANON_PERF_RECORD_COMM && r->type != JITANON_PERF_RECORD_FORK && r->type != JITANON_PERF_RECORD_EXIT &&
+        !jitanon__inj_is_mmap(r->type))
+        return;
+    if (jitanon__inj_redecode(j, r, &rec)) j->opts->on_event(jitanon__inj_sample_user(j), &rec);
 }
 
 JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_rec *r)
 {
     jitanon_inject_sample s;
+    jitanon_perf_record rec;
     memset(&s, 0, sizeof s);
     s.pid = r->pid;
     s.tid = r->tid;
@@ -13239,7 +13319,10 @@ JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_r
     }
     s.big_endian = j->in->big_endian;
     s.ctx_ = j;
-    j->opts->on_sample(j->io.user, &s);
+    if (!jitanon__inj_redecode(j, r, &rec)) return;
+    s.rec = &rec;
+    s.cpumode = (uint16_t)(rec.misc & JITANON_PERF_MISC_CPUMODE_MASK);
+    j->opts->on_sample(jitanon__inj_sample_user(j), &s);
 }
 
 JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject_sample *s, uint64_t ip,
@@ -13297,6 +13380,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
     if (jitanon__inj_is_mmap(r->type)) {
         jitanon_str name;
         jitanon_result res;
+        if (j->opts->on_event) jitanon__inj_tell_event(j, r);
         name.data = (const char *)j->round.bytes.data + r->off + r->name_off;
         name.length = r->name_len;
         /* a marker is mapped executable (perf flags a data mapping: perf record -d) */
@@ -13312,7 +13396,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
         if (r->time < j->jit.late_horizon) jitanon__inj_late_sample(j, r); /* a late claim may name it */
         if (j->opts->on_sample) jitanon__inj_resolve(j, r);
         if (j->elf.ops->sample) j->elf.ops->sample(j, &j->elf, r);
-    }
+    } else if (j->opts->on_event) jitanon__inj_tell_event(j, r);
     /* perf's address maps: a new process starts from its parent's; exec starts afresh. */
     if (trim && r->type == JITANON_PERF_RECORD_FORK && r->pid != r->ppid) {
         jitanon__inj_unexit(j, r->pid);
@@ -13520,6 +13604,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_record(void *ctx, const jitanon_per
         j->jit.machine = jitanon__inj_arch_feature(j, rec->feature.data); /* HEADER_ARCH of a pipe */
     if (rec->type == JITANON_PERF_RECORD_HEADER_ATTR || rec->type == JITANON_PERF_RECORD_HEADER_FEATURE) {
         if (j->round.nrecs && (res = jitanon__inj_round(j, 0)) != JITANON_OK) return res;
+        if (j->opts->on_event) j->opts->on_event(jitanon__inj_sample_user(j), rec);
         return j->out.w ? jitanon__pc_record(j->in, j->out.w, rec, j->err) : JITANON_OK;
     }
     if ((res = jitanon__inj_buffer(j, rec)) != JITANON_OK) return res;

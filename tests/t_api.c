@@ -151,9 +151,115 @@ static void test_api_encode_refuses(void)
     JT_CHECK_EQ_U(jitanon_perf_encode_attr(out, sizeof out, &a, 0, 0, &err), JITANON_ERR_LIMIT);
 }
 
+/* -- what on_sample and on_event consumers get -------------------------------------------- */
+
+typedef struct api_log {
+    char order[64]; /* one letter per callback: C(omm) F(ork) E(xit) M(map) S(ample) */
+    size_t n;
+    jitanon_inject_sample s[2];
+    char name[2][32];
+    uint64_t period[2];
+    uint32_t cpu[2];
+    size_t attr[2];
+} api_log;
+
+static void api_on_event(void *user, const jitanon_perf_record *rec)
+{
+    api_log *l = (api_log *)user;
+    char c = rec->type == JITANON_PERF_RECORD_COMM   ? 'C'
+             : rec->type == JITANON_PERF_RECORD_FORK ? 'F'
+             : rec->type == JITANON_PERF_RECORD_EXIT ? 'E'
+             : rec->type == JITANON_PERF_RECORD_MMAP2 ? 'M'
+                                                      : '?';
+    if (l->n < sizeof l->order - 1) l->order[l->n++] = c;
+}
+
+static void api_on_sample(void *user, const jitanon_inject_sample *s)
+{
+    api_log *l = (api_log *)user;
+    size_t k, len;
+    for (k = 0; k < 2 && l->s[k].time; k++) {}
+    if (l->n < sizeof l->order - 1) l->order[l->n++] = 'S';
+    if (k == 2) return;
+    l->s[k] = *s;
+    len = s->name.length < 31 ? s->name.length : 31;
+    memcpy(l->name[k], s->name.data, len);
+    l->period[k] = s->rec->sample.period;
+    l->cpu[k] = s->rec->sid.cpu;
+    l->attr[k] = s->rec->attr_index;
+}
+
+static void api_mmap(ti_gen *g, uint32_t pid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
+                     const char *name)
+{
+    jitanon_perf_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.mmap.pid = rec.mmap.tid = pid;
+    rec.mmap.start = start, rec.mmap.len = len, rec.mmap.pgoff = pgoff;
+    rec.mmap.prot = 5, rec.mmap.flags = 2;
+    rec.mmap.filename.data = name, rec.mmap.filename.length = strlen(name);
+    ti_put(g, &rec, JITANON_PERF_RECORD_MMAP2, pid == UINT32_MAX ? 1 : JITANON_PERF_MISC_USER, time);
+}
+
+/* One pass: the events come in time order between the samples, to their own user
+   pointer; a sample carries its record, cpumode and the file offset of its mapping; a
+   kernel address resolves to the kernel's mapping (perf's pid -1). */
+static void test_api_events_and_sample_fields(void)
+{
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_error err;
+    api_log log;
+    ti_gen g;
+    uint8_t raw[128];
+    int other = 0;
+    memin in;
+    memset(&perf, 0, sizeof perf);
+    memset(&log, 0, sizeof log);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    api_mmap(&g, UINT32_MAX, 1, 0xffffffff81000000ull, 0x1000000, 0xffffffff81000000ull, "[kernel.kallsyms]_text");
+    memset(&rec, 0, sizeof rec);
+    rec.comm.pid = rec.comm.tid = TI_PID;
+    rec.comm.comm.data = "app", rec.comm.comm.length = 3;
+    ti_put(&g, &rec, JITANON_PERF_RECORD_COMM, 0, 5);
+    api_mmap(&g, TI_PID, 10, 0x400000, 0x2000, 0x1000, "/usr/lib/libx.so");
+    ti_sample(&g, 30, 0x400100);
+    memset(&rec, 0, sizeof rec);
+    rec.sample.ip = 0xffffffff81000100ull;
+    rec.sid.pid = rec.sid.tid = TI_PID;
+    rec.sample.period = 1234;
+    ti_put(&g, &rec, JITANON_PERF_RECORD_SAMPLE, 1 /* PERF_RECORD_MISC_KERNEL */, 40);
+    ti_task(&g, JITANON_PERF_RECORD_FORK, 20, TI_PID + 1, TI_PID, TI_PID + 1); /* before the samples in time */
+    ti_round(&g);
+    ti_task(&g, JITANON_PERF_RECORD_EXIT, 50, TI_PID, TI_PID, TI_PID);
+    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    memset(&o, 0, sizeof o);
+    o.on_sample = api_on_sample;
+    o.on_event = api_on_event;
+    o.sample_user = &log;
+    o.io.user = &other;
+    in = memin_make(perf.data, perf.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
+    jitanon_perf_reader_release(&r);
+    log.order[log.n] = 0;
+    JT_CHECK(!strcmp(log.order, "MCMFSSE"));
+    JT_CHECK(log.s[0].kind == JITANON_TRIM_FILE && !strcmp(log.name[0], "/usr/lib/libx.so"));
+    JT_CHECK(log.s[0].start == 0x400000 && log.s[0].pgoff == 0x1000);
+    JT_CHECK(log.s[0].cpumode == JITANON_PERF_MISC_USER && log.period[0] == 250000 && log.cpu[0] == 0 && log.attr[0] == 0);
+    JT_CHECK(log.s[1].kind == JITANON_TRIM_FILE && !strcmp(log.name[1], "[kernel.kallsyms]_text"));
+    JT_CHECK(log.s[1].start == 0xffffffff81000000ull && log.s[1].pgoff == 0xffffffff81000000ull);
+    JT_CHECK(log.s[1].cpumode == 1 && log.period[1] == 1234);
+    jitanon_membuf_release(&perf);
+}
+
 static void suite_api(void)
 {
     JT_RUN(test_api_encode_matches_hand_built);
     JT_RUN(test_api_encode_roundtrip);
     JT_RUN(test_api_encode_refuses);
+    JT_RUN(test_api_events_and_sample_fields);
 }
