@@ -511,6 +511,44 @@ JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, 
 #define JITANON_JITDUMP_DEBUG_IN_CODE 1
 JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, const jitanon_jitdump_record *load);
 
+/* A loaded dump's functions: each CODE_LOAD with the DEBUG_INFO it takes (paired as
+   above; at most JITANON_JITDUMP_DEBUG_WAITING wait, and the oldest one no LOAD took goes
+   when one more comes) and the UNWINDING_INFO read since the LOAD before it, what
+   perf inject and jitanon-inject make one ELF function of (jitanon_elf_func_of).
+       jitanon_jitdump_func_iter it;
+       jitanon_jitdump_func fn;
+       jitanon_jitdump_func_iter_begin(&it, dump, NULL);
+       while ((res = jitanon_jitdump_func_iter_next(&it, &fn, &err)) == JITANON_OK) use(fn.load, fn.debug);
+       jitanon_jitdump_func_iter_release(&it);   // res: JITANON_END, or JITANON_ERR_NOMEM
+   The records are the dump's (valid while it is); the iterator holds the waiting list. */
+#define JITANON_JITDUMP_DEBUG_WAITING 4096u
+typedef struct jitanon_jitdump_func {
+    const jitanon_jitdump_record *load;
+    const jitanon_jitdump_record *debug;  /* NULL: none */
+    const jitanon_jitdump_record *unwind; /* NULL: none */
+} jitanon_jitdump_func;
+
+typedef struct jitanon_jitdump_func_iter {
+    uint64_t debug_unmatched; /* DEBUG_INFO no LOAD took (all of them once _next gave END) */
+    /* internal */
+    const struct jitanon_jitdump *dump_;
+    size_t next_, nwait_, wait_cap_;
+    const jitanon_jitdump_record *unwind_;
+    const jitanon_jitdump_record **wait_;
+    unsigned char *recent_; /* read since the last LOAD */
+    size_t recent_cap_;
+    jitanon_allocator allocator_;
+} jitanon_jitdump_func_iter;
+
+/* allocator may be NULL (the default). */
+JITANON_API void jitanon_jitdump_func_iter_begin(jitanon_jitdump_func_iter *it, const struct jitanon_jitdump *d,
+                                                 const jitanon_allocator *allocator);
+/* JITANON_OK with the next function, JITANON_END after the last, JITANON_ERR_NOMEM. */
+JITANON_API jitanon_result jitanon_jitdump_func_iter_next(jitanon_jitdump_func_iter *it, jitanon_jitdump_func *out,
+                                                          jitanon_error *err);
+/* NULL-safe. */
+JITANON_API void jitanon_jitdump_func_iter_release(jitanon_jitdump_func_iter *it);
+
 typedef struct jitanon_jitdump_opts {
     uint32_t begin_zero_;
     uint64_t max_record_size; /* 0 = JITANON_MAX_RECORD_SIZE */
@@ -1565,6 +1603,11 @@ typedef struct jitanon_elf_func {
        code size. */
     uint64_t map_size;
 } jitanon_elf_func;
+
+/* One function of a dump as the ELF writer takes it (jitanon_jitdump_func_iter): name,
+   code, its DEBUG_INFO and UNWINDING_INFO, and map_size from the unwinding info's
+   mapped_size (the room jitanon-inject and perf inject map after the code). */
+JITANON_API void jitanon_elf_func_of(const jitanon_jitdump_func *f, jitanon_elf_func *out);
 
 /* What a finished file looks like. */
 typedef struct jitanon_elf_info {
@@ -5358,6 +5401,87 @@ JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, 
         e.addr - load->load.code_addr < load->load.code_size)
         return JITANON_JITDUMP_DEBUG_IN_CODE;
     return 0;
+}
+
+/* -- a loaded dump's functions (jitanon_jitdump_func_iter) -- */
+
+JITANON_API void jitanon_jitdump_func_iter_begin(jitanon_jitdump_func_iter *it, const struct jitanon_jitdump *d,
+                                                 const jitanon_allocator *allocator)
+{
+    JITANON_ASSERT(it && d);
+    memset(it, 0, sizeof *it);
+    it->dump_ = d;
+    if (allocator) it->allocator_ = *allocator;
+}
+
+/* The waiting DEBUG_INFO that `load` takes: the newest with its code address, else the
+   newest read since the last LOAD whose first line is in its code; SIZE_MAX: none. */
+JITANON__PRIVATE size_t jitanon__jd_func_pick(const jitanon_jitdump_func_iter *it, const jitanon_jitdump_record *load)
+{
+    size_t i = it->nwait_;
+    while (i-- > 0)
+        if (jitanon_jitdump_debug_fits(it->wait_[i], load) == JITANON_JITDUMP_DEBUG_SAME_ADDR) return i;
+    for (i = it->nwait_; i-- > 0 && it->recent_[i];)
+        if (jitanon_jitdump_debug_fits(it->wait_[i], load)) return i;
+    return SIZE_MAX;
+}
+
+JITANON__PRIVATE void jitanon__jd_func_unwait(jitanon_jitdump_func_iter *it, size_t i)
+{
+    memmove(it->wait_ + i, it->wait_ + i + 1, (it->nwait_ - i - 1) * sizeof *it->wait_);
+    memmove(it->recent_ + i, it->recent_ + i + 1, it->nwait_ - i - 1);
+    it->nwait_--;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__jd_func_wait(jitanon_jitdump_func_iter *it, const jitanon_jitdump_record *r,
+                                                     jitanon_error *err)
+{
+    if (it->nwait_ == JITANON_JITDUMP_DEBUG_WAITING) { /* never taken: the oldest goes */
+        jitanon__jd_func_unwait(it, 0);
+        it->debug_unmatched++;
+    }
+    if (!jitanon__grow(&it->allocator_, (void **)&it->wait_, &it->wait_cap_, it->nwait_ + 1, sizeof *it->wait_) ||
+        !jitanon__grow(&it->allocator_, (void **)&it->recent_, &it->recent_cap_, it->nwait_ + 1, 1))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, r->offset, "cannot keep a DEBUG_INFO for its LOAD");
+    it->wait_[it->nwait_] = r;
+    it->recent_[it->nwait_++] = 1;
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_jitdump_func_iter_next(jitanon_jitdump_func_iter *it, jitanon_jitdump_func *out,
+                                                          jitanon_error *err)
+{
+    const jitanon_jitdump *d;
+    jitanon_result res;
+    JITANON_ASSERT(it && it->dump_ && out);
+    d = it->dump_;
+    for (; it->next_ < d->record_count; it->next_++) {
+        const jitanon_jitdump_record *r = &d->records[it->next_];
+        size_t at, k;
+        if (r->id == JITANON_JITDUMP_CODE_DEBUG_INFO && (res = jitanon__jd_func_wait(it, r, err)) != JITANON_OK) return res;
+        if (r->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) it->unwind_ = r;
+        if (r->id != JITANON_JITDUMP_CODE_LOAD) continue;
+        at = jitanon__jd_func_pick(it, r);
+        for (k = 0; k < it->nwait_; k++) it->recent_[k] = 0;
+        out->load = r;
+        out->debug = at == SIZE_MAX ? NULL : it->wait_[at];
+        out->unwind = it->unwind_;
+        if (at != SIZE_MAX) jitanon__jd_func_unwait(it, at);
+        it->unwind_ = NULL;
+        it->next_++;
+        return JITANON_OK;
+    }
+    it->debug_unmatched += it->nwait_;
+    it->nwait_ = 0;
+    return JITANON_END;
+}
+
+JITANON_API void jitanon_jitdump_func_iter_release(jitanon_jitdump_func_iter *it)
+{
+    if (!it) return;
+    jitanon__free(&it->allocator_, (void *)it->wait_, it->wait_cap_ * sizeof *it->wait_);
+    jitanon__free(&it->allocator_, it->recent_, it->recent_cap_);
+    memset(it, 0, sizeof *it);
 }
 
 /* Streaming: read more only when a record is incomplete, so memory is bounded by the
@@ -9610,6 +9734,23 @@ JITANON_API void jitanon_elf_builder_stream_code(jitanon_elf_builder *b, jitanon
     JITANON_ASSERT(b && code_fn);
     b->code_fn = code_fn;
     b->code_user = user;
+}
+
+JITANON_API void jitanon_elf_func_of(const jitanon_jitdump_func *f, jitanon_elf_func *out)
+{
+    uint64_t code_size, mapped;
+    JITANON_ASSERT(f && f->load && out);
+    memset(out, 0, sizeof *out);
+    out->name = f->load->load.name;
+    out->code_addr = f->load->load.code_addr;
+    out->code = f->load->load.code;
+    out->debug = f->debug;
+    out->unwind = f->unwind;
+    code_size = f->load->load.code_size;
+    mapped = f->unwind ? f->unwind->unwind.mapped_size : 0;
+    /* the aligned code, then the unwinding info the runtime keeps mapped; 0 on overflow */
+    if (mapped && code_size <= UINT64_MAX - 7 && !jitanon__add_u64((code_size + 7) & ~(uint64_t)7, mapped, &out->map_size))
+        out->map_size = 0;
 }
 
 JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,

@@ -238,31 +238,26 @@ static void build_perf(jitanon_membuf *out, jitanon_perf_mode mode, int big)
 static void build_elf(const jitanon_membuf *dump, jitanon_membuf *out)
 {
     jitanon_jitdump *d;
+    jitanon_jitdump_func_iter it;
+    jitanon_jitdump_func f;
     jitanon_elf_builder b;
+    jitanon_elf_func fn;
     jitanon_sink sink;
     jitanon_error err;
-    size_t i;
-    const jitanon_jitdump_record *debug = NULL, *unwind = NULL;
+    jitanon_result res;
     memset(out, 0, sizeof *out);
     sink.write_fn = jitanon_membuf_write;
     sink.user = out;
     if (jitanon_jitdump_load_memory(dump->data, dump->size, NULL, &d, &err) != JITANON_OK) die("reload dump");
     ok(jitanon_elf_builder_init(&b, &d->header, NULL, &err), "elf init");
-    for (i = 0; i < d->record_count; i++) {
-        const jitanon_jitdump_record *r = &d->records[i];
-        jitanon_elf_func fn;
-        if (r->id == JITANON_JITDUMP_CODE_DEBUG_INFO) debug = r;
-        if (r->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) unwind = r;
-        if (r->id != JITANON_JITDUMP_CODE_LOAD) continue;
-        memset(&fn, 0, sizeof fn);
-        fn.name = r->load.name;
-        fn.code_addr = r->load.code_addr;
-        fn.code = r->load.code;
-        fn.debug = debug;
-        fn.unwind = unwind;
+    jitanon_jitdump_func_iter_begin(&it, d, NULL);
+    while ((res = jitanon_jitdump_func_iter_next(&it, &f, &err)) == JITANON_OK) {
+        jitanon_elf_func_of(&f, &fn);
+        fn.map_size = 0; /* the seed as it always was: each function right after the last */
         ok(jitanon_elf_builder_add(&b, &fn, NULL, &err), "elf add");
-        debug = unwind = NULL;
     }
+    if (res != JITANON_END) die("functions");
+    jitanon_jitdump_func_iter_release(&it);
     ok(jitanon_elf_builder_finish(&b, sink, NULL, &err), "elf finish");
     jitanon_elf_builder_release(&b);
     jitanon_jitdump_destroy(d);

@@ -256,10 +256,64 @@ static void test_api_events_and_sample_fields(void)
     jitanon_membuf_release(&perf);
 }
 
+/* -- a dump's functions -------------------------------------------------------------------- */
+
+/* LLVM's batch order (both DEBUG_INFOs, then both LOADs) pairs by address; a DEBUG_INFO
+   with another code_addr goes to the next LOAD whose code holds its first line; an
+   UNWINDING_INFO to the next LOAD; one no LOAD takes is counted.  jitanon_elf_func_of
+   leaves room for the unwinding info the runtime keeps mapped. */
+static void test_api_func_iter(void)
+{
+    static const uint8_t code[64] = {0xc3};
+    static const uint8_t eh[32] = {0};
+    jitanon_jitdump_writer w;
+    jitanon_jitdump_debug_entry e;
+    jitanon_jitdump_func_iter it;
+    jitanon_jitdump_func f[4];
+    jitanon_jitdump *d;
+    jitanon_membuf m;
+    jitanon_error err;
+    jitanon_elf_func fn;
+    size_t n = 0;
+    memset(&m, 0, sizeof m);
+    memset(&w, 0, sizeof w);
+    memset(&e, 0, sizeof e);
+    e.file.data = "a.js", e.file.length = 4, e.lineno = 1;
+    JT_CHECK_EQ_U(jdrec_begin(&w, jdrec_sink(&m), 62, 7, 1, 0, &err), JITANON_OK);
+    e.addr = 0x1000;
+    JT_CHECK_EQ_U(jitanon_jitdump_write_debug_info(&w, 2, 0x1000, &e, 1, &err), JITANON_OK);
+    e.addr = 0x2000;
+    JT_CHECK_EQ_U(jitanon_jitdump_write_debug_info(&w, 3, 0x2000, &e, 1, &err), JITANON_OK);
+    JT_CHECK_EQ_U(jdrec_write(&w, jdrec_load(4, 7, 7, 0x1000, code, 64, 1, "a"), &err), JITANON_OK);
+    JT_CHECK_EQ_U(jdrec_write(&w, jdrec_unwind(5, eh, 16, eh, 16, 40), &err), JITANON_OK);
+    JT_CHECK_EQ_U(jdrec_write(&w, jdrec_load(6, 7, 7, 0x2000, code, 64, 2, "b"), &err), JITANON_OK);
+    e.addr = 0x3010;
+    JT_CHECK_EQ_U(jitanon_jitdump_write_debug_info(&w, 7, 0x9999, &e, 1, &err), JITANON_OK); /* IN_CODE */
+    JT_CHECK_EQ_U(jitanon_jitdump_write_debug_info(&w, 8, 0x8888, &e, 1, &err), JITANON_OK); /* newer: taken */
+    JT_CHECK_EQ_U(jdrec_write(&w, jdrec_load(9, 7, 7, 0x3000, code, 64, 3, "c"), &err), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_jitdump_load_memory(m.data, m.size, NULL, &d, &err), JITANON_OK);
+    jitanon_jitdump_func_iter_begin(&it, d, NULL);
+    while (n < 4 && jitanon_jitdump_func_iter_next(&it, &f[n], &err) == JITANON_OK) n++;
+    JT_CHECK_EQ_U(n, 3);
+    JT_CHECK_EQ_U(jitanon_jitdump_func_iter_next(&it, &f[3], &err), JITANON_END);
+    JT_CHECK(f[0].debug && f[0].debug->debug.code_addr == 0x1000 && !f[0].unwind);
+    JT_CHECK(f[1].debug && f[1].debug->debug.code_addr == 0x2000 && f[1].unwind);
+    JT_CHECK(f[2].debug && f[2].debug->debug.code_addr == 0x8888 && !f[2].unwind);
+    JT_CHECK_EQ_U(it.debug_unmatched, 1); /* 0x9999 */
+    jitanon_elf_func_of(&f[1], &fn);
+    JT_CHECK(fn.code_addr == 0x2000 && fn.code.size == 64 && fn.debug == f[1].debug && fn.map_size == 64 + 40);
+    jitanon_elf_func_of(&f[0], &fn);
+    JT_CHECK_EQ_U(fn.map_size, 0);
+    jitanon_jitdump_func_iter_release(&it);
+    jitanon_jitdump_destroy(d);
+    jitanon_membuf_release(&m);
+}
+
 static void suite_api(void)
 {
     JT_RUN(test_api_encode_matches_hand_built);
     JT_RUN(test_api_encode_roundtrip);
     JT_RUN(test_api_encode_refuses);
     JT_RUN(test_api_events_and_sample_fields);
+    JT_RUN(test_api_func_iter);
 }
