@@ -187,12 +187,9 @@ static void rec_mmap2(gen *g, uint64_t start, uint64_t len, uint64_t pgoff, uint
     jitanon_perf_mmap *m = &rec.mmap;
     memset(&rec, 0, sizeof rec);
     m->pid = m->tid = g->o.pid;
-    m->start = start, m->len = len, m->pgoff = pgoff;
-    m->maj = maj, m->min = min, m->ino = ino;
-    m->prot = prot; /* PROT_READ | PROT_EXEC (| PROT_WRITE) */
-    m->flags = 2; /* MAP_PRIVATE */
-    m->filename.data = name;
-    m->filename.length = strlen(name);
+    m->start = start, m->len = len, m->pgoff = pgoff, m->maj = maj, m->min = min, m->ino = ino;
+    m->prot = prot, m->flags = 2; /* PROT_READ | PROT_EXEC (| PROT_WRITE), MAP_PRIVATE */
+    m->filename.data = name, m->filename.length = strlen(name);
     put(g, &rec, JITANON_PERF_RECORD_MMAP2, JITANON_PERF_MISC_USER, time);
 }
 

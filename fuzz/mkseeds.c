@@ -103,8 +103,7 @@ static void build_dump(jitanon_membuf *out, int big)
     size_t ehn, hdrn, i;
     memset(out, 0, sizeof *out);
     memset(&w, 0, sizeof w);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
+    sink = jdrec_sink(out);
     for (i = 0; i < 4; i++) fn_code(code[i], sizeof code[i], (uint8_t)i);
     memset(e, 0, sizeof e);
     e[0].addr = CODE + 0x40, e[0].lineno = 10, e[0].file.data = "app.js", e[0].file.length = 6;
@@ -186,8 +185,7 @@ static void build_perf(jitanon_membuf *out, jitanon_perf_mode mode, int big)
     int i;
     memset(out, 0, sizeof *out);
     memset(&w, 0, sizeof w);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
+    sink = jdrec_sink(out);
     memset(&a, 0, sizeof a);
     a.type = 1; /* PERF_TYPE_SOFTWARE, config 0: cpu-clock */
     a.size = 128;
@@ -246,8 +244,7 @@ static void build_elf(const jitanon_membuf *dump, jitanon_membuf *out)
     jitanon_error err;
     jitanon_result res;
     memset(out, 0, sizeof *out);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
+    sink = jdrec_sink(out);
     if (jitanon_jitdump_load_memory(dump->data, dump->size, NULL, &d, &err) != JITANON_OK) die("reload dump");
     ok(jitanon_elf_builder_init(&b, &d->header, NULL, &err), "elf init");
     jitanon_jitdump_func_iter_begin(&it, d, NULL);

@@ -54,71 +54,71 @@ static void test_api_encode_matches_hand_built(void)
    back in both byte orders and modes. */
 static void test_api_encode_roundtrip(void)
 {
-    int big, pipe;
-    for (big = 0; big < 2; big++)
-        for (pipe = 0; pipe < 2; pipe++) {
-            jitanon_perf_writer w;
-            jitanon_perf_attr a;
-            jitanon_perf_record rec, got;
-            jitanon_perf_reader r;
-            jitanon_membuf m;
-            jitanon_error err;
-            memin in;
-            uint8_t raw[128], out[256], chain[16];
-            uint64_t id = 42;
-            size_t n;
-            int seen = 0;
-            memset(&a, 0, sizeof a);
-            memset(&m, 0, sizeof m);
-            a.type = 1;
-            a.sample_type = JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME |
-                            JITANON_PERF_SAMPLE_ADDR | JITANON_PERF_SAMPLE_STREAM_ID | JITANON_PERF_SAMPLE_CPU |
-                            JITANON_PERF_SAMPLE_CALLCHAIN | JITANON_PERF_SAMPLE_IDENTIFIER;
-            a.flags = 1ull << 18;
-            a.ids = &id;
-            a.id_count = 1;
-            JT_CHECK_EQ_U(jitanon_perf_encode_attr(raw, sizeof raw, &a, 1, big, &err), JITANON_OK);
-            JT_CHECK_EQ_U(a.id_hdr_size, 40); /* TID, TIME, STREAM_ID, CPU, IDENTIFIER */
-            JT_CHECK_EQ_U(jitanon_perf_writer_init(&w, pipe ? JITANON_PERF_PIPE : JITANON_PERF_FILE, big, pdt_sink(&m),
-                                                   membuf_pwrite, NULL, &err),
-                          JITANON_OK);
-            JT_CHECK_EQ_U(jitanon_perf_writer_add_attr(&w, &a, &err), JITANON_OK);
-            memset(&rec, 0, sizeof rec);
-            rec.big_endian = big;
-            rec.type = JITANON_PERF_RECORD_LOST;
-            rec.lost.id = 42, rec.lost.lost = 7;
-            rec.sid.pid = 5, rec.sid.tid = 6, rec.sid.time = 1000, rec.sid.cpu = 2;
-            JT_CHECK_EQ_U(jitanon_perf_encode(out, sizeof out, &n, &rec, &a, &err), JITANON_OK);
-            JT_CHECK_EQ_U(n, 8 + 16 + 40);
-            JT_CHECK_EQ_U(jitanon_perf_writer_write(&w, out, n, &err), JITANON_OK);
-            rec.type = JITANON_PERF_RECORD_SAMPLE;
-            rec.misc = JITANON_PERF_MISC_USER;
-            rec.sample.ip = 0x1234, rec.sample.addr = 0xdead;
-            jitanon__wr64(chain, 0xfffffffffffffe00ull, big); /* PERF_CONTEXT_USER */
-            jitanon__wr64(chain + 8, 0x1234, big);
-            rec.sample.callchain.data = chain, rec.sample.callchain.size = 16, rec.sample.callchain_nr = 2;
-            JT_CHECK_EQ_U(jitanon_perf_encode(out, sizeof out, &n, &rec, &a, &err), JITANON_OK);
-            JT_CHECK_EQ_U(n, 8 + 8 * 7 + 8 + 16);
-            JT_CHECK_EQ_U(jitanon_perf_writer_write(&w, out, n, &err), JITANON_OK);
-            JT_CHECK_EQ_U(jitanon_perf_writer_finish(&w, &err), JITANON_OK);
-            jitanon_perf_writer_release(&w);
-            in = memin_make(m.data, m.size, 0, 0);
-            JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
-            while (jitanon_perf_reader_next(&r, &got, &err) == JITANON_OK) {
-                if (got.type == JITANON_PERF_RECORD_LOST) {
-                    seen |= 1;
-                    JT_CHECK(got.lost.id == 42 && got.lost.lost == 7);
-                }
-                if (got.type != JITANON_PERF_RECORD_SAMPLE) continue;
-                seen |= 2;
-                JT_CHECK(got.sample.ip == 0x1234 && got.sample.addr == 0xdead && got.sid.stream_id == 42);
-                JT_CHECK(got.sid.id == 42 && got.sid.cpu == 2 && got.sid.pid == 5 && got.sid.tid == 6);
-                JT_CHECK(got.sample.callchain_nr == 2 && jitanon_perf_u64_at(got.sample.callchain, 1, big) == 0x1234);
+    int k;
+    for (k = 0; k < 4; k++) {
+        int big = k & 1, pipe = k >> 1;
+        jitanon_perf_writer w;
+        jitanon_perf_reader r;
+        jitanon_perf_record rec, got;
+        jitanon_perf_attr a;
+        jitanon_error err;
+        jitanon_membuf m;
+        memin in;
+        uint8_t raw[128], out[256], chain[16];
+        uint64_t id = 42;
+        size_t n;
+        int seen = 0;
+        memset(&a, 0, sizeof a);
+        memset(&m, 0, sizeof m);
+        a.type = 1;
+        a.sample_type = JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME |
+                        JITANON_PERF_SAMPLE_ADDR | JITANON_PERF_SAMPLE_STREAM_ID | JITANON_PERF_SAMPLE_CPU |
+                        JITANON_PERF_SAMPLE_CALLCHAIN | JITANON_PERF_SAMPLE_IDENTIFIER;
+        a.flags = 1ull << 18;
+        a.ids = &id;
+        a.id_count = 1;
+        JT_CHECK_EQ_U(jitanon_perf_encode_attr(raw, sizeof raw, &a, 1, big, &err), JITANON_OK);
+        JT_CHECK_EQ_U(a.id_hdr_size, 40); /* TID, TIME, STREAM_ID, CPU, IDENTIFIER */
+        JT_CHECK_EQ_U(jitanon_perf_writer_init(&w, pipe ? JITANON_PERF_PIPE : JITANON_PERF_FILE, big, pdt_sink(&m),
+                                               membuf_pwrite, NULL, &err),
+                      JITANON_OK);
+        JT_CHECK_EQ_U(jitanon_perf_writer_add_attr(&w, &a, &err), JITANON_OK);
+        memset(&rec, 0, sizeof rec);
+        rec.big_endian = big;
+        rec.type = JITANON_PERF_RECORD_LOST;
+        rec.lost.id = 42, rec.lost.lost = 7;
+        rec.sid.pid = 5, rec.sid.tid = 6, rec.sid.time = 1000, rec.sid.cpu = 2;
+        JT_CHECK_EQ_U(jitanon_perf_encode(out, sizeof out, &n, &rec, &a, &err), JITANON_OK);
+        JT_CHECK_EQ_U(n, 8 + 16 + 40);
+        JT_CHECK_EQ_U(jitanon_perf_writer_write(&w, out, n, &err), JITANON_OK);
+        rec.type = JITANON_PERF_RECORD_SAMPLE;
+        rec.misc = JITANON_PERF_MISC_USER;
+        rec.sample.ip = 0x1234, rec.sample.addr = 0xdead;
+        jitanon__wr64(chain, 0xfffffffffffffe00ull, big); /* PERF_CONTEXT_USER */
+        jitanon__wr64(chain + 8, 0x1234, big);
+        rec.sample.callchain.data = chain, rec.sample.callchain.size = 16, rec.sample.callchain_nr = 2;
+        JT_CHECK_EQ_U(jitanon_perf_encode(out, sizeof out, &n, &rec, &a, &err), JITANON_OK);
+        JT_CHECK_EQ_U(n, 8 + 8 * 7 + 8 + 16);
+        JT_CHECK_EQ_U(jitanon_perf_writer_write(&w, out, n, &err), JITANON_OK);
+        JT_CHECK_EQ_U(jitanon_perf_writer_finish(&w, &err), JITANON_OK);
+        jitanon_perf_writer_release(&w);
+        in = memin_make(m.data, m.size, 0, 0);
+        JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
+        while (jitanon_perf_reader_next(&r, &got, &err) == JITANON_OK) {
+            if (got.type == JITANON_PERF_RECORD_LOST) {
+                seen |= 1;
+                JT_CHECK(got.lost.id == 42 && got.lost.lost == 7);
             }
-            JT_CHECK_EQ_U(seen, 3);
-            jitanon_perf_reader_release(&r);
-            jitanon_membuf_release(&m);
+            if (got.type != JITANON_PERF_RECORD_SAMPLE) continue;
+            seen |= 2;
+            JT_CHECK(got.sample.ip == 0x1234 && got.sample.addr == 0xdead && got.sid.stream_id == 42);
+            JT_CHECK(got.sid.id == 42 && got.sid.cpu == 2 && got.sid.pid == 5 && got.sid.tid == 6);
+            JT_CHECK(got.sample.callchain_nr == 2 && jitanon_perf_u64_at(got.sample.callchain, 1, big) == 0x1234);
         }
+        JT_CHECK_EQ_U(seen, 3);
+        jitanon_perf_reader_release(&r);
+        jitanon_membuf_release(&m);
+    }
 }
 
 /* What cannot be encoded says so; a small buffer gets the size. */

@@ -10,6 +10,20 @@ typedef struct ti_gen {
     uint64_t id;
 } ti_gen;
 
+/* Appends the file at `path` to `m`. */
+static void ti_read_file(const char *path, jitanon_membuf *m)
+{
+    FILE *f = fopen(path, "rb");
+    int c;
+    uint8_t b;
+    JT_CHECK(f != NULL);
+    while (f && (c = getc(f)) != EOF) {
+        b = (uint8_t)c;
+        JT_CHECK(jitanon_membuf_write(m, &b, 1) == 0);
+    }
+    if (f) fclose(f);
+}
+
 /* Writes `rec` (little-endian, cpu 0) with the public encoder. */
 static void ti_put(ti_gen *g, jitanon_perf_record *rec, uint32_t type, uint16_t misc, uint64_t time)
 {
@@ -1453,7 +1467,6 @@ static void test_inject_process_file_complete(void)
     tp_io io;
     jitanon_inject_opts o;
     size_t i;
-    FILE *f;
     elft_begin(&t, 62, 0);
     for (i = 0; i < 5; i++) {
         char name[8];
@@ -1490,14 +1503,7 @@ static void test_inject_process_file_complete(void)
     tp_inject(&perf, &o);
     sprintf(path, "%s/jitted-%u.so", dir, TI_PID);
     memset(&file, 0, sizeof file);
-    f = fopen(path, "rb");
-    JT_CHECK(f != NULL);
-    if (f) {
-        uint8_t b[4096];
-        size_t n;
-        while ((n = fread(b, 1, sizeof b, f)) > 0) jitanon_membuf_write(&file, b, n);
-        fclose(f);
-    }
+    ti_read_file(path, &file);
     JT_CHECK(file.size == ref.size && !memcmp(file.data, ref.data, ref.size));
     remove(path);
     sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
@@ -1551,7 +1557,6 @@ static void test_inject_line_bias_per_dump(void)
     jitanon_elf_opts eo;
     uint64_t pg = 0;
     size_t n;
-    FILE *f;
     elft_begin(&t, 62, 0);
     elft_llvm_func(&t, "julia_big", 0x10000, code, 0x100, big_rows, 3, 0x40);
     elft_llvm_func(&t, "julia_small", 0x10200, code, 0x20, small_rows, 3, 0x40);
@@ -1597,14 +1602,7 @@ static void test_inject_line_bias_per_dump(void)
     tp_inject(&perf, &o);
     sprintf(path, "%s/%s", dir, name);
     memset(&file, 0, sizeof file);
-    f = fopen(path, "rb");
-    JT_CHECK(f != NULL);
-    if (f) {
-        uint8_t b[4096];
-        size_t k;
-        while ((k = fread(b, 1, sizeof b, f)) > 0) jitanon_membuf_write(&file, b, k);
-        fclose(f);
-    }
+    ti_read_file(path, &file);
     JT_CHECK(file.size == ref.size && !memcmp(file.data, ref.data, ref.size));
     remove(path);
     sprintf(path, "%s/jitted-42-1.so", dir);
