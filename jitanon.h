@@ -419,6 +419,44 @@ JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, 
 #define JITANON_JITDUMP_DEBUG_IN_CODE 1
 JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, const jitanon_jitdump_record *load);
 
+/* A loaded dump's functions: each CODE_LOAD with the DEBUG_INFO it takes (paired as
+   above; at most JITANON_JITDUMP_DEBUG_WAITING wait, and the oldest one no LOAD took goes
+   when one more comes) and the UNWINDING_INFO read since the LOAD before it, what
+   perf inject and jitanon-inject make one ELF function of (jitanon_elf_func_of).
+       jitanon_jitdump_func_iter it;
+       jitanon_jitdump_func fn;
+       jitanon_jitdump_func_iter_begin(&it, dump, NULL);
+       while ((res = jitanon_jitdump_func_iter_next(&it, &fn, &err)) == JITANON_OK) use(fn.load, fn.debug);
+       jitanon_jitdump_func_iter_release(&it);   // res: JITANON_END, or JITANON_ERR_NOMEM
+   The records are the dump's (valid while it is); the iterator holds the waiting list. */
+#define JITANON_JITDUMP_DEBUG_WAITING 4096u
+typedef struct jitanon_jitdump_func {
+    const jitanon_jitdump_record *load;
+    const jitanon_jitdump_record *debug;  /* NULL: none */
+    const jitanon_jitdump_record *unwind; /* NULL: none */
+} jitanon_jitdump_func;
+
+typedef struct jitanon_jitdump_func_iter {
+    uint64_t debug_unmatched; /* DEBUG_INFO no LOAD took (all of them once _next gave END) */
+    /* internal */
+    const struct jitanon_jitdump *dump_;
+    size_t next_, nwait_, wait_cap_;
+    const jitanon_jitdump_record *unwind_;
+    const jitanon_jitdump_record **wait_;
+    unsigned char *recent_; /* read since the last LOAD */
+    size_t recent_cap_;
+    jitanon_allocator allocator_;
+} jitanon_jitdump_func_iter;
+
+/* allocator may be NULL (the default). */
+JITANON_API void jitanon_jitdump_func_iter_begin(jitanon_jitdump_func_iter *it, const struct jitanon_jitdump *d,
+                                                 const jitanon_allocator *allocator);
+/* JITANON_OK with the next function, JITANON_END after the last, JITANON_ERR_NOMEM. */
+JITANON_API jitanon_result jitanon_jitdump_func_iter_next(jitanon_jitdump_func_iter *it, jitanon_jitdump_func *out,
+                                                          jitanon_error *err);
+/* NULL-safe. */
+JITANON_API void jitanon_jitdump_func_iter_release(jitanon_jitdump_func_iter *it);
+
 typedef struct jitanon_jitdump_opts {
     uint32_t begin_zero_;
     uint64_t max_record_size; /* 0 = JITANON_MAX_RECORD_SIZE */
@@ -868,6 +906,9 @@ typedef struct jitanon_perf_record {
         jitanon_str text;   /* NAME and UNIT: data up to its first NUL */
     } event_update; /* EVENT_UPDATE (attr_index: the attr of id); all zero when the body
                        is shorter than kind and id */
+    struct {
+        uint64_t id, lost; /* the event's id, the records it lost */
+    } lost; /* LOST; all zero when the body is shorter */
 } jitanon_perf_record;
 
 /* Counters kept while reading. */
@@ -1079,6 +1120,37 @@ JITANON_API jitanon_result jitanon_perf_encode_mmap2(void *buf, size_t cap, size
    error), big_endian and those three fields are used.  Same size rules as above. */
 JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size_t *out_size,
                                                      const jitanon_perf_record *rec, jitanon_error *err);
+
+/* Encoders for the records a generator or a test writes (a recording made up in memory,
+   fuzz seeds), so none packs bytes by hand.  jitanon_perf_encode writes rec->type in
+   rec->big_endian order from the fields a reader would decode from it, rec->misc as given:
+     COMM            comm.pid, tid, comm (NUL, then zeros to 8 bytes)
+     FORK, EXIT      task.pid, ppid, tid, ptid, time
+     LOST            lost.id, lost.lost
+     MMAP            mmap.pid, tid, start, len, pgoff, filename
+     MMAP2           as jitanon_perf_encode_mmap2
+     SAMPLE          attr->sample_type's IDENTIFIER, IP (sample.ip), TID (sid.pid, tid),
+                     TIME (sid.time), ADDR (sample.addr), ID, STREAM_ID, CPU (sid.cpu),
+                     PERIOD (sample.period), CALLCHAIN (sample.callchain_nr entries of
+                     sample.callchain, copied as they are: rec->big_endian order); any
+                     other sample_type bit is JITANON_ERR_UNSUPPORTED; attr is needed
+     FINISHED_ROUND  the header alone
+   Other types are JITANON_ERR_UNSUPPORTED.  Kernel records get the sample_id trailer of
+   `attr` when attr->sample_id_all (attr may be NULL: none): the record's own pid/tid
+   (sid.pid/tid for LOST), sid.time, sid.cpu, and the attr's first id as ID, STREAM_ID and
+   IDENTIFIER (a sample's too).  Size rules as jitanon_perf_encode_mmap2. */
+JITANON_API jitanon_result jitanon_perf_encode(void *buf, size_t cap, size_t *out_size, const jitanon_perf_record *rec,
+                                               const jitanon_perf_attr *attr, jitanon_error *err);
+/* Encodes a perf_event_attr into buf (for jitanon_perf_writer_add_attr) and makes *attr
+   describe it as the reader decodes it.  In: attr->type, size (0 = 128; at least 64, at
+   most cap), config, sample_type, read_format, flags (bit n = the n-th bitfield, as the
+   reader gives them: disabled 0, freq 10, sample_id_all 18, mmap2 23, use_clockid 25; a
+   big-endian attr gets them from the top bit down), clockid (when size >= 96), ids (kept),
+   and sample_period: the union at byte 16, a period or, with freq, a frequency.  Every
+   other byte is 0.  Out: attr->raw views buf (keep buf while the attr is used), and
+   sample_id_all, use_clockid and id_hdr_size follow from the fields. */
+JITANON_API jitanon_result jitanon_perf_encode_attr(void *buf, size_t cap, jitanon_perf_attr *attr, uint64_t sample_period,
+                                                    int big_endian, jitanon_error *err);
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
 /* Copies perf.data `in_path` ("-" = stdin) to `out_path` ("-" = stdout, pipe mode only)
@@ -1425,6 +1497,11 @@ typedef struct jitanon_elf_func {
     uint64_t map_size;
 } jitanon_elf_func;
 
+/* One function of a dump as the ELF writer takes it (jitanon_jitdump_func_iter): name,
+   code, its DEBUG_INFO and UNWINDING_INFO, and map_size from the unwinding info's
+   mapped_size (the room jitanon-inject and perf inject map after the code). */
+JITANON_API void jitanon_elf_func_of(const jitanon_jitdump_func *f, jitanon_elf_func *out);
+
 /* What a finished file looks like. */
 typedef struct jitanon_elf_info {
     uint64_t file_size;
@@ -1612,7 +1689,8 @@ typedef enum jitanon_elf_files {
 
 /* Where jitdumps come from and where ELF files go.  The defaults (all NULL) read dumps
    with jitanon_jitdump_load_file and write ELFs atomically with POSIX calls; tests and
-   fuzzers plug in memory versions so nothing touches the disk. */
+   fuzzers plug in memory versions so nothing touches the disk.  Every pointer a callback
+   receives (path, dir, name, data, message, opts) is valid during that call only. */
 typedef struct jitanon_inject_io {
     /* Loads the dump at `path` (already checked to be named jit-<digits>.dump) into *out,
        as jitanon_jitdump_load_file does: JITANON_OK with a dump the injector frees with
@@ -1653,22 +1731,50 @@ typedef struct jitanon_inject_io {
 } jitanon_inject_io;
 
 /* What a sample resolves to, in time order, after the injection decisions: the answer
-   perf report will give for the output (see jitanon_inject_opts.on_sample). */
+   perf report will give for the output (see jitanon_inject_opts.on_sample).  Every
+   pointer in it (name, callchain, rec and what they view) is valid during the on_sample
+   call only: copy what you keep. */
 typedef struct jitanon_inject_sample {
     uint32_t pid, tid;
     uint64_t time, ip;
-    jitanon_trim_kind kind;  /* JIT: a jitdump function; ANON/FILE: an mmap; NONE */
+    /* JIT: a jitdump function; ANON/FILE: an mmap of the process, or, for an address no
+       mapping of the process holds, a kernel or module mapping (pid -1: [kernel.kallsyms]_text,
+       a module's path; check cpumode); NONE: no mapping holds it */
+    jitanon_trim_kind kind;
     jitanon_str name;        /* the function's name, or the mmap's file name */
     uint64_t start;          /* where that function or mapping piece starts */
     uint64_t code_index;     /* JIT only */
     /* The sample's callchain as recorded (callchain_nr u64s: jitanon_perf_u64_at with
-       big_endian; PERF_CONTEXT_* markers included), empty without one.  Its entries
-       resolve with jitanon_inject_sample_resolve, at the sample's moment. */
+       big_endian; JITANON_PERF_CONTEXT_* markers included), empty without one.  Its
+       entries resolve with jitanon_inject_sample_resolve, at the sample's moment. */
     jitanon_bytes callchain;
     uint64_t callchain_nr;
     int big_endian;
     const void *ctx_;        /* private: the injector that resolved it */
+    /* ANON/FILE: the mapping's file offset at `start` (ip - start + pgoff is the address's
+       offset in the file, what an ELF symbolizer wants); JIT: 0. */
+    uint64_t pgoff;
+    /* The SAMPLE record as the reader decodes it: rec->misc & JITANON_PERF_MISC_CPUMODE_MASK
+       (the cpumode), rec->sample.period, rec->sid.cpu, rec->attr_index (which event:
+       jitanon_perf_reader.attrs), rec->raw. */
+    const jitanon_perf_record *rec;
+    uint16_t cpumode;        /* rec->misc & JITANON_PERF_MISC_CPUMODE_MASK */
+    /* JIT: the loaded jitdump the function is from (held while on_sample is set, unless a
+       custom io.load_dump's dump was released), for its CODE_LOAD (code_index) and its
+       DEBUG_INFO lines (jitanon_jitdump_debug_fits); valid during the call, as the rest.
+       NULL otherwise. */
+    const jitanon_jitdump *dump;
 } jitanon_inject_sample;
+
+/* A callchain's context markers (perf_event.h PERF_CONTEXT_*): entries at or above
+   JITANON_PERF_CONTEXT_MAX are no addresses; the ones after a marker are of that mode. */
+#define JITANON_PERF_CONTEXT_HV 0xffffffffffffffe0ull /* 2^64 - 32 */
+#define JITANON_PERF_CONTEXT_KERNEL 0xffffffffffffff80ull /* 2^64 - 128 */
+#define JITANON_PERF_CONTEXT_USER 0xfffffffffffffe00ull /* 2^64 - 512 */
+#define JITANON_PERF_CONTEXT_GUEST 0xfffffffffffff800ull /* 2^64 - 2048 */
+#define JITANON_PERF_CONTEXT_GUEST_KERNEL 0xfffffffffffff780ull /* 2^64 - 2176 */
+#define JITANON_PERF_CONTEXT_GUEST_USER 0xfffffffffffff600ull /* 2^64 - 2560 */
+#define JITANON_PERF_CONTEXT_MAX 0xfffffffffffff001ull /* 2^64 - 4095 */
 
 /* Inside opts.on_sample only: what `ip` (a callchain entry, say) of the sample's process
    resolves to now, the way the sample's own ip did.  *out is a copy of *s with ip, kind,
@@ -1739,6 +1845,15 @@ typedef struct jitanon_inject_opts {
        jitanon_inject, nothing is written and no ELF is built: a profiler's symbolizer, the
        way samply reads jitdumps. */
     void (*on_sample)(void *user, const jitanon_inject_sample *sample);
+    /* Called, in time order with the samples, for every COMM, FORK, EXIT, MMAP and MMAP2
+       of the input as recorded (kernel and module mappings, markers and the //anon ones
+       before trimming included), and in a pipe for the HEADER_ATTR and HEADER_FEATURE
+       records as they come, so that a consumer of on_sample knows every process, thread
+       name, mapping and event from the same pass.  rec is as the reader decoded it (its
+       index aside); it and its views are valid during the call only. */
+    void (*on_event)(void *user, const jitanon_perf_record *rec);
+    /* The `user` of on_sample and on_event; NULL: io.user (as before there was one). */
+    void *sample_user;
     /* Every ELF file written is also added to this build-id cache (opened by the caller:
        jitanon_buildid_cache_open), from the writer threads when there are some.  NULL: no
        cache.  A file that cannot be added is counted (stats.buildid.cache_failed) and told
@@ -5150,6 +5265,87 @@ JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, 
     return 0;
 }
 
+/* -- a loaded dump's functions (jitanon_jitdump_func_iter) -- */
+
+JITANON_API void jitanon_jitdump_func_iter_begin(jitanon_jitdump_func_iter *it, const struct jitanon_jitdump *d,
+                                                 const jitanon_allocator *allocator)
+{
+    JITANON_ASSERT(it && d);
+    memset(it, 0, sizeof *it);
+    it->dump_ = d;
+    if (allocator) it->allocator_ = *allocator;
+}
+
+/* The waiting DEBUG_INFO that `load` takes: the newest with its code address, else the
+   newest read since the last LOAD whose first line is in its code; SIZE_MAX: none. */
+JITANON__PRIVATE size_t jitanon__jd_func_pick(const jitanon_jitdump_func_iter *it, const jitanon_jitdump_record *load)
+{
+    size_t i = it->nwait_;
+    while (i-- > 0)
+        if (jitanon_jitdump_debug_fits(it->wait_[i], load) == JITANON_JITDUMP_DEBUG_SAME_ADDR) return i;
+    for (i = it->nwait_; i-- > 0 && it->recent_[i];)
+        if (jitanon_jitdump_debug_fits(it->wait_[i], load)) return i;
+    return SIZE_MAX;
+}
+
+JITANON__PRIVATE void jitanon__jd_func_unwait(jitanon_jitdump_func_iter *it, size_t i)
+{
+    memmove(it->wait_ + i, it->wait_ + i + 1, (it->nwait_ - i - 1) * sizeof *it->wait_);
+    memmove(it->recent_ + i, it->recent_ + i + 1, it->nwait_ - i - 1);
+    it->nwait_--;
+}
+
+JITANON__PRIVATE jitanon_result jitanon__jd_func_wait(jitanon_jitdump_func_iter *it, const jitanon_jitdump_record *r,
+                                                     jitanon_error *err)
+{
+    if (it->nwait_ == JITANON_JITDUMP_DEBUG_WAITING) { /* never taken: the oldest goes */
+        jitanon__jd_func_unwait(it, 0);
+        it->debug_unmatched++;
+    }
+    if (!jitanon__grow(&it->allocator_, (void **)&it->wait_, &it->wait_cap_, it->nwait_ + 1, sizeof *it->wait_) ||
+        !jitanon__grow(&it->allocator_, (void **)&it->recent_, &it->recent_cap_, it->nwait_ + 1, 1))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, r->offset, "cannot keep a DEBUG_INFO for its LOAD");
+    it->wait_[it->nwait_] = r;
+    it->recent_[it->nwait_++] = 1;
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_jitdump_func_iter_next(jitanon_jitdump_func_iter *it, jitanon_jitdump_func *out,
+                                                          jitanon_error *err)
+{
+    const jitanon_jitdump *d;
+    jitanon_result res;
+    JITANON_ASSERT(it && it->dump_ && out);
+    d = it->dump_;
+    for (; it->next_ < d->record_count; it->next_++) {
+        const jitanon_jitdump_record *r = &d->records[it->next_];
+        size_t at, k;
+        if (r->id == JITANON_JITDUMP_CODE_DEBUG_INFO && (res = jitanon__jd_func_wait(it, r, err)) != JITANON_OK) return res;
+        if (r->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) it->unwind_ = r;
+        if (r->id != JITANON_JITDUMP_CODE_LOAD) continue;
+        at = jitanon__jd_func_pick(it, r);
+        for (k = 0; k < it->nwait_; k++) it->recent_[k] = 0;
+        out->load = r;
+        out->debug = at == SIZE_MAX ? NULL : it->wait_[at];
+        out->unwind = it->unwind_;
+        if (at != SIZE_MAX) jitanon__jd_func_unwait(it, at);
+        it->unwind_ = NULL;
+        it->next_++;
+        return JITANON_OK;
+    }
+    it->debug_unmatched += it->nwait_;
+    it->nwait_ = 0;
+    return JITANON_END;
+}
+
+JITANON_API void jitanon_jitdump_func_iter_release(jitanon_jitdump_func_iter *it)
+{
+    if (!it) return;
+    jitanon__free(&it->allocator_, (void *)it->wait_, it->wait_cap_ * sizeof *it->wait_);
+    jitanon__free(&it->allocator_, it->recent_, it->recent_cap_);
+    memset(it, 0, sizeof *it);
+}
+
 /* Streaming: read more only when a record is incomplete, so memory is bounded by the
    largest record (or 64 KiB: smaller reads cost a system call per few records).  Out of
    data is JITANON_AGAIN: the file may still be growing. */
@@ -6721,6 +6917,14 @@ JITANON__PRIVATE void jitanon__pd_event_update(const jitanon_perf_reader *r, jit
     rec->event_update.text.length = nul ? (size_t)(nul - c->p) : c->left;
 }
 
+/* A LOST shorter than its two fields passes as before, its fields 0. */
+JITANON__PRIVATE void jitanon__pd_lost(jitanon_perf_record *rec, jitanon__cur *c)
+{
+    if (c->left < 16) return;
+    rec->lost.id = jitanon__get64(c);
+    rec->lost.lost = jitanon__get64(c);
+}
+
 /* Bytes of a body before anything variable: the decoders above read them unchecked. */
 JITANON__PRIVATE size_t jitanon__pd_fixed(uint32_t type)
 {
@@ -6754,6 +6958,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_body(jitanon_perf_reader *r, jitanon
     case JITANON_PERF_RECORD_HEADER_ATTR: return jitanon__pd_header_attr(r, rec, c, err);
     case JITANON_PERF_RECORD_HEADER_FEATURE: jitanon__pd_feature(r, rec, c); return JITANON_OK;
     case JITANON_PERF_RECORD_EVENT_UPDATE: jitanon__pd_event_update(r, rec, c); return JITANON_OK;
+    case JITANON_PERF_RECORD_LOST: jitanon__pd_lost(rec, c); return JITANON_OK;
     default: return JITANON_OK; /* passed through by size */
     }
 }
@@ -6768,9 +6973,11 @@ JITANON__PRIVATE void jitanon__pd_count(jitanon_perf_stats *st, const jitanon_pe
     if (t > st->last_time) st->last_time = t;
 }
 
-/* Decodes a complete record of `total` bytes at p (input offset `off`). */
-JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const uint8_t *p, size_t total, uint64_t off,
-                                                  jitanon_perf_record *rec, jitanon_error *err)
+/* Decodes a complete record of `total` bytes at p (input offset `off`), counting nothing:
+   also what the injector uses to decode a record it buffered once more (on_sample,
+   on_event). */
+JITANON__PRIVATE jitanon_result jitanon__pd_decode_at(jitanon_perf_reader *r, const uint8_t *p, size_t total,
+                                                     uint64_t off, jitanon_perf_record *rec, jitanon_error *err)
 {
     jitanon__cur c;
     size_t n;
@@ -6809,7 +7016,15 @@ JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const
         (res = jitanon__pd_trailer(r, rec, p + 8, &n, err)) != JITANON_OK)
         return res;
     c = jitanon__cur_make(p + 8, n, off + 8, r->big_endian);
-    if ((res = jitanon__pd_body(r, rec, &c, err)) != JITANON_OK) return res;
+    return jitanon__pd_body(r, rec, &c, err);
+}
+
+/* Decodes the next record and counts it. */
+JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const uint8_t *p, size_t total, uint64_t off,
+                                                  jitanon_perf_record *rec, jitanon_error *err)
+{
+    jitanon_result res = jitanon__pd_decode_at(r, p, total, off, rec, err);
+    if (res != JITANON_OK) return res;
     r->state_.next_index++;
     jitanon__pd_count(&r->stats, rec);
     return JITANON_OK;
@@ -7812,6 +8027,174 @@ JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size
     jitanon__wr64(p + 16, rec->mmap.start, rec->big_endian);
     jitanon__wr64(p + 24, rec->mmap.len, rec->big_endian);
     jitanon__wr64(p + 32, rec->mmap.pgoff, rec->big_endian);
+    return JITANON_OK;
+}
+
+/* -- records for generators and tests (jitanon_perf_encode, jitanon_perf_encode_attr) -- */
+
+#define JITANON__PERF_ENCODE_SAMPLE                                                                                    \
+    (JITANON__PERF_SAMPLE_TRAILER | JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_ADDR | JITANON_PERF_SAMPLE_PERIOD |   \
+     JITANON_PERF_SAMPLE_CALLCHAIN)
+
+/* Bytes of rec's body (after the header, before a trailer) or 0 when it cannot be encoded. */
+JITANON__PRIVATE size_t jitanon__pe_body_size(const jitanon_perf_record *rec, const jitanon_perf_attr *a)
+{
+    switch (rec->type) {
+    case JITANON_PERF_RECORD_COMM: return 8 + ((rec->comm.comm.length + 1 + 7) & ~(size_t)7);
+    case JITANON_PERF_RECORD_FORK:
+    case JITANON_PERF_RECORD_EXIT: return 24;
+    case JITANON_PERF_RECORD_LOST: return 16;
+    case JITANON_PERF_RECORD_MMAP:
+        return JITANON__PERF_MMAP_FIXED - 8 + ((rec->mmap.filename.length + 1 + 7) & ~(size_t)7);
+    case JITANON_PERF_RECORD_SAMPLE:
+        return 8 * jitanon__popcount64(a->sample_type & (JITANON__PERF_ENCODE_SAMPLE & ~JITANON_PERF_SAMPLE_CALLCHAIN)) +
+               (a->sample_type & JITANON_PERF_SAMPLE_CALLCHAIN ? 8 + 8 * (size_t)rec->sample.callchain_nr : 0);
+    default: return 0;
+    }
+}
+
+/* What cannot be encoded, before any size is computed from it. */
+JITANON__PRIVATE jitanon_result jitanon__pe_check(const jitanon_perf_record *rec, const jitanon_perf_attr *a,
+                                                 jitanon_error *err)
+{
+    size_t name = rec->type == JITANON_PERF_RECORD_COMM ? rec->comm.comm.length : rec->mmap.filename.length;
+    const void *name_data = rec->type == JITANON_PERF_RECORD_COMM ? (const void *)rec->comm.comm.data
+                                                                  : (const void *)rec->mmap.filename.data;
+    switch (rec->type) {
+    case JITANON_PERF_RECORD_COMM:
+    case JITANON_PERF_RECORD_MMAP:
+        if (name > JITANON__PERF_MAX_REC || (name && !name_data))
+            return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "%s record: name too long", jitanon_perf_record_name(rec->type));
+        return JITANON_OK;
+    case JITANON_PERF_RECORD_FORK:
+    case JITANON_PERF_RECORD_EXIT:
+    case JITANON_PERF_RECORD_LOST:
+    case JITANON_PERF_RECORD_FINISHED_ROUND: return JITANON_OK;
+    case JITANON_PERF_RECORD_SAMPLE:
+        if (!a) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "a SAMPLE needs its attr");
+        if (a->sample_type & ~(uint64_t)JITANON__PERF_ENCODE_SAMPLE)
+            return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, 0, "SAMPLE: sample_type %X has fields the encoder does not write",
+                                 a->sample_type);
+        if ((a->sample_type & JITANON_PERF_SAMPLE_CALLCHAIN) &&
+            (rec->sample.callchain_nr > JITANON__PERF_MAX_REC / 8 || rec->sample.callchain.size < rec->sample.callchain_nr * 8))
+            return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "SAMPLE: callchain_nr %U is not what callchain holds",
+                                 rec->sample.callchain_nr);
+        return JITANON_OK;
+    default:
+        return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, 0, "no encoder for %s records", jitanon_perf_record_name(rec->type));
+    }
+}
+
+JITANON__PRIVATE uint8_t *jitanon__pe_put32(uint8_t *p, uint64_t v, int big)
+{
+    jitanon__wr32(p, v, big);
+    return p + 4;
+}
+
+JITANON__PRIVATE uint8_t *jitanon__pe_str(uint8_t *p, jitanon_str s)
+{
+    if (s.length) memcpy(p, s.data, s.length);
+    return p + ((s.length + 1 + 7) & ~(size_t)7); /* the buffer is zeroed: NUL and padding */
+}
+
+/* A SAMPLE's fields in perf's order (perf_output_sample). */
+JITANON__PRIVATE void jitanon__pe_sample(uint8_t *p, const jitanon_perf_record *rec, const jitanon_perf_attr *a, int big)
+{
+    uint64_t st = a->sample_type, id = a->id_count ? a->ids[0] : 0;
+    if (st & JITANON_PERF_SAMPLE_IDENTIFIER) p = jitanon__pw_put64(p, id, big);
+    if (st & JITANON_PERF_SAMPLE_IP) p = jitanon__pw_put64(p, rec->sample.ip, big);
+    if (st & JITANON_PERF_SAMPLE_TID) p = jitanon__pe_put32(jitanon__pe_put32(p, rec->sid.pid, big), rec->sid.tid, big);
+    if (st & JITANON_PERF_SAMPLE_TIME) p = jitanon__pw_put64(p, rec->sid.time, big);
+    if (st & JITANON_PERF_SAMPLE_ADDR) p = jitanon__pw_put64(p, rec->sample.addr, big);
+    if (st & JITANON_PERF_SAMPLE_ID) p = jitanon__pw_put64(p, id, big);
+    if (st & JITANON_PERF_SAMPLE_STREAM_ID) p = jitanon__pw_put64(p, id, big);
+    if (st & JITANON_PERF_SAMPLE_CPU) p = jitanon__pe_put32(jitanon__pe_put32(p, rec->sid.cpu, big), 0, big);
+    if (st & JITANON_PERF_SAMPLE_PERIOD) p = jitanon__pw_put64(p, rec->sample.period, big);
+    if (!(st & JITANON_PERF_SAMPLE_CALLCHAIN)) return;
+    p = jitanon__pw_put64(p, rec->sample.callchain_nr, big);
+    if (rec->sample.callchain_nr) memcpy(p, rec->sample.callchain.data, (size_t)rec->sample.callchain_nr * 8);
+}
+
+/* The body of a kernel record; returns the pid/tid its trailer carries. */
+JITANON__PRIVATE void jitanon__pe_body(uint8_t *p, const jitanon_perf_record *rec, int big, uint32_t *pid, uint32_t *tid)
+{
+    *pid = rec->sid.pid, *tid = rec->sid.tid;
+    switch (rec->type) {
+    case JITANON_PERF_RECORD_COMM:
+        p = jitanon__pe_put32(jitanon__pe_put32(p, rec->comm.pid, big), rec->comm.tid, big);
+        jitanon__pe_str(p, rec->comm.comm);
+        *pid = rec->comm.pid, *tid = rec->comm.tid;
+        return;
+    case JITANON_PERF_RECORD_FORK:
+    case JITANON_PERF_RECORD_EXIT:
+        p = jitanon__pe_put32(jitanon__pe_put32(p, rec->task.pid, big), rec->task.ppid, big);
+        p = jitanon__pe_put32(jitanon__pe_put32(p, rec->task.tid, big), rec->task.ptid, big);
+        jitanon__wr64(p, rec->task.time, big);
+        *pid = rec->task.pid, *tid = rec->task.tid;
+        return;
+    case JITANON_PERF_RECORD_LOST: jitanon__wr64(jitanon__pw_put64(p, rec->lost.id, big), rec->lost.lost, big); return;
+    case JITANON_PERF_RECORD_MMAP:
+        p = jitanon__pe_put32(jitanon__pe_put32(p, rec->mmap.pid, big), rec->mmap.tid, big);
+        p = jitanon__pw_put64(jitanon__pw_put64(p, rec->mmap.start, big), rec->mmap.len, big);
+        jitanon__pe_str(jitanon__pw_put64(p, rec->mmap.pgoff, big), rec->mmap.filename);
+        *pid = rec->mmap.pid, *tid = rec->mmap.tid;
+        return;
+    default: return; /* FINISHED_ROUND: no body */
+    }
+}
+
+JITANON_API jitanon_result jitanon_perf_encode(void *buf, size_t cap, size_t *out_size, const jitanon_perf_record *rec,
+                                               const jitanon_perf_attr *attr, jitanon_error *err)
+{
+    uint8_t *p = (uint8_t *)buf;
+    size_t body, trail = 0, total;
+    uint32_t pid, tid;
+    jitanon_result res;
+    JITANON_ASSERT(rec && out_size);
+    jitanon__clear_error(err);
+    if (rec->type == JITANON_PERF_RECORD_MMAP2) return jitanon_perf_encode_mmap2(buf, cap, out_size, rec, attr, err);
+    if ((res = jitanon__pe_check(rec, attr, err)) != JITANON_OK) return res;
+    body = jitanon__pe_body_size(rec, attr);
+    if (attr && attr->sample_id_all && rec->type < 64 && rec->type != JITANON_PERF_RECORD_SAMPLE)
+        trail = 8 * jitanon__popcount64(attr->sample_type & JITANON__PERF_SAMPLE_TRAILER);
+    total = 8 + body + trail;
+    if (total > JITANON__PERF_MAX_REC)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "%s record over 65535 bytes", jitanon_perf_record_name(rec->type));
+    if ((res = jitanon__pw_room(total, buf, cap, out_size, err)) != JITANON_OK) return res;
+    memset(p, 0, total);
+    jitanon__pw_hdr(p, rec->type, rec->misc, total, rec->big_endian);
+    if (rec->type == JITANON_PERF_RECORD_SAMPLE) {
+        jitanon__pe_sample(p + 8, rec, attr, rec->big_endian);
+        return JITANON_OK;
+    }
+    jitanon__pe_body(p + 8, rec, rec->big_endian, &pid, &tid);
+    if (trail) jitanon__pw_trailer(p + 8 + body, attr, pid, tid, rec->sid.time, rec->sid.cpu, rec->big_endian);
+    return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_perf_encode_attr(void *buf, size_t cap, jitanon_perf_attr *attr, uint64_t sample_period,
+                                                    int big_endian, jitanon_error *err)
+{
+    uint8_t *p = (uint8_t *)buf;
+    uint32_t size;
+    JITANON_ASSERT(attr);
+    jitanon__clear_error(err);
+    size = attr->size ? attr->size : 128;
+    if (size < JITANON__PERF_ATTR_VER0 || !buf || size > cap)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "attr of %u bytes: at least 64, and the buffer has %U",
+                             (unsigned)size, (uint64_t)cap);
+    memset(p, 0, size);
+    jitanon__wr32(p, attr->type, big_endian);
+    jitanon__wr32(p + 4, size, big_endian);
+    jitanon__wr64(p + 8, attr->config, big_endian);
+    jitanon__wr64(p + 16, sample_period, big_endian);
+    jitanon__wr64(p + 24, attr->sample_type, big_endian);
+    jitanon__wr64(p + 32, attr->read_format, big_endian);
+    jitanon__wr64(p + 40, big_endian ? jitanon__bitrev64(attr->flags) : attr->flags, big_endian);
+    if (size >= 96) jitanon__wr32(p + 92, (uint32_t)attr->clockid, big_endian);
+    jitanon__pd_decode_attr(attr, p, size, big_endian);
+    attr->raw.data = p;
+    attr->raw.size = size;
     return JITANON_OK;
 }
 
@@ -9213,6 +9596,23 @@ JITANON_API void jitanon_elf_builder_stream_code(jitanon_elf_builder *b, jitanon
     JITANON_ASSERT(b && code_fn);
     b->code_fn = code_fn;
     b->code_user = user;
+}
+
+JITANON_API void jitanon_elf_func_of(const jitanon_jitdump_func *f, jitanon_elf_func *out)
+{
+    uint64_t code_size, mapped;
+    JITANON_ASSERT(f && f->load && out);
+    memset(out, 0, sizeof *out);
+    out->name = f->load->load.name;
+    out->code_addr = f->load->load.code_addr;
+    out->code = f->load->load.code;
+    out->debug = f->debug;
+    out->unwind = f->unwind;
+    code_size = f->load->load.code_size;
+    mapped = f->unwind ? f->unwind->unwind.mapped_size : 0;
+    /* the aligned code, then the unwinding info the runtime keeps mapped; 0 on overflow */
+    if (mapped && code_size <= UINT64_MAX - 7 && !jitanon__add_u64((code_size + 7) & ~(uint64_t)7, mapped, &out->map_size))
+        out->map_size = 0;
 }
 
 JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
@@ -12854,29 +13254,61 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
 
 #define JITANON__PERF_MISC_COMM_EXEC (1u << 13)
 
-/* What s->ip of process s->pid resolves to now: kind, name, start, code_index. */
+/* What s->ip of process s->pid resolves to now: kind, name, start, code_index, pgoff.
+   An address none of the process's mappings holds may be the kernel's or a module's:
+   perf records those as mappings of pid -1. */
 JITANON__PRIVATE void jitanon__inj_name(const jitanon__inj *j, jitanon_inject_sample *s)
 {
     jitanon_range where;
     s->kind = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, s->pid, s->ip, &where) : JITANON_TRIM_NONE;
+    if (s->kind == JITANON_TRIM_NONE && j->maps.trim && s->pid != UINT32_MAX)
+        s->kind = jitanon__trim_resolve_fast(j->maps.trim, UINT32_MAX, s->ip, &where);
     s->name.data = NULL;
     s->name.length = 0;
-    s->start = s->code_index = 0;
+    s->start = s->code_index = s->pgoff = 0;
+    s->dump = NULL;
     if (s->kind == JITANON_TRIM_JIT && where.id < j->jit.nfuncs) {
         const jitanon__inj_func *f = &j->jit.funcs[where.id];
         s->name = f->name;
         s->start = f->code_addr;
         s->code_index = f->code_index;
+        s->dump = f->dump < j->jit.ndumps ? j->jit.dumps[f->dump].dump : NULL;
     } else if (s->kind != JITANON_TRIM_NONE && where.id < j->maps.nidents) {
         s->name.data = (const char *)j->maps.names.data + j->maps.idents[where.id].name_off;
         s->name.length = j->maps.idents[where.id].name_len;
         s->start = where.start;
+        s->pgoff = where.start + j->maps.idents[where.id].delta; /* delta = pgoff - start */
     }
+}
+
+/* on_sample and on_event get their own user pointer when one is set. */
+JITANON__PRIVATE void *jitanon__inj_sample_user(const jitanon__inj *j)
+{
+    return j->opts->sample_user ? j->opts->sample_user : j->io.user;
+}
+
+/* A buffered record decoded once more for a consumer (it was decoded when read, so this
+   cannot fail); false, and nothing told, if it somehow does. */
+JITANON__PRIVATE int jitanon__inj_redecode(jitanon__inj *j, const jitanon__inj_rec *r, jitanon_perf_record *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    return jitanon__pd_decode_at(j->in, j->round.bytes.data + r->off, r->size, r->offset, rec, NULL) == JITANON_OK;
+}
+
+/* opts.on_event: the task and mapping records, as recorded. */
+JITANON__PRIVATE void jitanon__inj_tell_event(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon_perf_record rec;
+    if (r->type != JITANON_PERF_RECORD_COMM && r->type != JITANON_PERF_RECORD_FORK && r->type != JITANON_PERF_RECORD_EXIT &&
+        !jitanon__inj_is_mmap(r->type))
+        return;
+    if (jitanon__inj_redecode(j, r, &rec)) j->opts->on_event(jitanon__inj_sample_user(j), &rec);
 }
 
 JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_rec *r)
 {
     jitanon_inject_sample s;
+    jitanon_perf_record rec;
     memset(&s, 0, sizeof s);
     s.pid = r->pid;
     s.tid = r->tid;
@@ -12890,7 +13322,10 @@ JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_r
     }
     s.big_endian = j->in->big_endian;
     s.ctx_ = j;
-    j->opts->on_sample(j->io.user, &s);
+    if (!jitanon__inj_redecode(j, r, &rec)) return;
+    s.rec = &rec;
+    s.cpumode = (uint16_t)(rec.misc & JITANON_PERF_MISC_CPUMODE_MASK);
+    j->opts->on_sample(jitanon__inj_sample_user(j), &s);
 }
 
 JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject_sample *s, uint64_t ip,
@@ -12948,6 +13383,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
     if (jitanon__inj_is_mmap(r->type)) {
         jitanon_str name;
         jitanon_result res;
+        if (j->opts->on_event) jitanon__inj_tell_event(j, r);
         name.data = (const char *)j->round.bytes.data + r->off + r->name_off;
         name.length = r->name_len;
         /* a marker is mapped executable (perf flags a data mapping: perf record -d) */
@@ -12963,7 +13399,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
         if (r->time < j->jit.late_horizon) jitanon__inj_late_sample(j, r); /* a late claim may name it */
         if (j->opts->on_sample) jitanon__inj_resolve(j, r);
         if (j->elf.ops->sample) j->elf.ops->sample(j, &j->elf, r);
-    }
+    } else if (j->opts->on_event) jitanon__inj_tell_event(j, r);
     /* perf's address maps: a new process starts from its parent's; exec starts afresh. */
     if (trim && r->type == JITANON_PERF_RECORD_FORK && r->pid != r->ppid) {
         jitanon__inj_unexit(j, r->pid);
@@ -13171,6 +13607,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_record(void *ctx, const jitanon_per
         j->jit.machine = jitanon__inj_arch_feature(j, rec->feature.data); /* HEADER_ARCH of a pipe */
     if (rec->type == JITANON_PERF_RECORD_HEADER_ATTR || rec->type == JITANON_PERF_RECORD_HEADER_FEATURE) {
         if (j->round.nrecs && (res = jitanon__inj_round(j, 0)) != JITANON_OK) return res;
+        if (j->opts->on_event) j->opts->on_event(jitanon__inj_sample_user(j), rec);
         return j->out.w ? jitanon__pc_record(j->in, j->out.w, rec, j->err) : JITANON_OK;
     }
     if ((res = jitanon__inj_buffer(j, rec)) != JITANON_OK) return res;

@@ -142,124 +142,56 @@ static void print_lines(const options *o, const jitanon_jitdump_header *h, const
                    (unsigned long long)(e.addr - start), (int)e.lineno, (int)e.file.length, e.file.data);
 }
 
-/* Pairs each CODE_LOAD with the DEBUG_INFO / UNWINDING_INFO records before it. */
-/* DEBUG_INFO records waiting for their LOAD, oldest first, as jitanon-inject keeps them:
-   a LOAD takes the newest whose code_addr is its own, else the newest read since the
-   previous LOAD whose first entry lies in its code (jitanon_jitdump_debug_fits). */
-#define DEBUG_WAITING 4096
-typedef struct waiting_debug {
-    const jitanon_jitdump_record *rec[DEBUG_WAITING];
-    int recent[DEBUG_WAITING];
-    size_t n;
-    unsigned long long unmatched;
-} waiting_debug;
-
-static void debug_wait(waiting_debug *w, const jitanon_jitdump_record *rec)
+/* Each function of the dump (a CODE_LOAD with its DEBUG_INFO and UNWINDING_INFO, paired
+   as jitanon-inject pairs them: jitanon_jitdump_func_iter) into its file, or all into one. */
+static int run(const options *o, const jitanon_jitdump *d, uint64_t *funcs, uint64_t *bytes)
 {
-    if (w->n == DEBUG_WAITING) { /* never taken: the oldest goes */
-        memmove(w->rec, w->rec + 1, (w->n - 1) * sizeof *w->rec);
-        memmove(w->recent, w->recent + 1, (w->n - 1) * sizeof *w->recent);
-        w->n--;
-        w->unmatched++;
-    }
-    w->rec[w->n] = rec;
-    w->recent[w->n++] = 1;
-}
-
-static const jitanon_jitdump_record *debug_take(waiting_debug *w, const jitanon_jitdump_record *load)
-{
-    const jitanon_jitdump_record *got = NULL;
-    size_t i = w->n, at = w->n;
-    while (at == w->n && i-- > 0)
-        if (jitanon_jitdump_debug_fits(w->rec[i], load) == JITANON_JITDUMP_DEBUG_SAME_ADDR) at = i;
-    for (i = w->n; at == w->n && i-- > 0 && w->recent[i];)
-        if (jitanon_jitdump_debug_fits(w->rec[i], load)) at = i;
-    for (i = 0; i < w->n; i++) w->recent[i] = 0;
-    if (at == w->n) return NULL;
-    got = w->rec[at];
-    memmove(w->rec + at, w->rec + at + 1, (w->n - at - 1) * sizeof *w->rec);
-    memmove(w->recent + at, w->recent + at + 1, (w->n - at - 1) * sizeof *w->recent);
-    w->n--;
-    return got;
-}
-
-static void make_func(const jitanon_jitdump_record *rec, const jitanon_jitdump_record **debug,
-                      const jitanon_jitdump_record **unwind, jitanon_elf_func *fn)
-{
-    memset(fn, 0, sizeof *fn);
-    fn->name = rec->load.name;
-    fn->code_addr = rec->load.code_addr;
-    fn->code = rec->load.code;
-    fn->debug = *debug;
-    fn->unwind = *unwind;
-    /* The runtime keeps its unwinding info mapped after the code (as jitanon-inject and
-       perf inject map it): a per-process file leaves that room before the next function. */
-    if (*unwind && (*unwind)->unwind.mapped_size && rec->load.code_size <= UINT64_MAX - 7) {
-        uint64_t a8 = (rec->load.code_size + 7) & ~(uint64_t)7, m = (*unwind)->unwind.mapped_size;
-        fn->map_size = a8 <= UINT64_MAX - m ? a8 + m : 0;
-    }
-    *debug = *unwind = NULL;
-}
-
-static int run_waiting(const options *o, const jitanon_jitdump *d, uint64_t *funcs, uint64_t *bytes,
-                       waiting_debug *waiting)
-{
-    const jitanon_jitdump_record *debug = NULL, *unwind = NULL;
+    jitanon_jitdump_func_iter it;
+    jitanon_jitdump_func f;
     jitanon_elf_builder b;
     jitanon_error err;
     jitanon_elf_func fn;
+    jitanon_result res;
     char path[4096];
-    size_t i;
     uint64_t pgoff;
+    int rc = 0;
     if (o->process) {
         snprintf(path, sizeof path, "%s/jitted-%u.so", o->outdir, (unsigned)d->header.pid);
         if (jitanon_elf_builder_init(&b, &d->header, &o->elf, &err) != JITANON_OK) return fail("init", &err);
     }
-    for (i = 0; i < d->record_count; i++) {
-        const jitanon_jitdump_record *rec = &d->records[i];
-        if (rec->id == JITANON_JITDUMP_CODE_DEBUG_INFO) debug_wait(waiting, rec);
-        if (rec->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) unwind = rec;
-        if (rec->id != JITANON_JITDUMP_CODE_LOAD) continue;
-        debug = debug_take(waiting, rec);
-        if (o->lines && debug) print_lines(o, &d->header, rec, debug);
-        make_func(rec, &debug, &unwind, &fn);
+    jitanon_jitdump_func_iter_begin(&it, d, NULL);
+    while (rc == 0 && (res = jitanon_jitdump_func_iter_next(&it, &f, &err)) == JITANON_OK) {
+        if (o->lines && f.debug) print_lines(o, &d->header, f.load, f.debug);
+        jitanon_elf_func_of(&f, &fn);
         if (!o->process) {
-            snprintf(path, sizeof path, "%s/jitted-%u-%llu.so", o->outdir, (unsigned)rec->load.pid,
-                     (unsigned long long)rec->load.code_index);
-            if (jitanon_elf_builder_init(&b, &d->header, &o->elf, &err) != JITANON_OK) return fail("init", &err);
+            snprintf(path, sizeof path, "%s/jitted-%u-%llu.so", o->outdir, (unsigned)f.load->load.pid,
+                     (unsigned long long)f.load->load.code_index);
+            if (jitanon_elf_builder_init(&b, &d->header, &o->elf, &err) != JITANON_OK) {
+                rc = fail("init", &err);
+                break;
+            }
         }
         if (jitanon_elf_builder_add(&b, &fn, &pgoff, &err) != JITANON_OK) {
             jitanon_elf_builder_release(&b);
+            jitanon_jitdump_func_iter_release(&it);
             return fail("add", &err);
         }
-        print_func(rec, pgoff, path);
+        print_func(f.load, pgoff, path);
         ++*funcs;
         if (!o->process) {
-            int bad = write_file(&b, path, bytes, NULL);
+            rc = write_file(&b, path, bytes, NULL);
             jitanon_elf_builder_release(&b);
-            if (bad) return 1;
         }
     }
+    if (rc == 0 && res != JITANON_END) rc = fail("functions", &err);
+    if (rc == 0 && o->stats) fprintf(stderr, "debug records that matched no load: %llu\n", (unsigned long long)it.debug_unmatched);
+    jitanon_jitdump_func_iter_release(&it);
     if (o->process) {
         jitanon_elf_info info;
-        int bad = write_file(&b, path, bytes, &info);
+        int bad = rc ? 0 : write_file(&b, path, bytes, &info);
         jitanon_elf_builder_release(&b);
-        return bad;
+        return rc ? rc : bad;
     }
-    return 0;
-}
-
-static int run(const options *o, const jitanon_jitdump *d, uint64_t *funcs, uint64_t *bytes)
-{
-    waiting_debug *waiting = (waiting_debug *)calloc(1, sizeof *waiting);
-    int rc;
-    if (!waiting) {
-        fprintf(stderr, "jitdump-elf: out of memory\n");
-        return 1;
-    }
-    rc = run_waiting(o, d, funcs, bytes, waiting);
-    if (o->stats) fprintf(stderr, "debug records that matched no load: %llu\n", waiting->unmatched + waiting->n);
-    free(waiting);
     return rc;
 }
 

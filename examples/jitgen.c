@@ -119,104 +119,97 @@ static void die(gen *g, const char *what)
     exit(1);
 }
 
-static void put(gen *g, const uint8_t *rec, size_t size)
+/* Little-endian bytes of what is not a perf record (feature sections, .eh_frame). */
+static void le32(uint8_t *p, uint64_t v)
 {
-    if (jitanon_perf_writer_write(&g->pw, rec, size, &g->err) != JITANON_OK) die(g, "perf.data write");
+    int i;
+    for (i = 0; i < 4; i++) p[i] = (uint8_t)(v >> 8 * i);
+}
+
+static void le64(uint8_t *p, uint64_t v)
+{
+    le32(p, v & 0xffffffffu);
+    le32(p + 4, v >> 32);
+}
+
+static void write_rec(gen *g, const jitanon_perf_record *rec)
+{
+    uint8_t r[PATH_MAX + 256];
+    size_t size;
+    if (jitanon_perf_encode(r, sizeof r, &size, rec, &g->attr, &g->err) != JITANON_OK) die(g, "encode");
+    if (jitanon_perf_writer_write(&g->pw, r, size, &g->err) != JITANON_OK) die(g, "perf.data write");
     g->records++;
+}
+
+/* One record (little-endian, cpu 0, the trailer TID and TIME), and a FINISHED_ROUND
+   every --round records. */
+static void put(gen *g, jitanon_perf_record *rec, uint32_t type, uint16_t misc, uint64_t time)
+{
+    rec->type = type;
+    rec->misc = misc;
+    rec->sid.time = time;
+    write_rec(g, rec);
     if (++g->since_round >= g->o.round) {
-        uint8_t fr[8];
-        jitanon__wr32(fr, JITANON_PERF_RECORD_FINISHED_ROUND, 0);
-        jitanon__wr16(fr + 4, 0, 0);
-        jitanon__wr16(fr + 6, 8, 0);
-        if (jitanon_perf_writer_write(&g->pw, fr, 8, &g->err) != JITANON_OK) die(g, "perf.data write");
-        g->records++;
+        jitanon_perf_record fr;
+        memset(&fr, 0, sizeof fr);
+        fr.type = JITANON_PERF_RECORD_FINISHED_ROUND;
+        write_rec(g, &fr);
         g->since_round = 0;
     }
 }
 
-/* header | body | sample_id trailer (TID, TIME). */
-static size_t hdr(uint8_t *p, uint32_t type, uint16_t misc, size_t size)
-{
-    jitanon__wr32(p, type, 0);
-    jitanon__wr16(p + 4, misc, 0);
-    jitanon__wr16(p + 6, size, 0);
-    return 8;
-}
-
-static void trailer(uint8_t *p, uint32_t pid, uint32_t tid, uint64_t time)
-{
-    jitanon__wr32(p, pid, 0);
-    jitanon__wr32(p + 4, tid, 0);
-    jitanon__wr64(p + 8, time, 0);
-}
-
 static void rec_comm(gen *g, uint32_t pid, uint32_t tid, const char *comm, int exec, uint64_t time)
 {
-    uint8_t r[64];
-    size_t n = strlen(comm), body = (n + 1 + 7) & ~(size_t)7, size = 8 + 8 + body + 16;
-    memset(r, 0, sizeof r);
-    hdr(r, JITANON_PERF_RECORD_COMM, (uint16_t)(JITANON_PERF_MISC_USER | (exec ? 1u << 13 : 0)), size);
-    jitanon__wr32(r + 8, pid, 0);
-    jitanon__wr32(r + 12, tid, 0);
-    memcpy(r + 16, comm, n);
-    trailer(r + 16 + body, pid, tid, time);
-    put(g, r, size);
+    jitanon_perf_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.comm.pid = pid;
+    rec.comm.tid = tid;
+    rec.comm.comm.data = comm;
+    rec.comm.comm.length = strlen(comm);
+    put(g, &rec, JITANON_PERF_RECORD_COMM, (uint16_t)(JITANON_PERF_MISC_USER | (exec ? 1u << 13 : 0)), time);
 }
 
 static void rec_task(gen *g, uint32_t type, uint32_t pid, uint32_t tid, uint64_t time)
 {
-    uint8_t r[48];
-    hdr(r, type, 0, sizeof r);
-    jitanon__wr32(r + 8, pid, 0);
-    jitanon__wr32(r + 12, pid, 0); /* ppid */
-    jitanon__wr32(r + 16, tid, 0);
-    jitanon__wr32(r + 20, type == JITANON_PERF_RECORD_FORK ? pid : tid, 0); /* ptid */
-    jitanon__wr64(r + 24, time, 0);
-    trailer(r + 32, pid, tid, time);
-    put(g, r, 48);
+    jitanon_perf_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.task.pid = rec.task.ppid = pid;
+    rec.task.tid = tid;
+    rec.task.ptid = type == JITANON_PERF_RECORD_FORK ? pid : tid;
+    rec.task.time = time;
+    put(g, &rec, type, 0, time);
 }
 
 static void rec_mmap2(gen *g, uint64_t start, uint64_t len, uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino,
                       uint32_t prot, const char *name, uint64_t time)
 {
-    uint8_t r[PATH_MAX + 256];
-    size_t size;
-    jitanon_perf_record rec; /* little-endian, cpu 0 */
+    jitanon_perf_record rec;
     jitanon_perf_mmap *m = &rec.mmap;
     memset(&rec, 0, sizeof rec);
-    rec.misc = JITANON_PERF_MISC_USER;
-    rec.sid.time = time;
     m->pid = m->tid = g->o.pid;
-    m->start = start, m->len = len, m->pgoff = pgoff;
-    m->maj = maj, m->min = min, m->ino = ino;
-    m->prot = prot; /* PROT_READ | PROT_EXEC (| PROT_WRITE) */
-    m->flags = 2; /* MAP_PRIVATE */
-    m->filename.data = name;
-    m->filename.length = strlen(name);
-    if (jitanon_perf_encode_mmap2(r, sizeof r, &size, &rec, &g->attr, &g->err) != JITANON_OK) die(g, "encode mmap2");
-    put(g, r, size);
+    m->start = start, m->len = len, m->pgoff = pgoff, m->maj = maj, m->min = min, m->ino = ino;
+    m->prot = prot, m->flags = 2; /* PROT_READ | PROT_EXEC (| PROT_WRITE), MAP_PRIVATE */
+    m->filename.data = name, m->filename.length = strlen(name);
+    put(g, &rec, JITANON_PERF_RECORD_MMAP2, JITANON_PERF_MISC_USER, time);
 }
 
 static void rec_sample(gen *g, uint32_t tid, uint64_t ip, uint64_t time)
 {
-    uint8_t r[40];
-    hdr(r, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, sizeof r);
-    jitanon__wr64(r + 8, ip, 0);
-    jitanon__wr32(r + 16, g->o.pid, 0);
-    jitanon__wr32(r + 20, tid, 0);
-    jitanon__wr64(r + 24, time, 0);
-    jitanon__wr64(r + 32, PERIOD, 0);
+    jitanon_perf_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.sample.ip = ip;
+    rec.sid.pid = g->o.pid;
+    rec.sid.tid = tid;
+    rec.sample.period = PERIOD;
     if (!g->first_sample) g->first_sample = time;
     g->last_sample = time;
-    put(g, r, sizeof r);
+    put(g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, time);
 }
 
 /* perf_event_attr as perf 6.1 writes it for -e cpu-clock -k mono (128 bytes). */
 static void make_attr(gen *g)
 {
     uint64_t flags = 0;
-    uint8_t *a = g->attr_raw;
-    memset(a, 0, sizeof g->attr_raw);
     flags |= 1ull << 0;  /* disabled */
     flags |= 1ull << 1;  /* inherit */
     flags |= 1ull << 8;  /* mmap */
@@ -231,26 +224,15 @@ static void make_attr(gen *g)
     flags |= 1ull << 25; /* use_clockid */
     flags |= 1ull << 29; /* ksymbol */
     flags |= 1ull << 30; /* bpf_event */
-    jitanon__wr32(a, 1, 0);    /* PERF_TYPE_SOFTWARE */
-    jitanon__wr32(a + 4, 128, 0);
-    jitanon__wr64(a + 8, 0, 0); /* PERF_COUNT_SW_CPU_CLOCK */
-    jitanon__wr64(a + 16, 4000, 0);
-    jitanon__wr64(a + 24, SAMPLE_TYPE, 0);
-    jitanon__wr64(a + 32, (1ull << 2) | (1ull << 4), 0); /* read_format ID | LOST */
-    jitanon__wr64(a + 40, flags, 0);
-    jitanon__wr32(a + 92, 1, 0); /* clockid CLOCK_MONOTONIC */
     memset(&g->attr, 0, sizeof g->attr);
-    g->attr.type = 1;
+    g->attr.type = 1; /* PERF_TYPE_SOFTWARE, config 0: PERF_COUNT_SW_CPU_CLOCK */
     g->attr.size = 128;
     g->attr.sample_type = SAMPLE_TYPE;
-    g->attr.read_format = (1ull << 2) | (1ull << 4);
+    g->attr.read_format = (1ull << 2) | (1ull << 4); /* ID | LOST */
     g->attr.flags = flags;
-    g->attr.sample_id_all = 1;
-    g->attr.use_clockid = 1;
-    g->attr.clockid = 1;
-    g->attr.id_hdr_size = 16;
-    g->attr.raw.data = a;
-    g->attr.raw.size = sizeof g->attr_raw;
+    g->attr.clockid = 1; /* CLOCK_MONOTONIC */
+    if (jitanon_perf_encode_attr(g->attr_raw, sizeof g->attr_raw, &g->attr, 4000, 0, &g->err) != JITANON_OK)
+        die(g, "attr");
     g->ids[0] = 4711;
     g->ids[1] = 4712;
     g->attr.ids = g->ids;
@@ -263,7 +245,7 @@ static void feat_string(gen *g, unsigned bit, const char *s)
     uint8_t b[4 + 128];
     size_t n = strlen(s) + 1, padded = (n + 63) & ~(size_t)63;
     memset(b, 0, sizeof b);
-    jitanon__wr32(b, padded, 0);
+    le32(b, padded);
     memcpy(b + 4, s, n - 1);
     if (jitanon_perf_writer_add_feature(&g->pw, bit, b, 4 + padded, &g->err) != JITANON_OK) die(g, "feature");
 }
@@ -275,13 +257,13 @@ static void add_features(gen *g)
     feat_string(g, 4, "6.1.0-jitgen-amd64"); /* OSRELEASE */
     feat_string(g, 5, "6.1.jitgen");          /* VERSION */
     feat_string(g, 6, "x86_64");              /* ARCH */
-    jitanon__wr32(b, 2, 0);                   /* NRCPUS: available, online */
-    jitanon__wr32(b + 4, 2, 0);
+    le32(b, 2);                   /* NRCPUS: available, online */
+    le32(b + 4, 2);
     if (jitanon_perf_writer_add_feature(&g->pw, 7, b, 8, &g->err) != JITANON_OK) die(g, "feature");
-    jitanon__wr64(b, g->first_sample, 0); /* SAMPLE_TIME: first, last */
-    jitanon__wr64(b + 8, g->last_sample, 0);
+    le64(b, g->first_sample); /* SAMPLE_TIME: first, last */
+    le64(b + 8, g->last_sample);
     if (jitanon_perf_writer_add_feature(&g->pw, 21, b, 16, &g->err) != JITANON_OK) die(g, "feature");
-    jitanon__wr64(b, 1, 0); /* CLOCKID: resolution in ns */
+    le64(b, 1); /* CLOCKID: resolution in ns */
     if (jitanon_perf_writer_add_feature(&g->pw, 23, b, 8, &g->err) != JITANON_OK) die(g, "feature");
 }
 
@@ -302,10 +284,10 @@ static size_t v8_unwind(uint8_t *out, uint64_t code_size)
     uint8_t *fde = out + 24;
     uint32_t a8 = (uint32_t)((code_size + 7) & ~(uint64_t)7), eh = 24 + 24 + 4;
     memcpy(out, cie, sizeof cie);
-    jitanon__wr32(fde, 20, 0);                             /* length */
-    jitanon__wr32(fde + 4, 28, 0);                         /* back to the CIE */
-    jitanon__wr32(fde + 8, (uint64_t) - (int64_t)(a8 + 32), 0); /* pc_begin, pc-relative */
-    jitanon__wr32(fde + 12, code_size, 0);                 /* pc_range */
+    le32(fde, 20);                             /* length */
+    le32(fde + 4, 28);                         /* back to the CIE */
+    le32(fde + 8, (uint64_t)-(int64_t)(a8 + 32)); /* pc_begin, pc-relative */
+    le32(fde + 12, code_size);                 /* pc_range */
     fde[16] = 0;                                           /* augmentation length */
     fde[17] = 0x41;                                        /* DW_CFA_advance_loc 1 */
     fde[18] = 0x0e;                                        /* DW_CFA_def_cfa_offset 16 */
@@ -316,10 +298,10 @@ static size_t v8_unwind(uint8_t *out, uint64_t code_size)
     out[eh + 1] = 0x1b;                                    /* eh_frame_ptr: pcrel|sdata4 */
     out[eh + 2] = 0x03;                                    /* fde_count: udata4 */
     out[eh + 3] = 0x3b;                                    /* table: datarel|sdata4 */
-    jitanon__wr32(out + eh + 4, (uint64_t) - (int64_t)(eh + 4), 0);
-    jitanon__wr32(out + eh + 8, 1, 0);
-    jitanon__wr32(out + eh + 12, (uint64_t) - (int64_t)(a8 + eh), 0);
-    jitanon__wr32(out + eh + 16, (uint64_t) - (int64_t)(eh - 24), 0);
+    le32(out + eh + 4, (uint64_t)-(int64_t)(eh + 4));
+    le32(out + eh + 8, 1);
+    le32(out + eh + 12, (uint64_t)-(int64_t)(a8 + eh));
+    le32(out + eh + 16, (uint64_t)-(int64_t)(eh - 24));
     return eh + 20;
 }
 

@@ -67,12 +67,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Callchain context markers (the perf_event ABI): entries at or above PERF_CONTEXT_MAX
-   say which space the following addresses belong to. */
-#define CTX_HV ((uint64_t)-32)
-#define CTX_KERNEL ((uint64_t)-128)
-#define CTX_USER ((uint64_t)-512)
-#define CTX_MAX ((uint64_t)-4095)
 /* x86-64 and arm64 kernels live in the upper half (for samples without a callchain) */
 #define KERNEL_START 0x8000000000000000u
 #define MAX_FRAMES 1024 /* perf records at most 127 by default (kernel.perf_event_max_stack) */
@@ -89,10 +83,10 @@ typedef struct task_event {
     uint32_t tid, from_tid; /* from_tid: FORK's parent thread; 0 for a COMM */
     uint64_t time;
     char *comm;             /* NULL for a FORK */
-    size_t seq;             /* file order, for records with equal times */
+    size_t seq;             /* arrival order, for records with equal times */
 } task_event;
 
-/* --pprof: what the Mapping of an address is (MMAP/MMAP2 records, first pass). */
+/* --pprof: what the Mapping of an address is (MMAP/MMAP2 records, from opts.on_event). */
 typedef struct mmap_ev {
     uint32_t pid;
     uint64_t start, len, pgoff;
@@ -100,15 +94,6 @@ typedef struct mmap_ev {
     char build_id[41]; /* hex, "" when the record has none */
     size_t seq;
 } mmap_ev;
-
-/* --pprof: each SAMPLE's period (first pass), found again by (time, tid, ip): the
-   injector hands samples over in time order, not file order. */
-typedef struct period_ev {
-    uint64_t time, ip, period;
-    uint32_t tid;
-    uint32_t attr;
-    int used;
-} period_ev;
 
 /* --pprof: a jitted function's code and its DEBUG_INFO lines (offsets from its code
    address), from the jitdumps as the injector loads them (opts.io.load_dump). */
@@ -139,8 +124,8 @@ typedef struct pprof_state {
     pp_profile files;     /* a string pool only: the DEBUG_INFO file names */
     mmap_ev *mmaps;
     size_t nmmaps, mmaps_cap;
-    period_ev *periods;
-    size_t nperiods, periods_cap;
+    uint64_t *attr_period; /* nattrs: the period of a sample without its own (0: none) */
+    int typed;             /* the value columns are declared (at the first sample) */
     jit_fn *fns;          /* open addressing by (pid, code_index) */
     size_t fns_cap, nfns;
     dbg_line *lines;
@@ -173,6 +158,7 @@ typedef struct profile {
     char (*names)[NAME_LEN]; /* MAX_FRAMES + 1: one sample's frame names */
     fg_frame *frames;
     pprof_state *pprof;    /* --pprof */
+    jitanon_perf_reader *reader;
 } profile;
 
 static char *xstrdup(const char *s)
@@ -253,6 +239,15 @@ static int is_anon(const jitanon_str *n)
 {
     return (n->length >= 6 && !memcmp(n->data, "//anon", 6)) || (n->length >= 6 && !memcmp(n->data, "[anon:", 6)) ||
            (n->length >= 7 && !memcmp(n->data, "/memfd:", 7));
+}
+
+/* A sample's own address in the kernel (for samples without a callchain): the injector
+   resolves it to the kernel's mapping, a process mapping never holds it.  The flat
+   profile shows it as [unknown], the stacks as [kernel.kallsyms]. */
+static int in_kernel(const jitanon_inject_sample *s)
+{
+    return s->ip >= KERNEL_START &&
+           (s->kind == JITANON_TRIM_NONE || (s->kind == JITANON_TRIM_FILE && s->cpumode != JITANON_PERF_MISC_USER));
 }
 
 /* One frame's name for --folded (see the top comment), and its kind for the colours. */
@@ -354,34 +349,6 @@ static const mmap_ev *find_mmap(const pprof_state *st, uint32_t pid, uint64_t ip
         if (!best || e->seq > best->seq) best = e;
     }
     return best;
-}
-
-static int by_period_key(const void *a, const void *b)
-{
-    const period_ev *x = (const period_ev *)a, *y = (const period_ev *)b;
-    if (x->time != y->time) return x->time < y->time ? -1 : 1;
-    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
-    if (x->ip != y->ip) return x->ip < y->ip ? -1 : 1;
-    return 0;
-}
-
-/* The first pass's record of this sample (NULL when there is none): the first unused
-   one with its time, tid and ip. */
-static period_ev *find_period(pprof_state *st, const jitanon_inject_sample *s)
-{
-    size_t lo = 0, hi = st->nperiods;
-    period_ev key;
-    key.time = s->time;
-    key.tid = s->tid;
-    key.ip = s->ip;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (by_period_key(&st->periods[mid], &key) < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    for (; lo < st->nperiods && !by_period_key(&st->periods[lo], &key); lo++)
-        if (!st->periods[lo].used) return &st->periods[lo];
-    return NULL;
 }
 
 static size_t fn_hash(uint32_t pid, uint64_t code_index, size_t cap)
@@ -651,14 +618,11 @@ static void pprof_sample(pprof_state *st, const jitanon_inject_sample *s, const 
                          const char *comm)
 {
     pp_label lab[3];
-    period_ev *pe = find_period(st, s);
-    size_t i;
+    size_t i, attr = s->rec->attr_index;
     for (i = 0; i <= st->nattrs; i++) st->values[i] = 0;
     st->values[0] = 1;
-    if (pe) {
-        pe->used = 1;
-        if (pe->attr < st->nattrs) st->values[1 + pe->attr] = (int64_t)pe->period;
-    }
+    if (attr < st->nattrs)
+        st->values[1 + attr] = (int64_t)(s->rec->sample.period ? s->rec->sample.period : st->attr_period[attr]);
     memset(lab, 0, sizeof lab);
     lab[0].key = "pid";
     lab[0].num = s->pid;
@@ -686,11 +650,14 @@ static void pprof_sample(pprof_state *st, const jitanon_inject_sample *s, const 
     if (s->time > st->last_time) st->last_time = s->time;
 }
 
+static void pprof_begin(pprof_state *st, jitanon_perf_reader *r); /* below, with the value columns */
+
 static void on_sample(void *user, const jitanon_inject_sample *s)
 {
     profile *p = (profile *)user;
     char name[512];
     size_t i;
+    if (p->pprof && !p->pprof->typed) pprof_begin(p->pprof, p->reader);
     if (p->stacks) {
         char(*names)[NAME_LEN] = p->names, comm[32];
         fg_frame *frames = p->frames;
@@ -702,7 +669,7 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
         else snprintf(comm, sizeof comm, ":%u", (unsigned)s->tid);
         /* leaf first, as recorded */
         if (!s->callchain_nr) { /* no context marker: the address tells */
-            int kern = s->kind == JITANON_TRIM_NONE && s->ip >= KERNEL_START;
+            int kern = in_kernel(s);
             frames[n].kind = frame_name(p, s, kern, names[n], sizeof names[n]);
             if (st) st->locs[n] = frame_location(st, s, kern, 1, names[n], frames[n].kind);
             n++;
@@ -710,14 +677,14 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
         for (i = 0; i < s->callchain_nr && n < MAX_FRAMES; i++) {
             uint64_t ip = jitanon_perf_u64_at(s->callchain, i, s->big_endian);
             jitanon_inject_sample f;
-            if (ip >= CTX_MAX) {
+            if (ip >= JITANON_PERF_CONTEXT_MAX) {
                 /* perf drops a whole callchain with a marker other than these three
                    (some JITs' chains end in -1): so do we, keeping the sample */
-                if (ip != CTX_KERNEL && ip != CTX_HV && ip != CTX_USER) {
+                if (ip != JITANON_PERF_CONTEXT_KERNEL && ip != JITANON_PERF_CONTEXT_HV && ip != JITANON_PERF_CONTEXT_USER) {
                     n = 0;
                     break;
                 }
-                kernel = ip != CTX_USER;
+                kernel = ip != JITANON_PERF_CONTEXT_USER;
                 ctx_first = 1;
                 continue;
             }
@@ -756,7 +723,7 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
         const char *m = map_name(p, s->pid, s->ip);
         if (m) snprintf(name, sizeof name, "%s [perf-%u.map]", m, (unsigned)s->pid);
         else snprintf(name, sizeof name, "[JIT] tid %u 0x%" PRIx64, (unsigned)s->pid, s->ip);
-    } else if (s->kind != JITANON_TRIM_NONE) {
+    } else if (s->kind != JITANON_TRIM_NONE && !in_kernel(s)) {
         snprintf(name, sizeof name, "[%.*s]", (int)s->name.length, s->name.data);
     } else {
         snprintf(name, sizeof name, "[unknown]");
@@ -803,41 +770,84 @@ static void clock_data(pprof_state *st, jitanon_bytes b, int big)
     st->clock_ns = rd_u(b.data + 16, 8, big);
 }
 
-/* --pprof's part of the first pass: the mmaps (for the Mappings) and every sample's
-   period and event (on_sample gets neither). */
-static void pprof_record(pprof_state *st, const jitanon_perf_record *rec)
+/* Where `key` goes in v (n sorted elements of `size` bytes): after every element not
+   greater, so elements that compare equal keep their arrival order. */
+static size_t upper_bound(const void *v, size_t n, size_t size, const void *key, int (*cmp)(const void *, const void *))
 {
-    if (rec->type == JITANON_PERF_RECORD_MMAP || rec->type == JITANON_PERF_RECORD_MMAP2) {
-        mmap_ev *m;
-        size_t i;
-        st->mmaps = (mmap_ev *)xgrow(st->mmaps, &st->mmaps_cap, st->nmmaps + 1, sizeof *st->mmaps);
-        m = &st->mmaps[st->nmmaps];
-        memset(m, 0, sizeof *m);
-        m->pid = rec->mmap.pid;
-        m->start = rec->mmap.start;
-        m->len = rec->mmap.len;
-        m->pgoff = rec->mmap.pgoff;
-        m->seq = st->nmmaps++;
-        m->file = (char *)malloc(rec->mmap.filename.length + 1);
-        if (!m->file) exit(3);
-        memcpy(m->file, rec->mmap.filename.data, rec->mmap.filename.length);
-        m->file[rec->mmap.filename.length] = 0;
-        if (rec->mmap.has_build_id)
-            for (i = 0; i < rec->mmap.build_id_size && i < 20; i++)
-                snprintf(m->build_id + 2 * i, 3, "%02x", rec->mmap.build_id[i]);
-    } else if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE && rec->feature.feat_id == FEAT_CLOCK_DATA) {
-        clock_data(st, rec->feature.data, rec->big_endian);
-    } else if (rec->type == JITANON_PERF_RECORD_SAMPLE) {
-        period_ev *e;
-        st->periods = (period_ev *)xgrow(st->periods, &st->periods_cap, st->nperiods + 1, sizeof *st->periods);
-        e = &st->periods[st->nperiods++];
-        memset(e, 0, sizeof *e);
-        e->time = rec->sid.time;
-        e->tid = rec->sid.tid;
-        e->ip = rec->sample.ip;
-        e->period = rec->sample.period;
-        e->attr = (uint32_t)rec->attr_index;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp((const char *)v + mid * size, key) <= 0) lo = mid + 1;
+        else hi = mid;
     }
+    return lo;
+}
+
+/* --pprof: an mmap (for the Mappings), kept sorted for find_mmap. */
+static void pprof_mmap(pprof_state *st, const jitanon_perf_record *rec)
+{
+    mmap_ev m;
+    size_t i, at;
+    memset(&m, 0, sizeof m);
+    m.pid = rec->mmap.pid;
+    m.start = rec->mmap.start;
+    m.len = rec->mmap.len;
+    m.pgoff = rec->mmap.pgoff;
+    m.seq = st->nmmaps;
+    m.file = (char *)malloc(rec->mmap.filename.length + 1);
+    if (!m.file) exit(3);
+    memcpy(m.file, rec->mmap.filename.data, rec->mmap.filename.length);
+    m.file[rec->mmap.filename.length] = 0;
+    if (rec->mmap.has_build_id)
+        for (i = 0; i < rec->mmap.build_id_size && i < 20; i++) snprintf(m.build_id + 2 * i, 3, "%02x", rec->mmap.build_id[i]);
+    st->mmaps = (mmap_ev *)xgrow(st->mmaps, &st->mmaps_cap, st->nmmaps + 1, sizeof *st->mmaps);
+    at = upper_bound(st->mmaps, st->nmmaps, sizeof m, &m, by_mmap);
+    memmove(st->mmaps + at + 1, st->mmaps + at, (st->nmmaps - at) * sizeof m);
+    st->mmaps[at] = m;
+    st->nmmaps++;
+}
+
+/* A COMM or FORK, kept sorted by thread and time for comm_at. */
+static void add_task(profile *p, const jitanon_perf_record *rec)
+{
+    task_event e;
+    size_t at;
+    memset(&e, 0, sizeof e);
+    e.time = (rec->sid.present & JITANON_PERF_SAMPLE_TIME) ? rec->sid.time : 0;
+    e.seq = p->ntasks;
+    if (rec->type == JITANON_PERF_RECORD_COMM) {
+        e.tid = rec->comm.tid;
+        e.from_tid = rec->comm.tid;
+        e.comm = (char *)malloc(rec->comm.comm.length + 1);
+        if (!e.comm) exit(3);
+        memcpy(e.comm, rec->comm.comm.data, rec->comm.comm.length);
+        e.comm[rec->comm.comm.length] = 0;
+    } else {
+        e.tid = rec->task.tid;
+        e.from_tid = rec->task.ptid;
+        e.time = rec->task.time;
+    }
+    if (p->ntasks == p->tasks_cap) {
+        p->tasks_cap = p->tasks_cap ? p->tasks_cap * 2 : 256;
+        p->tasks = (task_event *)realloc(p->tasks, p->tasks_cap * sizeof *p->tasks);
+        if (!p->tasks) exit(3);
+    }
+    at = upper_bound(p->tasks, p->ntasks, sizeof e, &e, by_tid_time);
+    memmove(p->tasks + at + 1, p->tasks + at, (p->ntasks - at) * sizeof e);
+    p->tasks[at] = e;
+    p->ntasks++;
+}
+
+/* opts.on_event: the threads' names and the mappings, in time order with the samples,
+   so the recording is read once. */
+static void on_event(void *user, const jitanon_perf_record *rec)
+{
+    profile *p = (profile *)user;
+    if (p->stacks && (rec->type == JITANON_PERF_RECORD_COMM || rec->type == JITANON_PERF_RECORD_FORK)) add_task(p, rec);
+    if (!p->pprof) return;
+    if (rec->type == JITANON_PERF_RECORD_MMAP || rec->type == JITANON_PERF_RECORD_MMAP2) pprof_mmap(p->pprof, rec);
+    else if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE && rec->feature.feat_id == FEAT_CLOCK_DATA)
+        clock_data(p->pprof, rec->feature.data, rec->big_endian); /* a pipe's */
 }
 
 /* perf's names of the generic events (perf_event.h's PERF_COUNT_HW_* / _SW_* order). */
@@ -851,7 +861,8 @@ static const char *const sw_events[] = {"cpu-clock", "task-clock", "page-faults"
 /* The value columns: "samples"/"count", then one per event of the recording, named as
    pprof names CPU time ("cpu"/"nanoseconds": cpu-clock's period is in nanoseconds) or
    by the event with unit "count".  A sample without its own period (a fixed-period
-   recording without PERF_SAMPLE_PERIOD) gets the attr's sample_period. */
+   recording without PERF_SAMPLE_PERIOD) gets the attr's sample_period.  Declared at the
+   first sample (a pipe's attrs come as records before it), or at the end. */
 static void pprof_types(pprof_state *st, jitanon_perf_reader *r)
 {
     size_t i;
@@ -872,7 +883,6 @@ static void pprof_types(pprof_state *st, jitanon_perf_reader *r)
         char buf[64], note[160];
         uint64_t period = a->raw.size >= 24 ? jitanon_perf_u64_at(a->raw, 2, r->big_endian) : 0;
         int freq = (a->flags >> 10) & 1;
-        size_t k;
         if (a->type == 0 && a->config < sizeof hw_events / sizeof *hw_events) ev = hw_events[a->config];
         if (a->type == 1 && a->config < sizeof sw_events / sizeof *sw_events) ev = sw_events[a->config];
         if (!ev) {
@@ -889,53 +899,21 @@ static void pprof_types(pprof_state *st, jitanon_perf_reader *r)
             snprintf(note, sizeof note, "event: %s, %s %" PRIu64, ev, freq ? "frequency (Hz)" : "period", period);
             pp_comment(&st->pp, note);
         }
-        if (!freq && period)
-            for (k = 0; k < st->nperiods; k++)
-                if (st->periods[k].attr == i && !st->periods[k].period) st->periods[k].period = period;
+        if (!freq) st->attr_period[i] = period;
     }
 }
 
-/* First pass (stacks only): the COMM and FORK records, which on_sample does not see. */
-static jitanon_result read_tasks(profile *p, const char *path, jitanon_error *err)
+/* The value columns and what one sample needs, once the attrs are known. */
+static void pprof_begin(pprof_state *st, jitanon_perf_reader *r)
 {
-    jitanon_perf_reader r;
-    jitanon_perf_record rec;
-    jitanon_result res = jitanon_perf_reader_open(&r, path, NULL, err);
-    while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, err)) == JITANON_OK) {
-        task_event e;
-        if (p->pprof) pprof_record(p->pprof, &rec);
-        if (rec.type != JITANON_PERF_RECORD_COMM && rec.type != JITANON_PERF_RECORD_FORK) continue;
-        memset(&e, 0, sizeof e);
-        e.time = (rec.sid.present & JITANON_PERF_SAMPLE_TIME) ? rec.sid.time : 0;
-        e.seq = p->ntasks;
-        if (rec.type == JITANON_PERF_RECORD_COMM) {
-            e.tid = rec.comm.tid;
-            e.from_tid = rec.comm.tid;
-            e.comm = (char *)malloc(rec.comm.comm.length + 1);
-            if (!e.comm) exit(3);
-            memcpy(e.comm, rec.comm.comm.data, rec.comm.comm.length);
-            e.comm[rec.comm.comm.length] = 0;
-        } else {
-            e.tid = rec.task.tid;
-            e.from_tid = rec.task.ptid;
-            e.time = rec.task.time;
-        }
-        if (p->ntasks == p->tasks_cap) {
-            p->tasks_cap = p->tasks_cap ? p->tasks_cap * 2 : 256;
-            p->tasks = (task_event *)realloc(p->tasks, p->tasks_cap * sizeof *p->tasks);
-            if (!p->tasks) exit(3);
-        }
-        p->tasks[p->ntasks++] = e;
-    }
-    if (res == JITANON_END && p->pprof) pprof_types(p->pprof, &r);
-    jitanon_perf_reader_release(&r);
-    if (p->ntasks) qsort(p->tasks, p->ntasks, sizeof *p->tasks, by_tid_time);
-    if (p->pprof) {
-        pprof_state *st = p->pprof;
-        if (st->nmmaps) qsort(st->mmaps, st->nmmaps, sizeof *st->mmaps, by_mmap);
-        if (st->nperiods) qsort(st->periods, st->nperiods, sizeof *st->periods, by_period_key);
-    }
-    return res == JITANON_END ? JITANON_OK : res;
+    st->typed = 1;
+    st->attr_period = (uint64_t *)calloc(r->attr_count + 1, sizeof *st->attr_period);
+    if (!st->attr_period) exit(3);
+    pprof_types(st, r);
+    st->values = (int64_t *)calloc(st->nattrs + 1, sizeof *st->values);
+    st->locs = (uint64_t *)calloc(MAX_FRAMES + 1, sizeof *st->locs);
+    st->memo = (loc_memo *)calloc(LOC_MEMO, sizeof *st->memo);
+    if (!st->values || !st->locs || !st->memo) exit(3);
 }
 
 /* The profile, written atomically (a temporary file renamed over `path`), or to standard
@@ -1027,10 +1005,10 @@ int main(int argc, char **argv)
     if (!path) return usage(stderr), 2;
     p.stacks = folded || svg || pprof;
     p.no_tree = !folded && !svg;
-    if (p.stacks && !strcmp(path, "-"))
-        return fprintf(stderr, "symbolize: --folded, --svg and --pprof read the recording twice: give a file, not -\n"), 2;
     o.on_sample = on_sample;
-    o.io.user = &p;
+    o.on_event = on_event;
+    o.sample_user = &p;
+    o.io.user = &p; /* load_dump's */
     fg_init(&p.tree);
     if (p.stacks) {
         p.names = (char(*)[NAME_LEN])malloc((MAX_FRAMES + 1) * sizeof *p.names);
@@ -1044,18 +1022,13 @@ int main(int argc, char **argv)
         pp_init(&p.pprof->files);
         o.io.load_dump = load_dump;
     }
-    res = p.stacks ? read_tasks(&p, path, &err) : JITANON_OK;
-    if (res == JITANON_OK && p.pprof) {
-        p.pprof->values = (int64_t *)calloc(p.pprof->nattrs + 1, sizeof *p.pprof->values);
-        p.pprof->locs = (uint64_t *)calloc(MAX_FRAMES + 1, sizeof *p.pprof->locs);
-        p.pprof->memo = (loc_memo *)calloc(LOC_MEMO, sizeof *p.pprof->memo);
-        if (!p.pprof->values || !p.pprof->locs || !p.pprof->memo) exit(3);
-    }
-    if (res == JITANON_OK) {
-        res = jitanon_perf_reader_open(&r, path, NULL, &err);
-        if (res == JITANON_OK) res = jitanon_inject(&r, NULL, &o, NULL, &err); /* no output: resolve only */
-        jitanon_perf_reader_release(&r);
-    }
+    p.reader = &r;
+    res = jitanon_perf_reader_open(&r, path, NULL, &err);
+    /* a file's attrs and features are there before its records; a pipe's come as records */
+    if (res == JITANON_OK && p.pprof && r.mode == JITANON_PERF_FILE) pprof_begin(p.pprof, &r);
+    if (res == JITANON_OK) res = jitanon_inject(&r, NULL, &o, NULL, &err); /* no output: resolve only */
+    if (res == JITANON_OK && p.pprof && !p.pprof->typed) pprof_begin(p.pprof, &r);
+    jitanon_perf_reader_release(&r);
     if (res != JITANON_OK) {
         char msg[512];
         jitanon_format_error(msg, sizeof msg, &err);
@@ -1098,7 +1071,7 @@ int main(int argc, char **argv)
         pprof_state *st = p.pprof;
         for (i = 0; i < st->nmmaps; i++) free(st->mmaps[i].file);
         free(st->mmaps);
-        free(st->periods);
+        free(st->attr_period);
         free(st->fns);
         free(st->lines);
         free(st->dumps);

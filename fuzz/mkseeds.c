@@ -103,8 +103,7 @@ static void build_dump(jitanon_membuf *out, int big)
     size_t ehn, hdrn, i;
     memset(out, 0, sizeof *out);
     memset(&w, 0, sizeof w);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
+    sink = jdrec_sink(out);
     for (i = 0; i < 4; i++) fn_code(code[i], sizeof code[i], (uint8_t)i);
     memset(e, 0, sizeof e);
     e[0].addr = CODE + 0x40, e[0].lineno = 10, e[0].file.data = "app.js", e[0].file.length = 6;
@@ -124,84 +123,50 @@ static void build_dump(jitanon_membuf *out, int big)
 
 /* -- perf.data ------------------------------------------------------------------------------ */
 
-typedef struct rec {
+/* Every record comes from the library's encoder; `attr` gives the trailer (cpu 1). */
+static void put(jitanon_perf_writer *w, const jitanon_perf_attr *a, jitanon_perf_record *rec, int big, uint32_t type,
+                uint16_t misc, uint64_t time)
+{
     uint8_t b[512];
     size_t n;
-    int big;
-} rec;
-
-static void r_start(rec *r, int big, uint32_t type, uint16_t misc)
-{
-    memset(r, 0, sizeof *r);
-    r->big = big;
-    jitanon__wr32(r->b, type, big);
-    jitanon__wr16(r->b + 4, misc, big);
-    r->n = 8;
-}
-static void r_u32(rec *r, uint64_t v) { jitanon__wr32(r->b + r->n, v, r->big), r->n += 4; }
-static void r_u64(rec *r, uint64_t v) { jitanon__wr64(r->b + r->n, v, r->big), r->n += 8; }
-static void r_str(rec *r, const char *s)
-{
-    size_t k = strlen(s) + 1;
-    memcpy(r->b + r->n, s, k);
-    r->n += (k + 7) & ~(size_t)7;
-}
-static void r_trailer(rec *r, uint32_t tid, uint64_t time)
-{
-    r_u32(r, PID), r_u32(r, tid);
-    r_u64(r, time);
-    r_u64(r, ATTR_ID);
-    r_u32(r, 1), r_u32(r, 0); /* cpu */
-    r_u64(r, ATTR_ID);
-}
-static void r_put(rec *r, jitanon_perf_writer *w)
-{
     jitanon_error err;
-    jitanon__wr16(r->b + 6, r->n, r->big);
-    ok(jitanon_perf_writer_write(w, r->b, r->n, &err), "record");
+    rec->type = type;
+    rec->misc = misc;
+    rec->big_endian = big;
+    rec->sid.time = time;
+    rec->sid.cpu = 1;
+    ok(jitanon_perf_encode(b, sizeof b, &n, rec, a, &err), "encode");
+    ok(jitanon_perf_writer_write(w, b, n, &err), "record");
 }
 
-static void mmap2(jitanon_perf_writer *w, int big, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
-                  uint32_t prot, const char *name)
+static void mmap2(jitanon_perf_writer *w, const jitanon_perf_attr *a, int big, uint64_t time, uint64_t start,
+                  uint64_t len, uint64_t pgoff, uint32_t prot, const char *name)
 {
-    rec r;
-    r_start(&r, big, JITANON_PERF_RECORD_MMAP2, JITANON_PERF_MISC_USER);
-    r_u32(&r, PID), r_u32(&r, PID);
-    r_u64(&r, start), r_u64(&r, len), r_u64(&r, pgoff);
-    r_u32(&r, 8), r_u32(&r, 1), r_u64(&r, 4242), r_u64(&r, 0); /* maj, min, ino, ino_generation */
-    r_u32(&r, prot), r_u32(&r, 2 /* MAP_PRIVATE */);
-    r_str(&r, name);
-    r_trailer(&r, PID, time);
-    r_put(&r, w);
+    jitanon_perf_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.mmap.pid = rec.mmap.tid = PID;
+    rec.mmap.start = start, rec.mmap.len = len, rec.mmap.pgoff = pgoff;
+    rec.mmap.maj = 8, rec.mmap.min = 1, rec.mmap.ino = 4242;
+    rec.mmap.prot = prot, rec.mmap.flags = 2 /* MAP_PRIVATE */;
+    rec.mmap.filename.data = name, rec.mmap.filename.length = strlen(name);
+    put(w, a, &rec, big, JITANON_PERF_RECORD_MMAP2, JITANON_PERF_MISC_USER, time);
 }
 
-static void sample(jitanon_perf_writer *w, int big, uint64_t time, uint64_t ip)
+static void sample(jitanon_perf_writer *w, const jitanon_perf_attr *a, int big, uint64_t time, uint64_t ip)
 {
-    rec r;
-    r_start(&r, big, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER);
-    r_u64(&r, ATTR_ID); /* IDENTIFIER */
-    r_u64(&r, ip);
-    r_u32(&r, PID), r_u32(&r, PID);
-    r_u64(&r, time);
-    r_u64(&r, ATTR_ID);
-    r_u32(&r, 1), r_u32(&r, 0);
-    r_u64(&r, 100000); /* period */
-    r_put(&r, w);
+    jitanon_perf_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.sample.ip = ip;
+    rec.sid.pid = rec.sid.tid = PID;
+    rec.sample.period = 100000;
+    put(w, a, &rec, big, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, time);
 }
 
-static void round_end(jitanon_perf_writer *w, int big)
+static void round_end(jitanon_perf_writer *w, const jitanon_perf_attr *a, int big)
 {
-    rec r;
-    r_start(&r, big, JITANON_PERF_RECORD_FINISHED_ROUND, 0);
-    r_put(&r, w);
-}
-
-static uint64_t bitrev64(uint64_t v)
-{
-    uint64_t r = 0;
-    int i;
-    for (i = 0; i < 64; i++) r |= (v >> i & 1) << (63 - i);
-    return r;
+    jitanon_perf_record rec;
+    memset(&rec, 0, sizeof rec);
+    put(w, a, &rec, big, JITANON_PERF_RECORD_FINISHED_ROUND, 0, 0);
 }
 
 static void build_perf(jitanon_membuf *out, jitanon_perf_mode mode, int big)
@@ -216,33 +181,20 @@ static void build_perf(jitanon_membuf *out, jitanon_perf_mode mode, int big)
     uint64_t flags = 1ull << 0 /* disabled */ | 1ull << 8 /* mmap */ | 1ull << 9 /* comm */ | 1ull << 18 /* sample_id_all */ |
                      1ull << 23 /* mmap2 */ | 1ull << 25 /* use_clockid */;
     uint8_t hostsec[4 + sizeof hostname];
-    rec r;
+    jitanon_perf_record rec;
     int i;
     memset(out, 0, sizeof *out);
     memset(&w, 0, sizeof w);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
-    memset(raw, 0, sizeof raw);
-    jitanon__wr32(raw, 1, big);        /* PERF_TYPE_SOFTWARE */
-    jitanon__wr32(raw + 4, 128, big);  /* size */
-    jitanon__wr64(raw + 8, 0, big);    /* cpu-clock */
-    jitanon__wr64(raw + 16, 4000, big);
-    jitanon__wr64(raw + 24, ST, big);
-    jitanon__wr64(raw + 40, big ? bitrev64(flags) : flags, big);
-    jitanon__wr32(raw + 92, 1, big);   /* clockid CLOCK_MONOTONIC */
+    sink = jdrec_sink(out);
     memset(&a, 0, sizeof a);
-    a.type = 1;
+    a.type = 1; /* PERF_TYPE_SOFTWARE, config 0: cpu-clock */
     a.size = 128;
     a.sample_type = ST;
     a.flags = flags;
-    a.sample_id_all = 1;
-    a.use_clockid = 1;
-    a.clockid = 1;
-    a.id_hdr_size = 40;
-    a.raw.data = raw;
-    a.raw.size = sizeof raw;
+    a.clockid = 1; /* CLOCK_MONOTONIC */
     a.ids = ids;
     a.id_count = 1;
+    ok(jitanon_perf_encode_attr(raw, sizeof raw, &a, 4000, big, &err), "attr");
     ok(jitanon_perf_writer_init(&w, mode, big, sink, mode == JITANON_PERF_FILE ? membuf_pwrite : NULL, NULL, &err),
        "writer");
     ok(jitanon_perf_writer_add_attr(&w, &a, &err), "attr");
@@ -250,33 +202,32 @@ static void build_perf(jitanon_membuf *out, jitanon_perf_mode mode, int big)
     memcpy(hostsec + 4, hostname, sizeof hostname);
     ok(jitanon_perf_writer_add_feature(&w, 2 + 1 /* HOSTNAME */, hostsec, sizeof hostsec, &err), "feature");
 
-    r_start(&r, big, JITANON_PERF_RECORD_COMM, 0);
-    r_u32(&r, PID), r_u32(&r, PID);
-    r_str(&r, "node");
-    r_trailer(&r, PID, 1000);
-    r_put(&r, &w);
-    mmap2(&w, big, 1100, 0x400000, 0x200000, 0, 5, "/usr/bin/node");
-    mmap2(&w, big, 1200, 0x7f0000000000ull, 4096, 0, 5, "/tmp/jit-1234.dump");
-    mmap2(&w, big, 1300, CODE, 0x1000, 0, 7, "//anon");
-    sample(&w, big, 1400, CODE + 0x10);
-    sample(&w, big, 1500, CODE + 0x50);
-    sample(&w, big, 1600, 0x400123);
-    sample(&w, big, 1700, CODE + 0x800); /* unnamed jitted code: stays //anon */
-    round_end(&w, big);
-    mmap2(&w, big, 2150, CODE, 0x2000, 0, 7, "//anon"); /* the JIT committed a page: coalesced */
-    mmap2(&w, big, 2255, CODE, 0x3000, 0, 7, "//anon");
+    memset(&rec, 0, sizeof rec);
+    rec.comm.pid = rec.comm.tid = PID;
+    rec.comm.comm.data = "node", rec.comm.comm.length = 4;
+    put(&w, &a, &rec, big, JITANON_PERF_RECORD_COMM, 0, 1000);
+    mmap2(&w, &a, big, 1100, 0x400000, 0x200000, 0, 5, "/usr/bin/node");
+    mmap2(&w, &a, big, 1200, 0x7f0000000000ull, 4096, 0, 5, "/tmp/jit-1234.dump");
+    mmap2(&w, &a, big, 1300, CODE, 0x1000, 0, 7, "//anon");
+    sample(&w, &a, big, 1400, CODE + 0x10);
+    sample(&w, &a, big, 1500, CODE + 0x50);
+    sample(&w, &a, big, 1600, 0x400123);
+    sample(&w, &a, big, 1700, CODE + 0x800); /* unnamed jitted code: stays //anon */
+    round_end(&w, &a, big);
+    mmap2(&w, &a, big, 2150, CODE, 0x2000, 0, 7, "//anon"); /* the JIT committed a page: coalesced */
+    mmap2(&w, &a, big, 2255, CODE, 0x3000, 0, 7, "//anon");
     for (i = 0; i < 4; i++) {
-        sample(&w, big, 2300 + 100 * (uint64_t)i, CODE + 0x1010);
-        sample(&w, big, 2350 + 100 * (uint64_t)i, CODE + 0x2010); /* fn_one after its MOVE */
+        sample(&w, &a, big, 2300 + 100 * (uint64_t)i, CODE + 0x1010);
+        sample(&w, &a, big, 2350 + 100 * (uint64_t)i, CODE + 0x2010); /* fn_one after its MOVE */
     }
-    sample(&w, big, 2800, CODE + 0x2110);
-    round_end(&w, big);
-    r_start(&r, big, JITANON_PERF_RECORD_EXIT, 0);
-    r_u32(&r, PID), r_u32(&r, 1), r_u32(&r, PID), r_u32(&r, 1);
-    r_u64(&r, 3100);
-    r_trailer(&r, PID, 3100);
-    r_put(&r, &w);
-    round_end(&w, big);
+    sample(&w, &a, big, 2800, CODE + 0x2110);
+    round_end(&w, &a, big);
+    memset(&rec, 0, sizeof rec);
+    rec.task.pid = rec.task.tid = PID;
+    rec.task.ppid = rec.task.ptid = 1;
+    rec.task.time = 3100;
+    put(&w, &a, &rec, big, JITANON_PERF_RECORD_EXIT, 0, 3100);
+    round_end(&w, &a, big);
     ok(jitanon_perf_writer_finish(&w, &err), "finish");
     jitanon_perf_writer_release(&w);
 }
@@ -285,31 +236,25 @@ static void build_perf(jitanon_membuf *out, jitanon_perf_mode mode, int big)
 static void build_elf(const jitanon_membuf *dump, jitanon_membuf *out)
 {
     jitanon_jitdump *d;
+    jitanon_jitdump_func_iter it;
+    jitanon_jitdump_func f;
     jitanon_elf_builder b;
+    jitanon_elf_func fn;
     jitanon_sink sink;
     jitanon_error err;
-    size_t i;
-    const jitanon_jitdump_record *debug = NULL, *unwind = NULL;
+    jitanon_result res;
     memset(out, 0, sizeof *out);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
+    sink = jdrec_sink(out);
     if (jitanon_jitdump_load_memory(dump->data, dump->size, NULL, &d, &err) != JITANON_OK) die("reload dump");
     ok(jitanon_elf_builder_init(&b, &d->header, NULL, &err), "elf init");
-    for (i = 0; i < d->record_count; i++) {
-        const jitanon_jitdump_record *r = &d->records[i];
-        jitanon_elf_func fn;
-        if (r->id == JITANON_JITDUMP_CODE_DEBUG_INFO) debug = r;
-        if (r->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) unwind = r;
-        if (r->id != JITANON_JITDUMP_CODE_LOAD) continue;
-        memset(&fn, 0, sizeof fn);
-        fn.name = r->load.name;
-        fn.code_addr = r->load.code_addr;
-        fn.code = r->load.code;
-        fn.debug = debug;
-        fn.unwind = unwind;
+    jitanon_jitdump_func_iter_begin(&it, d, NULL);
+    while ((res = jitanon_jitdump_func_iter_next(&it, &f, &err)) == JITANON_OK) {
+        jitanon_elf_func_of(&f, &fn);
+        fn.map_size = 0; /* the seed as it always was: each function right after the last */
         ok(jitanon_elf_builder_add(&b, &fn, NULL, &err), "elf add");
-        debug = unwind = NULL;
     }
+    if (res != JITANON_END) die("functions");
+    jitanon_jitdump_func_iter_release(&it);
     ok(jitanon_elf_builder_finish(&b, sink, NULL, &err), "elf finish");
     jitanon_elf_builder_release(&b);
     jitanon_jitdump_destroy(d);

@@ -4,37 +4,44 @@
 #define TI_PID 100u
 #define TI_ID 77u
 
-/* perf_event_attr as `perf record -k mono -e cpu-clock` writes it (the fields we use). */
-static void ti_attr_raw(uint8_t raw[128], int mono)
-{
-    uint64_t st = JITANON_PERF_SAMPLE_IDENTIFIER | JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID |
-                  JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_CPU | JITANON_PERF_SAMPLE_PERIOD;
-    uint64_t flags = (1u << 8) | (1u << 9) | (1u << 18) | (1u << 23) | (mono ? 1u << 25 : 0);
-    memset(raw, 0, 128);
-    jitanon__wr32(raw, 1, 0);       /* PERF_TYPE_SOFTWARE */
-    jitanon__wr32(raw + 4, 128, 0); /* size */
-    jitanon__wr64(raw + 16, 4000, 0);
-    jitanon__wr64(raw + 24, st, 0);
-    jitanon__wr64(raw + 40, flags, 0);
-    jitanon__wr32(raw + 92, mono ? 1 : 0, 0); /* clockid: CLOCK_MONOTONIC */
-}
-
 typedef struct ti_gen {
     jitanon_perf_writer w;
     jitanon_perf_attr attr;
     uint64_t id;
 } ti_gen;
 
+/* Appends the file at `path` to `m`. */
+static void ti_read_file(const char *path, jitanon_membuf *m)
+{
+    FILE *f = fopen(path, "rb");
+    int c;
+    uint8_t b;
+    JT_CHECK(f != NULL);
+    while (f && (c = getc(f)) != EOF) {
+        b = (uint8_t)c;
+        JT_CHECK(jitanon_membuf_write(m, &b, 1) == 0);
+    }
+    if (f) fclose(f);
+}
+
+/* Writes `rec` (little-endian, cpu 0) with the public encoder. */
+static void ti_put(ti_gen *g, jitanon_perf_record *rec, uint32_t type, uint16_t misc, uint64_t time)
+{
+    uint8_t buf[512];
+    size_t size = 0;
+    jitanon_error err;
+    rec->type = type;
+    rec->misc = misc;
+    rec->sid.time = time;
+    JT_CHECK(jitanon_perf_encode(buf, sizeof buf, &size, rec, &g->attr, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_write(&g->w, buf, size, &err) == JITANON_OK);
+}
+
 static void ti_mmap(ti_gen *g, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff, const char *name)
 {
     jitanon_perf_record rec;
     jitanon_perf_mmap *m = &rec.mmap;
-    uint8_t buf[512];
-    size_t size = 0;
-    jitanon_error err;
     memset(&rec, 0, sizeof rec);
-    rec.misc = JITANON_PERF_MISC_USER;
-    rec.sid.time = time;
     m->pid = m->tid = TI_PID;
     m->start = start;
     m->len = len;
@@ -43,35 +50,28 @@ static void ti_mmap(ti_gen *g, uint64_t time, uint64_t start, uint64_t len, uint
     m->flags = 2;
     m->filename.data = name;
     m->filename.length = strlen(name);
-    JT_CHECK(jitanon_perf_encode_mmap2(buf, sizeof buf, &size, &rec, &g->attr, &err) == JITANON_OK);
-    JT_CHECK(jitanon_perf_writer_write(&g->w, buf, size, &err) == JITANON_OK);
+    ti_put(g, &rec, JITANON_PERF_RECORD_MMAP2, JITANON_PERF_MISC_USER, time);
 }
 
-static void ti_sample(ti_gen *g, uint64_t time, uint64_t ip)
+/* A sample of thread `tid` of TI_PID. */
+static void ti_sample_tid(ti_gen *g, uint64_t time, uint64_t ip, uint32_t tid)
 {
-    uint8_t b[56];
-    jitanon_error err;
-    jitanon__wr32(b, JITANON_PERF_RECORD_SAMPLE, 0);
-    jitanon__wr16(b + 4, 2, 0);
-    jitanon__wr16(b + 6, sizeof b, 0);
-    jitanon__wr64(b + 8, TI_ID, 0);
-    jitanon__wr64(b + 16, ip, 0);
-    jitanon__wr32(b + 24, TI_PID, 0);
-    jitanon__wr32(b + 28, TI_PID, 0);
-    jitanon__wr64(b + 32, time, 0);
-    jitanon__wr64(b + 40, 0, 0);
-    jitanon__wr64(b + 48, 250000, 0);
-    JT_CHECK(jitanon_perf_writer_write(&g->w, b, sizeof b, &err) == JITANON_OK);
+    jitanon_perf_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.sample.ip = ip;
+    rec.sid.pid = TI_PID;
+    rec.sid.tid = tid;
+    rec.sample.period = 250000;
+    ti_put(g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, time);
 }
+
+static void ti_sample(ti_gen *g, uint64_t time, uint64_t ip) { ti_sample_tid(g, time, ip, TI_PID); }
 
 static void ti_round(ti_gen *g)
 {
-    uint8_t b[8];
-    jitanon_error err;
-    jitanon__wr32(b, JITANON_PERF_RECORD_FINISHED_ROUND, 0);
-    jitanon__wr16(b + 4, 0, 0);
-    jitanon__wr16(b + 6, 8, 0);
-    JT_CHECK(jitanon_perf_writer_write(&g->w, b, sizeof b, &err) == JITANON_OK);
+    jitanon_perf_record rec;
+    memset(&rec, 0, sizeof rec);
+    ti_put(g, &rec, JITANON_PERF_RECORD_FINISHED_ROUND, 0, 0);
 }
 
 /* A perf writer with one attr as `perf record -k mono -e cpu-clock` makes it. */
@@ -80,20 +80,16 @@ static void ti_gen_begin(ti_gen *g, uint8_t raw[128], int mono, jitanon_membuf *
     jitanon_error err;
     jitanon_sink sink;
     memset(g, 0, sizeof *g);
-    ti_attr_raw(raw, mono);
     g->id = TI_ID;
-    g->attr.type = 1;
-    g->attr.size = 128;
-    g->attr.sample_type = jitanon__rd64(raw + 24, 0);
-    g->attr.flags = jitanon__rd64(raw + 40, 0);
-    g->attr.sample_id_all = 1;
-    g->attr.id_hdr_size = 32;
-    g->attr.use_clockid = mono;
-    g->attr.clockid = mono;
-    g->attr.raw.data = raw;
-    g->attr.raw.size = 128;
+    g->attr.type = 1; /* PERF_TYPE_SOFTWARE */
+    g->attr.sample_type = JITANON_PERF_SAMPLE_IDENTIFIER | JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID |
+                          JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_CPU | JITANON_PERF_SAMPLE_PERIOD;
+    /* mmap, comm, sample_id_all, mmap2, use_clockid */
+    g->attr.flags = (1u << 8) | (1u << 9) | (1u << 18) | (1u << 23) | (mono ? 1u << 25 : 0);
+    g->attr.clockid = mono; /* CLOCK_MONOTONIC */
     g->attr.ids = &g->id;
     g->attr.id_count = 1;
+    JT_CHECK(jitanon_perf_encode_attr(raw, 128, &g->attr, 4000, 0, &err) == JITANON_OK);
     sink.write_fn = jitanon_membuf_write;
     sink.user = out;
     JT_CHECK(jitanon_perf_writer_init(&g->w, mode, 0, sink, membuf_pwrite, NULL, &err) == JITANON_OK);
@@ -1471,7 +1467,6 @@ static void test_inject_process_file_complete(void)
     tp_io io;
     jitanon_inject_opts o;
     size_t i;
-    FILE *f;
     elft_begin(&t, 62, 0);
     for (i = 0; i < 5; i++) {
         char name[8];
@@ -1508,14 +1503,7 @@ static void test_inject_process_file_complete(void)
     tp_inject(&perf, &o);
     sprintf(path, "%s/jitted-%u.so", dir, TI_PID);
     memset(&file, 0, sizeof file);
-    f = fopen(path, "rb");
-    JT_CHECK(f != NULL);
-    if (f) {
-        uint8_t b[4096];
-        size_t n;
-        while ((n = fread(b, 1, sizeof b, f)) > 0) jitanon_membuf_write(&file, b, n);
-        fclose(f);
-    }
+    ti_read_file(path, &file);
     JT_CHECK(file.size == ref.size && !memcmp(file.data, ref.data, ref.size));
     remove(path);
     sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
@@ -1569,7 +1557,6 @@ static void test_inject_line_bias_per_dump(void)
     jitanon_elf_opts eo;
     uint64_t pg = 0;
     size_t n;
-    FILE *f;
     elft_begin(&t, 62, 0);
     elft_llvm_func(&t, "julia_big", 0x10000, code, 0x100, big_rows, 3, 0x40);
     elft_llvm_func(&t, "julia_small", 0x10200, code, 0x20, small_rows, 3, 0x40);
@@ -1615,14 +1602,7 @@ static void test_inject_line_bias_per_dump(void)
     tp_inject(&perf, &o);
     sprintf(path, "%s/%s", dir, name);
     memset(&file, 0, sizeof file);
-    f = fopen(path, "rb");
-    JT_CHECK(f != NULL);
-    if (f) {
-        uint8_t b[4096];
-        size_t k;
-        while ((k = fread(b, 1, sizeof b, f)) > 0) jitanon_membuf_write(&file, b, k);
-        fclose(f);
-    }
+    ti_read_file(path, &file);
     JT_CHECK(file.size == ref.size && !memcmp(file.data, ref.data, ref.size));
     remove(path);
     sprintf(path, "%s/jitted-42-1.so", dir);
@@ -2067,39 +2047,13 @@ static void test_inject_late_fallbacks(void)
 /* A task record (EXIT = 4, FORK = 7) of pid/tid at `time`. */
 static void ti_task(ti_gen *g, uint32_t type, uint64_t time, uint32_t pid, uint32_t ppid, uint32_t tid)
 {
-    uint8_t b[64];
-    jitanon_error err;
-    memset(b, 0, sizeof b);
-    jitanon__wr32(b, type, 0);
-    jitanon__wr16(b + 6, sizeof b, 0);
-    jitanon__wr32(b + 8, pid, 0);
-    jitanon__wr32(b + 12, ppid, 0);
-    jitanon__wr32(b + 16, tid, 0);
-    jitanon__wr32(b + 20, ppid, 0);
-    jitanon__wr64(b + 24, time, 0);
-    jitanon__wr32(b + 32, pid, 0); /* sample_id: tid, time, cpu, identifier */
-    jitanon__wr32(b + 36, tid, 0);
-    jitanon__wr64(b + 40, time, 0);
-    jitanon__wr64(b + 56, TI_ID, 0);
-    JT_CHECK(jitanon_perf_writer_write(&g->w, b, sizeof b, &err) == JITANON_OK);
-}
-
-/* A sample of thread `tid` of TI_PID. */
-static void ti_sample_tid(ti_gen *g, uint64_t time, uint64_t ip, uint32_t tid)
-{
-    uint8_t b[56];
-    jitanon_error err;
-    jitanon__wr32(b, JITANON_PERF_RECORD_SAMPLE, 0);
-    jitanon__wr16(b + 4, 2, 0);
-    jitanon__wr16(b + 6, sizeof b, 0);
-    jitanon__wr64(b + 8, TI_ID, 0);
-    jitanon__wr64(b + 16, ip, 0);
-    jitanon__wr32(b + 24, TI_PID, 0);
-    jitanon__wr32(b + 28, tid, 0);
-    jitanon__wr64(b + 32, time, 0);
-    jitanon__wr64(b + 40, 0, 0);
-    jitanon__wr64(b + 48, 250000, 0);
-    JT_CHECK(jitanon_perf_writer_write(&g->w, b, sizeof b, &err) == JITANON_OK);
+    jitanon_perf_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.task.pid = pid;
+    rec.task.ppid = rec.task.ptid = ppid;
+    rec.task.tid = tid;
+    rec.task.time = time;
+    ti_put(g, &rec, type, 0, time);
 }
 
 /* perf keeps a process's map after its main thread exits, while other threads run: their

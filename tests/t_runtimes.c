@@ -310,7 +310,6 @@ static void test_runtimes_debug_by_address(void)
     jitanon_inject_opts o;
     jitanon_error err;
     tp_io io;
-    FILE *f;
     tr_jitlink_dump(&dump);
     if (!tp_dump_on_disk(&dump, dir, path, &perf)) {
         jt_skip("cannot create a directory under build/");
@@ -341,14 +340,7 @@ static void test_runtimes_debug_by_address(void)
     JT_CHECK_EQ_U(st.dumps.debug_unmatched, 1);
     sprintf(path, "%s/jitted-%u.so", dir, TI_PID);
     memset(&file, 0, sizeof file);
-    f = fopen(path, "rb");
-    JT_CHECK(f != NULL);
-    if (f) {
-        uint8_t b[4096];
-        size_t n;
-        while ((n = fread(b, 1, sizeof b, f)) > 0) jitanon_membuf_write(&file, b, n);
-        fclose(f);
-    }
+    ti_read_file(path, &file);
     tr_line_files(&file, got, sizeof got);
     if (strcmp(got, "a.c b.c c.c d.c ") != 0) printf("  streamed: line files '%s'\n", got);
     JT_CHECK(strcmp(got, "a.c b.c c.c d.c ") == 0);

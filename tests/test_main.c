@@ -49,6 +49,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_runtimes.c"
 #include "t_speed.c"
 #include "t_surface.c"
+#include "t_api.c"
 
 int main(int argc, char **argv)
 {
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
     suite_runtimes();
     suite_speed();
     suite_surface();
+    suite_api();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }

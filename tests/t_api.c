@@ -1,0 +1,319 @@
+/* The public pieces the tools are built on: record encoders (checked against the
+   hand-built bytes of t_perfdata.c and through the reader), the sample consumers'
+   callbacks and what a sample carries. */
+
+/* -- encoders ---------------------------------------------------------------------------- */
+
+/* Every record of pdt_file the encoder covers, decoded and encoded again, is the same
+   bytes; so are the attrs.  The trailer's id is the attr's first: give it the record's. */
+static void test_api_encode_matches_hand_built(void)
+{
+    int big, same = 0;
+    for (big = 0; big < 2; big++) {
+        pdt_b b;
+        memin in;
+        jitanon_perf_reader r;
+        jitanon_perf_record rec;
+        jitanon_error err;
+        uint8_t out[512];
+        size_t n, i;
+        pdt_file(&b, big);
+        in = memin_make(b.m.data, b.m.size, 0, 0);
+        JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
+        for (i = 0; i < r.attr_count; i++) {
+            jitanon_perf_attr a = r.attrs[i];
+            uint64_t period = jitanon_perf_u64_at(a.raw, 2, big);
+            a.size = 0; /* 128 */
+            JT_CHECK_EQ_U(jitanon_perf_encode_attr(out, sizeof out, &a, period, big, &err), JITANON_OK);
+            JT_CHECK(a.raw.size == r.attrs[i].raw.size && !memcmp(out, r.attrs[i].raw.data, a.raw.size));
+            JT_CHECK_EQ_U(a.id_hdr_size, r.attrs[i].id_hdr_size);
+            JT_CHECK_EQ_U(a.sample_id_all, r.attrs[i].sample_id_all);
+        }
+        while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK) {
+            jitanon_perf_attr a = r.attrs[rec.attr_index];
+            jitanon_result res;
+            a.ids = &rec.sid.id;
+            a.id_count = rec.sid.id != 0;
+            res = jitanon_perf_encode(out, sizeof out, &n, &rec, &a, &err);
+            if (rec.type == JITANON_PERF_RECORD_SAMPLE && (a.sample_type & JITANON_PERF_SAMPLE_READ)) {
+                JT_CHECK_EQ_U(res, JITANON_ERR_UNSUPPORTED);
+                continue;
+            }
+            if (res == JITANON_ERR_UNSUPPORTED) continue; /* TIME_CONV, ID_INDEX, ... */
+            JT_CHECK_EQ_U(res, JITANON_OK);
+            JT_CHECK(n == rec.raw.size && !memcmp(out, rec.raw.data, n));
+            same++;
+        }
+        jitanon_perf_reader_release(&r);
+        jitanon_membuf_release(&b.m);
+    }
+    JT_CHECK_EQ_U(same, 2 * 8); /* COMM, MMAP, 2 MMAP2, FORK, SAMPLE, FINISHED_ROUND, EXIT */
+}
+
+/* Fields the hand-built file has no record of: LOST, ADDR, STREAM_ID; written and read
+   back in both byte orders and modes. */
+static void test_api_encode_roundtrip(void)
+{
+    int k;
+    for (k = 0; k < 4; k++) {
+        int big = k & 1, pipe = k >> 1;
+        jitanon_perf_writer w;
+        jitanon_perf_reader r;
+        jitanon_perf_record rec, got;
+        jitanon_perf_attr a;
+        jitanon_error err;
+        jitanon_membuf m;
+        memin in;
+        uint8_t raw[128], out[256], chain[16];
+        uint64_t id = 42;
+        size_t n;
+        int seen = 0;
+        memset(&a, 0, sizeof a);
+        memset(&m, 0, sizeof m);
+        a.type = 1;
+        a.sample_type = JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME |
+                        JITANON_PERF_SAMPLE_ADDR | JITANON_PERF_SAMPLE_STREAM_ID | JITANON_PERF_SAMPLE_CPU |
+                        JITANON_PERF_SAMPLE_CALLCHAIN | JITANON_PERF_SAMPLE_IDENTIFIER;
+        a.flags = 1ull << 18;
+        a.ids = &id;
+        a.id_count = 1;
+        JT_CHECK_EQ_U(jitanon_perf_encode_attr(raw, sizeof raw, &a, 1, big, &err), JITANON_OK);
+        JT_CHECK_EQ_U(a.id_hdr_size, 40); /* TID, TIME, STREAM_ID, CPU, IDENTIFIER */
+        JT_CHECK_EQ_U(jitanon_perf_writer_init(&w, pipe ? JITANON_PERF_PIPE : JITANON_PERF_FILE, big, pdt_sink(&m),
+                                               membuf_pwrite, NULL, &err),
+                      JITANON_OK);
+        JT_CHECK_EQ_U(jitanon_perf_writer_add_attr(&w, &a, &err), JITANON_OK);
+        memset(&rec, 0, sizeof rec);
+        rec.big_endian = big;
+        rec.type = JITANON_PERF_RECORD_LOST;
+        rec.lost.id = 42, rec.lost.lost = 7;
+        rec.sid.pid = 5, rec.sid.tid = 6, rec.sid.time = 1000, rec.sid.cpu = 2;
+        JT_CHECK_EQ_U(jitanon_perf_encode(out, sizeof out, &n, &rec, &a, &err), JITANON_OK);
+        JT_CHECK_EQ_U(n, 8 + 16 + 40);
+        JT_CHECK_EQ_U(jitanon_perf_writer_write(&w, out, n, &err), JITANON_OK);
+        rec.type = JITANON_PERF_RECORD_SAMPLE;
+        rec.misc = JITANON_PERF_MISC_USER;
+        rec.sample.ip = 0x1234, rec.sample.addr = 0xdead;
+        jitanon__wr64(chain, 0xfffffffffffffe00ull, big); /* PERF_CONTEXT_USER */
+        jitanon__wr64(chain + 8, 0x1234, big);
+        rec.sample.callchain.data = chain, rec.sample.callchain.size = 16, rec.sample.callchain_nr = 2;
+        JT_CHECK_EQ_U(jitanon_perf_encode(out, sizeof out, &n, &rec, &a, &err), JITANON_OK);
+        JT_CHECK_EQ_U(n, 8 + 8 * 7 + 8 + 16);
+        JT_CHECK_EQ_U(jitanon_perf_writer_write(&w, out, n, &err), JITANON_OK);
+        JT_CHECK_EQ_U(jitanon_perf_writer_finish(&w, &err), JITANON_OK);
+        jitanon_perf_writer_release(&w);
+        in = memin_make(m.data, m.size, 0, 0);
+        JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
+        while (jitanon_perf_reader_next(&r, &got, &err) == JITANON_OK) {
+            if (got.type == JITANON_PERF_RECORD_LOST) {
+                seen |= 1;
+                JT_CHECK(got.lost.id == 42 && got.lost.lost == 7);
+            }
+            if (got.type != JITANON_PERF_RECORD_SAMPLE) continue;
+            seen |= 2;
+            JT_CHECK(got.sample.ip == 0x1234 && got.sample.addr == 0xdead && got.sid.stream_id == 42);
+            JT_CHECK(got.sid.id == 42 && got.sid.cpu == 2 && got.sid.pid == 5 && got.sid.tid == 6);
+            JT_CHECK(got.sample.callchain_nr == 2 && jitanon_perf_u64_at(got.sample.callchain, 1, big) == 0x1234);
+        }
+        JT_CHECK_EQ_U(seen, 3);
+        jitanon_perf_reader_release(&r);
+        jitanon_membuf_release(&m);
+    }
+}
+
+/* What cannot be encoded says so; a small buffer gets the size. */
+static void test_api_encode_refuses(void)
+{
+    jitanon_perf_record rec;
+    jitanon_perf_attr a;
+    jitanon_error err;
+    uint8_t out[64];
+    size_t n = 0;
+    memset(&rec, 0, sizeof rec);
+    memset(&a, 0, sizeof a);
+    rec.type = JITANON_PERF_RECORD_SAMPLE;
+    JT_CHECK_EQ_U(jitanon_perf_encode(out, sizeof out, &n, &rec, NULL, &err), JITANON_ERR_INVALID_ARGUMENT);
+    a.sample_type = JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_RAW;
+    JT_CHECK_EQ_U(jitanon_perf_encode(out, sizeof out, &n, &rec, &a, &err), JITANON_ERR_UNSUPPORTED);
+    a.sample_type = JITANON_PERF_SAMPLE_CALLCHAIN;
+    rec.sample.callchain_nr = 3; /* with no entries */
+    JT_CHECK_EQ_U(jitanon_perf_encode(out, sizeof out, &n, &rec, &a, &err), JITANON_ERR_INVALID_ARGUMENT);
+    rec.type = JITANON_PERF_RECORD_TIME_CONV;
+    JT_CHECK_EQ_U(jitanon_perf_encode(out, sizeof out, &n, &rec, &a, &err), JITANON_ERR_UNSUPPORTED);
+    rec.type = JITANON_PERF_RECORD_COMM;
+    rec.comm.comm.data = "a-name-that-needs-more-than-this";
+    rec.comm.comm.length = strlen(rec.comm.comm.data);
+    JT_CHECK_EQ_U(jitanon_perf_encode(out, 16, &n, &rec, NULL, &err), JITANON_ERR_LIMIT);
+    JT_CHECK_EQ_U(n, 8 + 8 + 40);
+    JT_CHECK_EQ_U(jitanon_perf_encode(NULL, 0, &n, &rec, NULL, &err), JITANON_ERR_LIMIT);
+    JT_CHECK_EQ_U(jitanon_perf_encode(out, sizeof out, &n, &rec, NULL, &err), JITANON_OK);
+    a.size = 32;
+    JT_CHECK_EQ_U(jitanon_perf_encode_attr(out, sizeof out, &a, 0, 0, &err), JITANON_ERR_LIMIT);
+}
+
+/* -- what on_sample and on_event consumers get -------------------------------------------- */
+
+typedef struct api_log {
+    char order[64]; /* one letter per callback: C(omm) F(ork) E(xit) M(map) S(ample) */
+    size_t n;
+    jitanon_inject_sample s[2];
+    char name[2][32];
+    uint64_t period[2];
+    uint32_t cpu[2];
+    size_t attr[2];
+} api_log;
+
+static void api_on_event(void *user, const jitanon_perf_record *rec)
+{
+    api_log *l = (api_log *)user;
+    char c = rec->type == JITANON_PERF_RECORD_COMM   ? 'C'
+             : rec->type == JITANON_PERF_RECORD_FORK ? 'F'
+             : rec->type == JITANON_PERF_RECORD_EXIT ? 'E'
+             : rec->type == JITANON_PERF_RECORD_MMAP2 ? 'M'
+                                                      : '?';
+    if (l->n < sizeof l->order - 1) l->order[l->n++] = c;
+}
+
+static void api_on_sample(void *user, const jitanon_inject_sample *s)
+{
+    api_log *l = (api_log *)user;
+    size_t k, len;
+    for (k = 0; k < 2 && l->s[k].time; k++) {}
+    if (l->n < sizeof l->order - 1) l->order[l->n++] = 'S';
+    if (k == 2) return;
+    l->s[k] = *s;
+    len = s->name.length < 31 ? s->name.length : 31;
+    memcpy(l->name[k], s->name.data, len);
+    l->period[k] = s->rec->sample.period;
+    l->cpu[k] = s->rec->sid.cpu;
+    l->attr[k] = s->rec->attr_index;
+}
+
+static void api_mmap(ti_gen *g, uint32_t pid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
+                     const char *name)
+{
+    jitanon_perf_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.mmap.pid = rec.mmap.tid = pid;
+    rec.mmap.start = start, rec.mmap.len = len, rec.mmap.pgoff = pgoff;
+    rec.mmap.prot = 5, rec.mmap.flags = 2;
+    rec.mmap.filename.data = name, rec.mmap.filename.length = strlen(name);
+    ti_put(g, &rec, JITANON_PERF_RECORD_MMAP2, pid == UINT32_MAX ? 1 : JITANON_PERF_MISC_USER, time);
+}
+
+/* One pass: the events come in time order between the samples, to their own user
+   pointer; a sample carries its record, cpumode and the file offset of its mapping; a
+   kernel address resolves to the kernel's mapping (perf's pid -1). */
+static void test_api_events_and_sample_fields(void)
+{
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_error err;
+    api_log log;
+    ti_gen g;
+    uint8_t raw[128];
+    int other = 0;
+    memin in;
+    memset(&perf, 0, sizeof perf);
+    memset(&log, 0, sizeof log);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    api_mmap(&g, UINT32_MAX, 1, 0xffffffff81000000ull, 0x1000000, 0xffffffff81000000ull, "[kernel.kallsyms]_text");
+    memset(&rec, 0, sizeof rec);
+    rec.comm.pid = rec.comm.tid = TI_PID;
+    rec.comm.comm.data = "app", rec.comm.comm.length = 3;
+    ti_put(&g, &rec, JITANON_PERF_RECORD_COMM, 0, 5);
+    api_mmap(&g, TI_PID, 10, 0x400000, 0x2000, 0x1000, "/usr/lib/libx.so");
+    ti_sample(&g, 30, 0x400100);
+    memset(&rec, 0, sizeof rec);
+    rec.sample.ip = 0xffffffff81000100ull;
+    rec.sid.pid = rec.sid.tid = TI_PID;
+    rec.sample.period = 1234;
+    ti_put(&g, &rec, JITANON_PERF_RECORD_SAMPLE, 1 /* PERF_RECORD_MISC_KERNEL */, 40);
+    ti_task(&g, JITANON_PERF_RECORD_FORK, 20, TI_PID + 1, TI_PID, TI_PID + 1); /* before the samples in time */
+    ti_round(&g);
+    ti_task(&g, JITANON_PERF_RECORD_EXIT, 50, TI_PID, TI_PID, TI_PID);
+    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    memset(&o, 0, sizeof o);
+    o.on_sample = api_on_sample;
+    o.on_event = api_on_event;
+    o.sample_user = &log;
+    o.io.user = &other;
+    in = memin_make(perf.data, perf.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
+    jitanon_perf_reader_release(&r);
+    log.order[log.n] = 0;
+    JT_CHECK(!strcmp(log.order, "MCMFSSE"));
+    JT_CHECK(log.s[0].kind == JITANON_TRIM_FILE && !strcmp(log.name[0], "/usr/lib/libx.so"));
+    JT_CHECK(log.s[0].start == 0x400000 && log.s[0].pgoff == 0x1000);
+    JT_CHECK(log.s[0].cpumode == JITANON_PERF_MISC_USER && log.period[0] == 250000 && log.cpu[0] == 0 && log.attr[0] == 0);
+    JT_CHECK(log.s[1].kind == JITANON_TRIM_FILE && !strcmp(log.name[1], "[kernel.kallsyms]_text"));
+    JT_CHECK(log.s[1].start == 0xffffffff81000000ull && log.s[1].pgoff == 0xffffffff81000000ull);
+    JT_CHECK(log.s[1].cpumode == 1 && log.period[1] == 1234);
+    jitanon_membuf_release(&perf);
+}
+
+/* -- a dump's functions -------------------------------------------------------------------- */
+
+/* LLVM's batch order (both DEBUG_INFOs, then both LOADs) pairs by address; a DEBUG_INFO
+   with another code_addr goes to the next LOAD whose code holds its first line; an
+   UNWINDING_INFO to the next LOAD; one no LOAD takes is counted.  jitanon_elf_func_of
+   leaves room for the unwinding info the runtime keeps mapped. */
+static void test_api_func_iter(void)
+{
+    static const uint8_t code[64] = {0xc3};
+    static const uint8_t eh[32] = {0};
+    jitanon_jitdump_writer w;
+    jitanon_jitdump_debug_entry e;
+    jitanon_jitdump_func_iter it;
+    jitanon_jitdump_func f[4];
+    jitanon_jitdump *d;
+    jitanon_membuf m;
+    jitanon_error err;
+    jitanon_elf_func fn;
+    size_t n = 0;
+    memset(&m, 0, sizeof m);
+    memset(&w, 0, sizeof w);
+    memset(&e, 0, sizeof e);
+    e.file.data = "a.js", e.file.length = 4, e.lineno = 1;
+    JT_CHECK_EQ_U(jdrec_begin(&w, jdrec_sink(&m), 62, 7, 1, 0, &err), JITANON_OK);
+    e.addr = 0x1000;
+    JT_CHECK_EQ_U(jitanon_jitdump_write_debug_info(&w, 2, 0x1000, &e, 1, &err), JITANON_OK);
+    e.addr = 0x2000;
+    JT_CHECK_EQ_U(jitanon_jitdump_write_debug_info(&w, 3, 0x2000, &e, 1, &err), JITANON_OK);
+    JT_CHECK_EQ_U(jdrec_write(&w, jdrec_load(4, 7, 7, 0x1000, code, 64, 1, "a"), &err), JITANON_OK);
+    JT_CHECK_EQ_U(jdrec_write(&w, jdrec_unwind(5, eh, 16, eh, 16, 40), &err), JITANON_OK);
+    JT_CHECK_EQ_U(jdrec_write(&w, jdrec_load(6, 7, 7, 0x2000, code, 64, 2, "b"), &err), JITANON_OK);
+    e.addr = 0x3010;
+    JT_CHECK_EQ_U(jitanon_jitdump_write_debug_info(&w, 7, 0x9999, &e, 1, &err), JITANON_OK); /* IN_CODE */
+    JT_CHECK_EQ_U(jitanon_jitdump_write_debug_info(&w, 8, 0x8888, &e, 1, &err), JITANON_OK); /* newer: taken */
+    JT_CHECK_EQ_U(jdrec_write(&w, jdrec_load(9, 7, 7, 0x3000, code, 64, 3, "c"), &err), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_jitdump_load_memory(m.data, m.size, NULL, &d, &err), JITANON_OK);
+    jitanon_jitdump_func_iter_begin(&it, d, NULL);
+    while (n < 4 && jitanon_jitdump_func_iter_next(&it, &f[n], &err) == JITANON_OK) n++;
+    JT_CHECK_EQ_U(n, 3);
+    JT_CHECK_EQ_U(jitanon_jitdump_func_iter_next(&it, &f[3], &err), JITANON_END);
+    JT_CHECK(f[0].debug && f[0].debug->debug.code_addr == 0x1000 && !f[0].unwind);
+    JT_CHECK(f[1].debug && f[1].debug->debug.code_addr == 0x2000 && f[1].unwind);
+    JT_CHECK(f[2].debug && f[2].debug->debug.code_addr == 0x8888 && !f[2].unwind);
+    JT_CHECK_EQ_U(it.debug_unmatched, 1); /* 0x9999 */
+    jitanon_elf_func_of(&f[1], &fn);
+    JT_CHECK(fn.code_addr == 0x2000 && fn.code.size == 64 && fn.debug == f[1].debug && fn.map_size == 64 + 40);
+    jitanon_elf_func_of(&f[0], &fn);
+    JT_CHECK_EQ_U(fn.map_size, 0);
+    jitanon_jitdump_func_iter_release(&it);
+    jitanon_jitdump_destroy(d);
+    jitanon_membuf_release(&m);
+}
+
+static void suite_api(void)
+{
+    JT_RUN(test_api_encode_matches_hand_built);
+    JT_RUN(test_api_encode_roundtrip);
+    JT_RUN(test_api_encode_refuses);
+    JT_RUN(test_api_events_and_sample_fields);
+    JT_RUN(test_api_func_iter);
+}
