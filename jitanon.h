@@ -7781,17 +7781,25 @@ JITANON__PRIVATE jitanon_result jitanon__pw_begin(jitanon_perf_writer *w, jitano
     return res;
 }
 
-JITANON_API jitanon_result jitanon_perf_writer_write(jitanon_perf_writer *w, const void *record, size_t size,
-                                                     jitanon_error *err)
+/* `n` whole records, back to back in `size` bytes, in one sink call: a run of records
+   passed through unchanged goes out as one large write instead of one call each. */
+JITANON__PRIVATE jitanon_result jitanon__pw_records(jitanon_perf_writer *w, const void *records, size_t size,
+                                                   uint64_t n, jitanon_error *err)
 {
     jitanon_result res = jitanon__pw_usable(w, err);
     if (res != JITANON_OK) return res;
-    if (!record || size < 8)
+    if (!records || size < 8)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "record below 8 bytes");
     if (w->mode == JITANON_PERF_FILE && !w->started_ && (res = jitanon__pw_begin(w, err)) != JITANON_OK) return res;
-    res = jitanon__pw_put(w, record, size, err);
-    if (res == JITANON_OK) w->records++;
+    res = jitanon__pw_put(w, records, size, err);
+    if (res == JITANON_OK) w->records += n;
     return res;
+}
+
+JITANON_API jitanon_result jitanon_perf_writer_write(jitanon_perf_writer *w, const void *record, size_t size,
+                                                     jitanon_error *err)
+{
+    return jitanon__pw_records(w, record, size, 1, err);
 }
 
 /* Feature sections go out in bit order (each bit is added once). */
@@ -13065,8 +13073,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
 {
     jitanon__inj_buf *rd = &j->round;
     jitanon__inj_rec *r;
-    if (!jitanon__grow(&j->a, (void **)&rd->recs, &rd->recs_cap, rd->nrecs + 1, sizeof *r) ||
-        jitanon_membuf_write(&rd->bytes, rec->raw.data, rec->raw.size))
+    if ((rd->nrecs == rd->recs_cap &&
+         !jitanon__grow(&j->a, (void **)&rd->recs, &rd->recs_cap, rd->nrecs + 1, sizeof *r)) ||
+        jitanon__buf_put(&rd->bytes, rec->raw.data, rec->raw.size))
         return jitanon__inj_nomem(j, "round buffer");
     r = &rd->recs[rd->nrecs++];
     memset(r, 0, sizeof *r);
@@ -13368,19 +13377,39 @@ JITANON__PRIVATE int jitanon__inj_order(jitanon__inj *j, size_t n, jitanon__less
     return 1;
 }
 
+/* Writes the records [from, to) of the round, all passed through unchanged: they lie back
+   to back in the round buffer, so they go out in one write, copied no further. */
+JITANON__PRIVATE jitanon_result jitanon__inj_emit_run(jitanon__inj *j, size_t from, size_t to)
+{
+    const jitanon__inj_rec *a, *z;
+    if (from == to) return JITANON_OK; /* before the pointers: recs may still be NULL */
+    a = &j->round.recs[from];
+    z = &j->round.recs[to - 1];
+    return jitanon__pw_records(j->out.w, j->round.bytes.data + a->off, z->off + z->size - a->off, to - from, j->err);
+}
+
 /* Emits the round in file order, each synthesized MMAP2 just before the first record
    that is not older than it. */
 JITANON__PRIVATE jitanon_result jitanon__inj_emit_round(jitanon__inj *j)
 {
     jitanon__inj_buf *rd = &j->round;
-    size_t k, s = 0;
+    size_t k, s = 0, run = 0; /* records [run, k) pass unchanged and are not written yet */
     jitanon_result res = JITANON_OK;
     if (!jitanon__inj_order(j, rd->nsynth, jitanon__inj_synth_less, rd->synth)) return jitanon__inj_nomem(j, "sort");
     for (k = 0; k < rd->nrecs && res == JITANON_OK; k++) {
-        while (res == JITANON_OK && s < rd->nsynth && rd->synth[rd->order[s]].time <= rd->recs[k].time)
+        const jitanon__inj_rec *r = &rd->recs[k];
+        if (s < rd->nsynth && rd->synth[rd->order[s]].time <= r->time) {
+            res = jitanon__inj_emit_run(j, run, k);
+            run = k;
+        }
+        while (res == JITANON_OK && s < rd->nsynth && rd->synth[rd->order[s]].time <= r->time)
             res = jitanon__inj_emit_synth(j, &rd->synth[rd->order[s++]]);
-        if (res == JITANON_OK) res = jitanon__inj_emit_rec(j, &rd->recs[k]);
+        if (r->action == JITANON__INJ_PASS && !r->stub) continue;
+        if (res == JITANON_OK) res = jitanon__inj_emit_run(j, run, k);
+        if (res == JITANON_OK) res = jitanon__inj_emit_rec(j, r);
+        run = k + 1;
     }
+    if (res == JITANON_OK) res = jitanon__inj_emit_run(j, run, k);
     while (res == JITANON_OK && s < rd->nsynth) res = jitanon__inj_emit_synth(j, &rd->synth[rd->order[s++]]);
     return res;
 }
