@@ -923,6 +923,14 @@ typedef struct jitanon__perf_idmap {
     size_t attr;
 } jitanon__perf_idmap;
 
+/* Where one attr's fixed sample fields sit, in u64 slots (JITANON__PERF_NO_SLOT: absent),
+   in a SAMPLE ([0]) and in the sample_id trailer of other kernel records ([1]): worked out
+   once per attr from its sample_type, so decoding a record is a few loads at known places. */
+typedef struct jitanon__perf_lay {
+    uint8_t ip, addr, period, fixed; /* SAMPLE only; fixed: the slots before READ */
+    uint8_t tid[2], time[2], id[2], stream_id[2], cpu[2];
+} jitanon__perf_lay;
+
 typedef struct jitanon__perf_feat {
     uint32_t bit;
     uint64_t offset, size; /* in the input */
@@ -961,6 +969,8 @@ typedef struct jitanon_perf_reader {
         size_t dpos;
         uint64_t doff;       /* offset of the COMPRESSED record they came from */
         size_t attr_cap;
+        jitanon__perf_lay *lays; /* one per attr */
+        size_t lay_cap;
         jitanon__perf_idmap *idmap;
         size_t idmap_len, idmap_cap;
         jitanon__perf_feat *feats;
@@ -2484,10 +2494,15 @@ JITANON__INLINE uint32_t jitanon__rd32(const uint8_t *p, int big)
     return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
+/* Each order spelled out in full: compilers turn either into one load (and a byte swap),
+   which two rd32 picked by `big` were not (the perf.data scan reads several per record). */
 JITANON__INLINE uint64_t jitanon__rd64(const uint8_t *p, int big)
 {
-    uint64_t hi = jitanon__rd32(p + (big ? 0 : 4), big), lo = jitanon__rd32(p + (big ? 4 : 0), big);
-    return hi << 32 | lo;
+    if (big)
+        return (uint64_t)p[0] << 56 | (uint64_t)p[1] << 48 | (uint64_t)p[2] << 40 | (uint64_t)p[3] << 32 |
+               (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 | (uint64_t)p[6] << 8 | p[7];
+    return (uint64_t)p[7] << 56 | (uint64_t)p[6] << 48 | (uint64_t)p[5] << 40 | (uint64_t)p[4] << 32 |
+           (uint64_t)p[3] << 24 | (uint64_t)p[2] << 16 | (uint64_t)p[1] << 8 | p[0];
 }
 
 JITANON__PRIVATE void jitanon__wr16(uint8_t *p, uint64_t v, int big)
@@ -6299,6 +6314,32 @@ JITANON__PRIVATE jitanon_result jitanon__pd_map_ids(jitanon_perf_reader *r, size
     return JITANON_OK;
 }
 
+#define JITANON__PERF_NO_SLOT 0xffu
+
+/* The slots of jitanon__perf_lay, in the order perf_event.h gives each layout. */
+JITANON__PRIVATE void jitanon__pd_lay_make(jitanon__perf_lay *l, uint64_t st)
+{
+    unsigned n = 0;
+    memset(l, JITANON__PERF_NO_SLOT, sizeof *l);
+    if (st & JITANON_PERF_SAMPLE_IDENTIFIER) l->id[0] = (uint8_t)n++;
+    if (st & JITANON_PERF_SAMPLE_IP) l->ip = (uint8_t)n++;
+    if (st & JITANON_PERF_SAMPLE_TID) l->tid[0] = (uint8_t)n++;
+    if (st & JITANON_PERF_SAMPLE_TIME) l->time[0] = (uint8_t)n++;
+    if (st & JITANON_PERF_SAMPLE_ADDR) l->addr = (uint8_t)n++;
+    if (st & JITANON_PERF_SAMPLE_ID) l->id[0] = (uint8_t)n++; /* both: ID wins, as it comes later */
+    if (st & JITANON_PERF_SAMPLE_STREAM_ID) l->stream_id[0] = (uint8_t)n++;
+    if (st & JITANON_PERF_SAMPLE_CPU) l->cpu[0] = (uint8_t)n++;
+    if (st & JITANON_PERF_SAMPLE_PERIOD) l->period = (uint8_t)n++;
+    l->fixed = (uint8_t)n;
+    n = 0;
+    if (st & JITANON_PERF_SAMPLE_TID) l->tid[1] = (uint8_t)n++;
+    if (st & JITANON_PERF_SAMPLE_TIME) l->time[1] = (uint8_t)n++;
+    if (st & JITANON_PERF_SAMPLE_ID) l->id[1] = (uint8_t)n++;
+    if (st & JITANON_PERF_SAMPLE_STREAM_ID) l->stream_id[1] = (uint8_t)n++;
+    if (st & JITANON_PERF_SAMPLE_CPU) l->cpu[1] = (uint8_t)n++;
+    if (st & JITANON_PERF_SAMPLE_IDENTIFIER) l->id[1] = (uint8_t)n++; /* the trailer's last word */
+}
+
 /* Adds an attr: copies `raw` (size bytes), takes ownership of `ids` (n decoded ids,
    charged by the caller) even on failure. */
 JITANON__PRIVATE jitanon_result jitanon__pd_add_attr(jitanon_perf_reader *r, const uint8_t *raw, uint32_t size,
@@ -6307,7 +6348,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_add_attr(jitanon_perf_reader *r, con
     jitanon_perf_attr *a;
     void *copy = NULL;
     jitanon_result res = JITANON_OK;
-    if (!jitanon__grow(&r->state_.allocator, (void **)&r->attrs, &r->state_.attr_cap, r->attr_count + 1, sizeof *r->attrs))
+    if (!jitanon__grow(&r->state_.allocator, (void **)&r->attrs, &r->state_.attr_cap, r->attr_count + 1, sizeof *r->attrs) ||
+        !jitanon__grow(&r->state_.allocator, (void **)&r->state_.lays, &r->state_.lay_cap, r->attr_count + 1, sizeof *r->state_.lays))
         res = JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot grow the attr table");
     if (res == JITANON_OK) res = jitanon__pd_alloc(r, size, off, &copy, err);
     if (res != JITANON_OK) {
@@ -6318,6 +6360,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_add_attr(jitanon_perf_reader *r, con
     a = &r->attrs[r->attr_count++];
     memset(a, 0, sizeof *a);
     jitanon__pd_decode_attr(a, (const uint8_t *)copy, size, r->big_endian);
+    jitanon__pd_lay_make(&r->state_.lays[r->attr_count - 1], a->sample_type);
     a->raw.data = (const uint8_t *)copy;
     a->raw.size = size;
     a->ids = ids;
@@ -6631,16 +6674,11 @@ JITANON__PRIVATE jitanon_result jitanon__pd_refused(const jitanon_perf_reader *r
    wrote the tracing record as 12 bytes (header, u32 size), newer perf adds a u32 pad: 16.
    JITANON_AGAIN when fewer than *total bytes are available (enough to learn the size
    first, then the whole record).  Errors point at the record's first byte. */
-JITANON__PRIVATE jitanon_result jitanon__pd_measure(const jitanon_perf_reader *r, const uint8_t *p, size_t avail,
-                                                   uint64_t off, size_t *total, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__pd_measure_odd(const jitanon_perf_reader *r, const uint8_t *p, size_t avail,
+                                                       uint64_t off, uint32_t type, uint16_t size, size_t *total,
+                                                       jitanon_error *err)
 {
-    uint32_t type;
-    uint16_t size;
     uint64_t extra = 0;
-    *total = 8;
-    if (avail < 8) return JITANON_AGAIN;
-    type = jitanon__rd32(p, r->big_endian);
-    size = jitanon__rd16(p + 6, r->big_endian);
     if (size < 8)
         return jitanon__pd_refused(r, type,
                                    JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, off,
@@ -6670,6 +6708,22 @@ JITANON__PRIVATE jitanon_result jitanon__pd_measure(const jitanon_perf_reader *r
     return avail < *total ? JITANON_AGAIN : JITANON_OK;
 }
 
+/* The common record (no trailing payload, a sane size) is measured inline. */
+JITANON__INLINE jitanon_result jitanon__pd_measure(const jitanon_perf_reader *r, const uint8_t *p, size_t avail,
+                                                  uint64_t off, size_t *total, jitanon_error *err)
+{
+    uint32_t type;
+    uint16_t size;
+    *total = 8;
+    if (avail < 8) return JITANON_AGAIN;
+    type = jitanon__rd32(p, r->big_endian);
+    size = jitanon__rd16(p + 6, r->big_endian);
+    if (size < 8 || type == JITANON_PERF_RECORD_AUXTRACE || type == JITANON_PERF_RECORD_HEADER_TRACING_DATA)
+        return jitanon__pd_measure_odd(r, p, avail, off, type, size, total, err);
+    *total = size;
+    return avail < size ? JITANON_AGAIN : JITANON_OK;
+}
+
 /* Position of the id that tells which attr a record belongs to; perf requires every attr
    to agree, so the first attr decides (a sample's id counts u64s from the start, any other
    record's from the end of its trailer). */
@@ -6688,20 +6742,38 @@ JITANON__PRIVATE int jitanon__pd_id_slot(const jitanon_perf_reader *r, int sampl
     return 1;
 }
 
-JITANON__PRIVATE void jitanon__pd_sid_fields(jitanon__cur *c, uint64_t st, jitanon_perf_sample_id *s, int ids_only)
+/* Slot `slot` of the u64 slots at p (a u32 at `half` 0 or 4 bytes into it), 0 when absent. */
+JITANON__INLINE uint64_t jitanon__pd_slot64(const uint8_t *p, unsigned slot, int big)
 {
-    if (st & JITANON_PERF_SAMPLE_TID) {
-        s->pid = jitanon__get32(c);
-        s->tid = jitanon__get32(c);
-    }
-    if (st & JITANON_PERF_SAMPLE_TIME) s->time = jitanon__get64(c);
-    if (ids_only) return;
-    if (st & JITANON_PERF_SAMPLE_ID) s->id = jitanon__get64(c);
-    if (st & JITANON_PERF_SAMPLE_STREAM_ID) s->stream_id = jitanon__get64(c);
-    if (st & JITANON_PERF_SAMPLE_CPU) {
-        s->cpu = jitanon__get32(c);
-        jitanon__get32(c);
-    }
+    return slot == JITANON__PERF_NO_SLOT ? 0 : jitanon__rd64(p + 8u * slot, big);
+}
+
+JITANON__INLINE uint32_t jitanon__pd_slot32(const uint8_t *p, unsigned slot, unsigned half, int big)
+{
+    return slot == JITANON__PERF_NO_SLOT ? 0 : jitanon__rd32(p + 8u * slot + half, big);
+}
+
+/* The sample_id fields of layout k ([0] SAMPLE, [1] trailer) from the u64 slots at p, whose
+   caller checked that all the layout's slots are there; absent fields are 0.  Inlined, so
+   that a caller passing a constant `big` gets plain loads. */
+JITANON__INLINE void jitanon__pd_sid_at(const uint8_t *p, const jitanon__perf_lay *l, int k, int big,
+                                        jitanon_perf_sample_id *s)
+{
+    s->pid = jitanon__pd_slot32(p, l->tid[k], 0, big);
+    s->tid = jitanon__pd_slot32(p, l->tid[k], 4, big);
+    s->cpu = jitanon__pd_slot32(p, l->cpu[k], 0, big);
+    s->time = jitanon__pd_slot64(p, l->time[k], big);
+    s->id = jitanon__pd_slot64(p, l->id[k], big);
+    s->stream_id = jitanon__pd_slot64(p, l->stream_id[k], big);
+}
+
+/* A SAMPLE's fixed fields (the common case: one call per input order, each with plain loads). */
+JITANON__INLINE void jitanon__pd_sample_at(const uint8_t *p, const jitanon__perf_lay *l, int big, jitanon_perf_record *rec)
+{
+    jitanon__pd_sid_at(p, l, 0, big, &rec->sid);
+    rec->sample.ip = jitanon__pd_slot64(p, l->ip, big);
+    rec->sample.addr = jitanon__pd_slot64(p, l->addr, big);
+    rec->sample.period = jitanon__pd_slot64(p, l->period, big);
 }
 
 /* The sample_id trailer of a non-SAMPLE kernel record; *n shrinks to the body before it. */
@@ -6709,7 +6781,6 @@ JITANON__PRIVATE jitanon_result jitanon__pd_trailer(const jitanon_perf_reader *r
                                                    const uint8_t *body, size_t *n, jitanon_error *err)
 {
     const jitanon_perf_attr *a;
-    jitanon__cur c;
     size_t slot;
     if (!r->attr_count) return JITANON_OK;
     if (jitanon__pd_id_slot(r, 0, &slot) && *n >= slot * 8)
@@ -6719,9 +6790,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_trailer(const jitanon_perf_reader *r
     if (a->id_hdr_size > *n)
         return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its sample_id trailer");
     *n -= a->id_hdr_size;
-    c = jitanon__cur_make(body + *n, a->id_hdr_size, 0, r->big_endian);
-    jitanon__pd_sid_fields(&c, a->sample_type, &rec->sid, 0);
-    if (a->sample_type & JITANON_PERF_SAMPLE_IDENTIFIER) rec->sid.id = jitanon__get64(&c);
+    jitanon__pd_sid_at(body + *n, &r->state_.lays[rec->attr_index], 1, r->big_endian, &rec->sid);
     rec->sid.present = a->sample_type & JITANON__PERF_SAMPLE_TRAILER;
     return JITANON_OK;
 }
@@ -6742,32 +6811,37 @@ JITANON__PRIVATE int jitanon__pd_skip_read(jitanon__cur *c, uint64_t rf)
     return words <= c->left / 8 && jitanon__take(c, (size_t)words * 8) != NULL;
 }
 
+/* A SAMPLE whose fields are not read (no attr, or too short): all of them 0. */
+JITANON__PRIVATE jitanon_result jitanon__pd_sample_zero(jitanon_perf_record *rec, jitanon_result res)
+{
+    memset(&rec->sample, 0, sizeof rec->sample);
+    memset(&rec->sid, 0, sizeof rec->sid);
+    return res;
+}
+
 JITANON__PRIVATE jitanon_result jitanon__pd_sample(const jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                   jitanon__cur *c, jitanon_error *err)
 {
     const jitanon_perf_attr *a;
-    uint64_t st, fixed;
+    const jitanon__perf_lay *l;
+    const uint8_t *p = c->p;
+    uint64_t st;
     size_t slot;
-    if (!r->attr_count) return JITANON_OK;
+    /* jitanon__pd_decode leaves sid and sample to this function: every field is set here */
+    rec->sample.callchain_nr = 0;
+    rec->sample.callchain.data = NULL;
+    rec->sample.callchain.size = 0;
+    if (!r->attr_count) return jitanon__pd_sample_zero(rec, JITANON_OK);
     if (jitanon__pd_id_slot(r, 1, &slot) && c->left / 8 > slot)
         rec->attr_index = jitanon__pd_attr_of(r, jitanon__rd64(c->p + slot * 8, r->big_endian));
     a = &r->attrs[rec->attr_index];
+    l = &r->state_.lays[rec->attr_index];
     st = a->sample_type;
-    fixed = jitanon__popcount64(st & (JITANON__PERF_SAMPLE_TRAILER | JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_ADDR |
-                                      JITANON_PERF_SAMPLE_PERIOD));
-    if (c->left < fixed * 8)
-        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its sample_type fields");
-    if (st & JITANON_PERF_SAMPLE_IDENTIFIER) rec->sid.id = jitanon__get64(c);
-    if (st & JITANON_PERF_SAMPLE_IP) rec->sample.ip = jitanon__get64(c);
-    jitanon__pd_sid_fields(c, st, &rec->sid, 1);
-    if (st & JITANON_PERF_SAMPLE_ADDR) rec->sample.addr = jitanon__get64(c);
-    if (st & JITANON_PERF_SAMPLE_ID) rec->sid.id = jitanon__get64(c);
-    if (st & JITANON_PERF_SAMPLE_STREAM_ID) rec->sid.stream_id = jitanon__get64(c);
-    if (st & JITANON_PERF_SAMPLE_CPU) {
-        rec->sid.cpu = jitanon__get32(c);
-        jitanon__get32(c);
-    }
-    if (st & JITANON_PERF_SAMPLE_PERIOD) rec->sample.period = jitanon__get64(c);
+    if (!jitanon__take(c, 8u * l->fixed))
+        return jitanon__pd_sample_zero(
+            rec, jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its sample_type fields"));
+    if (c->big) jitanon__pd_sample_at(p, l, 1, rec);
+    else jitanon__pd_sample_at(p, l, 0, rec);
     rec->sid.present = st & JITANON__PERF_SAMPLE_TRAILER;
     if ((st & JITANON_PERF_SAMPLE_READ) && !jitanon__pd_skip_read(c, a->read_format))
         return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "read values run past the record");
@@ -6973,6 +7047,66 @@ JITANON__PRIVATE void jitanon__pd_count(jitanon_perf_stats *st, const jitanon_pe
     if (t > st->last_time) st->last_time = t;
 }
 
+/* What every record takes from its header and place (the member of its type aside). */
+JITANON__INLINE void jitanon__pd_head(const jitanon_perf_reader *r, jitanon_perf_record *rec, const uint8_t *p,
+                                      size_t total, uint64_t off)
+{
+    int big = r->big_endian;
+    rec->type = jitanon__rd32(p, big);
+    rec->misc = jitanon__rd16(p + 4, big);
+    rec->size = jitanon__rd16(p + 6, big);
+    rec->big_endian = big;
+    rec->raw.data = p;
+    rec->raw.size = total;
+    rec->offset = off;
+    rec->index = r->state_.next_index;
+    rec->from_compressed = 0;
+    rec->attr_index = 0;
+    rec->payload.data = total > rec->size ? p + rec->size : NULL;
+    rec->payload.size = total > rec->size ? total - rec->size : 0;
+}
+
+/* The common record on a short path: a SAMPLE whole in the buffer, of a recording with one
+   attr (no id to look up) and no READ values, nothing decompressed pending.  0 leaves the
+   record to the general path (jitanon__pd_decode), which decodes it the same way and
+   reports what is wrong with it. */
+JITANON__INLINE int jitanon__pd_next_sample(jitanon_perf_reader *r, jitanon_perf_record *rec)
+{
+    const uint8_t *p = r->state_.in.buf + r->state_.in.pos;
+    size_t avail = r->state_.in.len - r->state_.in.pos, size, left;
+    uint64_t off = r->state_.in.off, st;
+    const jitanon__perf_lay *l = r->state_.lays;
+    int big = r->big_endian;
+    if (r->attr_count != 1 || avail < 8 || r->state_.done || r->state_.dpos != r->state_.dbuf.size) return 0;
+    st = r->attrs[0].sample_type;
+    size = jitanon__rd16(p + 6, big);
+    if (jitanon__rd32(p, big) != JITANON_PERF_RECORD_SAMPLE || (st & JITANON_PERF_SAMPLE_READ) || size > avail ||
+        size < 8u + 8u * l->fixed)
+        return 0;
+    if (r->mode == JITANON_PERF_FILE && (off >= r->data_offset + r->data_size || size > r->data_offset + r->data_size - off))
+        return 0;
+    left = size - 8u - 8u * l->fixed; /* what follows the fixed fields: the callchain first */
+    rec->sample.callchain_nr = 0;
+    rec->sample.callchain.data = NULL;
+    rec->sample.callchain.size = 0;
+    if (st & JITANON_PERF_SAMPLE_CALLCHAIN) {
+        const uint8_t *q = p + 8u + 8u * l->fixed;
+        uint64_t nr = left >= 8 ? jitanon__rd64(q, big) : UINT64_MAX;
+        if (nr > (left - 8) / 8) return 0;
+        rec->sample.callchain_nr = nr;
+        rec->sample.callchain.data = q + 8;
+        rec->sample.callchain.size = (size_t)nr * 8;
+    }
+    jitanon__pd_head(r, rec, p, size, off);
+    if (big) jitanon__pd_sample_at(p + 8, l, 1, rec);
+    else jitanon__pd_sample_at(p + 8, l, 0, rec);
+    rec->sid.present = st & JITANON__PERF_SAMPLE_TRAILER;
+    r->state_.next_index++;
+    jitanon__pd_count(&r->stats, rec);
+    jitanon__in_consume(&r->state_.in, size);
+    return 1;
+}
+
 /* Decodes a complete record of `total` bytes at p (input offset `off`), counting nothing:
    also what the injector uses to decode a record it buffered once more (on_sample,
    on_event). */
@@ -6985,31 +7119,16 @@ JITANON__PRIVATE jitanon_result jitanon__pd_decode_at(jitanon_perf_reader *r, co
     uint32_t type = jitanon__rd32(p, r->big_endian);
     /* Set the common part and clear only the member this type uses: a memset of the
        whole 400-byte record was a third of the scan time. */
-    rec->from_compressed = 0;
-    rec->attr_index = 0;
-    memset(&rec->sid, 0, sizeof rec->sid);
-    rec->payload.data = NULL;
-    rec->payload.size = 0;
+    jitanon__pd_head(r, rec, p, total, off);
+    if (type != JITANON_PERF_RECORD_SAMPLE) memset(&rec->sid, 0, sizeof rec->sid);
     switch (type) {
-    case JITANON_PERF_RECORD_SAMPLE: memset(&rec->sample, 0, sizeof rec->sample); break;
+    case JITANON_PERF_RECORD_SAMPLE: break; /* jitanon__pd_sample sets sid and sample */
     case JITANON_PERF_RECORD_MMAP:
     case JITANON_PERF_RECORD_MMAP2: memset(&rec->mmap, 0, sizeof rec->mmap); break;
     case JITANON_PERF_RECORD_COMM: memset(&rec->comm, 0, sizeof rec->comm); break;
     case JITANON_PERF_RECORD_FORK:
     case JITANON_PERF_RECORD_EXIT: memset(&rec->task, 0, sizeof rec->task); break;
     default: memset(&rec->mmap, 0, sizeof *rec - offsetof(jitanon_perf_record, mmap));
-    }
-    rec->type = type;
-    rec->big_endian = r->big_endian;
-    rec->misc = jitanon__rd16(p + 4, r->big_endian);
-    rec->size = jitanon__rd16(p + 6, r->big_endian);
-    rec->raw.data = p;
-    rec->raw.size = total;
-    rec->offset = off;
-    rec->index = r->state_.next_index;
-    if (total > rec->size) {
-        rec->payload.data = p + rec->size;
-        rec->payload.size = total - rec->size;
     }
     n = (size_t)rec->size - 8;
     if (rec->type < 64 && rec->type != JITANON_PERF_RECORD_SAMPLE &&
@@ -7154,6 +7273,7 @@ JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jita
 {
     jitanon_result res;
     JITANON_ASSERT(r && rec);
+    if (jitanon__pd_next_sample(r, rec)) return JITANON_OK;
     if (!r->mode) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "reader not initialised");
     for (;;) {
         if (r->state_.done) return JITANON_END;
@@ -7308,6 +7428,7 @@ JITANON_API void jitanon_perf_reader_release(jitanon_perf_reader *r)
     if (!r) return;
     a = &r->state_.allocator;
     jitanon__attrs_free(a, r->attrs, r->attr_count, r->state_.attr_cap);
+    jitanon__free(a, r->state_.lays, r->state_.lay_cap * sizeof *r->state_.lays);
     jitanon__free(a, r->state_.idmap, r->state_.idmap_cap * sizeof *r->state_.idmap);
     jitanon__free(a, r->state_.feats, r->state_.feat_count * sizeof *r->state_.feats);
     jitanon__free(a, r->state_.feat_mem, r->state_.feat_mem_size);
@@ -7737,17 +7858,25 @@ JITANON__PRIVATE jitanon_result jitanon__pw_begin(jitanon_perf_writer *w, jitano
     return res;
 }
 
-JITANON_API jitanon_result jitanon_perf_writer_write(jitanon_perf_writer *w, const void *record, size_t size,
-                                                     jitanon_error *err)
+/* `n` whole records, back to back in `size` bytes, in one sink call: a run of records
+   passed through unchanged goes out as one large write instead of one call each. */
+JITANON__PRIVATE jitanon_result jitanon__pw_records(jitanon_perf_writer *w, const void *records, size_t size,
+                                                   uint64_t n, jitanon_error *err)
 {
     jitanon_result res = jitanon__pw_usable(w, err);
     if (res != JITANON_OK) return res;
-    if (!record || size < 8)
+    if (!records || size < 8)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "record below 8 bytes");
     if (w->mode == JITANON_PERF_FILE && !w->started_ && (res = jitanon__pw_begin(w, err)) != JITANON_OK) return res;
-    res = jitanon__pw_put(w, record, size, err);
-    if (res == JITANON_OK) w->records++;
+    res = jitanon__pw_put(w, records, size, err);
+    if (res == JITANON_OK) w->records += n;
     return res;
+}
+
+JITANON_API jitanon_result jitanon_perf_writer_write(jitanon_perf_writer *w, const void *record, size_t size,
+                                                     jitanon_error *err)
+{
+    return jitanon__pw_records(w, record, size, 1, err);
 }
 
 /* Feature sections go out in bit order (each bit is added once). */
@@ -13206,8 +13335,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
 {
     jitanon__inj_buf *rd = &j->round;
     jitanon__inj_rec *r;
-    if (!jitanon__grow(&j->a, (void **)&rd->recs, &rd->recs_cap, rd->nrecs + 1, sizeof *r) ||
-        jitanon_membuf_write(&rd->bytes, rec->raw.data, rec->raw.size))
+    if ((rd->nrecs == rd->recs_cap &&
+         !jitanon__grow(&j->a, (void **)&rd->recs, &rd->recs_cap, rd->nrecs + 1, sizeof *r)) ||
+        jitanon__buf_put(&rd->bytes, rec->raw.data, rec->raw.size))
         return jitanon__inj_nomem(j, "round buffer");
     r = &rd->recs[rd->nrecs++];
     memset(r, 0, sizeof *r);
@@ -13545,19 +13675,39 @@ JITANON__PRIVATE int jitanon__inj_order(jitanon__inj *j, size_t n, jitanon__less
     return 1;
 }
 
+/* Writes the records [from, to) of the round, all passed through unchanged: they lie back
+   to back in the round buffer, so they go out in one write, copied no further. */
+JITANON__PRIVATE jitanon_result jitanon__inj_emit_run(jitanon__inj *j, size_t from, size_t to)
+{
+    const jitanon__inj_rec *a, *z;
+    if (from == to) return JITANON_OK; /* before the pointers: recs may still be NULL */
+    a = &j->round.recs[from];
+    z = &j->round.recs[to - 1];
+    return jitanon__pw_records(j->out.w, j->round.bytes.data + a->off, z->off + z->size - a->off, to - from, j->err);
+}
+
 /* Emits the round in file order, each synthesized MMAP2 just before the first record
    that is not older than it. */
 JITANON__PRIVATE jitanon_result jitanon__inj_emit_round(jitanon__inj *j)
 {
     jitanon__inj_buf *rd = &j->round;
-    size_t k, s = 0;
+    size_t k, s = 0, run = 0; /* records [run, k) pass unchanged and are not written yet */
     jitanon_result res = JITANON_OK;
     if (!jitanon__inj_order(j, rd->nsynth, jitanon__inj_synth_less, rd->synth)) return jitanon__inj_nomem(j, "sort");
     for (k = 0; k < rd->nrecs && res == JITANON_OK; k++) {
-        while (res == JITANON_OK && s < rd->nsynth && rd->synth[rd->order[s]].time <= rd->recs[k].time)
+        const jitanon__inj_rec *r = &rd->recs[k];
+        if (s < rd->nsynth && rd->synth[rd->order[s]].time <= r->time) {
+            res = jitanon__inj_emit_run(j, run, k);
+            run = k;
+        }
+        while (res == JITANON_OK && s < rd->nsynth && rd->synth[rd->order[s]].time <= r->time)
             res = jitanon__inj_emit_synth(j, &rd->synth[rd->order[s++]]);
-        if (res == JITANON_OK) res = jitanon__inj_emit_rec(j, &rd->recs[k]);
+        if (r->action == JITANON__INJ_PASS && !r->stub) continue;
+        if (res == JITANON_OK) res = jitanon__inj_emit_run(j, run, k);
+        if (res == JITANON_OK) res = jitanon__inj_emit_rec(j, r);
+        run = k + 1;
     }
+    if (res == JITANON_OK) res = jitanon__inj_emit_run(j, run, k);
     while (res == JITANON_OK && s < rd->nsynth) res = jitanon__inj_emit_synth(j, &rd->synth[rd->order[s++]]);
     return res;
 }

@@ -50,6 +50,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_speed.c"
 #include "t_surface.c"
 #include "t_api.c"
+#include "t_scan.c"
 
 int main(int argc, char **argv)
 {
@@ -72,6 +73,7 @@ int main(int argc, char **argv)
     suite_speed();
     suite_surface();
     suite_api();
+    suite_scan();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }
