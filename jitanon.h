@@ -1717,6 +1717,42 @@ typedef enum jitanon_elf_files {
     JITANON_ELF_FILES_ALL = 2      /* every function's file, as perf inject --jit */
 } jitanon_elf_files;
 
+/* -- The platform seam -----------------------------------------------------------------
+   The library reaches the operating system only through three things: a jitanon_stream
+   (one file being read or written), jitanon_inject_io (which files the injector reads and
+   where its ELF files go) and a jitanon_thread_pool (the injector's writer threads).  The
+   defaults are POSIX (the implementation's last section, [posix]); an embedder or a test
+   that sets all three sees no call into the OS from the injector. */
+
+/* A file opened for reading (read_fn) or for writing (write_fn, a jitanon_sink's write:
+   0 when all bytes went out).  read_fn returns the bytes read, 0 at the end, SIZE_MAX on
+   an error.  close_fn (may be NULL) ends it: 0 when it closed cleanly.  size: the file's
+   size when it was opened, 0 when unknown. */
+typedef struct jitanon_stream {
+    jitanon_read_fn read_fn;
+    int (*write_fn)(void *user, const void *data, size_t size);
+    int (*close_fn)(void *user);
+    void *user;
+    uint64_t size;
+} jitanon_stream;
+
+/* Threads for independent tasks, numbered from 0 in the order they are queued (ufbx's
+   ufbx_thread_pool is the model).  The library calls start_fn once per batch with the
+   most workers it wants, the function that runs task `index` (`ctx` is the library's)
+   and the allocator for the pool's own memory; run_fn makes tasks [first, first + count) runnable, on any worker and in
+   any order; wait_fn returns once every task below `end` has finished (run_fn was called
+   for them); stop_fn, after the last wait, ends the workers.  start_fn returns 0 when
+   no worker could start (the calling thread then does the work).  Only the calling
+   thread calls these. */
+typedef struct jitanon_thread_pool {
+    int (*start_fn)(void *user, unsigned workers, void (*task)(void *ctx, size_t index), void *ctx,
+                    const jitanon_allocator *allocator, void **pool);
+    void (*run_fn)(void *user, void *pool, size_t first, size_t count);
+    void (*wait_fn)(void *user, void *pool, size_t end);
+    void (*stop_fn)(void *user, void *pool);
+    void *user;
+} jitanon_thread_pool;
+
 /* Where jitdumps come from and where ELF files go.  The defaults (all NULL) read dumps
    with jitanon_jitdump_load_file and write ELFs atomically with POSIX calls; tests and
    fuzzers plug in memory versions so nothing touches the disk. */
@@ -1757,6 +1793,9 @@ typedef struct jitanon_inject_io {
     /* Called now and then with input bytes consumed so far. */
     void (*progress)(void *user, uint64_t bytes_done);
     void *user;
+    /* The writer threads of opts.elf_threads; NULL: POSIX threads where the build has
+       them (jitanon_features), else none. */
+    const jitanon_thread_pool *thread_pool;
 } jitanon_inject_io;
 
 /* What a sample resolves to, in time order, after the injection decisions: the answer
@@ -2575,6 +2614,79 @@ JITANON__PRIVATE int jitanon__sha_ni_present(void)
 }
 #endif
 
+/* -- the seam: what the core asks of the platform --
+   Beyond the public seam (jitanon_stream, jitanon_inject_io, jitanon_thread_pool) the
+   injector needs a few services of the OS: the dump opener with its protections, the ELF
+   file writer, a sleep, /proc, perf's build-id cache and threads.  They are one table,
+   jitanon__os; its one implementation, with the defaults of the public seam, is the last
+   section of the implementation ([posix]), reached through jitanon__os_default() only. */
+
+/* One ELF directory as the cache sees it, set up by the calling thread and then only read
+   (writer threads add files through it). */
+typedef struct jitanon__bc_dir {
+    int root;          /* the cache directory's fd; -1: no cache */
+    int base, ids;     /* <cache>/<real> and <cache>/.build-id, open while prepared */
+    const char *dir;   /* the ELF directory as the recording names it */
+    char real[4096];   /* its canonical absolute path: the cache mirrors that */
+} jitanon__bc_dir;
+
+JITANON__PRIVATE void jitanon__bc_hex(const uint8_t *id, char *hex)
+{
+    static const char digits[] = "0123456789abcdef";
+    size_t i;
+    for (i = 0; i < 20; i++) {
+        hex[2 * i] = digits[id[i] >> 4];
+        hex[2 * i + 1] = digits[id[i] & 15];
+    }
+    hex[40] = 0;
+}
+
+typedef struct jitanon__os {
+    /* Opens a file a recording names (a jitdump, a perf map) for reading: never blocking,
+       only a regular file, symlinks and other processes' roots as jitanon_inject_io's
+       load_dump describes.  err says why not. */
+    jitanon_result (*open_named)(const char *path, jitanon_stream *s, jitanon_error *err);
+    /* jitanon_inject_io.write_elf's default; and a file too large for memory (a
+       per-process ELF) written through fill into a temporary file renamed over `path`
+       (when what is there may be replaced, as write_elf checks): fill's result, or
+       JITANON_ERR_WRITE when the file could not be written. */
+    int (*write_elf)(void *user, const char *dir, const char *name, const void *data, size_t size);
+    jitanon_result (*write_atomic)(const char *path, const jitanon_allocator *a,
+                                   jitanon_result (*fill)(void *ctx, jitanon_sink sink), void *ctx);
+    int (*sleep_ns)(uint64_t ns); /* about ns; 0 when it cannot */
+    /* /proc: a process's pid in its namespace and its mount namespace (NULL: no /proc);
+       1 when `path` is a directory. */
+    int (*proc_ns)(uint32_t pid, uint32_t *nspid, int *other_mnt, uint64_t *mnt_ino);
+    int (*is_dir)(const char *path);
+    /* perf's build-id cache: prepare a directory, add a file (0 added, 1 there, -1
+       failed), close. */
+    int (*bc_prepare)(jitanon__bc_dir *b, int root, const char *dir);
+    int (*bc_put)(const jitanon__bc_dir *b, const char *name, const void *data, size_t size, const uint8_t *id);
+    void (*bc_close)(jitanon__bc_dir *b);
+    const jitanon_thread_pool *threads; /* jitanon_inject_io.thread_pool's default; NULL: none */
+} jitanon__os;
+
+JITANON__PRIVATE const jitanon__os *jitanon__os_default(void); /* [posix] */
+
+/* Ends a stream (its close_fn's answer: 0 when it closed cleanly); NULL-safe, idempotent. */
+JITANON__PRIVATE int jitanon__stream_close(jitanon_stream *s)
+{
+    int bad = s && s->close_fn ? s->close_fn(s->user) : 0;
+    if (s) memset(s, 0, sizeof *s);
+    return bad;
+}
+
+#ifndef JITANON_NO_STDIO
+/* A jitanon_read_fn over an ISO C stream (every reader of a path, without POSIX too). */
+JITANON__PRIVATE size_t jitanon__os_file_read(void *user, void *dst, size_t size)
+{
+    size_t n = fread(dst, 1, size, (FILE *)user);
+    return n == 0 && ferror((FILE *)user) ? SIZE_MAX : n;
+}
+
+JITANON__PRIVATE int jitanon__os_file_close(void *user) { return fclose((FILE *)user) != 0; }
+#endif
+
 JITANON_API uint64_t jitanon_jitdump_now(void)
 {
 #if JITANON__POSIX
@@ -2874,51 +2986,150 @@ JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, j
     return r;
 }
 
-/* -- threads: the injector's ELF writers -- */
+/* -- threads: jitanon_thread_pool's default -- */
 
 #if JITANON__THREADS
-/* The only calls into pthreads: a lock with two conditions, and threads. */
-typedef struct jitanon__sync {
-    pthread_mutex_t mu;
-    pthread_cond_t cond[2];
-} jitanon__sync;
+/* The only calls into pthreads.  Tasks are taken in order, so every task below the lowest
+   one still running (or below the next to take) has finished. */
+typedef struct jitanon__tp jitanon__tp;
+typedef struct jitanon__tp_worker {
+    jitanon__tp *t;
+    pthread_t th;
+    size_t busy; /* the task it runs; SIZE_MAX: none */
+} jitanon__tp_worker;
 
-JITANON__PRIVATE int jitanon__sync_init(jitanon__sync *s)
+struct jitanon__tp {
+    pthread_mutex_t mu;
+    pthread_cond_t more, done; /* a task became runnable or stop was set; a task finished */
+    void (*task)(void *ctx, size_t index);
+    void *ctx;
+    jitanon_allocator a;
+    size_t take, queued;       /* the next task to take; tasks below queued may run */
+    size_t wait_end;           /* the waiting caller wants every task below this */
+    int waiting, stop;
+    unsigned n;                /* workers running */
+    jitanon__tp_worker w[64];
+};
+
+JITANON__PRIVATE size_t jitanon__tp_finished(const jitanon__tp *t)
 {
-    if (pthread_mutex_init(&s->mu, NULL) != 0) return 0;
-    if (pthread_cond_init(&s->cond[0], NULL) != 0) {
-        pthread_mutex_destroy(&s->mu);
+    size_t lo = t->take;
+    unsigned i;
+    for (i = 0; i < t->n; i++)
+        if (t->w[i].busy < lo) lo = t->w[i].busy;
+    return lo;
+}
+
+JITANON__PRIVATE void *jitanon__tp_work(void *arg)
+{
+    jitanon__tp_worker *w = (jitanon__tp_worker *)arg;
+    jitanon__tp *t = w->t;
+    pthread_mutex_lock(&t->mu);
+    for (;;) {
+        while (t->take == t->queued && !t->stop) pthread_cond_wait(&t->more, &t->mu);
+        if (t->take == t->queued) break;
+        w->busy = t->take++;
+        pthread_mutex_unlock(&t->mu);
+        t->task(t->ctx, w->busy);
+        pthread_mutex_lock(&t->mu);
+        w->busy = SIZE_MAX;
+        /* the waiting caller is woken once per batch, not once per task (a wake-up per
+           file cost more than a third of the time) */
+        if (t->waiting && jitanon__tp_finished(t) >= t->wait_end) pthread_cond_signal(&t->done);
+    }
+    pthread_mutex_unlock(&t->mu);
+    return NULL;
+}
+
+JITANON__PRIVATE int jitanon__tp_start(void *user, unsigned workers, void (*task)(void *ctx, size_t index), void *ctx,
+                                       const jitanon_allocator *allocator, void **pool)
+{
+    jitanon__tp *t = (jitanon__tp *)jitanon__malloc(allocator, sizeof *t);
+    unsigned i;
+    (void)user;
+    *pool = NULL;
+    if (!t) return 0;
+    memset(t, 0, sizeof *t);
+    if (allocator) t->a = *allocator;
+    t->task = task;
+    t->ctx = ctx;
+    if (pthread_mutex_init(&t->mu, NULL) != 0) {
+        jitanon__free(&t->a, t, sizeof *t);
         return 0;
     }
-    if (pthread_cond_init(&s->cond[1], NULL) != 0) {
-        pthread_cond_destroy(&s->cond[0]);
-        pthread_mutex_destroy(&s->mu);
+    if (pthread_cond_init(&t->more, NULL) != 0) {
+        pthread_mutex_destroy(&t->mu);
+        jitanon__free(&t->a, t, sizeof *t);
         return 0;
     }
+    if (pthread_cond_init(&t->done, NULL) != 0) {
+        pthread_cond_destroy(&t->more);
+        pthread_mutex_destroy(&t->mu);
+        jitanon__free(&t->a, t, sizeof *t);
+        return 0;
+    }
+    for (i = 0; i < 64; i++) {
+        t->w[i].t = t;
+        t->w[i].busy = SIZE_MAX;
+    }
+    if (workers > 64) workers = 64;
+    pthread_mutex_lock(&t->mu);
+    for (i = 0; i < workers; i++) {
+        if (pthread_create(&t->w[i].th, NULL, jitanon__tp_work, &t->w[i]) != 0) break;
+        t->n = i + 1; /* fewer workers than asked for still work */
+    }
+    pthread_mutex_unlock(&t->mu);
+    if (t->n == 0) {
+        pthread_cond_destroy(&t->done);
+        pthread_cond_destroy(&t->more);
+        pthread_mutex_destroy(&t->mu);
+        jitanon__free(&t->a, t, sizeof *t);
+        return 0;
+    }
+    *pool = t;
     return 1;
 }
 
-JITANON__PRIVATE void jitanon__sync_destroy(jitanon__sync *s)
+JITANON__PRIVATE void jitanon__tp_run(void *user, void *pool, size_t first, size_t count)
 {
-    pthread_cond_destroy(&s->cond[1]);
-    pthread_cond_destroy(&s->cond[0]);
-    pthread_mutex_destroy(&s->mu);
+    jitanon__tp *t = (jitanon__tp *)pool;
+    (void)user;
+    pthread_mutex_lock(&t->mu);
+    if (first + count > t->queued) t->queued = first + count;
+    if (count == 1) pthread_cond_signal(&t->more);
+    else pthread_cond_broadcast(&t->more);
+    pthread_mutex_unlock(&t->mu);
 }
 
-JITANON__PRIVATE void jitanon__sync_lock(jitanon__sync *s) { pthread_mutex_lock(&s->mu); }
-JITANON__PRIVATE void jitanon__sync_unlock(jitanon__sync *s) { pthread_mutex_unlock(&s->mu); }
-JITANON__PRIVATE void jitanon__sync_wait(jitanon__sync *s, int c) { pthread_cond_wait(&s->cond[c], &s->mu); }
-JITANON__PRIVATE void jitanon__sync_signal(jitanon__sync *s, int c) { pthread_cond_signal(&s->cond[c]); }
-JITANON__PRIVATE void jitanon__sync_broadcast(jitanon__sync *s, int c) { pthread_cond_broadcast(&s->cond[c]); }
-
-typedef pthread_t jitanon__thread;
-
-JITANON__PRIVATE int jitanon__thread_start(jitanon__thread *t, void *(*fn)(void *), void *arg)
+JITANON__PRIVATE void jitanon__tp_wait(void *user, void *pool, size_t end)
 {
-    return pthread_create(t, NULL, fn, arg) == 0;
+    jitanon__tp *t = (jitanon__tp *)pool;
+    (void)user;
+    pthread_mutex_lock(&t->mu);
+    while (jitanon__tp_finished(t) < end) {
+        t->wait_end = end;
+        t->waiting = 1;
+        pthread_cond_wait(&t->done, &t->mu);
+        t->waiting = 0;
+    }
+    pthread_mutex_unlock(&t->mu);
 }
 
-JITANON__PRIVATE void jitanon__thread_join(jitanon__thread t) { pthread_join(t, NULL); }
+JITANON__PRIVATE void jitanon__tp_stop(void *user, void *pool)
+{
+    jitanon__tp *t = (jitanon__tp *)pool;
+    unsigned i;
+    (void)user;
+    pthread_mutex_lock(&t->mu);
+    t->stop = 1;
+    pthread_cond_broadcast(&t->more);
+    pthread_mutex_unlock(&t->mu);
+    for (i = 0; i < t->n; i++) pthread_join(t->w[i].th, NULL);
+    pthread_cond_destroy(&t->done);
+    pthread_cond_destroy(&t->more);
+    pthread_mutex_destroy(&t->mu);
+    jitanon__free(&t->a, t, sizeof *t);
+}
 #endif
 
 /* -- the injector's default I/O: the file system -- */
@@ -3224,53 +3435,40 @@ JITANON__PRIVATE size_t jitanon__os_fd_read(void *user, void *dst, size_t size)
 JITANON__PRIVATE jitanon_result jitanon__jitdump_load_read(jitanon_read_fn read_fn, void *user,
                                                            const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
                                                            jitanon_error *err); /* [jitdump-read] */
+#endif
 
-/* A jitdump the injector reads from the file system: a descriptor opened with the
-   checks above, or (without POSIX) an ISO C stream. */
-typedef struct jitanon__dumpfile {
-    jitanon_read_fn read;
-    void *user;
-    uint64_t size; /* at open (POSIX only; 0 otherwise) */
-} jitanon__dumpfile;
-
-JITANON__PRIVATE size_t jitanon__os_file_read(void *user, void *dst, size_t size)
-{
-    size_t n = fread(dst, 1, size, (FILE *)user);
-    return n == 0 && ferror((FILE *)user) ? SIZE_MAX : n;
-}
-
-JITANON__PRIVATE jitanon_result jitanon__os_dump_open(jitanon__dumpfile *f, const char *path, jitanon_error *err)
-{
 #if JITANON__POSIX
-    const char *why = NULL;
-    int fd;
-    memset(f, 0, sizeof *f);
-    fd = jitanon__os_open_dump(path, &f->size, &why);
-    if (fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "%s", why);
-    f->read = jitanon__os_fd_read;
-    f->user = (void *)(intptr_t)fd;
+JITANON__PRIVATE int jitanon__os_fd_close(void *user) { return close((int)(intptr_t)user) != 0; }
+#endif
+
+/* jitanon__os.open_named: a descriptor opened with the checks above, or (without POSIX) an
+   ISO C stream. */
+JITANON__PRIVATE jitanon_result jitanon__os_dump_open(const char *path, jitanon_stream *s, jitanon_error *err)
+{
+    memset(s, 0, sizeof *s);
+#if JITANON__POSIX
+    {
+        const char *why = NULL;
+        int fd = jitanon__os_open_dump(path, &s->size, &why);
+        if (fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "%s", why);
+        s->read_fn = jitanon__os_fd_read;
+        s->close_fn = jitanon__os_fd_close;
+        s->user = (void *)(intptr_t)fd;
+    }
+#elif !defined(JITANON_NO_STDIO)
+    {
+        FILE *file = fopen(path, "rb");
+        if (!file) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open it");
+        s->read_fn = jitanon__os_file_read;
+        s->close_fn = jitanon__os_file_close;
+        s->user = file;
+    }
 #else
-    FILE *file = fopen(path, "rb");
-    memset(f, 0, sizeof *f);
-    if (!file) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open it");
-    f->read = jitanon__os_file_read;
-    f->user = file;
-    f->size = 0;
+    (void)path;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO");
 #endif
     return JITANON_OK;
 }
-
-JITANON__PRIVATE void jitanon__os_dump_close(jitanon__dumpfile *f)
-{
-    if (!f->read) return;
-#if JITANON__POSIX
-    close((int)(intptr_t)f->user);
-#else
-    fclose((FILE *)f->user);
-#endif
-    f->read = NULL;
-}
-#endif
 
 JITANON__PRIVATE jitanon_result jitanon__inj_load_default(void *user, const char *path, const jitanon_jitdump_opts *opts,
                                                           jitanon_jitdump **out, jitanon_error *err)
@@ -3278,12 +3476,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_load_default(void *user, const char
     (void)user;
 #ifndef JITANON_NO_STDIO
     {
-        jitanon__dumpfile f;
+        jitanon_stream f;
         jitanon_result r;
         *out = NULL;
-        if ((r = jitanon__os_dump_open(&f, path, err)) != JITANON_OK) return r;
-        r = jitanon__jitdump_load_read(f.read, f.user, opts, out, err);
-        jitanon__os_dump_close(&f);
+        if ((r = jitanon__os_default()->open_named(path, &f, err)) != JITANON_OK) return r;
+        r = jitanon__jitdump_load_read(f.read_fn, f.user, opts, out, err);
+        jitanon__stream_close(&f);
         return r;
     }
 #else
@@ -3372,27 +3570,25 @@ JITANON__PRIVATE int jitanon__inj_write_default(void *user, const char *dir, con
 #endif
 }
 
-/* -- the build-id cache: perf's directory layout (see jitanon_buildid_cache) -- */
-
-/* One ELF directory as the cache sees it, set up by the calling thread and then only read
-   (writer threads add files through it). */
-typedef struct jitanon__bc_dir {
-    int root;          /* the cache directory's fd; -1: no cache */
-    int base, ids;     /* <cache>/<real> and <cache>/.build-id, open while prepared */
-    const char *dir;   /* the ELF directory as the recording names it */
-    char real[4096];   /* its canonical absolute path: the cache mirrors that */
-} jitanon__bc_dir;
-
-JITANON__PRIVATE void jitanon__bc_hex(const uint8_t *id, char *hex)
+#if JITANON__POSIX
+/* jitanon__os.write_atomic */
+JITANON__PRIVATE jitanon_result jitanon__os_write_atomic(const char *path, const jitanon_allocator *a,
+                                                         jitanon_result (*fill)(void *ctx, jitanon_sink sink), void *ctx)
 {
-    static const char digits[] = "0123456789abcdef";
-    size_t i;
-    for (i = 0; i < 20; i++) {
-        hex[2 * i] = digits[id[i] >> 4];
-        hex[2 * i + 1] = digits[id[i] & 15];
-    }
-    hex[40] = 0;
+    jitanon_atomic_file f;
+    jitanon_error e;
+    jitanon_result res;
+    int identical;
+    if (!jitanon__inj_replaceable(path, NULL, 0, &identical) || jitanon_atomic_open(&f, path, a, &e) != JITANON_OK)
+        return JITANON_ERR_WRITE;
+    res = fill(ctx, jitanon_atomic_sink(&f));
+    if (res == JITANON_OK && jitanon_atomic_commit(&f, 0, &e) != JITANON_OK) res = JITANON_ERR_WRITE;
+    jitanon_atomic_abort(&f);
+    return res;
 }
+#endif
+
+/* -- the build-id cache: perf's directory layout (see jitanon_buildid_cache) -- */
 
 #if JITANON__POSIX
 #define JITANON__BC 1
@@ -3714,6 +3910,56 @@ JITANON_API void jitanon_buildid_cache_release(jitanon_buildid_cache *c)
     if (c->fd_ >= 0) close(c->fd_);
 #endif
     c->fd_ = -1;
+}
+
+/* -- the platform as the core sees it (jitanon__os) -- */
+
+#if !JITANON__POSIX
+JITANON__PRIVATE jitanon_result jitanon__os_never(const char *path, const jitanon_allocator *a,
+                                                  jitanon_result (*fill)(void *ctx, jitanon_sink sink), void *ctx)
+{
+    (void)path, (void)a, (void)fill, (void)ctx;
+    return JITANON_ERR_WRITE;
+}
+
+JITANON__PRIVATE int jitanon__os_no_dir(const char *path) { return (void)path, 0; }
+JITANON__PRIVATE int jitanon__bc_none(jitanon__bc_dir *b, int root, const char *dir) { return (void)b, (void)root, (void)dir, -1; }
+JITANON__PRIVATE int jitanon__bc_none_put(const jitanon__bc_dir *b, const char *name, const void *data, size_t size,
+                                          const uint8_t *id)
+{
+    (void)b, (void)name, (void)data, (void)size, (void)id;
+    return -1;
+}
+
+JITANON__PRIVATE void jitanon__bc_none_close(jitanon__bc_dir *b) { (void)b; }
+#endif
+
+JITANON__PRIVATE const jitanon__os *jitanon__os_default(void)
+{
+#if JITANON__THREADS
+    static const jitanon_thread_pool threads = {jitanon__tp_start, jitanon__tp_run, jitanon__tp_wait, jitanon__tp_stop,
+                                                NULL};
+#define JITANON__OS_THREADS &threads
+#else
+#define JITANON__OS_THREADS NULL
+#endif
+#if JITANON__POSIX && defined(__linux__)
+#define JITANON__OS_PROC_NS jitanon__os_proc_ns
+#else
+#define JITANON__OS_PROC_NS NULL
+#endif
+#if JITANON__POSIX
+    static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_write_atomic,
+                                   jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_is_dir, jitanon__bc_prepare,
+                                   jitanon__bc_put, jitanon__bc_close, JITANON__OS_THREADS};
+#else
+    static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_never,
+                                   jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_no_dir, jitanon__bc_none,
+                                   jitanon__bc_none_put, jitanon__bc_none_close, JITANON__OS_THREADS};
+#endif
+#undef JITANON__OS_THREADS
+#undef JITANON__OS_PROC_NS
+    return &os;
 }
 
 /* -- [cursor] The cursor ------------------------------------------------------------------- */
@@ -7246,13 +7492,6 @@ JITANON_API void jitanon_perf_reader_release(jitanon_perf_reader *r)
 }
 
 #ifndef JITANON_NO_STDIO
-JITANON__PRIVATE size_t jitanon__pd_fread(void *user, void *dst, size_t n)
-{
-    FILE *f = (FILE *)user;
-    size_t got = fread(dst, 1, n, f);
-    return got == 0 && ferror(f) ? SIZE_MAX : got;
-}
-
 JITANON__PRIVATE int jitanon__pd_fseek(void *user, uint64_t off)
 {
     if (off > (uint64_t)(~0ul >> 1)) return 1; /* beyond what fseek's long can say */
@@ -7273,7 +7512,7 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
     /* stdin may be a pipe: read it forward only.  A file is read in large blocks straight
        into the reader's buffer: stdio's own buffer would split each into 4 KiB reads. */
     if (!std_in) (void)setvbuf(f, NULL, _IONBF, 0);
-    res = jitanon_perf_reader_init(r, jitanon__pd_fread, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
+    res = jitanon_perf_reader_init(r, jitanon__os_file_read, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
     r->file_ = f;
     return res;
 }
@@ -10537,7 +10776,7 @@ typedef struct jitanon__inj_src {
     void (*close)(void *user, void *stream); /* io.close_dump, for io.open_dump's stream */
     void *close_user, *stream;
 #ifndef JITANON_NO_STDIO
-    jitanon__dumpfile df;
+    jitanon_stream df;
 #endif
 } jitanon__inj_src;
 
@@ -10595,6 +10834,7 @@ struct jitanon__inj {
     jitanon__elfout elf;
     jitanon__inj_out out;
     jitanon__bc_dir bc;     /* the cache's view of the ELF directory last written to */
+    const jitanon__os *os;  /* the platform (jitanon__os_default) */
     jitanon_membuf bids;    /* build-id table entries not yet given to the writer */
     int bc_warned, bids_nomem;
     jitanon__hmap pm_pids;  /* perf_map ELF: pid -> its stub's path in the pool, or JITANON__PM_NONE */
@@ -10659,27 +10899,17 @@ JITANON__PRIVATE void jitanon__inj_cache_dir(jitanon__inj *j, const char *dir)
 {
     jitanon_buildid_cache *c = j->opts->buildid_cache;
     if (!c || c->fd_ < 0 || j->bc.dir == dir) return;
-#if JITANON__BC
-    if (jitanon__bc_prepare(&j->bc, c->fd_, dir) == 0) return;
-#endif
+    if (j->os->bc_prepare(&j->bc, c->fd_, dir) == 0) return;
     j->bc.dir = dir; /* its files are counted as failed, the warning comes with the first */
 }
 
 /* Adds one written file to the cache (writer threads call this too): 0 added, 1 already
    there, -1 failed, JITANON__BC_NONE without a cache. */
-JITANON__PRIVATE int jitanon__inj_cache_put(const jitanon__bc_dir *b, const char *name, const jitanon_membuf *elf,
-                                           const uint8_t *id)
+JITANON__PRIVATE int jitanon__inj_cache_put(const jitanon__os *os, const jitanon__bc_dir *b, const char *name,
+                                           const jitanon_membuf *elf, const uint8_t *id)
 {
-#if JITANON__BC
     if (b->root < 0) return b->dir ? -1 : JITANON__BC_NONE;
-    return jitanon__bc_put(b, name, elf ? elf->data : NULL, elf ? elf->size : 0, id);
-#else
-    (void)b;
-    (void)name;
-    (void)elf;
-    (void)id;
-    return JITANON__BC_NONE;
-#endif
+    return os->bc_put(b, name, elf ? elf->data : NULL, elf ? elf->size : 0, id);
 }
 
 /* A file was written: its entry in the output's build-id table (as perf writes one: user
@@ -10750,57 +10980,41 @@ JITANON__PRIVATE void jitanon__inj_fallback(jitanon__inj *j, uint64_t bit, const
     jitanon__inj_log(j, "%s%s", why, NULL);
 }
 
-#if JITANON__THREADS
-enum { JITANON__POOL_MORE = 0, JITANON__POOL_DONE = 1 }; /* a job was queued or stop set; a job finished */
-
-/* Per-function files leave through a ring of jobs.  The calling thread fills a slot (its
-   buffer swapped with the one the next ELF is built in: nothing is copied, and only the
-   calling thread allocates), writer threads take slots in order, and the calling thread
-   collects the outcomes in order, so logs and statistics read as without threads. */
+/* Per-function files leave through a ring of jobs, task k of the thread pool writing job
+   k.  The calling thread fills a slot (its buffer swapped with the one the next ELF is
+   built in: nothing is copied, and only the calling thread allocates), the pool's workers
+   write them, and the calling thread collects the outcomes in order, so logs and
+   statistics read as without threads. */
 typedef struct jitanon__inj_job {
     jitanon_membuf buf;
     size_t func;
     char name[96];
-    int done, failed;
+    int failed;
     uint8_t id[20];  /* its build-id */
     int have_id, cached; /* cached: jitanon__inj_cache_put's answer */
 } jitanon__inj_job;
 
 struct jitanon__inj_pool {
-    jitanon__sync sync;
-    jitanon__thread *threads;
-    unsigned nthreads, threads_cap; /* running; allocated */
+    const jitanon_thread_pool *tp;
+    void *handle;              /* tp's pool */
     jitanon__inj_job *jobs;
     size_t njobs;
-    size_t head, take, tail;   /* counters: collected <= taken <= queued */
-    size_t finished, wake_at;  /* jobs done; when to wake the waiting caller */
-    int stop, waiting;
+    size_t head, tail;         /* counters: collected <= queued */
     const char *dir;
     jitanon_inject_io io;
     jitanon__bc_dir bc;
+    const jitanon__os *os;
 };
 
-JITANON__PRIVATE void *jitanon__inj_writer(void *arg)
+/* A task of the pool, on a worker: writes job `index` and adds it to the cache. */
+JITANON__PRIVATE void jitanon__inj_writer(void *ctx, size_t index)
 {
-    jitanon__inj_pool *p = (jitanon__inj_pool *)arg;
-    jitanon__sync_lock(&p->sync);
-    for (;;) {
-        jitanon__inj_job *job;
-        int failed;
-        while (p->take == p->tail && !p->stop) jitanon__sync_wait(&p->sync, JITANON__POOL_MORE);
-        if (p->take == p->tail) break;
-        job = &p->jobs[p->take++ % p->njobs];
-        jitanon__sync_unlock(&p->sync);
-        failed = p->io.write_elf(p->io.user, p->dir, job->name, job->buf.data, job->buf.size) != 0;
-        job->cached = failed || !job->have_id ? JITANON__BC_NONE
-                                               : jitanon__inj_cache_put(&p->bc, job->name, &job->buf, job->id);
-        jitanon__sync_lock(&p->sync);
-        job->failed = failed;
-        job->done = 1;
-        if (++p->finished >= p->wake_at && p->waiting) jitanon__sync_signal(&p->sync, JITANON__POOL_DONE);
-    }
-    jitanon__sync_unlock(&p->sync);
-    return NULL;
+    jitanon__inj_pool *p = (jitanon__inj_pool *)ctx;
+    jitanon__inj_job *job = &p->jobs[index % p->njobs];
+    int failed = p->io.write_elf(p->io.user, p->dir, job->name, job->buf.data, job->buf.size) != 0;
+    job->cached = failed || !job->have_id ? JITANON__BC_NONE
+                                           : jitanon__inj_cache_put(p->os, &p->bc, job->name, &job->buf, job->id);
+    job->failed = failed;
 }
 
 JITANON__PRIVATE void jitanon__inj_pool_free(jitanon__inj *j, jitanon__inj_pool *p)
@@ -10808,62 +11022,52 @@ JITANON__PRIVATE void jitanon__inj_pool_free(jitanon__inj *j, jitanon__inj_pool 
     size_t i;
     for (i = 0; i < p->njobs; i++) jitanon_membuf_release(&p->jobs[i].buf);
     jitanon__free(&j->a, p->jobs, p->njobs * sizeof *p->jobs);
-    jitanon__free(&j->a, p->threads, p->threads_cap * sizeof *p->threads);
     jitanon__free(&j->a, p, sizeof *p);
 }
 
 /* NULL when no thread could be started: the files are then written by the caller. */
 JITANON__PRIVATE jitanon__inj_pool *jitanon__inj_pool_start(jitanon__inj *j, const char *dir)
 {
-    unsigned want = j->opts->elf_threads > 64 ? 64 : j->opts->elf_threads, i;
-    jitanon__inj_pool *p = (jitanon__inj_pool *)jitanon__malloc(&j->a, sizeof *p);
+    unsigned want = j->opts->elf_threads > 64 ? 64 : j->opts->elf_threads;
+    const jitanon_thread_pool *tp = j->io.thread_pool ? j->io.thread_pool : j->os->threads;
+    jitanon__inj_pool *p;
+    size_t i;
+    if (!tp) return NULL;
+    p = (jitanon__inj_pool *)jitanon__malloc(&j->a, sizeof *p);
     if (!p) return NULL;
     memset(p, 0, sizeof *p);
     p->njobs = 64 + 32 * (size_t)want;
     p->jobs = (jitanon__inj_job *)jitanon__malloc(&j->a, p->njobs * sizeof *p->jobs);
     if (p->jobs) memset(p->jobs, 0, p->njobs * sizeof *p->jobs); /* before any exit: the free releases them */
     else p->njobs = 0;
-    p->threads = (jitanon__thread *)jitanon__malloc(&j->a, want * sizeof *p->threads);
-    p->threads_cap = p->threads ? want : 0;
-    if (!p->jobs || !p->threads || !jitanon__sync_init(&p->sync)) {
+    if (!p->jobs) {
         jitanon__inj_pool_free(j, p);
         return NULL;
     }
     for (i = 0; i < p->njobs; i++) p->jobs[i].buf.allocator = j->a;
+    p->tp = tp;
     p->dir = dir;
     p->io = j->io;
+    p->os = j->os;
     p->bc = j->bc; /* jitanon__inj_threads prepared it for dir */
-    for (i = 0; i < want; i++)
-        if (!jitanon__thread_start(&p->threads[i], jitanon__inj_writer, p)) break;
-    if (i == 0) {
-        jitanon__sync_destroy(&p->sync);
+    if (!tp->start_fn(tp->user, want, jitanon__inj_writer, p, &j->a, &p->handle)) {
         jitanon__inj_pool_free(j, p);
         return NULL;
     }
-    p->nthreads = i; /* fewer threads than asked for still work */
     return p;
 }
 
-/* Takes the outcomes of finished jobs, oldest first.  With batch > 0 it first waits for
-   the oldest job and for about `batch` jobs to finish: the caller then sleeps once per
-   batch, not once per file (a wake-up per file cost more than a third of the time). */
+/* Takes the outcomes of finished jobs, oldest first: with batch > 0 of the oldest `batch`
+   ones (or of all when fewer are queued), waiting for them: the caller then sleeps once
+   per batch, not once per file; with batch 0 of all. */
 JITANON__PRIVATE void jitanon__inj_pool_collect(jitanon__inj *j, jitanon__inj_pool *p, size_t batch)
 {
-    size_t n = 0, i;
-    jitanon__sync_lock(&p->sync);
-    while (batch && !p->jobs[p->head % p->njobs].done) {
-        p->wake_at = p->tail - p->finished > batch ? p->finished + batch : p->tail;
-        p->waiting = 1;
-        jitanon__sync_wait(&p->sync, JITANON__POOL_DONE);
-        p->waiting = 0;
-    }
-    while (p->head + n < p->tail && p->jobs[(p->head + n) % p->njobs].done) n++;
-    jitanon__sync_unlock(&p->sync);
-    for (i = 0; i < n; i++) { /* done jobs are the caller's until queued again */
+    size_t end = batch && p->tail - p->head > batch ? p->head + batch : p->tail;
+    p->tp->wait_fn(p->tp->user, p->handle, end);
+    while (p->head < end) { /* done jobs are the caller's until queued again */
         jitanon__inj_job *job = &p->jobs[p->head % p->njobs];
         jitanon__inj_written(j, job->name, job->buf.size, job->failed, job->func);
         if (!job->failed) jitanon__inj_listed(j, p->dir, job->name, job->have_id ? job->id : NULL, job->cached);
-        job->done = 0;
         p->head++;
     }
 }
@@ -10886,44 +11090,30 @@ JITANON__PRIVATE void jitanon__inj_pool_submit(jitanon__inj *j, jitanon__inj_poo
     job->func = func;
     job->failed = 0;
     job->have_id = jitanon__inj_elf_id((const uint8_t *)job->buf.data, job->buf.size, job->id);
-    jitanon__sync_lock(&p->sync);
+    p->tp->run_fn(p->tp->user, p->handle, p->tail, 1);
     p->tail++;
-    jitanon__sync_signal(&p->sync, JITANON__POOL_MORE);
-    jitanon__sync_unlock(&p->sync);
 }
 
-/* Lets the threads finish every queued file, joins them and takes the outcomes. */
+/* Lets the workers finish every queued file, takes the outcomes and ends the pool. */
 JITANON__PRIVATE void jitanon__inj_pool_stop(jitanon__inj *j, jitanon__inj_pool *p)
 {
-    unsigned i;
-    jitanon__sync_lock(&p->sync);
-    p->stop = 1;
-    jitanon__sync_broadcast(&p->sync, JITANON__POOL_MORE);
-    jitanon__sync_unlock(&p->sync);
-    for (i = 0; i < p->nthreads; i++) jitanon__thread_join(p->threads[i]);
-    jitanon__inj_pool_collect(j, p, 0); /* all done now */
-    jitanon__sync_destroy(&p->sync);
+    jitanon__inj_pool_collect(j, p, 0);
+    p->tp->stop_fn(p->tp->user, p->handle);
     jitanon__inj_pool_free(j, p);
 }
-#endif
 
 /* Starts writer threads for the files of directory `dir` when the options ask for them;
    NULL means the calling thread writes (reported once as a fallback). */
 JITANON__PRIVATE jitanon__inj_pool *jitanon__inj_threads(jitanon__inj *j, const char *dir)
 {
-#if JITANON__THREADS
     jitanon__inj_pool *p;
+    if (!j->io.thread_pool && !j->os->threads) return NULL; /* told once by jitanon__inj_start */
     jitanon__inj_cache_dir(j, dir);
     p = j->opts->elf_threads ? jitanon__inj_pool_start(j, dir) : NULL;
     if (!p && j->opts->elf_threads)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_NO_THREADS,
                               "elf_threads: no writer thread could be started (or allocated); the calling thread writes the ELF files");
     return p;
-#else
-    (void)j;
-    (void)dir;
-    return NULL;
-#endif
 }
 
 /* Writes the file now, or queues it when there are writer threads (`elf` then comes
@@ -10932,14 +11122,10 @@ JITANON__PRIVATE int jitanon__inj_put_file(jitanon__inj *j, jitanon__inj_pool *p
                                           jitanon_membuf *elf, const char *name, size_t func)
 {
     int failed;
-#if JITANON__THREADS
     if (pool) {
         jitanon__inj_pool_submit(j, pool, elf, name, func);
         return 1;
     }
-#else
-    (void)pool;
-#endif
     failed = j->io.write_elf(j->io.user, dir, name, elf->data, elf->size) != 0;
     jitanon__inj_written(j, name, elf->size, failed, func);
     if (!failed) {
@@ -10947,19 +11133,14 @@ JITANON__PRIVATE int jitanon__inj_put_file(jitanon__inj *j, jitanon__inj_pool *p
         int have = jitanon__inj_elf_id((const uint8_t *)elf->data, elf->size, id);
         jitanon__inj_cache_dir(j, dir);
         jitanon__inj_listed(j, dir, name, have ? id : NULL,
-                            have ? jitanon__inj_cache_put(&j->bc, name, elf, id) : JITANON__BC_NONE);
+                            have ? jitanon__inj_cache_put(j->os, &j->bc, name, elf, id) : JITANON__BC_NONE);
     }
     return !failed;
 }
 
 JITANON__PRIVATE void jitanon__inj_threads_stop(jitanon__inj *j, jitanon__inj_pool *pool)
 {
-#if JITANON__THREADS
     if (pool) jitanon__inj_pool_stop(j, pool);
-#else
-    (void)j;
-    (void)pool;
-#endif
 }
 
 /* Files written by threads report failure after their functions were counted: drop the
@@ -11096,8 +11277,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_path(jitanon__inj *j, const cha
         if (!read) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "io.open_dump returned no read function");
     } else {
 #ifndef JITANON_NO_STDIO
-        if ((r = jitanon__os_dump_open(&s->df, path, err)) != JITANON_OK) return r;
-        read = s->df.read;
+        if ((r = j->os->open_named(path, &s->df, err)) != JITANON_OK) return r;
+        read = s->df.read_fn;
         user = s->df.user;
         *size = s->df.size;
 #else
@@ -11135,7 +11316,7 @@ JITANON__PRIVATE void jitanon__inj_src_close(jitanon__inj_src *s)
 {
     if (s->close) s->close(s->close_user, s->stream);
 #ifndef JITANON_NO_STDIO
-    else if (s->file) jitanon__os_dump_close(&s->df);
+    else if (s->file) jitanon__stream_close(&s->df);
 #endif
     s->close = NULL;
     s->file = 0;
@@ -11840,42 +12021,49 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_add(jitanon__inj *j, jitanon__e
     return jitanon__inj_push_func(j, jd, r, p, pgoff, o->u.proc.path);
 }
 
+/* What jitanon__os.write_atomic writes for a per-process file: the builder's bytes. */
+typedef struct jitanon__eo_fill {
+    jitanon_elf_builder *pb;
+    jitanon_elf_info *info;
+    jitanon_error *err;
+} jitanon__eo_fill;
+
+JITANON__PRIVATE jitanon_result jitanon__eo_proc_fill(void *ctx, jitanon_sink sink)
+{
+    jitanon__eo_fill *f = (jitanon__eo_fill *)ctx;
+    return jitanon_elf_builder_finish(f->pb, sink, f->info, f->err);
+}
+
 /* A per-process file is as large as all the code of a dump: with the default I/O it is
    streamed into a temporary file and renamed into place (under the same rules as
    jitanon__inj_write_default) instead of being held in memory.  JITANON_ERR_WRITE: the
    file could not be written (logged); other errors are fatal. */
 JITANON__PRIVATE jitanon_result jitanon__eo_proc_stream(jitanon__inj *j, jitanon__eo_proc *s, const char *dir)
 {
-#if JITANON__POSIX
     char path[4096];
-    jitanon_atomic_file f;
     jitanon_elf_info info;
-    jitanon_error e;
+    jitanon__eo_fill fill;
     jitanon_result res;
-    int identical;
-    if (jitanon__fmt(path, sizeof path, "%s/%s", dir, s->name) >= sizeof path ||
-        !jitanon__inj_replaceable(path, NULL, 0, &identical) || jitanon_atomic_open(&f, path, &j->a, &e) != JITANON_OK) {
+    if (!(jitanon_features() & JITANON_FEATURE_POSIX)) {
+        j->st->elf_refused++;
+        jitanon__inj_log(j, "cannot write %s%s: built without POSIX file calls", s->name, NULL);
+        return JITANON_ERR_WRITE;
+    }
+    fill.pb = &s->pb;
+    fill.info = &info;
+    fill.err = j->err;
+    if (jitanon__fmt(path, sizeof path, "%s/%s", dir, s->name) >= sizeof path) res = JITANON_ERR_WRITE;
+    else res = j->os->write_atomic(path, &j->a, jitanon__eo_proc_fill, &fill);
+    if (res == JITANON_ERR_WRITE) {
         jitanon__inj_written(j, s->name, 0, 1, SIZE_MAX);
         return JITANON_ERR_WRITE;
     }
-    res = jitanon_elf_builder_finish(&s->pb, jitanon_atomic_sink(&f), &info, j->err);
-    if (res == JITANON_ERR_WRITE || (res == JITANON_OK && jitanon_atomic_commit(&f, 0, &e) != JITANON_OK)) {
-        jitanon_atomic_abort(&f);
-        jitanon__inj_written(j, s->name, 0, 1, SIZE_MAX);
-        return JITANON_ERR_WRITE;
-    }
-    jitanon_atomic_abort(&f);
     if (res != JITANON_OK) return res;
     jitanon__inj_written(j, s->name, (size_t)info.file_size, 0, SIZE_MAX);
     jitanon__inj_cache_dir(j, dir);
-    jitanon__inj_listed(j, dir, s->name, info.build_id, jitanon__inj_cache_put(&j->bc, s->name, NULL, info.build_id));
+    jitanon__inj_listed(j, dir, s->name, info.build_id,
+                        jitanon__inj_cache_put(j->os, &j->bc, s->name, NULL, info.build_id));
     return JITANON_OK;
-#else
-    (void)dir;
-    j->st->elf_refused++;
-    jitanon__inj_log(j, "cannot write %s%s: built without POSIX file calls", s->name, NULL);
-    return JITANON_ERR_WRITE;
-#endif
 }
 
 JITANON__PRIVATE jitanon_result jitanon__eo_proc_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
@@ -11884,7 +12072,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_end(jitanon__inj *j, jitanon__e
     const char *dir = jd->dir;
     jitanon_result res;
     int written;
-    if (j->io.write_elf == jitanon__inj_write_default) {
+    if (j->io.write_elf == j->os->write_elf) {
         res = jitanon__eo_proc_stream(j, s, dir);
         written = res == JITANON_OK;
         if (res == JITANON_ERR_WRITE) res = JITANON_OK; /* logged */
@@ -12068,7 +12256,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_all(jitanon__inj *j, uint64_
                !jd->sum.header.arch_timestamp) {
             uint64_t now = jitanon_jitdump_now(), t1;
             if (now < until || now - until >= JITANON__FOLLOW_FRESH_NS || now - f->grew_at >= JITANON__FOLLOW_ACTIVE_NS ||
-                !jitanon__os_sleep_ns(JITANON__FOLLOW_POLL_NS))
+                !j->os->sleep_ns(JITANON__FOLLOW_POLL_NS))
                 break;
             t1 = jitanon_jitdump_now();
             j->jit.waited_round += t1 > now ? t1 - now : 0;
@@ -12191,11 +12379,10 @@ JITANON__PRIVATE void jitanon__inj_proc_of(const jitanon__inj *j, jitanon__inj_p
     memset(p, 0, sizeof *p);
     p->pid = p->nspid = r->pid;
     p->nnum = jitanon__marker_numbers(name->data, name->length, p->num);
-#if JITANON__POSIX && defined(__linux__)
-    {
+    if (j->os->proc_ns) {
         uint64_t ino;
         const size_t *rec_ino = jitanon__hmap_find(&j->jit.mntns, r->pid);
-        p->running = jitanon__os_proc_ns(r->pid, &p->nspid, &p->other_mnt, &ino);
+        p->running = j->os->proc_ns(r->pid, &p->nspid, &p->other_mnt, &ino);
         /* the recording's NAMESPACES record names another mount namespace: the pid was
            reused, and what /proc shows is not the recorded process */
         if (p->running && rec_ino && ino && *rec_ino != (size_t)ino) {
@@ -12204,9 +12391,6 @@ JITANON__PRIVATE void jitanon__inj_proc_of(const jitanon__inj *j, jitanon__inj_p
             p->reused = 1;
         }
     }
-#else
-    (void)j;
-#endif
 }
 
 /* 1 when `pid` (a dump header's, or a number of the marker's name) is the process's:
@@ -12476,10 +12660,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         while (dl > 0 && name->data[dl - 1] != '/') dl--;
         memcpy(near, name->data, name->length); /* open_dump checked the length */
         near[dl ? dl - 1 : 0] = 0;
-#if JITANON__POSIX
-        if (!dl || !jitanon__os_is_dir(near))
-#endif
-            memcpy(near, "/tmp", 5);
+        if (!dl || !j->os->is_dir(near)) memcpy(near, "/tmp", 5);
         near[strlen(near) + 1] = 0;
         near[strlen(near)] = '/';
         return jitanon__inj_add_dump(j, &jd, found, near);
@@ -12784,15 +12965,15 @@ JITANON__PRIVATE jitanon_result jitanon__inj_load_perfmap_default(void *user, co
                                                                   jitanon_error *err)
 {
 #ifndef JITANON_NO_STDIO
-    jitanon__dumpfile f;
+    jitanon_stream f;
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;
-    jitanon_result r = jitanon__os_dump_open(&f, path, err);
+    jitanon_result r = jitanon__os_default()->open_named(path, &f, err);
     (void)user;
     *out = NULL;
     if (r != JITANON_OK) return r;
-    r = jitanon__slurp(f.read, f.user, &opts->allocator, opts->memory_limit, &buf, &len, &cap, err);
-    jitanon__os_dump_close(&f);
+    r = jitanon__slurp(f.read_fn, f.user, &opts->allocator, opts->memory_limit, &buf, &len, &cap, err);
+    jitanon__stream_close(&f);
     if (r == JITANON_OK) r = jitanon_perfmap_load_memory(buf, len, opts, out, err);
     jitanon__free(&opts->allocator, buf, cap);
     return r;
@@ -13360,9 +13541,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon_trim_destroy(j->maps.trim);
     jitanon__free(&j->a, j->out.enc, j->out.enc_cap);
     jitanon_membuf_release(&j->bids);
-#if JITANON__BC
-    jitanon__bc_close(&j->bc);
-#endif
+    if (j->os) j->os->bc_close(&j->bc);
 }
 
 /* elf_files = SAMPLED (or AUTO) as far as this run can honour it (see jitanon_inject_opts). */
@@ -13451,7 +13630,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (j->out.w && opts->elf_threads && opts->elf_layout == JITANON_ELF_PER_PROCESS)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_THREADS_UNUSED,
                               "elf_threads: a per-process file is one write per dump; the calling thread writes it");
-    else if (j->out.w && opts->elf_threads && !JITANON__THREADS)
+    else if (j->out.w && opts->elf_threads && !j->io.thread_pool && !j->os->threads)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_NO_THREADS,
                               "elf_threads: built without threads; the calling thread writes the ELF files");
     j->elf.ops = jitanon__elfout_pick(j, sampled);
@@ -13477,6 +13656,7 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
     jitanon__clear_error(err);
     memset(&j, 0, sizeof j);
     j.bc.root = j.bc.base = j.bc.ids = -1; /* no fd: jitanon__inj_free closes what is open */
+    j.os = jitanon__os_default();
     j.in = in;
     j.out.w = out;
     j.err = err;
