@@ -13616,7 +13616,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     j->a = opts->allocator;
     j->io = opts->io;
     if (!j->io.load_dump) j->io.load_dump = jitanon__inj_load_default;
-    if (!j->io.write_elf) j->io.write_elf = jitanon__inj_write_default;
+    if (!j->io.write_elf) j->io.write_elf = j->os->write_elf;
     j->jit.paths.allocator = j->jit.wait.debug.allocator = j->jit.wait.unwind.allocator = j->a;
     if (!j->io.load_perfmap) j->io.load_perfmap = jitanon__inj_load_perfmap_default;
     j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->a;
