@@ -2687,1280 +2687,11 @@ JITANON__PRIVATE size_t jitanon__os_file_read(void *user, void *dst, size_t size
 JITANON__PRIVATE int jitanon__os_file_close(void *user) { return fclose((FILE *)user) != 0; }
 #endif
 
-JITANON_API uint64_t jitanon_jitdump_now(void)
-{
-#if JITANON__POSIX
-    struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-#else
-    return 0;
-#endif
-}
-
-/* Sleeps about `ns` (a live pipe's bounded wait for a dump to grow); 0 when it cannot. */
-JITANON__PRIVATE int jitanon__os_sleep_ns(uint64_t ns)
-{
-#if JITANON__POSIX
-    struct timespec ts;
-    ts.tv_sec = (time_t)(ns / 1000000000u);
-    ts.tv_nsec = (long)(ns % 1000000000u);
-    return nanosleep(&ts, NULL) == 0;
-#else
-    (void)ns;
-    return 0;
-#endif
-}
-
-#if JITANON__POSIX
-/* 0 when all bytes went out, 1 on an error or a write that makes no progress. */
-JITANON__PRIVATE int jitanon__os_write_all(int fd, const void *data, size_t size)
-{
-    const uint8_t *p = (const uint8_t *)data;
-    while (size) {
-        ssize_t n = write(fd, p, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return 1;
-        p += n;
-        size -= (size_t)n;
-    }
-    return 0;
-}
-
-/* A sink for a file descriptor carried in the user pointer's value ((void *)(intptr_t)fd),
-   not behind it: the sink stays valid wherever the struct holding it is copied. */
-JITANON__PRIVATE int jitanon__os_fd_sink(void *user, const void *data, size_t size)
-{
-    return jitanon__os_write_all((int)(intptr_t)user, data, size);
-}
-
-/* Creates a fresh file next to `path`, to be renamed over it: "<dir>/.<name>.<pid>-<k>.tmp"
-   in the target's directory, so that rename() cannot cross a file system.  O_EXCL never
-   opens what is there (nor follows a symlink planted under the name); a name in use only
-   moves on to the next k.  *tmp (cap bytes) gets the name.  Allocates nothing: writer
-   threads call it.  Returns the fd, or -1. */
-JITANON__PRIVATE int jitanon__os_create_tmp_at(int at, char *tmp, size_t cap, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
-    unsigned k;
-    if (dir >= cap) return -1;
-    memcpy(tmp, path, dir);
-    for (k = 0; k < 100; k++) {
-        int fd;
-        if (jitanon__fmt(tmp + dir, cap - dir, ".%s.%u-%u.tmp", path + dir, (unsigned)getpid(), k) >= cap - dir)
-            return -1;
-        fd = openat(at, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd >= 0 || errno != EEXIST) return fd;
-    }
-    return -1;
-}
-
-/* The same, relative to the working directory (at = AT_FDCWD) or to a directory fd. */
-JITANON__PRIVATE int jitanon__os_create_tmp(char *tmp, size_t cap, const char *path)
-{
-    return jitanon__os_create_tmp_at(AT_FDCWD, tmp, cap, path);
-}
-#endif
-
-/* -- atomic output file -- */
-
-#if !defined(JITANON_NO_STDIO) && defined(__unix__)
-#if JITANON__POSIX
-#define JITANON__AF_BUF 65536u
-#define JITANON__AF_TMP_EXTRA 32u /* ".", ".<pid>-<k>.tmp" */
-
-JITANON__PRIVATE int jitanon__af_flush(jitanon_atomic_file *f)
-{
-    if (f->fd < 0 || f->failed || jitanon__os_write_all(f->fd, f->buf, f->buf_len)) f->failed = 1;
-    f->buf_len = 0;
-    return f->failed;
-}
-
-JITANON__PRIVATE int jitanon__af_write(void *file, const void *data, size_t size)
-{
-    jitanon_atomic_file *f = (jitanon_atomic_file *)file;
-    if (size > f->buf_cap - f->buf_len && jitanon__af_flush(f)) return 1;
-    if (size <= f->buf_cap - f->buf_len) {
-        memcpy(f->buf + f->buf_len, data, size);
-        f->buf_len += size;
-        return f->failed;
-    }
-    if (f->fd < 0 || f->failed || jitanon__os_write_all(f->fd, data, size)) f->failed = 1;
-    return f->failed;
-}
-
-JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset)
-{
-    jitanon_atomic_file *f = (jitanon_atomic_file *)file;
-    off_t end, at = (off_t)offset;
-    /* lseek + write rather than pwrite: one call fewer to depend on. */
-    if (jitanon__af_flush(f) || at < 0 || (uint64_t)at != offset || (end = lseek(f->fd, 0, SEEK_CUR)) < 0 ||
-        lseek(f->fd, at, SEEK_SET) != at || jitanon__os_write_all(f->fd, data, size) ||
-        lseek(f->fd, end, SEEK_SET) != end)
-        f->failed = 1;
-    return f->failed;
-}
-
-JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f)
-{
-    jitanon_sink s;
-    s.write_fn = jitanon__af_write;
-    s.user = f;
-    return s;
-}
-
-JITANON__PRIVATE char *jitanon__af_strdup(const jitanon_allocator *a, const char *s, size_t extra, size_t *cap)
-{
-    size_t n = strlen(s);
-    char *d;
-    *cap = n + extra + 1;
-    d = (char *)jitanon__malloc(a, *cap);
-    if (d) memcpy(d, s, n + 1);
-    return d;
-}
-
-JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
-                                               const jitanon_allocator *allocator, jitanon_error *err)
-{
-    jitanon_result res = JITANON_OK;
-    JITANON_ASSERT(f && path);
-    memset(f, 0, sizeof *f);
-    f->fd = -1;
-    jitanon__clear_error(err);
-    if (allocator) f->allocator = *allocator;
-    f->path = jitanon__af_strdup(&f->allocator, path, 0, &f->path_cap_);
-    f->tmp_path = jitanon__af_strdup(&f->allocator, path, JITANON__AF_TMP_EXTRA, &f->tmp_cap_);
-    f->buf = (uint8_t *)jitanon__malloc(&f->allocator, JITANON__AF_BUF);
-    f->buf_cap = f->buf ? JITANON__AF_BUF : 0;
-    if (!f->path || !f->tmp_path || !f->buf)
-        res = JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy the path");
-    else if ((f->fd = jitanon__os_create_tmp(f->tmp_path, f->tmp_cap_, f->path)) < 0)
-        res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create a temporary file next to %s", f->path);
-    if (res != JITANON_OK) {
-        /* Nothing was created; tmp_path may even hold the target's name: never unlink it. */
-        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
-        f->tmp_path = NULL;
-        jitanon_atomic_abort(f);
-    }
-    return res;
-}
-
-JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f)
-{
-    if (!f) return;
-    if (f->fd >= 0) close(f->fd);
-    f->fd = -1;
-    if (f->tmp_path) unlink(f->tmp_path);
-    jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
-    jitanon__free(&f->allocator, f->path, f->path_cap_);
-    jitanon__free(&f->allocator, f->buf, f->buf_cap);
-    f->tmp_path = f->path = NULL;
-    f->buf = NULL;
-    f->buf_len = f->buf_cap = 0;
-}
-
-JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err)
-{
-    jitanon_result res = JITANON_OK;
-    if (f->fd < 0 || jitanon__af_flush(f))
-        res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "a write to the temporary file failed");
-    else if (do_fsync && fsync(f->fd)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "fsync failed");
-    if (f->fd >= 0 && close(f->fd) && res == JITANON_OK) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "close failed");
-    f->fd = -1;
-    if (res == JITANON_OK && rename(f->tmp_path, f->path))
-        res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot rename the temporary file to %s", f->path);
-    if (res == JITANON_OK) { /* renamed: nothing left to unlink */
-        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
-        f->tmp_path = NULL;
-    }
-    jitanon_atomic_abort(f);
-    return res;
-}
-#else /* JITANON_NO_POSIX on a unix: the API stays, opening reports the missing feature. */
-JITANON__PRIVATE int jitanon__af_refuse(void *file, const void *data, size_t size)
-{
-    (void)file;
-    (void)data;
-    (void)size;
-    return 1;
-}
-
-JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
-                                               const jitanon_allocator *allocator, jitanon_error *err)
-{
-    JITANON_ASSERT(f && path);
-    (void)path;
-    (void)allocator;
-    memset(f, 0, sizeof *f);
-    f->fd = -1;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_POSIX: no file output");
-}
-
-JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f)
-{
-    jitanon_sink s;
-    s.write_fn = jitanon__af_refuse;
-    s.user = f;
-    return s;
-}
-
-JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset)
-{
-    (void)offset;
-    return jitanon__af_refuse(file, data, size);
-}
-
-JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err)
-{
-    (void)f;
-    (void)do_fsync;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_POSIX: no file output");
-}
-
-JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f) { (void)f; }
-#endif
-#endif
-
-/* -- jitdump file for a JIT: jit-<pid>.dump and its marker mmap -- */
-
-JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, const char *dir, uint32_t elf_mach,
-                                                     jitanon_error *err)
-{
-    memset(f, 0, sizeof *f);
-    f->fd = -1;
-#if JITANON__POSIX
-    {
-        jitanon_result r;
-        char path[4096];
-        jitanon_jitdump_header h;
-        jitanon_sink sink;
-        long page = sysconf(_SC_PAGESIZE);
-        size_t n;
-        memset(&h, 0, sizeof h);
-        h.elf_mach = elf_mach;
-        h.pid = (uint32_t)getpid();
-        h.timestamp = jitanon_jitdump_now();
-        h.big_endian = jitanon__host_big_endian();
-        n = jitanon__fmt(path, sizeof path, "%s/jit-%u.dump", dir ? dir : ".", (unsigned)h.pid);
-        if (n >= sizeof path) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "directory name too long");
-        f->fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
-        if (f->fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create %s", path);
-        sink.write_fn = jitanon__os_fd_sink;
-        sink.user = (void *)(intptr_t)f->fd;
-        if ((r = jitanon_jitdump_writer_init(&f->writer, sink, &h, err)) != JITANON_OK) return r;
-        /* perf record only reports executable mappings: map the dump R+X so its MMAP
-           event names the file (the marker perf inject looks for). */
-        f->marker_size = page > 0 ? (size_t)page : 4096;
-        f->marker = mmap(NULL, f->marker_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, f->fd, 0);
-        if (f->marker == MAP_FAILED) {
-            f->marker = NULL;
-            return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot map the marker page of %s", path);
-        }
-        return JITANON_OK;
-    }
-#else
-    (void)dir;
-    (void)elf_mach;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX");
-#endif
-}
-
-JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, jitanon_error *err)
-{
-    jitanon_result r = JITANON_OK;
-    jitanon__clear_error(err);
-#if JITANON__POSIX
-    if (f->fd >= 0 && f->writer.sink.write_fn) {
-        jitanon_jitdump_record close;
-        memset(&close, 0, sizeof close);
-        close.id = JITANON_JITDUMP_CODE_CLOSE;
-        close.timestamp = jitanon_jitdump_now();
-        r = jitanon_jitdump_write(&f->writer, &close, err);
-    }
-    if (f->marker) munmap(f->marker, f->marker_size);
-    if (f->fd >= 0 && close(f->fd) != 0 && r == JITANON_OK) r = JITANON__FAIL(err, JITANON_ERR_IO, 0, "close failed");
-#endif
-    f->marker = NULL;
-    f->fd = -1;
-    return r;
-}
-
-/* -- threads: jitanon_thread_pool's default -- */
-
-#if JITANON__THREADS
-/* The only calls into pthreads.  Tasks are taken in order, so every task below the lowest
-   one still running (or below the next to take) has finished. */
-typedef struct jitanon__tp jitanon__tp;
-typedef struct jitanon__tp_worker {
-    jitanon__tp *t;
-    pthread_t th;
-    size_t busy; /* the task it runs; SIZE_MAX: none */
-} jitanon__tp_worker;
-
-struct jitanon__tp {
-    pthread_mutex_t mu;
-    pthread_cond_t more, done; /* a task became runnable or stop was set; a task finished */
-    void (*task)(void *ctx, size_t index);
-    void *ctx;
-    jitanon_allocator a;
-    size_t take, queued;       /* the next task to take; tasks below queued may run */
-    size_t wait_end;           /* the waiting caller wants every task below this */
-    int waiting, stop;
-    unsigned n;                /* workers running */
-    jitanon__tp_worker w[64];
-};
-
-JITANON__PRIVATE size_t jitanon__tp_finished(const jitanon__tp *t)
-{
-    size_t lo = t->take;
-    unsigned i;
-    for (i = 0; i < t->n; i++)
-        if (t->w[i].busy < lo) lo = t->w[i].busy;
-    return lo;
-}
-
-JITANON__PRIVATE void *jitanon__tp_work(void *arg)
-{
-    jitanon__tp_worker *w = (jitanon__tp_worker *)arg;
-    jitanon__tp *t = w->t;
-    pthread_mutex_lock(&t->mu);
-    for (;;) {
-        while (t->take == t->queued && !t->stop) pthread_cond_wait(&t->more, &t->mu);
-        if (t->take == t->queued) break;
-        w->busy = t->take++;
-        pthread_mutex_unlock(&t->mu);
-        t->task(t->ctx, w->busy);
-        pthread_mutex_lock(&t->mu);
-        w->busy = SIZE_MAX;
-        /* the waiting caller is woken once per batch, not once per task (a wake-up per
-           file cost more than a third of the time) */
-        if (t->waiting && jitanon__tp_finished(t) >= t->wait_end) pthread_cond_signal(&t->done);
-    }
-    pthread_mutex_unlock(&t->mu);
-    return NULL;
-}
-
-JITANON__PRIVATE int jitanon__tp_start(void *user, unsigned workers, void (*task)(void *ctx, size_t index), void *ctx,
-                                       const jitanon_allocator *allocator, void **pool)
-{
-    jitanon__tp *t = (jitanon__tp *)jitanon__malloc(allocator, sizeof *t);
-    unsigned i;
-    (void)user;
-    *pool = NULL;
-    if (!t) return 0;
-    memset(t, 0, sizeof *t);
-    if (allocator) t->a = *allocator;
-    t->task = task;
-    t->ctx = ctx;
-    if (pthread_mutex_init(&t->mu, NULL) != 0) {
-        jitanon__free(&t->a, t, sizeof *t);
-        return 0;
-    }
-    if (pthread_cond_init(&t->more, NULL) != 0) {
-        pthread_mutex_destroy(&t->mu);
-        jitanon__free(&t->a, t, sizeof *t);
-        return 0;
-    }
-    if (pthread_cond_init(&t->done, NULL) != 0) {
-        pthread_cond_destroy(&t->more);
-        pthread_mutex_destroy(&t->mu);
-        jitanon__free(&t->a, t, sizeof *t);
-        return 0;
-    }
-    for (i = 0; i < 64; i++) {
-        t->w[i].t = t;
-        t->w[i].busy = SIZE_MAX;
-    }
-    if (workers > 64) workers = 64;
-    pthread_mutex_lock(&t->mu);
-    for (i = 0; i < workers; i++) {
-        if (pthread_create(&t->w[i].th, NULL, jitanon__tp_work, &t->w[i]) != 0) break;
-        t->n = i + 1; /* fewer workers than asked for still work */
-    }
-    pthread_mutex_unlock(&t->mu);
-    if (t->n == 0) {
-        pthread_cond_destroy(&t->done);
-        pthread_cond_destroy(&t->more);
-        pthread_mutex_destroy(&t->mu);
-        jitanon__free(&t->a, t, sizeof *t);
-        return 0;
-    }
-    *pool = t;
-    return 1;
-}
-
-JITANON__PRIVATE void jitanon__tp_run(void *user, void *pool, size_t first, size_t count)
-{
-    jitanon__tp *t = (jitanon__tp *)pool;
-    (void)user;
-    pthread_mutex_lock(&t->mu);
-    if (first + count > t->queued) t->queued = first + count;
-    if (count == 1) pthread_cond_signal(&t->more);
-    else pthread_cond_broadcast(&t->more);
-    pthread_mutex_unlock(&t->mu);
-}
-
-JITANON__PRIVATE void jitanon__tp_wait(void *user, void *pool, size_t end)
-{
-    jitanon__tp *t = (jitanon__tp *)pool;
-    (void)user;
-    pthread_mutex_lock(&t->mu);
-    while (jitanon__tp_finished(t) < end) {
-        t->wait_end = end;
-        t->waiting = 1;
-        pthread_cond_wait(&t->done, &t->mu);
-        t->waiting = 0;
-    }
-    pthread_mutex_unlock(&t->mu);
-}
-
-JITANON__PRIVATE void jitanon__tp_stop(void *user, void *pool)
-{
-    jitanon__tp *t = (jitanon__tp *)pool;
-    unsigned i;
-    (void)user;
-    pthread_mutex_lock(&t->mu);
-    t->stop = 1;
-    pthread_cond_broadcast(&t->more);
-    pthread_mutex_unlock(&t->mu);
-    for (i = 0; i < t->n; i++) pthread_join(t->w[i].th, NULL);
-    pthread_cond_destroy(&t->done);
-    pthread_cond_destroy(&t->more);
-    pthread_mutex_destroy(&t->mu);
-    jitanon__free(&t->a, t, sizeof *t);
-}
-#endif
-
-/* -- the injector's default I/O: the file system -- */
-
-#if JITANON__POSIX
-/* What a non-regular file is, for the message that refuses it. */
-JITANON__PRIVATE const char *jitanon__os_not_regular(mode_t mode)
-{
-    if (S_ISFIFO(mode)) return "refused: a FIFO, not a regular file (reading it could block forever)";
-    if (S_ISCHR(mode) || S_ISBLK(mode)) return "refused: a device node, not a regular file";
-    if (S_ISDIR(mode)) return "refused: a directory";
-    return "refused: not a regular file";
-}
-
-/* S_ISVTX is XSI, hidden under plain POSIX.1-2008; the sticky bit is 01000 everywhere. */
-#ifdef S_ISVTX
-#define JITANON__STICKY S_ISVTX
-#else
-#define JITANON__STICKY 01000
-#endif
-
-/* The kernel's protected_symlinks rule, for the symlink `link` (lstat) that `path` names:
-   in a sticky world-writable directory (/tmp) it is followed only when its owner is the
-   directory's owner or the caller, so another user cannot point a file a recording names
-   at one of ours.  NULL when it may be followed, else why not. */
-JITANON__PRIVATE const char *jitanon__os_symlink_refused(const char *path, const struct stat *link)
-{
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    size_t n = slash ? (size_t)(slash - path) : 0;
-    struct stat ds;
-    if (n >= sizeof dir) return "refused: path too long";
-    if (!slash) memcpy(dir, ".", 2);
-    else if (n == 0) memcpy(dir, "/", 2);
-    else {
-        memcpy(dir, path, n);
-        dir[n] = 0;
-    }
-    if (stat(dir, &ds) != 0) return "refused: cannot stat its directory";
-    if ((ds.st_mode & JITANON__STICKY) && (ds.st_mode & S_IWOTH) && link->st_uid != ds.st_uid && link->st_uid != geteuid())
-        return "refused: a symlink in a sticky world-writable directory whose owner is neither the directory's "
-               "owner nor us (protected_symlinks)";
-    return NULL;
-}
-
-/* -- dumps inside another process's root (containers) --
-   A process in another mount namespace wrote its dump into its own tree, which the host
-   sees under /proc/PID/root.  That tree belongs to whoever runs the container: any name
-   in it may be a symlink, and an absolute one resolves against the host's root when the
-   kernel walks /proc/PID/root/... for us.  So a path "/proc/<pid>/root/<rest>" is never
-   walked that way: <rest> is resolved inside the root (openat2 RESOLVE_IN_ROOT, symlinks
-   and ".." stay in it), or, without openat2, component by component with every symlink
-   and ".." refused.  What it names is first opened as O_PATH (no open of a FIFO or a
-   device happens), checked to be a regular file, and only then opened for reading
-   through that same descriptor, so nothing can be swapped in between. */
-
-/* The length of "/proc/<digits>/root" when `path` starts with it and a '/', else 0. */
-JITANON__PRIVATE size_t jitanon__os_proc_root_len(const char *path)
-{
-    size_t i = 6;
-    if (strncmp(path, "/proc/", 6) != 0) return 0;
-    while (path[i] >= '0' && path[i] <= '9') i++;
-    if (i == 6 || i > 16 || strncmp(path + i, "/root/", 6) != 0) return 0;
-    return i + 5;
-}
-
-/* The last check of every dump opened: the descriptor decides; only a regular file is
-   kept (and its size), anything else closed. */
-JITANON__PRIVATE int jitanon__os_keep_regular(int fd, uint64_t *size, const char **why)
-{
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        *why = jitanon__os_not_regular(st.st_mode);
-        close(fd);
-        return -1;
-    }
-    *size = (uint64_t)st.st_size;
-    return fd;
-}
-
-#if defined(JITANON__O_PATH)
-/* The regular file behind the O_PATH descriptor `pfd` (closed here), opened for reading. */
-JITANON__PRIVATE int jitanon__os_reopen_regular(int pfd, uint64_t *size, const char **why)
-{
-    struct stat st;
-    char self[64];
-    int fd;
-    if (fstat(pfd, &st) != 0) {
-        *why = "cannot stat it";
-        close(pfd);
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        *why = S_ISLNK(st.st_mode) ? "refused: a symlink inside a process's root (it is not followed)"
-                                   : jitanon__os_not_regular(st.st_mode);
-        close(pfd);
-        return -1;
-    }
-    jitanon__fmt(self, sizeof self, "/proc/self/fd/%u", (unsigned)pfd);
-    fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    close(pfd);
-    if (fd < 0) {
-        *why = "cannot open it";
-        return -1;
-    }
-    return jitanon__os_keep_regular(fd, size, why);
-}
-
-/* Without openat2: `rest` below the directory `rfd`, one component at a time, refusing
-   every symlink and every "..".  An O_PATH descriptor of the last one, or -1 with *why. */
-JITANON__PRIVATE int jitanon__os_walk_in_root(int rfd, const char *rest, const char **why)
-{
-    char comp[256];
-    int dfd = rfd, fd = -1;
-    while (*rest) {
-        size_t n = 0;
-        while (*rest == '/') rest++;
-        while (rest[n] && rest[n] != '/') n++;
-        if (n == 0) break;
-        if (n >= sizeof comp) {
-            *why = "a name in the path is too long";
-            break;
-        }
-        memcpy(comp, rest, n);
-        comp[n] = 0;
-        rest += n;
-        while (*rest == '/') rest++;
-        if (n == 2 && comp[0] == '.' && comp[1] == '.') {
-            *why = "refused: \"..\" in a path inside a process's root";
-            break;
-        }
-        if (n == 1 && comp[0] == '.') continue;
-        if (!*rest) { /* the dump itself: a symlink is opened as itself and refused */
-            fd = openat(dfd, comp, JITANON__O_PATH | O_NOFOLLOW | O_CLOEXEC);
-            if (fd < 0) *why = errno == ENOENT ? "no such file inside the process's root" : "cannot open it";
-            break;
-        }
-        fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (dfd != rfd) close(dfd);
-        dfd = fd;
-        fd = -1;
-        if (dfd < 0) {
-            *why = errno == ENOENT ? "no such file inside the process's root"
-                   : errno == ELOOP || errno == ENOTDIR
-                       ? "refused: a symlink on the way inside a process's root (no openat2 here to resolve it "
-                         "inside that root)"
-                       : "cannot open a directory on the way";
-            return -1;
-        }
-    }
-    if (dfd != rfd) close(dfd);
-    return fd;
-}
-
-/* Opens "/proc/<pid>/root<rest>" (root_len: jitanon__os_proc_root_len) inside that root;
-   walk: skip openat2 (the tests use it to run the fallback). */
-JITANON__PRIVATE int jitanon__os_open_in_root(const char *path, size_t root_len, int walk, uint64_t *size,
-                                              const char **why)
-{
-    char root[32];
-    const char *rest = path + root_len;
-    int rfd, pfd = -1;
-    memcpy(root, path, root_len);
-    root[root_len] = 0;
-    rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (rfd < 0) {
-        *why = errno == ENOENT ? "its process has exited (its root is gone)" : "cannot open the process's root";
-        return -1;
-    }
-#if JITANON__OPENAT2
-    if (!walk) {
-        /* struct open_how: flags, mode, resolve; RESOLVE_NO_MAGICLINKS 0x02, RESOLVE_IN_ROOT 0x10 */
-        uint64_t how[3];
-        how[0] = (uint64_t)(unsigned)(JITANON__O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        how[1] = 0;
-        how[2] = 0x02 | 0x10;
-        do pfd = (int)syscall(SYS_openat2, rfd, rest, how, sizeof how);
-        while (pfd < 0 && (errno == EINTR || errno == EAGAIN));
-        if (pfd < 0 && errno != ENOSYS && errno != EPERM && errno != E2BIG && errno != EINVAL) {
-            *why = errno == ENOENT ? "no such file inside the process's root" : "cannot open it inside the process's root";
-            close(rfd);
-            return -1;
-        }
-        if (pfd < 0) walk = 1; /* no openat2 here (old kernel, seccomp) */
-    }
-#else
-    walk = 1;
-#endif
-    if (walk) pfd = jitanon__os_walk_in_root(rfd, rest, why);
-    close(rfd);
-    return pfd < 0 ? -1 : jitanon__os_reopen_regular(pfd, size, why);
-}
-#endif
-
-/* Process `pid` as /proc shows it: 1 when it runs.  *nspid: its pid in its own (innermost)
-   pid namespace (the last NSpid field, Linux 4.1; `pid` when there is none); *other_mnt:
-   1 when its mount namespace is not ours (its files are then only under its root);
-   *mnt_ino: that namespace's inode (0 when unknown). */
-JITANON__PRIVATE int jitanon__os_proc_ns(uint32_t pid, uint32_t *nspid, int *other_mnt, uint64_t *mnt_ino)
-{
-    char path[64], buf[4096];
-    const char *p;
-    size_t got = 0;
-    struct stat a, b;
-    int fd;
-    *nspid = pid;
-    *other_mnt = 0;
-    *mnt_ino = 0;
-    jitanon__fmt(path, sizeof path, "/proc/%u/status", (unsigned)pid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
-    for (;;) {
-        ssize_t n = read(fd, buf + got, sizeof buf - 1 - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += (size_t)n;
-        if (got == sizeof buf - 1) break;
-    }
-    close(fd);
-    buf[got] = 0;
-    if ((p = strstr(buf, "\nNSpid:")) != NULL) {
-        uint64_t v = 0;
-        int digits = 0;
-        for (p += 7; *p && *p != '\n'; p++) {
-            if (*p >= '0' && *p <= '9') {
-                if (!digits) v = 0;
-                v = v * 10 + (uint64_t)(*p - '0');
-                digits = v <= UINT32_MAX;
-                if (!digits) break;
-            } else if (digits) {
-                *nspid = (uint32_t)v; /* one field done; the last one wins */
-                digits = 0;
-            }
-        }
-        if (digits) *nspid = (uint32_t)v;
-    }
-    jitanon__fmt(path, sizeof path, "/proc/%u/ns/mnt", (unsigned)pid);
-    if (stat(path, &a) == 0) *mnt_ino = (uint64_t)a.st_ino;
-    if (*mnt_ino && stat("/proc/self/ns/mnt", &b) == 0) *other_mnt = a.st_ino != b.st_ino || a.st_dev != b.st_dev;
-    return 1;
-}
-
-/* 1 when `path` is a directory (following symlinks: the host's own tree). */
-JITANON__PRIVATE int jitanon__os_is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* Opens a jitdump that a recording names.  A recording can name any path, so: never
-   block (O_NONBLOCK: a FIFO; O_NOCTTY: a terminal), never open what is not a regular
-   file (lstat/stat before, fstat after: the descriptor decides), and follow a symlink
-   only as the kernel's protected_symlinks rule would.  A last component that was no
-   symlink at lstat is opened with O_NOFOLLOW, so a symlink planted in between fails; one
-   that was is checked, and in a sticky directory nobody but its owner (who passed the
-   check) can replace it before the open.  Returns the fd, or -1 with *why. */
-JITANON__PRIVATE int jitanon__os_open_dump(const char *path, uint64_t *size, const char **why)
-{
-    struct stat st;
-    int fd, follow;
-    size_t root_len = jitanon__os_proc_root_len(path);
-    if (root_len) {
-#if defined(JITANON__O_PATH)
-        return jitanon__os_open_in_root(path, root_len, 0, size, why);
-#else
-        *why = "refused: a path inside another process's root, which this build cannot resolve safely";
-        return -1;
-#endif
-    }
-    if (lstat(path, &st) != 0) {
-        *why = errno == ENOENT ? "no such file" : "cannot stat it";
-        return -1;
-    }
-    follow = S_ISLNK(st.st_mode);
-    if (follow && (*why = jitanon__os_symlink_refused(path, &st)) != NULL) return -1;
-    if (follow && stat(path, &st) != 0) {
-        *why = "a dangling symlink";
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        *why = jitanon__os_not_regular(st.st_mode);
-        return -1;
-    }
-    fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
-    if (fd < 0) {
-        *why = errno == ELOOP ? "refused: it became a symlink while being opened" : "cannot open it";
-        return -1;
-    }
-    return jitanon__os_keep_regular(fd, size, why);
-}
-
-/* A jitanon_read_fn over a file descriptor carried in the user pointer's value. */
-JITANON__PRIVATE size_t jitanon__os_fd_read(void *user, void *dst, size_t size)
-{
-    for (;;) {
-        ssize_t n = read((int)(intptr_t)user, dst, size);
-        if (n >= 0) return (size_t)n;
-        if (errno != EINTR) return SIZE_MAX;
-    }
-}
-#endif
-
 #ifndef JITANON_NO_STDIO
 JITANON__PRIVATE jitanon_result jitanon__jitdump_load_read(jitanon_read_fn read_fn, void *user,
                                                            const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
                                                            jitanon_error *err); /* [jitdump-read] */
 #endif
-
-#if JITANON__POSIX
-JITANON__PRIVATE int jitanon__os_fd_close(void *user) { return close((int)(intptr_t)user) != 0; }
-#endif
-
-/* jitanon__os.open_named: a descriptor opened with the checks above, or (without POSIX) an
-   ISO C stream. */
-JITANON__PRIVATE jitanon_result jitanon__os_dump_open(const char *path, jitanon_stream *s, jitanon_error *err)
-{
-    memset(s, 0, sizeof *s);
-#if JITANON__POSIX
-    {
-        const char *why = NULL;
-        int fd = jitanon__os_open_dump(path, &s->size, &why);
-        if (fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "%s", why);
-        s->read_fn = jitanon__os_fd_read;
-        s->close_fn = jitanon__os_fd_close;
-        s->user = (void *)(intptr_t)fd;
-    }
-#elif !defined(JITANON_NO_STDIO)
-    {
-        FILE *file = fopen(path, "rb");
-        if (!file) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open it");
-        s->read_fn = jitanon__os_file_read;
-        s->close_fn = jitanon__os_file_close;
-        s->user = file;
-    }
-#else
-    (void)path;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO");
-#endif
-    return JITANON_OK;
-}
-
-JITANON__PRIVATE jitanon_result jitanon__inj_load_default(void *user, const char *path, const jitanon_jitdump_opts *opts,
-                                                          jitanon_jitdump **out, jitanon_error *err)
-{
-    (void)user;
-#ifndef JITANON_NO_STDIO
-    {
-        jitanon_stream f;
-        jitanon_result r;
-        *out = NULL;
-        if ((r = jitanon__os_default()->open_named(path, &f, err)) != JITANON_OK) return r;
-        r = jitanon__jitdump_load_read(f.read_fn, f.user, opts, out, err);
-        jitanon__stream_close(&f);
-        return r;
-    }
-#else
-    (void)path;
-    (void)opts;
-    *out = NULL;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO");
-#endif
-}
-
-#if JITANON__POSIX
-/* An existing file may be replaced only when it is a regular file that is itself a jitted
-   stub: an ET_DYN ELF (as we and perf write them, or one cut short by a crash) of
-   reasonable size.  Never a symlink, a directory, or anything else someone keeps there.
-   Reads in pieces on the stack: writer threads call this, and allocate nothing. */
-JITANON__PRIVATE int jitanon__inj_replaceable(const char *path, const void *data, size_t size, int *identical)
-{
-    struct stat st;
-    uint8_t buf[4096];
-    size_t off = 0, total;
-    int fd, ok = 1, same;
-    *identical = 0;
-    if (lstat(path, &st) != 0) return errno == ENOENT;
-    if (!S_ISREG(st.st_mode) || st.st_size < 18 || st.st_size > (off_t)(64 << 20)) return 0;
-    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return 0;
-    total = (size_t)st.st_size;
-    same = data && total == size;
-    while (ok && off < total) {
-        size_t want = total - off < sizeof buf ? total - off : sizeof buf, got = 0;
-        while (got < want) {
-            ssize_t n = read(fd, buf + got, want - got);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;
-            got += (size_t)n;
-        }
-        if (got < want) ok = 0;
-        else if (off == 0) ok = !memcmp(buf, "\177ELF", 4) && jitanon__rd16(buf + 16, buf[5] == 2) == 3; /* ET_DYN */
-        if (ok && same && memcmp(buf, (const uint8_t *)data + off, want) != 0) same = 0;
-        off += want;
-    }
-    close(fd);
-    *identical = ok && same;
-    return ok;
-}
-#endif
-
-/* The common case creates the file under its name at once (as perf does: three calls).
-   Only when a file is in the way does it check that file and replace it atomically. */
-JITANON__PRIVATE int jitanon__inj_write_default(void *user, const char *dir, const char *name, const void *data,
-                                                size_t size)
-{
-#if JITANON__POSIX
-    char path[4096], tmp[4200];
-    int fd, identical;
-    (void)user;
-    if (jitanon__fmt(path, sizeof path, "%s/%s", dir, name) >= sizeof path) return 1;
-    fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-        int bad = jitanon__os_write_all(fd, data, size) != 0;
-        if (close(fd) != 0 || bad) {
-            unlink(path);
-            return 1;
-        }
-        return 0;
-    }
-    if (errno != EEXIST || !jitanon__inj_replaceable(path, data, size, &identical)) return 1;
-    if (identical) return 0; /* deterministic output: the same file is already there */
-    fd = jitanon__os_create_tmp(tmp, sizeof tmp, path);
-    if (fd < 0) return 1;
-    {
-        int bad = jitanon__os_write_all(fd, data, size) != 0;
-        if (close(fd) != 0 || bad || rename(tmp, path) != 0) {
-            unlink(tmp);
-            return 1;
-        }
-    }
-    return 0;
-#else
-    (void)user;
-    (void)dir;
-    (void)name;
-    (void)data;
-    (void)size;
-    return 1;
-#endif
-}
-
-#if JITANON__POSIX
-/* jitanon__os.write_atomic */
-JITANON__PRIVATE jitanon_result jitanon__os_write_atomic(const char *path, const jitanon_allocator *a,
-                                                         jitanon_result (*fill)(void *ctx, jitanon_sink sink), void *ctx)
-{
-    jitanon_atomic_file f;
-    jitanon_error e;
-    jitanon_result res;
-    int identical;
-    if (!jitanon__inj_replaceable(path, NULL, 0, &identical) || jitanon_atomic_open(&f, path, a, &e) != JITANON_OK)
-        return JITANON_ERR_WRITE;
-    res = fill(ctx, jitanon_atomic_sink(&f));
-    if (res == JITANON_OK && jitanon_atomic_commit(&f, 0, &e) != JITANON_OK) res = JITANON_ERR_WRITE;
-    jitanon_atomic_abort(&f);
-    return res;
-}
-#endif
-
-/* -- the build-id cache: perf's directory layout (see jitanon_buildid_cache) -- */
-
-#if JITANON__POSIX
-#define JITANON__BC 1
-/* Opens directory `name` inside `at`, creating it when missing; never through a symlink
-   (O_NOFOLLOW: a planted one fails with ELOOP or ENOTDIR).  -1 with errno set. */
-JITANON__PRIVATE int jitanon__bc_subdir(int at, const char *name)
-{
-    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0 || errno != ENOENT) return fd;
-    if (mkdirat(at, name, 0755) != 0 && errno != EEXIST) return -1;
-    return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-}
-
-/* Walks (creating) the relative path `rel` below `root` one component at a time, so that
-   every step is checked by jitanon__bc_subdir; "." and ".." are refused, so the walk
-   cannot leave the cache.  Returns the last directory's fd, or -1. */
-JITANON__PRIVATE int jitanon__bc_walk(int root, const char *rel)
-{
-    char part[256];
-    int fd = root;
-    while (*rel) {
-        size_t n = strcspn(rel, "/");
-        int next;
-        if (n >= sizeof part || (n == 1 && rel[0] == '.') || (n == 2 && rel[0] == '.' && rel[1] == '.')) {
-            if (fd != root) close(fd);
-            errno = n >= sizeof part ? ENAMETOOLONG : EINVAL;
-            return -1;
-        }
-        if (n) {
-            memcpy(part, rel, n);
-            part[n] = 0;
-            next = jitanon__bc_subdir(fd, part);
-            if (fd != root) close(fd);
-            if (next < 0) return -1;
-            fd = next;
-        }
-        rel += n + (rel[n] == '/');
-    }
-    return fd == root ? dup(root) : fd;
-}
-
-/* "elf" in directory d as a copy: of `data` when given, else of the file at src (never
-   through a symlink), into a temporary name renamed into place.  0 or -1. */
-JITANON__PRIVATE int jitanon__bc_copy(int d, const char *src, const void *data, size_t size)
-{
-    char tmp[64], buf[16384];
-    int out = jitanon__os_create_tmp_at(d, tmp, sizeof tmp, "elf"), in = -1, bad = out < 0;
-    if (!bad && data) bad = jitanon__os_write_all(out, data, size) != 0;
-    else if (!bad) {
-        ssize_t n;
-        in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        bad = in < 0;
-        while (!bad && ((n = read(in, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
-            if (n > 0) bad = jitanon__os_write_all(out, buf, (size_t)n) != 0;
-        if (!bad && n < 0) bad = 1;
-        if (in >= 0) close(in);
-    }
-    if (out >= 0 && (close(out) != 0 || bad || renameat(d, tmp, d, "elf") != 0)) {
-        unlinkat(d, tmp, 0);
-        bad = 1;
-    }
-    return bad ? -1 : 0;
-}
-
-/* Adds dir/name (build-id `id`; its bytes `data` when the caller has them) to the cache:
-   <cache>/<real>/<name>/<hex>/elf as a hard link (a copy across file systems), then the
-   .build-id/<xx>/<rest> symlink.  An entry already there is kept: build-ids are hashes
-   of the contents.  Allocates nothing (writer threads call it).  0 added, 1 already
-   there, -1 failed (errno set). */
-JITANON__PRIVATE int jitanon__bc_put(const jitanon__bc_dir *b, const char *name, const void *data, size_t size,
-                                    const uint8_t *id)
-{
-    char hex[41], rel[400], src[4500], target[4600], got[4600], xx[3];
-    struct stat st;
-    int d, x, rc = 0;
-    jitanon__bc_hex(id, hex);
-    if (jitanon__fmt(rel, sizeof rel, "%s/%s", name, hex) >= sizeof rel ||
-        jitanon__fmt(src, sizeof src, "%s/%s", b->dir, name) >= sizeof src ||
-        jitanon__fmt(target, sizeof target, "../..%s/%s", b->real[1] ? b->real : "", rel) >= sizeof target) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    if ((d = jitanon__bc_walk(b->base, rel)) < 0) return -1;
-    if (linkat(AT_FDCWD, src, d, "elf", 0) != 0) {
-        if (errno == EEXIST) rc = 1;
-        else rc = jitanon__bc_copy(d, src, data, size);
-    }
-    /* A link of a file swapped for a symlink since it was written, or something planted
-       under the name, is no cached ELF. */
-    if (rc >= 0 && (fstatat(d, "elf", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))) {
-        if (rc == 0) unlinkat(d, "elf", 0);
-        errno = EEXIST;
-        rc = -1;
-    }
-    close(d);
-    if (rc < 0) return -1;
-    xx[0] = hex[0];
-    xx[1] = hex[1];
-    xx[2] = 0;
-    if ((x = jitanon__bc_subdir(b->ids, xx)) < 0) return -1;
-    if (symlinkat(target, x, hex + 2) != 0) {
-        ssize_t n = errno == EEXIST ? readlinkat(x, hex + 2, got, sizeof got - 1) : -1;
-        /* A link to another path of the same build-id names the same bytes: kept.  What
-           is not a link stays too, but the file is not reachable by build-id. */
-        if (n < 0) rc = -1;
-    }
-    close(x);
-    return rc;
-}
-
-JITANON__PRIVATE void jitanon__bc_close(jitanon__bc_dir *b)
-{
-    if (b->base >= 0) close(b->base);
-    if (b->ids >= 0) close(b->ids);
-    b->base = b->ids = b->root = -1;
-}
-
-/* Prepares `b` for the ELF directory `dir` (a prepared `b` is closed first): the cache
-   mirrors its absolute path (relative to the working directory), with ".", ".." and
-   repeated slashes resolved by name, so no component can climb out of the cache
-   (realpath(3) would also resolve symlinks, but it is not in base POSIX; perf finds a
-   file by its .build-id link either way).  The two directories every file of `dir` goes
-   below are opened once, here.  0, or -1 (errno set). */
-JITANON__PRIVATE int jitanon__bc_prepare(jitanon__bc_dir *b, int root, const char *dir)
-{
-    char abs[4096 * 2 + 2];
-    size_t n = 0, i = 0;
-    jitanon__bc_close(b);
-    b->dir = dir;
-    if (dir[0] != '/') {
-        if (!getcwd(abs, 4096)) return -1;
-        i = strlen(abs);
-        abs[i++] = '/';
-    }
-    if (strlen(dir) >= 4096) return -1;
-    memcpy(abs + i, dir, strlen(dir) + 1);
-    for (i = 0; abs[i];) { /* components of abs into b->real */
-        size_t k = strcspn(abs + i, "/");
-        if (k == 2 && abs[i] == '.' && abs[i + 1] == '.') {
-            while (n > 0 && b->real[--n] != '/') continue;
-        } else if (k && !(k == 1 && abs[i] == '.')) {
-            if (n + 1 + k >= sizeof b->real) return -1;
-            b->real[n++] = '/';
-            memcpy(b->real + n, abs + i, k);
-            n += k;
-        }
-        i += k + (abs[i + k] == '/');
-    }
-    if (n == 0) b->real[n++] = '/';
-    b->real[n] = 0;
-    if ((b->base = jitanon__bc_walk(root, b->real + 1)) < 0 || (b->ids = jitanon__bc_subdir(root, ".build-id")) < 0) {
-        int e = errno;
-        jitanon__bc_close(b);
-        errno = e;
-        return -1;
-    }
-    b->root = root;
-    return 0;
-}
-
-/* Config names are case-insensitive (ASCII). */
-JITANON__PRIVATE int jitanon__bc_ieq(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++) {
-        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a, y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
-        if (x != y) return 0;
-    }
-    return *a == *b;
-}
-
-/* `buildid.dir` from one perf config file (git-style: [section], key = value, # and ;
-   comments, "quoted" values); 1 when found (the last one wins). */
-JITANON__PRIVATE int jitanon__bc_config(const char *path, char *out, size_t cap)
-{
-    char line[4200], section[64];
-    int found = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    section[0] = 0;
-    while (fgets(line, sizeof line, f)) {
-        char *p = line, *key, *val, *end;
-        int quoted = 0;
-        while (*p == ' ' || *p == '\t') p++;
-        if (*p == '[') {
-            size_t n = strcspn(p + 1, "] \t\"");
-            if (n >= sizeof section) n = sizeof section - 1;
-            memcpy(section, p + 1, n);
-            section[n] = 0;
-            continue;
-        }
-        key = p;
-        while (*p && *p != '=' && *p != ' ' && *p != '\t' && *p != '\n') p++;
-        end = p;
-        while (*p == ' ' || *p == '\t') p++;
-        if (*p != '=') continue;
-        *end = 0;
-        val = ++p;
-        while (*val == ' ' || *val == '\t') val++;
-        for (p = val, end = val; *p && *p != '\n' && *p != '\r'; p++) {
-            if (*p == '"') quoted = !quoted;
-            else if (!quoted && (*p == '#' || *p == ';')) break;
-            else *end++ = *p;
-        }
-        while (end > val && (end[-1] == ' ' || end[-1] == '\t')) end--;
-        *end = 0;
-        if (jitanon__bc_ieq(section, "buildid") && jitanon__bc_ieq(key, "dir") && *val &&
-            strlen(val) < cap) {
-            memcpy(out, val, strlen(val) + 1);
-            found = 1;
-        }
-    }
-    fclose(f);
-    return found;
-}
-#else
-#define JITANON__BC 0
-#endif
-
-JITANON_API jitanon_result jitanon_buildid_cache_dir(char *out, size_t cap, jitanon_error *err)
-{
-#if JITANON__BC
-    const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME"), *conf = getenv("PERF_CONFIG");
-    char path[4200];
-    JITANON_ASSERT(out && cap);
-    out[0] = 0;
-    if (env && *env) {
-        if (strlen(env) >= cap) return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "PERF_BUILDID_DIR is too long");
-        memcpy(out, env, strlen(env) + 1);
-        return JITANON_OK;
-    }
-    if (conf) { /* perf reads this file alone */
-        if (*conf && jitanon__bc_config(conf, out, cap)) return JITANON_OK;
-    } else {
-        int found = jitanon__bc_config("/etc/perfconfig", out, cap);
-        if (home && *home && jitanon__fmt(path, sizeof path, "%s/.perfconfig", home) < sizeof path)
-            found |= jitanon__bc_config(path, out, cap);
-        if (found) return JITANON_OK;
-    }
-    if (!home || !*home) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "HOME is not set: no build-id cache");
-    if (jitanon__fmt(out, cap, "%s/.debug", home) >= cap)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "the build-id cache path is too long");
-    return JITANON_OK;
-#else
-    (void)out;
-    (void)cap;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
-#endif
-}
-
-JITANON_API jitanon_result jitanon_buildid_cache_open(jitanon_buildid_cache *c, const char *dir, jitanon_error *err)
-{
-    JITANON_ASSERT(c);
-    memset(c, 0, sizeof *c);
-    c->fd_ = -1;
-#if JITANON__BC
-    {
-        jitanon_result res = JITANON_OK;
-        size_t i, n;
-        if (dir) {
-            if (strlen(dir) >= sizeof c->dir) return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "cache path too long");
-            memcpy(c->dir, dir, strlen(dir) + 1);
-        } else if ((res = jitanon_buildid_cache_dir(c->dir, sizeof c->dir, err)) != JITANON_OK) {
-            return res;
-        }
-        /* The cache directory itself is the user's choice (~/.debug may be a symlink):
-           its path is followed; only what is below it is not. */
-        n = strlen(c->dir);
-        for (i = 1; i <= n; i++)
-            if (c->dir[i] == '/' || c->dir[i] == 0) {
-                char save = c->dir[i];
-                c->dir[i] = 0;
-                (void)mkdir(c->dir, 0755);
-                c->dir[i] = save;
-            }
-        c->fd_ = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (c->fd_ < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open the build-id cache %s", c->dir);
-        return JITANON_OK;
-    }
-#else
-    (void)dir;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
-#endif
-}
-
-JITANON_API jitanon_result jitanon_buildid_cache_add(jitanon_buildid_cache *c, const char *path,
-                                                     const uint8_t build_id[20], jitanon_error *err)
-{
-#if JITANON__BC
-    jitanon__bc_dir b;
-    char dir[4096];
-    const char *slash, *name;
-    size_t n;
-    int bad;
-    JITANON_ASSERT(c && path && build_id);
-    slash = strrchr(path, '/');
-    name = slash ? slash + 1 : path;
-    n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
-    if (c->fd_ < 0) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "the build-id cache is not open");
-    if (!*name || n >= sizeof dir) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad file path %s", path);
-    memcpy(dir, slash ? path : ".", n);
-    dir[n] = 0;
-    b.base = b.ids = -1;
-    bad = jitanon__bc_prepare(&b, c->fd_, dir) != 0 || jitanon__bc_put(&b, name, NULL, 0, build_id) < 0;
-    jitanon__bc_close(&b);
-    if (bad) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot add %s to the build-id cache %s", path, c->dir);
-    return JITANON_OK;
-#else
-    (void)c;
-    (void)path;
-    (void)build_id;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
-#endif
-}
-
-JITANON_API void jitanon_buildid_cache_release(jitanon_buildid_cache *c)
-{
-    if (!c) return;
-#if JITANON__BC
-    if (c->fd_ >= 0) close(c->fd_);
-#endif
-    c->fd_ = -1;
-}
-
-/* -- the platform as the core sees it (jitanon__os) -- */
-
-#if !JITANON__POSIX
-JITANON__PRIVATE jitanon_result jitanon__os_never(const char *path, const jitanon_allocator *a,
-                                                  jitanon_result (*fill)(void *ctx, jitanon_sink sink), void *ctx)
-{
-    (void)path, (void)a, (void)fill, (void)ctx;
-    return JITANON_ERR_WRITE;
-}
-
-JITANON__PRIVATE int jitanon__os_no_dir(const char *path) { return (void)path, 0; }
-JITANON__PRIVATE int jitanon__bc_none(jitanon__bc_dir *b, int root, const char *dir) { return (void)b, (void)root, (void)dir, -1; }
-JITANON__PRIVATE int jitanon__bc_none_put(const jitanon__bc_dir *b, const char *name, const void *data, size_t size,
-                                          const uint8_t *id)
-{
-    (void)b, (void)name, (void)data, (void)size, (void)id;
-    return -1;
-}
-
-JITANON__PRIVATE void jitanon__bc_none_close(jitanon__bc_dir *b) { (void)b; }
-#endif
-
-JITANON__PRIVATE const jitanon__os *jitanon__os_default(void)
-{
-#if JITANON__THREADS
-    static const jitanon_thread_pool threads = {jitanon__tp_start, jitanon__tp_run, jitanon__tp_wait, jitanon__tp_stop,
-                                                NULL};
-#define JITANON__OS_THREADS &threads
-#else
-#define JITANON__OS_THREADS NULL
-#endif
-#if JITANON__POSIX && defined(__linux__)
-#define JITANON__OS_PROC_NS jitanon__os_proc_ns
-#else
-#define JITANON__OS_PROC_NS NULL
-#endif
-#if JITANON__POSIX
-    static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_write_atomic,
-                                   jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_is_dir, jitanon__bc_prepare,
-                                   jitanon__bc_put, jitanon__bc_close, JITANON__OS_THREADS};
-#else
-    static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_never,
-                                   jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_no_dir, jitanon__bc_none,
-                                   jitanon__bc_none_put, jitanon__bc_none_close, JITANON__OS_THREADS};
-#endif
-#undef JITANON__OS_THREADS
-#undef JITANON__OS_PROC_NS
-    return &os;
-}
 
 /* -- [cursor] The cursor ------------------------------------------------------------------- */
 
@@ -12299,6 +11030,28 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
 
 /* -- markers ------------------------------------------------------------------------------- */
 
+JITANON__PRIVATE jitanon_result jitanon__inj_load_default(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                                          jitanon_jitdump **out, jitanon_error *err)
+{
+    (void)user;
+#ifndef JITANON_NO_STDIO
+    {
+        jitanon_stream f;
+        jitanon_result r;
+        *out = NULL;
+        if ((r = jitanon__os_default()->open_named(path, &f, err)) != JITANON_OK) return r;
+        r = jitanon__jitdump_load_read(f.read_fn, f.user, opts, out, err);
+        jitanon__stream_close(&f);
+        return r;
+    }
+#else
+    (void)path;
+    (void)opts;
+    *out = NULL;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO");
+#endif
+}
+
 /* Files are written from each function in order: with the default file I/O the dump is
    only scanned now and streamed again later (per-process files: once more as the file is
    written), so its code never sits in memory. */
@@ -13710,6 +12463,1258 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
     return jitanon__pc_run(in_path, out_path, out_mode, perf_opts, jitanon__inj_pump_fn, &p, err);
 }
 #endif
+
+/* == [posix] POSIX: the platform ==============================================================
+   Everything the library does with the operating system is in this section, behind the
+   seam the core sees (jitanon__os_default, the public jitanon_stream, jitanon_inject_io
+   and jitanon_thread_pool). */
+
+JITANON_API uint64_t jitanon_jitdump_now(void)
+{
+#if JITANON__POSIX
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#else
+    return 0;
+#endif
+}
+
+/* Sleeps about `ns` (a live pipe's bounded wait for a dump to grow); 0 when it cannot. */
+JITANON__PRIVATE int jitanon__os_sleep_ns(uint64_t ns)
+{
+#if JITANON__POSIX
+    struct timespec ts;
+    ts.tv_sec = (time_t)(ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    return nanosleep(&ts, NULL) == 0;
+#else
+    (void)ns;
+    return 0;
+#endif
+}
+
+#if JITANON__POSIX
+/* 0 when all bytes went out, 1 on an error or a write that makes no progress. */
+JITANON__PRIVATE int jitanon__os_write_all(int fd, const void *data, size_t size)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    while (size) {
+        ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return 1;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+/* A sink for a file descriptor carried in the user pointer's value ((void *)(intptr_t)fd),
+   not behind it: the sink stays valid wherever the struct holding it is copied. */
+JITANON__PRIVATE int jitanon__os_fd_sink(void *user, const void *data, size_t size)
+{
+    return jitanon__os_write_all((int)(intptr_t)user, data, size);
+}
+
+/* Creates a fresh file next to `path`, to be renamed over it: "<dir>/.<name>.<pid>-<k>.tmp"
+   in the target's directory, so that rename() cannot cross a file system.  O_EXCL never
+   opens what is there (nor follows a symlink planted under the name); a name in use only
+   moves on to the next k.  *tmp (cap bytes) gets the name.  Allocates nothing: writer
+   threads call it.  Returns the fd, or -1. */
+JITANON__PRIVATE int jitanon__os_create_tmp_at(int at, char *tmp, size_t cap, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    unsigned k;
+    if (dir >= cap) return -1;
+    memcpy(tmp, path, dir);
+    for (k = 0; k < 100; k++) {
+        int fd;
+        if (jitanon__fmt(tmp + dir, cap - dir, ".%s.%u-%u.tmp", path + dir, (unsigned)getpid(), k) >= cap - dir)
+            return -1;
+        fd = openat(at, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+
+/* The same, relative to the working directory (at = AT_FDCWD) or to a directory fd. */
+JITANON__PRIVATE int jitanon__os_create_tmp(char *tmp, size_t cap, const char *path)
+{
+    return jitanon__os_create_tmp_at(AT_FDCWD, tmp, cap, path);
+}
+#endif
+
+/* -- atomic output file -- */
+
+#if !defined(JITANON_NO_STDIO) && defined(__unix__)
+#if JITANON__POSIX
+#define JITANON__AF_BUF 65536u
+#define JITANON__AF_TMP_EXTRA 32u /* ".", ".<pid>-<k>.tmp" */
+
+JITANON__PRIVATE int jitanon__af_flush(jitanon_atomic_file *f)
+{
+    if (f->fd < 0 || f->failed || jitanon__os_write_all(f->fd, f->buf, f->buf_len)) f->failed = 1;
+    f->buf_len = 0;
+    return f->failed;
+}
+
+JITANON__PRIVATE int jitanon__af_write(void *file, const void *data, size_t size)
+{
+    jitanon_atomic_file *f = (jitanon_atomic_file *)file;
+    if (size > f->buf_cap - f->buf_len && jitanon__af_flush(f)) return 1;
+    if (size <= f->buf_cap - f->buf_len) {
+        memcpy(f->buf + f->buf_len, data, size);
+        f->buf_len += size;
+        return f->failed;
+    }
+    if (f->fd < 0 || f->failed || jitanon__os_write_all(f->fd, data, size)) f->failed = 1;
+    return f->failed;
+}
+
+JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset)
+{
+    jitanon_atomic_file *f = (jitanon_atomic_file *)file;
+    off_t end, at = (off_t)offset;
+    /* lseek + write rather than pwrite: one call fewer to depend on. */
+    if (jitanon__af_flush(f) || at < 0 || (uint64_t)at != offset || (end = lseek(f->fd, 0, SEEK_CUR)) < 0 ||
+        lseek(f->fd, at, SEEK_SET) != at || jitanon__os_write_all(f->fd, data, size) ||
+        lseek(f->fd, end, SEEK_SET) != end)
+        f->failed = 1;
+    return f->failed;
+}
+
+JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f)
+{
+    jitanon_sink s;
+    s.write_fn = jitanon__af_write;
+    s.user = f;
+    return s;
+}
+
+JITANON__PRIVATE char *jitanon__af_strdup(const jitanon_allocator *a, const char *s, size_t extra, size_t *cap)
+{
+    size_t n = strlen(s);
+    char *d;
+    *cap = n + extra + 1;
+    d = (char *)jitanon__malloc(a, *cap);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
+JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
+                                               const jitanon_allocator *allocator, jitanon_error *err)
+{
+    jitanon_result res = JITANON_OK;
+    JITANON_ASSERT(f && path);
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    jitanon__clear_error(err);
+    if (allocator) f->allocator = *allocator;
+    f->path = jitanon__af_strdup(&f->allocator, path, 0, &f->path_cap_);
+    f->tmp_path = jitanon__af_strdup(&f->allocator, path, JITANON__AF_TMP_EXTRA, &f->tmp_cap_);
+    f->buf = (uint8_t *)jitanon__malloc(&f->allocator, JITANON__AF_BUF);
+    f->buf_cap = f->buf ? JITANON__AF_BUF : 0;
+    if (!f->path || !f->tmp_path || !f->buf)
+        res = JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy the path");
+    else if ((f->fd = jitanon__os_create_tmp(f->tmp_path, f->tmp_cap_, f->path)) < 0)
+        res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create a temporary file next to %s", f->path);
+    if (res != JITANON_OK) {
+        /* Nothing was created; tmp_path may even hold the target's name: never unlink it. */
+        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
+        f->tmp_path = NULL;
+        jitanon_atomic_abort(f);
+    }
+    return res;
+}
+
+JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f)
+{
+    if (!f) return;
+    if (f->fd >= 0) close(f->fd);
+    f->fd = -1;
+    if (f->tmp_path) unlink(f->tmp_path);
+    jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
+    jitanon__free(&f->allocator, f->path, f->path_cap_);
+    jitanon__free(&f->allocator, f->buf, f->buf_cap);
+    f->tmp_path = f->path = NULL;
+    f->buf = NULL;
+    f->buf_len = f->buf_cap = 0;
+}
+
+JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err)
+{
+    jitanon_result res = JITANON_OK;
+    if (f->fd < 0 || jitanon__af_flush(f))
+        res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "a write to the temporary file failed");
+    else if (do_fsync && fsync(f->fd)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "fsync failed");
+    if (f->fd >= 0 && close(f->fd) && res == JITANON_OK) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "close failed");
+    f->fd = -1;
+    if (res == JITANON_OK && rename(f->tmp_path, f->path))
+        res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot rename the temporary file to %s", f->path);
+    if (res == JITANON_OK) { /* renamed: nothing left to unlink */
+        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
+        f->tmp_path = NULL;
+    }
+    jitanon_atomic_abort(f);
+    return res;
+}
+#else /* JITANON_NO_POSIX on a unix: the API stays, opening reports the missing feature. */
+JITANON__PRIVATE int jitanon__af_refuse(void *file, const void *data, size_t size)
+{
+    (void)file;
+    (void)data;
+    (void)size;
+    return 1;
+}
+
+JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
+                                               const jitanon_allocator *allocator, jitanon_error *err)
+{
+    JITANON_ASSERT(f && path);
+    (void)path;
+    (void)allocator;
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_POSIX: no file output");
+}
+
+JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f)
+{
+    jitanon_sink s;
+    s.write_fn = jitanon__af_refuse;
+    s.user = f;
+    return s;
+}
+
+JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset)
+{
+    (void)offset;
+    return jitanon__af_refuse(file, data, size);
+}
+
+JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err)
+{
+    (void)f;
+    (void)do_fsync;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_POSIX: no file output");
+}
+
+JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f) { (void)f; }
+#endif
+#endif
+
+/* -- jitdump file for a JIT: jit-<pid>.dump and its marker mmap -- */
+
+JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, const char *dir, uint32_t elf_mach,
+                                                     jitanon_error *err)
+{
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+#if JITANON__POSIX
+    {
+        jitanon_result r;
+        char path[4096];
+        jitanon_jitdump_header h;
+        jitanon_sink sink;
+        long page = sysconf(_SC_PAGESIZE);
+        size_t n;
+        memset(&h, 0, sizeof h);
+        h.elf_mach = elf_mach;
+        h.pid = (uint32_t)getpid();
+        h.timestamp = jitanon_jitdump_now();
+        h.big_endian = jitanon__host_big_endian();
+        n = jitanon__fmt(path, sizeof path, "%s/jit-%u.dump", dir ? dir : ".", (unsigned)h.pid);
+        if (n >= sizeof path) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "directory name too long");
+        f->fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
+        if (f->fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create %s", path);
+        sink.write_fn = jitanon__os_fd_sink;
+        sink.user = (void *)(intptr_t)f->fd;
+        if ((r = jitanon_jitdump_writer_init(&f->writer, sink, &h, err)) != JITANON_OK) return r;
+        /* perf record only reports executable mappings: map the dump R+X so its MMAP
+           event names the file (the marker perf inject looks for). */
+        f->marker_size = page > 0 ? (size_t)page : 4096;
+        f->marker = mmap(NULL, f->marker_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, f->fd, 0);
+        if (f->marker == MAP_FAILED) {
+            f->marker = NULL;
+            return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot map the marker page of %s", path);
+        }
+        return JITANON_OK;
+    }
+#else
+    (void)dir;
+    (void)elf_mach;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX");
+#endif
+}
+
+JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, jitanon_error *err)
+{
+    jitanon_result r = JITANON_OK;
+    jitanon__clear_error(err);
+#if JITANON__POSIX
+    if (f->fd >= 0 && f->writer.sink.write_fn) {
+        jitanon_jitdump_record close;
+        memset(&close, 0, sizeof close);
+        close.id = JITANON_JITDUMP_CODE_CLOSE;
+        close.timestamp = jitanon_jitdump_now();
+        r = jitanon_jitdump_write(&f->writer, &close, err);
+    }
+    if (f->marker) munmap(f->marker, f->marker_size);
+    if (f->fd >= 0 && close(f->fd) != 0 && r == JITANON_OK) r = JITANON__FAIL(err, JITANON_ERR_IO, 0, "close failed");
+#endif
+    f->marker = NULL;
+    f->fd = -1;
+    return r;
+}
+
+/* -- threads: jitanon_thread_pool's default -- */
+
+#if JITANON__THREADS
+/* The only calls into pthreads.  Tasks are taken in order, so every task below the lowest
+   one still running (or below the next to take) has finished. */
+typedef struct jitanon__tp jitanon__tp;
+typedef struct jitanon__tp_worker {
+    jitanon__tp *t;
+    pthread_t th;
+    size_t busy; /* the task it runs; SIZE_MAX: none */
+} jitanon__tp_worker;
+
+struct jitanon__tp {
+    pthread_mutex_t mu;
+    pthread_cond_t more, done; /* a task became runnable or stop was set; a task finished */
+    void (*task)(void *ctx, size_t index);
+    void *ctx;
+    jitanon_allocator a;
+    size_t take, queued;       /* the next task to take; tasks below queued may run */
+    size_t wait_end;           /* the waiting caller wants every task below this */
+    int waiting, stop;
+    unsigned n;                /* workers running */
+    jitanon__tp_worker w[64];
+};
+
+JITANON__PRIVATE size_t jitanon__tp_finished(const jitanon__tp *t)
+{
+    size_t lo = t->take;
+    unsigned i;
+    for (i = 0; i < t->n; i++)
+        if (t->w[i].busy < lo) lo = t->w[i].busy;
+    return lo;
+}
+
+JITANON__PRIVATE void *jitanon__tp_work(void *arg)
+{
+    jitanon__tp_worker *w = (jitanon__tp_worker *)arg;
+    jitanon__tp *t = w->t;
+    pthread_mutex_lock(&t->mu);
+    for (;;) {
+        while (t->take == t->queued && !t->stop) pthread_cond_wait(&t->more, &t->mu);
+        if (t->take == t->queued) break;
+        w->busy = t->take++;
+        pthread_mutex_unlock(&t->mu);
+        t->task(t->ctx, w->busy);
+        pthread_mutex_lock(&t->mu);
+        w->busy = SIZE_MAX;
+        /* the waiting caller is woken once per batch, not once per task (a wake-up per
+           file cost more than a third of the time) */
+        if (t->waiting && jitanon__tp_finished(t) >= t->wait_end) pthread_cond_signal(&t->done);
+    }
+    pthread_mutex_unlock(&t->mu);
+    return NULL;
+}
+
+JITANON__PRIVATE int jitanon__tp_start(void *user, unsigned workers, void (*task)(void *ctx, size_t index), void *ctx,
+                                       const jitanon_allocator *allocator, void **pool)
+{
+    jitanon__tp *t = (jitanon__tp *)jitanon__malloc(allocator, sizeof *t);
+    unsigned i;
+    (void)user;
+    *pool = NULL;
+    if (!t) return 0;
+    memset(t, 0, sizeof *t);
+    if (allocator) t->a = *allocator;
+    t->task = task;
+    t->ctx = ctx;
+    if (pthread_mutex_init(&t->mu, NULL) != 0) {
+        jitanon__free(&t->a, t, sizeof *t);
+        return 0;
+    }
+    if (pthread_cond_init(&t->more, NULL) != 0) {
+        pthread_mutex_destroy(&t->mu);
+        jitanon__free(&t->a, t, sizeof *t);
+        return 0;
+    }
+    if (pthread_cond_init(&t->done, NULL) != 0) {
+        pthread_cond_destroy(&t->more);
+        pthread_mutex_destroy(&t->mu);
+        jitanon__free(&t->a, t, sizeof *t);
+        return 0;
+    }
+    for (i = 0; i < 64; i++) {
+        t->w[i].t = t;
+        t->w[i].busy = SIZE_MAX;
+    }
+    if (workers > 64) workers = 64;
+    pthread_mutex_lock(&t->mu);
+    for (i = 0; i < workers; i++) {
+        if (pthread_create(&t->w[i].th, NULL, jitanon__tp_work, &t->w[i]) != 0) break;
+        t->n = i + 1; /* fewer workers than asked for still work */
+    }
+    pthread_mutex_unlock(&t->mu);
+    if (t->n == 0) {
+        pthread_cond_destroy(&t->done);
+        pthread_cond_destroy(&t->more);
+        pthread_mutex_destroy(&t->mu);
+        jitanon__free(&t->a, t, sizeof *t);
+        return 0;
+    }
+    *pool = t;
+    return 1;
+}
+
+JITANON__PRIVATE void jitanon__tp_run(void *user, void *pool, size_t first, size_t count)
+{
+    jitanon__tp *t = (jitanon__tp *)pool;
+    (void)user;
+    pthread_mutex_lock(&t->mu);
+    if (first + count > t->queued) t->queued = first + count;
+    if (count == 1) pthread_cond_signal(&t->more);
+    else pthread_cond_broadcast(&t->more);
+    pthread_mutex_unlock(&t->mu);
+}
+
+JITANON__PRIVATE void jitanon__tp_wait(void *user, void *pool, size_t end)
+{
+    jitanon__tp *t = (jitanon__tp *)pool;
+    (void)user;
+    pthread_mutex_lock(&t->mu);
+    while (jitanon__tp_finished(t) < end) {
+        t->wait_end = end;
+        t->waiting = 1;
+        pthread_cond_wait(&t->done, &t->mu);
+        t->waiting = 0;
+    }
+    pthread_mutex_unlock(&t->mu);
+}
+
+JITANON__PRIVATE void jitanon__tp_stop(void *user, void *pool)
+{
+    jitanon__tp *t = (jitanon__tp *)pool;
+    unsigned i;
+    (void)user;
+    pthread_mutex_lock(&t->mu);
+    t->stop = 1;
+    pthread_cond_broadcast(&t->more);
+    pthread_mutex_unlock(&t->mu);
+    for (i = 0; i < t->n; i++) pthread_join(t->w[i].th, NULL);
+    pthread_cond_destroy(&t->done);
+    pthread_cond_destroy(&t->more);
+    pthread_mutex_destroy(&t->mu);
+    jitanon__free(&t->a, t, sizeof *t);
+}
+#endif
+
+/* -- the injector's default I/O: the file system -- */
+
+#if JITANON__POSIX
+/* What a non-regular file is, for the message that refuses it. */
+JITANON__PRIVATE const char *jitanon__os_not_regular(mode_t mode)
+{
+    if (S_ISFIFO(mode)) return "refused: a FIFO, not a regular file (reading it could block forever)";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "refused: a device node, not a regular file";
+    if (S_ISDIR(mode)) return "refused: a directory";
+    return "refused: not a regular file";
+}
+
+/* S_ISVTX is XSI, hidden under plain POSIX.1-2008; the sticky bit is 01000 everywhere. */
+#ifdef S_ISVTX
+#define JITANON__STICKY S_ISVTX
+#else
+#define JITANON__STICKY 01000
+#endif
+
+/* The kernel's protected_symlinks rule, for the symlink `link` (lstat) that `path` names:
+   in a sticky world-writable directory (/tmp) it is followed only when its owner is the
+   directory's owner or the caller, so another user cannot point a file a recording names
+   at one of ours.  NULL when it may be followed, else why not. */
+JITANON__PRIVATE const char *jitanon__os_symlink_refused(const char *path, const struct stat *link)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    struct stat ds;
+    if (n >= sizeof dir) return "refused: path too long";
+    if (!slash) memcpy(dir, ".", 2);
+    else if (n == 0) memcpy(dir, "/", 2);
+    else {
+        memcpy(dir, path, n);
+        dir[n] = 0;
+    }
+    if (stat(dir, &ds) != 0) return "refused: cannot stat its directory";
+    if ((ds.st_mode & JITANON__STICKY) && (ds.st_mode & S_IWOTH) && link->st_uid != ds.st_uid && link->st_uid != geteuid())
+        return "refused: a symlink in a sticky world-writable directory whose owner is neither the directory's "
+               "owner nor us (protected_symlinks)";
+    return NULL;
+}
+
+/* -- dumps inside another process's root (containers) --
+   A process in another mount namespace wrote its dump into its own tree, which the host
+   sees under /proc/PID/root.  That tree belongs to whoever runs the container: any name
+   in it may be a symlink, and an absolute one resolves against the host's root when the
+   kernel walks /proc/PID/root/... for us.  So a path "/proc/<pid>/root/<rest>" is never
+   walked that way: <rest> is resolved inside the root (openat2 RESOLVE_IN_ROOT, symlinks
+   and ".." stay in it), or, without openat2, component by component with every symlink
+   and ".." refused.  What it names is first opened as O_PATH (no open of a FIFO or a
+   device happens), checked to be a regular file, and only then opened for reading
+   through that same descriptor, so nothing can be swapped in between. */
+
+/* The length of "/proc/<digits>/root" when `path` starts with it and a '/', else 0. */
+JITANON__PRIVATE size_t jitanon__os_proc_root_len(const char *path)
+{
+    size_t i = 6;
+    if (strncmp(path, "/proc/", 6) != 0) return 0;
+    while (path[i] >= '0' && path[i] <= '9') i++;
+    if (i == 6 || i > 16 || strncmp(path + i, "/root/", 6) != 0) return 0;
+    return i + 5;
+}
+
+/* The last check of every dump opened: the descriptor decides; only a regular file is
+   kept (and its size), anything else closed. */
+JITANON__PRIVATE int jitanon__os_keep_regular(int fd, uint64_t *size, const char **why)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        *why = jitanon__os_not_regular(st.st_mode);
+        close(fd);
+        return -1;
+    }
+    *size = (uint64_t)st.st_size;
+    return fd;
+}
+
+#if defined(JITANON__O_PATH)
+/* The regular file behind the O_PATH descriptor `pfd` (closed here), opened for reading. */
+JITANON__PRIVATE int jitanon__os_reopen_regular(int pfd, uint64_t *size, const char **why)
+{
+    struct stat st;
+    char self[64];
+    int fd;
+    if (fstat(pfd, &st) != 0) {
+        *why = "cannot stat it";
+        close(pfd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *why = S_ISLNK(st.st_mode) ? "refused: a symlink inside a process's root (it is not followed)"
+                                   : jitanon__os_not_regular(st.st_mode);
+        close(pfd);
+        return -1;
+    }
+    jitanon__fmt(self, sizeof self, "/proc/self/fd/%u", (unsigned)pfd);
+    fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    close(pfd);
+    if (fd < 0) {
+        *why = "cannot open it";
+        return -1;
+    }
+    return jitanon__os_keep_regular(fd, size, why);
+}
+
+/* Without openat2: `rest` below the directory `rfd`, one component at a time, refusing
+   every symlink and every "..".  An O_PATH descriptor of the last one, or -1 with *why. */
+JITANON__PRIVATE int jitanon__os_walk_in_root(int rfd, const char *rest, const char **why)
+{
+    char comp[256];
+    int dfd = rfd, fd = -1;
+    while (*rest) {
+        size_t n = 0;
+        while (*rest == '/') rest++;
+        while (rest[n] && rest[n] != '/') n++;
+        if (n == 0) break;
+        if (n >= sizeof comp) {
+            *why = "a name in the path is too long";
+            break;
+        }
+        memcpy(comp, rest, n);
+        comp[n] = 0;
+        rest += n;
+        while (*rest == '/') rest++;
+        if (n == 2 && comp[0] == '.' && comp[1] == '.') {
+            *why = "refused: \"..\" in a path inside a process's root";
+            break;
+        }
+        if (n == 1 && comp[0] == '.') continue;
+        if (!*rest) { /* the dump itself: a symlink is opened as itself and refused */
+            fd = openat(dfd, comp, JITANON__O_PATH | O_NOFOLLOW | O_CLOEXEC);
+            if (fd < 0) *why = errno == ENOENT ? "no such file inside the process's root" : "cannot open it";
+            break;
+        }
+        fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd != rfd) close(dfd);
+        dfd = fd;
+        fd = -1;
+        if (dfd < 0) {
+            *why = errno == ENOENT ? "no such file inside the process's root"
+                   : errno == ELOOP || errno == ENOTDIR
+                       ? "refused: a symlink on the way inside a process's root (no openat2 here to resolve it "
+                         "inside that root)"
+                       : "cannot open a directory on the way";
+            return -1;
+        }
+    }
+    if (dfd != rfd) close(dfd);
+    return fd;
+}
+
+/* Opens "/proc/<pid>/root<rest>" (root_len: jitanon__os_proc_root_len) inside that root;
+   walk: skip openat2 (the tests use it to run the fallback). */
+JITANON__PRIVATE int jitanon__os_open_in_root(const char *path, size_t root_len, int walk, uint64_t *size,
+                                              const char **why)
+{
+    char root[32];
+    const char *rest = path + root_len;
+    int rfd, pfd = -1;
+    memcpy(root, path, root_len);
+    root[root_len] = 0;
+    rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (rfd < 0) {
+        *why = errno == ENOENT ? "its process has exited (its root is gone)" : "cannot open the process's root";
+        return -1;
+    }
+#if JITANON__OPENAT2
+    if (!walk) {
+        /* struct open_how: flags, mode, resolve; RESOLVE_NO_MAGICLINKS 0x02, RESOLVE_IN_ROOT 0x10 */
+        uint64_t how[3];
+        how[0] = (uint64_t)(unsigned)(JITANON__O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        how[1] = 0;
+        how[2] = 0x02 | 0x10;
+        do pfd = (int)syscall(SYS_openat2, rfd, rest, how, sizeof how);
+        while (pfd < 0 && (errno == EINTR || errno == EAGAIN));
+        if (pfd < 0 && errno != ENOSYS && errno != EPERM && errno != E2BIG && errno != EINVAL) {
+            *why = errno == ENOENT ? "no such file inside the process's root" : "cannot open it inside the process's root";
+            close(rfd);
+            return -1;
+        }
+        if (pfd < 0) walk = 1; /* no openat2 here (old kernel, seccomp) */
+    }
+#else
+    walk = 1;
+#endif
+    if (walk) pfd = jitanon__os_walk_in_root(rfd, rest, why);
+    close(rfd);
+    return pfd < 0 ? -1 : jitanon__os_reopen_regular(pfd, size, why);
+}
+#endif
+
+/* Process `pid` as /proc shows it: 1 when it runs.  *nspid: its pid in its own (innermost)
+   pid namespace (the last NSpid field, Linux 4.1; `pid` when there is none); *other_mnt:
+   1 when its mount namespace is not ours (its files are then only under its root);
+   *mnt_ino: that namespace's inode (0 when unknown). */
+JITANON__PRIVATE int jitanon__os_proc_ns(uint32_t pid, uint32_t *nspid, int *other_mnt, uint64_t *mnt_ino)
+{
+    char path[64], buf[4096];
+    const char *p;
+    size_t got = 0;
+    struct stat a, b;
+    int fd;
+    *nspid = pid;
+    *other_mnt = 0;
+    *mnt_ino = 0;
+    jitanon__fmt(path, sizeof path, "/proc/%u/status", (unsigned)pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + got, sizeof buf - 1 - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+        if (got == sizeof buf - 1) break;
+    }
+    close(fd);
+    buf[got] = 0;
+    if ((p = strstr(buf, "\nNSpid:")) != NULL) {
+        uint64_t v = 0;
+        int digits = 0;
+        for (p += 7; *p && *p != '\n'; p++) {
+            if (*p >= '0' && *p <= '9') {
+                if (!digits) v = 0;
+                v = v * 10 + (uint64_t)(*p - '0');
+                digits = v <= UINT32_MAX;
+                if (!digits) break;
+            } else if (digits) {
+                *nspid = (uint32_t)v; /* one field done; the last one wins */
+                digits = 0;
+            }
+        }
+        if (digits) *nspid = (uint32_t)v;
+    }
+    jitanon__fmt(path, sizeof path, "/proc/%u/ns/mnt", (unsigned)pid);
+    if (stat(path, &a) == 0) *mnt_ino = (uint64_t)a.st_ino;
+    if (*mnt_ino && stat("/proc/self/ns/mnt", &b) == 0) *other_mnt = a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+    return 1;
+}
+
+/* 1 when `path` is a directory (following symlinks: the host's own tree). */
+JITANON__PRIVATE int jitanon__os_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Opens a jitdump that a recording names.  A recording can name any path, so: never
+   block (O_NONBLOCK: a FIFO; O_NOCTTY: a terminal), never open what is not a regular
+   file (lstat/stat before, fstat after: the descriptor decides), and follow a symlink
+   only as the kernel's protected_symlinks rule would.  A last component that was no
+   symlink at lstat is opened with O_NOFOLLOW, so a symlink planted in between fails; one
+   that was is checked, and in a sticky directory nobody but its owner (who passed the
+   check) can replace it before the open.  Returns the fd, or -1 with *why. */
+JITANON__PRIVATE int jitanon__os_open_dump(const char *path, uint64_t *size, const char **why)
+{
+    struct stat st;
+    int fd, follow;
+    size_t root_len = jitanon__os_proc_root_len(path);
+    if (root_len) {
+#if defined(JITANON__O_PATH)
+        return jitanon__os_open_in_root(path, root_len, 0, size, why);
+#else
+        *why = "refused: a path inside another process's root, which this build cannot resolve safely";
+        return -1;
+#endif
+    }
+    if (lstat(path, &st) != 0) {
+        *why = errno == ENOENT ? "no such file" : "cannot stat it";
+        return -1;
+    }
+    follow = S_ISLNK(st.st_mode);
+    if (follow && (*why = jitanon__os_symlink_refused(path, &st)) != NULL) return -1;
+    if (follow && stat(path, &st) != 0) {
+        *why = "a dangling symlink";
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *why = jitanon__os_not_regular(st.st_mode);
+        return -1;
+    }
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+    if (fd < 0) {
+        *why = errno == ELOOP ? "refused: it became a symlink while being opened" : "cannot open it";
+        return -1;
+    }
+    return jitanon__os_keep_regular(fd, size, why);
+}
+
+/* A jitanon_read_fn over a file descriptor carried in the user pointer's value. */
+JITANON__PRIVATE size_t jitanon__os_fd_read(void *user, void *dst, size_t size)
+{
+    for (;;) {
+        ssize_t n = read((int)(intptr_t)user, dst, size);
+        if (n >= 0) return (size_t)n;
+        if (errno != EINTR) return SIZE_MAX;
+    }
+}
+#endif
+
+#if JITANON__POSIX
+JITANON__PRIVATE int jitanon__os_fd_close(void *user) { return close((int)(intptr_t)user) != 0; }
+#endif
+
+/* jitanon__os.open_named: a descriptor opened with the checks above, or (without POSIX) an
+   ISO C stream. */
+JITANON__PRIVATE jitanon_result jitanon__os_dump_open(const char *path, jitanon_stream *s, jitanon_error *err)
+{
+    memset(s, 0, sizeof *s);
+#if JITANON__POSIX
+    {
+        const char *why = NULL;
+        int fd = jitanon__os_open_dump(path, &s->size, &why);
+        if (fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "%s", why);
+        s->read_fn = jitanon__os_fd_read;
+        s->close_fn = jitanon__os_fd_close;
+        s->user = (void *)(intptr_t)fd;
+    }
+#elif !defined(JITANON_NO_STDIO)
+    {
+        FILE *file = fopen(path, "rb");
+        if (!file) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open it");
+        s->read_fn = jitanon__os_file_read;
+        s->close_fn = jitanon__os_file_close;
+        s->user = file;
+    }
+#else
+    (void)path;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO");
+#endif
+    return JITANON_OK;
+}
+
+#if JITANON__POSIX
+/* An existing file may be replaced only when it is a regular file that is itself a jitted
+   stub: an ET_DYN ELF (as we and perf write them, or one cut short by a crash) of
+   reasonable size.  Never a symlink, a directory, or anything else someone keeps there.
+   Reads in pieces on the stack: writer threads call this, and allocate nothing. */
+JITANON__PRIVATE int jitanon__inj_replaceable(const char *path, const void *data, size_t size, int *identical)
+{
+    struct stat st;
+    uint8_t buf[4096];
+    size_t off = 0, total;
+    int fd, ok = 1, same;
+    *identical = 0;
+    if (lstat(path, &st) != 0) return errno == ENOENT;
+    if (!S_ISREG(st.st_mode) || st.st_size < 18 || st.st_size > (off_t)(64 << 20)) return 0;
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return 0;
+    total = (size_t)st.st_size;
+    same = data && total == size;
+    while (ok && off < total) {
+        size_t want = total - off < sizeof buf ? total - off : sizeof buf, got = 0;
+        while (got < want) {
+            ssize_t n = read(fd, buf + got, want - got);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            got += (size_t)n;
+        }
+        if (got < want) ok = 0;
+        else if (off == 0) ok = !memcmp(buf, "\177ELF", 4) && jitanon__rd16(buf + 16, buf[5] == 2) == 3; /* ET_DYN */
+        if (ok && same && memcmp(buf, (const uint8_t *)data + off, want) != 0) same = 0;
+        off += want;
+    }
+    close(fd);
+    *identical = ok && same;
+    return ok;
+}
+#endif
+
+/* The common case creates the file under its name at once (as perf does: three calls).
+   Only when a file is in the way does it check that file and replace it atomically. */
+JITANON__PRIVATE int jitanon__inj_write_default(void *user, const char *dir, const char *name, const void *data,
+                                                size_t size)
+{
+#if JITANON__POSIX
+    char path[4096], tmp[4200];
+    int fd, identical;
+    (void)user;
+    if (jitanon__fmt(path, sizeof path, "%s/%s", dir, name) >= sizeof path) return 1;
+    fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        int bad = jitanon__os_write_all(fd, data, size) != 0;
+        if (close(fd) != 0 || bad) {
+            unlink(path);
+            return 1;
+        }
+        return 0;
+    }
+    if (errno != EEXIST || !jitanon__inj_replaceable(path, data, size, &identical)) return 1;
+    if (identical) return 0; /* deterministic output: the same file is already there */
+    fd = jitanon__os_create_tmp(tmp, sizeof tmp, path);
+    if (fd < 0) return 1;
+    {
+        int bad = jitanon__os_write_all(fd, data, size) != 0;
+        if (close(fd) != 0 || bad || rename(tmp, path) != 0) {
+            unlink(tmp);
+            return 1;
+        }
+    }
+    return 0;
+#else
+    (void)user;
+    (void)dir;
+    (void)name;
+    (void)data;
+    (void)size;
+    return 1;
+#endif
+}
+
+#if JITANON__POSIX
+/* jitanon__os.write_atomic */
+JITANON__PRIVATE jitanon_result jitanon__os_write_atomic(const char *path, const jitanon_allocator *a,
+                                                         jitanon_result (*fill)(void *ctx, jitanon_sink sink), void *ctx)
+{
+    jitanon_atomic_file f;
+    jitanon_error e;
+    jitanon_result res;
+    int identical;
+    if (!jitanon__inj_replaceable(path, NULL, 0, &identical) || jitanon_atomic_open(&f, path, a, &e) != JITANON_OK)
+        return JITANON_ERR_WRITE;
+    res = fill(ctx, jitanon_atomic_sink(&f));
+    if (res == JITANON_OK && jitanon_atomic_commit(&f, 0, &e) != JITANON_OK) res = JITANON_ERR_WRITE;
+    jitanon_atomic_abort(&f);
+    return res;
+}
+#endif
+
+/* -- the build-id cache: perf's directory layout (see jitanon_buildid_cache) -- */
+
+#if JITANON__POSIX
+#define JITANON__BC 1
+/* Opens directory `name` inside `at`, creating it when missing; never through a symlink
+   (O_NOFOLLOW: a planted one fails with ELOOP or ENOTDIR).  -1 with errno set. */
+JITANON__PRIVATE int jitanon__bc_subdir(int at, const char *name)
+{
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 || errno != ENOENT) return fd;
+    if (mkdirat(at, name, 0755) != 0 && errno != EEXIST) return -1;
+    return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Walks (creating) the relative path `rel` below `root` one component at a time, so that
+   every step is checked by jitanon__bc_subdir; "." and ".." are refused, so the walk
+   cannot leave the cache.  Returns the last directory's fd, or -1. */
+JITANON__PRIVATE int jitanon__bc_walk(int root, const char *rel)
+{
+    char part[256];
+    int fd = root;
+    while (*rel) {
+        size_t n = strcspn(rel, "/");
+        int next;
+        if (n >= sizeof part || (n == 1 && rel[0] == '.') || (n == 2 && rel[0] == '.' && rel[1] == '.')) {
+            if (fd != root) close(fd);
+            errno = n >= sizeof part ? ENAMETOOLONG : EINVAL;
+            return -1;
+        }
+        if (n) {
+            memcpy(part, rel, n);
+            part[n] = 0;
+            next = jitanon__bc_subdir(fd, part);
+            if (fd != root) close(fd);
+            if (next < 0) return -1;
+            fd = next;
+        }
+        rel += n + (rel[n] == '/');
+    }
+    return fd == root ? dup(root) : fd;
+}
+
+/* "elf" in directory d as a copy: of `data` when given, else of the file at src (never
+   through a symlink), into a temporary name renamed into place.  0 or -1. */
+JITANON__PRIVATE int jitanon__bc_copy(int d, const char *src, const void *data, size_t size)
+{
+    char tmp[64], buf[16384];
+    int out = jitanon__os_create_tmp_at(d, tmp, sizeof tmp, "elf"), in = -1, bad = out < 0;
+    if (!bad && data) bad = jitanon__os_write_all(out, data, size) != 0;
+    else if (!bad) {
+        ssize_t n;
+        in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        bad = in < 0;
+        while (!bad && ((n = read(in, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
+            if (n > 0) bad = jitanon__os_write_all(out, buf, (size_t)n) != 0;
+        if (!bad && n < 0) bad = 1;
+        if (in >= 0) close(in);
+    }
+    if (out >= 0 && (close(out) != 0 || bad || renameat(d, tmp, d, "elf") != 0)) {
+        unlinkat(d, tmp, 0);
+        bad = 1;
+    }
+    return bad ? -1 : 0;
+}
+
+/* Adds dir/name (build-id `id`; its bytes `data` when the caller has them) to the cache:
+   <cache>/<real>/<name>/<hex>/elf as a hard link (a copy across file systems), then the
+   .build-id/<xx>/<rest> symlink.  An entry already there is kept: build-ids are hashes
+   of the contents.  Allocates nothing (writer threads call it).  0 added, 1 already
+   there, -1 failed (errno set). */
+JITANON__PRIVATE int jitanon__bc_put(const jitanon__bc_dir *b, const char *name, const void *data, size_t size,
+                                    const uint8_t *id)
+{
+    char hex[41], rel[400], src[4500], target[4600], got[4600], xx[3];
+    struct stat st;
+    int d, x, rc = 0;
+    jitanon__bc_hex(id, hex);
+    if (jitanon__fmt(rel, sizeof rel, "%s/%s", name, hex) >= sizeof rel ||
+        jitanon__fmt(src, sizeof src, "%s/%s", b->dir, name) >= sizeof src ||
+        jitanon__fmt(target, sizeof target, "../..%s/%s", b->real[1] ? b->real : "", rel) >= sizeof target) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if ((d = jitanon__bc_walk(b->base, rel)) < 0) return -1;
+    if (linkat(AT_FDCWD, src, d, "elf", 0) != 0) {
+        if (errno == EEXIST) rc = 1;
+        else rc = jitanon__bc_copy(d, src, data, size);
+    }
+    /* A link of a file swapped for a symlink since it was written, or something planted
+       under the name, is no cached ELF. */
+    if (rc >= 0 && (fstatat(d, "elf", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))) {
+        if (rc == 0) unlinkat(d, "elf", 0);
+        errno = EEXIST;
+        rc = -1;
+    }
+    close(d);
+    if (rc < 0) return -1;
+    xx[0] = hex[0];
+    xx[1] = hex[1];
+    xx[2] = 0;
+    if ((x = jitanon__bc_subdir(b->ids, xx)) < 0) return -1;
+    if (symlinkat(target, x, hex + 2) != 0) {
+        ssize_t n = errno == EEXIST ? readlinkat(x, hex + 2, got, sizeof got - 1) : -1;
+        /* A link to another path of the same build-id names the same bytes: kept.  What
+           is not a link stays too, but the file is not reachable by build-id. */
+        if (n < 0) rc = -1;
+    }
+    close(x);
+    return rc;
+}
+
+JITANON__PRIVATE void jitanon__bc_close(jitanon__bc_dir *b)
+{
+    if (b->base >= 0) close(b->base);
+    if (b->ids >= 0) close(b->ids);
+    b->base = b->ids = b->root = -1;
+}
+
+/* Prepares `b` for the ELF directory `dir` (a prepared `b` is closed first): the cache
+   mirrors its absolute path (relative to the working directory), with ".", ".." and
+   repeated slashes resolved by name, so no component can climb out of the cache
+   (realpath(3) would also resolve symlinks, but it is not in base POSIX; perf finds a
+   file by its .build-id link either way).  The two directories every file of `dir` goes
+   below are opened once, here.  0, or -1 (errno set). */
+JITANON__PRIVATE int jitanon__bc_prepare(jitanon__bc_dir *b, int root, const char *dir)
+{
+    char abs[4096 * 2 + 2];
+    size_t n = 0, i = 0;
+    jitanon__bc_close(b);
+    b->dir = dir;
+    if (dir[0] != '/') {
+        if (!getcwd(abs, 4096)) return -1;
+        i = strlen(abs);
+        abs[i++] = '/';
+    }
+    if (strlen(dir) >= 4096) return -1;
+    memcpy(abs + i, dir, strlen(dir) + 1);
+    for (i = 0; abs[i];) { /* components of abs into b->real */
+        size_t k = strcspn(abs + i, "/");
+        if (k == 2 && abs[i] == '.' && abs[i + 1] == '.') {
+            while (n > 0 && b->real[--n] != '/') continue;
+        } else if (k && !(k == 1 && abs[i] == '.')) {
+            if (n + 1 + k >= sizeof b->real) return -1;
+            b->real[n++] = '/';
+            memcpy(b->real + n, abs + i, k);
+            n += k;
+        }
+        i += k + (abs[i + k] == '/');
+    }
+    if (n == 0) b->real[n++] = '/';
+    b->real[n] = 0;
+    if ((b->base = jitanon__bc_walk(root, b->real + 1)) < 0 || (b->ids = jitanon__bc_subdir(root, ".build-id")) < 0) {
+        int e = errno;
+        jitanon__bc_close(b);
+        errno = e;
+        return -1;
+    }
+    b->root = root;
+    return 0;
+}
+
+/* Config names are case-insensitive (ASCII). */
+JITANON__PRIVATE int jitanon__bc_ieq(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a, y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+        if (x != y) return 0;
+    }
+    return *a == *b;
+}
+
+/* `buildid.dir` from one perf config file (git-style: [section], key = value, # and ;
+   comments, "quoted" values); 1 when found (the last one wins). */
+JITANON__PRIVATE int jitanon__bc_config(const char *path, char *out, size_t cap)
+{
+    char line[4200], section[64];
+    int found = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    section[0] = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line, *key, *val, *end;
+        int quoted = 0;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p == '[') {
+            size_t n = strcspn(p + 1, "] \t\"");
+            if (n >= sizeof section) n = sizeof section - 1;
+            memcpy(section, p + 1, n);
+            section[n] = 0;
+            continue;
+        }
+        key = p;
+        while (*p && *p != '=' && *p != ' ' && *p != '\t' && *p != '\n') p++;
+        end = p;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p != '=') continue;
+        *end = 0;
+        val = ++p;
+        while (*val == ' ' || *val == '\t') val++;
+        for (p = val, end = val; *p && *p != '\n' && *p != '\r'; p++) {
+            if (*p == '"') quoted = !quoted;
+            else if (!quoted && (*p == '#' || *p == ';')) break;
+            else *end++ = *p;
+        }
+        while (end > val && (end[-1] == ' ' || end[-1] == '\t')) end--;
+        *end = 0;
+        if (jitanon__bc_ieq(section, "buildid") && jitanon__bc_ieq(key, "dir") && *val &&
+            strlen(val) < cap) {
+            memcpy(out, val, strlen(val) + 1);
+            found = 1;
+        }
+    }
+    fclose(f);
+    return found;
+}
+#else
+#define JITANON__BC 0
+#endif
+
+JITANON_API jitanon_result jitanon_buildid_cache_dir(char *out, size_t cap, jitanon_error *err)
+{
+#if JITANON__BC
+    const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME"), *conf = getenv("PERF_CONFIG");
+    char path[4200];
+    JITANON_ASSERT(out && cap);
+    out[0] = 0;
+    if (env && *env) {
+        if (strlen(env) >= cap) return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "PERF_BUILDID_DIR is too long");
+        memcpy(out, env, strlen(env) + 1);
+        return JITANON_OK;
+    }
+    if (conf) { /* perf reads this file alone */
+        if (*conf && jitanon__bc_config(conf, out, cap)) return JITANON_OK;
+    } else {
+        int found = jitanon__bc_config("/etc/perfconfig", out, cap);
+        if (home && *home && jitanon__fmt(path, sizeof path, "%s/.perfconfig", home) < sizeof path)
+            found |= jitanon__bc_config(path, out, cap);
+        if (found) return JITANON_OK;
+    }
+    if (!home || !*home) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "HOME is not set: no build-id cache");
+    if (jitanon__fmt(out, cap, "%s/.debug", home) >= cap)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "the build-id cache path is too long");
+    return JITANON_OK;
+#else
+    (void)out;
+    (void)cap;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
+#endif
+}
+
+JITANON_API jitanon_result jitanon_buildid_cache_open(jitanon_buildid_cache *c, const char *dir, jitanon_error *err)
+{
+    JITANON_ASSERT(c);
+    memset(c, 0, sizeof *c);
+    c->fd_ = -1;
+#if JITANON__BC
+    {
+        jitanon_result res = JITANON_OK;
+        size_t i, n;
+        if (dir) {
+            if (strlen(dir) >= sizeof c->dir) return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "cache path too long");
+            memcpy(c->dir, dir, strlen(dir) + 1);
+        } else if ((res = jitanon_buildid_cache_dir(c->dir, sizeof c->dir, err)) != JITANON_OK) {
+            return res;
+        }
+        /* The cache directory itself is the user's choice (~/.debug may be a symlink):
+           its path is followed; only what is below it is not. */
+        n = strlen(c->dir);
+        for (i = 1; i <= n; i++)
+            if (c->dir[i] == '/' || c->dir[i] == 0) {
+                char save = c->dir[i];
+                c->dir[i] = 0;
+                (void)mkdir(c->dir, 0755);
+                c->dir[i] = save;
+            }
+        c->fd_ = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (c->fd_ < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open the build-id cache %s", c->dir);
+        return JITANON_OK;
+    }
+#else
+    (void)dir;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
+#endif
+}
+
+JITANON_API jitanon_result jitanon_buildid_cache_add(jitanon_buildid_cache *c, const char *path,
+                                                     const uint8_t build_id[20], jitanon_error *err)
+{
+#if JITANON__BC
+    jitanon__bc_dir b;
+    char dir[4096];
+    const char *slash, *name;
+    size_t n;
+    int bad;
+    JITANON_ASSERT(c && path && build_id);
+    slash = strrchr(path, '/');
+    name = slash ? slash + 1 : path;
+    n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+    if (c->fd_ < 0) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "the build-id cache is not open");
+    if (!*name || n >= sizeof dir) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad file path %s", path);
+    memcpy(dir, slash ? path : ".", n);
+    dir[n] = 0;
+    b.base = b.ids = -1;
+    bad = jitanon__bc_prepare(&b, c->fd_, dir) != 0 || jitanon__bc_put(&b, name, NULL, 0, build_id) < 0;
+    jitanon__bc_close(&b);
+    if (bad) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot add %s to the build-id cache %s", path, c->dir);
+    return JITANON_OK;
+#else
+    (void)c;
+    (void)path;
+    (void)build_id;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
+#endif
+}
+
+JITANON_API void jitanon_buildid_cache_release(jitanon_buildid_cache *c)
+{
+    if (!c) return;
+#if JITANON__BC
+    if (c->fd_ >= 0) close(c->fd_);
+#endif
+    c->fd_ = -1;
+}
+
+/* -- the platform as the core sees it (jitanon__os) -- */
+
+#if !JITANON__POSIX
+JITANON__PRIVATE jitanon_result jitanon__os_never(const char *path, const jitanon_allocator *a,
+                                                  jitanon_result (*fill)(void *ctx, jitanon_sink sink), void *ctx)
+{
+    (void)path, (void)a, (void)fill, (void)ctx;
+    return JITANON_ERR_WRITE;
+}
+
+JITANON__PRIVATE int jitanon__os_no_dir(const char *path) { return (void)path, 0; }
+JITANON__PRIVATE int jitanon__bc_none(jitanon__bc_dir *b, int root, const char *dir) { return (void)b, (void)root, (void)dir, -1; }
+JITANON__PRIVATE int jitanon__bc_none_put(const jitanon__bc_dir *b, const char *name, const void *data, size_t size,
+                                          const uint8_t *id)
+{
+    (void)b, (void)name, (void)data, (void)size, (void)id;
+    return -1;
+}
+
+JITANON__PRIVATE void jitanon__bc_none_close(jitanon__bc_dir *b) { (void)b; }
+#endif
+
+JITANON__PRIVATE const jitanon__os *jitanon__os_default(void)
+{
+#if JITANON__THREADS
+    static const jitanon_thread_pool threads = {jitanon__tp_start, jitanon__tp_run, jitanon__tp_wait, jitanon__tp_stop,
+                                                NULL};
+#define JITANON__OS_THREADS &threads
+#else
+#define JITANON__OS_THREADS NULL
+#endif
+#if JITANON__POSIX && defined(__linux__)
+#define JITANON__OS_PROC_NS jitanon__os_proc_ns
+#else
+#define JITANON__OS_PROC_NS NULL
+#endif
+#if JITANON__POSIX
+    static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_write_atomic,
+                                   jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_is_dir, jitanon__bc_prepare,
+                                   jitanon__bc_put, jitanon__bc_close, JITANON__OS_THREADS};
+#else
+    static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_never,
+                                   jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_no_dir, jitanon__bc_none,
+                                   jitanon__bc_none_put, jitanon__bc_none_close, JITANON__OS_THREADS};
+#endif
+#undef JITANON__OS_THREADS
+#undef JITANON__OS_PROC_NS
+    return &os;
+}
 
 #endif /* JITANON_IMPLEMENTATION_INCLUDED */
 #endif /* JITANON_IMPLEMENTATION */
