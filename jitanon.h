@@ -2687,12 +2687,6 @@ JITANON__PRIVATE size_t jitanon__os_file_read(void *user, void *dst, size_t size
 JITANON__PRIVATE int jitanon__os_file_close(void *user) { return fclose((FILE *)user) != 0; }
 #endif
 
-#ifndef JITANON_NO_STDIO
-JITANON__PRIVATE jitanon_result jitanon__jitdump_load_read(jitanon_read_fn read_fn, void *user,
-                                                           const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
-                                                           jitanon_error *err); /* [jitdump-read] */
-#endif
-
 /* -- [cursor] The cursor ------------------------------------------------------------------- */
 
 /* Every reader goes through this: `left` is what remains, every take compares against it
@@ -4443,7 +4437,6 @@ JITANON_API jitanon_result jitanon_jitdump_load_memory(const void *data, size_t 
     return jitanon__jitdump_load_owned(copy, size, size ? size : 1, opts, out, err);
 }
 
-#ifndef JITANON_NO_STDIO
 /* Reads a whole stream (a file, a FIFO or stdin) into memory. */
 JITANON__PRIVATE jitanon_result jitanon__slurp(jitanon_read_fn read_fn, void *user, const jitanon_allocator *a,
                                                size_t limit, uint8_t **out, size_t *size, size_t *cap,
@@ -4490,6 +4483,7 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_load_read(jitanon_read_fn read_
     return jitanon__jitdump_load_owned(buf, len, cap, opts, out, err);
 }
 
+#ifndef JITANON_NO_STDIO
 JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
                                                      jitanon_jitdump **out, jitanon_error *err)
 {
@@ -11033,23 +11027,14 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
 JITANON__PRIVATE jitanon_result jitanon__inj_load_default(void *user, const char *path, const jitanon_jitdump_opts *opts,
                                                           jitanon_jitdump **out, jitanon_error *err)
 {
+    jitanon_stream f;
+    jitanon_result r;
     (void)user;
-#ifndef JITANON_NO_STDIO
-    {
-        jitanon_stream f;
-        jitanon_result r;
-        *out = NULL;
-        if ((r = jitanon__os_default()->open_named(path, &f, err)) != JITANON_OK) return r;
-        r = jitanon__jitdump_load_read(f.read_fn, f.user, opts, out, err);
-        jitanon__stream_close(&f);
-        return r;
-    }
-#else
-    (void)path;
-    (void)opts;
-    *out = NULL;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO");
-#endif
+    *out = NULL; /* open_named fails with JITANON_ERR_FEATURE_DISABLED without stdio */
+    if ((r = jitanon__os_default()->open_named(path, &f, err)) != JITANON_OK) return r;
+    r = jitanon__jitdump_load_read(f.read_fn, f.user, opts, out, err);
+    jitanon__stream_close(&f);
+    return r;
 }
 
 /* Files are written from each function in order: with the default file I/O the dump is
@@ -12742,9 +12727,7 @@ JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, co
         return JITANON_OK;
     }
 #else
-    (void)dir;
-    (void)elf_mach;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX");
+    return (void)dir, (void)elf_mach, JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX");
 #endif
 }
 
@@ -13315,12 +13298,7 @@ JITANON__PRIVATE int jitanon__inj_write_default(void *user, const char *dir, con
     }
     return 0;
 #else
-    (void)user;
-    (void)dir;
-    (void)name;
-    (void)data;
-    (void)size;
-    return 1;
+    return (void)user, (void)dir, (void)name, (void)data, (void)size, 1;
 #endif
 }
 
@@ -13586,9 +13564,7 @@ JITANON_API jitanon_result jitanon_buildid_cache_dir(char *out, size_t cap, jita
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "the build-id cache path is too long");
     return JITANON_OK;
 #else
-    (void)out;
-    (void)cap;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
+    return (void)out, (void)cap, JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
 #endif
 }
 
@@ -13650,10 +13626,7 @@ JITANON_API jitanon_result jitanon_buildid_cache_add(jitanon_buildid_cache *c, c
     if (bad) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot add %s to the build-id cache %s", path, c->dir);
     return JITANON_OK;
 #else
-    (void)c;
-    (void)path;
-    (void)build_id;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
+    return (void)c, (void)path, (void)build_id, JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
 #endif
 }
 
