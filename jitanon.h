@@ -2053,8 +2053,8 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
      [arith]          checked size arithmetic
      [sort] [hmap]    the one sort (stable, of indices) and hash (FNV-1a); a hash map
      [endian]         loads and stores in either byte order
-     [os]             the OS layer, fenced: atomic output, the jitdump file and its marker
-                      mmap, the clock, CPUID, threads, the injector's default file I/O
+     [seam]           the platform seam: jitanon_features, CPUID, the table the core reaches
+                      the OS through (jitanon__os), the ISO C stdio stream
    Bytes
      [cursor]         the bounds-checked cursor every reader goes through
      [buf]            sinks and the one byte buffer (jitanon_membuf)
@@ -2077,6 +2077,10 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
    Output
      [inject]         the injector: read -> decide -> emit ELFs (jitanon__elfout, one
                       implementation per layout) -> write
+   Platform
+     [posix]          every call into the OS, fenced: the clock, atomic files, the jitdump file
+                      and its marker mmap, the dump opener and its protections, the ELF file
+                      writer, /proc, perf's build-id cache, pthreads (jitanon__os_default)
    ====================================================================================== */
 
 /* -- [sysinc] System headers and feature detection --------------------------------------------
@@ -2578,21 +2582,13 @@ JITANON__PRIVATE int jitanon__host_big_endian(void)
     return b == 0;
 }
 
-/* == [os] OS layer ============================================================================
+/* == [seam] The platform seam =================================================================
 
-   Every call into the operating system is in this section; the rest of the library is
-   portable C99 and reaches the system only through these functions:
-       jitanon__os_write_all, jitanon__os_fd_sink   write(2) until done (a sink for an fd)
-       jitanon__os_create_tmp   the one temporary-file scheme, "<dir>/.<name>.<pid>-<k>.tmp"
-       jitanon_atomic_*         atomic output file (temporary file + rename)
-       jitanon_jitdump_now, jitanon_jitdump_file_*   CLOCK_MONOTONIC, jit-<pid>.dump + marker mmap
-       jitanon__os_sleep_ns     nanosleep (a live pipe's bounded wait for a dump)
-       jitanon__inj_load_default, jitanon__inj_replaceable, jitanon__inj_write_default
-                                the injector's default file I/O
-       jitanon__sha_ni_present  CPUID
-       jitanon__sync_*, jitanon__thread_*   the injector's writer threads (pthreads)
-       jitanon_buildid_cache_*, jitanon__bc_*   perf's build-id cache (~/.debug): config, walk, link
-   Path- and FILE-based readers use only ISO C stdio. */
+   The library is portable C99 down to [inject]; what it needs of the operating system
+   comes through the public seam (jitanon_stream, jitanon_inject_io, jitanon_thread_pool)
+   and the table below (jitanon__os), both implemented by [posix] at the end.  Here: what
+   the build has (jitanon_features), CPUID (a compiler builtin, no OS call), the table, and
+   the ISO C stdio stream that path- and FILE-based readers use. */
 
 JITANON_API unsigned jitanon_features(void)
 {
@@ -12450,9 +12446,23 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
 #endif
 
 /* == [posix] POSIX: the platform ==============================================================
-   Everything the library does with the operating system is in this section, behind the
-   seam the core sees (jitanon__os_default, the public jitanon_stream, jitanon_inject_io
-   and jitanon_thread_pool). */
+   Every call into the operating system is in this section, behind the seam ([seam]: the
+   public jitanon_stream, jitanon_inject_io, jitanon_thread_pool, and jitanon__os_default):
+       jitanon_jitdump_now, jitanon__os_sleep_ns   CLOCK_MONOTONIC, nanosleep
+       jitanon__os_write_all, jitanon__os_fd_sink   write(2) until done (a sink for an fd)
+       jitanon__os_create_tmp   the one temporary-file scheme, "<dir>/.<name>.<pid>-<k>.tmp"
+       jitanon_atomic_*         atomic output file (temporary file + rename)
+       jitanon_jitdump_file_*   jit-<pid>.dump + its marker mmap
+       jitanon__tp_*            jitanon_thread_pool's default (pthreads)
+       jitanon__os_open_dump, jitanon__os_dump_open   the dump opener and its protections
+                                (openat2 RESOLVE_IN_ROOT, the /proc/PID/root walk)
+       jitanon__os_proc_ns, jitanon__os_is_dir   /proc and the host's tree
+       jitanon__inj_write_default, jitanon__inj_replaceable, jitanon__os_write_atomic
+                                the ELF file writer and its replace check
+       jitanon_buildid_cache_*, jitanon__bc_*   perf's build-id cache (~/.debug): config, walk, link
+       jitanon__os_default      the table the core reaches all of it through
+   Built without POSIX (JITANON_NO_POSIX, no unix, JITANON_NO_STDIO) each reports
+   JITANON_ERR_FEATURE_DISABLED or does nothing, as its declaration says. */
 
 JITANON_API uint64_t jitanon_jitdump_now(void)
 {
