@@ -105,11 +105,7 @@ static inline void memio_pool_stop(void *user, void *pool)
 
 static inline jitanon_thread_pool memio_pool_make(memio_pool *m)
 {
-    jitanon_thread_pool tp;
-    tp.start_fn = memio_pool_start;
-    tp.run_fn = memio_pool_run;
-    tp.wait_fn = memio_pool_wait;
-    tp.stop_fn = memio_pool_stop;
+    jitanon_thread_pool tp = {memio_pool_start, memio_pool_run, memio_pool_wait, memio_pool_stop, NULL};
     tp.user = m;
     return tp;
 }
@@ -117,9 +113,7 @@ static inline jitanon_thread_pool memio_pool_make(memio_pool *m)
 /* A jitanon_stream reading a memin. */
 static inline jitanon_stream memin_stream(memin *m)
 {
-    jitanon_stream s;
-    memset(&s, 0, sizeof s);
-    s.read_fn = memin_read;
+    jitanon_stream s = {memin_read, NULL, NULL, NULL, 0};
     s.user = m;
     s.size = m->size;
     return s;

@@ -1,28 +1,11 @@
-/* tests/t_seam.c: the platform seam.  The writer threads are tasks of a jitanon_thread_pool
-   (io.thread_pool): an in-memory pool (tests/memio.h) that runs them on the calling thread,
-   in order or newest first, gives the output of the calling thread writing every file;
-   a pool that cannot start is the NO_THREADS fallback, with the same output.  A stream is
-   the one shape of a file read. */
+/* tests/t_seam.c: the platform seam (with POSIX threads: it reuses t_inject.c's scenario).
+   The writer threads are tasks of a jitanon_thread_pool (io.thread_pool): an in-memory
+   pool (tests/memio.h) that runs them on the calling thread, in order or newest first,
+   gives the output of the calling thread writing every file; a pool that cannot start is
+   the NO_THREADS fallback, with the same output.  A jitanon_stream over memory loads a
+   dump as its bytes do. */
 
 #if JITANON__THREADS
-static void ts_run(const jitanon_membuf *perf, uint32_t threads, const jitanon_thread_pool *tp, tt_io *io,
-                   jitanon_membuf *out, jitanon_inject_stats *st)
-{
-    jitanon_inject_opts o;
-    jitanon_error err;
-    memset(&o, 0, sizeof o);
-    o.elf_threads = threads;
-    o.elf_files = JITANON_ELF_FILES_ALL;
-    o.io.load_dump = ti_load_dump;
-    o.io.write_elf = tt_write_elf;
-    o.io.log = tt_log;
-    o.io.user = io;
-    o.io.thread_pool = tp;
-    io->caller = pthread_self();
-    JT_CHECK(ti_run(perf, &o, JITANON_PERF_FILE, out, st, &err) == JITANON_OK);
-    qsort(io->files, io->nfiles, sizeof io->files[0], tt_file_cmp);
-}
-
 static void test_seam_thread_pool(void)
 {
     enum { RUNS = 4 };
@@ -43,7 +26,8 @@ static void test_seam_thread_pool(void)
     for (k = 0; k < RUNS; k++) {
         io[k].base.give_dump = 1;
         pthread_mutex_init(&io[k].mu, NULL);
-        ts_run(&perf, k ? 4 : 0, &tp[k], &io[k], &out[k], &st[k]);
+        io[k].pool = &tp[k];
+        tt_run(&perf, k ? 4 : 0, &io[k], &out[k], &st[k]);
         pthread_mutex_destroy(&io[k].mu);
     }
     JT_CHECK(st[0].elf_files > 0 && st[0].elf_refused > 0);
@@ -69,41 +53,35 @@ static void test_seam_thread_pool(void)
     }
     jitanon_membuf_release(&perf);
 }
-#endif
 
 /* A dump read through a jitanon_stream over memory loads as from the bytes themselves. */
 static void test_seam_stream(void)
 {
-    static const uint8_t code[4] = {0x90, 0x90, 0x90, 0xc3};
-    jitanon_membuf d;
-    jitanon_jitdump_writer jw;
+    jitanon_membuf d, perf;
     jitanon_jitdump *a = NULL, *b = NULL;
-    jitanon_sink sink;
     jitanon_error err;
     jitanon_stream s;
     memin m;
     memset(&d, 0, sizeof d);
-    memset(&jw, 0, sizeof jw);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = &d;
-    JT_CHECK(jdrec_begin(&jw, sink, 62, 7, 1, 0, &err) == JITANON_OK);
-    JT_CHECK(jdrec_write(&jw, jdrec_load(10, 7, 7, 0x1000, code, sizeof code, 1, "f"), &err) == JITANON_OK);
+    tt_scenario(&d, &perf);
     m = memin_make(d.data, d.size, 0, 1);
     s = memin_stream(&m);
     JT_CHECK_EQ_U(s.size, d.size);
     JT_CHECK(jitanon__jitdump_load_read(s.read_fn, s.user, NULL, &a, &err) == JITANON_OK);
     JT_CHECK(jitanon__stream_close(&s) == 0 && s.read_fn == NULL);
     JT_CHECK(jitanon_jitdump_load_memory(d.data, d.size, NULL, &b, &err) == JITANON_OK);
-    JT_CHECK(a && b && a->size == b->size && !memcmp(a->data, b->data, b->size));
+    JT_CHECK(a && b && a->size == b->size && !memcmp(a->data, b->data, b->size) && a->record_count == b->record_count);
     jitanon_jitdump_destroy(a);
     jitanon_jitdump_destroy(b);
     jitanon_membuf_release(&d);
+    jitanon_membuf_release(&perf);
 }
+#endif
 
 static void suite_seam(void)
 {
 #if JITANON__THREADS
     JT_RUN(test_seam_thread_pool);
-#endif
     JT_RUN(test_seam_stream);
+#endif
 }
