@@ -1697,6 +1697,42 @@ typedef enum jitanon_elf_files {
     JITANON_ELF_FILES_ALL = 2      /* every function's file, as perf inject --jit */
 } jitanon_elf_files;
 
+/* -- The platform seam -----------------------------------------------------------------
+   The library reaches the operating system only through three things: a jitanon_stream
+   (one file being read or written), jitanon_inject_io (which files the injector reads and
+   where its ELF files go) and a jitanon_thread_pool (the injector's writer threads).  The
+   defaults are POSIX (the implementation's last section, [posix]); an embedder or a test
+   that sets all three sees no call into the OS from the injector. */
+
+/* A file opened for reading (read_fn) or for writing (write_fn, a jitanon_sink's write:
+   0 when all bytes went out).  read_fn returns the bytes read, 0 at the end, SIZE_MAX on
+   an error.  close_fn (may be NULL) ends it: 0 when it closed cleanly.  size: the file's
+   size when it was opened, 0 when unknown. */
+typedef struct jitanon_stream {
+    jitanon_read_fn read_fn;
+    int (*write_fn)(void *user, const void *data, size_t size);
+    int (*close_fn)(void *user);
+    void *user;
+    uint64_t size;
+} jitanon_stream;
+
+/* Threads for independent tasks, numbered from 0 in the order they are queued (ufbx's
+   ufbx_thread_pool is the model).  The library calls start_fn once per batch with the
+   most workers it wants, the function that runs task `index` (`ctx` is the library's)
+   and the allocator for the pool's own memory; run_fn makes tasks [first, first + count) runnable, on any worker and in
+   any order; wait_fn returns once every task below `end` has finished (run_fn was called
+   for them); stop_fn, after the last wait, ends the workers.  start_fn returns 0 when
+   no worker could start (the calling thread then does the work).  Only the calling
+   thread calls these. */
+typedef struct jitanon_thread_pool {
+    int (*start_fn)(void *user, unsigned workers, void (*task)(void *ctx, size_t index), void *ctx,
+                    const jitanon_allocator *allocator, void **pool);
+    void (*run_fn)(void *user, void *pool, size_t first, size_t count);
+    void (*wait_fn)(void *user, void *pool, size_t end);
+    void (*stop_fn)(void *user, void *pool);
+    void *user;
+} jitanon_thread_pool;
+
 /* Where jitdumps come from and where ELF files go.  The defaults (all NULL) read dumps
    with jitanon_jitdump_load_file and write ELFs atomically with POSIX calls; tests and
    fuzzers plug in memory versions so nothing touches the disk.  Every pointer a callback
@@ -1738,6 +1774,9 @@ typedef struct jitanon_inject_io {
     /* Called now and then with input bytes consumed so far. */
     void (*progress)(void *user, uint64_t bytes_done);
     void *user;
+    /* The writer threads of opts.elf_threads; NULL: POSIX threads where the build has
+       them (jitanon_features), else none. */
+    const jitanon_thread_pool *thread_pool;
 } jitanon_inject_io;
 
 /* What a sample resolves to, in time order, after the injection decisions: the answer
@@ -2001,8 +2040,8 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
      [arith]          checked size arithmetic
      [sort] [hmap]    the one sort (stable, of indices) and hash (FNV-1a); a hash map
      [endian]         loads and stores in either byte order
-     [os]             the OS layer, fenced: atomic output, the jitdump file and its marker
-                      mmap, the clock, CPUID, threads, the injector's default file I/O
+     [seam]           the platform seam: jitanon_features, CPUID, the table the core reaches
+                      the OS through (jitanon__os), the ISO C stdio stream
    Bytes
      [cursor]         the bounds-checked cursor every reader goes through
      [buf]            sinks and the one byte buffer (jitanon_membuf)
@@ -2025,6 +2064,10 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
    Output
      [inject]         the injector: read -> decide -> emit ELFs (jitanon__elfout, one
                       implementation per layout) -> write
+   Platform
+     [posix]          every call into the OS, fenced: the clock, atomic files, the jitdump file
+                      and its marker mmap, the dump opener and its protections, the ELF file
+                      writer, /proc, perf's build-id cache, pthreads (jitanon__os_default)
    ====================================================================================== */
 
 /* -- [sysinc] System headers and feature detection --------------------------------------------
@@ -2531,21 +2574,13 @@ JITANON__PRIVATE int jitanon__host_big_endian(void)
     return b == 0;
 }
 
-/* == [os] OS layer ============================================================================
+/* == [seam] The platform seam =================================================================
 
-   Every call into the operating system is in this section; the rest of the library is
-   portable C99 and reaches the system only through these functions:
-       jitanon__os_write_all, jitanon__os_fd_sink   write(2) until done (a sink for an fd)
-       jitanon__os_create_tmp   the one temporary-file scheme, "<dir>/.<name>.<pid>-<k>.tmp"
-       jitanon_atomic_*         atomic output file (temporary file + rename)
-       jitanon_jitdump_now, jitanon_jitdump_file_*   CLOCK_MONOTONIC, jit-<pid>.dump + marker mmap
-       jitanon__os_sleep_ns     nanosleep (a live pipe's bounded wait for a dump)
-       jitanon__inj_load_default, jitanon__inj_replaceable, jitanon__inj_write_default
-                                the injector's default file I/O
-       jitanon__sha_ni_present  CPUID
-       jitanon__sync_*, jitanon__thread_*   the injector's writer threads (pthreads)
-       jitanon_buildid_cache_*, jitanon__bc_*   perf's build-id cache (~/.debug): config, walk, link
-   Path- and FILE-based readers use only ISO C stdio. */
+   The library is portable C99 down to [inject]; what it needs of the operating system
+   comes through the public seam (jitanon_stream, jitanon_inject_io, jitanon_thread_pool)
+   and the table below (jitanon__os), both implemented by [posix] at the end.  Here: what
+   the build has (jitanon_features), CPUID (a compiler builtin, no OS call), the table, and
+   the ISO C stdio stream that path- and FILE-based readers use. */
 
 JITANON_API unsigned jitanon_features(void)
 {
@@ -2567,804 +2602,12 @@ JITANON__PRIVATE int jitanon__sha_ni_present(void)
 }
 #endif
 
-JITANON_API uint64_t jitanon_jitdump_now(void)
-{
-#if JITANON__POSIX
-    struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-#else
-    return 0;
-#endif
-}
-
-/* Sleeps about `ns` (a live pipe's bounded wait for a dump to grow); 0 when it cannot. */
-JITANON__PRIVATE int jitanon__os_sleep_ns(uint64_t ns)
-{
-#if JITANON__POSIX
-    struct timespec ts;
-    ts.tv_sec = (time_t)(ns / 1000000000u);
-    ts.tv_nsec = (long)(ns % 1000000000u);
-    return nanosleep(&ts, NULL) == 0;
-#else
-    (void)ns;
-    return 0;
-#endif
-}
-
-#if JITANON__POSIX
-/* 0 when all bytes went out, 1 on an error or a write that makes no progress. */
-JITANON__PRIVATE int jitanon__os_write_all(int fd, const void *data, size_t size)
-{
-    const uint8_t *p = (const uint8_t *)data;
-    while (size) {
-        ssize_t n = write(fd, p, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return 1;
-        p += n;
-        size -= (size_t)n;
-    }
-    return 0;
-}
-
-/* A sink for a file descriptor carried in the user pointer's value ((void *)(intptr_t)fd),
-   not behind it: the sink stays valid wherever the struct holding it is copied. */
-JITANON__PRIVATE int jitanon__os_fd_sink(void *user, const void *data, size_t size)
-{
-    return jitanon__os_write_all((int)(intptr_t)user, data, size);
-}
-
-/* Creates a fresh file next to `path`, to be renamed over it: "<dir>/.<name>.<pid>-<k>.tmp"
-   in the target's directory, so that rename() cannot cross a file system.  O_EXCL never
-   opens what is there (nor follows a symlink planted under the name); a name in use only
-   moves on to the next k.  *tmp (cap bytes) gets the name.  Allocates nothing: writer
-   threads call it.  Returns the fd, or -1. */
-JITANON__PRIVATE int jitanon__os_create_tmp_at(int at, char *tmp, size_t cap, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
-    unsigned k;
-    if (dir >= cap) return -1;
-    memcpy(tmp, path, dir);
-    for (k = 0; k < 100; k++) {
-        int fd;
-        if (jitanon__fmt(tmp + dir, cap - dir, ".%s.%u-%u.tmp", path + dir, (unsigned)getpid(), k) >= cap - dir)
-            return -1;
-        fd = openat(at, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd >= 0 || errno != EEXIST) return fd;
-    }
-    return -1;
-}
-
-/* The same, relative to the working directory (at = AT_FDCWD) or to a directory fd. */
-JITANON__PRIVATE int jitanon__os_create_tmp(char *tmp, size_t cap, const char *path)
-{
-    return jitanon__os_create_tmp_at(AT_FDCWD, tmp, cap, path);
-}
-#endif
-
-/* -- atomic output file -- */
-
-#if !defined(JITANON_NO_STDIO) && defined(__unix__)
-#if JITANON__POSIX
-#define JITANON__AF_BUF 65536u
-#define JITANON__AF_TMP_EXTRA 32u /* ".", ".<pid>-<k>.tmp" */
-
-JITANON__PRIVATE int jitanon__af_flush(jitanon_atomic_file *f)
-{
-    if (f->fd < 0 || f->failed || jitanon__os_write_all(f->fd, f->buf, f->buf_len)) f->failed = 1;
-    f->buf_len = 0;
-    return f->failed;
-}
-
-JITANON__PRIVATE int jitanon__af_write(void *file, const void *data, size_t size)
-{
-    jitanon_atomic_file *f = (jitanon_atomic_file *)file;
-    if (size > f->buf_cap - f->buf_len && jitanon__af_flush(f)) return 1;
-    if (size <= f->buf_cap - f->buf_len) {
-        memcpy(f->buf + f->buf_len, data, size);
-        f->buf_len += size;
-        return f->failed;
-    }
-    if (f->fd < 0 || f->failed || jitanon__os_write_all(f->fd, data, size)) f->failed = 1;
-    return f->failed;
-}
-
-JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset)
-{
-    jitanon_atomic_file *f = (jitanon_atomic_file *)file;
-    off_t end, at = (off_t)offset;
-    /* lseek + write rather than pwrite: one call fewer to depend on. */
-    if (jitanon__af_flush(f) || at < 0 || (uint64_t)at != offset || (end = lseek(f->fd, 0, SEEK_CUR)) < 0 ||
-        lseek(f->fd, at, SEEK_SET) != at || jitanon__os_write_all(f->fd, data, size) ||
-        lseek(f->fd, end, SEEK_SET) != end)
-        f->failed = 1;
-    return f->failed;
-}
-
-JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f)
-{
-    jitanon_sink s;
-    s.write_fn = jitanon__af_write;
-    s.user = f;
-    return s;
-}
-
-JITANON__PRIVATE char *jitanon__af_strdup(const jitanon_allocator *a, const char *s, size_t extra, size_t *cap)
-{
-    size_t n = strlen(s);
-    char *d;
-    *cap = n + extra + 1;
-    d = (char *)jitanon__malloc(a, *cap);
-    if (d) memcpy(d, s, n + 1);
-    return d;
-}
-
-JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
-                                               const jitanon_allocator *allocator, jitanon_error *err)
-{
-    jitanon_result res = JITANON_OK;
-    JITANON_ASSERT(f && path);
-    memset(f, 0, sizeof *f);
-    f->fd = -1;
-    jitanon__clear_error(err);
-    if (allocator) f->allocator = *allocator;
-    f->path = jitanon__af_strdup(&f->allocator, path, 0, &f->path_cap_);
-    f->tmp_path = jitanon__af_strdup(&f->allocator, path, JITANON__AF_TMP_EXTRA, &f->tmp_cap_);
-    f->buf = (uint8_t *)jitanon__malloc(&f->allocator, JITANON__AF_BUF);
-    f->buf_cap = f->buf ? JITANON__AF_BUF : 0;
-    if (!f->path || !f->tmp_path || !f->buf)
-        res = JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy the path");
-    else if ((f->fd = jitanon__os_create_tmp(f->tmp_path, f->tmp_cap_, f->path)) < 0)
-        res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create a temporary file next to %s", f->path);
-    if (res != JITANON_OK) {
-        /* Nothing was created; tmp_path may even hold the target's name: never unlink it. */
-        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
-        f->tmp_path = NULL;
-        jitanon_atomic_abort(f);
-    }
-    return res;
-}
-
-JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f)
-{
-    if (!f) return;
-    if (f->fd >= 0) close(f->fd);
-    f->fd = -1;
-    if (f->tmp_path) unlink(f->tmp_path);
-    jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
-    jitanon__free(&f->allocator, f->path, f->path_cap_);
-    jitanon__free(&f->allocator, f->buf, f->buf_cap);
-    f->tmp_path = f->path = NULL;
-    f->buf = NULL;
-    f->buf_len = f->buf_cap = 0;
-}
-
-JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err)
-{
-    jitanon_result res = JITANON_OK;
-    if (f->fd < 0 || jitanon__af_flush(f))
-        res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "a write to the temporary file failed");
-    else if (do_fsync && fsync(f->fd)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "fsync failed");
-    if (f->fd >= 0 && close(f->fd) && res == JITANON_OK) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "close failed");
-    f->fd = -1;
-    if (res == JITANON_OK && rename(f->tmp_path, f->path))
-        res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot rename the temporary file to %s", f->path);
-    if (res == JITANON_OK) { /* renamed: nothing left to unlink */
-        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
-        f->tmp_path = NULL;
-    }
-    jitanon_atomic_abort(f);
-    return res;
-}
-#else /* JITANON_NO_POSIX on a unix: the API stays, opening reports the missing feature. */
-JITANON__PRIVATE int jitanon__af_refuse(void *file, const void *data, size_t size)
-{
-    (void)file;
-    (void)data;
-    (void)size;
-    return 1;
-}
-
-JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
-                                               const jitanon_allocator *allocator, jitanon_error *err)
-{
-    JITANON_ASSERT(f && path);
-    (void)path;
-    (void)allocator;
-    memset(f, 0, sizeof *f);
-    f->fd = -1;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_POSIX: no file output");
-}
-
-JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f)
-{
-    jitanon_sink s;
-    s.write_fn = jitanon__af_refuse;
-    s.user = f;
-    return s;
-}
-
-JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset)
-{
-    (void)offset;
-    return jitanon__af_refuse(file, data, size);
-}
-
-JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err)
-{
-    (void)f;
-    (void)do_fsync;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_POSIX: no file output");
-}
-
-JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f) { (void)f; }
-#endif
-#endif
-
-/* -- jitdump file for a JIT: jit-<pid>.dump and its marker mmap -- */
-
-JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, const char *dir, uint32_t elf_mach,
-                                                     jitanon_error *err)
-{
-    memset(f, 0, sizeof *f);
-    f->fd = -1;
-#if JITANON__POSIX
-    {
-        jitanon_result r;
-        char path[4096];
-        jitanon_jitdump_header h;
-        jitanon_sink sink;
-        long page = sysconf(_SC_PAGESIZE);
-        size_t n;
-        memset(&h, 0, sizeof h);
-        h.elf_mach = elf_mach;
-        h.pid = (uint32_t)getpid();
-        h.timestamp = jitanon_jitdump_now();
-        h.big_endian = jitanon__host_big_endian();
-        n = jitanon__fmt(path, sizeof path, "%s/jit-%u.dump", dir ? dir : ".", (unsigned)h.pid);
-        if (n >= sizeof path) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "directory name too long");
-        f->fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
-        if (f->fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create %s", path);
-        sink.write_fn = jitanon__os_fd_sink;
-        sink.user = (void *)(intptr_t)f->fd;
-        if ((r = jitanon_jitdump_writer_init(&f->writer, sink, &h, err)) != JITANON_OK) return r;
-        /* perf record only reports executable mappings: map the dump R+X so its MMAP
-           event names the file (the marker perf inject looks for). */
-        f->marker_size = page > 0 ? (size_t)page : 4096;
-        f->marker = mmap(NULL, f->marker_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, f->fd, 0);
-        if (f->marker == MAP_FAILED) {
-            f->marker = NULL;
-            return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot map the marker page of %s", path);
-        }
-        return JITANON_OK;
-    }
-#else
-    (void)dir;
-    (void)elf_mach;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX");
-#endif
-}
-
-JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, jitanon_error *err)
-{
-    jitanon_result r = JITANON_OK;
-    jitanon__clear_error(err);
-#if JITANON__POSIX
-    if (f->fd >= 0 && f->writer.sink.write_fn) {
-        jitanon_jitdump_record close;
-        memset(&close, 0, sizeof close);
-        close.id = JITANON_JITDUMP_CODE_CLOSE;
-        close.timestamp = jitanon_jitdump_now();
-        r = jitanon_jitdump_write(&f->writer, &close, err);
-    }
-    if (f->marker) munmap(f->marker, f->marker_size);
-    if (f->fd >= 0 && close(f->fd) != 0 && r == JITANON_OK) r = JITANON__FAIL(err, JITANON_ERR_IO, 0, "close failed");
-#endif
-    f->marker = NULL;
-    f->fd = -1;
-    return r;
-}
-
-/* -- threads: the injector's ELF writers -- */
-
-#if JITANON__THREADS
-/* The only calls into pthreads: a lock with two conditions, and threads. */
-typedef struct jitanon__sync {
-    pthread_mutex_t mu;
-    pthread_cond_t cond[2];
-} jitanon__sync;
-
-JITANON__PRIVATE int jitanon__sync_init(jitanon__sync *s)
-{
-    if (pthread_mutex_init(&s->mu, NULL) != 0) return 0;
-    if (pthread_cond_init(&s->cond[0], NULL) != 0) {
-        pthread_mutex_destroy(&s->mu);
-        return 0;
-    }
-    if (pthread_cond_init(&s->cond[1], NULL) != 0) {
-        pthread_cond_destroy(&s->cond[0]);
-        pthread_mutex_destroy(&s->mu);
-        return 0;
-    }
-    return 1;
-}
-
-JITANON__PRIVATE void jitanon__sync_destroy(jitanon__sync *s)
-{
-    pthread_cond_destroy(&s->cond[1]);
-    pthread_cond_destroy(&s->cond[0]);
-    pthread_mutex_destroy(&s->mu);
-}
-
-JITANON__PRIVATE void jitanon__sync_lock(jitanon__sync *s) { pthread_mutex_lock(&s->mu); }
-JITANON__PRIVATE void jitanon__sync_unlock(jitanon__sync *s) { pthread_mutex_unlock(&s->mu); }
-JITANON__PRIVATE void jitanon__sync_wait(jitanon__sync *s, int c) { pthread_cond_wait(&s->cond[c], &s->mu); }
-JITANON__PRIVATE void jitanon__sync_signal(jitanon__sync *s, int c) { pthread_cond_signal(&s->cond[c]); }
-JITANON__PRIVATE void jitanon__sync_broadcast(jitanon__sync *s, int c) { pthread_cond_broadcast(&s->cond[c]); }
-
-typedef pthread_t jitanon__thread;
-
-JITANON__PRIVATE int jitanon__thread_start(jitanon__thread *t, void *(*fn)(void *), void *arg)
-{
-    return pthread_create(t, NULL, fn, arg) == 0;
-}
-
-JITANON__PRIVATE void jitanon__thread_join(jitanon__thread t) { pthread_join(t, NULL); }
-#endif
-
-/* -- the injector's default I/O: the file system -- */
-
-#if JITANON__POSIX
-/* What a non-regular file is, for the message that refuses it. */
-JITANON__PRIVATE const char *jitanon__os_not_regular(mode_t mode)
-{
-    if (S_ISFIFO(mode)) return "refused: a FIFO, not a regular file (reading it could block forever)";
-    if (S_ISCHR(mode) || S_ISBLK(mode)) return "refused: a device node, not a regular file";
-    if (S_ISDIR(mode)) return "refused: a directory";
-    return "refused: not a regular file";
-}
-
-/* S_ISVTX is XSI, hidden under plain POSIX.1-2008; the sticky bit is 01000 everywhere. */
-#ifdef S_ISVTX
-#define JITANON__STICKY S_ISVTX
-#else
-#define JITANON__STICKY 01000
-#endif
-
-/* The kernel's protected_symlinks rule, for the symlink `link` (lstat) that `path` names:
-   in a sticky world-writable directory (/tmp) it is followed only when its owner is the
-   directory's owner or the caller, so another user cannot point a file a recording names
-   at one of ours.  NULL when it may be followed, else why not. */
-JITANON__PRIVATE const char *jitanon__os_symlink_refused(const char *path, const struct stat *link)
-{
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    size_t n = slash ? (size_t)(slash - path) : 0;
-    struct stat ds;
-    if (n >= sizeof dir) return "refused: path too long";
-    if (!slash) memcpy(dir, ".", 2);
-    else if (n == 0) memcpy(dir, "/", 2);
-    else {
-        memcpy(dir, path, n);
-        dir[n] = 0;
-    }
-    if (stat(dir, &ds) != 0) return "refused: cannot stat its directory";
-    if ((ds.st_mode & JITANON__STICKY) && (ds.st_mode & S_IWOTH) && link->st_uid != ds.st_uid && link->st_uid != geteuid())
-        return "refused: a symlink in a sticky world-writable directory whose owner is neither the directory's "
-               "owner nor us (protected_symlinks)";
-    return NULL;
-}
-
-/* -- dumps inside another process's root (containers) --
-   A process in another mount namespace wrote its dump into its own tree, which the host
-   sees under /proc/PID/root.  That tree belongs to whoever runs the container: any name
-   in it may be a symlink, and an absolute one resolves against the host's root when the
-   kernel walks /proc/PID/root/... for us.  So a path "/proc/<pid>/root/<rest>" is never
-   walked that way: <rest> is resolved inside the root (openat2 RESOLVE_IN_ROOT, symlinks
-   and ".." stay in it), or, without openat2, component by component with every symlink
-   and ".." refused.  What it names is first opened as O_PATH (no open of a FIFO or a
-   device happens), checked to be a regular file, and only then opened for reading
-   through that same descriptor, so nothing can be swapped in between. */
-
-/* The length of "/proc/<digits>/root" when `path` starts with it and a '/', else 0. */
-JITANON__PRIVATE size_t jitanon__os_proc_root_len(const char *path)
-{
-    size_t i = 6;
-    if (strncmp(path, "/proc/", 6) != 0) return 0;
-    while (path[i] >= '0' && path[i] <= '9') i++;
-    if (i == 6 || i > 16 || strncmp(path + i, "/root/", 6) != 0) return 0;
-    return i + 5;
-}
-
-/* The last check of every dump opened: the descriptor decides; only a regular file is
-   kept (and its size), anything else closed. */
-JITANON__PRIVATE int jitanon__os_keep_regular(int fd, uint64_t *size, const char **why)
-{
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        *why = jitanon__os_not_regular(st.st_mode);
-        close(fd);
-        return -1;
-    }
-    *size = (uint64_t)st.st_size;
-    return fd;
-}
-
-#if defined(JITANON__O_PATH)
-/* The regular file behind the O_PATH descriptor `pfd` (closed here), opened for reading. */
-JITANON__PRIVATE int jitanon__os_reopen_regular(int pfd, uint64_t *size, const char **why)
-{
-    struct stat st;
-    char self[64];
-    int fd;
-    if (fstat(pfd, &st) != 0) {
-        *why = "cannot stat it";
-        close(pfd);
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        *why = S_ISLNK(st.st_mode) ? "refused: a symlink inside a process's root (it is not followed)"
-                                   : jitanon__os_not_regular(st.st_mode);
-        close(pfd);
-        return -1;
-    }
-    jitanon__fmt(self, sizeof self, "/proc/self/fd/%u", (unsigned)pfd);
-    fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    close(pfd);
-    if (fd < 0) {
-        *why = "cannot open it";
-        return -1;
-    }
-    return jitanon__os_keep_regular(fd, size, why);
-}
-
-/* Without openat2: `rest` below the directory `rfd`, one component at a time, refusing
-   every symlink and every "..".  An O_PATH descriptor of the last one, or -1 with *why. */
-JITANON__PRIVATE int jitanon__os_walk_in_root(int rfd, const char *rest, const char **why)
-{
-    char comp[256];
-    int dfd = rfd, fd = -1;
-    while (*rest) {
-        size_t n = 0;
-        while (*rest == '/') rest++;
-        while (rest[n] && rest[n] != '/') n++;
-        if (n == 0) break;
-        if (n >= sizeof comp) {
-            *why = "a name in the path is too long";
-            break;
-        }
-        memcpy(comp, rest, n);
-        comp[n] = 0;
-        rest += n;
-        while (*rest == '/') rest++;
-        if (n == 2 && comp[0] == '.' && comp[1] == '.') {
-            *why = "refused: \"..\" in a path inside a process's root";
-            break;
-        }
-        if (n == 1 && comp[0] == '.') continue;
-        if (!*rest) { /* the dump itself: a symlink is opened as itself and refused */
-            fd = openat(dfd, comp, JITANON__O_PATH | O_NOFOLLOW | O_CLOEXEC);
-            if (fd < 0) *why = errno == ENOENT ? "no such file inside the process's root" : "cannot open it";
-            break;
-        }
-        fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (dfd != rfd) close(dfd);
-        dfd = fd;
-        fd = -1;
-        if (dfd < 0) {
-            *why = errno == ENOENT ? "no such file inside the process's root"
-                   : errno == ELOOP || errno == ENOTDIR
-                       ? "refused: a symlink on the way inside a process's root (no openat2 here to resolve it "
-                         "inside that root)"
-                       : "cannot open a directory on the way";
-            return -1;
-        }
-    }
-    if (dfd != rfd) close(dfd);
-    return fd;
-}
-
-/* Opens "/proc/<pid>/root<rest>" (root_len: jitanon__os_proc_root_len) inside that root;
-   walk: skip openat2 (the tests use it to run the fallback). */
-JITANON__PRIVATE int jitanon__os_open_in_root(const char *path, size_t root_len, int walk, uint64_t *size,
-                                              const char **why)
-{
-    char root[32];
-    const char *rest = path + root_len;
-    int rfd, pfd = -1;
-    memcpy(root, path, root_len);
-    root[root_len] = 0;
-    rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (rfd < 0) {
-        *why = errno == ENOENT ? "its process has exited (its root is gone)" : "cannot open the process's root";
-        return -1;
-    }
-#if JITANON__OPENAT2
-    if (!walk) {
-        /* struct open_how: flags, mode, resolve; RESOLVE_NO_MAGICLINKS 0x02, RESOLVE_IN_ROOT 0x10 */
-        uint64_t how[3];
-        how[0] = (uint64_t)(unsigned)(JITANON__O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        how[1] = 0;
-        how[2] = 0x02 | 0x10;
-        do pfd = (int)syscall(SYS_openat2, rfd, rest, how, sizeof how);
-        while (pfd < 0 && (errno == EINTR || errno == EAGAIN));
-        if (pfd < 0 && errno != ENOSYS && errno != EPERM && errno != E2BIG && errno != EINVAL) {
-            *why = errno == ENOENT ? "no such file inside the process's root" : "cannot open it inside the process's root";
-            close(rfd);
-            return -1;
-        }
-        if (pfd < 0) walk = 1; /* no openat2 here (old kernel, seccomp) */
-    }
-#else
-    walk = 1;
-#endif
-    if (walk) pfd = jitanon__os_walk_in_root(rfd, rest, why);
-    close(rfd);
-    return pfd < 0 ? -1 : jitanon__os_reopen_regular(pfd, size, why);
-}
-#endif
-
-/* Process `pid` as /proc shows it: 1 when it runs.  *nspid: its pid in its own (innermost)
-   pid namespace (the last NSpid field, Linux 4.1; `pid` when there is none); *other_mnt:
-   1 when its mount namespace is not ours (its files are then only under its root);
-   *mnt_ino: that namespace's inode (0 when unknown). */
-JITANON__PRIVATE int jitanon__os_proc_ns(uint32_t pid, uint32_t *nspid, int *other_mnt, uint64_t *mnt_ino)
-{
-    char path[64], buf[4096];
-    const char *p;
-    size_t got = 0;
-    struct stat a, b;
-    int fd;
-    *nspid = pid;
-    *other_mnt = 0;
-    *mnt_ino = 0;
-    jitanon__fmt(path, sizeof path, "/proc/%u/status", (unsigned)pid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
-    for (;;) {
-        ssize_t n = read(fd, buf + got, sizeof buf - 1 - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += (size_t)n;
-        if (got == sizeof buf - 1) break;
-    }
-    close(fd);
-    buf[got] = 0;
-    if ((p = strstr(buf, "\nNSpid:")) != NULL) {
-        uint64_t v = 0;
-        int digits = 0;
-        for (p += 7; *p && *p != '\n'; p++) {
-            if (*p >= '0' && *p <= '9') {
-                if (!digits) v = 0;
-                v = v * 10 + (uint64_t)(*p - '0');
-                digits = v <= UINT32_MAX;
-                if (!digits) break;
-            } else if (digits) {
-                *nspid = (uint32_t)v; /* one field done; the last one wins */
-                digits = 0;
-            }
-        }
-        if (digits) *nspid = (uint32_t)v;
-    }
-    jitanon__fmt(path, sizeof path, "/proc/%u/ns/mnt", (unsigned)pid);
-    if (stat(path, &a) == 0) *mnt_ino = (uint64_t)a.st_ino;
-    if (*mnt_ino && stat("/proc/self/ns/mnt", &b) == 0) *other_mnt = a.st_ino != b.st_ino || a.st_dev != b.st_dev;
-    return 1;
-}
-
-/* 1 when `path` is a directory (following symlinks: the host's own tree). */
-JITANON__PRIVATE int jitanon__os_is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* Opens a jitdump that a recording names.  A recording can name any path, so: never
-   block (O_NONBLOCK: a FIFO; O_NOCTTY: a terminal), never open what is not a regular
-   file (lstat/stat before, fstat after: the descriptor decides), and follow a symlink
-   only as the kernel's protected_symlinks rule would.  A last component that was no
-   symlink at lstat is opened with O_NOFOLLOW, so a symlink planted in between fails; one
-   that was is checked, and in a sticky directory nobody but its owner (who passed the
-   check) can replace it before the open.  Returns the fd, or -1 with *why. */
-JITANON__PRIVATE int jitanon__os_open_dump(const char *path, uint64_t *size, const char **why)
-{
-    struct stat st;
-    int fd, follow;
-    size_t root_len = jitanon__os_proc_root_len(path);
-    if (root_len) {
-#if defined(JITANON__O_PATH)
-        return jitanon__os_open_in_root(path, root_len, 0, size, why);
-#else
-        *why = "refused: a path inside another process's root, which this build cannot resolve safely";
-        return -1;
-#endif
-    }
-    if (lstat(path, &st) != 0) {
-        *why = errno == ENOENT ? "no such file" : "cannot stat it";
-        return -1;
-    }
-    follow = S_ISLNK(st.st_mode);
-    if (follow && (*why = jitanon__os_symlink_refused(path, &st)) != NULL) return -1;
-    if (follow && stat(path, &st) != 0) {
-        *why = "a dangling symlink";
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        *why = jitanon__os_not_regular(st.st_mode);
-        return -1;
-    }
-    fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
-    if (fd < 0) {
-        *why = errno == ELOOP ? "refused: it became a symlink while being opened" : "cannot open it";
-        return -1;
-    }
-    return jitanon__os_keep_regular(fd, size, why);
-}
-
-/* A jitanon_read_fn over a file descriptor carried in the user pointer's value. */
-JITANON__PRIVATE size_t jitanon__os_fd_read(void *user, void *dst, size_t size)
-{
-    for (;;) {
-        ssize_t n = read((int)(intptr_t)user, dst, size);
-        if (n >= 0) return (size_t)n;
-        if (errno != EINTR) return SIZE_MAX;
-    }
-}
-#endif
-
-#ifndef JITANON_NO_STDIO
-JITANON__PRIVATE jitanon_result jitanon__jitdump_load_read(jitanon_read_fn read_fn, void *user,
-                                                           const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
-                                                           jitanon_error *err); /* [jitdump-read] */
-
-/* A jitdump the injector reads from the file system: a descriptor opened with the
-   checks above, or (without POSIX) an ISO C stream. */
-typedef struct jitanon__dumpfile {
-    jitanon_read_fn read;
-    void *user;
-    uint64_t size; /* at open (POSIX only; 0 otherwise) */
-} jitanon__dumpfile;
-
-JITANON__PRIVATE size_t jitanon__os_file_read(void *user, void *dst, size_t size)
-{
-    size_t n = fread(dst, 1, size, (FILE *)user);
-    return n == 0 && ferror((FILE *)user) ? SIZE_MAX : n;
-}
-
-JITANON__PRIVATE jitanon_result jitanon__os_dump_open(jitanon__dumpfile *f, const char *path, jitanon_error *err)
-{
-#if JITANON__POSIX
-    const char *why = NULL;
-    int fd;
-    memset(f, 0, sizeof *f);
-    fd = jitanon__os_open_dump(path, &f->size, &why);
-    if (fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "%s", why);
-    f->read = jitanon__os_fd_read;
-    f->user = (void *)(intptr_t)fd;
-#else
-    FILE *file = fopen(path, "rb");
-    memset(f, 0, sizeof *f);
-    if (!file) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open it");
-    f->read = jitanon__os_file_read;
-    f->user = file;
-    f->size = 0;
-#endif
-    return JITANON_OK;
-}
-
-JITANON__PRIVATE void jitanon__os_dump_close(jitanon__dumpfile *f)
-{
-    if (!f->read) return;
-#if JITANON__POSIX
-    close((int)(intptr_t)f->user);
-#else
-    fclose((FILE *)f->user);
-#endif
-    f->read = NULL;
-}
-#endif
-
-JITANON__PRIVATE jitanon_result jitanon__inj_load_default(void *user, const char *path, const jitanon_jitdump_opts *opts,
-                                                          jitanon_jitdump **out, jitanon_error *err)
-{
-    (void)user;
-#ifndef JITANON_NO_STDIO
-    {
-        jitanon__dumpfile f;
-        jitanon_result r;
-        *out = NULL;
-        if ((r = jitanon__os_dump_open(&f, path, err)) != JITANON_OK) return r;
-        r = jitanon__jitdump_load_read(f.read, f.user, opts, out, err);
-        jitanon__os_dump_close(&f);
-        return r;
-    }
-#else
-    (void)path;
-    (void)opts;
-    *out = NULL;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO");
-#endif
-}
-
-#if JITANON__POSIX
-/* An existing file may be replaced only when it is a regular file that is itself a jitted
-   stub: an ET_DYN ELF (as we and perf write them, or one cut short by a crash) of
-   reasonable size.  Never a symlink, a directory, or anything else someone keeps there.
-   Reads in pieces on the stack: writer threads call this, and allocate nothing. */
-JITANON__PRIVATE int jitanon__inj_replaceable(const char *path, const void *data, size_t size, int *identical)
-{
-    struct stat st;
-    uint8_t buf[4096];
-    size_t off = 0, total;
-    int fd, ok = 1, same;
-    *identical = 0;
-    if (lstat(path, &st) != 0) return errno == ENOENT;
-    if (!S_ISREG(st.st_mode) || st.st_size < 18 || st.st_size > (off_t)(64 << 20)) return 0;
-    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return 0;
-    total = (size_t)st.st_size;
-    same = data && total == size;
-    while (ok && off < total) {
-        size_t want = total - off < sizeof buf ? total - off : sizeof buf, got = 0;
-        while (got < want) {
-            ssize_t n = read(fd, buf + got, want - got);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;
-            got += (size_t)n;
-        }
-        if (got < want) ok = 0;
-        else if (off == 0) ok = !memcmp(buf, "\177ELF", 4) && jitanon__rd16(buf + 16, buf[5] == 2) == 3; /* ET_DYN */
-        if (ok && same && memcmp(buf, (const uint8_t *)data + off, want) != 0) same = 0;
-        off += want;
-    }
-    close(fd);
-    *identical = ok && same;
-    return ok;
-}
-#endif
-
-/* The common case creates the file under its name at once (as perf does: three calls).
-   Only when a file is in the way does it check that file and replace it atomically. */
-JITANON__PRIVATE int jitanon__inj_write_default(void *user, const char *dir, const char *name, const void *data,
-                                                size_t size)
-{
-#if JITANON__POSIX
-    char path[4096], tmp[4200];
-    int fd, identical;
-    (void)user;
-    if (jitanon__fmt(path, sizeof path, "%s/%s", dir, name) >= sizeof path) return 1;
-    fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-        int bad = jitanon__os_write_all(fd, data, size) != 0;
-        if (close(fd) != 0 || bad) {
-            unlink(path);
-            return 1;
-        }
-        return 0;
-    }
-    if (errno != EEXIST || !jitanon__inj_replaceable(path, data, size, &identical)) return 1;
-    if (identical) return 0; /* deterministic output: the same file is already there */
-    fd = jitanon__os_create_tmp(tmp, sizeof tmp, path);
-    if (fd < 0) return 1;
-    {
-        int bad = jitanon__os_write_all(fd, data, size) != 0;
-        if (close(fd) != 0 || bad || rename(tmp, path) != 0) {
-            unlink(tmp);
-            return 1;
-        }
-    }
-    return 0;
-#else
-    (void)user;
-    (void)dir;
-    (void)name;
-    (void)data;
-    (void)size;
-    return 1;
-#endif
-}
-
-/* -- the build-id cache: perf's directory layout (see jitanon_buildid_cache) -- */
+/* -- the seam: what the core asks of the platform --
+   Beyond the public seam (jitanon_stream, jitanon_inject_io, jitanon_thread_pool) the
+   injector needs a few services of the OS: the dump opener with its protections, the ELF
+   file writer, a sleep, /proc, perf's build-id cache and threads.  They are one table,
+   jitanon__os; its one implementation, with the defaults of the public seam, is the last
+   section of the implementation ([posix]), reached through jitanon__os_default() only. */
 
 /* One ELF directory as the cache sees it, set up by the calling thread and then only read
    (writer threads add files through it). */
@@ -3386,327 +2629,51 @@ JITANON__PRIVATE void jitanon__bc_hex(const uint8_t *id, char *hex)
     hex[40] = 0;
 }
 
-#if JITANON__POSIX
-#define JITANON__BC 1
-/* Opens directory `name` inside `at`, creating it when missing; never through a symlink
-   (O_NOFOLLOW: a planted one fails with ELOOP or ENOTDIR).  -1 with errno set. */
-JITANON__PRIVATE int jitanon__bc_subdir(int at, const char *name)
+typedef struct jitanon__os {
+    /* Opens a file a recording names (a jitdump, a perf map) for reading: never blocking,
+       only a regular file, symlinks and other processes' roots as jitanon_inject_io's
+       load_dump describes.  err says why not. */
+    jitanon_result (*open_named)(const char *path, jitanon_stream *s, jitanon_error *err);
+    /* jitanon_inject_io.write_elf's default; and a file too large for memory (a
+       per-process ELF) written through fill into a temporary file renamed over `path`
+       (when what is there may be replaced, as write_elf checks): fill's result, or
+       JITANON_ERR_WRITE when the file could not be written. */
+    int (*write_elf)(void *user, const char *dir, const char *name, const void *data, size_t size);
+    jitanon_result (*write_atomic)(const char *path, const jitanon_allocator *a,
+                                   jitanon_result (*fill)(void *ctx, jitanon_sink sink), void *ctx);
+    int (*sleep_ns)(uint64_t ns); /* about ns; 0 when it cannot */
+    /* /proc: a process's pid in its namespace and its mount namespace (NULL: no /proc);
+       1 when `path` is a directory. */
+    int (*proc_ns)(uint32_t pid, uint32_t *nspid, int *other_mnt, uint64_t *mnt_ino);
+    int (*is_dir)(const char *path);
+    /* perf's build-id cache: prepare a directory, add a file (0 added, 1 there, -1
+       failed), close. */
+    int (*bc_prepare)(jitanon__bc_dir *b, int root, const char *dir);
+    int (*bc_put)(const jitanon__bc_dir *b, const char *name, const void *data, size_t size, const uint8_t *id);
+    void (*bc_close)(jitanon__bc_dir *b);
+    const jitanon_thread_pool *threads; /* jitanon_inject_io.thread_pool's default; NULL: none */
+} jitanon__os;
+
+JITANON__PRIVATE const jitanon__os *jitanon__os_default(void); /* [posix] */
+
+/* Ends a stream (its close_fn's answer: 0 when it closed cleanly); NULL-safe, idempotent. */
+JITANON__PRIVATE int jitanon__stream_close(jitanon_stream *s)
 {
-    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0 || errno != ENOENT) return fd;
-    if (mkdirat(at, name, 0755) != 0 && errno != EEXIST) return -1;
-    return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int bad = s && s->close_fn ? s->close_fn(s->user) : 0;
+    if (s) memset(s, 0, sizeof *s);
+    return bad;
 }
 
-/* Walks (creating) the relative path `rel` below `root` one component at a time, so that
-   every step is checked by jitanon__bc_subdir; "." and ".." are refused, so the walk
-   cannot leave the cache.  Returns the last directory's fd, or -1. */
-JITANON__PRIVATE int jitanon__bc_walk(int root, const char *rel)
+#ifndef JITANON_NO_STDIO
+/* A jitanon_read_fn over an ISO C stream (every reader of a path, without POSIX too). */
+JITANON__PRIVATE size_t jitanon__os_file_read(void *user, void *dst, size_t size)
 {
-    char part[256];
-    int fd = root;
-    while (*rel) {
-        size_t n = strcspn(rel, "/");
-        int next;
-        if (n >= sizeof part || (n == 1 && rel[0] == '.') || (n == 2 && rel[0] == '.' && rel[1] == '.')) {
-            if (fd != root) close(fd);
-            errno = n >= sizeof part ? ENAMETOOLONG : EINVAL;
-            return -1;
-        }
-        if (n) {
-            memcpy(part, rel, n);
-            part[n] = 0;
-            next = jitanon__bc_subdir(fd, part);
-            if (fd != root) close(fd);
-            if (next < 0) return -1;
-            fd = next;
-        }
-        rel += n + (rel[n] == '/');
-    }
-    return fd == root ? dup(root) : fd;
+    size_t n = fread(dst, 1, size, (FILE *)user);
+    return n == 0 && ferror((FILE *)user) ? SIZE_MAX : n;
 }
 
-/* "elf" in directory d as a copy: of `data` when given, else of the file at src (never
-   through a symlink), into a temporary name renamed into place.  0 or -1. */
-JITANON__PRIVATE int jitanon__bc_copy(int d, const char *src, const void *data, size_t size)
-{
-    char tmp[64], buf[16384];
-    int out = jitanon__os_create_tmp_at(d, tmp, sizeof tmp, "elf"), in = -1, bad = out < 0;
-    if (!bad && data) bad = jitanon__os_write_all(out, data, size) != 0;
-    else if (!bad) {
-        ssize_t n;
-        in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        bad = in < 0;
-        while (!bad && ((n = read(in, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
-            if (n > 0) bad = jitanon__os_write_all(out, buf, (size_t)n) != 0;
-        if (!bad && n < 0) bad = 1;
-        if (in >= 0) close(in);
-    }
-    if (out >= 0 && (close(out) != 0 || bad || renameat(d, tmp, d, "elf") != 0)) {
-        unlinkat(d, tmp, 0);
-        bad = 1;
-    }
-    return bad ? -1 : 0;
-}
-
-/* Adds dir/name (build-id `id`; its bytes `data` when the caller has them) to the cache:
-   <cache>/<real>/<name>/<hex>/elf as a hard link (a copy across file systems), then the
-   .build-id/<xx>/<rest> symlink.  An entry already there is kept: build-ids are hashes
-   of the contents.  Allocates nothing (writer threads call it).  0 added, 1 already
-   there, -1 failed (errno set). */
-JITANON__PRIVATE int jitanon__bc_put(const jitanon__bc_dir *b, const char *name, const void *data, size_t size,
-                                    const uint8_t *id)
-{
-    char hex[41], rel[400], src[4500], target[4600], got[4600], xx[3];
-    struct stat st;
-    int d, x, rc = 0;
-    jitanon__bc_hex(id, hex);
-    if (jitanon__fmt(rel, sizeof rel, "%s/%s", name, hex) >= sizeof rel ||
-        jitanon__fmt(src, sizeof src, "%s/%s", b->dir, name) >= sizeof src ||
-        jitanon__fmt(target, sizeof target, "../..%s/%s", b->real[1] ? b->real : "", rel) >= sizeof target) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    if ((d = jitanon__bc_walk(b->base, rel)) < 0) return -1;
-    if (linkat(AT_FDCWD, src, d, "elf", 0) != 0) {
-        if (errno == EEXIST) rc = 1;
-        else rc = jitanon__bc_copy(d, src, data, size);
-    }
-    /* A link of a file swapped for a symlink since it was written, or something planted
-       under the name, is no cached ELF. */
-    if (rc >= 0 && (fstatat(d, "elf", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))) {
-        if (rc == 0) unlinkat(d, "elf", 0);
-        errno = EEXIST;
-        rc = -1;
-    }
-    close(d);
-    if (rc < 0) return -1;
-    xx[0] = hex[0];
-    xx[1] = hex[1];
-    xx[2] = 0;
-    if ((x = jitanon__bc_subdir(b->ids, xx)) < 0) return -1;
-    if (symlinkat(target, x, hex + 2) != 0) {
-        ssize_t n = errno == EEXIST ? readlinkat(x, hex + 2, got, sizeof got - 1) : -1;
-        /* A link to another path of the same build-id names the same bytes: kept.  What
-           is not a link stays too, but the file is not reachable by build-id. */
-        if (n < 0) rc = -1;
-    }
-    close(x);
-    return rc;
-}
-
-JITANON__PRIVATE void jitanon__bc_close(jitanon__bc_dir *b)
-{
-    if (b->base >= 0) close(b->base);
-    if (b->ids >= 0) close(b->ids);
-    b->base = b->ids = b->root = -1;
-}
-
-/* Prepares `b` for the ELF directory `dir` (a prepared `b` is closed first): the cache
-   mirrors its absolute path (relative to the working directory), with ".", ".." and
-   repeated slashes resolved by name, so no component can climb out of the cache
-   (realpath(3) would also resolve symlinks, but it is not in base POSIX; perf finds a
-   file by its .build-id link either way).  The two directories every file of `dir` goes
-   below are opened once, here.  0, or -1 (errno set). */
-JITANON__PRIVATE int jitanon__bc_prepare(jitanon__bc_dir *b, int root, const char *dir)
-{
-    char abs[4096 * 2 + 2];
-    size_t n = 0, i = 0;
-    jitanon__bc_close(b);
-    b->dir = dir;
-    if (dir[0] != '/') {
-        if (!getcwd(abs, 4096)) return -1;
-        i = strlen(abs);
-        abs[i++] = '/';
-    }
-    if (strlen(dir) >= 4096) return -1;
-    memcpy(abs + i, dir, strlen(dir) + 1);
-    for (i = 0; abs[i];) { /* components of abs into b->real */
-        size_t k = strcspn(abs + i, "/");
-        if (k == 2 && abs[i] == '.' && abs[i + 1] == '.') {
-            while (n > 0 && b->real[--n] != '/') continue;
-        } else if (k && !(k == 1 && abs[i] == '.')) {
-            if (n + 1 + k >= sizeof b->real) return -1;
-            b->real[n++] = '/';
-            memcpy(b->real + n, abs + i, k);
-            n += k;
-        }
-        i += k + (abs[i + k] == '/');
-    }
-    if (n == 0) b->real[n++] = '/';
-    b->real[n] = 0;
-    if ((b->base = jitanon__bc_walk(root, b->real + 1)) < 0 || (b->ids = jitanon__bc_subdir(root, ".build-id")) < 0) {
-        int e = errno;
-        jitanon__bc_close(b);
-        errno = e;
-        return -1;
-    }
-    b->root = root;
-    return 0;
-}
-
-/* Config names are case-insensitive (ASCII). */
-JITANON__PRIVATE int jitanon__bc_ieq(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++) {
-        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a, y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
-        if (x != y) return 0;
-    }
-    return *a == *b;
-}
-
-/* `buildid.dir` from one perf config file (git-style: [section], key = value, # and ;
-   comments, "quoted" values); 1 when found (the last one wins). */
-JITANON__PRIVATE int jitanon__bc_config(const char *path, char *out, size_t cap)
-{
-    char line[4200], section[64];
-    int found = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    section[0] = 0;
-    while (fgets(line, sizeof line, f)) {
-        char *p = line, *key, *val, *end;
-        int quoted = 0;
-        while (*p == ' ' || *p == '\t') p++;
-        if (*p == '[') {
-            size_t n = strcspn(p + 1, "] \t\"");
-            if (n >= sizeof section) n = sizeof section - 1;
-            memcpy(section, p + 1, n);
-            section[n] = 0;
-            continue;
-        }
-        key = p;
-        while (*p && *p != '=' && *p != ' ' && *p != '\t' && *p != '\n') p++;
-        end = p;
-        while (*p == ' ' || *p == '\t') p++;
-        if (*p != '=') continue;
-        *end = 0;
-        val = ++p;
-        while (*val == ' ' || *val == '\t') val++;
-        for (p = val, end = val; *p && *p != '\n' && *p != '\r'; p++) {
-            if (*p == '"') quoted = !quoted;
-            else if (!quoted && (*p == '#' || *p == ';')) break;
-            else *end++ = *p;
-        }
-        while (end > val && (end[-1] == ' ' || end[-1] == '\t')) end--;
-        *end = 0;
-        if (jitanon__bc_ieq(section, "buildid") && jitanon__bc_ieq(key, "dir") && *val &&
-            strlen(val) < cap) {
-            memcpy(out, val, strlen(val) + 1);
-            found = 1;
-        }
-    }
-    fclose(f);
-    return found;
-}
-#else
-#define JITANON__BC 0
+JITANON__PRIVATE int jitanon__os_file_close(void *user) { return fclose((FILE *)user) != 0; }
 #endif
-
-JITANON_API jitanon_result jitanon_buildid_cache_dir(char *out, size_t cap, jitanon_error *err)
-{
-#if JITANON__BC
-    const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME"), *conf = getenv("PERF_CONFIG");
-    char path[4200];
-    JITANON_ASSERT(out && cap);
-    out[0] = 0;
-    if (env && *env) {
-        if (strlen(env) >= cap) return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "PERF_BUILDID_DIR is too long");
-        memcpy(out, env, strlen(env) + 1);
-        return JITANON_OK;
-    }
-    if (conf) { /* perf reads this file alone */
-        if (*conf && jitanon__bc_config(conf, out, cap)) return JITANON_OK;
-    } else {
-        int found = jitanon__bc_config("/etc/perfconfig", out, cap);
-        if (home && *home && jitanon__fmt(path, sizeof path, "%s/.perfconfig", home) < sizeof path)
-            found |= jitanon__bc_config(path, out, cap);
-        if (found) return JITANON_OK;
-    }
-    if (!home || !*home) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "HOME is not set: no build-id cache");
-    if (jitanon__fmt(out, cap, "%s/.debug", home) >= cap)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "the build-id cache path is too long");
-    return JITANON_OK;
-#else
-    (void)out;
-    (void)cap;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
-#endif
-}
-
-JITANON_API jitanon_result jitanon_buildid_cache_open(jitanon_buildid_cache *c, const char *dir, jitanon_error *err)
-{
-    JITANON_ASSERT(c);
-    memset(c, 0, sizeof *c);
-    c->fd_ = -1;
-#if JITANON__BC
-    {
-        jitanon_result res = JITANON_OK;
-        size_t i, n;
-        if (dir) {
-            if (strlen(dir) >= sizeof c->dir) return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "cache path too long");
-            memcpy(c->dir, dir, strlen(dir) + 1);
-        } else if ((res = jitanon_buildid_cache_dir(c->dir, sizeof c->dir, err)) != JITANON_OK) {
-            return res;
-        }
-        /* The cache directory itself is the user's choice (~/.debug may be a symlink):
-           its path is followed; only what is below it is not. */
-        n = strlen(c->dir);
-        for (i = 1; i <= n; i++)
-            if (c->dir[i] == '/' || c->dir[i] == 0) {
-                char save = c->dir[i];
-                c->dir[i] = 0;
-                (void)mkdir(c->dir, 0755);
-                c->dir[i] = save;
-            }
-        c->fd_ = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (c->fd_ < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open the build-id cache %s", c->dir);
-        return JITANON_OK;
-    }
-#else
-    (void)dir;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
-#endif
-}
-
-JITANON_API jitanon_result jitanon_buildid_cache_add(jitanon_buildid_cache *c, const char *path,
-                                                     const uint8_t build_id[20], jitanon_error *err)
-{
-#if JITANON__BC
-    jitanon__bc_dir b;
-    char dir[4096];
-    const char *slash, *name;
-    size_t n;
-    int bad;
-    JITANON_ASSERT(c && path && build_id);
-    slash = strrchr(path, '/');
-    name = slash ? slash + 1 : path;
-    n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
-    if (c->fd_ < 0) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "the build-id cache is not open");
-    if (!*name || n >= sizeof dir) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad file path %s", path);
-    memcpy(dir, slash ? path : ".", n);
-    dir[n] = 0;
-    b.base = b.ids = -1;
-    bad = jitanon__bc_prepare(&b, c->fd_, dir) != 0 || jitanon__bc_put(&b, name, NULL, 0, build_id) < 0;
-    jitanon__bc_close(&b);
-    if (bad) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot add %s to the build-id cache %s", path, c->dir);
-    return JITANON_OK;
-#else
-    (void)c;
-    (void)path;
-    (void)build_id;
-    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
-#endif
-}
-
-JITANON_API void jitanon_buildid_cache_release(jitanon_buildid_cache *c)
-{
-    if (!c) return;
-#if JITANON__BC
-    if (c->fd_ >= 0) close(c->fd_);
-#endif
-    c->fd_ = -1;
-}
 
 /* -- [cursor] The cursor ------------------------------------------------------------------- */
 
@@ -5539,7 +4506,6 @@ JITANON_API jitanon_result jitanon_jitdump_load_memory(const void *data, size_t 
     return jitanon__jitdump_load_owned(copy, size, size ? size : 1, opts, out, err);
 }
 
-#ifndef JITANON_NO_STDIO
 /* Reads a whole stream (a file, a FIFO or stdin) into memory. */
 JITANON__PRIVATE jitanon_result jitanon__slurp(jitanon_read_fn read_fn, void *user, const jitanon_allocator *a,
                                                size_t limit, uint8_t **out, size_t *size, size_t *cap,
@@ -5586,6 +4552,7 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_load_read(jitanon_read_fn read_
     return jitanon__jitdump_load_owned(buf, len, cap, opts, out, err);
 }
 
+#ifndef JITANON_NO_STDIO
 JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
                                                      jitanon_jitdump **out, jitanon_error *err)
 {
@@ -7444,13 +6411,6 @@ JITANON_API void jitanon_perf_reader_release(jitanon_perf_reader *r)
 }
 
 #ifndef JITANON_NO_STDIO
-JITANON__PRIVATE size_t jitanon__pd_fread(void *user, void *dst, size_t n)
-{
-    FILE *f = (FILE *)user;
-    size_t got = fread(dst, 1, n, f);
-    return got == 0 && ferror(f) ? SIZE_MAX : got;
-}
-
 JITANON__PRIVATE int jitanon__pd_fseek(void *user, uint64_t off)
 {
     if (off > (uint64_t)(~0ul >> 1)) return 1; /* beyond what fseek's long can say */
@@ -7471,7 +6431,7 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
     /* stdin may be a pipe: read it forward only.  A file is read in large blocks straight
        into the reader's buffer: stdio's own buffer would split each into 4 KiB reads. */
     if (!std_in) (void)setvbuf(f, NULL, _IONBF, 0);
-    res = jitanon_perf_reader_init(r, jitanon__pd_fread, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
+    res = jitanon_perf_reader_init(r, jitanon__os_file_read, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
     r->state_.file = f;
     return res;
 }
@@ -10928,7 +9888,7 @@ typedef struct jitanon__inj_src {
     void (*close)(void *user, void *stream); /* io.close_dump, for io.open_dump's stream */
     void *close_user, *stream;
 #ifndef JITANON_NO_STDIO
-    jitanon__dumpfile df;
+    jitanon_stream df;
 #endif
 } jitanon__inj_src;
 
@@ -10986,6 +9946,7 @@ struct jitanon__inj {
     jitanon__elfout elf;
     jitanon__inj_out out;
     jitanon__bc_dir bc;     /* the cache's view of the ELF directory last written to */
+    const jitanon__os *os;  /* the platform (jitanon__os_default) */
     jitanon_membuf bids;    /* build-id table entries not yet given to the writer */
     int bc_warned, bids_nomem;
     jitanon__hmap pm_pids;  /* perf_map ELF: pid -> its stub's path in the pool, or JITANON__PM_NONE */
@@ -11050,27 +10011,17 @@ JITANON__PRIVATE void jitanon__inj_cache_dir(jitanon__inj *j, const char *dir)
 {
     jitanon_buildid_cache *c = j->opts->buildid_cache;
     if (!c || c->fd_ < 0 || j->bc.dir == dir) return;
-#if JITANON__BC
-    if (jitanon__bc_prepare(&j->bc, c->fd_, dir) == 0) return;
-#endif
+    if (j->os->bc_prepare(&j->bc, c->fd_, dir) == 0) return;
     j->bc.dir = dir; /* its files are counted as failed, the warning comes with the first */
 }
 
 /* Adds one written file to the cache (writer threads call this too): 0 added, 1 already
    there, -1 failed, JITANON__BC_NONE without a cache. */
-JITANON__PRIVATE int jitanon__inj_cache_put(const jitanon__bc_dir *b, const char *name, const jitanon_membuf *elf,
-                                           const uint8_t *id)
+JITANON__PRIVATE int jitanon__inj_cache_put(const jitanon__os *os, const jitanon__bc_dir *b, const char *name,
+                                           const jitanon_membuf *elf, const uint8_t *id)
 {
-#if JITANON__BC
     if (b->root < 0) return b->dir ? -1 : JITANON__BC_NONE;
-    return jitanon__bc_put(b, name, elf ? elf->data : NULL, elf ? elf->size : 0, id);
-#else
-    (void)b;
-    (void)name;
-    (void)elf;
-    (void)id;
-    return JITANON__BC_NONE;
-#endif
+    return os->bc_put(b, name, elf ? elf->data : NULL, elf ? elf->size : 0, id);
 }
 
 /* A file was written: its entry in the output's build-id table (as perf writes one: user
@@ -11141,57 +10092,41 @@ JITANON__PRIVATE void jitanon__inj_fallback(jitanon__inj *j, uint64_t bit, const
     jitanon__inj_log(j, "%s%s", why, NULL);
 }
 
-#if JITANON__THREADS
-enum { JITANON__POOL_MORE = 0, JITANON__POOL_DONE = 1 }; /* a job was queued or stop set; a job finished */
-
-/* Per-function files leave through a ring of jobs.  The calling thread fills a slot (its
-   buffer swapped with the one the next ELF is built in: nothing is copied, and only the
-   calling thread allocates), writer threads take slots in order, and the calling thread
-   collects the outcomes in order, so logs and statistics read as without threads. */
+/* Per-function files leave through a ring of jobs, task k of the thread pool writing job
+   k.  The calling thread fills a slot (its buffer swapped with the one the next ELF is
+   built in: nothing is copied, and only the calling thread allocates), the pool's workers
+   write them, and the calling thread collects the outcomes in order, so logs and
+   statistics read as without threads. */
 typedef struct jitanon__inj_job {
     jitanon_membuf buf;
     size_t func;
     char name[96];
-    int done, failed;
+    int failed;
     uint8_t id[20];  /* its build-id */
     int have_id, cached; /* cached: jitanon__inj_cache_put's answer */
 } jitanon__inj_job;
 
 struct jitanon__inj_pool {
-    jitanon__sync sync;
-    jitanon__thread *threads;
-    unsigned nthreads, threads_cap; /* running; allocated */
+    const jitanon_thread_pool *tp;
+    void *handle;              /* tp's pool */
     jitanon__inj_job *jobs;
     size_t njobs;
-    size_t head, take, tail;   /* counters: collected <= taken <= queued */
-    size_t finished, wake_at;  /* jobs done; when to wake the waiting caller */
-    int stop, waiting;
+    size_t head, tail;         /* counters: collected <= queued */
     const char *dir;
     jitanon_inject_io io;
     jitanon__bc_dir bc;
+    const jitanon__os *os;
 };
 
-JITANON__PRIVATE void *jitanon__inj_writer(void *arg)
+/* A task of the pool, on a worker: writes job `index` and adds it to the cache. */
+JITANON__PRIVATE void jitanon__inj_writer(void *ctx, size_t index)
 {
-    jitanon__inj_pool *p = (jitanon__inj_pool *)arg;
-    jitanon__sync_lock(&p->sync);
-    for (;;) {
-        jitanon__inj_job *job;
-        int failed;
-        while (p->take == p->tail && !p->stop) jitanon__sync_wait(&p->sync, JITANON__POOL_MORE);
-        if (p->take == p->tail) break;
-        job = &p->jobs[p->take++ % p->njobs];
-        jitanon__sync_unlock(&p->sync);
-        failed = p->io.write_elf(p->io.user, p->dir, job->name, job->buf.data, job->buf.size) != 0;
-        job->cached = failed || !job->have_id ? JITANON__BC_NONE
-                                               : jitanon__inj_cache_put(&p->bc, job->name, &job->buf, job->id);
-        jitanon__sync_lock(&p->sync);
-        job->failed = failed;
-        job->done = 1;
-        if (++p->finished >= p->wake_at && p->waiting) jitanon__sync_signal(&p->sync, JITANON__POOL_DONE);
-    }
-    jitanon__sync_unlock(&p->sync);
-    return NULL;
+    jitanon__inj_pool *p = (jitanon__inj_pool *)ctx;
+    jitanon__inj_job *job = &p->jobs[index % p->njobs];
+    int failed = p->io.write_elf(p->io.user, p->dir, job->name, job->buf.data, job->buf.size) != 0;
+    job->cached = failed || !job->have_id ? JITANON__BC_NONE
+                                           : jitanon__inj_cache_put(p->os, &p->bc, job->name, &job->buf, job->id);
+    job->failed = failed;
 }
 
 JITANON__PRIVATE void jitanon__inj_pool_free(jitanon__inj *j, jitanon__inj_pool *p)
@@ -11199,62 +10134,52 @@ JITANON__PRIVATE void jitanon__inj_pool_free(jitanon__inj *j, jitanon__inj_pool 
     size_t i;
     for (i = 0; i < p->njobs; i++) jitanon_membuf_release(&p->jobs[i].buf);
     jitanon__free(&j->a, p->jobs, p->njobs * sizeof *p->jobs);
-    jitanon__free(&j->a, p->threads, p->threads_cap * sizeof *p->threads);
     jitanon__free(&j->a, p, sizeof *p);
 }
 
 /* NULL when no thread could be started: the files are then written by the caller. */
 JITANON__PRIVATE jitanon__inj_pool *jitanon__inj_pool_start(jitanon__inj *j, const char *dir)
 {
-    unsigned want = j->opts->elf_threads > 64 ? 64 : j->opts->elf_threads, i;
-    jitanon__inj_pool *p = (jitanon__inj_pool *)jitanon__malloc(&j->a, sizeof *p);
+    unsigned want = j->opts->elf_threads > 64 ? 64 : j->opts->elf_threads;
+    const jitanon_thread_pool *tp = j->io.thread_pool ? j->io.thread_pool : j->os->threads;
+    jitanon__inj_pool *p;
+    size_t i;
+    if (!tp) return NULL;
+    p = (jitanon__inj_pool *)jitanon__malloc(&j->a, sizeof *p);
     if (!p) return NULL;
     memset(p, 0, sizeof *p);
     p->njobs = 64 + 32 * (size_t)want;
     p->jobs = (jitanon__inj_job *)jitanon__malloc(&j->a, p->njobs * sizeof *p->jobs);
     if (p->jobs) memset(p->jobs, 0, p->njobs * sizeof *p->jobs); /* before any exit: the free releases them */
     else p->njobs = 0;
-    p->threads = (jitanon__thread *)jitanon__malloc(&j->a, want * sizeof *p->threads);
-    p->threads_cap = p->threads ? want : 0;
-    if (!p->jobs || !p->threads || !jitanon__sync_init(&p->sync)) {
+    if (!p->jobs) {
         jitanon__inj_pool_free(j, p);
         return NULL;
     }
     for (i = 0; i < p->njobs; i++) p->jobs[i].buf.allocator = j->a;
+    p->tp = tp;
     p->dir = dir;
     p->io = j->io;
+    p->os = j->os;
     p->bc = j->bc; /* jitanon__inj_threads prepared it for dir */
-    for (i = 0; i < want; i++)
-        if (!jitanon__thread_start(&p->threads[i], jitanon__inj_writer, p)) break;
-    if (i == 0) {
-        jitanon__sync_destroy(&p->sync);
+    if (!tp->start_fn(tp->user, want, jitanon__inj_writer, p, &j->a, &p->handle)) {
         jitanon__inj_pool_free(j, p);
         return NULL;
     }
-    p->nthreads = i; /* fewer threads than asked for still work */
     return p;
 }
 
-/* Takes the outcomes of finished jobs, oldest first.  With batch > 0 it first waits for
-   the oldest job and for about `batch` jobs to finish: the caller then sleeps once per
-   batch, not once per file (a wake-up per file cost more than a third of the time). */
+/* Takes the outcomes of finished jobs, oldest first: with batch > 0 of the oldest `batch`
+   ones (or of all when fewer are queued), waiting for them: the caller then sleeps once
+   per batch, not once per file; with batch 0 of all. */
 JITANON__PRIVATE void jitanon__inj_pool_collect(jitanon__inj *j, jitanon__inj_pool *p, size_t batch)
 {
-    size_t n = 0, i;
-    jitanon__sync_lock(&p->sync);
-    while (batch && !p->jobs[p->head % p->njobs].done) {
-        p->wake_at = p->tail - p->finished > batch ? p->finished + batch : p->tail;
-        p->waiting = 1;
-        jitanon__sync_wait(&p->sync, JITANON__POOL_DONE);
-        p->waiting = 0;
-    }
-    while (p->head + n < p->tail && p->jobs[(p->head + n) % p->njobs].done) n++;
-    jitanon__sync_unlock(&p->sync);
-    for (i = 0; i < n; i++) { /* done jobs are the caller's until queued again */
+    size_t end = batch && p->tail - p->head > batch ? p->head + batch : p->tail;
+    p->tp->wait_fn(p->tp->user, p->handle, end);
+    while (p->head < end) { /* done jobs are the caller's until queued again */
         jitanon__inj_job *job = &p->jobs[p->head % p->njobs];
         jitanon__inj_written(j, job->name, job->buf.size, job->failed, job->func);
         if (!job->failed) jitanon__inj_listed(j, p->dir, job->name, job->have_id ? job->id : NULL, job->cached);
-        job->done = 0;
         p->head++;
     }
 }
@@ -11277,44 +10202,30 @@ JITANON__PRIVATE void jitanon__inj_pool_submit(jitanon__inj *j, jitanon__inj_poo
     job->func = func;
     job->failed = 0;
     job->have_id = jitanon__inj_elf_id((const uint8_t *)job->buf.data, job->buf.size, job->id);
-    jitanon__sync_lock(&p->sync);
+    p->tp->run_fn(p->tp->user, p->handle, p->tail, 1);
     p->tail++;
-    jitanon__sync_signal(&p->sync, JITANON__POOL_MORE);
-    jitanon__sync_unlock(&p->sync);
 }
 
-/* Lets the threads finish every queued file, joins them and takes the outcomes. */
+/* Lets the workers finish every queued file, takes the outcomes and ends the pool. */
 JITANON__PRIVATE void jitanon__inj_pool_stop(jitanon__inj *j, jitanon__inj_pool *p)
 {
-    unsigned i;
-    jitanon__sync_lock(&p->sync);
-    p->stop = 1;
-    jitanon__sync_broadcast(&p->sync, JITANON__POOL_MORE);
-    jitanon__sync_unlock(&p->sync);
-    for (i = 0; i < p->nthreads; i++) jitanon__thread_join(p->threads[i]);
-    jitanon__inj_pool_collect(j, p, 0); /* all done now */
-    jitanon__sync_destroy(&p->sync);
+    jitanon__inj_pool_collect(j, p, 0);
+    p->tp->stop_fn(p->tp->user, p->handle);
     jitanon__inj_pool_free(j, p);
 }
-#endif
 
 /* Starts writer threads for the files of directory `dir` when the options ask for them;
    NULL means the calling thread writes (reported once as a fallback). */
 JITANON__PRIVATE jitanon__inj_pool *jitanon__inj_threads(jitanon__inj *j, const char *dir)
 {
-#if JITANON__THREADS
     jitanon__inj_pool *p;
+    if (!j->io.thread_pool && !j->os->threads) return NULL; /* told once by jitanon__inj_start */
     jitanon__inj_cache_dir(j, dir);
     p = j->opts->elf_threads ? jitanon__inj_pool_start(j, dir) : NULL;
     if (!p && j->opts->elf_threads)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_NO_THREADS,
                               "elf_threads: no writer thread could be started (or allocated); the calling thread writes the ELF files");
     return p;
-#else
-    (void)j;
-    (void)dir;
-    return NULL;
-#endif
 }
 
 /* Writes the file now, or queues it when there are writer threads (`elf` then comes
@@ -11323,14 +10234,10 @@ JITANON__PRIVATE int jitanon__inj_put_file(jitanon__inj *j, jitanon__inj_pool *p
                                           jitanon_membuf *elf, const char *name, size_t func)
 {
     int failed;
-#if JITANON__THREADS
     if (pool) {
         jitanon__inj_pool_submit(j, pool, elf, name, func);
         return 1;
     }
-#else
-    (void)pool;
-#endif
     failed = j->io.write_elf(j->io.user, dir, name, elf->data, elf->size) != 0;
     jitanon__inj_written(j, name, elf->size, failed, func);
     if (!failed) {
@@ -11338,19 +10245,14 @@ JITANON__PRIVATE int jitanon__inj_put_file(jitanon__inj *j, jitanon__inj_pool *p
         int have = jitanon__inj_elf_id((const uint8_t *)elf->data, elf->size, id);
         jitanon__inj_cache_dir(j, dir);
         jitanon__inj_listed(j, dir, name, have ? id : NULL,
-                            have ? jitanon__inj_cache_put(&j->bc, name, elf, id) : JITANON__BC_NONE);
+                            have ? jitanon__inj_cache_put(j->os, &j->bc, name, elf, id) : JITANON__BC_NONE);
     }
     return !failed;
 }
 
 JITANON__PRIVATE void jitanon__inj_threads_stop(jitanon__inj *j, jitanon__inj_pool *pool)
 {
-#if JITANON__THREADS
     if (pool) jitanon__inj_pool_stop(j, pool);
-#else
-    (void)j;
-    (void)pool;
-#endif
 }
 
 /* Files written by threads report failure after their functions were counted: drop the
@@ -11487,8 +10389,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_path(jitanon__inj *j, const cha
         if (!read) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "io.open_dump returned no read function");
     } else {
 #ifndef JITANON_NO_STDIO
-        if ((r = jitanon__os_dump_open(&s->df, path, err)) != JITANON_OK) return r;
-        read = s->df.read;
+        if ((r = j->os->open_named(path, &s->df, err)) != JITANON_OK) return r;
+        read = s->df.read_fn;
         user = s->df.user;
         *size = s->df.size;
 #else
@@ -11526,7 +10428,7 @@ JITANON__PRIVATE void jitanon__inj_src_close(jitanon__inj_src *s)
 {
     if (s->close) s->close(s->close_user, s->stream);
 #ifndef JITANON_NO_STDIO
-    else if (s->file) jitanon__os_dump_close(&s->df);
+    else if (s->file) jitanon__stream_close(&s->df);
 #endif
     s->close = NULL;
     s->file = 0;
@@ -12231,42 +11133,49 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_add(jitanon__inj *j, jitanon__e
     return jitanon__inj_push_func(j, jd, r, p, pgoff, o->u.proc.path);
 }
 
+/* What jitanon__os.write_atomic writes for a per-process file: the builder's bytes. */
+typedef struct jitanon__eo_fill {
+    jitanon_elf_builder *pb;
+    jitanon_elf_info *info;
+    jitanon_error *err;
+} jitanon__eo_fill;
+
+JITANON__PRIVATE jitanon_result jitanon__eo_proc_fill(void *ctx, jitanon_sink sink)
+{
+    jitanon__eo_fill *f = (jitanon__eo_fill *)ctx;
+    return jitanon_elf_builder_finish(f->pb, sink, f->info, f->err);
+}
+
 /* A per-process file is as large as all the code of a dump: with the default I/O it is
    streamed into a temporary file and renamed into place (under the same rules as
    jitanon__inj_write_default) instead of being held in memory.  JITANON_ERR_WRITE: the
    file could not be written (logged); other errors are fatal. */
 JITANON__PRIVATE jitanon_result jitanon__eo_proc_stream(jitanon__inj *j, jitanon__eo_proc *s, const char *dir)
 {
-#if JITANON__POSIX
     char path[4096];
-    jitanon_atomic_file f;
     jitanon_elf_info info;
-    jitanon_error e;
+    jitanon__eo_fill fill;
     jitanon_result res;
-    int identical;
-    if (jitanon__fmt(path, sizeof path, "%s/%s", dir, s->name) >= sizeof path ||
-        !jitanon__inj_replaceable(path, NULL, 0, &identical) || jitanon_atomic_open(&f, path, &j->a, &e) != JITANON_OK) {
+    if (!(jitanon_features() & JITANON_FEATURE_POSIX)) {
+        j->st->elf.refused++;
+        jitanon__inj_log(j, "cannot write %s%s: built without POSIX file calls", s->name, NULL);
+        return JITANON_ERR_WRITE;
+    }
+    fill.pb = &s->pb;
+    fill.info = &info;
+    fill.err = j->err;
+    if (jitanon__fmt(path, sizeof path, "%s/%s", dir, s->name) >= sizeof path) res = JITANON_ERR_WRITE;
+    else res = j->os->write_atomic(path, &j->a, jitanon__eo_proc_fill, &fill);
+    if (res == JITANON_ERR_WRITE) {
         jitanon__inj_written(j, s->name, 0, 1, SIZE_MAX);
         return JITANON_ERR_WRITE;
     }
-    res = jitanon_elf_builder_finish(&s->pb, jitanon_atomic_sink(&f), &info, j->err);
-    if (res == JITANON_ERR_WRITE || (res == JITANON_OK && jitanon_atomic_commit(&f, 0, &e) != JITANON_OK)) {
-        jitanon_atomic_abort(&f);
-        jitanon__inj_written(j, s->name, 0, 1, SIZE_MAX);
-        return JITANON_ERR_WRITE;
-    }
-    jitanon_atomic_abort(&f);
     if (res != JITANON_OK) return res;
     jitanon__inj_written(j, s->name, (size_t)info.file_size, 0, SIZE_MAX);
     jitanon__inj_cache_dir(j, dir);
-    jitanon__inj_listed(j, dir, s->name, info.build_id, jitanon__inj_cache_put(&j->bc, s->name, NULL, info.build_id));
+    jitanon__inj_listed(j, dir, s->name, info.build_id,
+                        jitanon__inj_cache_put(j->os, &j->bc, s->name, NULL, info.build_id));
     return JITANON_OK;
-#else
-    (void)dir;
-    j->st->elf.refused++;
-    jitanon__inj_log(j, "cannot write %s%s: built without POSIX file calls", s->name, NULL);
-    return JITANON_ERR_WRITE;
-#endif
 }
 
 JITANON__PRIVATE jitanon_result jitanon__eo_proc_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
@@ -12275,7 +11184,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_end(jitanon__inj *j, jitanon__e
     const char *dir = jd->dir;
     jitanon_result res;
     int written;
-    if (j->io.write_elf == jitanon__inj_write_default) {
+    if (j->io.write_elf == j->os->write_elf) {
         res = jitanon__eo_proc_stream(j, s, dir);
         written = res == JITANON_OK;
         if (res == JITANON_ERR_WRITE) res = JITANON_OK; /* logged */
@@ -12459,7 +11368,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_all(jitanon__inj *j, uint64_
                !jd->sum.header.arch_timestamp) {
             uint64_t now = jitanon_jitdump_now(), t1;
             if (now < until || now - until >= JITANON__FOLLOW_FRESH_NS || now - f->grew_at >= JITANON__FOLLOW_ACTIVE_NS ||
-                !jitanon__os_sleep_ns(JITANON__FOLLOW_POLL_NS))
+                !j->os->sleep_ns(JITANON__FOLLOW_POLL_NS))
                 break;
             t1 = jitanon_jitdump_now();
             j->jit.waited_round += t1 > now ? t1 - now : 0;
@@ -12501,6 +11410,19 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
 }
 
 /* -- markers ------------------------------------------------------------------------------- */
+
+JITANON__PRIVATE jitanon_result jitanon__inj_load_default(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                                          jitanon_jitdump **out, jitanon_error *err)
+{
+    jitanon_stream f;
+    jitanon_result r;
+    (void)user;
+    *out = NULL; /* open_named fails with JITANON_ERR_FEATURE_DISABLED without stdio */
+    if ((r = jitanon__os_default()->open_named(path, &f, err)) != JITANON_OK) return r;
+    r = jitanon__jitdump_load_read(f.read_fn, f.user, opts, out, err);
+    jitanon__stream_close(&f);
+    return r;
+}
 
 /* Files are written from each function in order: with the default file I/O the dump is
    only scanned now and streamed again later (per-process files: once more as the file is
@@ -12582,11 +11504,10 @@ JITANON__PRIVATE void jitanon__inj_proc_of(const jitanon__inj *j, jitanon__inj_p
     memset(p, 0, sizeof *p);
     p->pid = p->nspid = r->pid;
     p->nnum = jitanon__marker_numbers(name->data, name->length, p->num);
-#if JITANON__POSIX && defined(__linux__)
-    {
+    if (j->os->proc_ns) {
         uint64_t ino;
         const size_t *rec_ino = jitanon__hmap_find(&j->jit.mntns, r->pid);
-        p->running = jitanon__os_proc_ns(r->pid, &p->nspid, &p->other_mnt, &ino);
+        p->running = j->os->proc_ns(r->pid, &p->nspid, &p->other_mnt, &ino);
         /* the recording's NAMESPACES record names another mount namespace: the pid was
            reused, and what /proc shows is not the recorded process */
         if (p->running && rec_ino && ino && *rec_ino != (size_t)ino) {
@@ -12595,9 +11516,6 @@ JITANON__PRIVATE void jitanon__inj_proc_of(const jitanon__inj *j, jitanon__inj_p
             p->reused = 1;
         }
     }
-#else
-    (void)j;
-#endif
 }
 
 /* 1 when `pid` (a dump header's, or a number of the marker's name) is the process's:
@@ -12867,10 +11785,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         while (dl > 0 && name->data[dl - 1] != '/') dl--;
         memcpy(near, name->data, name->length); /* open_dump checked the length */
         near[dl ? dl - 1 : 0] = 0;
-#if JITANON__POSIX
-        if (!dl || !jitanon__os_is_dir(near))
-#endif
-            memcpy(near, "/tmp", 5);
+        if (!dl || !j->os->is_dir(near)) memcpy(near, "/tmp", 5);
         near[strlen(near) + 1] = 0;
         near[strlen(near)] = '/';
         return jitanon__inj_add_dump(j, &jd, found, near);
@@ -13175,15 +12090,15 @@ JITANON__PRIVATE jitanon_result jitanon__inj_load_perfmap_default(void *user, co
                                                                   jitanon_error *err)
 {
 #ifndef JITANON_NO_STDIO
-    jitanon__dumpfile f;
+    jitanon_stream f;
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;
-    jitanon_result r = jitanon__os_dump_open(&f, path, err);
+    jitanon_result r = jitanon__os_default()->open_named(path, &f, err);
     (void)user;
     *out = NULL;
     if (r != JITANON_OK) return r;
-    r = jitanon__slurp(f.read, f.user, &opts->allocator, opts->memory_limit, &buf, &len, &cap, err);
-    jitanon__os_dump_close(&f);
+    r = jitanon__slurp(f.read_fn, f.user, &opts->allocator, opts->memory_limit, &buf, &len, &cap, err);
+    jitanon__stream_close(&f);
     if (r == JITANON_OK) r = jitanon_perfmap_load_memory(buf, len, opts, out, err);
     jitanon__free(&opts->allocator, buf, cap);
     return r;
@@ -13809,9 +12724,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon_trim_destroy(j->maps.trim);
     jitanon__free(&j->a, j->out.enc, j->out.enc_cap);
     jitanon_membuf_release(&j->bids);
-#if JITANON__BC
-    jitanon__bc_close(&j->bc);
-#endif
+    if (j->os) j->os->bc_close(&j->bc);
 }
 
 /* elf_files = SAMPLED (or AUTO) as far as this run can honour it (see jitanon_inject_opts). */
@@ -13886,7 +12799,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     j->a = opts->allocator;
     j->io = opts->io;
     if (!j->io.load_dump) j->io.load_dump = jitanon__inj_load_default;
-    if (!j->io.write_elf) j->io.write_elf = jitanon__inj_write_default;
+    if (!j->io.write_elf) j->io.write_elf = j->os->write_elf;
     j->jit.paths.allocator = j->jit.wait.debug.allocator = j->jit.wait.unwind.allocator = j->a;
     if (!j->io.load_perfmap) j->io.load_perfmap = jitanon__inj_load_perfmap_default;
     j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->a;
@@ -13900,7 +12813,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (j->out.w && opts->elf_threads && opts->elf_layout == JITANON_ELF_PER_PROCESS)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_THREADS_UNUSED,
                               "elf_threads: a per-process file is one write per dump; the calling thread writes it");
-    else if (j->out.w && opts->elf_threads && !JITANON__THREADS)
+    else if (j->out.w && opts->elf_threads && !j->io.thread_pool && !j->os->threads)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_NO_THREADS,
                               "elf_threads: built without threads; the calling thread writes the ELF files");
     j->elf.ops = jitanon__elfout_pick(j, sampled);
@@ -13938,6 +12851,7 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
     jitanon__clear_error(err);
     memset(&j, 0, sizeof j);
     j.bc.root = j.bc.base = j.bc.ids = -1; /* no fd: jitanon__inj_free closes what is open */
+    j.os = jitanon__os_default();
     j.in = in;
     j.out.w = out;
     j.err = err;
@@ -13992,6 +12906,1260 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
     return jitanon__pc_run(in_path, out_path, out_mode, perf_opts, jitanon__inj_pump_fn, &p, err);
 }
 #endif
+
+/* == [posix] POSIX: the platform ==============================================================
+   Every call into the operating system is in this section, behind the seam ([seam]: the
+   public jitanon_stream, jitanon_inject_io, jitanon_thread_pool, and jitanon__os_default):
+       jitanon_jitdump_now, jitanon__os_sleep_ns   CLOCK_MONOTONIC, nanosleep
+       jitanon__os_write_all, jitanon__os_fd_sink   write(2) until done (a sink for an fd)
+       jitanon__os_create_tmp   the one temporary-file scheme, "<dir>/.<name>.<pid>-<k>.tmp"
+       jitanon_atomic_*         atomic output file (temporary file + rename)
+       jitanon_jitdump_file_*   jit-<pid>.dump + its marker mmap
+       jitanon__tp_*            jitanon_thread_pool's default (pthreads)
+       jitanon__os_open_dump, jitanon__os_dump_open   the dump opener and its protections
+                                (openat2 RESOLVE_IN_ROOT, the /proc/PID/root walk)
+       jitanon__os_proc_ns, jitanon__os_is_dir   /proc and the host's tree
+       jitanon__inj_write_default, jitanon__inj_replaceable, jitanon__os_write_atomic
+                                the ELF file writer and its replace check
+       jitanon_buildid_cache_*, jitanon__bc_*   perf's build-id cache (~/.debug): config, walk, link
+       jitanon__os_default      the table the core reaches all of it through
+   Built without POSIX (JITANON_NO_POSIX, no unix, JITANON_NO_STDIO) each reports
+   JITANON_ERR_FEATURE_DISABLED or does nothing, as its declaration says. */
+
+JITANON_API uint64_t jitanon_jitdump_now(void)
+{
+#if JITANON__POSIX
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#else
+    return 0;
+#endif
+}
+
+/* Sleeps about `ns` (a live pipe's bounded wait for a dump to grow); 0 when it cannot. */
+JITANON__PRIVATE int jitanon__os_sleep_ns(uint64_t ns)
+{
+#if JITANON__POSIX
+    struct timespec ts;
+    ts.tv_sec = (time_t)(ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    return nanosleep(&ts, NULL) == 0;
+#else
+    (void)ns;
+    return 0;
+#endif
+}
+
+#if JITANON__POSIX
+/* 0 when all bytes went out, 1 on an error or a write that makes no progress. */
+JITANON__PRIVATE int jitanon__os_write_all(int fd, const void *data, size_t size)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    while (size) {
+        ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return 1;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+/* A sink for a file descriptor carried in the user pointer's value ((void *)(intptr_t)fd),
+   not behind it: the sink stays valid wherever the struct holding it is copied. */
+JITANON__PRIVATE int jitanon__os_fd_sink(void *user, const void *data, size_t size)
+{
+    return jitanon__os_write_all((int)(intptr_t)user, data, size);
+}
+
+/* Creates a fresh file next to `path`, to be renamed over it: "<dir>/.<name>.<pid>-<k>.tmp"
+   in the target's directory, so that rename() cannot cross a file system.  O_EXCL never
+   opens what is there (nor follows a symlink planted under the name); a name in use only
+   moves on to the next k.  *tmp (cap bytes) gets the name.  Allocates nothing: writer
+   threads call it.  Returns the fd, or -1. */
+JITANON__PRIVATE int jitanon__os_create_tmp_at(int at, char *tmp, size_t cap, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    unsigned k;
+    if (dir >= cap) return -1;
+    memcpy(tmp, path, dir);
+    for (k = 0; k < 100; k++) {
+        int fd;
+        if (jitanon__fmt(tmp + dir, cap - dir, ".%s.%u-%u.tmp", path + dir, (unsigned)getpid(), k) >= cap - dir)
+            return -1;
+        fd = openat(at, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+
+/* The same, relative to the working directory (at = AT_FDCWD) or to a directory fd. */
+JITANON__PRIVATE int jitanon__os_create_tmp(char *tmp, size_t cap, const char *path)
+{
+    return jitanon__os_create_tmp_at(AT_FDCWD, tmp, cap, path);
+}
+#endif
+
+/* -- atomic output file -- */
+
+#if !defined(JITANON_NO_STDIO) && defined(__unix__)
+#if JITANON__POSIX
+#define JITANON__AF_BUF 65536u
+#define JITANON__AF_TMP_EXTRA 32u /* ".", ".<pid>-<k>.tmp" */
+
+JITANON__PRIVATE int jitanon__af_flush(jitanon_atomic_file *f)
+{
+    if (f->fd < 0 || f->failed || jitanon__os_write_all(f->fd, f->buf, f->buf_len)) f->failed = 1;
+    f->buf_len = 0;
+    return f->failed;
+}
+
+JITANON__PRIVATE int jitanon__af_write(void *file, const void *data, size_t size)
+{
+    jitanon_atomic_file *f = (jitanon_atomic_file *)file;
+    if (size > f->buf_cap - f->buf_len && jitanon__af_flush(f)) return 1;
+    if (size <= f->buf_cap - f->buf_len) {
+        memcpy(f->buf + f->buf_len, data, size);
+        f->buf_len += size;
+        return f->failed;
+    }
+    if (f->fd < 0 || f->failed || jitanon__os_write_all(f->fd, data, size)) f->failed = 1;
+    return f->failed;
+}
+
+JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset)
+{
+    jitanon_atomic_file *f = (jitanon_atomic_file *)file;
+    off_t end, at = (off_t)offset;
+    /* lseek + write rather than pwrite: one call fewer to depend on. */
+    if (jitanon__af_flush(f) || at < 0 || (uint64_t)at != offset || (end = lseek(f->fd, 0, SEEK_CUR)) < 0 ||
+        lseek(f->fd, at, SEEK_SET) != at || jitanon__os_write_all(f->fd, data, size) ||
+        lseek(f->fd, end, SEEK_SET) != end)
+        f->failed = 1;
+    return f->failed;
+}
+
+JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f)
+{
+    jitanon_sink s;
+    s.write_fn = jitanon__af_write;
+    s.user = f;
+    return s;
+}
+
+JITANON__PRIVATE char *jitanon__af_strdup(const jitanon_allocator *a, const char *s, size_t extra, size_t *cap)
+{
+    size_t n = strlen(s);
+    char *d;
+    *cap = n + extra + 1;
+    d = (char *)jitanon__malloc(a, *cap);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
+JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
+                                               const jitanon_allocator *allocator, jitanon_error *err)
+{
+    jitanon_result res = JITANON_OK;
+    JITANON_ASSERT(f && path);
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    jitanon__clear_error(err);
+    if (allocator) f->allocator = *allocator;
+    f->path = jitanon__af_strdup(&f->allocator, path, 0, &f->path_cap_);
+    f->tmp_path = jitanon__af_strdup(&f->allocator, path, JITANON__AF_TMP_EXTRA, &f->tmp_cap_);
+    f->buf = (uint8_t *)jitanon__malloc(&f->allocator, JITANON__AF_BUF);
+    f->buf_cap = f->buf ? JITANON__AF_BUF : 0;
+    if (!f->path || !f->tmp_path || !f->buf)
+        res = JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy the path");
+    else if ((f->fd = jitanon__os_create_tmp(f->tmp_path, f->tmp_cap_, f->path)) < 0)
+        res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create a temporary file next to %s", f->path);
+    if (res != JITANON_OK) {
+        /* Nothing was created; tmp_path may even hold the target's name: never unlink it. */
+        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
+        f->tmp_path = NULL;
+        jitanon_atomic_abort(f);
+    }
+    return res;
+}
+
+JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f)
+{
+    if (!f) return;
+    if (f->fd >= 0) close(f->fd);
+    f->fd = -1;
+    if (f->tmp_path) unlink(f->tmp_path);
+    jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
+    jitanon__free(&f->allocator, f->path, f->path_cap_);
+    jitanon__free(&f->allocator, f->buf, f->buf_cap);
+    f->tmp_path = f->path = NULL;
+    f->buf = NULL;
+    f->buf_len = f->buf_cap = 0;
+}
+
+JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err)
+{
+    jitanon_result res = JITANON_OK;
+    if (f->fd < 0 || jitanon__af_flush(f))
+        res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "a write to the temporary file failed");
+    else if (do_fsync && fsync(f->fd)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "fsync failed");
+    if (f->fd >= 0 && close(f->fd) && res == JITANON_OK) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "close failed");
+    f->fd = -1;
+    if (res == JITANON_OK && rename(f->tmp_path, f->path))
+        res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot rename the temporary file to %s", f->path);
+    if (res == JITANON_OK) { /* renamed: nothing left to unlink */
+        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
+        f->tmp_path = NULL;
+    }
+    jitanon_atomic_abort(f);
+    return res;
+}
+#else /* JITANON_NO_POSIX on a unix: the API stays, opening reports the missing feature. */
+JITANON__PRIVATE int jitanon__af_refuse(void *file, const void *data, size_t size)
+{
+    (void)file;
+    (void)data;
+    (void)size;
+    return 1;
+}
+
+JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
+                                               const jitanon_allocator *allocator, jitanon_error *err)
+{
+    JITANON_ASSERT(f && path);
+    (void)path;
+    (void)allocator;
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_POSIX: no file output");
+}
+
+JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f)
+{
+    jitanon_sink s;
+    s.write_fn = jitanon__af_refuse;
+    s.user = f;
+    return s;
+}
+
+JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset)
+{
+    (void)offset;
+    return jitanon__af_refuse(file, data, size);
+}
+
+JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err)
+{
+    (void)f;
+    (void)do_fsync;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_POSIX: no file output");
+}
+
+JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f) { (void)f; }
+#endif
+#endif
+
+/* -- jitdump file for a JIT: jit-<pid>.dump and its marker mmap -- */
+
+JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, const char *dir, uint32_t elf_mach,
+                                                     jitanon_error *err)
+{
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+#if JITANON__POSIX
+    {
+        jitanon_result r;
+        char path[4096];
+        jitanon_jitdump_header h;
+        jitanon_sink sink;
+        long page = sysconf(_SC_PAGESIZE);
+        size_t n;
+        memset(&h, 0, sizeof h);
+        h.elf_mach = elf_mach;
+        h.pid = (uint32_t)getpid();
+        h.timestamp = jitanon_jitdump_now();
+        h.big_endian = jitanon__host_big_endian();
+        n = jitanon__fmt(path, sizeof path, "%s/jit-%u.dump", dir ? dir : ".", (unsigned)h.pid);
+        if (n >= sizeof path) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "directory name too long");
+        f->fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
+        if (f->fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create %s", path);
+        sink.write_fn = jitanon__os_fd_sink;
+        sink.user = (void *)(intptr_t)f->fd;
+        if ((r = jitanon_jitdump_writer_init(&f->writer, sink, &h, err)) != JITANON_OK) return r;
+        /* perf record only reports executable mappings: map the dump R+X so its MMAP
+           event names the file (the marker perf inject looks for). */
+        f->marker_size = page > 0 ? (size_t)page : 4096;
+        f->marker = mmap(NULL, f->marker_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, f->fd, 0);
+        if (f->marker == MAP_FAILED) {
+            f->marker = NULL;
+            return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot map the marker page of %s", path);
+        }
+        return JITANON_OK;
+    }
+#else
+    return (void)dir, (void)elf_mach, JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX");
+#endif
+}
+
+JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, jitanon_error *err)
+{
+    jitanon_result r = JITANON_OK;
+    jitanon__clear_error(err);
+#if JITANON__POSIX
+    if (f->fd >= 0 && f->writer.sink.write_fn) {
+        jitanon_jitdump_record close;
+        memset(&close, 0, sizeof close);
+        close.id = JITANON_JITDUMP_CODE_CLOSE;
+        close.timestamp = jitanon_jitdump_now();
+        r = jitanon_jitdump_write(&f->writer, &close, err);
+    }
+    if (f->marker) munmap(f->marker, f->marker_size);
+    if (f->fd >= 0 && close(f->fd) != 0 && r == JITANON_OK) r = JITANON__FAIL(err, JITANON_ERR_IO, 0, "close failed");
+#endif
+    f->marker = NULL;
+    f->fd = -1;
+    return r;
+}
+
+/* -- threads: jitanon_thread_pool's default -- */
+
+#if JITANON__THREADS
+/* The only calls into pthreads.  Tasks are taken in order, so every task below the lowest
+   one still running (or below the next to take) has finished. */
+typedef struct jitanon__tp jitanon__tp;
+typedef struct jitanon__tp_worker {
+    jitanon__tp *t;
+    pthread_t th;
+    size_t busy; /* the task it runs; SIZE_MAX: none */
+} jitanon__tp_worker;
+
+struct jitanon__tp {
+    pthread_mutex_t mu;
+    pthread_cond_t more, done; /* a task became runnable or stop was set; a task finished */
+    void (*task)(void *ctx, size_t index);
+    void *ctx;
+    jitanon_allocator a;
+    size_t take, queued;       /* the next task to take; tasks below queued may run */
+    size_t wait_end;           /* the waiting caller wants every task below this */
+    int waiting, stop;
+    unsigned n;                /* workers running */
+    jitanon__tp_worker w[64];
+};
+
+JITANON__PRIVATE size_t jitanon__tp_finished(const jitanon__tp *t)
+{
+    size_t lo = t->take;
+    unsigned i;
+    for (i = 0; i < t->n; i++)
+        if (t->w[i].busy < lo) lo = t->w[i].busy;
+    return lo;
+}
+
+JITANON__PRIVATE void *jitanon__tp_work(void *arg)
+{
+    jitanon__tp_worker *w = (jitanon__tp_worker *)arg;
+    jitanon__tp *t = w->t;
+    pthread_mutex_lock(&t->mu);
+    for (;;) {
+        while (t->take == t->queued && !t->stop) pthread_cond_wait(&t->more, &t->mu);
+        if (t->take == t->queued) break;
+        w->busy = t->take++;
+        pthread_mutex_unlock(&t->mu);
+        t->task(t->ctx, w->busy);
+        pthread_mutex_lock(&t->mu);
+        w->busy = SIZE_MAX;
+        /* the waiting caller is woken once per batch, not once per task (a wake-up per
+           file cost more than a third of the time) */
+        if (t->waiting && jitanon__tp_finished(t) >= t->wait_end) pthread_cond_signal(&t->done);
+    }
+    pthread_mutex_unlock(&t->mu);
+    return NULL;
+}
+
+JITANON__PRIVATE int jitanon__tp_start(void *user, unsigned workers, void (*task)(void *ctx, size_t index), void *ctx,
+                                       const jitanon_allocator *allocator, void **pool)
+{
+    jitanon__tp *t = (jitanon__tp *)jitanon__malloc(allocator, sizeof *t);
+    unsigned i;
+    (void)user;
+    *pool = NULL;
+    if (!t) return 0;
+    memset(t, 0, sizeof *t);
+    if (allocator) t->a = *allocator;
+    t->task = task;
+    t->ctx = ctx;
+    if (pthread_mutex_init(&t->mu, NULL) != 0) {
+        jitanon__free(&t->a, t, sizeof *t);
+        return 0;
+    }
+    if (pthread_cond_init(&t->more, NULL) != 0) {
+        pthread_mutex_destroy(&t->mu);
+        jitanon__free(&t->a, t, sizeof *t);
+        return 0;
+    }
+    if (pthread_cond_init(&t->done, NULL) != 0) {
+        pthread_cond_destroy(&t->more);
+        pthread_mutex_destroy(&t->mu);
+        jitanon__free(&t->a, t, sizeof *t);
+        return 0;
+    }
+    for (i = 0; i < 64; i++) {
+        t->w[i].t = t;
+        t->w[i].busy = SIZE_MAX;
+    }
+    if (workers > 64) workers = 64;
+    pthread_mutex_lock(&t->mu);
+    for (i = 0; i < workers; i++) {
+        if (pthread_create(&t->w[i].th, NULL, jitanon__tp_work, &t->w[i]) != 0) break;
+        t->n = i + 1; /* fewer workers than asked for still work */
+    }
+    pthread_mutex_unlock(&t->mu);
+    if (t->n == 0) {
+        pthread_cond_destroy(&t->done);
+        pthread_cond_destroy(&t->more);
+        pthread_mutex_destroy(&t->mu);
+        jitanon__free(&t->a, t, sizeof *t);
+        return 0;
+    }
+    *pool = t;
+    return 1;
+}
+
+JITANON__PRIVATE void jitanon__tp_run(void *user, void *pool, size_t first, size_t count)
+{
+    jitanon__tp *t = (jitanon__tp *)pool;
+    (void)user;
+    pthread_mutex_lock(&t->mu);
+    if (first + count > t->queued) t->queued = first + count;
+    if (count == 1) pthread_cond_signal(&t->more);
+    else pthread_cond_broadcast(&t->more);
+    pthread_mutex_unlock(&t->mu);
+}
+
+JITANON__PRIVATE void jitanon__tp_wait(void *user, void *pool, size_t end)
+{
+    jitanon__tp *t = (jitanon__tp *)pool;
+    (void)user;
+    pthread_mutex_lock(&t->mu);
+    while (jitanon__tp_finished(t) < end) {
+        t->wait_end = end;
+        t->waiting = 1;
+        pthread_cond_wait(&t->done, &t->mu);
+        t->waiting = 0;
+    }
+    pthread_mutex_unlock(&t->mu);
+}
+
+JITANON__PRIVATE void jitanon__tp_stop(void *user, void *pool)
+{
+    jitanon__tp *t = (jitanon__tp *)pool;
+    unsigned i;
+    (void)user;
+    pthread_mutex_lock(&t->mu);
+    t->stop = 1;
+    pthread_cond_broadcast(&t->more);
+    pthread_mutex_unlock(&t->mu);
+    for (i = 0; i < t->n; i++) pthread_join(t->w[i].th, NULL);
+    pthread_cond_destroy(&t->done);
+    pthread_cond_destroy(&t->more);
+    pthread_mutex_destroy(&t->mu);
+    jitanon__free(&t->a, t, sizeof *t);
+}
+#endif
+
+/* -- the injector's default I/O: the file system -- */
+
+#if JITANON__POSIX
+/* What a non-regular file is, for the message that refuses it. */
+JITANON__PRIVATE const char *jitanon__os_not_regular(mode_t mode)
+{
+    if (S_ISFIFO(mode)) return "refused: a FIFO, not a regular file (reading it could block forever)";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "refused: a device node, not a regular file";
+    if (S_ISDIR(mode)) return "refused: a directory";
+    return "refused: not a regular file";
+}
+
+/* S_ISVTX is XSI, hidden under plain POSIX.1-2008; the sticky bit is 01000 everywhere. */
+#ifdef S_ISVTX
+#define JITANON__STICKY S_ISVTX
+#else
+#define JITANON__STICKY 01000
+#endif
+
+/* The kernel's protected_symlinks rule, for the symlink `link` (lstat) that `path` names:
+   in a sticky world-writable directory (/tmp) it is followed only when its owner is the
+   directory's owner or the caller, so another user cannot point a file a recording names
+   at one of ours.  NULL when it may be followed, else why not. */
+JITANON__PRIVATE const char *jitanon__os_symlink_refused(const char *path, const struct stat *link)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    struct stat ds;
+    if (n >= sizeof dir) return "refused: path too long";
+    if (!slash) memcpy(dir, ".", 2);
+    else if (n == 0) memcpy(dir, "/", 2);
+    else {
+        memcpy(dir, path, n);
+        dir[n] = 0;
+    }
+    if (stat(dir, &ds) != 0) return "refused: cannot stat its directory";
+    if ((ds.st_mode & JITANON__STICKY) && (ds.st_mode & S_IWOTH) && link->st_uid != ds.st_uid && link->st_uid != geteuid())
+        return "refused: a symlink in a sticky world-writable directory whose owner is neither the directory's "
+               "owner nor us (protected_symlinks)";
+    return NULL;
+}
+
+/* -- dumps inside another process's root (containers) --
+   A process in another mount namespace wrote its dump into its own tree, which the host
+   sees under /proc/PID/root.  That tree belongs to whoever runs the container: any name
+   in it may be a symlink, and an absolute one resolves against the host's root when the
+   kernel walks /proc/PID/root/... for us.  So a path "/proc/<pid>/root/<rest>" is never
+   walked that way: <rest> is resolved inside the root (openat2 RESOLVE_IN_ROOT, symlinks
+   and ".." stay in it), or, without openat2, component by component with every symlink
+   and ".." refused.  What it names is first opened as O_PATH (no open of a FIFO or a
+   device happens), checked to be a regular file, and only then opened for reading
+   through that same descriptor, so nothing can be swapped in between. */
+
+/* The length of "/proc/<digits>/root" when `path` starts with it and a '/', else 0. */
+JITANON__PRIVATE size_t jitanon__os_proc_root_len(const char *path)
+{
+    size_t i = 6;
+    if (strncmp(path, "/proc/", 6) != 0) return 0;
+    while (path[i] >= '0' && path[i] <= '9') i++;
+    if (i == 6 || i > 16 || strncmp(path + i, "/root/", 6) != 0) return 0;
+    return i + 5;
+}
+
+/* The last check of every dump opened: the descriptor decides; only a regular file is
+   kept (and its size), anything else closed. */
+JITANON__PRIVATE int jitanon__os_keep_regular(int fd, uint64_t *size, const char **why)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        *why = jitanon__os_not_regular(st.st_mode);
+        close(fd);
+        return -1;
+    }
+    *size = (uint64_t)st.st_size;
+    return fd;
+}
+
+#if defined(JITANON__O_PATH)
+/* The regular file behind the O_PATH descriptor `pfd` (closed here), opened for reading. */
+JITANON__PRIVATE int jitanon__os_reopen_regular(int pfd, uint64_t *size, const char **why)
+{
+    struct stat st;
+    char self[64];
+    int fd;
+    if (fstat(pfd, &st) != 0) {
+        *why = "cannot stat it";
+        close(pfd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *why = S_ISLNK(st.st_mode) ? "refused: a symlink inside a process's root (it is not followed)"
+                                   : jitanon__os_not_regular(st.st_mode);
+        close(pfd);
+        return -1;
+    }
+    jitanon__fmt(self, sizeof self, "/proc/self/fd/%u", (unsigned)pfd);
+    fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    close(pfd);
+    if (fd < 0) {
+        *why = "cannot open it";
+        return -1;
+    }
+    return jitanon__os_keep_regular(fd, size, why);
+}
+
+/* Without openat2: `rest` below the directory `rfd`, one component at a time, refusing
+   every symlink and every "..".  An O_PATH descriptor of the last one, or -1 with *why. */
+JITANON__PRIVATE int jitanon__os_walk_in_root(int rfd, const char *rest, const char **why)
+{
+    char comp[256];
+    int dfd = rfd, fd = -1;
+    while (*rest) {
+        size_t n = 0;
+        while (*rest == '/') rest++;
+        while (rest[n] && rest[n] != '/') n++;
+        if (n == 0) break;
+        if (n >= sizeof comp) {
+            *why = "a name in the path is too long";
+            break;
+        }
+        memcpy(comp, rest, n);
+        comp[n] = 0;
+        rest += n;
+        while (*rest == '/') rest++;
+        if (n == 2 && comp[0] == '.' && comp[1] == '.') {
+            *why = "refused: \"..\" in a path inside a process's root";
+            break;
+        }
+        if (n == 1 && comp[0] == '.') continue;
+        if (!*rest) { /* the dump itself: a symlink is opened as itself and refused */
+            fd = openat(dfd, comp, JITANON__O_PATH | O_NOFOLLOW | O_CLOEXEC);
+            if (fd < 0) *why = errno == ENOENT ? "no such file inside the process's root" : "cannot open it";
+            break;
+        }
+        fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd != rfd) close(dfd);
+        dfd = fd;
+        fd = -1;
+        if (dfd < 0) {
+            *why = errno == ENOENT ? "no such file inside the process's root"
+                   : errno == ELOOP || errno == ENOTDIR
+                       ? "refused: a symlink on the way inside a process's root (no openat2 here to resolve it "
+                         "inside that root)"
+                       : "cannot open a directory on the way";
+            return -1;
+        }
+    }
+    if (dfd != rfd) close(dfd);
+    return fd;
+}
+
+/* Opens "/proc/<pid>/root<rest>" (root_len: jitanon__os_proc_root_len) inside that root;
+   walk: skip openat2 (the tests use it to run the fallback). */
+JITANON__PRIVATE int jitanon__os_open_in_root(const char *path, size_t root_len, int walk, uint64_t *size,
+                                              const char **why)
+{
+    char root[32];
+    const char *rest = path + root_len;
+    int rfd, pfd = -1;
+    memcpy(root, path, root_len);
+    root[root_len] = 0;
+    rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (rfd < 0) {
+        *why = errno == ENOENT ? "its process has exited (its root is gone)" : "cannot open the process's root";
+        return -1;
+    }
+#if JITANON__OPENAT2
+    if (!walk) {
+        /* struct open_how: flags, mode, resolve; RESOLVE_NO_MAGICLINKS 0x02, RESOLVE_IN_ROOT 0x10 */
+        uint64_t how[3];
+        how[0] = (uint64_t)(unsigned)(JITANON__O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        how[1] = 0;
+        how[2] = 0x02 | 0x10;
+        do pfd = (int)syscall(SYS_openat2, rfd, rest, how, sizeof how);
+        while (pfd < 0 && (errno == EINTR || errno == EAGAIN));
+        if (pfd < 0 && errno != ENOSYS && errno != EPERM && errno != E2BIG && errno != EINVAL) {
+            *why = errno == ENOENT ? "no such file inside the process's root" : "cannot open it inside the process's root";
+            close(rfd);
+            return -1;
+        }
+        if (pfd < 0) walk = 1; /* no openat2 here (old kernel, seccomp) */
+    }
+#else
+    walk = 1;
+#endif
+    if (walk) pfd = jitanon__os_walk_in_root(rfd, rest, why);
+    close(rfd);
+    return pfd < 0 ? -1 : jitanon__os_reopen_regular(pfd, size, why);
+}
+#endif
+
+/* Process `pid` as /proc shows it: 1 when it runs.  *nspid: its pid in its own (innermost)
+   pid namespace (the last NSpid field, Linux 4.1; `pid` when there is none); *other_mnt:
+   1 when its mount namespace is not ours (its files are then only under its root);
+   *mnt_ino: that namespace's inode (0 when unknown). */
+JITANON__PRIVATE int jitanon__os_proc_ns(uint32_t pid, uint32_t *nspid, int *other_mnt, uint64_t *mnt_ino)
+{
+    char path[64], buf[4096];
+    const char *p;
+    size_t got = 0;
+    struct stat a, b;
+    int fd;
+    *nspid = pid;
+    *other_mnt = 0;
+    *mnt_ino = 0;
+    jitanon__fmt(path, sizeof path, "/proc/%u/status", (unsigned)pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + got, sizeof buf - 1 - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+        if (got == sizeof buf - 1) break;
+    }
+    close(fd);
+    buf[got] = 0;
+    if ((p = strstr(buf, "\nNSpid:")) != NULL) {
+        uint64_t v = 0;
+        int digits = 0;
+        for (p += 7; *p && *p != '\n'; p++) {
+            if (*p >= '0' && *p <= '9') {
+                if (!digits) v = 0;
+                v = v * 10 + (uint64_t)(*p - '0');
+                digits = v <= UINT32_MAX;
+                if (!digits) break;
+            } else if (digits) {
+                *nspid = (uint32_t)v; /* one field done; the last one wins */
+                digits = 0;
+            }
+        }
+        if (digits) *nspid = (uint32_t)v;
+    }
+    jitanon__fmt(path, sizeof path, "/proc/%u/ns/mnt", (unsigned)pid);
+    if (stat(path, &a) == 0) *mnt_ino = (uint64_t)a.st_ino;
+    if (*mnt_ino && stat("/proc/self/ns/mnt", &b) == 0) *other_mnt = a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+    return 1;
+}
+
+/* 1 when `path` is a directory (following symlinks: the host's own tree). */
+JITANON__PRIVATE int jitanon__os_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Opens a jitdump that a recording names.  A recording can name any path, so: never
+   block (O_NONBLOCK: a FIFO; O_NOCTTY: a terminal), never open what is not a regular
+   file (lstat/stat before, fstat after: the descriptor decides), and follow a symlink
+   only as the kernel's protected_symlinks rule would.  A last component that was no
+   symlink at lstat is opened with O_NOFOLLOW, so a symlink planted in between fails; one
+   that was is checked, and in a sticky directory nobody but its owner (who passed the
+   check) can replace it before the open.  Returns the fd, or -1 with *why. */
+JITANON__PRIVATE int jitanon__os_open_dump(const char *path, uint64_t *size, const char **why)
+{
+    struct stat st;
+    int fd, follow;
+    size_t root_len = jitanon__os_proc_root_len(path);
+    if (root_len) {
+#if defined(JITANON__O_PATH)
+        return jitanon__os_open_in_root(path, root_len, 0, size, why);
+#else
+        *why = "refused: a path inside another process's root, which this build cannot resolve safely";
+        return -1;
+#endif
+    }
+    if (lstat(path, &st) != 0) {
+        *why = errno == ENOENT ? "no such file" : "cannot stat it";
+        return -1;
+    }
+    follow = S_ISLNK(st.st_mode);
+    if (follow && (*why = jitanon__os_symlink_refused(path, &st)) != NULL) return -1;
+    if (follow && stat(path, &st) != 0) {
+        *why = "a dangling symlink";
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *why = jitanon__os_not_regular(st.st_mode);
+        return -1;
+    }
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+    if (fd < 0) {
+        *why = errno == ELOOP ? "refused: it became a symlink while being opened" : "cannot open it";
+        return -1;
+    }
+    return jitanon__os_keep_regular(fd, size, why);
+}
+
+/* A jitanon_read_fn over a file descriptor carried in the user pointer's value. */
+JITANON__PRIVATE size_t jitanon__os_fd_read(void *user, void *dst, size_t size)
+{
+    for (;;) {
+        ssize_t n = read((int)(intptr_t)user, dst, size);
+        if (n >= 0) return (size_t)n;
+        if (errno != EINTR) return SIZE_MAX;
+    }
+}
+#endif
+
+#if JITANON__POSIX
+JITANON__PRIVATE int jitanon__os_fd_close(void *user) { return close((int)(intptr_t)user) != 0; }
+#endif
+
+/* jitanon__os.open_named: a descriptor opened with the checks above, or (without POSIX) an
+   ISO C stream. */
+JITANON__PRIVATE jitanon_result jitanon__os_dump_open(const char *path, jitanon_stream *s, jitanon_error *err)
+{
+    memset(s, 0, sizeof *s);
+#if JITANON__POSIX
+    {
+        const char *why = NULL;
+        int fd = jitanon__os_open_dump(path, &s->size, &why);
+        if (fd < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "%s", why);
+        s->read_fn = jitanon__os_fd_read;
+        s->close_fn = jitanon__os_fd_close;
+        s->user = (void *)(intptr_t)fd;
+    }
+#elif !defined(JITANON_NO_STDIO)
+    {
+        FILE *file = fopen(path, "rb");
+        if (!file) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open it");
+        s->read_fn = jitanon__os_file_read;
+        s->close_fn = jitanon__os_file_close;
+        s->user = file;
+    }
+#else
+    (void)path;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built with JITANON_NO_STDIO");
+#endif
+    return JITANON_OK;
+}
+
+#if JITANON__POSIX
+/* An existing file may be replaced only when it is a regular file that is itself a jitted
+   stub: an ET_DYN ELF (as we and perf write them, or one cut short by a crash) of
+   reasonable size.  Never a symlink, a directory, or anything else someone keeps there.
+   Reads in pieces on the stack: writer threads call this, and allocate nothing. */
+JITANON__PRIVATE int jitanon__inj_replaceable(const char *path, const void *data, size_t size, int *identical)
+{
+    struct stat st;
+    uint8_t buf[4096];
+    size_t off = 0, total;
+    int fd, ok = 1, same;
+    *identical = 0;
+    if (lstat(path, &st) != 0) return errno == ENOENT;
+    if (!S_ISREG(st.st_mode) || st.st_size < 18 || st.st_size > (off_t)(64 << 20)) return 0;
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return 0;
+    total = (size_t)st.st_size;
+    same = data && total == size;
+    while (ok && off < total) {
+        size_t want = total - off < sizeof buf ? total - off : sizeof buf, got = 0;
+        while (got < want) {
+            ssize_t n = read(fd, buf + got, want - got);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            got += (size_t)n;
+        }
+        if (got < want) ok = 0;
+        else if (off == 0) ok = !memcmp(buf, "\177ELF", 4) && jitanon__rd16(buf + 16, buf[5] == 2) == 3; /* ET_DYN */
+        if (ok && same && memcmp(buf, (const uint8_t *)data + off, want) != 0) same = 0;
+        off += want;
+    }
+    close(fd);
+    *identical = ok && same;
+    return ok;
+}
+#endif
+
+/* The common case creates the file under its name at once (as perf does: three calls).
+   Only when a file is in the way does it check that file and replace it atomically. */
+JITANON__PRIVATE int jitanon__inj_write_default(void *user, const char *dir, const char *name, const void *data,
+                                                size_t size)
+{
+#if JITANON__POSIX
+    char path[4096], tmp[4200];
+    int fd, identical;
+    (void)user;
+    if (jitanon__fmt(path, sizeof path, "%s/%s", dir, name) >= sizeof path) return 1;
+    fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        int bad = jitanon__os_write_all(fd, data, size) != 0;
+        if (close(fd) != 0 || bad) {
+            unlink(path);
+            return 1;
+        }
+        return 0;
+    }
+    if (errno != EEXIST || !jitanon__inj_replaceable(path, data, size, &identical)) return 1;
+    if (identical) return 0; /* deterministic output: the same file is already there */
+    fd = jitanon__os_create_tmp(tmp, sizeof tmp, path);
+    if (fd < 0) return 1;
+    {
+        int bad = jitanon__os_write_all(fd, data, size) != 0;
+        if (close(fd) != 0 || bad || rename(tmp, path) != 0) {
+            unlink(tmp);
+            return 1;
+        }
+    }
+    return 0;
+#else
+    return (void)user, (void)dir, (void)name, (void)data, (void)size, 1;
+#endif
+}
+
+#if JITANON__POSIX
+/* jitanon__os.write_atomic */
+JITANON__PRIVATE jitanon_result jitanon__os_write_atomic(const char *path, const jitanon_allocator *a,
+                                                         jitanon_result (*fill)(void *ctx, jitanon_sink sink), void *ctx)
+{
+    jitanon_atomic_file f;
+    jitanon_error e;
+    jitanon_result res;
+    int identical;
+    if (!jitanon__inj_replaceable(path, NULL, 0, &identical) || jitanon_atomic_open(&f, path, a, &e) != JITANON_OK)
+        return JITANON_ERR_WRITE;
+    res = fill(ctx, jitanon_atomic_sink(&f));
+    if (res == JITANON_OK && jitanon_atomic_commit(&f, 0, &e) != JITANON_OK) res = JITANON_ERR_WRITE;
+    jitanon_atomic_abort(&f);
+    return res;
+}
+#endif
+
+/* -- the build-id cache: perf's directory layout (see jitanon_buildid_cache) -- */
+
+#if JITANON__POSIX
+#define JITANON__BC 1
+/* Opens directory `name` inside `at`, creating it when missing; never through a symlink
+   (O_NOFOLLOW: a planted one fails with ELOOP or ENOTDIR).  -1 with errno set. */
+JITANON__PRIVATE int jitanon__bc_subdir(int at, const char *name)
+{
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 || errno != ENOENT) return fd;
+    if (mkdirat(at, name, 0755) != 0 && errno != EEXIST) return -1;
+    return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Walks (creating) the relative path `rel` below `root` one component at a time, so that
+   every step is checked by jitanon__bc_subdir; "." and ".." are refused, so the walk
+   cannot leave the cache.  Returns the last directory's fd, or -1. */
+JITANON__PRIVATE int jitanon__bc_walk(int root, const char *rel)
+{
+    char part[256];
+    int fd = root;
+    while (*rel) {
+        size_t n = strcspn(rel, "/");
+        int next;
+        if (n >= sizeof part || (n == 1 && rel[0] == '.') || (n == 2 && rel[0] == '.' && rel[1] == '.')) {
+            if (fd != root) close(fd);
+            errno = n >= sizeof part ? ENAMETOOLONG : EINVAL;
+            return -1;
+        }
+        if (n) {
+            memcpy(part, rel, n);
+            part[n] = 0;
+            next = jitanon__bc_subdir(fd, part);
+            if (fd != root) close(fd);
+            if (next < 0) return -1;
+            fd = next;
+        }
+        rel += n + (rel[n] == '/');
+    }
+    return fd == root ? dup(root) : fd;
+}
+
+/* "elf" in directory d as a copy: of `data` when given, else of the file at src (never
+   through a symlink), into a temporary name renamed into place.  0 or -1. */
+JITANON__PRIVATE int jitanon__bc_copy(int d, const char *src, const void *data, size_t size)
+{
+    char tmp[64], buf[16384];
+    int out = jitanon__os_create_tmp_at(d, tmp, sizeof tmp, "elf"), in = -1, bad = out < 0;
+    if (!bad && data) bad = jitanon__os_write_all(out, data, size) != 0;
+    else if (!bad) {
+        ssize_t n;
+        in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        bad = in < 0;
+        while (!bad && ((n = read(in, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
+            if (n > 0) bad = jitanon__os_write_all(out, buf, (size_t)n) != 0;
+        if (!bad && n < 0) bad = 1;
+        if (in >= 0) close(in);
+    }
+    if (out >= 0 && (close(out) != 0 || bad || renameat(d, tmp, d, "elf") != 0)) {
+        unlinkat(d, tmp, 0);
+        bad = 1;
+    }
+    return bad ? -1 : 0;
+}
+
+/* Adds dir/name (build-id `id`; its bytes `data` when the caller has them) to the cache:
+   <cache>/<real>/<name>/<hex>/elf as a hard link (a copy across file systems), then the
+   .build-id/<xx>/<rest> symlink.  An entry already there is kept: build-ids are hashes
+   of the contents.  Allocates nothing (writer threads call it).  0 added, 1 already
+   there, -1 failed (errno set). */
+JITANON__PRIVATE int jitanon__bc_put(const jitanon__bc_dir *b, const char *name, const void *data, size_t size,
+                                    const uint8_t *id)
+{
+    char hex[41], rel[400], src[4500], target[4600], got[4600], xx[3];
+    struct stat st;
+    int d, x, rc = 0;
+    jitanon__bc_hex(id, hex);
+    if (jitanon__fmt(rel, sizeof rel, "%s/%s", name, hex) >= sizeof rel ||
+        jitanon__fmt(src, sizeof src, "%s/%s", b->dir, name) >= sizeof src ||
+        jitanon__fmt(target, sizeof target, "../..%s/%s", b->real[1] ? b->real : "", rel) >= sizeof target) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if ((d = jitanon__bc_walk(b->base, rel)) < 0) return -1;
+    if (linkat(AT_FDCWD, src, d, "elf", 0) != 0) {
+        if (errno == EEXIST) rc = 1;
+        else rc = jitanon__bc_copy(d, src, data, size);
+    }
+    /* A link of a file swapped for a symlink since it was written, or something planted
+       under the name, is no cached ELF. */
+    if (rc >= 0 && (fstatat(d, "elf", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))) {
+        if (rc == 0) unlinkat(d, "elf", 0);
+        errno = EEXIST;
+        rc = -1;
+    }
+    close(d);
+    if (rc < 0) return -1;
+    xx[0] = hex[0];
+    xx[1] = hex[1];
+    xx[2] = 0;
+    if ((x = jitanon__bc_subdir(b->ids, xx)) < 0) return -1;
+    if (symlinkat(target, x, hex + 2) != 0) {
+        ssize_t n = errno == EEXIST ? readlinkat(x, hex + 2, got, sizeof got - 1) : -1;
+        /* A link to another path of the same build-id names the same bytes: kept.  What
+           is not a link stays too, but the file is not reachable by build-id. */
+        if (n < 0) rc = -1;
+    }
+    close(x);
+    return rc;
+}
+
+JITANON__PRIVATE void jitanon__bc_close(jitanon__bc_dir *b)
+{
+    if (b->base >= 0) close(b->base);
+    if (b->ids >= 0) close(b->ids);
+    b->base = b->ids = b->root = -1;
+}
+
+/* Prepares `b` for the ELF directory `dir` (a prepared `b` is closed first): the cache
+   mirrors its absolute path (relative to the working directory), with ".", ".." and
+   repeated slashes resolved by name, so no component can climb out of the cache
+   (realpath(3) would also resolve symlinks, but it is not in base POSIX; perf finds a
+   file by its .build-id link either way).  The two directories every file of `dir` goes
+   below are opened once, here.  0, or -1 (errno set). */
+JITANON__PRIVATE int jitanon__bc_prepare(jitanon__bc_dir *b, int root, const char *dir)
+{
+    char abs[4096 * 2 + 2];
+    size_t n = 0, i = 0;
+    jitanon__bc_close(b);
+    b->dir = dir;
+    if (dir[0] != '/') {
+        if (!getcwd(abs, 4096)) return -1;
+        i = strlen(abs);
+        abs[i++] = '/';
+    }
+    if (strlen(dir) >= 4096) return -1;
+    memcpy(abs + i, dir, strlen(dir) + 1);
+    for (i = 0; abs[i];) { /* components of abs into b->real */
+        size_t k = strcspn(abs + i, "/");
+        if (k == 2 && abs[i] == '.' && abs[i + 1] == '.') {
+            while (n > 0 && b->real[--n] != '/') continue;
+        } else if (k && !(k == 1 && abs[i] == '.')) {
+            if (n + 1 + k >= sizeof b->real) return -1;
+            b->real[n++] = '/';
+            memcpy(b->real + n, abs + i, k);
+            n += k;
+        }
+        i += k + (abs[i + k] == '/');
+    }
+    if (n == 0) b->real[n++] = '/';
+    b->real[n] = 0;
+    if ((b->base = jitanon__bc_walk(root, b->real + 1)) < 0 || (b->ids = jitanon__bc_subdir(root, ".build-id")) < 0) {
+        int e = errno;
+        jitanon__bc_close(b);
+        errno = e;
+        return -1;
+    }
+    b->root = root;
+    return 0;
+}
+
+/* Config names are case-insensitive (ASCII). */
+JITANON__PRIVATE int jitanon__bc_ieq(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a, y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+        if (x != y) return 0;
+    }
+    return *a == *b;
+}
+
+/* `buildid.dir` from one perf config file (git-style: [section], key = value, # and ;
+   comments, "quoted" values); 1 when found (the last one wins). */
+JITANON__PRIVATE int jitanon__bc_config(const char *path, char *out, size_t cap)
+{
+    char line[4200], section[64];
+    int found = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    section[0] = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line, *key, *val, *end;
+        int quoted = 0;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p == '[') {
+            size_t n = strcspn(p + 1, "] \t\"");
+            if (n >= sizeof section) n = sizeof section - 1;
+            memcpy(section, p + 1, n);
+            section[n] = 0;
+            continue;
+        }
+        key = p;
+        while (*p && *p != '=' && *p != ' ' && *p != '\t' && *p != '\n') p++;
+        end = p;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p != '=') continue;
+        *end = 0;
+        val = ++p;
+        while (*val == ' ' || *val == '\t') val++;
+        for (p = val, end = val; *p && *p != '\n' && *p != '\r'; p++) {
+            if (*p == '"') quoted = !quoted;
+            else if (!quoted && (*p == '#' || *p == ';')) break;
+            else *end++ = *p;
+        }
+        while (end > val && (end[-1] == ' ' || end[-1] == '\t')) end--;
+        *end = 0;
+        if (jitanon__bc_ieq(section, "buildid") && jitanon__bc_ieq(key, "dir") && *val &&
+            strlen(val) < cap) {
+            memcpy(out, val, strlen(val) + 1);
+            found = 1;
+        }
+    }
+    fclose(f);
+    return found;
+}
+#else
+#define JITANON__BC 0
+#endif
+
+JITANON_API jitanon_result jitanon_buildid_cache_dir(char *out, size_t cap, jitanon_error *err)
+{
+#if JITANON__BC
+    const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME"), *conf = getenv("PERF_CONFIG");
+    char path[4200];
+    JITANON_ASSERT(out && cap);
+    out[0] = 0;
+    if (env && *env) {
+        if (strlen(env) >= cap) return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "PERF_BUILDID_DIR is too long");
+        memcpy(out, env, strlen(env) + 1);
+        return JITANON_OK;
+    }
+    if (conf) { /* perf reads this file alone */
+        if (*conf && jitanon__bc_config(conf, out, cap)) return JITANON_OK;
+    } else {
+        int found = jitanon__bc_config("/etc/perfconfig", out, cap);
+        if (home && *home && jitanon__fmt(path, sizeof path, "%s/.perfconfig", home) < sizeof path)
+            found |= jitanon__bc_config(path, out, cap);
+        if (found) return JITANON_OK;
+    }
+    if (!home || !*home) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "HOME is not set: no build-id cache");
+    if (jitanon__fmt(out, cap, "%s/.debug", home) >= cap)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "the build-id cache path is too long");
+    return JITANON_OK;
+#else
+    return (void)out, (void)cap, JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
+#endif
+}
+
+JITANON_API jitanon_result jitanon_buildid_cache_open(jitanon_buildid_cache *c, const char *dir, jitanon_error *err)
+{
+    JITANON_ASSERT(c);
+    memset(c, 0, sizeof *c);
+    c->fd_ = -1;
+#if JITANON__BC
+    {
+        jitanon_result res = JITANON_OK;
+        size_t i, n;
+        if (dir) {
+            if (strlen(dir) >= sizeof c->dir) return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "cache path too long");
+            memcpy(c->dir, dir, strlen(dir) + 1);
+        } else if ((res = jitanon_buildid_cache_dir(c->dir, sizeof c->dir, err)) != JITANON_OK) {
+            return res;
+        }
+        /* The cache directory itself is the user's choice (~/.debug may be a symlink):
+           its path is followed; only what is below it is not. */
+        n = strlen(c->dir);
+        for (i = 1; i <= n; i++)
+            if (c->dir[i] == '/' || c->dir[i] == 0) {
+                char save = c->dir[i];
+                c->dir[i] = 0;
+                (void)mkdir(c->dir, 0755);
+                c->dir[i] = save;
+            }
+        c->fd_ = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (c->fd_ < 0) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open the build-id cache %s", c->dir);
+        return JITANON_OK;
+    }
+#else
+    (void)dir;
+    return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
+#endif
+}
+
+JITANON_API jitanon_result jitanon_buildid_cache_add(jitanon_buildid_cache *c, const char *path,
+                                                     const uint8_t build_id[20], jitanon_error *err)
+{
+#if JITANON__BC
+    jitanon__bc_dir b;
+    char dir[4096];
+    const char *slash, *name;
+    size_t n;
+    int bad;
+    JITANON_ASSERT(c && path && build_id);
+    slash = strrchr(path, '/');
+    name = slash ? slash + 1 : path;
+    n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+    if (c->fd_ < 0) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "the build-id cache is not open");
+    if (!*name || n >= sizeof dir) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad file path %s", path);
+    memcpy(dir, slash ? path : ".", n);
+    dir[n] = 0;
+    b.base = b.ids = -1;
+    bad = jitanon__bc_prepare(&b, c->fd_, dir) != 0 || jitanon__bc_put(&b, name, NULL, 0, build_id) < 0;
+    jitanon__bc_close(&b);
+    if (bad) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot add %s to the build-id cache %s", path, c->dir);
+    return JITANON_OK;
+#else
+    return (void)c, (void)path, (void)build_id, JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "built without POSIX: no build-id cache");
+#endif
+}
+
+JITANON_API void jitanon_buildid_cache_release(jitanon_buildid_cache *c)
+{
+    if (!c) return;
+#if JITANON__BC
+    if (c->fd_ >= 0) close(c->fd_);
+#endif
+    c->fd_ = -1;
+}
+
+/* -- the platform as the core sees it (jitanon__os) -- */
+
+#if !JITANON__POSIX
+JITANON__PRIVATE jitanon_result jitanon__os_never(const char *path, const jitanon_allocator *a,
+                                                  jitanon_result (*fill)(void *ctx, jitanon_sink sink), void *ctx)
+{
+    (void)path, (void)a, (void)fill, (void)ctx;
+    return JITANON_ERR_WRITE;
+}
+
+JITANON__PRIVATE int jitanon__os_no_dir(const char *path) { return (void)path, 0; }
+JITANON__PRIVATE int jitanon__bc_none(jitanon__bc_dir *b, int root, const char *dir) { return (void)b, (void)root, (void)dir, -1; }
+JITANON__PRIVATE int jitanon__bc_none_put(const jitanon__bc_dir *b, const char *name, const void *data, size_t size,
+                                          const uint8_t *id)
+{
+    (void)b, (void)name, (void)data, (void)size, (void)id;
+    return -1;
+}
+
+JITANON__PRIVATE void jitanon__bc_none_close(jitanon__bc_dir *b) { (void)b; }
+#endif
+
+JITANON__PRIVATE const jitanon__os *jitanon__os_default(void)
+{
+#if JITANON__THREADS
+    static const jitanon_thread_pool threads = {jitanon__tp_start, jitanon__tp_run, jitanon__tp_wait, jitanon__tp_stop,
+                                                NULL};
+#define JITANON__OS_THREADS &threads
+#else
+#define JITANON__OS_THREADS NULL
+#endif
+#if JITANON__POSIX && defined(__linux__)
+#define JITANON__OS_PROC_NS jitanon__os_proc_ns
+#else
+#define JITANON__OS_PROC_NS NULL
+#endif
+#if JITANON__POSIX
+    static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_write_atomic,
+                                   jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_is_dir, jitanon__bc_prepare,
+                                   jitanon__bc_put, jitanon__bc_close, JITANON__OS_THREADS};
+#else
+    static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_never,
+                                   jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_no_dir, jitanon__bc_none,
+                                   jitanon__bc_none_put, jitanon__bc_none_close, JITANON__OS_THREADS};
+#endif
+#undef JITANON__OS_THREADS
+#undef JITANON__OS_PROC_NS
+    return &os;
+}
 
 #endif /* JITANON_IMPLEMENTATION_INCLUDED */
 #endif /* JITANON_IMPLEMENTATION */

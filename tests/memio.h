@@ -55,4 +55,68 @@ static inline int membuf_pwrite(void *user, const void *data, size_t size, uint6
     return 0;
 }
 
+/* memio_pool: jitanon_thread_pool without threads, the seam's in-memory implementation.
+   Tasks run on the calling thread when it waits for them: in queue order, or (reverse)
+   the newest first, so a test sees that the library collects outcomes in order whatever
+   order its tasks ran in.  refuse: start_fn fails (no worker could start). */
+typedef struct memio_pool {
+    void (*task)(void *ctx, size_t index);
+    void *ctx;
+    size_t queued, done;
+    int reverse, refuse, started, stopped;
+} memio_pool;
+
+static inline int memio_pool_start(void *user, unsigned workers, void (*task)(void *ctx, size_t index), void *ctx,
+                                   const jitanon_allocator *allocator, void **pool)
+{
+    memio_pool *m = (memio_pool *)user;
+    (void)workers, (void)allocator;
+    if (m->refuse) return 0;
+    m->task = task;
+    m->ctx = ctx;
+    m->queued = m->done = 0;
+    m->started++;
+    *pool = m;
+    return 1;
+}
+
+static inline void memio_pool_run(void *user, void *pool, size_t first, size_t count)
+{
+    memio_pool *m = (memio_pool *)pool;
+    (void)user;
+    if (first + count > m->queued) m->queued = first + count;
+}
+
+static inline void memio_pool_wait(void *user, void *pool, size_t end)
+{
+    memio_pool *m = (memio_pool *)pool;
+    size_t i;
+    (void)user;
+    if (end <= m->done) return;
+    for (i = 0; i < end - m->done; i++) m->task(m->ctx, m->reverse ? end - 1 - i : m->done + i);
+    m->done = end;
+}
+
+static inline void memio_pool_stop(void *user, void *pool)
+{
+    (void)user;
+    ((memio_pool *)pool)->stopped++;
+}
+
+static inline jitanon_thread_pool memio_pool_make(memio_pool *m)
+{
+    jitanon_thread_pool tp = {memio_pool_start, memio_pool_run, memio_pool_wait, memio_pool_stop, NULL};
+    tp.user = m;
+    return tp;
+}
+
+/* A jitanon_stream reading a memin. */
+static inline jitanon_stream memin_stream(memin *m)
+{
+    jitanon_stream s = {memin_read, NULL, NULL, NULL, 0};
+    s.user = m;
+    s.size = m->size;
+    return s;
+}
+
 #endif

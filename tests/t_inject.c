@@ -1100,6 +1100,7 @@ typedef struct tt_io {
     uint64_t hit[1024]; /* code addresses samples resolved to (on_sample) */
     size_t nhit;
     jitanon_membuf log;
+    const jitanon_thread_pool *pool; /* io.thread_pool (tests/t_seam.c) */
 } tt_io;
 
 static uint64_t tt_hash(const void *data, size_t size)
@@ -1161,6 +1162,7 @@ static void tt_run_mode(const jitanon_membuf *perf, uint32_t threads, jitanon_el
     o.io.write_elf = tt_write_elf;
     o.io.log = tt_log;
     o.io.user = io;
+    o.io.thread_pool = io->pool;
     io->caller = pthread_self();
     JT_CHECK(ti_run(perf, &o, mode, out, st, &err) == JITANON_OK);
     qsort(io->files, io->nfiles, sizeof io->files[0], tt_file_cmp);

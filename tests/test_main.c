@@ -51,6 +51,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_surface.c"
 #include "t_api.c"
 #include "t_scan.c"
+#include "t_seam.c"
 
 int main(int argc, char **argv)
 {
@@ -74,6 +75,7 @@ int main(int argc, char **argv)
     suite_surface();
     suite_api();
     suite_scan();
+    suite_seam();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }
