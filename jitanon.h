@@ -8199,18 +8199,20 @@ JITANON__PRIVATE uint32_t jitanon__rm_find(const jitanon_rangemap *m, uint64_t a
 JITANON__PRIVATE void jitanon__rm_changed(jitanon_rangemap *m) { m->gen_++; }
 
 /* The sorted array's parts, in one allocation of flat_cap_ * JITANON__RM_FLAT_BYTES: the
-   starts; each piece's last and node index side by side (one cache line to check and
-   verify); every 16th start, so the search's first steps stay in a few cache lines. */
-#define JITANON__RM_FLAT_BYTES 26 /* 3 words a piece + a word every 16 (capacity >= 8) */
+   starts; a word a piece with its length - 1 (all ones: longer, or unknown) << 32 | its
+   node index, so checking the piece and finding its node is one read; every 16th start,
+   so the search's first steps stay in a few cache lines. */
+#define JITANON__RM_FLAT_BYTES 18 /* 2 words a piece + a word every 16 (capacity >= 8) */
+#define JITANON__RM_LONG 0xFFFFFFFFu
 #define JITANON__RM_FLAT_STEP 16
 JITANON__PRIVATE uint64_t *jitanon__rm_flat_ln(const jitanon_rangemap *m) { return m->flat_ + m->flat_cap_; }
-JITANON__PRIVATE uint64_t *jitanon__rm_flat_top(const jitanon_rangemap *m) { return m->flat_ + 3 * m->flat_cap_; }
+JITANON__PRIVATE uint64_t *jitanon__rm_flat_top(const jitanon_rangemap *m) { return m->flat_ + 2 * m->flat_cap_; }
 
 /* Builds the sorted array; 0 when it cannot be allocated (lookups then use the tree). */
 JITANON__PRIVATE int jitanon__rm_flatten(jitanon_rangemap *m)
 {
     void *p = m->flat_;
-    uint64_t *st, *ln, *top;
+    uint64_t *st, *ln, *top, len;
     uint32_t i, k = 0;
     m->flat_wait_ = 0;
     if (!jitanon__grow(&m->allocator, &p, &m->flat_cap_, (size_t)m->count_ + 1, JITANON__RM_FLAT_BYTES)) return 0;
@@ -8219,10 +8221,9 @@ JITANON__PRIVATE int jitanon__rm_flatten(jitanon_rangemap *m)
     top = jitanon__rm_flat_top(m);
     for (i = jitanon__rm_leftmost(m->nodes_, m->root_); i; i = m->nodes_[i].next) {
         if (k % JITANON__RM_FLAT_STEP == 0) top[k / JITANON__RM_FLAT_STEP] = m->nodes_[i].start;
+        len = m->nodes_[i].last - m->nodes_[i].start;
         st[k] = m->nodes_[i].start;
-        ln[2 * k] = m->nodes_[i].last;
-        ln[2 * k + 1] = i;
-        k++;
+        ln[k++] = (len < JITANON__RM_LONG ? len : JITANON__RM_LONG) << 32 | i;
     }
     m->flat_n_ = k;
     return 1;
@@ -8259,9 +8260,9 @@ JITANON__PRIVATE uint32_t jitanon__rm_find_flat(const jitanon_rangemap *m, uint6
     nb = (n + JITANON__RM_FLAT_STEP - 1) / JITANON__RM_FLAT_STEP;
     b = jitanon__rm_floor_in(jitanon__rm_flat_top(m), nb, addr) * JITANON__RM_FLAT_STEP;
     k = b + jitanon__rm_floor_in(st + b, n - b < JITANON__RM_FLAT_STEP ? n - b : JITANON__RM_FLAT_STEP, addr);
-    ln = jitanon__rm_flat_ln(m) + 2 * (size_t)k;
-    if (ln[0] < addr) return 0;
-    return jitanon__rm_holds(m, (uint32_t)ln[1], addr) ? (uint32_t)ln[1] : 0;
+    ln = jitanon__rm_flat_ln(m) + k;
+    if (*ln >> 32 != JITANON__RM_LONG && addr - st[k] > *ln >> 32) return 0;
+    return jitanon__rm_holds(m, (uint32_t)*ln, addr) ? (uint32_t)*ln : 0;
 }
 
 /* The page table's slot for addr (Fibonacci hashing of the page number): two words, the
