@@ -1208,12 +1208,14 @@ typedef struct jitanon_rangemap {
     uint32_t seed_;                  /* deterministic priority generator */
     jitanon_allocator allocator;
     /* The lookup cache (jitanon__rm_find_fast): node indices, each checked before use. */
-    uint64_t *flat_;                 /* flat_cap_ starts, then flat_cap_ uint32 node indices */
+    uint64_t *flat_;                 /* sorted pieces (see jitanon__rm_flatten) */
     size_t flat_cap_;                /* in pieces */
     uint64_t gen_;                   /* changes so far (never reset: caches compare it) */
     uint32_t flat_n_, flat_wait_;    /* pieces in flat_; lookups it could not answer */
-    uint32_t *hits_, nhits_;         /* recent hits by 4 KiB page (node indices; 0 = none) */
+    uint64_t *hits_;                 /* recent hits by 4 KiB page (start, length and node) */
+    uint32_t nhits_;                 /* slots in hits_ */
     uint32_t big_[4], big_next_;     /* recent hits in pieces of 64 KiB or more */
+    uint64_t big_start_[4], big_len_[4]; /* their starts and lengths - 1 */
 } jitanon_rangemap;
 
 /* Iterator over the pieces overlapping a range, in address order.  Invalidated by any
@@ -7512,35 +7514,50 @@ JITANON__PRIVATE uint32_t jitanon__rm_find(const jitanon_rangemap *m, uint64_t a
 }
 
 /* -- the lookup cache.  Samples far outnumber changes in a long recording, and a treap
-   descent is a chain of cache misses.  The cache keeps node indices only, each checked
-   before use: a live node (kind != 0; a freed node gets kind 0) that contains the address
-   is the answer, because pieces never overlap.  So a change never has to touch the cache,
-   and a stale entry costs a fall-back, never a wrong answer.  Three layers, tried in turn:
+   descent is a chain of cache misses.  The cache keeps node indices, each checked before
+   use: a live node (kind != 0; a freed node gets kind 0) that contains the address is
+   the answer, because pieces never overlap.  So a change never has to touch the cache,
+   and a stale entry costs a fall-back, never a wrong answer.  Beside each index the cache
+   keeps a copy of its piece's bounds: an entry whose copy does not hold the address is
+   passed over without reading its node (random samples miss the first layers mostly, and
+   each node read is a cache miss).  Three layers, tried in turn:
    - recent hits in a direct-mapped table by 4 KiB page, and in a few large pieces (a
      binary's text, which random addresses would spread over too many pages);
-   - a sorted array of the pieces (starts, then node indices) that a branch-free binary
-     search reads: rebuilt from the list once lookups that it could not answer (pieces
-     added since) have paid for the walk over every piece;
+   - a sorted array of the pieces that a branch-free two-level binary search reads: rebuilt
+     from the list once lookups that it could not answer (pieces added since) have paid for
+     the walk over every piece;
    - the tree.
    Lookups through the cache mutate the map, so they are internal (the injector's
    per-sample path); the public jitanon_rangemap_lookup stays a plain read. -- */
 
 JITANON__PRIVATE void jitanon__rm_changed(jitanon_rangemap *m) { m->gen_++; }
 
+/* The sorted array's parts, in one allocation of flat_cap_ * JITANON__RM_FLAT_BYTES: the
+   starts; a word a piece with its length - 1 (all ones: longer, or unknown) << 32 | its
+   node index, so checking the piece and finding its node is one read; every 16th start,
+   so the search's first steps stay in a few cache lines. */
+#define JITANON__RM_FLAT_BYTES 18 /* 2 words a piece + a word every 16 (capacity >= 8) */
+#define JITANON__RM_LONG 0xFFFFFFFFu
+#define JITANON__RM_FLAT_STEP 16
+JITANON__PRIVATE uint64_t *jitanon__rm_flat_ln(const jitanon_rangemap *m) { return m->flat_ + m->flat_cap_; }
+JITANON__PRIVATE uint64_t *jitanon__rm_flat_top(const jitanon_rangemap *m) { return m->flat_ + 2 * m->flat_cap_; }
+
 /* Builds the sorted array; 0 when it cannot be allocated (lookups then use the tree). */
 JITANON__PRIVATE int jitanon__rm_flatten(jitanon_rangemap *m)
 {
     void *p = m->flat_;
-    uint64_t *st;
-    uint32_t *nd, i, k = 0;
+    uint64_t *st, *ln, *top, len;
+    uint32_t i, k = 0;
     m->flat_wait_ = 0;
-    if (!jitanon__grow(&m->allocator, &p, &m->flat_cap_, (size_t)m->count_ + 1, sizeof(uint64_t) + sizeof(uint32_t)))
-        return 0;
+    if (!jitanon__grow(&m->allocator, &p, &m->flat_cap_, (size_t)m->count_ + 1, JITANON__RM_FLAT_BYTES)) return 0;
     m->flat_ = st = (uint64_t *)p;
-    nd = (uint32_t *)(void *)(st + m->flat_cap_);
+    ln = jitanon__rm_flat_ln(m);
+    top = jitanon__rm_flat_top(m);
     for (i = jitanon__rm_leftmost(m->nodes_, m->root_); i; i = m->nodes_[i].next) {
+        if (k % JITANON__RM_FLAT_STEP == 0) top[k / JITANON__RM_FLAT_STEP] = m->nodes_[i].start;
+        len = m->nodes_[i].last - m->nodes_[i].start;
         st[k] = m->nodes_[i].start;
-        nd[k++] = i;
+        ln[k++] = (len < JITANON__RM_LONG ? len : JITANON__RM_LONG) << 32 | i;
     }
     m->flat_n_ = k;
     return 1;
@@ -7554,24 +7571,39 @@ JITANON__PRIVATE int jitanon__rm_holds(const jitanon_rangemap *m, uint32_t i, ui
     return n->kind && n->start <= addr && n->last >= addr;
 }
 
-/* The node of the greatest start <= addr in the sorted array, or 0. */
-JITANON__PRIVATE uint32_t jitanon__rm_find_flat(const jitanon_rangemap *m, uint64_t addr)
+/* The index of the greatest start <= addr among st[0..n) (st[0] <= addr, n >= 1), without
+   a branch to mispredict. */
+JITANON__PRIVATE uint32_t jitanon__rm_floor_in(const uint64_t *st, uint32_t n, uint64_t addr)
 {
-    const uint64_t *st = m->flat_;
-    uint32_t lo = 0, n = m->flat_n_, half;
-    if (!n || st[0] > addr) return 0;
-    while (n > 1) { /* without a branch to mispredict */
+    uint32_t lo = 0, half;
+    while (n > 1) {
         half = n / 2;
         lo = st[lo + half] <= addr ? lo + half : lo;
         n -= half;
     }
-    return ((const uint32_t *)(const void *)(st + m->flat_cap_))[lo];
+    return lo;
 }
 
-/* The page table's slot for addr (Fibonacci hashing of the page number). */
-JITANON__PRIVATE uint32_t *jitanon__rm_slot(jitanon_rangemap *m, uint64_t addr)
+/* The node the sorted array says holds addr, or 0: its copy of the piece must hold addr
+   and the node must still (jitanon__rm_holds) - a piece changed since stays a miss. */
+JITANON__PRIVATE uint32_t jitanon__rm_find_flat(const jitanon_rangemap *m, uint64_t addr)
 {
-    return &m->hits_[(uint32_t)(((addr >> 12) * 0x9E3779B97F4A7C15ull) >> 40) & (m->nhits_ - 1)];
+    const uint64_t *st = m->flat_, *ln;
+    uint32_t n = m->flat_n_, b, k, nb;
+    if (!n || st[0] > addr) return 0;
+    nb = (n + JITANON__RM_FLAT_STEP - 1) / JITANON__RM_FLAT_STEP;
+    b = jitanon__rm_floor_in(jitanon__rm_flat_top(m), nb, addr) * JITANON__RM_FLAT_STEP;
+    k = b + jitanon__rm_floor_in(st + b, n - b < JITANON__RM_FLAT_STEP ? n - b : JITANON__RM_FLAT_STEP, addr);
+    ln = jitanon__rm_flat_ln(m) + k;
+    if (*ln >> 32 != JITANON__RM_LONG && addr - st[k] > *ln >> 32) return 0;
+    return jitanon__rm_holds(m, (uint32_t)*ln, addr) ? (uint32_t)*ln : 0;
+}
+
+/* The page table's slot for addr (Fibonacci hashing of the page number): two words, the
+   piece's start and (its length - 1) << 32 | its node, so a miss reads no node. */
+JITANON__PRIVATE uint64_t *jitanon__rm_slot(jitanon_rangemap *m, uint64_t addr)
+{
+    return &m->hits_[2 * ((uint32_t)(((addr >> 12) * 0x9E3779B97F4A7C15ull) >> 40) & (m->nhits_ - 1))];
 }
 
 /* Sizes the page table to the map (64 to 4096 slots); 0 when there is none. */
@@ -7581,36 +7613,44 @@ JITANON__PRIVATE int jitanon__rm_hits_fit(jitanon_rangemap *m)
     void *p;
     while (want < 4096 && want < m->count_ * 2) want *= 2;
     if (m->nhits_ >= want) return 1;
-    p = jitanon__malloc(&m->allocator, want * sizeof *m->hits_);
+    p = jitanon__malloc(&m->allocator, want * 2 * sizeof *m->hits_);
     if (!p) return m->nhits_ != 0;
-    jitanon__free(&m->allocator, m->hits_, m->nhits_ * sizeof *m->hits_);
-    m->hits_ = (uint32_t *)p;
+    jitanon__free(&m->allocator, m->hits_, m->nhits_ * 2 * sizeof *m->hits_);
+    m->hits_ = (uint64_t *)p;
     m->nhits_ = want;
-    memset(m->hits_, 0, want * sizeof *m->hits_);
+    memset(m->hits_, 0, want * 2 * sizeof *m->hits_);
     return 1;
 }
 
 /* jitanon__rm_find through the cache. */
 JITANON__PRIVATE uint32_t jitanon__rm_find_fast(jitanon_rangemap *m, uint64_t addr)
 {
-    uint32_t *slot = NULL, i, k;
+    uint64_t *slot = NULL;
+    uint32_t i, k;
     const jitanon__rm_node *n;
     if (jitanon__rm_hits_fit(m)) {
         slot = jitanon__rm_slot(m, addr);
-        if (jitanon__rm_holds(m, *slot, addr)) return *slot;
+        if (addr - slot[0] <= slot[1] >> 32 && jitanon__rm_holds(m, (uint32_t)slot[1], addr)) return (uint32_t)slot[1];
     }
     for (k = 0; k < 4; k++)
-        if (jitanon__rm_holds(m, m->big_[k], addr)) return m->big_[k];
+        if (addr - m->big_start_[k] <= m->big_len_[k] && jitanon__rm_holds(m, m->big_[k], addr)) return m->big_[k];
     i = m->flat_ ? jitanon__rm_find_flat(m, addr) : 0;
-    if (!jitanon__rm_holds(m, i, addr)) {
+    if (!i) {
         /* A rebuild walks every piece: it waits for as many misses as a quarter of them,
            so changes interleaved with lookups cost little more than the tree alone. */
         if (++m->flat_wait_ >= m->count_ / 4 + 32) (void)jitanon__rm_flatten(m);
         if (!(i = jitanon__rm_find(m, addr))) return 0;
     }
     n = &m->nodes_[i];
-    if (n->last - n->start >= 0xFFFFu) m->big_[m->big_next_++ & 3] = i;
-    else if (slot) *slot = i;
+    if (n->last - n->start >= 0xFFFFu) {
+        k = m->big_next_++ & 3;
+        m->big_[k] = i;
+        m->big_start_[k] = n->start;
+        m->big_len_[k] = n->last - n->start;
+    } else if (slot) {
+        slot[0] = n->start;
+        slot[1] = (n->last - n->start) << 32 | i;
+    }
     return i;
 }
 
@@ -7715,8 +7755,8 @@ JITANON_API void jitanon_rangemap_release(jitanon_rangemap *m)
     a = m->allocator;
     gen = m->gen_ + 1;
     jitanon__free(&a, m->nodes_, m->cap_ * sizeof(jitanon__rm_node));
-    jitanon__free(&a, m->flat_, m->flat_cap_ * (sizeof(uint64_t) + sizeof(uint32_t)));
-    jitanon__free(&a, m->hits_, m->nhits_ * sizeof *m->hits_);
+    jitanon__free(&a, m->flat_, m->flat_cap_ * JITANON__RM_FLAT_BYTES);
+    jitanon__free(&a, m->hits_, m->nhits_ * 2 * sizeof *m->hits_);
     jitanon_rangemap_init(m, &a);
     m->gen_ = gen;
 }
@@ -9687,10 +9727,16 @@ typedef struct jitanon__inj_func {
     jitanon_str name;       /* a view into a loaded dump (which lives as long as the
                                injector); not kept for a streamed one */
     int failed;             /* its file could not be written (told late by writer threads) */
-    int hit;                /* JITANON_ELF_FILES_SAMPLED: a sample resolved into it */
-    uint64_t late_until;    /* late NAME: the time of its LOAD when it was mapped earlier, else 0 */
     size_t dump;            /* its dump in jitanon__inj_jit.dumps (followed dumps interleave) */
 } jitanon__inj_func;
+
+/* What a sample reads and writes of its function, apart (jitanon__inj_jit.hot, same
+   index): a sample lands in any of tens of thousands of functions, and this keeps that
+   touch to one small entry instead of a cache miss on the whole record. */
+typedef struct jitanon__inj_hot {
+    uint64_t late_until;    /* late NAME: the time of its LOAD when it was mapped earlier, else 0 */
+    int hit;                /* JITANON_ELF_FILES_SAMPLED: a sample resolved into it */
+} jitanon__inj_hot;
 
 /* A CODE_LOAD or CODE_MOVE, in perf time.  A late-NAME candidate is due at the start of
    the window it may claim (`time`) and keeps its LOAD's own time in `load_time`. */
@@ -9813,6 +9859,8 @@ typedef struct jitanon__inj_jit {
     size_t ndumps, dumps_cap;
     jitanon__inj_func *funcs;
     size_t nfuncs, funcs_cap;
+    jitanon__inj_hot *hot;     /* one a function */
+    size_t hot_cap;
     jitanon_membuf paths;      /* NUL-terminated ELF and dump paths */
     jitanon__hmap pids;        /* pid -> usable dumps of it so far */
     jitanon__hmap mntns;       /* pid -> its mount namespace's inode (NAMESPACES records) */
@@ -10556,8 +10604,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
 {
     jitanon__inj_jit *jt = &j->jit;
     jitanon__inj_func *f;
-    if (!jitanon__grow(&j->a, (void **)&jt->funcs, &jt->funcs_cap, jt->nfuncs + 1, sizeof *f))
+    if (!jitanon__grow(&j->a, (void **)&jt->funcs, &jt->funcs_cap, jt->nfuncs + 1, sizeof *f) ||
+        !jitanon__grow(&j->a, (void **)&jt->hot, &jt->hot_cap, jt->nfuncs + 1, sizeof *jt->hot))
         return jitanon__inj_nomem(j, "functions");
+    jt->hot[jt->nfuncs].late_until = 0;
+    jt->hot[jt->nfuncs].hit = 0;
     f = &jt->funcs[jt->nfuncs++];
     f->pid = jd->pid;
     f->tid = r->load.pid == jd->pid ? r->load.tid : jd->tid;
@@ -10567,8 +10618,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->name = r->load.name;
     f->code_addr = r->load.code_addr;
     f->mapped_size = p->have_unwind ? p->unwind.unwind.mapped_size : 0;
-    f->failed = f->hit = 0;
-    f->late_until = 0;
+    f->failed = 0;
     f->dump = (size_t)(jd - jt->dumps);
     j->st->trim.loads++;
     return jitanon__inj_push_event(j, jd, jitanon__inj_time(j, jd, r->timestamp), r->load.code_addr,
@@ -10930,7 +10980,7 @@ JITANON__PRIVATE int jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip
 {
     jitanon_range where;
     if (jitanon__trim_resolve_fast(j->maps.trim, pid, ip, &where) != JITANON_TRIM_JIT || where.id >= j->jit.nfuncs) return 0;
-    j->jit.funcs[where.id].hit = 1;
+    j->jit.hot[where.id].hit = 1;
     return where.start < ip;
 }
 
@@ -11039,7 +11089,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_file(jitanon__inj *j, jitano
     const char *dir = jd->dir;
     uint64_t pgoff;
     jitanon_result res;
-    if (!j->jit.funcs[f].hit) return JITANON_OK;
+    if (!j->jit.hot[f].hit) return JITANON_OK;
     if ((res = jitanon__eo_func_build(j, o, jd, r, p, &pgoff)) != JITANON_OK) return res;
     jitanon__inj_put_file(j, o->u.fn.pool, dir, &o->u.fn.elf, jitanon__inj_path(j, j->jit.funcs[f].path) + strlen(dir) + 1,
                           f); /* logged */
@@ -11055,7 +11105,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_finish(jitanon__inj *j, jita
     for (d = 0; d < j->jit.ndumps && res == JITANON_OK; d++) {
         jitanon__inj_dump *jd = &j->jit.dumps[d];
         int any = 0;
-        for (k = 0; k < jd->nfuncs; k++) any |= j->jit.funcs[jd->first_func + k].hit;
+        for (k = 0; k < jd->nfuncs; k++) any |= j->jit.hot[jd->first_func + k].hit;
         if (!any) continue;
         o->u.fn.pool = jitanon__inj_threads(j, jd->dir);
         o->u.fn.nth = 0;
@@ -11865,7 +11915,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
         if (!jitanon__grow(&j->a, (void **)&jt->early, &jt->early_cap, jt->nearly + 1, sizeof *jt->early))
             return jitanon__inj_nomem(j, "late loads");
         jt->early[jt->nearly++] = *e;
-        f->late_until = e->load_time;
+        jt->hot[e->func].late_until = e->load_time;
         if (e->load_time > j->jit.late_horizon) j->jit.late_horizon = e->load_time;
         j->st->late.loads++;
     }
@@ -11919,11 +11969,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_late_mapped(jitanon__inj *j, const 
     size_t i, keep = jt->whead;
     jitanon_result res = JITANON_OK;
     for (i = jt->whead; i < jt->nwaiting; i++) {
-        jitanon__inj_event w = jt->waiting[i];
-        if (res == JITANON_OK && jt->funcs[w.func].pid == r->pid && w.start >= r->start && w.start - r->start < r->len &&
-            w.size <= r->len - (w.start - r->start) && w.load_time > r->time)
+        const jitanon__inj_event *e = &jt->waiting[i];
+        /* the range first: it rules out nearly all, without reading the function */
+        if (res == JITANON_OK && e->start >= r->start && e->start - r->start < r->len &&
+            e->size <= r->len - (e->start - r->start) && e->load_time > r->time && jt->funcs[e->func].pid == r->pid) {
+            jitanon__inj_event w = *e;
             res = jitanon__inj_apply(j, &w, r->time);
-        else jt->waiting[keep++] = w;
+        } else if (keep++ != i) jt->waiting[keep - 1] = *e;
     }
     jt->nwaiting = keep;
     return res;
@@ -11945,7 +11997,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_late_shadowed(jitanon__inj *j, cons
         if (w.load_time <= r->time) continue;
         if (res == JITANON_OK && f->pid == r->pid &&
             (w.start >= r->start ? w.start - r->start < r->len : r->start - w.start < w.size)) {
-            f->late_until = 0;
+            jt->hot[w.func].late_until = 0;
             j->st->late.loads--;
             res = jitanon__inj_late_park(j, &w);
         } else jt->early[keep++] = w;
@@ -12388,7 +12440,7 @@ JITANON__PRIVATE void jitanon__inj_late_sample(jitanon__inj *j, const jitanon__i
 {
     jitanon_range where;
     if (jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, &where) == JITANON_TRIM_JIT &&
-        where.id < j->jit.nfuncs && j->jit.funcs[where.id].late_until > r->time)
+        where.id < j->jit.nfuncs && j->jit.hot[where.id].late_until > r->time)
         j->st->late.samples++;
 }
 
@@ -12705,6 +12757,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     }
     jitanon__free(&j->a, jt->dumps, jt->dumps_cap * sizeof *jt->dumps);
     jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
+    jitanon__free(&j->a, jt->hot, jt->hot_cap * sizeof *jt->hot);
     jitanon__hmap_free(&jt->pids, &j->a);
     jitanon__hmap_free(&jt->mntns, &j->a);
     jitanon__hmap_free(&j->pm_pids, &j->a);

@@ -37,6 +37,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_perfdata.c"
 #include "t_zstd.c"
 #include "t_trim.c"
+#include "t_deflt.c"
 #include "t_elf.c"
 #include "t_inject.c"
 #include "t_damage.c"
@@ -76,6 +77,7 @@ int main(int argc, char **argv)
     suite_api();
     suite_scan();
     suite_seam();
+    suite_deflt();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }

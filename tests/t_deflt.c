@@ -1,0 +1,34 @@
+/* The lookup cache's copies of piece bounds (issue #23): a slot, a big piece or a sorted
+   array entry whose copy no longer matches its piece must fall back, never answer. */
+
+/* Pieces shrink, grow and move under cached copies: lookups right after every change
+   (stale copies) and after a forced rebuild of the sorted array agree with the tree,
+   also for pieces longer than 4 GiB (whose length the array does not keep). */
+static void test_deflt_rm_stale_copies(void)
+{
+    uint64_t s = 0x5eed2302, base = 0x100000000000ull;
+    jitanon_rangemap m;
+    int step, k, bad = 0;
+    jitanon_rangemap_init(&m, NULL);
+    for (step = 0; step < 3000 && !bad; step++) {
+        uint64_t r = tm_rand(&s) % 16, off = (tm_rand(&s) % 65536) << 10, len, a;
+        len = r == 0 ? (uint64_t)(1 + tm_rand(&s) % 8) << 32 : r < 4 ? (1 + tm_rand(&s) % 32) << 16 : 1 + tm_rand(&s) % 8192;
+        if (jitanon_rangemap_assign(&m, base + off, len, (uint32_t)(tm_rand(&s) % 3), (uint64_t)step, NULL) != JITANON_OK)
+            bad = 1;
+        if (step % 97 == 0) (void)jitanon__rm_flatten(&m);
+        for (k = 0; k < 40 && !bad; k++) {
+            /* near the change (its edges, where copies go stale), else anywhere */
+            a = k & 1 ? base + off + len - 2 + tm_rand(&s) % 4 - (tm_rand(&s) % 2) * (len - 1)
+                      : base + (tm_rand(&s) % ((uint64_t)9 << 32));
+            if (jitanon__rm_find(&m, a) != jitanon__rm_find_fast(&m, a)) bad = 2;
+        }
+    }
+    JT_CHECK_EQ_U(bad, 0);
+    JT_CHECK(m.flat_ != NULL);
+    jitanon_rangemap_release(&m);
+}
+
+static void suite_deflt(void)
+{
+    JT_RUN(test_deflt_rm_stale_copies);
+}
