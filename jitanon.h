@@ -353,6 +353,16 @@ typedef struct jitanon_allocator {
     void *user;
 } jitanon_allocator;
 
+/* Internal, embedded in the perf.data reader and writer: the one counting allocator
+   behind every memory limit (see [alloc]). */
+typedef struct jitanon__counted {
+    jitanon_allocator base; /* does the allocating */
+    size_t limit;           /* 0 = none */
+    size_t held, peak;
+    int hit;                /* the limit refused a request (reported as JITANON_ERR_LIMIT) */
+    const char *name;       /* the option that set the limit, for the message */
+} jitanon__counted;
+
 /* A string view into the input: not NUL-terminated. */
 typedef struct jitanon_str {
     const char *data;
@@ -834,6 +844,8 @@ typedef struct jitanon_perf_opts {
     jitanon_allocator allocator;
     uint64_t max_payload;      /* AUXTRACE / HEADER_TRACING_DATA payload cap; 0 = 64 MiB */
     uint64_t max_header_bytes; /* attrs + ids + feature sections kept; 0 = 64 MiB */
+    size_t memory_limit;       /* reader: bytes it may hold at once, all buffers counted (the
+                                  one limit every reader and the trimming engine take); 0 = none */
     jitanon_decompress_fn decompress; /* NULL: the built-in zstd decoder (JITANON_NO_ZSTD:
                                          compressed input is JITANON_ERR_COMPRESSED) */
     void *decompress_user;
@@ -971,8 +983,8 @@ typedef struct jitanon__perf_feat {
     size_t mem_off;        /* in feat_mem_, once loaded */
 } jitanon__perf_feat;
 
-/* Streaming reader.  Public fields are read-only.  It holds no pointer into itself, but
-   it owns its buffers (and the FILE of _open): use it through a pointer, never a copy. */
+/* Streaming reader.  Public fields are read-only.  It owns its buffers (and the FILE of
+   _open) and its allocator points into it: use it through a pointer, never a copy. */
 typedef struct jitanon_perf_reader {
     jitanon_perf_mode mode;
     int big_endian;                  /* the input's byte order */
@@ -992,7 +1004,8 @@ typedef struct jitanon_perf_reader {
     jitanon_seek_fn seek_fn_;
     void *file_; /* FILE * opened by jitanon_perf_reader_open */
     jitanon_allocator allocator_;
-    uint64_t max_payload_, max_header_bytes_, header_bytes_;
+    uint64_t max_payload_, max_header_bytes_;
+    jitanon__counted mem_, header_mem_; /* memory_limit (allocator_ is mem_'s hooks), max_header_bytes */
     jitanon_decompress_fn decompress_;
     void *decompress_user_;
     struct jitanon__zstd *zstd_; /* the built-in decoder, once a compressed record came */
@@ -1089,7 +1102,8 @@ typedef struct jitanon_perf_writer {
     jitanon_sink sink_;
     jitanon_pwrite_fn pwrite_fn_;
     jitanon_allocator allocator_;
-    uint64_t max_header_bytes_, header_bytes_, attrs_offset_, attr_size_;
+    uint64_t max_header_bytes_, attrs_offset_, attr_size_;
+    jitanon__counted header_mem_; /* max_header_bytes */
     int started_, finished_;
     jitanon_perf_attr *attrs_;
     size_t attr_count_, attr_cap_;
@@ -2329,6 +2343,114 @@ JITANON__PRIVATE void jitanon__free(const jitanon_allocator *a, void *ptr, size_
     if (a && a->free_fn) a->free_fn(a->user, ptr, size);
     else JITANON_FREE(ptr);
     (void)size;
+}
+
+/* The one counting allocator.  Every memory limit (opts.memory_limit of the jitdump
+   loader, the perf map and perf.data readers and the trimming engine; the perf.data
+   header cap max_header_bytes) is a jitanon__counted: the bytes held, a limit and a note
+   that the limit refused a request, so that failure is reported as JITANON_ERR_LIMIT and
+   not as out of memory.  jitanon__counted_hooks gives the allocator that allocates
+   through `base` and counts; it points at `c`, which must then stay where it is.
+   jitanon__counted_take and _give count bytes allocated elsewhere (a budget). */
+JITANON__PRIVATE void jitanon__counted_init(jitanon__counted *c, const jitanon_allocator *base, size_t limit,
+                                            const char *name)
+{
+    memset(c, 0, sizeof *c);
+    if (base) c->base = *base;
+    c->limit = limit;
+    c->name = name;
+}
+
+/* May old_size bytes held become new_size?  0 (and `hit`) when the limit says no. */
+JITANON__PRIVATE int jitanon__counted_room(jitanon__counted *c, size_t old_size, size_t new_size)
+{
+    size_t rest = c->held - (old_size < c->held ? old_size : c->held);
+    if (c->limit && (new_size > c->limit || rest > c->limit - new_size)) {
+        c->hit = 1;
+        return 0;
+    }
+    return 1;
+}
+
+JITANON__PRIVATE void jitanon__counted_note(jitanon__counted *c, size_t old_size, size_t new_size)
+{
+    c->held -= old_size < c->held ? old_size : c->held;
+    c->held += new_size;
+    if (c->held > c->peak) c->peak = c->held;
+}
+
+JITANON__PRIVATE int jitanon__counted_take(jitanon__counted *c, size_t old_size, size_t new_size)
+{
+    if (!jitanon__counted_room(c, old_size, new_size)) return 0;
+    jitanon__counted_note(c, old_size, new_size);
+    return 1;
+}
+
+JITANON__PRIVATE void jitanon__counted_give(jitanon__counted *c, size_t size) { jitanon__counted_note(c, size, 0); }
+
+/* The most bytes one block replacing `old_size` held bytes may have (SIZE_MAX: no limit). */
+JITANON__PRIVATE size_t jitanon__counted_left(const jitanon__counted *c, size_t old_size)
+{
+    size_t rest = c->held - (old_size < c->held ? old_size : c->held);
+    if (!c->limit) return SIZE_MAX;
+    return rest < c->limit ? c->limit - rest : 0;
+}
+
+JITANON__PRIVATE void *jitanon__counted_realloc_fn(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    jitanon__counted *c = (jitanon__counted *)user;
+    void *p;
+    if (!ptr) old_size = 0;
+    if (!jitanon__counted_room(c, old_size, new_size)) return NULL;
+    p = ptr ? jitanon__realloc(&c->base, ptr, old_size, new_size) : jitanon__malloc(&c->base, new_size);
+    if (p) jitanon__counted_note(c, old_size, new_size);
+    return p;
+}
+
+JITANON__PRIVATE void *jitanon__counted_alloc_fn(void *user, size_t size)
+{
+    return jitanon__counted_realloc_fn(user, NULL, 0, size);
+}
+
+JITANON__PRIVATE void jitanon__counted_free_fn(void *user, void *ptr, size_t size)
+{
+    jitanon__counted *c = (jitanon__counted *)user;
+    jitanon__free(&c->base, ptr, size);
+    jitanon__counted_give(c, size);
+}
+
+JITANON__PRIVATE jitanon_allocator jitanon__counted_hooks(jitanon__counted *c)
+{
+    jitanon_allocator a;
+    a.alloc_fn = jitanon__counted_alloc_fn;
+    a.realloc_fn = jitanon__counted_realloc_fn;
+    a.free_fn = jitanon__counted_free_fn;
+    a.user = c;
+    return a;
+}
+
+/* A failed allocation of `what`: JITANON_ERR_LIMIT naming the option when the limit
+   refused it, else JITANON_ERR_NOMEM. */
+JITANON__PRIVATE jitanon_result jitanon__counted_fail(jitanon__counted *c, jitanon_error *err, uint64_t off,
+                                                      const char *what)
+{
+    int hit = c->hit;
+    c->hit = 0;
+    if (hit)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, off, "%s of %U bytes reached (%s)", c->name, (uint64_t)c->limit,
+                             what);
+    return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "out of memory (%s)", what);
+}
+
+/* An allocation failure reported further down (JITANON_ERR_NOMEM, with that code's
+   message) becomes JITANON_ERR_LIMIT when the limit refused it. */
+JITANON__PRIVATE jitanon_result jitanon__counted_fix(jitanon__counted *c, jitanon_result r, jitanon_error *err)
+{
+    if (r == JITANON_ERR_NOMEM && c->hit)
+        r = JITANON__FAIL(err, JITANON_ERR_LIMIT, err ? err->offset : 0, "%s of %U bytes reached", c->name,
+                          (uint64_t)c->limit);
+    c->hit = 0;
+    return r;
 }
 
 /* -- [arith] Checked arithmetic ------------------------------------------------------------ */
@@ -5363,46 +5485,38 @@ JITANON_API void jitanon_jitdump_stream_release(jitanon_jitdump_stream *s)
     s->pending = 0;
 }
 
-/* Takes ownership of `data` (allocated with opts' allocator, `cap` bytes).  Errors go
-   to a local first: a truncated tail is kept in the dump even when err is NULL. */
-JITANON__PRIVATE jitanon_result jitanon__jitdump_load_owned(uint8_t *data, size_t size, size_t cap,
+/* Takes ownership of `data` (`cap` bytes, allocated through `c`: the counting allocator
+   of opts.memory_limit, which counts everything the loader holds).  Errors go to a local
+   first: a truncated tail is kept in the dump even when err is NULL. */
+JITANON__PRIVATE jitanon_result jitanon__jitdump_load_owned(uint8_t *data, size_t size, size_t cap, jitanon__counted *c,
                                                             const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
                                                             jitanon_error *err)
 {
     jitanon_error e;
-    jitanon_allocator a;
+    jitanon_allocator a = jitanon__counted_hooks(c);
     jitanon_jitdump *d;
     jitanon_jitdump_iter it;
     jitanon_jitdump_record rec;
     jitanon_result r;
     int header_ok, ours = 0;
-    memset(&a, 0, sizeof a);
-    if (opts) a = opts->allocator;
     d = (jitanon_jitdump *)jitanon__malloc(&a, sizeof *d);
     if (!d) {
         jitanon__free(&a, data, cap);
-        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot allocate the dump");
+        return jitanon__counted_fail(c, err, 0, "the dump");
     }
     memset(d, 0, sizeof *d);
-    d->allocator = a;
+    d->allocator = c->base; /* the same blocks: the counting wrapper only passes them on */
     d->data = data;
     d->size = size;
     d->alloc_size_ = cap;
     r = jitanon_jitdump_iter_begin(&it, data, size, opts, &e);
     header_ok = r == JITANON_OK;
     while (r == JITANON_OK && (r = jitanon_jitdump_iter_next(&it, &rec, &e)) == JITANON_OK) {
-        size_t bytes;
         if (opts && opts->no_records) continue;
-        if (opts && opts->memory_limit &&
-            (!jitanon__mul_size(d->record_count + 1, sizeof rec, &bytes) || bytes > opts->memory_limit - cap ||
-             cap > opts->memory_limit)) {
-            r = JITANON__FAIL(&e, JITANON_ERR_LIMIT, rec.offset, "memory_limit reached after %U records",
-                              (uint64_t)d->record_count);
-            ours = 1;
-            break;
-        }
         if (!jitanon__grow(&a, (void **)&d->records, &d->records_cap_, d->record_count + 1, sizeof rec)) {
-            r = JITANON__FAIL(&e, JITANON_ERR_NOMEM, rec.offset, "cannot grow the record table");
+            char what[64];
+            jitanon__fmt(what, sizeof what, "the record table, after %U records", (uint64_t)d->record_count);
+            r = jitanon__counted_fail(c, &e, rec.offset, what);
             ours = 1;
             break;
         }
@@ -5454,42 +5568,57 @@ JITANON_API jitanon_result jitanon_jitdump_load_memory(const void *data, size_t 
                                                        jitanon_jitdump **out, jitanon_error *err)
 {
     uint8_t *copy;
-    const jitanon_allocator *a = opts ? &opts->allocator : NULL;
+    jitanon__counted c;
+    jitanon_allocator a;
     jitanon_result r = jitanon__jitdump_load_begin(opts, out, err);
     if (r != JITANON_OK) return r;
     if (!data && size) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "NULL data");
-    if (opts && opts->memory_limit && size > opts->memory_limit)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "dump of %U bytes exceeds memory_limit", (uint64_t)size);
-    copy = (uint8_t *)jitanon__malloc(a, size);
-    if (!copy) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy %U bytes", (uint64_t)size);
+    jitanon__counted_init(&c, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, "memory_limit");
+    a = jitanon__counted_hooks(&c);
+    copy = (uint8_t *)jitanon__malloc(&a, size);
+    if (!copy) {
+        char what[64];
+        jitanon__fmt(what, sizeof what, "a copy of the dump's %U bytes", (uint64_t)size);
+        return jitanon__counted_fail(&c, err, 0, what);
+    }
     if (size) memcpy(copy, data, size);
-    return jitanon__jitdump_load_owned(copy, size, size ? size : 1, opts, out, err);
+    return jitanon__jitdump_load_owned(copy, size, size ? size : 1, &c, opts, out, err);
 }
 
 #ifndef JITANON_NO_STDIO
-/* Reads a whole stream (a file, a FIFO or stdin) into memory. */
-JITANON__PRIVATE jitanon_result jitanon__slurp(jitanon_read_fn read_fn, void *user, const jitanon_allocator *a,
-                                               size_t limit, uint8_t **out, size_t *size, size_t *cap,
-                                               jitanon_error *err)
+/* Reads a whole stream (a file, a FIFO or stdin) into memory allocated through `c`,
+   whose limit the buffer never passes: at the limit one more byte is asked for, and the
+   stream fits only when there is none. */
+JITANON__PRIVATE jitanon_result jitanon__slurp(jitanon_read_fn read_fn, void *user, jitanon__counted *c,
+                                               uint8_t **out, size_t *size, size_t *cap, jitanon_error *err)
 {
+    jitanon_allocator a = jitanon__counted_hooks(c);
     uint8_t *buf = NULL;
-    size_t len = 0, bcap = 0;
+    size_t len = 0, bcap = 0, got = 0;
     for (;;) {
-        size_t got;
-        if (len == bcap && !jitanon__grow(a, (void **)&buf, &bcap, len + 65536, 1)) {
-            jitanon__free(a, buf, bcap);
-            return JITANON__FAIL(err, JITANON_ERR_NOMEM, len, "cannot buffer the file");
+        if (len == bcap) {
+            size_t ncap = !bcap ? 65536 : bcap > SIZE_MAX / 2 ? SIZE_MAX : 2 * bcap, room = jitanon__counted_left(c, bcap);
+            uint8_t probe, *n;
+            if (ncap > room) ncap = room;
+            if (ncap <= len && (got = read_fn(user, &probe, 1)) != SIZE_MAX) {
+                if (got == 0) break;
+                c->hit = 1;
+            }
+            n = ncap > len ? (uint8_t *)jitanon__realloc(&a, buf, bcap, ncap) : NULL;
+            if (!n) {
+                jitanon__free(&a, buf, bcap);
+                if (ncap <= len && got == SIZE_MAX) return JITANON__FAIL(err, JITANON_ERR_IO, len, "read error");
+                return jitanon__counted_fail(c, err, len, "reading the file");
+            }
+            buf = n;
+            bcap = ncap;
         }
         got = read_fn(user, buf + len, bcap - len);
         if (got == SIZE_MAX) {
-            jitanon__free(a, buf, bcap);
+            jitanon__free(&a, buf, bcap);
             return JITANON__FAIL(err, JITANON_ERR_IO, len, "read error");
         }
         len += got;
-        if (limit && len > limit) {
-            jitanon__free(a, buf, bcap);
-            return JITANON__FAIL(err, JITANON_ERR_LIMIT, limit, "file exceeds memory_limit");
-        }
         if (got == 0) break;
     }
     *out = buf;
@@ -5505,12 +5634,13 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_load_read(jitanon_read_fn read_
 {
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;
+    jitanon__counted c;
     jitanon_result r = jitanon__jitdump_load_begin(opts, out, err);
     if (r != JITANON_OK) return r;
-    r = jitanon__slurp(read_fn, user, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, &buf, &len, &cap,
-                       err);
+    jitanon__counted_init(&c, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, "memory_limit");
+    r = jitanon__slurp(read_fn, user, &c, &buf, &len, &cap, err);
     if (r != JITANON_OK) return r;
-    return jitanon__jitdump_load_owned(buf, len, cap, opts, out, err);
+    return jitanon__jitdump_load_owned(buf, len, cap, &c, opts, out, err);
 }
 
 JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
@@ -5763,37 +5893,7 @@ JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writ
 /* -- [perfmap] perf map reader ------------------------------------------------------------
    Lines are cut with the cursor; entries are resolved through a rangemap in file order
    (later lines win), then copied out in address order.  Everything goes through a
-   counting allocator so memory_limit bounds what a hostile map can make us hold. */
-
-typedef struct jitanon__pm_load {
-    const jitanon_allocator *user; /* the caller's */
-    size_t limit, held, peak;
-    int limit_hit;
-} jitanon__pm_load;
-
-/* One allocator hook for all three operations: refuses what would pass the limit. */
-JITANON__PRIVATE void *jitanon__pm_account(jitanon__pm_load *l, void *ptr, size_t old_size, size_t new_size)
-{
-    size_t rest = l->held - (old_size < l->held ? old_size : l->held);
-    void *p = NULL;
-    if (new_size && l->limit && (new_size > l->limit || rest > l->limit - new_size)) {
-        l->limit_hit = 1;
-        return NULL;
-    }
-    if (!new_size) jitanon__free(l->user, ptr, old_size);
-    else if (!(p = ptr ? jitanon__realloc(l->user, ptr, old_size, new_size) : jitanon__malloc(l->user, new_size)))
-        return NULL;
-    l->held = rest + new_size;
-    if (l->held > l->peak) l->peak = l->held;
-    return p;
-}
-
-JITANON__PRIVATE void *jitanon__pm_alloc_fn(void *u, size_t n) { return jitanon__pm_account((jitanon__pm_load *)u, NULL, 0, n); }
-JITANON__PRIVATE void *jitanon__pm_realloc_fn(void *u, void *p, size_t o, size_t n)
-{
-    return jitanon__pm_account((jitanon__pm_load *)u, p, p ? o : 0, n);
-}
-JITANON__PRIVATE void jitanon__pm_free_fn(void *u, void *p, size_t o) { (void)jitanon__pm_account((jitanon__pm_load *)u, p, o, 0); }
+   counting allocator ([alloc]) so memory_limit bounds what a hostile map can make us hold. */
 
 /* A hex number of 1..16 digits after an optional 0x; 0 when there is none (or it is
    longer: a value past 2^64). */
@@ -5841,17 +5941,9 @@ typedef struct jitanon__pm_line_ref {
     size_t copied;             /* offset in the names copy + 1; 0 = not copied yet */
 } jitanon__pm_line_ref;
 
-JITANON__PRIVATE jitanon_result jitanon__pm_fail(jitanon__pm_load *l, jitanon_error *err, uint64_t off, const char *what)
-{
-    if (l->limit_hit)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, off, "perf map: memory_limit of %U bytes reached (%s)",
-                             (uint64_t)l->limit, what);
-    return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "perf map: out of memory (%s)", what);
-}
-
 /* Copies the resolved pieces out of `rm`, each line's name once: one pass counts, then
    one block holds the entries and, after them, the names. */
-JITANON__PRIVATE jitanon_result jitanon__pm_collect(jitanon_perfmap *m, jitanon__pm_load *l, const jitanon_allocator *ca,
+JITANON__PRIVATE jitanon_result jitanon__pm_collect(jitanon_perfmap *m, jitanon__counted *l, const jitanon_allocator *ca,
                                                     const jitanon_rangemap *rm, jitanon__pm_line_ref *refs, size_t nrefs,
                                                     const uint8_t *data, jitanon_error *err)
 {
@@ -5871,7 +5963,7 @@ JITANON__PRIVATE jitanon_result jitanon__pm_collect(jitanon_perfmap *m, jitanon_
     if (!n) return JITANON_OK;
     if (!jitanon__mul_size(n, sizeof *m->entries, &i) || i > SIZE_MAX - total ||
         !(m->entries = (jitanon_perfmap_entry *)jitanon__malloc(ca, i + total)))
-        return jitanon__pm_fail(l, err, 0, "entries");
+        return jitanon__counted_fail(l, err, 0, "entries");
     m->block_size_ = i + total;
     names = (char *)m->entries + i;
     for (i = 0; i < nrefs; i++)
@@ -5899,7 +5991,7 @@ JITANON_API void jitanon_perfmap_destroy(jitanon_perfmap *m)
 JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t size, const jitanon_perfmap_opts *opts,
                                                        jitanon_perfmap **out, jitanon_error *err)
 {
-    jitanon__pm_load l;
+    jitanon__counted l;
     jitanon_allocator ca;
     jitanon_perfmap *m;
     jitanon_rangemap rm;
@@ -5912,14 +6004,9 @@ JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t 
     jitanon__clear_error(err);
     if (JITANON__OPTS_BAD(opts)) return jitanon__opts_fail(err, "jitanon_perfmap_opts");
     if (!data && size) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "NULL data");
-    memset(&l, 0, sizeof l);
-    l.user = opts ? &opts->allocator : NULL;
-    l.limit = opts ? opts->memory_limit : 0;
-    ca.alloc_fn = jitanon__pm_alloc_fn;
-    ca.realloc_fn = jitanon__pm_realloc_fn;
-    ca.free_fn = jitanon__pm_free_fn;
-    ca.user = &l;
-    if (!(m = (jitanon_perfmap *)jitanon__malloc(&ca, sizeof *m))) return jitanon__pm_fail(&l, err, 0, "the map");
+    jitanon__counted_init(&l, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, "memory_limit");
+    ca = jitanon__counted_hooks(&l);
+    if (!(m = (jitanon_perfmap *)jitanon__malloc(&ca, sizeof *m))) return jitanon__counted_fail(&l, err, 0, "the map");
     memset(m, 0, sizeof *m);
     m->allocator_ = opts ? opts->allocator : m->allocator_;
     m->stats.first_bad = UINT64_MAX;
@@ -5943,7 +6030,7 @@ JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t 
             continue;
         }
         if (!jitanon__grow(&ca, (void **)&refs, &refs_cap, nrefs + 1, sizeof *refs)) {
-            res = jitanon__pm_fail(&l, err, at, "lines");
+            res = jitanon__counted_fail(&l, err, at, "lines");
             break;
         }
         refs[nrefs].name_off = (size_t)((const uint8_t *)name.data - (const uint8_t *)data);
@@ -5952,7 +6039,7 @@ JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t 
         jitanon_rangemap_iter_begin(&it, &rm, start, len);
         if (jitanon_rangemap_iter_next(&it, &any)) m->stats.overlapping++;
         if (jitanon_rangemap_assign(&rm, start, len, 1, nrefs, err) != JITANON_OK)
-            res = jitanon__pm_fail(&l, err, at, "the overlap map");
+            res = jitanon__counted_fail(&l, err, at, "the overlap map");
         nrefs++;
     }
     if (res == JITANON_OK) res = jitanon__pm_collect(m, &l, &ca, &rm, refs, nrefs, (const uint8_t *)data, err);
@@ -6150,20 +6237,27 @@ JITANON__PRIVATE jitanon_result jitanon__pd_read_at(jitanon_perf_reader *r, uint
     return res;
 }
 
-/* Everything kept besides the record buffer (attrs, ids, features) is charged here. */
-JITANON__PRIVATE jitanon_result jitanon__pd_charge(uint64_t *used, uint64_t limit, uint64_t n, uint64_t off,
-                                                  jitanon_error *err)
+/* Everything kept besides the record buffer (attrs, ids, features) is charged to the
+   budget of max_header_bytes (a jitanon__counted of its own). */
+JITANON__PRIVATE jitanon_result jitanon__pd_charge(jitanon__counted *c, uint64_t n, uint64_t off, jitanon_error *err)
 {
-    if (n > limit || *used > limit - n)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, off, "header data exceeds max_header_bytes (%U)", limit);
-    *used += n;
+    if (n > SIZE_MAX || !jitanon__counted_take(c, 0, (size_t)n)) {
+        c->hit = 1;
+        return jitanon__counted_fail(c, err, off, "header data");
+    }
     return JITANON_OK;
+}
+
+/* The budget of max_header_bytes (size_t: on a 32-bit host no more can be held anyway). */
+JITANON__PRIVATE void jitanon__pd_header_budget(jitanon__counted *c, uint64_t limit)
+{
+    jitanon__counted_init(c, NULL, limit < SIZE_MAX ? (size_t)limit : SIZE_MAX, "max_header_bytes");
 }
 
 JITANON__PRIVATE jitanon_result jitanon__pd_alloc(jitanon_perf_reader *r, uint64_t n, uint64_t off, void **out,
                                                  jitanon_error *err)
 {
-    jitanon_result res = jitanon__pd_charge(&r->header_bytes_, r->max_header_bytes_, n, off, err);
+    jitanon_result res = jitanon__pd_charge(&r->header_mem_, n, off, err);
     *out = NULL;
     if (res != JITANON_OK) return res;
     *out = jitanon__malloc(&r->allocator_, (size_t)n);
@@ -6540,9 +6634,11 @@ JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jita
     jitanon__in_init(&r->in_, read_fn, user);
     r->max_payload_ = opts && opts->max_payload ? opts->max_payload : JITANON__PERF_DEFAULT_CAP;
     r->max_header_bytes_ = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
+    jitanon__pd_header_budget(&r->header_mem_, r->max_header_bytes_);
+    jitanon__counted_init(&r->mem_, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, "memory_limit");
+    r->allocator_ = jitanon__counted_hooks(&r->mem_);
     r->strict_ = opts && opts->strict;
     if (opts) {
-        r->allocator_ = opts->allocator;
         r->decompress_ = opts->decompress;
         r->decompress_user_ = opts->decompress_user;
         r->max_zstd_window_ = opts->max_zstd_window;
@@ -7171,7 +7267,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_drop(jitanon_perf_reader *r, ji
     jitanon_format_error(what, sizeof what, err);
     res = jitanon__pd_recover(r, JITANON_PERF_WARN_FEATURES, err->type, err->offset, what, err);
     if (res != JITANON_OK) return res;
-    r->header_bytes_ -= r->feat_count_ * sizeof *r->feats_ + r->feat_mem_size_;
+    jitanon__counted_give(&r->header_mem_, r->feat_count_ * sizeof *r->feats_ + r->feat_mem_size_);
     jitanon__free(&r->allocator_, r->feats_, r->feat_count_ * sizeof *r->feats_);
     jitanon__free(&r->allocator_, r->feat_mem_, r->feat_mem_size_);
     r->feats_ = NULL;
@@ -7339,6 +7435,7 @@ JITANON_API jitanon_result jitanon_perf_writer_init(jitanon_perf_writer *w, jita
     w->pwrite_fn_ = pwrite_fn;
     if (opts) w->allocator_ = opts->allocator;
     w->max_header_bytes_ = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
+    jitanon__pd_header_budget(&w->header_mem_, w->max_header_bytes_);
     if (mode == JITANON_PERF_FILE) return JITANON_OK;
     jitanon__wr64(h, JITANON__PERF_MAGIC, w->big_endian);
     jitanon__wr64(h + 8, JITANON__PERF_PIPE_HEADER, w->big_endian);
@@ -7374,7 +7471,7 @@ JITANON__PRIVATE jitanon_result jitanon__pw_header_attr(jitanon_perf_writer *w, 
 JITANON__PRIVATE jitanon_result jitanon__pw_dup(jitanon_perf_writer *w, const void *src, size_t n, void **out,
                                                jitanon_error *err)
 {
-    jitanon_result res = jitanon__pd_charge(&w->header_bytes_, w->max_header_bytes_, n, w->bytes_written, err);
+    jitanon_result res = jitanon__pd_charge(&w->header_mem_, n, w->bytes_written, err);
     *out = NULL;
     if (res != JITANON_OK) return res;
     *out = jitanon__malloc(&w->allocator_, n);
@@ -7442,7 +7539,7 @@ JITANON__PRIVATE jitanon_result jitanon__pw_append_feature(jitanon_perf_writer *
                                                           const void *data, size_t size, jitanon_error *err)
 {
     void *grown;
-    jitanon_result res = jitanon__pd_charge(&w->header_bytes_, w->max_header_bytes_, size, w->bytes_written, err);
+    jitanon_result res = jitanon__pd_charge(&w->header_mem_, size, w->bytes_written, err);
     if (res != JITANON_OK) return res;
     if (f->data.size + size < size)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "feature %u too large", (unsigned)f->bit);
@@ -8501,9 +8598,9 @@ typedef struct jitanon__trim_proc {
 
 struct jitanon_trim {
     jitanon_allocator user_alloc; /* the caller's; backs everything */
-    jitanon_allocator alloc;      /* counting wrapper given to every table (memory_limit) */
-    size_t memory_limit;
-    int limit_hit, reject_out_of_order;
+    jitanon__counted mem;         /* [alloc]: memory_limit over the tables */
+    jitanon_allocator alloc;      /* mem's hooks, given to every table */
+    int reject_out_of_order;
     jitanon_rangemap pids; /* [pid, pid] -> index into procs */
     jitanon__trim_proc *procs;
     size_t nprocs, procs_cap;
@@ -8516,59 +8613,10 @@ struct jitanon_trim {
     size_t last_proc; /* index into procs, + 1; 0 = none */
 };
 
-/* The counting allocator: refuses what would pass memory_limit and notes that it did,
-   so the failure can be reported as JITANON_ERR_LIMIT rather than out of memory. */
-JITANON__PRIVATE int jitanon__trim_admit(jitanon_trim *t, size_t old_size, size_t new_size)
-{
-    size_t held = t->stats.bytes_held - (old_size < t->stats.bytes_held ? old_size : t->stats.bytes_held);
-    if (t->memory_limit && (new_size > t->memory_limit || held > t->memory_limit - new_size)) {
-        t->limit_hit = 1;
-        return 0;
-    }
-    return 1;
-}
-
-JITANON__PRIVATE void jitanon__trim_count(jitanon_trim *t, size_t old_size, size_t new_size)
-{
-    t->stats.bytes_held -= old_size < t->stats.bytes_held ? old_size : t->stats.bytes_held;
-    t->stats.bytes_held += new_size;
-    if (t->stats.bytes_held > t->stats.peak_bytes) t->stats.peak_bytes = t->stats.bytes_held;
-}
-
-JITANON__PRIVATE void *jitanon__trim_alloc_fn(void *user, size_t size)
-{
-    jitanon_trim *t = (jitanon_trim *)user;
-    void *p;
-    if (!jitanon__trim_admit(t, 0, size)) return NULL;
-    p = jitanon__malloc(&t->user_alloc, size);
-    if (p) jitanon__trim_count(t, 0, size);
-    return p;
-}
-
-JITANON__PRIVATE void *jitanon__trim_realloc_fn(void *user, void *ptr, size_t old_size, size_t new_size)
-{
-    jitanon_trim *t = (jitanon_trim *)user;
-    void *p;
-    if (!jitanon__trim_admit(t, ptr ? old_size : 0, new_size)) return NULL;
-    p = jitanon__realloc(&t->user_alloc, ptr, old_size, new_size);
-    if (p) jitanon__trim_count(t, ptr ? old_size : 0, new_size);
-    return p;
-}
-
-JITANON__PRIVATE void jitanon__trim_free_fn(void *user, void *ptr, size_t size)
-{
-    jitanon_trim *t = (jitanon_trim *)user;
-    jitanon__free(&t->user_alloc, ptr, size);
-    jitanon__trim_count(t, size, 0);
-}
-
 /* Reports an allocation failure as JITANON_ERR_LIMIT when memory_limit refused it. */
 JITANON__PRIVATE jitanon_result jitanon__trim_fix(jitanon_trim *t, jitanon_result r, jitanon_error *err)
 {
-    if (r == JITANON_ERR_NOMEM && t->limit_hit)
-        r = JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "memory_limit of %U bytes reached", (uint64_t)t->memory_limit);
-    t->limit_hit = 0;
-    return r;
+    return jitanon__counted_fix(&t->mem, r, err);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__trim_oom(jitanon_trim *t, jitanon_error *err, const char *what)
@@ -8645,11 +8693,8 @@ JITANON_API jitanon_result jitanon_trim_create(const jitanon_trim_opts *opts, ji
     if (!t) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "trim engine");
     memset(t, 0, sizeof *t);
     if (a) t->user_alloc = *a;
-    t->alloc.alloc_fn = jitanon__trim_alloc_fn;
-    t->alloc.realloc_fn = jitanon__trim_realloc_fn;
-    t->alloc.free_fn = jitanon__trim_free_fn;
-    t->alloc.user = t;
-    t->memory_limit = opts ? opts->memory_limit : 0;
+    jitanon__counted_init(&t->mem, a, opts ? opts->memory_limit : 0, "memory_limit");
+    t->alloc = jitanon__counted_hooks(&t->mem);
     t->reject_out_of_order = opts ? opts->reject_out_of_order : 0;
     jitanon_rangemap_init(&t->pids, &t->alloc);
     *out = t;
@@ -8674,7 +8719,7 @@ JITANON_API jitanon_result jitanon_trim_set_jitdump(jitanon_trim *t, uint32_t pi
     jitanon__trim_proc *p;
     jitanon_result r;
     jitanon__clear_error(err);
-    t->limit_hit = 0;
+    t->mem.hit = 0;
     r = jitanon__trim_get(t, pid, &p, err);
     if (r == JITANON_OK) p->has_jitdump = 1;
     return r;
@@ -8689,7 +8734,7 @@ JITANON__PRIVATE jitanon_result jitanon__trim_jit(jitanon_trim *t, uint32_t pid,
     int late, span = jitanon__rm_span(start, size, &last);
     jitanon_result r;
     jitanon__clear_error(err);
-    t->limit_hit = 0;
+    t->mem.hit = 0;
     if (span < 0) return jitanon__rm_bad_span(err, start, size);
     if (!span) return JITANON_OK;
     r = jitanon__trim_begin(t, pid, time, &p, &late, err);
@@ -8797,7 +8842,7 @@ JITANON_API jitanon_result jitanon_trim_mmap(jitanon_trim *t, const jitanon_trim
     int late, span = jitanon__rm_span(start, len, &last);
     jitanon_result r;
     jitanon__clear_error(err);
-    t->limit_hit = 0;
+    t->mem.hit = 0;
     if (pieces) *pieces = NULL;
     if (count) *count = 0;
     if (kind != JITANON_TRIM_ANON && kind != JITANON_TRIM_FILE)
@@ -8846,7 +8891,7 @@ JITANON_API jitanon_result jitanon_trim_fork(jitanon_trim *t, uint32_t parent, u
     jitanon__trim_proc *c;
     jitanon_result r;
     jitanon__clear_error(err);
-    t->limit_hit = 0;
+    t->mem.hit = 0;
     if (parent == child) return JITANON_OK; /* a thread: it shares the map */
     if (!jitanon__trim_find(t, parent)) {
         jitanon_trim_forget(t, child);
@@ -8878,7 +8923,7 @@ JITANON__PRIVATE jitanon_trim_kind jitanon__trim_resolve_fast(jitanon_trim *t, u
 {
     jitanon_rangemap *m;
     uint32_t i = 0;
-    int limit_hit = t->limit_hit; /* a cache that could not be allocated is no failure */
+    int limit_hit = t->mem.hit; /* a cache that could not be allocated is no failure */
     if (!t->last_proc || t->last_pid != pid || t->gen_pid != t->pids.gen_) {
         i = jitanon__rm_find_fast(&t->pids, pid);
         t->last_proc = i ? (size_t)t->pids.nodes_[i].id + 1 : 0;
@@ -8890,7 +8935,7 @@ JITANON__PRIVATE jitanon_trim_kind jitanon__trim_resolve_fast(jitanon_trim *t, u
         m = &t->procs[t->last_proc - 1].map;
         if ((i = jitanon__rm_find_fast(m, addr)) != 0 && out) jitanon__rm_out(m, i, out);
     }
-    t->limit_hit = limit_hit;
+    t->mem.hit = limit_hit;
     if (!i) {
         if (out) memset(out, 0, sizeof *out);
         return JITANON_TRIM_NONE;
@@ -8904,7 +8949,15 @@ JITANON_API const jitanon_rangemap *jitanon_trim_map(const jitanon_trim *t, uint
     return p ? &p->map : NULL;
 }
 
-JITANON_API const jitanon_trim_stats *jitanon_trim_get_stats(const jitanon_trim *t) { return &t->stats; }
+/* The held bytes live in the counting allocator; they are copied into the stats here (t
+   came from jitanon_trim_create, so it is not a const object). */
+JITANON_API const jitanon_trim_stats *jitanon_trim_get_stats(const jitanon_trim *t)
+{
+    jitanon_trim *m = (jitanon_trim *)(uintptr_t)t;
+    m->stats.bytes_held = t->mem.held;
+    m->stats.peak_bytes = t->mem.peak;
+    return &t->stats;
+}
 
 JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len)
 {
@@ -12787,11 +12840,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_load_perfmap_default(void *user, co
     jitanon__dumpfile f;
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;
+    jitanon__counted c;
     jitanon_result r = jitanon__os_dump_open(&f, path, err);
     (void)user;
     *out = NULL;
     if (r != JITANON_OK) return r;
-    r = jitanon__slurp(f.read, f.user, &opts->allocator, opts->memory_limit, &buf, &len, &cap, err);
+    jitanon__counted_init(&c, &opts->allocator, opts->memory_limit, "memory_limit");
+    r = jitanon__slurp(f.read, f.user, &c, &buf, &len, &cap, err);
     jitanon__os_dump_close(&f);
     if (r == JITANON_OK) r = jitanon_perfmap_load_memory(buf, len, opts, out, err);
     jitanon__free(&opts->allocator, buf, cap);
