@@ -311,19 +311,28 @@ typedef enum jitanon_result {
 typedef struct jitanon_error {
     jitanon_result type;     /* JITANON_OK when nothing went wrong */
     const char *description; /* static text for `type` */
-    uint64_t offset;         /* byte offset in the input where the problem is (a malformed
-                                perf.data record: its first byte) */
+    uint64_t offset;         /* byte offset in `source` where the problem is (a malformed
+                                perf.data record: its first byte); 0 for a problem at no
+                                place in it (JITANON_ERR_LIMIT, _NOMEM, _IO, _WRITE, options
+                                and arguments: jitanon_format_error then shows none) */
     uint64_t record_index;   /* 0-based index of the record involved, if any */
     uint32_t record_type;    /* type/id of that record, if any */
     char info[128];          /* detail, always NUL-terminated */
     const char *func;        /* implementation location (JITANON_ERROR_LOCATION only) */
     int line;
+    /* The input the offset belongs to, NUL-terminated: "perf.data" (the perf.data
+       reader), "jitdump" or "perf map" (their readers), followed by the file's path when
+       whoever knows it says so (jitanon_inject: "jitdump /tmp/jit-42.dump"); empty when
+       the problem is in no input (options, memory, output).  jitanon_format_error leaves
+       it out: print it beside the message. */
+    char source[96];
 } jitanon_error;
 
 /* Static description of a result code; never NULL. */
 JITANON_API const char *jitanon_result_string(jitanon_result r);
 
-/* Formats `err` as one line ("truncated at byte 123 (record 4): ...") into dst (always
+/* Formats `err` as one line ("truncated at byte 123 (record 4): ...", without "at byte"
+   when the problem is at no offset; err.source is not included) into dst (always
    NUL-terminated when n > 0).  Returns the length the full text needs, like snprintf. */
 JITANON_API size_t jitanon_format_error(char *dst, size_t n, const jitanon_error *err);
 
@@ -1932,9 +1941,11 @@ typedef struct jitanon_inject_stats {
    does not match the jitdumps, a write failure) returns an error; a dump that cannot be
    read only leaves its process untouched and is reported through io.log.  A dump cut
    short or damaged after its header is used up to the damage, which io.log reports
-   once and stats count (opts.jitdump.strict: the run fails with that error instead);
-   so is damage the reader recovered from in `in` (jitanon_perf_reader.warnings).  `out` may be
-   NULL to only resolve samples (opts.on_sample). */
+   once and stats count (opts.jitdump.strict: the run fails with that error instead).
+   Damage the reader recovered from in `in` is used the same way and reported through
+   one channel, the reader's own (in->warnings, in->damage, in->bytes_ignored; counted in
+   stats), not io.log.  An error names its input in err.source ("jitdump PATH" for a
+   dump's).  `out` may be NULL to only resolve samples (opts.on_sample). */
 JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_writer *out,
                                           const jitanon_inject_opts *opts, jitanon_inject_stats *stats,
                                           jitanon_error *err);
@@ -1942,7 +1953,8 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
 /* jitanon_inject from a path ("-" = stdin) to a path ("-" = stdout, pipe mode), the output
    written atomically (temporary file + rename).  out_mode as in jitanon_perf_copy_file;
-   opts, perf_opts and stats may be NULL.  Needs POSIX for file output. */
+   opts, perf_opts and stats may be NULL.  Needs POSIX for file output.  The reader is
+   its own, so damage of the input is told through io.log (once, at the end). */
 JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, jitanon_perf_mode out_mode,
                                                const jitanon_inject_opts *opts, const jitanon_perf_opts *perf_opts,
                                                jitanon_inject_stats *stats, jitanon_error *err);
@@ -2272,6 +2284,7 @@ JITANON__PRIVATE jitanon_result jitanon__fail_loc(jitanon_error *err, jitanon_re
         err->record_type = 0;
         err->func = func;
         err->line = line;
+        err->source[0] = '\0';
         va_start(ap, fmt);
         jitanon__vfmt(err->info, sizeof err->info, fmt, ap);
         va_end(ap);
@@ -2293,10 +2306,37 @@ JITANON__PRIVATE void jitanon__clear_error(jitanon_error *err)
     }
 }
 
+/* Names the input of an error that has none yet (or only `kind`): `kind`, and `path`
+   when not NULL. */
+JITANON__PRIVATE void jitanon__err_source(jitanon_error *err, const char *kind, const char *path)
+{
+    if (err && err->type != JITANON_OK && (!err->source[0] || !strcmp(err->source, kind)))
+        jitanon__fmt(err->source, sizeof err->source, path ? "%s %s" : "%s", kind, path);
+}
+
+/* A reader's public function returns through this: its errors name the reader's input. */
+JITANON__PRIVATE jitanon_result jitanon__err_from(jitanon_error *err, jitanon_result r, const char *kind)
+{
+    if (r != JITANON_OK && r != JITANON_END && r != JITANON_AGAIN) jitanon__err_source(err, kind, NULL);
+    return r;
+}
+
+/* Results about no place in the input: with offset 0 they show no "at byte". */
+JITANON__PRIVATE int jitanon__err_at_no_byte(const jitanon_error *err)
+{
+    switch (err->type) {
+    case JITANON_ERR_LIMIT: case JITANON_ERR_NOMEM: case JITANON_ERR_IO: case JITANON_ERR_WRITE:
+    case JITANON_ERR_BAD_OPTIONS: case JITANON_ERR_FEATURE_DISABLED: case JITANON_ERR_INVALID_ARGUMENT:
+        return err->offset == 0;
+    default: return 0;
+    }
+}
+
 JITANON_API size_t jitanon_format_error(char *dst, size_t n, const jitanon_error *err)
 {
     if (!err) return jitanon__fmt(dst, n, "no error");
     if (err->type == JITANON_OK) return jitanon__fmt(dst, n, "ok");
+    if (jitanon__err_at_no_byte(err)) return jitanon__fmt(dst, n, "%s: %s", jitanon_result_string(err->type), err->info);
     if (err->record_index || err->record_type)
         return jitanon__fmt(dst, n, "%s at byte %U (record %U, type %u): %s",
                             jitanon_result_string(err->type), err->offset, err->record_index,
@@ -5318,7 +5358,7 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_truncated(jitanon_error *err, u
     return r;
 }
 
-JITANON_API jitanon_result jitanon_jitdump_iter_begin(jitanon_jitdump_iter *it, const void *data, size_t size,
+JITANON__PRIVATE jitanon_result jitanon__jitdump_iter_begin_impl(jitanon_jitdump_iter *it, const void *data, size_t size,
                                                      const jitanon_jitdump_opts *opts, jitanon_error *err)
 {
     jitanon_result r;
@@ -5342,8 +5382,14 @@ JITANON_API jitanon_result jitanon_jitdump_iter_begin(jitanon_jitdump_iter *it, 
     return JITANON_OK;
 }
 
-JITANON_API jitanon_result jitanon_jitdump_iter_next(jitanon_jitdump_iter *it, jitanon_jitdump_record *rec,
-                                                     jitanon_error *err)
+JITANON_API jitanon_result jitanon_jitdump_iter_begin(jitanon_jitdump_iter *it, const void *data, size_t size,
+                                                     const jitanon_jitdump_opts *opts, jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__jitdump_iter_begin_impl(it, data, size, opts, err), "jitdump");
+}
+
+JITANON__PRIVATE jitanon_result jitanon__jitdump_iter_next_impl(jitanon_jitdump_iter *it, jitanon_jitdump_record *rec,
+                                                                jitanon_error *err)
 {
     jitanon_result r;
     uint64_t missing = 0;
@@ -5360,6 +5406,12 @@ JITANON_API jitanon_result jitanon_jitdump_iter_next(jitanon_jitdump_iter *it, j
     it->next_index++;
     jitanon__jitdump_count(&it->stats, rec);
     return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_jitdump_iter_next(jitanon_jitdump_iter *it, jitanon_jitdump_record *rec,
+                                                     jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__jitdump_iter_next_impl(it, rec, err), "jitdump");
 }
 
 JITANON_API void jitanon_jitdump_debug_iter_begin(jitanon_jitdump_debug_iter *it, const jitanon_jitdump_record *rec)
@@ -5419,8 +5471,8 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_fill(jitanon_jitdump_stream *s,
     return r == JITANON_END ? JITANON_AGAIN : r;
 }
 
-JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn, void *user,
-                                                       const jitanon_jitdump_opts *opts, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_init_impl(jitanon_jitdump_stream *s, jitanon_read_fn read_fn, void *user,
+                                                                  const jitanon_jitdump_opts *opts, jitanon_error *err)
 {
     jitanon_result res;
     JITANON_ASSERT(s && read_fn);
@@ -5430,6 +5482,12 @@ JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s
     s->max_record_size = jitanon__jitdump_max_record(opts);
     if (opts) s->allocator = opts->allocator;
     return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn, void *user,
+                                                       const jitanon_jitdump_opts *opts, jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__jitdump_stream_init_impl(s, read_fn, user, opts, err), "jitdump");
 }
 
 JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_header(jitanon_jitdump_stream *s, jitanon_error *err)
@@ -5456,8 +5514,8 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_header(jitanon_jitdump_s
 }
 
 /* Parses the record at the start of the unread bytes, reading more while it is incomplete. */
-JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s, jitanon_jitdump_record *rec,
-                                                       jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_next_impl(jitanon_jitdump_stream *s, jitanon_jitdump_record *rec,
+                                                                  jitanon_error *err)
 {
     uint64_t missing = 0;
     jitanon_result r = JITANON_OK;
@@ -5476,6 +5534,12 @@ JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s
     s->consumed = s->in_.off;
     s->pending = s->in_.len - s->in_.pos;
     return r;
+}
+
+JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s, jitanon_jitdump_record *rec,
+                                                       jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__jitdump_stream_next_impl(s, rec, err), "jitdump");
 }
 
 JITANON_API void jitanon_jitdump_stream_release(jitanon_jitdump_stream *s)
@@ -5564,8 +5628,8 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_load_begin(const jitanon_jitdum
     return JITANON_OK;
 }
 
-JITANON_API jitanon_result jitanon_jitdump_load_memory(const void *data, size_t size, const jitanon_jitdump_opts *opts,
-                                                       jitanon_jitdump **out, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__jitdump_load_memory_impl(const void *data, size_t size, const jitanon_jitdump_opts *opts,
+                                                                  jitanon_jitdump **out, jitanon_error *err)
 {
     uint8_t *copy;
     jitanon__counted c;
@@ -5583,6 +5647,12 @@ JITANON_API jitanon_result jitanon_jitdump_load_memory(const void *data, size_t 
     }
     if (size) memcpy(copy, data, size);
     return jitanon__jitdump_load_owned(copy, size, size ? size : 1, &c, opts, out, err);
+}
+
+JITANON_API jitanon_result jitanon_jitdump_load_memory(const void *data, size_t size, const jitanon_jitdump_opts *opts,
+                                                       jitanon_jitdump **out, jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__jitdump_load_memory_impl(data, size, opts, out, err), "jitdump");
 }
 
 #ifndef JITANON_NO_STDIO
@@ -5643,8 +5713,8 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_load_read(jitanon_read_fn read_
     return jitanon__jitdump_load_owned(buf, len, cap, &c, opts, out, err);
 }
 
-JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
-                                                     jitanon_jitdump **out, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__jitdump_load_file_impl(const char *path, const jitanon_jitdump_opts *opts,
+                                                                jitanon_jitdump **out, jitanon_error *err)
 {
     FILE *f;
     jitanon_result r = jitanon__jitdump_load_begin(opts, out, err);
@@ -5654,6 +5724,12 @@ JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jit
     r = jitanon__jitdump_load_read(jitanon__os_file_read, f, opts, out, err);
     fclose(f);
     return r;
+}
+
+JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
+                                                     jitanon_jitdump **out, jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__jitdump_load_file_impl(path, opts, out, err), "jitdump");
 }
 #endif
 
@@ -5988,8 +6064,8 @@ JITANON_API void jitanon_perfmap_destroy(jitanon_perfmap *m)
     }
 }
 
-JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t size, const jitanon_perfmap_opts *opts,
-                                                       jitanon_perfmap **out, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__perfmap_load_memory_impl(const void *data, size_t size, const jitanon_perfmap_opts *opts,
+                                                                  jitanon_perfmap **out, jitanon_error *err)
 {
     jitanon__counted l;
     jitanon_allocator ca;
@@ -6052,6 +6128,12 @@ JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t 
     }
     *out = m;
     return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t size, const jitanon_perfmap_opts *opts,
+                                                       jitanon_perfmap **out, jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__perfmap_load_memory_impl(data, size, opts, out, err), "perf map");
 }
 
 JITANON_API const jitanon_perfmap_entry *jitanon_perfmap_lookup(const jitanon_perfmap *m, uint64_t addr)
@@ -6246,6 +6328,13 @@ JITANON__PRIVATE jitanon_result jitanon__pd_charge(jitanon__counted *c, uint64_t
         return jitanon__counted_fail(c, err, off, "header data");
     }
     return JITANON_OK;
+}
+
+/* The reader's public functions return through this: an allocation memory_limit refused
+   is JITANON_ERR_LIMIT, and errors name the input. */
+JITANON__PRIVATE jitanon_result jitanon__pd_exit(jitanon_perf_reader *r, jitanon_result res, jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__counted_fix(&r->mem_, res, err), "perf.data");
 }
 
 /* The budget of max_header_bytes (size_t: on a 32-bit host no more can be held anyway). */
@@ -6483,7 +6572,10 @@ JITANON__PRIVATE jitanon_result jitanon__pd_recover(jitanon_perf_reader *r, uint
                                                    uint64_t off, const char *what, jitanon_error *err)
 {
     if (r->strict_) return JITANON__FAIL(err, type, off, "%s (strict)", what);
-    if (!r->warnings) JITANON__FAIL(&r->damage, type, off, "%s", what);
+    if (!r->warnings) {
+        JITANON__FAIL(&r->damage, type, off, "%s", what);
+        jitanon__err_source(&r->damage, "perf.data", NULL);
+    }
     r->warnings |= warning;
     return JITANON_OK;
 }
@@ -6622,9 +6714,9 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header(jitanon_perf_reader *r, jitan
     return jitanon__pd_file_header(r, hsize, err);
 }
 
-JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jitanon_read_fn read_fn,
-                                                    jitanon_seek_fn seek_fn, void *user,
-                                                    const jitanon_perf_opts *opts, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__perf_reader_init_impl(jitanon_perf_reader *r, jitanon_read_fn read_fn,
+                                                               jitanon_seek_fn seek_fn, void *user,
+                                                               const jitanon_perf_opts *opts, jitanon_error *err)
 {
     jitanon_result res;
     JITANON_ASSERT(r && read_fn);
@@ -6648,6 +6740,13 @@ JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jita
     r->dbuf_.max_size = (size_t)(r->max_payload_ < SIZE_MAX / 4 ? r->max_payload_ : SIZE_MAX / 4);
     r->dbuf_.max_size += 2 * JITANON__PERF_MIN_BUF;
     return jitanon__pd_header(r, err);
+}
+
+JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jitanon_read_fn read_fn,
+                                                    jitanon_seek_fn seek_fn, void *user,
+                                                    const jitanon_perf_opts *opts, jitanon_error *err)
+{
+    return jitanon__pd_exit(r, jitanon__perf_reader_init_impl(r, read_fn, seek_fn, user, opts, err), err);
 }
 
 /* -- records ------------------------------------------------------------------------------ */
@@ -7057,7 +7156,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_cut(jitanon_perf_reader *r, uint64_t
 {
     char what[128];
     jitanon_result res;
-    if (bad) jitanon_format_error(what, sizeof what, bad);
+    if (bad) jitanon__fmt(what, sizeof what, "%s", bad->info); /* its code and offset are the damage's */
     else jitanon__fmt(what, sizeof what, "input ends inside a record (%U of at least %U bytes)",
                       (uint64_t)jitanon__pd_avail(r), (uint64_t)total);
     res = jitanon__pd_recover(r, JITANON_PERF_WARN_CUT, bad ? bad->type : JITANON_ERR_TRUNCATED, off, what, err);
@@ -7168,8 +7267,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_next_inflated(jitanon_perf_reader *r
     return JITANON_OK;
 }
 
-JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
-                                                    jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__perf_reader_next_impl(jitanon_perf_reader *r, jitanon_perf_record *rec,
+                                                               jitanon_error *err)
 {
     jitanon_result res;
     JITANON_ASSERT(r && rec);
@@ -7192,6 +7291,12 @@ JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jita
         if (rec->type != JITANON_PERF_RECORD_COMPRESSED && rec->type != JITANON_PERF_RECORD_COMPRESSED2) return JITANON_OK;
         if ((res = jitanon__pd_inflate(r, rec, err)) != JITANON_OK) return res;
     }
+}
+
+JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
+                                                    jitanon_error *err)
+{
+    return jitanon__pd_exit(r, jitanon__perf_reader_next_impl(r, rec, err), err);
 }
 
 /* -- feature sections -------------------------------------------------------------------- */
@@ -7264,7 +7369,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_drop(jitanon_perf_reader *r, ji
 {
     char what[128];
     jitanon_result res;
-    jitanon_format_error(what, sizeof what, err);
+    jitanon__fmt(what, sizeof what, "%s", err->info); /* its code and offset are the damage's */
     res = jitanon__pd_recover(r, JITANON_PERF_WARN_FEATURES, err->type, err->offset, what, err);
     if (res != JITANON_OK) return res;
     jitanon__counted_give(&r->header_mem_, r->feat_count_ * sizeof *r->feats_ + r->feat_mem_size_);
@@ -7278,7 +7383,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_drop(jitanon_perf_reader *r, ji
     return JITANON_OK;
 }
 
-JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__perf_reader_load_features_impl(jitanon_perf_reader *r, jitanon_error *err)
 {
     uint64_t saved = r->in_.off, total = 0;
     size_t n = jitanon__pd_feat_count(r->features);
@@ -7307,6 +7412,11 @@ JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader
     }
     if (res == JITANON_OK) r->features_loaded = 1;
     return res;
+}
+
+JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err)
+{
+    return jitanon__pd_exit(r, jitanon__perf_reader_load_features_impl(r, err), err);
 }
 
 JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsigned bit, jitanon_bytes *out)
@@ -7355,8 +7465,8 @@ JITANON__PRIVATE int jitanon__pd_fseek(void *user, uint64_t off)
     return fseek((FILE *)user, (long)off, SEEK_SET) != 0;
 }
 
-JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, const char *path,
-                                                    const jitanon_perf_opts *opts, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__perf_reader_open_impl(jitanon_perf_reader *r, const char *path,
+                                                               const jitanon_perf_opts *opts, jitanon_error *err)
 {
     int std_in = strcmp(path, "-") == 0;
     FILE *f = std_in ? stdin : fopen(path, "rb");
@@ -7372,6 +7482,12 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
     res = jitanon_perf_reader_init(r, jitanon__pd_fread, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
     r->file_ = f;
     return res;
+}
+
+JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, const char *path,
+                                                    const jitanon_perf_opts *opts, jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__perf_reader_open_impl(r, path, opts, err), "perf.data");
 }
 #endif
 
@@ -12066,7 +12182,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_read(jitanon__inj *j, size_t
         const char *path = jitanon__inj_path(j, jd->path);
         j->st->dumps_damaged++;
         jitanon__inj_follow_end(j, jd);
-        if (j->jit.dump_opts.strict) return JITANON__FAIL(j->err, got, at, "jitdump %s is damaged at byte %U", path, at);
+        if (j->jit.dump_opts.strict) {
+            JITANON__FAIL(j->err, got, at, "jitdump %s is damaged at byte %U", path, at);
+            jitanon__err_source(j->err, "jitdump", path);
+            return got;
+        }
         jitanon__fmt(what, sizeof what, "jitdump %s: a damaged record at byte %U: not followed further", path, at);
         jitanon__inj_log(j, "%s%s", what, NULL);
     }
@@ -12500,6 +12620,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         j->st->dumps_failed++;
         /* strict: a damaged dump fails the run rather than leaving its process unnamed */
         if (j->jit.dump_opts.strict && jitanon__jitdump_damage(e.type)) {
+            jitanon__err_source(&e, "jitdump", found);
             if (j->err) *j->err = e;
             return e.type;
         }
@@ -13545,21 +13666,30 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
     j.st->records_out = out ? out->records : 0;
     j.st->input_warnings = in->warnings;
     j.st->input_bytes_ignored = in->bytes_ignored;
-    if (res == JITANON_OK && in->warnings) { /* once, when everything (the features too) was read */
-        char what[200];
-        size_t n = 0;
-        what[0] = 0;
-        if (in->warnings & JITANON_PERF_WARN_DATA_SIZE_ZERO)
-            n += jitanon__fmt(what + n, sizeof what - n, "; data size 0: read to the end");
-        if (in->warnings & JITANON_PERF_WARN_CUT)
-            n += jitanon__fmt(what + n, sizeof what - n, "; ends inside a record: %U bytes ignored", in->bytes_ignored);
-        if (in->warnings & JITANON_PERF_WARN_FEATURES)
-            jitanon__fmt(what + n, sizeof what - n, "; feature sections treated as absent");
-        jitanon__inj_log(&j, "the perf.data input is damaged (%s); what could be read is used: %s", what + 2,
-                         &in->damage);
-    }
     jitanon__inj_free(&j);
     return res;
+}
+
+/* Damage of the perf.data input has one channel: the reader's (warnings, damage,
+   bytes_ignored), which jitanon_inject's caller owns.  jitanon_inject_file owns the
+   reader itself, so it tells its caller through io.log, once, when everything (the
+   features too) was read. */
+JITANON__PRIVATE void jitanon__inj_input_damage(const jitanon_inject_opts *opts, const jitanon_perf_reader *in)
+{
+    char what[200], msg[512], detail[256];
+    size_t n = 0;
+    if (!in->warnings || !opts || !opts->io.log) return;
+    what[0] = 0;
+    if (in->warnings & JITANON_PERF_WARN_DATA_SIZE_ZERO)
+        n += jitanon__fmt(what + n, sizeof what - n, "; data size 0: read to the end");
+    if (in->warnings & JITANON_PERF_WARN_CUT)
+        n += jitanon__fmt(what + n, sizeof what - n, "; ends inside a record: %U bytes ignored", in->bytes_ignored);
+    if (in->warnings & JITANON_PERF_WARN_FEATURES)
+        jitanon__fmt(what + n, sizeof what - n, "; feature sections treated as absent");
+    jitanon_format_error(detail, sizeof detail, &in->damage);
+    jitanon__fmt(msg, sizeof msg, "the perf.data input is damaged (%s); what could be read is used: %s", what + 2,
+                 detail);
+    opts->io.log(opts->io.user, msg);
 }
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
@@ -13572,7 +13702,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_pump_fn(void *ctx, jitanon_perf_rea
                                                      jitanon_error *err)
 {
     const jitanon__inj_pump *p = (const jitanon__inj_pump *)ctx;
-    return jitanon_inject(r, w, p->opts, p->stats, err);
+    jitanon_result res = jitanon_inject(r, w, p->opts, p->stats, err);
+    if (res == JITANON_OK) jitanon__inj_input_damage(p->opts, r);
+    return res;
 }
 
 JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, jitanon_perf_mode out_mode,
