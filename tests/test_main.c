@@ -48,6 +48,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_perfmap.c"
 #include "t_runtimes.c"
 #include "t_speed.c"
+#include "t_alloc.c"
 
 int main(int argc, char **argv)
 {
@@ -68,6 +69,7 @@ int main(int argc, char **argv)
     suite_perfmap();
     suite_runtimes();
     suite_speed();
+    suite_alloc();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }
