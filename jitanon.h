@@ -534,7 +534,8 @@ typedef struct jitanon_jitdump_opts {
     uint32_t begin_zero_;
     uint64_t max_record_size; /* 0 = JITANON_MAX_RECORD_SIZE */
     jitanon_allocator allocator;
-    size_t memory_limit; /* bytes the loader may allocate; 0 = unlimited */
+    size_t memory_limit; /* bytes the loader may hold at once (the copy of the dump, the
+                            dump, its record table); 0 = unlimited */
     int no_records;      /* the loader validates and counts, but keeps no record table
                             (records == NULL): walk `data` with jitanon_jitdump_iter */
     /* The loader keeps the records before a damaged one (a crash, a disk that lost the
@@ -2336,7 +2337,8 @@ JITANON_API size_t jitanon_format_error(char *dst, size_t n, const jitanon_error
 {
     if (!err) return jitanon__fmt(dst, n, "no error");
     if (err->type == JITANON_OK) return jitanon__fmt(dst, n, "ok");
-    if (jitanon__err_at_no_byte(err)) return jitanon__fmt(dst, n, "%s: %s", jitanon_result_string(err->type), err->info);
+    if (jitanon__err_at_no_byte(err))
+        return jitanon__fmt(dst, n, "%s: %s", jitanon_result_string(err->type), err->info);
     if (err->record_index || err->record_type)
         return jitanon__fmt(dst, n, "%s at byte %U (record %U, type %u): %s",
                             jitanon_result_string(err->type), err->offset, err->record_index,
@@ -5358,7 +5360,8 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_truncated(jitanon_error *err, u
     return r;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__jitdump_iter_begin_impl(jitanon_jitdump_iter *it, const void *data, size_t size,
+JITANON__PRIVATE jitanon_result jitanon__jitdump_iter_begin_impl(jitanon_jitdump_iter *it, const void *data,
+                                                                 size_t size,
                                                      const jitanon_jitdump_opts *opts, jitanon_error *err)
 {
     jitanon_result r;
@@ -5471,7 +5474,8 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_fill(jitanon_jitdump_stream *s,
     return r == JITANON_END ? JITANON_AGAIN : r;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_init_impl(jitanon_jitdump_stream *s, jitanon_read_fn read_fn, void *user,
+JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_init_impl(jitanon_jitdump_stream *s, jitanon_read_fn read_fn,
+                                                                  void *user,
                                                                   const jitanon_jitdump_opts *opts, jitanon_error *err)
 {
     jitanon_result res;
@@ -5514,7 +5518,8 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_header(jitanon_jitdump_s
 }
 
 /* Parses the record at the start of the unread bytes, reading more while it is incomplete. */
-JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_next_impl(jitanon_jitdump_stream *s, jitanon_jitdump_record *rec,
+JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_next_impl(jitanon_jitdump_stream *s,
+                                                                  jitanon_jitdump_record *rec,
                                                                   jitanon_error *err)
 {
     uint64_t missing = 0;
@@ -5628,7 +5633,8 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_load_begin(const jitanon_jitdum
     return JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__jitdump_load_memory_impl(const void *data, size_t size, const jitanon_jitdump_opts *opts,
+JITANON__PRIVATE jitanon_result jitanon__jitdump_load_memory_impl(const void *data, size_t size,
+                                                                  const jitanon_jitdump_opts *opts,
                                                                   jitanon_jitdump **out, jitanon_error *err)
 {
     uint8_t *copy;
@@ -5667,7 +5673,8 @@ JITANON__PRIVATE jitanon_result jitanon__slurp(jitanon_read_fn read_fn, void *us
     size_t len = 0, bcap = 0, got = 0;
     for (;;) {
         if (len == bcap) {
-            size_t ncap = !bcap ? 65536 : bcap > SIZE_MAX / 2 ? SIZE_MAX : 2 * bcap, room = jitanon__counted_left(c, bcap);
+            size_t ncap = !bcap ? 65536 : bcap > SIZE_MAX / 2 ? SIZE_MAX : 2 * bcap;
+            size_t room = jitanon__counted_left(c, bcap);
             uint8_t probe, *n;
             if (ncap > room) ncap = room;
             if (ncap <= len && (got = read_fn(user, &probe, 1)) != SIZE_MAX) {
@@ -6019,7 +6026,8 @@ typedef struct jitanon__pm_line_ref {
 
 /* Copies the resolved pieces out of `rm`, each line's name once: one pass counts, then
    one block holds the entries and, after them, the names. */
-JITANON__PRIVATE jitanon_result jitanon__pm_collect(jitanon_perfmap *m, jitanon__counted *l, const jitanon_allocator *ca,
+JITANON__PRIVATE jitanon_result jitanon__pm_collect(jitanon_perfmap *m, jitanon__counted *l,
+                                                    const jitanon_allocator *ca,
                                                     const jitanon_rangemap *rm, jitanon__pm_line_ref *refs, size_t nrefs,
                                                     const uint8_t *data, jitanon_error *err)
 {
@@ -6064,7 +6072,8 @@ JITANON_API void jitanon_perfmap_destroy(jitanon_perfmap *m)
     }
 }
 
-JITANON__PRIVATE jitanon_result jitanon__perfmap_load_memory_impl(const void *data, size_t size, const jitanon_perfmap_opts *opts,
+JITANON__PRIVATE jitanon_result jitanon__perfmap_load_memory_impl(const void *data, size_t size,
+                                                                  const jitanon_perfmap_opts *opts,
                                                                   jitanon_perfmap **out, jitanon_error *err)
 {
     jitanon__counted l;
