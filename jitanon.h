@@ -188,19 +188,28 @@ typedef enum jitanon_result {
 typedef struct jitanon_error {
     jitanon_result type;     /* JITANON_OK when nothing went wrong */
     const char *description; /* static text for `type` */
-    uint64_t offset;         /* byte offset in the input where the problem is (a malformed
-                                perf.data record: its first byte) */
+    uint64_t offset;         /* byte offset in `source` where the problem is (a malformed
+                                perf.data record: its first byte); 0 for a problem at no
+                                place in it (JITANON_ERR_LIMIT, _NOMEM, _IO, _WRITE, options
+                                and arguments: jitanon_format_error then shows none) */
     uint64_t record_index;   /* 0-based index of the record involved, if any */
     uint32_t record_type;    /* type/id of that record, if any */
     char info[128];          /* detail, always NUL-terminated */
     const char *func;        /* implementation location (JITANON_ERROR_LOCATION only) */
     int line;
+    /* The input the offset belongs to, NUL-terminated: "perf.data" (the perf.data
+       reader), "jitdump" or "perf map" (their readers), followed by the file's path when
+       whoever knows it says so (jitanon_inject: "jitdump /tmp/jit-42.dump"); empty when
+       the problem is in no input (options, memory, output).  jitanon_format_error leaves
+       it out: print it beside the message. */
+    char source[96];
 } jitanon_error;
 
 /* Static description of a result code; never NULL. */
 JITANON_API const char *jitanon_result_string(jitanon_result r);
 
-/* Formats `err` as one line ("truncated at byte 123 (record 4): ...") into dst (always
+/* Formats `err` as one line ("truncated at byte 123 (record 4): ...", without "at byte"
+   when the problem is at no offset; err.source is not included) into dst (always
    NUL-terminated when n > 0).  Returns the length the full text needs, like snprintf. */
 JITANON_API size_t jitanon_format_error(char *dst, size_t n, const jitanon_error *err);
 
@@ -229,6 +238,16 @@ typedef struct jitanon_allocator {
     void (*free_fn)(void *user, void *ptr, size_t size);
     void *user;
 } jitanon_allocator;
+
+/* Internal, embedded in the perf.data reader and writer: the one counting allocator
+   behind every memory limit (see [alloc]). */
+typedef struct jitanon__counted {
+    jitanon_allocator base; /* does the allocating */
+    size_t limit;           /* 0 = none */
+    size_t held, peak;
+    int hit;                /* the limit refused a request (reported as JITANON_ERR_LIMIT) */
+    const char *name;       /* the option that set the limit, for the message */
+} jitanon__counted;
 
 /* A string view into the input: not NUL-terminated. */
 typedef struct jitanon_str {
@@ -461,7 +480,8 @@ typedef struct jitanon_jitdump_opts {
     uint32_t begin_zero_;
     uint64_t max_record_size; /* 0 = JITANON_MAX_RECORD_SIZE */
     jitanon_allocator allocator;
-    size_t memory_limit; /* bytes the loader may allocate; 0 = unlimited */
+    size_t memory_limit; /* bytes the loader may hold at once (the copy of the dump, the
+                            dump, its record table); 0 = unlimited */
     /* The loader keeps the records before a damaged one (a crash, a disk that lost the
        last writes: zeros or garbage after the last whole record) or before a record cut
        short at the end, and says where in tail_error.  strict refuses such a dump: the
@@ -789,6 +809,8 @@ typedef struct jitanon_perf_opts {
     jitanon_allocator allocator;
     uint64_t max_payload;      /* AUXTRACE / HEADER_TRACING_DATA payload cap; 0 = 64 MiB */
     uint64_t max_header_bytes; /* attrs + ids + feature sections kept; 0 = 64 MiB */
+    size_t memory_limit;       /* reader: bytes it may hold at once, all buffers counted (the
+                                  one limit every reader and the trimming engine take); 0 = none */
     jitanon_decompress_fn decompress; /* NULL: the built-in zstd decoder (JITANON_NO_ZSTD:
                                          compressed input is JITANON_ERR_COMPRESSED) */
     void *decompress_user;
@@ -937,8 +959,8 @@ typedef struct jitanon__perf_feat {
     size_t mem_off;        /* in feat_mem_, once loaded */
 } jitanon__perf_feat;
 
-/* Streaming reader.  Public fields are read-only.  It holds no pointer into itself, but
-   it owns its buffers (and the FILE of _open): use it through a pointer, never a copy. */
+/* Streaming reader.  Public fields are read-only.  It owns its buffers (and the FILE of
+   _open) and its allocator points into it: use it through a pointer, never a copy. */
 typedef struct jitanon_perf_reader {
     jitanon_perf_mode mode;
     int big_endian;                  /* the input's byte order */
@@ -959,7 +981,8 @@ typedef struct jitanon_perf_reader {
         jitanon_seek_fn seek_fn;
         void *file; /* FILE * opened by jitanon_perf_reader_open */
         jitanon_allocator allocator;
-        uint64_t max_payload, max_header_bytes, header_bytes;
+        uint64_t max_payload, max_header_bytes;
+        jitanon__counted mem, header_mem; /* memory_limit (allocator is mem's hooks), max_header_bytes */
         jitanon_decompress_fn decompress;
         void *decompress_user;
         struct jitanon__zstd *zstd; /* the built-in decoder, once a compressed record came */
@@ -1059,7 +1082,8 @@ typedef struct jitanon_perf_writer {
     jitanon_sink sink_;
     jitanon_pwrite_fn pwrite_fn_;
     jitanon_allocator allocator_;
-    uint64_t max_header_bytes_, header_bytes_, attrs_offset_, attr_size_;
+    uint64_t max_header_bytes_, attrs_offset_, attr_size_;
+    jitanon__counted header_mem_; /* max_header_bytes */
     int started_, finished_;
     jitanon_perf_attr *attrs_;
     size_t attr_count_, attr_cap_;
@@ -2000,9 +2024,11 @@ typedef struct jitanon_inject_stats {
    does not match the jitdumps, a write failure) returns an error; a dump that cannot be
    read only leaves its process untouched and is reported through io.log.  A dump cut
    short or damaged after its header is used up to the damage, which io.log reports
-   once and stats count (opts.jitdump.strict: the run fails with that error instead);
-   so is damage the reader recovered from in `in` (jitanon_perf_reader.warnings).  `out` may be
-   NULL to only resolve samples (opts.on_sample). */
+   once and stats count (opts.jitdump.strict: the run fails with that error instead).
+   Damage the reader recovered from in `in` is used the same way and reported through
+   one channel, the reader's own (in->warnings, in->damage, in->bytes_ignored; counted in
+   stats), not io.log.  An error names its input in err.source ("jitdump PATH" for a
+   dump's).  `out` may be NULL to only resolve samples (opts.on_sample). */
 JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_writer *out,
                                           const jitanon_inject_opts *opts, jitanon_inject_stats *stats,
                                           jitanon_error *err);
@@ -2010,7 +2036,8 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
 /* jitanon_inject from a path ("-" = stdin) to a path ("-" = stdout, pipe mode), the output
    written atomically (temporary file + rename).  out_mode as in jitanon_perf_copy_file;
-   opts, perf_opts and stats may be NULL.  Needs POSIX for file output. */
+   opts, perf_opts and stats may be NULL.  Needs POSIX for file output.  The reader is
+   its own, so damage of the input is told through io.log (once, at the end). */
 JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, jitanon_perf_mode out_mode,
                                                const jitanon_inject_opts *opts, const jitanon_perf_opts *perf_opts,
                                                jitanon_inject_stats *stats, jitanon_error *err);
@@ -2290,6 +2317,7 @@ JITANON__PRIVATE jitanon_result jitanon__fail_loc(jitanon_error *err, jitanon_re
         err->record_type = 0;
         err->func = func;
         err->line = line;
+        err->source[0] = '\0';
         va_start(ap, fmt);
         jitanon__vfmt(err->info, sizeof err->info, fmt, ap);
         va_end(ap);
@@ -2311,10 +2339,38 @@ JITANON__PRIVATE void jitanon__clear_error(jitanon_error *err)
     }
 }
 
+/* Names the input of an error that has none yet (or only `kind`): `kind`, and `path`
+   when not NULL. */
+JITANON__PRIVATE void jitanon__err_source(jitanon_error *err, const char *kind, const char *path)
+{
+    if (err && err->type != JITANON_OK && (!err->source[0] || !strcmp(err->source, kind)))
+        jitanon__fmt(err->source, sizeof err->source, path ? "%s %s" : "%s", kind, path);
+}
+
+/* A reader's public function returns through this: its errors name the reader's input. */
+JITANON__PRIVATE jitanon_result jitanon__err_from(jitanon_error *err, jitanon_result r, const char *kind)
+{
+    if (r != JITANON_OK && r != JITANON_END && r != JITANON_AGAIN) jitanon__err_source(err, kind, NULL);
+    return r;
+}
+
+/* Results about no place in the input: with offset 0 they show no "at byte". */
+JITANON__PRIVATE int jitanon__err_at_no_byte(const jitanon_error *err)
+{
+    switch (err->type) {
+    case JITANON_ERR_LIMIT: case JITANON_ERR_NOMEM: case JITANON_ERR_IO: case JITANON_ERR_WRITE:
+    case JITANON_ERR_BAD_OPTIONS: case JITANON_ERR_FEATURE_DISABLED: case JITANON_ERR_INVALID_ARGUMENT:
+        return err->offset == 0;
+    default: return 0;
+    }
+}
+
 JITANON_API size_t jitanon_format_error(char *dst, size_t n, const jitanon_error *err)
 {
     if (!err) return jitanon__fmt(dst, n, "no error");
     if (err->type == JITANON_OK) return jitanon__fmt(dst, n, "ok");
+    if (jitanon__err_at_no_byte(err))
+        return jitanon__fmt(dst, n, "%s: %s", jitanon_result_string(err->type), err->info);
     if (err->record_index || err->record_type)
         return jitanon__fmt(dst, n, "%s at byte %U (record %U, type %u): %s",
                             jitanon_result_string(err->type), err->offset, err->record_index,
@@ -2361,6 +2417,114 @@ JITANON__PRIVATE void jitanon__free(const jitanon_allocator *a, void *ptr, size_
     if (a && a->free_fn) a->free_fn(a->user, ptr, size);
     else JITANON_FREE(ptr);
     (void)size;
+}
+
+/* The one counting allocator.  Every memory limit (opts.memory_limit of the jitdump
+   loader, the perf map and perf.data readers and the trimming engine; the perf.data
+   header cap max_header_bytes) is a jitanon__counted: the bytes held, a limit and a note
+   that the limit refused a request, so that failure is reported as JITANON_ERR_LIMIT and
+   not as out of memory.  jitanon__counted_hooks gives the allocator that allocates
+   through `base` and counts; it points at `c`, which must then stay where it is.
+   jitanon__counted_take and _give count bytes allocated elsewhere (a budget). */
+JITANON__PRIVATE void jitanon__counted_init(jitanon__counted *c, const jitanon_allocator *base, size_t limit,
+                                            const char *name)
+{
+    memset(c, 0, sizeof *c);
+    if (base) c->base = *base;
+    c->limit = limit;
+    c->name = name;
+}
+
+/* May old_size bytes held become new_size?  0 (and `hit`) when the limit says no. */
+JITANON__PRIVATE int jitanon__counted_room(jitanon__counted *c, size_t old_size, size_t new_size)
+{
+    size_t rest = c->held - (old_size < c->held ? old_size : c->held);
+    if (c->limit && (new_size > c->limit || rest > c->limit - new_size)) {
+        c->hit = 1;
+        return 0;
+    }
+    return 1;
+}
+
+JITANON__PRIVATE void jitanon__counted_note(jitanon__counted *c, size_t old_size, size_t new_size)
+{
+    c->held -= old_size < c->held ? old_size : c->held;
+    c->held += new_size;
+    if (c->held > c->peak) c->peak = c->held;
+}
+
+JITANON__PRIVATE int jitanon__counted_take(jitanon__counted *c, size_t old_size, size_t new_size)
+{
+    if (!jitanon__counted_room(c, old_size, new_size)) return 0;
+    jitanon__counted_note(c, old_size, new_size);
+    return 1;
+}
+
+JITANON__PRIVATE void jitanon__counted_give(jitanon__counted *c, size_t size) { jitanon__counted_note(c, size, 0); }
+
+/* The most bytes one block replacing `old_size` held bytes may have (SIZE_MAX: no limit). */
+JITANON__PRIVATE size_t jitanon__counted_left(const jitanon__counted *c, size_t old_size)
+{
+    size_t rest = c->held - (old_size < c->held ? old_size : c->held);
+    if (!c->limit) return SIZE_MAX;
+    return rest < c->limit ? c->limit - rest : 0;
+}
+
+JITANON__PRIVATE void *jitanon__counted_realloc_fn(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    jitanon__counted *c = (jitanon__counted *)user;
+    void *p;
+    if (!ptr) old_size = 0;
+    if (!jitanon__counted_room(c, old_size, new_size)) return NULL;
+    p = ptr ? jitanon__realloc(&c->base, ptr, old_size, new_size) : jitanon__malloc(&c->base, new_size);
+    if (p) jitanon__counted_note(c, old_size, new_size);
+    return p;
+}
+
+JITANON__PRIVATE void *jitanon__counted_alloc_fn(void *user, size_t size)
+{
+    return jitanon__counted_realloc_fn(user, NULL, 0, size);
+}
+
+JITANON__PRIVATE void jitanon__counted_free_fn(void *user, void *ptr, size_t size)
+{
+    jitanon__counted *c = (jitanon__counted *)user;
+    jitanon__free(&c->base, ptr, size);
+    jitanon__counted_give(c, size);
+}
+
+JITANON__PRIVATE jitanon_allocator jitanon__counted_hooks(jitanon__counted *c)
+{
+    jitanon_allocator a;
+    a.alloc_fn = jitanon__counted_alloc_fn;
+    a.realloc_fn = jitanon__counted_realloc_fn;
+    a.free_fn = jitanon__counted_free_fn;
+    a.user = c;
+    return a;
+}
+
+/* A failed allocation of `what`: JITANON_ERR_LIMIT naming the option when the limit
+   refused it, else JITANON_ERR_NOMEM. */
+JITANON__PRIVATE jitanon_result jitanon__counted_fail(jitanon__counted *c, jitanon_error *err, uint64_t off,
+                                                      const char *what)
+{
+    int hit = c->hit;
+    c->hit = 0;
+    if (hit)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, off, "%s of %U bytes reached (%s)", c->name, (uint64_t)c->limit,
+                             what);
+    return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "out of memory (%s)", what);
+}
+
+/* An allocation failure reported further down (JITANON_ERR_NOMEM, with that code's
+   message) becomes JITANON_ERR_LIMIT when the limit refused it. */
+JITANON__PRIVATE jitanon_result jitanon__counted_fix(jitanon__counted *c, jitanon_result r, jitanon_error *err)
+{
+    if (r == JITANON_ERR_NOMEM && c->hit)
+        r = JITANON__FAIL(err, JITANON_ERR_LIMIT, err ? err->offset : 0, "%s of %U bytes reached", c->name,
+                          (uint64_t)c->limit);
+    c->hit = 0;
+    return r;
 }
 
 /* -- [arith] Checked arithmetic ------------------------------------------------------------ */
@@ -4157,7 +4321,8 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_truncated(jitanon_error *err, u
     return r;
 }
 
-JITANON_API jitanon_result jitanon_jitdump_iter_begin(jitanon_jitdump_iter *it, const void *data, size_t size,
+JITANON__PRIVATE jitanon_result jitanon__jitdump_iter_begin_impl(jitanon_jitdump_iter *it, const void *data,
+                                                                 size_t size,
                                                      const jitanon_jitdump_opts *opts, jitanon_error *err)
 {
     jitanon_result r;
@@ -4181,8 +4346,14 @@ JITANON_API jitanon_result jitanon_jitdump_iter_begin(jitanon_jitdump_iter *it, 
     return JITANON_OK;
 }
 
-JITANON_API jitanon_result jitanon_jitdump_iter_next(jitanon_jitdump_iter *it, jitanon_jitdump_record *rec,
-                                                     jitanon_error *err)
+JITANON_API jitanon_result jitanon_jitdump_iter_begin(jitanon_jitdump_iter *it, const void *data, size_t size,
+                                                     const jitanon_jitdump_opts *opts, jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__jitdump_iter_begin_impl(it, data, size, opts, err), "jitdump");
+}
+
+JITANON__PRIVATE jitanon_result jitanon__jitdump_iter_next_impl(jitanon_jitdump_iter *it, jitanon_jitdump_record *rec,
+                                                                jitanon_error *err)
 {
     jitanon_result r;
     uint64_t missing = 0;
@@ -4199,6 +4370,12 @@ JITANON_API jitanon_result jitanon_jitdump_iter_next(jitanon_jitdump_iter *it, j
     it->next_index++;
     jitanon__jitdump_count(&it->stats, rec);
     return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_jitdump_iter_next(jitanon_jitdump_iter *it, jitanon_jitdump_record *rec,
+                                                     jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__jitdump_iter_next_impl(it, rec, err), "jitdump");
 }
 
 JITANON_API void jitanon_jitdump_debug_iter_begin(jitanon_jitdump_debug_iter *it, const jitanon_jitdump_record *rec)
@@ -4339,8 +4516,9 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_fill(jitanon_jitdump_stream *s,
     return r == JITANON_END ? JITANON_AGAIN : r;
 }
 
-JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn, void *user,
-                                                       const jitanon_jitdump_opts *opts, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_init_impl(jitanon_jitdump_stream *s, jitanon_read_fn read_fn,
+                                                                  void *user,
+                                                                  const jitanon_jitdump_opts *opts, jitanon_error *err)
 {
     jitanon_result res;
     JITANON_ASSERT(s && read_fn);
@@ -4350,6 +4528,12 @@ JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s
     s->max_record_size = jitanon__jitdump_max_record(opts);
     if (opts) s->allocator = opts->allocator;
     return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn, void *user,
+                                                       const jitanon_jitdump_opts *opts, jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__jitdump_stream_init_impl(s, read_fn, user, opts, err), "jitdump");
 }
 
 JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_header(jitanon_jitdump_stream *s, jitanon_error *err)
@@ -4376,8 +4560,9 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_header(jitanon_jitdump_s
 }
 
 /* Parses the record at the start of the unread bytes, reading more while it is incomplete. */
-JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s, jitanon_jitdump_record *rec,
-                                                       jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_next_impl(jitanon_jitdump_stream *s,
+                                                                  jitanon_jitdump_record *rec,
+                                                                  jitanon_error *err)
 {
     uint64_t missing = 0;
     jitanon_result r = JITANON_OK;
@@ -4398,6 +4583,12 @@ JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s
     return r;
 }
 
+JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s, jitanon_jitdump_record *rec,
+                                                       jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__jitdump_stream_next_impl(s, rec, err), "jitdump");
+}
+
 JITANON_API void jitanon_jitdump_stream_release(jitanon_jitdump_stream *s)
 {
     if (!s) return;
@@ -4405,46 +4596,38 @@ JITANON_API void jitanon_jitdump_stream_release(jitanon_jitdump_stream *s)
     s->pending = 0;
 }
 
-/* Takes ownership of `data` (allocated with opts' allocator, `cap` bytes).  Errors go
-   to a local first: a truncated tail is kept in the dump even when err is NULL. */
-JITANON__PRIVATE jitanon_result jitanon__jitdump_load_owned(uint8_t *data, size_t size, size_t cap,
+/* Takes ownership of `data` (`cap` bytes, allocated through `c`: the counting allocator
+   of opts.memory_limit, which counts everything the loader holds).  Errors go to a local
+   first: a truncated tail is kept in the dump even when err is NULL. */
+JITANON__PRIVATE jitanon_result jitanon__jitdump_load_owned(uint8_t *data, size_t size, size_t cap, jitanon__counted *c,
                                                             const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
                                                             jitanon_error *err)
 {
     jitanon_error e;
-    jitanon_allocator a;
+    jitanon_allocator a = jitanon__counted_hooks(c);
     jitanon_jitdump *d;
     jitanon_jitdump_iter it;
     jitanon_jitdump_record rec;
     jitanon_result r;
     int header_ok, ours = 0;
-    memset(&a, 0, sizeof a);
-    if (opts) a = opts->allocator;
     d = (jitanon_jitdump *)jitanon__malloc(&a, sizeof *d);
     if (!d) {
         jitanon__free(&a, data, cap);
-        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot allocate the dump");
+        return jitanon__counted_fail(c, err, 0, "the dump");
     }
     memset(d, 0, sizeof *d);
-    d->allocator = a;
+    d->allocator = c->base; /* the same blocks: the counting wrapper only passes them on */
     d->data = data;
     d->size = size;
     d->alloc_size_ = cap;
     r = jitanon_jitdump_iter_begin(&it, data, size, opts, &e);
     header_ok = r == JITANON_OK;
     while (r == JITANON_OK && (r = jitanon_jitdump_iter_next(&it, &rec, &e)) == JITANON_OK) {
-        size_t bytes;
         if (opts && opts->no_records_) continue;
-        if (opts && opts->memory_limit &&
-            (!jitanon__mul_size(d->record_count + 1, sizeof rec, &bytes) || bytes > opts->memory_limit - cap ||
-             cap > opts->memory_limit)) {
-            r = JITANON__FAIL(&e, JITANON_ERR_LIMIT, rec.offset, "memory_limit reached after %U records",
-                              (uint64_t)d->record_count);
-            ours = 1;
-            break;
-        }
         if (!jitanon__grow(&a, (void **)&d->records, &d->records_cap_, d->record_count + 1, sizeof rec)) {
-            r = JITANON__FAIL(&e, JITANON_ERR_NOMEM, rec.offset, "cannot grow the record table");
+            char what[64];
+            jitanon__fmt(what, sizeof what, "the record table, after %U records", (uint64_t)d->record_count);
+            r = jitanon__counted_fail(c, &e, rec.offset, what);
             ours = 1;
             break;
         }
@@ -4492,45 +4675,68 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_load_begin(const jitanon_jitdum
     return JITANON_OK;
 }
 
-JITANON_API jitanon_result jitanon_jitdump_load_memory(const void *data, size_t size, const jitanon_jitdump_opts *opts,
-                                                       jitanon_jitdump **out, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__jitdump_load_memory_impl(const void *data, size_t size,
+                                                                  const jitanon_jitdump_opts *opts,
+                                                                  jitanon_jitdump **out, jitanon_error *err)
 {
     uint8_t *copy;
-    const jitanon_allocator *a = opts ? &opts->allocator : NULL;
+    jitanon__counted c;
+    jitanon_allocator a;
     jitanon_result r = jitanon__jitdump_load_begin(opts, out, err);
     if (r != JITANON_OK) return r;
     if (!data && size) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "NULL data");
-    if (opts && opts->memory_limit && size > opts->memory_limit)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "dump of %U bytes exceeds memory_limit", (uint64_t)size);
-    copy = (uint8_t *)jitanon__malloc(a, size);
-    if (!copy) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy %U bytes", (uint64_t)size);
+    jitanon__counted_init(&c, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, "memory_limit");
+    a = jitanon__counted_hooks(&c);
+    copy = (uint8_t *)jitanon__malloc(&a, size);
+    if (!copy) {
+        char what[64];
+        jitanon__fmt(what, sizeof what, "a copy of the dump's %U bytes", (uint64_t)size);
+        return jitanon__counted_fail(&c, err, 0, what);
+    }
     if (size) memcpy(copy, data, size);
-    return jitanon__jitdump_load_owned(copy, size, size ? size : 1, opts, out, err);
+    return jitanon__jitdump_load_owned(copy, size, size ? size : 1, &c, opts, out, err);
 }
 
-/* Reads a whole stream (a file, a FIFO or stdin) into memory. */
-JITANON__PRIVATE jitanon_result jitanon__slurp(jitanon_read_fn read_fn, void *user, const jitanon_allocator *a,
-                                               size_t limit, uint8_t **out, size_t *size, size_t *cap,
-                                               jitanon_error *err)
+JITANON_API jitanon_result jitanon_jitdump_load_memory(const void *data, size_t size, const jitanon_jitdump_opts *opts,
+                                                       jitanon_jitdump **out, jitanon_error *err)
 {
+    return jitanon__err_from(err, jitanon__jitdump_load_memory_impl(data, size, opts, out, err), "jitdump");
+}
+
+/* Reads a whole stream (a file, a FIFO or stdin) into memory allocated through `c`,
+   whose limit the buffer never passes: at the limit one more byte is asked for, and the
+   stream fits only when there is none. */
+JITANON__PRIVATE jitanon_result jitanon__slurp(jitanon_read_fn read_fn, void *user, jitanon__counted *c,
+                                               uint8_t **out, size_t *size, size_t *cap, jitanon_error *err)
+{
+    jitanon_allocator a = jitanon__counted_hooks(c);
     uint8_t *buf = NULL;
-    size_t len = 0, bcap = 0;
+    size_t len = 0, bcap = 0, got = 0;
     for (;;) {
-        size_t got;
-        if (len == bcap && !jitanon__grow(a, (void **)&buf, &bcap, len + 65536, 1)) {
-            jitanon__free(a, buf, bcap);
-            return JITANON__FAIL(err, JITANON_ERR_NOMEM, len, "cannot buffer the file");
+        if (len == bcap) {
+            size_t ncap = !bcap ? 65536 : bcap > SIZE_MAX / 2 ? SIZE_MAX : 2 * bcap;
+            size_t room = jitanon__counted_left(c, bcap);
+            uint8_t probe, *n;
+            if (ncap > room) ncap = room;
+            if (ncap <= len && (got = read_fn(user, &probe, 1)) != SIZE_MAX) {
+                if (got == 0) break;
+                c->hit = 1;
+            }
+            n = ncap > len ? (uint8_t *)jitanon__realloc(&a, buf, bcap, ncap) : NULL;
+            if (!n) {
+                jitanon__free(&a, buf, bcap);
+                if (ncap <= len && got == SIZE_MAX) return JITANON__FAIL(err, JITANON_ERR_IO, len, "read error");
+                return jitanon__counted_fail(c, err, len, "reading the file");
+            }
+            buf = n;
+            bcap = ncap;
         }
         got = read_fn(user, buf + len, bcap - len);
         if (got == SIZE_MAX) {
-            jitanon__free(a, buf, bcap);
+            jitanon__free(&a, buf, bcap);
             return JITANON__FAIL(err, JITANON_ERR_IO, len, "read error");
         }
         len += got;
-        if (limit && len > limit) {
-            jitanon__free(a, buf, bcap);
-            return JITANON__FAIL(err, JITANON_ERR_LIMIT, limit, "file exceeds memory_limit");
-        }
         if (got == 0) break;
     }
     *out = buf;
@@ -4546,17 +4752,18 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_load_read(jitanon_read_fn read_
 {
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;
+    jitanon__counted c;
     jitanon_result r = jitanon__jitdump_load_begin(opts, out, err);
     if (r != JITANON_OK) return r;
-    r = jitanon__slurp(read_fn, user, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, &buf, &len, &cap,
-                       err);
+    jitanon__counted_init(&c, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, "memory_limit");
+    r = jitanon__slurp(read_fn, user, &c, &buf, &len, &cap, err);
     if (r != JITANON_OK) return r;
-    return jitanon__jitdump_load_owned(buf, len, cap, opts, out, err);
+    return jitanon__jitdump_load_owned(buf, len, cap, &c, opts, out, err);
 }
 
 #ifndef JITANON_NO_STDIO
-JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
-                                                     jitanon_jitdump **out, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__jitdump_load_file_impl(const char *path, const jitanon_jitdump_opts *opts,
+                                                                jitanon_jitdump **out, jitanon_error *err)
 {
     FILE *f;
     jitanon_result r = jitanon__jitdump_load_begin(opts, out, err);
@@ -4566,6 +4773,12 @@ JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jit
     r = jitanon__jitdump_load_read(jitanon__os_file_read, f, opts, out, err);
     fclose(f);
     return r;
+}
+
+JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
+                                                     jitanon_jitdump **out, jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__jitdump_load_file_impl(path, opts, out, err), "jitdump");
 }
 #endif
 
@@ -4805,37 +5018,7 @@ JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writ
 /* -- [perfmap] perf map reader ------------------------------------------------------------
    Lines are cut with the cursor; entries are resolved through a rangemap in file order
    (later lines win), then copied out in address order.  Everything goes through a
-   counting allocator so memory_limit bounds what a hostile map can make us hold. */
-
-typedef struct jitanon__pm_load {
-    const jitanon_allocator *user; /* the caller's */
-    size_t limit, held, peak;
-    int limit_hit;
-} jitanon__pm_load;
-
-/* One allocator hook for all three operations: refuses what would pass the limit. */
-JITANON__PRIVATE void *jitanon__pm_account(jitanon__pm_load *l, void *ptr, size_t old_size, size_t new_size)
-{
-    size_t rest = l->held - (old_size < l->held ? old_size : l->held);
-    void *p = NULL;
-    if (new_size && l->limit && (new_size > l->limit || rest > l->limit - new_size)) {
-        l->limit_hit = 1;
-        return NULL;
-    }
-    if (!new_size) jitanon__free(l->user, ptr, old_size);
-    else if (!(p = ptr ? jitanon__realloc(l->user, ptr, old_size, new_size) : jitanon__malloc(l->user, new_size)))
-        return NULL;
-    l->held = rest + new_size;
-    if (l->held > l->peak) l->peak = l->held;
-    return p;
-}
-
-JITANON__PRIVATE void *jitanon__pm_alloc_fn(void *u, size_t n) { return jitanon__pm_account((jitanon__pm_load *)u, NULL, 0, n); }
-JITANON__PRIVATE void *jitanon__pm_realloc_fn(void *u, void *p, size_t o, size_t n)
-{
-    return jitanon__pm_account((jitanon__pm_load *)u, p, p ? o : 0, n);
-}
-JITANON__PRIVATE void jitanon__pm_free_fn(void *u, void *p, size_t o) { (void)jitanon__pm_account((jitanon__pm_load *)u, p, o, 0); }
+   counting allocator ([alloc]) so memory_limit bounds what a hostile map can make us hold. */
 
 /* A hex number of 1..16 digits after an optional 0x; 0 when there is none (or it is
    longer: a value past 2^64). */
@@ -4883,17 +5066,10 @@ typedef struct jitanon__pm_line_ref {
     size_t copied;             /* offset in the names copy + 1; 0 = not copied yet */
 } jitanon__pm_line_ref;
 
-JITANON__PRIVATE jitanon_result jitanon__pm_fail(jitanon__pm_load *l, jitanon_error *err, uint64_t off, const char *what)
-{
-    if (l->limit_hit)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, off, "perf map: memory_limit of %U bytes reached (%s)",
-                             (uint64_t)l->limit, what);
-    return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "perf map: out of memory (%s)", what);
-}
-
 /* Copies the resolved pieces out of `rm`, each line's name once: one pass counts, then
    one block holds the entries and, after them, the names. */
-JITANON__PRIVATE jitanon_result jitanon__pm_collect(jitanon_perfmap *m, jitanon__pm_load *l, const jitanon_allocator *ca,
+JITANON__PRIVATE jitanon_result jitanon__pm_collect(jitanon_perfmap *m, jitanon__counted *l,
+                                                    const jitanon_allocator *ca,
                                                     const jitanon_rangemap *rm, jitanon__pm_line_ref *refs, size_t nrefs,
                                                     const uint8_t *data, jitanon_error *err)
 {
@@ -4913,7 +5089,7 @@ JITANON__PRIVATE jitanon_result jitanon__pm_collect(jitanon_perfmap *m, jitanon_
     if (!n) return JITANON_OK;
     if (!jitanon__mul_size(n, sizeof *m->entries, &i) || i > SIZE_MAX - total ||
         !(m->entries = (jitanon_perfmap_entry *)jitanon__malloc(ca, i + total)))
-        return jitanon__pm_fail(l, err, 0, "entries");
+        return jitanon__counted_fail(l, err, 0, "entries");
     m->block_size_ = i + total;
     names = (char *)m->entries + i;
     for (i = 0; i < nrefs; i++)
@@ -4938,10 +5114,11 @@ JITANON_API void jitanon_perfmap_destroy(jitanon_perfmap *m)
     }
 }
 
-JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t size, const jitanon_perfmap_opts *opts,
-                                                       jitanon_perfmap **out, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__perfmap_load_memory_impl(const void *data, size_t size,
+                                                                  const jitanon_perfmap_opts *opts,
+                                                                  jitanon_perfmap **out, jitanon_error *err)
 {
-    jitanon__pm_load l;
+    jitanon__counted l;
     jitanon_allocator ca;
     jitanon_perfmap *m;
     jitanon_rangemap rm;
@@ -4954,14 +5131,9 @@ JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t 
     jitanon__clear_error(err);
     if (JITANON__OPTS_BAD(opts)) return jitanon__opts_fail(err, "jitanon_perfmap_opts");
     if (!data && size) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "NULL data");
-    memset(&l, 0, sizeof l);
-    l.user = opts ? &opts->allocator : NULL;
-    l.limit = opts ? opts->memory_limit : 0;
-    ca.alloc_fn = jitanon__pm_alloc_fn;
-    ca.realloc_fn = jitanon__pm_realloc_fn;
-    ca.free_fn = jitanon__pm_free_fn;
-    ca.user = &l;
-    if (!(m = (jitanon_perfmap *)jitanon__malloc(&ca, sizeof *m))) return jitanon__pm_fail(&l, err, 0, "the map");
+    jitanon__counted_init(&l, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, "memory_limit");
+    ca = jitanon__counted_hooks(&l);
+    if (!(m = (jitanon_perfmap *)jitanon__malloc(&ca, sizeof *m))) return jitanon__counted_fail(&l, err, 0, "the map");
     memset(m, 0, sizeof *m);
     m->allocator_ = opts ? opts->allocator : m->allocator_;
     m->stats.first_bad = UINT64_MAX;
@@ -4985,7 +5157,7 @@ JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t 
             continue;
         }
         if (!jitanon__grow(&ca, (void **)&refs, &refs_cap, nrefs + 1, sizeof *refs)) {
-            res = jitanon__pm_fail(&l, err, at, "lines");
+            res = jitanon__counted_fail(&l, err, at, "lines");
             break;
         }
         refs[nrefs].name_off = (size_t)((const uint8_t *)name.data - (const uint8_t *)data);
@@ -4994,7 +5166,7 @@ JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t 
         jitanon_rangemap_iter_begin(&it, &rm, start, len);
         if (jitanon_rangemap_iter_next(&it, &any)) m->stats.overlapping++;
         if (jitanon_rangemap_assign(&rm, start, len, 1, nrefs, err) != JITANON_OK)
-            res = jitanon__pm_fail(&l, err, at, "the overlap map");
+            res = jitanon__counted_fail(&l, err, at, "the overlap map");
         nrefs++;
     }
     if (res == JITANON_OK) res = jitanon__pm_collect(m, &l, &ca, &rm, refs, nrefs, (const uint8_t *)data, err);
@@ -5007,6 +5179,12 @@ JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t 
     }
     *out = m;
     return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t size, const jitanon_perfmap_opts *opts,
+                                                       jitanon_perfmap **out, jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__perfmap_load_memory_impl(data, size, opts, out, err), "perf map");
 }
 
 JITANON_API const jitanon_perfmap_entry *jitanon_perfmap_lookup(const jitanon_perfmap *m, uint64_t addr)
@@ -5192,20 +5370,34 @@ JITANON__PRIVATE jitanon_result jitanon__pd_read_at(jitanon_perf_reader *r, uint
     return res;
 }
 
-/* Everything kept besides the record buffer (attrs, ids, features) is charged here. */
-JITANON__PRIVATE jitanon_result jitanon__pd_charge(uint64_t *used, uint64_t limit, uint64_t n, uint64_t off,
-                                                  jitanon_error *err)
+/* Everything kept besides the record buffer (attrs, ids, features) is charged to the
+   budget of max_header_bytes (a jitanon__counted of its own). */
+JITANON__PRIVATE jitanon_result jitanon__pd_charge(jitanon__counted *c, uint64_t n, uint64_t off, jitanon_error *err)
 {
-    if (n > limit || *used > limit - n)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, off, "header data exceeds max_header_bytes (%U)", limit);
-    *used += n;
+    if (n > SIZE_MAX || !jitanon__counted_take(c, 0, (size_t)n)) {
+        c->hit = 1;
+        return jitanon__counted_fail(c, err, off, "header data");
+    }
     return JITANON_OK;
+}
+
+/* The reader's public functions return through this: an allocation memory_limit refused
+   is JITANON_ERR_LIMIT, and errors name the input. */
+JITANON__PRIVATE jitanon_result jitanon__pd_exit(jitanon_perf_reader *r, jitanon_result res, jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__counted_fix(&r->state_.mem, res, err), "perf.data");
+}
+
+/* The budget of max_header_bytes (size_t: on a 32-bit host no more can be held anyway). */
+JITANON__PRIVATE void jitanon__pd_header_budget(jitanon__counted *c, uint64_t limit)
+{
+    jitanon__counted_init(c, NULL, limit < SIZE_MAX ? (size_t)limit : SIZE_MAX, "max_header_bytes");
 }
 
 JITANON__PRIVATE jitanon_result jitanon__pd_alloc(jitanon_perf_reader *r, uint64_t n, uint64_t off, void **out,
                                                  jitanon_error *err)
 {
-    jitanon_result res = jitanon__pd_charge(&r->state_.header_bytes, r->state_.max_header_bytes, n, off, err);
+    jitanon_result res = jitanon__pd_charge(&r->state_.header_mem, n, off, err);
     *out = NULL;
     if (res != JITANON_OK) return res;
     *out = jitanon__malloc(&r->state_.allocator, (size_t)n);
@@ -5459,7 +5651,10 @@ JITANON__PRIVATE jitanon_result jitanon__pd_recover(jitanon_perf_reader *r, uint
                                                    uint64_t off, const char *what, jitanon_error *err)
 {
     if (r->state_.strict) return JITANON__FAIL(err, type, off, "%s (strict)", what);
-    if (!r->warnings) JITANON__FAIL(&r->damage, type, off, "%s", what);
+    if (!r->warnings) {
+        JITANON__FAIL(&r->damage, type, off, "%s", what);
+        jitanon__err_source(&r->damage, "perf.data", NULL);
+    }
     r->warnings |= warning;
     return JITANON_OK;
 }
@@ -5598,9 +5793,9 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header(jitanon_perf_reader *r, jitan
     return jitanon__pd_file_header(r, hsize, err);
 }
 
-JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jitanon_read_fn read_fn,
-                                                    jitanon_seek_fn seek_fn, void *user,
-                                                    const jitanon_perf_opts *opts, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__perf_reader_init_impl(jitanon_perf_reader *r, jitanon_read_fn read_fn,
+                                                               jitanon_seek_fn seek_fn, void *user,
+                                                               const jitanon_perf_opts *opts, jitanon_error *err)
 {
     jitanon_result res;
     JITANON_ASSERT(r && read_fn);
@@ -5610,9 +5805,11 @@ JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jita
     jitanon__in_init(&r->state_.in, read_fn, user);
     r->state_.max_payload = opts && opts->max_payload ? opts->max_payload : JITANON__PERF_DEFAULT_CAP;
     r->state_.max_header_bytes = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
+    jitanon__pd_header_budget(&r->state_.header_mem, r->state_.max_header_bytes);
+    jitanon__counted_init(&r->state_.mem, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, "memory_limit");
+    r->state_.allocator = jitanon__counted_hooks(&r->state_.mem);
     r->state_.strict = opts && opts->strict;
     if (opts) {
-        r->state_.allocator = opts->allocator;
         r->state_.decompress = opts->decompress;
         r->state_.decompress_user = opts->decompress_user;
         r->state_.max_zstd_window = opts->max_zstd_window;
@@ -5622,6 +5819,13 @@ JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jita
     r->state_.dbuf.max_size = (size_t)(r->state_.max_payload < SIZE_MAX / 4 ? r->state_.max_payload : SIZE_MAX / 4);
     r->state_.dbuf.max_size += 2 * JITANON__PERF_MIN_BUF;
     return jitanon__pd_header(r, err);
+}
+
+JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jitanon_read_fn read_fn,
+                                                    jitanon_seek_fn seek_fn, void *user,
+                                                    const jitanon_perf_opts *opts, jitanon_error *err)
+{
+    return jitanon__pd_exit(r, jitanon__perf_reader_init_impl(r, read_fn, seek_fn, user, opts, err), err);
 }
 
 /* -- records ------------------------------------------------------------------------------ */
@@ -6126,7 +6330,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_cut(jitanon_perf_reader *r, uint64_t
 {
     char what[128];
     jitanon_result res;
-    if (bad) jitanon_format_error(what, sizeof what, bad);
+    if (bad) jitanon__fmt(what, sizeof what, "%s", bad->info); /* its code and offset are the damage's */
     else jitanon__fmt(what, sizeof what, "input ends inside a record (%U of at least %U bytes)",
                       (uint64_t)jitanon__pd_avail(r), (uint64_t)total);
     res = jitanon__pd_recover(r, JITANON_PERF_WARN_CUT, bad ? bad->type : JITANON_ERR_TRUNCATED, off, what, err);
@@ -6237,8 +6441,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_next_inflated(jitanon_perf_reader *r
     return JITANON_OK;
 }
 
-JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
-                                                    jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__perf_reader_next_impl(jitanon_perf_reader *r, jitanon_perf_record *rec,
+                                                               jitanon_error *err)
 {
     jitanon_result res;
     JITANON_ASSERT(r && rec);
@@ -6262,6 +6466,12 @@ JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jita
         if (rec->type != JITANON_PERF_RECORD_COMPRESSED && rec->type != JITANON_PERF_RECORD_COMPRESSED2) return JITANON_OK;
         if ((res = jitanon__pd_inflate(r, rec, err)) != JITANON_OK) return res;
     }
+}
+
+JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
+                                                    jitanon_error *err)
+{
+    return jitanon__pd_exit(r, jitanon__perf_reader_next_impl(r, rec, err), err);
 }
 
 /* -- feature sections -------------------------------------------------------------------- */
@@ -6334,10 +6544,10 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_drop(jitanon_perf_reader *r, ji
 {
     char what[128];
     jitanon_result res;
-    jitanon_format_error(what, sizeof what, err);
+    jitanon__fmt(what, sizeof what, "%s", err->info); /* its code and offset are the damage's */
     res = jitanon__pd_recover(r, JITANON_PERF_WARN_FEATURES, err->type, err->offset, what, err);
     if (res != JITANON_OK) return res;
-    r->state_.header_bytes -= r->state_.feat_count * sizeof *r->state_.feats + r->state_.feat_mem_size;
+    jitanon__counted_give(&r->state_.header_mem, r->state_.feat_count * sizeof *r->state_.feats + r->state_.feat_mem_size);
     jitanon__free(&r->state_.allocator, r->state_.feats, r->state_.feat_count * sizeof *r->state_.feats);
     jitanon__free(&r->state_.allocator, r->state_.feat_mem, r->state_.feat_mem_size);
     r->state_.feats = NULL;
@@ -6348,7 +6558,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_drop(jitanon_perf_reader *r, ji
     return JITANON_OK;
 }
 
-JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__perf_reader_load_features_impl(jitanon_perf_reader *r, jitanon_error *err)
 {
     uint64_t saved = r->state_.in.off, total = 0;
     size_t n = jitanon__pd_feat_count(r->features);
@@ -6377,6 +6587,11 @@ JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader
     }
     if (res == JITANON_OK) r->features_loaded = 1;
     return res;
+}
+
+JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err)
+{
+    return jitanon__pd_exit(r, jitanon__perf_reader_load_features_impl(r, err), err);
 }
 
 JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsigned bit, jitanon_bytes *out)
@@ -6419,8 +6634,8 @@ JITANON__PRIVATE int jitanon__pd_fseek(void *user, uint64_t off)
     return fseek((FILE *)user, (long)off, SEEK_SET) != 0;
 }
 
-JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, const char *path,
-                                                    const jitanon_perf_opts *opts, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__perf_reader_open_impl(jitanon_perf_reader *r, const char *path,
+                                                               const jitanon_perf_opts *opts, jitanon_error *err)
 {
     int std_in = strcmp(path, "-") == 0;
     FILE *f = std_in ? stdin : fopen(path, "rb");
@@ -6436,6 +6651,12 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
     res = jitanon_perf_reader_init(r, jitanon__os_file_read, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
     r->state_.file = f;
     return res;
+}
+
+JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, const char *path,
+                                                    const jitanon_perf_opts *opts, jitanon_error *err)
+{
+    return jitanon__err_from(err, jitanon__perf_reader_open_impl(r, path, opts, err), "perf.data");
 }
 #endif
 
@@ -6499,6 +6720,7 @@ JITANON_API jitanon_result jitanon_perf_writer_init(jitanon_perf_writer *w, jita
     w->pwrite_fn_ = pwrite_fn;
     if (opts) w->allocator_ = opts->allocator;
     w->max_header_bytes_ = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
+    jitanon__pd_header_budget(&w->header_mem_, w->max_header_bytes_);
     if (mode == JITANON_PERF_FILE) return JITANON_OK;
     jitanon__wr64(h, JITANON__PERF_MAGIC, w->big_endian);
     jitanon__wr64(h + 8, JITANON__PERF_PIPE_HEADER, w->big_endian);
@@ -6534,7 +6756,7 @@ JITANON__PRIVATE jitanon_result jitanon__pw_header_attr(jitanon_perf_writer *w, 
 JITANON__PRIVATE jitanon_result jitanon__pw_dup(jitanon_perf_writer *w, const void *src, size_t n, void **out,
                                                jitanon_error *err)
 {
-    jitanon_result res = jitanon__pd_charge(&w->header_bytes_, w->max_header_bytes_, n, w->bytes_written, err);
+    jitanon_result res = jitanon__pd_charge(&w->header_mem_, n, w->bytes_written, err);
     *out = NULL;
     if (res != JITANON_OK) return res;
     *out = jitanon__malloc(&w->allocator_, n);
@@ -6602,7 +6824,7 @@ JITANON__PRIVATE jitanon_result jitanon__pw_append_feature(jitanon_perf_writer *
                                                           const void *data, size_t size, jitanon_error *err)
 {
     void *grown;
-    jitanon_result res = jitanon__pd_charge(&w->header_bytes_, w->max_header_bytes_, size, w->bytes_written, err);
+    jitanon_result res = jitanon__pd_charge(&w->header_mem_, size, w->bytes_written, err);
     if (res != JITANON_OK) return res;
     if (f->data.size + size < size)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "feature %u too large", (unsigned)f->bit);
@@ -7875,9 +8097,9 @@ typedef struct jitanon__trim_proc {
 
 struct jitanon_trim {
     jitanon_allocator user_alloc; /* the caller's; backs everything */
-    jitanon_allocator alloc;      /* counting wrapper given to every table (memory_limit) */
-    size_t memory_limit;
-    int limit_hit, reject_out_of_order;
+    jitanon__counted mem;         /* [alloc]: memory_limit over the tables */
+    jitanon_allocator alloc;      /* mem's hooks, given to every table */
+    int reject_out_of_order;
     jitanon_rangemap pids; /* [pid, pid] -> index into procs */
     jitanon__trim_proc *procs;
     size_t nprocs, procs_cap;
@@ -7890,59 +8112,10 @@ struct jitanon_trim {
     size_t last_proc; /* index into procs, + 1; 0 = none */
 };
 
-/* The counting allocator: refuses what would pass memory_limit and notes that it did,
-   so the failure can be reported as JITANON_ERR_LIMIT rather than out of memory. */
-JITANON__PRIVATE int jitanon__trim_admit(jitanon_trim *t, size_t old_size, size_t new_size)
-{
-    size_t held = t->stats.bytes_held - (old_size < t->stats.bytes_held ? old_size : t->stats.bytes_held);
-    if (t->memory_limit && (new_size > t->memory_limit || held > t->memory_limit - new_size)) {
-        t->limit_hit = 1;
-        return 0;
-    }
-    return 1;
-}
-
-JITANON__PRIVATE void jitanon__trim_count(jitanon_trim *t, size_t old_size, size_t new_size)
-{
-    t->stats.bytes_held -= old_size < t->stats.bytes_held ? old_size : t->stats.bytes_held;
-    t->stats.bytes_held += new_size;
-    if (t->stats.bytes_held > t->stats.peak_bytes) t->stats.peak_bytes = t->stats.bytes_held;
-}
-
-JITANON__PRIVATE void *jitanon__trim_alloc_fn(void *user, size_t size)
-{
-    jitanon_trim *t = (jitanon_trim *)user;
-    void *p;
-    if (!jitanon__trim_admit(t, 0, size)) return NULL;
-    p = jitanon__malloc(&t->user_alloc, size);
-    if (p) jitanon__trim_count(t, 0, size);
-    return p;
-}
-
-JITANON__PRIVATE void *jitanon__trim_realloc_fn(void *user, void *ptr, size_t old_size, size_t new_size)
-{
-    jitanon_trim *t = (jitanon_trim *)user;
-    void *p;
-    if (!jitanon__trim_admit(t, ptr ? old_size : 0, new_size)) return NULL;
-    p = jitanon__realloc(&t->user_alloc, ptr, old_size, new_size);
-    if (p) jitanon__trim_count(t, ptr ? old_size : 0, new_size);
-    return p;
-}
-
-JITANON__PRIVATE void jitanon__trim_free_fn(void *user, void *ptr, size_t size)
-{
-    jitanon_trim *t = (jitanon_trim *)user;
-    jitanon__free(&t->user_alloc, ptr, size);
-    jitanon__trim_count(t, size, 0);
-}
-
 /* Reports an allocation failure as JITANON_ERR_LIMIT when memory_limit refused it. */
 JITANON__PRIVATE jitanon_result jitanon__trim_fix(jitanon_trim *t, jitanon_result r, jitanon_error *err)
 {
-    if (r == JITANON_ERR_NOMEM && t->limit_hit)
-        r = JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "memory_limit of %U bytes reached", (uint64_t)t->memory_limit);
-    t->limit_hit = 0;
-    return r;
+    return jitanon__counted_fix(&t->mem, r, err);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__trim_oom(jitanon_trim *t, jitanon_error *err, const char *what)
@@ -8019,11 +8192,8 @@ JITANON_API jitanon_result jitanon_trim_create(const jitanon_trim_opts *opts, ji
     if (!t) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "trim engine");
     memset(t, 0, sizeof *t);
     if (a) t->user_alloc = *a;
-    t->alloc.alloc_fn = jitanon__trim_alloc_fn;
-    t->alloc.realloc_fn = jitanon__trim_realloc_fn;
-    t->alloc.free_fn = jitanon__trim_free_fn;
-    t->alloc.user = t;
-    t->memory_limit = opts ? opts->memory_limit : 0;
+    jitanon__counted_init(&t->mem, a, opts ? opts->memory_limit : 0, "memory_limit");
+    t->alloc = jitanon__counted_hooks(&t->mem);
     t->reject_out_of_order = opts ? opts->reject_out_of_order_ : 0;
     jitanon_rangemap_init(&t->pids, &t->alloc);
     *out = t;
@@ -8048,7 +8218,7 @@ JITANON_API jitanon_result jitanon_trim_set_jitdump(jitanon_trim *t, uint32_t pi
     jitanon__trim_proc *p;
     jitanon_result r;
     jitanon__clear_error(err);
-    t->limit_hit = 0;
+    t->mem.hit = 0;
     r = jitanon__trim_get(t, pid, &p, err);
     if (r == JITANON_OK) p->has_jitdump = 1;
     return r;
@@ -8063,7 +8233,7 @@ JITANON__PRIVATE jitanon_result jitanon__trim_jit(jitanon_trim *t, uint32_t pid,
     int late, span = jitanon__rm_span(start, size, &last);
     jitanon_result r;
     jitanon__clear_error(err);
-    t->limit_hit = 0;
+    t->mem.hit = 0;
     if (span < 0) return jitanon__rm_bad_span(err, start, size);
     if (!span) return JITANON_OK;
     r = jitanon__trim_begin(t, pid, time, &p, &late, err);
@@ -8171,7 +8341,7 @@ JITANON_API jitanon_result jitanon_trim_mmap(jitanon_trim *t, const jitanon_trim
     int late, span = jitanon__rm_span(start, len, &last);
     jitanon_result r;
     jitanon__clear_error(err);
-    t->limit_hit = 0;
+    t->mem.hit = 0;
     if (pieces) *pieces = NULL;
     if (count) *count = 0;
     if (kind != JITANON_TRIM_ANON && kind != JITANON_TRIM_FILE)
@@ -8220,7 +8390,7 @@ JITANON_API jitanon_result jitanon_trim_fork(jitanon_trim *t, uint32_t parent, u
     jitanon__trim_proc *c;
     jitanon_result r;
     jitanon__clear_error(err);
-    t->limit_hit = 0;
+    t->mem.hit = 0;
     if (parent == child) return JITANON_OK; /* a thread: it shares the map */
     if (!jitanon__trim_find(t, parent)) {
         jitanon_trim_forget(t, child);
@@ -8252,7 +8422,7 @@ JITANON__PRIVATE jitanon_trim_kind jitanon__trim_resolve_fast(jitanon_trim *t, u
 {
     jitanon_rangemap *m;
     uint32_t i = 0;
-    int limit_hit = t->limit_hit; /* a cache that could not be allocated is no failure */
+    int limit_hit = t->mem.hit; /* a cache that could not be allocated is no failure */
     if (!t->last_proc || t->last_pid != pid || t->gen_pid != t->pids.gen_) {
         i = jitanon__rm_find_fast(&t->pids, pid);
         t->last_proc = i ? (size_t)t->pids.nodes_[i].id + 1 : 0;
@@ -8264,7 +8434,7 @@ JITANON__PRIVATE jitanon_trim_kind jitanon__trim_resolve_fast(jitanon_trim *t, u
         m = &t->procs[t->last_proc - 1].map;
         if ((i = jitanon__rm_find_fast(m, addr)) != 0 && out) jitanon__rm_out(m, i, out);
     }
-    t->limit_hit = limit_hit;
+    t->mem.hit = limit_hit;
     if (!i) {
         if (out) memset(out, 0, sizeof *out);
         return JITANON_TRIM_NONE;
@@ -8278,7 +8448,15 @@ JITANON_API const jitanon_rangemap *jitanon_trim_map(const jitanon_trim *t, uint
     return p ? &p->map : NULL;
 }
 
-JITANON_API const jitanon_trim_stats *jitanon_trim_get_stats(const jitanon_trim *t) { return &t->stats; }
+/* The held bytes live in the counting allocator; they are copied into the stats here (t
+   came from jitanon_trim_create, so it is not a const object). */
+JITANON_API const jitanon_trim_stats *jitanon_trim_get_stats(const jitanon_trim *t)
+{
+    jitanon_trim *m = (jitanon_trim *)(uintptr_t)t;
+    m->stats.bytes_held = t->mem.held;
+    m->stats.peak_bytes = t->mem.peak;
+    return &t->stats;
+}
 
 JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len)
 {
@@ -11363,7 +11541,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_read(jitanon__inj *j, size_t
         const char *path = jitanon__inj_path(j, jd->path);
         j->st->dumps.damaged++;
         jitanon__inj_follow_end(j, jd);
-        if (j->jit.dump_opts.strict) return JITANON__FAIL(j->err, got, at, "jitdump %s is damaged at byte %U", path, at);
+        if (j->jit.dump_opts.strict) {
+            JITANON__FAIL(j->err, got, at, "jitdump %s is damaged at byte %U", path, at);
+            jitanon__err_source(j->err, "jitdump", path);
+            return got;
+        }
         jitanon__fmt(what, sizeof what, "jitdump %s: a damaged record at byte %U: not followed further", path, at);
         jitanon__inj_log(j, "%s%s", what, NULL);
     }
@@ -11806,6 +11988,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         j->st->dumps.failed++;
         /* strict: a damaged dump fails the run rather than leaving its process unnamed */
         if (j->jit.dump_opts.strict && jitanon__jitdump_damage(e.type)) {
+            jitanon__err_source(&e, "jitdump", found);
             if (j->err) *j->err = e;
             return e.type;
         }
@@ -12145,11 +12328,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_load_perfmap_default(void *user, co
     jitanon_stream f;
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;
+    jitanon__counted c;
     jitanon_result r = jitanon__os_default()->open_named(path, &f, err);
     (void)user;
     *out = NULL;
     if (r != JITANON_OK) return r;
-    r = jitanon__slurp(f.read_fn, f.user, &opts->allocator, opts->memory_limit, &buf, &len, &cap, err);
+    jitanon__counted_init(&c, &opts->allocator, opts->memory_limit, "memory_limit");
+    r = jitanon__slurp(f.read_fn, f.user, &c, &buf, &len, &cap, err);
     jitanon__stream_close(&f);
     if (r == JITANON_OK) r = jitanon_perfmap_load_memory(buf, len, opts, out, err);
     jitanon__free(&opts->allocator, buf, cap);
@@ -12919,21 +13104,30 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
     j.st->read.warnings = in->warnings;
     j.st->read.bytes_ignored = in->bytes_ignored;
     if (j.maps.trim) jitanon__inj_engine_stats(&j.st->trim, jitanon_trim_get_stats(j.maps.trim));
-    if (res == JITANON_OK && in->warnings) { /* once, when everything (the features too) was read */
-        char what[200];
-        size_t n = 0;
-        what[0] = 0;
-        if (in->warnings & JITANON_PERF_WARN_DATA_SIZE_ZERO)
-            n += jitanon__fmt(what + n, sizeof what - n, "; data size 0: read to the end");
-        if (in->warnings & JITANON_PERF_WARN_CUT)
-            n += jitanon__fmt(what + n, sizeof what - n, "; ends inside a record: %U bytes ignored", in->bytes_ignored);
-        if (in->warnings & JITANON_PERF_WARN_FEATURES)
-            jitanon__fmt(what + n, sizeof what - n, "; feature sections treated as absent");
-        jitanon__inj_log(&j, "the perf.data input is damaged (%s); what could be read is used: %s", what + 2,
-                         &in->damage);
-    }
     jitanon__inj_free(&j);
     return res;
+}
+
+/* Damage of the perf.data input has one channel: the reader's (warnings, damage,
+   bytes_ignored), which jitanon_inject's caller owns.  jitanon_inject_file owns the
+   reader itself, so it tells its caller through io.log, once, when everything (the
+   features too) was read. */
+JITANON__PRIVATE void jitanon__inj_input_damage(const jitanon_inject_opts *opts, const jitanon_perf_reader *in)
+{
+    char what[200], msg[512], detail[256];
+    size_t n = 0;
+    if (!in->warnings || !opts || !opts->io.log) return;
+    what[0] = 0;
+    if (in->warnings & JITANON_PERF_WARN_DATA_SIZE_ZERO)
+        n += jitanon__fmt(what + n, sizeof what - n, "; data size 0: read to the end");
+    if (in->warnings & JITANON_PERF_WARN_CUT)
+        n += jitanon__fmt(what + n, sizeof what - n, "; ends inside a record: %U bytes ignored", in->bytes_ignored);
+    if (in->warnings & JITANON_PERF_WARN_FEATURES)
+        jitanon__fmt(what + n, sizeof what - n, "; feature sections treated as absent");
+    jitanon_format_error(detail, sizeof detail, &in->damage);
+    jitanon__fmt(msg, sizeof msg, "the perf.data input is damaged (%s); what could be read is used: %s", what + 2,
+                 detail);
+    opts->io.log(opts->io.user, msg);
 }
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
@@ -12946,7 +13140,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_pump_fn(void *ctx, jitanon_perf_rea
                                                      jitanon_error *err)
 {
     const jitanon__inj_pump *p = (const jitanon__inj_pump *)ctx;
-    return jitanon_inject(r, w, p->opts, p->stats, err);
+    jitanon_result res = jitanon_inject(r, w, p->opts, p->stats, err);
+    if (res == JITANON_OK) jitanon__inj_input_damage(p->opts, r);
+    return res;
 }
 
 JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, jitanon_perf_mode out_mode,

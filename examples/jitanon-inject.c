@@ -173,7 +173,11 @@ int main(int argc, char **argv)
     if (r != JITANON_OK) {
         char msg[512];
         jitanon_format_error(msg, sizeof msg, &err);
-        fprintf(stderr, "jitanon-inject: %s: %s\n", in, msg);
+        /* the input named first; a problem in another file (a jitdump) names that too */
+        if (err.source[0] && strcmp(err.source, "perf.data") != 0)
+            fprintf(stderr, "jitanon-inject: %s: %s: %s\n", in, err.source, msg);
+        else
+            fprintf(stderr, "jitanon-inject: %s: %s\n", in, msg);
         return 1;
     }
     if (c.stats) print_stats(&st);

@@ -929,59 +929,25 @@ static void test_elf_reader_truncate_and_patch(void)
     elft_end(&t);
 }
 
-/* A counting allocator that fails the n-th allocation. */
-typedef struct elft_alloc {
-    size_t calls, fail_at, live;
-} elft_alloc;
-
-static void *elft_alloc_fn(void *user, size_t size)
-{
-    elft_alloc *a = (elft_alloc *)user;
-    if (a->calls++ == a->fail_at) return NULL;
-    a->live++;
-    return malloc(size);
-}
-
-static void *elft_realloc_fn(void *user, void *p, size_t old, size_t size)
-{
-    elft_alloc *a = (elft_alloc *)user;
-    (void)old;
-    if (a->calls++ == a->fail_at) return NULL;
-    if (!p) a->live++;
-    return realloc(p, size);
-}
-
-static void elft_free_fn(void *user, void *p, size_t size)
-{
-    elft_alloc *a = (elft_alloc *)user;
-    (void)size;
-    if (p) a->live--;
-    free(p);
-}
-
 static void test_elf_alloc_failure_sweep(void)
 {
     elft_dump t;
     jitanon_membuf out;
     jitanon_elf_opts o;
     jitanon_elf_info info;
-    elft_alloc a;
+    jt_alloc a;
     size_t n;
     jitanon_result r = JITANON_ERR_NOMEM;
     memset(&out, 0, sizeof out);
     elft_standard(&t, ELFT_EM_X86_64, 0, 0);
     if (!t.d) return;
     for (n = 0; n < 1000 && r != JITANON_OK; n++) {
-        memset(&a, 0, sizeof a);
-        a.fail_at = n;
         memset(&o, 0, sizeof o);
-        o.allocator.alloc_fn = elft_alloc_fn;
-        o.allocator.realloc_fn = elft_realloc_fn;
-        o.allocator.free_fn = elft_free_fn;
-        o.allocator.user = &a;
+        o.allocator = jt_allocator(&a);
+        a.fail_at = (long)n + 1;
         r = elft_emit(&t, 3, &o, &out, NULL, &info);
         JT_CHECK(r == JITANON_OK || r == JITANON_ERR_NOMEM);
-        JT_CHECK_EQ_U(a.live, 0);
+        JT_CHECK_EQ_U(a.live_blocks, 0);
         jitanon_membuf_release(&out);
     }
     JT_CHECK(r == JITANON_OK);

@@ -796,33 +796,6 @@ static void test_perfdata_patch_every_byte(void)
     }
 }
 
-typedef struct pdt_alloc {
-    long count, live, fail_at;
-} pdt_alloc;
-
-static void *pdt_alloc_fn(void *user, size_t size)
-{
-    pdt_alloc *a = (pdt_alloc *)user;
-    if (++a->count == a->fail_at) return NULL;
-    a->live++;
-    return malloc(size);
-}
-static void *pdt_realloc_fn(void *user, void *p, size_t old, size_t size)
-{
-    pdt_alloc *a = (pdt_alloc *)user;
-    (void)old;
-    if (++a->count == a->fail_at) return NULL;
-    if (!p) a->live++;
-    return realloc(p, size);
-}
-static void pdt_free_fn(void *user, void *p, size_t size)
-{
-    pdt_alloc *a = (pdt_alloc *)user;
-    (void)size;
-    a->live--;
-    free(p);
-}
-
 /* Fails every allocation of reading b in turn (seekable and not): each run ends in
    success or NOMEM (or, with a hook, the hook's failure, which cannot say why) without a
    leak.  Returns how many allocation points there were. */
@@ -830,21 +803,17 @@ static long pdt_alloc_sweep(const pdt_b *b, jitanon_decompress_fn hook)
 {
     long n;
     for (n = 1; n < 10000; n++) {
-        pdt_alloc st;
+        jt_alloc st;
         jitanon_perf_opts opts;
         jitanon_result res;
-        memset(&st, 0, sizeof st);
-        st.fail_at = n;
         memset(&opts, 0, sizeof opts);
-        opts.allocator.alloc_fn = pdt_alloc_fn;
-        opts.allocator.realloc_fn = pdt_realloc_fn;
-        opts.allocator.free_fn = pdt_free_fn;
-        opts.allocator.user = &st;
+        opts.allocator = jt_allocator(&st);
+        st.fail_at = n;
         opts.decompress = hook;
         res = pdt_exercise(b->m.data, b->m.size, (int)(n & 1), &opts);
-        JT_CHECK_EQ_U(st.live, 0);
+        JT_CHECK_EQ_U(st.live_blocks, 0);
         JT_CHECK(res == JITANON_OK || res == JITANON_ERR_NOMEM || (hook && res == JITANON_ERR_BAD_RECORD));
-        if (st.count < n) return n; /* no allocation failed: every point was covered */
+        if (st.calls < n) return n; /* no allocation failed: every point was covered */
     }
     return 0;
 }
@@ -930,17 +899,12 @@ static void test_perfdata_atomic_file(void)
     {
         long n;
         for (n = 1; n <= 3; n++) {
-            pdt_alloc st;
-            jitanon_allocator al;
-            memset(&st, 0, sizeof st);
+            jt_alloc st;
+            jitanon_allocator al = jt_allocator(&st);
             st.fail_at = n;
-            memset(&al, 0, sizeof al);
-            al.alloc_fn = pdt_alloc_fn;
-            al.free_fn = pdt_free_fn;
-            al.user = &st;
             JT_CHECK_EQ_U(jitanon_atomic_open(&f, path, &al, &err), JITANON_ERR_NOMEM);
             JT_CHECK(pdt_exists(path) && !pdt_exists(tmp));
-            JT_CHECK_EQ_U(st.live, 0);
+            JT_CHECK_EQ_U(st.live_blocks, 0);
         }
     }
     remove(path);

@@ -5,57 +5,6 @@
 
 /* -- helpers ---------------------------------------------------------------------------- */
 
-/* A counting allocator: fails allocation number fail_at (only that one, or every one
-   from there on with fail_after), and tracks live bytes to catch leaks. */
-typedef struct tt_alloc {
-    size_t live, count, fail_at;
-    int fail_after;
-} tt_alloc;
-
-static int tt_should_fail(tt_alloc *a)
-{
-    a->count++;
-    return a->fail_at && (a->count == a->fail_at || (a->fail_after && a->count > a->fail_at));
-}
-
-static void *tt_alloc_fn(void *user, size_t size)
-{
-    tt_alloc *a = (tt_alloc *)user;
-    void *p;
-    if (tt_should_fail(a)) return NULL;
-    p = malloc(size);
-    if (p) a->live += size;
-    return p;
-}
-
-static void *tt_realloc_fn(void *user, void *ptr, size_t old_size, size_t new_size)
-{
-    tt_alloc *a = (tt_alloc *)user;
-    void *p;
-    if (tt_should_fail(a)) return NULL;
-    p = realloc(ptr, new_size);
-    if (p) a->live = a->live - (ptr ? old_size : 0) + new_size;
-    return p;
-}
-
-static void tt_free_fn(void *user, void *ptr, size_t size)
-{
-    tt_alloc *a = (tt_alloc *)user;
-    if (!ptr) return;
-    a->live -= size;
-    free(ptr);
-}
-
-static jitanon_allocator tt_allocator(tt_alloc *a)
-{
-    jitanon_allocator al;
-    al.alloc_fn = tt_alloc_fn;
-    al.realloc_fn = tt_realloc_fn;
-    al.free_fn = tt_free_fn;
-    al.user = a;
-    return al;
-}
-
 /* The pieces of a rangemap as a string "start-end:kind/id ..." (end exclusive, hex),
    for readable expectations. */
 static const char *tt_dump(const jitanon_rangemap *m, char *buf, size_t cap)
@@ -504,34 +453,33 @@ static int tt_alloc_sweep(uint64_t seed, size_t *points)
     static tm_ev ev[240];
     uint64_t s = seed;
     size_t n = tt_gen(&s, ev, 240), total, k;
-    tt_alloc a;
+    jt_alloc a;
     jitanon_trim_opts o;
     tm_run run;
     int bad = 0, r;
     memset(&o, 0, sizeof o);
-    memset(&a, 0, sizeof a);
-    o.allocator = tt_allocator(&a);
+    o.allocator = jt_allocator(&a);
     memset(&run, 0, sizeof run);
     run.opts = &o;
-    if (tm_check(ev, n, &run) != 0 || a.live) return -1;
-    total = a.count;
+    if (tm_check(ev, n, &run) != 0 || a.live_bytes) return -1;
+    total = (size_t)a.calls;
     for (k = 1; k <= total + 1 && !bad; k++) {
         memset(&a, 0, sizeof a);
-        a.fail_at = k;
+        a.fail_at = (long)k;
         memset(&run, 0, sizeof run);
         run.opts = &o;
         run.retry_on_error = k > 1; /* k == 1 is the engine struct itself */
         r = tm_check(ev, n, &run);
         if (k == 1 ? (r != 2 || run.stopped_by != JITANON_ERR_NOMEM) : r != 0) bad = 1;
-        if (a.live) bad = 2;
+        if (a.live_bytes) bad = 2;
         memset(&a, 0, sizeof a);
-        a.fail_at = k;
+        a.fail_at = (long)k;
         a.fail_after = 1;
         memset(&run, 0, sizeof run);
         run.opts = &o;
         r = tm_check(ev, n, &run);
         if (k <= total && (r != 2 || run.stopped_by != JITANON_ERR_NOMEM)) bad = 3;
-        if (a.live) bad = 4;
+        if (a.live_bytes) bad = 4;
         if (bad)
             fprintf(stderr, "  alloc fail (seed %llx) at %lu: failure %d, r=%d (%s) %s\n", (unsigned long long)seed,
                     (unsigned long)k, bad, r, jitanon_result_string(run.stopped_by), run.why);

@@ -53,6 +53,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_api.c"
 #include "t_scan.c"
 #include "t_seam.c"
+#include "t_alloc.c"
 
 int main(int argc, char **argv)
 {
@@ -78,6 +79,7 @@ int main(int argc, char **argv)
     suite_scan();
     suite_seam();
     suite_deflt();
+    suite_alloc();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }

@@ -1,16 +1,27 @@
-/* Shared test helpers: a counting allocator that can fail the n-th allocation and
-   tracks live bytes (so leaks show up even without LeakSanitizer), and sweeps. */
+/* Shared test helpers: the one failing allocator of the tests' failure sweeps, and
+   sweeps.  It counts calls and live bytes (so leaks show up even without LeakSanitizer)
+   and fails the fail_at-th allocation (1-based; 0 = none), or with fail_after every one
+   from there on, or (fail_bytes) any that would hold more than that many live bytes. */
 
 typedef struct jt_alloc {
     long calls, fail_at; /* fail_at: 1-based index of the allocation to fail; 0 = never */
+    int fail_after;      /* fail every allocation from fail_at on */
+    size_t fail_bytes;   /* fail what would make live_bytes exceed this; 0 = never */
     long live_blocks;
     size_t live_bytes, peak_bytes;
 } jt_alloc;
 
+static int jt_alloc_fails(jt_alloc *a, size_t old_size, size_t new_size)
+{
+    ++a->calls;
+    if (a->fail_at && (a->calls == a->fail_at || (a->fail_after && a->calls > a->fail_at))) return 1;
+    return a->fail_bytes && a->live_bytes - old_size + new_size > a->fail_bytes;
+}
+
 static void *jt_alloc_fn(void *user, size_t size)
 {
     jt_alloc *a = (jt_alloc *)user;
-    if (++a->calls == a->fail_at) return NULL;
+    if (jt_alloc_fails(a, 0, size)) return NULL;
     a->live_blocks++;
     a->live_bytes += size;
     if (a->live_bytes > a->peak_bytes) a->peak_bytes = a->live_bytes;
@@ -21,7 +32,7 @@ static void *jt_realloc_fn(void *user, void *ptr, size_t old_size, size_t new_si
 {
     jt_alloc *a = (jt_alloc *)user;
     void *n;
-    if (++a->calls == a->fail_at) return NULL;
+    if (jt_alloc_fails(a, ptr ? old_size : 0, new_size)) return NULL;
     n = realloc(ptr, new_size);
     if (!n) return NULL;
     if (!ptr) a->live_blocks++;
@@ -33,11 +44,13 @@ static void *jt_realloc_fn(void *user, void *ptr, size_t old_size, size_t new_si
 static void jt_free_fn(void *user, void *ptr, size_t size)
 {
     jt_alloc *a = (jt_alloc *)user;
+    if (!ptr) return;
     a->live_blocks--;
     a->live_bytes -= size;
     free(ptr);
 }
 
+/* Zeroes *a and returns the allocator over it (set fail_at etc. afterwards). */
 static jitanon_allocator jt_allocator(jt_alloc *a)
 {
     jitanon_allocator al;
