@@ -65,27 +65,15 @@ static void scan_file(pdt_b *b, int big, uint64_t st, unsigned nattr, unsigned d
 
 static void scan_same_record(const jitanon_perf_record *a, const jitanon_perf_record *b)
 {
-    JT_CHECK_EQ_U(a->type, b->type);
-    JT_CHECK_EQ_U(a->misc, b->misc);
-    JT_CHECK_EQ_U(a->size, b->size);
-    JT_CHECK_EQ_U(a->big_endian, b->big_endian);
-    JT_CHECK_EQ_U(a->raw.size, b->raw.size);
+    /* every field either path sets, compared one by one */
+#define SCAN_SAME(f) JT_CHECK_EQ_U(a->f, b->f)
+    SCAN_SAME(type); SCAN_SAME(misc); SCAN_SAME(size); SCAN_SAME(big_endian); SCAN_SAME(raw.size);
+    SCAN_SAME(index); SCAN_SAME(from_compressed); SCAN_SAME(attr_index); SCAN_SAME(payload.size);
+    SCAN_SAME(sid.present); SCAN_SAME(sid.pid); SCAN_SAME(sid.tid); SCAN_SAME(sid.cpu);
+    SCAN_SAME(sid.time); SCAN_SAME(sid.id); SCAN_SAME(sid.stream_id); SCAN_SAME(sample.ip);
+    SCAN_SAME(sample.addr); SCAN_SAME(sample.period); SCAN_SAME(sample.callchain_nr);
+#undef SCAN_SAME
     JT_CHECK(a->raw.size == b->raw.size && memcmp(a->raw.data, b->raw.data, a->raw.size) == 0);
-    JT_CHECK_EQ_U(a->index, b->index);
-    JT_CHECK_EQ_U(a->from_compressed, b->from_compressed);
-    JT_CHECK_EQ_U(a->attr_index, b->attr_index);
-    JT_CHECK_EQ_U(a->payload.size, b->payload.size);
-    JT_CHECK_EQ_U(a->sid.present, b->sid.present);
-    JT_CHECK_EQ_U(a->sid.pid, b->sid.pid);
-    JT_CHECK_EQ_U(a->sid.tid, b->sid.tid);
-    JT_CHECK_EQ_U(a->sid.cpu, b->sid.cpu);
-    JT_CHECK_EQ_U(a->sid.time, b->sid.time);
-    JT_CHECK_EQ_U(a->sid.id, b->sid.id);
-    JT_CHECK_EQ_U(a->sid.stream_id, b->sid.stream_id);
-    JT_CHECK_EQ_U(a->sample.ip, b->sample.ip);
-    JT_CHECK_EQ_U(a->sample.addr, b->sample.addr);
-    JT_CHECK_EQ_U(a->sample.period, b->sample.period);
-    JT_CHECK_EQ_U(a->sample.callchain_nr, b->sample.callchain_nr);
     JT_CHECK(a->sample.callchain.size == b->sample.callchain.size &&
              (!a->sample.callchain.size ||
               memcmp(a->sample.callchain.data, b->sample.callchain.data, a->sample.callchain.size) == 0));
