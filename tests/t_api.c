@@ -147,23 +147,18 @@ static void test_api_encode_refuses(void)
     JT_CHECK_EQ_U(n, 8 + 8 + 40);
     JT_CHECK_EQ_U(jitanon_perf_encode(NULL, 0, &n, &rec, NULL, &err), JITANON_ERR_LIMIT);
     JT_CHECK_EQ_U(jitanon_perf_encode(out, sizeof out, &n, &rec, NULL, &err), JITANON_OK);
-    { /* an MMAP2 whose attr's id_hdr_size disagrees with its sample_type (the trailer is
-         written from sample_type): refused, not written past the record */
-        jitanon_perf_record m;
-        jitanon_perf_attr t;
-        uint8_t big[256];
-        memset(&m, 0, sizeof m);
-        memset(&t, 0, sizeof t);
-        m.type = JITANON_PERF_RECORD_MMAP2;
-        t.sample_id_all = 1;
-        t.sample_type = JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_CPU;
-        t.id_hdr_size = 8;
-        JT_CHECK_EQ_U(jitanon_perf_encode_mmap2(big, sizeof big, &n, &m, &t, &err), JITANON_ERR_INVALID_ARGUMENT);
-        t.id_hdr_size = 24;
-        JT_CHECK_EQ_U(jitanon_perf_encode_mmap2(big, sizeof big, &n, &m, &t, &err), JITANON_OK);
-    }
     a.size = 32;
     JT_CHECK_EQ_U(jitanon_perf_encode_attr(out, sizeof out, &a, 0, 0, &err), JITANON_ERR_LIMIT);
+    /* an MMAP2 whose attr's id_hdr_size disagrees with its sample_type (the trailer is
+       written from sample_type): refused, not written past the record it sized */
+    memset(&rec, 0, sizeof rec);
+    rec.type = JITANON_PERF_RECORD_MMAP2;
+    a.sample_id_all = 1, a.id_hdr_size = 8;
+    a.sample_type = JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME;
+    JT_CHECK_EQ_U(jitanon_perf_encode_mmap2(out, sizeof out, &n, &rec, &a, &err), JITANON_ERR_INVALID_ARGUMENT);
+    a.id_hdr_size = 16; /* then it is only asked for room: 72 fixed, the name's 8, the trailer */
+    JT_CHECK_EQ_U(jitanon_perf_encode_mmap2(NULL, 0, &n, &rec, &a, &err), JITANON_ERR_LIMIT);
+    JT_CHECK_EQ_U(n, 72 + 8 + 16);
 }
 
 /* -- what on_sample and on_event consumers get -------------------------------------------- */
