@@ -74,9 +74,11 @@ else echo "FAIL jvmti options: unknown option: $(head -c 200 "$tmp/bad.err")"; f
 # the GenerateEvents replay.  jcmd splits key=value arguments: the options go quoted.
 if command -v jcmd >/dev/null 2>&1; then
   mkdir -p "$tmp/attach"
-  (cd "$tmp/attach" && exec java -XX:-UsePerfData -cp "$tmp" demo.Hot 2500 >/dev/null 2>&1) &
+  # 6 s: each jcmd starts a JVM of its own, which takes seconds on a loaded machine (with
+  # 2.5 s the program had exited before the agent came)
+  (cd "$tmp/attach" && exec java -XX:-UsePerfData -cp "$tmp" demo.Hot 6000 >/dev/null 2>&1) &
   jpid=$!
-  i=0; while [ $i -lt 40 ] && ! jcmd "$jpid" VM.version >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+  i=0; while [ $i -lt 50 ] && ! jcmd "$jpid" VM.version >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
   sleep 0.5 # let spin() be compiled before the agent comes
   jcmd "$jpid" JVMTI.agent_load "$agent" "\"dir=$tmp/attach\"" > "$tmp/attach.txt" 2>&1
   wait "$jpid"
