@@ -15,11 +15,15 @@ jt_need_record
 cmp_py="$root/tests/oracle/hotspot_cmp.py"
 
 # V8 writes ./jit-<pid>.dump, so the recording and the ELFs stay in $tmp.
-(cd "$tmp" && perf record -q -g -k mono -e cpu-clock -o perf.data node --perf-prof -e '
+record() {
+  rm -f "$tmp/perf.data" "$tmp"/jit-*.dump
+  (cd "$tmp" && perf record -q -g -k mono -e cpu-clock -o perf.data node --perf-prof -e '
   function leaf(n){let s=0;for(let i=0;i<n;i++)s+=i%13;return s}
   function mid(n){return leaf(n)+leaf(n>>1)}
   let t=0; for (let k=0;k<300;k++) t+=mid(2e4); console.log(t)' >/dev/null 2>&1)
-if [ ! -f "$tmp/perf.data" ]; then echo "FAIL hotspot: could not record node"; exit 0; fi
+  [ -f "$tmp/perf.data" ]
+}
+if ! record; then echo "FAIL hotspot: could not record node"; exit 0; fi
 
 # check NAME DATA: perfparser must name every jitted frame of DATA as perf does.
 check() {
@@ -27,9 +31,8 @@ check() {
   "$pp" --input "$2" --output "$2.pp" 2>/dev/null
   python3 "$cmp_py" "$2.pp" "$2.script" > "$2.cmp"
 }
-mkdir "$tmp/fn" "$tmp/proc"
+mkdir "$tmp/fn"
 "$root/build/jitanon-inject" -i "$tmp/perf.data" -o "$tmp/fn.data" --elf-dir "$tmp/fn" 2>/dev/null
-"$root/build/jitanon-inject" -i "$tmp/perf.data" -o "$tmp/proc.data" --elf=process --elf-dir "$tmp/proc" 2>/dev/null
 if check fn "$tmp/fn.data"; then
   echo "PASS hotspot --elf=function: perfparser names every jitted frame as perf ($(head -1 "$tmp/fn.data.cmp"))"
 else echo "FAIL hotspot --elf=function: $(cat "$tmp/fn.data.cmp")"; fi
@@ -37,15 +40,28 @@ else echo "FAIL hotspot --elf=function: $(cat "$tmp/fn.data.cmp")"; fi
 # so one file mapped once per function (at a different pgoff each time) mixes functions
 # up; see the README's FAQ.  Until perfparser keys by file offset the check guards the
 # share it gets right (measured: 92-93%; it fails below 75%).
-if check proc "$tmp/proc.data"; then
-  echo "PASS hotspot --elf=process: perfparser names every jitted frame as perf ($(head -1 "$tmp/proc.data.cmp"))"
-else
+# Which frames the cache mixes up depends on where the samples fall: when the hottest
+# function happens to share offsets with another, over half can go (seen once in ~20 runs,
+# 1502 of 2734), so a share below the bar gets one more recording before it fails.
+proc_share() { # 0: every frame or at least 75% named as perf; the message in $proc_msg
+  rm -rf "$tmp/proc" && mkdir "$tmp/proc"
+  "$root/build/jitanon-inject" -i "$tmp/perf.data" -o "$tmp/proc.data" --elf=process --elf-dir "$tmp/proc" 2>/dev/null
+  if check proc "$tmp/proc.data"; then
+    proc_msg="perfparser names every jitted frame as perf ($(head -1 "$tmp/proc.data.cmp"))"; return 0; fi
   line=$(head -1 "$tmp/proc.data.cmp")
   bad=$(echo "$line" | sed -n 's/.* \([0-9]*\) of \([0-9]*\) jitted frames differ.*/\1/p')
   all=$(echo "$line" | sed -n 's/.* \([0-9]*\) of \([0-9]*\) jitted frames differ.*/\2/p')
   if [ -n "$bad" ] && [ "${all:-0}" -gt 0 ] && [ $((bad * 4)) -le "$all" ]; then
-    echo "PASS hotspot --elf=process: perfparser names $((all - bad)) of $all jitted frames as perf; the rest fall to its offset-keyed cache, a known limitation (README FAQ) ($line)"
-  else echo "FAIL hotspot --elf=process: more misnamed than its offset-keyed cache explains: $(cat "$tmp/proc.data.cmp")"; fi
+    proc_msg="perfparser names $((all - bad)) of $all jitted frames as perf; the rest fall to its offset-keyed cache, a known limitation (README FAQ) ($line)"
+    return 0
+  fi
+  proc_msg="more misnamed than its offset-keyed cache explains: $(cat "$tmp/proc.data.cmp")"; return 1
+}
+if proc_share; then echo "PASS hotspot --elf=process: $proc_msg"
+else
+  first=$proc_msg
+  if record && proc_share; then echo "PASS hotspot --elf=process: $proc_msg (second recording; the first: $first)"
+  else echo "FAIL hotspot --elf=process: $proc_msg (first recording: $first)"; fi
 fi
 # perf's own files (p_align 8) put every symbol p_vaddr bytes early in perfparser
 perf inject --jit -i "$tmp/perf.data" -o "$tmp/perfinj.data" 2>/dev/null
