@@ -10071,6 +10071,10 @@ typedef struct jitanon__inj_jit {
        trim (a file the process maps over them) sends them back to `waiting`. */
     jitanon__inj_event *early;
     size_t nearly, early_cap;
+    /* What the samples' late count needs of `early` (jitanon__inj_late_sample): every
+       entry's range lies in [early_lo, early_hi], and none has a load time before
+       early_due (a superset after removals: only a prune makes them exact). */
+    uint64_t early_lo, early_hi, early_due;
     jitanon_rangemap described; /* scratch of jitanon__inj_backdate */
     /* Live pipes: dumps are followed as they grow (jitanon__inj_follow_all); nothing a
        later read finds is dated before `decided`, the time of the last record decided. */
@@ -12105,6 +12109,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
         }
         if (!jitanon__grow(&j->a, (void **)&jt->early, &jt->early_cap, jt->nearly + 1, sizeof *jt->early))
             return jitanon__inj_nomem(j, "late loads");
+        if (!jt->nearly || e->start < jt->early_lo) jt->early_lo = e->start;
+        if (!jt->nearly || e->start + (e->size - 1) > jt->early_hi) jt->early_hi = e->start + (e->size - 1);
+        if (!jt->nearly || e->load_time < jt->early_due) jt->early_due = e->load_time;
         jt->early[jt->nearly++] = *e;
         jt->hot[e->func].late_until = e->load_time;
         if (e->load_time > j->jit.late_horizon) j->jit.late_horizon = e->load_time;
@@ -12628,10 +12635,32 @@ JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject
     return out->kind;
 }
 
-/* Counts a sample that a late claim named. */
+/* The claims whose load time has come by `time` leave `early` (none can name a sample
+   from then on), and its bounds are made exact again. */
+JITANON__PRIVATE void jitanon__inj_early_prune(jitanon__inj_jit *jt, uint64_t time)
+{
+    size_t k, keep = 0;
+    for (k = 0; k < jt->nearly; k++) {
+        const jitanon__inj_event *e = &jt->early[k];
+        if (e->load_time <= time) continue;
+        if (!keep || e->start < jt->early_lo) jt->early_lo = e->start;
+        if (!keep || e->start + (e->size - 1) > jt->early_hi) jt->early_hi = e->start + (e->size - 1);
+        if (!keep || e->load_time < jt->early_due) jt->early_due = e->load_time;
+        jt->early[keep++] = *e;
+    }
+    jt->nearly = keep;
+}
+
+/* Counts a sample that a late claim named.  Only a function in `early` can have a
+   late_until past the sample: those are the few mapped in the last window, so a sample
+   outside their span needs no lookup (with loads all through a recording, a lookup per
+   sample for this count alone cost as much as the rest of a per-process run). */
 JITANON__PRIVATE void jitanon__inj_late_sample(jitanon__inj *j, const jitanon__inj_rec *r)
 {
+    jitanon__inj_jit *jt = &j->jit;
     jitanon_range where;
+    if (jt->nearly && r->time >= jt->early_due) jitanon__inj_early_prune(jt, r->time);
+    if (!jt->nearly || r->start < jt->early_lo || r->start > jt->early_hi) return;
     if (jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, &where) == JITANON_TRIM_JIT &&
         where.id < j->jit.nfuncs && j->jit.hot[where.id].late_until > r->time)
         j->st->late.samples++;
