@@ -12860,7 +12860,10 @@ JITANON__PRIVATE int jitanon__inj_order(jitanon__inj *j, size_t n, jitanon__less
     if (n > UINT32_MAX / 2) return 0;
     if (!jitanon__grow(&j->a, (void **)&rd->order, &rd->order_cap, 2 * n, sizeof *rd->order)) return 0;
     for (i = 0; i < n; i++) rd->order[i] = (uint32_t)i;
-    jitanon__msort(rd->order, rd->order + n, n, less, ctx);
+    /* Rounds of one CPU, or written in order, need no sort: one comparison a record
+       instead of the sort's passes. */
+    for (i = 1; i < n && !less(ctx, (uint32_t)i, (uint32_t)(i - 1)); i++) {}
+    if (i < n) jitanon__msort(rd->order, rd->order + n, n, less, ctx);
     return 1;
 }
 
@@ -13991,7 +13994,8 @@ JITANON__PRIVATE jitanon_result jitanon__os_dump_open(const char *path, jitanon_
 /* An existing file may be replaced only when it is a regular file that is itself a jitted
    stub: an ET_DYN ELF (as we and perf write them, or one cut short by a crash) of
    reasonable size.  Never a symlink, a directory, or anything else someone keeps there.
-   Reads in pieces on the stack: writer threads call this, and allocate nothing. */
+   Reads in pieces on the stack: writer threads call this, and allocate nothing.  A file
+   of another size cannot be identical: its first piece (the ELF header) is all it needs. */
 JITANON__PRIVATE int jitanon__inj_replaceable(const char *path, const void *data, size_t size, int *identical)
 {
     struct stat st;
@@ -14005,6 +14009,7 @@ JITANON__PRIVATE int jitanon__inj_replaceable(const char *path, const void *data
     if (fd < 0) return 0;
     total = (size_t)st.st_size;
     same = data && total == size;
+    if (!same && total > sizeof buf) total = sizeof buf;
     while (ok && off < total) {
         size_t want = total - off < sizeof buf ? total - off : sizeof buf, got = 0;
         while (got < want) {
