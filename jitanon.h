@@ -1239,6 +1239,9 @@ typedef struct jitanon_rangemap {
     size_t flat_cap_;                /* in pieces */
     uint64_t gen_;                   /* changes so far (never reset: caches compare it) */
     uint32_t flat_n_, flat_wait_;    /* pieces in flat_; lookups it could not answer */
+    uint32_t *flat_pos_;             /* by node: 1 + its place in flat_, 0 = none or changed since */
+    size_t flat_pos_cap_;            /* in nodes */
+    uint32_t flat_pos_n_;            /* nodes flat_pos_ tells of (the pool's size at the build) */
     uint64_t *hits_;                 /* recent hits by 4 KiB page (start, length and node) */
     uint32_t nhits_;                 /* slots in hits_ */
     uint32_t big_[4], big_next_;     /* recent hits in pieces of 64 KiB or more */
@@ -7662,8 +7665,63 @@ JITANON__PRIVATE uint32_t jitanon__rm_take(jitanon_rangemap *m)
     return i;
 }
 
+/* The sorted array, in one allocation of flat_cap_ * JITANON__RM_FLAT_BYTES: a record of
+   four words a piece - its start; its length - 1 (all ones: longer, or unknown) << 32 |
+   its node index; its id; its kind - so a hit reads one or two cache lines and no node;
+   then every 4th start, so the search's first steps stay in a small array.  The capacity
+   is a power of two >= 8 (jitanon__grow). */
+#define JITANON__RM_FLAT_BYTES 34 /* 4 words a piece, and a word every 4 */
+#define JITANON__RM_LONG 0xFFFFFFFFu
+#define JITANON__RM_FLAT_STEP 4
+JITANON__PRIVATE uint64_t *jitanon__rm_flat_rec(const jitanon_rangemap *m, uint32_t k) { return m->flat_ + 4 * (size_t)k; }
+JITANON__PRIVATE uint64_t *jitanon__rm_flat_top(const jitanon_rangemap *m) { return m->flat_ + 4 * m->flat_cap_; }
+
+/* The page table's slot for addr (Fibonacci hashing of the page number): two words, the
+   piece's start and (its length - 1) << 32 | its node, so a miss reads no node. */
+JITANON__PRIVATE uint64_t *jitanon__rm_slot(jitanon_rangemap *m, uint64_t addr)
+{
+    return &m->hits_[2 * ((uint32_t)(((addr >> 12) * 0x9E3779B97F4A7C15ull) >> 40) & (m->nhits_ - 1))];
+}
+
+/* Node i is about to change or go: the lookup caches forget it, so a hit in either
+   needs no look at the node (jitanon__rm_find_cached).  The page table's slots that
+   hold it are emptied: it is cached only from the pages it spans, at most 16 of them
+   (longer pieces go to big_). */
+JITANON__PRIVATE void jitanon__rm_unslot(jitanon_rangemap *m, uint32_t i)
+{
+    const jitanon__rm_node *n = &m->nodes_[i];
+    uint64_t page, *slot;
+    if (!m->nhits_ || n->last - n->start >= 0xFFFFu) return;
+    for (page = n->start >> 12; page <= n->last >> 12; page++) {
+        slot = jitanon__rm_slot(m, page << 12);
+        if ((uint32_t)slot[1] == i) slot[0] = slot[1] = 0;
+    }
+}
+
+/* ... and its entry in the sorted array becomes a miss (length 0, node 0). */
+JITANON__PRIVATE void jitanon__rm_unflat(jitanon_rangemap *m, uint32_t i)
+{
+    jitanon__rm_unslot(m, i);
+    if (i < m->flat_pos_n_ && m->flat_pos_[i]) {
+        m->flat_[4 * (size_t)(m->flat_pos_[i] - 1) + 1] = 0; /* its length and node: see jitanon__rm_flatten */
+        m->flat_pos_[i] = 0;
+    }
+}
+
+/* Piece i loses its tail, to end at `last`: its start stays, so the sorted array's entry
+   stays in its place with the new length. */
+JITANON__PRIVATE void jitanon__rm_shorten(jitanon_rangemap *m, uint32_t i, uint64_t last)
+{
+    uint64_t len = last - m->nodes_[i].start;
+    jitanon__rm_unslot(m, i);
+    m->nodes_[i].last = last;
+    if (i < m->flat_pos_n_ && m->flat_pos_[i])
+        m->flat_[4 * (size_t)(m->flat_pos_[i] - 1) + 1] = (len < JITANON__RM_LONG ? len : JITANON__RM_LONG) << 32 | i;
+}
+
 JITANON__PRIVATE void jitanon__rm_release(jitanon_rangemap *m, uint32_t i)
 {
+    jitanon__rm_unflat(m, i);
     m->nodes_[i].kind = 0; /* not live: the lookup cache checks this */
     m->nodes_[i].right = m->free_;
     m->free_ = i;
@@ -7762,32 +7820,30 @@ JITANON__PRIVATE uint32_t jitanon__rm_find(const jitanon_rangemap *m, uint64_t a
 
 JITANON__PRIVATE void jitanon__rm_changed(jitanon_rangemap *m) { m->gen_++; }
 
-/* The sorted array's parts, in one allocation of flat_cap_ * JITANON__RM_FLAT_BYTES: the
-   starts; a word a piece with its length - 1 (all ones: longer, or unknown) << 32 | its
-   node index, so checking the piece and finding its node is one read; every 16th start,
-   so the search's first steps stay in a few cache lines. */
-#define JITANON__RM_FLAT_BYTES 18 /* 2 words a piece + a word every 16 (capacity >= 8) */
-#define JITANON__RM_LONG 0xFFFFFFFFu
-#define JITANON__RM_FLAT_STEP 16
-JITANON__PRIVATE uint64_t *jitanon__rm_flat_ln(const jitanon_rangemap *m) { return m->flat_ + m->flat_cap_; }
-JITANON__PRIVATE uint64_t *jitanon__rm_flat_top(const jitanon_rangemap *m) { return m->flat_ + 2 * m->flat_cap_; }
-
-/* Builds the sorted array; 0 when it cannot be allocated (lookups then use the tree). */
+/* Builds the sorted array; 0 when it cannot be allocated (lookups then use the tree).
+   Every piece in it stays exact: jitanon__rm_unflat and jitanon__rm_flat_add keep it so. */
 JITANON__PRIVATE int jitanon__rm_flatten(jitanon_rangemap *m)
 {
-    void *p = m->flat_;
-    uint64_t *st, *ln, *top, len;
+    void *p = m->flat_, *q = m->flat_pos_;
+    uint64_t *rec, *top, len;
     uint32_t i, k = 0;
     m->flat_wait_ = 0;
+    if (!jitanon__grow(&m->allocator, &q, &m->flat_pos_cap_, (size_t)m->used_, sizeof *m->flat_pos_)) return 0;
+    m->flat_pos_ = (uint32_t *)q;
     if (!jitanon__grow(&m->allocator, &p, &m->flat_cap_, (size_t)m->count_ + 1, JITANON__RM_FLAT_BYTES)) return 0;
-    m->flat_ = st = (uint64_t *)p;
-    ln = jitanon__rm_flat_ln(m);
+    m->flat_ = (uint64_t *)p;
+    memset(m->flat_pos_, 0, (size_t)m->used_ * sizeof *m->flat_pos_);
+    m->flat_pos_n_ = m->used_;
     top = jitanon__rm_flat_top(m);
     for (i = jitanon__rm_leftmost(m->nodes_, m->root_); i; i = m->nodes_[i].next) {
         if (k % JITANON__RM_FLAT_STEP == 0) top[k / JITANON__RM_FLAT_STEP] = m->nodes_[i].start;
         len = m->nodes_[i].last - m->nodes_[i].start;
-        st[k] = m->nodes_[i].start;
-        ln[k++] = (len < JITANON__RM_LONG ? len : JITANON__RM_LONG) << 32 | i;
+        rec = jitanon__rm_flat_rec(m, k);
+        rec[0] = m->nodes_[i].start;
+        rec[1] = (len < JITANON__RM_LONG ? len : JITANON__RM_LONG) << 32 | i;
+        rec[2] = m->nodes_[i].id;
+        rec[3] = m->nodes_[i].kind;
+        m->flat_pos_[i] = ++k;
     }
     m->flat_n_ = k;
     return 1;
@@ -7814,26 +7870,63 @@ JITANON__PRIVATE uint32_t jitanon__rm_floor_in(const uint64_t *st, uint32_t n, u
     return lo;
 }
 
-/* The node the sorted array says holds addr, or 0: its copy of the piece must hold addr
-   and the node must still (jitanon__rm_holds) - a piece changed since stays a miss. */
-JITANON__PRIVATE uint32_t jitanon__rm_find_flat(const jitanon_rangemap *m, uint64_t addr)
+/* The node the sorted array says holds addr, or 0: its copy of the piece must hold addr.
+   A piece changed since has node 0 there (jitanon__rm_unflat), so the node is not read
+   (that read was the lookup's costliest miss), but for pieces too long to copy.  *at:
+   1 + the piece's place when its copy is exact (jitanon__rm_out_flat), else 0. */
+JITANON__PRIVATE uint32_t jitanon__rm_find_flat(const jitanon_rangemap *m, uint64_t addr, uint32_t *at)
 {
-    const uint64_t *st = m->flat_, *ln;
-    uint32_t n = m->flat_n_, b, k, nb;
-    if (!n || st[0] > addr) return 0;
+    const uint64_t *rec;
+    uint32_t n = m->flat_n_, k, nb, left;
+    *at = 0;
+    if (!n || m->flat_[0] > addr) return 0;
     nb = (n + JITANON__RM_FLAT_STEP - 1) / JITANON__RM_FLAT_STEP;
-    b = jitanon__rm_floor_in(jitanon__rm_flat_top(m), nb, addr) * JITANON__RM_FLAT_STEP;
-    k = b + jitanon__rm_floor_in(st + b, n - b < JITANON__RM_FLAT_STEP ? n - b : JITANON__RM_FLAT_STEP, addr);
-    ln = jitanon__rm_flat_ln(m) + k;
-    if (*ln >> 32 != JITANON__RM_LONG && addr - st[k] > *ln >> 32) return 0;
-    return jitanon__rm_holds(m, (uint32_t)*ln, addr) ? (uint32_t)*ln : 0;
+    k = jitanon__rm_floor_in(jitanon__rm_flat_top(m), nb, addr) * JITANON__RM_FLAT_STEP;
+    left = n - k < JITANON__RM_FLAT_STEP ? n - k : JITANON__RM_FLAT_STEP; /* the block: its first start <= addr */
+    while (left > 1 && jitanon__rm_flat_rec(m, k + 1)[0] <= addr) {
+        k++;
+        left--;
+    }
+    rec = jitanon__rm_flat_rec(m, k);
+    if (rec[1] >> 32 == JITANON__RM_LONG) return jitanon__rm_holds(m, (uint32_t)rec[1], addr) ? (uint32_t)rec[1] : 0;
+    if (addr - rec[0] > rec[1] >> 32 || !(uint32_t)rec[1]) return 0;
+    *at = k + 1;
+    return (uint32_t)rec[1];
 }
 
-/* The page table's slot for addr (Fibonacci hashing of the page number): two words, the
-   piece's start and (its length - 1) << 32 | its node, so a miss reads no node. */
-JITANON__PRIVATE uint64_t *jitanon__rm_slot(jitanon_rangemap *m, uint64_t addr)
+/* The sorted array keeps up with the common change, code placed above every piece it
+   holds (a JIT filling its code cache upward, the rest of the mapping split off after
+   it): a new piece past its last start is appended when there is room.  Any other new
+   piece is a miss until the next rebuild. */
+JITANON__PRIVATE void jitanon__rm_flat_add(jitanon_rangemap *m, uint32_t i)
 {
-    return &m->hits_[2 * ((uint32_t)(((addr >> 12) * 0x9E3779B97F4A7C15ull) >> 40) & (m->nhits_ - 1))];
+    const jitanon__rm_node *n = &m->nodes_[i];
+    uint64_t *rec, len = n->last - n->start;
+    uint32_t k = m->flat_n_;
+    if (!m->flat_ || !k || k >= m->flat_cap_ || i >= m->flat_pos_cap_ || jitanon__rm_flat_rec(m, k - 1)[0] >= n->start)
+        return;
+    if (i >= m->flat_pos_n_) {
+        memset(m->flat_pos_ + m->flat_pos_n_, 0, (size_t)(i + 1 - m->flat_pos_n_) * sizeof *m->flat_pos_);
+        m->flat_pos_n_ = i + 1;
+    }
+    if (k % JITANON__RM_FLAT_STEP == 0) jitanon__rm_flat_top(m)[k / JITANON__RM_FLAT_STEP] = n->start;
+    rec = jitanon__rm_flat_rec(m, k);
+    rec[0] = n->start;
+    rec[1] = (len < JITANON__RM_LONG ? len : JITANON__RM_LONG) << 32 | i;
+    rec[2] = n->id;
+    rec[3] = n->kind;
+    m->flat_pos_[i] = k + 1;
+    m->flat_n_ = k + 1;
+}
+
+/* What jitanon__rm_out tells of a piece, from the sorted array's exact copy at at - 1. */
+JITANON__PRIVATE void jitanon__rm_out_flat(const jitanon_rangemap *m, uint32_t at, jitanon_range *out)
+{
+    const uint64_t *rec = jitanon__rm_flat_rec(m, at - 1);
+    out->start = rec[0];
+    out->len = (rec[1] >> 32) + 1;
+    out->kind = (uint32_t)rec[3];
+    out->id = rec[2];
 }
 
 /* Sizes the page table to the map (64 to 4096 slots); 0 when there is none. */
@@ -7841,6 +7934,7 @@ JITANON__PRIVATE int jitanon__rm_hits_fit(jitanon_rangemap *m)
 {
     uint32_t want = 64;
     void *p;
+    if (m->nhits_ >= 4096 || (m->nhits_ && m->nhits_ >= m->count_ * 2)) return 1; /* every lookup asks: no loop */
     while (want < 4096 && want < m->count_ * 2) want *= 2;
     if (m->nhits_ >= want) return 1;
     p = jitanon__malloc(&m->allocator, want * 2 * sizeof *m->hits_);
@@ -7852,36 +7946,50 @@ JITANON__PRIVATE int jitanon__rm_hits_fit(jitanon_rangemap *m)
     return 1;
 }
 
-/* jitanon__rm_find through the cache. */
-JITANON__PRIVATE uint32_t jitanon__rm_find_fast(jitanon_rangemap *m, uint64_t addr)
+/* jitanon__rm_find through the cache.  *at as jitanon__rm_find_flat's: when it is not
+   0, the answer is in the sorted array and the node need not be read. */
+JITANON__PRIVATE uint32_t jitanon__rm_find_cached(jitanon_rangemap *m, uint64_t addr, uint32_t *at)
 {
-    uint64_t *slot = NULL;
+    uint64_t *slot = NULL, start, len;
     uint32_t i, k;
-    const jitanon__rm_node *n;
+    *at = 0;
     if (jitanon__rm_hits_fit(m)) {
         slot = jitanon__rm_slot(m, addr);
-        if (addr - slot[0] <= slot[1] >> 32 && jitanon__rm_holds(m, (uint32_t)slot[1], addr)) return (uint32_t)slot[1];
+        /* exact: a slot is emptied when its node changes (jitanon__rm_unflat) */
+        if ((i = (uint32_t)slot[1]) != 0 && addr - slot[0] <= slot[1] >> 32) return i;
     }
     for (k = 0; k < 4; k++)
         if (addr - m->big_start_[k] <= m->big_len_[k] && jitanon__rm_holds(m, m->big_[k], addr)) return m->big_[k];
-    i = m->flat_ ? jitanon__rm_find_flat(m, addr) : 0;
+    i = m->flat_ ? jitanon__rm_find_flat(m, addr, at) : 0;
     if (!i) {
         /* A rebuild walks every piece: it waits for as many misses as a quarter of them,
            so changes interleaved with lookups cost little more than the tree alone. */
         if (++m->flat_wait_ >= m->count_ / 4 + 32) (void)jitanon__rm_flatten(m);
         if (!(i = jitanon__rm_find(m, addr))) return 0;
     }
-    n = &m->nodes_[i];
-    if (n->last - n->start >= 0xFFFFu) {
+    if (*at) {
+        start = jitanon__rm_flat_rec(m, *at - 1)[0];
+        len = jitanon__rm_flat_rec(m, *at - 1)[1] >> 32;
+    } else {
+        start = m->nodes_[i].start;
+        len = m->nodes_[i].last - start;
+    }
+    if (len >= 0xFFFFu) {
         k = m->big_next_++ & 3;
         m->big_[k] = i;
-        m->big_start_[k] = n->start;
-        m->big_len_[k] = n->last - n->start;
+        m->big_start_[k] = start;
+        m->big_len_[k] = len;
     } else if (slot) {
-        slot[0] = n->start;
-        slot[1] = (n->last - n->start) << 32 | i;
+        slot[0] = start;
+        slot[1] = len << 32 | i;
     }
     return i;
+}
+
+JITANON__PRIVATE uint32_t jitanon__rm_find_fast(jitanon_rangemap *m, uint64_t addr)
+{
+    uint32_t at;
+    return jitanon__rm_find_cached(m, addr, &at);
 }
 
 /* Links the chain prev, x[0..nx), succ in address order and counts the new pieces. */
@@ -7943,12 +8051,14 @@ JITANON__PRIVATE jitanon_result jitanon__rm_set(jitanon_rangemap *m, uint64_t s,
     jitanon__rm_split(n, m->root_, s, &a, &b);
     pred = jitanon__rm_rightmost(n, a);
     first = pred ? n[pred].next : jitanon__rm_leftmost(n, b);
-    if (pred && n[pred].last >= s) n[pred].last = s - 1; /* pred.start < s, so s > 0 */
+    if (pred && n[pred].last >= s) jitanon__rm_shorten(m, pred, s - 1); /* pred.start < s, so s > 0 */
     c = b;
     if (last != UINT64_MAX) jitanon__rm_split(n, b, last + 1, &c, &d);
     (void)c; /* its nodes are exactly the list run from `first`: released through the list */
     succ = jitanon__rm_drop_run(m, first, last);
     jitanon__rm_link(m, pred, add, nadd, succ);
+    if (nadd) jitanon__rm_flat_add(m, add[0]);
+    if (nadd == 2) jitanon__rm_flat_add(m, add[1]);
     m->root_ = jitanon__rm_merge(n, jitanon__rm_merge(n, a, jitanon__rm_merge(n, add[0], add[1])), d);
     jitanon__rm_changed(m);
     return JITANON_OK;
@@ -7986,6 +8096,7 @@ JITANON_API void jitanon_rangemap_release(jitanon_rangemap *m)
     gen = m->gen_ + 1;
     jitanon__free(&a, m->nodes_, m->cap_ * sizeof(jitanon__rm_node));
     jitanon__free(&a, m->flat_, m->flat_cap_ * JITANON__RM_FLAT_BYTES);
+    jitanon__free(&a, m->flat_pos_, m->flat_pos_cap_ * sizeof *m->flat_pos_);
     jitanon__free(&a, m->hits_, m->nhits_ * 2 * sizeof *m->hits_);
     jitanon_rangemap_init(m, &a);
     m->gen_ = gen;
@@ -8082,6 +8193,9 @@ JITANON_API jitanon_result jitanon_rangemap_copy(jitanon_rangemap *dst, const ji
         tmp.cap_ = cap;
         tmp.flat_ = NULL; /* the copy builds its own cache */
         tmp.flat_cap_ = 0;
+        tmp.flat_pos_ = NULL;
+        tmp.flat_pos_cap_ = 0;
+        tmp.flat_pos_n_ = 0;
         tmp.hits_ = NULL;
         tmp.nhits_ = 0;
         memset(tmp.big_, 0, sizeof tmp.big_);
@@ -8388,6 +8502,7 @@ JITANON_API void jitanon_trim_forget(jitanon_trim *t, uint32_t pid)
         t->procs[i] = t->procs[t->nprocs];
         node = jitanon__rm_find(&t->pids, t->procs[i].pid);
         JITANON_ASSERT(node);
+        jitanon__rm_unflat(&t->pids, node); /* the sorted array keeps a copy of the id */
         t->pids.nodes_[node].id = i;
     }
     t->stats.processes--;
@@ -8429,7 +8544,7 @@ JITANON__PRIVATE jitanon_trim_kind jitanon__trim_resolve_fast(jitanon_trim *t, u
                                                              jitanon_range *out)
 {
     jitanon_rangemap *m;
-    uint32_t i = 0;
+    uint32_t i = 0, at = 0, kind = 0;
     int limit_hit = t->mem.hit; /* a cache that could not be allocated is no failure */
     if (!t->last_proc || t->last_pid != pid || t->gen_pid != t->pids.gen_) {
         i = jitanon__rm_find_fast(&t->pids, pid);
@@ -8440,14 +8555,20 @@ JITANON__PRIVATE jitanon_trim_kind jitanon__trim_resolve_fast(jitanon_trim *t, u
     }
     if (t->last_proc) {
         m = &t->procs[t->last_proc - 1].map;
-        if ((i = jitanon__rm_find_fast(m, addr)) != 0 && out) jitanon__rm_out(m, i, out);
+        if ((i = jitanon__rm_find_cached(m, addr, &at)) != 0 && at) {
+            kind = (uint32_t)jitanon__rm_flat_rec(m, at - 1)[3];
+            if (out) jitanon__rm_out_flat(m, at, out);
+        } else if (i) {
+            kind = m->nodes_[i].kind;
+            if (out) jitanon__rm_out(m, i, out);
+        }
     }
     t->mem.hit = limit_hit;
     if (!i) {
         if (out) memset(out, 0, sizeof *out);
         return JITANON_TRIM_NONE;
     }
-    return (jitanon_trim_kind)m->nodes_[i].kind;
+    return (jitanon_trim_kind)kind;
 }
 
 JITANON_API const jitanon_rangemap *jitanon_trim_map(const jitanon_trim *t, uint32_t pid)

@@ -28,7 +28,49 @@ static void test_deflt_rm_stale_copies(void)
     jitanon_rangemap_release(&m);
 }
 
+/* A JIT's pattern, which the sorted array follows without a rebuild: functions placed
+   upward in an anonymous region (each splitting off the rest of it), some freed or
+   replaced.  Every cached answer - node and, from the array's copies, the piece's
+   bounds, kind and id - agrees with the tree's right after each change. */
+static void test_deflt_rm_appends(void)
+{
+    uint64_t s = 0x5eed2303, base = 0x7f0000000000ull, cur = base, len, a;
+    jitanon_rangemap m;
+    jitanon_range want, got;
+    uint32_t i, c, at;
+    int step, k, bad = 0, from_array = 0;
+    jitanon_rangemap_init(&m, NULL);
+    JT_CHECK(jitanon_rangemap_assign(&m, base, (uint64_t)64 << 20, 1, 0, NULL) == JITANON_OK);
+    for (step = 1; step < 20000 && !bad; step++) {
+        uint64_t r = tm_rand(&s) % 10;
+        len = 16 + tm_rand(&s) % 3000;
+        if (r < 8) {
+            if (jitanon_rangemap_assign(&m, cur, len, 2, (uint64_t)step, NULL) != JITANON_OK) bad = 1;
+            cur += len + tm_rand(&s) % 64;
+        } else if (jitanon_rangemap_assign(&m, base + tm_rand(&s) % (cur - base + 1), len, r == 8 ? 0 : 3,
+                                           (uint64_t)step << 8, NULL) != JITANON_OK)
+            bad = 1;
+        if (step % 4999 == 0) (void)jitanon__rm_flatten(&m);
+        for (k = 0; k < 8 && !bad; k++) {
+            a = k & 1 ? cur - tm_rand(&s) % 8192 : base + tm_rand(&s) % (cur - base + 4096);
+            i = jitanon__rm_find(&m, a);
+            c = jitanon__rm_find_cached(&m, a, &at);
+            if (i != c) bad = 2;
+            else if (i && at) {
+                jitanon__rm_out(&m, i, &want);
+                jitanon__rm_out_flat(&m, at, &got);
+                from_array++;
+                if (want.start != got.start || want.len != got.len || want.kind != got.kind || want.id != got.id) bad = 3;
+            }
+        }
+    }
+    JT_CHECK_EQ_U(bad, 0);
+    JT_CHECK(from_array > 50000); /* most answers came from the array's copies */
+    jitanon_rangemap_release(&m);
+}
+
 static void suite_deflt(void)
 {
     JT_RUN(test_deflt_rm_stale_copies);
+    JT_RUN(test_deflt_rm_appends);
 }

@@ -461,6 +461,7 @@ static int tt_alloc_sweep(uint64_t seed, size_t *points)
     o.allocator = jt_allocator(&a);
     memset(&run, 0, sizeof run);
     run.opts = &o;
+    run.plain_only = 1;
     if (tm_check(ev, n, &run) != 0 || a.live_bytes) return -1;
     total = (size_t)a.calls;
     for (k = 1; k <= total + 1 && !bad; k++) {
@@ -468,6 +469,7 @@ static int tt_alloc_sweep(uint64_t seed, size_t *points)
         a.fail_at = (long)k;
         memset(&run, 0, sizeof run);
         run.opts = &o;
+        run.plain_only = 1;
         run.retry_on_error = k > 1; /* k == 1 is the engine struct itself */
         r = tm_check(ev, n, &run);
         if (k == 1 ? (r != 2 || run.stopped_by != JITANON_ERR_NOMEM) : r != 0) bad = 1;
@@ -477,6 +479,7 @@ static int tt_alloc_sweep(uint64_t seed, size_t *points)
         a.fail_after = 1;
         memset(&run, 0, sizeof run);
         run.opts = &o;
+        run.plain_only = 1;
         r = tm_check(ev, n, &run);
         if (k <= total && (r != 2 || run.stopped_by != JITANON_ERR_NOMEM)) bad = 3;
         if (a.live_bytes) bad = 4;

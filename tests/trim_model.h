@@ -34,6 +34,7 @@ typedef struct tm_ev {
 typedef struct tm_run {
     const jitanon_trim_opts *opts; /* may be NULL */
     int retry_on_error; /* on an engine error, check the maps did not change, retry once */
+    int plain_only;     /* leave out the cached resolve (its caches allocate: allocation sweeps) */
     uint64_t samples, pieces, engine_errors;
     jitanon_result stopped_by; /* retry off: the engine error that ended the run */
     char why[320];             /* the first mismatch */
@@ -201,7 +202,13 @@ TM_FN void tm_snap_take(const jitanon_trim *t, uint32_t pid, tm_snap *s)
             s->r = (jitanon_range *)realloc(s->r, cap * sizeof *s->r);
             if (!s->r) abort();
         }
-        s->r[s->n++] = r;
+        /* field by field over zeroed bytes: the snapshots are compared with memcmp, and
+           the padding after `kind` is whatever the stack held */
+        memset(&s->r[s->n], 0, sizeof s->r[s->n]);
+        s->r[s->n].start = r.start;
+        s->r[s->n].len = r.len;
+        s->r[s->n].kind = r.kind;
+        s->r[s->n++].id = r.id;
     }
 }
 
@@ -316,6 +323,13 @@ TM_FN int tm_probe(tm_ctx *c, size_t i, uint32_t pid, uint64_t x)
     if (k_e != k_o || id_e != id_o) return tm_fail(c, "output map breaks the contract (kind<<32|id)", i, x, (uint64_t)k_e << 32 | id_e, (uint64_t)k_o << 32 | id_o);
     if (k_e != k_g || id_e != got.id) return tm_fail(c, "resolve differs from the contract (kind<<32|id)", i, x, (uint64_t)k_e << 32 | id_e, (uint64_t)k_g << 32 | got.id);
     if (k_g != JITANON_TRIM_NONE && !tm_has(got.start, got.len, x)) return tm_fail(c, "resolved piece misses x", i, x, got.start, got.len);
+    if (!c->run->plain_only) { /* the injector's cached path (its sorted array's and page table's copies) agrees */
+        jitanon_range fast;
+        uint32_t k_f = (uint32_t)jitanon__trim_resolve_fast(c->t, pid, x, &fast);
+        if (k_f != k_g || fast.id != got.id || fast.start != got.start || fast.len != got.len || fast.kind != got.kind)
+            return tm_fail(c, "the cached resolve differs from resolve (kind<<32|id)", i, x, (uint64_t)k_g << 32 | got.id,
+                           (uint64_t)k_f << 32 | fast.id);
+    }
     return 0;
 }
 
