@@ -8737,7 +8737,7 @@ JITANON__PRIVATE void jitanon__sha1_update(jitanon__sha1 *s, const void *data, s
         size_t n = 64 - s->used;
         if (s->used == 0 && size >= 64) { /* whole blocks straight from the input */
 #if JITANON__SHA_NI
-            if (s->total >= 65536 && s->hw != 1) {
+            if (s->hw == 2 || (s->total >= 65536 && s->hw != 1)) {
                 if (!s->hw) s->hw = jitanon__sha_ni_present() ? 2 : 1;
                 if (s->hw == 2) {
                     size_t blocks = size / 64;
@@ -9955,16 +9955,35 @@ JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, ji
     return r;
 }
 
-JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const jitanon_jitdump_header *header,
-                                                      const jitanon_elf_func *fn, const jitanon_elf_opts *opts,
-                                                      jitanon_elf_info *info, jitanon_error *err)
+/* jitanon_elf_write_function, for a caller that writes many: *sha_hw keeps what the
+   first file learnt of the CPU's SHA extensions (0: not asked yet), so each small file's
+   build-id is hashed with them without asking again (a question costs three cpuid calls,
+   each a trap to the hypervisor in a VM; below 64 KiB a lone hash does not ask). */
+JITANON__PRIVATE jitanon_result jitanon__elf_write_one(jitanon_sink sink, const jitanon_jitdump_header *header,
+                                                     const jitanon_elf_func *fn, const jitanon_elf_opts *opts,
+                                                     jitanon_elf_info *info, int *sha_hw, jitanon_error *err)
 {
     jitanon_elf_builder b;
     jitanon_result r = jitanon_elf_builder_init(&b, header, opts, err);
+    if (r == JITANON_OK && sha_hw) {
+#if JITANON__SHA_NI
+        if (!*sha_hw) *sha_hw = jitanon__sha_ni_present() ? 2 : 1;
+#else
+        *sha_hw = 1;
+#endif
+        b.id.hw = *sha_hw;
+    }
     if (r == JITANON_OK) r = jitanon_elf_builder_add(&b, fn, NULL, err);
     if (r == JITANON_OK) r = jitanon_elf_builder_finish(&b, sink, info, err);
     jitanon_elf_builder_release(&b);
     return r;
+}
+
+JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const jitanon_jitdump_header *header,
+                                                      const jitanon_elf_func *fn, const jitanon_elf_opts *opts,
+                                                      jitanon_elf_info *info, jitanon_error *err)
+{
+    return jitanon__elf_write_one(sink, header, fn, opts, info, NULL, err);
 }
 
 /* -- [inject] Injection -------------------------------------------------------------------- */
@@ -10308,6 +10327,7 @@ struct jitanon__inj {
     const jitanon__os *os;  /* the platform (jitanon__os_default) */
     jitanon_membuf bids;    /* build-id table entries not yet given to the writer */
     int bc_warned, bids_nomem;
+    int sha_hw;             /* the CPU's SHA extensions, once asked (jitanon__elf_write_one) */
     jitanon__hmap pm_pids;  /* perf_map ELF: pid -> its stub's path in the pool, or JITANON__PM_NONE */
 };
 
@@ -11192,7 +11212,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_build(jitanon__inj *j, jitanon_
     o->u.fn.elf.allocator = j->a;
     sink.write_fn = jitanon_membuf_write;
     sink.user = &o->u.fn.elf;
-    res = jitanon_elf_write_function(sink, &jd->sum.header, &fn, &eo, &info, j->err);
+    res = jitanon__elf_write_one(sink, &jd->sum.header, &fn, &eo, &info, &j->sha_hw, j->err);
     if (res == JITANON_OK) *pgoff = info.text_offset;
     return res;
 }
