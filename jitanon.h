@@ -10204,6 +10204,7 @@ typedef struct jitanon__inj_jit {
     int late;
     uint64_t late_window;
     uint64_t late_horizon; /* the latest late_until of any function: later samples need no look */
+    uint64_t due; /* jitanon__inj_apply_until applies nothing before this time (0: ask it) */
     uint64_t code_lo, code_hi; /* every jitted range ever mapped lies in [code_lo, code_hi] */
     jitanon__inj_event *waiting; /* [whead, nwaiting) */
     size_t whead, nwaiting, waiting_cap;
@@ -10902,6 +10903,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_event(jitanon__inj *j, jitanon
     if (!jitanon__grow(&j->a, (void **)&jd->events, &jd->cap, jd->count + 1, sizeof *e))
         return jitanon__inj_nomem(j, "jit events");
     e = &jd->events[jd->count++];
+    j->jit.due = 0; /* jitanon__inj_apply_until looks again */
     e->time = time;
     e->seq = j->jit.seq++;
     e->start = start;
@@ -12363,7 +12365,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply_until(jitanon__inj *j, uint64
                 continue;
             }
         }
-        if (!e || !(all || e->time <= time)) break;
+        if (!e || !(all || e->time <= time)) {
+            /* until then nothing is due, unless a record adds events (jitanon__inj_round) */
+            jt->due = e ? e->time : UINT64_MAX;
+            if (jt->whead < jt->nwaiting && jt->waiting[jt->whead].load_time < jt->due)
+                jt->due = jt->waiting[jt->whead].load_time;
+            break;
+        }
         jt->dumps[which].next++;
         if (e->size == 0) continue;
         res = e->late ? jitanon__inj_late_due(j, e) : jitanon__inj_apply(j, e, e->time);
@@ -13057,12 +13065,17 @@ JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, int last)
     if (j->jit.live) { /* what the followed dumps wrote up to the round's last event */
         if (rd->nrecs) max_time = rd->recs[rd->order[rd->nrecs - 1]].time;
         res = jitanon__inj_follow_all(j, max_time, last);
+        j->jit.due = 0; /* what they wrote is due now, or later */
     }
     for (k = 0; k < rd->nrecs && res == JITANON_OK; k++) {
         jitanon__inj_rec *r = &rd->recs[rd->order[k]];
         if (r->time > max_time) max_time = r->time;
         if (j->jit.live && r->time > j->jit.decided) j->jit.decided = r->time;
-        res = jitanon__inj_apply_until(j, r->time, 0);
+        /* Most records are samples, which add no jit events: between two events they need
+           no look at the queues.  Any other record may (a marker, a mapping over late
+           claims), so the next record asks again. */
+        if (r->time >= j->jit.due) res = jitanon__inj_apply_until(j, r->time, 0);
+        if (r->type != JITANON_PERF_RECORD_SAMPLE) j->jit.due = 0;
         if (res == JITANON_OK) res = jitanon__inj_decide(j, r);
     }
     if (res == JITANON_OK) res = jitanon__inj_apply_until(j, max_time, last);
