@@ -10110,7 +10110,7 @@ enum { JITANON__INJ_PASS = 0, JITANON__INJ_DROP = 1, JITANON__INJ_PIECES = 2 };
 
 /* A buffered input record, with the few decoded fields the decisions need (the raw
    bytes sit in the round buffer; names are kept as offsets into them). */
-typedef struct jitanon__inj_rec {
+typedef struct jitanon__inj_rec { /* a new field: give it its zero in jitanon__inj_buffer */
     size_t off, size;       /* raw bytes in the round buffer */
     uint64_t time, offset;  /* perf time; byte offset in the input */
     uint32_t type, action, misc;
@@ -12656,13 +12656,19 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
         jitanon__buf_put(&rd->bytes, rec->raw.data, rec->raw.size))
         return jitanon__inj_nomem(j, "round buffer");
     r = &rd->recs[rd->nrecs++];
-    memset(r, 0, sizeof *r);
+    /* Every field by name rather than a memset: for 160 bytes a record the compilers
+       choose `rep stos`, which cost 6% of a per-process run on its own. */
     r->off = rd->bytes.size - rec->raw.size;
     r->size = rec->raw.size;
     r->offset = rec->offset;
     r->type = rec->type;
+    r->action = 0;
     r->misc = rec->misc;
+    r->pid = r->tid = r->ppid = 0;
     r->cpu = rec->sid.cpu;
+    r->start = r->len = r->pgoff = 0;
+    r->name_off = r->name_len = r->chain_off = r->chain_nr = 0;
+    r->first_piece = r->pieces = r->stub = r->attr = 0;
     /* Records without a time (tool records) keep their place next to their neighbours. */
     if (rec->sid.present & JITANON_PERF_SAMPLE_TIME) rd->last_time = rec->sid.time;
     r->time = rd->last_time;
