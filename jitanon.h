@@ -1242,7 +1242,7 @@ typedef struct jitanon_rangemap {
     uint32_t *flat_pos_;             /* by node: 1 + its place in flat_, 0 = none or changed since */
     size_t flat_pos_cap_;            /* in nodes */
     uint32_t flat_pos_n_;            /* nodes flat_pos_ tells of (the pool's size at the build) */
-    uint64_t *hits_;                 /* recent hits by 4 KiB page (start, length and node) */
+    uint64_t *hits_;                 /* recent hits by 256-byte granule (start, length and node, id, kind) */
     uint32_t nhits_;                 /* slots in hits_ */
     uint32_t big_[4], big_next_;     /* recent hits in pieces of 64 KiB or more */
     uint64_t big_start_[4], big_len_[4]; /* their starts and lengths - 1 */
@@ -7676,25 +7676,28 @@ JITANON__PRIVATE uint32_t jitanon__rm_take(jitanon_rangemap *m)
 JITANON__PRIVATE uint64_t *jitanon__rm_flat_rec(const jitanon_rangemap *m, uint32_t k) { return m->flat_ + 4 * (size_t)k; }
 JITANON__PRIVATE uint64_t *jitanon__rm_flat_top(const jitanon_rangemap *m) { return m->flat_ + 4 * m->flat_cap_; }
 
-/* The page table's slot for addr (Fibonacci hashing of the page number): two words, the
-   piece's start and (its length - 1) << 32 | its node, so a miss reads no node. */
+/* The hit table's slot for addr (Fibonacci hashing of its 256-byte granule, so the
+   functions sharing a page each keep their own): four words, the piece's start, (its
+   length - 1) << 32 | its node, its id and its kind, so neither a hit nor a miss reads a
+   node.  Only pieces of at most 4 KiB go there (17 granules at most). */
+#define JITANON__RM_SLOT_SHIFT 8
+#define JITANON__RM_SLOT_MAX 0xFFFu
 JITANON__PRIVATE uint64_t *jitanon__rm_slot(jitanon_rangemap *m, uint64_t addr)
 {
-    return &m->hits_[2 * ((uint32_t)(((addr >> 12) * 0x9E3779B97F4A7C15ull) >> 40) & (m->nhits_ - 1))];
+    return &m->hits_[4 * ((uint32_t)(((addr >> JITANON__RM_SLOT_SHIFT) * 0x9E3779B97F4A7C15ull) >> 40) & (m->nhits_ - 1))];
 }
 
 /* Node i is about to change or go: the lookup caches forget it, so a hit in either
-   needs no look at the node (jitanon__rm_find_cached).  The page table's slots that
-   hold it are emptied: it is cached only from the pages it spans, at most 16 of them
-   (longer pieces go to big_). */
+   needs no look at the node (jitanon__rm_find_cached).  The hit table's slots that
+   hold it are emptied: it is cached only from the granules it spans (jitanon__rm_slot). */
 JITANON__PRIVATE void jitanon__rm_unslot(jitanon_rangemap *m, uint32_t i)
 {
     const jitanon__rm_node *n = &m->nodes_[i];
-    uint64_t page, *slot;
-    if (!m->nhits_ || n->last - n->start >= 0xFFFFu) return;
-    for (page = n->start >> 12; page <= n->last >> 12; page++) {
-        slot = jitanon__rm_slot(m, page << 12);
-        if ((uint32_t)slot[1] == i) slot[0] = slot[1] = 0;
+    uint64_t g, *slot;
+    if (!m->nhits_ || n->last - n->start > JITANON__RM_SLOT_MAX) return;
+    for (g = n->start >> JITANON__RM_SLOT_SHIFT; g <= n->last >> JITANON__RM_SLOT_SHIFT; g++) {
+        slot = jitanon__rm_slot(m, g << JITANON__RM_SLOT_SHIFT);
+        if ((uint32_t)slot[1] == i) slot[0] = slot[1] = slot[2] = slot[3] = 0;
     }
 }
 
@@ -7919,6 +7922,15 @@ JITANON__PRIVATE void jitanon__rm_flat_add(jitanon_rangemap *m, uint32_t i)
     m->flat_n_ = k + 1;
 }
 
+JITANON__PRIVATE void jitanon__rm_out(const jitanon_rangemap *m, uint32_t i, jitanon_range *out)
+{
+    const jitanon__rm_node *n = &m->nodes_[i];
+    out->start = n->start;
+    out->len = n->last - n->start + 1; /* cannot overflow: see jitanon_range */
+    out->kind = n->kind;
+    out->id = n->id;
+}
+
 /* What jitanon__rm_out tells of a piece, from the sorted array's exact copy at at - 1. */
 JITANON__PRIVATE void jitanon__rm_out_flat(const jitanon_rangemap *m, uint32_t at, jitanon_range *out)
 {
@@ -7929,7 +7941,7 @@ JITANON__PRIVATE void jitanon__rm_out_flat(const jitanon_rangemap *m, uint32_t a
     out->id = rec[2];
 }
 
-/* Sizes the page table to the map (64 to 4096 slots); 0 when there is none. */
+/* Sizes the hit table to the map (64 to 4096 slots); 0 when there is none. */
 JITANON__PRIVATE int jitanon__rm_hits_fit(jitanon_rangemap *m)
 {
     uint32_t want = 64;
@@ -7937,59 +7949,65 @@ JITANON__PRIVATE int jitanon__rm_hits_fit(jitanon_rangemap *m)
     if (m->nhits_ >= 4096 || (m->nhits_ && m->nhits_ >= m->count_ * 2)) return 1; /* every lookup asks: no loop */
     while (want < 4096 && want < m->count_ * 2) want *= 2;
     if (m->nhits_ >= want) return 1;
-    p = jitanon__malloc(&m->allocator, want * 2 * sizeof *m->hits_);
+    p = jitanon__malloc(&m->allocator, want * 4 * sizeof *m->hits_);
     if (!p) return m->nhits_ != 0;
-    jitanon__free(&m->allocator, m->hits_, m->nhits_ * 2 * sizeof *m->hits_);
+    jitanon__free(&m->allocator, m->hits_, m->nhits_ * 4 * sizeof *m->hits_);
     m->hits_ = (uint64_t *)p;
     m->nhits_ = want;
-    memset(m->hits_, 0, want * 2 * sizeof *m->hits_);
+    memset(m->hits_, 0, want * 4 * sizeof *m->hits_);
     return 1;
 }
 
-/* jitanon__rm_find through the cache.  *at as jitanon__rm_find_flat's: when it is not
-   0, the answer is in the sorted array and the node need not be read. */
-JITANON__PRIVATE uint32_t jitanon__rm_find_cached(jitanon_rangemap *m, uint64_t addr, uint32_t *at)
+/* jitanon__rm_find through the caches, with what jitanon__rm_out tells of the piece
+   (when one holds addr; else *out is untouched): from the hit table's or the sorted
+   array's exact copies, so mostly without reading the node. */
+JITANON__PRIVATE uint32_t jitanon__rm_find_cached(jitanon_rangemap *m, uint64_t addr, jitanon_range *out)
 {
-    uint64_t *slot = NULL, start, len;
-    uint32_t i, k;
-    *at = 0;
+    uint64_t *slot = NULL;
+    uint32_t i, k, at = 0;
     if (jitanon__rm_hits_fit(m)) {
         slot = jitanon__rm_slot(m, addr);
         /* exact: a slot is emptied when its node changes (jitanon__rm_unflat) */
-        if ((i = (uint32_t)slot[1]) != 0 && addr - slot[0] <= slot[1] >> 32) return i;
+        if ((i = (uint32_t)slot[1]) != 0 && addr - slot[0] <= slot[1] >> 32) {
+            out->start = slot[0];
+            out->len = (slot[1] >> 32) + 1;
+            out->id = slot[2];
+            out->kind = (uint32_t)slot[3];
+            return i;
+        }
     }
     for (k = 0; k < 4; k++)
-        if (addr - m->big_start_[k] <= m->big_len_[k] && jitanon__rm_holds(m, m->big_[k], addr)) return m->big_[k];
-    i = m->flat_ ? jitanon__rm_find_flat(m, addr, at) : 0;
+        if (addr - m->big_start_[k] <= m->big_len_[k] && jitanon__rm_holds(m, m->big_[k], addr)) {
+            jitanon__rm_out(m, m->big_[k], out);
+            return m->big_[k];
+        }
+    i = m->flat_ ? jitanon__rm_find_flat(m, addr, &at) : 0;
     if (!i) {
         /* A rebuild walks every piece: it waits for as many misses as a quarter of them,
            so changes interleaved with lookups cost little more than the tree alone. */
         if (++m->flat_wait_ >= m->count_ / 4 + 32) (void)jitanon__rm_flatten(m);
         if (!(i = jitanon__rm_find(m, addr))) return 0;
     }
-    if (*at) {
-        start = jitanon__rm_flat_rec(m, *at - 1)[0];
-        len = jitanon__rm_flat_rec(m, *at - 1)[1] >> 32;
-    } else {
-        start = m->nodes_[i].start;
-        len = m->nodes_[i].last - start;
-    }
-    if (len >= 0xFFFFu) {
+    if (at) jitanon__rm_out_flat(m, at, out);
+    else jitanon__rm_out(m, i, out);
+    if (out->len - 1 >= 0xFFFFu) {
         k = m->big_next_++ & 3;
         m->big_[k] = i;
-        m->big_start_[k] = start;
-        m->big_len_[k] = len;
-    } else if (slot) {
-        slot[0] = start;
-        slot[1] = len << 32 | i;
+        m->big_start_[k] = out->start;
+        m->big_len_[k] = out->len - 1;
+    } else if (slot && out->len - 1 <= JITANON__RM_SLOT_MAX) {
+        slot[0] = out->start;
+        slot[1] = (out->len - 1) << 32 | i;
+        slot[2] = out->id;
+        slot[3] = out->kind;
     }
     return i;
 }
 
 JITANON__PRIVATE uint32_t jitanon__rm_find_fast(jitanon_rangemap *m, uint64_t addr)
 {
-    uint32_t at;
-    return jitanon__rm_find_cached(m, addr, &at);
+    jitanon_range ignored;
+    return jitanon__rm_find_cached(m, addr, &ignored);
 }
 
 /* Links the chain prev, x[0..nx), succ in address order and counts the new pieces. */
@@ -8097,7 +8115,7 @@ JITANON_API void jitanon_rangemap_release(jitanon_rangemap *m)
     jitanon__free(&a, m->nodes_, m->cap_ * sizeof(jitanon__rm_node));
     jitanon__free(&a, m->flat_, m->flat_cap_ * JITANON__RM_FLAT_BYTES);
     jitanon__free(&a, m->flat_pos_, m->flat_pos_cap_ * sizeof *m->flat_pos_);
-    jitanon__free(&a, m->hits_, m->nhits_ * 2 * sizeof *m->hits_);
+    jitanon__free(&a, m->hits_, m->nhits_ * 4 * sizeof *m->hits_);
     jitanon_rangemap_init(m, &a);
     m->gen_ = gen;
 }
@@ -8121,14 +8139,6 @@ JITANON_API jitanon_result jitanon_rangemap_erase(jitanon_rangemap *m, uint64_t 
 }
 
 /* Public view of node i. */
-JITANON__PRIVATE void jitanon__rm_out(const jitanon_rangemap *m, uint32_t i, jitanon_range *out)
-{
-    const jitanon__rm_node *n = &m->nodes_[i];
-    out->start = n->start;
-    out->len = n->last - n->start + 1; /* cannot overflow: see jitanon_range */
-    out->kind = n->kind;
-    out->id = n->id;
-}
 
 JITANON_API int jitanon_rangemap_lookup(const jitanon_rangemap *m, uint64_t addr, jitanon_range *out)
 {
@@ -8544,7 +8554,8 @@ JITANON__PRIVATE jitanon_trim_kind jitanon__trim_resolve_fast(jitanon_trim *t, u
                                                              jitanon_range *out)
 {
     jitanon_rangemap *m;
-    uint32_t i = 0, at = 0, kind = 0;
+    jitanon_range where;
+    uint32_t i = 0, kind = 0;
     int limit_hit = t->mem.hit; /* a cache that could not be allocated is no failure */
     if (!t->last_proc || t->last_pid != pid || t->gen_pid != t->pids.gen_) {
         i = jitanon__rm_find_fast(&t->pids, pid);
@@ -8555,13 +8566,7 @@ JITANON__PRIVATE jitanon_trim_kind jitanon__trim_resolve_fast(jitanon_trim *t, u
     }
     if (t->last_proc) {
         m = &t->procs[t->last_proc - 1].map;
-        if ((i = jitanon__rm_find_cached(m, addr, &at)) != 0 && at) {
-            kind = (uint32_t)jitanon__rm_flat_rec(m, at - 1)[3];
-            if (out) jitanon__rm_out_flat(m, at, out);
-        } else if (i) {
-            kind = m->nodes_[i].kind;
-            if (out) jitanon__rm_out(m, i, out);
-        }
+        if ((i = jitanon__rm_find_cached(m, addr, out ? out : &where)) != 0) kind = (out ? out : &where)->kind;
     }
     t->mem.hit = limit_hit;
     if (!i) {
