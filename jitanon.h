@@ -1012,11 +1012,11 @@ typedef struct jitanon_perf_reader {
         size_t feat_count;
         uint8_t *feat_mem;
         size_t feat_mem_size;
-        uint64_t next_index;
         int strict, unsized;
-        /* the short path for SAMPLEs (jitanon__pd_fast_setup): the buffered bytes it may
-           take, the least size of one, sid.present, whether a callchain follows */
-        size_t fast_left, fast_min;
+        /* the short path for SAMPLEs (jitanon__pd_fast_setup): where in the buffer the
+           bytes it may take end, the least size of one, sid.present, whether a callchain
+           follows */
+        size_t fast_lim, fast_min;
         uint64_t fast_present;
         int fast_chain;
     } state_;
@@ -5862,7 +5862,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_refused(const jitanon_perf_reader *r
                                                    jitanon_error *err)
 {
     if (err) {
-        err->record_index = r->state_.next_index;
+        err->record_index = r->stats.records; /* the records before it, COMPRESSED ones too */
         err->record_type = type;
     }
     return res;
@@ -6269,7 +6269,7 @@ JITANON__INLINE void jitanon__pd_head(const jitanon_perf_reader *r, jitanon_perf
     rec->raw.data = p;
     rec->raw.size = total;
     rec->offset = off;
-    rec->index = r->state_.next_index;
+    rec->index = r->stats.records;
     rec->from_compressed = 0;
     rec->attr_index = 0;
     rec->payload.data = total > size ? p + size : NULL;
@@ -6285,7 +6285,7 @@ JITANON__INLINE void jitanon__pd_head(const jitanon_perf_reader *r, jitanon_perf
 JITANON__PRIVATE void jitanon__pd_fast_setup(jitanon_perf_reader *r)
 {
     uint64_t end, st, off = r->state_.in.off;
-    r->state_.fast_left = 0;
+    r->state_.fast_lim = 0;
     if (r->attr_count != 1 || r->state_.done || r->state_.dpos != r->state_.dbuf.size || !r->state_.lays[0].fixed)
         return;
     st = r->attrs[0].sample_type;
@@ -6293,50 +6293,48 @@ JITANON__PRIVATE void jitanon__pd_fast_setup(jitanon_perf_reader *r)
     /* a file's data section (size 0, read to the end: none, as off >= data_offset) */
     end = r->mode == JITANON_PERF_FILE ? r->data_offset + r->data_size : UINT64_MAX;
     if (off >= end) return;
-    r->state_.fast_left = end - off < jitanon__pd_avail(r) ? (size_t)(end - off) : jitanon__pd_avail(r);
+    r->state_.fast_lim = r->state_.in.pos + (end - off < jitanon__pd_avail(r) ? (size_t)(end - off) : jitanon__pd_avail(r));
     r->state_.fast_min = 8u + 8u * r->state_.lays[0].fixed;
     r->state_.fast_present = st & JITANON__PERF_SAMPLE_TRAILER;
     r->state_.fast_chain = (st & JITANON_PERF_SAMPLE_CALLCHAIN) != 0;
 }
 
-/* The short path's record at p; `big` is a constant after inlining.  0 leaves the record
-   to the general path (jitanon__pd_decode), which decodes it the same way and reports
-   what is wrong with it. */
+/* The short path's record at p, of which `left` bytes (at least 8) may be taken; `big` is
+   a constant after inlining.  0 leaves the record to the general path
+   (jitanon__pd_decode), which decodes it the same way and reports what is wrong with it.
+   Its stores are what it costs: nothing is stored twice, or per record in the reader
+   but what the record changes. */
 JITANON__INLINE int jitanon__pd_sample_fast(jitanon_perf_reader *r, jitanon_perf_record *rec, const uint8_t *p,
                                            size_t left, int big)
 {
-    uint64_t h = jitanon__rd64(p, big);
+    uint64_t h = jitanon__rd64(p, big), nr = 0;
     size_t size = jitanon__pd_h_size(h, big), min = r->state_.fast_min;
+    int chain = r->state_.fast_chain;
     if (jitanon__pd_h_type(h, big) != JITANON_PERF_RECORD_SAMPLE || size > left || size < min) return 0;
-    rec->sample.callchain_nr = 0;
-    rec->sample.callchain.data = NULL;
-    rec->sample.callchain.size = 0;
-    if (r->state_.fast_chain) { /* right after the fixed fields */
-        uint64_t nr = size - min >= 8 ? jitanon__rd64(p + min, big) : UINT64_MAX;
+    if (chain) { /* right after the fixed fields */
+        nr = size - min >= 8 ? jitanon__rd64(p + min, big) : UINT64_MAX;
         if (nr > (size - min - 8) / 8) return 0;
-        rec->sample.callchain_nr = nr;
-        rec->sample.callchain.data = p + min + 8;
-        rec->sample.callchain.size = (size_t)nr * 8;
     }
+    rec->sample.callchain_nr = nr;
+    rec->sample.callchain.data = chain ? p + min + 8 : NULL;
+    rec->sample.callchain.size = (size_t)nr * 8;
     jitanon__pd_head(r, rec, p, h, size, r->state_.in.off, big);
     jitanon__pd_sample_at(p + 8, r->state_.lays, big, rec);
     rec->sid.present = r->state_.fast_present;
-    r->state_.next_index++;
     r->stats.records++;
     r->stats.by_type[JITANON_PERF_RECORD_SAMPLE]++;
     if (rec->sid.present & JITANON_PERF_SAMPLE_TIME) jitanon__pd_count_time(&r->stats, rec->sid.time);
-    r->state_.fast_left = left - size;
     jitanon__in_consume(&r->state_.in, size);
     return 1;
 }
 
 JITANON__INLINE int jitanon__pd_next_sample(jitanon_perf_reader *r, jitanon_perf_record *rec)
 {
-    size_t left = r->state_.fast_left;
-    const uint8_t *p;
-    if (left < 8) return 0;
-    p = r->state_.in.buf + r->state_.in.pos;
-    return r->big_endian ? jitanon__pd_sample_fast(r, rec, p, left, 1) : jitanon__pd_sample_fast(r, rec, p, left, 0);
+    size_t pos = r->state_.in.pos, lim = r->state_.fast_lim;
+    const uint8_t *p = r->state_.in.buf + pos;
+    if (pos + 8 > lim) return 0; /* also when lim is below pos: never left so, but cheap */
+    return r->big_endian ? jitanon__pd_sample_fast(r, rec, p, lim - pos, 1)
+                         : jitanon__pd_sample_fast(r, rec, p, lim - pos, 0);
 }
 
 /* Decodes a complete record of `total` bytes at p (input offset `off`), counting nothing:
@@ -6376,7 +6374,6 @@ JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const
 {
     jitanon_result res = jitanon__pd_decode_at(r, p, total, off, rec, err);
     if (res != JITANON_OK) return res;
-    r->state_.next_index++;
     jitanon__pd_count(&r->stats, rec);
     return JITANON_OK;
 }
@@ -6661,7 +6658,7 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_load_features_impl(jitanon_
 JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err)
 {
     jitanon_result res;
-    r->state_.fast_left = 0; /* it moves the buffer */
+    r->state_.fast_lim = 0; /* it moves the buffer */
     res = jitanon__pd_exit(r, jitanon__perf_reader_load_features_impl(r, err), err);
     jitanon__pd_fast_setup(r);
     return res;
