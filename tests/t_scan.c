@@ -82,6 +82,20 @@ static void scan_same_record(const jitanon_perf_record *a, const jitanon_perf_re
                                            a->sample.callchain.data + a->sample.callchain.size <= a->raw.data + a->raw.size));
 }
 
+/* The next record of each reader: whether both gave one (then compared field by field);
+   *xa and *xb are their results, which must agree. */
+static int scan_next_both(jitanon_perf_reader *ra, jitanon_perf_reader *rb, jitanon_perf_record *a,
+                          jitanon_perf_record *b, jitanon_error *ea, jitanon_error *eb, jitanon_result *xa,
+                          jitanon_result *xb)
+{
+    *xa = jitanon_perf_reader_next(ra, a, ea);
+    *xb = jitanon_perf_reader_next(rb, b, eb);
+    JT_CHECK_EQ_U(*xa, *xb);
+    if (*xa != JITANON_OK || *xb != JITANON_OK) return 0;
+    scan_same_record(a, b);
+    return 1;
+}
+
 /* Reads one file with one attr and one with two side by side; the offsets differ by the
    second attr's 144 bytes. */
 static void scan_compare(int big, uint64_t st, unsigned damage)
@@ -100,12 +114,7 @@ static void scan_compare(int big, uint64_t st, unsigned damage)
         JT_CHECK_EQ_U(jitanon_perf_reader_init(&rb, memin_read, memin_seek, &ib, NULL, &eb), JITANON_OK);
         JT_CHECK_EQ_U(ra.attr_count, 1);
         JT_CHECK_EQ_U(rb.attr_count, 2);
-        for (;;) {
-            xa = jitanon_perf_reader_next(&ra, &a, &ea);
-            xb = jitanon_perf_reader_next(&rb, &b, &eb);
-            JT_CHECK_EQ_U(xa, xb);
-            if (xa != JITANON_OK || xb != JITANON_OK) break;
-            scan_same_record(&a, &b);
+        while (scan_next_both(&ra, &rb, &a, &b, &ea, &eb, &xa, &xb)) {
             JT_CHECK_EQ_U(a.offset + 144, b.offset);
             JT_CHECK_EQ_U(a.sample.ip, (st & JITANON_PERF_SAMPLE_IP) ? 0x400000 + 16u * n : 0);
             JT_CHECK_EQ_U(a.sid.time, (st & JITANON_PERF_SAMPLE_TIME) ? 1000000 + 7u * n : 0);
@@ -222,12 +231,7 @@ static void scan_features_at(const pdt_b *b, unsigned at, size_t step, int odd)
     unsigned n = 0;
     JT_CHECK_EQ_U(jitanon_perf_reader_init(&ra, memin_read, memin_seek, &ia, NULL, &ea), JITANON_OK);
     JT_CHECK_EQ_U(jitanon_perf_reader_init(&rb, memin_read, memin_seek, &ib, NULL, &eb), JITANON_OK);
-    for (;;) {
-        xa = jitanon_perf_reader_next(&ra, &a, &ea);
-        xb = jitanon_perf_reader_next(&rb, &rec, &eb);
-        JT_CHECK_EQ_U(xa, xb);
-        if (xa != JITANON_OK || xb != JITANON_OK) break;
-        scan_same_record(&a, &rec);
+    while (scan_next_both(&ra, &rb, &a, &rec, &ea, &eb, &xa, &xb)) {
         JT_CHECK_EQ_U(a.offset, rec.offset);
         if (n++ == at) {
             JT_CHECK_EQ_U(jitanon_perf_reader_load_features(&rb, &eb), JITANON_OK);
@@ -273,49 +277,52 @@ static void scan_pipe_attr(pdt_b *b, uint64_t st)
     pdt_end(b, at);
 }
 
-static void test_scan_short_path_pipe(void)
+/* The pipe of test_scan_short_path_pipe, its last 4 bytes cut off or not. */
+static void scan_pipe(int big, int cut)
 {
     uint64_t st = JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME |
                   JITANON_PERF_SAMPLE_PERIOD | JITANON_PERF_SAMPLE_CALLCHAIN;
-    int big, cut;
-    for (big = 0; big < 2; big++)
-        for (cut = 0; cut < 2; cut++) {
-            pdt_b b;
-            jitanon_perf_reader r;
-            jitanon_perf_record rec;
-            jitanon_error err;
-            jitanon_result res;
-            memin in;
-            unsigned i, n = 0;
-            memset(&b, 0, sizeof b);
-            b.big = big;
-            pdt_bytes(&b, big ? "2ELIFREP" : "PERFILE2", 8);
-            pdt_u64(&b, 16);
-            scan_pipe_attr(&b, st);
-            for (i = 0; i < 10; i++) scan_sample(&b, st, i, 0);
-            scan_pipe_attr(&b, st);
-            for (i = 10; i < 20; i++) scan_sample(&b, st, i, 0);
-            in = memin_make(b.m.data, b.m.size - (cut ? 4 : 0), 0, 0);
-            JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, &err), JITANON_OK);
-            while ((res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
-                if (rec.type != JITANON_PERF_RECORD_SAMPLE) continue;
-                JT_CHECK_EQ_U(rec.sample.ip, 0x400000 + 16u * n);
-                JT_CHECK_EQ_U(rec.sid.pid, 100 + n);
-                JT_CHECK_EQ_U(rec.sid.tid, 200 + n);
-                JT_CHECK_EQ_U(rec.sid.time, 1000000 + 7u * n);
-                JT_CHECK_EQ_U(rec.sample.period, 4000 + n);
-                JT_CHECK_EQ_U(rec.sample.callchain_nr, n % 3);
-                JT_CHECK_EQ_U(rec.attr_index, 0);
-                JT_CHECK_EQ_U(rec.index, n + (n < 10 ? 1u : 2u));
-                n++;
-            }
-            JT_CHECK_EQ_U(res, JITANON_END);
-            JT_CHECK_EQ_U(n, cut ? 19 : 20);
-            JT_CHECK_EQ_U(r.stats.records, n + 2);
-            JT_CHECK_EQ_U(!!(r.warnings & JITANON_PERF_WARN_CUT), cut);
-            jitanon_perf_reader_release(&r);
-            jitanon_membuf_release(&b.m);
-        }
+    unsigned i, n = 0;
+    pdt_b b;
+    memin in;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_result res = JITANON_OK;
+    jitanon_error err;
+    memset(&b, 0, sizeof b);
+    b.big = big;
+    pdt_bytes(&b, big ? "2ELIFREP" : "PERFILE2", 8);
+    pdt_u64(&b, 16);
+    scan_pipe_attr(&b, st);
+    for (i = 0; i < 10; i++) scan_sample(&b, st, i, 0);
+    scan_pipe_attr(&b, st);
+    for (i = 10; i < 20; i++) scan_sample(&b, st, i, 0);
+    in = memin_make(b.m.data, b.m.size - (cut ? 4 : 0), 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, &err), JITANON_OK);
+    while ((res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
+        if (rec.type != JITANON_PERF_RECORD_SAMPLE) continue;
+        JT_CHECK_EQ_U(rec.sample.ip, 0x400000 + 16u * n);
+        JT_CHECK_EQ_U(rec.sid.pid, 100 + n);
+        JT_CHECK_EQ_U(rec.sid.tid, 200 + n);
+        JT_CHECK_EQ_U(rec.sid.time, 1000000 + 7u * n);
+        JT_CHECK_EQ_U(rec.sample.period, 4000 + n);
+        JT_CHECK_EQ_U(rec.sample.callchain_nr, n % 3);
+        JT_CHECK_EQ_U(rec.attr_index, 0);
+        JT_CHECK_EQ_U(rec.index, n + (n < 10 ? 1u : 2u));
+        n++;
+    }
+    JT_CHECK_EQ_U(res, JITANON_END);
+    JT_CHECK_EQ_U(n, cut ? 19 : 20);
+    JT_CHECK_EQ_U(r.stats.records, n + 2);
+    JT_CHECK_EQ_U(!!(r.warnings & JITANON_PERF_WARN_CUT), cut);
+    jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&b.m);
+}
+
+static void test_scan_short_path_pipe(void)
+{
+    int big;
+    for (big = 0; big < 2; big++) scan_pipe(big, 0), scan_pipe(big, 1);
 }
 
 /* The time counters over samples whose times go down, to 0 and up again, on both paths
