@@ -6331,8 +6331,9 @@ JITANON__INLINE int jitanon__pd_sample_fast(jitanon_perf_reader *r, jitanon_perf
 JITANON__INLINE int jitanon__pd_next_sample(jitanon_perf_reader *r, jitanon_perf_record *rec)
 {
     size_t pos = r->state_.in.pos, lim = r->state_.fast_lim;
-    const uint8_t *p = r->state_.in.buf + pos;
+    const uint8_t *p;
     if (pos + 8 > lim) return 0; /* also when lim is below pos: never left so, but cheap */
+    p = r->state_.in.buf + pos;
     return r->big_endian ? jitanon__pd_sample_fast(r, rec, p, lim - pos, 1)
                          : jitanon__pd_sample_fast(r, rec, p, lim - pos, 0);
 }
