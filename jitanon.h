@@ -948,12 +948,21 @@ typedef struct jitanon__perf_idmap {
     size_t attr;
 } jitanon__perf_idmap;
 
-/* Where one attr's fixed sample fields sit, in u64 slots (JITANON__PERF_NO_SLOT: absent),
-   in a SAMPLE ([0]) and in the sample_id trailer of other kernel records ([1]): worked out
-   once per attr from its sample_type, so decoding a record is a few loads at known places. */
+/* The fixed sample fields, in the order of jitanon__perf_lay's arrays. */
+enum {
+    JITANON__LF_PID, JITANON__LF_TID, JITANON__LF_CPU, JITANON__LF_TIME, JITANON__LF_ID, JITANON__LF_STREAM_ID,
+    JITANON__LF_IP, JITANON__LF_ADDR, JITANON__LF_PERIOD, JITANON__LF_COUNT /* the last 3: SAMPLE only */
+};
+
+/* Where one attr's fixed sample fields sit, in a SAMPLE ([0]) and in the sample_id trailer
+   of other kernel records ([1]): worked out once per attr from its sample_type, so
+   decoding a record is a few loads at known places.  Each field is a byte offset into
+   the fields and a mask, all ones when the field is there; an absent one reads the first
+   u64 (offset 0) and masks it to 0, so the loads need no branch - and at least 8 bytes. */
 typedef struct jitanon__perf_lay {
-    uint8_t ip, addr, period, fixed; /* SAMPLE only; fixed: the slots before READ */
-    uint8_t tid[2], time[2], id[2], stream_id[2], cpu[2];
+    uint64_t mask[2][JITANON__LF_COUNT];
+    uint8_t at[2][JITANON__LF_COUNT];
+    uint8_t fixed; /* SAMPLE: the u64 slots before READ */
 } jitanon__perf_lay;
 
 typedef struct jitanon__perf_feat {
@@ -1003,8 +1012,13 @@ typedef struct jitanon_perf_reader {
         size_t feat_count;
         uint8_t *feat_mem;
         size_t feat_mem_size;
-        uint64_t next_index;
         int strict, unsized;
+        /* the short path for SAMPLEs (jitanon__pd_fast_setup): where in the buffer the
+           bytes it may take end, the least size of one, sid.present, whether a callchain
+           follows */
+        size_t fast_lim, fast_min;
+        uint64_t fast_present;
+        int fast_chain;
     } state_;
 } jitanon_perf_reader;
 
@@ -2227,9 +2241,11 @@ extern "C"
 #if defined(__GNUC__) || defined(__clang__)
 #define JITANON__PRIVATE static __attribute__((unused))
 #define JITANON__INLINE static inline __attribute__((unused, always_inline))
+#define JITANON__NOINLINE static __attribute__((unused, noinline)) /* a slow path kept out of its caller */
 #else
 #define JITANON__PRIVATE static
 #define JITANON__INLINE static inline
+#define JITANON__NOINLINE static
 #endif
 
 /* -- [errors] Errors ----------------------------------------------------------------------- */
@@ -5481,30 +5497,38 @@ JITANON__PRIVATE jitanon_result jitanon__pd_map_ids(jitanon_perf_reader *r, size
     return JITANON_OK;
 }
 
-#define JITANON__PERF_NO_SLOT 0xffu
+/* Field f of layout k is u64 slot `slot`: PID's holds pid and tid, CPU's a u32 first. */
+JITANON__PRIVATE void jitanon__pd_lay_set(jitanon__perf_lay *l, int k, int f, unsigned slot)
+{
+    l->at[k][f] = (uint8_t)(8u * slot);
+    l->mask[k][f] = f == JITANON__LF_PID || f == JITANON__LF_CPU ? 0xffffffffu : ~(uint64_t)0;
+    if (f != JITANON__LF_PID) return;
+    l->at[k][JITANON__LF_TID] = (uint8_t)(8u * slot + 4);
+    l->mask[k][JITANON__LF_TID] = 0xffffffffu;
+}
 
 /* The slots of jitanon__perf_lay, in the order perf_event.h gives each layout. */
 JITANON__PRIVATE void jitanon__pd_lay_make(jitanon__perf_lay *l, uint64_t st)
 {
     unsigned n = 0;
-    memset(l, JITANON__PERF_NO_SLOT, sizeof *l);
-    if (st & JITANON_PERF_SAMPLE_IDENTIFIER) l->id[0] = (uint8_t)n++;
-    if (st & JITANON_PERF_SAMPLE_IP) l->ip = (uint8_t)n++;
-    if (st & JITANON_PERF_SAMPLE_TID) l->tid[0] = (uint8_t)n++;
-    if (st & JITANON_PERF_SAMPLE_TIME) l->time[0] = (uint8_t)n++;
-    if (st & JITANON_PERF_SAMPLE_ADDR) l->addr = (uint8_t)n++;
-    if (st & JITANON_PERF_SAMPLE_ID) l->id[0] = (uint8_t)n++; /* both: ID wins, as it comes later */
-    if (st & JITANON_PERF_SAMPLE_STREAM_ID) l->stream_id[0] = (uint8_t)n++;
-    if (st & JITANON_PERF_SAMPLE_CPU) l->cpu[0] = (uint8_t)n++;
-    if (st & JITANON_PERF_SAMPLE_PERIOD) l->period = (uint8_t)n++;
+    memset(l, 0, sizeof *l);
+    if (st & JITANON_PERF_SAMPLE_IDENTIFIER) jitanon__pd_lay_set(l, 0, JITANON__LF_ID, n++);
+    if (st & JITANON_PERF_SAMPLE_IP) jitanon__pd_lay_set(l, 0, JITANON__LF_IP, n++);
+    if (st & JITANON_PERF_SAMPLE_TID) jitanon__pd_lay_set(l, 0, JITANON__LF_PID, n++);
+    if (st & JITANON_PERF_SAMPLE_TIME) jitanon__pd_lay_set(l, 0, JITANON__LF_TIME, n++);
+    if (st & JITANON_PERF_SAMPLE_ADDR) jitanon__pd_lay_set(l, 0, JITANON__LF_ADDR, n++);
+    if (st & JITANON_PERF_SAMPLE_ID) jitanon__pd_lay_set(l, 0, JITANON__LF_ID, n++); /* both: ID wins, as it comes later */
+    if (st & JITANON_PERF_SAMPLE_STREAM_ID) jitanon__pd_lay_set(l, 0, JITANON__LF_STREAM_ID, n++);
+    if (st & JITANON_PERF_SAMPLE_CPU) jitanon__pd_lay_set(l, 0, JITANON__LF_CPU, n++);
+    if (st & JITANON_PERF_SAMPLE_PERIOD) jitanon__pd_lay_set(l, 0, JITANON__LF_PERIOD, n++);
     l->fixed = (uint8_t)n;
     n = 0;
-    if (st & JITANON_PERF_SAMPLE_TID) l->tid[1] = (uint8_t)n++;
-    if (st & JITANON_PERF_SAMPLE_TIME) l->time[1] = (uint8_t)n++;
-    if (st & JITANON_PERF_SAMPLE_ID) l->id[1] = (uint8_t)n++;
-    if (st & JITANON_PERF_SAMPLE_STREAM_ID) l->stream_id[1] = (uint8_t)n++;
-    if (st & JITANON_PERF_SAMPLE_CPU) l->cpu[1] = (uint8_t)n++;
-    if (st & JITANON_PERF_SAMPLE_IDENTIFIER) l->id[1] = (uint8_t)n++; /* the trailer's last word */
+    if (st & JITANON_PERF_SAMPLE_TID) jitanon__pd_lay_set(l, 1, JITANON__LF_PID, n++);
+    if (st & JITANON_PERF_SAMPLE_TIME) jitanon__pd_lay_set(l, 1, JITANON__LF_TIME, n++);
+    if (st & JITANON_PERF_SAMPLE_ID) jitanon__pd_lay_set(l, 1, JITANON__LF_ID, n++);
+    if (st & JITANON_PERF_SAMPLE_STREAM_ID) jitanon__pd_lay_set(l, 1, JITANON__LF_STREAM_ID, n++);
+    if (st & JITANON_PERF_SAMPLE_CPU) jitanon__pd_lay_set(l, 1, JITANON__LF_CPU, n++);
+    if (st & JITANON_PERF_SAMPLE_IDENTIFIER) jitanon__pd_lay_set(l, 1, JITANON__LF_ID, n++); /* the trailer's last word */
 }
 
 /* Adds an attr: copies `raw` (size bytes), takes ownership of `ids` (n decoded ids,
@@ -5841,7 +5865,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_refused(const jitanon_perf_reader *r
                                                    jitanon_error *err)
 {
     if (err) {
-        err->record_index = r->state_.next_index;
+        err->record_index = r->stats.records; /* the records before it, COMPRESSED ones too */
         err->record_type = type;
     }
     return res;
@@ -5921,38 +5945,38 @@ JITANON__PRIVATE int jitanon__pd_id_slot(const jitanon_perf_reader *r, int sampl
     return 1;
 }
 
-/* Slot `slot` of the u64 slots at p (a u32 at `half` 0 or 4 bytes into it), 0 when absent. */
-JITANON__INLINE uint64_t jitanon__pd_slot64(const uint8_t *p, unsigned slot, int big)
+/* Field f of layout k from the fields at p (0 when absent). */
+JITANON__INLINE uint64_t jitanon__pd_f64(const uint8_t *p, const jitanon__perf_lay *l, int k, int f, int big)
 {
-    return slot == JITANON__PERF_NO_SLOT ? 0 : jitanon__rd64(p + 8u * slot, big);
+    return jitanon__rd64(p + l->at[k][f], big) & l->mask[k][f];
 }
 
-JITANON__INLINE uint32_t jitanon__pd_slot32(const uint8_t *p, unsigned slot, unsigned half, int big)
+JITANON__INLINE uint32_t jitanon__pd_f32(const uint8_t *p, const jitanon__perf_lay *l, int k, int f, int big)
 {
-    return slot == JITANON__PERF_NO_SLOT ? 0 : jitanon__rd32(p + 8u * slot + half, big);
+    return jitanon__rd32(p + l->at[k][f], big) & (uint32_t)l->mask[k][f];
 }
 
-/* The sample_id fields of layout k ([0] SAMPLE, [1] trailer) from the u64 slots at p, whose
-   caller checked that all the layout's slots are there; absent fields are 0.  Inlined, so
-   that a caller passing a constant `big` gets plain loads. */
+/* The sample_id fields of layout k ([0] SAMPLE, [1] trailer) from the fields at p, whose
+   caller checked that all the layout's slots are there, and at least one; absent fields
+   are 0.  Inlined, so that a caller passing a constant `big` gets plain loads. */
 JITANON__INLINE void jitanon__pd_sid_at(const uint8_t *p, const jitanon__perf_lay *l, int k, int big,
                                         jitanon_perf_sample_id *s)
 {
-    s->pid = jitanon__pd_slot32(p, l->tid[k], 0, big);
-    s->tid = jitanon__pd_slot32(p, l->tid[k], 4, big);
-    s->cpu = jitanon__pd_slot32(p, l->cpu[k], 0, big);
-    s->time = jitanon__pd_slot64(p, l->time[k], big);
-    s->id = jitanon__pd_slot64(p, l->id[k], big);
-    s->stream_id = jitanon__pd_slot64(p, l->stream_id[k], big);
+    s->pid = jitanon__pd_f32(p, l, k, JITANON__LF_PID, big);
+    s->tid = jitanon__pd_f32(p, l, k, JITANON__LF_TID, big);
+    s->cpu = jitanon__pd_f32(p, l, k, JITANON__LF_CPU, big);
+    s->time = jitanon__pd_f64(p, l, k, JITANON__LF_TIME, big);
+    s->id = jitanon__pd_f64(p, l, k, JITANON__LF_ID, big);
+    s->stream_id = jitanon__pd_f64(p, l, k, JITANON__LF_STREAM_ID, big);
 }
 
 /* A SAMPLE's fixed fields (the common case: one call per input order, each with plain loads). */
 JITANON__INLINE void jitanon__pd_sample_at(const uint8_t *p, const jitanon__perf_lay *l, int big, jitanon_perf_record *rec)
 {
     jitanon__pd_sid_at(p, l, 0, big, &rec->sid);
-    rec->sample.ip = jitanon__pd_slot64(p, l->ip, big);
-    rec->sample.addr = jitanon__pd_slot64(p, l->addr, big);
-    rec->sample.period = jitanon__pd_slot64(p, l->period, big);
+    rec->sample.ip = jitanon__pd_f64(p, l, 0, JITANON__LF_IP, big);
+    rec->sample.addr = jitanon__pd_f64(p, l, 0, JITANON__LF_ADDR, big);
+    rec->sample.period = jitanon__pd_f64(p, l, 0, JITANON__LF_PERIOD, big);
 }
 
 /* The sample_id trailer of a non-SAMPLE kernel record; *n shrinks to the body before it. */
@@ -5969,6 +5993,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_trailer(const jitanon_perf_reader *r
     if (a->id_hdr_size > *n)
         return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its sample_id trailer");
     *n -= a->id_hdr_size;
+    if (!a->id_hdr_size) return JITANON_OK; /* no fields: sid stays 0 */
     jitanon__pd_sid_at(body + *n, &r->state_.lays[rec->attr_index], 1, r->big_endian, &rec->sid);
     rec->sid.present = a->sample_type & JITANON__PERF_SAMPLE_TRAILER;
     return JITANON_OK;
@@ -6019,7 +6044,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_sample(const jitanon_perf_reader *r,
     if (!jitanon__take(c, 8u * l->fixed))
         return jitanon__pd_sample_zero(
             rec, jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its sample_type fields"));
-    if (c->big) jitanon__pd_sample_at(p, l, 1, rec);
+    if (!l->fixed) jitanon__pd_sample_zero(rec, JITANON_OK); /* no fields to load */
+    else if (c->big) jitanon__pd_sample_at(p, l, 1, rec);
     else jitanon__pd_sample_at(p, l, 0, rec);
     rec->sid.present = st & JITANON__PERF_SAMPLE_TRAILER;
     if ((st & JITANON_PERF_SAMPLE_READ) && !jitanon__pd_skip_read(c, a->read_format))
@@ -6216,74 +6242,103 @@ JITANON__PRIVATE jitanon_result jitanon__pd_body(jitanon_perf_reader *r, jitanon
     }
 }
 
-JITANON__PRIVATE void jitanon__pd_count(jitanon_perf_stats *st, const jitanon_perf_record *rec)
+/* first_time 0 is "none yet": t <= first_time - 1 is true for any t then, else t < first_time. */
+JITANON__INLINE void jitanon__pd_count_time(jitanon_perf_stats *st, uint64_t t)
 {
-    uint64_t t = rec->sid.time;
-    st->records++;
-    if (rec->type < 128) st->by_type[rec->type]++;
-    if (!(rec->sid.present & JITANON_PERF_SAMPLE_TIME)) return;
-    if (!st->first_time || t < st->first_time) st->first_time = t;
+    if (t <= st->first_time - 1) st->first_time = t;
     if (t > st->last_time) st->last_time = t;
 }
 
-/* What every record takes from its header and place (the member of its type aside). */
-JITANON__INLINE void jitanon__pd_head(const jitanon_perf_reader *r, jitanon_perf_record *rec, const uint8_t *p,
-                                      size_t total, uint64_t off)
+JITANON__PRIVATE void jitanon__pd_count(jitanon_perf_stats *st, const jitanon_perf_record *rec)
 {
-    int big = r->big_endian;
-    rec->type = jitanon__rd32(p, big);
-    rec->misc = jitanon__rd16(p + 4, big);
-    rec->size = jitanon__rd16(p + 6, big);
+    st->records++;
+    if (rec->type < 128) st->by_type[rec->type]++;
+    if (rec->sid.present & JITANON_PERF_SAMPLE_TIME) jitanon__pd_count_time(st, rec->sid.time);
+}
+
+/* A record's header as one u64 load `h`: type in its first 4 bytes, misc and size after. */
+JITANON__INLINE uint32_t jitanon__pd_h_type(uint64_t h, int big) { return (uint32_t)(big ? h >> 32 : h); }
+JITANON__INLINE uint32_t jitanon__pd_h_size(uint64_t h, int big) { return (uint32_t)(big ? h : h >> 48) & 0xffffu; }
+
+/* What every record takes from its header `h` and place (the member of its type aside). */
+JITANON__INLINE void jitanon__pd_head(const jitanon_perf_reader *r, jitanon_perf_record *rec, const uint8_t *p,
+                                      uint64_t h, size_t total, uint64_t off, int big)
+{
+    uint32_t size = jitanon__pd_h_size(h, big);
+    rec->type = jitanon__pd_h_type(h, big);
+    rec->misc = (uint16_t)(big ? h >> 16 : h >> 32);
+    rec->size = (uint16_t)size;
     rec->big_endian = big;
     rec->raw.data = p;
     rec->raw.size = total;
     rec->offset = off;
-    rec->index = r->state_.next_index;
+    rec->index = r->stats.records;
     rec->from_compressed = 0;
     rec->attr_index = 0;
-    rec->payload.data = total > rec->size ? p + rec->size : NULL;
-    rec->payload.size = total > rec->size ? total - rec->size : 0;
+    rec->payload.data = total > size ? p + size : NULL;
+    rec->payload.size = total > size ? total - size : 0;
 }
 
 /* The common record on a short path: a SAMPLE whole in the buffer, of a recording with one
-   attr (no id to look up) and no READ values, nothing decompressed pending.  0 leaves the
-   record to the general path (jitanon__pd_decode), which decodes it the same way and
-   reports what is wrong with it. */
-JITANON__INLINE int jitanon__pd_next_sample(jitanon_perf_reader *r, jitanon_perf_record *rec)
+   attr (no id to look up) with sample fields and no READ values, nothing decompressed
+   pending.  Those conditions change, and the buffer moves, only on the general path (and
+   in _load_features), so each works them out once when it returns: how many of the
+   buffered bytes SAMPLEs may take on the short path (those before a file's data section
+   ends; 0: none) and what every one of them needs. */
+JITANON__PRIVATE void jitanon__pd_fast_setup(jitanon_perf_reader *r)
 {
-    const uint8_t *p = r->state_.in.buf + r->state_.in.pos;
-    size_t avail = r->state_.in.len - r->state_.in.pos, size, left;
-    uint64_t off = r->state_.in.off, st;
-    const jitanon__perf_lay *l = r->state_.lays;
-    int big = r->big_endian;
-    if (r->attr_count != 1 || avail < 8 || r->state_.done || r->state_.dpos != r->state_.dbuf.size) return 0;
+    uint64_t end, st, off = r->state_.in.off;
+    r->state_.fast_lim = 0;
+    if (r->attr_count != 1 || r->state_.done || r->state_.dpos != r->state_.dbuf.size || !r->state_.lays[0].fixed)
+        return;
     st = r->attrs[0].sample_type;
-    size = jitanon__rd16(p + 6, big);
-    if (jitanon__rd32(p, big) != JITANON_PERF_RECORD_SAMPLE || (st & JITANON_PERF_SAMPLE_READ) || size > avail ||
-        size < 8u + 8u * l->fixed)
-        return 0;
-    if (r->mode == JITANON_PERF_FILE && (off >= r->data_offset + r->data_size || size > r->data_offset + r->data_size - off))
-        return 0;
-    left = size - 8u - 8u * l->fixed; /* what follows the fixed fields: the callchain first */
-    rec->sample.callchain_nr = 0;
-    rec->sample.callchain.data = NULL;
-    rec->sample.callchain.size = 0;
-    if (st & JITANON_PERF_SAMPLE_CALLCHAIN) {
-        const uint8_t *q = p + 8u + 8u * l->fixed;
-        uint64_t nr = left >= 8 ? jitanon__rd64(q, big) : UINT64_MAX;
-        if (nr > (left - 8) / 8) return 0;
-        rec->sample.callchain_nr = nr;
-        rec->sample.callchain.data = q + 8;
-        rec->sample.callchain.size = (size_t)nr * 8;
+    if (st & JITANON_PERF_SAMPLE_READ) return;
+    /* a file's data section (size 0, read to the end: none, as off >= data_offset) */
+    end = r->mode == JITANON_PERF_FILE ? r->data_offset + r->data_size : UINT64_MAX;
+    if (off >= end) return;
+    r->state_.fast_lim = r->state_.in.pos + (end - off < jitanon__pd_avail(r) ? (size_t)(end - off) : jitanon__pd_avail(r));
+    r->state_.fast_min = 8u + 8u * r->state_.lays[0].fixed;
+    r->state_.fast_present = st & JITANON__PERF_SAMPLE_TRAILER;
+    r->state_.fast_chain = (st & JITANON_PERF_SAMPLE_CALLCHAIN) != 0;
+}
+
+/* The short path's record at p, of which `left` bytes (at least 8) may be taken; `big` is
+   a constant after inlining.  0 leaves the record to the general path
+   (jitanon__pd_decode), which decodes it the same way and reports what is wrong with it.
+   Its stores are what it costs: nothing is stored twice, or per record in the reader
+   but what the record changes. */
+JITANON__INLINE int jitanon__pd_sample_fast(jitanon_perf_reader *r, jitanon_perf_record *rec, const uint8_t *p,
+                                           size_t left, int big)
+{
+    uint64_t h = jitanon__rd64(p, big), nr = 0;
+    size_t size = jitanon__pd_h_size(h, big), min = r->state_.fast_min;
+    int chain = r->state_.fast_chain;
+    if (jitanon__pd_h_type(h, big) != JITANON_PERF_RECORD_SAMPLE || size > left || size < min) return 0;
+    if (chain) { /* right after the fixed fields */
+        nr = size - min >= 8 ? jitanon__rd64(p + min, big) : UINT64_MAX;
+        if (nr > (size - min - 8) / 8) return 0;
     }
-    jitanon__pd_head(r, rec, p, size, off);
-    if (big) jitanon__pd_sample_at(p + 8, l, 1, rec);
-    else jitanon__pd_sample_at(p + 8, l, 0, rec);
-    rec->sid.present = st & JITANON__PERF_SAMPLE_TRAILER;
-    r->state_.next_index++;
-    jitanon__pd_count(&r->stats, rec);
+    rec->sample.callchain_nr = nr;
+    rec->sample.callchain.data = chain ? p + min + 8 : NULL;
+    rec->sample.callchain.size = (size_t)nr * 8;
+    jitanon__pd_head(r, rec, p, h, size, r->state_.in.off, big);
+    jitanon__pd_sample_at(p + 8, r->state_.lays, big, rec);
+    rec->sid.present = r->state_.fast_present;
+    r->stats.records++;
+    r->stats.by_type[JITANON_PERF_RECORD_SAMPLE]++;
+    if (rec->sid.present & JITANON_PERF_SAMPLE_TIME) jitanon__pd_count_time(&r->stats, rec->sid.time);
     jitanon__in_consume(&r->state_.in, size);
     return 1;
+}
+
+JITANON__INLINE int jitanon__pd_next_sample(jitanon_perf_reader *r, jitanon_perf_record *rec)
+{
+    size_t pos = r->state_.in.pos, lim = r->state_.fast_lim;
+    const uint8_t *p;
+    if (pos + 8 > lim) return 0; /* also when lim is below pos: never left so, but cheap */
+    p = r->state_.in.buf + pos;
+    return r->big_endian ? jitanon__pd_sample_fast(r, rec, p, lim - pos, 1)
+                         : jitanon__pd_sample_fast(r, rec, p, lim - pos, 0);
 }
 
 /* Decodes a complete record of `total` bytes at p (input offset `off`), counting nothing:
@@ -6298,7 +6353,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_decode_at(jitanon_perf_reader *r, co
     uint32_t type = jitanon__rd32(p, r->big_endian);
     /* Set the common part and clear only the member this type uses: a memset of the
        whole 400-byte record was a third of the scan time. */
-    jitanon__pd_head(r, rec, p, total, off);
+    jitanon__pd_head(r, rec, p, jitanon__rd64(p, r->big_endian), total, off, r->big_endian);
     if (type != JITANON_PERF_RECORD_SAMPLE) memset(&rec->sid, 0, sizeof rec->sid);
     switch (type) {
     case JITANON_PERF_RECORD_SAMPLE: break; /* jitanon__pd_sample sets sid and sample */
@@ -6323,7 +6378,6 @@ JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const
 {
     jitanon_result res = jitanon__pd_decode_at(r, p, total, off, rec, err);
     if (res != JITANON_OK) return res;
-    r->state_.next_index++;
     jitanon__pd_count(&r->stats, rec);
     return JITANON_OK;
 }
@@ -6451,8 +6505,6 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_next_impl(jitanon_perf_read
                                                                jitanon_error *err)
 {
     jitanon_result res;
-    JITANON_ASSERT(r && rec);
-    if (jitanon__pd_next_sample(r, rec)) return JITANON_OK;
     if (!r->mode) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "reader not initialised");
     for (;;) {
         if (r->state_.done) return JITANON_END;
@@ -6474,10 +6526,22 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_next_impl(jitanon_perf_read
     }
 }
 
+/* The general path with what the public function does on it, out of line: the short one
+   then needs no stack frame. */
+JITANON__NOINLINE jitanon_result jitanon__pd_next_slow(jitanon_perf_reader *r, jitanon_perf_record *rec,
+                                                       jitanon_error *err)
+{
+    jitanon_result res = jitanon__pd_exit(r, jitanon__perf_reader_next_impl(r, rec, err), err);
+    jitanon__pd_fast_setup(r);
+    return res;
+}
+
 JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                     jitanon_error *err)
 {
-    return jitanon__pd_exit(r, jitanon__perf_reader_next_impl(r, rec, err), err);
+    JITANON_ASSERT(r && rec);
+    if (jitanon__pd_next_sample(r, rec)) return JITANON_OK;
+    return jitanon__pd_next_slow(r, rec, err);
 }
 
 /* -- feature sections -------------------------------------------------------------------- */
@@ -6597,7 +6661,11 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_load_features_impl(jitanon_
 
 JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err)
 {
-    return jitanon__pd_exit(r, jitanon__perf_reader_load_features_impl(r, err), err);
+    jitanon_result res;
+    r->state_.fast_lim = 0; /* it moves the buffer */
+    res = jitanon__pd_exit(r, jitanon__perf_reader_load_features_impl(r, err), err);
+    jitanon__pd_fast_setup(r);
+    return res;
 }
 
 JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsigned bit, jitanon_bytes *out)

@@ -82,6 +82,20 @@ static void scan_same_record(const jitanon_perf_record *a, const jitanon_perf_re
                                            a->sample.callchain.data + a->sample.callchain.size <= a->raw.data + a->raw.size));
 }
 
+/* The next record of each reader: whether both gave one (then compared field by field);
+   *xa and *xb are their results, which must agree. */
+static int scan_next_both(jitanon_perf_reader *ra, jitanon_perf_reader *rb, jitanon_perf_record *a,
+                          jitanon_perf_record *b, jitanon_error *ea, jitanon_error *eb, jitanon_result *xa,
+                          jitanon_result *xb)
+{
+    *xa = jitanon_perf_reader_next(ra, a, ea);
+    *xb = jitanon_perf_reader_next(rb, b, eb);
+    JT_CHECK_EQ_U(*xa, *xb);
+    if (*xa != JITANON_OK || *xb != JITANON_OK) return 0;
+    scan_same_record(a, b);
+    return 1;
+}
+
 /* Reads one file with one attr and one with two side by side; the offsets differ by the
    second attr's 144 bytes. */
 static void scan_compare(int big, uint64_t st, unsigned damage)
@@ -100,12 +114,7 @@ static void scan_compare(int big, uint64_t st, unsigned damage)
         JT_CHECK_EQ_U(jitanon_perf_reader_init(&rb, memin_read, memin_seek, &ib, NULL, &eb), JITANON_OK);
         JT_CHECK_EQ_U(ra.attr_count, 1);
         JT_CHECK_EQ_U(rb.attr_count, 2);
-        for (;;) {
-            xa = jitanon_perf_reader_next(&ra, &a, &ea);
-            xb = jitanon_perf_reader_next(&rb, &b, &eb);
-            JT_CHECK_EQ_U(xa, xb);
-            if (xa != JITANON_OK || xb != JITANON_OK) break;
-            scan_same_record(&a, &b);
+        while (scan_next_both(&ra, &rb, &a, &b, &ea, &eb, &xa, &xb)) {
             JT_CHECK_EQ_U(a.offset + 144, b.offset);
             JT_CHECK_EQ_U(a.sample.ip, (st & JITANON_PERF_SAMPLE_IP) ? 0x400000 + 16u * n : 0);
             JT_CHECK_EQ_U(a.sid.time, (st & JITANON_PERF_SAMPLE_TIME) ? 1000000 + 7u * n : 0);
@@ -194,9 +203,199 @@ static void test_scan_short_path_bounds(void)
     jitanon_membuf_release(&b.m);
 }
 
+/* -- the short path across what moves the buffer or changes its conditions ---------- */
+
+/* scan_file with a HOSTNAME feature section after the data (the header's bitmap and the
+   table at data end), so that _load_features seeks away and back. */
+static void scan_file_feat(pdt_b *b, int big, uint64_t st)
+{
+    static const char host[] = "scan-host";
+    size_t end;
+    scan_file(b, big, st, 1, SCAN_NSAMPLES);
+    pdt_set64(b, 72, 1ull << 3); /* features: HOSTNAME */
+    end = pdt_pos(b);
+    pdt_u64(b, end + 16), pdt_u64(b, sizeof host);
+    pdt_bytes(b, host, sizeof host);
+}
+
+/* Records read with the features loaded after record `at` (and reads of `step` bytes) are
+   those of a reader that never loads them. */
+static void scan_features_at(const pdt_b *b, unsigned at, size_t step, int odd)
+{
+    jitanon_perf_reader ra, rb;
+    jitanon_perf_record a, rec;
+    jitanon_error ea, eb;
+    jitanon_bytes host;
+    jitanon_result xa, xb;
+    memin ia = memin_make(b->m.data, b->m.size, 0, 0), ib = memin_make(b->m.data, b->m.size, step, odd);
+    unsigned n = 0;
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&ra, memin_read, memin_seek, &ia, NULL, &ea), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&rb, memin_read, memin_seek, &ib, NULL, &eb), JITANON_OK);
+    while (scan_next_both(&ra, &rb, &a, &rec, &ea, &eb, &xa, &xb)) {
+        JT_CHECK_EQ_U(a.offset, rec.offset);
+        if (n++ == at) {
+            JT_CHECK_EQ_U(jitanon_perf_reader_load_features(&rb, &eb), JITANON_OK);
+            JT_CHECK(jitanon_perf_reader_feature(&rb, 3, &host) && host.size == 10);
+        }
+    }
+    JT_CHECK_EQ_U(xa, JITANON_END);
+    JT_CHECK_EQ_U(n, SCAN_NSAMPLES);
+    JT_CHECK_EQ_U(ra.stats.records, rb.stats.records);
+    JT_CHECK_EQ_U(ra.stats.first_time, rb.stats.first_time);
+    JT_CHECK_EQ_U(ra.stats.last_time, rb.stats.last_time);
+    jitanon_perf_reader_release(&ra);
+    jitanon_perf_reader_release(&rb);
+}
+
+static void test_scan_short_path_features(void)
+{
+    uint64_t st = JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_CALLCHAIN;
+    int big;
+    pdt_b b;
+    for (big = 0; big < 2; big++) {
+        scan_file_feat(&b, big, st);
+        scan_features_at(&b, 0, 0, 0);
+        scan_features_at(&b, 17, 0, 0);
+        scan_features_at(&b, SCAN_NSAMPLES - 1, 0, 0);
+        scan_features_at(&b, 5, 1, 1); /* odd-sized reads: records end in every place of a block */
+        scan_features_at(&b, 9, 64, 0);
+        jitanon_membuf_release(&b.m);
+    }
+}
+
+/* A pipe: the samples after its first HEADER_ATTR take the short path, those after a
+   second one the general path; both decode the same values (no id in the layout: every
+   sample is attr 0's), and a truncated last sample ends the records the same way. */
+static void scan_pipe_attr(pdt_b *b, uint64_t st)
+{
+    size_t at = pdt_hdr(b, JITANON_PERF_RECORD_HEADER_ATTR, 0);
+    uint64_t flags = 1ull << 18;
+    if (b->big) flags = jitanon__bitrev64(flags);
+    pdt_u32(b, 1), pdt_u32(b, 128);
+    pdt_u64(b, 0), pdt_u64(b, 4000), pdt_u64(b, st), pdt_u64(b, 0), pdt_u64(b, flags);
+    pdt_zero(b, 128 - 48);
+    pdt_end(b, at);
+}
+
+/* The pipe of test_scan_short_path_pipe, its last 4 bytes cut off or not. */
+static void scan_pipe(int big, int cut)
+{
+    uint64_t st = JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME |
+                  JITANON_PERF_SAMPLE_PERIOD | JITANON_PERF_SAMPLE_CALLCHAIN;
+    unsigned i, n = 0;
+    pdt_b b;
+    memin in;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_result res = JITANON_OK;
+    jitanon_error err;
+    memset(&b, 0, sizeof b);
+    b.big = big;
+    pdt_bytes(&b, big ? "2ELIFREP" : "PERFILE2", 8);
+    pdt_u64(&b, 16);
+    scan_pipe_attr(&b, st);
+    for (i = 0; i < 10; i++) scan_sample(&b, st, i, 0);
+    scan_pipe_attr(&b, st);
+    for (i = 10; i < 20; i++) scan_sample(&b, st, i, 0);
+    in = memin_make(b.m.data, b.m.size - (cut ? 4 : 0), 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, &err), JITANON_OK);
+    while ((res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
+        if (rec.type != JITANON_PERF_RECORD_SAMPLE) continue;
+        JT_CHECK_EQ_U(rec.sample.ip, 0x400000 + 16u * n);
+        JT_CHECK_EQ_U(rec.sid.pid, 100 + n);
+        JT_CHECK_EQ_U(rec.sid.tid, 200 + n);
+        JT_CHECK_EQ_U(rec.sid.time, 1000000 + 7u * n);
+        JT_CHECK_EQ_U(rec.sample.period, 4000 + n);
+        JT_CHECK_EQ_U(rec.sample.callchain_nr, n % 3);
+        JT_CHECK_EQ_U(rec.attr_index, 0);
+        JT_CHECK_EQ_U(rec.index, n + (n < 10 ? 1u : 2u));
+        n++;
+    }
+    JT_CHECK_EQ_U(res, JITANON_END);
+    JT_CHECK_EQ_U(n, cut ? 19 : 20);
+    JT_CHECK_EQ_U(r.stats.records, n + 2);
+    JT_CHECK_EQ_U(!!(r.warnings & JITANON_PERF_WARN_CUT), cut);
+    jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&b.m);
+}
+
+static void test_scan_short_path_pipe(void)
+{
+    int big;
+    for (big = 0; big < 2; big++) scan_pipe(big, 0), scan_pipe(big, 1);
+}
+
+/* The time counters over samples whose times go down, to 0 and up again, on both paths
+   (0 is "no first time yet": the next time replaces it, as it always did). */
+static void test_scan_short_path_times(void)
+{
+    static const uint64_t times[] = {500, 300, 0, 200, 900, 0, 100};
+    unsigned nattr;
+    for (nattr = 1; nattr <= 2; nattr++) {
+        pdt_b b;
+        jitanon_perf_reader r;
+        jitanon_perf_record rec;
+        jitanon_error err;
+        memin in;
+        size_t i;
+        scan_file(&b, 0, JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TIME, nattr, SCAN_NSAMPLES);
+        b.m.size = 104 + 144 * (size_t)nattr; /* the samples again, with those times */
+        for (i = 0; i < sizeof times / sizeof times[0]; i++) {
+            size_t at = pdt_hdr(&b, JITANON_PERF_RECORD_SAMPLE, 2);
+            pdt_u64(&b, 0x1000 + i), pdt_u64(&b, times[i]);
+            pdt_end(&b, at);
+        }
+        pdt_set64(&b, 48, 24 * i);
+        in = memin_make(b.m.data, b.m.size, 0, 0);
+        JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
+        while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK) {}
+        JT_CHECK_EQ_U(r.stats.records, 7);
+        JT_CHECK_EQ_U(r.stats.first_time, 100);
+        JT_CHECK_EQ_U(r.stats.last_time, 900);
+        jitanon_perf_reader_release(&r);
+        jitanon_membuf_release(&b.m);
+    }
+}
+
+/* A kernel record of an attr with sample_id_all but no trailer field (id_hdr_size 0):
+   its sid stays 0, and the record's body is all of it. */
+static void test_scan_trailer_without_fields(void)
+{
+    pdt_b b;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_error err;
+    memin in;
+    size_t at;
+    scan_file(&b, 0, JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_PERIOD, 1, SCAN_NSAMPLES);
+    b.m.size = 104 + 144;
+    at = pdt_hdr(&b, JITANON_PERF_RECORD_COMM, 0);
+    pdt_u32(&b, 42), pdt_u32(&b, 43);
+    pdt_str8(&b, "tool");
+    pdt_end(&b, at);
+    pdt_set64(&b, 48, pdt_pos(&b) - at);
+    in = memin_make(b.m.data, b.m.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
+    JT_CHECK_EQ_U(r.attrs[0].id_hdr_size, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_next(&r, &rec, &err), JITANON_OK);
+    JT_CHECK_EQ_U(rec.type, JITANON_PERF_RECORD_COMM);
+    JT_CHECK_EQ_U(rec.comm.pid, 42);
+    JT_CHECK(rec.comm.comm.length == 4 && memcmp(rec.comm.comm.data, "tool", 4) == 0);
+    JT_CHECK_EQ_U(rec.sid.present, 0);
+    JT_CHECK_EQ_U(rec.sid.pid | rec.sid.tid | rec.sid.cpu, 0);
+    JT_CHECK_EQ_U(rec.sid.time | rec.sid.id | rec.sid.stream_id, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_next(&r, &rec, &err), JITANON_END);
+    jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&b.m);
+}
+
 static void suite_scan(void)
 {
     JT_RUN(test_scan_short_path_same_fields);
     JT_RUN(test_scan_short_path_damage);
     JT_RUN(test_scan_short_path_bounds);
+    JT_RUN(test_scan_short_path_features);
+    JT_RUN(test_scan_short_path_pipe);
+    JT_RUN(test_scan_short_path_times);
+    JT_RUN(test_scan_trailer_without_fields);
 }
