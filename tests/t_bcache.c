@@ -59,7 +59,7 @@ static unsigned tbc_fill(const char *top, const char *cache, int ready, int shar
     return added;
 }
 
-static void test_bcache_short_path_same_layout(void)
+static void test_buildid_cache_short_path_layout(void)
 {
     char dir[] = "build/tbc-XXXXXX", p[2048], q[2048], cmd[9000];
     unsigned k;
@@ -114,7 +114,7 @@ static void test_bcache_short_path_same_layout(void)
 
 /* What is planted in the cache is not followed on the short path either: a symlink for
    the file's directory, for its build-id directory, for "elf", for .build-id/<xx>. */
-static void test_bcache_short_path_planted(void)
+static void test_buildid_cache_short_path_planted(void)
 {
     static const uint8_t stub[16] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
     char dir[] = "build/tbp-XXXXXX", p[2048], q[2048], cwd[512], base[1024], elfs[64], hex[41], cmd[9000];
@@ -191,7 +191,7 @@ static void test_bcache_short_path_planted(void)
 
 /* The injector with its own file writer and writer threads (the short path, xx readied by
    the calling thread) fills the cache exactly as the calling thread alone does. */
-static void test_bcache_threads_same_cache(void)
+static void test_inject_buildid_cache_threads(void)
 {
     static tt_io io[2];
     jitanon_membuf perf, out[2];
@@ -253,8 +253,8 @@ static void test_bcache_threads_same_cache(void)
 static void suite_bcache(void)
 {
 #if JITANON__POSIX
-    JT_RUN(test_bcache_short_path_same_layout);
-    JT_RUN(test_bcache_short_path_planted);
-    JT_RUN(test_bcache_threads_same_cache);
+    JT_RUN(test_buildid_cache_short_path_layout);
+    JT_RUN(test_buildid_cache_short_path_planted);
+    JT_RUN(test_inject_buildid_cache_threads);
 #endif
 }
