@@ -2786,7 +2786,7 @@ typedef struct jitanon__bc_dir {
     int root;          /* the cache directory's fd; -1: no cache */
     int base, ids;     /* <cache>/<real> and <cache>/.build-id, open while prepared */
     int owned;         /* base is ours alone (our uid, no group or other write): see bc_put */
-    int xx[256];       /* .build-id/<xx> by its first byte: fd + 1; 0 not open, -1 refused */
+    int xx[256];       /* .build-id/<xx> by its first byte: fd + 1; 0 not readied, -1 not kept */
     const char *dir;   /* the ELF directory as the recording names it */
     char real[4096];   /* its canonical absolute path: the cache mirrors that */
 } jitanon__bc_dir;
@@ -14136,7 +14136,7 @@ JITANON__PRIVATE void jitanon__bc_ready(jitanon__bc_dir *b, const uint8_t *id)
     jitanon__bc_hex(id, hex);
     hex[2] = 0;
     fd = jitanon__bc_subdir(b->ids, hex, &fresh);
-    b->xx[id[0]] = fd >= 0 ? fd + 1 : -1; /* refused (a planted link): no file of it gets its link */
+    b->xx[id[0]] = fd >= 0 ? fd + 1 : -1; /* not kept (out of fds, a planted link): each file tries */
 }
 
 /* Adds dir/name (build-id `id`; its bytes `data` when the caller has them) to the cache:
@@ -14188,21 +14188,17 @@ JITANON__PRIVATE int jitanon__bc_put(const jitanon__bc_dir *b, const char *name,
     }
     if (d >= 0) close(d);
     if (rc < 0) return -1;
-    if (b->xx[id[0]] < 0) {
-        errno = ENOTDIR;
-        return -1;
-    }
     xx[0] = hex[0];
     xx[1] = hex[1];
     xx[2] = 0;
-    if ((x = b->xx[id[0]] - 1) < 0 && (x = jitanon__bc_subdir(b->ids, xx, &fresh)) < 0) return -1; /* not readied */
+    if ((x = b->xx[id[0]] - 1) < 0 && (x = jitanon__bc_subdir(b->ids, xx, &fresh)) < 0) return -1; /* not kept open */
     if (symlinkat(target, x, hex + 2) != 0) {
         ssize_t n = errno == EEXIST ? readlinkat(x, hex + 2, got, sizeof got - 1) : -1;
         /* A link to another path of the same build-id names the same bytes: kept.  What
            is not a link stays too, but the file is not reachable by build-id. */
         if (n < 0) rc = -1;
     }
-    if (!b->xx[id[0]]) close(x);
+    if (b->xx[id[0]] <= 0) close(x);
     return rc;
 }
 
