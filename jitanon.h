@@ -2798,10 +2798,14 @@ JITANON__PRIVATE int jitanon__sha_ni_present(void)
    section of the implementation ([posix]), reached through jitanon__os_default() only. */
 
 /* One ELF directory as the cache sees it, set up by the calling thread and then only read
-   (writer threads add files through it). */
+   (writer threads add files through it); the calling thread also opens the .build-id/<xx>
+   directories (bc_ready) before it hands a file to a writer thread, so that a writer only
+   reads an entry of xx written before its file was queued. */
 typedef struct jitanon__bc_dir {
     int root;          /* the cache directory's fd; -1: no cache */
     int base, ids;     /* <cache>/<real> and <cache>/.build-id, open while prepared */
+    int owned;         /* base is ours alone (our uid, no group or other write): see bc_put */
+    int xx[256];       /* .build-id/<xx> by its first byte: fd + 1; 0 not readied, -1 not kept */
     const char *dir;   /* the ELF directory as the recording names it */
     char real[4096];   /* its canonical absolute path: the cache mirrors that */
 } jitanon__bc_dir;
@@ -2834,9 +2838,11 @@ typedef struct jitanon__os {
        1 when `path` is a directory. */
     int (*proc_ns)(uint32_t pid, uint32_t *nspid, int *other_mnt, uint64_t *mnt_ino);
     int (*is_dir)(const char *path);
-    /* perf's build-id cache: prepare a directory, add a file (0 added, 1 there, -1
-       failed), close. */
+    /* perf's build-id cache: prepare a directory, get ready for a file of build-id `id`
+       (on the calling thread: optional, it saves bc_put system calls), add a file (0
+       added, 1 there, -1 failed; on any thread), close. */
     int (*bc_prepare)(jitanon__bc_dir *b, int root, const char *dir);
+    void (*bc_ready)(jitanon__bc_dir *b, const uint8_t *id);
     int (*bc_put)(const jitanon__bc_dir *b, const char *name, const void *data, size_t size, const uint8_t *id);
     void (*bc_close)(jitanon__bc_dir *b);
     const jitanon_thread_pool *threads; /* jitanon_inject_io.thread_pool's default; NULL: none */
@@ -10567,7 +10573,7 @@ struct jitanon__inj_pool {
     size_t head, tail;         /* counters: collected <= queued */
     const char *dir;
     jitanon_inject_io io;
-    jitanon__bc_dir bc;
+    jitanon__bc_dir *bc;       /* j->bc: jitanon__inj_pool_submit readies it for each file */
     const jitanon__os *os;
 };
 
@@ -10578,7 +10584,7 @@ JITANON__PRIVATE void jitanon__inj_writer(void *ctx, size_t index)
     jitanon__inj_job *job = &p->jobs[index % p->njobs];
     int failed = p->io.write_elf(p->io.user, p->dir, job->name, job->buf.data, job->buf.size) != 0;
     job->cached = failed || !job->have_id ? JITANON__BC_NONE
-                                           : jitanon__inj_cache_put(p->os, &p->bc, job->name, &job->buf, job->id);
+                                           : jitanon__inj_cache_put(p->os, p->bc, job->name, &job->buf, job->id);
     job->failed = failed;
 }
 
@@ -10614,7 +10620,7 @@ JITANON__PRIVATE jitanon__inj_pool *jitanon__inj_pool_start(jitanon__inj *j, con
     p->dir = dir;
     p->io = j->io;
     p->os = j->os;
-    p->bc = j->bc; /* jitanon__inj_threads prepared it for dir */
+    p->bc = &j->bc; /* jitanon__inj_threads prepared it for dir */
     if (!tp->start_fn(tp->user, want, jitanon__inj_writer, p, &j->a, &p->handle)) {
         jitanon__inj_pool_free(j, p);
         return NULL;
@@ -10655,6 +10661,7 @@ JITANON__PRIVATE void jitanon__inj_pool_submit(jitanon__inj *j, jitanon__inj_poo
     job->func = func;
     job->failed = 0;
     job->have_id = jitanon__inj_elf_id((const uint8_t *)job->buf.data, job->buf.size, job->id);
+    if (job->have_id) p->os->bc_ready(p->bc, job->id);
     p->tp->run_fn(p->tp->user, p->handle, p->tail, 1);
     p->tail++;
 }
@@ -10697,6 +10704,7 @@ JITANON__PRIVATE int jitanon__inj_put_file(jitanon__inj *j, jitanon__inj_pool *p
         uint8_t id[20];
         int have = jitanon__inj_elf_id((const uint8_t *)elf->data, elf->size, id);
         jitanon__inj_cache_dir(j, dir);
+        if (have) j->os->bc_ready(&j->bc, id);
         jitanon__inj_listed(j, dir, name, have ? id : NULL,
                             have ? jitanon__inj_cache_put(j->os, &j->bc, name, elf, id) : JITANON__BC_NONE);
     }
@@ -14321,12 +14329,16 @@ JITANON__PRIVATE jitanon_result jitanon__os_write_atomic(const char *path, const
 #if JITANON__POSIX
 #define JITANON__BC 1
 /* Opens directory `name` inside `at`, creating it when missing; never through a symlink
-   (O_NOFOLLOW: a planted one fails with ELOOP or ENOTDIR).  -1 with errno set. */
-JITANON__PRIVATE int jitanon__bc_subdir(int at, const char *name)
+   (O_NOFOLLOW: a planted one fails with ELOOP or ENOTDIR).  *fresh in: `at` was just
+   created, so `name` is not there yet (mkdir first, one call fewer); out: `name` was
+   created now.  -1 with errno set. */
+JITANON__PRIVATE int jitanon__bc_subdir(int at, const char *name, int *fresh)
 {
-    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0 || errno != ENOENT) return fd;
-    if (mkdirat(at, name, 0755) != 0 && errno != EEXIST) return -1;
+    int fd = -1;
+    if (!*fresh && ((fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0 || errno != ENOENT))
+        return fd;
+    *fresh = mkdirat(at, name, 0755) == 0;
+    if (!*fresh && errno != EEXIST) return -1;
     return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
@@ -14336,7 +14348,7 @@ JITANON__PRIVATE int jitanon__bc_subdir(int at, const char *name)
 JITANON__PRIVATE int jitanon__bc_walk(int root, const char *rel)
 {
     char part[256];
-    int fd = root;
+    int fd = root, fresh = 0;
     while (*rel) {
         size_t n = strcspn(rel, "/");
         int next;
@@ -14348,7 +14360,7 @@ JITANON__PRIVATE int jitanon__bc_walk(int root, const char *rel)
         if (n) {
             memcpy(part, rel, n);
             part[n] = 0;
-            next = jitanon__bc_subdir(fd, part);
+            next = jitanon__bc_subdir(fd, part, &fresh);
             if (fd != root) close(fd);
             if (next < 0) return -1;
             fd = next;
@@ -14381,60 +14393,97 @@ JITANON__PRIVATE int jitanon__bc_copy(int d, const char *src, const void *data, 
     return bad ? -1 : 0;
 }
 
+/* .build-id/<xx> for build-id `id` open in b->xx (jitanon__os.bc_ready), once per xx:
+   called by the thread that prepared b, before it queues a file of that build-id. */
+JITANON__PRIVATE void jitanon__bc_ready(jitanon__bc_dir *b, const uint8_t *id)
+{
+    char hex[41];
+    int fresh = 0, fd;
+    if (b->ids < 0 || b->xx[id[0]]) return;
+    jitanon__bc_hex(id, hex);
+    hex[2] = 0;
+    fd = jitanon__bc_subdir(b->ids, hex, &fresh);
+    b->xx[id[0]] = fd >= 0 ? fd + 1 : -1; /* not kept (out of fds, a planted link): each file tries */
+}
+
 /* Adds dir/name (build-id `id`; its bytes `data` when the caller has them) to the cache:
    <cache>/<real>/<name>/<hex>/elf as a hard link (a copy across file systems), then the
    .build-id/<xx>/<rest> symlink.  An entry already there is kept: build-ids are hashes
-   of the contents.  Allocates nothing (writer threads call it).  0 added, 1 already
-   there, -1 failed (errno set). */
+   of the contents.  Allocates nothing, writes nothing in b (writer threads call it).
+   0 added, 1 already there, -1 failed (errno set).
+   A new entry in a directory only we can change (b->owned) is made by relative paths
+   (mkdir name, mkdir name/hex, link name/hex/elf): a name we have just created there is
+   ours and cannot be swapped for a symlink; anything else is walked a component at a
+   time without following symlinks.  With bc_ready's directory that is 5 system calls. */
 JITANON__PRIVATE int jitanon__bc_put(const jitanon__bc_dir *b, const char *name, const void *data, size_t size,
                                     const uint8_t *id)
 {
-    char hex[41], rel[400], src[4500], target[4600], got[4600], xx[3];
+    char hex[41], rel[400], elf[404], src[4500], target[4600], got[4600], xx[3];
+    const char *leaf = "elf";
     struct stat st;
-    int d, x, rc = 0;
+    int d = -1, at, x, fresh = 0, rc = 0;
     jitanon__bc_hex(id, hex);
     if (jitanon__fmt(rel, sizeof rel, "%s/%s", name, hex) >= sizeof rel ||
+        jitanon__fmt(elf, sizeof elf, "%s/elf", rel) >= sizeof elf ||
         jitanon__fmt(src, sizeof src, "%s/%s", b->dir, name) >= sizeof src ||
         jitanon__fmt(target, sizeof target, "../..%s/%s", b->real[1] ? b->real : "", rel) >= sizeof target) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    if ((d = jitanon__bc_walk(b->base, rel)) < 0) return -1;
-    if (linkat(AT_FDCWD, src, d, "elf", 0) != 0) {
+    if (b->owned && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..") && mkdirat(b->base, name, 0755) == 0) {
+        if (mkdirat(b->base, rel, 0755) != 0) return -1;
+        at = b->base;
+        leaf = elf;
+    } else if ((at = d = jitanon__bc_walk(b->base, rel)) < 0) {
+        return -1;
+    }
+    if (linkat(AT_FDCWD, src, at, leaf, 0) != 0) {
         if (errno == EEXIST) rc = 1;
-        else rc = jitanon__bc_copy(d, src, data, size);
+        else if (d < 0 && (d = jitanon__bc_walk(b->base, rel)) < 0) rc = -1;
+        else {
+            at = d;
+            leaf = "elf";
+            rc = jitanon__bc_copy(d, src, data, size);
+        }
     }
     /* A link of a file swapped for a symlink since it was written, or something planted
        under the name, is no cached ELF. */
-    if (rc >= 0 && (fstatat(d, "elf", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))) {
-        if (rc == 0) unlinkat(d, "elf", 0);
+    if (rc >= 0 && (fstatat(at, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))) {
+        if (rc == 0) unlinkat(at, leaf, 0);
         errno = EEXIST;
         rc = -1;
     }
-    close(d);
+    if (d >= 0) close(d);
     if (rc < 0) return -1;
     xx[0] = hex[0];
     xx[1] = hex[1];
     xx[2] = 0;
-    if ((x = jitanon__bc_subdir(b->ids, xx)) < 0) return -1;
+    if ((x = b->xx[id[0]] - 1) < 0 && (x = jitanon__bc_subdir(b->ids, xx, &fresh)) < 0) return -1; /* not kept open */
     if (symlinkat(target, x, hex + 2) != 0) {
         ssize_t n = errno == EEXIST ? readlinkat(x, hex + 2, got, sizeof got - 1) : -1;
         /* A link to another path of the same build-id names the same bytes: kept.  What
            is not a link stays too, but the file is not reachable by build-id. */
         if (n < 0) rc = -1;
     }
-    close(x);
+    if (b->xx[id[0]] <= 0) close(x);
     return rc;
 }
 
 JITANON__PRIVATE void jitanon__bc_close(jitanon__bc_dir *b)
 {
+    size_t k;
     if (b->base >= 0) close(b->base);
     if (b->ids >= 0) close(b->ids);
+    for (k = 0; k < 256; k++) {
+        if (b->xx[k] > 0) close(b->xx[k] - 1);
+        b->xx[k] = 0;
+    }
     b->base = b->ids = b->root = -1;
+    b->owned = 0;
 }
 
-/* Prepares `b` for the ELF directory `dir` (a prepared `b` is closed first): the cache
+/* Prepares `b` for the ELF directory `dir` (a prepared `b` is closed first; a fresh one
+   is all zero but for root, base and ids at -1): the cache
    mirrors its absolute path (relative to the working directory), with ".", ".." and
    repeated slashes resolved by name, so no component can climb out of the cache
    (realpath(3) would also resolve symlinks, but it is not in base POSIX; perf finds a
@@ -14444,6 +14493,8 @@ JITANON__PRIVATE int jitanon__bc_prepare(jitanon__bc_dir *b, int root, const cha
 {
     char abs[4096 * 2 + 2];
     size_t n = 0, i = 0;
+    struct stat st;
+    int fresh = 0;
     jitanon__bc_close(b);
     b->dir = dir;
     if (dir[0] != '/') {
@@ -14467,12 +14518,13 @@ JITANON__PRIVATE int jitanon__bc_prepare(jitanon__bc_dir *b, int root, const cha
     }
     if (n == 0) b->real[n++] = '/';
     b->real[n] = 0;
-    if ((b->base = jitanon__bc_walk(root, b->real + 1)) < 0 || (b->ids = jitanon__bc_subdir(root, ".build-id")) < 0) {
+    if ((b->base = jitanon__bc_walk(root, b->real + 1)) < 0 || (b->ids = jitanon__bc_subdir(root, ".build-id", &fresh)) < 0) {
         int e = errno;
         jitanon__bc_close(b);
         errno = e;
         return -1;
     }
+    b->owned = fstat(b->base, &st) == 0 && st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH));
     b->root = root;
     return 0;
 }
@@ -14616,6 +14668,7 @@ JITANON_API jitanon_result jitanon_buildid_cache_add(jitanon_buildid_cache *c, c
     if (!*name || n >= sizeof dir) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad file path %s", path);
     memcpy(dir, slash ? path : ".", n);
     dir[n] = 0;
+    memset(&b, 0, sizeof b);
     b.base = b.ids = -1;
     bad = jitanon__bc_prepare(&b, c->fd_, dir) != 0 || jitanon__bc_put(&b, name, NULL, 0, build_id) < 0;
     jitanon__bc_close(&b);
@@ -14647,6 +14700,7 @@ JITANON__PRIVATE jitanon_result jitanon__os_never(const char *path, const jitano
 
 JITANON__PRIVATE int jitanon__os_no_dir(const char *path) { return (void)path, 0; }
 JITANON__PRIVATE int jitanon__bc_none(jitanon__bc_dir *b, int root, const char *dir) { return (void)b, (void)root, (void)dir, -1; }
+JITANON__PRIVATE void jitanon__bc_none_ready(jitanon__bc_dir *b, const uint8_t *id) { (void)b, (void)id; }
 JITANON__PRIVATE int jitanon__bc_none_put(const jitanon__bc_dir *b, const char *name, const void *data, size_t size,
                                           const uint8_t *id)
 {
@@ -14674,11 +14728,11 @@ JITANON__PRIVATE const jitanon__os *jitanon__os_default(void)
 #if JITANON__POSIX
     static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_write_atomic,
                                    jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_is_dir, jitanon__bc_prepare,
-                                   jitanon__bc_put, jitanon__bc_close, JITANON__OS_THREADS};
+                                   jitanon__bc_ready, jitanon__bc_put, jitanon__bc_close, JITANON__OS_THREADS};
 #else
     static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_never,
                                    jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_no_dir, jitanon__bc_none,
-                                   jitanon__bc_none_put, jitanon__bc_none_close, JITANON__OS_THREADS};
+                                   jitanon__bc_none_ready, jitanon__bc_none_put, jitanon__bc_none_close, JITANON__OS_THREADS};
 #endif
 #undef JITANON__OS_THREADS
 #undef JITANON__OS_PROC_NS

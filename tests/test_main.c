@@ -54,6 +54,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_scan.c"
 #include "t_seam.c"
 #include "t_alloc.c"
+#include "t_bcache.c"
 
 int main(int argc, char **argv)
 {
@@ -80,6 +81,7 @@ int main(int argc, char **argv)
     suite_seam();
     suite_deflt();
     suite_alloc();
+    suite_bcache();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }
