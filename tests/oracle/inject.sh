@@ -1,7 +1,7 @@
 #!/bin/sh
 # End to end with real perf: record a real JIT (tinyjit, node, erlang), inject with
 # jitanon-inject and with `perf inject --jit`, and compare what perf reports.
-jt_name="inject oracle"; . "$(dirname "$0")/common.sh"
+jt_name="inject oracle"; jt_tmpfs=1; . "$(dirname "$0")/common.sh"
 jt_need_perf
 cmp_py="$root/tests/oracle/compare_samples.py"
 script() { perf script -i "$1" -F tid,time,ip,sym,dso 2>/dev/null > "$2"; }
