@@ -23,6 +23,8 @@ jt_cleanup() {
     find /tmp -maxdepth 1 \( -name "jitted-$p-*.so" -o -name "jit-*-$p.dump" -o -name "jit-*-$p-??????" \) -delete 2>/dev/null
   done
   rm -rf "$tmp"
+  # a JVM's perf-data directory, once no JVM of ours has a file in it (rmdir: only if empty)
+  rmdir "/tmp/hsperfdata_$(id -un)" 2>/dev/null || true
 }
 trap jt_cleanup EXIT
 trap 'exit 130' INT TERM
