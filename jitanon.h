@@ -7750,6 +7750,26 @@ JITANON__PRIVATE uint32_t jitanon__rm_take(jitanon_rangemap *m)
 JITANON__PRIVATE uint64_t *jitanon__rm_flat_rec(const jitanon_rangemap *m, uint32_t k) { return m->flat_ + 4 * (size_t)k; }
 JITANON__PRIVATE uint64_t *jitanon__rm_flat_top(const jitanon_rangemap *m) { return m->flat_ + 4 * m->flat_cap_; }
 
+/* A record's second word: the piece's length - 1 (clamped) and node i. */
+JITANON__PRIVATE uint64_t jitanon__rm_flat_ln(uint64_t len, uint32_t i)
+{
+    return (len < JITANON__RM_LONG ? len : JITANON__RM_LONG) << 32 | i;
+}
+
+/* Node i's record at place k of the sorted array (a new start of a block goes to the
+   top array too). */
+JITANON__PRIVATE void jitanon__rm_flat_put(jitanon_rangemap *m, uint32_t k, uint32_t i)
+{
+    const jitanon__rm_node *n = &m->nodes_[i];
+    uint64_t *rec = jitanon__rm_flat_rec(m, k);
+    if (k % JITANON__RM_FLAT_STEP == 0) jitanon__rm_flat_top(m)[k / JITANON__RM_FLAT_STEP] = n->start;
+    rec[0] = n->start;
+    rec[1] = jitanon__rm_flat_ln(n->last - n->start, i);
+    rec[2] = n->id;
+    rec[3] = n->kind;
+    m->flat_pos_[i] = k + 1;
+}
+
 /* The hit table's slot for addr (Fibonacci hashing of its 256-byte granule, so the
    functions sharing a page each keep their own): four words, the piece's start, (its
    length - 1) << 32 | its node, its id and its kind, so neither a hit nor a miss reads a
@@ -7780,7 +7800,7 @@ JITANON__PRIVATE void jitanon__rm_unflat(jitanon_rangemap *m, uint32_t i)
 {
     jitanon__rm_unslot(m, i);
     if (i < m->flat_pos_n_ && m->flat_pos_[i]) {
-        m->flat_[4 * (size_t)(m->flat_pos_[i] - 1) + 1] = 0; /* its length and node: see jitanon__rm_flatten */
+        jitanon__rm_flat_rec(m, m->flat_pos_[i] - 1)[1] = 0; /* length 0, node 0: no piece */
         m->flat_pos_[i] = 0;
     }
 }
@@ -7789,11 +7809,10 @@ JITANON__PRIVATE void jitanon__rm_unflat(jitanon_rangemap *m, uint32_t i)
    stays in its place with the new length. */
 JITANON__PRIVATE void jitanon__rm_shorten(jitanon_rangemap *m, uint32_t i, uint64_t last)
 {
-    uint64_t len = last - m->nodes_[i].start;
     jitanon__rm_unslot(m, i);
     m->nodes_[i].last = last;
     if (i < m->flat_pos_n_ && m->flat_pos_[i])
-        m->flat_[4 * (size_t)(m->flat_pos_[i] - 1) + 1] = (len < JITANON__RM_LONG ? len : JITANON__RM_LONG) << 32 | i;
+        jitanon__rm_flat_rec(m, m->flat_pos_[i] - 1)[1] = jitanon__rm_flat_ln(last - m->nodes_[i].start, i);
 }
 
 JITANON__PRIVATE void jitanon__rm_release(jitanon_rangemap *m, uint32_t i)
@@ -7898,11 +7917,11 @@ JITANON__PRIVATE uint32_t jitanon__rm_find(const jitanon_rangemap *m, uint64_t a
 JITANON__PRIVATE void jitanon__rm_changed(jitanon_rangemap *m) { m->gen_++; }
 
 /* Builds the sorted array; 0 when it cannot be allocated (lookups then use the tree).
-   Every piece in it stays exact: jitanon__rm_unflat and jitanon__rm_flat_add keep it so. */
+   Every piece in it stays exact: jitanon__rm_unflat, jitanon__rm_shorten and
+   jitanon__rm_flat_add keep it so. */
 JITANON__PRIVATE int jitanon__rm_flatten(jitanon_rangemap *m)
 {
     void *p = m->flat_, *q = m->flat_pos_;
-    uint64_t *rec, *top, len;
     uint32_t i, k = 0;
     m->flat_wait_ = 0;
     if (!jitanon__grow(&m->allocator, &q, &m->flat_pos_cap_, (size_t)m->used_, sizeof *m->flat_pos_)) return 0;
@@ -7911,17 +7930,7 @@ JITANON__PRIVATE int jitanon__rm_flatten(jitanon_rangemap *m)
     m->flat_ = (uint64_t *)p;
     memset(m->flat_pos_, 0, (size_t)m->used_ * sizeof *m->flat_pos_);
     m->flat_pos_n_ = m->used_;
-    top = jitanon__rm_flat_top(m);
-    for (i = jitanon__rm_leftmost(m->nodes_, m->root_); i; i = m->nodes_[i].next) {
-        if (k % JITANON__RM_FLAT_STEP == 0) top[k / JITANON__RM_FLAT_STEP] = m->nodes_[i].start;
-        len = m->nodes_[i].last - m->nodes_[i].start;
-        rec = jitanon__rm_flat_rec(m, k);
-        rec[0] = m->nodes_[i].start;
-        rec[1] = (len < JITANON__RM_LONG ? len : JITANON__RM_LONG) << 32 | i;
-        rec[2] = m->nodes_[i].id;
-        rec[3] = m->nodes_[i].kind;
-        m->flat_pos_[i] = ++k;
-    }
+    for (i = jitanon__rm_leftmost(m->nodes_, m->root_); i; i = m->nodes_[i].next) jitanon__rm_flat_put(m, k++, i);
     m->flat_n_ = k;
     return 1;
 }
@@ -7977,22 +7986,15 @@ JITANON__PRIVATE uint32_t jitanon__rm_find_flat(const jitanon_rangemap *m, uint6
    piece is a miss until the next rebuild. */
 JITANON__PRIVATE void jitanon__rm_flat_add(jitanon_rangemap *m, uint32_t i)
 {
-    const jitanon__rm_node *n = &m->nodes_[i];
-    uint64_t *rec, len = n->last - n->start;
     uint32_t k = m->flat_n_;
-    if (!m->flat_ || !k || k >= m->flat_cap_ || i >= m->flat_pos_cap_ || jitanon__rm_flat_rec(m, k - 1)[0] >= n->start)
+    if (!m->flat_ || !k || k >= m->flat_cap_ || i >= m->flat_pos_cap_ ||
+        jitanon__rm_flat_rec(m, k - 1)[0] >= m->nodes_[i].start)
         return;
     if (i >= m->flat_pos_n_) {
         memset(m->flat_pos_ + m->flat_pos_n_, 0, (size_t)(i + 1 - m->flat_pos_n_) * sizeof *m->flat_pos_);
         m->flat_pos_n_ = i + 1;
     }
-    if (k % JITANON__RM_FLAT_STEP == 0) jitanon__rm_flat_top(m)[k / JITANON__RM_FLAT_STEP] = n->start;
-    rec = jitanon__rm_flat_rec(m, k);
-    rec[0] = n->start;
-    rec[1] = (len < JITANON__RM_LONG ? len : JITANON__RM_LONG) << 32 | i;
-    rec[2] = n->id;
-    rec[3] = n->kind;
-    m->flat_pos_[i] = k + 1;
+    jitanon__rm_flat_put(m, k, i);
     m->flat_n_ = k + 1;
 }
 
@@ -8211,8 +8213,6 @@ JITANON_API jitanon_result jitanon_rangemap_erase(jitanon_rangemap *m, uint64_t 
 {
     return jitanon_rangemap_assign(m, start, len, 0, 0, err);
 }
-
-/* Public view of node i. */
 
 JITANON_API int jitanon_rangemap_lookup(const jitanon_rangemap *m, uint64_t addr, jitanon_range *out)
 {
@@ -12299,6 +12299,15 @@ JITANON__PRIVATE jitanon_trim_event jitanon__inj_trim_event(uint32_t pid, uint64
     return e;
 }
 
+/* Claim e joins `early`'s bounds (jit.early_lo, early_hi, early_due); `first`: it is
+   the only one, so the bounds start from it. */
+JITANON__PRIVATE void jitanon__inj_early_widen(jitanon__inj_jit *jt, const jitanon__inj_event *e, int first)
+{
+    if (first || e->start < jt->early_lo) jt->early_lo = e->start;
+    if (first || e->start + (e->size - 1) > jt->early_hi) jt->early_hi = e->start + (e->size - 1);
+    if (first || e->load_time < jt->early_due) jt->early_due = e->load_time;
+}
+
 /* Maps the function of jit event `e` from `time` on: the engine learns it, and its MMAP2
    is synthesized with that time. */
 JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitanon__inj_event *e, uint64_t time)
@@ -12333,9 +12342,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
         }
         if (!jitanon__grow(&j->a, (void **)&jt->early, &jt->early_cap, jt->nearly + 1, sizeof *jt->early))
             return jitanon__inj_nomem(j, "late loads");
-        if (!jt->nearly || e->start < jt->early_lo) jt->early_lo = e->start;
-        if (!jt->nearly || e->start + (e->size - 1) > jt->early_hi) jt->early_hi = e->start + (e->size - 1);
-        if (!jt->nearly || e->load_time < jt->early_due) jt->early_due = e->load_time;
+        jitanon__inj_early_widen(jt, e, jt->nearly == 0);
         jt->early[jt->nearly++] = *e;
         jt->hot[e->func].late_until = e->load_time;
         if (e->load_time > j->jit.late_horizon) j->jit.late_horizon = e->load_time;
@@ -12879,9 +12886,7 @@ JITANON__PRIVATE void jitanon__inj_early_prune(jitanon__inj_jit *jt, uint64_t ti
     for (k = 0; k < jt->nearly; k++) {
         const jitanon__inj_event *e = &jt->early[k];
         if (e->load_time <= time) continue;
-        if (!keep || e->start < jt->early_lo) jt->early_lo = e->start;
-        if (!keep || e->start + (e->size - 1) > jt->early_hi) jt->early_hi = e->start + (e->size - 1);
-        if (!keep || e->load_time < jt->early_due) jt->early_due = e->load_time;
+        jitanon__inj_early_widen(jt, e, keep == 0);
         jt->early[keep++] = *e;
     }
     jt->nearly = keep;
