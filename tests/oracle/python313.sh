@@ -56,7 +56,19 @@ PY
 ); then echo "PASS python313 frames: py:: frames as perf inject's output has them ($out)"
 else echo "FAIL python313 frames: $out"; fi
 fn="py::fib:$d/app.py"
-n=$(timeout 60 perf annotate -i "$d/ours.data" --stdio -s "$fn" 2>&1 | grep -c '^ *[0-9.]* : *[0-9a-f]*: ')
+annotated() { timeout 60 perf annotate -i "$1" --stdio -s "$fn" 2>&1 | grep -c '^ *[0-9.]* : *[0-9a-f]*: '; }
+n=$(annotated "$d/ours.data")
+if [ "$n" -eq 0 ]; then
+  # perf annotate lists only functions a sample's own ip is in, and fib's trampoline is a
+  # few instructions: a half-second run can leave it without one (1 run in ~10 under
+  # load).  Where the samples fall decides that, not our output: one more recording.
+  (cd "$d" && perf record -q -k mono -e cpu-clock -F 1000 --call-graph dwarf,8192 -o raw2.data "$py" -X perf_jit app.py \
+     > out2.txt 2>/dev/null)
+  p2=$(sed -n 's/^pid //p' "$d/out2.txt"); pids="$pids $p2"
+  mkdir -p "$d/elf2"
+  "$inj" -i "$d/raw2.data" -o "$d/ours2.data" --elf-dir "$d/elf2" 2>/dev/null && n=$(annotated "$d/ours2.data")
+  echo "# python313 annotate: no sample in fib's own code in the first recording; a second one: $n instructions"
+fi
 if [ "$n" -gt 0 ] && [ -n "$mach" ]; then
   echo "PASS python313 annotate: perf annotate disassembles '$fn' in our output ($n instructions; dump e_machine $mach replaced, with a warning)"
 else echo "FAIL python313 annotate: perf annotate of '$fn': $n instructions; warning: $(cat "$d/ours.err")"; fi
