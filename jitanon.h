@@ -1551,6 +1551,12 @@ typedef struct jitanon_elf_func {
        mapped_size); the next function of a per-process file starts after them.  0: the
        code size. */
     uint64_t map_size;
+    /* Where its code goes in the file (= its address there = the MMAP2 pgoff): 0 puts it
+       after the previous function, 16-aligned; otherwise at least the headers' end
+       (jitanon_elf_builder.text_base) and the previous function's end, unaligned.  A file
+       whose offsets mirror the code's addresses (offset = address - one base) is read
+       alike from any slice of it (jitanon_inject_opts.elf_layout = JITANON_ELF_PER_REGION). */
+    uint64_t file_offset;
 } jitanon_elf_func;
 
 /* One function of a dump as the ELF writer takes it (jitanon_jitdump_func_iter): name,
@@ -1724,9 +1730,16 @@ typedef enum jitanon_late_mode {
 /* The default window for JITANON_LATE_NAME (see the README for the measurements). */
 #define JITANON_LATE_WINDOW_DEFAULT_NS 100000000u
 
+/* Which ELF files hold the jitted code.  REGION (the default) writes tens of files where
+   perf writes one per function, and every consumer reads them as it reads perf's: each is
+   one run of a process's code whose file offsets mirror the code's addresses (see
+   jitanon__eo_region).  FUNCTION keeps perf's layout; PROCESS puts all of a dump's code in
+   one file at packed offsets, which perf reads but hotspot's parser partly misnames (its
+   caches are keyed by the offset from each mapping's start). */
 typedef enum jitanon_elf_layout {
-    JITANON_ELF_PER_FUNCTION = 0, /* jitted-<pid>-<code_index>.so, as perf writes them */
-    JITANON_ELF_PER_PROCESS = 1   /* one jitted-<pid>.so holding every function */
+    JITANON_ELF_PER_REGION = 0,   /* jitted-<pid>-r<N>.so: one per run of code (the default) */
+    JITANON_ELF_PER_PROCESS = 1,  /* one jitted-<pid>.so holding every function */
+    JITANON_ELF_PER_FUNCTION = 2  /* jitted-<pid>-<code_index>.so, as perf writes them */
 } jitanon_elf_layout;
 
 /* Which per-function files are written.  perf report (script, annotate, and hotspot's
@@ -2030,6 +2043,7 @@ typedef struct jitanon_inject_stats {
     } buildid;
     struct { /* write: the output */
         uint64_t records, mmaps_synthesized;
+        uint64_t region_bases; /* one-byte MMAP2s of a region file's base (see JITANON_ELF_PER_REGION) */
     } write;
     struct { /* live pipes: dumps followed as they grew, the reads that found more of
                 one, and the time rounds waited for a dump to catch up (ns, in all) */
@@ -9139,6 +9153,13 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
     JITANON_ASSERT(b && fn);
     jitanon__clear_error(err);
     if ((r = jitanon__elf_check_func(fn, err)) != JITANON_OK) return r;
+    if (fn->file_offset && !b->opts.symbols_only) {
+        if (fn->file_offset < b->text_end)
+            return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0,
+                                 "file_offset %U lies before the end of the headers or of the previous function (%U)",
+                                 fn->file_offset, b->text_end);
+        off = fn->file_offset;
+    }
     if (b->opts.symbols_only) { /* at its own address, after the headers and the previous one */
         if (fn->code.size || fn->debug || fn->unwind || fn->code_addr < b->text_end)
             return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0,
@@ -10034,6 +10055,18 @@ JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, ji
     return r;
 }
 
+/* A builder of a caller that writes many files hashes with the CPU's SHA extensions
+   as the first file learnt of them (*sha_hw: 0 not asked yet, 1 without, 2 with). */
+JITANON__PRIVATE void jitanon__elf_builder_sha(jitanon_elf_builder *b, int *sha_hw)
+{
+#if JITANON__SHA_NI
+    if (!*sha_hw) *sha_hw = jitanon__sha_ni_present() ? 2 : 1;
+#else
+    *sha_hw = 1;
+#endif
+    b->id.hw = *sha_hw;
+}
+
 /* jitanon_elf_write_function, for a caller that writes many: *sha_hw keeps what the
    first file learnt of the CPU's SHA extensions (0: not asked yet), so each small file's
    build-id is hashed with them without asking again (a question costs three cpuid calls,
@@ -10044,14 +10077,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_write_one(jitanon_sink sink, const 
 {
     jitanon_elf_builder b;
     jitanon_result r = jitanon_elf_builder_init(&b, header, opts, err);
-    if (r == JITANON_OK && sha_hw) {
-#if JITANON__SHA_NI
-        if (!*sha_hw) *sha_hw = jitanon__sha_ni_present() ? 2 : 1;
-#else
-        *sha_hw = 1;
-#endif
-        b.id.hw = *sha_hw;
-    }
+    if (r == JITANON_OK && sha_hw) jitanon__elf_builder_sha(&b, sha_hw);
     if (r == JITANON_OK) r = jitanon_elf_builder_add(&b, fn, NULL, err);
     if (r == JITANON_OK) r = jitanon_elf_builder_finish(&b, sink, info, err);
     jitanon_elf_builder_release(&b);
@@ -10133,7 +10159,14 @@ typedef struct jitanon__inj_func {
                                injector); not kept for a streamed one */
     int failed;             /* its file could not be written (told late by writer threads) */
     size_t dump;            /* its dump in jitanon__inj_jit.dumps (followed dumps interleave) */
+    size_t region;          /* its file in jitanon__inj_jit.regions, or SIZE_MAX */
 } jitanon__inj_func;
+
+/* A region file (JITANON_ELF_PER_REGION): its code sits at file offset = address - base. */
+typedef struct jitanon__inj_region {
+    uint64_t base;
+    size_t path;            /* in the path pool */
+} jitanon__inj_region;
 
 /* What a sample reads and writes of its function, apart (jitanon__inj_jit.hot, same
    index): a sample lands in any of tens of thousands of functions, and this keeps that
@@ -10179,6 +10212,7 @@ typedef struct jitanon__inj_dump {
     size_t count, cap, next;
     size_t first_func, nfuncs; /* its functions in jitanon__inj_jit.funcs, in dump order */
     uint64_t text_base;     /* pgoff of the code in a per-function file */
+    uint64_t regions;       /* region files named so far (jitted-<pid>-r<N>.so) */
     uint64_t marker_time;   /* nothing of it is mapped before its marker */
     jitanon__hmap uses;     /* per-function files: code_index -> LOADs of it named so far */
     struct jitanon__inj_follow *follow; /* a live pipe's dump still being read, else NULL */
@@ -10266,6 +10300,9 @@ typedef struct jitanon__inj_jit {
     size_t nfuncs, funcs_cap;
     jitanon__inj_hot *hot;     /* one a function */
     size_t hot_cap;
+    jitanon__inj_region *regions; /* region files, in the order written */
+    size_t nregions, regions_cap;
+    jitanon__hmap region_last; /* pid -> 1 + the region whose base that process saw last mapped, 0: none since */
     jitanon_membuf paths;      /* NUL-terminated ELF and dump paths */
     jitanon__hmap pids;        /* pid -> usable dumps of it so far */
     jitanon__hmap mntns;       /* pid -> its mount namespace's inode (NAMESPACES records) */
@@ -10382,11 +10419,36 @@ typedef struct jitanon__eo_proc {
     int code_open;
 } jitanon__eo_proc;
 
+/* A function of the batch a region layout is laying out: where its mapping lies, and
+   copies of its records (a streamed dump's last only until the next read). */
+typedef struct jitanon__eo_place {
+    uint64_t addr, size;    /* its mapping (at least a byte) */
+    uint64_t gen;           /* 1 + the highest generation of earlier code it overlaps, else 0 */
+    size_t func;            /* in jitanon__inj_jit.funcs */
+    size_t load, debug, unwind; /* offsets of the raw records in the arena; SIZE_MAX: none */
+    size_t load_len, debug_len, unwind_len;
+    uint64_t load_offset;   /* the LOAD's byte offset in its dump */
+} jitanon__eo_place;
+
+/* State of the region layout: the batch (a dump, or what one read of a followed dump
+   found) is collected, then laid out and written at its end. */
+typedef struct jitanon__eo_region {
+    jitanon_membuf arena;
+    jitanon__eo_place *places;
+    size_t nplaces, places_cap;
+    uint32_t *order;        /* a sort permutation and its scratch */
+    size_t order_cap;
+    size_t first_event;
+    uint64_t room;          /* the headers' room: B lies at least this far below a file's code */
+    jitanon_membuf elf;
+} jitanon__eo_region;
+
 struct jitanon__elfout {
     const jitanon__elfout_ops *ops;
     union {
         jitanon__eo_func fn;
         jitanon__eo_proc proc;
+        jitanon__eo_region reg;
     } u;
 };
 
@@ -11034,6 +11096,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->mapped_size = p->have_unwind ? p->unwind.unwind.mapped_size : 0;
     f->failed = 0;
     f->dump = (size_t)(jd - jt->dumps);
+    f->region = SIZE_MAX;
     j->st->trim.loads++;
     return jitanon__inj_push_event(j, jd, jitanon__inj_time(j, jd, r->timestamp), r->load.code_addr,
                                    jitanon__inj_map_len(r->load.code_size, f->mapped_size), jt->nfuncs - 1, 0);
@@ -11671,11 +11734,248 @@ static const jitanon__elfout_ops jitanon__eo_process = {
     jitanon__eo_proc_free
 };
 
+/* Per-region files (JITANON_ELF_PER_REGION, the default).  perf resolves a slice of any
+   file by its pgoff, but hotspot's parser keys its address and symbol caches by path and
+   `ip - base`: base is the mapping's start, unless the mapping inherits the start of the
+   last pgoff-0 mapping of the same file that the process registered (no other file mapped
+   since, and at a lower address); pgoff is not in the key.  Slices of one file, each at
+   its own start, collide there (what --elf=process suffers).  So a region file mirrors its
+   code's addresses - file offset = address - B, one B per file - and every function's
+   MMAP2 has start - pgoff == B; before one goes out, when another file was mapped into the
+   process since, a one-byte pgoff-0 mapping of the file at B (its base) goes out first
+   (jitanon__inj_emit_synth).  Then every slice resolves as the whole file would.  A file
+   never holds two pieces of code at one address (code placed where other code was goes to
+   a later generation's file: neither perf nor hotspot forgets what an offset held), nor a
+   hole wider than JITANON__REGION_GAP (the next run of code starts a new file), and B lies
+   outside the code of every function of the batch, so the base hides no code.
+   JITANON__REGION_GAP: a hole is written as zeros (perf archive tars files whole, sparse or
+   not); 64 KiB is four of V8's code-space page headers apart yet keeps a run of pages in one
+   file, and costs at most 64 KiB a split where a file costs four inodes and a base MMAP2
+   each time another file comes between.  B is looked for down to JITANON__REGION_REACH
+   below the code; past it (code packed that densely) B stays under the code. */
+#define JITANON__REGION_GAP ((uint64_t)64 << 10)
+#define JITANON__REGION_REACH ((uint64_t)1 << 20)
+
+JITANON__PRIVATE void jitanon__eo_region_free(jitanon__inj *j, jitanon__elfout *o)
+{
+    jitanon__eo_region *s = &o->u.reg;
+    jitanon_membuf_release(&s->arena);
+    jitanon_membuf_release(&s->elf);
+    jitanon__free(&j->a, s->places, s->places_cap * sizeof *s->places);
+    jitanon__free(&j->a, s->order, s->order_cap * sizeof *s->order);
+    memset(s, 0, sizeof *s);
+}
+
+JITANON__PRIVATE jitanon_result jitanon__eo_region_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+{
+    jitanon__eo_region *s = &o->u.reg;
+    jitanon_elf_builder tb;
+    jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
+    if (res != JITANON_OK) return res;
+    s->room = tb.text_base;
+    jitanon_elf_builder_release(&tb);
+    s->arena.allocator = s->elf.allocator = j->a;
+    s->arena.size = 0;
+    s->nplaces = 0;
+    s->first_event = jd->count;
+    return JITANON_OK;
+}
+
+/* Copies a record's bytes into the arena: their offset, or SIZE_MAX when out of memory. */
+JITANON__PRIVATE size_t jitanon__eo_region_keep(jitanon__eo_region *s, const jitanon_jitdump_record *r)
+{
+    size_t at = s->arena.size;
+    return jitanon_membuf_write(&s->arena, r->raw.data, r->raw.size) ? SIZE_MAX : at;
+}
+
+/* Every function is mapped now (its pgoff and file are set at the batch's end). */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
+                                                       const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
+{
+    jitanon__eo_region *s = &o->u.reg;
+    jitanon__eo_place *pl;
+    jitanon_result res;
+    if (!jitanon__grow(&j->a, (void **)&s->places, &s->places_cap, s->nplaces + 1, sizeof *s->places))
+        return jitanon__inj_nomem(j, "region functions");
+    pl = &s->places[s->nplaces];
+    pl->load = jitanon__eo_region_keep(s, r);
+    pl->load_len = (size_t)r->raw.size;
+    pl->load_offset = r->offset;
+    pl->debug = p->have_debug ? jitanon__eo_region_keep(s, &p->debug) : SIZE_MAX - 1;
+    pl->debug_len = p->have_debug ? (size_t)p->debug.raw.size : 0;
+    pl->unwind = p->have_unwind ? jitanon__eo_region_keep(s, &p->unwind) : SIZE_MAX - 1;
+    pl->unwind_len = p->have_unwind ? (size_t)p->unwind.raw.size : 0;
+    if (pl->load == SIZE_MAX || pl->debug == SIZE_MAX || pl->unwind == SIZE_MAX)
+        return jitanon__inj_nomem(j, "region code");
+    if (pl->debug == SIZE_MAX - 1) pl->debug = SIZE_MAX;
+    if (pl->unwind == SIZE_MAX - 1) pl->unwind = SIZE_MAX;
+    if ((res = jitanon__inj_push_func(j, jd, r, p, 0, SIZE_MAX)) != JITANON_OK) return res;
+    pl->func = j->jit.nfuncs - 1;
+    pl->addr = r->load.code_addr;
+    pl->size = jitanon__inj_map_len(r->load.code_size, j->jit.funcs[pl->func].mapped_size);
+    if (pl->size == 0) pl->size = 1; /* two empty functions at one address must not share it either */
+    s->nplaces++;
+    return JITANON_OK;
+}
+
+JITANON__PRIVATE int jitanon__eo_region_less(const void *ctx, uint32_t a, uint32_t b)
+{
+    const jitanon__eo_place *p = (const jitanon__eo_place *)ctx;
+    return p[a].gen < p[b].gen || (p[a].gen == p[b].gen && p[a].addr < p[b].addr);
+}
+
+/* B for a file whose code starts at a0: `room` below it, then lower until no function of
+   the batch covers it (`seen` holds them all). 0 when a0 leaves no room. */
+JITANON__PRIVATE int jitanon__eo_region_base(const jitanon_rangemap *seen, uint64_t a0, uint64_t room, uint64_t *base)
+{
+    uint64_t b;
+    jitanon_rangemap_iter it;
+    jitanon_range r;
+    if (a0 <= room) return 0;
+    b = a0 - room;
+    for (;;) {
+        jitanon_rangemap_iter_begin(&it, seen, b, 1);
+        if (!jitanon_rangemap_iter_next(&it, &r)) break;
+        if (r.start == 0 || a0 - (r.start - 1) > room + JITANON__REGION_REACH) {
+            b = a0 - room; /* packed too densely: the base then covers a byte of code */
+            break;
+        }
+        b = r.start - 1;
+    }
+    *base = b;
+    return 1;
+}
+
+/* A record the arena holds again as a record (read and validated once: cannot fail). */
+JITANON__PRIVATE void jitanon__eo_region_rec(const jitanon__eo_region *s, const jitanon__inj_dump *jd, size_t at,
+                                             size_t len, uint64_t offset, jitanon_jitdump_record *out)
+{
+    uint64_t missing = 0;
+    (void)jitanon__jitdump_parse_record((const uint8_t *)s->arena.data + at, len, offset, jd->sum.header.big_endian,
+                                        UINT64_MAX, 0, out, &missing, NULL);
+}
+
+/* Builds and writes the file of places order[from, to) (one generation, address order);
+   *written: 0 when it could not be (logged). */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon__eo_region *s, jitanon__inj_dump *jd,
+                                                        const jitanon_rangemap *seen, size_t from, size_t to, int *written)
+{
+    const jitanon__eo_place *pl = s->places;
+    jitanon_elf_opts eo = jitanon__inj_elf_opts(j, &jd->sum);
+    jitanon_elf_builder b;
+    jitanon_sink sink;
+    jitanon_result res;
+    char name[96];
+    uint64_t base = 0;
+    size_t i, path;
+    *written = 0;
+    if (!jitanon__eo_region_base(seen, pl[s->order[from]].addr, s->room, &base)) {
+        j->st->elf.refused++;
+        jitanon__inj_log(j, "jitted code near address 0 leaves no room for an ELF header: not named%s", "", NULL);
+        return JITANON_OK;
+    }
+    if ((res = jitanon_elf_builder_init(&b, &jd->sum.header, &eo, j->err)) != JITANON_OK) return res;
+    jitanon__elf_builder_sha(&b, &j->sha_hw);
+    for (i = from; i < to && res == JITANON_OK; i++) {
+        const jitanon__eo_place *p = &pl[s->order[i]];
+        jitanon_jitdump_record load;
+        jitanon__inj_pend pend;
+        jitanon_elf_func fn;
+        memset(&pend, 0, sizeof pend);
+        jitanon__eo_region_rec(s, jd, p->load, p->load_len, p->load_offset, &load);
+        if ((pend.have_debug = p->debug != SIZE_MAX) != 0)
+            jitanon__eo_region_rec(s, jd, p->debug, p->debug_len, 0, &pend.debug);
+        if ((pend.have_unwind = p->unwind != SIZE_MAX) != 0)
+            jitanon__eo_region_rec(s, jd, p->unwind, p->unwind_len, 0, &pend.unwind);
+        fn = jitanon__inj_fn_of(&load, &pend);
+        fn.file_offset = p->addr - base;
+        res = jitanon_elf_builder_add(&b, &fn, NULL, j->err);
+    }
+    s->elf.size = 0;
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = &s->elf;
+    if (res == JITANON_OK) res = jitanon_elf_builder_finish(&b, sink, NULL, j->err);
+    jitanon_elf_builder_release(&b);
+    if (res != JITANON_OK) return res;
+    if (jd->generation)
+        jitanon__fmt(name, sizeof name, "jitted-%u.%u-r%U.so", (unsigned)jd->pid, jd->generation, jd->regions++);
+    else jitanon__fmt(name, sizeof name, "jitted-%u-r%U.so", (unsigned)jd->pid, jd->regions++);
+    if (!jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, name, SIZE_MAX)) return JITANON_OK; /* logged */
+    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX ||
+        !jitanon__grow(&j->a, (void **)&j->jit.regions, &j->jit.regions_cap, j->jit.nregions + 1, sizeof *j->jit.regions))
+        return jitanon__inj_nomem(j, "regions");
+    j->jit.regions[j->jit.nregions].base = base;
+    j->jit.regions[j->jit.nregions].path = path;
+    for (i = from; i < to; i++) {
+        jitanon__inj_func *f = &j->jit.funcs[pl[s->order[i]].func];
+        f->pgoff = pl[s->order[i]].addr - base;
+        f->path = path;
+        f->region = j->jit.nregions;
+    }
+    j->jit.nregions++;
+    *written = 1;
+    return JITANON_OK;
+}
+
+/* The batch's end: generations (code over earlier code of the batch goes one higher),
+   then each generation's code in address order, cut into files where a hole passes
+   JITANON__REGION_GAP.  A function whose file could not be written is not mapped. */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+{
+    jitanon__eo_region *s = &o->u.reg;
+    jitanon__eo_place *pl = s->places;
+    jitanon_rangemap seen;
+    jitanon_result res = JITANON_OK;
+    size_t i, from, n = s->nplaces;
+    int failed = 0;
+    if (n == 0) return JITANON_OK;
+    jitanon_rangemap_init(&seen, &j->a);
+    for (i = 0; i < n && res == JITANON_OK; i++) {
+        jitanon_rangemap_iter it;
+        jitanon_range r;
+        uint64_t gen = 0;
+        jitanon_rangemap_iter_begin(&it, &seen, pl[i].addr, pl[i].size);
+        while (jitanon_rangemap_iter_next(&it, &r))
+            if (r.id + 1 > gen) gen = r.id + 1;
+        pl[i].gen = gen;
+        res = jitanon_rangemap_assign(&seen, pl[i].addr, pl[i].size, 1, gen, j->err);
+        if (res == JITANON_ERR_INVALID_ARGUMENT) res = JITANON_OK; /* a wrapping range is never mapped */
+    }
+    if (res == JITANON_OK && (n > UINT32_MAX / 2 ||
+                              !jitanon__grow(&j->a, (void **)&s->order, &s->order_cap, 2 * n, sizeof *s->order)))
+        res = jitanon__inj_nomem(j, "region order");
+    if (res == JITANON_OK) {
+        for (i = 0; i < n; i++) s->order[i] = (uint32_t)i;
+        jitanon__msort(s->order, s->order + n, n, jitanon__eo_region_less, pl);
+    }
+    for (from = 0, i = 1; res == JITANON_OK && from < n; i++) {
+        const jitanon__eo_place *a = &pl[s->order[i - 1]], *z = i < n ? &pl[s->order[i]] : NULL;
+        int got = 0;
+        if (z && z->gen == a->gen && z->addr - a->addr <= a->size + JITANON__REGION_GAP) continue;
+        if ((res = jitanon__eo_region_file(j, s, jd, &seen, from, i, &got)) == JITANON_OK && !got) {
+            size_t k;
+            for (k = from; k < i; k++) j->jit.funcs[pl[s->order[k]].func].failed = 1;
+            failed = 1;
+        }
+        from = i;
+    }
+    jitanon_rangemap_release(&seen);
+    if (res == JITANON_OK && failed) jitanon__inj_drop_failed(j, jd, s->first_event);
+    s->arena.size = 0;
+    s->nplaces = 0;
+    return res;
+}
+
+static const jitanon__elfout_ops jitanon__eo_regions = {
+    0, jitanon__eo_region_begin, jitanon__eo_region_add, jitanon__eo_region_end, NULL, NULL, jitanon__eo_region_free
+};
+
 /* The one layout a run uses, chosen once from the options (already checked). */
 JITANON__PRIVATE const jitanon__elfout_ops *jitanon__elfout_pick(const jitanon__inj *j, int sampled)
 {
     if (!j->out.w) return &jitanon__eo_resolve;
     if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) return &jitanon__eo_process;
+    if (j->opts->elf_layout == JITANON_ELF_PER_REGION) return &jitanon__eo_regions;
     if (sampled) return &jitanon__eo_sampled;
     return JITANON__THREADS && j->opts->elf_threads ? &jitanon__eo_threads : &jitanon__eo_direct;
 }
@@ -12994,11 +13294,49 @@ JITANON__PRIVATE jitanon_result jitanon__inj_encode_mmap2(jitanon__inj *j, const
     return jitanon_perf_writer_write(o->w, o->enc, size, j->err);
 }
 
+/* A function of a region file: its base goes out first unless the process saw it last
+   (see jitanon__eo_region; a MOVE maps the LOAD's code elsewhere and gains nothing). */
+JITANON__PRIVATE jitanon_result jitanon__inj_emit_base(jitanon__inj *j, const jitanon__inj_synth *s,
+                                                       jitanon_perf_record *rec)
+{
+    const jitanon__inj_func *f = &j->jit.funcs[s->func];
+    const jitanon__inj_region *g = &j->jit.regions[f->region];
+    size_t *last;
+    jitanon_result res;
+    if (s->start - f->pgoff != g->base) return JITANON_OK;
+    if (!(last = jitanon__hmap_at(&j->jit.region_last, &j->a, f->pid, 0))) return jitanon__inj_nomem(j, "region bases");
+    if (*last == f->region + 1) return JITANON_OK;
+    *last = f->region + 1;
+    rec->mmap.start = g->base;
+    rec->mmap.len = 1;
+    rec->mmap.pgoff = 0;
+    j->st->write.region_bases++;
+    if ((res = jitanon__inj_encode_mmap2(j, rec)) != JITANON_OK) return res;
+    rec->mmap.start = s->start;
+    rec->mmap.len = s->size;
+    rec->mmap.pgoff = f->pgoff;
+    return JITANON_OK;
+}
+
+/* A file mapped into a process (not anonymous memory nor a special one: what hotspot's
+   parser registers as a file) makes the next region function send its base again. */
+JITANON__PRIVATE void jitanon__inj_region_seen(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    const char *name = (const char *)j->round.bytes.data + r->off + r->name_off;
+    size_t *last, n = r->name_len;
+    if (!r->stub && (!n || name[0] != '/' || (n >= 6 && !memcmp(name, "//anon", 6)) ||
+                     (n >= 5 && !memcmp(name, "/dev/", 5)) || (n >= 7 && !memcmp(name, "/memfd:", 7)) ||
+                     (n >= 5 && !memcmp(name, "/SYSV", 5))))
+        return;
+    if ((last = jitanon__hmap_find(&j->jit.region_last, r->pid)) != NULL) *last = 0;
+}
+
 JITANON__PRIVATE jitanon_result jitanon__inj_emit_synth(jitanon__inj *j, const jitanon__inj_synth *s)
 {
     const jitanon__inj_func *f = &j->jit.funcs[s->func];
     jitanon_perf_record rec;
     jitanon_perf_mmap *m = &rec.mmap;
+    jitanon_result res;
     memset(&rec, 0, sizeof rec);
     rec.misc = JITANON_PERF_MISC_USER;
     rec.big_endian = j->in->big_endian;
@@ -13013,6 +13351,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_synth(jitanon__inj *j, const j
     m->flags = 2; /* MAP_PRIVATE */
     m->filename.data = jitanon__inj_path(j, f->path);
     m->filename.length = strlen(m->filename.data);
+    if (f->region != SIZE_MAX && (res = jitanon__inj_emit_base(j, s, &rec)) != JITANON_OK) return res;
     j->st->write.mmaps_synthesized++;
     return jitanon__inj_encode_mmap2(j, &rec);
 }
@@ -13135,6 +13474,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_round(jitanon__inj *j)
         }
         while (res == JITANON_OK && s < rd->nsynth && rd->synth[rd->order[s]].time <= r->time)
             res = jitanon__inj_emit_synth(j, &rd->synth[rd->order[s++]]);
+        if (j->jit.nregions && (r->type == JITANON_PERF_RECORD_MMAP2 || r->type == JITANON_PERF_RECORD_MMAP))
+            jitanon__inj_region_seen(j, r);
         if (r->action == JITANON__INJ_PASS && !r->stub) continue;
         if (res == JITANON_OK) res = jitanon__inj_emit_run(j, run, k);
         if (res == JITANON_OK) res = jitanon__inj_emit_rec(j, r);
@@ -13229,6 +13570,8 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, jt->dumps, jt->dumps_cap * sizeof *jt->dumps);
     jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
     jitanon__free(&j->a, jt->hot, jt->hot_cap * sizeof *jt->hot);
+    jitanon__free(&j->a, jt->regions, jt->regions_cap * sizeof *jt->regions);
+    jitanon__hmap_free(&jt->region_last, &j->a);
     jitanon__hmap_free(&jt->pids, &j->a);
     jitanon__hmap_free(&jt->mntns, &j->a);
     jitanon__hmap_free(&j->pm_pids, &j->a);
@@ -13261,10 +13604,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_sampled(jitanon__inj *j, int *sampl
                    j->out.w->mode == JITANON_PERF_FILE;
         return JITANON_OK;
     }
-    if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS)
+    if (j->opts->elf_layout != JITANON_ELF_PER_FUNCTION)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0,
                              "elf_files = JITANON_ELF_FILES_SAMPLED chooses per-function files; it cannot combine "
-                             "with elf_layout = JITANON_ELF_PER_PROCESS");
+                             "with elf_layout = JITANON_ELF_PER_%s", j->opts->elf_layout == JITANON_ELF_PER_PROCESS ? "PROCESS" : "REGION");
     if (j->in->mode != JITANON_PERF_FILE || j->out.w->mode != JITANON_PERF_FILE) {
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_SAMPLED_PIPE,
                               "elf_files = SAMPLED needs file input and output (a pipe's reader may want a file "
@@ -13312,7 +13655,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     }
     if (JITANON__OPTS_BAD(opts)) return jitanon__opts_fail(j->err, "jitanon_inject_opts");
     /* Enums: a caller can still store any int in them. */
-    if ((unsigned)opts->anon_mode > JITANON_ANON_KEEP || (unsigned)opts->elf_layout > JITANON_ELF_PER_PROCESS ||
+    if ((unsigned)opts->anon_mode > JITANON_ANON_KEEP || (unsigned)opts->elf_layout > JITANON_ELF_PER_FUNCTION ||
         (unsigned)opts->elf_files > JITANON_ELF_FILES_ALL || (unsigned)opts->perf_map > JITANON_PERF_MAP_ELF)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0,
                              "unknown anon_mode, elf_layout, elf_files or perf_map");
@@ -13334,9 +13677,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     /* A pipe is a recording still running: its dumps are followed as they grow, when they
        are streamed (the default I/O, or io.open_dump) into per-function files. */
     j->jit.live = j->in->mode != JITANON_PERF_FILE && jitanon__inj_streams(j) && opts->elf_layout != JITANON_ELF_PER_PROCESS;
-    if (j->out.w && opts->elf_threads && opts->elf_layout == JITANON_ELF_PER_PROCESS)
+    if (j->out.w && opts->elf_threads && opts->elf_layout != JITANON_ELF_PER_FUNCTION)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_THREADS_UNUSED,
-                              "elf_threads: a per-process file is one write per dump; the calling thread writes it");
+                              "elf_threads: per-process and per-region files are a few writes per dump; the "
+                              "calling thread writes them");
     else if (j->out.w && opts->elf_threads && !j->io.thread_pool && !j->os->threads)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_NO_THREADS,
                               "elf_threads: built without threads; the calling thread writes the ELF files");

@@ -36,7 +36,8 @@ typedef struct inject_cli {
 /* The lines of --help for these options, common ones first (all of them in the man page). */
 #define INJECT_CLI_HELP                                                                             \
     "      --anon=MODE         range (default): trim //anon to what is not jitted; all; keep\n"    \
-    "      --elf=LAYOUT        function (default): an ELF per function; process: one per pid\n"    \
+    "      --elf=LAYOUT        region (default): an ELF per run of code; function: one per\n"      \
+    "                          function, as perf; process: one per pid (hotspot misreads it)\n"    \
     "      --elf-dir DIR       write the ELF files to DIR (default: next to each jitdump)\n"       \
     "      --elf-files=WHICH   auto (default: the ones samples can reach; pipes: all), all\n"      \
     "      --jitdump-dir DIR   look for jit-<pid>.dump in DIR when the recorded path fails\n"      \
@@ -108,9 +109,10 @@ static int inject_cli_arg(inject_cli *c, const char *tool, int argc, char **argv
         else if (!strcmp(v, "keep")) o->anon_mode = JITANON_ANON_KEEP;
         else return fprintf(stderr, "%s: --anon takes range, all or keep\n", tool), -1;
     } else if ((v = inject_cli_value(argc, argv, i, "--elf", NULL))) {
-        if (!strcmp(v, "function")) o->elf_layout = JITANON_ELF_PER_FUNCTION;
+        if (!strcmp(v, "region")) o->elf_layout = JITANON_ELF_PER_REGION;
+        else if (!strcmp(v, "function")) o->elf_layout = JITANON_ELF_PER_FUNCTION;
         else if (!strcmp(v, "process")) o->elf_layout = JITANON_ELF_PER_PROCESS;
-        else return fprintf(stderr, "%s: --elf takes function or process\n", tool), -1;
+        else return fprintf(stderr, "%s: --elf takes region, function or process\n", tool), -1;
     } else if ((v = inject_cli_value(argc, argv, i, "--elf-files", NULL))) {
         if (!strcmp(v, "auto")) o->elf_files = JITANON_ELF_FILES_AUTO;
         else if (!strcmp(v, "all")) o->elf_files = JITANON_ELF_FILES_ALL;
@@ -140,8 +142,9 @@ static int inject_cli_finish(inject_cli *c, const char *tool)
     if (c->o.elf_dir && mkdir(c->o.elf_dir, 0755) != 0 && errno != EEXIST)
         return fprintf(stderr, "%s: cannot create %s: %s\n", tool, c->o.elf_dir, strerror(errno)), 1;
     /* Creating the files is the kernel's work, and it runs on every CPU at once.  A
-       per-process file is one write: threads there only when asked for (and reported). */
-    if (c->threads < 0 && c->o.elf_layout == JITANON_ELF_PER_PROCESS) c->threads = 0;
+       region or per-process file is one write of many functions: threads there only when
+       asked for (and reported). */
+    if (c->threads < 0 && c->o.elf_layout != JITANON_ELF_PER_FUNCTION) c->threads = 0;
     if (c->threads < 0) {
         c->threads = sysconf(_SC_NPROCESSORS_ONLN);
         c->threads = c->threads < 1 ? 1 : c->threads > 8 ? 8 : c->threads;

@@ -1415,9 +1415,10 @@ int main(int argc, char **argv)
         P.frames = (fg_frame *)xmalloc((MAX_FRAMES + 1) * sizeof *P.frames);
         snprintf(P.comm, sizeof P.comm, "%s", R.attach_pid ? rt_names[R.r.kind] : base_name(R.argv[0]));
         if (inject_cli_finish(&ic, TOOL) != 0) return 1;
-        /* a profile needs only the ELF files its samples and stacks land in (perf report
-           opens no other): thousands fewer files for a JVM or BEAM; dwarf stacks: all */
-        if (!ic.elf_files_set) ic.o.elf_files = JITANON_ELF_FILES_SAMPLED;
+        /* per-function files: a profile needs only those its samples and stacks land in
+           (perf report opens no other): thousands fewer for a JVM or BEAM (region files,
+           the default, are tens: all are written) */
+        if (!ic.elf_files_set && ic.o.elf_layout == JITANON_ELF_PER_FUNCTION) ic.o.elf_files = JITANON_ELF_FILES_SAMPLED;
         ic.o.on_sample = on_sample;
         ic.o.io.user = &P;
         if (!R.quiet && isatty(2)) fprintf(stderr, TOOL ": injecting %" PRIu64 " samples...", R.samples);

@@ -218,6 +218,7 @@ static void test_inject_buildid_cache_threads(void)
         sprintf(q, "%s/cache%u", dir, (unsigned)k);
         JT_CHECK(jitanon_buildid_cache_open(&c[k], q, &err) == JITANON_OK);
         memset(&o, 0, sizeof o);
+        o.elf_layout = JITANON_ELF_PER_FUNCTION;
         o.elf_files = JITANON_ELF_FILES_ALL;
         o.elf_threads = k == 0 ? 3 : 0;
         o.elf_dir = elf;

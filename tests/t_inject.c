@@ -276,6 +276,7 @@ typedef struct ti_case {
 static void ti_case_begin(ti_case *c, int mono, jitanon_perf_mode mode, int give_dump)
 {
     memset(c, 0, sizeof *c);
+    c->o.elf_layout = JITANON_ELF_PER_FUNCTION; /* what these cases were written for; region: t_region.c */
     c->io.give_dump = give_dump;
     c->io.elf_ok = 1;
     ti_build_perf(&c->perf, mono, mode);
@@ -292,6 +293,7 @@ static jitanon_result ti_case_run(ti_case *c, jitanon_perf_mode out_mode)
         fprintf(stderr, "  inject: %s\n", msg);
     }
     memset(&c->o, 0, sizeof c->o);
+    c->o.elf_layout = JITANON_ELF_PER_FUNCTION;
     return r;
 }
 
@@ -382,7 +384,7 @@ static void test_inject_enums_out_of_range(void)
     for (k = 0; k < 3; k++) {
         memset(&c.o, 0, sizeof c.o);
         if (k == 0) c.o.anon_mode = (jitanon_anon_mode)3;
-        if (k == 1) c.o.elf_layout = (jitanon_elf_layout)2;
+        if (k == 1) c.o.elf_layout = (jitanon_elf_layout)3;
         if (k == 2) c.o.elf_files = (jitanon_elf_files)3;
         c.io.elf_files = 0;
         JT_CHECK_EQ_U(ti_inject(&c.perf, &c.o, &c.io, c.v, &c.n, &c.st, &c.err, JITANON_PERF_FILE),
@@ -461,6 +463,7 @@ static void test_inject_alloc_failures(void)
         size_t n;
         jitanon_result r;
         memset(&o, 0, sizeof o);
+        o.elf_layout = JITANON_ELF_PER_FUNCTION;
         o.allocator = jt_allocator(&a);
         o.elf.allocator = o.allocator;
         o.jitdump.allocator = o.allocator;
@@ -555,7 +558,11 @@ static size_t ti_replay(ti_out_rec *v, size_t n, char (*answers)[64], size_t max
         if (order[i]->type == JITANON_PERF_RECORD_MMAP2) maps[nm++] = order[i];
         if (order[i]->type == JITANON_PERF_RECORD_SAMPLE && na < max) {
             const ti_out_rec *m = ti_perf_resolve(maps, nm, order[i]->start);
-            strcpy(answers[na++], m ? m->name : "");
+            strcpy(answers[na], m ? m->name : "");
+            if (m && strstr(m->name, "-r")) /* a region file: which of its bytes */
+                sprintf(answers[na] + strlen(answers[na]), "@%llx",
+                        (unsigned long long)(order[i]->start - m->start + m->pgoff));
+            na++;
         }
     }
     free(order);
@@ -563,7 +570,7 @@ static size_t ti_replay(ti_out_rec *v, size_t n, char (*answers)[64], size_t max
     return na;
 }
 
-static void ti_random_case(uint64_t seed, int *failures, jitanon_anon_mode anon_mode, int quiet)
+static void ti_random_case(uint64_t seed, int *failures, jitanon_anon_mode anon_mode, int quiet, jitanon_elf_layout layout)
 {
     enum { NEV = 120, PAGE = 0x1000, BASE = 0x100000 };
     ti_ev ev[NEV];
@@ -673,7 +680,9 @@ static void ti_random_case(uint64_t seed, int *failures, jitanon_anon_mode anon_
                     ev[i].start - ev[j2].start < ev[j2].len)
                     break; /* a file replaced it since */
                 if (ev[j2].type == 0 && ev[i].start - ev[j2].start < ev[j2].len) {
-                    sprintf(want[nwant], "/some/dir/jitted-100-%u.so", (unsigned)ev[j2].index);
+                    if (layout == JITANON_ELF_PER_REGION) /* resolved below, from its MMAP2 */
+                        sprintf(want[nwant], "#%u %u", (unsigned)j2, (unsigned)i);
+                    else sprintf(want[nwant], "/some/dir/jitted-100-%u.so", (unsigned)ev[j2].index);
                     found = 1;
                     break;
                 }
@@ -686,7 +695,9 @@ static void ti_random_case(uint64_t seed, int *failures, jitanon_anon_mode anon_
     }
     /* inject and replay the output */
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.anon_mode = anon_mode;
+    o.elf_layout = layout;
     o.late = JITANON_LATE_KEEP; /* the model maps a function from its LOAD (late names: tl_case) */
     io.give_dump = io.elf_ok = 1;
     out_recs = (ti_out_rec *)calloc(64, sizeof *out_recs);
@@ -712,6 +723,21 @@ static void ti_random_case(uint64_t seed, int *failures, jitanon_anon_mode anon_
         }
         jitanon_perf_reader_release(&r);
         jitanon_membuf_release(&result);
+    }
+    /* Region files: the LOAD's bytes are those at its MMAP2's pgoff (times are unique, so
+       its MMAP2 is the one of its time and start); its file mirrors addresses, so every
+       slice sits at start - pgoff = the file's base. */
+    for (i = 0; i < nwant; i++) {
+        unsigned l, smp;
+        size_t q;
+        if (want[i][0] != '#' || sscanf(want[i], "#%u %u", &l, &smp) != 2) continue;
+        for (q = 0; q < nout; q++)
+            if (out_recs[q].type == JITANON_PERF_RECORD_MMAP2 && out_recs[q].time == ev[l].time &&
+                out_recs[q].start == ev[l].start && out_recs[q].len == ev[l].len) {
+                sprintf(want[i], "%s@%llx", out_recs[q].name,
+                        (unsigned long long)(ev[smp].start - out_recs[q].start + out_recs[q].pgoff));
+                break;
+            }
     }
     ngot = ti_replay(out_recs, nout, got, n);
     JT_CHECK_EQ_U(ngot, nwant);
@@ -749,13 +775,15 @@ static void test_inject_contract_random(void)
 {
     uint64_t seed;
     int failures = 0;
-    for (seed = 1; seed <= 300; seed++) ti_random_case(seed, &failures, JITANON_ANON_RANGE, 0);
+    for (seed = 1; seed <= 300; seed++) ti_random_case(seed, &failures, JITANON_ANON_RANGE, 0, JITANON_ELF_PER_FUNCTION);
+    /* the region layout keeps it: every sample lands on its function's bytes */
+    for (seed = 1; seed <= 300; seed++) ti_random_case(seed, &failures, JITANON_ANON_RANGE, 0, JITANON_ELF_PER_REGION);
     /* negative controls: perf's way and no stripping both break the contract somewhere */
     failures = 0;
-    for (seed = 1; seed <= 50; seed++) ti_random_case(seed, &failures, JITANON_ANON_ALL, 1);
+    for (seed = 1; seed <= 50; seed++) ti_random_case(seed, &failures, JITANON_ANON_ALL, 1, JITANON_ELF_PER_FUNCTION);
     JT_CHECK(failures > 0);
     failures = 0;
-    for (seed = 1; seed <= 50; seed++) ti_random_case(seed, &failures, JITANON_ANON_KEEP, 1);
+    for (seed = 1; seed <= 50; seed++) ti_random_case(seed, &failures, JITANON_ANON_KEEP, 1, JITANON_ELF_PER_FUNCTION);
     JT_CHECK(failures > 0);
 }
 
@@ -782,6 +810,7 @@ static void ti_resolve_run(ti_io *io, void (*on_sample)(void *, const jitanon_in
     jitanon_error err;
     memin in;
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     io->give_dump = 1;
     ti_build_perf(&perf, 1, JITANON_PERF_FILE);
     ti_build_dump(&io->dump);
@@ -1054,6 +1083,7 @@ static void test_inject_second_dump_same_pid(void)
     uint8_t raw[128];
     memset(&io, 0, sizeof io);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     io.give_dump = io.elf_ok = 1;
     ti_build_dump(&io.dump);
     memset(&perf, 0, sizeof perf);
@@ -1155,6 +1185,7 @@ static void tt_run_mode(const jitanon_membuf *perf, uint32_t threads, jitanon_el
     jitanon_inject_opts o;
     jitanon_error err;
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.elf_threads = threads;
     o.elf_files = elf_files;
     o.on_sample = tt_on_sample;
@@ -1319,6 +1350,7 @@ static void test_inject_buildid_table_and_cache(void)
             JT_CHECK(jitanon_buildid_cache_open(&c[k], q, &err) == JITANON_OK);
         }
         memset(&o, 0, sizeof o);
+        o.elf_layout = JITANON_ELF_PER_FUNCTION;
         o.elf_files = JITANON_ELF_FILES_ALL;
         o.elf_threads = k == 1 ? 3 : 0;
         o.io.load_dump = ti_load_dump;
@@ -1490,6 +1522,7 @@ static void test_inject_process_file_complete(void)
     /* loaded whole */
     memset(&io, 0, sizeof io);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     io.dump = &t.buf;
     o.elf_layout = JITANON_ELF_PER_PROCESS;
     o.io.load_dump = tp_load;
@@ -1586,6 +1619,7 @@ static void test_inject_line_bias_per_dump(void)
     /* loaded whole */
     memset(&io, 0, sizeof io);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     io.dump = &t.buf;
     io.want = name;
     o.io.load_dump = tb_load;
@@ -1599,6 +1633,7 @@ static void test_inject_line_bias_per_dump(void)
     JT_CHECK(io.elf.size && (io.elf.size != ref.size || memcmp(io.elf.data, ref.data, ref.size)));
     /* streamed from the file, written by the default I/O */
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.elf_dir = dir;
     o.elf_threads = 0;
     tp_inject(&perf, &o);
@@ -1649,6 +1684,7 @@ static jitanon_result tf_run(const jitanon_membuf *perf, jitanon_elf_files elf_f
     io->log[0] = 0;
     io->lines = 0;
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.io.log = tf_log;
     o.elf_layout = layout;
     o.elf_files = elf_files;
@@ -1690,6 +1726,7 @@ static void test_inject_fallbacks_reported(void)
     JT_CHECK(strstr(err.info, "elf_files") && strstr(err.info, "elf_layout") && io.base.elf_files == 0);
     /* ... unless nothing is written: resolving samples does not look at ELF options */
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.elf_files = JITANON_ELF_FILES_SAMPLED;
     o.elf_layout = JITANON_ELF_PER_PROCESS;
     o.elf_threads = 2;
@@ -1939,7 +1976,9 @@ static void tl_case(uint64_t seed, int name, int *failures)
     jitanon_perf_writer_release(&g.w);
     /* in memory */
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.late = name ? JITANON_LATE_NAME : JITANON_LATE_KEEP;
+    o.elf_layout = JITANON_ELF_PER_FUNCTION; /* the replay below names per-function files */
     o.late_window_ns = window;
     o.io.load_dump = tl_load_dump;
     o.io.write_elf = tl_write_elf;
@@ -2018,6 +2057,7 @@ static void test_inject_late_fallbacks(void)
     ti_build_perf(&perf, 1, JITANON_PERF_FILE);
     ti_build_perf(&pipe, 1, JITANON_PERF_PIPE);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.io.log = tf_log;
     o.late = JITANON_LATE_NAME;
     JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
@@ -2087,6 +2127,7 @@ static void test_inject_exit_keeps_map_for_threads(void)
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
     jitanon_perf_writer_release(&g.w);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.io.load_dump = ti_load_dump;
     o.io.user = &io;
     o.on_sample = ti_on_sample_record;

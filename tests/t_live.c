@@ -240,6 +240,7 @@ static void test_live_dump_grows_between_rounds(void)
     const ti_out_rec *m;
     tl_grow_scenario(&w, &perf);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
     JT_CHECK_EQ_U(st.follow.dumps, 1);
     JT_CHECK_EQ_U(st.trim.loads, 4);
@@ -290,6 +291,7 @@ static void test_live_alloc_failures(void)
         size_t n;
         jitanon_result r;
         memset(&o, 0, sizeof o);
+        o.elf_layout = JITANON_ELF_PER_FUNCTION;
         o.allocator = jt_allocator(&a);
         o.elf.allocator = o.jitdump.allocator = o.allocator;
         a.fail_at = k;
@@ -336,6 +338,7 @@ static void test_live_writer_stops(void)
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
     jitanon_perf_writer_release(&g.w);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
     JT_CHECK(st.follow.dumps == 1 && st.trim.loads == 1 && st.follow.reads == 0 && st.follow.wait_ns == 0);
     JT_CHECK(tl_mmap_of(v, n, 0) && !tl_mmap_of(v, n, 1));
@@ -382,6 +385,7 @@ static void test_live_damage_later(void)
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
     jitanon_perf_writer_release(&g.w);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
     JT_CHECK(st.trim.loads == 2 && tl_mmap_of(v, n, 0) && tl_mmap_of(v, n, 1) && w.opens == w.closes);
     JT_CHECK(w.lines == 1 && strstr(w.log, "damaged record") && strstr(w.log, "not followed further"));
@@ -427,6 +431,7 @@ static void test_live_bounded_wait(void)
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
     jitanon_perf_writer_release(&g.w);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.follow_wait_us = 2000;
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
     if (jitanon_jitdump_now() - now > 80000000u) { /* too slow a machine for fresh events: no wait is right */
@@ -484,6 +489,7 @@ static size_t tl_peak_for(unsigned rounds, uint64_t *loads)
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
     jitanon_perf_writer_release(&g.w);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.allocator = jt_allocator(&a);
     JT_CHECK(tl_run(&w, &perf, &o, v, 8, &n, &st, &err) == JITANON_OK);
     JT_CHECK(a.live_bytes == 0);

@@ -170,6 +170,7 @@ static void tr_run(uint64_t seed, int name, int reserve, int *failures)
     jitanon_perf_writer_release(&g.w);
     /* in memory */
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.late = name ? JITANON_LATE_NAME : JITANON_LATE_KEEP;
     o.late_window_ns = c->window;
     o.io.load_dump = tl_load_dump;
@@ -319,6 +320,7 @@ static void test_runtimes_debug_by_address(void)
     /* loaded whole */
     memset(&io, 0, sizeof io);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     memset(&out, 0, sizeof out);
     io.dump = &dump;
     o.elf_layout = JITANON_ELF_PER_PROCESS;
@@ -442,6 +444,7 @@ static uint32_t tm_machine(uint32_t dump_mach, const char *arch, int pipe, unsig
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
     jitanon_perf_writer_release(&g.w);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     memset(&out, 0, sizeof out);
     o.elf_layout = JITANON_ELF_PER_PROCESS;
     o.io.load_dump = tm_load;

@@ -169,6 +169,7 @@ static void sp_case(uint64_t extra, uint64_t attr80, const uint64_t *w, size_t n
     jitanon__wr64(perf.data + attrs + 72, extra & JITANON_PERF_SAMPLE_BRANCH_STACK ? attr80 : 0, 0);
     jitanon__wr64(perf.data + attrs + 80, extra & JITANON_PERF_SAMPLE_BRANCH_STACK ? 0 : attr80, 0);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.elf_files = files;
     o.anon_mode = anon;
     o.late = JITANON_LATE_KEEP;
