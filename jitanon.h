@@ -11344,8 +11344,8 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__
     return JITANON_OK;
 }
 
-/* One function's file, into o->u.fn.elf. */
-JITANON__PRIVATE jitanon_result jitanon__eo_func_build(jitanon__inj *j, jitanon__elfout *o, const jitanon__inj_dump *jd,
+/* One function's file, into `elf`. */
+JITANON__PRIVATE jitanon_result jitanon__eo_func_build(jitanon__inj *j, jitanon_membuf *elf, const jitanon__inj_dump *jd,
                                                        const jitanon_jitdump_record *r, const jitanon__inj_pend *p,
                                                        uint64_t *pgoff)
 {
@@ -11354,10 +11354,10 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_build(jitanon__inj *j, jitanon_
     jitanon_sink sink;
     jitanon_elf_info info;
     jitanon_result res;
-    o->u.fn.elf.size = 0;
-    o->u.fn.elf.allocator = j->a;
+    elf->size = 0;
+    elf->allocator = j->a;
     sink.write_fn = jitanon_membuf_write;
-    sink.user = &o->u.fn.elf;
+    sink.user = elf;
     res = jitanon__elf_write_one(sink, &jd->sum.header, &fn, &eo, &info, &j->sha_hw, j->err);
     if (res == JITANON_OK) *pgoff = info.text_offset;
     return res;
@@ -11382,7 +11382,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_add(jitanon__inj *j, jitanon__e
     uint64_t pgoff = 0;
     size_t path;
     jitanon_result res = jitanon__eo_func_name(j, jd, r, name, sizeof name);
-    if (res == JITANON_OK) res = jitanon__eo_func_build(j, o, jd, r, p, &pgoff);
+    if (res == JITANON_OK) res = jitanon__eo_func_build(j, &o->u.fn.elf, jd, r, p, &pgoff);
     if (res != JITANON_OK) return res;
     if (!pool && !jitanon__inj_put_file(j, NULL, jd->dir, &o->u.fn.elf, name, SIZE_MAX))
         return JITANON_OK; /* logged; no mapping */
@@ -11567,7 +11567,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_file(jitanon__inj *j, jitano
     uint64_t pgoff;
     jitanon_result res;
     if (!j->jit.hot[f].hit) return JITANON_OK;
-    if ((res = jitanon__eo_func_build(j, o, jd, r, p, &pgoff)) != JITANON_OK) return res;
+    if ((res = jitanon__eo_func_build(j, &o->u.fn.elf, jd, r, p, &pgoff)) != JITANON_OK) return res;
     jitanon__inj_put_file(j, o->u.fn.pool, dir, &o->u.fn.elf, jitanon__inj_path(j, j->jit.funcs[f].path) + strlen(dir) + 1,
                           f); /* logged */
     return JITANON_OK;
@@ -11788,13 +11788,30 @@ JITANON__PRIVATE size_t jitanon__eo_region_keep(jitanon__eo_region *s, const jit
     return jitanon_membuf_write(&s->arena, r->raw.data, r->raw.size) ? SIZE_MAX : at;
 }
 
-/* Every function is mapped now (its pgoff and file are set at the batch's end). */
+/* Every function is mapped now (its pgoff and file are set at the batch's end) - but one
+   with unwinding info, which gets a file of its own as in perf's layout: perf's unwinder
+   reads .eh_frame_hdr through the process's mappings, at the sampled mapping's
+   start - pgoff + the section's offset, and only a file of one function puts that inside
+   the function's own mapping (its code, then the unwinding info the runtime keeps mapped
+   after it, as the runtime has them); a region file's tables would lie past its code, in
+   memory that maps something else. */
 JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
                                                        const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
     jitanon__eo_region *s = &o->u.reg;
     jitanon__eo_place *pl;
     jitanon_result res;
+    if (p->have_unwind && p->unwind.unwind.eh_frame.size && !j->opts->elf.no_unwind) {
+        char name[96];
+        uint64_t pgoff = 0;
+        size_t path;
+        if ((res = jitanon__eo_func_name(j, jd, r, name, sizeof name)) != JITANON_OK ||
+            (res = jitanon__eo_func_build(j, &s->elf, jd, r, p, &pgoff)) != JITANON_OK)
+            return res;
+        if (!jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, name, SIZE_MAX)) return JITANON_OK; /* logged; no mapping */
+        if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+        return jitanon__inj_push_func(j, jd, r, p, pgoff, path);
+    }
     if (!jitanon__grow(&j->a, (void **)&s->places, &s->places_cap, s->nplaces + 1, sizeof *s->places))
         return jitanon__inj_nomem(j, "region functions");
     pl = &s->places[s->nplaces];

@@ -55,6 +55,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_seam.c"
 #include "t_alloc.c"
 #include "t_bcache.c"
+#include "t_region.c"
 
 int main(int argc, char **argv)
 {
@@ -82,6 +83,7 @@ int main(int argc, char **argv)
     suite_deflt();
     suite_alloc();
     suite_bcache();
+    suite_region();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }

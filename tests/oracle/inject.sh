@@ -9,21 +9,25 @@ script() { perf script -i "$1" -F tid,time,ip,sym,dso 2>/dev/null > "$2"; }
 # check NAME DIR DATA: inject DATA in every mode, compare sample resolutions.
 check() {
   name=$1 dir=$2 data=$3
-  mkdir -p "$dir/ours" "$dir/all" "$dir/proc"
+  mkdir -p "$dir/ours" "$dir/all" "$dir/proc" "$dir/fn"
   if ! "$root/build/jitanon-inject" -i "$data" -o "$dir/ours.data" --elf-dir "$dir/ours" 2> "$dir/err"; then
     echo "FAIL inject $name: jitanon-inject failed: $(cat "$dir/err")"; return; fi
-  "$root/build/jitanon-inject" -i "$data" -o "$dir/all.data" --anon=all --elf-dir "$dir/all" 2>/dev/null
+  "$root/build/jitanon-inject" -i "$data" -o "$dir/all.data" --anon=all --elf=function --elf-dir "$dir/all" 2>/dev/null
   "$root/build/jitanon-inject" -i "$data" -o "$dir/proc.data" --elf=process --elf-dir "$dir/proc" 2>/dev/null
+  "$root/build/jitanon-inject" -i "$data" -o "$dir/fn.data" --elf=function --elf-dir "$dir/fn" 2>/dev/null
   perf inject --jit -i "$data" -o "$dir/perfinj.data" 2>/dev/null
   script "$data" "$dir/raw.txt"; script "$dir/perfinj.data" "$dir/perf.txt"; script "$dir/ours.data" "$dir/ours.txt"
-  script "$dir/all.data" "$dir/all.txt"; script "$dir/proc.data" "$dir/proc.txt"
+  script "$dir/all.data" "$dir/all.txt"; script "$dir/proc.data" "$dir/proc.txt"; script "$dir/fn.data" "$dir/fn.txt"
   if out=$(python3 "$cmp_py" contract "$dir/raw.txt" "$dir/perf.txt" "$dir/ours.txt"); then
-    echo "PASS inject $name: range mode keeps every answer ($out)"
+    echo "PASS inject $name: range mode (region files, the default) keeps every answer ($out)"
   else echo "FAIL inject $name: range mode: $out"; fi
   if out=$(python3 "$cmp_py" same "$dir/raw.txt" "$dir/perf.txt" "$dir/all.txt"); then
-    echo "PASS inject $name: --anon=all gives perf inject's sample lines ($out)"
+    echo "PASS inject $name: --anon=all --elf=function gives perf inject's sample lines ($out)"
   else echo "FAIL inject $name: --anon=all differs from perf inject: $out"; fi
-  if out=$(python3 "$cmp_py" samesym "$dir/raw.txt" "$dir/ours.txt" "$dir/proc.txt"); then
+  if out=$(python3 "$cmp_py" samesym "$dir/raw.txt" "$dir/fn.txt" "$dir/ours.txt"); then
+    echo "PASS inject $name: region files resolve every sample as per-function files ($out)"
+  else echo "FAIL inject $name: region files differ from per-function files: $out"; fi
+  if out=$(python3 "$cmp_py" samesym "$dir/raw.txt" "$dir/fn.txt" "$dir/proc.txt"); then
     echo "PASS inject $name: --elf=process resolves every sample as per-function mode"
   else echo "FAIL inject $name: --elf=process differs from per-function: $out"; fi
   # the per-process file is the one jitdump-elf --process makes from the dump alone
@@ -45,8 +49,8 @@ check() {
 sampled() {
   name=$1 dir=$2 data=$3 args=${4:-}
   mkdir -p "$dir/every" "$dir/samp"
-  "$root/build/jitanon-inject" -i "$data" -o "$dir/every.data" --elf-files=all --elf-dir "$dir/every" 2>/dev/null
-  "$root/build/jitanon-inject" -i "$data" -o "$dir/samp.data" --elf-files=sampled --elf-dir "$dir/samp" 2>/dev/null
+  "$root/build/jitanon-inject" -i "$data" -o "$dir/every.data" --elf=function --elf-files=all --elf-dir "$dir/every" 2>/dev/null
+  "$root/build/jitanon-inject" -i "$data" -o "$dir/samp.data" --elf=function --elf-files=sampled --elf-dir "$dir/samp" 2>/dev/null
   perf script -i "$dir/every.data" $args -F tid,time,ip,sym,dso 2>/dev/null | sed 's|every/jitted|X/jitted|' > "$dir/every.txt"
   perf script -i "$dir/samp.data" $args -F tid,time,ip,sym,dso 2>/dev/null | sed 's|samp/jitted|X/jitted|' > "$dir/samp.txt"
   n_all=$(ls "$dir/every" | wc -l); n_samp=$(ls "$dir/samp" | wc -l)
@@ -57,6 +61,34 @@ sampled() {
     echo "PASS inject $name: --elf-files=sampled: $n_samp of $n_all files, perf script output identical ($n_jit jitted lines)"
   elif [ -n "$differ" ]; then echo "FAIL inject $name: --elf-files=sampled: files differ from --elf-files=all's:$(echo $differ | cut -c1-200)"
   else echo "FAIL inject $name: --elf-files=sampled: $n_samp of $n_all files, $n_jit jitted lines, outputs $(cmp "$dir/every.txt" "$dir/samp.txt" 2>&1 | head -1)"; fi
+}
+
+# frames NAME DIR DATA [PERF-SCRIPT-ARGS]: region files (the default) and per-function
+# files give perf script the same symbol for every frame of every sample (callchains
+# included), and perf annotate the same instructions for the hottest JIT symbol.
+frames() {
+  name=$1 dir=$2 data=$3; shift 3
+  mkdir -p "$dir/fr" "$dir/ff"
+  "$root/build/jitanon-inject" -i "$data" -o "$dir/fr.data" --elf-dir "$dir/fr" 2>/dev/null
+  "$root/build/jitanon-inject" -i "$data" -o "$dir/ff.data" --elf=function --elf-files=all --elf-dir "$dir/ff" 2>/dev/null
+  # (a callchain entry in a jitted file prints its address in that file: dropped)
+  perf script -i "$dir/fr.data" -F tid,time,ip,sym "$@" 2>/dev/null | awk '/^[ \t]/ { $1 = "" } { print }' > "$dir/fr.txt"
+  perf script -i "$dir/ff.data" -F tid,time,ip,sym "$@" 2>/dev/null | awk '/^[ \t]/ { $1 = "" } { print }' > "$dir/ff.txt"
+  n_fr=$(ls "$dir/fr" | wc -l); n_ff=$(ls "$dir/ff" | wc -l); n_l=$(wc -l < "$dir/ff.txt")
+  sym=$(perf report -i "$dir/ff.data" --stdio --no-children --sort dso,sym 2>/dev/null |
+        awk '/jitted-/ { sub(/^.*\] /, ""); print; exit }')
+  ann_ok=1
+  if [ -n "$sym" ]; then
+    # the instructions, without the addresses (each file has its own)
+    perf annotate -i "$dir/fr.data" --stdio -s "$sym" 2>/dev/null | sed -n 's/^ *[0-9.]* *: *[0-9a-f]*:[[:space:]]*//p' | awk '{print $1}' > "$dir/fr.ann"
+    perf annotate -i "$dir/ff.data" --stdio -s "$sym" 2>/dev/null | sed -n 's/^ *[0-9.]* *: *[0-9a-f]*:[[:space:]]*//p' | awk '{print $1}' > "$dir/ff.ann"
+    cmp -s "$dir/fr.ann" "$dir/ff.ann" || ann_ok=0
+  fi
+  [ -s "$dir/ff.ann" ] || ann_ok=0
+  if [ "$n_l" -gt 0 ] && cmp -s "$dir/fr.txt" "$dir/ff.txt" && [ $ann_ok = 1 ]; then
+    echo "PASS inject $name: region files ($n_fr) and per-function files ($n_ff): every frame's symbol the same ($n_l lines), annotate of '${sym:-none}' the same ($(wc -l < "$dir/ff.ann" 2>/dev/null || echo 0) lines)"
+  elif [ $ann_ok = 0 ]; then echo "FAIL inject $name: perf annotate of '$sym' differs: $(diff "$dir/ff.ann" "$dir/fr.ann" | head -3 | tr '\n' ' ')"
+  else echo "FAIL inject $name: region files and per-function files differ: $(diff "$dir/ff.txt" "$dir/fr.txt" | head -3 | tr '\n' ' ')"; fi
 }
 
 # 1. tinyjit: coalesced //anon mmaps over jitted code, stubs named only in the perf map.
@@ -94,6 +126,7 @@ fi
 mkdir "$tmp/gen"
 if "$root/build/jitgen" --loads 400 --samples 20000 --quiet "$tmp/gen" >/dev/null 2>&1; then
   check jitgen "$tmp/gen" "$tmp/gen/perf.data"
+  frames jitgen "$tmp/gen" "$tmp/gen/perf.data"
 else echo "FAIL inject jitgen: build/jitgen failed"; fi
 
 # 2. node --perf-prof (V8 writes ./jit-<pid>.dump), with a perf map too.
@@ -114,6 +147,7 @@ if command -v node >/dev/null 2>&1; then
     let t=0; for (let k=0;k<400;k++) t+=mid(2e4); console.log(t)' >/dev/null 2>&1)
   jt_dump_pids "$tmp/nodeg"
   if [ -f "$tmp/nodeg/perf.data" ]; then sampled "node -g" "$tmp/nodeg" "$tmp/nodeg/perf.data"
+    frames "node -g" "$tmp/nodeg" "$tmp/nodeg/perf.data"
   else echo "FAIL inject node -g: could not record node"; fi
   # --call-graph=dwarf: perf report unwinds user stacks through jitted files, so sampled
   # mode writes every file a word of a stack copy points into (tests/oracle/sampled.sh
@@ -128,6 +162,7 @@ if command -v node >/dev/null 2>&1; then
   # add is a function of each frame's file and address, which are compared anyway - and
   # the files are byte-identical - as tests/oracle/sampled.sh does)
   if [ -f "$tmp/noded/perf.data" ]; then sampled "node --call-graph=dwarf" "$tmp/noded" "$tmp/noded/perf.data" --no-inline
+    frames "node --call-graph=dwarf" "$tmp/noded" "$tmp/noded/perf.data" --no-inline
   else echo "FAIL inject node --call-graph=dwarf: could not record node"; fi
 else echo "SKIP inject node: node not installed"; fi
 
@@ -138,6 +173,6 @@ if command -v erl >/dev/null 2>&1; then
     F = fun F(0, A) -> A; F(N, A) -> F(N - 1, A + N rem 7) end,
     io:format("~p ~p~n", [os:getpid(), F(3000000, 0)]), halt().' > out.txt 2>/dev/null)
   epid=$(awk '{print $1; exit}' "$tmp/erl/out.txt" | tr -dc 0-9); pids="$pids $epid"
-  if [ -f "$tmp/erl/perf.data" ] && [ -n "$epid" ]; then check erlang "$tmp/erl" "$tmp/erl/perf.data"
+  if [ -f "$tmp/erl/perf.data" ] && [ -n "$epid" ]; then check erlang "$tmp/erl" "$tmp/erl/perf.data"; frames erlang "$tmp/erl" "$tmp/erl/perf.data"
   else echo "FAIL inject erlang: could not record erl"; fi
 else echo "SKIP inject erlang: erl not installed (apt-get install erlang-base)"; fi

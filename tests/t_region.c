@@ -1,0 +1,257 @@
+/* tests/t_region.c: the region layout (JITANON_ELF_PER_REGION, the default), on random
+   recordings: code in runs far apart, code placed over earlier code, files mapped into the
+   process between loads.  Every function's bytes and symbol must sit at its MMAP2's pgoff
+   in its file; every slice of a file at start - pgoff = the file's base B; B outside the
+   code; holes below JITANON__REGION_GAP; and, replayed the way hotspot's parser registers
+   mappings (tests the facts in ../shared/reference/consumers.md: a pgoff-0 mapping of a
+   file becomes the process's last base, a later mapping of the same file at a higher
+   address inherits it, any other file mapping forgets it), every slice inherits its
+   file's B - so its caches, keyed by ip - base, see one address space per file. */
+
+typedef struct tg_file {
+    char name[64];
+    jitanon_membuf bytes;
+} tg_file;
+
+typedef struct tg_io {
+    ti_io base; /* first: ti_load_dump takes the user pointer as a ti_io */
+    tg_file files[64];
+    size_t nfiles;
+} tg_io;
+
+static int tg_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    tg_io *io = (tg_io *)user;
+    tg_file *f;
+    (void)dir;
+    JT_CHECK(io->nfiles < 64);
+    if (io->nfiles >= 64) return 1;
+    f = &io->files[io->nfiles++];
+    snprintf(f->name, sizeof f->name, "/some/dir/%s", name);
+    memset(&f->bytes, 0, sizeof f->bytes);
+    jitanon_membuf_write(&f->bytes, data, size);
+    return 0;
+}
+
+static const tg_file *tg_find(const tg_io *io, const char *path)
+{
+    size_t i;
+    for (i = 0; i < io->nfiles; i++)
+        if (!strcmp(io->files[i].name, path)) return &io->files[i];
+    return NULL;
+}
+
+typedef struct tg_load {
+    uint64_t time, addr, len;
+    uint8_t fill;
+} tg_load;
+
+/* One random recording, injected with the region layout and checked; 0 when it holds. */
+static int tg_case(uint64_t seed)
+{
+    enum { NL = 80, CODE_MAX = 0x300 };
+    static const uint64_t runs[3] = {0x100000, 0x100000 + 0x30000, 0x7f0000400000ull};
+    tg_load ld[NL];
+    uint64_t s = seed * 0x9e3779b97f4a7c15u + 7, t = 100;
+    uint8_t raw[128], code[CODE_MAX];
+    ti_gen g;
+    jitanon_error err;
+    jitanon_membuf perf, result;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_jitdump_writer jw;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    ti_out_rec *out;
+    size_t nout = 0, cap = 1024, i, k, bad = 0;
+    memin in;
+    static tg_io io;
+    struct { char name[64]; uint64_t addr; int valid; } last;
+    memset(&io, 0, sizeof io);
+    memset(&jw, 0, sizeof jw);
+    jdrec_begin(&jw, jdrec_sink(&io.base.dump), 62, TI_PID, 1, 0, &err);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    ti_mmap(&g, 50, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    for (i = 0; i < NL; i++) {
+        tg_load *l = &ld[i];
+        t += 1 + ti_rand(&s) % 4;
+        l->time = t;
+        l->len = 0x10 + ti_rand(&s) % (CODE_MAX - 0x10);
+        if (i > 4 && ti_rand(&s) % 5 == 0) l->addr = ld[ti_rand(&s) % i].addr; /* over earlier code */
+        else if (i > 0 && ti_rand(&s) % 3 == 0) l->addr = ld[i - 1].addr + ld[i - 1].len; /* touching it */
+        else l->addr = runs[ti_rand(&s) % 3] + (ti_rand(&s) % 0x400) * 0x20;
+        l->fill = (uint8_t)(i + 1);
+        memset(code, l->fill, sizeof code);
+        jdrec_write(&jw, jdrec_load(t, TI_PID, TI_PID, l->addr, code, (size_t)l->len, i, "f"), &err);
+        /* the process maps files and anonymous memory between loads */
+        if (ti_rand(&s) % 4 == 0) ti_mmap(&g, t, 0x7f1000000000ull + i * 0x10000, 0x1000, 0x1000, "/usr/lib/x.so");
+        if (ti_rand(&s) % 6 == 0) ti_mmap(&g, t, runs[i % 3], 0x10000, runs[i % 3], "//anon");
+        ti_sample(&g, t, l->addr + ti_rand(&s) % l->len);
+        if (i % 8 == 7) ti_round(&g);
+    }
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    memset(&o, 0, sizeof o); /* the default layout */
+    o.late = JITANON_LATE_KEEP;
+    o.io.load_dump = ti_load_dump;
+    o.io.write_elf = tg_write_elf;
+    o.io.user = &io;
+    io.base.give_dump = 1;
+    memset(&result, 0, sizeof result);
+    JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &result, &st, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(st.trim.loads, NL);
+    JT_CHECK(io.nfiles >= 2 && io.nfiles < NL / 2);
+    out = (ti_out_rec *)calloc(cap, sizeof *out);
+    in = memin_make(result.data, result.size, 0, 0);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
+    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK && nout < cap) ti_out_set(&out[nout++], &rec);
+    jitanon_perf_reader_release(&r);
+    /* the output is in time order already: hotspot's parser sorts stably, so this is its
+       order of registration */
+    memset(&last, 0, sizeof last);
+    for (i = 0; i < nout; i++) {
+        const ti_out_rec *m = &out[i];
+        uint64_t inherited = 0;
+        int inherits;
+        if (m->type != JITANON_PERF_RECORD_MMAP2 || m->name[0] != '/' || !strncmp(m->name, "//anon", 6)) continue;
+        inherits = last.valid && !strcmp(last.name, m->name) && m->start > last.addr;
+        if (inherits) inherited = last.addr;
+        else if (m->pgoff == 0) {
+            snprintf(last.name, sizeof last.name, "%s", m->name);
+            last.addr = m->start;
+            last.valid = 1;
+        } else last.valid = 0;
+        if (!strstr(m->name, "/jitted-100-r") || m->len == 1) continue;
+        /* a function's slice: which load (times are unique) */
+        for (k = 0; k < NL && !(ld[k].time == m->time && ld[k].addr == m->start); k++) {}
+        if (k == NL || m->len != ld[k].len) {
+            if (!bad++) printf("  seed %llu: a slice of no load at %llx\n", (unsigned long long)seed, (unsigned long long)m->start);
+            continue;
+        }
+        if (!inherits || inherited != m->start - m->pgoff) {
+            if (!bad++)
+                printf("  seed %llu: %s at %llx (pgoff %llx) does not inherit its base (%s %llx)\n",
+                       (unsigned long long)seed, m->name, (unsigned long long)m->start, (unsigned long long)m->pgoff,
+                       inherits ? "inherits" : "no base", (unsigned long long)inherited);
+        }
+        { /* its bytes and its symbol at pgoff */
+            const tg_file *f = tg_find(&io, m->name);
+            jitanon_test_elf_file ef;
+            jitanon_test_elf_section symtab;
+            uint64_t q, nsym, found = 0;
+            if (!f || jitanon_test_elf_parse(&ef, f->bytes.data, f->bytes.size, NULL) != JITANON_OK ||
+                m->pgoff + m->len > f->bytes.size) {
+                if (!bad++) printf("  seed %llu: %s missing or too short\n", (unsigned long long)seed, m->name);
+                continue;
+            }
+            for (q = 0; q < m->len; q++)
+                if (((const uint8_t *)f->bytes.data)[m->pgoff + q] != ld[k].fill) break;
+            if (q != m->len && !bad++)
+                printf("  seed %llu: %s holds other bytes at %llx\n", (unsigned long long)seed, m->name,
+                       (unsigned long long)(m->pgoff + q));
+            if (jitanon_test_elf_find_section(&ef, ".symtab", &symtab)) {
+                nsym = jitanon_test_elf_symbol_count(&ef, &symtab);
+                for (q = 1; q < nsym; q++) {
+                    jitanon_test_elf_symbol sym;
+                    if (jitanon_test_elf_symbol_at(&ef, &symtab, q, &sym, NULL) == JITANON_OK && sym.value == m->pgoff &&
+                        sym.size == m->len)
+                        found++;
+                }
+            }
+            if (found != 1 && !bad++)
+                printf("  seed %llu: %s has %u symbols at %llx\n", (unsigned long long)seed, m->name, (unsigned)found,
+                       (unsigned long long)m->pgoff);
+        }
+        { /* its file's base lies outside every function */
+            size_t q;
+            for (q = 0; q < NL; q++)
+                if (m->start - m->pgoff - ld[q].addr < ld[q].len && !bad++)
+                    printf("  seed %llu: %s's base %llx is inside load %u\n", (unsigned long long)seed, m->name,
+                           (unsigned long long)(m->start - m->pgoff), (unsigned)q);
+        }
+    }
+    /* holes: a file's functions, in offset order, lie at most JITANON__REGION_GAP apart */
+    for (i = 0; i < nout; i++) {
+        uint64_t next = UINT64_MAX;
+        const ti_out_rec *m = &out[i];
+        if (m->type != JITANON_PERF_RECORD_MMAP2 || !strstr(m->name, "/jitted-100-r") || m->len == 1) continue;
+        for (k = 0; k < nout; k++)
+            if (out[k].type == JITANON_PERF_RECORD_MMAP2 && out[k].len > 1 && !strcmp(out[k].name, m->name) &&
+                out[k].pgoff > m->pgoff && out[k].pgoff < next)
+                next = out[k].pgoff;
+        if (next != UINT64_MAX && next - (m->pgoff + m->len) > JITANON__REGION_GAP && !bad++)
+            printf("  seed %llu: %s has a hole of %llu bytes\n", (unsigned long long)seed, m->name,
+                   (unsigned long long)(next - (m->pgoff + m->len)));
+        if (next != UINT64_MAX && next < m->pgoff + m->len && !bad++)
+            printf("  seed %llu: %s holds two functions at %llx\n", (unsigned long long)seed, m->name,
+                   (unsigned long long)next);
+    }
+    JT_CHECK(st.write.region_bases > 0);
+    for (i = 0; i < io.nfiles; i++) jitanon_membuf_release(&io.files[i].bytes);
+    free(out);
+    jitanon_membuf_release(&result);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&io.base.dump);
+    return bad != 0;
+}
+
+static void test_region_layout_random(void)
+{
+    uint64_t seed;
+    int failures = 0;
+    for (seed = 1; seed <= 60; seed++) failures += tg_case(seed);
+    JT_CHECK_EQ_U(failures, 0);
+}
+
+/* Region files with real unwinding and line info: the builder puts each function at the
+   offset asked for, and its FDE and line rows follow it there. */
+static void test_region_file_offsets(void)
+{
+    static const uint8_t code[64] = {0x55, 0xc3};
+    jitanon_jitdump_header h;
+    jitanon_elf_builder b;
+    jitanon_elf_func fn;
+    jitanon_membuf out;
+    jitanon_sink sink;
+    jitanon_error err;
+    jitanon_test_elf_file ef;
+    jitanon_test_elf_section text;
+    uint64_t pgoff = 0;
+    memset(&h, 0, sizeof h);
+    h.elf_mach = 62;
+    memset(&out, 0, sizeof out);
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = &out;
+    JT_CHECK(jitanon_elf_builder_init(&b, &h, NULL, &err) == JITANON_OK);
+    memset(&fn, 0, sizeof fn);
+    fn.name.data = "a";
+    fn.name.length = 1;
+    fn.code_addr = 0x501003;
+    fn.code.data = code;
+    fn.code.size = sizeof code;
+    fn.file_offset = 0x1003;
+    JT_CHECK(jitanon_elf_builder_add(&b, &fn, &pgoff, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(pgoff, 0x1003);
+    fn.name.data = "b";
+    fn.code_addr = 0x501043;
+    fn.file_offset = 0x1043; /* right after a, unaligned */
+    JT_CHECK(jitanon_elf_builder_add(&b, &fn, &pgoff, &err) == JITANON_OK);
+    fn.file_offset = 0x1050; /* inside b: refused */
+    JT_CHECK_EQ_U(jitanon_elf_builder_add(&b, &fn, &pgoff, &err), JITANON_ERR_INVALID_ARGUMENT);
+    fn.file_offset = 0x10; /* inside the headers: refused */
+    JT_CHECK_EQ_U(jitanon_elf_builder_add(&b, &fn, &pgoff, &err), JITANON_ERR_INVALID_ARGUMENT);
+    JT_CHECK(jitanon_elf_builder_finish(&b, sink, NULL, &err) == JITANON_OK);
+    jitanon_elf_builder_release(&b);
+    JT_CHECK(jitanon_test_elf_parse(&ef, out.data, out.size, NULL) == JITANON_OK);
+    JT_CHECK(jitanon_test_elf_find_section(&ef, ".text", &text) && text.offset <= 0x1003 &&
+             text.offset + text.size >= 0x1043 + sizeof code);
+    JT_CHECK(out.size > 0x1043 + sizeof code && !memcmp((const uint8_t *)out.data + 0x1043, code, sizeof code));
+    jitanon_membuf_release(&out);
+}
+
+static void suite_region(void)
+{
+    JT_RUN(test_region_layout_random);
+    JT_RUN(test_region_file_offsets);
+}
