@@ -176,3 +176,36 @@ kill -INT $rp
 wait $rp; rc=$?
 if [ $rc -eq 0 ] && ! grep -q '^[0-9]' "$tmp/int.out"; then check "sigint" int.data
 else echo "FAIL record sigint: exit $rc, the program ran to its end or no profile ($(tail -n 2 "$tmp/int.err" | tr '\n' ' '))"; fi
+
+# 6. Ctrl-C: SIGINT to the whole process group (as a terminal sends it) 2 s into a program
+# that runs until stopped.  The program gets it alone (perf keeps recording until it has
+# ended): python unwinds and writes out its jitdump; node dies with the tail of its
+# jitdump in its buffer, and its perf map (line-buffered) names what that held.
+cat > srv.js <<'EOF2'
+console.log("started");
+function mk(i) { return { id: i, score: (i * 2654435761) % 1000 }; }
+function cmp(a, b) { return a.score - b.score || a.id - b.id; }
+function work() { const a = []; for (let i = 0; i < 2000; i++) a.push(mk(i)); a.sort(cmp); return a[0].id; }
+let s = 0;
+function tick() { const end = Date.now() + 50; while (Date.now() < end) s += work(); setImmediate(tick); }
+tick();
+EOF2
+cat > srv.py <<'EOF2'
+def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)
+print("started", flush=True)
+while True: fib(15)
+EOF2
+ctrl_c() { # NAME MODE COMMAND...: jitanon-record in a group of its own, SIGINT to the group
+  name=$1; mode=$2; shift 2
+  setsid "$rec" -q -o "$name.data" -- "$@" > "$tmp/$name.out" 2>"$tmp/$name.err" &
+  sp=$!
+  i=0; while [ $i -lt 100 ] && ! grep -q started "$tmp/$name.out" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+  sleep 2
+  kill -INT -"$sp" 2>/dev/null || kill -INT "$sp"
+  wait $sp
+  check "$name" "$name.data" $mode
+}
+if command -v setsid >/dev/null 2>&1; then
+  ctrl_c ctrl-c-node "" node srv.js
+  if p=$(jt_python 3.13); then ctrl_c ctrl-c-python3.13 stacks "$p" srv.py; fi
+else echo "SKIP record ctrl-c: no setsid(1) (util-linux)"; fi
