@@ -12052,9 +12052,8 @@ JITANON__PRIVATE int jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *
         memcpy(found, name->data, name->length);
         found[name->length] = 0;
         if (!p->running && !j->opts->jitdump_dir)
-            hint = "; its process has exited: if it ran in a container (another mount namespace), the dump was only "
-                   "inside it - copy it out while the process runs and pass its directory with --jitdump-dir "
-                   "(opts.jitdump_dir)";
+            hint = "; it was moved or deleted (or lived in a container that has ended): give the directory it is "
+                   "in now with --jitdump-dir";
         if (jitanon__inj_try_dump(j, p, 0, found, jd, ep, hint, !j->opts->jitdump_dir)) return 1;
     }
     if (!j->opts->jitdump_dir) return 0;
@@ -14868,6 +14867,8 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   the dump, the record table); errors without an offset no longer say
                   "at byte 0"; recorded perf.data damage is one message, reported
                   through the reader only (jitanon_inject_file logs it once)
+                a dump missing after its process exited: the message says moved,
+                  deleted or a container, and --jitdump-dir (no library field name)
        0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
               that leave the machine.  Output changes: per-function file output writes only
               the ELF files a sample, callchain, branch, data address or copied user-stack

@@ -564,7 +564,10 @@ static void shell_quote(FILE *f, const char *s)
 static int perf_argv(run *R, char **pa, int cap, char *self)
 {
     int n = 0, i;
-    static const char *const fixed[] = {"perf", "record", "-q", "-k", "mono", "-e", "cpu-clock"};
+    /* -N: perf's build-id cache would get a copy of every binary the program ran (node's is
+       100 MB), which perf report does not need on this machine; the ELF files the
+       injection writes go into it (small, and what perf archive carries) */
+    static const char *const fixed[] = {"perf", "record", "-q", "-N", "-k", "mono", "-e", "cpu-clock"};
     for (i = 0; i < (int)(sizeof fixed / sizeof *fixed); i++) pa[n++] = (char *)fixed[i];
     pa[n++] = (char *)"-F";
     pa[n++] = (char *)R->freq;
@@ -740,13 +743,6 @@ static void tail_poll(run *R, tail *t)
     }
 }
 
-static void progress(run *R, double t0, const char *what)
-{
-    if (R->quiet || !isatty(2)) return;
-    fprintf(stderr, "\r" TOOL ": %s %.1f s, %" PRIu64 " samples, %" PRIu64 " jitdump%s  ", what, now_s() - t0, R->samples,
-            R->dumps, R->dumps == 1 ? "" : "s");
-}
-
 /* ------------------------------------------------------------------ the profile */
 
 typedef struct pmap {
@@ -768,6 +764,7 @@ typedef struct prof {
     pmap *maps;
     size_t nmaps;
     uint64_t total, jit, jit_named, map_named;
+    uint64_t stack_jit, stack_jit_named; /* (from perf script) frames in JIT code, named */
     char (*names)[NAME_LEN];
     fg_frame *frames;
     char comm[64];
@@ -933,7 +930,7 @@ static int stacks_from_perf(prof *P, const char *output)
     char line[8192];
     size_t n = 0, k;
     fg_tree t, self, inner;
-    uint64_t got = 0;
+    uint64_t got = 0, stack_jit = 0, stack_jit_named = 0;
     char *argv[] = {(char *)"perf", (char *)"script", (char *)"-i", (char *)output, (char *)"-F",
                     (char *)"comm,ip,sym,dso", (char *)"--no-inline", NULL};
     if ((pid = spawn_reading(argv, &fd)) < 0) return 0;
@@ -981,6 +978,11 @@ static int stacks_from_perf(prof *P, const char *output)
         dso = strrchr(sym, '(');
         if (dso && dso > sym) dso[-1] = 0, dso++;
         if (dso) dso[strcspn(dso, ")")] = 0;
+        if (dso && (strstr(base_name(dso), "jitted-") || strstr(dso, "//anon") || !strcmp(dso, "[unknown]") ||
+                    (!strncmp(base_name(dso), "perf-", 5) && strstr(dso, ".map")))) {
+            stack_jit++; /* JIT code: named when a symbol was found there */
+            if (strcmp(sym, "[unknown]") && *sym) stack_jit_named++;
+        }
         if (dso && strstr(dso, "kernel.kallsyms")) {
             snprintf(P->names[n], NAME_LEN, "[kernel.kallsyms]");
             P->frames[n].kind = FG_KERNEL;
@@ -1016,6 +1018,8 @@ static int stacks_from_perf(prof *P, const char *output)
     P->inner = inner;
     P->has_inner = 1;
     P->stack_samples = got;
+    P->stack_jit = stack_jit;
+    P->stack_jit_named = stack_jit_named;
     return 1;
 }
 
@@ -1084,7 +1088,9 @@ static void remove_by_pid(run *R, const char *dir, int keep)
     closedir(d);
 }
 
-static void remove_tree(const char *dir)
+/* Removes dir and what is below it (not following links); counts the files and their
+   bytes into *n (n[0] files, n[1] bytes) when n is not NULL. */
+static void remove_tree_n(const char *dir, uint64_t *n)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -1094,11 +1100,65 @@ static void remove_tree(const char *dir)
         struct stat st;
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) remove_tree(path);
-        else unlink(path);
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) remove_tree_n(path, n);
+        else if (unlink(path) == 0 && n) n[0]++, n[1] += (uint64_t)st.st_size;
     }
     closedir(d);
     rmdir(dir);
+}
+
+static void remove_tree(const char *dir)
+{
+    remove_tree_n(dir, NULL);
+}
+
+/* --clean: what runs with this output left behind, removed: the ELF directory, and its
+   files' entries in perf's build-id cache (<cache>/<ELF dir>/ and the .build-id links into
+   it; see jitanon_buildid_cache_open).  The profile itself and its flame graph stay. */
+static int clean(const char *elf_dir, const char *cache_dir)
+{
+    char abs[PATH_MAX], cache[PATH_MAX], path[3 * PATH_MAX], target[2 * PATH_MAX];
+    uint64_t en[2] = {0, 0}, cn[2] = {0, 0}, links = 0;
+    jitanon_error err;
+    DIR *d;
+    struct dirent *e;
+    if (!realpath(elf_dir, abs)) return fprintf(stderr, TOOL ": nothing to clean: %s: %s\n", elf_dir, strerror(errno)), 0;
+    if (cache_dir) snprintf(cache, sizeof cache, "%s", cache_dir);
+    else if (jitanon_buildid_cache_dir(cache, sizeof cache, &err) != JITANON_OK) cache[0] = 0;
+    remove_tree_n(abs, en);
+    fprintf(stderr, TOOL ": removed %s (%" PRIu64 " files, %.1f MB)\n", abs, en[0], (double)en[1] / 1e6);
+    if (!cache[0]) return 0;
+    snprintf(path, sizeof path, "%s%s", cache, abs);
+    remove_tree_n(path, cn);
+    snprintf(path, sizeof path, "%s/.build-id", cache);
+    if ((d = opendir(path)) != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            char sub[3 * PATH_MAX + 264];
+            DIR *d2;
+            struct dirent *e2;
+            if (e->d_name[0] == '.') continue;
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            if (!(d2 = opendir(sub))) continue;
+            while ((e2 = readdir(d2)) != NULL) {
+                char link[4 * PATH_MAX];
+                const char *t;
+                ssize_t n;
+                size_t al = strlen(abs);
+                snprintf(link, sizeof link, "%s/%s", sub, e2->d_name);
+                if ((n = readlink(link, target, sizeof target - 1)) <= 0) continue;
+                target[n] = 0;
+                for (t = target; !strncmp(t, "../", 3); t += 3) { /* ../../<path>/<build-id> */
+                }
+                if (!strncmp(t, abs + 1, al - 1) && t[al - 1] == '/' && unlink(link) == 0) links++;
+            }
+            closedir(d2);
+            rmdir(sub); /* when empty */
+        }
+        closedir(d);
+    }
+    fprintf(stderr, TOOL ": removed their build-id cache entries from %s (%" PRIu64 " files, %.1f MB, %" PRIu64
+                    " links)\n", cache, cn[0], (double)cn[1] / 1e6, links);
+    return 0;
 }
 
 /* ------------------------------------------------------------------ main */
@@ -1169,7 +1229,7 @@ static void usage(FILE *f)
             "      --svg FILE      the flame graph (default: the output with .svg for .data)\n"
             "      --no-svg        no flame graph\n"
             "      --folded FILE   the stacks folded (speedscope, flamegraph.pl, inferno read them)\n"
-            "      --pprof FILE    also a pprof profile (when build/symbolize has --pprof)\n"
+            "      --pprof FILE    also a pprof profile (runs symbolize, installed beside)\n"
             "      --top N         functions in the table (default 12; 0: none)\n"
             "  -F, --freq HZ       samples per second (default 999)\n"
             "      --call-graph M  fp (-g), dwarf or none (default: what the runtime needs)\n"
@@ -1177,7 +1237,10 @@ static void usage(FILE *f)
             "      --no-jit-flags  add no runtime flag: record COMMAND as it is\n"
             "      --print-command print what would run, and stop\n"
             "      --keep          keep the recording, dumps and maps (their directory is named)\n"
+            "      --clean         remove the ELF files of past runs (beside -o, or --elf-dir) and\n"
+            "                      their copies in perf's build-id cache (~/.debug), and stop\n"
             "  -q, --quiet         no progress line, no table\n"
+            "Every option in full: man jitanon-record (from the source tree: man doc/jitanon-record.1)\n"
             "Injection: jitanon-inject's options (--anon, --elf, --elf-dir, --elf-files (default here:\n"
             "sampled), --jitdump-dir, --late, --late-window, --line-bias, --threads, -N, --buildid-dir,\n"
             "--strict, --stats); jitanon-inject --help explains them.\n");
@@ -1192,7 +1255,7 @@ int main(int argc, char **argv)
     char outdir[PATH_MAX], msg[1024], *pa[MAX_ARGS + 32], me[PATH_MAX];
     pid_t perf;
     double t0, t_int = 0;
-    int forwarded = 0, stopped = 0, interrupted;
+    int forwarded = 0, stopped = 0, interrupted, do_clean = 0;
     tail t;
     if (argc > 2 && !strcmp(argv[1], WORKLOAD_OPT)) { /* perf's child: see "Record" below */
         sigset_t ss;
@@ -1242,10 +1305,18 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--no-jit-flags")) R.no_jit = 1;
         else if (!strcmp(a, "--print-command")) R.print_only = 1;
         else if (!strcmp(a, "--keep")) R.keep = 1;
+        else if (!strcmp(a, "--clean")) do_clean = 1;
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) R.quiet = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout), 0;
         else if (!strcmp(a, "--version")) return printf(TOOL " %s\n", JITANON_VERSION_STRING), 0;
         else return fprintf(stderr, TOOL ": unknown option '%s' (--help lists them)\n", a), 2;
+    }
+    if (do_clean) {
+        char d[PATH_MAX];
+        const char *slash = strrchr(R.output, '/');
+        if (ic.o.elf_dir) snprintf(d, sizeof d, "%s", ic.o.elf_dir);
+        else snprintf(d, sizeof d, "%.*sjitted", slash ? (int)(slash - R.output + 1) : 0, R.output);
+        return clean(d, ic.cache_dir);
     }
     if ((cmd < 0 || cmd >= argc) && !R.attach_pid)
         return fprintf(stderr, "usage: " TOOL " [options] -- COMMAND [ARGS...]   (or -p PID; --help for more)\n"), 2;
@@ -1410,6 +1481,10 @@ int main(int argc, char **argv)
     }
     if (perf < 0) return fprintf(stderr, TOOL ": cannot start perf: %s\n", strerror(errno)), 1;
     g_perf_pid = perf;
+    /* one line, not a running count: the program writes to the same terminal */
+    if (!R.quiet && isatty(2))
+        fprintf(stderr, TOOL ": recording %s%s\n", R.attach_pid ? "pid " : base_name(R.argv[0]),
+                R.attach_pid ? R.pidstr : " (Ctrl-C ends it; the profile follows)");
     if (R.attach_pid && R.r.kind == RT_JAVA && !R.no_jit && R.agent[0]) {
         /* the agent's marker mmap must be seen: load it once perf records */
         pid_t j;
@@ -1474,7 +1549,6 @@ int main(int argc, char **argv)
             }
         }
         tail_poll(&R, &t);
-        progress(&R, t0, "recording");
         usleep(250000);
     }
     g_perf_pid = 0;
@@ -1539,16 +1613,24 @@ int main(int argc, char **argv)
                 fprintf(stderr, TOOL ": perf script could not unwind the DWARF stacks: the flame graph has the sampled "
                                 "functions only\n");
             if (!R.quiet) {
-                fprintf(stderr,
-                        TOOL ": %s%s, %.1f s, %" PRIu64 " samples, %" PRIu64 " in JIT code (%.1f%% named), %" PRIu64
-                             " jitdump%s\n",
-                        rt_names[R.r.kind], interrupted ? " (interrupted)" : "", secs, P.total, P.jit,
-                        P.jit ? 100.0 * (double)(P.jit_named + P.map_named) / (double)P.jit : 100.0, st.dumps.loaded,
-                        st.dumps.loaded == 1 ? "" : "s");
-                if (interrupted && P.jit && (P.jit_named + P.map_named) * 10 < P.jit * 9)
-                    fprintf(stderr, "note: %" PRIu64 " of the %" PRIu64 " samples in JIT code are unnamed: the program "
+                /* with perf's stacks (DWARF), what was named is their frames in JIT code: python's
+                   JIT code is a trampoline per function, which few samples land in */
+                uint64_t jit = P.has_inner ? P.stack_jit : P.jit;
+                uint64_t named = P.has_inner ? P.stack_jit_named : P.jit_named + P.map_named;
+                fprintf(stderr, TOOL ": %s%s, %.1f s, %" PRIu64 " samples, %" PRIu64 " %s in JIT code (%.1f%% named), %" PRIu64
+                                " jitdump%s\n",
+                        rt_names[R.r.kind], interrupted ? " (interrupted)" : "", secs, P.total, jit,
+                        P.has_inner ? "stack frames" : "samples", jit ? 100.0 * (double)named / (double)jit : 100.0,
+                        st.dumps.loaded, st.dumps.loaded == 1 ? "" : "s");
+                if (!st.dumps.markers && !R.no_jit && !R.attach_pid && R.r.kind != RT_NONE &&
+                    !(R.r.kind == RT_PYTHON && R.r.py_version < 313)) /* 3.12: a perf map */
+                    fprintf(stderr, "note: %s wrote no jitdump: the flags added (jitanon-record --print-command shows "
+                                    "them) did not reach the runtime, or it ran no JIT code\n",
+                            rt_names[R.r.kind]);
+                if (interrupted && jit && named * 10 < jit * 9)
+                    fprintf(stderr, "note: %" PRIu64 " of the %" PRIu64 " in JIT code are unnamed: the program "
                                     "ended on the signal before its runtime wrote out the jitdump records it buffered\n",
-                            P.jit - P.jit_named - P.map_named, P.jit);
+                            jit - named, jit);
                 /* Python's JIT code is a trampoline per function: its functions are the
                    innermost py:: frames of the stacks, not the sampled addresses */
                 if (R.top > 0 && P.total && P.has_inner && R.r.kind == RT_PYTHON)
@@ -1615,7 +1697,7 @@ int main(int argc, char **argv)
                 if (p > 0) waitpid(p, &ps, 0);
                 if (p <= 0 || !WIFEXITED(ps) || WEXITSTATUS(ps) != 0)
                     fprintf(stderr, TOOL ": no pprof profile: %s\n",
-                            n < 0 ? "build/symbolize has no --pprof (examples/pprof.h is not in this build yet)"
+                            n < 0 ? "no symbolize with --pprof beside jitanon-record (make builds it, make install installs it)"
                                   : "symbolize --pprof failed (its message is above)"),
                         status = 1;
                 else if (!R.quiet) fprintf(stderr, "pprof: %s\n", R.pprof);
@@ -1625,6 +1707,17 @@ int main(int argc, char **argv)
                     fprintf(stderr, "note: %" PRIu64 " samples were named from perf maps, which are removed now: perf "
                                     "report will not name them (--keep keeps the maps)\n", P.map_named);
                 fprintf(stderr, "profile: %s   (perf report -i %s)\n", R.output, R.output);
+                /* where the rest went: they add up over runs */
+                if (st.elf.files) {
+                    char cdir[PATH_MAX];
+                    const char *cache = ic.no_cache ? NULL : ic.cache_dir ? ic.cache_dir : "~/.debug";
+                    if (cache && !ic.cache_dir && jitanon_buildid_cache_dir(cdir, sizeof cdir, NULL) == JITANON_OK) cache = cdir;
+                    int own = ic.o.elf_dir != R.elf_dir, deflt = !strcmp(R.output, "perf.jit.data");
+                    fprintf(stderr, "ELF files: %s/ (%" PRIu64 " new)%s%s%s; " TOOL " --clean%s%s removes %s\n",
+                            ic.o.elf_dir, st.elf.files, cache ? ", copied into perf's build-id cache (" : "",
+                            cache ? cache : "", cache ? ")" : "", own ? " --elf-dir " : deflt ? "" : " -o ",
+                            own ? ic.o.elf_dir : deflt ? "" : R.output, cache ? "both" : "them");
+                }
             }
         }
         for (i = 0; i < (int)P.nmaps; i++) {

@@ -64,6 +64,12 @@ for t in jitanon-inject jitanon-record symbolize jitdump-cat perfdata-cat jitdum
   n=$("$root/build/$t" --help 2>&1 | wc -l); [ "$n" -le 24 ] || bad="$bad $t-help:$n-lines"
 done
 "$rec" --help | head -n 1 | grep -q -- '-- COMMAND.*jitanon-record -- node app.js' || bad="$bad record-help-first"
+# the output named with the OS's reason; a directory, an empty file, an empty stdin said as such
+"$inj" -i "$root/README.md" -o /nonexistent/x.data 2>&1 | grep -q "cannot write /nonexistent/x.data: /nonexistent: No such file or directory" || bad="$bad output"
+"$inj" -i . -o "$tmp/x.data" 2>&1 | grep -q "^jitanon-inject: \. is a directory" || bad="$bad dir"
+: > "$tmp/empty.data"
+"$inj" -i "$tmp/empty.data" -o "$tmp/x.data" 2>&1 | grep -q "empty.data is empty" || bad="$bad empty"
+"$inj" -o "$tmp/x.data" < "$tmp/empty.data" 2>&1 | grep -q "nothing came in on stdin" || bad="$bad stdin"
 if [ -z "$bad" ]; then echo "PASS record front door: terminal refused, OS reason named, --help within 24 lines, common case first"
 else echo "FAIL record front door:$bad"; fi
 
@@ -115,6 +121,13 @@ check() {
 if [ -f node.svg ] && grep -q 'fib' node.svg && ls jitted/jitted-*.so >/dev/null 2>&1 && ! ls .jitanon-record-* jit-*.dump isolate-*.log >/dev/null 2>&1
 then echo "PASS record node files: node.svg names fib; ELF files in jitted/; no dump, log or private directory left"
 else echo "FAIL record node files: $(ls -a | tr '\n' ' ')"; fi
+# --clean: the ELF files and their build-id cache entries go, the profile stays
+n=$(ls "$PERF_BUILDID_DIR$tmp/w/jitted" 2>/dev/null | wc -l)
+"$rec" -o node.data --clean > "$tmp/clean.out" 2>&1
+if [ "$n" -gt 0 ] && [ ! -e jitted ] && [ ! -e "$PERF_BUILDID_DIR$tmp/w/jitted" ] && [ -s node.data ] &&
+   grep -q "removed .*jitted" "$tmp/clean.out" && ! find "$PERF_BUILDID_DIR/.build-id" -type l -lname "*$tmp/w/jitted/*" | grep -q .
+then echo "PASS record --clean: jitted/ and its $n build-id cache entries removed, the profile kept"
+else echo "FAIL record --clean: cache had $n; $(ls | tr '\n' ' '); $(cat "$tmp/clean.out")"; fi
 
 if d=$(jt_deno); then
   "$rec" -q -o deno.data -- "$d" run app.js 800 >/dev/null 2>"$tmp/deno.err"; check deno deno.data
