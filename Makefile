@@ -45,9 +45,9 @@ build/%: examples/%.c $(HEADER) | build
 	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(JITANON_LIBS)
 
-build/symbolize: examples/flamegraph.h examples/pprof.h
+build/symbolize: examples/flamegraph.h examples/frames.h examples/pprof.h
 # jitanon-record and jitanon-inject share the injection options (examples/inject_cli.h).
-build/jitanon-record: examples/flamegraph.h examples/inject_cli.h
+build/jitanon-record: examples/flamegraph.h examples/frames.h examples/inject_cli.h
 build/jitanon-inject: examples/inject_cli.h
 build/libjitanon-jvmti.so: examples/jvmti/jitanon-jvmti.c $(HEADER) | build
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -isystem $(JDK_HOME)/include -isystem $(JDK_HOME)/include/linux -o $@ $< $(LDFLAGS) $(JITANON_LIBS) -pthread

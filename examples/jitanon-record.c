@@ -28,6 +28,7 @@
 #include "inject_cli.h"
 
 #include "flamegraph.h"
+#include "frames.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -48,11 +49,6 @@
 #define MAX_ARGS 4096
 #define MAX_FRAMES 1024
 #define NAME_LEN 1024
-#define CTX_KERNEL ((uint64_t)-128)
-#define CTX_HV ((uint64_t)-32)
-#define CTX_USER ((uint64_t)-512)
-#define CTX_MAX ((uint64_t)-4095)
-#define KERNEL_START 0x8000000000000000u
 /* How perf starts the program: `jitanon-record --as-workload-of-perf COMMAND...`, which
    unblocks SIGINT (blocked in perf, see "Record" in main) and execs COMMAND. */
 #define WORKLOAD_OPT "--as-workload-of-perf"
@@ -745,15 +741,6 @@ static void tail_poll(run *R, tail *t)
 
 /* ------------------------------------------------------------------ the profile */
 
-typedef struct pmap {
-    uint32_t pid;
-    struct pline {
-        uint64_t start, size;
-        char *name;
-    } * l;
-    size_t n;
-} pmap;
-
 typedef struct prof {
     run *R;
     fg_tree tree;   /* the stacks */
@@ -761,102 +748,13 @@ typedef struct prof {
     fg_tree inner;  /* (from perf script) one frame per sample: its innermost JIT frame, else the leaf */
     int has_inner;
     uint64_t stack_samples;
-    pmap *maps;
-    size_t nmaps;
+    fr_maps maps; /* the perf maps (frames.h): the private directory's, then /tmp's */
     uint64_t total, jit, jit_named, map_named;
     uint64_t stack_jit, stack_jit_named; /* (from perf script) frames in JIT code, named */
     char (*names)[NAME_LEN];
     fg_frame *frames;
     char comm[64];
 } prof;
-
-static int by_start(const void *a, const void *b)
-{
-    const struct pline *x = (const struct pline *)a, *y = (const struct pline *)b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* The perf map of pid: in the private directory, else /tmp (where most runtimes put it). */
-static pmap *map_of(prof *P, uint32_t pid)
-{
-    size_t i, cap = 0;
-    char path[2 * PATH_MAX], line[4096];
-    FILE *f;
-    pmap *m;
-    for (i = 0; i < P->nmaps; i++)
-        if (P->maps[i].pid == pid) return &P->maps[i];
-    P->maps = (pmap *)realloc(P->maps, (P->nmaps + 1) * sizeof *P->maps);
-    if (!P->maps) exit(3);
-    m = &P->maps[P->nmaps++];
-    memset(m, 0, sizeof *m);
-    m->pid = pid;
-    snprintf(path, sizeof path, "%s/perf-%u.map", P->R->priv, (unsigned)pid);
-    if (!(f = fopen(path, "r"))) {
-        snprintf(path, sizeof path, "/tmp/perf-%u.map", (unsigned)pid);
-        f = fopen(path, "r");
-    }
-    if (!f) return m;
-    while (fgets(line, sizeof line, f)) {
-        struct pline l;
-        int off = 0;
-        if (sscanf(line, "%" SCNx64 " %" SCNx64 " %n", &l.start, &l.size, &off) < 2 || !off) continue;
-        line[strcspn(line, "\n")] = 0;
-        if (m->n == cap) {
-            cap = cap ? 2 * cap : 256;
-            m->l = (struct pline *)realloc(m->l, cap * sizeof *m->l);
-            if (!m->l) exit(3);
-        }
-        l.name = xstrdup(line + off);
-        m->l[m->n++] = l;
-    }
-    fclose(f);
-    if (m->n) qsort(m->l, m->n, sizeof *m->l, by_start);
-    return m;
-}
-
-static const char *map_name(prof *P, uint32_t pid, uint64_t ip)
-{
-    pmap *m = map_of(P, pid);
-    size_t lo = 0, hi = m->n, i;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->l[mid].start <= ip) lo = mid + 1;
-        else hi = mid;
-    }
-    for (i = lo; i-- > 0;)
-        if (ip - m->l[i].start < m->l[i].size) return m->l[i].name;
-    return NULL;
-}
-
-static int is_anon(const jitanon_str *n)
-{
-    return (n->length >= 6 && (!memcmp(n->data, "//anon", 6) || !memcmp(n->data, "[anon:", 6))) ||
-           (n->length >= 7 && !memcmp(n->data, "/memfd:", 7));
-}
-
-/* A frame's name, as symbolize names it (see examples/symbolize.c). */
-static fg_kind frame_name(prof *P, const jitanon_inject_sample *s, int kernel, char *out, size_t cap)
-{
-    const char *m;
-    size_t i, b;
-    if (s->kind == JITANON_TRIM_JIT) {
-        snprintf(out, cap, "%.*s", (int)s->name.length, s->name.data);
-        return FG_JIT;
-    }
-    if (kernel) return snprintf(out, cap, "[kernel.kallsyms]"), FG_KERNEL;
-    if (s->kind == JITANON_TRIM_ANON && is_anon(&s->name)) {
-        if ((m = map_name(P, s->pid, s->ip)) != NULL) return snprintf(out, cap, "%s", m), FG_PERFMAP;
-        return snprintf(out, cap, "[unknown]"), FG_UNKNOWN;
-    }
-    if (s->kind != JITANON_TRIM_NONE && s->name.length) {
-        for (b = i = 0; i < s->name.length; i++)
-            if (s->name.data[i] == '/') b = i + 1;
-        if (s->name.data[0] == '[') b = 0;
-        snprintf(out, cap, s->name.data[0] == '[' ? "%.*s" : "[%.*s]", (int)(s->name.length - b), s->name.data + b);
-        return FG_NATIVE;
-    }
-    return snprintf(out, cap, "[unknown]"), FG_UNKNOWN;
-}
 
 static void on_sample(void *user, const jitanon_inject_sample *s)
 {
@@ -866,7 +764,7 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     fg_frame leaf;
     fg_kind lk;
     P->total++;
-    lk = frame_name(P, s, s->kind == JITANON_TRIM_NONE && s->ip >= KERNEL_START, P->names[0], NAME_LEN);
+    lk = fr_sample(&P->maps, s, fr_in_kernel(s), P->names[0], NAME_LEN);
     /* JIT code: what a jitdump describes, or an anonymous mapping of a process with one */
     if (lk == FG_JIT) P->jit++, P->jit_named++;
     else if (lk == FG_PERFMAP) P->jit++, P->map_named++;
@@ -878,23 +776,20 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     for (i = 0; i < s->callchain_nr && n < MAX_FRAMES; i++) {
         uint64_t ip = jitanon_perf_u64_at(s->callchain, i, s->big_endian);
         jitanon_inject_sample f;
-        if (ip >= CTX_MAX) {
-            if (ip != CTX_KERNEL && ip != CTX_HV && ip != CTX_USER) {
+        if (ip >= JITANON_PERF_CONTEXT_MAX) {
+            if (ip != JITANON_PERF_CONTEXT_KERNEL && ip != JITANON_PERF_CONTEXT_HV && ip != JITANON_PERF_CONTEXT_USER) {
                 n = 0;
                 break;
             }
-            kernel = ip != CTX_USER;
+            kernel = ip != JITANON_PERF_CONTEXT_USER;
             continue;
         }
         (void)jitanon_inject_sample_resolve(s, ip, &f);
-        P->frames[n].kind = frame_name(P, &f, kernel, P->names[n], NAME_LEN);
+        P->frames[n].kind = fr_sample(&P->maps, &f, kernel, P->names[n], NAME_LEN);
         n++;
     }
     for (k = 0; k < n; k++) {
-        char *c;
-        for (c = P->names[k]; *c; c++)
-            if (*c == ';') *c = ':';
-            else if (*c == '\n' || *c == '\r') *c = ' ';
+        fr_clean(P->names[k]);
         P->frames[k].name = P->names[k];
     }
     P->frames[n].name = P->comm;
@@ -983,23 +878,16 @@ static int stacks_from_perf(prof *P, const char *output)
             stack_jit++; /* JIT code: named when a symbol was found there */
             if (strcmp(sym, "[unknown]") && *sym) stack_jit_named++;
         }
-        if (dso && strstr(dso, "kernel.kallsyms")) {
-            snprintf(P->names[n], NAME_LEN, "[kernel.kallsyms]");
-            P->frames[n].kind = FG_KERNEL;
-        } else if (strcmp(sym, "[unknown]") && *sym) {
-            snprintf(P->names[n], NAME_LEN, "%s", sym);
-            P->frames[n].kind = dso && strstr(base_name(dso), "jitted-")                              ? FG_JIT
-                                : dso && !strncmp(base_name(dso), "perf-", 5) && strstr(dso, ".map") ? FG_PERFMAP
-                                                                                                     : FG_NATIVE;
-        } else if (dso && strcmp(dso, "[unknown]")) {
-            snprintf(P->names[n], NAME_LEN, "[%s]", base_name(dso));
-            P->frames[n].kind = FG_NATIVE;
-        } else {
-            snprintf(P->names[n], NAME_LEN, "[unknown]");
-            P->frames[n].kind = FG_UNKNOWN;
+        { /* perf's symbol where it has one, else its dso: frames.h's rule */
+            const char *b = dso ? base_name(dso) : "";
+            int known = *sym && strcmp(sym, "[unknown]") != 0, has_dso = dso && strcmp(dso, "[unknown]") != 0;
+            fg_kind fk = strstr(b, ".map.so") || (!strncmp(b, "perf-", 5) && strstr(b, ".map")) ? FG_PERFMAP
+                        : strstr(b, "jitted-")                                                 ? FG_JIT
+                                                                                               : FG_NATIVE;
+            P->frames[n].kind = fr_name(dso && strstr(dso, "kernel.kallsyms"), known ? sym : NULL, known ? strlen(sym) : 0,
+                                        fk, has_dso ? dso : NULL, has_dso ? strlen(dso) : 0, P->names[n], NAME_LEN);
+            fr_clean(P->names[n]);
         }
-        for (c = P->names[n]; *c; c++)
-            if (*c == ';') *c = ':';
         P->frames[n].name = P->names[n];
         n++;
     }
@@ -1586,6 +1474,7 @@ int main(int argc, char **argv)
         memset(&st, 0, sizeof st);
         P.R = &R;
         fg_init(&P.tree);
+        fr_maps_init(&P.maps, R.priv);
         fg_init(&P.self);
         P.names = (char(*)[NAME_LEN])xmalloc((MAX_FRAMES + 1) * sizeof *P.names);
         P.frames = (fg_frame *)xmalloc((MAX_FRAMES + 1) * sizeof *P.frames);
@@ -1720,12 +1609,7 @@ int main(int argc, char **argv)
                 }
             }
         }
-        for (i = 0; i < (int)P.nmaps; i++) {
-            size_t k;
-            for (k = 0; k < P.maps[i].n; k++) free(P.maps[i].l[k].name);
-            free(P.maps[i].l);
-        }
-        free(P.maps);
+        fr_maps_release(&P.maps);
         fg_release(&P.tree);
         fg_release(&P.self);
         if (P.has_inner) fg_release(&P.inner);
