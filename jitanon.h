@@ -1698,7 +1698,7 @@ typedef enum jitanon_anon_mode {
    //anon mmaps after it are trimmed around it.  It needs the whole dump before the
    samples: file input and anon_mode = RANGE.  AUTO (the default) names where it can and
    otherwise keeps load times; NAME asked for explicitly reports the fallback
-   (stats.fallbacks, io.log).  Checked against the truth on real recordings (README):
+   (stats.fallbacks, io.log).  Checked against the truth on real recordings (doc/late-loads.md):
    no sample was named wrongly. */
 /* What becomes of the perf maps (/tmp/perf-<pid>.map) of recorded processes. */
 typedef enum jitanon_perf_map_mode {
@@ -1721,7 +1721,7 @@ typedef enum jitanon_late_mode {
     JITANON_LATE_KEEP = 2  /* a function is mapped from its CODE_LOAD on (perf's rule) */
 } jitanon_late_mode;
 
-/* The default window for JITANON_LATE_NAME (see the README for the measurements). */
+/* The default window for JITANON_LATE_NAME (see doc/late-loads.md for the measurements). */
 #define JITANON_LATE_WINDOW_DEFAULT_NS 100000000u
 
 typedef enum jitanon_elf_layout {
@@ -14856,7 +14856,7 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   -> trim.loads, anon_kept -> trim.kept (stats.trim is a
                   jitanon_trim_stats), perf_maps -> perf_map.maps, elf_files ->
                   elf.files, buildid_entries -> buildid.entries, records_out ->
-                  write.records, dumps_followed -> follow.dumps, ... (README: "Coming
+                  write.records, dumps_followed -> follow.dumps, ... (doc/upgrading.md: "Coming
                   from 0.4")
                 private: jitanon_perf_reader.state_ (its internal fields), the test knobs
                   jitanon_trim_opts.reject_out_of_order_, jitanon_inject_opts.
