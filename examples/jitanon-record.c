@@ -1000,24 +1000,54 @@ static void remove_tree(const char *dir)
     remove_tree_n(dir, NULL);
 }
 
-/* --clean: what runs with this output left behind, removed: the ELF directory, and its
-   files' entries in perf's build-id cache (<cache>/<ELF dir>/ and the .build-id links into
-   it; see jitanon_buildid_cache_open).  The profile itself and its flame graph stay. */
+/* The jitted-* entries of dir (the injection's ELF files, or their build-id cache
+   directories) removed, with what is below them; then dir itself when that left it empty.
+   Nothing else is touched: --elf-dir may name any directory. */
+static void remove_jitted(const char *dir, uint64_t *n)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[2 * PATH_MAX];
+    if (!d) return;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "jitted-", 7)) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        remove_tree_n(path, n); /* a cache entry: a directory */
+        if (unlink(path) == 0) n[0]++; /* an ELF file (its size: see below) */
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* --clean: what runs with this output left behind, removed: the ELF files, and their
+   entries in perf's build-id cache (<cache>/<ELF dir>/jitted-* and the .build-id links
+   into them; see jitanon_buildid_cache_open).  The profile and its flame graph stay. */
 static int clean(const char *elf_dir, const char *cache_dir)
 {
     char abs[PATH_MAX], cache[PATH_MAX], path[3 * PATH_MAX], target[2 * PATH_MAX];
-    uint64_t en[2] = {0, 0}, cn[2] = {0, 0}, links = 0;
+    uint64_t en[2] = {0, 0}, cn[2] = {0, 0}, links = 0, bytes = 0, files = 0;
     jitanon_error err;
     DIR *d;
     struct dirent *e;
+    size_t al;
     if (!realpath(elf_dir, abs)) return fprintf(stderr, TOOL ": nothing to clean: %s: %s\n", elf_dir, strerror(errno)), 0;
+    al = strlen(abs);
     if (cache_dir) snprintf(cache, sizeof cache, "%s", cache_dir);
     else if (jitanon_buildid_cache_dir(cache, sizeof cache, &err) != JITANON_OK) cache[0] = 0;
-    remove_tree_n(abs, en);
-    fprintf(stderr, TOOL ": removed %s (%" PRIu64 " files, %.1f MB)\n", abs, en[0], (double)en[1] / 1e6);
+    if ((d = opendir(abs)) != NULL) { /* the sizes first: unlink forgets them */
+        while ((e = readdir(d)) != NULL) {
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s", abs, e->d_name);
+            if (!strncmp(e->d_name, "jitted-", 7) && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+                bytes += (uint64_t)st.st_size, files++;
+        }
+        closedir(d);
+    }
+    remove_jitted(abs, en);
+    fprintf(stderr, TOOL ": removed %" PRIu64 " ELF files from %s (%.1f MB)\n", files, abs, (double)bytes / 1e6);
     if (!cache[0]) return 0;
     snprintf(path, sizeof path, "%s%s", cache, abs);
-    remove_tree_n(path, cn);
+    remove_jitted(path, cn);
     snprintf(path, sizeof path, "%s/.build-id", cache);
     if ((d = opendir(path)) != NULL) {
         while ((e = readdir(d)) != NULL) {
@@ -1031,13 +1061,15 @@ static int clean(const char *elf_dir, const char *cache_dir)
                 char link[4 * PATH_MAX];
                 const char *t;
                 ssize_t n;
-                size_t al = strlen(abs);
                 snprintf(link, sizeof link, "%s/%s", sub, e2->d_name);
                 if ((n = readlink(link, target, sizeof target - 1)) <= 0) continue;
                 target[n] = 0;
                 for (t = target; !strncmp(t, "../", 3); t += 3) { /* ../../<path>/<build-id> */
                 }
-                if (!strncmp(t, abs + 1, al - 1) && t[al - 1] == '/' && unlink(link) == 0) links++;
+                /* <ELF dir>/jitted-... without its leading '/' */
+                if (!strncmp(t, abs + 1, al - 1) && (al == 1 || t[al - 1] == '/') &&
+                    !strncmp(t + al - (al == 1), "jitted-", 7) && unlink(link) == 0)
+                    links++;
             }
             closedir(d2);
             rmdir(sub); /* when empty */
