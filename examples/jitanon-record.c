@@ -9,7 +9,9 @@
    call-graph mode that reaches through that runtime's frames, injects the recording with
    jitanon (the options of jitanon-inject; output perf.jit.data), prints the top functions,
    writes a flame graph, and removes the dumps and maps it made (the ELF files and the
-   build-id cache stay, so `perf report -i perf.jit.data` works later).
+   build-id cache stay, so `perf report -i perf.jit.data` works later; --clean removes
+   them).  Ctrl-C reaches the program alone, which ends as it would and lets its runtime
+   write out its jitdump; perf stops when it has (see "Record" in main).
 
    Where the runtime's files go: into a private directory next to the output
    (.jitanon-record-XXXXXX, removed at the end) when the runtime can be told where
