@@ -201,9 +201,10 @@ int main(int argc, char **argv)
     /* Nothing to do is worth a sentence when the recording has JIT code (executable
        anonymous memory) but no process said where its jitdump is. */
     if (!st.dumps.markers && st.trim.untrimmed)
-        fprintf(stderr, "jitanon-inject: note: no jitdump in %s (no process mapped one): the runtime was not asked to "
-                        "write it (node --perf-prof, deno --v8-flags=--perf-prof, python3.13 -X perf_jit, "
-                        "BUN_JSC_useJITDump=1, java -agentpath:libjitanon-jvmti.so; jitanon-record adds them)\n",
+        fprintf(stderr, "jitanon-inject: note: no jitdump in %s (no process mapped one): its JIT code is named by "
+                        "perf maps at most; a runtime writes one when started with its flag (node --perf-prof, deno "
+                        "--v8-flags=--perf-prof, python3.13 -X perf_jit, BUN_JSC_useJITDump=1, java "
+                        "-agentpath:libjitanon-jvmti.so; jitanon-record adds them)\n",
                 strcmp(in, "-") ? in : "the input");
     return 0;
 }

@@ -121,6 +121,11 @@ check() {
 if [ -f node.svg ] && grep -q 'fib' node.svg && ls jitted/jitted-*.so >/dev/null 2>&1 && ! ls .jitanon-record-* jit-*.dump isolate-*.log >/dev/null 2>&1
 then echo "PASS record node files: node.svg names fib; ELF files in jitted/; no dump, log or private directory left"
 else echo "FAIL record node files: $(ls -a | tr '\n' ' ')"; fi
+# the runtime's flag forgotten: jitanon-inject says so, with the flags
+perf record -q -k mono -e cpu-clock -o plain.data node app.js 200 >/dev/null 2>&1
+if "$root/build/jitanon-inject" -i plain.data -o plain.out 2>&1 | grep -q "no jitdump in plain.data.*node --perf-prof"
+then echo "PASS record no jitdump: jitanon-inject names the runtimes' flags"
+else echo "FAIL record no jitdump: jitanon-inject said nothing of the missing jitdump"; fi
 # --clean: the ELF files and their build-id cache entries go, the profile stays
 n=$(ls "$PERF_BUILDID_DIR$tmp/w/jitted" 2>/dev/null | wc -l)
 "$rec" -o node.data --clean > "$tmp/clean.out" 2>&1
