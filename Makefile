@@ -42,11 +42,12 @@ build:
 	$(Q)mkdir -p build
 
 build/%: examples/%.c $(HEADER) | build
+	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(JITANON_LIBS)
 
-build/symbolize: examples/flamegraph.h examples/pprof.h
+build/symbolize: examples/flamegraph.h examples/frames.h examples/pprof.h
 # jitanon-record and jitanon-inject share the injection options (examples/inject_cli.h).
-build/jitanon-record: examples/flamegraph.h examples/inject_cli.h
+build/jitanon-record: examples/flamegraph.h examples/frames.h examples/inject_cli.h
 build/jitanon-inject: examples/inject_cli.h
 build/libjitanon-jvmti.so: examples/jvmti/jitanon-jvmti.c $(HEADER) | build
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -isystem $(JDK_HOME)/include -isystem $(JDK_HOME)/include/linux -o $@ $< $(LDFLAGS) $(JITANON_LIBS) -pthread
@@ -97,7 +98,10 @@ test check:
 	$(Q)$(MAKE) --no-print-directory $(JOBS) test-bins
 	$(Q)sh tests/run.sh
 
-demo: all
+# Every tool compiles the whole header at -O2 (~20 s each on one core): in parallel.
+demo:
+	@echo "== building the tools (each compiles jitanon.h; about a minute on 2 cores)"
+	$(Q)$(MAKE) --no-print-directory $(JOBS) all
 	$(Q)sh examples/demo.sh
 
 fuzz: $(addprefix build/fuzz-,$(FUZZERS))
@@ -122,17 +126,21 @@ $(addprefix fuzz-run-,$(FUZZERS)): fuzz-run-%: build/fuzz-%
 bench: all
 	$(Q)sh bench/run.sh
 
+# symbolize: jitanon-record --pprof runs it from beside itself.
+INSTALL_BINS := jitanon-inject jitanon-record symbolize jitdump-cat perfdata-cat
+MAN_PAGES := doc/jitanon-inject.1 doc/jitanon-record.1
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 jitanon.h $(DESTDIR)$(PREFIX)/include/jitanon.h
-	for b in jitanon-inject jitanon-record jitdump-cat perfdata-cat; do [ -f build/$$b ] && install -m 755 build/$$b $(DESTDIR)$(PREFIX)/bin/$$b; done; true
-	[ -f doc/jitanon-inject.1 ] && install -m 644 doc/jitanon-inject.1 $(DESTDIR)$(PREFIX)/share/man/man1/ || true
+	for b in $(INSTALL_BINS); do [ -f build/$$b ] && install -m 755 build/$$b $(DESTDIR)$(PREFIX)/bin/$$b; done; true
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
 	[ -f build/libjitanon-jvmti.so ] && install -m 755 build/libjitanon-jvmti.so $(DESTDIR)$(PREFIX)/lib/libjitanon-jvmti.so || true
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define JITANON_VERSION_STRING "\(.*\)"/\1/p' jitanon.h)|' jitanon.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitanon.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/include/jitanon.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitanon.pc $(DESTDIR)$(PREFIX)/share/man/man1/jitanon-inject.1
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,jitanon-inject jitanon-record jitdump-cat perfdata-cat)
+	rm -f $(DESTDIR)$(PREFIX)/include/jitanon.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitanon.pc
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(MAN_PAGES)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(INSTALL_BINS))
 	rm -f $(DESTDIR)$(PREFIX)/lib/libjitanon-jvmti.so
 
 clean:

@@ -1704,7 +1704,7 @@ typedef enum jitanon_anon_mode {
    //anon mmaps after it are trimmed around it.  It needs the whole dump before the
    samples: file input and anon_mode = RANGE.  AUTO (the default) names where it can and
    otherwise keeps load times; NAME asked for explicitly reports the fallback
-   (stats.fallbacks, io.log).  Checked against the truth on real recordings (README):
+   (stats.fallbacks, io.log).  Checked against the truth on real recordings (doc/late-loads.md):
    no sample was named wrongly. */
 /* What becomes of the perf maps (/tmp/perf-<pid>.map) of recorded processes. */
 typedef enum jitanon_perf_map_mode {
@@ -1727,7 +1727,7 @@ typedef enum jitanon_late_mode {
     JITANON_LATE_KEEP = 2  /* a function is mapped from its CODE_LOAD on (perf's rule) */
 } jitanon_late_mode;
 
-/* The default window for JITANON_LATE_NAME (see the README for the measurements). */
+/* The default window for JITANON_LATE_NAME (see doc/late-loads.md for the measurements). */
 #define JITANON_LATE_WINDOW_DEFAULT_NS 100000000u
 
 /* Which ELF files hold the jitted code.  REGION (the default) writes tens of files where
@@ -12369,9 +12369,8 @@ JITANON__PRIVATE int jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *
         memcpy(found, name->data, name->length);
         found[name->length] = 0;
         if (!p->running && !j->opts->jitdump_dir)
-            hint = "; its process has exited: if it ran in a container (another mount namespace), the dump was only "
-                   "inside it - copy it out while the process runs and pass its directory with --jitdump-dir "
-                   "(opts.jitdump_dir)";
+            hint = "; it was moved or deleted (or lived in a container that has ended): give the directory it is "
+                   "in now with --jitdump-dir";
         if (jitanon__inj_try_dump(j, p, 0, found, jd, ep, hint, !j->opts->jitdump_dir)) return 1;
     }
     if (!j->opts->jitdump_dir) return 0;
@@ -15218,7 +15217,7 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   -> trim.loads, anon_kept -> trim.kept (stats.trim is a
                   jitanon_trim_stats), perf_maps -> perf_map.maps, elf_files ->
                   elf.files, buildid_entries -> buildid.entries, records_out ->
-                  write.records, dumps_followed -> follow.dumps, ... (README: "Coming
+                  write.records, dumps_followed -> follow.dumps, ... (doc/upgrading.md: "Coming
                   from 0.4")
                 private: jitanon_perf_reader.state_ (its internal fields), the test knobs
                   jitanon_trim_opts.reject_out_of_order_, jitanon_inject_opts.
@@ -15229,6 +15228,8 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   the dump, the record table); errors without an offset no longer say
                   "at byte 0"; recorded perf.data damage is one message, reported
                   through the reader only (jitanon_inject_file logs it once)
+                a dump missing after its process exited: the message says moved,
+                  deleted or a container, and --jitdump-dir (no library field name)
        0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
               that leave the machine.  Output changes: per-function file output writes only
               the ELF files a sample, callchain, branch, data address or copied user-stack

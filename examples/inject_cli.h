@@ -30,6 +30,7 @@ typedef struct inject_cli {
     const char *cache_dir;
     int no_cache, stats;
     int elf_files_set; /* --elf-files was given (a tool may pick another default) */
+    int perf_map_set;  /* --perf-map was given (the same) */
     long threads;
 } inject_cli;
 
@@ -97,6 +98,7 @@ static int inject_cli_arg(inject_cli *c, const char *tool, int argc, char **argv
         if (!strcmp(v, "keep")) o->perf_map = JITANON_PERF_MAP_KEEP;
         else if (!strcmp(v, "elf")) o->perf_map = JITANON_PERF_MAP_ELF;
         else return fprintf(stderr, "%s: --perf-map takes keep or elf\n", tool), -1;
+        c->perf_map_set = 1;
     } else if ((v = inject_cli_value(argc, argv, i, "--buildid-dir", NULL))) c->cache_dir = v;
     else if ((v = inject_cli_value(argc, argv, i, "--threads", NULL))) {
         char *end;

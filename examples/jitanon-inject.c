@@ -37,7 +37,8 @@ static void usage(FILE *f)
             "                          terminal); written atomically, never over the input\n"
             "  -j, --jit, -f, --force  accepted for compatibility with perf inject\n"
             INJECT_CLI_HELP
-            "      --help, --version   (man jitanon-inject: every option in full)\n");
+            "      --help, --version   every option in full: man jitanon-inject (from the source tree:\n"
+            "                          man doc/jitanon-inject.1)\n");
 }
 
 /* Problems (an unreadable dump, a refused file) are always worth a line. */
@@ -153,6 +154,19 @@ int main(int argc, char **argv)
     /* The OS's reason for an input that cannot be read, said the way the OS says it. */
     if (strcmp(in, "-") && access(in, R_OK) != 0)
         return fprintf(stderr, "jitanon-inject: cannot open %s: %s\n", in, strerror(errno)), 1;
+    if (strcmp(in, "-") && stat(in, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return fprintf(stderr, "jitanon-inject: %s is a directory: give a recording (-i DIR/perf.data)\n", in), 1;
+    if (strcmp(in, "-") && stat(in, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
+        return fprintf(stderr, "jitanon-inject: %s is empty: perf record wrote nothing into it (its message says why)\n",
+                       in), 1;
+    /* ... and for the output, whose directory must take a new file */
+    if (strcmp(out, "-")) {
+        char dir[4096];
+        const char *slash = strrchr(out, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1, slash ? (slash == out ? "/" : out) : ".");
+        if (access(dir, W_OK) != 0)
+            return fprintf(stderr, "jitanon-inject: cannot write %s: %s: %s\n", out, dir, strerror(errno)), 1;
+    }
     if (same_file(in, out)) return fprintf(stderr, "jitanon-inject: refusing to overwrite the input %s\n", in), 2;
     if (inject_cli_finish(&ic, "jitanon-inject") != 0) return 1;
     /* Progress only for people watching: a terminal, and an input large enough to wait for. */
@@ -174,12 +188,23 @@ int main(int argc, char **argv)
         char msg[512];
         jitanon_format_error(msg, sizeof msg, &err);
         /* the input named first; a problem in another file (a jitdump) names that too */
-        if (err.source[0] && strcmp(err.source, "perf.data") != 0)
+        if (r == JITANON_ERR_TRUNCATED && !err.offset && !strcmp(in, "-") && !strcmp(err.source, "perf.data"))
+            fprintf(stderr, "jitanon-inject: nothing came in on stdin: pipe a recording in (perf record -o - ... | "
+                            "jitanon-inject ...), or give -i perf.data\n");
+        else if (err.source[0] && strcmp(err.source, "perf.data") != 0)
             fprintf(stderr, "jitanon-inject: %s: %s: %s\n", in, err.source, msg);
         else
             fprintf(stderr, "jitanon-inject: %s: %s\n", in, msg);
         return 1;
     }
     if (c.stats) print_stats(&st);
+    /* Nothing to do is worth a sentence when the recording has JIT code (executable
+       anonymous memory) but no process said where its jitdump is. */
+    if (!st.dumps.markers && st.trim.untrimmed)
+        fprintf(stderr, "jitanon-inject: note: no jitdump in %s (no process mapped one): its JIT code is named by "
+                        "perf maps at most; a runtime writes one when started with its flag (node --perf-prof, deno "
+                        "--v8-flags=--perf-prof, python3.13 -X perf_jit, BUN_JSC_useJITDump=1, java "
+                        "-agentpath:libjitanon-jvmti.so; jitanon-record adds them)\n",
+                strcmp(in, "-") ? in : "the input");
     return 0;
 }

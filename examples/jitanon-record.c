@@ -9,7 +9,9 @@
    call-graph mode that reaches through that runtime's frames, injects the recording with
    jitanon (the options of jitanon-inject; output perf.jit.data), prints the top functions,
    writes a flame graph, and removes the dumps and maps it made (the ELF files and the
-   build-id cache stay, so `perf report -i perf.jit.data` works later).
+   build-id cache stay, so `perf report -i perf.jit.data` works later; --clean removes
+   them).  Ctrl-C reaches the program alone, which ends as it would and lets its runtime
+   write out its jitdump; perf stops when it has (see "Record" in main).
 
    Where the runtime's files go: into a private directory next to the output
    (.jitanon-record-XXXXXX, removed at the end) when the runtime can be told where
@@ -28,6 +30,7 @@
 #include "inject_cli.h"
 
 #include "flamegraph.h"
+#include "frames.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -48,11 +51,12 @@
 #define MAX_ARGS 4096
 #define MAX_FRAMES 1024
 #define NAME_LEN 1024
-#define CTX_KERNEL ((uint64_t)-128)
-#define CTX_HV ((uint64_t)-32)
-#define CTX_USER ((uint64_t)-512)
-#define CTX_MAX ((uint64_t)-4095)
-#define KERNEL_START 0x8000000000000000u
+/* How perf starts the program: `jitanon-record --as-workload-of-perf COMMAND...`, which
+   unblocks SIGINT (blocked in perf, see "Record" in main) and execs COMMAND. */
+#define WORKLOAD_OPT "--as-workload-of-perf"
+/* After a Ctrl-C, how long the program may take to end by itself before perf is stopped
+   (and ends it with SIGTERM, as perf record does) */
+#define GRACE_S 5.0
 
 typedef enum rt_kind { RT_NONE, RT_NODE, RT_DENO, RT_BUN, RT_PYTHON, RT_JAVA, RT_ERL, RT_DOTNET, RT_WASMTIME } rt_kind;
 
@@ -267,7 +271,6 @@ typedef struct run {
     size_t npids, pids_cap;
     char **dump_paths;
     size_t ndumps_cap;
-    volatile sig_atomic_t *stop;
 } run;
 
 static void note(run *R, const char *s)
@@ -326,9 +329,13 @@ static int add_flags(run *R, rt_kind k, int py, int at)
     switch (k) {
     case RT_NODE:
         /* --interpreted-frames-native-stack: interpreted functions get a trampoline of
-           their own, which the dump names (else every one is InterpreterEntryTrampoline) */
-        add_flag2(R, at, "NODE_OPTIONS", "--perf-prof --interpreted-frames-native-stack", "--perf-prof",
-                  "--interpreted-frames-native-stack");
+           their own, which the dump names (else every one is InterpreterEntryTrampoline).
+           --perf-basic-prof: V8 buffers its jitdump (2 MB) and a node killed by Ctrl-C
+           loses the tail, often the hot code; its perf map is written line by line and
+           names what the dump lost (measured: 87% -> 100% of a server's JIT samples) */
+        add_flag2(R, at, "NODE_OPTIONS", "--perf-prof --interpreted-frames-native-stack --perf-basic-prof",
+                  "--interpreted-frames-native-stack", "--perf-basic-prof");
+        if (at >= 0) insert_arg(R, at + 1, "--perf-prof");
         return 1;
     case RT_DENO: {
         int i, j = -1;
@@ -549,11 +556,16 @@ static void shell_quote(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-/* The perf record command line (NULL-terminated, in a static-free array of the caller). */
-static int perf_argv(run *R, char **pa, int cap)
+/* The perf record command line (NULL-terminated, in a static-free array of the caller).
+   self: this program's path, run as the workload's first step (WORKLOAD_OPT below), or
+   NULL (--print-command shows the command as the user would type it). */
+static int perf_argv(run *R, char **pa, int cap, char *self)
 {
     int n = 0, i;
-    static const char *const fixed[] = {"perf", "record", "-q", "-k", "mono", "-e", "cpu-clock"};
+    /* -N: perf's build-id cache would get a copy of every binary the program ran (node's is
+       100 MB), which perf report does not need on this machine; the ELF files the
+       injection writes go into it (small, and what perf archive carries) */
+    static const char *const fixed[] = {"perf", "record", "-q", "-N", "-k", "mono", "-e", "cpu-clock"};
     for (i = 0; i < (int)(sizeof fixed / sizeof *fixed); i++) pa[n++] = (char *)fixed[i];
     pa[n++] = (char *)"-F";
     pa[n++] = (char *)R->freq;
@@ -570,6 +582,7 @@ static int perf_argv(run *R, char **pa, int cap)
         pa[n++] = R->pidstr;
     } else {
         pa[n++] = (char *)"--";
+        if (self) pa[n++] = self, pa[n++] = (char *)WORKLOAD_OPT;
         for (i = 0; i < R->argc && n < cap - 1; i++) pa[n++] = R->argv[i];
     }
     pa[n] = NULL;
@@ -579,7 +592,7 @@ static int perf_argv(run *R, char **pa, int cap)
 static void print_command(run *R, FILE *f)
 {
     char *pa[MAX_ARGS + 32];
-    int i, n = perf_argv(R, pa, MAX_ARGS + 32);
+    int i, n = perf_argv(R, pa, MAX_ARGS + 32, NULL);
     for (i = 0; i < R->nenv; i++) {
         fprintf(f, "%s=", R->env[i].name);
         shell_quote(f, R->env[i].value);
@@ -728,23 +741,7 @@ static void tail_poll(run *R, tail *t)
     }
 }
 
-static void progress(run *R, double t0, const char *what)
-{
-    if (R->quiet || !isatty(2)) return;
-    fprintf(stderr, "\r" TOOL ": %s %.1f s, %" PRIu64 " samples, %" PRIu64 " jitdump%s  ", what, now_s() - t0, R->samples,
-            R->dumps, R->dumps == 1 ? "" : "s");
-}
-
 /* ------------------------------------------------------------------ the profile */
-
-typedef struct pmap {
-    uint32_t pid;
-    struct pline {
-        uint64_t start, size;
-        char *name;
-    } * l;
-    size_t n;
-} pmap;
 
 typedef struct prof {
     run *R;
@@ -753,101 +750,13 @@ typedef struct prof {
     fg_tree inner;  /* (from perf script) one frame per sample: its innermost JIT frame, else the leaf */
     int has_inner;
     uint64_t stack_samples;
-    pmap *maps;
-    size_t nmaps;
+    fr_maps maps; /* the perf maps (frames.h): the private directory's, then /tmp's */
     uint64_t total, jit, jit_named, map_named;
+    uint64_t stack_jit, stack_jit_named; /* (from perf script) frames in JIT code, named */
     char (*names)[NAME_LEN];
     fg_frame *frames;
     char comm[64];
 } prof;
-
-static int by_start(const void *a, const void *b)
-{
-    const struct pline *x = (const struct pline *)a, *y = (const struct pline *)b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* The perf map of pid: in the private directory, else /tmp (where most runtimes put it). */
-static pmap *map_of(prof *P, uint32_t pid)
-{
-    size_t i, cap = 0;
-    char path[2 * PATH_MAX], line[4096];
-    FILE *f;
-    pmap *m;
-    for (i = 0; i < P->nmaps; i++)
-        if (P->maps[i].pid == pid) return &P->maps[i];
-    P->maps = (pmap *)realloc(P->maps, (P->nmaps + 1) * sizeof *P->maps);
-    if (!P->maps) exit(3);
-    m = &P->maps[P->nmaps++];
-    memset(m, 0, sizeof *m);
-    m->pid = pid;
-    snprintf(path, sizeof path, "%s/perf-%u.map", P->R->priv, (unsigned)pid);
-    if (!(f = fopen(path, "r"))) {
-        snprintf(path, sizeof path, "/tmp/perf-%u.map", (unsigned)pid);
-        f = fopen(path, "r");
-    }
-    if (!f) return m;
-    while (fgets(line, sizeof line, f)) {
-        struct pline l;
-        int off = 0;
-        if (sscanf(line, "%" SCNx64 " %" SCNx64 " %n", &l.start, &l.size, &off) < 2 || !off) continue;
-        line[strcspn(line, "\n")] = 0;
-        if (m->n == cap) {
-            cap = cap ? 2 * cap : 256;
-            m->l = (struct pline *)realloc(m->l, cap * sizeof *m->l);
-            if (!m->l) exit(3);
-        }
-        l.name = xstrdup(line + off);
-        m->l[m->n++] = l;
-    }
-    fclose(f);
-    if (m->n) qsort(m->l, m->n, sizeof *m->l, by_start);
-    return m;
-}
-
-static const char *map_name(prof *P, uint32_t pid, uint64_t ip)
-{
-    pmap *m = map_of(P, pid);
-    size_t lo = 0, hi = m->n, i;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->l[mid].start <= ip) lo = mid + 1;
-        else hi = mid;
-    }
-    for (i = lo; i-- > 0;)
-        if (ip - m->l[i].start < m->l[i].size) return m->l[i].name;
-    return NULL;
-}
-
-static int is_anon(const jitanon_str *n)
-{
-    return (n->length >= 6 && (!memcmp(n->data, "//anon", 6) || !memcmp(n->data, "[anon:", 6))) ||
-           (n->length >= 7 && !memcmp(n->data, "/memfd:", 7));
-}
-
-/* A frame's name, as symbolize names it (see examples/symbolize.c). */
-static fg_kind frame_name(prof *P, const jitanon_inject_sample *s, int kernel, char *out, size_t cap)
-{
-    const char *m;
-    size_t i, b;
-    if (s->kind == JITANON_TRIM_JIT) {
-        snprintf(out, cap, "%.*s", (int)s->name.length, s->name.data);
-        return FG_JIT;
-    }
-    if (kernel) return snprintf(out, cap, "[kernel.kallsyms]"), FG_KERNEL;
-    if (s->kind == JITANON_TRIM_ANON && is_anon(&s->name)) {
-        if ((m = map_name(P, s->pid, s->ip)) != NULL) return snprintf(out, cap, "%s", m), FG_PERFMAP;
-        return snprintf(out, cap, "[unknown]"), FG_UNKNOWN;
-    }
-    if (s->kind != JITANON_TRIM_NONE && s->name.length) {
-        for (b = i = 0; i < s->name.length; i++)
-            if (s->name.data[i] == '/') b = i + 1;
-        if (s->name.data[0] == '[') b = 0;
-        snprintf(out, cap, s->name.data[0] == '[' ? "%.*s" : "[%.*s]", (int)(s->name.length - b), s->name.data + b);
-        return FG_NATIVE;
-    }
-    return snprintf(out, cap, "[unknown]"), FG_UNKNOWN;
-}
 
 static void on_sample(void *user, const jitanon_inject_sample *s)
 {
@@ -857,7 +766,7 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     fg_frame leaf;
     fg_kind lk;
     P->total++;
-    lk = frame_name(P, s, s->kind == JITANON_TRIM_NONE && s->ip >= KERNEL_START, P->names[0], NAME_LEN);
+    lk = fr_sample(&P->maps, s, fr_in_kernel(s), P->names[0], NAME_LEN);
     /* JIT code: what a jitdump describes, or an anonymous mapping of a process with one */
     if (lk == FG_JIT) P->jit++, P->jit_named++;
     else if (lk == FG_PERFMAP) P->jit++, P->map_named++;
@@ -869,23 +778,20 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     for (i = 0; i < s->callchain_nr && n < MAX_FRAMES; i++) {
         uint64_t ip = jitanon_perf_u64_at(s->callchain, i, s->big_endian);
         jitanon_inject_sample f;
-        if (ip >= CTX_MAX) {
-            if (ip != CTX_KERNEL && ip != CTX_HV && ip != CTX_USER) {
+        if (ip >= JITANON_PERF_CONTEXT_MAX) {
+            if (ip != JITANON_PERF_CONTEXT_KERNEL && ip != JITANON_PERF_CONTEXT_HV && ip != JITANON_PERF_CONTEXT_USER) {
                 n = 0;
                 break;
             }
-            kernel = ip != CTX_USER;
+            kernel = ip != JITANON_PERF_CONTEXT_USER;
             continue;
         }
         (void)jitanon_inject_sample_resolve(s, ip, &f);
-        P->frames[n].kind = frame_name(P, &f, kernel, P->names[n], NAME_LEN);
+        P->frames[n].kind = fr_sample(&P->maps, &f, kernel, P->names[n], NAME_LEN);
         n++;
     }
     for (k = 0; k < n; k++) {
-        char *c;
-        for (c = P->names[k]; *c; c++)
-            if (*c == ';') *c = ':';
-            else if (*c == '\n' || *c == '\r') *c = ' ';
+        fr_clean(P->names[k]);
         P->frames[k].name = P->names[k];
     }
     P->frames[n].name = P->comm;
@@ -921,7 +827,7 @@ static int stacks_from_perf(prof *P, const char *output)
     char line[8192];
     size_t n = 0, k;
     fg_tree t, self, inner;
-    uint64_t got = 0;
+    uint64_t got = 0, stack_jit = 0, stack_jit_named = 0;
     char *argv[] = {(char *)"perf", (char *)"script", (char *)"-i", (char *)output, (char *)"-F",
                     (char *)"comm,ip,sym,dso", (char *)"--no-inline", NULL};
     if ((pid = spawn_reading(argv, &fd)) < 0) return 0;
@@ -969,23 +875,21 @@ static int stacks_from_perf(prof *P, const char *output)
         dso = strrchr(sym, '(');
         if (dso && dso > sym) dso[-1] = 0, dso++;
         if (dso) dso[strcspn(dso, ")")] = 0;
-        if (dso && strstr(dso, "kernel.kallsyms")) {
-            snprintf(P->names[n], NAME_LEN, "[kernel.kallsyms]");
-            P->frames[n].kind = FG_KERNEL;
-        } else if (strcmp(sym, "[unknown]") && *sym) {
-            snprintf(P->names[n], NAME_LEN, "%s", sym);
-            P->frames[n].kind = dso && strstr(base_name(dso), "jitted-")                              ? FG_JIT
-                                : dso && !strncmp(base_name(dso), "perf-", 5) && strstr(dso, ".map") ? FG_PERFMAP
-                                                                                                     : FG_NATIVE;
-        } else if (dso && strcmp(dso, "[unknown]")) {
-            snprintf(P->names[n], NAME_LEN, "[%s]", base_name(dso));
-            P->frames[n].kind = FG_NATIVE;
-        } else {
-            snprintf(P->names[n], NAME_LEN, "[unknown]");
-            P->frames[n].kind = FG_UNKNOWN;
+        if (dso && (strstr(base_name(dso), "jitted-") || strstr(dso, "//anon") || !strcmp(dso, "[unknown]") ||
+                    (!strncmp(base_name(dso), "perf-", 5) && strstr(dso, ".map")))) {
+            stack_jit++; /* JIT code: named when a symbol was found there */
+            if (strcmp(sym, "[unknown]") && *sym) stack_jit_named++;
         }
-        for (c = P->names[n]; *c; c++)
-            if (*c == ';') *c = ':';
+        { /* perf's symbol where it has one, else its dso: frames.h's rule */
+            const char *b = dso ? base_name(dso) : "";
+            int known = *sym && strcmp(sym, "[unknown]") != 0, has_dso = dso && strcmp(dso, "[unknown]") != 0;
+            fg_kind fk = strstr(b, ".map.so") || (!strncmp(b, "perf-", 5) && strstr(b, ".map")) ? FG_PERFMAP
+                        : strstr(b, "jitted-")                                                 ? FG_JIT
+                                                                                               : FG_NATIVE;
+            P->frames[n].kind = fr_name(dso && strstr(dso, "kernel.kallsyms"), known ? sym : NULL, known ? strlen(sym) : 0,
+                                        fk, has_dso ? dso : NULL, has_dso ? strlen(dso) : 0, P->names[n], NAME_LEN);
+            fr_clean(P->names[n]);
+        }
         P->frames[n].name = P->names[n];
         n++;
     }
@@ -1004,6 +908,8 @@ static int stacks_from_perf(prof *P, const char *output)
     P->inner = inner;
     P->has_inner = 1;
     P->stack_samples = got;
+    P->stack_jit = stack_jit;
+    P->stack_jit_named = stack_jit_named;
     return 1;
 }
 
@@ -1072,7 +978,9 @@ static void remove_by_pid(run *R, const char *dir, int keep)
     closedir(d);
 }
 
-static void remove_tree(const char *dir)
+/* Removes dir and what is below it (not following links); counts the files and their
+   bytes into *n (n[0] files, n[1] bytes) when n is not NULL. */
+static void remove_tree_n(const char *dir, uint64_t *n)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -1082,25 +990,153 @@ static void remove_tree(const char *dir)
         struct stat st;
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) remove_tree(path);
-        else unlink(path);
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) remove_tree_n(path, n);
+        else if (unlink(path) == 0 && n) n[0]++, n[1] += (uint64_t)st.st_size;
     }
     closedir(d);
     rmdir(dir);
 }
 
+static void remove_tree(const char *dir)
+{
+    remove_tree_n(dir, NULL);
+}
+
+/* The jitted-* entries of dir (the injection's ELF files, or their build-id cache
+   directories) removed, with what is below them; then dir itself when that left it empty.
+   Nothing else is touched: --elf-dir may name any directory. */
+static void remove_jitted(const char *dir, uint64_t *n)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[2 * PATH_MAX];
+    if (!d) return;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "jitted-", 7)) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        remove_tree_n(path, n); /* a cache entry: a directory */
+        if (unlink(path) == 0) n[0]++; /* an ELF file (its size: see below) */
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* --clean: what runs with this output left behind, removed: the ELF files, and their
+   entries in perf's build-id cache (<cache>/<ELF dir>/jitted-* and the .build-id links
+   into them; see jitanon_buildid_cache_open).  The profile and its flame graph stay. */
+static int clean(const char *elf_dir, const char *cache_dir)
+{
+    char abs[PATH_MAX], cache[PATH_MAX], path[3 * PATH_MAX], target[2 * PATH_MAX];
+    uint64_t en[2] = {0, 0}, cn[2] = {0, 0}, links = 0, bytes = 0, files = 0;
+    jitanon_error err;
+    DIR *d;
+    struct dirent *e;
+    size_t al;
+    if (!realpath(elf_dir, abs)) return fprintf(stderr, TOOL ": nothing to clean: %s: %s\n", elf_dir, strerror(errno)), 0;
+    al = strlen(abs);
+    if (cache_dir) snprintf(cache, sizeof cache, "%s", cache_dir);
+    else if (jitanon_buildid_cache_dir(cache, sizeof cache, &err) != JITANON_OK) cache[0] = 0;
+    if ((d = opendir(abs)) != NULL) { /* the sizes first: unlink forgets them */
+        while ((e = readdir(d)) != NULL) {
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s", abs, e->d_name);
+            if (!strncmp(e->d_name, "jitted-", 7) && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+                bytes += (uint64_t)st.st_size, files++;
+        }
+        closedir(d);
+    }
+    remove_jitted(abs, en);
+    fprintf(stderr, TOOL ": removed %" PRIu64 " ELF files from %s (%.1f MB)\n", files, abs, (double)bytes / 1e6);
+    if (!cache[0]) return 0;
+    snprintf(path, sizeof path, "%s%s", cache, abs);
+    remove_jitted(path, cn);
+    snprintf(path, sizeof path, "%s/.build-id", cache);
+    if ((d = opendir(path)) != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            char sub[3 * PATH_MAX + 264];
+            DIR *d2;
+            struct dirent *e2;
+            if (e->d_name[0] == '.') continue;
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            if (!(d2 = opendir(sub))) continue;
+            while ((e2 = readdir(d2)) != NULL) {
+                char link[4 * PATH_MAX];
+                const char *t;
+                ssize_t n;
+                snprintf(link, sizeof link, "%s/%s", sub, e2->d_name);
+                if ((n = readlink(link, target, sizeof target - 1)) <= 0) continue;
+                target[n] = 0;
+                for (t = target; !strncmp(t, "../", 3); t += 3) { /* ../../<path>/<build-id> */
+                }
+                /* <ELF dir>/jitted-... without its leading '/' */
+                if (!strncmp(t, abs + 1, al - 1) && (al == 1 || t[al - 1] == '/') &&
+                    !strncmp(t + al - (al == 1), "jitted-", 7) && unlink(link) == 0)
+                    links++;
+            }
+            closedir(d2);
+            rmdir(sub); /* when empty */
+        }
+        closedir(d);
+    }
+    fprintf(stderr, TOOL ": removed their build-id cache entries from %s (%" PRIu64 " files, %.1f MB, %" PRIu64
+                    " links)\n", cache, cn[0], (double)cn[1] / 1e6, links);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ main */
 
-static volatile sig_atomic_t *g_stop; /* the one handler-visible flag (main's) */
+/* What the handler saw (main's, reached through one pointer): SIGINTs so far, whether one
+   came from the terminal (the kernel sends Ctrl-C to the whole foreground group: the
+   program has it too), and SIGTERM/SIGHUP (stop now). */
+typedef struct sigs {
+    volatile sig_atomic_t ints, from_tty, now;
+} sigs;
+
+static sigs *g_sigs;
 static volatile sig_atomic_t g_perf_pid;
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *ctx)
 {
-    (void)sig;
-    if (g_stop) *g_stop = 1;
-    /* a Ctrl-C reaches perf too; a signal sent to us alone is passed on, so perf stops
-       the recording and writes what it has */
-    if (g_perf_pid > 0) kill((pid_t)g_perf_pid, SIGINT);
+    (void)ctx;
+    if (!g_sigs) return;
+    if (sig != SIGINT) g_sigs->now = 1;
+    else {
+        g_sigs->ints++;
+        if (si && si->si_code == SI_KERNEL) g_sigs->from_tty = 1;
+    }
+    /* stopping perf at once: SIGTERM/SIGHUP, or -p (the program is not ours to end) */
+    if (g_perf_pid > 0 && sig != SIGINT) kill((pid_t)g_perf_pid, SIGTERM);
+}
+
+/* The program perf runs (its child), or 0 while there is none. */
+static pid_t workload_of(pid_t perf)
+{
+    char path[300], line[512];
+    FILE *f;
+    DIR *d;
+    struct dirent *e;
+    pid_t found = 0;
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)perf, (long)perf);
+    if ((f = fopen(path, "r"))) {
+        long c = 0;
+        if (fscanf(f, "%ld", &c) == 1) found = (pid_t)c;
+        fclose(f);
+        if (found) return found;
+    }
+    if (!(d = opendir("/proc"))) return 0;
+    while (!found && (e = readdir(d)) != NULL) { /* no children file: by the parent in stat */
+        const char *rp;
+        long ppid = 0;
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        if (!(f = fopen(path, "r"))) continue;
+        if (fgets(line, sizeof line, f) && (rp = strrchr(line, ')')) && sscanf(rp + 1, " %*c %ld", &ppid) == 1 &&
+            ppid == (long)perf)
+            found = (pid_t)atol(e->d_name);
+        fclose(f);
+    }
+    closedir(d);
+    return found;
 }
 
 static void usage(FILE *f)
@@ -1115,7 +1151,7 @@ static void usage(FILE *f)
             "      --svg FILE      the flame graph (default: the output with .svg for .data)\n"
             "      --no-svg        no flame graph\n"
             "      --folded FILE   the stacks folded (speedscope, flamegraph.pl, inferno read them)\n"
-            "      --pprof FILE    also a pprof profile (when build/symbolize has --pprof)\n"
+            "      --pprof FILE    also a pprof profile (runs symbolize, installed beside)\n"
             "      --top N         functions in the table (default 12; 0: none)\n"
             "  -F, --freq HZ       samples per second (default 999)\n"
             "      --call-graph M  fp (-g), dwarf or none (default: what the runtime needs)\n"
@@ -1123,7 +1159,10 @@ static void usage(FILE *f)
             "      --no-jit-flags  add no runtime flag: record COMMAND as it is\n"
             "      --print-command print what would run, and stop\n"
             "      --keep          keep the recording, dumps and maps (their directory is named)\n"
+            "      --clean         remove the ELF files of past runs (beside -o, or --elf-dir) and\n"
+            "                      their copies in perf's build-id cache (~/.debug), and stop\n"
             "  -q, --quiet         no progress line, no table\n"
+            "Every option in full: man jitanon-record (from the source tree: man doc/jitanon-record.1)\n"
             "Injection: jitanon-inject's options (--anon, --elf, --elf-dir, --elf-files (default here:\n"
             "sampled), --jitdump-dir, --late, --late-window, --line-bias, --threads, -N, --buildid-dir,\n"
             "--strict, --stats); jitanon-inject --help explains them.\n");
@@ -1134,12 +1173,23 @@ int main(int argc, char **argv)
     static run R; /* large: off the stack */
     inject_cli ic;
     int i, status = 0, perf_status = 0, cmd = -1;
-    volatile sig_atomic_t stop = 0;
-    char outdir[PATH_MAX], msg[1024], *pa[MAX_ARGS + 32];
+    sigs S;
+    char outdir[PATH_MAX], msg[1024], *pa[MAX_ARGS + 32], me[PATH_MAX];
     pid_t perf;
-    double t0;
+    double t0, t_int = 0;
+    int forwarded = 0, stopped = 0, interrupted, do_clean = 0;
     tail t;
+    if (argc > 2 && !strcmp(argv[1], WORKLOAD_OPT)) { /* perf's child: see "Record" below */
+        sigset_t ss;
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGINT);
+        sigprocmask(SIG_UNBLOCK, &ss, NULL);
+        execvp(argv[2], argv + 2);
+        fprintf(stderr, TOOL ": cannot run %s: %s\n", argv[2], strerror(errno));
+        return 127;
+    }
     memset(&t, 0, sizeof t);
+    memset(&S, 0, sizeof S);
     inject_cli_init(&ic);
     R.output = "perf.jit.data";
     R.freq = "999";
@@ -1177,10 +1227,18 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--no-jit-flags")) R.no_jit = 1;
         else if (!strcmp(a, "--print-command")) R.print_only = 1;
         else if (!strcmp(a, "--keep")) R.keep = 1;
+        else if (!strcmp(a, "--clean")) do_clean = 1;
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) R.quiet = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout), 0;
         else if (!strcmp(a, "--version")) return printf(TOOL " %s\n", JITANON_VERSION_STRING), 0;
         else return fprintf(stderr, TOOL ": unknown option '%s' (--help lists them)\n", a), 2;
+    }
+    if (do_clean) {
+        char d[PATH_MAX];
+        const char *slash = strrchr(R.output, '/');
+        if (ic.o.elf_dir) snprintf(d, sizeof d, "%s", ic.o.elf_dir);
+        else snprintf(d, sizeof d, "%.*sjitted", slash ? (int)(slash - R.output + 1) : 0, R.output);
+        return clean(d, ic.cache_dir);
     }
     if ((cmd < 0 || cmd >= argc) && !R.attach_pid)
         return fprintf(stderr, "usage: " TOOL " [options] -- COMMAND [ARGS...]   (or -p PID; --help for more)\n"), 2;
@@ -1296,23 +1354,32 @@ int main(int argc, char **argv)
     if (!R.quiet)
         for (i = 0; i < R.nnotes; i++) fprintf(stderr, TOOL ": note: %s\n", R.notes[i]);
 
-    /* Record.  Ctrl-C goes to the whole foreground group (perf stops, the program ends);
-       we stay to make the profile of what was recorded. */
-    g_stop = &stop;
-    R.stop = &stop;
+    /* Record.  Ctrl-C goes to the whole foreground group, but perf has SIGINT blocked: the
+       program gets it alone and ends as it would without us (python unwinds, a server
+       runs its handler, and each writes out the jitdump records it buffered), perf sees
+       it end and stops.  A signal sent to us alone is passed on to the program after a
+       second; a program still running GRACE_S after the first Ctrl-C, or a second Ctrl-C,
+       stops perf, which ends the program with SIGTERM.  With -p, perf stops at once. */
+    g_sigs = &S;
     {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
+        sa.sa_sigaction = on_signal;
+        sa.sa_flags = SA_SIGINFO;
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGHUP, &sa, NULL);
         /* a closed stderr (| head) must not kill us before the cleanup */
         sa.sa_handler = SIG_IGN;
+        sa.sa_flags = 0;
         sigaction(SIGPIPE, &sa, NULL);
     }
-    perf_argv(&R, pa, MAX_ARGS + 32);
+    {
+        ssize_t n = readlink("/proc/self/exe", me, sizeof me - 1);
+        me[n > 0 ? n : 0] = 0;
+    }
+    perf_argv(&R, pa, MAX_ARGS + 32, me[0] ? me : NULL);
     t0 = now_s();
     perf = fork();
     if (perf == 0) {
@@ -1323,6 +1390,12 @@ int main(int argc, char **argv)
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGHUP, &sa, NULL);
         sigaction(SIGPIPE, &sa, NULL);
+        if (!R.attach_pid && me[0]) {
+            sigset_t ss;
+            sigemptyset(&ss);
+            sigaddset(&ss, SIGINT);
+            sigprocmask(SIG_BLOCK, &ss, NULL);
+        }
         for (i = 0; i < R.nenv; i++) setenv(R.env[i].name, R.env[i].value, 1);
         execvp("perf", pa);
         fprintf(stderr, TOOL ": cannot run perf: %s\n", strerror(errno));
@@ -1330,6 +1403,10 @@ int main(int argc, char **argv)
     }
     if (perf < 0) return fprintf(stderr, TOOL ": cannot start perf: %s\n", strerror(errno)), 1;
     g_perf_pid = perf;
+    /* one line, not a running count: the program writes to the same terminal */
+    if (!R.quiet && isatty(2))
+        fprintf(stderr, TOOL ": recording %s%s\n", R.attach_pid ? "pid " : base_name(R.argv[0]),
+                R.attach_pid ? R.pidstr : " (Ctrl-C ends it; the profile follows)");
     if (R.attach_pid && R.r.kind == RT_JAVA && !R.no_jit && R.agent[0]) {
         /* the agent's marker mmap must be seen: load it once perf records */
         pid_t j;
@@ -1373,11 +1450,31 @@ int main(int argc, char **argv)
             break;
         }
         if (w < 0 && errno != EINTR) break;
+        if (S.ints && !stopped && (R.attach_pid || !me[0])) {
+            kill(perf, SIGINT); /* perf gets no SIGINT of its own here when it was not the terminal's */
+            stopped = 1;
+        } else if (S.ints && !stopped) {
+            double now = now_s();
+            if (!t_int) {
+                t_int = now;
+                if (!R.quiet && isatty(2))
+                    fprintf(stderr, "\r\033[K" TOOL ": waiting for the program to end (Ctrl-C again: stop it now)\n");
+            }
+            if (!S.from_tty && !forwarded && now - t_int >= 1.0) {
+                pid_t wl = workload_of(perf);
+                if (wl > 0) kill(wl, SIGINT);
+                forwarded = 1;
+            }
+            if (S.ints >= 2 || now - t_int >= GRACE_S) {
+                kill(perf, SIGTERM);
+                stopped = 1;
+            }
+        }
         tail_poll(&R, &t);
-        progress(&R, t0, "recording");
         usleep(250000);
     }
     g_perf_pid = 0;
+    interrupted = S.ints || S.now;
     /* the rest of the records, up to the data section's end (the header now says it) */
     if (t.f) {
         unsigned char hdr[56];
@@ -1393,7 +1490,7 @@ int main(int argc, char **argv)
         struct stat sb;
         if (stat(R.raw, &sb) != 0 || sb.st_size == 0) {
             fprintf(stderr, TOOL ": perf recorded nothing (exit status %d%s): see its message above\n",
-                    WIFEXITED(perf_status) ? WEXITSTATUS(perf_status) : 128 + WTERMSIG(perf_status), stop ? ", interrupted" : "");
+                    WIFEXITED(perf_status) ? WEXITSTATUS(perf_status) : 128 + WTERMSIG(perf_status), interrupted ? ", interrupted" : "");
             if (!R.keep) remove_tree(R.priv);
             return 1;
         }
@@ -1406,10 +1503,12 @@ int main(int argc, char **argv)
         jitanon_error err;
         jitanon_result r;
         char svg[2 * PATH_MAX];
+        int map_keep;
         memset(&P, 0, sizeof P);
         memset(&st, 0, sizeof st);
         P.R = &R;
         fg_init(&P.tree);
+        fr_maps_init(&P.maps, R.priv);
         fg_init(&P.self);
         P.names = (char(*)[NAME_LEN])xmalloc((MAX_FRAMES + 1) * sizeof *P.names);
         P.frames = (fg_frame *)xmalloc((MAX_FRAMES + 1) * sizeof *P.frames);
@@ -1419,6 +1518,10 @@ int main(int argc, char **argv)
            (perf report opens no other): thousands fewer for a JVM or BEAM (region files,
            the default, are tens: all are written) */
         if (!ic.elf_files_set && ic.o.elf_layout == JITANON_ELF_PER_FUNCTION) ic.o.elf_files = JITANON_ELF_FILES_SAMPLED;
+        /* the perf maps the runtimes wrote are removed at the end: their names go into
+           the output (jitted-<pid>.map.so), so perf report names what they named */
+        if (!ic.perf_map_set) ic.o.perf_map = JITANON_PERF_MAP_ELF;
+        map_keep = ic.o.perf_map == JITANON_PERF_MAP_KEEP;
         ic.o.on_sample = on_sample;
         ic.o.io.user = &P;
         if (!R.quiet && isatty(2)) fprintf(stderr, TOOL ": injecting %" PRIu64 " samples...", R.samples);
@@ -1434,12 +1537,24 @@ int main(int argc, char **argv)
                 fprintf(stderr, TOOL ": perf script could not unwind the DWARF stacks: the flame graph has the sampled "
                                 "functions only\n");
             if (!R.quiet) {
-                fprintf(stderr,
-                        TOOL ": %s%s, %.1f s, %" PRIu64 " samples, %" PRIu64 " in JIT code (%.1f%% named), %" PRIu64
-                             " jitdump%s\n",
-                        rt_names[R.r.kind], stop ? " (interrupted)" : "", secs, P.total, P.jit,
-                        P.jit ? 100.0 * (double)(P.jit_named + P.map_named) / (double)P.jit : 100.0, st.dumps.loaded,
-                        st.dumps.loaded == 1 ? "" : "s");
+                /* with perf's stacks (DWARF), what was named is their frames in JIT code: python's
+                   JIT code is a trampoline per function, which few samples land in */
+                uint64_t jit = P.has_inner ? P.stack_jit : P.jit;
+                uint64_t named = P.has_inner ? P.stack_jit_named : P.jit_named + P.map_named;
+                fprintf(stderr, TOOL ": %s%s, %.1f s, %" PRIu64 " samples, %" PRIu64 " %s in JIT code (%.1f%% named), %" PRIu64
+                                " jitdump%s\n",
+                        rt_names[R.r.kind], interrupted ? " (interrupted)" : "", secs, P.total, jit,
+                        P.has_inner ? "stack frames" : "samples", jit ? 100.0 * (double)named / (double)jit : 100.0,
+                        st.dumps.loaded, st.dumps.loaded == 1 ? "" : "s");
+                if (!st.dumps.markers && !R.no_jit && !R.attach_pid && R.r.kind != RT_NONE &&
+                    !(R.r.kind == RT_PYTHON && R.r.py_version < 313)) /* 3.12: a perf map */
+                    fprintf(stderr, "note: %s wrote no jitdump: the flags added (jitanon-record --print-command shows "
+                                    "them) did not reach the runtime, or it ran no JIT code\n",
+                            rt_names[R.r.kind]);
+                if (interrupted && jit && named * 10 < jit * 9)
+                    fprintf(stderr, "note: %" PRIu64 " of the %" PRIu64 " in JIT code are unnamed: the program "
+                                    "ended on the signal before its runtime wrote out the jitdump records it buffered\n",
+                            jit - named, jit);
                 /* Python's JIT code is a trampoline per function: its functions are the
                    innermost py:: frames of the stacks, not the sampled addresses */
                 if (R.top > 0 && P.total && P.has_inner && R.r.kind == RT_PYTHON)
@@ -1506,24 +1621,30 @@ int main(int argc, char **argv)
                 if (p > 0) waitpid(p, &ps, 0);
                 if (p <= 0 || !WIFEXITED(ps) || WEXITSTATUS(ps) != 0)
                     fprintf(stderr, TOOL ": no pprof profile: %s\n",
-                            n < 0 ? "build/symbolize has no --pprof (examples/pprof.h is not in this build yet)"
+                            n < 0 ? "no symbolize with --pprof beside jitanon-record (make builds it, make install installs it)"
                                   : "symbolize --pprof failed (its message is above)"),
                         status = 1;
                 else if (!R.quiet) fprintf(stderr, "pprof: %s\n", R.pprof);
             }
             if (!R.quiet) {
-                if (P.map_named && !R.keep)
+                if (P.map_named && !R.keep && map_keep)
                     fprintf(stderr, "note: %" PRIu64 " samples were named from perf maps, which are removed now: perf "
                                     "report will not name them (--keep keeps the maps)\n", P.map_named);
                 fprintf(stderr, "profile: %s   (perf report -i %s)\n", R.output, R.output);
+                /* where the rest went: they add up over runs */
+                if (st.elf.files) {
+                    char cdir[PATH_MAX];
+                    const char *cache = ic.no_cache ? NULL : ic.cache_dir ? ic.cache_dir : "~/.debug";
+                    if (cache && !ic.cache_dir && jitanon_buildid_cache_dir(cdir, sizeof cdir, NULL) == JITANON_OK) cache = cdir;
+                    int own = ic.o.elf_dir != R.elf_dir, deflt = !strcmp(R.output, "perf.jit.data");
+                    fprintf(stderr, "ELF files: %s/ (%" PRIu64 " new)%s%s%s; " TOOL " --clean%s%s removes %s\n",
+                            ic.o.elf_dir, st.elf.files, cache ? ", copied into perf's build-id cache (" : "",
+                            cache ? cache : "", cache ? ")" : "", own ? " --elf-dir " : deflt ? "" : " -o ",
+                            own ? ic.o.elf_dir : deflt ? "" : R.output, cache ? "both" : "them");
+                }
             }
         }
-        for (i = 0; i < (int)P.nmaps; i++) {
-            size_t k;
-            for (k = 0; k < P.maps[i].n; k++) free(P.maps[i].l[k].name);
-            free(P.maps[i].l);
-        }
-        free(P.maps);
+        fr_maps_release(&P.maps);
         fg_release(&P.tree);
         fg_release(&P.self);
         if (P.has_inner) fg_release(&P.inner);

@@ -6,21 +6,17 @@
    usage: symbolize [--jitdump-dir DIR] [--top N] [--folded [--annotate]] [--svg FILE] [--title T]
                     [--pprof FILE] perf.data
 
-   Samples in //anon memory are named from /tmp/perf-<pid>.map when it exists, as perf
-   report does; the rest show the mapping they landed in.
+   Every frame, in the flat profile as in the stacks, is named by examples/frames.h's rule,
+   as perf script names it on `jitanon-inject`'s output: the jitdump's function name; in
+   JIT code the dump says nothing of, the perf map's (--jitdump-dir, then
+   /tmp/perf-<pid>.map), else [unknown]; kernel code [kernel.kallsyms]; other mappings
+   [file] (no ELF symbol tables are read).  The flat profile tags JIT names with where
+   they came from ([jitdump], [perf-<pid>.map]).
 
    --folded prints one line per distinct stack, `comm;root;...;leaf count` (Brendan
    Gregg's collapsed format: flamegraph.pl, inferno-flamegraph and speedscope read it),
    from the callchains of a `perf record -g` recording (the sample's ip alone without
-   one).  Frames are named as perf script names them on `jitanon-inject`'s output:
-     - JIT code: the jitdump's function name; where the dump says nothing (the trimmed
-       //anon parts), the perf map's name, else [unknown];
-     - kernel frames (after the callchain's kernel marker; without a callchain, an
-       address in the upper half): [kernel.kallsyms] (no kernel symbols are read);
-     - other mappings: [file] - the basename of the executable or library, or the
-       mapping's own name when it has brackets ([vdso]) - since this example reads no
-       ELF symbol tables;
-     - addresses in no mapping: [unknown].
+   one).
    A callchain with a context marker other than kernel, user or hypervisor is dropped
    whole, as perf does: the sample counts as `comm` alone.  ';' in a name becomes ':'
    and line breaks become spaces, so every line stays one stack.
@@ -57,6 +53,7 @@
 #include "jitanon.h"
 
 #include "flamegraph.h"
+#include "frames.h"
 #include "pprof.h"
 
 #include <inttypes.h>
@@ -67,15 +64,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* x86-64 and arm64 kernels live in the upper half (for samples without a callchain) */
-#define KERNEL_START 0x8000000000000000u
 #define MAX_FRAMES 1024 /* perf records at most 127 by default (kernel.perf_event_max_stack) */
 #define NAME_LEN 2048   /* a frame's name is cut there */
-
-typedef struct perfmap_line {
-    uint64_t start, size;
-    char *name;
-} perfmap_line;
 
 /* A thread's names over time (COMM records), and where it came from (FORK), so a sample
    is named with the comm its thread had then, as perf script prints it. */
@@ -146,9 +136,7 @@ typedef struct pprof_state {
 
 typedef struct profile {
     uint64_t total;
-    uint32_t map_pid;      /* the pid whose perf map is loaded (0: none tried yet) */
-    perfmap_line *map;
-    size_t map_n;
+    fr_maps maps;          /* the perf maps (frames.h) */
     int stacks;            /* --folded / --svg: collect stacks instead of a flat profile */
     int annotate;          /* --annotate: _[j] after JIT frames, _[k] after kernel ones */
     int no_tree;           /* --pprof alone: the stacks go to the profile only */
@@ -161,13 +149,6 @@ typedef struct profile {
     jitanon_perf_reader *reader;
 } profile;
 
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    if (!d) exit(3);
-    return d;
-}
-
 static void add(profile *p, const char *name)
 {
     fg_frame f;
@@ -175,121 +156,6 @@ static void add(profile *p, const char *name)
     f.kind = FG_OTHER;
     p->total++;
     fg_add(&p->tree, &f, 1, 1);
-}
-
-static void free_map(profile *p)
-{
-    size_t i;
-    for (i = 0; i < p->map_n; i++) free(p->map[i].name);
-    free(p->map);
-    p->map = NULL;
-    p->map_n = 0;
-}
-
-static int by_start(const void *a, const void *b)
-{
-    const perfmap_line *x = (const perfmap_line *)a, *y = (const perfmap_line *)b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static void load_map(profile *p, uint32_t pid)
-{
-    char path[64], line[4096];
-    FILE *f;
-    size_t cap = 0;
-    if (p->map_pid == pid) return;
-    free_map(p);
-    p->map_pid = pid;
-    snprintf(path, sizeof path, "/tmp/perf-%u.map", (unsigned)pid);
-    if (!(f = fopen(path, "r"))) return;
-    while (fgets(line, sizeof line, f)) {
-        perfmap_line m;
-        int off = 0;
-        if (sscanf(line, "%" SCNx64 " %" SCNx64 " %n", &m.start, &m.size, &off) < 2 || !off) continue;
-        line[strcspn(line, "\n")] = 0;
-        if (p->map_n == cap) {
-            cap = cap ? cap * 2 : 256;
-            p->map = (perfmap_line *)realloc(p->map, cap * sizeof *p->map);
-            if (!p->map) exit(3);
-        }
-        m.name = xstrdup(line + off);
-        p->map[p->map_n++] = m;
-    }
-    fclose(f);
-    if (p->map_n) qsort(p->map, p->map_n, sizeof *p->map, by_start);
-}
-
-/* The perf map's name for ip: of the entries holding it, the one starting last. */
-static const char *map_name(profile *p, uint32_t pid, uint64_t ip)
-{
-    size_t lo = 0, hi, i;
-    load_map(p, pid);
-    hi = p->map_n;
-    while (lo < hi) { /* first entry starting after ip */
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->map[mid].start <= ip) lo = mid + 1;
-        else hi = mid;
-    }
-    for (i = lo; i-- > 0;)
-        if (ip - p->map[i].start < p->map[i].size) return p->map[i].name;
-    return NULL;
-}
-
-static int is_anon(const jitanon_str *n)
-{
-    return (n->length >= 6 && !memcmp(n->data, "//anon", 6)) || (n->length >= 6 && !memcmp(n->data, "[anon:", 6)) ||
-           (n->length >= 7 && !memcmp(n->data, "/memfd:", 7));
-}
-
-/* A sample's own address in the kernel (for samples without a callchain): the injector
-   resolves it to the kernel's mapping, a process mapping never holds it.  The flat
-   profile shows it as [unknown], the stacks as [kernel.kallsyms]. */
-static int in_kernel(const jitanon_inject_sample *s)
-{
-    return s->ip >= KERNEL_START &&
-           (s->kind == JITANON_TRIM_NONE || (s->kind == JITANON_TRIM_FILE && s->cpumode != JITANON_PERF_MISC_USER));
-}
-
-/* One frame's name for --folded (see the top comment), and its kind for the colours. */
-static fg_kind frame_name(profile *p, const jitanon_inject_sample *s, int kernel, char *out, size_t cap)
-{
-    const char *m;
-    size_t i, b;
-    if (s->kind == JITANON_TRIM_JIT) {
-        snprintf(out, cap, "%.*s", (int)s->name.length, s->name.data);
-        return FG_JIT;
-    }
-    if (kernel) {
-        snprintf(out, cap, "[kernel.kallsyms]");
-        return FG_KERNEL;
-    }
-    if (s->kind == JITANON_TRIM_ANON && is_anon(&s->name)) {
-        if ((m = map_name(p, s->pid, s->ip)) != NULL) {
-            snprintf(out, cap, "%s", m);
-            return FG_PERFMAP;
-        }
-        snprintf(out, cap, "[unknown]");
-        return FG_UNKNOWN;
-    }
-    if (s->kind != JITANON_TRIM_NONE && s->name.length) {
-        if (s->name.data[0] == '[') {
-            snprintf(out, cap, "%.*s", (int)s->name.length, s->name.data);
-        } else {
-            for (b = i = 0; i < s->name.length; i++)
-                if (s->name.data[i] == '/') b = i + 1;
-            snprintf(out, cap, "[%.*s]", (int)(s->name.length - b), s->name.data + b);
-        }
-        return FG_NATIVE;
-    }
-    snprintf(out, cap, "[unknown]");
-    return FG_UNKNOWN;
-}
-
-static void clean_name(char *s)
-{
-    for (; *s; s++)
-        if (*s == ';') *s = ':';
-        else if (*s == '\n' || *s == '\r') *s = ' ';
 }
 
 /* The comm of thread tid at time t: its last COMM by then, else what it inherited at
@@ -545,7 +411,7 @@ static uint64_t frame_mapping(pprof_state *st, const jitanon_inject_sample *f, i
     }
     if (kernel) {
         m = find_mmap(st, UINT32_MAX, f->ip, NULL, 0); /* the kernel's mmaps have pid -1 */
-        if (!m) return pp_mapping(&st->pp, KERNEL_START, UINT64_MAX, 0, "[kernel.kallsyms]", NULL);
+        if (!m) return pp_mapping(&st->pp, FR_KERNEL_START, UINT64_MAX, 0, "[kernel.kallsyms]", NULL);
         return pp_mapping(&st->pp, m->start, m->start + m->len, m->pgoff, m->file, m->build_id[0] ? m->build_id : NULL);
     }
     if (f->kind == JITANON_TRIM_NONE || !f->name.length) return 0;
@@ -669,8 +535,8 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
         else snprintf(comm, sizeof comm, ":%u", (unsigned)s->tid);
         /* leaf first, as recorded */
         if (!s->callchain_nr) { /* no context marker: the address tells */
-            int kern = in_kernel(s);
-            frames[n].kind = frame_name(p, s, kern, names[n], sizeof names[n]);
+            int kern = fr_in_kernel(s);
+            frames[n].kind = fr_sample(&p->maps, s, kern, names[n], sizeof names[n]);
             if (st) st->locs[n] = frame_location(st, s, kern, 1, names[n], frames[n].kind);
             n++;
         }
@@ -689,14 +555,14 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
                 continue;
             }
             (void)jitanon_inject_sample_resolve(s, ip, &f);
-            frames[n].kind = frame_name(p, &f, kernel, names[n], sizeof names[n]);
+            frames[n].kind = fr_sample(&p->maps, &f, kernel, names[n], sizeof names[n]);
             if (st) st->locs[n] = frame_location(st, &f, kernel, ctx_first, names[n], frames[n].kind);
             ctx_first = 0;
             n++;
         }
         if (st) pprof_sample(st, s, st->locs, n, comm);
         for (k = 0; k < n; k++) {
-            clean_name(names[k]);
+            fr_clean(names[k]);
             if (p->annotate && (frames[k].kind == FG_JIT || frames[k].kind == FG_PERFMAP || frames[k].kind == FG_KERNEL)) {
                 size_t len = strlen(names[k]);
                 if (len > NAME_LEN - 5) len = NAME_LEN - 5;
@@ -707,7 +573,7 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
         /* root first: the comm, then the chain reversed */
         frames[n].name = comm;
         frames[n].kind = FG_OTHER;
-        clean_name(comm);
+        fr_clean(comm);
         for (k = 0; k < (n + 1) / 2; k++) {
             fg_frame tmp = frames[k];
             frames[k] = frames[n - k];
@@ -717,16 +583,13 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
         p->total++;
         return;
     }
-    if (s->kind == JITANON_TRIM_JIT) {
-        snprintf(name, sizeof name, "%.*s [jitdump]", (int)s->name.length, s->name.data);
-    } else if (s->kind == JITANON_TRIM_ANON && s->name.length >= 6 && !memcmp(s->name.data, "//anon", 6)) {
-        const char *m = map_name(p, s->pid, s->ip);
-        if (m) snprintf(name, sizeof name, "%s [perf-%u.map]", m, (unsigned)s->pid);
-        else snprintf(name, sizeof name, "[JIT] tid %u 0x%" PRIx64, (unsigned)s->pid, s->ip);
-    } else if (s->kind != JITANON_TRIM_NONE && !in_kernel(s)) {
-        snprintf(name, sizeof name, "[%.*s]", (int)s->name.length, s->name.data);
-    } else {
-        snprintf(name, sizeof name, "[unknown]");
+    /* the flat profile: frames.h's names, with where a JIT name came from */
+    {
+        size_t len;
+        fg_kind k = fr_sample(&p->maps, s, fr_in_kernel(s), name, sizeof name - 32);
+        len = strlen(name);
+        if (k == FG_JIT) snprintf(name + len, sizeof name - len, " [jitdump]");
+        else if (k == FG_PERFMAP) snprintf(name + len, sizeof name - len, " [perf-%u.map]", (unsigned)s->pid);
     }
     add(p, name);
 }
@@ -1010,6 +873,7 @@ int main(int argc, char **argv)
     o.sample_user = &p;
     o.io.user = &p; /* load_dump's */
     fg_init(&p.tree);
+    fr_maps_init(&p.maps, o.jitdump_dir);
     if (p.stacks) {
         p.names = (char(*)[NAME_LEN])malloc((MAX_FRAMES + 1) * sizeof *p.names);
         p.frames = (fg_frame *)malloc((MAX_FRAMES + 1) * sizeof *p.frames);
@@ -1061,7 +925,7 @@ int main(int argc, char **argv)
             printf("%6.2f%%  %8" PRIu64 "  %s\n", 100.0 * (double)v[i].count / (double)p.total, v[i].count, v[i].name);
         free(v);
     }
-    free_map(&p);
+    fr_maps_release(&p.maps);
     for (i = 0; i < p.ntasks; i++) free(p.tasks[i].comm);
     free(p.tasks);
     fg_release(&p.tree);

@@ -38,7 +38,7 @@ if check fn "$tmp/fn.data"; then
 else echo "FAIL hotspot --elf=function: $(cat "$tmp/fn.data.cmp")"; fi
 # perfparser keys its address cache by file path and offset from each mapping's start,
 # so one file mapped once per function (at a different pgoff each time) mixes functions
-# up; see the README's FAQ.  Until perfparser keys by file offset the check guards the
+# up; see doc/faq.md.  Until perfparser keys by file offset the check guards the
 # share it gets right (measured: 92-93%; it fails below 75%).
 # Which frames the cache mixes up depends on where the samples fall: when the hottest
 # function happens to share offsets with another, over half can go (seen once in ~20 runs,
@@ -52,7 +52,7 @@ proc_share() { # 0: every frame or at least 75% named as perf; the message in $p
   bad=$(echo "$line" | sed -n 's/.* \([0-9]*\) of \([0-9]*\) jitted frames differ.*/\1/p')
   all=$(echo "$line" | sed -n 's/.* \([0-9]*\) of \([0-9]*\) jitted frames differ.*/\2/p')
   if [ -n "$bad" ] && [ "${all:-0}" -gt 0 ] && [ $((bad * 4)) -le "$all" ]; then
-    proc_msg="perfparser names $((all - bad)) of $all jitted frames as perf; the rest fall to its offset-keyed cache, a known limitation (README FAQ) ($line)"
+    proc_msg="perfparser names $((all - bad)) of $all jitted frames as perf; the rest fall to its offset-keyed cache, a known limitation (doc/faq.md) ($line)"
     return 0
   fi
   proc_msg="more misnamed than its offset-keyed cache explains: $(cat "$tmp/proc.data.cmp")"; return 1

@@ -41,7 +41,7 @@ else echo "SKIP layouts stdout: perf record failed"; fi
 
 # -- 2. the README's pipe examples, exactly as written ---------------------------------
 # Every line of the README's "Using the CLI" sh block that pipes through jitanon-inject,
-# run in a directory where ./myjit is tinyjit and perf.data its recording.
+# run in a directory where ./myjit is tinyjit, perf.data its recording and build/ ours.
 readme_lines=$(awk '/^## Using the CLI/ {on=1} on && /^```sh/ {blk=1; next} blk && /^```/ {exit} blk' README.md |
   grep 'jitanon-inject' | grep '|')
 if [ -z "$readme_lines" ]; then echo "FAIL layouts README: no pipe example through jitanon-inject found"
@@ -50,6 +50,7 @@ elif ! tj=$(jt_tinyjit) || ! "$tj" -p 1 -t 1 -d "$tmp" >"$tmp/pid.probe" 2>/dev/
 else
   mkdir -p "$tmp/rd/bin"
   ln -s "$inj" "$tmp/rd/bin/jitanon-inject"
+  ln -s "$(dirname "$inj")" "$tmp/rd/build" # the README writes build/jitanon-inject
   n=0
   # tinyjit's stdout would land inside perf's pipe: its "pid" line goes to a file.
   printf '#!/bin/sh\nexec "%s" -d "%s" -t 300 >"%s/pid.$$"\n' "$tj" "$tmp/rd" "$tmp" >"$tmp/rd/myjit"

@@ -64,6 +64,12 @@ for t in jitanon-inject jitanon-record symbolize jitdump-cat perfdata-cat jitdum
   n=$("$root/build/$t" --help 2>&1 | wc -l); [ "$n" -le 24 ] || bad="$bad $t-help:$n-lines"
 done
 "$rec" --help | head -n 1 | grep -q -- '-- COMMAND.*jitanon-record -- node app.js' || bad="$bad record-help-first"
+# the output named with the OS's reason; a directory, an empty file, an empty stdin said as such
+"$inj" -i "$root/README.md" -o /nonexistent/x.data 2>&1 | grep -q "cannot write /nonexistent/x.data: /nonexistent: No such file or directory" || bad="$bad output"
+"$inj" -i . -o "$tmp/x.data" 2>&1 | grep -q "^jitanon-inject: \. is a directory" || bad="$bad dir"
+: > "$tmp/empty.data"
+"$inj" -i "$tmp/empty.data" -o "$tmp/x.data" 2>&1 | grep -q "empty.data is empty" || bad="$bad empty"
+"$inj" -o "$tmp/x.data" < "$tmp/empty.data" 2>&1 | grep -q "nothing came in on stdin" || bad="$bad stdin"
 if [ -z "$bad" ]; then echo "PASS record front door: terminal refused, OS reason named, --help within 24 lines, common case first"
 else echo "FAIL record front door:$bad"; fi
 
@@ -115,6 +121,18 @@ check() {
 if [ -f node.svg ] && grep -q 'fib' node.svg && ls jitted/jitted-*.so >/dev/null 2>&1 && ! ls .jitanon-record-* jit-*.dump isolate-*.log >/dev/null 2>&1
 then echo "PASS record node files: node.svg names fib; ELF files in jitted/; no dump, log or private directory left"
 else echo "FAIL record node files: $(ls -a | tr '\n' ' ')"; fi
+# the runtime's flag forgotten: jitanon-inject says so, with the flags
+perf record -q -k mono -e cpu-clock -o plain.data node app.js 200 >/dev/null 2>&1
+if "$root/build/jitanon-inject" -i plain.data -o plain.out 2>&1 | grep -q "no jitdump in plain.data.*node --perf-prof"
+then echo "PASS record no jitdump: jitanon-inject names the runtimes' flags"
+else echo "FAIL record no jitdump: jitanon-inject said nothing of the missing jitdump"; fi
+# --clean: the ELF files and their build-id cache entries go, the profile stays
+n=$(ls "$PERF_BUILDID_DIR$tmp/w/jitted" 2>/dev/null | wc -l)
+"$rec" -o node.data --clean > "$tmp/clean.out" 2>&1
+if [ "$n" -gt 0 ] && [ ! -e jitted ] && [ ! -e "$PERF_BUILDID_DIR$tmp/w/jitted" ] && [ -s node.data ] &&
+   grep -q "removed .*jitted" "$tmp/clean.out" && ! find "$PERF_BUILDID_DIR/.build-id" -type l -lname "*$tmp/w/jitted/*" | grep -q .
+then echo "PASS record --clean: jitted/ and its $n build-id cache entries removed, the profile kept"
+else echo "FAIL record --clean: cache had $n; $(ls | tr '\n' ' '); $(cat "$tmp/clean.out")"; fi
 
 if d=$(jt_deno); then
   "$rec" -q -o deno.data -- "$d" run app.js 800 >/dev/null 2>"$tmp/deno.err"; check deno deno.data
@@ -176,3 +194,36 @@ kill -INT $rp
 wait $rp; rc=$?
 if [ $rc -eq 0 ] && ! grep -q '^[0-9]' "$tmp/int.out"; then check "sigint" int.data
 else echo "FAIL record sigint: exit $rc, the program ran to its end or no profile ($(tail -n 2 "$tmp/int.err" | tr '\n' ' '))"; fi
+
+# 6. Ctrl-C: SIGINT to the whole process group (as a terminal sends it) 2 s into a program
+# that runs until stopped.  The program gets it alone (perf keeps recording until it has
+# ended): python unwinds and writes out its jitdump; node dies with the tail of its
+# jitdump in its buffer, and its perf map (line-buffered) names what that held.
+cat > srv.js <<'EOF2'
+console.log("started");
+function mk(i) { return { id: i, score: (i * 2654435761) % 1000 }; }
+function cmp(a, b) { return a.score - b.score || a.id - b.id; }
+function work() { const a = []; for (let i = 0; i < 2000; i++) a.push(mk(i)); a.sort(cmp); return a[0].id; }
+let s = 0;
+function tick() { const end = Date.now() + 50; while (Date.now() < end) s += work(); setImmediate(tick); }
+tick();
+EOF2
+cat > srv.py <<'EOF2'
+def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)
+print("started", flush=True)
+while True: fib(15)
+EOF2
+ctrl_c() { # NAME MODE COMMAND...: jitanon-record in a group of its own, SIGINT to the group
+  name=$1; mode=$2; shift 2
+  setsid "$rec" -q -o "$name.data" -- "$@" > "$tmp/$name.out" 2>"$tmp/$name.err" &
+  sp=$!
+  i=0; while [ $i -lt 100 ] && ! grep -q started "$tmp/$name.out" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+  sleep 2
+  kill -INT -"$sp" 2>/dev/null || kill -INT "$sp"
+  wait $sp
+  check "$name" "$name.data" $mode
+}
+if command -v setsid >/dev/null 2>&1; then
+  ctrl_c ctrl-c-node "" node srv.js
+  if p=$(jt_python 3.13); then ctrl_c ctrl-c-python3.13 stacks "$p" srv.py; fi
+else echo "SKIP record ctrl-c: no setsid(1) (util-linux)"; fi

@@ -6,7 +6,8 @@
 # and perf map names, [unknown] where neither names one), other frames by the file they
 # are in ([node], [libc.so.6]; symbolize reads no ELF symbols), kernel frames as
 # [kernel.kallsyms].  Names are compared as recorded (perf script --no-demangle).
-# Then symbolize --svg: the flame graph parses as XML and holds the JIT names.
+# The flat profile names frames as the stacks do (examples/frames.h): its rows are the
+# stacks' leaves.  Then symbolize --svg: the flame graph parses as XML and holds the JIT names.
 jt_name="symbolize --folded"; . "$(dirname "$0")/common.sh"
 fold_py="$root/tests/oracle/fold_perf_script.py"
 
@@ -66,6 +67,16 @@ if command -v node >/dev/null 2>&1; then
        sed 's/_\[[jk]\]//g' "$tmp/node/ann.folded" | LC_ALL=C sort | cmp -s - "$tmp/node/ours.folded"; then
       echo "PASS symbolize --annotate: the same stacks, JIT frames marked _[j] ($nj stacks), kernel _[k] ($nk)"
     else echo "FAIL symbolize --annotate: $nj stacks with _[j], or the stacks differ"; fi
+    # one way to name a frame: the flat profile's rows are the stacks' leaves (kernel time
+    # [kernel.kallsyms] in both), JIT names tagged with where they came from
+    "$root/build/symbolize" --top 100000 "$tmp/node/perf.data" 2>/dev/null |
+      sed -n 's/^ *[0-9.]*% *\([0-9]*\)  \(.*\)$/\2 \1/p' | sed 's/ \[jitdump\]\( [0-9]*\)$/\1/; s/ \[perf-[0-9]*\.map\]\( [0-9]*\)$/\1/' |
+      LC_ALL=C sort > "$tmp/node/flat.rows"
+    awk '{n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); c[f[k]] += n} END {for (x in c) print x, c[x]}' "$tmp/node/ours.folded" |
+      LC_ALL=C sort > "$tmp/node/leaf.rows"
+    if grep -q '^\[kernel.kallsyms\] ' "$tmp/node/flat.rows" && cmp -s "$tmp/node/flat.rows" "$tmp/node/leaf.rows"; then
+      echo "PASS symbolize flat profile: its $(wc -l < "$tmp/node/flat.rows") rows are the stacks' leaves, named alike ($(grep '^\[kernel' "$tmp/node/flat.rows"))"
+    else echo "FAIL symbolize flat profile: rows differ from the stacks' leaves: $(diff "$tmp/node/leaf.rows" "$tmp/node/flat.rows" | head -4 | tr '\n' ' ')"; fi
     # the flame graph of the same stacks
     if "$root/build/symbolize" --svg "$tmp/node/fg.svg" --title 'node <test> & "flame"' "$tmp/node/perf.data" 2> "$tmp/node/svgerr" &&
        out=$(python3 - "$tmp/node/fg.svg" "$tmp/node/ours.folded" <<'EOF'
