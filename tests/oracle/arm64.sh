@@ -91,3 +91,82 @@ if grep -q 'Return address column: 30' "$tmp/frames" && grep -q 'DW_CFA_def_cfa:
        if (p[1] == w[1] && p[2] == w[2]) ok = 1 } } END { exit !ok }' "$tmp/frames"; then
   pass "readelf decodes fib's .eh_frame with arm64 registers (CFA x29, return address x30) over its .text 0x$(echo $range | tr ' ' '-')"
 else fail "fib's .eh_frame" "$(grep -m3 'FDE\|def_cfa\|Return' "$tmp/frames" | tr '\n' ' ')"; fi
+
+# An arm64 recording of this dump's functions, written with our perf writer (perf cannot
+# record under qemu-user): fp call graphs (the caller of the leaf in the link register
+# only, as perf records arm64) and dwarf ones (x0..x30, sp, pc and 64 bytes of stack).
+check_py='
+import bisect, re, sys
+fns = []
+for l in open(sys.argv[1]):
+    w = l.split(" ", 5)
+    fns.append((int(w[1], 16), int(w[2]), w[0], w[5].rstrip("\n")))
+fns.sort()
+starts = [f[0] for f in fns]
+def fn(a):
+    i = bisect.bisect_right(starts, a) - 1
+    return fns[i] if i >= 0 and a < fns[i][0] + fns[i][1] else None
+frame = re.compile(r"\s*([0-9a-f]+) (.*?) \(([^()]*)\)( ABI:.*)?$")
+files = set(sys.argv[4].split())
+frames = named = lrs = lr_files = 0
+bad = []
+# the recording before injection gives absolute addresses, after it the names (in a
+# callchain perf prints addresses in their file): the same samples, line by line
+for a, b in zip(open(sys.argv[2]), open(sys.argv[3])):
+    ma, mb = frame.match(a), frame.match(b)
+    if ma and mb:
+        f = fn(int(ma.group(1), 16))
+        if f:
+            frames += 1
+            if mb.group(2) == f[3] and mb.group(3).endswith("-%s.so" % f[2]): named += 1
+            elif len(bad) < 3: bad.append("%s named %r in %s, not %r" % (ma.group(1), mb.group(2), mb.group(3), f[3]))
+    m = re.search(r" lr:0x([0-9a-f]+)", b)
+    if m:
+        x = int(m.group(1), 16)
+        f = fn(x) or fn(x - 1)
+        if f:
+            lrs += 1
+            if "jitted-%s-%s.so" % (sys.argv[5], f[2]) in files: lr_files += 1
+            elif len(bad) < 3: bad.append("no file for the function of lr %x" % x)
+print("%d of %d jitted frames named, %d of %d link registers in a written file" % (named, frames, lr_files, lrs))
+if bad or frames < 100 or lrs < 100: print("\n".join(bad)); sys.exit(1)
+'
+pid=$(basename "$dump" .dump); pid=${pid#jit-}
+for cg in fp dwarf; do
+  d="$tmp/$cg"
+  if ! ./build/jitgen --quiet --dump "$dump" --call-graph $cg --samples 2000 --duration-ms 500 "$d" 2> "$d.err"; then
+    fail "jitgen --dump --call-graph $cg" "$(cat "$d.err")"; continue; fi
+  perf report -i "$d/perf.data" --header-only 2>/dev/null | grep -q '^# arch : aarch64' || fail "$cg: HEADER_ARCH is not aarch64"
+  if ! ./build/jitanon-inject -i "$d/perf.data" -o "$d/out.data" 2> "$d.err"; then fail "$cg: jitanon-inject" "$(cat "$d.err")"; continue; fi
+  perf script -i "$d/perf.data" -F ip,sym,dso,uregs 2>/dev/null > "$d.in"
+  perf script -i "$d/out.data" -F ip,sym,dso,uregs 2>/dev/null > "$d.out"
+  if python3 -c "$check_py" "$tmp/fn.fn" "$d.in" "$d.out" "$(ls "$d")" "$pid" > "$d.chk"; then
+    pass "--call-graph $cg, injected: perf script names every jitted frame as the dump does, and the sampled files cover each function the link register is in ($(head -1 "$d.chk"))"
+  else fail "--call-graph $cg: perf script" "$(tr '\n' ' ' < "$d.chk")"; fi
+done
+
+# perf report and annotate with aarch64 objdump: the hottest jitted function, disassembled.
+d="$tmp/fp"
+perf report -i "$d/out.data" --stdio --no-children --sort dso,sym 2>/dev/null | grep ' jitted-' > "$d.report"
+sym=$(head -1 "$d.report" | sed 's/.*\[\.\] //; s/ *$//')
+if [ -n "$sym" ]; then
+  pass "perf report names jitted functions first ($(head -1 "$d.report" | tr -s ' ' | sed 's/^ //'))"
+  perf annotate -i "$d/out.data" --stdio --objdump=aarch64-linux-gnu-objdump "$sym" 2>/dev/null > "$d.ann"
+  n=$(grep -cE '^ +[0-9]+\.[0-9]+ : +[0-9a-f]+: +(stp|ldp|ldr|str|mov|add|sub|b|bl|blr|ret|cmp|ldur|stur|tst|csel|cbz|cbnz|b\.[a-z]+)[[:space:]]' "$d.ann")
+  [ "$n" -gt 3 ] && pass "perf annotate --objdump=aarch64-linux-gnu-objdump disassembles $sym ($n A64 instructions)" ||
+    fail "perf annotate of $sym" "$(head -5 "$d.ann" | tr '\n' ' ')"
+else fail "perf report shows no jitted function" "$(head -3 "$d.report")"; fi
+
+# hotspot's parser reads a foreign machine's recording: the same names as perf.
+pp=""
+for c in hotspot-perfparser /usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser \
+         /usr/lib/aarch64-linux-gnu/libexec/hotspot-perfparser /usr/libexec/hotspot-perfparser; do
+  if command -v "$c" >/dev/null 2>&1; then pp=$(command -v "$c"); break; fi
+done
+if [ -n "$pp" ]; then
+  perf script --ns -i "$d/out.data" -F tid,time,ip,sym,dso 2>/dev/null > "$d.ns"
+  "$pp" --input "$d/out.data" --output "$d.pp" 2>/dev/null
+  if python3 "$root/tests/oracle/hotspot_cmp.py" "$d.pp" "$d.ns" > "$d.cmp"; then
+    pass "hotspot-perfparser reads the aarch64 recording and names its jitted frames as perf ($(head -1 "$d.cmp"))"
+  else fail "hotspot-perfparser on the aarch64 recording" "$(head -3 "$d.cmp" | tr '\n' ' ')"; fi
+else echo "SKIP arm64 hotspot-perfparser: not installed (apt-get install hotspot)"; fi
