@@ -1735,7 +1735,8 @@ typedef enum jitanon_elf_layout {
    sampled.  The addresses of a sample: its ip, its callchain entries, its data address,
    its branch stack's from and to, and, for --call-graph dwarf, every word of its user
    registers and of its copied user stack (a superset of the return addresses an unwinder
-   can find there); a return address and the byte before it both count. */
+   can find there; on arm64 also without a pointer-authentication code in bits 48 and up);
+   a return address and the byte before it both count. */
 typedef enum jitanon_elf_files {
     JITANON_ELF_FILES_AUTO = 0,    /* SAMPLED where it applies (per-function files, file input and
                                       output), else ALL; with no fallback reported */
@@ -11407,10 +11408,18 @@ JITANON__PRIVATE void jitanon__inj_hit_ret(jitanon__inj *j, uint32_t pid, uint64
     if (ip && !jitanon__inj_hit(j, pid, ip)) (void)jitanon__inj_hit(j, pid, ip - 1);
 }
 
-/* A word that may be an address in jitted code; most are not near any. */
+/* A word that may be an address in jitted code; most are not near any.  Bits 48 and up
+   are dropped: on arm64 a return address that pointer authentication signed (pac-ret, in
+   the frame records of a JIT with control-flow integrity, and in the link register once
+   a function signed it) carries its code there, above the 48-bit user address, and
+   unwinders strip it; x86-64's tags (LAM) sit there too.  The word as it is comes first:
+   code above 2^48 (5-level page tables, arm64's 52-bit addresses) has no room for a tag
+   there.  A word that only looks so costs at most one file more. */
 JITANON__PRIVATE void jitanon__inj_hit_word(jitanon__inj *j, uint32_t pid, uint64_t w)
 {
     if (w >= j->jit.code_lo && w - 1 <= j->jit.code_hi && w) jitanon__inj_hit_ret(j, pid, w);
+    else if (w >> 48 && (w &= ((uint64_t)1 << 48) - 1) >= j->jit.code_lo && w - 1 <= j->jit.code_hi && w)
+        jitanon__inj_hit_ret(j, pid, w);
 }
 
 /* The addresses of a sample past its callchain that perf or an unwinder resolves (see
