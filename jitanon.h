@@ -624,8 +624,14 @@ JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writ
                                                            const jitanon_jitdump_debug_entry *entries,
                                                            size_t count, jitanon_error *err);
 
+/* e_machine of the machine this library was compiled for, what a JIT writes into its
+   dump's header: EM_X86_64 (62), EM_AARCH64 (183), EM_386 (3), EM_ARM (40), EM_PPC (20),
+   EM_PPC64 (21), EM_S390 (22), EM_RISCV (243), EM_LOONGARCH (258); 0 when unknown. */
+JITANON_API uint32_t jitanon_jitdump_host_machine(void);
+
 /* For a JIT: creates DIR/jit-<pid>.dump (DIR NULL means the current directory), writes
-   the header, and maps the file's first page PROT_READ|PROT_EXEC so that `perf record`
+   the header (elf_mach 0: jitanon_jitdump_host_machine()), and maps the file's first page
+   (the system's page: 4 KiB, 16 KiB or 64 KiB) PROT_READ|PROT_EXEC so that `perf record`
    notes the marker mmap.  Write records with jitanon_jitdump_write and
    jitanon_jitdump_write_debug_info on `f->writer`, timestamps from jitanon_jitdump_now().
    The writer's sink carries the fd itself, not a pointer into `f`, so the struct may be
@@ -4871,6 +4877,31 @@ JITANON__PRIVATE jitanon_result jitanon__jw_end(jitanon__jw *j)
     return j->r;
 }
 
+JITANON_API uint32_t jitanon_jitdump_host_machine(void)
+{
+#if defined(__x86_64__) || defined(_M_X64)
+    return 62u;
+#elif defined(__aarch64__) || defined(_M_ARM64)
+    return 183u;
+#elif defined(__i386__) || defined(_M_IX86)
+    return 3u;
+#elif defined(__arm__) || defined(_M_ARM)
+    return 40u;
+#elif defined(__powerpc64__)
+    return 21u;
+#elif defined(__powerpc__)
+    return 20u;
+#elif defined(__s390__)
+    return 22u;
+#elif defined(__riscv)
+    return 243u;
+#elif defined(__loongarch64)
+    return 258u;
+#else
+    return 0;
+#endif
+}
+
 JITANON_API jitanon_result jitanon_jitdump_writer_init(jitanon_jitdump_writer *w, jitanon_sink sink,
                                                        const jitanon_jitdump_header *h, jitanon_error *err)
 {
@@ -8920,25 +8951,6 @@ JITANON__PRIVATE uint32_t jitanon__elf_class_of(uint32_t machine)
     }
 }
 
-/* e_machine of the machine this library was compiled for, or 0 if unknown. */
-JITANON__PRIVATE uint32_t jitanon__elf_host_machine(void)
-{
-#if defined(__x86_64__) || defined(_M_X64)
-    return JITANON__EM_X86_64;
-#elif defined(__aarch64__) || defined(_M_ARM64)
-    return 183u;
-#elif defined(__riscv)
-    return 243u;
-#elif defined(__powerpc64__)
-    return 21u;
-#elif defined(__s390x__)
-    return 22u;
-#elif defined(__loongarch64)
-    return 258u;
-#else
-    return 0;
-#endif
-}
 
 JITANON__PRIVATE int jitanon__elf_is64(const jitanon_elf_builder *b) { return b->elf_class == 64; }
 JITANON__PRIVATE uint64_t jitanon__elf_ehsize(int is64) { return is64 ? 64u : 52u; }
@@ -9957,7 +9969,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_emit(jitanon__elfw *w, jitanon_sink
 JITANON__PRIVATE void jitanon__elf_pick_machine(jitanon__elfw *w)
 {
     jitanon_elf_builder *b = w->b;
-    uint32_t host = jitanon__elf_host_machine();
+    uint32_t host = jitanon_jitdump_host_machine();
     w->out.machine = b->machine;
     if (!(b->notes & JITANON_ELF_NOTE_ERLANG) || b->opts.machine || b->machine != JITANON__EM_X86_64) {
         b->notes &= ~(uint32_t)JITANON_ELF_NOTE_ERLANG;
@@ -12185,7 +12197,7 @@ JITANON__PRIVATE void jitanon__inj_fix_machine(jitanon__inj *j, jitanon_jitdump_
     if (j->opts->elf.machine) return; /* the caller's machine goes into the files anyway */
     m = jitanon__inj_machine(j);
     if (h->elf_mach && (!m || jitanon__inj_machine_runs(m, h->elf_mach))) return;
-    if (!m) m = jitanon__elf_host_machine();
+    if (!m) m = jitanon_jitdump_host_machine();
     if (!m) return;
     if (j->io.log) {
         jitanon__fmt(msg, sizeof msg, h->elf_mach ? "jitdump %s has e_machine %u, which the recording's machine does "
@@ -12646,7 +12658,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_stub(jitanon__inj *j, uint3
     h.big_endian = j->in->big_endian;
     /* a map says nothing of the machine: its process's dump does, else the recording */
     h.elf_mach = jitanon__inj_machine(j);
-    if (!h.elf_mach) h.elf_mach = jitanon__elf_host_machine();
+    if (!h.elf_mach) h.elf_mach = jitanon_jitdump_host_machine();
     for (i = 0; dumps && *dumps && i < j->jit.ndumps; i++)
         if (j->jit.dumps[i].pid == pid) h.elf_mach = j->jit.dumps[i].sum.header.elf_mach;
     if (!eo.allocator.alloc_fn) eo.allocator = j->a;
@@ -13721,7 +13733,7 @@ JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, co
         long page = sysconf(_SC_PAGESIZE);
         size_t n;
         memset(&h, 0, sizeof h);
-        h.elf_mach = elf_mach;
+        h.elf_mach = elf_mach ? elf_mach : jitanon_jitdump_host_machine();
         h.pid = (uint32_t)getpid();
         h.timestamp = jitanon_jitdump_now();
         h.big_endian = jitanon__host_big_endian();
