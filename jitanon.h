@@ -8719,6 +8719,9 @@ JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len
 #define JITANON__EM_PPC 20u
 #define JITANON__EM_ARM 40u
 #define JITANON__EM_X86_64 62u
+#define JITANON__EM_PPC64 21u
+#define JITANON__EM_AARCH64 183u
+#define JITANON__EM_LOONGARCH 258u
 #define JITANON__SHT_PROGBITS 1u
 #define JITANON__SHT_SYMTAB 2u
 #define JITANON__SHT_STRTAB 3u
@@ -8729,7 +8732,8 @@ JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len
 #define JITANON__SHF_EXECINSTR 4u
 #define JITANON__SHF_COMPRESSED 0x800u
 #define JITANON__PT_LOAD 1u
-#define JITANON__ELF_LOAD_ALIGN 0x1000u /* > text_base, so the PT_LOAD rounds down to address 0 */
+#define JITANON__ELF_LOAD_ALIGN 0x1000u /* > text_base, so the PT_LOAD rounds down to address 0; 64 KiB
+                                          for some machines (jitanon__elf_load_align) */
 #define JITANON__PT_NOTE 4u
 #define JITANON__PT_GNU_EH_FRAME 0x6474e550u
 #define JITANON__NT_GNU_BUILD_ID 3u
@@ -8951,6 +8955,20 @@ JITANON__PRIVATE uint32_t jitanon__elf_class_of(uint32_t machine)
     }
 }
 
+
+/* p_align of the PT_LOAD: the largest page the machine's kernels use, as its linkers
+   write it (64 KiB for arm64, ppc64 and LoongArch, whose kernels may run 64 KiB pages; 4
+   KiB elsewhere).  Readers only round p_vaddr down by it, to 0 either way (text_base is
+   smaller); a loader on a kernel with larger pages than p_align refuses the file. */
+JITANON__PRIVATE uint64_t jitanon__elf_load_align(uint32_t machine)
+{
+    switch (machine) {
+    case JITANON__EM_AARCH64:
+    case JITANON__EM_PPC64:
+    case JITANON__EM_LOONGARCH: return 0x10000u;
+    default: return JITANON__ELF_LOAD_ALIGN;
+    }
+}
 
 JITANON__PRIVATE int jitanon__elf_is64(const jitanon_elf_builder *b) { return b->elf_class == 64; }
 JITANON__PRIVATE uint64_t jitanon__elf_ehsize(int is64) { return is64 ? 64u : 52u; }
@@ -9907,10 +9925,10 @@ JITANON__PRIVATE void jitanon__elf_header(jitanon__elfw *w)
        mmap start - pgoff, which is where offset (= address) 0 sits.  With a smaller p_align
        every symbol landed p_vaddr bytes early there (perf's own files too). */
     jitanon__elf_phdr(w, JITANON__PT_LOAD, nobits ? 4 : 5, w->b->text_base, w->load_end - w->b->text_base,
-                      w->load_end - w->b->text_base, JITANON__ELF_LOAD_ALIGN);
+                      w->load_end - w->b->text_base, jitanon__elf_load_align(w->b->machine));
     if (nobits) /* symbols only: an R+X load over the .text that has no bytes in the file */
         jitanon__elf_phdr(w, JITANON__PT_LOAD, 4, w->sec[w->text_idx].off, 0, w->sec[w->text_idx].size,
-                          JITANON__ELF_LOAD_ALIGN);
+                          jitanon__elf_load_align(w->b->machine));
     jitanon__elf_phdr(w, JITANON__PT_NOTE, 4, w->note_off, w->note.size, w->note.size, 4);
     if (w->eh.size) jitanon__elf_phdr(w, JITANON__PT_GNU_EH_FRAME, 4, w->hdr_off, w->hdr.size, w->hdr.size, 4);
 }
@@ -14889,6 +14907,11 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   the dump, the record table); errors without an offset no longer say
                   "at byte 0"; recorded perf.data damage is one message, reported
                   through the reader only (jitanon_inject_file logs it once)
+                arm64 (issue #35): jitanon_jitdump_host_machine(), and elf_mach 0 in
+                  jitanon_jitdump_file_open writes it; stubs for arm64, ppc64 and
+                  LoongArch have a 64 KiB-aligned PT_LOAD (was 4 KiB); the sampled-files
+                  scan also looks up stack and register words without bits 48 and up
+                  (arm64's pac-ret return addresses)
        0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
               that leave the machine.  Output changes: per-function file output writes only
               the ELF files a sample, callchain, branch, data address or copied user-stack

@@ -848,6 +848,38 @@ static void test_elf_options(void)
     elft_end(&t);
 }
 
+/* arm64 (and ppc64, LoongArch) kernels may run 64 KiB pages, and their linkers align
+   loads so: the stub's PT_LOAD says 64 KiB there, 4 KiB on x86-64, and its text still
+   rounds down to address 0 (where readers put offset 0). */
+static void test_elf_load_align(void)
+{
+    static const struct { uint32_t machine; uint64_t align; } cases[] = {
+        {183, 0x10000}, {21, 0x10000}, {258, 0x10000}, {62, 0x1000}, {243, 0x1000}};
+    elft_dump t;
+    jitanon_elf_opts o;
+    jitanon_membuf out;
+    jitanon_elf_info info;
+    jitanon_test_elf_file f;
+    jitanon_test_elf_segment seg;
+    size_t k;
+    memset(&out, 0, sizeof out);
+    elft_standard(&t, ELFT_EM_X86_64, 0, 0);
+    if (!t.d) return;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        memset(&o, 0, sizeof o);
+        o.machine = cases[k].machine;
+        JT_CHECK(elft_emit(&t, 3, &o, &out, NULL, &info) == JITANON_OK);
+        JT_CHECK_EQ_U(info.machine, cases[k].machine);
+        JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
+        JT_CHECK(jitanon_test_elf_segment_at(&f, 0, &seg, NULL) == JITANON_OK);
+        JT_CHECK_EQ_U(seg.type, 1);
+        JT_CHECK_EQ_U(seg.align, cases[k].align);
+        JT_CHECK(seg.vaddr < seg.align && seg.offset % seg.align == seg.vaddr % seg.align);
+        jitanon_membuf_release(&out);
+    }
+    elft_end(&t);
+}
+
 /* Unwinding info that cannot be rebased is left out, never half-copied. */
 static void test_elf_bad_unwind_dropped(void)
 {
@@ -970,6 +1002,7 @@ static void suite_elf(void)
     JT_RUN(test_elf_eh_frame);
     JT_RUN(test_elf_big_endian_32);
     JT_RUN(test_elf_options);
+    JT_RUN(test_elf_load_align);
     JT_RUN(test_elf_bad_unwind_dropped);
     JT_RUN(test_elf_reader_truncate_and_patch);
     JT_RUN(test_elf_alloc_failure_sweep);

@@ -64,6 +64,9 @@ for f in "$fib" $(awk 'NR % 300 == 1 { print $5 }' "$tmp/fn.fn"); do
   o=$(eu-elflint --gnu-ld "$f" 2>&1) || bad="$bad ${f##*/}: $o"
 done
 [ -z "$bad" ] && pass "eu-elflint --gnu-ld clean on a sample of stubs (fib's among them)" || fail "eu-elflint" "$bad"
+# aligned for kernels with 64 KiB pages, as aarch64 linkers align
+al=$(readelf -lW "$fib" | awk '$1 == "LOAD" { print $NF; exit }')
+[ "$al" = 0x10000 ] && pass "the stubs' PT_LOAD is 64 KiB-aligned, as aarch64 linkers write it" || fail "PT_LOAD p_align" "$al"
 # addr2line: the first line entry of every function with one gives the dump's line.
 awk 'NR == FNR { path[$1] = $5; pg[$1] = $4; next }
      $1 == "line" && !seen[$2]++ && $4 > 0 { printf "%s %s %d %s\n", path[$2], pg[$2], $3, $4 }' \
