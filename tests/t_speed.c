@@ -232,6 +232,17 @@ static void test_speed_sampled_arm64(void)
     w[37] = 16;                     /* dyn_size */
     sp_case(regs | stack, 0x1ffffffffull, w, sizeof w / 8, JITANON_ELF_FILES_SAMPLED, JITANON_ANON_RANGE,
             "jitted-100-2.so jitted-100-3.so ");
+    /* an AArch32 process on an arm64 kernel (PERF_SAMPLE_REGS_ABI_32: r0..r15, 32-bit
+       values; its stack holds 4-byte words): the link register r14 in f1, a stack word in f3 */
+    memset(w, 0, sizeof w);
+    w[0] = 1;
+    w[1 + 14] = 0x10204; /* r14 */
+    w[1 + 15] = 0x5000;  /* pc */
+    w[17] = 8;
+    w[18] = 0x0001200800000000ull; /* the words 0 and 0x12008 */
+    w[19] = 8;
+    sp_case(regs | stack, 0xffffull, w, 20, JITANON_ELF_FILES_SAMPLED, JITANON_ANON_RANGE,
+            "jitted-100-1.so jitted-100-3.so ");
 }
 
 static void suite_speed(void)
