@@ -96,6 +96,16 @@ if grep -q 'Return address column: 30' "$tmp/frames" && grep -q 'DW_CFA_def_cfa:
   pass "readelf decodes fib's .eh_frame with arm64 registers (CFA x29, return address x30) over its .text 0x$(echo $range | tr ' ' '-')"
 else fail "fib's .eh_frame" "$(grep -m3 'FDE\|def_cfa\|Return' "$tmp/frames" | tr '\n' ' ')"; fi
 
+# The per-process layout: one AArch64 file, elflint clean, fib's FDE at fib's offset.
+mkdir "$tmp/proc"
+./build/jitdump-elf --process "$dump" "$tmp/proc" > "$tmp/proc.fn" 2> "$tmp/proc.err"
+pf=$(ls "$tmp"/proc/*.so 2>/dev/null | head -1)
+pg=$(awk '/ LazyCompile:\*fib /{ print $4 }' "$tmp/proc.fn" | tail -1)
+if [ -n "$pf" ] && [ -n "$pg" ] && readelf -h "$pf" | grep -q 'Machine: *AArch64' && eu-elflint --gnu-ld "$pf" > /dev/null 2>&1 &&
+   readelf -W --debug-dump=frames "$pf" | grep ' FDE ' | grep -q "pc=0*${pg#0x}\.\."; then
+  pass "--process: one AArch64 file of $(wc -l < "$tmp/proc.fn") functions, eu-elflint clean, fib's FDE at its offset $pg"
+else fail "--process stub" "$(head -c 300 "$tmp/proc.err") pgoff $pg"; fi
+
 # An arm64 recording of this dump's functions, written with our perf writer (perf cannot
 # record under qemu-user): fp call graphs (the caller of the leaf in the link register
 # only, as perf records arm64) and dwarf ones (x0..x30, sp, pc and 64 bytes of stack).
