@@ -8955,7 +8955,6 @@ JITANON__PRIVATE uint32_t jitanon__elf_class_of(uint32_t machine)
     }
 }
 
-
 /* p_align of the PT_LOAD: the largest page the machine's kernels use, as its linkers
    write it (64 KiB for arm64, ppc64 and LoongArch, whose kernels may run 64 KiB pages; 4
    KiB elsewhere).  Readers only round p_vaddr down by it, to 0 either way (text_base is
@@ -11438,13 +11437,14 @@ JITANON__PRIVATE void jitanon__inj_hit_ret(jitanon__inj *j, uint32_t pid, uint64
     if (ip && !jitanon__inj_hit(j, pid, ip)) (void)jitanon__inj_hit(j, pid, ip - 1);
 }
 
-/* A word that may be an address in jitted code; most are not near any.  Bits 48 and up
-   are dropped: on arm64 a return address that pointer authentication signed (pac-ret, in
-   the frame records of a JIT with control-flow integrity, and in the link register once
-   a function signed it) carries its code there, above the 48-bit user address, and
-   unwinders strip it; x86-64's tags (LAM) sit there too.  The word as it is comes first:
-   code above 2^48 (5-level page tables, arm64's 52-bit addresses) has no room for a tag
-   there.  A word that only looks so costs at most one file more. */
+/* A word that may be an address in jitted code; most are not near any.  One with bits 48
+   and up set is looked up without them too: on arm64 a return address that pointer
+   authentication signed (pac-ret, in the frame records of a JIT with control-flow
+   integrity, and in the link register once a function signed it) carries its code there,
+   above the 48-bit user address, and unwinders strip it; x86-64's tags (LAM) sit there
+   too.  The word as it is comes first: code above 2^48 (5-level page tables, arm64's
+   52-bit addresses) has no room for a tag there.  A word that only looks like one costs
+   at most one file more. */
 JITANON__PRIVATE void jitanon__inj_hit_word(jitanon__inj *j, uint32_t pid, uint64_t w)
 {
     if (w >= j->jit.code_lo && w - 1 <= j->jit.code_hi && w) jitanon__inj_hit_ret(j, pid, w);
