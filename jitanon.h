@@ -624,8 +624,14 @@ JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writ
                                                            const jitanon_jitdump_debug_entry *entries,
                                                            size_t count, jitanon_error *err);
 
+/* e_machine of the machine this library was compiled for, what a JIT writes into its
+   dump's header: EM_X86_64 (62), EM_AARCH64 (183), EM_386 (3), EM_ARM (40), EM_PPC (20),
+   EM_PPC64 (21), EM_S390 (22), EM_RISCV (243), EM_LOONGARCH (258); 0 when unknown. */
+JITANON_API uint32_t jitanon_jitdump_host_machine(void);
+
 /* For a JIT: creates DIR/jit-<pid>.dump (DIR NULL means the current directory), writes
-   the header, and maps the file's first page PROT_READ|PROT_EXEC so that `perf record`
+   the header (elf_mach 0: jitanon_jitdump_host_machine()), and maps the file's first page
+   (the system's page: 4 KiB, 16 KiB or 64 KiB) PROT_READ|PROT_EXEC so that `perf record`
    notes the marker mmap.  Write records with jitanon_jitdump_write and
    jitanon_jitdump_write_debug_info on `f->writer`, timestamps from jitanon_jitdump_now().
    The writer's sink carries the fd itself, not a pointer into `f`, so the struct may be
@@ -1748,7 +1754,8 @@ typedef enum jitanon_elf_layout {
    sampled.  The addresses of a sample: its ip, its callchain entries, its data address,
    its branch stack's from and to, and, for --call-graph dwarf, every word of its user
    registers and of its copied user stack (a superset of the return addresses an unwinder
-   can find there); a return address and the byte before it both count. */
+   can find there; on arm64 also without a pointer-authentication code in bits 48 and up);
+   a return address and the byte before it both count. */
 typedef enum jitanon_elf_files {
     JITANON_ELF_FILES_AUTO = 0,    /* SAMPLED where it applies (per-function files, file input and
                                       output), else ALL; with no fallback reported */
@@ -4882,6 +4889,31 @@ JITANON__PRIVATE jitanon_result jitanon__jw_end(jitanon__jw *j)
 {
     jitanon__buf_flush(&j->buf);
     return j->r;
+}
+
+JITANON_API uint32_t jitanon_jitdump_host_machine(void)
+{
+#if defined(__x86_64__) || defined(_M_X64)
+    return 62u;
+#elif defined(__aarch64__) || defined(_M_ARM64)
+    return 183u;
+#elif defined(__i386__) || defined(_M_IX86)
+    return 3u;
+#elif defined(__arm__) || defined(_M_ARM)
+    return 40u;
+#elif defined(__powerpc64__)
+    return 21u;
+#elif defined(__powerpc__)
+    return 20u;
+#elif defined(__s390__)
+    return 22u;
+#elif defined(__riscv)
+    return 243u;
+#elif defined(__loongarch64)
+    return 258u;
+#else
+    return 0;
+#endif
 }
 
 JITANON_API jitanon_result jitanon_jitdump_writer_init(jitanon_jitdump_writer *w, jitanon_sink sink,
@@ -8701,6 +8733,9 @@ JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len
 #define JITANON__EM_PPC 20u
 #define JITANON__EM_ARM 40u
 #define JITANON__EM_X86_64 62u
+#define JITANON__EM_PPC64 21u
+#define JITANON__EM_AARCH64 183u
+#define JITANON__EM_LOONGARCH 258u
 #define JITANON__SHT_PROGBITS 1u
 #define JITANON__SHT_SYMTAB 2u
 #define JITANON__SHT_STRTAB 3u
@@ -8711,7 +8746,8 @@ JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len
 #define JITANON__SHF_EXECINSTR 4u
 #define JITANON__SHF_COMPRESSED 0x800u
 #define JITANON__PT_LOAD 1u
-#define JITANON__ELF_LOAD_ALIGN 0x1000u /* > text_base, so the PT_LOAD rounds down to address 0 */
+#define JITANON__ELF_LOAD_ALIGN 0x1000u /* > text_base, so the PT_LOAD rounds down to address 0; 64 KiB
+                                          for some machines (jitanon__elf_load_align) */
 #define JITANON__PT_NOTE 4u
 #define JITANON__PT_GNU_EH_FRAME 0x6474e550u
 #define JITANON__NT_GNU_BUILD_ID 3u
@@ -8933,24 +8969,18 @@ JITANON__PRIVATE uint32_t jitanon__elf_class_of(uint32_t machine)
     }
 }
 
-/* e_machine of the machine this library was compiled for, or 0 if unknown. */
-JITANON__PRIVATE uint32_t jitanon__elf_host_machine(void)
+/* p_align of the PT_LOAD: the largest page the machine's kernels use, as its linkers
+   write it (64 KiB for arm64, ppc64 and LoongArch, whose kernels may run 64 KiB pages; 4
+   KiB elsewhere).  Readers only round p_vaddr down by it, to 0 either way (text_base is
+   smaller); a loader on a kernel with larger pages than p_align refuses the file. */
+JITANON__PRIVATE uint64_t jitanon__elf_load_align(uint32_t machine)
 {
-#if defined(__x86_64__) || defined(_M_X64)
-    return JITANON__EM_X86_64;
-#elif defined(__aarch64__) || defined(_M_ARM64)
-    return 183u;
-#elif defined(__riscv)
-    return 243u;
-#elif defined(__powerpc64__)
-    return 21u;
-#elif defined(__s390x__)
-    return 22u;
-#elif defined(__loongarch64)
-    return 258u;
-#else
-    return 0;
-#endif
+    switch (machine) {
+    case JITANON__EM_AARCH64:
+    case JITANON__EM_PPC64:
+    case JITANON__EM_LOONGARCH: return 0x10000u;
+    default: return JITANON__ELF_LOAD_ALIGN;
+    }
 }
 
 JITANON__PRIVATE int jitanon__elf_is64(const jitanon_elf_builder *b) { return b->elf_class == 64; }
@@ -9915,10 +9945,10 @@ JITANON__PRIVATE void jitanon__elf_header(jitanon__elfw *w)
        mmap start - pgoff, which is where offset (= address) 0 sits.  With a smaller p_align
        every symbol landed p_vaddr bytes early there (perf's own files too). */
     jitanon__elf_phdr(w, JITANON__PT_LOAD, nobits ? 4 : 5, w->b->text_base, w->load_end - w->b->text_base,
-                      w->load_end - w->b->text_base, JITANON__ELF_LOAD_ALIGN);
+                      w->load_end - w->b->text_base, jitanon__elf_load_align(w->b->machine));
     if (nobits) /* symbols only: an R+X load over the .text that has no bytes in the file */
         jitanon__elf_phdr(w, JITANON__PT_LOAD, 4, w->sec[w->text_idx].off, 0, w->sec[w->text_idx].size,
-                          JITANON__ELF_LOAD_ALIGN);
+                          jitanon__elf_load_align(w->b->machine));
     jitanon__elf_phdr(w, JITANON__PT_NOTE, 4, w->note_off, w->note.size, w->note.size, 4);
     if (w->eh.size) jitanon__elf_phdr(w, JITANON__PT_GNU_EH_FRAME, 4, w->hdr_off, w->hdr.size, w->hdr.size, 4);
 }
@@ -9977,7 +10007,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_emit(jitanon__elfw *w, jitanon_sink
 JITANON__PRIVATE void jitanon__elf_pick_machine(jitanon__elfw *w)
 {
     jitanon_elf_builder *b = w->b;
-    uint32_t host = jitanon__elf_host_machine();
+    uint32_t host = jitanon_jitdump_host_machine();
     w->out.machine = b->machine;
     if (!(b->notes & JITANON_ELF_NOTE_ERLANG) || b->opts.machine || b->machine != JITANON__EM_X86_64) {
         b->notes &= ~(uint32_t)JITANON_ELF_NOTE_ERLANG;
@@ -11470,10 +11500,19 @@ JITANON__PRIVATE void jitanon__inj_hit_ret(jitanon__inj *j, uint32_t pid, uint64
     if (ip && !jitanon__inj_hit(j, pid, ip)) (void)jitanon__inj_hit(j, pid, ip - 1);
 }
 
-/* A word that may be an address in jitted code; most are not near any. */
+/* A word that may be an address in jitted code; most are not near any.  One with bits 48
+   and up set is looked up without them too: on arm64 a return address that pointer
+   authentication signed (pac-ret, in the frame records of a JIT with control-flow
+   integrity, and in the link register once a function signed it) carries its code there,
+   above the 48-bit user address, and unwinders strip it; x86-64's tags (LAM) sit there
+   too.  The word as it is comes first: code above 2^48 (5-level page tables, arm64's
+   52-bit addresses) has no room for a tag there.  A word that only looks like one costs
+   at most one file more. */
 JITANON__PRIVATE void jitanon__inj_hit_word(jitanon__inj *j, uint32_t pid, uint64_t w)
 {
     if (w >= j->jit.code_lo && w - 1 <= j->jit.code_hi && w) jitanon__inj_hit_ret(j, pid, w);
+    else if (w >> 48 && (w &= ((uint64_t)1 << 48) - 1) >= j->jit.code_lo && w - 1 <= j->jit.code_hi && w)
+        jitanon__inj_hit_ret(j, pid, w);
 }
 
 /* The addresses of a sample past its callchain that perf or an unwinder resolves (see
@@ -12492,7 +12531,7 @@ JITANON__PRIVATE void jitanon__inj_fix_machine(jitanon__inj *j, jitanon_jitdump_
     if (j->opts->elf.machine) return; /* the caller's machine goes into the files anyway */
     m = jitanon__inj_machine(j);
     if (h->elf_mach && (!m || jitanon__inj_machine_runs(m, h->elf_mach))) return;
-    if (!m) m = jitanon__elf_host_machine();
+    if (!m) m = jitanon_jitdump_host_machine();
     if (!m) return;
     if (j->io.log) {
         jitanon__fmt(msg, sizeof msg, h->elf_mach ? "jitdump %s has e_machine %u, which the recording's machine does "
@@ -12953,7 +12992,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_stub(jitanon__inj *j, uint3
     h.big_endian = j->in->big_endian;
     /* a map says nothing of the machine: its process's dump does, else the recording */
     h.elf_mach = jitanon__inj_machine(j);
-    if (!h.elf_mach) h.elf_mach = jitanon__elf_host_machine();
+    if (!h.elf_mach) h.elf_mach = jitanon_jitdump_host_machine();
     for (i = 0; dumps && *dumps && i < j->jit.ndumps; i++)
         if (j->jit.dumps[i].pid == pid) h.elf_mach = j->jit.dumps[i].sum.header.elf_mach;
     if (!eo.allocator.alloc_fn) eo.allocator = j->a;
@@ -14072,7 +14111,7 @@ JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, co
         long page = sysconf(_SC_PAGESIZE);
         size_t n;
         memset(&h, 0, sizeof h);
-        h.elf_mach = elf_mach;
+        h.elf_mach = elf_mach ? elf_mach : jitanon_jitdump_host_machine();
         h.pid = (uint32_t)getpid();
         h.timestamp = jitanon_jitdump_now();
         h.big_endian = jitanon__host_big_endian();
@@ -15230,6 +15269,11 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   through the reader only (jitanon_inject_file logs it once)
                 a dump missing after its process exited: the message says moved,
                   deleted or a container, and --jitdump-dir (no library field name)
+                arm64 (issue #35): jitanon_jitdump_host_machine(), and elf_mach 0 in
+                  jitanon_jitdump_file_open writes it; stubs for arm64, ppc64 and
+                  LoongArch have a 64 KiB-aligned PT_LOAD (was 4 KiB); the sampled-files
+                  scan also looks up stack and register words without bits 48 and up
+                  (arm64's pac-ret return addresses)
        0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
               that leave the machine.  Output changes: per-function file output writes only
               the ELF files a sample, callchain, branch, data address or copied user-stack

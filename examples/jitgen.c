@@ -30,7 +30,17 @@
    LLVM's PerfJITEventListener add 0x40 (the data is otherwise the same for a seed).  With --pages P the code space holds P/C chunks; code beyond it
    wraps around to the first chunk, as a moving GC reuses it.
 
-   `--loads 45000 --samples 200000` is about the size of an 8 s node --perf-prof run. */
+   `--loads 45000 --samples 200000` is about the size of an 8 s node --perf-prof run.
+
+   --arch arm64: a recording of an arm64 machine (HEADER_ARCH aarch64, dumps with e_machine
+   183, functions of A64 words between stp x29, x30 / ret, V8's arm64 .eh_frame).
+   --page-size B: the kernel's page size (commits, the marker mapping; 65536 for arm64
+   kernels with 64 KiB pages).  --call-graph fp: samples carry a user callchain (on arm64
+   with the link register in the user registers, as perf records it there); dwarf: the
+   user registers of the arch (perf's mask) and 64 bytes of user stack holding return
+   addresses.  --dump FILE: sample the functions of a real dump instead (its pid, machine
+   and times; the dump is copied to DIR; an r-x //anon over its code before its first load
+   and one more after its last, which the injector trims) - no functions are generated. */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
@@ -42,22 +52,49 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define PAGE 4096u
+#define PAGE (g->page)
 #define CODE_BASE 0x3b5c00040000ull /* V8 puts its code space somewhere like this */
 #define NODE_TEXT 0x55d0c0c00000ull
 #define NODE_TEXT_LEN 0x2800000ull
 #define LIBC_TEXT 0x7f3a51228000ull
 #define LIBC_TEXT_LEN 0x155000ull
-#define T0 1500000000000ull /* CLOCK_MONOTONIC of the start: 25 min of uptime */
+#define T0 1500000000000ull /* CLOCK_MONOTONIC of the start: 25 min of uptime (--dump: the dump's) */
 #define PERIOD 250000ull    /* 4000 Hz */
 #define STUB_SIZE 256u
 #define STUB_EVERY 16u      /* every 16th allocation in the code space is a stub */
 #define SAMPLE_TYPE (JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_PERIOD)
+#define STACK_SIZE 64u      /* --call-graph dwarf: bytes of user stack per sample */
+#define CONTEXT_USER 0xfffffffffffffe00ull /* PERF_CONTEXT_USER, the callchain's user-mode marker */
+
+/* What differs between the machines a recording can come from: HEADER_ARCH, the dumps'
+   e_machine, the registers of --call-graph dwarf (PERF_REG_* bits, perf_regs.h of each
+   arch: perf asks for these masks) and where ip, sp, the frame pointer and the return
+   address sit among them (-1: not a register), the code a function starts and ends with. */
+typedef struct arch_info {
+    const char *name, *uname, *release;
+    uint32_t machine;
+    uint64_t regs;        /* --call-graph dwarf's sample_regs_user */
+    int ip, sp, fp, lr;   /* their bits in regs */
+    uint64_t fp_regs;     /* --call-graph fp's sample_regs_user (arm64: the link register) */
+    unsigned insn;        /* instruction size and alignment of function sizes */
+} arch_info;
+
+static const arch_info arches[] = {
+    /* AX..IP, FLAGS, CS, SS, R8..R15 (no DS..GS): perf's mask for x86-64 */
+    {"x86_64", "x86_64", "6.1.0-jitgen-amd64", 62, 0xff0fffull, 8, 7, 6, -1, 0, 1},
+    /* x0..x30 (x29 fp, x30 lr), sp, pc */
+    {"arm64", "aarch64", "6.1.0-jitgen-arm64", 183, 0x1ffffffffull, 32, 31, 29, 30, 1ull << 30, 4},
+};
+enum { CG_NONE, CG_FP, CG_DWARF };
 
 typedef struct opts {
     uint64_t samples, loads, pages, chunk_pages, seed, duration_ms, debug_every, unwind_every, round, line_bias;
     uint64_t debug_batch; /* > 1: LOADs held back and written after their batch's DEBUG_INFO (LLVM ORC JITLink) */
+    uint64_t page_size;
     int anon; /* ANON_* */
+    int call_graph; /* CG_* */
+    const arch_info *arch;
+    const char *dump; /* --dump: sample this dump's functions instead of generating some */
     uint32_t pid;
     int quiet;
     const char *dir;
@@ -73,13 +110,13 @@ enum { ANON_PAGE, ANON_LOAD, ANON_CHUNK };
 
 typedef struct gen {
     opts o;
-    uint64_t rng;
+    uint64_t rng, page, t0;
     char dir[PATH_MAX], marker[PATH_MAX + 32];
     /* perf.data */
     jitanon_atomic_file af;
     jitanon_perf_writer pw;
-    jitanon_perf_attr attr;
-    uint8_t attr_raw[128];
+    jitanon_perf_attr attr, enc_attr; /* enc_attr: without REGS_USER|STACK_USER (appended here) */
+    uint8_t attr_raw[128], enc_raw[128];
     uint64_t ids[2];
     uint64_t since_round, records, first_sample, last_sample;
     /* jitdump */
@@ -136,7 +173,7 @@ static void write_rec(gen *g, const jitanon_perf_record *rec)
 {
     uint8_t r[PATH_MAX + 256];
     size_t size;
-    if (jitanon_perf_encode(r, sizeof r, &size, rec, &g->attr, &g->err) != JITANON_OK) die(g, "encode");
+    if (jitanon_perf_encode(r, sizeof r, &size, rec, &g->enc_attr, &g->err) != JITANON_OK) die(g, "encode");
     if (jitanon_perf_writer_write(&g->pw, r, size, &g->err) != JITANON_OK) die(g, "perf.data write");
     g->records++;
 }
@@ -193,17 +230,93 @@ static void rec_mmap2(gen *g, uint64_t start, uint64_t len, uint64_t pgoff, uint
     put(g, &rec, JITANON_PERF_RECORD_MMAP2, JITANON_PERF_MISC_USER, time);
 }
 
+static uint64_t sample_ip(gen *g);
+
+/* A return address into a function sampled as a caller: past its first instruction. */
+static uint64_t ret_addr(gen *g)
+{
+    uint64_t ip = sample_ip(g), a = g->o.arch->insn;
+    return (ip / a) * a + a;
+}
+
+/* The user registers and stack of --call-graph dwarf, appended to a sample encoded
+   without them (the encoder writes the fields up to the callchain): PERF_SAMPLE_REGS_ABI_64
+   and the registers in bit order, then the stack's size, its bytes and dyn_size.  The
+   stack holds the frame record of the caller's caller (saved fp, return address) and the
+   return address of the one above it: arm64 keeps the caller's return address in the
+   link register, x86-64 on top of the stack. */
+static size_t regs_stack(gen *g, uint8_t *p, uint64_t ip, const uint64_t ret[3])
+{
+    const arch_info *a = g->o.arch;
+    const uint64_t sp = 0x7ffc9e5a1000ull - 16 * rndn(g, 64);
+    uint64_t stack[STACK_SIZE / 8], bit;
+    size_t n = 0, k;
+    for (k = 0; k < STACK_SIZE / 8; k++) stack[k] = rndn(g, 1000);
+    stack[2] = sp + 48; /* the frame record at sp + 16: saved fp, return address */
+    stack[3] = ret[1];
+    stack[7] = ret[2];
+    if (a->lr < 0) stack[0] = ret[0];
+    le64(p + n, 2), n += 8;
+    for (bit = 0; bit < 64; bit++) {
+        int b = (int)bit;
+        uint64_t v = rndn(g, 1u << 16);
+        if (!(a->regs >> bit & 1)) continue;
+        if (b == a->ip) v = ip;
+        else if (b == a->sp) v = sp;
+        else if (b == a->fp) v = sp + 16;
+        else if (b == a->lr) v = ret[0];
+        le64(p + n, v), n += 8;
+    }
+    le64(p + n, STACK_SIZE), n += 8;
+    for (k = 0; k < STACK_SIZE / 8; k++) le64(p + n, stack[k]), n += 8;
+    le64(p + n, STACK_SIZE), n += 8;
+    return n;
+}
+
+/* --call-graph fp: user marker, ip, the callers' return addresses.  On arm64 a leaf has
+   not saved the link register yet, so the frame-pointer walk misses its caller, and perf
+   records the link register beside the chain (fp_regs) to put it back. */
 static void rec_sample(gen *g, uint32_t tid, uint64_t ip, uint64_t time)
 {
     jitanon_perf_record rec;
+    uint8_t r[1024], chain[6 * 8];
+    uint64_t ret[3];
+    size_t size, n = 0, k;
     memset(&rec, 0, sizeof rec);
+    rec.type = JITANON_PERF_RECORD_SAMPLE;
+    rec.misc = JITANON_PERF_MISC_USER;
     rec.sample.ip = ip;
     rec.sid.pid = g->o.pid;
     rec.sid.tid = tid;
+    rec.sid.time = time;
     rec.sample.period = PERIOD;
     if (!g->first_sample) g->first_sample = time;
     g->last_sample = time;
-    put(g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, time);
+    if (g->o.call_graph == CG_NONE) {
+        put(g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, time);
+        return;
+    }
+    for (k = 0; k < 3; k++) ret[k] = ret_addr(g);
+    if (g->o.call_graph == CG_FP) {
+        le64(chain, CONTEXT_USER);
+        le64(chain + 8, ip);
+        for (k = g->o.arch->lr < 0 ? 0 : 1, n = 2; k < 3; k++) le64(chain + 8 * n++, ret[k]);
+        rec.sample.callchain_nr = n;
+        rec.sample.callchain.data = chain;
+        rec.sample.callchain.size = n * 8;
+    }
+    if (jitanon_perf_encode(r, sizeof r - 512, &size, &rec, &g->enc_attr, &g->err) != JITANON_OK) die(g, "encode");
+    if (g->o.call_graph == CG_DWARF) size += regs_stack(g, r + size, ip, ret);
+    else if (g->o.arch->fp_regs) le64(r + size, 2), le64(r + size + 8, ret[0]), size += 16;
+    r[6] = (uint8_t)size, r[7] = (uint8_t)(size >> 8); /* header.size */
+    if (jitanon_perf_writer_write(&g->pw, r, size, &g->err) != JITANON_OK) die(g, "perf.data write");
+    g->records++;
+    if (++g->since_round >= g->o.round) {
+        memset(&rec, 0, sizeof rec);
+        rec.type = JITANON_PERF_RECORD_FINISHED_ROUND;
+        write_rec(g, &rec);
+        g->since_round = 0;
+    }
 }
 
 /* perf_event_attr as perf 6.1 writes it for -e cpu-clock -k mono (128 bytes). */
@@ -231,12 +344,22 @@ static void make_attr(gen *g)
     g->attr.read_format = (1ull << 2) | (1ull << 4); /* ID | LOST */
     g->attr.flags = flags;
     g->attr.clockid = 1; /* CLOCK_MONOTONIC */
+    if (g->o.call_graph == CG_FP) g->attr.sample_type |= JITANON_PERF_SAMPLE_CALLCHAIN;
+    g->enc_attr = g->attr;
+    if (jitanon_perf_encode_attr(g->enc_raw, sizeof g->enc_raw, &g->enc_attr, 4000, 0, &g->err) != JITANON_OK)
+        die(g, "attr");
+    if (g->o.call_graph == CG_DWARF || (g->o.call_graph == CG_FP && g->o.arch->fp_regs))
+        g->attr.sample_type |= JITANON_PERF_SAMPLE_REGS_USER;
+    if (g->o.call_graph == CG_DWARF) g->attr.sample_type |= JITANON_PERF_SAMPLE_STACK_USER;
     if (jitanon_perf_encode_attr(g->attr_raw, sizeof g->attr_raw, &g->attr, 4000, 0, &g->err) != JITANON_OK)
         die(g, "attr");
+    /* sample_regs_user (byte 80) and sample_stack_user (88), which the encoder leaves 0 */
+    if (g->o.call_graph == CG_DWARF) le64(g->attr_raw + 80, g->o.arch->regs), le32(g->attr_raw + 88, STACK_SIZE);
+    else if (g->o.call_graph == CG_FP) le64(g->attr_raw + 80, g->o.arch->fp_regs);
     g->ids[0] = 4711;
     g->ids[1] = 4712;
-    g->attr.ids = g->ids;
-    g->attr.id_count = 2;
+    g->attr.ids = g->enc_attr.ids = g->ids;
+    g->attr.id_count = g->enc_attr.id_count = 2;
 }
 
 /* perf's header string: u32 length (with the NUL, padded to 64), then the bytes. */
@@ -254,9 +377,9 @@ static void add_features(gen *g)
 {
     uint8_t b[16];
     feat_string(g, 3, "jitgen");              /* HOSTNAME */
-    feat_string(g, 4, "6.1.0-jitgen-amd64"); /* OSRELEASE */
-    feat_string(g, 5, "6.1.jitgen");          /* VERSION */
-    feat_string(g, 6, "x86_64");              /* ARCH */
+    feat_string(g, 4, g->o.arch->release);  /* OSRELEASE */
+    feat_string(g, 5, "6.1.jitgen");        /* VERSION */
+    feat_string(g, 6, g->o.arch->uname);    /* ARCH */
     le32(b, 2);                   /* NRCPUS: available, online */
     le32(b + 4, 2);
     if (jitanon_perf_writer_add_feature(&g->pw, 7, b, 8, &g->err) != JITANON_OK) die(g, "feature");
@@ -277,22 +400,32 @@ static int jf_write(void *user, const void *data, size_t size)
 /* V8's unwinding info for one function: CIE "zR" (pcrel|sdata4 FDE pointers), one FDE
    whose pc_begin points ALIGN8(code_size) back from the .eh_frame start (V8 assumes the
    code sits there), a terminator, then the 20-byte .eh_frame_hdr with one table entry. */
-static size_t v8_unwind(uint8_t *out, uint64_t code_size)
+static size_t v8_unwind(uint8_t *out, uint64_t code_size, const arch_info *a)
 {
-    static const uint8_t cie[24] = {0x14, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b,
-                                    0x0c, 7, 8, 0x90, 1, 0, 0};
+    /* x86-64: code/data alignment 1/-8, return address 16 (rip), CFA rsp+8, rip at cfa-8 */
+    static const uint8_t cie_x86[24] = {0x14, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b,
+                                        0x0c, 7, 8, 0x90, 1, 0, 0};
+    /* arm64, as V8 writes it: alignment 4/-8, return address 30 (x30), CFA x29+0, x30 unchanged */
+    static const uint8_t cie_a64[24] = {0x14, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 4, 0x78, 30, 1, 0x1b,
+                                        0x0c, 29, 0, 0x08, 30, 0, 0};
     uint8_t *fde = out + 24;
     uint32_t a8 = (uint32_t)((code_size + 7) & ~(uint64_t)7), eh = 24 + 24 + 4;
-    memcpy(out, cie, sizeof cie);
+    memcpy(out, a->machine == 183 ? cie_a64 : cie_x86, 24);
     le32(fde, 20);                             /* length */
     le32(fde + 4, 28);                         /* back to the CIE */
     le32(fde + 8, (uint64_t)-(int64_t)(a8 + 32)); /* pc_begin, pc-relative */
     le32(fde + 12, code_size);                 /* pc_range */
     fde[16] = 0;                                           /* augmentation length */
-    fde[17] = 0x41;                                        /* DW_CFA_advance_loc 1 */
-    fde[18] = 0x0e;                                        /* DW_CFA_def_cfa_offset 16 */
-    fde[19] = 16;
-    fde[20] = fde[21] = fde[22] = fde[23] = 0;             /* DW_CFA_nop */
+    memset(fde + 17, 0, 7);                                /* DW_CFA_nop */
+    if (a->machine == 183) { /* after stp x29, x30, [sp, #-16]!; mov x29, sp */
+        fde[17] = 0x42;                                    /* DW_CFA_advance_loc 2 (8 bytes) */
+        fde[18] = 0x11, fde[19] = 30, fde[20] = 0x7f;      /* DW_CFA_offset_extended_sf x30, cfa+8 */
+        fde[21] = 0x80 | 29, fde[22] = 0;                  /* DW_CFA_offset x29, cfa+0 */
+    } else {
+        fde[17] = 0x41;                                    /* DW_CFA_advance_loc 1 */
+        fde[18] = 0x0e;                                    /* DW_CFA_def_cfa_offset 16 */
+        fde[19] = 16;
+    }
     memset(fde + 24, 0, 4);                                /* terminator */
     out[eh] = 1;                                           /* version */
     out[eh + 1] = 0x1b;                                    /* eh_frame_ptr: pcrel|sdata4 */
@@ -388,7 +521,7 @@ static void write_function(gen *g, uint64_t i, uint64_t time, uint8_t *code)
     jitanon_jitdump_writer *lw = g->o.debug_batch > 1 ? &g->hw : &g->jw;
     char name[256];
     size_t name_len = fn_name(g, i, name, sizeof name), k;
-    uint64_t size = fn_size(g), start;
+    uint64_t size = fn_size(g) / g->o.arch->insn * g->o.arch->insn, start;
     jitanon_jitdump_record rec;
     if (g->nfns % (STUB_EVERY - 1) == STUB_EVERY - 2 && g->cycle == 0) {
         g->stubs[g->stub_count++] = place(g, STUB_SIZE);
@@ -402,8 +535,14 @@ static void write_function(gen *g, uint64_t i, uint64_t time, uint8_t *code)
         g->grew = g->new_chunk = 0;
     }
     for (k = 0; k < size; k++) code[k] = (uint8_t)rnd(g);
-    code[0] = 0x55; /* push rbp */
-    code[size - 1] = 0xc3;
+    if (g->o.arch->machine == 183) {
+        le32(code, 0xa9bf7bfd);            /* stp x29, x30, [sp, #-16]! */
+        le32(code + 4, 0x910003fd);        /* mov x29, sp */
+        le32(code + size - 4, 0xd65f03c0); /* ret */
+    } else {
+        code[0] = 0x55; /* push rbp */
+        code[size - 1] = 0xc3;
+    }
     if (g->o.debug_every && i % g->o.debug_every == 0) {
         jitanon_jitdump_debug_entry e[8];
         char file[96];
@@ -425,7 +564,7 @@ static void write_function(gen *g, uint64_t i, uint64_t time, uint8_t *code)
     }
     if (g->o.unwind_every && i % g->o.unwind_every == 0) {
         uint8_t u[128];
-        size_t n = v8_unwind(u, size);
+        size_t n = v8_unwind(u, size, g->o.arch);
         memset(&rec, 0, sizeof rec);
         rec.id = JITANON_JITDUMP_CODE_UNWINDING_INFO;
         rec.timestamp = time - 200;
@@ -479,7 +618,79 @@ static uint64_t sample_ip(gen *g)
         if (idx >= g->nfns) idx = g->nfns - 1;
     }
     f = &g->fns[idx];
-    return f->start + rndn(g, f->size);
+    return f->start + rndn(g, f->size) / g->o.arch->insn * g->o.arch->insn;
+}
+
+/* --dump: the dump's bytes, its functions as the code space's (none is a stub), its pid
+   and machine as the recording's, the times of its first and last load. */
+static uint8_t *load_dump(gen *g, size_t *size, uint64_t *first, uint64_t *last)
+{
+    FILE *f = fopen(g->o.dump, "rb");
+    uint8_t *d = NULL;
+    long n;
+    size_t k;
+    jitanon_jitdump_iter it;
+    jitanon_jitdump_record r;
+    jitanon_result res;
+    if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+        !(d = (uint8_t *)malloc((size_t)n + 1)) || fread(d, 1, (size_t)n, f) != (size_t)n) {
+        perror(g->o.dump);
+        exit(1);
+    }
+    fclose(f);
+    *size = (size_t)n;
+    if (jitanon_jitdump_iter_begin(&it, d, *size, NULL, &g->err) != JITANON_OK) die(g, g->o.dump);
+    for (k = 0; k < sizeof arches / sizeof *arches; k++)
+        if (arches[k].machine == it.header.elf_mach) g->o.arch = &arches[k];
+    g->o.pid = it.header.pid;
+    *first = UINT64_MAX, *last = 0;
+    while ((res = jitanon_jitdump_iter_next(&it, &r, &g->err)) == JITANON_OK) {
+        fn *fp;
+        if (r.id != JITANON_JITDUMP_CODE_LOAD || !r.load.code_size) continue;
+        if (!(g->nfns & (g->nfns + 1))) { /* 0, 1, 3, 7 ...: double */
+            g->fns = (fn *)realloc(g->fns, 2 * (g->nfns + 1) * sizeof *g->fns);
+            if (!g->fns) die(g, "out of memory");
+        }
+        fp = &g->fns[g->nfns++];
+        memset(fp, 0, sizeof *fp);
+        fp->start = r.load.code_addr, fp->size = r.load.code_size, fp->load_time = r.timestamp;
+        if (r.timestamp < *first) *first = r.timestamp;
+        if (r.timestamp > *last) *last = r.timestamp;
+    }
+    if (res != JITANON_END) die(g, g->o.dump);
+    if (!g->nfns) fprintf(stderr, "jitgen: %s has no loads\n", g->o.dump), exit(1);
+    return d;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const fn *x = (const fn *)a, *y = (const fn *)b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* --dump: an r-x //anon over each cluster of the dump's code (functions less than 1 MiB
+   apart) before its first load, and the same once more after its last load, as a JIT
+   changing the protection of its whole code space: the coalesced mapping to trim. */
+static void dump_anons(gen *g, uint64_t before, uint64_t after)
+{
+    fn *s = (fn *)malloc(g->nfns * sizeof *s);
+    uint64_t i, lo = 0, hi = 0, pass;
+    if (!s) die(g, "out of memory");
+    memcpy(s, g->fns, g->nfns * sizeof *s);
+    qsort(s, g->nfns, sizeof *s, by_start);
+    for (pass = 0; pass < 2; pass++) {
+        lo = s[0].start & ~(PAGE - 1), hi = s[0].start + s[0].size;
+        for (i = 1; i <= g->nfns; i++) {
+            if (i < g->nfns && s[i].start <= hi + (1u << 20)) {
+                if (s[i].start + s[i].size > hi) hi = s[i].start + s[i].size;
+                continue;
+            }
+            hi = (hi + PAGE - 1) & ~(PAGE - 1);
+            rec_mmap2(g, lo, hi - lo, lo, 0, 0, 0, 5, "//anon", pass ? after : before);
+            if (i < g->nfns) lo = s[i].start & ~(PAGE - 1), hi = s[i].start + s[i].size;
+        }
+    }
+    free(s);
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -497,7 +708,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: jitgen [--samples N] [--loads M] [--pages P] [--chunk-pages C] [--anon page|load|chunk]\n"
                "              [--pid PID] [--seed S] [--duration-ms T] [--debug-every K] [--unwind-every K]\n"
-               "              [--round R] [--line-bias B] [--debug-batch K] [--quiet] DIR\n"
+               "              [--round R] [--line-bias B] [--debug-batch K] [--arch x86_64|arm64]\n"
+               "              [--page-size B] [--call-graph fp|dwarf] [--dump FILE] [--quiet] DIR\n"
                "--debug-batch K: the DEBUG_INFO of K functions, then their loads (as LLVM ORC JITLink writes)\n"
                "writes DIR/perf.data and DIR/jit-PID.dump\n");
 }
@@ -505,8 +717,9 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     gen *g = (gen *)calloc(1, sizeof(gen));
-    uint64_t v, s, l, dur, t_end, pid64 = 0;
-    uint8_t *code;
+    uint64_t v, s, l, dur, t_end, t_samples, pid64 = 0, first = 0, last = 0;
+    uint8_t *code, *dump = NULL;
+    size_t dump_size = 0;
     char path[PATH_MAX + 32];
     int i;
     if (!g) return fprintf(stderr, "jitgen: out of memory\n"), 1;
@@ -521,6 +734,8 @@ int main(int argc, char **argv)
     g->o.unwind_every = 4;
     g->o.round = 4000;
     g->o.pid = 31337;
+    g->o.arch = &arches[0];
+    g->o.page_size = 4096;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         uint64_t *dst = NULL;
@@ -538,6 +753,23 @@ int main(int argc, char **argv)
             else return fprintf(stderr, "jitgen: --anon takes page, load or chunk\n"), 2;
             continue;
         }
+        else if (!strcmp(a, "--arch") && i + 1 < argc) {
+            const char *m = argv[++i];
+            size_t k;
+            for (k = 0; k < sizeof arches / sizeof *arches && strcmp(m, arches[k].name); k++) {}
+            if (k == sizeof arches / sizeof *arches) return fprintf(stderr, "jitgen: --arch takes x86_64 or arm64\n"), 2;
+            g->o.arch = &arches[k];
+            continue;
+        }
+        else if (!strcmp(a, "--call-graph") && i + 1 < argc) {
+            const char *m = argv[++i];
+            if (!strcmp(m, "fp")) g->o.call_graph = CG_FP;
+            else if (!strcmp(m, "dwarf")) g->o.call_graph = CG_DWARF;
+            else return fprintf(stderr, "jitgen: --call-graph takes fp or dwarf\n"), 2;
+            continue;
+        }
+        else if (!strcmp(a, "--dump") && i + 1 < argc) { g->o.dump = argv[++i]; continue; }
+        else if (!strcmp(a, "--page-size")) dst = &g->o.page_size;
         else if (!strcmp(a, "--debug-every")) dst = &g->o.debug_every;
         else if (!strcmp(a, "--unwind-every")) dst = &g->o.unwind_every;
         else if (!strcmp(a, "--round")) dst = &g->o.round;
@@ -553,6 +785,15 @@ int main(int argc, char **argv)
     if (pid64) g->o.pid = (uint32_t)pid64;
     if (!g->o.dir || g->o.chunk_pages < 1 || g->o.chunk_pages > (1ull << 24) || !g->o.round || !g->o.duration_ms || !g->o.pid || pid64 > 4194304)
         return usage(stderr), 2;
+    if (g->o.page_size < 4096 || g->o.page_size > (1u << 20) || (g->o.page_size & (g->o.page_size - 1)))
+        return fprintf(stderr, "jitgen: --page-size takes a power of two from 4096 to 1 MiB\n"), 2;
+    g->page = g->o.page_size;
+    g->t0 = T0;
+    if (g->o.dump) { /* the dump's functions, pid and machine; the process starts 30 ms before its first load */
+        dump = load_dump(g, &dump_size, &first, &last);
+        g->o.loads = 0;
+        g->t0 = first - 30000000;
+    }
     if (mkdir(g->o.dir, 0755) != 0 && errno != EEXIST) return perror(g->o.dir), 1;
     if (!realpath(g->o.dir, g->dir)) return perror(g->o.dir), 1;
     g->rng = g->o.seed * 0x9E3779B97F4A7C15ull + 1;
@@ -563,7 +804,7 @@ int main(int argc, char **argv)
     g->nchunks = g->o.pages ? (g->o.pages + g->o.chunk_pages - 1) / g->o.chunk_pages : UINT64_MAX;
     g->chunk = UINT64_MAX; /* the first allocation opens chunk 0 */
     g->cursor = g->chunk_bytes;
-    g->fns = (fn *)calloc(g->o.loads + 1, sizeof(fn));
+    if (!dump) g->fns = (fn *)calloc(g->o.loads + 1, sizeof(fn));
     g->stubs = (uint64_t *)calloc(g->o.loads / (STUB_EVERY - 1) + 2, sizeof(uint64_t));
     code = (uint8_t *)malloc(4096);
     if (!g->fns || !g->stubs || !code) return fprintf(stderr, "jitgen: out of memory\n"), 1;
@@ -572,15 +813,15 @@ int main(int argc, char **argv)
     g->jf = fopen(g->marker, "wb");
     if (!g->jf) return perror(g->marker), 1;
     setvbuf(g->jf, NULL, _IOFBF, 1 << 20);
-    {
+    if (!dump) {
         jitanon_sink js;
         jitanon_jitdump_header h;
         js.write_fn = jf_write;
         js.user = g->jf;
         memset(&h, 0, sizeof h); /* little-endian, CLOCK_MONOTONIC times */
-        h.elf_mach = 62;         /* EM_X86_64 */
+        h.elf_mach = g->o.arch->machine;
         h.pid = g->o.pid;
-        h.timestamp = T0 + 20000000;
+        h.timestamp = g->t0 + 20000000;
         if (jitanon_jitdump_writer_init(&g->jw, js, &h, &g->err) != JITANON_OK) die(g, "jitdump header");
         js.write_fn = jitanon_membuf_write;
         js.user = &g->held;
@@ -596,25 +837,28 @@ int main(int argc, char **argv)
     if (jitanon_perf_writer_add_attr(&g->pw, &g->attr, &g->err) != JITANON_OK) die(g, "attr");
 
     /* process start: exec, binary and libc, worker threads, the jitdump marker */
-    rec_comm(g, g->o.pid, g->o.pid, "node", 1, T0);
-    rec_mmap2(g, NODE_TEXT, NODE_TEXT_LEN, 0xa00000, 259, 1, 1835231,  5, "/opt/jitgen/bin/node", T0 + 1000);
-    rec_mmap2(g, LIBC_TEXT, LIBC_TEXT_LEN, 0x28000, 259, 1, 1577001,  5, "/opt/jitgen/lib/libc.so.6", T0 + 900000);
+    rec_comm(g, g->o.pid, g->o.pid, "node", 1, g->t0);
+    rec_mmap2(g, NODE_TEXT, NODE_TEXT_LEN, 0xa00000, 259, 1, 1835231,  5, "/opt/jitgen/bin/node", g->t0 + 1000);
+    rec_mmap2(g, LIBC_TEXT, LIBC_TEXT_LEN, 0x28000, 259, 1, 1577001,  5, "/opt/jitgen/lib/libc.so.6", g->t0 + 900000);
     for (v = 1; v <= 2; v++) {
-        rec_task(g, JITANON_PERF_RECORD_FORK, g->o.pid, g->o.pid + (uint32_t)v, T0 + 5000000 + v * 1000);
+        rec_task(g, JITANON_PERF_RECORD_FORK, g->o.pid, g->o.pid + (uint32_t)v, g->t0 + 5000000 + v * 1000);
         rec_comm(g, g->o.pid, g->o.pid + (uint32_t)v, v == 1 ? "V8 DefaultWorke" : "libuv-worker", 0,
-                 T0 + 5000000 + v * 1000 + 500);
+                 g->t0 + 5000000 + v * 1000 + 500);
     }
-    rec_mmap2(g, 0x7f3a52400000ull, PAGE, 0, 259, 1, 2101, 5, g->marker, T0 + 20000000);
+    rec_mmap2(g, 0x7f3a52400000ull, PAGE, 0, 259, 1, 2101, 5, g->marker, g->t0 + 20000000);
 
-    /* loads front-loaded (startup compiles a lot), samples evenly at 4 kHz-ish */
+    /* loads front-loaded (startup compiles a lot), samples evenly at 4 kHz-ish; --dump:
+       the samples after its last load */
     dur = g->o.duration_ms * 1000000ull;
-    t_end = T0 + 30000000 + dur;
+    t_samples = dump ? last + 1000000 : g->t0 + 30000000;
+    t_end = t_samples + dur;
+    if (dump) dump_anons(g, g->t0 + 21000000, last + 500000);
     for (s = 0, l = 0; s < g->o.samples || l < g->o.loads;) {
-        uint64_t ts = s < g->o.samples ? T0 + 30000000 + dur * s / g->o.samples + rndn(g, 1000) : UINT64_MAX;
+        uint64_t ts = s < g->o.samples ? t_samples + dur * s / g->o.samples + rndn(g, 1000) : UINT64_MAX;
         uint64_t tl = UINT64_MAX;
         if (l < g->o.loads) {
             double x = (double)(l + 1) / (double)g->o.loads;
-            tl = T0 + 25000000 + (uint64_t)((double)dur * (0.6 * x * x + 0.4 * x)) + 2000;
+            tl = g->t0 + 25000000 + (uint64_t)((double)dur * (0.6 * x * x + 0.4 * x)) + 2000;
         }
         if (tl <= ts) {
             write_function(g, l, tl, code);
@@ -626,7 +870,11 @@ int main(int argc, char **argv)
         }
     }
     rec_task(g, JITANON_PERF_RECORD_EXIT, g->o.pid, g->o.pid, t_end + 1000);
-    {
+    if (dump) {
+        if (fwrite(dump, 1, dump_size, g->jf) != dump_size) return perror(g->marker), 1;
+        g->jw.bytes_written = dump_size;
+        g->o.loads = g->nfns;
+    } else {
         jitanon_jitdump_record close;
         memset(&close, 0, sizeof close);
         flush_held(g);
@@ -645,6 +893,7 @@ int main(int argc, char **argv)
                 (unsigned long long)g->jw.bytes_written);
     jitanon_perf_writer_release(&g->pw);
     free(code);
+    free(dump);
     jitanon_membuf_release(&g->held);
     free(g->fns);
     free(g->stubs);

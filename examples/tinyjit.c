@@ -162,7 +162,7 @@ int main(int argc, char **argv)
     if (t.late_ns && !(t.late = (late_load *)calloc(t.pages * t.funcs, sizeof *t.late))) return perror("tinyjit"), 1;
     t.region = (uint8_t *)mmap(NULL, t.pages * t.page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (!t.fns || t.region == MAP_FAILED) return perror("tinyjit"), 1;
-    if (jitanon_jitdump_file_open(&t.dump, dir, 62 /* EM_X86_64 */, &err) != JITANON_OK)
+    if (jitanon_jitdump_file_open(&t.dump, dir, 0 /* this machine's */, &err) != JITANON_OK)
         return fprintf(stderr, "tinyjit: %s\n", err.info), 1;
     sprintf(mapname, "/tmp/perf-%d.map", (int)getpid());
     if (use_map && !(t.map = fopen(mapname, "w"))) return perror(mapname), 1;

@@ -848,6 +848,83 @@ static void test_elf_options(void)
     elft_end(&t);
 }
 
+/* arm64 (and ppc64, LoongArch) kernels may run 64 KiB pages, and their linkers align
+   loads so: the stub's PT_LOAD says 64 KiB there, 4 KiB on x86-64, and its text still
+   rounds down to address 0 (where readers put offset 0). */
+static void test_elf_load_align(void)
+{
+    static const struct { uint32_t machine; uint64_t align; } cases[] = {
+        {183, 0x10000}, {21, 0x10000}, {258, 0x10000}, {62, 0x1000}, {243, 0x1000}};
+    elft_dump t;
+    jitanon_elf_opts o;
+    jitanon_membuf out;
+    jitanon_elf_info info;
+    jitanon_test_elf_file f;
+    jitanon_test_elf_segment seg;
+    size_t k;
+    memset(&out, 0, sizeof out);
+    elft_standard(&t, ELFT_EM_X86_64, 0, 0);
+    if (!t.d) return;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        memset(&o, 0, sizeof o);
+        o.machine = cases[k].machine;
+        JT_CHECK(elft_emit(&t, 3, &o, &out, NULL, &info) == JITANON_OK);
+        JT_CHECK_EQ_U(info.machine, cases[k].machine);
+        JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
+        JT_CHECK(jitanon_test_elf_segment_at(&f, 0, &seg, NULL) == JITANON_OK);
+        JT_CHECK_EQ_U(seg.type, 1);
+        JT_CHECK_EQ_U(seg.align, cases[k].align);
+        JT_CHECK(seg.vaddr < seg.align && seg.offset % seg.align == seg.vaddr % seg.align);
+        jitanon_membuf_release(&out);
+    }
+    elft_end(&t);
+}
+
+/* The UNWINDING_INFO Debian's arm64 node 18 wrote for a TurboFan function of 444 bytes
+   (tests/oracle/arm64.sh): CIE "zLR" (code alignment 4, data -8, return address x30, CFA
+   x29+0), one FDE, then .eh_frame_hdr.  Its stub keeps every register rule as V8 wrote it
+   (the copy is machine-neutral: only pc_begin moves) and its FDE covers the function's
+   .text. */
+static void test_elf_v8_arm64_unwind(void)
+{
+    static const uint8_t v8[88] = {
+        0x18, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x7a, 0x4c, 0x52, 0x00, 0x04, 0x78, 0x1e, 0x02, 0xff,
+        0x1b, 0x0c, 0x1d, 0x00, 0x08, 0x1e, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00,
+        0x1c, 0xfe, 0xff, 0xff, 0xbc, 0x01, 0x00, 0x00, 0x00, 0x49, 0x11, 0x1e, 0x7f, 0x9d, 0x00, 0x77, 0xde, 0x47,
+        0x11, 0x1e, 0x7f, 0x9d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x1b, 0x03, 0x3b,
+        0xb8, 0xff, 0xff, 0xff, 0x01, 0x00, 0x00, 0x00, 0xfc, 0xfd, 0xff, 0xff, 0xd8, 0xff, 0xff, 0xff};
+    static uint8_t code[444];
+    jitanon_jitdump_header h = jdrec_header(183, 77, 0, 0);
+    jitanon_jitdump_record u = jdrec_unwind(1, v8, 68, v8 + 68, 20, 88);
+    jitanon_elf_func fn;
+    jitanon_membuf out;
+    jitanon_elf_info info;
+    jitanon_test_elf_file f;
+    jitanon_test_elf_section eh, text;
+    memset(&out, 0, sizeof out);
+    memset(&fn, 0, sizeof fn);
+    fn.name.data = "LazyCompile:*fib app.js:1";
+    fn.name.length = strlen(fn.name.data);
+    fn.code_addr = 0x7f3dfc050e00ull;
+    fn.code.data = code;
+    fn.code.size = sizeof code;
+    fn.unwind = &u;
+    JT_CHECK(jitanon_elf_write_function(elft_sink(&out), &h, &fn, NULL, &info, NULL) == JITANON_OK);
+    JT_CHECK(info.machine == 183 && info.fdes == 1 && !(info.notes & JITANON_ELF_NOTE_UNWIND_DROPPED));
+    JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
+    if (jitanon_test_elf_find_section(&f, ".eh_frame", &eh) && jitanon_test_elf_find_section(&f, ".text", &text) &&
+        eh.size >= 64) {
+        int32_t pc = (int32_t)jitanon__rd32(eh.data.data + 0x24, 0);
+        JT_CHECK(memcmp(eh.data.data, v8, 0x1c) == 0);               /* the CIE, byte for byte */
+        JT_CHECK(memcmp(eh.data.data + 0x2c, v8 + 0x2c, 18) == 0);   /* the FDE's rules */
+        JT_CHECK_EQ_U(eh.addr + 0x24 + (uint64_t)(int64_t)pc, text.addr); /* pc_begin: pc-relative */
+        JT_CHECK_EQ_U(jitanon__rd32(eh.data.data + 0x28, 0), sizeof code); /* pc_range */
+    } else {
+        JT_CHECK(0);
+    }
+    jitanon_membuf_release(&out);
+}
+
 /* Unwinding info that cannot be rebased is left out, never half-copied. */
 static void test_elf_bad_unwind_dropped(void)
 {
@@ -970,6 +1047,8 @@ static void suite_elf(void)
     JT_RUN(test_elf_eh_frame);
     JT_RUN(test_elf_big_endian_32);
     JT_RUN(test_elf_options);
+    JT_RUN(test_elf_load_align);
+    JT_RUN(test_elf_v8_arm64_unwind);
     JT_RUN(test_elf_bad_unwind_dropped);
     JT_RUN(test_elf_reader_truncate_and_patch);
     JT_RUN(test_elf_alloc_failure_sweep);

@@ -521,6 +521,42 @@ static void test_jitdump_file_copyable(void)
     JT_CHECK(remove(path) == 0);
     JT_CHECK(rmdir(dir) == 0);
 }
+
+/* A JIT that passes elf_mach 0 gets the machine it was compiled for (a JIT on arm64 had
+   to know to write 183), and its marker maps one page of the system's size (64 KiB on
+   arm64 kernels with 64 KiB pages). */
+static void test_jitdump_file_host_machine(void)
+{
+    char dir[] = "build/jdhost-XXXXXX", path[256];
+    jitanon_jitdump_file f;
+    jitanon_jitdump *d;
+    jitanon_error err;
+    uint32_t want = jitanon_jitdump_host_machine();
+#if defined(__x86_64__)
+    JT_CHECK_EQ_U(want, 62);
+#elif defined(__aarch64__)
+    JT_CHECK_EQ_U(want, 183);
+#endif
+    if (!mkdtemp(dir)) {
+        jt_skip("cannot create a directory under build/");
+        return;
+    }
+    JT_CHECK(jitanon_jitdump_file_open(&f, dir, 0, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(f.marker_size, (uint64_t)sysconf(_SC_PAGESIZE));
+    JT_CHECK(jitanon_jitdump_file_close(&f, &err) == JITANON_OK);
+    sprintf(path, "%s/jit-%u.dump", dir, (unsigned)getpid());
+    JT_CHECK(jitanon_jitdump_load_file(path, NULL, &d, &err) == JITANON_OK);
+    if (d) JT_CHECK_EQ_U(d->header.elf_mach, want);
+    jitanon_jitdump_destroy(d);
+    /* a machine given is written as given: a JIT for another machine (an emulator) */
+    JT_CHECK(jitanon_jitdump_file_open(&f, dir, 183, &err) == JITANON_OK);
+    JT_CHECK(jitanon_jitdump_file_close(&f, &err) == JITANON_OK);
+    JT_CHECK(jitanon_jitdump_load_file(path, NULL, &d, &err) == JITANON_OK);
+    if (d) JT_CHECK_EQ_U(d->header.elf_mach, 183);
+    jitanon_jitdump_destroy(d);
+    JT_CHECK(remove(path) == 0);
+    JT_CHECK(rmdir(dir) == 0);
+}
 #endif
 
 #ifndef JITANON_NO_STDIO
@@ -557,6 +593,7 @@ static void suite_jitdump(void)
     JT_RUN(test_jitdump_write_refuses);
 #if JITANON__POSIX
     JT_RUN(test_jitdump_file_copyable);
+    JT_RUN(test_jitdump_file_host_machine);
 #endif
 #ifndef JITANON_NO_STDIO
     JT_RUN(test_jitdump_real_sample);

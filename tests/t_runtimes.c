@@ -469,8 +469,8 @@ static void test_runtimes_dump_machine(void)
     unsigned lines = 0;
     int pipe;
     for (pipe = 0; pipe < 2; pipe++) {
-        if (jitanon__elf_host_machine()) {
-            JT_CHECK_EQ_U(tm_machine(0, NULL, pipe, &lines), jitanon__elf_host_machine());
+        if (jitanon_jitdump_host_machine()) {
+            JT_CHECK_EQ_U(tm_machine(0, NULL, pipe, &lines), jitanon_jitdump_host_machine());
             JT_CHECK_EQ_U(lines, 1);
         }
         JT_CHECK_EQ_U(tm_machine(0, "aarch64", pipe, &lines), 183);

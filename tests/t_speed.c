@@ -211,9 +211,45 @@ static void test_speed_sampled_words(void)
             "jitted-100-0.so jitted-100-1.so jitted-100-2.so jitted-100-3.so ");
 }
 
+/* arm64's --call-graph dwarf: x0..x30, sp, pc (mask 0x1ffffffff, perf_regs.h of arm64);
+   the caller is in the link register x30, and a frame record on the stack holds a return
+   address that pointer authentication signed (pac-ret: the code in bits 48 and up, which
+   unwinders strip), into f3. */
+static void test_speed_sampled_arm64(void)
+{
+    const uint64_t regs = JITANON_PERF_SAMPLE_REGS_USER, stack = JITANON_PERF_SAMPLE_STACK_USER;
+    uint64_t w[1 + 33 + 4];
+    size_t i;
+    memset(w, 0, sizeof w);
+    w[0] = 2;                       /* PERF_SAMPLE_REGS_ABI_64 */
+    for (i = 0; i < 29; i++) w[1 + i] = 0x100 * i; /* x0..x28 */
+    w[1 + 29] = 0x7ffc0010;         /* x29, the frame pointer */
+    w[1 + 30] = 0x11014;            /* x30, the link register: f2 */
+    w[1 + 31] = 0x7ffc0000;         /* sp */
+    w[1 + 32] = 0x5000;             /* pc */
+    w[34] = 16;                     /* the stack: a frame record (fp, signed lr) */
+    w[35] = 0x7ffc0040;
+    w[36] = 0x002a000000012008ull;
+    w[37] = 16;                     /* dyn_size */
+    sp_case(regs | stack, 0x1ffffffffull, w, sizeof w / 8, JITANON_ELF_FILES_SAMPLED, JITANON_ANON_RANGE,
+            "jitted-100-2.so jitted-100-3.so ");
+    /* an AArch32 process on an arm64 kernel (PERF_SAMPLE_REGS_ABI_32: r0..r15, 32-bit
+       values; its stack holds 4-byte words): the link register r14 in f1, a stack word in f3 */
+    memset(w, 0, sizeof w);
+    w[0] = 1;
+    w[1 + 14] = 0x10204; /* r14 */
+    w[1 + 15] = 0x5000;  /* pc */
+    w[17] = 8;
+    w[18] = 0x0001200800000000ull; /* the words 0 and 0x12008 */
+    w[19] = 8;
+    sp_case(regs | stack, 0xffffull, w, 20, JITANON_ELF_FILES_SAMPLED, JITANON_ANON_RANGE,
+            "jitted-100-1.so jitted-100-3.so ");
+}
+
 static void suite_speed(void)
 {
     JT_RUN(test_speed_sampled_words);
+    JT_RUN(test_speed_sampled_arm64);
     JT_RUN(test_speed_rm_cache_random);
     JT_RUN(test_speed_trim_resolve_fast);
 }

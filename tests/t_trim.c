@@ -232,6 +232,51 @@ static void test_trim_basic(void)
     jitanon_trim_destroy(t);
 }
 
+/* A kernel with 64 KiB pages (arm64 RHEL, Ampere servers): the JIT's mappings come in
+   64 KiB steps and functions cross 4 KiB boundaries inside them.  Trimming cuts at the
+   functions' bytes, not at pages, so nothing changes: the pieces end where code starts,
+   whatever the page size, and the cached lookup (its hit table is keyed by 4 KiB
+   granule, not by the kernel's page) answers as the plain one at every address. */
+static void test_trim_64k_pages(void)
+{
+    const uint64_t base = 0xffff8c000000ull, page = 0x10000;
+    jitanon_trim *t = tt_new();
+    const jitanon_trim_piece *p;
+    jitanon_range r, f;
+    uint64_t a;
+    size_t n;
+    JT_CHECK(t != NULL);
+    if (!t) return;
+    JT_CHECK_EQ_U(jitanon_trim_set_jitdump(t, 9, NULL), JITANON_OK);
+    JT_CHECK_EQ_U(tt_mmap(t, 9, 5, base, page, base, JITANON_TRIM_ANON, 100, &p, &n, NULL), JITANON_OK);
+    tt_load(t, 9, 10, base + 0x100, 0x80, 1, NULL);
+    tt_load(t, 9, 11, base + 0xff0, 0x20, 2, NULL);            /* across a 4 KiB boundary */
+    tt_load(t, 9, 12, base + page - 0x100, 0x180, 3, NULL);    /* across the 64 KiB page */
+    /* the code space grows by a page: one r-x //anon over both, after the loads */
+    JT_CHECK_EQ_U(tt_mmap(t, 9, 20, base, 2 * page, base, JITANON_TRIM_ANON, 101, &p, &n, NULL), JITANON_OK);
+    JT_CHECK_EQ_U(n, 4);
+    if (n == 4) {
+        JT_CHECK(p[0].start == base && p[0].len == 0x100 && p[0].pgoff == base);
+        JT_CHECK(p[1].start == base + 0x180 && p[1].len == 0xff0 - 0x180);
+        JT_CHECK(p[2].start == base + 0x1010 && p[2].len == page - 0x100 - 0x1010);
+        JT_CHECK(p[3].start == base + page + 0x80 && p[3].len == page - 0x80 && p[3].pgoff == base + page + 0x80);
+    }
+    TT_MAP_IS(jitanon_trim_map(t, 9), "ffff8c000000-ffff8c000100:2/101 ffff8c000100-ffff8c000180:1/1 "
+                                      "ffff8c000180-ffff8c000ff0:2/101 ffff8c000ff0-ffff8c001010:1/2 "
+                                      "ffff8c001010-ffff8c00ff00:2/101 ffff8c00ff00-ffff8c010080:1/3 "
+                                      "ffff8c010080-ffff8c020000:2/101");
+    for (a = base - 0x10; a < base + 2 * page + 0x10; a += 0x10) {
+        jitanon_trim_kind k = jitanon_trim_resolve(t, 9, a, &r);
+        JT_CHECK_EQ_U(jitanon__trim_resolve_fast(t, 9, a, &f), k);
+        if (k != JITANON_TRIM_NONE) JT_CHECK(f.start == r.start && f.len == r.len && f.id == r.id);
+    }
+    JT_CHECK_EQ_U(jitanon_trim_resolve(t, 9, base + 0x1000, &r), JITANON_TRIM_JIT);
+    JT_CHECK_EQ_U(r.id, 2);
+    JT_CHECK_EQ_U(jitanon_trim_resolve(t, 9, base + page, &r), JITANON_TRIM_JIT);
+    JT_CHECK_EQ_U(r.id, 3);
+    jitanon_trim_destroy(t);
+}
+
 /* Without a jitdump, perf's plain behaviour: the anon map is kept whole and wins. */
 static void test_trim_no_jitdump(void)
 {
@@ -566,6 +611,7 @@ static void suite_trim(void)
     JT_RUN(test_trim_rangemap_iter);
     JT_RUN(test_trim_rangemap_random);
     JT_RUN(test_trim_basic);
+    JT_RUN(test_trim_64k_pages);
     JT_RUN(test_trim_no_jitdump);
     JT_RUN(test_trim_equal_time);
     JT_RUN(test_trim_move);

@@ -494,27 +494,6 @@ static int parse_options(agent *a, const char *opts)
     return 1;
 }
 
-static uint32_t host_machine(void)
-{
-#if defined(__x86_64__)
-    return 62; /* EM_X86_64 */
-#elif defined(__aarch64__)
-    return 183; /* EM_AARCH64 */
-#elif defined(__i386__)
-    return 3; /* EM_386 */
-#elif defined(__arm__)
-    return 40; /* EM_ARM */
-#elif defined(__powerpc64__)
-    return 21; /* EM_PPC64 */
-#elif defined(__riscv)
-    return 243; /* EM_RISCV */
-#elif defined(__s390x__)
-    return 22; /* EM_S390 */
-#else
-    return 0;
-#endif
-}
-
 static jint start(JavaVM *vm, char *options, int live)
 {
     jvmtiEnv *jvmti = NULL;
@@ -548,7 +527,7 @@ static jint start(JavaVM *vm, char *options, int live)
         free(a);
         return JNI_ERR;
     }
-    if (jitanon_jitdump_file_open(&a->file, a->dir, host_machine(), &err) != JITANON_OK) {
+    if (jitanon_jitdump_file_open(&a->file, a->dir, 0 /* this machine's */, &err) != JITANON_OK) {
         char msg[256];
         jitanon_format_error(msg, sizeof msg, &err);
         fprintf(stderr, "jitanon-jvmti: cannot create the jitdump in %s: %s\n", a->dir, msg);
