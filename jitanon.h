@@ -1669,12 +1669,25 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
    dump's last record waits, in polls of 1 ms and at most opts.follow_wait_us in all, while
    that dump grew in the last 100 ms: the JIT is writing and may not have flushed yet.  A
    dump whose process exited, and every dump when the input ends, is read to its end and
-   closed.  Records are not kept and applied events are freed: memory grows only by each
+   closed.  Runtimes buffer their dumps (node: 4 KiB blocks, the last at exit), so a round
+   with a user-mode sample in its process's JIT memory (anonymous code memory no function
+   read so far covers, or memory no mapping covers yet) that the followed dump has not
+   reached is held back, with every round after it (the output keeps its order), until
+   the dump reaches it, its process exits (an EXIT read while holding has the dump read to
+   its end at once), the dump stops growing (opts.follow_idle_ms, 10 s) or the input
+   ends; then the held rounds are decided in order and the output streams again.  At
+   most opts.hold_bytes (64 MiB: raw records and ~160 bytes of bookkeeping each) is
+   held: past it the oldest rounds are decided with what is known until half of it is
+   held.  Samples in JIT memory left unnamed are counted by why (stats.unnamed) and, when
+   holding did not suffice, told once through io.log at the end.  Apart from what is
+   held, records are not kept and applied events are freed: memory grows only by each
    function's bookkeeping.  It needs streamed dumps (the default I/O, or io.open_dump for
    an embedder's own: its read returning 0 at the end of what is written so far, then
    more as the file grows) and per-function files; otherwise (per-process files,
-   on_sample, a custom load_dump alone) a dump is read once, at its marker.  Counted in
-   stats.follow (dumps, reads, wait_ns).
+   on_sample, a custom load_dump alone) a dump is read once, at its marker.  An embedder's
+   io.open_dump stream is held for as its read returns 0; the idle clock is
+   jitanon_jitdump_now (CLOCK_MONOTONIC).  Counted in stats.follow (dumps, reads,
+   wait_ns), stats.hold and stats.unnamed.
 
    Untrusted recordings: only files named as markers are opened; ELF names are
    built from numbers; an ELF is never written through a symlink, and an existing file is
@@ -10402,6 +10415,7 @@ typedef struct jitanon__inj_follow {
     uint64_t last_time;     /* perf time of the latest record read */
     uint64_t grew_at;       /* jitanon_jitdump_now() of the last read that found records */
     uint64_t seen_at;       /* the same, or when following started (the idle clock) */
+    uint64_t seen_perf;     /* the input's latest time then (the idle clock of a replay) */
     int exited;             /* its process exited: the JIT wrote all it will */
 } jitanon__inj_follow;
 
@@ -11813,7 +11827,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_read(jitanon__inj *j, size_t
         if (jd->events[i].time < j->jit.decided) jd->events[i].time = jd->events[i].load_time = j->jit.decided;
     if (first < jd->count && !jitanon__inj_sort_events(j, jd->events, jd->count))
         return jitanon__inj_nomem(j, "event sort");
-    if (*more) f->grew_at = f->seen_at = jitanon_jitdump_now();
+    if (*more) {
+        f->grew_at = f->seen_at = jitanon_jitdump_now();
+        f->seen_perf = j->round.last_time;
+    }
     jd->read_until = f->last_time;
     if (got != JITANON_AGAIN && got != JITANON_OK && got != JITANON_END) {
         char what[512];
@@ -11845,6 +11862,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_start(jitanon__inj *j, jitan
     f->wait.debug.allocator = f->wait.unwind.allocator = j->a;
     f->wait.count = 1; /* following is the dump's first walk */
     f->seen_at = jitanon_jitdump_now();
+    f->seen_perf = j->round.last_time;
     jd->follow = f;
     if (jitanon__inj_src_path(j, jitanon__inj_path(j, jd->path), &f->src, &size, NULL) != JITANON_OK) {
         jitanon__inj_follow_end(j, jd);
@@ -11909,7 +11927,7 @@ JITANON__PRIVATE void jitanon__inj_follow_exit(jitanon__inj *j, uint32_t pid)
    process's JIT memory - anonymous code memory no known function covers, or memory no
    mapping decided so far covers - while that process's followed dump has not reached its
    time and may still grow (its process has not exited, the file grew within
-   opts.follow_idle_ms).  User-mode samples only: the kernel runs no jitted code. */
+   opts.follow_idle_ms of the clock and of the recording).  User-mode samples only: the kernel runs no jitted code. */
 JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_rec *r, uint64_t now)
 {
     const jitanon__inj_dump *jd = NULL;
@@ -11920,7 +11938,11 @@ JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_
     for (d = j->jit.ndumps; d-- > 0 && !jd;)
         if (j->jit.dumps[d].pid == r->pid) jd = &j->jit.dumps[d];
     if (!jd || !jd->follow || jd->follow->exited || jd->read_until >= r->time) return 0;
+    /* stopped growing: by the clock, or by the recording's time (a recording piped from a
+       file runs ahead of the clock) */
     if (now > jd->follow->seen_at && now - jd->follow->seen_at >= j->jit.idle_ns) return 0;
+    if (j->round.last_time > jd->follow->seen_perf && j->round.last_time - jd->follow->seen_perf >= j->jit.idle_ns)
+        return 0;
     kind = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, NULL) : JITANON_TRIM_NONE;
     if (kind == JITANON_TRIM_JIT || kind == JITANON_TRIM_FILE) return 0;
     /* a function read but not yet applied (its load is due by the sample's time) names it */
@@ -15046,6 +15068,9 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   cpumode, pgoff, dump; JITANON_PERF_CONTEXT_*; kernel and module
                   addresses resolve to their mapping (were NONE)
                 jitanon_perf_opts.memory_limit; jitanon_error.source
+                jitanon_inject_opts.hold_bytes, follow_idle_ms (JITANON_HOLD_*,
+                  JITANON_FOLLOW_IDLE_DEFAULT_MS), stats.hold, stats.unnamed: a live
+                  pipe holds back samples its dump has not reached (issue #37)
               Changed:
                 jitanon_inject_stats nested by stage: records_in -> read.records, samples
                   -> read.samples, rounds -> read.rounds, input_warnings ->

@@ -532,9 +532,10 @@ static size_t tl_named(ti_out_rec *v, size_t n)
 /* A JIT that flushes its dump late (node writes 4 KiB blocks, at exit the rest): f0 and
    f1 (loads at 25 and 45, under an //anon mapping) reach the file only once perf has sent
    `late` rounds of `rounds`, each with a sample in f0 and one in f1 (0: never); or when
-   the process exits, its EXIT in round `exit_at` (0: none).  A process without a dump
+   the process exits, its EXIT in round `exit_at` (0: none).  Round k is at k * step ns.  A process without a dump
    (pid 200) runs in its own //anon memory in round 1. */
-static void tl_lag_scenario(tl_world *w, jitanon_membuf *perf, unsigned rounds, unsigned late, unsigned exit_at)
+static void tl_lag_scenario(tl_world *w, jitanon_membuf *perf, unsigned rounds, unsigned late, unsigned exit_at,
+                            uint64_t step)
 {
     static const uint8_t code[0x100] = {0xc3};
     ti_gen g;
@@ -558,15 +559,15 @@ static void tl_lag_scenario(tl_world *w, jitanon_membuf *perf, unsigned rounds, 
     ti_put(&g, &rec, JITANON_PERF_RECORD_MMAP2, JITANON_PERF_MISC_USER, 23);
     ti_round(&g);
     for (k = 1; k <= rounds; k++) {
-        ti_sample(&g, 30 + k * 100, 0x10010);
-        ti_sample(&g, 60 + k * 100, 0x11010);
+        ti_sample(&g, 30 + k * step, 0x10010);
+        ti_sample(&g, 60 + k * step, 0x11010);
         if (k == 1) {
             memset(&rec, 0, sizeof rec);
             rec.sample.ip = 0x50010;
             rec.sid.pid = rec.sid.tid = 200;
-            ti_put(&g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, 65 + k * 100);
+            ti_put(&g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, 65 + k * step);
         }
-        if (k == exit_at) ti_task(&g, JITANON_PERF_RECORD_EXIT, 70 + k * 100, TI_PID, TI_PID, TI_PID);
+        if (k == exit_at) ti_task(&g, JITANON_PERF_RECORD_EXIT, 70 + k * step, TI_PID, TI_PID, TI_PID);
         ti_round(&g);
         if (k == late || k == exit_at) {
             w->at[0] = perf->size;
@@ -592,7 +593,7 @@ static void test_live_hold_lagging_dump(void)
     jitanon_error err;
     const ti_out_rec *m;
     size_t n;
-    tl_lag_scenario(&w, &perf, 6, 4, 0);
+    tl_lag_scenario(&w, &perf, 6, 4, 0, 100);
     memset(&o, 0, sizeof o);
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
     JT_CHECK_EQ_U(tl_named(v, n), 12);
@@ -635,7 +636,7 @@ static void test_live_hold_stopped(void)
     jitanon_inject_stats st;
     jitanon_error err;
     size_t n;
-    tl_lag_scenario(&w, &perf, 40, 0, 0);
+    tl_lag_scenario(&w, &perf, 40, 0, 0, 100);
     memset(&o, 0, sizeof o);
     JT_CHECK(tl_run(&w, &perf, &o, v, 256, &n, &st, &err) == JITANON_OK);
     JT_CHECK(st.hold.rounds == 40 && tl_named(v, n) == 0);
@@ -658,6 +659,16 @@ static void test_live_hold_stopped(void)
     }
     jitanon_membuf_release(&perf);
     jitanon_membuf_release(&w.dump);
+
+    /* by the recording's time too (a recording piped from a file outruns the clock):
+       rounds 1 ms apart, 3 ms of idle allowed, so rounds 1 and 2 wait, no more */
+    tl_lag_scenario(&w, &perf, 40, 0, 0, 1000000);
+    memset(&o, 0, sizeof o);
+    o.follow_idle_ms = 3;
+    JT_CHECK(tl_run(&w, &perf, &o, v, 256, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(st.hold.rounds == 2 && st.unnamed.stopped == 80 && tl_in_time_order(v, n));
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
 }
 
 /* The process exits with its dump's last block unflushed until then: the EXIT, read
@@ -672,7 +683,7 @@ static void test_live_hold_until_exit(void)
     jitanon_inject_stats st;
     jitanon_error err;
     size_t n;
-    tl_lag_scenario(&w, &perf, 5, 0, 5);
+    tl_lag_scenario(&w, &perf, 5, 0, 5, 100);
     memset(&o, 0, sizeof o);
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
     JT_CHECK_EQ_U(tl_named(v, n), 10);
