@@ -1674,7 +1674,7 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
    read so far covers, or memory no mapping covers yet) that the followed dump has not
    reached is held back, with every round after it (the output keeps its order), until
    the dump reaches it, its process exits (an EXIT read while holding has the dump read to
-   its end at once), the dump stops growing (opts.follow_idle_ms, 10 s) or the input
+   its end at once), the dump stops growing (opts.follow_idle_ms, 60 s) or the input
    ends; then the held rounds are decided in order and the output streams again.  At
    most opts.hold_bytes (64 MiB: raw records and ~160 bytes of bookkeeping each) is
    held: past it the oldest rounds are decided with what is known until half of it is
@@ -1979,7 +1979,7 @@ typedef struct jitanon_inject_opts {
        known (stats.unnamed.past_bound counts the cost). */
     uint64_t hold_bytes;
     /* Live pipes: a dump that has not grown for this long (ms) counts as stopped: its
-       samples are no longer held.  0 = JITANON_FOLLOW_IDLE_DEFAULT_MS (10 s). */
+       samples are no longer held.  0 = JITANON_FOLLOW_IDLE_DEFAULT_MS (60 s). */
     uint32_t follow_idle_ms;
     jitanon_perf_map_mode perf_map;
     jitanon_perfmap_opts perfmap; /* passed to the perf map reader (allocator: ours when unset) */
@@ -1993,7 +1993,7 @@ typedef struct jitanon_inject_opts {
 #define JITANON_FOLLOW_WAIT_NONE UINT32_MAX
 #define JITANON_HOLD_DEFAULT_BYTES ((uint64_t)64 << 20)
 #define JITANON_HOLD_NONE UINT64_MAX
-#define JITANON_FOLLOW_IDLE_DEFAULT_MS 10000u
+#define JITANON_FOLLOW_IDLE_DEFAULT_MS 60000u
 
 /* Options a run could not honour as given and what it did instead (bits of
    jitanon_inject_stats.fallbacks; each is also told once through io.log).  The output is
@@ -10320,6 +10320,7 @@ typedef struct jitanon__inj_jit {
     size_t hot_cap;
     jitanon_membuf paths;      /* NUL-terminated ELF and dump paths */
     jitanon__hmap pids;        /* pid -> usable dumps of it so far */
+    jitanon__hmap latest;      /* live pipes: pid -> index of its latest usable dump */
     jitanon__hmap mntns;       /* pid -> its mount namespace's inode (NAMESPACES records) */
     jitanon__inj_wait wait;    /* of jitanon__inj_walk */
     uint32_t machine;          /* the recording's e_machine (HEADER_ARCH, else the host's); 0 unknown */
@@ -11930,14 +11931,15 @@ JITANON__PRIVATE void jitanon__inj_follow_exit(jitanon__inj *j, uint32_t pid)
    opts.follow_idle_ms of the clock and of the recording).  User-mode samples only: the kernel runs no jitted code. */
 JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_rec *r, uint64_t now)
 {
-    const jitanon__inj_dump *jd = NULL;
+    const jitanon__inj_dump *jd;
+    const size_t *d;
     uint32_t mode = r->misc & JITANON_PERF_MISC_CPUMODE_MASK;
     jitanon_trim_kind kind;
-    size_t d, e;
+    size_t e;
     if (r->type != JITANON_PERF_RECORD_SAMPLE || (mode != JITANON_PERF_MISC_USER && mode != 0)) return 0;
-    for (d = j->jit.ndumps; d-- > 0 && !jd;)
-        if (j->jit.dumps[d].pid == r->pid) jd = &j->jit.dumps[d];
-    if (!jd || !jd->follow || jd->follow->exited || jd->read_until >= r->time) return 0;
+    if (!(d = jitanon__hmap_find(&j->jit.latest, r->pid))) return 0;
+    jd = &j->jit.dumps[*d];
+    if (!jd->follow || jd->follow->exited || jd->read_until >= r->time) return 0;
     /* stopped growing: by the clock, or by the recording's time (a recording piped from a
        file runs ahead of the clock) */
     if (now > jd->follow->seen_at && now - jd->follow->seen_at >= j->jit.idle_ns) return 0;
@@ -11955,14 +11957,14 @@ JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_
    function covers) by why (stats.unnamed). */
 JITANON__PRIVATE void jitanon__inj_unnamed(jitanon__inj *j, const jitanon__inj_rec *r)
 {
-    const jitanon__inj_dump *jd = NULL;
+    const jitanon__inj_dump *jd;
+    const size_t *d;
     uint32_t mode = r->misc & JITANON_PERF_MISC_CPUMODE_MASK;
-    size_t d;
     if ((mode != JITANON_PERF_MISC_USER && mode != 0) || !j->maps.trim ||
         jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, NULL) != JITANON_TRIM_ANON)
         return;
-    for (d = j->jit.ndumps; d-- > 0 && !jd;)
-        if (j->jit.dumps[d].pid == r->pid) jd = &j->jit.dumps[d];
+    d = jitanon__hmap_find(&j->jit.latest, r->pid);
+    jd = d ? &j->jit.dumps[*d] : NULL;
     if (!jd) j->st->unnamed.no_dump++;
     else if (jd->complete || r->time <= jd->read_until) j->st->unnamed.not_in_dump++;
     else if (j->jit.forced) j->st->unnamed.past_bound++;
@@ -12205,6 +12207,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__
     if (j->out.w && j->out.w->mode == JITANON_PERF_PIPE && (res = jitanon__inj_bids_flush(j)) != JITANON_OK)
         return res;
     ++*jitanon__hmap_find(&jt->pids, jd->pid);
+    if (jt->live) {
+        size_t *latest = jitanon__hmap_at(&jt->latest, &j->a, jd->pid, 0);
+        if (!latest) return jitanon__inj_nomem(j, "dumps");
+        *latest = (size_t)(jd - jt->dumps);
+    }
     if (j->opts->anon_mode == JITANON_ANON_RANGE) return jitanon_trim_set_jitdump(j->maps.trim, jd->pid, j->err);
     return JITANON_OK;
 }
@@ -13444,6 +13451,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
     jitanon__free(&j->a, jt->hot, jt->hot_cap * sizeof *jt->hot);
     jitanon__hmap_free(&jt->pids, &j->a);
+    jitanon__hmap_free(&jt->latest, &j->a);
     jitanon__hmap_free(&jt->mntns, &j->a);
     jitanon__hmap_free(&j->pm_pids, &j->a);
     jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);

@@ -47,7 +47,7 @@ typedef struct inject_cli {
     "      --follow-wait MS    pipe input: wait at most MS for a JIT still writing (10)\n"         \
     "      --hold-back MIB     pipe input: hold samples a jitdump has not reached, at most\n"     \
     "                          MIB of records (default 64; 0: never)\n"                          \
-    "      --follow-idle MS    pipe input: a jitdump not grown for MS is done (default 10000)\n"  \
+    "      --follow-idle MS    pipe input: a jitdump not grown for MS is done (default 60000)\n"  \
     "      --line-bias=B       auto (default), none, or bytes to subtract from line addresses\n"   \
     "      --threads N         threads writing ELF files (default: CPUs, at most 8)\n"             \
     "  -N, --no-buildid-cache  do not add the ELF files to perf's build-id cache\n"                \
