@@ -11924,11 +11924,22 @@ JITANON__PRIVATE void jitanon__inj_follow_exit(jitanon__inj *j, uint32_t pid)
         if (j->jit.dumps[d].follow && j->jit.dumps[d].pid == pid) j->jit.dumps[d].follow->exited = 1;
 }
 
+/* A function the dump has that is not yet applied covers addr by `time` (its load is due). */
+JITANON__PRIVATE int jitanon__inj_pending_at(const jitanon__inj_dump *jd, uint64_t addr, uint64_t time)
+{
+    size_t e;
+    for (e = jd->next; e < jd->count; e++)
+        if (jd->events[e].time <= time && addr - jd->events[e].start < jd->events[e].size) return 1;
+    return 0;
+}
+
 /* Holding back (jitanon__inj_hold): a sample is not yet decidable when it ran in its
    process's JIT memory - anonymous code memory no known function covers, or memory no
    mapping decided so far covers - while that process's followed dump has not reached its
    time and may still grow (its process has not exited, the file grew within
-   opts.follow_idle_ms of the clock and of the recording).  User-mode samples only: the kernel runs no jitted code. */
+   opts.follow_idle_ms of the clock and of the recording).  The same for a return address
+   of its callchain in anonymous code memory (of a kernel-mode sample too: its user part).
+   The ip of a user-mode sample only: the kernel runs no jitted code. */
 JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_rec *r, uint64_t now)
 {
     const jitanon__inj_dump *jd;
@@ -11936,8 +11947,7 @@ JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_
     uint32_t mode = r->misc & JITANON_PERF_MISC_CPUMODE_MASK;
     jitanon_trim_kind kind;
     size_t e;
-    if (r->type != JITANON_PERF_RECORD_SAMPLE || (mode != JITANON_PERF_MISC_USER && mode != 0)) return 0;
-    if (!(d = jitanon__hmap_find(&j->jit.latest, r->pid))) return 0;
+    if (r->type != JITANON_PERF_RECORD_SAMPLE || !(d = jitanon__hmap_find(&j->jit.latest, r->pid))) return 0;
     jd = &j->jit.dumps[*d];
     if (!jd->follow || jd->follow->exited || jd->read_until >= r->time) return 0;
     /* stopped growing: by the clock, or by the recording's time (a recording piped from a
@@ -11946,11 +11956,23 @@ JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_
     if (j->round.last_time > jd->follow->seen_perf && j->round.last_time - jd->follow->seen_perf >= j->jit.idle_ns)
         return 0;
     kind = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, NULL) : JITANON_TRIM_NONE;
-    if (kind == JITANON_TRIM_JIT || kind == JITANON_TRIM_FILE) return 0;
-    /* a function read but not yet applied (its load is due by the sample's time) names it */
-    for (e = jd->next; e < jd->count; e++)
-        if (jd->events[e].time <= r->time && r->start - jd->events[e].start < jd->events[e].size) return 0;
-    return 1;
+    if ((mode == JITANON_PERF_MISC_USER || mode == 0) && kind != JITANON_TRIM_JIT && kind != JITANON_TRIM_FILE &&
+        !jitanon__inj_pending_at(jd, r->start, r->time))
+        return 1;
+    /* the callchain's return addresses (perf names callers too): in anonymous code memory
+       only, since a frame-pointer chain may hold stray words */
+    for (e = 0; e < r->chain_nr && j->maps.trim; e++) {
+        jitanon_bytes chain;
+        uint64_t ip;
+        chain.data = j->round.bytes.data + r->off + r->chain_off;
+        chain.size = r->chain_nr * 8;
+        ip = jitanon_perf_u64_at(chain, e, j->in->big_endian);
+        if (ip >= (uint64_t)-4095 || ip == r->start) continue; /* context markers; the ip again */
+        if (jitanon__trim_resolve_fast(j->maps.trim, r->pid, ip - 1, NULL) == JITANON_TRIM_ANON &&
+            !jitanon__inj_pending_at(jd, ip - 1, r->time))
+            return 1;
+    }
+    return 0;
 }
 
 /* Counts a live pipe's sample left in JIT memory (as decided: anonymous memory no
