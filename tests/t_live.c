@@ -694,6 +694,79 @@ static void test_live_hold_until_exit(void)
     jitanon_membuf_release(&w.dump);
 }
 
+/* perf record -g: a sample whose ip is in a file (a builtin, the interpreter) and whose
+   caller is a function the dump has not reached yet is held as well, so f1's mapping goes
+   out before it (perf names callers from the same maps). */
+static void test_live_hold_callchain(void)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    static ti_out_rec v[128];
+    tl_world w;
+    ti_gen g;
+    uint8_t raw[128], chain[3 * 8];
+    jitanon_membuf perf;
+    jitanon_jitdump_writer jw;
+    jitanon_perf_record rec;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    size_t n, i, first_sample = SIZE_MAX, f1_at = SIZE_MAX;
+    unsigned k;
+    tl_start(&w, &jw, &g, raw, &perf, 20, &err);
+    /* the same start with call chains recorded: a new writer, its attr with CALLCHAIN */
+    jitanon_perf_writer_release(&g.w);
+    jitanon_membuf_release(&perf);
+    memset(&perf, 0, sizeof perf);
+    g.attr.sample_type |= JITANON_PERF_SAMPLE_CALLCHAIN;
+    JT_CHECK(jitanon_perf_encode_attr(raw, 128, &g.attr, 4000, 0, &err) == JITANON_OK); /* its raw bytes too */
+    {
+        jitanon_sink sink;
+        sink.write_fn = jitanon_membuf_write;
+        sink.user = &perf;
+        JT_CHECK(jitanon_perf_writer_init(&g.w, JITANON_PERF_PIPE, 0, sink, NULL, NULL, &err) == JITANON_OK);
+        JT_CHECK(jitanon_perf_writer_add_attr(&g.w, &g.attr, &err) == JITANON_OK);
+    }
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    w.initial = w.dump.size;
+    jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
+    jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
+    ti_mmap(&g, 22, 0x10000, 0x2000, 0x10000, "//anon");
+    ti_mmap(&g, 23, 0x400000, 0x1000, 0, "/usr/bin/node");
+    ti_round(&g);
+    for (k = 1; k <= 5; k++) {
+        memset(&rec, 0, sizeof rec);
+        jitanon__wr64(chain, JITANON_PERF_CONTEXT_USER, 0);
+        jitanon__wr64(chain + 8, 0x400010, 0);
+        jitanon__wr64(chain + 16, 0x11020, 0); /* a return address in f1 */
+        rec.sample.ip = 0x400010;
+        rec.sid.pid = rec.sid.tid = TI_PID;
+        rec.sample.callchain.data = chain;
+        rec.sample.callchain.size = sizeof chain;
+        rec.sample.callchain_nr = 3;
+        ti_put(&g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, 60 + k * 100);
+        ti_round(&g);
+        if (k == 3) {
+            w.at[0] = perf.size;
+            w.size[0] = w.dump.size;
+            w.stages = 1;
+        }
+    }
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    memset(&o, 0, sizeof o);
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    for (i = 0; i < n; i++) {
+        if (v[i].type == JITANON_PERF_RECORD_SAMPLE && first_sample == SIZE_MAX) first_sample = i;
+        if (v[i].type == JITANON_PERF_RECORD_MMAP2 && !strcmp(v[i].name, "/some/dir/jitted-100-1.so")) f1_at = i;
+    }
+    JT_CHECK(st.hold.rounds >= 2 && f1_at < first_sample && v[f1_at].time == 45);
+    o.hold_bytes = JITANON_HOLD_NONE; /* as before: f1 comes after the first samples */
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(tl_mmap_of(v, n, 1) && tl_mmap_of(v, n, 1)->time > 45);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+}
+
 static void suite_live(void)
 {
     JT_RUN(test_live_dump_grows_between_rounds);
@@ -705,4 +778,5 @@ static void suite_live(void)
     JT_RUN(test_live_hold_lagging_dump);
     JT_RUN(test_live_hold_stopped);
     JT_RUN(test_live_hold_until_exit);
+    JT_RUN(test_live_hold_callchain);
 }
