@@ -1681,12 +1681,25 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
    dump's last record waits, in polls of 1 ms and at most opts.follow_wait_us in all, while
    that dump grew in the last 100 ms: the JIT is writing and may not have flushed yet.  A
    dump whose process exited, and every dump when the input ends, is read to its end and
-   closed.  Records are not kept and applied events are freed: memory grows only by each
+   closed.  Runtimes buffer their dumps (node: 4 KiB blocks, the last at exit), so a round
+   with a user-mode sample in its process's JIT memory (anonymous code memory no function
+   read so far covers, or memory no mapping covers yet) that the followed dump has not
+   reached is held back, with every round after it (the output keeps its order), until
+   the dump reaches it, its process exits (an EXIT read while holding has the dump read to
+   its end at once), the dump stops growing (opts.follow_idle_ms, 60 s) or the input
+   ends; then the held rounds are decided in order and the output streams again.  At
+   most opts.hold_bytes (64 MiB: raw records and ~160 bytes of bookkeeping each) is
+   held: past it the oldest rounds are decided with what is known until half of it is
+   held.  Samples in JIT memory left unnamed are counted by why (stats.unnamed) and, when
+   holding did not suffice, told once through io.log at the end.  Apart from what is
+   held, records are not kept and applied events are freed: memory grows only by each
    function's bookkeeping.  It needs streamed dumps (the default I/O, or io.open_dump for
    an embedder's own: its read returning 0 at the end of what is written so far, then
    more as the file grows) and per-function files; otherwise (per-process files,
-   on_sample, a custom load_dump alone) a dump is read once, at its marker.  Counted in
-   stats.follow (dumps, reads, wait_ns).
+   on_sample, a custom load_dump alone) a dump is read once, at its marker.  An embedder's
+   io.open_dump stream is held for as its read returns 0; the idle clock is
+   jitanon_jitdump_now (CLOCK_MONOTONIC).  Counted in stats.follow (dumps, reads,
+   wait_ns), stats.hold and stats.unnamed.
 
    Untrusted recordings: only files named as markers are opened; ELF names are
    built from numbers; an ELF is never written through a symlink, and an existing file is
@@ -1979,6 +1992,15 @@ typedef struct jitanon_inject_opts {
        followed dump to catch up with an event newer than its last record.
        0 = JITANON_FOLLOW_WAIT_DEFAULT_US; JITANON_FOLLOW_WAIT_NONE: never wait. */
     uint32_t follow_wait_us;
+    /* Live pipes: the most memory (the records' bytes and their bookkeeping) held back
+       while a followed dump has not yet reached samples in its process's JIT memory.
+       0 = JITANON_HOLD_DEFAULT_BYTES (64 MiB); JITANON_HOLD_NONE: never hold (each
+       round decided as it comes).  Past it the oldest rounds are decided with what is
+       known (stats.unnamed.past_bound counts the cost). */
+    uint64_t hold_bytes;
+    /* Live pipes: a dump that has not grown for this long (ms) counts as stopped: its
+       samples are no longer held.  0 = JITANON_FOLLOW_IDLE_DEFAULT_MS (60 s). */
+    uint32_t follow_idle_ms;
     jitanon_perf_map_mode perf_map;
     jitanon_perfmap_opts perfmap; /* passed to the perf map reader (allocator: ours when unset) */
     /* internal (a test hook for the fuzzers, not API): a round larger than this is
@@ -1989,6 +2011,9 @@ typedef struct jitanon_inject_opts {
 
 #define JITANON_FOLLOW_WAIT_DEFAULT_US 10000u
 #define JITANON_FOLLOW_WAIT_NONE UINT32_MAX
+#define JITANON_HOLD_DEFAULT_BYTES ((uint64_t)64 << 20)
+#define JITANON_HOLD_NONE UINT64_MAX
+#define JITANON_FOLLOW_IDLE_DEFAULT_MS 60000u
 
 /* Options a run could not honour as given and what it did instead (bits of
    jitanon_inject_stats.fallbacks; each is also told once through io.log).  The output is
@@ -2056,6 +2081,19 @@ typedef struct jitanon_inject_stats {
                 one, and the time rounds waited for a dump to catch up (ns, in all) */
         uint64_t dumps, reads, wait_ns;
     } follow;
+    struct { /* live pipes: rounds held back until their dumps caught up (see hold_bytes) */
+        uint64_t rounds;       /* rounds held at least once */
+        uint64_t peak_bytes;   /* the most held at once */
+        uint64_t max_delay_ns; /* the longest a round was held (clock time) */
+        uint64_t bound_hits;   /* times the bound decided the oldest rounds early */
+    } hold;
+    struct { /* live pipes: samples in JIT memory (anonymous code memory no function covers)
+                left unnamed, by why */
+        uint64_t past_bound;  /* decided before their dump reached them: hold_bytes */
+        uint64_t stopped;     /* ... the JIT stopped writing (idle, or the input ended) */
+        uint64_t no_dump;     /* of a process without a usable jitdump */
+        uint64_t not_in_dump; /* the dump had reached them and names no function there */
+    } unnamed;
     uint64_t fallbacks; /* jitanon_inject_fallback bits */
 } jitanon_inject_stats;
 
@@ -10246,6 +10284,8 @@ typedef struct jitanon__inj_dump {
     uint64_t marker_time;   /* nothing of it is mapped before its marker */
     jitanon__hmap uses;     /* per-function files: code_index -> LOADs of it named so far */
     struct jitanon__inj_follow *follow; /* a live pipe's dump still being read, else NULL */
+    uint64_t read_until;    /* live: perf time of the latest record read from it */
+    int complete;           /* live: its process exited and it was read to its end */
 } jitanon__inj_dump;
 
 /* What happens to a buffered input record. */
@@ -10277,6 +10317,13 @@ typedef struct jitanon__inj_synth {
     size_t func;
 } jitanon__inj_synth;
 
+/* A round held back: its records end before recs[end]; `at` is the clock when it was
+   read. */
+typedef struct jitanon__inj_held {
+    size_t end;
+    uint64_t at;
+} jitanon__inj_held;
+
 /* Read: one round (the records between two FINISHED_ROUNDs) and what was decided for
    it, all dropped once it is written. */
 typedef struct jitanon__inj_buf {
@@ -10290,6 +10337,11 @@ typedef struct jitanon__inj_buf {
     uint32_t *order;            /* sort permutation, plus as much scratch */
     size_t order_cap;
     uint64_t last_time;         /* records without a time take their neighbour's */
+    /* Live pipes: whole rounds held back until their dumps reach them (jitanon__inj_hold),
+       oldest first; `recs` and `bytes` hold them, then the round being read. */
+    struct jitanon__inj_held *held;
+    size_t nheld, held_cap;
+    size_t exits_seen;          /* records before this were looked at for EXITs */
 } jitanon__inj_buf;
 
 /* Decide, mmaps: perf's address maps, interned mapping identities. */
@@ -10335,6 +10387,7 @@ typedef struct jitanon__inj_jit {
     jitanon__hmap region_last; /* pid -> 1 + the region whose base that process saw last mapped, 0: none since */
     jitanon_membuf paths;      /* NUL-terminated ELF and dump paths */
     jitanon__hmap pids;        /* pid -> usable dumps of it so far */
+    jitanon__hmap latest;      /* live pipes: pid -> index of its latest usable dump */
     jitanon__hmap mntns;       /* pid -> its mount namespace's inode (NAMESPACES records) */
     jitanon__inj_wait wait;    /* of jitanon__inj_walk */
     uint32_t machine;          /* the recording's e_machine (HEADER_ARCH, else the host's); 0 unknown */
@@ -10368,6 +10421,9 @@ typedef struct jitanon__inj_jit {
     int live;
     uint64_t decided;
     uint64_t waited_round; /* ns waited in the current round */
+    uint64_t hold_bytes;   /* 0: nothing is held back (not live, or JITANON_HOLD_NONE) */
+    uint64_t idle_ns;      /* a dump not grown for this long counts as stopped */
+    int forced;            /* the rounds being decided were let go by the hold bound */
 } jitanon__inj_jit;
 
 /* Write: the output stream. */
@@ -10426,6 +10482,8 @@ typedef struct jitanon__inj_follow {
     jitanon__inj_wait wait; /* what waits for a LOAD, from one read to the next */
     uint64_t last_time;     /* perf time of the latest record read */
     uint64_t grew_at;       /* jitanon_jitdump_now() of the last read that found records */
+    uint64_t seen_at;       /* the same, or when following started (the idle clock) */
+    uint64_t seen_perf;     /* the input's latest time then (the idle clock of a replay) */
     int exited;             /* its process exited: the JIT wrote all it will */
 } jitanon__inj_follow;
 
@@ -12126,7 +12184,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_read(jitanon__inj *j, size_t
         if (jd->events[i].time < j->jit.decided) jd->events[i].time = jd->events[i].load_time = j->jit.decided;
     if (first < jd->count && !jitanon__inj_sort_events(j, jd->events, jd->count))
         return jitanon__inj_nomem(j, "event sort");
-    if (*more) f->grew_at = jitanon_jitdump_now();
+    if (*more) {
+        f->grew_at = f->seen_at = jitanon_jitdump_now();
+        f->seen_perf = j->round.last_time;
+    }
+    jd->read_until = f->last_time;
     if (got != JITANON_AGAIN && got != JITANON_OK && got != JITANON_END) {
         char what[512];
         uint64_t at = f->src.st.consumed;
@@ -12156,6 +12218,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_start(jitanon__inj *j, jitan
     memset(f, 0, sizeof *f);
     f->wait.debug.allocator = f->wait.unwind.allocator = j->a;
     f->wait.count = 1; /* following is the dump's first walk */
+    f->seen_at = jitanon_jitdump_now();
+    f->seen_perf = j->round.last_time;
     jd->follow = f;
     if (jitanon__inj_src_path(j, jitanon__inj_path(j, jd->path), &f->src, &size, NULL) != JITANON_OK) {
         jitanon__inj_follow_end(j, jd);
@@ -12200,7 +12264,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_all(jitanon__inj *j, uint64_
             res = jitanon__inj_follow_read(j, d, &more);
             j->st->follow.reads += (uint64_t)more;
         }
-        if (res == JITANON_OK && done) jitanon__inj_follow_end(j, &j->jit.dumps[d]);
+        if (res == JITANON_OK && done && jd->follow) {
+            jd->complete = f->exited;
+            jitanon__inj_follow_end(j, jd);
+        }
     }
     return res;
 }
@@ -12211,6 +12278,75 @@ JITANON__PRIVATE void jitanon__inj_follow_exit(jitanon__inj *j, uint32_t pid)
     size_t d;
     for (d = 0; d < j->jit.ndumps; d++)
         if (j->jit.dumps[d].follow && j->jit.dumps[d].pid == pid) j->jit.dumps[d].follow->exited = 1;
+}
+
+/* A function the dump has that is not yet applied covers addr by `time` (its load is due). */
+JITANON__PRIVATE int jitanon__inj_pending_at(const jitanon__inj_dump *jd, uint64_t addr, uint64_t time)
+{
+    size_t e;
+    for (e = jd->next; e < jd->count; e++)
+        if (jd->events[e].time <= time && addr - jd->events[e].start < jd->events[e].size) return 1;
+    return 0;
+}
+
+/* Holding back (jitanon__inj_hold): a sample is not yet decidable when it ran in its
+   process's JIT memory - anonymous code memory no known function covers, or memory no
+   mapping decided so far covers - while that process's followed dump has not reached its
+   time and may still grow (its process has not exited, the file grew within
+   opts.follow_idle_ms of the clock and of the recording).  The same for a return address
+   of its callchain in anonymous code memory (of a kernel-mode sample too: its user part).
+   The ip of a user-mode sample only: the kernel runs no jitted code. */
+JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_rec *r, uint64_t now)
+{
+    const jitanon__inj_dump *jd;
+    const size_t *d;
+    uint32_t mode = r->misc & JITANON_PERF_MISC_CPUMODE_MASK;
+    jitanon_trim_kind kind;
+    size_t e;
+    if (r->type != JITANON_PERF_RECORD_SAMPLE || !(d = jitanon__hmap_find(&j->jit.latest, r->pid))) return 0;
+    jd = &j->jit.dumps[*d];
+    if (!jd->follow || jd->follow->exited || jd->read_until >= r->time) return 0;
+    /* stopped growing: by the clock, or by the recording's time (a recording piped from a
+       file runs ahead of the clock) */
+    if (now > jd->follow->seen_at && now - jd->follow->seen_at >= j->jit.idle_ns) return 0;
+    if (j->round.last_time > jd->follow->seen_perf && j->round.last_time - jd->follow->seen_perf >= j->jit.idle_ns)
+        return 0;
+    kind = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, NULL) : JITANON_TRIM_NONE;
+    if ((mode == JITANON_PERF_MISC_USER || mode == 0) && kind != JITANON_TRIM_JIT && kind != JITANON_TRIM_FILE &&
+        !jitanon__inj_pending_at(jd, r->start, r->time))
+        return 1;
+    /* the callchain's return addresses (perf names callers too): in anonymous code memory
+       only, since a frame-pointer chain may hold stray words */
+    for (e = 0; e < r->chain_nr && j->maps.trim; e++) {
+        jitanon_bytes chain;
+        uint64_t ip;
+        chain.data = j->round.bytes.data + r->off + r->chain_off;
+        chain.size = r->chain_nr * 8;
+        ip = jitanon_perf_u64_at(chain, e, j->in->big_endian);
+        if (ip >= (uint64_t)-4095 || ip == r->start) continue; /* context markers; the ip again */
+        if (jitanon__trim_resolve_fast(j->maps.trim, r->pid, ip - 1, NULL) == JITANON_TRIM_ANON &&
+            !jitanon__inj_pending_at(jd, ip - 1, r->time))
+            return 1;
+    }
+    return 0;
+}
+
+/* Counts a live pipe's sample left in JIT memory (as decided: anonymous memory no
+   function covers) by why (stats.unnamed). */
+JITANON__PRIVATE void jitanon__inj_unnamed(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    const jitanon__inj_dump *jd;
+    const size_t *d;
+    uint32_t mode = r->misc & JITANON_PERF_MISC_CPUMODE_MASK;
+    if ((mode != JITANON_PERF_MISC_USER && mode != 0) || !j->maps.trim ||
+        jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, NULL) != JITANON_TRIM_ANON)
+        return;
+    d = jitanon__hmap_find(&j->jit.latest, r->pid);
+    jd = d ? &j->jit.dumps[*d] : NULL;
+    if (!jd) j->st->unnamed.no_dump++;
+    else if (jd->complete || r->time <= jd->read_until) j->st->unnamed.not_in_dump++;
+    else if (j->jit.forced) j->st->unnamed.past_bound++;
+    else j->st->unnamed.stopped++;
 }
 
 /* Turns one dump into ELF files and its sorted jit events (a live pipe's dump: what is
@@ -12448,6 +12584,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__
     if (j->out.w && j->out.w->mode == JITANON_PERF_PIPE && (res = jitanon__inj_bids_flush(j)) != JITANON_OK)
         return res;
     ++*jitanon__hmap_find(&jt->pids, jd->pid);
+    if (jt->live) {
+        size_t *latest = jitanon__hmap_at(&jt->latest, &j->a, jd->pid, 0);
+        if (!latest) return jitanon__inj_nomem(j, "dumps");
+        *latest = (size_t)(jd - jt->dumps);
+    }
     if (j->opts->anon_mode == JITANON_ANON_RANGE) return jitanon_trim_set_jitdump(j->maps.trim, jd->pid, j->err);
     return JITANON_OK;
 }
@@ -13311,6 +13452,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
     }
     if (r->type == JITANON_PERF_RECORD_SAMPLE) {
         j->st->read.samples++;
+        if (j->jit.live) jitanon__inj_unnamed(j, r);
         if (r->time < j->jit.late_horizon) jitanon__inj_late_sample(j, r); /* a late claim may name it */
         if (j->opts->on_sample) jitanon__inj_resolve(j, r);
         if (j->elf.ops->sample) j->elf.ops->sample(j, &j->elf, r);
@@ -13541,15 +13683,41 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_round(jitanon__inj *j)
     return res;
 }
 
-/* Decides every buffered record in time order, applying jit events as time passes, then
-   writes the round.  `last`: no more input, so every remaining jit event is due. */
-JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, int last)
+/* The first n buffered records are gone (decided and written): what is held after them
+   moves to the front of the buffer. */
+JITANON__PRIVATE void jitanon__inj_unbuffer(jitanon__inj *j, size_t n)
 {
     jitanon__inj_buf *rd = &j->round;
-    size_t k;
+    size_t from = n < rd->nrecs ? rd->recs[n].off : rd->bytes.size, k;
+    if (from > j->st->read.largest_round_bytes) j->st->read.largest_round_bytes = from;
+    if (n < rd->nrecs) {
+        memmove(rd->bytes.data, rd->bytes.data + from, rd->bytes.size - from);
+        memmove(rd->recs, rd->recs + n, (rd->nrecs - n) * sizeof *rd->recs);
+        for (k = 0; k < rd->nrecs - n; k++) rd->recs[k].off -= from;
+    }
+    rd->bytes.size -= from;
+    rd->nrecs -= n;
+    rd->exits_seen = rd->exits_seen > n ? rd->exits_seen - n : 0;
+    for (k = 0; k < rd->nheld && rd->held[k].end <= n; k++) {}
+    if (k) memmove(rd->held, rd->held + k, (rd->nheld - k) * sizeof *rd->held); /* held may be NULL */
+    rd->nheld -= k;
+    for (k = 0; k < rd->nheld; k++) rd->held[k].end -= n;
+}
+
+/* Decides the first n buffered records (whole rounds) in time order, applying jit events
+   as time passes, then writes them.  `last`: no more input, so every remaining jit event
+   is due. */
+JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, size_t n, int last)
+{
+    jitanon__inj_buf *rd = &j->round;
+    size_t k, total = rd->nrecs;
     uint64_t max_time = 0;
     jitanon_result res = JITANON_OK;
-    if (!jitanon__inj_order(j, rd->nrecs, jitanon__inj_rec_less, rd->recs)) return jitanon__inj_nomem(j, "sort");
+    rd->nrecs = n; /* what follows is held: the stages below see only these */
+    if (!jitanon__inj_order(j, rd->nrecs, jitanon__inj_rec_less, rd->recs)) {
+        rd->nrecs = total;
+        return jitanon__inj_nomem(j, "sort");
+    }
     if (j->jit.live) { /* what the followed dumps wrote up to the round's last event */
         if (rd->nrecs) max_time = rd->recs[rd->order[rd->nrecs - 1]].time;
         res = jitanon__inj_follow_all(j, max_time, last);
@@ -13569,14 +13737,69 @@ JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, int last)
     if (res == JITANON_OK) res = jitanon__inj_apply_until(j, max_time, last);
     if (res == JITANON_OK && j->out.w) res = jitanon__inj_emit_round(j);
     j->st->read.rounds++;
-    if (rd->bytes.size > j->st->read.largest_round_bytes) j->st->read.largest_round_bytes = rd->bytes.size;
-    rd->bytes.size = 0;
-    rd->nrecs = rd->npieces = rd->nsynth = 0;
+    rd->nrecs = total;
+    jitanon__inj_unbuffer(j, n);
+    rd->npieces = rd->nsynth = 0;
     if (j->io.progress) j->io.progress(j->io.user, j->bytes_done);
     return res;
 }
 
 /* -- the pipeline ------------------------------------------------------------------------------ */
+
+/* Bytes the buffered records from recs[from] on take (their raw bytes and bookkeeping). */
+JITANON__PRIVATE uint64_t jitanon__inj_held_bytes(const jitanon__inj_buf *rd, size_t from)
+{
+    size_t off = from < rd->nrecs ? rd->recs[from].off : rd->bytes.size;
+    return (uint64_t)(rd->bytes.size - off) + (uint64_t)(rd->nrecs - from) * sizeof *rd->recs;
+}
+
+/* Decides the held rounds [0, k) (forced: let go by the bound), counting how long the
+   oldest of them waited. */
+JITANON__PRIVATE jitanon_result jitanon__inj_let_go(jitanon__inj *j, size_t k, int forced, uint64_t now)
+{
+    jitanon__inj_buf *rd = &j->round;
+    if (!k) return JITANON_OK;
+    if (now > rd->held[0].at && now - rd->held[0].at > j->st->hold.max_delay_ns)
+        j->st->hold.max_delay_ns = now - rd->held[0].at;
+    j->jit.forced = forced;
+    return jitanon__inj_round(j, rd->held[k - 1].end, 0);
+}
+
+/* Live pipes: a round was read.  It joins the rounds held back, and every whole round
+   before the first sample not yet decidable (jitanon__inj_undecided) is decided and
+   written, in order, after the followed dumps were read again; so the output streams as
+   soon as the dumps catch up.  An EXIT among them means that process's JIT wrote all it
+   will: its dump is read to the end at once.  Past opts.hold_bytes the oldest rounds are
+   decided with what is known until half of it is held (stats.hold.bound_hits). */
+JITANON__PRIVATE jitanon_result jitanon__inj_hold(jitanon__inj *j)
+{
+    jitanon__inj_buf *rd = &j->round;
+    uint64_t now = jitanon_jitdump_now(), held;
+    jitanon_result res;
+    size_t k, m, u;
+    if (rd->nheld && rd->held[rd->nheld - 1].end == rd->nrecs) return JITANON_OK; /* an empty round */
+    if (!jitanon__grow(&j->a, (void **)&rd->held, &rd->held_cap, rd->nheld + 1, sizeof *rd->held))
+        return jitanon__inj_nomem(j, "held rounds");
+    rd->held[rd->nheld].end = rd->nrecs;
+    rd->held[rd->nheld++].at = now;
+    for (k = rd->exits_seen; k < rd->nrecs; k++)
+        if (rd->recs[k].type == JITANON_PERF_RECORD_EXIT && rd->recs[k].pid == rd->recs[k].tid)
+            jitanon__inj_follow_exit(j, rd->recs[k].pid);
+    rd->exits_seen = rd->nrecs;
+    if ((res = jitanon__inj_follow_all(j, rd->last_time, 0)) != JITANON_OK) return res;
+    for (u = 0; u < rd->nrecs && !jitanon__inj_undecided(j, &rd->recs[u], now); u++) {}
+    for (k = 0; k < rd->nheld && rd->held[k].end <= u; k++) {}
+    held = jitanon__inj_held_bytes(rd, 0) + rd->nheld * sizeof *rd->held;
+    if (held > j->st->hold.peak_bytes) j->st->hold.peak_bytes = held;
+    m = k;
+    if (held > j->jit.hold_bytes) {
+        j->st->hold.bound_hits++;
+        while (m < rd->nheld && jitanon__inj_held_bytes(rd, m ? rd->held[m - 1].end : 0) > j->jit.hold_bytes / 2) m++;
+    }
+    if (m < rd->nheld) j->st->hold.rounds++; /* the round just read waits */
+    if ((res = jitanon__inj_let_go(j, k, 0, now)) != JITANON_OK) return res;
+    return jitanon__inj_let_go(j, m - k, 1, now);
+}
 
 /* Read: buffers a round; attr and feature records, which become file sections when pipe
    turns into file, pass on at once, after whatever is buffered. */
@@ -13584,26 +13807,46 @@ JITANON__PRIVATE jitanon_result jitanon__inj_record(void *ctx, const jitanon_per
 {
     jitanon__inj *j = (jitanon__inj *)ctx;
     jitanon_result res;
-    uint64_t limit = j->opts->max_round_bytes_ ? j->opts->max_round_bytes_ : (uint64_t)256 << 20;
+    uint64_t limit = j->opts->max_round_bytes_ ? j->opts->max_round_bytes_ : (uint64_t)256 << 20, size;
     j->st->read.records++;
     if (!rec->from_compressed) j->bytes_done = rec->offset + rec->raw.size;
     if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE && rec->feature.feat_id == 6)
         j->jit.machine = jitanon__inj_arch_feature(j, rec->feature.data); /* HEADER_ARCH of a pipe */
     if (rec->type == JITANON_PERF_RECORD_HEADER_ATTR || rec->type == JITANON_PERF_RECORD_HEADER_FEATURE) {
-        if (j->round.nrecs && (res = jitanon__inj_round(j, 0)) != JITANON_OK) return res;
+        j->jit.forced = j->jit.live; /* a header record mid-stream lets go of what is held */
+        if (j->round.nrecs && (res = jitanon__inj_round(j, j->round.nrecs, 0)) != JITANON_OK) return res;
         if (j->opts->on_event) j->opts->on_event(jitanon__inj_sample_user(j), rec);
         return j->out.w ? jitanon__pc_record(j->in, j->out.w, rec, j->err) : JITANON_OK;
     }
     if ((res = jitanon__inj_buffer(j, rec)) != JITANON_OK) return res;
-    if (rec->type == JITANON_PERF_RECORD_FINISHED_ROUND || j->round.bytes.size >= limit) return jitanon__inj_round(j, 0);
-    return JITANON_OK;
+    size = j->round.nheld ? jitanon__inj_held_bytes(&j->round, j->round.held[j->round.nheld - 1].end) : j->round.bytes.size;
+    if (rec->type != JITANON_PERF_RECORD_FINISHED_ROUND && size < limit) return JITANON_OK;
+    return j->jit.hold_bytes ? jitanon__inj_hold(j) : jitanon__inj_round(j, j->round.nrecs, 0);
 }
 
 /* The input ended: every jit event is due, then the layout writes what it kept back. */
 JITANON__PRIVATE jitanon_result jitanon__inj_end(void *ctx)
 {
     jitanon__inj *j = (jitanon__inj *)ctx;
-    jitanon_result res = jitanon__inj_round(j, 1);
+    jitanon_result res;
+    if (j->round.nheld) { /* what is still held is decided with all the dumps wrote */
+        uint64_t now = jitanon_jitdump_now();
+        if (now > j->round.held[0].at && now - j->round.held[0].at > j->st->hold.max_delay_ns)
+            j->st->hold.max_delay_ns = now - j->round.held[0].at;
+    }
+    j->jit.forced = j->jit.live && !j->jit.hold_bytes;
+    res = jitanon__inj_round(j, j->round.nrecs, 1);
+    if (res == JITANON_OK && j->st->unnamed.past_bound + j->st->unnamed.stopped) {
+        char what[320];
+        const jitanon_inject_stats *s = j->st;
+        jitanon__fmt(what, sizeof what,
+                     "live pipe: %U samples in JIT memory were decided before their jitdump reached them and stayed "
+                     "unnamed: %U past the hold-back bound, %U after the JIT stopped writing (%U more not in their "
+                     "dump, %U of processes without one)",
+                     s->unnamed.past_bound + s->unnamed.stopped, s->unnamed.past_bound, s->unnamed.stopped,
+                     s->unnamed.not_in_dump, s->unnamed.no_dump);
+        jitanon__inj_log(j, "%s%s", what, NULL);
+    }
     if (res == JITANON_OK && j->elf.ops->finish) res = j->elf.ops->finish(j, &j->elf);
     if (res == JITANON_OK) res = jitanon__inj_bids_flush(j);
     return res;
@@ -13628,6 +13871,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, jt->regions, jt->regions_cap * sizeof *jt->regions);
     jitanon__hmap_free(&jt->region_last, &j->a);
     jitanon__hmap_free(&jt->pids, &j->a);
+    jitanon__hmap_free(&jt->latest, &j->a);
     jitanon__hmap_free(&jt->mntns, &j->a);
     jitanon__hmap_free(&j->pm_pids, &j->a);
     jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);
@@ -13639,6 +13883,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, rd->order, rd->order_cap * sizeof *rd->order);
     jitanon__free(&j->a, rd->pieces, rd->pieces_cap * sizeof *rd->pieces);
     jitanon__free(&j->a, rd->synth, rd->synth_cap * sizeof *rd->synth);
+    jitanon__free(&j->a, rd->held, rd->held_cap * sizeof *rd->held);
     jitanon_membuf_release(&rd->bytes);
     jitanon__free(&j->a, j->maps.idents, j->maps.idents_cap * sizeof *j->maps.idents);
     jitanon__hmap_free(&j->maps.index, &j->a);
@@ -13732,6 +13977,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     /* A pipe is a recording still running: its dumps are followed as they grow, when they
        are streamed (the default I/O, or io.open_dump) into per-function files. */
     j->jit.live = j->in->mode != JITANON_PERF_FILE && jitanon__inj_streams(j) && opts->elf_layout != JITANON_ELF_PER_PROCESS;
+    if (j->jit.live && opts->hold_bytes != JITANON_HOLD_NONE)
+        j->jit.hold_bytes = opts->hold_bytes ? opts->hold_bytes : JITANON_HOLD_DEFAULT_BYTES;
+    j->jit.forced = j->jit.live && !j->jit.hold_bytes; /* nothing held: what is unnamed is the bound's */
+    j->jit.idle_ns = (uint64_t)(opts->follow_idle_ms ? opts->follow_idle_ms : JITANON_FOLLOW_IDLE_DEFAULT_MS) * 1000000u;
     if (j->out.w && opts->elf_threads && opts->elf_layout != JITANON_ELF_PER_FUNCTION)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_THREADS_UNUSED,
                               "elf_threads: per-process and per-region files are a few writes per dump; the "
@@ -15248,6 +15497,9 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   cpumode, pgoff, dump; JITANON_PERF_CONTEXT_*; kernel and module
                   addresses resolve to their mapping (were NONE)
                 jitanon_perf_opts.memory_limit; jitanon_error.source
+                jitanon_inject_opts.hold_bytes, follow_idle_ms (JITANON_HOLD_*,
+                  JITANON_FOLLOW_IDLE_DEFAULT_MS), stats.hold, stats.unnamed: a live
+                  pipe holds back samples its dump has not reached (issue #37)
               Changed:
                 jitanon_inject_stats nested by stage: records_in -> read.records, samples
                   -> read.samples, rounds -> read.rounds, input_warnings ->

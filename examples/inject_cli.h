@@ -47,6 +47,9 @@ typedef struct inject_cli {
     "      --late-window MS    how early a sample may be named so (default 100)\n"                 \
     "      --perf-map=elf      carry /tmp/perf-<pid>.map names in an ELF (default: keep)\n"        \
     "      --follow-wait MS    pipe input: wait at most MS for a JIT still writing (10)\n"         \
+    "      --hold-back MIB     pipe input: hold samples a jitdump has not reached, at most\n"     \
+    "                          MIB of records (default 64; 0: never)\n"                          \
+    "      --follow-idle MS    pipe input: a jitdump not grown for MS is done (default 60000)\n"  \
     "      --line-bias=B       auto (default), none, or bytes to subtract from line addresses\n"   \
     "      --threads N         threads writing ELF files (default: CPUs, at most 8)\n"             \
     "  -N, --no-buildid-cache  do not add the ELF files to perf's build-id cache\n"                \
@@ -94,6 +97,18 @@ static int inject_cli_arg(inject_cli *c, const char *tool, int argc, char **argv
         if (!*v || *end || n > 60000)
             return fprintf(stderr, "%s: --follow-wait takes 0 to 60000 (milliseconds)\n", tool), -1;
         o->follow_wait_us = n ? (uint32_t)n * 1000u : JITANON_FOLLOW_WAIT_NONE;
+    } else if ((v = inject_cli_value(argc, argv, i, "--hold-back", NULL))) {
+        char *end;
+        unsigned long n = strtoul(v, &end, 10);
+        if (!*v || *end || n > 65536)
+            return fprintf(stderr, "%s: --hold-back takes 0 to 65536 (MiB)\n", tool), -1;
+        o->hold_bytes = n ? (uint64_t)n << 20 : JITANON_HOLD_NONE;
+    } else if ((v = inject_cli_value(argc, argv, i, "--follow-idle", NULL))) {
+        char *end;
+        unsigned long n = strtoul(v, &end, 10);
+        if (!*v || *end || n == 0 || n > 3600000)
+            return fprintf(stderr, "%s: --follow-idle takes 1 to 3600000 (milliseconds)\n", tool), -1;
+        o->follow_idle_ms = (uint32_t)n;
     } else if ((v = inject_cli_value(argc, argv, i, "--perf-map", NULL))) {
         if (!strcmp(v, "keep")) o->perf_map = JITANON_PERF_MAP_KEEP;
         else if (!strcmp(v, "elf")) o->perf_map = JITANON_PERF_MAP_ELF;

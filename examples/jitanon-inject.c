@@ -96,6 +96,13 @@ static void print_stats(const jitanon_inject_stats *s)
     if (s->follow.dumps)
         fprintf(stderr, "live: %" PRIu64 " jitdumps followed as they grew, read again %" PRIu64
                 " times; waited %.1f ms in all\n", s->follow.dumps, s->follow.reads, (double)s->follow.wait_ns / 1e6);
+    if (s->follow.dumps)
+        fprintf(stderr, "held back: %" PRIu64 " rounds, at most %.1f MiB and %.0f ms, bound reached %" PRIu64
+                " times; samples in JIT memory unnamed: past the bound %" PRIu64 ", JIT stopped writing %" PRIu64
+                ", no jitdump %" PRIu64 ", not in the jitdump %" PRIu64 "\n",
+                s->hold.rounds, (double)s->hold.peak_bytes / 1048576.0, (double)s->hold.max_delay_ns / 1e6,
+                s->hold.bound_hits, s->unnamed.past_bound, s->unnamed.stopped, s->unnamed.no_dump,
+                s->unnamed.not_in_dump);
     if (s->dumps.in_namespace)
         fprintf(stderr, "jitdumps read inside their process's root (another mount namespace: a container) %" PRIu64
                 " (named above)\n", s->dumps.in_namespace);

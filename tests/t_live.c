@@ -23,6 +23,7 @@ struct tl_world {
     size_t stages, next;        /* stages in increasing order; the next one not reached */
     tl_stream streams[4];
     unsigned opens, closes, elf_files, lines;
+    size_t nap_at;              /* once perf.pos >= nap_at (not 0), the clock moves 3 ms */
     int threads;                /* writer threads call io.write_elf: it must not count */
     char log[1024];
 };
@@ -31,6 +32,10 @@ static size_t tl_perf_read(void *user, void *dst, size_t n)
 {
     tl_world *w = (tl_world *)user;
     size_t got = memin_read(&w->perf, dst, n);
+    if (w->nap_at && w->perf.pos >= w->nap_at) {
+        w->nap_at = 0;
+        jitanon__os_default()->sleep_ns(3000000u);
+    }
     while (w->next < w->stages && w->perf.pos >= w->at[w->next]) w->visible = w->size[w->next++];
     return got;
 }
@@ -275,15 +280,12 @@ static void test_live_dump_grows_between_rounds(void)
     jitanon_membuf_release(&w.dump);
 }
 
-/* Every allocation of a followed run failing in turn: a typed error or success, and
-   nothing leaks (streams closed, follow state freed). */
-static void test_live_alloc_failures(void)
+/* Every allocation of a followed run of `perf` failing in turn: a typed error or success,
+   and nothing leaks (streams closed, follow state freed). */
+static void tl_alloc_sweep(tl_world *w, const jitanon_membuf *perf)
 {
     static ti_out_rec v[128];
-    tl_world w;
-    jitanon_membuf perf;
     long k;
-    tl_grow_scenario(&w, &perf);
     for (k = 1; k < 1000; k++) {
         jt_alloc a;
         jitanon_inject_opts o;
@@ -295,14 +297,22 @@ static void test_live_alloc_failures(void)
         o.allocator = jt_allocator(&a);
         o.elf.allocator = o.jitdump.allocator = o.allocator;
         a.fail_at = k;
-        w.opens = w.closes = 0;
-        r = tl_run(&w, &perf, &o, v, 128, &n, NULL, &err);
+        w->opens = w->closes = 0;
+        r = tl_run(w, perf, &o, v, 128, &n, NULL, &err);
         JT_CHECK(r == JITANON_OK || jt_is_typed_error(r));
         JT_CHECK_EQ_U(a.live_bytes, 0);
-        JT_CHECK(w.opens == w.closes);
+        JT_CHECK(w->opens == w->closes);
         if (r == JITANON_OK && a.calls < a.fail_at) break;
     }
     JT_CHECK(k < 1000);
+}
+
+static void test_live_alloc_failures(void)
+{
+    tl_world w;
+    jitanon_membuf perf;
+    tl_grow_scenario(&w, &perf);
+    tl_alloc_sweep(&w, &perf);
     jitanon_membuf_release(&perf);
     jitanon_membuf_release(&w.dump);
 }
@@ -516,6 +526,253 @@ static void test_live_flat_memory(void)
     if (p2 >= p1 + (size_t)2800 * 512) printf("  peak %zu -> %zu bytes\n", p1, p2);
 }
 
+/* Samples of the output perf report names from a jitted ELF (ti_replay). */
+static size_t tl_named(ti_out_rec *v, size_t n)
+{
+    static char answers[256][64];
+    size_t na = ti_replay(v, n, answers, 256), i, named = 0;
+    for (i = 0; i < na; i++) named += !strncmp(answers[i], "/some/dir/jitted-100-", 21);
+    return named;
+}
+
+/* A JIT that flushes its dump late (node writes 4 KiB blocks, at exit the rest): f0 and
+   f1 (loads at 25 and 45, under an //anon mapping) reach the file only once perf has sent
+   `late` rounds of `rounds`, each with a sample in f0 and one in f1 (0: never); or when
+   the process exits, its EXIT in round `exit_at` (0: none).  Round k is at k * step ns.  A process without a dump
+   (pid 200) runs in its own //anon memory in round 1. */
+static void tl_lag_scenario(tl_world *w, jitanon_membuf *perf, unsigned rounds, unsigned late, unsigned exit_at,
+                            uint64_t step)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    ti_gen g;
+    uint8_t raw[128];
+    jitanon_jitdump_writer jw;
+    jitanon_perf_record rec;
+    jitanon_error err;
+    unsigned k;
+    tl_start(w, &jw, &g, raw, perf, 20, &err);
+    w->initial = w->dump.size; /* the header only */
+    jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
+    jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
+    ti_mmap(&g, 22, 0x10000, 0x2000, 0x10000, "//anon");
+    memset(&rec, 0, sizeof rec);
+    rec.mmap.pid = rec.mmap.tid = 200;
+    rec.mmap.start = 0x50000;
+    rec.mmap.len = 0x1000;
+    rec.mmap.prot = 7;
+    rec.mmap.filename.data = "//anon";
+    rec.mmap.filename.length = 6;
+    ti_put(&g, &rec, JITANON_PERF_RECORD_MMAP2, JITANON_PERF_MISC_USER, 23);
+    ti_round(&g);
+    for (k = 1; k <= rounds; k++) {
+        ti_sample(&g, 30 + k * step, 0x10010);
+        ti_sample(&g, 60 + k * step, 0x11010);
+        if (k == 1) {
+            memset(&rec, 0, sizeof rec);
+            rec.sample.ip = 0x50010;
+            rec.sid.pid = rec.sid.tid = 200;
+            ti_put(&g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, 65 + k * step);
+        }
+        if (k == exit_at) ti_task(&g, JITANON_PERF_RECORD_EXIT, 70 + k * step, TI_PID, TI_PID, TI_PID);
+        ti_round(&g);
+        if (k == late || k == exit_at) {
+            w->at[0] = perf->size;
+            w->size[0] = w->dump.size;
+            w->stages = 1;
+        }
+    }
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+}
+
+/* The dump lags 4 rounds behind the samples: they are held back (with every round after
+   them) until it catches up, so all 12 are named, in time order, each function mapped
+   at its load time; the process without a dump is counted, not waited for.  Held
+   nothing, the first rounds' samples go out unnamed, and one line says what it cost. */
+static void test_live_hold_lagging_dump(void)
+{
+    static ti_out_rec v[128];
+    tl_world w;
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    const ti_out_rec *m;
+    size_t n;
+    tl_lag_scenario(&w, &perf, 6, 4, 0, 100);
+    memset(&o, 0, sizeof o);
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(tl_named(v, n), 12);
+    JT_CHECK((m = tl_mmap_of(v, n, 0)) && m->time == 25);
+    JT_CHECK((m = tl_mmap_of(v, n, 1)) && m->time == 45);
+    JT_CHECK(tl_in_time_order(v, n));
+    JT_CHECK(st.hold.rounds >= 3 && st.hold.peak_bytes > 0 && st.hold.bound_hits == 0);
+    JT_CHECK(st.unnamed.past_bound == 0 && st.unnamed.stopped == 0 && st.unnamed.not_in_dump == 0);
+    JT_CHECK_EQ_U(st.unnamed.no_dump, 1);
+    JT_CHECK(w.lines == 0 && w.opens == w.closes);
+
+    o.hold_bytes = JITANON_HOLD_NONE;
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(st.hold.rounds == 0 && st.hold.peak_bytes == 0);
+    JT_CHECK(st.unnamed.past_bound >= 6 && tl_named(v, n) + st.unnamed.past_bound == 12);
+    JT_CHECK(tl_in_time_order(v, n));
+    JT_CHECK(w.lines == 1 && strstr(w.log, "past the hold-back bound"));
+
+    /* a bound smaller than one round: each round goes as it comes, counted */
+    o.hold_bytes = 1;
+    w.log[0] = 0;
+    w.lines = 0;
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(st.hold.bound_hits >= 6 && st.hold.rounds == 0);
+    JT_CHECK(st.unnamed.past_bound >= 6 && tl_named(v, n) + st.unnamed.past_bound == 12);
+    JT_CHECK(w.lines == 1);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+}
+
+/* A dump that never catches up: everything is held to the end of the input and then
+   decided (the JIT stopped writing, said once); held within the bound, the oldest rounds
+   go first.  A dump that does not grow for opts.follow_idle_ms is not waited for. */
+static void test_live_hold_stopped(void)
+{
+    static ti_out_rec v[256];
+    tl_world w;
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    size_t n;
+    tl_lag_scenario(&w, &perf, 40, 0, 0, 100);
+    memset(&o, 0, sizeof o);
+    JT_CHECK(tl_run(&w, &perf, &o, v, 256, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(st.hold.rounds == 40 && tl_named(v, n) == 0);
+    JT_CHECK(st.unnamed.stopped == 80 && st.unnamed.past_bound == 0);
+    JT_CHECK(w.lines == 1 && strstr(w.log, "80 after the JIT stopped writing"));
+    JT_CHECK(tl_in_time_order(v, n));
+
+    o.hold_bytes = 2048; /* a few rounds */
+    JT_CHECK(tl_run(&w, &perf, &o, v, 256, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(st.hold.bound_hits > 0 && st.hold.peak_bytes <= 2048 + 1024);
+    JT_CHECK(st.unnamed.past_bound > 0 && st.unnamed.past_bound + st.unnamed.stopped == 80);
+    JT_CHECK(tl_in_time_order(v, n));
+
+    if (jitanon_jitdump_now()) { /* a clock to stop by */
+        o.hold_bytes = 0;
+        o.follow_idle_ms = 1;
+        w.nap_at = perf.size / 8; /* three ms pass early on */
+        JT_CHECK(tl_run(&w, &perf, &o, v, 256, &n, &st, &err) == JITANON_OK);
+        JT_CHECK(st.hold.rounds < 10 && st.unnamed.stopped == 80);
+    }
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+
+    /* by the recording's time too (a recording piped from a file outruns the clock):
+       rounds 1 ms apart, 3 ms of idle allowed, so rounds 1 and 2 wait, no more */
+    tl_lag_scenario(&w, &perf, 40, 0, 0, 1000000);
+    memset(&o, 0, sizeof o);
+    o.follow_idle_ms = 3;
+    JT_CHECK(tl_run(&w, &perf, &o, v, 256, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(st.hold.rounds == 2 && st.unnamed.stopped == 80 && tl_in_time_order(v, n));
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+}
+
+/* The process exits with its dump's last block unflushed until then: the EXIT, read
+   while its samples are held, has the dump read to the end at once, and every sample is
+   named; allocation failures in the held path are typed and leak nothing. */
+static void test_live_hold_until_exit(void)
+{
+    static ti_out_rec v[128];
+    tl_world w;
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    size_t n;
+    tl_lag_scenario(&w, &perf, 5, 0, 5, 100);
+    memset(&o, 0, sizeof o);
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(tl_named(v, n), 10);
+    JT_CHECK(st.hold.rounds >= 4 && st.unnamed.stopped == 0 && st.unnamed.past_bound == 0);
+    JT_CHECK(tl_in_time_order(v, n) && w.opens == w.closes && w.lines == 0);
+    tl_alloc_sweep(&w, &perf);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+}
+
+/* perf record -g: a sample whose ip is in a file (a builtin, the interpreter) and whose
+   caller is a function the dump has not reached yet is held as well, so f1's mapping goes
+   out before it (perf names callers from the same maps). */
+static void test_live_hold_callchain(void)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    static ti_out_rec v[128];
+    tl_world w;
+    ti_gen g;
+    uint8_t raw[128], chain[3 * 8];
+    jitanon_membuf perf;
+    jitanon_jitdump_writer jw;
+    jitanon_perf_record rec;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    size_t n, i, first_sample = SIZE_MAX, f1_at = SIZE_MAX;
+    unsigned k;
+    tl_start(&w, &jw, &g, raw, &perf, 20, &err);
+    /* the same start with call chains recorded: a new writer, its attr with CALLCHAIN */
+    jitanon_perf_writer_release(&g.w);
+    jitanon_membuf_release(&perf);
+    memset(&perf, 0, sizeof perf);
+    g.attr.sample_type |= JITANON_PERF_SAMPLE_CALLCHAIN;
+    JT_CHECK(jitanon_perf_encode_attr(raw, 128, &g.attr, 4000, 0, &err) == JITANON_OK); /* its raw bytes too */
+    {
+        jitanon_sink sink;
+        sink.write_fn = jitanon_membuf_write;
+        sink.user = &perf;
+        JT_CHECK(jitanon_perf_writer_init(&g.w, JITANON_PERF_PIPE, 0, sink, NULL, NULL, &err) == JITANON_OK);
+        JT_CHECK(jitanon_perf_writer_add_attr(&g.w, &g.attr, &err) == JITANON_OK);
+    }
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    w.initial = w.dump.size;
+    jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
+    jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
+    ti_mmap(&g, 22, 0x10000, 0x2000, 0x10000, "//anon");
+    ti_mmap(&g, 23, 0x400000, 0x1000, 0, "/usr/bin/node");
+    ti_round(&g);
+    for (k = 1; k <= 5; k++) {
+        memset(&rec, 0, sizeof rec);
+        jitanon__wr64(chain, JITANON_PERF_CONTEXT_USER, 0);
+        jitanon__wr64(chain + 8, 0x400010, 0);
+        jitanon__wr64(chain + 16, 0x11020, 0); /* a return address in f1 */
+        rec.sample.ip = 0x400010;
+        rec.sid.pid = rec.sid.tid = TI_PID;
+        rec.sample.callchain.data = chain;
+        rec.sample.callchain.size = sizeof chain;
+        rec.sample.callchain_nr = 3;
+        ti_put(&g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, 60 + k * 100);
+        ti_round(&g);
+        if (k == 3) {
+            w.at[0] = perf.size;
+            w.size[0] = w.dump.size;
+            w.stages = 1;
+        }
+    }
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    memset(&o, 0, sizeof o);
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    for (i = 0; i < n; i++) {
+        if (v[i].type == JITANON_PERF_RECORD_SAMPLE && first_sample == SIZE_MAX) first_sample = i;
+        if (v[i].type == JITANON_PERF_RECORD_MMAP2 && !strcmp(v[i].name, "/some/dir/jitted-100-1.so")) f1_at = i;
+    }
+    JT_CHECK(st.hold.rounds >= 2 && f1_at < first_sample && v[f1_at].time == 45);
+    o.hold_bytes = JITANON_HOLD_NONE; /* as before: f1 comes after the first samples */
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(tl_mmap_of(v, n, 1) && tl_mmap_of(v, n, 1)->time > 45);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+}
+
 static void suite_live(void)
 {
     JT_RUN(test_live_dump_grows_between_rounds);
@@ -524,4 +781,8 @@ static void suite_live(void)
     JT_RUN(test_live_damage_later);
     JT_RUN(test_live_bounded_wait);
     JT_RUN(test_live_flat_memory);
+    JT_RUN(test_live_hold_lagging_dump);
+    JT_RUN(test_live_hold_stopped);
+    JT_RUN(test_live_hold_until_exit);
+    JT_RUN(test_live_hold_callchain);
 }

@@ -20,9 +20,20 @@ mkdir -p "$ov/work" "$ov/home"
 export HOME="$ov/home" PERF_BUILDID_DIR="$ov/home/.debug"
 cd "$ov/work"
 
-# jitpct [perf report args]: the percentage of samples in jitted-*.so, from stdin
-jitpct() { perf report -i - --stdio --no-children --sort dso -q 2>/dev/null |
-  awk '$2 ~ /jitted-/ { s += $1 } END { printf "%.2f\n", s }'; }
+# measure.sh leaf|chain: the percentage of samples (perf.data on stdin) perf names in
+# jitted-*.so: by the leaf's dso, or by any frame of the call chain (CPython's frames sit
+# under libpython's)
+cat > "$ov/measure.sh" <<'SH'
+if [ "$1" = chain ]; then
+  perf script -i - -F ip,dso 2>/dev/null |
+    awk 'BEGIN { RS = "" } { n++; if ($0 ~ /jitted-/) j++ } END { printf "%.2f\n", n ? 100 * j / n : 0 }'
+else
+  perf report -i - --stdio --no-children --sort dso -q 2>/dev/null |
+    awk '$2 ~ /jitted-/ { s += $1 } END { printf "%.2f\n", s }'
+fi
+SH
+measure=leaf rec_g=-g
+jitpct() { sh "$ov/measure.sh" "$measure"; }
 # pid_of DATA: the process whose jitdump DATA's marker names (for cleaning /tmp)
 pid_of() { perfdata-cat "$1" 2>/dev/null | sed -n 's/.*jit-\([0-9][0-9]*\)\.dump.*/\1/p' | head -1; }
 
@@ -32,8 +43,7 @@ pid_of() { perfdata-cat "$1" 2>/dev/null | sed -n 's/.*jit-\([0-9][0-9]*\)\.dump
 perf_side() { # DIR: run perf's pipeline on stdin with DIR overlaid; prints its share
   rm -rf "$ov/up" "$ov/wk" "$ov/perfhome"; mkdir -p "$ov/up" "$ov/wk" "$ov/perfhome"
   HOME="$ov/perfhome" PERF_BUILDID_DIR="$ov/perfhome/.debug" unshare --mount sh -c 'mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/up,workdir=$2/wk" "$1" || exit 3
-    perf inject --jit -i - -o - 2>/dev/null | perf report -i - --stdio --no-children --sort dso -q 2>/dev/null |
-    awk '"'"'$2 ~ /jitted-/ { s += $1 } END { printf "%.2f\n", s }'"'"'' sh "$1" "$ov"
+    perf inject --jit -i - -o - 2>/dev/null | sh "$2/measure.sh" "$3"' sh "$1" "$ov" "$measure"
 }
 
 # check NAME DUMPDIR CMD...: the three pipelines on one recording of CMD
@@ -42,7 +52,7 @@ check() {
   rm -f toperf; mkfifo toperf
   perf_side "$dir" < toperf > "$name.perf" 2> "$name.perferr" &
   side=$!
-  perf record -q -k mono -g -o - -- "$@" 2>/dev/null | tee toperf live.data | jitanon-inject --stats 2> "$name.err" |
+  perf record -q -k mono $rec_g -o - -- "$@" 2>/dev/null | tee toperf live.data | jitanon-inject --stats 2> "$name.err" |
     jitpct > "$name.live"
   wait $side; side_rc=$?
   pids="$pids $(pid_of live.data)"
@@ -50,9 +60,10 @@ check() {
   jitpct < file.data > "$name.file"
   live=$(cat "$name.live") file=$(cat "$name.file") perfl=$(cat "$name.perf")
   stats=$(sed -n 's/^live: //p' "$name.err")
+  held=$(sed -n 's/^held back: \(.*\); samples.*unnamed: \(.*\)/held \1; unnamed \2/p' "$name.err")
   rm -f live.data file.data jitted-*.so jit-*.dump toperf
   if [ -z "$stats" ]; then echo "FAIL live $name: the dump was not followed: $(cat "$name.err")"; return; fi
-  what="jitted samples: live pipe $live%, tee+file $file%, perf's live pipe $perfl%; $stats"
+  what="jitted samples: live pipe $live%, tee+file $file%, perf's live pipe $perfl%; $stats; $held"
   if awk -v l="$live" -v f="$file" 'BEGIN { exit !(f > 0 && l >= 0.98 * f) }'; then
     echo "PASS live $name: the live pipe names >= 98% of the file's ($what)"
   else echo "FAIL live $name: the live pipe names < 98% of the file's ($what)"; fi
@@ -99,6 +110,55 @@ while (Date.now() - t0 < DUR) {
 if (sink === 0.5) console.log(js, wf);
 JS
   check node "$ov/work" node --perf-prof app.js
+fi
+
+# Issue #37: three hot functions compiled at the start, then nothing new: node writes its
+# dump in 4 KiB blocks, so their records reach the file only at exit, seconds after their
+# samples.  The pipe holds those samples back until the dump has them (--stats "held back").
+if command -v node >/dev/null 2>&1; then
+  cat > hot3.js <<'JS'
+const DUR = +process.argv[2];
+function fa(n) { let s = 0; for (let i = 0; i < n; i++) s = (s * 31 + i) | 0; return s; }
+function fb(n) { let s = 1; for (let i = 0; i < n; i++) s = (s ^ (i * 7)) + 3 | 0; return s; }
+function fc(n) { let s = 2; for (let i = 0; i < n; i++) s = (s + i * i) % 1000003; return s; }
+const t0 = Date.now(); let sink = 0;
+while (Date.now() - t0 < DUR) { sink ^= fa(10000); sink ^= fb(10000); sink ^= fc(10000); }
+if (sink === 0.5) console.log(sink);
+JS
+  check node-hot3-2s "$ov/work" node --perf-prof hot3.js 2000
+  # 6 s (the issue's second run) adds 15 s to CI: on request
+  if [ "${JT_LIVE_LONG:-0}" = 1 ]; then check node-hot3-6s "$ov/work" node --perf-prof hot3.js 6000; fi
+fi
+
+# CPython 3.13 -X perf_jit: its trampolines are entered from libpython, which has no frame
+# pointers, so the pipe records dwarf call graphs and a sample counts when any frame is in
+# jitted code.  On request (JT_LIVE_PY=1), and failing for now: holding back looks at a
+# sample's ip and callchain, not at the words of its copied user stack, where these frames
+# are (one run: live 74%, the file and perf's pipe 91%).
+py313=$(jt_python 3.13) || py313=""
+if [ "${JT_LIVE_PY:-0}" != 1 ]; then :
+elif [ -z "$py313" ]; then echo "SKIP live python3.13: no CPython 3.13 (pyenv install 3.13.0)"
+else
+  cat > hot3.py <<'PY'
+import time
+def fa(n):
+    s = 0
+    for i in range(n): s = (s * 31 + i) & 0xffffffff
+    return s
+def fb(n):
+    s = 1
+    for i in range(n): s = ((s ^ (i * 7)) + 3) & 0xffffffff
+    return s
+def fc(n):
+    s = 2
+    for i in range(n): s = (s + i * i) % 1000003
+    return s
+t0 = time.monotonic(); sink = 0
+while time.monotonic() - t0 < 2.0: sink ^= fa(2000) ^ fb(2000) ^ fc(2000)
+PY
+  measure=chain rec_g="-F 1000 --call-graph dwarf,8192"
+  check python3.13 /tmp "$py313" -X perf_jit hot3.py
+  measure=leaf rec_g=-g
 fi
 
 if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
