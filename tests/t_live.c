@@ -601,6 +601,7 @@ static void test_live_hold_lagging_dump(void)
     size_t n;
     tl_lag_scenario(&w, &perf, 6, 4, 0, 100);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
     JT_CHECK_EQ_U(tl_named(v, n), 12);
     JT_CHECK((m = tl_mmap_of(v, n, 0)) && m->time == 25);
@@ -644,6 +645,7 @@ static void test_live_hold_stopped(void)
     size_t n;
     tl_lag_scenario(&w, &perf, 40, 0, 0, 100);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     JT_CHECK(tl_run(&w, &perf, &o, v, 256, &n, &st, &err) == JITANON_OK);
     JT_CHECK(st.hold.rounds == 40 && tl_named(v, n) == 0);
     JT_CHECK(st.unnamed.stopped == 80 && st.unnamed.past_bound == 0);
@@ -670,6 +672,7 @@ static void test_live_hold_stopped(void)
        rounds 1 ms apart, 3 ms of idle allowed, so rounds 1 and 2 wait, no more */
     tl_lag_scenario(&w, &perf, 40, 0, 0, 1000000);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.follow_idle_ms = 3;
     JT_CHECK(tl_run(&w, &perf, &o, v, 256, &n, &st, &err) == JITANON_OK);
     JT_CHECK(st.hold.rounds == 2 && st.unnamed.stopped == 80 && tl_in_time_order(v, n));
@@ -691,6 +694,7 @@ static void test_live_hold_until_exit(void)
     size_t n;
     tl_lag_scenario(&w, &perf, 5, 0, 5, 100);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
     JT_CHECK_EQ_U(tl_named(v, n), 10);
     JT_CHECK(st.hold.rounds >= 4 && st.unnamed.stopped == 0 && st.unnamed.past_bound == 0);
@@ -760,6 +764,7 @@ static void test_live_hold_callchain(void)
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
     jitanon_perf_writer_release(&g.w);
     memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
     for (i = 0; i < n; i++) {
         if (v[i].type == JITANON_PERF_RECORD_SAMPLE && first_sample == SIZE_MAX) first_sample = i;
