@@ -11885,20 +11885,31 @@ JITANON__PRIVATE size_t jitanon__eo_region_keep(jitanon__eo_region *s, const jit
     return jitanon_membuf_write(&s->arena, r->raw.data, r->raw.size) ? SIZE_MAX : at;
 }
 
-/* Every function is mapped now (its pgoff and file are set at the batch's end) - but one
-   with unwinding info, which gets a file of its own as in perf's layout: perf's unwinder
-   reads .eh_frame_hdr through the process's mappings, at the sampled mapping's
-   start - pgoff + the section's offset, and only a file of one function puts that inside
-   the function's own mapping (its code, then the unwinding info the runtime keeps mapped
-   after it, as the runtime has them); a region file's tables would lie past its code, in
-   memory that maps something else. */
+/* Whether a sample of the recording copies user stacks (--call-graph dwarf): then perf
+   unwinds them with the files' .eh_frame. */
+JITANON__PRIVATE int jitanon__inj_stack_user(const jitanon__inj *j)
+{
+    size_t i;
+    for (i = 0; i < j->in->attr_count; i++)
+        if (j->in->attrs[i].sample_type & JITANON_PERF_SAMPLE_STACK_USER) return 1;
+    return 0;
+}
+
+/* Every function is mapped now (its pgoff and file are set at the batch's end) - but, in
+   a recording with user stacks, one with unwinding info, which gets a file of its own as
+   in perf's layout: perf's unwinder (libunwind) reads .eh_frame_hdr through the process's
+   mappings, at the sampled mapping's start - pgoff + the section's offset, and only a file
+   of one function puts that inside the function's own mapping (its code, then the
+   unwinding info the runtime keeps mapped after it, as the runtime has them); a region
+   file's tables would lie past its code, in memory that maps something else.  Nothing
+   else reads .eh_frame through memory (hotspot's unwinder reads it from the file). */
 JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
                                                        const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
     jitanon__eo_region *s = &o->u.reg;
     jitanon__eo_place *pl;
     jitanon_result res;
-    if (p->have_unwind && p->unwind.unwind.eh_frame.size && !j->opts->elf.no_unwind) {
+    if (p->have_unwind && p->unwind.unwind.eh_frame.size && !j->opts->elf.no_unwind && jitanon__inj_stack_user(j)) {
         char name[96];
         uint64_t pgoff = 0;
         size_t path;

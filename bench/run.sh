@@ -113,7 +113,7 @@ settle() { sync; sleep "${BENCH_SETTLE:-2}"; }
 bench_input() {
     name=$1 dir=$2
     in=$dir/perf.data
-    tools=${3:-"def all fnN proc"}
+    tools=${3:-"def fn all fnN proc"}
     [ -z "$SHM" ] || tools="$tools shm"
     [ "${BENCH_THREADS0:-0}" = 0 ] || tools="$tools fn1"
     [ "$have_perf" = 0 ] || tools="$tools perf"
@@ -129,9 +129,10 @@ bench_input() {
             case $tool in
             cp) timeit "$W/t" cp "$in" "$D/out.data" ;;
             def | shm) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" $C --elf-dir "$D" ;;
-            all) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf-files=all $C --elf-dir "$D" ;;
-            fnN) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf-files=all -N --elf-dir "$D" ;;
-            fn1) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf-files=all --threads 0 $C --elf-dir "$D" ;;
+            fn) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function $C --elf-dir "$D" ;;
+            all) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --elf-files=all $C --elf-dir "$D" ;;
+            fnN) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --elf-files=all -N --elf-dir "$D" ;;
+            fn1) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --elf-files=all --threads 0 $C --elf-dir "$D" ;;
             proc) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=process $C --elf-dir "$D" ;;
             perf) mkdir -p "$D/home"
                 timeit "$W/t" env HOME="$D/home" PERF_BUILDID_DIR="$D/home/.debug" perf inject --jit -i "$in" -o "$D/out.data" ;;
@@ -254,6 +255,22 @@ fi
 if [ "$node_ok" = 1 ]; then
     echo "bench: running node"
     bench_input node "$W/node"
+    # hotspot's parser (what hotspot spends loading a recording) on each layout's output
+    PP=""
+    for c in hotspot-perfparser /usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser; do
+        if command -v "$c" >/dev/null 2>&1; then PP=$(command -v "$c"); break; fi
+    done
+    if [ -n "$PP" ]; then
+        : >"$W/hotspot.txt"
+        for lay in region function; do
+            fresh
+            build/jitanon-inject -i "$W/node/perf.data" -o "$D/out.data" --elf=$lay -N --elf-dir "$D" 2>/dev/null
+            settle
+            timeit "$W/t" "$PP" --input "$D/out.data" --output "$D/out.pp"
+            echo "$lay $(cat "$W/t") $(count_files "$D" '*.so')" >>"$W/hotspot.txt"
+            drop "$D"
+        done
+    fi
 fi
 
 echo
@@ -272,7 +289,8 @@ awk '
   if ($2 == "floor-create") fl[$1] = $3
   if ($2 == "floor-cache") fc[$1] = $3 }
 END {
-  names["def"] = "jitanon (default)"; names["all"] = "jitanon --elf-files=all"; names["proc"] = "jitanon --elf=process"
+  names["def"] = "jitanon (default: region)"; names["fn"] = "jitanon --elf=function"
+  names["all"] = "  same, --elf-files=all"; names["proc"] = "jitanon --elf=process"
   names["perf"] = "perf inject --jit"; names["fnN"] = "  same, -N (no cache)"
   names["fn1"] = "  same, --threads 0"; names["shm"] = "  default, on tmpfs"; names["cp"] = "cp (the copy floor)"
   names["floor-create"] = "floor: create files"; names["floor-atomic"] = "floor: create+rename"
@@ -290,6 +308,12 @@ END {
     printf "%-10s %-24s %8.2f %8.2f %9.1f %7d %7d %8.1f %8s %8s %9s %7s\n", input[i], names[tool[i]], wall[i], cpu[i], rss[i] / 1024, files[i], cached[i], out[i] / 1e6, r, m, f, c
   }
 }' "$ROWS"
+
+if [ -s "$W/hotspot.txt" ]; then
+    echo
+    echo "== hotspot-perfparser parsing the node output of each layout (hotspot's load time)"
+    awk '{ printf "   --elf=%-9s %6.2f s wall, %6.1f MB RSS, %d ELF files\n", $1, $2, $5 / 1024, $NF }' "$W/hotspot.txt"
+fi
 
 if [ "${BENCH_MICRO:-1}" != 0 ]; then
     echo
