@@ -37,8 +37,8 @@ typedef struct inject_cli {
 /* The lines of --help for these options, common ones first (all of them in the man page). */
 #define INJECT_CLI_HELP                                                                             \
     "      --anon=MODE         range (default): trim //anon to what is not jitted; all; keep\n"    \
-    "      --elf=LAYOUT        region (default): an ELF per run of code; function: one per\n"      \
-    "                          function, as perf; process: one per pid (hotspot misreads it)\n"    \
+    "      --elf=LAYOUT        function (default): an ELF per function, as perf; region: one\n"    \
+    "                          per run of code (35x perf on node); process: one per pid\n"         \
     "      --elf-dir DIR       write the ELF files to DIR (default: next to each jitdump)\n"       \
     "      --elf-files=WHICH   auto (default: the ones samples can reach; pipes: all), all\n"      \
     "      --jitdump-dir DIR   look for jit-<pid>.dump in DIR when the recorded path fails\n"      \

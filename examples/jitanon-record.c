@@ -1515,8 +1515,8 @@ int main(int argc, char **argv)
         snprintf(P.comm, sizeof P.comm, "%s", R.attach_pid ? rt_names[R.r.kind] : base_name(R.argv[0]));
         if (inject_cli_finish(&ic, TOOL) != 0) return 1;
         /* per-function files: a profile needs only those its samples and stacks land in
-           (perf report opens no other): thousands fewer for a JVM or BEAM (region files,
-           the default, are tens: all are written) */
+           (perf report opens no other): thousands fewer for a JVM or BEAM (region files
+           are a few: all are written) */
         if (!ic.elf_files_set && ic.o.elf_layout == JITANON_ELF_PER_FUNCTION) ic.o.elf_files = JITANON_ELF_FILES_SAMPLED;
         /* the perf maps the runtimes wrote are removed at the end: their names go into
            the output (jitted-<pid>.map.so), so perf report names what they named */

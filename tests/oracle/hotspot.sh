@@ -31,11 +31,18 @@ check() {
   "$pp" --input "$2" --output "$2.pp" 2>/dev/null
   python3 "$cmp_py" "$2.pp" "$2.script" > "$2.cmp"
 }
-mkdir "$tmp/fn"
-"$root/build/jitanon-inject" -i "$tmp/perf.data" -o "$tmp/fn.data" --elf-dir "$tmp/fn" 2>/dev/null
-if check fn "$tmp/fn.data"; then
-  echo "PASS hotspot --elf=function: perfparser names every jitted frame as perf ($(head -1 "$tmp/fn.data.cmp"))"
-else echo "FAIL hotspot --elf=function: $(cat "$tmp/fn.data.cmp")"; fi
+# layouts NAME DATA: per-function files (the default) and region files: perfparser names
+# every jitted frame as perf does in both (region: see below)
+layouts() {
+  for lay in region function; do
+    rm -rf "$tmp/$lay" && mkdir "$tmp/$lay"
+    "$root/build/jitanon-inject" -i "$2" -o "$tmp/$lay.data" --elf=$lay -N --elf-dir "$tmp/$lay" 2>/dev/null
+    if check $lay "$tmp/$lay.data"; then
+      echo "PASS hotspot $1 --elf=$lay ($(ls "$tmp/$lay" | wc -l) files): perfparser names every jitted frame as perf ($(head -1 "$tmp/$lay.data.cmp"))"
+    else echo "FAIL hotspot $1 --elf=$lay: $(cat "$tmp/$lay.data.cmp")"; fi
+  done
+}
+layouts node "$tmp/perf.data"
 # perfparser keys its address cache by file path and offset from each mapping's start,
 # so one file mapped once per function (at a different pgoff each time) mixes functions
 # up; see doc/faq.md.  Until perfparser keys by file offset the check guards the
@@ -62,6 +69,29 @@ else
   first=$proc_msg
   if record && proc_share; then echo "PASS hotspot --elf=process: $proc_msg (second recording; the first: $first)"
   else echo "FAIL hotspot --elf=process: $proc_msg (first recording: $first)"; fi
+fi
+# node compiling throughout (JS and wasm functions made while it runs: code placed over
+# freed code, many runs of pages), and erlang's JIT (one dump, coalesced //anon)
+mkdir "$tmp/busy"
+(cd "$tmp/busy" && perf record -q -g -k mono -e cpu-clock -o perf.data node --perf-prof -e '
+  const w = new Uint8Array([0,97,115,109,1,0,0,0,1,7,1,96,2,127,127,1,127,3,2,1,0,7,7,1,3,97,100,100,0,0,10,9,1,7,0,32,0,32,1,106,11]);
+  let t = 0;
+  for (let k = 0; k < 600; k++) {
+    const f = new Function("n", "let s = " + k + "; for (let i = 0; i < n; i++) s = (s * 31 + i) | 0; return s");
+    const add = new WebAssembly.Instance(new WebAssembly.Module(w)).exports.add;
+    for (let r = 0; r < 40; r++) t = add(t, f(2000)) | 0;
+  }
+  console.log(t)' >/dev/null 2>&1)
+if [ -f "$tmp/busy/perf.data" ]; then layouts "node (compiling throughout)" "$tmp/busy/perf.data"
+else echo "FAIL hotspot: could not record the busy node"; fi
+if command -v erl >/dev/null 2>&1; then
+  mkdir "$tmp/erl"
+  (cd "$tmp/erl" && perf record -q -g -k mono -e cpu-clock -o perf.data erl -noshell +S 1 +JPperf true -eval '
+    F = fun F(0, A) -> A; F(N, A) -> F(N - 1, A + N rem 7) end,
+    io:format("~p ~p~n", [os:getpid(), F(3000000, 0)]), halt().' > out.txt 2>/dev/null)
+  epid=$(awk '{print $1; exit}' "$tmp/erl/out.txt" | tr -dc 0-9); pids="$pids $epid"
+  if [ -f "$tmp/erl/perf.data" ] && [ -n "$epid" ]; then layouts erlang "$tmp/erl/perf.data"
+  else echo "FAIL hotspot: could not record erl"; fi
 fi
 # perf's own files (p_align 8) put every symbol p_vaddr bytes early in perfparser
 perf inject --jit -i "$tmp/perf.data" -o "$tmp/perfinj.data" 2>/dev/null

@@ -9,22 +9,24 @@ script() { perf script -i "$1" -F tid,time,ip,sym,dso 2>/dev/null > "$2"; }
 # check NAME DIR DATA: inject DATA in every mode, compare sample resolutions.
 check() {
   name=$1 dir=$2 data=$3
-  mkdir -p "$dir/ours" "$dir/all" "$dir/proc" "$dir/fn"
+  mkdir -p "$dir/ours" "$dir/all" "$dir/proc" "$dir/fn" "$dir/rg"
   if ! "$root/build/jitanon-inject" -i "$data" -o "$dir/ours.data" --elf-dir "$dir/ours" 2> "$dir/err"; then
     echo "FAIL inject $name: jitanon-inject failed: $(cat "$dir/err")"; return; fi
   "$root/build/jitanon-inject" -i "$data" -o "$dir/all.data" --anon=all --elf=function --elf-dir "$dir/all" 2>/dev/null
   "$root/build/jitanon-inject" -i "$data" -o "$dir/proc.data" --elf=process --elf-dir "$dir/proc" 2>/dev/null
   "$root/build/jitanon-inject" -i "$data" -o "$dir/fn.data" --elf=function --elf-dir "$dir/fn" 2>/dev/null
+  "$root/build/jitanon-inject" -i "$data" -o "$dir/rg.data" --elf=region --elf-dir "$dir/rg" 2>/dev/null
   perf inject --jit -i "$data" -o "$dir/perfinj.data" 2>/dev/null
   script "$data" "$dir/raw.txt"; script "$dir/perfinj.data" "$dir/perf.txt"; script "$dir/ours.data" "$dir/ours.txt"
   script "$dir/all.data" "$dir/all.txt"; script "$dir/proc.data" "$dir/proc.txt"; script "$dir/fn.data" "$dir/fn.txt"
+  script "$dir/rg.data" "$dir/rg.txt"
   if out=$(python3 "$cmp_py" contract "$dir/raw.txt" "$dir/perf.txt" "$dir/ours.txt"); then
-    echo "PASS inject $name: range mode (region files, the default) keeps every answer ($out)"
+    echo "PASS inject $name: range mode keeps every answer ($out)"
   else echo "FAIL inject $name: range mode: $out"; fi
   if out=$(python3 "$cmp_py" same "$dir/raw.txt" "$dir/perf.txt" "$dir/all.txt"); then
     echo "PASS inject $name: --anon=all --elf=function gives perf inject's sample lines ($out)"
   else echo "FAIL inject $name: --anon=all differs from perf inject: $out"; fi
-  if out=$(python3 "$cmp_py" samesym "$dir/raw.txt" "$dir/fn.txt" "$dir/ours.txt"); then
+  if out=$(python3 "$cmp_py" samesym "$dir/raw.txt" "$dir/fn.txt" "$dir/rg.txt"); then
     echo "PASS inject $name: region files resolve every sample as per-function files ($out)"
   else echo "FAIL inject $name: region files differ from per-function files: $out"; fi
   if out=$(python3 "$cmp_py" samesym "$dir/raw.txt" "$dir/fn.txt" "$dir/proc.txt"); then
@@ -63,13 +65,13 @@ sampled() {
   else echo "FAIL inject $name: --elf-files=sampled: $n_samp of $n_all files, $n_jit jitted lines, outputs $(cmp "$dir/every.txt" "$dir/samp.txt" 2>&1 | head -1)"; fi
 }
 
-# frames NAME DIR DATA [PERF-SCRIPT-ARGS]: region files (the default) and per-function
+# frames NAME DIR DATA [PERF-SCRIPT-ARGS]: region files (--elf=region) and per-function
 # files give perf script the same symbol for every frame of every sample (callchains
 # included), and perf annotate the same instructions for the hottest JIT symbol.
 frames() {
   name=$1 dir=$2 data=$3; shift 3
   mkdir -p "$dir/fr" "$dir/ff"
-  "$root/build/jitanon-inject" -i "$data" -o "$dir/fr.data" --elf-dir "$dir/fr" 2>/dev/null
+  "$root/build/jitanon-inject" -i "$data" -o "$dir/fr.data" --elf=region --elf-dir "$dir/fr" 2>/dev/null
   "$root/build/jitanon-inject" -i "$data" -o "$dir/ff.data" --elf=function --elf-files=all --elf-dir "$dir/ff" 2>/dev/null
   # (a callchain entry in a jitted file prints its address in that file: dropped)
   perf script -i "$dir/fr.data" -F tid,time,ip,sym "$@" 2>/dev/null | awk '/^[ \t]/ { $1 = "" } { print }' > "$dir/fr.txt"
