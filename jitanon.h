@@ -1491,12 +1491,21 @@ typedef uint32_t jitanon_elf_line_bias;
    unbiased dump never has an entry past an end, so it is shifted only when no function
    has a line in its first B bytes and most have their first exactly B in: the same
    bytes as a biased dump, which is the likelier reading.  Feed every record of a dump
-   in order (a DEBUG_INFO belongs to the LOAD after it, as for the injector). */
+   in order.  A DEBUG_INFO belongs to the LOAD the injector gives it
+   (jitanon_jitdump_debug_fits: the newest with the LOAD's code address, else the newest
+   since the last LOAD whose first line is in the code), so the DEBUG_INFOs of a batch
+   written before the batch's LOADs (LLVM ORC JITLink) vote with their own functions; the
+   last JITANON_ELF_LINE_BIAS_WAITING of them wait, older ones go without a vote. */
+#define JITANON_ELF_LINE_BIAS_WAITING 32
 typedef struct jitanon_elf_line_bias_scan {
     uint64_t functions;  /* LOADs with a DEBUG_INFO before them */
     uint64_t low, past_end, at_bias; /* functions giving each kind of evidence */
-    uint64_t pend_min, pend_max;     /* entries of the DEBUG_INFO waiting for its LOAD */
-    int pending, v8_marker;
+    int v8_marker;
+    uint32_t nwait_;
+    struct { /* DEBUG_INFOs waiting for their LOAD: code address, first, lowest, highest entry */
+        uint64_t code_addr, first, lo, hi;
+        uint32_t recent; /* read since the last LOAD */
+    } wait_[JITANON_ELF_LINE_BIAS_WAITING];
 } jitanon_elf_line_bias_scan;
 
 /* h may be NULL (no marker, little-endian records). */
@@ -8980,14 +8989,17 @@ JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, cons
 
 /* -- Line bias detection (see jitanon_elf_line_bias_scan) -- */
 
-/* Lowest and highest entry address of a DEBUG_INFO; 0 when it has no entry. */
-JITANON__PRIVATE int jitanon__elf_debug_span(const jitanon_jitdump_record *rec, uint64_t *lo, uint64_t *hi)
+/* Lowest and highest entry address of a DEBUG_INFO (and its first, when `first` is not
+   NULL); 0 when it has no entry. */
+JITANON__PRIVATE int jitanon__elf_debug_span(const jitanon_jitdump_record *rec, uint64_t *lo, uint64_t *hi,
+                                             uint64_t *first)
 {
     jitanon_jitdump_debug_iter it;
     jitanon_jitdump_debug_entry d;
     int any = 0;
     jitanon_jitdump_debug_iter_begin(&it, rec);
     while (jitanon_jitdump_debug_iter_next(&it, &d)) {
+        if (!any && first) *first = d.addr;
         if (!any || d.addr < *lo) *lo = d.addr;
         if (!any || d.addr > *hi) *hi = d.addr;
         any = 1;
@@ -9015,14 +9027,36 @@ JITANON_API void jitanon_elf_line_bias_scan_init(jitanon_elf_line_bias_scan *s, 
     s->v8_marker = h && h->pad1 == JITANON__V8_MARKER;
 }
 
+/* The waiting DEBUG_INFO a LOAD at [addr, addr + size) takes, as jitanon_jitdump_debug_fits
+   pairs them (the spans stand for the records); SIZE_MAX: none. */
+JITANON__PRIVATE size_t jitanon__elf_bias_pick(const jitanon_elf_line_bias_scan *s, uint64_t addr, uint64_t size)
+{
+    size_t i = s->nwait_;
+    while (i-- > 0)
+        if (s->wait_[i].code_addr == addr) return i;
+    for (i = s->nwait_; i-- > 0 && s->wait_[i].recent;)
+        if (s->wait_[i].first >= addr && s->wait_[i].first - addr < size) return i;
+    return SIZE_MAX;
+}
+
 JITANON_API void jitanon_elf_line_bias_scan_add(jitanon_elf_line_bias_scan *s, const jitanon_jitdump_record *rec)
 {
+    size_t i, n = s ? s->nwait_ : 0;
     JITANON_ASSERT(s && rec);
     if (rec->id == JITANON_JITDUMP_CODE_DEBUG_INFO) {
-        s->pending = jitanon__elf_debug_span(rec, &s->pend_min, &s->pend_max);
+        if (n == JITANON_ELF_LINE_BIAS_WAITING) /* the oldest goes without a vote */
+            memmove(s->wait_, s->wait_ + 1, --n * sizeof s->wait_[0]);
+        if (jitanon__elf_debug_span(rec, &s->wait_[n].lo, &s->wait_[n].hi, &s->wait_[n].first)) {
+            s->wait_[n].code_addr = rec->debug.code_addr;
+            s->wait_[n++].recent = 1;
+        }
+        s->nwait_ = (uint32_t)n;
     } else if (rec->id == JITANON_JITDUMP_CODE_LOAD) {
-        if (s->pending) jitanon__elf_bias_vote(s, s->pend_min, s->pend_max, rec->load.code_addr, rec->load.code_size);
-        s->pending = 0;
+        i = jitanon__elf_bias_pick(s, rec->load.code_addr, rec->load.code_size);
+        for (n = 0; n < s->nwait_; n++) s->wait_[n].recent = 0;
+        if (i == SIZE_MAX) return;
+        jitanon__elf_bias_vote(s, s->wait_[i].lo, s->wait_[i].hi, rec->load.code_addr, rec->load.code_size);
+        memmove(s->wait_ + i, s->wait_ + i + 1, (--s->nwait_ - i) * sizeof s->wait_[0]);
     }
 }
 
@@ -9168,7 +9202,7 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
     if (fn->unwind && !b->opts.no_unwind) e->eh_frame = fn->unwind->unwind.eh_frame;
     if (fn->debug && b->opts.line_bias == JITANON_ELF_LINE_BIAS_AUTO) {
         uint64_t lo = 0, hi = 0;
-        if (jitanon__elf_debug_span(fn->debug, &lo, &hi))
+        if (jitanon__elf_debug_span(fn->debug, &lo, &hi, NULL))
             jitanon__elf_bias_vote(&b->bias_scan, lo, hi, fn->code_addr, fn->code.size);
     }
     if (b->code_fn && !jitanon__elf_keep_copies(b, e))
@@ -14868,6 +14902,11 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   the dump, the record table); errors without an offset no longer say
                   "at byte 0"; recorded perf.data damage is one message, reported
                   through the reader only (jitanon_inject_file logs it once)
+              Issue #33 (inputs as runtimes write them):
+                jitanon_elf_line_bias_scan pairs a DEBUG_INFO with its LOAD as the
+                  injector does (code address first): LLVM ORC JITLink's +0x40 is found in
+                  functions shorter than it; its fields pend_min, pend_max, pending gave
+                  way to private ones (JITANON_ELF_LINE_BIAS_WAITING)
        0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
               that leave the machine.  Output changes: per-function file output writes only
               the ELF files a sample, callchain, branch, data address or copied user-stack

@@ -355,6 +355,138 @@ static void test_runtimes_debug_by_address(void)
     jitanon_membuf_release(&perf);
     jitanon_membuf_release(&dump);
 }
+/* -- the line bias of short functions -------------------------------------------------------- */
+
+/* The shapes of dump the bias rule must tell apart, three functions each:
+   - TR_JITLINK: LLVM ORC JITLink, 6-byte functions (shorter than the bias) whose DEBUG_INFO
+     entries all start at code_addr + 0x40, the batch's DEBUG_INFOs before its LOADs;
+   - TR_V8: V8's pad1 marker, 0x30-byte functions, entries from code_addr on (data wins);
+   - TR_JAVA: perf's JVMTI agent, each DEBUG_INFO just before its LOAD, entries from code_addr;
+   - TR_CPYTHON: CPython 3.13's 16-byte trampolines, one entry at code_addr each. */
+enum { TR_JITLINK, TR_V8, TR_JAVA, TR_CPYTHON, TR_SHAPES };
+
+static void tr_bias_dump(jitanon_membuf *out, int shape)
+{
+    static const uint8_t code[0x30] = {0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3};
+    static const uint64_t size[TR_SHAPES] = {6, 0x30, 0x30, 0x10};
+    jitanon_jitdump_writer w;
+    jitanon_jitdump_debug_entry e[3];
+    jitanon_error err;
+    char name[8];
+    size_t i, k, ne = shape == TR_CPYTHON ? 1 : 3;
+    memset(out, 0, sizeof *out);
+    memset(&w, 0, sizeof w);
+    JT_CHECK(jdrec_begin(&w, jdrec_sink(out), 62, TI_PID, 5, 0, &err) == JITANON_OK);
+    if (shape == TR_V8) jitanon__wr32(out->data + 16, 0xDEADBEEFu, 0); /* pad1 */
+    for (i = 0; i < 3; i++) {
+        uint64_t addr = 0x10000 + i * 0x40;
+        for (k = 0; k < ne; k++) {
+            e[k].addr = addr + (shape == TR_JITLINK ? 0x40 + 2 * k : 0x10 * k);
+            e[k].lineno = (int32_t)(10 * (i + 1) + k);
+            e[k].discrim = 0;
+            e[k].file.data = "m.ll";
+            e[k].file.length = 4;
+        }
+        JT_CHECK(jitanon_jitdump_write_debug_info(&w, 30 + i, addr, e, ne, &err) == JITANON_OK);
+        if (shape == TR_JITLINK && i < 2) continue;
+        for (k = shape == TR_JITLINK ? 0 : i; k <= i; k++) {
+            sprintf(name, "fn%u", (unsigned)k);
+            JT_CHECK(jdrec_write(&w, jdrec_load(40 + k, TI_PID, TI_PID, 0x10000 + k * 0x40, code, size[shape], k, name),
+                                 &err) == JITANON_OK);
+        }
+    }
+}
+
+typedef struct tr_bias_io {
+    const jitanon_membuf *dump;
+    unsigned files, with_rows, rows, at_start; /* at_start: files whose first row is at their symbol */
+} tr_bias_io;
+
+static jitanon_result tr_bias_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
+                                   jitanon_error *err)
+{
+    const tr_bias_io *io = (const tr_bias_io *)user;
+    (void)path;
+    return jitanon_jitdump_load_memory(io->dump->data, io->dump->size, opts, out, err);
+}
+
+static int tr_bias_write(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    tr_bias_io *io = (tr_bias_io *)user;
+    jitanon_test_elf_file f;
+    elft_row rows[16];
+    size_t n, i, got = 0;
+    (void)dir;
+    (void)name;
+    io->files++;
+    if (jitanon_test_elf_parse(&f, data, size, NULL) != JITANON_OK) return 0;
+    n = elft_lines(&f, rows, 16);
+    for (i = 0; i < n; i++) got += !rows[i].end;
+    io->rows += (unsigned)got;
+    io->with_rows += got > 0;
+    io->at_start += got > 0 && rows[0].addr == 0xf0; /* where a per-function file puts its code */
+    return 0;
+}
+
+/* --line-bias=auto finds LLVM's 0x40 in functions shorter than the bias, written as
+   JITLink writes them (0 of 3 files had lines), and stays off for V8, Java and CPython,
+   whose entries start at code_addr: the scan, and the injector's files from a dump
+   loaded whole and streamed from its file. */
+static void test_runtimes_line_bias_short(void)
+{
+    static const uint32_t want[TR_SHAPES] = {JITANON_ELF_LINE_BIAS_PERF, JITANON_ELF_LINE_BIAS_NONE,
+                                             JITANON_ELF_LINE_BIAS_NONE, JITANON_ELF_LINE_BIAS_NONE};
+    static const unsigned rows[TR_SHAPES] = {9, 9, 9, 3};
+    int shape, loaded;
+    for (shape = 0; shape < TR_SHAPES; shape++) {
+        char dir[] = "build/rtb-XXXXXX", path[256];
+        jitanon_membuf dump, perf, out;
+        jitanon_jitdump *d = NULL;
+        jitanon_elf_line_bias_scan scan;
+        jitanon_inject_opts o;
+        jitanon_error err;
+        size_t i;
+        tr_bias_dump(&dump, shape);
+        JT_CHECK(jitanon_jitdump_load_memory(dump.data, dump.size, NULL, &d, &err) == JITANON_OK);
+        if (!d) break;
+        jitanon_elf_line_bias_scan_init(&scan, &d->header);
+        for (i = 0; i < d->record_count; i++) jitanon_elf_line_bias_scan_add(&scan, &d->records[i]);
+        JT_CHECK_EQ_U(jitanon_elf_line_bias_scan_result(&scan), want[shape]);
+        jitanon_jitdump_destroy(d);
+        if (!tp_dump_on_disk(&dump, dir, path, &perf)) {
+            jt_skip("cannot create a directory under build/");
+            jitanon_membuf_release(&dump);
+            return;
+        }
+        for (loaded = 0; loaded < 2; loaded++) {
+            tr_bias_io io;
+            jitanon_inject_stats st;
+            memset(&io, 0, sizeof io);
+            memset(&o, 0, sizeof o);
+            memset(&out, 0, sizeof out);
+            io.dump = &dump;
+            o.elf_files = JITANON_ELF_FILES_ALL;
+            o.elf_dir = dir;
+            if (loaded) o.io.load_dump = tr_bias_load;
+            o.io.write_elf = tr_bias_write;
+            o.io.user = &io;
+            JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
+            if (io.with_rows != 3 || io.rows != rows[shape] || io.at_start != 3)
+                printf("  shape %d, loaded %d: %u files, %u with lines (%u at the start), %u rows\n", shape, loaded,
+                       io.files, io.with_rows, io.at_start, io.rows);
+            JT_CHECK_EQ_U(io.files, 3);
+            JT_CHECK_EQ_U(io.with_rows, 3);
+            JT_CHECK_EQ_U(io.at_start, 3);
+            JT_CHECK_EQ_U(io.rows, rows[shape]);
+            JT_CHECK_EQ_U(st.dumps.debug_unmatched, 0);
+            jitanon_membuf_release(&out);
+        }
+        remove(path);
+        JT_CHECK(rmdir(dir) == 0);
+        jitanon_membuf_release(&perf);
+        jitanon_membuf_release(&dump);
+    }
+}
 #endif
 
 /* The pairing rule itself: the same code address, else the first entry in the code. */
@@ -489,6 +621,7 @@ static void suite_runtimes(void)
     JT_RUN(test_runtimes_late_remap_random);
 #if JITANON__POSIX
     JT_RUN(test_runtimes_debug_by_address);
+    JT_RUN(test_runtimes_line_bias_short);
 #endif
     JT_RUN(test_runtimes_debug_fits);
 }
