@@ -2012,6 +2012,13 @@ typedef struct jitanon_inject_stats {
                                      container; io.log names each) */
         uint64_t debug_unmatched; /* DEBUG_INFO records no CODE_LOAD took (see
                                      jitanon_jitdump_debug_fits): their lines are in no ELF */
+        /* The JIT stopped describing its code: dumps whose process had samples (8 or
+           more) in its anonymous memory (anon_mode RANGE) after the dump's last record
+           that no function named, in pages where none went unnamed before (code a
+           runtime never describes, as an interpreter, is sampled there before), and
+           those samples.  io.log says when each dump stopped: usually a runtime killed,
+           or exiting without flushing its dump */
+        uint64_t stopped, samples_after_end;
     } dumps;
     struct { /* opts.late NAME */
         uint64_t loads;   /* loads mapped before their CODE_LOAD */
@@ -10214,6 +10221,13 @@ typedef struct jitanon__inj_dump {
     size_t first_func, nfuncs; /* its functions in jitanon__inj_jit.funcs, in dump order */
     uint64_t text_base;     /* pgoff of the code in a per-function file */
     uint64_t marker_time;   /* nothing of it is mapped before its marker */
+    uint64_t last_time;     /* perf time of its latest record (read so far, when followed) */
+    /* samples in its process's anonymous memory after last_time that no function named,
+       in pages where no sample went unnamed before (jitanon__inj_unnamed), the first and
+       the last one's time; `seen`: page -> 1, pages with unnamed samples up to last_time
+       (of every JITANON__INJ_LEARN_EVERY-th sample: `learn` counts them) */
+    uint64_t after, after_first, after_last, learn;
+    jitanon__hmap seen;
     jitanon__hmap uses;     /* per-function files: code_index -> LOADs of it named so far */
     struct jitanon__inj_follow *follow; /* a live pipe's dump still being read, else NULL */
 } jitanon__inj_dump;
@@ -10330,6 +10344,11 @@ typedef struct jitanon__inj_jit {
        early_due (a superset after removals: only a prune makes them exact). */
     uint64_t early_lo, early_hi, early_due;
     jitanon_rangemap described; /* scratch of jitanon__inj_backdate */
+    /* Unnamed samples (jitanon__inj_unnamed): a sample's pid is looked up once a run of
+       them (stop_pid: 1 + the pid, 0 none; stop_dump: 1 + the index of its latest dump,
+       0 none). */
+    uint64_t stop_pid;
+    size_t stop_dump;
     /* Live pipes: dumps are followed as they grow (jitanon__inj_follow_all); nothing a
        later read finds is dated before `decided`, the time of the last record decided. */
     int live;
@@ -11190,6 +11209,15 @@ JITANON__PRIVATE size_t jitanon__inj_dbg_pick(jitanon__inj_wait *w, const jitano
 typedef jitanon_result (*jitanon__inj_load_fn)(jitanon__inj *, jitanon__elfout *, jitanon__inj_dump *,
                                                const jitanon_jitdump_record *, const jitanon__inj_pend *);
 
+/* A dump's records reached perf time `t`: a followed dump that went on past samples
+   counted after its end had not stopped. */
+JITANON__PRIVATE void jitanon__inj_dump_time(jitanon__inj_dump *jd, uint64_t t)
+{
+    if (t <= jd->last_time) return;
+    jd->last_time = t;
+    if (jd->after && t >= jd->after_first) jd->after = 0;
+}
+
 /* The records `src` yields, until it has no more (*got: why - JITANON_END, JITANON_AGAIN at
    the end of what a live dump has written so far, or an error) or after max_loads LOADs.
    `pend` and `w` carry what waits for a LOAD from one call to the next.  `begun`
@@ -11212,9 +11240,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk_src(jitanon__inj *j, jitanon__
         }
         took = jitanon__inj_pend_take(jd, &r, pend, w);
         if (!took) took = jitanon__inj_dbg_take(j, w, jd, &r);
-        if (jd->follow) {
+        {
             uint64_t t = jitanon__inj_time(j, jd, r.timestamp);
-            if (t > jd->follow->last_time) jd->follow->last_time = t;
+            jitanon__inj_dump_time(jd, t);
+            if (jd->follow && t > jd->follow->last_time) jd->follow->last_time = t;
         }
         if (took < 0) res = jitanon__inj_nomem(j, "debug or unwinding info");
         else if (!took && r.id == JITANON_JITDUMP_CODE_LOAD) {
@@ -12124,6 +12153,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__
     else jd->dir = jitanon__inj_dup(j, elf_near, dl - 1 ? dl - 1 : 1, &jd->dir_size);
     if (!jd->dir) return jitanon__inj_nomem(j, "paths");
     if ((res = jitanon__inj_process_dump(j, jd)) != JITANON_OK) return res;
+    jt->stop_pid = 0; /* the process's latest dump changed */
     if (j->out.w && j->out.w->mode == JITANON_PERF_PIPE && (res = jitanon__inj_bids_flush(j)) != JITANON_OK)
         return res;
     ++*jitanon__hmap_find(&jt->pids, jd->pid);
@@ -12941,6 +12971,79 @@ JITANON__PRIVATE void jitanon__inj_late_sample(jitanon__inj *j, const jitanon__i
         j->st->late.samples++;
 }
 
+/* jitanon__inj_unnamed: how often a sample is looked at up to a dump's end, and how many
+   samples after it, in pages not seen so, make a dump stopped (one page sampled less often
+   than that before can be missed, code never described so counted) */
+#define JITANON__INJ_LEARN_EVERY 8u
+#define JITANON__INJ_STOPPED_MIN 8u
+
+/* A sample in its process's anonymous memory where no function is.  Up to the last
+   record of the process's latest dump its page is remembered: code a runtime never
+   describes (an interpreter, stubs) is sampled there before and after.  After it, in a
+   page not remembered, it is counted: the JIT stopped describing its code (a runtime
+   killed, or exiting without flushing its dump) and nothing can name it. */
+JITANON__PRIVATE void jitanon__inj_unnamed(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    jitanon__inj_dump *jd;
+    jitanon_range where;
+    if (jt->stop_pid != (uint64_t)r->pid + 1) { /* samples come in runs of a process */
+        size_t i = jt->ndumps;
+        while (i > 0 && jt->dumps[i - 1].pid != r->pid) i--;
+        jt->stop_pid = (uint64_t)r->pid + 1;
+        jt->stop_dump = i;
+    }
+    if (!jt->stop_dump) return;
+    jd = &jt->dumps[jt->stop_dump - 1];
+    /* up to the end every 8th sample is looked at: a lookup per sample cost a per-process
+       run 30 ns a sample (+80%); a page sampled often is still found */
+    if (!jd->last_time || (r->time <= jd->last_time && ++jd->learn % JITANON__INJ_LEARN_EVERY) ||
+        jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, &where) != JITANON_TRIM_ANON)
+        return;
+    if (r->time <= jd->last_time) { /* out of memory: the page is not remembered (a count too many at worst) */
+        (void)jitanon__hmap_at(&jd->seen, &j->a, r->start >> 12, 1);
+        return;
+    }
+    if (jitanon__hmap_find(&jd->seen, r->start >> 12)) return;
+    if (!jd->after++) jd->after_first = r->time;
+    jd->after_last = r->time;
+}
+
+/* Perf time `ns` as perf script prints it (seconds, 6 decimals), into buf (32 bytes). */
+JITANON__PRIVATE const char *jitanon__inj_secs(char *buf, uint64_t ns)
+{
+    char us[8];
+    uint32_t frac = (uint32_t)(ns % 1000000000u / 1000u);
+    size_t k;
+    for (k = 6; k-- > 0; frac /= 10) us[k] = (char)('0' + frac % 10);
+    us[6] = 0;
+    jitanon__fmt(buf, 32, "%U.%s", ns / 1000000000u, us);
+    return buf;
+}
+
+/* At the end: each dump that stopped before its process's samples did is counted and
+   said once. */
+JITANON__PRIVATE void jitanon__inj_report_stopped(jitanon__inj *j)
+{
+    size_t i;
+    for (i = 0; i < j->jit.ndumps; i++) {
+        const jitanon__inj_dump *jd = &j->jit.dumps[i];
+        char msg[768], t0[32], t1[32], t2[32];
+        if (jd->after < JITANON__INJ_STOPPED_MIN) continue;
+        j->st->dumps.stopped++;
+        j->st->dumps.samples_after_end += jd->after;
+        if (!j->io.log) continue;
+        jitanon__fmt(msg, sizeof msg,
+                     "jitdump %s: the JIT stopped describing its code at %s (its last record; perf script's time), "
+                     "but process %u ran code in its JIT memory after that: %U samples from %s to %s stay unnamed "
+                     "([JIT] tid or //anon). Usual cause: the runtime was killed, or exited without flushing its "
+                     "jitdump",
+                     jitanon__inj_path(j, jd->path), jitanon__inj_secs(t0, jd->last_time), (unsigned)jd->pid, jd->after,
+                     jitanon__inj_secs(t1, jd->after_first), jitanon__inj_secs(t2, jd->after_last));
+        j->io.log(j->io.user, msg);
+    }
+}
+
 /* A process's main thread exited.  perf keeps the map while its other threads run (their
    samples come after, in the same microseconds); memory should still follow the live
    processes, not the length of a system-wide recording: the last 64 exited processes
@@ -12991,6 +13094,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
     if (r->type == JITANON_PERF_RECORD_SAMPLE) {
         j->st->read.samples++;
         if (r->time < j->jit.late_horizon) jitanon__inj_late_sample(j, r); /* a late claim may name it */
+        if (j->jit.ndumps && j->maps.trim) jitanon__inj_unnamed(j, r);
         if (j->opts->on_sample) jitanon__inj_resolve(j, r);
         if (j->elf.ops->sample) j->elf.ops->sample(j, &j->elf, r);
     } else if (j->opts->on_event) jitanon__inj_tell_event(j, r);
@@ -13242,6 +13346,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_end(void *ctx)
 {
     jitanon__inj *j = (jitanon__inj *)ctx;
     jitanon_result res = jitanon__inj_round(j, 1);
+    if (res == JITANON_OK) jitanon__inj_report_stopped(j);
     if (res == JITANON_OK && j->elf.ops->finish) res = j->elf.ops->finish(j, &j->elf);
     if (res == JITANON_OK) res = jitanon__inj_bids_flush(j);
     return res;
@@ -13256,6 +13361,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     for (i = 0; i < jt->ndumps; i++) {
         jitanon__inj_follow_end(j, &jt->dumps[i]);
         jitanon__hmap_free(&jt->dumps[i].uses, &j->a);
+        jitanon__hmap_free(&jt->dumps[i].seen, &j->a);
         jitanon__free(&j->a, jt->dumps[i].events, jt->dumps[i].cap * sizeof *jt->dumps[i].events);
         jitanon__free(&j->a, jt->dumps[i].dir, jt->dumps[i].dir_size);
         jitanon_jitdump_destroy(jt->dumps[i].dump);
@@ -14907,6 +15013,9 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   injector does (code address first): LLVM ORC JITLink's +0x40 is found in
                   functions shorter than it; its fields pend_min, pend_max, pending gave
                   way to private ones (JITANON_ELF_LINE_BIAS_WAITING)
+                jitanon_inject_stats.dumps.stopped, samples_after_end: samples in a
+                  process's //anon memory after its dump's last record that nothing
+                  named; io.log says once a dump when its JIT stopped describing its code
        0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
               that leave the machine.  Output changes: per-function file output writes only
               the ELF files a sample, callchain, branch, data address or copied user-stack

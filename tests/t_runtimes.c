@@ -489,6 +489,100 @@ static void test_runtimes_line_bias_short(void)
 }
 #endif
 
+/* -- samples after a dump's last record -------------------------------------------------- */
+
+typedef struct tr_stop_io {
+    ti_io base; /* first: ti_load_dump takes the user pointer as a ti_io */
+    jitanon_membuf log;
+    unsigned lines;
+} tr_stop_io;
+
+static void tr_stop_log(void *user, const char *msg)
+{
+    tr_stop_io *io = (tr_stop_io *)user;
+    io->lines++;
+    jitanon_membuf_write(&io->log, msg, strlen(msg) + 1);
+}
+
+/* 5 s + `ms` milliseconds, in ns. */
+static uint64_t tr_ms(uint64_t ms) { return 5000000000u + ms * 1000000u; }
+
+/* Bun's JIT writes its dump from a work queue: here it stopped 45 ms in (f0, f1), and the
+   process went on running code in its //anon memory.  Counted, per dump: samples after
+   the last record in anonymous memory no function covers (nine); not counted: those there
+   before the end, those after it in the same page (code the runtime never describes, as a
+   JVM's interpreter), one in f0 (named), one of a process without a dump, and all of
+   them when the dump's last record comes after the samples.  One log line says when
+   the JIT stopped and why that usually happens. */
+static void test_runtimes_samples_after_dump_end(void)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    static tr_stop_io io;
+    int late_end;
+    unsigned k;
+    for (late_end = 0; late_end < 2; late_end++) {
+        jitanon_jitdump_writer w;
+        jitanon_membuf perf, out;
+        jitanon_inject_opts o;
+        jitanon_inject_stats st;
+        jitanon_perf_record rec;
+        jitanon_error err;
+        ti_gen g;
+        uint8_t raw[128];
+        memset(&io, 0, sizeof io);
+        memset(&w, 0, sizeof w);
+        io.base.give_dump = 1;
+        JT_CHECK(jdrec_begin(&w, jdrec_sink(&io.base.dump), 62, TI_PID, tr_ms(1), 0, &err) == JITANON_OK);
+        JT_CHECK(jdrec_write(&w, jdrec_load(tr_ms(40), TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err) == JITANON_OK);
+        JT_CHECK(jdrec_write(&w, jdrec_load(tr_ms(45), TI_PID, TI_PID, 0x10200, code, 0x100, 1, "f1"), &err) == JITANON_OK);
+        if (late_end) /* the runtime flushed its dump at exit: a record after every sample */
+            JT_CHECK(jdrec_write(&w, jdrec_make(JITANON_JITDUMP_CODE_CLOSE, tr_ms(200)), &err) == JITANON_OK);
+        memset(&perf, 0, sizeof perf);
+        ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+        ti_mmap(&g, tr_ms(20), 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+        ti_mmap(&g, tr_ms(30), 0x10000, 0x4000, 0x10000, "//anon");
+        ti_round(&g);
+        for (k = 0; k < 8; k++) /* before the end: code never described (stubs), every 8th looked at */
+            ti_sample(&g, tr_ms(41) + k * 100000u, 0x13000);
+        ti_sample(&g, tr_ms(50), 0x10010); /* f0: named */
+        for (k = 0; k < 3; k++) ti_sample(&g, tr_ms(55) + k, 0x13010 + k); /* the stubs' page: not counted */
+        for (k = 0; k < 8; k++) ti_sample(&g, tr_ms(60 + k), 0x12800 + k * 0x10); /* counted */
+        ti_sample(&g, tr_ms(70), 0x10300); /* counted: past f1 */
+        memset(&rec, 0, sizeof rec);
+        rec.sample.ip = 0x13000;
+        rec.sid.pid = rec.sid.tid = TI_PID + 1; /* no dump */
+        ti_put(&g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, tr_ms(80));
+        ti_round(&g);
+        JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+        jitanon_perf_writer_release(&g.w);
+        memset(&o, 0, sizeof o);
+        memset(&out, 0, sizeof out);
+        o.io.load_dump = ti_load_dump;
+        o.io.write_elf = ti_write_elf;
+        o.io.log = tr_stop_log;
+        o.io.user = &io;
+        JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
+        JT_CHECK_EQ_U(st.dumps.loaded, 1);
+        JT_CHECK_EQ_U(st.dumps.stopped, late_end ? 0 : 1);
+        JT_CHECK_EQ_U(st.dumps.samples_after_end, late_end ? 0 : 9);
+        JT_CHECK_EQ_U(io.lines, late_end ? 0 : 1);
+        if (!late_end && io.lines == 1) {
+            const char *m = (const char *)io.log.data;
+            if (!strstr(m, "stopped describing its code at 5.045000") || !strstr(m, "9 samples from 5.060000 to 5.070000") ||
+                !strstr(m, "killed"))
+                printf("  log: %s\n", m);
+            JT_CHECK(strstr(m, "jitdump /some/dir/jit-100.dump: the JIT stopped describing its code at 5.045000") != NULL);
+            JT_CHECK(strstr(m, "process 100 ran code in its JIT memory after that: 9 samples from 5.060000 to 5.070000") !=
+                     NULL);
+            JT_CHECK(strstr(m, "killed, or exited without flushing") != NULL);
+        }
+        jitanon_membuf_release(&out);
+        jitanon_membuf_release(&perf);
+        jitanon_membuf_release(&io.log);
+        jitanon_membuf_release(&io.base.dump);
+    }
+}
+
 /* The pairing rule itself: the same code address, else the first entry in the code. */
 static void test_runtimes_debug_fits(void)
 {
@@ -624,4 +718,5 @@ static void suite_runtimes(void)
     JT_RUN(test_runtimes_line_bias_short);
 #endif
     JT_RUN(test_runtimes_debug_fits);
+    JT_RUN(test_runtimes_samples_after_dump_end);
 }
