@@ -658,8 +658,11 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
    --perf-basic-prof, Java's Compiler.perfmap, Mono, wasmtime, .NET, LuaJIT), one function
    a line: "START SIZE NAME\n", START and SIZE in hex (a 0x or 0X prefix is accepted),
    NAME the rest of the line (spaces included; a CR before the newline is dropped).  A
-   map is untrusted input: a line that is not of that form is skipped and counted, a last
-   line without its newline (a write cut by a crash) too.  Entries that overlap resolve as
+   map is untrusted input: a line that is not of that form is skipped and counted with
+   its reason, a last line without its newline (a write cut by a crash) too; it costs
+   that line only.  A name holding a newline (Node 24's RegExp names, node#62131) keeps
+   the part before it, and each rest is a line of its own that is skipped as not of
+   that form (as perf reads it).  Entries that overlap resolve as
    the file is read: a later line wins over the part of any earlier one it covers (the
    runtime wrote it later, so it describes the code that lived there at the end; perf,
    which keeps both and answers whichever its tree finds first, has no stable rule).  A
@@ -685,6 +688,14 @@ typedef struct jitanon_perfmap_stats {
     uint64_t cut;         /* 1: the last line had no newline and was skipped */
     uint64_t overlapping; /* lines that covered (part of) an earlier line */
     size_t peak_bytes;    /* most bytes held at once while loading */
+    struct { /* why lines were skipped (they add up to bad_lines) */
+        uint64_t form;    /* not START SIZE NAME: no hex START or SIZE (or one of more than
+                             16 digits), no blank after it; mostly the rest of a name that
+                             held a newline */
+        uint64_t no_name; /* START SIZE and nothing after */
+        uint64_t nul;     /* a NUL byte in the name (an ELF string cannot hold it) */
+        uint64_t range;   /* START + SIZE - 1 past 2^64 */
+    } skipped;
 } jitanon_perfmap_stats;
 
 /* A loaded map: entries in address order, disjoint. */
@@ -5090,19 +5101,37 @@ JITANON__PRIVATE int jitanon__pm_blanks(jitanon__cur *c)
     return n;
 }
 
-/* One line without its newline: 1 and the entry when it is START SIZE NAME. */
-JITANON__PRIVATE int jitanon__pm_line(jitanon__cur c, uint64_t *start, uint64_t *size, jitanon_str *name)
+/* One line without its newline: NULL and the entry when it is START SIZE NAME, else the
+   counter of stats.skipped its reason adds to. */
+JITANON__PRIVATE uint64_t *jitanon__pm_line(jitanon__cur c, jitanon_perfmap_stats *st, uint64_t *start, uint64_t *size,
+                                            jitanon_str *name)
 {
     uint64_t last;
     if (c.left && c.p[c.left - 1] == '\r') c.left--;
-    if (!jitanon__pm_hex(&c, start) || !jitanon__pm_blanks(&c) || !jitanon__pm_hex(&c, size) || !jitanon__pm_blanks(&c))
-        return 0;
-    if (!c.left || memchr(c.p, 0, c.left)) return 0; /* no name, or one an ELF string table cannot hold */
+    if (!jitanon__pm_hex(&c, start) || !jitanon__pm_blanks(&c) || !jitanon__pm_hex(&c, size))
+        return &st->skipped.form;
+    if (!jitanon__pm_blanks(&c)) return c.left ? &st->skipped.form : &st->skipped.no_name;
+    if (!c.left) return &st->skipped.no_name;
+    if (memchr(c.p, 0, c.left)) return &st->skipped.nul;
     if (*size == 0) *size = 1;
-    if (!jitanon__add_u64(*start, *size - 1, &last)) return 0;
+    if (!jitanon__add_u64(*start, *size - 1, &last)) return &st->skipped.range;
     name->data = (const char *)c.p;
     name->length = c.left;
-    return 1;
+    return NULL;
+}
+
+/* Why a map's lines were skipped, for a message: "N not START SIZE NAME, ..." (buf: 256
+   bytes, enough for all four at 20 digits each). */
+JITANON__PRIVATE const char *jitanon__pm_reasons(char *buf, const jitanon_perfmap_stats *st)
+{
+    const uint64_t n[4] = {st->skipped.form, st->skipped.no_name, st->skipped.nul, st->skipped.range};
+    static const char *const what[4] = {"not START SIZE NAME (the rest of a name holding a newline looks so)",
+                                        "without a name", "with a NUL in the name", "past 2^64"};
+    size_t k, len = 0;
+    buf[0] = 0;
+    for (k = 0; k < 4; k++)
+        if (n[k] && len < 256) len += jitanon__fmt(buf + len, 256 - len, "%s%U %s", len ? ", " : "", n[k], what[k]);
+    return buf;
 }
 
 typedef struct jitanon__pm_line_ref {
@@ -5190,13 +5219,15 @@ JITANON__PRIVATE jitanon_result jitanon__perfmap_load_memory_impl(const void *da
         jitanon_str name;
         jitanon_rangemap_iter it;
         jitanon_range any;
+        uint64_t *why;
         jitanon__take(&c, nl ? n + 1 : n);
         m->stats.lines++;
         if (!nl) { /* the writer died inside this line: its size or name may be cut */
             m->stats.cut = 1;
             break;
         }
-        if (!jitanon__pm_line(line, &start, &len, &name)) {
+        if ((why = jitanon__pm_line(line, &m->stats, &start, &len, &name)) != NULL) {
+            ++*why;
             if (!m->stats.bad_lines++) m->stats.first_bad = at;
             continue;
         }
@@ -12766,10 +12797,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_of(jitanon__inj *j, uint32_
         j->st->perf_map.maps++;
         j->st->perf_map.bad_lines += m->stats.bad_lines + m->stats.cut;
         if (m->stats.bad_lines || m->stats.cut) {
-            char msg[600];
+            char msg[800], why[256];
             if (m->stats.bad_lines)
-                jitanon__fmt(msg, sizeof msg, "perf map %s: %U lines skipped as damage, the first at byte %U%s", found,
-                             m->stats.bad_lines, m->stats.first_bad, m->stats.cut ? "; the last line is cut short" : "");
+                jitanon__fmt(msg, sizeof msg, "perf map %s: %U lines skipped (%s), the first at byte %U%s", found,
+                             m->stats.bad_lines, jitanon__pm_reasons(why, &m->stats), m->stats.first_bad,
+                             m->stats.cut ? "; the last line is cut short" : "");
             else jitanon__fmt(msg, sizeof msg, "perf map %s: the last line is cut short: skipped", found);
             jitanon__inj_log(j, "%s%s", msg, NULL);
         }
@@ -15016,6 +15048,8 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                 jitanon_inject_stats.dumps.stopped, samples_after_end: samples in a
                   process's //anon memory after its dump's last record that nothing
                   named; io.log says once a dump when its JIT stopped describing its code
+                jitanon_perfmap_stats.skipped (form, no_name, nul, range): why lines were
+                  skipped; Node 24's RegExp names holding newlines cost only their rest
        0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
               that leave the machine.  Output changes: per-function file output writes only
               the ELF files a sample, callchain, branch, data address or copied user-stack
