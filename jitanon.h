@@ -2030,6 +2030,8 @@ typedef struct jitanon_inject_stats {
            those samples.  io.log says when each dump stopped: usually a runtime killed,
            or exiting without flushing its dump */
         uint64_t stopped, samples_after_end;
+        uint64_t clock_fixed; /* dumps flagged JITDUMP_FLAGS_ARCH_TIMESTAMP whose times were
+                                 CLOCK_MONOTONIC: read as such (io.log names each) */
     } dumps;
     struct { /* opts.late NAME */
         uint64_t loads;   /* loads mapped before their CODE_LOAD */
@@ -10868,23 +10870,71 @@ JITANON__PRIVATE const char *jitanon__inj_path(const jitanon__inj *j, size_t off
 
 /* -- time -------------------------------------------------------------------------------- */
 
-/* Record times of a dump in perf time; fails unless the recording's clock matches. */
-JITANON__PRIVATE jitanon_result jitanon__inj_check_clock(jitanon__inj *j, const jitanon_jitdump_header *h, uint64_t off)
+/* Perf time `ns` as perf script prints it (seconds, 6 decimals), into buf (32 bytes). */
+JITANON__PRIVATE const char *jitanon__inj_secs(char *buf, uint64_t ns)
 {
-    size_t i;
+    char us[8];
+    uint32_t frac = (uint32_t)(ns % 1000000000u / 1000u);
+    size_t k;
+    for (k = 6; k-- > 0; frac /= 10) us[k] = (char)('0' + frac % 10);
+    us[6] = 0;
+    jitanon__fmt(buf, 32, "%U.%s", ns / 1000000000u, us);
+    return buf;
+}
+
+/* The first event not recorded on CLOCK_MONOTONIC (perf record -k mono), or attr_count. */
+JITANON__PRIVATE size_t jitanon__inj_not_mono(const jitanon__inj *j)
+{
+    size_t i = 0;
+    while (i < j->in->attr_count && j->in->attrs[i].use_clockid && j->in->attrs[i].clockid == 1) i++;
+    return i;
+}
+
+JITANON__PRIVATE uint64_t jitanon__inj_dist(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
+
+/* A dump's header time on CLOCK_MONOTONIC lies this close to its marker (the JIT writes
+   the header, then maps the marker), when the recording has no TIME_CONV to compare with. */
+#define JITANON__INJ_CLOCK_NEAR 10000000000ull
+
+/* Record times of a dump in perf time; fails unless the recording's clock matches.  Some
+   JITs set JITDUMP_FLAGS_ARCH_TIMESTAMP while writing CLOCK_MONOTONIC times (seen on VMs:
+   libxsmm#1093), which perf refuses: the header's time decides which clock the dump is on
+   - the reading (TSC through the recording's TIME_CONV, or CLOCK_MONOTONIC) nearer the
+   marker's perf time, and without a TIME_CONV CLOCK_MONOTONIC when it is within
+   JITANON__INJ_CLOCK_NEAR of the marker - and a flag that is wrong is dropped and said. */
+JITANON__PRIVATE jitanon_result jitanon__inj_check_clock(jitanon__inj *j, jitanon__inj_dump *jd, const char *path,
+                                                        uint64_t off)
+{
+    jitanon_jitdump_header *h = &jd->sum.header;
+    int conv = j->jit.have_time_conv && j->jit.time_conv.time_mult;
+    size_t i = jitanon__inj_not_mono(j);
     if (h->arch_timestamp) {
-        if (!j->jit.have_time_conv || !j->jit.time_conv.time_mult)
+        uint64_t mono = jitanon__inj_dist(h->timestamp, jd->marker_time), tsc = UINT64_MAX;
+        if (conv) tsc = jitanon__inj_dist(jitanon_perf_tsc_to_time(&j->jit.time_conv, h->timestamp), jd->marker_time);
+        if (i == j->in->attr_count && h->timestamp && jd->marker_time &&
+            (conv ? mono < tsc : mono <= JITANON__INJ_CLOCK_NEAR)) {
+            char msg[768], t[32];
+            h->arch_timestamp = 0;
+            j->st->dumps.clock_fixed++;
+            jitanon__fmt(msg, sizeof msg,
+                         "jitdump %s: its header says its times are the CPU's time stamp counter "
+                         "(JITDUMP_FLAGS_ARCH_TIMESTAMP), but they are CLOCK_MONOTONIC: its header's time %s is "
+                         "%U ms from its marker's%s; read as CLOCK_MONOTONIC", path, jitanon__inj_secs(t, h->timestamp),
+                         mono / 1000000u, conv ? ", nearer than read as TSC through the recording's TIME_CONV" : "");
+            jitanon__inj_log(j, "%s%s", msg, NULL);
+            return JITANON_OK;
+        }
+        if (!conv)
             return JITANON__FAIL(j->err, JITANON_ERR_CLOCK, off,
                                  "the jitdump has arch (TSC) timestamps but the recording has no TIME_CONV "
                                  "record; re-record with a newer perf, or make the JIT write CLOCK_MONOTONIC "
                                  "and record with `perf record -k mono`");
         return JITANON_OK;
     }
-    for (i = 0; i < j->in->attr_count; i++)
-        if (!j->in->attrs[i].use_clockid || j->in->attrs[i].clockid != 1)
-            return JITANON__FAIL(j->err, JITANON_ERR_CLOCK, off,
-                                 "jitdump timestamps are CLOCK_MONOTONIC but event %U was not recorded with it; "
-                                 "re-record with `perf record -k mono`", (uint64_t)i);
+    if (i < j->in->attr_count)
+        return JITANON__FAIL(j->err, JITANON_ERR_CLOCK, off,
+                             "jitdump timestamps are CLOCK_MONOTONIC but event %U was not recorded with it; "
+                             "re-record with `perf record -k mono`", (uint64_t)i);
     return JITANON_OK;
 }
 
@@ -12333,7 +12383,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
     }
     if (jd.sum.tail_error.type != JITANON_OK) jitanon__inj_damaged(j, found, &jd.sum);
     jitanon__inj_fix_machine(j, &jd.sum.header, found);
-    if ((res = jitanon__inj_check_clock(j, &jd.sum.header, r->offset)) != JITANON_OK) {
+    if ((res = jitanon__inj_check_clock(j, &jd, found, r->offset)) != JITANON_OK) {
         jitanon_jitdump_destroy(jd.dump);
         return res;
     }
@@ -13039,18 +13089,6 @@ JITANON__PRIVATE void jitanon__inj_unnamed(jitanon__inj *j, const jitanon__inj_r
     if (jitanon__hmap_find(&jd->seen, r->start >> 12)) return;
     if (!jd->after++) jd->after_first = r->time;
     jd->after_last = r->time;
-}
-
-/* Perf time `ns` as perf script prints it (seconds, 6 decimals), into buf (32 bytes). */
-JITANON__PRIVATE const char *jitanon__inj_secs(char *buf, uint64_t ns)
-{
-    char us[8];
-    uint32_t frac = (uint32_t)(ns % 1000000000u / 1000u);
-    size_t k;
-    for (k = 6; k-- > 0; frac /= 10) us[k] = (char)('0' + frac % 10);
-    us[6] = 0;
-    jitanon__fmt(buf, 32, "%U.%s", ns / 1000000000u, us);
-    return buf;
 }
 
 /* At the end: each dump that stopped before its process's samples did is counted and
@@ -15050,6 +15088,9 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   named; io.log says once a dump when its JIT stopped describing its code
                 jitanon_perfmap_stats.skipped (form, no_name, nul, range): why lines were
                   skipped; Node 24's RegExp names holding newlines cost only their rest
+                a dump flagged JITDUMP_FLAGS_ARCH_TIMESTAMP whose header time is
+                  CLOCK_MONOTONIC (nearer its marker than read as TSC) is read as such
+                  and said (stats.dumps.clock_fixed); perf refuses it
        0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
               that leave the machine.  Output changes: per-function file output writes only
               the ELF files a sample, callchain, branch, data address or copied user-stack

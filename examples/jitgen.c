@@ -58,6 +58,7 @@ typedef struct opts {
     uint64_t samples, loads, pages, chunk_pages, seed, duration_ms, debug_every, unwind_every, round, line_bias;
     uint64_t debug_batch; /* > 1: LOADs held back and written after their batch's DEBUG_INFO (LLVM ORC JITLink) */
     uint64_t fn_size;     /* > 0: every function this long (JITLink's are often shorter than the line bias) */
+    int arch_flag;        /* JITDUMP_FLAGS_ARCH_TIMESTAMP set on CLOCK_MONOTONIC times (libxsmm#1093) */
     int anon; /* ANON_* */
     uint32_t pid;
     int quiet;
@@ -500,9 +501,10 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: jitgen [--samples N] [--loads M] [--pages P] [--chunk-pages C] [--anon page|load|chunk]\n"
                "              [--pid PID] [--seed S] [--duration-ms T] [--debug-every K] [--unwind-every K]\n"
-               "              [--round R] [--line-bias B] [--debug-batch K] [--fn-size N] [--quiet] DIR\n"
+               "              [--round R] [--line-bias B] [--debug-batch K] [--fn-size N] [--arch-flag] [--quiet] DIR\n"
                "--debug-batch K: the DEBUG_INFO of K functions, then their loads (as LLVM ORC JITLink writes)\n"
                "--fn-size N: every function N bytes (2..2000; default log-uniform 100..2000)\n"
+               "--arch-flag: the dump's header says TSC times (JITDUMP_FLAGS_ARCH_TIMESTAMP); they stay CLOCK_MONOTONIC\n"
                "writes DIR/perf.data and DIR/jit-PID.dump\n");
 }
 
@@ -550,6 +552,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--fn-size")) dst = &g->o.fn_size;
         else if (!strcmp(a, "--pid")) dst = &pid64;
         else if (!strcmp(a, "--quiet")) { g->o.quiet = 1; continue; }
+        else if (!strcmp(a, "--arch-flag")) { g->o.arch_flag = 1; continue; }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;
         else if (a[0] != '-' && !g->o.dir) { g->o.dir = a; continue; }
         else return usage(stderr), 2;
@@ -587,6 +590,7 @@ int main(int argc, char **argv)
         h.elf_mach = 62;         /* EM_X86_64 */
         h.pid = g->o.pid;
         h.timestamp = T0 + 20000000;
+        h.arch_timestamp = g->o.arch_flag;
         if (jitanon_jitdump_writer_init(&g->jw, js, &h, &g->err) != JITANON_OK) die(g, "jitdump header");
         js.write_fn = jitanon_membuf_write;
         js.user = &g->held;

@@ -504,6 +504,29 @@ static void tr_stop_log(void *user, const char *msg)
     jitanon_membuf_write(&io->log, msg, strlen(msg) + 1);
 }
 
+/* Finishes the recording `g` writes into `perf` and injects it with io's dump and log
+   (and on_sample, when not NULL; its user pointer is io too). */
+static jitanon_result tr_stop_inject(ti_gen *g, const jitanon_membuf *perf, tr_stop_io *io,
+                                     void (*on_sample)(void *, const jitanon_inject_sample *), jitanon_inject_stats *st)
+{
+    jitanon_inject_opts o;
+    jitanon_membuf out;
+    jitanon_error err;
+    jitanon_result res;
+    JT_CHECK(jitanon_perf_writer_finish(&g->w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g->w);
+    memset(&o, 0, sizeof o);
+    memset(&out, 0, sizeof out);
+    o.io.load_dump = ti_load_dump;
+    o.io.write_elf = ti_write_elf;
+    o.io.log = tr_stop_log;
+    o.io.user = io;
+    o.on_sample = on_sample;
+    res = ti_run(perf, &o, JITANON_PERF_FILE, &out, st, &err);
+    jitanon_membuf_release(&out);
+    return res;
+}
+
 /* 5 s + `ms` milliseconds, in ns. */
 static uint64_t tr_ms(uint64_t ms) { return 5000000000u + ms * 1000000u; }
 
@@ -522,8 +545,7 @@ static void test_runtimes_samples_after_dump_end(void)
     unsigned k;
     for (late_end = 0; late_end < 2; late_end++) {
         jitanon_jitdump_writer w;
-        jitanon_membuf perf, out;
-        jitanon_inject_opts o;
+        jitanon_membuf perf;
         jitanon_inject_stats st;
         jitanon_perf_record rec;
         jitanon_error err;
@@ -553,15 +575,7 @@ static void test_runtimes_samples_after_dump_end(void)
         rec.sid.pid = rec.sid.tid = TI_PID + 1; /* no dump */
         ti_put(&g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, tr_ms(80));
         ti_round(&g);
-        JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-        jitanon_perf_writer_release(&g.w);
-        memset(&o, 0, sizeof o);
-        memset(&out, 0, sizeof out);
-        o.io.load_dump = ti_load_dump;
-        o.io.write_elf = ti_write_elf;
-        o.io.log = tr_stop_log;
-        o.io.user = &io;
-        JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
+        JT_CHECK(tr_stop_inject(&g, &perf, &io, NULL, &st) == JITANON_OK);
         JT_CHECK_EQ_U(st.dumps.loaded, 1);
         JT_CHECK_EQ_U(st.dumps.stopped, late_end ? 0 : 1);
         JT_CHECK_EQ_U(st.dumps.samples_after_end, late_end ? 0 : 9);
@@ -576,11 +590,106 @@ static void test_runtimes_samples_after_dump_end(void)
                      NULL);
             JT_CHECK(strstr(m, "killed, or exited without flushing") != NULL);
         }
-        jitanon_membuf_release(&out);
         jitanon_membuf_release(&perf);
         jitanon_membuf_release(&io.log);
         jitanon_membuf_release(&io.base.dump);
     }
+}
+
+/* -- JITDUMP_FLAGS_ARCH_TIMESTAMP on CLOCK_MONOTONIC times ---------------------------------- */
+
+typedef struct tr_clock_io {
+    tr_stop_io s; /* first: ti_load_dump and tr_stop_log take the user pointer as it */
+    unsigned jit;  /* samples named by a jitted function */
+} tr_clock_io;
+
+static void tr_clock_sample(void *user, const jitanon_inject_sample *si)
+{
+    tr_clock_io *io = (tr_clock_io *)user;
+    io->jit += si->kind == JITANON_TRIM_JIT;
+}
+
+/* A dump flagged ARCH_TIMESTAMP with f0, f1 loaded 40 and 45 ms past 5 s: its times are
+   CLOCK_MONOTONIC (`tsc` 0) or the TSC of a 3 GHz CPU; the recording (-k mono) has a
+   TIME_CONV for that TSC when `conv`, its marker `marker_ms` past 5 s (the header is 1 us
+   before 20 ms).  Samples at 50 and
+   60 ms in f0.  The run's result, its stats and log in `st` and `io`. */
+static jitanon_result tr_clock_run(int tsc, int conv, uint64_t marker_ms, jitanon_inject_stats *st, tr_clock_io *io)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    jitanon_jitdump_writer w;
+    jitanon_jitdump_header h;
+    jitanon_membuf perf;
+    jitanon_error err;
+    jitanon_result res;
+    ti_gen g;
+    uint8_t raw[128], tc[32];
+    uint64_t k = tsc ? 3 : 1;
+    memset(io, 0, sizeof *io);
+    memset(&w, 0, sizeof w);
+    io->s.base.give_dump = 1;
+    h = jdrec_header(62, TI_PID, tr_ms(20) * k - 1000, 0); /* the JIT started 20 ms in */
+    h.arch_timestamp = 1;
+    JT_CHECK(jitanon_jitdump_writer_init(&w, jdrec_sink(&io->s.base.dump), &h, &err) == JITANON_OK);
+    JT_CHECK(jdrec_write(&w, jdrec_load(tr_ms(40) * k, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err) == JITANON_OK);
+    JT_CHECK(jdrec_write(&w, jdrec_load(tr_ms(45) * k, TI_PID, TI_PID, 0x10200, code, 0x100, 1, "f1"), &err) == JITANON_OK);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    if (conv) { /* TIME_CONV: time = cycles * mult >> shift, a third */
+        memset(tc, 0, sizeof tc);
+        jitanon__wr32(tc, JITANON_PERF_RECORD_TIME_CONV, 0);
+        jitanon__wr16(tc + 6, 32, 0);
+        jitanon__wr64(tc + 8, 31, 0);
+        jitanon__wr64(tc + 16, 715827883u, 0); /* 2^31 / 3, rounded up */
+        JT_CHECK(jitanon_perf_writer_write(&g.w, tc, sizeof tc, &err) == JITANON_OK);
+    }
+    ti_mmap(&g, tr_ms(marker_ms), 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_mmap(&g, tr_ms(30), 0x10000, 0x4000, 0x10000, "//anon");
+    ti_round(&g);
+    ti_sample(&g, tr_ms(50), 0x10010);
+    ti_sample(&g, tr_ms(60), 0x10020);
+    ti_round(&g);
+    res = tr_stop_inject(&g, &perf, &io->s, tr_clock_sample, st);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&io->s.base.dump);
+    return res;
+}
+
+/* Some JITs set ARCH_TIMESTAMP while writing CLOCK_MONOTONIC (libxsmm#1093 on VMs; perf
+   refuses such a dump): the header's time, near the marker on CLOCK_MONOTONIC, says so,
+   with the recording's TIME_CONV (read as TSC it is far) or without one (within 10 s).
+   The times are used as CLOCK_MONOTONIC and one line says it.  A dump really on the TSC
+   is converted through TIME_CONV as before; with neither a TIME_CONV nor a header time
+   near its marker, the run fails as before. */
+static void test_runtimes_arch_timestamp_flag(void)
+{
+    static tr_clock_io io;
+    jitanon_inject_stats st;
+    int conv;
+    for (conv = 0; conv < 2; conv++) {
+        JT_CHECK_EQ_U(tr_clock_run(0, conv, 20, &st, &io), JITANON_OK);
+        JT_CHECK_EQ_U(st.dumps.clock_fixed, 1);
+        JT_CHECK_EQ_U(st.trim.loads, 2);
+        JT_CHECK_EQ_U(io.jit, 2);
+        JT_CHECK_EQ_U(io.s.lines, 1);
+        if (io.s.lines == 1) {
+            const char *m = (const char *)io.s.log.data;
+            if (!strstr(m, "but they are CLOCK_MONOTONIC")) printf("  log: %s\n", m);
+            JT_CHECK(strstr(m, "jitdump /some/dir/jit-100.dump: its header says its times are the CPU's time stamp "
+                               "counter (JITDUMP_FLAGS_ARCH_TIMESTAMP), but they are CLOCK_MONOTONIC") != NULL);
+            JT_CHECK(strstr(m, "read as TSC") != NULL || !conv);
+        }
+        jitanon_membuf_release(&io.s.log);
+    }
+    /* really the TSC: converted */
+    JT_CHECK_EQ_U(tr_clock_run(1, 1, 20, &st, &io), JITANON_OK);
+    JT_CHECK_EQ_U(st.dumps.clock_fixed, 0);
+    JT_CHECK_EQ_U(io.jit, 2);
+    JT_CHECK_EQ_U(io.s.lines, 0);
+    jitanon_membuf_release(&io.s.log);
+    /* no TIME_CONV, and a header 12 s from the marker: nothing tells the clock */
+    JT_CHECK_EQ_U(tr_clock_run(0, 0, 12020, &st, &io), JITANON_ERR_CLOCK);
+    jitanon_membuf_release(&io.s.log);
 }
 
 /* The pairing rule itself: the same code address, else the first entry in the code. */
@@ -719,4 +828,5 @@ static void suite_runtimes(void)
 #endif
     JT_RUN(test_runtimes_debug_fits);
     JT_RUN(test_runtimes_samples_after_dump_end);
+    JT_RUN(test_runtimes_arch_timestamp_flag);
 }
