@@ -1512,11 +1512,13 @@ typedef struct jitanon_elf_line_bias_scan {
     uint64_t functions;  /* LOADs with a DEBUG_INFO before them */
     uint64_t low, past_end, at_bias; /* functions giving each kind of evidence */
     int v8_marker;
-    uint32_t nwait_;
-    struct { /* DEBUG_INFOs waiting for their LOAD: code address, first, lowest, highest entry */
-        uint64_t code_addr, first, lo, hi;
-        uint32_t recent; /* read since the last LOAD */
-    } wait_[JITANON_ELF_LINE_BIAS_WAITING];
+    struct { /* private: the DEBUG_INFOs waiting for their LOAD */
+        uint32_t nwait;
+        struct { /* code address; first, lowest, highest entry; read since the last LOAD */
+            uint64_t code_addr, first, lo, hi;
+            uint32_t recent;
+        } wait[JITANON_ELF_LINE_BIAS_WAITING];
+    } state_;
 } jitanon_elf_line_bias_scan;
 
 /* h may be NULL (no marker, little-endian records). */
@@ -9071,32 +9073,32 @@ JITANON_API void jitanon_elf_line_bias_scan_init(jitanon_elf_line_bias_scan *s, 
    pairs them (the spans stand for the records); SIZE_MAX: none. */
 JITANON__PRIVATE size_t jitanon__elf_bias_pick(const jitanon_elf_line_bias_scan *s, uint64_t addr, uint64_t size)
 {
-    size_t i = s->nwait_;
+    size_t i = s->state_.nwait;
     while (i-- > 0)
-        if (s->wait_[i].code_addr == addr) return i;
-    for (i = s->nwait_; i-- > 0 && s->wait_[i].recent;)
-        if (s->wait_[i].first >= addr && s->wait_[i].first - addr < size) return i;
+        if (s->state_.wait[i].code_addr == addr) return i;
+    for (i = s->state_.nwait; i-- > 0 && s->state_.wait[i].recent;)
+        if (s->state_.wait[i].first >= addr && s->state_.wait[i].first - addr < size) return i;
     return SIZE_MAX;
 }
 
 JITANON_API void jitanon_elf_line_bias_scan_add(jitanon_elf_line_bias_scan *s, const jitanon_jitdump_record *rec)
 {
-    size_t i, n = s ? s->nwait_ : 0;
+    size_t i, n = s ? s->state_.nwait : 0;
     JITANON_ASSERT(s && rec);
     if (rec->id == JITANON_JITDUMP_CODE_DEBUG_INFO) {
         if (n == JITANON_ELF_LINE_BIAS_WAITING) /* the oldest goes without a vote */
-            memmove(s->wait_, s->wait_ + 1, --n * sizeof s->wait_[0]);
-        if (jitanon__elf_debug_span(rec, &s->wait_[n].lo, &s->wait_[n].hi, &s->wait_[n].first)) {
-            s->wait_[n].code_addr = rec->debug.code_addr;
-            s->wait_[n++].recent = 1;
+            memmove(s->state_.wait, s->state_.wait + 1, --n * sizeof s->state_.wait[0]);
+        if (jitanon__elf_debug_span(rec, &s->state_.wait[n].lo, &s->state_.wait[n].hi, &s->state_.wait[n].first)) {
+            s->state_.wait[n].code_addr = rec->debug.code_addr;
+            s->state_.wait[n++].recent = 1;
         }
-        s->nwait_ = (uint32_t)n;
+        s->state_.nwait = (uint32_t)n;
     } else if (rec->id == JITANON_JITDUMP_CODE_LOAD) {
         i = jitanon__elf_bias_pick(s, rec->load.code_addr, rec->load.code_size);
-        for (n = 0; n < s->nwait_; n++) s->wait_[n].recent = 0;
+        for (n = 0; n < s->state_.nwait; n++) s->state_.wait[n].recent = 0;
         if (i == SIZE_MAX) return;
-        jitanon__elf_bias_vote(s, s->wait_[i].lo, s->wait_[i].hi, rec->load.code_addr, rec->load.code_size);
-        memmove(s->wait_ + i, s->wait_ + i + 1, (--s->nwait_ - i) * sizeof s->wait_[0]);
+        jitanon__elf_bias_vote(s, s->state_.wait[i].lo, s->state_.wait[i].hi, rec->load.code_addr, rec->load.code_size);
+        memmove(s->state_.wait + i, s->state_.wait + i + 1, (--s->state_.nwait - i) * sizeof s->state_.wait[0]);
     }
 }
 
