@@ -2029,8 +2029,9 @@ typedef struct jitanon_inject_stats {
            more) in its anonymous memory (anon_mode RANGE) after the dump's last record
            that no function named, in pages where none went unnamed before (code a
            runtime never describes, as an interpreter, is sampled there before), and
-           those samples.  io.log says when each dump stopped: usually a runtime killed,
-           or exiting without flushing its dump */
+           those samples (counted from the first found; until then one in 8 is looked
+           at, so a few before it may be missed).  io.log says when each dump stopped:
+           usually a runtime killed, or exiting without flushing its dump */
         uint64_t stopped, samples_after_end;
         uint64_t clock_fixed; /* dumps flagged JITDUMP_FLAGS_ARCH_TIMESTAMP whose times were
                                  CLOCK_MONOTONIC: read as such (io.log names each) */
@@ -13055,9 +13056,10 @@ JITANON__PRIVATE void jitanon__inj_late_sample(jitanon__inj *j, const jitanon__i
         j->st->late.samples++;
 }
 
-/* jitanon__inj_unnamed: how often a sample is looked at up to a dump's end, and how many
-   samples after it, in pages not seen so, make a dump stopped (one page sampled less often
-   than that before can be missed, code never described so counted) */
+/* jitanon__inj_unnamed: how often a sample is looked at up to a dump's end (and after it
+   until one is counted), and how many samples after it, in pages not seen so, make a dump
+   stopped (a page sampled less often than that before can be missed, and code never
+   described there counted) */
 #define JITANON__INJ_LEARN_EVERY 8u
 #define JITANON__INJ_STOPPED_MIN 8u
 
@@ -13079,9 +13081,11 @@ JITANON__PRIVATE void jitanon__inj_unnamed(jitanon__inj *j, const jitanon__inj_r
     }
     if (!jt->stop_dump) return;
     jd = &jt->dumps[jt->stop_dump - 1];
-    /* up to the end every 8th sample is looked at: a lookup per sample cost a per-process
-       run 30 ns a sample (+80%); a page sampled often is still found */
-    if (!jd->last_time || (r->time <= jd->last_time && ++jd->learn % JITANON__INJ_LEARN_EVERY) ||
+    /* every 8th sample is looked at up to the end, and after it until the first is counted
+       (a lookup per sample cost a per-process run 30 to 45 ns a sample, +80%): a page
+       sampled often is still found, and a runtime that goes on writing its dump pays
+       little; once one is counted, every one is */
+    if (!jd->last_time || ((r->time <= jd->last_time || !jd->after) && ++jd->learn % JITANON__INJ_LEARN_EVERY) ||
         jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, &where) != JITANON_TRIM_ANON)
         return;
     if (r->time <= jd->last_time) { /* out of memory: the page is not remembered (a count too many at worst) */
