@@ -664,8 +664,11 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
    --perf-basic-prof, Java's Compiler.perfmap, Mono, wasmtime, .NET, LuaJIT), one function
    a line: "START SIZE NAME\n", START and SIZE in hex (a 0x or 0X prefix is accepted),
    NAME the rest of the line (spaces included; a CR before the newline is dropped).  A
-   map is untrusted input: a line that is not of that form is skipped and counted, a last
-   line without its newline (a write cut by a crash) too.  Entries that overlap resolve as
+   map is untrusted input: a line that is not of that form is skipped and counted with
+   its reason, a last line without its newline (a write cut by a crash) too; it costs
+   that line only.  A name holding a newline (Node 24's RegExp names, node#62131) keeps
+   the part before it, and each rest is a line of its own that is skipped as not of
+   that form (as perf reads it).  Entries that overlap resolve as
    the file is read: a later line wins over the part of any earlier one it covers (the
    runtime wrote it later, so it describes the code that lived there at the end; perf,
    which keeps both and answers whichever its tree finds first, has no stable rule).  A
@@ -691,6 +694,14 @@ typedef struct jitanon_perfmap_stats {
     uint64_t cut;         /* 1: the last line had no newline and was skipped */
     uint64_t overlapping; /* lines that covered (part of) an earlier line */
     size_t peak_bytes;    /* most bytes held at once while loading */
+    struct { /* why lines were skipped (they add up to bad_lines) */
+        uint64_t form;    /* not START SIZE NAME: no hex START or SIZE (or one of more than
+                             16 digits), no blank after it; mostly the rest of a name that
+                             held a newline */
+        uint64_t no_name; /* START SIZE and nothing after */
+        uint64_t nul;     /* a NUL byte in the name (an ELF string cannot hold it) */
+        uint64_t range;   /* START + SIZE - 1 past 2^64 */
+    } skipped;
 } jitanon_perfmap_stats;
 
 /* A loaded map: entries in address order, disjoint. */
@@ -1497,12 +1508,23 @@ typedef uint32_t jitanon_elf_line_bias;
    unbiased dump never has an entry past an end, so it is shifted only when no function
    has a line in its first B bytes and most have their first exactly B in: the same
    bytes as a biased dump, which is the likelier reading.  Feed every record of a dump
-   in order (a DEBUG_INFO belongs to the LOAD after it, as for the injector). */
+   in order.  A DEBUG_INFO belongs to the LOAD the injector gives it
+   (jitanon_jitdump_debug_fits: the newest with the LOAD's code address, else the newest
+   since the last LOAD whose first line is in the code), so the DEBUG_INFOs of a batch
+   written before the batch's LOADs (LLVM ORC JITLink) vote with their own functions; the
+   last JITANON_ELF_LINE_BIAS_WAITING of them wait, older ones go without a vote. */
+#define JITANON_ELF_LINE_BIAS_WAITING 32
 typedef struct jitanon_elf_line_bias_scan {
     uint64_t functions;  /* LOADs with a DEBUG_INFO before them */
     uint64_t low, past_end, at_bias; /* functions giving each kind of evidence */
-    uint64_t pend_min, pend_max;     /* entries of the DEBUG_INFO waiting for its LOAD */
-    int pending, v8_marker;
+    int v8_marker;
+    struct { /* private: the DEBUG_INFOs waiting for their LOAD */
+        uint32_t nwait;
+        struct { /* code address; first, lowest, highest entry; read since the last LOAD */
+            uint64_t code_addr, first, lo, hi;
+            uint32_t recent;
+        } wait[JITANON_ELF_LINE_BIAS_WAITING];
+    } state_;
 } jitanon_elf_line_bias_scan;
 
 /* h may be NULL (no marker, little-endian records). */
@@ -2052,6 +2074,16 @@ typedef struct jitanon_inject_stats {
                                      container; io.log names each) */
         uint64_t debug_unmatched; /* DEBUG_INFO records no CODE_LOAD took (see
                                      jitanon_jitdump_debug_fits): their lines are in no ELF */
+        /* The JIT stopped describing its code: dumps whose process had samples (8 or
+           more) in its anonymous memory (anon_mode RANGE) after the dump's last record
+           that no function named, in pages where none went unnamed before (code a
+           runtime never describes, as an interpreter, is sampled there before), and
+           those samples (counted from the first found; until then one in 8 is looked
+           at, so a few before it may be missed).  io.log says when each dump stopped:
+           usually a runtime killed, or exiting without flushing its dump */
+        uint64_t stopped, samples_after_end;
+        uint64_t clock_fixed; /* dumps flagged JITDUMP_FLAGS_ARCH_TIMESTAMP whose times were
+                                 CLOCK_MONOTONIC: read as such (io.log names each) */
     } dumps;
     struct { /* opts.late NAME */
         uint64_t loads;   /* loads mapped before their CODE_LOAD */
@@ -5162,19 +5194,37 @@ JITANON__PRIVATE int jitanon__pm_blanks(jitanon__cur *c)
     return n;
 }
 
-/* One line without its newline: 1 and the entry when it is START SIZE NAME. */
-JITANON__PRIVATE int jitanon__pm_line(jitanon__cur c, uint64_t *start, uint64_t *size, jitanon_str *name)
+/* One line without its newline: NULL and the entry when it is START SIZE NAME, else the
+   counter of stats.skipped its reason adds to. */
+JITANON__PRIVATE uint64_t *jitanon__pm_line(jitanon__cur c, jitanon_perfmap_stats *st, uint64_t *start, uint64_t *size,
+                                            jitanon_str *name)
 {
     uint64_t last;
     if (c.left && c.p[c.left - 1] == '\r') c.left--;
-    if (!jitanon__pm_hex(&c, start) || !jitanon__pm_blanks(&c) || !jitanon__pm_hex(&c, size) || !jitanon__pm_blanks(&c))
-        return 0;
-    if (!c.left || memchr(c.p, 0, c.left)) return 0; /* no name, or one an ELF string table cannot hold */
+    if (!jitanon__pm_hex(&c, start) || !jitanon__pm_blanks(&c) || !jitanon__pm_hex(&c, size))
+        return &st->skipped.form;
+    if (!jitanon__pm_blanks(&c)) return c.left ? &st->skipped.form : &st->skipped.no_name;
+    if (!c.left) return &st->skipped.no_name;
+    if (memchr(c.p, 0, c.left)) return &st->skipped.nul;
     if (*size == 0) *size = 1;
-    if (!jitanon__add_u64(*start, *size - 1, &last)) return 0;
+    if (!jitanon__add_u64(*start, *size - 1, &last)) return &st->skipped.range;
     name->data = (const char *)c.p;
     name->length = c.left;
-    return 1;
+    return NULL;
+}
+
+/* Why a map's lines were skipped, for a message: "N not START SIZE NAME, ..." (buf: 256
+   bytes, enough for all four at 20 digits each). */
+JITANON__PRIVATE const char *jitanon__pm_reasons(char *buf, const jitanon_perfmap_stats *st)
+{
+    const uint64_t n[4] = {st->skipped.form, st->skipped.no_name, st->skipped.nul, st->skipped.range};
+    static const char *const what[4] = {"not START SIZE NAME (the rest of a name holding a newline looks so)",
+                                        "without a name", "with a NUL in the name", "past 2^64"};
+    size_t k, len = 0;
+    buf[0] = 0;
+    for (k = 0; k < 4; k++)
+        if (n[k] && len < 256) len += jitanon__fmt(buf + len, 256 - len, "%s%U %s", len ? ", " : "", n[k], what[k]);
+    return buf;
 }
 
 typedef struct jitanon__pm_line_ref {
@@ -5262,13 +5312,15 @@ JITANON__PRIVATE jitanon_result jitanon__perfmap_load_memory_impl(const void *da
         jitanon_str name;
         jitanon_rangemap_iter it;
         jitanon_range any;
+        uint64_t *why;
         jitanon__take(&c, nl ? n + 1 : n);
         m->stats.lines++;
         if (!nl) { /* the writer died inside this line: its size or name may be cut */
             m->stats.cut = 1;
             break;
         }
-        if (!jitanon__pm_line(line, &start, &len, &name)) {
+        if ((why = jitanon__pm_line(line, &m->stats, &start, &len, &name)) != NULL) {
+            ++*why;
             if (!m->stats.bad_lines++) m->stats.first_bad = at;
             continue;
         }
@@ -9066,14 +9118,17 @@ JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, cons
 
 /* -- Line bias detection (see jitanon_elf_line_bias_scan) -- */
 
-/* Lowest and highest entry address of a DEBUG_INFO; 0 when it has no entry. */
-JITANON__PRIVATE int jitanon__elf_debug_span(const jitanon_jitdump_record *rec, uint64_t *lo, uint64_t *hi)
+/* Lowest and highest entry address of a DEBUG_INFO (and its first, when `first` is not
+   NULL); 0 when it has no entry. */
+JITANON__PRIVATE int jitanon__elf_debug_span(const jitanon_jitdump_record *rec, uint64_t *lo, uint64_t *hi,
+                                             uint64_t *first)
 {
     jitanon_jitdump_debug_iter it;
     jitanon_jitdump_debug_entry d;
     int any = 0;
     jitanon_jitdump_debug_iter_begin(&it, rec);
     while (jitanon_jitdump_debug_iter_next(&it, &d)) {
+        if (!any && first) *first = d.addr;
         if (!any || d.addr < *lo) *lo = d.addr;
         if (!any || d.addr > *hi) *hi = d.addr;
         any = 1;
@@ -9101,14 +9156,36 @@ JITANON_API void jitanon_elf_line_bias_scan_init(jitanon_elf_line_bias_scan *s, 
     s->v8_marker = h && h->pad1 == JITANON__V8_MARKER;
 }
 
+/* The waiting DEBUG_INFO a LOAD at [addr, addr + size) takes, as jitanon_jitdump_debug_fits
+   pairs them (the spans stand for the records); SIZE_MAX: none. */
+JITANON__PRIVATE size_t jitanon__elf_bias_pick(const jitanon_elf_line_bias_scan *s, uint64_t addr, uint64_t size)
+{
+    size_t i = s->state_.nwait;
+    while (i-- > 0)
+        if (s->state_.wait[i].code_addr == addr) return i;
+    for (i = s->state_.nwait; i-- > 0 && s->state_.wait[i].recent;)
+        if (s->state_.wait[i].first >= addr && s->state_.wait[i].first - addr < size) return i;
+    return SIZE_MAX;
+}
+
 JITANON_API void jitanon_elf_line_bias_scan_add(jitanon_elf_line_bias_scan *s, const jitanon_jitdump_record *rec)
 {
+    size_t i, n = s ? s->state_.nwait : 0;
     JITANON_ASSERT(s && rec);
     if (rec->id == JITANON_JITDUMP_CODE_DEBUG_INFO) {
-        s->pending = jitanon__elf_debug_span(rec, &s->pend_min, &s->pend_max);
+        if (n == JITANON_ELF_LINE_BIAS_WAITING) /* the oldest goes without a vote */
+            memmove(s->state_.wait, s->state_.wait + 1, --n * sizeof s->state_.wait[0]);
+        if (jitanon__elf_debug_span(rec, &s->state_.wait[n].lo, &s->state_.wait[n].hi, &s->state_.wait[n].first)) {
+            s->state_.wait[n].code_addr = rec->debug.code_addr;
+            s->state_.wait[n++].recent = 1;
+        }
+        s->state_.nwait = (uint32_t)n;
     } else if (rec->id == JITANON_JITDUMP_CODE_LOAD) {
-        if (s->pending) jitanon__elf_bias_vote(s, s->pend_min, s->pend_max, rec->load.code_addr, rec->load.code_size);
-        s->pending = 0;
+        i = jitanon__elf_bias_pick(s, rec->load.code_addr, rec->load.code_size);
+        for (n = 0; n < s->state_.nwait; n++) s->state_.wait[n].recent = 0;
+        if (i == SIZE_MAX) return;
+        jitanon__elf_bias_vote(s, s->state_.wait[i].lo, s->state_.wait[i].hi, rec->load.code_addr, rec->load.code_size);
+        memmove(s->state_.wait + i, s->state_.wait + i + 1, (--s->state_.nwait - i) * sizeof s->state_.wait[0]);
     }
 }
 
@@ -9261,7 +9338,7 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
     if (fn->unwind && !b->opts.no_unwind) e->eh_frame = fn->unwind->unwind.eh_frame;
     if (fn->debug && b->opts.line_bias == JITANON_ELF_LINE_BIAS_AUTO) {
         uint64_t lo = 0, hi = 0;
-        if (jitanon__elf_debug_span(fn->debug, &lo, &hi))
+        if (jitanon__elf_debug_span(fn->debug, &lo, &hi, NULL))
             jitanon__elf_bias_vote(&b->bias_scan, lo, hi, fn->code_addr, fn->code.size);
     }
     if (b->code_fn && !jitanon__elf_keep_copies(b, e))
@@ -10286,6 +10363,13 @@ typedef struct jitanon__inj_dump {
     uint64_t text_base;     /* pgoff of the code in a per-function file */
     uint64_t regions;       /* region files named so far (jitted-<pid>-r<N>.so) */
     uint64_t marker_time;   /* nothing of it is mapped before its marker */
+    uint64_t last_time;     /* perf time of its latest record (read so far, when followed) */
+    /* samples in its process's anonymous memory after last_time that no function named,
+       in pages where no sample went unnamed before (jitanon__inj_unnamed), the first and
+       the last one's time; `seen`: page -> 1, pages with unnamed samples up to last_time
+       (of every JITANON__INJ_LEARN_EVERY-th sample: `learn` counts them) */
+    uint64_t after, after_first, after_last, learn;
+    jitanon__hmap seen;
     jitanon__hmap uses;     /* per-function files: code_index -> LOADs of it named so far */
     struct jitanon__inj_follow *follow; /* a live pipe's dump still being read, else NULL */
     uint64_t read_until;    /* live: perf time of the latest record read from it */
@@ -10420,6 +10504,11 @@ typedef struct jitanon__inj_jit {
        early_due (a superset after removals: only a prune makes them exact). */
     uint64_t early_lo, early_hi, early_due;
     jitanon_rangemap described; /* scratch of jitanon__inj_backdate */
+    /* Unnamed samples (jitanon__inj_unnamed): a sample's pid is looked up once a run of
+       them (stop_pid: 1 + the pid, 0 none; stop_dump: 1 + the index of its latest dump,
+       0 none). */
+    uint64_t stop_pid;
+    size_t stop_dump;
     /* Live pipes: dumps are followed as they grow (jitanon__inj_follow_all); nothing a
        later read finds is dated before `decided`, the time of the last record decided. */
     int live;
@@ -10938,23 +11027,71 @@ JITANON__PRIVATE const char *jitanon__inj_path(const jitanon__inj *j, size_t off
 
 /* -- time -------------------------------------------------------------------------------- */
 
-/* Record times of a dump in perf time; fails unless the recording's clock matches. */
-JITANON__PRIVATE jitanon_result jitanon__inj_check_clock(jitanon__inj *j, const jitanon_jitdump_header *h, uint64_t off)
+/* Perf time `ns` as perf script prints it (seconds, 6 decimals), into buf (32 bytes). */
+JITANON__PRIVATE const char *jitanon__inj_secs(char *buf, uint64_t ns)
 {
-    size_t i;
+    char us[8];
+    uint32_t frac = (uint32_t)(ns % 1000000000u / 1000u);
+    size_t k;
+    for (k = 6; k-- > 0; frac /= 10) us[k] = (char)('0' + frac % 10);
+    us[6] = 0;
+    jitanon__fmt(buf, 32, "%U.%s", ns / 1000000000u, us);
+    return buf;
+}
+
+/* The first event not recorded on CLOCK_MONOTONIC (perf record -k mono), or attr_count. */
+JITANON__PRIVATE size_t jitanon__inj_not_mono(const jitanon__inj *j)
+{
+    size_t i = 0;
+    while (i < j->in->attr_count && j->in->attrs[i].use_clockid && j->in->attrs[i].clockid == 1) i++;
+    return i;
+}
+
+JITANON__PRIVATE uint64_t jitanon__inj_dist(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
+
+/* A dump's header time on CLOCK_MONOTONIC lies this close to its marker (the JIT writes
+   the header, then maps the marker), when the recording has no TIME_CONV to compare with. */
+#define JITANON__INJ_CLOCK_NEAR 10000000000ull
+
+/* Record times of a dump in perf time; fails unless the recording's clock matches.  Some
+   JITs set JITDUMP_FLAGS_ARCH_TIMESTAMP while writing CLOCK_MONOTONIC times (seen on VMs:
+   libxsmm#1093), which perf refuses: the header's time decides which clock the dump is on
+   - the reading (TSC through the recording's TIME_CONV, or CLOCK_MONOTONIC) nearer the
+   marker's perf time, and without a TIME_CONV CLOCK_MONOTONIC when it is within
+   JITANON__INJ_CLOCK_NEAR of the marker - and a flag that is wrong is dropped and said. */
+JITANON__PRIVATE jitanon_result jitanon__inj_check_clock(jitanon__inj *j, jitanon__inj_dump *jd, const char *path,
+                                                        uint64_t off)
+{
+    jitanon_jitdump_header *h = &jd->sum.header;
+    int conv = j->jit.have_time_conv && j->jit.time_conv.time_mult;
+    size_t i = jitanon__inj_not_mono(j);
     if (h->arch_timestamp) {
-        if (!j->jit.have_time_conv || !j->jit.time_conv.time_mult)
+        uint64_t mono = jitanon__inj_dist(h->timestamp, jd->marker_time), tsc = UINT64_MAX;
+        if (conv) tsc = jitanon__inj_dist(jitanon_perf_tsc_to_time(&j->jit.time_conv, h->timestamp), jd->marker_time);
+        if (i == j->in->attr_count && h->timestamp && jd->marker_time &&
+            (conv ? mono < tsc : mono <= JITANON__INJ_CLOCK_NEAR)) {
+            char msg[768], t[32];
+            h->arch_timestamp = 0;
+            j->st->dumps.clock_fixed++;
+            jitanon__fmt(msg, sizeof msg,
+                         "jitdump %s: its header says its times are the CPU's time stamp counter "
+                         "(JITDUMP_FLAGS_ARCH_TIMESTAMP), but they are CLOCK_MONOTONIC: its header's time %s is "
+                         "%U ms from its marker's%s; read as CLOCK_MONOTONIC", path, jitanon__inj_secs(t, h->timestamp),
+                         mono / 1000000u, conv ? ", nearer than read as TSC through the recording's TIME_CONV" : "");
+            jitanon__inj_log(j, "%s%s", msg, NULL);
+            return JITANON_OK;
+        }
+        if (!conv)
             return JITANON__FAIL(j->err, JITANON_ERR_CLOCK, off,
                                  "the jitdump has arch (TSC) timestamps but the recording has no TIME_CONV "
                                  "record; re-record with a newer perf, or make the JIT write CLOCK_MONOTONIC "
                                  "and record with `perf record -k mono`");
         return JITANON_OK;
     }
-    for (i = 0; i < j->in->attr_count; i++)
-        if (!j->in->attrs[i].use_clockid || j->in->attrs[i].clockid != 1)
-            return JITANON__FAIL(j->err, JITANON_ERR_CLOCK, off,
-                                 "jitdump timestamps are CLOCK_MONOTONIC but event %U was not recorded with it; "
-                                 "re-record with `perf record -k mono`", (uint64_t)i);
+    if (i < j->in->attr_count)
+        return JITANON__FAIL(j->err, JITANON_ERR_CLOCK, off,
+                             "jitdump timestamps are CLOCK_MONOTONIC but event %U was not recorded with it; "
+                             "re-record with `perf record -k mono`", (uint64_t)i);
     return JITANON_OK;
 }
 
@@ -11311,6 +11448,15 @@ JITANON__PRIVATE size_t jitanon__inj_dbg_pick(jitanon__inj_wait *w, const jitano
 typedef jitanon_result (*jitanon__inj_load_fn)(jitanon__inj *, jitanon__elfout *, jitanon__inj_dump *,
                                                const jitanon_jitdump_record *, const jitanon__inj_pend *);
 
+/* A dump's records reached perf time `t`: a followed dump that went on past samples
+   counted after its end had not stopped. */
+JITANON__PRIVATE void jitanon__inj_dump_time(jitanon__inj_dump *jd, uint64_t t)
+{
+    if (t <= jd->last_time) return;
+    jd->last_time = t;
+    if (jd->after && t >= jd->after_first) jd->after = 0;
+}
+
 /* The records `src` yields, until it has no more (*got: why - JITANON_END, JITANON_AGAIN at
    the end of what a live dump has written so far, or an error) or after max_loads LOADs.
    `pend` and `w` carry what waits for a LOAD from one call to the next.  `begun`
@@ -11333,9 +11479,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk_src(jitanon__inj *j, jitanon__
         }
         took = jitanon__inj_pend_take(jd, &r, pend, w);
         if (!took) took = jitanon__inj_dbg_take(j, w, jd, &r);
-        if (jd->follow) {
+        {
             uint64_t t = jitanon__inj_time(j, jd, r.timestamp);
-            if (t > jd->follow->last_time) jd->follow->last_time = t;
+            jitanon__inj_dump_time(jd, t);
+            if (jd->follow && t > jd->follow->last_time) jd->follow->last_time = t;
         }
         if (took < 0) res = jitanon__inj_nomem(j, "debug or unwinding info");
         else if (!took && r.id == JITANON_JITDUMP_CODE_LOAD) {
@@ -12348,7 +12495,7 @@ JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_
 
 /* Counts a live pipe's sample left in JIT memory (as decided: anonymous memory no
    function covers) by why (stats.unnamed). */
-JITANON__PRIVATE void jitanon__inj_unnamed(jitanon__inj *j, const jitanon__inj_rec *r)
+JITANON__PRIVATE void jitanon__inj_live_unnamed(jitanon__inj *j, const jitanon__inj_rec *r)
 {
     const jitanon__inj_dump *jd;
     const size_t *d;
@@ -12596,6 +12743,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__
     else jd->dir = jitanon__inj_dup(j, elf_near, dl - 1 ? dl - 1 : 1, &jd->dir_size);
     if (!jd->dir) return jitanon__inj_nomem(j, "paths");
     if ((res = jitanon__inj_process_dump(j, jd)) != JITANON_OK) return res;
+    jt->stop_pid = 0; /* the process's latest dump changed */
     if (j->out.w && j->out.w->mode == JITANON_PERF_PIPE && (res = jitanon__inj_bids_flush(j)) != JITANON_OK)
         return res;
     ++*jitanon__hmap_find(&jt->pids, jd->pid);
@@ -12749,7 +12897,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
     }
     if (jd.sum.tail_error.type != JITANON_OK) jitanon__inj_damaged(j, found, &jd.sum);
     jitanon__inj_fix_machine(j, &jd.sum.header, found);
-    if ((res = jitanon__inj_check_clock(j, &jd.sum.header, r->offset)) != JITANON_OK) {
+    if ((res = jitanon__inj_check_clock(j, &jd, found, r->offset)) != JITANON_OK) {
         jitanon_jitdump_destroy(jd.dump);
         return res;
     }
@@ -13213,10 +13361,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_of(jitanon__inj *j, uint32_
         j->st->perf_map.maps++;
         j->st->perf_map.bad_lines += m->stats.bad_lines + m->stats.cut;
         if (m->stats.bad_lines || m->stats.cut) {
-            char msg[600];
+            char msg[800], why[256];
             if (m->stats.bad_lines)
-                jitanon__fmt(msg, sizeof msg, "perf map %s: %U lines skipped as damage, the first at byte %U%s", found,
-                             m->stats.bad_lines, m->stats.first_bad, m->stats.cut ? "; the last line is cut short" : "");
+                jitanon__fmt(msg, sizeof msg, "perf map %s: %U lines skipped (%s), the first at byte %U%s", found,
+                             m->stats.bad_lines, jitanon__pm_reasons(why, &m->stats), m->stats.first_bad,
+                             m->stats.cut ? "; the last line is cut short" : "");
             else jitanon__fmt(msg, sizeof msg, "perf map %s: the last line is cut short: skipped", found);
             jitanon__inj_log(j, "%s%s", msg, NULL);
         }
@@ -13418,6 +13567,70 @@ JITANON__PRIVATE void jitanon__inj_late_sample(jitanon__inj *j, const jitanon__i
         j->st->late.samples++;
 }
 
+/* jitanon__inj_unnamed: how often a sample is looked at up to a dump's end (and after it
+   until one is counted), and how many samples after it, in pages not seen so, make a dump
+   stopped (a page sampled less often than that before can be missed, and code never
+   described there counted) */
+#define JITANON__INJ_LEARN_EVERY 8u
+#define JITANON__INJ_STOPPED_MIN 8u
+
+/* A sample in its process's anonymous memory where no function is.  Up to the last
+   record of the process's latest dump its page is remembered: code a runtime never
+   describes (an interpreter, stubs) is sampled there before and after.  After it, in a
+   page not remembered, it is counted: the JIT stopped describing its code (a runtime
+   killed, or exiting without flushing its dump) and nothing can name it. */
+JITANON__PRIVATE void jitanon__inj_unnamed(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    jitanon__inj_dump *jd;
+    jitanon_range where;
+    if (jt->stop_pid != (uint64_t)r->pid + 1) { /* samples come in runs of a process */
+        size_t i = jt->ndumps;
+        while (i > 0 && jt->dumps[i - 1].pid != r->pid) i--;
+        jt->stop_pid = (uint64_t)r->pid + 1;
+        jt->stop_dump = i;
+    }
+    if (!jt->stop_dump) return;
+    jd = &jt->dumps[jt->stop_dump - 1];
+    /* every 8th sample is looked at up to the end, and after it until the first is counted
+       (a lookup per sample cost a per-process run 30 to 45 ns a sample, +80%): a page
+       sampled often is still found, and a runtime that goes on writing its dump pays
+       little; once one is counted, every one is */
+    if (!jd->last_time || ((r->time <= jd->last_time || !jd->after) && ++jd->learn % JITANON__INJ_LEARN_EVERY) ||
+        jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, &where) != JITANON_TRIM_ANON)
+        return;
+    if (r->time <= jd->last_time) { /* out of memory: the page is not remembered (a count too many at worst) */
+        (void)jitanon__hmap_at(&jd->seen, &j->a, r->start >> 12, 1);
+        return;
+    }
+    if (jitanon__hmap_find(&jd->seen, r->start >> 12)) return;
+    if (!jd->after++) jd->after_first = r->time;
+    jd->after_last = r->time;
+}
+
+/* At the end: each dump that stopped before its process's samples did is counted and
+   said once. */
+JITANON__PRIVATE void jitanon__inj_report_stopped(jitanon__inj *j)
+{
+    size_t i;
+    for (i = 0; i < j->jit.ndumps; i++) {
+        const jitanon__inj_dump *jd = &j->jit.dumps[i];
+        char msg[768], t0[32], t1[32], t2[32];
+        if (jd->after < JITANON__INJ_STOPPED_MIN) continue;
+        j->st->dumps.stopped++;
+        j->st->dumps.samples_after_end += jd->after;
+        if (!j->io.log) continue;
+        jitanon__fmt(msg, sizeof msg,
+                     "jitdump %s: the JIT stopped describing its code at %s (its last record; perf script's time), "
+                     "but process %u ran code in its JIT memory after that: %U samples from %s to %s stay unnamed "
+                     "([JIT] tid or //anon). Usual cause: the runtime was killed, or exited without flushing its "
+                     "jitdump",
+                     jitanon__inj_path(j, jd->path), jitanon__inj_secs(t0, jd->last_time), (unsigned)jd->pid, jd->after,
+                     jitanon__inj_secs(t1, jd->after_first), jitanon__inj_secs(t2, jd->after_last));
+        j->io.log(j->io.user, msg);
+    }
+}
+
 /* A process's main thread exited.  perf keeps the map while its other threads run (their
    samples come after, in the same microseconds); memory should still follow the live
    processes, not the length of a system-wide recording: the last 64 exited processes
@@ -13467,8 +13680,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
     }
     if (r->type == JITANON_PERF_RECORD_SAMPLE) {
         j->st->read.samples++;
-        if (j->jit.live) jitanon__inj_unnamed(j, r);
+        if (j->jit.live) jitanon__inj_live_unnamed(j, r);
         if (r->time < j->jit.late_horizon) jitanon__inj_late_sample(j, r); /* a late claim may name it */
+        if (j->jit.ndumps && j->maps.trim) jitanon__inj_unnamed(j, r);
         if (j->opts->on_sample) jitanon__inj_resolve(j, r);
         if (j->elf.ops->sample) j->elf.ops->sample(j, &j->elf, r);
     } else if (j->opts->on_event) jitanon__inj_tell_event(j, r);
@@ -13862,6 +14076,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_end(void *ctx)
                      s->unnamed.not_in_dump, s->unnamed.no_dump);
         jitanon__inj_log(j, "%s%s", what, NULL);
     }
+    if (res == JITANON_OK) jitanon__inj_report_stopped(j);
     if (res == JITANON_OK && j->elf.ops->finish) res = j->elf.ops->finish(j, &j->elf);
     if (res == JITANON_OK) res = jitanon__inj_bids_flush(j);
     return res;
@@ -13876,6 +14091,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     for (i = 0; i < jt->ndumps; i++) {
         jitanon__inj_follow_end(j, &jt->dumps[i]);
         jitanon__hmap_free(&jt->dumps[i].uses, &j->a);
+        jitanon__hmap_free(&jt->dumps[i].seen, &j->a);
         jitanon__free(&j->a, jt->dumps[i].events, jt->dumps[i].cap * sizeof *jt->dumps[i].events);
         jitanon__free(&j->a, jt->dumps[i].dir, jt->dumps[i].dir_size);
         jitanon_jitdump_destroy(jt->dumps[i].dump);
@@ -15542,6 +15758,19 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   LoongArch have a 64 KiB-aligned PT_LOAD (was 4 KiB); the sampled-files
                   scan also looks up stack and register words without bits 48 and up
                   (arm64's pac-ret return addresses)
+              Issue #33 (inputs as runtimes write them):
+                jitanon_elf_line_bias_scan pairs a DEBUG_INFO with its LOAD as the
+                  injector does (code address first): LLVM ORC JITLink's +0x40 is found in
+                  functions shorter than it; its fields pend_min, pend_max, pending gave
+                  way to private ones (JITANON_ELF_LINE_BIAS_WAITING)
+                jitanon_inject_stats.dumps.stopped, samples_after_end: samples in a
+                  process's //anon memory after its dump's last record that nothing
+                  named; io.log says once a dump when its JIT stopped describing its code
+                jitanon_perfmap_stats.skipped (form, no_name, nul, range): why lines were
+                  skipped; Node 24's RegExp names holding newlines cost only their rest
+                a dump flagged JITDUMP_FLAGS_ARCH_TIMESTAMP whose header time is
+                  CLOCK_MONOTONIC (nearer its marker than read as TSC) is read as such
+                  and said (stats.dumps.clock_fixed); perf refuses it
        0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
               that leave the machine.  Output changes: per-function file output writes only
               the ELF files a sample, callchain, branch, data address or copied user-stack

@@ -85,6 +85,13 @@ static void print_stats(const jitanon_inject_stats *s)
     if (s->late.loads)
         fprintf(stderr, "late: %" PRIu64 " functions mapped before their load record, %" PRIu64 " samples named so\n",
                 s->late.loads, s->late.samples);
+    if (s->dumps.stopped)
+        fprintf(stderr, "jitdumps that stopped before their process's samples did %" PRIu64 ": %" PRIu64
+                " samples in JIT memory after their last record stay unnamed (named above)\n",
+                s->dumps.stopped, s->dumps.samples_after_end);
+    if (s->dumps.clock_fixed)
+        fprintf(stderr, "jitdumps flagged as TSC whose times were CLOCK_MONOTONIC, read as such: %" PRIu64
+                " (named above)\n", s->dumps.clock_fixed);
     if (s->dumps.debug_unmatched)
         fprintf(stderr, "debug records that matched no load: %" PRIu64 "\n", s->dumps.debug_unmatched);
     fprintf(stderr, "build-ids listed %" PRIu64 "; build-id cache: %" PRIu64 " files added or already there, %" PRIu64

@@ -91,6 +91,8 @@ typedef struct opts {
     uint64_t samples, loads, pages, chunk_pages, seed, duration_ms, debug_every, unwind_every, round, line_bias;
     uint64_t debug_batch; /* > 1: LOADs held back and written after their batch's DEBUG_INFO (LLVM ORC JITLink) */
     uint64_t page_size;
+    uint64_t fn_size;     /* > 0: every function this long (JITLink's are often shorter than the line bias) */
+    int arch_flag;        /* JITDUMP_FLAGS_ARCH_TIMESTAMP set on CLOCK_MONOTONIC times (libxsmm#1093) */
     int anon; /* ANON_* */
     int call_graph; /* CG_* */
     const arch_info *arch;
@@ -467,13 +469,14 @@ static size_t fn_name(gen *g, uint64_t i, char *out, size_t cap)
     return len < 0 ? 0 : (size_t)len < cap ? (size_t)len : cap - 1;
 }
 
-/* Log-uniform 100..2000 bytes, as V8's functions mostly are. */
+/* Log-uniform 100..2000 bytes, as V8's functions mostly are (or --fn-size). */
 static uint64_t fn_size(gen *g)
 {
     double lo = 4.605170186, hi = 7.600902460; /* ln 100, ln 2000 */
     double x = lo + (hi - lo) * rndf(g);
     double e = 1.0, t = 1.0; /* exp(x) without libm: the series converges fast enough here */
     uint64_t s, k;
+    if (g->o.fn_size) return g->o.fn_size;
     for (k = 1; k < 48; k++) t *= x / (double)k, e += t;
     s = (uint64_t)e;
     return s < 100 ? 100 : s > 2000 ? 2000 : s;
@@ -547,6 +550,7 @@ static void write_function(gen *g, uint64_t i, uint64_t time, uint8_t *code)
         jitanon_jitdump_debug_entry e[8];
         char file[96];
         size_t rows = 2 + (size_t)rndn(g, 6), r;
+        if (rows > size) rows = (size_t)size; /* one row a byte at most: all inside the function */
         uint64_t off = 0;
         snprintf(file, sizeof file, "/srv/app/node_modules/pkg%u/lib/mod%u.js", (unsigned)rndn(g, 40),
                  (unsigned)rndn(g, 20));
@@ -709,8 +713,11 @@ static void usage(FILE *f)
     fprintf(f, "usage: jitgen [--samples N] [--loads M] [--pages P] [--chunk-pages C] [--anon page|load|chunk]\n"
                "              [--pid PID] [--seed S] [--duration-ms T] [--debug-every K] [--unwind-every K]\n"
                "              [--round R] [--line-bias B] [--debug-batch K] [--arch x86_64|arm64]\n"
-               "              [--page-size B] [--call-graph fp|dwarf] [--dump FILE] [--quiet] DIR\n"
+               "              [--page-size B] [--call-graph fp|dwarf] [--dump FILE] [--fn-size N] [--arch-flag]\n"
+               "              [--quiet] DIR\n"
                "--debug-batch K: the DEBUG_INFO of K functions, then their loads (as LLVM ORC JITLink writes)\n"
+               "--fn-size N: every function N bytes (2..2000; default log-uniform 100..2000)\n"
+               "--arch-flag: the dump's header says TSC times (JITDUMP_FLAGS_ARCH_TIMESTAMP); they stay CLOCK_MONOTONIC\n"
                "writes DIR/perf.data and DIR/jit-PID.dump\n");
 }
 
@@ -775,15 +782,18 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--round")) dst = &g->o.round;
         else if (!strcmp(a, "--line-bias")) dst = &g->o.line_bias;
         else if (!strcmp(a, "--debug-batch")) dst = &g->o.debug_batch;
+        else if (!strcmp(a, "--fn-size")) dst = &g->o.fn_size;
         else if (!strcmp(a, "--pid")) dst = &pid64;
         else if (!strcmp(a, "--quiet")) { g->o.quiet = 1; continue; }
+        else if (!strcmp(a, "--arch-flag")) { g->o.arch_flag = 1; continue; }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;
         else if (a[0] != '-' && !g->o.dir) { g->o.dir = a; continue; }
         else return usage(stderr), 2;
         if (i + 1 >= argc || !parse_u64(argv[++i], dst)) return fprintf(stderr, "jitgen: bad value for %s\n", a), 2;
     }
     if (pid64) g->o.pid = (uint32_t)pid64;
-    if (!g->o.dir || g->o.chunk_pages < 1 || g->o.chunk_pages > (1ull << 24) || !g->o.round || !g->o.duration_ms || !g->o.pid || pid64 > 4194304)
+    if (!g->o.dir || g->o.chunk_pages < 1 || g->o.chunk_pages > (1ull << 24) || !g->o.round || !g->o.duration_ms || !g->o.pid || pid64 > 4194304 ||
+        g->o.fn_size == 1 || g->o.fn_size > 2000)
         return usage(stderr), 2;
     if (g->o.page_size < 4096 || g->o.page_size > (1u << 20) || (g->o.page_size & (g->o.page_size - 1)))
         return fprintf(stderr, "jitgen: --page-size takes a power of two from 4096 to 1 MiB\n"), 2;
@@ -822,6 +832,7 @@ int main(int argc, char **argv)
         h.elf_mach = g->o.arch->machine;
         h.pid = g->o.pid;
         h.timestamp = g->t0 + 20000000;
+        h.arch_timestamp = g->o.arch_flag;
         if (jitanon_jitdump_writer_init(&g->jw, js, &h, &g->err) != JITANON_OK) die(g, "jitdump header");
         js.write_fn = jitanon_membuf_write;
         js.user = &g->held;

@@ -154,6 +154,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     CHECK(m->stats.peak_bytes <= o.memory_limit);
+    CHECK(m->stats.skipped.form + m->stats.skipped.no_name + m->stats.skipped.nul + m->stats.skipped.range ==
+          m->stats.bad_lines); /* every skipped line has one reason */
     for (i = 0; i < m->count; i++) {
         const jitanon_perfmap_entry *e = &m->entries[i];
         CHECK(e->size >= 1 && e->start + (e->size - 1) >= e->start);

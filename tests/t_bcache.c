@@ -5,11 +5,14 @@
    (Uses dm_write_file of tests/t_damage.c.) */
 #if JITANON__POSIX
 
-/* `find` of DIR (path, link target, size, type, mode) into FILE, sorted. */
+/* What the cache means, one line per entry: path, link target, size, type, mode.  A
+   directory's size is left out ("-"): it counts the slots its entries took, which depends
+   on the order they were created in, and writer threads decide that order. */
 static int tbc_list(const char *dir, const char *file)
 {
     char cmd[9000];
-    sprintf(cmd, "cd '%s' && find . -printf '%%P %%l %%s %%y %%m\\n' | sort > '%s'", dir, file);
+    sprintf(cmd, "cd '%s' && find . \\( -type d -printf '%%P %%l - %%y %%m\\n' \\) -o -printf '%%P %%l %%s %%y %%m\\n' | sort > '%s'",
+            dir, file);
     return system(cmd);
 }
 

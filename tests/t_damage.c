@@ -216,6 +216,19 @@ static void dm_io_free(dm_io *io, jitanon_membuf *out)
     jitanon_membuf_release(out);
 }
 
+/* 1 when io's log says nothing but when a dump stopped (the random dumps end before the
+   recording's samples do: that line is right, and the same for the damaged copy). */
+static int dm_log_only_stopped(const dm_io *io)
+{
+    size_t off = 0;
+    while (off < io->log.size) {
+        const char *m = (const char *)io->log.data + off;
+        if (!strstr(m, "the JIT stopped describing its code")) return 0;
+        off += strlen(m) + 1;
+    }
+    return 1;
+}
+
 static void test_damage_inject_same_output(void)
 {
     uint64_t seed = 0x1234567u;
@@ -237,7 +250,7 @@ static void test_damage_inject_same_output(void)
         JT_CHECK(dm_inject(&perf, &dg, layout, 0, &io[1], &out[1], &st[1]) == JITANON_OK);
         JT_CHECK(out[0].size == out[1].size && !memcmp(out[0].data, out[1].data, out[0].size));
         JT_CHECK(io[0].files.size == io[1].files.size && !memcmp(io[0].files.data, io[1].files.data, io[0].files.size));
-        JT_CHECK(st[0].elf.files > 0 && st[0].dumps.damaged == 0 && io[0].log.size == 0);
+        JT_CHECK(st[0].elf.files > 0 && st[0].dumps.damaged == 0 && dm_log_only_stopped(&io[0]));
         JT_CHECK_EQ_U(st[1].dumps.damaged, 1);
         JT_CHECK_EQ_U(st[1].dumps.damaged_loads_kept, st[0].trim.loads);
         JT_CHECK_EQ_U(st[1].dumps.bytes_ignored, g.size);

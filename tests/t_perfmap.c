@@ -85,6 +85,10 @@ static void test_perfmap_damage(void)
         JT_CHECK(tpm_is(m, 0, 0x1000, 0x10, "a"));
         JT_CHECK(tpm_is(m, 1, 0x5000, 0x10, "b"));
         JT_CHECK_EQ_U(m->stats.bad_lines, 7);
+        JT_CHECK_EQ_U(m->stats.skipped.form, 4); /* nohex, no size, 17 digits, the empty line */
+        JT_CHECK_EQ_U(m->stats.skipped.no_name, 2);
+        JT_CHECK_EQ_U(m->stats.skipped.range, 1);
+        JT_CHECK_EQ_U(m->stats.skipped.nul, 0);
         JT_CHECK_EQ_U(m->stats.first_bad, 10);
         JT_CHECK_EQ_U(m->stats.cut, 1);
         JT_CHECK_EQ_U(m->stats.lines, 10);
@@ -97,6 +101,7 @@ static void test_perfmap_damage(void)
         m = NULL;
         JT_CHECK_EQ_U(jitanon_perfmap_load_memory(nul, sizeof nul - 1, NULL, &m, &e), JITANON_OK);
         JT_CHECK(m && m->count == 1 && tpm_is(m, 0, 0x2000, 0x10, "c"));
+        JT_CHECK(m && m->stats.skipped.nul == 1 && m->stats.bad_lines == 1);
         jitanon_perfmap_destroy(m);
     }
     /* Empty input, and only a cut line. */
@@ -105,6 +110,51 @@ static void test_perfmap_damage(void)
     jitanon_perfmap_destroy(m);
     m = tpm_load("1000 1", &r);
     JT_CHECK(r == JITANON_OK && m && m->count == 0 && m->stats.cut == 1);
+    jitanon_perfmap_destroy(m);
+}
+
+/* Maps as runtimes write them.  Node 24 writes a RegExp's source as its name, newlines
+   and all (node#62131): the part before the first newline names the entry, each rest is
+   a line that is not START SIZE NAME and costs only itself - one that happens to look
+   like an entry ("ab cd ef") is one more entry, far below any code, covering nothing.
+   jcmd Compiler.perfmap writes 0x and 16 digits; every line after the broken ones is
+   kept. */
+static void test_perfmap_broken_lines(void)
+{
+    jitanon_perfmap *m = tpm_load_n("3b5c00040000 40 JS:~main /app/a.js:1:1\n"
+                                    "3b5c00040040 60 RegExp:(?:a\n"
+                                    "b)|c\n"
+                                    "3b5c000400a0 20 RegExp:x\n"
+                                    "\n"
+                                    "  y z\n"
+                                    "ab cd ef\n"
+                                    "3b5c000400c0 30 JS:*hot /app/a.js:9:3\n"
+                                    "0x00007f1b8d0f3e00 0x0000000000000170 java.lang.String::hashCode()I\n"
+                                    "0X00007F1B8D0F4000 0X10 Interpreter\n",
+                                    7);
+    if (m) {
+        JT_CHECK(tpm_is(m, 0, 0xab, 0xcd, "ef"));
+        JT_CHECK(tpm_is(m, 1, 0x3b5c00040000ull, 0x40, "JS:~main /app/a.js:1:1"));
+        JT_CHECK(tpm_is(m, 2, 0x3b5c00040040ull, 0x60, "RegExp:(?:a"));
+        JT_CHECK(tpm_is(m, 3, 0x3b5c000400a0ull, 0x20, "RegExp:x"));
+        JT_CHECK(tpm_is(m, 4, 0x3b5c000400c0ull, 0x30, "JS:*hot /app/a.js:9:3"));
+        JT_CHECK(tpm_is(m, 5, 0x7f1b8d0f3e00ull, 0x170, "java.lang.String::hashCode()I"));
+        JT_CHECK(tpm_is(m, 6, 0x7f1b8d0f4000ull, 0x10, "Interpreter"));
+        JT_CHECK_EQ_U(m->stats.lines, 10);
+        JT_CHECK_EQ_U(m->stats.bad_lines, 3);
+        JT_CHECK_EQ_U(m->stats.skipped.form, 3);
+        JT_CHECK_EQ_U(m->stats.first_bad, 67); /* "b)|c" */
+        JT_CHECK_EQ_U(m->stats.overlapping, 0);
+        JT_CHECK_EQ_U(m->stats.cut, 0);
+    }
+    jitanon_perfmap_destroy(m);
+    /* a name cut by a newline right after SIZE: that line has no name, the rest none either */
+    m = tpm_load_n("3b5c00040000 40 a\n3b5c00040040 60 \nRegExp\n3b5c000400a0 20 b\n", 2);
+    if (m) {
+        JT_CHECK(tpm_is(m, 1, 0x3b5c000400a0ull, 0x20, "b"));
+        JT_CHECK_EQ_U(m->stats.skipped.no_name, 1);
+        JT_CHECK_EQ_U(m->stats.skipped.form, 1);
+    }
     jitanon_perfmap_destroy(m);
 }
 
@@ -461,6 +511,7 @@ static void suite_perfmap(void)
 {
     JT_RUN(test_perfmap_formats);
     JT_RUN(test_perfmap_damage);
+    JT_RUN(test_perfmap_broken_lines);
     JT_RUN(test_perfmap_overlaps);
     JT_RUN(test_perfmap_limit);
     JT_RUN(test_perfmap_stub_elf);

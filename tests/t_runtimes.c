@@ -357,7 +357,344 @@ static void test_runtimes_debug_by_address(void)
     jitanon_membuf_release(&perf);
     jitanon_membuf_release(&dump);
 }
+/* -- the line bias of short functions -------------------------------------------------------- */
+
+/* The shapes of dump the bias rule must tell apart, three functions each:
+   - TR_JITLINK: LLVM ORC JITLink, 6-byte functions (shorter than the bias) whose DEBUG_INFO
+     entries all start at code_addr + 0x40, the batch's DEBUG_INFOs before its LOADs;
+   - TR_V8: V8's pad1 marker, 0x30-byte functions, entries from code_addr on (data wins);
+   - TR_JAVA: perf's JVMTI agent, each DEBUG_INFO just before its LOAD, entries from code_addr;
+   - TR_CPYTHON: CPython 3.13's 16-byte trampolines, one entry at code_addr each. */
+enum { TR_JITLINK, TR_V8, TR_JAVA, TR_CPYTHON, TR_SHAPES };
+
+static void tr_bias_dump(jitanon_membuf *out, int shape)
+{
+    static const uint8_t code[0x30] = {0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3};
+    static const uint64_t size[TR_SHAPES] = {6, 0x30, 0x30, 0x10};
+    jitanon_jitdump_writer w;
+    jitanon_jitdump_debug_entry e[3];
+    jitanon_error err;
+    char name[8];
+    size_t i, k, ne = shape == TR_CPYTHON ? 1 : 3;
+    memset(out, 0, sizeof *out);
+    memset(&w, 0, sizeof w);
+    JT_CHECK(jdrec_begin(&w, jdrec_sink(out), 62, TI_PID, 5, 0, &err) == JITANON_OK);
+    if (shape == TR_V8) jitanon__wr32(out->data + 16, 0xDEADBEEFu, 0); /* pad1 */
+    for (i = 0; i < 3; i++) {
+        uint64_t addr = 0x10000 + i * 0x40;
+        for (k = 0; k < ne; k++) {
+            e[k].addr = addr + (shape == TR_JITLINK ? 0x40 + 2 * k : 0x10 * k);
+            e[k].lineno = (int32_t)(10 * (i + 1) + k);
+            e[k].discrim = 0;
+            e[k].file.data = "m.ll";
+            e[k].file.length = 4;
+        }
+        JT_CHECK(jitanon_jitdump_write_debug_info(&w, 30 + i, addr, e, ne, &err) == JITANON_OK);
+        if (shape == TR_JITLINK && i < 2) continue;
+        for (k = shape == TR_JITLINK ? 0 : i; k <= i; k++) {
+            sprintf(name, "fn%u", (unsigned)k);
+            JT_CHECK(jdrec_write(&w, jdrec_load(40 + k, TI_PID, TI_PID, 0x10000 + k * 0x40, code, size[shape], k, name),
+                                 &err) == JITANON_OK);
+        }
+    }
+}
+
+typedef struct tr_bias_io {
+    const jitanon_membuf *dump;
+    unsigned files, with_rows, rows, at_start; /* at_start: files whose first row is at their symbol */
+} tr_bias_io;
+
+static jitanon_result tr_bias_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
+                                   jitanon_error *err)
+{
+    const tr_bias_io *io = (const tr_bias_io *)user;
+    (void)path;
+    return jitanon_jitdump_load_memory(io->dump->data, io->dump->size, opts, out, err);
+}
+
+static int tr_bias_write(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    tr_bias_io *io = (tr_bias_io *)user;
+    jitanon_test_elf_file f;
+    elft_row rows[16];
+    size_t n, i, got = 0;
+    (void)dir;
+    (void)name;
+    io->files++;
+    if (jitanon_test_elf_parse(&f, data, size, NULL) != JITANON_OK) return 0;
+    n = elft_lines(&f, rows, 16);
+    for (i = 0; i < n; i++) got += !rows[i].end;
+    io->rows += (unsigned)got;
+    io->with_rows += got > 0;
+    io->at_start += got > 0 && rows[0].addr == 0xf0; /* where a per-function file puts its code */
+    return 0;
+}
+
+/* --line-bias=auto finds LLVM's 0x40 in functions shorter than the bias, written as
+   JITLink writes them (0 of 3 files had lines), and stays off for V8, Java and CPython,
+   whose entries start at code_addr: the scan, and the injector's files from a dump
+   loaded whole and streamed from its file. */
+static void test_runtimes_line_bias_short(void)
+{
+    static const uint32_t want[TR_SHAPES] = {JITANON_ELF_LINE_BIAS_PERF, JITANON_ELF_LINE_BIAS_NONE,
+                                             JITANON_ELF_LINE_BIAS_NONE, JITANON_ELF_LINE_BIAS_NONE};
+    static const unsigned rows[TR_SHAPES] = {9, 9, 9, 3};
+    int shape, loaded;
+    for (shape = 0; shape < TR_SHAPES; shape++) {
+        char dir[] = "build/rtb-XXXXXX", path[256];
+        jitanon_membuf dump, perf, out;
+        jitanon_jitdump *d = NULL;
+        jitanon_elf_line_bias_scan scan;
+        jitanon_inject_opts o;
+        jitanon_error err;
+        size_t i;
+        tr_bias_dump(&dump, shape);
+        JT_CHECK(jitanon_jitdump_load_memory(dump.data, dump.size, NULL, &d, &err) == JITANON_OK);
+        if (!d) break;
+        jitanon_elf_line_bias_scan_init(&scan, &d->header);
+        for (i = 0; i < d->record_count; i++) jitanon_elf_line_bias_scan_add(&scan, &d->records[i]);
+        JT_CHECK_EQ_U(jitanon_elf_line_bias_scan_result(&scan), want[shape]);
+        jitanon_jitdump_destroy(d);
+        if (!tp_dump_on_disk(&dump, dir, path, &perf)) {
+            jt_skip("cannot create a directory under build/");
+            jitanon_membuf_release(&dump);
+            return;
+        }
+        for (loaded = 0; loaded < 2; loaded++) {
+            tr_bias_io io;
+            jitanon_inject_stats st;
+            memset(&io, 0, sizeof io);
+            memset(&o, 0, sizeof o);
+            memset(&out, 0, sizeof out);
+            io.dump = &dump;
+            o.elf_files = JITANON_ELF_FILES_ALL;
+            o.elf_dir = dir;
+            if (loaded) o.io.load_dump = tr_bias_load;
+            o.io.write_elf = tr_bias_write;
+            o.io.user = &io;
+            JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
+            if (io.with_rows != 3 || io.rows != rows[shape] || io.at_start != 3)
+                printf("  shape %d, loaded %d: %u files, %u with lines (%u at the start), %u rows\n", shape, loaded,
+                       io.files, io.with_rows, io.at_start, io.rows);
+            JT_CHECK_EQ_U(io.files, 3);
+            JT_CHECK_EQ_U(io.with_rows, 3);
+            JT_CHECK_EQ_U(io.at_start, 3);
+            JT_CHECK_EQ_U(io.rows, rows[shape]);
+            JT_CHECK_EQ_U(st.dumps.debug_unmatched, 0);
+            jitanon_membuf_release(&out);
+        }
+        remove(path);
+        JT_CHECK(rmdir(dir) == 0);
+        jitanon_membuf_release(&perf);
+        jitanon_membuf_release(&dump);
+    }
+}
 #endif
+
+/* -- samples after a dump's last record -------------------------------------------------- */
+
+typedef struct tr_stop_io {
+    ti_io base; /* first: ti_load_dump takes the user pointer as a ti_io */
+    jitanon_membuf log;
+    unsigned lines;
+} tr_stop_io;
+
+static void tr_stop_log(void *user, const char *msg)
+{
+    tr_stop_io *io = (tr_stop_io *)user;
+    io->lines++;
+    jitanon_membuf_write(&io->log, msg, strlen(msg) + 1);
+}
+
+/* Finishes the recording `g` writes into `perf` and injects it with io's dump and log
+   (and on_sample, when not NULL; its user pointer is io too). */
+static jitanon_result tr_stop_inject(ti_gen *g, const jitanon_membuf *perf, tr_stop_io *io,
+                                     void (*on_sample)(void *, const jitanon_inject_sample *), jitanon_inject_stats *st)
+{
+    jitanon_inject_opts o;
+    jitanon_membuf out;
+    jitanon_error err;
+    jitanon_result res;
+    JT_CHECK(jitanon_perf_writer_finish(&g->w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g->w);
+    memset(&o, 0, sizeof o);
+    memset(&out, 0, sizeof out);
+    o.io.load_dump = ti_load_dump;
+    o.io.write_elf = ti_write_elf;
+    o.io.log = tr_stop_log;
+    o.io.user = io;
+    o.on_sample = on_sample;
+    res = ti_run(perf, &o, JITANON_PERF_FILE, &out, st, &err);
+    jitanon_membuf_release(&out);
+    return res;
+}
+
+/* 5 s + `ms` milliseconds, in ns. */
+static uint64_t tr_ms(uint64_t ms) { return 5000000000u + ms * 1000000u; }
+
+/* Bun's JIT writes its dump from a work queue: here it stopped 45 ms in (f0, f1), and the
+   process went on running code in its //anon memory.  Counted, per dump: samples after
+   the last record in anonymous memory no function covers (from the first found on:
+   fourteen); not counted: those there
+   before the end, those after it in the same page (code the runtime never describes, as a
+   JVM's interpreter), one in f0 (named), one of a process without a dump, and all of
+   them when the dump's last record comes after the samples.  One log line says when
+   the JIT stopped and why that usually happens. */
+static void test_runtimes_samples_after_dump_end(void)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    static tr_stop_io io;
+    int late_end;
+    unsigned k;
+    for (late_end = 0; late_end < 2; late_end++) {
+        jitanon_jitdump_writer w;
+        jitanon_membuf perf;
+        jitanon_inject_stats st;
+        jitanon_perf_record rec;
+        jitanon_error err;
+        ti_gen g;
+        uint8_t raw[128];
+        memset(&io, 0, sizeof io);
+        memset(&w, 0, sizeof w);
+        io.base.give_dump = 1;
+        JT_CHECK(jdrec_begin(&w, jdrec_sink(&io.base.dump), 62, TI_PID, tr_ms(1), 0, &err) == JITANON_OK);
+        JT_CHECK(jdrec_write(&w, jdrec_load(tr_ms(40), TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err) == JITANON_OK);
+        JT_CHECK(jdrec_write(&w, jdrec_load(tr_ms(45), TI_PID, TI_PID, 0x10200, code, 0x100, 1, "f1"), &err) == JITANON_OK);
+        if (late_end) /* the runtime flushed its dump at exit: a record after every sample */
+            JT_CHECK(jdrec_write(&w, jdrec_make(JITANON_JITDUMP_CODE_CLOSE, tr_ms(200)), &err) == JITANON_OK);
+        memset(&perf, 0, sizeof perf);
+        ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+        ti_mmap(&g, tr_ms(20), 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+        ti_mmap(&g, tr_ms(30), 0x10000, 0x4000, 0x10000, "//anon");
+        ti_round(&g);
+        for (k = 0; k < 8; k++) /* before the end: code never described (stubs), every 8th looked at */
+            ti_sample(&g, tr_ms(41) + k * 100000u, 0x13000);
+        ti_sample(&g, tr_ms(50), 0x10010); /* f0: named */
+        for (k = 0; k < 3; k++) ti_sample(&g, tr_ms(55) + k, 0x13010 + k); /* the stubs' page: not counted */
+        /* after the end one in 8 is looked at until one is counted: from the fourth on here */
+        for (k = 0; k < 16; k++) ti_sample(&g, tr_ms(60) + k * 100000u, 0x12800 + k * 0x10);
+        ti_sample(&g, tr_ms(70), 0x10300); /* counted: past f1 */
+        memset(&rec, 0, sizeof rec);
+        rec.sample.ip = 0x13000;
+        rec.sid.pid = rec.sid.tid = TI_PID + 1; /* no dump */
+        ti_put(&g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, tr_ms(80));
+        ti_round(&g);
+        JT_CHECK(tr_stop_inject(&g, &perf, &io, NULL, &st) == JITANON_OK);
+        JT_CHECK_EQ_U(st.dumps.loaded, 1);
+        JT_CHECK_EQ_U(st.dumps.stopped, late_end ? 0 : 1);
+        JT_CHECK_EQ_U(st.dumps.samples_after_end, late_end ? 0 : 14);
+        JT_CHECK_EQ_U(io.lines, late_end ? 0 : 1);
+        if (!late_end && io.lines == 1) {
+            const char *m = (const char *)io.log.data;
+            if (!strstr(m, "stopped describing its code at 5.045000") || !strstr(m, "14 samples from 5.060300 to 5.070000") ||
+                !strstr(m, "killed"))
+                printf("  log: %s\n", m);
+            JT_CHECK(strstr(m, "jitdump /some/dir/jit-100.dump: the JIT stopped describing its code at 5.045000") != NULL);
+            JT_CHECK(strstr(m, "process 100 ran code in its JIT memory after that: 14 samples from 5.060300 to 5.070000") !=
+                     NULL);
+            JT_CHECK(strstr(m, "killed, or exited without flushing") != NULL);
+        }
+        jitanon_membuf_release(&perf);
+        jitanon_membuf_release(&io.log);
+        jitanon_membuf_release(&io.base.dump);
+    }
+}
+
+/* -- JITDUMP_FLAGS_ARCH_TIMESTAMP on CLOCK_MONOTONIC times ---------------------------------- */
+
+typedef struct tr_clock_io {
+    tr_stop_io s; /* first: ti_load_dump and tr_stop_log take the user pointer as it */
+    unsigned jit;  /* samples named by a jitted function */
+} tr_clock_io;
+
+static void tr_clock_sample(void *user, const jitanon_inject_sample *si)
+{
+    tr_clock_io *io = (tr_clock_io *)user;
+    io->jit += si->kind == JITANON_TRIM_JIT;
+}
+
+/* A dump flagged ARCH_TIMESTAMP with f0, f1 loaded 40 and 45 ms past 5 s: its times are
+   CLOCK_MONOTONIC (`tsc` 0) or the TSC of a 3 GHz CPU; the recording (-k mono) has a
+   TIME_CONV for that TSC when `conv`, its marker `marker_ms` past 5 s (the header is 1 us
+   before 20 ms).  Samples at 50 and
+   60 ms in f0.  The run's result, its stats and log in `st` and `io`. */
+static jitanon_result tr_clock_run(int tsc, int conv, uint64_t marker_ms, jitanon_inject_stats *st, tr_clock_io *io)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    jitanon_jitdump_writer w;
+    jitanon_jitdump_header h;
+    jitanon_membuf perf;
+    jitanon_error err;
+    jitanon_result res;
+    ti_gen g;
+    uint8_t raw[128], tc[32];
+    uint64_t k = tsc ? 3 : 1;
+    memset(io, 0, sizeof *io);
+    memset(&w, 0, sizeof w);
+    io->s.base.give_dump = 1;
+    h = jdrec_header(62, TI_PID, tr_ms(20) * k - 1000, 0); /* the JIT started 20 ms in */
+    h.arch_timestamp = 1;
+    JT_CHECK(jitanon_jitdump_writer_init(&w, jdrec_sink(&io->s.base.dump), &h, &err) == JITANON_OK);
+    JT_CHECK(jdrec_write(&w, jdrec_load(tr_ms(40) * k, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err) == JITANON_OK);
+    JT_CHECK(jdrec_write(&w, jdrec_load(tr_ms(45) * k, TI_PID, TI_PID, 0x10200, code, 0x100, 1, "f1"), &err) == JITANON_OK);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    if (conv) { /* TIME_CONV: time = cycles * mult >> shift, a third */
+        memset(tc, 0, sizeof tc);
+        jitanon__wr32(tc, JITANON_PERF_RECORD_TIME_CONV, 0);
+        jitanon__wr16(tc + 6, 32, 0);
+        jitanon__wr64(tc + 8, 31, 0);
+        jitanon__wr64(tc + 16, 715827883u, 0); /* 2^31 / 3, rounded up */
+        JT_CHECK(jitanon_perf_writer_write(&g.w, tc, sizeof tc, &err) == JITANON_OK);
+    }
+    ti_mmap(&g, tr_ms(marker_ms), 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_mmap(&g, tr_ms(30), 0x10000, 0x4000, 0x10000, "//anon");
+    ti_round(&g);
+    ti_sample(&g, tr_ms(50), 0x10010);
+    ti_sample(&g, tr_ms(60), 0x10020);
+    ti_round(&g);
+    res = tr_stop_inject(&g, &perf, &io->s, tr_clock_sample, st);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&io->s.base.dump);
+    return res;
+}
+
+/* Some JITs set ARCH_TIMESTAMP while writing CLOCK_MONOTONIC (libxsmm#1093 on VMs; perf
+   refuses such a dump): the header's time, near the marker on CLOCK_MONOTONIC, says so,
+   with the recording's TIME_CONV (read as TSC it is far) or without one (within 10 s).
+   The times are used as CLOCK_MONOTONIC and one line says it.  A dump really on the TSC
+   is converted through TIME_CONV as before; with neither a TIME_CONV nor a header time
+   near its marker, the run fails as before. */
+static void test_runtimes_arch_timestamp_flag(void)
+{
+    static tr_clock_io io;
+    jitanon_inject_stats st;
+    int conv;
+    for (conv = 0; conv < 2; conv++) {
+        JT_CHECK_EQ_U(tr_clock_run(0, conv, 20, &st, &io), JITANON_OK);
+        JT_CHECK_EQ_U(st.dumps.clock_fixed, 1);
+        JT_CHECK_EQ_U(st.trim.loads, 2);
+        JT_CHECK_EQ_U(io.jit, 2);
+        JT_CHECK_EQ_U(io.s.lines, 1);
+        if (io.s.lines == 1) {
+            const char *m = (const char *)io.s.log.data;
+            if (!strstr(m, "but they are CLOCK_MONOTONIC")) printf("  log: %s\n", m);
+            JT_CHECK(strstr(m, "jitdump /some/dir/jit-100.dump: its header says its times are the CPU's time stamp "
+                               "counter (JITDUMP_FLAGS_ARCH_TIMESTAMP), but they are CLOCK_MONOTONIC") != NULL);
+            JT_CHECK(strstr(m, "read as TSC") != NULL || !conv);
+        }
+        jitanon_membuf_release(&io.s.log);
+    }
+    /* really the TSC: converted */
+    JT_CHECK_EQ_U(tr_clock_run(1, 1, 20, &st, &io), JITANON_OK);
+    JT_CHECK_EQ_U(st.dumps.clock_fixed, 0);
+    JT_CHECK_EQ_U(io.jit, 2);
+    JT_CHECK_EQ_U(io.s.lines, 0);
+    jitanon_membuf_release(&io.s.log);
+    /* no TIME_CONV, and a header 12 s from the marker: nothing tells the clock */
+    JT_CHECK_EQ_U(tr_clock_run(0, 0, 12020, &st, &io), JITANON_ERR_CLOCK);
+    jitanon_membuf_release(&io.s.log);
+}
 
 /* The pairing rule itself: the same code address, else the first entry in the code. */
 static void test_runtimes_debug_fits(void)
@@ -492,6 +829,9 @@ static void suite_runtimes(void)
     JT_RUN(test_runtimes_late_remap_random);
 #if JITANON__POSIX
     JT_RUN(test_runtimes_debug_by_address);
+    JT_RUN(test_runtimes_line_bias_short);
 #endif
     JT_RUN(test_runtimes_debug_fits);
+    JT_RUN(test_runtimes_samples_after_dump_end);
+    JT_RUN(test_runtimes_arch_timestamp_flag);
 }

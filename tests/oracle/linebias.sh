@@ -16,6 +16,19 @@ if [ -n "$(ls "$tmp/plain/elf")" ] && diff -r "$tmp/plain/elf" "$tmp/llvm/elf" >
    diff -r "$tmp/plain/je" "$tmp/llvm/je" >/dev/null && cmp -s "$tmp/plain/je.txt" "$tmp/llvm/je.txt"; then
   echo "PASS linebias: +0x40 dump found from the data: jitanon-inject and jitdump-elf ELFs identical to the plain dump's ($(ls "$tmp/llvm/elf" | wc -l) files)"
 else echo "FAIL linebias: the +0x40 dump's ELFs differ from the plain dump's"; fi
+# LLVM ORC JITLink: 6-byte functions (shorter than the bias), a batch's DEBUG_INFOs before
+# its LOADs; every function has lines, so every file must have a .debug_line.
+jl="--fn-size 6 --debug-every 1 --debug-batch 4"
+if gen $jl "$tmp/jlplain" && gen $jl --line-bias 64 "$tmp/jl"; then
+  for c in jlplain jl; do
+    mkdir -p "$tmp/$c/elf"
+    "$root/build/jitanon-inject" -i "$tmp/$c/perf.data" -o "$tmp/$c/out.data" --elf-dir "$tmp/$c/elf" 2>/dev/null
+  done
+  n=$(ls "$tmp/jl/elf" | wc -l); w=$(grep -l '\.debug_line' "$tmp/jl/elf"/* 2>/dev/null | wc -l)
+  if [ "$n" -gt 0 ] && [ "$w" = "$n" ] && diff -r "$tmp/jlplain/elf" "$tmp/jl/elf" >/dev/null; then
+    echo "PASS linebias jitlink: 6-byte functions' +0x40 found: $w of $n files with lines, identical to the plain dump's"
+  else echo "FAIL linebias jitlink: 6-byte functions' +0x40: $w of $n files with lines"; fi
+else echo "FAIL linebias jitlink: jitgen failed"; fi
 mkdir -p "$tmp/none"
 "$root/build/jitanon-inject" -i "$tmp/llvm/perf.data" -o "$tmp/none.data" --elf-dir "$tmp/none" --line-bias=none 2>/dev/null
 if ! diff -r "$tmp/plain/elf" "$tmp/none" >/dev/null; then
