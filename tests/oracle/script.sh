@@ -1,0 +1,62 @@
+#!/bin/sh
+# jitanon-script against perf script (issue #34): one pass over a `perf record -g`
+# recording with jitanon_inject, no writer and on_sample (examples/jitanon-script.c, the
+# public frame API only), prints for every sample the `comm tid time:` line and its frames
+# as `perf script -F comm,tid,time,ip,sym,dso` prints them for jitanon-inject's output of
+# the same recording: the same samples in the same order, the same frames, the same
+# symbol for every JIT and perf-map frame, the same dso for every other frame
+# (tests/oracle/script_cmp.py).  Recordings: node with its jitdump (--perf-prof, JS
+# compiled throughout: --interpreted-frames-native-stack), node with its perf map only
+# (--perf-basic-prof), erlang with its dump and perf map (+JPperf true).
+jt_name="jitanon-script"; . "$(dirname "$0")/common.sh"
+S="$root/build/jitanon-script" J="$root/build/jitanon-inject"
+[ -x "$S" ] && [ -x "$J" ] || jt_skip "build/jitanon-script or build/jitanon-inject not built (make all)"
+jt_need_perf -g
+
+# compare NAME DIR WANT: jitanon-script DIR/perf.data = perf script of the injected copy;
+# WANT (jit or map) frames must be among them.
+compare() {
+  name=$1 dir=$2 want=$3
+  mkdir -p "$dir/elf"
+  if ! "$J" -i "$dir/perf.data" -o "$dir/ours.data" --elf-dir "$dir/elf" 2> "$dir/err"; then
+    echo "FAIL jitanon-script $name: jitanon-inject failed: $(head -2 "$dir/err")"; return; fi
+  # --no-inline: perf would ask addr2line for every native frame (minutes on node's binary)
+  perf script -i "$dir/ours.data" -F comm,tid,time,ip,sym,dso --no-demangle --no-inline 2>/dev/null > "$dir/perf.txt"
+  if ! "$S" "$dir/perf.data" > "$dir/ours.txt" 2> "$dir/err"; then
+    echo "FAIL jitanon-script $name: $(head -2 "$dir/err")"; return; fi
+  if out=$(python3 "$root/tests/oracle/script_cmp.py" "$dir/perf.txt" "$dir/ours.txt") &&
+     printf '%s\n' "$out" | grep -Eq "[1-9][0-9]* $want"; then
+    echo "PASS jitanon-script $name: as perf script prints the injected output ($out)"
+  else echo "FAIL jitanon-script $name: ${out:-no output}"; fi
+}
+
+# node PROG: a second and a half of leaf() and mid() under perf record -g
+node_js='function leaf(n){let s=0;for(let i=0;i<n;i++)s+=i%13;return s}
+function mid(n){return leaf(n)+leaf(n>>1)}
+let t=0,end=Date.now()+1500; while(Date.now()<end) t+=mid(2e4); console.log(t)'
+record_node() {
+  d=$1; shift
+  mkdir -p "$d"
+  (cd "$d" && perf record -q -g -k mono -e cpu-clock -o perf.data -- sh -c 'echo $$ > pid; exec "$@"' sh \
+     node "$@" -e "$node_js" >/dev/null 2>&1)
+  pids="$pids $(cat "$d/pid" 2>/dev/null)"
+  [ -s "$d/perf.data" ]
+}
+
+if command -v node >/dev/null 2>&1; then
+  if record_node "$tmp/node" --perf-prof --interpreted-frames-native-stack; then compare "node (jitdump)" "$tmp/node" JIT
+  else echo "FAIL jitanon-script node (jitdump): could not record node"; fi
+  if record_node "$tmp/nodemap" --perf-basic-prof --interpreted-frames-native-stack; then
+    compare "node (perf map)" "$tmp/nodemap" perf-map
+  else echo "FAIL jitanon-script node (perf map): could not record node"; fi
+else echo "SKIP jitanon-script node: node not installed (apt-get install nodejs)"; fi
+
+if command -v erl >/dev/null 2>&1; then
+  mkdir "$tmp/erl"
+  (cd "$tmp/erl" && perf record -q -g -k mono -e cpu-clock -o perf.data erl -noshell +S 1 +JPperf true -eval '
+    F = fun F(0, A) -> A; F(N, A) -> F(N - 1, A + N rem 7) end,
+    io:format("~p ~p~n", [os:getpid(), F(3000000, 0)]), halt().' > out.txt 2>/dev/null)
+  epid=$(awk '{print $1; exit}' "$tmp/erl/out.txt" | tr -dc 0-9); pids="$pids $epid"
+  if [ -s "$tmp/erl/perf.data" ] && [ -n "$epid" ]; then compare "erlang (dump and perf map)" "$tmp/erl" JIT
+  else echo "FAIL jitanon-script erlang: could not record erl"; fi
+else echo "SKIP jitanon-script erlang: erl not installed (apt-get install erlang-base)"; fi
