@@ -15275,7 +15275,13 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   cpumode, pgoff, dump; JITANON_PERF_CONTEXT_*; kernel and module
                   addresses resolve to their mapping (were NONE)
                 jitanon_perf_opts.memory_limit; jitanon_error.source
+                jitanon_frame, jitanon_inject_frame_at, jitanon_inject_frame_iter_begin/
+                  _next: a sample's frames as perf script shows them (#34); sample.comm
+                  (opts.sample_fields); jitanon_inject_io.find_process with
+                  jitanon_inject_find_process_proc; jitanon_inject_opts_init
               Changed:
+                an embedder's own io.load_dump/open_dump no longer has /proc read (set
+                  io.find_process); resolving only, an exec keeps the old maps, as perf
                 jitanon_inject_stats nested by stage: records_in -> read.records, samples
                   -> read.samples, rounds -> read.rounds, input_warnings ->
                   read.warnings, markers -> dumps.markers, dumps_loaded -> dumps.loaded,

@@ -30,6 +30,22 @@ compare() {
   else echo "FAIL jitanon-script $name: ${out:-no output}"; fi
 }
 
+# guide DIR: the program of doc/embedding.md on DIR/perf.data names the same JIT frames
+# as jitanon-script, leaf() with its source line; with its own I/O (--own-io) the same.
+guide() {
+  awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' "$root/doc/embedding.md" > "$tmp/guide.c"
+  if ! ${CC:-cc} -std=c99 -O1 -I"$root" -o "$tmp/guide" "$tmp/guide.c" 2> "$tmp/guide.err"; then
+    echo "FAIL doc/embedding.md: its program does not build: $(head -2 "$tmp/guide.err")"; return; fi
+  "$tmp/guide" "$1/perf.data" > "$1/guide.txt" 2> "$1/guide.err"
+  "$tmp/guide" --own-io "$1/perf.data" > "$1/guide-own.txt" 2>/dev/null
+  jit=$(grep -c 'jitted-[0-9]*-[0-9]*\.so)$' "$1/ours.txt")
+  leaf=$(grep -c '^	JS:[*~^]*leaf .* at \[eval\]:[0-9]' "$1/guide.txt")
+  if grep -q "samples, .* frames, $jit in JIT code" "$1/guide.err" && [ "$leaf" -gt 0 ] &&
+     cmp -s "$1/guide.txt" "$1/guide-own.txt"; then
+    echo "PASS doc/embedding.md: its program names the $jit JIT frames jitanon-script names, $leaf leaf() frames with their line; the same with its own I/O ($(cat "$1/guide.err"))"
+  else echo "FAIL doc/embedding.md: $(cat "$1/guide.err"); jitanon-script: $jit JIT frames; $leaf leaf() frames with a line"; fi
+}
+
 # node PROG: a second and a half of leaf() and mid() under perf record -g
 node_js='function leaf(n){let s=0;for(let i=0;i<n;i++)s+=i%13;return s}
 function mid(n){return leaf(n)+leaf(n>>1)}
@@ -44,7 +60,9 @@ record_node() {
 }
 
 if command -v node >/dev/null 2>&1; then
-  if record_node "$tmp/node" --perf-prof --interpreted-frames-native-stack; then compare "node (jitdump)" "$tmp/node" JIT
+  if record_node "$tmp/node" --perf-prof --interpreted-frames-native-stack; then
+    compare "node (jitdump)" "$tmp/node" JIT
+    guide "$tmp/node"
   else echo "FAIL jitanon-script node (jitdump): could not record node"; fi
   if record_node "$tmp/nodemap" --perf-basic-prof --interpreted-frames-native-stack; then
     compare "node (perf map)" "$tmp/nodemap" perf-map
