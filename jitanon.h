@@ -1886,6 +1886,10 @@ typedef struct jitanon_inject_sample {
        JITANON_SAMPLE_COMM: its last COMM by the sample's time, else the one its FORK
        inherited; empty when the recording named it nowhere (perf prints ":<tid>"). */
     jitanon_str comm;
+    /* private: where the lookup of ip found it, and in whose maps (the frame of the
+       sample's own ip then costs no second lookup) */
+    jitanon_range where_;
+    uint32_t where_pid_;
 } jitanon_inject_sample;
 
 /* A callchain's context markers (perf_event.h PERF_CONTEXT_*): entries at or above
@@ -10522,6 +10526,7 @@ typedef struct jitanon__inj_sym {
     size_t *pmap_path;          /* its file's path in jitanon__inj_jit.paths */
     size_t npmaps, pmaps_cap, paths_cap;
     jitanon__hmap bids;         /* FNV-1a of a path -> offset of its entry in bid_table */
+    jitanon__hmap bid_ident;    /* mapping ident -> 1 + that offset, 0: none (one hash a mapping) */
     jitanon_bytes bid_table;    /* HEADER_BUILD_ID, as the reader holds it */
     int bids_read;
     jitanon__hmap comm;         /* tid -> offset of its name in comms */
@@ -12952,9 +12957,15 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
 JITANON__PRIVATE void jitanon__inj_name(const jitanon__inj *j, jitanon_inject_sample *s)
 {
     jitanon_range where;
+    memset(&where, 0, sizeof where);
+    s->where_pid_ = s->pid;
     s->kind = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, s->pid, s->ip, &where) : JITANON_TRIM_NONE;
-    if (s->kind == JITANON_TRIM_NONE && j->maps.trim && s->pid != UINT32_MAX)
+    if (s->kind == JITANON_TRIM_NONE && j->maps.trim && s->pid != UINT32_MAX) {
+        s->where_pid_ = UINT32_MAX;
         s->kind = jitanon__trim_resolve_fast(j->maps.trim, UINT32_MAX, s->ip, &where);
+    }
+    where.kind = (uint32_t)s->kind;
+    s->where_ = where;
     s->name.data = NULL;
     s->name.length = 0;
     s->start = s->code_index = s->pgoff = 0;
@@ -13163,6 +13174,24 @@ JITANON__PRIVATE void jitanon__inj_sym_bid(jitanon__inj *j, jitanon_str name, ji
     }
 }
 
+/* The same, remembered by mapping: a frame costs one lookup, not a hash of its path. */
+JITANON__PRIVATE void jitanon__inj_sym_bid_of(jitanon__inj *j, size_t ident, jitanon_str name, jitanon_bytes *out)
+{
+    const size_t *known = jitanon__hmap_find(&j->sym.bid_ident, ident);
+    size_t *slot;
+    if (known) {
+        const uint8_t *e = j->sym.bid_table.data + (*known ? *known - 1 : 0);
+        out->data = *known ? e + 12 : NULL;
+        out->size = !*known ? 0
+                    : (jitanon__rd16(e + 4, j->in->big_endian) & JITANON__PERF_MISC_BUILD_ID_SIZE) && e[32] <= 20 ? e[32]
+                                                                                                             : 20;
+        return;
+    }
+    jitanon__inj_sym_bid(j, name, out);
+    if ((slot = jitanon__hmap_at(&j->sym.bid_ident, &j->a, ident, 0)) != NULL && out->data)
+        *slot = (size_t)(out->data - 12 - j->sym.bid_table.data) + 1;
+}
+
 /* JIT: the DEBUG_INFO entry at `ip` of function f (the last whose address is not above). */
 JITANON__PRIVATE void jitanon__inj_sym_line(const jitanon__inj *j, const jitanon__inj_func *f, uint64_t ip,
                                            jitanon_frame *out)
@@ -13205,8 +13234,15 @@ JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_samp
     memset(out, 0, sizeof *out);
     out->ip = ip;
     out->kernel = kernel != 0;
-    k = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, kernel ? UINT32_MAX : s->pid, ip, &where)
-                     : JITANON_TRIM_NONE;
+    if (ip == s->ip && s->where_pid_ == (kernel ? UINT32_MAX : s->pid)) { /* the sample's own lookup */
+        where = s->where_;
+        k = (jitanon_trim_kind)where.kind;
+    } else if (ip == s->ip && s->where_pid_ == UINT32_MAX && !kernel) {
+        k = JITANON_TRIM_NONE; /* the process's maps did not hold it */
+    } else {
+        k = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, kernel ? UINT32_MAX : s->pid, ip, &where)
+                         : JITANON_TRIM_NONE;
+    }
     if (k == JITANON_TRIM_JIT && where.id < j->jit.nfuncs) {
         const jitanon__inj_func *f = &j->jit.funcs[where.id];
         const jitanon__inj_dump *jd = f->dump < j->jit.ndumps ? &j->jit.dumps[f->dump] : NULL;
@@ -13242,7 +13278,7 @@ JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_samp
             }
         }
         if (out->kind != JITANON_FRAME_PERF_MAP && (want & JITANON_FRAME_WANT_BUILD_ID))
-            jitanon__inj_sym_bid(j, out->path, &out->build_id);
+            jitanon__inj_sym_bid_of(j, where.id, out->path, &out->build_id);
     }
     return out->kind;
 }
@@ -13653,6 +13689,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, j->sym.pmap_path, j->sym.paths_cap * sizeof *j->sym.pmap_path);
     jitanon__hmap_free(&j->sym.maps, &j->a);
     jitanon__hmap_free(&j->sym.bids, &j->a);
+    jitanon__hmap_free(&j->sym.bid_ident, &j->a);
     jitanon__hmap_free(&j->sym.comm, &j->a);
     jitanon_membuf_release(&j->sym.comms);
     jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);

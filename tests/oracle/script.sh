@@ -73,7 +73,7 @@ if command -v erl >/dev/null 2>&1; then
   mkdir "$tmp/erl"
   (cd "$tmp/erl" && perf record -q -g -k mono -e cpu-clock -o perf.data erl -noshell +S 1 +JPperf true -eval '
     F = fun F(0, A) -> A; F(N, A) -> F(N - 1, A + N rem 7) end,
-    io:format("~p ~p~n", [os:getpid(), F(3000000, 0)]), halt().' > out.txt 2>/dev/null)
+    io:format("~p ~p~n", [os:getpid(), F(1000000, 0)]), halt().' > out.txt 2>/dev/null)
   epid=$(awk '{print $1; exit}' "$tmp/erl/out.txt" | tr -dc 0-9); pids="$pids $epid"
   if [ -s "$tmp/erl/perf.data" ] && [ -n "$epid" ]; then compare "erlang (dump and perf map)" "$tmp/erl" JIT
   else echo "FAIL jitanon-script erlang: could not record erl"; fi
