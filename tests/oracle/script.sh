@@ -7,7 +7,8 @@
 # symbol for every JIT and perf-map frame, the same dso for every other frame
 # (tests/oracle/script_cmp.py).  Recordings: node with its jitdump (--perf-prof, JS
 # compiled throughout: --interpreted-frames-native-stack), node with its perf map only
-# (--perf-basic-prof), erlang with its dump and perf map (+JPperf true).
+# (--perf-basic-prof), erlang with its dump and perf map (+JPperf true), Java with our
+# JVMTI agent (build/libjitanon-jvmti.so).
 jt_name="jitanon-script"; . "$(dirname "$0")/common.sh"
 S="$root/build/jitanon-script" J="$root/build/jitanon-inject"
 [ -x "$S" ] && [ -x "$J" ] || jt_skip "build/jitanon-script or build/jitanon-inject not built (make all)"
@@ -78,3 +79,19 @@ if command -v erl >/dev/null 2>&1; then
   if [ -s "$tmp/erl/perf.data" ] && [ -n "$epid" ]; then compare "erlang (dump and perf map)" "$tmp/erl" JIT
   else echo "FAIL jitanon-script erlang: could not record erl"; fi
 else echo "SKIP jitanon-script erlang: erl not installed (apt-get install erlang-base)"; fi
+
+agent="$root/build/libjitanon-jvmti.so"
+if command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 && [ -f "$agent" ]; then
+  mkdir -p "$tmp/java/demo"
+  printf '%s\n' 'package demo;' 'public class Hot {' \
+    '  static long mix(long a, long i) { return (a >>> 3) ^ (i * 0x9E3779B97F4A7C15L); }' \
+    '  static long spin(long n) { long a = 1; for (long i = 0; i < n; i++) a += mix(a, i) % 1000003; return a; }' \
+    '  public static void main(String[] x) { long end = System.nanoTime() + 1_500_000_000L, s = 0;' \
+    '    while (System.nanoTime() < end) s += spin(200_000); System.out.println(s); } }' > "$tmp/java/demo/Hot.java"
+  if javac -d "$tmp/java" "$tmp/java/demo/Hot.java" 2> "$tmp/java/err"; then
+    (cd "$tmp/java" && perf record -q -g -k mono -e cpu-clock -o perf.data java "-agentpath:$agent=dir=$tmp/java" \
+       -XX:+PreserveFramePointer -XX:-UsePerfData -cp "$tmp/java" demo.Hot >/dev/null 2>&1)
+    if [ -s "$tmp/java/perf.data" ]; then compare "java (JVMTI agent)" "$tmp/java" JIT
+    else echo "FAIL jitanon-script java: could not record java"; fi
+  else echo "FAIL jitanon-script java: javac failed: $(head -c 200 "$tmp/java/err")"; fi
+else echo "SKIP jitanon-script java: java, javac or build/libjitanon-jvmti.so missing (a JDK: make builds the agent)"; fi
