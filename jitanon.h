@@ -1958,7 +1958,8 @@ typedef struct jitanon_frame {
     uint64_t code_index;   /* JIT */
     jitanon_bytes build_id; /* FILE, KERNEL with WANT_BUILD_ID, when the recording knows it */
     /* JIT with WANT_LINE and a DEBUG_INFO: the entry at ip (the last one whose address is
-       not above it), as the dump writes it (no line bias removed); else empty and 0 */
+       not above it, once the dump's line bias is taken off its addresses, as in its ELF
+       file: jitanon_elf_opts.line_bias); else empty and 0 */
     jitanon_str src_file;
     uint32_t line;
 } jitanon_frame;
@@ -13192,15 +13193,19 @@ JITANON__PRIVATE void jitanon__inj_sym_bid_of(jitanon__inj *j, size_t ident, jit
         *slot = (size_t)(out->data - 12 - j->sym.bid_table.data) + 1;
 }
 
-/* JIT: the DEBUG_INFO entry at `ip` of function f (the last whose address is not above). */
+/* JIT: the DEBUG_INFO entry at `ip` of function f (the last whose address is not above,
+   less the dump's line bias: the line its ELF file gives for ip). */
 JITANON__PRIVATE void jitanon__inj_sym_line(const jitanon__inj *j, const jitanon__inj_func *f, uint64_t ip,
                                            jitanon_frame *out)
 {
     jitanon_jitdump_record rec;
     jitanon_jitdump_debug_iter it;
     jitanon_jitdump_debug_entry e;
-    uint64_t best = 0;
+    uint64_t best = 0, bias;
     if (!f->dbg || f->dump >= j->jit.ndumps || !j->jit.dumps[f->dump].dump) return;
+    /* the address bias V8 and LLVM add (the dump's, as its ELF files remove it) */
+    bias = j->jit.dumps[f->dump].sum.line_bias;
+    if (bias == JITANON_ELF_LINE_BIAS_NONE) bias = 0;
     memset(&rec, 0, sizeof rec);
     rec.id = JITANON_JITDUMP_CODE_DEBUG_INFO;
     rec.big_endian = j->jit.dumps[f->dump].dump->header.big_endian;
@@ -13208,12 +13213,14 @@ JITANON__PRIVATE void jitanon__inj_sym_line(const jitanon__inj *j, const jitanon
     rec.debug.entries.size = f->dbg_size;
     rec.debug.nr_entry = f->dbg_nr;
     jitanon_jitdump_debug_iter_begin(&it, &rec);
-    while (jitanon_jitdump_debug_iter_next(&it, &e))
-        if (e.addr <= ip && (!out->line || e.addr >= best) && e.lineno > 0) {
-            best = e.addr;
+    while (jitanon_jitdump_debug_iter_next(&it, &e)) {
+        uint64_t at = e.addr >= bias ? e.addr - bias : 0;
+        if (at <= ip && (!out->line || at >= best) && e.lineno > 0) {
+            best = at;
             out->src_file = e.file;
             out->line = (uint32_t)e.lineno;
         }
+    }
 }
 
 /* Anonymous memory perf names from the process's perf map (map.c's list, less the
