@@ -41,10 +41,15 @@ guide() {
   "$tmp/guide" --own-io "$1/perf.data" > "$1/guide-own.txt" 2>/dev/null
   jit=$(grep -c 'jitted-[0-9]*-[0-9]*\.so)$' "$1/ours.txt")
   leaf=$(grep -c '^	JS:[*~^]*leaf .* at \[eval\]:[0-9]' "$1/guide.txt")
-  if grep -q "samples, .* frames, $jit in JIT code" "$1/guide.err" && [ "$leaf" -gt 0 ] &&
-     cmp -s "$1/guide.txt" "$1/guide-own.txt"; then
-    echo "PASS doc/embedding.md: its program names the $jit JIT frames jitanon-script names, $leaf leaf() frames with their line; the same with its own I/O ($(cat "$1/guide.err"))"
-  else echo "FAIL doc/embedding.md: $(cat "$1/guide.err"); jitanon-script: $jit JIT frames; $leaf leaf() frames with a line"; fi
+  # the build-ids it prints are perf buildid-list's for those files
+  perf buildid-list -i "$1/perf.data" 2>/dev/null | awk '{ print $2 " " $1 }' | LC_ALL=C sort -u > "$1/bids.perf"
+  sed -n 's/^	\(.*\)+0x[0-9a-f]* build-id \([0-9a-f]*\)$/\1 \2/p' "$1/guide.txt" |
+    sed 's/^\[kernel.kallsyms\]_text /[kernel.kallsyms] /' | LC_ALL=C sort -u > "$1/bids.ours"
+  nb=$(wc -l < "$1/bids.ours")
+  if grep -q "samples, .* frames, $jit in JIT code" "$1/guide.err" && [ "$leaf" -gt 0 ] && [ "$nb" -gt 1 ] &&
+     cmp -s "$1/guide.txt" "$1/guide-own.txt" && [ -z "$(LC_ALL=C comm -23 "$1/bids.ours" "$1/bids.perf")" ]; then
+    echo "PASS doc/embedding.md: its program names the $jit JIT frames jitanon-script names, $leaf leaf() frames with their line, the build-ids of $nb files as perf buildid-list; the same with its own I/O ($(cat "$1/guide.err"))"
+  else echo "FAIL doc/embedding.md: $(cat "$1/guide.err"); jitanon-script: $jit JIT frames; $leaf leaf() frames with a line; $nb build-ids, not perf's: $(LC_ALL=C comm -23 "$1/bids.ours" "$1/bids.perf" | head -2)"; fi
 }
 
 # node PROG: a second and a half of leaf() and mid() under perf record -g
