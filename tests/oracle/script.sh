@@ -40,16 +40,47 @@ guide() {
   "$tmp/guide" "$1/perf.data" > "$1/guide.txt" 2> "$1/guide.err"
   "$tmp/guide" --own-io "$1/perf.data" > "$1/guide-own.txt" 2>/dev/null
   jit=$(grep -c 'jitted-[0-9]*-[0-9]*\.so)$' "$1/ours.txt")
-  leaf=$(grep -c '^	JS:[*~^]*leaf .* at \[eval\]:[0-9]' "$1/guide.txt")
+  leaf=$(grep -c '^	JS:[*~^]*leaf .*+0x[0-9a-f]* at \[eval\]:[0-9]' "$1/guide.txt")
+  # its lines are what addr2line reads from the injected ELF files (the same frames, in
+  # order, as jitanon-script's, which names each JIT frame's file)
+  lines=$(python3 - "$1" <<'PY'
+import re, subprocess, sys
+d = sys.argv[1]
+ours = [l for l in open(d + '/ours.txt') if l.startswith('\t')]
+guide = [l for l in open(d + '/guide.txt') if l.startswith('\t')]
+seen, ok, bad = set(), 0, []
+for o, g in zip(ours, guide):
+    mo = re.search(r'(jitted-\d+-\d+\.so)\)$', o.rstrip())
+    mg = re.search(r'\+0x([0-9a-f]+) at .*:(\d+)$', g.rstrip())
+    if not mo or not mg or (mo.group(1), mg.group(1)) in seen or len(seen) >= 100:
+        continue
+    seen.add((mo.group(1), mg.group(1)))
+    f = d + '/elf/' + mo.group(1)
+    try:
+        sym = subprocess.run(['nm', f], capture_output=True, text=True).stdout.split()
+        a = '%x' % (int(sym[0], 16) + int(mg.group(1), 16))
+        got = subprocess.run(['addr2line', '-e', f, a], capture_output=True, text=True).stdout
+        line = got.strip().rsplit(':', 1)[-1].split(' ')[0]
+    except (OSError, IndexError, ValueError):
+        line = '?'
+    if line == mg.group(2):
+        ok += 1
+    else:
+        bad.append('%s+0x%s: %s, addr2line %s' % (mo.group(1), mg.group(1), mg.group(2), line))
+print('%d %d %s' % (ok, len(bad), '; '.join(bad[:2])))
+PY
+)
+  set -- "$1" $lines
   # the build-ids it prints are perf buildid-list's for those files
   perf buildid-list -i "$1/perf.data" 2>/dev/null | awk '{ print $2 " " $1 }' | LC_ALL=C sort -u > "$1/bids.perf"
   sed -n 's/^	\(.*\)+0x[0-9a-f]* build-id \([0-9a-f]*\)$/\1 \2/p' "$1/guide.txt" |
     sed 's/^\[kernel.kallsyms\]_text /[kernel.kallsyms] /' | LC_ALL=C sort -u > "$1/bids.ours"
   nb=$(wc -l < "$1/bids.ours")
   if grep -q "samples, .* frames, $jit in JIT code" "$1/guide.err" && [ "$leaf" -gt 0 ] && [ "$nb" -gt 1 ] &&
+     [ "${2:-0}" -gt 0 ] && [ "${3:-1}" = 0 ] &&
      cmp -s "$1/guide.txt" "$1/guide-own.txt" && [ -z "$(LC_ALL=C comm -23 "$1/bids.ours" "$1/bids.perf")" ]; then
-    echo "PASS doc/embedding.md: its program names the $jit JIT frames jitanon-script names, $leaf leaf() frames with their line, the build-ids of $nb files as perf buildid-list; the same with its own I/O ($(cat "$1/guide.err"))"
-  else echo "FAIL doc/embedding.md: $(cat "$1/guide.err"); jitanon-script: $jit JIT frames; $leaf leaf() frames with a line; $nb build-ids, not perf's: $(LC_ALL=C comm -23 "$1/bids.ours" "$1/bids.perf" | head -2)"; fi
+    echo "PASS doc/embedding.md: its program names the $jit JIT frames jitanon-script names, $leaf leaf() frames with their line ($2 checked: addr2line on the ELF files gives the same), the build-ids of $nb files as perf buildid-list; the same with its own I/O ($(cat "$1/guide.err"))"
+  else echo "FAIL doc/embedding.md: $(cat "$1/guide.err"); jitanon-script: $jit JIT frames; $leaf leaf() frames with a line; lines against addr2line: ${2:-?} same, ${3:-?} not (${4:-}); $nb build-ids, not perf's: $(LC_ALL=C comm -23 "$1/bids.ours" "$1/bids.perf" | head -2)"; fi
 }
 
 # node PROG: a second and a half of leaf() and mid() under perf record -g
