@@ -1937,8 +1937,9 @@ typedef enum jitanon_frame_kind {
 #define JITANON_FRAME_WANT_PERF_MAP 1u /* name anonymous memory from its process's perf map
                                           (each map loaded once, through io.load_perfmap,
                                           from opts.jitdump_dir then /tmp) */
-#define JITANON_FRAME_WANT_BUILD_ID 2u /* build_id, from the recording's build-id table
-                                          (HEADER_BUILD_ID of a file; read once) */
+#define JITANON_FRAME_WANT_BUILD_ID 2u /* build_id: the mapping's MMAP2 one (perf record
+                                          --buildid-mmap), else the recording's build-id
+                                          table's (HEADER_BUILD_ID of a file; read once) */
 #define JITANON_FRAME_WANT_LINE 4u     /* JIT: the source file and line of its DEBUG_INFO */
 #define JITANON_FRAME_WANT_ALL 7u
 
@@ -10528,6 +10529,8 @@ typedef struct jitanon__inj_sym {
     size_t npmaps, pmaps_cap, paths_cap;
     jitanon__hmap bids;         /* FNV-1a of a path -> offset of its entry in bid_table */
     jitanon__hmap bid_ident;    /* mapping ident -> 1 + that offset, 0: none (one hash a mapping) */
+    jitanon__hmap mmap_bid;     /* mapping ident -> offset in mmap_bids: an MMAP2's own build-id */
+    jitanon_membuf mmap_bids;   /* {size, 20 bytes} each (perf record --buildid-mmap) */
     jitanon_bytes bid_table;    /* HEADER_BUILD_ID, as the reader holds it */
     int bids_read;
     jitanon__hmap comm;         /* tid -> offset of its name in comms */
@@ -12625,6 +12628,21 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply_until(jitanon__inj *j, uint64
     return res;
 }
 
+/* on_sample's frames: an MMAP2 that carries its file's build-id (perf record
+   --buildid-mmap, the MISC_MMAP_BUILD_ID variant: size at byte 40, the id at 44) gives
+   it to that mapping; the last one wins. */
+JITANON__PRIVATE void jitanon__inj_sym_mmap_bid(jitanon__inj *j, const jitanon__inj_rec *r, size_t ident)
+{
+    const uint8_t *raw = j->round.bytes.data + r->off;
+    size_t off = j->sym.mmap_bids.size, *slot;
+    uint8_t size;
+    if (r->size < 64) return;
+    size = raw[40] <= 20 ? raw[40] : 20;
+    if (jitanon_membuf_write(&j->sym.mmap_bids, &size, 1) || jitanon_membuf_write(&j->sym.mmap_bids, raw + 44, 20))
+        return; /* out of memory: the recording's table may still know it */
+    if ((slot = jitanon__hmap_at(&j->sym.mmap_bid, &j->a, ident, off)) != NULL) *slot = off;
+}
+
 /* Interns (name, pgoff - start): equal identities get equal map_ids, which lets the
    engine skip re-sending what an identical mapping already covers.  A hash collision
    between different identities just gets a fresh id (no skipping). */
@@ -12680,6 +12698,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
     if (dumped && j->jit.whead < j->jit.nwaiting && (res = jitanon__inj_late_mapped(j, r)) != JITANON_OK) return res;
     if (kind != JITANON_TRIM_ANON && j->jit.nearly && (res = jitanon__inj_late_shadowed(j, r)) != JITANON_OK) return res;
     if ((res = jitanon__inj_ident_of(j, name, r->name_len, r->pgoff - r->start, &map_id)) != JITANON_OK) return res;
+    if (j->opts->on_sample && r->type == JITANON_PERF_RECORD_MMAP2 && (r->misc & JITANON_PERF_MISC_MMAP_BUILD_ID))
+        jitanon__inj_sym_mmap_bid(j, r, (size_t)map_id);
     te = jitanon__inj_trim_event(r->pid, r->time, r->start, r->len, r->pgoff, kind, map_id);
     res = jitanon_trim_mmap(j->maps.trim, &te, &p, &n, j->err);
     if (res == JITANON_ERR_INVALID_ARGUMENT) return JITANON_OK; /* a wrapping range: pass it on */
@@ -13284,8 +13304,13 @@ JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_samp
                 out->offset = ip - e->start;
             }
         }
-        if (out->kind != JITANON_FRAME_PERF_MAP && (want & JITANON_FRAME_WANT_BUILD_ID))
-            jitanon__inj_sym_bid_of(j, where.id, out->path, &out->build_id);
+        if (out->kind != JITANON_FRAME_PERF_MAP && (want & JITANON_FRAME_WANT_BUILD_ID)) {
+            const size_t *own = j->sym.mmap_bid.count ? jitanon__hmap_find(&j->sym.mmap_bid, where.id) : NULL;
+            if (own) {
+                out->build_id.data = j->sym.mmap_bids.data + *own + 1;
+                out->build_id.size = j->sym.mmap_bids.data[*own];
+            } else jitanon__inj_sym_bid_of(j, where.id, out->path, &out->build_id);
+        }
     }
     return out->kind;
 }
@@ -13697,6 +13722,8 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__hmap_free(&j->sym.maps, &j->a);
     jitanon__hmap_free(&j->sym.bids, &j->a);
     jitanon__hmap_free(&j->sym.bid_ident, &j->a);
+    jitanon__hmap_free(&j->sym.mmap_bid, &j->a);
+    jitanon_membuf_release(&j->sym.mmap_bids);
     jitanon__hmap_free(&j->sym.comm, &j->a);
     jitanon_membuf_release(&j->sym.comms);
     jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);
@@ -13796,7 +13823,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (!j->io.write_elf) j->io.write_elf = j->os->write_elf;
     j->jit.paths.allocator = j->jit.wait.debug.allocator = j->jit.wait.unwind.allocator = j->a;
     if (!j->io.load_perfmap) j->io.load_perfmap = jitanon__inj_load_perfmap_default;
-    j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->sym.comms.allocator = j->a;
+    j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->sym.comms.allocator = j->sym.mmap_bids.allocator = j->a;
     j->jit.dump_opts = opts->jitdump;
     j->jit.dump_opts.no_records_ = 1;
     if ((res = jitanon__inj_sampled(j, &sampled)) != JITANON_OK) return res;

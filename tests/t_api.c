@@ -456,6 +456,19 @@ static void test_api_frames(void)
     api_chain_sample(&g, 60, TI_PID + 1, chain, sizeof chain / sizeof chain[0]);
     api_chain_sample(&g, 61, TI_PID, guest, 2);
     api_chain_sample(&g, 62, TI_PID + 2, NULL, 0);
+    { /* perf record --buildid-mmap: the MMAP2 carries the build-id */
+        static const uint8_t id[20] = {0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd,
+                                       0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd};
+        uint64_t lib[] = {U, 0x500010};
+        memset(&rec, 0, sizeof rec);
+        rec.mmap.pid = rec.mmap.tid = TI_PID;
+        rec.mmap.start = 0x500000, rec.mmap.len = 0x1000;
+        rec.mmap.prot = 5, rec.mmap.flags = 2;
+        rec.mmap.has_build_id = 1, rec.mmap.build_id_size = 20, rec.mmap.build_id = id;
+        rec.mmap.filename.data = "/usr/lib/libbid.so", rec.mmap.filename.length = 18;
+        ti_put(&g, &rec, JITANON_PERF_RECORD_MMAP2, JITANON_PERF_MISC_USER | JITANON_PERF_MISC_MMAP_BUILD_ID, 63);
+        api_chain_sample(&g, 64, TI_PID, lib, 2);
+    }
     ti_round(&g);
     JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
     jitanon_perf_writer_release(&g.w);
@@ -470,7 +483,7 @@ static void test_api_frames(void)
     JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
     jitanon_perf_reader_release(&r);
-    JT_CHECK_EQ_U(t.samples, 3);
+    JT_CHECK_EQ_U(t.samples, 4);
     JT_CHECK_EQ_U(t.find_calls, 1);
     JT_CHECK_EQ_U(t.perfmap_loads, 1); /* once for the process, though asked twice */
     JT_CHECK(!strcmp(t.line[0], "app|4::[kernel.kallsyms]_text:@0:81000100:0 "
@@ -478,6 +491,7 @@ static void test_api_frames(void)
                                 "2:stub_a:/tmp/perf-100.map:@0:10:0 3::/usr/bin/fakejit:@0:2100:16 0:::@0:0:0 "));
     JT_CHECK(!strcmp(t.line[1], "app|"));            /* a guest context: perf drops the chain */
     JT_CHECK(!strcmp(t.line[2], "|3::/usr/bin/fakejit:@0:2100:16 ")); /* unnamed thread, own ip */
+    JT_CHECK(!strcmp(t.line[3], "app|3::/usr/lib/libbid.so:@0:10:20 ")); /* the MMAP2's own build-id */
     jitanon_membuf_release(&t.map);
     jitanon_membuf_release(&perf);
 }
