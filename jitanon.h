@@ -13253,11 +13253,12 @@ JITANON__PRIVATE int jitanon__inj_perfmap_named(jitanon_str n)
 JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_sample *s, uint64_t ip, int kernel,
                                                        unsigned want, jitanon_frame *out)
 {
-    /* the injector is the caller's own, not const: frames load what they need on demand */
-    jitanon__inj *j = (jitanon__inj *)(uintptr_t)s->ctx_;
+    jitanon__inj *j;
     jitanon_range where;
     jitanon_trim_kind k;
     JITANON_ASSERT(s && out && s->ctx_);
+    /* the injector is the caller's own, not const: frames load what they need on demand */
+    j = (jitanon__inj *)(uintptr_t)s->ctx_;
     memset(out, 0, sizeof *out);
     out->ip = ip;
     out->kernel = kernel != 0;
