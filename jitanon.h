@@ -1838,6 +1838,15 @@ typedef struct jitanon_thread_pool {
     void *user;
 } jitanon_thread_pool;
 
+/* A process a jitdump marker names, as the running system shows it (see
+   jitanon_inject_io.find_process). */
+typedef struct jitanon_inject_process {
+    uint32_t nspid;     /* its pid in its own (innermost) pid namespace; its pid when none */
+    int other_mnt;      /* 1: its mount namespace is not the injector's (a container): its
+                           files are read through its root, /proc/<pid>/root */
+    uint64_t mnt_ns;    /* that namespace's inode, to tell a reused pid (0: unknown) */
+} jitanon_inject_process;
+
 /* Where jitdumps come from and where ELF files go.  The defaults (all NULL) read dumps
    with jitanon_jitdump_load_file and write ELFs atomically with POSIX calls; tests and
    fuzzers plug in memory versions so nothing touches the disk.  Every pointer a callback
@@ -1874,6 +1883,15 @@ typedef struct jitanon_inject_io {
        default opens a dump (a regular file only, without blocking). */
     jitanon_result (*load_perfmap)(void *user, const char *path, const jitanon_perfmap_opts *opts,
                                    jitanon_perfmap **out, jitanon_error *err);
+    /* The container lookup: whether process `pid` of the recording runs now and, if it
+       does, *out (zeroed before the call) says how its jitdump is found: in another mount
+       namespace, at "/proc/<pid>/root/<recorded path>" (load_dump or open_dump gets that
+       path; a replacement resolves it inside that root as the default does), and with
+       which pid in its header.  *out comes zeroed but for nspid = pid.  1 when it runs, 0 when not (the recorded path and pid
+       only).  The default, jitanon_inject_find_process_proc, reads /proc; it is used only
+       when load_dump and open_dump are the defaults too: an embedder with its own I/O
+       sets this (to that function, to keep containers) or has /proc never read. */
+    int (*find_process)(void *user, uint32_t pid, jitanon_inject_process *out);
     /* Receives warnings (a dump that cannot be read, a refused file, ...). */
     void (*log)(void *user, const char *message);
     /* Called now and then with input bytes consumed so far. */
@@ -1883,6 +1901,11 @@ typedef struct jitanon_inject_io {
        them (jitanon_features), else none. */
     const jitanon_thread_pool *thread_pool;
 } jitanon_inject_io;
+
+/* io.find_process's default: /proc/<pid>/status (NSpid) and /proc/<pid>/ns/mnt against
+   the caller's own.  0 without POSIX (JITANON_NO_POSIX) or when the process is gone;
+   `user` is not used. */
+JITANON_API int jitanon_inject_find_process_proc(void *user, uint32_t pid, jitanon_inject_process *out);
 
 /* What a sample resolves to, in time order, after the injection decisions: the answer
    perf report will give for the output (see jitanon_inject_opts.on_sample).  Every
@@ -1918,6 +1941,14 @@ typedef struct jitanon_inject_sample {
        DEBUG_INFO lines (jitanon_jitdump_debug_fits); valid during the call, as the rest.
        NULL otherwise. */
     const jitanon_jitdump *dump;
+    /* The thread's name (perf script's comm) when opts.sample_fields has
+       JITANON_SAMPLE_COMM: its last COMM by the sample's time, else the one its FORK
+       inherited; empty when the recording named it nowhere (perf prints ":<tid>"). */
+    jitanon_str comm;
+    /* private: where the lookup of ip found it, and in whose maps (the frame of the
+       sample's own ip then costs no second lookup) */
+    jitanon_range where_;
+    uint32_t where_pid_;
 } jitanon_inject_sample;
 
 /* A callchain's context markers (perf_event.h PERF_CONTEXT_*): entries at or above
@@ -1935,6 +1966,87 @@ typedef struct jitanon_inject_sample {
    name, start and code_index of that address; returns out->kind. */
 JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject_sample *s, uint64_t ip,
                                                             jitanon_inject_sample *out);
+
+/* -- a symbolizer's view of a sample --------------------------------------------------
+   What `perf script` shows for an address of a sample (on jitanon-inject's output of the
+   same recording), in a symbolizer's terms: a jitanon_frame.  Nothing of it is computed
+   unless asked: jitanon_inject_frame_at for one address, the frame iterator for the
+   sample's callchain, and the `want` bits for what costs more than the lookup itself.
+       static void on_sample(void *user, const jitanon_inject_sample *s)
+       {
+           jitanon_inject_frame_iter it;
+           jitanon_frame f;
+           jitanon_inject_frame_iter_begin(&it, s, JITANON_FRAME_WANT_PERF_MAP);
+           while (jitanon_inject_frame_iter_next(&it, &f)) print(&f);
+       }
+   Every pointer in a frame is valid during the on_sample call only, as the sample's. */
+typedef enum jitanon_frame_kind {
+    JITANON_FRAME_UNKNOWN = 0,  /* no mapping holds the address (perf: [unknown]) */
+    JITANON_FRAME_JIT = 1,      /* a jitdump function: name, code_index, its source line */
+    /* anonymous memory (//anon, /anon_hugepage) its process's perf map names: name is
+       the map's symbol, path the map's file (perf shows that as the dso) */
+    JITANON_FRAME_PERF_MAP = 2,
+    /* a mapping of the process: a file (path, pgoff, offset in the file), [vdso], or
+       anonymous memory nothing names (path "//anon": perf shows /tmp/perf-<pid>.map) */
+    JITANON_FRAME_FILE = 3,
+    JITANON_FRAME_KERNEL = 4    /* the kernel ([kernel.kallsyms]_text) or a module (its path) */
+} jitanon_frame_kind;
+
+/* What a frame lookup adds, on request, to what one lookup in the maps gives: */
+#define JITANON_FRAME_WANT_PERF_MAP 1u /* name anonymous memory from its process's perf map
+                                          (each map loaded once, through io.load_perfmap,
+                                          from opts.jitdump_dir then /tmp) */
+#define JITANON_FRAME_WANT_BUILD_ID 2u /* build_id: the mapping's MMAP2 one (perf record
+                                          --buildid-mmap), else the recording's build-id
+                                          table's (HEADER_BUILD_ID of a file; read once) */
+#define JITANON_FRAME_WANT_LINE 4u     /* JIT: the source file and line of its DEBUG_INFO */
+#define JITANON_FRAME_WANT_ALL 7u
+
+typedef struct jitanon_frame {
+    uint64_t ip;
+    jitanon_frame_kind kind;
+    int kernel;            /* looked up in the kernel's maps (a kernel context) */
+    /* JIT: the function's name; PERF_MAP: the map's symbol; else empty (a native
+       symbol is the ELF symbolizer's business: path and offset say where to look) */
+    jitanon_str name;
+    /* FILE, KERNEL: the mapping's name as recorded; JIT: the jitdump it came from;
+       PERF_MAP: the perf map file; UNKNOWN: empty */
+    jitanon_str path;
+    uint64_t start;        /* JIT: code address; PERF_MAP: the symbol's; else the mapping piece's */
+    uint64_t pgoff;        /* FILE, KERNEL: the mapping's file offset at start */
+    uint64_t offset;       /* FILE, KERNEL: ip's offset in the file (ip - start + pgoff); else ip - start */
+    uint64_t code_index;   /* JIT */
+    jitanon_bytes build_id; /* FILE, KERNEL with WANT_BUILD_ID, when the recording knows it */
+    /* JIT with WANT_LINE and a DEBUG_INFO: the entry at ip (the last one whose address is
+       not above it, once the dump's line bias is taken off its addresses, as in its ELF
+       file: jitanon_elf_opts.line_bias); else empty and 0 */
+    jitanon_str src_file;
+    uint32_t line;
+} jitanon_frame;
+
+/* Inside opts.on_sample only: address `ip` of the sample's process, looked up as perf
+   looks up a frame: in the kernel's maps when `kernel` (a kernel context), else in the
+   process's.  Returns out->kind. */
+JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_sample *s, uint64_t ip, int kernel,
+                                                       unsigned want, jitanon_frame *out);
+
+/* The frames perf script prints for a sample, leaf first: its callchain's entries, each
+   in the context its markers set (the kernel's, the hypervisor's: kernel; user: the
+   process's; before any marker: user), the markers themselves skipped; a chain holding
+   another marker (a guest's, a JIT's -1) yields nothing, as perf drops it; without a
+   callchain, the sample's own ip (in the context of its cpumode).  Caller-owned, holds
+   nothing; valid during the on_sample call. */
+typedef struct jitanon_inject_frame_iter {
+    const jitanon_inject_sample *sample_;
+    uint64_t next_;
+    unsigned want_;
+    int kernel_, state_;
+} jitanon_inject_frame_iter;
+
+JITANON_API void jitanon_inject_frame_iter_begin(jitanon_inject_frame_iter *it, const jitanon_inject_sample *s,
+                                                 unsigned want);
+/* 1 with the next frame in *out, 0 after the last. */
+JITANON_API int jitanon_inject_frame_iter_next(jitanon_inject_frame_iter *it, jitanon_frame *out);
 /* perf's build-id cache (what `perf report` reads when a file named by a recording is gone,
    and what `perf archive` bundles): for a file with build-id B at absolute path P,
        <cache>/P/B/elf                       the file (a hard link, else a copy)
@@ -2008,6 +2120,9 @@ typedef struct jitanon_inject_opts {
     void (*on_event)(void *user, const jitanon_perf_record *rec);
     /* The `user` of on_sample and on_event; NULL: io.user (as before there was one). */
     void *sample_user;
+    /* What on_sample's samples carry beyond what costs nothing (JITANON_SAMPLE_* bits;
+       0: nothing more, the frames being asked for one by one: jitanon_inject_frame_at). */
+    uint32_t sample_fields;
     /* Every ELF file written is also added to this build-id cache (opened by the caller:
        jitanon_buildid_cache_open), from the writer threads when there are some.  NULL: no
        cache.  A file that cannot be added is counted (stats.buildid.cache_failed) and told
@@ -2034,6 +2149,15 @@ typedef struct jitanon_inject_opts {
     uint64_t max_round_bytes_;
     uint32_t end_zero_;
 } jitanon_inject_opts;
+
+/* jitanon_inject_opts.sample_fields */
+#define JITANON_SAMPLE_COMM 1u /* jitanon_inject_sample.comm (the injector follows COMM and FORK) */
+
+/* Every field zero is the default of every option (anon_mode RANGE, per-function files,
+   late AUTO, ...; see each field): `jitanon_inject_opts o; jitanon_inject_opts_init(&o);`
+   or memset to 0 are the same.  It exists for C++ with -Wextra, where `= {0}` warns
+   (-Wmissing-field-initializers); in C `= {0}` is fine. */
+JITANON_API void jitanon_inject_opts_init(jitanon_inject_opts *opts);
 
 #define JITANON_FOLLOW_WAIT_DEFAULT_US 10000u
 #define JITANON_FOLLOW_WAIT_NONE UINT32_MAX
@@ -10304,6 +10428,11 @@ typedef struct jitanon__inj_func {
     uint64_t code_index, pgoff, code_addr;
     uint64_t mapped_size;   /* unwind data the runtime keeps mapped after the code */
     size_t path;            /* offset of the ELF path in the path pool */
+    /* its DEBUG_INFO's entries in a loaded dump (what on_sample's frames read lines
+       from); NULL for a streamed dump's, or none */
+    const uint8_t *dbg;
+    size_t dbg_size;
+    uint64_t dbg_nr;
     jitanon_str name;       /* a view into a loaded dump (which lives as long as the
                                injector); not kept for a streamed one */
     int failed;             /* its file could not be written (told late by writer threads) */
@@ -10633,6 +10762,24 @@ struct jitanon__elfout {
     } u;
 };
 
+/* What a symbolizer asks of samples beyond their own fields (jitanon_inject_frame_at),
+   each made on first need: the perf maps of processes, the recording's build-id table;
+   and with JITANON_SAMPLE_COMM the threads' names, followed in time order. */
+typedef struct jitanon__inj_sym {
+    jitanon__hmap maps;         /* pid -> 1 + index in pmaps; 0: it has none */
+    jitanon_perfmap **pmaps;
+    size_t *pmap_path;          /* its file's path in jitanon__inj_jit.paths */
+    size_t npmaps, pmaps_cap, paths_cap;
+    jitanon__hmap bids;         /* FNV-1a of a path -> offset of its entry in bid_table */
+    jitanon__hmap bid_ident;    /* mapping ident -> 1 + that offset, 0: none (one hash a mapping) */
+    jitanon__hmap mmap_bid;     /* mapping ident -> offset in mmap_bids: an MMAP2's own build-id */
+    jitanon_membuf mmap_bids;   /* {size, 20 bytes} each (perf record --buildid-mmap) */
+    jitanon_bytes bid_table;    /* HEADER_BUILD_ID, as the reader holds it */
+    int bids_read;
+    jitanon__hmap comm;         /* tid -> offset of its name in comms */
+    jitanon_membuf comms;       /* NUL-terminated names */
+} jitanon__inj_sym;
+
 struct jitanon__inj {
     const jitanon_inject_opts *opts;
     jitanon_inject_io io;
@@ -10652,6 +10799,7 @@ struct jitanon__inj {
     int bc_warned, bids_nomem;
     int sha_hw;             /* the CPU's SHA extensions, once asked (jitanon__elf_write_one) */
     jitanon__hmap pm_pids;  /* perf_map ELF: pid -> its stub's path in the pool, or JITANON__PM_NONE */
+    jitanon__inj_sym sym;   /* on_sample's frames */
 };
 
 JITANON__PRIVATE void jitanon__inj_log(jitanon__inj *j, const char *fmt, const char *s, const jitanon_error *e)
@@ -11326,6 +11474,14 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->failed = 0;
     f->dump = (size_t)(jd - jt->dumps);
     f->region = SIZE_MAX;
+    f->dbg = NULL, f->dbg_size = 0, f->dbg_nr = 0;
+    /* a loaded dump's DEBUG_INFO lives as long as the run: on_sample's lines come from it */
+    if (p->have_debug && jd->dump && p->debug.debug.entries.data >= jd->dump->data &&
+        p->debug.debug.entries.data < jd->dump->data + jd->dump->size) {
+        f->dbg = p->debug.debug.entries.data;
+        f->dbg_size = p->debug.debug.entries.size;
+        f->dbg_nr = p->debug.debug.nr_entry;
+    }
     j->st->trim.loads++;
     return jitanon__inj_push_event(j, jd, jitanon__inj_time(j, jd, r->timestamp), r->load.code_addr,
                                    jitanon__inj_map_len(r->load.code_size, f->mapped_size), jt->nfuncs - 1, 0);
@@ -12626,10 +12782,15 @@ JITANON__PRIVATE void jitanon__inj_proc_of(const jitanon__inj *j, jitanon__inj_p
     memset(p, 0, sizeof *p);
     p->pid = p->nspid = r->pid;
     p->nnum = jitanon__marker_numbers(name->data, name->length, p->num);
-    if (j->os->proc_ns) {
+    if (j->io.find_process) {
+        jitanon_inject_process q;
         uint64_t ino;
         const size_t *rec_ino = jitanon__hmap_find(&j->jit.mntns, r->pid);
-        p->running = j->os->proc_ns(r->pid, &p->nspid, &p->other_mnt, &ino);
+        memset(&q, 0, sizeof q);
+        q.nspid = r->pid;
+        p->running = j->io.find_process(j->io.user, r->pid, &q) != 0;
+        if (p->running) p->nspid = q.nspid, p->other_mnt = q.other_mnt != 0;
+        ino = q.mnt_ns;
         /* the recording's NAMESPACES record names another mount namespace: the pid was
            reused, and what /proc shows is not the recorded process */
         if (p->running && rec_ino && ino && *rec_ino != (size_t)ino) {
@@ -13126,6 +13287,21 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply_until(jitanon__inj *j, uint64
     return res;
 }
 
+/* on_sample's frames: an MMAP2 that carries its file's build-id (perf record
+   --buildid-mmap, the MISC_MMAP_BUILD_ID variant: size at byte 40, the id at 44) gives
+   it to that mapping; the last one wins. */
+JITANON__PRIVATE void jitanon__inj_sym_mmap_bid(jitanon__inj *j, const jitanon__inj_rec *r, size_t ident)
+{
+    const uint8_t *raw = j->round.bytes.data + r->off;
+    size_t off = j->sym.mmap_bids.size, *slot;
+    uint8_t size;
+    if (r->size < 64) return;
+    size = raw[40] <= 20 ? raw[40] : 20;
+    if (jitanon_membuf_write(&j->sym.mmap_bids, &size, 1) || jitanon_membuf_write(&j->sym.mmap_bids, raw + 44, 20))
+        return; /* out of memory: the recording's table may still know it */
+    if ((slot = jitanon__hmap_at(&j->sym.mmap_bid, &j->a, ident, off)) != NULL) *slot = off;
+}
+
 /* Interns (name, pgoff - start): equal identities get equal map_ids, which lets the
    engine skip re-sending what an identical mapping already covers.  A hash collision
    between different identities just gets a fresh id (no skipping). */
@@ -13181,6 +13357,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
     if (dumped && j->jit.whead < j->jit.nwaiting && (res = jitanon__inj_late_mapped(j, r)) != JITANON_OK) return res;
     if (kind != JITANON_TRIM_ANON && j->jit.nearly && (res = jitanon__inj_late_shadowed(j, r)) != JITANON_OK) return res;
     if ((res = jitanon__inj_ident_of(j, name, r->name_len, r->pgoff - r->start, &map_id)) != JITANON_OK) return res;
+    if (j->opts->on_sample && r->type == JITANON_PERF_RECORD_MMAP2 && (r->misc & JITANON_PERF_MISC_MMAP_BUILD_ID))
+        jitanon__inj_sym_mmap_bid(j, r, (size_t)map_id);
     te = jitanon__inj_trim_event(r->pid, r->time, r->start, r->len, r->pgoff, kind, map_id);
     res = jitanon_trim_mmap(j->maps.trim, &te, &p, &n, j->err);
     if (res == JITANON_ERR_INVALID_ARGUMENT) return JITANON_OK; /* a wrapping range: pass it on */
@@ -13460,9 +13638,15 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
 JITANON__PRIVATE void jitanon__inj_name(const jitanon__inj *j, jitanon_inject_sample *s)
 {
     jitanon_range where;
+    memset(&where, 0, sizeof where);
+    s->where_pid_ = s->pid;
     s->kind = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, s->pid, s->ip, &where) : JITANON_TRIM_NONE;
-    if (s->kind == JITANON_TRIM_NONE && j->maps.trim && s->pid != UINT32_MAX)
+    if (s->kind == JITANON_TRIM_NONE && j->maps.trim && s->pid != UINT32_MAX) {
+        s->where_pid_ = UINT32_MAX;
         s->kind = jitanon__trim_resolve_fast(j->maps.trim, UINT32_MAX, s->ip, &where);
+    }
+    where.kind = (uint32_t)s->kind;
+    s->where_ = where;
     s->name.data = NULL;
     s->name.length = 0;
     s->start = s->code_index = s->pgoff = 0;
@@ -13505,6 +13689,36 @@ JITANON__PRIVATE void jitanon__inj_tell_event(jitanon__inj *j, const jitanon__in
     if (jitanon__inj_redecode(j, r, &rec)) j->opts->on_event(jitanon__inj_sample_user(j), &rec);
 }
 
+/* -- on_sample's threads: their names in time order (JITANON_SAMPLE_COMM) -- */
+
+/* A COMM names its thread from now on; a FORK's new thread starts with its parent's
+   name (perf's thread model: a thread is forked from its parent, then renamed). */
+JITANON__PRIVATE void jitanon__inj_comm_note(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon__inj_sym *y = &j->sym;
+    jitanon_perf_record rec;
+    const size_t *from;
+    size_t *slot, off = y->comms.size;
+    static const char nul = 0;
+    if (!jitanon__inj_redecode(j, r, &rec)) return;
+    if (r->type == JITANON_PERF_RECORD_COMM) {
+        if (jitanon_membuf_write(&y->comms, rec.comm.comm.data, rec.comm.comm.length) ||
+            jitanon_membuf_write(&y->comms, &nul, 1))
+            return; /* out of memory: the thread keeps its older name */
+        if ((slot = jitanon__hmap_at(&y->comm, &j->a, rec.comm.tid, off)) != NULL) *slot = off;
+    } else if ((from = jitanon__hmap_find(&y->comm, rec.task.ptid)) != NULL) {
+        off = *from;
+        if ((slot = jitanon__hmap_at(&y->comm, &j->a, rec.task.tid, off)) != NULL) *slot = off;
+    }
+}
+
+JITANON__PRIVATE void jitanon__inj_comm_of(const jitanon__inj *j, uint32_t tid, jitanon_str *out)
+{
+    const size_t *at = jitanon__hmap_find(&j->sym.comm, tid);
+    out->data = at ? (const char *)j->sym.comms.data + *at : NULL;
+    out->length = at ? strlen(out->data) : 0;
+}
+
 JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_rec *r)
 {
     jitanon_inject_sample s;
@@ -13525,6 +13739,7 @@ JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_r
     if (!jitanon__inj_redecode(j, r, &rec)) return;
     s.rec = &rec;
     s.cpumode = (uint16_t)(rec.misc & JITANON_PERF_MISC_CPUMODE_MASK);
+    if (j->opts->sample_fields & JITANON_SAMPLE_COMM) jitanon__inj_comm_of(j, r->tid, &s.comm);
     j->opts->on_sample(jitanon__inj_sample_user(j), &s);
 }
 
@@ -13536,6 +13751,269 @@ JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject
     out->ip = ip;
     jitanon__inj_name((const jitanon__inj *)s->ctx_, out);
     return out->kind;
+}
+
+/* -- on_sample's frames: a symbolizer's view, computed when asked ----------------------------- */
+
+JITANON_API void jitanon_inject_opts_init(jitanon_inject_opts *opts)
+{
+    JITANON_ASSERT(opts);
+    memset(opts, 0, sizeof *opts);
+}
+
+JITANON_API int jitanon_inject_find_process_proc(void *user, uint32_t pid, jitanon_inject_process *out)
+{
+    const jitanon__os *os = jitanon__os_default();
+    int other = 0;
+    (void)user;
+    memset(out, 0, sizeof *out);
+    out->nspid = pid;
+    if (!os->proc_ns || !os->proc_ns(pid, &out->nspid, &other, &out->mnt_ns)) return 0;
+    out->other_mnt = other;
+    return 1;
+}
+
+/* The perf map of process `pid` (loaded the first time it is asked for, as the perf_map
+   ELF option finds one), and its path in *path; NULL when it has none. */
+JITANON__PRIVATE const jitanon_perfmap *jitanon__inj_sym_map(jitanon__inj *j, uint32_t pid, jitanon_str *path)
+{
+    jitanon__inj_sym *y = &j->sym;
+    jitanon_perfmap_opts po = j->opts->perfmap;
+    const size_t *known = jitanon__hmap_find(&y->maps, pid);
+    size_t *slot, at = 0;
+    char found[4096];
+    const char *dir;
+    unsigned k;
+    if (!known) {
+        if (!po.allocator.alloc_fn) po.allocator = j->a;
+        for (k = 0; !at && jitanon__inj_perfmap_path(j, pid, k, found, sizeof found, &dir); k++) {
+            jitanon_perfmap *m = NULL;
+            jitanon_error e;
+            size_t p;
+            if (j->io.load_perfmap(j->io.user, found, &po, &m, &e) != JITANON_OK) continue;
+            if (!jitanon__grow(&j->a, (void **)&y->pmaps, &y->pmaps_cap, y->npmaps + 1, sizeof *y->pmaps) ||
+                !jitanon__grow(&j->a, (void **)&y->pmap_path, &y->paths_cap, y->npmaps + 1, sizeof *y->pmap_path) ||
+                (p = jitanon__inj_add_path(j, found, NULL)) == SIZE_MAX) {
+                jitanon_perfmap_destroy(m);
+                break;
+            }
+            y->pmaps[y->npmaps] = m;
+            y->pmap_path[y->npmaps] = p;
+            at = ++y->npmaps;
+        }
+        /* out of memory: asked again next time */
+        if (!(slot = jitanon__hmap_at(&y->maps, &j->a, pid, at))) return NULL;
+        known = slot;
+    }
+    if (!*known) return NULL;
+    path->data = (const char *)j->jit.paths.data + y->pmap_path[*known - 1];
+    path->length = strlen(path->data);
+    return y->pmaps[*known - 1];
+}
+
+/* The build-id the recording's table (HEADER_BUILD_ID, read the first time) gives the
+   file `name`: entries of {header, pid, build_id[24] (its size at [20] when the header's
+   misc says so), NUL-terminated name}, padded to 8.  The kernel's is "[kernel.kallsyms]". */
+JITANON__PRIVATE void jitanon__inj_sym_bid(jitanon__inj *j, jitanon_str name, jitanon_bytes *out)
+{
+    jitanon__inj_sym *y = &j->sym;
+    const size_t *at;
+    int big = j->in->big_endian;
+    out->data = NULL;
+    out->size = 0;
+    if (!y->bids_read) {
+        jitanon__cur c;
+        y->bids_read = 1;
+        if (j->in->mode == JITANON_PERF_FILE && !j->in->features_loaded && j->in->state_.seek_fn) {
+            jitanon_error ignored;
+            (void)jitanon_perf_reader_load_features(j->in, &ignored);
+        }
+        if (!jitanon_perf_reader_feature(j->in, JITANON_PERF_FEAT_BUILD_ID, &y->bid_table)) return;
+        c = jitanon__cur_make(y->bid_table.data, y->bid_table.size, 0, big);
+        while (c.left >= 36) {
+            const uint8_t *e = c.p;
+            size_t size = jitanon__rd16(e + 6, big), n;
+            const char *nm = (const char *)e + 36;
+            size_t *slot;
+            if (size < 36 || size > c.left) break;
+            n = 0;
+            while (n < size - 36 && nm[n]) n++;
+            if ((slot = jitanon__hmap_at(&y->bids, &j->a, jitanon__fnv1a(nm, n, 0xcbf29ce484222325ull),
+                                         (size_t)(e - y->bid_table.data))) == NULL)
+                break;
+            (void)jitanon__take(&c, size);
+        }
+    }
+    if (name.length >= 17 && !memcmp(name.data, "[kernel.kallsyms]", 17)) name.length = 17;
+    if ((at = jitanon__hmap_find(&y->bids, jitanon__fnv1a(name.data, name.length, 0xcbf29ce484222325ull))) != NULL) {
+        const uint8_t *e = y->bid_table.data + *at;
+        size_t size = jitanon__rd16(e + 6, big), n = 0;
+        while (n < size - 36 && e[36 + n]) n++;
+        if (n != name.length || memcmp(e + 36, name.data, n)) return; /* another name, same hash */
+        out->data = e + 12;
+        out->size = (jitanon__rd16(e + 4, big) & JITANON__PERF_MISC_BUILD_ID_SIZE) && e[32] <= 20 ? e[32] : 20;
+    }
+}
+
+/* The same, remembered by mapping: a frame costs one lookup, not a hash of its path. */
+JITANON__PRIVATE void jitanon__inj_sym_bid_of(jitanon__inj *j, size_t ident, jitanon_str name, jitanon_bytes *out)
+{
+    const size_t *known = jitanon__hmap_find(&j->sym.bid_ident, ident);
+    size_t *slot;
+    if (known) {
+        const uint8_t *e = j->sym.bid_table.data + (*known ? *known - 1 : 0);
+        out->data = *known ? e + 12 : NULL;
+        out->size = !*known ? 0
+                    : (jitanon__rd16(e + 4, j->in->big_endian) & JITANON__PERF_MISC_BUILD_ID_SIZE) && e[32] <= 20 ? e[32]
+                                                                                                             : 20;
+        return;
+    }
+    jitanon__inj_sym_bid(j, name, out);
+    if ((slot = jitanon__hmap_at(&j->sym.bid_ident, &j->a, ident, 0)) != NULL && out->data)
+        *slot = (size_t)(out->data - 12 - j->sym.bid_table.data) + 1;
+}
+
+/* JIT: the DEBUG_INFO entry at `ip` of function f (the last whose address is not above,
+   less the dump's line bias: the line its ELF file gives for ip). */
+JITANON__PRIVATE void jitanon__inj_sym_line(const jitanon__inj *j, const jitanon__inj_func *f, uint64_t ip,
+                                           jitanon_frame *out)
+{
+    jitanon_jitdump_record rec;
+    jitanon_jitdump_debug_iter it;
+    jitanon_jitdump_debug_entry e;
+    uint64_t best = 0, bias;
+    if (!f->dbg || f->dump >= j->jit.ndumps || !j->jit.dumps[f->dump].dump) return;
+    /* the address bias V8 and LLVM add (the dump's, as its ELF files remove it) */
+    bias = j->jit.dumps[f->dump].sum.line_bias;
+    if (bias == JITANON_ELF_LINE_BIAS_NONE) bias = 0;
+    memset(&rec, 0, sizeof rec);
+    rec.id = JITANON_JITDUMP_CODE_DEBUG_INFO;
+    rec.big_endian = j->jit.dumps[f->dump].dump->header.big_endian;
+    rec.debug.entries.data = f->dbg;
+    rec.debug.entries.size = f->dbg_size;
+    rec.debug.nr_entry = f->dbg_nr;
+    jitanon_jitdump_debug_iter_begin(&it, &rec);
+    while (jitanon_jitdump_debug_iter_next(&it, &e)) {
+        uint64_t at = e.addr >= bias ? e.addr - bias : 0;
+        if (at <= ip && (!out->line || at >= best) && e.lineno > 0) {
+            best = at;
+            out->src_file = e.file;
+            out->line = (uint32_t)e.lineno;
+        }
+    }
+}
+
+/* Anonymous memory perf names from the process's perf map (map.c's list, less the
+   [anon: and /memfd: names it leaves alone). */
+JITANON__PRIVATE int jitanon__inj_perfmap_named(jitanon_str n)
+{
+    return (n.length >= 6 && !memcmp(n.data, "//anon", 6)) || (n.length >= 14 && !memcmp(n.data, "/anon_hugepage", 14));
+}
+
+JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_sample *s, uint64_t ip, int kernel,
+                                                       unsigned want, jitanon_frame *out)
+{
+    jitanon__inj *j;
+    jitanon_range where;
+    jitanon_trim_kind k;
+    JITANON_ASSERT(s && out && s->ctx_);
+    /* the injector is the caller's own, not const: frames load what they need on demand */
+    j = (jitanon__inj *)(uintptr_t)s->ctx_;
+    memset(out, 0, sizeof *out);
+    out->ip = ip;
+    out->kernel = kernel != 0;
+    if (ip == s->ip && s->where_pid_ == (kernel ? UINT32_MAX : s->pid)) { /* the sample's own lookup */
+        where = s->where_;
+        k = (jitanon_trim_kind)where.kind;
+    } else if (ip == s->ip && s->where_pid_ == UINT32_MAX && !kernel) {
+        k = JITANON_TRIM_NONE; /* the process's maps did not hold it */
+    } else {
+        k = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, kernel ? UINT32_MAX : s->pid, ip, &where)
+                         : JITANON_TRIM_NONE;
+    }
+    if (k == JITANON_TRIM_JIT && where.id < j->jit.nfuncs) {
+        const jitanon__inj_func *f = &j->jit.funcs[where.id];
+        const jitanon__inj_dump *jd = f->dump < j->jit.ndumps ? &j->jit.dumps[f->dump] : NULL;
+        out->kind = JITANON_FRAME_JIT;
+        out->name = f->name;
+        out->start = f->code_addr;
+        out->offset = ip - f->code_addr;
+        out->code_index = f->code_index;
+        if (jd) {
+            out->path.data = (const char *)j->jit.paths.data + jd->path;
+            out->path.length = strlen(out->path.data);
+        }
+        if (want & JITANON_FRAME_WANT_LINE) jitanon__inj_sym_line(j, f, ip, out);
+    } else if (k != JITANON_TRIM_NONE && where.id < j->maps.nidents) {
+        const jitanon__inj_ident *id = &j->maps.idents[where.id];
+        out->kind = kernel ? JITANON_FRAME_KERNEL : JITANON_FRAME_FILE;
+        out->path.data = (const char *)j->maps.names.data + id->name_off;
+        out->path.length = id->name_len;
+        out->start = where.start;
+        out->pgoff = where.start + id->delta; /* delta = pgoff - start */
+        out->offset = ip - where.start + out->pgoff;
+        if (!kernel && (want & JITANON_FRAME_WANT_PERF_MAP) && jitanon__inj_perfmap_named(out->path)) {
+            jitanon_str mp;
+            const jitanon_perfmap *m = jitanon__inj_sym_map(j, s->pid, &mp);
+            const jitanon_perfmap_entry *e = m ? jitanon_perfmap_lookup(m, ip) : NULL;
+            if (e) {
+                out->kind = JITANON_FRAME_PERF_MAP;
+                out->name = e->name;
+                out->path = mp;
+                out->start = e->start;
+                out->pgoff = 0;
+                out->offset = ip - e->start;
+            }
+        }
+        if (out->kind != JITANON_FRAME_PERF_MAP && (want & JITANON_FRAME_WANT_BUILD_ID)) {
+            const size_t *own = j->sym.mmap_bid.count ? jitanon__hmap_find(&j->sym.mmap_bid, where.id) : NULL;
+            if (own) {
+                out->build_id.data = j->sym.mmap_bids.data + *own + 1;
+                out->build_id.size = j->sym.mmap_bids.data[*own];
+            } else jitanon__inj_sym_bid_of(j, where.id, out->path, &out->build_id);
+        }
+    }
+    return out->kind;
+}
+
+JITANON_API void jitanon_inject_frame_iter_begin(jitanon_inject_frame_iter *it, const jitanon_inject_sample *s,
+                                                 unsigned want)
+{
+    uint64_t i;
+    JITANON_ASSERT(it && s);
+    memset(it, 0, sizeof *it);
+    it->sample_ = s;
+    it->want_ = want;
+    /* perf drops a chain with a context it does not know (a guest's, a JIT's -1) whole */
+    for (i = 0; i < s->callchain_nr; i++) {
+        uint64_t ip = jitanon_perf_u64_at(s->callchain, i, s->big_endian);
+        if (ip >= JITANON_PERF_CONTEXT_MAX && ip != JITANON_PERF_CONTEXT_KERNEL && ip != JITANON_PERF_CONTEXT_HV &&
+            ip != JITANON_PERF_CONTEXT_USER)
+            it->state_ = 2;
+    }
+}
+
+JITANON_API int jitanon_inject_frame_iter_next(jitanon_inject_frame_iter *it, jitanon_frame *out)
+{
+    const jitanon_inject_sample *s = it->sample_;
+    if (it->state_ == 2) return 0;
+    if (!s->callchain_nr) { /* the sample's own ip, once */
+        it->state_ = 2;
+        (void)jitanon_inject_frame_at(s, s->ip, s->cpumode != JITANON_PERF_MISC_USER && s->cpumode != 5u /* guest user */,
+                                      it->want_, out);
+        return 1;
+    }
+    while (it->next_ < s->callchain_nr) {
+        uint64_t ip = jitanon_perf_u64_at(s->callchain, it->next_++, s->big_endian);
+        if (ip >= JITANON_PERF_CONTEXT_MAX) {
+            it->kernel_ = ip != JITANON_PERF_CONTEXT_USER;
+            continue;
+        }
+        (void)jitanon_inject_frame_at(s, ip, it->kernel_, it->want_, out);
+        return 1;
+    }
+    it->state_ = 2;
+    return 0;
 }
 
 /* The claims whose load time has come by `time` leave `early` (none can name a sample
@@ -13686,12 +14164,19 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
         if (j->opts->on_sample) jitanon__inj_resolve(j, r);
         if (j->elf.ops->sample) j->elf.ops->sample(j, &j->elf, r);
     } else if (j->opts->on_event) jitanon__inj_tell_event(j, r);
+    if ((r->type == JITANON_PERF_RECORD_COMM || r->type == JITANON_PERF_RECORD_FORK) &&
+        (j->opts->sample_fields & JITANON_SAMPLE_COMM))
+        jitanon__inj_comm_note(j, r);
     /* perf's address maps: a new process starts from its parent's; exec starts afresh. */
     if (trim && r->type == JITANON_PERF_RECORD_FORK && r->pid != r->ppid) {
         jitanon__inj_unexit(j, r->pid);
         return jitanon_trim_fork(trim, r->ppid, r->pid, j->err);
     }
-    if (trim && r->type == JITANON_PERF_RECORD_COMM && (r->misc & JITANON__PERF_MISC_COMM_EXEC))
+    /* An exec starts afresh; perf itself keeps the old maps where the new image maps
+       nothing (a sample in execve still has the old libc's frames), and resolving only,
+       with no output the trimming must keep right, samples follow perf. */
+    if (trim && r->type == JITANON_PERF_RECORD_COMM && (r->misc & JITANON__PERF_MISC_COMM_EXEC) &&
+        (j->out.w || !j->opts->on_sample))
         jitanon_trim_forget(trim, r->pid);
     if (r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid && j->jit.live) jitanon__inj_follow_exit(j, r->pid);
     if (trim && r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid) jitanon__inj_exited(j, r->pid);
@@ -14105,6 +14590,16 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__hmap_free(&jt->latest, &j->a);
     jitanon__hmap_free(&jt->mntns, &j->a);
     jitanon__hmap_free(&j->pm_pids, &j->a);
+    for (i = 0; i < j->sym.npmaps; i++) jitanon_perfmap_destroy(j->sym.pmaps[i]);
+    jitanon__free(&j->a, j->sym.pmaps, j->sym.pmaps_cap * sizeof *j->sym.pmaps);
+    jitanon__free(&j->a, j->sym.pmap_path, j->sym.paths_cap * sizeof *j->sym.pmap_path);
+    jitanon__hmap_free(&j->sym.maps, &j->a);
+    jitanon__hmap_free(&j->sym.bids, &j->a);
+    jitanon__hmap_free(&j->sym.bid_ident, &j->a);
+    jitanon__hmap_free(&j->sym.mmap_bid, &j->a);
+    jitanon_membuf_release(&j->sym.mmap_bids);
+    jitanon__hmap_free(&j->sym.comm, &j->a);
+    jitanon_membuf_release(&j->sym.comms);
     jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);
     jitanon__free(&j->a, jt->early, jt->early_cap * sizeof *jt->early);
     jitanon_rangemap_release(&jt->described);
@@ -14198,10 +14693,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     j->a = opts->allocator;
     j->io = opts->io;
     if (!j->io.load_dump) j->io.load_dump = jitanon__inj_load_default;
+    /* /proc is the default I/O's: an embedder's own never has it read behind its back */
+    if (!j->io.find_process && !opts->io.load_dump && !opts->io.open_dump)
+        j->io.find_process = jitanon_inject_find_process_proc;
     if (!j->io.write_elf) j->io.write_elf = j->os->write_elf;
     j->jit.paths.allocator = j->jit.wait.debug.allocator = j->jit.wait.unwind.allocator = j->a;
     if (!j->io.load_perfmap) j->io.load_perfmap = jitanon__inj_load_perfmap_default;
-    j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->a;
+    j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->sym.comms.allocator = j->sym.mmap_bids.allocator = j->a;
     j->jit.dump_opts = opts->jitdump;
     j->jit.dump_opts.no_records_ = 1;
     if ((res = jitanon__inj_sampled(j, &sampled)) != JITANON_OK) return res;
@@ -15732,7 +16230,13 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                 jitanon_inject_opts.hold_bytes, follow_idle_ms (JITANON_HOLD_*,
                   JITANON_FOLLOW_IDLE_DEFAULT_MS), stats.hold, stats.unnamed: a live
                   pipe holds back samples its dump has not reached (issue #37)
+                jitanon_frame, jitanon_inject_frame_at, jitanon_inject_frame_iter_begin/
+                  _next: a sample's frames as perf script shows them (#34); sample.comm
+                  (opts.sample_fields); jitanon_inject_io.find_process with
+                  jitanon_inject_find_process_proc; jitanon_inject_opts_init
               Changed:
+                an embedder's own io.load_dump/open_dump no longer has /proc read (set
+                  io.find_process); resolving only, an exec keeps the old maps, as perf
                 jitanon_inject_stats nested by stage: records_in -> read.records, samples
                   -> read.samples, rounds -> read.rounds, input_warnings ->
                   read.warnings, markers -> dumps.markers, dumps_loaded -> dumps.loaded,

@@ -171,6 +171,20 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     w->samples++;
     CHECK(s->name.length == 0 || s->name.data != NULL);
     for (i = 0; i < s->name.length; i++) x = (uint8_t)(x + (uint8_t)s->name.data[i]);
+    /* the symbolizer's frames over whatever callchain, build-id table and DEBUG_INFO the
+       input holds (no perf maps: the default loader would read /tmp) */
+    {
+        jitanon_inject_frame_iter it;
+        jitanon_frame f;
+        jitanon_inject_frame_iter_begin(&it, s, JITANON_FRAME_WANT_LINE | JITANON_FRAME_WANT_BUILD_ID);
+        while (jitanon_inject_frame_iter_next(&it, &f)) {
+            CHECK(f.path.length == 0 || f.path.data != NULL);
+            CHECK(f.build_id.size <= 20 && f.line < 0x80000000u);
+            for (i = 0; i < f.src_file.length; i++) x = (uint8_t)(x + (uint8_t)f.src_file.data[i]);
+            for (i = 0; i < f.build_id.size; i++) x = (uint8_t)(x + f.build_id.data[i]);
+        }
+        for (i = 0; i < s->comm.length; i++) x = (uint8_t)(x + (uint8_t)s->comm.data[i]);
+    }
     (void)x;
 }
 
@@ -295,6 +309,7 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     io.io.progress = io_progress;
     io.io.user = w;
     io.on_sample = on_sample;
+    io.sample_fields = JITANON_SAMPLE_COMM;
     w->samples = 0;
     sink = fuzz_sink(&out, FUZZ_OUT_CAP);
     out.allocator = po.allocator;

@@ -78,3 +78,13 @@ for cxx in g++ clang++; do
   run "$cxx includer, -Wold-style-cast" $cxx -std=c++17 -Wall -Wextra -Wpedantic -Werror -Wold-style-cast -Wconversion \
     -Wsign-conversion -Wshadow -I. -c "$tmp/includer.cpp" -o "$tmp/includer-$cxx.o"
 done
+# An embedder's files (issue #34): examples/jitanon-script.c and the program of
+# doc/embedding.md (its ```c blocks in order), as C99 and as C++ with -Wall -Wextra: the
+# header first, jitanon_inject_opts_init instead of `= {0}` (C++'s -Wextra flags that)
+awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' doc/embedding.md > "$tmp/guide.c"
+for cc in "gcc -std=c99" "clang -std=c99" "g++ -x c++ -std=c++11" "clang++ -x c++ -std=c++11"; do
+  command -v ${cc%% *} >/dev/null 2>&1 || { echo "SKIP compile: ${cc%% *}: not installed"; continue; }
+  for f in examples/jitanon-script.c "$tmp/guide.c"; do
+    run "$cc -Wall -Wextra ${f##*/}" $cc -Wall -Wextra -Wpedantic -Werror -I. -c "$f" -o "$tmp/embed.o"
+  done
+done

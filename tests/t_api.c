@@ -319,6 +319,219 @@ static void test_api_func_iter(void)
     jitanon_membuf_release(&m);
 }
 
+/* -- a symbolizer's frames (jitanon_inject_frame_*) ------------------------------------------ */
+
+typedef struct api_frames {
+    unsigned samples, perfmap_loads, find_calls;
+    char line[8][512]; /* one per sample: its comm, then kind:name:path:line of each frame */
+    jitanon_membuf map;
+} api_frames;
+
+static void api_frames_on_sample(void *user, const jitanon_inject_sample *s)
+{
+    api_frames *t = (api_frames *)user;
+    jitanon_inject_frame_iter it;
+    jitanon_frame f;
+    char *out;
+    size_t n;
+    if (t->samples >= 8) return;
+    out = t->line[t->samples++];
+    n = (size_t)snprintf(out, 512, "%.*s|", (int)s->comm.length, s->comm.data ? s->comm.data : "");
+    jitanon_inject_frame_iter_begin(&it, s, JITANON_FRAME_WANT_ALL);
+    while (jitanon_inject_frame_iter_next(&it, &f) && n < 400)
+        n += (size_t)snprintf(out + n, 512 - n, "%d:%.*s:%.*s:%.*s@%u:%x:%u ", (int)f.kind, (int)f.name.length,
+                              f.name.data ? f.name.data : "", (int)f.path.length, f.path.data ? f.path.data : "",
+                              (int)f.src_file.length, f.src_file.data ? f.src_file.data : "", (unsigned)f.line,
+                              (unsigned)f.offset, (unsigned)f.build_id.size);
+}
+
+static jitanon_result api_frames_perfmap(void *user, const char *path, const jitanon_perfmap_opts *opts,
+                                         jitanon_perfmap **out, jitanon_error *err)
+{
+    api_frames *t = (api_frames *)user;
+    t->perfmap_loads++;
+    if (strcmp(path, "/tmp/perf-100.map") != 0) {
+        *out = NULL;
+        return JITANON__FAIL(err, JITANON_ERR_IO, 0, "none");
+    }
+    return jitanon_perfmap_load_memory(t->map.data, t->map.size, opts, out, err);
+}
+
+static jitanon_result api_frames_dump(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                      jitanon_jitdump **out, jitanon_error *err)
+{
+    api_frames *t = (api_frames *)user;
+    jitanon_membuf d;
+    jitanon_result res;
+    (void)t;
+    /* find_process said the process runs in another mount namespace as pid 7 */
+    JT_CHECK(strcmp(path, "/proc/100/root/some/dir/jit-100.dump") == 0);
+    ti_build_dump(&d);
+    res = jitanon_jitdump_load_memory(d.data, d.size, opts, out, err);
+    jitanon_membuf_release(&d);
+    return res;
+}
+
+static int api_frames_find(void *user, uint32_t pid, jitanon_inject_process *out)
+{
+    api_frames *t = (api_frames *)user;
+    t->find_calls++;
+    JT_CHECK(pid == TI_PID && out->nspid == TI_PID && !out->other_mnt);
+    out->other_mnt = 1;
+    return 1;
+}
+
+/* A sample with callchain `chain` (n entries) at `time`. */
+static void api_chain_sample(ti_gen *g, uint64_t time, uint32_t tid, const uint64_t *chain, size_t n)
+{
+    jitanon_perf_record rec;
+    uint8_t raw[16 * 8];
+    size_t i;
+    memset(&rec, 0, sizeof rec);
+    for (i = 0; i < n; i++) jitanon__wr64(raw + 8 * i, chain[i], 0);
+    rec.sample.ip = n ? chain[n > 1 ? 1 : 0] : 0x400100;
+    rec.sid.pid = TI_PID;
+    rec.sid.tid = tid;
+    rec.sample.period = 1;
+    rec.sample.callchain.data = raw;
+    rec.sample.callchain.size = 8 * n;
+    rec.sample.callchain_nr = n;
+    ti_put(g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, time);
+}
+
+/* The frames of a callchain as perf script prints them: kernel frames in the kernel's
+   maps, user ones in the process's: a jitted function with its DEBUG_INFO line, a perf
+   map's symbol for a stub in //anon, a file with its offset and the recording's
+   build-id, an address in nothing; a chain with a guest marker yields nothing; a sample
+   without a chain its own ip.  The thread's comm follows COMM and FORK; the container
+   lookup is the embedder's (io.find_process), the dump then read through its root. */
+static void test_api_frames(void)
+{
+    static const char map[] = "10140 20 stub_a\n";
+    const uint64_t K = JITANON_PERF_CONTEXT_KERNEL, U = JITANON_PERF_CONTEXT_USER;
+    const uint64_t chain[] = {K, 0xffffffff81000100ull, U, 0x10010, 0x10150, 0x400100, 0x999999};
+    const uint64_t guest[] = {JITANON_PERF_CONTEXT_GUEST, 0x10010};
+    uint8_t bid[36 + 16], raw[128];
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_error err;
+    api_frames t;
+    ti_gen g;
+    memin in;
+    memset(&perf, 0, sizeof perf);
+    memset(&t, 0, sizeof t);
+    JT_CHECK(jitanon_membuf_write(&t.map, map, strlen(map)) == 0);
+    /* ti_gen_begin's attr, with callchains */
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    jitanon_perf_writer_release(&g.w);
+    memset(&perf, 0, sizeof perf);
+    {
+        jitanon_sink sink = {jitanon_membuf_write, NULL};
+        sink.user = &perf;
+        g.attr.sample_type |= JITANON_PERF_SAMPLE_CALLCHAIN;
+        JT_CHECK(jitanon_perf_encode_attr(raw, sizeof raw, &g.attr, 4000, 0, &err) == JITANON_OK);
+        JT_CHECK(jitanon_perf_writer_init(&g.w, JITANON_PERF_FILE, 0, sink, membuf_pwrite, NULL, &err) == JITANON_OK);
+        JT_CHECK(jitanon_perf_writer_add_attr(&g.w, &g.attr, &err) == JITANON_OK);
+    }
+    /* HEADER_BUILD_ID: one entry, for /usr/bin/fakejit, its size byte set (16 bytes) */
+    memset(bid, 0, sizeof bid);
+    jitanon__wr16(bid + 4, 1u << 15, 0);
+    jitanon__wr16(bid + 6, sizeof bid, 0);
+    jitanon__wr32(bid + 8, UINT32_MAX, 0);
+    memset(bid + 12, 0xab, 16);
+    bid[32] = 16;
+    memcpy(bid + 36, "/usr/bin/fakejit", 16); /* NUL-padded by the memset */
+    JT_CHECK(jitanon_perf_writer_add_feature(&g.w, JITANON_PERF_FEAT_BUILD_ID, bid, sizeof bid, &err) == JITANON_OK);
+    api_mmap(&g, UINT32_MAX, 1, 0xffffffff81000000ull, 0x1000000, 0xffffffff81000000ull, "[kernel.kallsyms]_text");
+    memset(&rec, 0, sizeof rec);
+    rec.comm.pid = rec.comm.tid = TI_PID;
+    rec.comm.comm.data = "app", rec.comm.comm.length = 3;
+    ti_put(&g, &rec, JITANON_PERF_RECORD_COMM, 0, 5);
+    ti_task(&g, JITANON_PERF_RECORD_FORK, 6, TI_PID, TI_PID, TI_PID + 1); /* a thread: named "app" */
+    ti_mmap(&g, 10, 0x400000, 0x1000, 0x2000, "/usr/bin/fakejit");
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_mmap(&g, 50, 0x10000, 0x2000, 0x10000, "//anon");
+    api_chain_sample(&g, 60, TI_PID + 1, chain, sizeof chain / sizeof chain[0]);
+    api_chain_sample(&g, 61, TI_PID, guest, 2);
+    api_chain_sample(&g, 62, TI_PID + 2, NULL, 0);
+    { /* perf record --buildid-mmap: the MMAP2 carries the build-id */
+        static const uint8_t id[20] = {0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd,
+                                       0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd, 0xcd};
+        uint64_t lib[] = {U, 0x500010};
+        memset(&rec, 0, sizeof rec);
+        rec.mmap.pid = rec.mmap.tid = TI_PID;
+        rec.mmap.start = 0x500000, rec.mmap.len = 0x1000;
+        rec.mmap.prot = 5, rec.mmap.flags = 2;
+        rec.mmap.has_build_id = 1, rec.mmap.build_id_size = 20, rec.mmap.build_id = id;
+        rec.mmap.filename.data = "/usr/lib/libbid.so", rec.mmap.filename.length = 18;
+        ti_put(&g, &rec, JITANON_PERF_RECORD_MMAP2, JITANON_PERF_MISC_USER | JITANON_PERF_MISC_MMAP_BUILD_ID, 63);
+        api_chain_sample(&g, 64, TI_PID, lib, 2);
+    }
+    ti_round(&g);
+    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    jitanon_inject_opts_init(&o);
+    o.on_sample = api_frames_on_sample;
+    o.sample_fields = JITANON_SAMPLE_COMM;
+    o.io.user = &t;
+    o.io.load_dump = api_frames_dump;
+    o.io.load_perfmap = api_frames_perfmap;
+    o.io.find_process = api_frames_find;
+    in = memin_make(perf.data, perf.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
+    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(t.samples, 4);
+    JT_CHECK_EQ_U(t.find_calls, 1);
+    JT_CHECK_EQ_U(t.perfmap_loads, 1); /* once for the process, though asked twice */
+    JT_CHECK(!strcmp(t.line[0], "app|4::[kernel.kallsyms]_text:@0:81000100:0 "
+                                "1:f0:/proc/100/root/some/dir/jit-100.dump:f0.js@3:10:0 "
+                                "2:stub_a:/tmp/perf-100.map:@0:10:0 3::/usr/bin/fakejit:@0:2100:16 0:::@0:0:0 "));
+    JT_CHECK(!strcmp(t.line[1], "app|"));            /* a guest context: perf drops the chain */
+    JT_CHECK(!strcmp(t.line[2], "|3::/usr/bin/fakejit:@0:2100:16 ")); /* unnamed thread, own ip */
+    JT_CHECK(!strcmp(t.line[3], "app|3::/usr/lib/libbid.so:@0:10:20 ")); /* the MMAP2's own build-id */
+    jitanon_membuf_release(&t.map);
+    jitanon_membuf_release(&perf);
+}
+
+/* An embedder's own I/O: with load_dump set and no find_process, the injector asks no
+   one whether the process runs (no /proc): the recorded path is read. */
+static jitanon_result api_own_dump(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                   jitanon_jitdump **out, jitanon_error *err)
+{
+    jitanon_membuf d;
+    jitanon_result res;
+    ++*(unsigned *)user;
+    JT_CHECK(strcmp(path, "/some/dir/jit-100.dump") == 0);
+    ti_build_dump(&d);
+    res = jitanon_jitdump_load_memory(d.data, d.size, opts, out, err);
+    jitanon_membuf_release(&d);
+    return res;
+}
+
+static void test_api_own_io_no_proc(void)
+{
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_perf_reader r;
+    jitanon_error err;
+    unsigned loads = 0;
+    memin in;
+    ti_build_perf(&perf, 1, JITANON_PERF_FILE);
+    jitanon_inject_opts_init(&o);
+    o.io.load_dump = api_own_dump;
+    o.io.user = &loads;
+    in = memin_make(perf.data, perf.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, &st, &err), JITANON_OK);
+    jitanon_perf_reader_release(&r);
+    JT_CHECK(loads == 1 && st.dumps.loaded == 1 && st.dumps.in_namespace == 0);
+    jitanon_membuf_release(&perf);
+}
+
 static void suite_api(void)
 {
     JT_RUN(test_api_encode_matches_hand_built);
@@ -326,4 +539,6 @@ static void suite_api(void)
     JT_RUN(test_api_encode_refuses);
     JT_RUN(test_api_events_and_sample_fields);
     JT_RUN(test_api_func_iter);
+    JT_RUN(test_api_frames);
+    JT_RUN(test_api_own_io_no_proc);
 }

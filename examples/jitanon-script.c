@@ -1,0 +1,109 @@
+/* jitanon-script: what `perf script -F comm,tid,time,ip,sym,dso` prints for the
+   jitanon-inject output of a recording, in one pass over the recording itself: no
+   injection first, no file written (jitanon_inject with no writer and opts.on_sample).
+   Built on the public API only, as a profiler that embeds jitanon.h would be.
+
+   usage: jitanon-script [--jitdump-dir DIR] perf.data
+
+   For every sample: `comm tid time:`, then its frames leaf first, `ip sym (dso)`:
+     - JIT code: the jitdump's function name, in the file jitanon-inject writes for it
+       (jitted-<pid>-<code_index>.so next to the dump);
+     - anonymous memory a perf map names: the map's symbol in /tmp/perf-<pid>.map; what
+       no map names is [unknown] there, as perf shows it;
+     - the kernel: [kernel.kallsyms]; other mappings: the file (symbols are [unknown]:
+       a profiler reads them from the ELF at the frame's path and offset);
+     - no mapping: [unknown] ([unknown]).
+   A sample without a callchain prints its own ip as its one frame.  ips are absolute. */
+#define JITANON_IMPLEMENTATION
+#include "jitanon.h" /* first: under -std=c99 it asks for POSIX before any system header */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static void print_frame(const jitanon_inject_sample *s, const jitanon_frame *f)
+{
+    const char *sym = "[unknown]";
+    int sym_len = 9;
+    printf("\t%16" PRIx64 " ", f->ip);
+    if (f->kind == JITANON_FRAME_JIT || f->kind == JITANON_FRAME_PERF_MAP) {
+        sym = f->name.data;
+        sym_len = (int)f->name.length;
+    }
+    printf("%.*s (", sym_len, sym);
+    switch (f->kind) {
+    case JITANON_FRAME_JIT: { /* the file jitanon-inject makes of it: next to the dump */
+        size_t dir = f->path.length;
+        while (dir > 0 && f->path.data[dir - 1] != '/') dir--;
+        printf("%.*sjitted-%u-%" PRIu64 ".so)\n", (int)dir, f->path.data, (unsigned)s->pid, f->code_index);
+        return;
+    }
+    case JITANON_FRAME_FILE:
+        /* perf names executable anonymous memory after the process's perf map */
+        if ((f->path.length >= 6 && !memcmp(f->path.data, "//anon", 6)) ||
+            (f->path.length >= 14 && !memcmp(f->path.data, "/anon_hugepage", 14))) {
+            printf("/tmp/perf-%u.map)\n", (unsigned)s->pid);
+            return;
+        }
+        break;
+    case JITANON_FRAME_KERNEL:
+        if (f->path.length >= 17 && !memcmp(f->path.data, "[kernel.kallsyms]", 17)) {
+            printf("[kernel.kallsyms])\n");
+            return;
+        }
+        break;
+    case JITANON_FRAME_UNKNOWN:
+        printf("[unknown])\n");
+        return;
+    default:
+        break;
+    }
+    printf("%.*s)\n", (int)f->path.length, f->path.data);
+}
+
+static void on_sample(void *user, const jitanon_inject_sample *s)
+{
+    jitanon_inject_frame_iter it;
+    jitanon_frame f;
+    (void)user;
+    if (s->comm.length) printf("%16.*s %6u ", (int)s->comm.length, s->comm.data, (unsigned)s->tid);
+    else printf("%16s %6u ", ":", (unsigned)s->tid); /* perf's name for a thread it never saw named */
+    printf("%5" PRIu64 ".%06" PRIu64 ":\n", s->time / 1000000000u, s->time % 1000000000u / 1000u);
+    jitanon_inject_frame_iter_begin(&it, s, JITANON_FRAME_WANT_PERF_MAP);
+    while (jitanon_inject_frame_iter_next(&it, &f)) print_frame(s, &f);
+    printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+    jitanon_inject_opts o;
+    jitanon_perf_reader r;
+    jitanon_error err;
+    jitanon_result res;
+    const char *path = NULL;
+    int i;
+    jitanon_inject_opts_init(&o);
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--jitdump-dir") && i + 1 < argc) o.jitdump_dir = argv[++i];
+        else if (argv[i][0] == '-' && argv[i][1]) path = NULL, i = argc;
+        else path = argv[i];
+    }
+    if (!path) {
+        fprintf(stderr, "usage: jitanon-script [--jitdump-dir DIR] perf.data\n");
+        return 2;
+    }
+    o.on_sample = on_sample;
+    o.sample_fields = JITANON_SAMPLE_COMM;
+    res = jitanon_perf_reader_open(&r, path, NULL, &err);
+    if (res == JITANON_OK) {
+        res = jitanon_inject(&r, NULL, &o, NULL, &err); /* no writer: resolve only */
+        jitanon_perf_reader_release(&r);
+    }
+    if (res != JITANON_OK) {
+        char msg[512];
+        jitanon_format_error(msg, sizeof msg, &err);
+        fprintf(stderr, "jitanon-script: %s: %s\n", path, msg);
+        return 1;
+    }
+    return fflush(stdout) == 0 ? 0 : 1;
+}

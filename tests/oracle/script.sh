@@ -1,0 +1,133 @@
+#!/bin/sh
+# jitanon-script against perf script (issue #34): one pass over a `perf record -g`
+# recording with jitanon_inject, no writer and on_sample (examples/jitanon-script.c, the
+# public frame API only), prints for every sample the `comm tid time:` line and its frames
+# as `perf script -F comm,tid,time,ip,sym,dso` prints them for jitanon-inject's output of
+# the same recording: the same samples in the same order, the same frames, the same
+# symbol for every JIT and perf-map frame, the same dso for every other frame
+# (tests/oracle/script_cmp.py).  Recordings: node with its jitdump (--perf-prof, JS
+# compiled throughout: --interpreted-frames-native-stack), node with its perf map only
+# (--perf-basic-prof), erlang with its dump and perf map (+JPperf true), Java with our
+# JVMTI agent (build/libjitanon-jvmti.so).
+jt_name="jitanon-script"; . "$(dirname "$0")/common.sh"
+S="$root/build/jitanon-script" J="$root/build/jitanon-inject"
+[ -x "$S" ] && [ -x "$J" ] || jt_skip "build/jitanon-script or build/jitanon-inject not built (make all)"
+jt_need_perf -g
+
+# compare NAME DIR WANT: jitanon-script DIR/perf.data = perf script of the injected copy;
+# WANT (jit or map) frames must be among them.
+compare() {
+  name=$1 dir=$2 want=$3
+  mkdir -p "$dir/elf"
+  if ! "$J" -i "$dir/perf.data" -o "$dir/ours.data" --elf-dir "$dir/elf" 2> "$dir/err"; then
+    echo "FAIL jitanon-script $name: jitanon-inject failed: $(head -2 "$dir/err")"; return; fi
+  # --no-inline: perf would ask addr2line for every native frame (minutes on node's binary)
+  perf script -i "$dir/ours.data" -F comm,tid,time,ip,sym,dso --no-demangle --no-inline 2>/dev/null > "$dir/perf.txt"
+  if ! "$S" "$dir/perf.data" > "$dir/ours.txt" 2> "$dir/err"; then
+    echo "FAIL jitanon-script $name: $(head -2 "$dir/err")"; return; fi
+  if out=$(python3 "$root/tests/oracle/script_cmp.py" "$dir/perf.txt" "$dir/ours.txt") &&
+     printf '%s\n' "$out" | grep -Eq "[1-9][0-9]* $want"; then
+    echo "PASS jitanon-script $name: as perf script prints the injected output ($out)"
+  else echo "FAIL jitanon-script $name: ${out:-no output}"; fi
+}
+
+# guide DIR: the program of doc/embedding.md on DIR/perf.data names the same JIT frames
+# as jitanon-script, leaf() with its source line; with its own I/O (--own-io) the same.
+guide() {
+  awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' "$root/doc/embedding.md" > "$tmp/guide.c"
+  if ! ${CC:-cc} -std=c99 -O1 -I"$root" -o "$tmp/guide" "$tmp/guide.c" 2> "$tmp/guide.err"; then
+    echo "FAIL doc/embedding.md: its program does not build: $(head -2 "$tmp/guide.err")"; return; fi
+  "$tmp/guide" "$1/perf.data" > "$1/guide.txt" 2> "$1/guide.err"
+  "$tmp/guide" --own-io "$1/perf.data" > "$1/guide-own.txt" 2>/dev/null
+  jit=$(grep -c 'jitted-[0-9]*-[0-9]*\.so)$' "$1/ours.txt")
+  leaf=$(grep -c '^	JS:[*~^]*leaf .*+0x[0-9a-f]* at \[eval\]:[0-9]' "$1/guide.txt")
+  # its lines are what addr2line reads from the injected ELF files (the same frames, in
+  # order, as jitanon-script's, which names each JIT frame's file)
+  lines=$(python3 - "$1" <<'PY'
+import re, subprocess, sys
+d = sys.argv[1]
+ours = [l for l in open(d + '/ours.txt') if l.startswith('\t')]
+guide = [l for l in open(d + '/guide.txt') if l.startswith('\t')]
+seen, ok, bad = set(), 0, []
+for o, g in zip(ours, guide):
+    mo = re.search(r'(jitted-\d+-\d+\.so)\)$', o.rstrip())
+    mg = re.search(r'\+0x([0-9a-f]+) at .*:(\d+)$', g.rstrip())
+    if not mo or not mg or (mo.group(1), mg.group(1)) in seen or len(seen) >= 100:
+        continue
+    seen.add((mo.group(1), mg.group(1)))
+    f = d + '/elf/' + mo.group(1)
+    try:
+        sym = subprocess.run(['nm', f], capture_output=True, text=True).stdout.split()
+        a = '%x' % (int(sym[0], 16) + int(mg.group(1), 16))
+        got = subprocess.run(['addr2line', '-e', f, a], capture_output=True, text=True).stdout
+        line = got.strip().rsplit(':', 1)[-1].split(' ')[0]
+    except (OSError, IndexError, ValueError):
+        line = '?'
+    if line == mg.group(2):
+        ok += 1
+    else:
+        bad.append('%s+0x%s: %s, addr2line %s' % (mo.group(1), mg.group(1), mg.group(2), line))
+print('%d %d %s' % (ok, len(bad), '; '.join(bad[:2])))
+PY
+)
+  set -- "$1" $lines
+  # the build-ids it prints are perf buildid-list's for those files
+  perf buildid-list -i "$1/perf.data" 2>/dev/null | awk '{ print $2 " " $1 }' | LC_ALL=C sort -u > "$1/bids.perf"
+  sed -n 's/^	\(.*\)+0x[0-9a-f]* build-id \([0-9a-f]*\)$/\1 \2/p' "$1/guide.txt" |
+    sed 's/^\[kernel.kallsyms\]_text /[kernel.kallsyms] /' | LC_ALL=C sort -u > "$1/bids.ours"
+  nb=$(wc -l < "$1/bids.ours")
+  if grep -q "samples, .* frames, $jit in JIT code" "$1/guide.err" && [ "$leaf" -gt 0 ] && [ "$nb" -gt 1 ] &&
+     [ "${2:-0}" -gt 0 ] && [ "${3:-1}" = 0 ] &&
+     cmp -s "$1/guide.txt" "$1/guide-own.txt" && [ -z "$(LC_ALL=C comm -23 "$1/bids.ours" "$1/bids.perf")" ]; then
+    echo "PASS doc/embedding.md: its program names the $jit JIT frames jitanon-script names, $leaf leaf() frames with their line ($2 checked: addr2line on the ELF files gives the same), the build-ids of $nb files as perf buildid-list; the same with its own I/O ($(cat "$1/guide.err"))"
+  else echo "FAIL doc/embedding.md: $(cat "$1/guide.err"); jitanon-script: $jit JIT frames; $leaf leaf() frames with a line; lines against addr2line: ${2:-?} same, ${3:-?} not (${4:-}); $nb build-ids, not perf's: $(LC_ALL=C comm -23 "$1/bids.ours" "$1/bids.perf" | head -2)"; fi
+}
+
+# node PROG: a second and a half of leaf() and mid() under perf record -g
+node_js='function leaf(n){let s=0;for(let i=0;i<n;i++)s+=i%13;return s}
+function mid(n){return leaf(n)+leaf(n>>1)}
+let t=0,end=Date.now()+1500; while(Date.now()<end) t+=mid(2e4); console.log(t)'
+record_node() {
+  d=$1; shift
+  mkdir -p "$d"
+  (cd "$d" && perf record -q -g -k mono -e cpu-clock -o perf.data -- sh -c 'echo $$ > pid; exec "$@"' sh \
+     node "$@" -e "$node_js" >/dev/null 2>&1)
+  pids="$pids $(cat "$d/pid" 2>/dev/null)"
+  [ -s "$d/perf.data" ]
+}
+
+if command -v node >/dev/null 2>&1; then
+  if record_node "$tmp/node" --perf-prof --interpreted-frames-native-stack; then
+    compare "node (jitdump)" "$tmp/node" JIT
+    guide "$tmp/node"
+  else echo "FAIL jitanon-script node (jitdump): could not record node"; fi
+  if record_node "$tmp/nodemap" --perf-basic-prof --interpreted-frames-native-stack; then
+    compare "node (perf map)" "$tmp/nodemap" perf-map
+  else echo "FAIL jitanon-script node (perf map): could not record node"; fi
+else echo "SKIP jitanon-script node: node not installed (apt-get install nodejs)"; fi
+
+if command -v erl >/dev/null 2>&1; then
+  mkdir "$tmp/erl"
+  (cd "$tmp/erl" && perf record -q -g -k mono -e cpu-clock -o perf.data erl -noshell +S 1 +JPperf true -eval '
+    F = fun F(0, A) -> A; F(N, A) -> F(N - 1, A + N rem 7) end,
+    io:format("~p ~p~n", [os:getpid(), F(1000000, 0)]), halt().' > out.txt 2>/dev/null)
+  epid=$(awk '{print $1; exit}' "$tmp/erl/out.txt" | tr -dc 0-9); pids="$pids $epid"
+  if [ -s "$tmp/erl/perf.data" ] && [ -n "$epid" ]; then compare "erlang (dump and perf map)" "$tmp/erl" JIT
+  else echo "FAIL jitanon-script erlang: could not record erl"; fi
+else echo "SKIP jitanon-script erlang: erl not installed (apt-get install erlang-base)"; fi
+
+agent="$root/build/libjitanon-jvmti.so"
+if command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 && [ -f "$agent" ]; then
+  mkdir -p "$tmp/java/demo"
+  printf '%s\n' 'package demo;' 'public class Hot {' \
+    '  static long mix(long a, long i) { return (a >>> 3) ^ (i * 0x9E3779B97F4A7C15L); }' \
+    '  static long spin(long n) { long a = 1; for (long i = 0; i < n; i++) a += mix(a, i) % 1000003; return a; }' \
+    '  public static void main(String[] x) { long end = System.nanoTime() + 1_500_000_000L, s = 0;' \
+    '    while (System.nanoTime() < end) s += spin(200_000); System.out.println(s); } }' > "$tmp/java/demo/Hot.java"
+  if javac -d "$tmp/java" "$tmp/java/demo/Hot.java" 2> "$tmp/java/err"; then
+    (cd "$tmp/java" && perf record -q -g -k mono -e cpu-clock -o perf.data java "-agentpath:$agent=dir=$tmp/java" \
+       -XX:+PreserveFramePointer -XX:-UsePerfData -cp "$tmp/java" demo.Hot >/dev/null 2>&1)
+    if [ -s "$tmp/java/perf.data" ]; then compare "java (JVMTI agent)" "$tmp/java" JIT
+    else echo "FAIL jitanon-script java: could not record java"; fi
+  else echo "FAIL jitanon-script java: javac failed: $(head -c 200 "$tmp/java/err")"; fi
+else echo "SKIP jitanon-script java: java, javac or build/libjitanon-jvmti.so missing (a JDK: make builds the agent)"; fi

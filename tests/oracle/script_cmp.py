@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Compares two `perf script -F comm,tid,time,ip,sym,dso` listings sample by sample
+(tests/oracle/script.sh: perf's of jitanon-inject's output, and build/jitanon-script's
+of the same recording).  A sample is its `comm tid time:` line and its frames, in
+order; a frame is compared by its symbol when its dso is a jitted-<pid>-<n>.so or a perf
+map (JIT and perf-map frames), else by its dso (native and kernel symbols are the
+embedder's business; ips may differ: perf prints a file's relative to it).
+
+usage: script_cmp.py PERF.txt OURS.txt   (prints one summary line; exit 1 on a difference)
+"""
+import re
+import sys
+
+JIT = re.compile(r'(^|/)jitted-\d+-\d+\.so$')
+PERF_MAP = re.compile(r'(^|/)perf-\d+\.map$')
+FRAME = re.compile(r'^\s+[0-9a-f]+ (.*) \((.*)\)$')
+
+
+def samples(path):
+    out, cur = [], None
+    for line in open(path, encoding='utf-8', errors='replace'):
+        line = line.rstrip('\n')
+        if not line.strip():
+            continue
+        if line[0] not in ' \t' or line.lstrip().endswith(':') and not FRAME.match(line):
+            cur = [' '.join(line.split()), []]
+            out.append(cur)
+            continue
+        m = FRAME.match(line)
+        sym, dso = (m.group(1), m.group(2)) if m else (line.strip(), '?')
+        if JIT.search(dso) or PERF_MAP.search(dso):
+            cur[1].append(('sym', sym, 'jit' if JIT.search(dso) else 'map'))
+        else:
+            cur[1].append(('dso', dso, 'other'))
+    return out
+
+
+def main():
+    perf, ours = samples(sys.argv[1]), samples(sys.argv[2])
+    kinds = {}
+    for s in perf:
+        for f in s[1]:
+            kinds[f[2]] = kinds.get(f[2], 0) + 1
+    frames = sum(len(s[1]) for s in perf)
+    if len(perf) != len(ours):
+        print('%d samples, perf script has %d' % (len(ours), len(perf)))
+        return 1
+    for i, (p, o) in enumerate(zip(perf, ours)):
+        pf, of = [f[:2] for f in p[1]], [f[:2] for f in o[1]]
+        if p[0] != o[0] or pf != of:
+            k = next((k for k in range(min(len(pf), len(of))) if pf[k] != of[k]), min(len(pf), len(of)))
+            print('sample %d (%r / ours %r) differs at frame %d of %d / %d: perf %r, ours %r' %
+                  (i, p[0], o[0], k, len(pf), len(of), pf[k:k + 2], of[k:k + 2]))
+            return 1
+    print('%d samples, %d frames (%d JIT, %d perf-map, %d other)' %
+          (len(perf), frames, kinds.get('jit', 0), kinds.get('map', 0), kinds.get('other', 0)))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
