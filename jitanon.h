@@ -2235,7 +2235,8 @@ typedef struct jitanon_inject_stats {
     } buildid;
     struct { /* write: the output */
         uint64_t records, mmaps_synthesized;
-        uint64_t region_bases; /* one-byte MMAP2s of a region file's base (see JITANON_ELF_PER_REGION) */
+        uint64_t region_bases; /* region functions framed by their file's base and what it hid (two MMAP2s
+                                  each; see JITANON_ELF_PER_REGION) */
     } write;
     struct { /* live pipes: dumps followed as they grew, the reads that found more of
                 one, and the time rounds waited for a dump to catch up (ns, in all) */
@@ -10601,7 +10602,6 @@ typedef struct jitanon__inj_jit {
     size_t hot_cap;
     jitanon__inj_region *regions; /* region files, in the order written */
     size_t nregions, regions_cap;
-    jitanon__hmap region_last; /* pid -> 1 + the region whose base that process saw last mapped, 0: none since */
     jitanon_membuf paths;      /* NUL-terminated ELF and dump paths */
     jitanon__hmap pids;        /* pid -> usable dumps of it so far */
     jitanon__hmap latest;      /* live pipes: pid -> index of its latest usable dump */
@@ -14205,41 +14205,44 @@ JITANON__PRIVATE jitanon_result jitanon__inj_encode_mmap2(jitanon__inj *j, const
     return jitanon_perf_writer_write(o->w, o->enc, size, j->err);
 }
 
-/* A function of a region file: its base goes out first unless the process saw it last
-   (see jitanon__eo_region; a MOVE maps the LOAD's code elsewhere and gains nothing). */
-JITANON__PRIVATE jitanon_result jitanon__inj_emit_base(jitanon__inj *j, const jitanon__inj_synth *s,
-                                                       jitanon_perf_record *rec)
+/* A function of a region file goes out between two more MMAP2s (see jitanon__eo_region):
+   first its file's base, a byte at B with pgoff 0, so that hotspot's parser registers the
+   file's pgoff-0 mapping last and the function's mapping inherits B; then, after it, what
+   perf had at B (or //anon), which takes the base out of that parser's map again - it
+   ignores a mapping it already holds whole, so a base still there would not count the
+   next time.  Every slice is so framed, whatever came between in file or time order.  A
+   MOVE maps the LOAD's code elsewhere (start - pgoff is not B) and gains nothing. */
+JITANON__PRIVATE jitanon_result jitanon__inj_emit_framed(jitanon__inj *j, const jitanon__inj_synth *s,
+                                                         jitanon_perf_record *rec)
 {
     const jitanon__inj_func *f = &j->jit.funcs[s->func];
     const jitanon__inj_region *g = &j->jit.regions[f->region];
-    size_t *last;
+    jitanon_range where;
+    jitanon_trim_kind kind = JITANON_TRIM_NONE;
     jitanon_result res;
-    if (s->start - f->pgoff != g->base) return JITANON_OK;
-    if (!(last = jitanon__hmap_at(&j->jit.region_last, &j->a, f->pid, 0))) return jitanon__inj_nomem(j, "region bases");
-    if (*last == f->region + 1) return JITANON_OK;
-    *last = f->region + 1;
+    if (s->start - f->pgoff != g->base) return jitanon__inj_encode_mmap2(j, rec);
     rec->mmap.start = g->base;
     rec->mmap.len = 1;
     rec->mmap.pgoff = 0;
-    j->st->write.region_bases++;
     if ((res = jitanon__inj_encode_mmap2(j, rec)) != JITANON_OK) return res;
     rec->mmap.start = s->start;
     rec->mmap.len = s->size;
     rec->mmap.pgoff = f->pgoff;
-    return JITANON_OK;
-}
-
-/* A file mapped into a process (not anonymous memory nor a special one: what hotspot's
-   parser registers as a file) makes the next region function send its base again. */
-JITANON__PRIVATE void jitanon__inj_region_seen(jitanon__inj *j, const jitanon__inj_rec *r)
-{
-    const char *name = (const char *)j->round.bytes.data + r->off + r->name_off;
-    size_t *last, n = r->name_len;
-    if (!r->stub && (!n || name[0] != '/' || (n >= 6 && !memcmp(name, "//anon", 6)) ||
-                     (n >= 5 && !memcmp(name, "/dev/", 5)) || (n >= 7 && !memcmp(name, "/memfd:", 7)) ||
-                     (n >= 5 && !memcmp(name, "/SYSV", 5))))
-        return;
-    if ((last = jitanon__hmap_find(&j->jit.region_last, r->pid)) != NULL) *last = 0;
+    if ((res = jitanon__inj_encode_mmap2(j, rec)) != JITANON_OK) return res;
+    if (j->maps.trim) kind = jitanon__trim_resolve_fast(j->maps.trim, f->pid, g->base, &where);
+    rec->mmap.start = g->base;
+    rec->mmap.len = 1;
+    if ((kind == JITANON_TRIM_ANON || kind == JITANON_TRIM_FILE) && where.id < j->maps.nidents) {
+        rec->mmap.filename.data = (const char *)j->maps.names.data + j->maps.idents[where.id].name_off;
+        rec->mmap.filename.length = j->maps.idents[where.id].name_len;
+        rec->mmap.pgoff = g->base + j->maps.idents[where.id].delta; /* delta = pgoff - start */
+    } else {
+        rec->mmap.filename.data = "//anon";
+        rec->mmap.filename.length = 6;
+        rec->mmap.pgoff = g->base;
+    }
+    j->st->write.region_bases++;
+    return jitanon__inj_encode_mmap2(j, rec);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__inj_emit_synth(jitanon__inj *j, const jitanon__inj_synth *s)
@@ -14247,7 +14250,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_synth(jitanon__inj *j, const j
     const jitanon__inj_func *f = &j->jit.funcs[s->func];
     jitanon_perf_record rec;
     jitanon_perf_mmap *m = &rec.mmap;
-    jitanon_result res;
     memset(&rec, 0, sizeof rec);
     rec.misc = JITANON_PERF_MISC_USER;
     rec.big_endian = j->in->big_endian;
@@ -14262,8 +14264,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_synth(jitanon__inj *j, const j
     m->flags = 2; /* MAP_PRIVATE */
     m->filename.data = jitanon__inj_path(j, f->path);
     m->filename.length = strlen(m->filename.data);
-    if (f->region != SIZE_MAX && (res = jitanon__inj_emit_base(j, s, &rec)) != JITANON_OK) return res;
     j->st->write.mmaps_synthesized++;
+    if (f->region != SIZE_MAX) return jitanon__inj_emit_framed(j, s, &rec);
     return jitanon__inj_encode_mmap2(j, &rec);
 }
 
@@ -14385,8 +14387,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_round(jitanon__inj *j)
         }
         while (res == JITANON_OK && s < rd->nsynth && rd->synth[rd->order[s]].time <= r->time)
             res = jitanon__inj_emit_synth(j, &rd->synth[rd->order[s++]]);
-        if (j->jit.nregions && (r->type == JITANON_PERF_RECORD_MMAP2 || r->type == JITANON_PERF_RECORD_MMAP))
-            jitanon__inj_region_seen(j, r);
         if (r->action == JITANON__INJ_PASS && !r->stub) continue;
         if (res == JITANON_OK) res = jitanon__inj_emit_run(j, run, k);
         if (res == JITANON_OK) res = jitanon__inj_emit_rec(j, r);
@@ -14585,7 +14585,6 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
     jitanon__free(&j->a, jt->hot, jt->hot_cap * sizeof *jt->hot);
     jitanon__free(&j->a, jt->regions, jt->regions_cap * sizeof *jt->regions);
-    jitanon__hmap_free(&jt->region_last, &j->a);
     jitanon__hmap_free(&jt->pids, &j->a);
     jitanon__hmap_free(&jt->latest, &j->a);
     jitanon__hmap_free(&jt->mntns, &j->a);
@@ -16234,6 +16233,10 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   _next: a sample's frames as perf script shows them (#34); sample.comm
                   (opts.sample_fields); jitanon_inject_io.find_process with
                   jitanon_inject_find_process_proc; jitanon_inject_opts_init
+                JITANON_ELF_PER_REGION (--elf=region, issue #32): a file per run of a
+                  process's code, offsets mirroring addresses, each function's MMAP2
+                  framed by its file's base (stats.write.region_bases);
+                  jitanon_elf_func.file_offset places a function at a given offset
               Changed:
                 an embedder's own io.load_dump/open_dump no longer has /proc read (set
                   io.find_process); resolving only, an exec keeps the old maps, as perf
