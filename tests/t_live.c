@@ -233,6 +233,44 @@ static void tl_grow_scenario(tl_world *w, jitanon_membuf *perf)
     jitanon_perf_writer_release(&g.w);
 }
 
+/* The region layout on a pipe: each read of the dump is a batch laid out into its own
+   region files (never rewritten), written before its mappings go out; every function is
+   mapped at start - pgoff = its file's base, framed by that base, in time order. */
+static void test_live_region_batches(void)
+{
+    static ti_out_rec v[128];
+    tl_world w;
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    size_t n, i, slices = 0;
+    tl_grow_scenario(&w, &perf);
+    memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_REGION;
+    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(st.follow.dumps, 1);
+    JT_CHECK_EQ_U(st.trim.loads, 4);
+    JT_CHECK(st.follow.reads == 2);
+    JT_CHECK(w.elf_files >= 2 && w.elf_files <= 4); /* a batch's files, one batch a read */
+    JT_CHECK_EQ_U(st.write.region_bases, 4);
+    JT_CHECK(tl_in_time_order(v, n));
+    for (i = 0; i < n; i++) {
+        const ti_out_rec *m = &v[i];
+        if (m->type != JITANON_PERF_RECORD_MMAP2 || !strstr(m->name, "-r") || m->len == 1) continue;
+        slices++;
+        /* the base just before, at start - pgoff, pgoff 0, the same file */
+        JT_CHECK(i > 0 && v[i - 1].len == 1 && v[i - 1].pgoff == 0 && v[i - 1].start == m->start - m->pgoff &&
+                 !strcmp(v[i - 1].name, m->name));
+        /* what was there just after: not this file */
+        JT_CHECK(i + 1 < n && v[i + 1].len == 1 && v[i + 1].start == m->start - m->pgoff && strcmp(v[i + 1].name, m->name));
+    }
+    JT_CHECK_EQ_U(slices, 4);
+    JT_CHECK(w.opens == 2 && w.closes == 2);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&w.dump);
+}
+
 static void test_live_dump_grows_between_rounds(void)
 {
     static ti_out_rec v[128];
@@ -781,6 +819,7 @@ static void test_live_hold_callchain(void)
 static void suite_live(void)
 {
     JT_RUN(test_live_dump_grows_between_rounds);
+    JT_RUN(test_live_region_batches);
     JT_RUN(test_live_alloc_failures);
     JT_RUN(test_live_writer_stops);
     JT_RUN(test_live_damage_later);
