@@ -13861,9 +13861,10 @@ JITANON__PRIVATE void jitanon__inj_sym_bid_of(jitanon__inj *j, size_t ident, jit
     const size_t *known = jitanon__hmap_find(&j->sym.bid_ident, ident);
     size_t *slot;
     if (known) {
-        const uint8_t *e = j->sym.bid_table.data + (*known ? *known - 1 : 0);
-        out->data = *known ? e + 12 : NULL;
-        out->size = !*known ? 0
+        /* (no entry: no pointer formed either, the table may be empty and NULL) */
+        const uint8_t *e = *known ? j->sym.bid_table.data + (*known - 1) : NULL;
+        out->data = e ? e + 12 : NULL;
+        out->size = !e ? 0
                     : (jitanon__rd16(e + 4, j->in->big_endian) & JITANON__PERF_MISC_BUILD_ID_SIZE) && e[32] <= 20 ? e[32]
                                                                                                              : 20;
         return;

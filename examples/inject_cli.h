@@ -37,18 +37,15 @@ typedef struct inject_cli {
 /* The lines of --help for these options, common ones first (all of them in the man page). */
 #define INJECT_CLI_HELP                                                                             \
     "      --anon=MODE         range (default): trim //anon to what is not jitted; all; keep\n"    \
-    "      --elf=LAYOUT        function (default): an ELF per function, as perf; region: one\n"    \
-    "                          per run of code (35x perf on node); process: one per pid\n"         \
+    "      --elf=LAYOUT        function (default, as perf), region (a few files), process\n"     \
     "      --elf-dir DIR       write the ELF files to DIR (default: next to each jitdump)\n"       \
     "      --elf-files=WHICH   auto (default: the ones samples can reach; pipes: all), all\n"      \
     "      --jitdump-dir DIR   look for jit-<pid>.dump in DIR when the recorded path fails\n"      \
-    "      --late=MODE         auto (default), name: name samples taken shortly before their\n"    \
-    "                          function's load record; keep: as perf does\n"                       \
+    "      --late=MODE         auto (default), name: samples shortly before their load; keep\n"  \
     "      --late-window MS    how early a sample may be named so (default 100)\n"                 \
     "      --perf-map=elf      carry /tmp/perf-<pid>.map names in an ELF (default: keep)\n"        \
     "      --follow-wait MS    pipe input: wait at most MS for a JIT still writing (10)\n"         \
-    "      --hold-back MIB     pipe input: hold samples a jitdump has not reached, at most\n"     \
-    "                          MIB of records (default 64; 0: never)\n"                          \
+    "      --hold-back MIB     pipe input: hold what a jitdump has not reached (64; 0: never)\n" \
     "      --follow-idle MS    pipe input: a jitdump not grown for MS is done (default 60000)\n"  \
     "      --line-bias=B       auto (default), none, or bytes to subtract from line addresses\n"   \
     "      --threads N         threads writing ELF files (default: CPUs, at most 8)\n"             \

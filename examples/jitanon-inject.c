@@ -37,8 +37,7 @@ static void usage(FILE *f)
             "                          terminal); written atomically, never over the input\n"
             "  -j, --jit, -f, --force  accepted for compatibility with perf inject\n"
             INJECT_CLI_HELP
-            "      --help, --version   every option in full: man jitanon-inject (from the source tree:\n"
-            "                          man doc/jitanon-inject.1)\n");
+            "      --help, --version   every option: man jitanon-inject (or man doc/jitanon-inject.1)\n");
 }
 
 /* Problems (an unreadable dump, a refused file) are always worth a line. */
