@@ -9471,6 +9471,13 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
     b->count++;
     jitanon__sha1_update(&b->id, b->opts.symbols_only ? "S" : "F", 1);
     if (b->opts.symbols_only) jitanon__sha1_u64(&b->id, end - off);
+    /* where a placed function sits is part of what the file is: a region file and a
+       per-process file of the same functions in the same order must not share a build-id
+       (perf would take one for the other from its cache) */
+    if (fn->file_offset && !b->opts.symbols_only) {
+        jitanon__sha1_update(&b->id, "O", 1);
+        jitanon__sha1_u64(&b->id, off);
+    }
     jitanon__sha1_u64(&b->id, fn->name.length);
     if (fn->name.length) jitanon__sha1_update(&b->id, fn->name.data, fn->name.length);
     jitanon__sha1_u64(&b->id, fn->code_addr);
