@@ -68,9 +68,11 @@ if command -v node >/dev/null 2>&1; then
       echo "PASS symbolize --annotate: the same stacks, JIT frames marked _[j] ($nj stacks), kernel _[k] ($nk)"
     else echo "FAIL symbolize --annotate: $nj stacks with _[j], or the stacks differ"; fi
     # one way to name a frame: the flat profile's rows are the stacks' leaves (kernel time
-    # [kernel.kallsyms] in both), JIT names tagged with where they came from
+    # [kernel.kallsyms] in both), JIT names tagged with where they came from (a name both
+    # the dump and the perf map gave - code sampled before its load record - is one row here)
     "$root/build/symbolize" --top 100000 "$tmp/node/perf.data" 2>/dev/null |
       sed -n 's/^ *[0-9.]*% *\([0-9]*\)  \(.*\)$/\2 \1/p' | sed 's/ \[jitdump\]\( [0-9]*\)$/\1/; s/ \[perf-[0-9]*\.map\]\( [0-9]*\)$/\1/' |
+      awk '{n = $NF; sub(/ [0-9]+$/, ""); c[$0] += n} END {for (x in c) print x, c[x]}' |
       LC_ALL=C sort > "$tmp/node/flat.rows"
     awk '{n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); c[f[k]] += n} END {for (x in c) print x, c[x]}' "$tmp/node/ours.folded" |
       LC_ALL=C sort > "$tmp/node/leaf.rows"
