@@ -10540,6 +10540,10 @@ typedef struct jitanon__inj_ident {
 typedef struct jitanon__inj_synth {
     uint64_t time, seq, start, size;
     size_t func;
+    /* a region function: its MMAP2 framed by its file's base (jitanon__inj_emit_framed),
+       and what the base hides then (a mapping's identity, or SIZE_MAX: //anon) */
+    int frame;
+    size_t restore;
 } jitanon__inj_synth;
 
 /* A round held back: its records end before recs[end]; `at` is the clock when it was
@@ -10609,6 +10613,9 @@ typedef struct jitanon__inj_jit {
     size_t hot_cap;
     jitanon__inj_region *regions; /* region files, in the order written */
     size_t nregions, regions_cap;
+    /* pid -> 1 + the region whose base hotspot's parser holds as the process's last one
+       (0: another file was mapped since), in time order as it registers mappings */
+    jitanon__hmap region_last;
     jitanon_membuf paths;      /* NUL-terminated ELF and dump paths */
     jitanon__hmap pids;        /* pid -> usable dumps of it so far */
     jitanon__hmap latest;      /* live pipes: pid -> index of its latest usable dump */
@@ -13135,6 +13142,53 @@ JITANON__PRIVATE void jitanon__inj_early_widen(jitanon__inj_jit *jt, const jitan
     if (first || e->load_time < jt->early_due) jt->early_due = e->load_time;
 }
 
+/* A name hotspot's parser registers as a file (not anonymous or special memory). */
+JITANON__PRIVATE int jitanon__inj_file_name(jitanon_str name)
+{
+    const char *p = name.data;
+    size_t n = name.length;
+    return n && p[0] == '/' && !(n >= 6 && !memcmp(p, "//anon", 6)) && !(n >= 5 && !memcmp(p, "/dev/", 5)) &&
+           !(n >= 7 && !memcmp(p, "/memfd:", 7)) && !(n >= 5 && !memcmp(p, "/SYSV", 5));
+}
+
+/* Another file is mapped into process `pid` (in time order): hotspot's parser forgets the
+   base it held for it, so the next region function is framed again. */
+JITANON__PRIVATE void jitanon__inj_region_forget(jitanon__inj *j, uint32_t pid)
+{
+    size_t *last = j->jit.nregions ? jitanon__hmap_find(&j->jit.region_last, pid) : NULL;
+    if (last) *last = 0;
+}
+
+/* Whether the MMAP2 `s` (made now, in time order: the order hotspot's parser registers
+   mappings in) is framed by its file's base (see jitanon__inj_emit_framed): a region
+   function whose file's base the parser does not hold as the process's last one.  A
+   frame's restore that maps a file makes it forget that base again; //anon does not. */
+JITANON__PRIVATE jitanon_result jitanon__inj_frame(jitanon__inj *j, jitanon__inj_synth *s)
+{
+    const jitanon__inj_func *f = &j->jit.funcs[s->func];
+    const jitanon__inj_region *g;
+    jitanon_range where;
+    size_t *last;
+    s->frame = 0;
+    s->restore = SIZE_MAX;
+    if (f->region == SIZE_MAX) { /* a file of its own */
+        jitanon__inj_region_forget(j, f->pid);
+        return JITANON_OK;
+    }
+    g = &j->jit.regions[f->region];
+    if (s->start - f->pgoff != g->base) return JITANON_OK; /* a MOVE's slice inherits, wrongly but harmlessly */
+    if (!(last = jitanon__hmap_at(&j->jit.region_last, &j->a, f->pid, 0))) return jitanon__inj_nomem(j, "region bases");
+    if (*last == f->region + 1) return JITANON_OK;
+    s->frame = 1;
+    *last = f->region + 1;
+    if (j->maps.trim) {
+        jitanon_trim_kind kind = jitanon__trim_resolve_fast(j->maps.trim, f->pid, g->base, &where);
+        if ((kind == JITANON_TRIM_ANON || kind == JITANON_TRIM_FILE) && where.id < j->maps.nidents) s->restore = where.id;
+        if (kind == JITANON_TRIM_FILE) *last = 0;
+    }
+    return JITANON_OK;
+}
+
 /* Maps the function of jit event `e` from `time` on: the engine learns it, and its MMAP2
    is synthesized with that time. */
 JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitanon__inj_event *e, uint64_t time)
@@ -13159,6 +13213,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
     s->start = e->start;
     s->size = e->size;
     s->func = e->func;
+    if ((res = jitanon__inj_frame(j, s)) != JITANON_OK) return res;
     if (e->late && time < e->load_time) {
         jitanon__inj_jit *jt = &j->jit;
         size_t k, keep = 0;
@@ -14162,6 +14217,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
         res = jitanon__inj_decide_mmap(j, r, name.data);
         if (res == JITANON_OK && j->opts->perf_map == JITANON_PERF_MAP_ELF && j->out.w)
             res = jitanon__inj_perfmap_mark(j, r, name.data);
+        if (j->jit.nregions && (r->stub || jitanon__inj_file_name(name))) jitanon__inj_region_forget(j, r->pid);
         return res;
     }
     if (r->type == JITANON_PERF_RECORD_SAMPLE) {
@@ -14225,10 +14281,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_framed(jitanon__inj *j, const 
 {
     const jitanon__inj_func *f = &j->jit.funcs[s->func];
     const jitanon__inj_region *g = &j->jit.regions[f->region];
-    jitanon_range where;
-    jitanon_trim_kind kind = JITANON_TRIM_NONE;
     jitanon_result res;
-    if (s->start - f->pgoff != g->base) return jitanon__inj_encode_mmap2(j, rec);
+    if (!s->frame) return jitanon__inj_encode_mmap2(j, rec);
     rec->mmap.start = g->base;
     rec->mmap.len = 1;
     rec->mmap.pgoff = 0;
@@ -14237,13 +14291,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_framed(jitanon__inj *j, const 
     rec->mmap.len = s->size;
     rec->mmap.pgoff = f->pgoff;
     if ((res = jitanon__inj_encode_mmap2(j, rec)) != JITANON_OK) return res;
-    if (j->maps.trim) kind = jitanon__trim_resolve_fast(j->maps.trim, f->pid, g->base, &where);
     rec->mmap.start = g->base;
     rec->mmap.len = 1;
-    if ((kind == JITANON_TRIM_ANON || kind == JITANON_TRIM_FILE) && where.id < j->maps.nidents) {
-        rec->mmap.filename.data = (const char *)j->maps.names.data + j->maps.idents[where.id].name_off;
-        rec->mmap.filename.length = j->maps.idents[where.id].name_len;
-        rec->mmap.pgoff = g->base + j->maps.idents[where.id].delta; /* delta = pgoff - start */
+    if (s->restore != SIZE_MAX) {
+        rec->mmap.filename.data = (const char *)j->maps.names.data + j->maps.idents[s->restore].name_off;
+        rec->mmap.filename.length = j->maps.idents[s->restore].name_len;
+        rec->mmap.pgoff = g->base + j->maps.idents[s->restore].delta; /* delta = pgoff - start */
     } else {
         rec->mmap.filename.data = "//anon";
         rec->mmap.filename.length = 6;
@@ -14593,6 +14646,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
     jitanon__free(&j->a, jt->hot, jt->hot_cap * sizeof *jt->hot);
     jitanon__free(&j->a, jt->regions, jt->regions_cap * sizeof *jt->regions);
+    jitanon__hmap_free(&jt->region_last, &j->a);
     jitanon__hmap_free(&jt->pids, &j->a);
     jitanon__hmap_free(&jt->latest, &j->a);
     jitanon__hmap_free(&jt->mntns, &j->a);

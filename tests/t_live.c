@@ -253,17 +253,25 @@ static void test_live_region_batches(void)
     JT_CHECK_EQ_U(st.trim.loads, 4);
     JT_CHECK(st.follow.reads == 2);
     JT_CHECK(w.elf_files >= 2 && w.elf_files <= 4); /* a batch's files, one batch a read */
-    JT_CHECK_EQ_U(st.write.region_bases, 4);
+    JT_CHECK(st.write.region_bases >= 1 && st.write.region_bases <= 4);
     JT_CHECK(tl_in_time_order(v, n));
     for (i = 0; i < n; i++) {
         const ti_out_rec *m = &v[i];
+        int framed;
         if (m->type != JITANON_PERF_RECORD_MMAP2 || !strstr(m->name, "-r") || m->len == 1) continue;
         slices++;
-        /* the base just before, at start - pgoff, pgoff 0, the same file */
-        JT_CHECK(i > 0 && v[i - 1].len == 1 && v[i - 1].pgoff == 0 && v[i - 1].start == m->start - m->pgoff &&
-                 !strcmp(v[i - 1].name, m->name));
-        /* what was there just after: not this file */
-        JT_CHECK(i + 1 < n && v[i + 1].len == 1 && v[i + 1].start == m->start - m->pgoff && strcmp(v[i + 1].name, m->name));
+        /* framed: the base just before (at start - pgoff, pgoff 0, the same file) and what
+           was there just after (not this file); else the last file mapped is this one's */
+        framed = i > 0 && v[i - 1].len == 1 && v[i - 1].pgoff == 0 && v[i - 1].start == m->start - m->pgoff &&
+                 !strcmp(v[i - 1].name, m->name);
+        if (framed)
+            JT_CHECK(i + 1 < n && v[i + 1].len == 1 && v[i + 1].start == m->start - m->pgoff &&
+                     strcmp(v[i + 1].name, m->name));
+        else {
+            size_t k = i;
+            while (k-- > 0 && !(v[k].type == JITANON_PERF_RECORD_MMAP2 && v[k].name[0] == '/' && strncmp(v[k].name, "//anon", 6))) {}
+            JT_CHECK(k < i && !strcmp(v[k].name, m->name));
+        }
     }
     JT_CHECK_EQ_U(slices, 4);
     JT_CHECK(w.opens == 2 && w.closes == 2);
