@@ -1775,10 +1775,10 @@ typedef enum jitanon_late_mode {
    writes a few files where perf writes one per function (node's 8 s bench recording: 4
    files against 9,046, 35x perf inject's speed): each is one run of a process's code whose
    file offsets mirror the code's addresses (see jitanon__eo_region); perf reads it as it
-   reads per-function files, and hotspot's parser does unless the JIT places code where
-   other code was and another file is mapped between (measured: 0 of 3,378 frames differ on
-   node and erlang, 375 of 31,761 on node compiling throughout), so it is not the default
-   yet.  PROCESS puts all of a dump's code in one file at packed offsets, which perf reads
+   reads per-function files, and hotspot's parser does on node and erlang (0 frames differ)
+   but for 0.01-0.15% of the frames of V8's embedded builtins when node compiles throughout
+   (its module lookup says "??"), and it parses the output slower there (43 s against 25 s
+   on node's bench recording): not the default yet.  PROCESS puts all of a dump's code in one file at packed offsets, which perf reads
    but hotspot's parser partly misnames (its caches are keyed by the offset from each
    mapping's start). */
 typedef enum jitanon_elf_layout {
@@ -12159,9 +12159,10 @@ static const jitanon__elfout_ops jitanon__eo_process = {
    since, and at a lower address); pgoff is not in the key.  Slices of one file, each at
    its own start, collide there (what --elf=process suffers).  So a region file mirrors its
    code's addresses - file offset = address - B, one B per file - and every function's
-   MMAP2 has start - pgoff == B; before one goes out, when another file was mapped into the
-   process since, a one-byte pgoff-0 mapping of the file at B (its base) goes out first
-   (jitanon__inj_emit_synth).  Then every slice resolves as the whole file would.  A file
+   MMAP2 has start - pgoff == B; when the parser would not hold the file's base as the
+   process's last one, a one-byte pgoff-0 mapping of the file at B goes out before it and
+   what perf had at B after it (jitanon__inj_frame, jitanon__inj_emit_framed).  Then every
+   slice resolves as the whole file would.  A file
    never holds two pieces of code at one address (code placed where other code was goes to
    a later generation's file: neither perf nor hotspot forgets what an offset held), nor a
    hole wider than JITANON__REGION_GAP (the next run of code starts a new file), and B lies
