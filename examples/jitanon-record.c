@@ -16,7 +16,7 @@
    Where the runtime's files go: into a private directory next to the output
    (.jitanon-record-XXXXXX, removed at the end) when the runtime can be told where
    (deno, bun, java, dotnet); node and wasmtime write jit-<pid>.dump into the current
-   directory and python 3.12+, erlang and node's perf map insist on /tmp: those are
+   directory and python 3.12+, erlang, php and node's perf map insist on /tmp: those are
    removed at the end by pid - the pids of the recording, for files made after it began.
 
    Wrappers: `env [VAR=value...] PROG ...` is looked through (PROG's flags are added after
@@ -58,9 +58,9 @@
    (and ends it with SIGTERM, as perf record does) */
 #define GRACE_S 5.0
 
-typedef enum rt_kind { RT_NONE, RT_NODE, RT_DENO, RT_BUN, RT_PYTHON, RT_JAVA, RT_ERL, RT_DOTNET, RT_WASMTIME } rt_kind;
+typedef enum rt_kind { RT_NONE, RT_NODE, RT_DENO, RT_BUN, RT_PYTHON, RT_JAVA, RT_ERL, RT_DOTNET, RT_WASMTIME, RT_PHP } rt_kind;
 
-static const char *const rt_names[] = {"unknown", "node", "deno", "bun", "python", "java", "erlang", "dotnet", "wasmtime"};
+static const char *const rt_names[] = {"unknown", "node", "deno", "bun", "python", "java", "erlang", "dotnet", "wasmtime", "php"};
 
 /* ------------------------------------------------------------------ small helpers */
 
@@ -180,6 +180,8 @@ static rt_kind rt_of_name(const char *name, int *py)
     if (!strcmp(name, "erl") || !strcmp(name, "erlexec")) return RT_ERL;
     if (!strcmp(name, "dotnet")) return RT_DOTNET;
     if (!strcmp(name, "wasmtime")) return RT_WASMTIME;
+    /* php, and Debian's php8.2 that /usr/bin/php links to */
+    if (n >= 3 && !strncmp(name, "php", 3) && strspn(name + 3, "0123456789.") == n - 3) return RT_PHP;
     if (n >= 6 && !strncmp(name, "python", 6)) {
         const char *v = name + 6;
         if (!*v) return RT_PYTHON;
@@ -416,6 +418,21 @@ static int add_flags(run *R, rt_kind k, int py, int at)
         }
         insert_arg(R, at + 1 + (at + 1 < R->argc && !strcmp(R->argv[at + 1], "run")), "--profile=jitdump");
         return 1;
+    case RT_PHP: {
+        /* opcache's JIT is off in the CLI and without a buffer (8.x: jit_buffer_size 0);
+           jit_debug 0x20 writes /tmp/jit-<pid>.dump; file_update_protection: opcache
+           caches no script younger than 2 s, so a script just written got no JIT at all.
+           Put first: a -d the user gave later wins. */
+        static const char *const d[] = {"opcache.enable_cli=1", "opcache.jit=tracing", "opcache.jit_buffer_size=64M",
+                                        "opcache.jit_debug=0x20", "opcache.file_update_protection=0"};
+        int i;
+        if (at < 0) {
+            note(R, "php takes its -d flags on its command line only: no JIT flag added");
+            return 0;
+        }
+        for (i = (int)(sizeof d / sizeof d[0]) - 1; i >= 0; i--) add_flag2(R, at, NULL, NULL, "-d", d[i]);
+        return 1;
+    }
     case RT_NONE:
         break;
     }
@@ -1145,7 +1162,7 @@ static void usage(FILE *f)
             "usage: jitanon-record [options] -- COMMAND [ARGS...]     e.g. jitanon-record -- node app.js\n"
             "       jitanon-record [options] -p PID\n"
             "Records COMMAND with perf, adding the flags its runtime needs to name JIT code (node,\n"
-            "deno, bun, python 3.12+, java, erl, dotnet, wasmtime), injects it, prints the top\n"
+            "deno, bun, python 3.12+, java, erl, dotnet, wasmtime, php), injects it, prints the top\n"
             "functions and writes a flame graph.  Then: perf report -i perf.jit.data\n"
             "  -o, --output FILE   the profile (default perf.jit.data; ELF files go to jitted/ beside it)\n"
             "      --svg FILE      the flame graph (default: the output with .svg for .data)\n"

@@ -88,7 +88,7 @@ EOF
 # on the output; with "stacks", of the callchain frames in JIT code: python's JIT code is
 # a trampoline per function, which few samples land in), and no file of the recording's
 # pids in /tmp.  JIT code: an ELF we wrote, or anonymous memory (perf calls it
-# /tmp/perf-<pid>.map, //anon or [unknown]).
+# /tmp/perf-<pid>.map, //anon or [unknown]; shared, as PHP's JIT buffer: /dev/zero (deleted)).
 check() {
   name=$1; data=$2; mode=${3:-}
   if [ ! -s "$data" ]; then echo "FAIL record $name: no $data ($(tail -n 3 "$tmp/$name.err" | tr '\n' ' '))"; return; fi
@@ -98,7 +98,7 @@ check() {
     perf script -i "$data" -F pid,ip,sym,dso -G 2>/dev/null > "$tmp/$name.script"
   fi
   set -- $(awk -v m="$mode" 'm != "stacks" || /^\t/ { d = $NF; s = $(NF-1)
-      if (d ~ /jitted-/ || d ~ /\/\/anon/ || d ~ /\[anon/ || d ~ /memfd/ || d ~ /perf-[0-9]+\.map/ || d == "([unknown])") {
+      if (d ~ /jitted-/ || d ~ /\/\/anon/ || d ~ /\[anon/ || d ~ /memfd/ || d ~ /\/dev\/zero/ || d ~ /perf-[0-9]+\.map/ || d == "([unknown])") {
         j++; if (d ~ /jitted-/ && s != "[unknown]") n++ } }
       END { printf "%d %d\n", j, n }' "$tmp/$name.script")
   jit=$1; named=$2
@@ -184,6 +184,19 @@ EOF
   erlc e.erl && "$rec" -q -o erl.data -- erl -noshell -run e main 800 -s init stop >/dev/null 2>"$tmp/erl.err"
   check erl erl.data
 else echo "SKIP record erl: no erl/erlc (apt-get install erlang-base)"; fi
+if command -v php >/dev/null 2>&1 && php -m 2>/dev/null | grep -qi 'opcache'; then
+  # written just now: jitanon-record must lift opcache.file_update_protection (2 s)
+  cat > app.php <<'EOF'
+<?php
+function fib($n) { return $n < 2 ? $n : fib($n - 1) + fib($n - 2); }
+$end = microtime(true) + $argv[1] / 1000; $s = 0;
+while (microtime(true) < $end) $s += fib(20);
+echo $s, "\n";
+EOF
+  pc php app.php | grep -q -- ' php -d opcache.enable_cli=1 .* -d opcache.jit_debug=0x20 .*app.php' ||
+    echo "FAIL record php --print-command: $(pc php app.php | tail -n 1)"
+  "$rec" -q -o php.data -- php app.php 800 >/dev/null 2>"$tmp/php.err"; check php php.data
+else echo "SKIP record php: no php with opcache (apt-get install php-cli php8.2-opcache)"; fi
 
 # 5. SIGINT to jitanon-record 2 s into a 10 s run: the recording stops, the profile is made.
 "$rec" -q -o int.data -- node app.js 10000 > "$tmp/int.out" 2>"$tmp/int.err" &
