@@ -1234,9 +1234,9 @@ JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const cha
    jitanon_rangemap is a reusable map from non-overlapping address ranges to a small
    value (a kind and an id).  jitanon_trim builds one per process and uses it to replay
    the address map that perf builds from our *output*: later mappings win their range and
-   split older ones.  A trimmable mmap (`//anon`, `[anon:`, `/memfd:`) of a process with
-   a jitdump is replaced by its pieces that do not cover live jitted code, so it never
-   hides a function the jitdump loaded earlier; everything else resolves as before.
+   split older ones.  A trimmable mmap (`//anon`, `[anon:`, `/memfd:`, `/dev/zero`) of a
+   process with a jitdump is replaced by its pieces that do not cover live jitted code, so
+   it never hides a function the jitdump loaded earlier; everything else resolves as before.
 
    Ordering: the engine is a replay in *feed order*.  Callers feed each process's events
    in nondecreasing time; among events with equal timestamps the one fed later wins (as in
@@ -1336,7 +1336,7 @@ JITANON_API jitanon_result jitanon_rangemap_copy(jitanon_rangemap *dst, const ji
 typedef enum jitanon_trim_kind {
     JITANON_TRIM_NONE = 0, /* nothing mapped there */
     JITANON_TRIM_JIT = 1,  /* a jitted function; id = the func_id given to load/move */
-    JITANON_TRIM_ANON = 2, /* a trimmable mmap (//anon, [anon:, /memfd:); id = map_id */
+    JITANON_TRIM_ANON = 2, /* a trimmable mmap (//anon, [anon:, /memfd:, /dev/zero); id = map_id */
     JITANON_TRIM_FILE = 3  /* any other mmap; id = map_id */
 } jitanon_trim_kind;
 
@@ -1450,7 +1450,9 @@ JITANON_API const jitanon_rangemap *jitanon_trim_map(const jitanon_trim *t, uint
 JITANON_API const jitanon_trim_stats *jitanon_trim_get_stats(const jitanon_trim *t);
 
 /* JITANON_TRIM_ANON for a name starting with "//anon", "[anon:" or "/memfd:" (the names
-   perf inject --jit strips), else JITANON_TRIM_FILE.  `name` need not be NUL-terminated. */
+   perf inject --jit strips) or "/dev/zero" (shared anonymous memory, "/dev/zero (deleted)":
+   PHP's JIT buffer; perf reads it as anonymous too), else JITANON_TRIM_FILE.  `name` need
+   not be NUL-terminated. */
 JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len);
 /* -- ELF emission ----------------------------------------------------------------------
 
@@ -1679,8 +1681,8 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
    - every CODE_LOAD / CODE_MOVE becomes a synthesized MMAP2 into that ELF, placed in
      timestamp order (before the first input record that is not older), so the output
      keeps its FINISHED_ROUND records and stays valid for perf's round-based sorting;
-   - a trimmable mmap (`//anon`, `[anon:`, `/memfd:`) of a process with a jitdump is
-     replaced by its parts that do not cover live jitted code (jitanon_trim), so stubs and
+   - a trimmable mmap (`//anon`, `[anon:`, `/memfd:`, `/dev/zero`) of a process with a
+     jitdump is replaced by its parts that do not cover live jitted code (jitanon_trim), so stubs and
      code without a load record keep their `[JIT] tid` / perf-<pid>.map names;
    - every other record passes through unchanged.
 
@@ -1738,8 +1740,8 @@ typedef enum jitanon_anon_mode {
    function from earlier than its load - at the earliest `late_window_ns` before it, and
    not before its code's anonymous mapping is seen - when nothing else was ever described
    at its addresses: no earlier LOAD or MOVE of the process's dumps overlaps it, and when
-   the claim starts the range lies inside one trimmable (//anon, [anon:, /memfd:) mapping,
-   or such a mapping appears over it before the load.  So a sample there can only have
+   the claim starts the range lies inside one trimmable (//anon, [anon:, /memfd:,
+   /dev/zero) mapping, or such a mapping appears over it before the load.  So a sample there can only have
    run that function's code (or code no jitdump describes, which the window bounds).
    The output stays in time order: the function's MMAP2 carries the earlier time and the
    //anon mmaps after it are trimmed around it.  It needs the whole dump before the
@@ -1983,8 +1985,8 @@ JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject
 typedef enum jitanon_frame_kind {
     JITANON_FRAME_UNKNOWN = 0,  /* no mapping holds the address (perf: [unknown]) */
     JITANON_FRAME_JIT = 1,      /* a jitdump function: name, code_index, its source line */
-    /* anonymous memory (//anon, /anon_hugepage) its process's perf map names: name is
-       the map's symbol, path the map's file (perf shows that as the dso) */
+    /* anonymous memory (//anon, /dev/zero, /anon_hugepage) its process's perf map names:
+       name is the map's symbol, path the map's file (perf shows that as the dso) */
     JITANON_FRAME_PERF_MAP = 2,
     /* a mapping of the process: a file (path, pgoff, offset in the file), [vdso], or
        anonymous memory nothing names (path "//anon": perf shows /tmp/perf-<pid>.map) */
@@ -8933,7 +8935,7 @@ JITANON_API const jitanon_trim_stats *jitanon_trim_get_stats(const jitanon_trim 
 
 JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len)
 {
-    static const char *const prefixes[] = {"//anon", "[anon:", "/memfd:"};
+    static const char *const prefixes[] = {"//anon", "[anon:", "/memfd:", "/dev/zero"};
     size_t i, n;
     for (i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
         n = strlen(prefixes[i]);
@@ -13971,7 +13973,8 @@ JITANON__PRIVATE void jitanon__inj_sym_line(const jitanon__inj *j, const jitanon
    [anon: and /memfd: names it leaves alone). */
 JITANON__PRIVATE int jitanon__inj_perfmap_named(jitanon_str n)
 {
-    return (n.length >= 6 && !memcmp(n.data, "//anon", 6)) || (n.length >= 14 && !memcmp(n.data, "/anon_hugepage", 14));
+    return (n.length >= 6 && !memcmp(n.data, "//anon", 6)) || (n.length >= 9 && !memcmp(n.data, "/dev/zero", 9)) ||
+           (n.length >= 14 && !memcmp(n.data, "/anon_hugepage", 14));
 }
 
 JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_sample *s, uint64_t ip, int kernel,
@@ -16341,6 +16344,8 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                 a dump flagged JITDUMP_FLAGS_ARCH_TIMESTAMP whose header time is
                   CLOCK_MONOTONIC (nearer its marker than read as TSC) is read as such
                   and said (stats.dumps.clock_fixed); perf refuses it
+                jitanon_trim_classify: "/dev/zero" (shared anonymous memory, PHP's JIT
+                  buffer) is trimmable as //anon, and names from a perf map as in perf
        0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
               that leave the machine.  Output changes: per-function file output writes only
               the ELF files a sample, callchain, branch, data address or copied user-stack

@@ -417,6 +417,10 @@ static void test_trim_classify(void)
     JT_CHECK_EQ_U(jitanon_trim_classify("//anon", 6), JITANON_TRIM_ANON);
     JT_CHECK_EQ_U(jitanon_trim_classify("[anon:v8 code]", 14), JITANON_TRIM_ANON);
     JT_CHECK_EQ_U(jitanon_trim_classify("/memfd:doublemapper (deleted)", 29), JITANON_TRIM_ANON);
+    /* shared anonymous memory (PHP's opcache JIT buffer) */
+    JT_CHECK_EQ_U(jitanon_trim_classify("/dev/zero (deleted)", 19), JITANON_TRIM_ANON);
+    JT_CHECK_EQ_U(jitanon_trim_classify("/dev/zer", 8), JITANON_TRIM_FILE);
+    JT_CHECK_EQ_U(jitanon_trim_classify("/dev/null", 9), JITANON_TRIM_FILE);
     JT_CHECK_EQ_U(jitanon_trim_classify("//anon", 5), JITANON_TRIM_FILE); /* too short for the prefix */
     JT_CHECK_EQ_U(jitanon_trim_classify("/usr/lib/libc.so.6", 18), JITANON_TRIM_FILE);
     JT_CHECK_EQ_U(jitanon_trim_classify("[heap]", 6), JITANON_TRIM_FILE);
