@@ -11871,6 +11871,7 @@ JITANON__PRIVATE int jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip
 }
 
 #define JITANON__PERF_BRANCH_HW_INDEX (1ull << 17) /* branch_sample_type: hw_idx before the entries */
+#define JITANON__PERF_MISC_MMAP_DATA (1u << 13) /* an MMAP (v1) of data, not code */
 
 /* An address that may be a return address: the function it is in, or (a call that ends
    a function returns past it) the one before it. */
@@ -12651,15 +12652,45 @@ JITANON__PRIVATE int jitanon__inj_pending_at(const jitanon__inj_dump *jd, uint64
     return 0;
 }
 
-/* A word that may be a return address (of a callchain, a copied user stack, the user
-   registers) is in anonymous code memory that no known function covers and no function
-   of the dump due by the sample's time will (jitanon__inj_undecided).  Not memory no
-   mapping covers: most words of a stack point nowhere near code. */
-JITANON__PRIVATE int jitanon__inj_anon_ret(const jitanon__inj *j, const jitanon__inj_dump *jd, const jitanon__inj_rec *r,
-                                           uint64_t ip)
+/* Executable anonymous mappings of the rounds being held, read and not yet decided (the
+   engine does not know them): jitanon__inj_hold collects the first JITANON__INJ_FRESH as
+   it scans, since a runtime maps its code memory in the round of its first samples there
+   (CPython's trampolines). */
+#define JITANON__INJ_FRESH 8
+typedef struct jitanon__inj_fresh {
+    uint64_t start[JITANON__INJ_FRESH], len[JITANON__INJ_FRESH];
+    uint32_t pid[JITANON__INJ_FRESH];
+    size_t n;
+} jitanon__inj_fresh;
+
+JITANON__PRIVATE void jitanon__inj_fresh_add(const jitanon__inj *j, jitanon__inj_fresh *f, const jitanon__inj_rec *r)
 {
-    return ip && jitanon__trim_resolve_fast(j->maps.trim, r->pid, ip - 1, NULL) == JITANON_TRIM_ANON &&
-           !jitanon__inj_pending_at(jd, ip - 1, r->time);
+    const uint8_t *raw = j->round.bytes.data + r->off;
+    if ((r->type != JITANON_PERF_RECORD_MMAP2 && r->type != JITANON_PERF_RECORD_MMAP) || f->n == JITANON__INJ_FRESH ||
+        (r->type == JITANON_PERF_RECORD_MMAP2 ? !(jitanon__rd32(raw + 64, j->in->big_endian) & 4u)
+                                              : (r->misc & JITANON__PERF_MISC_MMAP_DATA) != 0) ||
+        jitanon_trim_classify((const char *)raw + r->name_off, r->name_len) != JITANON_TRIM_ANON)
+        return;
+    f->start[f->n] = r->start;
+    f->len[f->n] = r->len;
+    f->pid[f->n++] = r->pid;
+}
+
+/* A word that may be a return address (of a callchain, a copied user stack, the user
+   registers) is in anonymous code memory - known to the engine, or of a mapping being
+   held - that no known function covers and no function of the dump due by the sample's
+   time will (jitanon__inj_undecided).  Not memory no mapping covers: most words of a
+   stack point nowhere near code. */
+JITANON__PRIVATE int jitanon__inj_anon_ret(const jitanon__inj *j, const jitanon__inj_dump *jd, const jitanon__inj_rec *r,
+                                           const jitanon__inj_fresh *f, uint64_t ip)
+{
+    jitanon_trim_kind kind;
+    size_t i;
+    if (!ip) return 0;
+    kind = jitanon__trim_resolve_fast(j->maps.trim, r->pid, ip - 1, NULL);
+    for (i = 0; kind == JITANON_TRIM_NONE && i < f->n; i++)
+        if (f->pid[i] == r->pid && ip - 1 - f->start[i] < f->len[i]) kind = JITANON_TRIM_ANON;
+    return kind == JITANON_TRIM_ANON && !jitanon__inj_pending_at(jd, ip - 1, r->time);
 }
 
 /* --call-graph dwarf (CPython's -X perf_jit): perf's unwinder finds the jitted frames in
@@ -12669,16 +12700,16 @@ JITANON__PRIVATE int jitanon__inj_anon_ret(const jitanon__inj *j, const jitanon_
    32-bit one): the sampled files' 4-byte steps would double the cost here, paid on
    every sample while a dump lags.  Stops at the first word that holds. */
 JITANON__PRIVATE int jitanon__inj_undecided_words(const jitanon__inj *j, const jitanon__inj_dump *jd,
-                                                  const jitanon__inj_rec *r)
+                                                  const jitanon__inj_rec *r, const jitanon__inj_fresh *f)
 {
     jitanon__inj_swords v;
     int big = j->in->big_endian;
     size_t i;
     jitanon__inj_sample_views(j, r, &v);
     for (i = 0; i < v.nregs; i++)
-        if (jitanon__inj_anon_ret(j, jd, r, jitanon__rd64(v.regs + 8 * i, big))) return 1;
+        if (jitanon__inj_anon_ret(j, jd, r, f, jitanon__rd64(v.regs + 8 * i, big))) return 1;
     for (i = 0; i + v.step <= v.nstack; i += v.step)
-        if (jitanon__inj_anon_ret(j, jd, r, v.step == 4 ? jitanon__rd32(v.stack + i, big) : jitanon__rd64(v.stack + i, big)))
+        if (jitanon__inj_anon_ret(j, jd, r, f, v.step == 4 ? jitanon__rd32(v.stack + i, big) : jitanon__rd64(v.stack + i, big)))
             return 1;
     return 0;
 }
@@ -12692,7 +12723,8 @@ JITANON__PRIVATE int jitanon__inj_undecided_words(const jitanon__inj *j, const j
    and for a word of its copied user stack or user registers when it has them
    (jitanon__inj_undecided_words).  The ip of a user-mode sample only: the kernel runs no
    jitted code. */
-JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_rec *r, uint64_t now)
+JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_rec *r, uint64_t now,
+                                            const jitanon__inj_fresh *f)
 {
     const jitanon__inj_dump *jd;
     const size_t *d;
@@ -12720,11 +12752,11 @@ JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_
         chain.size = r->chain_nr * 8;
         ip = jitanon_perf_u64_at(chain, e, j->in->big_endian);
         if (ip >= (uint64_t)-4095 || ip == r->start) continue; /* context markers; the ip again */
-        if (jitanon__inj_anon_ret(j, jd, r, ip)) return 1;
+        if (jitanon__inj_anon_ret(j, jd, r, f, ip)) return 1;
     }
     if (j->maps.trim && r->attr < j->in->attr_count &&
         (j->in->attrs[r->attr].sample_type & JITANON_PERF_SAMPLE_STACK_USER))
-        return jitanon__inj_undecided_words(j, jd, r);
+        return jitanon__inj_undecided_words(j, jd, r, f);
     return 0;
 }
 
@@ -13534,7 +13566,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_namespaces(jitanon__inj *j, const j
 /* -- perf_map ELF: a process's perf map as one symbols-only ELF ------------------------------ */
 
 #define JITANON__PM_NONE (SIZE_MAX - 1) /* pm_pids: the process has no usable map */
-#define JITANON__PERF_MISC_MMAP_DATA (1u << 13) /* an MMAP (v1) of data, not code */
 
 JITANON__PRIVATE jitanon_result jitanon__inj_load_perfmap_default(void *user, const char *path,
                                                                   const jitanon_perfmap_opts *opts, jitanon_perfmap **out,
@@ -14615,6 +14646,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_hold(jitanon__inj *j)
 {
     jitanon__inj_buf *rd = &j->round;
     uint64_t now = jitanon_jitdump_now(), held;
+    jitanon__inj_fresh fresh;
     jitanon_result res;
     size_t k, m, u;
     if (rd->nheld && rd->held[rd->nheld - 1].end == rd->nrecs) return JITANON_OK; /* an empty round */
@@ -14627,7 +14659,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_hold(jitanon__inj *j)
             jitanon__inj_follow_exit(j, rd->recs[k].pid);
     rd->exits_seen = rd->nrecs;
     if ((res = jitanon__inj_follow_all(j, rd->last_time, 0)) != JITANON_OK) return res;
-    for (u = 0; u < rd->nrecs && !jitanon__inj_undecided(j, &rd->recs[u], now); u++) {}
+    fresh.n = 0;
+    for (u = 0; u < rd->nrecs && !jitanon__inj_undecided(j, &rd->recs[u], now, &fresh); u++)
+        jitanon__inj_fresh_add(j, &fresh, &rd->recs[u]);
     for (k = 0; k < rd->nheld && rd->held[k].end <= u; k++) {}
     held = jitanon__inj_held_bytes(rd, 0) + rd->nheld * sizeof *rd->held;
     if (held > j->st->hold.peak_bytes) j->st->hold.peak_bytes = held;
@@ -16357,7 +16391,8 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   JITANON_FOLLOW_IDLE_DEFAULT_MS), stats.hold, stats.unnamed: a live
                   pipe holds back samples its dump has not reached (issue #37); with
                   --call-graph dwarf also by the words of the copied user stack and
-                  registers (CPython 3.13's -X perf_jit: 0.8% -> 98% named live)
+                  registers, in decided or held anonymous code memory (CPython 3.13's
+                  -X perf_jit: 0.8% -> 98% named live)
                 jitanon_frame, jitanon_inject_frame_at, jitanon_inject_frame_iter_begin/
                   _next: a sample's frames as perf script shows them (#34); sample.comm
                   (opts.sample_fields); jitanon_inject_io.find_process with
