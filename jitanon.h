@@ -11873,6 +11873,7 @@ JITANON__PRIVATE int jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip
 }
 
 #define JITANON__PERF_BRANCH_HW_INDEX (1ull << 17) /* branch_sample_type: hw_idx before the entries */
+#define JITANON__PERF_MISC_MMAP_DATA (1u << 13) /* an MMAP (v1) of data, not code */
 
 /* An address that may be a return address: the function it is in, or (a call that ends
    a function returns past it) the one before it. */
@@ -11896,12 +11897,23 @@ JITANON__PRIVATE void jitanon__inj_hit_word(jitanon__inj *j, uint32_t pid, uint6
         jitanon__inj_hit_ret(j, pid, w);
 }
 
-/* The addresses of a sample past its callchain that perf or an unwinder resolves (see
-   jitanon_elf_files): the data address, the branch stack's from and to, the user
-   registers and every word of the copied user stack.  The layout is the kernel's, in
-   sample_type order (perf_event.h); the reader checked the fields up to the callchain, and
-   this walks on with the cursor, stopping where a field does not fit. */
-JITANON__PRIVATE void jitanon__inj_sample_words(jitanon__inj *j, const jitanon__inj_rec *r)
+/* Views of a sample's fields past its callchain that hold addresses: the data address,
+   the branch stack (from, to, flags each), the user registers and the copied user stack
+   (`step`: 4 for a 32-bit process, else 8).  The layout is the kernel's, in sample_type
+   order (perf_event.h); the reader checked the fields up to the callchain, and this walks
+   on with the cursor, stopping where a field does not fit: the fields before it are
+   set, the rest stay empty.  Both the sampled files (jitanon__inj_sample_words) and
+   holding back (jitanon__inj_undecided) read a sample through it. */
+typedef struct jitanon__inj_swords {
+    const uint8_t *addr;         /* 8 bytes, or NULL */
+    const uint8_t *branch;       /* nbranch entries of 24 bytes */
+    const uint8_t *regs;         /* nregs words of 8 bytes */
+    const uint8_t *stack;        /* nstack bytes */
+    size_t nbranch, nregs, nstack;
+    unsigned step;
+} jitanon__inj_swords;
+
+JITANON__PRIVATE void jitanon__inj_sample_views(const jitanon__inj *j, const jitanon__inj_rec *r, jitanon__inj_swords *v)
 {
     const jitanon_perf_attr *a = &j->in->attrs[r->attr];
     const uint64_t st = a->sample_type, wide = JITANON_PERF_SAMPLE_IDENTIFIER | JITANON_PERF_SAMPLE_IP |
@@ -11909,12 +11921,13 @@ JITANON__PRIVATE void jitanon__inj_sample_words(jitanon__inj *j, const jitanon__
     const uint8_t *raw = j->round.bytes.data + r->off;
     int big = j->in->big_endian;
     jitanon__cur c = jitanon__cur_make(raw + 8, r->size - 8, r->offset + 8, big);
-    uint64_t n, i, regs = 0, branch_type = 0, abi, step;
-    const uint8_t *p;
+    uint64_t n, regs = 0, branch_type = 0, abi;
+    memset(v, 0, sizeof *v);
+    v->step = 8;
     if (a->raw.size >= 80) branch_type = jitanon__rd64(a->raw.data + 72, big);
     if (a->raw.size >= 88) regs = jitanon__rd64(a->raw.data + 80, big);
     if (!jitanon__take(&c, 8 * (size_t)jitanon__popcount64(st & wide))) return;
-    if ((st & JITANON_PERF_SAMPLE_ADDR) && c.left >= 8) jitanon__inj_hit_ret(j, r->pid, jitanon__get64(&c));
+    if ((st & JITANON_PERF_SAMPLE_ADDR) && c.left >= 8) v->addr = jitanon__take(&c, 8);
     n = jitanon__popcount64(st & (JITANON_PERF_SAMPLE_ID | JITANON_PERF_SAMPLE_STREAM_ID | JITANON_PERF_SAMPLE_CPU |
                                   JITANON_PERF_SAMPLE_PERIOD));
     if (!jitanon__take(&c, 8 * (size_t)n)) return;
@@ -11929,11 +11942,8 @@ JITANON__PRIVATE void jitanon__inj_sample_words(jitanon__inj *j, const jitanon__
         if (c.left < 8 || (n = jitanon__get64(&c)) > c.left / 24) return;
         if ((branch_type & JITANON__PERF_BRANCH_HW_INDEX) && !jitanon__take(&c, 8)) return;
         if (n > c.left / 24) return;
-        for (i = 0; i < n; i++) {
-            jitanon__inj_hit_ret(j, r->pid, jitanon__get64(&c)); /* from */
-            jitanon__inj_hit_ret(j, r->pid, jitanon__get64(&c)); /* to */
-            (void)jitanon__get64(&c);
-        }
+        v->branch = jitanon__take(&c, (size_t)n * 24);
+        v->nbranch = (size_t)n;
     }
     abi = 2; /* PERF_SAMPLE_REGS_ABI_64, when there are no registers to tell */
     if (st & JITANON_PERF_SAMPLE_REGS_USER) {
@@ -11941,18 +11951,38 @@ JITANON__PRIVATE void jitanon__inj_sample_words(jitanon__inj *j, const jitanon__
         if ((abi = jitanon__get64(&c)) != 0) {
             n = jitanon__popcount64(regs);
             if (n > c.left / 8) return;
-            for (i = 0; i < n; i++) jitanon__inj_hit_word(j, r->pid, jitanon__get64(&c));
+            v->regs = jitanon__take(&c, (size_t)n * 8);
+            v->nregs = (size_t)n;
         }
     }
+    v->step = abi == 1 ? 4 : 8;
     if (st & JITANON_PERF_SAMPLE_STACK_USER) {
-        if (c.left < 8 || (n = jitanon__get64(&c)) > c.left || !(p = jitanon__take(&c, (size_t)n))) return;
-        /* Every 4-byte step: a 64-bit process keeps return addresses 8-aligned from the
-           stack pointer, which is where the copy starts, but nothing makes an unwinder read
-           only those; a 32-bit one keeps 4-byte words. */
-        step = abi == 1 ? 4 : 8;
-        for (i = 0; i + step <= n; i += 4)
-            jitanon__inj_hit_word(j, r->pid, step == 4 ? jitanon__rd32(p + i, big) : jitanon__rd64(p + i, big));
+        if (c.left < 8 || (n = jitanon__get64(&c)) > c.left) return;
+        v->stack = jitanon__take(&c, (size_t)n);
+        v->nstack = v->stack ? (size_t)n : 0;
     }
+}
+
+/* The addresses of a sample past its callchain that perf or an unwinder resolves (see
+   jitanon_elf_files): the data address, the branch stack's from and to, the user
+   registers and every word of the copied user stack. */
+JITANON__PRIVATE void jitanon__inj_sample_words(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon__inj_swords v;
+    int big = j->in->big_endian;
+    size_t i;
+    jitanon__inj_sample_views(j, r, &v);
+    if (v.addr) jitanon__inj_hit_ret(j, r->pid, jitanon__rd64(v.addr, big));
+    for (i = 0; i < v.nbranch; i++) {
+        jitanon__inj_hit_ret(j, r->pid, jitanon__rd64(v.branch + 24 * i, big));     /* from */
+        jitanon__inj_hit_ret(j, r->pid, jitanon__rd64(v.branch + 24 * i + 8, big)); /* to */
+    }
+    for (i = 0; i < v.nregs; i++) jitanon__inj_hit_word(j, r->pid, jitanon__rd64(v.regs + 8 * i, big));
+    /* Every 4-byte step: a 64-bit process keeps return addresses 8-aligned from the
+       stack pointer, which is where the copy starts, but nothing makes an unwinder read
+       only those; a 32-bit one keeps 4-byte words. */
+    for (i = 0; i + v.step <= v.nstack; i += 4)
+        jitanon__inj_hit_word(j, r->pid, v.step == 4 ? jitanon__rd32(v.stack + i, big) : jitanon__rd64(v.stack + i, big));
 }
 
 /* The sample's ip, its callchain and (see jitanon__inj_sample_words) its other
@@ -12624,14 +12654,79 @@ JITANON__PRIVATE int jitanon__inj_pending_at(const jitanon__inj_dump *jd, uint64
     return 0;
 }
 
+/* Executable anonymous mappings of the rounds being held, read and not yet decided (the
+   engine does not know them): jitanon__inj_hold collects the first JITANON__INJ_FRESH as
+   it scans, since a runtime maps its code memory in the round of its first samples there
+   (CPython's trampolines). */
+#define JITANON__INJ_FRESH 8
+typedef struct jitanon__inj_fresh {
+    uint64_t start[JITANON__INJ_FRESH], len[JITANON__INJ_FRESH];
+    uint32_t pid[JITANON__INJ_FRESH];
+    size_t n;
+} jitanon__inj_fresh;
+
+JITANON__PRIVATE void jitanon__inj_fresh_add(const jitanon__inj *j, jitanon__inj_fresh *f, const jitanon__inj_rec *r)
+{
+    const uint8_t *raw = j->round.bytes.data + r->off;
+    if ((r->type != JITANON_PERF_RECORD_MMAP2 && r->type != JITANON_PERF_RECORD_MMAP) || f->n == JITANON__INJ_FRESH ||
+        (r->type == JITANON_PERF_RECORD_MMAP2 ? !(jitanon__rd32(raw + 64, j->in->big_endian) & 4u)
+                                              : (r->misc & JITANON__PERF_MISC_MMAP_DATA) != 0) ||
+        jitanon_trim_classify((const char *)raw + r->name_off, r->name_len) != JITANON_TRIM_ANON)
+        return;
+    f->start[f->n] = r->start;
+    f->len[f->n] = r->len;
+    f->pid[f->n++] = r->pid;
+}
+
+/* A word that may be a return address (of a callchain, a copied user stack, the user
+   registers) is in anonymous code memory - known to the engine, or of a mapping being
+   held - that no known function covers and no function of the dump due by the sample's
+   time will (jitanon__inj_undecided).  Not memory no mapping covers: most words of a
+   stack point nowhere near code. */
+JITANON__PRIVATE int jitanon__inj_anon_ret(const jitanon__inj *j, const jitanon__inj_dump *jd, const jitanon__inj_rec *r,
+                                           const jitanon__inj_fresh *f, uint64_t ip)
+{
+    jitanon_trim_kind kind;
+    size_t i;
+    if (!ip) return 0;
+    kind = jitanon__trim_resolve_fast(j->maps.trim, r->pid, ip - 1, NULL);
+    for (i = 0; kind == JITANON_TRIM_NONE && i < f->n; i++)
+        if (f->pid[i] == r->pid && ip - 1 - f->start[i] < f->len[i]) kind = JITANON_TRIM_ANON;
+    return kind == JITANON_TRIM_ANON && !jitanon__inj_pending_at(jd, ip - 1, r->time);
+}
+
+/* --call-graph dwarf (CPython's -X perf_jit): perf's unwinder finds the jitted frames in
+   the copied user stack and the user registers, not in a callchain.  A word of either in
+   anonymous code memory (jitanon__inj_anon_ret) holds the sample.  The stack in the
+   steps its process keeps return addresses at from the stack pointer (8 bytes, 4 for a
+   32-bit one): the sampled files' 4-byte steps would double the cost here, paid on
+   every sample while a dump lags.  Stops at the first word that holds. */
+JITANON__PRIVATE int jitanon__inj_undecided_words(const jitanon__inj *j, const jitanon__inj_dump *jd,
+                                                  const jitanon__inj_rec *r, const jitanon__inj_fresh *f)
+{
+    jitanon__inj_swords v;
+    int big = j->in->big_endian;
+    size_t i;
+    jitanon__inj_sample_views(j, r, &v);
+    for (i = 0; i < v.nregs; i++)
+        if (jitanon__inj_anon_ret(j, jd, r, f, jitanon__rd64(v.regs + 8 * i, big))) return 1;
+    for (i = 0; i + v.step <= v.nstack; i += v.step)
+        if (jitanon__inj_anon_ret(j, jd, r, f, v.step == 4 ? jitanon__rd32(v.stack + i, big) : jitanon__rd64(v.stack + i, big)))
+            return 1;
+    return 0;
+}
+
 /* Holding back (jitanon__inj_hold): a sample is not yet decidable when it ran in its
    process's JIT memory - anonymous code memory no known function covers, or memory no
    mapping decided so far covers - while that process's followed dump has not reached its
    time and may still grow (its process has not exited, the file grew within
    opts.follow_idle_ms of the clock and of the recording).  The same for a return address
-   of its callchain in anonymous code memory (of a kernel-mode sample too: its user part).
-   The ip of a user-mode sample only: the kernel runs no jitted code. */
-JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_rec *r, uint64_t now)
+   of its callchain in anonymous code memory (of a kernel-mode sample too: its user part),
+   and for a word of its copied user stack or user registers when it has them
+   (jitanon__inj_undecided_words).  The ip of a user-mode sample only: the kernel runs no
+   jitted code. */
+JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_rec *r, uint64_t now,
+                                            const jitanon__inj_fresh *f)
 {
     const jitanon__inj_dump *jd;
     const size_t *d;
@@ -12659,10 +12754,11 @@ JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_
         chain.size = r->chain_nr * 8;
         ip = jitanon_perf_u64_at(chain, e, j->in->big_endian);
         if (ip >= (uint64_t)-4095 || ip == r->start) continue; /* context markers; the ip again */
-        if (jitanon__trim_resolve_fast(j->maps.trim, r->pid, ip - 1, NULL) == JITANON_TRIM_ANON &&
-            !jitanon__inj_pending_at(jd, ip - 1, r->time))
-            return 1;
+        if (jitanon__inj_anon_ret(j, jd, r, f, ip)) return 1;
     }
+    if (j->maps.trim && r->attr < j->in->attr_count &&
+        (j->in->attrs[r->attr].sample_type & JITANON_PERF_SAMPLE_STACK_USER))
+        return jitanon__inj_undecided_words(j, jd, r, f);
     return 0;
 }
 
@@ -13472,7 +13568,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_namespaces(jitanon__inj *j, const j
 /* -- perf_map ELF: a process's perf map as one symbols-only ELF ------------------------------ */
 
 #define JITANON__PM_NONE (SIZE_MAX - 1) /* pm_pids: the process has no usable map */
-#define JITANON__PERF_MISC_MMAP_DATA (1u << 13) /* an MMAP (v1) of data, not code */
 
 JITANON__PRIVATE jitanon_result jitanon__inj_load_perfmap_default(void *user, const char *path,
                                                                   const jitanon_perfmap_opts *opts, jitanon_perfmap **out,
@@ -14554,6 +14649,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_hold(jitanon__inj *j)
 {
     jitanon__inj_buf *rd = &j->round;
     uint64_t now = jitanon_jitdump_now(), held;
+    jitanon__inj_fresh fresh;
     jitanon_result res;
     size_t k, m, u;
     if (rd->nheld && rd->held[rd->nheld - 1].end == rd->nrecs) return JITANON_OK; /* an empty round */
@@ -14566,7 +14662,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_hold(jitanon__inj *j)
             jitanon__inj_follow_exit(j, rd->recs[k].pid);
     rd->exits_seen = rd->nrecs;
     if ((res = jitanon__inj_follow_all(j, rd->last_time, 0)) != JITANON_OK) return res;
-    for (u = 0; u < rd->nrecs && !jitanon__inj_undecided(j, &rd->recs[u], now); u++) {}
+    fresh.n = 0;
+    for (u = 0; u < rd->nrecs && !jitanon__inj_undecided(j, &rd->recs[u], now, &fresh); u++)
+        jitanon__inj_fresh_add(j, &fresh, &rd->recs[u]);
     for (k = 0; k < rd->nheld && rd->held[k].end <= u; k++) {}
     held = jitanon__inj_held_bytes(rd, 0) + rd->nheld * sizeof *rd->held;
     if (held > j->st->hold.peak_bytes) j->st->hold.peak_bytes = held;
@@ -16294,7 +16392,10 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                 jitanon_perf_opts.memory_limit; jitanon_error.source
                 jitanon_inject_opts.hold_bytes, follow_idle_ms (JITANON_HOLD_*,
                   JITANON_FOLLOW_IDLE_DEFAULT_MS), stats.hold, stats.unnamed: a live
-                  pipe holds back samples its dump has not reached (issue #37)
+                  pipe holds back samples its dump has not reached (issue #37); with
+                  --call-graph dwarf also by the words of the copied user stack and
+                  registers, in decided or held anonymous code memory (CPython 3.13's
+                  -X perf_jit: 0.8% -> 98% named live)
                 jitanon_frame, jitanon_inject_frame_at, jitanon_inject_frame_iter_begin/
                   _next: a sample's frames as perf script shows them (#34); sample.comm
                   (opts.sample_fields); jitanon_inject_io.find_process with

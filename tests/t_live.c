@@ -750,45 +750,86 @@ static void test_live_hold_until_exit(void)
     jitanon_membuf_release(&w.dump);
 }
 
+/* The start of the scenarios with unwinding data: tl_start's, its attr with `extra`
+   sample_type bits (a new writer, the attr's raw bytes too); f0 and f1 (loads at 25 and
+   45) in an //anon mapping and an executable file mapped, the dump with its header only
+   at first.  `fresh`: the //anon mapping comes in the round of the first samples. */
+static void tl_start_unwind(tl_world *w, jitanon_jitdump_writer *jw, ti_gen *g, uint8_t raw[128], jitanon_membuf *perf,
+                            uint64_t extra, int fresh)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    jitanon_sink sink;
+    jitanon_error err;
+    tl_start(w, jw, g, raw, perf, 20, &err);
+    jitanon_perf_writer_release(&g->w);
+    jitanon_membuf_release(perf);
+    memset(perf, 0, sizeof *perf);
+    g->attr.sample_type |= extra;
+    JT_CHECK(jitanon_perf_encode_attr(raw, 128, &g->attr, 4000, 0, &err) == JITANON_OK);
+    sink.write_fn = jitanon_membuf_write;
+    sink.user = perf;
+    JT_CHECK(jitanon_perf_writer_init(&g->w, JITANON_PERF_PIPE, 0, sink, NULL, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_add_attr(&g->w, &g->attr, &err) == JITANON_OK);
+    ti_mmap(g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    w->initial = w->dump.size;
+    jdrec_write(jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
+    jdrec_write(jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
+    ti_mmap(g, 23, 0x400000, 0x1000, 0, "/usr/bin/node");
+    if (fresh) ti_round(g);
+    ti_mmap(g, 22, 0x10000, 0x2000, 0x10000, "//anon");
+    if (!fresh) ti_round(g);
+}
+
+/* After round `k` of samples: the dump is all written once round 3 went out. */
+static void tl_unwind_round(tl_world *w, ti_gen *g, jitanon_membuf *perf, unsigned k)
+{
+    ti_round(g);
+    if (k == 3) {
+        w->at[0] = perf->size;
+        w->size[0] = w->dump.size;
+        w->stages = 1;
+    }
+}
+
+/* Runs the recording held and not: held, f1's mapping (at its load, 45) goes out before
+   the first sample; held nothing, after it. */
+static void tl_unwind_check(tl_world *w, ti_gen *g, jitanon_membuf *perf)
+{
+    static ti_out_rec v[128];
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    size_t n, i, first_sample = SIZE_MAX, f1_at = SIZE_MAX;
+    JT_CHECK(jitanon_perf_writer_finish(&g->w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g->w);
+    memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
+    JT_CHECK(tl_run(w, perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    for (i = 0; i < n; i++) {
+        if (v[i].type == JITANON_PERF_RECORD_SAMPLE && first_sample == SIZE_MAX) first_sample = i;
+        if (v[i].type == JITANON_PERF_RECORD_MMAP2 && !strcmp(v[i].name, "/some/dir/jitted-100-1.so")) f1_at = i;
+    }
+    JT_CHECK(st.hold.rounds >= 2 && f1_at < first_sample && v[f1_at].time == 45);
+    o.hold_bytes = JITANON_HOLD_NONE; /* as before: f1 comes after the first samples */
+    JT_CHECK(tl_run(w, perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
+    JT_CHECK(tl_mmap_of(v, n, 1) && tl_mmap_of(v, n, 1)->time > 45);
+    jitanon_membuf_release(perf);
+    jitanon_membuf_release(&w->dump);
+}
+
 /* perf record -g: a sample whose ip is in a file (a builtin, the interpreter) and whose
    caller is a function the dump has not reached yet is held as well, so f1's mapping goes
    out before it (perf names callers from the same maps). */
 static void test_live_hold_callchain(void)
 {
-    static const uint8_t code[0x100] = {0xc3};
-    static ti_out_rec v[128];
     tl_world w;
     ti_gen g;
     uint8_t raw[128], chain[3 * 8];
     jitanon_membuf perf;
     jitanon_jitdump_writer jw;
     jitanon_perf_record rec;
-    jitanon_inject_opts o;
-    jitanon_inject_stats st;
-    jitanon_error err;
-    size_t n, i, first_sample = SIZE_MAX, f1_at = SIZE_MAX;
     unsigned k;
-    tl_start(&w, &jw, &g, raw, &perf, 20, &err);
-    /* the same start with call chains recorded: a new writer, its attr with CALLCHAIN */
-    jitanon_perf_writer_release(&g.w);
-    jitanon_membuf_release(&perf);
-    memset(&perf, 0, sizeof perf);
-    g.attr.sample_type |= JITANON_PERF_SAMPLE_CALLCHAIN;
-    JT_CHECK(jitanon_perf_encode_attr(raw, 128, &g.attr, 4000, 0, &err) == JITANON_OK); /* its raw bytes too */
-    {
-        jitanon_sink sink;
-        sink.write_fn = jitanon_membuf_write;
-        sink.user = &perf;
-        JT_CHECK(jitanon_perf_writer_init(&g.w, JITANON_PERF_PIPE, 0, sink, NULL, NULL, &err) == JITANON_OK);
-        JT_CHECK(jitanon_perf_writer_add_attr(&g.w, &g.attr, &err) == JITANON_OK);
-    }
-    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
-    w.initial = w.dump.size;
-    jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
-    jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
-    ti_mmap(&g, 22, 0x10000, 0x2000, 0x10000, "//anon");
-    ti_mmap(&g, 23, 0x400000, 0x1000, 0, "/usr/bin/node");
-    ti_round(&g);
+    tl_start_unwind(&w, &jw, &g, raw, &perf, JITANON_PERF_SAMPLE_CALLCHAIN, 0);
     for (k = 1; k <= 5; k++) {
         memset(&rec, 0, sizeof rec);
         jitanon__wr64(chain, JITANON_PERF_CONTEXT_USER, 0);
@@ -800,28 +841,42 @@ static void test_live_hold_callchain(void)
         rec.sample.callchain.size = sizeof chain;
         rec.sample.callchain_nr = 3;
         ti_put(&g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, 60 + k * 100);
-        ti_round(&g);
-        if (k == 3) {
-            w.at[0] = perf.size;
-            w.size[0] = w.dump.size;
-            w.stages = 1;
+        tl_unwind_round(&w, &g, &perf, k);
+    }
+    tl_unwind_check(&w, &g, &perf);
+}
+
+/* perf record --call-graph dwarf (CPython 3.13's -X perf_jit): the jitted caller is only
+   in the copied user stack, which perf's unwinder reads; the sample is held the same way.
+   Its words: a stack address, a return address into f1 at an 8-byte step, 0.  Also when
+   the //anon mapping is in the samples' round, not yet decided (CPython maps its
+   trampolines' memory right before it runs them). */
+static void test_live_hold_stack_user(void)
+{
+    tl_world w;
+    ti_gen g;
+    uint8_t raw[128], b[128];
+    jitanon_membuf perf;
+    jitanon_jitdump_writer jw;
+    jitanon_error err;
+    static const uint64_t words[] = {0, 0x400010, TI_PID | (uint64_t)TI_PID << 32, 0, 0, 250000, /* ..PERIOD */
+                                     24, 0x7ffc1000, 0x11020, 0, 24};                         /* stack, dyn_size */
+    size_t i;
+    unsigned k, fresh;
+    for (fresh = 0; fresh < 2; fresh++) {
+        tl_start_unwind(&w, &jw, &g, raw, &perf, JITANON_PERF_SAMPLE_STACK_USER, (int)fresh);
+        for (k = 1; k <= 5; k++) {
+            jitanon__wr32(b, JITANON_PERF_RECORD_SAMPLE, 0);
+            jitanon__wr16(b + 4, JITANON_PERF_MISC_USER, 0);
+            jitanon__wr16(b + 6, (uint16_t)(8 + sizeof words), 0);
+            for (i = 0; i < sizeof words / 8; i++) jitanon__wr64(b + 8 + 8 * i, words[i], 0);
+            jitanon__wr64(b + 8, TI_ID, 0);               /* IDENTIFIER */
+            jitanon__wr64(b + 32, 60 + k * 100, 0);       /* TIME */
+            JT_CHECK(jitanon_perf_writer_write(&g.w, b, 8 + sizeof words, &err) == JITANON_OK);
+            tl_unwind_round(&w, &g, &perf, k);
         }
+        tl_unwind_check(&w, &g, &perf);
     }
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
-    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
-    for (i = 0; i < n; i++) {
-        if (v[i].type == JITANON_PERF_RECORD_SAMPLE && first_sample == SIZE_MAX) first_sample = i;
-        if (v[i].type == JITANON_PERF_RECORD_MMAP2 && !strcmp(v[i].name, "/some/dir/jitted-100-1.so")) f1_at = i;
-    }
-    JT_CHECK(st.hold.rounds >= 2 && f1_at < first_sample && v[f1_at].time == 45);
-    o.hold_bytes = JITANON_HOLD_NONE; /* as before: f1 comes after the first samples */
-    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
-    JT_CHECK(tl_mmap_of(v, n, 1) && tl_mmap_of(v, n, 1)->time > 45);
-    jitanon_membuf_release(&perf);
-    jitanon_membuf_release(&w.dump);
 }
 
 static void suite_live(void)
@@ -837,4 +892,5 @@ static void suite_live(void)
     JT_RUN(test_live_hold_stopped);
     JT_RUN(test_live_hold_until_exit);
     JT_RUN(test_live_hold_callchain);
+    JT_RUN(test_live_hold_stack_user);
 }
