@@ -10448,12 +10448,17 @@ typedef struct jitanon__inj_func {
     int failed;             /* its file could not be written (told late by writer threads) */
     size_t dump;            /* its dump in jitanon__inj_jit.dumps (followed dumps interleave) */
     size_t region;          /* its file in jitanon__inj_jit.regions, or SIZE_MAX */
+    size_t place;           /* region layout, file mode: its place (jitanon__eo_place), or SIZE_MAX */
 } jitanon__inj_func;
 
 /* A region file (JITANON_ELF_PER_REGION): its code sits at file offset = address - base. */
 typedef struct jitanon__inj_region {
-    uint64_t base;
+    uint64_t base;          /* B: file offset = address - B */
+    uint64_t key;           /* where its pgoff-0 base is mapped (JITANON__REGION_KEY, or B) */
+    uint64_t end;           /* file mode: the end of its highest code so far */
     size_t path;            /* in the path pool */
+    size_t dump;            /* in jitanon__inj_jit.dumps */
+    int sealed;             /* file mode: a sample resolved into it, so it takes no more code */
 } jitanon__inj_region;
 
 /* What a sample reads and writes of its function, apart (jitanon__inj_jit.hot, same
@@ -10745,12 +10750,18 @@ typedef struct jitanon__eo_proc {
     int code_open;
 } jitanon__eo_proc;
 
+#define JITANON__REGION_OPEN 8 /* file mode: files of a run that may still take code (see jitanon__eo_region_assign) */
+
 /* A function of the batch a region layout is laying out: where its mapping lies, and
    copies of its records (a streamed dump's last only until the next read). */
 typedef struct jitanon__eo_place {
     uint64_t addr, size;    /* its mapping (at least a byte) */
     uint64_t gen;           /* 1 + the highest generation of earlier code it overlaps, else 0 */
+    uint64_t room;          /* the headers' room in its dump's files */
     size_t func;            /* in jitanon__inj_jit.funcs */
+    size_t dump;            /* in jitanon__inj_jit.dumps */
+    size_t region;          /* its file in jitanon__inj_jit.regions once chosen, else SIZE_MAX */
+    int own;                /* a file of its own, written if a sample resolves into it */
     size_t load, debug, unwind; /* offsets of the raw records in the arena; SIZE_MAX: none */
     size_t load_len, debug_len, unwind_len;
     uint64_t load_offset;   /* the LOAD's byte offset in its dump */
@@ -10767,6 +10778,10 @@ typedef struct jitanon__eo_region {
     size_t first_event;
     uint64_t room;          /* the headers' room: B lies at least this far below a file's code */
     jitanon_membuf elf;
+    size_t open[JITANON__REGION_OPEN]; /* file mode: files that may take more code, newest last */
+    size_t nopen;
+    jitanon_rangemap taken[JITANON__REGION_OPEN]; /* the code each open file holds */
+    int ready;              /* the maps are initialised */
 } jitanon__eo_region;
 
 struct jitanon__elfout {
@@ -11490,6 +11505,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->failed = 0;
     f->dump = (size_t)(jd - jt->dumps);
     f->region = SIZE_MAX;
+    f->place = SIZE_MAX;
     f->dbg = NULL, f->dbg_size = 0, f->dbg_nr = 0;
     /* a loaded dump's DEBUG_INFO lives as long as the run: on_sample's lines come from it */
     if (p->have_debug && jd->dump && p->debug.debug.entries.data >= jd->dump->data &&
@@ -11869,6 +11885,8 @@ JITANON__PRIVATE int jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip
     jitanon_range where;
     if (jitanon__trim_resolve_fast(j->maps.trim, pid, ip, &where) != JITANON_TRIM_JIT || where.id >= j->jit.nfuncs) return 0;
     j->jit.hot[where.id].hit = 1;
+    if (j->jit.nregions && j->jit.funcs[where.id].region != SIZE_MAX) /* see jitanon__eo_region_assign */
+        j->jit.regions[j->jit.funcs[where.id].region].sealed = 1;
     return where.start < ip;
 }
 
@@ -12191,27 +12209,38 @@ static const jitanon__elfout_ops jitanon__eo_process = {
    since, and at a lower address); pgoff is not in the key.  Slices of one file, each at
    its own start, collide there (what --elf=process suffers).  So a region file mirrors its
    code's addresses - file offset = address - B, one B per file - and every function's
-   MMAP2 has start - pgoff == B; when the parser would not hold the file's base as the
-   process's last one, a one-byte pgoff-0 mapping of the file at B goes out before it and
-   what perf had at B after it (jitanon__inj_frame, jitanon__inj_emit_framed).  Then every
-   slice resolves as the whole file would.  A file
-   never holds two pieces of code at one address (code placed where other code was goes to
-   a later generation's file: neither perf nor hotspot forgets what an offset held), nor a
-   hole wider than JITANON__REGION_GAP (the next run of code starts a new file), and B lies
-   outside the code of every function of the batch, so the base hides no code.
+   MMAP2 has start - pgoff == B (which elfutils, under the parser, takes as the module's
+   load address); when the parser would not hold the file's base as the process's last
+   one, a one-byte pgoff-0 mapping of the file goes out before it and a one-byte //anon
+   after it (jitanon__inj_frame, jitanon__inj_emit_framed), at JITANON__REGION_KEY: every
+   slice then keys its addresses from that one address, the same for the whole file.  The
+   key lies below the lowest address a process can map (vm.mmap_min_addr is 4 KiB or more)
+   because the parser throws away every module it reported (and the debug info it read,
+   libc's alone megabytes to inflate) whenever a mapping replaces one that starts inside a
+   reported module: framing at B, which every file's module covers, did that at every
+   frame (node compiling throughout: 527 flushes against 60 with per-function files).
+   A file never holds two pieces of code at one address (neither perf nor hotspot forgets
+   what an offset held), nor a hole wider than JITANON__REGION_GAP.  In file mode a
+   function's file is chosen when it is first mapped (jitanon__eo_region_assign); a
+   followed read of a live pipe is laid out at its end, by generations (code over earlier
+   code of the read goes one higher), each cut where a hole passes the gap, with B outside
+   the code of every function of the read (looked for down to JITANON__REGION_REACH below).
    JITANON__REGION_GAP: a hole is written as zeros (perf archive tars files whole, sparse or
    not); 64 KiB is four of V8's code-space page headers apart yet keeps a run of pages in one
    file, and costs at most 64 KiB a split where a file costs four inodes and a base MMAP2
-   each time another file comes between.  B is looked for down to JITANON__REGION_REACH
-   below the code; past it (code packed that densely) B stays under the code. */
+   each time another file comes between. */
 #define JITANON__REGION_GAP ((uint64_t)64 << 10)
+#define JITANON__REGION_KEY ((uint64_t)0x100)
 #define JITANON__REGION_REACH ((uint64_t)1 << 20)
 
 JITANON__PRIVATE void jitanon__eo_region_free(jitanon__inj *j, jitanon__elfout *o)
 {
     jitanon__eo_region *s = &o->u.reg;
+    size_t i;
     jitanon_membuf_release(&s->arena);
     jitanon_membuf_release(&s->elf);
+    for (i = 0; i < JITANON__REGION_OPEN; i++) jitanon_rangemap_release(&s->taken[i]);
+
     jitanon__free(&j->a, s->places, s->places_cap * sizeof *s->places);
     jitanon__free(&j->a, s->order, s->order_cap * sizeof *s->order);
     memset(s, 0, sizeof *s);
@@ -12221,13 +12250,20 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_begin(jitanon__inj *j, jitano
 {
     jitanon__eo_region *s = &o->u.reg;
     jitanon_elf_builder tb;
+    size_t k;
     jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
     if (res != JITANON_OK) return res;
-    s->room = tb.text_base;
+    s->room = jd->text_base = tb.text_base;
     jitanon_elf_builder_release(&tb);
     s->arena.allocator = s->elf.allocator = j->a;
-    s->arena.size = 0;
-    s->nplaces = 0;
+    if (!s->ready) {
+        for (k = 0; k < JITANON__REGION_OPEN; k++) jitanon_rangemap_init(&s->taken[k], &j->a);
+        s->ready = 1;
+    }
+    if (j->jit.live) { /* a followed read is laid out at its end; file mode keeps every dump to the end */
+        s->arena.size = 0;
+        s->nplaces = 0;
+    }
     s->first_event = jd->count;
     return JITANON_OK;
 }
@@ -12262,11 +12298,18 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
 {
     jitanon__eo_region *s = &o->u.reg;
     jitanon__eo_place *pl;
+    jitanon_range under;
     jitanon_result res;
+    size_t path = SIZE_MAX;
+    /* File mode: code inside a file's mapping (V8's embedded builtins, in node's
+       executable) gets a file of its own, written only if a sample resolves into it: a
+       region file's module there overlaps the executable's, and hotspot's parser then
+       fails to report one of them ("??") and throws its modules away. */
+    int own = !j->jit.live && j->maps.trim &&
+              jitanon__trim_resolve_fast(j->maps.trim, jd->pid, r->load.code_addr, &under) == JITANON_TRIM_FILE;
     if (p->have_unwind && p->unwind.unwind.eh_frame.size && !j->opts->elf.no_unwind && jitanon__inj_stack_user(j)) {
         char name[96];
         uint64_t pgoff = 0;
-        size_t path;
         if ((res = jitanon__eo_func_name(j, jd, r, name, sizeof name)) != JITANON_OK ||
             (res = jitanon__eo_func_build(j, &s->elf, jd, r, p, &pgoff)) != JITANON_OK)
             return res;
@@ -12288,8 +12331,18 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
         return jitanon__inj_nomem(j, "region code");
     if (pl->debug == SIZE_MAX - 1) pl->debug = SIZE_MAX;
     if (pl->unwind == SIZE_MAX - 1) pl->unwind = SIZE_MAX;
-    if ((res = jitanon__inj_push_func(j, jd, r, p, 0, SIZE_MAX)) != JITANON_OK) return res;
+    if (own) {
+        char name[96];
+        if ((res = jitanon__eo_func_name(j, jd, r, name, sizeof name)) != JITANON_OK) return res;
+        if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    }
+    if ((res = jitanon__inj_push_func(j, jd, r, p, own ? jd->text_base : 0, path)) != JITANON_OK) return res;
     pl->func = j->jit.nfuncs - 1;
+    pl->dump = (size_t)(jd - j->jit.dumps);
+    pl->room = s->room;
+    pl->region = SIZE_MAX;
+    pl->own = own;
+    if (!j->jit.live && !own) j->jit.funcs[pl->func].place = s->nplaces;
     pl->addr = r->load.code_addr;
     pl->size = jitanon__inj_map_len(r->load.code_size, j->jit.funcs[pl->func].mapped_size);
     if (pl->size == 0) pl->size = 1; /* two empty functions at one address must not share it either */
@@ -12334,25 +12387,17 @@ JITANON__PRIVATE void jitanon__eo_region_rec(const jitanon__eo_region *s, const 
                                         UINT64_MAX, 0, out, &missing, NULL);
 }
 
-/* Builds and writes the file of places order[from, to) (one generation, address order);
-   *written: 0 when it could not be (logged). */
-JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon__eo_region *s, jitanon__inj_dump *jd,
-                                                        const jitanon_rangemap *seen, size_t from, size_t to, int *written)
+/* Builds the file of places order[from, to) (one dump, address order, no two at one
+   address), each at file offset = its address - base, into s->elf. */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitanon__eo_region *s, jitanon__inj_dump *jd,
+                                                         uint64_t base, size_t from, size_t to)
 {
     const jitanon__eo_place *pl = s->places;
     jitanon_elf_opts eo = jitanon__inj_elf_opts(j, &jd->sum);
     jitanon_elf_builder b;
     jitanon_sink sink;
     jitanon_result res;
-    char name[96];
-    uint64_t base = 0;
-    size_t i, path;
-    *written = 0;
-    if (!jitanon__eo_region_base(seen, pl[s->order[from]].addr, s->room, &base)) {
-        j->st->elf.refused++;
-        jitanon__inj_log(j, "jitted code near address 0 leaves no room for an ELF header: not named%s", "", NULL);
-        return JITANON_OK;
-    }
+    size_t i;
     if ((res = jitanon_elf_builder_init(&b, &jd->sum.header, &eo, j->err)) != JITANON_OK) return res;
     jitanon__elf_builder_sha(&b, &j->sha_hw);
     for (i = from; i < to && res == JITANON_OK; i++) {
@@ -12375,16 +12420,52 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon
     sink.user = &s->elf;
     if (res == JITANON_OK) res = jitanon_elf_builder_finish(&b, sink, NULL, j->err);
     jitanon_elf_builder_release(&b);
-    if (res != JITANON_OK) return res;
+    return res;
+}
+
+/* A region file's name (the dump's next) into name[96]. */
+JITANON__PRIVATE void jitanon__eo_region_name(jitanon__inj_dump *jd, char *name)
+{
     if (jd->generation)
-        jitanon__fmt(name, sizeof name, "jitted-%u.%u-r%U.so", (unsigned)jd->pid, jd->generation, jd->regions++);
-    else jitanon__fmt(name, sizeof name, "jitted-%u-r%U.so", (unsigned)jd->pid, jd->regions++);
+        jitanon__fmt(name, 96, "jitted-%u.%u-r%U.so", (unsigned)jd->pid, jd->generation, jd->regions++);
+    else jitanon__fmt(name, 96, "jitted-%u-r%U.so", (unsigned)jd->pid, jd->regions++);
+}
+
+/* Fills region file jit.regions[nregions] (grown by the caller; it counts it too). */
+JITANON__PRIVATE void jitanon__eo_region_new(jitanon__inj *j, uint64_t base, size_t path, size_t dump)
+{
+    jitanon__inj_region *g = &j->jit.regions[j->jit.nregions];
+    g->base = base;
+    g->key = base > JITANON__REGION_KEY ? JITANON__REGION_KEY : base;
+    g->end = base;
+    g->path = path;
+    g->dump = dump;
+    g->sealed = 0;
+}
+
+/* A followed read's region file: builds and writes the file of places order[from, to)
+   (one generation, address order); *written: 0 when it could not be (logged). */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon__eo_region *s, jitanon__inj_dump *jd,
+                                                        const jitanon_rangemap *seen, size_t from, size_t to, int *written)
+{
+    const jitanon__eo_place *pl = s->places;
+    jitanon_result res;
+    char name[96];
+    uint64_t base = 0;
+    size_t i, path;
+    *written = 0;
+    if (!jitanon__eo_region_base(seen, pl[s->order[from]].addr, s->room, &base)) {
+        j->st->elf.refused++;
+        jitanon__inj_log(j, "jitted code near address 0 leaves no room for an ELF header: not named%s", "", NULL);
+        return JITANON_OK;
+    }
+    if ((res = jitanon__eo_region_build(j, s, jd, base, from, to)) != JITANON_OK) return res;
+    jitanon__eo_region_name(jd, name);
     if (!jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, name, SIZE_MAX)) return JITANON_OK; /* logged */
     if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX ||
         !jitanon__grow(&j->a, (void **)&j->jit.regions, &j->jit.regions_cap, j->jit.nregions + 1, sizeof *j->jit.regions))
         return jitanon__inj_nomem(j, "regions");
-    j->jit.regions[j->jit.nregions].base = base;
-    j->jit.regions[j->jit.nregions].path = path;
+    jitanon__eo_region_new(j, base, path, (size_t)(jd - j->jit.dumps));
     for (i = from; i < to; i++) {
         jitanon__inj_func *f = &j->jit.funcs[pl[s->order[i]].func];
         f->pgoff = pl[s->order[i]].addr - base;
@@ -12407,7 +12488,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
     jitanon_result res = JITANON_OK;
     size_t i, from, n = s->nplaces;
     int failed = 0;
-    if (n == 0) return JITANON_OK;
+    if (n == 0 || !j->jit.live) return JITANON_OK; /* file mode: laid out as mapped (jitanon__eo_region_assign) */
     jitanon_rangemap_init(&seen, &j->a);
     for (i = 0; i < n && res == JITANON_OK; i++) {
         jitanon_rangemap_iter it;
@@ -12445,8 +12526,147 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
     return res;
 }
 
+/* File mode: the file of a function's code, chosen when it is first mapped - in time
+   order, as consumers register mappings.  hotspot's parser throws away every module it
+   has reported (and the line tables and symbols it read from them: libc's debug file
+   alone is megabytes to inflate again) whenever a mapping replaces one that starts inside
+   a reported module; a file's module spans from B to its last code, and each function's
+   MMAP2 replaces the //anon piece, or the touching slice of the same file, that starts
+   where it goes.  A file laid out once per dump took that hit at about every load of a
+   runtime that compiles while it runs (node's 8 s bench recording: 791 flushes, 85 s to
+   parse, against 25 s for per-function files).  So a file takes code only until a
+   sample resolves into it (jitanon__inj_hit seals it): until then the parser has not
+   reported it.  Code joins the newest of the JITANON__REGION_OPEN open files of its dump
+   that ends at most JITANON__REGION_GAP below it, so code in a file only ascends (no two
+   pieces at one address, no hole past the gap); else a file opens with B = its address -
+   the headers' room.  Files are written at the end (jitanon__eo_region_finish). */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_assign(jitanon__inj *j, jitanon__inj_func *f)
+{
+    jitanon__eo_region *s = &j->elf.u.reg;
+    jitanon__eo_place *p = &s->places[f->place];
+    jitanon__inj_jit *jt = &j->jit;
+    jitanon__inj_region *g;
+    jitanon_rangemap_iter it;
+    jitanon_range over;
+    jitanon_result res;
+    size_t k, keep = 0, r = SIZE_MAX, slot = 0, path;
+    uint64_t head;
+    char name[96];
+    for (k = 0; k < s->nopen; k++) { /* drop the sealed; the newest that fits takes it */
+        g = &jt->regions[s->open[k]];
+        if (g->sealed) {
+            jitanon_rangemap_release(&s->taken[k]);
+            continue;
+        }
+        if (keep != k) {
+            jitanon_rangemap t = s->taken[keep];
+            s->taken[keep] = s->taken[k];
+            s->taken[k] = t;
+            s->open[keep] = s->open[k];
+        }
+        if (g->dump == p->dump && p->addr >= g->base && p->addr - g->base >= p->room &&
+            p->addr <= g->end + JITANON__REGION_GAP) {
+            jitanon_rangemap_iter_begin(&it, &s->taken[keep], p->addr, p->size);
+            if (!jitanon_rangemap_iter_next(&it, &over)) r = s->open[keep], slot = keep; /* no code of its there yet */
+        }
+        keep++;
+    }
+    s->nopen = keep;
+    if (r == SIZE_MAX) {
+        if (p->addr <= p->room) {
+            j->st->elf.refused++;
+            jitanon__inj_log(j, "jitted code near address 0 leaves no room for an ELF header: not named%s", "", NULL);
+            return JITANON_OK;
+        }
+        jitanon__eo_region_name(&jt->dumps[p->dump], name);
+        if ((path = jitanon__inj_add_path(j, jt->dumps[p->dump].dir, name)) == SIZE_MAX ||
+            !jitanon__grow(&j->a, (void **)&jt->regions, &jt->regions_cap, jt->nregions + 1, sizeof *jt->regions))
+            return jitanon__inj_nomem(j, "regions");
+        /* room below the first code for code placed under it (allocators that hand out
+           a page downwards), as much as a hole may be */
+        head = p->addr - p->room > JITANON__REGION_GAP ? JITANON__REGION_GAP : 0;
+        jitanon__eo_region_new(j, p->addr - p->room - head, path, p->dump);
+        r = jt->nregions++;
+        if (s->nopen == JITANON__REGION_OPEN) { /* the oldest open file takes no more */
+            jitanon_rangemap t = s->taken[0];
+            jitanon_rangemap_release(&t);
+            memmove(s->open, s->open + 1, (JITANON__REGION_OPEN - 1) * sizeof *s->open);
+            memmove(s->taken, s->taken + 1, (JITANON__REGION_OPEN - 1) * sizeof *s->taken);
+            s->taken[JITANON__REGION_OPEN - 1] = t;
+            s->nopen--;
+        }
+        slot = s->nopen++;
+        s->open[slot] = r;
+    }
+    res = jitanon_rangemap_assign(&s->taken[slot], p->addr, p->size, 1, r, j->err);
+    if (res != JITANON_OK && res != JITANON_ERR_INVALID_ARGUMENT) return res; /* a wrapping range is never mapped */
+    g = &jt->regions[r];
+    if (p->addr + p->size > g->end) g->end = p->addr + p->size;
+    p->region = r;
+    f->region = r;
+    f->path = g->path;
+    f->pgoff = p->addr - g->base;
+    return JITANON_OK;
+}
+
+/* A place with a file of its own (jitanon__eo_region_add), written at the end. */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_own(jitanon__inj *j, jitanon__eo_region *s, const jitanon__eo_place *p)
+{
+    jitanon__inj_dump *jd = &j->jit.dumps[p->dump];
+    jitanon_jitdump_record load;
+    jitanon__inj_pend pend;
+    uint64_t pgoff;
+    jitanon_result res;
+    memset(&pend, 0, sizeof pend);
+    jitanon__eo_region_rec(s, jd, p->load, p->load_len, p->load_offset, &load);
+    if ((pend.have_debug = p->debug != SIZE_MAX) != 0) jitanon__eo_region_rec(s, jd, p->debug, p->debug_len, 0, &pend.debug);
+    if ((pend.have_unwind = p->unwind != SIZE_MAX) != 0)
+        jitanon__eo_region_rec(s, jd, p->unwind, p->unwind_len, 0, &pend.unwind);
+    if ((res = jitanon__eo_func_build(j, &s->elf, jd, &load, &pend, &pgoff)) != JITANON_OK) return res;
+    (void)jitanon__inj_put_file(j, NULL, jd->dir, &s->elf,
+                                jitanon__inj_path(j, j->jit.funcs[p->func].path) + strlen(jd->dir) + 1, SIZE_MAX);
+    return JITANON_OK; /* logged */
+}
+
+JITANON__PRIVATE int jitanon__eo_region_by_file(const void *ctx, uint32_t a, uint32_t b)
+{
+    const jitanon__eo_place *p = (const jitanon__eo_place *)ctx;
+    return p[a].region < p[b].region || (p[a].region == p[b].region && p[a].addr < p[b].addr);
+}
+
+/* File mode, every sample seen: each file with the code that went to it. */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_finish(jitanon__inj *j, jitanon__elfout *o)
+{
+    jitanon__eo_region *s = &o->u.reg;
+    const jitanon__eo_place *pl = s->places;
+    jitanon_result res = JITANON_OK;
+    size_t i, from, n = 0;
+    if (j->jit.live || !s->nplaces) return JITANON_OK;
+    if (s->nplaces > UINT32_MAX / 2 ||
+        !jitanon__grow(&j->a, (void **)&s->order, &s->order_cap, 2 * s->nplaces, sizeof *s->order))
+        return jitanon__inj_nomem(j, "region order");
+    for (i = 0; i < s->nplaces && res == JITANON_OK; i++) {
+        if (pl[i].region != SIZE_MAX) s->order[n++] = (uint32_t)i;
+        else if (pl[i].own && j->jit.hot[pl[i].func].hit) res = jitanon__eo_region_own(j, s, &pl[i]);
+    }
+    jitanon__msort(s->order, s->order + n, n, jitanon__eo_region_by_file, pl);
+    for (from = 0, i = 1; res == JITANON_OK && from < n; i++) {
+        const jitanon__inj_region *g;
+        jitanon__inj_dump *jd;
+        if (i < n && pl[s->order[i]].region == pl[s->order[from]].region) continue;
+        g = &j->jit.regions[pl[s->order[from]].region];
+        jd = &j->jit.dumps[g->dump];
+        if ((res = jitanon__eo_region_build(j, s, jd, g->base, from, i)) == JITANON_OK)
+            (void)jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, jitanon__inj_path(j, g->path) + strlen(jd->dir) + 1,
+                                        SIZE_MAX); /* logged: its MMAP2s are out */
+        from = i;
+    }
+    return res;
+}
+
 static const jitanon__elfout_ops jitanon__eo_regions = {
-    0, jitanon__eo_region_begin, jitanon__eo_region_add, jitanon__eo_region_end, NULL, NULL, jitanon__eo_region_free
+    1, jitanon__eo_region_begin, jitanon__eo_region_add, jitanon__eo_region_end, jitanon__eo_sampled_sample,
+    jitanon__eo_region_finish, jitanon__eo_region_free
 };
 
 /* The one layout a run uses, chosen once from the options (already checked). */
@@ -13264,12 +13484,15 @@ JITANON__PRIVATE void jitanon__inj_region_forget(jitanon__inj *j, uint32_t pid)
    frame's restore that maps a file makes it forget that base again; //anon does not. */
 JITANON__PRIVATE jitanon_result jitanon__inj_frame(jitanon__inj *j, jitanon__inj_synth *s)
 {
-    const jitanon__inj_func *f = &j->jit.funcs[s->func];
+    jitanon__inj_func *f = &j->jit.funcs[s->func];
     const jitanon__inj_region *g;
-    jitanon_range where;
     size_t *last;
+    jitanon_result res;
     s->frame = 0;
     s->restore = SIZE_MAX;
+    if (f->region == SIZE_MAX && f->place != SIZE_MAX && !j->jit.live &&
+        (res = jitanon__eo_region_assign(j, f)) != JITANON_OK)
+        return res;
     if (f->region == SIZE_MAX) { /* a file of its own */
         jitanon__inj_region_forget(j, f->pid);
         return JITANON_OK;
@@ -13280,7 +13503,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_frame(jitanon__inj *j, jitanon__inj
     if (*last == f->region + 1) return JITANON_OK;
     s->frame = 1;
     *last = f->region + 1;
-    if (j->maps.trim) {
+    if (g->key == g->base && j->maps.trim) { /* code below the key address: B is the key (see jitanon__eo_region_file) */
+        jitanon_range where;
         jitanon_trim_kind kind = jitanon__trim_resolve_fast(j->maps.trim, f->pid, g->base, &where);
         if ((kind == JITANON_TRIM_ANON || kind == JITANON_TRIM_FILE) && where.id < j->maps.nidents) s->restore = where.id;
         if (kind == JITANON_TRIM_FILE) *last = 0;
@@ -13313,6 +13537,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
     s->size = e->size;
     s->func = e->func;
     if ((res = jitanon__inj_frame(j, s)) != JITANON_OK) return res;
+    if (f->place != SIZE_MAX && f->region == SIZE_MAX) { /* a region function no file could take (code near 0) */
+        rd->nsynth--;
+        return JITANON_OK;
+    }
     if (e->late && time < e->load_time) {
         jitanon__inj_jit *jt = &j->jit;
         size_t k, keep = 0;
@@ -14382,7 +14610,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_framed(jitanon__inj *j, const 
     const jitanon__inj_region *g = &j->jit.regions[f->region];
     jitanon_result res;
     if (!s->frame) return jitanon__inj_encode_mmap2(j, rec);
-    rec->mmap.start = g->base;
+    rec->mmap.start = g->key;
     rec->mmap.len = 1;
     rec->mmap.pgoff = 0;
     if ((res = jitanon__inj_encode_mmap2(j, rec)) != JITANON_OK) return res;
@@ -14390,16 +14618,16 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_framed(jitanon__inj *j, const 
     rec->mmap.len = s->size;
     rec->mmap.pgoff = f->pgoff;
     if ((res = jitanon__inj_encode_mmap2(j, rec)) != JITANON_OK) return res;
-    rec->mmap.start = g->base;
+    rec->mmap.start = g->key;
     rec->mmap.len = 1;
     if (s->restore != SIZE_MAX) {
         rec->mmap.filename.data = (const char *)j->maps.names.data + j->maps.idents[s->restore].name_off;
         rec->mmap.filename.length = j->maps.idents[s->restore].name_len;
-        rec->mmap.pgoff = g->base + j->maps.idents[s->restore].delta; /* delta = pgoff - start */
+        rec->mmap.pgoff = g->key + j->maps.idents[s->restore].delta; /* delta = pgoff - start */
     } else {
         rec->mmap.filename.data = "//anon";
         rec->mmap.filename.length = 6;
-        rec->mmap.pgoff = g->base;
+        rec->mmap.pgoff = g->key;
     }
     j->st->write.region_bases++;
     return jitanon__inj_encode_mmap2(j, rec);
