@@ -10531,6 +10531,7 @@ typedef struct jitanon__inj_rec { /* a new field: give it its zero in jitanon__i
     size_t first_piece, pieces;
     size_t stub;            /* perf_map ELF: 1 + the stub its pieces name; 0 = none */
     size_t attr;            /* a sample's attr (index into the reader's) */
+    uint32_t marker_read;   /* live: a marker read when its round came (jitanon__inj_hold_markers) */
 } jitanon__inj_rec;
 
 /* What makes two mmaps the same mapping for perf: the name and pgoff - start. */
@@ -12735,7 +12736,8 @@ JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_
     size_t e;
     if (r->type != JITANON_PERF_RECORD_SAMPLE || !(d = jitanon__hmap_find(&j->jit.latest, r->pid))) return 0;
     jd = &j->jit.dumps[*d];
-    if (!jd->follow || jd->follow->exited || jd->read_until >= r->time) return 0;
+    /* a sample before the marker: the dump describes nothing that early */
+    if (!jd->follow || jd->follow->exited || jd->read_until >= r->time || r->time < jd->marker_time) return 0;
     /* stopped growing: by the clock, or by the recording's time (a recording piped from a
        file runs ahead of the clock) */
     if (now > jd->follow->seen_at && now - jd->follow->seen_at >= j->jit.idle_ns) return 0;
@@ -13026,7 +13028,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__
         if (!latest) return jitanon__inj_nomem(j, "dumps");
         *latest = (size_t)(jd - jt->dumps);
     }
-    if (j->opts->anon_mode == JITANON_ANON_RANGE) return jitanon_trim_set_jitdump(j->maps.trim, jd->pid, j->err);
     return JITANON_OK;
 }
 
@@ -13121,7 +13122,10 @@ JITANON__PRIVATE void jitanon__inj_fix_machine(jitanon__inj *j, jitanon_jitdump_
 }
 
 /* A usable dump consumes its marker (as perf does); an unusable one leaves the marker
-   and its process exactly as recorded. */
+   and its process exactly as recorded.  What the marker changes in time order (the
+   trimming of its process's anonymous memory, the cpu of synthesized MMAP2s) is done
+   when it is decided (jitanon__inj_decide): a live pipe reads its markers earlier, when
+   their round comes (jitanon__inj_hold_markers). */
 JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__inj_rec *r, const jitanon_str *name)
 {
     char found[4096];
@@ -13131,7 +13135,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
     jitanon_result res;
     int ns;
     j->st->dumps.markers++;
-    j->jit.marker_cpu = r->cpu;
     memset(&jd, 0, sizeof jd);
     jd.pid = r->pid;
     jd.tid = r->tid;
@@ -13755,6 +13758,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
     r->start = r->len = r->pgoff = 0;
     r->name_off = r->name_len = r->chain_off = r->chain_nr = 0;
     r->first_piece = r->pieces = r->stub = r->attr = 0;
+    r->marker_read = 0;
     /* Records without a time (tool records) keep their place next to their neighbours. */
     if (rec->sid.present & JITANON_PERF_SAMPLE_TIME) rd->last_time = rec->sid.time;
     r->time = rd->last_time;
@@ -14311,8 +14315,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
         name.data = (const char *)j->round.bytes.data + r->off + r->name_off;
         name.length = r->name_len;
         /* a marker is mapped executable (perf flags a data mapping: perf record -d) */
-        if (!(r->misc & JITANON__PERF_MISC_MMAP_DATA) && jitanon_jitdump_is_marker(name.data, name.length, NULL))
-            return jitanon__inj_marker(j, r, &name);
+        if (!(r->misc & JITANON__PERF_MISC_MMAP_DATA) && jitanon_jitdump_is_marker(name.data, name.length, NULL)) {
+            res = r->marker_read ? JITANON_OK : jitanon__inj_marker(j, r, &name);
+            j->jit.marker_cpu = r->cpu;
+            if (res == JITANON_OK && r->action == JITANON__INJ_DROP && j->opts->anon_mode == JITANON_ANON_RANGE)
+                res = jitanon_trim_set_jitdump(trim, r->pid, j->err);
+            return res;
+        }
         res = jitanon__inj_decide_mmap(j, r, name.data);
         if (res == JITANON_OK && j->opts->perf_map == JITANON_PERF_MAP_ELF && j->out.w)
             res = jitanon__inj_perfmap_mark(j, r, name.data);
@@ -14639,6 +14648,30 @@ JITANON__PRIVATE jitanon_result jitanon__inj_let_go(jitanon__inj *j, size_t k, i
     return jitanon__inj_round(j, rd->held[k - 1].end, 0);
 }
 
+/* Live pipes: the markers of the round just read (from recs[from] on) are read at once,
+   before the round is held or decided: their dumps are followed from here, so the samples
+   of a marker's own round wait for its dump like later ones (CPython maps its trampolines
+   and opens its dump right before its hot code runs: deciding that round first left up
+   to 1% of a short run unnamed).  Their dumps' events still apply in time order;
+   deciding such a marker only finishes it (jitanon__inj_decide). */
+JITANON__PRIVATE jitanon_result jitanon__inj_hold_markers(jitanon__inj *j, size_t from)
+{
+    jitanon__inj_buf *rd = &j->round;
+    jitanon_result res = JITANON_OK;
+    size_t u;
+    for (u = from; u < rd->nrecs && res == JITANON_OK; u++) {
+        jitanon__inj_rec *r = &rd->recs[u];
+        jitanon_str name;
+        if (!jitanon__inj_is_mmap(r->type) || (r->misc & JITANON__PERF_MISC_MMAP_DATA)) continue;
+        name.data = (const char *)rd->bytes.data + r->off + r->name_off;
+        name.length = r->name_len;
+        if (!jitanon_jitdump_is_marker(name.data, name.length, NULL)) continue;
+        r->marker_read = 1;
+        res = jitanon__inj_marker(j, r, &name);
+    }
+    return res;
+}
+
 /* Live pipes: a round was read.  It joins the rounds held back, and every whole round
    before the first sample not yet decidable (jitanon__inj_undecided) is decided and
    written, in order, after the followed dumps were read again; so the output streams as
@@ -14655,6 +14688,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_hold(jitanon__inj *j)
     if (rd->nheld && rd->held[rd->nheld - 1].end == rd->nrecs) return JITANON_OK; /* an empty round */
     if (!jitanon__grow(&j->a, (void **)&rd->held, &rd->held_cap, rd->nheld + 1, sizeof *rd->held))
         return jitanon__inj_nomem(j, "held rounds");
+    if ((res = jitanon__inj_hold_markers(j, rd->nheld ? rd->held[rd->nheld - 1].end : 0)) != JITANON_OK) return res;
     rd->held[rd->nheld].end = rd->nrecs;
     rd->held[rd->nheld++].at = now;
     for (k = rd->exits_seen; k < rd->nrecs; k++)
