@@ -3068,6 +3068,10 @@ typedef struct jitanon__os {
     int (*bc_put)(const jitanon__bc_dir *b, const char *name, const void *data, size_t size, const uint8_t *id);
     void (*bc_close)(jitanon__bc_dir *b);
     const jitanon_thread_pool *threads; /* jitanon_inject_io.thread_pool's default; NULL: none */
+    /* Reads the standard input as its bytes come (a pipe's, as perf flushes them), where
+       fread waits until the whole buffer is filled: a live pipe's rounds would sit unread
+       until 64 KiB more came.  NULL: fread. */
+    jitanon_read_fn stdin_read;
 } jitanon__os;
 
 JITANON__PRIVATE const jitanon__os *jitanon__os_default(void); /* [posix] */
@@ -6992,10 +6996,13 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_open_impl(jitanon_perf_read
         /* the OS's reason: "No such file or directory" says more than the result code */
         return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s: %s", path, strerror(errno));
     }
-    /* stdin may be a pipe: read it forward only.  A file is read in large blocks straight
-       into the reader's buffer: stdio's own buffer would split each into 4 KiB reads. */
+    /* stdin may be a pipe: read it forward only, each byte as it comes (stdin_read).  A
+       file is read in large blocks straight into the reader's buffer: stdio's own buffer
+       would split each into 4 KiB reads. */
     if (!std_in) (void)setvbuf(f, NULL, _IONBF, 0);
-    res = jitanon_perf_reader_init(r, jitanon__os_file_read, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
+    if (std_in && jitanon__os_default()->stdin_read)
+        res = jitanon_perf_reader_init(r, jitanon__os_default()->stdin_read, NULL, NULL, opts, err);
+    else res = jitanon_perf_reader_init(r, jitanon__os_file_read, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
     r->state_.file = f;
     return res;
 }
@@ -15062,6 +15069,17 @@ JITANON__PRIVATE int jitanon__os_sleep_ns(uint64_t ns)
 }
 
 #if JITANON__POSIX
+/* jitanon__os.stdin_read: one read(2) of what the standard input has now (waits for a
+   byte; 0 at its end). */
+JITANON__PRIVATE size_t jitanon__os_stdin_read(void *user, void *dst, size_t size)
+{
+    ssize_t n;
+    (void)user;
+    do n = read(0, dst, size);
+    while (n < 0 && errno == EINTR);
+    return n < 0 ? SIZE_MAX : (size_t)n;
+}
+
 /* 0 when all bytes went out, 1 on an error or a write that makes no progress. */
 JITANON__PRIVATE int jitanon__os_write_all(int fd, const void *data, size_t size)
 {
@@ -16308,11 +16326,13 @@ JITANON__PRIVATE const jitanon__os *jitanon__os_default(void)
 #if JITANON__POSIX
     static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_write_atomic,
                                    jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_is_dir, jitanon__bc_prepare,
-                                   jitanon__bc_ready, jitanon__bc_put, jitanon__bc_close, JITANON__OS_THREADS};
+                                   jitanon__bc_ready, jitanon__bc_put, jitanon__bc_close, JITANON__OS_THREADS,
+                                   jitanon__os_stdin_read};
 #else
     static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_never,
                                    jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_no_dir, jitanon__bc_none,
-                                   jitanon__bc_none_ready, jitanon__bc_none_put, jitanon__bc_none_close, JITANON__OS_THREADS};
+                                   jitanon__bc_none_ready, jitanon__bc_none_put, jitanon__bc_none_close, JITANON__OS_THREADS,
+                                   NULL};
 #endif
 #undef JITANON__OS_THREADS
 #undef JITANON__OS_PROC_NS
