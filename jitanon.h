@@ -1707,17 +1707,20 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
    dump whose process exited, and every dump when the input ends, is read to its end and
    closed.  Runtimes buffer their dumps (node: 4 KiB blocks, the last at exit), so a round
    with a user-mode sample in its process's JIT memory (anonymous code memory no function
-   read so far covers, or memory no mapping covers yet) that the followed dump has not
-   reached is held back, with every round after it (the output keeps its order), until
-   the dump reaches it, its process exits (an EXIT read while holding has the dump read to
-   its end at once), the dump stops growing (opts.follow_idle_ms, 60 s) or the input
-   ends; then the held rounds are decided in order and the output streams again.  At
-   most opts.hold_bytes (64 MiB: raw records and ~160 bytes of bookkeeping each) is
-   held: past it the oldest rounds are decided with what is known until half of it is
-   held.  Samples in JIT memory left unnamed are counted by why (stats.unnamed) and, when
-   holding did not suffice, told once through io.log at the end.  Apart from what is
-   held, records are not kept and applied events are freed: memory grows only by each
-   function's bookkeeping.  It needs streamed dumps (the default I/O, or io.open_dump for
+   read so far covers, or memory no mapping covers yet; a return address of its
+   callchain, or a word of its copied user stack or registers, in such code memory) that
+   the followed dump has not reached is held back (a dump is followed from when the round
+   with its marker is read, so that round's samples wait too), with every round after it
+   (the output keeps its order), until the dump reaches it, its process exits (an EXIT
+   read while holding has the dump read to its end at once), the dump stops growing
+   (opts.follow_idle_ms, 60 s) or the input ends; then the held rounds are decided in
+   order and the output streams again.  At most opts.hold_bytes (64 MiB: raw records and
+   ~160 bytes of bookkeeping each) is held: past it the oldest rounds are decided with
+   what is known until half of it is held.  Samples in JIT memory left unnamed are
+   counted by why (stats.unnamed) and, when holding did not suffice, told once through
+   io.log at the end.  Apart from what is held, records are not kept and applied events
+   are freed: memory grows only by each function's bookkeeping (a 60 s pipe of node
+   running three hot functions: 35 MiB held at most, peak RSS 41 MB).  It needs streamed dumps (the default I/O, or io.open_dump for
    an embedder's own: its read returning 0 at the end of what is written so far, then
    more as the file grows) and per-function files; otherwise (per-process files,
    on_sample, a custom load_dump alone) a dump is read once, at its marker.  An embedder's
