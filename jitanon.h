@@ -1720,12 +1720,12 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
    counted by why (stats.unnamed) and, when holding did not suffice, told once through
    io.log at the end.  Apart from what is held, records are not kept and applied events
    are freed: memory grows only by each function's bookkeeping (a 60 s pipe of node
-   running three hot functions: 35 MiB held at most, peak RSS 41 MB).  It needs streamed dumps (the default I/O, or io.open_dump for
-   an embedder's own: its read returning 0 at the end of what is written so far, then
-   more as the file grows) and per-function files; otherwise (per-process files,
-   on_sample, a custom load_dump alone) a dump is read once, at its marker.  An embedder's
-   io.open_dump stream is held for as its read returns 0; the idle clock is
-   jitanon_jitdump_now (CLOCK_MONOTONIC).  Counted in stats.follow (dumps, reads,
+   running three hot functions: 35 MiB held at most, peak RSS 41 MB).  It needs streamed
+   dumps (the default I/O, or io.open_dump for an embedder's own: its read returning 0
+   at the end of what is written so far, then more as the file grows) and per-function
+   files; otherwise (per-process files, on_sample, a custom load_dump alone) a dump is
+   read once, at its marker.  An embedder's io.open_dump stream is held for as its read
+   returns 0; the idle clock is jitanon_jitdump_now (CLOCK_MONOTONIC).  Counted in stats.follow (dumps, reads,
    wait_ns), stats.hold and stats.unnamed.
 
    Untrusted recordings: only files named as markers are opened; ELF names are
@@ -16334,8 +16334,8 @@ JITANON__PRIVATE const jitanon__os *jitanon__os_default(void)
 #else
     static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_never,
                                    jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_no_dir, jitanon__bc_none,
-                                   jitanon__bc_none_ready, jitanon__bc_none_put, jitanon__bc_none_close, JITANON__OS_THREADS,
-                                   NULL};
+                                   jitanon__bc_none_ready, jitanon__bc_none_put, jitanon__bc_none_close,
+                                   JITANON__OS_THREADS, NULL};
 #endif
 #undef JITANON__OS_THREADS
 #undef JITANON__OS_PROC_NS
