@@ -17,15 +17,9 @@ jt_need_perf
 secs=${1:-60}; [ $# -gt 0 ] && shift
 inj="$root/build/jitanon-inject"
 d=$tmp; mkdir -p "$d/w" "$d/up/u" "$d/up/wk" "$d/home" "$d/phome"
-cat > "$d/w/hot3.js" <<'JS'
-const DUR = +process.argv[2];
-function fa(n) { let s = 0; for (let i = 0; i < n; i++) s = (s * 31 + i) | 0; return s; }
-function fb(n) { let s = 1; for (let i = 0; i < n; i++) s = (s ^ (i * 7)) + 3 | 0; return s; }
-function fc(n) { let s = 2; for (let i = 0; i < n; i++) s = (s + i * i) % 1000003; return s; }
-const t0 = Date.now(); let sink = 0;
-while (Date.now() - t0 < DUR) { sink ^= fa(10000); sink ^= fb(10000); sink ^= fc(10000); }
-if (sink === 0.5) console.log(sink);
-JS
+# the oracle's hot3.js, taken from live.sh: the same workload by construction
+sed -n "/cat > hot3.js <<'JS'/,/^JS\$/p" "$root/tests/oracle/live.sh" | sed '1d;$d' > "$d/w/hot3.js"
+[ -s "$d/w/hot3.js" ] || { echo "FAIL live_rss: no hot3.js in tests/oracle/live.sh"; exit 0; }
 # first.py OUT T0: copies stdin to stdout; OUT gets when bytes came out (seconds after T0)
 cat > "$d/first.py" <<'PY'
 import os, sys, time
