@@ -1707,22 +1707,25 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
    dump whose process exited, and every dump when the input ends, is read to its end and
    closed.  Runtimes buffer their dumps (node: 4 KiB blocks, the last at exit), so a round
    with a user-mode sample in its process's JIT memory (anonymous code memory no function
-   read so far covers, or memory no mapping covers yet) that the followed dump has not
-   reached is held back, with every round after it (the output keeps its order), until
-   the dump reaches it, its process exits (an EXIT read while holding has the dump read to
-   its end at once), the dump stops growing (opts.follow_idle_ms, 60 s) or the input
-   ends; then the held rounds are decided in order and the output streams again.  At
-   most opts.hold_bytes (64 MiB: raw records and ~160 bytes of bookkeeping each) is
-   held: past it the oldest rounds are decided with what is known until half of it is
-   held.  Samples in JIT memory left unnamed are counted by why (stats.unnamed) and, when
-   holding did not suffice, told once through io.log at the end.  Apart from what is
-   held, records are not kept and applied events are freed: memory grows only by each
-   function's bookkeeping.  It needs streamed dumps (the default I/O, or io.open_dump for
-   an embedder's own: its read returning 0 at the end of what is written so far, then
-   more as the file grows) and per-function files; otherwise (per-process files,
-   on_sample, a custom load_dump alone) a dump is read once, at its marker.  An embedder's
-   io.open_dump stream is held for as its read returns 0; the idle clock is
-   jitanon_jitdump_now (CLOCK_MONOTONIC).  Counted in stats.follow (dumps, reads,
+   read so far covers, or memory no mapping covers yet; a return address of its
+   callchain, or a word of its copied user stack or registers, in such code memory) that
+   the followed dump has not reached is held back (a dump is followed from when the round
+   with its marker is read, so that round's samples wait too), with every round after it
+   (the output keeps its order), until the dump reaches it, its process exits (an EXIT
+   read while holding has the dump read to its end at once), the dump stops growing
+   (opts.follow_idle_ms, 60 s) or the input ends; then the held rounds are decided in
+   order and the output streams again.  At most opts.hold_bytes (64 MiB: raw records and
+   ~160 bytes of bookkeeping each) is held: past it the oldest rounds are decided with
+   what is known until half of it is held.  Samples in JIT memory left unnamed are
+   counted by why (stats.unnamed) and, when holding did not suffice, told once through
+   io.log at the end.  Apart from what is held, records are not kept and applied events
+   are freed: memory grows only by each function's bookkeeping (a 60 s pipe of node
+   running three hot functions: 35 MiB held at most, peak RSS 41 MB).  It needs streamed
+   dumps (the default I/O, or io.open_dump for an embedder's own: its read returning 0
+   at the end of what is written so far, then more as the file grows) and per-function
+   files; otherwise (per-process files, on_sample, a custom load_dump alone) a dump is
+   read once, at its marker.  An embedder's io.open_dump stream is held for as its read
+   returns 0; the idle clock is jitanon_jitdump_now (CLOCK_MONOTONIC).  Counted in stats.follow (dumps, reads,
    wait_ns), stats.hold and stats.unnamed.
 
    Untrusted recordings: only files named as markers are opened; ELF names are
@@ -3068,6 +3071,10 @@ typedef struct jitanon__os {
     int (*bc_put)(const jitanon__bc_dir *b, const char *name, const void *data, size_t size, const uint8_t *id);
     void (*bc_close)(jitanon__bc_dir *b);
     const jitanon_thread_pool *threads; /* jitanon_inject_io.thread_pool's default; NULL: none */
+    /* Reads the standard input as its bytes come (a pipe's, as perf flushes them), where
+       fread waits until the whole buffer is filled: a live pipe's rounds would sit unread
+       until 64 KiB more came.  NULL: fread. */
+    jitanon_read_fn stdin_read;
 } jitanon__os;
 
 JITANON__PRIVATE const jitanon__os *jitanon__os_default(void); /* [posix] */
@@ -6992,10 +6999,13 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_open_impl(jitanon_perf_read
         /* the OS's reason: "No such file or directory" says more than the result code */
         return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s: %s", path, strerror(errno));
     }
-    /* stdin may be a pipe: read it forward only.  A file is read in large blocks straight
-       into the reader's buffer: stdio's own buffer would split each into 4 KiB reads. */
+    /* stdin may be a pipe: read it forward only, each byte as it comes (stdin_read).  A
+       file is read in large blocks straight into the reader's buffer: stdio's own buffer
+       would split each into 4 KiB reads. */
     if (!std_in) (void)setvbuf(f, NULL, _IONBF, 0);
-    res = jitanon_perf_reader_init(r, jitanon__os_file_read, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
+    if (std_in && jitanon__os_default()->stdin_read)
+        res = jitanon_perf_reader_init(r, jitanon__os_default()->stdin_read, NULL, NULL, opts, err);
+    else res = jitanon_perf_reader_init(r, jitanon__os_file_read, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
     r->state_.file = f;
     return res;
 }
@@ -10536,6 +10546,7 @@ typedef struct jitanon__inj_rec { /* a new field: give it its zero in jitanon__i
     size_t first_piece, pieces;
     size_t stub;            /* perf_map ELF: 1 + the stub its pieces name; 0 = none */
     size_t attr;            /* a sample's attr (index into the reader's) */
+    uint32_t marker_read;   /* live: a marker read when its round came (jitanon__inj_hold_markers) */
 } jitanon__inj_rec;
 
 /* What makes two mmaps the same mapping for perf: the name and pgoff - start. */
@@ -12955,7 +12966,8 @@ JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_
     size_t e;
     if (r->type != JITANON_PERF_RECORD_SAMPLE || !(d = jitanon__hmap_find(&j->jit.latest, r->pid))) return 0;
     jd = &j->jit.dumps[*d];
-    if (!jd->follow || jd->follow->exited || jd->read_until >= r->time) return 0;
+    /* a sample before the marker: the dump describes nothing that early */
+    if (!jd->follow || jd->follow->exited || jd->read_until >= r->time || r->time < jd->marker_time) return 0;
     /* stopped growing: by the clock, or by the recording's time (a recording piped from a
        file runs ahead of the clock) */
     if (now > jd->follow->seen_at && now - jd->follow->seen_at >= j->jit.idle_ns) return 0;
@@ -13246,7 +13258,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__
         if (!latest) return jitanon__inj_nomem(j, "dumps");
         *latest = (size_t)(jd - jt->dumps);
     }
-    if (j->opts->anon_mode == JITANON_ANON_RANGE) return jitanon_trim_set_jitdump(j->maps.trim, jd->pid, j->err);
     return JITANON_OK;
 }
 
@@ -13341,7 +13352,10 @@ JITANON__PRIVATE void jitanon__inj_fix_machine(jitanon__inj *j, jitanon_jitdump_
 }
 
 /* A usable dump consumes its marker (as perf does); an unusable one leaves the marker
-   and its process exactly as recorded. */
+   and its process exactly as recorded.  What the marker changes in time order (the
+   trimming of its process's anonymous memory, the cpu of synthesized MMAP2s) is done
+   when it is decided (jitanon__inj_decide): a live pipe reads its markers earlier, when
+   their round comes (jitanon__inj_hold_markers). */
 JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__inj_rec *r, const jitanon_str *name)
 {
     char found[4096];
@@ -13351,7 +13365,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
     jitanon_result res;
     int ns;
     j->st->dumps.markers++;
-    j->jit.marker_cpu = r->cpu;
     memset(&jd, 0, sizeof jd);
     jd.pid = r->pid;
     jd.tid = r->tid;
@@ -13983,6 +13996,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
     r->start = r->len = r->pgoff = 0;
     r->name_off = r->name_len = r->chain_off = r->chain_nr = 0;
     r->first_piece = r->pieces = r->stub = r->attr = 0;
+    r->marker_read = 0;
     /* Records without a time (tool records) keep their place next to their neighbours. */
     if (rec->sid.present & JITANON_PERF_SAMPLE_TIME) rd->last_time = rec->sid.time;
     r->time = rd->last_time;
@@ -14539,8 +14553,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
         name.data = (const char *)j->round.bytes.data + r->off + r->name_off;
         name.length = r->name_len;
         /* a marker is mapped executable (perf flags a data mapping: perf record -d) */
-        if (!(r->misc & JITANON__PERF_MISC_MMAP_DATA) && jitanon_jitdump_is_marker(name.data, name.length, NULL))
-            return jitanon__inj_marker(j, r, &name);
+        if (!(r->misc & JITANON__PERF_MISC_MMAP_DATA) && jitanon_jitdump_is_marker(name.data, name.length, NULL)) {
+            res = r->marker_read ? JITANON_OK : jitanon__inj_marker(j, r, &name);
+            j->jit.marker_cpu = r->cpu;
+            if (res == JITANON_OK && r->action == JITANON__INJ_DROP && j->opts->anon_mode == JITANON_ANON_RANGE)
+                res = jitanon_trim_set_jitdump(trim, r->pid, j->err);
+            return res;
+        }
         res = jitanon__inj_decide_mmap(j, r, name.data);
         if (res == JITANON_OK && j->opts->perf_map == JITANON_PERF_MAP_ELF && j->out.w)
             res = jitanon__inj_perfmap_mark(j, r, name.data);
@@ -14867,6 +14886,30 @@ JITANON__PRIVATE jitanon_result jitanon__inj_let_go(jitanon__inj *j, size_t k, i
     return jitanon__inj_round(j, rd->held[k - 1].end, 0);
 }
 
+/* Live pipes: the markers of the round just read (from recs[from] on) are read at once,
+   before the round is held or decided: their dumps are followed from here, so the samples
+   of a marker's own round wait for its dump like later ones (CPython maps its trampolines
+   and opens its dump right before its hot code runs: deciding that round first left up
+   to 1% of a short run unnamed).  Their dumps' events still apply in time order;
+   deciding such a marker only finishes it (jitanon__inj_decide). */
+JITANON__PRIVATE jitanon_result jitanon__inj_hold_markers(jitanon__inj *j, size_t from)
+{
+    jitanon__inj_buf *rd = &j->round;
+    jitanon_result res = JITANON_OK;
+    size_t u;
+    for (u = from; u < rd->nrecs && res == JITANON_OK; u++) {
+        jitanon__inj_rec *r = &rd->recs[u];
+        jitanon_str name;
+        if (!jitanon__inj_is_mmap(r->type) || (r->misc & JITANON__PERF_MISC_MMAP_DATA)) continue;
+        name.data = (const char *)rd->bytes.data + r->off + r->name_off;
+        name.length = r->name_len;
+        if (!jitanon_jitdump_is_marker(name.data, name.length, NULL)) continue;
+        r->marker_read = 1;
+        res = jitanon__inj_marker(j, r, &name);
+    }
+    return res;
+}
+
 /* Live pipes: a round was read.  It joins the rounds held back, and every whole round
    before the first sample not yet decidable (jitanon__inj_undecided) is decided and
    written, in order, after the followed dumps were read again; so the output streams as
@@ -14883,6 +14926,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_hold(jitanon__inj *j)
     if (rd->nheld && rd->held[rd->nheld - 1].end == rd->nrecs) return JITANON_OK; /* an empty round */
     if (!jitanon__grow(&j->a, (void **)&rd->held, &rd->held_cap, rd->nheld + 1, sizeof *rd->held))
         return jitanon__inj_nomem(j, "held rounds");
+    if ((res = jitanon__inj_hold_markers(j, rd->nheld ? rd->held[rd->nheld - 1].end : 0)) != JITANON_OK) return res;
     rd->held[rd->nheld].end = rd->nrecs;
     rd->held[rd->nheld++].at = now;
     for (k = rd->exits_seen; k < rd->nrecs; k++)
@@ -15256,6 +15300,17 @@ JITANON__PRIVATE int jitanon__os_sleep_ns(uint64_t ns)
 }
 
 #if JITANON__POSIX
+/* jitanon__os.stdin_read: one read(2) of what the standard input has now (waits for a
+   byte; 0 at its end). */
+JITANON__PRIVATE size_t jitanon__os_stdin_read(void *user, void *dst, size_t size)
+{
+    ssize_t n;
+    (void)user;
+    do n = read(0, dst, size);
+    while (n < 0 && errno == EINTR);
+    return n < 0 ? SIZE_MAX : (size_t)n;
+}
+
 /* 0 when all bytes went out, 1 on an error or a write that makes no progress. */
 JITANON__PRIVATE int jitanon__os_write_all(int fd, const void *data, size_t size)
 {
@@ -16502,11 +16557,13 @@ JITANON__PRIVATE const jitanon__os *jitanon__os_default(void)
 #if JITANON__POSIX
     static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_write_atomic,
                                    jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_is_dir, jitanon__bc_prepare,
-                                   jitanon__bc_ready, jitanon__bc_put, jitanon__bc_close, JITANON__OS_THREADS};
+                                   jitanon__bc_ready, jitanon__bc_put, jitanon__bc_close, JITANON__OS_THREADS,
+                                   jitanon__os_stdin_read};
 #else
     static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_never,
                                    jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_no_dir, jitanon__bc_none,
-                                   jitanon__bc_none_ready, jitanon__bc_none_put, jitanon__bc_none_close, JITANON__OS_THREADS};
+                                   jitanon__bc_none_ready, jitanon__bc_none_put, jitanon__bc_none_close,
+                                   JITANON__OS_THREADS, NULL};
 #endif
 #undef JITANON__OS_THREADS
 #undef JITANON__OS_PROC_NS

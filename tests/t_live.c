@@ -581,15 +581,55 @@ static size_t tl_named(ti_out_rec *v, size_t n)
     return named;
 }
 
+/* A hold-back case: its world and recording, the options of its next run (per-function
+   files; what a check sets stays for the runs after it) and what the last run gave.
+   Static in each test: it is large. */
+typedef struct tl_hold {
+    tl_world w;
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    ti_out_rec v[256];
+    size_t n;
+} tl_hold;
+
+/* The options back to the cases' defaults. */
+static void tl_hold_opts(tl_hold *c)
+{
+    memset(&c->o, 0, sizeof c->o);
+    c->o.elf_layout = JITANON_ELF_PER_FUNCTION;
+}
+
+/* Runs the case's recording with c->o; 1 when it succeeded. */
+static int tl_hold_run(tl_hold *c)
+{
+    return tl_run(&c->w, &c->perf, &c->o, c->v, sizeof c->v / sizeof c->v[0], &c->n, &c->st, &c->err) == JITANON_OK;
+}
+
+static size_t tl_hold_named(tl_hold *c)
+{
+    return tl_named(c->v, c->n);
+}
+
+static void tl_hold_end(tl_hold *c)
+{
+    jitanon_membuf_release(&c->perf);
+    jitanon_membuf_release(&c->w.dump);
+}
+
 /* A JIT that flushes its dump late (node writes 4 KiB blocks, at exit the rest): f0 and
    f1 (loads at 25 and 45, under an //anon mapping) reach the file only once perf has sent
    `late` rounds of `rounds`, each with a sample in f0 and one in f1 (0: never); or when
-   the process exits, its EXIT in round `exit_at` (0: none).  Round k is at k * step ns.  A process without a dump
-   (pid 200) runs in its own //anon memory in round 1. */
-static void tl_lag_scenario(tl_world *w, jitanon_membuf *perf, unsigned rounds, unsigned late, unsigned exit_at,
-                            uint64_t step)
+   the process exits, its EXIT in round `exit_at` (0: none).  Round k is at k * step ns.
+   A process without a dump (pid 200) runs in its own //anon memory in round 1.
+   `together`: round 1's samples are in the marker's round (CPython opens its dump and
+   maps its trampolines right before it runs them). */
+static void tl_lag_hold(tl_hold *c, unsigned rounds, unsigned late, unsigned exit_at, uint64_t step, int together)
 {
     static const uint8_t code[0x100] = {0xc3};
+    tl_world *w = &c->w;
+    jitanon_membuf *perf = &c->perf;
     ti_gen g;
     uint8_t raw[128];
     jitanon_jitdump_writer jw;
@@ -597,6 +637,7 @@ static void tl_lag_scenario(tl_world *w, jitanon_membuf *perf, unsigned rounds, 
     jitanon_error err;
     unsigned k;
     tl_start(w, &jw, &g, raw, perf, 20, &err);
+    tl_hold_opts(c);
     w->initial = w->dump.size; /* the header only */
     jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
     jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
@@ -609,7 +650,7 @@ static void tl_lag_scenario(tl_world *w, jitanon_membuf *perf, unsigned rounds, 
     rec.mmap.filename.data = "//anon";
     rec.mmap.filename.length = 6;
     ti_put(&g, &rec, JITANON_PERF_RECORD_MMAP2, JITANON_PERF_MISC_USER, 23);
-    ti_round(&g);
+    if (!together) ti_round(&g);
     for (k = 1; k <= rounds; k++) {
         ti_sample(&g, 30 + k * step, 0x10010);
         ti_sample(&g, 60 + k * step, 0x11010);
@@ -637,44 +678,56 @@ static void tl_lag_scenario(tl_world *w, jitanon_membuf *perf, unsigned rounds, 
    nothing, the first rounds' samples go out unnamed, and one line says what it cost. */
 static void test_live_hold_lagging_dump(void)
 {
-    static ti_out_rec v[128];
-    tl_world w;
-    jitanon_membuf perf;
-    jitanon_inject_opts o;
-    jitanon_inject_stats st;
-    jitanon_error err;
+    static tl_hold c;
     const ti_out_rec *m;
-    size_t n;
-    tl_lag_scenario(&w, &perf, 6, 4, 0, 100);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
-    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
-    JT_CHECK_EQ_U(tl_named(v, n), 12);
-    JT_CHECK((m = tl_mmap_of(v, n, 0)) && m->time == 25);
-    JT_CHECK((m = tl_mmap_of(v, n, 1)) && m->time == 45);
-    JT_CHECK(tl_in_time_order(v, n));
-    JT_CHECK(st.hold.rounds >= 3 && st.hold.peak_bytes > 0 && st.hold.bound_hits == 0);
-    JT_CHECK(st.unnamed.past_bound == 0 && st.unnamed.stopped == 0 && st.unnamed.not_in_dump == 0);
-    JT_CHECK_EQ_U(st.unnamed.no_dump, 1);
-    JT_CHECK(w.lines == 0 && w.opens == w.closes);
+    tl_lag_hold(&c, 6, 4, 0, 100, 0);
+    JT_CHECK(tl_hold_run(&c));
+    JT_CHECK_EQ_U(tl_hold_named(&c), 12);
+    JT_CHECK((m = tl_mmap_of(c.v, c.n, 0)) && m->time == 25);
+    JT_CHECK((m = tl_mmap_of(c.v, c.n, 1)) && m->time == 45);
+    JT_CHECK(tl_in_time_order(c.v, c.n));
+    JT_CHECK(c.st.hold.rounds >= 3 && c.st.hold.peak_bytes > 0 && c.st.hold.bound_hits == 0);
+    JT_CHECK(c.st.unnamed.past_bound == 0 && c.st.unnamed.stopped == 0 && c.st.unnamed.not_in_dump == 0);
+    JT_CHECK_EQ_U(c.st.unnamed.no_dump, 1);
+    JT_CHECK(c.w.lines == 0 && c.w.opens == c.w.closes);
 
-    o.hold_bytes = JITANON_HOLD_NONE;
-    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
-    JT_CHECK(st.hold.rounds == 0 && st.hold.peak_bytes == 0);
-    JT_CHECK(st.unnamed.past_bound >= 6 && tl_named(v, n) + st.unnamed.past_bound == 12);
-    JT_CHECK(tl_in_time_order(v, n));
-    JT_CHECK(w.lines == 1 && strstr(w.log, "past the hold-back bound"));
+    c.o.hold_bytes = JITANON_HOLD_NONE;
+    JT_CHECK(tl_hold_run(&c));
+    JT_CHECK(c.st.hold.rounds == 0 && c.st.hold.peak_bytes == 0);
+    JT_CHECK(c.st.unnamed.past_bound >= 6 && tl_hold_named(&c) + c.st.unnamed.past_bound == 12);
+    JT_CHECK(tl_in_time_order(c.v, c.n));
+    JT_CHECK(c.w.lines == 1 && strstr(c.w.log, "past the hold-back bound"));
 
     /* a bound smaller than one round: each round goes as it comes, counted */
-    o.hold_bytes = 1;
-    w.log[0] = 0;
-    w.lines = 0;
-    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
-    JT_CHECK(st.hold.bound_hits >= 6 && st.hold.rounds == 0);
-    JT_CHECK(st.unnamed.past_bound >= 6 && tl_named(v, n) + st.unnamed.past_bound == 12);
-    JT_CHECK(w.lines == 1);
-    jitanon_membuf_release(&perf);
-    jitanon_membuf_release(&w.dump);
+    c.o.hold_bytes = 1;
+    c.w.log[0] = 0;
+    c.w.lines = 0;
+    JT_CHECK(tl_hold_run(&c));
+    JT_CHECK(c.st.hold.bound_hits >= 6 && c.st.hold.rounds == 0);
+    JT_CHECK(c.st.unnamed.past_bound >= 6 && tl_hold_named(&c) + c.st.unnamed.past_bound == 12);
+    JT_CHECK(c.w.lines == 1);
+    tl_hold_end(&c);
+}
+
+/* The samples of the marker's own round wait for its dump too: the marker is read when
+   its round comes, not when it is decided, so all 12 are named (before: the 2 of that
+   round were decided with the dump's header only).  The same with writer threads. */
+static void test_live_hold_marker_round(void)
+{
+    static tl_hold c;
+    tl_lag_hold(&c, 6, 4, 0, 100, 1);
+    JT_CHECK(tl_hold_run(&c));
+    JT_CHECK_EQ_U(tl_hold_named(&c), 12);
+    JT_CHECK(tl_in_time_order(c.v, c.n) && c.st.hold.rounds >= 3);
+    JT_CHECK(c.st.unnamed.past_bound == 0 && c.st.unnamed.stopped == 0 && c.st.unnamed.no_dump == 1);
+    JT_CHECK(c.st.dumps.markers == 1 && c.st.follow.dumps == 1 && c.w.lines == 0 && c.w.opens == c.w.closes);
+    JT_CHECK_EQ_U(ti_count(c.v, c.n, JITANON_PERF_RECORD_MMAP2, "/some/dir/jit-"), 0); /* marker consumed once */
+    c.w.threads = 1;
+    c.o.elf_threads = 2;
+    JT_CHECK(tl_hold_run(&c));
+    JT_CHECK(tl_hold_named(&c) == 12 && c.st.elf.files == 2);
+    tl_alloc_sweep(&c.w, &c.perf);
+    tl_hold_end(&c);
 }
 
 /* A dump that never catches up: everything is held to the end of the input and then
@@ -682,48 +735,36 @@ static void test_live_hold_lagging_dump(void)
    go first.  A dump that does not grow for opts.follow_idle_ms is not waited for. */
 static void test_live_hold_stopped(void)
 {
-    static ti_out_rec v[256];
-    tl_world w;
-    jitanon_membuf perf;
-    jitanon_inject_opts o;
-    jitanon_inject_stats st;
-    jitanon_error err;
-    size_t n;
-    tl_lag_scenario(&w, &perf, 40, 0, 0, 100);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
-    JT_CHECK(tl_run(&w, &perf, &o, v, 256, &n, &st, &err) == JITANON_OK);
-    JT_CHECK(st.hold.rounds == 40 && tl_named(v, n) == 0);
-    JT_CHECK(st.unnamed.stopped == 80 && st.unnamed.past_bound == 0);
-    JT_CHECK(w.lines == 1 && strstr(w.log, "80 after the JIT stopped writing"));
-    JT_CHECK(tl_in_time_order(v, n));
+    static tl_hold c;
+    tl_lag_hold(&c, 40, 0, 0, 100, 0);
+    JT_CHECK(tl_hold_run(&c));
+    JT_CHECK(c.st.hold.rounds == 40 && tl_hold_named(&c) == 0);
+    JT_CHECK(c.st.unnamed.stopped == 80 && c.st.unnamed.past_bound == 0);
+    JT_CHECK(c.w.lines == 1 && strstr(c.w.log, "80 after the JIT stopped writing"));
+    JT_CHECK(tl_in_time_order(c.v, c.n));
 
-    o.hold_bytes = 2048; /* a few rounds */
-    JT_CHECK(tl_run(&w, &perf, &o, v, 256, &n, &st, &err) == JITANON_OK);
-    JT_CHECK(st.hold.bound_hits > 0 && st.hold.peak_bytes <= 2048 + 1024);
-    JT_CHECK(st.unnamed.past_bound > 0 && st.unnamed.past_bound + st.unnamed.stopped == 80);
-    JT_CHECK(tl_in_time_order(v, n));
+    c.o.hold_bytes = 2048; /* a few rounds */
+    JT_CHECK(tl_hold_run(&c));
+    JT_CHECK(c.st.hold.bound_hits > 0 && c.st.hold.peak_bytes <= 2048 + 1024);
+    JT_CHECK(c.st.unnamed.past_bound > 0 && c.st.unnamed.past_bound + c.st.unnamed.stopped == 80);
+    JT_CHECK(tl_in_time_order(c.v, c.n));
 
     if (jitanon_jitdump_now()) { /* a clock to stop by */
-        o.hold_bytes = 0;
-        o.follow_idle_ms = 1;
-        w.nap_at = perf.size / 8; /* three ms pass early on */
-        JT_CHECK(tl_run(&w, &perf, &o, v, 256, &n, &st, &err) == JITANON_OK);
-        JT_CHECK(st.hold.rounds < 10 && st.unnamed.stopped == 80);
+        c.o.hold_bytes = 0;
+        c.o.follow_idle_ms = 1;
+        c.w.nap_at = c.perf.size / 8; /* three ms pass early on */
+        JT_CHECK(tl_hold_run(&c));
+        JT_CHECK(c.st.hold.rounds < 10 && c.st.unnamed.stopped == 80);
     }
-    jitanon_membuf_release(&perf);
-    jitanon_membuf_release(&w.dump);
+    tl_hold_end(&c);
 
     /* by the recording's time too (a recording piped from a file outruns the clock):
        rounds 1 ms apart, 3 ms of idle allowed, so rounds 1 and 2 wait, no more */
-    tl_lag_scenario(&w, &perf, 40, 0, 0, 1000000);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
-    o.follow_idle_ms = 3;
-    JT_CHECK(tl_run(&w, &perf, &o, v, 256, &n, &st, &err) == JITANON_OK);
-    JT_CHECK(st.hold.rounds == 2 && st.unnamed.stopped == 80 && tl_in_time_order(v, n));
-    jitanon_membuf_release(&perf);
-    jitanon_membuf_release(&w.dump);
+    tl_lag_hold(&c, 40, 0, 0, 1000000, 0);
+    c.o.follow_idle_ms = 3;
+    JT_CHECK(tl_hold_run(&c));
+    JT_CHECK(c.st.hold.rounds == 2 && c.st.unnamed.stopped == 80 && tl_in_time_order(c.v, c.n));
+    tl_hold_end(&c);
 }
 
 /* The process exits with its dump's last block unflushed until then: the EXIT, read
@@ -731,36 +772,30 @@ static void test_live_hold_stopped(void)
    named; allocation failures in the held path are typed and leak nothing. */
 static void test_live_hold_until_exit(void)
 {
-    static ti_out_rec v[128];
-    tl_world w;
-    jitanon_membuf perf;
-    jitanon_inject_opts o;
-    jitanon_inject_stats st;
-    jitanon_error err;
-    size_t n;
-    tl_lag_scenario(&w, &perf, 5, 0, 5, 100);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
-    JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
-    JT_CHECK_EQ_U(tl_named(v, n), 10);
-    JT_CHECK(st.hold.rounds >= 4 && st.unnamed.stopped == 0 && st.unnamed.past_bound == 0);
-    JT_CHECK(tl_in_time_order(v, n) && w.opens == w.closes && w.lines == 0);
-    tl_alloc_sweep(&w, &perf);
-    jitanon_membuf_release(&perf);
-    jitanon_membuf_release(&w.dump);
+    static tl_hold c;
+    tl_lag_hold(&c, 5, 0, 5, 100, 0);
+    JT_CHECK(tl_hold_run(&c));
+    JT_CHECK_EQ_U(tl_hold_named(&c), 10);
+    JT_CHECK(c.st.hold.rounds >= 4 && c.st.unnamed.stopped == 0 && c.st.unnamed.past_bound == 0);
+    JT_CHECK(tl_in_time_order(c.v, c.n) && c.w.opens == c.w.closes && c.w.lines == 0);
+    tl_alloc_sweep(&c.w, &c.perf);
+    tl_hold_end(&c);
 }
 
 /* The start of the scenarios with unwinding data: tl_start's, its attr with `extra`
    sample_type bits (a new writer, the attr's raw bytes too); f0 and f1 (loads at 25 and
    45) in an //anon mapping and an executable file mapped, the dump with its header only
    at first.  `fresh`: the //anon mapping comes in the round of the first samples. */
-static void tl_start_unwind(tl_world *w, jitanon_jitdump_writer *jw, ti_gen *g, uint8_t raw[128], jitanon_membuf *perf,
-                            uint64_t extra, int fresh)
+static void tl_start_unwind(tl_hold *c, jitanon_jitdump_writer *jw, ti_gen *g, uint8_t raw[128], uint64_t extra,
+                            int fresh)
 {
     static const uint8_t code[0x100] = {0xc3};
+    tl_world *w = &c->w;
+    jitanon_membuf *perf = &c->perf;
     jitanon_sink sink;
     jitanon_error err;
     tl_start(w, jw, g, raw, perf, 20, &err);
+    tl_hold_opts(c);
     jitanon_perf_writer_release(&g->w);
     jitanon_membuf_release(perf);
     memset(perf, 0, sizeof *perf);
@@ -781,40 +816,34 @@ static void tl_start_unwind(tl_world *w, jitanon_jitdump_writer *jw, ti_gen *g, 
 }
 
 /* After round `k` of samples: the dump is all written once round 3 went out. */
-static void tl_unwind_round(tl_world *w, ti_gen *g, jitanon_membuf *perf, unsigned k)
+static void tl_unwind_round(tl_hold *c, ti_gen *g, unsigned k)
 {
     ti_round(g);
     if (k == 3) {
-        w->at[0] = perf->size;
-        w->size[0] = w->dump.size;
-        w->stages = 1;
+        c->w.at[0] = c->perf.size;
+        c->w.size[0] = c->w.dump.size;
+        c->w.stages = 1;
     }
 }
 
 /* Runs the recording held and not: held, f1's mapping (at its load, 45) goes out before
    the first sample; held nothing, after it. */
-static void tl_unwind_check(tl_world *w, ti_gen *g, jitanon_membuf *perf)
+static void tl_unwind_check(tl_hold *c, ti_gen *g)
 {
-    static ti_out_rec v[128];
-    jitanon_inject_opts o;
-    jitanon_inject_stats st;
     jitanon_error err;
-    size_t n, i, first_sample = SIZE_MAX, f1_at = SIZE_MAX;
+    size_t i, first_sample = SIZE_MAX, f1_at = SIZE_MAX;
     JT_CHECK(jitanon_perf_writer_finish(&g->w, &err) == JITANON_OK);
     jitanon_perf_writer_release(&g->w);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
-    JT_CHECK(tl_run(w, perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
-    for (i = 0; i < n; i++) {
-        if (v[i].type == JITANON_PERF_RECORD_SAMPLE && first_sample == SIZE_MAX) first_sample = i;
-        if (v[i].type == JITANON_PERF_RECORD_MMAP2 && !strcmp(v[i].name, "/some/dir/jitted-100-1.so")) f1_at = i;
+    JT_CHECK(tl_hold_run(c));
+    for (i = 0; i < c->n; i++) {
+        if (c->v[i].type == JITANON_PERF_RECORD_SAMPLE && first_sample == SIZE_MAX) first_sample = i;
+        if (c->v[i].type == JITANON_PERF_RECORD_MMAP2 && !strcmp(c->v[i].name, "/some/dir/jitted-100-1.so")) f1_at = i;
     }
-    JT_CHECK(st.hold.rounds >= 2 && f1_at < first_sample && v[f1_at].time == 45);
-    o.hold_bytes = JITANON_HOLD_NONE; /* as before: f1 comes after the first samples */
-    JT_CHECK(tl_run(w, perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
-    JT_CHECK(tl_mmap_of(v, n, 1) && tl_mmap_of(v, n, 1)->time > 45);
-    jitanon_membuf_release(perf);
-    jitanon_membuf_release(&w->dump);
+    JT_CHECK(c->st.hold.rounds >= 2 && f1_at < first_sample && c->v[f1_at].time == 45);
+    c->o.hold_bytes = JITANON_HOLD_NONE; /* as before: f1 comes after the first samples */
+    JT_CHECK(tl_hold_run(c));
+    JT_CHECK(tl_mmap_of(c->v, c->n, 1) && tl_mmap_of(c->v, c->n, 1)->time > 45);
+    tl_hold_end(c);
 }
 
 /* perf record -g: a sample whose ip is in a file (a builtin, the interpreter) and whose
@@ -822,14 +851,13 @@ static void tl_unwind_check(tl_world *w, ti_gen *g, jitanon_membuf *perf)
    out before it (perf names callers from the same maps). */
 static void test_live_hold_callchain(void)
 {
-    tl_world w;
+    static tl_hold c;
     ti_gen g;
     uint8_t raw[128], chain[3 * 8];
-    jitanon_membuf perf;
     jitanon_jitdump_writer jw;
     jitanon_perf_record rec;
     unsigned k;
-    tl_start_unwind(&w, &jw, &g, raw, &perf, JITANON_PERF_SAMPLE_CALLCHAIN, 0);
+    tl_start_unwind(&c, &jw, &g, raw, JITANON_PERF_SAMPLE_CALLCHAIN, 0);
     for (k = 1; k <= 5; k++) {
         memset(&rec, 0, sizeof rec);
         jitanon__wr64(chain, JITANON_PERF_CONTEXT_USER, 0);
@@ -841,9 +869,9 @@ static void test_live_hold_callchain(void)
         rec.sample.callchain.size = sizeof chain;
         rec.sample.callchain_nr = 3;
         ti_put(&g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, 60 + k * 100);
-        tl_unwind_round(&w, &g, &perf, k);
+        tl_unwind_round(&c, &g, k);
     }
-    tl_unwind_check(&w, &g, &perf);
+    tl_unwind_check(&c, &g);
 }
 
 /* perf record --call-graph dwarf (CPython 3.13's -X perf_jit): the jitted caller is only
@@ -853,10 +881,9 @@ static void test_live_hold_callchain(void)
    trampolines' memory right before it runs them). */
 static void test_live_hold_stack_user(void)
 {
-    tl_world w;
+    static tl_hold c;
     ti_gen g;
     uint8_t raw[128], b[128];
-    jitanon_membuf perf;
     jitanon_jitdump_writer jw;
     jitanon_error err;
     static const uint64_t words[] = {0, 0x400010, TI_PID | (uint64_t)TI_PID << 32, 0, 0, 250000, /* ..PERIOD */
@@ -864,7 +891,7 @@ static void test_live_hold_stack_user(void)
     size_t i;
     unsigned k, fresh;
     for (fresh = 0; fresh < 2; fresh++) {
-        tl_start_unwind(&w, &jw, &g, raw, &perf, JITANON_PERF_SAMPLE_STACK_USER, (int)fresh);
+        tl_start_unwind(&c, &jw, &g, raw, JITANON_PERF_SAMPLE_STACK_USER, (int)fresh);
         for (k = 1; k <= 5; k++) {
             jitanon__wr32(b, JITANON_PERF_RECORD_SAMPLE, 0);
             jitanon__wr16(b + 4, JITANON_PERF_MISC_USER, 0);
@@ -873,9 +900,9 @@ static void test_live_hold_stack_user(void)
             jitanon__wr64(b + 8, TI_ID, 0);               /* IDENTIFIER */
             jitanon__wr64(b + 32, 60 + k * 100, 0);       /* TIME */
             JT_CHECK(jitanon_perf_writer_write(&g.w, b, 8 + sizeof words, &err) == JITANON_OK);
-            tl_unwind_round(&w, &g, &perf, k);
+            tl_unwind_round(&c, &g, k);
         }
-        tl_unwind_check(&w, &g, &perf);
+        tl_unwind_check(&c, &g);
     }
 }
 
@@ -889,6 +916,7 @@ static void suite_live(void)
     JT_RUN(test_live_bounded_wait);
     JT_RUN(test_live_flat_memory);
     JT_RUN(test_live_hold_lagging_dump);
+    JT_RUN(test_live_hold_marker_round);
     JT_RUN(test_live_hold_stopped);
     JT_RUN(test_live_hold_until_exit);
     JT_RUN(test_live_hold_callchain);
