@@ -744,8 +744,7 @@ typedef struct prof {
 static void on_sample(void *user, const jitanon_inject_sample *s)
 {
     prof *P = (prof *)user;
-    size_t n = 0, k, i;
-    int kernel = 0;
+    size_t n;
     fg_frame leaf;
     fg_kind lk;
     P->total++;
@@ -757,46 +756,9 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     leaf.name = P->names[0];
     leaf.kind = lk;
     fg_add(&P->self, &leaf, 1, 1);
-    if (!s->callchain_nr) n = 1, P->frames[0].kind = lk;
-    for (i = 0; i < s->callchain_nr && n < MAX_FRAMES; i++) {
-        uint64_t ip = jitanon_perf_u64_at(s->callchain, i, s->big_endian);
-        jitanon_inject_sample f;
-        if (ip >= JITANON_PERF_CONTEXT_MAX) {
-            if (ip != JITANON_PERF_CONTEXT_KERNEL && ip != JITANON_PERF_CONTEXT_HV && ip != JITANON_PERF_CONTEXT_USER) {
-                n = 0;
-                break;
-            }
-            kernel = ip != JITANON_PERF_CONTEXT_USER;
-            continue;
-        }
-        (void)jitanon_inject_sample_resolve(s, ip, &f);
-        P->frames[n].kind = fr_sample(&P->maps, &f, kernel, P->names[n], NAME_LEN);
-        n++;
-    }
-    for (k = 0; k < n; k++) {
-        fr_clean(P->names[k]);
-        P->frames[k].name = P->names[k];
-    }
-    P->frames[n].name = P->comm;
-    P->frames[n].kind = FG_OTHER;
-    for (k = 0; k < (n + 1) / 2; k++) {
-        fg_frame t = P->frames[k];
-        P->frames[k] = P->frames[n - k];
-        P->frames[n - k] = t;
-    }
+    n = fr_stack(&P->maps, s, P->names[0], NAME_LEN, P->frames, MAX_FRAMES, NULL, NULL);
+    fr_root_first(P->frames, n, P->comm);
     fg_add(&P->tree, P->frames, n + 1, 1);
-}
-
-typedef struct entry {
-    const char *name;
-    uint64_t count;
-    int kind;
-} entry;
-
-static int by_count(const void *a, const void *b)
-{
-    const entry *x = (const entry *)a, *y = (const entry *)b;
-    return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->name, y->name);
 }
 
 /* DWARF call graphs are unwound by perf (the user stack copies in the recording, with
@@ -826,13 +788,7 @@ static int stacks_from_perf(prof *P, const char *output)
         char *l = fgets(line, sizeof line, f), *sym, *dso, *c;
         if (!l || line[0] != '\t') { /* a sample's header, a blank line or the end: the last one is complete */
             if (n) {
-                P->frames[n].name = P->comm; /* the comm is names[MAX_FRAMES] (see below) */
-                P->frames[n].kind = FG_OTHER;
-                for (k = 0; k < (n + 1) / 2; k++) {
-                    fg_frame tmp = P->frames[k];
-                    P->frames[k] = P->frames[n - k];
-                    P->frames[n - k] = tmp;
-                }
+                fr_root_first(P->frames, n, P->comm);
                 fg_add(&t, P->frames, n + 1, 1);
                 fg_add(&self, &P->frames[n], 1, 1); /* the leaf, with its symbol's name */
                 for (k = n; k > 0 && P->frames[k].kind != FG_JIT && P->frames[k].kind != FG_PERFMAP; k--) {
@@ -898,17 +854,10 @@ static int stacks_from_perf(prof *P, const char *output)
 
 static void print_top(prof *P, const fg_tree *tree, uint64_t total, int top, const char *title)
 {
-    entry *v = (entry *)xmalloc(tree->n * sizeof *v);
-    size_t n = 0, i;
-    uint32_t c;
+    size_t n, i;
+    fg_count *v = fg_top(tree, &n);
     static const char *const tag[] = {"", "  [jit]", "  [perf map]", "", "", ""};
     (void)P;
-    for (c = tree->nodes[0].child; c; c = tree->nodes[c].sibling, n++) {
-        v[n].name = tree->str + tree->nodes[c].name;
-        v[n].count = tree->nodes[c].total;
-        v[n].kind = tree->nodes[c].kind;
-    }
-    if (n) qsort(v, n, sizeof *v, by_count);
     fprintf(stderr, "%s\n", title);
     for (i = 0; i < n && i < (size_t)top; i++)
         fprintf(stderr, "%6.2f%%  %7" PRIu64 "  %.100s%s\n", 100.0 * (double)v[i].count / (double)total, v[i].count,
