@@ -436,7 +436,7 @@ JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, 
    code_addr is its own (JITANON_JITDUMP_DEBUG_SAME_ADDR); failing that, the newest one read
    since the previous LOAD whose first entry lies in its code (JITANON_JITDUMP_DEBUG_IN_CODE:
    a JIT that writes some other code_addr, paired as perf pairs it).  This says which of
-   the two holds for (debug, load); jitanon-inject and examples/jitdump-elf.c pair so. */
+   the two holds for (debug, load); jitanon-inject and tools/jitdump-elf.c pair so. */
 #define JITANON_JITDUMP_DEBUG_SAME_ADDR 2
 #define JITANON_JITDUMP_DEBUG_IN_CODE 1
 JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, const jitanon_jitdump_record *load);
