@@ -137,8 +137,9 @@ $(addprefix fuzz-run-,$(FUZZERS)): fuzz-run-%: build/fuzz-%
 bench: all
 	$(Q)sh bench/run.sh
 
-# symbolize: jitanon-record --pprof runs it from beside itself.
-INSTALL_BINS := jitanon-inject jitanon-record symbolize jitdump-cat perfdata-cat
+# Every tool in tools/ (symbolize among them: jitanon-record --pprof runs it from beside
+# itself); examples/ and jitgen are not installed.
+INSTALL_BINS := $(notdir $(TOOLS))
 MAN_PAGES := doc/jitanon-inject.1 doc/jitanon-record.1
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1

@@ -1,5 +1,5 @@
 /* flamegraph.h: stacks -> folded text and a self-contained SVG flame graph, for the
-   examples (not part of jitanon.h).  No dependency beyond libc.
+   tools (not part of jitanon.h).  No dependency beyond libc.
 
        fg_tree t;
        fg_init(&t);
@@ -12,7 +12,7 @@
    Folded lines are Brendan Gregg's collapsed-stack format, read unchanged by
    flamegraph.pl, inferno-flamegraph and speedscope.  A frame's kind only colours the SVG
    (JIT frames green, named from the perf map aqua, kernel orange, native yellow,
-   unknown grey).  Allocation failure exits with status 3, as the examples do. */
+   unknown grey).  Allocation failure exits with status 3, as the tools do. */
 #ifndef FLAMEGRAPH_H
 #define FLAMEGRAPH_H
 

@@ -19,7 +19,7 @@
      - other mappings: [file], the basename of the executable or library, or the
        mapping's own name when it has brackets ([vdso]): no ELF symbol tables are read;
      - addresses in no mapping: [unknown].
-   Allocation failure exits with status 3, as the examples do. */
+   Allocation failure exits with status 3, as the tools do. */
 #ifndef FRAMES_H
 #define FRAMES_H
 

@@ -1512,7 +1512,7 @@ int main(int argc, char **argv)
                 if (!f || ferror(f) | fclose(f)) fprintf(stderr, TOOL ": cannot write %s: %s\n", R.folded, strerror(errno)), status = 1;
             }
             if (R.pprof) {
-                /* the pprof encoder is symbolize's (examples/pprof.h): run it on the recording */
+                /* the pprof encoder is symbolize's (tools/pprof.h): run it on the recording */
                 char sym[PATH_MAX];
                 ssize_t n = readlink("/proc/self/exe", sym, sizeof sym - 16);
                 pid_t p;

@@ -6,7 +6,7 @@
    usage: symbolize [--jitdump-dir DIR] [--top N] [--folded [--annotate]] [--svg FILE] [--title T]
                     [--pprof FILE] perf.data
 
-   Every frame, in the flat profile as in the stacks, is named by examples/frames.h's rule,
+   Every frame, in the flat profile as in the stacks, is named by tools/frames.h's rule,
    as perf script names it on `jitanon-inject`'s output: the jitdump's function name; in
    JIT code the dump says nothing of, the perf map's (--jitdump-dir, then
    /tmp/perf-<pid>.map), else [unknown]; kernel code [kernel.kallsyms]; other mappings
@@ -23,9 +23,9 @@
    --annotate marks frames the way flamegraph.pl --color=java and inferno colour them:
    `_[j]` after a JIT frame, `_[k]` after a kernel frame (speedscope shows the marks as
    part of the names, so they are not the default).
-   --svg FILE writes the same stacks as a flame graph (examples/flamegraph.h).
+   --svg FILE writes the same stacks as a flame graph (tools/flamegraph.h).
 
-   --pprof FILE writes them as a pprof profile (profile.proto, examples/pprof.h: go tool
+   --pprof FILE writes them as a pprof profile (profile.proto, tools/pprof.h: go tool
    pprof, Pyroscope, Parca, Grafana, speedscope), gzipped when built with ZLIB=1, plain
    protobuf otherwise (pprof readers take both), written atomically (FILE "-": standard
    output), the same bytes for the same recording:
@@ -46,7 +46,7 @@
      - Functions: JIT names from the jitdump, with the file and line of its DEBUG_INFO
        entry for the address (return addresses looked up one byte back, in the call; the
        line bias of V8/LLVM removed as the ELF writer does); native and kernel frames
-       named by their file, as --folded does (this example reads no ELF symbol tables):
+       named by their file, as --folded does (this tool reads no ELF symbol tables):
        every Mapping says it is symbolized, so pprof does not try the local files. */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
