@@ -25,36 +25,47 @@ ZSTD_REF_DEFS = $(if $(and $(filter zstd,$(1)),$(HAVE_LIBZSTD)),-DJT_LIBZSTD)
 ZSTD_REF_LIBS = $(if $(and $(filter zstd,$(1)),$(HAVE_LIBZSTD)),-lzstd)
 
 HEADER   := jitanon.h
-EXAMPLES := $(patsubst examples/%.c,build/%,$(wildcard examples/*.c))
+# tools/: the command-line tools we ship (make install); examples/: programs that show how
+# a profiler or a JIT embeds the header (the demo's JIT among them); tests/jitgen.c: the
+# generator of synthetic recordings the tests and benchmarks run.
+TOOLS    := $(patsubst tools/%.c,build/%,$(wildcard tools/*.c))
+EXAMPLES := $(patsubst examples/%.c,build/%,$(wildcard examples/*.c)) build/jitgen
 FUZZERS  := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
 FUZZ_DEPS := $(wildcard fuzz/*.h tests/*.h) # shared by the harnesses (tests/elfread.h: the ELF reader)
 
 .PHONY: all test check demo fuzz fuzz-run bench install uninstall clean compile-matrix unit
 
-# The JVMTI agent (examples/jvmti/) is built when a JDK's include/jvmti.h is found:
+# The JVMTI agent (tools/jvmti/) is built when a JDK's include/jvmti.h is found:
 # JAVA_HOME, else the JDK of the javac on PATH, else /usr/lib/jvm/default-java.
 JDK_HOME ?= $(or $(JAVA_HOME),$(shell j=$$(readlink -f "$$(command -v javac 2>/dev/null)" 2>/dev/null) && [ -n "$$j" ] && dirname "$$(dirname "$$j")"),/usr/lib/jvm/default-java)
 JVMTI_AGENT := $(if $(wildcard $(JDK_HOME)/include/jvmti.h),build/libjitanon-jvmti.so)
 
-all: $(EXAMPLES) $(JVMTI_AGENT)
+all: $(TOOLS) $(EXAMPLES) $(JVMTI_AGENT)
 
 build:
 	$(Q)mkdir -p build
 
-build/%: examples/%.c $(HEADER) | build
+define build_program
 	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(JITANON_LIBS)
+endef
+build/%: tools/%.c $(HEADER) | build
+	$(build_program)
+build/%: examples/%.c $(HEADER) | build
+	$(build_program)
+build/jitgen: tests/jitgen.c $(HEADER) | build
+	$(build_program)
 
-build/symbolize: examples/flamegraph.h examples/frames.h examples/pprof.h
-# jitanon-record and jitanon-inject share the injection options (examples/inject_cli.h).
-build/jitanon-record: examples/flamegraph.h examples/frames.h examples/inject_cli.h
-build/jitanon-inject: examples/inject_cli.h
-build/libjitanon-jvmti.so: examples/jvmti/jitanon-jvmti.c $(HEADER) | build
+build/symbolize: tools/flamegraph.h tools/frames.h tools/pprof.h
+# jitanon-record and jitanon-inject share the injection options (tools/inject_cli.h).
+build/jitanon-record: tools/flamegraph.h tools/frames.h tools/inject_cli.h
+build/jitanon-inject: tools/inject_cli.h
+build/libjitanon-jvmti.so: tools/jvmti/jitanon-jvmti.c $(HEADER) | build
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -isystem $(JDK_HOME)/include -isystem $(JDK_HOME)/include/linux -o $@ $< $(LDFLAGS) $(JITANON_LIBS) -pthread
 
 # Unit tests and fuzz replays run under ASan+UBSan; the compile matrix checks every
 # supported configuration warning-free.
-build/test_main: tests/test_main.c tests/*.c tests/*.h examples/pprof.h $(HEADER) | build
+build/test_main: tests/test_main.c tests/*.c tests/*.h tools/pprof.h $(HEADER) | build
 	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g $(SANFLAGS) -I. -o $@ tests/test_main.c $(JITANON_LIBS)
 
 # The zstd decoder against libzstd (the only binary besides the zstd fuzz harness that
@@ -126,8 +137,9 @@ $(addprefix fuzz-run-,$(FUZZERS)): fuzz-run-%: build/fuzz-%
 bench: all
 	$(Q)sh bench/run.sh
 
-# symbolize: jitanon-record --pprof runs it from beside itself.
-INSTALL_BINS := jitanon-inject jitanon-record symbolize jitdump-cat perfdata-cat
+# Every tool in tools/ (symbolize among them: jitanon-record --pprof runs it from beside
+# itself); examples/ and jitgen are not installed.
+INSTALL_BINS := $(notdir $(TOOLS))
 MAN_PAGES := doc/jitanon-inject.1 doc/jitanon-record.1
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1

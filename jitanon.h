@@ -436,7 +436,7 @@ JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, 
    code_addr is its own (JITANON_JITDUMP_DEBUG_SAME_ADDR); failing that, the newest one read
    since the previous LOAD whose first entry lies in its code (JITANON_JITDUMP_DEBUG_IN_CODE:
    a JIT that writes some other code_addr, paired as perf pairs it).  This says which of
-   the two holds for (debug, load); jitanon-inject and examples/jitdump-elf.c pair so. */
+   the two holds for (debug, load); jitanon-inject and tools/jitdump-elf.c pair so. */
 #define JITANON_JITDUMP_DEBUG_SAME_ADDR 2
 #define JITANON_JITDUMP_DEBUG_IN_CODE 1
 JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, const jitanon_jitdump_record *load);
@@ -836,6 +836,19 @@ typedef struct jitanon_perf_opts {
     void *decompress_user;
     /* Damaged input (see jitanon_perf_warning) is an error instead of being recovered. */
     int strict;
+    /* A file `perf record -o FILE` is still writing (a tool tailing its recording): the end
+       of the input is not final.  Where the records would end, _next returns JITANON_AGAIN
+       (an incomplete last record is kept, not consumed); call it again once more may have
+       been written.  perf writes the data size into the header last, when it finishes: till
+       then (size 0) the data runs to the end of the input, without the warning; at each
+       JITANON_AGAIN a seekable input's header is read again, and once it has the size the
+       records end there (JITANON_END) and the features can be loaded; till then bytes
+       that are no record are waited on too (perf writes the features before the header).
+       A recording whose perf was killed keeps size 0: its reader gives JITANON_AGAIN for
+       ever, so stop when the writer is gone.  _init gives JITANON_AGAIN where the file is
+       too short yet (JITANON_ERR_TRUNCATED without follow) or its magic still zeros (perf
+       writes the attrs first, the header last): release, and init again later. */
+    int follow;
     uint64_t max_zstd_window; /* largest zstd window accepted (JITANON_ERR_LIMIT beyond);
                                  0 = 128 MiB: perf record -z uses 512 KiB (level 1) to
                                  128 MiB (level 22); memory follows the content */
@@ -1029,7 +1042,7 @@ typedef struct jitanon_perf_reader {
         size_t feat_count;
         uint8_t *feat_mem;
         size_t feat_mem_size;
-        int strict, unsized;
+        int strict, unsized, follow;
         /* the short path for SAMPLEs (jitanon__pd_fast_setup): where in the buffer the
            bytes it may take end, the least size of one, sid.present, whether a callchain
            follows */
@@ -1057,7 +1070,8 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
    (from_compressed = 1), decoded by opts.decompress or the built-in zstd decoder; with
    neither (JITANON_NO_ZSTD) they give JITANON_ERR_COMPRESSED.  An input that ends inside
    a record (or, with data size 0, in bytes that are no record) ends the records:
-   JITANON_END with JITANON_PERF_WARN_CUT (opts.strict: the error). */
+   JITANON_END with JITANON_PERF_WARN_CUT (opts.strict: the error).  Following a file
+   being written (opts.follow): JITANON_AGAIN where there is no whole record yet. */
 JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                     jitanon_error *err);
 /* File mode: loads every feature section.  Seekable input: any time (it seeks away and
@@ -5995,16 +6009,20 @@ JITANON__PRIVATE int jitanon__pd_empty_data(jitanon_perf_reader *r)
    name sections that were never written. */
 JITANON__PRIVATE jitanon_result jitanon__pd_unsized(jitanon_perf_reader *r, jitanon_error *err)
 {
-    jitanon_result res;
-    if (jitanon__pd_empty_data(r)) return JITANON_OK;
-    res = jitanon__pd_recover(r, JITANON_PERF_WARN_DATA_SIZE_ZERO, JITANON_ERR_BAD_HEADER, 48,
-                              "data size 0 (perf record killed?): the data is read to the end of the file", err);
-    if (res != JITANON_OK) return res;
+    /* followed (opts.follow): still being written, which is no damage; the size and the
+       features come at the end (jitanon__pd_follow) */
+    if (!r->state_.follow) {
+        jitanon_result res;
+        if (jitanon__pd_empty_data(r)) return JITANON_OK;
+        res = jitanon__pd_recover(r, JITANON_PERF_WARN_DATA_SIZE_ZERO, JITANON_ERR_BAD_HEADER, 48,
+                                  "data size 0 (perf record killed?): the data is read to the end of the file", err);
+        if (res != JITANON_OK) return res;
+    }
     r->state_.unsized = 1;
     r->data_size = UINT64_MAX - r->data_offset;
     if (jitanon__pd_feat_count(r->features)) {
         memset(r->features, 0, sizeof r->features);
-        r->warnings |= JITANON_PERF_WARN_FEATURES;
+        if (!r->state_.follow) r->warnings |= JITANON_PERF_WARN_FEATURES;
     }
     return JITANON_OK;
 }
@@ -6084,6 +6102,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header(jitanon_perf_reader *r, jitan
         return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, jitanon__pd_avail(r), "perf.data header needs 16 bytes");
     if (res != JITANON_OK) return res;
     p = r->state_.in.buf + r->state_.in.pos;
+    /* perf writes the attrs first and the header over the zeros before them last */
+    if (r->state_.follow && !memcmp(p, "\0\0\0\0\0\0\0\0", 8)) return JITANON_AGAIN;
     /* The writer stores the u64 "PERFILE2" in its own order, so the bytes tell the order. */
     if (memcmp(p, "PERFILE2", 8) == 0) r->big_endian = 0;
     else if (memcmp(p, "2ELIFREP", 8) == 0) r->big_endian = 1;
@@ -6119,6 +6139,7 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_init_impl(jitanon_perf_read
     jitanon__counted_init(&r->state_.mem, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, "memory_limit");
     r->state_.allocator = jitanon__counted_hooks(&r->state_.mem);
     r->state_.strict = opts && opts->strict;
+    r->state_.follow = opts && opts->follow;
     if (opts) {
         r->state_.decompress = opts->decompress;
         r->state_.decompress_user = opts->decompress_user;
@@ -6128,7 +6149,13 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_init_impl(jitanon_perf_read
     /* decompressed bytes pending: one payload-carrying record plus a straddling tail */
     r->state_.dbuf.max_size = (size_t)(r->state_.max_payload < SIZE_MAX / 4 ? r->state_.max_payload : SIZE_MAX / 4);
     r->state_.dbuf.max_size += 2 * JITANON__PERF_MIN_BUF;
-    return jitanon__pd_header(r, err);
+    res = jitanon__pd_header(r, err);
+    /* followed: a file shorter than its header and attrs is one not written that far yet */
+    if (res == JITANON_ERR_TRUNCATED && r->state_.follow) {
+        jitanon__clear_error(err);
+        return JITANON_AGAIN;
+    }
+    return res;
 }
 
 JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jitanon_read_fn read_fn,
@@ -6684,6 +6711,41 @@ JITANON__PRIVATE jitanon_result jitanon__pd_cut(jitanon_perf_reader *r, uint64_t
     return JITANON_END;
 }
 
+/* Followed input (opts.follow) at the end of what it holds now.  perf record writes a
+   file's data size (and feature bitmap) into its header when it finishes, after the data
+   and the features: so the header of a seekable file still unsized is read again (the
+   input put back where it was), and once it has the size the data is bounded by it - all
+   of it is there by then.  JITANON_OK: bounded now, read on; JITANON_AGAIN: come back
+   later (the end is not final: the input is read again then). */
+JITANON__PRIVATE jitanon_result jitanon__pd_follow(jitanon_perf_reader *r, jitanon_error *err)
+{
+    uint8_t h[JITANON__PERF_FILE_HEADER];
+    size_t got = 0, n = 1;
+    uint64_t at = r->state_.in.off + jitanon__pd_avail(r), size, end; /* at: where the read function is */
+    jitanon__input *in = &r->state_.in;
+    int big = r->big_endian;
+    r->state_.eof = 0;
+    if (r->mode != JITANON_PERF_FILE || !r->state_.unsized || !r->state_.seek_fn) return JITANON_AGAIN;
+    if (r->state_.seek_fn(in->user, 0)) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot seek to byte 0 (the header)");
+    while (got < sizeof h && n) {
+        n = in->read_fn(in->user, h + got, sizeof h - got);
+        if (n > sizeof h - got) return JITANON__FAIL(err, JITANON_ERR_IO, got, "cannot read the header again");
+        got += n;
+    }
+    if (r->state_.seek_fn(in->user, at)) return JITANON__FAIL(err, JITANON_ERR_IO, at, "cannot seek back to byte %U", at);
+    if (got < 56 || jitanon__rd64(h + 40, big) != r->data_offset || !(size = jitanon__rd64(h + 48, big)))
+        return JITANON_AGAIN;
+    if (!jitanon__add_u64(r->data_offset, size, &end))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, 48, "data section size %U overflows", size);
+    r->data_size = size;
+    r->state_.unsized = 0;
+    if (got == sizeof h && jitanon__rd64(h + 8, big) == JITANON__PERF_FILE_HEADER) {
+        unsigned i;
+        for (i = 0; i < 4; i++) r->features[i] = jitanon__rd64(h + 72 + 8 * i, big);
+    }
+    return JITANON_OK;
+}
+
 /* The next record from the input itself (before decompression). */
 JITANON__PRIVATE jitanon_result jitanon__pd_next_raw(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                     jitanon_error *err)
@@ -6695,9 +6757,19 @@ JITANON__PRIVATE jitanon_result jitanon__pd_next_raw(jitanon_perf_reader *r, jit
     if (bounded && off >= end) return JITANON_END;
     while ((res = jitanon__pd_measure(r, r->state_.in.buf + r->state_.in.pos, jitanon__pd_avail(r), off, &total, err)) == JITANON_AGAIN) {
         res = jitanon__pd_fill(r, total, err);
+        if (res == JITANON_END && r->state_.follow) break; /* nothing consumed: resumes here */
         if (res == JITANON_END && !jitanon__pd_avail(r) && (!bounded || r->state_.unsized)) return JITANON_END;
         if (res == JITANON_END) return jitanon__pd_cut(r, off, total, NULL, err);
         if (res != JITANON_OK) return res;
+    }
+    /* Followed: the end of what there is; or, still unsized, bytes that are no record - the
+       features perf writes when it finishes, before the header that says where the data
+       ends: damage only if the header, read again, leaves them in the data. */
+    if (r->state_.follow &&
+        (res == JITANON_END || (r->state_.unsized && res != JITANON_OK && res != JITANON_ERR_LIMIT))) {
+        jitanon__clear_error(err);
+        res = jitanon__pd_follow(r, err);
+        return res == JITANON_OK ? jitanon__pd_next_raw(r, rec, err) : res; /* bounded now: once */
     }
     if (res != JITANON_OK && r->state_.unsized && res != JITANON_ERR_LIMIT) return jitanon__pd_cut(r, off, 0, err, err);
     if (res != JITANON_OK) return res;
@@ -6988,6 +7060,13 @@ JITANON__PRIVATE int jitanon__pd_fseek(void *user, uint64_t off)
     return fseek((FILE *)user, (long)off, SEEK_SET) != 0;
 }
 
+/* opts.follow: a file's end is read again later, but stdio's end of file is sticky. */
+JITANON__PRIVATE size_t jitanon__pd_fread_follow(void *user, void *dst, size_t size)
+{
+    clearerr((FILE *)user);
+    return jitanon__os_file_read(user, dst, size);
+}
+
 JITANON__PRIVATE jitanon_result jitanon__perf_reader_open_impl(jitanon_perf_reader *r, const char *path,
                                                                const jitanon_perf_opts *opts, jitanon_error *err)
 {
@@ -7005,7 +7084,8 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_open_impl(jitanon_perf_read
     if (!std_in) (void)setvbuf(f, NULL, _IONBF, 0);
     if (std_in && jitanon__os_default()->stdin_read)
         res = jitanon_perf_reader_init(r, jitanon__os_default()->stdin_read, NULL, NULL, opts, err);
-    else res = jitanon_perf_reader_init(r, jitanon__os_file_read, std_in ? NULL : jitanon__pd_fseek, f, opts, err);
+    else res = jitanon_perf_reader_init(r, opts && opts->follow ? jitanon__pd_fread_follow : jitanon__os_file_read,
+                                        std_in ? NULL : jitanon__pd_fseek, f, opts, err);
     r->state_.file = f;
     return res;
 }
@@ -16689,6 +16769,9 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   process's code, offsets mirroring addresses, each function's MMAP2
                   framed by its file's base (stats.write.region_bases);
                   jitanon_elf_func.file_offset places a function at a given offset
+                jitanon_perf_opts.follow: a file perf record is still writing, read as
+                  it grows (JITANON_AGAIN; the size perf writes at the end ends it), for
+                  a tool that tails its recording (jitanon-record, issue #36)
               Changed:
                 an embedder's own io.load_dump/open_dump no longer has /proc read (set
                   io.find_process); resolving only, an exec keeps the old maps, as perf

@@ -5,9 +5,13 @@
      B  seekable, odd-sized reads, with a decompressor (features loaded last)
      C  forward-only, odd-sized reads, no decompressor (features after END)
      D  forward-only, whole reads, no decompressor
+     E  followed (opts.follow), seekable, with a decompressor: the bytes shown a piece
+        at a time (1..97 bytes), as a file perf record is still writing; _init and
+        _next asked again after each JITANON_AGAIN
 
    Every decoded view of every record is touched and checked to lie inside the record;
-   A and B, and C and D, must agree exactly (same result, same records, same attrs).
+   A and B, and C and D, must agree exactly (same result, same records, same attrs); E
+   must give A's records where A read a finished recording to its end undamaged.
    Limits are tight (payloads, header bytes, a 64 MiB allocator cap); a run that hit the
    cap is not compared.  Nothing is written anywhere. */
 #define JITANON_IMPLEMENTATION
@@ -38,6 +42,7 @@ typedef struct digest {
        record in a file's data section changes the header's feature bitmap (both open
        bugs): such runs are not compared. */
     int feat_failed;
+    int whole; /* ended at END undamaged, and knew the data's end (pipe, or a size) */
 } digest;
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -202,12 +207,85 @@ static void run(const uint8_t *data, size_t size, int seek, int odd, int decompr
         }
         d->attr_hash = touch_attrs(&r);
         d->attr_count = r.attr_count;
+        d->whole = res == JITANON_END && !r.warnings && (r.mode == JITANON_PERF_PIPE || r.data_size);
     } else {
         CHECK(is_typed_error(res));
     }
     d->end = res;
     jitanon_perf_reader_release(&r);
     CHECK(cap.live == 0); /* every byte freed, with the sizes it was allocated with */
+    d->hit_cap = cap.hit;
+}
+
+/* E's input: the first `shown` bytes of a file that grows; a seek may go past them (as
+   in a file), reads there find nothing yet. */
+typedef struct growing {
+    const uint8_t *data;
+    size_t shown, pos;
+} growing;
+
+static size_t growing_read(void *user, void *dst, size_t size)
+{
+    growing *g = (growing *)user;
+    size_t n = g->pos < g->shown ? g->shown - g->pos : 0;
+    if (n > size) n = size;
+    if (n) memcpy(dst, g->data + g->pos, n);
+    g->pos += n;
+    return n;
+}
+
+static int growing_seek(void *user, uint64_t off)
+{
+    growing *g = (growing *)user;
+    if (off > SIZE_MAX) return 1;
+    g->pos = (size_t)off;
+    return 0;
+}
+
+static void run_follow(const uint8_t *data, size_t size, digest *d)
+{
+    growing in;
+    capped cap;
+    jitanon_perf_opts opts;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_error err;
+    jitanon_result res = JITANON_AGAIN;
+    size_t step = 5;
+    uint64_t next = 0;
+    int open = 0;
+    memset(d, 0, sizeof *d);
+    d->hash = 14695981039346656037ull;
+    in.data = data;
+    in.shown = in.pos = 0;
+    fuzz_perf_opts(&opts, &cap);
+    opts.decompress = identity_decompress;
+    opts.follow = 1;
+    for (;;) {
+        if (!open) {
+            in.pos = 0;
+            res = jitanon_perf_reader_init(&r, growing_read, growing_seek, &in, &opts, &err);
+            CHECK(res == JITANON_OK || res == JITANON_AGAIN || is_typed_error(res));
+            open = res == JITANON_OK;
+            if (!open) jitanon_perf_reader_release(&r);
+            if (!open && res != JITANON_AGAIN) break;
+        }
+        while (open && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
+            touch_record(&r, &rec, next);
+            next = rec.index + 1;
+            d->hash = fnv(d->hash, rec.raw.data, rec.raw.size);
+            d->records++;
+        }
+        CHECK(res == JITANON_END || res == JITANON_AGAIN || is_typed_error(res));
+        if (res != JITANON_AGAIN || in.shown == size) break;
+        in.shown = size - in.shown > step ? in.shown + step : size;
+        step = step * 7 % 97 + 1;
+    }
+    if (getenv("FUZZ_VERBOSE"))
+        fprintf(stderr, "run(follow): %llu records, result %d\n", (unsigned long long)d->records, (int)res);
+    d->end = res;
+    if (open) jitanon_perf_reader_release(&r);
+    CHECK(cap.live == 0);
     d->hit_cap = cap.hit;
 }
 
@@ -227,10 +305,15 @@ static void same(const digest *a, const digest *b, int features)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    digest a, b, c, d;
+    digest a, b, c, d, e;
     run(data, size, 1, 0, 1, 1, &a);
     run(data, size, 1, 1, 1, 0, &b);
     same(&a, &b, 1);
+    run_follow(data, size, &e);
+    if (a.whole && !a.hit_cap && !e.hit_cap) {
+        CHECK(e.records == a.records);
+        CHECK(e.hash == a.hash);
+    }
     run(data, size, 0, 1, 0, 0, &c);
     run(data, size, 0, 0, 0, 0, &d);
     same(&c, &d, 1);

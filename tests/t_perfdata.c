@@ -1384,11 +1384,172 @@ static void test_perfdata_layout_pipe_features(void)
     jitanon_membuf_release(&file), jitanon_membuf_release(&pipe), jitanon_membuf_release(&b.m);
 }
 
+/* opts.follow: a file perf record is still writing, as it writes it - the ids and attrs
+   first (the header still zeros), then the header with data size 0, the records in
+   pieces, and at the end the features and the header with the size.  Every record comes
+   once, in order, whatever the reads cut; a record not yet whole is JITANON_AGAIN, never
+   damage; the size ends the data, and the features load then. */
+static void pdt_follow(int big, size_t step, int odd)
+{
+    pdt_b b;
+    uint8_t *live;
+    memin in;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_perf_opts opts;
+    jitanon_error err;
+    jitanon_result res;
+    size_t data_end, n = 0, grow;
+    unsigned i = 0;
+    pdt_file(&b, big);
+    data_end = 416 + (size_t)jitanon__rd64(b.m.data + 48, big);
+    live = (uint8_t *)malloc(b.m.size);
+    JT_CHECK(live != NULL);
+    if (!live) return;
+    memcpy(live, b.m.data, b.m.size);
+    memset(live, 0, 104); /* what the file holds before perf writes its header */
+    memset(&opts, 0, sizeof opts);
+    opts.follow = 1;
+    in = memin_make(live, 0, step, odd);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &opts, &err), JITANON_AGAIN);
+    jitanon_perf_reader_release(&r);
+    in = memin_make(live, 416, step, odd);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &opts, &err), JITANON_AGAIN);
+    jitanon_perf_reader_release(&r);
+    memcpy(live, b.m.data, 104);
+    jitanon__wr64(live + 48, 0, big);
+    in = memin_make(live, 416, step, odd);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &opts, &err), JITANON_OK);
+    JT_CHECK_EQ_U(r.warnings, 0);
+    pdt_check_attrs(&r);
+    for (grow = 416; grow <= data_end; grow += grow % 3 + 1) { /* the data in pieces of 1..3 bytes */
+        in.size = grow;
+        while ((res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
+            if (i < PDT_NRECORDS) pdt_check_record(&r, &rec, i);
+            i++;
+        }
+        JT_CHECK_EQ_U(res, JITANON_AGAIN);
+        n++;
+    }
+    in.size = data_end;
+    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK) {
+        if (i < PDT_NRECORDS) pdt_check_record(&r, &rec, i);
+        i++;
+    }
+    JT_CHECK_EQ_U(jitanon_perf_reader_next(&r, &rec, &err), JITANON_AGAIN);
+    JT_CHECK_EQ_U(i, PDT_NRECORDS);
+    JT_CHECK_EQ_U(r.warnings, 0);
+    memcpy(live, b.m.data, 104); /* perf finishes: the features, then the header */
+    in.size = b.m.size;
+    JT_CHECK_EQ_U(jitanon_perf_reader_next(&r, &rec, &err), JITANON_END);
+    JT_CHECK_EQ_U(jitanon_perf_reader_next(&r, &rec, &err), JITANON_END);
+    JT_CHECK_EQ_U(r.data_size, data_end - 416);
+    JT_CHECK_EQ_U(r.warnings, 0);
+    pdt_check_features(&r);
+    JT_CHECK(n > 100);
+    jitanon_perf_reader_release(&r);
+    free(live);
+    jitanon_membuf_release(&b.m);
+}
+
+static void test_perfdata_follow(void)
+{
+    pdt_b b;
+    memin in;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_perf_opts opts;
+    jitanon_error err;
+    jitanon_result res;
+    uint64_t first = 0, bad;
+    pdt_follow(0, 0, 0);
+    pdt_follow(1, 0, 0);
+    pdt_follow(0, 5, 1); /* reads of 1..97 bytes */
+    /* A recording whose perf was killed keeps data size 0: records up to the cut one, then
+       JITANON_AGAIN for ever (the caller knows the writer is gone) */
+    pdt_file(&b, 0);
+    jitanon__wr64(b.m.data + 48, 0, 0);
+    memset(&opts, 0, sizeof opts);
+    opts.follow = 1;
+    in = memin_make(b.m.data, 416 + 100, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &opts, &err), JITANON_OK);
+    while ((res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) first = rec.offset + rec.raw.size;
+    JT_CHECK_EQ_U(res, JITANON_AGAIN);
+    JT_CHECK_EQ_U(jitanon_perf_reader_next(&r, &rec, &err), JITANON_AGAIN);
+    JT_CHECK(first > 416 && first <= 416 + 100);
+    jitanon_perf_reader_release(&r);
+    /* Bytes that are no record, followed: while the size is 0 they may be the features
+       perf writes before its header: waited on.  Once the header says they are in the
+       data: the error, at their byte, as without follow. */
+    bad = first;
+    jitanon__wr16(b.m.data + bad + 6, 4, 0); /* a record of 4 bytes */
+    in = memin_make(b.m.data, b.m.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &opts, &err), JITANON_OK);
+    while ((res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {}
+    JT_CHECK_EQ_U(res, JITANON_AGAIN);
+    JT_CHECK_EQ_U(r.warnings, 0);
+    jitanon__wr64(b.m.data + 48, b.m.size - 416, 0); /* perf finished after all */
+    JT_CHECK_EQ_U(jitanon_perf_reader_next(&r, &rec, &err), JITANON_ERR_BAD_RECORD);
+    JT_CHECK_EQ_U(err.offset, bad);
+    jitanon_perf_reader_release(&r);
+    in = memin_make(b.m.data, b.m.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
+    while ((res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {}
+    JT_CHECK_EQ_U(res, JITANON_ERR_BAD_RECORD);
+    JT_CHECK_EQ_U(err.offset, bad);
+    jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&b.m);
+}
+
+#if JITANON__POSIX
+/* jitanon_perf_reader_open with opts.follow: stdio's end of file is not the end */
+static void test_perfdata_follow_file(void)
+{
+    pdt_b b;
+    char path[128];
+    FILE *f;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_perf_opts opts;
+    jitanon_result res;
+    unsigned i = 0;
+    size_t data_end;
+    pdt_file(&b, 0);
+    data_end = 416 + (size_t)jitanon__rd64(b.m.data + 48, 0);
+    jitanon__fmt(path, sizeof path, "/tmp/jitanon-t-follow-%u.data", (unsigned)getpid());
+    f = fopen(path, "wb");
+    JT_CHECK(f != NULL);
+    if (!f) return;
+    jitanon__wr64(b.m.data + 48, 0, 0);
+    JT_CHECK(fwrite(b.m.data, 1, 500, f) == 500 && fflush(f) == 0);
+    memset(&opts, 0, sizeof opts);
+    opts.follow = 1;
+    JT_CHECK_EQ_U(jitanon_perf_reader_open(&r, path, &opts, NULL), JITANON_OK);
+    while ((res = jitanon_perf_reader_next(&r, &rec, NULL)) == JITANON_OK) i++;
+    JT_CHECK_EQ_U(res, JITANON_AGAIN);
+    JT_CHECK(fwrite(b.m.data + 500, 1, b.m.size - 500, f) == b.m.size - 500 && fflush(f) == 0);
+    while ((res = jitanon_perf_reader_next(&r, &rec, NULL)) == JITANON_OK) i++;
+    JT_CHECK_EQ_U(res, JITANON_AGAIN); /* the header still says 0: the features read as no record yet */
+    jitanon__wr64(b.m.data + 48, data_end - 416, 0);
+    JT_CHECK(fseek(f, 0, SEEK_SET) == 0 && fwrite(b.m.data, 1, 104, f) == 104 && fclose(f) == 0);
+    while ((res = jitanon_perf_reader_next(&r, &rec, NULL)) == JITANON_OK) i++;
+    JT_CHECK_EQ_U(res, JITANON_END);
+    JT_CHECK_EQ_U(i, PDT_NRECORDS);
+    jitanon_perf_reader_release(&r);
+    remove(path);
+    jitanon_membuf_release(&b.m);
+}
+#endif
+
 static void suite_perfdata(void)
 {
     JT_RUN(test_perfdata_real_recording_sweeps);
     JT_RUN(test_perfdata_file_both_orders);
     JT_RUN(test_perfdata_pipe_both_orders);
+    JT_RUN(test_perfdata_follow);
+#if JITANON__POSIX
+    JT_RUN(test_perfdata_follow_file);
+#endif
     JT_RUN(test_perfdata_roundtrip);
     JT_RUN(test_perfdata_compressed);
     JT_RUN(test_perfdata_encode_mmap2);

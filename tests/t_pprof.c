@@ -1,7 +1,7 @@
-/* examples/pprof.h, the pprof encoder of symbolize --pprof: what it writes is read back
+/* tools/pprof.h, the pprof encoder of symbolize --pprof: what it writes is read back
    with a small protobuf reader written here from the wire format (varints, length-
    delimited fields, packed repeated fields), independent of the encoder's code. */
-#include "../examples/pprof.h"
+#include "../tools/pprof.h"
 
 /* ---- a bounds-checked protobuf reader ---- */
 typedef struct tpp_rd {

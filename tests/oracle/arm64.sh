@@ -1,7 +1,7 @@
 #!/bin/sh
 # arm64 end to end on any host: Debian's arm64 node runs under qemu-user and writes a real
 # A64 jitdump; aarch64 binutils, eu-elflint and gdb-multiarch read our stubs of it, and a
-# recording of it built with our perf writer (examples/jitgen.c --dump, HEADER_ARCH
+# recording of it built with our perf writer (tests/jitgen.c --dump, HEADER_ARCH
 # aarch64, fp and dwarf-style call graphs) is injected and read by perf.  .ci/run installs
 # qemu-user-static, binutils-aarch64-linux-gnu, gdb-multiarch and unpacks the arm64
 # packages of node into build/arm64/root (JT_ARM64_ROOT elsewhere).

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Folds `perf script -F comm,tid,ip,sym,dso` output into collapsed stacks
 (`comm;root;...;leaf count`, one line per distinct stack, sorted), naming each frame
-by the rules examples/symbolize.c documents for --folded, so the two can be compared
+by the rules tools/symbolize.c documents for --folded, so the two can be compared
 line for line:
   - a frame in a jitted-<pid>-<n>.so, in a perf map, //anon, [anon:...] or /memfd:
     memory: the symbol perf printed ([unknown] when it had none);

@@ -62,7 +62,7 @@ if ! ./build/jitdump-cat "$tmp/bad.dump" > "$tmp/o" 2>&1 && grep -q 'magic' "$tm
 else echo "FAIL jitdump-cat bad magic"; cat "$tmp/o"; fi
 # A dump with no records: --check must not hand qsort a NULL array (UBSan stops on it).
 head -c 40 tests/data/node-head.dump > "$tmp/empty.dump"
-if ${CC:-cc} -std=c99 -O0 -fsanitize=undefined -fno-sanitize-recover=undefined -I. examples/jitdump-cat.c \
+if ${CC:-cc} -std=c99 -O0 -fsanitize=undefined -fno-sanitize-recover=undefined -I. tools/jitdump-cat.c \
      -o "$tmp/jitdump-cat-ubsan" 2>/dev/null; then
   if "$tmp/jitdump-cat-ubsan" --check "$tmp/empty.dump" > "$tmp/o" 2>&1 && grep -q '^0 record(s)' "$tmp/o"; then
     echo "PASS jitdump-cat --check on a dump without records (UBSan)"

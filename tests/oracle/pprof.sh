@@ -114,7 +114,7 @@ else echo "FAIL pprof go tool pprof -lines: hottest JS line ${1:-none} (${2:-0} 
 
 # 4. a zlib build: gzip on disk, the same protobuf inside, read by both
 if printf '#include <zlib.h>\n' | cc -E -x c - >/dev/null 2>&1; then
-  if cc -std=c99 -O0 -DJITANON_USE_ZLIB -I"$root" -o symz "$root/examples/symbolize.c" -lz 2> ccerr &&
+  if cc -std=c99 -O0 -DJITANON_USE_ZLIB -I"$root" -o symz "$root/tools/symbolize.c" -lz 2> ccerr &&
      ./symz --pprof prof.pb.gz perf.data && gunzip -c prof.pb.gz | cmp -s - prof.pb &&
      go tool pprof -top -sample_index=samples -nodefraction=0 -nodecount=1000000 prof.pb.gz 2>/dev/null | cmp -s - top.txt &&
      node "$root/tests/oracle/pprof_read.js" "$npm" prof.pb.gz | grep -q '^info gzip true'; then

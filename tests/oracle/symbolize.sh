@@ -6,7 +6,7 @@
 # and perf map names, [unknown] where neither names one), other frames by the file they
 # are in ([node], [libc.so.6]; symbolize reads no ELF symbols), kernel frames as
 # [kernel.kallsyms].  Names are compared as recorded (perf script --no-demangle).
-# The flat profile names frames as the stacks do (examples/frames.h): its rows are the
+# The flat profile names frames as the stacks do (tools/frames.h): its rows are the
 # stacks' leaves.  Then symbolize --svg: the flame graph parses as XML and holds the JIT names.
 jt_name="symbolize --folded"; . "$(dirname "$0")/common.sh"
 fold_py="$root/tests/oracle/fold_perf_script.py"

@@ -6,7 +6,7 @@
    usage: symbolize [--jitdump-dir DIR] [--top N] [--folded [--annotate]] [--svg FILE] [--title T]
                     [--pprof FILE] perf.data
 
-   Every frame, in the flat profile as in the stacks, is named by examples/frames.h's rule,
+   Every frame, in the flat profile as in the stacks, is named by tools/frames.h's rule,
    as perf script names it on `jitanon-inject`'s output: the jitdump's function name; in
    JIT code the dump says nothing of, the perf map's (--jitdump-dir, then
    /tmp/perf-<pid>.map), else [unknown]; kernel code [kernel.kallsyms]; other mappings
@@ -23,9 +23,9 @@
    --annotate marks frames the way flamegraph.pl --color=java and inferno colour them:
    `_[j]` after a JIT frame, `_[k]` after a kernel frame (speedscope shows the marks as
    part of the names, so they are not the default).
-   --svg FILE writes the same stacks as a flame graph (examples/flamegraph.h).
+   --svg FILE writes the same stacks as a flame graph (tools/flamegraph.h).
 
-   --pprof FILE writes them as a pprof profile (profile.proto, examples/pprof.h: go tool
+   --pprof FILE writes them as a pprof profile (profile.proto, tools/pprof.h: go tool
    pprof, Pyroscope, Parca, Grafana, speedscope), gzipped when built with ZLIB=1, plain
    protobuf otherwise (pprof readers take both), written atomically (FILE "-": standard
    output), the same bytes for the same recording:
@@ -46,7 +46,7 @@
      - Functions: JIT names from the jitdump, with the file and line of its DEBUG_INFO
        entry for the address (return addresses looked up one byte back, in the call; the
        line bias of V8/LLVM removed as the ELF writer does); native and kernel frames
-       named by their file, as --folded does (this example reads no ELF symbol tables):
+       named by their file, as --folded does (this tool reads no ELF symbol tables):
        every Mapping says it is symbolized, so pprof does not try the local files. */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
@@ -518,67 +518,40 @@ static void pprof_sample(pprof_state *st, const jitanon_inject_sample *s, const 
 
 static void pprof_begin(pprof_state *st, jitanon_perf_reader *r); /* below, with the value columns */
 
+/* fr_stack's frames as pprof Locations (names before fr_clean, as the profile keeps them) */
+static void pprof_frame(void *user, size_t i, const jitanon_inject_sample *f, int kernel, int first, const char *name,
+                        fg_kind kind)
+{
+    pprof_state *st = (pprof_state *)user;
+    st->locs[i] = frame_location(st, f, kernel, first, name, kind);
+}
+
 static void on_sample(void *user, const jitanon_inject_sample *s)
 {
     profile *p = (profile *)user;
     char name[512];
-    size_t i;
     if (p->pprof && !p->pprof->typed) pprof_begin(p->pprof, p->reader);
     if (p->stacks) {
         char(*names)[NAME_LEN] = p->names, comm[32];
         fg_frame *frames = p->frames;
-        size_t n = 0, k;
-        int kernel = 0, ctx_first = 1;
+        size_t n, k;
         pprof_state *st = p->pprof;
         const char *c = comm_at(p, s->tid, s->time, 0);
         if (c) snprintf(comm, sizeof comm, "%s", c);
         else snprintf(comm, sizeof comm, ":%u", (unsigned)s->tid);
-        /* leaf first, as recorded */
-        if (!s->callchain_nr) { /* no context marker: the address tells */
-            int kern = fr_in_kernel(s);
-            frames[n].kind = fr_sample(&p->maps, s, kern, names[n], sizeof names[n]);
-            if (st) st->locs[n] = frame_location(st, s, kern, 1, names[n], frames[n].kind);
-            n++;
-        }
-        for (i = 0; i < s->callchain_nr && n < MAX_FRAMES; i++) {
-            uint64_t ip = jitanon_perf_u64_at(s->callchain, i, s->big_endian);
-            jitanon_inject_sample f;
-            if (ip >= JITANON_PERF_CONTEXT_MAX) {
-                /* perf drops a whole callchain with a marker other than these three
-                   (some JITs' chains end in -1): so do we, keeping the sample */
-                if (ip != JITANON_PERF_CONTEXT_KERNEL && ip != JITANON_PERF_CONTEXT_HV && ip != JITANON_PERF_CONTEXT_USER) {
-                    n = 0;
-                    break;
-                }
-                kernel = ip != JITANON_PERF_CONTEXT_USER;
-                ctx_first = 1;
-                continue;
-            }
-            (void)jitanon_inject_sample_resolve(s, ip, &f);
-            frames[n].kind = fr_sample(&p->maps, &f, kernel, names[n], sizeof names[n]);
-            if (st) st->locs[n] = frame_location(st, &f, kernel, ctx_first, names[n], frames[n].kind);
-            ctx_first = 0;
-            n++;
-        }
+        /* leaf first, as recorded (a chain perf would drop: the sample counts as comm alone) */
+        n = fr_stack(&p->maps, s, names[0], NAME_LEN, frames, MAX_FRAMES, st ? pprof_frame : NULL, st);
         if (st) pprof_sample(st, s, st->locs, n, comm);
         for (k = 0; k < n; k++) {
-            fr_clean(names[k]);
             if (p->annotate && (frames[k].kind == FG_JIT || frames[k].kind == FG_PERFMAP || frames[k].kind == FG_KERNEL)) {
                 size_t len = strlen(names[k]);
                 if (len > NAME_LEN - 5) len = NAME_LEN - 5;
                 memcpy(names[k] + len, frames[k].kind == FG_KERNEL ? "_[k]" : "_[j]", 5);
             }
-            frames[k].name = names[k];
         }
         /* root first: the comm, then the chain reversed */
-        frames[n].name = comm;
-        frames[n].kind = FG_OTHER;
         fr_clean(comm);
-        for (k = 0; k < (n + 1) / 2; k++) {
-            fg_frame tmp = frames[k];
-            frames[k] = frames[n - k];
-            frames[n - k] = tmp;
-        }
+        fr_root_first(frames, n, comm);
         if (!p->no_tree) fg_add(&p->tree, frames, n + 1, 1);
         p->total++;
         return;
@@ -592,17 +565,6 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
         else if (k == FG_PERFMAP) snprintf(name + len, sizeof name - len, " [perf-%u.map]", (unsigned)s->pid);
     }
     add(p, name);
-}
-
-typedef struct entry {
-    const char *name;
-    uint64_t count;
-} entry;
-
-static int by_count(const void *a, const void *b)
-{
-    const entry *x = (const entry *)a, *y = (const entry *)b;
-    return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->name, y->name);
 }
 
 static int by_tid_time(const void *a, const void *b)
@@ -914,15 +876,8 @@ int main(int argc, char **argv)
         if (pprof && write_pprof(p.pprof, pprof) != 0) status = 1;
     } else {
         /* the flat profile: the root's children, most samples first */
-        entry *v = (entry *)malloc(p.tree.n * sizeof *v);
-        size_t n = 0;
-        uint32_t c;
-        if (!v) exit(3);
-        for (c = p.tree.nodes[0].child; c; c = p.tree.nodes[c].sibling, n++) {
-            v[n].name = p.tree.str + p.tree.nodes[c].name;
-            v[n].count = p.tree.nodes[c].total;
-        }
-        if (n) qsort(v, n, sizeof *v, by_count);
+        size_t n;
+        fg_count *v = fg_top(&p.tree, &n);
         printf("%" PRIu64 " samples\n", p.total);
         for (i = 0; i < n && i < top; i++)
             printf("%6.2f%%  %8" PRIu64 "  %s\n", 100.0 * (double)v[i].count / (double)p.total, v[i].count, v[i].name);

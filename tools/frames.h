@@ -7,6 +7,8 @@
        fr_maps_init(&maps, dir);                       // perf maps: dir first, then /tmp
        kind = fr_sample(&maps, &s, kernel, out, cap);  // a sample or a callchain frame
        kind = fr_name(kernel, sym, symlen, kind, mapping, maplen, out, cap);  // the rule
+       n = fr_stack(&maps, &s, names, NAME_LEN, frames, max, each, user);     // its stack
+       fr_root_first(frames, n, comm);                 // for fg_add: comm, root .. leaf
        fr_maps_release(&maps);
 
    The rule, as perf script names frames of jitanon-inject's output:
@@ -17,7 +19,7 @@
      - other mappings: [file], the basename of the executable or library, or the
        mapping's own name when it has brackets ([vdso]): no ELF symbol tables are read;
      - addresses in no mapping: [unknown].
-   Allocation failure exits with status 3, as the examples do. */
+   Allocation failure exits with status 3, as the tools do. */
 #ifndef FRAMES_H
 #define FRAMES_H
 
@@ -160,6 +162,67 @@ static void fr_clean(char *s)
     for (; *s; s++)
         if (*s == ';') *s = ':';
         else if (*s == '\n' || *s == '\r') *s = ' ';
+}
+
+/* Told of each frame of fr_stack as it is named: its index, the sample it resolved to,
+   whether it is kernel code, whether it is the first of its context (the leaf, or the
+   first after a marker: a return address elsewhere), its name (not yet fr_clean-ed). */
+typedef void (*fr_each_fn)(void *user, size_t i, const jitanon_inject_sample *f, int kernel, int first,
+                           const char *name, fg_kind kind);
+
+/* A sample's stack, leaf first, named by the rule into frames[0..n) (their names in
+   `names`, rows of name_len bytes, fr_clean-ed), at most max: its callchain's entries,
+   each in the context its markers set; a chain holding another marker (a guest's, some
+   JITs' -1) is dropped whole, as perf drops it (n = 0); without a callchain, the
+   sample's own address.  `each` may be NULL.  Returns n. */
+static size_t fr_stack(fr_maps *ms, const jitanon_inject_sample *s, char *names, size_t name_len, fg_frame *frames,
+                       size_t max, fr_each_fn each, void *user)
+{
+    size_t n = 0, i, k;
+    int kernel = 0, first = 1;
+    if (!s->callchain_nr && max) { /* no context marker: the address tells */
+        int kern = fr_in_kernel(s);
+        frames[0].kind = fr_sample(ms, s, kern, names, name_len);
+        if (each) each(user, 0, s, kern, 1, names, frames[0].kind);
+        n = 1;
+    }
+    for (i = 0; i < s->callchain_nr && n < max; i++) {
+        uint64_t ip = jitanon_perf_u64_at(s->callchain, i, s->big_endian);
+        jitanon_inject_sample f;
+        if (ip >= JITANON_PERF_CONTEXT_MAX) {
+            if (ip != JITANON_PERF_CONTEXT_KERNEL && ip != JITANON_PERF_CONTEXT_HV && ip != JITANON_PERF_CONTEXT_USER) {
+                n = 0;
+                break;
+            }
+            kernel = ip != JITANON_PERF_CONTEXT_USER;
+            first = 1;
+            continue;
+        }
+        (void)jitanon_inject_sample_resolve(s, ip, &f);
+        frames[n].kind = fr_sample(ms, &f, kernel, names + n * name_len, name_len);
+        if (each) each(user, n, &f, kernel, first, names + n * name_len, frames[n].kind);
+        first = 0;
+        n++;
+    }
+    for (k = 0; k < n; k++) {
+        fr_clean(names + k * name_len);
+        frames[k].name = names + k * name_len;
+    }
+    return n;
+}
+
+/* frames[0..n) leaf first -> frames[0..n] root first under `root` (the comm), as fg_add
+   takes a stack: frames has room for n + 1. */
+static void fr_root_first(fg_frame *frames, size_t n, const char *root)
+{
+    size_t k;
+    frames[n].name = root;
+    frames[n].kind = FG_OTHER;
+    for (k = 0; k < (n + 1) / 2; k++) {
+        fg_frame t = frames[k];
+        frames[k] = frames[n - k];
+        frames[n - k] = t;
+    }
 }
 
 #endif

@@ -268,11 +268,9 @@ typedef struct run {
     int nnotes;
     time_t start;
     /* what the recording showed, as it went */
-    uint64_t samples, dumps;
+    uint64_t samples;
     uint32_t *pids;
     size_t npids, pids_cap;
-    char **dump_paths;
-    size_t ndumps_cap;
 } run;
 
 static void note(run *R, const char *s)
@@ -673,13 +671,13 @@ static const char *perf_problem(run *R, char *buf, size_t cap)
     return buf;
 }
 
-/* -- following the recording as perf writes it: samples, jitdump markers, pids */
+/* -- following the recording as perf writes it: samples, pids */
 
+/* The library's perf.data reader, following the file (opts.follow): it gives the records
+   perf has written so far, and stops at the data section's end once perf has finished. */
 typedef struct tail {
-    FILE *f;
-    uint64_t pos, end; /* end: 0 = as far as there is */
-    unsigned char *buf;
-    size_t cap;
+    jitanon_perf_reader r;
+    int open, done;
 } tail;
 
 static void add_pid(run *R, uint32_t pid)
@@ -695,67 +693,35 @@ static void add_pid(run *R, uint32_t pid)
     R->pids[R->npids++] = pid;
 }
 
-static uint32_t rd32(const unsigned char *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-static uint64_t rd64(const unsigned char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static void seen_mmap(run *R, const char *name, size_t len)
-{
-    size_t n = strnlen(name, len);
-    const char *b = name, *p;
-    for (p = name; p < name + n; p++)
-        if (*p == '/') b = p + 1;
-    /* jit-<pid>.dump, and bun's jit-<tid>-<pid>.dump */
-    if (name + n - b > 9 && !strncmp(b, "jit-", 4) && !strncmp(name + n - 5, ".dump", 5)) R->dumps++;
-}
-
 /* Reads what perf added since the last call (whole records only). */
 static void tail_poll(run *R, tail *t)
 {
-    unsigned char h[8];
-    if (!t->f) {
-        unsigned char hdr[56]; /* magic, size, attr_size, attrs {offset, size}, data {offset, size} */
-        FILE *f = fopen(R->raw, "rb");
-        if (!f) return;
-        if (fread(hdr, 1, sizeof hdr, f) != sizeof hdr || memcmp(hdr, "PERFILE2", 8) || rd64(hdr + 40) == 0) {
-            fclose(f);
+    jitanon_perf_record rec;
+    jitanon_result res;
+    if (t->done) return;
+    if (!t->open) {
+        jitanon_perf_opts o;
+        memset(&o, 0, sizeof o);
+        o.follow = 1;
+        /* not there yet, or its header not yet written: again at the next poll */
+        if (jitanon_perf_reader_open(&t->r, R->raw, &o, NULL) != JITANON_OK) {
+            jitanon_perf_reader_release(&t->r);
             return;
         }
-        t->f = f;
-        t->pos = rd64(hdr + 40);
+        t->open = 1;
     }
-    for (;;) {
-        uint32_t type;
-        uint16_t size;
-        if (t->end && t->pos + 8 > t->end) return;
-        clearerr(t->f);
-        if (fseeko(t->f, (off_t)t->pos, SEEK_SET) != 0 || fread(h, 1, 8, t->f) != 8) return;
-        type = rd32(h);
-        memcpy(&size, h + 6, 2);
-        if (size < 8) return; /* not a record boundary: stop following */
-        if (size > t->cap) {
-            t->cap = 65536;
-            t->buf = (unsigned char *)realloc(t->buf, t->cap);
-            if (!t->buf) exit(3);
-        }
-        if (fread(t->buf, 1, (size_t)size - 8, t->f) != (size_t)size - 8) return; /* not all written yet */
-        t->pos += size;
-        if (type == 9) R->samples++;
-        else if (type == 3 && size >= 16) add_pid(R, rd32(t->buf)); /* COMM: pid, tid, comm */
-        else if (type == 7 && size >= 16) add_pid(R, rd32(t->buf)); /* FORK: pid, ppid, ... */
-        else if (type == 1 && size > 40) seen_mmap(R, (const char *)t->buf + 32, (size_t)size - 40);
-        else if (type == 10 && size > 72) seen_mmap(R, (const char *)t->buf + 64, (size_t)size - 72);
+    while ((res = jitanon_perf_reader_next(&t->r, &rec, NULL)) == JITANON_OK) {
+        if (rec.type == JITANON_PERF_RECORD_SAMPLE) R->samples++;
+        else if (rec.type == JITANON_PERF_RECORD_COMM) add_pid(R, rec.comm.pid);
+        else if (rec.type == JITANON_PERF_RECORD_FORK) add_pid(R, rec.task.pid);
     }
+    if (res != JITANON_AGAIN) t->done = 1; /* the end, or bytes that are no record: stop following */
+}
+
+static void tail_close(tail *t)
+{
+    if (t->open) jitanon_perf_reader_release(&t->r);
+    t->open = 0;
 }
 
 /* ------------------------------------------------------------------ the profile */
@@ -778,8 +744,7 @@ typedef struct prof {
 static void on_sample(void *user, const jitanon_inject_sample *s)
 {
     prof *P = (prof *)user;
-    size_t n = 0, k, i;
-    int kernel = 0;
+    size_t n;
     fg_frame leaf;
     fg_kind lk;
     P->total++;
@@ -791,46 +756,9 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     leaf.name = P->names[0];
     leaf.kind = lk;
     fg_add(&P->self, &leaf, 1, 1);
-    if (!s->callchain_nr) n = 1, P->frames[0].kind = lk;
-    for (i = 0; i < s->callchain_nr && n < MAX_FRAMES; i++) {
-        uint64_t ip = jitanon_perf_u64_at(s->callchain, i, s->big_endian);
-        jitanon_inject_sample f;
-        if (ip >= JITANON_PERF_CONTEXT_MAX) {
-            if (ip != JITANON_PERF_CONTEXT_KERNEL && ip != JITANON_PERF_CONTEXT_HV && ip != JITANON_PERF_CONTEXT_USER) {
-                n = 0;
-                break;
-            }
-            kernel = ip != JITANON_PERF_CONTEXT_USER;
-            continue;
-        }
-        (void)jitanon_inject_sample_resolve(s, ip, &f);
-        P->frames[n].kind = fr_sample(&P->maps, &f, kernel, P->names[n], NAME_LEN);
-        n++;
-    }
-    for (k = 0; k < n; k++) {
-        fr_clean(P->names[k]);
-        P->frames[k].name = P->names[k];
-    }
-    P->frames[n].name = P->comm;
-    P->frames[n].kind = FG_OTHER;
-    for (k = 0; k < (n + 1) / 2; k++) {
-        fg_frame t = P->frames[k];
-        P->frames[k] = P->frames[n - k];
-        P->frames[n - k] = t;
-    }
+    n = fr_stack(&P->maps, s, P->names[0], NAME_LEN, P->frames, MAX_FRAMES, NULL, NULL);
+    fr_root_first(P->frames, n, P->comm);
     fg_add(&P->tree, P->frames, n + 1, 1);
-}
-
-typedef struct entry {
-    const char *name;
-    uint64_t count;
-    int kind;
-} entry;
-
-static int by_count(const void *a, const void *b)
-{
-    const entry *x = (const entry *)a, *y = (const entry *)b;
-    return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->name, y->name);
 }
 
 /* DWARF call graphs are unwound by perf (the user stack copies in the recording, with
@@ -860,13 +788,7 @@ static int stacks_from_perf(prof *P, const char *output)
         char *l = fgets(line, sizeof line, f), *sym, *dso, *c;
         if (!l || line[0] != '\t') { /* a sample's header, a blank line or the end: the last one is complete */
             if (n) {
-                P->frames[n].name = P->comm; /* the comm is names[MAX_FRAMES] (see below) */
-                P->frames[n].kind = FG_OTHER;
-                for (k = 0; k < (n + 1) / 2; k++) {
-                    fg_frame tmp = P->frames[k];
-                    P->frames[k] = P->frames[n - k];
-                    P->frames[n - k] = tmp;
-                }
+                fr_root_first(P->frames, n, P->comm);
                 fg_add(&t, P->frames, n + 1, 1);
                 fg_add(&self, &P->frames[n], 1, 1); /* the leaf, with its symbol's name */
                 for (k = n; k > 0 && P->frames[k].kind != FG_JIT && P->frames[k].kind != FG_PERFMAP; k--) {
@@ -932,17 +854,10 @@ static int stacks_from_perf(prof *P, const char *output)
 
 static void print_top(prof *P, const fg_tree *tree, uint64_t total, int top, const char *title)
 {
-    entry *v = (entry *)xmalloc(tree->n * sizeof *v);
-    size_t n = 0, i;
-    uint32_t c;
+    size_t n, i;
+    fg_count *v = fg_top(tree, &n);
     static const char *const tag[] = {"", "  [jit]", "  [perf map]", "", "", ""};
     (void)P;
-    for (c = tree->nodes[0].child; c; c = tree->nodes[c].sibling, n++) {
-        v[n].name = tree->str + tree->nodes[c].name;
-        v[n].count = tree->nodes[c].total;
-        v[n].kind = tree->nodes[c].kind;
-    }
-    if (n) qsort(v, n, sizeof *v, by_count);
     fprintf(stderr, "%s\n", title);
     for (i = 0; i < n && i < (size_t)top; i++)
         fprintf(stderr, "%6.2f%%  %7" PRIu64 "  %.100s%s\n", 100.0 * (double)v[i].count / (double)total, v[i].count,
@@ -1429,7 +1344,7 @@ int main(int argc, char **argv)
         pid_t j;
         char pidstr[32], opt[2 * PATH_MAX];
         int w;
-        for (w = 0; w < 50 && !t.f; w++) {
+        for (w = 0; w < 50 && !t.open; w++) {
             usleep(100000);
             tail_poll(&R, &t);
         }
@@ -1493,15 +1408,8 @@ int main(int argc, char **argv)
     g_perf_pid = 0;
     interrupted = S.ints || S.now;
     /* the rest of the records, up to the data section's end (the header now says it) */
-    if (t.f) {
-        unsigned char hdr[56];
-        FILE *f = fopen(R.raw, "rb");
-        if (f && fread(hdr, 1, sizeof hdr, f) == sizeof hdr && rd64(hdr + 48)) t.end = rd64(hdr + 40) + rd64(hdr + 48);
-        if (f) fclose(f);
-    }
     tail_poll(&R, &t);
-    if (t.f) fclose(t.f);
-    free(t.buf);
+    tail_close(&t);
     if (!R.quiet && isatty(2)) fprintf(stderr, "\r\033[K");
     {
         struct stat sb;
@@ -1604,7 +1512,7 @@ int main(int argc, char **argv)
                 if (!f || ferror(f) | fclose(f)) fprintf(stderr, TOOL ": cannot write %s: %s\n", R.folded, strerror(errno)), status = 1;
             }
             if (R.pprof) {
-                /* the pprof encoder is symbolize's (examples/pprof.h): run it on the recording */
+                /* the pprof encoder is symbolize's (tools/pprof.h): run it on the recording */
                 char sym[PATH_MAX];
                 ssize_t n = readlink("/proc/self/exe", sym, sizeof sym - 16);
                 pid_t p;

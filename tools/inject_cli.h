@@ -1,4 +1,4 @@
-/* inject_cli.h: the injection options shared by the examples' command lines
+/* inject_cli.h: the injection options shared by the tools' command lines
    (jitanon-inject and jitanon-record take the same ones, parsed and explained here once).
    Not part of jitanon.h; include it after jitanon.h.
 

@@ -1,17 +1,18 @@
 /* flamegraph.h: stacks -> folded text and a self-contained SVG flame graph, for the
-   examples (not part of jitanon.h).  No dependency beyond libc.
+   tools (not part of jitanon.h).  No dependency beyond libc.
 
        fg_tree t;
        fg_init(&t);
        fg_add(&t, frames, n, count);           // root first; repeat per sample
        fg_write_folded(&t, stdout);            // "comm;a;b 12" lines, sorted
        fg_write_svg(&t, file, "title");        // flame graph: hover, search, click to zoom
+       v = fg_top(&t, &n);                     // the root's children, most samples first
        fg_release(&t);
 
    Folded lines are Brendan Gregg's collapsed-stack format, read unchanged by
    flamegraph.pl, inferno-flamegraph and speedscope.  A frame's kind only colours the SVG
    (JIT frames green, named from the perf map aqua, kernel orange, native yellow,
-   unknown grey).  Allocation failure exits with status 3, as the examples do. */
+   unknown grey).  Allocation failure exits with status 3, as the tools do. */
 #ifndef FLAMEGRAPH_H
 #define FLAMEGRAPH_H
 
@@ -191,6 +192,35 @@ static void fg_add(fg_tree *t, const fg_frame *frames, size_t n, uint64_t count)
     }
     t->nodes[at].self += count;
     if (n > t->depth) t->depth = n;
+}
+
+/* One of the root's children: with one frame per sample, a flat profile's line. */
+typedef struct fg_count {
+    const char *name; /* in the tree's arena */
+    uint64_t count;
+    fg_kind kind;
+} fg_count;
+
+static int fg__by_count(const void *a, const void *b)
+{
+    const fg_count *x = (const fg_count *)a, *y = (const fg_count *)b;
+    return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->name, y->name);
+}
+
+/* The root's children, most samples first (ties by name): *n of them, in an array the
+   caller frees; valid while the tree is. */
+static fg_count *fg_top(const fg_tree *t, size_t *n)
+{
+    fg_count *v = (fg_count *)fg__xrealloc(NULL, t->n * sizeof *v);
+    uint32_t c;
+    *n = 0;
+    for (c = t->n ? t->nodes[0].child : 0; c; c = t->nodes[c].sibling, ++*n) {
+        v[*n].name = t->str + t->nodes[c].name;
+        v[*n].count = t->nodes[c].total;
+        v[*n].kind = (fg_kind)t->nodes[c].kind;
+    }
+    if (*n) qsort(v, *n, sizeof *v, fg__by_count);
+    return v;
 }
 
 static int fg__cmp_str(const void *a, const void *b)

@@ -1,4 +1,4 @@
-/* pprof.h: a profile.proto (pprof) encoder for the examples (not part of jitanon.h),
+/* pprof.h: a profile.proto (pprof) encoder for the tools (not part of jitanon.h),
    written from github.com/google/pprof proto/profile.proto.  No dependency beyond libc;
    gzip through zlib when PP_USE_ZLIB or JITANON_USE_ZLIB is defined (link -lz), plain
    protobuf otherwise (go tool pprof and the pprof-format decoder read both: a pprof
@@ -19,7 +19,7 @@
    Every table is deduplicated (strings, mappings by all their fields, functions,
    locations, samples by stack and labels) and ids are handed out in first-seen order, so
    the same calls give the same bytes.  Allocation failure exits with status 3, as the
-   examples do. */
+   tools do. */
 #ifndef PPROF_H
 #define PPROF_H
 
