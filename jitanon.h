@@ -13574,7 +13574,8 @@ JITANON__PRIVATE void jitanon__inj_region_forget(jitanon__inj *j, uint32_t pid)
 /* Whether the MMAP2 `s` (made now, in time order: the order hotspot's parser registers
    mappings in) is framed by its file's base (see jitanon__inj_emit_framed): a region
    function whose file's base the parser does not hold as the process's last one.  A
-   frame's restore that maps a file makes it forget that base again; //anon does not. */
+   frame's restore that maps a file makes it forget that base again; //anon does not.  In
+   file mode this is also where a region function gets its file (jitanon__eo_region_assign). */
 JITANON__PRIVATE jitanon_result jitanon__inj_frame(jitanon__inj *j, jitanon__inj_synth *s)
 {
     jitanon__inj_func *f = &j->jit.funcs[s->func];
@@ -14695,13 +14696,15 @@ JITANON__PRIVATE jitanon_result jitanon__inj_encode_mmap2(jitanon__inj *j, const
     return jitanon_perf_writer_write(o->w, o->enc, size, j->err);
 }
 
-/* A function of a region file goes out between two more MMAP2s (see jitanon__eo_region):
-   first its file's base, a byte at B with pgoff 0, so that hotspot's parser registers the
-   file's pgoff-0 mapping last and the function's mapping inherits B; then, after it, what
-   perf had at B (or //anon), which takes the base out of that parser's map again - it
-   ignores a mapping it already holds whole, so a base still there would not count the
-   next time.  Every slice is so framed, whatever came between in file or time order.  A
-   MOVE maps the LOAD's code elsewhere (start - pgoff is not B) and gains nothing. */
+/* A function of a region file goes out between two more MMAP2s (see the region layout's
+   comment at JITANON__REGION_GAP): first its file's base, a byte at the file's key
+   address with pgoff 0, so that hotspot's parser registers the file's pgoff-0 mapping last
+   and the function's mapping inherits the key; then, after it, //anon there (or, for code
+   too low for the key, what perf had at B), which takes the base out of that parser's map
+   again - it ignores a mapping it already holds whole, so a base still there would not
+   count the next time, and a base left there would make it load the file at the key.
+   Every slice is so framed, whatever came between in file or time order.  A MOVE maps
+   the LOAD's code elsewhere (start - pgoff is not B) and gains nothing. */
 JITANON__PRIVATE jitanon_result jitanon__inj_emit_framed(jitanon__inj *j, const jitanon__inj_synth *s,
                                                          jitanon_perf_record *rec)
 {
