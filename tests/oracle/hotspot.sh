@@ -34,9 +34,9 @@ check() {
 # layouts NAME DATA: per-function files (the default) and region files: perfparser names
 # every jitted frame as perf does in both (region: see below)
 # A third argument: region files may leave that many frames in a thousand to perfparser's
-# own module lookup (V8's embedded builtins, whose region lies inside node's executable:
-# perfparser reports "??" for a few of their frames when code is placed over freed code;
-# see doc/layouts.md).
+# own module lookup (elfutils fails to report a file whose module overlaps another's: a
+# new file's headers lie over the code just below it, and code is placed over freed code
+# all the time; it then answers "??"; see doc/layouts.md).
 layouts() {
   for lay in region function; do
     rm -rf "$tmp/$lay" && mkdir "$tmp/$lay"
