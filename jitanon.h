@@ -12324,6 +12324,15 @@ static const jitanon__elfout_ops jitanon__eo_process = {
 #define JITANON__REGION_KEY ((uint64_t)0x100)
 #define JITANON__REGION_REACH ((uint64_t)1 << 20)
 
+/* Whether functions get their region file as they are mapped and files are written at
+   the end (jitanon__eo_region_assign): a file read to a file.  A followed dump's read is
+   laid out when it is read, and so is every dump when the output is a pipe: its reader
+   may open a file as soon as a sample needs it. */
+JITANON__PRIVATE int jitanon__eo_region_online(const jitanon__inj *j)
+{
+    return !j->jit.live && j->out.w && j->out.w->mode == JITANON_PERF_FILE;
+}
+
 JITANON__PRIVATE void jitanon__eo_region_free(jitanon__inj *j, jitanon__elfout *o)
 {
     jitanon__eo_region *s = &o->u.reg;
@@ -12351,7 +12360,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_begin(jitanon__inj *j, jitano
         for (k = 0; k < JITANON__REGION_OPEN; k++) jitanon_rangemap_init(&s->taken[k], &j->a);
         s->ready = 1;
     }
-    if (j->jit.live) { /* a followed read is laid out at its end; file mode keeps every dump to the end */
+    if (!jitanon__eo_region_online(j)) { /* laid out at the batch's end; else every dump is kept to the end */
         s->arena.size = 0;
         s->nplaces = 0;
     }
@@ -12396,7 +12405,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
        executable) gets a file of its own, written only if a sample resolves into it: a
        region file's module there overlaps the executable's, and hotspot's parser then
        fails to report one of them ("??") and throws its modules away. */
-    int own = !j->jit.live && j->maps.trim &&
+    int own = jitanon__eo_region_online(j) && j->maps.trim &&
               jitanon__trim_resolve_fast(j->maps.trim, jd->pid, r->load.code_addr, &under) == JITANON_TRIM_FILE;
     if (p->have_unwind && p->unwind.unwind.eh_frame.size && !j->opts->elf.no_unwind && jitanon__inj_stack_user(j)) {
         char name[96];
@@ -12433,7 +12442,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
     pl->room = s->room;
     pl->region = SIZE_MAX;
     pl->own = own;
-    if (!j->jit.live && !own) j->jit.funcs[pl->func].place = s->nplaces;
+    if (jitanon__eo_region_online(j) && !own) j->jit.funcs[pl->func].place = s->nplaces;
     pl->addr = r->load.code_addr;
     pl->size = jitanon__inj_map_len(r->load.code_size, j->jit.funcs[pl->func].mapped_size);
     if (pl->size == 0) pl->size = 1; /* two empty functions at one address must not share it either */
@@ -12579,7 +12588,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
     jitanon_result res = JITANON_OK;
     size_t i, from, n = s->nplaces;
     int failed = 0;
-    if (n == 0 || !j->jit.live) return JITANON_OK; /* file mode: laid out as mapped (jitanon__eo_region_assign) */
+    if (n == 0 || jitanon__eo_region_online(j)) return JITANON_OK; /* laid out as mapped (jitanon__eo_region_assign) */
     jitanon_rangemap_init(&seen, &j->a);
     for (i = 0; i < n && res == JITANON_OK; i++) {
         jitanon_rangemap_iter it;
@@ -12732,7 +12741,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_finish(jitanon__inj *j, jitan
     const jitanon__eo_place *pl = s->places;
     jitanon_result res = JITANON_OK;
     size_t i, from, n = 0;
-    if (j->jit.live || !s->nplaces) return JITANON_OK;
+    if (!jitanon__eo_region_online(j) || !s->nplaces) return JITANON_OK;
     if (s->nplaces > UINT32_MAX / 2 ||
         !jitanon__grow(&j->a, (void **)&s->order, &s->order_cap, 2 * s->nplaces, sizeof *s->order))
         return jitanon__inj_nomem(j, "region order");
@@ -13584,7 +13593,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_frame(jitanon__inj *j, jitanon__inj
     jitanon_result res;
     s->frame = 0;
     s->restore = SIZE_MAX;
-    if (f->region == SIZE_MAX && f->place != SIZE_MAX && !j->jit.live &&
+    if (f->region == SIZE_MAX && f->place != SIZE_MAX &&
         (res = jitanon__eo_region_assign(j, f)) != JITANON_OK)
         return res;
     if (f->region == SIZE_MAX) { /* a file of its own */
