@@ -4,6 +4,8 @@
 
        pipeshapes_fixture lbr IN OUT   LBR call stacks (perf record --call-graph lbr)
        pipeshapes_fixture lbr-nohw IN OUT   the same without the hw_idx word (perf < 5.7)
+       pipeshapes_fixture lbr-empty IN OUT  lbr with every 4th user sample's stack empty
+                                            (nr 0, as right after the LBR was cleared)
        pipeshapes_fixture pt IN OUT    an Intel PT trace (perf record -e intel_pt//u)
 
    lbr: the attr becomes cycles with PERF_SAMPLE_BRANCH_STACK and branch_sample_type
@@ -52,6 +54,7 @@ typedef struct fx {
     uint32_t asize;
     uint64_t st;
     int hw_idx, late;
+    unsigned empty_every, n_user; /* lbr-empty: every 4th user sample's stack is empty */
     char *path;
     jitanon_membuf held; /* pt-late: the AUXTRACE records, written last */
 } fx;
@@ -148,6 +151,7 @@ static jitanon_result lbr_sample(fx *f, const jitanon_perf_record *rec)
     if (user + 1 < nr) {
         n = nr - user - 1;
         keep = user + 1;
+        if (f->empty_every && ++f->n_user % f->empty_every == 0) n = 0; /* the LBR was just cleared */
     }
     head = (size_t)(cc.data - rec->raw.data);
     tail = (size_t)(rec->raw.data + rec->raw.size - end);
@@ -426,14 +430,15 @@ int main(int argc, char **argv)
     jitanon_atomic_file out;
     jitanon_result res;
     int is_pt;
-    if (argc != 4 || (strcmp(argv[1], "lbr") && strcmp(argv[1], "lbr-nohw") && strcmp(argv[1], "pt") &&
-                      strcmp(argv[1], "pt-late"))) {
-        fprintf(stderr, "usage: pipeshapes_fixture lbr|lbr-nohw|pt|pt-late IN OUT\n");
+    if (argc != 4 || (strcmp(argv[1], "lbr") && strcmp(argv[1], "lbr-nohw") && strcmp(argv[1], "lbr-empty") &&
+                      strcmp(argv[1], "pt") && strcmp(argv[1], "pt-late"))) {
+        fprintf(stderr, "usage: pipeshapes_fixture lbr|lbr-nohw|lbr-empty|pt|pt-late IN OUT\n");
         return 2;
     }
     is_pt = argv[1][0] == 'p';
     f.path = argv[2];
-    f.hw_idx = strcmp(argv[1], "lbr") == 0;
+    f.hw_idx = strcmp(argv[1], "lbr-nohw") != 0;
+    f.empty_every = strcmp(argv[1], "lbr-empty") == 0 ? 4 : 0;
     f.late = strcmp(argv[1], "pt-late") == 0;
     if (jitanon_perf_reader_open(&f.r, argv[2], NULL, &f.err) != JITANON_OK || f.r.mode != JITANON_PERF_FILE ||
         f.r.big_endian || f.r.attr_count != 1 || jitanon_perf_reader_load_features(&f.r, &f.err) != JITANON_OK)

@@ -3,7 +3,7 @@
 # script of `jitanon-inject -i FILE -o -`, read through a real pipe, must print the same
 # lines (stdout) as of FILE, for recordings of three layouts (issue #33 item 6):
 #   - LBR call stacks (`--call-graph lbr`: BRANCH_STACK with CALL_STACK, with and without
-#     the hw_idx word; BRANCH_STACK and CPU_PMU_CAPS features),
+#     the hw_idx word, some empty; BRANCH_STACK and CPU_PMU_CAPS features),
 #   - Intel PT (AUXTRACE_INFO, AUX, ITRACE_START, AUXTRACE records and their trace data,
 #     the HEADER_AUXTRACE index; the trace in time order or all of it at the end),
 #   - `perf record -z` with kernel callchains (zstd, decompressed into the pipe),
@@ -51,12 +51,13 @@ same() {
   fi
 }
 # check NAME FILE VIEWS...: the file against our pipe of it for every view ('' = perf's
-# defaults), then perf's pipe of it (perf inject -o -) against ours of that pipe.
+# defaults), then perf's pipe of it (perf inject -o -) against ours of that pipe in the
+# first view.
 check() {
   name=$1; d=$2; shift 2
   for v in "$@"; do same "$name ${v:-(default)}" "$v" "$d" "'$inj' -i '$d' -o - 2>/dev/null"; done
   if perf inject -i "$d" -o - >"$tmp/pi.pipe" 2>/dev/null; then
-    same "$name pipe input (perf inject -o -)" "" "| cat '$tmp/pi.pipe'" "'$inj' -i - -o - <'$tmp/pi.pipe' 2>/dev/null"
+    same "$name pipe input (perf inject -o -)" "$1" "| cat '$tmp/pi.pipe'" "'$inj' -i - -o - <'$tmp/pi.pipe' 2>/dev/null"
   else echo "FAIL pipeshapes $name: perf inject -o - failed"; fail=$((fail + 1)); fi
 }
 fixture() {
@@ -67,6 +68,10 @@ fixture() {
 for s in lbr lbr-nohw; do
   fixture $s && check $s "$tmp/$s.data" '' '-F comm,tid,time,ip,sym,dso,brstack' '-F +brstacksym' '-G'
 done
+# An empty LBR stack (nr 0): perf 6.1 still reads a first entry, past the sample's end (from
+# a file the next record's bytes, from a pipe its own heap), so callchains differ there
+# whatever the pipe holds (doc/pipes.md); the views without callchains must not.
+fixture lbr-empty && check lbr-empty "$tmp/lbr-empty.data" '-G' '-F comm,tid,time,ip,sym,brstack -G'
 for s in pt pt-late; do
   fixture $s && check $s "$tmp/$s.data" '' '--itrace=e' '--itrace=bei'
 done
