@@ -32,13 +32,12 @@ rec -g -o "$tmp/g.data" >/dev/null && [ -s "$tmp/g.data" ] || jt_skip "perf reco
 pass=0; fail=0; lines=0; kframes=0
 # same LABEL VIEW INPUT PIPE-CMD: perf script VIEW prints the same lines for INPUT (a
 # perf.data file, or `| CMD`: a pipe) and for what PIPE-CMD writes to its pipe.
+# shellcheck disable=SC2086
 same() {
   case $3 in
     "| "*) sh -c "${3#| }" | perf script $2 -i - >"$tmp/a.txt" 2>"$tmp/a.err" ;;
-    # shellcheck disable=SC2086
     *) perf script $2 -i "$3" >"$tmp/a.txt" 2>"$tmp/a.err" ;;
   esac
-  # shellcheck disable=SC2086
   sh -c "$4" | perf script $2 -i - >"$tmp/b.txt" 2>"$tmp/b.err"
   n=$(grep -c . "$tmp/a.txt")
   if [ "$n" -eq 0 ]; then
