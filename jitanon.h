@@ -10443,6 +10443,7 @@ typedef struct jitanon__inj_func {
     const uint8_t *dbg;
     size_t dbg_size;
     uint64_t dbg_nr;
+    size_t dbg_run;         /* 1 + its lines' run in jitanon__inj_sym.lines; 0: none built yet */
     jitanon_str name;       /* a view into a loaded dump (which lives as long as the
                                injector); not kept for a streamed one */
     int failed;             /* its file could not be written (told late by writer threads) */
@@ -10778,6 +10779,19 @@ struct jitanon__elfout {
     } u;
 };
 
+/* A JIT function's lines, indexed the first time a frame asks for one
+   (JITANON_FRAME_WANT_LINE): its DEBUG_INFO entries that have a line, less the dump's
+   bias, sorted by address.  A run is a head (at = the run's length) and its entries.
+   Looking a line up is then a binary search in these entries, where walking the record
+   in the dump (tens of MB, cold) cost a third of a one-pass symbolizer's time; the name's
+   length is kept too, so that only the bytes handed out are touched. */
+typedef struct jitanon__inj_line {
+    uint64_t at;   /* the entry's address less the bias */
+    uint32_t line;
+    uint32_t file; /* its file name's offset in the function's entries */
+    uint32_t file_len, pad;
+} jitanon__inj_line;
+
 /* What a symbolizer asks of samples beyond their own fields (jitanon_inject_frame_at),
    each made on first need: the perf maps of processes, the recording's build-id table;
    and with JITANON_SAMPLE_COMM the threads' names, followed in time order. */
@@ -10794,6 +10808,8 @@ typedef struct jitanon__inj_sym {
     int bids_read;
     jitanon__hmap comm;         /* tid -> offset of its name in comms */
     jitanon_membuf comms;       /* NUL-terminated names */
+    jitanon__inj_line *lines;   /* the runs (jitanon__inj_func.dbg_run says where) */
+    size_t nlines, lines_cap;
 } jitanon__inj_sym;
 
 struct jitanon__inj {
@@ -11490,7 +11506,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->failed = 0;
     f->dump = (size_t)(jd - jt->dumps);
     f->region = SIZE_MAX;
-    f->dbg = NULL, f->dbg_size = 0, f->dbg_nr = 0;
+    f->dbg = NULL, f->dbg_size = 0, f->dbg_nr = 0, f->dbg_run = 0;
     /* a loaded dump's DEBUG_INFO lives as long as the run: on_sample's lines come from it */
     if (p->have_debug && jd->dump && p->debug.debug.entries.data >= jd->dump->data &&
         p->debug.debug.entries.data < jd->dump->data + jd->dump->size) {
@@ -14034,26 +14050,27 @@ JITANON__PRIVATE void jitanon__inj_sym_bid_of(jitanon__inj *j, size_t ident, jit
         *slot = (size_t)(out->data - 12 - j->sym.bid_table.data) + 1;
 }
 
-/* JIT: the DEBUG_INFO entry at `ip` of function f (the last whose address is not above,
-   less the dump's line bias: the line its ELF file gives for ip). */
-JITANON__PRIVATE void jitanon__inj_sym_line(const jitanon__inj *j, const jitanon__inj_func *f, uint64_t ip,
-                                           jitanon_frame *out)
+/* An iterator over function f's DEBUG_INFO entries (a record in a loaded dump). */
+JITANON__PRIVATE void jitanon__inj_dbg_begin(const jitanon__inj_func *f, int big, jitanon_jitdump_debug_iter *it)
 {
     jitanon_jitdump_record rec;
-    jitanon_jitdump_debug_iter it;
-    jitanon_jitdump_debug_entry e;
-    uint64_t best = 0, bias;
-    if (!f->dbg || f->dump >= j->jit.ndumps || !j->jit.dumps[f->dump].dump) return;
-    /* the address bias V8 and LLVM add (the dump's, as its ELF files remove it) */
-    bias = j->jit.dumps[f->dump].sum.line_bias;
-    if (bias == JITANON_ELF_LINE_BIAS_NONE) bias = 0;
     memset(&rec, 0, sizeof rec);
     rec.id = JITANON_JITDUMP_CODE_DEBUG_INFO;
-    rec.big_endian = j->jit.dumps[f->dump].dump->header.big_endian;
+    rec.big_endian = big;
     rec.debug.entries.data = f->dbg;
     rec.debug.entries.size = f->dbg_size;
     rec.debug.nr_entry = f->dbg_nr;
-    jitanon_jitdump_debug_iter_begin(&it, &rec);
+    jitanon_jitdump_debug_iter_begin(it, &rec);
+}
+
+/* The same, walking the record: what a lookup does when its index could not be built. */
+JITANON__PRIVATE void jitanon__inj_sym_line_walk(const jitanon__inj_func *f, uint64_t bias, int big, uint64_t ip,
+                                                jitanon_frame *out)
+{
+    jitanon_jitdump_debug_iter it;
+    jitanon_jitdump_debug_entry e;
+    uint64_t best = 0;
+    jitanon__inj_dbg_begin(f, big, &it);
     while (jitanon_jitdump_debug_iter_next(&it, &e)) {
         uint64_t at = e.addr >= bias ? e.addr - bias : 0;
         if (at <= ip && (!out->line || at >= best) && e.lineno > 0) {
@@ -14062,6 +14079,80 @@ JITANON__PRIVATE void jitanon__inj_sym_line(const jitanon__inj *j, const jitanon
             out->line = (uint32_t)e.lineno;
         }
     }
+}
+
+/* A stable sort keeps the entries at one address in the record's order, so the last one
+   written wins, as in the function's ELF line table. */
+JITANON__PRIVATE int jitanon__inj_line_less(const void *ctx, uint32_t a, uint32_t b)
+{
+    const jitanon__inj_line *l = (const jitanon__inj_line *)ctx;
+    return l[a].at < l[b].at;
+}
+
+/* Function `id`'s run of lines, built on first use: the index of its head, SIZE_MAX when
+   memory ran out (the caller then walks the record, as before there was an index). */
+JITANON__PRIVATE size_t jitanon__inj_line_run(jitanon__inj *j, size_t id, const jitanon__inj_func *f, uint64_t bias,
+                                              int big)
+{
+    jitanon__inj_sym *y = &j->sym;
+    jitanon_jitdump_debug_iter it;
+    jitanon_jitdump_debug_entry e;
+    size_t head = y->nlines, n = 0;
+    /* (kept in the function, which the frame has read already: an array or hash beside
+       it cost one more cache miss a frame, in any of 45,000 functions) */
+    if (f->dbg_run) return f->dbg_run - 1;
+    /* every entry takes 17 bytes or more of the record (validated when it was read) */
+    if (f->dbg_nr > f->dbg_size || f->dbg_size > UINT32_MAX ||
+        !jitanon__grow(&j->a, (void **)&y->lines, &y->lines_cap, head + 1 + (size_t)f->dbg_nr, sizeof *y->lines))
+        return SIZE_MAX;
+    jitanon__inj_dbg_begin(f, big, &it);
+    while (n < f->dbg_nr && jitanon_jitdump_debug_iter_next(&it, &e)) {
+        jitanon__inj_line *l = &y->lines[head + 1 + n];
+        if (e.lineno <= 0) continue;
+        l->at = e.addr >= bias ? e.addr - bias : 0;
+        l->line = (uint32_t)e.lineno;
+        l->file = e.file.length ? (uint32_t)((const uint8_t *)e.file.data - f->dbg) : 0;
+        l->file_len = (uint32_t)e.file.length;
+        l->pad = 0;
+        n++;
+    }
+    y->lines[head].at = n;
+    y->lines[head].line = y->lines[head].file = y->lines[head].file_len = y->lines[head].pad = 0;
+    if (!jitanon__sort(&j->a, y->lines + head + 1, n, sizeof *y->lines, jitanon__inj_line_less)) return SIZE_MAX;
+    j->jit.funcs[id].dbg_run = head + 1;
+    y->nlines = head + 1 + n;
+    return head;
+}
+
+/* JIT: the DEBUG_INFO entry at `ip` of function `id` (the last whose address is not
+   above, less the dump's line bias: the line its ELF file gives for ip). */
+JITANON__PRIVATE void jitanon__inj_sym_line(jitanon__inj *j, size_t id, uint64_t ip, jitanon_frame *out)
+{
+    const jitanon__inj_func *f = &j->jit.funcs[id];
+    const jitanon__inj_line *l;
+    uint64_t bias;
+    size_t head, lo, hi;
+    int big;
+    if (!f->dbg || f->dump >= j->jit.ndumps || !j->jit.dumps[f->dump].dump) return;
+    /* the address bias V8 and LLVM add (the dump's, as its ELF files remove it) */
+    bias = j->jit.dumps[f->dump].sum.line_bias;
+    if (bias == JITANON_ELF_LINE_BIAS_NONE) bias = 0;
+    big = j->jit.dumps[f->dump].dump->header.big_endian;
+    if ((head = jitanon__inj_line_run(j, id, f, bias, big)) == SIZE_MAX) {
+        jitanon__inj_sym_line_walk(f, bias, big, ip, out);
+        return;
+    }
+    l = j->sym.lines + head + 1;
+    lo = 0, hi = (size_t)j->sym.lines[head].at; /* the first entry above ip is in [lo, hi] */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l[mid].at <= ip) lo = mid + 1;
+        else hi = mid;
+    }
+    if (!lo) return;
+    out->line = l[lo - 1].line;
+    out->src_file.data = (const char *)f->dbg + l[lo - 1].file;
+    out->src_file.length = l[lo - 1].file_len;
 }
 
 /* Anonymous memory perf names from the process's perf map (map.c's list, less the
@@ -14105,7 +14196,7 @@ JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_samp
             out->path.data = (const char *)j->jit.paths.data + jd->path;
             out->path.length = strlen(out->path.data);
         }
-        if (want & JITANON_FRAME_WANT_LINE) jitanon__inj_sym_line(j, f, ip, out);
+        if (want & JITANON_FRAME_WANT_LINE) jitanon__inj_sym_line(j, where.id, ip, out);
     } else if (k != JITANON_TRIM_NONE && where.id < j->maps.nidents) {
         const jitanon__inj_ident *id = &j->maps.idents[where.id];
         out->kind = kernel ? JITANON_FRAME_KERNEL : JITANON_FRAME_FILE;
@@ -14763,6 +14854,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon_membuf_release(&j->sym.mmap_bids);
     jitanon__hmap_free(&j->sym.comm, &j->a);
     jitanon_membuf_release(&j->sym.comms);
+    jitanon__free(&j->a, j->sym.lines, j->sym.lines_cap * sizeof *j->sym.lines);
     jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);
     jitanon__free(&j->a, jt->early, jt->early_cap * sizeof *jt->early);
     jitanon_rangemap_release(&jt->described);
