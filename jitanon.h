@@ -10654,6 +10654,14 @@ JITANON__PRIVATE jitanon_result jitanon__cfi_find(const uint8_t *eh, size_t size
     return JITANON_END;
 }
 
+/* A factored offset: wraps instead of overflowing (hostile CFI), as the addresses it is
+   added to do. */
+JITANON__PRIVATE int64_t jitanon__cfi_mul(uint64_t a, int64_t b)
+{
+    uint64_t v = a * (uint64_t)b;
+    return v <= (uint64_t)INT64_MAX ? (int64_t)v : -(int64_t)(~v) - 1; /* two's complement, without UB */
+}
+
 JITANON__PRIVATE void jitanon__cfi_set(jitanon__cfi_row *row, uint64_t reg, int how, int64_t arg)
 {
     if (reg >= JITANON__CFI_NREGS) return; /* a vector register: no frame needs it */
@@ -10682,7 +10690,7 @@ JITANON__PRIVATE jitanon_result jitanon__cfi_run(jitanon__cur c, const jitanon__
             break;
         case 2: /* DW_CFA_offset */
             ok = jitanon__elf_uleb(&c, &u);
-            jitanon__cfi_set(row, low, JITANON__CFI_OFFSET, (int64_t)u * cie->data_align);
+            jitanon__cfi_set(row, low, JITANON__CFI_OFFSET, jitanon__cfi_mul(u, cie->data_align));
             break;
         case 3: /* DW_CFA_restore */
             if (init && low < JITANON__CFI_NREGS) jitanon__cfi_set(row, low, init->how[low], init->arg[low]);
@@ -10713,13 +10721,13 @@ JITANON__PRIVATE jitanon_result jitanon__cfi_run(jitanon__cur c, const jitanon__
             case 0x14: /* val_offset */
             case 0x2f: /* GNU_negative_offset_extended */
                 ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_uleb(&c, &u);
-                s = (int64_t)u * cie->data_align;
-                jitanon__cfi_set(row, reg, op == 0x14 ? JITANON__CFI_VAL_OFFSET : JITANON__CFI_OFFSET, op == 0x2f ? -s : s);
+                s = jitanon__cfi_mul(op == 0x2f ? (uint64_t)0 - u : u, cie->data_align);
+                jitanon__cfi_set(row, reg, op == 0x14 ? JITANON__CFI_VAL_OFFSET : JITANON__CFI_OFFSET, s);
                 break;
             case 0x11: /* offset_extended_sf */
             case 0x15: /* val_offset_sf */
                 ok = jitanon__elf_uleb(&c, &reg) && jitanon__cfi_sleb(&c, &s);
-                jitanon__cfi_set(row, reg, op == 0x15 ? JITANON__CFI_VAL_OFFSET : JITANON__CFI_OFFSET, s * cie->data_align);
+                jitanon__cfi_set(row, reg, op == 0x15 ? JITANON__CFI_VAL_OFFSET : JITANON__CFI_OFFSET, jitanon__cfi_mul((uint64_t)s, cie->data_align));
                 break;
             case 0x06: /* restore_extended */
                 ok = jitanon__elf_uleb(&c, &reg);
@@ -10751,7 +10759,7 @@ JITANON__PRIVATE jitanon_result jitanon__cfi_run(jitanon__cur c, const jitanon__
                 break;
             case 0x12: /* def_cfa_sf */
                 ok = jitanon__elf_uleb(&c, &reg) && jitanon__cfi_sleb(&c, &s);
-                row->cfa_reg = reg, row->cfa_off = s * cie->data_align, row->cfa_expr = 0;
+                row->cfa_reg = reg, row->cfa_off = jitanon__cfi_mul((uint64_t)s, cie->data_align), row->cfa_expr = 0;
                 break;
             case 0x0d: /* def_cfa_register */
                 ok = jitanon__elf_uleb(&c, &reg);
@@ -10763,7 +10771,7 @@ JITANON__PRIVATE jitanon_result jitanon__cfi_run(jitanon__cur c, const jitanon__
                 break;
             case 0x13: /* def_cfa_offset_sf */
                 ok = jitanon__cfi_sleb(&c, &s);
-                row->cfa_off = s * cie->data_align;
+                row->cfa_off = jitanon__cfi_mul((uint64_t)s, cie->data_align);
                 break;
             case 0x0f: /* def_cfa_expression: a block */
                 ok = jitanon__elf_uleb(&c, &u) && u <= c.left;
@@ -15030,9 +15038,14 @@ JITANON__PRIVATE int jitanon__unw_begin(jitanon__inj *j, const jitanon_inject_sa
     machine = jitanon__inj_machine(j);
     if (machine != 62 && machine != 183) return 0;
     a = &j->in->attrs[r->attr];
+    /* perf shows a callchain only for an event that records one (perf record
+       --call-graph dwarf asks for the kernel's part: PERF_SAMPLE_CALLCHAIN with
+       exclude_callchain_user); registers and stack alone are unwound by no one */
+    if (!(a->sample_type & JITANON_PERF_SAMPLE_CALLCHAIN)) return 0;
     jitanon__inj_sample_views(j, r, &v);
     if (!v.regs || !v.stack || v.step != 8 || a->raw.size < 88) return 0;
     mask = jitanon__rd64(a->raw.data + 80, big); /* sample_regs_user */
+    memset(it->regs_, 0, sizeof it->regs_);
     for (bit = 0; bit < 64 && k < v.nregs; bit++) {
         int col;
         if (!(mask >> bit & 1)) continue;
@@ -15056,6 +15069,23 @@ JITANON__PRIVATE int jitanon__unw_begin(jitanon__inj *j, const jitanon_inject_sa
     return 1;
 }
 
+/* The kernel's [vdso] has no file: perf record copies it into perf's build-id cache, at
+   <cache>/[vdso]/<build-id>/vdso, and perf's unwinder reads its CFI there (the build-id is
+   the recording's).  *path becomes that path (in buf); 0 when it cannot be named. */
+JITANON__PRIVATE int jitanon__unw_vdso(jitanon__inj *j, size_t ident, jitanon_str *path, char *buf, size_t cap)
+{
+    jitanon_bytes bid;
+    jitanon_error e;
+    char dir[4096], hex[41];
+    jitanon__inj_sym_bid_of(j, ident, *path, &bid);
+    if (bid.size != 20 || jitanon_buildid_cache_dir(dir, sizeof dir, &e) != JITANON_OK) return 0;
+    jitanon__bc_hex(bid.data, hex);
+    jitanon__fmt(buf, cap, "%s/[vdso]/%s/vdso", dir, hex);
+    path->data = buf;
+    path->length = strlen(buf);
+    return 1;
+}
+
 /* The rule row for the frame at it->pc_ (a return address less one but for the first):
    from its JIT function's UNWINDING_INFO, or its file's .eh_frame.  0: it has none. */
 JITANON__PRIVATE int jitanon__unw_row(jitanon__inj *j, const jitanon_inject_sample *s, const jitanon_inject_frame_iter *it,
@@ -15066,6 +15096,7 @@ JITANON__PRIVATE int jitanon__unw_row(jitanon__inj *j, const jitanon_inject_samp
     jitanon_range where;
     jitanon_trim_kind k;
     uint64_t pc = it->pc_, eh_addr;
+    char vdso[4200];
     if (!j->maps.trim) return 0;
     k = jitanon__trim_resolve_fast(j->maps.trim, s->pid, pc, &where);
     if (k == JITANON_TRIM_JIT && where.id < j->jit.nfuncs) {
@@ -15083,6 +15114,8 @@ JITANON__PRIVATE int jitanon__unw_row(jitanon__inj *j, const jitanon_inject_samp
         size_t i;
         path.data = (const char *)j->maps.names.data + id->name_off;
         path.length = id->name_len;
+        if (path.length == 6 && !memcmp(path.data, "[vdso]", 6) && !jitanon__unw_vdso(j, where.id, &path, vdso, sizeof vdso))
+            return 0;
         if (!(f = jitanon__unw_file_of(j, path)) || !f->ok) return 0;
         (void)seg_end;
         for (i = 0; i < f->nloads && !(off >= f->load_off[i] && off - f->load_off[i] < f->load_size[i]); i++) {}
@@ -15218,9 +15251,15 @@ JITANON_API void jitanon_inject_frame_iter_begin(jitanon_inject_frame_iter *it, 
 {
     uint64_t i;
     JITANON_ASSERT(it && s);
-    memset(it, 0, sizeof *it);
+    /* (not a memset: the unwinder's registers are set only for a sample it unwinds) */
     it->sample_ = s;
+    it->next_ = 0;
     it->want_ = want;
+    it->kernel_ = it->state_ = 0;
+    it->known_ = it->pc_ = it->stack_sp_ = 0;
+    it->stack_ = NULL;
+    it->stack_size_ = 0;
+    it->machine_ = 0;
     if ((want & JITANON_FRAME_WANT_UNWIND) && s->ctx_)
         (void)jitanon__unw_begin((jitanon__inj *)(uintptr_t)s->ctx_, s, it); /* sets machine_ */
     /* perf drops a chain with a context it does not know (a guest's, a JIT's -1) whole */
@@ -17489,7 +17528,11 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                 jitanon_frame, jitanon_inject_frame_at, jitanon_inject_frame_iter_begin/
                   _next: a sample's frames as perf script shows them (#34); sample.comm
                   (opts.sample_fields); jitanon_inject_io.find_process with
-                  jitanon_inject_find_process_proc; jitanon_inject_opts_init
+                  jitanon_inject_find_process_proc; jitanon_inject_opts_init;
+                  JITANON_FRAME_WANT_UNWIND (in _ALL, now 15) with io.read_file: a
+                  --call-graph dwarf sample's user frames unwound from its registers and
+                  stack copy with the files' and the dumps' DWARF CFI ([unwind]); a JIT
+                  frame's line from an index built once per function
                 JITANON_ELF_PER_REGION (--elf=region, issue #32): a file per run of a
                   process's code, offsets mirroring addresses, each function's MMAP2
                   framed by its file's base (stats.write.region_bases);

@@ -30,32 +30,43 @@ static void cfi_close(cfi_bytes *c, size_t at)
 #define CFI_EH_ADDR 0x2000u
 #define CFI_FN 0x1000u
 
-/* A CIE (zR, pcrel|sdata4, code 1, data -8, return address 16; CFA = rsp + 8, return
-   address at CFA - 8) and one FDE for [0x1000, 0x1040) with `ins` (hex) as its
-   instructions.  Returns the FDE's offset. */
-static size_t cfi_build(cfi_bytes *c, const char *ins)
+/* A CIE (zR, pcrel|sdata4; `cie` hex: version 1, "zR", code and data factors, return
+   address column, augmentation, initial instructions) and one FDE for [fn, fn + range)
+   with `ins` (hex) as its instructions, the .eh_frame being at address eh_addr.
+   Returns the FDE's offset. */
+static size_t cfi_build_at(cfi_bytes *c, uint64_t eh_addr, uint64_t fn, uint32_t range, const char *cie_hex,
+                           const char *ins)
 {
     size_t cie = c->n, fde;
     uint8_t w[4] = {0, 0, 0, 0};
-    int32_t rel;
+    int64_t rel;
     zt_put(c, w, 4);
-    zt_put(c, w, 4);                    /* CIE id 0 */
-    cfi_u8s(c, "01 7a 52 00 01 78 10 01 1b"); /* version 1, "zR", 1, -8, 16, aug 1: enc 0x1b */
-    cfi_u8s(c, "0c 07 08 90 01");       /* def_cfa r7 8; offset r16 at cfa-8 */
+    zt_put(c, w, 4); /* CIE id 0 */
+    cfi_u8s(c, cie_hex);
     cfi_close(c, cie);
     fde = c->n;
     zt_put(c, w, 4);
     jitanon__wr32(w, (uint64_t)(c->n - cie), 0); /* CIE pointer: back to the CIE */
     zt_put(c, w, 4);
-    rel = (int32_t)CFI_FN - (int32_t)(CFI_EH_ADDR + c->n); /* pcrel pc_begin */
-    jitanon__wr32(w, (uint32_t)rel, 0);
+    rel = (int64_t)fn - (int64_t)(eh_addr + c->n); /* pcrel pc_begin */
+    jitanon__wr32(w, (uint64_t)rel, 0);
     zt_put(c, w, 4);
-    jitanon__wr32(w, 0x40, 0); /* pc_range */
+    jitanon__wr32(w, range, 0); /* pc_range */
     zt_put(c, w, 4);
     cfi_u8s(c, "00"); /* augmentation data: none */
     cfi_u8s(c, ins);
     cfi_close(c, fde);
     return fde;
+}
+
+/* x86-64's (code 1, data -8, return address 16; CFA = rsp + 8, return address at CFA - 8)
+   and arm64's (code 4, data -8, return address x30; CFA = sp) */
+static const char cfi_cie_x86[] = "01 7a 52 00 01 78 10 01 1b 0c 07 08 90 01";
+static const char cfi_cie_arm64[] = "01 7a 52 00 04 78 1e 01 1b 0c 1f 00";
+
+static size_t cfi_build(cfi_bytes *c, const char *ins)
+{
+    return cfi_build_at(c, CFI_EH_ADDR, CFI_FN, 0x40, cfi_cie_x86, ins);
 }
 
 /* gcc's push rbp; mov rbp, rsp; ...; an epilogue at 0x1024 (leave-free: the CFA back
@@ -242,10 +253,217 @@ static void test_cfi_damage(void)
     JT_CHECK_EQ_U(err.offset, fde_at + 4);
 }
 
+/* -- the frame iterator's unwound frames, end to end in memory ----------------------------- */
+
+/* A recording as perf record --call-graph dwarf makes it (kernel callchain, user registers
+   and 64 bytes of stack), of x86-64 or arm64 (HEADER_ARCH): a library /usr/lib/libfake.so
+   (an ELF served by io.read_file: PT_LOAD, PT_GNU_EH_FRAME, .eh_frame_hdr's table and
+   .eh_frame) whose function's frame holds a return address into a jitted function whose
+   UNWINDING_INFO says it is the outermost. */
+typedef struct unw_world {
+    uint8_t elf[0x3000];
+    int arm64;
+    unsigned samples;
+    char line[4][256];
+} unw_world;
+
+static size_t unw_read_file(void *user, const char *path, uint64_t off, void *dst, size_t size)
+{
+    unw_world *w = (unw_world *)user;
+    if (strcmp(path, "/usr/lib/libfake.so") != 0) return SIZE_MAX;
+    if (off >= sizeof w->elf) return 0;
+    if (size > sizeof w->elf - off) size = sizeof w->elf - (size_t)off;
+    memcpy(dst, w->elf + off, size);
+    return size;
+}
+
+static jitanon_result unw_load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                    jitanon_jitdump **out, jitanon_error *err)
+{
+    unw_world *w = (unw_world *)user;
+    static const uint8_t code[0x100] = {0xc3};
+    jitanon_jitdump_writer jw;
+    jitanon_membuf m;
+    jitanon_jitdump_header h;
+    cfi_bytes eh;
+    jitanon_result res;
+    (void)path;
+    memset(&m, 0, sizeof m);
+    memset(&jw, 0, sizeof jw);
+    memset(&eh, 0, sizeof eh);
+    /* the JIT's .eh_frame sits ALIGN8(code_size) after its code: 0x10100 */
+    (void)cfi_build_at(&eh, 0x10100, 0x10000, 0x100, w->arm64 ? cfi_cie_arm64 : cfi_cie_x86, w->arm64 ? "07 1e" : "07 10");
+    h = jdrec_header(w->arm64 ? 183 : 62, TI_PID, 1, 0);
+    JT_CHECK_EQ_U(jitanon_jitdump_writer_init(&jw, jdrec_sink(&m), &h, err), JITANON_OK);
+    JT_CHECK_EQ_U(jdrec_write(&jw, jdrec_unwind(30, eh.b, eh.n, NULL, 0, (eh.n + 7) & ~(size_t)7), err), JITANON_OK);
+    JT_CHECK_EQ_U(jdrec_write(&jw, jdrec_load(31, TI_PID, TI_PID, 0x10000, code, sizeof code, 0, "f0"), err), JITANON_OK);
+    res = jitanon_jitdump_load_memory(m.data, m.size, opts, out, err);
+    jitanon_membuf_release(&m);
+    return res;
+}
+
+static void unw_on_sample(void *user, const jitanon_inject_sample *s)
+{
+    unw_world *w = (unw_world *)user;
+    jitanon_inject_frame_iter it;
+    jitanon_frame f;
+    size_t n = 0;
+    char *out;
+    if (w->samples >= 4) return;
+    out = w->line[w->samples++];
+    out[0] = 0;
+    jitanon_inject_frame_iter_begin(&it, s, JITANON_FRAME_WANT_UNWIND);
+    while (jitanon_inject_frame_iter_next(&it, &f) && n < 200)
+        n += (size_t)snprintf(out + n, 256 - n, "%d:%.*s:%llx ", (int)f.kind, (int)(f.kind == JITANON_FRAME_JIT ? f.name.length : f.path.length),
+                              f.kind == JITANON_FRAME_JIT ? f.name.data : f.path.data, (unsigned long long)f.ip);
+}
+
+/* libfake.so: its function at 0x1000 (gcc's frame on rbp, or arm64's on x29) */
+static void unw_build_elf(unw_world *w)
+{
+    cfi_bytes eh;
+    uint8_t *e = w->elf, *ph = e + 64, *hdr = e + 0x1f00;
+    size_t fde;
+    memset(e, 0, sizeof w->elf);
+    memset(&eh, 0, sizeof eh);
+    fde = cfi_build_at(&eh, 0x2000, 0x1000, 0x40, w->arm64 ? cfi_cie_arm64 : cfi_cie_x86,
+                       w->arm64 ? "0c 1d 10 9e 01 9d 02" : "0c 06 10 86 02");
+    memcpy(e + 0x2000, eh.b, eh.n);
+    memcpy(e, "\177ELF\2\1\1", 7);
+    jitanon__wr64(e + 0x20, 64, 0); /* e_phoff */
+    jitanon__wr16(e + 0x36, 56, 0);
+    jitanon__wr16(e + 0x38, 2, 0);
+    jitanon__wr32(ph, 1, 0); /* PT_LOAD: everything, at address = offset */
+    jitanon__wr64(ph + 32, sizeof w->elf, 0);
+    jitanon__wr32(ph + 56, 0x6474e550u, 0); /* PT_GNU_EH_FRAME */
+    jitanon__wr64(ph + 56 + 8, 0x1f00, 0);
+    jitanon__wr64(ph + 56 + 16, 0x1f00, 0);
+    jitanon__wr64(ph + 56 + 32, 20, 0);
+    hdr[0] = 1, hdr[1] = 0x1b, hdr[2] = 0x03, hdr[3] = 0x3b; /* eh_frame_ptr pcrel, count udata4, table datarel */
+    jitanon__wr32(hdr + 4, (uint64_t)(0x2000 - (0x1f00 + 4)), 0);
+    jitanon__wr32(hdr + 8, 1, 0);
+    jitanon__wr32(hdr + 12, (uint64_t)(0x1000 - 0x1f00), 0);
+    jitanon__wr32(hdr + 16, (uint64_t)(0x2000 + fde - 0x1f00), 0);
+}
+
+/* A SAMPLE with its callchain, then the user registers (ABI 64) and `dyn` bytes of the
+   64-byte stack copy appended as the kernel lays them out. */
+static void unw_sample(ti_gen *g, const jitanon_perf_attr *enc, unw_world *w, uint64_t time, uint16_t misc,
+                       const uint64_t *chain, size_t n, uint64_t dyn)
+{
+    static const uint64_t sp = 0x7ff000;
+    jitanon_perf_record rec;
+    jitanon_error err;
+    uint8_t buf[1024], raw[4 * 8];
+    size_t size = 0, k;
+    unsigned nregs = w->arm64 ? 33 : 9, i;
+    memset(&rec, 0, sizeof rec);
+    for (k = 0; k < n; k++) jitanon__wr64(raw + 8 * k, chain[k], 0);
+    rec.type = JITANON_PERF_RECORD_SAMPLE;
+    rec.misc = misc;
+    rec.sample.ip = n ? chain[1] : 0x501010;
+    rec.sid.pid = rec.sid.tid = TI_PID;
+    rec.sid.time = time;
+    rec.sample.period = 1;
+    rec.sample.callchain.data = raw, rec.sample.callchain.size = 8 * n, rec.sample.callchain_nr = n;
+    JT_CHECK_EQ_U(jitanon_perf_encode(buf, sizeof buf, &size, &rec, enc, &err), JITANON_OK);
+    jitanon__wr64(buf + size, 2, 0), size += 8; /* PERF_SAMPLE_REGS_ABI_64 */
+    for (i = 0; i < nregs; i++) {
+        uint64_t v = 1000 + i;
+        if (w->arm64 ? i == 31 : i == 7) v = sp;
+        if (w->arm64 ? i == 29 : i == 6) v = sp + 0x20; /* the frame pointer */
+        if (w->arm64 ? i == 32 : i == 8) v = 0x501010;  /* the pc in libfake's function */
+        jitanon__wr64(buf + size, v, 0), size += 8;
+    }
+    jitanon__wr64(buf + size, 64, 0), size += 8;
+    for (k = 0; k < 8; k++) jitanon__wr64(buf + size + 8 * k, k == 4 ? 0x7ff100 : k == 5 ? 0x10021 : 0, 0);
+    size += 64;
+    jitanon__wr64(buf + size, dyn, 0), size += 8;
+    jitanon__wr16(buf + 6, size, 0);
+    JT_CHECK_EQ_U(jitanon_perf_writer_write(&g->w, buf, size, &err), JITANON_OK);
+}
+
+static void unw_run(unw_world *w)
+{
+    const uint64_t K = JITANON_PERF_CONTEXT_KERNEL;
+    const uint64_t kchain[] = {K, 0xffffffff81000100ull};
+    uint8_t raw[128], arch[12];
+    jitanon_perf_attr enc;
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_perf_reader r;
+    jitanon_error err;
+    jitanon_sink sink;
+    ti_gen g;
+    memin in;
+    memset(&perf, 0, sizeof perf);
+    unw_build_elf(w);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    jitanon_perf_writer_release(&g.w);
+    memset(&perf, 0, sizeof perf);
+    sink.write_fn = jitanon_membuf_write, sink.user = &perf;
+    g.attr.sample_type |= JITANON_PERF_SAMPLE_CALLCHAIN;
+    enc = g.attr; /* what the encoder writes: up to the callchain */
+    g.attr.sample_type |= JITANON_PERF_SAMPLE_REGS_USER | JITANON_PERF_SAMPLE_STACK_USER;
+    JT_CHECK_EQ_U(jitanon_perf_encode_attr(raw, sizeof raw, &g.attr, 4000, 0, &err), JITANON_OK);
+    jitanon__wr64(raw + 80, w->arm64 ? 0x1ffffffffull : 0x1ffu, 0); /* sample_regs_user */
+    jitanon__wr32(raw + 88, 64, 0);                                  /* sample_stack_user */
+    JT_CHECK_EQ_U(jitanon_perf_writer_init(&g.w, JITANON_PERF_FILE, 0, sink, membuf_pwrite, NULL, &err), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_perf_writer_add_attr(&g.w, &g.attr, &err), JITANON_OK);
+    memset(arch, 0, sizeof arch);
+    jitanon__wr32(arch, 8, 0);
+    memcpy(arch + 4, w->arm64 ? "aarch64" : "x86_64", w->arm64 ? 7 : 6);
+    JT_CHECK_EQ_U(jitanon_perf_writer_add_feature(&g.w, 6, arch, sizeof arch, &err), JITANON_OK); /* HEADER_ARCH */
+    api_mmap(&g, UINT32_MAX, 1, 0xffffffff81000000ull, 0x1000000, 0xffffffff81000000ull, "[kernel.kallsyms]_text");
+    ti_mmap(&g, 10, 0x500000, 0x3000, 0, "/usr/lib/libfake.so");
+    ti_mmap(&g, 11, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_mmap(&g, 12, 0x10000, 0x1000, 0x10000, "//anon");
+    ti_mmap(&g, 13, 0x7f0000, 0x10000, 0, "[stack]");
+    unw_sample(&g, &enc, w, 60, JITANON_PERF_MISC_USER, NULL, 0, 64);      /* libfake, then the JIT's f0 */
+    unw_sample(&g, &enc, w, 61, 1 /* PERF_RECORD_MISC_KERNEL */, kchain, 2, 64);  /* the kernel's frame first */
+    unw_sample(&g, &enc, w, 62, JITANON_PERF_MISC_USER, NULL, 0, 40);      /* return address past the copy */
+    ti_round(&g);
+    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    jitanon_inject_opts_init(&o);
+    o.on_sample = unw_on_sample;
+    o.io.user = w;
+    o.io.load_dump = unw_load_dump;
+    o.io.read_file = unw_read_file;
+    in = memin_make(perf.data, perf.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
+    jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&perf);
+}
+
+static void test_unwind_frames(void)
+{
+    int arm64;
+    for (arm64 = 0; arm64 < 2; arm64++) {
+        unw_world *w = (unw_world *)calloc(1, sizeof *w);
+        JT_CHECK(w != NULL);
+        if (!w) return;
+        w->arm64 = arm64;
+        unw_run(w);
+        JT_CHECK_EQ_U(w->samples, 3);
+        /* the user ip, then the caller at its return address less one, then the end the
+           JIT's CFI says (its return address undefined) */
+        JT_CHECK(!strcmp(w->line[0], "3:/usr/lib/libfake.so:501010 1:f0:10020 "));
+        JT_CHECK(!strcmp(w->line[1], "4:[kernel.kallsyms]_text:ffffffff81000100 3:/usr/lib/libfake.so:501010 1:f0:10020 "));
+        /* the return address's word is past what the kernel filled (dyn_size 40) and the
+           process maps it ([stack]): read as 0, as perf reads it, the frame ~0 */
+        JT_CHECK(!strcmp(w->line[2], "3:/usr/lib/libfake.so:501010 0::ffffffffffffffff "));
+        if (jt.cur_failed) fprintf(stderr, "  %s: %s | %s | %s\n", arm64 ? "arm64" : "x86-64", w->line[0], w->line[1], w->line[2]);
+        free(w);
+    }
+}
+
 static void suite_unwind(void)
 {
     JT_RUN(test_cfi_rows);
     JT_RUN(test_cfi_step);
     JT_RUN(test_cfi_expressions);
     JT_RUN(test_cfi_damage);
+    JT_RUN(test_unwind_frames);
 }
