@@ -11066,6 +11066,12 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
 /* -- the injector's records and stages ---------------------------------------------------- */
 
 /* One jitted function known to the injector: where its code lives in which ELF file. */
+typedef struct jitanon__inj_eh {
+    const uint8_t *eh;
+    size_t size;
+    uint64_t addr;
+} jitanon__inj_eh;
+
 typedef struct jitanon__inj_func {
     uint32_t pid, tid;      /* of the synthesized MMAP2s (the marker's process) */
     uint64_t code_index, pgoff, code_addr;
@@ -11077,11 +11083,6 @@ typedef struct jitanon__inj_func {
     size_t dbg_size;
     uint64_t dbg_nr;
     size_t dbg_run;         /* 1 + its lines' run in jitanon__inj_sym.lines; 0: none built yet */
-    /* its UNWINDING_INFO's .eh_frame in a loaded dump, and where its runtime put it (what
-       on_sample's unwound frames step with); NULL: none */
-    const uint8_t *eh;
-    size_t eh_size;
-    uint64_t eh_addr;
     jitanon_str name;       /* a view into a loaded dump (which lives as long as the
                                injector); not kept for a streamed one */
     int failed;             /* its file could not be written (told late by writer threads) */
@@ -11252,6 +11253,11 @@ typedef struct jitanon__inj_jit {
     size_t nfuncs, funcs_cap;
     jitanon__inj_hot *hot;     /* one a function */
     size_t hot_cap;
+    /* with on_sample, one a function: its UNWINDING_INFO's .eh_frame in a loaded dump and
+       where its runtime put it (what unwound frames step with; NULL: none).  Apart from
+       funcs, which only symbolizers that unwind need */
+    jitanon__inj_eh *ehs;
+    size_t ehs_cap;
     jitanon__inj_region *regions; /* region files, in the order written */
     size_t nregions, regions_cap;
     /* pid -> 1 + the region whose base hotspot's parser holds as the process's last one
@@ -12150,7 +12156,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     jitanon__inj_jit *jt = &j->jit;
     jitanon__inj_func *f;
     if (!jitanon__grow(&j->a, (void **)&jt->funcs, &jt->funcs_cap, jt->nfuncs + 1, sizeof *f) ||
-        !jitanon__grow(&j->a, (void **)&jt->hot, &jt->hot_cap, jt->nfuncs + 1, sizeof *jt->hot))
+        !jitanon__grow(&j->a, (void **)&jt->hot, &jt->hot_cap, jt->nfuncs + 1, sizeof *jt->hot) ||
+        (j->opts->on_sample && !jitanon__grow(&j->a, (void **)&jt->ehs, &jt->ehs_cap, jt->nfuncs + 1, sizeof *jt->ehs)))
         return jitanon__inj_nomem(j, "functions");
     jt->hot[jt->nfuncs].late_until = 0;
     jt->hot[jt->nfuncs].hit = 0;
@@ -12174,13 +12181,16 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
         f->dbg_size = p->debug.debug.entries.size;
         f->dbg_nr = p->debug.debug.nr_entry;
     }
-    f->eh = NULL, f->eh_size = 0, f->eh_addr = 0;
-    if (p->have_unwind && jd->dump && p->unwind.unwind.eh_frame.data >= jd->dump->data &&
-        p->unwind.unwind.eh_frame.data < jd->dump->data + jd->dump->size) {
-        /* where V8 and perf place it: ALIGN8(code_size) after the code (see [elf]) */
-        f->eh = p->unwind.unwind.eh_frame.data;
-        f->eh_size = p->unwind.unwind.eh_frame.size;
-        f->eh_addr = r->load.code_addr + jitanon__align_up(r->load.code_size, 8);
+    if (jt->ehs) {
+        jitanon__inj_eh *e = &jt->ehs[jt->nfuncs - 1];
+        e->eh = NULL, e->size = 0, e->addr = 0;
+        if (p->have_unwind && jd->dump && p->unwind.unwind.eh_frame.data >= jd->dump->data &&
+            p->unwind.unwind.eh_frame.data < jd->dump->data + jd->dump->size) {
+            /* where V8 and perf place it: ALIGN8(code_size) after the code (see [elf]) */
+            e->eh = p->unwind.unwind.eh_frame.data;
+            e->size = p->unwind.unwind.eh_frame.size;
+            e->addr = r->load.code_addr + jitanon__align_up(r->load.code_size, 8);
+        }
     }
     j->st->trim.loads++;
     return jitanon__inj_push_event(j, jd, jitanon__inj_time(j, jd, r->timestamp), r->load.code_addr,
@@ -15101,11 +15111,12 @@ JITANON__PRIVATE int jitanon__unw_row(jitanon__inj *j, const jitanon_inject_samp
     k = jitanon__trim_resolve_fast(j->maps.trim, s->pid, pc, &where);
     if (k == JITANON_TRIM_JIT && where.id < j->jit.nfuncs) {
         const jitanon__inj_func *f = &j->jit.funcs[where.id];
-        if (!f->eh || f->dump >= j->jit.ndumps || !j->jit.dumps[f->dump].dump ||
-            jitanon__cfi_find(f->eh, f->eh_size, f->eh_addr, j->jit.dumps[f->dump].dump->header.big_endian, pc, &fde,
+        const jitanon__inj_eh *e = j->jit.ehs ? &j->jit.ehs[where.id] : NULL;
+        if (!e || !e->eh || f->dump >= j->jit.ndumps || !j->jit.dumps[f->dump].dump ||
+            jitanon__cfi_find(e->eh, e->size, e->addr, j->jit.dumps[f->dump].dump->header.big_endian, pc, &fde,
                               &ignored) != JITANON_OK)
             return 0;
-        eh_addr = f->eh_addr;
+        eh_addr = e->addr;
     } else if (k == JITANON_TRIM_FILE && where.id < j->maps.nidents) {
         const jitanon__inj_ident *id = &j->maps.idents[where.id];
         jitanon_str path;
@@ -15872,6 +15883,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     }
     jitanon__free(&j->a, jt->dumps, jt->dumps_cap * sizeof *jt->dumps);
     jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
+    jitanon__free(&j->a, jt->ehs, jt->ehs_cap * sizeof *jt->ehs);
     jitanon__free(&j->a, jt->hot, jt->hot_cap * sizeof *jt->hot);
     jitanon__free(&j->a, jt->regions, jt->regions_cap * sizeof *jt->regions);
     jitanon__hmap_free(&jt->region_last, &j->a);
