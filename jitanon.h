@@ -1911,6 +1911,12 @@ typedef struct jitanon_inject_io {
        when load_dump and open_dump are the defaults too: an embedder with its own I/O
        sets this (to that function, to keep containers) or has /proc never read. */
     int (*find_process)(void *user, uint32_t pid, jitanon_inject_process *out);
+    /* JITANON_FRAME_WANT_UNWIND: reads up to `size` bytes at `offset` of the file at
+       `path` (a mapping's file, as the recording names it) into dst: the bytes read
+       (fewer at its end), SIZE_MAX when it cannot be read.  Each file is read once (its
+       ELF and program headers, .eh_frame_hdr and .eh_frame).  The default (NULL) opens
+       it as load_dump's default opens a dump (a regular file only, without blocking). */
+    size_t (*read_file)(void *user, const char *path, uint64_t offset, void *dst, size_t size);
     /* Receives warnings (a dump that cannot be read, a refused file, ...). */
     void (*log)(void *user, const char *message);
     /* Called now and then with input bytes consumed so far. */
@@ -1968,6 +1974,7 @@ typedef struct jitanon_inject_sample {
        sample's own ip then costs no second lookup) */
     jitanon_range where_;
     uint32_t where_pid_;
+    const void *rec_; /* private: the injector's copy of the record (its registers and stack) */
 } jitanon_inject_sample;
 
 /* A callchain's context markers (perf_event.h PERF_CONTEXT_*): entries at or above
@@ -2019,7 +2026,13 @@ typedef enum jitanon_frame_kind {
                                           --buildid-mmap), else the recording's build-id
                                           table's (HEADER_BUILD_ID of a file; read once) */
 #define JITANON_FRAME_WANT_LINE 4u     /* JIT: the source file and line of its DEBUG_INFO */
-#define JITANON_FRAME_WANT_ALL 7u
+/* The iterator, for a sample with user registers and a copy of its user stack (perf
+   record --call-graph dwarf): the user frames unwound from them with the DWARF CFI of the
+   mapped files (.eh_frame, read once per file through io.read_file) and of the jitdumps'
+   UNWINDING_INFO, as perf's unwinder finds them (x86-64 and arm64), after the chain's
+   kernel frames; see jitanon_inject_frame_iter. */
+#define JITANON_FRAME_WANT_UNWIND 8u
+#define JITANON_FRAME_WANT_ALL 15u
 
 typedef struct jitanon_frame {
     uint64_t ip;
@@ -2053,13 +2066,25 @@ JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_samp
    in the context its markers set (the kernel's, the hypervisor's: kernel; user: the
    process's; before any marker: user), the markers themselves skipped; a chain holding
    another marker (a guest's, a JIT's -1) yields nothing, as perf drops it; without a
-   callchain, the sample's own ip (in the context of its cpumode).  Caller-owned, holds
-   nothing; valid during the on_sample call. */
+   callchain, the sample's own ip (in the context of its cpumode).  With
+   JITANON_FRAME_WANT_UNWIND and a sample that carries user registers and stack (64-bit):
+   the chain's kernel frames, then the user frames unwound from them as perf 6.1 shows
+   them: the user ip, then each caller at its return address less one (the call, as perf
+   looks it up), up to the first frame with no CFI, an undefined return address or a
+   rule that needs the stack beyond the copy (a return address read past the copy from
+   memory the process maps, which perf reads as 0, ends with the frame ~0: perf's
+   [unknown]).  Caller-owned, holds nothing; valid during the on_sample call. */
 typedef struct jitanon_inject_frame_iter {
     const jitanon_inject_sample *sample_;
     uint64_t next_;
     unsigned want_;
     int kernel_, state_;
+    /* unwinding: the registers (DWARF numbering), which hold, the frame's pc */
+    uint64_t regs_[33], known_, pc_;
+    uint64_t stack_sp_; /* the stack pointer the copy starts at */
+    const uint8_t *stack_;
+    size_t stack_size_;
+    uint32_t machine_;
 } jitanon_inject_frame_iter;
 
 JITANON_API void jitanon_inject_frame_iter_begin(jitanon_inject_frame_iter *it, const jitanon_inject_sample *s,
@@ -2349,6 +2374,8 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
      [trim]           the //anon trimming engine
    ELF
      [elf]            SHA-1 build-ids, the builder, .eh_frame, symbols, DWARF, layout
+     [unwind]         DWARF CFI (.eh_frame): an FDE for a pc, its rule row, one frame up
+                      over registers and a copied stack (on_sample's dwarf frames)
    Output
      [inject]         the injector: read -> decide -> emit ELFs (jitanon__elfout, one
                       implementation per layout) -> write
@@ -10464,6 +10491,612 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
     return jitanon__elf_write_one(sink, header, fn, opts, info, NULL, err);
 }
 
+/* -- [unwind] DWARF call frame information: one frame up from a copied stack -----------------
+
+   What an unwinder does with a sample's user registers and copied user stack (perf record
+   --call-graph dwarf), from the DWARF spec (5: section 6.4, Call Frame Information) and
+   the LSB's description of .eh_frame: find the FDE whose range holds a pc in an .eh_frame
+   (a file's, or the one of a JIT's UNWINDING_INFO, at the address its runtime put it),
+   run its CIE's initial instructions and then its own up to the pc (the rule row), and
+   apply the row to the registers with the stack copy as memory.  Only what .eh_frame
+   holds in practice: every DW_CFA_* but the DWARF expressions, whose frames cannot be
+   stepped (a PLT stub's CFA is one).  Every byte is read through the cursor; bad CFI is
+   an error with its offset in the .eh_frame.  No allocation: a row is a fixed array,
+   remember_state a bounded stack. */
+
+#define JITANON__CFI_NREGS 33  /* x86-64: DWARF 0..15 and 16 (the return address); arm64: x0..x30, sp, pc */
+#define JITANON__CFI_STATES 8u /* DW_CFA_remember_state nesting (compilers use 1 or 2) */
+
+/* A register's rule (DWARF 6.4.1); SAME is what a row starts with. */
+enum {
+    JITANON__CFI_SAME = 0,
+    JITANON__CFI_UNDEF = 1,
+    JITANON__CFI_OFFSET = 2,     /* saved at CFA + arg */
+    JITANON__CFI_VAL_OFFSET = 3, /* is CFA + arg */
+    JITANON__CFI_REG = 4,        /* is in register arg */
+    JITANON__CFI_EXPR = 5,       /* saved at the address its expression gives (the CFA pushed first) */
+    JITANON__CFI_VAL_EXPR = 6,   /* is what its expression gives */
+    JITANON__CFI_UNKNOWN = 7     /* a rule that names a register not tracked: unknown */
+};
+
+typedef struct jitanon__cfi_row {
+    uint8_t how[JITANON__CFI_NREGS];
+    int64_t arg[JITANON__CFI_NREGS];
+    uint64_t cfa_reg;
+    int64_t cfa_off;
+    int cfa_expr; /* DW_CFA_def_cfa_expression: the CFA is expr[JITANON__CFI_NREGS]'s value */
+    /* DWARF expressions (views into the .eh_frame) of EXPR and VAL_EXPR rules, the CFA's last */
+    const uint8_t *expr[JITANON__CFI_NREGS + 1];
+    size_t expr_len[JITANON__CFI_NREGS + 1];
+    int big; /* their byte order (the .eh_frame's) */
+} jitanon__cfi_row;
+
+/* A CIE's fields an FDE needs. */
+typedef struct jitanon__cfi_cie {
+    uint64_t code_align, ra;
+    int64_t data_align;
+    unsigned enc;      /* the FDE's pointer encoding (DW_EH_PE_*; 0: absolute, 8 bytes) */
+    int aug_z, signal; /* 'z': FDEs carry augmentation data; 'S': a signal frame */
+    jitanon__cur init; /* its initial instructions */
+} jitanon__cfi_cie;
+
+typedef struct jitanon__cfi_fde {
+    uint64_t pc, end; /* the code it covers: [pc, end) */
+    jitanon__cfi_cie cie;
+    jitanon__cur ins; /* its instructions */
+} jitanon__cfi_fde;
+
+JITANON__PRIVATE int jitanon__cfi_sleb(jitanon__cur *c, int64_t *v)
+{
+    unsigned shift = 0;
+    uint64_t u = 0;
+    const uint8_t *p;
+    do {
+        if (!(p = jitanon__take(c, 1)) || shift > 63) return 0;
+        u |= (uint64_t)(*p & 0x7f) << shift;
+        shift += 7;
+    } while (*p & 0x80);
+    if (shift < 64 && (*p & 0x40)) u |= ~(uint64_t)0 << shift; /* sign-extend */
+    *v = (int64_t)u;
+    return 1;
+}
+
+/* A pointer encoded as `enc` (DW_EH_PE_*: the format in the low nibble, how it applies in
+   bits 4-6) whose first byte is at address `addr` (the base of pcrel); `data` is datarel's
+   base (.eh_frame_hdr's start).  0 when it does not fit or is of a kind .eh_frame does
+   not use for code (indirect, textrel, funcrel, aligned). */
+JITANON__PRIVATE int jitanon__cfi_ptr(jitanon__cur *c, unsigned enc, uint64_t addr, uint64_t data, uint64_t *out)
+{
+    const uint8_t *p;
+    uint64_t v, base;
+    int64_t s;
+    switch (enc & 0x0f) {
+    case 0x00: /* absptr: 8 bytes on the 64-bit targets unwound here */
+    case 0x04:
+    case 0x0c:
+        if (!(p = jitanon__take(c, 8))) return 0;
+        v = jitanon__rd64(p, c->big);
+        break;
+    case 0x01:
+        if (!jitanon__elf_uleb(c, &v)) return 0;
+        break;
+    case 0x09:
+        if (!jitanon__cfi_sleb(c, &s)) return 0;
+        v = (uint64_t)s;
+        break;
+    case 0x02:
+    case 0x0a:
+        if (!(p = jitanon__take(c, 2))) return 0;
+        v = jitanon__rd16(p, c->big);
+        if ((enc & 0x0f) == 0x0a) v = (uint64_t)(int64_t)(int16_t)(uint16_t)v;
+        break;
+    case 0x03:
+    case 0x0b:
+        if (!(p = jitanon__take(c, 4))) return 0;
+        v = jitanon__rd32(p, c->big);
+        if ((enc & 0x0f) == 0x0b) v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+        break;
+    default:
+        return 0;
+    }
+    if ((enc & 0x70) == 0x00) base = 0;
+    else if ((enc & 0x70) == 0x10) base = addr;
+    else if ((enc & 0x70) == 0x30) base = data;
+    else return 0;
+    if (enc & 0x80) return 0;
+    *out = base + v;
+    return 1;
+}
+
+/* The entry (CIE or FDE) at `at` of an .eh_frame of `size` bytes: *body is what follows
+   its CIE id / CIE pointer field (up to the entry's end), *id that field and *id_at its
+   offset.  0: a terminator (length 0); -1: it does not fit. */
+JITANON__PRIVATE int jitanon__cfi_entry(const uint8_t *eh, size_t size, size_t at, int big, jitanon__cur *body,
+                                        uint64_t *id, size_t *id_at, size_t *next)
+{
+    jitanon__cur c = jitanon__cur_make(eh, size, 0, big);
+    uint64_t len;
+    if (!jitanon__take(&c, at) || c.left < 4) return -1;
+    len = jitanon__get32(&c);
+    if (len == 0) return 0;
+    if (len == 0xffffffffu) { /* the 64-bit format: a 64-bit length and id */
+        if (c.left < 8) return -1;
+        len = jitanon__get64(&c);
+        if (len < 8 || len > c.left) return -1;
+        *id_at = (size_t)c.off;
+        *body = jitanon__cur_make(c.p + 8, (size_t)len - 8, c.off + 8, big);
+        *id = jitanon__rd64(c.p, big);
+    } else {
+        if (len < 4 || len > c.left) return -1;
+        *id_at = (size_t)c.off;
+        *body = jitanon__cur_make(c.p + 4, (size_t)len - 4, c.off + 4, big);
+        *id = jitanon__rd32(c.p, big);
+    }
+    *next = (size_t)(body->off + body->left);
+    return 1;
+}
+
+/* The CIE at `at` (.eh_frame at address eh_addr). */
+JITANON__PRIVATE jitanon_result jitanon__cfi_cie_read(const uint8_t *eh, size_t size, uint64_t eh_addr, size_t at, int big,
+                                                      jitanon__cfi_cie *cie, jitanon_error *err)
+{
+    jitanon__cur c, aug_data;
+    jitanon_str aug;
+    uint64_t id, auglen, ptr;
+    size_t id_at, next, i;
+    unsigned version = 0, b = 0;
+    memset(cie, 0, sizeof *cie);
+    if (jitanon__cfi_entry(eh, size, at, big, &c, &id, &id_at, &next) != 1 || id != 0)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "no CIE at %U", (uint64_t)at);
+    if (!jitanon__elf_skip_byte(&c, &version) || (version != 1 && version != 3 && version != 4) ||
+        !jitanon__take_cstr(&c, &aug))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "CIE version %u", version);
+    if (version == 4 && !jitanon__take(&c, 2)) /* address_size, segment_selector_size */
+        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "CIE cut short");
+    if (!jitanon__elf_uleb(&c, &cie->code_align) || !jitanon__cfi_sleb(&c, &cie->data_align) ||
+        (version == 1 ? !jitanon__elf_skip_byte(&c, &b) : !jitanon__elf_uleb(&c, &cie->ra)))
+        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "CIE cut short");
+    if (version == 1) cie->ra = b;
+    aug_data = jitanon__cur_make(NULL, 0, c.off, big);
+    if (aug.length && aug.data[0] == 'z') {
+        const uint8_t *p;
+        if (!jitanon__elf_uleb(&c, &auglen) || auglen > c.left || !(p = jitanon__take(&c, (size_t)auglen)))
+            return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "CIE augmentation cut short");
+        aug_data = jitanon__cur_make(p, (size_t)auglen, c.off - auglen, big);
+        cie->aug_z = 1;
+    } else if (aug.length) /* (gcc 2's "eh" carried a word of unknown size before the factors) */
+        return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, at, "CIE augmentation \"%s\"", aug.data);
+    for (i = 1; cie->aug_z && i < aug.length; i++) {
+        unsigned enc = 0;
+        switch (aug.data[i]) {
+        case 'R':
+            if (!jitanon__elf_skip_byte(&aug_data, &enc)) goto bad_aug;
+            cie->enc = enc;
+            break;
+        case 'L':
+            if (!jitanon__elf_skip_byte(&aug_data, NULL)) goto bad_aug;
+            break;
+        case 'P': /* the personality routine: skipped, read to know its size */
+            if (!jitanon__elf_skip_byte(&aug_data, &enc) ||
+                !jitanon__cfi_ptr(&aug_data, enc & 0x7f, eh_addr + aug_data.off, 0, &ptr))
+                goto bad_aug;
+            break;
+        case 'S':
+            cie->signal = 1;
+            break;
+        case 'B': /* arm64 with pointer authentication's B key: no data */
+            break;
+        default:
+            goto bad_aug; /* an unknown letter: its data cannot be skipped */
+        }
+    }
+    cie->init = c;
+    return JITANON_OK;
+bad_aug:
+    return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, at, "CIE augmentation \"%s\"", aug.data);
+}
+
+/* Reads the FDE at `at` if it is one (1), with its CIE; 0: a CIE (skip it). */
+JITANON__PRIVATE jitanon_result jitanon__cfi_fde_read(const uint8_t *eh, size_t size, uint64_t eh_addr, size_t at,
+                                                      int big, jitanon__cfi_fde *fde, size_t *next, int *is_fde,
+                                                      jitanon_error *err)
+{
+    jitanon__cur c;
+    uint64_t id, range, auglen;
+    size_t id_at;
+    jitanon_result res;
+    int k = jitanon__cfi_entry(eh, size, at, big, &c, &id, &id_at, next);
+    *is_fde = 0;
+    if (k == 0) {
+        *next = size; /* a terminator ends the section */
+        return JITANON_OK;
+    }
+    if (k < 0) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, at, "CFI entry cut short");
+    if (id == 0) return JITANON_OK;
+    /* the CIE pointer counts back from its own field */
+    if (id > id_at) return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, id_at, "CIE pointer before the section");
+    if ((res = jitanon__cfi_cie_read(eh, size, eh_addr, id_at - (size_t)id, big, &fde->cie, err)) != JITANON_OK)
+        return res;
+    if (!jitanon__cfi_ptr(&c, fde->cie.enc, eh_addr + c.off, 0, &fde->pc) ||
+        !jitanon__cfi_ptr(&c, fde->cie.enc & 0x0f, 0, 0, &range) || range > UINT64_MAX - fde->pc)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, c.off, "FDE range (encoding %u)", fde->cie.enc);
+    fde->end = fde->pc + range;
+    if (fde->cie.aug_z && (!jitanon__elf_uleb(&c, &auglen) || !jitanon__take(&c, (size_t)(auglen > c.left ? SIZE_MAX : auglen))))
+        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "FDE augmentation cut short");
+    fde->ins = c;
+    *is_fde = 1;
+    return JITANON_OK;
+}
+
+/* The FDE whose range holds pc in the .eh_frame at address eh_addr: JITANON_OK with it,
+   JITANON_END when none does, an error for CFI that cannot be read up to it. */
+JITANON__PRIVATE jitanon_result jitanon__cfi_find(const uint8_t *eh, size_t size, uint64_t eh_addr, int big, uint64_t pc,
+                                                  jitanon__cfi_fde *out, jitanon_error *err)
+{
+    size_t at = 0, next;
+    while (at < size) {
+        int is_fde;
+        jitanon_result res = jitanon__cfi_fde_read(eh, size, eh_addr, at, big, out, &next, &is_fde, err);
+        if (res != JITANON_OK) return res;
+        if (is_fde && pc >= out->pc && pc < out->end) return JITANON_OK;
+        at = next;
+    }
+    return JITANON_END;
+}
+
+/* A factored offset: wraps instead of overflowing (hostile CFI), as the addresses it is
+   added to do. */
+JITANON__PRIVATE int64_t jitanon__cfi_mul(uint64_t a, int64_t b)
+{
+    uint64_t v = a * (uint64_t)b;
+    return v <= (uint64_t)INT64_MAX ? (int64_t)v : -(int64_t)(~v) - 1; /* two's complement, without UB */
+}
+
+JITANON__PRIVATE void jitanon__cfi_set(jitanon__cfi_row *row, uint64_t reg, int how, int64_t arg)
+{
+    if (reg >= JITANON__CFI_NREGS) return; /* a vector register: no frame needs it */
+    row->how[reg] = (uint8_t)how;
+    row->arg[reg] = arg;
+}
+
+/* Runs instructions `c` from code address `loc` while the row still describes pc (the
+   rules set at an address above pc are not applied).  `init` is the row after the CIE's
+   instructions (what DW_CFA_restore goes back to); NULL while running those. */
+JITANON__PRIVATE jitanon_result jitanon__cfi_run(jitanon__cur c, const jitanon__cfi_cie *cie, uint64_t eh_addr, uint64_t loc,
+                                                 uint64_t pc, jitanon__cfi_row *row, const jitanon__cfi_row *init,
+                                                 jitanon_error *err)
+{
+    jitanon__cfi_row saved[JITANON__CFI_STATES];
+    unsigned nsaved = 0;
+    row->big = c.big;
+    while (c.left) {
+        uint64_t at = c.off, reg = 0, u = 0, delta = 0;
+        int64_t s = 0;
+        unsigned op = *jitanon__take(&c, 1), low = op & 0x3f;
+        int ok = 1, adv = 0;
+        switch (op >> 6) {
+        case 1: /* DW_CFA_advance_loc */
+            delta = low, adv = 1;
+            break;
+        case 2: /* DW_CFA_offset */
+            ok = jitanon__elf_uleb(&c, &u);
+            jitanon__cfi_set(row, low, JITANON__CFI_OFFSET, jitanon__cfi_mul(u, cie->data_align));
+            break;
+        case 3: /* DW_CFA_restore */
+            if (init && low < JITANON__CFI_NREGS) jitanon__cfi_set(row, low, init->how[low], init->arg[low]);
+            break;
+        default:
+            switch (op) {
+            case 0x00: /* nop */
+            case 0x2d: /* GNU_window_save; on arm64 negate_ra_state: return addresses are stripped anyway */
+                break;
+            case 0x01: { /* set_loc */
+                uint64_t to = 0;
+                ok = jitanon__cfi_ptr(&c, cie->enc, eh_addr + c.off, 0, &to);
+                if (ok && to > pc) return JITANON_OK;
+                loc = to;
+                break;
+            }
+            case 0x02: /* advance_loc1 */
+            case 0x03: /* advance_loc2 */
+            case 0x04: { /* advance_loc4 */
+                size_t n = op == 0x02 ? 1 : op == 0x03 ? 2 : 4;
+                const uint8_t *p = jitanon__take(&c, n);
+                ok = p != NULL;
+                if (ok) delta = n == 1 ? *p : n == 2 ? jitanon__rd16(p, c.big) : jitanon__rd32(p, c.big);
+                adv = 1;
+                break;
+            }
+            case 0x05: /* offset_extended */
+            case 0x14: /* val_offset */
+            case 0x2f: /* GNU_negative_offset_extended */
+                ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_uleb(&c, &u);
+                s = jitanon__cfi_mul(op == 0x2f ? (uint64_t)0 - u : u, cie->data_align);
+                jitanon__cfi_set(row, reg, op == 0x14 ? JITANON__CFI_VAL_OFFSET : JITANON__CFI_OFFSET, s);
+                break;
+            case 0x11: /* offset_extended_sf */
+            case 0x15: /* val_offset_sf */
+                ok = jitanon__elf_uleb(&c, &reg) && jitanon__cfi_sleb(&c, &s);
+                jitanon__cfi_set(row, reg, op == 0x15 ? JITANON__CFI_VAL_OFFSET : JITANON__CFI_OFFSET, jitanon__cfi_mul((uint64_t)s, cie->data_align));
+                break;
+            case 0x06: /* restore_extended */
+                ok = jitanon__elf_uleb(&c, &reg);
+                if (init && reg < JITANON__CFI_NREGS) jitanon__cfi_set(row, reg, init->how[reg], init->arg[reg]);
+                break;
+            case 0x07: /* undefined */
+            case 0x08: /* same_value */
+                ok = jitanon__elf_uleb(&c, &reg);
+                jitanon__cfi_set(row, reg, op == 0x07 ? JITANON__CFI_UNDEF : JITANON__CFI_SAME, 0);
+                break;
+            case 0x09: /* register */
+                ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_uleb(&c, &u);
+                jitanon__cfi_set(row, reg, u < JITANON__CFI_NREGS ? JITANON__CFI_REG : JITANON__CFI_UNKNOWN, (int64_t)u);
+                break;
+            case 0x0a: /* remember_state */
+                if (nsaved == JITANON__CFI_STATES)
+                    return JITANON__FAIL(err, JITANON_ERR_LIMIT, at, "DW_CFA_remember_state nested deeper than %u",
+                                         JITANON__CFI_STATES);
+                saved[nsaved++] = *row;
+                break;
+            case 0x0b: /* restore_state: the whole row, the CFA's rule too (compilers wrap
+                          an epilogue that moves the CFA in remember/restore and expect it) */
+                if (!nsaved) return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "DW_CFA_restore_state with nothing saved");
+                *row = saved[--nsaved];
+                break;
+            case 0x0c: /* def_cfa */
+                ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_uleb(&c, &u);
+                row->cfa_reg = reg, row->cfa_off = (int64_t)u, row->cfa_expr = 0;
+                break;
+            case 0x12: /* def_cfa_sf */
+                ok = jitanon__elf_uleb(&c, &reg) && jitanon__cfi_sleb(&c, &s);
+                row->cfa_reg = reg, row->cfa_off = jitanon__cfi_mul((uint64_t)s, cie->data_align), row->cfa_expr = 0;
+                break;
+            case 0x0d: /* def_cfa_register */
+                ok = jitanon__elf_uleb(&c, &reg);
+                row->cfa_reg = reg;
+                break;
+            case 0x0e: /* def_cfa_offset */
+                ok = jitanon__elf_uleb(&c, &u);
+                row->cfa_off = (int64_t)u;
+                break;
+            case 0x13: /* def_cfa_offset_sf */
+                ok = jitanon__cfi_sleb(&c, &s);
+                row->cfa_off = jitanon__cfi_mul((uint64_t)s, cie->data_align);
+                break;
+            case 0x0f: /* def_cfa_expression: a block */
+                ok = jitanon__elf_uleb(&c, &u) && u <= c.left;
+                row->expr[JITANON__CFI_NREGS] = c.p, row->expr_len[JITANON__CFI_NREGS] = (size_t)u;
+                ok = ok && jitanon__take(&c, (size_t)u);
+                row->cfa_expr = 1;
+                break;
+            case 0x10: /* expression */
+            case 0x16: /* val_expression */
+                ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_uleb(&c, &u) && u <= c.left;
+                if (ok && reg < JITANON__CFI_NREGS) row->expr[reg] = c.p, row->expr_len[reg] = (size_t)u;
+                ok = ok && jitanon__take(&c, (size_t)u);
+                jitanon__cfi_set(row, reg, op == 0x10 ? JITANON__CFI_EXPR : JITANON__CFI_VAL_EXPR, 0);
+                break;
+            case 0x2e: /* GNU_args_size: what a landing pad pops; nothing for unwinding */
+                ok = jitanon__elf_uleb(&c, &u);
+                break;
+            default:
+                return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, at, "DW_CFA opcode %u", op);
+            }
+        }
+        if (!ok) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, at, "DW_CFA opcode %u cut short", op);
+        if (adv) {
+            uint64_t step = delta * cie->code_align;
+            if (cie->code_align && step / cie->code_align != delta) return JITANON_OK; /* past any pc */
+            if (step > pc - loc || loc > pc) return JITANON_OK;
+            loc += step;
+        }
+    }
+    return JITANON_OK;
+}
+
+/* The rule row at pc of an FDE found by jitanon__cfi_find. */
+JITANON__PRIVATE jitanon_result jitanon__cfi_row_at(const jitanon__cfi_fde *fde, uint64_t eh_addr, uint64_t pc,
+                                                    jitanon__cfi_row *row, jitanon_error *err)
+{
+    jitanon__cfi_row init;
+    jitanon_result res;
+    memset(row, 0, sizeof *row);
+    /* the CIE's instructions hold at every address of the function */
+    if ((res = jitanon__cfi_run(fde->cie.init, &fde->cie, eh_addr, 0, UINT64_MAX, row, NULL, err)) != JITANON_OK) return res;
+    init = *row;
+    return jitanon__cfi_run(fde->ins, &fde->cie, eh_addr, fde->pc, pc, row, &init, err);
+}
+
+/* Registers in DWARF numbering (jitanon__cfi_regs_from_perf) and which are known. */
+typedef struct jitanon__cfi_regs {
+    uint64_t v[JITANON__CFI_NREGS];
+    uint64_t known; /* bit i: v[i] holds */
+} jitanon__cfi_regs;
+
+/* Reads 8 bytes at a stack address: 0 when the copy does not hold them. */
+typedef int (*jitanon__cfi_mem_fn)(const void *ctx, uint64_t addr, uint64_t *out);
+
+#define JITANON__CFI_EXPR_DEPTH 16u  /* DWARF expression stack (CFI uses 2 or 3) */
+#define JITANON__CFI_EXPR_STEPS 256u /* operations one evaluation may run (branches loop) */
+
+/* A DWARF expression (DWARF 5 section 2.5) of a CFI rule over the registers and the
+   stack: the operations CFI uses (constants, register-based addresses, arithmetic and
+   logic, comparisons, branches, deref).  `cfa`, when push_cfa, starts the stack (the
+   rules of DW_CFA_expression and val_expression).  1 with its value in *out; 0 when it
+   cannot be computed (an operation not supported, a register not known, a bad branch). */
+JITANON__PRIVATE int jitanon__cfi_eval(const uint8_t *p, size_t n, int big, const jitanon__cfi_regs *r, int push_cfa,
+                                       uint64_t cfa, jitanon__cfi_mem_fn mem, const void *ctx, uint64_t *out)
+{
+    uint64_t st[JITANON__CFI_EXPR_DEPTH], a, b, u;
+    int64_t sv;
+    unsigned sp = 0, steps = 0;
+    jitanon__cur c = jitanon__cur_make(p, n, 0, big);
+    if (push_cfa) st[sp++] = cfa;
+    while (c.left) {
+        unsigned op = *jitanon__take(&c, 1);
+        const uint8_t *q;
+        if (++steps > JITANON__CFI_EXPR_STEPS) return 0;
+        if (op >= 0x30 && op <= 0x4f) { /* DW_OP_lit<n> */
+            if (sp == JITANON__CFI_EXPR_DEPTH) return 0;
+            st[sp++] = op - 0x30u;
+            continue;
+        }
+        if ((op >= 0x70 && op <= 0x8f) || op == 0x92) { /* DW_OP_breg<n>, bregx: register + offset */
+            uint64_t reg = op - 0x70u;
+            if ((op == 0x92 && !jitanon__elf_uleb(&c, &reg)) || !jitanon__cfi_sleb(&c, &sv) ||
+                reg >= JITANON__CFI_NREGS || !(r->known >> reg & 1) || sp == JITANON__CFI_EXPR_DEPTH)
+                return 0;
+            st[sp++] = r->v[reg] + (uint64_t)sv;
+            continue;
+        }
+        switch (op) {
+        case 0x08: case 0x09: case 0x0a: case 0x0b: case 0x0c: case 0x0d: case 0x0e: case 0x0f: { /* const<n>u/s */
+            size_t w = (size_t)1 << ((op - 0x08u) / 2);
+            if (!(q = jitanon__take(&c, w)) || sp == JITANON__CFI_EXPR_DEPTH) return 0;
+            u = w == 1 ? *q : w == 2 ? jitanon__rd16(q, big) : w == 4 ? jitanon__rd32(q, big) : jitanon__rd64(q, big);
+            if (op & 1) u = w == 1 ? (uint64_t)(int64_t)(int8_t)(uint8_t)u : w == 2 ? (uint64_t)(int64_t)(int16_t)(uint16_t)u
+                          : w == 4 ? (uint64_t)(int64_t)(int32_t)(uint32_t)u : u;
+            st[sp++] = u;
+            break;
+        }
+        case 0x10: /* constu */
+        case 0x11: /* consts */
+            if (sp == JITANON__CFI_EXPR_DEPTH || (op == 0x10 ? !jitanon__elf_uleb(&c, &u) : !jitanon__cfi_sleb(&c, &sv))) return 0;
+            st[sp++] = op == 0x10 ? u : (uint64_t)sv;
+            break;
+        case 0x12: /* dup */
+        case 0x14: /* over */
+            if (sp < (op == 0x12 ? 1u : 2u) || sp == JITANON__CFI_EXPR_DEPTH) return 0;
+            st[sp] = st[sp - (op == 0x12 ? 1u : 2u)];
+            sp++;
+            break;
+        case 0x13: /* drop */
+            if (!sp) return 0;
+            sp--;
+            break;
+        case 0x16: /* swap */
+            if (sp < 2) return 0;
+            a = st[sp - 1], st[sp - 1] = st[sp - 2], st[sp - 2] = a;
+            break;
+        case 0x06: /* deref */
+            if (!sp || !mem(ctx, st[sp - 1], &st[sp - 1])) return 0;
+            break;
+        case 0x23: /* plus_uconst */
+            if (!sp || !jitanon__elf_uleb(&c, &u)) return 0;
+            st[sp - 1] += u;
+            break;
+        case 0x1f: /* neg */
+        case 0x20: /* not */
+            if (!sp) return 0;
+            st[sp - 1] = op == 0x1f ? (uint64_t)0 - st[sp - 1] : ~st[sp - 1];
+            break;
+        case 0x1a: case 0x1c: case 0x1e: case 0x21: case 0x22: case 0x24: case 0x25: case 0x26: case 0x27:
+        case 0x29: case 0x2a: case 0x2b: case 0x2c: case 0x2d: case 0x2e: /* binary: second op top */
+            if (sp < 2) return 0;
+            b = st[--sp], a = st[sp - 1];
+            switch (op) {
+            case 0x1a: a &= b; break;
+            case 0x1c: a -= b; break;
+            case 0x1e: a *= b; break;
+            case 0x21: a |= b; break;
+            case 0x22: a += b; break;
+            case 0x24: a = b < 64 ? a << b : 0; break;
+            case 0x25: a = b < 64 ? a >> b : 0; break;
+            case 0x26: a = b < 64 ? (uint64_t)((int64_t)a >> b) : (uint64_t)((int64_t)a < 0 ? -1 : 0); break;
+            case 0x27: a ^= b; break;
+            case 0x29: a = a == b; break;
+            case 0x2a: a = (int64_t)a >= (int64_t)b; break;
+            case 0x2b: a = (int64_t)a > (int64_t)b; break;
+            case 0x2c: a = (int64_t)a <= (int64_t)b; break;
+            case 0x2d: a = (int64_t)a < (int64_t)b; break;
+            default: a = a != b; break;
+            }
+            st[sp - 1] = a;
+            break;
+        case 0x2f: /* skip */
+        case 0x28: { /* bra: skip when the popped value is not 0 */
+            int16_t off;
+            size_t at;
+            if (!(q = jitanon__take(&c, 2))) return 0;
+            off = (int16_t)jitanon__rd16(q, big);
+            if (op == 0x28) {
+                if (!sp) return 0;
+                if (!st[--sp]) break;
+            }
+            at = n - c.left; /* after the operand */
+            if (off < 0 ? (size_t)(-(int32_t)off) > at : (size_t)off > c.left) return 0;
+            at = off < 0 ? at - (size_t)(-(int32_t)off) : at + (size_t)off;
+            c = jitanon__cur_make(p + at, n - at, at, big);
+            break;
+        }
+        case 0x96: /* nop */
+            break;
+        default:
+            return 0;
+        }
+    }
+    if (!sp) return 0;
+    *out = st[sp - 1];
+    return 1;
+}
+
+/* One frame up: the caller's registers from `row` (the callee's at its pc), the return
+   address in column `ra` and the stack pointer (column `sp`) the CFA, as the ABIs of
+   x86-64 and arm64 define it.  1: stepped; 0: the return address is undefined (the
+   outermost frame); -1: cannot (the CFA or the return address is unknown, or lies
+   outside the copy). */
+JITANON__PRIVATE int jitanon__cfi_step(const jitanon__cfi_row *row, uint64_t ra, unsigned sp, jitanon__cfi_regs *r,
+                                       jitanon__cfi_mem_fn mem, const void *ctx)
+{
+    jitanon__cfi_regs out;
+    uint64_t cfa, i;
+    if (ra >= JITANON__CFI_NREGS) return -1;
+    if (row->cfa_expr) {
+        if (!jitanon__cfi_eval(row->expr[JITANON__CFI_NREGS], row->expr_len[JITANON__CFI_NREGS], row->big, r, 0, 0, mem, ctx, &cfa))
+            return -1;
+    } else if (row->cfa_reg >= JITANON__CFI_NREGS || !(r->known >> row->cfa_reg & 1)) return -1;
+    else cfa = r->v[row->cfa_reg] + (uint64_t)row->cfa_off;
+    if (row->how[ra] == JITANON__CFI_UNDEF) return 0;
+    out = *r;
+    for (i = 0; i < JITANON__CFI_NREGS; i++) {
+        uint64_t bit = (uint64_t)1 << i, a = cfa + (uint64_t)row->arg[i];
+        switch (row->how[i]) {
+        case JITANON__CFI_UNDEF:
+        case JITANON__CFI_UNKNOWN:
+            out.known &= ~bit;
+            break;
+        case JITANON__CFI_EXPR:
+        case JITANON__CFI_VAL_EXPR: {
+            uint64_t v = 0;
+            int got = jitanon__cfi_eval(row->expr[i], row->expr_len[i], row->big, r, 1, cfa, mem, ctx, &v);
+            if (got && row->how[i] == JITANON__CFI_EXPR) got = mem(ctx, v, &v);
+            out.v[i] = v;
+            out.known = got ? out.known | bit : out.known & ~bit;
+            break;
+        }
+        case JITANON__CFI_OFFSET:
+            if (mem(ctx, a, &out.v[i])) out.known |= bit;
+            else out.known &= ~bit;
+            break;
+        case JITANON__CFI_VAL_OFFSET:
+            out.v[i] = a, out.known |= bit;
+            break;
+        case JITANON__CFI_REG: {
+            uint64_t from = (uint64_t)row->arg[i];
+            out.v[i] = r->v[from];
+            out.known = (out.known & ~bit) | ((r->known >> from & 1) << i);
+            break;
+        }
+        default: /* SAME */
+            break;
+        }
+    }
+    out.v[sp] = cfa, out.known |= (uint64_t)1 << sp;
+    if (!(out.known >> ra & 1)) return -1;
+    *r = out;
+    return 1;
+}
+
 /* -- [inject] Injection -------------------------------------------------------------------- */
 
 /* The numbers in a marker's basename, in the forms runtimes write (see
@@ -10523,6 +11156,12 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
 /* -- the injector's records and stages ---------------------------------------------------- */
 
 /* One jitted function known to the injector: where its code lives in which ELF file. */
+typedef struct jitanon__inj_eh {
+    const uint8_t *eh;
+    size_t size;
+    uint64_t addr;
+} jitanon__inj_eh;
+
 typedef struct jitanon__inj_func {
     uint32_t pid, tid;      /* of the synthesized MMAP2s (the marker's process) */
     uint64_t code_index, pgoff, code_addr;
@@ -10533,6 +11172,7 @@ typedef struct jitanon__inj_func {
     const uint8_t *dbg;
     size_t dbg_size;
     uint64_t dbg_nr;
+    size_t dbg_run;         /* 1 + its lines' run in jitanon__inj_sym.lines; 0: none built yet */
     jitanon_str name;       /* a view into a loaded dump (which lives as long as the
                                injector); not kept for a streamed one */
     int failed;             /* its file could not be written (told late by writer threads) */
@@ -10709,6 +11349,11 @@ typedef struct jitanon__inj_jit {
     size_t nfuncs, funcs_cap;
     jitanon__inj_hot *hot;     /* one a function */
     size_t hot_cap;
+    /* with on_sample, one a function: its UNWINDING_INFO's .eh_frame in a loaded dump and
+       where its runtime put it (what unwound frames step with; NULL: none).  Apart from
+       funcs, which only symbolizers that unwind need */
+    jitanon__inj_eh *ehs;
+    size_t ehs_cap;
     jitanon__inj_region *regions; /* region files, in the order written */
     size_t nregions, regions_cap;
     /* pid -> 1 + the region whose base hotspot's parser holds as the process's last one
@@ -10884,6 +11529,38 @@ struct jitanon__elfout {
     } u;
 };
 
+/* A JIT function's lines, indexed the first time a frame asks for one
+   (JITANON_FRAME_WANT_LINE): its DEBUG_INFO entries that have a line, less the dump's
+   bias, sorted by address.  A run is a head (at = the run's length) and its entries.
+   Looking a line up is then a binary search in these entries, where walking the record
+   in the dump (tens of MB, cold) cost a third of a one-pass symbolizer's time; the name's
+   length is kept too, so that only the bytes handed out are touched. */
+typedef struct jitanon__inj_line {
+    uint64_t at;   /* the entry's address less the bias */
+    uint32_t line;
+    uint32_t file; /* its file name's offset in the function's entries */
+    uint32_t file_len, pad;
+} jitanon__inj_line;
+
+#define JITANON__UNW_MAX_LOADS 16
+#define JITANON__UNW_MAX_BYTES ((size_t)64 << 20) /* the most of a file's CFI read */
+
+/* A mapped file's CFI, read the first time a frame of it is unwound: its .eh_frame and
+   .eh_frame_hdr (PT_GNU_EH_FRAME) at their addresses in the file (p_vaddr), and its
+   PT_LOADs to turn a file offset into such an address.  ok = 0: it has none usable. */
+typedef struct jitanon__unw_file {
+    char *path;
+    uint8_t *eh, *hdr;
+    size_t eh_size, hdr_size;
+    uint64_t eh_addr, hdr_addr;
+    uint64_t load_off[JITANON__UNW_MAX_LOADS], load_addr[JITANON__UNW_MAX_LOADS], load_size[JITANON__UNW_MAX_LOADS];
+    size_t nloads;
+    /* .eh_frame_hdr's search table: fde_count entries of {initial_loc, fde} (datarel
+       sdata4, the only table encoding linkers write), at table_at in hdr; 0: scan */
+    size_t table_at, nfdes;
+    int ok, big;
+} jitanon__unw_file;
+
 /* What a symbolizer asks of samples beyond their own fields (jitanon_inject_frame_at),
    each made on first need: the perf maps of processes, the recording's build-id table;
    and with JITANON_SAMPLE_COMM the threads' names, followed in time order. */
@@ -10900,6 +11577,11 @@ typedef struct jitanon__inj_sym {
     int bids_read;
     jitanon__hmap comm;         /* tid -> offset of its name in comms */
     jitanon_membuf comms;       /* NUL-terminated names */
+    jitanon__inj_line *lines;   /* the runs (jitanon__inj_func.dbg_run says where) */
+    size_t nlines, lines_cap;
+    jitanon__hmap unw_index;    /* FNV-1a of a path (+1 a collision) -> index in unw_files */
+    jitanon__unw_file *unw_files;
+    size_t nunw, unw_cap;
 } jitanon__inj_sym;
 
 struct jitanon__inj {
@@ -11580,7 +12262,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     jitanon__inj_jit *jt = &j->jit;
     jitanon__inj_func *f;
     if (!jitanon__grow(&j->a, (void **)&jt->funcs, &jt->funcs_cap, jt->nfuncs + 1, sizeof *f) ||
-        !jitanon__grow(&j->a, (void **)&jt->hot, &jt->hot_cap, jt->nfuncs + 1, sizeof *jt->hot))
+        !jitanon__grow(&j->a, (void **)&jt->hot, &jt->hot_cap, jt->nfuncs + 1, sizeof *jt->hot) ||
+        (j->opts->on_sample && !jitanon__grow(&j->a, (void **)&jt->ehs, &jt->ehs_cap, jt->nfuncs + 1, sizeof *jt->ehs)))
         return jitanon__inj_nomem(j, "functions");
     jt->hot[jt->nfuncs].late_until = 0;
     jt->hot[jt->nfuncs].hit = 0;
@@ -11597,13 +12280,24 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->dump = (size_t)(jd - jt->dumps);
     f->region = SIZE_MAX;
     f->place = SIZE_MAX;
-    f->dbg = NULL, f->dbg_size = 0, f->dbg_nr = 0;
+    f->dbg = NULL, f->dbg_size = 0, f->dbg_nr = 0, f->dbg_run = 0;
     /* a loaded dump's DEBUG_INFO lives as long as the run: on_sample's lines come from it */
     if (p->have_debug && jd->dump && p->debug.debug.entries.data >= jd->dump->data &&
         p->debug.debug.entries.data < jd->dump->data + jd->dump->size) {
         f->dbg = p->debug.debug.entries.data;
         f->dbg_size = p->debug.debug.entries.size;
         f->dbg_nr = p->debug.debug.nr_entry;
+    }
+    if (jt->ehs) {
+        jitanon__inj_eh *e = &jt->ehs[jt->nfuncs - 1];
+        e->eh = NULL, e->size = 0, e->addr = 0;
+        if (p->have_unwind && jd->dump && p->unwind.unwind.eh_frame.data >= jd->dump->data &&
+            p->unwind.unwind.eh_frame.data < jd->dump->data + jd->dump->size) {
+            /* where V8 and perf place it: ALIGN8(code_size) after the code (see [elf]) */
+            e->eh = p->unwind.unwind.eh_frame.data;
+            e->size = p->unwind.unwind.eh_frame.size;
+            e->addr = r->load.code_addr + jitanon__align_up(r->load.code_size, 8);
+        }
     }
     j->st->trim.loads++;
     return jitanon__inj_push_event(j, jd, jitanon__inj_time(j, jd, r->timestamp), r->load.code_addr,
@@ -14228,6 +14922,7 @@ JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_r
     }
     s.big_endian = j->in->big_endian;
     s.ctx_ = j;
+    s.rec_ = r;
     if (!jitanon__inj_redecode(j, r, &rec)) return;
     s.rec = &rec;
     s.cpumode = (uint16_t)(rec.misc & JITANON_PERF_MISC_CPUMODE_MASK);
@@ -14366,26 +15061,27 @@ JITANON__PRIVATE void jitanon__inj_sym_bid_of(jitanon__inj *j, size_t ident, jit
         *slot = (size_t)(out->data - 12 - j->sym.bid_table.data) + 1;
 }
 
-/* JIT: the DEBUG_INFO entry at `ip` of function f (the last whose address is not above,
-   less the dump's line bias: the line its ELF file gives for ip). */
-JITANON__PRIVATE void jitanon__inj_sym_line(const jitanon__inj *j, const jitanon__inj_func *f, uint64_t ip,
-                                           jitanon_frame *out)
+/* An iterator over function f's DEBUG_INFO entries (a record in a loaded dump). */
+JITANON__PRIVATE void jitanon__inj_dbg_begin(const jitanon__inj_func *f, int big, jitanon_jitdump_debug_iter *it)
 {
     jitanon_jitdump_record rec;
-    jitanon_jitdump_debug_iter it;
-    jitanon_jitdump_debug_entry e;
-    uint64_t best = 0, bias;
-    if (!f->dbg || f->dump >= j->jit.ndumps || !j->jit.dumps[f->dump].dump) return;
-    /* the address bias V8 and LLVM add (the dump's, as its ELF files remove it) */
-    bias = j->jit.dumps[f->dump].sum.line_bias;
-    if (bias == JITANON_ELF_LINE_BIAS_NONE) bias = 0;
     memset(&rec, 0, sizeof rec);
     rec.id = JITANON_JITDUMP_CODE_DEBUG_INFO;
-    rec.big_endian = j->jit.dumps[f->dump].dump->header.big_endian;
+    rec.big_endian = big;
     rec.debug.entries.data = f->dbg;
     rec.debug.entries.size = f->dbg_size;
     rec.debug.nr_entry = f->dbg_nr;
-    jitanon_jitdump_debug_iter_begin(&it, &rec);
+    jitanon_jitdump_debug_iter_begin(it, &rec);
+}
+
+/* The same, walking the record: what a lookup does when its index could not be built. */
+JITANON__PRIVATE void jitanon__inj_sym_line_walk(const jitanon__inj_func *f, uint64_t bias, int big, uint64_t ip,
+                                                jitanon_frame *out)
+{
+    jitanon_jitdump_debug_iter it;
+    jitanon_jitdump_debug_entry e;
+    uint64_t best = 0;
+    jitanon__inj_dbg_begin(f, big, &it);
     while (jitanon_jitdump_debug_iter_next(&it, &e)) {
         uint64_t at = e.addr >= bias ? e.addr - bias : 0;
         if (at <= ip && (!out->line || at >= best) && e.lineno > 0) {
@@ -14394,6 +15090,429 @@ JITANON__PRIVATE void jitanon__inj_sym_line(const jitanon__inj *j, const jitanon
             out->line = (uint32_t)e.lineno;
         }
     }
+}
+
+/* A stable sort keeps the entries at one address in the record's order, so the last one
+   written wins, as in the function's ELF line table. */
+JITANON__PRIVATE int jitanon__inj_line_less(const void *ctx, uint32_t a, uint32_t b)
+{
+    const jitanon__inj_line *l = (const jitanon__inj_line *)ctx;
+    return l[a].at < l[b].at;
+}
+
+/* Function `id`'s run of lines, built on first use: the index of its head, SIZE_MAX when
+   memory ran out (the caller then walks the record, as before there was an index). */
+JITANON__PRIVATE size_t jitanon__inj_line_run(jitanon__inj *j, size_t id, const jitanon__inj_func *f, uint64_t bias,
+                                              int big)
+{
+    jitanon__inj_sym *y = &j->sym;
+    jitanon_jitdump_debug_iter it;
+    jitanon_jitdump_debug_entry e;
+    size_t head = y->nlines, n = 0;
+    /* (kept in the function, which the frame has read already: an array or hash beside
+       it cost one more cache miss a frame, in any of 45,000 functions) */
+    if (f->dbg_run) return f->dbg_run - 1;
+    /* every entry takes 17 bytes or more of the record (validated when it was read) */
+    if (f->dbg_nr > f->dbg_size || f->dbg_size > UINT32_MAX ||
+        !jitanon__grow(&j->a, (void **)&y->lines, &y->lines_cap, head + 1 + (size_t)f->dbg_nr, sizeof *y->lines))
+        return SIZE_MAX;
+    jitanon__inj_dbg_begin(f, big, &it);
+    while (n < f->dbg_nr && jitanon_jitdump_debug_iter_next(&it, &e)) {
+        jitanon__inj_line *l = &y->lines[head + 1 + n];
+        if (e.lineno <= 0) continue;
+        l->at = e.addr >= bias ? e.addr - bias : 0;
+        l->line = (uint32_t)e.lineno;
+        l->file = e.file.length ? (uint32_t)((const uint8_t *)e.file.data - f->dbg) : 0;
+        l->file_len = (uint32_t)e.file.length;
+        l->pad = 0;
+        n++;
+    }
+    y->lines[head].at = n;
+    y->lines[head].line = y->lines[head].file = y->lines[head].file_len = y->lines[head].pad = 0;
+    if (!jitanon__sort(&j->a, y->lines + head + 1, n, sizeof *y->lines, jitanon__inj_line_less)) return SIZE_MAX;
+    j->jit.funcs[id].dbg_run = head + 1;
+    y->nlines = head + 1 + n;
+    return head;
+}
+
+/* JIT: the DEBUG_INFO entry at `ip` of function `id` (the last whose address is not
+   above, less the dump's line bias: the line its ELF file gives for ip). */
+JITANON__PRIVATE void jitanon__inj_sym_line(jitanon__inj *j, size_t id, uint64_t ip, jitanon_frame *out)
+{
+    const jitanon__inj_func *f = &j->jit.funcs[id];
+    const jitanon__inj_line *l;
+    uint64_t bias;
+    size_t head, lo, hi;
+    int big;
+    if (!f->dbg || f->dump >= j->jit.ndumps || !j->jit.dumps[f->dump].dump) return;
+    /* the address bias V8 and LLVM add (the dump's, as its ELF files remove it) */
+    bias = j->jit.dumps[f->dump].sum.line_bias;
+    if (bias == JITANON_ELF_LINE_BIAS_NONE) bias = 0;
+    big = j->jit.dumps[f->dump].dump->header.big_endian;
+    if ((head = jitanon__inj_line_run(j, id, f, bias, big)) == SIZE_MAX) {
+        jitanon__inj_sym_line_walk(f, bias, big, ip, out);
+        return;
+    }
+    l = j->sym.lines + head + 1;
+    lo = 0, hi = (size_t)j->sym.lines[head].at; /* the first entry above ip is in [lo, hi] */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l[mid].at <= ip) lo = mid + 1;
+        else hi = mid;
+    }
+    if (!lo) return;
+    out->line = l[lo - 1].line;
+    out->src_file.data = (const char *)f->dbg + l[lo - 1].file;
+    out->src_file.length = l[lo - 1].file_len;
+}
+
+/* -- on_sample's unwound frames (JITANON_FRAME_WANT_UNWIND) -- */
+
+
+
+JITANON__PRIVATE size_t jitanon__unw_read_default(void *user, const char *path, uint64_t offset, void *dst, size_t size)
+{
+    jitanon_stream f;
+    jitanon_error e;
+    uint8_t skip[4096];
+    size_t got = 0;
+    (void)user;
+    if (jitanon__os_default()->open_named(path, &f, &e) != JITANON_OK) return SIZE_MAX;
+    /* a stream reads from the start: what comes before `offset` is read and dropped
+       (once per file: its headers, then its CFI near the end of its read-only part) */
+    while (offset) {
+        size_t n = f.read_fn(f.user, skip, offset < sizeof skip ? (size_t)offset : sizeof skip);
+        if (n == 0 || n == SIZE_MAX) break;
+        offset -= n;
+    }
+    while (!offset && got < size) {
+        size_t n = f.read_fn(f.user, (uint8_t *)dst + got, size - got);
+        if (n == 0 || n == SIZE_MAX) break;
+        got += n;
+    }
+    jitanon__stream_close(&f);
+    return offset ? 0 : got;
+}
+
+/* `size` bytes at `off` of the file, allocated; NULL when they cannot all be read. */
+JITANON__PRIVATE uint8_t *jitanon__unw_take(jitanon__inj *j, const char *path, uint64_t off, size_t size)
+{
+    uint8_t *p;
+    if (!size || size > JITANON__UNW_MAX_BYTES || !(p = (uint8_t *)jitanon__malloc(&j->a, size))) return NULL;
+    if (j->io.read_file(j->io.user, path, off, p, size) == size) return p;
+    jitanon__free(&j->a, p, size);
+    return NULL;
+}
+
+/* The file offset of address `addr` of the file (its PT_LOADs), or UINT64_MAX. */
+JITANON__PRIVATE uint64_t jitanon__unw_off(const jitanon__unw_file *f, uint64_t addr, uint64_t *seg_end)
+{
+    size_t i;
+    for (i = 0; i < f->nloads; i++)
+        if (addr >= f->load_addr[i] && addr - f->load_addr[i] < f->load_size[i]) {
+            *seg_end = f->load_off[i] + f->load_size[i];
+            return addr - f->load_addr[i] + f->load_off[i];
+        }
+    return UINT64_MAX;
+}
+
+/* Reads f's program headers, .eh_frame_hdr and .eh_frame (a 64-bit ELF file). */
+JITANON__PRIVATE void jitanon__unw_load(jitanon__inj *j, jitanon__unw_file *f)
+{
+    uint8_t eh[64], *ph;
+    jitanon__cur c;
+    uint64_t phoff, hdr_off = 0, eh_ptr = 0, eh_off, seg_end = 0, count = 0;
+    size_t phent, phnum, i;
+    unsigned enc_ptr, enc_count, enc_table;
+    if (j->io.read_file(j->io.user, f->path, 0, eh, sizeof eh) != sizeof eh || memcmp(eh, "\177ELF", 4) || eh[4] != 2 ||
+        (eh[5] != 1 && eh[5] != 2))
+        return;
+    f->big = eh[5] == 2;
+    phoff = jitanon__rd64(eh + 0x20, f->big);
+    phent = jitanon__rd16(eh + 0x36, f->big), phnum = jitanon__rd16(eh + 0x38, f->big);
+    if (phent < 56 || phnum > 256 || !(ph = jitanon__unw_take(j, f->path, phoff, phent * phnum))) return;
+    for (i = 0; i < phnum; i++) {
+        const uint8_t *p = ph + i * phent;
+        uint32_t type = jitanon__rd32(p, f->big);
+        if (type == 1 && f->nloads < JITANON__UNW_MAX_LOADS) { /* PT_LOAD */
+            f->load_off[f->nloads] = jitanon__rd64(p + 8, f->big);
+            f->load_addr[f->nloads] = jitanon__rd64(p + 16, f->big);
+            f->load_size[f->nloads++] = jitanon__rd64(p + 32, f->big);
+        } else if (type == 0x6474e550u) { /* PT_GNU_EH_FRAME: .eh_frame_hdr */
+            hdr_off = jitanon__rd64(p + 8, f->big);
+            f->hdr_addr = jitanon__rd64(p + 16, f->big);
+            f->hdr_size = (size_t)(jitanon__rd64(p + 32, f->big) < JITANON__UNW_MAX_BYTES ? jitanon__rd64(p + 32, f->big) : 0);
+        }
+    }
+    jitanon__free(&j->a, ph, phent * phnum);
+    /* .eh_frame_hdr: version 1, the encodings of eh_frame_ptr, fde_count and the table */
+    if (!f->hdr_size || !(f->hdr = jitanon__unw_take(j, f->path, hdr_off, f->hdr_size))) return;
+    c = jitanon__cur_make(f->hdr, f->hdr_size, 0, f->big);
+    if (c.left < 4 || f->hdr[0] != 1) return;
+    enc_ptr = f->hdr[1], enc_count = f->hdr[2], enc_table = f->hdr[3];
+    (void)jitanon__take(&c, 4);
+    if (!jitanon__cfi_ptr(&c, enc_ptr, f->hdr_addr + c.off, f->hdr_addr, &eh_ptr)) return;
+    if (enc_count != 0xff && enc_table == 0x3b && jitanon__cfi_ptr(&c, enc_count, f->hdr_addr + c.off, f->hdr_addr, &count) &&
+        count <= c.left / 8) {
+        f->table_at = (size_t)c.off;
+        f->nfdes = (size_t)count;
+    }
+    /* .eh_frame: from its address to the end of its segment (its size is in no header a
+       loaded file keeps; a terminator or the segment's end closes it) */
+    if ((eh_off = jitanon__unw_off(f, eh_ptr, &seg_end)) == UINT64_MAX || seg_end - eh_off > JITANON__UNW_MAX_BYTES) return;
+    f->eh_size = (size_t)(seg_end - eh_off);
+    f->eh_addr = eh_ptr;
+    if (!(f->eh = jitanon__unw_take(j, f->path, eh_off, f->eh_size))) return;
+    f->ok = 1;
+}
+
+/* The CFI of the file `path` (read once). */
+JITANON__PRIVATE const jitanon__unw_file *jitanon__unw_file_of(jitanon__inj *j, jitanon_str path)
+{
+    jitanon__inj_sym *y = &j->sym;
+    uint64_t h = jitanon__fnv1a(path.data, path.length, 0xcbf29ce484222325ull);
+    const size_t *at = jitanon__hmap_find(&y->unw_index, h);
+    jitanon__unw_file *f;
+    size_t *slot;
+    for (; at; at = jitanon__hmap_find(&y->unw_index, ++h)) { /* (a hash shared: the next key) */
+        f = &y->unw_files[*at];
+        if (strlen(f->path) == path.length && !memcmp(f->path, path.data, path.length)) return f;
+    }
+    if (!jitanon__grow(&j->a, (void **)&y->unw_files, &y->unw_cap, y->nunw + 1, sizeof *y->unw_files) ||
+        !(slot = jitanon__hmap_at(&y->unw_index, &j->a, h, y->nunw)))
+        return NULL;
+    f = &y->unw_files[y->nunw++];
+    memset(f, 0, sizeof *f);
+    if ((f->path = (char *)jitanon__malloc(&j->a, path.length + 1)) != NULL) {
+        memcpy(f->path, path.data, path.length);
+        f->path[path.length] = 0;
+        jitanon__unw_load(j, f);
+    }
+    return f;
+}
+
+JITANON__PRIVATE void jitanon__unw_files_free(jitanon__inj *j)
+{
+    jitanon__inj_sym *y = &j->sym;
+    size_t i;
+    for (i = 0; i < y->nunw; i++) {
+        jitanon__unw_file *f = &y->unw_files[i];
+        if (f->path) jitanon__free(&j->a, f->path, strlen(f->path) + 1);
+        jitanon__free(&j->a, f->eh, f->eh_size);
+        jitanon__free(&j->a, f->hdr, f->hdr_size);
+    }
+    jitanon__free(&j->a, y->unw_files, y->unw_cap * sizeof *y->unw_files);
+    jitanon__hmap_free(&y->unw_index, &j->a);
+}
+
+/* The FDE for pc (an address of the file) through .eh_frame_hdr's table, else a scan. */
+JITANON__PRIVATE int jitanon__unw_file_fde(const jitanon__unw_file *f, uint64_t pc, jitanon__cfi_fde *fde)
+{
+    jitanon_error ignored;
+    size_t lo = 0, hi = f->nfdes, next;
+    int is_fde;
+    if (!f->nfdes) return jitanon__cfi_find(f->eh, f->eh_size, f->eh_addr, f->big, pc, fde, &ignored) == JITANON_OK;
+    while (lo < hi) { /* the last entry whose initial location is not above pc */
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t at = f->hdr_addr + (uint64_t)(int64_t)(int32_t)jitanon__rd32(f->hdr + f->table_at + 8 * mid, f->big);
+        if (at <= pc) lo = mid + 1;
+        else hi = mid;
+    }
+    if (!lo) return 0;
+    {
+        uint64_t addr = f->hdr_addr + (uint64_t)(int64_t)(int32_t)jitanon__rd32(f->hdr + f->table_at + 8 * (lo - 1) + 4, f->big);
+        if (addr < f->eh_addr || addr - f->eh_addr >= f->eh_size) return 0;
+        return jitanon__cfi_fde_read(f->eh, f->eh_size, f->eh_addr, (size_t)(addr - f->eh_addr), f->big, fde, &next,
+                                     &is_fde, &ignored) == JITANON_OK &&
+               is_fde && pc >= fde->pc && pc < fde->end;
+    }
+}
+
+/* 8 bytes of the stack at addr, as perf reads them: from the copy when the word lies in
+   it (and is not its last: perf's bound), else 0 when the process maps the address (perf
+   then reads the mapping's file, which a stack or heap has not), else nothing. */
+typedef struct jitanon__unw_mem {
+    const jitanon__inj *j;
+    const jitanon_inject_sample *s;
+    const uint8_t *stack;
+    size_t size;
+    uint64_t sp;
+    int big;
+} jitanon__unw_mem;
+
+JITANON__PRIVATE int jitanon__unw_read(const void *ctx, uint64_t addr, uint64_t *out)
+{
+    const jitanon__unw_mem *m = (const jitanon__unw_mem *)ctx;
+    jitanon_range where;
+    if (addr >= m->sp && addr - m->sp < m->size && m->size - (addr - m->sp) > 8) {
+        *out = jitanon__rd64(m->stack + (addr - m->sp), m->big);
+        return 1;
+    }
+    *out = 0;
+    return m->j->maps.trim && jitanon__trim_resolve_fast(m->j->maps.trim, m->s->pid, addr, &where) != JITANON_TRIM_NONE;
+}
+
+/* A perf_regs.h register (bit of sample_regs_user) as a DWARF column: x86-64's AX BX CX DX
+   SI DI BP SP IP ... R8-R15 are DWARF 0 3 2 1 4 5 6 7 16(return address) ... 8-15; arm64's
+   x0-x30, sp, pc are 0-32 in both.  -1: not one the CFI uses. */
+JITANON__PRIVATE int jitanon__unw_column(uint32_t machine, unsigned bit)
+{
+    static const signed char x86[24] = {0, 3, 2, 1, 4, 5, 6, 7, 16, -1, -1, -1, -1, -1, -1, -1,
+                                        8, 9, 10, 11, 12, 13, 14, 15};
+    if (machine == 62) return bit < 24 ? x86[bit] : -1;
+    return bit <= 32 ? (int)bit : -1;
+}
+
+/* Sets the iterator up for unwinding sample s: its user registers (64-bit ABI) in DWARF
+   columns and its copied stack (the part the kernel filled: dyn_size).  0: s has none. */
+JITANON__PRIVATE int jitanon__unw_begin(jitanon__inj *j, const jitanon_inject_sample *s, jitanon_inject_frame_iter *it)
+{
+    const jitanon__inj_rec *r = (const jitanon__inj_rec *)s->rec_;
+    const jitanon_perf_attr *a;
+    jitanon__inj_swords v;
+    const uint8_t *end, *after;
+    uint64_t mask, dyn;
+    uint32_t machine;
+    unsigned bit, pc;
+    size_t k = 0;
+    int big = j->in->big_endian;
+    if (!r || r->attr >= j->in->attr_count) return 0;
+    machine = jitanon__inj_machine(j);
+    if (machine != 62 && machine != 183) return 0;
+    a = &j->in->attrs[r->attr];
+    /* perf shows a callchain only for an event that records one (perf record
+       --call-graph dwarf asks for the kernel's part: PERF_SAMPLE_CALLCHAIN with
+       exclude_callchain_user); registers and stack alone are unwound by no one */
+    if (!(a->sample_type & JITANON_PERF_SAMPLE_CALLCHAIN)) return 0;
+    jitanon__inj_sample_views(j, r, &v);
+    if (!v.regs || !v.stack || v.step != 8 || a->raw.size < 88) return 0;
+    mask = jitanon__rd64(a->raw.data + 80, big); /* sample_regs_user */
+    memset(it->regs_, 0, sizeof it->regs_);
+    for (bit = 0; bit < 64 && k < v.nregs; bit++) {
+        int col;
+        if (!(mask >> bit & 1)) continue;
+        if ((col = jitanon__unw_column(machine, bit)) >= 0) {
+            it->regs_[col] = jitanon__rd64(v.regs + 8 * k, big);
+            it->known_ |= (uint64_t)1 << col;
+        }
+        k++;
+    }
+    /* dyn_size follows the copy: how much of it the kernel could fill */
+    end = j->round.bytes.data + r->off + r->size;
+    after = v.stack + v.nstack;
+    dyn = (size_t)(end - after) >= 8 ? jitanon__rd64(after, big) : v.nstack;
+    it->stack_ = v.stack;
+    it->stack_size_ = (size_t)(dyn < v.nstack ? dyn : v.nstack);
+    pc = machine == 62 ? 16u : 32u;
+    if (!(it->known_ >> pc & 1) || !(it->known_ >> (machine == 62 ? 7 : 31) & 1)) return 0;
+    it->pc_ = it->regs_[pc];
+    it->stack_sp_ = it->regs_[machine == 62 ? 7 : 31];
+    it->machine_ = machine;
+    return 1;
+}
+
+/* The kernel's [vdso] has no file: perf record copies it into perf's build-id cache, at
+   <cache>/[vdso]/<build-id>/vdso, and perf's unwinder reads its CFI there (the build-id is
+   the recording's).  *path becomes that path (in buf); 0 when it cannot be named. */
+JITANON__PRIVATE int jitanon__unw_vdso(jitanon__inj *j, size_t ident, jitanon_str *path, char *buf, size_t cap)
+{
+    jitanon_bytes bid;
+    jitanon_error e;
+    char dir[4096], hex[41];
+    jitanon__inj_sym_bid_of(j, ident, *path, &bid);
+    if (bid.size != 20 || jitanon_buildid_cache_dir(dir, sizeof dir, &e) != JITANON_OK) return 0;
+    jitanon__bc_hex(bid.data, hex);
+    jitanon__fmt(buf, cap, "%s/[vdso]/%s/vdso", dir, hex);
+    path->data = buf;
+    path->length = strlen(buf);
+    return 1;
+}
+
+/* The rule row for the frame at it->pc_ (a return address less one but for the first):
+   from its JIT function's UNWINDING_INFO, or its file's .eh_frame.  0: it has none. */
+JITANON__PRIVATE int jitanon__unw_row(jitanon__inj *j, const jitanon_inject_sample *s, const jitanon_inject_frame_iter *it,
+                                      jitanon__cfi_row *row, uint64_t *ra)
+{
+    jitanon__cfi_fde fde;
+    jitanon_error ignored;
+    jitanon_range where;
+    jitanon_trim_kind k;
+    uint64_t pc = it->pc_, eh_addr;
+    char vdso[4200];
+    if (!j->maps.trim) return 0;
+    k = jitanon__trim_resolve_fast(j->maps.trim, s->pid, pc, &where);
+    if (k == JITANON_TRIM_JIT && where.id < j->jit.nfuncs) {
+        const jitanon__inj_func *f = &j->jit.funcs[where.id];
+        const jitanon__inj_eh *e = j->jit.ehs ? &j->jit.ehs[where.id] : NULL;
+        if (!e || !e->eh || f->dump >= j->jit.ndumps || !j->jit.dumps[f->dump].dump ||
+            jitanon__cfi_find(e->eh, e->size, e->addr, j->jit.dumps[f->dump].dump->header.big_endian, pc, &fde,
+                              &ignored) != JITANON_OK)
+            return 0;
+        eh_addr = e->addr;
+    } else if (k == JITANON_TRIM_FILE && where.id < j->maps.nidents) {
+        const jitanon__inj_ident *id = &j->maps.idents[where.id];
+        jitanon_str path;
+        const jitanon__unw_file *f;
+        uint64_t off = pc + id->delta, seg_end = 0; /* delta = pgoff - start */
+        size_t i;
+        path.data = (const char *)j->maps.names.data + id->name_off;
+        path.length = id->name_len;
+        if (path.length == 6 && !memcmp(path.data, "[vdso]", 6) && !jitanon__unw_vdso(j, where.id, &path, vdso, sizeof vdso))
+            return 0;
+        if (!(f = jitanon__unw_file_of(j, path)) || !f->ok) return 0;
+        (void)seg_end;
+        for (i = 0; i < f->nloads && !(off >= f->load_off[i] && off - f->load_off[i] < f->load_size[i]); i++) {}
+        if (i == f->nloads) return 0;
+        pc = off - f->load_off[i] + f->load_addr[i]; /* the address in the file's own terms */
+        if (!jitanon__unw_file_fde(f, pc, &fde)) return 0;
+        eh_addr = f->eh_addr;
+    } else return 0;
+    if (jitanon__cfi_row_at(&fde, eh_addr, pc, row, &ignored) != JITANON_OK) return 0;
+    *ra = fde.cie.ra;
+    return 1;
+}
+
+/* perf's most frames a sample shows (kernel.perf_event_max_stack's default) */
+#define JITANON__UNW_MAX_FRAMES 127u
+
+/* The next unwound frame: the user ip first, then one step a call. */
+JITANON__PRIVATE int jitanon__unw_next(jitanon_inject_frame_iter *it, jitanon_frame *out)
+{
+    const jitanon_inject_sample *s = it->sample_;
+    jitanon__inj *j = (jitanon__inj *)(uintptr_t)s->ctx_;
+    jitanon__cfi_row row;
+    jitanon__unw_mem m;
+    uint64_t ra;
+    if (it->state_ == 3) {
+        it->state_ = 4;
+        it->next_ = 1;
+        (void)jitanon_inject_frame_at(s, it->pc_, 0, it->want_, out);
+        return 1;
+    }
+    it->state_ = 2;
+    if (it->next_ >= JITANON__UNW_MAX_FRAMES || !jitanon__unw_row(j, s, it, &row, &ra)) return 0;
+    m.j = j, m.s = s, m.stack = it->stack_, m.size = it->stack_size_, m.big = j->in->big_endian;
+    m.sp = it->stack_sp_;
+    {
+        jitanon__cfi_regs r;
+        memcpy(r.v, it->regs_, sizeof r.v);
+        r.known = it->known_;
+        if (jitanon__cfi_step(&row, ra, it->machine_ == 62 ? 7u : 31u, &r, jitanon__unw_read, &m) != 1) return 0;
+        memcpy(it->regs_, r.v, sizeof r.v);
+        it->known_ = r.known;
+    }
+    ra = it->regs_[ra];
+    it->next_++;
+    if (!ra) { /* read as 0 beyond the copy: perf shows the frame 0 - 1 */
+        memset(out, 0, sizeof *out);
+        out->ip = UINT64_MAX;
+        return 1;
+    }
+    if (it->machine_ == 183) it->regs_[32] = ra, it->known_ |= (uint64_t)1 << 32;
+    it->pc_ = ra - 1; /* the call, as perf looks a caller up */
+    it->state_ = 4;
+    (void)jitanon_inject_frame_at(s, it->pc_, 0, it->want_, out);
+    return 1;
 }
 
 /* Anonymous memory perf names from the process's perf map (map.c's list, less the
@@ -14437,7 +15556,7 @@ JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_samp
             out->path.data = (const char *)j->jit.paths.data + jd->path;
             out->path.length = strlen(out->path.data);
         }
-        if (want & JITANON_FRAME_WANT_LINE) jitanon__inj_sym_line(j, f, ip, out);
+        if (want & JITANON_FRAME_WANT_LINE) jitanon__inj_sym_line(j, where.id, ip, out);
     } else if (k != JITANON_TRIM_NONE && where.id < j->maps.nidents) {
         const jitanon__inj_ident *id = &j->maps.idents[where.id];
         out->kind = kernel ? JITANON_FRAME_KERNEL : JITANON_FRAME_FILE;
@@ -14475,9 +15594,17 @@ JITANON_API void jitanon_inject_frame_iter_begin(jitanon_inject_frame_iter *it, 
 {
     uint64_t i;
     JITANON_ASSERT(it && s);
-    memset(it, 0, sizeof *it);
+    /* (not a memset: the unwinder's registers are set only for a sample it unwinds) */
     it->sample_ = s;
+    it->next_ = 0;
     it->want_ = want;
+    it->kernel_ = it->state_ = 0;
+    it->known_ = it->pc_ = it->stack_sp_ = 0;
+    it->stack_ = NULL;
+    it->stack_size_ = 0;
+    it->machine_ = 0;
+    if ((want & JITANON_FRAME_WANT_UNWIND) && s->ctx_)
+        (void)jitanon__unw_begin((jitanon__inj *)(uintptr_t)s->ctx_, s, it); /* sets machine_ */
     /* perf drops a chain with a context it does not know (a guest's, a JIT's -1) whole */
     for (i = 0; i < s->callchain_nr; i++) {
         uint64_t ip = jitanon_perf_u64_at(s->callchain, i, s->big_endian);
@@ -14491,6 +15618,11 @@ JITANON_API int jitanon_inject_frame_iter_next(jitanon_inject_frame_iter *it, ji
 {
     const jitanon_inject_sample *s = it->sample_;
     if (it->state_ == 2) return 0;
+    if (it->state_ >= 3) return jitanon__unw_next(it, out);
+    if (!s->callchain_nr && it->machine_) { /* a user sample: its unwound frames */
+        it->state_ = 3;
+        return jitanon__unw_next(it, out);
+    }
     if (!s->callchain_nr) { /* the sample's own ip, once */
         it->state_ = 2;
         (void)jitanon_inject_frame_at(s, s->ip, s->cpumode != JITANON_PERF_MISC_USER && s->cpumode != 5u /* guest user */,
@@ -14501,10 +15633,15 @@ JITANON_API int jitanon_inject_frame_iter_next(jitanon_inject_frame_iter *it, ji
         uint64_t ip = jitanon_perf_u64_at(s->callchain, it->next_++, s->big_endian);
         if (ip >= JITANON_PERF_CONTEXT_MAX) {
             it->kernel_ = ip != JITANON_PERF_CONTEXT_USER;
+            if (!it->kernel_ && it->machine_) break; /* the user part: unwound instead, as perf does */
             continue;
         }
         (void)jitanon_inject_frame_at(s, ip, it->kernel_, it->want_, out);
         return 1;
+    }
+    if (it->machine_) { /* the kernel's frames were the chain's: the user's follow */
+        it->state_ = 3;
+        return jitanon__unw_next(it, out);
     }
     it->state_ = 2;
     return 0;
@@ -15110,6 +16247,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     }
     jitanon__free(&j->a, jt->dumps, jt->dumps_cap * sizeof *jt->dumps);
     jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
+    jitanon__free(&j->a, jt->ehs, jt->ehs_cap * sizeof *jt->ehs);
     jitanon__free(&j->a, jt->hot, jt->hot_cap * sizeof *jt->hot);
     jitanon__free(&j->a, jt->regions, jt->regions_cap * sizeof *jt->regions);
     jitanon__hmap_free(&jt->region_last, &j->a);
@@ -15127,6 +16265,8 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon_membuf_release(&j->sym.mmap_bids);
     jitanon__hmap_free(&j->sym.comm, &j->a);
     jitanon_membuf_release(&j->sym.comms);
+    jitanon__free(&j->a, j->sym.lines, j->sym.lines_cap * sizeof *j->sym.lines);
+    jitanon__unw_files_free(j);
     jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);
     jitanon__free(&j->a, jt->early, jt->early_cap * sizeof *jt->early);
     jitanon_rangemap_release(&jt->described);
@@ -15226,6 +16366,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (!j->io.write_elf) j->io.write_elf = j->os->write_elf;
     j->jit.paths.allocator = j->jit.wait.debug.allocator = j->jit.wait.unwind.allocator = j->a;
     if (!j->io.load_perfmap) j->io.load_perfmap = jitanon__inj_load_perfmap_default;
+    if (!j->io.read_file) j->io.read_file = jitanon__unw_read_default;
     j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->sym.comms.allocator = j->sym.mmap_bids.allocator = j->a;
     j->jit.dump_opts = opts->jitdump;
     j->jit.dump_opts.no_records_ = 1;
@@ -16776,7 +17917,11 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                 jitanon_frame, jitanon_inject_frame_at, jitanon_inject_frame_iter_begin/
                   _next: a sample's frames as perf script shows them (#34); sample.comm
                   (opts.sample_fields); jitanon_inject_io.find_process with
-                  jitanon_inject_find_process_proc; jitanon_inject_opts_init
+                  jitanon_inject_find_process_proc; jitanon_inject_opts_init;
+                  JITANON_FRAME_WANT_UNWIND (in _ALL, now 15) with io.read_file: a
+                  --call-graph dwarf sample's user frames unwound from its registers and
+                  stack copy with the files' and the dumps' DWARF CFI ([unwind]); a JIT
+                  frame's line from an index built once per function
                 JITANON_ELF_PER_REGION (--elf=region, issue #32): a file per run of a
                   process's code, offsets mirroring addresses, each function's MMAP2
                   framed by its file's base (stats.write.region_bases);

@@ -13,6 +13,11 @@
        jitanon-inject writes its ELFs) and prints "files N bytes B seconds S".  --cache:
        also what a build-id cache entry costs, as perf lays it out: two directories, a
        hard link and a .build-id symlink per file (plain path calls, no checks).
+   bench-micro symbolize PERF.DATA [REPEAT]
+       a profiler's one pass (jitanon_inject with no writer and opts.on_sample): with
+       nothing asked of the samples, then with every field (JITANON_SAMPLE_COMM, every
+       frame with JITANON_FRAME_WANT_ALL: perf map, build-id, source line); CPU time,
+       medians, and their ratio (issue #34: within 1.5x).
    bench-micro time OUTFILE CMD [ARGS...]
        runs CMD and writes "wall_s user_s sys_s maxrss_kb" to OUTFILE (a stand-in for
        /usr/bin/time -f '%e %U %S %M'); exits with CMD's status. */
@@ -470,6 +475,72 @@ static int floor_cmd(const char *src, const char *dst, int atomic, const char *c
     return 0;
 }
 
+/* -- a profiler's one pass: nothing asked vs every field -------------------------------- */
+
+typedef struct symb {
+    uint64_t samples, frames, lines, sum;
+    int all;
+} symb;
+
+static void symb_sample(void *user, const jitanon_inject_sample *s)
+{
+    symb *b = (symb *)user;
+    jitanon_inject_frame_iter it;
+    jitanon_frame f;
+    b->samples++;
+    b->sum += s->ip;
+    if (!b->all) return;
+    b->sum += s->comm.length;
+    jitanon_inject_frame_iter_begin(&it, s, JITANON_FRAME_WANT_ALL);
+    while (jitanon_inject_frame_iter_next(&it, &f)) {
+        b->frames++;
+        b->lines += f.line != 0;
+        b->sum += f.name.length + f.build_id.size + f.line;
+    }
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double symb_pass(const char *path, int all, symb *b)
+{
+    jitanon_inject_opts o;
+    jitanon_perf_reader r;
+    jitanon_error err;
+    double t = cpu_now();
+    memset(b, 0, sizeof *b);
+    b->all = all;
+    jitanon_inject_opts_init(&o);
+    o.on_sample = symb_sample;
+    o.sample_user = b;
+    o.sample_fields = all ? JITANON_SAMPLE_COMM : 0;
+    if (jitanon_perf_reader_open(&r, path, NULL, &err) != JITANON_OK) die(path, &err);
+    if (jitanon_inject(&r, NULL, &o, NULL, &err) != JITANON_OK) die("jitanon_inject", &err);
+    jitanon_perf_reader_release(&r);
+    return cpu_now() - t;
+}
+
+static void bench_symbolize(const char *path, int rep)
+{
+    double tn[MAXREP], ta[MAXREP], mn, ma;
+    symb bn, ba;
+    int i;
+    (void)symb_pass(path, 0, &bn); /* warm the page cache (the recording and its dumps) */
+    for (i = 0; i < rep; i++) {
+        tn[i] = symb_pass(path, 0, &bn);
+        ta[i] = symb_pass(path, 1, &ba);
+    }
+    mn = median(tn, rep), ma = median(ta, rep);
+    printf("one pass, %llu samples (CPU time, medians of %d, side by side)\n", (unsigned long long)bn.samples, rep);
+    printf("  nothing asked      %8.3f s\n", mn);
+    printf("  every field        %8.3f s  %llu frames, %llu with a line  %5.2fx\n", ma,
+           (unsigned long long)ba.frames, (unsigned long long)ba.lines, ma / mn);
+}
+
 static int time_cmd(const char *out, char **argv)
 {
     struct rusage ru;
@@ -524,9 +595,15 @@ int main(int argc, char **argv)
             else if (!strcmp(argv[i], "--cache") && i + 1 < argc) cache = argv[++i];
         return floor_cmd(argv[2], argv[3], atomic, cache);
     }
+    if (argc >= 3 && !strcmp(argv[1], "symbolize")) {
+        int rep = argc >= 4 ? atoi(argv[3]) : 3;
+        bench_symbolize(argv[2], rep < 1 ? 1 : rep > MAXREP ? MAXREP : rep);
+        return 0;
+    }
     if (argc >= 4 && !strcmp(argv[1], "time")) return time_cmd(argv[2], argv + 3);
     fprintf(stderr, "usage: bench-micro run PERF.DATA JIT.DUMP SCRATCHDIR [REPEAT]\n"
                     "       bench-micro scan PERF.DATA [REPEAT]\n"
+                    "       bench-micro symbolize PERF.DATA [REPEAT]\n"
                     "       bench-micro floor SRCDIR DSTDIR [--atomic] [--cache CACHEDIR]\n"
                     "       bench-micro time OUTFILE CMD [ARGS...]\n");
     return 2;

@@ -7,7 +7,8 @@
 #   BENCH_LONG=0        skip the long recording (5M samples, 200 MB: issue #23)
 #   BENCH_REPEAT=N      run every injector N times and print medians (default 3)
 #   BENCH_NODE=0        skip the real node --perf-prof workload
-#   BENCH_MICRO=0       skip the micro benchmarks
+#   BENCH_MICRO=0       skip the micro benchmarks (among them, on the long recording, a
+#                       symbolizer's one pass with nothing asked and with every field)
 #   BENCH_ZSTD=0        skip the zstd decode benchmark (perf record -z, beside libzstd)
 #   BENCH_FLOOR_ATOMIC=1 also time the floor with temporary name + rename per file
 #   BENCH_SETTLE=S      seconds to wait (after sync) before each timed run (default 2)
@@ -332,6 +333,10 @@ if [ "${BENCH_MICRO:-1}" != 0 ] && [ "${BENCH_LONG:-1}" != 0 ]; then
     echo
     echo "== micro: perf.data scan of the $L input"
     "$MICRO" scan "$W/genL/perf.data" 3
+    # a profiler's one pass (issue #34: every field asked for within 1.5x of none)
+    echo
+    echo "== micro: a symbolizer's one pass over the $L input (jitanon_inject, no writer)"
+    "$MICRO" symbolize "$W/genL/perf.data" 3
 fi
 
 # zstd (issue #13): decode speed on a perf record -z recording of node with dwarf call

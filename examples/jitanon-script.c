@@ -69,7 +69,7 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     if (s->comm.length) printf("%16.*s %6u ", (int)s->comm.length, s->comm.data, (unsigned)s->tid);
     else printf("%16s %6u ", ":", (unsigned)s->tid); /* perf's name for a thread it never saw named */
     printf("%5" PRIu64 ".%06" PRIu64 ":\n", s->time / 1000000000u, s->time % 1000000000u / 1000u);
-    jitanon_inject_frame_iter_begin(&it, s, JITANON_FRAME_WANT_PERF_MAP);
+    jitanon_inject_frame_iter_begin(&it, s, JITANON_FRAME_WANT_PERF_MAP | JITANON_FRAME_WANT_UNWIND);
     while (jitanon_inject_frame_iter_next(&it, &f)) print_frame(s, &f);
     printf("\n");
 }

@@ -72,6 +72,19 @@ typedef struct world {
     size_t kept_size;
 } world;
 
+/* JITANON_FRAME_WANT_UNWIND reads mapped files: every file is the input's jitdump bytes
+   (a garbage ELF for the loader's checks), never the file system. */
+static size_t io_read_file(void *user, const char *path, uint64_t offset, void *dst, size_t size)
+{
+    const world *w = (const world *)user;
+    size_t n;
+    CHECK(path != NULL);
+    if (offset >= w->dump_size) return 0;
+    n = w->dump_size - (size_t)offset < size ? w->dump_size - (size_t)offset : size;
+    memcpy(dst, w->dump + offset, n);
+    return n;
+}
+
 static jitanon_result io_load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
                                    jitanon_error *err)
 {
@@ -171,12 +184,14 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     w->samples++;
     CHECK(s->name.length == 0 || s->name.data != NULL);
     for (i = 0; i < s->name.length; i++) x = (uint8_t)(x + (uint8_t)s->name.data[i]);
-    /* the symbolizer's frames over whatever callchain, build-id table and DEBUG_INFO the
-       input holds (no perf maps: the default loader would read /tmp) */
+    /* the symbolizer's frames over whatever callchain, build-id table, DEBUG_INFO, user
+       registers and stack the input holds (unwound with the dump's UNWINDING_INFO and
+       "files" that are the dump's bytes; no perf maps: the default loader would read /tmp) */
     {
         jitanon_inject_frame_iter it;
         jitanon_frame f;
-        jitanon_inject_frame_iter_begin(&it, s, JITANON_FRAME_WANT_LINE | JITANON_FRAME_WANT_BUILD_ID);
+        jitanon_inject_frame_iter_begin(&it, s,
+                                        JITANON_FRAME_WANT_LINE | JITANON_FRAME_WANT_BUILD_ID | JITANON_FRAME_WANT_UNWIND);
         while (jitanon_inject_frame_iter_next(&it, &f)) {
             CHECK(f.path.length == 0 || f.path.data != NULL);
             CHECK(f.build_id.size <= 20 && f.line < 0x80000000u);
@@ -305,6 +320,7 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     io.jitdump.max_record_size = 1u << 20;
     io.io.load_dump = io_load_dump;
     io.io.write_elf = io_write_elf;
+    io.io.read_file = io_read_file;
     io.io.log = io_log;
     io.io.progress = io_progress;
     io.io.user = w;

@@ -532,6 +532,68 @@ static void test_api_own_io_no_proc(void)
     jitanon_membuf_release(&perf);
 }
 
+/* A frame's source line from its function's line index (built once, sorted, searched)
+   is the one a walk of its DEBUG_INFO gives, whatever the record: entries out of
+   order, several at one address (the last written wins), lines 0 and negative skipped,
+   "same file" entries (0xFF), a bias, addresses below it; ips all around the entries. */
+static void test_api_line_index(void)
+{
+    jitanon__inj j;
+    jitanon__inj_dump jd;
+    jitanon__inj_func fn[64];
+    jitanon_jitdump dump;
+    uint8_t bytes[64][16 * 24];
+    uint64_t seed = 12345;
+    size_t i, k;
+    memset(&j, 0, sizeof j);
+    memset(&jd, 0, sizeof jd);
+    memset(&dump, 0, sizeof dump);
+    memset(fn, 0, sizeof fn);
+    jd.dump = &dump;
+    j.jit.dumps = &jd, j.jit.ndumps = 1;
+    j.jit.funcs = fn, j.jit.nfuncs = 64;
+    for (i = 0; i < 64; i++) {
+        size_t n = 1 + i % 16, size = 0;
+        for (k = 0; k < n; k++) {
+            uint8_t *e = bytes[i] + size;
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            jitanon__wr64(e, 0x1000 + (seed >> 60) * 4, 0); /* 16 addresses: ties are common */
+            jitanon__wr32(e + 8, (uint32_t)(int32_t)((int)((seed >> 40) & 15) - 3), 0);
+            jitanon__wr32(e + 12, 0, 0);
+            if (k && (seed >> 20) & 1) {
+                e[16] = 0xff, e[17] = 0;
+                size += 18;
+            } else {
+                memcpy(e + 16, (seed >> 21) & 1 ? "a.js" : "bb.js", (seed >> 21) & 1 ? 5 : 6);
+                size += (seed >> 21) & 1 ? 21 : 22;
+            }
+        }
+        fn[i].dbg = bytes[i], fn[i].dbg_size = size, fn[i].dbg_nr = n;
+    }
+    for (k = 0; k < 3; k++) {
+        uint64_t bias = k == 0 ? 0 : k == 1 ? 0x20 : 0x2000; /* 0x2000: every address below it */
+        jd.sum.line_bias = (jitanon_elf_line_bias)bias;
+        for (i = 0; i < 64; i++) fn[i].dbg_run = 0;
+        j.sym.nlines = 0;
+        for (i = 0; i < 64; i++) {
+            uint64_t ip;
+            for (ip = 0xfd0; ip < 0x1050; ip += 3) {
+                jitanon_frame a, b;
+                memset(&a, 0, sizeof a);
+                memset(&b, 0, sizeof b);
+                jitanon__inj_sym_line(&j, i, ip, &a);
+                jitanon__inj_sym_line_walk(&fn[i], bias, 0, ip, &b);
+                JT_CHECK_EQ_U(a.line, b.line);
+                JT_CHECK(a.src_file.length == b.src_file.length &&
+                         (!a.src_file.length || a.src_file.data == b.src_file.data));
+            }
+        }
+        JT_CHECK(j.sym.nlines > 64); /* every function indexed once, not per lookup */
+        JT_CHECK(j.sym.nlines <= 64 + 64 * 16);
+    }
+    jitanon__free(&j.a, j.sym.lines, j.sym.lines_cap * sizeof *j.sym.lines);
+}
+
 static void suite_api(void)
 {
     JT_RUN(test_api_encode_matches_hand_built);
@@ -540,5 +602,6 @@ static void suite_api(void)
     JT_RUN(test_api_events_and_sample_fields);
     JT_RUN(test_api_func_iter);
     JT_RUN(test_api_frames);
+    JT_RUN(test_api_line_index);
     JT_RUN(test_api_own_io_no_proc);
 }

@@ -56,6 +56,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_alloc.c"
 #include "t_bcache.c"
 #include "t_region.c"
+#include "t_unwind.c"
 
 int main(int argc, char **argv)
 {
@@ -78,6 +79,7 @@ int main(int argc, char **argv)
     suite_speed();
     suite_surface();
     suite_api();
+    suite_unwind();
     suite_scan();
     suite_seam();
     suite_deflt();

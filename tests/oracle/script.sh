@@ -8,7 +8,9 @@
 # (tests/oracle/script_cmp.py).  Recordings: node with its jitdump (--perf-prof, JS
 # compiled throughout: --interpreted-frames-native-stack), node with its perf map only
 # (--perf-basic-prof), erlang with its dump and perf map (+JPperf true), Java with our
-# JVMTI agent (build/libjitanon-jvmti.so).
+# JVMTI agent (build/libjitanon-jvmti.so), CPython 3.13 -X perf_jit with --call-graph
+# dwarf (the frames jitanon-script unwinds from the copied stacks with the files' and the
+# dump's CFI, as perf's unwinder does with the injected output).
 jt_name="jitanon-script"; . "$(dirname "$0")/common.sh"
 S="$root/build/jitanon-script" J="$root/build/jitanon-inject"
 [ -x "$S" ] && [ -x "$J" ] || jt_skip "build/jitanon-script or build/jitanon-inject not built (make all)"
@@ -131,3 +133,14 @@ if command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 && [ -f "
     else echo "FAIL jitanon-script java: could not record java"; fi
   else echo "FAIL jitanon-script java: javac failed: $(head -c 200 "$tmp/java/err")"; fi
 else echo "SKIP jitanon-script java: java, javac or build/libjitanon-jvmti.so missing (a JDK: make builds the agent)"; fi
+
+if py=$(jt_python 3.13); then
+  mkdir -p "$tmp/py"
+  printf '%s\n' 'import os, time' 'def fib(n):' '    return n if n < 2 else fib(n - 1) + fib(n - 2)' \
+    't = time.time()' 'while time.time() - t < 0.5:' '    fib(18)' 'print("pid", os.getpid())' > "$tmp/py/app.py"
+  (cd "$tmp/py" && perf record -q -k mono -e cpu-clock --call-graph dwarf -o perf.data -- "$py" -X perf_jit app.py \
+     > out.txt 2>/dev/null)
+  ppid=$(sed -n 's/^pid //p' "$tmp/py/out.txt"); pids="$pids $ppid"
+  if [ -s "$tmp/py/perf.data" ] && [ -n "$ppid" ]; then compare "CPython 3.13 (-X perf_jit, --call-graph dwarf)" "$tmp/py" JIT
+  else echo "FAIL jitanon-script CPython 3.13: could not record python3.13 -X perf_jit"; fi
+else echo "SKIP jitanon-script CPython 3.13: no CPython 3.13 (pyenv install 3.13.0)"; fi
