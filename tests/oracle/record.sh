@@ -2,8 +2,9 @@
 # jitanon-record on real runtimes: `jitanon-record -- node app.js` (and deno, bun, python
 # 3.13, java with the agent built, erl), with no runtime flag typed, must give a
 # perf.jit.data in which perf script names at least 90% of the samples that landed in JIT
-# code, and leave nothing in /tmp for the recording's pids.  Ctrl-C (SIGINT to
-# jitanon-record) after 1 s of a 10 s run must still give a named profile.  Plus what the
+# code, and leave nothing in /tmp for the recording's pids.  SIGINT to jitanon-record 2 s
+# into a 10 s run, and Ctrl-C (SIGINT to the process group) with node, python, deno, bun
+# and java, must still give a named profile (the same 90%).  Plus what the
 # tool adds to a command (--print-command: wrappers, unknown programs) and perf's errors
 # turned into one sentence.  One small app per runtime, ~1 s each.
 jt_name="record"; . "$(dirname "$0")/common.sh"
@@ -162,6 +163,7 @@ public class App {
     static long spin(long n) { long acc = 1; for (long i = 0; i < n; i++) acc += mix(acc, i) % 1000003; return acc; }
     public static void main(String[] a) {
         long end = System.nanoTime() + Long.parseLong(a[0]) * 1_000_000L, s = 0;
+        System.out.println("started");
         while (System.nanoTime() < end) s += spin(200_000);
         System.out.println(s);
     }
@@ -211,7 +213,8 @@ else echo "FAIL record sigint: exit $rc, the program ran to its end or no profil
 # 6. Ctrl-C: SIGINT to the whole process group (as a terminal sends it) 2 s into a program
 # that runs until stopped.  The program gets it alone (perf keeps recording until it has
 # ended): python unwinds and writes out its jitdump; node dies with the tail of its
-# jitdump in its buffer, and its perf map (line-buffered) names what that held.
+# jitdump in its buffer, and its perf map (line-buffered) names what that held.  Deno,
+# bun and java: section 4's programs run for 3 s, stopped 1.5 s in (~4 s each).
 cat > srv.js <<'EOF2'
 console.log("started");
 function mk(i) { return { id: i, score: (i * 2654435761) % 1000 }; }
@@ -226,17 +229,26 @@ def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)
 print("started", flush=True)
 while True: fib(15)
 EOF2
-ctrl_c() { # NAME MODE COMMAND...: jitanon-record in a group of its own, SIGINT to the group
-  name=$1; mode=$2; shift 2
+ctrl_c() { # NAME MODE AFTER COMMAND...: jitanon-record in a group of its own, SIGINT to
+  # the group AFTER seconds past the program's "started"; a program that printed its
+  # result (a number) ran to its end: the interrupt did not reach it
+  name=$1; mode=$2; after=$3; shift 3
   setsid "$rec" -q -o "$name.data" -- "$@" > "$tmp/$name.out" 2>"$tmp/$name.err" &
   sp=$!
   i=0; while [ $i -lt 100 ] && ! grep -q started "$tmp/$name.out" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-  sleep 2
+  sleep "$after"
   kill -INT -"$sp" 2>/dev/null || kill -INT "$sp"
   wait $sp
-  check "$name" "$name.data" $mode
+  if grep -q '^[0-9]' "$tmp/$name.out"; then echo "FAIL record $name: the program ran to its end, Ctrl-C did not stop it"
+  else check "$name" "$name.data" $mode; fi
 }
 if command -v setsid >/dev/null 2>&1; then
-  ctrl_c ctrl-c-node "" node srv.js
-  if p=$(jt_python 3.13); then ctrl_c ctrl-c-python3.13 stacks "$p" srv.py; fi
+  ctrl_c ctrl-c-node "" 2 node srv.js
+  if p=$(jt_python 3.13); then ctrl_c ctrl-c-python3.13 stacks 2 "$p" srv.py; fi
+  if d=$(jt_deno); then ctrl_c ctrl-c-deno "" 1.5 "$d" run app.js 3000
+  else echo "SKIP record ctrl-c-deno: no deno (build/npm: .ci/run installs it)"; fi
+  if b=$(jt_bun); then ctrl_c ctrl-c-bun "" 1.5 "$b" app.js 3000
+  else echo "SKIP record ctrl-c-bun: no bun (build/npm: .ci/run installs it)"; fi
+  if [ -f j/App.class ]; then ctrl_c ctrl-c-java "" 1.5 java -cp j App 3000
+  else echo "SKIP record ctrl-c-java: no j/App.class (section 4: needs java, javac and build/libjitanon-jvmti.so)"; fi
 else echo "SKIP record ctrl-c: no setsid(1) (util-linux)"; fi
