@@ -9,8 +9,9 @@ start - pgoff that overlaps or touches a held one is merged with it (and ignored
 adds nothing); any other overlap cuts what it covers, and the pieces forget their base; a
 file mapping inherits the start of the process's last pgoff-0 mapping of the same file
 when it lies above it, a pgoff-0 one becomes that last one, any other file mapping forgets
-it.  Prints how many frames in region files (jitted-*-r*.so) sit in a mapping without its
-file's base (their key, ip - mapping start, is then not the file offset); with ADDR, every
+it.  Prints how many frames in region files (jitted-*-r*.so) sit in a mapping that inherited
+no base (their key, ip - mapping start, then differs from slice to slice of the file; the
+bases jitanon frames slices with sit at one address, 0x100, per file); with ADDR, every
 registration that covers it.  Callchain entries inside jitted files print file-relative
 addresses in perf script: the file's start - pgoff is added back.
 """
@@ -108,7 +109,7 @@ def main():
         e = find(pid, ip)
         if e and '-r' in e.path and e.path.endswith('.so'):
             total += 1
-            if e.base != e.a - e.pg:
+            if e.base is None:  # keyed from the slice's own start, not the file's one base
                 bad += 1
                 if bad <= 5:
                     print('no base: ip %x in %r at %s' % (ip, e, t))
