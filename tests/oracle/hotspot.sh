@@ -102,7 +102,7 @@ if command -v erl >/dev/null 2>&1; then
     F = fun F(0, A) -> A; F(N, A) -> F(N - 1, A + N rem 7) end,
     io:format("~p ~p~n", [os:getpid(), F(3000000, 0)]), halt().' > out.txt 2>/dev/null)
   epid=$(awk '{print $1; exit}' "$tmp/erl/out.txt" | tr -dc 0-9); pids="$pids $epid"
-  if [ -f "$tmp/erl/perf.data" ] && [ -n "$epid" ]; then layouts erlang "$tmp/erl/perf.data"
+  if [ -f "$tmp/erl/perf.data" ] && [ -n "$epid" ]; then layouts erlang "$tmp/erl/perf.data" 5
   else echo "FAIL hotspot: could not record erl"; fi
 fi
 # perf's own files (p_align 8) put every symbol p_vaddr bytes early in perfparser
