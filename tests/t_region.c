@@ -167,17 +167,6 @@ static int tg_case(uint64_t seed)
                        (unsigned long long)m->pgoff);
         }
     }
-    /* no two files share a B (start - pgoff): hotspot's parser would take one file's
-       module for the other's where their code overlaps */
-    for (i = 0; i < nout; i++) {
-        const ti_out_rec *m = &out[i];
-        if (m->type != JITANON_PERF_RECORD_MMAP2 || !strstr(m->name, "/jitted-100-r") || m->len == 1) continue;
-        for (k = i + 1; k < nout; k++)
-            if (out[k].type == JITANON_PERF_RECORD_MMAP2 && out[k].len > 1 && strstr(out[k].name, "/jitted-100-r") &&
-                strcmp(out[k].name, m->name) != 0 && out[k].start - out[k].pgoff == m->start - m->pgoff && !bad++)
-                printf("  seed %llu: %s and %s share B %llx\n", (unsigned long long)seed, m->name, out[k].name,
-                       (unsigned long long)(m->start - m->pgoff));
-    }
     /* holes: a file's functions, in offset order, lie at most JITANON__REGION_GAP apart */
     for (i = 0; i < nout; i++) {
         uint64_t next = UINT64_MAX;
