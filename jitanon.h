@@ -11517,7 +11517,6 @@ typedef struct jitanon__eo_region {
     size_t open[JITANON__REGION_OPEN]; /* file mode: files that may take more code, newest last */
     size_t nopen;
     jitanon_rangemap taken[JITANON__REGION_OPEN]; /* the code each open file holds */
-    jitanon__hmap bases;    /* the B of every file so far */
     int ready;              /* the maps are initialised */
 } jitanon__eo_region;
 
@@ -13035,7 +13034,6 @@ JITANON__PRIVATE void jitanon__eo_region_free(jitanon__inj *j, jitanon__elfout *
     jitanon_membuf_release(&s->arena);
     jitanon_membuf_release(&s->elf);
     for (i = 0; i < JITANON__REGION_OPEN; i++) jitanon_rangemap_release(&s->taken[i]);
-    jitanon__hmap_free(&s->bases, &j->a);
 
     jitanon__free(&j->a, s->places, s->places_cap * sizeof *s->places);
     jitanon__free(&j->a, s->order, s->order_cap * sizeof *s->order);
@@ -13381,12 +13379,6 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_assign(jitanon__inj *j, jitan
         /* room below the first code for code placed under it (allocators that hand out
            a page downwards), as much as a hole may be */
         head = p->addr - p->room > JITANON__REGION_GAP ? JITANON__REGION_GAP : 0;
-        /* Never a B another file has: hotspot's parser takes a module that elfutils finds
-           at an address for the mapping's file when its load address is the mapping's
-           start - pgoff, and two files with one B over the same code (code placed where
-           a file's code was) would give the second file the first one's symbols. */
-        while (jitanon__hmap_find(&s->bases, p->addr - p->room - head) && p->addr - p->room - head >= 16) head += 16;
-        if (!jitanon__hmap_at(&s->bases, &j->a, p->addr - p->room - head, 1)) return jitanon__inj_nomem(j, "regions");
         jitanon__eo_region_new(j, p->addr - p->room - head, path, p->dump);
         r = jt->nregions++;
         if (s->nopen == JITANON__REGION_OPEN) { /* the oldest open file takes no more */
