@@ -18,8 +18,11 @@ jt_need_perf -g
 
 # compare NAME DIR WANT: jitanon-script DIR/perf.data = perf script of the injected copy;
 # WANT (jit or map) frames must be among them.
+# A fourth argument (--tail-ok, dwarf stacks): a sample may have frames past the last one
+# perf prints when they lie in ld.so or nowhere - below the program's entry, where perf's
+# libunwind stops and our unwinder may read one or two more (seen once in CI, 1 sample).
 compare() {
-  name=$1 dir=$2 want=$3
+  name=$1 dir=$2 want=$3 tail=${4:-}
   mkdir -p "$dir/elf"
   if ! "$J" -i "$dir/perf.data" -o "$dir/ours.data" --elf-dir "$dir/elf" 2> "$dir/err"; then
     echo "FAIL jitanon-script $name: jitanon-inject failed: $(head -2 "$dir/err")"; return; fi
@@ -27,7 +30,7 @@ compare() {
   perf script -i "$dir/ours.data" -F comm,tid,time,ip,sym,dso --no-demangle --no-inline 2>/dev/null > "$dir/perf.txt"
   if ! "$S" "$dir/perf.data" > "$dir/ours.txt" 2> "$dir/err"; then
     echo "FAIL jitanon-script $name: $(head -2 "$dir/err")"; return; fi
-  if out=$(python3 "$root/tests/oracle/script_cmp.py" "$dir/perf.txt" "$dir/ours.txt") &&
+  if out=$(python3 "$root/tests/oracle/script_cmp.py" "$dir/perf.txt" "$dir/ours.txt" $tail) &&
      printf '%s\n' "$out" | grep -Eq "[1-9][0-9]* $want"; then
     echo "PASS jitanon-script $name: as perf script prints the injected output ($out)"
   else echo "FAIL jitanon-script $name: ${out:-no output}"; fi
@@ -141,6 +144,6 @@ if py=$(jt_python 3.13); then
   (cd "$tmp/py" && perf record -q -k mono -e cpu-clock --call-graph dwarf -o perf.data -- "$py" -X perf_jit app.py \
      > out.txt 2>/dev/null)
   ppid=$(sed -n 's/^pid //p' "$tmp/py/out.txt"); pids="$pids $ppid"
-  if [ -s "$tmp/py/perf.data" ] && [ -n "$ppid" ]; then compare "CPython 3.13 (-X perf_jit, --call-graph dwarf)" "$tmp/py" JIT
+  if [ -s "$tmp/py/perf.data" ] && [ -n "$ppid" ]; then compare "CPython 3.13 (-X perf_jit, --call-graph dwarf)" "$tmp/py" JIT --tail-ok
   else echo "FAIL jitanon-script CPython 3.13: could not record python3.13 -X perf_jit"; fi
 else echo "SKIP jitanon-script CPython 3.13: no CPython 3.13 (pyenv install 3.13.0)"; fi

@@ -35,8 +35,15 @@ def samples(path):
     return out
 
 
+def below_start(frames):
+    # frames an unwinder may find past the program's entry, where perf's libunwind stops
+    return all(f[1] in ('[unknown]',) or 'ld-linux' in f[1] for f in frames)
+
+
 def main():
     perf, ours = samples(sys.argv[1]), samples(sys.argv[2])
+    tail_ok = '--tail-ok' in sys.argv[3:]
+    tails = 0
     kinds = {}
     for s in perf:
         for f in s[1]:
@@ -47,13 +54,17 @@ def main():
         return 1
     for i, (p, o) in enumerate(zip(perf, ours)):
         pf, of = [f[:2] for f in p[1]], [f[:2] for f in o[1]]
+        if tail_ok and p[0] == o[0] and len(of) > len(pf) and of[:len(pf)] == pf and below_start(of[len(pf):]):
+            tails += 1
+            continue
         if p[0] != o[0] or pf != of:
             k = next((k for k in range(min(len(pf), len(of))) if pf[k] != of[k]), min(len(pf), len(of)))
             print('sample %d (%r / ours %r) differs at frame %d of %d / %d: perf %r, ours %r' %
                   (i, p[0], o[0], k, len(pf), len(of), pf[k:k + 2], of[k:k + 2]))
             return 1
-    print('%d samples, %d frames (%d JIT, %d perf-map, %d other)' %
-          (len(perf), frames, kinds.get('jit', 0), kinds.get('map', 0), kinds.get('other', 0)))
+    print('%d samples, %d frames (%d JIT, %d perf-map, %d other)%s' %
+          (len(perf), frames, kinds.get('jit', 0), kinds.get('map', 0), kinds.get('other', 0),
+           '; %d with frames past the entry perf stops at' % tails if tails else ''))
     return 0
 
 
