@@ -304,7 +304,9 @@ JITANON_API void jitanon_membuf_release(jitanon_membuf *b);
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
 /* Atomic output file: a temporary file (O_CREAT|O_EXCL, mode 0644) next to `path`, renamed
-   over `path` only by _commit; _abort (or a failed _commit) unlinks it.  Built with
+   over `path` only by _commit; _abort (or a failed _commit) unlinks it.  A `path` that
+   exists and is no regular file (/dev/null, a FIFO, a terminal) is written in place: a
+   rename would replace the device with a file (as root, /dev/null itself).  Built with
    JITANON_NO_POSIX, _open returns JITANON_ERR_FEATURE_DISABLED.  It holds no pointer into
    itself, but jitanon_atomic_sink hands out a pointer TO it (the sink's user, also the
    `user` jitanon_atomic_pwrite gets): do not move or copy it while a writer uses them. */
@@ -314,6 +316,7 @@ typedef struct jitanon_atomic_file {
     size_t tmp_cap_, path_cap_;
     jitanon_allocator allocator;
     int failed;   /* a write failed: _commit refuses */
+    int direct_;  /* path is no regular file: written in place, never renamed over */
     uint8_t *buf; /* writes are gathered into 64 KiB system calls */
     size_t buf_len, buf_cap;
 } jitanon_atomic_file;
@@ -11486,8 +11489,6 @@ typedef struct jitanon__eo_proc {
     int code_open;
 } jitanon__eo_proc;
 
-#define JITANON__REGION_OPEN 8 /* file mode: files of a run that may still take code (see jitanon__eo_region_assign) */
-
 /* A function of the batch a region layout is laying out: where its mapping lies, and
    copies of its records (a streamed dump's last only until the next read). */
 typedef struct jitanon__eo_place {
@@ -11503,6 +11504,13 @@ typedef struct jitanon__eo_place {
     uint64_t load_offset;   /* the LOAD's byte offset in its dump */
 } jitanon__eo_place;
 
+/* File mode, one dump's addresses: the file whose module spans each (from its B to its
+   last code and build-id note; the newest where two do), and all the dump's code. */
+typedef struct jitanon__eo_region_maps {
+    jitanon_rangemap spans;
+    jitanon_rangemap all;    /* every function of the dump, at any time, with the note after it */
+} jitanon__eo_region_maps;
+
 /* State of the region layout: the batch (a dump, or what one read of a followed dump
    found) is collected, then laid out and written at its end. */
 typedef struct jitanon__eo_region {
@@ -11512,12 +11520,13 @@ typedef struct jitanon__eo_region {
     uint32_t *order;        /* a sort permutation and its scratch */
     size_t order_cap;
     size_t first_event;
+    size_t first_place;     /* the batch's first place */
     uint64_t room;          /* the headers' room: B lies at least this far below a file's code */
     jitanon_membuf elf;
-    size_t open[JITANON__REGION_OPEN]; /* file mode: files that may take more code, newest last */
-    size_t nopen;
-    jitanon_rangemap taken[JITANON__REGION_OPEN]; /* the code each open file holds */
-    int ready;              /* the maps are initialised */
+    jitanon__eo_region_maps *maps; /* file mode, by dump (jitanon__eo_region_assign) */
+    size_t nmaps, maps_cap;
+    jitanon_rangemap *taken;       /* file mode, by file: the code it holds */
+    size_t ntaken, taken_cap;
 } jitanon__eo_region;
 
 struct jitanon__elfout {
@@ -13017,6 +13026,15 @@ static const jitanon__elfout_ops jitanon__eo_process = {
 #define JITANON__REGION_GAP ((uint64_t)64 << 10)
 #define JITANON__REGION_KEY ((uint64_t)0x100)
 #define JITANON__REGION_REACH ((uint64_t)1 << 20)
+/* What a region file's module may run past its last code: its loaded segment ends with
+   a stub .eh_frame and .eh_frame_hdr (no unwinding records: code with them gets a file
+   of its own) and the build-id note, 0x78 bytes with alignment; the rest is margin.
+   elfutils must never see two modules overlap, even where neither has code: a lower
+   module reported after a higher one takes the higher one's whole first segment in its
+   address lookup (node's bench: 485 frames of one file lost to 0x34 bytes of overlap). */
+#define JITANON__REGION_TAIL ((uint64_t)256)
+/* Code placed over older code looks for an open file among this many nearest below it. */
+#define JITANON__REGION_NEAR 8
 
 /* Whether functions get their region file as they are mapped and files are written at
    the end (jitanon__eo_region_assign): a file read to a file.  A followed dump's read is
@@ -13033,7 +13051,13 @@ JITANON__PRIVATE void jitanon__eo_region_free(jitanon__inj *j, jitanon__elfout *
     size_t i;
     jitanon_membuf_release(&s->arena);
     jitanon_membuf_release(&s->elf);
-    for (i = 0; i < JITANON__REGION_OPEN; i++) jitanon_rangemap_release(&s->taken[i]);
+    for (i = 0; i < s->nmaps; i++) {
+        jitanon_rangemap_release(&s->maps[i].spans);
+        jitanon_rangemap_release(&s->maps[i].all);
+    }
+    jitanon__free(&j->a, s->maps, s->maps_cap * sizeof *s->maps);
+    for (i = 0; i < s->ntaken; i++) jitanon_rangemap_release(&s->taken[i]);
+    jitanon__free(&j->a, s->taken, s->taken_cap * sizeof *s->taken);
 
     jitanon__free(&j->a, s->places, s->places_cap * sizeof *s->places);
     jitanon__free(&j->a, s->order, s->order_cap * sizeof *s->order);
@@ -13044,20 +13068,25 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_begin(jitanon__inj *j, jitano
 {
     jitanon__eo_region *s = &o->u.reg;
     jitanon_elf_builder tb;
-    size_t k;
+    size_t d = (size_t)(jd - j->jit.dumps);
     jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
     if (res != JITANON_OK) return res;
     s->room = jd->text_base = tb.text_base;
     jitanon_elf_builder_release(&tb);
     s->arena.allocator = s->elf.allocator = j->a;
-    if (!s->ready) {
-        for (k = 0; k < JITANON__REGION_OPEN; k++) jitanon_rangemap_init(&s->taken[k], &j->a);
-        s->ready = 1;
+    if (jitanon__eo_region_online(j) && d >= s->nmaps) { /* jitanon__eo_region_assign's maps of this dump */
+        if (!jitanon__grow(&j->a, (void **)&s->maps, &s->maps_cap, d + 1, sizeof *s->maps))
+            return jitanon__inj_nomem(j, "region maps");
+        for (; s->nmaps <= d; s->nmaps++) {
+            jitanon_rangemap_init(&s->maps[s->nmaps].spans, &j->a);
+            jitanon_rangemap_init(&s->maps[s->nmaps].all, &j->a);
+        }
     }
     if (!jitanon__eo_region_online(j)) { /* laid out at the batch's end; else every dump is kept to the end */
         s->arena.size = 0;
         s->nplaces = 0;
     }
+    s->first_place = s->nplaces;
     s->first_event = jd->count;
     return JITANON_OK;
 }
@@ -13282,7 +13311,14 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
     jitanon_result res = JITANON_OK;
     size_t i, from, n = s->nplaces;
     int failed = 0;
-    if (n == 0 || jitanon__eo_region_online(j)) return JITANON_OK; /* laid out as mapped (jitanon__eo_region_assign) */
+    if (n == 0) return JITANON_OK;
+    if (jitanon__eo_region_online(j)) { /* laid out as mapped (jitanon__eo_region_assign), knowing all the dump's code */
+        jitanon_rangemap *all = &s->maps[jd - j->jit.dumps].all;
+        for (i = s->first_place; i < n && res == JITANON_OK; i++)
+            if (pl[i].addr + pl[i].size >= pl[i].addr && UINT64_MAX - (pl[i].addr + pl[i].size) >= JITANON__REGION_TAIL)
+                res = jitanon_rangemap_assign(all, pl[i].addr, pl[i].size + JITANON__REGION_TAIL, 1, 1, j->err);
+        return res;
+    }
     jitanon_rangemap_init(&seen, &j->a);
     for (i = 0; i < n && res == JITANON_OK; i++) {
         jitanon_rangemap_iter it;
@@ -13320,86 +13356,148 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
     return res;
 }
 
+/* Whether file `r` has code in [addr, addr + size) (code there of other files is older
+   code, which a newer file may lie over). */
+JITANON__PRIVATE int jitanon__eo_region_holds(const jitanon__eo_region *s, uint64_t addr, uint64_t size, size_t r)
+{
+    jitanon_rangemap_iter it;
+    jitanon_range c;
+    if (r >= s->ntaken) return 1; /* not a file of this layout's (cannot be): take nothing */
+    jitanon_rangemap_iter_begin(&it, &s->taken[r], addr, size);
+    return jitanon_rangemap_iter_next(&it, &c);
+}
+
+/* The lowest B in [floor, a - room] whose header room [B, B + room) holds no code the
+   dump ever places (nor its note): code there could go to no file without two modules
+   overlapping.  0 when there is none. */
+JITANON__PRIVATE int jitanon__eo_region_room(const jitanon_rangemap *all, uint64_t floor, uint64_t a, uint64_t room,
+                                             uint64_t *base)
+{
+    uint64_t b = floor;
+    while (b <= a - room) {
+        jitanon_rangemap_iter it;
+        jitanon_range c;
+        uint64_t past = b;
+        jitanon_rangemap_iter_begin(&it, all, b, room);
+        while (jitanon_rangemap_iter_next(&it, &c))
+            if (c.start + c.len > past) past = c.start + c.len;
+        if (past == b) {
+            *base = b;
+            return 1;
+        }
+        b = past;
+    }
+    return 0;
+}
+
 /* File mode: the file of a function's code, chosen when it is first mapped - in time
-   order, as consumers register mappings.  hotspot's parser throws away every module it
-   has reported (and the line tables and symbols it read from them: libc's debug file
-   alone is megabytes to inflate again) whenever a mapping replaces one that starts inside
-   a reported module; a file's module spans from B to its last code, and each function's
-   MMAP2 replaces the //anon piece, or the touching slice of the same file, that starts
-   where it goes.  A file laid out once per dump took that hit at about every load of a
-   runtime that compiles while it runs (node's 8 s bench recording: 791 flushes, 85 s to
-   parse, against 25 s for per-function files).  So a file takes code only until a
-   sample resolves into it (jitanon__inj_hit seals it): until then the parser has not
-   reported it.  Code joins the newest of the JITANON__REGION_OPEN open files of its dump
-   that ends at most JITANON__REGION_GAP below it, so code in a file only ascends (no two
-   pieces at one address, no hole past the gap); else a file opens with B = its address -
-   the headers' room.  Files are written at the end (jitanon__eo_region_finish). */
+   order, as consumers register mappings.
+   - No two files' modules overlap (B to the last code and note, see `spans`) unless
+     code is placed over code of an older file.  elfutils, under hotspot's parser, finds
+     a module by address; where two overlap it may find the other, the parser then
+     reports the file again, elfutils refuses ("overlaps an existing module") and the
+     frame falls to the parser's fallback: "??" or the runtime's perf map (erlang's BEAM
+     lost up to a third of its frames when new files' room below their code lay over the
+     files below).  So code goes to the file whose span holds it, sealed or not, unless
+     that file has code there (a new generation); code beyond every span extends the
+     file ending at most JITANON__REGION_GAP below it; a new file's B lies above every
+     span below it.
+   - A file grows no further once a sample resolved into it (jitanon__inj_hit seals it):
+     the parser throws away every module it has reported (and the line tables and
+     symbols it read: libc's debug file alone is megabytes to inflate again) whenever a
+     mapping replaces one that starts inside a reported module, which each load into a
+     reported file's holes does (a file laid out once per dump: 791 flushes and 85 s to
+     parse node's 8 s bench recording, against 25 s for per-function files).  Code in a
+     sealed file's span still goes to it: a flush costs time, an overlap costs names.
+   - A new file has up to JITANON__REGION_GAP of room below its first code, for
+     allocators that hand out a page downwards (V8).
+   Files are written at the end (jitanon__eo_region_finish). */
 JITANON__PRIVATE jitanon_result jitanon__eo_region_assign(jitanon__inj *j, jitanon__inj_func *f)
 {
     jitanon__eo_region *s = &j->elf.u.reg;
     jitanon__eo_place *p = &s->places[f->place];
+    jitanon__eo_region_maps *m = &s->maps[p->dump];
     jitanon__inj_jit *jt = &j->jit;
     jitanon__inj_region *g;
     jitanon_rangemap_iter it;
-    jitanon_range over;
+    jitanon_range sp, hold, below;
     jitanon_result res;
-    size_t k, keep = 0, r = SIZE_MAX, slot = 0, path;
-    uint64_t head;
+    size_t r = SIZE_MAX, path, near[JITANON__REGION_NEAR], nnear = 0, k;
+    uint64_t a = p->addr, end = p->addr + p->size, lo, span_end, run_start = 0, run_end = 0, run_id = 0;
+    int held = 0, have_below = 0;
     char name[96];
-    for (k = 0; k < s->nopen; k++) { /* drop the sealed; the newest that fits takes it */
-        g = &jt->regions[s->open[k]];
-        if (g->sealed) {
-            jitanon_rangemap_release(&s->taken[k]);
-            continue;
-        }
-        if (keep != k) {
-            jitanon_rangemap t = s->taken[keep];
-            s->taken[keep] = s->taken[k];
-            s->taken[k] = t;
-            s->open[keep] = s->open[k];
-        }
-        if (g->dump == p->dump && p->addr >= g->base && p->addr - g->base >= p->room &&
-            p->addr <= g->end + JITANON__REGION_GAP) {
-            jitanon_rangemap_iter_begin(&it, &s->taken[keep], p->addr, p->size);
-            if (!jitanon_rangemap_iter_next(&it, &over)) r = s->open[keep], slot = keep; /* no code of its there yet */
-        }
-        keep++;
+    if (a <= p->room || end < a || UINT64_MAX - end < JITANON__REGION_TAIL) {
+        j->st->elf.refused++;
+        jitanon__inj_log(j, "jitted code near address 0 leaves no room for an ELF header: not named%s", "", NULL);
+        return JITANON_OK;
     }
-    s->nopen = keep;
-    if (r == SIZE_MAX) {
-        if (p->addr <= p->room) {
-            j->st->elf.refused++;
-            jitanon__inj_log(j, "jitted code near address 0 leaves no room for an ELF header: not named%s", "", NULL);
-            return JITANON_OK;
+    /* the span holding a, and the highest span ending at or below a within the gap */
+    lo = a - p->room > JITANON__REGION_GAP ? a - p->room - JITANON__REGION_GAP : 0;
+    memset(&hold, 0, sizeof hold);
+    memset(&below, 0, sizeof below);
+    jitanon_rangemap_iter_begin(&it, &m->spans, lo, a - lo + 1);
+    while (jitanon_rangemap_iter_next(&it, &sp)) {
+        if (!(run_id == sp.id && run_end == sp.start)) run_start = sp.start; /* the file's pieces touching below */
+        run_id = sp.id;
+        run_end = sp.start + sp.len;
+        if (sp.start <= a && a - sp.start < sp.len) held = 1, hold = sp, hold.start = run_start;
+        else if (sp.start + sp.len <= a) {
+            have_below = 1, below = sp;
+            for (k = 0; k < nnear && near[k] != (size_t)sp.id; k++) {}
+            if (k < nnear) memmove(near + k, near + k + 1, (--nnear - k) * sizeof *near);
+            if (nnear == JITANON__REGION_NEAR) memmove(near, near + 1, --nnear * sizeof *near);
+            near[nnear++] = (size_t)sp.id; /* nearest last */
         }
+    }
+    if (held) { /* its span's file, unless that has code here or no room below it */
+        g = &jt->regions[hold.id];
+        if (a - g->base >= p->room && !jitanon__eo_region_holds(s, a, p->size, (size_t)hold.id))
+            r = (size_t)hold.id;
+    }
+    if (r == SIZE_MAX && have_below && !held) { /* the file just below grows, if open (or if a new file has no room) */
+        g = &jt->regions[below.id];
+        if ((!g->sealed || a - (below.start + below.len) < p->room) && a - g->base >= p->room &&
+            !jitanon__eo_region_holds(s, a, p->size, (size_t)below.id))
+            r = (size_t)below.id;
+    }
+    for (k = nnear; r == SIZE_MAX && held && k-- > 0;) { /* over older code: an open file near below, newest code nearest */
+        g = &jt->regions[near[k]];
+        if (!g->sealed && near[k] != (size_t)hold.id && a - g->base >= p->room && g->end <= a &&
+            !jitanon__eo_region_holds(s, a, p->size, near[k]))
+            r = near[k];
+    }
+    if (r == SIZE_MAX) {
+        uint64_t base = a - p->room, floor = lo;
+        if (!held) { /* room below, above every span below, with no code in its headers' room */
+            if (have_below && below.start + below.len > floor) floor = below.start + below.len;
+            if (floor > a - p->room || !jitanon__eo_region_room(&m->all, floor, a, p->room, &base)) base = a - p->room;
+        } else if (hold.start < a - p->room) /* over older code: room below within the older file's span only */
+            base = hold.start > lo ? hold.start : lo;
         jitanon__eo_region_name(&jt->dumps[p->dump], name);
         if ((path = jitanon__inj_add_path(j, jt->dumps[p->dump].dir, name)) == SIZE_MAX ||
             !jitanon__grow(&j->a, (void **)&jt->regions, &jt->regions_cap, jt->nregions + 1, sizeof *jt->regions))
             return jitanon__inj_nomem(j, "regions");
-        /* room below the first code for code placed under it (allocators that hand out
-           a page downwards), as much as a hole may be */
-        head = p->addr - p->room > JITANON__REGION_GAP ? JITANON__REGION_GAP : 0;
-        jitanon__eo_region_new(j, p->addr - p->room - head, path, p->dump);
+        if (!jitanon__grow(&j->a, (void **)&s->taken, &s->taken_cap, jt->nregions + 1, sizeof *s->taken))
+            return jitanon__inj_nomem(j, "regions");
+        for (; s->ntaken <= jt->nregions; s->ntaken++) jitanon_rangemap_init(&s->taken[s->ntaken], &j->a);
+        jitanon__eo_region_new(j, base, path, p->dump);
         r = jt->nregions++;
-        if (s->nopen == JITANON__REGION_OPEN) { /* the oldest open file takes no more */
-            jitanon_rangemap t = s->taken[0];
-            jitanon_rangemap_release(&t);
-            memmove(s->open, s->open + 1, (JITANON__REGION_OPEN - 1) * sizeof *s->open);
-            memmove(s->taken, s->taken + 1, (JITANON__REGION_OPEN - 1) * sizeof *s->taken);
-            s->taken[JITANON__REGION_OPEN - 1] = t;
-            s->nopen--;
-        }
-        slot = s->nopen++;
-        s->open[slot] = r;
+        g = &jt->regions[r];
+        res = jitanon_rangemap_assign(&m->spans, base, a - base, 1, r, j->err); /* its room */
+        if (res != JITANON_OK) return res;
     }
-    res = jitanon_rangemap_assign(&s->taken[slot], p->addr, p->size, 1, r, j->err);
-    if (res != JITANON_OK && res != JITANON_ERR_INVALID_ARGUMENT) return res; /* a wrapping range is never mapped */
     g = &jt->regions[r];
-    if (p->addr + p->size > g->end) g->end = p->addr + p->size;
+    span_end = g->end > g->base ? g->end + JITANON__REGION_TAIL : a; /* a new file's room is in already */
+    if ((res = jitanon_rangemap_assign(&s->taken[r], a, p->size, 1, 1, j->err)) != JITANON_OK ||
+        (end + JITANON__REGION_TAIL > span_end &&
+         (res = jitanon_rangemap_assign(&m->spans, span_end, end + JITANON__REGION_TAIL - span_end, 1, r, j->err)) !=
+             JITANON_OK))
+        return res;
+    if (end > g->end) g->end = end;
     p->region = r;
     f->region = r;
     f->path = g->path;
-    f->pgoff = p->addr - g->base;
+    f->pgoff = a - g->base;
     return JITANON_OK;
 }
 
@@ -16655,6 +16753,7 @@ JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const cha
                                                const jitanon_allocator *allocator, jitanon_error *err)
 {
     jitanon_result res = JITANON_OK;
+    struct stat st;
     JITANON_ASSERT(f && path);
     memset(f, 0, sizeof *f);
     f->fd = -1;
@@ -16666,7 +16765,13 @@ JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const cha
     f->buf_cap = f->buf ? JITANON__AF_BUF : 0;
     if (!f->path || !f->tmp_path || !f->buf)
         res = JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy the path");
-    else if ((f->fd = jitanon__os_create_tmp(f->tmp_path, f->tmp_cap_, f->path)) < 0)
+    else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        f->direct_ = 1; /* see jitanon_atomic_file */
+        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
+        f->tmp_path = NULL;
+        if ((f->fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+            res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s for writing", f->path);
+    } else if ((f->fd = jitanon__os_create_tmp(f->tmp_path, f->tmp_cap_, f->path)) < 0)
         res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot create a temporary file next to %s", f->path);
     if (res != JITANON_OK) {
         /* Nothing was created; tmp_path may even hold the target's name: never unlink it. */
@@ -16699,7 +16804,7 @@ JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_
     else if (do_fsync && fsync(f->fd)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "fsync failed");
     if (f->fd >= 0 && close(f->fd) && res == JITANON_OK) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "close failed");
     f->fd = -1;
-    if (res == JITANON_OK && rename(f->tmp_path, f->path))
+    if (res == JITANON_OK && !f->direct_ && rename(f->tmp_path, f->path))
         res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot rename the temporary file to %s", f->path);
     if (res == JITANON_OK) { /* renamed: nothing left to unlink */
         jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);

@@ -909,6 +909,23 @@ static void test_perfdata_atomic_file(void)
     }
     remove(path);
     JT_CHECK_EQ_U(jitanon_atomic_open(&f, "/nonexistent-dir/x.data", NULL, &err), JITANON_ERR_IO);
+    /* a target that is no regular file is written in place, never renamed over: `-o
+       /dev/null` once replaced /dev/null with a file (as root).  A FIFO stands in. */
+    if (mkfifo(path, 0600) == 0) {
+        char got[8] = {0};
+        struct stat st;
+        int rd = open(path, O_RDONLY | O_NONBLOCK);
+        JT_CHECK(rd >= 0);
+        JT_CHECK_EQ_U(jitanon_atomic_open(&f, path, NULL, &err), JITANON_OK);
+        JT_CHECK(!pdt_exists(tmp));
+        s = jitanon_atomic_sink(&f);
+        JT_CHECK(s.write_fn(s.user, "fifo", 4) == 0);
+        JT_CHECK_EQ_U(jitanon_atomic_commit(&f, 0, &err), JITANON_OK);
+        JT_CHECK(stat(path, &st) == 0 && S_ISFIFO(st.st_mode));
+        JT_CHECK(rd >= 0 && read(rd, got, sizeof got) == 4 && memcmp(got, "fifo", 4) == 0);
+        if (rd >= 0) close(rd);
+        remove(path);
+    }
 }
 #endif
 
