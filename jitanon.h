@@ -2076,7 +2076,9 @@ JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_samp
    looks it up), up to the first frame with no CFI, an undefined return address or a
    rule that needs the stack beyond the copy (a return address read past the copy from
    memory the process maps, which perf reads as 0, ends with the frame ~0: perf's
-   [unknown]).  Caller-owned, holds nothing; valid during the on_sample call. */
+   [unknown]); a sample whose stack copy the kernel could not fill (dyn_size 0) gets no
+   user frame, as perf gives none.  Caller-owned, holds nothing; valid during the
+   on_sample call. */
 typedef struct jitanon_inject_frame_iter {
     const jitanon_inject_sample *sample_;
     uint64_t next_;
@@ -15499,6 +15501,7 @@ JITANON__PRIVATE int jitanon__unw_begin(jitanon__inj *j, const jitanon_inject_sa
     end = j->round.bytes.data + r->off + r->size;
     after = v.stack + v.nstack;
     dyn = (size_t)(end - after) >= 8 ? jitanon__rd64(after, big) : v.nstack;
+    if (dyn == 0) return 0; /* the kernel copied no stack (it faulted): perf unwinds nothing, not even the ip */
     it->stack_ = v.stack;
     it->stack_size_ = (size_t)(dyn < v.nstack ? dyn : v.nstack);
     pc = machine == 62 ? 16u : 32u;

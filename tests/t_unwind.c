@@ -422,6 +422,7 @@ static void unw_run(unw_world *w)
     unw_sample(&g, &enc, w, 60, JITANON_PERF_MISC_USER, NULL, 0, 64);      /* libfake, then the JIT's f0 */
     unw_sample(&g, &enc, w, 61, 1 /* PERF_RECORD_MISC_KERNEL */, kchain, 2, 64);  /* the kernel's frame first */
     unw_sample(&g, &enc, w, 62, JITANON_PERF_MISC_USER, NULL, 0, 40);      /* return address past the copy */
+    unw_sample(&g, &enc, w, 63, 1, kchain, 2, 0);                          /* the kernel copied no stack */
     ti_round(&g);
     JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
     jitanon_perf_writer_release(&g.w);
@@ -446,7 +447,7 @@ static void test_unwind_frames(void)
         if (!w) return;
         w->arm64 = arm64;
         unw_run(w);
-        JT_CHECK_EQ_U(w->samples, 3);
+        JT_CHECK_EQ_U(w->samples, 4);
         /* the user ip, then the caller at its return address less one, then the end the
            JIT's CFI says (its return address undefined) */
         JT_CHECK(!strcmp(w->line[0], "3:/usr/lib/libfake.so:501010 1:f0:10020 "));
@@ -454,7 +455,12 @@ static void test_unwind_frames(void)
         /* the return address's word is past what the kernel filled (dyn_size 40) and the
            process maps it ([stack]): read as 0, as perf reads it, the frame ~0 */
         JT_CHECK(!strcmp(w->line[2], "3:/usr/lib/libfake.so:501010 0::ffffffffffffffff "));
-        if (jt.cur_failed) fprintf(stderr, "  %s: %s | %s | %s\n", arm64 ? "arm64" : "x86-64", w->line[0], w->line[1], w->line[2]);
+        /* dyn_size 0 (the copy faulted, as in a syscall CPython made): perf unwinds no
+           user frame, not even the ip; the kernel's part alone */
+        JT_CHECK(!strcmp(w->line[3], "4:[kernel.kallsyms]_text:ffffffff81000100 "));
+        if (jt.cur_failed)
+            fprintf(stderr, "  %s: %s | %s | %s | %s\n", arm64 ? "arm64" : "x86-64", w->line[0], w->line[1], w->line[2],
+                    w->line[3]);
         free(w);
     }
 }
