@@ -37,7 +37,7 @@ typedef struct inject_cli {
 /* The lines of --help for these options, common ones first (all of them in the man page). */
 #define INJECT_CLI_HELP                                                                             \
     "      --anon=MODE         range (default): trim //anon to what is not jitted; all; keep\n"    \
-    "      --elf=LAYOUT        function (default, as perf), region (a few files), process\n"     \
+    "      --elf=LAYOUT        function (default, as perf), region (fewer files), process\n"     \
     "      --elf-dir DIR       write the ELF files to DIR (default: next to each jitdump)\n"       \
     "      --elf-files=WHICH   auto (default: the ones samples can reach; pipes: all), all\n"      \
     "      --jitdump-dir DIR   look for jit-<pid>.dump in DIR when the recorded path fails\n"      \
