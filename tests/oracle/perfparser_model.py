@@ -4,6 +4,11 @@ the region layout (doc/layouts.md), not run by the tests.
 
 usage: perf script --ns -i OUT.data --show-mmap-events -F comm,pid,time,ip,dso > ev.txt
        python3 perfparser_model.py ev.txt [ADDR_HEX]
+       python3 perfparser_model.py --flushes ev.txt
+--flushes counts the parser's module flushes: a frame in a file reports its module (from
+start - pgoff to the end of its last PT_LOAD, read from the file); a mapping that replaces
+one whose start lies inside a reported module throws every module away.  Each flush is
+put down to the kind of the new mapping and of the one it replaced.
 Replays the MMAP/MMAP2 events in order: a mapping of the same file at the same
 start - pgoff that overlaps or touches a held one is merged with it (and ignored when it
 adds nothing); any other overlap cuts what it covers, and the pieces forget their base; a
@@ -15,7 +20,7 @@ bases jitanon frames slices with sit at one address, 0x100, per file); with ADDR
 registration that covers it.  Callchain entries inside jitted files print file-relative
 addresses in perf script: the file's start - pgoff is added back.
 """
-import bisect, re, sys
+import bisect, collections, re, struct, sys
 
 MM = re.compile(r'^\s*\S+\s+(\d+)\s+([\d.]+): PERF_RECORD_MMAP2? (-?\d+)/\d+: '
                 r'\[0x([0-9a-f]+)\(0x([0-9a-f]+)\) @ (0x[0-9a-f]+|\d+)[^\]]*\]: \S+ (.*)$')
@@ -36,6 +41,39 @@ class Elf:
 
 
 maps, last, fbase = {}, {}, {}
+reported = {}                      # pid -> {path: (lo, hi)}: the modules held since the last flush
+flushes = collections.Counter()
+load_end = {}
+
+
+def elf_load_end(path):
+    # the end of the last PT_LOAD (elfutils' module end, less its base); None: no ELF
+    if path not in load_end:
+        end = None
+        try:
+            with open(path, 'rb') as f:
+                h = f.read(64)
+                if h[:4] == b'\x7fELF' and h[4] == 2:
+                    phoff, = struct.unpack_from('<Q', h, 32)
+                    phentsize, phnum = struct.unpack_from('<HH', h, 54)
+                    f.seek(phoff)
+                    ph = f.read(phentsize * phnum)
+                    for k in range(phnum):
+                        t, = struct.unpack_from('<I', ph, k * phentsize)
+                        if t == 1:
+                            va, = struct.unpack_from('<Q', ph, k * phentsize + 16)
+                            ms, = struct.unpack_from('<Q', ph, k * phentsize + 40)
+                            end = va + ms
+        except OSError:
+            pass
+        load_end[path] = end
+    return load_end[path]
+
+
+def kind(path):
+    if '/jitted-' in path:
+        return 'region file' if '-r' in path.rsplit('/', 1)[-1] else 'function file'
+    return '//anon' if special(path) else 'other file'
 
 
 def register(pid, a, l, pg, path, t):
@@ -60,6 +98,13 @@ def register(pid, a, l, pg, path, t):
         if ie > end:
             new.append(Elf(end, ie - end, i.pg + end - i.a, i.path, None, 'piece@' + t))
         gone.append(idx)
+    held = reported.get(pid, {})
+    for idx in gone:
+        i = els[idx]
+        if any(lo <= i.a < hi for lo, hi in held.values()):
+            flushes[(kind(path), kind(i.path))] += 1
+            held.clear()
+            break
     for idx in reversed(gone):
         del els[idx]
     e = Elf(a, l, pg, path, None, 'mapped@' + t)
@@ -84,6 +129,9 @@ def find(pid, ip):
 
 
 def main():
+    count = sys.argv[1] == '--flushes'
+    if count:
+        del sys.argv[1]
     want = int(sys.argv[2], 16) if len(sys.argv) > 2 else None
     bad = total = 0
     pid, t = None, ''
@@ -107,6 +155,11 @@ def main():
             continue
         ip = int(f.group(1), 16) + (fbase.get(f.group(2), 0) if 'jitted' in f.group(2) else 0)
         e = find(pid, ip)
+        if count and e and not special(e.path) and e.path not in reported.setdefault(pid, {}):
+            end = elf_load_end(e.path)
+            if end:
+                b = (e.base if e.base is not None and e.base > 0x1000 else e.a) - e.pg
+                reported[pid][e.path] = (b, b + end)
         if e and '-r' in e.path and e.path.endswith('.so'):
             total += 1
             if e.base is None:  # keyed from the slice's own start, not the file's one base
@@ -114,6 +167,10 @@ def main():
                 if bad <= 5:
                     print('no base: ip %x in %r at %s' % (ip, e, t))
     print('frames in region files', total, 'in a mapping without its base', bad)
+    if count:
+        print('flushes', sum(flushes.values()))
+        for (n, o), c in flushes.most_common():
+            print('  %5d  a %s mapped over a %s' % (c, n, o))
 
 
 if __name__ == '__main__':
