@@ -7,7 +7,8 @@
    (io.write_elf); the output perf.data goes to a memory sink.  flags pick the options:
 
        bit 0      output in the other mode (file <-> pipe)
-       bit 1      one ELF per process instead of one per function
+       bit 1      one ELF per process instead of one per function (with bit 13 and not
+                  bit 12: one per region of code)
        bits 2-3   anon_mode (3 = RANGE)
        bit 4      forward-only input (no seek callback)
        bit 5      the recorded dump path fails; opts.jitdump_dir must find it
@@ -241,6 +242,7 @@ static void check_mmap(const world *w, const jitanon_perf_record *rec, const uin
         /* Only our own synthesized MMAP2s: skip files written twice (overwritten, as on
            disk) and names the input itself contains. */
         if (e->written != 1 || occurs(input, input_size, fn->data, fn->length)) return;
+        if (rec->mmap.len == 1 && rec->mmap.pgoff == 0) return; /* a region file's base, framing a slice */
         CHECK(jitanon_test_elf_parse(&f, e->data, e->size, &err) == JITANON_OK);
         CHECK(jitanon_test_elf_find_section(&f, ".symtab", &symtab) != 0);
         n = jitanon_test_elf_symbol_count(&f, &symtab);
@@ -306,7 +308,8 @@ static void inject(world *w, const uint8_t *perf, size_t perf_size, int out_mode
     memset(&io, 0, sizeof io);
     io.allocator = po.allocator;
     io.anon_mode = (fl >> 2 & 3) == 3 ? JITANON_ANON_RANGE : (jitanon_anon_mode)(fl >> 2 & 3);
-    io.elf_layout = fl & 2 ? JITANON_ELF_PER_PROCESS : JITANON_ELF_PER_FUNCTION;
+    io.elf_layout = !(fl & 2) ? JITANON_ELF_PER_FUNCTION
+                    : (fl >> 13 & 1) && !(fl >> 12 & 1) ? JITANON_ELF_PER_REGION : JITANON_ELF_PER_PROCESS;
     io.jitdump_dir = fl & 1u << 5 ? w->jitdump_dir : NULL;
     io.elf_dir = fl & 1u << 9 ? "/fuzz-elf-out" : NULL;
     io.max_round_bytes_ = fl & 1u << 7 ? 512 : 1u << 20;
