@@ -305,8 +305,9 @@ JITANON_API void jitanon_membuf_release(jitanon_membuf *b);
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
 /* Atomic output file: a temporary file (O_CREAT|O_EXCL, mode 0644) next to `path`, renamed
    over `path` only by _commit; _abort (or a failed _commit) unlinks it.  A `path` that
-   exists and is no regular file (/dev/null, a FIFO, a terminal) is written in place: a
-   rename would replace the device with a file (as root, /dev/null itself).  Built with
+   exists and is no regular file (/dev/null, a FIFO, a terminal) is written in place
+   (tmp_path stays NULL; nothing to sync or rename): a rename would replace the device
+   with a file (as root, /dev/null itself).  Built with
    JITANON_NO_POSIX, _open returns JITANON_ERR_FEATURE_DISABLED.  It holds no pointer into
    itself, but jitanon_atomic_sink hands out a pointer TO it (the sink's user, also the
    `user` jitanon_atomic_pwrite gets): do not move or copy it while a writer uses them. */
@@ -316,7 +317,6 @@ typedef struct jitanon_atomic_file {
     size_t tmp_cap_, path_cap_;
     jitanon_allocator allocator;
     int failed;   /* a write failed: _commit refuses */
-    int direct_;  /* path is no regular file: written in place, never renamed over */
     uint8_t *buf; /* writes are gathered into 64 KiB system calls */
     size_t buf_len, buf_cap;
 } jitanon_atomic_file;
@@ -13490,11 +13490,12 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_assign(jitanon__inj *j, jitan
     }
     g = &jt->regions[r];
     span_end = g->end > g->base ? g->end + JITANON__REGION_TAIL : a; /* a new file's room is in already */
-    if ((res = jitanon_rangemap_assign(&s->taken[r], a, p->size, 1, 1, j->err)) != JITANON_OK ||
-        (end + JITANON__REGION_TAIL > span_end &&
-         (res = jitanon_rangemap_assign(&m->spans, span_end, end + JITANON__REGION_TAIL - span_end, 1, r, j->err)) !=
-             JITANON_OK))
-        return res;
+    if (end + JITANON__REGION_TAIL > span_end) { /* grown as one piece with the file's piece it touches */
+        if (jitanon_rangemap_lookup(&m->spans, span_end - 1, &sp) && sp.id == (uint64_t)r) span_end = sp.start;
+        res = jitanon_rangemap_assign(&m->spans, span_end, end + JITANON__REGION_TAIL - span_end, 1, r, j->err);
+        if (res != JITANON_OK) return res;
+    }
+    if ((res = jitanon_rangemap_assign(&s->taken[r], a, p->size, 1, 1, j->err)) != JITANON_OK) return res;
     if (end > g->end) g->end = end;
     p->region = r;
     f->region = r;
@@ -16769,8 +16770,7 @@ JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const cha
     if (!f->path || !f->tmp_path || !f->buf)
         res = JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy the path");
     else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-        f->direct_ = 1; /* see jitanon_atomic_file */
-        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
+        jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_); /* see jitanon_atomic_file */
         f->tmp_path = NULL;
         if ((f->fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
             res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot open %s for writing", f->path);
@@ -16804,10 +16804,10 @@ JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_
     jitanon_result res = JITANON_OK;
     if (f->fd < 0 || jitanon__af_flush(f))
         res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "a write to the temporary file failed");
-    else if (do_fsync && fsync(f->fd)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "fsync failed");
+    else if (do_fsync && f->tmp_path && fsync(f->fd)) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "fsync failed");
     if (f->fd >= 0 && close(f->fd) && res == JITANON_OK) res = JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "close failed");
     f->fd = -1;
-    if (res == JITANON_OK && !f->direct_ && rename(f->tmp_path, f->path))
+    if (res == JITANON_OK && f->tmp_path && rename(f->tmp_path, f->path))
         res = JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot rename the temporary file to %s", f->path);
     if (res == JITANON_OK) { /* renamed: nothing left to unlink */
         jitanon__free(&f->allocator, f->tmp_path, f->tmp_cap_);
