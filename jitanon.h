@@ -1703,9 +1703,12 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
      code without a load record keep their `[JIT] tid` / perf-<pid>.map names;
    - every other record passes through unchanged.
 
-   Decisions follow timestamps, not file position: the injector buffers one round (the
-   records between two FINISHED_ROUNDs, which perf guarantees need no reordering across)
-   and replays it in time order.  Memory is bounded by one round plus, per jitdump, its
+   Decisions follow timestamps, not file position, in the order perf's round sorting
+   delivers the records: at each FINISHED_ROUND those not newer than the rounds before it,
+   in time order; the newer rest waits for the next round (one CPU's next round often
+   starts before another's last one ended).  Records are written in file order as far as
+   they are decided, so a recording with nothing to inject comes out byte for byte.
+   Memory is bounded by about two rounds plus, per jitdump, its
    functions' bookkeeping; the dump itself is held only when resolving samples
    (opts.on_sample, or no output) or with a custom io.load_dump.  Otherwise it is scanned
    when its marker arrives and streamed again from its file to write the ELFs (once more
@@ -11272,6 +11275,7 @@ typedef struct jitanon__inj_rec { /* a new field: give it its zero in jitanon__i
     size_t stub;            /* perf_map ELF: 1 + the stub its pieces name; 0 = none */
     size_t attr;            /* a sample's attr (index into the reader's) */
     uint32_t marker_read;   /* live: a marker read when its round came (jitanon__inj_hold_markers) */
+    uint32_t decided;       /* decided, not yet written (a FINISHED_ROUND: from the start) */
 } jitanon__inj_rec;
 
 /* What makes two mmaps the same mapping for perf: the name and pgoff - start. */
@@ -11294,6 +11298,7 @@ typedef struct jitanon__inj_synth {
 typedef struct jitanon__inj_held {
     size_t end;
     uint64_t at;
+    uint64_t limit; /* what perf delivers at its FINISHED_ROUND (jitanon__inj_buf.flush_at) */
 } jitanon__inj_held;
 
 /* Read: one round (the records between two FINISHED_ROUNDs) and what was decided for
@@ -11309,6 +11314,21 @@ typedef struct jitanon__inj_buf {
     uint32_t *order;            /* sort permutation, plus as much scratch */
     size_t order_cap;
     uint64_t last_time;         /* records without a time take their neighbour's */
+    /* perf's round sorting (its ordered events): at a FINISHED_ROUND it delivers, in time
+       order, what it holds up to the newest time of the rounds before that one, and holds
+       the newer rest back to be merged with the next round.  One CPU's next round often
+       starts before another's last one ended, so deciding each round on its own put some
+       samples in another order than perf's (2 of 6 node recordings on 2 CPUs), and let an
+       mmap of the next round come after newer samples.  So records are decided as perf
+       delivers them, and written in file order as far as they are decided: what follows
+       the first record left for the next round waits, decided, with its trimmed pieces
+       and the synthesized MMAP2s not yet placed.  `flush_at`, `newest`: the next
+       FINISHED_ROUND's limit, and the newest time read. */
+    uint64_t flush_at, newest;
+    jitanon_trim_piece *pieces2; /* scratch: the waiting records' pieces, moved to the front */
+    size_t pieces2_cap;
+    jitanon__inj_synth *synth2;  /* scratch: the MMAP2s not placed yet, in time order */
+    size_t synth2_cap;
     /* Live pipes: whole rounds held back until their dumps reach them (jitanon__inj_hold),
        oldest first; `recs` and `bytes` hold them, then the round being read. */
     struct jitanon__inj_held *held;
@@ -14882,9 +14902,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_buffer(jitanon__inj *j, const jitan
     r->name_off = r->name_len = r->chain_off = r->chain_nr = 0;
     r->first_piece = r->pieces = r->stub = r->attr = 0;
     r->marker_read = 0;
+    r->decided = rec->type == JITANON_PERF_RECORD_FINISHED_ROUND;
     /* Records without a time (tool records) keep their place next to their neighbours. */
     if (rec->sid.present & JITANON_PERF_SAMPLE_TIME) rd->last_time = rec->sid.time;
     r->time = rd->last_time;
+    if (r->time > rd->newest) rd->newest = r->time;
     if (jitanon__inj_is_mmap(rec->type)) {
         r->pid = rec->mmap.pid;
         r->tid = rec->mmap.tid;
@@ -16109,15 +16131,25 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_run(jitanon__inj *j, size_t fr
     return jitanon__pw_records(j->out.w, j->round.bytes.data + a->off, z->off + z->size - a->off, to - from, j->err);
 }
 
-/* Emits the round in file order, each synthesized MMAP2 just before the first record
-   that is not older than it. */
-JITANON__PRIVATE jitanon_result jitanon__inj_emit_round(jitanon__inj *j)
+/* How many of the first n buffered records are decided, from the first on. */
+JITANON__PRIVATE size_t jitanon__inj_decided(const jitanon__inj_buf *rd, size_t n)
+{
+    size_t k;
+    for (k = 0; k < n && rd->recs[k].decided; k++) {}
+    return k;
+}
+
+/* Emits the decided records from the first on (`n` of them) in file order, each
+   synthesized MMAP2 just before the first record that is not older than it; with all
+   (`all`), those newer than every record after them.  *placed: how many MMAP2s went out,
+   the first in time order (rd->order). */
+JITANON__PRIVATE jitanon_result jitanon__inj_emit_round(jitanon__inj *j, size_t n, int all, size_t *placed)
 {
     jitanon__inj_buf *rd = &j->round;
     size_t k, s = 0, run = 0; /* records [run, k) pass unchanged and are not written yet */
     jitanon_result res = JITANON_OK;
-    if (!jitanon__inj_order(j, rd->nsynth, jitanon__inj_synth_less, rd->synth)) return jitanon__inj_nomem(j, "sort");
-    for (k = 0; k < rd->nrecs && res == JITANON_OK; k++) {
+    *placed = 0;
+    for (k = 0; k < n && res == JITANON_OK; k++) {
         const jitanon__inj_rec *r = &rd->recs[k];
         if (s < rd->nsynth && rd->synth[rd->order[s]].time <= r->time) {
             res = jitanon__inj_emit_run(j, run, k);
@@ -16131,8 +16163,41 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_round(jitanon__inj *j)
         run = k + 1;
     }
     if (res == JITANON_OK) res = jitanon__inj_emit_run(j, run, k);
-    while (res == JITANON_OK && s < rd->nsynth) res = jitanon__inj_emit_synth(j, &rd->synth[rd->order[s++]]);
+    while (res == JITANON_OK && all && s < rd->nsynth) res = jitanon__inj_emit_synth(j, &rd->synth[rd->order[s++]]);
+    *placed = s;
     return res;
+}
+
+/* The MMAP2s not placed yet (rd->order[placed..]) and the pieces of the decided records
+   not written yet (from recs[0] on: jitanon__inj_unbuffer ran) move to the front, for
+   the next round to write. */
+JITANON__PRIVATE jitanon_result jitanon__inj_keep_waiting(jitanon__inj *j, size_t placed)
+{
+    jitanon__inj_buf *rd = &j->round;
+    size_t k, m = rd->nsynth - placed;
+    if (m) {
+        if (!jitanon__grow(&j->a, (void **)&rd->synth2, &rd->synth2_cap, m, sizeof *rd->synth2))
+            return jitanon__inj_nomem(j, "synthesized mmaps");
+        for (k = 0; k < m; k++) rd->synth2[k] = rd->synth[rd->order[placed + k]];
+        memcpy(rd->synth, rd->synth2, m * sizeof *rd->synth);
+    }
+    rd->nsynth = m;
+    m = 0;
+    for (k = 0; k < rd->nrecs && rd->recs[k].decided; k++) m += rd->recs[k].pieces;
+    if (m) {
+        if (!jitanon__grow(&j->a, (void **)&rd->pieces2, &rd->pieces2_cap, m, sizeof *rd->pieces2))
+            return jitanon__inj_nomem(j, "trimmed mmaps");
+        m = 0;
+        for (k = 0; k < rd->nrecs && rd->recs[k].decided; k++) {
+            jitanon__inj_rec *r = &rd->recs[k];
+            if (r->pieces) memcpy(rd->pieces2 + m, rd->pieces + r->first_piece, r->pieces * sizeof *rd->pieces);
+            r->first_piece = m;
+            m += r->pieces;
+        }
+        memcpy(rd->pieces, rd->pieces2, m * sizeof *rd->pieces);
+    }
+    rd->npieces = m;
+    return JITANON_OK;
 }
 
 /* The first n buffered records are gone (decided and written): what is held after them
@@ -16156,27 +16221,31 @@ JITANON__PRIVATE void jitanon__inj_unbuffer(jitanon__inj *j, size_t n)
     for (k = 0; k < rd->nheld; k++) rd->held[k].end -= n;
 }
 
-/* Decides the first n buffered records (whole rounds) in time order, applying jit events
-   as time passes, then writes them.  `last`: no more input, so every remaining jit event
-   is due. */
-JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, size_t n, int last)
+/* Decides the first n buffered records (whole rounds) not decided yet, up to time `limit`
+   (perf's flush, jitanon__inj_buf.flush_at), in time order, applying jit events as time
+   passes, then writes them as far as they are decided.  `last`: no more input, so every
+   remaining jit event is due (and every record is decided). */
+JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, size_t n, int last, uint64_t limit)
 {
     jitanon__inj_buf *rd = &j->round;
-    size_t k, total = rd->nrecs;
+    size_t k, total = rd->nrecs, done, placed = 0;
     uint64_t max_time = 0;
     jitanon_result res = JITANON_OK;
     rd->nrecs = n; /* what follows is held: the stages below see only these */
+    if (last) limit = UINT64_MAX;
     if (!jitanon__inj_order(j, rd->nrecs, jitanon__inj_rec_less, rd->recs)) {
         rd->nrecs = total;
         return jitanon__inj_nomem(j, "sort");
     }
     if (j->jit.live) { /* what the followed dumps wrote up to the round's last event */
-        if (rd->nrecs) max_time = rd->recs[rd->order[rd->nrecs - 1]].time;
-        res = jitanon__inj_follow_all(j, max_time, last);
+        res = jitanon__inj_follow_all(j, rd->nrecs ? rd->recs[rd->order[rd->nrecs - 1]].time : 0, last);
         j->jit.due = 0; /* what they wrote is due now, or later */
     }
     for (k = 0; k < rd->nrecs && res == JITANON_OK; k++) {
         jitanon__inj_rec *r = &rd->recs[rd->order[k]];
+        if (r->time > limit) break; /* sorted: the rest waits for the next round */
+        if (r->decided) continue;   /* in a round before, or a FINISHED_ROUND */
+        r->decided = 1;
         if (r->time > max_time) max_time = r->time;
         if (j->jit.live && r->time > j->jit.decided) j->jit.decided = r->time;
         /* Most records are samples, which add no jit events: between two events they need
@@ -16187,11 +16256,15 @@ JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, size_t n, in
         if (res == JITANON_OK) res = jitanon__inj_decide(j, r);
     }
     if (res == JITANON_OK) res = jitanon__inj_apply_until(j, max_time, last);
-    if (res == JITANON_OK && j->out.w) res = jitanon__inj_emit_round(j);
+    done = jitanon__inj_decided(rd, n);
+    if (res == JITANON_OK && !jitanon__inj_order(j, rd->nsynth, jitanon__inj_synth_less, rd->synth))
+        res = jitanon__inj_nomem(j, "sort");
+    if (res == JITANON_OK && j->out.w) res = jitanon__inj_emit_round(j, done, done == n, &placed);
+    else placed = rd->nsynth; /* nothing written: nothing to place */
     j->st->read.rounds++;
     rd->nrecs = total;
-    jitanon__inj_unbuffer(j, n);
-    rd->npieces = rd->nsynth = 0;
+    jitanon__inj_unbuffer(j, done);
+    if (res == JITANON_OK) res = jitanon__inj_keep_waiting(j, placed);
     if (j->io.progress) j->io.progress(j->io.user, j->bytes_done);
     return res;
 }
@@ -16214,7 +16287,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_let_go(jitanon__inj *j, size_t k, i
     if (now > rd->held[0].at && now - rd->held[0].at > j->st->hold.max_delay_ns)
         j->st->hold.max_delay_ns = now - rd->held[0].at;
     j->jit.forced = forced;
-    return jitanon__inj_round(j, rd->held[k - 1].end, 0);
+    /* let go by the bound: all of them, as a round cut for its size */
+    return jitanon__inj_round(j, rd->held[k - 1].end, 0, forced ? UINT64_MAX : rd->held[k - 1].limit);
 }
 
 /* Live pipes: the markers of the round just read (from recs[from] on) are read at once,
@@ -16231,7 +16305,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_hold_markers(jitanon__inj *j, size_
     for (u = from; u < rd->nrecs && res == JITANON_OK; u++) {
         jitanon__inj_rec *r = &rd->recs[u];
         jitanon_str name;
-        if (!jitanon__inj_is_mmap(r->type) || (r->misc & JITANON__PERF_MISC_MMAP_DATA)) continue;
+        if (!jitanon__inj_is_mmap(r->type) || (r->misc & JITANON__PERF_MISC_MMAP_DATA) || r->marker_read) continue;
         name.data = (const char *)rd->bytes.data + r->off + r->name_off;
         name.length = r->name_len;
         if (!jitanon_jitdump_is_marker(name.data, name.length, NULL)) continue;
@@ -16247,7 +16321,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_hold_markers(jitanon__inj *j, size_
    soon as the dumps catch up.  An EXIT among them means that process's JIT wrote all it
    will: its dump is read to the end at once.  Past opts.hold_bytes the oldest rounds are
    decided with what is known until half of it is held (stats.hold.bound_hits). */
-JITANON__PRIVATE jitanon_result jitanon__inj_hold(jitanon__inj *j)
+JITANON__PRIVATE jitanon_result jitanon__inj_hold(jitanon__inj *j, uint64_t limit)
 {
     jitanon__inj_buf *rd = &j->round;
     uint64_t now = jitanon_jitdump_now(), held;
@@ -16259,6 +16333,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_hold(jitanon__inj *j)
         return jitanon__inj_nomem(j, "held rounds");
     if ((res = jitanon__inj_hold_markers(j, rd->nheld ? rd->held[rd->nheld - 1].end : 0)) != JITANON_OK) return res;
     rd->held[rd->nheld].end = rd->nrecs;
+    rd->held[rd->nheld].limit = limit;
     rd->held[rd->nheld++].at = now;
     for (k = rd->exits_seen; k < rd->nrecs; k++)
         if (rd->recs[k].type == JITANON_PERF_RECORD_EXIT && rd->recs[k].pid == rd->recs[k].tid)
@@ -16266,7 +16341,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_hold(jitanon__inj *j)
     rd->exits_seen = rd->nrecs;
     if ((res = jitanon__inj_follow_all(j, rd->last_time, 0)) != JITANON_OK) return res;
     fresh.n = 0;
-    for (u = 0; u < rd->nrecs && !jitanon__inj_undecided(j, &rd->recs[u], now, &fresh); u++)
+    for (u = 0; u < rd->nrecs && (rd->recs[u].decided || !jitanon__inj_undecided(j, &rd->recs[u], now, &fresh)); u++)
         jitanon__inj_fresh_add(j, &fresh, &rd->recs[u]);
     for (k = 0; k < rd->nheld && rd->held[k].end <= u; k++) {}
     held = jitanon__inj_held_bytes(rd, 0) + rd->nheld * sizeof *rd->held;
@@ -16287,21 +16362,26 @@ JITANON__PRIVATE jitanon_result jitanon__inj_record(void *ctx, const jitanon_per
 {
     jitanon__inj *j = (jitanon__inj *)ctx;
     jitanon_result res;
-    uint64_t limit = j->opts->max_round_bytes_ ? j->opts->max_round_bytes_ : (uint64_t)256 << 20, size;
+    uint64_t limit = j->opts->max_round_bytes_ ? j->opts->max_round_bytes_ : (uint64_t)256 << 20, size, flush;
     j->st->read.records++;
     if (!rec->from_compressed) j->bytes_done = rec->offset + rec->raw.size;
     if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE && rec->feature.feat_id == 6)
         j->jit.machine = jitanon__inj_arch_feature(j, rec->feature.data); /* HEADER_ARCH of a pipe */
     if (rec->type == JITANON_PERF_RECORD_HEADER_ATTR || rec->type == JITANON_PERF_RECORD_HEADER_FEATURE) {
         j->jit.forced = j->jit.live; /* a header record mid-stream lets go of what is held */
-        if (j->round.nrecs && (res = jitanon__inj_round(j, j->round.nrecs, 0)) != JITANON_OK) return res;
+        if (j->round.nrecs && (res = jitanon__inj_round(j, j->round.nrecs, 0, UINT64_MAX)) != JITANON_OK) return res;
+        j->round.flush_at = j->round.newest;
         if (j->opts->on_event) j->opts->on_event(jitanon__inj_sample_user(j), rec);
         return j->out.w ? jitanon__pc_record(j->in, j->out.w, rec, j->err) : JITANON_OK;
     }
     if ((res = jitanon__inj_buffer(j, rec)) != JITANON_OK) return res;
     size = j->round.nheld ? jitanon__inj_held_bytes(&j->round, j->round.held[j->round.nheld - 1].end) : j->round.bytes.size;
     if (rec->type != JITANON_PERF_RECORD_FINISHED_ROUND && size < limit) return JITANON_OK;
-    return j->jit.hold_bytes ? jitanon__inj_hold(j) : jitanon__inj_round(j, j->round.nrecs, 0);
+    /* perf flushes up to the newest time before this round; a round cut for its size
+       (perf would sort it whole) is decided whole */
+    flush = rec->type == JITANON_PERF_RECORD_FINISHED_ROUND ? j->round.flush_at : UINT64_MAX;
+    j->round.flush_at = j->round.newest;
+    return j->jit.hold_bytes ? jitanon__inj_hold(j, flush) : jitanon__inj_round(j, j->round.nrecs, 0, flush);
 }
 
 /* The input ended: every jit event is due, then the layout writes what it kept back. */
@@ -16315,7 +16395,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_end(void *ctx)
             j->st->hold.max_delay_ns = now - j->round.held[0].at;
     }
     j->jit.forced = j->jit.live && !j->jit.hold_bytes;
-    res = jitanon__inj_round(j, j->round.nrecs, 1);
+    res = jitanon__inj_round(j, j->round.nrecs, 1, UINT64_MAX);
     if (res == JITANON_OK && j->st->unnamed.past_bound + j->st->unnamed.stopped) {
         char what[320];
         const jitanon_inject_stats *s = j->st;
@@ -16378,6 +16458,8 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, rd->order, rd->order_cap * sizeof *rd->order);
     jitanon__free(&j->a, rd->pieces, rd->pieces_cap * sizeof *rd->pieces);
     jitanon__free(&j->a, rd->synth, rd->synth_cap * sizeof *rd->synth);
+    jitanon__free(&j->a, rd->synth2, rd->synth2_cap * sizeof *rd->synth2);
+    jitanon__free(&j->a, rd->pieces2, rd->pieces2_cap * sizeof *rd->pieces2);
     jitanon__free(&j->a, rd->held, rd->held_cap * sizeof *rd->held);
     jitanon_membuf_release(&rd->bytes);
     jitanon__free(&j->a, j->maps.idents, j->maps.idents_cap * sizeof *j->maps.idents);

@@ -2145,8 +2145,102 @@ static void test_inject_exit_keeps_map_for_threads(void)
     jitanon_membuf_release(&io.dump);
 }
 
+/* perf sorts a recording's records in rounds (its ordered events): at a FINISHED_ROUND it
+   delivers what is not newer than the rounds before, and merges the rest with the next
+   round.  One CPU's next round often starts before another's last one ended: a sample of
+   round 2 (t=65) comes before round 1's t=80, and round 2's mmap at t=70 names round 1's
+   sample at t=80.  on_sample sees them so; the output keeps the rounds valid for perf
+   (nothing after a FINISHED_ROUND older than what perf delivered there). */
+typedef struct ti_order {
+    ti_io io; /* first: the io callbacks take the same user pointer */
+    unsigned n;
+    uint64_t time[8];
+    jitanon_trim_kind kind[8];
+    char name[8][32];
+} ti_order;
+
+static void ti_on_sample_order(void *user, const jitanon_inject_sample *si)
+{
+    ti_order *t = (ti_order *)user;
+    size_t len = si->name.length < 31 ? si->name.length : 31;
+    if (t->n >= 8) return;
+    t->time[t->n] = si->time;
+    t->kind[t->n] = si->kind;
+    if (len) memcpy(t->name[t->n], si->name.data, len);
+    t->name[t->n++][len] = 0;
+}
+
+static void test_inject_rounds_as_perf_sorts(void)
+{
+    static ti_out_rec v[64];
+    static ti_order t;
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    ti_gen g;
+    uint8_t raw[128];
+    size_t n, i;
+    uint64_t delivered = 0, newest = 0, before = 0;
+    int pass;
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_mmap(&g, 30, 0x10000, 0x3000, 0x10000, "//anon");
+    ti_sample_tid(&g, 60, 0x10010, TI_PID + 1); /* f0 */
+    ti_sample(&g, 80, 0x20010);                 /* the file mapped at 70 */
+    ti_round(&g);
+    ti_sample_tid(&g, 65, 0x10010, TI_PID + 2); /* another CPU's, read later */
+    ti_mmap(&g, 70, 0x20000, 0x1000, 0, "/usr/lib/libother.so");
+    ti_sample(&g, 90, 0x20010);
+    ti_round(&g);
+    ti_sample(&g, 95, 0x11010); /* f2 */
+    ti_round(&g);
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    for (pass = 0; pass < 2; pass++) { /* resolving only, then writing too */
+        memset(&t, 0, sizeof t);
+        memset(&o, 0, sizeof o);
+        ti_build_dump(&t.io.dump);
+        t.io.give_dump = 1;
+        o.elf_layout = JITANON_ELF_PER_FUNCTION;
+        o.on_sample = ti_on_sample_order;
+        if (pass == 0) {
+            jitanon_perf_reader r;
+            memin in = memin_make(perf.data, perf.size, 0, 0);
+            o.io.load_dump = ti_load_dump;
+            o.io.user = &t;
+            JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
+            JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
+            jitanon_perf_reader_release(&r);
+        } else
+            JT_CHECK(ti_inject(&perf, &o, &t.io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
+        JT_CHECK_EQ_U(t.n, 5);
+        JT_CHECK(t.time[0] == 60 && t.time[1] == 65 && t.time[2] == 80 && t.time[3] == 90 && t.time[4] == 95);
+        JT_CHECK(t.kind[0] == JITANON_TRIM_JIT && !strcmp(t.name[0], "f0") && t.kind[1] == JITANON_TRIM_JIT);
+        JT_CHECK(t.kind[2] == JITANON_TRIM_FILE && !strcmp(t.name[2], "/usr/lib/libother.so"));
+        JT_CHECK(t.kind[4] == JITANON_TRIM_JIT && !strcmp(t.name[4], "f2"));
+        jitanon_membuf_release(&t.io.dump);
+    }
+    /* the output, read as perf reads it: every record after a FINISHED_ROUND is newer than
+       what perf delivered there (the newest before the round before it) */
+    JT_CHECK_EQ_U(ti_count(v, n, JITANON_PERF_RECORD_SAMPLE, NULL), 5);
+    for (i = 0; i < n; i++) {
+        if (v[i].type == JITANON_PERF_RECORD_FINISHED_ROUND) {
+            delivered = before;
+            before = newest;
+            continue;
+        }
+        if (v[i].type != JITANON_PERF_RECORD_SAMPLE && v[i].type != JITANON_PERF_RECORD_MMAP2) continue;
+        JT_CHECK(v[i].time > delivered);
+        if (v[i].time > newest) newest = v[i].time;
+    }
+    jitanon_membuf_release(&perf);
+}
+
 static void suite_inject(void)
 {
+    JT_RUN(test_inject_rounds_as_perf_sorts);
     JT_RUN(test_inject_exit_keeps_map_for_threads);
     JT_RUN(test_inject_late_fallbacks);
     JT_RUN(test_inject_late_named_random);

@@ -211,7 +211,9 @@ static void tl_grow_scenario(tl_world *w, jitanon_membuf *perf)
     after_f1 = w->dump.size;
     jdrec_write(&jw, jdrec_load(70, TI_PID, TI_PID, 0x12000, code, 0x100, 2, "f2"), &err);
     f2_end = w->dump.size;
-    jdrec_write(&jw, jdrec_load(55, TI_PID, TI_PID, 0x13000, code, 0x100, 3, "f3"), &err);
+    /* f3 is older than samples decided before it is read (perf delivers at a round's end
+       what is not newer than the rounds before: 35 at the second, 60 at the third) */
+    jdrec_write(&jw, jdrec_load(33, TI_PID, TI_PID, 0x13000, code, 0x100, 3, "f3"), &err);
 
     ti_mmap(&g, 30, 0x10000, 0x1000, 0x10000, "//anon");
     ti_sample(&g, 35, 0x10010);
@@ -302,7 +304,7 @@ static void test_live_dump_grows_between_rounds(void)
     JT_CHECK((m = tl_mmap_of(v, n, 0)) && m->time == 25);
     JT_CHECK((m = tl_mmap_of(v, n, 1)) && m->time == 45);
     JT_CHECK((m = tl_mmap_of(v, n, 2)) && m->time == 70);
-    JT_CHECK((m = tl_mmap_of(v, n, 3)) && m->time == 60); /* not before what was decided */
+    JT_CHECK((m = tl_mmap_of(v, n, 3)) && m->time == 35); /* not before what was decided */
     JT_CHECK(st.trim.split == 2 && st.trim.kept == 0); /* both //anon trimmed around what they cover */
     JT_CHECK(tl_in_time_order(v, n));
     /* two opens: the marker's scan, then the one stream followed to the end */
@@ -694,7 +696,8 @@ static void test_live_hold_lagging_dump(void)
     c.o.hold_bytes = JITANON_HOLD_NONE;
     JT_CHECK(tl_hold_run(&c));
     JT_CHECK(c.st.hold.rounds == 0 && c.st.hold.peak_bytes == 0);
-    JT_CHECK(c.st.unnamed.past_bound >= 6 && tl_hold_named(&c) + c.st.unnamed.past_bound == 12);
+    /* rounds are decided one round late, as perf sorts them: the first two go unnamed */
+    JT_CHECK(c.st.unnamed.past_bound >= 4 && tl_hold_named(&c) + c.st.unnamed.past_bound == 12);
     JT_CHECK(tl_in_time_order(c.v, c.n));
     JT_CHECK(c.w.lines == 1 && strstr(c.w.log, "past the hold-back bound"));
 
@@ -704,7 +707,7 @@ static void test_live_hold_lagging_dump(void)
     c.w.lines = 0;
     JT_CHECK(tl_hold_run(&c));
     JT_CHECK(c.st.hold.bound_hits >= 6 && c.st.hold.rounds == 0);
-    JT_CHECK(c.st.unnamed.past_bound >= 6 && tl_hold_named(&c) + c.st.unnamed.past_bound == 12);
+    JT_CHECK(c.st.unnamed.past_bound >= 4 && tl_hold_named(&c) + c.st.unnamed.past_bound == 12);
     JT_CHECK(c.w.lines == 1);
     tl_hold_end(&c);
 }
