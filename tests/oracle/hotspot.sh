@@ -40,7 +40,8 @@ check() {
 # (erlang's carry a leading '$').  Any other name that differs fails.  How many depends on
 # where samples fall and on code placed over older code (a new file's module then lies
 # over the older file's): 0 to 2.4 in 1000 on node compiling throughout, 0 on erlang since
-# no two files' modules overlap otherwise (they did, and erlang lost up to 340 in 1000).
+# no two files' modules overlap otherwise (they did, and erlang lost up to 340 in 1000;
+# then ~20 in 1000 in one recording in 6, where packed code ran over a file's headers).
 layouts() {
   for lay in region function; do
     rm -rf "$tmp/$lay" && mkdir "$tmp/$lay"
