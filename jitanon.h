@@ -13146,6 +13146,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
     jitanon_range under;
     jitanon_result res;
     size_t path = SIZE_MAX;
+    int unwind;
     /* File mode: code inside a file's mapping (V8's embedded builtins, in node's
        executable) gets a file of its own, written only if a sample resolves into it: a
        region file's module there overlaps the executable's, and hotspot's parser then
@@ -13170,8 +13171,15 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
     pl->load_offset = r->offset;
     pl->debug = p->have_debug ? jitanon__eo_region_keep(s, &p->debug) : SIZE_MAX - 1;
     pl->debug_len = p->have_debug ? (size_t)p->debug.raw.size : 0;
-    pl->unwind = p->have_unwind ? jitanon__eo_region_keep(s, &p->unwind) : SIZE_MAX - 1;
-    pl->unwind_len = p->have_unwind ? (size_t)p->unwind.raw.size : 0;
+    /* A region file keeps no unwinding tables in a recording without copied user stacks:
+       nothing reads them there (perf unwinds frame pointers, hotspot's parser copied stacks
+       only), and they would run its module past its code, over the next file's: node -g's
+       tables ran to 27 KiB, and elfutils then reported one of the two files nowhere (102
+       frames misnamed in hotspot on node's bench recording).  With user stacks, code with
+       tables gets a file of its own (above). */
+    unwind = p->have_unwind && (own || jitanon__inj_stack_user(j));
+    pl->unwind = unwind ? jitanon__eo_region_keep(s, &p->unwind) : SIZE_MAX - 1;
+    pl->unwind_len = unwind ? (size_t)p->unwind.raw.size : 0;
     if (pl->load == SIZE_MAX || pl->debug == SIZE_MAX || pl->unwind == SIZE_MAX)
         return jitanon__inj_nomem(j, "region code");
     if (pl->debug == SIZE_MAX - 1) pl->debug = SIZE_MAX;
