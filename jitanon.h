@@ -13436,7 +13436,7 @@ JITANON__PRIVATE int jitanon__eo_region_room_high(const jitanon_rangemap *all, u
     int found = 0;
     jitanon_rangemap_iter_begin(&it, all, floor, a - floor);
     while (jitanon_rangemap_iter_next(&it, &c) && c.start < a) {
-        if (c.start > past && c.start - past >= room && c.start - room <= a - room) *base = c.start - room, found = 1;
+        if (c.start > past && c.start - past >= room) *base = c.start - room, found = 1;
         if (c.start + c.len > past) past = c.start + c.len;
     }
     if (a > past && a - past >= room) *base = a - room, found = 1;
@@ -16295,10 +16295,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_round(jitanon__inj *j, size_t n, in
     }
     if (res == JITANON_OK) res = jitanon__inj_apply_until(j, max_time, last);
     done = jitanon__inj_decided(rd, n);
-    if (res == JITANON_OK && !jitanon__inj_order(j, rd->nsynth, jitanon__inj_synth_less, rd->synth))
-        res = jitanon__inj_nomem(j, "sort");
-    if (res == JITANON_OK && j->out.w) res = jitanon__inj_emit_round(j, done, done == n, &placed);
-    else placed = rd->nsynth; /* nothing written: nothing to place */
+    placed = rd->nsynth; /* nothing written: nothing to place */
+    if (res == JITANON_OK && j->out.w)
+        res = jitanon__inj_order(j, rd->nsynth, jitanon__inj_synth_less, rd->synth)
+                  ? jitanon__inj_emit_round(j, done, done == n, &placed)
+                  : jitanon__inj_nomem(j, "sort");
     j->st->read.rounds++;
     rd->nrecs = total;
     jitanon__inj_unbuffer(j, done);
