@@ -26,11 +26,19 @@
 # copies each recording's stream and its injection from the file there.
 # /tmp, where erlang and CPython write their dumps and the injectors their ELF files (27,000
 # for erlang), is a private tmpfs when this runs as root: creating that many files on a
-# loaded ext4 took 10 s a side, and nothing is left behind.
+# loaded ext4 took 10 s a side, and nothing is left behind.  A checkout (or a TMPDIR)
+# under /tmp would vanish under that tmpfs: the checkout is bound back at its own path
+# from the shell's working directory (still the old one, which the mount hides from
+# paths only), and TMPDIR is made again; the script then runs by its absolute path.
 if [ "${1:-}" = --private-tmp ]; then shift
 elif [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 &&
      unshare --mount sh -c 'mount -t tmpfs none /tmp' 2>/dev/null; then
-  exec unshare --mount sh -c 'mount -t tmpfs -o mode=1777 none /tmp && exec sh "$0" --private-tmp "$@"' "$0" "$@"
+  cd "$(dirname "$0")/../.." || exit 1
+  exec unshare --mount sh -c '
+    top=$(pwd -P) && mount -t tmpfs -o mode=1777 none /tmp || exit 1
+    case $top in /tmp/*) mkdir -p "$top" && mount --no-canonicalize --bind /proc/self/cwd "$top" || exit 1 ;; esac
+    case ${TMPDIR:-} in /tmp/*) mkdir -p "$TMPDIR" ;; esac
+    exec sh "$top/tests/oracle/live.sh" --private-tmp "$@"' sh "$@"
 fi
 jt_name="live oracle"; . "$(dirname "$0")/common.sh"
 jt_need_perf
