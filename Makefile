@@ -45,8 +45,10 @@ all: $(TOOLS) $(EXAMPLES) $(JVMTI_AGENT)
 build:
 	$(Q)mkdir -p build
 
+# each binary says its name as its build starts: make test compiles for minutes
+say = $(if $(Q),@echo "  $(1)$(if $(2), ($(2)))")
 define build_program
-	$(if $(Q),@echo "  CC      $@")
+	$(call say,CC      $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(JITANON_LIBS)
 endef
 build/%: tools/%.c $(HEADER) | build
@@ -61,30 +63,36 @@ build/symbolize: tools/flamegraph.h tools/frames.h tools/pprof.h
 build/jitanon-record: tools/flamegraph.h tools/frames.h tools/inject_cli.h
 build/jitanon-inject: tools/inject_cli.h
 build/libjitanon-jvmti.so: tools/jvmti/jitanon-jvmti.c $(HEADER) | build
+	$(call say,CC      $@,the JVMTI agent)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -isystem $(JDK_HOME)/include -isystem $(JDK_HOME)/include/linux -o $@ $< $(LDFLAGS) $(JITANON_LIBS) -pthread
 
 # Unit tests and fuzz replays run under ASan+UBSan; the compile matrix checks every
 # supported configuration warning-free.
 build/test_main: tests/test_main.c tests/*.c tests/*.h tools/pprof.h $(HEADER) | build
+	$(call say,CC      $@,unit tests; ASan+UBSan)
 	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g $(SANFLAGS) -I. -o $@ tests/test_main.c $(JITANON_LIBS)
 
 # The zstd decoder against libzstd (the only binary besides the zstd fuzz harness that
 # links it; without zstd.h it prints SKIP).
 build/test_zstd_diff: tests/zstd_diff.c $(HEADER) | build
+	$(call say,CC      $@,zstd against libzstd)
 	$(Q)$(CC) $(JITANON_WARN) -D_POSIX_C_SOURCE=200809L $(call ZSTD_REF_DEFS,zstd) -O1 -g $(SANFLAGS) -I. -o $@ tests/zstd_diff.c $(call ZSTD_REF_LIBS,zstd)
 
 # The injector's writer threads, under ThreadSanitizer (tests/run.sh runs the thread tests).
 build/test_tsan: tests/test_main.c tests/*.c tests/*.h $(HEADER) | build
+	$(call say,CC      $@,unit tests; ThreadSanitizer)
 	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread -I. -o $@ tests/test_main.c $(JITANON_LIBS) \
 	  || { rm -f $@; echo "(no ThreadSanitizer build: tests/run.sh prints SKIP)"; }
 
 build/fuzz-replay-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) $(FUZZ_DEPS) | build
+	$(call say,CC      $@,fuzz corpus replay; ASan+UBSan)
 	$(Q)$(CC) $(JITANON_WARN) $(call ZSTD_REF_DEFS,$*) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS) $(call ZSTD_REF_LIBS,$*)
 
 # The same replays built with clang when it is there: its UBSan also flags NULL + 0,
 # which gcc's does not (and libFuzzer runs with clang).
 HAVE_CLANG := $(shell command -v clang >/dev/null 2>&1 && echo 1)
 build/fuzz-replay-clang-%: fuzz/fuzz_%.c fuzz/standalone.c $(HEADER) $(FUZZ_DEPS) | build
+	$(call say,CLANG   $@,fuzz corpus replay; ASan+UBSan)
 	$(Q)clang $(JITANON_WARN) $(call ZSTD_REF_DEFS,$*) -O1 -g $(SANFLAGS) -I. -o $@ fuzz/standalone.c $< $(JITANON_LIBS) $(call ZSTD_REF_LIBS,$*)
 
 build/fuzz-%: fuzz/fuzz_%.c $(HEADER) $(FUZZ_DEPS) | build
@@ -106,6 +114,7 @@ JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 .PHONY: test-bins
 test-bins: $(TEST_BINS)
 test check:
+	@echo "== make test: building what is not built yet (the tools, examples and $(words $(filter-out all,$(TEST_BINS))) test binaries; each compiles jitanon.h), then tests/run.sh"
 	$(Q)$(MAKE) --no-print-directory $(JOBS) test-bins
 	$(Q)sh tests/run.sh
 

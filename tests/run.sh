@@ -7,15 +7,27 @@
 set -u
 cd "$(dirname "$0")/.."
 log=$(mktemp); trap 'rm -f "$log"' EXIT
+# Progress: every layer and oracle streams its PASS/FAIL/SKIP lines as they come, and
+# a "#" line after each says how long it took and the counts so far (counted from what
+# it printed, so the figures never lag behind the lines above them).
+np=0 nf=0 nk=0
+counted() { # counted LABEL T0 FILE: add FILE's counts to the totals, print the "#" line
+  np=$((np + $(grep -c '^PASS ' "$3"))); nf=$((nf + $(grep -c '^FAIL ' "$3"))); nk=$((nk + $(grep -c '^SKIP ' "$3")))
+  echo "# $1: $(( $(date +%s) - $2 )) s (so far $np passed, $nf failed, $nk skipped)"
+  rm -f "$3"
+}
 # the layers before the oracles
 layers() {
   # the compile matrix (compilers only, ~85 s of CPU) runs beside the binaries below, on
-  # the CPU they leave idle; its lines still come first
+  # the CPU they leave idle; its lines come when both are done, the units' as they run
+  echo "# unit tests (build/test_main; one alone: build/test_main NAME), fuzz replays and, beside them, the compile matrix"
+  t0=$(date +%s)
   sh tests/compile_matrix.sh > "$log.cm" 2>&1 &
   cm=$!
-  units > "$log.units" 2>&1
+  units 2>&1 | tee "$log.units"
+  counted "unit tests and fuzz replays" "$t0" "$log.units"
   wait "$cm"
-  cat "$log.cm" "$log.units"; rm -f "$log.cm" "$log.units"
+  cat "$log.cm"; counted "compile matrix" "$t0" "$log.cm"
 }
 units() {
   ./build/test_main || echo "FAIL unit test binary exited non-zero"
@@ -49,7 +61,7 @@ if [ $# -eq 0 ]; then set -- tests/oracle/*.sh; all=1; else all=0; fi
 # Off for now: beside the perf oracles they slowed buildid and container under load and
 # gained ~30 s at most; timing-sensitive checks (record sigint, jvmti attach) come first.
 bg_oracles="" # was: elf jitdump jitlink linebias
-oracle() { t0=$(date +%s); sh "$1"; echo "# $1: $(( $(date +%s) - t0 )) s"; }
+oracle() { t0=$(date +%s); sh "$1" 2>&1 | tee "$log.o.${1##*/}"; counted "$1" "$t0" "$log.o.${1##*/}"; }
 bg_name() { b=${1##*/}; b=${b%.sh}; case " $bg_oracles " in *" $b "*) return 0 ;; esac; return 1; }
 {
   [ $all = 0 ] || layers
