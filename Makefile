@@ -120,7 +120,7 @@ test check:
 
 # Every tool compiles the whole header at -O2 (~20 s each on one core): in parallel.
 demo:
-	@echo "== building the tools (each compiles jitanon.h; about a minute on 2 cores)"
+	@echo "== building the tools (each compiles jitanon.h at -O2, one per CPU at a time)"
 	$(Q)$(MAKE) --no-print-directory $(JOBS) all
 	$(Q)sh examples/demo.sh
 
