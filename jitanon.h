@@ -192,7 +192,9 @@ typedef struct jitanon_error {
     jitanon_result type;     /* JITANON_OK when nothing went wrong */
     const char *description; /* static text for `type` */
     uint64_t offset;         /* byte offset in `source` where the problem is (a malformed
-                                perf.data record: its first byte); 0 for a problem at no
+                                perf.data record: its first byte; JITANON_ERR_TRUNCATED
+                                from the perf.data reader: where the input ends, info
+                                naming what it cut); 0 for a problem at no
                                 place in it (JITANON_ERR_LIMIT, _NOMEM, _IO, _WRITE, options
                                 and arguments: jitanon_format_error then shows none) */
     uint64_t record_index;   /* 0-based index of the record involved, if any */
@@ -1018,7 +1020,8 @@ typedef struct jitanon_perf_reader {
     int features_loaded;             /* jitanon_perf_reader_load_features succeeded */
     jitanon_perf_stats stats;
     uint32_t warnings;     /* jitanon_perf_warning bits: damage recovered from */
-    jitanon_error damage;  /* the first damage recovered from (type JITANON_OK when none) */
+    jitanon_error damage;  /* the first damage recovered from (type JITANON_OK when none;
+                              a cut in the data replaces unreadable feature sections) */
     uint64_t bytes_ignored; /* input bytes after the last whole record of the data */
     /* private: the reader's own state (no field of it is API) */
     struct jitanon__perf_reader_state {
