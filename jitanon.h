@@ -192,7 +192,9 @@ typedef struct jitanon_error {
     jitanon_result type;     /* JITANON_OK when nothing went wrong */
     const char *description; /* static text for `type` */
     uint64_t offset;         /* byte offset in `source` where the problem is (a malformed
-                                perf.data record: its first byte); 0 for a problem at no
+                                perf.data record: its first byte; JITANON_ERR_TRUNCATED
+                                from the perf.data reader: where the input ends, info
+                                naming what it cut); 0 for a problem at no
                                 place in it (JITANON_ERR_LIMIT, _NOMEM, _IO, _WRITE, options
                                 and arguments: jitanon_format_error then shows none) */
     uint64_t record_index;   /* 0-based index of the record involved, if any */
@@ -1018,7 +1020,8 @@ typedef struct jitanon_perf_reader {
     int features_loaded;             /* jitanon_perf_reader_load_features succeeded */
     jitanon_perf_stats stats;
     uint32_t warnings;     /* jitanon_perf_warning bits: damage recovered from */
-    jitanon_error damage;  /* the first damage recovered from (type JITANON_OK when none) */
+    jitanon_error damage;  /* the first damage recovered from (type JITANON_OK when none;
+                              a cut in the data replaces unreadable feature sections) */
     uint64_t bytes_ignored; /* input bytes after the last whole record of the data */
     /* private: the reader's own state (no field of it is API) */
     struct jitanon__perf_reader_state {
@@ -1046,6 +1049,10 @@ typedef struct jitanon_perf_reader {
         uint8_t *feat_mem;
         size_t feat_mem_size;
         int strict, unsized, follow;
+        /* For the message of an input that ends early (jitanon__pd_short): the end of the
+           bytes read so far, the file's layout (header, attrs section, the end of the
+           feature table) and the size its header and feature table promise. */
+        uint64_t seen, hsize, attrs_off, attrs_size, table_end, promised;
         /* the short path for SAMPLEs (jitanon__pd_fast_setup): where in the buffer the
            bytes it may take end, the least size of one, sid.present, whether a callchain
            follows */
@@ -5648,18 +5655,99 @@ JITANON__PRIVATE size_t jitanon__pd_avail(const jitanon_perf_reader *r) { return
 JITANON__PRIVATE jitanon_result jitanon__pd_fill(jitanon_perf_reader *r, size_t need, jitanon_error *err)
 {
     jitanon_result res;
+    uint64_t end;
     if (jitanon__pd_avail(r) >= need) return JITANON_OK;
     if (r->state_.eof) return JITANON_END;
     /* A file (it can seek) is read in 1 MiB blocks, a pipe in 64 KiB ones: a pipe's reader
        may be following a running recording. */
     res = jitanon__in_fill(&r->state_.in, &r->state_.allocator, need, r->state_.seek_fn ? JITANON__PERF_FILE_BUF : JITANON__PERF_MIN_BUF,
                            err);
+    end = r->state_.in.off + jitanon__pd_avail(r);
+    if (jitanon__pd_avail(r) && end > r->state_.seen) r->state_.seen = end; /* not a seek past the end */
     if (res == JITANON_END) r->state_.eof = 1;
     return res;
 }
 
+/* What the reader was reading when the input ended: named by the error that says so.
+   `section` is the section a record is in (file mode), NULL for a section itself; size 0
+   when the name says it (a record's 8-byte header). */
+typedef struct jitanon__pd_part {
+    char name[48];
+    const char *section;
+    uint64_t off, size;
+} jitanon__pd_part;
+
+JITANON__PRIVATE jitanon__pd_part jitanon__pd_part_make(const char *name, uint64_t off, uint64_t size)
+{
+    jitanon__pd_part p;
+    jitanon__fmt(p.name, sizeof p.name, "%s", name);
+    p.section = NULL;
+    p.off = off;
+    p.size = size;
+    return p;
+}
+
+/* Where the input really ends, found empty at `at`.  Read in order, that is where it
+   ends; but a file can seek past its end (fseek does), so a seekable input found empty
+   beyond every byte read so far ends somewhere in [seen, at]: 1-byte reads halve that
+   (a seek that fails counts as past the end), then the read position is put back. */
+JITANON__PRIVATE uint64_t jitanon__pd_end(jitanon_perf_reader *r, uint64_t at)
+{
+    jitanon__input *in = &r->state_.in;
+    uint64_t lo = r->state_.seen, hi = at, back = in->off + jitanon__pd_avail(r);
+    uint8_t b;
+    if (at <= lo || !r->state_.seek_fn || r->state_.follow) return at;
+    while (lo < hi) { /* bytes before lo exist; none at hi */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (!r->state_.seek_fn(in->user, mid) && in->read_fn(in->user, &b, 1) == 1) lo = mid + 1;
+        else hi = mid;
+    }
+    (void)r->state_.seek_fn(in->user, back);
+    r->state_.seen = lo;
+    return lo;
+}
+
+/* The part of the file the byte `at` is in (file mode), for an input that ends before
+   the part being read begins. */
+JITANON__PRIVATE const char *jitanon__pd_region(const jitanon_perf_reader *r, uint64_t at)
+{
+    if (at < r->state_.hsize) return "the file header";
+    if (at >= r->state_.attrs_off && at - r->state_.attrs_off < r->state_.attrs_size) return "the attrs section";
+    if (at < r->data_offset) return "the id arrays before the data";
+    if (r->state_.unsized || at - r->data_offset < r->data_size) return "the data section";
+    return at < r->state_.table_end ? "the feature table" : "the feature sections";
+}
+
+/* The input ends, found empty at `at`, inside `part` or before it:
+   JITANON_ERR_TRUNCATED at the byte where it really ends, saying what was cut and, for a
+   file, how many of the bytes its header (and feature table) promise are missing.  One
+   line, which must fit err->info: a record's section is left out when it would not. */
+JITANON__PRIVATE jitanon_result jitanon__pd_short(jitanon_perf_reader *r, const jitanon__pd_part *part, uint64_t at,
+                                                 jitanon_error *err)
+{
+    char msg[256];
+    size_t n = sizeof msg;
+    int in_section;
+    uint64_t end = jitanon__pd_end(r, at);
+    for (in_section = part->section != NULL; in_section >= 0 && n >= sizeof err->info; in_section--) {
+        if (end < part->off)
+            n = jitanon__fmt(msg, sizeof msg, "in %s, before %s at byte %U", jitanon__pd_region(r, end), part->name,
+                             part->off);
+        else
+            n = jitanon__fmt(msg, sizeof msg, "%s%s%sin %s at byte %U", in_section ? "in " : "",
+                             in_section ? part->section : "", in_section ? ", " : "", part->name, part->off);
+        if (end >= part->off && part->size && n < sizeof msg)
+            n += jitanon__fmt(msg + n, sizeof msg - n, " that needs %U bytes", part->size);
+        if (r->mode == JITANON_PERF_FILE && !r->state_.unsized && r->state_.promised > end && n < sizeof msg)
+            n += jitanon__fmt(msg + n, sizeof msg - n, "; the header promises %U bytes (%U missing)", r->state_.promised,
+                              r->state_.promised - end);
+    }
+    return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, end, "%s", msg);
+}
+
 /* Consumes bytes up to input offset `off` (forward only). */
-JITANON__PRIVATE jitanon_result jitanon__pd_skip_to(jitanon_perf_reader *r, uint64_t off, jitanon_error *err)
+JITANON__PRIVATE jitanon_result jitanon__pd_skip_to(jitanon_perf_reader *r, uint64_t off, const jitanon__pd_part *part,
+                                                   jitanon_error *err)
 {
     while (r->state_.in.off < off) {
         uint64_t left = off - r->state_.in.off;
@@ -5668,8 +5756,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_skip_to(jitanon_perf_reader *r, uint
             jitanon_result res;
             r->state_.in.pos = r->state_.in.len = 0; /* everything was consumed: reuse the whole buffer */
             res = jitanon__pd_fill(r, 1, err);
-            if (res == JITANON_END)
-                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->state_.in.off, "input ends before byte %U", off);
+            if (res == JITANON_END) return jitanon__pd_short(r, part, r->state_.in.off, err);
             if (res != JITANON_OK) return res;
         }
         n = left < jitanon__pd_avail(r) ? (size_t)left : jitanon__pd_avail(r);
@@ -5678,15 +5765,21 @@ JITANON__PRIVATE jitanon_result jitanon__pd_skip_to(jitanon_perf_reader *r, uint
     return JITANON_OK;
 }
 
-/* Positions the input at `off`: inside the buffer, by seeking, or by skipping forward. */
-JITANON__PRIVATE jitanon_result jitanon__pd_goto(jitanon_perf_reader *r, uint64_t off, jitanon_error *err)
+/* Positions the input at `off`, where `part` begins or lies: inside the buffer, by
+   seeking, or by skipping forward. */
+JITANON__PRIVATE jitanon_result jitanon__pd_goto(jitanon_perf_reader *r, uint64_t off, const jitanon__pd_part *part,
+                                                jitanon_error *err)
 {
     if (off >= r->state_.in.off && off - r->state_.in.off <= jitanon__pd_avail(r)) {
         jitanon__in_consume(&r->state_.in, (size_t)(off - r->state_.in.off));
         return JITANON_OK;
     }
     if (r->state_.seek_fn) {
-        if (r->state_.seek_fn(r->state_.in.user, off)) return JITANON__FAIL(err, JITANON_ERR_IO, off, "cannot seek to byte %U", off);
+        if (r->state_.seek_fn(r->state_.in.user, off)) {
+            /* a seek function may refuse a place past the end that fseek accepts */
+            if (jitanon__pd_end(r, off) < off) return jitanon__pd_short(r, part, off, err);
+            return JITANON__FAIL(err, JITANON_ERR_IO, off, "cannot seek to byte %U", off);
+        }
         r->state_.in.pos = r->state_.in.len = 0;
         r->state_.in.off = off;
         r->state_.eof = 0;
@@ -5695,21 +5788,20 @@ JITANON__PRIVATE jitanon_result jitanon__pd_goto(jitanon_perf_reader *r, uint64_
     if (off < r->state_.in.off)
         return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, off,
                              "this layout needs seeking back to byte %U; read a file, not a pipe", off);
-    return jitanon__pd_skip_to(r, off, err);
+    return jitanon__pd_skip_to(r, off, part, err);
 }
 
-/* Copies n bytes at input offset `off` to dst in buffer-sized pieces. */
+/* Copies n bytes at input offset `off` (in `part`) to dst in buffer-sized pieces. */
 JITANON__PRIVATE jitanon_result jitanon__pd_read_at(jitanon_perf_reader *r, uint64_t off, uint8_t *dst, size_t n,
-                                                   jitanon_error *err)
+                                                   const jitanon__pd_part *part, jitanon_error *err)
 {
-    jitanon_result res = jitanon__pd_goto(r, off, err);
+    jitanon_result res = jitanon__pd_goto(r, off, part, err);
     while (res == JITANON_OK && n) {
         size_t k;
         if (!jitanon__pd_avail(r)) {
             r->state_.in.pos = r->state_.in.len = 0;
             res = jitanon__pd_fill(r, 1, err);
-            if (res == JITANON_END)
-                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->state_.in.off, "input ends %U bytes early", (uint64_t)n);
+            if (res == JITANON_END) return jitanon__pd_short(r, part, r->state_.in.off, err);
             if (res != JITANON_OK) return res;
         }
         k = n < jitanon__pd_avail(r) ? n : jitanon__pd_avail(r);
@@ -5907,18 +5999,28 @@ JITANON__PRIVATE jitanon_result jitanon__pd_decode_ids(jitanon_perf_reader *r, c
 typedef struct jitanon__pd_pre {
     uint8_t *mem;
     uint64_t off;
-    size_t len;
+    size_t len, got; /* got: what the input held of them */
 } jitanon__pd_pre;
 
-JITANON__PRIVATE jitanon_result jitanon__pd_section(jitanon_perf_reader *r, const jitanon__pd_pre *pre, uint64_t off,
-                                                   uint64_t size, uint8_t *dst, jitanon_error *err)
+/* The bytes of `part` (a section the header points at) into dst. */
+JITANON__PRIVATE jitanon_result jitanon__pd_section(jitanon_perf_reader *r, const jitanon__pd_pre *pre,
+                                                   const jitanon__pd_part *part, uint8_t *dst, jitanon_error *err)
 {
-    if (!pre->mem) return jitanon__pd_read_at(r, off, dst, (size_t)size, err);
+    uint64_t off = part->off, size = part->size;
+    if (!pre->mem) return jitanon__pd_read_at(r, off, dst, (size_t)size, part, err);
     if (off < pre->off || off - pre->off > pre->len || size > pre->len - (off - pre->off))
         return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, off,
                              "section of %U bytes is not before the data; reading it needs a seek callback", size);
+    if (off - pre->off + size > pre->got) return jitanon__pd_short(r, part, pre->off + pre->got, err);
     if (size) memcpy(dst, pre->mem + (off - pre->off), (size_t)size);
     return JITANON_OK;
+}
+
+/* The header (or the feature table) says the file holds the `size` bytes at `off`. */
+JITANON__PRIVATE void jitanon__pd_promise(jitanon_perf_reader *r, uint64_t off, uint64_t size)
+{
+    uint64_t end;
+    if (jitanon__add_u64(off, size, &end) && end > r->state_.promised) r->state_.promised = end;
 }
 
 /* One attrs-section entry: attr.size bytes, then {u64 offset, u64 size} of its id array. */
@@ -5930,6 +6032,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_attr(jitanon_perf_reader *r, co
     uint64_t ids_off, ids_size;
     uint8_t *bytes;
     uint64_t *ids = NULL;
+    jitanon__pd_part part;
     jitanon_result res;
     /* perf walks entries by attr.size + 16, so the header's attr_size must agree. */
     if ((uint64_t)asize + 16 != attr_size)
@@ -5941,7 +6044,10 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_attr(jitanon_perf_reader *r, co
         return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, off + asize + 8, "bad id array size %U", ids_size);
     bytes = (uint8_t *)jitanon__malloc(&r->state_.allocator, (size_t)ids_size);
     if (!bytes) return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot allocate the id array");
-    res = jitanon__pd_section(r, pre, ids_off, ids_size, bytes, err);
+    jitanon__pd_promise(r, ids_off, ids_size);
+    part = jitanon__pd_part_make("", ids_off, ids_size);
+    jitanon__fmt(part.name, sizeof part.name, "the id array of attr %U", (uint64_t)r->attr_count);
+    res = jitanon__pd_section(r, pre, &part, bytes, err);
     if (res == JITANON_OK) res = jitanon__pd_decode_ids(r, bytes, (size_t)(ids_size / 8), ids_off, &ids, err);
     jitanon__free(&r->state_.allocator, bytes, (size_t)ids_size);
     if (res != JITANON_OK) return res;
@@ -5954,12 +6060,13 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_attrs(jitanon_perf_reader *r, c
 {
     uint8_t *tab;
     uint64_t i, n = attrs_size / attr_size;
+    jitanon__pd_part part = jitanon__pd_part_make("the attrs section", attrs_off, attrs_size);
     jitanon_result res;
     if (attrs_size > r->state_.max_header_bytes)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 32, "attrs section exceeds max_header_bytes");
     tab = (uint8_t *)jitanon__malloc(&r->state_.allocator, (size_t)attrs_size);
     if (!tab) return JITANON__FAIL(err, JITANON_ERR_NOMEM, attrs_off, "cannot allocate the attrs section");
-    res = jitanon__pd_section(r, pre, attrs_off, attrs_size, tab, err);
+    res = jitanon__pd_section(r, pre, &part, tab, err);
     for (i = 0; res == JITANON_OK && i < n; i++)
         res = jitanon__pd_file_attr(r, pre, tab + i * attr_size, attr_size, attrs_off + i * attr_size, err);
     jitanon__free(&r->state_.allocator, tab, (size_t)attrs_size);
@@ -5985,17 +6092,27 @@ JITANON__PRIVATE jitanon_result jitanon__pd_check_fhdr(jitanon_perf_reader *r, c
 }
 
 /* Forward-only input: keep the bytes between the header and the data section, where perf
-   puts the id arrays and attrs. */
+   puts the id arrays and attrs.  An input that ends before the data keeps what it holds:
+   the section it ends in is then named (jitanon__pd_section). */
 JITANON__PRIVATE jitanon_result jitanon__pd_load_pre(jitanon_perf_reader *r, jitanon__pd_pre *pre, jitanon_error *err)
 {
     uint64_t n = r->data_offset - r->state_.in.off;
+    jitanon__pd_part part;
+    jitanon_result res;
     if (n > r->state_.max_header_bytes)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, r->state_.in.off, "%U bytes before the data exceed max_header_bytes", n);
     pre->off = r->state_.in.off;
     pre->len = (size_t)n;
     pre->mem = (uint8_t *)jitanon__malloc(&r->state_.allocator, pre->len);
     if (!pre->mem) return JITANON__FAIL(err, JITANON_ERR_NOMEM, pre->off, "cannot buffer the header sections");
-    return jitanon__pd_read_at(r, pre->off, pre->mem, pre->len, err);
+    part = jitanon__pd_part_make("the sections before the data", pre->off, n);
+    res = jitanon__pd_read_at(r, pre->off, pre->mem, pre->len, &part, err);
+    pre->got = res == JITANON_OK ? pre->len : (size_t)(r->state_.in.off - pre->off);
+    if (res == JITANON_ERR_TRUNCATED) {
+        jitanon__clear_error(err);
+        res = JITANON_OK;
+    }
+    return res;
 }
 
 JITANON__PRIVATE size_t jitanon__pd_feat_count(const uint64_t bits[4])
@@ -6004,13 +6121,15 @@ JITANON__PRIVATE size_t jitanon__pd_feat_count(const uint64_t bits[4])
            jitanon__popcount64(bits[3]);
 }
 
-/* Notes damage the reader recovers from (the first one in r->damage), or refuses it
-   with opts.strict. */
+/* Notes damage the reader recovers from (the first one in r->damage, but a cut in the
+   data replaces a failure of the feature sections: the cut names the record where the
+   input ends, which the features loaded first - the injector does - can only place in
+   the data section), or refuses it with opts.strict. */
 JITANON__PRIVATE jitanon_result jitanon__pd_recover(jitanon_perf_reader *r, uint32_t warning, jitanon_result type,
                                                    uint64_t off, const char *what, jitanon_error *err)
 {
     if (r->state_.strict) return JITANON__FAIL(err, type, off, "%s (strict)", what);
-    if (!r->warnings) {
+    if (!r->warnings || (warning == JITANON_PERF_WARN_CUT && r->warnings == JITANON_PERF_WARN_FEATURES)) {
         JITANON__FAIL(&r->damage, type, off, "%s", what);
         jitanon__err_source(&r->damage, "perf.data", NULL);
     }
@@ -6066,10 +6185,13 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_header(jitanon_perf_reader *r, 
 {
     jitanon__pd_fhdr h;
     jitanon__pd_pre pre;
+    jitanon__pd_part data;
     jitanon__cur c;
     jitanon_result res = jitanon__pd_fill(r, (size_t)hsize, err);
-    if (res == JITANON_END)
-        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, jitanon__pd_avail(r), "file header needs %U bytes", hsize);
+    if (res == JITANON_END) {
+        data = jitanon__pd_part_make("the file header", 0, hsize);
+        return jitanon__pd_short(r, &data, jitanon__pd_avail(r), err);
+    }
     if (res != JITANON_OK) return res;
     c = jitanon__cur_make(r->state_.in.buf + r->state_.in.pos + 16, (size_t)hsize - 16, 16, r->big_endian);
     h.size = hsize;
@@ -6084,13 +6206,23 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_header(jitanon_perf_reader *r, 
         for (i = 0; i < 4; i++) r->features[i] = jitanon__get64(&c);
     }
     if ((res = jitanon__pd_check_fhdr(r, &h, err)) != JITANON_OK) return res;
+    /* what the file holds by its header: the attrs, the data and the feature table after
+       it (data size 0: the data runs to the end, and what follows is unknown) */
+    r->state_.hsize = hsize;
+    r->state_.attrs_off = h.attrs_off;
+    r->state_.attrs_size = h.attrs_size;
+    r->state_.table_end = r->data_offset + r->data_size + 16 * (uint64_t)jitanon__pd_feat_count(r->features);
+    jitanon__pd_promise(r, 0, hsize);
+    jitanon__pd_promise(r, h.attrs_off, h.attrs_size);
+    jitanon__pd_promise(r, r->data_offset, r->data_size ? r->state_.table_end - r->data_offset : 0);
     jitanon__in_consume(&r->state_.in, (size_t)hsize);
     memset(&pre, 0, sizeof pre);
     if (!r->state_.seek_fn) res = jitanon__pd_load_pre(r, &pre, err);
     if (res == JITANON_OK && h.attrs_size)
         res = jitanon__pd_file_attrs(r, &pre, h.attr_size, h.attrs_off, h.attrs_size, err);
     jitanon__free(&r->state_.allocator, pre.mem, pre.len);
-    if (res == JITANON_OK) res = jitanon__pd_goto(r, r->data_offset, err);
+    data = jitanon__pd_part_make("the data section", r->data_offset, r->data_size);
+    if (res == JITANON_OK) res = jitanon__pd_goto(r, r->data_offset, &data, err);
     if (res == JITANON_OK && r->data_size == 0) res = jitanon__pd_unsized(r, err);
     return res;
 }
@@ -6114,8 +6246,10 @@ JITANON__PRIVATE jitanon_result jitanon__pd_legacy_order(jitanon_perf_reader *r,
             r->big_endian = jitanon__host_big_endian();
             return JITANON_OK;
         }
-    if ((res = jitanon__pd_fill(r, 24, err)) == JITANON_END)
-        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, jitanon__pd_avail(r), "legacy PERFFILE header needs 24 bytes");
+    if ((res = jitanon__pd_fill(r, 24, err)) == JITANON_END) {
+        jitanon__pd_part part = jitanon__pd_part_make("the legacy PERFFILE header", 0, 24);
+        return jitanon__pd_short(r, &part, jitanon__pd_avail(r), err);
+    }
     if (res != JITANON_OK) return res;
     p = r->state_.in.buf + r->state_.in.pos;
     for (b = 0; b < 2; b++)
@@ -6133,8 +6267,10 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header(jitanon_perf_reader *r, jitan
     const uint8_t *p;
     uint64_t hsize;
     jitanon_result res = jitanon__pd_fill(r, JITANON__PERF_PIPE_HEADER, err);
-    if (res == JITANON_END)
-        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, jitanon__pd_avail(r), "perf.data header needs 16 bytes");
+    if (res == JITANON_END) {
+        jitanon__pd_part part = jitanon__pd_part_make("the perf.data header", 0, JITANON__PERF_PIPE_HEADER);
+        return jitanon__pd_short(r, &part, jitanon__pd_avail(r), err);
+    }
     if (res != JITANON_OK) return res;
     p = r->state_.in.buf + r->state_.in.pos;
     /* perf writes the attrs first and the header over the zeros before them last */
@@ -6730,12 +6866,24 @@ JITANON__PRIVATE jitanon_result jitanon__pd_decode(jitanon_perf_reader *r, const
 JITANON__PRIVATE jitanon_result jitanon__pd_cut(jitanon_perf_reader *r, uint64_t off, size_t total,
                                                const jitanon_error *bad, jitanon_error *err)
 {
-    char what[128];
+    jitanon_error cut;
     jitanon_result res;
-    if (bad) jitanon__fmt(what, sizeof what, "%s", bad->info); /* its code and offset are the damage's */
-    else jitanon__fmt(what, sizeof what, "input ends inside a record (%U of at least %U bytes)",
-                      (uint64_t)jitanon__pd_avail(r), (uint64_t)total);
-    res = jitanon__pd_recover(r, JITANON_PERF_WARN_CUT, bad ? bad->type : JITANON_ERR_TRUNCATED, off, what, err);
+    if (bad) { /* its code and offset are the damage's */
+        cut = *bad;
+        cut.offset = off;
+    } else {
+        size_t avail = jitanon__pd_avail(r);
+        const uint8_t *p = r->state_.in.buf + r->state_.in.pos;
+        const char *type = avail >= 4 ? jitanon_perf_record_name(jitanon__rd32(p, r->big_endian)) : NULL;
+        jitanon__pd_part part = jitanon__pd_part_make("", off, avail >= 8 ? total : 0);
+        if (avail >= 8) jitanon__fmt(part.name, sizeof part.name, "a %s record", type);
+        else if (avail >= 4) jitanon__fmt(part.name, sizeof part.name, "the 8-byte header of a %s record", type);
+        else if (avail) jitanon__fmt(part.name, sizeof part.name, "the 8-byte header of a record");
+        else part = jitanon__pd_part_make("the data section", r->data_offset, r->data_size); /* between records */
+        if (avail && r->mode == JITANON_PERF_FILE) part.section = "the data section";
+        jitanon__pd_short(r, &part, off + avail, &cut);
+    }
+    res = jitanon__pd_recover(r, JITANON_PERF_WARN_CUT, cut.type, cut.offset, cut.info, err);
     if (res != JITANON_OK) return res;
     jitanon__clear_error(err);
     do { /* what follows is read only to count it */
@@ -6933,6 +7081,21 @@ JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jita
 
 /* -- feature sections -------------------------------------------------------------------- */
 
+/* perf's name of a feature bit (its header.h enum), for messages; NULL for a bit it
+   does not know. */
+JITANON__PRIVATE const char *jitanon__pd_feat_name(uint32_t bit)
+{
+    static const char *const name[] = {
+        "HEADER_RESERVED", "HEADER_TRACING_DATA", "HEADER_BUILD_ID", "HEADER_HOSTNAME", "HEADER_OSRELEASE",
+        "HEADER_VERSION", "HEADER_ARCH", "HEADER_NRCPUS", "HEADER_CPUDESC", "HEADER_CPUID", "HEADER_TOTAL_MEM",
+        "HEADER_CMDLINE", "HEADER_EVENT_DESC", "HEADER_CPU_TOPOLOGY", "HEADER_NUMA_TOPOLOGY", "HEADER_BRANCH_STACK",
+        "HEADER_PMU_MAPPINGS", "HEADER_GROUP_DESC", "HEADER_AUXTRACE", "HEADER_STAT", "HEADER_CACHE",
+        "HEADER_SAMPLE_TIME", "HEADER_MEM_TOPOLOGY", "HEADER_CLOCKID", "HEADER_DIR_FORMAT", "HEADER_BPF_PROG_INFO",
+        "HEADER_BPF_BTF", "HEADER_COMPRESSED", "HEADER_CPU_PMU_CAPS", "HEADER_CLOCK_DATA", "HEADER_HYBRID_TOPOLOGY",
+        "HEADER_PMU_CAPS"};
+    return bit < sizeof name / sizeof name[0] ? name[bit] : NULL;
+}
+
 /* Reads the table at data end: one {offset, size} per set bit, in bit order. */
 JITANON__PRIVATE jitanon_result jitanon__pd_feat_table(jitanon_perf_reader *r, size_t n, uint64_t *total,
                                                       jitanon_error *err)
@@ -6941,6 +7104,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_table(jitanon_perf_reader *r, s
     unsigned bit;
     size_t i = 0;
     uint64_t at = r->data_offset + r->data_size, end;
+    jitanon__pd_part part = jitanon__pd_part_make("the feature table", at, 16 * (uint64_t)n);
     void *mem;
     jitanon_result res = jitanon__pd_alloc(r, (uint64_t)n * sizeof *r->state_.feats, at, &mem, err);
     if (res != JITANON_OK) return res;
@@ -6951,10 +7115,11 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_table(jitanon_perf_reader *r, s
     for (bit = 0; bit < JITANON_PERF_FEAT_BITS; bit++) {
         jitanon__perf_feat *f = &r->state_.feats[i];
         if (!(r->features[bit / 64] >> (bit % 64) & 1)) continue;
-        if ((res = jitanon__pd_read_at(r, at + 16 * i, e, 16, err)) != JITANON_OK) return res;
+        if ((res = jitanon__pd_read_at(r, at + 16 * i, e, 16, &part, err)) != JITANON_OK) return res;
         f->bit = bit;
         f->offset = jitanon__rd64(e, r->big_endian);
         f->size = jitanon__rd64(e + 8, r->big_endian);
+        jitanon__pd_promise(r, f->offset, f->size);
         i++;
         if (!jitanon__add_u64(f->offset, f->size, &end) || f->size > r->state_.max_header_bytes ||
             !jitanon__add_u64(*total, f->size, total))
@@ -6986,7 +7151,11 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_payloads(jitanon_perf_reader *r
     for (k = 0; k < r->state_.feat_count; k++) {
         size_t i = jitanon__pd_next_feat(r, done);
         jitanon__perf_feat *f = &r->state_.feats[i];
-        res = jitanon__pd_read_at(r, f->offset, r->state_.feat_mem + pos, (size_t)f->size, err);
+        jitanon__pd_part part = jitanon__pd_part_make("", f->offset, f->size);
+        const char *name = jitanon__pd_feat_name(f->bit);
+        if (name) jitanon__fmt(part.name, sizeof part.name, "the feature section %s", name);
+        else jitanon__fmt(part.name, sizeof part.name, "the feature section of bit %u", (unsigned)f->bit);
+        res = jitanon__pd_read_at(r, f->offset, r->state_.feat_mem + pos, (size_t)f->size, &part, err);
         if (res != JITANON_OK) return res;
         done[i] = 1;
         f->mem_off = pos;
@@ -7039,7 +7208,8 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_load_features_impl(jitanon_
     /* Back to the records even when loading failed, so reading goes on where it was. */
     if (!r->state_.done) {
         jitanon_error ignored;
-        jitanon_result back = jitanon__pd_goto(r, saved, res == JITANON_OK ? err : &ignored);
+        jitanon__pd_part part = jitanon__pd_part_make("the data section", r->data_offset, r->data_size);
+        jitanon_result back = jitanon__pd_goto(r, saved, &part, res == JITANON_OK ? err : &ignored);
         if (res == JITANON_OK) res = back;
     }
     if (res == JITANON_OK) r->features_loaded = 1;

@@ -412,6 +412,194 @@ static void test_damage_perf_garbage_features(void)
         }
 }
 
+/* -- where a cut perf.data ends (issue 42) ---------------------------------------------- */
+
+/* A cut input read as the injector reads it (features_first: the features before the
+   records; seekable only) or in order (the features after the records): e is the error,
+   or the damage recovered from. */
+typedef struct dm_cut {
+    jitanon_result res;
+    uint32_t warnings;
+    jitanon_error e;
+} dm_cut;
+
+static dm_cut dm_cut_finish(jitanon_perf_reader *r, jitanon_result res, int features_first, const jitanon_error *err)
+{
+    dm_cut o;
+    jitanon_perf_record rec;
+    jitanon_error e = *err;
+    if (res == JITANON_OK && features_first) res = jitanon_perf_reader_load_features(r, &e);
+    while (res == JITANON_OK && (res = jitanon_perf_reader_next(r, &rec, &e)) == JITANON_OK) {
+    }
+    if (res == JITANON_END) res = jitanon_perf_reader_load_features(r, &e);
+    o.res = res;
+    o.warnings = r->warnings;
+    o.e = res == JITANON_OK ? r->damage : e;
+    jitanon_perf_reader_release(r);
+    return o;
+}
+
+static dm_cut dm_read_cut(const uint8_t *p, size_t n, int seek, int features_first, int strict)
+{
+    memin in = memin_make(p, n, seek ? 0 : 13, 0);
+    jitanon_perf_reader r;
+    jitanon_perf_opts opts;
+    jitanon_error err;
+    jitanon_result res;
+    memset(&opts, 0, sizeof opts);
+    opts.strict = strict;
+    res = jitanon_perf_reader_init(&r, memin_read, seek ? memin_seek : NULL, &in, &opts, &err);
+    return dm_cut_finish(&r, res, features_first && seek, &err);
+}
+
+/* c says: truncated at byte `end`, cut in `place`, and (promised > 0) that the header
+   promises `promised` bytes, promised - end of them missing (else: no promise). */
+static void dm_check_cut(const dm_cut *c, uint64_t end, const char *place, uint64_t promised)
+{
+    char want[96];
+    int failed = jt.cur_failed;
+    JT_CHECK_EQ_U(c->e.type, JITANON_ERR_TRUNCATED);
+    JT_CHECK_EQ_U(c->e.offset, end);
+    JT_CHECK(strstr(c->e.info, place) != NULL);
+    snprintf(want, sizeof want, "; the header promises %llu bytes (%llu missing)", (unsigned long long)promised,
+             (unsigned long long)(promised - end));
+    JT_CHECK(promised ? strstr(c->e.info, want) != NULL : strstr(c->e.info, "promises") == NULL);
+    if (jt.cur_failed != failed) fprintf(stderr, "  cut at %llu: %s\n", (unsigned long long)end, c->e.info);
+}
+
+/* The record `k` of an intact input: its offset, type and size. */
+static void dm_record_at(const uint8_t *p, size_t n, unsigned k, jitanon_perf_record *out)
+{
+    memin in = memin_make(p, n, 0, 0);
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_error err;
+    unsigned i = 0;
+    memset(out, 0, sizeof *out);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
+    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK)
+        if (i++ == k) *out = rec; /* offset, type, size: no view is kept */
+    jitanon_perf_reader_release(&r);
+}
+
+/* A file cut in each of its parts says where it really ends, what was cut and how many
+   of the bytes its header promises are missing: the header, the id arrays and attrs
+   before the data, the data section (inside a record, inside a record's header, between
+   records), the feature table, a feature section; both byte orders, seekable or not. */
+static void test_damage_perf_cut_place(void)
+{
+    int big, seek;
+    for (big = 0; big < 2; big++)
+        for (seek = 0; seek < 2; seek++) {
+            pdt_b b;
+            dm_cut c;
+            jitanon_perf_record rec;
+            char place[128];
+            uint64_t data, size, table, promised, at;
+            const uint8_t *p;
+            pdt_file(&b, big);
+            p = b.m.data;
+            data = jitanon__rd64(p + 40, big);
+            size = jitanon__rd64(p + 48, big);
+            table = data + size;
+            promised = table + 3 * 16; /* the header's: up to the end of the feature table */
+            dm_record_at(p, b.m.size, 3, &rec);
+            JT_CHECK(rec.offset > data && rec.size > 16);
+            /* the file header */
+            c = dm_read_cut(p, 50, seek, 0, 0);
+            dm_check_cut(&c, 50, "in the file header at byte 0 that needs 104 bytes", 0);
+            /* the id arrays (104..128), before the attrs section: a seek past the end */
+            c = dm_read_cut(p, 110, seek, 0, 0);
+            dm_check_cut(&c, 110, "in the id arrays before the data, before the attrs section at byte 128", promised);
+            /* the attrs section */
+            c = dm_read_cut(p, 200, seek, 0, 0);
+            dm_check_cut(&c, 200, "in the attrs section at byte 128 that needs 288 bytes", promised);
+            /* inside a record: every whole record before it, the cut named */
+            at = rec.offset + 10;
+            snprintf(place, sizeof place, "in the data section, in a %s record at byte %llu that needs %u bytes",
+                     jitanon_perf_record_name(rec.type), (unsigned long long)rec.offset, (unsigned)rec.size);
+            c = dm_read_cut(p, (size_t)at, seek, 0, 0);
+            JT_CHECK(c.res == JITANON_OK && c.warnings == (JITANON_PERF_WARN_CUT | JITANON_PERF_WARN_FEATURES));
+            dm_check_cut(&c, at, place, promised);
+            /* the same read as the injector reads it: the features fail first, and the cut
+               in the data replaces that damage */
+            c = dm_read_cut(p, (size_t)at, seek, 1, 0);
+            JT_CHECK(c.res == JITANON_OK && c.warnings == (JITANON_PERF_WARN_CUT | JITANON_PERF_WARN_FEATURES));
+            dm_check_cut(&c, at, place, promised);
+            /* strict: the error itself */
+            c = dm_read_cut(p, (size_t)at, seek, 0, 1);
+            dm_check_cut(&c, at, place, promised);
+            /* strict, features first: they fail before any record, placed in the data */
+            if (seek) {
+                snprintf(place, sizeof place, "in the data section, before the feature table at byte %llu",
+                         (unsigned long long)table);
+                c = dm_read_cut(p, (size_t)at, seek, 1, 1);
+                dm_check_cut(&c, at, place, promised);
+            }
+            /* inside a record's header: its type known or not */
+            at = rec.offset + 5;
+            snprintf(place, sizeof place, "in the data section, in the 8-byte header of a %s record at byte %llu;",
+                     jitanon_perf_record_name(rec.type), (unsigned long long)rec.offset);
+            c = dm_read_cut(p, (size_t)at, seek, 0, 0);
+            dm_check_cut(&c, at, place, promised);
+            at = rec.offset + 2;
+            snprintf(place, sizeof place, "in the data section, in the 8-byte header of a record at byte %llu;",
+                     (unsigned long long)rec.offset);
+            c = dm_read_cut(p, (size_t)at, seek, 0, 0);
+            dm_check_cut(&c, at, place, promised);
+            /* between two records */
+            snprintf(place, sizeof place, "in the data section at byte %llu that needs %llu bytes", (unsigned long long)data,
+                     (unsigned long long)size);
+            c = dm_read_cut(p, (size_t)rec.offset, seek, 0, 0);
+            JT_CHECK(c.res == JITANON_OK && (c.warnings & JITANON_PERF_WARN_CUT));
+            dm_check_cut(&c, rec.offset, place, promised);
+            /* the feature table: its first entry read, which promises its section */
+            at = table + 20;
+            snprintf(place, sizeof place, "in the feature table at byte %llu that needs 48 bytes", (unsigned long long)table);
+            c = dm_read_cut(p, (size_t)at, seek, 0, 0);
+            JT_CHECK(c.res == JITANON_OK && c.warnings == JITANON_PERF_WARN_FEATURES);
+            dm_check_cut(&c, at, place, table + 48 + sizeof pdt_host);
+            /* a feature section, known to perf and not */
+            at = table + 48 + sizeof pdt_host + 4;
+            snprintf(place, sizeof place, "in the feature section HEADER_CMDLINE at byte %llu that needs %u bytes",
+                     (unsigned long long)(at - 4), (unsigned)sizeof pdt_cmd);
+            c = dm_read_cut(p, (size_t)at, seek, 0, 0);
+            JT_CHECK(c.res == JITANON_OK && c.warnings == JITANON_PERF_WARN_FEATURES);
+            dm_check_cut(&c, at, place, b.m.size);
+            snprintf(place, sizeof place, "in the feature section of bit 40 at byte %llu that needs 3 bytes",
+                     (unsigned long long)(b.m.size - 3));
+            c = dm_read_cut(p, b.m.size - 1, seek, 0, 0);
+            dm_check_cut(&c, b.m.size - 1, place, b.m.size);
+            jitanon_membuf_release(&b.m);
+        }
+}
+
+/* A pipe cut in its header or inside a record: the record named, nothing promised. */
+static void test_damage_perf_pipe_cut_place(void)
+{
+    int big;
+    for (big = 0; big < 2; big++) {
+        pdt_b b;
+        dm_cut c;
+        jitanon_perf_record rec;
+        char place[128];
+        unsigned k;
+        pdt_pipe(&b, big);
+        c = dm_read_cut(b.m.data, 10, 0, 0, 0);
+        dm_check_cut(&c, 10, "in the perf.data header at byte 0 that needs 16 bytes", 0);
+        for (k = 0; k < 12; k += 11) { /* a HEADER_ATTR and a kernel record */
+            dm_record_at(b.m.data, b.m.size, k, &rec);
+            snprintf(place, sizeof place, "in a %s record at byte %llu that needs %u bytes",
+                     jitanon_perf_record_name(rec.type), (unsigned long long)rec.offset, (unsigned)rec.size);
+            c = dm_read_cut(b.m.data, (size_t)rec.offset + 9, 0, 0, 0);
+            JT_CHECK(c.res == JITANON_OK && c.warnings == JITANON_PERF_WARN_CUT);
+            dm_check_cut(&c, rec.offset + 9, place, 0);
+            JT_CHECK(strstr(c.e.info, "data section") == NULL);
+        }
+        jitanon_membuf_release(&b.m);
+    }
+}
+
 /* A file of ours with attrs of the legacy format's era (attr.size 104: attr_size 120). */
 static void dm_legacy_era_file(jitanon_membuf *out, jitanon_perf_mode mode)
 {
@@ -635,6 +823,47 @@ static void test_damage_inject_files(void)
     rmdir(path);
     rmdir(dir);
 }
+/* The same through a file: fseek goes past the end of a file without failing (memin's
+   seek refuses), so where the file ends is found by reading, not by the failed seek. */
+static void test_damage_perf_cut_file(void)
+{
+    char dir[] = "/tmp/jitanon-t-XXXXXX", path[256], place[128];
+    pdt_b b;
+    jitanon_perf_record rec;
+    uint64_t data, size, cut[3];
+    int i;
+    if (!mkdtemp(dir)) {
+        jt_skip("mkdtemp failed");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/cut.data", dir);
+    pdt_file(&b, 0);
+    data = jitanon__rd64(b.m.data + 40, 0);
+    size = jitanon__rd64(b.m.data + 48, 0);
+    dm_record_at(b.m.data, b.m.size, 3, &rec);
+    cut[0] = 110;                /* before the attrs section */
+    cut[1] = rec.offset + 10;    /* inside a record, the features read first */
+    cut[2] = data + size + 20;   /* in the feature table */
+    for (i = 0; i < 3; i++) {
+        jitanon_perf_reader r;
+        jitanon_error err;
+        jitanon_result res;
+        dm_cut c;
+        dm_write_file(path, b.m.data, (size_t)cut[i]);
+        res = jitanon_perf_reader_open(&r, path, NULL, &err);
+        c = dm_cut_finish(&r, res, 1, &err);
+        if (i == 0) snprintf(place, sizeof place, "in the id arrays before the data, before the attrs section at byte 128");
+        if (i == 1)
+            snprintf(place, sizeof place, "in the data section, in a %s record at byte %llu that needs %u bytes",
+                     jitanon_perf_record_name(rec.type), (unsigned long long)rec.offset, (unsigned)rec.size);
+        if (i == 2) snprintf(place, sizeof place, "in the feature table at byte %llu", (unsigned long long)(data + size));
+        dm_check_cut(&c, cut[i], place, i == 2 ? data + size + 48 + sizeof pdt_host : data + size + 48);
+    }
+    jitanon_membuf_release(&b.m);
+    unlink(path);
+    rmdir(dir);
+}
+
 #endif
 
 static void suite_damage(void)
@@ -644,9 +873,12 @@ static void suite_damage(void)
     JT_RUN(test_damage_perf_killed);
     JT_RUN(test_damage_perf_pipe_cut);
     JT_RUN(test_damage_perf_garbage_features);
+    JT_RUN(test_damage_perf_cut_place);
+    JT_RUN(test_damage_perf_pipe_cut_place);
     JT_RUN(test_damage_perf_legacy_header);
 #if JITANON__POSIX && !defined(JITANON_NO_STDIO)
     JT_RUN(test_damage_open_refuses);
     JT_RUN(test_damage_inject_files);
+    JT_RUN(test_damage_perf_cut_file);
 #endif
 }
