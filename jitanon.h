@@ -18313,6 +18313,13 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   and said (stats.dumps.clock_fixed); perf refuses it
                 jitanon_trim_classify: "/dev/zero" (shared anonymous memory, PHP's JIT
                   buffer) is trimmable as //anon, and names from a perf map as in perf
+              Issue #42:
+                perf map lines that share addresses (a trampoline under two names, code
+                  replaced in place) resolve to what perf 6.1 names with the map (its
+                  tree's answer, measured: of two at one START the first listed, of
+                  three the middle; none where its lookup passes a line by), was the
+                  later line; jitanon_perfmap_stats.overlapping counts the lines not
+                  named over all their addresses
        0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
               that leave the machine.  Output changes: per-function file output writes only
               the ELF files a sample, callchain, branch, data address or copied user-stack

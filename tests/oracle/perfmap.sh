@@ -4,7 +4,9 @@
 # the map and the stubs, unpack the archive under another HOME: perf script must name every
 # sample and callchain frame as it did from the map (sample by sample).  Then node with
 # --perf-prof and --perf-basic-prof: jitdump names where the dump has them, map names for
-# the rest, the same after the archive round trip.
+# the rest, the same after the archive round trip.  Last, a probe's map with several
+# names at one address (issue #42): perf script, perfparser and symbolize on our output
+# name every sample as perf script did with the map.
 jt_name="perfmap"; . "$(dirname "$0")/common.sh"
 jt_need_perf
 command -v bzip2 >/dev/null 2>&1 || jt_skip "perf archive needs bzip2"
@@ -222,6 +224,15 @@ else
   [ -x "$symbolize" ] && "$symbolize" --folded "$d/perf.data" > "$d/folded" 2> "$d/sym.err"
   mv "/tmp/perf-$p.map" "$d/map.away"
   inpage "$d/out.data" > "$d/stub"
+  pp=""
+  for c in hotspot-perfparser /usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser /usr/libexec/hotspot-perfparser; do
+    if command -v "$c" >/dev/null 2>&1; then pp=$(command -v "$c"); break; fi
+  done
+  if [ -n "$pp" ]; then # hotspot's parser reads the stub with elfutils
+    perf script --ns -i "$d/out.data" -F tid,time,ip,sym,dso 2>/dev/null > "$d/out.script"
+    "$pp" --input "$d/out.data" --output "$d/out.pp" 2>/dev/null
+    python3 "$root/tests/oracle/hotspot_cmp.py" "$d/out.pp" "$d/out.script" > "$d/pp.cmp"
+  fi
   rm -f "$d/map.away"
   total=$(grep -c . "$d/ref")
   shared=$(grep -vc ' fill_[0-9]*$' "$d/ref") # every other probe is at an address of 2-3 lines
@@ -232,6 +243,9 @@ else
   else
     echo "PASS perfmap $name: map removed, perf script names all $total samples in the page as with the map ($shared at addresses of 2-3 lines; perf named: $names)"
   fi
+  if [ -z "$pp" ]; then echo "SKIP perfmap $name, perfparser: hotspot-perfparser not installed (apt-get install hotspot)"
+  elif grep -q ' 0 of [1-9][0-9]* jitted frames differ' "$d/pp.cmp"; then echo "PASS perfmap $name, perfparser: names from the stub as perf ($(head -1 "$d/pp.cmp"))"
+  else echo "FAIL perfmap $name, perfparser: $(head -3 "$d/pp.cmp" | tr '\n' ' ')"; fi
   # symbolize names from the map in memory: per name, as many samples as perf script (its
   # leaves counted for every name of the map, so that one perf never gave shows too)
   if [ ! -x "$symbolize" ]; then echo "SKIP perfmap $name, symbolize: build/symbolize not built"
