@@ -673,12 +673,14 @@ JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t
    its reason, a last line without its newline (a write cut by a crash) too; it costs
    that line only.  A name holding a newline (Node 24's RegExp names, node#62131) keeps
    the part before it, and each rest is a line of its own that is skipped as not of
-   that form (as perf reads it).  Entries that overlap resolve as
-   the file is read: a later line wins over the part of any earlier one it covers (the
-   runtime wrote it later, so it describes the code that lived there at the end; perf,
-   which keeps both and answers whichever its tree finds first, has no stable rule).  A
-   map has no times: an entry names its addresses for the whole life of the process,
-   which is how perf reads it too. */
+   that form (as perf reads it).  Lines that share addresses (a
+   runtime listing one trampoline under two names, code replaced at the same place)
+   resolve to what perf 6.1 answers with the map itself: it keeps every line in a tree
+   by START and names an address by the first line its lookup meets, so of two lines
+   at one START the first listed, of three the middle one, and where the lookup passes
+   a line that holds the address, none (measured; [perfmap] in the implementation says
+   how).  A map has no times: an entry names its addresses for the whole life of the
+   process, which is how perf reads it too. */
 typedef struct jitanon_perfmap_opts {
     uint32_t begin_zero_;
     jitanon_allocator allocator;
@@ -697,7 +699,8 @@ typedef struct jitanon_perfmap_stats {
     uint64_t bad_lines;   /* skipped: not START SIZE NAME, or a range past 2^64 */
     uint64_t first_bad;   /* byte offset of the first skipped line; UINT64_MAX: none */
     uint64_t cut;         /* 1: the last line had no newline and was skipped */
-    uint64_t overlapping; /* lines that covered (part of) an earlier line */
+    uint64_t overlapping; /* lines that share addresses with another line and are not
+                             named over all of theirs (another answers, or none) */
     size_t peak_bytes;    /* most bytes held at once while loading */
     struct { /* why lines were skipped (they add up to bad_lines) */
         uint64_t form;    /* not START SIZE NAME: no hex START or SIZE (or one of more than
@@ -2378,7 +2381,7 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
    Records
      [jitdump-read]   jitdump: header, records, iterator, stream, loader
      [jitdump-write]  jitdump writer
-     [perfmap]        perf map (/tmp/perf-<pid>.map) reader: lines, overlaps resolved, bounded
+     [perfmap]        perf map (/tmp/perf-<pid>.map) reader: lines, overlaps resolved as perf, bounded
      [perf-read]      perf.data reader: file and pipe mode, attrs, records, features
      [perf-write]     perf.data writer
      [perf-copy]      the copy frame (jitanon_perf_copy; jitanon_inject runs in it too)
@@ -5354,8 +5357,9 @@ JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writ
 }
 
 /* -- [perfmap] perf map reader ------------------------------------------------------------
-   Lines are cut with the cursor; entries are resolved through a rangemap in file order
-   (later lines win), then copied out in address order.  Everything goes through a
+   Lines are cut with the cursor and kept in the tree perf keeps of them; the address
+   space, cut at every line's START and end, is named piece by piece as perf's lookup
+   answers, then copied out in address order.  Everything goes through a
    counting allocator ([alloc]) so memory_limit bounds what a hostile map can make us hold. */
 
 /* A hex number of 1..16 digits after an optional 0x; 0 when there is none (or it is
@@ -5417,48 +5421,163 @@ JITANON__PRIVATE const char *jitanon__pm_reasons(char *buf, const jitanon_perfma
     return buf;
 }
 
+/* One line, a node of the tree perf 6.1 keeps of a map (measured, and read from its
+   source): every line goes into a red-black tree keyed by START, an equal START to the
+   right (after the lines already there); a lookup walks down from the root, left when
+   the address is below a node's START, right when it is past its end, and takes the
+   first node that holds it.  Which line answers an address held by several is so the
+   tree's shape: the first listed of two at one START, the middle one of three (the
+   rotation lifts it), and the walk can miss a line that holds the address (it went right
+   past a shorter one): then perf names nothing there.  The map is resolved to what that
+   walk answers, so the stub, our symbolizer and every ELF reader name what perf names
+   with the map itself. */
+#define JITANON__PM_NIL SIZE_MAX
 typedef struct jitanon__pm_line_ref {
+    uint64_t start, last;      /* last inclusive: a map may end its code at 2^64 - 1 */
+    uint64_t named;            /* bytes the walk answers with this line */
     size_t name_off, name_len; /* in the input */
     size_t copied;             /* offset in the names copy + 1; 0 = not copied yet */
+    size_t kid[2], up;         /* tree links (JITANON__PM_NIL: none) */
+    int red;
 } jitanon__pm_line_ref;
 
-/* Copies the resolved pieces out of `rm`, each line's name once: one pass counts, then
-   one block holds the entries and, after them, the names. */
-JITANON__PRIVATE jitanon_result jitanon__pm_collect(jitanon_perfmap *m, jitanon__counted *l,
-                                                    const jitanon_allocator *ca,
-                                                    const jitanon_rangemap *rm, jitanon__pm_line_ref *refs, size_t nrefs,
-                                                    const uint8_t *data, jitanon_error *err)
+/* Rotates the tree at x: d 0 lifts x's right child, 1 its left. */
+JITANON__PRIVATE void jitanon__pm_rotate(jitanon__pm_line_ref *t, size_t *root, size_t x, int d)
 {
-    jitanon_rangemap_iter it;
-    jitanon_range r;
-    size_t n = 0, total = 0, i;
+    size_t y = t[x].kid[!d], inner = t[y].kid[d], up = t[x].up;
+    t[x].kid[!d] = inner;
+    if (inner != JITANON__PM_NIL) t[inner].up = x;
+    t[y].up = up;
+    if (up == JITANON__PM_NIL) *root = y;
+    else t[up].kid[t[up].kid[1] == x] = y;
+    t[y].kid[d] = x;
+    t[x].up = y;
+}
+
+/* Inserts line n as perf does: the textbook red-black insertion (perf's tree rebalances
+   so), an equal START going right. */
+JITANON__PRIVATE void jitanon__pm_insert(jitanon__pm_line_ref *t, size_t *root, size_t n)
+{
+    size_t at = *root, up = JITANON__PM_NIL;
+    int d = 0;
+    while (at != JITANON__PM_NIL) {
+        up = at;
+        d = t[n].start >= t[at].start;
+        at = t[at].kid[d];
+    }
+    t[n].up = up;
+    t[n].kid[0] = t[n].kid[1] = JITANON__PM_NIL;
+    t[n].red = 1;
+    if (up == JITANON__PM_NIL) *root = n;
+    else t[up].kid[d] = n;
+    while (t[n].up != JITANON__PM_NIL && t[t[n].up].red) {
+        size_t p = t[n].up, g = t[p].up; /* a red node is never the root: g exists */
+        int side = t[g].kid[1] == p;
+        size_t uncle = t[g].kid[!side];
+        if (uncle != JITANON__PM_NIL && t[uncle].red) {
+            t[p].red = t[uncle].red = 0;
+            t[g].red = 1;
+            n = g;
+            continue;
+        }
+        if (t[p].kid[!side] == n) { /* inner grandchild: made outer first */
+            n = p;
+            jitanon__pm_rotate(t, root, n, side);
+            p = t[n].up;
+        }
+        t[p].red = 0;
+        t[g].red = 1;
+        jitanon__pm_rotate(t, root, g, !side);
+    }
+    t[*root].red = 0;
+}
+
+/* The line perf's lookup answers addr with, or JITANON__PM_NIL. */
+JITANON__PRIVATE size_t jitanon__pm_find(const jitanon__pm_line_ref *t, size_t at, uint64_t addr)
+{
+    while (at != JITANON__PM_NIL && !(addr >= t[at].start && addr <= t[at].last)) at = t[at].kid[addr >= t[at].start];
+    return at;
+}
+
+JITANON__PRIVATE int jitanon__pm_u64_less(const void *ctx, uint32_t a, uint32_t b)
+{
+    const uint64_t *v = (const uint64_t *)ctx;
+    return v[a] < v[b];
+}
+
+/* Cuts the address space at every START and end (`cuts`, sorted): between two cuts
+   every comparison of the walk comes out the same, so one lookup answers the whole
+   piece.  Adjacent pieces of one line merge.  With out NULL it counts the entries,
+   each line's bytes and the names' room; then it fills out. */
+JITANON__PRIVATE size_t jitanon__pm_resolve(jitanon__pm_line_ref *t, size_t root, const uint64_t *cuts, size_t ncuts,
+                                           jitanon_perfmap_entry *out, const char *names, size_t *names_total)
+{
+    size_t k = 0, n = 0, prev = JITANON__PM_NIL;
+    while (k < ncuts) {
+        uint64_t lo = cuts[k], len;
+        size_t at = jitanon__pm_find(t, root, lo);
+        while (++k < ncuts && cuts[k] == lo) {}
+        /* past the last cut only a line that ends at 2^64 - 1 (never at START 0) holds lo */
+        len = k < ncuts ? cuts[k] - lo : UINT64_MAX - lo + 1;
+        if (at != JITANON__PM_NIL && !out) {
+            t[at].named += len;
+            if (!t[at].copied) {
+                t[at].copied = *names_total + 1;
+                *names_total += t[at].name_len;
+            }
+        }
+        if (at != JITANON__PM_NIL && at == prev) {
+            if (out) out[n - 1].size += len;
+        } else if (at != JITANON__PM_NIL) {
+            if (out) {
+                out[n].start = lo;
+                out[n].size = len;
+                out[n].name.data = names + t[at].copied - 1;
+                out[n].name.length = t[at].name_len;
+            }
+            n++;
+        }
+        prev = at;
+    }
+    return n;
+}
+
+/* Resolves the lines as perf's tree answers them and copies the entries out, each
+   line's name once: one block holds the entries and, after them, the names. */
+JITANON__PRIVATE jitanon_result jitanon__pm_collect(jitanon_perfmap *m, jitanon__counted *l,
+                                                    const jitanon_allocator *ca, jitanon__pm_line_ref *t, size_t nt,
+                                                    size_t root, const uint8_t *data, jitanon_error *err)
+{
+    uint64_t *cuts;
+    size_t ncuts = 0, bytes, n, total = 0, i;
     char *names;
-    jitanon_rangemap_iter_begin_all(&it, rm);
-    while (jitanon_rangemap_iter_next(&it, &r)) {
-        jitanon__pm_line_ref *ref = &refs[r.id];
-        n++;
-        if (!ref->copied) {
-            ref->copied = total + 1;
-            total += ref->name_len;
+    jitanon_result res = JITANON_OK;
+    if (!nt) return JITANON_OK;
+    if (!jitanon__mul_size(nt, 2 * sizeof *cuts, &bytes) || !(cuts = (uint64_t *)jitanon__malloc(ca, bytes)))
+        return jitanon__counted_fail(l, err, 0, "the map's boundaries");
+    for (i = 0; i < nt; i++) {
+        cuts[ncuts++] = t[i].start;
+        if (t[i].last != UINT64_MAX) cuts[ncuts++] = t[i].last + 1;
+    }
+    if (!jitanon__sort(ca, cuts, ncuts, sizeof *cuts, jitanon__pm_u64_less)) {
+        res = jitanon__counted_fail(l, err, 0, "the map's boundaries");
+    } else if ((n = jitanon__pm_resolve(t, root, cuts, ncuts, NULL, NULL, &total)) != 0) {
+        if (!jitanon__mul_size(n, sizeof *m->entries, &i) || i > SIZE_MAX - total ||
+            !(m->entries = (jitanon_perfmap_entry *)jitanon__malloc(ca, i + total))) {
+            res = jitanon__counted_fail(l, err, 0, "entries");
+        } else {
+            m->block_size_ = i + total;
+            names = (char *)m->entries + i;
+            for (i = 0; i < nt; i++) {
+                if (t[i].copied) memcpy(names + t[i].copied - 1, data + t[i].name_off, t[i].name_len);
+                /* a line named nowhere or not everywhere: another answers some of it, or none */
+                if (t[i].named <= t[i].last - t[i].start) m->stats.overlapping++;
+            }
+            m->count = jitanon__pm_resolve(t, root, cuts, ncuts, m->entries, names, &total);
         }
     }
-    if (!n) return JITANON_OK;
-    if (!jitanon__mul_size(n, sizeof *m->entries, &i) || i > SIZE_MAX - total ||
-        !(m->entries = (jitanon_perfmap_entry *)jitanon__malloc(ca, i + total)))
-        return jitanon__counted_fail(l, err, 0, "entries");
-    m->block_size_ = i + total;
-    names = (char *)m->entries + i;
-    for (i = 0; i < nrefs; i++)
-        if (refs[i].copied) memcpy(names + refs[i].copied - 1, data + refs[i].name_off, refs[i].name_len);
-    jitanon_rangemap_iter_begin_all(&it, rm);
-    while (jitanon_rangemap_iter_next(&it, &r)) {
-        jitanon_perfmap_entry *e = &m->entries[m->count++];
-        e->start = r.start;
-        e->size = r.len;
-        e->name.data = names + refs[r.id].copied - 1;
-        e->name.length = refs[r.id].name_len;
-    }
-    return JITANON_OK;
+    jitanon__free(ca, cuts, bytes);
+    return res;
 }
 
 JITANON_API void jitanon_perfmap_destroy(jitanon_perfmap *m)
@@ -5477,9 +5596,8 @@ JITANON__PRIVATE jitanon_result jitanon__perfmap_load_memory_impl(const void *da
     jitanon__counted l;
     jitanon_allocator ca;
     jitanon_perfmap *m;
-    jitanon_rangemap rm;
     jitanon__pm_line_ref *refs = NULL;
-    size_t nrefs = 0, refs_cap = 0;
+    size_t nrefs = 0, refs_cap = 0, root = JITANON__PM_NIL;
     jitanon__cur c = jitanon__cur_make(data, size, 0, 0);
     jitanon_result res = JITANON_OK;
     JITANON_ASSERT(out);
@@ -5493,15 +5611,12 @@ JITANON__PRIVATE jitanon_result jitanon__perfmap_load_memory_impl(const void *da
     memset(m, 0, sizeof *m);
     m->allocator_ = opts ? opts->allocator : m->allocator_;
     m->stats.first_bad = UINT64_MAX;
-    jitanon_rangemap_init(&rm, &ca);
     while (c.left && res == JITANON_OK) {
         const uint8_t *nl = (const uint8_t *)memchr(c.p, '\n', c.left);
         uint64_t at = c.off, start = 0, len = 0;
         size_t n = nl ? (size_t)(nl - c.p) : c.left;
         jitanon__cur line = jitanon__cur_make(c.p, n, at, 0);
         jitanon_str name;
-        jitanon_rangemap_iter it;
-        jitanon_range any;
         uint64_t *why;
         jitanon__take(&c, nl ? n + 1 : n);
         m->stats.lines++;
@@ -5518,17 +5633,14 @@ JITANON__PRIVATE jitanon_result jitanon__perfmap_load_memory_impl(const void *da
             res = jitanon__counted_fail(&l, err, at, "lines");
             break;
         }
+        memset(&refs[nrefs], 0, sizeof refs[nrefs]);
+        refs[nrefs].start = start;
+        refs[nrefs].last = start + (len - 1); /* no overflow: jitanon__pm_line checked it */
         refs[nrefs].name_off = (size_t)((const uint8_t *)name.data - (const uint8_t *)data);
         refs[nrefs].name_len = name.length;
-        refs[nrefs].copied = 0;
-        jitanon_rangemap_iter_begin(&it, &rm, start, len);
-        if (jitanon_rangemap_iter_next(&it, &any)) m->stats.overlapping++;
-        if (jitanon_rangemap_assign(&rm, start, len, 1, nrefs, err) != JITANON_OK)
-            res = jitanon__counted_fail(&l, err, at, "the overlap map");
-        nrefs++;
+        jitanon__pm_insert(refs, &root, nrefs++);
     }
-    if (res == JITANON_OK) res = jitanon__pm_collect(m, &l, &ca, &rm, refs, nrefs, (const uint8_t *)data, err);
-    jitanon_rangemap_release(&rm);
+    if (res == JITANON_OK) res = jitanon__pm_collect(m, &l, &ca, refs, nrefs, root, (const uint8_t *)data, err);
     jitanon__free(&ca, refs, refs_cap * sizeof *refs);
     m->stats.peak_bytes = l.peak;
     if (res != JITANON_OK) {
@@ -18371,6 +18483,13 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   and said (stats.dumps.clock_fixed); perf refuses it
                 jitanon_trim_classify: "/dev/zero" (shared anonymous memory, PHP's JIT
                   buffer) is trimmable as //anon, and names from a perf map as in perf
+              Issue #42:
+                perf map lines that share addresses (a trampoline under two names, code
+                  replaced in place) resolve to what perf 6.1 names with the map (its
+                  tree's answer, measured: of two at one START the first listed, of
+                  three the middle; none where its lookup passes a line by), was the
+                  later line; jitanon_perfmap_stats.overlapping counts the lines not
+                  named over all their addresses
        0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
               that leave the machine.  Output changes: per-function file output writes only
               the ELF files a sample, callchain, branch, data address or copied user-stack

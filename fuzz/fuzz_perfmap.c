@@ -1,8 +1,9 @@
 /* libFuzzer harness: the perf map reader ([perfmap]).  Every input must load (damage is
    skipped, not fatal) under a capped allocator that checks the size bookkeeping; the
    entries must be sorted, disjoint, non-empty and named; and for small maps a model
-   written here from the rules (lines, later lines win) must give the same owner at every
-   boundary address. */
+   written here from the rules (lines; perf 6.1's tree of them, CLRS's red-black insertion
+   with an equal START to the right, and its lookup that takes the first node on the way
+   down that holds the address) must give the same owner at every boundary address. */
 #define JITANON_IMPLEMENTATION
 #define FUZZ_NAME "fuzz_perfmap"
 #include "jitanon.h"
@@ -14,6 +15,8 @@ typedef struct model_line {
     uint64_t start, last;
     const uint8_t *name;
     size_t name_len;
+    struct model_line *kid[2], *parent;
+    int black;
 } model_line;
 
 static int model_hex(const uint8_t **p, const uint8_t *end, uint64_t *v)
@@ -63,18 +66,64 @@ static int model_parse(const uint8_t *data, size_t size, model_line *out, int ca
     return n;
 }
 
-static void model_check(const jitanon_perfmap *m, const model_line *lines, int n, uint64_t a)
+/* Turns x down to side `down` (0 left, 1 right): its child on the other side rises. */
+static void model_rotate(model_line **root, model_line *x, int down)
+{
+    model_line *y = x->kid[!down];
+    x->kid[!down] = y->kid[down];
+    if (y->kid[down]) y->kid[down]->parent = x;
+    y->parent = x->parent;
+    if (!x->parent) *root = y;
+    else x->parent->kid[x->parent->kid[1] == x] = y;
+    y->kid[down] = x;
+    x->parent = y;
+}
+
+/* CLRS RB-INSERT and its fixup, the two mirrored cases as one with `side` the
+   parent's side under the grandparent. */
+static model_line *model_tree(model_line *lines, int n)
+{
+    model_line *root = NULL;
+    int i;
+    for (i = 0; i < n; i++) {
+        model_line *z = &lines[i], *y = NULL, *x = root;
+        while (x) {
+            y = x;
+            x = x->kid[z->start >= x->start];
+        }
+        z->kid[0] = z->kid[1] = NULL;
+        z->black = 0;
+        z->parent = y;
+        if (!y) root = z;
+        else y->kid[z->start >= y->start] = z;
+        while (z->parent && !z->parent->black) {
+            model_line *g = z->parent->parent, *u;
+            int side = g->kid[1] == z->parent;
+            u = g->kid[!side];
+            if (u && !u->black) {
+                z->parent->black = u->black = 1, g->black = 0, z = g;
+                continue;
+            }
+            if (z == z->parent->kid[!side]) z = z->parent, model_rotate(&root, z, side);
+            z->parent->black = 1, g->black = 0;
+            model_rotate(&root, g, !side);
+        }
+        root->black = 1;
+    }
+    return root;
+}
+
+static void model_check(const jitanon_perfmap *m, const model_line *root, uint64_t a)
 {
     const jitanon_perfmap_entry *e = jitanon_perfmap_lookup(m, a);
-    int i, owner = -1;
-    for (i = 0; i < n; i++)
-        if (a >= lines[i].start && a <= lines[i].last) owner = i;
-    if (owner < 0) {
+    const model_line *owner = root;
+    while (owner && !(a >= owner->start && a <= owner->last)) owner = owner->kid[a >= owner->start];
+    if (!owner) {
         CHECK(e == NULL);
         return;
     }
     CHECK(e != NULL);
-    CHECK(e->name.length == lines[owner].name_len && !memcmp(e->name.data, lines[owner].name, e->name.length));
+    CHECK(e->name.length == owner->name_len && !memcmp(e->name.data, owner->name, e->name.length));
 }
 
 /* The stub of `m` (32-bit class or 64, big- or little-endian by `variant`): entries the
@@ -165,12 +214,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     n = model_parse(data, size, lines, (int)(sizeof lines / sizeof lines[0]));
     if (n >= 0) {
+        const model_line *root = model_tree(lines, n);
         int k;
         for (k = 0; k < n; k++) {
-            model_check(m, lines, n, lines[k].start);
-            model_check(m, lines, n, lines[k].last);
-            if (lines[k].start) model_check(m, lines, n, lines[k].start - 1);
-            if (lines[k].last != UINT64_MAX) model_check(m, lines, n, lines[k].last + 1);
+            model_check(m, root, lines[k].start);
+            model_check(m, root, lines[k].last);
+            if (lines[k].start) model_check(m, root, lines[k].start - 1);
+            if (lines[k].last != UINT64_MAX) model_check(m, root, lines[k].last + 1);
         }
         CHECK(m->stats.lines - m->stats.bad_lines - m->stats.cut == (uint64_t)n);
     }

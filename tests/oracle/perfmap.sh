@@ -4,7 +4,9 @@
 # the map and the stubs, unpack the archive under another HOME: perf script must name every
 # sample and callchain frame as it did from the map (sample by sample).  Then node with
 # --perf-prof and --perf-basic-prof: jitdump names where the dump has them, map names for
-# the rest, the same after the archive round trip.
+# the rest, the same after the archive round trip.  Last, a probe's map with several
+# names at one address (issue #42): perf script, perfparser and symbolize on our output
+# name every sample as perf script did with the map.
 jt_name="perfmap"; . "$(dirname "$0")/common.sh"
 jt_need_perf
 command -v bzip2 >/dev/null 2>&1 || jt_skip "perf archive needs bzip2"
@@ -154,4 +156,107 @@ else
   # copy replaces the original
   for f in "$tmp/both"/jit-*.dump; do mv "$tmp/cut/$(basename "$f")" "$f"; done
   both cut 1 10
+fi
+
+# 4. Several names at one address (issue #42): a map listing trampolines under two and
+#    three names, code replaced in place (same START, other sizes), entries inside others,
+#    duplicates further down the file (tests/t_perfmap.c's TPM_MANY_NAMES, at a page of
+#    this process).  Perf 6.1 keeps every line in a tree and names by its shape, not the
+#    first, last or longest line; with the map removed, perf script on our output (the
+#    stub) must name every sample as it did with the map, and symbolize (the map read in
+#    memory) the same.
+name="several names at one address"
+d=$tmp/names && mkdir -p "$d"
+sed -n '/^#define TPM_MANY_NAMES/,/[^\\]$/p' "$root/tests/t_perfmap.c" | sed -n 's/^ *"\(.*\)\\n" *\\*$/\1/p' > "$d/rel.map"
+cat > "$d/names.c" <<'C'
+/* names REL_MAP OFF...: an RWX region; a counting loop at each OFF (hex, from the
+   region's start); /tmp/perf-<pid>.map written from REL_MAP ("OFF SIZE NAME" lines at
+   the region); then every loop runs twice.  Prints the pid. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+typedef void (*fn)(void);
+int main(int argc, char **argv)
+{
+    static const unsigned char loop[] = {0xb9, 0, 0, 0, 0x02, 0xff, 0xc9, 0x75, 0xfc, 0xc3}; /* mov ecx; dec; jnz; ret */
+    unsigned char *r = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char path[64], line[512];
+    FILE *in, *out;
+    int i, k;
+    if (r == MAP_FAILED || argc < 3) return 1;
+    memset(r, 0xc3, 4 * 4096);
+    for (i = 2; i < argc; i++) memcpy(r + strtoul(argv[i], NULL, 16), loop, sizeof loop);
+    sprintf(path, "/tmp/perf-%d.map", (int)getpid());
+    if (!(in = fopen(argv[1], "r")) || !(out = fopen(path, "w"))) return 1;
+    while (fgets(line, sizeof line, in)) {
+        unsigned long off, size;
+        int n = 0;
+        if (sscanf(line, "%lx %lx %n", &off, &size, &n) == 2 && n) fprintf(out, "%lx %lx %s", (unsigned long)(r + off), size, line + n);
+    }
+    fclose(in);
+    fclose(out);
+    printf("%d\n", (int)getpid());
+    fflush(stdout);
+    for (k = 0; k < 2; k++)
+        for (i = 2; i < argc; i++) ((fn)(r + strtoul(argv[i], NULL, 16)))();
+    return 0;
+}
+C
+offs="0 100 200 300 400 420 500 520 600 620 700 800 900 940 960" # the unit test's probes, less 5
+p=""
+if [ "$(uname -m)" = x86_64 ] && ${CC:-cc} -std=c99 -O1 -o "$d/names" "$d/names.c" 2> "$d/cc.err"; then
+  (cd "$d" && perf record -q -e cpu-clock -o perf.data -- ./names rel.map $offs > pid 2>/dev/null)
+  p=$(cat "$d/pid" 2>/dev/null); pids="$pids $p"
+fi
+# ip and name of the samples in the probe's page (its code holds only the loops)
+inpage() { perf script -i "$1" -F ip,sym,dso 2>/dev/null | grep -E "(perf-$p\.map|jitted-$p\.map\.so|//anon)\)\$" | sed 's/ ([^()]*)$//'; }
+if [ "$(uname -m)" != x86_64 ]; then echo "SKIP perfmap $name: the probe's loops are x86-64 code"
+elif [ "$(wc -l < "$d/rel.map")" -lt 19 ]; then echo "FAIL perfmap $name: TPM_MANY_NAMES not found in tests/t_perfmap.c"
+elif [ ! -x "$d/names" ]; then echo "FAIL perfmap $name: the probe does not build: $(head -2 "$d/cc.err")"
+elif [ -z "$p" ] || [ ! -f "$d/perf.data" ] || [ ! -f "/tmp/perf-$p.map" ]; then echo "FAIL perfmap $name: could not record (or no map)"
+else
+  inpage "$d/perf.data" > "$d/ref"
+  "$J" -i "$d/perf.data" -o "$d/out.data" --perf-map=elf --elf-dir "$d/elf" 2> "$d/inj.err"
+  symbolize=$root/build/symbolize
+  [ -x "$symbolize" ] && "$symbolize" --folded "$d/perf.data" > "$d/folded" 2> "$d/sym.err"
+  mv "/tmp/perf-$p.map" "$d/map.away"
+  inpage "$d/out.data" > "$d/stub"
+  pp=""
+  for c in hotspot-perfparser /usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser /usr/libexec/hotspot-perfparser; do
+    if command -v "$c" >/dev/null 2>&1; then pp=$(command -v "$c"); break; fi
+  done
+  if [ -n "$pp" ]; then # hotspot's parser reads the stub with elfutils
+    perf script --ns -i "$d/out.data" -F tid,time,ip,sym,dso 2>/dev/null > "$d/out.script"
+    "$pp" --input "$d/out.data" --output "$d/out.pp" 2>/dev/null
+    python3 "$root/tests/oracle/hotspot_cmp.py" "$d/out.pp" "$d/out.script" > "$d/pp.cmp"
+  fi
+  rm -f "$d/map.away"
+  total=$(grep -c . "$d/ref")
+  shared=$(grep -vc ' fill_[0-9]*$' "$d/ref") # every other probe is at an address of 2-3 lines
+  names=$(awk '{ print $NF }' "$d/ref" | sort -u | tr '\n' ' ')
+  if [ "$total" -lt 300 ] || [ "$shared" -lt 200 ]; then echo "FAIL perfmap $name: too few samples in the page ($total, $shared at shared addresses)"
+  elif ! cmp -s "$d/ref" "$d/stub"; then
+    echo "FAIL perfmap $name: $(diff "$d/ref" "$d/stub" | grep -c '^>') of $total samples named otherwise from the stub than from the map, e.g.: $(diff "$d/ref" "$d/stub" | grep '^[<>]' | sort -k3 | uniq | head -4 | tr '\n' ' ')"
+  else
+    echo "PASS perfmap $name: map removed, perf script names all $total samples in the page as with the map ($shared at addresses of 2-3 lines; perf named: $names)"
+  fi
+  if [ -z "$pp" ]; then echo "SKIP perfmap $name, perfparser: hotspot-perfparser not installed (apt-get install hotspot)"
+  elif grep -q ' 0 of [1-9][0-9]* jitted frames differ' "$d/pp.cmp"; then echo "PASS perfmap $name, perfparser: names from the stub as perf ($(head -1 "$d/pp.cmp"))"
+  else echo "FAIL perfmap $name, perfparser: $(head -3 "$d/pp.cmp" | tr '\n' ' ')"; fi
+  # symbolize names from the map in memory: per name, as many samples as perf script (its
+  # leaves counted for every name of the map, so that one perf never gave shows too)
+  if [ ! -x "$symbolize" ]; then echo "SKIP perfmap $name, symbolize: build/symbolize not built"
+  else
+    awk '$NF != "[unknown]" { n[$NF]++ } END { for (k in n) print k, n[k] }' "$d/ref" | sort > "$d/ref.count"
+    cut -d' ' -f3 "$d/rel.map" | sort -u > "$d/map.names"
+    awk -v names="$d/map.names" 'BEGIN { while ((getline l < names) > 0) want[l] = 1 }
+      { c = $NF; k = $0; sub(/ [0-9]+$/, "", k); sub(/^.*;/, "", k); if (k in want) n[k] += c }
+      END { for (k in n) print k, n[k] }' "$d/folded" | sort > "$d/sym.count"
+    if [ -s "$d/ref.count" ] && cmp -s "$d/ref.count" "$d/sym.count"; then
+      echo "PASS perfmap $name, symbolize: the map in memory gives each of $(wc -l < "$d/ref.count") names as many samples as perf script with the map"
+    else echo "FAIL perfmap $name, symbolize: samples per name differ: perf $(tr '\n' ' ' < "$d/ref.count"), symbolize $(tr '\n' ' ' < "$d/sym.count")"; fi
+  fi
 fi
