@@ -60,6 +60,8 @@ build/symbolize: tools/flamegraph.h tools/frames.h tools/pprof.h
 # jitanon-record and jitanon-inject share the injection options (tools/inject_cli.h).
 build/jitanon-record: tools/flamegraph.h tools/frames.h tools/inject_cli.h
 build/jitanon-inject: tools/inject_cli.h
+# what the tools say of a file on their command line they cannot use (tools/cli_files.h)
+build/jitanon-inject build/symbolize build/perfdata-cat build/jitdump-cat build/jitdump-elf: tools/cli_files.h
 build/libjitanon-jvmti.so: tools/jvmti/jitanon-jvmti.c $(HEADER) | build
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -isystem $(JDK_HOME)/include -isystem $(JDK_HOME)/include/linux -o $@ $< $(LDFLAGS) $(JITANON_LIBS) -pthread
 

@@ -52,6 +52,7 @@
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
 
+#include "cli_files.h"
 #include "flamegraph.h"
 #include "frames.h"
 #include "pprof.h"
@@ -756,9 +757,12 @@ static int write_pprof(pprof_state *st, const char *path)
     memset(&b, 0, sizeof b);
     z = pp_serialize(&st->pp, &b, 1);
     if (!strcmp(path, "-")) { /* standard output, for a pipe into an uploader */
-        int bad = z < 0 || fwrite(b.p, 1, b.n, stdout) != b.n || fflush(stdout) != 0;
+        int bad;
+        errno = 0;
+        bad = z < 0 || fwrite(b.p, 1, b.n, stdout) != b.n || fflush(stdout) != 0;
         free(b.p);
-        if (bad) fprintf(stderr, "symbolize: cannot write the profile to standard output\n");
+        if (bad)
+            fprintf(stderr, "symbolize: cannot write the profile to standard output: %s\n", strerror(errno ? errno : EIO));
         return bad ? -1 : 0;
     }
     res = z < 0 ? JITANON_ERR_IO : jitanon_atomic_open(&af, path, NULL, &err);
@@ -785,6 +789,33 @@ static int write_pprof(pprof_state *st, const char *path)
         return -1;
     }
     return 0;
+}
+
+/* Problems the injector meets on the way (a dump it cannot read or refuses, one cut
+   short or damaged, of which the valid part is used) are worth a line, as jitanon-inject
+   prints them. */
+static void on_log(void *user, const char *msg)
+{
+    (void)user;
+    fprintf(stderr, "symbolize: %s\n", msg);
+}
+
+/* Damage of the recording that the reader recovered from (a killed perf record: data
+   size 0; a file cut inside a record; unreadable feature sections): what could be read is
+   used, and said once, in jitanon-inject's words. */
+static void input_damage(const jitanon_perf_reader *r)
+{
+    char what[256] = "", detail[256];
+    size_t n = 0;
+    if (!r->warnings) return;
+    if (r->warnings & JITANON_PERF_WARN_DATA_SIZE_ZERO)
+        n += (size_t)snprintf(what + n, sizeof what - n, "; data size 0: read to the end");
+    if (r->warnings & JITANON_PERF_WARN_CUT)
+        n += (size_t)snprintf(what + n, sizeof what - n, "; ends inside a record: %" PRIu64 " bytes ignored",
+                              r->bytes_ignored);
+    if (r->warnings & JITANON_PERF_WARN_FEATURES) snprintf(what + n, sizeof what - n, "; feature sections treated as absent");
+    jitanon_format_error(detail, sizeof detail, &r->damage);
+    fprintf(stderr, "symbolize: the perf.data input is damaged (%s); what could be read is used: %s\n", what + 2, detail);
 }
 
 static void usage(FILE *f)
@@ -828,12 +859,18 @@ int main(int argc, char **argv)
         else path = a;
     }
     if (!path) return usage(stderr), 2;
+    /* the OS's reason for a file that cannot be used, before the recording is read */
+    if (cli_file("symbolize", path, CLI_INPUT, "a recording (DIR/perf.data)") != 0 ||
+        (svg && cli_file("symbolize", svg, CLI_OUTPUT, NULL) != 0) ||
+        (pprof && cli_file("symbolize", pprof, CLI_OUTPUT, NULL) != 0))
+        return 1;
     p.stacks = folded || svg || pprof;
     p.no_tree = !folded && !svg;
     o.on_sample = on_sample;
     o.on_event = on_event;
     o.sample_user = &p;
     o.io.user = &p; /* load_dump's */
+    o.io.log = on_log;
     fg_init(&p.tree);
     fr_maps_init(&p.maps, o.jitdump_dir);
     if (p.stacks) {
@@ -857,6 +894,7 @@ int main(int argc, char **argv)
     if (res == JITANON_OK && p.pprof && r.mode == JITANON_PERF_FILE) pprof_begin(p.pprof, &r);
     if (res == JITANON_OK) res = jitanon_inject(&r, NULL, &o, NULL, &err); /* no output: resolve only */
     if (res == JITANON_OK && p.pprof && !p.pprof->typed) pprof_begin(p.pprof, &r);
+    if (res == JITANON_OK) input_damage(&r);
     jitanon_perf_reader_release(&r);
     if (res != JITANON_OK) {
         char msg[512];
@@ -866,10 +904,12 @@ int main(int argc, char **argv)
     } else if (p.stacks) {
         if (folded) fg_write_folded(&p.tree, stdout);
         if (svg) {
-            FILE *f = fopen(svg, "w");
+            FILE *f;
+            errno = 0;
+            f = fopen(svg, "w");
             if (f) fg_write_svg(&p.tree, f, title ? title : path);
             if (!f || ferror(f) | fclose(f)) {
-                fprintf(stderr, "symbolize: cannot write %s\n", svg);
+                fprintf(stderr, "symbolize: cannot write %s: %s\n", svg, strerror(errno ? errno : EIO));
                 status = 1;
             }
         }
