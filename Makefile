@@ -142,7 +142,9 @@ bench: all
 # Every tool in tools/ (symbolize among them: jitanon-record --pprof runs it from beside
 # itself); examples/ and jitgen are not installed.
 INSTALL_BINS := $(notdir $(TOOLS))
-MAN_PAGES := doc/jitanon-inject.1 doc/jitanon-record.1
+# a man page per tool (tests/oracle/tools.sh checks that each renders and names the
+# options of the tool's --help)
+MAN_PAGES := $(patsubst build/%,doc/%.1,$(TOOLS))
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 jitanon.h $(DESTDIR)$(PREFIX)/include/jitanon.h
