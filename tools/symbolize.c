@@ -42,7 +42,8 @@
        inject names the ELF it makes of it);
        other frames the piece of the mmap they are in (start, end, file offset, MMAP2
        build-id), the kernel's [kernel.kallsyms] mapping; mapping[0] is the main binary
-       (the first sampled process's first file mapping);
+       (the first sampled process's first file mapping after its last exec: the program
+       a launcher such as jitanon-record execs, not the launcher);
      - Functions: JIT names from the jitdump, with the file and line of its DEBUG_INFO
        entry for the address (return addresses looked up one byte back, in the call; the
        line bias of V8/LLVM removed as the ELF writer does); native and kernel frames
@@ -109,6 +110,14 @@ typedef struct loc_memo {
 } loc_memo;
 #define LOC_MEMO 65536
 
+/* --pprof: an exec of process pid, after the first `seq` mmaps (so its image's mmaps,
+   which the kernel reports after it, are those from seq on). */
+typedef struct exec_mark {
+    uint32_t pid;
+    size_t seq;
+} exec_mark;
+#define PERF_RECORD_MISC_COMM_EXEC (1u << 13) /* perf_event.h: a COMM of an exec */
+
 typedef struct pprof_state {
     pp_profile pp;
     loc_memo *memo;       /* LOC_MEMO entries, direct-mapped */
@@ -128,6 +137,12 @@ typedef struct pprof_state {
     uint32_t nattrs;      /* value columns after "samples": one per attr */
     uint64_t first_time, last_time;
     int64_t *values;
+    /* the main binary (mapping[0]): the executable of the first sampled process, as
+       its last exec (a COMM record with PERF_RECORD_MISC_COMM_EXEC) loaded it */
+    int have_main_pid;
+    uint32_t main_pid;
+    exec_mark *execs;
+    size_t nexecs, execs_cap;
     /* perf's HEADER_CLOCK_DATA (feature 29, written with -k): the wall clock at a moment
        of the recording's clock, for time_nanos */
     int have_clock;
@@ -497,20 +512,9 @@ static void pprof_sample(pprof_state *st, const jitanon_inject_sample *s, const 
     lab[1].num = s->tid;
     lab[2].key = "comm";
     lab[2].str = comm;
-    if (!st->pp.main_mapping) {
-        /* mapping[0] is the main binary for pprof (its "File:" line): the first file
-           mapping of the first sampled process - its executable, which the kernel (and
-           perf's synthesized records) maps first */
-        size_t k;
-        const mmap_ev *best = NULL;
-        for (k = 0; k < st->nmmaps; k++) {
-            const mmap_ev *m = &st->mmaps[k];
-            if (m->pid == s->pid && m->file[0] == '/' && strncmp(m->file, "/memfd:", 7) && (!best || m->seq < best->seq))
-                best = m;
-        }
-        if (best)
-            st->pp.main_mapping = pp_mapping(&st->pp, best->start, best->start + best->len, best->pgoff, best->file,
-                                             best->build_id[0] ? best->build_id : NULL);
+    if (!st->have_main_pid) {
+        st->have_main_pid = 1;
+        st->main_pid = s->pid;
     }
     pp_sample(&st->pp, locs, n, st->values, lab, 3);
     if (!st->first_time || s->time < st->first_time) st->first_time = s->time;
@@ -672,7 +676,12 @@ static void on_event(void *user, const jitanon_perf_record *rec)
     if (p->stacks && (rec->type == JITANON_PERF_RECORD_COMM || rec->type == JITANON_PERF_RECORD_FORK)) add_task(p, rec);
     if (!p->pprof) return;
     if (rec->type == JITANON_PERF_RECORD_MMAP || rec->type == JITANON_PERF_RECORD_MMAP2) pprof_mmap(p->pprof, rec);
-    else if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE && rec->feature.feat_id == FEAT_CLOCK_DATA)
+    else if (rec->type == JITANON_PERF_RECORD_COMM && (rec->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+        pprof_state *st = p->pprof;
+        st->execs = (exec_mark *)xgrow(st->execs, &st->execs_cap, st->nexecs + 1, sizeof *st->execs);
+        st->execs[st->nexecs].pid = rec->comm.pid;
+        st->execs[st->nexecs++].seq = st->nmmaps;
+    } else if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE && rec->feature.feat_id == FEAT_CLOCK_DATA)
         clock_data(p->pprof, rec->feature.data, rec->big_endian); /* a pipe's */
 }
 
@@ -742,6 +751,32 @@ static void pprof_begin(pprof_state *st, jitanon_perf_reader *r)
     if (!st->values || !st->locs || !st->memo) exit(3);
 }
 
+/* mapping[0] is the main binary for pprof (its "File:" line): the first file mapping of
+   the first sampled process from its last exec on - its executable, which the kernel
+   (and perf's synthesized records) maps first.  From its last exec: a program started by
+   a launcher that execs it (jitanon-record, env, a shell's exec) is the program, not the
+   launcher whose image the process had before. */
+static void pprof_main_mapping(pprof_state *st)
+{
+    size_t k, from = 0;
+    const mmap_ev *best = NULL;
+    if (!st->have_main_pid) return;
+    for (k = st->nexecs; k-- > 0;)
+        if (st->execs[k].pid == st->main_pid) {
+            from = st->execs[k].seq;
+            break;
+        }
+    for (k = 0; k < st->nmmaps; k++) {
+        const mmap_ev *m = &st->mmaps[k];
+        if (m->pid == st->main_pid && m->seq >= from && m->file[0] == '/' && strncmp(m->file, "/memfd:", 7) &&
+            (!best || m->seq < best->seq))
+            best = m;
+    }
+    if (best)
+        st->pp.main_mapping = pp_mapping(&st->pp, best->start, best->start + best->len, best->pgoff, best->file,
+                                         best->build_id[0] ? best->build_id : NULL);
+}
+
 /* The profile, written atomically (a temporary file renamed over `path`), or to standard
    output for "-". */
 static int write_pprof(pprof_state *st, const char *path)
@@ -751,6 +786,7 @@ static int write_pprof(pprof_state *st, const char *path)
     jitanon_result res;
     pp_buf b;
     int z;
+    pprof_main_mapping(st);
     if (st->last_time > st->first_time) st->pp.duration_nanos = (int64_t)(st->last_time - st->first_time);
     if (st->have_clock && st->first_time && st->wall_ns + st->first_time >= st->clock_ns)
         st->pp.time_nanos = (int64_t)(st->wall_ns + st->first_time - st->clock_ns);
@@ -938,6 +974,7 @@ int main(int argc, char **argv)
         free(st->lines);
         free(st->dumps);
         free(st->dump_pids);
+        free(st->execs);
         free(st->locs);
         free(st->memo);
         free(st->values);
