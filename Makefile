@@ -62,6 +62,8 @@ build/symbolize: tools/flamegraph.h tools/frames.h tools/pprof.h
 # jitanon-record and jitanon-inject share the injection options (tools/inject_cli.h).
 build/jitanon-record: tools/flamegraph.h tools/frames.h tools/inject_cli.h
 build/jitanon-inject: tools/inject_cli.h
+# what the tools say of a file on their command line they cannot use (tools/cli_files.h)
+build/jitanon-inject build/symbolize build/perfdata-cat build/jitdump-cat build/jitdump-elf: tools/cli_files.h
 build/libjitanon-jvmti.so: tools/jvmti/jitanon-jvmti.c $(HEADER) | build
 	$(call say,CC      $@,the JVMTI agent)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -isystem $(JDK_HOME)/include -isystem $(JDK_HOME)/include/linux -o $@ $< $(LDFLAGS) $(JITANON_LIBS) -pthread
@@ -149,7 +151,9 @@ bench: all
 # Every tool in tools/ (symbolize among them: jitanon-record --pprof runs it from beside
 # itself); examples/ and jitgen are not installed.
 INSTALL_BINS := $(notdir $(TOOLS))
-MAN_PAGES := doc/jitanon-inject.1 doc/jitanon-record.1
+# a man page per tool (tests/oracle/tools.sh checks that each renders and names the
+# options of the tool's --help)
+MAN_PAGES := $(patsubst build/%,doc/%.1,$(TOOLS))
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 jitanon.h $(DESTDIR)$(PREFIX)/include/jitanon.h

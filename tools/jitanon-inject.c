@@ -9,6 +9,7 @@
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
 #include "inject_cli.h"
+#include "cli_files.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,21 +166,12 @@ int main(int argc, char **argv)
                                "(perf record -o - ... | jitanon-inject ...); --help for more\n"),
                2;
     /* The OS's reason for an input that cannot be read, said the way the OS says it. */
-    if (strcmp(in, "-") && access(in, R_OK) != 0)
-        return fprintf(stderr, "jitanon-inject: cannot open %s: %s\n", in, strerror(errno)), 1;
-    if (strcmp(in, "-") && stat(in, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return fprintf(stderr, "jitanon-inject: %s is a directory: give a recording (-i DIR/perf.data)\n", in), 1;
+    if (cli_file("jitanon-inject", in, CLI_INPUT, "a recording (-i DIR/perf.data)") != 0) return 1;
     if (strcmp(in, "-") && stat(in, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
         return fprintf(stderr, "jitanon-inject: %s is empty: perf record wrote nothing into it (its message says why)\n",
                        in), 1;
     /* ... and for the output, whose directory must take a new file */
-    if (strcmp(out, "-")) {
-        char dir[4096];
-        const char *slash = strrchr(out, '/');
-        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1, slash ? (slash == out ? "/" : out) : ".");
-        if (access(dir, W_OK) != 0)
-            return fprintf(stderr, "jitanon-inject: cannot write %s: %s: %s\n", out, dir, strerror(errno)), 1;
-    }
+    if (cli_file("jitanon-inject", out, CLI_OUTPUT, NULL) != 0) return 1;
     if (same_file(in, out)) return fprintf(stderr, "jitanon-inject: refusing to overwrite the input %s\n", in), 2;
     if (inject_cli_finish(&ic, "jitanon-inject") != 0) return 1;
     /* Progress only for people watching: a terminal, and an input large enough to wait for. */

@@ -5,7 +5,9 @@
    usage: jitdump-cat [--summary | --check] FILE|-          */
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
+#include "cli_files.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +158,15 @@ static void print_summary(const jitanon_jitdump_stats *st)
     printf("%-16s %" PRIu64 " .. %" PRIu64 "\n", "time_range", st->first_time, st->last_time);
 }
 
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: jitdump-cat [--summary | --check] FILE|-\n"
+               "  (default)     the header, then one line per record: offset, type, time, fields, name\n"
+               "  --summary     the header and a count per record type, code bytes, time range\n"
+               "  --check       the header and the format problems found (at most 50 listed)\n"
+               "  -h, --help    this text; every option: man jitdump-cat (or man doc/jitdump-cat.1)\n");
+}
+
 int main(int argc, char **argv)
 {
     const char *path = NULL;
@@ -170,20 +181,17 @@ int main(int argc, char **argv)
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--summary")) summary = 1;
         else if (!strcmp(argv[i], "--check")) check = 1;
-        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: jitdump-cat [--summary | --check] FILE|-\n");
-            return 0;
-        } else path = argv[i];
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout), 0;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return fprintf(stderr, "jitdump-cat: unknown option %s\n", argv[i]), usage(stderr), 2;
+        else if (path) return fprintf(stderr, "jitdump-cat: one jitdump only (%s, %s)\n", path, argv[i]), 2;
+        else path = argv[i];
     }
-    if (!path) {
-        fprintf(stderr, "usage: jitdump-cat [--summary | --check] FILE|-\n");
-        return 2;
-    }
+    if (!path) return usage(stderr), 2;
+    /* the OS's reason for a file that cannot be read */
+    if (cli_file("jitdump-cat", path, CLI_INPUT, "a jitdump (DIR/jit-<pid>.dump)") != 0) return 1;
     f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f) {
-        perror(path);
-        return 2;
-    }
+    if (!f) return fprintf(stderr, "jitdump-cat: cannot open %s: %s\n", path, strerror(errno)), 1;
     jitanon_jitdump_stream_init(&s, read_file, f, NULL, &err);
     while ((r = jitanon_jitdump_stream_next(&s, &rec, &err)) == JITANON_OK) {
         if (rec.index == 0 && !summary && !check) print_header(&s.header);
@@ -193,14 +201,14 @@ int main(int argc, char **argv)
     if (r == JITANON_AGAIN && s.have_header && s.pending == 0) {
         r = JITANON_END; /* clean end of file */
     } else if (r == JITANON_AGAIN) {
-        if (!s.have_header) fprintf(stderr, "%s: error: truncated header (%zu bytes)\n", path, s.pending);
-        else fprintf(stderr, "%s: truncated tail at byte %" PRIu64 ": record %" PRIu64 " incomplete (%zu bytes present)\n",
+        if (!s.have_header) fprintf(stderr, "jitdump-cat: %s: truncated header (%zu bytes)\n", path, s.pending);
+        else fprintf(stderr, "jitdump-cat: %s: truncated tail at byte %" PRIu64 ": record %" PRIu64 " incomplete (%zu bytes present)\n",
                      path, s.consumed, s.next_index, s.pending);
         rc = 1;
     } else {
         char msg[256];
         jitanon_format_error(msg, sizeof msg, &err);
-        fprintf(stderr, "%s: error: %s\n", path, msg);
+        fprintf(stderr, "jitdump-cat: %s: %s\n", path, msg);
         rc = 1;
     }
     if (s.have_header && (summary || check)) print_header(&s.header);

@@ -19,7 +19,9 @@
 #define _POSIX_C_SOURCE 200809L
 #define JITANON_IMPLEMENTATION
 #include "../jitanon.h"
+#include "cli_files.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,17 +69,13 @@ static int write_file(jitanon_elf_builder *b, const char *path, uint64_t *total,
     int bad;
     fs.f = fopen(path, "wb");
     fs.bytes = 0;
-    if (!fs.f) {
-        fprintf(stderr, "jitdump-elf: cannot create %s\n", path);
-        return 1;
-    }
+    if (!fs.f) return fprintf(stderr, "jitdump-elf: cannot create %s: %s\n", path, strerror(errno)), 1;
     sink.write_fn = file_write;
     sink.user = &fs;
     bad = jitanon_elf_builder_finish(b, sink, info, &err) != JITANON_OK;
-    if (fclose(fs.f) != 0 && !bad) {
-        fprintf(stderr, "jitdump-elf: cannot write %s\n", path);
-        return 1;
-    }
+    errno = 0;
+    if ((ferror(fs.f) | fclose(fs.f)) != 0 && !bad)
+        return fprintf(stderr, "jitdump-elf: cannot write %s: %s\n", path, strerror(errno ? errno : EIO)), 1;
     *total += fs.bytes;
     return bad ? fail(path, &err) : 0;
 }
@@ -104,11 +102,27 @@ static int parse_bias(const char *v, uint32_t *bias)
     return 1;
 }
 
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: jitdump-elf [--process] [--stats] [--lines] [--compress] [--line-bias=auto|none|BYTES] DUMP OUTDIR\n"
+               "  (default)       one jitted-<pid>-<code_index>.so per function in OUTDIR, as perf inject names them;\n"
+               "                  one line per function: index addr size pgoff path name\n"
+               "  --process       one jitted-<pid>.so holding every function\n"
+               "  --lines         also the dump's line entries: line index offset lineno file\n"
+               "  --compress      compress the DWARF sections (SHF_COMPRESSED, zlib)\n"
+               "  --line-bias=B   auto (default), none, or bytes to subtract from line addresses\n"
+               "  --stats         functions/s and MB/s of ELF output, on standard error\n"
+               "  -h, --help      this text; every option: man jitdump-elf (or man doc/jitdump-elf.1)\n"
+               "exit status 3: the dump is cut inside a record; the functions before the cut are written\n");
+}
+
+/* 1: options parsed; 0: a usage error; -1: --help. */
 static int parse_args(int argc, char **argv, options *o)
 {
     int i;
     memset(o, 0, sizeof *o);
-    for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+    for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return -1;
         if (!strcmp(argv[i], "--process")) o->process = 1;
         else if (!strcmp(argv[i], "--stats")) o->stats = 1;
         else if (!strcmp(argv[i], "--lines")) o->lines = 1;
@@ -203,11 +217,13 @@ int main(int argc, char **argv)
     uint64_t funcs = 0, bytes = 0;
     double t0, t1;
     int rc;
-    if (!parse_args(argc, argv, &o)) {
-        fprintf(stderr, "usage: jitdump-elf [--process] [--stats] [--lines] [--compress] [--line-bias=auto|none|BYTES] DUMP OUTDIR\n"
-                        "exit status 3: the dump is cut inside a record; the functions before the cut are written\n");
-        return 2;
-    }
+    rc = parse_args(argc, argv, &o);
+    if (rc < 0) return usage(stdout), 0;
+    if (rc == 0) return usage(stderr), 2;
+    /* the OS's reason for a dump that cannot be read or a directory that takes no file */
+    if (cli_file("jitdump-elf", o.dump, CLI_INPUT, "a jitdump (DIR/jit-<pid>.dump)") != 0 ||
+        cli_file("jitdump-elf", o.outdir, CLI_OUTPUT_DIR, NULL) != 0)
+        return 1;
     if (jitanon_jitdump_load_file(o.dump, NULL, &d, &err) != JITANON_OK) return fail(o.dump, &err);
     if (o.elf.line_bias == JITANON_ELF_LINE_BIAS_AUTO) { /* per dump, not per file */
         jitanon_elf_line_bias_scan scan;

@@ -11,6 +11,7 @@
    Exits 1 with the error (and its byte offset) on malformed input, 2 on bad usage. */
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
+#include "cli_files.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -50,11 +51,11 @@ static void print_summary(const jitanon_perf_reader *r)
             printf("%-20s %llu\n", jitanon_perf_record_name(t), (unsigned long long)r->stats.by_type[t]);
 }
 
-static int fail(const jitanon_error *err)
+static int fail(const char *in, const jitanon_error *err)
 {
     char msg[256];
     jitanon_format_error(msg, sizeof msg, err);
-    fprintf(stderr, "perfdata-cat: %s\n", msg);
+    fprintf(stderr, "perfdata-cat: %s: %s\n", in, msg);
     return 1;
 }
 
@@ -70,11 +71,22 @@ static int cat(const char *in, int summary)
     if (res == JITANON_END && r.warnings) { /* a killed or cut recording: what is there was read */
         char msg[256];
         jitanon_format_error(msg, sizeof msg, &r.damage);
-        fprintf(stderr, "perfdata-cat: warning: damaged input, %llu bytes after the last whole record ignored: %s\n",
-                (unsigned long long)r.bytes_ignored, msg);
+        fprintf(stderr, "perfdata-cat: warning: %s: damaged input, %llu bytes after the last whole record ignored: %s\n",
+                in, (unsigned long long)r.bytes_ignored, msg);
     }
     jitanon_perf_reader_release(&r);
-    return res == JITANON_END ? 0 : fail(&err);
+    return res == JITANON_END ? 0 : fail(in, &err);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: perfdata-cat [--summary] FILE|-\n"
+               "       perfdata-cat --copy OUT [--pipe] FILE|-\n"
+               "  (default)     one line per record: offset, type, time, pid/tid, ip, mmap range and file\n"
+               "  --summary     the attrs and a count per record type\n"
+               "  --copy OUT    copy FILE through jitanon's reader and writer (OUT -: standard output)\n"
+               "  --pipe        the copy in pipe format (default: FILE's format)\n"
+               "  -h, --help    this text; every option: man perfdata-cat (or man doc/perfdata-cat.1)\n");
 }
 
 int main(int argc, char **argv)
@@ -86,21 +98,22 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--copy") == 0 && i + 1 < argc) copy = argv[++i];
         else if (strcmp(argv[i], "--pipe") == 0) pipe_out = 1;
         else if (strcmp(argv[i], "--summary") == 0) summary = 1;
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout), 0;
         else if (!in && (argv[i][0] != '-' || argv[i][1] == '\0')) in = argv[i];
         else in = NULL, argc = 0;
     }
-    if (!in) {
-        fprintf(stderr, "usage: perfdata-cat [--summary] FILE|-\n       perfdata-cat --copy OUT [--pipe] FILE|-\n");
-        return 2;
-    }
+    if (!in) return usage(stderr), 2;
+    /* the OS's reason for a file that cannot be used, said before anything is read */
+    if (cli_file("perfdata-cat", in, CLI_INPUT, "a recording (DIR/perf.data)") != 0) return 1;
     if (!copy) return cat(in, summary);
     if (!strcmp(copy, "-") && isatty(1)) { /* binary perf.data is no text for a terminal */
         fprintf(stderr, "perfdata-cat: refusing to write binary perf.data to a terminal: give --copy FILE, or pipe it "
                         "(perfdata-cat --copy - %s | perf report -i -)\n", in);
         return 2;
     }
+    if (cli_file("perfdata-cat", copy, CLI_OUTPUT, NULL) != 0) return 1;
     if (jitanon_perf_copy_file(in, copy, pipe_out ? JITANON_PERF_PIPE : JITANON_PERF_SAME_MODE, NULL, &err) !=
         JITANON_OK)
-        return fail(&err);
+        return fail(in, &err);
     return 0;
 }

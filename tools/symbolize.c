@@ -42,7 +42,8 @@
        inject names the ELF it makes of it);
        other frames the piece of the mmap they are in (start, end, file offset, MMAP2
        build-id), the kernel's [kernel.kallsyms] mapping; mapping[0] is the main binary
-       (the first sampled process's first file mapping);
+       (the first sampled process's first file mapping after its last exec: the program
+       a launcher such as jitanon-record execs, not the launcher);
      - Functions: JIT names from the jitdump, with the file and line of its DEBUG_INFO
        entry for the address (return addresses looked up one byte back, in the call; the
        line bias of V8/LLVM removed as the ELF writer does); native and kernel frames
@@ -52,6 +53,7 @@
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
 
+#include "cli_files.h"
 #include "flamegraph.h"
 #include "frames.h"
 #include "pprof.h"
@@ -108,6 +110,14 @@ typedef struct loc_memo {
 } loc_memo;
 #define LOC_MEMO 65536
 
+/* --pprof: an exec of process pid, after the first `seq` mmaps (so its image's mmaps,
+   which the kernel reports after it, are those from seq on). */
+typedef struct exec_mark {
+    uint32_t pid;
+    size_t seq;
+} exec_mark;
+#define PERF_RECORD_MISC_COMM_EXEC (1u << 13) /* perf_event.h: a COMM of an exec */
+
 typedef struct pprof_state {
     pp_profile pp;
     loc_memo *memo;       /* LOC_MEMO entries, direct-mapped */
@@ -127,6 +137,12 @@ typedef struct pprof_state {
     uint32_t nattrs;      /* value columns after "samples": one per attr */
     uint64_t first_time, last_time;
     int64_t *values;
+    /* the main binary (mapping[0]): the executable of the first sampled process, as
+       its last exec (a COMM record with PERF_RECORD_MISC_COMM_EXEC) loaded it */
+    int have_main_pid;
+    uint32_t main_pid;
+    exec_mark *execs;
+    size_t nexecs, execs_cap;
     /* perf's HEADER_CLOCK_DATA (feature 29, written with -k): the wall clock at a moment
        of the recording's clock, for time_nanos */
     int have_clock;
@@ -496,20 +512,9 @@ static void pprof_sample(pprof_state *st, const jitanon_inject_sample *s, const 
     lab[1].num = s->tid;
     lab[2].key = "comm";
     lab[2].str = comm;
-    if (!st->pp.main_mapping) {
-        /* mapping[0] is the main binary for pprof (its "File:" line): the first file
-           mapping of the first sampled process - its executable, which the kernel (and
-           perf's synthesized records) maps first */
-        size_t k;
-        const mmap_ev *best = NULL;
-        for (k = 0; k < st->nmmaps; k++) {
-            const mmap_ev *m = &st->mmaps[k];
-            if (m->pid == s->pid && m->file[0] == '/' && strncmp(m->file, "/memfd:", 7) && (!best || m->seq < best->seq))
-                best = m;
-        }
-        if (best)
-            st->pp.main_mapping = pp_mapping(&st->pp, best->start, best->start + best->len, best->pgoff, best->file,
-                                             best->build_id[0] ? best->build_id : NULL);
+    if (!st->have_main_pid) {
+        st->have_main_pid = 1;
+        st->main_pid = s->pid;
     }
     pp_sample(&st->pp, locs, n, st->values, lab, 3);
     if (!st->first_time || s->time < st->first_time) st->first_time = s->time;
@@ -671,7 +676,12 @@ static void on_event(void *user, const jitanon_perf_record *rec)
     if (p->stacks && (rec->type == JITANON_PERF_RECORD_COMM || rec->type == JITANON_PERF_RECORD_FORK)) add_task(p, rec);
     if (!p->pprof) return;
     if (rec->type == JITANON_PERF_RECORD_MMAP || rec->type == JITANON_PERF_RECORD_MMAP2) pprof_mmap(p->pprof, rec);
-    else if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE && rec->feature.feat_id == FEAT_CLOCK_DATA)
+    else if (rec->type == JITANON_PERF_RECORD_COMM && (rec->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+        pprof_state *st = p->pprof;
+        st->execs = (exec_mark *)xgrow(st->execs, &st->execs_cap, st->nexecs + 1, sizeof *st->execs);
+        st->execs[st->nexecs].pid = rec->comm.pid;
+        st->execs[st->nexecs++].seq = st->nmmaps;
+    } else if (rec->type == JITANON_PERF_RECORD_HEADER_FEATURE && rec->feature.feat_id == FEAT_CLOCK_DATA)
         clock_data(p->pprof, rec->feature.data, rec->big_endian); /* a pipe's */
 }
 
@@ -741,6 +751,32 @@ static void pprof_begin(pprof_state *st, jitanon_perf_reader *r)
     if (!st->values || !st->locs || !st->memo) exit(3);
 }
 
+/* mapping[0] is the main binary for pprof (its "File:" line): the first file mapping of
+   the first sampled process from its last exec on - its executable, which the kernel
+   (and perf's synthesized records) maps first.  From its last exec: a program started by
+   a launcher that execs it (jitanon-record, env, a shell's exec) is the program, not the
+   launcher whose image the process had before. */
+static void pprof_main_mapping(pprof_state *st)
+{
+    size_t k, from = 0;
+    const mmap_ev *best = NULL;
+    if (!st->have_main_pid) return;
+    for (k = st->nexecs; k-- > 0;)
+        if (st->execs[k].pid == st->main_pid) {
+            from = st->execs[k].seq;
+            break;
+        }
+    for (k = 0; k < st->nmmaps; k++) {
+        const mmap_ev *m = &st->mmaps[k];
+        if (m->pid == st->main_pid && m->seq >= from && m->file[0] == '/' && strncmp(m->file, "/memfd:", 7) &&
+            (!best || m->seq < best->seq))
+            best = m;
+    }
+    if (best)
+        st->pp.main_mapping = pp_mapping(&st->pp, best->start, best->start + best->len, best->pgoff, best->file,
+                                         best->build_id[0] ? best->build_id : NULL);
+}
+
 /* The profile, written atomically (a temporary file renamed over `path`), or to standard
    output for "-". */
 static int write_pprof(pprof_state *st, const char *path)
@@ -750,15 +786,19 @@ static int write_pprof(pprof_state *st, const char *path)
     jitanon_result res;
     pp_buf b;
     int z;
+    pprof_main_mapping(st);
     if (st->last_time > st->first_time) st->pp.duration_nanos = (int64_t)(st->last_time - st->first_time);
     if (st->have_clock && st->first_time && st->wall_ns + st->first_time >= st->clock_ns)
         st->pp.time_nanos = (int64_t)(st->wall_ns + st->first_time - st->clock_ns);
     memset(&b, 0, sizeof b);
     z = pp_serialize(&st->pp, &b, 1);
     if (!strcmp(path, "-")) { /* standard output, for a pipe into an uploader */
-        int bad = z < 0 || fwrite(b.p, 1, b.n, stdout) != b.n || fflush(stdout) != 0;
+        int bad;
+        errno = 0;
+        bad = z < 0 || fwrite(b.p, 1, b.n, stdout) != b.n || fflush(stdout) != 0;
         free(b.p);
-        if (bad) fprintf(stderr, "symbolize: cannot write the profile to standard output\n");
+        if (bad)
+            fprintf(stderr, "symbolize: cannot write the profile to standard output: %s\n", strerror(errno ? errno : EIO));
         return bad ? -1 : 0;
     }
     res = z < 0 ? JITANON_ERR_IO : jitanon_atomic_open(&af, path, NULL, &err);
@@ -785,6 +825,33 @@ static int write_pprof(pprof_state *st, const char *path)
         return -1;
     }
     return 0;
+}
+
+/* Problems the injector meets on the way (a dump it cannot read or refuses, one cut
+   short or damaged, of which the valid part is used) are worth a line, as jitanon-inject
+   prints them. */
+static void on_log(void *user, const char *msg)
+{
+    (void)user;
+    fprintf(stderr, "symbolize: %s\n", msg);
+}
+
+/* Damage of the recording that the reader recovered from (a killed perf record: data
+   size 0; a file cut inside a record; unreadable feature sections): what could be read is
+   used, and said once, in jitanon-inject's words. */
+static void input_damage(const jitanon_perf_reader *r)
+{
+    char what[256] = "", detail[256];
+    size_t n = 0;
+    if (!r->warnings) return;
+    if (r->warnings & JITANON_PERF_WARN_DATA_SIZE_ZERO)
+        n += (size_t)snprintf(what + n, sizeof what - n, "; data size 0: read to the end");
+    if (r->warnings & JITANON_PERF_WARN_CUT)
+        n += (size_t)snprintf(what + n, sizeof what - n, "; ends inside a record: %" PRIu64 " bytes ignored",
+                              r->bytes_ignored);
+    if (r->warnings & JITANON_PERF_WARN_FEATURES) snprintf(what + n, sizeof what - n, "; feature sections treated as absent");
+    jitanon_format_error(detail, sizeof detail, &r->damage);
+    fprintf(stderr, "symbolize: the perf.data input is damaged (%s); what could be read is used: %s\n", what + 2, detail);
 }
 
 static void usage(FILE *f)
@@ -828,12 +895,18 @@ int main(int argc, char **argv)
         else path = a;
     }
     if (!path) return usage(stderr), 2;
+    /* the OS's reason for a file that cannot be used, before the recording is read */
+    if (cli_file("symbolize", path, CLI_INPUT, "a recording (DIR/perf.data)") != 0 ||
+        (svg && cli_file("symbolize", svg, CLI_OUTPUT, NULL) != 0) ||
+        (pprof && cli_file("symbolize", pprof, CLI_OUTPUT, NULL) != 0))
+        return 1;
     p.stacks = folded || svg || pprof;
     p.no_tree = !folded && !svg;
     o.on_sample = on_sample;
     o.on_event = on_event;
     o.sample_user = &p;
     o.io.user = &p; /* load_dump's */
+    o.io.log = on_log;
     fg_init(&p.tree);
     fr_maps_init(&p.maps, o.jitdump_dir);
     if (p.stacks) {
@@ -857,6 +930,7 @@ int main(int argc, char **argv)
     if (res == JITANON_OK && p.pprof && r.mode == JITANON_PERF_FILE) pprof_begin(p.pprof, &r);
     if (res == JITANON_OK) res = jitanon_inject(&r, NULL, &o, NULL, &err); /* no output: resolve only */
     if (res == JITANON_OK && p.pprof && !p.pprof->typed) pprof_begin(p.pprof, &r);
+    if (res == JITANON_OK) input_damage(&r);
     jitanon_perf_reader_release(&r);
     if (res != JITANON_OK) {
         char msg[512];
@@ -866,10 +940,12 @@ int main(int argc, char **argv)
     } else if (p.stacks) {
         if (folded) fg_write_folded(&p.tree, stdout);
         if (svg) {
-            FILE *f = fopen(svg, "w");
+            FILE *f;
+            errno = 0;
+            f = fopen(svg, "w");
             if (f) fg_write_svg(&p.tree, f, title ? title : path);
             if (!f || ferror(f) | fclose(f)) {
-                fprintf(stderr, "symbolize: cannot write %s\n", svg);
+                fprintf(stderr, "symbolize: cannot write %s: %s\n", svg, strerror(errno ? errno : EIO));
                 status = 1;
             }
         }
@@ -898,6 +974,7 @@ int main(int argc, char **argv)
         free(st->lines);
         free(st->dumps);
         free(st->dump_pids);
+        free(st->execs);
         free(st->locs);
         free(st->memo);
         free(st->values);

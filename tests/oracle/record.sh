@@ -118,10 +118,21 @@ check() {
 }
 
 # 4. One run per runtime.
-"$rec" -q -o node.data -- node app.js 800 >/dev/null 2>"$tmp/node.err"; check node node.data
+pp=""; [ -x "$root/build/symbolize" ] && pp="--pprof node.pb" # (it runs symbolize from beside it)
+"$rec" -q -o node.data $pp -- node app.js 800 >/dev/null 2>"$tmp/node.err"; check node node.data
 if [ -f node.svg ] && grep -q 'fib' node.svg && ls jitted/jitted-*.so >/dev/null 2>&1 && ! ls .jitanon-record-* jit-*.dump isolate-*.log >/dev/null 2>&1
 then echo "PASS record node files: node.svg names fib; ELF files in jitted/; no dump, log or private directory left"
 else echo "FAIL record node files: $(ls -a | tr '\n' ' ')"; fi
+# --pprof: the profile's main binary (its first Mapping, go tool pprof's "File:") is the
+# program recorded, not jitanon-record, which perf starts and which execs the program
+if [ -z "$pp" ]; then echo "SKIP record node pprof: build/symbolize not built (make)"
+elif ! command -v go >/dev/null 2>&1; then echo "SKIP record node pprof: go not installed (apt-get install golang-go)"
+else
+  main=$(GOCACHE="$tmp/gocache" GOTOOLCHAIN=local go tool pprof -raw node.pb 2>/dev/null | sed -n '/^Mappings/{n;p;q;}' | awk '{print $3}')
+  if [ -n "$main" ] && [ "$main" = "$(readlink -f "$(command -v node)")" ]; then
+    echo "PASS record node pprof: the main binary (first mapping) is $main"
+  else echo "FAIL record node pprof: the main binary is '${main:-none}', not node ($(tail -n 2 "$tmp/node.err" | tr '\n' ' '))"; fi
+fi
 # the runtime's flag forgotten: jitanon-inject says so, with the flags
 perf record -q -k mono -e cpu-clock -o plain.data node app.js 200 >/dev/null 2>&1
 if "$root/build/jitanon-inject" -i plain.data -o plain.out 2>&1 | grep -q "no jitdump in plain.data.*node --perf-prof"
