@@ -13479,7 +13479,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
     pl->own = own;
     if (jitanon__eo_region_online(j) && !own) j->jit.funcs[pl->func].place = s->nplaces;
     pl->addr = r->load.code_addr;
-    pl->size = jitanon__inj_map_len(r->load.code_size, j->jit.funcs[pl->func].mapped_size);
+    pl->size = own ? jitanon__inj_map_len(r->load.code_size, j->jit.funcs[pl->func].mapped_size) : r->load.code_size;
     if (pl->size == 0) pl->size = 1; /* two empty functions at one address must not share it either */
     s->nplaces++;
     return JITANON_OK;
