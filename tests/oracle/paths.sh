@@ -1,0 +1,32 @@
+#!/bin/sh
+# The suite and the tools must not depend on where the checkout is (#42): a user clones
+# under /tmp, or under a path with a space.  This copies the checkout (its sources and the
+# binaries the chosen oracles run, not the ASan builds) to /tmp/jitanon-paths.XXXXXX/a b/
+# and runs there the oracles that broke on such paths: live.sh, which mounts a private
+# tmpfs over /tmp (the checkout vanished under it), and jvmti.sh, whose attach passes the
+# agent's path to jcmd (which split it at the space).  Their PASS/FAIL/SKIP lines come
+# through with "paths: " in front (tests/run.sh's ci_may_skip judges their SKIPs as it
+# judges the oracles' own).  live.sh runs one workload: the path is what is tested here.
+jt_name="paths"; . "$(dirname "$0")/common.sh"
+for b in jitanon-inject jitdump-cat libjitanon-jvmti.so; do
+  [ -f "$root/build/$b" ] || jt_skip "build/$b not built (make)"
+done
+# /tmp itself, not TMPDIR: what broke was a checkout under /tmp
+top=$(mktemp -d /tmp/jitanon-paths.XXXXXX) || { echo "FAIL paths: cannot make a directory in /tmp"; exit 0; }
+jt_cleanup_hook() { rm -rf "$top"; }
+dest="$top/a b/jitanon"
+mkdir -p "$dest/build"
+# the sources as they are in the checkout (tracked or not), no build output, no .git
+(cd "$root" && tar --exclude=./build --exclude=./.git -cf - .) | (cd "$dest" && tar -xf -) ||
+  { echo "FAIL paths: cannot copy the checkout to $dest"; exit 0; }
+# the tools the oracles run, copied (a symlink would hide the space from the agent's
+# path); deno, bun and the npm packages are large and path-free: linked
+for f in "$root"/build/*; do
+  case ${f##*/} in
+    test_*|fuzz-*|npm|arm64) ;;
+    *) [ -f "$f" ] && cp -p "$f" "$dest/build/" ;;
+  esac
+done
+[ -d "$root/build/npm" ] && ln -s "$root/build/npm" "$dest/build/npm"
+(cd "$dest" && { sh tests/oracle/jvmti.sh; sh tests/oracle/live.sh hot3; }) 2>&1 |
+  sed -n 's/^\(PASS\|FAIL\|SKIP\) /\1 paths: /p'
