@@ -42,6 +42,8 @@ static int cli_file(const char *tool, const char *path, cli_use use, const char 
         if (e) fprintf(stderr, "%s: cannot write into %s: %s\n", tool, path, strerror(e));
         return e != 0;
     }
+    /* a device or a FIFO (-o /dev/null) is written in place, needing no room beside it */
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) return 0;
     /* the directory: "x": "."; "/x": "/"; "d/x": "d" */
     snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1, slash ? path : ".");
     if (access(dir, W_OK) != 0)

@@ -75,7 +75,7 @@ expect symbolize missing "^symbolize: cannot open $missing: $enoent\$" "$b/symbo
 expect perfdata-cat missing "^perfdata-cat: cannot open $missing: $enoent\$" "$b/perfdata-cat" "$missing"
 expect jitdump-cat missing "^jitdump-cat: cannot open $missing: $enoent\$" "$b/jitdump-cat" "$missing"
 expect jitdump-elf missing "^jitdump-elf: cannot open $missing: $enoent\$" "$b/jitdump-elf" "$missing" "$tmp/out"
-rc_want=127 expect jitanon-record missing "$tmp/missing-prog: $enoent" "$b/jitanon-record" -- "$tmp/missing-prog"
+rc_want=127 expect jitanon-record missing "$tmp/missing-prog: $enoent" "$b/jitanon-record" -o "$tmp/out/r.data" -- "$tmp/missing-prog"
 expect jitanon-inject directory "is a directory" "$b/jitanon-inject" -i "$tmp/out" -o "$tmp/out/x.data"
 expect symbolize directory "is a directory" "$b/symbolize" "$tmp/out"
 expect perfdata-cat directory "is a directory" "$b/perfdata-cat" "$tmp/out"
@@ -92,6 +92,14 @@ if [ -n "$data" ]; then
 fi
 if [ -z "$fails" ]; then echo "PASS tools errors: every message names the system's reason ($(echo $ok | wc -w) cases:$ok)"
 else printf '%s\n' "$fails" | sed 1d; fi
+
+# a device as the output is written in place: no room beside it is needed (as a user,
+# /dev is not writable)
+if [ -n "$data" ] && [ -x "$b/jitanon-inject" ] && [ -x "$b/symbolize" ]; then
+  if "$b/jitanon-inject" -N -i "$data" -o /dev/null 2>"$tmp/err" && "$b/symbolize" --svg /dev/null "$data" >/dev/null 2>>"$tmp/err"; then
+    echo "PASS tools output /dev/null: jitanon-inject -o and symbolize --svg write it ($(id -un))"
+  else echo "FAIL tools output /dev/null: $(head -n 2 "$tmp/err" | tr '\n' ' ')"; fi
+fi
 
 # 3. damaged input: symbolize says what jitanon-inject says (its lines, the tool's name aside)
 same_warning() { # NAME PATTERN INPUT: the lines matching PATTERN of both tools on INPUT
