@@ -57,6 +57,17 @@
 /* After a Ctrl-C, how long the program may take to end by itself before perf is stopped
    (and ends it with SIGTERM, as perf record does) */
 #define GRACE_S 5.0
+/* SIGINTs that come within this long of the one that began a Ctrl-C are that Ctrl-C, not
+   a second one.  One interrupt often reaches us twice: timeout(1) and supervisors (a CI
+   job's cancel) signal their child and then its whole process group, microseconds apart,
+   or milliseconds when the machine is loaded and the sender is preempted between the two
+   kill()s.  A person who means a second Ctrl-C presses it after seeing the first do
+   nothing: our "waiting for the program" line comes up to 250 ms after it (the loop in
+   main polls that often) and a reaction to it takes another ~200 ms.  Half a second lies
+   between the two, and erring long costs little: a Ctrl-C taken for the first one's echo
+   leaves the program GRACE_S to end, where one taken for a second press threw away the
+   jitdump records the program had not yet written out. */
+#define BURST_S 0.5
 
 typedef enum rt_kind { RT_NONE, RT_NODE, RT_DENO, RT_BUN, RT_PYTHON, RT_JAVA, RT_ERL, RT_DOTNET, RT_WASMTIME, RT_PHP } rt_kind;
 
@@ -1017,11 +1028,14 @@ static int clean(const char *elf_dir, const char *cache_dir)
 
 /* ------------------------------------------------------------------ main */
 
-/* What the handler saw (main's, reached through one pointer): SIGINTs so far, whether one
-   came from the terminal (the kernel sends Ctrl-C to the whole foreground group: the
-   program has it too), and SIGTERM/SIGHUP (stop now). */
+/* What the handler saw (main's, reached through one pointer): Ctrl-Cs so far (SIGINTs
+   BURST_S apart), whether one came from the terminal (the kernel sends Ctrl-C to the whole
+   foreground group: the program has it too), and SIGTERM/SIGHUP (stop now).  int_at, when
+   the last counted Ctrl-C came, is the SIGINT handler's alone (SIGINT is blocked while it
+   runs, so no SIGINT handler interrupts another); main never reads it. */
 typedef struct sigs {
     volatile sig_atomic_t ints, from_tty, now;
+    double int_at;
 } sigs;
 
 static sigs *g_sigs;
@@ -1033,7 +1047,11 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
     if (!g_sigs) return;
     if (sig != SIGINT) g_sigs->now = 1;
     else {
-        g_sigs->ints++;
+        double t = now_s(); /* clock_gettime: async-signal-safe */
+        if (!g_sigs->ints || t - g_sigs->int_at >= BURST_S) {
+            g_sigs->int_at = t;
+            g_sigs->ints++;
+        }
         if (si && si->si_code == SI_KERNEL) g_sigs->from_tty = 1;
     }
     /* stopping perf at once: SIGTERM/SIGHUP, or -p (the program is not ours to end) */
@@ -1290,8 +1308,9 @@ int main(int argc, char **argv)
        program gets it alone and ends as it would without us (python unwinds, a server
        runs its handler, and each writes out the jitdump records it buffered), perf sees
        it end and stops.  A signal sent to us alone is passed on to the program after a
-       second; a program still running GRACE_S after the first Ctrl-C, or a second Ctrl-C,
-       stops perf, which ends the program with SIGTERM.  With -p, perf stops at once. */
+       second; a program still running GRACE_S after the first Ctrl-C, or a second Ctrl-C
+       (a SIGINT at least BURST_S after the first: timeout(1) sends two at once), stops
+       perf, which ends the program with SIGTERM.  With -p, perf stops at once. */
     g_sigs = &S;
     {
         struct sigaction sa;
