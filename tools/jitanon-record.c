@@ -270,6 +270,8 @@ typedef struct run {
     char elf_dir[PATH_MAX + 16];
     char cwd[PATH_MAX];
     char agent[PATH_MAX];    /* the JVMTI agent, when built */
+    /* -p of a JVM: jcmd's arguments for the agent (dcmd_arg) */
+    char jcmd_agent[PATH_MAX + 2], jcmd_opt[PATH_MAX + 40];
     rt r;
     char *argv[MAX_ARGS];    /* the command, as run */
     int argc;
@@ -283,6 +285,21 @@ typedef struct run {
     uint32_t *pids;
     size_t npids, pids_cap;
 } run;
+
+/* S as one argument of a JVM diagnostic command (jcmd PID JVMTI.agent_load AGENT OPTIONS):
+   jcmd joins its arguments with spaces and the JVM splits them again, at each space and at
+   a word's first '=' (an agent path with a space, "dir=..." unquoted: Unknown argument).
+   It takes a word in "..." or '...' whole, and has no escape: a backslash before a quote
+   only keeps that quote from closing it, and stays in the text.  So S goes in the quote it
+   does not hold; S holding both, or ending in a backslash, cannot be passed: 0. */
+static int dcmd_arg(char *out, size_t n, const char *s)
+{
+    size_t len = strlen(s);
+    char q = !strchr(s, '"') ? '"' : !strchr(s, '\'') ? '\'' : 0;
+    if (!q || (len && s[len - 1] == '\\') || len + 3 > n) return 0;
+    snprintf(out, n, "%c%s%c", q, s, q);
+    return 1;
+}
 
 static void note(run *R, const char *s)
 {
@@ -1262,6 +1279,17 @@ int main(int argc, char **argv)
         }
         add_pid(&R, (uint32_t)R.attach_pid);
         if (R.r.kind == RT_JAVA && !R.no_jit && R.agent[0]) {
+            char opt[sizeof R.priv + 8];
+            int agent_ok = dcmd_arg(R.jcmd_agent, sizeof R.jcmd_agent, R.agent);
+            snprintf(opt, sizeof opt, "dir=%s", R.priv);
+            if (!agent_ok || !dcmd_arg(R.jcmd_opt, sizeof R.jcmd_opt, opt)) {
+                fprintf(stderr, TOOL ": jcmd cannot pass %s to the JVM: it holds both ' and \" (or ends in \\), which "
+                                "a diagnostic command's argument cannot; %s\n",
+                        agent_ok ? R.priv : R.agent,
+                        agent_ok ? "give -o FILE in another directory" : "put libjitanon-jvmti.so on another path");
+                remove_tree(R.priv);
+                return 1;
+            }
             note(&R, "java: the agent is loaded into the running JVM with jcmd PID JVMTI.agent_load");
         } else if (R.r.kind != RT_NONE && !has_dump) {
             snprintf(msg, sizeof msg,
@@ -1361,7 +1389,7 @@ int main(int argc, char **argv)
     if (R.attach_pid && R.r.kind == RT_JAVA && !R.no_jit && R.agent[0]) {
         /* the agent's marker mmap must be seen: load it once perf records */
         pid_t j;
-        char pidstr[32], opt[2 * PATH_MAX];
+        char pidstr[32];
         int w;
         for (w = 0; w < 50 && !t.open; w++) {
             usleep(100000);
@@ -1369,12 +1397,11 @@ int main(int argc, char **argv)
         }
         usleep(200000);
         snprintf(pidstr, sizeof pidstr, "%ld", R.attach_pid);
-        snprintf(opt, sizeof opt, "\"dir=%s\"", R.priv); /* jcmd splits key=value words: quoted */
         j = fork();
         if (j == 0) {
             int nul = open("/dev/null", O_RDWR);
             if (nul >= 0) dup2(nul, 1);
-            execlp("jcmd", "jcmd", pidstr, "JVMTI.agent_load", R.agent, opt, (char *)NULL);
+            execlp("jcmd", "jcmd", pidstr, "JVMTI.agent_load", R.jcmd_agent, R.jcmd_opt, (char *)NULL);
             fprintf(stderr, TOOL ": cannot run jcmd: %s\n", strerror(errno));
             _exit(127);
         }
