@@ -57,6 +57,17 @@
 /* After a Ctrl-C, how long the program may take to end by itself before perf is stopped
    (and ends it with SIGTERM, as perf record does) */
 #define GRACE_S 5.0
+/* SIGINTs that come within this long of the one that began a Ctrl-C are that Ctrl-C, not
+   a second one.  One interrupt often reaches us twice: timeout(1) and supervisors (a CI
+   job's cancel) signal their child and then its whole process group, microseconds apart,
+   or milliseconds when the machine is loaded and the sender is preempted between the two
+   kill()s.  A person who means a second Ctrl-C presses it after seeing the first do
+   nothing: our "waiting for the program" line comes up to 250 ms after it (the loop in
+   main polls that often) and a reaction to it takes another ~200 ms.  Half a second lies
+   between the two, and erring long costs little: a Ctrl-C taken for the first one's echo
+   leaves the program GRACE_S to end, where one taken for a second press threw away the
+   jitdump records the program had not yet written out. */
+#define BURST_S 0.5
 
 typedef enum rt_kind { RT_NONE, RT_NODE, RT_DENO, RT_BUN, RT_PYTHON, RT_JAVA, RT_ERL, RT_DOTNET, RT_WASMTIME, RT_PHP } rt_kind;
 
@@ -259,6 +270,8 @@ typedef struct run {
     char elf_dir[PATH_MAX + 16];
     char cwd[PATH_MAX];
     char agent[PATH_MAX];    /* the JVMTI agent, when built */
+    /* -p of a JVM: jcmd's arguments for the agent (dcmd_arg) */
+    char jcmd_agent[PATH_MAX + 2], jcmd_opt[PATH_MAX + 40];
     rt r;
     char *argv[MAX_ARGS];    /* the command, as run */
     int argc;
@@ -272,6 +285,21 @@ typedef struct run {
     uint32_t *pids;
     size_t npids, pids_cap;
 } run;
+
+/* S as one argument of a JVM diagnostic command (jcmd PID JVMTI.agent_load AGENT OPTIONS):
+   jcmd joins its arguments with spaces and the JVM splits them again, at each space and at
+   a word's first '=' (an agent path with a space, "dir=..." unquoted: Unknown argument).
+   It takes a word in "..." or '...' whole, and has no escape: a backslash before a quote
+   only keeps that quote from closing it, and stays in the text.  So S goes in the quote it
+   does not hold; S holding both, or ending in a backslash, cannot be passed: 0. */
+static int dcmd_arg(char *out, size_t n, const char *s)
+{
+    size_t len = strlen(s);
+    char q = !strchr(s, '"') ? '"' : !strchr(s, '\'') ? '\'' : 0;
+    if (!q || (len && s[len - 1] == '\\') || len + 3 > n) return 0;
+    snprintf(out, n, "%c%s%c", q, s, q);
+    return 1;
+}
 
 static void note(run *R, const char *s)
 {
@@ -1017,11 +1045,14 @@ static int clean(const char *elf_dir, const char *cache_dir)
 
 /* ------------------------------------------------------------------ main */
 
-/* What the handler saw (main's, reached through one pointer): SIGINTs so far, whether one
-   came from the terminal (the kernel sends Ctrl-C to the whole foreground group: the
-   program has it too), and SIGTERM/SIGHUP (stop now). */
+/* What the handler saw (main's, reached through one pointer): Ctrl-Cs so far (SIGINTs
+   BURST_S apart), whether one came from the terminal (the kernel sends Ctrl-C to the whole
+   foreground group: the program has it too), and SIGTERM/SIGHUP (stop now).  int_at, when
+   the last counted Ctrl-C came, is the SIGINT handler's alone (SIGINT is blocked while it
+   runs, so no SIGINT handler interrupts another); main never reads it. */
 typedef struct sigs {
     volatile sig_atomic_t ints, from_tty, now;
+    double int_at;
 } sigs;
 
 static sigs *g_sigs;
@@ -1033,7 +1064,11 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
     if (!g_sigs) return;
     if (sig != SIGINT) g_sigs->now = 1;
     else {
-        g_sigs->ints++;
+        double t = now_s(); /* clock_gettime: async-signal-safe */
+        if (!g_sigs->ints || t - g_sigs->int_at >= BURST_S) {
+            g_sigs->int_at = t;
+            g_sigs->ints++;
+        }
         if (si && si->si_code == SI_KERNEL) g_sigs->from_tty = 1;
     }
     /* stopping perf at once: SIGTERM/SIGHUP, or -p (the program is not ours to end) */
@@ -1244,6 +1279,17 @@ int main(int argc, char **argv)
         }
         add_pid(&R, (uint32_t)R.attach_pid);
         if (R.r.kind == RT_JAVA && !R.no_jit && R.agent[0]) {
+            char opt[sizeof R.priv + 8];
+            int agent_ok = dcmd_arg(R.jcmd_agent, sizeof R.jcmd_agent, R.agent);
+            snprintf(opt, sizeof opt, "dir=%s", R.priv);
+            if (!agent_ok || !dcmd_arg(R.jcmd_opt, sizeof R.jcmd_opt, opt)) {
+                fprintf(stderr, TOOL ": jcmd cannot pass %s to the JVM: it holds both ' and \" (or ends in \\), which "
+                                "a diagnostic command's argument cannot; %s\n",
+                        agent_ok ? R.priv : R.agent,
+                        agent_ok ? "give -o FILE in another directory" : "put libjitanon-jvmti.so on another path");
+                remove_tree(R.priv);
+                return 1;
+            }
             note(&R, "java: the agent is loaded into the running JVM with jcmd PID JVMTI.agent_load");
         } else if (R.r.kind != RT_NONE && !has_dump) {
             snprintf(msg, sizeof msg,
@@ -1290,8 +1336,9 @@ int main(int argc, char **argv)
        program gets it alone and ends as it would without us (python unwinds, a server
        runs its handler, and each writes out the jitdump records it buffered), perf sees
        it end and stops.  A signal sent to us alone is passed on to the program after a
-       second; a program still running GRACE_S after the first Ctrl-C, or a second Ctrl-C,
-       stops perf, which ends the program with SIGTERM.  With -p, perf stops at once. */
+       second; a program still running GRACE_S after the first Ctrl-C, or a second Ctrl-C
+       (a SIGINT at least BURST_S after the first: timeout(1) sends two at once), stops
+       perf, which ends the program with SIGTERM.  With -p, perf stops at once. */
     g_sigs = &S;
     {
         struct sigaction sa;
@@ -1342,7 +1389,7 @@ int main(int argc, char **argv)
     if (R.attach_pid && R.r.kind == RT_JAVA && !R.no_jit && R.agent[0]) {
         /* the agent's marker mmap must be seen: load it once perf records */
         pid_t j;
-        char pidstr[32], opt[2 * PATH_MAX];
+        char pidstr[32];
         int w;
         for (w = 0; w < 50 && !t.open; w++) {
             usleep(100000);
@@ -1350,12 +1397,11 @@ int main(int argc, char **argv)
         }
         usleep(200000);
         snprintf(pidstr, sizeof pidstr, "%ld", R.attach_pid);
-        snprintf(opt, sizeof opt, "\"dir=%s\"", R.priv); /* jcmd splits key=value words: quoted */
         j = fork();
         if (j == 0) {
             int nul = open("/dev/null", O_RDWR);
             if (nul >= 0) dup2(nul, 1);
-            execlp("jcmd", "jcmd", pidstr, "JVMTI.agent_load", R.agent, opt, (char *)NULL);
+            execlp("jcmd", "jcmd", pidstr, "JVMTI.agent_load", R.jcmd_agent, R.jcmd_opt, (char *)NULL);
             fprintf(stderr, TOOL ": cannot run jcmd: %s\n", strerror(errno));
             _exit(127);
         }

@@ -71,18 +71,21 @@ elif grep -q "unknown option 'colour=blue'" "$tmp/bad.err"; then
 else echo "FAIL jvmti options: unknown option: $(head -c 200 "$tmp/bad.err")"; fi
 
 # attached to a running JVM (jcmd JVMTI.agent_load): what was compiled before comes from
-# the GenerateEvents replay.  jcmd splits key=value arguments: the options go quoted.
+# the GenerateEvents replay.  jcmd joins its arguments with spaces and the JVM splits them
+# again at spaces and at '=': the agent's path and its options go quoted, and both have a
+# space here (a checkout or an output directory may), which the quotes must keep.
+mkdir -p "$tmp/x y" && cp "$agent" "$root/build/jitanon-record" "$tmp/x y/" 2>/dev/null
 if command -v jcmd >/dev/null 2>&1; then
-  mkdir -p "$tmp/attach"
+  mkdir -p "$tmp/at tach"
   # 6 s: each jcmd starts a JVM of its own, which takes seconds on a loaded machine (with
   # 2.5 s the program had exited before the agent came)
-  (cd "$tmp/attach" && exec java -XX:-UsePerfData -cp "$tmp" demo.Hot 6000 >/dev/null 2>&1) &
+  (cd "$tmp/at tach" && exec java -XX:-UsePerfData -cp "$tmp" demo.Hot 6000 >/dev/null 2>&1) &
   jpid=$!
   i=0; while [ $i -lt 50 ] && ! jcmd "$jpid" VM.version >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
   sleep 0.5 # let spin() be compiled before the agent comes
-  jcmd "$jpid" JVMTI.agent_load "$agent" "\"dir=$tmp/attach\"" > "$tmp/attach.txt" 2>&1
+  jcmd "$jpid" JVMTI.agent_load "\"$tmp/x y/${agent##*/}\"" "\"dir=$tmp/at tach\"" > "$tmp/attach.txt" 2>&1
   wait "$jpid"
-  d=$(dump_of "$tmp/attach")
+  d=$(dump_of "$tmp/at tach")
   if [ -n "$d" ] && "$root/build/jitdump-cat" "$d" > "$tmp/attach.dump.txt" 2>&1 &&
      grep -q 'LOAD.* demo\.Hot\.spin$' "$tmp/attach.dump.txt" && grep -q 'LOAD.* Interpreter$' "$tmp/attach.dump.txt" &&
      tail -n 1 "$tmp/attach.dump.txt" | grep -q CLOSE; then
@@ -92,6 +95,21 @@ else echo "SKIP jvmti attach: no jcmd"; fi
 
 # 2. perf: record, inject, report, annotate.
 jt_name="jvmti perf"; jt_need_record
+
+# jitanon-record -p of a running JVM loads the agent with jcmd: from a directory with a
+# space (the agent is found beside jitanon-record), into an output directory with one
+if command -v jcmd >/dev/null 2>&1 && [ -x "$tmp/x y/jitanon-record" ]; then
+  mkdir -p "$tmp/o ut"
+  java -XX:-UsePerfData -cp "$tmp" demo.Hot 4000 >/dev/null 2>&1 &
+  jpid=$!
+  i=0; while [ $i -lt 50 ] && ! jcmd "$jpid" VM.version >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+  "$tmp/x y/jitanon-record" -o "$tmp/o ut/p.data" --no-svg -p "$jpid" > "$tmp/p.out" 2>&1
+  wait "$jpid"
+  if ! grep -q 'jcmd could not\|jcmd cannot' "$tmp/p.out" && grep -q 'java, .* 1 jitdump$' "$tmp/p.out" &&
+     grep -A 1 'self  samples  function' "$tmp/p.out" | grep -q 'demo\.Hot\.spin'; then
+    echo "PASS jvmti record -p: jcmd loaded the agent from a path with a space; demo.Hot.spin on top ($(grep -o '[0-9.]*% named' "$tmp/p.out"))"
+  else echo "FAIL jvmti record -p: $(tr '\n' ' ' < "$tmp/p.out" | head -c 300)"; fi
+else echo "SKIP jvmti record -p: no jcmd, or build/jitanon-record not built"; fi
 mkdir -p "$tmp/rec"
 (cd "$tmp/rec" && perf record -q -k mono -e cpu-clock -g -o perf.data java "-agentpath:$agent=dir=$tmp/rec" \
    -XX:+PreserveFramePointer -XX:-UsePerfData -cp "$tmp" demo.Hot 1500 >/dev/null 2>&1)
