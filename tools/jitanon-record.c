@@ -424,7 +424,10 @@ static int add_flags(run *R, rt_kind k, int py, int at)
         s = (char *)xmalloc(strlen(R->agent) + strlen(R->priv) + 32);
         sprintf(s, "-agentpath:%s=dir=%s", R->agent, R->priv);
         {
-            char *t = xprintf("%s %s", s, "-XX:+PreserveFramePointer");
+            /* JAVA_TOOL_OPTIONS is split at spaces too, and takes a quoted word whole, as a
+               diagnostic command does (a checkout or output directory with a space) */
+            char q[8192];
+            char *t = xprintf("%s %s", strpbrk(s, " \t") && dcmd_arg(q, sizeof q, s) ? q : s, "-XX:+PreserveFramePointer");
             add_flag2(R, at, "JAVA_TOOL_OPTIONS", t, s, "-XX:+PreserveFramePointer");
             free(t);
         }

@@ -30,3 +30,25 @@ done
 [ -d "$root/build/npm" ] && ln -s "$root/build/npm" "$dest/build/npm"
 (cd "$dest" && { sh tests/oracle/jvmti.sh; sh tests/oracle/live.sh hot3; }) 2>&1 |
   sed -n 's/^\(PASS\|FAIL\|SKIP\) /\1 paths: /p'
+
+# jitanon-record gives java (started by a script: no command line to add flags to) its
+# agent through JAVA_TOOL_OPTIONS, which the JVM splits at spaces too: from the copy, into
+# an output directory with a space, the hot method must be named
+if command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 && [ -x "$dest/build/jitanon-record" ]; then
+  mkdir -p "$top/j x/out y"
+  cat > "$top/j x/Hot.java" <<'JAVA'
+public class Hot {
+    static long f(long n) { long a = 0; for (long i = 0; i < n; i++) a += i % 7; return a; }
+    public static void main(String[] x) {
+        long e = System.nanoTime() + 1500000000L, s = 0;
+        while (System.nanoTime() < e) s += f(100000);
+        System.out.println(s);
+    }
+}
+JAVA
+  if (cd "$top/j x" && javac Hot.java) >"$top/javac.txt" 2>&1 &&
+     (cd "$top/j x" && "$dest/build/jitanon-record" -o "$top/j x/out y/p.data" -- sh -c 'exec java -XX:-UsePerfData -cp . Hot') >"$top/rec.txt" 2>&1 &&
+     grep -q 'Hot\.f' "$top/rec.txt"; then
+    echo "PASS paths: jitanon-record of java in a script, agent and output under paths with spaces: $(grep -m1 'Hot\.f' "$top/rec.txt" | tr -s ' ')"
+  else echo "FAIL paths: jitanon-record of java in a script under paths with spaces: $(tail -n 3 "$top/javac.txt" "$top/rec.txt" | tr '\n' ' ')"; fi
+fi
