@@ -79,6 +79,11 @@ perf_side() { # prints each process's share, as measure.sh
     mount -t overlay overlay -o "lowerdir=/tmp,upperdir=$o/tmp,workdir=$o/wk1" /tmp &&
     mount -t overlay overlay -o "lowerdir=$1/work,upperdir=$o/work,workdir=$o/wk2" "$1/work" || exit 3
     perf inject --jit -i - -o - 2>/dev/null | sh "$1/measure.sh" "$2"' sh "$ov" "$measure"
+  side_rc=$?
+  # without the namespace (not root) the stream is drained all the same: tee must not
+  # die of SIGPIPE, which would end our pipeline too
+  [ "$side_rc" = 0 ] || cat > /dev/null
+  return "$side_rc"
 }
 
 # spawn NAME CMD...: a line of the recorded script: CMD runs in the background, its pid
