@@ -7397,12 +7397,15 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_open_impl(jitanon_perf_read
     }
     /* stdin may be a pipe: read it forward only, each byte as it comes (stdin_read).  A
        file is read in large blocks straight into the reader's buffer: stdio's own buffer
-       would split each into 4 KiB reads. */
-    if (!std_in) (void)setvbuf(f, NULL, _IONBF, 0);
-    if (std_in && jitanon__os_default()->stdin_read)
+       would split each into 4 KiB reads.  A file on stdin (`< perf.data`) at its start is
+       read as a file: seeking, its features come before its records, and with them the
+       event names a pipe written from it must carry before its samples. */
+    int seeks = !std_in || (ftell(f) == 0 && fseek(f, 0, SEEK_SET) == 0);
+    if (!std_in) (void)setvbuf(f, NULL, _IONBF, 0); /* (stdin's buffering is its owner's) */
+    if (!seeks && jitanon__os_default()->stdin_read)
         res = jitanon_perf_reader_init(r, jitanon__os_default()->stdin_read, NULL, NULL, opts, err);
     else res = jitanon_perf_reader_init(r, opts && opts->follow ? jitanon__pd_fread_follow : jitanon__os_file_read,
-                                        std_in ? NULL : jitanon__pd_fseek, f, opts, err);
+                                        seeks ? jitanon__pd_fseek : NULL, f, opts, err);
     r->state_.file = f;
     return res;
 }
