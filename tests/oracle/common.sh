@@ -14,6 +14,7 @@ root=$(pwd)
 tmp=""
 if [ "${jt_tmpfs:-0}" = 1 ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then tmp=$(TMPDIR=/dev/shm mktemp -d 2>/dev/null); fi
 [ -n "$tmp" ] || tmp=$(mktemp -d)
+jt_user_home=${HOME:-} # before it goes: where the user's own pyenv may be (jt_python)
 export PERF_BUILDID_DIR="$tmp/.debug" HOME="$tmp"
 pids=""
 jt_cleanup() {
@@ -85,6 +86,19 @@ jt_deno() { for f in "${JT_DENO:-}" "$root/build/npm/node_modules/@deno/linux-x6
   [ -n "$f" ] && [ -x "$f" ] && { echo "$f"; return 0; }; done; return 1; }
 jt_bun() { for f in "${JT_BUN:-}" "$root/build/npm/node_modules/@oven/bun-linux-x64/bin/bun"; do
   [ -n "$f" ] && [ -x "$f" ] && { echo "$f"; return 0; }; done; return 1; }
-# jt_python 3.13 -> the pyenv build of that version (or python3.13 on PATH)
-jt_python() { for f in /root/.pyenv/versions/"$1".*/bin/python"$1" "$(command -v python"$1" 2>/dev/null)"; do
-  [ -n "$f" ] && [ -x "$f" ] && { echo "$f"; return 0; }; done; return 1; }
+# jt_kernel_samples: can perf record kernel samples here? (root, or perf_event_paranoid
+# <= 1: else perf falls back to user space only, cpu-clock:u)
+jt_kernel_samples() { [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)" -le 1 ]; }
+
+# jt_python 3.13 -> a pyenv build of that version ($PYENV_ROOT, the user's ~/.pyenv, then
+# root's, where the machines' builds are) or python3.13 on PATH; else nothing, and on
+# stderr why when root's builds are there but not readable (a user other than root)
+jt_python() {
+  for f in ${PYENV_ROOT:+"$PYENV_ROOT"/versions/"$1".*/bin/python"$1"} \
+           ${jt_user_home:+"$jt_user_home"/.pyenv/versions/"$1".*/bin/python"$1"} \
+           /root/.pyenv/versions/"$1".*/bin/python"$1" "$(command -v python"$1" 2>/dev/null)"; do
+    [ -n "$f" ] && [ -x "$f" ] && { echo "$f"; return 0; }; done
+  [ -d /root/.pyenv ] || [ ! -d /root ] || [ -r /root ] ||
+    echo "(pyenv's builds under /root are not readable by $(id -un))" >&2
+  return 1
+}
