@@ -279,6 +279,15 @@ typedef struct dm_read {
     size_t features;
 } dm_read;
 
+/* Opens a reader on `in` (seekable or not; strict or not). */
+static jitanon_result dm_open(jitanon_perf_reader *r, memin *in, int seek, int strict, jitanon_error *err)
+{
+    jitanon_perf_opts opts;
+    memset(&opts, 0, sizeof opts);
+    opts.strict = strict;
+    return jitanon_perf_reader_init(r, memin_read, seek ? memin_seek : NULL, in, &opts, err);
+}
+
 /* Reads every record (hashing their bytes) and then the features. */
 static dm_read dm_read_all(const uint8_t *p, size_t n, int seek, int strict)
 {
@@ -286,13 +295,10 @@ static dm_read dm_read_all(const uint8_t *p, size_t n, int seek, int strict)
     memin in = memin_make(p, n, seek ? 0 : 13, 0);
     jitanon_perf_reader r;
     jitanon_perf_record rec;
-    jitanon_perf_opts opts;
     jitanon_error err;
     memset(&o, 0, sizeof o);
-    memset(&opts, 0, sizeof opts);
-    opts.strict = strict;
     o.hash = 1469598103934665603u;
-    o.res = jitanon_perf_reader_init(&r, memin_read, seek ? memin_seek : NULL, &in, &opts, &err);
+    o.res = dm_open(&r, &in, seek, strict, &err);
     while (o.res == JITANON_OK && (o.res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
         size_t i;
         o.records++;
@@ -443,12 +449,8 @@ static dm_cut dm_read_cut(const uint8_t *p, size_t n, int seek, int features_fir
 {
     memin in = memin_make(p, n, seek ? 0 : 13, 0);
     jitanon_perf_reader r;
-    jitanon_perf_opts opts;
     jitanon_error err;
-    jitanon_result res;
-    memset(&opts, 0, sizeof opts);
-    opts.strict = strict;
-    res = jitanon_perf_reader_init(&r, memin_read, seek ? memin_seek : NULL, &in, &opts, &err);
+    jitanon_result res = dm_open(&r, &in, seek, strict, &err);
     return dm_cut_finish(&r, res, features_first && seek, &err);
 }
 
