@@ -2394,6 +2394,8 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
      [elf]            SHA-1 build-ids, the builder, .eh_frame, symbols, DWARF, layout
      [unwind]         DWARF CFI (.eh_frame): an FDE for a pc, its rule row, one frame up
                       over registers and a copied stack (on_sample's dwarf frames)
+     [symbols]        native symbols as perf 6.1 names them: a file's ELF .symtab or
+                      .dynsym and PLT, kallsyms (on_sample's native and kernel frames)
    Output
      [inject]         the injector: read -> decide -> emit ELFs (jitanon__elfout, one
                       implementation per layout) -> write
@@ -11388,6 +11390,715 @@ JITANON__PRIVATE int jitanon__cfi_step(const jitanon__cfi_row *row, uint64_t ra,
     if (!(out.known >> ra & 1)) return -1;
     *r = out;
     return 1;
+}
+
+/* -- [symbols] Native symbols: a mapped file's ELF symbols and the kernel's, chosen as perf 6.1 -----
+   What `perf script` prints for a frame in a file or in the kernel, read from the file's
+   ELF symbol table or from kallsyms (perf 6.1's choices, taken from its behaviour; the
+   frame iterator uses it for JITANON_FRAME_WANT_SYMBOL in [inject]):
+   - which symbols: a file's .symtab, else its .dynsym (never both); FUNC, IFUNC and
+     OBJECT symbols with a name, in a section; NOTYPE ones (labels) only in a section
+     whose name holds "text", and not hidden or internal; ARM's mapping symbols ($a, $d,
+     $t, $x) never;
+   - aliases at one address: one is kept, the one with a size, then not weak over weak,
+     then global over local, then the fewer leading underscores, then the longer name
+     (the demangled one when names are demangled), else the first in the table ("SyS" and
+     "compat_SyS" lose in the kernel);
+   - sizes: a symbol of size 0 ends where the next begins; the last at the end of the page
+     after its own (kallsyms: also where the kernel's symbols meet a module's);
+   - PLT: each slot of .plt (.plt.sec where x86-64's IBT put the slots) named after the
+     .dynsym symbol of its .rela.plt (.rel.plt) entry, plus "@plt";
+   - addresses: a frame's offset in the file (map pgoff + ip - map start) is taken to an
+     address of the file through the PT_LOAD that holds it (p_vaddr - p_offset), so
+     ET_EXEC, ET_DYN and prelinked files all find their symbols; the symbols of an
+     ET_EXEC, ET_REL or prelinked (.gnu.prelink_undo) file that no PT_LOAD holds are
+     left out, as perf cannot place them.
+   A file is read through a read function at offsets (io.read_file in the injector,
+   memory in the tests and the fuzzer), only the parts it needs: its headers, one symbol
+   table and its strings, and for the PLT .dynsym, .dynstr and the relocations.  Every
+   read is bounded by what was read; counts are bounded by the bytes they describe. */
+
+#define JITANON__SYM_MAX_BYTES ((uint64_t)1 << 30) /* one table or string section at most */
+#define JITANON__SYM_MAX_LOADS 16
+#define JITANON__SYM_MAX_SECTIONS 65536u
+
+/* Reads up to `size` bytes at `off` of a file into dst: the bytes read (fewer at its end),
+   SIZE_MAX when it cannot be read. */
+typedef size_t (*jitanon__sym_read_fn)(void *user, uint64_t off, void *dst, size_t size);
+
+typedef struct jitanon__sym_sec {
+    uint64_t addr, off, size, entsize;
+    uint32_t name, type, link;
+} jitanon__sym_sec;
+
+/* One ELF file's headers: what choosing it and reading its symbols needs. */
+typedef struct jitanon__sym_file {
+    jitanon__sym_read_fn read;
+    void *user;
+    int is64, big;
+    int adjust; /* ET_EXEC, ET_REL or prelinked: symbols are placed through the PT_LOADs */
+    uint16_t type, machine;
+    jitanon__sym_sec *secs;
+    size_t nsecs;
+    uint8_t *shstr;
+    size_t shstr_size;
+    uint64_t load_off[JITANON__SYM_MAX_LOADS], load_addr[JITANON__SYM_MAX_LOADS];
+    uint64_t load_filesz[JITANON__SYM_MAX_LOADS], load_memsz[JITANON__SYM_MAX_LOADS];
+    size_t nloads;
+    size_t symtab, dynsym; /* section index; 0: none */
+    uint8_t build_id[20];
+    size_t build_id_size;  /* 0: no NT_GNU_BUILD_ID note */
+    char debuglink[256];   /* .gnu_debuglink's file name; "": none */
+} jitanon__sym_file;
+
+#define JITANON__SYM_PLT 1u       /* a PLT slot: name is the symbol's, "@plt" follows */
+#define JITANON__SYM_DEMANGLED 2u /* the demangler was asked (name is its answer when it had one) */
+
+typedef struct jitanon__sym_ent {
+    uint64_t start, end; /* [start, end), addresses of the file (kallsyms: of the kernel) */
+    const char *name;    /* NUL-terminated at len */
+    uint32_t len;
+    uint8_t bind, type, flags, pad;
+} jitanon__sym_ent;
+
+/* Names made here (PLT slots, demangled names): blocks that never move, so a name handed
+   out stays valid while the table lives. */
+typedef struct jitanon__sym_arena {
+    char **blocks;
+    size_t *sizes;
+    size_t n, cap, scap, used; /* used: of the last block */
+} jitanon__sym_arena;
+
+/* Demangles NUL-terminated `name` into out (cap bytes): the length of the demangled name
+   (out holds it NUL-terminated when it is below cap), 0 when it is not a mangled name. */
+typedef size_t (*jitanon__sym_demangle_fn)(void *user, const char *name, char *out, size_t cap);
+
+typedef struct jitanon__sym_table {
+    jitanon__sym_ent *ents;
+    size_t n, cap;
+    uint8_t *strings; /* the table's string section (or kallsyms' text): names point in */
+    size_t strings_size;
+    jitanon__sym_arena arena;
+    uint64_t load_off[JITANON__SYM_MAX_LOADS], load_addr[JITANON__SYM_MAX_LOADS], load_size[JITANON__SYM_MAX_LOADS];
+    size_t nloads;
+    int kallsyms;
+    jitanon__sym_demangle_fn demangle;
+    void *demangle_user;
+} jitanon__sym_table;
+
+JITANON__PRIVATE char *jitanon__sym_arena_put(const jitanon_allocator *a, jitanon__sym_arena *r, const char *s, size_t n,
+                                             const char *suffix, size_t sn)
+{
+    char *p;
+    size_t need = n + sn + 1;
+    if (need <= n) return NULL;
+    if (!r->n || r->sizes[r->n - 1] - r->used < need) {
+        size_t size = need > 65536 ? need : 65536;
+        if (!jitanon__grow(a, (void **)&r->blocks, &r->cap, r->n + 1, sizeof *r->blocks) ||
+            !jitanon__grow(a, (void **)&r->sizes, &r->scap, r->n + 1, sizeof *r->sizes) ||
+            !(p = (char *)jitanon__malloc(a, size)))
+            return NULL;
+        r->blocks[r->n] = p;
+        r->sizes[r->n++] = size;
+        r->used = 0;
+    }
+    p = r->blocks[r->n - 1] + r->used;
+    if (n) memcpy(p, s, n);
+    if (sn) memcpy(p + n, suffix, sn);
+    p[n + sn] = 0;
+    r->used += need;
+    return p;
+}
+
+JITANON__PRIVATE void jitanon__sym_arena_free(const jitanon_allocator *a, jitanon__sym_arena *r)
+{
+    size_t i;
+    for (i = 0; i < r->n; i++) jitanon__free(a, r->blocks[i], r->sizes[i]);
+    jitanon__free(a, r->blocks, r->cap * sizeof *r->blocks);
+    jitanon__free(a, r->sizes, r->scap * sizeof *r->sizes);
+    memset(r, 0, sizeof *r);
+}
+
+JITANON__PRIVATE void jitanon__sym_table_free(const jitanon_allocator *a, jitanon__sym_table *t)
+{
+    jitanon__free(a, t->ents, t->cap * sizeof *t->ents);
+    jitanon__free(a, t->strings, t->strings_size);
+    jitanon__sym_arena_free(a, &t->arena);
+    memset(t, 0, sizeof *t);
+}
+
+JITANON__PRIVATE void jitanon__sym_file_free(const jitanon_allocator *a, jitanon__sym_file *f)
+{
+    jitanon__free(a, f->secs, f->nsecs * sizeof *f->secs);
+    jitanon__free(a, f->shstr, f->shstr_size);
+    f->secs = NULL, f->shstr = NULL, f->nsecs = f->shstr_size = 0;
+}
+
+/* `size` bytes at `off` of the file, allocated (*out; NULL for size 0). */
+JITANON__PRIVATE jitanon_result jitanon__sym_take(const jitanon_allocator *a, const jitanon__sym_file *f, uint64_t off,
+                                                  uint64_t size, uint8_t **out, const char *what, jitanon_error *err)
+{
+    size_t got;
+    *out = NULL;
+    if (!size) return JITANON_OK;
+    if (size > JITANON__SYM_MAX_BYTES)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, off, "%s of %U bytes", what, size);
+    if (!(*out = (uint8_t *)jitanon__malloc(a, (size_t)size)))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "out of memory (%s)", what);
+    got = f->read(f->user, off, *out, (size_t)size);
+    if (got != (size_t)size) {
+        jitanon__free(a, *out, (size_t)size);
+        *out = NULL;
+        return JITANON__FAIL(err, got == SIZE_MAX ? JITANON_ERR_IO : JITANON_ERR_TRUNCATED, off,
+                             "%s of %U bytes past the end of the file", what, size);
+    }
+    return JITANON_OK;
+}
+
+/* Section i's name (empty when it has none that ends inside .shstrtab). */
+JITANON__PRIVATE jitanon_str jitanon__sym_sec_name(const jitanon__sym_file *f, size_t i)
+{
+    jitanon_str s;
+    jitanon__cur c;
+    s.data = "", s.length = 0;
+    if (i >= f->nsecs || f->secs[i].name >= f->shstr_size) return s;
+    c = jitanon__cur_make(f->shstr + f->secs[i].name, f->shstr_size - f->secs[i].name, f->secs[i].name, 0);
+    if (!jitanon__take_cstr(&c, &s)) s.data = "", s.length = 0;
+    return s;
+}
+
+/* The first section called `name` (0: none), as perf finds sections by name. */
+JITANON__PRIVATE size_t jitanon__sym_sec_by_name(const jitanon__sym_file *f, const char *name)
+{
+    size_t i, n = strlen(name);
+    for (i = 1; i < f->nsecs; i++) {
+        jitanon_str s = jitanon__sym_sec_name(f, i);
+        if (s.length == n && !memcmp(s.data, name, n)) return i;
+    }
+    return 0;
+}
+
+/* The first NT_GNU_BUILD_ID note of a note section's bytes into f. */
+JITANON__PRIVATE void jitanon__sym_notes(jitanon__sym_file *f, const uint8_t *p, size_t n)
+{
+    jitanon__cur c = jitanon__cur_make(p, n, 0, f->big);
+    while (c.left >= 12) {
+        uint32_t namesz = jitanon__get32(&c), descsz = jitanon__get32(&c), type = jitanon__get32(&c);
+        const uint8_t *name = jitanon__take(&c, namesz), *desc;
+        if (!name || !jitanon__take(&c, (4 - (namesz & 3)) & 3)) return;
+        if (!(desc = jitanon__take(&c, descsz))) return;
+        (void)jitanon__take(&c, (4 - (descsz & 3)) & 3);
+        if (type == 3 && namesz == 4 && !memcmp(name, "GNU", 4) && descsz) {
+            f->build_id_size = descsz < 20 ? descsz : 20;
+            memcpy(f->build_id, desc, f->build_id_size);
+            return;
+        }
+    }
+}
+
+/* Reads a file's ELF, program and section headers, .shstrtab, its build-id note and
+   .gnu_debuglink.  JITANON_ERR_BAD_MAGIC: not ELF; a header past the file's end:
+   JITANON_ERR_TRUNCATED or _BAD_HEADER, with its offset.  Free with jitanon__sym_file_free
+   (also after an error). */
+JITANON__PRIVATE jitanon_result jitanon__sym_open(const jitanon_allocator *a, jitanon__sym_read_fn rd, void *user,
+                                                  jitanon__sym_file *f, jitanon_error *err)
+{
+    uint8_t eh[64], *ph = NULL, *sh = NULL;
+    jitanon__cur c;
+    uint64_t phoff, shoff, bytes;
+    size_t got, phent, phnum, shent, shnum, shstrndx, i;
+    jitanon_result r;
+    memset(f, 0, sizeof *f);
+    f->read = rd, f->user = user;
+    got = rd(user, 0, eh, sizeof eh);
+    if (got == SIZE_MAX) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot read the file");
+    if (got < 52 || memcmp(eh, "\177ELF", 4) || (eh[4] != 1 && eh[4] != 2) || (eh[5] != 1 && eh[5] != 2))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_MAGIC, 0, "not an ELF file");
+    f->is64 = eh[4] == 2, f->big = eh[5] == 2;
+    if (got < (f->is64 ? 64u : 52u)) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, got, "ELF header cut short");
+    c = jitanon__cur_make(eh + 16, got - 16, 16, f->big);
+    f->type = jitanon__get16(&c), f->machine = jitanon__get16(&c);
+    (void)jitanon__get32(&c); /* e_version */
+    if (f->is64) {
+        (void)jitanon__get64(&c);
+        phoff = jitanon__get64(&c), shoff = jitanon__get64(&c);
+    } else {
+        (void)jitanon__get32(&c);
+        phoff = jitanon__get32(&c), shoff = jitanon__get32(&c);
+    }
+    (void)jitanon__get32(&c), (void)jitanon__get16(&c); /* e_flags, e_ehsize */
+    phent = jitanon__get16(&c), phnum = jitanon__get16(&c);
+    shent = jitanon__get16(&c), shnum = jitanon__get16(&c), shstrndx = jitanon__get16(&c);
+    /* PT_LOADs (what a file offset is as an address of the file) */
+    if (phnum && phent >= (f->is64 ? 56u : 32u)) {
+        if ((r = jitanon__sym_take(a, f, phoff, (uint64_t)phent * phnum, &ph, "program headers", err)) != JITANON_OK)
+            return r;
+        for (i = 0; i < phnum && f->nloads < JITANON__SYM_MAX_LOADS; i++) {
+            jitanon__cur p = jitanon__cur_make(ph + i * phent, phent, phoff + i * phent, f->big);
+            uint32_t type = jitanon__get32(&p);
+            uint64_t off, vaddr, filesz, memsz;
+            if (f->is64) {
+                (void)jitanon__get32(&p);
+                off = jitanon__get64(&p), vaddr = jitanon__get64(&p);
+                (void)jitanon__get64(&p);
+                filesz = jitanon__get64(&p), memsz = jitanon__get64(&p);
+            } else {
+                off = jitanon__get32(&p), vaddr = jitanon__get32(&p);
+                (void)jitanon__get32(&p);
+                filesz = jitanon__get32(&p), memsz = jitanon__get32(&p);
+            }
+            if (type != 1) continue; /* PT_LOAD */
+            f->load_off[f->nloads] = off, f->load_addr[f->nloads] = vaddr;
+            f->load_filesz[f->nloads] = filesz, f->load_memsz[f->nloads++] = memsz;
+        }
+        jitanon__free(a, ph, phent * phnum);
+    }
+    f->adjust = f->type == 2 || f->type == 1; /* ET_EXEC, ET_REL */
+    if (!shoff || shent < (f->is64 ? 64u : 40u)) return JITANON_OK; /* no sections: no symbols */
+    if (!shnum) { /* more than 0xff00 sections: the count is section 0's sh_size */
+        uint8_t s0[64];
+        if (rd(user, shoff, s0, shent < 64 ? shent : 64) != (shent < 64 ? shent : 64))
+            return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, shoff, "section header 0 past the end of the file");
+        shnum = (size_t)(f->is64 ? jitanon__rd64(s0 + 32, f->big) : jitanon__rd32(s0 + 20, f->big));
+        if (shstrndx == 0xffff) shstrndx = jitanon__rd32(s0 + (f->is64 ? 40 : 24), f->big);
+    }
+    if (shnum > JITANON__SYM_MAX_SECTIONS)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, shoff, "%U sections", (uint64_t)shnum);
+    bytes = (uint64_t)shent * shnum;
+    if ((r = jitanon__sym_take(a, f, shoff, bytes, &sh, "section headers", err)) != JITANON_OK) return r;
+    if (!(f->secs = (jitanon__sym_sec *)jitanon__malloc(a, shnum * sizeof *f->secs))) {
+        jitanon__free(a, sh, (size_t)bytes);
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, shoff, "out of memory (section headers)");
+    }
+    f->nsecs = shnum;
+    for (i = 0; i < shnum; i++) {
+        jitanon__cur p = jitanon__cur_make(sh + i * shent, shent, shoff + i * shent, f->big);
+        jitanon__sym_sec *s = &f->secs[i];
+        s->name = jitanon__get32(&p), s->type = jitanon__get32(&p);
+        if (f->is64) {
+            (void)jitanon__get64(&p);
+            s->addr = jitanon__get64(&p), s->off = jitanon__get64(&p), s->size = jitanon__get64(&p);
+            s->link = jitanon__get32(&p);
+            (void)jitanon__get32(&p), (void)jitanon__get64(&p);
+            s->entsize = jitanon__get64(&p);
+        } else {
+            (void)jitanon__get32(&p);
+            s->addr = jitanon__get32(&p), s->off = jitanon__get32(&p), s->size = jitanon__get32(&p);
+            s->link = jitanon__get32(&p);
+            (void)jitanon__get32(&p), (void)jitanon__get32(&p);
+            s->entsize = jitanon__get32(&p);
+        }
+    }
+    jitanon__free(a, sh, (size_t)bytes);
+    /* names: a .shstrtab that cannot be read leaves every section nameless */
+    if (shstrndx < shnum && f->secs[shstrndx].type != 8 /* SHT_NOBITS */ && f->secs[shstrndx].size <= (1u << 24)) {
+        uint64_t sz = f->secs[shstrndx].size;
+        if (jitanon__sym_take(a, f, f->secs[shstrndx].off, sz, &f->shstr, ".shstrtab", err) == JITANON_OK)
+            f->shstr_size = (size_t)sz;
+    }
+    if ((f->symtab = jitanon__sym_sec_by_name(f, ".symtab")) && f->secs[f->symtab].type != 2) f->symtab = 0;
+    if ((f->dynsym = jitanon__sym_sec_by_name(f, ".dynsym")) && f->secs[f->dynsym].type != 11) f->dynsym = 0;
+    if (jitanon__sym_sec_by_name(f, ".gnu.prelink_undo")) f->adjust = 1;
+    /* the build-id: .note.gnu.build-id, else any other note section */
+    {
+        size_t k, first = jitanon__sym_sec_by_name(f, ".note.gnu.build-id");
+        for (k = 0; k <= f->nsecs && !f->build_id_size; k++) {
+            size_t s = k == 0 ? first : k;
+            uint8_t *p;
+            if (!s || s >= f->nsecs || f->secs[s].type != 7 || f->secs[s].size > 65536 || (k && s == first)) continue;
+            if (jitanon__sym_take(a, f, f->secs[s].off, f->secs[s].size, &p, "a note", err) != JITANON_OK) continue;
+            jitanon__sym_notes(f, p, (size_t)f->secs[s].size);
+            jitanon__free(a, p, (size_t)f->secs[s].size);
+        }
+    }
+    /* .gnu_debuglink: a file name (no directory climbing), its padding and a CRC */
+    {
+        size_t s = jitanon__sym_sec_by_name(f, ".gnu_debuglink");
+        uint8_t *p;
+        if (s && f->secs[s].type != 8 && f->secs[s].size <= 4096 &&
+            jitanon__sym_take(a, f, f->secs[s].off, f->secs[s].size, &p, ".gnu_debuglink", err) == JITANON_OK && p) {
+            jitanon__cur d = jitanon__cur_make(p, (size_t)f->secs[s].size, f->secs[s].off, f->big);
+            jitanon_str name;
+            if (jitanon__take_cstr(&d, &name) && name.length && name.length < sizeof f->debuglink &&
+                !strstr(name.data, "..")) {
+                memcpy(f->debuglink, name.data, name.length);
+                f->debuglink[name.length] = 0;
+            }
+            jitanon__free(a, p, (size_t)f->secs[s].size);
+        }
+    }
+    jitanon__clear_error(err);
+    return JITANON_OK;
+}
+
+/* One symbol table entry (ELF32 or ELF64) at the cursor. */
+typedef struct jitanon__sym_raw {
+    uint32_t name;
+    uint8_t info, other;
+    uint16_t shndx;
+    uint64_t value, size;
+} jitanon__sym_raw;
+
+JITANON__PRIVATE void jitanon__sym_get(jitanon__cur *c, int is64, jitanon__sym_raw *s)
+{
+    s->name = jitanon__get32(c);
+    if (is64) {
+        s->info = *jitanon__take(c, 1), s->other = *jitanon__take(c, 1);
+        s->shndx = jitanon__get16(c);
+        s->value = jitanon__get64(c), s->size = jitanon__get64(c);
+    } else {
+        s->value = jitanon__get32(c), s->size = jitanon__get32(c);
+        s->info = *jitanon__take(c, 1), s->other = *jitanon__take(c, 1);
+        s->shndx = jitanon__get16(c);
+    }
+}
+
+/* The PT_LOAD of f that holds address v (its memory size), or -1. */
+JITANON__PRIVATE int jitanon__sym_load_of(const jitanon__sym_file *f, uint64_t v)
+{
+    size_t i;
+    for (i = 0; i < f->nloads; i++)
+        if (v >= f->load_addr[i] && v - f->load_addr[i] < f->load_memsz[i]) return (int)i;
+    return -1;
+}
+
+JITANON__PRIVATE int jitanon__sym_push(const jitanon_allocator *a, jitanon__sym_table *t, uint64_t start, uint64_t size,
+                                      const char *name, size_t len, uint8_t bind, uint8_t type, uint8_t flags)
+{
+    jitanon__sym_ent *e;
+    if (len > UINT32_MAX || !jitanon__grow(a, (void **)&t->ents, &t->cap, t->n + 1, sizeof *t->ents)) return 0;
+    e = &t->ents[t->n++];
+    e->start = start;
+    e->end = size > UINT64_MAX - start ? UINT64_MAX : start + size;
+    e->name = name, e->len = (uint32_t)len;
+    e->bind = bind, e->type = type, e->flags = flags, e->pad = 0;
+    return 1;
+}
+
+/* The symbols of `syms` (its .symtab, else its .dynsym) into t, placed with the PT_LOADs of
+   `rt` (the file that is mapped: the same file, or the one a debug file was split from). */
+JITANON__PRIVATE jitanon_result jitanon__sym_read_syms(const jitanon_allocator *a, jitanon__sym_table *t,
+                                                       const jitanon__sym_file *syms, const jitanon__sym_file *rt,
+                                                       jitanon_error *err)
+{
+    size_t which = syms->symtab ? syms->symtab : syms->dynsym, ent = syms->is64 ? 24 : 16, i, count;
+    const jitanon__sym_sec *s, *str;
+    uint8_t *tab;
+    jitanon_result r;
+    if (!which) return JITANON_OK;
+    s = &syms->secs[which];
+    if (s->entsize < ent || s->link >= syms->nsecs || syms->secs[s->link].type != 3 /* SHT_STRTAB */)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, s->off, "symbol table with entries of %U bytes",
+                             s->entsize);
+    str = &syms->secs[s->link];
+    if (str->size > UINT32_MAX) return JITANON__FAIL(err, JITANON_ERR_LIMIT, str->off, "string table of %U bytes", str->size);
+    if ((r = jitanon__sym_take(a, syms, str->off, str->size, &t->strings, "string table", err)) != JITANON_OK) return r;
+    t->strings_size = (size_t)str->size;
+    count = (size_t)(s->size / s->entsize); /* bounded by the bytes read */
+    if ((r = jitanon__sym_take(a, syms, s->off, (uint64_t)count * s->entsize, &tab, "symbol table", err)) != JITANON_OK)
+        return r;
+    for (i = 0; i < count; i++) {
+        jitanon__cur c = jitanon__cur_make(tab + i * (size_t)s->entsize, (size_t)s->entsize, s->off + i * s->entsize,
+                                           syms->big);
+        jitanon__sym_raw y;
+        jitanon_str name;
+        jitanon__cur n;
+        unsigned type, vis;
+        int label;
+        jitanon__sym_get(&c, syms->is64, &y);
+        type = y.info & 15u, vis = y.other & 3u;
+        label = type == 0 && vis != 1 && vis != 2; /* NOTYPE, not internal or hidden */
+        if (!y.name || !y.shndx || y.shndx >= 0xff00u || y.shndx >= syms->nsecs) continue;
+        if (type != 2 && type != 10 && type != 1 && !label) continue; /* FUNC, IFUNC, OBJECT */
+        if (y.name >= t->strings_size) continue;
+        n = jitanon__cur_make(t->strings + y.name, t->strings_size - y.name, str->off + y.name, 0);
+        if (!jitanon__take_cstr(&n, &name) || !name.length) continue;
+        /* ARM's mapping symbols mark code and data, they name nothing */
+        if ((syms->machine == 40 || syms->machine == 183) && name.data[0] == '$' && name.length >= 2 &&
+            strchr("adtx", name.data[1]) && (name.length == 2 || name.data[2] == '.'))
+            continue;
+        if (label) {
+            jitanon_str sec = jitanon__sym_sec_name(syms, y.shndx);
+            size_t k;
+            int text = 0;
+            for (k = 0; k + 4 <= sec.length && !text; k++) text = !memcmp(sec.data + k, "text", 4);
+            if (!text) continue;
+        }
+        if (syms->machine == 40 && type == 2) y.value &= ~(uint64_t)1; /* Thumb's bit */
+        if (syms->adjust && jitanon__sym_load_of(rt, y.value) < 0) continue;
+        if (!jitanon__sym_push(a, t, y.value, y.size, name.data, name.length, (uint8_t)(y.info >> 4), (uint8_t)type, 0)) {
+            jitanon__free(a, tab, (size_t)count * (size_t)s->entsize);
+            return JITANON__FAIL(err, JITANON_ERR_NOMEM, s->off, "out of memory (symbols)");
+        }
+    }
+    jitanon__free(a, tab, (size_t)count * (size_t)s->entsize);
+    return JITANON_OK;
+}
+
+/* name@plt for every slot of rt's PLT (its .rela.plt or .rel.plt against its .dynsym). */
+JITANON__PRIVATE jitanon_result jitanon__sym_read_plt(const jitanon_allocator *a, jitanon__sym_table *t,
+                                                      const jitanon__sym_file *rt, jitanon_error *err)
+{
+    size_t rel = jitanon__sym_sec_by_name(rt, ".rela.plt"), plt = jitanon__sym_sec_by_name(rt, ".plt"), sec, i, count,
+           ent = rt->is64 ? 24 : 16;
+    uint64_t at, step, head;
+    uint8_t *rels = NULL, *dyn = NULL, *dstr = NULL;
+    const jitanon__sym_sec *rs, *ds, *ss;
+    jitanon_result r = JITANON_OK;
+    int rela = 1;
+    if (!rel) rel = jitanon__sym_sec_by_name(rt, ".rel.plt"), rela = 0;
+    if (!rt->dynsym || !rel || !plt) return JITANON_OK;
+    rs = &rt->secs[rel], ds = &rt->secs[rt->dynsym];
+    if (rs->link != rt->dynsym || ds->entsize < ent || ds->link >= rt->nsecs || rs->entsize < (rela ? 3u : 2u) * (rt->is64 ? 8u : 4u))
+        return JITANON_OK;
+    ss = &rt->secs[ds->link];
+    switch (rt->machine) {
+    case 40: head = 20, step = 12; break;  /* ARM */
+    case 183: head = 32, step = 16; break; /* AArch64 */
+    default: head = step = rt->secs[plt].entsize; break;
+    }
+    sec = plt;
+    /* x86 with IBT: the slots a call goes through are in .plt.sec, one per entry, no head */
+    if ((rt->machine == 62 || rt->machine == 3) && (i = jitanon__sym_sec_by_name(rt, ".plt.sec")) != 0) {
+        sec = i, head = 0;
+        step = rt->secs[i].entsize ? rt->secs[i].entsize : 16;
+    }
+    if (!step) return JITANON_OK;
+    count = (size_t)(rs->size / rs->entsize);
+    if ((r = jitanon__sym_take(a, rt, rs->off, (uint64_t)count * rs->entsize, &rels, "PLT relocations", err)) != JITANON_OK ||
+        (r = jitanon__sym_take(a, rt, ds->off, ds->size / ds->entsize * ds->entsize, &dyn, ".dynsym", err)) != JITANON_OK ||
+        (r = jitanon__sym_take(a, rt, ss->off, ss->size, &dstr, ".dynstr", err)) != JITANON_OK)
+        goto done;
+    at = rt->secs[sec].addr + head;
+    for (i = 0; i < count && r == JITANON_OK; i++, at += step) {
+        jitanon__cur c = jitanon__cur_make(rels + i * (size_t)rs->entsize, (size_t)rs->entsize, rs->off + i * rs->entsize, rt->big);
+        uint64_t info, k;
+        jitanon_str name;
+        const char *p;
+        name.data = "", name.length = 0;
+        if (rt->is64) (void)jitanon__get64(&c), info = jitanon__get64(&c), k = info >> 32;
+        else (void)jitanon__get32(&c), info = jitanon__get32(&c), k = info >> 8;
+        if (k < ds->size / ds->entsize) {
+            jitanon__cur y = jitanon__cur_make(dyn + (size_t)k * (size_t)ds->entsize, (size_t)ds->entsize, 0, rt->big);
+            jitanon__sym_raw s;
+            jitanon__sym_get(&y, rt->is64, &s);
+            if (s.name < ss->size) {
+                jitanon__cur n = jitanon__cur_make(dstr + s.name, (size_t)ss->size - s.name, 0, 0);
+                if (!jitanon__take_cstr(&n, &name)) name.data = "", name.length = 0;
+            }
+        }
+        if (!(p = jitanon__sym_arena_put(a, &t->arena, name.data, name.length, "@plt", 4)) ||
+            !jitanon__sym_push(a, t, at, step, p, name.length + 4, 1 /* GLOBAL */, 2 /* FUNC */, JITANON__SYM_PLT))
+            r = JITANON__FAIL(err, JITANON_ERR_NOMEM, rs->off, "out of memory (PLT symbols)");
+    }
+done:
+    jitanon__free(a, rels, (size_t)count * (size_t)rs->entsize);
+    jitanon__free(a, dyn, (size_t)(ds->size / ds->entsize * ds->entsize));
+    jitanon__free(a, dstr, (size_t)ss->size);
+    return r;
+}
+
+/* The name as perf prints it: demangled through the hook (once; kept in the arena). */
+JITANON__PRIVATE jitanon_str jitanon__sym_name(const jitanon_allocator *a, jitanon__sym_table *t, jitanon__sym_ent *e)
+{
+    jitanon_str s;
+    if (t->demangle && !(e->flags & JITANON__SYM_DEMANGLED)) {
+        char buf[512], base[512], *big = NULL;
+        size_t blen = e->flags & JITANON__SYM_PLT ? e->len - 4 : e->len, n, cap = sizeof buf;
+        const char *in = e->name;
+        e->flags |= JITANON__SYM_DEMANGLED;
+        if (e->flags & JITANON__SYM_PLT) { /* the symbol's name, without its @plt */
+            if (blen >= sizeof base) goto keep;
+            memcpy(base, e->name, blen);
+            base[blen] = 0;
+            in = base;
+        }
+        n = t->demangle(t->demangle_user, in, buf, cap);
+        if (n >= cap && n < (1u << 20) && (big = (char *)jitanon__malloc(a, n + 1)) != NULL) {
+            cap = n + 1;
+            n = t->demangle(t->demangle_user, in, big, cap);
+        }
+        if (n && n < cap) {
+            const char *sfx = e->flags & JITANON__SYM_PLT ? "@plt" : "";
+            const char *p = jitanon__sym_arena_put(a, &t->arena, big ? big : buf, n, sfx, strlen(sfx));
+            if (p) e->name = p, e->len = (uint32_t)(n + strlen(sfx));
+        }
+        if (big) jitanon__free(a, big, cap);
+    }
+keep:
+    s.data = e->name;
+    s.length = e->len;
+    /* kallsyms: "name\t[module]" */
+    if (t->kallsyms) {
+        const char *tab = (const char *)memchr(e->name, '\t', e->len);
+        if (tab) s.length = (size_t)(tab - e->name);
+    }
+    return s;
+}
+
+JITANON__PRIVATE size_t jitanon__sym_underscores(const char *s, size_t n)
+{
+    size_t k = 0;
+    while (k < n && s[k] == '_') k++;
+    return k;
+}
+
+/* perf's choice between two symbols at one address: 1 keeps a, 0 keeps b. */
+JITANON__PRIVATE int jitanon__sym_keep_first(const jitanon_allocator *a, jitanon__sym_table *t, jitanon__sym_ent *x,
+                                            jitanon__sym_ent *y)
+{
+    int ax = x->end > x->start, by = y->end > y->start;
+    jitanon_str nx, ny;
+    size_t ux, uy;
+    if (ax != by) return ax;
+    if ((x->bind == 2) != (y->bind == 2)) return y->bind == 2;       /* weak loses */
+    if ((x->bind == 1) != (y->bind == 1)) return x->bind == 1;       /* global wins */
+    nx = jitanon__sym_name(a, t, x);
+    ny = jitanon__sym_name(a, t, y);
+    if (t->kallsyms) nx.length = x->len, ny.length = y->len;         /* with their "\t[module]" */
+    ux = jitanon__sym_underscores(nx.data, nx.length), uy = jitanon__sym_underscores(ny.data, ny.length);
+    if (ux != uy) return ux < uy;
+    if (nx.length != ny.length) return nx.length > ny.length;
+    if ((nx.length >= 3 && !memcmp(nx.data, "SyS", 3)) || (nx.length >= 10 && !memcmp(nx.data, "compat_SyS", 10)))
+        return 0;
+    return 1;
+}
+
+JITANON__PRIVATE int jitanon__sym_less(const void *ctx, uint32_t a, uint32_t b)
+{
+    const jitanon__sym_ent *e = (const jitanon__sym_ent *)ctx;
+    return e[a].start < e[b].start;
+}
+
+JITANON__PRIVATE int jitanon__sym_module(const jitanon__sym_ent *e)
+{
+    return memchr(e->name, '[', e->len) != NULL;
+}
+
+/* Sorts the symbols [from, n) by address (stably: the table's order at one address),
+   keeps one of each address's aliases and ends the symbols of size 0 at the next. */
+JITANON__PRIVATE int jitanon__sym_fixup(const jitanon_allocator *a, jitanon__sym_table *t, size_t from)
+{
+    jitanon__sym_ent *e = t->ents + from;
+    size_t n = t->n - from, i, k = 0;
+    if (!n) return 1;
+    if (!jitanon__sort(a, e, n, sizeof *e, jitanon__sym_less)) return 0;
+    for (i = 0; i < n; i++) {
+        if (k && e[k - 1].start == e[i].start) {
+            if (!jitanon__sym_keep_first(a, t, &e[k - 1], &e[i])) e[k - 1] = e[i];
+            continue;
+        }
+        e[k++] = e[i];
+    }
+    t->n = from + k;
+    for (i = 0; i + 1 < k; i++) {
+        if (e[i].end != e[i].start) continue;
+        if (t->kallsyms && jitanon__sym_module(&e[i]) != jitanon__sym_module(&e[i + 1]))
+            e[i].end = e[i].end > UINT64_MAX - 8192 ? UINT64_MAX : (e[i].end + 4096 + 4095) & ~(uint64_t)4095;
+        else e[i].end = e[i + 1].start;
+    }
+    if (e[k - 1].end == e[k - 1].start)
+        e[k - 1].end = e[k - 1].start > UINT64_MAX - 8192 ? UINT64_MAX : ((e[k - 1].start + 4095) & ~(uint64_t)4095) + 4096;
+    return 1;
+}
+
+/* The table of a file: the symbols of `syms` (a debug file, or rt itself), the PLT of
+   `rt` (the file that is mapped; NULL: syms), placed through rt's PT_LOADs. */
+JITANON__PRIVATE jitanon_result jitanon__sym_build(const jitanon_allocator *a, jitanon__sym_table *t,
+                                                   const jitanon__sym_file *syms, const jitanon__sym_file *rt,
+                                                   jitanon_error *err)
+{
+    jitanon_result r;
+    size_t i, nsyms;
+    if (!rt) rt = syms;
+    for (i = 0; i < rt->nloads; i++) {
+        t->load_off[i] = rt->load_off[i], t->load_addr[i] = rt->load_addr[i], t->load_size[i] = rt->load_filesz[i];
+    }
+    t->nloads = rt->nloads;
+    if ((r = jitanon__sym_read_syms(a, t, syms, rt, err)) != JITANON_OK) return r;
+    if (!jitanon__sym_fixup(a, t, 0)) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory (sorting symbols)");
+    nsyms = t->n;
+    if ((r = jitanon__sym_read_plt(a, t, rt, err)) != JITANON_OK) {
+        t->n = nsyms; /* without the PLT, still in order */
+        return r;
+    }
+    /* the slots are added after the choice of aliases and ends (perf's order): merged in */
+    if (t->n > nsyms && !jitanon__sort(a, t->ents, t->n, sizeof *t->ents, jitanon__sym_less))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory (sorting symbols)");
+    return JITANON_OK;
+}
+
+/* kallsyms' text (`text`, size bytes, owned by t from here on): its T, W, D and B symbols
+   (either case), module ones with their "\t[module]". */
+JITANON__PRIVATE jitanon_result jitanon__sym_kallsyms(const jitanon_allocator *a, jitanon__sym_table *t, uint8_t *text,
+                                                      size_t size, jitanon_error *err)
+{
+    jitanon__cur c = jitanon__cur_make(text, size, 0, 0);
+    t->strings = text, t->strings_size = size, t->kallsyms = 1;
+    while (c.left) {
+        const uint8_t *nl = (const uint8_t *)memchr(c.p, '\n', c.left);
+        size_t len = nl ? (size_t)(nl - c.p) : c.left, k = 0;
+        uint8_t *line = (uint8_t *)(uintptr_t)c.p;
+        uint64_t addr = 0;
+        int digits = 0;
+        char type;
+        (void)jitanon__take(&c, nl ? len + 1 : len);
+        while (k < len && digits <= 16) {
+            uint8_t ch = line[k];
+            unsigned v = ch >= '0' && ch <= '9' ? (unsigned)(ch - '0') : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10u
+                       : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10u : 16u;
+            if (v == 16) break;
+            addr = addr << 4 | v, k++, digits++;
+        }
+        if (!digits || digits > 16 || k + 3 > len || line[k] != ' ' || line[k + 2] != ' ') continue;
+        type = (char)(line[k + 1] & ~0x20);
+        if (type != 'T' && type != 'W' && type != 'D' && type != 'B') continue;
+        if (k + 3 == len || line[k + 3] == '$') continue;
+        if (nl) *(uint8_t *)(uintptr_t)nl = 0; /* names end at the line's end */
+        else if (len) continue; /* a last line without its newline has no room for the NUL: dropped */
+        if (!jitanon__sym_push(a, t, addr, 0, (const char *)line + k + 3, len - k - 3, type == 'W' ? 2 : 1, 2, 0))
+            return JITANON__FAIL(err, JITANON_ERR_NOMEM, (uint64_t)(line - text), "out of memory (kallsyms)");
+    }
+    if (!jitanon__sym_fixup(a, t, 0)) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory (sorting kallsyms)");
+    return JITANON_OK;
+}
+
+/* The symbol holding address `addr`, or NULL. */
+JITANON__PRIVATE jitanon__sym_ent *jitanon__sym_find(const jitanon__sym_table *t, uint64_t addr)
+{
+    size_t lo = 0, hi = t->n, k;
+    while (lo < hi) { /* the first symbol starting above addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->ents[mid].start <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    for (k = 0; k < 8 && lo > k; k++) /* (a symbol inside another: the innermost first) */
+        if (addr < t->ents[lo - 1 - k].end) return &t->ents[lo - 1 - k];
+    return NULL;
+}
+
+/* Offset `off` of the file as an address of it (through its PT_LOAD; else as it is). */
+JITANON__PRIVATE uint64_t jitanon__sym_addr_of(const jitanon__sym_table *t, uint64_t off)
+{
+    size_t i;
+    for (i = 0; i < t->nloads; i++)
+        if (off >= t->load_off[i] && off - t->load_off[i] < t->load_size[i]) return off - t->load_off[i] + t->load_addr[i];
+    return off;
+}
+
+/* A memory image as a jitanon__sym_read_fn (tests, the fuzzer). */
+typedef struct jitanon__sym_mem {
+    const uint8_t *p;
+    size_t n;
+} jitanon__sym_mem;
+
+JITANON__PRIVATE size_t jitanon__sym_mem_read(void *user, uint64_t off, void *dst, size_t size)
+{
+    const jitanon__sym_mem *m = (const jitanon__sym_mem *)user;
+    if (off >= m->n) return 0;
+    if (size > m->n - off) size = (size_t)(m->n - off);
+    memcpy(dst, m->p + off, size);
+    return size;
 }
 
 /* -- [inject] Injection -------------------------------------------------------------------- */
