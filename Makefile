@@ -57,6 +57,12 @@ build/%: examples/%.c $(HEADER) | build
 	$(build_program)
 build/jitgen: tests/jitgen.c $(HEADER) | build
 	$(build_program)
+# jitanon-script prints C++ names demangled, as perf 6.1 does: libstdc++'s __cxa_demangle
+# when it links (the header itself stays libc-only)
+HAVE_LIBSTDCXX := $(shell printf 'int main(void){return 0;}\n' | $(CC) -x c -o /dev/null - -lstdc++ >/dev/null 2>&1 && echo 1)
+build/jitanon-script: examples/jitanon-script.c $(HEADER) | build
+	$(call say,CC      $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(if $(HAVE_LIBSTDCXX),-DJITANON_CXA_DEMANGLE) -o $@ $< $(LDFLAGS) $(JITANON_LIBS) $(if $(HAVE_LIBSTDCXX),-lstdc++)
 
 build/symbolize: tools/flamegraph.h tools/frames.h tools/pprof.h
 # jitanon-record and jitanon-inject share the injection options (tools/inject_cli.h).

@@ -2048,14 +2048,24 @@ typedef enum jitanon_frame_kind {
    UNWINDING_INFO, as perf's unwinder finds them (x86-64 and arm64), after the chain's
    kernel frames; see jitanon_inject_frame_iter. */
 #define JITANON_FRAME_WANT_UNWIND 8u
-#define JITANON_FRAME_WANT_ALL 15u
+/* FILE and KERNEL frames: name is the symbol `perf script` prints for them, read from the
+   file's ELF symbols (.symtab, else .dynsym, and its PLT as name@plt) and from the
+   kernel's kallsyms, found and chosen as perf 6.1 does: the file's .gnu_debuglink target,
+   perf's build-id cache (opts.buildid_cache), /usr/lib/debug by path and by build-id, the
+   file itself (inside its process's root when that runs in a container; io.find_process),
+   a candidate whose build-id is not the recording's refused; /proc/kallsyms when the
+   running kernel's build-id is the recording's, else the cache's kallsyms.  Each file is
+   read once, through io.read_file (its headers, one symbol table, its strings, the PLT's
+   relocations); names pass through opts.demangle.  Empty where perf prints [unknown]. */
+#define JITANON_FRAME_WANT_SYMBOL 16u
+#define JITANON_FRAME_WANT_ALL 31u
 
 typedef struct jitanon_frame {
     uint64_t ip;
     jitanon_frame_kind kind;
     int kernel;            /* looked up in the kernel's maps (a kernel context) */
-    /* JIT: the function's name; PERF_MAP: the map's symbol; else empty (a native
-       symbol is the ELF symbolizer's business: path and offset say where to look) */
+    /* JIT: the function's name; PERF_MAP: the map's symbol; FILE, KERNEL: with
+       JITANON_FRAME_WANT_SYMBOL the native symbol perf names there, else empty */
     jitanon_str name;
     /* FILE, KERNEL: the mapping's name as recorded; JIT: the jitdump it came from;
        PERF_MAP: the perf map file; UNKNOWN: empty */
@@ -2206,6 +2216,12 @@ typedef struct jitanon_inject_opts {
     uint32_t follow_idle_ms;
     jitanon_perf_map_mode perf_map;
     jitanon_perfmap_opts perfmap; /* passed to the perf map reader (allocator: ours when unset) */
+    /* JITANON_FRAME_WANT_SYMBOL: demangles a native symbol's NUL-terminated `name` into
+       out (cap bytes): returns the demangled name's length (out holds it, NUL-terminated,
+       when it is below cap; else it is called again with a buffer that large), 0 when name
+       is not mangled.  user = sample_user (else io.user).  NULL: names as stored (perf
+       --no-demangle); a C++ program passes abi::__cxa_demangle's answer, as perf 6.1 does. */
+    size_t (*demangle)(void *user, const char *name, char *out, size_t cap);
     /* internal (a test hook for the fuzzers, not API): a round larger than this is
        processed in parts; 0 = 256 MiB */
     uint64_t max_round_bytes_;
@@ -3136,6 +3152,9 @@ typedef struct jitanon__os {
        fread waits until the whole buffer is filled: a live pipe's rounds would sit unread
        until 64 KiB more came.  NULL: fread. */
     jitanon_read_fn stdin_read;
+    /* Moves a stream open_named opened to byte `off` (1), 0 when it cannot (it is then
+       read from where it is); NULL: never. */
+    int (*seek)(jitanon_stream *s, uint64_t off);
 } jitanon__os;
 
 JITANON__PRIVATE const jitanon__os *jitanon__os_default(void); /* [posix] */
@@ -12609,6 +12628,13 @@ typedef struct jitanon__inj_sym {
     jitanon__hmap unw_index;    /* FNV-1a of a path (+1 a collision) -> index in unw_files */
     jitanon__unw_file *unw_files;
     size_t nunw, unw_cap;
+    jitanon__hmap sym_ident;    /* mapping ident (a container's: and pid) -> 1 + index in sym_files, 0: none */
+    jitanon__hmap sym_index;    /* FNV-1a of root, path and build-id (+1 a collision) -> index in sym_files */
+    jitanon__hmap sym_ns;       /* pid -> 2: in another mount namespace, 1: not */
+    struct jitanon__inj_symfile *sym_files;
+    size_t nsym, sym_cap;
+    jitanon__sym_table kallsyms;
+    int kallsyms_read;
 } jitanon__inj_sym;
 
 struct jitanon__inj {
@@ -16335,8 +16361,10 @@ JITANON__PRIVATE size_t jitanon__unw_read_default(void *user, const char *path, 
     size_t got = 0;
     (void)user;
     if (jitanon__os_default()->open_named(path, &f, &e) != JITANON_OK) return SIZE_MAX;
-    /* a stream reads from the start: what comes before `offset` is read and dropped
-       (once per file: its headers, then its CFI near the end of its read-only part) */
+    if (offset && jitanon__os_default()->seek && jitanon__os_default()->seek(&f, offset)) offset = 0;
+    /* a stream that cannot seek reads from the start: what comes before `offset` is read
+       and dropped (once per file: its headers, then its CFI near the end of its read-only
+       part) */
     while (offset) {
         size_t n = f.read_fn(f.user, skip, offset < sizeof skip ? (size_t)offset : sizeof skip);
         if (n == 0 || n == SIZE_MAX) break;
@@ -16681,6 +16709,304 @@ JITANON__PRIVATE int jitanon__inj_perfmap_named(jitanon_str n)
            (n.length >= 14 && !memcmp(n.data, "/anon_hugepage", 14));
 }
 
+/* -- on_sample's native and kernel symbols (JITANON_FRAME_WANT_SYMBOL; [symbols]) -- */
+
+/* A file's symbols, read once: `key` is the path read (in a container's root when its
+   process is in one), a NUL, and the build-id the recording gives it. */
+typedef struct jitanon__inj_symfile {
+    char *key;
+    size_t key_size;
+    jitanon__sym_table t;
+} jitanon__inj_symfile;
+
+typedef struct jitanon__inj_symread {
+    jitanon__inj *j;
+    const char *path;
+} jitanon__inj_symread;
+
+JITANON__PRIVATE size_t jitanon__inj_symread_fn(void *user, uint64_t off, void *dst, size_t size)
+{
+    const jitanon__inj_symread *r = (const jitanon__inj_symread *)user;
+    return r->j->io.read_file(r->j->io.user, r->path, off, dst, size);
+}
+
+/* A candidate file at `path`: 1 when it is ELF and, when the recording (or the mapped
+   file) gives a build-id, has that one (perf refuses another, or none). */
+JITANON__PRIVATE int jitanon__inj_sym_try(jitanon__inj *j, const char *path, jitanon__inj_symread *rd,
+                                         jitanon__sym_file *f, const jitanon_bytes *bid)
+{
+    jitanon_error ignored;
+    rd->j = j, rd->path = path;
+    if (jitanon__sym_open(&j->a, jitanon__inj_symread_fn, rd, f, &ignored) != JITANON_OK) {
+        jitanon__sym_file_free(&j->a, f);
+        return 0;
+    }
+    if (bid->size && (f->build_id_size != bid->size || memcmp(f->build_id, bid->data, bid->size))) {
+        jitanon__sym_file_free(&j->a, f);
+        return 0;
+    }
+    return 1;
+}
+
+/* Where perf 6.1 looks for the symbols of the file at `path` (`root`: the first
+   root_len bytes, a container's /proc/PID/root, else empty), in its order: the
+   .gnu_debuglink target (next to the file, in .debug/ there, under /usr/lib/debug), the
+   build-id cache (opts.buildid_cache), /usr/lib/debug by path, /usr/lib/debug/.build-id,
+   the file itself.  The first with a .symtab gives the symbols, the first with a .dynsym
+   the PLT and the placing (a debug file's PT_LOADs are the file's own). */
+JITANON__PRIVATE void jitanon__inj_sym_load(jitanon__inj *j, const char *path, size_t root_len, jitanon_bytes bid,
+                                           jitanon__sym_table *t)
+{
+    jitanon__sym_file own, cand, syms, rt;
+    jitanon__inj_symread own_rd, cand_rd, syms_rd, rt_rd;
+    char buf[4096 + 160], dirs[4096], hex[41], hex2[3];
+    const char *rel = path + root_len; /* the path as the recording names it */
+    size_t dir = strlen(path), k;
+    int have_own, have_syms = 0, have_rt = 0;
+    jitanon_error ignored;
+    jitanon_bytes any;
+    memset(&syms, 0, sizeof syms), memset(&rt, 0, sizeof rt);
+    any.data = NULL, any.size = 0;
+    while (dir > root_len && path[dir - 1] != '/') dir--;
+    /* the file itself: its debuglink, and its build-id when the recording has none */
+    have_own = rel[0] == '/' && jitanon__inj_sym_try(j, path, &own_rd, &own, &any);
+    if (!bid.size && have_own && own.build_id_size) bid.data = own.build_id, bid.size = own.build_id_size;
+    hex[0] = 0;
+    if (bid.size == 20) jitanon__bc_hex(bid.data, hex);
+    /* (the formatter has no %.*s: the pieces as strings of their own) */
+    if (dir >= sizeof dirs) dir = root_len;
+    memcpy(dirs, path, dir);
+    dirs[dir] = 0;
+    hex2[0] = hex[0], hex2[1] = hex[1], hex2[2] = 0;
+    for (k = 0; k < 10 && !(have_syms && have_rt); k++) {
+        const char *cache = j->opts->buildid_cache ? j->opts->buildid_cache->dir : NULL;
+        int n = 0, self = 0, link = have_own && own.debuglink[0];
+        switch (k) {
+        case 0: if (link) n = (int)jitanon__fmt(buf, sizeof buf, "%s%s", dirs, own.debuglink); break;
+        case 1: if (link) n = (int)jitanon__fmt(buf, sizeof buf, "%s.debug/%s", dirs, own.debuglink); break;
+        case 2: if (link) n = (int)jitanon__fmt(buf, sizeof buf, "/usr/lib/debug%s%s", dirs + root_len, own.debuglink); break;
+        case 3: if (hex[0] && cache) n = (int)jitanon__fmt(buf, sizeof buf, "%s/.build-id/%s/%s", cache, hex2, hex + 2); break;
+        case 4: if (hex[0] && cache) n = (int)jitanon__fmt(buf, sizeof buf, "%s/.build-id/%s/%s/elf", cache, hex2, hex + 2); break;
+        case 5: if (hex[0] && cache) n = (int)jitanon__fmt(buf, sizeof buf, "%s/.build-id/%s/%s/debug", cache, hex2, hex + 2); break;
+        case 6: if (rel[0] == '/') n = (int)jitanon__fmt(buf, sizeof buf, "/usr/lib/debug%s.debug", rel); break;
+        case 7: if (rel[0] == '/') n = (int)jitanon__fmt(buf, sizeof buf, "/usr/lib/debug%s", rel); break;
+        case 8: if (hex[0]) n = (int)jitanon__fmt(buf, sizeof buf, "/usr/lib/debug/.build-id/%s/%s.debug", hex2, hex + 2); break;
+        default: self = 1; break;
+        }
+        if (self) {
+            /* the file itself, checked as every other candidate */
+            if (!have_own || (bid.size && (own.build_id_size != bid.size || memcmp(own.build_id, bid.data, bid.size))))
+                continue;
+            cand = own, cand_rd = own_rd, have_own = 0;
+        } else if (n <= 0 || (size_t)n >= sizeof buf || !jitanon__inj_sym_try(j, buf, &cand_rd, &cand, &bid)) {
+            continue;
+        }
+        if (!have_syms && cand.symtab) {
+            syms = cand, syms_rd = cand_rd, have_syms = 1;
+            syms_rd.path = NULL; /* (read no more: the table is read below, from a copy of the path) */
+            if (!have_rt && cand.dynsym) rt = cand, rt_rd = cand_rd, have_rt = 2; /* the same file */
+            if (!self) {
+                /* its path is buf's: keep a copy for reading its table */
+                size_t len = strlen(buf);
+                char *p = (char *)jitanon__malloc(&j->a, len + 1);
+                if (p) memcpy(p, buf, len + 1);
+                syms_rd.path = p;
+            } else syms_rd.path = path;
+            continue;
+        }
+        if (!have_rt && cand.dynsym) {
+            rt = cand, rt_rd = cand_rd, have_rt = 1;
+            if (!self) {
+                size_t len = strlen(buf);
+                char *p = (char *)jitanon__malloc(&j->a, len + 1);
+                if (p) memcpy(p, buf, len + 1);
+                rt_rd.path = p;
+            } else rt_rd.path = path;
+            continue;
+        }
+        jitanon__sym_file_free(&j->a, &cand);
+    }
+    if (!have_syms && have_rt) syms = rt, syms_rd = rt_rd, have_syms = 1, have_rt = 2; /* a .dynsym alone */
+    if (have_syms && syms_rd.path && (have_rt != 1 || rt_rd.path)) {
+        syms.user = &syms_rd;
+        if (have_rt == 1) rt.user = &rt_rd;
+        if (jitanon__sym_build(&j->a, t, &syms, have_rt == 1 ? &rt : &syms, &ignored) != JITANON_OK && !t->n)
+            jitanon__sym_table_free(&j->a, t);
+    }
+    if (have_syms && syms_rd.path && syms_rd.path != path) jitanon__free(&j->a, (void *)(uintptr_t)syms_rd.path, strlen(syms_rd.path) + 1);
+    if (have_rt == 1 && rt_rd.path && rt_rd.path != path) jitanon__free(&j->a, (void *)(uintptr_t)rt_rd.path, strlen(rt_rd.path) + 1);
+    if (have_syms) jitanon__sym_file_free(&j->a, &syms);
+    if (have_rt == 1) jitanon__sym_file_free(&j->a, &rt);
+    if (have_own) jitanon__sym_file_free(&j->a, &own);
+}
+
+/* The whole of a file that has no size (/proc/kallsyms), read in growing pieces. */
+JITANON__PRIVATE uint8_t *jitanon__inj_sym_slurp(jitanon__inj *j, const char *path, size_t *size, size_t *alloc)
+{
+    uint8_t *p = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        size_t want = cap ? cap : (size_t)1 << 20, got;
+        if (!jitanon__grow(&j->a, (void **)&p, &cap, n + want, 1) || n + want > JITANON__SYM_MAX_BYTES) break;
+        got = j->io.read_file(j->io.user, path, n, p + n, cap - n);
+        if (got == SIZE_MAX) break;
+        n += got;
+        if (n < cap) {
+            *size = n, *alloc = cap;
+            if (n) return p;
+            break;
+        }
+    }
+    jitanon__free(&j->a, p, cap);
+    *size = *alloc = 0;
+    return NULL;
+}
+
+/* The kernel's symbols, read once: /proc/kallsyms when the running kernel is the
+   recording's (the build-id in /sys/kernel/notes), else the copy perf record left in its
+   build-id cache, as perf 6.1 finds them. */
+JITANON__PRIVATE jitanon__sym_table *jitanon__inj_kallsyms(jitanon__inj *j)
+{
+    jitanon__inj_sym *y = &j->sym;
+    jitanon_bytes bid;
+    jitanon_str kname;
+    char path[4096 + 80];
+    const char *use = "/proc/kallsyms";
+    uint8_t *text;
+    size_t size, alloc;
+    if (y->kallsyms_read) return y->kallsyms.n ? &y->kallsyms : NULL;
+    y->kallsyms_read = 1;
+    kname.data = "[kernel.kallsyms]", kname.length = 17;
+    jitanon__inj_sym_bid(j, kname, &bid);
+    if (bid.size) {
+        uint8_t notes[4096];
+        jitanon__sym_file f;
+        size_t got = j->io.read_file(j->io.user, "/sys/kernel/notes", 0, notes, sizeof notes);
+        memset(&f, 0, sizeof f);
+        f.big = j->in->big_endian;
+        if (got != SIZE_MAX) jitanon__sym_notes(&f, notes, got);
+        if (f.build_id_size != bid.size || memcmp(f.build_id, bid.data, bid.size)) {
+            char hex[41];
+            if (!j->opts->buildid_cache || bid.size != 20) return NULL;
+            jitanon__bc_hex(bid.data, hex);
+            if (jitanon__fmt(path, sizeof path, "%s/[kernel.kallsyms]/%s/kallsyms", j->opts->buildid_cache->dir, hex) >=
+                sizeof path)
+                return NULL;
+            use = path;
+        }
+    }
+    if (!(text = jitanon__inj_sym_slurp(j, use, &size, &alloc))) return NULL;
+    {
+        jitanon_error ignored;
+        (void)jitanon__sym_kallsyms(&j->a, &y->kallsyms, text, size, &ignored);
+        y->kallsyms.strings_size = alloc; /* (what it frees) */
+    }
+    return y->kallsyms.n ? &y->kallsyms : NULL;
+}
+
+/* 1 when process `pid` runs in another mount namespace (a container) now: its files are
+   read through /proc/PID/root, as its jitdump is (io.find_process; asked once a pid). */
+JITANON__PRIVATE int jitanon__inj_sym_inside(jitanon__inj *j, uint32_t pid)
+{
+    size_t *slot;
+    if (!j->io.find_process) return 0;
+    if ((slot = jitanon__hmap_find(&j->sym.sym_ns, pid)) != NULL) return *slot == 2;
+    {
+        jitanon_inject_process q;
+        int inside;
+        memset(&q, 0, sizeof q);
+        q.nspid = pid;
+        inside = j->io.find_process(j->io.user, pid, &q) && q.other_mnt;
+        if ((slot = jitanon__hmap_at(&j->sym.sym_ns, &j->a, pid, 1)) != NULL) *slot = inside ? 2 : 1;
+        return inside;
+    }
+}
+
+/* The symbols of mapping `ident` (a file named `path` in process pid), loaded once per
+   path and build-id (NULL: none). */
+JITANON__PRIVATE jitanon__sym_table *jitanon__inj_sym_file(jitanon__inj *j, uint32_t pid, size_t ident, jitanon_str path,
+                                                           jitanon_bytes bid)
+{
+    jitanon__inj_sym *y = &j->sym;
+    int inside = path.length && path.data[0] == '/' && jitanon__inj_sym_inside(j, pid);
+    uint64_t key = inside ? ((uint64_t)pid << 32 | (uint64_t)ident) | (uint64_t)1 << 63 : (uint64_t)ident;
+    const size_t *at = jitanon__hmap_find(&y->sym_ident, key);
+    char root[32];
+    size_t root_len = 0, size, i;
+    uint64_t h;
+    jitanon__inj_symfile *f;
+    size_t *slot;
+    if (at) return *at ? &y->sym_files[*at - 1].t : NULL;
+    if (inside) root_len = jitanon__fmt(root, sizeof root, "/proc/%u/root", (unsigned)pid);
+    /* the key: root, path, NUL, build-id */
+    size = root_len + path.length + 1 + bid.size;
+    h = jitanon__fnv1a(root, root_len, 0xcbf29ce484222325ull);
+    h = jitanon__fnv1a(path.data, path.length, h);
+    h = jitanon__fnv1a(bid.data, bid.size, h);
+    for (at = jitanon__hmap_find(&y->sym_index, h); at; at = jitanon__hmap_find(&y->sym_index, ++h)) {
+        f = &y->sym_files[*at];
+        if (f->key_size == size && !memcmp(f->key, root, root_len) && !memcmp(f->key + root_len, path.data, path.length) &&
+            !memcmp(f->key + root_len + path.length + 1, bid.data, bid.size))
+            break;
+    }
+    if (!at) {
+        if (!jitanon__grow(&j->a, (void **)&y->sym_files, &y->sym_cap, y->nsym + 1, sizeof *y->sym_files) ||
+            !(slot = jitanon__hmap_at(&y->sym_index, &j->a, h, y->nsym)))
+            return NULL;
+        f = &y->sym_files[y->nsym++];
+        memset(f, 0, sizeof *f);
+        if ((f->key = (char *)jitanon__malloc(&j->a, size)) != NULL) {
+            f->key_size = size;
+            memcpy(f->key, root, root_len);
+            memcpy(f->key + root_len, path.data, path.length);
+            f->key[root_len + path.length] = 0;
+            if (bid.size) memcpy(f->key + root_len + path.length + 1, bid.data, bid.size);
+            f->t.demangle = j->opts->demangle;
+            f->t.demangle_user = jitanon__inj_sample_user(j);
+            jitanon__inj_sym_load(j, f->key, root_len, bid, &f->t);
+        }
+        i = y->nsym - 1;
+    } else i = *at;
+    if ((slot = jitanon__hmap_at(&y->sym_ident, &j->a, key, 0)) != NULL) *slot = y->sym_files[i].t.n ? i + 1 : 0;
+    return y->sym_files[i].t.n ? &y->sym_files[i].t : NULL;
+}
+
+JITANON__PRIVATE void jitanon__inj_sym_files_free(jitanon__inj *j)
+{
+    jitanon__inj_sym *y = &j->sym;
+    size_t i;
+    for (i = 0; i < y->nsym; i++) {
+        jitanon__free(&j->a, y->sym_files[i].key, y->sym_files[i].key_size);
+        jitanon__sym_table_free(&j->a, &y->sym_files[i].t);
+    }
+    jitanon__free(&j->a, y->sym_files, y->sym_cap * sizeof *y->sym_files);
+    jitanon__hmap_free(&y->sym_index, &j->a);
+    jitanon__hmap_free(&y->sym_ident, &j->a);
+    jitanon__hmap_free(&y->sym_ns, &j->a);
+    jitanon__sym_table_free(&j->a, &y->kallsyms);
+}
+
+/* A file or kernel frame's symbol (JITANON_FRAME_WANT_SYMBOL), as perf names it. */
+JITANON__PRIVATE void jitanon__inj_sym_native(jitanon__inj *j, uint32_t pid, size_t ident, jitanon_bytes bid,
+                                             jitanon_frame *out)
+{
+    jitanon__sym_table *t;
+    jitanon__sym_ent *e;
+    if (out->kind == JITANON_FRAME_KERNEL) {
+        if (!(t = jitanon__inj_kallsyms(j)) || !(e = jitanon__sym_find(t, out->ip))) return;
+    } else {
+        jitanon_str p = out->path;
+        /* files, and the vdso perf record copied into the build-id cache */
+        if (!p.length || (p.data[0] != '/' && !(p.length == 6 && !memcmp(p.data, "[vdso]", 6) && bid.size)) ||
+            jitanon__inj_perfmap_named(p) || (p.length >= 7 && !memcmp(p.data, "/memfd:", 7)))
+            return;
+        if (!(t = jitanon__inj_sym_file(j, pid, ident, p, bid)) ||
+            !(e = jitanon__sym_find(t, jitanon__sym_addr_of(t, out->offset))))
+            return;
+    }
+    out->name = jitanon__sym_name(&j->a, t, e);
+}
+
 JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_sample *s, uint64_t ip, int kernel,
                                                        unsigned want, jitanon_frame *out)
 {
@@ -16736,12 +17062,15 @@ JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_samp
                 out->offset = ip - e->start;
             }
         }
-        if (out->kind != JITANON_FRAME_PERF_MAP && (want & JITANON_FRAME_WANT_BUILD_ID)) {
+        if (out->kind != JITANON_FRAME_PERF_MAP && (want & (JITANON_FRAME_WANT_BUILD_ID | JITANON_FRAME_WANT_SYMBOL))) {
             const size_t *own = j->sym.mmap_bid.count ? jitanon__hmap_find(&j->sym.mmap_bid, where.id) : NULL;
+            jitanon_bytes bid;
             if (own) {
-                out->build_id.data = j->sym.mmap_bids.data + *own + 1;
-                out->build_id.size = j->sym.mmap_bids.data[*own];
-            } else jitanon__inj_sym_bid_of(j, where.id, out->path, &out->build_id);
+                bid.data = j->sym.mmap_bids.data + *own + 1;
+                bid.size = j->sym.mmap_bids.data[*own];
+            } else jitanon__inj_sym_bid_of(j, where.id, out->path, &bid);
+            if (want & JITANON_FRAME_WANT_BUILD_ID) out->build_id = bid;
+            if (want & JITANON_FRAME_WANT_SYMBOL) jitanon__inj_sym_native(j, kernel ? UINT32_MAX : s->pid, where.id, bid, out);
         }
     }
     return out->kind;
@@ -17484,6 +17813,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon_membuf_release(&j->sym.comms);
     jitanon__free(&j->a, j->sym.lines, j->sym.lines_cap * sizeof *j->sym.lines);
     jitanon__unw_files_free(j);
+    jitanon__inj_sym_files_free(j);
     jitanon__free(&j->a, jt->waiting, jt->waiting_cap * sizeof *jt->waiting);
     jitanon__free(&j->a, jt->early, jt->early_cap * sizeof *jt->early);
     jitanon_rangemap_release(&jt->described);
@@ -18487,6 +18817,13 @@ JITANON__PRIVATE size_t jitanon__os_fd_read(void *user, void *dst, size_t size)
 
 #if JITANON__POSIX
 JITANON__PRIVATE int jitanon__os_fd_close(void *user) { return close((int)(intptr_t)user) != 0; }
+
+/* jitanon__os.seek: a symbol table near the end of a 100 MB file is not read through */
+JITANON__PRIVATE int jitanon__os_fd_seek(jitanon_stream *s, uint64_t off)
+{
+    return s->read_fn == jitanon__os_fd_read && off <= (uint64_t)INT64_MAX &&
+           lseek((int)(intptr_t)s->user, (off_t)off, SEEK_SET) == (off_t)off;
+}
 #endif
 
 /* jitanon__os.open_named: a descriptor opened with the checks above, or (without POSIX) an
@@ -19016,12 +19353,12 @@ JITANON__PRIVATE const jitanon__os *jitanon__os_default(void)
     static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_write_atomic,
                                    jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_is_dir, jitanon__bc_prepare,
                                    jitanon__bc_ready, jitanon__bc_put, jitanon__bc_close, JITANON__OS_THREADS,
-                                   jitanon__os_stdin_read};
+                                   jitanon__os_stdin_read, jitanon__os_fd_seek};
 #else
     static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_never,
                                    jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_no_dir, jitanon__bc_none,
                                    jitanon__bc_none_ready, jitanon__bc_none_put, jitanon__bc_none_close,
-                                   JITANON__OS_THREADS, NULL};
+                                   JITANON__OS_THREADS, NULL, NULL};
 #endif
 #undef JITANON__OS_THREADS
 #undef JITANON__OS_PROC_NS

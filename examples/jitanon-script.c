@@ -10,23 +10,98 @@
        (jitted-<pid>-<code_index>.so next to the dump);
      - anonymous memory a perf map names: the map's symbol in /tmp/perf-<pid>.map; what
        no map names is [unknown] there, as perf shows it;
-     - the kernel: [kernel.kallsyms]; other mappings: the file (symbols are [unknown]:
-       a profiler reads them from the ELF at the frame's path and offset);
+     - the kernel: its kallsyms symbol in [kernel.kallsyms]; other mappings: the file's
+       ELF symbol (JITANON_FRAME_WANT_SYMBOL: .symtab or .dynsym, the PLT, a debug file,
+       perf's build-id cache: as perf 6.1 finds them) and the file; [unknown] where
+       perf has none;
      - no mapping: [unknown] ([unknown]).
+   C++ names come demangled as perf 6.1 prints them (no parameters, no return type) when
+   the program links libstdc++ for __cxa_demangle (the Makefile does when it can:
+   -DJITANON_CXA_DEMANGLE -lstdc++; compiled as C++ it always does); else as stored.
    A sample without a callchain prints its own ip as its one frame.  ips are absolute. */
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h" /* first: under -std=c99 it asks for POSIX before any system header */
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#if defined(__cplusplus) && !defined(JITANON_CXA_DEMANGLE)
+#define JITANON_CXA_DEMANGLE 1
+#endif
+#ifdef JITANON_CXA_DEMANGLE
+/* libstdc++'s demangler (C linkage: a C program links it with -lstdc++) */
+#ifdef __cplusplus
+extern "C"
+#endif
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* The end of the balanced group that opens at s[i] ('(' '<' '[' '{'), or n. */
+static size_t group_end(const char *s, size_t i, size_t n)
+{
+    int depth = 0;
+    for (; i < n; i++) {
+        if (s[i] == '(' || s[i] == '<' || s[i] == '[' || s[i] == '{') depth++;
+        else if ((s[i] == ')' || s[i] == '>' || s[i] == ']' || s[i] == '}') && --depth == 0) return i;
+    }
+    return n;
+}
+
+/* perf 6.1 prints a C++ name without its parameters and return type (the demangler's
+   default options): "long ns::spin<long>(std::vector<long>&) const" is "ns::spin<long>".
+   Cuts d in place: the text from the first top-level '(' after the name on (but for a
+   " [clone .cold]" suffix, kept), and a return type before the last top-level space
+   that does not belong to an operator's name. */
+static size_t perf_style(char *d, size_t n)
+{
+    size_t i, cut = n, space = n, clone = n;
+    const char *c = strstr(d, " [clone ");
+    if (c) clone = (size_t)(c - d);
+    for (i = 0; i < clone; i++) {
+        if (d[i] == '<' || d[i] == '[' || d[i] == '{') {
+            i = group_end(d, i, clone);
+        } else if (d[i] == '(') {
+            /* "(anonymous namespace)" and "operator()" are part of the name */
+            if (!strncmp(d + i, "(anonymous namespace)", 21) || (i >= 8 && !strncmp(d + i - 8, "operator()", 10))) {
+                i = group_end(d, i, clone);
+                continue;
+            }
+            cut = i;
+            break;
+        } else if (d[i] == ' ' && !(i >= 8 && !strncmp(d + i - 8, "operator", 8))) {
+            space = i;
+        }
+    }
+    if (cut == n) return n; /* no parameters: a variable, kept whole */
+    if (clone < n) memmove(d + cut, d + clone, n - clone + 1), n = cut + (n - clone);
+    else d[cut] = 0, n = cut;
+    if (space < cut) memmove(d, d + space + 1, n - space), n -= space + 1;
+    return n;
+}
+
+static size_t demangle(void *user, const char *name, char *out, size_t cap)
+{
+    int status = 0;
+    size_t n;
+    char *d;
+    (void)user;
+    if (name[0] != '_' || name[1] != 'Z') return 0;
+    if (!(d = __cxa_demangle(name, NULL, NULL, &status)) || status != 0) return 0;
+    n = perf_style(d, strlen(d));
+    if (n < cap) memcpy(out, d, n + 1);
+    free(d);
+    return n;
+}
+#endif
 
 static void print_frame(const jitanon_inject_sample *s, const jitanon_frame *f)
 {
     const char *sym = "[unknown]";
     int sym_len = 9;
     printf("\t%16" PRIx64 " ", f->ip);
-    if (f->kind == JITANON_FRAME_JIT || f->kind == JITANON_FRAME_PERF_MAP) {
+    if (f->name.length) {
         sym = f->name.data;
         sym_len = (int)f->name.length;
     }
@@ -61,6 +136,8 @@ static void print_frame(const jitanon_inject_sample *s, const jitanon_frame *f)
     printf("%.*s)\n", (int)f->path.length, f->path.data);
 }
 
+static unsigned want_symbol = JITANON_FRAME_WANT_SYMBOL;
+
 static void on_sample(void *user, const jitanon_inject_sample *s)
 {
     jitanon_inject_frame_iter it;
@@ -69,7 +146,7 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     if (s->comm.length) printf("%16.*s %6u ", (int)s->comm.length, s->comm.data, (unsigned)s->tid);
     else printf("%16s %6u ", ":", (unsigned)s->tid); /* perf's name for a thread it never saw named */
     printf("%5" PRIu64 ".%06" PRIu64 ":\n", s->time / 1000000000u, s->time % 1000000000u / 1000u);
-    jitanon_inject_frame_iter_begin(&it, s, JITANON_FRAME_WANT_PERF_MAP | JITANON_FRAME_WANT_UNWIND);
+    jitanon_inject_frame_iter_begin(&it, s, JITANON_FRAME_WANT_PERF_MAP | JITANON_FRAME_WANT_UNWIND | want_symbol);
     while (jitanon_inject_frame_iter_next(&it, &f)) print_frame(s, &f);
     printf("\n");
 }
@@ -81,17 +158,33 @@ int main(int argc, char **argv)
     jitanon_error err;
     jitanon_result res;
     const char *path = NULL;
-    int i;
+    jitanon_buildid_cache cache;
+    char cache_dir[4096];
+    struct stat st;
+    int i, no_demangle = 0, have_cache = 0;
     jitanon_inject_opts_init(&o);
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--jitdump-dir") && i + 1 < argc) o.jitdump_dir = argv[++i];
+        else if (!strcmp(argv[i], "--no-symbols")) want_symbol = 0; /* native frames as [unknown] (the cost of names) */
+        else if (!strcmp(argv[i], "--no-demangle")) no_demangle = 1;
         else if (argv[i][0] == '-' && argv[i][1]) path = NULL, i = argc;
         else path = argv[i];
     }
     if (!path) {
-        fprintf(stderr, "usage: jitanon-script [--jitdump-dir DIR] perf.data\n");
+        fprintf(stderr, "usage: jitanon-script [--jitdump-dir DIR] [--no-symbols] [--no-demangle] perf.data\n");
         return 2;
     }
+    /* perf's build-id cache, where perf record left copies of the files it saw (and the
+       kernel's kallsyms): read only, so only when it is there */
+    if (want_symbol && jitanon_buildid_cache_dir(cache_dir, sizeof cache_dir, &err) == JITANON_OK &&
+        stat(cache_dir, &st) == 0 && S_ISDIR(st.st_mode) && jitanon_buildid_cache_open(&cache, cache_dir, &err) == JITANON_OK) {
+        o.buildid_cache = &cache;
+        have_cache = 1;
+    }
+#ifdef JITANON_CXA_DEMANGLE
+    if (!no_demangle) o.demangle = demangle;
+#endif
+    (void)no_demangle;
     o.on_sample = on_sample;
     o.sample_fields = JITANON_SAMPLE_COMM;
     res = jitanon_perf_reader_open(&r, path, NULL, &err);
@@ -99,6 +192,7 @@ int main(int argc, char **argv)
         res = jitanon_inject(&r, NULL, &o, NULL, &err); /* no writer: resolve only */
         jitanon_perf_reader_release(&r);
     }
+    if (have_cache) jitanon_buildid_cache_release(&cache);
     if (res != JITANON_OK) {
         char msg[512];
         jitanon_format_error(msg, sizeof msg, &err);
