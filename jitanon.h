@@ -16786,7 +16786,11 @@ JITANON__PRIVATE void jitanon__inj_sym_load(jitanon__inj *j, const char *path, s
         case 1: if (link) n = (int)jitanon__fmt(buf, sizeof buf, "%s.debug/%s", dirs, own.debuglink); break;
         case 2: if (link) n = (int)jitanon__fmt(buf, sizeof buf, "/usr/lib/debug%s%s", dirs + root_len, own.debuglink); break;
         case 3: if (hex[0] && cache) n = (int)jitanon__fmt(buf, sizeof buf, "%s/.build-id/%s/%s", cache, hex2, hex + 2); break;
-        case 4: if (hex[0] && cache) n = (int)jitanon__fmt(buf, sizeof buf, "%s/.build-id/%s/%s/elf", cache, hex2, hex + 2); break;
+        case 4: /* (perf record's copy of the vdso is called vdso there) */
+            if (hex[0] && cache)
+                n = (int)jitanon__fmt(buf, sizeof buf, "%s/.build-id/%s/%s/%s", cache, hex2, hex + 2,
+                                      strcmp(rel, "[vdso]") ? "elf" : "vdso");
+            break;
         case 5: if (hex[0] && cache) n = (int)jitanon__fmt(buf, sizeof buf, "%s/.build-id/%s/%s/debug", cache, hex2, hex + 2); break;
         case 6: if (rel[0] == '/') n = (int)jitanon__fmt(buf, sizeof buf, "/usr/lib/debug%s.debug", rel); break;
         case 7: if (rel[0] == '/') n = (int)jitanon__fmt(buf, sizeof buf, "/usr/lib/debug%s", rel); break;

@@ -38,46 +38,41 @@ extern "C"
 #endif
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-/* The end of the balanced group that opens at s[i] ('(' '<' '[' '{'), or n. */
-static size_t group_end(const char *s, size_t i, size_t n)
-{
-    int depth = 0;
-    for (; i < n; i++) {
-        if (s[i] == '(' || s[i] == '<' || s[i] == '[' || s[i] == '{') depth++;
-        else if ((s[i] == ')' || s[i] == '>' || s[i] == ']' || s[i] == '}') && --depth == 0) return i;
-    }
-    return n;
-}
-
 /* perf 6.1 prints a C++ name without its parameters and return type (the demangler's
-   default options): "long ns::spin<long>(std::vector<long>&) const" is "ns::spin<long>".
-   Cuts d in place: the text from the first top-level '(' after the name on (but for a
-   " [clone .cold]" suffix, kept), and a return type before the last top-level space
-   that does not belong to an operator's name. */
+   default options): "long ns::spin<long>(std::vector<long>&) const [clone .cold]" is
+   "ns::spin<long>", while the parameters of a function a lambda or local class is in
+   stay ("f(int)::{lambda()#1}::operator()").  Cuts d in place: a " [clone ...]" suffix,
+   then the last parameter list when the name ends with it (and its qualifiers), then a
+   return type before the last top-level space that is not in an operator's name. */
 static size_t perf_style(char *d, size_t n)
 {
-    size_t i, cut = n, space = n, clone = n;
+    static const char *const quals[] = {" const", " volatile", " &&", " &"};
     const char *c = strstr(d, " [clone ");
-    if (c) clone = (size_t)(c - d);
-    for (i = 0; i < clone; i++) {
-        if (d[i] == '<' || d[i] == '[' || d[i] == '{') {
-            i = group_end(d, i, clone);
-        } else if (d[i] == '(') {
-            /* "(anonymous namespace)" and "operator()" are part of the name */
-            if (!strncmp(d + i, "(anonymous namespace)", 21) || (i >= 8 && !strncmp(d + i - 8, "operator()", 10))) {
-                i = group_end(d, i, clone);
-                continue;
-            }
-            cut = i;
-            break;
-        } else if (d[i] == ' ' && !(i >= 8 && !strncmp(d + i - 8, "operator", 8))) {
-            space = i;
+    size_t i, k, end, space = 0;
+    int depth = 0, again = 1;
+    if (c) n = (size_t)(c - d);
+    end = n;
+    while (again) { /* the qualifiers after the parameters */
+        again = 0;
+        for (k = 0; k < 4; k++) {
+            size_t q = strlen(quals[k]);
+            if (end >= q && !memcmp(d + end - q, quals[k], q)) end -= q, again = 1;
         }
     }
-    if (cut == n) return n; /* no parameters: a variable, kept whole */
-    if (clone < n) memmove(d + cut, d + clone, n - clone + 1), n = cut + (n - clone);
-    else d[cut] = 0, n = cut;
-    if (space < cut) memmove(d, d + space + 1, n - space), n -= space + 1;
+    if (end && d[end - 1] == ')') {
+        for (i = end; i-- > 0;) {
+            if (d[i] == ')') depth++;
+            else if (d[i] == '(' && --depth == 0) break;
+        }
+        if (i < end) n = i;
+    }
+    d[n] = 0;
+    for (i = 0, depth = 0; i < n; i++) {
+        if (d[i] == '<' || d[i] == '(' || d[i] == '[' || d[i] == '{') depth++;
+        else if (d[i] == '>' || d[i] == ')' || d[i] == ']' || d[i] == '}') depth--;
+        else if (d[i] == ' ' && depth == 0 && !(i >= 8 && !strncmp(d + i - 8, "operator", 8))) space = i + 1;
+    }
+    if (space) memmove(d, d + space, n - space + 1), n -= space;
     return n;
 }
 
