@@ -192,7 +192,8 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
         jitanon_inject_frame_iter it;
         jitanon_frame f;
         jitanon_inject_frame_iter_begin(&it, s,
-                                        JITANON_FRAME_WANT_LINE | JITANON_FRAME_WANT_BUILD_ID | JITANON_FRAME_WANT_UNWIND);
+                                        JITANON_FRAME_WANT_LINE | JITANON_FRAME_WANT_BUILD_ID | JITANON_FRAME_WANT_UNWIND |
+                                            JITANON_FRAME_WANT_SYMBOL);
         while (jitanon_inject_frame_iter_next(&it, &f)) {
             CHECK(f.path.length == 0 || f.path.data != NULL);
             CHECK(f.build_id.size <= 20 && f.line < 0x80000000u);

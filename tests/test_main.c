@@ -57,6 +57,7 @@ void jt_run(const char *name, void (*fn)(void))
 #include "t_bcache.c"
 #include "t_region.c"
 #include "t_unwind.c"
+#include "t_symbols.c"
 
 int main(int argc, char **argv)
 {
@@ -86,6 +87,7 @@ int main(int argc, char **argv)
     suite_alloc();
     suite_bcache();
     suite_region();
+    suite_symbols();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
     return jt.failed ? 1 : 0;
 }
