@@ -11477,8 +11477,27 @@ typedef struct jitanon__sym_ent {
     uint64_t start, end; /* [start, end), addresses of the file (kallsyms: of the kernel) */
     const char *name;    /* NUL-terminated at len */
     uint32_t len;
+    uint32_t seq;        /* its place in perf's order of insertion (jitanon__sym_rb) */
     uint8_t bind, type, flags, pad;
 } jitanon__sym_ent;
+
+/* perf keeps a file's symbols in a red-black tree keyed by start address and looks an
+   address up by walking down from the root: where symbols nest (a label inside a
+   function, extended to the next symbol), which of them it finds depends on the tree's
+   shape.  The tree is rebuilt here, only for a lookup that depends on it, from the same
+   operations: the symbols inserted in the table's order (equal starts to the right), the
+   aliases removed in the order perf removes them, the PLT slots inserted. */
+typedef struct jitanon__sym_rb {
+    uint32_t *l, *r, *p, *ent; /* children, parent (UINT32_MAX: none), the symbol a node is */
+    uint64_t *key;
+    uint8_t *red;
+    uint32_t root, n;
+} jitanon__sym_rb;
+
+typedef struct jitanon__sym_gone { /* an alias perf removed: its start and place */
+    uint64_t start;
+    uint32_t seq, pad;
+} jitanon__sym_gone;
 
 /* Names made here (PLT slots, demangled names): blocks that never move, so a name handed
    out stays valid while the table lives. */
@@ -11503,6 +11522,11 @@ typedef struct jitanon__sym_table {
     int kallsyms;
     jitanon__sym_demangle_fn demangle;
     void *demangle_user;
+    uint32_t nseq, nseq_syms;     /* symbols inserted: all, the table's (the PLT's follow) */
+    jitanon__sym_gone *gone;      /* the aliases removed, in perf's order */
+    size_t ngone, gone_cap;
+    jitanon__sym_rb *rb;          /* built on the first lookup that needs it */
+    int rb_failed;                /* (out of memory: the innermost symbol is taken instead) */
 } jitanon__sym_table;
 
 JITANON__PRIVATE char *jitanon__sym_arena_put(const jitanon_allocator *a, jitanon__sym_arena *r, const char *s, size_t n,
@@ -11538,8 +11562,19 @@ JITANON__PRIVATE void jitanon__sym_arena_free(const jitanon_allocator *a, jitano
     memset(r, 0, sizeof *r);
 }
 
+JITANON__PRIVATE void jitanon__sym_rb_free(const jitanon_allocator *a, jitanon__sym_rb *rb)
+{
+    size_t n = rb->n;
+    jitanon__free(a, rb->l, n * sizeof *rb->l), jitanon__free(a, rb->r, n * sizeof *rb->r);
+    jitanon__free(a, rb->p, n * sizeof *rb->p), jitanon__free(a, rb->ent, n * sizeof *rb->ent);
+    jitanon__free(a, rb->key, n * sizeof *rb->key), jitanon__free(a, rb->red, n);
+    jitanon__free(a, rb, sizeof *rb);
+}
+
 JITANON__PRIVATE void jitanon__sym_table_free(const jitanon_allocator *a, jitanon__sym_table *t)
 {
+    if (t->rb) jitanon__sym_rb_free(a, t->rb);
+    jitanon__free(a, t->gone, t->gone_cap * sizeof *t->gone);
     jitanon__free(a, t->ents, t->cap * sizeof *t->ents);
     jitanon__free(a, t->strings, t->strings_size);
     jitanon__sym_arena_free(a, &t->arena);
@@ -11785,8 +11820,10 @@ JITANON__PRIVATE int jitanon__sym_push(const jitanon_allocator *a, jitanon__sym_
                                       const char *name, size_t len, uint8_t bind, uint8_t type, uint8_t flags)
 {
     jitanon__sym_ent *e;
-    if (len > UINT32_MAX || !jitanon__grow(a, (void **)&t->ents, &t->cap, t->n + 1, sizeof *t->ents)) return 0;
+    if (len > UINT32_MAX || t->nseq == UINT32_MAX - 1 || !jitanon__grow(a, (void **)&t->ents, &t->cap, t->n + 1, sizeof *t->ents))
+        return 0;
     e = &t->ents[t->n++];
+    e->seq = t->nseq++;
     e->start = start;
     e->end = size > UINT64_MAX - start ? UINT64_MAX : start + size;
     e->name = name, e->len = (uint32_t)len;
@@ -11994,30 +12031,51 @@ JITANON__PRIVATE int jitanon__sym_module(const jitanon__sym_ent *e)
     return memchr(e->name, '[', e->len) != NULL;
 }
 
-/* Sorts the symbols [from, n) by address (stably: the table's order at one address),
-   keeps one of each address's aliases and ends the symbols of size 0 at the next. */
-JITANON__PRIVATE int jitanon__sym_fixup(const jitanon_allocator *a, jitanon__sym_table *t, size_t from)
+/* Symbols of size 0 end where the next begins (the last: a page after its own page; in
+   kallsyms also where the kernel's symbols meet a module's). */
+JITANON__PRIVATE void jitanon__sym_ends(jitanon__sym_table *t, jitanon__sym_ent *e, size_t k)
 {
-    jitanon__sym_ent *e = t->ents + from;
-    size_t n = t->n - from, i, k = 0;
-    if (!n) return 1;
-    if (!jitanon__sort(a, e, n, sizeof *e, jitanon__sym_less)) return 0;
-    for (i = 0; i < n; i++) {
-        if (k && e[k - 1].start == e[i].start) {
-            if (!jitanon__sym_keep_first(a, t, &e[k - 1], &e[i])) e[k - 1] = e[i];
-            continue;
-        }
-        e[k++] = e[i];
-    }
-    t->n = from + k;
+    size_t i;
     for (i = 0; i + 1 < k; i++) {
         if (e[i].end != e[i].start) continue;
         if (t->kallsyms && jitanon__sym_module(&e[i]) != jitanon__sym_module(&e[i + 1]))
             e[i].end = e[i].end > UINT64_MAX - 8192 ? UINT64_MAX : (e[i].end + 4096 + 4095) & ~(uint64_t)4095;
         else e[i].end = e[i + 1].start;
     }
-    if (e[k - 1].end == e[k - 1].start)
+    if (k && e[k - 1].end == e[k - 1].start)
         e[k - 1].end = e[k - 1].start > UINT64_MAX - 8192 ? UINT64_MAX : ((e[k - 1].start + 4095) & ~(uint64_t)4095) + 4096;
+}
+
+/* Sorts the symbols [from, n) by address (stably: the table's order at one address),
+   keeps one of each address's aliases and ends the symbols of size 0 at the next.  perf
+   6.1 chooses the aliases of an ELF file first, then ends its symbols; kallsyms' the
+   other way round, so of kallsyms' aliases (all of size 0) the last at an address, the
+   only one that reaches the next, wins (__x64_sys_gettid over __ia32_sys_gettid). */
+JITANON__PRIVATE int jitanon__sym_fixup(const jitanon_allocator *a, jitanon__sym_table *t, size_t from)
+{
+    jitanon__sym_ent *e;
+    size_t n = t->n - from, i, k = 0;
+    if (!n) return 1;
+    e = t->ents + from; /* (not before: no symbols, no array) */
+    if (!jitanon__sort(a, e, n, sizeof *e, jitanon__sym_less)) return 0;
+    if (t->kallsyms) jitanon__sym_ends(t, e, n);
+    for (i = 0; i < n; i++) {
+        if (k && e[k - 1].start == e[i].start) {
+            int first = jitanon__sym_keep_first(a, t, &e[k - 1], &e[i]);
+            const jitanon__sym_ent *lost = first ? &e[i] : &e[k - 1];
+            if (!t->kallsyms && !t->rb_failed) { /* (kallsyms' symbols do not nest: no tree) */
+                if (jitanon__grow(a, (void **)&t->gone, &t->gone_cap, t->ngone + 1, sizeof *t->gone)) {
+                    t->gone[t->ngone].start = lost->start;
+                    t->gone[t->ngone].seq = lost->seq, t->gone[t->ngone++].pad = 0;
+                } else t->rb_failed = 1;
+            }
+            if (!first) e[k - 1] = e[i];
+            continue;
+        }
+        e[k++] = e[i];
+    }
+    t->n = from + k;
+    if (!t->kallsyms) jitanon__sym_ends(t, e, k);
     return 1;
 }
 
@@ -12037,8 +12095,9 @@ JITANON__PRIVATE jitanon_result jitanon__sym_build(const jitanon_allocator *a, j
     if ((r = jitanon__sym_read_syms(a, t, syms, rt, err)) != JITANON_OK) return r;
     if (!jitanon__sym_fixup(a, t, 0)) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory (sorting symbols)");
     nsyms = t->n;
+    t->nseq_syms = t->nseq;
     if ((r = jitanon__sym_read_plt(a, t, rt, err)) != JITANON_OK) {
-        t->n = nsyms; /* without the PLT, still in order */
+        t->n = nsyms, t->nseq = t->nseq_syms; /* without the PLT, still in order */
         return r;
     }
     /* the slots are added after the choice of aliases and ends (perf's order): merged in */
@@ -12082,17 +12141,173 @@ JITANON__PRIVATE jitanon_result jitanon__sym_kallsyms(const jitanon_allocator *a
     return JITANON_OK;
 }
 
-/* The symbol holding address `addr`, or NULL. */
-JITANON__PRIVATE jitanon__sym_ent *jitanon__sym_find(const jitanon__sym_table *t, uint64_t addr)
+#define JITANON__RB_NIL UINT32_MAX
+
+JITANON__PRIVATE void jitanon__sym_rb_rotate(jitanon__sym_rb *t, uint32_t x, int left)
 {
-    size_t lo = 0, hi = t->n, k;
+    uint32_t *a = left ? t->l : t->r, *b = left ? t->r : t->l; /* left: x's right child rises */
+    uint32_t y = b[x];
+    b[x] = a[y];
+    if (a[y] != JITANON__RB_NIL) t->p[a[y]] = x;
+    t->p[y] = t->p[x];
+    if (t->p[x] == JITANON__RB_NIL) t->root = y;
+    else if (x == t->l[t->p[x]]) t->l[t->p[x]] = y;
+    else t->r[t->p[x]] = y;
+    a[y] = x;
+    t->p[x] = y;
+}
+
+JITANON__PRIVATE int jitanon__sym_rb_red(const jitanon__sym_rb *t, uint32_t x)
+{
+    return x != JITANON__RB_NIL && t->red[x];
+}
+
+/* Inserts node z at its key (an equal key goes right), then restores the colours. */
+JITANON__PRIVATE void jitanon__sym_rb_insert(jitanon__sym_rb *t, uint32_t z)
+{
+    uint32_t y = JITANON__RB_NIL, x = t->root;
+    while (x != JITANON__RB_NIL) y = x, x = t->key[z] < t->key[x] ? t->l[x] : t->r[x];
+    t->p[z] = y, t->l[z] = t->r[z] = JITANON__RB_NIL, t->red[z] = 1;
+    if (y == JITANON__RB_NIL) t->root = z;
+    else if (t->key[z] < t->key[y]) t->l[y] = z;
+    else t->r[y] = z;
+    while (jitanon__sym_rb_red(t, t->p[z])) {
+        uint32_t p = t->p[z], g = t->p[p];
+        int left = p == t->l[g];
+        uint32_t u = left ? t->r[g] : t->l[g];
+        if (jitanon__sym_rb_red(t, u)) { /* the uncle red: both black, the grandparent red */
+            t->red[p] = t->red[u] = 0, t->red[g] = 1;
+            z = g;
+            continue;
+        }
+        if (z == (left ? t->r[p] : t->l[p])) { /* zig-zag: straightened first */
+            z = p;
+            jitanon__sym_rb_rotate(t, z, left);
+            p = t->p[z];
+        }
+        t->red[p] = 0, t->red[g] = 1;
+        jitanon__sym_rb_rotate(t, g, !left);
+    }
+    t->red[t->root] = 0;
+}
+
+/* Removes node z: a node with two children is replaced by its successor; a black node
+   taken out leaves its place one black short, made up from its sibling's side. */
+JITANON__PRIVATE void jitanon__sym_rb_erase(jitanon__sym_rb *t, uint32_t z)
+{
+    uint32_t x, xp, y = z;
+    int y_red = t->red[y];
+    if (t->l[z] == JITANON__RB_NIL || t->r[z] == JITANON__RB_NIL) {
+        x = t->l[z] != JITANON__RB_NIL ? t->l[z] : t->r[z];
+        xp = t->p[z];
+        if (x != JITANON__RB_NIL) t->p[x] = xp;
+        if (xp == JITANON__RB_NIL) t->root = x;
+        else if (z == t->l[xp]) t->l[xp] = x;
+        else t->r[xp] = x;
+    } else {
+        y = t->r[z];
+        while (t->l[y] != JITANON__RB_NIL) y = t->l[y];
+        y_red = t->red[y];
+        x = t->r[y];
+        if (t->p[y] == z) xp = y;
+        else {
+            xp = t->p[y];
+            t->l[xp] = x;
+            if (x != JITANON__RB_NIL) t->p[x] = xp;
+            t->r[y] = t->r[z], t->p[t->r[y]] = y;
+        }
+        t->l[y] = t->l[z], t->p[t->l[y]] = y;
+        t->p[y] = t->p[z];
+        if (t->p[z] == JITANON__RB_NIL) t->root = y;
+        else if (z == t->l[t->p[z]]) t->l[t->p[z]] = y;
+        else t->r[t->p[z]] = y;
+        t->red[y] = t->red[z];
+    }
+    if (y_red) return;
+    while (x != t->root && !jitanon__sym_rb_red(t, x)) {
+        /* (x may be no node: its side is the one its sibling is not on) */
+        int left = x != t->r[xp];
+        uint32_t w = left ? t->r[xp] : t->l[xp];
+        if (jitanon__sym_rb_red(t, w)) {
+            t->red[w] = 0, t->red[xp] = 1;
+            jitanon__sym_rb_rotate(t, xp, left);
+            w = left ? t->r[xp] : t->l[xp];
+        }
+        if (!jitanon__sym_rb_red(t, t->l[w]) && !jitanon__sym_rb_red(t, t->r[w])) {
+            t->red[w] = 1;
+            x = xp, xp = t->p[x];
+            continue;
+        }
+        if (!jitanon__sym_rb_red(t, left ? t->r[w] : t->l[w])) {
+            t->red[left ? t->l[w] : t->r[w]] = 0, t->red[w] = 1;
+            jitanon__sym_rb_rotate(t, w, !left);
+            w = left ? t->r[xp] : t->l[xp];
+        }
+        t->red[w] = t->red[xp], t->red[xp] = 0;
+        t->red[left ? t->r[w] : t->l[w]] = 0;
+        jitanon__sym_rb_rotate(t, xp, left);
+        x = t->root;
+        break;
+    }
+    if (x != JITANON__RB_NIL) t->red[x] = 0;
+}
+
+/* perf's tree of t's symbols (see jitanon__sym_rb); NULL when memory runs out. */
+JITANON__PRIVATE jitanon__sym_rb *jitanon__sym_rb_build(const jitanon_allocator *a, jitanon__sym_table *t)
+{
+    jitanon__sym_rb *rb;
+    size_t n = t->nseq, i;
+    if (t->rb || t->rb_failed) return t->rb;
+    if (!(rb = (jitanon__sym_rb *)jitanon__malloc(a, sizeof *rb))) return NULL;
+    memset(rb, 0, sizeof *rb);
+    rb->n = (uint32_t)n;
+    rb->l = (uint32_t *)jitanon__malloc(a, n * sizeof *rb->l), rb->r = (uint32_t *)jitanon__malloc(a, n * sizeof *rb->r);
+    rb->p = (uint32_t *)jitanon__malloc(a, n * sizeof *rb->p), rb->ent = (uint32_t *)jitanon__malloc(a, n * sizeof *rb->ent);
+    rb->key = (uint64_t *)jitanon__malloc(a, n * sizeof *rb->key), rb->red = (uint8_t *)jitanon__malloc(a, n ? n : 1);
+    if (!n || !rb->l || !rb->r || !rb->p || !rb->ent || !rb->key || !rb->red) {
+        jitanon__sym_rb_free(a, rb);
+        t->rb_failed = 1;
+        return NULL;
+    }
+    for (i = 0; i < n; i++) rb->ent[i] = JITANON__RB_NIL, rb->key[i] = 0;
+    for (i = 0; i < t->n; i++)
+        if (t->ents[i].seq < n) rb->ent[t->ents[i].seq] = (uint32_t)i, rb->key[t->ents[i].seq] = t->ents[i].start;
+    for (i = 0; i < t->ngone; i++)
+        if (t->gone[i].seq < n) rb->key[t->gone[i].seq] = t->gone[i].start;
+    rb->root = JITANON__RB_NIL;
+    for (i = 0; i < t->nseq_syms && i < n; i++) jitanon__sym_rb_insert(rb, (uint32_t)i);
+    for (i = 0; i < t->ngone; i++)
+        if (t->gone[i].seq < t->nseq_syms) jitanon__sym_rb_erase(rb, t->gone[i].seq);
+    for (i = t->nseq_syms; i < n; i++) jitanon__sym_rb_insert(rb, (uint32_t)i);
+    return t->rb = rb;
+}
+
+/* The symbol perf finds at address `addr`, or NULL.  Where one symbol holds it and none
+   nests, the sorted array answers; else perf's walk down its tree. */
+JITANON__PRIVATE jitanon__sym_ent *jitanon__sym_find(const jitanon_allocator *a, jitanon__sym_table *t, uint64_t addr)
+{
+    size_t lo = 0, hi = t->n, k, found = SIZE_MAX, holders = 0;
+    jitanon__sym_rb *rb;
+    uint32_t x;
     while (lo < hi) { /* the first symbol starting above addr */
         size_t mid = lo + (hi - lo) / 2;
         if (t->ents[mid].start <= addr) lo = mid + 1;
         else hi = mid;
     }
-    for (k = 0; k < 8 && lo > k; k++) /* (a symbol inside another: the innermost first) */
-        if (addr < t->ents[lo - 1 - k].end) return &t->ents[lo - 1 - k];
+    for (k = 0; k < 8 && lo > k; k++) /* (symbols nested deeper than 8 are not looked for) */
+        if (addr < t->ents[lo - 1 - k].end || (addr == t->ents[lo - 1 - k].start && addr == t->ents[lo - 1 - k].end)) {
+            if (found == SIZE_MAX) found = lo - 1 - k;
+            holders++;
+        }
+    if (found == lo - 1 && holders == 1) return &t->ents[found];
+    if (found == SIZE_MAX || !(rb = jitanon__sym_rb_build(a, t))) return found == SIZE_MAX ? NULL : &t->ents[found];
+    for (x = rb->root; x != JITANON__RB_NIL;) {
+        const jitanon__sym_ent *e = rb->ent[x] < t->n ? &t->ents[rb->ent[x]] : NULL;
+        if (!e) return NULL; /* (a node of no symbol: cannot be) */
+        if (addr < e->start) x = rb->l[x];
+        else if (addr > e->end || (addr == e->end && addr != e->start)) x = rb->r[x];
+        else return &t->ents[rb->ent[x]];
+    }
     return NULL;
 }
 
@@ -16997,7 +17212,7 @@ JITANON__PRIVATE void jitanon__inj_sym_native(jitanon__inj *j, uint32_t pid, siz
     jitanon__sym_table *t;
     jitanon__sym_ent *e;
     if (out->kind == JITANON_FRAME_KERNEL) {
-        if (!(t = jitanon__inj_kallsyms(j)) || !(e = jitanon__sym_find(t, out->ip))) return;
+        if (!(t = jitanon__inj_kallsyms(j)) || !(e = jitanon__sym_find(&j->a, t, out->ip))) return;
     } else {
         jitanon_str p = out->path;
         /* files, and the vdso perf record copied into the build-id cache */
@@ -17005,7 +17220,7 @@ JITANON__PRIVATE void jitanon__inj_sym_native(jitanon__inj *j, uint32_t pid, siz
             jitanon__inj_perfmap_named(p) || (p.length >= 7 && !memcmp(p.data, "/memfd:", 7)))
             return;
         if (!(t = jitanon__inj_sym_file(j, pid, ident, p, bid)) ||
-            !(e = jitanon__sym_find(t, jitanon__sym_addr_of(t, out->offset))))
+            !(e = jitanon__sym_find(&j->a, t, jitanon__sym_addr_of(t, out->offset))))
             return;
     }
     out->name = jitanon__sym_name(&j->a, t, e);

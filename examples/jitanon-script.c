@@ -50,6 +50,12 @@ static size_t perf_style(char *d, size_t n)
     const char *c = strstr(d, " [clone ");
     size_t i, k, end, space = 0;
     int depth = 0, again = 1;
+    /* a thunk's target is printed whole, its parameters too ("non-virtual thunk to
+       A::f(int)"), as the demangler prints special names whatever its options */
+    if (!strncmp(d, "non-virtual thunk to ", 21) || !strncmp(d, "virtual thunk to ", 17) ||
+        !strncmp(d, "covariant return thunk to ", 26) || !strncmp(d, "transaction clone for ", 22) ||
+        !strncmp(d, "non-transaction clone for ", 26))
+        return n;
     if (c) n = (size_t)(c - d);
     end = n;
     while (again) { /* the qualifiers after the parameters */

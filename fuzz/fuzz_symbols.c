@@ -34,7 +34,7 @@ static void check_table(jitanon__sym_table *t, const jitanon_allocator *a)
         CHECK(e->end >= e->start);
         if (i) CHECK(t->ents[i - 1].start <= e->start);
         CHECK(e->name != NULL && e->name[e->len] == 0);
-        CHECK(jitanon__sym_find(t, e->start) != NULL || e->end == e->start);
+        CHECK(jitanon__sym_find(a, t, e->start) != NULL || e->end == e->start);
         s = jitanon__sym_name(a, t, e);
         CHECK(s.length <= e->len && (s.length == 0 || s.data != NULL));
         (void)jitanon__sym_addr_of(t, e->start);

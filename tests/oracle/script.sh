@@ -10,24 +10,32 @@
 # (--perf-basic-prof), erlang with its dump and perf map (+JPperf true), Java with our
 # JVMTI agent (build/libjitanon-jvmti.so), CPython 3.13 -X perf_jit with --call-graph
 # dwarf (the frames jitanon-script unwinds from the copied stacks with the files' and the
-# dump's CFI, as perf's unwinder does with the injected output).
+# dump's CFI, as perf's unwinder does with the injected output).  Every frame is compared
+# by its symbol too (--symbols: native and kernel symbols from the frame iterator's
+# JITANON_FRAME_WANT_SYMBOL) for node (jitdump and perf map), a C program built -O2 -g with
+# and without PIE and a C++ one (names demangled, as perf 6.1 prints them); perf's inlined
+# frames (DWARF) are set aside: --no-inline.  Each PASS says how many native and kernel
+# frames perf named and how many it left [unknown].  The cost of names: jitanon-script
+# with and without them on the node recording (printed, not checked).
 jt_name="jitanon-script"; . "$(dirname "$0")/common.sh"
 S="$root/build/jitanon-script" J="$root/build/jitanon-inject"
 [ -x "$S" ] && [ -x "$J" ] || jt_skip "build/jitanon-script or build/jitanon-inject not built (make all)"
 jt_need_perf -g
 
-# compare NAME DIR WANT [--edge-ok]: jitanon-script DIR/perf.data = perf script of the
-# injected copy; WANT (jit or map) frames must be among them (--edge-ok: script_cmp.py).
+# compare NAME DIR WANT [--edge-ok] [--symbols]: jitanon-script DIR/perf.data = perf script
+# of the injected copy; WANT (jit, map or native) frames must be among them (--edge-ok,
+# --symbols: script_cmp.py; without --symbols both sides print names as stored).
 compare() {
-  name=$1 dir=$2 want=$3 edge=${4:-}
+  name=$1 dir=$2 want=$3; shift 3
+  dm=--no-demangle; case " $* " in *" --symbols "*) dm=;; esac
   mkdir -p "$dir/elf"
   if ! "$J" -i "$dir/perf.data" -o "$dir/ours.data" --elf-dir "$dir/elf" 2> "$dir/err"; then
     echo "FAIL jitanon-script $name: jitanon-inject failed: $(head -2 "$dir/err")"; return; fi
   # --no-inline: perf would ask addr2line for every native frame (minutes on node's binary)
-  perf script -i "$dir/ours.data" -F comm,tid,time,ip,sym,dso --no-demangle --no-inline 2>/dev/null > "$dir/perf.txt"
-  if ! "$S" "$dir/perf.data" > "$dir/ours.txt" 2> "$dir/err"; then
+  perf script -i "$dir/ours.data" -F comm,tid,time,ip,sym,dso $dm --no-inline 2>/dev/null > "$dir/perf.txt"
+  if ! "$S" $dm "$dir/perf.data" > "$dir/ours.txt" 2> "$dir/err"; then
     echo "FAIL jitanon-script $name: $(head -2 "$dir/err")"; return; fi
-  if out=$(python3 "$root/tests/oracle/script_cmp.py" "$dir/perf.txt" "$dir/ours.txt" $edge) &&
+  if out=$(python3 "$root/tests/oracle/script_cmp.py" "$dir/perf.txt" "$dir/ours.txt" "$@") &&
      printf '%s\n' "$out" | grep -Eq "[1-9][0-9]* $want"; then
     echo "PASS jitanon-script $name: as perf script prints the injected output ($out)"
   else echo "FAIL jitanon-script $name: ${out:-no output}"; fi
@@ -98,13 +106,72 @@ record_node() {
   [ -s "$d/perf.data" ]
 }
 
+# symaddr: node's symbols at chosen addresses.  A recording of node without callchains is
+# rewritten (tests/symaddr_fixture.c) so that its user samples land, one each, just after
+# every label inside a function in node's .symtab, halfway to the function's end and at
+# its last byte (where both symbols hold the address and perf's tree of symbols decides),
+# and at 3,000 random addresses of .text (gaps, PLT, aliases); jitanon-script names them
+# as perf script does.
+symaddr() {
+  d=$tmp/symaddr; mkdir -p "$d"
+  if ! ${CC:-cc} -std=c99 -O1 -I"$root" -o "$d/fx" "$root/tests/symaddr_fixture.c" 2> "$d/cc.err"; then
+    echo "FAIL jitanon-script symaddr: tests/symaddr_fixture.c does not build: $(head -1 "$d/cc.err")"; return; fi
+  node_bin=$(readlink -f "$(command -v node)")
+  python3 - "$node_bin" > "$d/addrs" <<'PY'
+import bisect, random, subprocess, sys
+elf = sys.argv[1]
+text = None
+for l in subprocess.run(['readelf', '-SW', elf], capture_output=True, text=True).stdout.splitlines():
+    f = l.replace('[ ', '[').split()
+    if len(f) > 5 and f[1] == '.text':
+        text = (int(f[3], 16), int(f[3], 16) + int(f[5], 16))
+funcs, labels, tab = [], [], None
+for l in subprocess.run(['readelf', '-sW', elf], capture_output=True, text=True).stdout.splitlines():
+    if l.startswith('Symbol table'):
+        tab = '.symtab' in l
+    f = l.split()
+    if not tab or len(f) < 8 or not f[0].endswith(':'):
+        continue
+    try:
+        v, size = int(f[1], 16), int(f[2], 0)
+    except ValueError:
+        continue
+    if f[3] == 'FUNC' and size:
+        funcs.append((v, v + size))
+    elif f[3] == 'NOTYPE' and f[6] not in ('UND', 'ABS') and text and text[0] <= v < text[1]:
+        labels.append(v)
+funcs.sort()
+starts = [a for a, b in funcs]
+out = []
+for v in labels:
+    i = bisect.bisect_right(starts, v) - 1
+    if i >= 0 and funcs[i][0] < v < funcs[i][1]:
+        out += [v + 1, (v + funcs[i][1]) // 2, funcs[i][1] - 1]
+random.seed(7)
+if text:
+    out += [random.randrange(text[0], text[1]) for _ in range(3000)]
+print('\n'.join('%x' % a for a in out))
+PY
+  (cd "$d" && perf record -q -k mono -e cpu-clock -o raw.data node -e \
+     'let t=0,end=Date.now()+1500; while(Date.now()<end) t+=Math.sqrt(t+1); console.log(t)' > /dev/null 2>&1)
+  if [ ! -s "$d/raw.data" ] || ! "$d/fx" "$d/raw.data" "$d/perf.data" "$d/addrs" 2> "$d/fx.err"; then
+    echo "FAIL jitanon-script symaddr: $(head -1 "$d/fx.err" 2>/dev/null)"; return; fi
+  nested=$(grep -c . "$d/addrs"); nested=$((nested - 3000))
+  compare "node's .symtab at $nested addresses where symbols nest and 3000 random ones" "$d" "native named" --symbols
+}
+
 if command -v node >/dev/null 2>&1; then
   if record_node "$tmp/node" --perf-prof --interpreted-frames-native-stack; then
-    compare "node (jitdump)" "$tmp/node" JIT
+    compare "node (jitdump)" "$tmp/node" JIT --symbols
     guide "$tmp/node"
+    # the cost of names: the same pass with and without them (tables read cold, demangled)
+    t0=$(date +%s%N); "$S" --no-symbols "$tmp/node/perf.data" > /dev/null 2>&1; t1=$(date +%s%N)
+    "$S" "$tmp/node/perf.data" > /dev/null 2>&1; t2=$(date +%s%N)
+    echo "INFO jitanon-script node: $(( (t1 - t0) / 1000000 )) ms without native names, $(( (t2 - t1) / 1000000 )) ms with them"
   else echo "FAIL jitanon-script node (jitdump): could not record node"; fi
   if record_node "$tmp/nodemap" --perf-basic-prof --interpreted-frames-native-stack; then
-    compare "node (perf map)" "$tmp/nodemap" perf-map
+    compare "node (perf map)" "$tmp/nodemap" perf-map --symbols
+    symaddr
   else echo "FAIL jitanon-script node (perf map): could not record node"; fi
   # JS and wasm compiled while it runs: code placed over freed code, moves, tiers
   node_js='const w = new Uint8Array([0,97,115,109,1,0,0,0,1,7,1,96,2,127,127,1,127,3,2,1,0,7,7,1,3,97,100,100,0,0,10,9,1,7,0,32,0,32,1,106,11]);
@@ -119,6 +186,43 @@ console.log(t)'
     compare "node (JS and wasm compiled throughout)" "$tmp/nodebusy" JIT
   else echo "FAIL jitanon-script node (compiling throughout): could not record node"; fi
 else echo "SKIP jitanon-script node: node not installed (apt-get install nodejs)"; fi
+
+# native programs under perf record -g: C built -O2 -g as PIE (ET_DYN) and not (ET_EXEC),
+# calling libc through the PLT, with a label inside a function (a NOTYPE symbol that
+# reaches to the next: where both hold an address, perf's tree of symbols decides, which
+# jitanon.h rebuilds); C++ (names demangled as perf prints them)
+c_prog='#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+static int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+static inline unsigned mix(unsigned x) { x ^= x >> 13; x *= 0x5bd1e995u; return x ^ (x >> 15); }
+__attribute__((noinline)) static unsigned fill(int *v, int n, unsigned s) { for (int i = 0; i < n; i++) v[i] = (int)(s = mix(s + (unsigned)i)); return s; }
+__attribute__((noinline)) size_t work(char *buf, int n) { size_t t = 0; for (int i = 0; i < n; i++) { memset(buf, 97 + i % 26, 4096); __asm__ volatile("jt_inner_label:"); buf[4095 - i % 64] = 0; t += strlen(buf); } return t; }
+int main(void) {
+  int *v = malloc(1 << 18); char *buf = malloc(4096); unsigned s = 1; size_t t = 0;
+  clock_t end = clock() + CLOCKS_PER_SEC * 6 / 10;
+  while (clock() < end) { s = fill(v, 1 << 16, s); qsort(v, 1 << 16, sizeof *v, cmp); t += work(buf, 200); }
+  printf("%u %zu\n", s, t); free(v); free(buf); return 0; }'
+cxx_prog='#include <vector>
+#include <cstdio>
+namespace ns { struct Acc { long v = 0; __attribute__((noinline)) void add(long x, int k) { for (int i = 0; i < k; i++) v += (x * i) % 7; } };
+template <typename T> __attribute__((noinline)) T spin(std::vector<T> &w) { T s = 0; for (auto &x : w) s += x * 3 % 11; return s; } }
+int main() { ns::Acc a; std::vector<long> w(1 << 16, 3); long t = 0; for (int r = 0; r < 2000; r++) { a.add(r, 20000); t += ns::spin(w); } std::printf("%ld %ld\n", a.v, t); }'
+native() { # native NAME COMPILER SOURCE-SUFFIX SOURCE FLAGS...
+  n=$1 comp=$2 sfx=$3 src=$4; shift 4
+  d="$tmp/native-$sfx-$#-$(printf '%s' "$*" | tr -dc a-z)"
+  mkdir -p "$d"; printf '%s\n' "$src" > "$d/prog.$sfx"
+  if ! $comp -O2 -g "$@" -o "$d/prog" "$d/prog.$sfx" 2> "$d/cc.err"; then
+    echo "FAIL jitanon-script $n: does not build: $(head -2 "$d/cc.err")"; return; fi
+  (cd "$d" && perf record -q -g -k mono -e cpu-clock -o perf.data ./prog > /dev/null 2>&1)
+  if [ -s "$d/perf.data" ]; then compare "$n (-O2 -g $*)" "$d" "native named" --symbols
+  else echo "FAIL jitanon-script $n: could not record it"; fi
+}
+native "C PIE" "${CC:-cc}" c "$c_prog" -fPIE -pie
+native "C no-PIE" "${CC:-cc}" c "$c_prog" -fno-PIE -no-pie
+if command -v "${CXX:-c++}" >/dev/null 2>&1; then native "C++" "${CXX:-c++}" cpp "$cxx_prog"
+else echo "SKIP jitanon-script C++: no C++ compiler"; fi
 
 if command -v erl >/dev/null 2>&1; then
   mkdir "$tmp/erl"

@@ -6,9 +6,12 @@ order; a frame is compared by its symbol when its dso is a jitted-<pid>-<n>.so o
 map (JIT and perf-map frames), else by its dso (native and kernel symbols are the
 embedder's business; ips may differ: perf prints a file's relative to it).
 
-usage: script_cmp.py PERF.txt OURS.txt [--edge-ok]   (one summary line; exit 1 on a difference)
+usage: script_cmp.py PERF.txt OURS.txt [--edge-ok] [--symbols]   (one summary line; exit 1 on a difference)
 --edge-ok (dwarf stacks): up to 1 sample in 1,000 may end a frame or two apart below main
 (outer_edge), counted in the summary.
+--symbols: every frame by its symbol and its dso (native and kernel symbols too: the
+frame iterator's JITANON_FRAME_WANT_SYMBOL), the summary counting the native and kernel
+frames perf names and those it leaves [unknown].
 """
 import re
 import sys
@@ -16,6 +19,10 @@ import sys
 JIT = re.compile(r'(^|/)jitted-\d+-\d+\.so$')
 PERF_MAP = re.compile(r'(^|/)perf-\d+\.map$')
 FRAME = re.compile(r'^\s+[0-9a-f]+ (.*) \((.*)\)$')
+ONE_LINE = re.compile(r'^( *\S.*? \d+\.\d+:)(\s+[0-9a-f]+ .* \(.*\))$')
+
+
+SYMBOLS = '--symbols' in sys.argv[3:]
 
 
 def samples(path):
@@ -24,7 +31,12 @@ def samples(path):
         line = line.rstrip('\n')
         if not line.strip():
             continue
-        if line[0] not in ' \t' or line.lstrip().endswith(':') and not FRAME.match(line):
+        one = ONE_LINE.match(line) if not line.startswith('\t') else None
+        if one:  # a sample without a callchain: perf prints its one frame on its line
+            line = one.group(2)
+            cur = [' '.join(one.group(1).split()), [], []]
+            out.append(cur)
+        elif line[0] not in ' \t' or line.lstrip().endswith(':') and not FRAME.match(line):
             cur = [' '.join(line.split()), [], []]
             out.append(cur)
             continue
@@ -33,6 +45,12 @@ def samples(path):
         sym, dso = (m.group(1), m.group(2)) if m else (line.strip(), '?')
         if JIT.search(dso) or PERF_MAP.search(dso):
             cur[1].append(('sym', sym, 'jit' if JIT.search(dso) else 'map'))
+        elif SYMBOLS:
+            kind = 'kernel' if dso.startswith('[kernel.') or (dso.startswith('[') and dso not in ('[unknown]', '[vdso]')) \
+                else 'unknown' if dso == '[unknown]' else 'native'
+            if sym == '[unknown]' and kind != 'unknown':
+                kind += '-unnamed'
+            cur[1].append(('dso', sym + ' (' + dso + ')', kind))
         else:
             cur[1].append(('dso', dso, 'other'))
     return out
@@ -73,8 +91,14 @@ def main():
             print('  perf: ' + ' | '.join(p[2][:24]))
             print('  ours: ' + ' | '.join(o[2][:24]))
             return 1
-    print('%d samples, %d frames (%d JIT, %d perf-map, %d other)%s' %
-          (len(perf), frames, kinds.get('jit', 0), kinds.get('map', 0), kinds.get('other', 0),
+    if SYMBOLS:
+        other = '%d native named, %d native [unknown], %d kernel named, %d kernel [unknown], %d nowhere' % (
+            kinds.get('native', 0), kinds.get('native-unnamed', 0), kinds.get('kernel', 0),
+            kinds.get('kernel-unnamed', 0), kinds.get('unknown', 0))
+    else:
+        other = '%d other' % kinds.get('other', 0)
+    print('%d samples, %d frames (%d JIT, %d perf-map, %s)%s' %
+          (len(perf), frames, kinds.get('jit', 0), kinds.get('map', 0), other,
            '; %d ending a frame or two apart below main' % edges if edges else ''))
     return 1 if edges * 1000 > len(perf) else 0
 
