@@ -17002,6 +17002,15 @@ JITANON__PRIVATE int jitanon__inj_sym_try(jitanon__inj *j, const char *path, jit
     return 1;
 }
 
+/* A copy of a candidate's path (buf is the next one's): its table is read from it later. */
+JITANON__PRIVATE const char *jitanon__inj_sym_path(jitanon__inj *j, const char *buf)
+{
+    size_t len = strlen(buf);
+    char *p = (char *)jitanon__malloc(&j->a, len + 1);
+    if (p) memcpy(p, buf, len + 1);
+    return p;
+}
+
 /* Where perf 6.1 looks for the symbols of the file at `path` (`root`: the first
    root_len bytes, a container's /proc/PID/root, else empty), in its order: the
    .gnu_debuglink target (next to the file, in .debug/ there, under /usr/lib/debug), the
@@ -17061,25 +17070,13 @@ JITANON__PRIVATE void jitanon__inj_sym_load(jitanon__inj *j, const char *path, s
         }
         if (!have_syms && cand.symtab) {
             syms = cand, syms_rd = cand_rd, have_syms = 1;
-            syms_rd.path = NULL; /* (read no more: the table is read below, from a copy of the path) */
             if (!have_rt && cand.dynsym) rt = cand, rt_rd = cand_rd, have_rt = 2; /* the same file */
-            if (!self) {
-                /* its path is buf's: keep a copy for reading its table */
-                size_t len = strlen(buf);
-                char *p = (char *)jitanon__malloc(&j->a, len + 1);
-                if (p) memcpy(p, buf, len + 1);
-                syms_rd.path = p;
-            } else syms_rd.path = path;
+            syms_rd.path = self ? path : jitanon__inj_sym_path(j, buf);
             continue;
         }
         if (!have_rt && cand.dynsym) {
             rt = cand, rt_rd = cand_rd, have_rt = 1;
-            if (!self) {
-                size_t len = strlen(buf);
-                char *p = (char *)jitanon__malloc(&j->a, len + 1);
-                if (p) memcpy(p, buf, len + 1);
-                rt_rd.path = p;
-            } else rt_rd.path = path;
+            rt_rd.path = self ? path : jitanon__inj_sym_path(j, buf);
             continue;
         }
         jitanon__sym_file_free(&j->a, &cand);
