@@ -230,7 +230,7 @@ if command -v erl >/dev/null 2>&1; then
     F = fun F(0, A) -> A; F(N, A) -> F(N - 1, A + N rem 7) end,
     io:format("~p ~p~n", [os:getpid(), F(1000000, 0)]), halt().' > out.txt 2>/dev/null)
   epid=$(awk '{print $1; exit}' "$tmp/erl/out.txt" | tr -dc 0-9); pids="$pids $epid"
-  if [ -s "$tmp/erl/perf.data" ] && [ -n "$epid" ]; then compare "erlang (dump and perf map)" "$tmp/erl" JIT
+  if [ -s "$tmp/erl/perf.data" ] && [ -n "$epid" ]; then compare "erlang (dump and perf map)" "$tmp/erl" JIT --symbols
   else echo "FAIL jitanon-script erlang: could not record erl"; fi
 else echo "SKIP jitanon-script erlang: erl not installed (apt-get install erlang-base)"; fi
 
@@ -245,7 +245,7 @@ if command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 && [ -f "
   if javac -d "$tmp/java" "$tmp/java/demo/Hot.java" 2> "$tmp/java/err"; then
     (cd "$tmp/java" && perf record -q -g -k mono -e cpu-clock -o perf.data java "-agentpath:$agent=dir=$tmp/java" \
        -XX:+PreserveFramePointer -XX:-UsePerfData -cp "$tmp/java" demo.Hot >/dev/null 2>&1)
-    if [ -s "$tmp/java/perf.data" ]; then compare "java (JVMTI agent)" "$tmp/java" JIT
+    if [ -s "$tmp/java/perf.data" ]; then compare "java (JVMTI agent)" "$tmp/java" JIT --symbols
     else echo "FAIL jitanon-script java: could not record java"; fi
   else echo "FAIL jitanon-script java: javac failed: $(head -c 200 "$tmp/java/err")"; fi
 else echo "SKIP jitanon-script java: java, javac or build/libjitanon-jvmti.so missing (a JDK: make builds the agent)"; fi
@@ -257,6 +257,6 @@ if py=$(jt_python 3.13); then
   (cd "$tmp/py" && perf record -q -k mono -e cpu-clock --call-graph dwarf -o perf.data -- "$py" -X perf_jit app.py \
      > out.txt 2>/dev/null)
   ppid=$(sed -n 's/^pid //p' "$tmp/py/out.txt"); pids="$pids $ppid"
-  if [ -s "$tmp/py/perf.data" ] && [ -n "$ppid" ]; then compare "CPython 3.13 (-X perf_jit, --call-graph dwarf)" "$tmp/py" JIT --edge-ok
+  if [ -s "$tmp/py/perf.data" ] && [ -n "$ppid" ]; then compare "CPython 3.13 (-X perf_jit, --call-graph dwarf)" "$tmp/py" JIT --edge-ok --symbols
   else echo "FAIL jitanon-script CPython 3.13: could not record python3.13 -X perf_jit"; fi
 else echo "SKIP jitanon-script CPython 3.13: no CPython 3.13 (pyenv install 3.13.0)"; fi
