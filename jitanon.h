@@ -17095,24 +17095,24 @@ JITANON__PRIVATE void jitanon__inj_sym_load(jitanon__inj *j, const char *path, s
     if (have_own) jitanon__sym_file_free(&j->a, &own);
 }
 
-/* The whole of a file that has no size (/proc/kallsyms), read in growing pieces. */
+/* The whole of a file that has no size (/proc/kallsyms), read from its start into one
+   buffer, a larger one when it fills (each read at an offset of a /proc file makes the
+   kernel write it out again up to there: a 5 MB kallsyms read in pieces cost a third of
+   a node pass's names). */
 JITANON__PRIVATE uint8_t *jitanon__inj_sym_slurp(jitanon__inj *j, const char *path, size_t *size, size_t *alloc)
 {
-    uint8_t *p = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        size_t want = cap ? cap : (size_t)1 << 20, got;
-        if (!jitanon__grow(&j->a, (void **)&p, &cap, n + want, 1) || n + want > JITANON__SYM_MAX_BYTES) break;
-        got = j->io.read_file(j->io.user, path, n, p + n, cap - n);
-        if (got == SIZE_MAX) break;
-        n += got;
-        if (n < cap) {
-            *size = n, *alloc = cap;
-            if (n) return p;
-            break;
+    size_t cap = (size_t)16 << 20, got;
+    for (; cap <= JITANON__SYM_MAX_BYTES; cap *= 2) {
+        uint8_t *p = (uint8_t *)jitanon__malloc(&j->a, cap);
+        if (!p) break;
+        got = j->io.read_file(j->io.user, path, 0, p, cap);
+        if (got && got < cap) {
+            *size = got, *alloc = cap;
+            return p;
         }
+        jitanon__free(&j->a, p, cap);
+        if (got != cap) break; /* (cannot be read, or empty) */
     }
-    jitanon__free(&j->a, p, cap);
     *size = *alloc = 0;
     return NULL;
 }
