@@ -123,16 +123,16 @@ static void si_build(sym_img *m, int is64, int big, uint16_t type, uint64_t base
 /* The file of most tests: .text at base+0x1000 (section 1), .data (2), .plt (3) at
    base+0x5000 with two slots after its head, .rela.plt (4) against .dynsym (5, strings
    6), .symtab (7, strings 8), .note.gnu.build-id (9). */
-static void si_sample(sym_img *m, int is64, int big, uint16_t type, uint64_t base)
+static void si_sample_ex(sym_img *m, int is64, int big, uint16_t type, uint64_t base, const char *link, uint8_t bid0)
 {
     static const char strs[] = "\0a\0b\0c\0w_weak\0g_glob\0__x\0x\0same1\0same2\0lbl\0dlbl\0obj\0zero\0und\0hid\0last\0outer\0in1";
     static const char dstr[] = "\0memcpy\0free";
     /* offsets of the names in strs */
     enum { A = 1, B = 3, C = 5, W = 7, G = 14, UX = 21, X = 25, S1 = 27, S2 = 33, L = 39, DL = 43, O = 48, Z = 52,
            U = 57, H = 61, LAST = 65, OUT = 70, IN1 = 76 };
-    uint8_t sym[24 * 24], dyn[24 * 3], rela[24 * 2], note[36];
+    uint8_t sym[24 * 24], dyn[24 * 3], rela[24 * 2], note[36], dl[64];
     size_t ns = 0, nd = 0, es = is64 ? 24 : 16, k;
-    sym_sec_in s[9];
+    sym_sec_in s[10];
     sym_img tmp;
     const uint64_t t = base + 0x1000;
     memset(s, 0, sizeof s);
@@ -173,7 +173,7 @@ static void si_sample(sym_img *m, int is64, int big, uint16_t type, uint64_t bas
     si_put(&tmp, 0, 4, 4), si_put(&tmp, 4, 20, 4), si_put(&tmp, 8, 3, 4);
     memcpy(note, tmp.b, 12);
     memcpy(note + 12, "GNU", 4);
-    for (k = 0; k < 20; k++) note[16 + k] = (uint8_t)(0xa0 + k);
+    for (k = 0; k < 20; k++) note[16 + k] = (uint8_t)(bid0 + k);
     s[0].name = ".text", s[0].type = 1, s[0].addr = t, s[0].flags = 6, s[0].size = 0x300;
     s[1].name = ".data", s[1].type = 1, s[1].addr = base + 0x3000, s[1].flags = 3, s[1].size = 0x10;
     s[2].name = ".plt", s[2].type = 1, s[2].addr = base + 0x5000, s[2].flags = 6, s[2].size = 48, s[2].entsize = 16;
@@ -184,7 +184,29 @@ static void si_sample(sym_img *m, int is64, int big, uint16_t type, uint64_t bas
     s[6].name = ".symtab", s[6].type = 2, s[6].link = 8, s[6].data = sym, s[6].size = ns, s[6].entsize = es;
     s[7].name = ".strtab", s[7].type = 3, s[7].data = (const uint8_t *)strs, s[7].size = sizeof strs;
     s[8].name = ".note.gnu.build-id", s[8].type = 7, s[8].data = note, s[8].size = sizeof note;
-    si_build(m, is64, big, type, base, s, 9);
+    if (link) { /* .gnu_debuglink: the name, padded to 4, a CRC (not checked, as perf 6.1) */
+        memset(dl, 0, sizeof dl);
+        memcpy(dl, link, strlen(link));
+        s[9].name = ".gnu_debuglink", s[9].type = 1, s[9].data = dl, s[9].size = (strlen(link) + 4) / 4 * 4 + 4;
+    }
+    si_build(m, is64, big, type, base, s, link ? 10 : 9);
+}
+
+static void si_sample(sym_img *m, int is64, int big, uint16_t type, uint64_t base)
+{
+    si_sample_ex(m, is64, big, type, base, NULL, 0xa0);
+}
+
+/* Renames a section (same length) in the image's .shstrtab: ".symtab" -> ".xymtab" hides
+   the table from a reader that looks it up by name, as perf does. */
+static void si_rename(sym_img *m, const char *from, const char *to)
+{
+    size_t i, n = strlen(from);
+    for (i = 0; i + n + 1 <= m->n; i++)
+        if (m->b[i] == '.' && !memcmp(m->b + i, from, n + 1) && m->b[i - 1] == 0) {
+            memcpy(m->b + i, to, n);
+            return;
+        }
 }
 
 typedef struct sym_loaded {
@@ -520,6 +542,192 @@ static void test_symbols_rbtree(void)
     }
 }
 
+/* -- the frame iterator's names (JITANON_FRAME_WANT_SYMBOL) over files served in memory -- */
+
+typedef struct sym_file_at {
+    const char *path;
+    const uint8_t *data;
+    size_t size;
+} sym_file_at;
+
+typedef struct sym_frames {
+    sym_file_at files[12];
+    size_t nfiles;
+    char asked[2048]; /* the paths read, in order, '|' after each (the first read of each) */
+    char line[4][256];
+    unsigned samples;
+} sym_frames;
+
+static size_t sym_frames_read(void *user, const char *path, uint64_t offset, void *dst, size_t size)
+{
+    sym_frames *t = (sym_frames *)user;
+    size_t i;
+    if (!offset && strlen(t->asked) + strlen(path) + 2 < sizeof t->asked) strcat(t->asked, path), strcat(t->asked, "|");
+    for (i = 0; i < t->nfiles; i++)
+        if (!strcmp(t->files[i].path, path)) {
+            if (offset >= t->files[i].size) return 0;
+            if (size > t->files[i].size - offset) size = (size_t)(t->files[i].size - offset);
+            memcpy(dst, t->files[i].data + offset, size);
+            return size;
+        }
+    return SIZE_MAX;
+}
+
+static void sym_frames_on_sample(void *user, const jitanon_inject_sample *s)
+{
+    sym_frames *t = (sym_frames *)user;
+    jitanon_inject_frame_iter it;
+    jitanon_frame f;
+    char *out;
+    if (t->samples >= 4) return;
+    out = t->line[t->samples++];
+    jitanon_inject_frame_iter_begin(&it, s, JITANON_FRAME_WANT_SYMBOL);
+    while (jitanon_inject_frame_iter_next(&it, &f) && strlen(out) + f.name.length + 2 < 256) {
+        strncat(out, f.name.data ? f.name.data : "", f.name.length);
+        strcat(out, "|");
+    }
+}
+
+static int sym_frames_find(void *user, uint32_t pid, jitanon_inject_process *out)
+{
+    (void)user;
+    if (pid != TI_PID + 50) return 0;
+    out->other_mnt = 1; /* a container's process: its files through /proc/150/root */
+    return 1;
+}
+
+/* A HEADER_BUILD_ID entry: 20 bytes from bid0 up, for `name`. */
+static void sym_bid_entry(jitanon_membuf *b, uint8_t bid0, const char *name)
+{
+    uint8_t e[64];
+    size_t k;
+    memset(e, 0, sizeof e);
+    jitanon__wr16(e + 4, 1u << 15, 0);
+    jitanon__wr16(e + 6, sizeof e, 0);
+    jitanon__wr32(e + 8, UINT32_MAX, 0);
+    for (k = 0; k < 20; k++) e[12 + k] = (uint8_t)(bid0 + k);
+    e[32] = 20;
+    memcpy(e + 36, name, strlen(name));
+    JT_CHECK(jitanon_membuf_write(b, e, sizeof e) == 0);
+}
+
+static void sym_sample(ti_gen *g, uint64_t time, uint32_t pid, const uint64_t *chain, size_t n)
+{
+    jitanon_perf_record rec;
+    uint8_t raw[16 * 8];
+    size_t i;
+    memset(&rec, 0, sizeof rec);
+    for (i = 0; i < n; i++) jitanon__wr64(raw + 8 * i, chain[i], 0);
+    rec.sample.ip = chain[n - 1];
+    rec.sid.pid = rec.sid.tid = pid;
+    rec.sample.period = 1;
+    rec.sample.callchain.data = raw, rec.sample.callchain.size = 8 * n, rec.sample.callchain_nr = n;
+    ti_put(g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, time);
+}
+
+/* Where the names come from, as perf 6.1 looks: a stripped library's debuglink (the file
+   next to it has another build-id: refused; the one in .debug/ is taken) with the PLT of
+   the library itself; a file that is gone, from perf's build-id cache; a file whose
+   build-id is not the recording's: no name; the kernel's from kallsyms when the running
+   kernel's build-id (its notes) is the recording's; a container's library inside its root. */
+static void test_symbols_frames(void)
+{
+    const uint64_t K = JITANON_PERF_CONTEXT_KERNEL, U = JITANON_PERF_CONTEXT_USER;
+    const uint64_t chain[] = {K, 0xffffffff81000100ull, U, 0x7f0000001004ull, 0x7f0000005010ull, 0x7f1000001040ull,
+                              0x7f2000001004ull};
+    const uint64_t inside[] = {U, 0x7f3000001080ull};
+    static const char kallsyms[] = "ffffffff81000000 T _text\nffffffff81000000 T _stext\nffffffff81000200 t other\n";
+    static sym_img lib, dbg, wrong, gone, bad, cont;
+    uint8_t raw[128], notes[36];
+    jitanon_membuf perf, bids;
+    jitanon_inject_opts o;
+    jitanon_perf_reader r;
+    jitanon_buildid_cache cache;
+    jitanon_error err;
+    sym_frames t;
+    ti_gen g;
+    memin in;
+    size_t k;
+    memset(&t, 0, sizeof t);
+    memset(&perf, 0, sizeof perf), memset(&bids, 0, sizeof bids);
+    si_sample_ex(&lib, 1, 0, 3, 0, "liba.debug", 0xa0);
+    si_rename(&lib, ".symtab", ".xymtab"); /* stripped: .dynsym (undefined symbols) and PLT */
+    si_sample_ex(&wrong, 1, 0, 3, 0, NULL, 0xb0);
+    for (k = 0; k + 6 < wrong.n; k++) /* its names differ ("a" is "W"): taken, it would show */
+        if (!memcmp(wrong.b + k, "\0a\0b\0c\0", 7)) wrong.b[k + 1] = 'W';
+    si_sample_ex(&dbg, 1, 0, 3, 0, NULL, 0xa0);
+    si_rename(&dbg, ".dynsym", ".xynsym"); /* a debug file's .dynsym is NOBITS */
+    si_sample_ex(&gone, 1, 0, 3, 0, NULL, 0xc0);
+    si_sample_ex(&bad, 1, 0, 3, 0, NULL, 0xd0);
+    si_sample_ex(&cont, 1, 0, 3, 0, NULL, 0x10);
+    memset(notes, 0, sizeof notes);
+    jitanon__wr32(notes, 4, 0), jitanon__wr32(notes + 4, 20, 0), jitanon__wr32(notes + 8, 3, 0);
+    memcpy(notes + 12, "GNU", 4);
+    for (k = 0; k < 20; k++) notes[16 + k] = (uint8_t)(0xf0 + k);
+    {
+        sym_file_at f[] = {{"/usr/lib/liba.so", lib.b, lib.n},
+                           {"/usr/lib/liba.debug", wrong.b, wrong.n},
+                           {"/usr/lib/.debug/liba.debug", dbg.b, dbg.n},
+                           {"/cache/.build-id/c0/c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3", gone.b, gone.n},
+                           {"/usr/lib/libbad.so", bad.b, bad.n},
+                           {"/proc/150/root/opt/libz.so", cont.b, cont.n},
+                           {"/sys/kernel/notes", notes, sizeof notes},
+                           {"/proc/kallsyms", (const uint8_t *)kallsyms, sizeof kallsyms - 1}};
+        memcpy(t.files, f, sizeof f);
+        t.nfiles = sizeof f / sizeof f[0];
+    }
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    jitanon_perf_writer_release(&g.w);
+    memset(&perf, 0, sizeof perf);
+    {
+        jitanon_sink sink = {jitanon_membuf_write, NULL};
+        sink.user = &perf;
+        g.attr.sample_type |= JITANON_PERF_SAMPLE_CALLCHAIN;
+        JT_CHECK(jitanon_perf_encode_attr(raw, sizeof raw, &g.attr, 4000, 0, &err) == JITANON_OK);
+        JT_CHECK(jitanon_perf_writer_init(&g.w, JITANON_PERF_FILE, 0, sink, membuf_pwrite, NULL, &err) == JITANON_OK);
+        JT_CHECK(jitanon_perf_writer_add_attr(&g.w, &g.attr, &err) == JITANON_OK);
+    }
+    sym_bid_entry(&bids, 0xa0, "/usr/lib/liba.so");
+    sym_bid_entry(&bids, 0xc0, "/gone/libb.so");
+    sym_bid_entry(&bids, 0xe0, "/usr/lib/libbad.so");
+    sym_bid_entry(&bids, 0xf0, "[kernel.kallsyms]");
+    JT_CHECK(jitanon_perf_writer_add_feature(&g.w, JITANON_PERF_FEAT_BUILD_ID, bids.data, bids.size, &err) == JITANON_OK);
+    api_mmap(&g, UINT32_MAX, 1, 0xffffffff81000000ull, 0x1000000, 0xffffffff81000000ull, "[kernel.kallsyms]_text");
+    api_mmap(&g, TI_PID, 10, 0x7f0000000000ull, 0x10000, 0, "/usr/lib/liba.so");
+    api_mmap(&g, TI_PID, 11, 0x7f1000000000ull, 0x10000, 0, "/gone/libb.so");
+    api_mmap(&g, TI_PID, 12, 0x7f2000000000ull, 0x10000, 0, "/usr/lib/libbad.so");
+    api_mmap(&g, TI_PID + 50, 13, 0x7f3000000000ull, 0x10000, 0, "/opt/libz.so");
+    sym_sample(&g, 60, TI_PID, chain, sizeof chain / sizeof chain[0]);
+    sym_sample(&g, 61, TI_PID + 50, inside, 2);
+    ti_round(&g);
+    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    jitanon_inject_opts_init(&o);
+    memset(&cache, 0, sizeof cache);
+    strcpy(cache.dir, "/cache");
+    cache.fd_ = -1; /* (never opened: nothing is written without output) */
+    o.buildid_cache = &cache;
+    o.on_sample = sym_frames_on_sample;
+    o.io.user = &t;
+    o.io.read_file = sym_frames_read;
+    o.io.find_process = sym_frames_find;
+    in = memin_make(perf.data, perf.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
+    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(t.samples, 2);
+    JT_CHECK(!strcmp(t.line[0], "_stext|a|memcpy@plt|c||"));
+    JT_CHECK(!strcmp(t.line[1], "g_glob|"));
+    /* the candidates in perf's order; the refused one read, the cache after the file */
+    JT_CHECK(strstr(t.asked, "/usr/lib/liba.so|/usr/lib/liba.debug|/usr/lib/.debug/liba.debug|") != NULL);
+    JT_CHECK(strstr(t.asked, "/gone/libb.so|") != NULL);
+    JT_CHECK(strstr(t.asked, "/usr/lib/debug/.build-id/e0/e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3.debug|") != NULL);
+    JT_CHECK(strstr(t.asked, "/proc/150/root/opt/libz.so|") != NULL);
+    if (jt.cur_failed) fprintf(stderr, "  %s\n  %s\n  asked %s\n", t.line[0], t.line[1], t.asked);
+    jitanon_membuf_release(&bids);
+    jitanon_membuf_release(&perf);
+}
+
 static void suite_symbols(void)
 {
     JT_RUN(test_symbols_rbtree);
@@ -528,4 +736,5 @@ static void suite_symbols(void)
     JT_RUN(test_symbols_demangle);
     JT_RUN(test_symbols_kallsyms);
     JT_RUN(test_symbols_damage);
+    JT_RUN(test_symbols_frames);
 }
