@@ -11527,7 +11527,15 @@ typedef struct jitanon__sym_table {
     size_t ngone, gone_cap;
     jitanon__sym_rb *rb;          /* built on the first lookup that needs it */
     int rb_failed;                /* (out of memory: the innermost symbol is taken instead) */
+    struct jitanon__sym_seen *seen; /* the last answers, by address (callchains repeat) */
 } jitanon__sym_table;
+
+#define JITANON__SYM_SEEN 1024u
+typedef struct jitanon__sym_seen {
+    uint64_t addr;
+    uint32_t ent; /* 1 + the symbol's index; UINT32_MAX: none; 0: an empty slot */
+    uint32_t pad;
+} jitanon__sym_seen;
 
 JITANON__PRIVATE char *jitanon__sym_arena_put(const jitanon_allocator *a, jitanon__sym_arena *r, const char *s, size_t n,
                                              const char *suffix, size_t sn)
@@ -11574,6 +11582,7 @@ JITANON__PRIVATE void jitanon__sym_rb_free(const jitanon_allocator *a, jitanon__
 JITANON__PRIVATE void jitanon__sym_table_free(const jitanon_allocator *a, jitanon__sym_table *t)
 {
     if (t->rb) jitanon__sym_rb_free(a, t->rb);
+    jitanon__free(a, t->seen, t->seen ? JITANON__SYM_SEEN * sizeof *t->seen : 0);
     jitanon__free(a, t->gone, t->gone_cap * sizeof *t->gone);
     jitanon__free(a, t->ents, t->cap * sizeof *t->ents);
     jitanon__free(a, t->strings, t->strings_size);
@@ -12020,10 +12029,12 @@ JITANON__PRIVATE int jitanon__sym_keep_first(const jitanon_allocator *a, jitanon
     return 1;
 }
 
-/* Sorts n symbols by start, stably (the table's order at one address): a merge sort of
-   (start, index) keys, then one permutation.  (The general jitanon__sort calls back for
-   every comparison: a third of a cold node lookup's time on its 99,000 symbols.)  0
-   when the scratch memory cannot be had (the symbols are then unchanged). */
+/* Sorts n symbols by start, stably (the table's order at one address): a radix sort of
+   (start, index) keys, 11 bits a pass, the passes over bits every start shares skipped
+   (a file's addresses are below 2^32, the kernel's above 2^63: 3 passes of 6), then one
+   permutation.  (jitanon__sort calls back for every comparison: a third of a cold node
+   lookup's time on its 99,000 symbols.)  0 when the scratch memory cannot be had (the
+   symbols are then unchanged). */
 typedef struct jitanon__sym_key {
     uint64_t start;
     size_t at;
@@ -12031,9 +12042,11 @@ typedef struct jitanon__sym_key {
 
 JITANON__PRIVATE int jitanon__sym_sort(const jitanon_allocator *a, jitanon__sym_ent *e, size_t n)
 {
-    jitanon__sym_key *k, *tmp;
+    jitanon__sym_key *k, *tmp, *sw;
     jitanon__sym_ent *copy;
-    size_t i, width, kb, cb;
+    size_t i, kb, cb, count[2048];
+    uint64_t all_or = 0, all_and = ~(uint64_t)0;
+    unsigned shift;
     for (i = 1; i < n && e[i - 1].start <= e[i].start; i++) {}
     if (i >= n) return 1;
     if (!jitanon__mul_size(n, 2 * sizeof *k, &kb) || !jitanon__mul_size(n, sizeof *copy, &cb)) return 0;
@@ -12043,16 +12056,17 @@ JITANON__PRIVATE int jitanon__sym_sort(const jitanon_allocator *a, jitanon__sym_
         return 0;
     }
     tmp = k + n;
-    for (i = 0; i < n; i++) k[i].start = e[i].start, k[i].at = i;
-    for (width = 1; width < n; width *= 2) {
-        jitanon__sym_key *sw;
-        for (i = 0; i < n; i += 2 * width) {
-            size_t lo = i, mid = i + width < n ? i + width : n, hi = i + 2 * width < n ? i + 2 * width : n;
-            size_t x = lo, y = mid, o = lo;
-            while (x < mid && y < hi) tmp[o++] = k[y].start < k[x].start ? k[y++] : k[x++];
-            while (x < mid) tmp[o++] = k[x++];
-            while (y < hi) tmp[o++] = k[y++];
-        }
+    for (i = 0; i < n; i++) {
+        k[i].start = e[i].start, k[i].at = i;
+        all_or |= e[i].start, all_and &= e[i].start;
+    }
+    for (shift = 0; shift < 64; shift += 11) {
+        size_t sum = 0, c;
+        if (!(((all_or ^ all_and) >> shift) & 2047)) continue; /* every start has these bits */
+        memset(count, 0, sizeof count);
+        for (i = 0; i < n; i++) count[(k[i].start >> shift) & 2047]++;
+        for (i = 0; i < 2048; i++) c = count[i], count[i] = sum, sum += c;
+        for (i = 0; i < n; i++) tmp[count[(k[i].start >> shift) & 2047]++] = k[i];
         sw = k, k = tmp, tmp = sw;
     }
     memcpy(copy, e, cb);
@@ -12321,9 +12335,29 @@ JITANON__PRIVATE jitanon__sym_rb *jitanon__sym_rb_build(const jitanon_allocator 
     return t->rb = rb;
 }
 
+JITANON__PRIVATE jitanon__sym_ent *jitanon__sym_find_at(const jitanon_allocator *a, jitanon__sym_table *t, uint64_t addr);
+
+/* The symbol perf finds at address `addr`, or NULL, remembered by address (a frame's
+   return address comes again in most samples through it). */
+JITANON__PRIVATE jitanon__sym_ent *jitanon__sym_find(const jitanon_allocator *a, jitanon__sym_table *t, uint64_t addr)
+{
+    jitanon__sym_seen *s;
+    jitanon__sym_ent *e;
+    if (!t->seen && (t->seen = (jitanon__sym_seen *)jitanon__malloc(a, JITANON__SYM_SEEN * sizeof *t->seen)) != NULL)
+        memset(t->seen, 0, JITANON__SYM_SEEN * sizeof *t->seen);
+    if (!t->seen) return jitanon__sym_find_at(a, t, addr);
+    s = &t->seen[(size_t)((addr * 0x9e3779b97f4a7c15ull) >> 54) & (JITANON__SYM_SEEN - 1)];
+    if (s->ent && s->addr == addr) return s->ent == UINT32_MAX ? NULL : &t->ents[s->ent - 1];
+    e = jitanon__sym_find_at(a, t, addr);
+    s->addr = addr;
+    s->ent = e && (size_t)(e - t->ents) < UINT32_MAX - 1 ? (uint32_t)(e - t->ents) + 1 : UINT32_MAX;
+    if (e && s->ent == UINT32_MAX) s->ent = 0; /* (too far to remember) */
+    return e;
+}
+
 /* The symbol perf finds at address `addr`, or NULL.  Where one symbol holds it and none
    nests, the sorted array answers; else perf's walk down its tree. */
-JITANON__PRIVATE jitanon__sym_ent *jitanon__sym_find(const jitanon_allocator *a, jitanon__sym_table *t, uint64_t addr)
+JITANON__PRIVATE jitanon__sym_ent *jitanon__sym_find_at(const jitanon_allocator *a, jitanon__sym_table *t, uint64_t addr)
 {
     size_t lo = 0, hi = t->n, k, found = SIZE_MAX, holders = 0;
     jitanon__sym_rb *rb;
