@@ -387,8 +387,23 @@ static int api_frames_find(void *user, uint32_t pid, jitanon_inject_process *out
     return 1;
 }
 
+/* ti_gen_begin's recording (file mode), its attr with callchains. */
+static void api_gen_callchains(ti_gen *g, uint8_t raw[128], jitanon_membuf *perf)
+{
+    jitanon_sink sink = {jitanon_membuf_write, NULL};
+    jitanon_error err;
+    ti_gen_begin(g, raw, 1, perf, JITANON_PERF_FILE);
+    jitanon_perf_writer_release(&g->w);
+    memset(perf, 0, sizeof *perf);
+    sink.user = perf;
+    g->attr.sample_type |= JITANON_PERF_SAMPLE_CALLCHAIN;
+    JT_CHECK(jitanon_perf_encode_attr(raw, 128, &g->attr, 4000, 0, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_init(&g->w, JITANON_PERF_FILE, 0, sink, membuf_pwrite, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_add_attr(&g->w, &g->attr, &err) == JITANON_OK);
+}
+
 /* A sample with callchain `chain` (n entries) at `time`. */
-static void api_chain_sample(ti_gen *g, uint64_t time, uint32_t tid, const uint64_t *chain, size_t n)
+static void api_chain_sample_of(ti_gen *g, uint64_t time, uint32_t pid, uint32_t tid, const uint64_t *chain, size_t n)
 {
     jitanon_perf_record rec;
     uint8_t raw[16 * 8];
@@ -396,13 +411,18 @@ static void api_chain_sample(ti_gen *g, uint64_t time, uint32_t tid, const uint6
     memset(&rec, 0, sizeof rec);
     for (i = 0; i < n; i++) jitanon__wr64(raw + 8 * i, chain[i], 0);
     rec.sample.ip = n ? chain[n > 1 ? 1 : 0] : 0x400100;
-    rec.sid.pid = TI_PID;
+    rec.sid.pid = pid;
     rec.sid.tid = tid;
     rec.sample.period = 1;
     rec.sample.callchain.data = raw;
     rec.sample.callchain.size = 8 * n;
     rec.sample.callchain_nr = n;
     ti_put(g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, time);
+}
+
+static void api_chain_sample(ti_gen *g, uint64_t time, uint32_t tid, const uint64_t *chain, size_t n)
+{
+    api_chain_sample_of(g, time, TI_PID, tid, chain, n);
 }
 
 /* The frames of a callchain as perf script prints them: kernel frames in the kernel's
@@ -429,18 +449,7 @@ static void test_api_frames(void)
     memset(&perf, 0, sizeof perf);
     memset(&t, 0, sizeof t);
     JT_CHECK(jitanon_membuf_write(&t.map, map, strlen(map)) == 0);
-    /* ti_gen_begin's attr, with callchains */
-    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
-    jitanon_perf_writer_release(&g.w);
-    memset(&perf, 0, sizeof perf);
-    {
-        jitanon_sink sink = {jitanon_membuf_write, NULL};
-        sink.user = &perf;
-        g.attr.sample_type |= JITANON_PERF_SAMPLE_CALLCHAIN;
-        JT_CHECK(jitanon_perf_encode_attr(raw, sizeof raw, &g.attr, 4000, 0, &err) == JITANON_OK);
-        JT_CHECK(jitanon_perf_writer_init(&g.w, JITANON_PERF_FILE, 0, sink, membuf_pwrite, NULL, &err) == JITANON_OK);
-        JT_CHECK(jitanon_perf_writer_add_attr(&g.w, &g.attr, &err) == JITANON_OK);
-    }
+    api_gen_callchains(&g, raw, &perf);
     /* HEADER_BUILD_ID: one entry, for /usr/bin/fakejit, its size byte set (16 bytes) */
     memset(bid, 0, sizeof bid);
     jitanon__wr16(bid + 4, 1u << 15, 0);

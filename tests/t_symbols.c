@@ -611,20 +611,6 @@ static void sym_bid_entry(jitanon_membuf *b, uint8_t bid0, const char *name)
     JT_CHECK(jitanon_membuf_write(b, e, sizeof e) == 0);
 }
 
-static void sym_sample(ti_gen *g, uint64_t time, uint32_t pid, const uint64_t *chain, size_t n)
-{
-    jitanon_perf_record rec;
-    uint8_t raw[16 * 8];
-    size_t i;
-    memset(&rec, 0, sizeof rec);
-    for (i = 0; i < n; i++) jitanon__wr64(raw + 8 * i, chain[i], 0);
-    rec.sample.ip = chain[n - 1];
-    rec.sid.pid = rec.sid.tid = pid;
-    rec.sample.period = 1;
-    rec.sample.callchain.data = raw, rec.sample.callchain.size = 8 * n, rec.sample.callchain_nr = n;
-    ti_put(g, &rec, JITANON_PERF_RECORD_SAMPLE, JITANON_PERF_MISC_USER, time);
-}
-
 /* Where the names come from, as perf 6.1 looks: a stripped library's debuglink (the file
    next to it has another build-id: refused; the one in .debug/ is taken) with the PLT of
    the library itself; a file that is gone, from perf's build-id cache; a file whose
@@ -676,17 +662,7 @@ static void test_symbols_frames(void)
         memcpy(t.files, f, sizeof f);
         t.nfiles = sizeof f / sizeof f[0];
     }
-    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
-    jitanon_perf_writer_release(&g.w);
-    memset(&perf, 0, sizeof perf);
-    {
-        jitanon_sink sink = {jitanon_membuf_write, NULL};
-        sink.user = &perf;
-        g.attr.sample_type |= JITANON_PERF_SAMPLE_CALLCHAIN;
-        JT_CHECK(jitanon_perf_encode_attr(raw, sizeof raw, &g.attr, 4000, 0, &err) == JITANON_OK);
-        JT_CHECK(jitanon_perf_writer_init(&g.w, JITANON_PERF_FILE, 0, sink, membuf_pwrite, NULL, &err) == JITANON_OK);
-        JT_CHECK(jitanon_perf_writer_add_attr(&g.w, &g.attr, &err) == JITANON_OK);
-    }
+    api_gen_callchains(&g, raw, &perf);
     sym_bid_entry(&bids, 0xa0, "/usr/lib/liba.so");
     sym_bid_entry(&bids, 0xc0, "/gone/libb.so");
     sym_bid_entry(&bids, 0xe0, "/usr/lib/libbad.so");
@@ -697,8 +673,8 @@ static void test_symbols_frames(void)
     api_mmap(&g, TI_PID, 11, 0x7f1000000000ull, 0x10000, 0, "/gone/libb.so");
     api_mmap(&g, TI_PID, 12, 0x7f2000000000ull, 0x10000, 0, "/usr/lib/libbad.so");
     api_mmap(&g, TI_PID + 50, 13, 0x7f3000000000ull, 0x10000, 0, "/opt/libz.so");
-    sym_sample(&g, 60, TI_PID, chain, sizeof chain / sizeof chain[0]);
-    sym_sample(&g, 61, TI_PID + 50, inside, 2);
+    api_chain_sample_of(&g, 60, TI_PID, TI_PID, chain, sizeof chain / sizeof chain[0]);
+    api_chain_sample_of(&g, 61, TI_PID + 50, TI_PID + 50, inside, 2);
     ti_round(&g);
     JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
     jitanon_perf_writer_release(&g.w);
