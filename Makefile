@@ -60,13 +60,21 @@ build/jitgen: tests/jitgen.c $(HEADER) | build
 # jitanon-script prints C++ names demangled, as perf 6.1 does: libstdc++'s __cxa_demangle
 # when it links (the header itself stays libc-only)
 HAVE_LIBSTDCXX := $(shell printf 'int main(void){return 0;}\n' | $(CC) -x c -o /dev/null - -lstdc++ >/dev/null 2>&1 && echo 1)
-build/jitanon-script: examples/jitanon-script.c $(HEADER) | build
+# (symbolize and jitanon-record too: tools/symbols.h)
+define build_demangling
 	$(call say,CC      $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(if $(HAVE_LIBSTDCXX),-DJITANON_CXA_DEMANGLE) -o $@ $< $(LDFLAGS) $(JITANON_LIBS) $(if $(HAVE_LIBSTDCXX),-lstdc++)
+endef
+build/jitanon-script: examples/jitanon-script.c tools/symbols.h $(HEADER) | build
+	$(build_demangling)
+build/symbolize: tools/symbolize.c $(HEADER) | build
+	$(build_demangling)
+build/jitanon-record: tools/jitanon-record.c $(HEADER) | build
+	$(build_demangling)
 
-build/symbolize: tools/flamegraph.h tools/frames.h tools/pprof.h
+build/symbolize: tools/flamegraph.h tools/frames.h tools/pprof.h tools/symbols.h
 # jitanon-record and jitanon-inject share the injection options (tools/inject_cli.h).
-build/jitanon-record: tools/flamegraph.h tools/frames.h tools/inject_cli.h
+build/jitanon-record: tools/flamegraph.h tools/frames.h tools/inject_cli.h tools/symbols.h
 build/jitanon-inject: tools/inject_cli.h
 # what the tools say of a file on their command line they cannot use (tools/cli_files.h)
 build/jitanon-inject build/symbolize build/perfdata-cat build/jitdump-cat build/jitdump-elf: tools/cli_files.h

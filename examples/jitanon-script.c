@@ -26,76 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#if defined(__cplusplus) && !defined(JITANON_CXA_DEMANGLE)
-#define JITANON_CXA_DEMANGLE 1
-#endif
-#ifdef JITANON_CXA_DEMANGLE
-/* libstdc++'s demangler (C linkage: a C program links it with -lstdc++) */
-#ifdef __cplusplus
-extern "C"
-#endif
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
-/* perf 6.1 prints a C++ name without its parameters and return type (the demangler's
-   default options): "long ns::spin<long>(std::vector<long>&) const [clone .cold]" is
-   "ns::spin<long>", while the parameters of a function a lambda or local class is in
-   stay ("f(int)::{lambda()#1}::operator()").  Cuts d in place: a " [clone ...]" suffix,
-   then the last parameter list when the name ends with it (and its qualifiers), then a
-   return type before the last top-level space that is not in an operator's name. */
-static size_t perf_style(char *d, size_t n)
-{
-    static const char *const quals[] = {" const", " volatile", " &&", " &"};
-    const char *c = strstr(d, " [clone ");
-    size_t i, k, end, space = 0;
-    int depth = 0, again = 1;
-    /* a thunk's target is printed whole, its parameters too ("non-virtual thunk to
-       A::f(int)"), as the demangler prints special names whatever its options */
-    if (!strncmp(d, "non-virtual thunk to ", 21) || !strncmp(d, "virtual thunk to ", 17) ||
-        !strncmp(d, "covariant return thunk to ", 26) || !strncmp(d, "transaction clone for ", 22) ||
-        !strncmp(d, "non-transaction clone for ", 26))
-        return n;
-    if (c) n = (size_t)(c - d);
-    end = n;
-    while (again) { /* the qualifiers after the parameters */
-        again = 0;
-        for (k = 0; k < 4; k++) {
-            size_t q = strlen(quals[k]);
-            if (end >= q && !memcmp(d + end - q, quals[k], q)) end -= q, again = 1;
-        }
-    }
-    if (end && d[end - 1] == ')') {
-        for (i = end; i-- > 0;) {
-            if (d[i] == ')') depth++;
-            else if (d[i] == '(' && --depth == 0) break;
-        }
-        if (i < end) n = i;
-    }
-    d[n] = 0;
-    for (i = 0, depth = 0; i < n; i++) {
-        if (d[i] == '<' || d[i] == '(' || d[i] == '[' || d[i] == '{') depth++;
-        else if (d[i] == '>' || d[i] == ')' || d[i] == ']' || d[i] == '}') depth--;
-        else if (d[i] == ' ' && depth == 0 && !(i >= 8 && !strncmp(d + i - 8, "operator", 8))) space = i + 1;
-    }
-    if (space) memmove(d, d + space, n - space + 1), n -= space;
-    return n;
-}
-
-static size_t demangle(void *user, const char *name, char *out, size_t cap)
-{
-    int status = 0;
-    size_t n;
-    char *d;
-    (void)user;
-    if (name[0] != '_' || name[1] != 'Z') return 0;
-    if (!(d = __cxa_demangle(name, NULL, NULL, &status)) || status != 0) return 0;
-    n = perf_style(d, strlen(d));
-    if (n < cap) memcpy(out, d, n + 1);
-    free(d);
-    return n;
-}
-#endif
+#include "tools/symbols.h" /* the demangler and perf's build-id cache, as the tools use them */
 
 static void print_frame(const jitanon_inject_sample *s, const jitanon_frame *f)
 {
@@ -160,8 +92,6 @@ int main(int argc, char **argv)
     jitanon_result res;
     const char *path = NULL;
     jitanon_buildid_cache cache;
-    char cache_dir[4096];
-    struct stat st;
     int i, no_demangle = 0, have_cache = 0;
     jitanon_inject_opts_init(&o);
     for (i = 1; i < argc; i++) {
@@ -175,17 +105,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: jitanon-script [--jitdump-dir DIR] [--no-symbols] [--no-demangle] perf.data\n");
         return 2;
     }
-    /* perf's build-id cache, where perf record left copies of the files it saw (and the
-       kernel's kallsyms): read only, so only when it is there */
-    if (want_symbol && jitanon_buildid_cache_dir(cache_dir, sizeof cache_dir, &err) == JITANON_OK &&
-        stat(cache_dir, &st) == 0 && S_ISDIR(st.st_mode) && jitanon_buildid_cache_open(&cache, cache_dir, &err) == JITANON_OK) {
-        o.buildid_cache = &cache;
-        have_cache = 1;
-    }
-#ifdef JITANON_CXA_DEMANGLE
-    if (!no_demangle) o.demangle = demangle;
-#endif
-    (void)no_demangle;
+    have_cache = want_symbol && sy_setup(&o, &cache, !no_demangle);
     o.on_sample = on_sample;
     o.sample_fields = JITANON_SAMPLE_COMM;
     res = jitanon_perf_reader_open(&r, path, NULL, &err);

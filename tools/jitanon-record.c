@@ -764,7 +764,6 @@ typedef struct prof {
     fg_tree inner;  /* (from perf script) one frame per sample: its innermost JIT frame, else the leaf */
     int has_inner;
     uint64_t stack_samples;
-    fr_maps maps; /* the perf maps (frames.h): the private directory's, then /tmp's */
     uint64_t total, jit, jit_named, map_named;
     uint64_t stack_jit, stack_jit_named; /* (from perf script) frames in JIT code, named */
     char (*names)[NAME_LEN];
@@ -778,16 +777,17 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     size_t n;
     fg_frame leaf;
     fg_kind lk;
+    jitanon_frame f;
     P->total++;
-    lk = fr_sample(&P->maps, s, fr_in_kernel(s), P->names[0], NAME_LEN);
+    lk = fr_sample(s, P->names[0], NAME_LEN, &f);
     /* JIT code: what a jitdump describes, or an anonymous mapping of a process with one */
-    if (lk == FG_JIT) P->jit++, P->jit_named++;
-    else if (lk == FG_PERFMAP) P->jit++, P->map_named++;
+    if (f.kind == JITANON_FRAME_JIT) P->jit++, P->jit_named++;
+    else if (f.kind == JITANON_FRAME_PERF_MAP) P->jit++, P->map_named++;
     else if (s->kind == JITANON_TRIM_ANON) P->jit++;
     leaf.name = P->names[0];
     leaf.kind = lk;
     fg_add(&P->self, &leaf, 1, 1);
-    n = fr_stack(&P->maps, s, P->names[0], NAME_LEN, P->frames, MAX_FRAMES, NULL, NULL);
+    n = fr_stack(s, P->names[0], NAME_LEN, P->frames, MAX_FRAMES, NULL, NULL);
     fr_root_first(P->frames, n, P->comm);
     fg_add(&P->tree, P->frames, n + 1, 1);
 }
@@ -850,14 +850,15 @@ static int stacks_from_perf(prof *P, const char *output)
             stack_jit++; /* JIT code: named when a symbol was found there */
             if (strcmp(sym, "[unknown]") && *sym) stack_jit_named++;
         }
-        { /* perf's symbol where it has one, else its dso: frames.h's rule */
-            const char *b = dso ? base_name(dso) : "";
+        { /* perf's symbol where it has one, else its dso: frames.h's rule on the frame perf printed */
+            jitanon_frame fr;
             int known = *sym && strcmp(sym, "[unknown]") != 0, has_dso = dso && strcmp(dso, "[unknown]") != 0;
-            fg_kind fk = strstr(b, ".map.so") || (!strncmp(b, "perf-", 5) && strstr(b, ".map")) ? FG_PERFMAP
-                        : strstr(b, "jitted-")                                                 ? FG_JIT
-                                                                                               : FG_NATIVE;
-            P->frames[n].kind = fr_name(dso && strstr(dso, "kernel.kallsyms"), known ? sym : NULL, known ? strlen(sym) : 0,
-                                        fk, has_dso ? dso : NULL, has_dso ? strlen(dso) : 0, P->names[n], NAME_LEN);
+            memset(&fr, 0, sizeof fr);
+            fr.kind = !has_dso ? JITANON_FRAME_UNKNOWN
+                      : strstr(dso, "kernel.kallsyms") ? JITANON_FRAME_KERNEL : JITANON_FRAME_FILE;
+            if (known) fr.name.data = sym, fr.name.length = strlen(sym);
+            if (has_dso) fr.path.data = dso, fr.path.length = strlen(dso);
+            P->frames[n].kind = fr_name(&fr, P->names[n], NAME_LEN);
             fr_clean(P->names[n]);
         }
         P->frames[n].name = P->names[n];
@@ -1482,7 +1483,6 @@ int main(int argc, char **argv)
         memset(&st, 0, sizeof st);
         P.R = &R;
         fg_init(&P.tree);
-        fr_maps_init(&P.maps, R.priv);
         fg_init(&P.self);
         P.names = (char(*)[NAME_LEN])xmalloc((MAX_FRAMES + 1) * sizeof *P.names);
         P.frames = (fg_frame *)xmalloc((MAX_FRAMES + 1) * sizeof *P.frames);
@@ -1618,7 +1618,6 @@ int main(int argc, char **argv)
                 }
             }
         }
-        fr_maps_release(&P.maps);
         fg_release(&P.tree);
         fg_release(&P.self);
         if (P.has_inner) fg_release(&P.inner);

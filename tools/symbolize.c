@@ -6,12 +6,16 @@
    usage: symbolize [--jitdump-dir DIR] [--top N] [--folded [--annotate]] [--svg FILE] [--title T]
                     [--pprof FILE] perf.data
 
-   Every frame, in the flat profile as in the stacks, is named by tools/frames.h's rule,
-   as perf script names it on `jitanon-inject`'s output: the jitdump's function name; in
-   JIT code the dump says nothing of, the perf map's (--jitdump-dir, then
-   /tmp/perf-<pid>.map), else [unknown]; kernel code [kernel.kallsyms]; other mappings
-   [file] (no ELF symbol tables are read).  The flat profile tags JIT names with where
-   they came from ([jitdump], [perf-<pid>.map]).
+   Every frame, in the flat profile as in the stacks, is named by the library's frame
+   iterator and tools/frames.h's rule, as perf script names it on `jitanon-inject`'s
+   output: the jitdump's function name; in JIT code the dump says nothing of, the perf
+   map's (--jitdump-dir, then /tmp/perf-<pid>.map), else [unknown]; native code by its
+   ELF symbol (.symtab/.dynsym, the PLT, debug files and perf's build-id cache, as perf
+   6.1 finds them; C++ names demangled as perf prints them when built with libstdc++:
+   tools/symbols.h), also in the jitted-*.so files of an injected recording; kernel code
+   by its kallsyms symbol; where perf has no symbol, [file] ([node]) or
+   [kernel.kallsyms].  --call-graph dwarf samples are unwound by the library.  The flat
+   profile tags JIT names with where they came from ([jitdump], [perf-<pid>.map]).
 
    --folded prints one line per distinct stack, `comm;root;...;leaf count` (Brendan
    Gregg's collapsed format: flamegraph.pl, inferno-flamegraph and speedscope read it),
@@ -47,8 +51,8 @@
      - Functions: JIT names from the jitdump, with the file and line of its DEBUG_INFO
        entry for the address (return addresses looked up one byte back, in the call; the
        line bias of V8/LLVM removed as the ELF writer does); native and kernel frames
-       named by their file, as --folded does (this tool reads no ELF symbol tables):
-       every Mapping says it is symbolized, so pprof does not try the local files. */
+       by their symbols, as --folded names them: every Mapping says it is symbolized, so
+       pprof does not try the local files. */
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
@@ -57,6 +61,7 @@
 #include "flamegraph.h"
 #include "frames.h"
 #include "pprof.h"
+#include "symbols.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -152,7 +157,6 @@ typedef struct pprof_state {
 
 typedef struct profile {
     uint64_t total;
-    fr_maps maps;          /* the perf maps (frames.h) */
     int stacks;            /* --folded / --svg: collect stacks instead of a flat profile */
     int annotate;          /* --annotate: _[j] after JIT frames, _[k] after kernel ones */
     int no_tree;           /* --pprof alone: the stacks go to the profile only */
@@ -391,57 +395,52 @@ static jitanon_result load_dump(void *user, const char *path, const jitanon_jitd
 /* The dump's record of a jitted frame's function: by the sample's pid, else (a child
    that runs its parent's code after a fork) from another dump whose function of that
    code_index starts where this frame's does. */
-static const jit_fn *jit_fn_of(pprof_state *st, const jitanon_inject_sample *f)
+static const jit_fn *jit_fn_of(pprof_state *st, uint32_t pid, const jitanon_frame *f)
 {
-    const jit_fn *fn = find_fn(st, f->pid, f->code_index, 0);
+    const jit_fn *fn = find_fn(st, pid, f->code_index, 0);
     size_t i;
     for (i = 0; !fn && i < st->ndumps; i++)
-        if (st->dump_pids[i] != f->pid && (fn = find_fn(st, st->dump_pids[i], f->code_index, 0)) != NULL &&
+        if (st->dump_pids[i] != pid && (fn = find_fn(st, st->dump_pids[i], f->code_index, 0)) != NULL &&
             fn->code_addr != f->start)
             fn = NULL;
     return fn;
 }
 
-/* The Mapping of one frame, or 0 (no mapping holds it). */
-static uint64_t frame_mapping(pprof_state *st, const jitanon_inject_sample *f, int kernel)
+/* The Mapping of one frame of process pid, or 0 (no mapping holds it). */
+static uint64_t frame_mapping(pprof_state *st, uint32_t pid, const jitanon_frame *f)
 {
     const mmap_ev *m;
-    if (f->kind == JITANON_TRIM_JIT) {
+    if (f->kind == JITANON_FRAME_JIT) {
         /* each jitted function is its own mapping, named as perf inject names its ELF
            file (jitted-<pid>-<code_index>.so next to the dump; symbolize writes none).
            Its own name matters: go tool pprof merges mappings of one file, offset and
            size class into one and rebases their addresses */
-        const jit_fn *fn = jit_fn_of(st, f);
-        const char *dump = NULL, *slash;
+        const jit_fn *fn = jit_fn_of(st, pid, f);
+        size_t dir = f->path.length;
         char file[4096 + 64];
-        size_t i;
-        for (i = st->ndumps; i-- > 0;)
-            if (st->dump_pids[i] == f->pid) {
-                dump = st->dumps[i];
-                break;
-            }
-        slash = dump ? strrchr(dump, '/') : NULL;
-        snprintf(file, sizeof file, "%.*sjitted-%u-%" PRIu64 ".so", slash ? (int)(slash - dump + 1) : 0, dump ? dump : "",
-                 (unsigned)f->pid, f->code_index);
+        while (dir > 0 && f->path.data[dir - 1] != '/') dir--;
+        snprintf(file, sizeof file, "%.*sjitted-%u-%" PRIu64 ".so", (int)dir, f->path.data, (unsigned)pid, f->code_index);
         return pp_mapping(&st->pp, f->start, f->start + (fn && fn->code_size ? fn->code_size : 1), 0, file, NULL);
     }
-    if (kernel) {
+    if (f->kind == JITANON_FRAME_KERNEL) {
         m = find_mmap(st, UINT32_MAX, f->ip, NULL, 0); /* the kernel's mmaps have pid -1 */
-        if (!m) return pp_mapping(&st->pp, FR_KERNEL_START, UINT64_MAX, 0, "[kernel.kallsyms]", NULL);
+        if (!m) return pp_mapping(&st->pp, UINT64_C(1) << 63, UINT64_MAX, 0, "[kernel.kallsyms]", NULL);
         return pp_mapping(&st->pp, m->start, m->start + m->len, m->pgoff, m->file, m->build_id[0] ? m->build_id : NULL);
     }
-    if (f->kind == JITANON_TRIM_NONE || !f->name.length) return 0;
-    m = find_mmap(st, f->pid, f->ip, f->name.data, f->name.length);
+    if (f->kind == JITANON_FRAME_UNKNOWN) return 0;
+    /* a perf map's frame: the anonymous mapping it is in (path is the map's file) */
+    m = f->kind == JITANON_FRAME_PERF_MAP ? find_mmap(st, pid, f->ip, NULL, 0)
+                                          : find_mmap(st, pid, f->ip, f->path.data, f->path.length);
     if (m) {
         /* the piece of the mmap the trimming left (f->start on), not the whole record */
-        uint64_t start = f->start >= m->start && f->start <= f->ip ? f->start : m->start;
+        uint64_t start = f->kind == JITANON_FRAME_FILE && f->start >= m->start && f->start <= f->ip ? f->start : m->start;
         return pp_mapping(&st->pp, start, m->start + m->len, m->pgoff + (start - m->start), m->file,
                           m->build_id[0] ? m->build_id : NULL);
     }
     {
         /* a mapping inherited across fork has no record of this pid: its name only */
         char name[NAME_LEN];
-        snprintf(name, sizeof name, "%.*s", (int)f->name.length, f->name.data);
+        snprintf(name, sizeof name, "%.*s", (int)f->path.length, f->path.data);
         return pp_mapping(&st->pp, f->start, f->start, 0, name, NULL);
     }
 }
@@ -449,21 +448,21 @@ static uint64_t frame_mapping(pprof_state *st, const jitanon_inject_sample *f, i
 /* The Location of one frame: its address, mapping and function, and for jitted code with
    DEBUG_INFO the source line (a return address - every frame but a stack's first - is
    looked up one byte back, in the call instruction). */
-static uint64_t frame_location(pprof_state *st, const jitanon_inject_sample *f, int kernel, int leaf, const char *name,
+static uint64_t frame_location(pprof_state *st, uint32_t pid, const jitanon_frame *f, int leaf, const char *name,
                                fg_kind kind)
 {
-    uint64_t mapping, fid, nh = f->name.length ? pp__bytes_hash(f->name.data, f->name.length) : 0;
+    uint64_t mapping, fid, nh = pp__mix(pp__bytes_hash(name, strlen(name)), pp__bytes_hash(f->path.data, f->path.length));
     const char *file = NULL;
     int64_t line = 0, start_line = 0;
-    uint32_t flags = (uint32_t)kind | (uint32_t)(kernel != 0) << 4 | (uint32_t)(leaf != 0) << 5 | (uint32_t)f->kind << 8;
+    uint32_t flags = (uint32_t)kind | (uint32_t)(f->kernel != 0) << 4 | (uint32_t)(leaf != 0) << 5 | (uint32_t)f->kind << 8;
     loc_memo *memo = &st->memo[pp__slot(
-        pp__mix(pp__mix(pp__mix(pp__mix(pp__mix(f->ip, f->start), f->code_index), nh), f->pid), flags), LOC_MEMO)];
+        pp__mix(pp__mix(pp__mix(pp__mix(pp__mix(f->ip, f->start), f->code_index), nh), pid), flags), LOC_MEMO)];
     if (memo->loc && memo->ip == f->ip && memo->start == f->start && memo->code_index == f->code_index &&
-        memo->name_hash == nh && memo->pid == f->pid && memo->flags == flags)
+        memo->name_hash == nh && memo->pid == pid && memo->flags == flags)
         return memo->loc;
-    mapping = frame_mapping(st, f, kernel);
-    if (kind == FG_JIT) {
-        const jit_fn *fn = jit_fn_of(st, f);
+    mapping = frame_mapping(st, pid, f);
+    if (f->kind == JITANON_FRAME_JIT) {
+        const jit_fn *fn = jit_fn_of(st, pid, f);
         if (fn && fn->nlines) {
             const dbg_line *v = st->lines + fn->line;
             uint64_t off = f->ip - f->start - (leaf || f->ip == f->start ? 0 : 1);
@@ -488,7 +487,7 @@ static uint64_t frame_location(pprof_state *st, const jitanon_inject_sample *f, 
     memo->start = f->start;
     memo->code_index = f->code_index;
     memo->name_hash = nh;
-    memo->pid = f->pid;
+    memo->pid = pid;
     memo->flags = flags;
     memo->loc = pp_location(&st->pp, mapping, f->ip, fid, line);
     return memo->loc;
@@ -524,11 +523,11 @@ static void pprof_sample(pprof_state *st, const jitanon_inject_sample *s, const 
 static void pprof_begin(pprof_state *st, jitanon_perf_reader *r); /* below, with the value columns */
 
 /* fr_stack's frames as pprof Locations (names before fr_clean, as the profile keeps them) */
-static void pprof_frame(void *user, size_t i, const jitanon_inject_sample *f, int kernel, int first, const char *name,
-                        fg_kind kind)
+static void pprof_frame(void *user, size_t i, const jitanon_inject_sample *s, const jitanon_frame *f, int first,
+                        const char *name, fg_kind kind)
 {
     pprof_state *st = (pprof_state *)user;
-    st->locs[i] = frame_location(st, f, kernel, first, name, kind);
+    st->locs[i] = frame_location(st, s->pid, f, first, name, kind);
 }
 
 static void on_sample(void *user, const jitanon_inject_sample *s)
@@ -545,7 +544,7 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
         if (c) snprintf(comm, sizeof comm, "%s", c);
         else snprintf(comm, sizeof comm, ":%u", (unsigned)s->tid);
         /* leaf first, as recorded (a chain perf would drop: the sample counts as comm alone) */
-        n = fr_stack(&p->maps, s, names[0], NAME_LEN, frames, MAX_FRAMES, st ? pprof_frame : NULL, st);
+        n = fr_stack(s, names[0], NAME_LEN, frames, MAX_FRAMES, st ? pprof_frame : NULL, st);
         if (st) pprof_sample(st, s, st->locs, n, comm);
         for (k = 0; k < n; k++) {
             if (p->annotate && (frames[k].kind == FG_JIT || frames[k].kind == FG_PERFMAP || frames[k].kind == FG_KERNEL)) {
@@ -564,10 +563,12 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     /* the flat profile: frames.h's names, with where a JIT name came from */
     {
         size_t len;
-        fg_kind k = fr_sample(&p->maps, s, fr_in_kernel(s), name, sizeof name - 32);
+        jitanon_frame f;
+        fg_kind k = fr_sample(s, name, sizeof name - 32, &f);
         len = strlen(name);
-        if (k == FG_JIT) snprintf(name + len, sizeof name - len, " [jitdump]");
-        else if (k == FG_PERFMAP) snprintf(name + len, sizeof name - len, " [perf-%u.map]", (unsigned)s->pid);
+        if (k == FG_JIT && f.kind == JITANON_FRAME_JIT) snprintf(name + len, sizeof name - len, " [jitdump]");
+        else if (k == FG_PERFMAP && f.kind == JITANON_FRAME_PERF_MAP)
+            snprintf(name + len, sizeof name - len, " [perf-%u.map]", (unsigned)s->pid);
     }
     add(p, name);
 }
@@ -877,7 +878,8 @@ int main(int argc, char **argv)
     jitanon_result res;
     profile p;
     size_t i, top = 25;
-    int folded = 0, status = 0;
+    int folded = 0, status = 0, have_cache;
+    jitanon_buildid_cache cache;
     memset(&o, 0, sizeof o);
     memset(&p, 0, sizeof p);
     for (i = 1; i < (size_t)argc; i++) {
@@ -908,7 +910,6 @@ int main(int argc, char **argv)
     o.io.user = &p; /* load_dump's */
     o.io.log = on_log;
     fg_init(&p.tree);
-    fr_maps_init(&p.maps, o.jitdump_dir);
     if (p.stacks) {
         p.names = (char(*)[NAME_LEN])malloc((MAX_FRAMES + 1) * sizeof *p.names);
         p.frames = (fg_frame *)malloc((MAX_FRAMES + 1) * sizeof *p.frames);
@@ -925,6 +926,7 @@ int main(int argc, char **argv)
            then not found: --jitdump-dir takes a copy) */
     }
     p.reader = &r;
+    have_cache = sy_setup(&o, &cache, 1); /* native names: perf's build-id cache, C++ demangled */
     res = jitanon_perf_reader_open(&r, path, NULL, &err);
     /* a file's attrs and features are there before its records; a pipe's come as records */
     if (res == JITANON_OK && p.pprof && r.mode == JITANON_PERF_FILE) pprof_begin(p.pprof, &r);
@@ -932,6 +934,7 @@ int main(int argc, char **argv)
     if (res == JITANON_OK && p.pprof && !p.pprof->typed) pprof_begin(p.pprof, &r);
     if (res == JITANON_OK) input_damage(&r);
     jitanon_perf_reader_release(&r);
+    if (have_cache) jitanon_buildid_cache_release(&cache);
     if (res != JITANON_OK) {
         char msg[512];
         jitanon_format_error(msg, sizeof msg, &err);
@@ -959,7 +962,6 @@ int main(int argc, char **argv)
             printf("%6.2f%%  %8" PRIu64 "  %s\n", 100.0 * (double)v[i].count / (double)p.total, v[i].count, v[i].name);
         free(v);
     }
-    fr_maps_release(&p.maps);
     for (i = 0; i < p.ntasks; i++) free(p.tasks[i].comm);
     free(p.tasks);
     fg_release(&p.tree);

@@ -1,18 +1,17 @@
 #!/usr/bin/env python3
 """Folds `perf script -F comm,tid,ip,sym,dso` output into collapsed stacks
 (`comm;root;...;leaf count`, one line per distinct stack, sorted), naming each frame
-by the rules tools/symbolize.c documents for --folded, so the two can be compared
-line for line:
-  - a frame in a jitted-<pid>-<n>.so, in a perf map, //anon, [anon:...] or /memfd:
-    memory: the symbol perf printed ([unknown] when it had none);
-  - a kernel frame: [kernel.kallsyms] (perf script does not print a frame's context:
-    the kernel part of a chain is its leading run of upper-half addresses);
-  - another mapping: [basename of the dso], or the dso itself when it is bracketed;
-  - no mapping: [unknown].
-So JIT frames are compared by name, native frames by the file they are in.
+by the rules tools/frames.h documents, so the two can be compared line for line:
+  - every frame: the symbol perf printed, native ones too (libraries, the executable,
+    the jitted-*.so files of an injected recording, the kernel's kallsyms);
+  - where perf printed [unknown]: in a jitted-<pid>-<n>.so, a perf map, //anon,
+    [anon:...] or /memfd: memory [unknown]; a kernel frame [kernel.kallsyms] (perf script
+    does not print a frame's context: the kernel part of a chain is its leading run of
+    upper-half addresses); another mapping [basename of the dso], or the dso itself when
+    it is bracketed; no mapping [unknown].
 ';' in a name becomes ':' and line breaks spaces, as symbolize does.
 
-usage: perf script -F comm,tid,ip,sym,dso [--no-demangle] -i X | fold_perf_script.py
+usage: perf script -F comm,tid,ip,sym,dso --no-inline -i X | fold_perf_script.py
 """
 import re
 import sys
@@ -31,10 +30,12 @@ def frame_name(ip, rest, kernel):
     else:
         sym, dso = rest[:i].strip(), rest[i + 2:-1]
     anon = dso.startswith('//anon') or dso.startswith('[anon:') or dso.startswith('/memfd:')
-    if not kernel and (JIT_DSO.search(dso) or PERF_MAP.search(dso) or anon):
-        name = sym if sym else '[unknown]'
+    if sym and sym != '[unknown]':
+        name = sym
+    elif not kernel and (JIT_DSO.search(dso) or PERF_MAP.search(dso) or anon):
+        name = '[unknown]'
     elif kernel:
-        name = '[kernel.kallsyms]'
+        name = '[kernel.kallsyms]' if dso.startswith('[') else '[' + re.sub(r'\.ko$', '', dso.rsplit('/', 1)[-1]) + ']'
     elif dso == '[unknown]' or dso == '':
         name = '[unknown]'
     elif dso.startswith('['):

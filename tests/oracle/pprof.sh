@@ -3,8 +3,9 @@
 #  - go tool pprof (Debian's golang-go) and the npm pprof-format decoder (build/npm, from
 #    .ci/run) read the profile; pprof-format's check of every id and string reference passes;
 #  - their flat profiles (samples by leaf function) equal the leaves of symbolize --folded
-#    exactly (every name, every count), and the JIT rows equal symbolize's own flat profile
-#    (its "NAME [jitdump]" rows);
+#    exactly (every name, every count; go's shortened C++ names compared as it shortens
+#    them), and the JIT rows equal symbolize's own flat profile (its "NAME [jitdump]"
+#    rows); native frames are there by function name (Builtins_*, v8::..., libc's);
 #  - go tool pprof -lines puts the hot JS functions on the line of the hot loop, a line the
 #    dump's DEBUG_INFO gives (the functions come from `node -e`: node 20 writes DEBUG_INFO
 #    for them; for the same code in a script file it wrote none for the script's functions,
@@ -79,15 +80,48 @@ awk 'go && $1 > 0 {n = $1; $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print n,
   LC_ALL=C sort > go.flat
 # (a sample whose callchain perf drops has no frames: go lists no row for it, it counts in
 # the total)
-grep -v ' (no frames)$' folded.flat > folded.rows
+# go tool pprof shortens names it takes for demangled C++ (its heuristic for a Function
+# whose system_name is its name: "::" or <>[] in it, java's ".<" and go's "])." aside):
+# parameter lists, then template arguments, removed; names that become one are one row.
+# The leaves here are what perf prints (demangled, full); compared through the same cut.
+go_names() {
+  python3 -c '
+import sys
+def cut(n, a, b):
+    depth, first, i = 0, 0, 0
+    while i < len(n):
+        if n[i] == a:
+            depth += 1
+            if depth == 1: first = i
+        elif n[i] == b:
+            depth -= 1
+            if depth < 0: return n
+            if depth == 0:
+                n = n[:first] + n[i + 1:]; i = first - 1
+        i += 1
+    return n
+c = {}
+for line in sys.stdin:
+    k, name = line.rstrip("\n").split(" ", 1)
+    if ".<" not in name and "])." not in name and (any(x in name for x in "<>[]") or "::" in name):
+        name = cut(cut(name, "(", ")"), "<", ">")
+    c[name] = c.get(name, 0) + int(k)
+for name in c: print(c[name], name)
+' | LC_ALL=C sort
+}
+grep -v ' (no frames)$' folded.flat | go_names > folded.rows
 gototal=$(sed -n 's/.* of \([0-9]*\) total$/\1/p' top.txt | head -1)
 if [ -s go.flat ] && cmp -s go.flat folded.rows && [ "$gototal" = "$total" ]; then
   echo "PASS pprof go tool pprof -top: flat counts = symbolize --folded leaves ($(wc -l < go.flat) functions; $(sed -n 's/^Type: //p' top.txt | head -1), $(grep -c . jit.flat) JIT functions)"
 else
   echo "FAIL pprof go tool pprof -top: total ${gototal:-?} of $total; $(head -2 goerr)"; diff folded.rows go.flat | head -6
 fi
+# native frames by function (node's, libc's: what perf prints), not by their file
+nat=$(awk '{$1 = ""; sub(/^ /, "")} !/^\[/ && !/^(JS|Builtin|BytecodeHandler|Handler|Function|RegExp|Stub|LazyCompile):/' go.flat)
+if [ -n "$nat" ]; then echo "PASS pprof go tool pprof -top: $(echo "$nat" | wc -l) native functions by name ($(echo "$nat" | grep -m1 -E '^(Builtins_|v8::)' || echo "$nat" | head -1))"
+else echo "FAIL pprof go tool pprof -top: no native function by name (only files: $(grep -c ' \[' go.flat) rows)"; fi
 # the JIT rows = symbolize's own flat profile
-bad=$(while read -r n name; do grep -qxF "$n $name" go.flat || echo "$name"; done < jit.flat)
+bad=$(go_names < jit.flat | while read -r n name; do grep -qxF "$n $name" go.flat || echo "$name"; done)
 if [ -s jit.flat ] && [ -z "$bad" ]; then echo "PASS pprof go tool pprof -top: the $(grep -c . jit.flat) JIT functions have symbolize's flat counts"
 else echo "FAIL pprof go tool pprof -top: JIT rows differ from symbolize's flat profile: $(echo "$bad" | head -3)"; fi
 # go tool pprof keeps every Location's address: it merges mappings of one file, offset
@@ -114,7 +148,9 @@ else echo "FAIL pprof go tool pprof -lines: hottest JS line ${1:-none} (${2:-0} 
 
 # 4. a zlib build: gzip on disk, the same protobuf inside, read by both
 if printf '#include <zlib.h>\n' | cc -E -x c - >/dev/null 2>&1; then
-  if cc -std=c99 -O0 -DJITANON_USE_ZLIB -I"$root" -o symz "$root/tools/symbolize.c" -lz 2> ccerr &&
+  # demangling as the Makefile builds symbolize (libstdc++'s __cxa_demangle when it links)
+  cxx=; printf 'int main(void){return 0;}\n' | cc -x c -o /dev/null - -lstdc++ >/dev/null 2>&1 && cxx="-DJITANON_CXA_DEMANGLE -lstdc++"
+  if cc -std=c99 -O0 -DJITANON_USE_ZLIB -I"$root" -o symz "$root/tools/symbolize.c" -lz $cxx 2> ccerr &&
      ./symz --pprof prof.pb.gz perf.data && gunzip -c prof.pb.gz | cmp -s - prof.pb &&
      go tool pprof -top -sample_index=samples -nodefraction=0 -nodecount=1000000 prof.pb.gz 2>/dev/null | cmp -s - top.txt &&
      node "$root/tests/oracle/pprof_read.js" "$npm" prof.pb.gz | grep -q '^info gzip true'; then

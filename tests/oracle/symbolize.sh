@@ -1,11 +1,14 @@
 #!/bin/sh
 # symbolize --folded against perf: on `perf record -g` recordings (node, tinyjit), the
 # stacks symbolize folds in memory equal those of `perf script` on jitanon-inject's
-# output folded by tests/oracle/fold_perf_script.py (same stacks, same counts).  What is
-# compared: the comm, the depth and order of every stack, JIT frames by name (jitdump
-# and perf map names, [unknown] where neither names one), other frames by the file they
-# are in ([node], [libc.so.6]; symbolize reads no ELF symbols), kernel frames as
-# [kernel.kallsyms].  Names are compared as recorded (perf script --no-demangle).
+# output folded by tests/oracle/fold_perf_script.py (same stacks, same counts), and
+# symbolize --folded of that injected output too (its JIT frames are then in jitted-*.so
+# files, named from their ELF symbols).  What is compared: the comm, the depth and order
+# of every stack, every frame by the symbol perf prints (jitdump and perf map names,
+# native symbols of node and libc - C++ names demangled, as perf 6.1 prints them - and
+# kernel symbols); where perf prints [unknown], JIT memory as [unknown], other files by
+# their name ([node]), the kernel as [kernel.kallsyms].  perf script --no-inline: perf's
+# frames for inlined functions (from DWARF) are none of the recording's addresses.
 # The flat profile names frames as the stacks do (tools/frames.h): its rows are the
 # stacks' leaves.  Then symbolize --svg: the flame graph parses as XML and holds the JIT names.
 jt_name="symbolize --folded"; . "$(dirname "$0")/common.sh"
@@ -28,7 +31,7 @@ compare() {
   mkdir -p "$dir/elf"
   if ! "$root/build/jitanon-inject" -i "$dir/perf.data" -o "$dir/ours.data" --elf-dir "$dir/elf" 2> "$dir/err"; then
     echo "FAIL symbolize --folded $name: jitanon-inject failed: $(head -2 "$dir/err")"; return; fi
-  perf script -i "$dir/ours.data" -F comm,tid,ip,sym,dso --no-demangle 2>/dev/null | python3 "$fold_py" |
+  perf script -i "$dir/ours.data" -F comm,tid,ip,sym,dso --no-inline 2>/dev/null | python3 "$fold_py" |
     LC_ALL=C sort > "$dir/perf.folded"
   if ! "$root/build/symbolize" --folded "$dir/perf.data" 2> "$dir/err" | LC_ALL=C sort > "$dir/ours.folded"; then
     echo "FAIL symbolize --folded $name: $(head -2 "$dir/err")"; return; fi
@@ -42,6 +45,18 @@ compare() {
   else
     echo "FAIL symbolize --folded $name: $stacks stacks ($jit with JIT names), perf script folded has $(wc -l < "$dir/perf.folded"); first differences:"
     diff "$dir/perf.folded" "$dir/ours.folded" | head -6 | cut -c1-300
+  fi
+  # native names: frames perf names by symbol outside JIT code (node's, libc's, the kernel's)
+  native=$(tr ';' '\n' < "$dir/ours.folded" | sed 's/ [0-9]*$//' | grep -E -v -- "$pat|^\[" | sort -u | wc -l)
+  [ "$native" -gt 0 ] || echo "FAIL symbolize --folded $name: no native frame named by its symbol"
+  # the injected output: its JIT frames in jitted-*.so files, named from their symbols
+  if ! "$root/build/symbolize" --folded "$dir/ours.data" 2> "$dir/err" | LC_ALL=C sort > "$dir/inj.folded"; then
+    echo "FAIL symbolize --folded $name (injected): $(head -2 "$dir/err")"; return; fi
+  if cmp -s "$dir/perf.folded" "$dir/inj.folded"; then
+    echo "PASS symbolize --folded $name (injected output): the same $(wc -l < "$dir/inj.folded") stacks and counts ($native distinct native symbols)"
+  else
+    echo "FAIL symbolize --folded $name (injected output): $(wc -l < "$dir/inj.folded") stacks; first differences:"
+    diff "$dir/perf.folded" "$dir/inj.folded" | head -6 | cut -c1-300
   fi
 }
 
@@ -62,13 +77,13 @@ if command -v node >/dev/null 2>&1; then
     compare node "$tmp/node" 'JS:|Builtin:|BytecodeHandler:'
     # --annotate: the same stacks, JIT frames marked _[j] and kernel frames _[k]
     "$root/build/symbolize" --folded --annotate "$tmp/node/perf.data" 2>/dev/null | LC_ALL=C sort > "$tmp/node/ann.folded"
-    nj=$(grep -c 'JS:[^;]*_\[j\]' "$tmp/node/ann.folded"); nk=$(grep -c 'kallsyms\]_\[k\]' "$tmp/node/ann.folded")
+    nj=$(grep -c 'JS:[^;]*_\[j\]' "$tmp/node/ann.folded"); nk=$(grep -c '_\[k\]' "$tmp/node/ann.folded")
     if [ "$nj" -gt 0 ] && ! grep -q '\[node\]_\[' "$tmp/node/ann.folded" &&
        sed 's/_\[[jk]\]//g' "$tmp/node/ann.folded" | LC_ALL=C sort | cmp -s - "$tmp/node/ours.folded"; then
       echo "PASS symbolize --annotate: the same stacks, JIT frames marked _[j] ($nj stacks), kernel _[k] ($nk)"
     else echo "FAIL symbolize --annotate: $nj stacks with _[j], or the stacks differ"; fi
-    # one way to name a frame: the flat profile's rows are the stacks' leaves (kernel time
-    # [kernel.kallsyms] in both), JIT names tagged with where they came from (a name both
+    # one way to name a frame: the flat profile's rows are the stacks' leaves (kernel frames
+    # by their kernel symbol in both), JIT names tagged with where they came from (a name both
     # the dump and the perf map gave - code sampled before its load record - is one row here)
     "$root/build/symbolize" --top 100000 "$tmp/node/perf.data" 2>/dev/null |
       sed -n 's/^ *[0-9.]*% *\([0-9]*\)  \(.*\)$/\2 \1/p' | sed 's/ \[jitdump\]\( [0-9]*\)$/\1/; s/ \[perf-[0-9]*\.map\]\( [0-9]*\)$/\1/' |
@@ -76,7 +91,7 @@ if command -v node >/dev/null 2>&1; then
       LC_ALL=C sort > "$tmp/node/flat.rows"
     awk '{n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); c[f[k]] += n} END {for (x in c) print x, c[x]}' "$tmp/node/ours.folded" |
       LC_ALL=C sort > "$tmp/node/leaf.rows"
-    kern=$(grep '^\[kernel' "$tmp/node/flat.rows")
+    kern=$(awk '$0 ~ /_\[k\] [0-9]+$/ {n += $NF} END {if (n) print n " samples in the kernel"}' "$tmp/node/ann.folded")
     if [ -z "$kern" ] && ! jt_kernel_samples; then kern="no kernel samples: perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid) as $(id -un)"; fi
     if [ -n "$kern" ] && cmp -s "$tmp/node/flat.rows" "$tmp/node/leaf.rows"; then
       echo "PASS symbolize flat profile: its $(wc -l < "$tmp/node/flat.rows") rows are the stacks' leaves, named alike ($kern)"
