@@ -31,6 +31,7 @@
 
 #include "flamegraph.h"
 #include "frames.h"
+#include "symbols.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1498,6 +1499,7 @@ int main(int argc, char **argv)
         map_keep = ic.o.perf_map == JITANON_PERF_MAP_KEEP;
         ic.o.on_sample = on_sample;
         ic.o.io.user = &P;
+        sy_set_demangle(&ic.o); /* C++ names as perf prints them (the cache is inject_cli's) */
         if (!R.quiet && isatty(2)) fprintf(stderr, TOOL ": injecting %" PRIu64 " samples...", R.samples);
         r = jitanon_inject_file(R.raw, R.output, JITANON_PERF_FILE, &ic.o, &ic.po, &st, &err);
         if (!R.quiet && isatty(2)) fprintf(stderr, "\r\033[K");

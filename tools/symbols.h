@@ -4,6 +4,7 @@
 
        jitanon_buildid_cache cache;
        int have = sy_setup(&opts, &cache, 1);   // opts.demangle, opts.buildid_cache
+       sy_set_demangle(&opts);                  // opts.demangle alone
        ...
        if (have) jitanon_buildid_cache_release(&cache);
 
@@ -16,6 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define SY_DEF static __attribute__((unused)) /* each tool uses a part */
+#else
+#define SY_DEF static
+#endif
 
 #if defined(__cplusplus) && !defined(JITANON_CXA_DEMANGLE)
 #define JITANON_CXA_DEMANGLE 1
@@ -33,7 +40,7 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
    stay ("f(int)::{lambda()#1}::operator()").  Cuts d in place: a " [clone ...]" suffix,
    then the last parameter list when the name ends with it (and its qualifiers), then a
    return type before the last top-level space that is not in an operator's name. */
-static size_t sy_perf_style(char *d, size_t n)
+SY_DEF size_t sy_perf_style(char *d, size_t n)
 {
     static const char *const quals[] = {" const", " volatile", " &&", " &"};
     const char *c = strstr(d, " [clone ");
@@ -71,7 +78,7 @@ static size_t sy_perf_style(char *d, size_t n)
     return n;
 }
 
-static size_t sy_demangle(void *user, const char *name, char *out, size_t cap)
+SY_DEF size_t sy_demangle(void *user, const char *name, char *out, size_t cap)
 {
     int status = 0;
     size_t n;
@@ -86,18 +93,24 @@ static size_t sy_demangle(void *user, const char *name, char *out, size_t cap)
 }
 #endif
 
+/* opts->demangle: the demangler, when the program has one. */
+SY_DEF void sy_set_demangle(jitanon_inject_opts *o)
+{
+#ifdef JITANON_CXA_DEMANGLE
+    o->demangle = sy_demangle;
+#endif
+    (void)o;
+}
+
 /* opts->demangle (when `demangle` and the program has a demangler) and
    opts->buildid_cache: perf's cache, read only, so only when it is there (cache is then
    set up and the caller releases it: returns 1). */
-static int sy_setup(jitanon_inject_opts *o, jitanon_buildid_cache *cache, int demangle)
+SY_DEF int sy_setup(jitanon_inject_opts *o, jitanon_buildid_cache *cache, int demangle)
 {
     char dir[4096];
     struct stat st;
     jitanon_error err;
-#ifdef JITANON_CXA_DEMANGLE
-    if (demangle) o->demangle = sy_demangle;
-#endif
-    (void)demangle;
+    if (demangle) sy_set_demangle(o);
     if (jitanon_buildid_cache_dir(dir, sizeof dir, &err) != JITANON_OK || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
         jitanon_buildid_cache_open(cache, dir, &err) != JITANON_OK)
         return 0;

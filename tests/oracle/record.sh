@@ -124,6 +124,10 @@ pp=""; [ -x "$root/build/symbolize" ] && pp="--pprof node.pb" # (it runs symboli
 if [ -f node.svg ] && grep -q 'fib' node.svg && ls jitted/jitted-*.so >/dev/null 2>&1 && ! ls .jitanon-record-* jit-*.dump isolate-*.log >/dev/null 2>&1
 then echo "PASS record node files: node.svg names fib; ELF files in jitted/; no dump, log or private directory left"
 else echo "FAIL record node files: $(ls -a | tr '\n' ' ')"; fi
+# native frames by their symbols (issue 44): V8's builtins and C++ (demangled) in the flame graph
+nb=$(grep -c '<title>Builtins_' node.svg); nv=$(grep -c '<title>v8::internal::' node.svg)
+if [ "$nb" -gt 0 ] && [ "$nv" -gt 0 ]; then echo "PASS record node flame graph: native frames by name ($nb Builtins_*, $nv v8::internal::*)"
+else echo "FAIL record node flame graph: $nb Builtins_* and $nv v8::internal::* frames ($(grep -o '<title>\[[^]]*\]' node.svg | sort -u | head -3 | tr '\n' ' '))"; fi
 # --pprof: the profile's main binary (its first Mapping, go tool pprof's "File:") is the
 # program recorded, not jitanon-record, which perf starts and which execs the program
 if [ -z "$pp" ]; then echo "SKIP record node pprof: build/symbolize not built (make)"
@@ -133,6 +137,9 @@ else
   if [ -n "$main" ] && [ "$main" = "$(readlink -f "$(command -v node)")" ]; then
     echo "PASS record node pprof: the main binary (first mapping) is $main"
   else echo "FAIL record node pprof: the main binary is '${main:-none}', not node ($(tail -n 2 "$tmp/node.err" | tr '\n' ' '))"; fi
+  nat=$(GOCACHE="$tmp/gocache" GOTOOLCHAIN=local go tool pprof -top -nodecount=100000 node.pb 2>/dev/null | grep -c -E ' (Builtins_|v8::)')
+  if [ "$nat" -gt 0 ]; then echo "PASS record node pprof: go tool pprof -top names native functions ($nat Builtins_* / v8::* rows)"
+  else echo "FAIL record node pprof: no Builtins_* or v8::* function in go tool pprof -top"; fi
 fi
 # the runtime's flag forgotten: jitanon-inject says so, with the flags
 perf record -q -k mono -e cpu-clock -o plain.data node app.js 200 >/dev/null 2>&1
