@@ -762,15 +762,29 @@ typedef struct prof {
     run *R;
     fg_tree tree;   /* the stacks */
     fg_tree self;   /* one frame per sample: the leaf */
-    fg_tree inner;  /* (from perf script) one frame per sample: its innermost JIT frame, else the leaf */
-    int has_inner;
+    fg_tree inner;  /* (DWARF) one frame per sample: its innermost JIT frame, else the leaf */
+    int has_inner;  /* a --call-graph dwarf recording: inner and the stack_ counts are kept */
     uint64_t stack_samples;
     uint64_t total, jit, jit_named, map_named;
-    uint64_t stack_jit, stack_jit_named; /* (from perf script) frames in JIT code, named */
+    uint64_t stack_jit, stack_jit_named; /* (DWARF) frames in JIT code, named */
     char (*names)[NAME_LEN];
     fg_frame *frames;
     char comm[64];
 } prof;
+
+/* (DWARF) frames of the stacks in JIT code: a jitdump's or a perf map's, anonymous
+   memory, no mapping; named when the library names them. */
+static void count_jit(void *user, size_t i, const jitanon_inject_sample *s, const jitanon_frame *f, int first,
+                      const char *name, fg_kind kind)
+{
+    prof *P = (prof *)user;
+    (void)i, (void)s, (void)first, (void)name, (void)kind;
+    if (f->kind == JITANON_FRAME_JIT || f->kind == JITANON_FRAME_PERF_MAP || f->kind == JITANON_FRAME_UNKNOWN ||
+        (f->kind == JITANON_FRAME_FILE && fr_is_anon(f->path))) {
+        P->stack_jit++;
+        if (f->name.length) P->stack_jit_named++;
+    }
+}
 
 static void on_sample(void *user, const jitanon_inject_sample *s)
 {
@@ -788,101 +802,17 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     leaf.name = P->names[0];
     leaf.kind = lk;
     fg_add(&P->self, &leaf, 1, 1);
-    n = fr_stack(s, P->names[0], NAME_LEN, P->frames, MAX_FRAMES, NULL, NULL);
+    /* a DWARF recording's stacks are unwound by the library (FR_WANT), as perf unwinds them */
+    n = fr_stack(s, P->names[0], NAME_LEN, P->frames, MAX_FRAMES, P->has_inner ? count_jit : NULL, P);
+    if (P->has_inner && n) { /* python's functions: the innermost frame in JIT code (its trampoline) */
+        size_t k;
+        for (k = 0; k < n && P->frames[k].kind != FG_JIT && P->frames[k].kind != FG_PERFMAP; k++) {
+        }
+        fg_add(&P->inner, &P->frames[k < n ? k : 0], 1, 1);
+        P->stack_samples++;
+    }
     fr_root_first(P->frames, n, P->comm);
     fg_add(&P->tree, P->frames, n + 1, 1);
-}
-
-/* DWARF call graphs are unwound by perf (the user stack copies in the recording, with
-   the unwind tables of the ELF files we wrote): the stacks come from `perf script` on the
-   injected output then.  0 when that did not work (the in-memory stacks stay). */
-static int stacks_from_perf(prof *P, const char *output)
-{
-    int fd, status = 0;
-    pid_t pid;
-    FILE *f;
-    char line[8192];
-    size_t n = 0, k;
-    fg_tree t, self, inner;
-    uint64_t got = 0, stack_jit = 0, stack_jit_named = 0;
-    char *argv[] = {(char *)"perf", (char *)"script", (char *)"-i", (char *)output, (char *)"-F",
-                    (char *)"comm,ip,sym,dso", (char *)"--no-inline", NULL};
-    if ((pid = spawn_reading(argv, &fd)) < 0) return 0;
-    if (!(f = fdopen(fd, "r"))) {
-        close(fd);
-        waitpid(pid, &status, 0);
-        return 0;
-    }
-    fg_init(&t);
-    fg_init(&self);
-    fg_init(&inner);
-    for (;;) {
-        char *l = fgets(line, sizeof line, f), *sym, *dso, *c;
-        if (!l || line[0] != '\t') { /* a sample's header, a blank line or the end: the last one is complete */
-            if (n) {
-                fr_root_first(P->frames, n, P->comm);
-                fg_add(&t, P->frames, n + 1, 1);
-                fg_add(&self, &P->frames[n], 1, 1); /* the leaf, with its symbol's name */
-                for (k = n; k > 0 && P->frames[k].kind != FG_JIT && P->frames[k].kind != FG_PERFMAP; k--) {
-                }
-                fg_add(&inner, &P->frames[k > 0 ? k : n], 1, 1);
-                got++;
-                n = 0;
-            }
-            if (!l) break;
-            if (line[0] && line[0] != '\n') {
-                line[strcspn(line, "\n")] = 0;
-                for (c = line + strlen(line); c > line && c[-1] == ' '; c--) c[-1] = 0;
-                snprintf(P->comm, sizeof P->comm, "%s", line);
-            }
-            continue;
-        }
-        if (n >= MAX_FRAMES) continue;
-        line[strcspn(line, "\n")] = 0;
-        for (sym = line; *sym == '\t' || *sym == ' '; sym++) {
-        }
-        sym += strcspn(sym, " "); /* the address */
-        while (*sym == ' ') sym++;
-        dso = strrchr(sym, '(');
-        if (dso && dso > sym) dso[-1] = 0, dso++;
-        if (dso) dso[strcspn(dso, ")")] = 0;
-        if (dso && (strstr(base_name(dso), "jitted-") || strstr(dso, "//anon") || !strcmp(dso, "[unknown]") ||
-                    (!strncmp(base_name(dso), "perf-", 5) && strstr(dso, ".map")))) {
-            stack_jit++; /* JIT code: named when a symbol was found there */
-            if (strcmp(sym, "[unknown]") && *sym) stack_jit_named++;
-        }
-        { /* perf's symbol where it has one, else its dso: frames.h's rule on the frame perf printed */
-            jitanon_frame fr;
-            int known = *sym && strcmp(sym, "[unknown]") != 0, has_dso = dso && strcmp(dso, "[unknown]") != 0;
-            memset(&fr, 0, sizeof fr);
-            fr.kind = !has_dso ? JITANON_FRAME_UNKNOWN
-                      : strstr(dso, "kernel.kallsyms") ? JITANON_FRAME_KERNEL : JITANON_FRAME_FILE;
-            if (known) fr.name.data = sym, fr.name.length = strlen(sym);
-            if (has_dso) fr.path.data = dso, fr.path.length = strlen(dso);
-            P->frames[n].kind = fr_name(&fr, P->names[n], NAME_LEN);
-            fr_clean(P->names[n]);
-        }
-        P->frames[n].name = P->names[n];
-        n++;
-    }
-    fclose(f);
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !got) {
-        fg_release(&t);
-        fg_release(&self);
-        fg_release(&inner);
-        return 0;
-    }
-    fg_release(&P->tree);
-    fg_release(&P->self);
-    P->tree = t;
-    P->self = self;
-    P->inner = inner;
-    P->has_inner = 1;
-    P->stack_samples = got;
-    P->stack_jit = stack_jit;
-    P->stack_jit_named = stack_jit_named;
-    return 1;
 }
 
 static void print_top(prof *P, const fg_tree *tree, uint64_t total, int top, const char *title)
@@ -1485,6 +1415,8 @@ int main(int argc, char **argv)
         P.R = &R;
         fg_init(&P.tree);
         fg_init(&P.self);
+        fg_init(&P.inner);
+        P.has_inner = !strcmp(R.callgraph, "dwarf");
         P.names = (char(*)[NAME_LEN])xmalloc((MAX_FRAMES + 1) * sizeof *P.names);
         P.frames = (fg_frame *)xmalloc((MAX_FRAMES + 1) * sizeof *P.frames);
         snprintf(P.comm, sizeof P.comm, "%s", R.attach_pid ? rt_names[R.r.kind] : base_name(R.argv[0]));
@@ -1509,9 +1441,6 @@ int main(int argc, char **argv)
             fprintf(stderr, TOOL ": injecting %s: %s\n", R.raw, msg);
             status = 1;
         } else {
-            if ((!R.no_svg || R.folded || R.top > 0) && !strcmp(R.callgraph, "dwarf") && !stacks_from_perf(&P, R.output))
-                fprintf(stderr, TOOL ": perf script could not unwind the DWARF stacks: the flame graph has the sampled "
-                                "functions only\n");
             if (!R.quiet) {
                 /* with perf's stacks (DWARF), what was named is their frames in JIT code: python's
                    JIT code is a trampoline per function, which few samples land in */
@@ -1536,7 +1465,7 @@ int main(int argc, char **argv)
                 if (R.top > 0 && P.total && P.has_inner && R.r.kind == RT_PYTHON)
                     print_top(&P, &P.inner, P.stack_samples, R.top, "  total  samples  python function (innermost py:: frame)");
                 else if (R.top > 0 && P.total)
-                    print_top(&P, &P.self, P.has_inner ? P.stack_samples : P.total, R.top, "   self  samples  function");
+                    print_top(&P, &P.self, P.total, R.top, "   self  samples  function");
             }
             if (ic.stats) {
                 fprintf(stderr, "records in %" PRIu64 ", out %" PRIu64 "; jitdumps loaded %" PRIu64 ", unusable %" PRIu64
@@ -1622,7 +1551,7 @@ int main(int argc, char **argv)
         }
         fg_release(&P.tree);
         fg_release(&P.self);
-        if (P.has_inner) fg_release(&P.inner);
+        fg_release(&P.inner);
         free(P.names);
         free(P.frames);
     }

@@ -533,7 +533,7 @@ static void pprof_frame(void *user, size_t i, const jitanon_inject_sample *s, co
 static void on_sample(void *user, const jitanon_inject_sample *s)
 {
     profile *p = (profile *)user;
-    char name[512];
+    char name[NAME_LEN + 64]; /* the stacks' cut, and a tag */
     if (p->pprof && !p->pprof->typed) pprof_begin(p->pprof, p->reader);
     if (p->stacks) {
         char(*names)[NAME_LEN] = p->names, comm[32];
@@ -564,7 +564,7 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     {
         size_t len;
         jitanon_frame f;
-        fg_kind k = fr_sample(s, name, sizeof name - 32, &f);
+        fg_kind k = fr_sample(s, name, NAME_LEN, &f);
         len = strlen(name);
         if (k == FG_JIT && f.kind == JITANON_FRAME_JIT) snprintf(name + len, sizeof name - len, " [jitdump]");
         else if (k == FG_PERFMAP && f.kind == JITANON_FRAME_PERF_MAP)
