@@ -27,8 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* what the tools ask of the frame iterator: every name perf script prints */
-#define FR_WANT (JITANON_FRAME_WANT_PERF_MAP | JITANON_FRAME_WANT_SYMBOL | JITANON_FRAME_WANT_UNWIND)
+/* what the tools ask of the frame iterator: every name perf script prints, and the
+   file's build-id (pprof's Mappings; found on the way to the symbols anyway) */
+#define FR_WANT                                                                                                   \
+    (JITANON_FRAME_WANT_PERF_MAP | JITANON_FRAME_WANT_SYMBOL | JITANON_FRAME_WANT_UNWIND | JITANON_FRAME_WANT_BUILD_ID)
 
 /* The last path component of n (length in *len). */
 static const char *fr__base(jitanon_str n, size_t *len)

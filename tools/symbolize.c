@@ -44,8 +44,8 @@
      - one Location per address, Mapping and line: a jitted function is its own Mapping
        (its code range, named jitted-<pid>-<code_index>.so next to the dump, as perf
        inject names the ELF it makes of it);
-       other frames the piece of the mmap they are in (start, end, file offset, MMAP2
-       build-id), the kernel's [kernel.kallsyms] mapping; mapping[0] is the main binary
+       other frames the piece of the mmap they are in (start, end, file offset, the
+       MMAP2 build-id, else the recording's build-id table's), the kernel's [kernel.kallsyms] mapping; mapping[0] is the main binary
        (the first sampled process's first file mapping after its last exec: the program
        a launcher such as jitanon-record execs, not the launcher);
      - Functions: JIT names from the jitdump, with the file and line of its DEBUG_INFO
@@ -218,10 +218,10 @@ static int by_mmap(const void *a, const void *b)
    records that hold it, the last in the recording (a later mmap replaces an earlier
    one; the scan back over lower starts is bounded, so a pid with thousands of
    mappings costs a few hundred steps at most). */
-static const mmap_ev *find_mmap(const pprof_state *st, uint32_t pid, uint64_t ip, const char *file, size_t file_len)
+static mmap_ev *find_mmap(pprof_state *st, uint32_t pid, uint64_t ip, const char *file, size_t file_len)
 {
     size_t lo = 0, hi = st->nmmaps, i, steps = 0;
-    const mmap_ev *best = NULL;
+    mmap_ev *best = NULL;
     while (lo < hi) { /* first record of a later pid, or of this one starting after ip */
         size_t mid = lo + (hi - lo) / 2;
         const mmap_ev *e = &st->mmaps[mid];
@@ -229,7 +229,7 @@ static const mmap_ev *find_mmap(const pprof_state *st, uint32_t pid, uint64_t ip
         else hi = mid;
     }
     for (i = lo; i-- > 0 && st->mmaps[i].pid == pid && steps++ < 512;) {
-        const mmap_ev *e = &st->mmaps[i];
+        mmap_ev *e = &st->mmaps[i];
         if (ip - e->start >= e->len) continue;
         if (file && (strlen(e->file) != file_len || memcmp(e->file, file, file_len))) continue;
         if (!best || e->seq > best->seq) best = e;
@@ -406,10 +406,21 @@ static const jit_fn *jit_fn_of(pprof_state *st, uint32_t pid, const jitanon_fram
     return fn;
 }
 
+/* A mapping's build-id in hex: its MMAP2 record's, else the recording's build-id table's
+   (the frame's, JITANON_FRAME_WANT_BUILD_ID: perf record writes that table; kept in the
+   record, so the main binary's mapping, made at the end, gets it too), else NULL. */
+static const char *mapping_build_id(mmap_ev *m, const jitanon_frame *f)
+{
+    size_t i;
+    if (!m->build_id[0])
+        for (i = 0; i < f->build_id.size && i < 20; i++) snprintf(m->build_id + 2 * i, 3, "%02x", f->build_id.data[i]);
+    return m->build_id[0] ? m->build_id : NULL;
+}
+
 /* The Mapping of one frame of process pid, or 0 (no mapping holds it). */
 static uint64_t frame_mapping(pprof_state *st, uint32_t pid, const jitanon_frame *f)
 {
-    const mmap_ev *m;
+    mmap_ev *m;
     if (f->kind == JITANON_FRAME_JIT) {
         /* each jitted function is its own mapping, named as perf inject names its ELF
            file (jitted-<pid>-<code_index>.so next to the dump; symbolize writes none).
@@ -425,7 +436,7 @@ static uint64_t frame_mapping(pprof_state *st, uint32_t pid, const jitanon_frame
     if (f->kind == JITANON_FRAME_KERNEL) {
         m = find_mmap(st, UINT32_MAX, f->ip, NULL, 0); /* the kernel's mmaps have pid -1 */
         if (!m) return pp_mapping(&st->pp, UINT64_C(1) << 63, UINT64_MAX, 0, "[kernel.kallsyms]", NULL);
-        return pp_mapping(&st->pp, m->start, m->start + m->len, m->pgoff, m->file, m->build_id[0] ? m->build_id : NULL);
+        return pp_mapping(&st->pp, m->start, m->start + m->len, m->pgoff, m->file, mapping_build_id(m, f));
     }
     if (f->kind == JITANON_FRAME_UNKNOWN) return 0;
     /* a perf map's frame: the anonymous mapping it is in (path is the map's file) */
@@ -435,7 +446,7 @@ static uint64_t frame_mapping(pprof_state *st, uint32_t pid, const jitanon_frame
         /* the piece of the mmap the trimming left (f->start on), not the whole record */
         uint64_t start = f->kind == JITANON_FRAME_FILE && f->start >= m->start && f->start <= f->ip ? f->start : m->start;
         return pp_mapping(&st->pp, start, m->start + m->len, m->pgoff + (start - m->start), m->file,
-                          m->build_id[0] ? m->build_id : NULL);
+                          mapping_build_id(m, f));
     }
     {
         /* a mapping inherited across fork has no record of this pid: its name only */

@@ -131,6 +131,13 @@ go tool pprof -raw prof.pb 2>/dev/null | sed -n '/^Locations/,/^Mappings/p' |
   awk '$1 ~ /^[0-9]+:$/ {sub(":", "", $1); print $1, $2}' | LC_ALL=C sort > go.locs
 if [ -s pf.locs ] && cmp -s pf.locs go.locs; then echo "PASS pprof go tool pprof -raw: the $(wc -l < pf.locs) locations keep their addresses"
 else echo "FAIL pprof go tool pprof -raw: $(comm -3 pf.locs go.locs | wc -l) location addresses differ"; fi
+# Mappings carry the file's build-id from the recording's table (perf record -g writes no
+# MMAP2 build-ids): the main binary's is node's as perf buildid-list gives it
+node_bin=$(readlink -f "$(command -v node)")
+got=$(go tool pprof -raw prof.pb 2>/dev/null | sed -n '/^Mappings/{n;p;q;}' | awk '{print $3, $4}')
+want=$(perf buildid-list -i perf.data 2>/dev/null | awk -v f="$node_bin" '$2 == f {print $2, $1; exit}')
+if [ -n "$want" ] && [ "$got" = "$want" ]; then echo "PASS pprof: the main binary's Mapping has its build-id ($got)"
+else echo "FAIL pprof: the main binary's Mapping is '$got', perf buildid-list says '$want'"; fi
 # sample types, period
 if go tool pprof -raw prof.pb 2>/dev/null | grep -q '^samples/count cpu/nanoseconds' &&
    grep -q '^Type: samples' top.txt && go tool pprof -raw prof.pb 2>/dev/null | grep -q '^PeriodType: cpu nanoseconds'; then
