@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
+#include "tools/symbols.h" /* the demangler the tools pass (with -DJITANON_CXA_DEMANGLE) */
 
 #include <dirent.h>
 #include <errno.h>
@@ -518,6 +519,7 @@ static double symb_pass(const char *path, int all, symb *b)
     o.on_sample = symb_sample;
     o.sample_user = b;
     o.sample_fields = all ? JITANON_SAMPLE_COMM : 0;
+    if (all) sy_set_demangle(&o); /* every field: C++ names demangled, as the tools print them */
     if (jitanon_perf_reader_open(&r, path, NULL, &err) != JITANON_OK) die(path, &err);
     if (jitanon_inject(&r, NULL, &o, NULL, &err) != JITANON_OK) die("jitanon_inject", &err);
     jitanon_perf_reader_release(&r);
