@@ -1931,7 +1931,10 @@ typedef struct jitanon_inject_io {
        `path` (a mapping's file, as the recording names it) into dst: the bytes read
        (fewer at its end), SIZE_MAX when it cannot be read.  Each file is read once (its
        ELF and program headers, .eh_frame_hdr and .eh_frame).  The default (NULL) opens
-       it as load_dump's default opens a dump (a regular file only, without blocking). */
+       it as load_dump's default opens a dump (a regular file only, without blocking).
+       JITANON_FRAME_WANT_SYMBOL asks for "[vdso]" too: this process's own vdso image,
+       read for a recording's [vdso] it has no build-id of, as perf 6.1 does (the
+       default reads it from memory; SIZE_MAX: none). */
     size_t (*read_file)(void *user, const char *path, uint64_t offset, void *dst, size_t size);
     /* Receives warnings (a dump that cannot be read, a refused file, ...). */
     void (*log)(void *user, const char *message);
@@ -2471,6 +2474,12 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
    paths are refused. */
 #if JITANON__POSIX && defined(__linux__)
 #include <sys/syscall.h>
+/* getauxval(AT_SYSINFO_EHDR): where this process's vdso is (glibc 2.16; elsewhere the
+   [vdso] line of /proc/self/maps says it) */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 16))
+#include <sys/auxv.h>
+#define JITANON__AUXV 1
+#endif
 #if defined(O_PATH)
 #define JITANON__O_PATH O_PATH
 #elif defined(__O_PATH)
@@ -3155,6 +3164,9 @@ typedef struct jitanon__os {
     /* Moves a stream open_named opened to byte `off` (1), 0 when it cannot (it is then
        read from where it is); NULL: never. */
     int (*seek)(jitanon_stream *s, uint64_t off);
+    /* This process's vdso image, mapped by the kernel (its size in *size): what perf
+       6.1 reads for a recording's [vdso] that names no build-id; NULL: none. */
+    const void *(*self_vdso)(size_t *size);
 } jitanon__os;
 
 JITANON__PRIVATE const jitanon__os *jitanon__os_default(void); /* [posix] */
@@ -16648,6 +16660,14 @@ JITANON__PRIVATE size_t jitanon__unw_read_default(void *user, const char *path, 
     uint8_t skip[4096];
     size_t got = 0;
     (void)user;
+    if (!strcmp(path, "[vdso]")) { /* this process's own, in memory */
+        const uint8_t *v = jitanon__os_default()->self_vdso ? (const uint8_t *)jitanon__os_default()->self_vdso(&got) : NULL;
+        if (!v) return SIZE_MAX;
+        if (offset >= got) return 0;
+        if (size > got - offset) size = got - (size_t)offset;
+        memcpy(dst, v + offset, size);
+        return size;
+    }
     if (jitanon__os_default()->open_named(path, &f, &e) != JITANON_OK) return SIZE_MAX;
     if (offset && jitanon__os_default()->seek && jitanon__os_default()->seek(&f, offset)) offset = 0;
     /* a stream that cannot seek reads from the start: what comes before `offset` is read
@@ -17065,8 +17085,12 @@ JITANON__PRIVATE void jitanon__inj_sym_load(jitanon__inj *j, const char *path, s
     memset(&syms, 0, sizeof syms), memset(&rt, 0, sizeof rt);
     any.data = NULL, any.size = 0;
     while (dir > root_len && path[dir - 1] != '/') dir--;
-    /* the file itself: its debuglink, and its build-id when the recording has none */
-    have_own = rel[0] == '/' && jitanon__inj_sym_try(j, path, &own_rd, &own, &any);
+    /* the file itself: its debuglink, and its build-id when the recording has none; for
+       a [vdso] the recording names no build-id of, this process's own vdso (perf 6.1
+       reads its own then, unchecked; one it has a build-id for is looked for in the
+       build-id cache only) */
+    have_own = (rel[0] == '/' || (!bid.size && !strcmp(rel, "[vdso]"))) &&
+               jitanon__inj_sym_try(j, path, &own_rd, &own, &any);
     if (!bid.size && have_own && own.build_id_size) bid.data = own.build_id, bid.size = own.build_id_size;
     hex[0] = 0;
     if (bid.size == 20) jitanon__bc_hex(bid.data, hex);
@@ -17285,8 +17309,8 @@ JITANON__PRIVATE void jitanon__inj_sym_native(jitanon__inj *j, uint32_t pid, siz
         if (!(t = jitanon__inj_kallsyms(j)) || !(e = jitanon__sym_find(&j->a, t, out->ip))) return;
     } else {
         jitanon_str p = out->path;
-        /* files, and the vdso perf record copied into the build-id cache */
-        if (!p.length || (p.data[0] != '/' && !(p.length == 6 && !memcmp(p.data, "[vdso]", 6) && bid.size)) ||
+        /* files, and the vdso: perf record's copy in the build-id cache, or this process's */
+        if (!p.length || (p.data[0] != '/' && !(p.length == 6 && !memcmp(p.data, "[vdso]", 6))) ||
             jitanon__inj_perfmap_named(p) || (p.length >= 7 && !memcmp(p.data, "/memfd:", 7)))
             return;
         if (!(t = jitanon__inj_sym_file(j, pid, ident, p, bid)) ||
@@ -19051,6 +19075,87 @@ JITANON__PRIVATE int jitanon__os_is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+#if defined(__linux__)
+/* The [vdso] line of /proc/self/maps: 1 with its start and end.  (A line longer than the
+   buffer is read on to its end: only a line's start is parsed.) */
+JITANON__PRIVATE int jitanon__os_vdso_maps(uintptr_t *start, uintptr_t *end)
+{
+    char line[512];
+    int at_start = 1, found = 0;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        size_t len = strlen(line);
+        int whole = len && line[len - 1] == '\n';
+        if (at_start && whole && len >= 8 && !memcmp(line + len - 8, " [vdso]\n", 8)) {
+            uintptr_t v[2] = {0, 0};
+            const char *c = line;
+            int k;
+            for (k = 0; k < 2; k++, c++) {
+                for (; (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f'); c++)
+                    v[k] = v[k] << 4 | (uintptr_t)(*c <= '9' ? *c - '0' : *c - 'a' + 10);
+                if (*c != (k ? ' ' : '-')) break;
+            }
+            if (k == 2 && v[0] < v[1]) *start = v[0], *end = v[1], found = 1;
+        }
+        at_start = whole;
+    }
+    fclose(f);
+    return found;
+}
+
+/* jitanon__os.self_vdso: the image at getauxval(AT_SYSINFO_EHDR) (else the [vdso]
+   mapping's start), as long as its ELF says (its program and section headers, its
+   PT_LOADs' bytes), never past the mapping when /proc/self/maps gives its end.  The
+   kernel wrote these headers: they are read in place, in the host's byte order. */
+JITANON__PRIVATE const void *jitanon__os_self_vdso(size_t *size)
+{
+    uintptr_t start = 0, end = 0, lim;
+    const uint8_t *p;
+    uint64_t phoff, shoff, n = 0, k;
+    unsigned phent, phnum, shent, shnum, is64;
+    int mapped = jitanon__os_vdso_maps(&start, &end);
+#if defined(JITANON__AUXV) && defined(AT_SYSINFO_EHDR)
+    uintptr_t aux = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+    if (aux && (!mapped || aux != start)) start = aux, mapped = 0; /* (bounded by its ELF only) */
+#endif
+    *size = 0;
+    if (!start) return NULL;
+    p = (const uint8_t *)start;
+    lim = mapped ? end - start : (uintptr_t)1 << 20;
+    if (lim < 64 || memcmp(p, "\177ELF", 4) || (p[4] != 1 && p[4] != 2)) return NULL;
+    is64 = p[4] == 2;
+    {
+        uint16_t h[6];
+        uint32_t o32[2];
+        memcpy(h, p + (is64 ? 54 : 42), sizeof h); /* phentsize, phnum, shentsize, shnum */
+        if (is64) memcpy(&phoff, p + 32, 8), memcpy(&shoff, p + 40, 8);
+        else memcpy(o32, p + 28, 8), phoff = o32[0], shoff = o32[1];
+        phent = h[0], phnum = h[1], shent = h[2], shnum = h[3];
+    }
+    if (phoff > lim || (uint64_t)phent * phnum > lim - phoff || phent < (is64 ? 56u : 32u)) return NULL;
+    n = phoff + (uint64_t)phent * phnum;
+    if (shoff && shoff <= lim && (uint64_t)shent * shnum <= lim - shoff && shoff + (uint64_t)shent * shnum > n)
+        n = shoff + (uint64_t)shent * shnum;
+    for (k = 0; k < phnum; k++) {
+        const uint8_t *ph = p + phoff + k * phent;
+        uint32_t type;
+        uint64_t off, filesz;
+        memcpy(&type, ph, 4);
+        if (is64) memcpy(&off, ph + 8, 8), memcpy(&filesz, ph + 32, 8);
+        else {
+            uint32_t v[2];
+            memcpy(&v[0], ph + 4, 4), memcpy(&v[1], ph + 16, 4);
+            off = v[0], filesz = v[1];
+        }
+        if (type == 1 && off <= lim && filesz <= lim - off && off + filesz > n) n = off + filesz; /* PT_LOAD */
+    }
+    *size = (size_t)n;
+    return p;
+}
+#define JITANON__OS_SELF_VDSO jitanon__os_self_vdso
+#endif
+
 /* Opens a jitdump that a recording names.  A recording can name any path, so: never
    block (O_NONBLOCK: a FIFO; O_NOCTTY: a terminal), never open what is not a regular
    file (lstat/stat before, fstat after: the descriptor decides), and follow a symlink
@@ -19633,6 +19738,9 @@ JITANON__PRIVATE const jitanon__os *jitanon__os_default(void)
 #else
 #define JITANON__OS_THREADS NULL
 #endif
+#ifndef JITANON__OS_SELF_VDSO
+#define JITANON__OS_SELF_VDSO NULL
+#endif
 #if JITANON__POSIX && defined(__linux__)
 #define JITANON__OS_PROC_NS jitanon__os_proc_ns
 #else
@@ -19642,14 +19750,15 @@ JITANON__PRIVATE const jitanon__os *jitanon__os_default(void)
     static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_write_atomic,
                                    jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_is_dir, jitanon__bc_prepare,
                                    jitanon__bc_ready, jitanon__bc_put, jitanon__bc_close, JITANON__OS_THREADS,
-                                   jitanon__os_stdin_read, jitanon__os_fd_seek};
+                                   jitanon__os_stdin_read, jitanon__os_fd_seek, JITANON__OS_SELF_VDSO};
 #else
     static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_never,
                                    jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_no_dir, jitanon__bc_none,
                                    jitanon__bc_none_ready, jitanon__bc_none_put, jitanon__bc_none_close,
-                                   JITANON__OS_THREADS, NULL, NULL};
+                                   JITANON__OS_THREADS, NULL, NULL, NULL};
 #endif
 #undef JITANON__OS_THREADS
+#undef JITANON__OS_SELF_VDSO
 #undef JITANON__OS_PROC_NS
     return &os;
 }

@@ -615,15 +615,18 @@ static void sym_bid_entry(jitanon_membuf *b, uint8_t bid0, const char *name)
    next to it has another build-id: refused; the one in .debug/ is taken) with the PLT of
    the library itself; a file that is gone, from perf's build-id cache; a file whose
    build-id is not the recording's: no name; the kernel's from kallsyms when the running
-   kernel's build-id (its notes) is the recording's; a container's library inside its root. */
+   kernel's build-id (its notes) is the recording's; a container's library inside its root;
+   a [vdso] the recording names no build-id of, from this process's own vdso ("[vdso]"
+   through io.read_file: the default reads it from memory). */
 static void test_symbols_frames(void)
 {
     const uint64_t K = JITANON_PERF_CONTEXT_KERNEL, U = JITANON_PERF_CONTEXT_USER;
     const uint64_t chain[] = {K, 0xffffffff81000100ull, U, 0x7f0000001004ull, 0x7f0000005010ull, 0x7f1000001040ull,
                               0x7f2000001004ull};
     const uint64_t inside[] = {U, 0x7f3000001080ull};
+    const uint64_t vdso[] = {U, 0x7f4000001080ull};
     static const char kallsyms[] = "ffffffff81000000 T _text\nffffffff81000000 T _stext\nffffffff81000200 t other\n";
-    static sym_img lib, dbg, wrong, gone, bad, cont;
+    static sym_img lib, dbg, wrong, gone, bad, cont, vd;
     uint8_t raw[128], notes[36];
     jitanon_membuf perf, bids;
     jitanon_inject_opts o;
@@ -646,6 +649,9 @@ static void test_symbols_frames(void)
     si_sample_ex(&gone, 1, 0, 3, 0, NULL, 0xc0);
     si_sample_ex(&bad, 1, 0, 3, 0, NULL, 0xd0);
     si_sample_ex(&cont, 1, 0, 3, 0, NULL, 0x10);
+    si_sample_ex(&vd, 1, 0, 3, 0, NULL, 0x30);
+    for (k = 0; k + 8 < vd.n; k++) /* its own name: no other file answers it */
+        if (!memcmp(vd.b + k, "\0g_glob\0", 8)) vd.b[k + 1] = 'v';
     memset(notes, 0, sizeof notes);
     jitanon__wr32(notes, 4, 0), jitanon__wr32(notes + 4, 20, 0), jitanon__wr32(notes + 8, 3, 0);
     memcpy(notes + 12, "GNU", 4);
@@ -658,7 +664,8 @@ static void test_symbols_frames(void)
                            {"/usr/lib/libbad.so", bad.b, bad.n},
                            {"/proc/150/root/opt/libz.so", cont.b, cont.n},
                            {"/sys/kernel/notes", notes, sizeof notes},
-                           {"/proc/kallsyms", (const uint8_t *)kallsyms, sizeof kallsyms - 1}};
+                           {"/proc/kallsyms", (const uint8_t *)kallsyms, sizeof kallsyms - 1},
+                           {"[vdso]", vd.b, vd.n}};
         memcpy(t.files, f, sizeof f);
         t.nfiles = sizeof f / sizeof f[0];
     }
@@ -673,8 +680,10 @@ static void test_symbols_frames(void)
     api_mmap(&g, TI_PID, 11, 0x7f1000000000ull, 0x10000, 0, "/gone/libb.so");
     api_mmap(&g, TI_PID, 12, 0x7f2000000000ull, 0x10000, 0, "/usr/lib/libbad.so");
     api_mmap(&g, TI_PID + 50, 13, 0x7f3000000000ull, 0x10000, 0, "/opt/libz.so");
+    api_mmap(&g, TI_PID, 14, 0x7f4000000000ull, 0x2000, 0, "[vdso]");
     api_chain_sample_of(&g, 60, TI_PID, TI_PID, chain, sizeof chain / sizeof chain[0]);
     api_chain_sample_of(&g, 61, TI_PID + 50, TI_PID + 50, inside, 2);
+    api_chain_sample_of(&g, 62, TI_PID, TI_PID, vdso, 2);
     ti_round(&g);
     JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
     jitanon_perf_writer_release(&g.w);
@@ -691,15 +700,17 @@ static void test_symbols_frames(void)
     JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
     jitanon_perf_reader_release(&r);
-    JT_CHECK_EQ_U(t.samples, 2);
+    JT_CHECK_EQ_U(t.samples, 3);
     JT_CHECK(!strcmp(t.line[0], "_stext|a|memcpy@plt|c||"));
     JT_CHECK(!strcmp(t.line[1], "g_glob|"));
+    JT_CHECK(!strcmp(t.line[2], "v_glob|"));
     /* the candidates in perf's order; the refused one read, the cache after the file */
     JT_CHECK(strstr(t.asked, "/usr/lib/liba.so|/usr/lib/liba.debug|/usr/lib/.debug/liba.debug|") != NULL);
     JT_CHECK(strstr(t.asked, "/gone/libb.so|") != NULL);
     JT_CHECK(strstr(t.asked, "/usr/lib/debug/.build-id/e0/e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3.debug|") != NULL);
     JT_CHECK(strstr(t.asked, "/proc/150/root/opt/libz.so|") != NULL);
-    if (jt.cur_failed) fprintf(stderr, "  %s\n  %s\n  asked %s\n", t.line[0], t.line[1], t.asked);
+    JT_CHECK(strstr(t.asked, "|[vdso]|") != NULL);
+    if (jt.cur_failed) fprintf(stderr, "  %s\n  %s\n  %s\n  asked %s\n", t.line[0], t.line[1], t.line[2], t.asked);
     jitanon_membuf_release(&bids);
     jitanon_membuf_release(&perf);
 }

@@ -224,6 +224,37 @@ native "C no-PIE" "${CC:-cc}" c "$c_prog" -fno-PIE -no-pie
 if command -v "${CXX:-c++}" >/dev/null 2>&1; then native "C++" "${CXX:-c++}" cpp "$cxx_prog"
 else echo "SKIP jitanon-script C++: no C++ compiler"; fi
 
+# the vdso: a C program spending its time in clock_gettime and gettimeofday (the vdso's),
+# recorded without build-ids (-B: perf 6.1 reads the vdso of its own process, the same
+# kernel's, and names them __vdso_*) and raw (-N: the recording names the vdso's build-id
+# and perf's cache has no copy: perf leaves them [unknown], jitanon-script too).  Each with
+# a build-id cache of its own, empty: jt_need_perf's probe left the vdso in $tmp/.debug.
+vdso_prog='#include <stdio.h>
+#include <sys/time.h>
+#include <time.h>
+int main(void) {
+  struct timespec ts, end; struct timeval tv; unsigned long s = 0;
+  clock_gettime(CLOCK_MONOTONIC, &end); end.tv_nsec += 600000000; if (end.tv_nsec >= 1000000000) end.tv_sec++, end.tv_nsec -= 1000000000;
+  do { for (int i = 0; i < 1000; i++) { gettimeofday(&tv, 0); s += (unsigned long)tv.tv_usec; } clock_gettime(CLOCK_MONOTONIC, &ts); }
+  while (ts.tv_sec < end.tv_sec || (ts.tv_sec == end.tv_sec && ts.tv_nsec < end.tv_nsec));
+  printf("%lu\n", s); return 0; }'
+vdso_run() { # vdso_run NAME PERF-RECORD-FLAG WANT: WANT (named or unknown) vdso frames, none of the other
+  d="$tmp/vdso$2"; mkdir -p "$d"; printf '%s\n' "$vdso_prog" > "$d/prog.c"
+  if ! ${CC:-cc} -std=gnu99 -O2 -o "$d/prog" "$d/prog.c" 2> "$d/cc.err"; then
+    echo "FAIL jitanon-script vdso: does not build: $(head -2 "$d/cc.err")"; return; fi
+  (export HOME="$d" PERF_BUILDID_DIR="$d/.debug"; cd "$d" && perf record -q $2 -g -k mono -e cpu-clock -o perf.data ./prog > /dev/null 2>&1)
+  if [ ! -s "$d/perf.data" ]; then echo "FAIL jitanon-script vdso $1: could not record it"; return; fi
+  out=$(export HOME="$d" PERF_BUILDID_DIR="$d/.debug"; compare "vdso $1 ($2)" "$d" "native named" --symbols)
+  named=$(grep -c '__vdso_.* (\[vdso\])$' "$d/ours.txt"); unk=$(grep -c '\[unknown\] (\[vdso\])$' "$d/ours.txt")
+  pnamed=$(grep -c '__vdso_.* (\[vdso\])$' "$d/perf.txt")
+  case "$3:$named:$unk" in
+    named:0:*|named:*:[1-9]*|unknown:*:0|unknown:[1-9]*:*) echo "FAIL jitanon-script vdso $1: $named vdso frames named, $unk [unknown] (want $3; perf named $pnamed): $out";;
+    *) printf '%s\n' "$out" | sed "s/^PASS [^:]*:/& $named vdso frames named, $unk [unknown] (perf: $pnamed named);/";;
+  esac
+}
+vdso_run "without build-ids" -B named
+vdso_run "raw" -N unknown
+
 if command -v erl >/dev/null 2>&1; then
   mkdir "$tmp/erl"
   (cd "$tmp/erl" && perf record -q -g -k mono -e cpu-clock -o perf.data erl -noshell +S 1 +JPperf true -eval '
