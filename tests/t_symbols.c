@@ -715,6 +715,29 @@ static void test_symbols_frames(void)
     jitanon_membuf_release(&perf);
 }
 
+/* This process's own vdso (jitanon__os.self_vdso: what io.read_file's default answers for
+   "[vdso]"): on Linux an ELF image with a build-id whose symbols name the vdso's
+   functions (__vdso_* on x86, __kernel_* on arm64), read whole within its mapping. */
+static void test_symbols_self_vdso(void)
+{
+    const jitanon__os *os = jitanon__os_default();
+    const uint8_t *p;
+    size_t size = 0, i, named = 0;
+    sym_loaded l;
+#if JITANON__POSIX && defined(__linux__)
+    JT_CHECK(os->self_vdso != NULL);
+#endif
+    if (!os->self_vdso || !(p = (const uint8_t *)os->self_vdso(&size))) return; /* (no vdso: nothing to read) */
+    JT_CHECK(size >= 64 && size <= ((size_t)1 << 20));
+    sym_load(&l, p, size);
+    JT_CHECK_EQ_U(l.build, JITANON_OK);
+    JT_CHECK_EQ_U(l.f.build_id_size, 20);
+    for (i = 0; i < l.t.n; i++)
+        if (!strncmp(l.t.ents[i].name, "__vdso_", 7) || !strncmp(l.t.ents[i].name, "__kernel_", 9)) named++;
+    JT_CHECK(named > 0);
+    sym_unload(&l);
+}
+
 static void suite_symbols(void)
 {
     JT_RUN(test_symbols_rbtree);
@@ -724,4 +747,5 @@ static void suite_symbols(void)
     JT_RUN(test_symbols_kallsyms);
     JT_RUN(test_symbols_damage);
     JT_RUN(test_symbols_frames);
+    JT_RUN(test_symbols_self_vdso);
 }
