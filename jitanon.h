@@ -11444,6 +11444,11 @@ JITANON__PRIVATE int jitanon__cfi_step(const jitanon__cfi_row *row, uint64_t ra,
      ET_EXEC, ET_DYN and prelinked files all find their symbols; the symbols of an
      ET_EXEC, ET_REL or prelinked (.gnu.prelink_undo) file that no PT_LOAD holds are
      left out, as perf cannot place them.
+   - the vdso: perf record's copy in the build-id cache; for a [vdso] the recording names
+     no build-id of (perf record -B, --buildid-mmap), this process's own vdso, unchecked
+     (io.read_file's "[vdso]", jitanon__os.self_vdso); one it has a build-id for and the
+     cache has no copy of stays unnamed, as perf 6.1 leaves it, though it may be this
+     kernel's own.
    A file is read through a read function at offsets (io.read_file in the injector,
    memory in the tests and the fuzzer), only the parts it needs: its headers, one symbol
    table and its strings, and for the PLT .dynsym, .dynstr and the relocations.  Every
@@ -18362,6 +18367,7 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
        jitanon__os_open_dump, jitanon__os_dump_open   the dump opener and its protections
                                 (openat2 RESOLVE_IN_ROOT, the /proc/PID/root walk)
        jitanon__os_proc_ns, jitanon__os_is_dir   /proc and the host's tree
+       jitanon__os_self_vdso    this process's vdso image (getauxval, /proc/self/maps)
        jitanon__inj_write_default, jitanon__inj_replaceable, jitanon__os_write_atomic
                                 the ELF file writer and its replace check
        jitanon_buildid_cache_*, jitanon__bc_*   perf's build-id cache (~/.debug): config, walk, link
