@@ -2389,6 +2389,7 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
      [alloc]          allocation through jitanon_allocator, growth of arrays
      [arith]          checked size arithmetic
      [sort] [hmap]    the one sort (stable, of indices) and hash (FNV-1a); a hash map
+     [rbtree]         perf's red-black tree over indices (perf map lines, a file's symbols)
      [endian]         loads and stores in either byte order
      [seam]           the platform seam: jitanon_features, CPUID, the table the core reaches
                       the OS through (jitanon__os), the ISO C stdio stream
@@ -3020,6 +3021,159 @@ JITANON__PRIVATE size_t *jitanon__hmap_at(jitanon__hmap *m, const jitanon_alloca
     m->count++;
     return &m->vals[i];
 }
+
+/* -- [rbtree] perf's red-black tree, over indices ----------------------------------------- */
+
+/* perf keeps perf-map lines and a file's symbols in red-black trees keyed by start address
+   and looks an address up by walking down from the root: where entries overlap, which one
+   it finds depends on the tree's shape.  [perfmap] and [symbols] rebuild that shape from the
+   same operations (textbook insertion with an equal key going right; erasure by successor)
+   on this one tree of node indices. */
+typedef struct jitanon__rb {
+    uint32_t *l, *r, *p, *ent; /* children, parent (UINT32_MAX: none), the entry a node is */
+    uint64_t *key;
+    uint8_t *red;
+    uint32_t root, n;
+} jitanon__rb;
+
+JITANON__PRIVATE void jitanon__rb_free(const jitanon_allocator *a, jitanon__rb *rb)
+{
+    size_t n = rb->n;
+    jitanon__free(a, rb->l, n * sizeof *rb->l), jitanon__free(a, rb->r, n * sizeof *rb->r);
+    jitanon__free(a, rb->p, n * sizeof *rb->p), jitanon__free(a, rb->ent, n * sizeof *rb->ent);
+    jitanon__free(a, rb->key, n * sizeof *rb->key), jitanon__free(a, rb->red, n);
+    jitanon__free(a, rb, sizeof *rb);
+}
+
+#define JITANON__RB_NIL UINT32_MAX
+
+/* A tree of n nodes (none inserted yet; key and ent for the caller to fill), or NULL. */
+JITANON__PRIVATE jitanon__rb *jitanon__rb_alloc(const jitanon_allocator *a, size_t n)
+{
+    jitanon__rb *rb;
+    if (!n || n >= JITANON__RB_NIL || !(rb = (jitanon__rb *)jitanon__malloc(a, sizeof *rb))) return NULL;
+    memset(rb, 0, sizeof *rb);
+    rb->n = (uint32_t)n;
+    rb->root = JITANON__RB_NIL;
+    rb->l = (uint32_t *)jitanon__malloc(a, n * sizeof *rb->l), rb->r = (uint32_t *)jitanon__malloc(a, n * sizeof *rb->r);
+    rb->p = (uint32_t *)jitanon__malloc(a, n * sizeof *rb->p), rb->ent = (uint32_t *)jitanon__malloc(a, n * sizeof *rb->ent);
+    rb->key = (uint64_t *)jitanon__malloc(a, n * sizeof *rb->key), rb->red = (uint8_t *)jitanon__malloc(a, n);
+    if (!rb->l || !rb->r || !rb->p || !rb->ent || !rb->key || !rb->red) {
+        jitanon__rb_free(a, rb);
+        return NULL;
+    }
+    return rb;
+}
+
+JITANON__PRIVATE void jitanon__rb_rotate(jitanon__rb *t, uint32_t x, int left)
+{
+    uint32_t *a = left ? t->l : t->r, *b = left ? t->r : t->l; /* left: x's right child rises */
+    uint32_t y = b[x];
+    b[x] = a[y];
+    if (a[y] != JITANON__RB_NIL) t->p[a[y]] = x;
+    t->p[y] = t->p[x];
+    if (t->p[x] == JITANON__RB_NIL) t->root = y;
+    else if (x == t->l[t->p[x]]) t->l[t->p[x]] = y;
+    else t->r[t->p[x]] = y;
+    a[y] = x;
+    t->p[x] = y;
+}
+
+JITANON__PRIVATE int jitanon__rb_red(const jitanon__rb *t, uint32_t x)
+{
+    return x != JITANON__RB_NIL && t->red[x];
+}
+
+/* Inserts node z at its key (an equal key goes right), then restores the colours. */
+JITANON__PRIVATE void jitanon__rb_insert(jitanon__rb *t, uint32_t z)
+{
+    uint32_t y = JITANON__RB_NIL, x = t->root;
+    while (x != JITANON__RB_NIL) y = x, x = t->key[z] < t->key[x] ? t->l[x] : t->r[x];
+    t->p[z] = y, t->l[z] = t->r[z] = JITANON__RB_NIL, t->red[z] = 1;
+    if (y == JITANON__RB_NIL) t->root = z;
+    else if (t->key[z] < t->key[y]) t->l[y] = z;
+    else t->r[y] = z;
+    while (jitanon__rb_red(t, t->p[z])) {
+        uint32_t p = t->p[z], g = t->p[p];
+        int left = p == t->l[g];
+        uint32_t u = left ? t->r[g] : t->l[g];
+        if (jitanon__rb_red(t, u)) { /* the uncle red: both black, the grandparent red */
+            t->red[p] = t->red[u] = 0, t->red[g] = 1;
+            z = g;
+            continue;
+        }
+        if (z == (left ? t->r[p] : t->l[p])) { /* zig-zag: straightened first */
+            z = p;
+            jitanon__rb_rotate(t, z, left);
+            p = t->p[z];
+        }
+        t->red[p] = 0, t->red[g] = 1;
+        jitanon__rb_rotate(t, g, !left);
+    }
+    t->red[t->root] = 0;
+}
+
+/* Removes node z: a node with two children is replaced by its successor; a black node
+   taken out leaves its place one black short, made up from its sibling's side. */
+JITANON__PRIVATE void jitanon__rb_erase(jitanon__rb *t, uint32_t z)
+{
+    uint32_t x, xp, y = z;
+    int y_red = t->red[y];
+    if (t->l[z] == JITANON__RB_NIL || t->r[z] == JITANON__RB_NIL) {
+        x = t->l[z] != JITANON__RB_NIL ? t->l[z] : t->r[z];
+        xp = t->p[z];
+        if (x != JITANON__RB_NIL) t->p[x] = xp;
+        if (xp == JITANON__RB_NIL) t->root = x;
+        else if (z == t->l[xp]) t->l[xp] = x;
+        else t->r[xp] = x;
+    } else {
+        y = t->r[z];
+        while (t->l[y] != JITANON__RB_NIL) y = t->l[y];
+        y_red = t->red[y];
+        x = t->r[y];
+        if (t->p[y] == z) xp = y;
+        else {
+            xp = t->p[y];
+            t->l[xp] = x;
+            if (x != JITANON__RB_NIL) t->p[x] = xp;
+            t->r[y] = t->r[z], t->p[t->r[y]] = y;
+        }
+        t->l[y] = t->l[z], t->p[t->l[y]] = y;
+        t->p[y] = t->p[z];
+        if (t->p[z] == JITANON__RB_NIL) t->root = y;
+        else if (z == t->l[t->p[z]]) t->l[t->p[z]] = y;
+        else t->r[t->p[z]] = y;
+        t->red[y] = t->red[z];
+    }
+    if (y_red) return;
+    while (x != t->root && !jitanon__rb_red(t, x)) {
+        /* (x may be no node: its side is the one its sibling is not on) */
+        int left = x != t->r[xp];
+        uint32_t w = left ? t->r[xp] : t->l[xp];
+        if (jitanon__rb_red(t, w)) {
+            t->red[w] = 0, t->red[xp] = 1;
+            jitanon__rb_rotate(t, xp, left);
+            w = left ? t->r[xp] : t->l[xp];
+        }
+        if (!jitanon__rb_red(t, t->l[w]) && !jitanon__rb_red(t, t->r[w])) {
+            t->red[w] = 1;
+            x = xp, xp = t->p[x];
+            continue;
+        }
+        if (!jitanon__rb_red(t, left ? t->r[w] : t->l[w])) {
+            t->red[left ? t->l[w] : t->r[w]] = 0, t->red[w] = 1;
+            jitanon__rb_rotate(t, w, !left);
+            w = left ? t->r[xp] : t->l[xp];
+        }
+        t->red[w] = t->red[xp], t->red[xp] = 0;
+        t->red[left ? t->r[w] : t->l[w]] = 0;
+        jitanon__rb_rotate(t, xp, left);
+        x = t->root;
+        break;
+    }
+    if (x != JITANON__RB_NIL) t->red[x] = 0;
+}
+
 
 /* -- [endian] Byte order ------------------------------------------------------------------- */
 
@@ -5470,66 +5624,16 @@ typedef struct jitanon__pm_line_ref {
     uint64_t named;            /* bytes the walk answers with this line */
     size_t name_off, name_len; /* in the input */
     size_t copied;             /* offset in the names copy + 1; 0 = not copied yet */
-    size_t kid[2], up;         /* tree links (JITANON__PM_NIL: none) */
-    int red;
 } jitanon__pm_line_ref;
 
-/* Rotates the tree at x: d 0 lifts x's right child, 1 its left. */
-JITANON__PRIVATE void jitanon__pm_rotate(jitanon__pm_line_ref *t, size_t *root, size_t x, int d)
+/* The line perf's lookup answers addr with, or JITANON__PM_NIL (the tree's node i is
+   line i: jitanon__rb, the lines inserted in the map's order). */
+JITANON__PRIVATE size_t jitanon__pm_find(const jitanon__pm_line_ref *t, const jitanon__rb *rb, uint64_t addr)
 {
-    size_t y = t[x].kid[!d], inner = t[y].kid[d], up = t[x].up;
-    t[x].kid[!d] = inner;
-    if (inner != JITANON__PM_NIL) t[inner].up = x;
-    t[y].up = up;
-    if (up == JITANON__PM_NIL) *root = y;
-    else t[up].kid[t[up].kid[1] == x] = y;
-    t[y].kid[d] = x;
-    t[x].up = y;
-}
-
-/* Inserts line n as perf does: the textbook red-black insertion (perf's tree rebalances
-   so), an equal START going right. */
-JITANON__PRIVATE void jitanon__pm_insert(jitanon__pm_line_ref *t, size_t *root, size_t n)
-{
-    size_t at = *root, up = JITANON__PM_NIL;
-    int d = 0;
-    while (at != JITANON__PM_NIL) {
-        up = at;
-        d = t[n].start >= t[at].start;
-        at = t[at].kid[d];
-    }
-    t[n].up = up;
-    t[n].kid[0] = t[n].kid[1] = JITANON__PM_NIL;
-    t[n].red = 1;
-    if (up == JITANON__PM_NIL) *root = n;
-    else t[up].kid[d] = n;
-    while (t[n].up != JITANON__PM_NIL && t[t[n].up].red) {
-        size_t p = t[n].up, g = t[p].up; /* a red node is never the root: g exists */
-        int side = t[g].kid[1] == p;
-        size_t uncle = t[g].kid[!side];
-        if (uncle != JITANON__PM_NIL && t[uncle].red) {
-            t[p].red = t[uncle].red = 0;
-            t[g].red = 1;
-            n = g;
-            continue;
-        }
-        if (t[p].kid[!side] == n) { /* inner grandchild: made outer first */
-            n = p;
-            jitanon__pm_rotate(t, root, n, side);
-            p = t[n].up;
-        }
-        t[p].red = 0;
-        t[g].red = 1;
-        jitanon__pm_rotate(t, root, g, !side);
-    }
-    t[*root].red = 0;
-}
-
-/* The line perf's lookup answers addr with, or JITANON__PM_NIL. */
-JITANON__PRIVATE size_t jitanon__pm_find(const jitanon__pm_line_ref *t, size_t at, uint64_t addr)
-{
-    while (at != JITANON__PM_NIL && !(addr >= t[at].start && addr <= t[at].last)) at = t[at].kid[addr >= t[at].start];
-    return at;
+    uint32_t at = rb->root;
+    while (at != JITANON__RB_NIL && !(addr >= t[at].start && addr <= t[at].last))
+        at = addr >= t[at].start ? rb->r[at] : rb->l[at];
+    return at == JITANON__RB_NIL ? JITANON__PM_NIL : at;
 }
 
 JITANON__PRIVATE int jitanon__pm_u64_less(const void *ctx, uint32_t a, uint32_t b)
@@ -5542,13 +5646,13 @@ JITANON__PRIVATE int jitanon__pm_u64_less(const void *ctx, uint32_t a, uint32_t 
    every comparison of the walk comes out the same, so one lookup answers the whole
    piece.  Adjacent pieces of one line merge.  With out NULL it counts the entries,
    each line's bytes and the names' room; then it fills out. */
-JITANON__PRIVATE size_t jitanon__pm_resolve(jitanon__pm_line_ref *t, size_t root, const uint64_t *cuts, size_t ncuts,
+JITANON__PRIVATE size_t jitanon__pm_resolve(jitanon__pm_line_ref *t, const jitanon__rb *rb, const uint64_t *cuts, size_t ncuts,
                                            jitanon_perfmap_entry *out, const char *names, size_t *names_total)
 {
     size_t k = 0, n = 0, prev = JITANON__PM_NIL;
     while (k < ncuts) {
         uint64_t lo = cuts[k], len;
-        size_t at = jitanon__pm_find(t, root, lo);
+        size_t at = jitanon__pm_find(t, rb, lo);
         while (++k < ncuts && cuts[k] == lo) {}
         /* past the last cut only a line that ends at 2^64 - 1 (never at START 0) holds lo */
         len = k < ncuts ? cuts[k] - lo : UINT64_MAX - lo + 1;
@@ -5579,22 +5683,28 @@ JITANON__PRIVATE size_t jitanon__pm_resolve(jitanon__pm_line_ref *t, size_t root
    line's name once: one block holds the entries and, after them, the names. */
 JITANON__PRIVATE jitanon_result jitanon__pm_collect(jitanon_perfmap *m, jitanon__counted *l,
                                                     const jitanon_allocator *ca, jitanon__pm_line_ref *t, size_t nt,
-                                                    size_t root, const uint8_t *data, jitanon_error *err)
+                                                    const uint8_t *data, jitanon_error *err)
 {
     uint64_t *cuts;
     size_t ncuts = 0, bytes, n, total = 0, i;
     char *names;
+    jitanon__rb *rb;
     jitanon_result res = JITANON_OK;
     if (!nt) return JITANON_OK;
-    if (!jitanon__mul_size(nt, 2 * sizeof *cuts, &bytes) || !(cuts = (uint64_t *)jitanon__malloc(ca, bytes)))
+    /* perf's tree of the lines, inserted in the map's order */
+    if (!(rb = jitanon__rb_alloc(ca, nt))) return jitanon__counted_fail(l, err, 0, "the map's tree");
+    for (i = 0; i < nt; i++) rb->key[i] = t[i].start, rb->ent[i] = (uint32_t)i, jitanon__rb_insert(rb, (uint32_t)i);
+    if (!jitanon__mul_size(nt, 2 * sizeof *cuts, &bytes) || !(cuts = (uint64_t *)jitanon__malloc(ca, bytes))) {
+        jitanon__rb_free(ca, rb);
         return jitanon__counted_fail(l, err, 0, "the map's boundaries");
+    }
     for (i = 0; i < nt; i++) {
         cuts[ncuts++] = t[i].start;
         if (t[i].last != UINT64_MAX) cuts[ncuts++] = t[i].last + 1;
     }
     if (!jitanon__sort(ca, cuts, ncuts, sizeof *cuts, jitanon__pm_u64_less)) {
         res = jitanon__counted_fail(l, err, 0, "the map's boundaries");
-    } else if ((n = jitanon__pm_resolve(t, root, cuts, ncuts, NULL, NULL, &total)) != 0) {
+    } else if ((n = jitanon__pm_resolve(t, rb, cuts, ncuts, NULL, NULL, &total)) != 0) {
         if (!jitanon__mul_size(n, sizeof *m->entries, &i) || i > SIZE_MAX - total ||
             !(m->entries = (jitanon_perfmap_entry *)jitanon__malloc(ca, i + total))) {
             res = jitanon__counted_fail(l, err, 0, "entries");
@@ -5606,10 +5716,11 @@ JITANON__PRIVATE jitanon_result jitanon__pm_collect(jitanon_perfmap *m, jitanon_
                 /* a line named nowhere or not everywhere: another answers some of it, or none */
                 if (t[i].named <= t[i].last - t[i].start) m->stats.overlapping++;
             }
-            m->count = jitanon__pm_resolve(t, root, cuts, ncuts, m->entries, names, &total);
+            m->count = jitanon__pm_resolve(t, rb, cuts, ncuts, m->entries, names, &total);
         }
     }
     jitanon__free(ca, cuts, bytes);
+    jitanon__rb_free(ca, rb);
     return res;
 }
 
@@ -5630,7 +5741,7 @@ JITANON__PRIVATE jitanon_result jitanon__perfmap_load_memory_impl(const void *da
     jitanon_allocator ca;
     jitanon_perfmap *m;
     jitanon__pm_line_ref *refs = NULL;
-    size_t nrefs = 0, refs_cap = 0, root = JITANON__PM_NIL;
+    size_t nrefs = 0, refs_cap = 0;
     jitanon__cur c = jitanon__cur_make(data, size, 0, 0);
     jitanon_result res = JITANON_OK;
     JITANON_ASSERT(out);
@@ -5671,9 +5782,9 @@ JITANON__PRIVATE jitanon_result jitanon__perfmap_load_memory_impl(const void *da
         refs[nrefs].last = start + (len - 1); /* no overflow: jitanon__pm_line checked it */
         refs[nrefs].name_off = (size_t)((const uint8_t *)name.data - (const uint8_t *)data);
         refs[nrefs].name_len = name.length;
-        jitanon__pm_insert(refs, &root, nrefs++);
+        nrefs++;
     }
-    if (res == JITANON_OK) res = jitanon__pm_collect(m, &l, &ca, refs, nrefs, root, (const uint8_t *)data, err);
+    if (res == JITANON_OK) res = jitanon__pm_collect(m, &l, &ca, refs, nrefs, (const uint8_t *)data, err);
     jitanon__free(&ca, refs, refs_cap * sizeof *refs);
     m->stats.peak_bytes = l.peak;
     if (res != JITANON_OK) {
@@ -11494,22 +11605,9 @@ typedef struct jitanon__sym_ent {
     uint64_t start, end; /* [start, end), addresses of the file (kallsyms: of the kernel) */
     const char *name;    /* NUL-terminated at len */
     uint32_t len;
-    uint32_t seq;        /* its place in perf's order of insertion (jitanon__sym_rb) */
+    uint32_t seq;        /* its place in perf's order of insertion (jitanon__rb) */
     uint8_t bind, type, flags, pad;
 } jitanon__sym_ent;
-
-/* perf keeps a file's symbols in a red-black tree keyed by start address and looks an
-   address up by walking down from the root: where symbols nest (a label inside a
-   function, extended to the next symbol), which of them it finds depends on the tree's
-   shape.  The tree is rebuilt here, only for a lookup that depends on it, from the same
-   operations: the symbols inserted in the table's order (equal starts to the right), the
-   aliases removed in the order perf removes them, the PLT slots inserted. */
-typedef struct jitanon__sym_rb {
-    uint32_t *l, *r, *p, *ent; /* children, parent (UINT32_MAX: none), the symbol a node is */
-    uint64_t *key;
-    uint8_t *red;
-    uint32_t root, n;
-} jitanon__sym_rb;
 
 typedef struct jitanon__sym_gone { /* an alias perf removed: its start and place */
     uint64_t start;
@@ -11542,7 +11640,7 @@ typedef struct jitanon__sym_table {
     uint32_t nseq, nseq_syms;     /* symbols inserted: all, the table's (the PLT's follow) */
     jitanon__sym_gone *gone;      /* the aliases removed, in perf's order */
     size_t ngone, gone_cap;
-    jitanon__sym_rb *rb;          /* built on the first lookup that needs it */
+    jitanon__rb *rb;          /* built on the first lookup that needs it */
     int rb_failed;                /* (out of memory: the innermost symbol is taken instead) */
     struct jitanon__sym_seen *seen; /* the last answers, by address (callchains repeat) */
 } jitanon__sym_table;
@@ -11587,18 +11685,9 @@ JITANON__PRIVATE void jitanon__sym_arena_free(const jitanon_allocator *a, jitano
     memset(r, 0, sizeof *r);
 }
 
-JITANON__PRIVATE void jitanon__sym_rb_free(const jitanon_allocator *a, jitanon__sym_rb *rb)
-{
-    size_t n = rb->n;
-    jitanon__free(a, rb->l, n * sizeof *rb->l), jitanon__free(a, rb->r, n * sizeof *rb->r);
-    jitanon__free(a, rb->p, n * sizeof *rb->p), jitanon__free(a, rb->ent, n * sizeof *rb->ent);
-    jitanon__free(a, rb->key, n * sizeof *rb->key), jitanon__free(a, rb->red, n);
-    jitanon__free(a, rb, sizeof *rb);
-}
-
 JITANON__PRIVATE void jitanon__sym_table_free(const jitanon_allocator *a, jitanon__sym_table *t)
 {
-    if (t->rb) jitanon__sym_rb_free(a, t->rb);
+    if (t->rb) jitanon__rb_free(a, t->rb);
     jitanon__free(a, t->seen, t->seen ? JITANON__SYM_SEEN * sizeof *t->seen : 0);
     jitanon__free(a, t->gone, t->gone_cap * sizeof *t->gone);
     jitanon__free(a, t->ents, t->cap * sizeof *t->ents);
@@ -12211,131 +12300,20 @@ JITANON__PRIVATE jitanon_result jitanon__sym_kallsyms(const jitanon_allocator *a
     return JITANON_OK;
 }
 
-#define JITANON__RB_NIL UINT32_MAX
+/* perf keeps a file's symbols in a red-black tree keyed by start address and looks an
+   address up by walking down from the root: where symbols nest (a label inside a
+   function, extended to the next symbol), which of them it finds depends on the tree's
+   shape.  The tree is rebuilt here, only for a lookup that depends on it, from the same
+   operations: the symbols inserted in the table's order (equal starts to the right), the
+   aliases removed in the order perf removes them, the PLT slots inserted. */
 
-JITANON__PRIVATE void jitanon__sym_rb_rotate(jitanon__sym_rb *t, uint32_t x, int left)
+/* perf's tree of t's symbols (jitanon__rb); NULL when memory runs out. */
+JITANON__PRIVATE jitanon__rb *jitanon__sym_rb_build(const jitanon_allocator *a, jitanon__sym_table *t)
 {
-    uint32_t *a = left ? t->l : t->r, *b = left ? t->r : t->l; /* left: x's right child rises */
-    uint32_t y = b[x];
-    b[x] = a[y];
-    if (a[y] != JITANON__RB_NIL) t->p[a[y]] = x;
-    t->p[y] = t->p[x];
-    if (t->p[x] == JITANON__RB_NIL) t->root = y;
-    else if (x == t->l[t->p[x]]) t->l[t->p[x]] = y;
-    else t->r[t->p[x]] = y;
-    a[y] = x;
-    t->p[x] = y;
-}
-
-JITANON__PRIVATE int jitanon__sym_rb_red(const jitanon__sym_rb *t, uint32_t x)
-{
-    return x != JITANON__RB_NIL && t->red[x];
-}
-
-/* Inserts node z at its key (an equal key goes right), then restores the colours. */
-JITANON__PRIVATE void jitanon__sym_rb_insert(jitanon__sym_rb *t, uint32_t z)
-{
-    uint32_t y = JITANON__RB_NIL, x = t->root;
-    while (x != JITANON__RB_NIL) y = x, x = t->key[z] < t->key[x] ? t->l[x] : t->r[x];
-    t->p[z] = y, t->l[z] = t->r[z] = JITANON__RB_NIL, t->red[z] = 1;
-    if (y == JITANON__RB_NIL) t->root = z;
-    else if (t->key[z] < t->key[y]) t->l[y] = z;
-    else t->r[y] = z;
-    while (jitanon__sym_rb_red(t, t->p[z])) {
-        uint32_t p = t->p[z], g = t->p[p];
-        int left = p == t->l[g];
-        uint32_t u = left ? t->r[g] : t->l[g];
-        if (jitanon__sym_rb_red(t, u)) { /* the uncle red: both black, the grandparent red */
-            t->red[p] = t->red[u] = 0, t->red[g] = 1;
-            z = g;
-            continue;
-        }
-        if (z == (left ? t->r[p] : t->l[p])) { /* zig-zag: straightened first */
-            z = p;
-            jitanon__sym_rb_rotate(t, z, left);
-            p = t->p[z];
-        }
-        t->red[p] = 0, t->red[g] = 1;
-        jitanon__sym_rb_rotate(t, g, !left);
-    }
-    t->red[t->root] = 0;
-}
-
-/* Removes node z: a node with two children is replaced by its successor; a black node
-   taken out leaves its place one black short, made up from its sibling's side. */
-JITANON__PRIVATE void jitanon__sym_rb_erase(jitanon__sym_rb *t, uint32_t z)
-{
-    uint32_t x, xp, y = z;
-    int y_red = t->red[y];
-    if (t->l[z] == JITANON__RB_NIL || t->r[z] == JITANON__RB_NIL) {
-        x = t->l[z] != JITANON__RB_NIL ? t->l[z] : t->r[z];
-        xp = t->p[z];
-        if (x != JITANON__RB_NIL) t->p[x] = xp;
-        if (xp == JITANON__RB_NIL) t->root = x;
-        else if (z == t->l[xp]) t->l[xp] = x;
-        else t->r[xp] = x;
-    } else {
-        y = t->r[z];
-        while (t->l[y] != JITANON__RB_NIL) y = t->l[y];
-        y_red = t->red[y];
-        x = t->r[y];
-        if (t->p[y] == z) xp = y;
-        else {
-            xp = t->p[y];
-            t->l[xp] = x;
-            if (x != JITANON__RB_NIL) t->p[x] = xp;
-            t->r[y] = t->r[z], t->p[t->r[y]] = y;
-        }
-        t->l[y] = t->l[z], t->p[t->l[y]] = y;
-        t->p[y] = t->p[z];
-        if (t->p[z] == JITANON__RB_NIL) t->root = y;
-        else if (z == t->l[t->p[z]]) t->l[t->p[z]] = y;
-        else t->r[t->p[z]] = y;
-        t->red[y] = t->red[z];
-    }
-    if (y_red) return;
-    while (x != t->root && !jitanon__sym_rb_red(t, x)) {
-        /* (x may be no node: its side is the one its sibling is not on) */
-        int left = x != t->r[xp];
-        uint32_t w = left ? t->r[xp] : t->l[xp];
-        if (jitanon__sym_rb_red(t, w)) {
-            t->red[w] = 0, t->red[xp] = 1;
-            jitanon__sym_rb_rotate(t, xp, left);
-            w = left ? t->r[xp] : t->l[xp];
-        }
-        if (!jitanon__sym_rb_red(t, t->l[w]) && !jitanon__sym_rb_red(t, t->r[w])) {
-            t->red[w] = 1;
-            x = xp, xp = t->p[x];
-            continue;
-        }
-        if (!jitanon__sym_rb_red(t, left ? t->r[w] : t->l[w])) {
-            t->red[left ? t->l[w] : t->r[w]] = 0, t->red[w] = 1;
-            jitanon__sym_rb_rotate(t, w, !left);
-            w = left ? t->r[xp] : t->l[xp];
-        }
-        t->red[w] = t->red[xp], t->red[xp] = 0;
-        t->red[left ? t->r[w] : t->l[w]] = 0;
-        jitanon__sym_rb_rotate(t, xp, left);
-        x = t->root;
-        break;
-    }
-    if (x != JITANON__RB_NIL) t->red[x] = 0;
-}
-
-/* perf's tree of t's symbols (see jitanon__sym_rb); NULL when memory runs out. */
-JITANON__PRIVATE jitanon__sym_rb *jitanon__sym_rb_build(const jitanon_allocator *a, jitanon__sym_table *t)
-{
-    jitanon__sym_rb *rb;
+    jitanon__rb *rb;
     size_t n = t->nseq, i;
     if (t->rb || t->rb_failed) return t->rb;
-    if (!(rb = (jitanon__sym_rb *)jitanon__malloc(a, sizeof *rb))) return NULL;
-    memset(rb, 0, sizeof *rb);
-    rb->n = (uint32_t)n;
-    rb->l = (uint32_t *)jitanon__malloc(a, n * sizeof *rb->l), rb->r = (uint32_t *)jitanon__malloc(a, n * sizeof *rb->r);
-    rb->p = (uint32_t *)jitanon__malloc(a, n * sizeof *rb->p), rb->ent = (uint32_t *)jitanon__malloc(a, n * sizeof *rb->ent);
-    rb->key = (uint64_t *)jitanon__malloc(a, n * sizeof *rb->key), rb->red = (uint8_t *)jitanon__malloc(a, n ? n : 1);
-    if (!n || !rb->l || !rb->r || !rb->p || !rb->ent || !rb->key || !rb->red) {
-        jitanon__sym_rb_free(a, rb);
+    if (!(rb = jitanon__rb_alloc(a, n))) {
         t->rb_failed = 1;
         return NULL;
     }
@@ -12344,11 +12322,10 @@ JITANON__PRIVATE jitanon__sym_rb *jitanon__sym_rb_build(const jitanon_allocator 
         if (t->ents[i].seq < n) rb->ent[t->ents[i].seq] = (uint32_t)i, rb->key[t->ents[i].seq] = t->ents[i].start;
     for (i = 0; i < t->ngone; i++)
         if (t->gone[i].seq < n) rb->key[t->gone[i].seq] = t->gone[i].start;
-    rb->root = JITANON__RB_NIL;
-    for (i = 0; i < t->nseq_syms && i < n; i++) jitanon__sym_rb_insert(rb, (uint32_t)i);
+    for (i = 0; i < t->nseq_syms && i < n; i++) jitanon__rb_insert(rb, (uint32_t)i);
     for (i = 0; i < t->ngone; i++)
-        if (t->gone[i].seq < t->nseq_syms) jitanon__sym_rb_erase(rb, t->gone[i].seq);
-    for (i = t->nseq_syms; i < n; i++) jitanon__sym_rb_insert(rb, (uint32_t)i);
+        if (t->gone[i].seq < t->nseq_syms) jitanon__rb_erase(rb, t->gone[i].seq);
+    for (i = t->nseq_syms; i < n; i++) jitanon__rb_insert(rb, (uint32_t)i);
     return t->rb = rb;
 }
 
@@ -12377,7 +12354,7 @@ JITANON__PRIVATE jitanon__sym_ent *jitanon__sym_find(const jitanon_allocator *a,
 JITANON__PRIVATE jitanon__sym_ent *jitanon__sym_find_at(const jitanon_allocator *a, jitanon__sym_table *t, uint64_t addr)
 {
     size_t lo = 0, hi = t->n, k, found = SIZE_MAX, holders = 0;
-    jitanon__sym_rb *rb;
+    jitanon__rb *rb;
     uint32_t x;
     while (lo < hi) { /* the first symbol starting above addr */
         size_t mid = lo + (hi - lo) / 2;

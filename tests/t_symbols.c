@@ -492,11 +492,11 @@ static void test_symbols_damage(void)
 /* The red-black tree perf's lookups are replayed on: random inserts (many equal keys)
    and erases keep it a search tree whose equal keys stay in insertion order, with a black
    root, no red node under a red one and one black height. */
-static int rb_check(const jitanon__sym_rb *t, uint32_t x, uint32_t *seen, size_t *n)
+static int rb_check(const jitanon__rb *t, uint32_t x, uint32_t *seen, size_t *n)
 {
     int lh, rh;
     if (x == JITANON__RB_NIL) return 1;
-    if (t->red[x] && (jitanon__sym_rb_red(t, t->l[x]) || jitanon__sym_rb_red(t, t->r[x]))) return -1;
+    if (t->red[x] && (jitanon__rb_red(t, t->l[x]) || jitanon__rb_red(t, t->r[x]))) return -1;
     if (t->l[x] != JITANON__RB_NIL && t->p[t->l[x]] != x) return -1;
     if (t->r[x] != JITANON__RB_NIL && t->p[t->r[x]] != x) return -1;
     lh = rb_check(t, t->l[x], seen, n);
@@ -513,7 +513,7 @@ static void test_symbols_rbtree(void)
     static uint64_t key[N];
     static uint8_t red[N], in[N];
     static uint32_t when[N];
-    jitanon__sym_rb t;
+    jitanon__rb t;
     uint64_t x = 12345;
     size_t i, n, live = 0, round;
     t.l = l, t.r = r, t.p = p, t.ent = ent, t.key = key, t.red = red, t.n = N, t.root = JITANON__RB_NIL;
@@ -524,10 +524,10 @@ static void test_symbols_rbtree(void)
         z = (uint32_t)((x >> 33) % N);
         if (!in[z] && round < 2 * N) {
             key[z] = (x >> 20) % 64; /* many equal keys */
-            jitanon__sym_rb_insert(&t, z);
+            jitanon__rb_insert(&t, z);
             in[z] = 1, live++, when[z] = (uint32_t)round;
         } else if (in[z]) {
-            jitanon__sym_rb_erase(&t, z);
+            jitanon__rb_erase(&t, z);
             in[z] = 0, live--;
         }
         if (round % 97 == 0 || round + 1 == 3 * N) {
