@@ -75,7 +75,10 @@ views() { # views NAME A B [mods]: perf script and perf report of A and B the sa
   "$perf" script -i "$2" --show-mmap-events --show-task-events >"$tmp/a.txt" 2>&1
   "$perf" script -i "$3" --show-mmap-events --show-task-events >"$tmp/b.txt" 2>&1
   if [ "${4:-}" = mods ]; then
-    for v in a b; do sed 's/\( [a-z-]*\):[ukhHGpP]*:/\1:/' "$tmp/$v.txt" > "$tmp/$v.m" && mv "$tmp/$v.m" "$tmp/$v.txt"; done
+    # perf script pads the event column to the longest name it has seen so far: the
+    # names from the attrs (cpu-clock:uH) are longer, and when perf learns the recorded
+    # names depends on where the recording's rounds fall; the columns' spacing aside
+    for v in a b; do sed 's/\( [a-z-]*\):[ukhHGpP]*:/\1:/; s/  */ /g' "$tmp/$v.txt" > "$tmp/$v.m" && mv "$tmp/$v.m" "$tmp/$v.txt"; done
   fi
   "$perf" report -i "$2" --stdio --no-children 2>&1 | grep -v '^# (Tip: ' >"$tmp/a.rep"
   "$perf" report -i "$3" --stdio --no-children 2>&1 | grep -v '^# (Tip: ' >"$tmp/b.rep"
