@@ -12483,17 +12483,14 @@ typedef struct jitanon__inj_func {
     int failed;             /* its file could not be written (told late by writer threads) */
     size_t dump;            /* its dump in jitanon__inj_jit.dumps (followed dumps interleave) */
     size_t region;          /* its file in jitanon__inj_jit.regions, or SIZE_MAX */
-    size_t place;           /* region layout, file mode: its place (jitanon__eo_place), or SIZE_MAX */
 } jitanon__inj_func;
 
 /* A region file (JITANON_ELF_PER_REGION): its code sits at file offset = address - base. */
 typedef struct jitanon__inj_region {
     uint64_t base;          /* B: file offset = address - B */
     uint64_t key;           /* where its pgoff-0 base is mapped (JITANON__REGION_KEY, or B) */
-    uint64_t end;           /* file mode: the end of its highest code so far */
     size_t path;            /* in the path pool */
     size_t dump;            /* in jitanon__inj_jit.dumps */
-    int sealed;             /* file mode: a sample resolved into it, so it takes no more code */
 } jitanon__inj_region;
 
 /* What a sample reads and writes of its function, apart (jitanon__inj_jit.hot, same
@@ -12823,13 +12820,6 @@ typedef struct jitanon__eo_place {
     uint64_t load_offset;   /* the LOAD's byte offset in its dump */
 } jitanon__eo_place;
 
-/* File mode, one dump's addresses: the file whose module spans each (from its B to its
-   last code and build-id note; the newest where two do), and all the dump's code. */
-typedef struct jitanon__eo_region_maps {
-    jitanon_rangemap spans;
-    jitanon_rangemap all;    /* every function of the dump, at any time, with the note after it */
-} jitanon__eo_region_maps;
-
 /* State of the region layout: the batch (a dump, or what one read of a followed dump
    found) is collected, then laid out and written at its end. */
 typedef struct jitanon__eo_region {
@@ -12842,10 +12832,6 @@ typedef struct jitanon__eo_region {
     size_t first_place;     /* the batch's first place */
     uint64_t room;          /* the headers' room: B lies at least this far below a file's code */
     jitanon_membuf elf;
-    jitanon__eo_region_maps *maps; /* file mode, by dump (jitanon__eo_region_assign) */
-    size_t nmaps, maps_cap;
-    jitanon_rangemap *taken;       /* file mode, by file: the code it holds */
-    size_t ntaken, taken_cap;
 } jitanon__eo_region;
 
 struct jitanon__elfout {
@@ -13614,7 +13600,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->failed = 0;
     f->dump = (size_t)(jd - jt->dumps);
     f->region = SIZE_MAX;
-    f->place = SIZE_MAX;
     f->dbg = NULL, f->dbg_size = 0, f->dbg_nr = 0, f->dbg_run = 0;
     /* a loaded dump's DEBUG_INFO lives as long as the run: on_sample's lines come from it */
     if (p->have_debug && jd->dump && p->debug.debug.entries.data >= jd->dump->data &&
@@ -14005,8 +13990,6 @@ JITANON__PRIVATE int jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip
     jitanon_range where;
     if (jitanon__trim_resolve_fast(j->maps.trim, pid, ip, &where) != JITANON_TRIM_JIT || where.id >= j->jit.nfuncs) return 0;
     j->jit.hot[where.id].hit = 1;
-    if (j->jit.nregions && j->jit.funcs[where.id].region != SIZE_MAX) /* see jitanon__eo_region_assign */
-        j->jit.regions[j->jit.funcs[where.id].region].sealed = 1;
     return where.start < ip;
 }
 
@@ -14340,11 +14323,13 @@ static const jitanon__elfout_ops jitanon__eo_process = {
    reported module: framing at B, which every file's module covers, did that at every
    frame (node compiling throughout: 527 flushes against 60 with per-function files).
    A file never holds two pieces of code at one address (neither perf nor hotspot forgets
-   what an offset held), nor a hole wider than JITANON__REGION_GAP.  In file mode a
-   function's file is chosen when it is first mapped (jitanon__eo_region_assign); a
-   followed read of a live pipe is laid out at its end, by generations (code over earlier
-   code of the read goes one higher), each cut where a hole passes the gap, with B outside
-   the code of every function of the read (looked for down to JITANON__REGION_REACH below).
+   what an offset held), nor a hole wider than JITANON__REGION_GAP.  A dump (file mode)
+   or a followed read of a live pipe is laid out at its end, knowing all its code: by
+   generations (code over earlier code of the batch goes one higher), each cut where a
+   hole passes the gap, with B outside the code of every function of the batch (looked
+   for down to JITANON__REGION_REACH below).  A pipe's files are written then (its reader
+   may open one as soon as a sample needs it), file mode's when the recording has been
+   read (jitanon__eo_region_finish).
    JITANON__REGION_GAP: a hole is written as zeros (perf archive tars files whole, sparse or
    not); 64 KiB is four of V8's code-space page headers apart yet keeps a run of pages in one
    file, and costs at most 64 KiB a split where a file costs four inodes and a base MMAP2
@@ -14352,20 +14337,9 @@ static const jitanon__elfout_ops jitanon__eo_process = {
 #define JITANON__REGION_GAP ((uint64_t)64 << 10)
 #define JITANON__REGION_KEY ((uint64_t)0x100)
 #define JITANON__REGION_REACH ((uint64_t)1 << 20)
-/* What a region file's module may run past its last code: its loaded segment ends with
-   a stub .eh_frame and .eh_frame_hdr (no unwinding records: code with them gets a file
-   of its own) and the build-id note, 0x78 bytes with alignment; the rest is margin.
-   elfutils must never see two modules overlap, even where neither has code: a lower
-   module reported after a higher one takes the higher one's whole first segment in its
-   address lookup (node's bench: 485 frames of one file lost to 0x34 bytes of overlap). */
-#define JITANON__REGION_TAIL ((uint64_t)256)
-/* Code placed over older code looks for an open file among this many nearest below it. */
-#define JITANON__REGION_NEAR 8
-
-/* Whether functions get their region file as they are mapped and files are written at
-   the end (jitanon__eo_region_assign): a file read to a file.  A followed dump's read is
-   laid out when it is read, and so is every dump when the output is a pipe: its reader
-   may open a file as soon as a sample needs it. */
+/* Whether region files are written when the recording has been read (every dump's
+   records kept until then): a file read to a file.  A pipe's reader may open a file as
+   soon as a sample needs it, so a pipe's and a followed read's are written at once. */
 JITANON__PRIVATE int jitanon__eo_region_online(const jitanon__inj *j)
 {
     return !j->jit.live && j->out.w && j->out.w->mode == JITANON_PERF_FILE;
@@ -14374,17 +14348,8 @@ JITANON__PRIVATE int jitanon__eo_region_online(const jitanon__inj *j)
 JITANON__PRIVATE void jitanon__eo_region_free(jitanon__inj *j, jitanon__elfout *o)
 {
     jitanon__eo_region *s = &o->u.reg;
-    size_t i;
     jitanon_membuf_release(&s->arena);
     jitanon_membuf_release(&s->elf);
-    for (i = 0; i < s->nmaps; i++) {
-        jitanon_rangemap_release(&s->maps[i].spans);
-        jitanon_rangemap_release(&s->maps[i].all);
-    }
-    jitanon__free(&j->a, s->maps, s->maps_cap * sizeof *s->maps);
-    for (i = 0; i < s->ntaken; i++) jitanon_rangemap_release(&s->taken[i]);
-    jitanon__free(&j->a, s->taken, s->taken_cap * sizeof *s->taken);
-
     jitanon__free(&j->a, s->places, s->places_cap * sizeof *s->places);
     jitanon__free(&j->a, s->order, s->order_cap * sizeof *s->order);
     memset(s, 0, sizeof *s);
@@ -14394,20 +14359,11 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_begin(jitanon__inj *j, jitano
 {
     jitanon__eo_region *s = &o->u.reg;
     jitanon_elf_builder tb;
-    size_t d = (size_t)(jd - j->jit.dumps);
     jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
     if (res != JITANON_OK) return res;
     s->room = jd->text_base = tb.text_base;
     jitanon_elf_builder_release(&tb);
     s->arena.allocator = s->elf.allocator = j->a;
-    if (jitanon__eo_region_online(j) && d >= s->nmaps) { /* jitanon__eo_region_assign's maps of this dump */
-        if (!jitanon__grow(&j->a, (void **)&s->maps, &s->maps_cap, d + 1, sizeof *s->maps))
-            return jitanon__inj_nomem(j, "region maps");
-        for (; s->nmaps <= d; s->nmaps++) {
-            jitanon_rangemap_init(&s->maps[s->nmaps].spans, &j->a);
-            jitanon_rangemap_init(&s->maps[s->nmaps].all, &j->a);
-        }
-    }
     if (!jitanon__eo_region_online(j)) { /* laid out at the batch's end; else every dump is kept to the end */
         s->arena.size = 0;
         s->nplaces = 0;
@@ -14499,7 +14455,6 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
     pl->room = s->room;
     pl->region = SIZE_MAX;
     pl->own = own;
-    if (jitanon__eo_region_online(j) && !own) j->jit.funcs[pl->func].place = s->nplaces;
     pl->addr = r->load.code_addr;
     pl->size = own ? jitanon__inj_map_len(r->load.code_size, j->jit.funcs[pl->func].mapped_size) : r->load.code_size;
     if (pl->size == 0) pl->size = 1; /* two empty functions at one address must not share it either */
@@ -14594,31 +14549,31 @@ JITANON__PRIVATE void jitanon__eo_region_new(jitanon__inj *j, uint64_t base, siz
     jitanon__inj_region *g = &j->jit.regions[j->jit.nregions];
     g->base = base;
     g->key = base > JITANON__REGION_KEY ? JITANON__REGION_KEY : base;
-    g->end = base;
     g->path = path;
     g->dump = dump;
-    g->sealed = 0;
 }
 
-/* A followed read's region file: builds and writes the file of places order[from, to)
-   (one generation, address order); *written: 0 when it could not be (logged). */
+/* The region file of places order[from, to) (one generation, address order): its B,
+   name and functions; a pipe's is built and written now, file mode's when the recording
+   has been read (jitanon__eo_region_finish).  *written: 0 when it could not be (logged). */
 JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon__eo_region *s, jitanon__inj_dump *jd,
                                                         const jitanon_rangemap *seen, size_t from, size_t to, int *written)
 {
-    const jitanon__eo_place *pl = s->places;
+    jitanon__eo_place *pl = s->places;
     jitanon_result res;
     char name[96];
     uint64_t base = 0;
     size_t i, path;
+    int now = !jitanon__eo_region_online(j);
     *written = 0;
     if (!jitanon__eo_region_base(seen, pl[s->order[from]].addr, s->room, &base)) {
         j->st->elf.refused++;
         jitanon__inj_log(j, "jitted code near address 0 leaves no room for an ELF header: not named%s", "", NULL);
         return JITANON_OK;
     }
-    if ((res = jitanon__eo_region_build(j, s, jd, base, from, to)) != JITANON_OK) return res;
+    if (now && (res = jitanon__eo_region_build(j, s, jd, base, from, to)) != JITANON_OK) return res;
     jitanon__eo_region_name(jd, name);
-    if (!jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, name, SIZE_MAX)) return JITANON_OK; /* logged */
+    if (now && !jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, name, SIZE_MAX)) return JITANON_OK; /* logged */
     if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX ||
         !jitanon__grow(&j->a, (void **)&j->jit.regions, &j->jit.regions_cap, j->jit.nregions + 1, sizeof *j->jit.regions))
         return jitanon__inj_nomem(j, "regions");
@@ -14627,7 +14582,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon
         jitanon__inj_func *f = &j->jit.funcs[pl[s->order[i]].func];
         f->pgoff = pl[s->order[i]].addr - base;
         f->path = path;
-        f->region = j->jit.nregions;
+        f->region = pl[s->order[i]].region = j->jit.nregions;
     }
     j->jit.nregions++;
     *written = 1;
@@ -14636,28 +14591,24 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon
 
 /* The batch's end: generations (code over earlier code of the batch goes one higher),
    then each generation's code in address order, cut into files where a hole passes
-   JITANON__REGION_GAP.  A function whose file could not be written is not mapped. */
+   JITANON__REGION_GAP.  The batch is the dump's places from first_place on (file mode
+   keeps every dump's until the end).  A function whose file could not be written is not
+   mapped. */
 JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
 {
     jitanon__eo_region *s = &o->u.reg;
     jitanon__eo_place *pl = s->places;
     jitanon_rangemap seen;
     jitanon_result res = JITANON_OK;
-    size_t i, from, n = s->nplaces;
+    size_t i, from, first = s->first_place, n = s->nplaces - first;
     int failed = 0;
     if (n == 0) return JITANON_OK;
-    if (jitanon__eo_region_online(j)) { /* laid out as mapped (jitanon__eo_region_assign), knowing all the dump's code */
-        jitanon_rangemap *all = &s->maps[jd - j->jit.dumps].all;
-        for (i = s->first_place; i < n && res == JITANON_OK; i++)
-            if (pl[i].addr + pl[i].size >= pl[i].addr && UINT64_MAX - (pl[i].addr + pl[i].size) >= JITANON__REGION_TAIL)
-                res = jitanon_rangemap_assign(all, pl[i].addr, pl[i].size + JITANON__REGION_TAIL, 1, 1, j->err);
-        return res;
-    }
     jitanon_rangemap_init(&seen, &j->a);
-    for (i = 0; i < n && res == JITANON_OK; i++) {
+    for (i = first; i < s->nplaces && res == JITANON_OK; i++) {
         jitanon_rangemap_iter it;
         jitanon_range r;
         uint64_t gen = 0;
+        if (pl[i].own) continue; /* named already; written if hit */
         jitanon_rangemap_iter_begin(&it, &seen, pl[i].addr, pl[i].size);
         while (jitanon_rangemap_iter_next(&it, &r))
             if (r.id + 1 > gen) gen = r.id + 1;
@@ -14669,7 +14620,10 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
                               !jitanon__grow(&j->a, (void **)&s->order, &s->order_cap, 2 * n, sizeof *s->order)))
         res = jitanon__inj_nomem(j, "region order");
     if (res == JITANON_OK) {
-        for (i = 0; i < n; i++) s->order[i] = (uint32_t)i;
+        size_t k = 0;
+        for (i = first; i < s->nplaces; i++)
+            if (!pl[i].own) s->order[k++] = (uint32_t)i;
+        n = k;
         jitanon__msort(s->order, s->order + n, n, jitanon__eo_region_less, pl);
     }
     for (from = 0, i = 1; res == JITANON_OK && from < n; i++) {
@@ -14685,185 +14639,11 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
     }
     jitanon_rangemap_release(&seen);
     if (res == JITANON_OK && failed) jitanon__inj_drop_failed(j, jd, s->first_event);
-    s->arena.size = 0;
-    s->nplaces = 0;
+    if (!jitanon__eo_region_online(j)) { /* written: the next batch starts afresh */
+        s->arena.size = 0;
+        s->nplaces = 0;
+    }
     return res;
-}
-
-/* Whether file `r` has code in [addr, addr + size) (code there of other files is older
-   code, which a newer file may lie over). */
-JITANON__PRIVATE int jitanon__eo_region_holds(const jitanon__eo_region *s, uint64_t addr, uint64_t size, size_t r)
-{
-    jitanon_rangemap_iter it;
-    jitanon_range c;
-    if (r >= s->ntaken) return 1; /* not a file of this layout's (cannot be): take nothing */
-    jitanon_rangemap_iter_begin(&it, &s->taken[r], addr, size);
-    return jitanon_rangemap_iter_next(&it, &c);
-}
-
-/* The lowest B in [floor, a - room] whose header room [B, B + room) holds no code the
-   dump ever places (nor its note): code there could go to no file without two modules
-   overlapping.  0 when there is none. */
-JITANON__PRIVATE int jitanon__eo_region_room(const jitanon_rangemap *all, uint64_t floor, uint64_t a, uint64_t room,
-                                             uint64_t *base)
-{
-    uint64_t b = floor;
-    while (b <= a - room) {
-        jitanon_rangemap_iter it;
-        jitanon_range c;
-        uint64_t past = b;
-        jitanon_rangemap_iter_begin(&it, all, b, room);
-        while (jitanon_rangemap_iter_next(&it, &c))
-            if (c.start + c.len > past) past = c.start + c.len;
-        if (past == b) {
-            *base = b;
-            return 1;
-        }
-        b = past;
-    }
-    return 0;
-}
-
-/* Where no room lies within JITANON__REGION_GAP below `a` (code packed tight, as BEAM
-   packs it): the highest B in [floor, a - room] below which - down to floor - a header
-   room would fit, so that the code between B and `a` goes to this file when it comes (it
-   lies in this file's span) and no file below ends over this one.  With B at a - room
-   instead, the code just below went to a file whose module ran over this one's headers,
-   and elfutils reported one of them nowhere (erlang: one function in 100 lost to `$name`
-   frames in 5 of 31 recordings).  0 when there is none. */
-JITANON__PRIVATE int jitanon__eo_region_room_high(const jitanon_rangemap *all, uint64_t floor, uint64_t a, uint64_t room,
-                                                  uint64_t *base)
-{
-    jitanon_rangemap_iter it;
-    jitanon_range c;
-    uint64_t past = floor;
-    int found = 0;
-    jitanon_rangemap_iter_begin(&it, all, floor, a - floor);
-    while (jitanon_rangemap_iter_next(&it, &c) && c.start < a) {
-        if (c.start > past && c.start - past >= room) *base = c.start - room, found = 1;
-        if (c.start + c.len > past) past = c.start + c.len;
-    }
-    if (a > past && a - past >= room) *base = a - room, found = 1;
-    return found;
-}
-
-/* File mode: the file of a function's code, chosen when it is first mapped - in time
-   order, as consumers register mappings.
-   - No two files' modules overlap (B to the last code and note, see `spans`) unless
-     code is placed over code of an older file.  elfutils, under hotspot's parser, finds
-     a module by address; where two overlap it may find the other, the parser then
-     reports the file again, elfutils refuses ("overlaps an existing module") and the
-     frame falls to the parser's fallback: "??" or the runtime's perf map (erlang's BEAM
-     lost up to a third of its frames when new files' room below their code lay over the
-     files below).  So code goes to the file whose span holds it, sealed or not, unless
-     that file has code there (a new generation); code beyond every span extends the
-     file ending at most JITANON__REGION_GAP below it; a new file's B lies above every
-     span below it.
-   - A file grows no further once a sample resolved into it (jitanon__inj_hit seals it):
-     the parser throws away every module it has reported (and the line tables and
-     symbols it read: libc's debug file alone is megabytes to inflate again) whenever a
-     mapping replaces one that starts inside a reported module, which each load into a
-     reported file's holes does (a file laid out once per dump: 791 flushes and 85 s to
-     parse node's 8 s bench recording, against 25 s for per-function files).  Code in a
-     sealed file's span still goes to it: a flush costs time, an overlap costs names.
-   - A new file has up to JITANON__REGION_GAP of room below its first code, for
-     allocators that hand out a page downwards (V8).
-   Files are written at the end (jitanon__eo_region_finish). */
-JITANON__PRIVATE jitanon_result jitanon__eo_region_assign(jitanon__inj *j, jitanon__inj_func *f)
-{
-    jitanon__eo_region *s = &j->elf.u.reg;
-    jitanon__eo_place *p = &s->places[f->place];
-    jitanon__eo_region_maps *m = &s->maps[p->dump];
-    jitanon__inj_jit *jt = &j->jit;
-    jitanon__inj_region *g;
-    jitanon_rangemap_iter it;
-    jitanon_range sp, hold, below;
-    jitanon_result res;
-    size_t r = SIZE_MAX, path, near[JITANON__REGION_NEAR], nnear = 0, k;
-    uint64_t a = p->addr, end = p->addr + p->size, lo, span_end, run_start = 0, run_end = 0, run_id = 0;
-    int held = 0, have_below = 0;
-    char name[96];
-    if (a <= p->room || end < a || UINT64_MAX - end < JITANON__REGION_TAIL) {
-        j->st->elf.refused++;
-        jitanon__inj_log(j, "jitted code near address 0 leaves no room for an ELF header: not named%s", "", NULL);
-        return JITANON_OK;
-    }
-    /* the span holding a, and the highest span ending at or below a within the gap */
-    lo = a - p->room > JITANON__REGION_GAP ? a - p->room - JITANON__REGION_GAP : 0;
-    memset(&hold, 0, sizeof hold);
-    memset(&below, 0, sizeof below);
-    jitanon_rangemap_iter_begin(&it, &m->spans, lo, a - lo + 1);
-    while (jitanon_rangemap_iter_next(&it, &sp)) {
-        if (!(run_id == sp.id && run_end == sp.start)) run_start = sp.start; /* the file's pieces touching below */
-        run_id = sp.id;
-        run_end = sp.start + sp.len;
-        if (sp.start <= a && a - sp.start < sp.len) held = 1, hold = sp, hold.start = run_start;
-        else if (sp.start + sp.len <= a) {
-            have_below = 1, below = sp;
-            for (k = 0; k < nnear && near[k] != (size_t)sp.id; k++) {}
-            if (k < nnear) memmove(near + k, near + k + 1, (--nnear - k) * sizeof *near);
-            if (nnear == JITANON__REGION_NEAR) memmove(near, near + 1, --nnear * sizeof *near);
-            near[nnear++] = (size_t)sp.id; /* nearest last */
-        }
-    }
-    if (held) { /* its span's file, unless that has code here or no room below it */
-        g = &jt->regions[hold.id];
-        if (a - g->base >= p->room && !jitanon__eo_region_holds(s, a, p->size, (size_t)hold.id))
-            r = (size_t)hold.id;
-    }
-    if (r == SIZE_MAX && have_below && !held) { /* the file just below grows, if open (or if a new file has no room) */
-        g = &jt->regions[below.id];
-        if ((!g->sealed || a - (below.start + below.len) < p->room) && a - g->base >= p->room &&
-            !jitanon__eo_region_holds(s, a, p->size, (size_t)below.id))
-            r = (size_t)below.id;
-    }
-    for (k = nnear; r == SIZE_MAX && held && k-- > 0;) { /* over older code: an open file near below, newest code nearest */
-        g = &jt->regions[near[k]];
-        if (!g->sealed && near[k] != (size_t)hold.id && a - g->base >= p->room && g->end <= a &&
-            !jitanon__eo_region_holds(s, a, p->size, near[k]))
-            r = near[k];
-    }
-    if (r == SIZE_MAX) {
-        uint64_t base = a - p->room, floor = lo;
-        if (!held) { /* room below, above every span below, with no code in its headers' room */
-            if (have_below && below.start + below.len > floor) floor = below.start + below.len;
-            if (floor > a - p->room || !jitanon__eo_region_room(&m->all, floor, a, p->room, &base)) {
-                floor = a - p->room > JITANON__REGION_REACH ? a - p->room - JITANON__REGION_REACH : 0;
-                jitanon_rangemap_iter_begin(&it, &m->spans, floor, a - floor);
-                while (jitanon_rangemap_iter_next(&it, &sp)) /* every span here ends at or below a */
-                    if (sp.start + sp.len > floor) floor = sp.start + sp.len;
-                if (floor > a - p->room || !jitanon__eo_region_room_high(&m->all, floor, a, p->room, &base))
-                    base = a - p->room;
-            }
-        } else if (hold.start < a - p->room) /* over older code: room below within the older file's span only */
-            base = hold.start > lo ? hold.start : lo;
-        jitanon__eo_region_name(&jt->dumps[p->dump], name);
-        if ((path = jitanon__inj_add_path(j, jt->dumps[p->dump].dir, name)) == SIZE_MAX ||
-            !jitanon__grow(&j->a, (void **)&jt->regions, &jt->regions_cap, jt->nregions + 1, sizeof *jt->regions))
-            return jitanon__inj_nomem(j, "regions");
-        if (!jitanon__grow(&j->a, (void **)&s->taken, &s->taken_cap, jt->nregions + 1, sizeof *s->taken))
-            return jitanon__inj_nomem(j, "regions");
-        for (; s->ntaken <= jt->nregions; s->ntaken++) jitanon_rangemap_init(&s->taken[s->ntaken], &j->a);
-        jitanon__eo_region_new(j, base, path, p->dump);
-        r = jt->nregions++;
-        g = &jt->regions[r];
-        res = jitanon_rangemap_assign(&m->spans, base, a - base, 1, r, j->err); /* its room */
-        if (res != JITANON_OK) return res;
-    }
-    g = &jt->regions[r];
-    span_end = g->end > g->base ? g->end + JITANON__REGION_TAIL : a; /* a new file's room is in already */
-    if (end + JITANON__REGION_TAIL > span_end) { /* grown as one piece with the file's piece it touches */
-        if (jitanon_rangemap_lookup(&m->spans, span_end - 1, &sp) && sp.id == (uint64_t)r) span_end = sp.start;
-        res = jitanon_rangemap_assign(&m->spans, span_end, end + JITANON__REGION_TAIL - span_end, 1, r, j->err);
-        if (res != JITANON_OK) return res;
-    }
-    if ((res = jitanon_rangemap_assign(&s->taken[r], a, p->size, 1, 1, j->err)) != JITANON_OK) return res;
-    if (end > g->end) g->end = end;
-    p->region = r;
-    f->region = r;
-    f->path = g->path;
-    f->pgoff = a - g->base;
-    return JITANON_OK;
 }
 
 /* A place with a file of its own (jitanon__eo_region_add), written at the end. */
@@ -15740,19 +15520,14 @@ JITANON__PRIVATE void jitanon__inj_region_forget(jitanon__inj *j, uint32_t pid)
 /* Whether the MMAP2 `s` (made now, in time order: the order hotspot's parser registers
    mappings in) is framed by its file's base (see jitanon__inj_emit_framed): a region
    function whose file's base the parser does not hold as the process's last one.  A
-   frame's restore that maps a file makes it forget that base again; //anon does not.  In
-   file mode this is also where a region function gets its file (jitanon__eo_region_assign). */
+   frame's restore that maps a file makes it forget that base again; //anon does not. */
 JITANON__PRIVATE jitanon_result jitanon__inj_frame(jitanon__inj *j, jitanon__inj_synth *s)
 {
-    jitanon__inj_func *f = &j->jit.funcs[s->func];
+    const jitanon__inj_func *f = &j->jit.funcs[s->func];
     const jitanon__inj_region *g;
     size_t *last;
-    jitanon_result res;
     s->frame = 0;
     s->restore = SIZE_MAX;
-    if (f->region == SIZE_MAX && f->place != SIZE_MAX &&
-        (res = jitanon__eo_region_assign(j, f)) != JITANON_OK)
-        return res;
     if (f->region == SIZE_MAX) { /* a file of its own */
         jitanon__inj_region_forget(j, f->pid);
         return JITANON_OK;
@@ -15797,10 +15572,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
     s->size = e->size;
     s->func = e->func;
     if ((res = jitanon__inj_frame(j, s)) != JITANON_OK) return res;
-    if (f->place != SIZE_MAX && f->region == SIZE_MAX) { /* a region function no file could take (code near 0) */
-        rd->nsynth--;
-        return JITANON_OK;
-    }
     if (e->late && time < e->load_time) {
         jitanon__inj_jit *jt = &j->jit;
         size_t k, keep = 0;

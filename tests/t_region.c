@@ -88,7 +88,7 @@ static int tg_case(uint64_t seed)
         /* the process maps files and anonymous memory between loads */
         if (ti_rand(&s) % 4 == 0) ti_mmap(&g, t, 0x7f1000000000ull + i * 0x10000, 0x1000, 0x1000, "/usr/lib/x.so");
         if (ti_rand(&s) % 6 == 0) ti_mmap(&g, t, runs[i % 3], 0x10000, runs[i % 3], "//anon");
-        /* a sample closes a file to more code (jitanon__eo_region_assign) */
+        /* samples in code (a file is laid out at the dump's end whatever was sampled) */
         if (ti_rand(&s) % 3 == 0) ti_sample(&g, t, l->addr + ti_rand(&s) % l->len);
         if (i % 8 == 7) ti_round(&g);
     }
