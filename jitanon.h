@@ -12481,6 +12481,7 @@ typedef struct jitanon__inj_func {
     jitanon_str name;       /* a view into a loaded dump (which lives as long as the
                                injector); not kept for a streamed one */
     int failed;             /* its file could not be written (told late by writer threads) */
+    int slotted;            /* region layout, file mode: its file chosen (jitanon__eo_region_slot) */
     size_t dump;            /* its dump in jitanon__inj_jit.dumps (followed dumps interleave) */
     size_t region;          /* its file in jitanon__inj_jit.regions, or SIZE_MAX */
 } jitanon__inj_func;
@@ -12491,6 +12492,7 @@ typedef struct jitanon__inj_region {
     uint64_t key;           /* where its pgoff-0 base is mapped (JITANON__REGION_KEY, or B) */
     size_t path;            /* in the path pool */
     size_t dump;            /* in jitanon__inj_jit.dumps */
+    size_t next;            /* file mode: the file at the same B for code over sampled code, or SIZE_MAX */
 } jitanon__inj_region;
 
 /* What a sample reads and writes of its function, apart (jitanon__inj_jit.hot, same
@@ -12820,6 +12822,13 @@ typedef struct jitanon__eo_place {
     uint64_t load_offset;   /* the LOAD's byte offset in its dump */
 } jitanon__eo_place;
 
+/* What a region file holds at [addr, addr + len): the code of place `place` there (the
+   whole function, or what later code left of it). */
+typedef struct jitanon__eo_piece {
+    uint64_t addr, len;
+    size_t place;
+} jitanon__eo_piece;
+
 /* State of the region layout: the batch (a dump, or what one read of a followed dump
    found) is collected, then laid out and written at its end. */
 typedef struct jitanon__eo_region {
@@ -12832,6 +12841,12 @@ typedef struct jitanon__eo_region {
     size_t first_place;     /* the batch's first place */
     uint64_t room;          /* the headers' room: B lies at least this far below a file's code */
     jitanon_membuf elf;
+    /* file mode: what each file (same index as jitanon__inj_jit.regions) holds where, as
+       functions are mapped: address -> function (jitanon__eo_region_slot) */
+    jitanon_rangemap *occ;
+    size_t nocc, occ_cap;
+    jitanon__eo_piece *pieces; /* a file's code in address order, as it is built */
+    size_t pieces_cap;
 } jitanon__eo_region;
 
 struct jitanon__elfout {
@@ -13598,6 +13613,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->code_addr = r->load.code_addr;
     f->mapped_size = p->have_unwind ? p->unwind.unwind.mapped_size : 0;
     f->failed = 0;
+    f->slotted = 0;
     f->dump = (size_t)(jd - jt->dumps);
     f->region = SIZE_MAX;
     f->dbg = NULL, f->dbg_size = 0, f->dbg_nr = 0, f->dbg_run = 0;
@@ -14348,10 +14364,14 @@ JITANON__PRIVATE int jitanon__eo_region_online(const jitanon__inj *j)
 JITANON__PRIVATE void jitanon__eo_region_free(jitanon__inj *j, jitanon__elfout *o)
 {
     jitanon__eo_region *s = &o->u.reg;
+    size_t i;
     jitanon_membuf_release(&s->arena);
     jitanon_membuf_release(&s->elf);
     jitanon__free(&j->a, s->places, s->places_cap * sizeof *s->places);
     jitanon__free(&j->a, s->order, s->order_cap * sizeof *s->order);
+    for (i = 0; i < s->nocc; i++) jitanon_rangemap_release(&s->occ[i]);
+    jitanon__free(&j->a, s->occ, s->occ_cap * sizeof *s->occ);
+    jitanon__free(&j->a, s->pieces, s->pieces_cap * sizeof *s->pieces);
     memset(s, 0, sizeof *s);
 }
 
@@ -14499,10 +14519,13 @@ JITANON__PRIVATE void jitanon__eo_region_rec(const jitanon__eo_region *s, const 
                                         UINT64_MAX, 0, out, &missing, NULL);
 }
 
-/* Builds the file of places order[from, to) (one dump, address order, no two at one
-   address), each at file offset = its address - base, into s->elf. */
+/* Builds the file of s->pieces[0, n) (one dump, address order, none overlapping), each
+   at file offset = its address - base, into s->elf.  A piece that is not a whole function
+   (what code mapped later over an unsampled one left of it) keeps the function's name
+   over its bytes, without lines or unwinding rows: perf names a sample there as with the
+   function's own file (the name, not the offset, is what moves). */
 JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitanon__eo_region *s, jitanon__inj_dump *jd,
-                                                         uint64_t base, size_t from, size_t to)
+                                                         uint64_t base, size_t n)
 {
     const jitanon__eo_place *pl = s->places;
     jitanon_elf_opts eo = jitanon__inj_elf_opts(j, &jd->sum);
@@ -14512,11 +14535,13 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
     size_t i;
     if ((res = jitanon_elf_builder_init(&b, &jd->sum.header, &eo, j->err)) != JITANON_OK) return res;
     jitanon__elf_builder_sha(&b, &j->sha_hw);
-    for (i = from; i < to && res == JITANON_OK; i++) {
-        const jitanon__eo_place *p = &pl[s->order[i]];
+    for (i = 0; i < n && res == JITANON_OK; i++) {
+        const jitanon__eo_piece *c = &s->pieces[i];
+        const jitanon__eo_place *p = &pl[c->place];
         jitanon_jitdump_record load;
         jitanon__inj_pend pend;
         jitanon_elf_func fn;
+        uint64_t skip = c->addr - p->addr;
         memset(&pend, 0, sizeof pend);
         jitanon__eo_region_rec(s, jd, p->load, p->load_len, p->load_offset, &load);
         if ((pend.have_debug = p->debug != SIZE_MAX) != 0)
@@ -14524,7 +14549,15 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
         if ((pend.have_unwind = p->unwind != SIZE_MAX) != 0)
             jitanon__eo_region_rec(s, jd, p->unwind, p->unwind_len, 0, &pend.unwind);
         fn = jitanon__inj_fn_of(&load, &pend);
-        fn.file_offset = p->addr - base;
+        if (skip || c->len < p->size) { /* a piece */
+            if (skip >= fn.code.size) continue; /* past the code (an empty function's byte) */
+            fn.code.data += skip;
+            fn.code.size = fn.code.size - skip < c->len ? fn.code.size - skip : c->len;
+            fn.code_addr += skip;
+            fn.debug = fn.unwind = NULL;
+            fn.map_size = 0;
+        }
+        fn.file_offset = c->addr - base;
         res = jitanon_elf_builder_add(&b, &fn, NULL, j->err);
     }
     s->elf.size = 0;
@@ -14551,6 +14584,20 @@ JITANON__PRIVATE void jitanon__eo_region_new(jitanon__inj *j, uint64_t base, siz
     g->key = base > JITANON__REGION_KEY ? JITANON__REGION_KEY : base;
     g->path = path;
     g->dump = dump;
+    g->next = SIZE_MAX;
+}
+
+/* Places order[from, to) as whole pieces, for jitanon__eo_region_build. */
+JITANON__PRIVATE int jitanon__eo_region_whole(jitanon__inj *j, jitanon__eo_region *s, size_t from, size_t to)
+{
+    size_t i;
+    if (!jitanon__grow(&j->a, (void **)&s->pieces, &s->pieces_cap, to - from, sizeof *s->pieces)) return 0;
+    for (i = from; i < to; i++) {
+        s->pieces[i - from].place = s->order[i];
+        s->pieces[i - from].addr = s->places[s->order[i]].addr;
+        s->pieces[i - from].len = s->places[s->order[i]].size;
+    }
+    return 1;
 }
 
 /* The region file of places order[from, to) (one generation, address order): its B,
@@ -14571,7 +14618,8 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon
         jitanon__inj_log(j, "jitted code near address 0 leaves no room for an ELF header: not named%s", "", NULL);
         return JITANON_OK;
     }
-    if (now && (res = jitanon__eo_region_build(j, s, jd, base, from, to)) != JITANON_OK) return res;
+    if (now && !jitanon__eo_region_whole(j, s, from, to)) return jitanon__inj_nomem(j, "region pieces");
+    if (now && (res = jitanon__eo_region_build(j, s, jd, base, to - from)) != JITANON_OK) return res;
     jitanon__eo_region_name(jd, name);
     if (now && !jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, name, SIZE_MAX)) return JITANON_OK; /* logged */
     if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX ||
@@ -14591,7 +14639,9 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon
 
 /* The batch's end: generations (code over earlier code of the batch goes one higher),
    then each generation's code in address order, cut into files where a hole passes
-   JITANON__REGION_GAP.  The batch is the dump's places from first_place on (file mode
+   JITANON__REGION_GAP.  File mode has no generations here: each run of code (all of it,
+   over earlier code or not) gets a file, and where code over code goes is chosen when it
+   is mapped (jitanon__eo_region_slot).  The batch is the dump's places from first_place on (file mode
    keeps every dump's until the end).  A function whose file could not be written is not
    mapped. */
 JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
@@ -14601,6 +14651,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
     jitanon_rangemap seen;
     jitanon_result res = JITANON_OK;
     size_t i, from, first = s->first_place, n = s->nplaces - first;
+    uint64_t end = 0;
     int failed = 0;
     if (n == 0) return JITANON_OK;
     jitanon_rangemap_init(&seen, &j->a);
@@ -14610,7 +14661,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
         uint64_t gen = 0;
         if (pl[i].own) continue; /* named already; written if hit */
         jitanon_rangemap_iter_begin(&it, &seen, pl[i].addr, pl[i].size);
-        while (jitanon_rangemap_iter_next(&it, &r))
+        while (!jitanon__eo_region_online(j) && jitanon_rangemap_iter_next(&it, &r))
             if (r.id + 1 > gen) gen = r.id + 1;
         pl[i].gen = gen;
         res = jitanon_rangemap_assign(&seen, pl[i].addr, pl[i].size, 1, gen, j->err);
@@ -14629,7 +14680,8 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
     for (from = 0, i = 1; res == JITANON_OK && from < n; i++) {
         const jitanon__eo_place *a = &pl[s->order[i - 1]], *z = i < n ? &pl[s->order[i]] : NULL;
         int got = 0;
-        if (z && z->gen == a->gen && z->addr - a->addr <= a->size + JITANON__REGION_GAP) continue;
+        if (i - 1 == from || a->addr + a->size > end) end = a->addr + a->size; /* the run's end so far */
+        if (z && z->gen == a->gen && (z->addr <= end || z->addr - end <= JITANON__REGION_GAP)) continue;
         if ((res = jitanon__eo_region_file(j, s, jd, &seen, from, i, &got)) == JITANON_OK && !got) {
             size_t k;
             for (k = from; k < i; k++) j->jit.funcs[pl[s->order[k]].func].failed = 1;
@@ -14644,6 +14696,60 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
         s->nplaces = 0;
     }
     return res;
+}
+
+/* File mode: function `fi` (a region function, not moved) is mapped now, in time order,
+   over [start, start + size): it takes the place of what its run's file holds there if no
+   sample resolved into that, else the same place in the next file of the run (same B;
+   made when first needed).  Code the GC freed is nearly always code no sample hit since
+   (node's 8 s bench recording: 10,265 of 47,769 loads over earlier code, 17 of them over
+   sampled code), and perf can no longer resolve into what the new code covers: every
+   later sample there is the new code's.  So the file holds at each offset the one
+   function any sample there names, and the run stays one module for hotspot's parser,
+   where generations of files over one another made elfutils report one of two
+   overlapping modules nowhere (435 frames misnamed on that recording).  What the new
+   code leaves of an unsampled function stays there as a piece of it. */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_slot(jitanon__inj *j, jitanon__eo_region *s, size_t fi,
+                                                        uint64_t start, uint64_t size)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    size_t g = jt->funcs[fi].region;
+    jitanon_result res;
+    if (size == 0) size = 1; /* as its place */
+    for (;;) {
+        jitanon_rangemap_iter it;
+        jitanon_range r;
+        int busy = 0;
+        if (g >= s->nocc) {
+            size_t k;
+            if (!jitanon__grow(&j->a, (void **)&s->occ, &s->occ_cap, jt->nregions, sizeof *s->occ))
+                return jitanon__inj_nomem(j, "region files");
+            for (k = s->nocc; k < jt->nregions; k++) jitanon_rangemap_init(&s->occ[k], &j->a);
+            s->nocc = jt->nregions;
+        }
+        jitanon_rangemap_iter_begin(&it, &s->occ[g], start, size);
+        while (!busy && jitanon_rangemap_iter_next(&it, &r)) busy = r.id < jt->nfuncs && jt->hot[r.id].hit;
+        if (!busy) {
+            res = jitanon_rangemap_assign(&s->occ[g], start, size, 1, fi, j->err);
+            if (res == JITANON_ERR_INVALID_ARGUMENT) res = JITANON_OK; /* a wrapping range is never mapped */
+            jt->funcs[fi].region = g;
+            jt->funcs[fi].path = jt->regions[g].path;
+            jt->funcs[fi].slotted = 1;
+            return res;
+        }
+        if (jt->regions[g].next == SIZE_MAX) { /* the run's next file */
+            jitanon__inj_dump *jd = &jt->dumps[jt->regions[g].dump];
+            char name[96];
+            size_t path;
+            jitanon__eo_region_name(jd, name);
+            if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX ||
+                !jitanon__grow(&j->a, (void **)&jt->regions, &jt->regions_cap, jt->nregions + 1, sizeof *jt->regions))
+                return jitanon__inj_nomem(j, "regions");
+            jitanon__eo_region_new(j, jt->regions[g].base, path, jt->regions[g].dump);
+            jt->regions[g].next = jt->nregions++;
+        }
+        g = jt->regions[g].next;
+    }
 }
 
 /* A place with a file of its own (jitanon__eo_region_add), written at the end. */
@@ -14665,19 +14771,13 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_own(jitanon__inj *j, jitanon_
     return JITANON_OK; /* logged */
 }
 
-JITANON__PRIVATE int jitanon__eo_region_by_file(const void *ctx, uint32_t a, uint32_t b)
-{
-    const jitanon__eo_place *p = (const jitanon__eo_place *)ctx;
-    return p[a].region < p[b].region || (p[a].region == p[b].region && p[a].addr < p[b].addr);
-}
-
 /* File mode, every sample seen: each file with the code that went to it. */
 JITANON__PRIVATE jitanon_result jitanon__eo_region_finish(jitanon__inj *j, jitanon__elfout *o)
 {
     jitanon__eo_region *s = &o->u.reg;
     const jitanon__eo_place *pl = s->places;
     jitanon_result res = JITANON_OK;
-    size_t i, from, n = 0;
+    size_t i, g, n = 0;
     if (!jitanon__eo_region_online(j) || !s->nplaces) return JITANON_OK;
     if (s->nplaces > UINT32_MAX / 2 ||
         !jitanon__grow(&j->a, (void **)&s->order, &s->order_cap, 2 * s->nplaces, sizeof *s->order))
@@ -14686,17 +14786,31 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_finish(jitanon__inj *j, jitan
         if (pl[i].region != SIZE_MAX) s->order[n++] = (uint32_t)i;
         else if (pl[i].own && j->jit.hot[pl[i].func].hit) res = jitanon__eo_region_own(j, s, &pl[i]);
     }
-    jitanon__msort(s->order, s->order + n, n, jitanon__eo_region_by_file, pl);
-    for (from = 0, i = 1; res == JITANON_OK && from < n; i++) {
-        const jitanon__inj_region *g;
-        jitanon__inj_dump *jd;
-        if (i < n && pl[s->order[i]].region == pl[s->order[from]].region) continue;
-        g = &j->jit.regions[pl[s->order[from]].region];
-        jd = &j->jit.dumps[g->dump];
-        if ((res = jitanon__eo_region_build(j, s, jd, g->base, from, i)) == JITANON_OK)
-            (void)jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, jitanon__inj_path(j, g->path) + strlen(jd->dir) + 1,
+    /* s->order is by function: a LOAD appends its function and then its place */
+    for (g = 0; g < s->nocc && g < j->jit.nregions && res == JITANON_OK; g++) {
+        const jitanon__inj_region *rg = &j->jit.regions[g];
+        jitanon__inj_dump *jd = &j->jit.dumps[rg->dump];
+        jitanon_rangemap_iter it;
+        jitanon_range r;
+        size_t k = 0;
+        jitanon_rangemap_iter_begin_all(&it, &s->occ[g]);
+        while (jitanon_rangemap_iter_next(&it, &r)) {
+            size_t lo = 0, hi = n;
+            while (lo < hi) { /* the function's place */
+                size_t mid = lo + (hi - lo) / 2;
+                if (pl[s->order[mid]].func < r.id) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo == n || pl[s->order[lo]].func != r.id) continue;
+            if (!jitanon__grow(&j->a, (void **)&s->pieces, &s->pieces_cap, k + 1, sizeof *s->pieces))
+                return jitanon__inj_nomem(j, "region pieces");
+            s->pieces[k].place = s->order[lo];
+            s->pieces[k].addr = r.start;
+            s->pieces[k++].len = r.len;
+        }
+        if (k && (res = jitanon__eo_region_build(j, s, jd, rg->base, k)) == JITANON_OK)
+            (void)jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, jitanon__inj_path(j, rg->path) + strlen(jd->dir) + 1,
                                         SIZE_MAX); /* logged: its MMAP2s are out */
-        from = i;
     }
     return res;
 }
@@ -15563,6 +15677,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
     }
     if (res == JITANON_ERR_INVALID_ARGUMENT) return JITANON_OK; /* wrapping ranges: skip */
     if (res != JITANON_OK) return res;
+    if (f->region != SIZE_MAX && !f->slotted && !e->is_move && j->elf.ops == &jitanon__eo_regions &&
+        jitanon__eo_region_online(j) && (res = jitanon__eo_region_slot(j, &j->elf.u.reg, e->func, e->start, e->size)) != JITANON_OK)
+        return res;
     if (!jitanon__grow(&j->a, (void **)&rd->synth, &rd->synth_cap, rd->nsynth + 1, sizeof *s))
         return jitanon__inj_nomem(j, "synthesized mmaps");
     s = &rd->synth[rd->nsynth++];

@@ -88,8 +88,13 @@ static int tg_case(uint64_t seed)
         /* the process maps files and anonymous memory between loads */
         if (ti_rand(&s) % 4 == 0) ti_mmap(&g, t, 0x7f1000000000ull + i * 0x10000, 0x1000, 0x1000, "/usr/lib/x.so");
         if (ti_rand(&s) % 6 == 0) ti_mmap(&g, t, runs[i % 3], 0x10000, runs[i % 3], "//anon");
-        /* samples in code (a file is laid out at the dump's end whatever was sampled) */
+        /* samples in code, new and older (code over code that a sample hit must not take
+           its place in a file) */
         if (ti_rand(&s) % 3 == 0) ti_sample(&g, t, l->addr + ti_rand(&s) % l->len);
+        if (ti_rand(&s) % 4 == 0) {
+            const tg_load *e = &ld[ti_rand(&s) % (i + 1)];
+            ti_sample(&g, t, e->addr + ti_rand(&s) % e->len);
+        }
         if (i % 8 == 7) ti_round(&g);
     }
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
@@ -138,34 +143,49 @@ static int tg_case(uint64_t seed)
                        (unsigned long long)seed, m->name, (unsigned long long)m->start, (unsigned long long)m->pgoff,
                        inherits ? "inherits" : "no base", (unsigned long long)inherited);
         }
-        { /* its bytes and its symbol at pgoff */
-            const tg_file *f = tg_find(&io, m->name);
-            jitanon_test_elf_file ef;
-            jitanon_test_elf_section symtab;
-            uint64_t q, nsym, found = 0;
-            if (!f || jitanon_test_elf_parse(&ef, f->bytes.data, f->bytes.size, NULL) != JITANON_OK ||
-                m->pgoff + m->len > f->bytes.size) {
-                if (!bad++) printf("  seed %llu: %s missing or too short\n", (unsigned long long)seed, m->name);
-                continue;
-            }
-            for (q = 0; q < m->len; q++)
-                if (((const uint8_t *)f->bytes.data)[m->pgoff + q] != ld[k].fill) break;
-            if (q != m->len && !bad++)
-                printf("  seed %llu: %s holds other bytes at %llx\n", (unsigned long long)seed, m->name,
-                       (unsigned long long)(m->pgoff + q));
-            if (jitanon_test_elf_find_section(&ef, ".symtab", &symtab)) {
-                nsym = jitanon_test_elf_symbol_count(&ef, &symtab);
-                for (q = 1; q < nsym; q++) {
-                    jitanon_test_elf_symbol sym;
-                    if (jitanon_test_elf_symbol_at(&ef, &symtab, q, &sym, NULL) == JITANON_OK && sym.value == m->pgoff &&
-                        sym.size == m->len)
-                        found++;
-                }
-            }
-            if (found != 1 && !bad++)
-                printf("  seed %llu: %s has %u symbols at %llx\n", (unsigned long long)seed, m->name, (unsigned)found,
-                       (unsigned long long)m->pgoff);
+    }
+    /* every sample: the file perf resolves it into (the last mapping over it, in output
+       order) holds at its offset the bytes of the load per-function files name there (the
+       latest load over it by then), under a symbol */
+    for (i = 0; i < nout; i++) {
+        const ti_out_rec *x = &out[i], *m = NULL;
+        const tg_file *f;
+        jitanon_test_elf_file ef;
+        jitanon_test_elf_section symtab;
+        uint64_t off, q, nsym, found = 0;
+        size_t want = NL;
+        if (x->type != JITANON_PERF_RECORD_SAMPLE) continue;
+        for (k = 0; k < NL; k++) /* in time order: the latest wins */
+            if (ld[k].time <= x->time && x->start - ld[k].addr < ld[k].len) want = k;
+        if (want == NL) continue;
+        for (k = 0; k < i; k++)
+            if (out[k].type == JITANON_PERF_RECORD_MMAP2 && x->start - out[k].start < out[k].len) m = &out[k];
+        if (!m || !strstr(m->name, "/jitted-100-r") || !(f = tg_find(&io, m->name)) ||
+            jitanon_test_elf_parse(&ef, f->bytes.data, f->bytes.size, NULL) != JITANON_OK) {
+            if (!bad++)
+                printf("  seed %llu: a sample at %llx (load %u) resolves to %s\n", (unsigned long long)seed,
+                       (unsigned long long)x->start, (unsigned)want, m ? m->name : "nothing");
+            continue;
         }
+        off = x->start - m->start + m->pgoff;
+        if (off >= f->bytes.size || ((const uint8_t *)f->bytes.data)[off] != ld[want].fill) {
+            if (!bad++)
+                printf("  seed %llu: %s holds other bytes at %llx than load %u, sampled at %llx\n", (unsigned long long)seed,
+                       m->name, (unsigned long long)off, (unsigned)want, (unsigned long long)x->start);
+            continue;
+        }
+        if (jitanon_test_elf_find_section(&ef, ".symtab", &symtab)) {
+            nsym = jitanon_test_elf_symbol_count(&ef, &symtab);
+            for (q = 1; q < nsym; q++) {
+                jitanon_test_elf_symbol sym;
+                if (jitanon_test_elf_symbol_at(&ef, &symtab, q, &sym, NULL) == JITANON_OK && sym.value <= off &&
+                    off - sym.value < sym.size)
+                    found++;
+            }
+        }
+        if (found != 1 && !bad++)
+            printf("  seed %llu: %s has %u symbols at %llx\n", (unsigned long long)seed, m->name, (unsigned)found,
+                   (unsigned long long)off);
     }
     /* holes: a file's functions, in offset order, lie at most JITANON__REGION_GAP apart */
     for (i = 0; i < nout; i++) {
@@ -176,12 +196,28 @@ static int tg_case(uint64_t seed)
             if (out[k].type == JITANON_PERF_RECORD_MMAP2 && out[k].len > 1 && !strcmp(out[k].name, m->name) &&
                 out[k].pgoff > m->pgoff && out[k].pgoff < next)
                 next = out[k].pgoff;
-        if (next != UINT64_MAX && next - (m->pgoff + m->len) > JITANON__REGION_GAP && !bad++)
+        if (next != UINT64_MAX && next > m->pgoff + m->len && next - (m->pgoff + m->len) > JITANON__REGION_GAP && !bad++)
             printf("  seed %llu: %s has a hole of %llu bytes\n", (unsigned long long)seed, m->name,
                    (unsigned long long)(next - (m->pgoff + m->len)));
-        if (next != UINT64_MAX && next < m->pgoff + m->len && !bad++)
-            printf("  seed %llu: %s holds two functions at %llx\n", (unsigned long long)seed, m->name,
-                   (unsigned long long)next);
+    }
+    /* a file never holds two functions at one offset: its symbols do not overlap (code over
+       code went to another file, or took the place of code no sample hit) */
+    for (i = 0; i < io.nfiles; i++) {
+        jitanon_test_elf_file ef;
+        jitanon_test_elf_section symtab;
+        jitanon_test_elf_symbol a, b;
+        uint64_t q, w, nsym;
+        if (jitanon_test_elf_parse(&ef, io.files[i].bytes.data, io.files[i].bytes.size, NULL) != JITANON_OK ||
+            !jitanon_test_elf_find_section(&ef, ".symtab", &symtab))
+            continue;
+        nsym = jitanon_test_elf_symbol_count(&ef, &symtab);
+        for (q = 1; q < nsym; q++)
+            for (w = q + 1; w < nsym; w++)
+                if (jitanon_test_elf_symbol_at(&ef, &symtab, q, &a, NULL) == JITANON_OK &&
+                    jitanon_test_elf_symbol_at(&ef, &symtab, w, &b, NULL) == JITANON_OK && a.size && b.size &&
+                    a.value < b.value + b.size && b.value < a.value + a.size && !bad++)
+                    printf("  seed %llu: %s holds two functions at %llx\n", (unsigned long long)seed, io.files[i].name,
+                           (unsigned long long)b.value);
     }
     JT_CHECK(st.write.region_bases > 0);
     for (i = 0; i < io.nfiles; i++) jitanon_membuf_release(&io.files[i].bytes);
