@@ -11600,6 +11600,8 @@ typedef struct jitanon__sym_file {
 
 #define JITANON__SYM_PLT 1u       /* a PLT slot: name is the symbol's, "@plt" follows */
 #define JITANON__SYM_DEMANGLED 2u /* the demangler was asked (name is its answer when it had one) */
+#define JITANON__SYM_TIE 4u       /* aliases not chosen yet (jitanon__sym_tie): this is the first */
+#define JITANON__SYM_UNEVEN 8u    /* ... and they end in different places (end is not the chosen one's) */
 
 typedef struct jitanon__sym_ent {
     uint64_t start, end; /* [start, end), addresses of the file (kallsyms: of the kernel) */
@@ -11613,6 +11615,16 @@ typedef struct jitanon__sym_gone { /* an alias perf removed: its start and place
     uint64_t start;
     uint32_t seq, pad;
 } jitanon__sym_gone;
+
+/* Aliases at one address whose choice needs their demangled names (jitanon__sym_fixup):
+   chosen when a lookup first needs that address (most never are: node has 10,000 such
+   pairs, 20,000 names to demangle, and a pass looks a few hundred up). */
+typedef struct jitanon__sym_tie {
+    uint64_t start;
+    uint64_t zend;   /* where the chosen one ends if it has no size */
+    size_t first, n; /* the aliases, in the table's order: ties[first, first + n) */
+    size_t gone;     /* its n - 1 places in the gone list (SIZE_MAX: none kept) */
+} jitanon__sym_tie;
 
 /* Names made here (PLT slots, demangled names): blocks that never move, so a name handed
    out stays valid while the table lives. */
@@ -11640,6 +11652,10 @@ typedef struct jitanon__sym_table {
     uint32_t nseq, nseq_syms;     /* symbols inserted: all, the table's (the PLT's follow) */
     jitanon__sym_gone *gone;      /* the aliases removed, in perf's order */
     size_t ngone, gone_cap;
+    jitanon__sym_tie *tie;        /* the choices left for later, by start */
+    size_t ntie, tie_cap;
+    jitanon__sym_ent *ties;       /* their aliases */
+    size_t nties, ties_cap;
     jitanon__rb *rb;          /* built on the first lookup that needs it */
     int rb_failed;                /* (out of memory: the innermost symbol is taken instead) */
     struct jitanon__sym_seen *seen; /* the last answers, by address (callchains repeat) */
@@ -11690,6 +11706,8 @@ JITANON__PRIVATE void jitanon__sym_table_free(const jitanon_allocator *a, jitano
     if (t->rb) jitanon__rb_free(a, t->rb);
     jitanon__free(a, t->seen, t->seen ? JITANON__SYM_SEEN * sizeof *t->seen : 0);
     jitanon__free(a, t->gone, t->gone_cap * sizeof *t->gone);
+    jitanon__free(a, t->tie, t->tie_cap * sizeof *t->tie);
+    jitanon__free(a, t->ties, t->ties_cap * sizeof *t->ties);
     jitanon__free(a, t->ents, t->cap * sizeof *t->ents);
     jitanon__free(a, t->strings, t->strings_size);
     jitanon__sym_arena_free(a, &t->arena);
@@ -12069,10 +12087,13 @@ done:
     return r;
 }
 
+JITANON__PRIVATE void jitanon__sym_settle(const jitanon_allocator *a, jitanon__sym_table *t, jitanon__sym_ent *e);
+
 /* The name as perf prints it: demangled through the hook (once; kept in the arena). */
 JITANON__PRIVATE jitanon_str jitanon__sym_name(const jitanon_allocator *a, jitanon__sym_table *t, jitanon__sym_ent *e)
 {
     jitanon_str s;
+    jitanon__sym_settle(a, t, e);
     if (t->demangle && !(e->flags & JITANON__SYM_DEMANGLED)) {
         char buf[512], base[512], *big = NULL;
         size_t blen = e->flags & JITANON__SYM_PLT ? e->len - 4 : e->len, n, cap = sizeof buf;
@@ -12114,16 +12135,25 @@ JITANON__PRIVATE size_t jitanon__sym_underscores(const char *s, size_t n)
     return k;
 }
 
+/* perf's choice between two symbols at one address by their sizes and bindings: 1 keeps
+   a, 0 keeps b, -1 when their names decide. */
+JITANON__PRIVATE int jitanon__sym_keep_by_kind(const jitanon__sym_ent *x, const jitanon__sym_ent *y)
+{
+    int ax = x->end > x->start, by = y->end > y->start;
+    if (ax != by) return ax;
+    if ((x->bind == 2) != (y->bind == 2)) return y->bind == 2;       /* weak loses */
+    if ((x->bind == 1) != (y->bind == 1)) return x->bind == 1;       /* global wins */
+    return -1;
+}
+
 /* perf's choice between two symbols at one address: 1 keeps a, 0 keeps b. */
 JITANON__PRIVATE int jitanon__sym_keep_first(const jitanon_allocator *a, jitanon__sym_table *t, jitanon__sym_ent *x,
                                             jitanon__sym_ent *y)
 {
-    int ax = x->end > x->start, by = y->end > y->start;
+    int kind = jitanon__sym_keep_by_kind(x, y);
     jitanon_str nx, ny;
     size_t ux, uy;
-    if (ax != by) return ax;
-    if ((x->bind == 2) != (y->bind == 2)) return y->bind == 2;       /* weak loses */
-    if ((x->bind == 1) != (y->bind == 1)) return x->bind == 1;       /* global wins */
+    if (kind >= 0) return kind;
     nx = jitanon__sym_name(a, t, x);
     ny = jitanon__sym_name(a, t, y);
     if (t->kallsyms) nx.length = x->len, ny.length = y->len;         /* with their "\t[module]" */
@@ -12202,36 +12232,128 @@ JITANON__PRIVATE void jitanon__sym_ends(jitanon__sym_table *t, jitanon__sym_ent 
         e[k - 1].end = e[k - 1].start > UINT64_MAX - 8192 ? UINT64_MAX : ((e[k - 1].start + 4095) & ~(uint64_t)4095) + 4096;
 }
 
+/* Keeps the n aliases at e's address (sorted, the table's order) to be chosen between when
+   a lookup first needs them (jitanon__sym_settle), with their places in the gone list.  0
+   when the memory cannot be had (they are chosen now). */
+JITANON__PRIVATE int jitanon__sym_defer(const jitanon_allocator *a, jitanon__sym_table *t, const jitanon__sym_ent *e,
+                                       size_t n)
+{
+    jitanon__sym_tie *g;
+    size_t i;
+    if (!jitanon__grow(a, (void **)&t->tie, &t->tie_cap, t->ntie + 1, sizeof *t->tie) ||
+        !jitanon__grow(a, (void **)&t->ties, &t->ties_cap, t->nties + n, sizeof *t->ties))
+        return 0;
+    g = &t->tie[t->ntie++];
+    g->start = e->start, g->zend = e->start, g->first = t->nties, g->n = n, g->gone = SIZE_MAX;
+    memcpy(t->ties + t->nties, e, n * sizeof *e);
+    t->nties += n;
+    if (!t->rb_failed) { /* the losers' places, in perf's order of removal; their seqs come later */
+        if (jitanon__grow(a, (void **)&t->gone, &t->gone_cap, t->ngone + n - 1, sizeof *t->gone)) {
+            g->gone = t->ngone;
+            for (i = 0; i + 1 < n; i++, t->ngone++)
+                t->gone[t->ngone].start = e->start, t->gone[t->ngone].seq = UINT32_MAX, t->gone[t->ngone].pad = 0;
+        } else t->rb_failed = 1;
+    }
+    return 1;
+}
+
+/* Chooses between the aliases at e's address now when the choice was left for later
+   (JITANON__SYM_TIE), as jitanon__sym_fixup would have: e becomes the one kept. */
+JITANON__PRIVATE void jitanon__sym_settle(const jitanon_allocator *a, jitanon__sym_table *t, jitanon__sym_ent *e)
+{
+    size_t lo = 0, hi = t->ntie, i, lost = 0;
+    jitanon__sym_tie *g;
+    jitanon__sym_ent *w;
+    if (!(e->flags & JITANON__SYM_TIE)) return;
+    e->flags = (uint8_t)(e->flags & ~(JITANON__SYM_TIE | JITANON__SYM_UNEVEN));
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->tie[mid].start < e->start) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == t->ntie || t->tie[lo].start != e->start) return; /* (cannot be) */
+    g = &t->tie[lo];
+    w = &t->ties[g->first];
+    for (i = 1; i < g->n; i++) {
+        jitanon__sym_ent *m = &t->ties[g->first + i];
+        int first = jitanon__sym_keep_first(a, t, w, m);
+        if (g->gone != SIZE_MAX) t->gone[g->gone + lost++].seq = (first ? m : w)->seq;
+        if (!first) w = m;
+    }
+    *e = *w;
+    if (e->end == e->start) e->end = g->zend;
+}
+
 /* Sorts the symbols [from, n) by address (stably: the table's order at one address),
    keeps one of each address's aliases and ends the symbols of size 0 at the next.  perf
    6.1 chooses the aliases of an ELF file first, then ends its symbols; kallsyms' the
    other way round, so of kallsyms' aliases (all of size 0) the last at an address, the
-   only one that reaches the next, wins (__x64_sys_gettid over __ia32_sys_gettid). */
+   only one that reaches the next, wins (__x64_sys_gettid over __ia32_sys_gettid).  With a
+   demangler, aliases that only their names choose between are chosen between when a
+   lookup needs them (jitanon__sym_defer): demangling them all was most of a node pass's
+   names. */
 JITANON__PRIVATE int jitanon__sym_fixup(const jitanon_allocator *a, jitanon__sym_table *t, size_t from)
 {
     jitanon__sym_ent *e;
-    size_t n = t->n - from, i, k = 0;
+    size_t n = t->n - from, i, j, m, k = 0, tie0 = t->ntie;
+    int later = t->demangle && !t->kallsyms;
     if (!n) return 1;
     e = t->ents + from; /* (not before: no symbols, no array) */
     if (!jitanon__sym_sort(a, e, n)) return 0;
     if (t->kallsyms) jitanon__sym_ends(t, e, n);
-    for (i = 0; i < n; i++) {
-        if (k && e[k - 1].start == e[i].start) {
-            int first = jitanon__sym_keep_first(a, t, &e[k - 1], &e[i]);
-            const jitanon__sym_ent *lost = first ? &e[i] : &e[k - 1];
+    for (i = 0; i < n; i = j, k++) {
+        size_t w = i;
+        int names = 0;
+        for (j = i + 1; j < n && e[j].start == e[i].start; j++) {
+            int kind = later && !names ? jitanon__sym_keep_by_kind(&e[w], &e[j]) : 1;
+            if (kind < 0) names = 1;
+            else if (!kind) w = j;
+        }
+        if (names && jitanon__sym_defer(a, t, e + i, j - i)) {
+            int uneven = 0;
+            for (m = i + 1; m < j; m++) uneven |= e[m].end != e[i].end;
+            t->tie[t->ntie - 1].zend = k; /* (its place until the ends are known) */
+            e[k] = e[i];
+            /* the end every alias has, else one of no size's (the chosen one's if it has none) */
+            if (uneven) e[k].end = e[k].start;
+            e[k].flags = (uint8_t)(e[k].flags | JITANON__SYM_TIE | (uneven ? JITANON__SYM_UNEVEN : 0));
+            continue;
+        }
+        e[k] = e[i];
+        for (m = i + 1; m < j; m++) {
+            int first = jitanon__sym_keep_first(a, t, &e[k], &e[m]);
+            const jitanon__sym_ent *lost = first ? &e[m] : &e[k];
             if (!t->kallsyms && !t->rb_failed) { /* (kallsyms' symbols do not nest: no tree) */
                 if (jitanon__grow(a, (void **)&t->gone, &t->gone_cap, t->ngone + 1, sizeof *t->gone)) {
                     t->gone[t->ngone].start = lost->start;
                     t->gone[t->ngone].seq = lost->seq, t->gone[t->ngone++].pad = 0;
                 } else t->rb_failed = 1;
             }
-            if (!first) e[k - 1] = e[i];
-            continue;
+            if (!first) e[k] = e[m];
         }
-        e[k++] = e[i];
     }
     t->n = from + k;
     if (!t->kallsyms) jitanon__sym_ends(t, e, k);
+    for (i = tie0; i < t->ntie; i++) t->tie[i].zend = e[t->tie[i].zend].end;
+    return 1;
+}
+
+/* Sorts e[0, n) by start, stably, where e[0, m) is sorted already: a PLT's slots, in
+   address order, merged in from the back (sorting the whole table again was a tenth of
+   reading node's symbols); jitanon__sym_sort when they are not in order.  0 when the
+   scratch memory cannot be had. */
+JITANON__PRIVATE int jitanon__sym_merge(const jitanon_allocator *a, jitanon__sym_ent *e, size_t m, size_t n)
+{
+    jitanon__sym_ent *run;
+    size_t i, j, out;
+    for (i = m + 1; i < n && e[i - 1].start <= e[i].start; i++) {}
+    if (i < n) return jitanon__sym_sort(a, e, n);
+    if (!(run = (jitanon__sym_ent *)jitanon__malloc(a, (n - m) * sizeof *run))) return 0;
+    memcpy(run, e + m, (n - m) * sizeof *run);
+    /* from the back: at one start the table's symbols stay before the slots */
+    for (i = m, j = n - m, out = n; j;)
+        e[--out] = i && e[i - 1].start > run[j - 1].start ? e[--i] : run[--j];
+    jitanon__free(a, run, (n - m) * sizeof *run);
     return 1;
 }
 
@@ -12257,7 +12379,7 @@ JITANON__PRIVATE jitanon_result jitanon__sym_build(const jitanon_allocator *a, j
         return r;
     }
     /* the slots are added after the choice of aliases and ends (perf's order): merged in */
-    if (t->n > nsyms && !jitanon__sym_sort(a, t->ents, t->n))
+    if (t->n > nsyms && !jitanon__sym_merge(a, t->ents, nsyms, t->n))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory (sorting symbols)");
     return JITANON_OK;
 }
@@ -12313,6 +12435,7 @@ JITANON__PRIVATE jitanon__rb *jitanon__sym_rb_build(const jitanon_allocator *a, 
     jitanon__rb *rb;
     size_t n = t->nseq, i;
     if (t->rb || t->rb_failed) return t->rb;
+    for (i = 0; t->ntie && i < t->n; i++) jitanon__sym_settle(a, t, &t->ents[i]); /* the tree holds the ones kept */
     if (!(rb = jitanon__rb_alloc(a, n))) {
         t->rb_failed = 1;
         return NULL;
@@ -12361,11 +12484,13 @@ JITANON__PRIVATE jitanon__sym_ent *jitanon__sym_find_at(const jitanon_allocator 
         if (t->ents[mid].start <= addr) lo = mid + 1;
         else hi = mid;
     }
-    for (k = 0; k < 8 && lo > k; k++) /* (symbols nested deeper than 8 are not looked for) */
+    for (k = 0; k < 8 && lo > k; k++) { /* (symbols nested deeper than 8 are not looked for) */
+        if (t->ents[lo - 1 - k].flags & JITANON__SYM_UNEVEN) jitanon__sym_settle(a, t, &t->ents[lo - 1 - k]);
         if (addr < t->ents[lo - 1 - k].end || (addr == t->ents[lo - 1 - k].start && addr == t->ents[lo - 1 - k].end)) {
             if (found == SIZE_MAX) found = lo - 1 - k;
             holders++;
         }
+    }
     if (found == lo - 1 && holders == 1) return &t->ents[found];
     if (found == SIZE_MAX || !(rb = jitanon__sym_rb_build(a, t))) return found == SIZE_MAX ? NULL : &t->ents[found];
     for (x = rb->root; x != JITANON__RB_NIL;) {

@@ -357,6 +357,60 @@ static void test_symbols_demangle(void)
     free(m);
 }
 
+/* Aliases only their demangled names choose between are chosen when a lookup needs them,
+   as perf chooses (the longer demangled name: "_Z1cv" over "abcdefgh", which is longer
+   mangled): nothing is demangled while the table is built; an address past the shorter
+   alias' end finds nothing once the sized aliases' choice is made. */
+static void test_symbols_demangle_aliases(void)
+{
+    sym_img *m = (sym_img *)calloc(1, sizeof *m);
+    static const char strs[] = "\0abcdefgh\0_Z1cv\0plain\0_Z1dv";
+    uint8_t sym[24 * 5];
+    size_t ns = 0;
+    sym_sec_in s[3];
+    sym_loaded l;
+    jitanon__sym_ent *e;
+    jitanon_str nm;
+    int calls = 0;
+    if (!m) return;
+    m->is64 = 1;
+    memset(s, 0, sizeof s);
+    ns += si_sym(m, sym + ns, 0, 0, 0, 0, 0, 0);
+    ns += si_sym(m, sym + ns, 1, 0x12, 0, 1, 0x1000, 0x20);  /* abcdefgh, sized 0x20 */
+    ns += si_sym(m, sym + ns, 10, 0x12, 0, 1, 0x1000, 0x10); /* _Z1cv, sized 0x10: ends differ */
+    ns += si_sym(m, sym + ns, 16, 0x12, 0, 1, 0x1020, 0);    /* plain and _Z1dv: no size */
+    ns += si_sym(m, sym + ns, 22, 0x12, 0, 1, 0x1020, 0);
+    s[0].name = ".text", s[0].type = 1, s[0].addr = 0x1000, s[0].size = 0x40, s[0].flags = 6;
+    s[1].name = ".symtab", s[1].type = 2, s[1].link = 3, s[1].data = sym, s[1].size = ns, s[1].entsize = 24;
+    s[2].name = ".strtab", s[2].type = 3, s[2].data = (const uint8_t *)strs, s[2].size = sizeof strs;
+    si_build(m, 1, 0, 3, 0, s, 3);
+    memset(&l, 0, sizeof l);
+    l.mem.p = m->b, l.mem.n = m->n;
+    l.t.demangle = sym_test_demangle, l.t.demangle_user = &calls;
+    l.open = jitanon__sym_open(NULL, jitanon__sym_mem_read, &l.mem, &l.f, &l.err);
+    JT_CHECK_EQ_U(l.open, JITANON_OK);
+    l.build = jitanon__sym_build(NULL, &l.t, &l.f, &l.f, &l.err);
+    JT_CHECK_EQ_U(l.build, JITANON_OK);
+    JT_CHECK_EQ_U(l.t.n, 2);
+    JT_CHECK_EQ_U(calls, 0);                                 /* no alias chosen yet */
+    JT_CHECK(jitanon__sym_find(NULL, &l.t, 0x1018) == NULL); /* past _Z1cv's end */
+    e = jitanon__sym_find(NULL, &l.t, 0x1004);
+    JT_CHECK(e != NULL);
+    if (e) {
+        nm = jitanon__sym_name(NULL, &l.t, e);
+        JT_CHECK(nm.length == 3 + 3 + 600 && !memcmp(nm.data, "dm:1cv", 6));
+    }
+    e = jitanon__sym_find(NULL, &l.t, 0x1024);
+    JT_CHECK(e != NULL);
+    if (e) {
+        nm = jitanon__sym_name(NULL, &l.t, e);
+        JT_CHECK(nm.length == 3 + 3 + 600 && !memcmp(nm.data, "dm:1dv", 6));
+        JT_CHECK_EQ_U(e->end, 0x3000); /* no size, the last: to the end of the page after its own */
+    }
+    sym_unload(&l);
+    free(m);
+}
+
 static void test_symbols_kallsyms(void)
 {
     static const char text[] =
@@ -744,6 +798,7 @@ static void suite_symbols(void)
     JT_RUN(test_symbols_choice);
     JT_RUN(test_symbols_plt);
     JT_RUN(test_symbols_demangle);
+    JT_RUN(test_symbols_demangle_aliases);
     JT_RUN(test_symbols_kallsyms);
     JT_RUN(test_symbols_damage);
     JT_RUN(test_symbols_frames);
