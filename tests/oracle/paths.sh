@@ -27,7 +27,17 @@ for f in "$root"/build/*; do
     *) [ -f "$f" ] && cp -p "$f" "$dest/build/" ;;
   esac
 done
-[ -d "$root/build/npm" ] && ln -s "$root/build/npm" "$dest/build/npm"
+# pprof.sh's decoder is copied: the user nobody (below) may not pass through the
+# checkout's parents (a clone in a directory of mktemp -d, mode 0700, failed CI so)
+if [ -d "$root/build/npm/node_modules" ]; then
+  mkdir -p "$dest/build/npm/node_modules"
+  for m in "$root"/build/npm/node_modules/*; do
+    case ${m##*/} in
+      pprof-format) cp -R "$m" "$dest/build/npm/node_modules/" ;;
+      *) ln -s "$m" "$dest/build/npm/node_modules/" ;;
+    esac
+  done
+fi
 (cd "$dest" && { sh tests/oracle/jvmti.sh; sh tests/oracle/live.sh hot3; }) 2>&1 |
   sed -n 's/^\(PASS\|FAIL\|SKIP\) /\1 paths: /p'
 
