@@ -14465,12 +14465,14 @@ static const jitanon__elfout_ops jitanon__eo_process = {
    frame (node compiling throughout: 527 flushes against 60 with per-function files).
    A file never holds two pieces of code at one address (neither perf nor hotspot forgets
    what an offset held), nor a hole wider than JITANON__REGION_GAP.  A dump (file mode)
-   or a followed read of a live pipe is laid out at its end, knowing all its code: by
-   generations (code over earlier code of the batch goes one higher), each cut where a
-   hole passes the gap, with B outside the code of every function of the batch (looked
-   for down to JITANON__REGION_REACH below).  A pipe's files are written then (its reader
-   may open one as soon as a sample needs it), file mode's when the recording has been
-   read (jitanon__eo_region_finish).
+   or a followed read of a live pipe is laid out at its end, knowing all its code, cut
+   into runs where a hole passes the gap, with B outside the code of every function of
+   the batch (looked for down to JITANON__REGION_REACH below).  A pipe's files are
+   written then (its reader may open one as soon as a sample needs it), so code over
+   earlier code of the batch goes to a file one generation higher; file mode's are
+   written when the recording has been read (jitanon__eo_region_finish), and code over
+   code takes the earlier code's place in its run's file when no sample hit that
+   (jitanon__eo_region_slot).
    JITANON__REGION_GAP: a hole is written as zeros (perf archive tars files whole, sparse or
    not); 64 KiB is four of V8's code-space page headers apart yet keeps a run of pages in one
    file, and costs at most 64 KiB a split where a file costs four inodes and a base MMAP2
