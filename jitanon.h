@@ -2318,6 +2318,10 @@ typedef struct jitanon_inject_stats {
         uint64_t records, mmaps_synthesized;
         uint64_t region_bases; /* region functions framed by their file's base and what it hid (two MMAP2s
                                   each; see JITANON_ELF_PER_REGION) */
+        /* region layout, file mode: functions mapped when the anonymous memory they will
+           load into was, and those of them a sample found there before their load (their
+           mapping then taken back); see jitanon__inj_claim */
+        uint64_t region_claims, region_repairs;
     } write;
     struct { /* live pipes: dumps followed as they grew, the reads that found more of
                 one, and the time rounds waited for a dump to catch up (ns, in all) */
@@ -12607,6 +12611,8 @@ typedef struct jitanon__inj_func {
                                injector); not kept for a streamed one */
     int failed;             /* its file could not be written (told late by writer threads) */
     int slotted;            /* region layout, file mode: its file chosen (jitanon__eo_region_slot) */
+    int claimed;            /* ... and mapped ahead of its load, still in its process's claims */
+    uint64_t claim_len;     /* the claim's length (its code's) */
     size_t dump;            /* its dump in jitanon__inj_jit.dumps (followed dumps interleave) */
     size_t region;          /* its file in jitanon__inj_jit.regions, or SIZE_MAX */
 } jitanon__inj_func;
@@ -12665,6 +12671,7 @@ typedef struct jitanon__inj_dump {
     size_t first_func, nfuncs; /* its functions in jitanon__inj_jit.funcs, in dump order */
     uint64_t text_base;     /* pgoff of the code in a per-function file */
     uint64_t regions;       /* region files named so far (jitted-<pid>-r<N>.so) */
+    size_t fresh_from, fresh_to; /* region layout, file mode: its fresh places in jitanon__eo_region.fresh */
     uint64_t marker_time;   /* nothing of it is mapped before its marker */
     uint64_t last_time;     /* perf time of its latest record (read so far, when followed) */
     /* samples in its process's anonymous memory after last_time that no function named,
@@ -12712,6 +12719,7 @@ typedef struct jitanon__inj_synth {
        and what the base hides then (a mapping's identity, or SIZE_MAX: //anon) */
     int frame;
     size_t restore;
+    int take_back; /* not the function: what the engine has at its range (`restore`), over its claim */
 } jitanon__inj_synth;
 
 /* A round held back: its records end before recs[end]; `at` is the clock when it was
@@ -12836,6 +12844,14 @@ typedef struct jitanon__inj_jit {
        early_due (a superset after removals: only a prune makes them exact). */
     uint64_t early_lo, early_hi, early_due;
     jitanon_rangemap described; /* scratch of jitanon__inj_backdate */
+    /* Region layout, file mode: per process (pid -> 1 + index), the functions mapped
+       ahead of their loads (address -> function; jitanon__inj_claim), `nclaimed` in all;
+       the sample whose words are being looked at (its time), and a failure to remember */
+    jitanon__hmap claims_of;
+    jitanon_rangemap *claims;
+    size_t nclaims, claims_cap;
+    uint64_t nclaimed, claim_time;
+    jitanon_result claim_res;
     /* Unnamed samples (jitanon__inj_unnamed): a sample's pid is looked up once a run of
        them (stop_pid: 1 + the pid, 0 none; stop_dump: 1 + the index of its latest dump,
        0 none). */
@@ -12942,6 +12958,7 @@ typedef struct jitanon__eo_place {
     size_t dump;            /* in jitanon__inj_jit.dumps */
     size_t region;          /* its file in jitanon__inj_jit.regions once chosen, else SIZE_MAX */
     int own;                /* a file of its own, written if a sample resolves into it */
+    int fresh;              /* no earlier code of its dump overlaps it */
     size_t load, debug, unwind; /* offsets of the raw records in the arena; SIZE_MAX: none */
     size_t load_len, debug_len, unwind_len;
     uint64_t load_offset;   /* the LOAD's byte offset in its dump */
@@ -12972,6 +12989,11 @@ typedef struct jitanon__eo_region {
     size_t nocc, occ_cap;
     jitanon__eo_piece *pieces; /* a file's code in address order, as it is built */
     size_t pieces_cap;
+    /* file mode: each dump's places that no earlier code of the dump overlaps, in address
+       order ([fresh_from, fresh_to) of the dump): what a mapping of anonymous memory may
+       claim (jitanon__inj_claim) */
+    uint32_t *fresh;
+    size_t nfresh, fresh_cap;
 } jitanon__eo_region;
 
 struct jitanon__elfout {
@@ -13739,6 +13761,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->mapped_size = p->have_unwind ? p->unwind.unwind.mapped_size : 0;
     f->failed = 0;
     f->slotted = 0;
+    f->claimed = 0;
     f->dump = (size_t)(jd - jt->dumps);
     f->region = SIZE_MAX;
     f->dbg = NULL, f->dbg_size = 0, f->dbg_nr = 0, f->dbg_run = 0;
@@ -14123,13 +14146,20 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_add(jitanon__inj *j, jitanon
     return jitanon__inj_push_func(j, jd, r, p, jd->text_base, path);
 }
 
+/* A sample's word in anonymous memory: a claim there is taken back (region layout, file
+   mode: jitanon__inj_claim). */
+JITANON__PRIVATE void jitanon__inj_claim_hit(jitanon__inj *j, uint32_t pid, uint64_t ip);
+
 /* What perf report will resolve `ip` to in the output is what the engine says now.
    Returns 1 when ip is inside a function past its first byte (so ip - 1 is that
    function too). */
 JITANON__PRIVATE int jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip)
 {
     jitanon_range where;
-    if (jitanon__trim_resolve_fast(j->maps.trim, pid, ip, &where) != JITANON_TRIM_JIT || where.id >= j->jit.nfuncs) return 0;
+    if (jitanon__trim_resolve_fast(j->maps.trim, pid, ip, &where) != JITANON_TRIM_JIT || where.id >= j->jit.nfuncs) {
+        if (j->jit.nclaimed) jitanon__inj_claim_hit(j, pid, ip);
+        return 0;
+    }
     j->jit.hot[where.id].hit = 1;
     return where.start < ip;
 }
@@ -14499,6 +14529,7 @@ JITANON__PRIVATE void jitanon__eo_region_free(jitanon__inj *j, jitanon__elfout *
     for (i = 0; i < s->nocc; i++) jitanon_rangemap_release(&s->occ[i]);
     jitanon__free(&j->a, s->occ, s->occ_cap * sizeof *s->occ);
     jitanon__free(&j->a, s->pieces, s->pieces_cap * sizeof *s->pieces);
+    jitanon__free(&j->a, s->fresh, s->fresh_cap * sizeof *s->fresh);
     memset(s, 0, sizeof *s);
 }
 
@@ -14788,6 +14819,8 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
         uint64_t gen = 0;
         if (pl[i].own) continue; /* named already; written if hit */
         jitanon_rangemap_iter_begin(&it, &seen, pl[i].addr, pl[i].size);
+        pl[i].fresh = !jitanon_rangemap_iter_next(&it, &r);
+        jitanon_rangemap_iter_begin(&it, &seen, pl[i].addr, pl[i].size);
         while (!jitanon__eo_region_online(j) && jitanon_rangemap_iter_next(&it, &r))
             if (r.id + 1 > gen) gen = r.id + 1;
         pl[i].gen = gen;
@@ -14803,6 +14836,14 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
             if (!pl[i].own) s->order[k++] = (uint32_t)i;
         n = k;
         jitanon__msort(s->order, s->order + n, n, jitanon__eo_region_less, pl);
+    }
+    if (res == JITANON_OK && jitanon__eo_region_online(j)) { /* one generation: in address order */
+        if (!jitanon__grow(&j->a, (void **)&s->fresh, &s->fresh_cap, s->nfresh + n, sizeof *s->fresh))
+            res = jitanon__inj_nomem(j, "region order");
+        jd->fresh_from = jd->fresh_to = s->nfresh;
+        for (i = 0; res == JITANON_OK && i < n; i++)
+            if (pl[s->order[i]].fresh) s->fresh[s->nfresh++] = s->order[i];
+        jd->fresh_to = s->nfresh;
     }
     for (from = 0, i = 1; res == JITANON_OK && from < n; i++) {
         const jitanon__eo_place *a = &pl[s->order[i - 1]], *z = i < n ? &pl[s->order[i]] : NULL;
@@ -15788,14 +15829,258 @@ JITANON__PRIVATE jitanon_result jitanon__inj_frame(jitanon__inj *j, jitanon__inj
     return JITANON_OK;
 }
 
+/* -- region layout, file mode: claims --------------------------------------------------------
+
+   Every load into a region file whose module hotspot's parser has reported makes it throw
+   its modules away (and re-read the symbols and debug info of every file a frame hits
+   after): node's 8 s bench recording, 1,368 such flushes, the parse 2.5 times as long as
+   with per-function files.  So when a process maps anonymous memory (a JIT commits code
+   space), the region functions its dumps will load inside it, and that no earlier code of
+   their dump overlaps, are mapped at once, in one batch right after it (a claim each, one
+   MMAP2 a run of them): the parser then registers their slices over memory nothing maps
+   yet, before any sample can hit them, and nothing it holds is replaced.  The anonymous
+   mapping's pieces leave the claims out, as they leave loaded code out.  The engine still
+   learns each function at its load (what a sample resolves to is unchanged); the claims
+   are what perf additionally sees, kept equal to it: a sample word the engine does not
+   resolve to jitted code but that lies in a claim (code running before its load) takes
+   the claim back first (jitanon__inj_unclaim: what the engine has there goes over it, at
+   the sample's time), as do a file or another function mapped over part of it, a fork
+   (perf copies the maps) and an exec; a load whose claim stands maps nothing more. */
+
+/* The claims of process `pid` (made if `make`), or NULL. */
+JITANON__PRIVATE jitanon_rangemap *jitanon__inj_claims(jitanon__inj *j, uint32_t pid, int make)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    size_t *slot = jt->nclaims ? jitanon__hmap_find(&jt->claims_of, pid) : NULL;
+    if (slot && *slot) return &jt->claims[*slot - 1];
+    if (!make || !(slot = jitanon__hmap_at(&jt->claims_of, &j->a, pid, 0)) ||
+        !jitanon__grow(&j->a, (void **)&jt->claims, &jt->claims_cap, jt->nclaims + 1, sizeof *jt->claims))
+        return NULL;
+    jitanon_rangemap_init(&jt->claims[jt->nclaims], &j->a);
+    *slot = ++jt->nclaims;
+    return &jt->claims[*slot - 1];
+}
+
+/* A synthesized MMAP2 of the round (its fields past `func` zeroed), or NULL. */
+JITANON__PRIVATE jitanon__inj_synth *jitanon__inj_push_synth(jitanon__inj *j, uint64_t time, uint64_t seq, uint64_t start,
+                                                            uint64_t size, size_t func)
+{
+    jitanon__inj_buf *rd = &j->round;
+    jitanon__inj_synth *s;
+    if (!jitanon__grow(&j->a, (void **)&rd->synth, &rd->synth_cap, rd->nsynth + 1, sizeof *s)) return NULL;
+    s = &rd->synth[rd->nsynth++];
+    memset(s, 0, sizeof *s);
+    s->time = time;
+    s->seq = seq;
+    s->start = start;
+    s->size = size;
+    s->func = func;
+    s->restore = SIZE_MAX;
+    return s;
+}
+
+/* Claimed function `fi` leaves its process's claims; `back`: its mapping is taken back at
+   `time` (seq `seq`), what the engine has at its range going over it.  It is mapped at
+   its load then, as any function. */
+JITANON__PRIVATE jitanon_result jitanon__inj_unclaim(jitanon__inj *j, size_t fi, uint64_t time, uint64_t seq, int back)
+{
+    jitanon__inj_func *f = &j->jit.funcs[fi];
+    jitanon_rangemap *m = jitanon__inj_claims(j, f->pid, 0);
+    jitanon_result res;
+    if (!f->claimed || !m) return JITANON_OK;
+    if (back) {
+        jitanon_range where;
+        jitanon_trim_kind kind = jitanon__trim_resolve_fast(j->maps.trim, f->pid, f->code_addr, &where);
+        jitanon__inj_synth *s = jitanon__inj_push_synth(j, time, seq, f->code_addr, f->claim_len, fi);
+        if (!s) return jitanon__inj_nomem(j, "synthesized mmaps");
+        s->take_back = 1;
+        if ((kind == JITANON_TRIM_ANON || kind == JITANON_TRIM_FILE) && where.id < j->maps.nidents) s->restore = where.id;
+        if (kind == JITANON_TRIM_FILE) jitanon__inj_region_forget(j, f->pid);
+        j->st->write.region_repairs++;
+    }
+    f->claimed = 0;
+    j->jit.nclaimed--;
+    res = jitanon_rangemap_erase(m, f->code_addr, f->claim_len, j->err);
+    return res == JITANON_ERR_INVALID_ARGUMENT ? JITANON_OK : res;
+}
+
+/* Every claim of `pid` over [start, start + len) (all of them when len is 0) leaves (see
+   jitanon__inj_unclaim). */
+JITANON__PRIVATE jitanon_result jitanon__inj_unclaim_range(jitanon__inj *j, uint32_t pid, uint64_t start, uint64_t len,
+                                                           uint64_t time, uint64_t seq, int back)
+{
+    jitanon_rangemap *m = j->jit.nclaimed ? jitanon__inj_claims(j, pid, 0) : NULL;
+    jitanon_result res = JITANON_OK;
+    jitanon_rangemap_iter it;
+    jitanon_range c;
+    if (!m) return JITANON_OK;
+    for (;;) { /* one at a time: taking one back changes the map */
+        if (len) jitanon_rangemap_iter_begin(&it, m, start, len);
+        else jitanon_rangemap_iter_begin_all(&it, m);
+        if (!jitanon_rangemap_iter_next(&it, &c) || c.id >= j->jit.nfuncs || !j->jit.funcs[c.id].claimed) break;
+        if ((res = jitanon__inj_unclaim(j, (size_t)c.id, time, seq, back)) != JITANON_OK) break;
+    }
+    if (res == JITANON_OK && len == 0) jitanon_rangemap_release(m);
+    return res;
+}
+
+/* The round's output of anonymous mapping `r` leaves out the claims of its process over
+   it (as its pieces leave out loaded code). */
+JITANON__PRIVATE jitanon_result jitanon__inj_claims_cut(jitanon__inj *j, jitanon__inj_rec *r, const jitanon_rangemap *m)
+{
+    jitanon__inj_buf *rd = &j->round;
+    jitanon_rangemap_iter it;
+    jitanon_range c;
+    size_t i, n = r->action == JITANON__INJ_PIECES ? r->pieces : 1, first = rd->npieces;
+    if (r->action == JITANON__INJ_DROP) return JITANON_OK;
+    jitanon_rangemap_iter_begin(&it, m, r->start, r->len);
+    if (!jitanon_rangemap_iter_next(&it, &c)) return JITANON_OK;
+    for (i = 0; i < n; i++) {
+        jitanon_trim_piece p;
+        uint64_t at, end;
+        if (r->action == JITANON__INJ_PIECES) p = rd->pieces[r->first_piece + i];
+        else p.start = r->start, p.len = r->len, p.pgoff = r->pgoff;
+        at = p.start;
+        end = p.start + p.len;
+        jitanon_rangemap_iter_begin(&it, m, p.start, p.len);
+        for (;;) {
+            int more = jitanon_rangemap_iter_next(&it, &c);
+            uint64_t to = !more ? end : c.start > at ? (c.start < end ? c.start : end) : at;
+            if (to > at) {
+                if (!jitanon__grow(&j->a, (void **)&rd->pieces, &rd->pieces_cap, rd->npieces + 1, sizeof *rd->pieces))
+                    return jitanon__inj_nomem(j, "pieces");
+                rd->pieces[rd->npieces].start = at;
+                rd->pieces[rd->npieces].len = to - at;
+                rd->pieces[rd->npieces++].pgoff = p.pgoff + (at - p.start);
+            }
+            if (!more) break;
+            at = c.start + c.len < end ? c.start + c.len : end;
+            if (at < c.start) at = end; /* wrapped: nothing after it */
+        }
+    }
+    r->first_piece = first;
+    r->pieces = rd->npieces - first;
+    r->action = r->pieces ? JITANON__INJ_PIECES : JITANON__INJ_DROP;
+    return JITANON_OK;
+}
+
+/* Whether the output maps all of [start, start + len) of `pid` from region file `region`
+   (at its B): the engine has only loaded code there, each function of that file, and no
+   code of the run was ever moved (a MOVE's slice is at another B). */
+JITANON__PRIVATE int jitanon__inj_same_file(const jitanon__inj *j, uint32_t pid, uint64_t start, uint64_t len, size_t region)
+{
+    const jitanon_rangemap *m = jitanon_trim_map(j->maps.trim, pid);
+    jitanon_rangemap_iter it;
+    jitanon_range p;
+    uint64_t at = start;
+    if (!m || !len || j->st->trim.moves) return 0;
+    jitanon_rangemap_iter_begin(&it, m, start, len);
+    while (jitanon_rangemap_iter_next(&it, &p)) {
+        if (p.kind != JITANON_TRIM_JIT || p.id >= j->jit.nfuncs || j->jit.funcs[p.id].region != region || p.start > at)
+            return 0;
+        at = p.start + p.len;
+    }
+    return at - start >= len;
+}
+
+/* Whether the engine has nothing but anonymous memory over [start, start + len) of `pid`. */
+JITANON__PRIVATE int jitanon__inj_only_anon(const jitanon__inj *j, uint32_t pid, uint64_t start, uint64_t len)
+{
+    const jitanon_rangemap *m = jitanon_trim_map(j->maps.trim, pid);
+    jitanon_rangemap_iter it;
+    jitanon_range p;
+    if (!m) return 1;
+    jitanon_rangemap_iter_begin(&it, m, start, len);
+    while (jitanon_rangemap_iter_next(&it, &p))
+        if (p.kind != JITANON_TRIM_ANON) return 0;
+    return 1;
+}
+
+/* Anonymous mapping `r` of a process with dumps, before the engine learns it (and before
+   late loads waiting for it are mapped, which then find their claims): the functions that
+   will load inside it are claimed (above), in address order, a run of touching ones of
+   one file in one MMAP2, a nanosecond after it (a sample at its very time is the engine's;
+   each claim's function loads later). */
+JITANON__PRIVATE jitanon_result jitanon__inj_claim(jitanon__inj *j, jitanon__inj_rec *r)
+{
+    jitanon__eo_region *s = &j->elf.u.reg;
+    jitanon__inj_jit *jt = &j->jit;
+    jitanon__inj_synth *run = NULL;
+    jitanon_rangemap *m = NULL;
+    jitanon_result res = JITANON_OK;
+    size_t d, k, framed = 0;
+    for (d = 0; d < jt->ndumps && res == JITANON_OK; d++) {
+        const jitanon__inj_dump *jd = &jt->dumps[d];
+        size_t lo = jd->fresh_from, hi = jd->fresh_to;
+        if (jd->pid != r->pid || lo == hi) continue;
+        while (lo < hi) { /* the first place ending past r's start */
+            size_t mid = lo + (hi - lo) / 2;
+            const jitanon__eo_place *q = &s->places[s->fresh[mid]];
+            if (q->addr + q->size <= r->start) lo = mid + 1;
+            else hi = mid;
+        }
+        for (k = lo; k < jd->fresh_to && res == JITANON_OK; k++) {
+            const jitanon__eo_place *pl = &s->places[s->fresh[k]];
+            jitanon__inj_func *f = &jt->funcs[pl->func];
+            if (pl->addr - r->start >= r->len) break;
+            if (f->slotted || f->claimed || f->failed || f->region == SIZE_MAX || pl->size <= 1 ||
+                pl->size > r->len - (pl->addr - r->start) || !jitanon__inj_only_anon(j, r->pid, pl->addr, pl->size))
+                continue;
+            if (!m && !(m = jitanon__inj_claims(j, r->pid, 1))) return jitanon__inj_nomem(j, "claims");
+            if ((res = jitanon__eo_region_slot(j, s, pl->func, pl->addr, pl->size)) != JITANON_OK ||
+                (res = jitanon_rangemap_assign(m, pl->addr, pl->size, 1, pl->func, j->err)) != JITANON_OK)
+                break;
+            f->claimed = 1;
+            f->claim_len = pl->size;
+            jt->nclaimed++;
+            j->st->write.region_claims++;
+            if (run && run->start + run->size == pl->addr && jt->funcs[run->func].region == f->region) {
+                run->size += pl->size;
+                continue;
+            }
+            /* seq 0: before a load of the same time, which is pushed (and framed) after it */
+            if (!(run = jitanon__inj_push_synth(j, r->time + 1, 0, pl->addr, pl->size, pl->func)))
+                return jitanon__inj_nomem(j, "synthesized mmaps");
+            /* the batch's first is framed whatever the parser holds now: a record of r's
+               time decided after r goes out before the batch */
+            if (!framed++) jitanon__inj_region_forget(j, r->pid);
+            if ((res = jitanon__inj_frame(j, run)) != JITANON_OK) break;
+        }
+    }
+    return res;
+}
+
+/* A sample's word that the engine does not resolve to jitted code (jitanon__inj_hit): a
+   claim there is taken back first. */
+JITANON__PRIVATE void jitanon__inj_claim_hit(jitanon__inj *j, uint32_t pid, uint64_t ip)
+{
+    jitanon_rangemap *m = jitanon__inj_claims(j, pid, 0);
+    jitanon_range c;
+    if (m && jitanon_rangemap_lookup(m, ip, &c) && c.id < j->jit.nfuncs && j->jit.claim_res == JITANON_OK)
+        j->jit.claim_res = jitanon__inj_unclaim(j, (size_t)c.id, j->jit.claim_time, j->jit.seq++, 1);
+}
+
 /* Maps the function of jit event `e` from `time` on: the engine learns it, and its MMAP2
    is synthesized with that time. */
 JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitanon__inj_event *e, uint64_t time)
 {
-    jitanon__inj_buf *rd = &j->round;
     jitanon__inj_func *f = &j->jit.funcs[e->func];
     jitanon__inj_synth *s;
     jitanon_result res = JITANON_OK;
+    int claimed = f->claimed && !e->is_move;
+    /* Its own claim stands for its mapping; one of another function under it is taken back
+       first (what the engine had there goes over all of it, then this over its part). */
+    if (claimed) res = jitanon__inj_unclaim(j, e->func, time, e->seq, 0);
+    else if (j->jit.nclaimed) res = jitanon__inj_unclaim_range(j, f->pid, e->start, e->size, time, e->seq, 1);
+    if (res != JITANON_OK) return res;
+    if (f->region != SIZE_MAX && !f->slotted && !e->is_move && j->elf.ops == &jitanon__eo_regions &&
+        jitanon__eo_region_online(j)) {
+        if ((res = jitanon__eo_region_slot(j, &j->elf.u.reg, e->func, e->start, e->size)) != JITANON_OK) return res;
+        /* code over code no sample hit, all of it mapped from this file already (at the
+           same B): the file holds this code there now, and perf and hotspot's parser keep
+           what they have (a new MMAP2 would make the parser throw its modules away) */
+        if (!claimed && jitanon__inj_same_file(j, f->pid, e->start, e->size, f->region)) claimed = 1;
+    }
     /* Sampled files ask the engine where samples land whatever anon_mode is (with ALL and
        KEEP it tells a superset: the anon mmaps it trims stay whole or go). */
     if (j->opts->anon_mode == JITANON_ANON_RANGE || j->elf.ops->needs_maps) {
@@ -15804,18 +16089,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
     }
     if (res == JITANON_ERR_INVALID_ARGUMENT) return JITANON_OK; /* wrapping ranges: skip */
     if (res != JITANON_OK) return res;
-    if (f->region != SIZE_MAX && !f->slotted && !e->is_move && j->elf.ops == &jitanon__eo_regions &&
-        jitanon__eo_region_online(j) && (res = jitanon__eo_region_slot(j, &j->elf.u.reg, e->func, e->start, e->size)) != JITANON_OK)
-        return res;
-    if (!jitanon__grow(&j->a, (void **)&rd->synth, &rd->synth_cap, rd->nsynth + 1, sizeof *s))
-        return jitanon__inj_nomem(j, "synthesized mmaps");
-    s = &rd->synth[rd->nsynth++];
-    s->time = time;
-    s->seq = e->seq;
-    s->start = e->start;
-    s->size = e->size;
-    s->func = e->func;
-    if ((res = jitanon__inj_frame(j, s)) != JITANON_OK) return res;
+    if (!claimed) {
+        if (!(s = jitanon__inj_push_synth(j, time, e->seq, e->start, e->size, e->func)))
+            return jitanon__inj_nomem(j, "synthesized mmaps");
+        if ((res = jitanon__inj_frame(j, s)) != JITANON_OK) return res;
+    }
     if (e->late && time < e->load_time) {
         jitanon__inj_jit *jt = &j->jit;
         size_t k, keep = 0;
@@ -16001,7 +16279,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_ident_of(jitanon__inj *j, const cha
 }
 
 /* Decides what one mmap record becomes. */
-JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitanon__inj_rec *r, const char *name)
+JITANON__PRIVATE jitanon_result jitanon__inj_decide_trim(jitanon__inj *j, jitanon__inj_rec *r, const char *name)
 {
     jitanon__inj_buf *rd = &j->round;
     jitanon_trim_kind kind = jitanon_trim_classify(name, r->name_len);
@@ -16041,6 +16319,25 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
     r->pieces = n;
     for (i = 0; i < n; i++) rd->pieces[rd->npieces++] = p[i];
     return JITANON_OK;
+}
+
+/* An mmap record: trimmed, and (region layout, file mode) anonymous memory claimed, any
+   other mapping taking back the claims it lies over (jitanon__inj_claim). */
+JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitanon__inj_rec *r, const char *name)
+{
+    int claims = j->elf.ops == &jitanon__eo_regions && j->maps.trim && jitanon__eo_region_online(j) &&
+                 j->opts->anon_mode == JITANON_ANON_RANGE;
+    int anon = claims && jitanon_trim_classify(name, r->name_len) == JITANON_TRIM_ANON;
+    const size_t *dumps = anon ? jitanon__hmap_find(&j->jit.pids, r->pid) : NULL;
+    jitanon_rangemap *m;
+    jitanon_result res = JITANON_OK;
+    if (claims && !anon && j->jit.nclaimed)
+        res = jitanon__inj_unclaim_range(j, r->pid, r->start, r->len ? r->len : 1, r->time, j->jit.seq++, 1);
+    if (res == JITANON_OK && dumps && *dumps && r->len) res = jitanon__inj_claim(j, r);
+    if (res == JITANON_OK) res = jitanon__inj_decide_trim(j, r, name);
+    if (res == JITANON_OK && anon && j->jit.nclaimed && (m = jitanon__inj_claims(j, r->pid, 0)) != NULL)
+        res = jitanon__inj_claims_cut(j, r, m);
+    return res;
 }
 
 #define JITANON__PERF_RECORD_NAMESPACES 16 /* perf record --namespaces */
@@ -17596,8 +17893,23 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
         if (r->time < j->jit.late_horizon) jitanon__inj_late_sample(j, r); /* a late claim may name it */
         if (j->jit.ndumps && j->maps.trim) jitanon__inj_unnamed(j, r);
         if (j->opts->on_sample) jitanon__inj_resolve(j, r);
+        j->jit.claim_time = r->time;
         if (j->elf.ops->sample) j->elf.ops->sample(j, &j->elf, r);
+        if (j->jit.claim_res != JITANON_OK) return j->jit.claim_res;
     } else if (j->opts->on_event) jitanon__inj_tell_event(j, r);
+    /* perf copies a process's maps at fork, and an exec keeps what the new image does not
+       map over: claims go back first (jitanon__inj_claim); an exit ends them */
+    if (j->jit.nclaimed && (r->type == JITANON_PERF_RECORD_FORK || r->type == JITANON_PERF_RECORD_EXIT ||
+                            (r->type == JITANON_PERF_RECORD_COMM && (r->misc & JITANON__PERF_MISC_COMM_EXEC)))) {
+        jitanon_result res = JITANON_OK;
+        if (r->type == JITANON_PERF_RECORD_FORK && r->pid != r->ppid)
+            res = jitanon__inj_unclaim_range(j, r->ppid, 0, 0, r->time, j->jit.seq++, 1);
+        else if (r->type == JITANON_PERF_RECORD_COMM)
+            res = jitanon__inj_unclaim_range(j, r->pid, 0, 0, r->time, j->jit.seq++, 1);
+        else if (r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid)
+            res = jitanon__inj_unclaim_range(j, r->pid, 0, 0, r->time, 0, 0);
+        if (res != JITANON_OK) return res;
+    }
     if ((r->type == JITANON_PERF_RECORD_COMM || r->type == JITANON_PERF_RECORD_FORK) &&
         (j->opts->sample_fields & JITANON_SAMPLE_COMM))
         jitanon__inj_comm_note(j, r);
@@ -17698,6 +18010,18 @@ JITANON__PRIVATE jitanon_result jitanon__inj_emit_synth(jitanon__inj *j, const j
     m->filename.data = jitanon__inj_path(j, f->path);
     m->filename.length = strlen(m->filename.data);
     j->st->write.mmaps_synthesized++;
+    if (s->take_back) { /* what the engine has there, over a claim (jitanon__inj_unclaim) */
+        if (s->restore != SIZE_MAX) {
+            m->filename.data = (const char *)j->maps.names.data + j->maps.idents[s->restore].name_off;
+            m->filename.length = j->maps.idents[s->restore].name_len;
+            m->pgoff = s->start + j->maps.idents[s->restore].delta; /* delta = pgoff - start */
+        } else {
+            m->filename.data = "//anon";
+            m->filename.length = 6;
+            m->pgoff = s->start;
+        }
+        return jitanon__inj_encode_mmap2(j, &rec);
+    }
     if (f->region != SIZE_MAX) return jitanon__inj_emit_framed(j, s, &rec);
     return jitanon__inj_encode_mmap2(j, &rec);
 }
@@ -18106,6 +18430,9 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, jt->ehs, jt->ehs_cap * sizeof *jt->ehs);
     jitanon__free(&j->a, jt->hot, jt->hot_cap * sizeof *jt->hot);
     jitanon__free(&j->a, jt->regions, jt->regions_cap * sizeof *jt->regions);
+    for (i = 0; i < jt->nclaims; i++) jitanon_rangemap_release(&jt->claims[i]);
+    jitanon__free(&j->a, jt->claims, jt->claims_cap * sizeof *jt->claims);
+    jitanon__hmap_free(&jt->claims_of, &j->a);
     jitanon__hmap_free(&jt->region_last, &j->a);
     jitanon__hmap_free(&jt->pids, &j->a);
     jitanon__hmap_free(&jt->latest, &j->a);

@@ -731,9 +731,13 @@ static void ti_random_case(uint64_t seed, int *failures, jitanon_anon_mode anon_
         unsigned l, smp;
         size_t q;
         if (want[i][0] != '#' || sscanf(want[i], "#%u %u", &l, &smp) != 2) continue;
-        for (q = 0; q < nout; q++)
-            if (out_recs[q].type == JITANON_PERF_RECORD_MMAP2 && out_recs[q].time == ev[l].time &&
-                out_recs[q].start == ev[l].start && out_recs[q].len == ev[l].len) {
+        /* its mapping: the last MMAP2 of a jitted file over the sample by its load (a claim
+           maps a run of functions ahead of their loads, jitanon__inj_claim; code over
+           unsampled code of a region file may keep that file's mappings; t_region checks
+           the bytes there) */
+        for (q = nout; q-- > 0;)
+            if (out_recs[q].type == JITANON_PERF_RECORD_MMAP2 && out_recs[q].time <= ev[l].time &&
+                strstr(out_recs[q].name, "/jitted-") && ev[smp].start - out_recs[q].start < out_recs[q].len) {
                 if (strstr(out_recs[q].name, "-r")) /* (code later overlaid keeps a file of its own) */
                     sprintf(want[i], "%s@%llx", out_recs[q].name,
                             (unsigned long long)(ev[smp].start - out_recs[q].start + out_recs[q].pgoff));

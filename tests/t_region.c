@@ -47,8 +47,9 @@ typedef struct tg_load {
     uint8_t fill;
 } tg_load;
 
-/* One random recording, injected with the region layout and checked; 0 when it holds. */
-static int tg_case(uint64_t seed)
+/* One random recording, injected with the region layout and checked; 0 when it holds.
+   Adds the claims made and taken back to *claims, *repairs. */
+static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
 {
     enum { NL = 80, CODE_MAX = 0x300 };
     static const uint64_t runs[3] = {0x100000, 0x100000 + 0x30000, 0x7f0000400000ull};
@@ -87,7 +88,7 @@ static int tg_case(uint64_t seed)
         jdrec_write(&jw, jdrec_load(t, TI_PID, TI_PID, l->addr, code, (size_t)l->len, i, "f"), &err);
         /* the process maps files and anonymous memory between loads */
         if (ti_rand(&s) % 4 == 0) ti_mmap(&g, t, 0x7f1000000000ull + i * 0x10000, 0x1000, 0x1000, "/usr/lib/x.so");
-        if (ti_rand(&s) % 6 == 0) ti_mmap(&g, t, runs[i % 3], 0x10000, runs[i % 3], "//anon");
+        if (ti_rand(&s) % 3 == 0) ti_mmap(&g, t, runs[i % 3], 0x10000, runs[i % 3], "//anon");
         /* samples in code, new and older (code over code that a sample hit must not take
            its place in a file) */
         if (ti_rand(&s) % 3 == 0) ti_sample(&g, t, l->addr + ti_rand(&s) % l->len);
@@ -95,6 +96,8 @@ static int tg_case(uint64_t seed)
             const tg_load *e = &ld[ti_rand(&s) % (i + 1)];
             ti_sample(&g, t, e->addr + ti_rand(&s) % e->len);
         }
+        /* and anywhere in the runs: where code loads later too (claimed ahead of it) */
+        if (ti_rand(&s) % 3 == 0) ti_sample(&g, t, runs[ti_rand(&s) % 3] + (ti_rand(&s) % 0x400) * 0x20 + ti_rand(&s) % 0x20);
         if (i % 8 == 7) ti_round(&g);
     }
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
@@ -131,11 +134,17 @@ static int tg_case(uint64_t seed)
             last.valid = 1;
         } else last.valid = 0;
         if (!strstr(m->name, "/jitted-100-r") || m->len == 1) continue;
-        /* a function's slice: which load (times are unique) */
-        for (k = 0; k < NL && !(ld[k].time == m->time && ld[k].addr == m->start); k++) {}
-        if (k == NL || m->len != ld[k].len) {
-            if (!bad++) printf("  seed %llu: a slice of no load at %llx\n", (unsigned long long)seed, (unsigned long long)m->start);
-            continue;
+        /* a slice of whole functions: a load's (times are unique), or a claim's run of them,
+           from a load's start to a load's end (jitanon__inj_claim) */
+        for (k = 0; k < NL && !(ld[k].time == m->time && ld[k].addr == m->start && ld[k].len == m->len); k++) {}
+        if (k == NL) {
+            size_t e;
+            for (k = 0; k < NL && ld[k].addr != m->start; k++) {}
+            for (e = 0; e < NL && ld[e].addr + ld[e].len != m->start + m->len; e++) {}
+            if (k == NL || e == NL) {
+                if (!bad++) printf("  seed %llu: a slice of no load at %llx\n", (unsigned long long)seed, (unsigned long long)m->start);
+                continue;
+            }
         }
         if (!inherits || inherited != JITANON__REGION_KEY) {
             if (!bad++)
@@ -157,9 +166,14 @@ static int tg_case(uint64_t seed)
         if (x->type != JITANON_PERF_RECORD_SAMPLE) continue;
         for (k = 0; k < NL; k++) /* in time order: the latest wins */
             if (ld[k].time <= x->time && x->start - ld[k].addr < ld[k].len) want = k;
-        if (want == NL) continue;
         for (k = 0; k < i; k++)
             if (out[k].type == JITANON_PERF_RECORD_MMAP2 && x->start - out[k].start < out[k].len) m = &out[k];
+        if (want == NL) { /* no code there yet: no jitted file either */
+            if (m && strstr(m->name, "/jitted-") && !bad++)
+                printf("  seed %llu: a sample at %llx where nothing loaded yet resolves to %s\n", (unsigned long long)seed,
+                       (unsigned long long)x->start, m->name);
+            continue;
+        }
         if (!m || !strstr(m->name, "/jitted-100-r") || !(f = tg_find(&io, m->name)) ||
             jitanon_test_elf_parse(&ef, f->bytes.data, f->bytes.size, NULL) != JITANON_OK) {
             if (!bad++)
@@ -220,6 +234,8 @@ static int tg_case(uint64_t seed)
                            (unsigned long long)b.value);
     }
     JT_CHECK(st.write.region_bases > 0);
+    *claims += st.write.region_claims;
+    *repairs += st.write.region_repairs;
     for (i = 0; i < io.nfiles; i++) jitanon_membuf_release(&io.files[i].bytes);
     free(out);
     jitanon_membuf_release(&result);
@@ -230,10 +246,14 @@ static int tg_case(uint64_t seed)
 
 static void test_region_layout_random(void)
 {
-    uint64_t seed;
+    uint64_t seed, claims = 0, repairs = 0;
     int failures = 0;
-    for (seed = 1; seed <= 60; seed++) failures += tg_case(seed);
+    for (seed = 1; seed <= 60; seed++) failures += tg_case(seed, &claims, &repairs);
     JT_CHECK_EQ_U(failures, 0);
+    /* anonymous memory mapped over code still to load claims it, and samples there before
+       the load (the recording samples earlier code) take claims back */
+    JT_CHECK(claims > 0);
+    JT_CHECK(repairs > 0);
 }
 
 /* Region files with real unwinding and line info: the builder puts each function at the
@@ -282,8 +302,97 @@ static void test_region_file_offsets(void)
     jitanon_membuf_release(&out);
 }
 
+/* Claims, one by one (jitanon__inj_claim): anonymous memory mapped over code that loads
+   later maps that code at once, in one MMAP2 for a run of touching functions; a second
+   mapping of the memory leaves the claims out; a sample in a claim before its load takes
+   it back (what was there, //anon, goes over it) and the function is mapped at its load;
+   a load whose claim stands maps nothing more. */
+static void test_region_claims(void)
+{
+    enum { A = 0x200000, B = A + 0x100, C = A + 0x400, D = A + 0x1000 };
+    static const uint8_t code[0x100] = {0xc3};
+    uint8_t raw[128];
+    ti_gen g;
+    jitanon_error err;
+    jitanon_membuf perf, result;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_jitdump_writer jw;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    ti_out_rec out[128];
+    char got[16][64];
+    size_t nout = 0, ngot, i, mm_a = 0, mm_c = 0;
+    memin in;
+    static tg_io io;
+    memset(&io, 0, sizeof io);
+    memset(&jw, 0, sizeof jw);
+    jdrec_begin(&jw, jdrec_sink(&io.base.dump), 62, TI_PID, 1, 0, &err);
+    /* f0 and f1 touch (one run); f2 and f3 are sampled before their loads */
+    jdrec_write(&jw, jdrec_load(300, TI_PID, TI_PID, A, code, 0x100, 0, "f0"), &err);
+    jdrec_write(&jw, jdrec_load(310, TI_PID, TI_PID, B, code, 0x100, 1, "f1"), &err);
+    jdrec_write(&jw, jdrec_load(320, TI_PID, TI_PID, C, code, 0x100, 2, "f2"), &err);
+    jdrec_write(&jw, jdrec_load(500, TI_PID, TI_PID, D, code, 0x100, 3, "f3"), &err);
+    memset(&perf, 0, sizeof perf);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    ti_mmap(&g, 50, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_mmap(&g, 100, A, 0x2000, A, "//anon"); /* claims f0-f3 */
+    ti_mmap(&g, 200, A - 0x1000, 0x4000, 0, "//anon"); /* another mapping there: must leave them out */
+    ti_sample(&g, 250, C + 8);                /* f2 not loaded: //anon, its claim taken back */
+    ti_round(&g);
+    ti_sample(&g, 400, A + 8);                /* f0 */
+    ti_sample(&g, 401, B + 8);                /* f1 */
+    ti_sample(&g, 402, C + 8);                /* f2, mapped at its load */
+    ti_sample(&g, 450, D + 8);                /* f3 not loaded: //anon */
+    ti_round(&g);
+    ti_sample(&g, 600, D + 8);                /* f3 */
+    ti_round(&g);
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_REGION;
+    o.late = JITANON_LATE_KEEP;
+    o.io.load_dump = ti_load_dump;
+    o.io.write_elf = tg_write_elf;
+    o.io.user = &io;
+    io.base.give_dump = 1;
+    memset(&result, 0, sizeof result);
+    JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &result, &st, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(st.write.region_claims, 4);
+    JT_CHECK_EQ_U(st.write.region_repairs, 2);
+    in = memin_make(result.data, result.size, 0, 0);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
+    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK && nout < 128) ti_out_set(&out[nout++], &rec);
+    jitanon_perf_reader_release(&r);
+    for (i = 0; i < nout; i++) {
+        if (out[i].type != JITANON_PERF_RECORD_MMAP2 || !strstr(out[i].name, "jitted-")) continue;
+        if (out[i].start == A) { /* f0 and f1: one MMAP2 */
+            mm_a++;
+            JT_CHECK_EQ_U(out[i].len, 0x200);
+        }
+        if (out[i].start == C) mm_c++;
+    }
+    JT_CHECK_EQ_U(mm_a, 1); /* and none at f0's load */
+    JT_CHECK_EQ_U(mm_c, 2); /* claimed, then mapped at its load */
+    ngot = ti_replay(out, nout, got, 16);
+    JT_CHECK_EQ_U(ngot, 6);
+    if (ngot == 6) {
+        JT_CHECK(!strcmp(got[0], "//anon"));
+        JT_CHECK(strstr(got[1], "/some/dir/jitted-100-r0.so") == got[1]);
+        JT_CHECK(strstr(got[2], "/some/dir/jitted-100-r0.so") == got[2]);
+        JT_CHECK(strstr(got[3], "/some/dir/jitted-100-r0.so") == got[3]);
+        JT_CHECK(!strcmp(got[4], "//anon"));
+        JT_CHECK(strstr(got[5], "/some/dir/jitted-100-r0.so") == got[5]);
+    }
+    for (i = 0; i < io.nfiles; i++) jitanon_membuf_release(&io.files[i].bytes);
+    jitanon_membuf_release(&result);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&io.base.dump);
+}
+
 static void suite_region(void)
 {
     JT_RUN(test_region_layout_random);
     JT_RUN(test_region_file_offsets);
+    JT_RUN(test_region_claims);
 }

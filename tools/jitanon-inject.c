@@ -85,6 +85,10 @@ static void print_stats(const jitanon_inject_stats *s)
     if (s->late.loads)
         fprintf(stderr, "late: %" PRIu64 " functions mapped before their load record, %" PRIu64 " samples named so\n",
                 s->late.loads, s->late.samples);
+    if (s->write.region_bases || s->write.region_claims)
+        fprintf(stderr, "region files: %" PRIu64 " slices framed by their file's base; %" PRIu64
+                " functions mapped with the memory they load into, %" PRIu64 " of them taken back\n",
+                s->write.region_bases, s->write.region_claims, s->write.region_repairs);
     if (s->dumps.stopped)
         fprintf(stderr, "jitdumps that stopped before their process's samples did %" PRIu64 ": %" PRIu64
                 " samples in JIT memory after their last record stay unnamed (named above)\n",
