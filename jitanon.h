@@ -16022,24 +16022,31 @@ JITANON__PRIVATE jitanon_result jitanon__inj_claim(jitanon__inj *j, jitanon__inj
         for (k = lo; k < jd->fresh_to && res == JITANON_OK; k++) {
             const jitanon__eo_place *pl = &s->places[s->fresh[k]];
             jitanon__inj_func *f = &jt->funcs[pl->func];
+            /* what its load maps (the unwinding tail the runtime keeps after the code too,
+               as the engine has it then) */
+            uint64_t len = jitanon__inj_map_len(pl->size, f->mapped_size);
+            jitanon_rangemap_iter it;
+            jitanon_range other;
             if (pl->addr - r->start >= r->len) break;
+            if (m) jitanon_rangemap_iter_begin(&it, m, pl->addr, len);
             if (f->slotted || f->claimed || f->failed || f->region == SIZE_MAX || pl->size <= 1 ||
-                pl->size > r->len - (pl->addr - r->start) || !jitanon__inj_only_anon(j, r->pid, pl->addr, pl->size))
+                len > r->len - (pl->addr - r->start) || !jitanon__inj_only_anon(j, r->pid, pl->addr, len) ||
+                (m && jitanon_rangemap_iter_next(&it, &other))) /* in another's tail */
                 continue;
             if (!m && !(m = jitanon__inj_claims(j, r->pid, 1))) return jitanon__inj_nomem(j, "claims");
-            if ((res = jitanon__eo_region_slot(j, s, pl->func, pl->addr, pl->size)) != JITANON_OK ||
-                (res = jitanon_rangemap_assign(m, pl->addr, pl->size, 1, pl->func, j->err)) != JITANON_OK)
+            if ((res = jitanon__eo_region_slot(j, s, pl->func, pl->addr, len)) != JITANON_OK ||
+                (res = jitanon_rangemap_assign(m, pl->addr, len, 1, pl->func, j->err)) != JITANON_OK)
                 break;
             f->claimed = 1;
-            f->claim_len = pl->size;
+            f->claim_len = len;
             jt->nclaimed++;
             j->st->write.region_claims++;
             if (run && run->start + run->size == pl->addr && jt->funcs[run->func].region == f->region) {
-                run->size += pl->size;
+                run->size += len;
                 continue;
             }
             /* seq 0: before a load of the same time, which is pushed (and framed) after it */
-            if (!(run = jitanon__inj_push_synth(j, r->time + 1, 0, pl->addr, pl->size, pl->func)))
+            if (!(run = jitanon__inj_push_synth(j, r->time + 1, 0, pl->addr, len, pl->func)))
                 return jitanon__inj_nomem(j, "synthesized mmaps");
             /* the batch's first is framed whatever the parser holds now: a record of r's
                time decided after r goes out before the batch */
