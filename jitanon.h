@@ -14715,6 +14715,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
             fn.debug = fn.unwind = NULL;
             fn.map_size = 0;
         }
+        if (fn.map_size > c->len) fn.map_size = c->len; /* what later code left of its tail */
         fn.file_offset = c->addr - base;
         res = jitanon_elf_builder_add(&b, &fn, NULL, j->err);
     }
