@@ -12612,7 +12612,7 @@ typedef struct jitanon__inj_func {
     int failed;             /* its file could not be written (told late by writer threads) */
     int slotted;            /* region layout, file mode: its file chosen (jitanon__eo_region_slot) */
     int claimed;            /* ... and mapped ahead of its load, still in its process's claims */
-    uint64_t claim_len;     /* the claim's length (its code's) */
+    uint64_t claim_len;     /* the claim's length (what its load maps: code and kept tail) */
     size_t dump;            /* its dump in jitanon__inj_jit.dumps (followed dumps interleave) */
     size_t region;          /* its file in jitanon__inj_jit.regions, or SIZE_MAX */
 } jitanon__inj_func;
@@ -14819,11 +14819,12 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
         jitanon_range r;
         uint64_t gen = 0;
         if (pl[i].own) continue; /* named already; written if hit */
+        pl[i].fresh = 1;
         jitanon_rangemap_iter_begin(&it, &seen, pl[i].addr, pl[i].size);
-        pl[i].fresh = !jitanon_rangemap_iter_next(&it, &r);
-        jitanon_rangemap_iter_begin(&it, &seen, pl[i].addr, pl[i].size);
-        while (!jitanon__eo_region_online(j) && jitanon_rangemap_iter_next(&it, &r))
-            if (r.id + 1 > gen) gen = r.id + 1;
+        while (jitanon_rangemap_iter_next(&it, &r)) { /* file mode has no generations */
+            pl[i].fresh = 0;
+            if (!jitanon__eo_region_online(j) && r.id + 1 > gen) gen = r.id + 1;
+        }
         pl[i].gen = gen;
         res = jitanon_rangemap_assign(&seen, pl[i].addr, pl[i].size, 1, gen, j->err);
         if (res == JITANON_ERR_INVALID_ARGUMENT) res = JITANON_OK; /* a wrapping range is never mapped */
@@ -16062,9 +16063,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_claim(jitanon__inj *j, jitanon__inj
    claim there is taken back first. */
 JITANON__PRIVATE void jitanon__inj_claim_hit(jitanon__inj *j, uint32_t pid, uint64_t ip)
 {
-    jitanon_rangemap *m = jitanon__inj_claims(j, pid, 0);
+    jitanon_rangemap *m;
     jitanon_range c;
-    if (m && jitanon_rangemap_lookup(m, ip, &c) && c.id < j->jit.nfuncs && j->jit.claim_res == JITANON_OK)
+    /* claims lie in the dumps' code (most words a sample names are native code) */
+    if (ip < j->jit.code_lo || ip > j->jit.code_hi || !(m = jitanon__inj_claims(j, pid, 0))) return;
+    if (jitanon_rangemap_lookup(m, ip, &c) && c.id < j->jit.nfuncs && j->jit.claim_res == JITANON_OK)
         j->jit.claim_res = jitanon__inj_unclaim(j, (size_t)c.id, j->jit.claim_time, j->jit.seq++, 1);
 }
 

@@ -47,6 +47,35 @@ typedef struct tg_load {
     uint8_t fill;
 } tg_load;
 
+/* Injects `perf` (its dump from io) with the region layout, a function mapped from its
+   LOAD (late names kept: what the checks model), and decodes the output into out[0, cap):
+   how many records. */
+static size_t tg_inject(const jitanon_membuf *perf, tg_io *io, jitanon_inject_stats *st, ti_out_rec *out, size_t cap)
+{
+    jitanon_inject_opts o;
+    jitanon_membuf result;
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    jitanon_error err;
+    memin in;
+    size_t n = 0;
+    memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_REGION;
+    o.late = JITANON_LATE_KEEP;
+    o.io.load_dump = ti_load_dump;
+    o.io.write_elf = tg_write_elf;
+    o.io.user = io;
+    io->base.give_dump = 1;
+    memset(&result, 0, sizeof result);
+    JT_CHECK(ti_run(perf, &o, JITANON_PERF_FILE, &result, st, &err) == JITANON_OK);
+    in = memin_make(result.data, result.size, 0, 0);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
+    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK && n < cap) ti_out_set(&out[n++], &rec);
+    jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&result);
+    return n;
+}
+
 /* One random recording, injected with the region layout and checked; 0 when it holds.
    Adds the claims made and taken back to *claims, *repairs. */
 static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
@@ -58,15 +87,11 @@ static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
     uint8_t raw[128], code[CODE_MAX];
     ti_gen g;
     jitanon_error err;
-    jitanon_membuf perf, result;
-    jitanon_inject_opts o;
+    jitanon_membuf perf;
     jitanon_inject_stats st;
     jitanon_jitdump_writer jw;
-    jitanon_perf_reader r;
-    jitanon_perf_record rec;
     ti_out_rec *out;
-    size_t nout = 0, cap = 1024, i, k, bad = 0;
-    memin in;
+    size_t nout, cap = 1024, i, k, bad = 0;
     static tg_io io;
     struct { char name[64]; uint64_t addr; int valid; } last;
     memset(&io, 0, sizeof io);
@@ -102,22 +127,10 @@ static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
     }
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
     jitanon_perf_writer_release(&g.w);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_REGION;
-    o.late = JITANON_LATE_KEEP;
-    o.io.load_dump = ti_load_dump;
-    o.io.write_elf = tg_write_elf;
-    o.io.user = &io;
-    io.base.give_dump = 1;
-    memset(&result, 0, sizeof result);
-    JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &result, &st, &err) == JITANON_OK);
+    out = (ti_out_rec *)calloc(cap, sizeof *out);
+    nout = tg_inject(&perf, &io, &st, out, cap);
     JT_CHECK_EQ_U(st.trim.loads, NL);
     JT_CHECK(io.nfiles >= 2);
-    out = (ti_out_rec *)calloc(cap, sizeof *out);
-    in = memin_make(result.data, result.size, 0, 0);
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK && nout < cap) ti_out_set(&out[nout++], &rec);
-    jitanon_perf_reader_release(&r);
     /* the output is in time order already: hotspot's parser sorts stably, so this is its
        order of registration */
     memset(&last, 0, sizeof last);
@@ -238,7 +251,6 @@ static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
     *repairs += st.write.region_repairs;
     for (i = 0; i < io.nfiles; i++) jitanon_membuf_release(&io.files[i].bytes);
     free(out);
-    jitanon_membuf_release(&result);
     jitanon_membuf_release(&perf);
     jitanon_membuf_release(&io.base.dump);
     return bad != 0;
@@ -314,16 +326,12 @@ static void test_region_claims(void)
     uint8_t raw[128];
     ti_gen g;
     jitanon_error err;
-    jitanon_membuf perf, result;
-    jitanon_inject_opts o;
+    jitanon_membuf perf;
     jitanon_inject_stats st;
     jitanon_jitdump_writer jw;
-    jitanon_perf_reader r;
-    jitanon_perf_record rec;
     ti_out_rec out[128];
     char got[16][64];
-    size_t nout = 0, ngot, i, mm_a = 0, mm_c = 0;
-    memin in;
+    size_t nout, ngot, i, mm_a = 0, mm_c = 0;
     static tg_io io;
     memset(&io, 0, sizeof io);
     memset(&jw, 0, sizeof jw);
@@ -349,21 +357,9 @@ static void test_region_claims(void)
     ti_round(&g);
     JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
     jitanon_perf_writer_release(&g.w);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_REGION;
-    o.late = JITANON_LATE_KEEP;
-    o.io.load_dump = ti_load_dump;
-    o.io.write_elf = tg_write_elf;
-    o.io.user = &io;
-    io.base.give_dump = 1;
-    memset(&result, 0, sizeof result);
-    JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &result, &st, &err) == JITANON_OK);
+    nout = tg_inject(&perf, &io, &st, out, 128);
     JT_CHECK_EQ_U(st.write.region_claims, 4);
     JT_CHECK_EQ_U(st.write.region_repairs, 2);
-    in = memin_make(result.data, result.size, 0, 0);
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK && nout < 128) ti_out_set(&out[nout++], &rec);
-    jitanon_perf_reader_release(&r);
     for (i = 0; i < nout; i++) {
         if (out[i].type != JITANON_PERF_RECORD_MMAP2 || !strstr(out[i].name, "jitted-")) continue;
         if (out[i].start == A) { /* f0 and f1: one MMAP2 */
@@ -385,7 +381,6 @@ static void test_region_claims(void)
         JT_CHECK(strstr(got[5], "/some/dir/jitted-100-r0.so") == got[5]);
     }
     for (i = 0; i < io.nfiles; i++) jitanon_membuf_release(&io.files[i].bytes);
-    jitanon_membuf_release(&result);
     jitanon_membuf_release(&perf);
     jitanon_membuf_release(&io.base.dump);
 }

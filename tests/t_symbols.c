@@ -323,26 +323,33 @@ static size_t sym_test_demangle(void *user, const char *name, char *out, size_t 
     return n;
 }
 
+/* A 64-bit ET_EXEC of .text at 0x1000 (text_size bytes), its .symtab (the ns bytes of
+   sym, as si_sym made them) and .strtab (strs, nstrs bytes). */
+static void si_text_syms(sym_img *m, uint64_t text_size, const uint8_t *sym, size_t ns, const char *strs, size_t nstrs)
+{
+    sym_sec_in s[3];
+    memset(s, 0, sizeof s);
+    s[0].name = ".text", s[0].type = 1, s[0].addr = 0x1000, s[0].size = text_size, s[0].flags = 6;
+    s[1].name = ".symtab", s[1].type = 2, s[1].link = 3, s[1].data = sym, s[1].size = ns, s[1].entsize = 24;
+    s[2].name = ".strtab", s[2].type = 3, s[2].data = (const uint8_t *)strs, s[2].size = nstrs;
+    si_build(m, 1, 0, 3, 0, s, 3);
+}
+
 static void test_symbols_demangle(void)
 {
     sym_img *m = (sym_img *)calloc(1, sizeof *m);
     static const char strs[] = "\0_Z3foov\0plain";
     uint8_t sym[24 * 3];
     size_t ns = 0;
-    sym_sec_in s[3];
     sym_loaded l;
     jitanon_str nm;
     int calls = 0;
     if (!m) return;
     m->is64 = 1;
-    memset(s, 0, sizeof s);
     ns += si_sym(m, sym + ns, 0, 0, 0, 0, 0, 0);
     ns += si_sym(m, sym + ns, 1, 0x12, 0, 1, 0x1000, 0x10);
     ns += si_sym(m, sym + ns, 9, 0x12, 0, 1, 0x1010, 0x10);
-    s[0].name = ".text", s[0].type = 1, s[0].addr = 0x1000, s[0].size = 0x20, s[0].flags = 6;
-    s[1].name = ".symtab", s[1].type = 2, s[1].link = 3, s[1].data = sym, s[1].size = ns, s[1].entsize = 24;
-    s[2].name = ".strtab", s[2].type = 3, s[2].data = (const uint8_t *)strs, s[2].size = sizeof strs;
-    si_build(m, 1, 0, 3, 0, s, 3);
+    si_text_syms(m, 0x20, sym, ns, strs, sizeof strs);
     sym_load(&l, m->b, m->n);
     JT_CHECK_EQ_U(l.build, JITANON_OK);
     l.t.demangle = sym_test_demangle, l.t.demangle_user = &calls;
@@ -367,23 +374,18 @@ static void test_symbols_demangle_aliases(void)
     static const char strs[] = "\0abcdefgh\0_Z1cv\0plain\0_Z1dv";
     uint8_t sym[24 * 5];
     size_t ns = 0;
-    sym_sec_in s[3];
     sym_loaded l;
     jitanon__sym_ent *e;
     jitanon_str nm;
     int calls = 0;
     if (!m) return;
     m->is64 = 1;
-    memset(s, 0, sizeof s);
     ns += si_sym(m, sym + ns, 0, 0, 0, 0, 0, 0);
     ns += si_sym(m, sym + ns, 1, 0x12, 0, 1, 0x1000, 0x20);  /* abcdefgh, sized 0x20 */
     ns += si_sym(m, sym + ns, 10, 0x12, 0, 1, 0x1000, 0x10); /* _Z1cv, sized 0x10: ends differ */
     ns += si_sym(m, sym + ns, 16, 0x12, 0, 1, 0x1020, 0);    /* plain and _Z1dv: no size */
     ns += si_sym(m, sym + ns, 22, 0x12, 0, 1, 0x1020, 0);
-    s[0].name = ".text", s[0].type = 1, s[0].addr = 0x1000, s[0].size = 0x40, s[0].flags = 6;
-    s[1].name = ".symtab", s[1].type = 2, s[1].link = 3, s[1].data = sym, s[1].size = ns, s[1].entsize = 24;
-    s[2].name = ".strtab", s[2].type = 3, s[2].data = (const uint8_t *)strs, s[2].size = sizeof strs;
-    si_build(m, 1, 0, 3, 0, s, 3);
+    si_text_syms(m, 0x40, sym, ns, strs, sizeof strs);
     memset(&l, 0, sizeof l);
     l.mem.p = m->b, l.mem.n = m->n;
     l.t.demangle = sym_test_demangle, l.t.demangle_user = &calls;
