@@ -12996,10 +12996,13 @@ typedef struct jitanon__eo_place {
     size_t region;          /* its file in jitanon__inj_jit.regions once chosen, else SIZE_MAX */
     int own;                /* a file of its own, written if a sample resolves into it */
     int fresh;              /* no earlier code of its dump overlaps it */
-    size_t load, debug, unwind; /* offsets of the raw records in the arena; SIZE_MAX: none */
+    size_t load, debug, unwind; /* offsets of the raw records in the arena; SIZE_MAX: none;
+                               load JITANON__EO_IN_DUMP: read back from the dump */
     size_t load_len, debug_len, unwind_len;
     uint64_t load_offset;   /* the LOAD's byte offset in its dump */
 } jitanon__eo_place;
+
+#define JITANON__EO_IN_DUMP (SIZE_MAX - 2)
 
 /* What a region file holds at [addr, addr + len): the code of place `place` there (the
    whole function, or what later code left of it). */
@@ -13031,6 +13034,15 @@ typedef struct jitanon__eo_region {
        claim (jitanon__inj_claim) */
     uint32_t *fresh;
     size_t nfresh, fresh_cap;
+    /* file mode, default I/O: LOADs are read back from their dump (jitanon__eo_region_load) */
+    jitanon__inj *j;
+    jitanon_stream rd;      /* the dump open for that, of dumps[rd_dump] (SIZE_MAX: none) */
+    size_t rd_dump;
+    jitanon_membuf rbuf;    /* the LOAD read last */
+    jitanon_jitdump_record load; /* the function jitanon__eo_region_fn gave last: */
+    jitanon__inj_pend pend;
+    size_t *added;          /* the file being built: the piece of each function added */
+    size_t added_cap;
 } jitanon__eo_region;
 
 struct jitanon__elfout {
@@ -14555,6 +14567,27 @@ JITANON__PRIVATE int jitanon__eo_region_online(const jitanon__inj *j)
     return !j->jit.live && j->out.w && j->out.w->mode == JITANON_PERF_FILE;
 }
 
+/* Closes the dump jitanon__eo_region_load reads back from. */
+JITANON__PRIVATE void jitanon__eo_region_unread(jitanon__eo_region *s)
+{
+#ifndef JITANON_NO_STDIO
+    if (s->rd_dump != SIZE_MAX && s->rd.read_fn) jitanon__stream_close(&s->rd);
+#endif
+    memset(&s->rd, 0, sizeof s->rd);
+    s->rd_dump = SIZE_MAX;
+}
+
+/* File mode with the default I/O and a dump streamed from its file: a LOAD's bytes stay
+   in the dump and are read back by offset when its file is written, which is streamed
+   into place.  Else a dump's records are kept until the end and each file is built in
+   memory: on jitgen's 200 MB recording 37 MB of records and a 39 MB file, where the
+   per-function layout holds one function at a time. */
+JITANON__PRIVATE int jitanon__eo_region_reread(const jitanon__inj *j, const jitanon__inj_dump *jd)
+{
+    return jitanon__eo_region_online(j) && !jd->dump && !j->io.open_dump && j->os->seek &&
+           j->io.write_elf == j->os->write_elf && (jitanon_features() & JITANON_FEATURE_POSIX);
+}
+
 JITANON__PRIVATE void jitanon__eo_region_free(jitanon__inj *j, jitanon__elfout *o)
 {
     jitanon__eo_region *s = &o->u.reg;
@@ -14567,6 +14600,9 @@ JITANON__PRIVATE void jitanon__eo_region_free(jitanon__inj *j, jitanon__elfout *
     jitanon__free(&j->a, s->occ, s->occ_cap * sizeof *s->occ);
     jitanon__free(&j->a, s->pieces, s->pieces_cap * sizeof *s->pieces);
     jitanon__free(&j->a, s->fresh, s->fresh_cap * sizeof *s->fresh);
+    jitanon__free(&j->a, s->added, s->added_cap * sizeof *s->added);
+    jitanon__eo_region_unread(s);
+    jitanon_membuf_release(&s->rbuf);
     memset(s, 0, sizeof *s);
 }
 
@@ -14578,7 +14614,9 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_begin(jitanon__inj *j, jitano
     if (res != JITANON_OK) return res;
     s->room = jd->text_base = tb.text_base;
     jitanon_elf_builder_release(&tb);
-    s->arena.allocator = s->elf.allocator = j->a;
+    s->arena.allocator = s->elf.allocator = s->rbuf.allocator = j->a;
+    if (!s->j) s->rd_dump = SIZE_MAX; /* the state's first use */
+    s->j = j;
     if (!jitanon__eo_region_online(j)) { /* laid out at the batch's end; else every dump is kept to the end */
         s->arena.size = 0;
         s->nplaces = 0;
@@ -14641,7 +14679,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
     if (!jitanon__grow(&j->a, (void **)&s->places, &s->places_cap, s->nplaces + 1, sizeof *s->places))
         return jitanon__inj_nomem(j, "region functions");
     pl = &s->places[s->nplaces];
-    pl->load = jitanon__eo_region_keep(s, r);
+    pl->load = jitanon__eo_region_reread(j, jd) ? JITANON__EO_IN_DUMP : jitanon__eo_region_keep(s, r);
     pl->load_len = (size_t)r->raw.size;
     pl->load_offset = r->offset;
     pl->debug = p->have_debug ? jitanon__eo_region_keep(s, &p->debug) : SIZE_MAX - 1;
@@ -14714,53 +14752,148 @@ JITANON__PRIVATE void jitanon__eo_region_rec(const jitanon__eo_region *s, const 
                                         UINT64_MAX, 0, out, &missing, NULL);
 }
 
-/* Builds the file of s->pieces[0, n) (one dump, address order, none overlapping), each
-   at file offset = its address - base, into s->elf.  A piece that is not a whole function
-   (what code mapped later over an unsampled one left of it) keeps the function's name
-   over its bytes, without lines or unwinding rows: perf names a sample there as with the
-   function's own file (the name, not the offset, is what moves). */
-JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitanon__eo_region *s, jitanon__inj_dump *jd,
-                                                         uint64_t base, size_t n)
+/* The LOAD of place p: from the arena, or read back from its dump at its offset into
+   s->rbuf (valid until the next call).  The bytes must be the record read the first time
+   (a JIT only appends to its dump): else JITANON_ERR_IO. */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_load(jitanon__eo_region *s, const jitanon__eo_place *p,
+                                                        jitanon_jitdump_record *out)
 {
-    const jitanon__eo_place *pl = s->places;
+    jitanon__inj *j = s->j;
+    const jitanon__inj_dump *jd = &j->jit.dumps[p->dump];
+    uint64_t missing = 0;
+    size_t got = 0;
+    if (p->load != JITANON__EO_IN_DUMP) {
+        jitanon__eo_region_rec(s, jd, p->load, p->load_len, p->load_offset, out);
+        return JITANON_OK;
+    }
+    if (!s->rd.read_fn || s->rd_dump != p->dump) {
+        jitanon_error e;
+        jitanon__eo_region_unread(s);
+        if (j->os->open_named(jitanon__inj_path(j, jd->path), &s->rd, &e) != JITANON_OK) {
+            memset(&s->rd, 0, sizeof s->rd);
+            return JITANON_ERR_IO;
+        }
+        s->rd_dump = p->dump;
+    }
+    if (!j->os->seek(&s->rd, p->load_offset)) return JITANON_ERR_IO;
+    s->rbuf.size = 0;
+    if (!jitanon__grow(&s->rbuf.allocator, (void **)&s->rbuf.data, &s->rbuf.capacity, p->load_len, 1))
+        return jitanon__inj_nomem(j, "region code");
+    while (got < p->load_len) {
+        size_t n = s->rd.read_fn(s->rd.user, (uint8_t *)s->rbuf.data + got, p->load_len - got);
+        if (n == 0 || n == SIZE_MAX) return JITANON_ERR_IO;
+        got += n;
+    }
+    if (jitanon__jitdump_parse_record((const uint8_t *)s->rbuf.data, p->load_len, p->load_offset,
+                                      jd->sum.header.big_endian, UINT64_MAX, 0, out, &missing, NULL) != JITANON_OK ||
+        out->id != JITANON_JITDUMP_CODE_LOAD || out->load.code_addr != p->addr)
+        return JITANON_ERR_IO;
+    return JITANON_OK;
+}
+
+/* Function `index` of the file being built from s->pieces: what the region layout gave
+   it of its LOAD's code (jitanon__eo_region_fn). */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_fn(jitanon__eo_region *s, size_t piece, jitanon_elf_func *fn)
+{
+    const jitanon__eo_piece *c = &s->pieces[piece];
+    const jitanon__eo_place *p = &s->places[c->place];
+    const jitanon__inj_dump *jd = &s->j->jit.dumps[p->dump];
+    jitanon__inj_pend *pend = &s->pend; /* fn points into it */
+    uint64_t skip = c->addr - p->addr;
+    jitanon_result res;
+    memset(pend, 0, sizeof *pend);
+    if ((res = jitanon__eo_region_load(s, p, &s->load)) != JITANON_OK) return res;
+    if ((pend->have_debug = p->debug != SIZE_MAX) != 0) jitanon__eo_region_rec(s, jd, p->debug, p->debug_len, 0, &pend->debug);
+    if ((pend->have_unwind = p->unwind != SIZE_MAX) != 0)
+        jitanon__eo_region_rec(s, jd, p->unwind, p->unwind_len, 0, &pend->unwind);
+    *fn = jitanon__inj_fn_of(&s->load, pend);
+    if (skip || c->len < p->size) { /* a piece */
+        if (skip >= fn->code.size) return JITANON_END; /* past the code (an empty function's byte) */
+        fn->code.data += skip;
+        fn->code.size = fn->code.size - skip < c->len ? fn->code.size - skip : c->len;
+        fn->code_addr += skip;
+        fn->debug = fn->unwind = NULL;
+        fn->map_size = 0;
+    }
+    if (fn->map_size > c->len) fn->map_size = c->len; /* what later code left of its tail */
+    return JITANON_OK;
+}
+
+/* jitanon_elf_code_fn of a region file whose code is read back from its dump. */
+JITANON__PRIVATE int jitanon__eo_region_code(void *user, size_t index, jitanon_bytes *code)
+{
+    jitanon__eo_region *s = (jitanon__eo_region *)user;
+    jitanon_elf_func fn;
+    if (jitanon__eo_region_fn(s, s->added[index], &fn) != JITANON_OK) return 1;
+    *code = fn.code;
+    return 0;
+}
+
+/* Builds the file `name` of s->pieces[0, n) (one dump, address order, none overlapping),
+   each at file offset = its address - base, and writes it: built in memory and stored
+   through the I/O, or, when the code is read back from the dump, streamed into place (as
+   a per-process file).  A piece that is not a whole function (what code mapped later over
+   an unsampled one left of it) keeps the function's name over its bytes, without lines or
+   unwinding rows: perf names a sample there as with the function's own file (the name,
+   not the offset, is what moves).  *written: 0 when the file could not be (logged). */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitanon__eo_region *s, jitanon__inj_dump *jd,
+                                                         uint64_t base, size_t n, const char *name, int *written)
+{
     jitanon_elf_opts eo = jitanon__inj_elf_opts(j, &jd->sum);
     jitanon_elf_builder b;
     jitanon_sink sink;
     jitanon_result res;
-    size_t i;
+    size_t i, k = 0;
+    int stream = jitanon__eo_region_reread(j, jd);
+    *written = 0;
     if ((res = jitanon_elf_builder_init(&b, &jd->sum.header, &eo, j->err)) != JITANON_OK) return res;
     jitanon__elf_builder_sha(&b, &j->sha_hw);
+    if (stream) jitanon_elf_builder_stream_code(&b, jitanon__eo_region_code, s);
     for (i = 0; i < n && res == JITANON_OK; i++) {
-        const jitanon__eo_piece *c = &s->pieces[i];
-        const jitanon__eo_place *p = &pl[c->place];
-        jitanon_jitdump_record load;
-        jitanon__inj_pend pend;
         jitanon_elf_func fn;
-        uint64_t skip = c->addr - p->addr;
-        memset(&pend, 0, sizeof pend);
-        jitanon__eo_region_rec(s, jd, p->load, p->load_len, p->load_offset, &load);
-        if ((pend.have_debug = p->debug != SIZE_MAX) != 0)
-            jitanon__eo_region_rec(s, jd, p->debug, p->debug_len, 0, &pend.debug);
-        if ((pend.have_unwind = p->unwind != SIZE_MAX) != 0)
-            jitanon__eo_region_rec(s, jd, p->unwind, p->unwind_len, 0, &pend.unwind);
-        fn = jitanon__inj_fn_of(&load, &pend);
-        if (skip || c->len < p->size) { /* a piece */
-            if (skip >= fn.code.size) continue; /* past the code (an empty function's byte) */
-            fn.code.data += skip;
-            fn.code.size = fn.code.size - skip < c->len ? fn.code.size - skip : c->len;
-            fn.code_addr += skip;
-            fn.debug = fn.unwind = NULL;
-            fn.map_size = 0;
+        res = jitanon__eo_region_fn(s, i, &fn);
+        if (res == JITANON_END) { res = JITANON_OK; continue; }
+        if (res != JITANON_OK) break;
+        if (!jitanon__grow(&j->a, (void **)&s->added, &s->added_cap, k + 1, sizeof *s->added)) {
+            res = jitanon__inj_nomem(j, "region pieces");
+            break;
         }
-        if (fn.map_size > c->len) fn.map_size = c->len; /* what later code left of its tail */
-        fn.file_offset = c->addr - base;
+        s->added[k++] = i;
+        fn.file_offset = s->pieces[i].addr - base;
         res = jitanon_elf_builder_add(&b, &fn, NULL, j->err);
     }
-    s->elf.size = 0;
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = &s->elf;
-    if (res == JITANON_OK) res = jitanon_elf_builder_finish(&b, sink, NULL, j->err);
+    if (res == JITANON_ERR_IO) { /* the dump changed under us, or cannot be opened again */
+        j->st->elf.refused++;
+        jitanon__inj_log(j, "cannot write %s%s: its dump cannot be read again as it was", name, NULL);
+        res = JITANON_OK;
+    } else if (res == JITANON_OK && stream) {
+        char path[4096];
+        jitanon_elf_info info;
+        jitanon__eo_fill fill;
+        fill.pb = &b;
+        fill.info = &info;
+        fill.err = j->err;
+        if (jitanon__fmt(path, sizeof path, "%s/%s", jd->dir, name) >= sizeof path) res = JITANON_ERR_WRITE;
+        else res = j->os->write_atomic(path, &j->a, jitanon__eo_proc_fill, &fill);
+        if (res == JITANON_ERR_WRITE || res == JITANON_ERR_IO) {
+            jitanon__inj_written(j, name, 0, 1, SIZE_MAX); /* logged */
+            res = JITANON_OK;
+        } else if (res == JITANON_OK) {
+            jitanon__inj_written(j, name, (size_t)info.file_size, 0, SIZE_MAX);
+            jitanon__inj_cache_dir(j, jd->dir);
+            jitanon__inj_listed(j, jd->dir, name, info.build_id,
+                                jitanon__inj_cache_put(j->os, &j->bc, name, NULL, info.build_id));
+            *written = 1;
+        }
+    } else if (res == JITANON_OK) {
+        s->elf.size = 0;
+        sink.write_fn = jitanon_membuf_write;
+        sink.user = &s->elf;
+        res = jitanon_elf_builder_finish(&b, sink, NULL, j->err);
+        if (res == JITANON_OK) *written = jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, name, SIZE_MAX);
+    }
     jitanon_elf_builder_release(&b);
+    jitanon__eo_region_unread(s);
     return res;
 }
 
@@ -14814,10 +14947,11 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon
         jitanon__inj_log(j, "jitted code near address 0 leaves no room for an ELF header: not named%s", "", NULL);
         return JITANON_OK;
     }
-    if (now && !jitanon__eo_region_whole(j, s, from, to)) return jitanon__inj_nomem(j, "region pieces");
-    if (now && (res = jitanon__eo_region_build(j, s, jd, base, to - from)) != JITANON_OK) return res;
     jitanon__eo_region_name(jd, name);
-    if (now && !jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, name, SIZE_MAX)) return JITANON_OK; /* logged */
+    if (now && !jitanon__eo_region_whole(j, s, from, to)) return jitanon__inj_nomem(j, "region pieces");
+    if (now && ((res = jitanon__eo_region_build(j, s, jd, base, to - from, name, written)) != JITANON_OK || !*written))
+        return res; /* a file not written is logged */
+    *written = 0;
     if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX ||
         !jitanon__grow(&j->a, (void **)&j->jit.regions, &j->jit.regions_cap, j->jit.nregions + 1, sizeof *j->jit.regions))
         return jitanon__inj_nomem(j, "regions");
@@ -14968,7 +15102,13 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_own(jitanon__inj *j, jitanon_
     uint64_t pgoff;
     jitanon_result res;
     memset(&pend, 0, sizeof pend);
-    jitanon__eo_region_rec(s, jd, p->load, p->load_len, p->load_offset, &load);
+    if ((res = jitanon__eo_region_load(s, p, &load)) != JITANON_OK) {
+        if (res != JITANON_ERR_IO) return res;
+        j->st->elf.refused++;
+        jitanon__inj_log(j, "cannot write %s: its dump cannot be read again as it was%s",
+                         jitanon__inj_path(j, j->jit.funcs[p->func].path), NULL);
+        return JITANON_OK;
+    }
     if ((pend.have_debug = p->debug != SIZE_MAX) != 0) jitanon__eo_region_rec(s, jd, p->debug, p->debug_len, 0, &pend.debug);
     if ((pend.have_unwind = p->unwind != SIZE_MAX) != 0)
         jitanon__eo_region_rec(s, jd, p->unwind, p->unwind_len, 0, &pend.unwind);
@@ -14985,6 +15125,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_finish(jitanon__inj *j, jitan
     const jitanon__eo_place *pl = s->places;
     jitanon_result res = JITANON_OK;
     size_t i, g, n = 0;
+    int written;
     if (!jitanon__eo_region_online(j) || !s->nplaces) return JITANON_OK;
     if (s->nplaces > UINT32_MAX / 2 ||
         !jitanon__grow(&j->a, (void **)&s->order, &s->order_cap, 2 * s->nplaces, sizeof *s->order))
@@ -15015,9 +15156,8 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_finish(jitanon__inj *j, jitan
             s->pieces[k].addr = r.start;
             s->pieces[k++].len = r.len;
         }
-        if (k && (res = jitanon__eo_region_build(j, s, jd, rg->base, k)) == JITANON_OK)
-            (void)jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, jitanon__inj_path(j, rg->path) + strlen(jd->dir) + 1,
-                                        SIZE_MAX); /* logged: its MMAP2s are out */
+        if (k) /* not written: logged (its MMAP2s are out) */
+            res = jitanon__eo_region_build(j, s, jd, rg->base, k, jitanon__inj_path(j, rg->path) + strlen(jd->dir) + 1, &written);
     }
     return res;
 }

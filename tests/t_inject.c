@@ -1485,6 +1485,19 @@ static int tp_dump_on_disk(const jitanon_membuf *dump, char *dir, char *path, ji
     return 1;
 }
 
+/* Reads dir/name into *file, then removes it, the dump tp_dump_on_disk wrote and dir. */
+static void tp_take_file(const char *dir, const char *name, jitanon_membuf *file)
+{
+    char path[256];
+    memset(file, 0, sizeof *file);
+    sprintf(path, "%s/%s", dir, name);
+    ti_read_file(path, file);
+    remove(path);
+    sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
+    remove(path);
+    JT_CHECK(rmdir(dir) == 0);
+}
+
 static void tp_inject(const jitanon_membuf *perf, jitanon_inject_opts *o)
 {
     jitanon_membuf out;
@@ -1542,18 +1555,72 @@ static void test_inject_process_file_complete(void)
     o.elf_layout = JITANON_ELF_PER_PROCESS;
     o.elf_dir = dir;
     tp_inject(&perf, &o);
-    sprintf(path, "%s/jitted-%u.so", dir, TI_PID);
-    memset(&file, 0, sizeof file);
-    ti_read_file(path, &file);
+    sprintf(path, "jitted-%u.so", TI_PID);
+    tp_take_file(dir, path, &file);
     JT_CHECK(file.size == ref.size && !memcmp(file.data, ref.data, ref.size));
-    remove(path);
-    sprintf(path, "%s/jit-%u.dump", dir, TI_PID);
-    remove(path);
-    JT_CHECK(rmdir(dir) == 0);
     jitanon_membuf_release(&file);
     jitanon_membuf_release(&io.elf);
     jitanon_membuf_release(&perf);
     jitanon_membuf_release(&ref);
+    elft_end(&t);
+}
+
+/* Whether b holds the string s with its NUL (a symbol name). */
+static int tr_has(const jitanon_membuf *b, const char *s)
+{
+    size_t n = strlen(s) + 1, i;
+    for (i = 0; i + n <= b->size; i++)
+        if (!memcmp(b->data + i, s, n)) return 1;
+    return 0;
+}
+
+/* A region file is the same bytes whether its dump was loaded whole (custom I/O: the
+   records are kept until the file is written) or streamed from its file (default I/O:
+   each function's code is read back from the dump by offset as the file is streamed
+   into place), pieces of code that later code covered included. */
+static void test_inject_region_file_streamed(void)
+{
+    static const uint8_t code[0x60] = {0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    static const uint64_t offs[3] = {0, 4, 0x20};
+    char dir[] = "build/prf-XXXXXX", path[256];
+    elft_dump t;
+    jitanon_membuf perf, file;
+    tp_io io;
+    jitanon_inject_opts o;
+    size_t i;
+    elft_begin(&t, 62, 0);
+    for (i = 0; i < 5; i++) {
+        char name[8];
+        sprintf(name, "fn%u", (unsigned)i);
+        elft_func(&t, name, 0x10000 + i * 0x100, code + i, sizeof code - i * 8, offs, i % 3 + 1, 0, 0);
+    }
+    elft_func(&t, "over3", 0x10310, code + 7, 0x20, offs, 1, 0, 0); /* over unsampled fn3: a piece each side */
+    jitanon__wr32(t.buf.data + 20, TI_PID, 0);
+    if (!tp_dump_on_disk(&t.buf, dir, path, &perf)) {
+        jt_skip("cannot create a directory under build/");
+        elft_end(&t);
+        return;
+    }
+    memset(&io, 0, sizeof io);
+    memset(&o, 0, sizeof o);
+    io.dump = &t.buf;
+    o.elf_layout = JITANON_ELF_PER_REGION;
+    o.io.load_dump = tp_load;
+    o.io.write_elf = tp_write;
+    o.io.user = &io;
+    tp_inject(&perf, &o);
+    JT_CHECK_EQ_U(io.files, 1);
+    memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_REGION;
+    o.elf_dir = dir;
+    tp_inject(&perf, &o);
+    sprintf(path, "jitted-%u-r0.so", TI_PID);
+    tp_take_file(dir, path, &file);
+    JT_CHECK(file.size > 0x400 && file.size == io.elf.size && !memcmp(file.data, io.elf.data, file.size));
+    JT_CHECK(tr_has(&file, "over3") && tr_has(&file, "fn3"));
+    jitanon_membuf_release(&file);
+    jitanon_membuf_release(&io.elf);
+    jitanon_membuf_release(&perf);
     elft_end(&t);
 }
 
@@ -2255,6 +2322,7 @@ static void suite_inject(void)
 #if JITANON__POSIX
     JT_RUN(test_inject_elf_files_safe);
     JT_RUN(test_inject_process_file_complete);
+    JT_RUN(test_inject_region_file_streamed);
     JT_RUN(test_inject_line_bias_per_dump);
     JT_RUN(test_inject_buildid_cache_layout);
 #endif
