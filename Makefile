@@ -143,7 +143,9 @@ demo:
 fuzz: $(addprefix build/fuzz-,$(FUZZERS))
 
 # New inputs go to build/fuzz-work/<harness> (the first directory); fuzz/corpus/<harness>
-# is only read.  A crash stops the run and leaves the input in build/fuzz-work/.
+# is only read.  A crash stops the run and leaves the input in build/fuzz-work/ under the
+# harness's name; the end of its log (the sanitizer's report) and the input itself (as
+# base64, up to 64 KiB: a CI run's log may be all that is left of it) are printed.
 # The harnesses are built, and run FUZZ_TIME s each, one per CPU at a time (-j as for
 # make test); each one's lines come out together (-Otarget).  libFuzzer runs one
 # process per harness, so each still gets FUZZ_TIME s of a CPU.
@@ -152,12 +154,17 @@ fuzz-run:
 	$(Q)$(MAKE) --no-print-directory $(JOBS) -Otarget $(addprefix fuzz-run-,$(FUZZERS))
 $(addprefix fuzz-run-,$(FUZZERS)): fuzz-run-%: build/fuzz-%
 	$(Q)f=$*; mkdir -p build/fuzz-work/$$f; \
-	  echo "== fuzzing $$f for $(FUZZ_TIME) s"; \
+	  echo "== fuzzing $$f for $(FUZZ_TIME) s (log: build/fuzz-work/$$f.log)"; \
 	  ./build/fuzz-$$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -rss_limit_mb=2048 \
-	    -artifact_prefix=build/fuzz-work/ $$( [ -f fuzz/$$f.dict ] && echo -dict=fuzz/$$f.dict ) \
-	    build/fuzz-work/$$f fuzz/corpus/$$f 2>&1 | grep -E '^(#[0-9]+ +DONE|stat::|==[0-9]+==ERROR|SUMMARY|Done)' ; \
-	  test -z "$$(ls build/fuzz-work/crash-* build/fuzz-work/leak-* build/fuzz-work/timeout-* 2>/dev/null)" || \
-	    { echo "fuzzing $$f found a problem: $$(ls build/fuzz-work/crash-* build/fuzz-work/leak-* build/fuzz-work/timeout-* 2>/dev/null)"; exit 1; }
+	    -artifact_prefix=build/fuzz-work/$$f- $$( [ -f fuzz/$$f.dict ] && echo -dict=fuzz/$$f.dict ) \
+	    build/fuzz-work/$$f fuzz/corpus/$$f >build/fuzz-work/$$f.log 2>&1; \
+	  grep -E '^(#[0-9]+ +DONE|stat::|==[0-9]+==ERROR|SUMMARY|Done)' build/fuzz-work/$$f.log; \
+	  bad=$$(ls build/fuzz-work/$$f-crash-* build/fuzz-work/$$f-leak-* build/fuzz-work/$$f-timeout-* \
+	    build/fuzz-work/$$f-oom-* 2>/dev/null); \
+	  test -z "$$bad" || { echo "fuzzing $$f found a problem: $$bad (replay: build/fuzz-$$f $$bad); the log's end:"; \
+	    grep -v '^#[0-9]' build/fuzz-work/$$f.log | tail -40; \
+	    for x in $$bad; do [ $$(wc -c <$$x) -gt 65536 ] || \
+	      { echo "$$x as base64 (to replay it where only this log is left):"; base64 -w 120 $$x; }; done; exit 1; }
 
 bench: all
 	$(Q)sh bench/run.sh
