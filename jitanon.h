@@ -1669,6 +1669,7 @@ typedef struct jitanon_elf_builder {
     jitanon_elf_code_fn code_fn;
     void *code_user;
     struct jitanon__elf_chunk *copies; /* what streamed functions keep, newest chunk first */
+    int borrow_tables_;        /* streamed: debug and unwinding data outlive the builder (kept uncopied) */
 } jitanon_elf_builder;
 
 /* Starts a file for code described by `header` (machine, class, byte order, V8 marker).
@@ -2899,6 +2900,22 @@ JITANON__PRIVATE int jitanon__grow(const jitanon_allocator *a, void **ptr, size_
     *cap = ncap;
     return 1;
 }
+
+/* Room for exactly `need` elements when it is known ahead (jitanon__grow doubles: a table of
+   45,000 would get 65,536 places, and the copy of a grown table lives beside the old one
+   for a moment).  0 when out of memory. */
+JITANON__PRIVATE int jitanon__reserve(const jitanon_allocator *a, void **ptr, size_t *cap, size_t need, size_t elem)
+{
+    size_t old_bytes, new_bytes;
+    void *n;
+    if (need <= *cap) return 1;
+    if (!jitanon__mul_size(need, elem, &new_bytes) || !jitanon__mul_size(*cap, elem, &old_bytes)) return 0;
+    if (!(n = jitanon__realloc(a, *ptr, old_bytes, new_bytes))) return 0;
+    *ptr = n;
+    *cap = need;
+    return 1;
+}
+
 
 /* -- [sort] Utilities: sorting and hashing ------------------------------------------------- */
 
@@ -9940,15 +9957,17 @@ JITANON__PRIVATE uint8_t *jitanon__elf_carve(jitanon_elf_builder *b, size_t n)
 /* 0 when out of memory (nothing is then kept). */
 JITANON__PRIVATE int jitanon__elf_keep_copies(jitanon_elf_builder *b, jitanon__elf_entry *e)
 {
-    size_t n = e->name.length + e->debug_entries.size + e->eh_frame.size;
+    size_t tables = b->borrow_tables_ ? 0 : e->debug_entries.size + e->eh_frame.size, n = e->name.length + tables;
     uint8_t *p = n ? jitanon__elf_carve(b, n) : NULL;
     if (n && !p) return 0;
     if (e->name.length) memcpy(p, e->name.data, e->name.length);
-    if (e->debug_entries.size) memcpy(p + e->name.length, e->debug_entries.data, e->debug_entries.size);
-    if (e->eh_frame.size) memcpy(p + e->name.length + e->debug_entries.size, e->eh_frame.data, e->eh_frame.size);
     e->name.data = e->name.length ? (const char *)p : NULL;
-    e->debug_entries.data = e->debug_entries.size ? p + e->name.length : NULL;
-    e->eh_frame.data = e->eh_frame.size ? p + e->name.length + e->debug_entries.size : NULL;
+    if (tables) {
+        if (e->debug_entries.size) memcpy(p + e->name.length, e->debug_entries.data, e->debug_entries.size);
+        if (e->eh_frame.size) memcpy(p + e->name.length + e->debug_entries.size, e->eh_frame.data, e->eh_frame.size);
+        e->debug_entries.data = e->debug_entries.size ? p + e->name.length : NULL;
+        e->eh_frame.data = e->eh_frame.size ? p + e->name.length + e->debug_entries.size : NULL;
+    }
     e->code.data = NULL;
     e->streamed = 1;
     return 1;
@@ -14623,6 +14642,10 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_begin(jitanon__inj *j, jitano
     }
     s->first_place = s->nplaces;
     s->first_event = jd->count;
+    /* a place per LOAD: the table's size is known (file mode keeps every dump's) */
+    if (jd->sum.loads < SIZE_MAX - s->nplaces &&
+        !jitanon__reserve(&j->a, (void **)&s->places, &s->places_cap, s->nplaces + (size_t)jd->sum.loads, sizeof *s->places))
+        return jitanon__inj_nomem(j, "region functions");
     return JITANON_OK;
 }
 
@@ -14848,7 +14871,13 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
     *written = 0;
     if ((res = jitanon_elf_builder_init(&b, &jd->sum.header, &eo, j->err)) != JITANON_OK) return res;
     jitanon__elf_builder_sha(&b, &j->sha_hw);
-    if (stream) jitanon_elf_builder_stream_code(&b, jitanon__eo_region_code, s);
+    if (stream) {
+        jitanon_elf_builder_stream_code(&b, jitanon__eo_region_code, s);
+        b.borrow_tables_ = 1; /* they stay in the arena: only the names (in the LOAD read back) are copied */
+    }
+    if (!jitanon__reserve(&b.opts.allocator, (void **)&b.funcs, &b.cap, n, sizeof *b.funcs) ||
+        !jitanon__reserve(&j->a, (void **)&s->added, &s->added_cap, n, sizeof *s->added))
+        res = jitanon__inj_nomem(j, "region functions");
     for (i = 0; i < n && res == JITANON_OK; i++) {
         jitanon_elf_func fn;
         res = jitanon__eo_region_fn(s, i, &fn);
