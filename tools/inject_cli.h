@@ -17,6 +17,7 @@
 #define INJECT_CLI_H
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ typedef struct inject_cli {
     int elf_files_set; /* --elf-files was given (a tool may pick another default) */
     int perf_map_set;  /* --perf-map was given (the same) */
     long threads;
+    char elf_dir_abs[PATH_MAX]; /* --elf-dir made absolute */
 } inject_cli;
 
 /* The lines of --help for these options, common ones first (all of them in the man page). */
@@ -155,6 +157,10 @@ static int inject_cli_finish(inject_cli *c, const char *tool)
     /* A directory named on the command line is one the user wants: create it. */
     if (c->o.elf_dir && mkdir(c->o.elf_dir, 0755) != 0 && errno != EEXIST)
         return fprintf(stderr, "%s: cannot create %s: %s\n", tool, c->o.elf_dir, strerror(errno)), 1;
+    /* The MMAP2s name the files by this path, and a relative one holds only from this
+       directory: perf report run elsewhere, and hotspot's parser anywhere, would not find
+       them (perf inject's own paths are absolute: they start from the dump's). */
+    if (c->o.elf_dir && c->o.elf_dir[0] != '/' && realpath(c->o.elf_dir, c->elf_dir_abs)) c->o.elf_dir = c->elf_dir_abs;
     /* Creating the files is the kernel's work, and it runs on every CPU at once.  A
        region or per-process file is one write of many functions: threads there only when
        asked for (and reported). */

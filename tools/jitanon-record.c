@@ -1168,8 +1168,9 @@ int main(int argc, char **argv)
             if (realpath(R.priv, abs)) snprintf(R.priv, sizeof R.priv, "%s", abs);
         }
         snprintf(R.raw, sizeof R.raw, "%s/perf.data", R.priv);
-        if (!ic.o.elf_dir) {
-            snprintf(R.elf_dir, sizeof R.elf_dir, "%s/jitted", outdir);
+        if (!ic.o.elf_dir) { /* absolute, as inject_cli_finish makes --elf-dir */
+            char abs[PATH_MAX];
+            snprintf(R.elf_dir, sizeof R.elf_dir, "%s/jitted", realpath(outdir, abs) ? abs : outdir);
             ic.o.elf_dir = R.elf_dir;
         }
         if (!ic.o.jitdump_dir) ic.o.jitdump_dir = R.priv;
