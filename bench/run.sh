@@ -256,31 +256,50 @@ if [ "${BENCH_LONG:-1}" != 0 ]; then
     echo "bench: running $L"
     bench_input "$L" "$W/genL" "cp def rg all proc"
 fi
+# hotspot's parser (what hotspot spends loading a recording) on each layout's output
+PP=""
+for c in hotspot-perfparser /usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser; do
+    if command -v "$c" >/dev/null 2>&1; then PP=$(command -v "$c"); break; fi
+done
+: >"$W/hotspot.txt"
+# parse_rows NAME DIR: the parser on DIR/perf.data injected in each layout, REPEAT times
+# each, alternating (issue #43: region files within 1.1x of per-function files' time)
+parse_rows() {
+    echo "bench: hotspot-perfparser on $1, each layout"
+    for lay in region function; do
+        fresh
+        build/jitanon-inject -i "$2/perf.data" -o "$D/out.data" --elf=$lay -N --elf-dir "$D" 2>/dev/null
+        eval "D_$lay=\$D"
+        : >"$W/pp.$lay"
+    done
+    i=0
+    while [ "$i" -lt "$REPEAT" ]; do
+        i=$((i + 1))
+        for lay in region function; do
+            eval "D=\$D_$lay"
+            settle
+            timeit "$W/t" "$PP" --input "$D/out.data" --output "$D/out.pp"
+            cat "$W/t" >>"$W/pp.$lay"
+        done
+    done
+    for lay in region function; do
+        eval "D=\$D_$lay"
+        echo "$1 $lay $(med "$W/pp.$lay" 1) $(awk '{ print $2 + $3 }' "$W/pp.$lay" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }') $(med "$W/pp.$lay" 4) $(count_files "$D" '*.so')" >>"$W/hotspot.txt"
+        drop "$D"
+    done
+}
+[ -z "$PP" ] || parse_rows "$A" "$W/genA"
+
 if [ "$node_ok" = 1 ]; then
     echo "bench: running node"
     bench_input node "$W/node"
-    # hotspot's parser (what hotspot spends loading a recording) on each layout's output
-    PP=""
-    for c in hotspot-perfparser /usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser; do
-        if command -v "$c" >/dev/null 2>&1; then PP=$(command -v "$c"); break; fi
-    done
     # the one pass on a real recording (issue #44: every field asked - native and kernel
     # symbols read cold each pass, C++ names demangled - within 1.5x of none)
     if [ "${BENCH_MICRO:-1}" != 0 ]; then
         echo "== micro: a symbolizer's one pass over the node recording (jitanon_inject, no writer)" >"$W/micro-node.txt"
         "$MICRO" symbolize "$W/node/perf.data" 3 >>"$W/micro-node.txt" 2>&1
     fi
-    if [ -n "$PP" ]; then
-        : >"$W/hotspot.txt"
-        for lay in region function; do
-            fresh
-            build/jitanon-inject -i "$W/node/perf.data" -o "$D/out.data" --elf=$lay -N --elf-dir "$D" 2>/dev/null
-            settle
-            timeit "$W/t" "$PP" --input "$D/out.data" --output "$D/out.pp"
-            echo "$lay $(cat "$W/t") $(count_files "$D" '*.so')" >>"$W/hotspot.txt"
-            drop "$D"
-        done
-    fi
+    [ -z "$PP" ] || parse_rows node "$W/node"
 fi
 
 echo
@@ -321,8 +340,12 @@ END {
 
 if [ -s "$W/hotspot.txt" ]; then
     echo
-    echo "== hotspot-perfparser parsing the node output of each layout (hotspot's load time)"
-    awk '{ printf "   --elf=%-9s %6.2f s wall, %6.1f MB RSS, %d ELF files\n", $1, $2, $5 / 1024, $NF }' "$W/hotspot.txt"
+    echo "== hotspot-perfparser parsing each layout's output (hotspot's load time; medians of $REPEAT, alternating)"
+    awk '{ if ($2 == "function") fw[$1] = $3; row[NR] = $0 }
+         END { printf "%-10s %-10s %8s %8s %9s %7s %12s\n", "input", "layout", "wall s", "cpu s", "RSS MB", "files", "x/function"
+               for (i = 1; i <= NR; i++) { split(row[i], f, " ")
+                 printf "%-10s %-10s %8.2f %8.2f %9.1f %7d %12s\n", f[1], f[2], f[3], f[4], f[5] / 1024, f[6],
+                        (f[1] in fw && fw[f[1]] > 0) ? sprintf("%.2fx", f[3] / fw[f[1]]) : "-" } }' "$W/hotspot.txt"
 fi
 
 if [ "${BENCH_MICRO:-1}" != 0 ]; then
