@@ -13062,6 +13062,7 @@ typedef struct jitanon__eo_region {
     jitanon__inj_pend pend;
     size_t *added;          /* the file being built: the piece of each function added */
     size_t added_cap;
+    jitanon_result code_res; /* why jitanon__eo_region_code failed (out of memory is fatal) */
 } jitanon__eo_region;
 
 struct jitanon__elfout {
@@ -14809,7 +14810,8 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_load(jitanon__eo_region *s, c
     }
     if (jitanon__jitdump_parse_record((const uint8_t *)s->rbuf.data, p->load_len, p->load_offset,
                                       jd->sum.header.big_endian, UINT64_MAX, 0, out, &missing, NULL) != JITANON_OK ||
-        out->id != JITANON_JITDUMP_CODE_LOAD || out->load.code_addr != p->addr)
+        out->id != JITANON_JITDUMP_CODE_LOAD || out->raw.size != p->load_len || out->load.code_addr != p->addr ||
+        out->load.code_index != j->jit.funcs[p->func].code_index)
         return JITANON_ERR_IO;
     return JITANON_OK;
 }
@@ -14847,7 +14849,7 @@ JITANON__PRIVATE int jitanon__eo_region_code(void *user, size_t index, jitanon_b
 {
     jitanon__eo_region *s = (jitanon__eo_region *)user;
     jitanon_elf_func fn;
-    if (jitanon__eo_region_fn(s, s->added[index], &fn) != JITANON_OK) return 1;
+    if ((s->code_res = jitanon__eo_region_fn(s, s->added[index], &fn)) != JITANON_OK) return 1;
     *code = fn.code;
     return 0;
 }
@@ -14902,8 +14904,11 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
         fill.pb = &b;
         fill.info = &info;
         fill.err = j->err;
+        s->code_res = JITANON_OK;
         if (jitanon__fmt(path, sizeof path, "%s/%s", jd->dir, name) >= sizeof path) res = JITANON_ERR_WRITE;
         else res = j->os->write_atomic(path, &j->a, jitanon__eo_proc_fill, &fill);
+        if (res == JITANON_ERR_IO && s->code_res == JITANON_ERR_NOMEM) /* fatal, as everywhere */
+            res = jitanon__inj_nomem(j, "region code");
         if (res == JITANON_ERR_WRITE || res == JITANON_ERR_IO) {
             jitanon__inj_written(j, name, 0, 1, SIZE_MAX); /* logged */
             res = JITANON_OK;
