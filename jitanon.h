@@ -2916,7 +2916,6 @@ JITANON__PRIVATE int jitanon__reserve(const jitanon_allocator *a, void **ptr, si
     return 1;
 }
 
-
 /* -- [sort] Utilities: sorting and hashing ------------------------------------------------- */
 
 /* A stable merge sort of indices (the inputs are nearly sorted already: a run in order
@@ -13055,7 +13054,7 @@ typedef struct jitanon__eo_region {
     size_t nfresh, fresh_cap;
     /* file mode, default I/O: LOADs are read back from their dump (jitanon__eo_region_load) */
     jitanon__inj *j;
-    jitanon_stream rd;      /* the dump open for that, of dumps[rd_dump] (SIZE_MAX: none) */
+    jitanon_stream rd;      /* the dump open for that (read_fn NULL: none), dumps[rd_dump] */
     size_t rd_dump;
     jitanon_membuf rbuf;    /* the LOAD read last */
     jitanon_jitdump_record load; /* the function jitanon__eo_region_fn gave last: */
@@ -14484,36 +14483,44 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_fill(void *ctx, jitanon_sink si
     return jitanon_elf_builder_finish(f->pb, sink, f->info, f->err);
 }
 
+/* Writes builder pb's file dir/name through jitanon__os.write_atomic and lists it (table,
+   build-id cache).  JITANON_ERR_WRITE: not written (logged); any other error is the
+   builder's, not logged. */
+JITANON__PRIVATE jitanon_result jitanon__eo_stream(jitanon__inj *j, jitanon_elf_builder *pb, const char *dir,
+                                                   const char *name)
+{
+    char path[4096];
+    jitanon_elf_info info;
+    jitanon__eo_fill fill;
+    jitanon_result res;
+    fill.pb = pb;
+    fill.info = &info;
+    fill.err = j->err;
+    if (jitanon__fmt(path, sizeof path, "%s/%s", dir, name) >= sizeof path) res = JITANON_ERR_WRITE;
+    else res = j->os->write_atomic(path, &j->a, jitanon__eo_proc_fill, &fill);
+    if (res == JITANON_ERR_WRITE) {
+        jitanon__inj_written(j, name, 0, 1, SIZE_MAX);
+        return JITANON_ERR_WRITE;
+    }
+    if (res != JITANON_OK) return res;
+    jitanon__inj_written(j, name, (size_t)info.file_size, 0, SIZE_MAX);
+    jitanon__inj_cache_dir(j, dir);
+    jitanon__inj_listed(j, dir, name, info.build_id, jitanon__inj_cache_put(j->os, &j->bc, name, NULL, info.build_id));
+    return JITANON_OK;
+}
+
 /* A per-process file is as large as all the code of a dump: with the default I/O it is
    streamed into a temporary file and renamed into place (under the same rules as
    jitanon__inj_write_default) instead of being held in memory.  JITANON_ERR_WRITE: the
    file could not be written (logged); other errors are fatal. */
 JITANON__PRIVATE jitanon_result jitanon__eo_proc_stream(jitanon__inj *j, jitanon__eo_proc *s, const char *dir)
 {
-    char path[4096];
-    jitanon_elf_info info;
-    jitanon__eo_fill fill;
-    jitanon_result res;
     if (!(jitanon_features() & JITANON_FEATURE_POSIX)) {
         j->st->elf.refused++;
         jitanon__inj_log(j, "cannot write %s%s: built without POSIX file calls", s->name, NULL);
         return JITANON_ERR_WRITE;
     }
-    fill.pb = &s->pb;
-    fill.info = &info;
-    fill.err = j->err;
-    if (jitanon__fmt(path, sizeof path, "%s/%s", dir, s->name) >= sizeof path) res = JITANON_ERR_WRITE;
-    else res = j->os->write_atomic(path, &j->a, jitanon__eo_proc_fill, &fill);
-    if (res == JITANON_ERR_WRITE) {
-        jitanon__inj_written(j, s->name, 0, 1, SIZE_MAX);
-        return JITANON_ERR_WRITE;
-    }
-    if (res != JITANON_OK) return res;
-    jitanon__inj_written(j, s->name, (size_t)info.file_size, 0, SIZE_MAX);
-    jitanon__inj_cache_dir(j, dir);
-    jitanon__inj_listed(j, dir, s->name, info.build_id,
-                        jitanon__inj_cache_put(j->os, &j->bc, s->name, NULL, info.build_id));
-    return JITANON_OK;
+    return jitanon__eo_stream(j, &s->pb, dir, s->name);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__eo_proc_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
@@ -14591,10 +14598,9 @@ JITANON__PRIVATE int jitanon__eo_region_online(const jitanon__inj *j)
 JITANON__PRIVATE void jitanon__eo_region_unread(jitanon__eo_region *s)
 {
 #ifndef JITANON_NO_STDIO
-    if (s->rd_dump != SIZE_MAX && s->rd.read_fn) jitanon__stream_close(&s->rd);
+    if (s->rd.read_fn) jitanon__stream_close(&s->rd);
 #endif
     memset(&s->rd, 0, sizeof s->rd);
-    s->rd_dump = SIZE_MAX;
 }
 
 /* File mode with the default I/O and a dump streamed from its file: a LOAD's bytes stay
@@ -14635,7 +14641,6 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_begin(jitanon__inj *j, jitano
     s->room = jd->text_base = tb.text_base;
     jitanon_elf_builder_release(&tb);
     s->arena.allocator = s->elf.allocator = s->rbuf.allocator = j->a;
-    if (!s->j) s->rd_dump = SIZE_MAX; /* the state's first use */
     s->j = j;
     if (!jitanon__eo_region_online(j)) { /* laid out at the batch's end; else every dump is kept to the end */
         s->arena.size = 0;
@@ -14794,7 +14799,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_load(jitanon__eo_region *s, c
         jitanon_error e;
         jitanon__eo_region_unread(s);
         if (j->os->open_named(jitanon__inj_path(j, jd->path), &s->rd, &e) != JITANON_OK) {
-            memset(&s->rd, 0, sizeof s->rd);
+            memset(&s->rd, 0, sizeof s->rd); /* not open */
             return JITANON_ERR_IO;
         }
         s->rd_dump = p->dump;
@@ -14816,22 +14821,31 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_load(jitanon__eo_region *s, c
     return JITANON_OK;
 }
 
+/* Place p's records: its LOAD (jitanon__eo_region_load) and the DEBUG_INFO and
+   UNWINDING_INFO the arena keeps. */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_recs(jitanon__eo_region *s, const jitanon__eo_place *p,
+                                                        jitanon_jitdump_record *load, jitanon__inj_pend *pend)
+{
+    const jitanon__inj_dump *jd = &s->j->jit.dumps[p->dump];
+    jitanon_result res;
+    memset(pend, 0, sizeof *pend);
+    if ((res = jitanon__eo_region_load(s, p, load)) != JITANON_OK) return res;
+    if ((pend->have_debug = p->debug != SIZE_MAX) != 0) jitanon__eo_region_rec(s, jd, p->debug, p->debug_len, 0, &pend->debug);
+    if ((pend->have_unwind = p->unwind != SIZE_MAX) != 0)
+        jitanon__eo_region_rec(s, jd, p->unwind, p->unwind_len, 0, &pend->unwind);
+    return JITANON_OK;
+}
+
 /* Function `index` of the file being built from s->pieces: what the region layout gave
    it of its LOAD's code (jitanon__eo_region_fn). */
 JITANON__PRIVATE jitanon_result jitanon__eo_region_fn(jitanon__eo_region *s, size_t piece, jitanon_elf_func *fn)
 {
     const jitanon__eo_piece *c = &s->pieces[piece];
     const jitanon__eo_place *p = &s->places[c->place];
-    const jitanon__inj_dump *jd = &s->j->jit.dumps[p->dump];
-    jitanon__inj_pend *pend = &s->pend; /* fn points into it */
     uint64_t skip = c->addr - p->addr;
     jitanon_result res;
-    memset(pend, 0, sizeof *pend);
-    if ((res = jitanon__eo_region_load(s, p, &s->load)) != JITANON_OK) return res;
-    if ((pend->have_debug = p->debug != SIZE_MAX) != 0) jitanon__eo_region_rec(s, jd, p->debug, p->debug_len, 0, &pend->debug);
-    if ((pend->have_unwind = p->unwind != SIZE_MAX) != 0)
-        jitanon__eo_region_rec(s, jd, p->unwind, p->unwind_len, 0, &pend->unwind);
-    *fn = jitanon__inj_fn_of(&s->load, pend);
+    if ((res = jitanon__eo_region_recs(s, p, &s->load, &s->pend)) != JITANON_OK) return res;
+    *fn = jitanon__inj_fn_of(&s->load, &s->pend); /* fn points into them */
     if (skip || c->len < p->size) { /* a piece */
         if (skip >= fn->code.size) return JITANON_END; /* past the code (an empty function's byte) */
         fn->code.data += skip;
@@ -14885,11 +14899,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
         res = jitanon__eo_region_fn(s, i, &fn);
         if (res == JITANON_END) { res = JITANON_OK; continue; }
         if (res != JITANON_OK) break;
-        if (!jitanon__grow(&j->a, (void **)&s->added, &s->added_cap, k + 1, sizeof *s->added)) {
-            res = jitanon__inj_nomem(j, "region pieces");
-            break;
-        }
-        s->added[k++] = i;
+        s->added[k++] = i; /* reserved above: k <= i < n */
         fn.file_offset = s->pieces[i].addr - base;
         res = jitanon_elf_builder_add(&b, &fn, NULL, j->err);
     }
@@ -14898,27 +14908,14 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
         jitanon__inj_log(j, "cannot write %s%s: its dump cannot be read again as it was", name, NULL);
         res = JITANON_OK;
     } else if (res == JITANON_OK && stream) {
-        char path[4096];
-        jitanon_elf_info info;
-        jitanon__eo_fill fill;
-        fill.pb = &b;
-        fill.info = &info;
-        fill.err = j->err;
         s->code_res = JITANON_OK;
-        if (jitanon__fmt(path, sizeof path, "%s/%s", jd->dir, name) >= sizeof path) res = JITANON_ERR_WRITE;
-        else res = j->os->write_atomic(path, &j->a, jitanon__eo_proc_fill, &fill);
+        res = jitanon__eo_stream(j, &b, jd->dir, name);
+        *written = res == JITANON_OK;
         if (res == JITANON_ERR_IO && s->code_res == JITANON_ERR_NOMEM) /* fatal, as everywhere */
             res = jitanon__inj_nomem(j, "region code");
-        if (res == JITANON_ERR_WRITE || res == JITANON_ERR_IO) {
-            jitanon__inj_written(j, name, 0, 1, SIZE_MAX); /* logged */
-            res = JITANON_OK;
-        } else if (res == JITANON_OK) {
-            jitanon__inj_written(j, name, (size_t)info.file_size, 0, SIZE_MAX);
-            jitanon__inj_cache_dir(j, jd->dir);
-            jitanon__inj_listed(j, jd->dir, name, info.build_id,
-                                jitanon__inj_cache_put(j->os, &j->bc, name, NULL, info.build_id));
-            *written = 1;
-        }
+        else if (res == JITANON_ERR_IO) /* the dump could not be read again */
+            jitanon__inj_written(j, name, 0, 1, SIZE_MAX);
+        if (res == JITANON_ERR_WRITE || res == JITANON_ERR_IO) res = JITANON_OK; /* logged */
     } else if (res == JITANON_OK) {
         s->elf.size = 0;
         sink.write_fn = jitanon_membuf_write;
@@ -15135,17 +15132,13 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_own(jitanon__inj *j, jitanon_
     jitanon__inj_pend pend;
     uint64_t pgoff;
     jitanon_result res;
-    memset(&pend, 0, sizeof pend);
-    if ((res = jitanon__eo_region_load(s, p, &load)) != JITANON_OK) {
+    if ((res = jitanon__eo_region_recs(s, p, &load, &pend)) != JITANON_OK) {
         if (res != JITANON_ERR_IO) return res;
         j->st->elf.refused++;
         jitanon__inj_log(j, "cannot write %s: its dump cannot be read again as it was%s",
                          jitanon__inj_path(j, j->jit.funcs[p->func].path), NULL);
         return JITANON_OK;
     }
-    if ((pend.have_debug = p->debug != SIZE_MAX) != 0) jitanon__eo_region_rec(s, jd, p->debug, p->debug_len, 0, &pend.debug);
-    if ((pend.have_unwind = p->unwind != SIZE_MAX) != 0)
-        jitanon__eo_region_rec(s, jd, p->unwind, p->unwind_len, 0, &pend.unwind);
     if ((res = jitanon__eo_func_build(j, &s->elf, jd, &load, &pend, &pgoff)) != JITANON_OK) return res;
     (void)jitanon__inj_put_file(j, NULL, jd->dir, &s->elf,
                                 jitanon__inj_path(j, j->jit.funcs[p->func].path) + strlen(jd->dir) + 1, SIZE_MAX);

@@ -1507,25 +1507,36 @@ static void tp_inject(const jitanon_membuf *perf, jitanon_inject_opts *o)
     jitanon_membuf_release(&out);
 }
 
+/* A dump of five functions fn0..fn4, 0x100 apart from 0x10000, each 8 bytes shorter than
+   the last, from code[0, 0x60) (`shifted`: fn<i> from code + i), with 1 to 3 line rows,
+   and unwinding info but on fn2 when `unwind`. */
+static const uint64_t tp_offs[3] = {0, 4, 0x20};
+
+static void tp_five(elft_dump *t, const uint8_t *code, int shifted, int unwind)
+{
+    size_t i;
+    elft_begin(t, 62, 0);
+    for (i = 0; i < 5; i++) {
+        char name[8];
+        sprintf(name, "fn%u", (unsigned)i);
+        elft_func(t, name, 0x10000 + i * 0x100, code + (shifted ? i : 0), 0x60 - i * 8, tp_offs, i % 3 + 1, 0,
+                  unwind && i != 2);
+    }
+}
+
 /* A per-process file keeps every function's debug and unwinding info, whether the dump
    was loaded whole (custom I/O) or streamed from its file (default I/O): both are the
    bytes the ELF builder makes from the loaded dump. */
 static void test_inject_process_file_complete(void)
 {
     static const uint8_t code[0x60] = {0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3};
-    static const uint64_t offs[3] = {0, 4, 0x20};
     char dir[] = "build/ppf-XXXXXX", path[256];
     elft_dump t;
     jitanon_membuf ref, perf, file;
     tp_io io;
     jitanon_inject_opts o;
     size_t i;
-    elft_begin(&t, 62, 0);
-    for (i = 0; i < 5; i++) {
-        char name[8];
-        sprintf(name, "fn%u", (unsigned)i);
-        elft_func(&t, name, 0x10000 + i * 0x100, code, sizeof code - i * 8, offs, i % 3 + 1, 0, i != 2);
-    }
+    tp_five(&t, code, 0, 1);
     jitanon__wr32(t.buf.data + 20, TI_PID, 0); /* the marker's process */
     elft_load(&t, 0);
     for (i = 0; i < t.n; i++)
@@ -1581,20 +1592,13 @@ static int tr_has(const jitanon_membuf *b, const char *s)
 static void test_inject_region_file_streamed(void)
 {
     static const uint8_t code[0x60] = {0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3, 1, 2, 3, 4, 5, 6, 7, 8, 9};
-    static const uint64_t offs[3] = {0, 4, 0x20};
     char dir[] = "build/prf-XXXXXX", path[256];
     elft_dump t;
     jitanon_membuf perf, file;
     tp_io io;
     jitanon_inject_opts o;
-    size_t i;
-    elft_begin(&t, 62, 0);
-    for (i = 0; i < 5; i++) {
-        char name[8];
-        sprintf(name, "fn%u", (unsigned)i);
-        elft_func(&t, name, 0x10000 + i * 0x100, code + i, sizeof code - i * 8, offs, i % 3 + 1, 0, 0);
-    }
-    elft_func(&t, "over3", 0x10310, code + 7, 0x20, offs, 1, 0, 0); /* over unsampled fn3: a piece each side */
+    tp_five(&t, code, 1, 0);
+    elft_func(&t, "over3", 0x10310, code + 7, 0x20, tp_offs, 1, 0, 0); /* over unsampled fn3: a piece each side */
     jitanon__wr32(t.buf.data + 20, TI_PID, 0);
     if (!tp_dump_on_disk(&t.buf, dir, path, &perf)) {
         jt_skip("cannot create a directory under build/");
