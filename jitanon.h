@@ -12653,7 +12653,7 @@ typedef struct jitanon__inj_eh {
 
 typedef struct jitanon__inj_func {
     uint32_t pid, tid;      /* of the synthesized MMAP2s (the marker's process) */
-    uint64_t code_index, pgoff, code_addr;
+    uint64_t code_index, pgoff, code_addr, code_size;
     uint64_t mapped_size;   /* unwind data the runtime keeps mapped after the code */
     size_t path;            /* offset of the ELF path in the path pool */
     /* its DEBUG_INFO's entries in a loaded dump (what on_sample's frames read lines
@@ -12813,7 +12813,7 @@ typedef struct jitanon__inj_buf {
     size_t pieces2_cap;
     jitanon__inj_synth *synth2;  /* scratch: the MMAP2s not placed yet, in time order */
     size_t synth2_cap;
-    /* Live pipes: whole rounds held back until their dumps reach them (jitanon__inj_hold),
+    /* Live pipes: whole rounds held back until their dumps reach them (jitanon__inj_anon_hold),
        oldest first; `recs` and `bytes` hold them, then the round being read. */
     struct jitanon__inj_held *held;
     size_t nheld, held_cap;
@@ -12907,6 +12907,16 @@ typedef struct jitanon__inj_jit {
     size_t nclaims, claims_cap;
     uint64_t nclaimed, claim_time;
     jitanon_result claim_res;
+    /* ... and, at the same index, the //anon held back over code that will load there
+       (address -> function; jitanon__inj_anon_hold), ranges in all */
+    jitanon_rangemap *anon_held;
+    size_t anon_held_cap;
+    uint64_t nanon_held;
+    /* the last claim batch pushed (jitanon__inj_claim): its first MMAP2 in the round, that
+       one's time and function, and its process */
+    size_t batch_synth, batch_func;
+    uint64_t batch_time;
+    uint32_t batch_pid;
     /* Unnamed samples (jitanon__inj_unnamed): a sample's pid is looked up once a run of
        them (stop_pid: 1 + the pid, 0 none; stop_dump: 1 + the index of its latest dump,
        0 none). */
@@ -13826,6 +13836,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->path = path;
     f->name = r->load.name;
     f->code_addr = r->load.code_addr;
+    f->code_size = r->load.code_size;
     f->mapped_size = p->have_unwind ? p->unwind.unwind.mapped_size : 0;
     f->failed = 0;
     f->slotted = 0;
@@ -14217,6 +14228,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_add(jitanon__inj *j, jitanon
 /* A sample's word in anonymous memory: a claim there is taken back (region layout, file
    mode: jitanon__inj_claim). */
 JITANON__PRIVATE void jitanon__inj_claim_hit(jitanon__inj *j, uint32_t pid, uint64_t ip);
+JITANON__PRIVATE void jitanon__inj_held_hit(jitanon__inj *j, uint32_t pid, uint64_t ip);
 
 /* What perf report will resolve `ip` to in the output is what the engine says now.
    Returns 1 when ip is inside a function past its first byte (so ip - 1 is that
@@ -14226,6 +14238,7 @@ JITANON__PRIVATE int jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip
     jitanon_range where;
     if (jitanon__trim_resolve_fast(j->maps.trim, pid, ip, &where) != JITANON_TRIM_JIT || where.id >= j->jit.nfuncs) {
         if (j->jit.nclaimed) jitanon__inj_claim_hit(j, pid, ip);
+        if (j->jit.nanon_held) jitanon__inj_held_hit(j, pid, ip);
         return 0;
     }
     j->jit.hot[where.id].hit = 1;
@@ -15461,7 +15474,7 @@ JITANON__PRIVATE int jitanon__inj_undecided_words(const jitanon__inj *j, const j
     return 0;
 }
 
-/* Holding back (jitanon__inj_hold): a sample is not yet decidable when it ran in its
+/* Holding back (jitanon__inj_anon_hold): a sample is not yet decidable when it ran in its
    process's JIT memory - anonymous code memory no known function covers, or memory no
    mapping decided so far covers - while that process's followed dump has not reached its
    time and may still grow (its process has not exited, the file grew within
@@ -16035,6 +16048,20 @@ JITANON__PRIVATE jitanon_result jitanon__inj_frame(jitanon__inj *j, jitanon__inj
     return JITANON_OK;
 }
 
+/* A file mapped into `pid` at `time` (hotspot's parser forgets its base then): the last
+   claim batch, if it goes out right after (made for an anonymous mapping of the same
+   time decided before this record), is framed again. */
+JITANON__PRIVATE jitanon_result jitanon__inj_reframe(jitanon__inj *j, uint32_t pid, uint64_t time)
+{
+    jitanon__inj_buf *rd = &j->round;
+    jitanon__inj_synth *s;
+    if (!j->jit.nclaimed || j->jit.batch_pid != pid || j->jit.batch_time != time + 1 || j->jit.batch_synth >= rd->nsynth)
+        return JITANON_OK;
+    s = &rd->synth[j->jit.batch_synth];
+    if (s->func != j->jit.batch_func || s->time != j->jit.batch_time || s->take_back || s->frame) return JITANON_OK;
+    return jitanon__inj_frame(j, s);
+}
+
 /* -- region layout, file mode: claims --------------------------------------------------------
 
    Every load into a region file whose module hotspot's parser has reported makes it throw
@@ -16060,11 +16087,20 @@ JITANON__PRIVATE jitanon_rangemap *jitanon__inj_claims(jitanon__inj *j, uint32_t
     size_t *slot = jt->nclaims ? jitanon__hmap_find(&jt->claims_of, pid) : NULL;
     if (slot && *slot) return &jt->claims[*slot - 1];
     if (!make || !(slot = jitanon__hmap_at(&jt->claims_of, &j->a, pid, 0)) ||
-        !jitanon__grow(&j->a, (void **)&jt->claims, &jt->claims_cap, jt->nclaims + 1, sizeof *jt->claims))
+        !jitanon__grow(&j->a, (void **)&jt->claims, &jt->claims_cap, jt->nclaims + 1, sizeof *jt->claims) ||
+        !jitanon__grow(&j->a, (void **)&jt->anon_held, &jt->anon_held_cap, jt->nclaims + 1, sizeof *jt->anon_held))
         return NULL;
     jitanon_rangemap_init(&jt->claims[jt->nclaims], &j->a);
+    jitanon_rangemap_init(&jt->anon_held[jt->nclaims], &j->a);
     *slot = ++jt->nclaims;
     return &jt->claims[*slot - 1];
+}
+
+/* The //anon held back in process `pid` (made if `make`), or NULL. */
+JITANON__PRIVATE jitanon_rangemap *jitanon__inj_anon_held(jitanon__inj *j, uint32_t pid, int make)
+{
+    jitanon_rangemap *m = jitanon__inj_claims(j, pid, make);
+    return m ? &j->jit.anon_held[m - j->jit.claims] : NULL;
 }
 
 /* A synthesized MMAP2 of the round (its fields past `func` zeroed), or NULL. */
@@ -16170,6 +16206,106 @@ JITANON__PRIVATE jitanon_result jitanon__inj_claims_cut(jitanon__inj *j, jitanon
     return JITANON_OK;
 }
 
+/* The //anon held back in `pid` over [start, start + len) (all of it when len is 0) is
+   held no more: with `emit`, each piece of it goes out whole at `time`, as what the engine
+   has there (a sample's word is in it, a fork copies the maps); without, only that range
+   leaves (a mapping goes over it). */
+JITANON__PRIVATE jitanon_result jitanon__inj_anon_unhold(jitanon__inj *j, uint32_t pid, uint64_t start, uint64_t len,
+                                                    uint64_t time, int emit)
+{
+    jitanon_rangemap *m = j->jit.nanon_held ? jitanon__inj_anon_held(j, pid, 0) : NULL;
+    jitanon_rangemap_iter it;
+    jitanon_range c;
+    jitanon_result res;
+    if (!m) return JITANON_OK;
+    for (;;) { /* one at a time: each erase changes the map */
+        uint64_t from, to;
+        if (len) jitanon_rangemap_iter_begin(&it, m, start, len);
+        else jitanon_rangemap_iter_begin_all(&it, m);
+        if (!jitanon_rangemap_iter_next(&it, &c)) break;
+        from = c.start, to = c.start + c.len;
+        if (emit) {
+            jitanon_range where;
+            jitanon__inj_synth *sy;
+            if (c.id < j->jit.nfuncs &&
+                jitanon__trim_resolve_fast(j->maps.trim, pid, c.start, &where) == JITANON_TRIM_ANON &&
+                where.id < j->maps.nidents) {
+                if (!(sy = jitanon__inj_push_synth(j, time, j->jit.seq++, c.start, c.len, (size_t)c.id)))
+                    return jitanon__inj_nomem(j, "synthesized mmaps");
+                sy->take_back = 1;
+                sy->restore = where.id;
+                j->st->write.region_repairs++;
+            }
+        } else if (len) {
+            if (from < start) from = start;
+            if (to - start > len) to = start + len;
+        }
+        res = jitanon_rangemap_erase(m, from, to - from, j->err);
+        if (res != JITANON_OK) return res == JITANON_ERR_INVALID_ARGUMENT ? JITANON_OK : res;
+    }
+    if (len == 0) jitanon_rangemap_release(m);
+    return JITANON_OK;
+}
+
+/* Anonymous mapping `r` of a process with dumps, decided (trimmed, its claims cut out):
+   what its output has over the code of functions that will load there and are not claimed
+   yet is held back (jitanon__inj_anon_held) until a sample's word is in it, a fork copies the
+   maps, or that code is mapped.  A runtime that commits its code space a page at a time
+   maps the next page before the function that straddles the two loads; were its //anon
+   there sent, the claim of that function would go over it, inside a region file's
+   module, and hotspot's parser throws its modules away whenever a mapping replaces one
+   that starts inside a module it reported (jitgen's 200 MB recording: a flush a page,
+   7,356, each a report of the 39 MB file again).  perf reads nothing from //anon no sample
+   is in. */
+JITANON__PRIVATE jitanon_result jitanon__inj_anon_hold(jitanon__inj *j, jitanon__inj_rec *r)
+{
+    jitanon__eo_region *s = &j->elf.u.reg;
+    jitanon__inj_buf *rd = &j->round;
+    jitanon_rangemap cut, *m = NULL;
+    jitanon_result res = JITANON_OK;
+    size_t i, n, d, k;
+    int any = 0;
+    if (r->action == JITANON__INJ_DROP) return JITANON_OK;
+    n = r->action == JITANON__INJ_PIECES ? r->pieces : 1;
+    jitanon_rangemap_init(&cut, &j->a);
+    for (i = 0; i < n && res == JITANON_OK; i++) {
+        jitanon_trim_piece p;
+        if (r->action == JITANON__INJ_PIECES) p = rd->pieces[r->first_piece + i];
+        else p.start = r->start, p.len = r->len, p.pgoff = r->pgoff;
+        if (p.len == 0 || p.start > UINT64_MAX - p.len) continue;
+        for (d = 0; d < j->jit.ndumps && res == JITANON_OK; d++) {
+            const jitanon__inj_dump *jd = &j->jit.dumps[d];
+            size_t lo = jd->fresh_from, hi = jd->fresh_to;
+            if (jd->pid != r->pid || lo == hi) continue;
+            while (lo < hi) { /* the first place ending past the piece's start */
+                size_t mid = lo + (hi - lo) / 2;
+                const jitanon__eo_place *q = &s->places[s->fresh[mid]];
+                if (q->addr + q->size <= p.start) lo = mid + 1;
+                else hi = mid;
+            }
+            for (k = lo; k < jd->fresh_to && res == JITANON_OK; k++) {
+                const jitanon__eo_place *pl = &s->places[s->fresh[k]];
+                const jitanon__inj_func *f = &j->jit.funcs[pl->func];
+                uint64_t a = pl->addr > p.start ? pl->addr : p.start, e = pl->addr + pl->size;
+                if (pl->addr >= p.start + p.len) break;
+                if (e > p.start + p.len) e = p.start + p.len;
+                if (f->slotted || f->failed || f->region == SIZE_MAX || e <= a) continue;
+                if (!m && !(m = jitanon__inj_anon_held(j, r->pid, 1))) {
+                    res = jitanon__inj_nomem(j, "held //anon");
+                    break;
+                }
+                if ((res = jitanon_rangemap_assign(&cut, a, e - a, 1, pl->func, j->err)) == JITANON_OK)
+                    res = jitanon_rangemap_assign(m, a, e - a, 1, pl->func, j->err);
+                j->jit.nanon_held++;
+                any = 1;
+            }
+        }
+    }
+    if (res == JITANON_OK && any) res = jitanon__inj_claims_cut(j, r, &cut);
+    jitanon_rangemap_release(&cut);
+    return res;
+}
+
 /* Whether the output maps all of [start, start + len) of `pid` from region file `region`
    (at its B): the engine has only loaded code there, each function of that file, and no
    code of the run was ever moved (a MOVE's slice is at another B). */
@@ -16189,7 +16325,9 @@ JITANON__PRIVATE int jitanon__inj_same_file(const jitanon__inj *j, uint32_t pid,
     return at - start >= len;
 }
 
-/* Whether the engine has nothing but anonymous memory over [start, start + len) of `pid`. */
+/* Whether the engine has nothing but anonymous memory over [start, start + len) of `pid`,
+   or a loaded function's unwinding tail (data the runtime keeps after its code, which a
+   runtime that places code over it has given up: jitanon__inj_claim). */
 JITANON__PRIVATE int jitanon__inj_only_anon(const jitanon__inj *j, uint32_t pid, uint64_t start, uint64_t len)
 {
     const jitanon_rangemap *m = jitanon_trim_map(j->maps.trim, pid);
@@ -16197,8 +16335,14 @@ JITANON__PRIVATE int jitanon__inj_only_anon(const jitanon__inj *j, uint32_t pid,
     jitanon_range p;
     if (!m) return 1;
     jitanon_rangemap_iter_begin(&it, m, start, len);
-    while (jitanon_rangemap_iter_next(&it, &p))
-        if (p.kind != JITANON_TRIM_ANON) return 0;
+    while (jitanon_rangemap_iter_next(&it, &p)) {
+        const jitanon__inj_func *f = p.kind == JITANON_TRIM_JIT && p.id < j->jit.nfuncs ? &j->jit.funcs[p.id] : NULL;
+        uint64_t from = p.start > start ? p.start : start; /* the iterator gives whole ranges */
+        if (p.kind == JITANON_TRIM_ANON) continue;
+        if (!f || !f->mapped_size || from < f->code_addr + f->code_size ||
+            from - f->code_addr >= jitanon__inj_map_len(f->code_size, f->mapped_size)) /* moved: not its tail */
+            return 0;
+    }
     return 1;
 }
 
@@ -16234,6 +16378,17 @@ JITANON__PRIVATE jitanon_result jitanon__inj_claim(jitanon__inj *j, jitanon__inj
             jitanon_rangemap_iter it;
             jitanon_range other;
             if (pl->addr - r->start >= r->len) break;
+            if (len > pl->size && k + 1 < jd->fresh_to) {
+                /* An unwinding tail over the next function's code, which loads later
+                   (jitgen places code so; V8 keeps its unwinding data inside the code
+                   object): the claim is the code alone, so that the next one does not
+                   touch it (hotspot's parser merges two touching mappings of one file,
+                   throwing its modules away), and what lies between stays //anon.  Only
+                   a word in the tail's data, while it is data, reads so rather than as
+                   the function's file; no frame does. */
+                const jitanon__eo_place *q = &s->places[s->fresh[k + 1]];
+                if (q->func > pl->func && q->addr >= pl->addr + pl->size && q->addr - pl->addr < len) len = pl->size;
+            }
             if (m) jitanon_rangemap_iter_begin(&it, m, pl->addr, len);
             if (f->slotted || f->claimed || f->failed || f->region == SIZE_MAX || pl->size <= 1 ||
                 len > r->len - (pl->addr - r->start) || !jitanon__inj_only_anon(j, r->pid, pl->addr, len) ||
@@ -16241,7 +16396,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_claim(jitanon__inj *j, jitanon__inj
                 continue;
             if (!m && !(m = jitanon__inj_claims(j, r->pid, 1))) return jitanon__inj_nomem(j, "claims");
             if ((res = jitanon__eo_region_slot(j, s, pl->func, pl->addr, len)) != JITANON_OK ||
-                (res = jitanon_rangemap_assign(m, pl->addr, len, 1, pl->func, j->err)) != JITANON_OK)
+                (res = jitanon_rangemap_assign(m, pl->addr, len, 1, pl->func, j->err)) != JITANON_OK ||
+                (res = jitanon__inj_anon_unhold(j, r->pid, pl->addr, len, 0, 0)) != JITANON_OK)
                 break;
             f->claimed = 1;
             f->claim_len = len;
@@ -16254,9 +16410,14 @@ JITANON__PRIVATE jitanon_result jitanon__inj_claim(jitanon__inj *j, jitanon__inj
             /* seq 0: before a load of the same time, which is pushed (and framed) after it */
             if (!(run = jitanon__inj_push_synth(j, r->time + 1, 0, pl->addr, len, pl->func)))
                 return jitanon__inj_nomem(j, "synthesized mmaps");
-            /* the batch's first is framed whatever the parser holds now: a record of r's
-               time decided after r goes out before the batch */
-            if (!framed++) jitanon__inj_region_forget(j, r->pid);
+            /* a file mapped at r's time but decided after it goes out before the batch:
+               the batch's first is framed again then (jitanon__inj_reframe) */
+            if (!framed++) {
+                j->jit.batch_synth = j->round.nsynth - 1;
+                j->jit.batch_func = pl->func;
+                j->jit.batch_time = r->time + 1;
+                j->jit.batch_pid = r->pid;
+            }
             if ((res = jitanon__inj_frame(j, run)) != JITANON_OK) break;
         }
     }
@@ -16275,6 +16436,14 @@ JITANON__PRIVATE void jitanon__inj_claim_hit(jitanon__inj *j, uint32_t pid, uint
         j->jit.claim_res = jitanon__inj_unclaim(j, (size_t)c.id, j->jit.claim_time, j->jit.seq++, 1);
 }
 
+/* A sample's word that the engine does not resolve to jitted code: //anon held back there
+   goes out first (jitanon__inj_anon_hold). */
+JITANON__PRIVATE void jitanon__inj_held_hit(jitanon__inj *j, uint32_t pid, uint64_t ip)
+{
+    if (ip < j->jit.code_lo || ip > j->jit.code_hi || j->jit.claim_res != JITANON_OK) return;
+    j->jit.claim_res = jitanon__inj_anon_unhold(j, pid, ip, 1, j->jit.claim_time, 1);
+}
+
 /* Maps the function of jit event `e` from `time` on: the engine learns it, and its MMAP2
    is synthesized with that time. */
 JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitanon__inj_event *e, uint64_t time)
@@ -16287,6 +16456,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
        first (what the engine had there goes over all of it, then this over its part). */
     if (claimed) res = jitanon__inj_unclaim(j, e->func, time, e->seq, 0);
     else if (j->jit.nclaimed) res = jitanon__inj_unclaim_range(j, f->pid, e->start, e->size, time, e->seq, 1);
+    if (res == JITANON_OK && j->jit.nanon_held && e->size) res = jitanon__inj_anon_unhold(j, f->pid, e->start, e->size, 0, 0);
     if (res != JITANON_OK) return res;
     if (f->region != SIZE_MAX && !f->slotted && !e->is_move && j->elf.ops == &jitanon__eo_regions &&
         jitanon__eo_region_online(j)) {
@@ -16548,10 +16718,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_mmap(jitanon__inj *j, jitano
     jitanon_result res = JITANON_OK;
     if (claims && !anon && j->jit.nclaimed)
         res = jitanon__inj_unclaim_range(j, r->pid, r->start, r->len ? r->len : 1, r->time, j->jit.seq++, 1);
+    if (res == JITANON_OK && claims && !anon && j->jit.nanon_held)
+        res = jitanon__inj_anon_unhold(j, r->pid, r->start, r->len ? r->len : 1, 0, 0);
     if (res == JITANON_OK && dumps && *dumps && r->len) res = jitanon__inj_claim(j, r);
     if (res == JITANON_OK) res = jitanon__inj_decide_trim(j, r, name);
     if (res == JITANON_OK && anon && j->jit.nclaimed && (m = jitanon__inj_claims(j, r->pid, 0)) != NULL)
         res = jitanon__inj_claims_cut(j, r, m);
+    if (res == JITANON_OK && dumps && *dumps && r->len) res = jitanon__inj_anon_hold(j, r);
     return res;
 }
 
@@ -18099,7 +18272,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
         res = jitanon__inj_decide_mmap(j, r, name.data);
         if (res == JITANON_OK && j->opts->perf_map == JITANON_PERF_MAP_ELF && j->out.w)
             res = jitanon__inj_perfmap_mark(j, r, name.data);
-        if (j->jit.nregions && (r->stub || jitanon__inj_file_name(name))) jitanon__inj_region_forget(j, r->pid);
+        if (j->jit.nregions && (r->stub || jitanon__inj_file_name(name))) {
+            jitanon__inj_region_forget(j, r->pid);
+            if (res == JITANON_OK) res = jitanon__inj_reframe(j, r->pid, r->time);
+        }
         return res;
     }
     if (r->type == JITANON_PERF_RECORD_SAMPLE) {
@@ -18114,15 +18290,20 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
     } else if (j->opts->on_event) jitanon__inj_tell_event(j, r);
     /* perf copies a process's maps at fork, and an exec keeps what the new image does not
        map over: claims go back first (jitanon__inj_claim); an exit ends them */
-    if (j->jit.nclaimed && (r->type == JITANON_PERF_RECORD_FORK || r->type == JITANON_PERF_RECORD_EXIT ||
-                            (r->type == JITANON_PERF_RECORD_COMM && (r->misc & JITANON__PERF_MISC_COMM_EXEC)))) {
+    if ((j->jit.nclaimed || j->jit.nanon_held) &&
+        (r->type == JITANON_PERF_RECORD_FORK || r->type == JITANON_PERF_RECORD_EXIT ||
+         (r->type == JITANON_PERF_RECORD_COMM && (r->misc & JITANON__PERF_MISC_COMM_EXEC)))) {
         jitanon_result res = JITANON_OK;
-        if (r->type == JITANON_PERF_RECORD_FORK && r->pid != r->ppid)
+        if (r->type == JITANON_PERF_RECORD_FORK && r->pid != r->ppid) {
             res = jitanon__inj_unclaim_range(j, r->ppid, 0, 0, r->time, j->jit.seq++, 1);
-        else if (r->type == JITANON_PERF_RECORD_COMM)
+            if (res == JITANON_OK) res = jitanon__inj_anon_unhold(j, r->ppid, 0, 0, r->time, 1);
+        } else if (r->type == JITANON_PERF_RECORD_COMM) {
             res = jitanon__inj_unclaim_range(j, r->pid, 0, 0, r->time, j->jit.seq++, 1);
-        else if (r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid)
+            if (res == JITANON_OK) res = jitanon__inj_anon_unhold(j, r->pid, 0, 0, r->time, 1);
+        } else if (r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid) {
             res = jitanon__inj_unclaim_range(j, r->pid, 0, 0, r->time, 0, 0);
+            if (res == JITANON_OK) res = jitanon__inj_anon_unhold(j, r->pid, 0, 0, 0, 0);
+        }
         if (res != JITANON_OK) return res;
     }
     if ((r->type == JITANON_PERF_RECORD_COMM || r->type == JITANON_PERF_RECORD_FORK) &&
@@ -18645,8 +18826,9 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, jt->ehs, jt->ehs_cap * sizeof *jt->ehs);
     jitanon__free(&j->a, jt->hot, jt->hot_cap * sizeof *jt->hot);
     jitanon__free(&j->a, jt->regions, jt->regions_cap * sizeof *jt->regions);
-    for (i = 0; i < jt->nclaims; i++) jitanon_rangemap_release(&jt->claims[i]);
+    for (i = 0; i < jt->nclaims; i++) jitanon_rangemap_release(&jt->claims[i]), jitanon_rangemap_release(&jt->anon_held[i]);
     jitanon__free(&j->a, jt->claims, jt->claims_cap * sizeof *jt->claims);
+    jitanon__free(&j->a, jt->anon_held, jt->anon_held_cap * sizeof *jt->anon_held);
     jitanon__hmap_free(&jt->claims_of, &j->a);
     jitanon__hmap_free(&jt->region_last, &j->a);
     jitanon__hmap_free(&jt->pids, &j->a);

@@ -314,6 +314,48 @@ static void test_region_file_offsets(void)
     jitanon_membuf_release(&out);
 }
 
+/* A claims test's recording (file mode): its dump written through jw first, then its
+   perf.data through g from the marker on. */
+typedef struct tr_rec {
+    uint8_t raw[128];
+    ti_gen g;
+    jitanon_error err;
+    jitanon_membuf perf;
+    jitanon_inject_stats st;
+    jitanon_jitdump_writer jw;
+    ti_out_rec out[128];
+    tg_io *io;
+} tr_rec;
+
+static void tr_begin(tr_rec *t, tg_io *io)
+{
+    memset(io, 0, sizeof *io);
+    memset(t, 0, sizeof *t);
+    t->io = io;
+    jdrec_begin(&t->jw, jdrec_sink(&io->base.dump), 62, TI_PID, 1, 0, &t->err);
+}
+
+static void tr_perf(tr_rec *t)
+{
+    ti_gen_begin(&t->g, t->raw, 1, &t->perf, JITANON_PERF_FILE);
+    ti_mmap(&t->g, 50, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+}
+
+static size_t tr_inject(tr_rec *t)
+{
+    JT_CHECK(jitanon_perf_writer_finish(&t->g.w, &t->err) == JITANON_OK);
+    jitanon_perf_writer_release(&t->g.w);
+    return tg_inject(&t->perf, t->io, &t->st, t->out, 128);
+}
+
+static void tr_end(tr_rec *t)
+{
+    size_t i;
+    for (i = 0; i < t->io->nfiles; i++) jitanon_membuf_release(&t->io->files[i].bytes);
+    jitanon_membuf_release(&t->perf);
+    jitanon_membuf_release(&t->io->base.dump);
+}
+
 /* Claims, one by one (jitanon__inj_claim): anonymous memory mapped over code that loads
    later maps that code at once, in one MMAP2 for a run of touching functions; a second
    mapping of the memory leaves the claims out; a sample in a claim before its load takes
@@ -323,54 +365,42 @@ static void test_region_claims(void)
 {
     enum { A = 0x200000, B = A + 0x100, C = A + 0x400, D = A + 0x1000 };
     static const uint8_t code[0x100] = {0xc3};
-    uint8_t raw[128];
-    ti_gen g;
-    jitanon_error err;
-    jitanon_membuf perf;
-    jitanon_inject_stats st;
-    jitanon_jitdump_writer jw;
-    ti_out_rec out[128];
+    static tr_rec t;
+    static tg_io io;
     char got[16][64];
     size_t nout, ngot, i, mm_a = 0, mm_c = 0;
-    static tg_io io;
-    memset(&io, 0, sizeof io);
-    memset(&jw, 0, sizeof jw);
-    jdrec_begin(&jw, jdrec_sink(&io.base.dump), 62, TI_PID, 1, 0, &err);
+    tr_begin(&t, &io);
     /* f0 and f1 touch (one run); f2 and f3 are sampled before their loads */
-    jdrec_write(&jw, jdrec_load(300, TI_PID, TI_PID, A, code, 0x100, 0, "f0"), &err);
-    jdrec_write(&jw, jdrec_load(310, TI_PID, TI_PID, B, code, 0x100, 1, "f1"), &err);
-    jdrec_write(&jw, jdrec_load(320, TI_PID, TI_PID, C, code, 0x100, 2, "f2"), &err);
-    jdrec_write(&jw, jdrec_load(500, TI_PID, TI_PID, D, code, 0x100, 3, "f3"), &err);
-    memset(&perf, 0, sizeof perf);
-    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
-    ti_mmap(&g, 50, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
-    ti_mmap(&g, 100, A, 0x2000, A, "//anon"); /* claims f0-f3 */
-    ti_mmap(&g, 200, A - 0x1000, 0x4000, 0, "//anon"); /* another mapping there: must leave them out */
-    ti_sample(&g, 250, C + 8);                /* f2 not loaded: //anon, its claim taken back */
-    ti_round(&g);
-    ti_sample(&g, 400, A + 8);                /* f0 */
-    ti_sample(&g, 401, B + 8);                /* f1 */
-    ti_sample(&g, 402, C + 8);                /* f2, mapped at its load */
-    ti_sample(&g, 450, D + 8);                /* f3 not loaded: //anon */
-    ti_round(&g);
-    ti_sample(&g, 600, D + 8);                /* f3 */
-    ti_round(&g);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
-    nout = tg_inject(&perf, &io, &st, out, 128);
-    JT_CHECK_EQ_U(st.write.region_claims, 4);
-    JT_CHECK_EQ_U(st.write.region_repairs, 2);
+    jdrec_write(&t.jw, jdrec_load(300, TI_PID, TI_PID, A, code, 0x100, 0, "f0"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(310, TI_PID, TI_PID, B, code, 0x100, 1, "f1"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(320, TI_PID, TI_PID, C, code, 0x100, 2, "f2"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(500, TI_PID, TI_PID, D, code, 0x100, 3, "f3"), &t.err);
+    tr_perf(&t);
+    ti_mmap(&t.g, 100, A, 0x2000, A, "//anon"); /* claims f0-f3 */
+    ti_mmap(&t.g, 200, A - 0x1000, 0x4000, 0, "//anon"); /* another mapping there: must leave them out */
+    ti_sample(&t.g, 250, C + 8);                /* f2 not loaded: //anon, its claim taken back */
+    ti_round(&t.g);
+    ti_sample(&t.g, 400, A + 8);                /* f0 */
+    ti_sample(&t.g, 401, B + 8);                /* f1 */
+    ti_sample(&t.g, 402, C + 8);                /* f2, mapped at its load */
+    ti_sample(&t.g, 450, D + 8);                /* f3 not loaded: //anon */
+    ti_round(&t.g);
+    ti_sample(&t.g, 600, D + 8);                /* f3 */
+    ti_round(&t.g);
+    nout = tr_inject(&t);
+    JT_CHECK_EQ_U(t.st.write.region_claims, 4);
+    JT_CHECK_EQ_U(t.st.write.region_repairs, 2);
     for (i = 0; i < nout; i++) {
-        if (out[i].type != JITANON_PERF_RECORD_MMAP2 || !strstr(out[i].name, "jitted-")) continue;
-        if (out[i].start == A) { /* f0 and f1: one MMAP2 */
+        if (t.out[i].type != JITANON_PERF_RECORD_MMAP2 || !strstr(t.out[i].name, "jitted-")) continue;
+        if (t.out[i].start == A) { /* f0 and f1: one MMAP2 */
             mm_a++;
-            JT_CHECK_EQ_U(out[i].len, 0x200);
+            JT_CHECK_EQ_U(t.out[i].len, 0x200);
         }
-        if (out[i].start == C) mm_c++;
+        if (t.out[i].start == C) mm_c++;
     }
     JT_CHECK_EQ_U(mm_a, 1); /* and none at f0's load */
     JT_CHECK_EQ_U(mm_c, 2); /* claimed, then mapped at its load */
-    ngot = ti_replay(out, nout, got, 16);
+    ngot = ti_replay(t.out, nout, got, 16);
     JT_CHECK_EQ_U(ngot, 6);
     if (ngot == 6) {
         JT_CHECK(!strcmp(got[0], "//anon"));
@@ -380,9 +410,92 @@ static void test_region_claims(void)
         JT_CHECK(!strcmp(got[4], "//anon"));
         JT_CHECK(strstr(got[5], "/some/dir/jitted-100-r0.so") == got[5]);
     }
-    for (i = 0; i < io.nfiles; i++) jitanon_membuf_release(&io.files[i].bytes);
-    jitanon_membuf_release(&perf);
-    jitanon_membuf_release(&io.base.dump);
+    tr_end(&t);
+}
+
+/* //anon over code that loads later and is not claimed yet (the function that straddles a
+   runtime's page commits) is held back (jitanon__inj_anon_hold): nothing goes out there
+   until a sample's word is in it, then the held piece does, before the sample; the claim at
+   the next commit then replaces nothing hotspot's parser holds. */
+static void test_region_held_anon(void)
+{
+    enum { A = 0x200000, P = 0x1000 };
+    static const uint8_t code[0x100] = {0xc3};
+    static tr_rec t;
+    static tg_io io;
+    char got[16][64];
+    size_t nout, ngot, i, over_f1 = 0, over_f3 = 0;
+    tr_begin(&t, &io);
+    jdrec_write(&t.jw, jdrec_load(400, TI_PID, TI_PID, A, code, 0x100, 0, "f0"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(410, TI_PID, TI_PID, A + P - 0x80, code, 0x100, 1, "f1"), &t.err); /* pages 1 and 2 */
+    jdrec_write(&t.jw, jdrec_load(420, TI_PID, TI_PID, A + P + 0x100, code, 0x100, 2, "f2"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(430, TI_PID, TI_PID, A + 2 * P - 0x80, code, 0x100, 3, "f3"), &t.err); /* 2 and 3 */
+    tr_perf(&t);
+    ti_mmap(&t.g, 100, A, P, A, "//anon");         /* claims f0; f1's first half held */
+    ti_mmap(&t.g, 200, A, 2 * P, A, "//anon");     /* claims f1 and f2; f3's first half held */
+    ti_sample(&t.g, 250, A + 2 * P - 0x70);        /* in it: //anon, sent now */
+    ti_round(&t.g);
+    ti_mmap(&t.g, 300, A, 3 * P, A, "//anon");     /* claims f3 */
+    ti_sample(&t.g, 500, A + P - 0x70);            /* f1 */
+    ti_sample(&t.g, 501, A + 2 * P - 0x70);        /* f3 */
+    ti_round(&t.g);
+    nout = tr_inject(&t);
+    JT_CHECK_EQ_U(t.st.write.region_claims, 4);
+    JT_CHECK_EQ_U(t.st.write.region_repairs, 1);
+    for (i = 0; i < nout; i++) {
+        if (t.out[i].type != JITANON_PERF_RECORD_MMAP2) continue;
+        if (t.out[i].start < A + P && t.out[i].start + t.out[i].len > A + P - 0x80) over_f1++;
+        if (t.out[i].start < A + 2 * P && t.out[i].start + t.out[i].len > A + 2 * P - 0x80 && !strcmp(t.out[i].name, "//anon"))
+            over_f3++;
+    }
+    JT_CHECK_EQ_U(over_f1, 1); /* its claim, and nothing before it */
+    JT_CHECK_EQ_U(over_f3, 1); /* the held piece, for the sample */
+    ngot = ti_replay(t.out, nout, got, 16);
+    JT_CHECK_EQ_U(ngot, 3);
+    if (ngot == 3) {
+        JT_CHECK(!strcmp(got[0], "//anon"));
+        JT_CHECK(strstr(got[1], "/some/dir/jitted-100-r0.so") == got[1]);
+        JT_CHECK(strstr(got[2], "/some/dir/jitted-100-r0.so") == got[2]);
+    }
+    tr_end(&t);
+}
+
+/* Unwinding tails over the next function's code (jitgen places code so): the claim of a
+   function whose tail the next one lies in is its code alone, and a function that loads
+   into a tail already loaded is claimed too (jitanon__inj_only_anon). */
+static void test_region_claim_tails(void)
+{
+    enum { A = 0x200000, P = 0x1000 };
+    static const uint8_t code[0x100] = {0xc3};
+    static const uint8_t eh[16] = {0};
+    static tr_rec t;
+    static tg_io io;
+    char got[16][64];
+    size_t nout, ngot;
+    tr_begin(&t, &io);
+    jdrec_write(&t.jw, jdrec_unwind(399, eh, 16, eh, 16, 0x80), &t.err);
+    jdrec_write(&t.jw, jdrec_load(400, TI_PID, TI_PID, A, code, 0x100, 0, "f0"), &t.err); /* tail over f1 */
+    jdrec_write(&t.jw, jdrec_load(410, TI_PID, TI_PID, A + 0x100, code, 0x100, 1, "f1"), &t.err);
+    jdrec_write(&t.jw, jdrec_unwind(419, eh, 16, eh, 16, 0x80), &t.err);
+    jdrec_write(&t.jw, jdrec_load(420, TI_PID, TI_PID, A + P - 0x180, code, 0x100, 2, "f2"), &t.err); /* tail over f3 */
+    jdrec_write(&t.jw, jdrec_load(550, TI_PID, TI_PID, A + P - 0x80, code, 0x100, 3, "f3"), &t.err); /* pages 1, 2 */
+    tr_perf(&t);
+    ti_mmap(&t.g, 100, A, P, A, "//anon");     /* claims f0, f1, f2 */
+    ti_round(&t.g);
+    ti_mmap(&t.g, 500, A, 2 * P, A, "//anon"); /* claims f3, in f2's loaded tail */
+    ti_sample(&t.g, 600, A + 0x108);           /* f1 */
+    ti_sample(&t.g, 601, A + P - 0x78);        /* f3 */
+    ti_round(&t.g);
+    nout = tr_inject(&t);
+    JT_CHECK_EQ_U(t.st.write.region_claims, 4);
+    JT_CHECK_EQ_U(t.st.write.region_repairs, 0);
+    ngot = ti_replay(t.out, nout, got, 16);
+    JT_CHECK_EQ_U(ngot, 2);
+    if (ngot == 2) {
+        JT_CHECK(strstr(got[0], "/some/dir/jitted-100-r0.so") == got[0]);
+        JT_CHECK(strstr(got[1], "/some/dir/jitted-100-r0.so") == got[1]);
+    }
+    tr_end(&t);
 }
 
 static void suite_region(void)
@@ -390,4 +503,6 @@ static void suite_region(void)
     JT_RUN(test_region_layout_random);
     JT_RUN(test_region_file_offsets);
     JT_RUN(test_region_claims);
+    JT_RUN(test_region_held_anon);
+    JT_RUN(test_region_claim_tails);
 }
