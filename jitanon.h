@@ -10393,10 +10393,13 @@ JITANON__PRIVATE int jitanon__elf_rehash(jitanon__elfw *w)
     return 1;
 }
 
-/* 1-based DWARF 4 file index of `name`, added on first sight; 0 on allocation failure. */
+/* 1-based DWARF 4 file index of `name`, added on first sight; 0 on allocation failure.
+   An empty name (V8's eval'd code has no script name) is "<unknown>": in DWARF 4 an empty
+   entry ends the file table, and every file after it would be lost to every reader. */
 JITANON__PRIVATE uint32_t jitanon__elf_file(jitanon__elfw *w, jitanon_str name)
 {
     size_t j;
+    if (!name.length) name.data = "<unknown>", name.length = 9;
     if ((w->file_n + 1) * 2 > w->hash_cap && !jitanon__elf_rehash(w)) return 0;
     j = jitanon__elf_hash_str(name) & (w->hash_cap - 1);
     for (; w->hash[j]; j = (j + 1) & (w->hash_cap - 1))

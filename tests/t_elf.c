@@ -516,6 +516,57 @@ static const uint8_t elft_code_big[200] = {0x55};
 static const uint64_t elft_llvm_small[] = {0, 8, 30, 50}; /* a 55-byte function (julia_fib) */
 static const uint64_t elft_llvm_large[] = {0, 20, 100, 190};
 
+/* A function whose rows name no file (V8's eval'd code: script name "") beside one that
+   does, in one file: an empty name would end DWARF 4's file table early, losing every
+   later file for every reader (perf annotate's source lines, gdb, addr2line: "mangled
+   line number section"); it is written "<unknown>". */
+static void test_elf_debug_lines_empty_file(void)
+{
+    static const char *const names[2] = {"", "/b.js"};
+    elft_dump t;
+    jitanon_jitdump_debug_entry e[2];
+    jitanon_elf_builder b;
+    jitanon_membuf out;
+    jitanon_test_elf_file f;
+    elft_row rows[16];
+    uint64_t pg[2];
+    size_t i, k, nr, seen[2] = {0, 0};
+    elft_begin(&t, ELFT_EM_X86_64, 0);
+    for (k = 0; k < 2; k++) {
+        uint64_t addr = 0x7f0000001000ull + k * 0x1000;
+        for (i = 0; i < 2; i++) {
+            e[i].addr = addr + i * 8;
+            e[i].lineno = (int32_t)(3 + i);
+            e[i].discrim = 0;
+            e[i].file.data = names[k];
+            e[i].file.length = strlen(names[k]);
+        }
+        JT_CHECK(jitanon_jitdump_write_debug_info(&t.w, 2, addr, e, 2, NULL) == JITANON_OK);
+        JT_CHECK(jdrec_write(&t.w, jdrec_load(4, 42, 43, addr, elft_code_big, 55, t.n, k ? "b" : "a"), NULL) == JITANON_OK);
+        t.n++;
+    }
+    elft_load(&t, 0);
+    if (!t.d) return;
+    memset(&out, 0, sizeof out);
+    JT_CHECK(jitanon_elf_builder_init(&b, &t.d->header, NULL, NULL) == JITANON_OK);
+    for (k = 0; k < 2; k++) JT_CHECK(jitanon_elf_builder_add(&b, &t.fn[k], &pg[k], NULL) == JITANON_OK);
+    JT_CHECK(jitanon_elf_builder_finish(&b, elft_sink(&out), NULL, NULL) == JITANON_OK);
+    jitanon_elf_builder_release(&b);
+    JT_CHECK(jitanon_test_elf_parse(&f, out.data, out.size, NULL) == JITANON_OK);
+    nr = elft_lines(&f, rows, 16);
+    for (i = 0; i < nr; i++)
+        for (k = 0; k < 2; k++) {
+            if (rows[i].end || rows[i].addr < pg[k] || rows[i].addr >= pg[k] + 55) continue;
+            JT_CHECK(elft_str_is(rows[i].file, k ? "/b.js" : "<unknown>"));
+            seen[k]++;
+        }
+    JT_CHECK_EQ_U(seen[0], 2);
+    JT_CHECK_EQ_U(seen[1], 2);
+    jitanon_membuf_release(&out);
+    elft_end(&t);
+}
+
+
 /* An LLVM-convention dump (bias 0x40 or 0): the small function, then the large one. */
 static void elft_llvm_dump(elft_dump *t, uint64_t bias)
 {
@@ -1041,6 +1092,7 @@ static void suite_elf(void)
     JT_RUN(test_elf_deterministic_unique_build_ids);
     JT_RUN(test_elf_debug_lines);
     JT_RUN(test_elf_debug_lines_erlang);
+    JT_RUN(test_elf_debug_lines_empty_file);
     JT_RUN(test_elf_line_bias_llvm);
     JT_RUN(test_elf_line_bias_v8);
     JT_RUN(test_elf_line_bias_property);

@@ -67,9 +67,9 @@ sampled() {
 
 # frames NAME DIR DATA [PERF-SCRIPT-ARGS]: region files (--elf=region) and per-function
 # files give perf script the same symbol for every frame of every sample (callchains
-# included), and perf annotate the same instructions for the hottest JIT symbol; so do
-# region files written for a pipe (laid out as each dump is read: the reader may open a
-# file at the first sample into it).
+# included), and perf annotate the same instructions and source lines for the five
+# hottest JIT symbols; so do region files written for a pipe (laid out as each dump is
+# read: the reader may open a file at the first sample into it).
 frames() {
   name=$1 dir=$2 data=$3; shift 3
   mkdir -p "$dir/fr" "$dir/ff" "$dir/fp"
@@ -81,19 +81,28 @@ frames() {
   perf script -i "$dir/fr.data" -F tid,time,ip,sym "$@" 2>/dev/null | awk '/^[ \t]/ { $1 = "" } { print }' > "$dir/fr.txt"
   perf script -i "$dir/ff.data" -F tid,time,ip,sym "$@" 2>/dev/null | awk '/^[ \t]/ { $1 = "" } { print }' > "$dir/ff.txt"
   n_fr=$(ls "$dir/fr" | wc -l); n_ff=$(ls "$dir/ff" | wc -l); n_l=$(wc -l < "$dir/ff.txt")
-  sym=$(perf report -i "$dir/ff.data" --stdio --no-children --sort dso,sym 2>/dev/null |
-        awk '/jitted-/ { sub(/^.*\] /, ""); print; exit }')
-  ann_ok=1
-  if [ -n "$sym" ]; then
-    # the instructions, without the addresses (each file has its own)
-    perf annotate -i "$dir/fr.data" --stdio -s "$sym" 2>/dev/null | sed -n 's/^ *[0-9.]* *: *[0-9a-f]*:[[:space:]]*//p' | awk '{print $1}' > "$dir/fr.ann"
-    perf annotate -i "$dir/ff.data" --stdio -s "$sym" 2>/dev/null | sed -n 's/^ *[0-9.]* *: *[0-9a-f]*:[[:space:]]*//p' | awk '{print $1}' > "$dir/ff.ann"
-    cmp -s "$dir/fr.ann" "$dir/ff.ann" || ann_ok=0
-  fi
+  # perf annotate of the five hottest JIT symbols whose name no other function has (-s
+  # takes a name): the same instructions and source lines (addresses dropped: each file
+  # has its own)
+  perf report -i "$dir/ff.data" --stdio --no-children --sort dso,sym 2>/dev/null |
+    awk '/jitted-/ { sub(/^.*\] /, ""); print }' > "$dir/ff.syms"
+  awk '{ if (!($0 in n)) order[++k] = $0; n[$0]++ }
+       END { for (i = 1; i <= k && c < 5; i++) if (n[order[i]] == 1) { print order[i]; c++ } }' "$dir/ff.syms" > "$dir/top.syms"
+  sym=$(head -n 1 "$dir/top.syms"); nsym=$(wc -l < "$dir/top.syms")
+  ann_ok=1; : > "$dir/fr.ann"; : > "$dir/ff.ann"
+  while IFS= read -r s; do
+    for l in fr ff; do
+      perf annotate -i "$dir/$l.data" --stdio -s "$s" 2>/dev/null |
+        sed -n -e 's/^ *[0-9.]* *: *[0-9a-f]*:[[:space:]]*\([^[:space:]]*\).*/I \1/p' \
+               -e '/Disassembly of section\|^ *: *[0-9]* *[0-9a-f]* <.*>:$\|():$/d' \
+               -e 's/^ *: *[0-9][0-9]*[[:space:]]*\(.*[^[:space:]].*\)$/S \1/p' >> "$dir/$l.ann"
+    done
+  done < "$dir/top.syms"
+  cmp -s "$dir/fr.ann" "$dir/ff.ann" || ann_ok=0
   [ -s "$dir/ff.ann" ] || ann_ok=0
   if [ "$n_l" -gt 0 ] && cmp -s "$dir/fr.txt" "$dir/ff.txt" && cmp -s "$dir/fp.txt" "$dir/ff.txt" && [ $ann_ok = 1 ]; then
-    echo "PASS inject $name: region files ($n_fr; for a pipe $(ls "$dir/fp" | wc -l)) and per-function files ($n_ff): every frame's symbol the same ($n_l lines), annotate of '${sym:-none}' the same ($(wc -l < "$dir/ff.ann" 2>/dev/null || echo 0) lines)"
-  elif [ $ann_ok = 0 ]; then echo "FAIL inject $name: perf annotate of '$sym' differs: $(diff "$dir/ff.ann" "$dir/fr.ann" | head -3 | tr '\n' ' ')"
+    echo "PASS inject $name: region files ($n_fr; for a pipe $(ls "$dir/fp" | wc -l)) and per-function files ($n_ff): every frame's symbol the same ($n_l lines), annotate of the $nsym hottest JIT symbols the same ($(grep -c '^I' "$dir/ff.ann") instructions, $(grep -c '^S' "$dir/ff.ann") source lines)"
+  elif [ $ann_ok = 0 ]; then echo "FAIL inject $name: perf annotate of the hottest JIT symbols ('$sym' first) differs: $(diff "$dir/ff.ann" "$dir/fr.ann" | head -3 | tr '\n' ' ')"
   elif ! cmp -s "$dir/fr.txt" "$dir/ff.txt"; then
     echo "FAIL inject $name: region files and per-function files differ: $(diff "$dir/ff.txt" "$dir/fr.txt" | head -3 | tr '\n' ' ')"
   else echo "FAIL inject $name: region files for a pipe and per-function files differ: $(diff "$dir/ff.txt" "$dir/fp.txt" | head -3 | tr '\n' ' ')"; fi
