@@ -16342,7 +16342,8 @@ JITANON__PRIVATE int jitanon__inj_only_anon(const jitanon__inj *j, uint32_t pid,
         const jitanon__inj_func *f = p.kind == JITANON_TRIM_JIT && p.id < j->jit.nfuncs ? &j->jit.funcs[p.id] : NULL;
         uint64_t from = p.start > start ? p.start : start; /* the iterator gives whole ranges */
         if (p.kind == JITANON_TRIM_ANON) continue;
-        if (!f || !f->mapped_size || from < f->code_addr + f->code_size ||
+        /* a MOVE puts code where a tail was: tails are told apart only without moves */
+        if (!f || !f->mapped_size || j->st->trim.moves || from < f->code_addr + f->code_size ||
             from - f->code_addr >= jitanon__inj_map_len(f->code_size, f->mapped_size)) /* moved: not its tail */
             return 0;
     }
@@ -16459,7 +16460,14 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
        first (what the engine had there goes over all of it, then this over its part). */
     if (claimed) res = jitanon__inj_unclaim(j, e->func, time, e->seq, 0);
     else if (j->jit.nclaimed) res = jitanon__inj_unclaim_range(j, f->pid, e->start, e->size, time, e->seq, 1);
-    if (res == JITANON_OK && j->jit.nanon_held && e->size) res = jitanon__inj_anon_unhold(j, f->pid, e->start, e->size, 0, 0);
+    if (res == JITANON_OK && j->jit.nanon_held && e->size) {
+        /* held //anon under what maps it now goes; a claim cut to the code leaves the tail
+           to //anon (jitanon__inj_claim), so what is held there goes out now */
+        uint64_t mapped = claimed && f->claim_len < e->size ? f->claim_len : e->size;
+        res = jitanon__inj_anon_unhold(j, f->pid, e->start, mapped, 0, 0);
+        if (res == JITANON_OK && mapped < e->size)
+            res = jitanon__inj_anon_unhold(j, f->pid, e->start + mapped, e->size - mapped, time, 1);
+    }
     if (res != JITANON_OK) return res;
     if (f->region != SIZE_MAX && !f->slotted && !e->is_move && j->elf.ops == &jitanon__eo_regions &&
         jitanon__eo_region_online(j)) {
@@ -18304,8 +18312,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
             res = jitanon__inj_unclaim_range(j, r->pid, 0, 0, r->time, j->jit.seq++, 1);
             if (res == JITANON_OK) res = jitanon__inj_anon_unhold(j, r->pid, 0, 0, r->time, 1);
         } else if (r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid) {
-            res = jitanon__inj_unclaim_range(j, r->pid, 0, 0, r->time, 0, 0);
-            if (res == JITANON_OK) res = jitanon__inj_anon_unhold(j, r->pid, 0, 0, 0, 0);
+            /* the engine keeps an exited process's maps (its other threads' samples may
+               still come): what it has goes out over the claims, and the held //anon too */
+            res = jitanon__inj_unclaim_range(j, r->pid, 0, 0, r->time, j->jit.seq++, 1);
+            if (res == JITANON_OK) res = jitanon__inj_anon_unhold(j, r->pid, 0, 0, r->time, 1);
         }
         if (res != JITANON_OK) return res;
     }

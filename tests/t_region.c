@@ -488,13 +488,81 @@ static void test_region_claim_tails(void)
     ti_round(&t.g);
     nout = tr_inject(&t);
     JT_CHECK_EQ_U(t.st.write.region_claims, 4);
-    JT_CHECK_EQ_U(t.st.write.region_repairs, 0);
+    JT_CHECK_EQ_U(t.st.write.region_repairs, 1); /* f3's first half, held under f2's tail, at f2's load */
     ngot = ti_replay(t.out, nout, got, 16);
     JT_CHECK_EQ_U(ngot, 2);
     if (ngot == 2) {
         JT_CHECK(strstr(got[0], "/some/dir/jitted-100-r0.so") == got[0]);
         JT_CHECK(strstr(got[1], "/some/dir/jitted-100-r0.so") == got[1]);
     }
+    tr_end(&t);
+}
+
+/* Held //anon and claims at their edges (found in review): a sibling thread's sample after
+   the main thread's exit still finds //anon where the process had it; a claim cut to its
+   code sends what is held under its tail at its load (a word there reads //anon, not
+   nothing); a function moved into its own old tail is no tail to claim over. */
+static void test_region_held_edges(void)
+{
+    enum { A = 0x200000, P = 0x1000 };
+    static const uint8_t code[0x100] = {0xc3};
+    static const uint8_t eh[16] = {0};
+    static tr_rec t;
+    static tg_io io;
+    char got[16][64];
+    size_t nout, ngot;
+    /* the exit */
+    tr_begin(&t, &io);
+    jdrec_write(&t.jw, jdrec_load(400, TI_PID, TI_PID, A, code, 0x100, 0, "f0"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(410, TI_PID, TI_PID, A + P - 0x80, code, 0x100, 1, "f1"), &t.err);
+    tr_perf(&t);
+    ti_mmap(&t.g, 100, A, P, A, "//anon");              /* claims f0; f1's first half held */
+    ti_task(&t.g, JITANON_PERF_RECORD_EXIT, 300, TI_PID, TI_PID, TI_PID);
+    ti_sample_tid(&t.g, 301, A + P - 0x70, TI_PID + 1); /* a sibling, in the held //anon */
+    ti_sample_tid(&t.g, 302, A + 8, TI_PID + 1);        /* in f0's claim, f0 not loaded */
+    ti_round(&t.g);
+    nout = tr_inject(&t);
+    ngot = ti_replay(t.out, nout, got, 16);
+    JT_CHECK_EQ_U(ngot, 2);
+    if (ngot == 2) {
+        JT_CHECK(!strcmp(got[0], "//anon"));
+        JT_CHECK(!strcmp(got[1], "//anon"));
+    }
+    tr_end(&t);
+    /* the tail */
+    tr_begin(&t, &io);
+    jdrec_write(&t.jw, jdrec_unwind(419, eh, 16, eh, 16, 0x80), &t.err);
+    jdrec_write(&t.jw, jdrec_load(420, TI_PID, TI_PID, A + P - 0x180, code, 0x100, 2, "f2"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(550, TI_PID, TI_PID, A + P - 0x80, code, 0x100, 3, "f3"), &t.err);
+    tr_perf(&t);
+    ti_mmap(&t.g, 100, A, P, A, "//anon");
+    ti_sample(&t.g, 430, A + P - 0x78); /* f2's tail, f3 not loaded */
+    ti_sample(&t.g, 431, A + P - 0x100); /* f2 */
+    ti_round(&t.g);
+    nout = tr_inject(&t);
+    ngot = ti_replay(t.out, nout, got, 16);
+    JT_CHECK_EQ_U(ngot, 2);
+    if (ngot == 2) {
+        JT_CHECK(!strcmp(got[0], "//anon"));
+        JT_CHECK(strstr(got[1], "/some/dir/jitted-100-r0.so") == got[1]);
+    }
+    tr_end(&t);
+    /* the move */
+    tr_begin(&t, &io);
+    jdrec_write(&t.jw, jdrec_unwind(199, eh, 16, eh, 16, 0x400), &t.err);
+    jdrec_write(&t.jw, jdrec_load(200, TI_PID, TI_PID, A, code, 0x100, 0, "f0"), &t.err); /* its tail to A + 0x500 */
+    jdrec_write(&t.jw, jdrec_move(210, TI_PID, TI_PID, A, A + 0x200, 0x100, 0), &t.err);
+    jdrec_write(&t.jw, jdrec_load(600, TI_PID, TI_PID, A + 0x200, code, 0x100, 1, "f1"), &t.err);
+    tr_perf(&t);
+    ti_mmap(&t.g, 100, A, 0x180, A, "//anon");
+    ti_round(&t.g);
+    ti_mmap(&t.g, 300, A, 2 * P, A, "//anon"); /* f1 is not claimed over moved f0 */
+    ti_sample(&t.g, 400, A + 0x210);           /* moved f0 */
+    ti_round(&t.g);
+    nout = tr_inject(&t);
+    ngot = ti_replay(t.out, nout, got, 16);
+    JT_CHECK_EQ_U(ngot, 1);
+    if (ngot == 1) JT_CHECK(strstr(got[0], "/some/dir/jitted-100-r0.so@100") == got[0]);
     tr_end(&t);
 }
 
@@ -505,4 +573,5 @@ static void suite_region(void)
     JT_RUN(test_region_claims);
     JT_RUN(test_region_held_anon);
     JT_RUN(test_region_claim_tails);
+    JT_RUN(test_region_held_edges);
 }
