@@ -460,6 +460,19 @@ static void test_region_held_anon(void)
     tr_end(&t);
 }
 
+/* f2 with an unwinding tail over f3, which straddles pages [a, a + p) and the next, then
+   the perf.data from the marker on and the first page's //anon. */
+static void tr_tail_pair(tr_rec *t, uint64_t a, uint64_t p)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    static const uint8_t eh[16] = {0};
+    jdrec_write(&t->jw, jdrec_unwind(419, eh, 16, eh, 16, 0x80), &t->err);
+    jdrec_write(&t->jw, jdrec_load(420, TI_PID, TI_PID, a + p - 0x180, code, 0x100, 2, "f2"), &t->err);
+    jdrec_write(&t->jw, jdrec_load(550, TI_PID, TI_PID, a + p - 0x80, code, 0x100, 3, "f3"), &t->err);
+    tr_perf(t);
+    ti_mmap(&t->g, 100, a, p, a, "//anon");
+}
+
 /* Unwinding tails over the next function's code (jitgen places code so): the claim of a
    function whose tail the next one lies in is its code alone, and a function that loads
    into a tail already loaded is claimed too (jitanon__inj_only_anon). */
@@ -476,11 +489,7 @@ static void test_region_claim_tails(void)
     jdrec_write(&t.jw, jdrec_unwind(399, eh, 16, eh, 16, 0x80), &t.err);
     jdrec_write(&t.jw, jdrec_load(400, TI_PID, TI_PID, A, code, 0x100, 0, "f0"), &t.err); /* tail over f1 */
     jdrec_write(&t.jw, jdrec_load(410, TI_PID, TI_PID, A + 0x100, code, 0x100, 1, "f1"), &t.err);
-    jdrec_write(&t.jw, jdrec_unwind(419, eh, 16, eh, 16, 0x80), &t.err);
-    jdrec_write(&t.jw, jdrec_load(420, TI_PID, TI_PID, A + P - 0x180, code, 0x100, 2, "f2"), &t.err); /* tail over f3 */
-    jdrec_write(&t.jw, jdrec_load(550, TI_PID, TI_PID, A + P - 0x80, code, 0x100, 3, "f3"), &t.err); /* pages 1, 2 */
-    tr_perf(&t);
-    ti_mmap(&t.g, 100, A, P, A, "//anon");     /* claims f0, f1, f2 */
+    tr_tail_pair(&t, A, P);                  /* claims f0, f1, f2 */
     ti_round(&t.g);
     ti_mmap(&t.g, 500, A, 2 * P, A, "//anon"); /* claims f3, in f2's loaded tail */
     ti_sample(&t.g, 600, A + 0x108);           /* f1 */
@@ -531,11 +540,7 @@ static void test_region_held_edges(void)
     tr_end(&t);
     /* the tail */
     tr_begin(&t, &io);
-    jdrec_write(&t.jw, jdrec_unwind(419, eh, 16, eh, 16, 0x80), &t.err);
-    jdrec_write(&t.jw, jdrec_load(420, TI_PID, TI_PID, A + P - 0x180, code, 0x100, 2, "f2"), &t.err);
-    jdrec_write(&t.jw, jdrec_load(550, TI_PID, TI_PID, A + P - 0x80, code, 0x100, 3, "f3"), &t.err);
-    tr_perf(&t);
-    ti_mmap(&t.g, 100, A, P, A, "//anon");
+    tr_tail_pair(&t, A, P);
     ti_sample(&t.g, 430, A + P - 0x78); /* f2's tail, f3 not loaded */
     ti_sample(&t.g, 431, A + P - 0x100); /* f2 */
     ti_round(&t.g);
