@@ -12816,7 +12816,7 @@ typedef struct jitanon__inj_buf {
     size_t pieces2_cap;
     jitanon__inj_synth *synth2;  /* scratch: the MMAP2s not placed yet, in time order */
     size_t synth2_cap;
-    /* Live pipes: whole rounds held back until their dumps reach them (jitanon__inj_anon_hold),
+    /* Live pipes: whole rounds held back until their dumps reach them (jitanon__inj_hold),
        oldest first; `recs` and `bytes` hold them, then the round being read. */
     struct jitanon__inj_held *held;
     size_t nheld, held_cap;
@@ -12911,7 +12911,8 @@ typedef struct jitanon__inj_jit {
     uint64_t nclaimed, claim_time;
     jitanon_result claim_res;
     /* ... and, at the same index, the //anon held back over code that will load there
-       (address -> function; jitanon__inj_anon_hold), ranges in all */
+       (address -> function; jitanon__inj_anon_hold); nanon_held counts the pieces ever held
+       (a gate for the paths that look: 0 when none was) */
     jitanon_rangemap *anon_held;
     size_t anon_held_cap;
     uint64_t nanon_held;
@@ -15477,7 +15478,7 @@ JITANON__PRIVATE int jitanon__inj_undecided_words(const jitanon__inj *j, const j
     return 0;
 }
 
-/* Holding back (jitanon__inj_anon_hold): a sample is not yet decidable when it ran in its
+/* Holding back (jitanon__inj_hold): a sample is not yet decidable when it ran in its
    process's JIT memory - anonymous code memory no known function covers, or memory no
    mapping decided so far covers - while that process's followed dump has not reached its
    time and may still grow (its process has not exited, the file grew within
@@ -16124,6 +16125,24 @@ JITANON__PRIVATE jitanon__inj_synth *jitanon__inj_push_synth(jitanon__inj *j, ui
     return s;
 }
 
+/* What the engine has at [start, start + len) of function fi's process (a file or
+   //anon; else //anon) goes out at `time` (seq `seq`): over a claim taken back, or as
+   //anon held back until now. */
+JITANON__PRIVATE jitanon_result jitanon__inj_take_back(jitanon__inj *j, size_t fi, uint64_t start, uint64_t len,
+                                                       uint64_t time, uint64_t seq)
+{
+    uint32_t pid = j->jit.funcs[fi].pid;
+    jitanon_range where;
+    jitanon_trim_kind kind = jitanon__trim_resolve_fast(j->maps.trim, pid, start, &where);
+    jitanon__inj_synth *s = jitanon__inj_push_synth(j, time, seq, start, len, fi);
+    if (!s) return jitanon__inj_nomem(j, "synthesized mmaps");
+    s->take_back = 1;
+    if ((kind == JITANON_TRIM_ANON || kind == JITANON_TRIM_FILE) && where.id < j->maps.nidents) s->restore = where.id;
+    if (kind == JITANON_TRIM_FILE) jitanon__inj_region_forget(j, pid);
+    j->st->write.region_repairs++;
+    return JITANON_OK;
+}
+
 /* Claimed function `fi` leaves its process's claims; `back`: its mapping is taken back at
    `time` (seq `seq`), what the engine has at its range going over it.  It is mapped at
    its load then, as any function. */
@@ -16133,16 +16152,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_unclaim(jitanon__inj *j, size_t fi,
     jitanon_rangemap *m = jitanon__inj_claims(j, f->pid, 0);
     jitanon_result res;
     if (!f->claimed || !m) return JITANON_OK;
-    if (back) {
-        jitanon_range where;
-        jitanon_trim_kind kind = jitanon__trim_resolve_fast(j->maps.trim, f->pid, f->code_addr, &where);
-        jitanon__inj_synth *s = jitanon__inj_push_synth(j, time, seq, f->code_addr, f->claim_len, fi);
-        if (!s) return jitanon__inj_nomem(j, "synthesized mmaps");
-        s->take_back = 1;
-        if ((kind == JITANON_TRIM_ANON || kind == JITANON_TRIM_FILE) && where.id < j->maps.nidents) s->restore = where.id;
-        if (kind == JITANON_TRIM_FILE) jitanon__inj_region_forget(j, f->pid);
-        j->st->write.region_repairs++;
-    }
+    if (back && (res = jitanon__inj_take_back(j, fi, f->code_addr, f->claim_len, time, seq)) != JITANON_OK) return res;
     f->claimed = 0;
     j->jit.nclaimed--;
     res = jitanon_rangemap_erase(m, f->code_addr, f->claim_len, j->err);
@@ -16209,12 +16219,25 @@ JITANON__PRIVATE jitanon_result jitanon__inj_claims_cut(jitanon__inj *j, jitanon
     return JITANON_OK;
 }
 
+/* The first of dump jd's fresh places (address order) that ends past addr. */
+JITANON__PRIVATE size_t jitanon__inj_fresh_at(const jitanon__eo_region *s, const jitanon__inj_dump *jd, uint64_t addr)
+{
+    size_t lo = jd->fresh_from, hi = jd->fresh_to;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const jitanon__eo_place *q = &s->places[s->fresh[mid]];
+        if (q->addr + q->size <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* The //anon held back in `pid` over [start, start + len) (all of it when len is 0) is
    held no more: with `emit`, each piece of it goes out whole at `time`, as what the engine
    has there (a sample's word is in it, a fork copies the maps); without, only that range
    leaves (a mapping goes over it). */
 JITANON__PRIVATE jitanon_result jitanon__inj_anon_unhold(jitanon__inj *j, uint32_t pid, uint64_t start, uint64_t len,
-                                                    uint64_t time, int emit)
+                                                         uint64_t time, int emit)
 {
     jitanon_rangemap *m = j->jit.nanon_held ? jitanon__inj_anon_held(j, pid, 0) : NULL;
     jitanon_rangemap_iter it;
@@ -16228,17 +16251,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_anon_unhold(jitanon__inj *j, uint32
         if (!jitanon_rangemap_iter_next(&it, &c)) break;
         from = c.start, to = c.start + c.len;
         if (emit) {
-            jitanon_range where;
-            jitanon__inj_synth *sy;
             if (c.id < j->jit.nfuncs &&
-                jitanon__trim_resolve_fast(j->maps.trim, pid, c.start, &where) == JITANON_TRIM_ANON &&
-                where.id < j->maps.nidents) {
-                if (!(sy = jitanon__inj_push_synth(j, time, j->jit.seq++, c.start, c.len, (size_t)c.id)))
-                    return jitanon__inj_nomem(j, "synthesized mmaps");
-                sy->take_back = 1;
-                sy->restore = where.id;
-                j->st->write.region_repairs++;
-            }
+                (res = jitanon__inj_take_back(j, (size_t)c.id, c.start, c.len, time, j->jit.seq++)) != JITANON_OK)
+                return res;
         } else if (len) {
             if (from < start) from = start;
             if (to - start > len) to = start + len;
@@ -16278,15 +16293,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_anon_hold(jitanon__inj *j, jitanon_
         if (p.len == 0 || p.start > UINT64_MAX - p.len) continue;
         for (d = 0; d < j->jit.ndumps && res == JITANON_OK; d++) {
             const jitanon__inj_dump *jd = &j->jit.dumps[d];
-            size_t lo = jd->fresh_from, hi = jd->fresh_to;
-            if (jd->pid != r->pid || lo == hi) continue;
-            while (lo < hi) { /* the first place ending past the piece's start */
-                size_t mid = lo + (hi - lo) / 2;
-                const jitanon__eo_place *q = &s->places[s->fresh[mid]];
-                if (q->addr + q->size <= p.start) lo = mid + 1;
-                else hi = mid;
-            }
-            for (k = lo; k < jd->fresh_to && res == JITANON_OK; k++) {
+            if (jd->pid != r->pid) continue;
+            for (k = jitanon__inj_fresh_at(s, jd, p.start); k < jd->fresh_to && res == JITANON_OK; k++) {
                 const jitanon__eo_place *pl = &s->places[s->fresh[k]];
                 const jitanon__inj_func *f = &j->jit.funcs[pl->func];
                 uint64_t a = pl->addr > p.start ? pl->addr : p.start, e = pl->addr + pl->size;
@@ -16365,15 +16373,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_claim(jitanon__inj *j, jitanon__inj
     size_t d, k, framed = 0;
     for (d = 0; d < jt->ndumps && res == JITANON_OK; d++) {
         const jitanon__inj_dump *jd = &jt->dumps[d];
-        size_t lo = jd->fresh_from, hi = jd->fresh_to;
-        if (jd->pid != r->pid || lo == hi) continue;
-        while (lo < hi) { /* the first place ending past r's start */
-            size_t mid = lo + (hi - lo) / 2;
-            const jitanon__eo_place *q = &s->places[s->fresh[mid]];
-            if (q->addr + q->size <= r->start) lo = mid + 1;
-            else hi = mid;
-        }
-        for (k = lo; k < jd->fresh_to && res == JITANON_OK; k++) {
+        if (jd->pid != r->pid) continue;
+        for (k = jitanon__inj_fresh_at(s, jd, r->start); k < jd->fresh_to && res == JITANON_OK; k++) {
             const jitanon__eo_place *pl = &s->places[s->fresh[k]];
             jitanon__inj_func *f = &jt->funcs[pl->func];
             /* what its load maps (the unwinding tail the runtime keeps after the code too,

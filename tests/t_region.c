@@ -324,15 +324,17 @@ typedef struct tr_rec {
     jitanon_inject_stats st;
     jitanon_jitdump_writer jw;
     ti_out_rec out[128];
-    tg_io *io;
+    tg_io io;
 } tr_rec;
 
-static void tr_begin(tr_rec *t, tg_io *io)
+/* The code and the unwinding info of every function of these recordings. */
+static const uint8_t tr_code[0x100] = {0xc3};
+static const uint8_t tr_eh[16] = {0};
+
+static void tr_begin(tr_rec *t)
 {
-    memset(io, 0, sizeof *io);
     memset(t, 0, sizeof *t);
-    t->io = io;
-    jdrec_begin(&t->jw, jdrec_sink(&io->base.dump), 62, TI_PID, 1, 0, &t->err);
+    jdrec_begin(&t->jw, jdrec_sink(&t->io.base.dump), 62, TI_PID, 1, 0, &t->err);
 }
 
 static void tr_perf(tr_rec *t)
@@ -345,15 +347,15 @@ static size_t tr_inject(tr_rec *t)
 {
     JT_CHECK(jitanon_perf_writer_finish(&t->g.w, &t->err) == JITANON_OK);
     jitanon_perf_writer_release(&t->g.w);
-    return tg_inject(&t->perf, t->io, &t->st, t->out, 128);
+    return tg_inject(&t->perf, &t->io, &t->st, t->out, 128);
 }
 
 static void tr_end(tr_rec *t)
 {
     size_t i;
-    for (i = 0; i < t->io->nfiles; i++) jitanon_membuf_release(&t->io->files[i].bytes);
+    for (i = 0; i < t->io.nfiles; i++) jitanon_membuf_release(&t->io.files[i].bytes);
     jitanon_membuf_release(&t->perf);
-    jitanon_membuf_release(&t->io->base.dump);
+    jitanon_membuf_release(&t->io.base.dump);
 }
 
 /* Claims, one by one (jitanon__inj_claim): anonymous memory mapped over code that loads
@@ -364,17 +366,15 @@ static void tr_end(tr_rec *t)
 static void test_region_claims(void)
 {
     enum { A = 0x200000, B = A + 0x100, C = A + 0x400, D = A + 0x1000 };
-    static const uint8_t code[0x100] = {0xc3};
     static tr_rec t;
-    static tg_io io;
     char got[16][64];
     size_t nout, ngot, i, mm_a = 0, mm_c = 0;
-    tr_begin(&t, &io);
+    tr_begin(&t);
     /* f0 and f1 touch (one run); f2 and f3 are sampled before their loads */
-    jdrec_write(&t.jw, jdrec_load(300, TI_PID, TI_PID, A, code, 0x100, 0, "f0"), &t.err);
-    jdrec_write(&t.jw, jdrec_load(310, TI_PID, TI_PID, B, code, 0x100, 1, "f1"), &t.err);
-    jdrec_write(&t.jw, jdrec_load(320, TI_PID, TI_PID, C, code, 0x100, 2, "f2"), &t.err);
-    jdrec_write(&t.jw, jdrec_load(500, TI_PID, TI_PID, D, code, 0x100, 3, "f3"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(300, TI_PID, TI_PID, A, tr_code, 0x100, 0, "f0"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(310, TI_PID, TI_PID, B, tr_code, 0x100, 1, "f1"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(320, TI_PID, TI_PID, C, tr_code, 0x100, 2, "f2"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(500, TI_PID, TI_PID, D, tr_code, 0x100, 3, "f3"), &t.err);
     tr_perf(&t);
     ti_mmap(&t.g, 100, A, 0x2000, A, "//anon"); /* claims f0-f3 */
     ti_mmap(&t.g, 200, A - 0x1000, 0x4000, 0, "//anon"); /* another mapping there: must leave them out */
@@ -420,16 +420,14 @@ static void test_region_claims(void)
 static void test_region_held_anon(void)
 {
     enum { A = 0x200000, P = 0x1000 };
-    static const uint8_t code[0x100] = {0xc3};
     static tr_rec t;
-    static tg_io io;
     char got[16][64];
     size_t nout, ngot, i, over_f1 = 0, over_f3 = 0;
-    tr_begin(&t, &io);
-    jdrec_write(&t.jw, jdrec_load(400, TI_PID, TI_PID, A, code, 0x100, 0, "f0"), &t.err);
-    jdrec_write(&t.jw, jdrec_load(410, TI_PID, TI_PID, A + P - 0x80, code, 0x100, 1, "f1"), &t.err); /* pages 1 and 2 */
-    jdrec_write(&t.jw, jdrec_load(420, TI_PID, TI_PID, A + P + 0x100, code, 0x100, 2, "f2"), &t.err);
-    jdrec_write(&t.jw, jdrec_load(430, TI_PID, TI_PID, A + 2 * P - 0x80, code, 0x100, 3, "f3"), &t.err); /* 2 and 3 */
+    tr_begin(&t);
+    jdrec_write(&t.jw, jdrec_load(400, TI_PID, TI_PID, A, tr_code, 0x100, 0, "f0"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(410, TI_PID, TI_PID, A + P - 0x80, tr_code, 0x100, 1, "f1"), &t.err); /* pages 1 and 2 */
+    jdrec_write(&t.jw, jdrec_load(420, TI_PID, TI_PID, A + P + 0x100, tr_code, 0x100, 2, "f2"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(430, TI_PID, TI_PID, A + 2 * P - 0x80, tr_code, 0x100, 3, "f3"), &t.err); /* 2 and 3 */
     tr_perf(&t);
     ti_mmap(&t.g, 100, A, P, A, "//anon");         /* claims f0; f1's first half held */
     ti_mmap(&t.g, 200, A, 2 * P, A, "//anon");     /* claims f1 and f2; f3's first half held */
@@ -464,11 +462,9 @@ static void test_region_held_anon(void)
    the perf.data from the marker on and the first page's //anon. */
 static void tr_tail_pair(tr_rec *t, uint64_t a, uint64_t p)
 {
-    static const uint8_t code[0x100] = {0xc3};
-    static const uint8_t eh[16] = {0};
-    jdrec_write(&t->jw, jdrec_unwind(419, eh, 16, eh, 16, 0x80), &t->err);
-    jdrec_write(&t->jw, jdrec_load(420, TI_PID, TI_PID, a + p - 0x180, code, 0x100, 2, "f2"), &t->err);
-    jdrec_write(&t->jw, jdrec_load(550, TI_PID, TI_PID, a + p - 0x80, code, 0x100, 3, "f3"), &t->err);
+    jdrec_write(&t->jw, jdrec_unwind(419, tr_eh, 16, tr_eh, 16, 0x80), &t->err);
+    jdrec_write(&t->jw, jdrec_load(420, TI_PID, TI_PID, a + p - 0x180, tr_code, 0x100, 2, "f2"), &t->err);
+    jdrec_write(&t->jw, jdrec_load(550, TI_PID, TI_PID, a + p - 0x80, tr_code, 0x100, 3, "f3"), &t->err);
     tr_perf(t);
     ti_mmap(&t->g, 100, a, p, a, "//anon");
 }
@@ -479,16 +475,13 @@ static void tr_tail_pair(tr_rec *t, uint64_t a, uint64_t p)
 static void test_region_claim_tails(void)
 {
     enum { A = 0x200000, P = 0x1000 };
-    static const uint8_t code[0x100] = {0xc3};
-    static const uint8_t eh[16] = {0};
     static tr_rec t;
-    static tg_io io;
     char got[16][64];
     size_t nout, ngot;
-    tr_begin(&t, &io);
-    jdrec_write(&t.jw, jdrec_unwind(399, eh, 16, eh, 16, 0x80), &t.err);
-    jdrec_write(&t.jw, jdrec_load(400, TI_PID, TI_PID, A, code, 0x100, 0, "f0"), &t.err); /* tail over f1 */
-    jdrec_write(&t.jw, jdrec_load(410, TI_PID, TI_PID, A + 0x100, code, 0x100, 1, "f1"), &t.err);
+    tr_begin(&t);
+    jdrec_write(&t.jw, jdrec_unwind(399, tr_eh, 16, tr_eh, 16, 0x80), &t.err);
+    jdrec_write(&t.jw, jdrec_load(400, TI_PID, TI_PID, A, tr_code, 0x100, 0, "f0"), &t.err); /* tail over f1 */
+    jdrec_write(&t.jw, jdrec_load(410, TI_PID, TI_PID, A + 0x100, tr_code, 0x100, 1, "f1"), &t.err);
     tr_tail_pair(&t, A, P);                  /* claims f0, f1, f2 */
     ti_round(&t.g);
     ti_mmap(&t.g, 500, A, 2 * P, A, "//anon"); /* claims f3, in f2's loaded tail */
@@ -514,16 +507,13 @@ static void test_region_claim_tails(void)
 static void test_region_held_edges(void)
 {
     enum { A = 0x200000, P = 0x1000 };
-    static const uint8_t code[0x100] = {0xc3};
-    static const uint8_t eh[16] = {0};
     static tr_rec t;
-    static tg_io io;
     char got[16][64];
     size_t nout, ngot;
     /* the exit */
-    tr_begin(&t, &io);
-    jdrec_write(&t.jw, jdrec_load(400, TI_PID, TI_PID, A, code, 0x100, 0, "f0"), &t.err);
-    jdrec_write(&t.jw, jdrec_load(410, TI_PID, TI_PID, A + P - 0x80, code, 0x100, 1, "f1"), &t.err);
+    tr_begin(&t);
+    jdrec_write(&t.jw, jdrec_load(400, TI_PID, TI_PID, A, tr_code, 0x100, 0, "f0"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(410, TI_PID, TI_PID, A + P - 0x80, tr_code, 0x100, 1, "f1"), &t.err);
     tr_perf(&t);
     ti_mmap(&t.g, 100, A, P, A, "//anon");              /* claims f0; f1's first half held */
     ti_task(&t.g, JITANON_PERF_RECORD_EXIT, 300, TI_PID, TI_PID, TI_PID);
@@ -539,7 +529,7 @@ static void test_region_held_edges(void)
     }
     tr_end(&t);
     /* the tail */
-    tr_begin(&t, &io);
+    tr_begin(&t);
     tr_tail_pair(&t, A, P);
     ti_sample(&t.g, 430, A + P - 0x78); /* f2's tail, f3 not loaded */
     ti_sample(&t.g, 431, A + P - 0x100); /* f2 */
@@ -553,11 +543,11 @@ static void test_region_held_edges(void)
     }
     tr_end(&t);
     /* the move */
-    tr_begin(&t, &io);
-    jdrec_write(&t.jw, jdrec_unwind(199, eh, 16, eh, 16, 0x400), &t.err);
-    jdrec_write(&t.jw, jdrec_load(200, TI_PID, TI_PID, A, code, 0x100, 0, "f0"), &t.err); /* its tail to A + 0x500 */
+    tr_begin(&t);
+    jdrec_write(&t.jw, jdrec_unwind(199, tr_eh, 16, tr_eh, 16, 0x400), &t.err);
+    jdrec_write(&t.jw, jdrec_load(200, TI_PID, TI_PID, A, tr_code, 0x100, 0, "f0"), &t.err); /* its tail to A + 0x500 */
     jdrec_write(&t.jw, jdrec_move(210, TI_PID, TI_PID, A, A + 0x200, 0x100, 0), &t.err);
-    jdrec_write(&t.jw, jdrec_load(600, TI_PID, TI_PID, A + 0x200, code, 0x100, 1, "f1"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(600, TI_PID, TI_PID, A + 0x200, tr_code, 0x100, 1, "f1"), &t.err);
     tr_perf(&t);
     ti_mmap(&t.g, 100, A, 0x180, A, "//anon");
     ti_round(&t.g);
