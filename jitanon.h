@@ -9996,15 +9996,28 @@ JITANON_API void jitanon_elf_func_of(const jitanon_jitdump_func *f, jitanon_elf_
         out->map_size = 0;
 }
 
-JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
-                                                   uint64_t *pgoff, jitanon_error *err)
+/* What a region file's build-id hashes of a function's code in place of its bytes: the
+   SHA-1 of the whole function's code and where in it the bytes start.  A streamed region
+   file then needs its code once, as it is written (the bytes follow from the two and
+   the size), and a file is the same whichever I/O wrote it. */
+typedef struct jitanon__elf_code_sum {
+    uint8_t sha[20];
+    uint64_t skip;
+} jitanon__elf_code_sum;
+
+JITANON__PRIVATE jitanon_result jitanon__elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
+                                                         const jitanon__elf_code_sum *sum, uint64_t *pgoff,
+                                                         jitanon_error *err)
 {
     jitanon__elf_entry *e;
     uint64_t off = jitanon__align_up(b->text_end, 16), end;
     jitanon_result r;
+    jitanon_elf_func checked;
     JITANON_ASSERT(b && fn);
     jitanon__clear_error(err);
-    if ((r = jitanon__elf_check_func(fn, err)) != JITANON_OK) return r;
+    checked = *fn;
+    if (sum && b->code_fn && !checked.code.data) checked.code.size = 0; /* the bytes come while it is written */
+    if ((r = jitanon__elf_check_func(&checked, err)) != JITANON_OK) return r;
     if (fn->file_offset && !b->opts.symbols_only) {
         if (fn->file_offset < b->text_end)
             return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0,
@@ -10060,11 +10073,21 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
     if (fn->name.length) jitanon__sha1_update(&b->id, fn->name.data, fn->name.length);
     jitanon__sha1_u64(&b->id, fn->code_addr);
     jitanon__sha1_u64(&b->id, fn->code.size);
-    if (fn->code.size) jitanon__sha1_update(&b->id, fn->code.data, fn->code.size);
+    if (sum) {
+        jitanon__sha1_update(&b->id, "H", 1);
+        jitanon__sha1_update(&b->id, sum->sha, sizeof sum->sha);
+        jitanon__sha1_u64(&b->id, sum->skip);
+    } else if (fn->code.size) jitanon__sha1_update(&b->id, fn->code.data, fn->code.size);
     if (jitanon__elf_looks_erlang(fn->name)) b->notes |= JITANON_ELF_NOTE_ERLANG;
     b->text_end = end;
     if (pgoff) *pgoff = off;
     return JITANON_OK;
+}
+
+JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
+                                                   uint64_t *pgoff, jitanon_error *err)
+{
+    return jitanon__elf_builder_add(b, fn, NULL, pgoff, err);
 }
 
 JITANON_API void jitanon_elf_builder_release(jitanon_elf_builder *b)
@@ -10956,14 +10979,19 @@ JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, ji
 
 /* A builder of a caller that writes many files hashes with the CPU's SHA extensions
    as the first file learnt of them (*sha_hw: 0 not asked yet, 1 without, 2 with). */
-JITANON__PRIVATE void jitanon__elf_builder_sha(jitanon_elf_builder *b, int *sha_hw)
+JITANON__PRIVATE int jitanon__sha_hw(int *sha_hw)
 {
 #if JITANON__SHA_NI
     if (!*sha_hw) *sha_hw = jitanon__sha_ni_present() ? 2 : 1;
 #else
     *sha_hw = 1;
 #endif
-    b->id.hw = *sha_hw;
+    return *sha_hw;
+}
+
+JITANON__PRIVATE void jitanon__elf_builder_sha(jitanon_elf_builder *b, int *sha_hw)
+{
+    b->id.hw = jitanon__sha_hw(sha_hw);
 }
 
 /* jitanon_elf_write_function, for a caller that writes many: *sha_hw keeps what the
@@ -13030,8 +13058,11 @@ typedef struct jitanon__eo_place {
     int fresh;              /* no earlier code of its dump overlaps it */
     size_t load, debug, unwind; /* offsets of the raw records in the arena; SIZE_MAX: none;
                                load JITANON__EO_IN_DUMP: read back from the dump */
-    size_t load_len, debug_len, unwind_len;
+    size_t name;            /* its name in the arena when the LOAD is read back */
     uint64_t load_offset;   /* the LOAD's byte offset in its dump */
+    uint32_t load_len, debug_len, unwind_len; /* records' sizes are 32-bit */
+    uint32_t name_len, code_size; /* the LOAD's */
+    uint8_t sha[20];        /* of its code, for the build-id (jitanon__elf_code_sum) */
 } jitanon__eo_place;
 
 #define JITANON__EO_IN_DUMP (SIZE_MAX - 2)
@@ -14267,11 +14298,16 @@ JITANON__PRIVATE void jitanon__inj_hit_ret(jitanon__inj *j, uint32_t pid, uint64
    too.  The word as it is comes first: code above 2^48 (5-level page tables, arm64's
    52-bit addresses) has no room for a tag there.  A word that only looks like one costs
    at most one file more. */
+JITANON__PRIVATE int jitanon__inj_near_code(const jitanon__inj *j, uint64_t w)
+{
+    return w >= j->jit.code_lo && w - 1 <= j->jit.code_hi && w;
+}
+
 JITANON__PRIVATE void jitanon__inj_hit_word(jitanon__inj *j, uint32_t pid, uint64_t w)
 {
-    if (w >= j->jit.code_lo && w - 1 <= j->jit.code_hi && w) jitanon__inj_hit_ret(j, pid, w);
-    else if (w >> 48 && (w &= ((uint64_t)1 << 48) - 1) >= j->jit.code_lo && w - 1 <= j->jit.code_hi && w)
-        jitanon__inj_hit_ret(j, pid, w);
+    if (jitanon__inj_near_code(j, w)) jitanon__inj_hit_ret(j, pid, w);
+    else if (w >> 48 && jitanon__inj_near_code(j, w & (((uint64_t)1 << 48) - 1)))
+        jitanon__inj_hit_ret(j, pid, w & (((uint64_t)1 << 48) - 1));
 }
 
 /* Views of a sample's fields past its callchain that hold addresses: the data address,
@@ -14371,15 +14407,16 @@ JITANON__PRIVATE void jitanon__eo_sampled_sample(jitanon__inj *j, jitanon__elfou
                           JITANON_PERF_SAMPLE_STACK_USER;
     size_t i;
     (void)o;
-    (void)jitanon__inj_hit(j, r->pid, r->start);
+    /* (claims and held //anon lie over code too: a word outside [code_lo, code_hi] is
+       looked up for nothing; a native frame's return address twice) */
+    if (jitanon__inj_near_code(j, r->start)) (void)jitanon__inj_hit(j, r->pid, r->start);
     if (r->chain_nr) {
         jitanon_bytes chain;
         chain.data = j->round.bytes.data + r->off + r->chain_off;
         chain.size = r->chain_nr * 8;
         for (i = 0; i < r->chain_nr; i++) {
             uint64_t ip = jitanon_perf_u64_at(chain, i, j->in->big_endian);
-            if (ip >= (uint64_t)-4095) continue;
-            jitanon__inj_hit_ret(j, r->pid, ip);
+            if (ip < (uint64_t)-4095 && jitanon__inj_near_code(j, ip)) jitanon__inj_hit_ret(j, r->pid, ip);
         }
     }
     if (r->attr < j->in->attr_count && (j->in->attrs[r->attr].sample_type & more)) jitanon__inj_sample_words(j, r);
@@ -14689,6 +14726,16 @@ JITANON__PRIVATE int jitanon__inj_stack_user(const jitanon__inj *j)
     return 0;
 }
 
+/* The SHA-1 of a function's code (jitanon__elf_code_sum). */
+JITANON__PRIVATE void jitanon__inj_code_sha(jitanon__inj *j, jitanon_bytes code, uint8_t sha[20])
+{
+    jitanon__sha1 h;
+    jitanon__sha1_init(&h);
+    h.hw = jitanon__sha_hw(&j->sha_hw);
+    if (code.size) jitanon__sha1_update(&h, code.data, code.size);
+    jitanon__sha1_final(&h, sha);
+}
+
 /* Every function is mapped now (its pgoff and file are set at the batch's end) - but, in
    a recording with user stacks, one with unwinding info, which gets a file of its own as
    in perf's layout: perf's unwinder (libunwind) reads .eh_frame_hdr through the process's
@@ -14726,10 +14773,18 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
         return jitanon__inj_nomem(j, "region functions");
     pl = &s->places[s->nplaces];
     pl->load = jitanon__eo_region_reread(j, jd) ? JITANON__EO_IN_DUMP : jitanon__eo_region_keep(s, r);
-    pl->load_len = (size_t)r->raw.size;
+    pl->load_len = (uint32_t)r->raw.size;
     pl->load_offset = r->offset;
+    pl->code_size = (uint32_t)r->load.code.size; /* within its record */
+    pl->name_len = (uint32_t)r->load.name.length;
+    /* read back, a LOAD is read once, as its file is written: what the build-id and the
+       symbol table take of it before then is kept now */
+    pl->name = pl->load != JITANON__EO_IN_DUMP ? 0 : s->arena.size;
+    if (pl->load == JITANON__EO_IN_DUMP && jitanon_membuf_write(&s->arena, r->load.name.data, pl->name_len))
+        return jitanon__inj_nomem(j, "region names");
+    jitanon__inj_code_sha(j, r->load.code, pl->sha);
     pl->debug = p->have_debug ? jitanon__eo_region_keep(s, &p->debug) : SIZE_MAX - 1;
-    pl->debug_len = p->have_debug ? (size_t)p->debug.raw.size : 0;
+    pl->debug_len = p->have_debug ? (uint32_t)p->debug.raw.size : 0;
     /* A region file keeps no unwinding tables in a recording without copied user stacks:
        nothing reads them there (perf unwinds frame pointers, hotspot's parser copied stacks
        only), and they would run its module past its code, over the next file's: node -g's
@@ -14738,7 +14793,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
        tables gets a file of its own (above). */
     unwind = p->have_unwind && (own || jitanon__inj_stack_user(j));
     pl->unwind = unwind ? jitanon__eo_region_keep(s, &p->unwind) : SIZE_MAX - 1;
-    pl->unwind_len = unwind ? (size_t)p->unwind.raw.size : 0;
+    pl->unwind_len = unwind ? (uint32_t)p->unwind.raw.size : 0;
     if (pl->load == SIZE_MAX || pl->debug == SIZE_MAX || pl->unwind == SIZE_MAX)
         return jitanon__inj_nomem(j, "region code");
     if (pl->debug == SIZE_MAX - 1) pl->debug = SIZE_MAX;
@@ -14839,14 +14894,22 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_load(jitanon__eo_region *s, c
 }
 
 /* Place p's records: its LOAD (jitanon__eo_region_load) and the DEBUG_INFO and
-   UNWINDING_INFO the arena keeps. */
-JITANON__PRIVATE jitanon_result jitanon__eo_region_recs(jitanon__eo_region *s, const jitanon__eo_place *p,
+   UNWINDING_INFO the arena keeps.  Without `code`, a LOAD that is read back is not: *load
+   is made of what the place kept (name, address, size), its code view has no bytes. */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_recs(jitanon__eo_region *s, const jitanon__eo_place *p, int code,
                                                         jitanon_jitdump_record *load, jitanon__inj_pend *pend)
 {
     const jitanon__inj_dump *jd = &s->j->jit.dumps[p->dump];
     jitanon_result res;
     memset(pend, 0, sizeof *pend);
-    if ((res = jitanon__eo_region_load(s, p, load)) != JITANON_OK) return res;
+    if (!code && p->load == JITANON__EO_IN_DUMP) {
+        memset(load, 0, sizeof *load);
+        load->id = JITANON_JITDUMP_CODE_LOAD;
+        load->load.name.data = p->name_len ? (const char *)s->arena.data + p->name : NULL;
+        load->load.name.length = p->name_len;
+        load->load.code_addr = p->addr;
+        load->load.code_size = load->load.code.size = p->code_size;
+    } else if ((res = jitanon__eo_region_load(s, p, load)) != JITANON_OK) return res;
     if ((pend->have_debug = p->debug != SIZE_MAX) != 0) jitanon__eo_region_rec(s, jd, p->debug, p->debug_len, 0, &pend->debug);
     if ((pend->have_unwind = p->unwind != SIZE_MAX) != 0)
         jitanon__eo_region_rec(s, jd, p->unwind, p->unwind_len, 0, &pend->unwind);
@@ -14854,18 +14917,23 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_recs(jitanon__eo_region *s, c
 }
 
 /* Function `index` of the file being built from s->pieces: what the region layout gave
-   it of its LOAD's code (jitanon__eo_region_fn). */
-JITANON__PRIVATE jitanon_result jitanon__eo_region_fn(jitanon__eo_region *s, size_t piece, jitanon_elf_func *fn)
+   it of its LOAD's code, and what its build-id takes of that code (*sum).  Without
+   `code` (the symbol table and build-id of a streamed file), fn's code may come without
+   its bytes (jitanon__eo_region_recs). */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_fn(jitanon__eo_region *s, size_t piece, int code, jitanon_elf_func *fn,
+                                                      jitanon__elf_code_sum *sum)
 {
     const jitanon__eo_piece *c = &s->pieces[piece];
     const jitanon__eo_place *p = &s->places[c->place];
     uint64_t skip = c->addr - p->addr;
     jitanon_result res;
-    if ((res = jitanon__eo_region_recs(s, p, &s->load, &s->pend)) != JITANON_OK) return res;
+    if ((res = jitanon__eo_region_recs(s, p, code, &s->load, &s->pend)) != JITANON_OK) return res;
     *fn = jitanon__inj_fn_of(&s->load, &s->pend); /* fn points into them */
+    memcpy(sum->sha, p->sha, sizeof sum->sha);
+    sum->skip = skip;
     if (skip || c->len < p->size) { /* a piece */
         if (skip >= fn->code.size) return JITANON_END; /* past the code (an empty function's byte) */
-        fn->code.data += skip;
+        if (fn->code.data) fn->code.data += skip;
         fn->code.size = fn->code.size - skip < c->len ? fn->code.size - skip : c->len;
         fn->code_addr += skip;
         fn->debug = fn->unwind = NULL;
@@ -14880,7 +14948,8 @@ JITANON__PRIVATE int jitanon__eo_region_code(void *user, size_t index, jitanon_b
 {
     jitanon__eo_region *s = (jitanon__eo_region *)user;
     jitanon_elf_func fn;
-    if ((s->code_res = jitanon__eo_region_fn(s, s->added[index], &fn)) != JITANON_OK) return 1;
+    jitanon__elf_code_sum sum;
+    if ((s->code_res = jitanon__eo_region_fn(s, s->added[index], 1, &fn, &sum)) != JITANON_OK) return 1;
     *code = fn.code;
     return 0;
 }
@@ -14913,12 +14982,13 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
         res = jitanon__inj_nomem(j, "region functions");
     for (i = 0; i < n && res == JITANON_OK; i++) {
         jitanon_elf_func fn;
-        res = jitanon__eo_region_fn(s, i, &fn);
+        jitanon__elf_code_sum sum;
+        res = jitanon__eo_region_fn(s, i, 0, &fn, &sum);
         if (res == JITANON_END) { res = JITANON_OK; continue; }
         if (res != JITANON_OK) break;
         s->added[k++] = i; /* reserved above: k <= i < n */
         fn.file_offset = s->pieces[i].addr - base;
-        res = jitanon_elf_builder_add(&b, &fn, NULL, j->err);
+        res = jitanon__elf_builder_add(&b, &fn, &sum, NULL, j->err);
     }
     if (res == JITANON_ERR_IO) { /* the dump changed under us, or cannot be opened again */
         j->st->elf.refused++;
@@ -15149,7 +15219,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_own(jitanon__inj *j, jitanon_
     jitanon__inj_pend pend;
     uint64_t pgoff;
     jitanon_result res;
-    if ((res = jitanon__eo_region_recs(s, p, &load, &pend)) != JITANON_OK) {
+    if ((res = jitanon__eo_region_recs(s, p, 1, &load, &pend)) != JITANON_OK) {
         if (res != JITANON_ERR_IO) return res;
         j->st->elf.refused++;
         jitanon__inj_log(j, "cannot write %s: its dump cannot be read again as it was%s",

@@ -1592,8 +1592,10 @@ static int tr_has(const jitanon_membuf *b, const char *s)
 static void test_inject_region_file_streamed(void)
 {
     static const uint8_t code[0x60] = {0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3, 1, 2, 3, 4, 5, 6, 7, 8, 9};
-    char dir[] = "build/prf-XXXXXX", path[256];
-    elft_dump t;
+    uint8_t code3[0x60], id[20], id3[20];
+    char dir[] = "build/prf-XXXXXX", path[256], name[8];
+    size_t i;
+    elft_dump t, t3;
     jitanon_membuf perf, file;
     tp_io io;
     jitanon_inject_opts o;
@@ -1622,10 +1624,33 @@ static void test_inject_region_file_streamed(void)
     tp_take_file(dir, path, &file);
     JT_CHECK(file.size > 0x400 && file.size == io.elf.size && !memcmp(file.data, io.elf.data, file.size));
     JT_CHECK(tr_has(&file, "over3") && tr_has(&file, "fn3"));
+    /* Code is hashed once, as the dump is read, and a piece by its function's hash and
+       where it starts: a byte changed in what over3 left of fn3 is another build-id. */
+    memcpy(code3, code, sizeof code);
+    code3[3 + 0x40] ^= 1;
+    elft_begin(&t3, 62, 0);
+    for (i = 0; i < 5; i++) {
+        sprintf(name, "fn%u", (unsigned)i);
+        elft_func(&t3, name, 0x10000 + i * 0x100, (i == 3 ? code3 : code) + i, 0x60 - i * 8, tp_offs, i % 3 + 1, 0, 0);
+    }
+    elft_func(&t3, "over3", 0x10310, code + 7, 0x20, tp_offs, 1, 0, 0);
+    jitanon__wr32(t3.buf.data + 20, TI_PID, 0);
+    io.dump = &t3.buf;
+    io.files = 0;
+    memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_REGION;
+    o.io.load_dump = tp_load;
+    o.io.write_elf = tp_write;
+    o.io.user = &io;
+    tp_inject(&perf, &o);
+    JT_CHECK(io.files == 1 && io.elf.size == file.size && memcmp(io.elf.data, file.data, file.size) != 0);
+    JT_CHECK(jitanon__inj_elf_id(file.data, file.size, id) && jitanon__inj_elf_id(io.elf.data, io.elf.size, id3) &&
+             memcmp(id, id3, sizeof id) != 0);
     jitanon_membuf_release(&file);
     jitanon_membuf_release(&io.elf);
     jitanon_membuf_release(&perf);
     elft_end(&t);
+    elft_end(&t3);
 }
 
 /* Keeps the ELF named `want` of an injection with custom I/O. */
