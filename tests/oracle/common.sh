@@ -152,3 +152,21 @@ jt_region_frames() {
   else echo "FAIL $jt_l: region files for a pipe and per-function files differ: $(diff "$jt_d/ff.txt" "$jt_d/fp.txt" | head -3 | tr '\n' ' ')"; fi
 }
 
+# jt_jit_maps DATA > FILE: the MMAP2s of jitted files (jitted-*.so) in DATA, in order, one a
+# line: start end base path (decimal; base = start - pgoff, where the file's offset 0 lies in
+# the process: addr2line and gdb take ADDR - base in a region file, ET_DYN with p_vaddr ==
+# p_offset).  Needs perf.
+jt_jit_maps() {
+  perf script --show-mmap-events -i "$1" 2>/dev/null |
+    sed -n 's/.*PERF_RECORD_MMAP2 [0-9/]*: \[\(0x[0-9a-f]*\)(\(0x[0-9a-f]*\)) @ \([0-9a-fx]*\) .*\]: [-rwxps]* \(.*\/jitted-[^/]*\.so\)$/\1 \2 \3 \4/p' |
+    while read -r jt_s jt_n jt_o jt_p; do echo "$((jt_s)) $((jt_s + jt_n)) $((jt_s - jt_o)) $jt_p"; done
+}
+# jt_jit_at MAPS ADDR: "PATH REL" for the jitted file mapped last over ADDR in MAPS (from
+# jt_jit_maps), REL = ADDR - its base in hex; nothing when none is
+jt_jit_at() {
+  jt_r=""
+  while read -r jt_s jt_e jt_b jt_p; do
+    [ $(($2)) -ge "$jt_s" ] && [ $(($2)) -lt "$jt_e" ] && jt_r="$jt_p $(printf '0x%x' $(($2 - jt_b)))"
+  done < "$1"
+  echo "$jt_r"
+}
