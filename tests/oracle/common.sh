@@ -118,11 +118,13 @@ jt_regions() { ls "$1" | grep -c '^jitted-[0-9]*-r[0-9]*\.so$'; }
 jt_region_frames() {
   jt_l=$1 jt_d=$2 jt_in=$3; shift 3
   mkdir -p "$jt_d/fr" "$jt_d/ff" "$jt_d/fp"
+  # -N: perf reads the files where they are, and thousands of per-function files (deno's
+  # 2482) took 1-2 s more to copy into the cache
   # (a callchain entry in a jitted file prints its address in that file: dropped)
-  "$root/build/jitanon-inject" -i "$jt_in" -o - --elf=region --elf-dir "$jt_d/fp" 2>/dev/null |
+  "$root/build/jitanon-inject" -N -i "$jt_in" -o - --elf=region --elf-dir "$jt_d/fp" 2>/dev/null |
     perf script -i - -F tid,time,ip,sym "$@" 2>/dev/null | awk '/^[ \t]/ { $1 = "" } { print }' > "$jt_d/fp.txt"
-  "$root/build/jitanon-inject" -i "$jt_in" -o "$jt_d/fr.data" --elf=region --elf-dir "$jt_d/fr" 2>/dev/null
-  "$root/build/jitanon-inject" -i "$jt_in" -o "$jt_d/ff.data" --elf=function --elf-files=all --elf-dir "$jt_d/ff" 2>/dev/null
+  "$root/build/jitanon-inject" -N -i "$jt_in" -o "$jt_d/fr.data" --elf=region --elf-dir "$jt_d/fr" 2>/dev/null
+  "$root/build/jitanon-inject" -N -i "$jt_in" -o "$jt_d/ff.data" --elf=function --elf-files=all --elf-dir "$jt_d/ff" 2>/dev/null
   for jt_k in fr ff; do
     perf script -i "$jt_d/$jt_k.data" -F tid,time,ip,sym "$@" 2>/dev/null | awk '/^[ \t]/ { $1 = "" } { print }' > "$jt_d/$jt_k.txt"
   done
