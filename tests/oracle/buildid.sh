@@ -41,7 +41,7 @@ archive_names() {
   h=$tmp/elsewhere-$2
   mkdir -p "$h/.debug" && tar xjf "$1.tar.bz2" -C "$h/.debug" || return 1
   mv "$HOME" "$HOME.away"
-  (usehome "$h"; names "$1") > "$tmp/$2.archived"
+  (usehome "$h"; names "$1"; perf report -i "$1" --stdio --sort sym 2>/dev/null | grep -v '^#' | grep . > "$tmp/$2.archived-report") > "$tmp/$2.archived"
   mv "$HOME.away" "$HOME"
 }
 
@@ -69,8 +69,8 @@ usehome "$tmp/home-perf"
 perf inject --jit -i "$tmp/perf/perf.data" -o "$tmp/perf/out.data" 2>/dev/null
 survive "perf inject --jit" "$tmp/perf/out.data" "$tmp/perf"/jitted-*.so
 
-# 2. ours, both layouts, each from an empty cache
-for layout in function process; do
+# 2. ours, every layout, each from an empty cache
+for layout in function process region; do
   usehome "$tmp/home-$layout"
   mkdir -p "$tmp/$layout/elf"
   if ! "$J" -i "$tmp/rec/perf.data" -o "$tmp/$layout/out.data" --elf=$layout --elf-dir "$tmp/$layout/elf" --stats \
@@ -85,6 +85,12 @@ for layout in function process; do
   survive "--elf=$layout" "$tmp/$layout/out.data" "$tmp/$layout/elf"
   rm -rf "$tmp/$layout/elf" && mv "$tmp/$layout/keep" "$tmp/$layout/elf"
 done
+# region files archived: perf report names what it names with per-function files archived
+# the same way, with the same percentages (--sort sym: file names left out)
+f="$tmp/--elf=function" r="$tmp/--elf=region"
+if [ -s "$f.archived" ] && cmp -s "$f.archived" "$r.archived" && cmp -s "$f.archived-report" "$r.archived-report"; then
+  echo "PASS buildid --elf=region: after perf archive elsewhere, region layout ($(ls "$tmp/region/elf" | wc -l) files, $(jt_regions "$tmp/region/elf") of them regions) and per-function files ($(ls "$tmp/function/elf" | wc -l)) give the same $(grep -c . "$f.archived") JIT names and perf report --sort sym ($(grep -c . "$f.archived-report") lines)"
+else echo "FAIL buildid --elf=region: archived region files and per-function files differ: names $(diff "$f.archived" "$r.archived" | grep -c '^[<>]') lines, report $(diff "$f.archived-report" "$r.archived-report" | head -3 | tr '\n' ' ')"; fi
 
 # 3. pipe mode: HEADER_BUILD_ID records before the MMAP2s that name the files
 usehome "$tmp/home-pipe"

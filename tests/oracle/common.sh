@@ -102,3 +102,73 @@ jt_python() {
     echo "(pyenv's builds under /root are not readable by $(id -un))" >&2
   return 1
 }
+
+# jt_region_frames LABEL DIR DATA [PERF-SCRIPT-ARGS...]: region files (--elf=region) and
+# per-function files (--elf=function, perf's own layout) made from the same recording DATA
+# give perf script the same symbol for every frame of every sample (callchains included,
+# unwound as ARGS say: a --call-graph dwarf recording unwinds through the JIT frames with
+# each layout's .eh_frame), and perf annotate the same instructions and source lines for
+# the five hottest JIT symbols; so do region files written for a pipe (laid out as each
+# dump is read: the reader may open a file at the first sample into it).  Writes DIR/fr,
+# DIR/ff, DIR/fp and their .data/.txt/.ann; prints "PASS LABEL: ..." or "FAIL LABEL: ...".
+# jt_regions DIR: how many of the files in DIR are region files (jitted-<pid>-r<N>.so; the
+# region layout gives some functions a file of their own, e.g. code with unwinding info in a
+# --call-graph dwarf recording)
+jt_regions() { ls "$1" | grep -c '^jitted-[0-9]*-r[0-9]*\.so$'; }
+jt_region_frames() {
+  jt_l=$1 jt_d=$2 jt_in=$3; shift 3
+  mkdir -p "$jt_d/fr" "$jt_d/ff" "$jt_d/fp"
+  # -N: perf reads the files where they are, and thousands of per-function files (deno's
+  # 2482) took 1-2 s more to copy into the cache
+  # (a callchain entry in a jitted file prints its address in that file: dropped)
+  "$root/build/jitanon-inject" -N -i "$jt_in" -o - --elf=region --elf-dir "$jt_d/fp" 2>/dev/null |
+    perf script -i - -F tid,time,ip,sym "$@" 2>/dev/null | awk '/^[ \t]/ { $1 = "" } { print }' > "$jt_d/fp.txt"
+  "$root/build/jitanon-inject" -N -i "$jt_in" -o "$jt_d/fr.data" --elf=region --elf-dir "$jt_d/fr" 2>/dev/null
+  "$root/build/jitanon-inject" -N -i "$jt_in" -o "$jt_d/ff.data" --elf=function --elf-files=all --elf-dir "$jt_d/ff" 2>/dev/null
+  for jt_k in fr ff; do
+    perf script -i "$jt_d/$jt_k.data" -F tid,time,ip,sym "$@" 2>/dev/null | awk '/^[ \t]/ { $1 = "" } { print }' > "$jt_d/$jt_k.txt"
+  done
+  jt_nr=$(ls "$jt_d/fr" | wc -l) jt_nf=$(ls "$jt_d/ff" | wc -l) jt_nl=$(wc -l < "$jt_d/ff.txt")
+  # perf annotate of the five hottest JIT symbols whose name no other function has (-s
+  # takes a name): the same instructions and source lines (addresses dropped: each file
+  # has its own)
+  perf report -i "$jt_d/ff.data" --stdio --no-children --sort dso,sym 2>/dev/null |
+    awk '/jitted-/ { sub(/^.*\] /, ""); print }' |
+    awk '{ if (!($0 in n)) order[++k] = $0; n[$0]++ }
+         END { for (i = 1; i <= k && c < 5; i++) if (n[order[i]] == 1) { print order[i]; c++ } }' > "$jt_d/top.syms"
+  jt_ok=1; : > "$jt_d/fr.ann"; : > "$jt_d/ff.ann"
+  while IFS= read -r jt_s; do
+    for jt_k in fr ff; do
+      perf annotate -i "$jt_d/$jt_k.data" --stdio -s "$jt_s" 2>/dev/null |
+        sed -n -e 's/^ *[0-9.]* *: *[0-9a-f]*:[[:space:]]*\([^[:space:]]*\).*/I \1/p' \
+               -e '/Disassembly of section\|^ *: *[0-9]* *[0-9a-f]* <.*>:$\|():$/d' \
+               -e 's/^ *: *[0-9][0-9]*[[:space:]]*\(.*[^[:space:]].*\)$/S \1/p' >> "$jt_d/$jt_k.ann"
+    done
+  done < "$jt_d/top.syms"
+  { cmp -s "$jt_d/fr.ann" "$jt_d/ff.ann" && [ -s "$jt_d/ff.ann" ]; } || jt_ok=0
+  if [ "$jt_nl" -gt 0 ] && cmp -s "$jt_d/fr.txt" "$jt_d/ff.txt" && cmp -s "$jt_d/fp.txt" "$jt_d/ff.txt" && [ $jt_ok = 1 ]; then
+    echo "PASS $jt_l: region layout ($jt_nr files, $(jt_regions "$jt_d/fr") of them regions; for a pipe $(ls "$jt_d/fp" | wc -l), $(jt_regions "$jt_d/fp")) and per-function files ($jt_nf): every frame's symbol the same ($jt_nl lines), annotate of the $(wc -l < "$jt_d/top.syms") hottest JIT symbols the same ($(grep -c '^I' "$jt_d/ff.ann") instructions, $(grep -c '^S' "$jt_d/ff.ann") source lines)"
+  elif [ $jt_ok = 0 ]; then echo "FAIL $jt_l: perf annotate of the hottest JIT symbols ('$(head -n 1 "$jt_d/top.syms")' first) differs: $(diff "$jt_d/ff.ann" "$jt_d/fr.ann" | head -3 | tr '\n' ' ')"
+  elif ! cmp -s "$jt_d/fr.txt" "$jt_d/ff.txt"; then
+    echo "FAIL $jt_l: region files and per-function files differ: $(diff "$jt_d/ff.txt" "$jt_d/fr.txt" | head -3 | tr '\n' ' ')"
+  else echo "FAIL $jt_l: region files for a pipe and per-function files differ: $(diff "$jt_d/ff.txt" "$jt_d/fp.txt" | head -3 | tr '\n' ' ')"; fi
+}
+
+# jt_jit_maps DATA > FILE: the MMAP2s of jitted files (jitted-*.so) in DATA, in order, one a
+# line: start end base path (decimal; base = start - pgoff, where the file's offset 0 lies in
+# the process: addr2line and gdb take ADDR - base in a region file, ET_DYN with p_vaddr ==
+# p_offset).  Needs perf.
+jt_jit_maps() {
+  perf script --show-mmap-events -i "$1" 2>/dev/null |
+    sed -n 's/.*PERF_RECORD_MMAP2 [0-9/]*: \[\(0x[0-9a-f]*\)(\(0x[0-9a-f]*\)) @ \([0-9a-fx]*\) .*\]: [-rwxps]* \(.*\/jitted-[^/]*\.so\)$/\1 \2 \3 \4/p' |
+    while read -r jt_s jt_n jt_o jt_p; do echo "$((jt_s)) $((jt_s + jt_n)) $((jt_s - jt_o)) $jt_p"; done
+}
+# jt_jit_at MAPS ADDR: "PATH REL" for the jitted file mapped last over ADDR in MAPS (from
+# jt_jit_maps), REL = ADDR - its base in hex; nothing when none is
+jt_jit_at() {
+  jt_r=""
+  while read -r jt_s jt_e jt_b jt_p; do
+    [ $(($2)) -ge "$jt_s" ] && [ $(($2)) -lt "$jt_e" ] && jt_r="$jt_p $(printf '0x%x' $(($2 - jt_b)))"
+  done < "$1"
+  echo "$jt_r"
+}

@@ -77,4 +77,7 @@ else
   if [ "$p" -gt 0 ] && [ "$o" -ge $((p * 99 / 100)) ]; then
     echo "PASS deno unwinding: --call-graph dwarf unwinds through the optimized frames as with perf's stubs ($o frames of fib under the leaf, perf inject $p)"
   else echo "FAIL deno unwinding: $o frames of optimized fib under the leaf, perf inject's output $p"; fi
+  # the region layout on the same recording: perf script unwinds (dwarf) through its files
+  # as through per-function ones
+  jt_region_frames "deno region" "$d" "$d/raw.data"
 fi

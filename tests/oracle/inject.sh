@@ -65,49 +65,6 @@ sampled() {
   else echo "FAIL inject $name: --elf-files=sampled: $n_samp of $n_all files, $n_jit jitted lines, outputs $(cmp "$dir/every.txt" "$dir/samp.txt" 2>&1 | head -1)"; fi
 }
 
-# frames NAME DIR DATA [PERF-SCRIPT-ARGS]: region files (--elf=region) and per-function
-# files give perf script the same symbol for every frame of every sample (callchains
-# included), and perf annotate the same instructions and source lines for the five
-# hottest JIT symbols; so do region files written for a pipe (laid out as each dump is
-# read: the reader may open a file at the first sample into it).
-frames() {
-  name=$1 dir=$2 data=$3; shift 3
-  mkdir -p "$dir/fr" "$dir/ff" "$dir/fp"
-  "$root/build/jitanon-inject" -i "$data" -o - --elf=region --elf-dir "$dir/fp" 2>/dev/null |
-    perf script -i - -F tid,time,ip,sym "$@" 2>/dev/null | awk '/^[ \t]/ { $1 = "" } { print }' > "$dir/fp.txt"
-  "$root/build/jitanon-inject" -i "$data" -o "$dir/fr.data" --elf=region --elf-dir "$dir/fr" 2>/dev/null
-  "$root/build/jitanon-inject" -i "$data" -o "$dir/ff.data" --elf=function --elf-files=all --elf-dir "$dir/ff" 2>/dev/null
-  # (a callchain entry in a jitted file prints its address in that file: dropped)
-  perf script -i "$dir/fr.data" -F tid,time,ip,sym "$@" 2>/dev/null | awk '/^[ \t]/ { $1 = "" } { print }' > "$dir/fr.txt"
-  perf script -i "$dir/ff.data" -F tid,time,ip,sym "$@" 2>/dev/null | awk '/^[ \t]/ { $1 = "" } { print }' > "$dir/ff.txt"
-  n_fr=$(ls "$dir/fr" | wc -l); n_ff=$(ls "$dir/ff" | wc -l); n_l=$(wc -l < "$dir/ff.txt")
-  # perf annotate of the five hottest JIT symbols whose name no other function has (-s
-  # takes a name): the same instructions and source lines (addresses dropped: each file
-  # has its own)
-  perf report -i "$dir/ff.data" --stdio --no-children --sort dso,sym 2>/dev/null |
-    awk '/jitted-/ { sub(/^.*\] /, ""); print }' > "$dir/ff.syms"
-  awk '{ if (!($0 in n)) order[++k] = $0; n[$0]++ }
-       END { for (i = 1; i <= k && c < 5; i++) if (n[order[i]] == 1) { print order[i]; c++ } }' "$dir/ff.syms" > "$dir/top.syms"
-  sym=$(head -n 1 "$dir/top.syms"); nsym=$(wc -l < "$dir/top.syms")
-  ann_ok=1; : > "$dir/fr.ann"; : > "$dir/ff.ann"
-  while IFS= read -r s; do
-    for l in fr ff; do
-      perf annotate -i "$dir/$l.data" --stdio -s "$s" 2>/dev/null |
-        sed -n -e 's/^ *[0-9.]* *: *[0-9a-f]*:[[:space:]]*\([^[:space:]]*\).*/I \1/p' \
-               -e '/Disassembly of section\|^ *: *[0-9]* *[0-9a-f]* <.*>:$\|():$/d' \
-               -e 's/^ *: *[0-9][0-9]*[[:space:]]*\(.*[^[:space:]].*\)$/S \1/p' >> "$dir/$l.ann"
-    done
-  done < "$dir/top.syms"
-  cmp -s "$dir/fr.ann" "$dir/ff.ann" || ann_ok=0
-  [ -s "$dir/ff.ann" ] || ann_ok=0
-  if [ "$n_l" -gt 0 ] && cmp -s "$dir/fr.txt" "$dir/ff.txt" && cmp -s "$dir/fp.txt" "$dir/ff.txt" && [ $ann_ok = 1 ]; then
-    echo "PASS inject $name: region files ($n_fr; for a pipe $(ls "$dir/fp" | wc -l)) and per-function files ($n_ff): every frame's symbol the same ($n_l lines), annotate of the $nsym hottest JIT symbols the same ($(grep -c '^I' "$dir/ff.ann") instructions, $(grep -c '^S' "$dir/ff.ann") source lines)"
-  elif [ $ann_ok = 0 ]; then echo "FAIL inject $name: perf annotate of the hottest JIT symbols ('$sym' first) differs: $(diff "$dir/ff.ann" "$dir/fr.ann" | head -3 | tr '\n' ' ')"
-  elif ! cmp -s "$dir/fr.txt" "$dir/ff.txt"; then
-    echo "FAIL inject $name: region files and per-function files differ: $(diff "$dir/ff.txt" "$dir/fr.txt" | head -3 | tr '\n' ' ')"
-  else echo "FAIL inject $name: region files for a pipe and per-function files differ: $(diff "$dir/ff.txt" "$dir/fp.txt" | head -3 | tr '\n' ' ')"; fi
-}
-
 # 1. tinyjit: coalesced //anon mmaps over jitted code, stubs named only in the perf map.
 mkdir "$tmp/tj"
 (cd "$tmp/tj" && perf record -q -k mono -e cpu-clock -o perf.data "$root/build/tinyjit" -t 400 > out.txt 2>/dev/null)
@@ -143,7 +100,7 @@ fi
 mkdir "$tmp/gen"
 if "$root/build/jitgen" --loads 400 --samples 20000 --quiet "$tmp/gen" >/dev/null 2>&1; then
   check jitgen "$tmp/gen" "$tmp/gen/perf.data"
-  frames jitgen "$tmp/gen" "$tmp/gen/perf.data"
+  jt_region_frames "inject jitgen" "$tmp/gen" "$tmp/gen/perf.data"
 else echo "FAIL inject jitgen: build/jitgen failed"; fi
 
 # 2. node --perf-prof (V8 writes ./jit-<pid>.dump), with a perf map too.
@@ -164,7 +121,7 @@ if command -v node >/dev/null 2>&1; then
     let t=0; for (let k=0;k<400;k++) t+=mid(2e4); console.log(t)' >/dev/null 2>&1)
   jt_dump_pids "$tmp/nodeg"
   if [ -f "$tmp/nodeg/perf.data" ]; then sampled "node -g" "$tmp/nodeg" "$tmp/nodeg/perf.data"
-    frames "node -g" "$tmp/nodeg" "$tmp/nodeg/perf.data"
+    jt_region_frames "inject node -g" "$tmp/nodeg" "$tmp/nodeg/perf.data"
   else echo "FAIL inject node -g: could not record node"; fi
   # --call-graph=dwarf: perf report unwinds user stacks through jitted files, so sampled
   # mode writes every file a word of a stack copy points into (tests/oracle/sampled.sh
@@ -179,7 +136,7 @@ if command -v node >/dev/null 2>&1; then
   # add is a function of each frame's file and address, which are compared anyway - and
   # the files are byte-identical - as tests/oracle/sampled.sh does)
   if [ -f "$tmp/noded/perf.data" ]; then sampled "node --call-graph=dwarf" "$tmp/noded" "$tmp/noded/perf.data" --no-inline
-    frames "node --call-graph=dwarf" "$tmp/noded" "$tmp/noded/perf.data" --no-inline
+    jt_region_frames "inject node --call-graph=dwarf" "$tmp/noded" "$tmp/noded/perf.data" --no-inline
   else echo "FAIL inject node --call-graph=dwarf: could not record node"; fi
 else echo "SKIP inject node: node not installed"; fi
 
@@ -190,6 +147,6 @@ if command -v erl >/dev/null 2>&1; then
     F = fun F(0, A) -> A; F(N, A) -> F(N - 1, A + N rem 7) end,
     io:format("~p ~p~n", [os:getpid(), F(3000000, 0)]), halt().' > out.txt 2>/dev/null)
   epid=$(awk '{print $1; exit}' "$tmp/erl/out.txt" | tr -dc 0-9); pids="$pids $epid"
-  if [ -f "$tmp/erl/perf.data" ] && [ -n "$epid" ]; then check erlang "$tmp/erl" "$tmp/erl/perf.data"; frames erlang "$tmp/erl" "$tmp/erl/perf.data"
+  if [ -f "$tmp/erl/perf.data" ] && [ -n "$epid" ]; then check erlang "$tmp/erl" "$tmp/erl/perf.data"; jt_region_frames "inject erlang" "$tmp/erl" "$tmp/erl/perf.data"
   else echo "FAIL inject erlang: could not record erl"; fi
 else echo "SKIP inject erlang: erl not installed (apt-get install erlang-base)"; fi

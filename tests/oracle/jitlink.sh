@@ -37,3 +37,30 @@ cmp="${perfdir:+; perf inject --jit: $theirs}"
 if [ "$total" -gt 0 ] && [ "$ours" -eq "$total" ]; then
   echo "PASS jitlink: addr2line gives every function its own lines ($ours of $total functions$cmp)"
 else echo "FAIL jitlink: addr2line gives $ours of $total functions their own lines$cmp"; fi
+# the region layout (--elf=region) of the same recording: at every function's first line
+# address, addr2line (and gdb) on the region file mapped there, at address - base, give the
+# line the per-function file gives at that address
+command -v perf >/dev/null 2>&1 || { echo "SKIP jitlink region: perf not installed (reads the MMAP2s)"; exit 0; }
+"$root/build/jitanon-inject" -i "$d/perf.data" -o "$d/rg.data" --elf=region --elf-dir "$d/rg" --elf-files=all -N 2>/dev/null
+jt_jit_maps "$d/rg.data" > "$d/rg.maps"
+n=0 same=0 bad=""
+while read -r x a at fl; do
+  n=$((n + 1))
+  set -- $(jt_jit_at "$d/rg.maps" "$at")
+  fn=$(addr2line -e "$d/elf/jitted-31337-$x.so" "$(printf '0x%x' $((0xf0 + at - a)))")
+  if [ $# = 2 ] && [ "$(addr2line -e "$1" "$2")" = "$fn" ]; then same=$((same + 1))
+    echo "info line *$2" >> "$d/rg.gdb.${1##*/}"; echo "Line ${fn##*:} of \"${fn%:*}\"" >> "$d/rg.want.${1##*/}"
+  else bad="${bad:-$at ${1:-(no file)} ${2:-} addr2line '$(addr2line -e "${1:-/dev/null}" "${2:-0}" 2>/dev/null)', per-function '$fn'}"; fi
+done < "$d/want.txt"
+# gdb, one run a region file: "info line" at each of those names the per-function file's line
+gdbn=0
+if command -v gdb >/dev/null 2>&1; then
+  for g in "$d"/rg.gdb.*; do
+    [ -f "$g" ] || continue; f=${g##*/rg.gdb.}
+    gdb -batch -nx -x "$g" "$d/rg/$f" 2>/dev/null | sed -n 's/^\(Line [0-9]* of ".*"\) starts at .*/\1/p' > "$d/rg.got.$f"
+    gdbn=$((gdbn + $(paste -d '|' "$d/rg.got.$f" "$d/rg.want.$f" | awk -F'|' '$1 == $2' | wc -l)))
+  done
+fi
+if [ "$n" -gt 0 ] && [ "$same" = "$n" ] && { [ "$gdbn" = "$n" ] || ! command -v gdb >/dev/null 2>&1; }; then
+  echo "PASS jitlink region: region files ($(ls "$d/rg" | wc -l)) and per-function files ($(ls "$d/elf" | wc -l)): addr2line gives the same line at every function's first line address ($same of $n; gdb the same at $gdbn)"
+else echo "FAIL jitlink region: addr2line the same at $same of $n addresses, gdb at $gdbn; first: $bad"; fi

@@ -145,6 +145,9 @@ if perf inject --jit -i perf.data -o perfinj.data 2>/dev/null; then
     echo "PASS jvmti perf inject: perf inject --jit reads the agent's dump and agrees with us ($out)"
   else echo "FAIL jvmti perf inject: $out"; fi
 else echo "SKIP jvmti perf inject: perf inject --jit failed on this perf"; fi
+# the region layout on the same recording: every frame (-g, frame pointers) and annotate as
+# with per-function files
+jt_region_frames "jvmti region" "$tmp/rec" perf.data
 # [unknown] samples in JIT code: every sample of the java process whose symbol stays
 # [unknown] and whose address some LOAD covers, split by whether a LOAD covered it at
 # the sample's time (that would be a failure) or only later.

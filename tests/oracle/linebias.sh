@@ -50,3 +50,25 @@ done
 if [ "$n" -gt 0 ] && [ "$bad" = 0 ]; then
   echo "PASS linebias addr2line: all $n line tables of the +0x40 dump start at their function's first instruction"
 else echo "FAIL linebias addr2line: $bad of $n line tables do not start at the first instruction"; fi
+# the region layout (--elf=region) of the same +0x40 recording: at each of those first
+# instructions (address = the per-function file's base + its symbol), addr2line on the region
+# file mapped there, at address - base, gives what it gives on the per-function file
+command -v perf >/dev/null 2>&1 || { echo "SKIP linebias region: perf not installed (reads the MMAP2s)"; exit 0; }
+mkdir -p "$tmp/llvm/rg"
+"$root/build/jitanon-inject" -i "$tmp/llvm/perf.data" -o "$tmp/llvm/rg.data" --elf=region --elf-dir "$tmp/llvm/rg" 2>/dev/null
+jt_jit_maps "$tmp/llvm/out.data" > "$tmp/fn.maps"; jt_jit_maps "$tmp/llvm/rg.data" > "$tmp/rg.maps"
+n=0 same=0 bad=""
+for f in "$tmp/llvm/elf"/jitted-*.so; do
+  readelf -wL "$f" 2>/dev/null | grep -q '\.js' || continue
+  sym=$(readelf -s "$f" | awk '$4 == "FUNC" {print $2; exit}')
+  b=$(awk -v p="$f" '$4 == p { print $3; exit }' "$tmp/fn.maps")
+  [ -n "$b" ] || continue
+  n=$((n + 1)) a=$((b + 0x$sym))
+  want=$(addr2line -e "$f" "0x$sym" 2>/dev/null)
+  set -- $(jt_jit_at "$tmp/rg.maps" "$a")
+  if [ $# = 2 ] && [ "$(addr2line -e "$1" "$2" 2>/dev/null)" = "$want" ]; then same=$((same + 1))
+  else bad="${bad:-$(printf '0x%x' "$a") ${1:-(no file)} ${2:-}: '$(addr2line -e "${1:-/dev/null}" "${2:-0}" 2>/dev/null)', per-function '$want'}"; fi
+done
+if [ "$n" -gt 0 ] && [ "$same" = "$n" ]; then
+  echo "PASS linebias region: region files ($(ls "$tmp/llvm/rg" | wc -l)) and per-function files ($(ls "$tmp/llvm/elf" | wc -l)): addr2line gives the same line at every first instruction with lines ($same of $n)"
+else echo "FAIL linebias region: addr2line the same at $same of $n addresses; first: $bad"; fi

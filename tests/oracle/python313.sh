@@ -55,6 +55,9 @@ sys.exit(0 if withpy and same >= 0.99 * len(withpy) else 1)
 PY
 ); then echo "PASS python313 frames: py:: frames as perf inject's output has them ($out)"
 else echo "FAIL python313 frames: $out"; fi
+# the region layout on the same recording: perf script unwinds (dwarf) through its files as
+# through per-function ones
+jt_region_frames "python313 region" "$d" "$d/raw.data"
 fn="py::fib:$d/app.py"
 annotated() { timeout 60 perf annotate -i "$1" --stdio -s "$fn" 2>&1 | grep -c '^ *[0-9.]* : *[0-9a-f]*: '; }
 n=$(annotated "$d/ours.data")
