@@ -12919,6 +12919,17 @@ typedef struct jitanon__inj_jit {
     uint64_t late_horizon; /* the latest late_until of any function: later samples need no look */
     uint64_t due; /* jitanon__inj_apply_until applies nothing before this time (0: ask it) */
     uint64_t code_lo, code_hi; /* every jitted range ever mapped lies in [code_lo, code_hi] */
+    /* One process's 4 KiB pages where a sample's word has nothing to learn
+       (jitanon__inj_hit): every function there already hit, no claim and no held //anon
+       there (jitanon__inj_hitpg_fill); a bit is cleared where the engine's map of the
+       process changes or a claim or held //anon comes (jitanon__inj_hitpg_drop).  In
+       leaves of 128 MiB: node's code lies near 0x18c4000 (the builtins) and 0x7f02...*/
+    uint32_t hitpg_pid;         /* the process (0: none yet) */
+    size_t hitpg_n, hitpg_last; /* leaves; the one last asked */
+    struct jitanon__inj_hitleaf {
+        uint64_t key;           /* address >> (12 + 15) */
+        uint64_t *bits;         /* 2^15 */
+    } hitpg[16];
     jitanon__inj_event *waiting; /* [whead, nwaiting) */
     size_t whead, nwaiting, waiting_cap;
     /* late NAME: candidates mapped before their load time; a mapping the engine does not
@@ -14265,18 +14276,120 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_add(jitanon__inj *j, jitanon
 JITANON__PRIVATE void jitanon__inj_claim_hit(jitanon__inj *j, uint32_t pid, uint64_t ip);
 JITANON__PRIVATE void jitanon__inj_held_hit(jitanon__inj *j, uint32_t pid, uint64_t ip);
 
+/* Pages with nothing left to learn (jitanon__inj_jit.hitpg).  The 200 MB jitgen
+   recording's samples land anywhere in 45,000 functions: a third of its injection was
+   looking each word up again in the engine's map (a cache miss a level of the search)
+   only to find its function hit already. */
+#define JITANON__INJ_HITPG_SHIFT 12
+#define JITANON__INJ_HITPG_LEAF 15  /* pages a leaf: 4 KiB of bits */
+#define JITANON__INJ_HITPG_FILL 256 /* pages a function's first hit looks at */
+
+/* The leaf of addr, made when `make` (NULL when there is none, or no room). */
+JITANON__PRIVATE uint64_t *jitanon__inj_hitpg_leaf(jitanon__inj *j, uint64_t addr, int make)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    const uint64_t key = addr >> (JITANON__INJ_HITPG_SHIFT + JITANON__INJ_HITPG_LEAF);
+    const size_t bytes = ((size_t)1 << JITANON__INJ_HITPG_LEAF) / 8, cap = sizeof jt->hitpg / sizeof jt->hitpg[0];
+    size_t i;
+    if (jt->hitpg_last < jt->hitpg_n && jt->hitpg[jt->hitpg_last].key == key) return jt->hitpg[jt->hitpg_last].bits;
+    for (i = 0; i < jt->hitpg_n; i++)
+        if (jt->hitpg[i].key == key) return jt->hitpg[jt->hitpg_last = i].bits;
+    if (!make || jt->hitpg_n == cap || !(jt->hitpg[i].bits = (uint64_t *)jitanon__malloc(&j->a, bytes))) return NULL;
+    memset(jt->hitpg[i].bits, 0, bytes);
+    jt->hitpg[i].key = key;
+    jt->hitpg_last = jt->hitpg_n++;
+    return jt->hitpg[i].bits;
+}
+
+JITANON__PRIVATE int jitanon__inj_hitpg_has(jitanon__inj *j, uint64_t addr)
+{
+    const uint64_t *bits = jitanon__inj_hitpg_leaf(j, addr, 0);
+    uint64_t k = (addr >> JITANON__INJ_HITPG_SHIFT) & (((uint64_t)1 << JITANON__INJ_HITPG_LEAF) - 1);
+    return bits && (bits[k >> 6] >> (k & 63) & 1);
+}
+
+/* The engine's map of process pid changes over [start, start + len), or a claim or held
+   //anon comes there: its pages are no longer known to be settled (0, UINT64_MAX: all). */
+JITANON__PRIVATE void jitanon__inj_hitpg_drop(jitanon__inj *j, uint32_t pid, uint64_t start, uint64_t len)
+{
+    jitanon__inj_jit *jt = &j->jit;
+    const uint64_t span = (uint64_t)1 << JITANON__INJ_HITPG_LEAF;
+    uint64_t a, b, last = start + (len - 1) < start ? UINT64_MAX : start + (len - 1);
+    size_t i;
+    if (pid != jt->hitpg_pid || !len) return;
+    for (i = 0; i < jt->hitpg_n; i++) {
+        uint64_t *bits = jt->hitpg[i].bits, first = jt->hitpg[i].key << JITANON__INJ_HITPG_LEAF; /* its first page */
+        a = start >> JITANON__INJ_HITPG_SHIFT;
+        b = last >> JITANON__INJ_HITPG_SHIFT;
+        if (b < first || (a >= first && a - first >= span)) continue; /* not in this leaf */
+        a = a < first ? 0 : a - first;
+        b = b - first >= span ? span - 1 : b - first;
+        for (; a <= b && (a & 63); a++) bits[a >> 6] &= ~((uint64_t)1 << (a & 63));
+        for (; a + 63 <= b; a += 64) bits[a >> 6] = 0;
+        for (; a <= b; a++) bits[a >> 6] &= ~((uint64_t)1 << (a & 63));
+    }
+}
+
+JITANON__PRIVATE jitanon_rangemap *jitanon__inj_claims(jitanon__inj *j, uint32_t pid, int make);
+JITANON__PRIVATE jitanon_rangemap *jitanon__inj_anon_held(jitanon__inj *j, uint32_t pid, int make);
+
+/* Whether a word anywhere in [at, at + size) of process pid has nothing to learn: each
+   jitted piece there is a function a sample hit, and no claim and no held //anon lies
+   there (a word elsewhere than in a function then changes nothing: jitanon__inj_hit). */
+JITANON__PRIVATE int jitanon__inj_hitpg_settled(jitanon__inj *j, uint32_t pid, const jitanon_rangemap *m, uint64_t at,
+                                                uint64_t size)
+{
+    const jitanon_rangemap *other[2];
+    jitanon_rangemap_iter it;
+    jitanon_range r;
+    int k;
+    other[0] = jitanon__inj_claims(j, pid, 0);
+    other[1] = other[0] ? jitanon__inj_anon_held(j, pid, 0) : NULL;
+    for (k = 0; k < 2; k++) {
+        if (!other[k]) continue;
+        jitanon_rangemap_iter_begin(&it, other[k], at, size);
+        if (jitanon_rangemap_iter_next(&it, &r)) return 0;
+    }
+    jitanon_rangemap_iter_begin(&it, m, at, size);
+    while (jitanon_rangemap_iter_next(&it, &r))
+        if (r.kind == JITANON_TRIM_JIT && (r.id >= j->jit.nfuncs || !j->jit.hot[r.id].hit)) return 0;
+    return 1;
+}
+
+/* A sample hit function piece `where` of process pid for the first time: each page of
+   it where now nothing is left to learn is marked.  The first process to get here owns
+   the pages. */
+JITANON__PRIVATE void jitanon__inj_hitpg_fill(jitanon__inj *j, uint32_t pid, const jitanon_range *where)
+{
+    const uint64_t size = (uint64_t)1 << JITANON__INJ_HITPG_SHIFT, low = ((uint64_t)1 << JITANON__INJ_HITPG_LEAF) - 1;
+    const jitanon_rangemap *m;
+    uint64_t pg, first = where->start >> JITANON__INJ_HITPG_SHIFT, n, *bits;
+    if (!j->jit.hitpg_pid) j->jit.hitpg_pid = pid;
+    if (pid != j->jit.hitpg_pid || !where->len || !(m = jitanon_trim_map(j->maps.trim, pid))) return;
+    n = ((where->start + (where->len - 1)) >> JITANON__INJ_HITPG_SHIFT) - first + 1;
+    for (pg = first; pg - first < n && pg - first < JITANON__INJ_HITPG_FILL; pg++)
+        if (jitanon__inj_hitpg_settled(j, pid, m, pg << JITANON__INJ_HITPG_SHIFT, size) &&
+            (bits = jitanon__inj_hitpg_leaf(j, pg << JITANON__INJ_HITPG_SHIFT, 1)) != NULL)
+            bits[(pg & low) >> 6] |= (uint64_t)1 << (pg & 63);
+}
+
 /* What perf report will resolve `ip` to in the output is what the engine says now.
    Returns 1 when ip is inside a function past its first byte (so ip - 1 is that
-   function too). */
+   function too), or when ip and ip - 1 lie in pages with nothing to learn (so a look at
+   ip - 1 would change nothing either). */
 JITANON__PRIVATE int jitanon__inj_hit(jitanon__inj *j, uint32_t pid, uint64_t ip)
 {
     jitanon_range where;
+    if (pid == j->jit.hitpg_pid && jitanon__inj_hitpg_has(j, ip) && jitanon__inj_hitpg_has(j, ip - 1)) return 1;
     if (jitanon__trim_resolve_fast(j->maps.trim, pid, ip, &where) != JITANON_TRIM_JIT || where.id >= j->jit.nfuncs) {
         if (j->jit.nclaimed) jitanon__inj_claim_hit(j, pid, ip);
         if (j->jit.nanon_held) jitanon__inj_held_hit(j, pid, ip);
         return 0;
     }
-    j->jit.hot[where.id].hit = 1;
+    if (!j->jit.hot[where.id].hit) {
+        j->jit.hot[where.id].hit = 1;
+        jitanon__inj_hitpg_fill(j, pid, &where);
+    }
     return where.start < ip;
 }
 
@@ -16377,6 +16490,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_anon_hold(jitanon__inj *j, jitanon_
                 }
                 if ((res = jitanon_rangemap_assign(&cut, a, e - a, 1, pl->func, j->err)) == JITANON_OK)
                     res = jitanon_rangemap_assign(m, a, e - a, 1, pl->func, j->err);
+                jitanon__inj_hitpg_drop(j, r->pid, a, e - a);
                 j->jit.nanon_held++;
                 any = 1;
             }
@@ -16464,12 +16578,15 @@ JITANON__PRIVATE jitanon_result jitanon__inj_claim(jitanon__inj *j, jitanon__inj
                 const jitanon__eo_place *q = &s->places[s->fresh[k + 1]];
                 if (q->func > pl->func && q->addr >= pl->addr + pl->size && q->addr - pl->addr < len) len = pl->size;
             }
-            if (m) jitanon_rangemap_iter_begin(&it, m, pl->addr, len);
             if (f->slotted || f->claimed || f->failed || f->region == SIZE_MAX || pl->size <= 1 ||
-                len > r->len - (pl->addr - r->start) || !jitanon__inj_only_anon(j, r->pid, pl->addr, len) ||
-                (m && jitanon_rangemap_iter_next(&it, &other))) /* in another's tail */
+                len > r->len - (pl->addr - r->start) || !jitanon__inj_only_anon(j, r->pid, pl->addr, len))
                 continue;
+            if (m) { /* in another's tail? */
+                jitanon_rangemap_iter_begin(&it, m, pl->addr, len);
+                if (jitanon_rangemap_iter_next(&it, &other)) continue;
+            }
             if (!m && !(m = jitanon__inj_claims(j, r->pid, 1))) return jitanon__inj_nomem(j, "claims");
+            jitanon__inj_hitpg_drop(j, r->pid, pl->addr, len); /* a claim comes */
             if ((res = jitanon__eo_region_slot(j, s, pl->func, pl->addr, len)) != JITANON_OK ||
                 (res = jitanon_rangemap_assign(m, pl->addr, len, 1, pl->func, j->err)) != JITANON_OK ||
                 (res = jitanon__inj_anon_unhold(j, r->pid, pl->addr, len, 0, 0)) != JITANON_OK)
@@ -16553,6 +16670,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
     if (j->opts->anon_mode == JITANON_ANON_RANGE || j->elf.ops->needs_maps) {
         jitanon_trim_event te = jitanon__inj_trim_event(f->pid, time, e->start, e->size, 0, JITANON_TRIM_JIT, e->func);
         res = e->is_move ? jitanon_trim_move(j->maps.trim, &te, j->err) : jitanon_trim_load(j->maps.trim, &te, j->err);
+        jitanon__inj_hitpg_drop(j, f->pid, e->start, e->size);
     }
     if (res == JITANON_ERR_INVALID_ARGUMENT) return JITANON_OK; /* wrapping ranges: skip */
     if (res != JITANON_OK) return res;
@@ -16770,6 +16888,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide_trim(jitanon__inj *j, jitano
         jitanon__inj_sym_mmap_bid(j, r, (size_t)map_id);
     te = jitanon__inj_trim_event(r->pid, r->time, r->start, r->len, r->pgoff, kind, map_id);
     res = jitanon_trim_mmap(j->maps.trim, &te, &p, &n, j->err);
+    /* the map changes only under the pieces: live jitted code stays (a JIT's //anon over
+       its whole code cache at each page it commits must not clear the bitmap) */
+    for (i = 0; res == JITANON_OK && i < n; i++) jitanon__inj_hitpg_drop(j, r->pid, p[i].start, p[i].len);
     if (res == JITANON_ERR_INVALID_ARGUMENT) return JITANON_OK; /* a wrapping range: pass it on */
     if (res != JITANON_OK || !dumped) return res;
     if (n == 1 && p[0].start == r->start && p[0].len == r->len) {
@@ -18313,6 +18434,7 @@ JITANON__PRIVATE void jitanon__inj_exited(jitanon__inj *j, uint32_t pid)
     jitanon__inj_maps *m = &j->maps;
     const size_t cap = sizeof m->exited / sizeof m->exited[0];
     if (m->nexited == cap) {
+        jitanon__inj_hitpg_drop(j, m->exited[m->exited_head], 0, UINT64_MAX);
         jitanon_trim_forget(m->trim, m->exited[m->exited_head]);
         m->exited_head = (m->exited_head + 1) % cap;
         m->nexited--;
@@ -18396,14 +18518,17 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
     /* perf's address maps: a new process starts from its parent's; exec starts afresh. */
     if (trim && r->type == JITANON_PERF_RECORD_FORK && r->pid != r->ppid) {
         jitanon__inj_unexit(j, r->pid);
+        jitanon__inj_hitpg_drop(j, r->pid, 0, UINT64_MAX); /* the parent's map replaces its own */
         return jitanon_trim_fork(trim, r->ppid, r->pid, j->err);
     }
     /* An exec starts afresh; perf itself keeps the old maps where the new image maps
        nothing (a sample in execve still has the old libc's frames), and resolving only,
        with no output the trimming must keep right, samples follow perf. */
     if (trim && r->type == JITANON_PERF_RECORD_COMM && (r->misc & JITANON__PERF_MISC_COMM_EXEC) &&
-        (j->out.w || !j->opts->on_sample))
+        (j->out.w || !j->opts->on_sample)) {
+        jitanon__inj_hitpg_drop(j, r->pid, 0, UINT64_MAX);
         jitanon_trim_forget(trim, r->pid);
+    }
     if (r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid && j->jit.live) jitanon__inj_follow_exit(j, r->pid);
     if (trim && r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid) jitanon__inj_exited(j, r->pid);
     return JITANON_OK;
@@ -18944,6 +19069,7 @@ JITANON__PRIVATE void jitanon__inj_free(jitanon__inj *j)
     jitanon__free(&j->a, jt->funcs, jt->funcs_cap * sizeof *jt->funcs);
     jitanon__free(&j->a, jt->ehs, jt->ehs_cap * sizeof *jt->ehs);
     jitanon__free(&j->a, jt->hot, jt->hot_cap * sizeof *jt->hot);
+    for (i = 0; i < jt->hitpg_n; i++) jitanon__free(&j->a, jt->hitpg[i].bits, ((size_t)1 << JITANON__INJ_HITPG_LEAF) / 8);
     jitanon__free(&j->a, jt->regions, jt->regions_cap * sizeof *jt->regions);
     for (i = 0; i < jt->nclaims; i++) jitanon_rangemap_release(&jt->claims[i]), jitanon_rangemap_release(&jt->anon_held[i]);
     jitanon__free(&j->a, jt->claims, jt->claims_cap * sizeof *jt->claims);

@@ -561,6 +561,39 @@ static void test_region_held_edges(void)
     tr_end(&t);
 }
 
+/* A page where every function is hit and nothing is claimed or held needs no look-up
+   (jitanon__inj_jit.hitpg), until the engine's map changes there: f1, loaded over the hit
+   f0, goes to the run's next file, and a sample in it must count, so that f2, loaded over
+   f1, goes to a third file rather than take f1's place (where that sample named f1). */
+static void test_region_settled_pages(void)
+{
+    enum { A = 0x200000 };
+    static tr_rec t;
+    char got[16][64];
+    size_t nout, ngot;
+    tr_begin(&t);
+    jdrec_write(&t.jw, jdrec_load(300, TI_PID, TI_PID, A, tr_code, 0x100, 0, "f0"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(500, TI_PID, TI_PID, A + 0x80, tr_code, 0x80, 1, "f1"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(700, TI_PID, TI_PID, A + 0x80, tr_code, 0x40, 2, "f2"), &t.err);
+    tr_perf(&t);
+    ti_sample(&t.g, 400, A + 8);    /* f0: its page is settled */
+    ti_sample(&t.g, 401, A + 0x88); /* f0 */
+    ti_round(&t.g);
+    ti_sample(&t.g, 600, A + 0x88); /* f1, over f0 */
+    ti_round(&t.g);
+    ti_sample(&t.g, 800, A + 0x88); /* f2, over f1 */
+    ti_round(&t.g);
+    nout = tr_inject(&t);
+    ngot = ti_replay(t.out, nout, got, 16);
+    JT_CHECK_EQ_U(ngot, 4);
+    if (ngot == 4) {
+        JT_CHECK(strstr(got[0], "/some/dir/jitted-100-r0.so") == got[0]);
+        JT_CHECK(strstr(got[2], "/some/dir/jitted-100-r1.so") == got[2]);
+        JT_CHECK(strstr(got[3], "/some/dir/jitted-100-r2.so") == got[3]);
+    }
+    tr_end(&t);
+}
+
 static void suite_region(void)
 {
     JT_RUN(test_region_layout_random);
@@ -569,4 +602,5 @@ static void suite_region(void)
     JT_RUN(test_region_held_anon);
     JT_RUN(test_region_claim_tails);
     JT_RUN(test_region_held_edges);
+    JT_RUN(test_region_settled_pages);
 }
