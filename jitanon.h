@@ -3588,38 +3588,9 @@ JITANON__PRIVATE jitanon_result jitanon__init_begin(void *obj, size_t size, int 
     return opts_bad ? jitanon__opts_fail(err, opts_type) : JITANON_OK;
 }
 
-/* -- [zstd] zstd frame decoder (RFC 8878) ---------------------------------------------------
-   `perf record -z` writes its records as one zstd stream cut into COMPRESSED records, so
-   the perf reader decodes it here, one record at a time.  Written from RFC 8878 alone.
-
-   The decoder works in units, each of which must be whole before it is parsed: a magic
-   number, the frame header descriptor, the rest of the header, a block header, a block's
-   content (a compressed block at most 128 KiB; raw ones as large as libzstd accepts
-   them, 2 MiB), the checksum, a skippable frame's size.  A unit that arrives in pieces
-   is gathered in `hold`; a skippable frame's content is skipped as it comes.  Blocks are
-   decoded into a history buffer (the output itself for one-shot decoding) that keeps at
-   least the frame's window, so memory is bounded by the declared window plus a block.
-
-   Where libzstd (the reference decoder) accepts more than RFC 8878 allows and the result
-   is still well defined, so do we: blocks bounded by 128 KiB rather than the window,
-   bits left over in a Huffman stream, the reserved bits of the sequence modes.  Where it
-   decodes corrupt data into garbage (bitstreams read past their start), we refuse it.
-
-   Bitstreams of FSE and Huffman data are read backwards, from the last byte, whose
-   highest set bit marks where the data starts.  Reading past the beginning yields zero
-   bits and is noticed (`left` goes negative); nothing is ever loaded outside the buffer. */
-
-#if JITANON__ZSTD
-
-#define JITANON__ZS_MAGIC 0xFD2FB528u
-#define JITANON__ZS_BLOCK_MAX (128u * 1024u)
-/* The largest window perf record -z makes (level 22); the history grows only as content
-   comes, so a large cap costs nothing on small recordings. */
-#define JITANON__ZS_DEFAULT_WINDOW ((uint64_t)128 * 1024 * 1024)
-#define JITANON__ZS_HUF_MAX_BITS 11u
-
-/* XXH64 (seed 0) of the frame content, for the optional checksum: the low 32 bits are
-   stored after the last block. */
+/* -- XXH64 (seed 0): a zstd frame's optional checksum (its low 32 bits follow the last
+   block), and the hash of a function's code in a region file's build-id
+   (jitanon__elf_code_sum). -- */
 #define JITANON__XXH_P1 0x9E3779B185EBCA87ull
 #define JITANON__XXH_P2 0xC2B2AE3D27D4EB4Full
 #define JITANON__XXH_P3 0x165667B19E3779F9ull
@@ -3702,6 +3673,36 @@ JITANON__PRIVATE uint64_t jitanon__xxh_digest(const jitanon__xxh64 *h)
     acc *= JITANON__XXH_P3;
     return acc ^ acc >> 32;
 }
+
+/* -- [zstd] zstd frame decoder (RFC 8878) ---------------------------------------------------
+   `perf record -z` writes its records as one zstd stream cut into COMPRESSED records, so
+   the perf reader decodes it here, one record at a time.  Written from RFC 8878 alone.
+
+   The decoder works in units, each of which must be whole before it is parsed: a magic
+   number, the frame header descriptor, the rest of the header, a block header, a block's
+   content (a compressed block at most 128 KiB; raw ones as large as libzstd accepts
+   them, 2 MiB), the checksum, a skippable frame's size.  A unit that arrives in pieces
+   is gathered in `hold`; a skippable frame's content is skipped as it comes.  Blocks are
+   decoded into a history buffer (the output itself for one-shot decoding) that keeps at
+   least the frame's window, so memory is bounded by the declared window plus a block.
+
+   Where libzstd (the reference decoder) accepts more than RFC 8878 allows and the result
+   is still well defined, so do we: blocks bounded by 128 KiB rather than the window,
+   bits left over in a Huffman stream, the reserved bits of the sequence modes.  Where it
+   decodes corrupt data into garbage (bitstreams read past their start), we refuse it.
+
+   Bitstreams of FSE and Huffman data are read backwards, from the last byte, whose
+   highest set bit marks where the data starts.  Reading past the beginning yields zero
+   bits and is noticed (`left` goes negative); nothing is ever loaded outside the buffer. */
+
+#if JITANON__ZSTD
+
+#define JITANON__ZS_MAGIC 0xFD2FB528u
+#define JITANON__ZS_BLOCK_MAX (128u * 1024u)
+/* The largest window perf record -z makes (level 22); the history grows only as content
+   comes, so a large cap costs nothing on small recordings. */
+#define JITANON__ZS_DEFAULT_WINDOW ((uint64_t)128 * 1024 * 1024)
+#define JITANON__ZS_HUF_MAX_BITS 11u
 
 /* Index of the highest set bit (x > 0). */
 JITANON__INLINE unsigned jitanon__zs_highbit(uint64_t x)
@@ -9997,12 +9998,13 @@ JITANON_API void jitanon_elf_func_of(const jitanon_jitdump_func *f, jitanon_elf_
 }
 
 /* What a region file's build-id hashes of a function's code in place of its bytes: the
-   SHA-1 of the whole function's code and where in it the bytes start.  A streamed region
-   file then needs its code once, as it is written (the bytes follow from the two and
-   the size), and a file is the same whichever I/O wrote it. */
+   XXH64 of the whole function's code and where in it the bytes start.  A streamed region
+   file then needs its code once, as it is written, and a file is the same whichever I/O
+   wrote it.  XXH64, not SHA-1, for the code: node's 45 MB dump hashed with SHA-1 was a
+   tenth of its injection; the build-id only tells files apart (perf's own may be random),
+   and with the name, address and size beside it 64 bits are plenty. */
 typedef struct jitanon__elf_code_sum {
-    uint8_t sha[20];
-    uint64_t skip;
+    uint64_t hash, skip;
 } jitanon__elf_code_sum;
 
 JITANON__PRIVATE jitanon_result jitanon__elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
@@ -10075,7 +10077,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_builder_add(jitanon_elf_builder *b,
     jitanon__sha1_u64(&b->id, fn->code.size);
     if (sum) {
         jitanon__sha1_update(&b->id, "H", 1);
-        jitanon__sha1_update(&b->id, sum->sha, sizeof sum->sha);
+        jitanon__sha1_u64(&b->id, sum->hash);
         jitanon__sha1_u64(&b->id, sum->skip);
     } else if (fn->code.size) jitanon__sha1_update(&b->id, fn->code.data, fn->code.size);
     if (jitanon__elf_looks_erlang(fn->name)) b->notes |= JITANON_ELF_NOTE_ERLANG;
@@ -10979,19 +10981,14 @@ JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, ji
 
 /* A builder of a caller that writes many files hashes with the CPU's SHA extensions
    as the first file learnt of them (*sha_hw: 0 not asked yet, 1 without, 2 with). */
-JITANON__PRIVATE int jitanon__sha_hw(int *sha_hw)
+JITANON__PRIVATE void jitanon__elf_builder_sha(jitanon_elf_builder *b, int *sha_hw)
 {
 #if JITANON__SHA_NI
     if (!*sha_hw) *sha_hw = jitanon__sha_ni_present() ? 2 : 1;
 #else
     *sha_hw = 1;
 #endif
-    return *sha_hw;
-}
-
-JITANON__PRIVATE void jitanon__elf_builder_sha(jitanon_elf_builder *b, int *sha_hw)
-{
-    b->id.hw = jitanon__sha_hw(sha_hw);
+    b->id.hw = *sha_hw;
 }
 
 /* jitanon_elf_write_function, for a caller that writes many: *sha_hw keeps what the
@@ -13073,7 +13070,7 @@ typedef struct jitanon__eo_place {
     uint64_t load_offset;   /* the LOAD's byte offset in its dump */
     uint32_t load_len, debug_len, unwind_len; /* records' sizes are 32-bit */
     uint32_t name_len, code_size; /* the LOAD's */
-    uint8_t sha[20];        /* of its code, for the build-id (jitanon__elf_code_sum) */
+    uint64_t code_hash;     /* of its code, for the build-id (jitanon__elf_code_sum) */
 } jitanon__eo_place;
 
 #define JITANON__EO_IN_DUMP (SIZE_MAX - 2)
@@ -14839,14 +14836,13 @@ JITANON__PRIVATE int jitanon__inj_stack_user(const jitanon__inj *j)
     return 0;
 }
 
-/* The SHA-1 of a function's code (jitanon__elf_code_sum). */
-JITANON__PRIVATE void jitanon__inj_code_sha(jitanon__inj *j, jitanon_bytes code, uint8_t sha[20])
+/* The hash of a function's code (jitanon__elf_code_sum). */
+JITANON__PRIVATE uint64_t jitanon__inj_code_hash(jitanon_bytes code)
 {
-    jitanon__sha1 h;
-    jitanon__sha1_init(&h);
-    h.hw = jitanon__sha_hw(&j->sha_hw);
-    if (code.size) jitanon__sha1_update(&h, code.data, code.size);
-    jitanon__sha1_final(&h, sha);
+    jitanon__xxh64 h;
+    jitanon__xxh_init(&h);
+    if (code.size) jitanon__xxh_update(&h, code.data, code.size);
+    return jitanon__xxh_digest(&h);
 }
 
 /* Every function is mapped now (its pgoff and file are set at the batch's end) - but, in
@@ -14895,7 +14891,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
     pl->name = pl->load != JITANON__EO_IN_DUMP ? 0 : s->arena.size;
     if (pl->load == JITANON__EO_IN_DUMP && jitanon_membuf_write(&s->arena, r->load.name.data, pl->name_len))
         return jitanon__inj_nomem(j, "region names");
-    jitanon__inj_code_sha(j, r->load.code, pl->sha);
+    pl->code_hash = jitanon__inj_code_hash(r->load.code);
     pl->debug = p->have_debug ? jitanon__eo_region_keep(s, &p->debug) : SIZE_MAX - 1;
     pl->debug_len = p->have_debug ? (uint32_t)p->debug.raw.size : 0;
     /* A region file keeps no unwinding tables in a recording without copied user stacks:
@@ -15042,7 +15038,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_fn(jitanon__eo_region *s, siz
     jitanon_result res;
     if ((res = jitanon__eo_region_recs(s, p, code, &s->load, &s->pend)) != JITANON_OK) return res;
     *fn = jitanon__inj_fn_of(&s->load, &s->pend); /* fn points into them */
-    memcpy(sum->sha, p->sha, sizeof sum->sha);
+    sum->hash = p->code_hash;
     sum->skip = skip;
     if (skip || c->len < p->size) { /* a piece */
         if (skip >= fn->code.size) return JITANON_END; /* past the code (an empty function's byte) */
