@@ -43,7 +43,8 @@ static const char *fr__base(jitanon_str n, size_t *len)
 }
 
 /* The file a frame is in holds JIT code's names: jitanon-inject's jitted-<pid>-<n>.so for
-   a function (FG_JIT), its jitted-<pid>.map.so or a perf-<pid>.map (FG_PERFMAP). */
+   a function, jitted-<pid>-r<N>.so for a region, jitted-<pid>.so for a process (FG_JIT),
+   its jitted-<pid>.map.so or a perf-<pid>.map (FG_PERFMAP). */
 static fg_kind fr__jitted(jitanon_str path)
 {
     size_t len;

@@ -148,12 +148,14 @@ if bad or frames < 100 or lrs < 100: print("\n".join(bad)); sys.exit(1)
 pid=$(basename "$dump" .dump); pid=${pid#jit-}
 # jitanon-inject -N: no build-id cache (perf finds the files by path and build-id), whose
 # copies would double the thousands of files removed at the end, the oracle's slowest part.
+# --elf=function: the check is that the per-function files written for samples (not all:
+# --elf-files=auto) include the function in the link register, a file a function.
 for cg in fp dwarf; do
   d="$tmp/$cg"
   if ! ./build/jitgen --quiet --dump "$dump" --call-graph $cg --samples 2000 --duration-ms 500 "$d" 2> "$d.err"; then
     fail "jitgen --dump --call-graph $cg" "$(cat "$d.err")"; continue; fi
   perf report -i "$d/perf.data" --header-only 2>/dev/null | grep -q '^# arch : aarch64' || fail "$cg: HEADER_ARCH is not aarch64"
-  if ! ./build/jitanon-inject -N -i "$d/perf.data" -o "$d/out.data" 2> "$d.err"; then fail "$cg: jitanon-inject" "$(cat "$d.err")"; continue; fi
+  if ! ./build/jitanon-inject -N --elf=function -i "$d/perf.data" -o "$d/out.data" 2> "$d.err"; then fail "$cg: jitanon-inject" "$(cat "$d.err")"; continue; fi
   perf script -i "$d/perf.data" -F ip,sym,dso,uregs 2>/dev/null > "$d.in"
   perf script -i "$d/out.data" -F ip,sym,dso,uregs 2>/dev/null > "$d.out"
   if python3 -c "$check_py" "$tmp/fn.fn" "$d.in" "$d.out" "$(ls "$d")" "$pid" > "$d.chk"; then

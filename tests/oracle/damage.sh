@@ -92,9 +92,11 @@ else
       echo "FAIL damage node: --strict accepted a damaged dump"
     elif [ ! -e "$tmp/strict.data" ]; then echo "PASS damage node: --strict refuses it (exit 1, no output)"
     else echo "FAIL damage node: --strict left an output behind"; fi
-    # a damaged record in the middle: the CODE_LOADs before it, nothing after
+    # a damaged record in the middle: the CODE_LOADs before it, nothing after (counted as
+    # files: --elf=function, one a CODE_LOAD; region files hold many, and no unsampled code
+    # that a later load replaced)
     want=$(python3 "$py" jd-middle "$tmp/clean.dump" "$dump")
-    "$inj" --elf-files=all -i "$tmp/node/perf.data" -o "$tmp/mid.data" --elf-dir "$tmp/e2" 2> "$tmp/mid.err"; rc=$?
+    "$inj" --elf=function --elf-files=all -i "$tmp/node/perf.data" -o "$tmp/mid.data" --elf-dir "$tmp/e2" 2> "$tmp/mid.err"; rc=$?
     n2=$(nfiles "$tmp/e2")
     if [ $rc = 0 ] && [ "$n2" = "$want" ] && [ "$want" -gt 0 ] && samples "$tmp/mid.data" "$tmp/mid.s" &&
        [ -s "$tmp/mid.s" ]; then echo "PASS damage node: a damaged record in the middle: the $n2 functions before it"

@@ -4,8 +4,9 @@
 by the rules tools/frames.h documents, so the two can be compared line for line:
   - every frame: the symbol perf printed, native ones too (libraries, the executable,
     the jitted-*.so files of an injected recording, the kernel's kallsyms);
-  - where perf printed [unknown]: in a jitted-<pid>-<n>.so, a perf map, //anon,
-    [anon:...] or /memfd: memory [unknown]; a kernel frame [kernel.kallsyms] (perf script
+  - where perf printed [unknown]: in a jitted file (jitted-<pid>-<n>.so, a region's
+    jitted-<pid>-r<N>.so, a process's jitted-<pid>.so), a perf map, //anon, [anon:...]
+    or /memfd: memory [unknown]; a kernel frame [kernel.kallsyms] (perf script
     does not print a frame's context: the kernel part of a chain is its leading run of
     upper-half addresses); another mapping [basename of the dso], or the dso itself when
     it is bracketed; no mapping [unknown].
@@ -17,7 +18,7 @@ import re
 import sys
 
 KERNEL_START = 1 << 63
-JIT_DSO = re.compile(r'(^|/)jitted-\d+-\d+\.so$')
+JIT_DSO = re.compile(r'(^|/)jitted-\d+(-r?\d+)?\.so$')
 PERF_MAP = re.compile(r'(^|/)perf-\d+\.map$')
 HEADER = re.compile(r'^(.*?)\s+(\d+)\s*(.*)$')  # comm, tid, [ip sym (dso)] without a callchain
 FRAME = re.compile(r'^\s*([0-9a-f]+)\s(.*)$')

@@ -10,7 +10,9 @@ d="$tmp/gen"
 "$root/build/jitgen" --loads 60 --samples 500 --duration-ms 200 --debug-every 1 --unwind-every 3 --debug-batch 5 \
   --quiet "$d" || { echo "FAIL jitlink: jitgen failed"; exit 0; }
 dump="$d/jit-31337.dump"
-if ! "$root/build/jitanon-inject" -i "$d/perf.data" -o "$d/ours.data" --elf-dir "$d/elf" --elf-files=all -N --stats 2> "$d/ours.err"; then
+# --elf=function: a file per function, at perf's offsets, as perf inject --jit's beside it
+# (and the reference of the region files below)
+if ! "$root/build/jitanon-inject" -i "$d/perf.data" -o "$d/ours.data" --elf=function --elf-dir "$d/elf" --elf-files=all -N --stats 2> "$d/ours.err"; then
   echo "FAIL jitlink: jitanon-inject failed: $(cat "$d/ours.err")"; exit 0
 fi
 perfdir=""

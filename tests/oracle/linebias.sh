@@ -7,9 +7,11 @@
 jt_name="linebias"; . "$(dirname "$0")/common.sh"
 gen() { "$root/build/jitgen" --loads 120 --samples 2000 --debug-every 2 --seed 7 --quiet "$@" >/dev/null 2>&1; }
 if ! gen "$tmp/plain" || ! gen --line-bias 64 "$tmp/llvm"; then echo "FAIL linebias: jitgen failed"; exit 0; fi
+# --elf=function: a line table a file, each checked at its function's first instruction
+# below, and the reference of the region files at the end
 for c in plain llvm; do
   mkdir -p "$tmp/$c/elf" "$tmp/$c/je"
-  "$root/build/jitanon-inject" -i "$tmp/$c/perf.data" -o "$tmp/$c/out.data" --elf-dir "$tmp/$c/elf" 2>/dev/null
+  "$root/build/jitanon-inject" -i "$tmp/$c/perf.data" -o "$tmp/$c/out.data" --elf=function --elf-dir "$tmp/$c/elf" 2>/dev/null
   "$root/build/jitdump-elf" --lines "$tmp/$c"/jit-*.dump "$tmp/$c/je" 2>/dev/null | sed "s|$tmp/$c/||" > "$tmp/$c/je.txt"
 done
 if [ -n "$(ls "$tmp/plain/elf")" ] && diff -r "$tmp/plain/elf" "$tmp/llvm/elf" >/dev/null &&
@@ -30,7 +32,7 @@ if gen $jl "$tmp/jlplain" && gen $jl --line-bias 64 "$tmp/jl"; then
   else echo "FAIL linebias jitlink: 6-byte functions' +0x40: $w of $n files with lines"; fi
 else echo "FAIL linebias jitlink: jitgen failed"; fi
 mkdir -p "$tmp/none"
-"$root/build/jitanon-inject" -i "$tmp/llvm/perf.data" -o "$tmp/none.data" --elf-dir "$tmp/none" --line-bias=none 2>/dev/null
+"$root/build/jitanon-inject" -i "$tmp/llvm/perf.data" -o "$tmp/none.data" --elf=function --elf-dir "$tmp/none" --line-bias=none 2>/dev/null
 if ! diff -r "$tmp/plain/elf" "$tmp/none" >/dev/null; then
   echo "PASS linebias: --line-bias=none keeps the dump's addresses"
 else echo "FAIL linebias: --line-bias=none changed nothing"; fi

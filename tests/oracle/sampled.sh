@@ -1,5 +1,5 @@
 #!/bin/sh
-# The default writes only the jitted files an address of a sample lands in (issue #23):
+# The default writes only the per-function files an address of a sample lands in (issue #23):
 # on real recordings, perf report, perf script and perf annotate must print the same with
 # the default as with --elf-files=all (every file, perf's set), and the default must write
 # fewer files.  Recordings: node -g (frame pointers: callchains), node --call-graph dwarf
@@ -27,12 +27,13 @@ views() {
   printf '%s' "$sym" > "$d/$n.sym"
 }
 
-# check NAME DIR: inject DIR/perf.data both ways, compare the views.
+# check NAME DIR: inject DIR/perf.data both ways, compare the views.  --elf=function:
+# the files left out are per-function files (--elf-files=auto writes every region file).
 check() {
   name=$1 d=$2
   mkdir -p "$d/def" "$d/all"
-  if ! "$root/build/jitanon-inject" -N -i "$d/perf.data" -o "$d/def.data" --elf-dir "$d/def" 2>"$d/def.err" ||
-     ! "$root/build/jitanon-inject" -N -i "$d/perf.data" -o "$d/all.data" --elf-files=all --elf-dir "$d/all" 2>"$d/all.err"
+  if ! "$root/build/jitanon-inject" -N -i "$d/perf.data" -o "$d/def.data" --elf=function --elf-dir "$d/def" 2>"$d/def.err" ||
+     ! "$root/build/jitanon-inject" -N -i "$d/perf.data" -o "$d/all.data" --elf=function --elf-files=all --elf-dir "$d/all" 2>"$d/all.err"
   then echo "FAIL sampled $name: jitanon-inject failed: $(head -c 300 "$d"/*.err)"; return; fi
   views "$d" def
   views "$d" all

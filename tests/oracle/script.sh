@@ -52,23 +52,36 @@ guide() {
   jit=$(grep -c 'jitted-[0-9]*-[0-9]*\.so)$' "$1/ours.txt")
   leaf=$(grep -c '^	JS:[*~^]*leaf .*+0x[0-9a-f]* at \[eval\]:[0-9]' "$1/guide.txt")
   # its lines are what addr2line reads from the injected ELF files (the same frames, in
-  # order, as jitanon-script's, which names each JIT frame's file)
+  # order, as jitanon-script's and perf script's of the injected output, which names the
+  # file each JIT frame is in: a function's own, or a region file holding many)
   lines=$(python3 - "$1" <<'PY'
 import re, subprocess, sys
 d = sys.argv[1]
-ours = [l for l in open(d + '/ours.txt') if l.startswith('\t')]
-guide = [l for l in open(d + '/guide.txt') if l.startswith('\t')]
-seen, ok, bad = set(), 0, []
-for o, g in zip(ours, guide):
-    mo = re.search(r'(jitted-\d+-\d+\.so)\)$', o.rstrip())
-    mg = re.search(r'\+0x([0-9a-f]+) at .*:(\d+)$', g.rstrip())
-    if not mo or not mg or (mo.group(1), mg.group(1)) in seen or len(seen) >= 100:
+def frames(name):
+    return [l.rstrip() for l in open(d + name, errors='replace') if l.startswith('\t')]
+ours, perf, guide = frames('/ours.txt'), frames('/perf.txt'), frames('/guide.txt')
+if len(perf) != len(ours):
+    perf = []  # not frame for frame: nothing checked (the summary then fails)
+seen, ok, bad, syms = set(), 0, [], {}
+for o, p, g in zip(ours, perf, guide):
+    mo = re.search(r'jitted-\d+-\d+\.so\)$', o)
+    mp = re.match(r'\s*[0-9a-f]+ (.*) \((.*/jitted-[^/]*\.so)\)$', p)
+    mg = re.search(r'\+0x([0-9a-f]+) at .*:(\d+)$', g)
+    if not mo or not mp or not mg or (mp.group(2), mp.group(1), mg.group(1)) in seen or len(seen) >= 100:
         continue
-    seen.add((mo.group(1), mg.group(1)))
-    f = d + '/elf/' + mo.group(1)
+    seen.add((mp.group(2), mp.group(1), mg.group(1)))
+    f = mp.group(2)
+    short = '%s(%s)+0x%s' % (f.rsplit('/', 1)[-1], mp.group(1), mg.group(1))
     try:
-        sym = subprocess.run(['nm', f], capture_output=True, text=True).stdout.split()
-        a = '%x' % (int(sym[0], 16) + int(mg.group(1), 16))
+        if f not in syms:  # name -> values in f (a region file holds many functions)
+            syms[f] = {}
+            for l in subprocess.run(['nm', '--defined-only', f], capture_output=True, text=True).stdout.splitlines():
+                v = l.split(' ', 2)
+                syms[f].setdefault(v[2], []).append(int(v[0], 16))
+        at = syms[f].get(mp.group(1), [])
+        if len(at) != 1:  # a name twice in one file: which one is not known here
+            continue
+        a = '%x' % (at[0] + int(mg.group(1), 16))
         got = subprocess.run(['addr2line', '-e', f, a], capture_output=True, text=True).stdout
         line = got.strip().rsplit(':', 1)[-1].split(' ')[0]
     except (OSError, IndexError, ValueError):
@@ -76,7 +89,7 @@ for o, g in zip(ours, guide):
     if line == mg.group(2):
         ok += 1
     else:
-        bad.append('%s+0x%s: %s, addr2line %s' % (mo.group(1), mg.group(1), mg.group(2), line))
+        bad.append('%s: %s, addr2line %s' % (short, mg.group(2), line))
 print('%d %d %s' % (ok, len(bad), '; '.join(bad[:2])))
 PY
 )

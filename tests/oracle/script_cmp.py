@@ -2,9 +2,11 @@
 """Compares two `perf script -F comm,tid,time,ip,sym,dso` listings sample by sample
 (tests/oracle/script.sh: perf's of jitanon-inject's output, and build/jitanon-script's
 of the same recording).  A sample is its `comm tid time:` line and its frames, in
-order; a frame is compared by its symbol when its dso is a jitted-<pid>-<n>.so or a perf
-map (JIT and perf-map frames), else by its dso (native and kernel symbols are the
-embedder's business; ips may differ: perf prints a file's relative to it).
+order; a frame is compared by its symbol when its dso is a jitted file (a function's
+jitted-<pid>-<n>.so, a region's jitted-<pid>-r<N>.so, a process's jitted-<pid>.so:
+jitanon-script names the function's own file whatever the layout) or a perf map (JIT and
+perf-map frames), else by its dso (native and kernel symbols are the embedder's
+business; ips may differ: perf prints a file's relative to it).
 
 usage: script_cmp.py PERF.txt OURS.txt [--edge-ok] [--symbols]   (one summary line; exit 1 on a difference)
 --edge-ok (dwarf stacks): up to 1 sample in 1,000 may end a frame or two apart below main
@@ -16,7 +18,7 @@ frames perf names and those it leaves [unknown].
 import re
 import sys
 
-JIT = re.compile(r'(^|/)jitted-\d+-\d+\.so$')
+JIT = re.compile(r'(^|/)jitted-\d+(-r?\d+)?\.so$')
 PERF_MAP = re.compile(r'(^|/)perf-\d+\.map$')
 FRAME = re.compile(r'^\s+[0-9a-f]+ (.*) \((.*)\)$')
 ONE_LINE = re.compile(r'^( *\S.*? \d+\.\d+:)(\s+[0-9a-f]+ .* \(.*\))$')
