@@ -14361,8 +14361,8 @@ JITANON__PRIVATE void jitanon__inj_hitpg_fill(jitanon__inj *j, uint32_t pid, con
     const uint64_t size = (uint64_t)1 << JITANON__INJ_HITPG_SHIFT, low = ((uint64_t)1 << JITANON__INJ_HITPG_LEAF) - 1;
     const jitanon_rangemap *m;
     uint64_t pg, first = where->start >> JITANON__INJ_HITPG_SHIFT, n, *bits;
-    if (!j->jit.hitpg_pid) j->jit.hitpg_pid = pid;
-    if (pid != j->jit.hitpg_pid || !where->len || !(m = jitanon_trim_map(j->maps.trim, pid))) return;
+    if (!j->jit.hitpg_pid) j->jit.hitpg_pid = pid; /* (0 owns nothing: it stays unowned) */
+    if (!pid || pid != j->jit.hitpg_pid || !where->len || !(m = jitanon_trim_map(j->maps.trim, pid))) return;
     n = ((where->start + (where->len - 1)) >> JITANON__INJ_HITPG_SHIFT) - first + 1;
     for (pg = first; pg - first < n && pg - first < JITANON__INJ_HITPG_FILL; pg++)
         if (jitanon__inj_hitpg_settled(j, pid, m, pg << JITANON__INJ_HITPG_SHIFT, size) &&
