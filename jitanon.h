@@ -10336,8 +10336,10 @@ JITANON__PRIVATE jitanon_result jitanon__elf_unwind(jitanon__elfw *w, jitanon_er
 }
 
 /* -- Build-id: SHA-1 over tagged, length-prefixed (name, address, code) of every function
-   (hashed as each is added, in jitanon_elf_builder_add), then the machine and the count:
-   deterministic, and different whenever any function differs. -- */
+   (hashed as each is added, in jitanon_elf_builder_add; a region file's code as its XXH64
+   and offset, jitanon__elf_code_sum), then the machine and the count: deterministic, and
+   different whenever any function differs (for a region file, but for a 64-bit collision
+   of one function's code beside the same name, address and size). -- */
 
 JITANON__PRIVATE void jitanon__elf_build_id(jitanon__elfw *w)
 {
@@ -15084,7 +15086,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
     jitanon__elf_builder_sha(&b, &j->sha_hw);
     if (stream) {
         jitanon_elf_builder_stream_code(&b, jitanon__eo_region_code, s);
-        b.borrow_tables_ = 1; /* they stay in the arena: only the names (in the LOAD read back) are copied */
+        b.borrow_tables_ = 1; /* they stay in the arena: only the names are copied */
     }
     if (!jitanon__reserve(&b.opts.allocator, (void **)&b.funcs, &b.cap, n, sizeof *b.funcs) ||
         !jitanon__reserve(&j->a, (void **)&s->added, &s->added_cap, n, sizeof *s->added))
@@ -19010,6 +19012,8 @@ JITANON__PRIVATE void jitanon__inj_shed(jitanon__inj *j)
     }
     for (i = 0; i < jt->nclaims; i++) jitanon_rangemap_release(&jt->claims[i]), jitanon_rangemap_release(&jt->anon_held[i]);
     jt->nclaimed = jt->nanon_held = 0;
+    for (i = 0; i < jt->hitpg_n; i++) jitanon__free(&j->a, jt->hitpg[i].bits, ((size_t)1 << JITANON__INJ_HITPG_LEAF) / 8);
+    jt->hitpg_n = jt->hitpg_last = 0; /* (no sample comes after: the engine is gone) */
     for (i = 0; i < jt->ndumps; i++) {
         jitanon__free(&j->a, jt->dumps[i].events, jt->dumps[i].cap * sizeof *jt->dumps[i].events);
         jt->dumps[i].events = NULL;
@@ -20378,7 +20382,7 @@ JITANON__PRIVATE void jitanon__bc_ready(jitanon__bc_dir *b, const uint8_t *id)
 /* Adds dir/name (build-id `id`; its bytes `data` when the caller has them) to the cache:
    <cache>/<real>/<name>/<hex>/elf as a hard link (a copy across file systems), then the
    .build-id/<xx>/<rest> symlink.  An entry already there is kept: build-ids are hashes
-   of the contents.  Allocates nothing, writes nothing in b (writer threads call it).
+   of the contents (jitanon__elf_build_id).  Allocates nothing, writes nothing in b (writer threads call it).
    0 added, 1 already there, -1 failed (errno set).
    A new entry in a directory only we can change (b->owned) is made by relative paths
    (mkdir name, mkdir name/hex, link name/hex/elf): a name we have just created there is

@@ -562,9 +562,10 @@ static void test_region_held_edges(void)
 }
 
 /* A page where every function is hit and nothing is claimed or held needs no look-up
-   (jitanon__inj_jit.hitpg), until the engine's map changes there: f1, loaded over the hit
-   f0, goes to the run's next file, and a sample in it must count, so that f2, loaded over
-   f1, goes to a third file rather than take f1's place (where that sample named f1). */
+   (jitanon__inj_jit.hitpg), until the engine's map changes there or a claim comes: f1,
+   loaded over the hit f0, goes to the run's next file, and a sample in it must count, so
+   that f2, loaded over f1, goes to a third file rather than take f1's place (where that
+   sample named f1). */
 static void test_region_settled_pages(void)
 {
     enum { A = 0x200000 };
@@ -590,6 +591,34 @@ static void test_region_settled_pages(void)
         JT_CHECK(strstr(got[0], "/some/dir/jitted-100-r0.so") == got[0]);
         JT_CHECK(strstr(got[2], "/some/dir/jitted-100-r1.so") == got[2]);
         JT_CHECK(strstr(got[3], "/some/dir/jitted-100-r2.so") == got[3]);
+    }
+    tr_end(&t);
+    /* A claim under //anon already sent (the second mmap's pieces leave it out): g's claim
+       must unsettle h's page, so that a sample there before g loads takes it back. */
+    tr_begin(&t);
+    jdrec_write(&t.jw, jdrec_load(300, TI_PID, TI_PID, A, tr_code, 0x100, 0, "h"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(800, TI_PID, TI_PID, A + 0xf80, tr_code, 0x100, 1, "g"), &t.err);
+    tr_perf(&t);
+    ti_mmap(&t.g, 100, A, 0x1000, A, "//anon"); /* claims h; g's first half held */
+    ti_sample(&t.g, 200, A + 0xf90);            /* the held piece goes out */
+    ti_round(&t.g);
+    ti_sample(&t.g, 400, A + 0x10);             /* h: its page is settled */
+    ti_round(&t.g);
+    ti_mmap(&t.g, 500, A, 0x2000, A, "//anon"); /* the same mapping, grown: claims g */
+    ti_round(&t.g);
+    ti_sample(&t.g, 600, A + 0xf90);            /* g not loaded: //anon, its claim taken back */
+    ti_round(&t.g);
+    ti_sample(&t.g, 900, A + 0xf90);            /* g */
+    ti_round(&t.g);
+    nout = tr_inject(&t);
+    JT_CHECK_EQ_U(t.st.write.region_repairs, 2);
+    ngot = ti_replay(t.out, nout, got, 16);
+    JT_CHECK_EQ_U(ngot, 4);
+    if (ngot == 4) {
+        JT_CHECK(!strcmp(got[0], "//anon"));
+        JT_CHECK(strstr(got[1], "/some/dir/jitted-100-r0.so") == got[1]);
+        JT_CHECK(!strcmp(got[2], "//anon"));
+        JT_CHECK(strstr(got[3], "/some/dir/jitted-100-r0.so") == got[3]);
     }
     tr_end(&t);
 }
