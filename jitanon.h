@@ -12708,7 +12708,6 @@ typedef struct jitanon__inj_region {
     uint64_t key;           /* where its pgoff-0 base is mapped (JITANON__REGION_KEY, or B) */
     size_t path;            /* in the path pool */
     size_t dump;            /* in jitanon__inj_jit.dumps */
-    size_t next;            /* file mode: the file at the same B for code over sampled code, or SIZE_MAX */
 } jitanon__inj_region;
 
 /* What a sample reads and writes of its function, apart (jitanon__inj_jit.hot, same
@@ -14743,8 +14742,8 @@ static const jitanon__elfout_ops jitanon__eo_process = {
    written then (its reader may open one as soon as a sample needs it), so code over
    earlier code of the batch goes to a file one generation higher; file mode's are
    written when the recording has been read (jitanon__eo_region_finish), and code over
-   code takes the earlier code's place in its run's file when no sample hit that
-   (jitanon__eo_region_slot).
+   code takes the earlier code's place in its run's file when no sample hit that, else
+   gets a file of its own, as perf names it (jitanon__eo_region_slot).
    JITANON__REGION_GAP: a hole is written as zeros (perf archive tars files whole, sparse or
    not); 64 KiB is four of V8's code-space page headers apart yet keeps a run of pages in one
    file, and costs at most 64 KiB a split where a file costs four inodes and a base MMAP2
@@ -15142,7 +15141,6 @@ JITANON__PRIVATE void jitanon__eo_region_new(jitanon__inj *j, uint64_t base, siz
     g->key = base > JITANON__REGION_KEY ? JITANON__REGION_KEY : base;
     g->path = path;
     g->dump = dump;
-    g->next = SIZE_MAX;
 }
 
 /* Places order[from, to) as whole pieces, for jitanon__eo_region_build. */
@@ -15268,61 +15266,81 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
     return res;
 }
 
+/* File mode: function `fi`, mapped over code of its run's file that a sample resolved
+   into, gets a file of its own instead, as perf's layout gives it (written at the end if
+   a sample resolves into it too).  hotspot's parser keys what it reads of a file by the
+   file's path but reads it through the module that elfutils holds at the address: a
+   second file of the run at the same B was read through the first one's module (the
+   earlier code's names, on every later sample there: 23 frames against per-function
+   files' 9 on node's 8 s bench recording), and one at a B of its own was refused as
+   overlapping the first ("??").  A function's own module starts text_base below its
+   code and is reported beside the run's, as per-function files' are. */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_alone(jitanon__inj *j, jitanon__eo_region *s, size_t fi)
+{
+    jitanon__inj_func *f = &j->jit.funcs[fi];
+    jitanon__inj_dump *jd = &j->jit.dumps[f->dump];
+    jitanon_jitdump_record r;
+    char name[96];
+    size_t path, lo = 0, hi = s->nplaces;
+    jitanon_result res;
+    while (lo < hi) { /* its place: places are appended in function order */
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->places[mid].func < fi) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == s->nplaces || s->places[lo].func != fi) return JITANON_OK; /* not a place: stays in the run */
+    memset(&r, 0, sizeof r);
+    r.load.code_index = f->code_index;
+    r.load.pid = jd->pid;
+    if ((res = jitanon__eo_func_name(j, jd, &r, name, sizeof name)) != JITANON_OK) return res;
+    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    f->path = path;
+    f->pgoff = jd->text_base;
+    f->region = SIZE_MAX;
+    f->slotted = 1;
+    s->places[lo].region = SIZE_MAX;
+    s->places[lo].own = 1;
+    return JITANON_OK;
+}
+
 /* File mode: function `fi` (a region function, not moved) is mapped now, in time order,
    over [start, start + size): it takes the place of what its run's file holds there if no
-   sample resolved into that, else the same place in the next file of the run (same B;
-   made when first needed).  Code the GC freed is nearly always code no sample hit since
-   (node's 8 s bench recording: 10,265 of 47,769 loads over earlier code, 17 of them over
-   sampled code), and perf can no longer resolve into what the new code covers: every
-   later sample there is the new code's.  So the file holds at each offset the one
-   function any sample there names, and the run stays one module for hotspot's parser,
-   where generations of files over one another made elfutils report one of two
-   overlapping modules nowhere (435 frames misnamed on that recording).  What the new
-   code leaves of an unsampled function stays there as a piece of it. */
+   sample resolved into that, else gets a file of its own (jitanon__eo_region_alone).
+   Code the GC freed is nearly always code no sample hit since (node's 8 s bench
+   recording: 10,265 of 47,769 loads over earlier code, 17 of them over sampled code),
+   and perf can no longer resolve into what the new code covers: every later sample there
+   is the new code's.  So the file holds at each offset the one function any sample there
+   names, and the run stays one module for hotspot's parser, where generations of files
+   over one another made elfutils report one of two overlapping modules nowhere (435
+   frames misnamed on that recording).  What the new code leaves of an unsampled function
+   stays there as a piece of it. */
 JITANON__PRIVATE jitanon_result jitanon__eo_region_slot(jitanon__inj *j, jitanon__eo_region *s, size_t fi,
                                                         uint64_t start, uint64_t size)
 {
     jitanon__inj_jit *jt = &j->jit;
     size_t g = jt->funcs[fi].region;
+    jitanon_rangemap_iter it;
+    jitanon_range r;
     jitanon_result res;
+    int busy = 0;
     if (size == 0) size = 1; /* as its place */
-    for (;;) {
-        jitanon_rangemap_iter it;
-        jitanon_range r;
-        int busy = 0;
-        if (g >= s->nocc) {
-            size_t k;
-            if (!jitanon__grow(&j->a, (void **)&s->occ, &s->occ_cap, jt->nregions, sizeof *s->occ))
-                return jitanon__inj_nomem(j, "region files");
-            for (k = s->nocc; k < jt->nregions; k++) jitanon_rangemap_init(&s->occ[k], &j->a);
-            s->nocc = jt->nregions;
-        }
-        jitanon_rangemap_iter_begin(&it, &s->occ[g], start, size);
-        while (!busy && jitanon_rangemap_iter_next(&it, &r)) busy = r.id < jt->nfuncs && jt->hot[r.id].hit;
-        if (!busy) {
-            res = jitanon_rangemap_assign(&s->occ[g], start, size, 1, fi, j->err);
-            if (res == JITANON_ERR_INVALID_ARGUMENT) res = JITANON_OK; /* a wrapping range is never mapped */
-            jt->funcs[fi].region = g;
-            jt->funcs[fi].path = jt->regions[g].path;
-            jt->funcs[fi].slotted = 1;
-            return res;
-        }
-        if (jt->regions[g].next == SIZE_MAX) { /* the run's next file */
-            jitanon__inj_dump *jd = &jt->dumps[jt->regions[g].dump];
-            char name[96];
-            size_t path;
-            jitanon__eo_region_name(jd, name);
-            if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX ||
-                !jitanon__grow(&j->a, (void **)&jt->regions, &jt->regions_cap, jt->nregions + 1, sizeof *jt->regions))
-                return jitanon__inj_nomem(j, "regions");
-            jitanon__eo_region_new(j, jt->regions[g].base, path, jt->regions[g].dump);
-            jt->regions[g].next = jt->nregions++;
-        }
-        g = jt->regions[g].next;
+    if (g >= s->nocc) {
+        size_t k;
+        if (!jitanon__grow(&j->a, (void **)&s->occ, &s->occ_cap, jt->nregions, sizeof *s->occ))
+            return jitanon__inj_nomem(j, "region files");
+        for (k = s->nocc; k < jt->nregions; k++) jitanon_rangemap_init(&s->occ[k], &j->a);
+        s->nocc = jt->nregions;
     }
+    jitanon_rangemap_iter_begin(&it, &s->occ[g], start, size);
+    while (!busy && jitanon_rangemap_iter_next(&it, &r)) busy = r.id < jt->nfuncs && jt->hot[r.id].hit;
+    if (busy) return jitanon__eo_region_alone(j, s, fi);
+    res = jitanon_rangemap_assign(&s->occ[g], start, size, 1, fi, j->err);
+    if (res == JITANON_ERR_INVALID_ARGUMENT) res = JITANON_OK; /* a wrapping range is never mapped */
+    jt->funcs[fi].slotted = 1;
+    return res;
 }
 
-/* A place with a file of its own (jitanon__eo_region_add), written at the end. */
+/* A place with a file of its own (jitanon__eo_region_add, _alone), written at the end. */
 JITANON__PRIVATE jitanon_result jitanon__eo_region_own(jitanon__inj *j, jitanon__eo_region *s, const jitanon__eo_place *p)
 {
     jitanon__inj_dump *jd = &j->jit.dumps[p->dump];
@@ -16593,7 +16611,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_claim(jitanon__inj *j, jitanon__inj
             f->claim_len = len;
             jt->nclaimed++;
             j->st->write.region_claims++;
-            if (run && run->start + run->size == pl->addr && jt->funcs[run->func].region == f->region) {
+            if (run && run->start + run->size == pl->addr && f->region != SIZE_MAX &&
+                jt->funcs[run->func].region == f->region) {
                 run->size += len;
                 continue;
             }
@@ -16661,7 +16680,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_apply(jitanon__inj *j, const jitano
         /* code over code no sample hit, all of it mapped from this file already (at the
            same B): the file holds this code there now, and perf and hotspot's parser keep
            what they have (a new MMAP2 would make the parser throw its modules away) */
-        if (!claimed && jitanon__inj_same_file(j, f->pid, e->start, e->size, f->region)) claimed = 1;
+        if (!claimed && f->region != SIZE_MAX && jitanon__inj_same_file(j, f->pid, e->start, e->size, f->region))
+            claimed = 1;
     }
     /* Sampled files ask the engine where samples land whatever anon_mode is (with ALL and
        KEEP it tells a superset: the anon mmaps it trims stay whole or go). */

@@ -168,7 +168,7 @@ static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
     }
     /* every sample: the file perf resolves it into (the last mapping over it, in output
        order) holds at its offset the bytes of the load per-function files name there (the
-       latest load over it by then), under a symbol */
+       latest load over it by then), under one symbol */
     for (i = 0; i < nout; i++) {
         const ti_out_rec *x = &out[i], *m = NULL;
         const tg_file *f;
@@ -176,6 +176,7 @@ static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
         jitanon_test_elf_section symtab;
         uint64_t off, q, nsym, found = 0;
         size_t want = NL;
+        char own[64];
         if (x->type != JITANON_PERF_RECORD_SAMPLE) continue;
         for (k = 0; k < NL; k++) /* in time order: the latest wins */
             if (ld[k].time <= x->time && x->start - ld[k].addr < ld[k].len) want = k;
@@ -187,7 +188,9 @@ static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
                        (unsigned long long)x->start, m->name);
             continue;
         }
-        if (!m || !strstr(m->name, "/jitted-100-r") || !(f = tg_find(&io, m->name)) ||
+        /* its run's file, or (over code a sample hit) a file of its own, as perf names it */
+        snprintf(own, sizeof own, "/some/dir/jitted-100-%u.so", (unsigned)want);
+        if (!m || (!strstr(m->name, "/jitted-100-r") && strcmp(m->name, own)) || !(f = tg_find(&io, m->name)) ||
             jitanon_test_elf_parse(&ef, f->bytes.data, f->bytes.size, NULL) != JITANON_OK) {
             if (!bad++)
                 printf("  seed %llu: a sample at %llx (load %u) resolves to %s\n", (unsigned long long)seed,
@@ -563,9 +566,8 @@ static void test_region_held_edges(void)
 
 /* A page where every function is hit and nothing is claimed or held needs no look-up
    (jitanon__inj_jit.hitpg), until the engine's map changes there or a claim comes: f1,
-   loaded over the hit f0, goes to the run's next file, and a sample in it must count, so
-   that f2, loaded over f1, goes to a third file rather than take f1's place (where that
-   sample named f1). */
+   loaded beside the hit f0, and a sample in it must count, so that f2, loaded over f1,
+   gets a file of its own rather than take f1's place (where that sample named f1). */
 static void test_region_settled_pages(void)
 {
     enum { A = 0x200000 };
@@ -573,14 +575,14 @@ static void test_region_settled_pages(void)
     char got[16][64];
     size_t nout, ngot;
     tr_begin(&t);
-    jdrec_write(&t.jw, jdrec_load(300, TI_PID, TI_PID, A, tr_code, 0x100, 0, "f0"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(300, TI_PID, TI_PID, A, tr_code, 0x80, 0, "f0"), &t.err);
     jdrec_write(&t.jw, jdrec_load(500, TI_PID, TI_PID, A + 0x80, tr_code, 0x80, 1, "f1"), &t.err);
     jdrec_write(&t.jw, jdrec_load(700, TI_PID, TI_PID, A + 0x80, tr_code, 0x40, 2, "f2"), &t.err);
     tr_perf(&t);
     ti_sample(&t.g, 400, A + 8);    /* f0: its page is settled */
-    ti_sample(&t.g, 401, A + 0x88); /* f0 */
+    ti_sample(&t.g, 401, A + 0x10); /* f0 */
     ti_round(&t.g);
-    ti_sample(&t.g, 600, A + 0x88); /* f1, over f0 */
+    ti_sample(&t.g, 600, A + 0x88); /* f1, beside f0 */
     ti_round(&t.g);
     ti_sample(&t.g, 800, A + 0x88); /* f2, over f1 */
     ti_round(&t.g);
@@ -589,9 +591,11 @@ static void test_region_settled_pages(void)
     JT_CHECK_EQ_U(ngot, 4);
     if (ngot == 4) {
         JT_CHECK(strstr(got[0], "/some/dir/jitted-100-r0.so") == got[0]);
-        JT_CHECK(strstr(got[2], "/some/dir/jitted-100-r1.so") == got[2]);
-        JT_CHECK(strstr(got[3], "/some/dir/jitted-100-r2.so") == got[3]);
+        JT_CHECK(strstr(got[2], "/some/dir/jitted-100-r0.so") == got[2]);
+        JT_CHECK(strstr(got[3], "/some/dir/jitted-100-2.so") == got[3]);
     }
+    JT_CHECK(tg_find(&t.io, "/some/dir/jitted-100-2.so") != NULL);
+    JT_CHECK(tg_find(&t.io, "/some/dir/jitted-100-1.so") == NULL); /* f1 is in the run's file */
     tr_end(&t);
     /* A claim under //anon already sent (the second mmap's pieces leave it out): g's claim
        must unsettle h's page, so that a sample there before g loads takes it back. */
@@ -623,6 +627,37 @@ static void test_region_settled_pages(void)
     tr_end(&t);
 }
 
+/* Code over code a sample resolved into gets a file of its own, as perf's layout gives it
+   (jitanon__eo_region_alone), written only if a sample resolves into it too: f1 over the
+   hit f0 is never sampled, f2 over the rest of f0 is. */
+static void test_region_alone(void)
+{
+    enum { A = 0x200000 };
+    static tr_rec t;
+    char got[16][64];
+    size_t nout, ngot;
+    tr_begin(&t);
+    jdrec_write(&t.jw, jdrec_load(300, TI_PID, TI_PID, A, tr_code, 0x80, 0, "f0"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(500, TI_PID, TI_PID, A, tr_code, 0x40, 1, "f1"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(700, TI_PID, TI_PID, A + 0x40, tr_code, 0x40, 2, "f2"), &t.err);
+    tr_perf(&t);
+    ti_sample(&t.g, 400, A + 0x48); /* f0 */
+    ti_round(&t.g);
+    ti_sample(&t.g, 800, A + 0x48); /* f2 */
+    ti_round(&t.g);
+    nout = tr_inject(&t);
+    ngot = ti_replay(t.out, nout, got, 16);
+    JT_CHECK_EQ_U(ngot, 2);
+    if (ngot == 2) {
+        JT_CHECK(strstr(got[0], "/some/dir/jitted-100-r0.so") == got[0]);
+        JT_CHECK(strstr(got[1], "/some/dir/jitted-100-2.so") == got[1]);
+    }
+    JT_CHECK(tg_find(&t.io, "/some/dir/jitted-100-2.so") != NULL);
+    JT_CHECK(tg_find(&t.io, "/some/dir/jitted-100-1.so") == NULL);
+    JT_CHECK(tg_find(&t.io, "/some/dir/jitted-100-r1.so") == NULL);
+    tr_end(&t);
+}
+
 static void suite_region(void)
 {
     JT_RUN(test_region_layout_random);
@@ -632,4 +667,5 @@ static void suite_region(void)
     JT_RUN(test_region_claim_tails);
     JT_RUN(test_region_held_edges);
     JT_RUN(test_region_settled_pages);
+    JT_RUN(test_region_alone);
 }
