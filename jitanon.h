@@ -2161,7 +2161,8 @@ typedef struct jitanon_inject_opts {
     /* Per-function layout: this many threads create the ELF files while the calling thread
        builds the next ones (each file costs an inode and a directory entry: that, not
        building it, is most of the time); with elf_files = SAMPLED they write the files at
-       the end.  The output is the same for any value.  0 = the calling thread writes them.
+       the end.  Region layout: they write the functions' files of their own while the
+       calling thread builds the region files.  The output is the same for any value.  0 = the calling thread writes them.
        io.write_elf, when set, is then called from those threads (io.log and io.progress
        never are).  When the threads cannot help, the calling thread writes and the
        fallback is reported (stats.fallbacks, io.log): per-process layout (one write per
@@ -15340,8 +15341,10 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_slot(jitanon__inj *j, jitanon
     return res;
 }
 
-/* A place with a file of its own (jitanon__eo_region_add, _alone), written at the end. */
-JITANON__PRIVATE jitanon_result jitanon__eo_region_own(jitanon__inj *j, jitanon__eo_region *s, const jitanon__eo_place *p)
+/* A place with a file of its own (jitanon__eo_region_add, _alone), written at the end:
+   by `pool`'s threads when there are some. */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_own(jitanon__inj *j, jitanon__eo_region *s, const jitanon__eo_place *p,
+                                                       jitanon__inj_pool *pool)
 {
     jitanon__inj_dump *jd = &j->jit.dumps[p->dump];
     jitanon_jitdump_record load;
@@ -15356,17 +15359,25 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_own(jitanon__inj *j, jitanon_
         return JITANON_OK;
     }
     if ((res = jitanon__eo_func_build(j, &s->elf, jd, &load, &pend, &pgoff)) != JITANON_OK) return res;
-    (void)jitanon__inj_put_file(j, NULL, jd->dir, &s->elf,
+    (void)jitanon__inj_put_file(j, pool, jd->dir, &s->elf,
                                 jitanon__inj_path(j, j->jit.funcs[p->func].path) + strlen(jd->dir) + 1, SIZE_MAX);
     return JITANON_OK; /* logged */
 }
 
-/* File mode, every sample seen: each file with the code that went to it. */
+/* File mode, every sample seen: each file with the code that went to it.  The files of
+   their own go to writer threads when the options ask for some (opts.elf_threads): their
+   inodes and cache entries are made while the calling thread builds the region files of
+   the same directory (node's 8 s bench recording: 37 files of V8's builtins beside one
+   region file) when those are streamed (the default I/O; io.write_elf is called from
+   the writers alone while they run).  The calling thread touches only the cache entry of its own
+   file then (jitanon__bc_dir is read by the writers; bc_ready fills only its own slot). */
 JITANON__PRIVATE jitanon_result jitanon__eo_region_finish(jitanon__inj *j, jitanon__elfout *o)
 {
     jitanon__eo_region *s = &o->u.reg;
     const jitanon__eo_place *pl = s->places;
     jitanon_result res = JITANON_OK;
+    jitanon__inj_pool *pool = NULL;
+    const char *pool_dir = NULL;
     size_t i, g, n = 0;
     int written;
     if (!jitanon__eo_region_online(j) || !s->nplaces) return JITANON_OK;
@@ -15375,7 +15386,15 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_finish(jitanon__inj *j, jitan
         return jitanon__inj_nomem(j, "region order");
     for (i = 0; i < s->nplaces && res == JITANON_OK; i++) {
         if (pl[i].region != SIZE_MAX) s->order[n++] = (uint32_t)i;
-        else if (pl[i].own && j->jit.hot[pl[i].func].hit) res = jitanon__eo_region_own(j, s, &pl[i]);
+        else if (pl[i].own && j->jit.hot[pl[i].func].hit) {
+            const char *dir = j->jit.dumps[pl[i].dump].dir;
+            if (!pool_dir || strcmp(pool_dir, dir)) { /* one pool per directory */
+                jitanon__inj_threads_stop(j, pool);
+                pool = jitanon__inj_threads(j, dir);
+                pool_dir = dir;
+            }
+            res = jitanon__eo_region_own(j, s, &pl[i], pool);
+        }
     }
     /* s->order is by function: a LOAD appends its function and then its place */
     for (g = 0; g < s->nocc && g < j->jit.nregions && res == JITANON_OK; g++) {
@@ -15393,15 +15412,25 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_finish(jitanon__inj *j, jitan
                 else hi = mid;
             }
             if (lo == n || pl[s->order[lo]].func != r.id) continue;
-            if (!jitanon__grow(&j->a, (void **)&s->pieces, &s->pieces_cap, k + 1, sizeof *s->pieces))
-                return jitanon__inj_nomem(j, "region pieces");
+            if (!jitanon__grow(&j->a, (void **)&s->pieces, &s->pieces_cap, k + 1, sizeof *s->pieces)) {
+                res = jitanon__inj_nomem(j, "region pieces");
+                break;
+            }
             s->pieces[k].place = s->order[lo];
             s->pieces[k].addr = r.start;
             s->pieces[k++].len = r.len;
         }
+        if (res != JITANON_OK) break;
+        /* the writers' cache directory is another, or io.write_elf writes this file too
+           (called from the writers alone while they run) */
+        if (k && pool && (strcmp(pool_dir, jd->dir) || !jitanon__eo_region_reread(j, jd))) {
+            jitanon__inj_threads_stop(j, pool);
+            pool = NULL;
+        }
         if (k) /* not written: logged (its MMAP2s are out) */
             res = jitanon__eo_region_build(j, s, jd, rg->base, k, jitanon__inj_path(j, rg->path) + strlen(jd->dir) + 1, &written);
     }
+    jitanon__inj_threads_stop(j, pool);
     return res;
 }
 
@@ -19227,10 +19256,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
         j->jit.hold_bytes = opts->hold_bytes ? opts->hold_bytes : JITANON_HOLD_DEFAULT_BYTES;
     j->jit.forced = j->jit.live && !j->jit.hold_bytes; /* nothing held: what is unnamed is the bound's */
     j->jit.idle_ns = (uint64_t)(opts->follow_idle_ms ? opts->follow_idle_ms : JITANON_FOLLOW_IDLE_DEFAULT_MS) * 1000000u;
-    if (j->out.w && opts->elf_threads && opts->elf_layout != JITANON_ELF_PER_FUNCTION)
+    if (j->out.w && opts->elf_threads && opts->elf_layout == JITANON_ELF_PER_PROCESS)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_THREADS_UNUSED,
-                              "elf_threads: per-process and per-region files are a few writes per dump; the "
-                              "calling thread writes them");
+                              "elf_threads: per-process files are one write per dump; the calling thread writes them");
     else if (j->out.w && opts->elf_threads && !j->io.thread_pool && !j->os->threads)
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_NO_THREADS,
                               "elf_threads: built without threads; the calling thread writes the ELF files");

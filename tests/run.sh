@@ -36,7 +36,8 @@ units() {
   else echo "SKIP zstd differential: build/test_zstd_diff not built"; fi
   # the injector tests again under ThreadSanitizer (writer threads; any report fails them)
   if [ -x build/test_tsan ]; then
-    if TSAN_OPTIONS=halt_on_error=1:exitcode=66 ./build/test_tsan test_inject_ >"$log.tsan" 2>&1; then
+    if TSAN_OPTIONS=halt_on_error=1:exitcode=66 ./build/test_tsan test_inject_ >"$log.tsan" 2>&1 &&
+      TSAN_OPTIONS=halt_on_error=1:exitcode=66 ./build/test_tsan test_region_threads >>"$log.tsan" 2>&1; then
       sed -n 's/^PASS /PASS tsan: /p' "$log.tsan"
     else echo "FAIL tsan: injector tests"; tail -30 "$log.tsan"; fi
     rm -f "$log.tsan"

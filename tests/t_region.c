@@ -658,6 +658,73 @@ static void test_region_alone(void)
     tr_end(&t);
 }
 
+#if JITANON__POSIX
+/* Region files with writer threads and the default I/O (tests/run.sh runs this under
+   ThreadSanitizer): the files of their own (four functions loaded over sampled code) are
+   written by the threads while the calling thread streams the region file into the same
+   directory and the same build-id cache. */
+static void test_region_threads(void)
+{
+    enum { A = 0x200000, N = 4 };
+    static tr_rec t;
+    char dir[] = "build/rth-XXXXXX", path[256], cmd[300];
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_buildid_cache c;
+    jitanon_membuf out;
+    jitanon_error err;
+    uint32_t k;
+    FILE *f;
+    if (!mkdtemp(dir)) {
+        jt_skip("cannot create a directory under build/");
+        return;
+    }
+    tr_begin(&t);
+    for (k = 0; k < N; k++)
+        jdrec_write(&t.jw, jdrec_load(300 + k, TI_PID, TI_PID, A + k * 0x100, tr_code, 0x80, k, "f"), &t.err);
+    for (k = 0; k < N; k++) /* over each, after a sample there */
+        jdrec_write(&t.jw, jdrec_load(500 + k, TI_PID, TI_PID, A + k * 0x100, tr_code, 0x40, N + k, "g"), &t.err);
+    sprintf(path, "%s/jit-%u.dump", dir, (unsigned)TI_PID);
+    f = fopen(path, "wb");
+    JT_CHECK(f != NULL);
+    if (f) {
+        fwrite(t.io.base.dump.data, 1, t.io.base.dump.size, f);
+        fclose(f);
+    }
+    ti_gen_begin(&t.g, t.raw, 1, &t.perf, JITANON_PERF_FILE);
+    ti_mmap(&t.g, 50, 0x7000, 0x1000, 0, path);
+    for (k = 0; k < N; k++) ti_sample(&t.g, 400 + k, A + k * 0x100 + 8);
+    ti_round(&t.g);
+    for (k = 0; k < N; k++) ti_sample(&t.g, 600 + k, A + k * 0x100 + 8);
+    ti_round(&t.g);
+    JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&t.g.w);
+    memset(&o, 0, sizeof o);
+    memset(&out, 0, sizeof out);
+    o.elf_layout = JITANON_ELF_PER_REGION;
+    o.elf_dir = dir;
+    o.elf_threads = 2;
+    sprintf(path, "%s/cache", dir);
+    JT_CHECK(jitanon_buildid_cache_open(&c, path, &err) == JITANON_OK);
+    o.buildid_cache = &c;
+    JT_CHECK(ti_run(&t.perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(st.elf.files, 1 + N);
+    JT_CHECK_EQ_U(st.buildid.cached, 1 + N);
+    JT_CHECK_EQ_U(st.fallbacks, 0);
+    sprintf(path, "%s/jitted-%u-r0.so", dir, (unsigned)TI_PID);
+    JT_CHECK(access(path, R_OK) == 0);
+    for (k = 0; k < N; k++) {
+        sprintf(path, "%s/jitted-%u-%u.so", dir, (unsigned)TI_PID, (unsigned)(N + k));
+        JT_CHECK(access(path, R_OK) == 0);
+    }
+    jitanon_buildid_cache_release(&c);
+    jitanon_membuf_release(&out);
+    tr_end(&t);
+    sprintf(cmd, "rm -rf '%s'", dir);
+    JT_CHECK(system(cmd) == 0);
+}
+#endif
+
 static void suite_region(void)
 {
     JT_RUN(test_region_layout_random);
@@ -668,4 +735,7 @@ static void suite_region(void)
     JT_RUN(test_region_held_edges);
     JT_RUN(test_region_settled_pages);
     JT_RUN(test_region_alone);
+#if JITANON__POSIX
+    JT_RUN(test_region_threads);
+#endif
 }

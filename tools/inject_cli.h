@@ -161,10 +161,11 @@ static int inject_cli_finish(inject_cli *c, const char *tool)
        directory: perf report run elsewhere, and hotspot's parser anywhere, would not find
        them (perf inject's own paths are absolute: they start from the dump's). */
     if (c->o.elf_dir && c->o.elf_dir[0] != '/' && realpath(c->o.elf_dir, c->elf_dir_abs)) c->o.elf_dir = c->elf_dir_abs;
-    /* Creating the files is the kernel's work, and it runs on every CPU at once.  A
-       region or per-process file is one write of many functions: threads there only when
-       asked for (and reported). */
-    if (c->threads < 0 && c->o.elf_layout != JITANON_ELF_PER_FUNCTION) c->threads = 0;
+    /* Creating the files is the kernel's work, and it runs on every CPU at once (region
+       files: the functions with files of their own, while the region files are built).
+       A per-process file is one write of many functions: threads there only when asked
+       for (and reported). */
+    if (c->threads < 0 && c->o.elf_layout == JITANON_ELF_PER_PROCESS) c->threads = 0;
     if (c->threads < 0) {
         c->threads = sysconf(_SC_NPROCESSORS_ONLN);
         c->threads = c->threads < 1 ? 1 : c->threads > 8 ? 8 : c->threads;
