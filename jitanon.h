@@ -3339,6 +3339,10 @@ typedef struct jitanon__os {
     /* Moves a stream open_named opened to byte `off` (1), 0 when it cannot (it is then
        read from where it is); NULL: never. */
     int (*seek)(jitanon_stream *s, uint64_t off);
+    /* Reads up to `size` bytes at byte `off` of a stream open_named opened, wherever it
+       stands (one system call where seek and read are two: a region file reads its code
+       back one LOAD at a time): the bytes read, SIZE_MAX on an error; NULL: seek, read. */
+    size_t (*read_at)(jitanon_stream *s, uint64_t off, void *dst, size_t size);
     /* This process's vdso image, mapped by the kernel (its size in *size): what perf
        6.1 reads for a recording's [vdso] that names no build-id; NULL: none. */
     const void *(*self_vdso)(size_t *size);
@@ -14987,12 +14991,14 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_load(jitanon__eo_region *s, c
         }
         s->rd_dump = p->dump;
     }
-    if (!j->os->seek(&s->rd, p->load_offset)) return JITANON_ERR_IO;
+    if (!j->os->read_at && !j->os->seek(&s->rd, p->load_offset)) return JITANON_ERR_IO;
     s->rbuf.size = 0;
     if (!jitanon__grow(&s->rbuf.allocator, (void **)&s->rbuf.data, &s->rbuf.capacity, p->load_len, 1))
         return jitanon__inj_nomem(j, "region code");
     while (got < p->load_len) {
-        size_t n = s->rd.read_fn(s->rd.user, (uint8_t *)s->rbuf.data + got, p->load_len - got);
+        uint8_t *at = (uint8_t *)s->rbuf.data + got;
+        size_t n = j->os->read_at ? j->os->read_at(&s->rd, p->load_offset + got, at, p->load_len - got)
+                                  : s->rd.read_fn(s->rd.user, at, p->load_len - got);
         if (n == 0 || n == SIZE_MAX) return JITANON_ERR_IO;
         got += n;
     }
@@ -20221,6 +20227,16 @@ JITANON__PRIVATE int jitanon__os_fd_seek(jitanon_stream *s, uint64_t off)
     return s->read_fn == jitanon__os_fd_read && off <= (uint64_t)INT64_MAX &&
            lseek((int)(intptr_t)s->user, (off_t)off, SEEK_SET) == (off_t)off;
 }
+
+JITANON__PRIVATE size_t jitanon__os_fd_read_at(jitanon_stream *s, uint64_t off, void *dst, size_t size)
+{
+    if (s->read_fn != jitanon__os_fd_read || off > (uint64_t)INT64_MAX) return SIZE_MAX;
+    for (;;) {
+        ssize_t n = pread((int)(intptr_t)s->user, dst, size, (off_t)off);
+        if (n >= 0) return (size_t)n;
+        if (errno != EINTR) return SIZE_MAX;
+    }
+}
 #endif
 
 /* jitanon__os.open_named: a descriptor opened with the checks above, or (without POSIX) an
@@ -20753,12 +20769,13 @@ JITANON__PRIVATE const jitanon__os *jitanon__os_default(void)
     static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_write_atomic,
                                    jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_is_dir, jitanon__bc_prepare,
                                    jitanon__bc_ready, jitanon__bc_put, jitanon__bc_close, JITANON__OS_THREADS,
-                                   jitanon__os_stdin_read, jitanon__os_fd_seek, JITANON__OS_SELF_VDSO};
+                                   jitanon__os_stdin_read, jitanon__os_fd_seek, jitanon__os_fd_read_at,
+                                   JITANON__OS_SELF_VDSO};
 #else
     static const jitanon__os os = {jitanon__os_dump_open, jitanon__inj_write_default, jitanon__os_never,
                                    jitanon__os_sleep_ns, JITANON__OS_PROC_NS, jitanon__os_no_dir, jitanon__bc_none,
                                    jitanon__bc_none_ready, jitanon__bc_none_put, jitanon__bc_none_close,
-                                   JITANON__OS_THREADS, NULL, NULL, NULL};
+                                   JITANON__OS_THREADS, NULL, NULL, NULL, NULL};
 #endif
 #undef JITANON__OS_THREADS
 #undef JITANON__OS_SELF_VDSO
