@@ -13088,6 +13088,28 @@ typedef struct jitanon__eo_piece {
     size_t place;
 } jitanon__eo_piece;
 
+/* A region file's LOADs read back by a worker while the calling thread builds and writes
+   the file (file mode, default I/O, opts.elf_threads): the functions in chunks of
+   JITANON__AHEAD_CHUNK, each chunk's records into one of JITANON__AHEAD_SLOTS buffers,
+   the worker JITANON__AHEAD_SLOTS - 1 chunks ahead.  The calling thread sets up each
+   chunk (where each record goes, the slot's size: the worker allocates nothing and reads
+   only this) before it queues it, and takes a slot back when it moves past its chunk. */
+#define JITANON__AHEAD_SLOTS 4
+#define JITANON__AHEAD_CHUNK 256
+typedef struct jitanon__eo_ahead {
+    const jitanon_thread_pool *tp;
+    void *pool;
+    const jitanon__os *os;
+    jitanon_stream *rd;        /* the dump: read by offset (read_at), no shared position */
+    size_t n, nchunks;         /* the file's functions and their chunks */
+    size_t cur, waited;        /* the chunk being used; chunks [0, waited) are read */
+    uint64_t *off;             /* each function's LOAD: where in the dump (0 length: not read back) */
+    size_t *len, *at;          /* ... its length, and where in its chunk's slot */
+    jitanon_membuf slot[JITANON__AHEAD_SLOTS];
+    int failed[JITANON__AHEAD_SLOTS];
+    int nomem;                 /* a slot could not grow (fatal, as everywhere) */
+} jitanon__eo_ahead;
+
 /* State of the region layout: the batch (a dump, or what one read of a followed dump
    found) is collected, then laid out and written at its end. */
 typedef struct jitanon__eo_region {
@@ -13116,6 +13138,8 @@ typedef struct jitanon__eo_region {
     jitanon_stream rd;      /* the dump open for that (read_fn NULL: none), dumps[rd_dump] */
     size_t rd_dump;
     jitanon_membuf rbuf;    /* the LOAD read last */
+    jitanon__eo_ahead *ahead; /* the file being streamed, read ahead (NULL: not) */
+    size_t reading;         /* eo_region_code: the function being read (added[reading]), else SIZE_MAX */
     jitanon_jitdump_record load; /* the function jitanon__eo_region_fn gave last: */
     jitanon__inj_pend pend;
     size_t *added;          /* the file being built: the piece of each function added */
@@ -14812,6 +14836,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_begin(jitanon__inj *j, jitano
     jitanon_elf_builder_release(&tb);
     s->arena.allocator = s->elf.allocator = s->rbuf.allocator = j->a;
     s->j = j;
+    s->reading = SIZE_MAX;
     if (!jitanon__eo_region_online(j)) { /* laid out at the batch's end; else every dump is kept to the end */
         s->arena.size = 0;
         s->nplaces = 0;
@@ -14971,25 +14996,169 @@ JITANON__PRIVATE void jitanon__eo_region_rec(const jitanon__eo_region *s, const 
 /* The LOAD of place p: from the arena, or read back from its dump at its offset into
    s->rbuf (valid until the next call).  The bytes must be the record read the first time
    (a JIT only appends to its dump): else JITANON_ERR_IO. */
+/* Opens dump `d` to read LOADs back from (s->rd); 0 when it cannot be. */
+JITANON__PRIVATE int jitanon__eo_region_open(jitanon__eo_region *s, size_t d)
+{
+    jitanon__inj *j = s->j;
+    jitanon_error e;
+    if (s->rd.read_fn && s->rd_dump == d) return 1;
+    jitanon__eo_region_unread(s);
+    if (j->os->open_named(jitanon__inj_path(j, j->jit.dumps[d].path), &s->rd, &e) != JITANON_OK) {
+        memset(&s->rd, 0, sizeof s->rd); /* not open */
+        return 0;
+    }
+    s->rd_dump = d;
+    return 1;
+}
+
+/* Place p's LOAD as read back into `rec` (p->load_len bytes): the dump changed under us
+   unless it is the same function's record (JITANON_ERR_IO). */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_check(jitanon__eo_region *s, const jitanon__eo_place *p,
+                                                         const uint8_t *rec, jitanon_jitdump_record *out)
+{
+    const jitanon__inj *j = s->j;
+    uint64_t missing = 0;
+    if (jitanon__jitdump_parse_record(rec, p->load_len, p->load_offset, j->jit.dumps[p->dump].sum.header.big_endian,
+                                      UINT64_MAX, 0, out, &missing, NULL) != JITANON_OK ||
+        out->id != JITANON_JITDUMP_CODE_LOAD || out->raw.size != p->load_len || out->load.code_addr != p->addr ||
+        out->load.code_index != j->jit.funcs[p->func].code_index)
+        return JITANON_ERR_IO;
+    return JITANON_OK;
+}
+
+/* The worker's task: chunk `c`'s records into its slot. */
+JITANON__PRIVATE void jitanon__eo_ahead_task(void *ctx, size_t c)
+{
+    jitanon__eo_ahead *a = (jitanon__eo_ahead *)ctx;
+    jitanon_membuf *slot = &a->slot[c % JITANON__AHEAD_SLOTS];
+    size_t i, end = (c + 1) * JITANON__AHEAD_CHUNK < a->n ? (c + 1) * JITANON__AHEAD_CHUNK : a->n;
+    for (i = c * JITANON__AHEAD_CHUNK; i < end; i++) {
+        size_t got = 0;
+        while (got < a->len[i]) {
+            size_t n = a->os->read_at(a->rd, a->off[i] + got, (uint8_t *)slot->data + a->at[i] + got, a->len[i] - got);
+            if (n == 0 || n == SIZE_MAX) {
+                a->failed[c % JITANON__AHEAD_SLOTS] = 1;
+                return;
+            }
+            got += n;
+        }
+    }
+}
+
+/* Sets chunk c up (where each record goes, its slot's size) and queues it; 0: out of memory. */
+JITANON__PRIVATE int jitanon__eo_ahead_queue(jitanon__inj *j, jitanon__eo_ahead *a, size_t c)
+{
+    jitanon_membuf *slot = &a->slot[c % JITANON__AHEAD_SLOTS];
+    size_t i, at = 0, end = (c + 1) * JITANON__AHEAD_CHUNK < a->n ? (c + 1) * JITANON__AHEAD_CHUNK : a->n;
+    for (i = c * JITANON__AHEAD_CHUNK; i < end; i++) {
+        a->at[i] = at;
+        at += a->len[i];
+    }
+    if (!jitanon__grow(&j->a, (void **)&slot->data, &slot->capacity, at, 1)) return 0;
+    a->failed[c % JITANON__AHEAD_SLOTS] = 0;
+    a->tp->run_fn(a->tp->user, a->pool, c, 1);
+    return 1;
+}
+
+JITANON__PRIVATE void jitanon__eo_ahead_stop(jitanon__inj *j, jitanon__eo_region *s)
+{
+    jitanon__eo_ahead *a = s->ahead;
+    size_t i;
+    if (!a) return;
+    if (a->pool) a->tp->stop_fn(a->tp->user, a->pool);
+    for (i = 0; i < JITANON__AHEAD_SLOTS; i++) jitanon__free(&j->a, a->slot[i].data, a->slot[i].capacity);
+    jitanon__free(&j->a, a->off, a->n * sizeof *a->off);
+    jitanon__free(&j->a, a->len, a->n * sizeof *a->len);
+    jitanon__free(&j->a, a->at, a->n * sizeof *a->at);
+    jitanon__free(&j->a, a, sizeof *a);
+    s->ahead = NULL;
+}
+
+/* Starts the read-ahead of the file of s->added[0, n) when a worker can be had; without
+   one (or memory for it) the calling thread reads each LOAD as it comes. */
+JITANON__PRIVATE void jitanon__eo_ahead_start(jitanon__inj *j, jitanon__eo_region *s, size_t n)
+{
+    const jitanon_thread_pool *tp = j->io.thread_pool ? j->io.thread_pool : j->os->threads;
+    jitanon__eo_ahead *a;
+    size_t i;
+    if (!tp || !j->opts->elf_threads || !j->os->read_at || n < 2 * JITANON__AHEAD_CHUNK ||
+        !jitanon__eo_region_open(s, s->places[s->pieces[s->added[0]].place].dump))
+        return;
+    if (!(a = (jitanon__eo_ahead *)jitanon__malloc(&j->a, sizeof *a))) return;
+    memset(a, 0, sizeof *a);
+    s->ahead = a;
+    a->tp = tp;
+    a->os = j->os;
+    a->rd = &s->rd;
+    a->off = (uint64_t *)jitanon__malloc(&j->a, n * sizeof *a->off);
+    a->len = (size_t *)jitanon__malloc(&j->a, n * sizeof *a->len);
+    a->at = (size_t *)jitanon__malloc(&j->a, n * sizeof *a->at);
+    a->n = n;
+    if (!a->off || !a->len || !a->at) {
+        jitanon__eo_ahead_stop(j, s);
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        const jitanon__eo_place *p = &s->places[s->pieces[s->added[i]].place];
+        int mine = p->load == JITANON__EO_IN_DUMP && p->dump == s->rd_dump;
+        a->off[i] = mine ? p->load_offset : 0;
+        a->len[i] = mine ? p->load_len : 0;
+    }
+    a->nchunks = (n + JITANON__AHEAD_CHUNK - 1) / JITANON__AHEAD_CHUNK;
+    if (!tp->start_fn(tp->user, 1, jitanon__eo_ahead_task, a, &j->a, &a->pool)) {
+        a->pool = NULL;
+        jitanon__eo_ahead_stop(j, s);
+        return;
+    }
+    for (i = 0; i + 1 < JITANON__AHEAD_SLOTS && i < a->nchunks; i++)
+        if (!jitanon__eo_ahead_queue(j, a, i)) {
+            jitanon__eo_ahead_stop(j, s); /* waits for what was queued */
+            return;
+        }
+}
+
+/* Function `i`'s LOAD as the worker read it (NULL: it could not), in the file's order:
+   moving to the next chunk hands the last one's slot to the chunk a ring ahead. */
+JITANON__PRIVATE const uint8_t *jitanon__eo_ahead_take(jitanon__eo_region *s, size_t i)
+{
+    jitanon__eo_ahead *a = s->ahead;
+    size_t c = i / JITANON__AHEAD_CHUNK;
+    if (i >= a->n || !a->len[i] || c < a->cur) return NULL;
+    while (a->cur < c) { /* done with chunk cur: its slot goes to the chunk a ring ahead of it */
+        size_t next = a->cur + JITANON__AHEAD_SLOTS - 1;
+        if (a->waited <= a->cur) { /* a chunk skipped: its slot may still be written */
+            a->tp->wait_fn(a->tp->user, a->pool, a->cur + 1);
+            a->waited = a->cur + 1;
+        }
+        a->cur++;
+        if (next < a->nchunks && !jitanon__eo_ahead_queue(s->j, a, next)) {
+            a->nomem = 1;
+            return NULL;
+        }
+    }
+    if (a->waited <= c) {
+        a->tp->wait_fn(a->tp->user, a->pool, c + 1);
+        a->waited = c + 1;
+    }
+    if (a->failed[c % JITANON__AHEAD_SLOTS]) return NULL;
+    return (const uint8_t *)a->slot[c % JITANON__AHEAD_SLOTS].data + a->at[i];
+}
+
 JITANON__PRIVATE jitanon_result jitanon__eo_region_load(jitanon__eo_region *s, const jitanon__eo_place *p,
                                                         jitanon_jitdump_record *out)
 {
     jitanon__inj *j = s->j;
     const jitanon__inj_dump *jd = &j->jit.dumps[p->dump];
-    uint64_t missing = 0;
     size_t got = 0;
     if (p->load != JITANON__EO_IN_DUMP) {
         jitanon__eo_region_rec(s, jd, p->load, p->load_len, p->load_offset, out);
         return JITANON_OK;
     }
-    if (!s->rd.read_fn || s->rd_dump != p->dump) {
-        jitanon_error e;
-        jitanon__eo_region_unread(s);
-        if (j->os->open_named(jitanon__inj_path(j, jd->path), &s->rd, &e) != JITANON_OK) {
-            memset(&s->rd, 0, sizeof s->rd); /* not open */
-            return JITANON_ERR_IO;
-        }
-        s->rd_dump = p->dump;
+    if (!jitanon__eo_region_open(s, p->dump)) return JITANON_ERR_IO;
+    if (s->ahead && s->reading != SIZE_MAX) {
+        const uint8_t *rec = jitanon__eo_ahead_take(s, s->reading);
+        if (!rec) return s->ahead->nomem ? jitanon__inj_nomem(j, "region code") : JITANON_ERR_IO;
+        return jitanon__eo_region_check(s, p, rec, out);
     }
     if (!j->os->read_at && !j->os->seek(&s->rd, p->load_offset)) return JITANON_ERR_IO;
     s->rbuf.size = 0;
@@ -15002,12 +15171,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_load(jitanon__eo_region *s, c
         if (n == 0 || n == SIZE_MAX) return JITANON_ERR_IO;
         got += n;
     }
-    if (jitanon__jitdump_parse_record((const uint8_t *)s->rbuf.data, p->load_len, p->load_offset,
-                                      jd->sum.header.big_endian, UINT64_MAX, 0, out, &missing, NULL) != JITANON_OK ||
-        out->id != JITANON_JITDUMP_CODE_LOAD || out->raw.size != p->load_len || out->load.code_addr != p->addr ||
-        out->load.code_index != j->jit.funcs[p->func].code_index)
-        return JITANON_ERR_IO;
-    return JITANON_OK;
+    return jitanon__eo_region_check(s, p, (const uint8_t *)s->rbuf.data, out);
 }
 
 /* Place p's records: its LOAD (jitanon__eo_region_load) and the DEBUG_INFO and
@@ -15066,7 +15230,10 @@ JITANON__PRIVATE int jitanon__eo_region_code(void *user, size_t index, jitanon_b
     jitanon__eo_region *s = (jitanon__eo_region *)user;
     jitanon_elf_func fn;
     jitanon__elf_code_sum sum;
-    if ((s->code_res = jitanon__eo_region_fn(s, s->added[index], 1, &fn, &sum)) != JITANON_OK) return 1;
+    s->reading = index;
+    s->code_res = jitanon__eo_region_fn(s, s->added[index], 1, &fn, &sum);
+    s->reading = SIZE_MAX;
+    if (s->code_res != JITANON_OK) return 1;
     *code = fn.code;
     return 0;
 }
@@ -15113,7 +15280,9 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
         res = JITANON_OK;
     } else if (res == JITANON_OK && stream) {
         s->code_res = JITANON_OK;
+        jitanon__eo_ahead_start(j, s, k);
         res = jitanon__eo_stream(j, &b, jd->dir, name);
+        jitanon__eo_ahead_stop(j, s);
         *written = res == JITANON_OK;
         if (res == JITANON_ERR_IO && s->code_res == JITANON_ERR_NOMEM) /* fatal, as everywhere */
             res = jitanon__inj_nomem(j, "region code");

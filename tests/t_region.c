@@ -659,31 +659,63 @@ static void test_region_alone(void)
 }
 
 #if JITANON__POSIX
-/* Region files with writer threads and the default I/O (tests/run.sh runs this under
-   ThreadSanitizer): the files of their own (four functions loaded over sampled code) are
-   written by the threads while the calling thread streams the region file into the same
-   directory and the same build-id cache. */
-static void test_region_threads(void)
+/* One run of test_region_threads into `dir`; `r0` gets the region file's bytes. */
+static void rth_inject(tr_rec *t, const char *dir, uint32_t threads, uint32_t n, uint32_t over, jitanon_membuf *r0)
 {
-    enum { A = 0x200000, N = 4 };
-    static tr_rec t;
-    char dir[] = "build/rth-XXXXXX", path[256], cmd[300];
     jitanon_inject_opts o;
     jitanon_inject_stats st;
     jitanon_buildid_cache c;
     jitanon_membuf out;
     jitanon_error err;
+    char path[256];
     uint32_t k;
+    memset(&o, 0, sizeof o);
+    memset(&out, 0, sizeof out);
+    o.elf_layout = JITANON_ELF_PER_REGION;
+    o.elf_dir = dir;
+    o.elf_threads = threads;
+    sprintf(path, "%s/cache", dir);
+    JT_CHECK(jitanon_buildid_cache_open(&c, path, &err) == JITANON_OK);
+    o.buildid_cache = &c;
+    JT_CHECK(ti_run(&t->perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(st.elf.files, 1 + over);
+    JT_CHECK_EQ_U(st.buildid.cached, 1 + over);
+    JT_CHECK_EQ_U(st.fallbacks, 0);
+    for (k = 0; k < over; k++) {
+        sprintf(path, "%s/jitted-%u-%u.so", dir, (unsigned)TI_PID, (unsigned)(n + k));
+        JT_CHECK(access(path, R_OK) == 0);
+    }
+    sprintf(path, "%s/jitted-%u-r0.so", dir, (unsigned)TI_PID);
+    memset(r0, 0, sizeof *r0);
+    ti_read_file(path, r0);
+    JT_CHECK(r0->size > (size_t)n * 0x80);
+    jitanon_buildid_cache_release(&c);
+    jitanon_membuf_release(&out);
+}
+
+/* Region files with writer threads and the default I/O (tests/run.sh runs this under
+   ThreadSanitizer): the files of their own (functions loaded over sampled code) are
+   written by the threads while the calling thread streams the region file into the same
+   directory and the same build-id cache, its LOADs read back by a worker (more than two
+   chunks of them: jitanon__eo_ahead); the region file is the one no thread writes. */
+static void test_region_threads(void)
+{
+    enum { A = 0x200000, N = 1100, OVER = 4 };
+    static tr_rec t;
+    char dir[] = "build/rth-XXXXXX", path[256], cmd[300];
+    jitanon_membuf r0[2];
+    jitanon_error err;
+    uint32_t k, threads;
     FILE *f;
     if (!mkdtemp(dir)) {
         jt_skip("cannot create a directory under build/");
         return;
     }
     tr_begin(&t);
-    for (k = 0; k < N; k++)
-        jdrec_write(&t.jw, jdrec_load(300 + k, TI_PID, TI_PID, A + k * 0x100, tr_code, 0x80, k, "f"), &t.err);
-    for (k = 0; k < N; k++) /* over each, after a sample there */
-        jdrec_write(&t.jw, jdrec_load(500 + k, TI_PID, TI_PID, A + k * 0x100, tr_code, 0x40, N + k, "g"), &t.err);
+    for (k = 0; k < N; k++) /* every 7th function comes later, above the others in the dump */
+        jdrec_write(&t.jw, jdrec_load(300 + k, TI_PID, TI_PID, A + (k * 7 % N) * 0x100, tr_code, 0x80, k, "f"), &t.err);
+    for (k = 0; k < OVER; k++) /* over the first ones, after a sample there */
+        jdrec_write(&t.jw, jdrec_load(3000 + k, TI_PID, TI_PID, A + k * 0x700, tr_code, 0x40, N + k, "g"), &t.err);
     sprintf(path, "%s/jit-%u.dump", dir, (unsigned)TI_PID);
     f = fopen(path, "wb");
     JT_CHECK(f != NULL);
@@ -693,32 +725,20 @@ static void test_region_threads(void)
     }
     ti_gen_begin(&t.g, t.raw, 1, &t.perf, JITANON_PERF_FILE);
     ti_mmap(&t.g, 50, 0x7000, 0x1000, 0, path);
-    for (k = 0; k < N; k++) ti_sample(&t.g, 400 + k, A + k * 0x100 + 8);
+    for (k = 0; k < OVER; k++) ti_sample(&t.g, 2000 + k, A + k * 0x700 + 8);
     ti_round(&t.g);
-    for (k = 0; k < N; k++) ti_sample(&t.g, 600 + k, A + k * 0x100 + 8);
+    for (k = 0; k < OVER; k++) ti_sample(&t.g, 4000 + k, A + k * 0x700 + 8);
     ti_round(&t.g);
     JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
     jitanon_perf_writer_release(&t.g.w);
-    memset(&o, 0, sizeof o);
-    memset(&out, 0, sizeof out);
-    o.elf_layout = JITANON_ELF_PER_REGION;
-    o.elf_dir = dir;
-    o.elf_threads = 2;
-    sprintf(path, "%s/cache", dir);
-    JT_CHECK(jitanon_buildid_cache_open(&c, path, &err) == JITANON_OK);
-    o.buildid_cache = &c;
-    JT_CHECK(ti_run(&t.perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
-    JT_CHECK_EQ_U(st.elf.files, 1 + N);
-    JT_CHECK_EQ_U(st.buildid.cached, 1 + N);
-    JT_CHECK_EQ_U(st.fallbacks, 0);
-    sprintf(path, "%s/jitted-%u-r0.so", dir, (unsigned)TI_PID);
-    JT_CHECK(access(path, R_OK) == 0);
-    for (k = 0; k < N; k++) {
-        sprintf(path, "%s/jitted-%u-%u.so", dir, (unsigned)TI_PID, (unsigned)(N + k));
-        JT_CHECK(access(path, R_OK) == 0);
+    for (threads = 0; threads < 2; threads++) {
+        sprintf(cmd, "rm -rf '%s'/jitted-* '%s'/cache", dir, dir);
+        JT_CHECK(system(cmd) == 0);
+        rth_inject(&t, dir, threads * 2, N, OVER, &r0[threads]);
     }
-    jitanon_buildid_cache_release(&c);
-    jitanon_membuf_release(&out);
+    JT_CHECK(r0[0].size == r0[1].size && !memcmp(r0[0].data, r0[1].data, r0[0].size));
+    jitanon_membuf_release(&r0[0]);
+    jitanon_membuf_release(&r0[1]);
     tr_end(&t);
     sprintf(cmd, "rm -rf '%s'", dir);
     JT_CHECK(system(cmd) == 0);
