@@ -12713,6 +12713,7 @@ typedef struct jitanon__inj_region {
     uint64_t key;           /* where its pgoff-0 base is mapped (JITANON__REGION_KEY, or B) */
     size_t path;            /* in the path pool */
     size_t dump;            /* in jitanon__inj_jit.dumps */
+    size_t next;            /* file mode: the file at the same B for code over sampled code, or SIZE_MAX */
 } jitanon__inj_region;
 
 /* What a sample reads and writes of its function, apart (jitanon__inj_jit.hot, same
@@ -12760,6 +12761,7 @@ typedef struct jitanon__inj_dump {
     size_t first_func, nfuncs; /* its functions in jitanon__inj_jit.funcs, in dump order */
     uint64_t text_base;     /* pgoff of the code in a per-function file */
     uint64_t regions;       /* region files named so far (jitted-<pid>-r<N>.so) */
+    size_t alone;           /* functions given files of their own (jitanon__eo_region_alone) */
     size_t fresh_from, fresh_to; /* region layout, file mode: its fresh places in jitanon__eo_region.fresh */
     uint64_t marker_time;   /* nothing of it is mapped before its marker */
     uint64_t last_time;     /* perf time of its latest record (read so far, when followed) */
@@ -15317,6 +15319,7 @@ JITANON__PRIVATE void jitanon__eo_region_new(jitanon__inj *j, uint64_t base, siz
     g->key = base > JITANON__REGION_KEY ? JITANON__REGION_KEY : base;
     g->path = path;
     g->dump = dump;
+    g->next = SIZE_MAX;
 }
 
 /* Places order[from, to) as whole pieces, for jitanon__eo_region_build. */
@@ -15443,49 +15446,57 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
 }
 
 /* File mode: function `fi`, mapped over code of its run's file that a sample resolved
-   into, gets a file of its own instead, as perf's layout gives it (written at the end if
-   a sample resolves into it too).  hotspot's parser keys what it reads of a file by the
-   file's path but reads it through the module that elfutils holds at the address: a
-   second file of the run at the same B was read through the first one's module (the
-   earlier code's names, on every later sample there: 23 frames against per-function
-   files' 9 on node's 8 s bench recording), and one at a B of its own was refused as
-   overlapping the first ("??").  A function's own module starts text_base below its
-   code and is reported beside the run's, as per-function files' are. */
-JITANON__PRIVATE jitanon_result jitanon__eo_region_alone(jitanon__inj *j, jitanon__eo_region *s, size_t fi)
+   into, gets a file of its own, as perf's layout gives it (written at the end if a
+   sample resolves into it too): 0 when the dump has had JITANON__REGION_ALONE of them.
+   hotspot's parser keys what it reads of a file by the file's path but reads it through
+   the module that elfutils holds at the address: a second file of the run at the same B
+   was read through the first one's module (the earlier code's names, on every later
+   sample there: 19 frames against per-function files' 11 on a node 8 s bench recording,
+   11 with files of their own), and one at a B of its own was refused as overlapping the
+   first ("??").  A function's own module starts text_base below its code and is
+   reported beside the run's, as per-function files' are.  A runtime that recycles its
+   code space puts most of its code over sampled code (jitgen with 512 pages of code
+   space, 20,000 loads: 14,355 such files against 8 region files), so past the budget such
+   code goes to the run's next file at the same B, one file a generation. */
+#define JITANON__REGION_ALONE 24
+JITANON__PRIVATE int jitanon__eo_region_alone(jitanon__inj *j, jitanon__eo_region *s, size_t fi, jitanon_result *res)
 {
     jitanon__inj_func *f = &j->jit.funcs[fi];
     jitanon__inj_dump *jd = &j->jit.dumps[f->dump];
     jitanon_jitdump_record r;
     char name[96];
     size_t path, lo = 0, hi = s->nplaces;
-    jitanon_result res;
+    *res = JITANON_OK;
+    if (jd->alone >= JITANON__REGION_ALONE) return 0;
     while (lo < hi) { /* its place: places are appended in function order */
         size_t mid = lo + (hi - lo) / 2;
         if (s->places[mid].func < fi) lo = mid + 1;
         else hi = mid;
     }
-    if (lo == s->nplaces || s->places[lo].func != fi) return JITANON_OK; /* not a place: stays in the run */
+    if (lo == s->nplaces || s->places[lo].func != fi) return 0;
     memset(&r, 0, sizeof r);
     r.load.code_index = f->code_index;
     r.load.pid = jd->pid;
-    if ((res = jitanon__eo_func_name(j, jd, &r, name, sizeof name)) != JITANON_OK) return res;
-    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    if ((*res = jitanon__eo_func_name(j, jd, &r, name, sizeof name)) != JITANON_OK) return 1;
+    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return *res = jitanon__inj_nomem(j, "paths"), 1;
+    jd->alone++;
     f->path = path;
     f->pgoff = jd->text_base;
     f->region = SIZE_MAX;
     f->slotted = 1;
     s->places[lo].region = SIZE_MAX;
     s->places[lo].own = 1;
-    return JITANON_OK;
+    return 1;
 }
 
 /* File mode: function `fi` (a region function, not moved) is mapped now, in time order,
    over [start, start + size): it takes the place of what its run's file holds there if no
-   sample resolved into that, else gets a file of its own (jitanon__eo_region_alone).
-   Code the GC freed is nearly always code no sample hit since (node's 8 s bench
-   recording: 10,265 of 47,769 loads over earlier code, 17 of them over sampled code),
-   and perf can no longer resolve into what the new code covers: every later sample there
-   is the new code's.  So the file holds at each offset the one function any sample there
+   sample resolved into that, else gets a file of its own (jitanon__eo_region_alone) or,
+   past that budget, the same place in the run's next file (same B; made when first
+   needed).  Code the GC freed is nearly always code no sample hit since (node's 8 s bench
+   recording: 10,265 of 47,769 loads over earlier code, 17 of them over sampled code), and
+   perf can no longer resolve into what the new code covers: every later sample there is
+   the new code's.  So the file holds at each offset the one function any sample there
    names, and the run stays one module for hotspot's parser, where generations of files
    over one another made elfutils report one of two overlapping modules nowhere (435
    frames misnamed on that recording).  What the new code leaves of an unsampled function
@@ -15495,25 +15506,43 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_slot(jitanon__inj *j, jitanon
 {
     jitanon__inj_jit *jt = &j->jit;
     size_t g = jt->funcs[fi].region;
-    jitanon_rangemap_iter it;
-    jitanon_range r;
     jitanon_result res;
-    int busy = 0;
     if (size == 0) size = 1; /* as its place */
-    if (g >= s->nocc) {
-        size_t k;
-        if (!jitanon__grow(&j->a, (void **)&s->occ, &s->occ_cap, jt->nregions, sizeof *s->occ))
-            return jitanon__inj_nomem(j, "region files");
-        for (k = s->nocc; k < jt->nregions; k++) jitanon_rangemap_init(&s->occ[k], &j->a);
-        s->nocc = jt->nregions;
+    for (;;) {
+        jitanon_rangemap_iter it;
+        jitanon_range r;
+        int busy = 0;
+        if (g >= s->nocc) {
+            size_t k;
+            if (!jitanon__grow(&j->a, (void **)&s->occ, &s->occ_cap, jt->nregions, sizeof *s->occ))
+                return jitanon__inj_nomem(j, "region files");
+            for (k = s->nocc; k < jt->nregions; k++) jitanon_rangemap_init(&s->occ[k], &j->a);
+            s->nocc = jt->nregions;
+        }
+        jitanon_rangemap_iter_begin(&it, &s->occ[g], start, size);
+        while (!busy && jitanon_rangemap_iter_next(&it, &r)) busy = r.id < jt->nfuncs && jt->hot[r.id].hit;
+        if (!busy) {
+            res = jitanon_rangemap_assign(&s->occ[g], start, size, 1, fi, j->err);
+            if (res == JITANON_ERR_INVALID_ARGUMENT) res = JITANON_OK; /* a wrapping range is never mapped */
+            jt->funcs[fi].region = g;
+            jt->funcs[fi].path = jt->regions[g].path;
+            jt->funcs[fi].slotted = 1;
+            return res;
+        }
+        if (g == jt->funcs[fi].region && jitanon__eo_region_alone(j, s, fi, &res)) return res;
+        if (jt->regions[g].next == SIZE_MAX) { /* the run's next file */
+            jitanon__inj_dump *jd = &jt->dumps[jt->regions[g].dump];
+            char name[96];
+            size_t path;
+            jitanon__eo_region_name(jd, name);
+            if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX ||
+                !jitanon__grow(&j->a, (void **)&jt->regions, &jt->regions_cap, jt->nregions + 1, sizeof *jt->regions))
+                return jitanon__inj_nomem(j, "regions");
+            jitanon__eo_region_new(j, jt->regions[g].base, path, jt->regions[g].dump);
+            jt->regions[g].next = jt->nregions++;
+        }
+        g = jt->regions[g].next;
     }
-    jitanon_rangemap_iter_begin(&it, &s->occ[g], start, size);
-    while (!busy && jitanon_rangemap_iter_next(&it, &r)) busy = r.id < jt->nfuncs && jt->hot[r.id].hit;
-    if (busy) return jitanon__eo_region_alone(j, s, fi);
-    res = jitanon_rangemap_assign(&s->occ[g], start, size, 1, fi, j->err);
-    if (res == JITANON_ERR_INVALID_ARGUMENT) res = JITANON_OK; /* a wrapping range is never mapped */
-    jt->funcs[fi].slotted = 1;
-    return res;
 }
 
 /* A place with a file of its own (jitanon__eo_region_add, _alone), written at the end:

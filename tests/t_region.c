@@ -658,6 +658,40 @@ static void test_region_alone(void)
     tr_end(&t);
 }
 
+/* Files of their own are a budget a dump (JITANON__REGION_ALONE): past it, code over
+   sampled code goes to the run's next file at the same B, as a runtime that recycles its
+   code space would otherwise get a file per function. */
+static void test_region_alone_budget(void)
+{
+    enum { A = 0x200000, N = JITANON__REGION_ALONE + 2 };
+    static tr_rec t;
+    static char got[2 * N + 8][64];
+    char want[64];
+    size_t nout, ngot;
+    uint32_t k;
+    tr_begin(&t);
+    for (k = 0; k < N; k++)
+        jdrec_write(&t.jw, jdrec_load(300 + k, TI_PID, TI_PID, A + k * 0x100, tr_code, 0x80, k, "f"), &t.err);
+    for (k = 0; k < N; k++)
+        jdrec_write(&t.jw, jdrec_load(2000 + k, TI_PID, TI_PID, A + k * 0x100, tr_code, 0x40, N + k, "g"), &t.err);
+    tr_perf(&t);
+    for (k = 0; k < N; k++) ti_sample(&t.g, 1000 + k, A + k * 0x100 + 8); /* f_k */
+    ti_round(&t.g);
+    for (k = 0; k < N; k++) ti_sample(&t.g, 3000 + k, A + k * 0x100 + 8); /* g_k */
+    ti_round(&t.g);
+    nout = tr_inject(&t);
+    JT_CHECK(nout < 128);
+    ngot = ti_replay(t.out, nout, got, 2 * N + 8);
+    JT_CHECK_EQ_U(ngot, 2 * N);
+    for (k = 0; k < N && ngot == 2 * N; k++) {
+        JT_CHECK(strstr(got[k], "/some/dir/jitted-100-r0.so") == got[k]);
+        if (k < JITANON__REGION_ALONE) sprintf(want, "/some/dir/jitted-100-%u.so", (unsigned)(N + k));
+        else sprintf(want, "/some/dir/jitted-100-r1.so");
+        JT_CHECK(strstr(got[N + k], want) == got[N + k]);
+    }
+    tr_end(&t);
+}
+
 #if JITANON__POSIX
 /* One run of test_region_threads into `dir`; `r0` gets the region file's bytes. */
 static void rth_inject(tr_rec *t, const char *dir, uint32_t threads, uint32_t n, uint32_t over, jitanon_membuf *r0)
@@ -755,6 +789,7 @@ static void suite_region(void)
     JT_RUN(test_region_held_edges);
     JT_RUN(test_region_settled_pages);
     JT_RUN(test_region_alone);
+    JT_RUN(test_region_alone_budget);
 #if JITANON__POSIX
     JT_RUN(test_region_threads);
 #endif
