@@ -2161,10 +2161,13 @@ typedef struct jitanon_inject_opts {
     /* Per-function layout: this many threads create the ELF files while the calling thread
        builds the next ones (each file costs an inode and a directory entry: that, not
        building it, is most of the time); with elf_files = SAMPLED they write the files at
-       the end.  Region layout: they write the functions' files of their own while the
-       calling thread builds the region files.  The output is the same for any value.  0 = the calling thread writes them.
-       io.write_elf, when set, is then called from those threads (io.log and io.progress
-       never are).  When the threads cannot help, the calling thread writes and the
+       the end.  Region layout, file output: they write the functions' files of their own
+       while the calling thread builds the region files, and one more thread reads a
+       region file's code back from the dump ahead of it (a pipe's region files are written
+       by the calling thread, unreported).  The output is the same for any value.  0 = the
+       calling thread writes them.  io.write_elf, when set, is then called from those
+       threads (io.log and io.progress never are); the pool may run two sets of tasks at
+       once.  When the threads cannot help, the calling thread writes and the
        fallback is reported (stats.fallbacks, io.log): per-process layout (one write per
        dump: JITANON_INJECT_FALLBACK_THREADS_UNUSED), or a build without POSIX threads or
        no thread could start (JITANON_INJECT_FALLBACK_NO_THREADS).  At most 64 are used. */
@@ -13105,6 +13108,7 @@ typedef struct jitanon__eo_ahead {
     jitanon_stream *rd;        /* the dump: read by offset (read_at), no shared position */
     size_t n, nchunks;         /* the file's functions and their chunks */
     size_t cur, waited;        /* the chunk being used; chunks [0, waited) are read */
+    size_t queued;             /* chunks [0, queued) were queued */
     uint64_t *off;             /* each function's LOAD: where in the dump (0 length: not read back) */
     size_t *len, *at;          /* ... its length, and where in its chunk's slot */
     jitanon_membuf slot[JITANON__AHEAD_SLOTS];
@@ -13300,7 +13304,9 @@ JITANON__PRIVATE int jitanon__inj_elf_id(const uint8_t *p, size_t n, uint8_t *ou
 JITANON__PRIVATE void jitanon__inj_cache_dir(jitanon__inj *j, const char *dir)
 {
     jitanon_buildid_cache *c = j->opts->buildid_cache;
-    if (!c || c->fd_ < 0 || j->bc.dir == dir) return;
+    /* each dump has its own copy of its directory's name: compared by content, so that two
+       dumps of one directory never set the cache up again under the writer threads */
+    if (!c || c->fd_ < 0 || j->bc.dir == dir || (j->bc.dir && !strcmp(j->bc.dir, dir))) return;
     if (j->os->bc_prepare(&j->bc, c->fd_, dir) == 0) return;
     j->bc.dir = dir; /* its files are counted as failed, the warning comes with the first */
 }
@@ -14683,7 +14689,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_fill(void *ctx, jitanon_sink si
    build-id cache).  JITANON_ERR_WRITE: not written (logged); any other error is the
    builder's, not logged. */
 JITANON__PRIVATE jitanon_result jitanon__eo_stream(jitanon__inj *j, jitanon_elf_builder *pb, const char *dir,
-                                                   const char *name)
+                                                   const char *name, jitanon__inj_pool *settle)
 {
     char path[4096];
     jitanon_elf_info info;
@@ -14694,6 +14700,9 @@ JITANON__PRIVATE jitanon_result jitanon__eo_stream(jitanon__inj *j, jitanon_elf_
     fill.err = j->err;
     if (jitanon__fmt(path, sizeof path, "%s/%s", dir, name) >= sizeof path) res = JITANON_ERR_WRITE;
     else res = j->os->write_atomic(path, &j->a, jitanon__eo_proc_fill, &fill);
+    /* the files writers wrote meanwhile are told first, as when the calling thread writes
+       them before this one: the build-id table's order does not depend on threads */
+    if (settle) jitanon__inj_pool_collect(j, settle, 0);
     if (res == JITANON_ERR_WRITE) {
         jitanon__inj_written(j, name, 0, 1, SIZE_MAX);
         return JITANON_ERR_WRITE;
@@ -14716,7 +14725,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_stream(jitanon__inj *j, jitanon
         jitanon__inj_log(j, "cannot write %s%s: built without POSIX file calls", s->name, NULL);
         return JITANON_ERR_WRITE;
     }
-    return jitanon__eo_stream(j, &s->pb, dir, s->name);
+    return jitanon__eo_stream(j, &s->pb, dir, s->name, NULL);
 }
 
 JITANON__PRIVATE jitanon_result jitanon__eo_proc_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
@@ -15059,6 +15068,7 @@ JITANON__PRIVATE int jitanon__eo_ahead_queue(jitanon__inj *j, jitanon__eo_ahead 
     if (!jitanon__grow(&j->a, (void **)&slot->data, &slot->capacity, at, 1)) return 0;
     a->failed[c % JITANON__AHEAD_SLOTS] = 0;
     a->tp->run_fn(a->tp->user, a->pool, c, 1);
+    a->queued = c + 1;
     return 1;
 }
 
@@ -15067,6 +15077,7 @@ JITANON__PRIVATE void jitanon__eo_ahead_stop(jitanon__inj *j, jitanon__eo_region
     jitanon__eo_ahead *a = s->ahead;
     size_t i;
     if (!a) return;
+    if (a->pool && a->queued > a->waited) a->tp->wait_fn(a->tp->user, a->pool, a->queued); /* stop comes after a wait */
     if (a->pool) a->tp->stop_fn(a->tp->user, a->pool);
     for (i = 0; i < JITANON__AHEAD_SLOTS; i++) jitanon__free(&j->a, a->slot[i].data, a->slot[i].capacity);
     jitanon__free(&j->a, a->off, a->n * sizeof *a->off);
@@ -15241,6 +15252,7 @@ JITANON__PRIVATE int jitanon__eo_region_code(void *user, size_t index, jitanon_b
 }
 
 /* Builds the file `name` of s->pieces[0, n) (one dump, address order, none overlapping),
+   the files `settle`'s writers wrote meanwhile told before it,
    each at file offset = its address - base, and writes it: built in memory and stored
    through the I/O, or, when the code is read back from the dump, streamed into place (as
    a per-process file).  A piece that is not a whole function (what code mapped later over
@@ -15248,7 +15260,8 @@ JITANON__PRIVATE int jitanon__eo_region_code(void *user, size_t index, jitanon_b
    unwinding rows: perf names a sample there as with the function's own file (the name,
    not the offset, is what moves).  *written: 0 when the file could not be (logged). */
 JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitanon__eo_region *s, jitanon__inj_dump *jd,
-                                                         uint64_t base, size_t n, const char *name, int *written)
+                                                         uint64_t base, size_t n, const char *name, int *written,
+                                                         jitanon__inj_pool *settle)
 {
     jitanon_elf_opts eo = jitanon__inj_elf_opts(j, &jd->sum);
     jitanon_elf_builder b;
@@ -15283,7 +15296,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
     } else if (res == JITANON_OK && stream) {
         s->code_res = JITANON_OK;
         jitanon__eo_ahead_start(j, s, k);
-        res = jitanon__eo_stream(j, &b, jd->dir, name);
+        res = jitanon__eo_stream(j, &b, jd->dir, name, settle);
         jitanon__eo_ahead_stop(j, s);
         *written = res == JITANON_OK;
         if (res == JITANON_ERR_IO && s->code_res == JITANON_ERR_NOMEM) /* fatal, as everywhere */
@@ -15355,7 +15368,8 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon
     }
     jitanon__eo_region_name(jd, name);
     if (now && !jitanon__eo_region_whole(j, s, from, to)) return jitanon__inj_nomem(j, "region pieces");
-    if (now && ((res = jitanon__eo_region_build(j, s, jd, base, to - from, name, written)) != JITANON_OK || !*written))
+    if (now && ((res = jitanon__eo_region_build(j, s, jd, base, to - from, name, written, NULL)) != JITANON_OK ||
+                !*written))
         return res; /* a file not written is logged */
     *written = 0;
     if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX ||
@@ -15520,7 +15534,16 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_slot(jitanon__inj *j, jitanon
             s->nocc = jt->nregions;
         }
         jitanon_rangemap_iter_begin(&it, &s->occ[g], start, size);
-        while (!busy && jitanon_rangemap_iter_next(&it, &r)) busy = r.id < jt->nfuncs && jt->hot[r.id].hit;
+        while (!busy && jitanon_rangemap_iter_next(&it, &r)) { /* a hit function's code there, not its tail */
+            const jitanon__inj_func *h;
+            uint64_t lo, hi, code_end;
+            if (r.id >= jt->nfuncs || !jt->hot[r.id].hit) continue;
+            h = &jt->funcs[r.id];
+            code_end = h->code_addr + (h->code_size ? h->code_size : 1); /* an empty function's byte */
+            lo = r.start > start ? r.start : start;
+            hi = r.start + r.len < start + size ? r.start + r.len : start + size;
+            busy = (lo > h->code_addr ? lo : h->code_addr) < (hi < code_end ? hi : code_end);
+        }
         if (!busy) {
             res = jitanon_rangemap_assign(&s->occ[g], start, size, 1, fi, j->err);
             if (res == JITANON_ERR_INVALID_ARGUMENT) res = JITANON_OK; /* a wrapping range is never mapped */
@@ -15632,7 +15655,8 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_finish(jitanon__inj *j, jitan
             pool = NULL;
         }
         if (k) /* not written: logged (its MMAP2s are out) */
-            res = jitanon__eo_region_build(j, s, jd, rg->base, k, jitanon__inj_path(j, rg->path) + strlen(jd->dir) + 1, &written);
+            res = jitanon__eo_region_build(j, s, jd, rg->base, k, jitanon__inj_path(j, rg->path) + strlen(jd->dir) + 1, &written,
+                                           pool);
     }
     jitanon__inj_threads_stop(j, pool);
     return res;
@@ -15990,7 +16014,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
     if (res == JITANON_OK && !jitanon__inj_sort_events(j, jd->events, jd->count))
         res = jitanon__inj_nomem(j, "event sort");
     if (res == JITANON_OK && j->jit.late) res = jitanon__inj_backdate(j, jd);
-    jitanon__hmap_free(&jd->uses, &j->a); /* all its LOADs were named */
+    /* all its LOADs were named, but in a region file's run in file mode: code over sampled
+       code is named when it is mapped (jitanon__eo_region_alone), after the names given
+       now (freed with the injector) */
+    if (!(o->ops == &jitanon__eo_regions && jitanon__eo_region_online(j))) jitanon__hmap_free(&jd->uses, &j->a);
     jd->next = 0;
     return res;
 }

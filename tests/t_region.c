@@ -692,26 +692,75 @@ static void test_region_alone_budget(void)
     tr_end(&t);
 }
 
+/* A file of its own is named when its function is mapped, after the dump's other names:
+   the load index's count of names stays (inexe, code inside node's mapping, got
+   jitted-100-5.so when the dump was read; g, index 5 again, over the hit f0, must not take
+   that name).  And code loaded into a hit function's unwinding tail, over none of its
+   code, takes the place in the run's file: only code decides. */
+static void test_region_alone_names(void)
+{
+    enum { A = 0x200000, B = 0x400100 };
+    static tr_rec t;
+    char got[16][64];
+    size_t nout, ngot;
+    tr_begin(&t);
+    jdrec_write(&t.jw, jdrec_load(300, TI_PID, TI_PID, A, tr_code, 0x80, 1, "f0"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(310, TI_PID, TI_PID, B, tr_code, 0x60, 5, "inexe"), &t.err);
+    jdrec_write(&t.jw, jdrec_load(500, TI_PID, TI_PID, A, tr_code, 0x40, 5, "g"), &t.err);
+    ti_gen_begin(&t.g, t.raw, 1, &t.perf, JITANON_PERF_FILE);
+    ti_mmap(&t.g, 40, 0x400000, 0x10000, 0, "/usr/bin/node");
+    ti_mmap(&t.g, 50, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_sample(&t.g, 400, A + 8); /* f0 */
+    ti_sample(&t.g, 401, B + 8); /* inexe */
+    ti_round(&t.g);
+    ti_sample(&t.g, 600, A + 8); /* g */
+    ti_round(&t.g);
+    nout = tr_inject(&t);
+    ngot = ti_replay(t.out, nout, got, 16);
+    JT_CHECK_EQ_U(ngot, 3);
+    if (ngot == 3) {
+        JT_CHECK(strstr(got[1], "/some/dir/jitted-100-5.so") == got[1]);
+        JT_CHECK(strstr(got[2], "/some/dir/jitted-100-5-1.so") == got[2]);
+    }
+    JT_CHECK(tg_find(&t.io, "/some/dir/jitted-100-5.so") != NULL && tg_find(&t.io, "/some/dir/jitted-100-5-1.so") != NULL);
+    tr_end(&t);
+    /* the tail */
+    tr_begin(&t);
+    jdrec_write(&t.jw, jdrec_unwind(299, tr_eh, 16, tr_eh, 16, 0x100), &t.err);
+    jdrec_write(&t.jw, jdrec_load(300, TI_PID, TI_PID, A, tr_code, 0x80, 0, "f0"), &t.err); /* its tail to A + 0x190 */
+    jdrec_write(&t.jw, jdrec_load(700, TI_PID, TI_PID, A + 0x100, tr_code, 0x80, 1, "g"), &t.err);
+    tr_perf(&t);
+    ti_sample(&t.g, 400, A + 8); /* f0 */
+    ti_round(&t.g);
+    ti_sample(&t.g, 800, A + 0x108); /* g */
+    ti_round(&t.g);
+    nout = tr_inject(&t);
+    ngot = ti_replay(t.out, nout, got, 16);
+    JT_CHECK_EQ_U(ngot, 2);
+    if (ngot == 2) JT_CHECK(strstr(got[1], "/some/dir/jitted-100-r0.so") == got[1]);
+    tr_end(&t);
+}
+
 #if JITANON__POSIX
 /* One run of test_region_threads into `dir`; `r0` gets the region file's bytes. */
-static void rth_inject(tr_rec *t, const char *dir, uint32_t threads, uint32_t n, uint32_t over, jitanon_membuf *r0)
+static void rth_inject(tr_rec *t, const char *dir, uint32_t threads, uint32_t n, uint32_t over, jitanon_membuf *r0,
+                       jitanon_membuf *out)
 {
     jitanon_inject_opts o;
     jitanon_inject_stats st;
     jitanon_buildid_cache c;
-    jitanon_membuf out;
     jitanon_error err;
     char path[256];
     uint32_t k;
     memset(&o, 0, sizeof o);
-    memset(&out, 0, sizeof out);
+    memset(out, 0, sizeof *out);
     o.elf_layout = JITANON_ELF_PER_REGION;
     o.elf_dir = dir;
     o.elf_threads = threads;
     sprintf(path, "%s/cache", dir);
     JT_CHECK(jitanon_buildid_cache_open(&c, path, &err) == JITANON_OK);
     o.buildid_cache = &c;
-    JT_CHECK(ti_run(&t->perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
+    JT_CHECK(ti_run(&t->perf, &o, JITANON_PERF_FILE, out, &st, &err) == JITANON_OK);
     JT_CHECK_EQ_U(st.elf.files, 1 + over);
     JT_CHECK_EQ_U(st.buildid.cached, 1 + over);
     JT_CHECK_EQ_U(st.fallbacks, 0);
@@ -724,20 +773,20 @@ static void rth_inject(tr_rec *t, const char *dir, uint32_t threads, uint32_t n,
     ti_read_file(path, r0);
     JT_CHECK(r0->size > (size_t)n * 0x80);
     jitanon_buildid_cache_release(&c);
-    jitanon_membuf_release(&out);
 }
 
 /* Region files with writer threads and the default I/O (tests/run.sh runs this under
    ThreadSanitizer): the files of their own (functions loaded over sampled code) are
    written by the threads while the calling thread streams the region file into the same
    directory and the same build-id cache, its LOADs read back by a worker (more than two
-   chunks of them: jitanon__eo_ahead); the region file is the one no thread writes. */
+   chunks of them: jitanon__eo_ahead); the region file and the output (its build-id table
+   too) are the ones no thread writes. */
 static void test_region_threads(void)
 {
     enum { A = 0x200000, N = 1100, OVER = 4 };
     static tr_rec t;
     char dir[] = "build/rth-XXXXXX", path[256], cmd[300];
-    jitanon_membuf r0[2];
+    jitanon_membuf r0[2], out[2];
     jitanon_error err;
     uint32_t k, threads;
     FILE *f;
@@ -768,11 +817,107 @@ static void test_region_threads(void)
     for (threads = 0; threads < 2; threads++) {
         sprintf(cmd, "rm -rf '%s'/jitted-* '%s'/cache", dir, dir);
         JT_CHECK(system(cmd) == 0);
-        rth_inject(&t, dir, threads * 2, N, OVER, &r0[threads]);
+        rth_inject(&t, dir, threads * 2, N, OVER, &r0[threads], &out[threads]);
     }
     JT_CHECK(r0[0].size == r0[1].size && !memcmp(r0[0].data, r0[1].data, r0[0].size));
-    jitanon_membuf_release(&r0[0]);
-    jitanon_membuf_release(&r0[1]);
+    JT_CHECK(out[0].size == out[1].size && !memcmp(out[0].data, out[1].data, out[0].size));
+    for (threads = 0; threads < 2; threads++) {
+        jitanon_membuf_release(&r0[threads]);
+        jitanon_membuf_release(&out[threads]);
+    }
+    tr_end(&t);
+    sprintf(cmd, "rm -rf '%s'", dir);
+    JT_CHECK(system(cmd) == 0);
+}
+#endif
+
+#if JITANON__POSIX
+static void rth_put(ti_gen *g, uint32_t type, uint32_t pid, uint64_t time, uint64_t addr, const char *name)
+{
+    jitanon_perf_record rec;
+    memset(&rec, 0, sizeof rec);
+    if (type == JITANON_PERF_RECORD_MMAP2) {
+        rec.mmap.pid = rec.mmap.tid = pid;
+        rec.mmap.start = addr;
+        rec.mmap.len = 0x1000;
+        rec.mmap.prot = 7;
+        rec.mmap.flags = 2;
+        rec.mmap.filename.data = name;
+        rec.mmap.filename.length = strlen(name);
+    } else {
+        rec.sample.ip = addr;
+        rec.sid.pid = rec.sid.tid = pid;
+        rec.sample.period = 1;
+    }
+    ti_put(g, &rec, type, JITANON_PERF_MISC_USER, time);
+}
+
+/* Two processes' dumps in one directory, with writer threads: the second dump's region
+   file goes into the build-id cache while the first dump's files of their own may still
+   be written (each dump holds its own copy of the directory's name: the cache must not be
+   set up again under the writers; ThreadSanitizer runs this). */
+static void test_region_threads_two_dumps(void)
+{
+    enum { A = 0x200000, N = 600, OVER = JITANON__REGION_ALONE };
+    static tr_rec t;
+    static jitanon_membuf d2;
+    jitanon_jitdump_writer jw2;
+    char dir[] = "build/rt2-XXXXXX", path[256], path2[256], cmd[300];
+    jitanon_error err;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_buildid_cache c;
+    jitanon_membuf out;
+    uint32_t k;
+    FILE *f;
+    if (!mkdtemp(dir)) {
+        jt_skip("cannot create a directory under build/");
+        return;
+    }
+    tr_begin(&t);
+    memset(&d2, 0, sizeof d2);
+    memset(&jw2, 0, sizeof jw2);
+    jdrec_begin(&jw2, jdrec_sink(&d2), 62, 200, 1, 0, &err);
+    for (k = 0; k < N; k++) {
+        jdrec_write(&t.jw, jdrec_load(300 + k, TI_PID, TI_PID, A + k * 0x100, tr_code, 0x80, k, "f"), &t.err);
+        jdrec_write(&jw2, jdrec_load(300 + k, 200, 200, A + k * 0x100, tr_code, 0x80, k, "h"), &err);
+    }
+    for (k = 0; k < OVER; k++)
+        jdrec_write(&t.jw, jdrec_load(3000 + k, TI_PID, TI_PID, A + k * 0x100, tr_code, 0x40, N + k, "g"), &t.err);
+    sprintf(path, "%s/jit-%u.dump", dir, (unsigned)TI_PID);
+    sprintf(path2, "%s/jit-200.dump", dir);
+    if ((f = fopen(path, "wb")) != NULL) {
+        fwrite(t.io.base.dump.data, 1, t.io.base.dump.size, f);
+        fclose(f);
+    }
+    if ((f = fopen(path2, "wb")) != NULL) {
+        fwrite(d2.data, 1, d2.size, f);
+        fclose(f);
+    }
+    ti_gen_begin(&t.g, t.raw, 1, &t.perf, JITANON_PERF_FILE);
+    ti_mmap(&t.g, 50, 0x7000, 0x1000, 0, path);
+    rth_put(&t.g, JITANON_PERF_RECORD_MMAP2, 200, 51, 0x7000, path2);
+    for (k = 0; k < OVER; k++) ti_sample(&t.g, 2000 + k, A + k * 0x100 + 8);
+    for (k = 0; k < 8; k++) rth_put(&t.g, JITANON_PERF_RECORD_SAMPLE, 200, 2100 + k, A + k * 0x100 + 8, NULL);
+    ti_round(&t.g);
+    for (k = 0; k < OVER; k++) ti_sample(&t.g, 4000 + k, A + k * 0x100 + 8);
+    ti_round(&t.g);
+    JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&t.g.w);
+    memset(&o, 0, sizeof o);
+    memset(&out, 0, sizeof out);
+    o.elf_layout = JITANON_ELF_PER_REGION;
+    o.elf_dir = dir;
+    o.elf_threads = 2;
+    sprintf(path, "%s/cache", dir);
+    JT_CHECK(jitanon_buildid_cache_open(&c, path, &err) == JITANON_OK);
+    o.buildid_cache = &c;
+    JT_CHECK(ti_run(&t.perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
+    JT_CHECK_EQ_U(st.elf.files, 2 + OVER);
+    JT_CHECK_EQ_U(st.buildid.cached, st.elf.files);
+    jitanon_buildid_cache_release(&c);
+    jitanon_membuf_release(&out);
+    jitanon_membuf_release(&d2);
     tr_end(&t);
     sprintf(cmd, "rm -rf '%s'", dir);
     JT_CHECK(system(cmd) == 0);
@@ -790,7 +935,9 @@ static void suite_region(void)
     JT_RUN(test_region_settled_pages);
     JT_RUN(test_region_alone);
     JT_RUN(test_region_alone_budget);
+    JT_RUN(test_region_alone_names);
 #if JITANON__POSIX
     JT_RUN(test_region_threads);
+    JT_RUN(test_region_threads_two_dumps);
 #endif
 }
