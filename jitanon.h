@@ -15004,9 +15004,6 @@ JITANON__PRIVATE void jitanon__eo_region_rec(const jitanon__eo_region *s, const 
                                         UINT64_MAX, 0, out, &missing, NULL);
 }
 
-/* The LOAD of place p: from the arena, or read back from its dump at its offset into
-   s->rbuf (valid until the next call).  The bytes must be the record read the first time
-   (a JIT only appends to its dump): else JITANON_ERR_IO. */
 /* Opens dump `d` to read LOADs back from (s->rd); 0 when it cannot be. */
 JITANON__PRIVATE int jitanon__eo_region_open(jitanon__eo_region *s, size_t d)
 {
@@ -15037,30 +15034,45 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_check(jitanon__eo_region *s, 
     return JITANON_OK;
 }
 
+/* `len` bytes at `off` of dump stream rd into dst: by offset where the OS reads so (any
+   thread), else from where rd stands (the caller seeked it); 0 when they cannot all be. */
+JITANON__PRIVATE int jitanon__eo_region_read(const jitanon__os *os, jitanon_stream *rd, uint64_t off, uint8_t *dst,
+                                             size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        size_t n = os->read_at ? os->read_at(rd, off + got, dst + got, len - got)
+                               : rd->read_fn(rd->user, dst + got, len - got);
+        if (n == 0 || n == SIZE_MAX) return 0;
+        got += n;
+    }
+    return 1;
+}
+
+/* The end of chunk c's functions (it starts at c * JITANON__AHEAD_CHUNK). */
+JITANON__PRIVATE size_t jitanon__eo_ahead_end(const jitanon__eo_ahead *a, size_t c)
+{
+    return (c + 1) * JITANON__AHEAD_CHUNK < a->n ? (c + 1) * JITANON__AHEAD_CHUNK : a->n;
+}
+
 /* The worker's task: chunk `c`'s records into its slot. */
 JITANON__PRIVATE void jitanon__eo_ahead_task(void *ctx, size_t c)
 {
     jitanon__eo_ahead *a = (jitanon__eo_ahead *)ctx;
-    jitanon_membuf *slot = &a->slot[c % JITANON__AHEAD_SLOTS];
-    size_t i, end = (c + 1) * JITANON__AHEAD_CHUNK < a->n ? (c + 1) * JITANON__AHEAD_CHUNK : a->n;
-    for (i = c * JITANON__AHEAD_CHUNK; i < end; i++) {
-        size_t got = 0;
-        while (got < a->len[i]) {
-            size_t n = a->os->read_at(a->rd, a->off[i] + got, (uint8_t *)slot->data + a->at[i] + got, a->len[i] - got);
-            if (n == 0 || n == SIZE_MAX) {
-                a->failed[c % JITANON__AHEAD_SLOTS] = 1;
-                return;
-            }
-            got += n;
+    uint8_t *slot = (uint8_t *)a->slot[c % JITANON__AHEAD_SLOTS].data;
+    size_t i, end = jitanon__eo_ahead_end(a, c);
+    for (i = c * JITANON__AHEAD_CHUNK; i < end; i++)
+        if (!jitanon__eo_region_read(a->os, a->rd, a->off[i], slot + a->at[i], a->len[i])) {
+            a->failed[c % JITANON__AHEAD_SLOTS] = 1;
+            return;
         }
-    }
 }
 
 /* Sets chunk c up (where each record goes, its slot's size) and queues it; 0: out of memory. */
 JITANON__PRIVATE int jitanon__eo_ahead_queue(jitanon__inj *j, jitanon__eo_ahead *a, size_t c)
 {
     jitanon_membuf *slot = &a->slot[c % JITANON__AHEAD_SLOTS];
-    size_t i, at = 0, end = (c + 1) * JITANON__AHEAD_CHUNK < a->n ? (c + 1) * JITANON__AHEAD_CHUNK : a->n;
+    size_t i, at = 0, end = jitanon__eo_ahead_end(a, c);
     for (i = c * JITANON__AHEAD_CHUNK; i < end; i++) {
         a->at[i] = at;
         at += a->len[i];
@@ -15157,12 +15169,14 @@ JITANON__PRIVATE const uint8_t *jitanon__eo_ahead_take(jitanon__eo_region *s, si
     return (const uint8_t *)a->slot[c % JITANON__AHEAD_SLOTS].data + a->at[i];
 }
 
+/* The LOAD of place p: from the arena, or read back from its dump at its offset into
+   s->rbuf or by the read-ahead worker (valid until the next call).  The bytes must be the
+   record read the first time (a JIT only appends to its dump): else JITANON_ERR_IO. */
 JITANON__PRIVATE jitanon_result jitanon__eo_region_load(jitanon__eo_region *s, const jitanon__eo_place *p,
                                                         jitanon_jitdump_record *out)
 {
     jitanon__inj *j = s->j;
     const jitanon__inj_dump *jd = &j->jit.dumps[p->dump];
-    size_t got = 0;
     if (p->load != JITANON__EO_IN_DUMP) {
         jitanon__eo_region_rec(s, jd, p->load, p->load_len, p->load_offset, out);
         return JITANON_OK;
@@ -15177,13 +15191,8 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_load(jitanon__eo_region *s, c
     s->rbuf.size = 0;
     if (!jitanon__grow(&s->rbuf.allocator, (void **)&s->rbuf.data, &s->rbuf.capacity, p->load_len, 1))
         return jitanon__inj_nomem(j, "region code");
-    while (got < p->load_len) {
-        uint8_t *at = (uint8_t *)s->rbuf.data + got;
-        size_t n = j->os->read_at ? j->os->read_at(&s->rd, p->load_offset + got, at, p->load_len - got)
-                                  : s->rd.read_fn(s->rd.user, at, p->load_len - got);
-        if (n == 0 || n == SIZE_MAX) return JITANON_ERR_IO;
-        got += n;
-    }
+    if (!jitanon__eo_region_read(j->os, &s->rd, p->load_offset, (uint8_t *)s->rbuf.data, p->load_len))
+        return JITANON_ERR_IO;
     return jitanon__eo_region_check(s, p, (const uint8_t *)s->rbuf.data, out);
 }
 

@@ -742,6 +742,16 @@ static void test_region_alone_names(void)
 }
 
 #if JITANON__POSIX
+/* Writes a dump's bytes to `path` (the default I/O reads it from there). */
+static void rth_save(const char *path, const jitanon_membuf *dump)
+{
+    FILE *f = fopen(path, "wb");
+    JT_CHECK(f != NULL);
+    if (!f) return;
+    fwrite(dump->data, 1, dump->size, f);
+    fclose(f);
+}
+
 /* One run of test_region_threads into `dir`; `r0` gets the region file's bytes. */
 static void rth_inject(tr_rec *t, const char *dir, uint32_t threads, uint32_t n, uint32_t over, jitanon_membuf *r0,
                        jitanon_membuf *out)
@@ -789,7 +799,6 @@ static void test_region_threads(void)
     jitanon_membuf r0[2], out[2];
     jitanon_error err;
     uint32_t k, threads;
-    FILE *f;
     if (!mkdtemp(dir)) {
         jt_skip("cannot create a directory under build/");
         return;
@@ -800,12 +809,7 @@ static void test_region_threads(void)
     for (k = 0; k < OVER; k++) /* over the first ones, after a sample there */
         jdrec_write(&t.jw, jdrec_load(3000 + k, TI_PID, TI_PID, A + k * 0x700, tr_code, 0x40, N + k, "g"), &t.err);
     sprintf(path, "%s/jit-%u.dump", dir, (unsigned)TI_PID);
-    f = fopen(path, "wb");
-    JT_CHECK(f != NULL);
-    if (f) {
-        fwrite(t.io.base.dump.data, 1, t.io.base.dump.size, f);
-        fclose(f);
-    }
+    rth_save(path, &t.io.base.dump);
     ti_gen_begin(&t.g, t.raw, 1, &t.perf, JITANON_PERF_FILE);
     ti_mmap(&t.g, 50, 0x7000, 0x1000, 0, path);
     for (k = 0; k < OVER; k++) ti_sample(&t.g, 2000 + k, A + k * 0x700 + 8);
@@ -869,7 +873,6 @@ static void test_region_threads_two_dumps(void)
     jitanon_buildid_cache c;
     jitanon_membuf out;
     uint32_t k;
-    FILE *f;
     if (!mkdtemp(dir)) {
         jt_skip("cannot create a directory under build/");
         return;
@@ -886,14 +889,8 @@ static void test_region_threads_two_dumps(void)
         jdrec_write(&t.jw, jdrec_load(3000 + k, TI_PID, TI_PID, A + k * 0x100, tr_code, 0x40, N + k, "g"), &t.err);
     sprintf(path, "%s/jit-%u.dump", dir, (unsigned)TI_PID);
     sprintf(path2, "%s/jit-200.dump", dir);
-    if ((f = fopen(path, "wb")) != NULL) {
-        fwrite(t.io.base.dump.data, 1, t.io.base.dump.size, f);
-        fclose(f);
-    }
-    if ((f = fopen(path2, "wb")) != NULL) {
-        fwrite(d2.data, 1, d2.size, f);
-        fclose(f);
-    }
+    rth_save(path, &t.io.base.dump);
+    rth_save(path2, &d2);
     ti_gen_begin(&t.g, t.raw, 1, &t.perf, JITANON_PERF_FILE);
     ti_mmap(&t.g, 50, 0x7000, 0x1000, 0, path);
     rth_put(&t.g, JITANON_PERF_RECORD_MMAP2, 200, 51, 0x7000, path2);
