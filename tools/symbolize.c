@@ -772,6 +772,7 @@ static void pprof_main_mapping(pprof_state *st)
 {
     size_t k, from = 0;
     const mmap_ev *best = NULL;
+    const char *bid;
     if (!st->have_main_pid) return;
     for (k = st->nexecs; k-- > 0;)
         if (st->execs[k].pid == st->main_pid) {
@@ -784,9 +785,15 @@ static void pprof_main_mapping(pprof_state *st)
             (!best || m->seq < best->seq))
             best = m;
     }
-    if (best)
-        st->pp.main_mapping = pp_mapping(&st->pp, best->start, best->start + best->len, best->pgoff, best->file,
-                                         best->build_id[0] ? best->build_id : NULL);
+    if (!best) return;
+    bid = best->build_id[0] ? best->build_id : NULL;
+    /* a record gets its build-id when a frame lands in it (mapping_build_id): the first
+       one of the binary may have none (no sample there), another of the same file a frame
+       hit has it, and a file's build-id is the file's */
+    for (k = 0; k < st->nmmaps && !bid; k++)
+        if (st->mmaps[k].pid == best->pid && st->mmaps[k].build_id[0] && !strcmp(st->mmaps[k].file, best->file))
+            bid = st->mmaps[k].build_id;
+    st->pp.main_mapping = pp_mapping(&st->pp, best->start, best->start + best->len, best->pgoff, best->file, bid);
 }
 
 /* The profile, written atomically (a temporary file renamed over `path`), or to standard
