@@ -919,6 +919,138 @@ static void test_region_threads_two_dumps(void)
     sprintf(cmd, "rm -rf '%s'", dir);
     JT_CHECK(system(cmd) == 0);
 }
+
+static jitanon_result rws_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
+                               jitanon_error *err)
+{
+    (void)user;
+    return jitanon_jitdump_load_file(path, opts, out, err);
+}
+
+static void rws_log(void *user, const char *msg)
+{
+    jitanon_membuf_write((jitanon_membuf *)user, msg, strlen(msg) + 1);
+}
+
+/* 1 when two logs say the same, up to each line's "(". */
+static int rws_same_log(const jitanon_membuf *a, const jitanon_membuf *b)
+{
+    size_t i = 0, k = 0;
+    while (i < a->size && k < b->size) {
+        const char *x = (const char *)a->data + i, *y = (const char *)b->data + k;
+        size_t nx = strcspn(x, "("), ny = strcspn(y, "(");
+        if (nx != ny || memcmp(x, y, nx)) return 0;
+        i += strlen(x) + 1;
+        k += strlen(y) + 1;
+    }
+    return i == a->size && k == b->size;
+}
+
+/* One run of test_region_walk_summary: the dump streamed from its file (`loaded` 0:
+   only its header read before the walk, which summarises it) or loaded whole first. */
+static jitanon_result rws_inject(const jitanon_membuf *perf, const char *dir, int loaded, int strict,
+                                 jitanon_membuf *out, jitanon_membuf *log, jitanon_membuf *r0, jitanon_inject_stats *st)
+{
+    jitanon_inject_opts o;
+    jitanon_error err;
+    jitanon_result res;
+    char path[256];
+    memset(&o, 0, sizeof o);
+    memset(out, 0, sizeof *out);
+    memset(log, 0, sizeof *log);
+    memset(r0, 0, sizeof *r0);
+    o.elf_layout = JITANON_ELF_PER_REGION;
+    o.elf_dir = dir;
+    o.jitdump.strict = strict;
+    if (loaded) o.io.load_dump = rws_load;
+    o.io.log = rws_log;
+    o.io.user = log;
+    res = ti_run(perf, &o, JITANON_PERF_FILE, out, st, &err);
+    sprintf(path, "%s/jitted-%u-r0.so", dir, (unsigned)TI_PID);
+    if (res == JITANON_OK && access(path, R_OK) == 0) ti_read_file(path, r0);
+    sprintf(path, "rm -f '%s'/jitted-*", dir);
+    JT_CHECK(system(path) == 0);
+    return res;
+}
+
+/* File mode with region files reads a dump once: the walk that lays it out summarises it
+   (jitanon__inj_peek).  Whatever the dump's tail - whole, a LOAD cut short, a damaged
+   record, no LOAD at all (its marker then stays) - the output, the region file, the
+   counters and what the log says are the ones of the dump loaded whole and checked
+   first; strict fails both ways. */
+static void test_region_walk_summary(void)
+{
+    enum { A = 0x200000, N = 40 };
+    static tr_rec t;
+    static const uint8_t junk[24] = {0, 0, 0, 0, 200, 0, 0, 0}; /* a LOAD of 200 bytes, 24 of them there */
+    static const uint8_t bad[16] = {1, 0, 0, 0, 8, 0, 0, 0};    /* a MOVE of 8 bytes: shorter than its header */
+    char dir[] = "build/rws-XXXXXX", path[256], cmd[300];
+    jitanon_membuf dump, d, out[2], log[2], r0[2];
+    jitanon_inject_stats st[2];
+    jitanon_error err;
+    uint32_t k;
+    int variant, strict;
+    if (!mkdtemp(dir)) {
+        jt_skip("cannot create a directory under build/");
+        return;
+    }
+    tr_begin(&t);
+    for (k = 0; k < N; k++)
+        jdrec_write(&t.jw, jdrec_load(300 + k, TI_PID, TI_PID, A + k * 0x100, tr_code, 0x80, k, "f"), &t.err);
+    dump = t.io.base.dump;
+    sprintf(path, "%s/jit-%u.dump", dir, (unsigned)TI_PID);
+    ti_gen_begin(&t.g, t.raw, 1, &t.perf, JITANON_PERF_FILE);
+    ti_mmap(&t.g, 50, 0x7000, 0x1000, 0, path);
+    for (k = 0; k < N; k += 3) ti_sample(&t.g, 2000 + k, A + k * 0x100 + 8);
+    ti_round(&t.g);
+    JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&t.g.w);
+    for (variant = 0; variant < 4; variant++) {
+        memset(&d, 0, sizeof d);
+        if (variant == 3) { /* the header and one record that is no LOAD */
+            jitanon_jitdump_writer w;
+            jdrec_begin(&w, jdrec_sink(&d), 62, TI_PID, 1, 0, &err);
+            jdrec_write(&w, jdrec_make(JITANON_JITDUMP_CODE_CLOSE, 400), &err);
+        } else {
+            jitanon_membuf_write(&d, dump.data, dump.size);
+        }
+        if (variant == 1) jitanon_membuf_write(&d, junk, sizeof junk);
+        if (variant == 2) {
+            jitanon_membuf_write(&d, bad, sizeof bad);
+            jitanon_membuf_write(&d, junk, sizeof junk);
+        }
+        rth_save(path, &d);
+        for (strict = 0; strict < 2; strict++) {
+            jitanon_result res[2];
+            int loaded;
+            for (loaded = 0; loaded < 2; loaded++)
+                res[loaded] = rws_inject(&t.perf, dir, loaded, strict, &out[loaded], &log[loaded], &r0[loaded], &st[loaded]);
+            if (strict && (variant == 1 || variant == 2)) {
+                JT_CHECK(res[0] != JITANON_OK && res[1] != JITANON_OK);
+            } else {
+                JT_CHECK(res[0] == JITANON_OK && res[1] == JITANON_OK);
+                JT_CHECK(out[0].size == out[1].size && !memcmp(out[0].data, out[1].data, out[0].size));
+                JT_CHECK(r0[0].size == r0[1].size && (!r0[0].size || !memcmp(r0[0].data, r0[1].data, r0[0].size)));
+                JT_CHECK((r0[0].size != 0) == (variant != 3));
+                /* (the message in parentheses is the reader's: a loaded dump's counts the missing bytes) */
+                JT_CHECK(rws_same_log(&log[0], &log[1]));
+                JT_CHECK(!memcmp(&st[0], &st[1], sizeof st[0]));
+                JT_CHECK_EQ_U(st[0].dumps.damaged, variant == 1 || variant == 2);
+                JT_CHECK_EQ_U(st[0].dumps.loaded, variant != 3);
+                JT_CHECK_EQ_U(st[0].dumps.failed, variant == 3);
+            }
+            for (loaded = 0; loaded < 2; loaded++) {
+                jitanon_membuf_release(&out[loaded]);
+                jitanon_membuf_release(&log[loaded]);
+                jitanon_membuf_release(&r0[loaded]);
+            }
+        }
+        jitanon_membuf_release(&d);
+    }
+    tr_end(&t);
+    sprintf(cmd, "rm -rf '%s'", dir);
+    JT_CHECK(system(cmd) == 0);
+}
 #endif
 
 static void suite_region(void)
@@ -936,5 +1068,6 @@ static void suite_region(void)
 #if JITANON__POSIX
     JT_RUN(test_region_threads);
     JT_RUN(test_region_threads_two_dumps);
+    JT_RUN(test_region_walk_summary);
 #endif
 }
