@@ -1051,6 +1051,64 @@ static void test_region_walk_summary(void)
     sprintf(cmd, "rm -rf '%s'", dir);
     JT_CHECK(system(cmd) == 0);
 }
+
+/* jitanon_inject_file with writer threads writes its output behind (jitanon__behind:
+   a worker writes one 1 MiB buffer while the next fills): a recording of several MiB
+   comes out byte for byte as without threads, in file mode (its header written last, by
+   offset, after the worker's writes) and in pipe mode. */
+static void test_region_written_behind(void)
+{
+    enum { A = 0x200000, N = 64, SAMPLES = 120000 };
+    static tr_rec t;
+    char dir[] = "build/rwb-XXXXXX", path[256], in[256], outp[256], cmd[300];
+    jitanon_membuf got[2];
+    jitanon_error err;
+    uint32_t k;
+    int mode, threads;
+    if (!mkdtemp(dir)) {
+        jt_skip("cannot create a directory under build/");
+        return;
+    }
+    tr_begin(&t);
+    for (k = 0; k < N; k++)
+        jdrec_write(&t.jw, jdrec_load(300 + k, TI_PID, TI_PID, A + k * 0x100, tr_code, 0x80, k, "f"), &t.err);
+    sprintf(path, "%s/jit-%u.dump", dir, (unsigned)TI_PID);
+    rth_save(path, &t.io.base.dump);
+    ti_gen_begin(&t.g, t.raw, 1, &t.perf, JITANON_PERF_FILE);
+    ti_mmap(&t.g, 50, 0x7000, 0x1000, 0, path);
+    for (k = 0; k < SAMPLES; k++) {
+        ti_sample(&t.g, 2000 + k, A + (k % N) * 0x100 + 8);
+        if (k % 4096 == 4095) ti_round(&t.g);
+    }
+    ti_round(&t.g);
+    JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&t.g.w);
+    JT_CHECK(t.perf.size > 3 * ((size_t)1 << 20));
+    sprintf(in, "%s/in.data", dir);
+    rth_save(in, &t.perf);
+    for (mode = JITANON_PERF_FILE; mode <= JITANON_PERF_PIPE; mode++) {
+        for (threads = 0; threads < 2; threads++) {
+            jitanon_inject_opts o;
+            memset(&o, 0, sizeof o);
+            o.elf_layout = JITANON_ELF_PER_REGION;
+            o.elf_dir = dir;
+            o.elf_threads = (uint32_t)threads * 2;
+            sprintf(outp, "%s/out%d.data", dir, threads);
+            JT_CHECK(jitanon_inject_file(in, outp, (jitanon_perf_mode)mode, &o, NULL, NULL, &err) == JITANON_OK);
+            memset(&got[threads], 0, sizeof got[threads]);
+            ti_read_file(outp, &got[threads]);
+            sprintf(cmd, "rm -f '%s'/jitted-*", dir);
+            JT_CHECK(system(cmd) == 0);
+        }
+        JT_CHECK(got[0].size > 3 * ((size_t)1 << 20));
+        JT_CHECK(got[0].size == got[1].size && !memcmp(got[0].data, got[1].data, got[0].size));
+        jitanon_membuf_release(&got[0]);
+        jitanon_membuf_release(&got[1]);
+    }
+    tr_end(&t);
+    sprintf(cmd, "rm -rf '%s'", dir);
+    JT_CHECK(system(cmd) == 0);
+}
 #endif
 
 static void suite_region(void)
@@ -1069,5 +1127,6 @@ static void suite_region(void)
     JT_RUN(test_region_threads);
     JT_RUN(test_region_threads_two_dumps);
     JT_RUN(test_region_walk_summary);
+    JT_RUN(test_region_written_behind);
 #endif
 }
