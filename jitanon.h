@@ -279,13 +279,15 @@ typedef struct jitanon_sink {
 } jitanon_sink;
 
 /* Internal, embedded in the streaming readers: a pulled input whose unread bytes are
-   buf[pos, len), the first of them at input offset `off`. */
+   buf[pos, len), the first of them at input offset `off`; `ahead` (jitanon__in_ahead):
+   a worker reads the next bytes meanwhile. */
 typedef struct jitanon__input {
     jitanon_read_fn read_fn;
     void *user;
     uint8_t *buf;
     size_t len, cap, pos;
     uint64_t off;
+    struct jitanon__in_ahead *ahead;
 } jitanon__input;
 
 /* A growable memory buffer usable as a sink (jitanon_membuf_write): zero it, optionally
@@ -3545,11 +3547,159 @@ JITANON__PRIVATE void jitanon__in_consume(jitanon__input *in, size_t n)
     in->off += n;
 }
 
+/* Read ahead: a worker reads the next JITANON__IN_AHEAD bytes of the input into a buffer
+   of its own while the caller parses the ones it has, so read(2)'s copy of them is the
+   worker's time (a 200 MB perf.data: a tenth of a region run was read(2) on the thread
+   that decides).  The buffers change places: the unread bytes (a record cut by the end of
+   a read: a perf record is at most 64 KiB) go in front of the new ones, into room kept
+   for them (JITANON__IN_ROOM), so nothing else is copied; a larger one makes the caller's
+   buffer grow and take both.  Only for an input nothing else reads while it runs: the
+   perf.data reader settles it (jitanon__in_settle) before it seeks. */
+#define JITANON__IN_AHEAD ((size_t)1 << 20)
+#define JITANON__IN_ROOM ((size_t)64 << 10)
+typedef struct jitanon__in_ahead {
+    const jitanon_thread_pool *tp;
+    void *pool;
+    jitanon_allocator a;
+    jitanon_read_fn read_fn;
+    void *user;
+    uint8_t *next;       /* next_cap >= JITANON__IN_ROOM + JITANON__IN_AHEAD bytes: the worker reads after the room */
+    size_t next_cap;
+    size_t got;          /* what its last read returned (SIZE_MAX: an error) */
+    size_t queued;       /* reads queued; one runs at most */
+    int busy;            /* a read is queued and not waited for */
+} jitanon__in_ahead;
+
+JITANON__PRIVATE void jitanon__in_ahead_task(void *ctx, size_t index)
+{
+    jitanon__in_ahead *h = (jitanon__in_ahead *)ctx;
+    size_t got = 0, n;
+    (void)index;
+    /* a whole buffer when the input has it: read(2) may return less */
+    while (got < JITANON__IN_AHEAD && (n = h->read_fn(h->user, h->next + JITANON__IN_ROOM + got, JITANON__IN_AHEAD - got)) != 0) {
+        if (n == SIZE_MAX || n > JITANON__IN_AHEAD - got) {
+            got = SIZE_MAX;
+            break;
+        }
+        got += n;
+    }
+    h->got = got;
+}
+
+JITANON__PRIVATE void jitanon__in_ahead_go(jitanon__in_ahead *h)
+{
+    h->busy = 1;
+    h->tp->run_fn(h->tp->user, h->pool, h->queued++, 1);
+}
+
+JITANON__PRIVATE size_t jitanon__in_ahead_wait(jitanon__in_ahead *h)
+{
+    if (!h->busy) return 0;
+    h->tp->wait_fn(h->tp->user, h->pool, h->queued);
+    h->busy = 0;
+    return h->got;
+}
+
+/* in's bytes past its buffer, `got` of them in h->next, appended to its buffer (which
+   grows); 0 when out of memory. */
+JITANON__PRIVATE int jitanon__in_append(jitanon__input *in, const jitanon_allocator *a, const uint8_t *p, size_t got)
+{
+    if (in->pos) {
+        memmove(in->buf, in->buf + in->pos, in->len - in->pos);
+        in->len -= in->pos;
+        in->pos = 0;
+    }
+    if (in->len + got > in->cap && !jitanon__grow(a, (void **)&in->buf, &in->cap, in->len + got, 1)) return 0;
+    memcpy(in->buf + in->len, p, got);
+    in->len += got;
+    return 1;
+}
+
+/* Waits for the worker's read and keeps its bytes: the input's position is then the end
+   of its buffer again, as without read-ahead.  0 when out of memory or the read failed. */
+JITANON__PRIVATE int jitanon__in_settle(jitanon__input *in, const jitanon_allocator *a)
+{
+    jitanon__in_ahead *h = in->ahead;
+    size_t got;
+    if (!h || !h->busy) return 1;
+    got = jitanon__in_ahead_wait(h);
+    if (got == SIZE_MAX) return 0;
+    return jitanon__in_append(in, a, h->next + JITANON__IN_ROOM, got);
+}
+
+/* in_fill with a worker: its bytes, in front of them the unread ones. */
+JITANON__PRIVATE jitanon_result jitanon__in_fill_ahead(jitanon__input *in, const jitanon_allocator *a, size_t need,
+                                                      jitanon_error *err)
+{
+    jitanon__in_ahead *h = in->ahead;
+    while (jitanon__in_avail(in) < need) {
+        size_t avail = jitanon__in_avail(in), got;
+        if (!h->busy) jitanon__in_ahead_go(h);
+        got = jitanon__in_ahead_wait(h);
+        if (got == SIZE_MAX) return JITANON__FAIL(err, JITANON_ERR_IO, in->off + in->len, "read failed");
+        if (got == 0) return JITANON_END;
+        if (avail <= JITANON__IN_ROOM) { /* change places (both hold a read and its room) */
+            uint8_t *old = in->buf;
+            size_t old_cap = in->cap;
+            memcpy(h->next + JITANON__IN_ROOM - avail, in->buf + in->pos, avail);
+            in->buf = h->next;
+            in->cap = h->next_cap;
+            in->pos = JITANON__IN_ROOM - avail;
+            in->len = JITANON__IN_ROOM + got;
+            h->next = old;
+            h->next_cap = old_cap;
+        } else if (!jitanon__in_append(in, a, h->next + JITANON__IN_ROOM, got)) {
+            return JITANON__FAIL(err, JITANON_ERR_NOMEM, in->off, "cannot buffer %U bytes", (uint64_t)(avail + got));
+        }
+        if (got == JITANON__IN_AHEAD) jitanon__in_ahead_go(h); /* (a short read: the end, for now) */
+    }
+    return JITANON_OK;
+}
+
+/* Reads `in` ahead with one worker of tp from now on (1), else as before (0: no worker or
+   memory).  Its buffer becomes one of the two that change places. */
+JITANON__PRIVATE int jitanon__in_read_ahead(jitanon__input *in, const jitanon_allocator *a, const jitanon_thread_pool *tp)
+{
+    jitanon__in_ahead *h;
+    const size_t size = JITANON__IN_ROOM + JITANON__IN_AHEAD;
+    if (!tp || in->ahead || !(h = (jitanon__in_ahead *)jitanon__malloc(a, sizeof *h))) return 0;
+    memset(h, 0, sizeof *h);
+    if (a) h->a = *a;
+    h->tp = tp;
+    h->read_fn = in->read_fn;
+    h->user = in->user;
+    if (in->cap < size && !jitanon__grow(a, (void **)&in->buf, &in->cap, size, 1)) goto fail;
+    if (!(h->next = (uint8_t *)jitanon__malloc(a, size))) goto fail;
+    h->next_cap = size;
+    if (!tp->start_fn(tp->user, 1, jitanon__in_ahead_task, h, a, &h->pool)) {
+        jitanon__free(a, h->next, size);
+        goto fail;
+    }
+    in->ahead = h;
+    return 1;
+fail:
+    jitanon__free(a, h, sizeof *h);
+    return 0;
+}
+
+/* Ends the read-ahead (its last read waited for and dropped). */
+JITANON__PRIVATE void jitanon__in_ahead_end(jitanon__input *in, const jitanon_allocator *a)
+{
+    jitanon__in_ahead *h = in->ahead;
+    if (!h) return;
+    (void)jitanon__in_ahead_wait(h);
+    h->tp->stop_fn(h->tp->user, h->pool);
+    jitanon__free(a, h->next, h->next_cap);
+    jitanon__free(a, h, sizeof *h);
+    in->ahead = NULL;
+}
+
 /* Makes at least `need` unread bytes available, reading into a buffer of at least
    `min_cap` bytes.  JITANON_END when the read function has nothing more for now. */
 JITANON__PRIVATE jitanon_result jitanon__in_fill(jitanon__input *in, const jitanon_allocator *a, size_t need,
                                                 size_t min_cap, jitanon_error *err)
 {
+    if (in->ahead) return jitanon__in_fill_ahead(in, a, need, err);
     while (jitanon__in_avail(in) < need) {
         size_t got, want;
         if (in->pos) {
@@ -3578,6 +3728,7 @@ JITANON__PRIVATE void jitanon__in_init(jitanon__input *in, jitanon_read_fn read_
 
 JITANON__PRIVATE void jitanon__in_free(jitanon__input *in, const jitanon_allocator *a)
 {
+    jitanon__in_ahead_end(in, a);
     jitanon__free(a, in->buf, in->cap);
     in->buf = NULL;
     in->cap = in->len = in->pos = 0;
@@ -5990,6 +6141,8 @@ JITANON__PRIVATE uint64_t jitanon__pd_end(jitanon_perf_reader *r, uint64_t at)
     uint64_t lo = r->state_.seen, hi = at, back = in->off + jitanon__pd_avail(r);
     uint8_t b;
     if (at <= lo || !r->state_.seek_fn || r->state_.follow) return at;
+    if (!jitanon__in_settle(in, &r->state_.allocator)) return at; /* (its position is read from now) */
+    back = in->off + jitanon__pd_avail(r);
     while (lo < hi) { /* bytes before lo exist; none at hi */
         uint64_t mid = lo + (hi - lo) / 2;
         if (!r->state_.seek_fn(in->user, mid) && in->read_fn(in->user, &b, 1) == 1) lo = mid + 1;
@@ -6068,6 +6221,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_goto(jitanon_perf_reader *r, uint64_
         return JITANON_OK;
     }
     if (r->state_.seek_fn) {
+        (void)jitanon__in_settle(&r->state_.in, &r->state_.allocator); /* nothing reads while it seeks */
         if (r->state_.seek_fn(r->state_.in.user, off)) {
             /* a seek function may refuse a place past the end that fseek accepts */
             if (jitanon__pd_end(r, off) < off) return jitanon__pd_short(r, part, off, err);
@@ -7202,6 +7356,9 @@ JITANON__PRIVATE jitanon_result jitanon__pd_follow(jitanon_perf_reader *r, jitan
     int big = r->big_endian;
     r->state_.eof = 0;
     if (r->mode != JITANON_PERF_FILE || !r->state_.unsized || !r->state_.seek_fn) return JITANON_AGAIN;
+    if (!jitanon__in_settle(in, &r->state_.allocator))
+        return JITANON__FAIL(err, JITANON_ERR_IO, in->off + in->len, "read failed");
+    at = r->state_.in.off + jitanon__pd_avail(r);
     if (r->state_.seek_fn(in->user, 0)) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot seek to byte 0 (the header)");
     while (got < sizeof h && n) {
         n = in->read_fn(in->user, h + got, sizeof h - got);
@@ -8622,6 +8779,8 @@ JITANON__PRIVATE jitanon_result jitanon__pc_run(const char *in_path, const char 
     if ((unsigned)out_mode > JITANON_PERF_PIPE)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown out_mode %u", (unsigned)out_mode);
     res = jitanon_perf_reader_open(&r, in_path, opts, err);
+    if (res == JITANON_OK && tp && strcmp(in_path, "-") && !r.state_.follow) /* a file: read ahead */
+        (void)jitanon__in_read_ahead(&r.state_.in, &r.state_.allocator, tp);
     /* stdout cannot seek back to the file header: "the input's mode" is pipe there, as in perf inject */
     mode = out_mode != JITANON_PERF_SAME_MODE ? out_mode : to_stdout ? JITANON_PERF_PIPE : r.mode;
     if (res == JITANON_OK && to_stdout && mode == JITANON_PERF_FILE)
@@ -13885,6 +14044,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_open(jitanon__inj *j, const jit
     s->left = jd->sum.records;
     s->size = size;
     if ((s->summarise = jd->sum.walked == 1) != 0) jitanon_elf_line_bias_scan_init(&s->bias, NULL);
+    if (!j->jit.live && j->opts->elf_threads) /* read ahead: the dump is read whole, nothing else reads it */
+        (void)jitanon__in_read_ahead(&s->st.in_, &s->st.allocator,
+                                     j->io.thread_pool ? j->io.thread_pool : j->os->threads);
     return JITANON_OK;
 }
 
@@ -13902,6 +14064,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_next(jitanon__inj_src *s, jitan
 
 JITANON__PRIVATE void jitanon__inj_src_close(jitanon__inj_src *s)
 {
+    jitanon__in_ahead_end(&s->st.in_, &s->st.allocator); /* its worker reads the stream: first */
     if (s->close) s->close(s->close_user, s->stream);
 #ifndef JITANON_NO_STDIO
     else if (s->file) jitanon__stream_close(&s->df);
