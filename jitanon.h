@@ -15133,8 +15133,8 @@ static const jitanon__elfout_ops jitanon__eo_process = {
    written when the recording has been read (jitanon__eo_region_finish), and code over
    code takes the earlier code's place in its run's file when no sample hit that, else
    gets a file of its own, as perf names it (jitanon__eo_region_slot).
-   JITANON__REGION_GAP: a hole is written as zeros (perf archive tars files whole, sparse or
-   not); 64 KiB is four of V8's code-space page headers apart yet keeps a run of pages in one
+   JITANON__REGION_GAP: a hole reads as zeros (written so, or left unwritten between two of
+   the worker's chunks, jitanon__eo_par; perf archive tars files whole, sparse or not); 64 KiB is four of V8's code-space page headers apart yet keeps a run of pages in one
    file, and costs at most 64 KiB a split where a file costs four inodes and a base MMAP2
    each time another file comes between. */
 #define JITANON__REGION_GAP ((uint64_t)64 << 10)
