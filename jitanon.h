@@ -10341,24 +10341,36 @@ JITANON__PRIVATE jitanon_result jitanon__elf_builder_add(jitanon_elf_builder *b,
     if (b->code_fn && !jitanon__elf_keep_copies(b, e))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "cannot copy a function's name, debug or unwinding info");
     b->count++;
-    jitanon__sha1_update(&b->id, b->opts.symbols_only ? "S" : "F", 1);
-    if (b->opts.symbols_only) jitanon__sha1_u64(&b->id, end - off);
-    /* where a placed function sits is part of what the file is: a region file and a
-       per-process file of the same functions in the same order must not share a build-id
-       (perf would take one for the other from its cache) */
-    if (fn->file_offset && !b->opts.symbols_only) {
-        jitanon__sha1_update(&b->id, "O", 1);
-        jitanon__sha1_u64(&b->id, off);
+    { /* the function's part of the build-id, gathered into one update (a region file of
+         45,000 functions made seven of them each: 4% of node's run) */
+        uint8_t h[256];
+        size_t k = 0, name = fn->name.length < sizeof h - 64 ? fn->name.length : 0;
+        h[k++] = (uint8_t)(b->opts.symbols_only ? 'S' : 'F');
+        if (b->opts.symbols_only) jitanon__wr64(h + k, end - off, 0), k += 8;
+        /* where a placed function sits is part of what the file is: a region file and a
+           per-process file of the same functions in the same order must not share a
+           build-id (perf would take one for the other from its cache) */
+        if (fn->file_offset && !b->opts.symbols_only) {
+            h[k++] = 'O';
+            jitanon__wr64(h + k, off, 0), k += 8;
+        }
+        jitanon__wr64(h + k, fn->name.length, 0), k += 8;
+        if (name) memcpy(h + k, fn->name.data, name), k += name;
+        else if (fn->name.length) { /* a long name: the same bytes, in three updates */
+            jitanon__sha1_update(&b->id, h, k);
+            jitanon__sha1_update(&b->id, fn->name.data, fn->name.length);
+            k = 0;
+        }
+        jitanon__wr64(h + k, fn->code_addr, 0), k += 8;
+        jitanon__wr64(h + k, fn->code.size, 0), k += 8;
+        if (sum) {
+            h[k++] = 'H';
+            jitanon__wr64(h + k, sum->hash, 0), k += 8;
+            jitanon__wr64(h + k, sum->skip, 0), k += 8;
+        }
+        jitanon__sha1_update(&b->id, h, k);
+        if (!sum && fn->code.size) jitanon__sha1_update(&b->id, fn->code.data, fn->code.size);
     }
-    jitanon__sha1_u64(&b->id, fn->name.length);
-    if (fn->name.length) jitanon__sha1_update(&b->id, fn->name.data, fn->name.length);
-    jitanon__sha1_u64(&b->id, fn->code_addr);
-    jitanon__sha1_u64(&b->id, fn->code.size);
-    if (sum) {
-        jitanon__sha1_update(&b->id, "H", 1);
-        jitanon__sha1_u64(&b->id, sum->hash);
-        jitanon__sha1_u64(&b->id, sum->skip);
-    } else if (fn->code.size) jitanon__sha1_update(&b->id, fn->code.data, fn->code.size);
     if (jitanon__elf_looks_erlang(fn->name)) b->notes |= JITANON_ELF_NOTE_ERLANG;
     b->text_end = end;
     if (pgoff) *pgoff = off;
