@@ -12324,9 +12324,11 @@ JITANON__PRIVATE int jitanon__sym_module(const jitanon__sym_ent *e)
 JITANON__PRIVATE void jitanon__sym_ends(jitanon__sym_table *t, jitanon__sym_ent *e, size_t k)
 {
     size_t i;
-    for (i = 0; i + 1 < k; i++) {
+    int mod = k && t->kallsyms && jitanon__sym_module(&e[0]), next; /* (each name looked at once) */
+    for (i = 0; i + 1 < k; i++, mod = next) {
+        next = t->kallsyms && jitanon__sym_module(&e[i + 1]);
         if (e[i].end != e[i].start) continue;
-        if (t->kallsyms && jitanon__sym_module(&e[i]) != jitanon__sym_module(&e[i + 1]))
+        if (mod != next)
             e[i].end = e[i].end > UINT64_MAX - 8192 ? UINT64_MAX : (e[i].end + 4096 + 4095) & ~(uint64_t)4095;
         else e[i].end = e[i + 1].start;
     }
@@ -12492,6 +12494,11 @@ JITANON__PRIVATE jitanon_result jitanon__sym_kallsyms(const jitanon_allocator *a
                                                       size_t size, jitanon_error *err)
 {
     jitanon__cur c = jitanon__cur_make(text, size, 0, 0);
+    uint8_t hex[256]; /* (a table, not comparisons: 121,000 lines of 16 digits were most of the parse) */
+    unsigned v;
+    memset(hex, 16, sizeof hex);
+    for (v = 0; v < 10; v++) hex['0' + v] = (uint8_t)v;
+    for (v = 0; v < 6; v++) hex['a' + v] = hex['A' + v] = (uint8_t)(10 + v);
     t->strings = text, t->strings_size = size, t->kallsyms = 1;
     /* kallsyms' symbols overlap only where the kernel's last one before a module's reaches
        a page on: no tree (the innermost is taken there) */
@@ -12501,17 +12508,10 @@ JITANON__PRIVATE jitanon_result jitanon__sym_kallsyms(const jitanon_allocator *a
         size_t len = nl ? (size_t)(nl - c.p) : c.left, k = 0;
         uint8_t *line = (uint8_t *)(uintptr_t)c.p;
         uint64_t addr = 0;
-        int digits = 0;
         char type;
         (void)jitanon__take(&c, nl ? len + 1 : len);
-        while (k < len && digits <= 16) {
-            uint8_t ch = line[k];
-            unsigned v = ch >= '0' && ch <= '9' ? (unsigned)(ch - '0') : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10u
-                       : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10u : 16u;
-            if (v == 16) break;
-            addr = addr << 4 | v, k++, digits++;
-        }
-        if (!digits || digits > 16 || k + 3 > len || line[k] != ' ' || line[k + 2] != ' ') continue;
+        for (; k < len && k <= 16 && (v = hex[line[k]]) < 16; k++) addr = addr << 4 | v;
+        if (!k || k > 16 || k + 3 > len || line[k] != ' ' || line[k + 2] != ' ') continue;
         type = (char)(line[k + 1] & ~0x20);
         if (type != 'T' && type != 'W' && type != 'D' && type != 'B') continue;
         if (k + 3 == len || line[k + 3] == '$') continue;
