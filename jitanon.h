@@ -9743,26 +9743,31 @@ JITANON_API jitanon_trim_kind jitanon_trim_resolve(const jitanon_trim *t, uint32
     return (jitanon_trim_kind)out->kind;
 }
 
+/* The map of process pid (NULL: none) through the process table's lookup cache: the last
+   process found, valid while pids.gen_ is gen_pid. */
+JITANON__PRIVATE jitanon_rangemap *jitanon__trim_proc_fast(jitanon_trim *t, uint32_t pid)
+{
+    int limit_hit = t->mem.hit; /* a cache that could not be allocated is no failure */
+    if (!t->last_proc || t->last_pid != pid || t->gen_pid != t->pids.gen_) {
+        uint32_t i = jitanon__rm_find_fast(&t->pids, pid);
+        t->last_proc = i ? (size_t)t->pids.nodes_[i].id + 1 : 0;
+        t->last_pid = pid;
+        t->gen_pid = t->pids.gen_;
+    }
+    t->mem.hit = limit_hit;
+    return t->last_proc ? &t->procs[t->last_proc - 1].map : NULL;
+}
+
 /* jitanon_trim_resolve through the lookup caches (of the process table and of the
    process's map; see jitanon__rm_find_fast): what the injector asks for every sample. */
 JITANON__PRIVATE jitanon_trim_kind jitanon__trim_resolve_fast(jitanon_trim *t, uint32_t pid, uint64_t addr,
                                                              jitanon_range *out)
 {
-    jitanon_rangemap *m;
+    jitanon_rangemap *m = jitanon__trim_proc_fast(t, pid);
     jitanon_range where;
     uint32_t i = 0, kind = 0;
     int limit_hit = t->mem.hit; /* a cache that could not be allocated is no failure */
-    if (!t->last_proc || t->last_pid != pid || t->gen_pid != t->pids.gen_) {
-        i = jitanon__rm_find_fast(&t->pids, pid);
-        t->last_proc = i ? (size_t)t->pids.nodes_[i].id + 1 : 0;
-        t->last_pid = pid;
-        t->gen_pid = t->pids.gen_;
-        i = 0;
-    }
-    if (t->last_proc) {
-        m = &t->procs[t->last_proc - 1].map;
-        if ((i = jitanon__rm_find_cached(m, addr, out ? out : &where)) != 0) kind = (out ? out : &where)->kind;
-    }
+    if (m && (i = jitanon__rm_find_cached(m, addr, out ? out : &where)) != 0) kind = (out ? out : &where)->kind;
     t->mem.hit = limit_hit;
     if (!i) {
         if (out) memset(out, 0, sizeof *out);
@@ -12608,9 +12613,11 @@ JITANON__PRIVATE int jitanon__sym_module(const jitanon__sym_ent *e)
 JITANON__PRIVATE void jitanon__sym_ends(jitanon__sym_table *t, jitanon__sym_ent *e, size_t k)
 {
     size_t i;
-    for (i = 0; i + 1 < k; i++) {
+    int mod = k && t->kallsyms && jitanon__sym_module(&e[0]), next; /* (each name looked at once) */
+    for (i = 0; i + 1 < k; i++, mod = next) {
+        next = t->kallsyms && jitanon__sym_module(&e[i + 1]);
         if (e[i].end != e[i].start) continue;
-        if (t->kallsyms && jitanon__sym_module(&e[i]) != jitanon__sym_module(&e[i + 1]))
+        if (mod != next)
             e[i].end = e[i].end > UINT64_MAX - 8192 ? UINT64_MAX : (e[i].end + 4096 + 4095) & ~(uint64_t)4095;
         else e[i].end = e[i + 1].start;
     }
@@ -12776,6 +12783,11 @@ JITANON__PRIVATE jitanon_result jitanon__sym_kallsyms(const jitanon_allocator *a
                                                       size_t size, jitanon_error *err)
 {
     jitanon__cur c = jitanon__cur_make(text, size, 0, 0);
+    uint8_t hex[256]; /* (a table, not comparisons: 121,000 lines of 16 digits were most of the parse) */
+    unsigned v;
+    memset(hex, 16, sizeof hex);
+    for (v = 0; v < 10; v++) hex['0' + v] = (uint8_t)v;
+    for (v = 0; v < 6; v++) hex['a' + v] = hex['A' + v] = (uint8_t)(10 + v);
     t->strings = text, t->strings_size = size, t->kallsyms = 1;
     /* kallsyms' symbols overlap only where the kernel's last one before a module's reaches
        a page on: no tree (the innermost is taken there) */
@@ -12785,17 +12797,10 @@ JITANON__PRIVATE jitanon_result jitanon__sym_kallsyms(const jitanon_allocator *a
         size_t len = nl ? (size_t)(nl - c.p) : c.left, k = 0;
         uint8_t *line = (uint8_t *)(uintptr_t)c.p;
         uint64_t addr = 0;
-        int digits = 0;
         char type;
         (void)jitanon__take(&c, nl ? len + 1 : len);
-        while (k < len && digits <= 16) {
-            uint8_t ch = line[k];
-            unsigned v = ch >= '0' && ch <= '9' ? (unsigned)(ch - '0') : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10u
-                       : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10u : 16u;
-            if (v == 16) break;
-            addr = addr << 4 | v, k++, digits++;
-        }
-        if (!digits || digits > 16 || k + 3 > len || line[k] != ' ' || line[k + 2] != ' ') continue;
+        for (; k < len && k <= 16 && (v = hex[line[k]]) < 16; k++) addr = addr << 4 | v;
+        if (!k || k > 16 || k + 3 > len || line[k] != ' ' || line[k + 2] != ' ') continue;
         type = (char)(line[k + 1] & ~0x20);
         if (type != 'T' && type != 'W' && type != 'D' && type != 'B') continue;
         if (k + 3 == len || line[k + 3] == '$') continue;
@@ -13490,6 +13495,26 @@ typedef struct jitanon__unw_file {
     int ok, big;
 } jitanon__unw_file;
 
+/* A frame jitanon_inject_frame_at answered, remembered (a profile's callchains repeat: on
+   node's bench recording 660,000 frames are 22,600 addresses).  The answer depends on the
+   process's maps (their changes: gen), on the pieces a frame points into that can move
+   (the buffers of names, paths and build-ids: a move starts a new epoch) and on nothing
+   else of the sample; symbols, perf maps, jitdumps and their lines stay for the run.  A
+   change of the maps elsewhere leaves the frame's piece as it was: the piece is compared. */
+typedef struct jitanon__inj_fslot {
+    uint64_t ip;
+    uint64_t gen, pids_gen; /* the map's gen_ and the process table's then */
+    uint64_t epoch;         /* the cache's epoch then; 0: empty */
+    uint32_t pid;           /* UINT32_MAX: the kernel's */
+    uint32_t want;          /* the frame's want, and the kernel flag in bit 31 */
+    uint64_t start, id;     /* the piece of the maps it was found in */
+    uint32_t kind, pad;
+    jitanon_frame f;
+} jitanon__inj_fslot;
+
+#define JITANON__INJ_FRAMES_BITS 13
+#define JITANON__INJ_FRAMES (1u << JITANON__INJ_FRAMES_BITS) /* slots */
+
 /* What a symbolizer asks of samples beyond their own fields (jitanon_inject_frame_at),
    each made on first need: the perf maps of processes, the recording's build-id table;
    and with JITANON_SAMPLE_COMM the threads' names, followed in time order. */
@@ -13518,6 +13543,11 @@ typedef struct jitanon__inj_sym {
     size_t nsym, sym_cap;
     jitanon__sym_table kallsyms;
     int kallsyms_read;
+    jitanon__inj_fslot *frames; /* the frame cache, JITANON__INJ_FRAMES slots made on first need */
+    int frames_failed;
+    uint64_t frames_epoch;
+    const void *frames_at[3];   /* where names, paths and build-ids were when the epoch began */
+    size_t frames_bids;         /* and the size of mmap_bids */
 } jitanon__inj_sym;
 
 struct jitanon__inj {
@@ -19063,6 +19093,7 @@ JITANON__PRIVATE void jitanon__inj_sym_files_free(jitanon__inj *j)
     jitanon__hmap_free(&y->sym_ident, &j->a);
     jitanon__hmap_free(&y->sym_ns, &j->a);
     jitanon__sym_table_free(&j->a, &y->kallsyms);
+    jitanon__free(&j->a, y->frames, y->frames ? JITANON__INJ_FRAMES * sizeof *y->frames : 0);
 }
 
 /* A file or kernel frame's symbol (JITANON_FRAME_WANT_SYMBOL), as perf names it. */
@@ -19086,27 +19117,13 @@ JITANON__PRIVATE void jitanon__inj_sym_native(jitanon__inj *j, uint32_t pid, siz
     out->name = jitanon__sym_name(&j->a, t, e);
 }
 
-JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_sample *s, uint64_t ip, int kernel,
-                                                       unsigned want, jitanon_frame *out)
+/* Frame ip of s's process, found at `where` of kind k in its maps (k NONE: not). */
+JITANON__PRIVATE void jitanon__inj_frame_at(jitanon__inj *j, const jitanon_inject_sample *s, uint64_t ip, int kernel,
+                                            unsigned want, jitanon_trim_kind k, jitanon_range where, jitanon_frame *out)
 {
-    jitanon__inj *j;
-    jitanon_range where;
-    jitanon_trim_kind k;
-    JITANON_ASSERT(s && out && s->ctx_);
-    /* the injector is the caller's own, not const: frames load what they need on demand */
-    j = (jitanon__inj *)(uintptr_t)s->ctx_;
     memset(out, 0, sizeof *out);
     out->ip = ip;
-    out->kernel = kernel != 0;
-    if (ip == s->ip && s->where_pid_ == (kernel ? UINT32_MAX : s->pid)) { /* the sample's own lookup */
-        where = s->where_;
-        k = (jitanon_trim_kind)where.kind;
-    } else if (ip == s->ip && s->where_pid_ == UINT32_MAX && !kernel) {
-        k = JITANON_TRIM_NONE; /* the process's maps did not hold it */
-    } else {
-        k = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, kernel ? UINT32_MAX : s->pid, ip, &where)
-                         : JITANON_TRIM_NONE;
-    }
+    out->kernel = kernel;
     if (k == JITANON_TRIM_JIT && where.id < j->jit.nfuncs) {
         const jitanon__inj_func *f = &j->jit.funcs[where.id];
         const jitanon__inj_dump *jd = f->dump < j->jit.ndumps ? &j->jit.dumps[f->dump] : NULL;
@@ -19151,6 +19168,83 @@ JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_samp
             if (want & JITANON_FRAME_WANT_BUILD_ID) out->build_id = bid;
             if (want & JITANON_FRAME_WANT_SYMBOL) jitanon__inj_sym_native(j, kernel ? UINT32_MAX : s->pid, where.id, bid, out);
         }
+    }
+}
+
+/* The frame cache's slot for ip of process pid (UINT32_MAX: the kernel), or NULL when
+   there is no cache; *gen: what a slot that holds the answer of now without a lookup holds
+   (the map's gen_ and the process table's). */
+JITANON__PRIVATE jitanon__inj_fslot *jitanon__inj_frame_slot(jitanon__inj *j, uint32_t pid, uint64_t ip, uint64_t gen[2])
+{
+    jitanon__inj_sym *y = &j->sym;
+    const jitanon_rangemap *m;
+    if (!y->frames) {
+        if (y->frames_failed ||
+            !(y->frames = (jitanon__inj_fslot *)jitanon__malloc(&j->a, JITANON__INJ_FRAMES * sizeof *y->frames))) {
+            y->frames_failed = 1;
+            return NULL;
+        }
+        memset(y->frames, 0, JITANON__INJ_FRAMES * sizeof *y->frames);
+        y->frames_at[0] = NULL; /* (an epoch begins below) */
+    }
+    if (y->frames_at[0] != j->maps.names.data || y->frames_at[1] != j->jit.paths.data ||
+        y->frames_at[2] != y->bid_table.data || y->frames_bids != y->mmap_bids.size) {
+        y->frames_epoch++;
+        y->frames_at[0] = j->maps.names.data, y->frames_at[1] = j->jit.paths.data, y->frames_at[2] = y->bid_table.data;
+        y->frames_bids = y->mmap_bids.size;
+    }
+    m = jitanon__trim_proc_fast(j->maps.trim, pid);
+    gen[0] = m ? m->gen_ : 0;
+    gen[1] = j->maps.trim->pids.gen_;
+    return &y->frames[((ip ^ (uint64_t)pid << 40) * 0x9E3779B97F4A7C15ull) >> (64 - JITANON__INJ_FRAMES_BITS)];
+}
+
+JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_sample *s, uint64_t ip, int kernel,
+                                                       unsigned want, jitanon_frame *out)
+{
+    jitanon__inj *j;
+    jitanon__inj_fslot *slot = NULL;
+    jitanon_range where;
+    jitanon_trim_kind k;
+    uint64_t gen[2] = {0, 0};
+    uint32_t pid, key;
+    int same = 0;
+    JITANON_ASSERT(s && out && s->ctx_);
+    /* the injector is the caller's own, not const: frames load what they need on demand */
+    j = (jitanon__inj *)(uintptr_t)s->ctx_;
+    kernel = kernel != 0;
+    pid = kernel ? UINT32_MAX : s->pid;
+    key = (uint32_t)(want & 0x7FFFFFFFu) | (uint32_t)kernel << 31;
+    if (j->maps.trim && (slot = jitanon__inj_frame_slot(j, pid, ip, gen)) != NULL)
+        same = slot->epoch == j->sym.frames_epoch && slot->ip == ip && slot->pid == pid && slot->want == key;
+    memset(&where, 0, sizeof where);
+    if (ip == s->ip && s->where_pid_ == pid) { /* the sample's own lookup */
+        where = s->where_;
+        k = (jitanon_trim_kind)where.kind;
+    } else if (ip == s->ip && s->where_pid_ == UINT32_MAX && !kernel) {
+        k = JITANON_TRIM_NONE; /* the process's maps did not hold it */
+    } else if (same && slot->gen == gen[0] && slot->pids_gen == gen[1]) { /* no change since */
+        *out = slot->f;
+        return out->kind;
+    } else {
+        k = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, pid, ip, &where) : JITANON_TRIM_NONE;
+    }
+    /* the answer is made of the piece's kind, id and start (and the frame's own ip, process
+       and want): a piece that changed around it, or a sample's own, changes nothing */
+    if (same && k != JITANON_TRIM_NONE && slot->kind == (uint32_t)k && slot->id == where.id &&
+        slot->start == where.start) {
+        slot->gen = gen[0], slot->pids_gen = gen[1];
+        *out = slot->f;
+        return out->kind;
+    }
+    jitanon__inj_frame_at(j, s, ip, kernel, want, k, where, out);
+    if (slot && k != JITANON_TRIM_NONE &&
+        where.id < (k == JITANON_TRIM_JIT ? (uint64_t)j->jit.nfuncs : (uint64_t)j->maps.nidents)) {
+        /* (what the frame loaded on its way may have moved a buffer: the next one sees it) */
+        slot->ip = ip, slot->gen = gen[0], slot->pids_gen = gen[1], slot->epoch = j->sym.frames_epoch;
+        slot->pid = pid, slot->want = key, slot->kind = (uint32_t)k;
+        slot->id = where.id, slot->start = where.start;
+        slot->f = *out;
     }
     return out->kind;
 }

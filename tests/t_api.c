@@ -512,6 +512,71 @@ static void test_api_frames(void)
     jitanon_membuf_release(&perf);
 }
 
+static int api_frames_not_inside(void *user, uint32_t pid, jitanon_inject_process *out)
+{
+    (void)user, (void)pid, (void)out;
+    return 0;
+}
+
+/* A frame's answer is remembered between samples (jitanon__inj_fslot), and forgotten when
+   it no longer holds: the process maps another file at the address (its map changed), or
+   the buffer the path points into moved (another process's mappings filled it; under
+   ASan a stale answer reads freed memory).  A change of the map elsewhere, or a sample's
+   own ip (looked up when it was read), keeps it.  Checked: without the map's gen or the
+   buffers' epoch in the cache's check, the test fails. */
+static void test_api_frames_remembered(void)
+{
+    const uint64_t U = JITANON_PERF_CONTEXT_USER;
+    const uint64_t chain[] = {U, 0x500010, 0x400100}, own[] = {U, 0x400100, 0x400100};
+    char name[256];
+    uint8_t raw[128];
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_perf_reader r;
+    jitanon_error err;
+    api_frames t;
+    ti_gen g;
+    memin in;
+    unsigned i;
+    memset(&perf, 0, sizeof perf);
+    memset(&t, 0, sizeof t);
+    api_gen_callchains(&g, raw, &perf);
+    ti_mmap(&g, 10, 0x400000, 0x1000, 0, "/usr/bin/a");
+    api_chain_sample(&g, 20, TI_PID, chain, 3);
+    api_chain_sample(&g, 21, TI_PID, chain, 3);
+    for (i = 0; i < 64; i++) { /* another process's names: the buffer grows (and moves) */
+        memset(name, 'x', sizeof name);
+        name[0] = '/', name[sizeof name - 1] = 0;
+        api_mmap(&g, TI_PID + 100, 30 + i, 0x10000000ull + 0x10000ull * i, 0x1000, 0, name);
+    }
+    api_chain_sample(&g, 100, TI_PID, chain, 3);
+    ti_mmap(&g, 110, 0x400000, 0x1000, 0x1000, "/usr/bin/b"); /* over /usr/bin/a */
+    api_chain_sample(&g, 120, TI_PID, chain, 3);
+    ti_mmap(&g, 130, 0x600000, 0x1000, 0, "/usr/lib/c"); /* elsewhere */
+    api_chain_sample(&g, 140, TI_PID, chain, 3);
+    api_chain_sample(&g, 150, TI_PID, own, 3); /* the same ip as the sample's own, then not */
+    ti_round(&g);
+    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    jitanon_inject_opts_init(&o);
+    o.on_sample = api_frames_on_sample;
+    o.io.user = &t;
+    o.io.find_process = api_frames_not_inside;
+    o.io.read_file = api_frames_no_file;
+    in = memin_make(perf.data, perf.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
+    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(t.samples, 6);
+    JT_CHECK(!strcmp(t.line[0], "|0:::@0:0:0 3::/usr/bin/a:@0:100:0 "));
+    JT_CHECK(!strcmp(t.line[1], t.line[0]));
+    JT_CHECK(!strcmp(t.line[2], t.line[0]));
+    JT_CHECK(!strcmp(t.line[3], "|0:::@0:0:0 3::/usr/bin/b:@0:1100:0 "));
+    JT_CHECK(!strcmp(t.line[4], t.line[3]));
+    JT_CHECK(!strcmp(t.line[5], "|3::/usr/bin/b:@0:1100:0 3::/usr/bin/b:@0:1100:0 "));
+    jitanon_membuf_release(&perf);
+}
+
 /* An embedder's own I/O: with load_dump set and no find_process, the injector asks no
    one whether the process runs (no /proc): the recorded path is read. */
 static jitanon_result api_own_dump(void *user, const char *path, const jitanon_jitdump_opts *opts,
@@ -618,6 +683,7 @@ static void suite_api(void)
     JT_RUN(test_api_events_and_sample_fields);
     JT_RUN(test_api_func_iter);
     JT_RUN(test_api_frames);
+    JT_RUN(test_api_frames_remembered);
     JT_RUN(test_api_line_index);
     JT_RUN(test_api_own_io_no_proc);
 }

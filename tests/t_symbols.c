@@ -426,6 +426,9 @@ static void test_symbols_kallsyms(void)
         "ffffffff81000380 T __ia32_sys_gettid\n" /* reaches the next, wins (perf ends */
         "ffffffff81000380 T __x64_sys_gettid\n" /* kallsyms' symbols, then picks) */
         "ffffffff81000400 W weak_one\n"
+        "FFFFFFFF81000480 T Upper_hex\n"       /* digits of either case */
+        "0ffffffff810004c0 T seventeen\n"     /* 17 digits: not an address */
+        "ffffffff810004d0 T $x\n"              /* a name starting $: none */
         "ffffffff81000500 d some_data\n"
         "garbage line\n"
         "ffffffffc0000000 t mod_fn\t[mymod]\n"
@@ -452,6 +455,9 @@ static void test_symbols_kallsyms(void)
     e = jitanon__sym_find(NULL, &t, 0xffffffff81000390ull);
     s = e ? jitanon__sym_name(NULL, &t, e) : s;
     JT_CHECK(e && s.length == 16 && !memcmp(s.data, "__x64_sys_gettid", 16));
+    e = jitanon__sym_find(NULL, &t, 0xffffffff810004d0ull);
+    s = e ? jitanon__sym_name(NULL, &t, e) : s;
+    JT_CHECK(e && s.length == 9 && !memcmp(s.data, "Upper_hex", 9));
     /* the kernel's last symbol ends a page on, not at the module's first */
     e = jitanon__sym_find(NULL, &t, 0xffffffff81000500ull);
     JT_CHECK(e && e->end == 0xffffffff81002000ull);
