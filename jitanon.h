@@ -2168,12 +2168,15 @@ typedef struct jitanon_inject_opts {
        builds the next ones (each file costs an inode and a directory entry: that, not
        building it, is most of the time); with elf_files = SAMPLED they write the files at
        the end.  Region layout, file output: they write the functions' files of their own
-       while the calling thread builds the region files, and one more thread reads a
-       region file's code back from the dump ahead of it (a pipe's region files are written
-       by the calling thread, unreported).  The output is the same for any value.  0 = the
-       calling thread writes them.  io.write_elf, when set, is then called from those
-       threads (io.log and io.progress never are); the pool may run two sets of tasks at
-       once.  When the threads cannot help, the calling thread writes and the
+       while the calling thread builds the region files, and one more thread writes a
+       region file's code (read back from the dump) while the calling thread writes its
+       tables (a pipe's region files are written by the calling thread, unreported).  With
+       any of them, one more thread reads ahead the dump a walk reads (io.open_dump's read
+       function is then called from it) and, in jitanon_inject_file, the perf.data input,
+       and one writes its output behind.  The output is the same for any value.  0 = the
+       calling thread does it all.  io.write_elf, when set, is then called from those
+       threads (io.log and io.progress never are); the pool may run up to four sets of
+       tasks at once.  When the threads cannot help, the calling thread writes and the
        fallback is reported (stats.fallbacks, io.log): per-process layout (one write per
        dump: JITANON_INJECT_FALLBACK_THREADS_UNUSED), or a build without POSIX threads or
        no thread could start (JITANON_INJECT_FALLBACK_NO_THREADS).  At most 64 are used. */
@@ -3560,7 +3563,6 @@ JITANON__PRIVATE void jitanon__in_consume(jitanon__input *in, size_t n)
 typedef struct jitanon__in_ahead {
     const jitanon_thread_pool *tp;
     void *pool;
-    jitanon_allocator a;
     jitanon_read_fn read_fn;
     void *user;
     uint8_t *next;       /* next_cap >= JITANON__IN_ROOM + JITANON__IN_AHEAD bytes: the worker reads after the room */
@@ -3664,7 +3666,6 @@ JITANON__PRIVATE int jitanon__in_read_ahead(jitanon__input *in, const jitanon_al
     const size_t size = JITANON__IN_ROOM + JITANON__IN_AHEAD;
     if (!tp || in->ahead || !(h = (jitanon__in_ahead *)jitanon__malloc(a, sizeof *h))) return 0;
     memset(h, 0, sizeof *h);
-    if (a) h->a = *a;
     h->tp = tp;
     h->read_fn = in->read_fn;
     h->user = in->user;
@@ -8658,22 +8659,26 @@ typedef struct jitanon__behind {
     jitanon_allocator a;
     uint8_t *buf[2];
     size_t len[2];
+    int bad[2];    /* the worker's: its write of that buffer failed (read after a wait) */
     size_t queued; /* buffers handed to the worker; the next to fill is queued % 2 */
-    int failed;    /* a write of the worker's failed */
+    int failed;    /* the caller's: a write failed */
 } jitanon__behind;
 
 JITANON__PRIVATE void jitanon__behind_task(void *ctx, size_t k)
 {
     jitanon__behind *b = (jitanon__behind *)ctx;
     jitanon_sink file = jitanon_atomic_sink(b->f);
-    if (file.write_fn(file.user, b->buf[k % 2], b->len[k % 2])) b->failed = 1;
+    b->bad[k % 2] = file.write_fn(file.user, b->buf[k % 2], b->len[k % 2]) != 0;
 }
 
 /* Hands the buffer being filled to the worker and takes the other once it is written. */
 JITANON__PRIVATE void jitanon__behind_push(jitanon__behind *b)
 {
     b->tp->run_fn(b->tp->user, b->pool, b->queued++, 1);
-    if (b->queued >= 2) b->tp->wait_fn(b->tp->user, b->pool, b->queued - 1);
+    if (b->queued >= 2) {
+        b->tp->wait_fn(b->tp->user, b->pool, b->queued - 1);
+        b->failed |= b->bad[b->queued % 2];
+    }
     b->len[b->queued % 2] = 0;
 }
 
@@ -8697,6 +8702,7 @@ JITANON__PRIVATE int jitanon__behind_drain(jitanon__behind *b)
 {
     if (b->len[b->queued % 2]) jitanon__behind_push(b);
     b->tp->wait_fn(b->tp->user, b->pool, b->queued);
+    b->failed |= b->bad[0] | b->bad[1];
     return b->failed;
 }
 
@@ -8731,7 +8737,7 @@ JITANON__PRIVATE int jitanon__behind_stop(jitanon__behind *b)
     if (!b->tp) return 0;
     b->tp->wait_fn(b->tp->user, b->pool, b->queued);
     b->tp->stop_fn(b->tp->user, b->pool);
-    bad = b->failed;
+    bad = b->failed | b->bad[0] | b->bad[1];
     jitanon__free(&b->a, b->buf[0], JITANON__BEHIND_BUF);
     jitanon__free(&b->a, b->buf[1], JITANON__BEHIND_BUF);
     b->tp = NULL;
@@ -8779,7 +8785,8 @@ JITANON__PRIVATE jitanon_result jitanon__pc_run(const char *in_path, const char 
     if ((unsigned)out_mode > JITANON_PERF_PIPE)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown out_mode %u", (unsigned)out_mode);
     res = jitanon_perf_reader_open(&r, in_path, opts, err);
-    if (res == JITANON_OK && tp && strcmp(in_path, "-") && !r.state_.follow) /* a file: read ahead */
+    /* read ahead: file mode is a regular file (a FIFO's reader would wait for 1 MiB) */
+    if (res == JITANON_OK && tp && r.mode == JITANON_PERF_FILE && !r.state_.follow)
         (void)jitanon__in_read_ahead(&r.state_.in, &r.state_.allocator, tp);
     /* stdout cannot seek back to the file header: "the input's mode" is pipe there, as in perf inject */
     mode = out_mode != JITANON_PERF_SAME_MODE ? out_mode : to_stdout ? JITANON_PERF_PIPE : r.mode;
@@ -14214,9 +14221,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_sum_end(jitanon__inj *j, const jita
 
 #ifndef JITANON_NO_STDIO
 /* File mode with region files: the walk that lays the dump out summarises it as it reads
-   (jitanon__inj_walk), so only its header is read now - with its first record, which must
-   parse, else the whole scan says why, as before.  One read of the dump where there were
-   two (node's 8 s bench recording: 45 MB, 16 ms of the 205 the run takes). */
+   (jitanon__inj_walk), so only its header is read now, and its records up to the first
+   LOAD (usually the first or second): a dump without one, or one damaged before it, is
+   scanned whole and refused or used as before, so whatever the marker checks it checks
+   before anything is done.  One read of the dump where there were two (node's 8 s bench
+   recording: 45 MB, 16 ms of the 205 the run takes). */
 JITANON__PRIVATE jitanon_result jitanon__inj_peek(jitanon__inj *j, const char *path, jitanon__inj_summary *sum,
                                                   jitanon_error *err)
 {
@@ -14224,9 +14233,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_peek(jitanon__inj *j, const char *p
     jitanon_jitdump_record rec;
     uint64_t size;
     jitanon_result r = jitanon__inj_src_path(j, path, &src, &size, err);
-    if (r == JITANON_OK && (r = jitanon_jitdump_stream_next(&src.st, &rec, NULL)) == JITANON_OK) {
+    while (r == JITANON_OK && (r = jitanon_jitdump_stream_next(&src.st, &rec, NULL)) == JITANON_OK &&
+           rec.id != JITANON_JITDUMP_CODE_LOAD) {}
+    if (r == JITANON_OK) {
         memset(sum, 0, sizeof *sum);
         sum->header = src.st.header;
+        sum->loads = 1; /* at least: the walk counts them */
         sum->records = UINT64_MAX;
         sum->size = size;
         sum->walked = 1;
@@ -14522,9 +14534,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_
     j->jit.wait.count = moves;
     res = jitanon__inj_walk_src(j, jd, &src, &pend, &j->jit.wait, max_loads, load, o, moves, &got, NULL);
     if (res == JITANON_OK && src.summarise) { /* the whole dump was read: what a scan would have found */
+        jitanon_jitdump_header h = jd->sum.header; /* as the marker fixed it (machine, clock) */
         jitanon_error e;
         jitanon__clear_error(&e);
-        if ((res = jitanon__inj_sum_end(j, &src.st, &src.bias, src.size, got, &src.err, &jd->sum, &e)) != JITANON_OK) {
+        res = jitanon__inj_sum_end(j, &src.st, &src.bias, src.size, got, &src.err, &jd->sum, &e);
+        jd->sum.header = h;
+        if (res != JITANON_OK) {
             jitanon__err_source(&e, "jitdump", jitanon__inj_path(j, jd->path));
             if (j->err) *j->err = e;
         }
@@ -16600,8 +16615,7 @@ JITANON__PRIVATE void jitanon__inj_live_unnamed(jitanon__inj *j, const jitanon__
 JITANON__PRIVATE void jitanon__inj_damaged(jitanon__inj *j, const char *found, const jitanon__inj_summary *sum);
 
 /* Turns one dump into ELF files and its sorted jit events (a live pipe's dump: what is
-   written of it so far, and the rest as it comes).  JITANON_END: a dump the walk
-   summarised holds no LOAD (jitanon__inj_peek). */
+   written of it so far, and the rest as it comes). */
 JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitanon__inj_dump *jd)
 {
     jitanon__elfout *o = &j->elf;
@@ -16611,10 +16625,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
     if (o->ops->begin) res = o->ops->begin(j, o, jd);
     if (res == JITANON_OK) res = jitanon__inj_walk(j, jd, SIZE_MAX, o->ops->add, o, 1);
     jd->nfuncs = j->jit.nfuncs - jd->first_func;
-    if (res == JITANON_OK && jd->sum.walked == 2) { /* what the marker checks before a scanned dump */
-        if (!jd->sum.loads) return JITANON_END; /* unusable: undone (jitanon__inj_add_dump) */
-        if (jd->sum.tail_error.type != JITANON_OK) jitanon__inj_damaged(j, jitanon__inj_path(j, jd->path), &jd->sum);
-    }
+    /* a damaged tail is said now (the marker says it before a scanned dump) */
+    if (res == JITANON_OK && jd->sum.walked == 2 && jd->sum.tail_error.type != JITANON_OK)
+        jitanon__inj_damaged(j, jitanon__inj_path(j, jd->path), &jd->sum);
     if (res == JITANON_OK && o->ops->end) res = o->ops->end(j, o, jd);
     if (res == JITANON_OK && !jitanon__inj_sort_events(j, jd->events, jd->count))
         res = jitanon__inj_nomem(j, "event sort");
@@ -16845,15 +16858,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__
     else if (dl == 0) jd->dir = jitanon__inj_dup(j, ".", 1, &jd->dir_size);
     else jd->dir = jitanon__inj_dup(j, elf_near, dl - 1 ? dl - 1 : 1, &jd->dir_size);
     if (!jd->dir) return jitanon__inj_nomem(j, "paths");
-    if ((res = jitanon__inj_process_dump(j, jd)) == JITANON_END) { /* no LOAD: as if never added */
-        jitanon__hmap_free(&jd->uses, &j->a);
-        jitanon__hmap_free(&jd->seen, &j->a);
-        jitanon__free(&j->a, jd->events, jd->cap * sizeof *jd->events);
-        jitanon__free(&j->a, jd->dir, jd->dir_size);
-        jt->ndumps--;
-        return res;
-    }
-    if (res != JITANON_OK) return res;
+    if ((res = jitanon__inj_process_dump(j, jd)) != JITANON_OK) return res;
     jt->stop_pid = 0; /* the process's latest dump changed */
     if (j->out.w && j->out.w->mode == JITANON_PERF_PIPE && (res = jitanon__inj_bids_flush(j)) != JITANON_OK)
         return res;
@@ -16975,10 +16980,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
     char found[4096];
     jitanon__inj_dump jd;
     jitanon__inj_proc proc;
-    jitanon_inject_stats saved;
     jitanon_error e;
     jitanon_result res;
-    uint32_t action;
     int ns;
     j->st->dumps.markers++;
     memset(&jd, 0, sizeof jd);
@@ -17012,20 +17015,14 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         }
         return JITANON_OK; /* its process is left as it was recorded */
     }
-    if (jd.sum.loads == 0 && !j->jit.live && !jd.sum.walked) /* a followed dump gets its loads later */
+    if (jd.sum.loads == 0 && !j->jit.live) /* a followed dump gets its loads later */
         return jitanon__inj_no_loads(j, &jd, found);
     if (jd.sum.tail_error.type != JITANON_OK) jitanon__inj_damaged(j, found, &jd.sum);
     jitanon__inj_fix_machine(j, &jd.sum.header, found);
     if ((res = jitanon__inj_check_clock(j, &jd, found, r->offset)) != JITANON_OK) {
         jitanon_jitdump_destroy(jd.dump);
-#ifndef JITANON_NO_STDIO
-        if (jd.sum.walked && jitanon__inj_scan(j, found, &jd.sum, &e) == JITANON_OK && !jd.sum.loads)
-            return jitanon__inj_no_loads(j, &jd, found); /* refused before the clock, as when scanned */
-#endif
         return res;
     }
-    saved = *j->st; /* a dump the walk finds without LOADs is refused after it, as if before */
-    action = r->action;
     j->st->dumps.loaded++;
     r->action = JITANON__INJ_DROP;
     if (ns) { /* its ELF files are ours: on the host, never in the container's tree */
@@ -17041,14 +17038,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         if (!dl || !j->os->is_dir(near)) memcpy(near, "/tmp", 5);
         near[strlen(near) + 1] = 0;
         near[strlen(near)] = '/';
-        res = jitanon__inj_add_dump(j, &jd, found, near);
-    } else {
-        res = jitanon__inj_add_dump(j, &jd, found, found);
+        return jitanon__inj_add_dump(j, &jd, found, near);
     }
-    if (res != JITANON_END) return res;
-    *j->st = saved;
-    r->action = action;
-    return jitanon__inj_no_loads(j, &jd, found);
+    return jitanon__inj_add_dump(j, &jd, found, found);
 }
 
 /* -- decide: one round in time order ---------------------------------------------------------- */
@@ -21294,7 +21286,7 @@ JITANON__PRIVATE int jitanon__os_sink_write_at(jitanon_sink sink, const void *da
     if (sink.write_fn != jitanon__af_write || f->buf_len || f->fd < 0) return -1;
     while (size) {
         ssize_t n;
-        if (off > (uint64_t)INT64_MAX) return 1;
+        if (off > (uint64_t)INT64_MAX || (uint64_t)(off_t)off != off) return 1;
         n = pwrite(f->fd, p, size, (off_t)off);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) return 1;

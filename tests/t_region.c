@@ -975,9 +975,11 @@ static jitanon_result rws_inject(const jitanon_membuf *perf, const char *dir, in
 
 /* File mode with region files reads a dump once: the walk that lays it out summarises it
    (jitanon__inj_peek).  Whatever the dump's tail - whole, a LOAD cut short, a damaged
-   record, no LOAD at all (its marker then stays) - the output, the region file, the
-   counters and what the log says are the ones of the dump loaded whole and checked
-   first; strict fails both ways. */
+   record, no LOAD at all (its marker then stays) - and with a header the marker mends
+   (e_machine 0: the files say the host's), the output, the region file, the counters and
+   what the log says are the ones of the dump loaded whole and checked first; strict fails
+   both ways.  Without keeping the mended header across the walk's summary the region
+   file said EM_NONE (checked). */
 static void test_region_walk_summary(void)
 {
     enum { A = 0x200000, N = 40 };
@@ -1005,12 +1007,17 @@ static void test_region_walk_summary(void)
     ti_round(&t.g);
     JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
     jitanon_perf_writer_release(&t.g.w);
-    for (variant = 0; variant < 4; variant++) {
+    for (variant = 0; variant < 5; variant++) {
         memset(&d, 0, sizeof d);
         if (variant == 3) { /* the header and one record that is no LOAD */
             jitanon_jitdump_writer w;
             jdrec_begin(&w, jdrec_sink(&d), 62, TI_PID, 1, 0, &err);
             jdrec_write(&w, jdrec_make(JITANON_JITDUMP_CODE_CLOSE, 400), &err);
+        } else if (variant == 4) { /* e_machine 0, as CPython 3.13.0 writes it */
+            jitanon_jitdump_writer w;
+            jdrec_begin(&w, jdrec_sink(&d), 0, TI_PID, 1, 0, &err);
+            for (k = 0; k < N; k++)
+                jdrec_write(&w, jdrec_load(300 + k, TI_PID, TI_PID, A + k * 0x100, tr_code, 0x80, k, "f"), &err);
         } else {
             jitanon_membuf_write(&d, dump.data, dump.size);
         }
@@ -1032,6 +1039,8 @@ static void test_region_walk_summary(void)
                 JT_CHECK(out[0].size == out[1].size && !memcmp(out[0].data, out[1].data, out[0].size));
                 JT_CHECK(r0[0].size == r0[1].size && (!r0[0].size || !memcmp(r0[0].data, r0[1].data, r0[0].size)));
                 JT_CHECK((r0[0].size != 0) == (variant != 3));
+                JT_CHECK(variant != 4 || (r0[0].size > 20 && (uint32_t)(r0[0].data[18] | r0[0].data[19] << 8) ==
+                                                               jitanon_jitdump_host_machine())); /* e_machine (LE) */
                 /* (the message in parentheses is the reader's: a loaded dump's counts the missing bytes) */
                 JT_CHECK(rws_same_log(&log[0], &log[1]));
                 JT_CHECK(!memcmp(&st[0], &st[1], sizeof st[0]));
