@@ -91,6 +91,7 @@
    end in _ are private: zero them with the rest, never set or read them.
 
    Recent history (the full revision history, with every rename, is at the end of this file):
+       0.6.0  region files by default (a few files where perf writes one per function)
        0.5.0  the platform as a seam ([posix], jitanon_stream, jitanon_thread_pool), the
               public pieces tools need (record encoders, a dump's functions, on_event),
               one counting allocator, stats nested by stage, a faster record path
@@ -124,9 +125,9 @@
 #include <stdint.h>
 
 #define JITANON_VERSION_MAJOR 0
-#define JITANON_VERSION_MINOR 5
+#define JITANON_VERSION_MINOR 6
 #define JITANON_VERSION_PATCH 0
-#define JITANON_VERSION_STRING "0.5.0"
+#define JITANON_VERSION_STRING "0.6.0"
 /* A version as one number (0.4.0 -> 4000).  C++ gets its own casts: an includer built with
    -Wold-style-cast must not see a C cast. */
 #ifdef __cplusplus
@@ -1813,20 +1814,20 @@ typedef enum jitanon_late_mode {
 /* The default window for JITANON_LATE_NAME (see doc/late-loads.md for the measurements). */
 #define JITANON_LATE_WINDOW_DEFAULT_NS 100000000u
 
-/* Which ELF files hold the jitted code.  FUNCTION (the default) is perf's layout.  REGION
-   writes a few files where perf writes one per function (node's 8 s bench recording: 4
-   files against 9,046, 35x perf inject's speed): each is one run of a process's code whose
-   file offsets mirror the code's addresses (see jitanon__eo_region); perf reads it as it
-   reads per-function files, and hotspot's parser does on node and erlang (0 frames differ)
-   but for 0.01-0.15% of the frames of V8's embedded builtins when node compiles throughout
-   (its module lookup says "??"), and it parses the output slower there (43 s against 25 s
-   on node's bench recording): not the default yet.  PROCESS puts all of a dump's code in one file at packed offsets, which perf reads
-   but hotspot's parser partly misnames (its caches are keyed by the offset from each
-   mapping's start). */
+/* Which ELF files hold the jitted code.  REGION (the default since 0.6) writes a few files
+   where perf writes one per function: each is one run of a process's code whose file
+   offsets mirror the code's addresses (see jitanon__eo_region), and code loaded over code
+   a sample hit gets a file of its own, as perf names it (doc/layouts.md: node's 8 s bench
+   recording, tens of files against ten thousand; perf script, annotate, archive and DWARF
+   unwinding, gdb/addr2line and hotspot's parser read them as they read per-function
+   files).  FUNCTION is perf's own layout, jitted-<pid>-<code_index>.so (the default up to
+   0.5: doc/upgrading.md).  PROCESS puts all of a dump's code in one file at packed
+   offsets, which perf reads but hotspot's parser partly misnames (its caches are keyed by
+   the offset from each mapping's start); it goes in a later release. */
 typedef enum jitanon_elf_layout {
-    JITANON_ELF_PER_FUNCTION = 0, /* jitted-<pid>-<code_index>.so, as perf writes them */
-    JITANON_ELF_PER_PROCESS = 1,  /* one jitted-<pid>.so holding every function */
-    JITANON_ELF_PER_REGION = 2    /* jitted-<pid>-r<N>.so: one per run of code */
+    JITANON_ELF_PER_REGION = 0,  /* jitted-<pid>-r<N>.so: one per run of code */
+    JITANON_ELF_PER_PROCESS = 1, /* one jitted-<pid>.so holding every function */
+    JITANON_ELF_PER_FUNCTION = 2 /* jitted-<pid>-<code_index>.so, as perf writes them */
 } jitanon_elf_layout;
 
 /* Which per-function files are written.  perf report (script, annotate, and hotspot's
@@ -2185,7 +2186,9 @@ typedef struct jitanon_inject_opts {
        are the same as with ALL but for the build-id table, which lists the files written;
        a file that then cannot be written is logged and its mappings stay).  It chooses
        per-function files: with elf_layout = PER_PROCESS jitanon_inject fails with
-       JITANON_ERR_INVALID_ARGUMENT.  It needs file input and file output: a pipe's reader
+       JITANON_ERR_INVALID_ARGUMENT; PER_REGION (the default since 0.6) takes it as AUTO, its
+       own rule (a function's file of its own only when a sample reaches it, a run's file
+       whole).  It needs file input and file output: a pipe's reader
        may want a file before the end, so with a pipe every file is written
        (JITANON_INJECT_FALLBACK_SAMPLED_PIPE).  AUTO (the default) is SAMPLED where it
        applies and ALL elsewhere, silently.  Without output (out == NULL) no file is
@@ -20127,11 +20130,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_sampled(jitanon__inj *j, int *sampl
                    j->out.w->mode == JITANON_PERF_FILE;
         return JITANON_OK;
     }
+    /* 0.5's SAMPLED with the default layout, which is region now: its own rule (AUTO) */
+    if (j->opts->elf_layout == JITANON_ELF_PER_REGION) return JITANON_OK;
     if (j->opts->elf_layout != JITANON_ELF_PER_FUNCTION)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0,
                              "elf_files = JITANON_ELF_FILES_SAMPLED chooses per-function files; it cannot combine "
-                             "with elf_layout = JITANON_ELF_PER_%s",
-                             j->opts->elf_layout == JITANON_ELF_PER_PROCESS ? "PROCESS" : "REGION");
+                             "with elf_layout = JITANON_ELF_PER_PROCESS");
     if (j->in->mode != JITANON_PERF_FILE || j->out.w->mode != JITANON_PERF_FILE) {
         jitanon__inj_fallback(j, JITANON_INJECT_FALLBACK_SAMPLED_PIPE,
                               "elf_files = SAMPLED needs file input and output (a pipe's reader may want a file "
@@ -20179,7 +20183,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     }
     if (JITANON__OPTS_BAD(opts)) return jitanon__opts_fail(j->err, "jitanon_inject_opts");
     /* Enums: a caller can still store any int in them. */
-    if ((unsigned)opts->anon_mode > JITANON_ANON_KEEP || (unsigned)opts->elf_layout > JITANON_ELF_PER_REGION ||
+    if ((unsigned)opts->anon_mode > JITANON_ANON_KEEP || (unsigned)opts->elf_layout > JITANON_ELF_PER_FUNCTION ||
         (unsigned)opts->elf_files > JITANON_ELF_FILES_ALL || (unsigned)opts->perf_map > JITANON_PERF_MAP_ELF)
         return JITANON__FAIL(j->err, JITANON_ERR_INVALID_ARGUMENT, 0,
                              "unknown anon_mode, elf_layout, elf_files or perf_map");
@@ -21842,6 +21846,16 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
 #endif /* JITANON_COMPAT_0_1 || JITANON_COMPAT_0_2 */
 
 /* == Revision history ===================================================================
+
+       0.6.0  Region files are the default layout (issue #43; doc/upgrading.md).
+              Changed:
+                JITANON_ELF_PER_REGION = 0 (a zeroed jitanon_inject_opts), PER_FUNCTION = 2
+                elf_files SAMPLED with PER_REGION: the region layout's own rule, not an
+                  error
+                region files, file mode: one read of a dump (the walk summarises it),
+                  the code written by a worker while the tables are built; with
+                  elf_threads, jitanon_inject_file reads its input ahead and writes its
+                  output behind
 
        0.5.0  Layering: a public API the tools live on, the platform behind one seam.
               Output bytes are unchanged (the same files, the same perf.data); the

@@ -117,7 +117,7 @@ settle() { sync; sleep "${BENCH_SETTLE:-2}"; }
 bench_input() {
     name=$1 dir=$2
     in=$dir/perf.data
-    tools=${3:-"def rg all fnN proc"}
+    tools=${3:-"def fn all fnN proc"}
     [ -z "$SHM" ] || tools="$tools shm"
     [ "${BENCH_THREADS0:-0}" = 0 ] || tools="$tools fn1"
     [ "$have_perf" = 0 ] || tools="$tools perf"
@@ -133,7 +133,7 @@ bench_input() {
             case $tool in
             cp) timeit "$W/t" cp "$in" "$D/out.data" ;;
             def | shm) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" $C --elf-dir "$D" ;;
-            rg) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=region $C --elf-dir "$D" ;;
+            fn) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function $C --elf-dir "$D" ;;
             all) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --elf-files=all $C --elf-dir "$D" ;;
             fnN) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --elf-files=all -N --elf-dir "$D" ;;
             fn1) timeit "$W/t" build/jitanon-inject -i "$in" -o "$D/out.data" --elf=function --elf-files=all --threads 0 $C --elf-dir "$D" ;;
@@ -254,7 +254,7 @@ done
 if [ "${BENCH_LONG:-1}" != 0 ]; then
     # the long recording (issue #23): beside cp of the same bytes
     echo "bench: running $L"
-    bench_input "$L" "$W/genL" "cp def rg all proc"
+    bench_input "$L" "$W/genL" "cp def fn all proc"
 fi
 # hotspot's parser (what hotspot spends loading a recording) on each layout's output
 PP=""
@@ -318,7 +318,7 @@ awk '
   if ($2 == "floor-create") fl[$1] = $3
   if ($2 == "floor-cache") fc[$1] = $3 }
 END {
-  names["def"] = "jitanon (default)"; names["rg"] = "jitanon --elf=region"
+  names["def"] = "jitanon (default)"; names["fn"] = "jitanon --elf=function"
   names["all"] = "jitanon --elf-files=all"; names["proc"] = "jitanon --elf=process"
   names["perf"] = "perf inject --jit"; names["fnN"] = "  same, -N (no cache)"
   names["fn1"] = "  same, --threads 0"; names["shm"] = "  default, on tmpfs"; names["cp"] = "cp (the copy floor)"

@@ -384,7 +384,7 @@ static void test_inject_enums_out_of_range(void)
     for (k = 0; k < 3; k++) {
         memset(&c.o, 0, sizeof c.o);
         if (k == 0) c.o.anon_mode = (jitanon_anon_mode)3;
-        if (k == 1) c.o.elf_layout = (jitanon_elf_layout)3; /* past JITANON_ELF_PER_REGION */
+        if (k == 1) c.o.elf_layout = (jitanon_elf_layout)3; /* past JITANON_ELF_PER_FUNCTION */
         if (k == 2) c.o.elf_files = (jitanon_elf_files)3;
         c.io.elf_files = 0;
         JT_CHECK_EQ_U(ti_inject(&c.perf, &c.o, &c.io, c.v, &c.n, &c.st, &c.err, JITANON_PERF_FILE),

@@ -468,6 +468,7 @@ static void test_runtimes_line_bias_short(void)
             memset(&out, 0, sizeof out);
             io.dump = &dump;
             o.elf_files = JITANON_ELF_FILES_ALL;
+            o.elf_layout = JITANON_ELF_PER_FUNCTION; /* a line table a file */
             o.elf_dir = dir;
             if (loaded) o.io.load_dump = tr_bias_load;
             o.io.write_elf = tr_bias_write;
