@@ -39,8 +39,7 @@ typedef struct inject_cli {
 /* The lines of --help for these options, common ones first (all of them in the man page). */
 #define INJECT_CLI_HELP                                                                             \
     "      --anon=MODE         range (default): trim //anon to what is not jitted; all; keep\n"    \
-    "      --elf=LAYOUT        region (default: a few files), function (one a function, as\n"   \
-    "                          perf), process (doc/upgrading.md: the default changed in 0.6)\n"   \
+    "      --elf=LAYOUT        region (default since 0.6: few files), function (perf's), process\n" \
     "      --elf-dir DIR       write the ELF files to DIR (default: next to each jitdump)\n"       \
     "      --elf-files=WHICH   auto (default: the ones samples can reach; pipes: all), all\n"      \
     "      --jitdump-dir DIR   look for jit-<pid>.dump in DIR when the recorded path fails\n"      \

@@ -133,7 +133,7 @@ both() { # NAME MIN_DUMP MIN_MAP: roundtrip of $tmp/NAME against our injection w
   mkdir -p "$d/elf-ref"
   "$J" -i "$d/perf.data" -o "$d/ref.data" --elf-dir "$d/elf-ref" 2>/dev/null
   syms "$d/ref.data" "$d/ref"
-  fromdump=$(grep -v '\[unknown\]' "$d/ref.dso" | grep -c 'jitted-[0-9]*-[0-9]*\.so')
+  fromdump=$(grep -v '\[unknown\]' "$d/ref.dso" | grep -cE 'jitted-[0-9]+-r?[0-9]+\.so')
   frommap=$(grep -v '\[unknown\]' "$d/ref.dso" | grep -c "perf-$p.map")
   rm -rf "$d/elf-ref" "$d/home-ref"
   if [ "$fromdump" -lt "$2" ] || [ "$frommap" -lt "$3" ]; then
