@@ -3605,15 +3605,20 @@ JITANON__PRIVATE size_t jitanon__in_ahead_wait(jitanon__in_ahead *h)
     return h->got;
 }
 
+/* Moves the unread bytes to the buffer's start. */
+JITANON__PRIVATE void jitanon__in_compact(jitanon__input *in)
+{
+    if (!in->pos) return;
+    memmove(in->buf, in->buf + in->pos, in->len - in->pos);
+    in->len -= in->pos;
+    in->pos = 0;
+}
+
 /* in's bytes past its buffer, `got` of them in h->next, appended to its buffer (which
    grows); 0 when out of memory. */
 JITANON__PRIVATE int jitanon__in_append(jitanon__input *in, const jitanon_allocator *a, const uint8_t *p, size_t got)
 {
-    if (in->pos) {
-        memmove(in->buf, in->buf + in->pos, in->len - in->pos);
-        in->len -= in->pos;
-        in->pos = 0;
-    }
+    jitanon__in_compact(in);
     if (in->len + got > in->cap && !jitanon__grow(a, (void **)&in->buf, &in->cap, in->len + got, 1)) return 0;
     memcpy(in->buf + in->len, p, got);
     in->len += got;
@@ -3706,11 +3711,7 @@ JITANON__PRIVATE jitanon_result jitanon__in_fill(jitanon__input *in, const jitan
     if (in->ahead) return jitanon__in_fill_ahead(in, a, need, err);
     while (jitanon__in_avail(in) < need) {
         size_t got, want;
-        if (in->pos) {
-            memmove(in->buf, in->buf + in->pos, in->len - in->pos);
-            in->len -= in->pos;
-            in->pos = 0;
-        }
+        jitanon__in_compact(in);
         if (need > in->cap && !jitanon__grow(a, (void **)&in->buf, &in->cap, need < min_cap ? min_cap : need, 1))
             return JITANON__FAIL(err, JITANON_ERR_NOMEM, in->off, "cannot buffer %U bytes", (uint64_t)need);
         want = in->cap - in->len;

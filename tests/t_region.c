@@ -920,6 +920,25 @@ static void test_region_threads_two_dumps(void)
     JT_CHECK(system(cmd) == 0);
 }
 
+/* The two tests below: a directory under build/ (0: none could be made, skipped), a dump
+of n LOADs 0x100 apart from A in t (not on disk yet), its path, and a recording begun with
+the marker naming it. */
+static int rws_begin(tr_rec *t, char *dir, char *path, uint64_t a, uint32_t n)
+{
+    uint32_t k;
+    if (!mkdtemp(dir)) {
+        jt_skip("cannot create a directory under build/");
+        return 0;
+    }
+    tr_begin(t);
+    for (k = 0; k < n; k++)
+        jdrec_write(&t->jw, jdrec_load(300 + k, TI_PID, TI_PID, a + k * 0x100, tr_code, 0x80, k, "f"), &t->err);
+    sprintf(path, "%s/jit-%u.dump", dir, (unsigned)TI_PID);
+    ti_gen_begin(&t->g, t->raw, 1, &t->perf, JITANON_PERF_FILE);
+    ti_mmap(&t->g, 50, 0x7000, 0x1000, 0, path);
+    return 1;
+}
+
 static jitanon_result rws_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
                                jitanon_error *err)
 {
@@ -992,17 +1011,8 @@ static void test_region_walk_summary(void)
     jitanon_error err;
     uint32_t k;
     int variant, strict;
-    if (!mkdtemp(dir)) {
-        jt_skip("cannot create a directory under build/");
-        return;
-    }
-    tr_begin(&t);
-    for (k = 0; k < N; k++)
-        jdrec_write(&t.jw, jdrec_load(300 + k, TI_PID, TI_PID, A + k * 0x100, tr_code, 0x80, k, "f"), &t.err);
+    if (!rws_begin(&t, dir, path, A, N)) return;
     dump = t.io.base.dump;
-    sprintf(path, "%s/jit-%u.dump", dir, (unsigned)TI_PID);
-    ti_gen_begin(&t.g, t.raw, 1, &t.perf, JITANON_PERF_FILE);
-    ti_mmap(&t.g, 50, 0x7000, 0x1000, 0, path);
     for (k = 0; k < N; k += 3) ti_sample(&t.g, 2000 + k, A + k * 0x100 + 8);
     ti_round(&t.g);
     JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
@@ -1077,17 +1087,8 @@ static void test_region_read_ahead_written_behind(void)
     jitanon_error err;
     uint32_t k;
     int mode, threads;
-    if (!mkdtemp(dir)) {
-        jt_skip("cannot create a directory under build/");
-        return;
-    }
-    tr_begin(&t);
-    for (k = 0; k < N; k++)
-        jdrec_write(&t.jw, jdrec_load(300 + k, TI_PID, TI_PID, A + k * 0x100, tr_code, 0x80, k, "f"), &t.err);
-    sprintf(path, "%s/jit-%u.dump", dir, (unsigned)TI_PID);
+    if (!rws_begin(&t, dir, path, A, N)) return;
     rth_save(path, &t.io.base.dump);
-    ti_gen_begin(&t.g, t.raw, 1, &t.perf, JITANON_PERF_FILE);
-    ti_mmap(&t.g, 50, 0x7000, 0x1000, 0, path);
     for (k = 0; k < SAMPLES; k++) {
         ti_sample(&t.g, 2000 + k, A + (k % N) * 0x100 + 8);
         if (k % 4096 == 4095) ti_round(&t.g);
