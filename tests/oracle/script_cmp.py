@@ -26,6 +26,11 @@ usage: script_cmp.py PERF.txt OURS.txt [--edge-ok] [--symbols] [--inlined PERF-I
 --symbols: every frame by its symbol and its dso (native and kernel symbols too: the
 frame iterator's JITANON_FRAME_WANT_SYMBOL), the summary counting the native and kernel
 frames perf names and those it leaves [unknown].
+A frame perf prints at ip 100 in a perf map with no symbol is the region layout's key address
+0x100 (doc/layouts.md): jitanon-inject's output maps //anon there for hotspot, so a garbage
+return address of 0x100 in a frame-pointer callchain (erlang's) lands in it for perf, where
+the recording had nothing mapped (per-function output: [unknown] ([unknown])); it is read as
+[unknown] and counted.
 --dwarf FILE: also count the inlined functions FILE's DWARF holds at perf's frames in FILE
 (`addr2line -i`: the records past an address's first): with frame-pointer callchains perf
 6.1 built without libbfd (Debian's) prints none, its addr2line path reading one line.
@@ -42,9 +47,10 @@ ONE_LINE = re.compile(r'^( *\S.*? \d+\.\d+:)(\s+[0-9a-f]+ .* \(.*\))$')
 
 SYMBOLS = '--symbols' in sys.argv[3:]
 INLINED = [0, 0]  # perf's inlined lines set aside; frames it printed only as inlined ones
+KEY = [0]  # perf's frames at the region layout's key address 0x100, read as [unknown]
 
 
-def samples(path):
+def samples(path, perf=False):
     out, cur = [], None
     for line in open(path, encoding='utf-8', errors='replace'):
         line = line.rstrip('\n')
@@ -63,6 +69,9 @@ def samples(path):
         m = FRAME.match(line)
         sym, dso = (m.group(1), m.group(2)) if m else (line.strip(), '?')
         ip = line.split()[0]
+        if perf and ip == '100' and sym == '[unknown]' and PERF_MAP.search(dso):
+            KEY[0] += perf == 'count'
+            dso = '[unknown]'
         if dso == 'inlined':  # (perf prints an inlined function without its file)
             f = ('inl', '(inlined)', 'inlined')
         elif JIT.search(dso) or PERF_MAP.search(dso):
@@ -141,7 +150,7 @@ def dwarf_inlines(path, elf):
 
 
 def main():
-    perf, ours = samples(sys.argv[1]), samples(sys.argv[2])
+    perf, ours = samples(sys.argv[1], perf='count'), samples(sys.argv[2])
     args = sys.argv[3:]
     dwarf = args[args.index('--dwarf') + 1] if '--dwarf' in args[:-1] else None
     edge_ok = '--edge-ok' in args
@@ -151,7 +160,7 @@ def main():
         print('%d samples, perf script has %d' % (len(ours), len(perf)))
         return 1
     if '--inlined' in args[:-1]:
-        with_inl = samples(args[args.index('--inlined') + 1])
+        with_inl = samples(args[args.index('--inlined') + 1], perf=True)
         for i, (p, o) in enumerate(zip(with_inl, perf)):
             got = inlined(p[1], o[1]) if p[0] == o[0] and len(with_inl) == len(perf) else None
             if got is None:
@@ -189,6 +198,8 @@ def main():
         inl = '; %d inlined frames of perf set aside (--no-inline)' % INLINED[0]
         if INLINED[1]:
             inl += ', and %d frames it prints only as the functions inlined there' % INLINED[1]
+    if KEY[0]:
+        inl += '; %d frames at 0x100, the region files\' key address (perf: //anon of the output, the recording: nothing)' % KEY[0]
     if dwarf:
         inl += ' (the DWARF of %s inlines %d at its frames: addr2line -i)' % (dwarf.rsplit('/', 1)[-1],
                                                                              dwarf_inlines(sys.argv[1], dwarf))
