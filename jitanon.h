@@ -2081,8 +2081,14 @@ typedef struct jitanon_frame {
     /* FILE, KERNEL: the mapping's name as recorded; JIT: the jitdump it came from;
        PERF_MAP: the perf map file; UNKNOWN: empty */
     jitanon_str path;
+    /* JIT: the ELF file the output maps the function from, as its MMAP2 names it (with no
+       writer: the file the layout of opts.elf_layout would write, default region files);
+       else empty */
+    jitanon_str file;
     uint64_t start;        /* JIT: code address; PERF_MAP: the symbol's; else the mapping piece's */
-    uint64_t pgoff;        /* FILE, KERNEL: the mapping's file offset at start */
+    /* FILE, KERNEL: the mapping's file offset at start; JIT: the code's offset in `file`
+       (0 where not known: per-process files with no writer) */
+    uint64_t pgoff;
     uint64_t offset;       /* FILE, KERNEL: ip's offset in the file (ip - start + pgoff); else ip - start */
     uint64_t code_index;   /* JIT */
     jitanon_bytes build_id; /* FILE, KERNEL with WANT_BUILD_ID, when the recording knows it */
@@ -14570,16 +14576,45 @@ JITANON__PRIVATE jitanon_elf_func jitanon__inj_fn_of(const jitanon_jitdump_recor
 
 /* -- ELF layouts: the implementations of jitanon__elfout ------------------------------------ */
 
-/* Resolve only (no output): functions are known by address, nothing is written. */
+JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__inj_dump *jd,
+                                                      const jitanon_jitdump_record *r, char *name, size_t cap);
+
+/* Resolve only (no output): functions are known by address, nothing is written; each is
+   named with the file the layout of the options would map it from (jitanon_frame.file;
+   the region layout has its own, jitanon__eo_regions). */
+JITANON__PRIVATE jitanon_result jitanon__eo_resolve_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+{
+    char name[96];
+    if (j->opts->elf_layout != JITANON_ELF_PER_PROCESS) { /* where a function's code starts in its file */
+        jitanon_elf_builder tb;
+        jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
+        if (res != JITANON_OK) return res;
+        jd->text_base = tb.text_base;
+        jitanon_elf_builder_release(&tb);
+        return JITANON_OK;
+    }
+    if (jd->generation) jitanon__fmt(name, sizeof name, "jitted-%u.%u.so", (unsigned)jd->pid, jd->generation);
+    else jitanon__fmt(name, sizeof name, "jitted-%u.so", (unsigned)jd->pid);
+    if ((o->u.proc.path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    return JITANON_OK;
+}
+
 JITANON__PRIVATE jitanon_result jitanon__eo_resolve_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
                                                         const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
-    (void)o;
-    return jitanon__inj_push_func(j, jd, r, p, 0, SIZE_MAX);
+    size_t path = SIZE_MAX;
+    if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) path = o->u.proc.path;
+    else {
+        char name[96];
+        jitanon_result res = jitanon__eo_func_name(j, jd, r, name, sizeof name);
+        if (res != JITANON_OK) return res;
+        if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    }
+    return jitanon__inj_push_func(j, jd, r, p, j->opts->elf_layout == JITANON_ELF_PER_PROCESS ? 0 : jd->text_base, path);
 }
 
 static const jitanon__elfout_ops jitanon__eo_resolve = {
-    0, NULL, jitanon__eo_resolve_add, NULL, NULL, NULL, NULL
+    0, jitanon__eo_resolve_begin, jitanon__eo_resolve_add, NULL, NULL, NULL, NULL
 };
 
 /* Per-function files.  Names repeat perf's (jitted-<pid>-<index>.so); a code_index a dump
@@ -15206,7 +15241,7 @@ static const jitanon__elfout_ops jitanon__eo_process = {
    soon as a sample needs it, so a pipe's and a followed read's are written at once. */
 JITANON__PRIVATE int jitanon__eo_region_online(const jitanon__inj *j)
 {
-    return !j->jit.live && j->out.w && j->out.w->mode == JITANON_PERF_FILE;
+    return !j->jit.live && (j->out.w ? j->out.w->mode == JITANON_PERF_FILE : j->opts->elf_layout == JITANON_ELF_PER_REGION);
 }
 
 /* Closes the dump jitanon__eo_region_load reads back from. */
@@ -15322,17 +15357,23 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
               jitanon__trim_resolve_fast(j->maps.trim, jd->pid, r->load.code_addr, &under) == JITANON_TRIM_FILE;
     if (p->have_unwind && p->unwind.unwind.eh_frame.size && !j->opts->elf.no_unwind && jitanon__inj_stack_user(j)) {
         char name[96];
-        uint64_t pgoff = 0;
+        uint64_t pgoff = jd->text_base; /* (where the built file puts the code; named only: no file) */
         if ((res = jitanon__eo_func_name(j, jd, r, name, sizeof name)) != JITANON_OK ||
-            (res = jitanon__eo_func_build(j, &s->elf, jd, r, p, &pgoff)) != JITANON_OK)
+            (j->out.w && (res = jitanon__eo_func_build(j, &s->elf, jd, r, p, &pgoff)) != JITANON_OK))
             return res;
-        if (!jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, name, SIZE_MAX)) return JITANON_OK; /* logged; no mapping */
+        if (j->out.w && !jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, name, SIZE_MAX))
+            return JITANON_OK; /* logged; no mapping */
         if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
         return jitanon__inj_push_func(j, jd, r, p, pgoff, path);
     }
     if (!jitanon__grow(&j->a, (void **)&s->places, &s->places_cap, s->nplaces + 1, sizeof *s->places))
         return jitanon__inj_nomem(j, "region functions");
     pl = &s->places[s->nplaces];
+    memset(pl, 0, sizeof *pl);
+    if (!j->out.w) { /* named, never written: nothing of the records is kept */
+        pl->debug = pl->unwind = SIZE_MAX;
+        goto placed;
+    }
     pl->load = jitanon__eo_region_reread(j, jd) ? JITANON__EO_IN_DUMP : jitanon__eo_region_keep(s, r);
     pl->load_len = (uint32_t)r->raw.size;
     pl->load_offset = r->offset;
@@ -15359,6 +15400,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
         return jitanon__inj_nomem(j, "region code");
     if (pl->debug == SIZE_MAX - 1) pl->debug = SIZE_MAX;
     if (pl->unwind == SIZE_MAX - 1) pl->unwind = SIZE_MAX;
+placed:
     if (own) {
         char name[96];
         if ((res = jitanon__eo_func_name(j, jd, r, name, sizeof name)) != JITANON_OK) return res;
@@ -16257,7 +16299,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_finish(jitanon__inj *j, jitan
     const char *pool_dir = NULL;
     size_t i, g, n = 0;
     int written;
-    if (!jitanon__eo_region_online(j) || !s->nplaces) return JITANON_OK;
+    if (!jitanon__eo_region_online(j) || !s->nplaces || !j->out.w) return JITANON_OK; /* (no writer: named only) */
     if (s->nplaces > UINT32_MAX / 2 ||
         !jitanon__grow(&j->a, (void **)&s->order, &s->order_cap, 2 * s->nplaces, sizeof *s->order))
         return jitanon__inj_nomem(j, "region order");
@@ -16320,7 +16362,10 @@ static const jitanon__elfout_ops jitanon__eo_regions = {
 /* The one layout a run uses, chosen once from the options (already checked). */
 JITANON__PRIVATE const jitanon__elfout_ops *jitanon__elfout_pick(const jitanon__inj *j, int sampled)
 {
-    if (!j->out.w) return &jitanon__eo_resolve;
+    /* no writer: the region layout lays the files out as file mode would, writing none
+       (jitanon__eo_region_add, _finish), so that a frame names the file the output maps it
+       from (jitanon_frame.file) */
+    if (!j->out.w) return j->opts->elf_layout == JITANON_ELF_PER_REGION ? &jitanon__eo_regions : &jitanon__eo_resolve;
     if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) return &jitanon__eo_process;
     if (j->opts->elf_layout == JITANON_ELF_PER_REGION) return &jitanon__eo_regions;
     if (sampled) return &jitanon__eo_sampled;
@@ -19165,6 +19210,11 @@ JITANON__PRIVATE void jitanon__inj_frame_at(jitanon__inj *j, const jitanon_injec
             out->path.data = (const char *)j->jit.paths.data + jd->path;
             out->path.length = strlen(out->path.data);
         }
+        if (f->path != SIZE_MAX) {
+            out->file.data = jitanon__inj_path(j, f->path);
+            out->file.length = strlen(out->file.data);
+            out->pgoff = f->pgoff;
+        }
         if (want & JITANON_FRAME_WANT_LINE) jitanon__inj_sym_line(j, where.id, ip, out);
     } else if (k != JITANON_TRIM_NONE && where.id < j->maps.nidents) {
         const jitanon__inj_ident *id = &j->maps.idents[where.id];
@@ -21857,6 +21907,10 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   the code written by a worker while the tables are built; with
                   elf_threads, jitanon_inject_file reads its input ahead and writes its
                   output behind
+              Added:
+                jitanon_frame.file (and pgoff) of JIT frames: the ELF file the output maps
+                  the function from; a pass with no writer lays the files out as the
+                  options would write them (region files too), writing none
 
        0.5.0  Layering: a public API the tools live on, the platform behind one seam.
               Output bytes are unchanged (the same files, the same perf.data); the

@@ -6,9 +6,9 @@
    usage: jitanon-script [--jitdump-dir DIR] perf.data
 
    For every sample: `comm tid time:`, then its frames leaf first, `ip sym (dso)`:
-     - JIT code: the jitdump's function name, in the file perf inject and jitanon-inject
-       --elf=function write for it (jitted-<pid>-<code_index>.so next to the dump; with
-       no writer nothing is laid out, so a region file's name is not known here);
+     - JIT code: the jitdump's function name, in the file jitanon-inject writes it to
+       (jitanon_frame.file: a region's jitted-<pid>-r<N>.so, or a function's own
+       jitted-<pid>-<code_index>.so, next to the dump);
      - anonymous memory a perf map names: the map's symbol in /tmp/perf-<pid>.map; what
        no map names is [unknown] there, as perf shows it;
      - the kernel: its kallsyms symbol in [kernel.kallsyms]; other mappings: the file's
@@ -41,8 +41,12 @@ static void print_frame(const jitanon_inject_sample *s, const jitanon_frame *f)
     }
     printf("%.*s (", sym_len, sym);
     switch (f->kind) {
-    case JITANON_FRAME_JIT: { /* its own file, as perf inject names it: next to the dump */
+    case JITANON_FRAME_JIT: { /* the file jitanon-inject maps it from (next to the dump) */
         size_t dir = f->path.length;
+        if (f->file.length) {
+            printf("%.*s)\n", (int)f->file.length, f->file.data);
+            return;
+        }
         while (dir > 0 && f->path.data[dir - 1] != '/') dir--;
         printf("%.*sjitted-%u-%" PRIu64 ".so)\n", (int)dir, f->path.data, (unsigned)s->pid, f->code_index);
         return;

@@ -14,10 +14,12 @@ typedef struct tg_file {
     jitanon_membuf bytes;
 } tg_file;
 
+struct tg_frames;
 typedef struct tg_io {
     ti_io base; /* first: ti_load_dump takes the user pointer as a ti_io */
     tg_file files[256];
     size_t nfiles;
+    struct tg_frames *frames; /* tg_resolve's */
 } tg_io;
 
 static int tg_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
@@ -76,6 +78,53 @@ static size_t tg_inject(const jitanon_membuf *perf, tg_io *io, jitanon_inject_st
     return n;
 }
 
+/* The frame at each sample's own ip in a pass with no writer (opts.on_sample), the same
+   options as tg_inject's: what it names, in sample order. */
+typedef struct tg_frame {
+    jitanon_frame_kind kind;
+    char file[64];
+    uint64_t start, pgoff;
+} tg_frame;
+
+typedef struct tg_frames {
+    tg_frame f[1024];
+    size_t n;
+} tg_frames;
+
+
+static void tg_on_sample(void *user, const jitanon_inject_sample *s)
+{
+    struct tg_frames *t = ((tg_io *)user)->frames;
+    jitanon_frame f;
+    tg_frame *g;
+    if (t->n >= 1024) return;
+    g = &t->f[t->n++];
+    g->kind = jitanon_inject_frame_at(s, s->ip, 0, 0, &f);
+    snprintf(g->file, sizeof g->file, "%.*s", (int)f.file.length, f.file.data);
+    g->start = f.start;
+    g->pgoff = f.pgoff;
+}
+
+static void tg_resolve(const jitanon_membuf *perf, tg_io *io, tg_frames *t)
+{
+    jitanon_inject_opts o;
+    jitanon_perf_reader r;
+    jitanon_error err;
+    memin in;
+    memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_REGION;
+    o.late = JITANON_LATE_KEEP;
+    o.io.load_dump = ti_load_dump;
+    o.io.user = io;
+    o.on_sample = tg_on_sample;
+    io->frames = t;
+    t->n = 0;
+    in = memin_make(perf->data, perf->size, 0, 0);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
+    jitanon_perf_reader_release(&r);
+}
+
 /* One random recording, injected with the region layout and checked; 0 when it holds.
    Adds the claims made and taken back to *claims, *repairs. */
 static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
@@ -91,8 +140,10 @@ static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
     jitanon_inject_stats st;
     jitanon_jitdump_writer jw;
     ti_out_rec *out;
-    size_t nout, cap = 1024, i, k, bad = 0;
+    size_t nout, cap = 1024, i, k, bad = 0, ns;
     static tg_io io;
+    static tg_frames frames;
+    const tg_frame *fr;
     struct { char name[64]; uint64_t addr; int valid; } last;
     memset(&io, 0, sizeof io);
     memset(&jw, 0, sizeof jw);
@@ -168,8 +219,10 @@ static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
     }
     /* every sample: the file perf resolves it into (the last mapping over it, in output
        order) holds at its offset the bytes of the load per-function files name there (the
-       latest load over it by then), under one symbol */
-    for (i = 0; i < nout; i++) {
+       latest load over it by then), under one symbol; and a pass with no writer names that
+       file and that offset (jitanon_frame.file, pgoff) */
+    tg_resolve(&perf, &io, &frames);
+    for (i = 0, ns = 0; i < nout; i++) {
         const ti_out_rec *x = &out[i], *m = NULL;
         const tg_file *f;
         jitanon_test_elf_file ef;
@@ -178,6 +231,19 @@ static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
         size_t want = NL;
         char own[64];
         if (x->type != JITANON_PERF_RECORD_SAMPLE) continue;
+        fr = ns < frames.n ? &frames.f[ns] : NULL;
+        ns++;
+        for (k = 0; k < i; k++)
+            if (out[k].type == JITANON_PERF_RECORD_MMAP2 && x->start - out[k].start < out[k].len) m = &out[k];
+        if (m && strstr(m->name, "/jitted-") &&
+            (!fr || fr->kind != JITANON_FRAME_JIT || strcmp(fr->file, m->name) ||
+             fr->pgoff + (x->start - fr->start) != x->start - m->start + m->pgoff) &&
+            !bad++)
+            printf("  seed %llu: with no writer, the sample at %llx is in %s at %llx (perf: %s at %llx)\n",
+                   (unsigned long long)seed, (unsigned long long)x->start, fr ? fr->file : "-",
+                   fr ? (unsigned long long)(fr->pgoff + (x->start - fr->start)) : 0ull, m->name,
+                   (unsigned long long)(x->start - m->start + m->pgoff));
+        m = NULL;
         for (k = 0; k < NL; k++) /* in time order: the latest wins */
             if (ld[k].time <= x->time && x->start - ld[k].addr < ld[k].len) want = k;
         for (k = 0; k < i; k++)
@@ -249,6 +315,7 @@ static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
                     printf("  seed %llu: %s holds two functions at %llx\n", (unsigned long long)seed, io.files[i].name,
                            (unsigned long long)b.value);
     }
+    JT_CHECK_EQ_U(ns, frames.n);
     JT_CHECK(st.write.region_bases > 0);
     *claims += st.write.region_claims;
     *repairs += st.write.region_repairs;

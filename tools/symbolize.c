@@ -42,8 +42,8 @@
        -F, 1e9/freq ns); a comment names the event; duration: first to last sample;
        time_nanos: the first sample's wall time, from perf's clock data (written with -k);
      - one Location per address, Mapping and line: a jitted function is its own Mapping
-       (its code range, named jitted-<pid>-<code_index>.so next to the dump, as perf
-       inject names the ELF it makes of it);
+       (its code range in the file jitanon-inject maps it from, next to the dump: a
+       region file's jitted-<pid>-r<N>.so at the code's offset there by default);
        other frames the piece of the mmap they are in (start, end, file offset, the
        MMAP2 build-id, else the recording's build-id table's), the kernel's [kernel.kallsyms] mapping; mapping[0] is the main binary
        (the first sampled process's first file mapping after its last exec: the program
@@ -422,16 +422,19 @@ static uint64_t frame_mapping(pprof_state *st, uint32_t pid, const jitanon_frame
 {
     mmap_ev *m;
     if (f->kind == JITANON_FRAME_JIT) {
-        /* each jitted function is its own mapping, named as perf inject names its ELF
-           file (jitted-<pid>-<code_index>.so next to the dump; symbolize writes none).
-           Its own name matters: go tool pprof merges mappings of one file, offset and
-           size class into one and rebases their addresses */
+        /* each jitted function is its own mapping, of the file jitanon-inject maps it
+           from (jitanon_frame.file; symbolize writes none): go tool pprof merges mappings
+           of one file, offset and size class into one and rebases their addresses, so a
+           region file's functions each keep their own offset in it */
         const jit_fn *fn = jit_fn_of(st, pid, f);
         size_t dir = f->path.length;
         char file[4096 + 64];
+        uint64_t end = f->start + (fn && fn->code_size ? fn->code_size : 1);
+        if (f->file.length) /* the file jitanon-inject maps it from: a region's, at the code's offset there */
+            return pp_mapping(&st->pp, f->start, end, f->pgoff, f->file.data, NULL);
         while (dir > 0 && f->path.data[dir - 1] != '/') dir--;
         snprintf(file, sizeof file, "%.*sjitted-%u-%" PRIu64 ".so", (int)dir, f->path.data, (unsigned)pid, f->code_index);
-        return pp_mapping(&st->pp, f->start, f->start + (fn && fn->code_size ? fn->code_size : 1), 0, file, NULL);
+        return pp_mapping(&st->pp, f->start, end, 0, file, NULL);
     }
     if (f->kind == JITANON_FRAME_KERNEL) {
         m = find_mmap(st, UINT32_MAX, f->ip, NULL, 0); /* the kernel's mmaps have pid -1 */

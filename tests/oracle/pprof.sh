@@ -10,7 +10,8 @@
 #    dump's DEBUG_INFO gives (the functions come from `node -e`: node 20 writes DEBUG_INFO
 #    for them; for the same code in a script file it wrote none for the script's functions,
 #    with or without --no-enable-lazy-source-positions);
-#  - every Location keeps its address in go tool pprof -raw;
+#  - every Location keeps its address in go tool pprof -raw; a JIT frame's Mapping names the
+#    file jitanon-inject writes it to (a region file: its functions at one base);
 #  - jitgen's recording with plain and with +0x40-biased debug addresses: the same lines;
 #  - two events (cpu-clock, task-clock): a value column each, summing to perf script's;
 #  - sample types cpu-clock's (samples/count, cpu/nanoseconds; the periods add up to perf
@@ -131,6 +132,26 @@ go tool pprof -raw prof.pb 2>/dev/null | sed -n '/^Locations/,/^Mappings/p' |
   awk '$1 ~ /^[0-9]+:$/ {sub(":", "", $1); print $1, $2}' | LC_ALL=C sort > go.locs
 if [ -s pf.locs ] && cmp -s pf.locs go.locs; then echo "PASS pprof go tool pprof -raw: the $(wc -l < pf.locs) locations keep their addresses"
 else echo "FAIL pprof go tool pprof -raw: $(comm -3 pf.locs go.locs | wc -l) location addresses differ"; fi
+# a JIT frame's Mapping is the file jitanon-inject writes it to from the same recording (a
+# region file's functions at their offsets in it: one base, start - offset, per file)
+mkdir -p elf; "$root/build/jitanon-inject" -i perf.data -o inj.data --elf-dir elf 2>/dev/null
+go tool pprof -raw prof.pb 2>/dev/null | sed -n '/^Mappings/,$p' | awk '$3 ~ /\/jitted-[^\/]*\.so$/' |
+  awk '{ split($2, a, "/"); n = split($3, p, "/"); print p[n], a[1], a[3] }' > jitmaps
+jm=$(python3 - jitmaps elf <<'PY'
+import os, sys
+files, base, bad = set(os.listdir(sys.argv[2])), {}, []
+rows = [l.split() for l in open(sys.argv[1])]
+for f, start, off in rows:
+    b = int(start, 16) - int(off, 16)
+    if f not in files: bad.append(f + ' not written')
+    elif '-r' in f and base.setdefault(f, b) != b: bad.append('%s at two bases' % f)
+print('%d %d %d %s' % (len(rows), len({r[0] for r in rows if '-r' in r[0]}), len(bad), '; '.join(bad[:2])))
+PY
+)
+set -- $jm
+if [ "${1:-0}" -gt 0 ] && [ "${2:-0}" -gt 0 ] && [ "${3:-1}" = 0 ]; then
+  echo "PASS pprof: the $1 JIT Mappings name the files jitanon-inject writes for them ($2 region files, each at one base)"
+else echo "FAIL pprof: JIT Mappings against jitanon-inject's files: ${jm:-none}"; fi
 # Mappings carry the file's build-id from the recording's table (perf record -g writes no
 # MMAP2 build-ids): the main binary's is node's as perf buildid-list gives it
 node_bin=$(readlink -f "$(command -v node)")

@@ -56,7 +56,7 @@ guide() {
     echo "FAIL doc/embedding.md: its program does not build: $(head -2 "$tmp/guide.err")"; return; fi
   "$tmp/guide" "$1/perf.data" > "$1/guide.txt" 2> "$1/guide.err"
   "$tmp/guide" --own-io "$1/perf.data" > "$1/guide-own.txt" 2>/dev/null
-  jit=$(grep -c 'jitted-[0-9]*-[0-9]*\.so)$' "$1/ours.txt")
+  jit=$(grep -c 'jitted-[0-9]*-r\{0,1\}[0-9]*\.so)$' "$1/ours.txt")
   leaf=$(grep -c '^	JS:[*~^]*leaf .*+0x[0-9a-f]* at \[eval\]:[0-9]' "$1/guide.txt")
   # its lines are what addr2line reads from the injected ELF files (the same frames, in
   # order, as jitanon-script's and perf script's of the injected output, which names the
@@ -71,7 +71,7 @@ if len(perf) != len(ours):
     perf = []  # not frame for frame: nothing checked (the summary then fails)
 seen, ok, bad, syms = set(), 0, [], {}
 for o, p, g in zip(ours, perf, guide):
-    mo = re.search(r'jitted-\d+-\d+\.so\)$', o)
+    mo = re.search(r'jitted-\d+-r?\d+\.so\)$', o)
     mp = re.match(r'\s*[0-9a-f]+ (.*) \((.*/jitted-[^/]*\.so)\)$', p)
     mg = re.search(r'\+0x([0-9a-f]+) at .*:(\d+)$', g)
     if not mo or not mp or not mg or (mp.group(2), mp.group(1), mg.group(1)) in seen or len(seen) >= 100:

@@ -3,9 +3,9 @@
 (tests/oracle/script.sh: perf's of jitanon-inject's output, and build/jitanon-script's
 of the same recording).  A sample is its `comm tid time:` line and its frames, in
 order; a frame is compared by its symbol when its dso is a jitted file (a function's
-jitted-<pid>-<n>.so, a region's jitted-<pid>-r<N>.so, a process's jitted-<pid>.so:
-jitanon-script names the function's own file whatever the layout) or a perf map (JIT and
-perf-map frames), else by its dso (native and kernel symbols are the embedder's
+jitted-<pid>-<n>.so, a region's jitted-<pid>-r<N>.so, a process's jitted-<pid>.so), and
+by the file's name too (not its directory: perf's is the --elf-dir of the injection, ours
+next to the dump), or a perf map (JIT and perf-map frames), else by its dso (native and kernel symbols are the embedder's
 business; ips may differ: perf prints a file's relative to it).
 
 perf's inlined frames (from a file's DWARF: with --call-graph dwarf, perf 6.1 prints the
@@ -74,8 +74,10 @@ def samples(path, perf=False):
             dso = '[unknown]'
         if dso == 'inlined':  # (perf prints an inlined function without its file)
             f = ('inl', '(inlined)', 'inlined')
-        elif JIT.search(dso) or PERF_MAP.search(dso):
-            f = ('sym', sym, 'jit' if JIT.search(dso) else 'map')
+        elif JIT.search(dso):  # by its file's name too (perf's in the elf dir, ours next to the dump)
+            f = ('sym', sym + ' (' + dso.rsplit('/', 1)[-1] + ')', 'jit')
+        elif PERF_MAP.search(dso):
+            f = ('sym', sym, 'map')
         elif SYMBOLS:
             kind = 'kernel' if dso.startswith('[kernel.') or (dso.startswith('[') and dso not in ('[unknown]', '[vdso]')) \
                 else 'unknown' if dso == '[unknown]' else 'native'
