@@ -2082,8 +2082,8 @@ typedef struct jitanon_frame {
        PERF_MAP: the perf map file; UNKNOWN: empty */
     jitanon_str path;
     /* JIT: the ELF file the output maps the function from, as its MMAP2 names it (with no
-       writer: the file the layout of opts.elf_layout would write, default region files);
-       else empty */
+       writer and JITANON_SAMPLE_FILES: the file the layout of opts.elf_layout would write,
+       default region files); else empty */
     jitanon_str file;
     uint64_t start;        /* JIT: code address; PERF_MAP: the symbol's; else the mapping piece's */
     /* FILE, KERNEL: the mapping's file offset at start; JIT: the code's offset in `file`
@@ -2256,8 +2256,12 @@ typedef struct jitanon_inject_opts {
 
 /* jitanon_inject_opts.sample_fields */
 #define JITANON_SAMPLE_COMM 1u /* jitanon_inject_sample.comm (the injector follows COMM and FORK) */
+/* With no writer: JIT frames' jitanon_frame.file and pgoff, the files laid out as
+   opts.elf_layout would write them (the region layout's bookkeeping: about a quarter more
+   time for the pass over node's bench recording); with a writer they are always there */
+#define JITANON_SAMPLE_FILES 2u
 
-/* Every field zero is the default of every option (anon_mode RANGE, per-function files,
+/* Every field zero is the default of every option (anon_mode RANGE, region files,
    late AUTO, ...; see each field): `jitanon_inject_opts o; jitanon_inject_opts_init(&o);`
    or memset to 0 are the same.  It exists for C++ with -Wextra, where `= {0}` warns
    (-Wmissing-field-initializers); in C `= {0}` is fine. */
@@ -14579,12 +14583,13 @@ JITANON__PRIVATE jitanon_elf_func jitanon__inj_fn_of(const jitanon_jitdump_recor
 JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__inj_dump *jd,
                                                       const jitanon_jitdump_record *r, char *name, size_t cap);
 
-/* Resolve only (no output): functions are known by address, nothing is written; each is
-   named with the file the layout of the options would map it from (jitanon_frame.file;
-   the region layout has its own, jitanon__eo_regions). */
+/* Resolve only (no output): functions are known by address, nothing is written; with
+   JITANON_SAMPLE_FILES each is named with the file the layout of the options would map it
+   from (jitanon_frame.file; the region layout has its own, jitanon__eo_regions). */
 JITANON__PRIVATE jitanon_result jitanon__eo_resolve_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
 {
     char name[96];
+    if (!(j->opts->sample_fields & JITANON_SAMPLE_FILES)) return JITANON_OK;
     if (j->opts->elf_layout != JITANON_ELF_PER_PROCESS) { /* where a function's code starts in its file */
         jitanon_elf_builder tb;
         jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
@@ -14603,6 +14608,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_resolve_add(jitanon__inj *j, jitanon
                                                         const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
     size_t path = SIZE_MAX;
+    if (!(j->opts->sample_fields & JITANON_SAMPLE_FILES)) return jitanon__inj_push_func(j, jd, r, p, 0, SIZE_MAX);
     if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) path = o->u.proc.path;
     else {
         char name[96];
@@ -15241,7 +15247,9 @@ static const jitanon__elfout_ops jitanon__eo_process = {
    soon as a sample needs it, so a pipe's and a followed read's are written at once. */
 JITANON__PRIVATE int jitanon__eo_region_online(const jitanon__inj *j)
 {
-    return !j->jit.live && (j->out.w ? j->out.w->mode == JITANON_PERF_FILE : j->opts->elf_layout == JITANON_ELF_PER_REGION);
+    return !j->jit.live && (j->out.w ? j->out.w->mode == JITANON_PERF_FILE
+                                     : j->opts->elf_layout == JITANON_ELF_PER_REGION &&
+                                           (j->opts->sample_fields & JITANON_SAMPLE_FILES));
 }
 
 /* Closes the dump jitanon__eo_region_load reads back from. */
@@ -16362,10 +16370,13 @@ static const jitanon__elfout_ops jitanon__eo_regions = {
 /* The one layout a run uses, chosen once from the options (already checked). */
 JITANON__PRIVATE const jitanon__elfout_ops *jitanon__elfout_pick(const jitanon__inj *j, int sampled)
 {
-    /* no writer: the region layout lays the files out as file mode would, writing none
-       (jitanon__eo_region_add, _finish), so that a frame names the file the output maps it
-       from (jitanon_frame.file) */
-    if (!j->out.w) return j->opts->elf_layout == JITANON_ELF_PER_REGION ? &jitanon__eo_regions : &jitanon__eo_resolve;
+    /* no writer, JITANON_SAMPLE_FILES: the region layout lays the files out as file mode
+       would, writing none (jitanon__eo_region_add, _finish), so that a frame names the file
+       the output maps it from (jitanon_frame.file) */
+    if (!j->out.w)
+        return j->opts->elf_layout == JITANON_ELF_PER_REGION && (j->opts->sample_fields & JITANON_SAMPLE_FILES)
+                   ? &jitanon__eo_regions
+                   : &jitanon__eo_resolve;
     if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) return &jitanon__eo_process;
     if (j->opts->elf_layout == JITANON_ELF_PER_REGION) return &jitanon__eo_regions;
     if (sampled) return &jitanon__eo_sampled;
@@ -21909,8 +21920,9 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
                   output behind
               Added:
                 jitanon_frame.file (and pgoff) of JIT frames: the ELF file the output maps
-                  the function from; a pass with no writer lays the files out as the
-                  options would write them (region files too), writing none
+                  the function from; a pass with no writer and JITANON_SAMPLE_FILES lays
+                  the files out as the options would write them (region files too),
+                  writing none
 
        0.5.0  Layering: a public API the tools live on, the platform behind one seam.
               Output bytes are unchanged (the same files, the same perf.data); the

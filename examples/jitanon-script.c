@@ -112,7 +112,7 @@ int main(int argc, char **argv)
     }
     have_cache = want_symbol && sy_setup(&o, &cache, !no_demangle);
     o.on_sample = on_sample;
-    o.sample_fields = JITANON_SAMPLE_COMM;
+    o.sample_fields = JITANON_SAMPLE_COMM | JITANON_SAMPLE_FILES; /* (JIT frames' files) */
     res = jitanon_perf_reader_open(&r, path, NULL, &err);
     if (res == JITANON_OK) {
         res = jitanon_inject(&r, NULL, &o, NULL, &err); /* no writer: resolve only */

@@ -105,7 +105,7 @@ static void tg_on_sample(void *user, const jitanon_inject_sample *s)
     g->pgoff = f.pgoff;
 }
 
-static void tg_resolve(const jitanon_membuf *perf, tg_io *io, tg_frames *t)
+static void tg_resolve_pass(const jitanon_membuf *perf, tg_io *io, tg_frames *t, uint32_t fields)
 {
     jitanon_inject_opts o;
     jitanon_perf_reader r;
@@ -117,12 +117,27 @@ static void tg_resolve(const jitanon_membuf *perf, tg_io *io, tg_frames *t)
     o.io.load_dump = ti_load_dump;
     o.io.user = io;
     o.on_sample = tg_on_sample;
+    o.sample_fields = fields;
     io->frames = t;
     t->n = 0;
     in = memin_make(perf->data, perf->size, 0, 0);
     JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
     JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
     jitanon_perf_reader_release(&r);
+}
+
+/* With JITANON_SAMPLE_FILES; without it the same frames, no file named (the layout's
+   bookkeeping is not done). */
+static void tg_resolve(const jitanon_membuf *perf, tg_io *io, tg_frames *t)
+{
+    static tg_frames plain;
+    size_t i;
+    tg_resolve_pass(perf, io, &plain, 0);
+    tg_resolve_pass(perf, io, t, JITANON_SAMPLE_FILES);
+    JT_CHECK_EQ_U(plain.n, t->n);
+    for (i = 0; i < plain.n && i < t->n; i++)
+        JT_CHECK(plain.f[i].kind == t->f[i].kind && plain.f[i].start == t->f[i].start && !plain.f[i].file[0] &&
+                 (t->f[i].kind != JITANON_FRAME_JIT || t->f[i].file[0]));
 }
 
 /* One random recording, injected with the region layout and checked; 0 when it holds.

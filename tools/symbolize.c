@@ -942,6 +942,7 @@ int main(int argc, char **argv)
         pp_init(&p.pprof->pp);
         pp_init(&p.pprof->files);
         o.io.load_dump = load_dump;
+        o.sample_fields |= JITANON_SAMPLE_FILES; /* JIT Mappings: the files jitanon-inject writes */
         /* no io.find_process: this load_dump follows symlinks, so it must never be
            handed a container's /proc/<pid>/root path (a dump only inside a container is
            then not found: --jitdump-dir takes a copy) */

@@ -24,6 +24,24 @@ else echo "FAIL symbolize: unknown option: exit $rc"; fi
 
 jt_need_perf -g
 
+# fold_diff PERF OURS: the first stacks only one side has, each from the first frame where
+# it parts from the other side's nearest stack (a stack's head is long and alike), and
+# perf script's sample of the first such stack (the frames with their ips and files)
+fold_diff() {
+  python3 - "$1" "$2" <<'PY'
+import sys
+a, b = [set(open(f).read().splitlines()) for f in sys.argv[1:3]]
+for side, only, other in (('perf', sorted(a - b), sorted(b - a)), ('ours', sorted(b - a), sorted(a - b))):
+    for line in only[:2]:
+        f = line.split(';')
+        best = max(other, key=lambda o: next((k for k, (x, y) in enumerate(zip(f, o.split(';'))) if x != y),
+                                             min(len(f), len(o.split(';'))))) if other else ''
+        g = best.split(';')
+        k = next((k for k, (x, y) in enumerate(zip(f, g)) if x != y), min(len(f), len(g)))
+        print('  %s only: ...%s  (the other: ...%s)' % (side, ';'.join(f[max(k - 1, 0):])[:400], ';'.join(g[max(k - 1, 0):])[:400]))
+PY
+}
+
 # compare NAME DIR JITPATTERN [NAME]: symbolize --folded DIR/perf.data = folded perf
 # script of the injected copy; JITPATTERN (grep -E) must name some stacks, NAME a frame.
 compare() {
@@ -44,7 +62,7 @@ compare() {
     [ -z "$must" ] || grep -q -- "$must" "$dir/ours.folded" || echo "FAIL symbolize --folded $name: no frame named $must"
   else
     echo "FAIL symbolize --folded $name: $stacks stacks ($jit with JIT names), perf script folded has $(wc -l < "$dir/perf.folded"); first differences:"
-    diff "$dir/perf.folded" "$dir/ours.folded" | head -6 | cut -c1-300
+    fold_diff "$dir/perf.folded" "$dir/ours.folded"
   fi
   # native names: frames perf names by symbol outside JIT code (node's, libc's, the kernel's)
   native=$(tr ';' '\n' < "$dir/ours.folded" | sed 's/ [0-9]*$//' | grep -E -v -- "$pat|^\[" | sort -u | wc -l)
@@ -56,7 +74,7 @@ compare() {
     echo "PASS symbolize --folded $name (injected output): the same $(wc -l < "$dir/inj.folded") stacks and counts ($native distinct native symbols)"
   else
     echo "FAIL symbolize --folded $name (injected output): $(wc -l < "$dir/inj.folded") stacks; first differences:"
-    diff "$dir/perf.folded" "$dir/inj.folded" | head -6 | cut -c1-300
+    fold_diff "$dir/perf.folded" "$dir/inj.folded"
   fi
 }
 
