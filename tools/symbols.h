@@ -78,6 +78,30 @@ SY_DEF size_t sy_perf_style(char *d, size_t n)
     return n;
 }
 
+/* A nested name ("_ZN...E" and its parameters) that libstdc++ rejects as a whole:
+   perf 6.1 asks its demangler for no parameters, which then reads none of them, so a
+   name whose parameters it cannot read is still demangled (V8's String::GetImpl
+   dispatcher in node, a substitution in its last parameter: c++filt -p demangles it,
+   c++filt does not).  Here: the name cut back from its end a character at a time, at
+   most SY_CUTS times, with no parameters ("v") in place of the rest, until libstdc++
+   takes it.  A nested name is whole only with its closing E, so a cut never shortens
+   the name itself; what remains of the parameters is dropped as perf drops them. */
+#define SY_CUTS 64
+SY_DEF char *sy_demangle_head(const char *name)
+{
+    size_t len = strcspn(name, "."), k; /* (a clone suffix: perf does not print it) */
+    char *t, *d = NULL;
+    int status = 0;
+    if (strncmp(name, "_ZN", 3) || len < 5 || !(t = (char *)malloc(len + 2))) return NULL;
+    for (k = len - 1; k > 3 && k + SY_CUTS >= len && !d; k--) {
+        memcpy(t, name, k);
+        t[k] = 'v', t[k + 1] = 0;
+        if ((d = __cxa_demangle(t, NULL, NULL, &status)) != NULL && status != 0) free(d), d = NULL;
+    }
+    free(t);
+    return d;
+}
+
 SY_DEF size_t sy_demangle(void *user, const char *name, char *out, size_t cap)
 {
     int status = 0;
@@ -85,7 +109,9 @@ SY_DEF size_t sy_demangle(void *user, const char *name, char *out, size_t cap)
     char *d;
     (void)user;
     if (name[0] != '_' || name[1] != 'Z') return 0;
-    if (!(d = __cxa_demangle(name, NULL, NULL, &status)) || status != 0) return 0;
+    if ((!(d = __cxa_demangle(name, NULL, NULL, &status)) || status != 0) &&
+        (free(d), status != -2 || !(d = sy_demangle_head(name))))
+        return 0;
     n = sy_perf_style(d, strlen(d));
     if (n < cap) memcpy(out, d, n + 1);
     free(d);

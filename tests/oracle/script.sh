@@ -203,10 +203,11 @@ for (let k = 0; k < 400; k++) {
 }
 console.log(t)'
   if record_node "$tmp/nodebusy" --perf-prof; then
-    # (without --symbols: its frames land in v8's String::GetImpl dispatcher at times, one
-    # of 2 of node's 78,865 C++ names libstdc++ 12's __cxa_demangle rejects (status -2, as
-    # binutils 2.40's c++filt does) and perf 6.1 prints demangled: one run in two failed so)
-    compare "node (JS and wasm compiled throughout)" "$tmp/nodebusy" JIT
+    # (its frames land in v8's String::GetImpl dispatcher at times, one of 2 of node's
+    # 78,865 C++ names libstdc++ 12's __cxa_demangle rejects (status -2, as binutils 2.40's
+    # c++filt does) and perf 6.1 prints demangled, reading no parameters: tools/symbols.h's
+    # sy_demangle_head, c++filt -p's name)
+    compare "node (JS and wasm compiled throughout)" "$tmp/nodebusy" JIT --symbols
   else echo "FAIL jitanon-script node (compiling throughout): could not record node"; fi
 else echo "SKIP jitanon-script node: node not installed (apt-get install nodejs)"; fi
 
