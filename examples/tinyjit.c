@@ -16,7 +16,9 @@
    usage: tinyjit [-d DUMPDIR] [-p PAGES] [-f FUNCS_PER_PAGE] [-t MILLISECONDS] [--no-map]
                   [--late MS]
    Prints "pid <pid>" first.  The caller removes /tmp/perf-<pid>.map and the dump. */
+#ifndef _GNU_SOURCE /* (g++ defines it) */
 #define _GNU_SOURCE
+#endif
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
 

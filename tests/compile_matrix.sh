@@ -88,3 +88,10 @@ for cc in "gcc -std=c99" "clang -std=c99" "g++ -x c++ -std=c++11" "clang++ -x c+
     run "$cc -Wall -Wextra ${f##*/}" $cc -Wall -Wextra -Wpedantic -Werror -I. -c "$f" -o "$tmp/embed.o"
   done
 done
+# the tools and examples as C++ too (g++ defines _GNU_SOURCE itself: a tool that defines
+# it again must not clash)
+if command -v g++ >/dev/null 2>&1; then
+  for f in tools/*.c examples/*.c; do
+    run "g++ -x c++ ${f#*/}" g++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. -c "$f" -o "$tmp/tool.o"
+  done
+fi

@@ -5,7 +5,9 @@
                   [--elf=function|process] [--elf-dir DIR] [--jitdump-dir DIR]
                   [--elf-files=auto|all|sampled] [--late=auto|name|keep] [--late-window MS]
                   [--threads N] [-N] [--buildid-dir DIR] [--stats] [--strict]  */
+#ifndef _GNU_SOURCE /* (g++ defines it) */
 #define _GNU_SOURCE
+#endif
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
 #include "inject_cli.h"

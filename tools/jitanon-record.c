@@ -24,7 +24,9 @@
    runtime get the runtime's environment variables instead (NODE_OPTIONS, DENO_V8_FLAGS,
    PYTHON_PERF_JIT_SUPPORT, JAVA_TOOL_OPTIONS, ERL_FLAGS...), since their command line is
    not ours to edit.  Anything else is recorded as `perf record` would, with a note. */
+#ifndef _GNU_SOURCE /* (g++ defines it) */
 #define _GNU_SOURCE
+#endif
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
 #include "inject_cli.h"

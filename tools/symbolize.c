@@ -53,7 +53,9 @@
        line bias of V8/LLVM removed as the ELF writer does); native and kernel frames
        by their symbols, as --folded names them: every Mapping says it is symbolized, so
        pprof does not try the local files. */
+#ifndef _GNU_SOURCE /* (g++ defines it) */
 #define _GNU_SOURCE
+#endif
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
 
