@@ -14583,23 +14583,34 @@ JITANON__PRIVATE jitanon_elf_func jitanon__inj_fn_of(const jitanon_jitdump_recor
 JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__inj_dump *jd,
                                                       const jitanon_jitdump_record *r, char *name, size_t cap);
 
+/* A dump's per-process file name (jitted-<pid>.so) into name[64]. */
+JITANON__PRIVATE void jitanon__eo_proc_name(const jitanon__inj_dump *jd, char *name)
+{
+    if (jd->generation) jitanon__fmt(name, 64, "jitted-%u.%u.so", (unsigned)jd->pid, jd->generation);
+    else jitanon__fmt(name, 64, "jitted-%u.so", (unsigned)jd->pid);
+}
+
+/* jd->text_base: where a function's code starts in a file of the dump's (its headers'
+   room), as the builder lays it out. */
+JITANON__PRIVATE jitanon_result jitanon__eo_text_base(jitanon__inj *j, jitanon__inj_dump *jd)
+{
+    jitanon_elf_builder tb;
+    jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
+    if (res != JITANON_OK) return res;
+    jd->text_base = tb.text_base;
+    jitanon_elf_builder_release(&tb);
+    return JITANON_OK;
+}
+
 /* Resolve only (no output): functions are known by address, nothing is written; with
    JITANON_SAMPLE_FILES each is named with the file the layout of the options would map it
    from (jitanon_frame.file; the region layout has its own, jitanon__eo_regions). */
 JITANON__PRIVATE jitanon_result jitanon__eo_resolve_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
 {
-    char name[96];
+    char name[64];
     if (!(j->opts->sample_fields & JITANON_SAMPLE_FILES)) return JITANON_OK;
-    if (j->opts->elf_layout != JITANON_ELF_PER_PROCESS) { /* where a function's code starts in its file */
-        jitanon_elf_builder tb;
-        jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
-        if (res != JITANON_OK) return res;
-        jd->text_base = tb.text_base;
-        jitanon_elf_builder_release(&tb);
-        return JITANON_OK;
-    }
-    if (jd->generation) jitanon__fmt(name, sizeof name, "jitted-%u.%u.so", (unsigned)jd->pid, jd->generation);
-    else jitanon__fmt(name, sizeof name, "jitted-%u.so", (unsigned)jd->pid);
+    if (j->opts->elf_layout != JITANON_ELF_PER_PROCESS) return jitanon__eo_text_base(j, jd);
+    jitanon__eo_proc_name(jd, name);
     if ((o->u.proc.path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
     return JITANON_OK;
 }
@@ -14607,16 +14618,15 @@ JITANON__PRIVATE jitanon_result jitanon__eo_resolve_begin(jitanon__inj *j, jitan
 JITANON__PRIVATE jitanon_result jitanon__eo_resolve_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
                                                         const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
-    size_t path = SIZE_MAX;
+    char name[96];
+    size_t path;
+    jitanon_result res;
     if (!(j->opts->sample_fields & JITANON_SAMPLE_FILES)) return jitanon__inj_push_func(j, jd, r, p, 0, SIZE_MAX);
-    if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) path = o->u.proc.path;
-    else {
-        char name[96];
-        jitanon_result res = jitanon__eo_func_name(j, jd, r, name, sizeof name);
-        if (res != JITANON_OK) return res;
-        if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
-    }
-    return jitanon__inj_push_func(j, jd, r, p, j->opts->elf_layout == JITANON_ELF_PER_PROCESS ? 0 : jd->text_base, path);
+    if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) /* (its offset there is the writer's to pack) */
+        return jitanon__inj_push_func(j, jd, r, p, 0, o->u.proc.path);
+    if ((res = jitanon__eo_func_name(j, jd, r, name, sizeof name)) != JITANON_OK) return res;
+    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    return jitanon__inj_push_func(j, jd, r, p, jd->text_base, path);
 }
 
 static const jitanon__elfout_ops jitanon__eo_resolve = {
@@ -15094,8 +15104,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_begin(jitanon__inj *j, jitanon_
     jitanon_elf_opts eo = jitanon__inj_elf_opts(j, &jd->sum);
     jitanon_result res;
     jitanon__eo_proc_free(j, o);
-    if (jd->generation) jitanon__fmt(s->name, sizeof s->name, "jitted-%u.%u.so", (unsigned)jd->pid, jd->generation);
-    else jitanon__fmt(s->name, sizeof s->name, "jitted-%u.so", (unsigned)jd->pid);
+    jitanon__eo_proc_name(jd, s->name);
     if ((s->path = jitanon__inj_add_path(j, jd->dir, s->name)) == SIZE_MAX)
         return jitanon__inj_nomem(j, "paths");
     if ((res = jitanon_elf_builder_init(&s->pb, &jd->sum.header, &eo, j->err)) != JITANON_OK) return res;
@@ -15244,12 +15253,11 @@ static const jitanon__elfout_ops jitanon__eo_process = {
 #define JITANON__REGION_REACH ((uint64_t)1 << 20)
 /* Whether region files are written when the recording has been read (every dump's
    records kept until then): a file read to a file.  A pipe's reader may open a file as
-   soon as a sample needs it, so a pipe's and a followed read's are written at once. */
+   soon as a sample needs it, so a pipe's and a followed read's are written at once.  With
+   no writer (JITANON_SAMPLE_FILES) the files are laid out as a file's, and none written. */
 JITANON__PRIVATE int jitanon__eo_region_online(const jitanon__inj *j)
 {
-    return !j->jit.live && (j->out.w ? j->out.w->mode == JITANON_PERF_FILE
-                                     : j->opts->elf_layout == JITANON_ELF_PER_REGION &&
-                                           (j->opts->sample_fields & JITANON_SAMPLE_FILES));
+    return !j->jit.live && (!j->out.w || j->out.w->mode == JITANON_PERF_FILE);
 }
 
 /* Closes the dump jitanon__eo_region_load reads back from. */
@@ -15293,11 +15301,9 @@ JITANON__PRIVATE void jitanon__eo_region_free(jitanon__inj *j, jitanon__elfout *
 JITANON__PRIVATE jitanon_result jitanon__eo_region_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
 {
     jitanon__eo_region *s = &o->u.reg;
-    jitanon_elf_builder tb;
-    jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
+    jitanon_result res = jitanon__eo_text_base(j, jd);
     if (res != JITANON_OK) return res;
-    s->room = jd->text_base = tb.text_base;
-    jitanon_elf_builder_release(&tb);
+    s->room = jd->text_base;
     s->arena.allocator = s->elf.allocator = s->rbuf.allocator = j->a;
     s->j = j;
     s->reading = SIZE_MAX;
@@ -15340,6 +15346,42 @@ JITANON__PRIVATE uint64_t jitanon__inj_code_hash(jitanon_bytes code)
     return jitanon__xxh_digest(&h);
 }
 
+/* What place pl's file is built from when it is written: its LOAD (or where to read it
+   back), DEBUG_INFO and, where something reads them, unwinding tables. */
+JITANON__PRIVATE jitanon_result jitanon__eo_region_hold(jitanon__inj *j, jitanon__eo_region *s, const jitanon__inj_dump *jd,
+                                                        const jitanon_jitdump_record *r, const jitanon__inj_pend *p,
+                                                        int own, jitanon__eo_place *pl)
+{
+    int unwind;
+    pl->load = jitanon__eo_region_reread(j, jd) ? JITANON__EO_IN_DUMP : jitanon__eo_region_keep(s, r);
+    pl->load_len = (uint32_t)r->raw.size;
+    pl->load_offset = r->offset;
+    pl->code_size = (uint32_t)r->load.code.size; /* within its record */
+    pl->name_len = (uint32_t)r->load.name.length;
+    /* read back, a LOAD is read once, as its file is written: what the build-id and the
+       symbol table take of it before then is kept now */
+    pl->name = pl->load != JITANON__EO_IN_DUMP ? 0 : s->arena.size;
+    if (pl->load == JITANON__EO_IN_DUMP && jitanon_membuf_write(&s->arena, r->load.name.data, pl->name_len))
+        return jitanon__inj_nomem(j, "region names");
+    pl->code_hash = jitanon__inj_code_hash(r->load.code);
+    pl->debug = p->have_debug ? jitanon__eo_region_keep(s, &p->debug) : SIZE_MAX - 1;
+    pl->debug_len = p->have_debug ? (uint32_t)p->debug.raw.size : 0;
+    /* A region file keeps no unwinding tables in a recording without copied user stacks:
+       nothing reads them there (perf unwinds frame pointers, hotspot's parser copied stacks
+       only), and they would run its module past its code, over the next file's: node -g's
+       tables ran to 27 KiB, and elfutils then reported one of the two files nowhere (102
+       frames misnamed in hotspot on node's bench recording).  With user stacks, code with
+       tables gets a file of its own (jitanon__eo_region_add). */
+    unwind = p->have_unwind && (own || jitanon__inj_stack_user(j));
+    pl->unwind = unwind ? jitanon__eo_region_keep(s, &p->unwind) : SIZE_MAX - 1;
+    pl->unwind_len = unwind ? (uint32_t)p->unwind.raw.size : 0;
+    if (pl->load == SIZE_MAX || pl->debug == SIZE_MAX || pl->unwind == SIZE_MAX)
+        return jitanon__inj_nomem(j, "region code");
+    if (pl->debug == SIZE_MAX - 1) pl->debug = SIZE_MAX;
+    if (pl->unwind == SIZE_MAX - 1) pl->unwind = SIZE_MAX;
+    return JITANON_OK;
+}
+
 /* Every function is mapped now (its pgoff and file are set at the batch's end) - but, in
    a recording with user stacks, one with unwinding info, which gets a file of its own as
    in perf's layout: perf's unwinder (libunwind) reads .eh_frame_hdr through the process's
@@ -15356,7 +15398,6 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
     jitanon_range under;
     jitanon_result res;
     size_t path = SIZE_MAX;
-    int unwind;
     /* File mode: code inside a file's mapping (V8's embedded builtins, in node's
        executable) gets a file of its own, written only if a sample resolves into it: a
        region file's module there overlaps the executable's, and hotspot's parser then
@@ -15378,37 +15419,9 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
         return jitanon__inj_nomem(j, "region functions");
     pl = &s->places[s->nplaces];
     memset(pl, 0, sizeof *pl);
-    if (!j->out.w) { /* named, never written: nothing of the records is kept */
-        pl->debug = pl->unwind = SIZE_MAX;
-        goto placed;
-    }
-    pl->load = jitanon__eo_region_reread(j, jd) ? JITANON__EO_IN_DUMP : jitanon__eo_region_keep(s, r);
-    pl->load_len = (uint32_t)r->raw.size;
-    pl->load_offset = r->offset;
-    pl->code_size = (uint32_t)r->load.code.size; /* within its record */
-    pl->name_len = (uint32_t)r->load.name.length;
-    /* read back, a LOAD is read once, as its file is written: what the build-id and the
-       symbol table take of it before then is kept now */
-    pl->name = pl->load != JITANON__EO_IN_DUMP ? 0 : s->arena.size;
-    if (pl->load == JITANON__EO_IN_DUMP && jitanon_membuf_write(&s->arena, r->load.name.data, pl->name_len))
-        return jitanon__inj_nomem(j, "region names");
-    pl->code_hash = jitanon__inj_code_hash(r->load.code);
-    pl->debug = p->have_debug ? jitanon__eo_region_keep(s, &p->debug) : SIZE_MAX - 1;
-    pl->debug_len = p->have_debug ? (uint32_t)p->debug.raw.size : 0;
-    /* A region file keeps no unwinding tables in a recording without copied user stacks:
-       nothing reads them there (perf unwinds frame pointers, hotspot's parser copied stacks
-       only), and they would run its module past its code, over the next file's: node -g's
-       tables ran to 27 KiB, and elfutils then reported one of the two files nowhere (102
-       frames misnamed in hotspot on node's bench recording).  With user stacks, code with
-       tables gets a file of its own (above). */
-    unwind = p->have_unwind && (own || jitanon__inj_stack_user(j));
-    pl->unwind = unwind ? jitanon__eo_region_keep(s, &p->unwind) : SIZE_MAX - 1;
-    pl->unwind_len = unwind ? (uint32_t)p->unwind.raw.size : 0;
-    if (pl->load == SIZE_MAX || pl->debug == SIZE_MAX || pl->unwind == SIZE_MAX)
-        return jitanon__inj_nomem(j, "region code");
-    if (pl->debug == SIZE_MAX - 1) pl->debug = SIZE_MAX;
-    if (pl->unwind == SIZE_MAX - 1) pl->unwind = SIZE_MAX;
-placed:
+    pl->debug = pl->unwind = SIZE_MAX;
+    /* (with no writer the files are named, never written: nothing of the records is kept) */
+    if (j->out.w && (res = jitanon__eo_region_hold(j, s, jd, r, p, own, pl)) != JITANON_OK) return res;
     if (own) {
         char name[96];
         if ((res = jitanon__eo_func_name(j, jd, r, name, sizeof name)) != JITANON_OK) return res;

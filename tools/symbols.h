@@ -109,9 +109,12 @@ SY_DEF size_t sy_demangle(void *user, const char *name, char *out, size_t cap)
     char *d;
     (void)user;
     if (name[0] != '_' || name[1] != 'Z') return 0;
-    if ((!(d = __cxa_demangle(name, NULL, NULL, &status)) || status != 0) &&
-        (free(d), status != -2 || !(d = sy_demangle_head(name))))
-        return 0;
+    d = __cxa_demangle(name, NULL, NULL, &status);
+    if (!d || status != 0) {
+        free(d);
+        /* -2: not a name libstdc++ reads whole; perf may still read its head */
+        if (status != -2 || !(d = sy_demangle_head(name))) return 0;
+    }
     n = sy_perf_style(d, strlen(d));
     if (n < cap) memcpy(out, d, n + 1);
     free(d);

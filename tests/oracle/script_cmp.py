@@ -50,7 +50,7 @@ INLINED = [0, 0]  # perf's inlined lines set aside; frames it printed only as in
 KEY = [0]  # perf's frames at the region layout's key address 0x100, read as [unknown]
 
 
-def samples(path, perf=False):
+def samples(path, perf=False, count=False):
     out, cur = [], None
     for line in open(path, encoding='utf-8', errors='replace'):
         line = line.rstrip('\n')
@@ -70,7 +70,7 @@ def samples(path, perf=False):
         sym, dso = (m.group(1), m.group(2)) if m else (line.strip(), '?')
         ip = line.split()[0]
         if perf and ip == '100' and sym == '[unknown]' and PERF_MAP.search(dso):
-            KEY[0] += perf == 'count'
+            KEY[0] += count
             dso = '[unknown]'
         if dso == 'inlined':  # (perf prints an inlined function without its file)
             f = ('inl', '(inlined)', 'inlined')
@@ -152,7 +152,7 @@ def dwarf_inlines(path, elf):
 
 
 def main():
-    perf, ours = samples(sys.argv[1], perf='count'), samples(sys.argv[2])
+    perf, ours = samples(sys.argv[1], perf=True, count=True), samples(sys.argv[2])
     args = sys.argv[3:]
     dwarf = args[args.index('--dwarf') + 1] if '--dwarf' in args[:-1] else None
     edge_ok = '--edge-ok' in args
