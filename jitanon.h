@@ -2443,17 +2443,33 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
      [trim]           the //anon trimming engine
    ELF
      [elf]            SHA-1 build-ids, the builder, .eh_frame, symbols, DWARF, layout
-     [unwind]         DWARF CFI (.eh_frame): an FDE for a pc, its rule row, one frame up
-                      over registers and a copied stack (on_sample's dwarf frames)
      [symbols]        native symbols as perf 6.1 names them: a file's ELF .symtab or
-                      .dynsym and PLT, kallsyms (on_sample's native and kernel frames)
-   Output
-     [inject]         the injector: read -> decide -> emit ELFs (jitanon__elfout, one
-                      implementation per layout) -> write
+                      .dynsym and PLT, kallsyms (read for the frames' native and kernel names)
+   Output: the injector, a pipeline of stages (read -> decide -> emit ELFs -> write)
+     [inject]         its records and stages, build-ids, writer threads, reading dumps into
+                      functions and jit events; the hooks (what later sections define)
+     [layouts]        jitanon__elfout's implementations: resolve-only, per function, per process
+     [region]         the region layout (the default): files that mirror their code's addresses
+     [live]           live pipes: a dump followed while the JIT appends to it
+     [decide]         markers, the round in time order, region claims, late loads, perf-map ELFs
+     [unwind]         DWARF CFI (.eh_frame) and the walker over a copied user stack
+     [frames]         on_sample: threads' names, the frame iterator, native and kernel symbols
+     [pipeline]       write the round in file order; the stages run (jitanon_inject)
    Platform
      [posix]          every call into the OS, fenced: the clock, atomic files, the jitdump file
                       and its marker mmap, the dump opener and its protections, the ELF file
                       writer, /proc, perf's build-id cache, pthreads (jitanon__os_default)
+
+   Internal names are jitanon__<prefix>_*, the prefix saying whose they are:
+     cur cursor        buf byte buffer     in chunked input   zs, xxh zstd, XXH64
+     jd, jitdump  jitdump reader           jw jitdump writer  pm perf maps
+     pd, perf perf.data reader   pw writer pc copy frame      pe MMAP records
+     behind output written behind          rm interval map    trim trimming engine
+     elf, sha1 ELF emission                sym [symbols]      rb red-black tree
+     counted the counting allocator        hmap hash map      os the platform seam
+     inj injector (every [inject] .. [pipeline] section)      eo ELF layouts
+     cfi CFI rules       unw stack walker  bc build-id cache  tp thread pool
+     af atomic file
    ====================================================================================== */
 
 /* -- [sysinc] System headers and feature detection --------------------------------------------
@@ -11340,612 +11356,6 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
     return jitanon__elf_write_one(sink, header, fn, opts, info, NULL, err);
 }
 
-/* -- [unwind] DWARF call frame information: one frame up from a copied stack -----------------
-
-   What an unwinder does with a sample's user registers and copied user stack (perf record
-   --call-graph dwarf), from the DWARF spec (5: section 6.4, Call Frame Information) and
-   the LSB's description of .eh_frame: find the FDE whose range holds a pc in an .eh_frame
-   (a file's, or the one of a JIT's UNWINDING_INFO, at the address its runtime put it),
-   run its CIE's initial instructions and then its own up to the pc (the rule row), and
-   apply the row to the registers with the stack copy as memory.  Only what .eh_frame
-   holds in practice: every DW_CFA_* but the DWARF expressions, whose frames cannot be
-   stepped (a PLT stub's CFA is one).  Every byte is read through the cursor; bad CFI is
-   an error with its offset in the .eh_frame.  No allocation: a row is a fixed array,
-   remember_state a bounded stack. */
-
-#define JITANON__CFI_NREGS 33  /* x86-64: DWARF 0..15 and 16 (the return address); arm64: x0..x30, sp, pc */
-#define JITANON__CFI_STATES 8u /* DW_CFA_remember_state nesting (compilers use 1 or 2) */
-
-/* A register's rule (DWARF 6.4.1); SAME is what a row starts with. */
-enum {
-    JITANON__CFI_SAME = 0,
-    JITANON__CFI_UNDEF = 1,
-    JITANON__CFI_OFFSET = 2,     /* saved at CFA + arg */
-    JITANON__CFI_VAL_OFFSET = 3, /* is CFA + arg */
-    JITANON__CFI_REG = 4,        /* is in register arg */
-    JITANON__CFI_EXPR = 5,       /* saved at the address its expression gives (the CFA pushed first) */
-    JITANON__CFI_VAL_EXPR = 6,   /* is what its expression gives */
-    JITANON__CFI_UNKNOWN = 7     /* a rule that names a register not tracked: unknown */
-};
-
-typedef struct jitanon__cfi_row {
-    uint8_t how[JITANON__CFI_NREGS];
-    int64_t arg[JITANON__CFI_NREGS];
-    uint64_t cfa_reg;
-    int64_t cfa_off;
-    int cfa_expr; /* DW_CFA_def_cfa_expression: the CFA is expr[JITANON__CFI_NREGS]'s value */
-    /* DWARF expressions (views into the .eh_frame) of EXPR and VAL_EXPR rules, the CFA's last */
-    const uint8_t *expr[JITANON__CFI_NREGS + 1];
-    size_t expr_len[JITANON__CFI_NREGS + 1];
-    int big; /* their byte order (the .eh_frame's) */
-} jitanon__cfi_row;
-
-/* A CIE's fields an FDE needs. */
-typedef struct jitanon__cfi_cie {
-    uint64_t code_align, ra;
-    int64_t data_align;
-    unsigned enc;      /* the FDE's pointer encoding (DW_EH_PE_*; 0: absolute, 8 bytes) */
-    int aug_z, signal; /* 'z': FDEs carry augmentation data; 'S': a signal frame */
-    jitanon__cur init; /* its initial instructions */
-} jitanon__cfi_cie;
-
-typedef struct jitanon__cfi_fde {
-    uint64_t pc, end; /* the code it covers: [pc, end) */
-    jitanon__cfi_cie cie;
-    jitanon__cur ins; /* its instructions */
-} jitanon__cfi_fde;
-
-JITANON__PRIVATE int jitanon__cfi_sleb(jitanon__cur *c, int64_t *v)
-{
-    unsigned shift = 0;
-    uint64_t u = 0;
-    const uint8_t *p;
-    do {
-        if (!(p = jitanon__take(c, 1)) || shift > 63) return 0;
-        u |= (uint64_t)(*p & 0x7f) << shift;
-        shift += 7;
-    } while (*p & 0x80);
-    if (shift < 64 && (*p & 0x40)) u |= ~(uint64_t)0 << shift; /* sign-extend */
-    *v = (int64_t)u;
-    return 1;
-}
-
-/* A pointer encoded as `enc` (DW_EH_PE_*: the format in the low nibble, how it applies in
-   bits 4-6) whose first byte is at address `addr` (the base of pcrel); `data` is datarel's
-   base (.eh_frame_hdr's start).  0 when it does not fit or is of a kind .eh_frame does
-   not use for code (indirect, textrel, funcrel, aligned). */
-JITANON__PRIVATE int jitanon__cfi_ptr(jitanon__cur *c, unsigned enc, uint64_t addr, uint64_t data, uint64_t *out)
-{
-    const uint8_t *p;
-    uint64_t v, base;
-    int64_t s;
-    switch (enc & 0x0f) {
-    case 0x00: /* absptr: 8 bytes on the 64-bit targets unwound here */
-    case 0x04:
-    case 0x0c:
-        if (!(p = jitanon__take(c, 8))) return 0;
-        v = jitanon__rd64(p, c->big);
-        break;
-    case 0x01:
-        if (!jitanon__elf_uleb(c, &v)) return 0;
-        break;
-    case 0x09:
-        if (!jitanon__cfi_sleb(c, &s)) return 0;
-        v = (uint64_t)s;
-        break;
-    case 0x02:
-    case 0x0a:
-        if (!(p = jitanon__take(c, 2))) return 0;
-        v = jitanon__rd16(p, c->big);
-        if ((enc & 0x0f) == 0x0a) v = (uint64_t)(int64_t)(int16_t)(uint16_t)v;
-        break;
-    case 0x03:
-    case 0x0b:
-        if (!(p = jitanon__take(c, 4))) return 0;
-        v = jitanon__rd32(p, c->big);
-        if ((enc & 0x0f) == 0x0b) v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
-        break;
-    default:
-        return 0;
-    }
-    if ((enc & 0x70) == 0x00) base = 0;
-    else if ((enc & 0x70) == 0x10) base = addr;
-    else if ((enc & 0x70) == 0x30) base = data;
-    else return 0;
-    if (enc & 0x80) return 0;
-    *out = base + v;
-    return 1;
-}
-
-/* The entry (CIE or FDE) at `at` of an .eh_frame of `size` bytes: *body is what follows
-   its CIE id / CIE pointer field (up to the entry's end), *id that field and *id_at its
-   offset.  0: a terminator (length 0); -1: it does not fit. */
-JITANON__PRIVATE int jitanon__cfi_entry(const uint8_t *eh, size_t size, size_t at, int big, jitanon__cur *body,
-                                        uint64_t *id, size_t *id_at, size_t *next)
-{
-    jitanon__cur c = jitanon__cur_make(eh, size, 0, big);
-    uint64_t len;
-    if (!jitanon__take(&c, at) || c.left < 4) return -1;
-    len = jitanon__get32(&c);
-    if (len == 0) return 0;
-    if (len == 0xffffffffu) { /* the 64-bit format: a 64-bit length and id */
-        if (c.left < 8) return -1;
-        len = jitanon__get64(&c);
-        if (len < 8 || len > c.left) return -1;
-        *id_at = (size_t)c.off;
-        *body = jitanon__cur_make(c.p + 8, (size_t)len - 8, c.off + 8, big);
-        *id = jitanon__rd64(c.p, big);
-    } else {
-        if (len < 4 || len > c.left) return -1;
-        *id_at = (size_t)c.off;
-        *body = jitanon__cur_make(c.p + 4, (size_t)len - 4, c.off + 4, big);
-        *id = jitanon__rd32(c.p, big);
-    }
-    *next = (size_t)(body->off + body->left);
-    return 1;
-}
-
-/* The CIE at `at` (.eh_frame at address eh_addr). */
-JITANON__PRIVATE jitanon_result jitanon__cfi_cie_read(const uint8_t *eh, size_t size, uint64_t eh_addr, size_t at, int big,
-                                                      jitanon__cfi_cie *cie, jitanon_error *err)
-{
-    jitanon__cur c, aug_data;
-    jitanon_str aug;
-    uint64_t id, auglen, ptr;
-    size_t id_at, next, i;
-    unsigned version = 0, b = 0;
-    memset(cie, 0, sizeof *cie);
-    if (jitanon__cfi_entry(eh, size, at, big, &c, &id, &id_at, &next) != 1 || id != 0)
-        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "no CIE at %U", (uint64_t)at);
-    if (!jitanon__elf_skip_byte(&c, &version) || (version != 1 && version != 3 && version != 4) ||
-        !jitanon__take_cstr(&c, &aug))
-        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "CIE version %u", version);
-    if (version == 4 && !jitanon__take(&c, 2)) /* address_size, segment_selector_size */
-        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "CIE cut short");
-    if (!jitanon__elf_uleb(&c, &cie->code_align) || !jitanon__cfi_sleb(&c, &cie->data_align) ||
-        (version == 1 ? !jitanon__elf_skip_byte(&c, &b) : !jitanon__elf_uleb(&c, &cie->ra)))
-        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "CIE cut short");
-    if (version == 1) cie->ra = b;
-    aug_data = jitanon__cur_make(NULL, 0, c.off, big);
-    if (aug.length && aug.data[0] == 'z') {
-        const uint8_t *p;
-        if (!jitanon__elf_uleb(&c, &auglen) || auglen > c.left || !(p = jitanon__take(&c, (size_t)auglen)))
-            return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "CIE augmentation cut short");
-        aug_data = jitanon__cur_make(p, (size_t)auglen, c.off - auglen, big);
-        cie->aug_z = 1;
-    } else if (aug.length) /* (gcc 2's "eh" carried a word of unknown size before the factors) */
-        return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, at, "CIE augmentation \"%s\"", aug.data);
-    for (i = 1; cie->aug_z && i < aug.length; i++) {
-        unsigned enc = 0;
-        switch (aug.data[i]) {
-        case 'R':
-            if (!jitanon__elf_skip_byte(&aug_data, &enc)) goto bad_aug;
-            cie->enc = enc;
-            break;
-        case 'L':
-            if (!jitanon__elf_skip_byte(&aug_data, NULL)) goto bad_aug;
-            break;
-        case 'P': /* the personality routine: skipped, read to know its size */
-            if (!jitanon__elf_skip_byte(&aug_data, &enc) ||
-                !jitanon__cfi_ptr(&aug_data, enc & 0x7f, eh_addr + aug_data.off, 0, &ptr))
-                goto bad_aug;
-            break;
-        case 'S':
-            cie->signal = 1;
-            break;
-        case 'B': /* arm64 with pointer authentication's B key: no data */
-            break;
-        default:
-            goto bad_aug; /* an unknown letter: its data cannot be skipped */
-        }
-    }
-    cie->init = c;
-    return JITANON_OK;
-bad_aug:
-    return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, at, "CIE augmentation \"%s\"", aug.data);
-}
-
-/* Reads the FDE at `at` if it is one (1), with its CIE; 0: a CIE (skip it). */
-JITANON__PRIVATE jitanon_result jitanon__cfi_fde_read(const uint8_t *eh, size_t size, uint64_t eh_addr, size_t at,
-                                                      int big, jitanon__cfi_fde *fde, size_t *next, int *is_fde,
-                                                      jitanon_error *err)
-{
-    jitanon__cur c;
-    uint64_t id, range, auglen;
-    size_t id_at;
-    jitanon_result res;
-    int k = jitanon__cfi_entry(eh, size, at, big, &c, &id, &id_at, next);
-    *is_fde = 0;
-    if (k == 0) {
-        *next = size; /* a terminator ends the section */
-        return JITANON_OK;
-    }
-    if (k < 0) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, at, "CFI entry cut short");
-    if (id == 0) return JITANON_OK;
-    /* the CIE pointer counts back from its own field */
-    if (id > id_at) return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, id_at, "CIE pointer before the section");
-    if ((res = jitanon__cfi_cie_read(eh, size, eh_addr, id_at - (size_t)id, big, &fde->cie, err)) != JITANON_OK)
-        return res;
-    if (!jitanon__cfi_ptr(&c, fde->cie.enc, eh_addr + c.off, 0, &fde->pc) ||
-        !jitanon__cfi_ptr(&c, fde->cie.enc & 0x0f, 0, 0, &range) || range > UINT64_MAX - fde->pc)
-        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, c.off, "FDE range (encoding %u)", fde->cie.enc);
-    fde->end = fde->pc + range;
-    if (fde->cie.aug_z && (!jitanon__elf_uleb(&c, &auglen) || !jitanon__take(&c, (size_t)(auglen > c.left ? SIZE_MAX : auglen))))
-        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "FDE augmentation cut short");
-    fde->ins = c;
-    *is_fde = 1;
-    return JITANON_OK;
-}
-
-/* The FDE whose range holds pc in the .eh_frame at address eh_addr: JITANON_OK with it,
-   JITANON_END when none does, an error for CFI that cannot be read up to it. */
-JITANON__PRIVATE jitanon_result jitanon__cfi_find(const uint8_t *eh, size_t size, uint64_t eh_addr, int big, uint64_t pc,
-                                                  jitanon__cfi_fde *out, jitanon_error *err)
-{
-    size_t at = 0, next;
-    while (at < size) {
-        int is_fde;
-        jitanon_result res = jitanon__cfi_fde_read(eh, size, eh_addr, at, big, out, &next, &is_fde, err);
-        if (res != JITANON_OK) return res;
-        if (is_fde && pc >= out->pc && pc < out->end) return JITANON_OK;
-        at = next;
-    }
-    return JITANON_END;
-}
-
-/* A factored offset: wraps instead of overflowing (hostile CFI), as the addresses it is
-   added to do. */
-JITANON__PRIVATE int64_t jitanon__cfi_mul(uint64_t a, int64_t b)
-{
-    uint64_t v = a * (uint64_t)b;
-    return v <= (uint64_t)INT64_MAX ? (int64_t)v : -(int64_t)(~v) - 1; /* two's complement, without UB */
-}
-
-JITANON__PRIVATE void jitanon__cfi_set(jitanon__cfi_row *row, uint64_t reg, int how, int64_t arg)
-{
-    if (reg >= JITANON__CFI_NREGS) return; /* a vector register: no frame needs it */
-    row->how[reg] = (uint8_t)how;
-    row->arg[reg] = arg;
-}
-
-/* Runs instructions `c` from code address `loc` while the row still describes pc (the
-   rules set at an address above pc are not applied).  `init` is the row after the CIE's
-   instructions (what DW_CFA_restore goes back to); NULL while running those. */
-JITANON__PRIVATE jitanon_result jitanon__cfi_run(jitanon__cur c, const jitanon__cfi_cie *cie, uint64_t eh_addr, uint64_t loc,
-                                                 uint64_t pc, jitanon__cfi_row *row, const jitanon__cfi_row *init,
-                                                 jitanon_error *err)
-{
-    jitanon__cfi_row saved[JITANON__CFI_STATES];
-    unsigned nsaved = 0;
-    row->big = c.big;
-    while (c.left) {
-        uint64_t at = c.off, reg = 0, u = 0, delta = 0;
-        int64_t s = 0;
-        unsigned op = *jitanon__take(&c, 1), low = op & 0x3f;
-        int ok = 1, adv = 0;
-        switch (op >> 6) {
-        case 1: /* DW_CFA_advance_loc */
-            delta = low, adv = 1;
-            break;
-        case 2: /* DW_CFA_offset */
-            ok = jitanon__elf_uleb(&c, &u);
-            jitanon__cfi_set(row, low, JITANON__CFI_OFFSET, jitanon__cfi_mul(u, cie->data_align));
-            break;
-        case 3: /* DW_CFA_restore */
-            if (init && low < JITANON__CFI_NREGS) jitanon__cfi_set(row, low, init->how[low], init->arg[low]);
-            break;
-        default:
-            switch (op) {
-            case 0x00: /* nop */
-            case 0x2d: /* GNU_window_save; on arm64 negate_ra_state: return addresses are stripped anyway */
-                break;
-            case 0x01: { /* set_loc */
-                uint64_t to = 0;
-                ok = jitanon__cfi_ptr(&c, cie->enc, eh_addr + c.off, 0, &to);
-                if (ok && to > pc) return JITANON_OK;
-                loc = to;
-                break;
-            }
-            case 0x02: /* advance_loc1 */
-            case 0x03: /* advance_loc2 */
-            case 0x04: { /* advance_loc4 */
-                size_t n = op == 0x02 ? 1 : op == 0x03 ? 2 : 4;
-                const uint8_t *p = jitanon__take(&c, n);
-                ok = p != NULL;
-                if (ok) delta = n == 1 ? *p : n == 2 ? jitanon__rd16(p, c.big) : jitanon__rd32(p, c.big);
-                adv = 1;
-                break;
-            }
-            case 0x05: /* offset_extended */
-            case 0x14: /* val_offset */
-            case 0x2f: /* GNU_negative_offset_extended */
-                ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_uleb(&c, &u);
-                s = jitanon__cfi_mul(op == 0x2f ? (uint64_t)0 - u : u, cie->data_align);
-                jitanon__cfi_set(row, reg, op == 0x14 ? JITANON__CFI_VAL_OFFSET : JITANON__CFI_OFFSET, s);
-                break;
-            case 0x11: /* offset_extended_sf */
-            case 0x15: /* val_offset_sf */
-                ok = jitanon__elf_uleb(&c, &reg) && jitanon__cfi_sleb(&c, &s);
-                jitanon__cfi_set(row, reg, op == 0x15 ? JITANON__CFI_VAL_OFFSET : JITANON__CFI_OFFSET, jitanon__cfi_mul((uint64_t)s, cie->data_align));
-                break;
-            case 0x06: /* restore_extended */
-                ok = jitanon__elf_uleb(&c, &reg);
-                if (init && reg < JITANON__CFI_NREGS) jitanon__cfi_set(row, reg, init->how[reg], init->arg[reg]);
-                break;
-            case 0x07: /* undefined */
-            case 0x08: /* same_value */
-                ok = jitanon__elf_uleb(&c, &reg);
-                jitanon__cfi_set(row, reg, op == 0x07 ? JITANON__CFI_UNDEF : JITANON__CFI_SAME, 0);
-                break;
-            case 0x09: /* register */
-                ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_uleb(&c, &u);
-                jitanon__cfi_set(row, reg, u < JITANON__CFI_NREGS ? JITANON__CFI_REG : JITANON__CFI_UNKNOWN, (int64_t)u);
-                break;
-            case 0x0a: /* remember_state */
-                if (nsaved == JITANON__CFI_STATES)
-                    return JITANON__FAIL(err, JITANON_ERR_LIMIT, at, "DW_CFA_remember_state nested deeper than %u",
-                                         JITANON__CFI_STATES);
-                saved[nsaved++] = *row;
-                break;
-            case 0x0b: /* restore_state: the whole row, the CFA's rule too (compilers wrap
-                          an epilogue that moves the CFA in remember/restore and expect it) */
-                if (!nsaved) return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "DW_CFA_restore_state with nothing saved");
-                *row = saved[--nsaved];
-                break;
-            case 0x0c: /* def_cfa */
-                ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_uleb(&c, &u);
-                row->cfa_reg = reg, row->cfa_off = (int64_t)u, row->cfa_expr = 0;
-                break;
-            case 0x12: /* def_cfa_sf */
-                ok = jitanon__elf_uleb(&c, &reg) && jitanon__cfi_sleb(&c, &s);
-                row->cfa_reg = reg, row->cfa_off = jitanon__cfi_mul((uint64_t)s, cie->data_align), row->cfa_expr = 0;
-                break;
-            case 0x0d: /* def_cfa_register */
-                ok = jitanon__elf_uleb(&c, &reg);
-                row->cfa_reg = reg;
-                break;
-            case 0x0e: /* def_cfa_offset */
-                ok = jitanon__elf_uleb(&c, &u);
-                row->cfa_off = (int64_t)u;
-                break;
-            case 0x13: /* def_cfa_offset_sf */
-                ok = jitanon__cfi_sleb(&c, &s);
-                row->cfa_off = jitanon__cfi_mul((uint64_t)s, cie->data_align);
-                break;
-            case 0x0f: /* def_cfa_expression: a block */
-                ok = jitanon__elf_uleb(&c, &u) && u <= c.left;
-                row->expr[JITANON__CFI_NREGS] = c.p, row->expr_len[JITANON__CFI_NREGS] = (size_t)u;
-                ok = ok && jitanon__take(&c, (size_t)u);
-                row->cfa_expr = 1;
-                break;
-            case 0x10: /* expression */
-            case 0x16: /* val_expression */
-                ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_uleb(&c, &u) && u <= c.left;
-                if (ok && reg < JITANON__CFI_NREGS) row->expr[reg] = c.p, row->expr_len[reg] = (size_t)u;
-                ok = ok && jitanon__take(&c, (size_t)u);
-                jitanon__cfi_set(row, reg, op == 0x10 ? JITANON__CFI_EXPR : JITANON__CFI_VAL_EXPR, 0);
-                break;
-            case 0x2e: /* GNU_args_size: what a landing pad pops; nothing for unwinding */
-                ok = jitanon__elf_uleb(&c, &u);
-                break;
-            default:
-                return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, at, "DW_CFA opcode %u", op);
-            }
-        }
-        if (!ok) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, at, "DW_CFA opcode %u cut short", op);
-        if (adv) {
-            uint64_t step = delta * cie->code_align;
-            if (cie->code_align && step / cie->code_align != delta) return JITANON_OK; /* past any pc */
-            if (step > pc - loc || loc > pc) return JITANON_OK;
-            loc += step;
-        }
-    }
-    return JITANON_OK;
-}
-
-/* The rule row at pc of an FDE found by jitanon__cfi_find. */
-JITANON__PRIVATE jitanon_result jitanon__cfi_row_at(const jitanon__cfi_fde *fde, uint64_t eh_addr, uint64_t pc,
-                                                    jitanon__cfi_row *row, jitanon_error *err)
-{
-    jitanon__cfi_row init;
-    jitanon_result res;
-    memset(row, 0, sizeof *row);
-    /* the CIE's instructions hold at every address of the function */
-    if ((res = jitanon__cfi_run(fde->cie.init, &fde->cie, eh_addr, 0, UINT64_MAX, row, NULL, err)) != JITANON_OK) return res;
-    init = *row;
-    return jitanon__cfi_run(fde->ins, &fde->cie, eh_addr, fde->pc, pc, row, &init, err);
-}
-
-/* Registers in DWARF numbering (jitanon__cfi_regs_from_perf) and which are known. */
-typedef struct jitanon__cfi_regs {
-    uint64_t v[JITANON__CFI_NREGS];
-    uint64_t known; /* bit i: v[i] holds */
-} jitanon__cfi_regs;
-
-/* Reads 8 bytes at a stack address: 0 when the copy does not hold them. */
-typedef int (*jitanon__cfi_mem_fn)(const void *ctx, uint64_t addr, uint64_t *out);
-
-#define JITANON__CFI_EXPR_DEPTH 16u  /* DWARF expression stack (CFI uses 2 or 3) */
-#define JITANON__CFI_EXPR_STEPS 256u /* operations one evaluation may run (branches loop) */
-
-/* A DWARF expression (DWARF 5 section 2.5) of a CFI rule over the registers and the
-   stack: the operations CFI uses (constants, register-based addresses, arithmetic and
-   logic, comparisons, branches, deref).  `cfa`, when push_cfa, starts the stack (the
-   rules of DW_CFA_expression and val_expression).  1 with its value in *out; 0 when it
-   cannot be computed (an operation not supported, a register not known, a bad branch). */
-JITANON__PRIVATE int jitanon__cfi_eval(const uint8_t *p, size_t n, int big, const jitanon__cfi_regs *r, int push_cfa,
-                                       uint64_t cfa, jitanon__cfi_mem_fn mem, const void *ctx, uint64_t *out)
-{
-    uint64_t st[JITANON__CFI_EXPR_DEPTH], a, b, u;
-    int64_t sv;
-    unsigned sp = 0, steps = 0;
-    jitanon__cur c = jitanon__cur_make(p, n, 0, big);
-    if (push_cfa) st[sp++] = cfa;
-    while (c.left) {
-        unsigned op = *jitanon__take(&c, 1);
-        const uint8_t *q;
-        if (++steps > JITANON__CFI_EXPR_STEPS) return 0;
-        if (op >= 0x30 && op <= 0x4f) { /* DW_OP_lit<n> */
-            if (sp == JITANON__CFI_EXPR_DEPTH) return 0;
-            st[sp++] = op - 0x30u;
-            continue;
-        }
-        if ((op >= 0x70 && op <= 0x8f) || op == 0x92) { /* DW_OP_breg<n>, bregx: register + offset */
-            uint64_t reg = op - 0x70u;
-            if ((op == 0x92 && !jitanon__elf_uleb(&c, &reg)) || !jitanon__cfi_sleb(&c, &sv) ||
-                reg >= JITANON__CFI_NREGS || !(r->known >> reg & 1) || sp == JITANON__CFI_EXPR_DEPTH)
-                return 0;
-            st[sp++] = r->v[reg] + (uint64_t)sv;
-            continue;
-        }
-        switch (op) {
-        case 0x08: case 0x09: case 0x0a: case 0x0b: case 0x0c: case 0x0d: case 0x0e: case 0x0f: { /* const<n>u/s */
-            size_t w = (size_t)1 << ((op - 0x08u) / 2);
-            if (!(q = jitanon__take(&c, w)) || sp == JITANON__CFI_EXPR_DEPTH) return 0;
-            u = w == 1 ? *q : w == 2 ? jitanon__rd16(q, big) : w == 4 ? jitanon__rd32(q, big) : jitanon__rd64(q, big);
-            if (op & 1) u = w == 1 ? (uint64_t)(int64_t)(int8_t)(uint8_t)u : w == 2 ? (uint64_t)(int64_t)(int16_t)(uint16_t)u
-                          : w == 4 ? (uint64_t)(int64_t)(int32_t)(uint32_t)u : u;
-            st[sp++] = u;
-            break;
-        }
-        case 0x10: /* constu */
-        case 0x11: /* consts */
-            if (sp == JITANON__CFI_EXPR_DEPTH || (op == 0x10 ? !jitanon__elf_uleb(&c, &u) : !jitanon__cfi_sleb(&c, &sv))) return 0;
-            st[sp++] = op == 0x10 ? u : (uint64_t)sv;
-            break;
-        case 0x12: /* dup */
-        case 0x14: /* over */
-            if (sp < (op == 0x12 ? 1u : 2u) || sp == JITANON__CFI_EXPR_DEPTH) return 0;
-            st[sp] = st[sp - (op == 0x12 ? 1u : 2u)];
-            sp++;
-            break;
-        case 0x13: /* drop */
-            if (!sp) return 0;
-            sp--;
-            break;
-        case 0x16: /* swap */
-            if (sp < 2) return 0;
-            a = st[sp - 1], st[sp - 1] = st[sp - 2], st[sp - 2] = a;
-            break;
-        case 0x06: /* deref */
-            if (!sp || !mem(ctx, st[sp - 1], &st[sp - 1])) return 0;
-            break;
-        case 0x23: /* plus_uconst */
-            if (!sp || !jitanon__elf_uleb(&c, &u)) return 0;
-            st[sp - 1] += u;
-            break;
-        case 0x1f: /* neg */
-        case 0x20: /* not */
-            if (!sp) return 0;
-            st[sp - 1] = op == 0x1f ? (uint64_t)0 - st[sp - 1] : ~st[sp - 1];
-            break;
-        case 0x1a: case 0x1c: case 0x1e: case 0x21: case 0x22: case 0x24: case 0x25: case 0x26: case 0x27:
-        case 0x29: case 0x2a: case 0x2b: case 0x2c: case 0x2d: case 0x2e: /* binary: second op top */
-            if (sp < 2) return 0;
-            b = st[--sp], a = st[sp - 1];
-            switch (op) {
-            case 0x1a: a &= b; break;
-            case 0x1c: a -= b; break;
-            case 0x1e: a *= b; break;
-            case 0x21: a |= b; break;
-            case 0x22: a += b; break;
-            case 0x24: a = b < 64 ? a << b : 0; break;
-            case 0x25: a = b < 64 ? a >> b : 0; break;
-            case 0x26: a = b < 64 ? (uint64_t)((int64_t)a >> b) : (uint64_t)((int64_t)a < 0 ? -1 : 0); break;
-            case 0x27: a ^= b; break;
-            case 0x29: a = a == b; break;
-            case 0x2a: a = (int64_t)a >= (int64_t)b; break;
-            case 0x2b: a = (int64_t)a > (int64_t)b; break;
-            case 0x2c: a = (int64_t)a <= (int64_t)b; break;
-            case 0x2d: a = (int64_t)a < (int64_t)b; break;
-            default: a = a != b; break;
-            }
-            st[sp - 1] = a;
-            break;
-        case 0x2f: /* skip */
-        case 0x28: { /* bra: skip when the popped value is not 0 */
-            int16_t off;
-            size_t at;
-            if (!(q = jitanon__take(&c, 2))) return 0;
-            off = (int16_t)jitanon__rd16(q, big);
-            if (op == 0x28) {
-                if (!sp) return 0;
-                if (!st[--sp]) break;
-            }
-            at = n - c.left; /* after the operand */
-            if (off < 0 ? (size_t)(-(int32_t)off) > at : (size_t)off > c.left) return 0;
-            at = off < 0 ? at - (size_t)(-(int32_t)off) : at + (size_t)off;
-            c = jitanon__cur_make(p + at, n - at, at, big);
-            break;
-        }
-        case 0x96: /* nop */
-            break;
-        default:
-            return 0;
-        }
-    }
-    if (!sp) return 0;
-    *out = st[sp - 1];
-    return 1;
-}
-
-/* One frame up: the caller's registers from `row` (the callee's at its pc), the return
-   address in column `ra` and the stack pointer (column `sp`) the CFA, as the ABIs of
-   x86-64 and arm64 define it.  1: stepped; 0: the return address is undefined (the
-   outermost frame); -1: cannot (the CFA or the return address is unknown, or lies
-   outside the copy). */
-JITANON__PRIVATE int jitanon__cfi_step(const jitanon__cfi_row *row, uint64_t ra, unsigned sp, jitanon__cfi_regs *r,
-                                       jitanon__cfi_mem_fn mem, const void *ctx)
-{
-    jitanon__cfi_regs out;
-    uint64_t cfa, i;
-    if (ra >= JITANON__CFI_NREGS) return -1;
-    if (row->cfa_expr) {
-        if (!jitanon__cfi_eval(row->expr[JITANON__CFI_NREGS], row->expr_len[JITANON__CFI_NREGS], row->big, r, 0, 0, mem, ctx, &cfa))
-            return -1;
-    } else if (row->cfa_reg >= JITANON__CFI_NREGS || !(r->known >> row->cfa_reg & 1)) return -1;
-    else cfa = r->v[row->cfa_reg] + (uint64_t)row->cfa_off;
-    if (row->how[ra] == JITANON__CFI_UNDEF) return 0;
-    out = *r;
-    for (i = 0; i < JITANON__CFI_NREGS; i++) {
-        uint64_t bit = (uint64_t)1 << i, a = cfa + (uint64_t)row->arg[i];
-        switch (row->how[i]) {
-        case JITANON__CFI_UNDEF:
-        case JITANON__CFI_UNKNOWN:
-            out.known &= ~bit;
-            break;
-        case JITANON__CFI_EXPR:
-        case JITANON__CFI_VAL_EXPR: {
-            uint64_t v = 0;
-            int got = jitanon__cfi_eval(row->expr[i], row->expr_len[i], row->big, r, 1, cfa, mem, ctx, &v);
-            if (got && row->how[i] == JITANON__CFI_EXPR) got = mem(ctx, v, &v);
-            out.v[i] = v;
-            out.known = got ? out.known | bit : out.known & ~bit;
-            break;
-        }
-        case JITANON__CFI_OFFSET:
-            if (mem(ctx, a, &out.v[i])) out.known |= bit;
-            else out.known &= ~bit;
-            break;
-        case JITANON__CFI_VAL_OFFSET:
-            out.v[i] = a, out.known |= bit;
-            break;
-        case JITANON__CFI_REG: {
-            uint64_t from = (uint64_t)row->arg[i];
-            out.v[i] = r->v[from];
-            out.known = (out.known & ~bit) | ((r->known >> from & 1) << i);
-            break;
-        }
-        default: /* SAME */
-            break;
-        }
-    }
-    out.v[sp] = cfa, out.known |= (uint64_t)1 << sp;
-    if (!(out.known >> ra & 1)) return -1;
-    *r = out;
-    return 1;
-}
-
 /* -- [symbols] Native symbols: a mapped file's ELF symbols and the kernel's, chosen as perf 6.1 -----
    What `perf script` prints for a frame in a file or in the kernel, read from the file's
    ELF symbol table or from kallsyms (perf 6.1's choices, taken from its behaviour; the
@@ -14578,6 +13988,28 @@ JITANON__PRIVATE jitanon_elf_func jitanon__inj_fn_of(const jitanon_jitdump_recor
     return fn;
 }
 
+/* -- hooks: what later sections define and earlier ones call ---------------------------------
+   The stages call each other both ways (a sample decides what a layout writes; a layout's
+   write asks what the samples hit), so these few are declared here, once, each with the
+   section that defines it.  No other function is called before its section. */
+struct jitanon__eo_fill;
+/* [region] the per-process file's code written by the region layout's worker */
+JITANON__PRIVATE jitanon_result jitanon__eo_par_fill(struct jitanon__eo_fill *f, jitanon_sink sink);
+/* [decide] a sample's word in anonymous memory takes back a claim, or a held //anon */
+JITANON__PRIVATE void jitanon__inj_claim_hit(jitanon__inj *j, uint32_t pid, uint64_t ip);
+JITANON__PRIVATE void jitanon__inj_held_hit(jitanon__inj *j, uint32_t pid, uint64_t ip);
+/* [decide] a process's claims and held //anon (NULL without `make` when it has none) */
+JITANON__PRIVATE jitanon_rangemap *jitanon__inj_claims(jitanon__inj *j, uint32_t pid, int make);
+JITANON__PRIVATE jitanon_rangemap *jitanon__inj_anon_held(jitanon__inj *j, uint32_t pid, int make);
+/* [decide] a dump that was cut or damaged: counted and warned of */
+JITANON__PRIVATE void jitanon__inj_damaged(jitanon__inj *j, const char *found, const jitanon__inj_summary *sum);
+/* [frames] the build-id of a mapped file, found as perf finds it (the unwinder's vdso) */
+JITANON__PRIVATE void jitanon__inj_sym_bid_of(jitanon__inj *j, size_t ident, jitanon_str name, jitanon_bytes *out);
+
+/* == [layouts] ELF layouts: per function, per process ===========================================
+   The implementations of jitanon__elfout (one per layout, picked in jitanon__elfout_pick):
+   resolve-only, per-function files (direct, writer threads, sampled), per-process files. */
+
 /* -- ELF layouts: the implementations of jitanon__elfout ------------------------------------ */
 
 JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__inj_dump *jd,
@@ -14761,10 +14193,6 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_add(jitanon__inj *j, jitanon
     return jitanon__inj_push_func(j, jd, r, p, jd->text_base, path);
 }
 
-/* A sample's word in anonymous memory: a claim there is taken back (region layout, file
-   mode: jitanon__inj_claim). */
-JITANON__PRIVATE void jitanon__inj_claim_hit(jitanon__inj *j, uint32_t pid, uint64_t ip);
-JITANON__PRIVATE void jitanon__inj_held_hit(jitanon__inj *j, uint32_t pid, uint64_t ip);
 
 /* Pages with nothing left to learn (jitanon__inj_jit.hitpg).  The 200 MB jitgen
    recording's samples land anywhere in 45,000 functions: a third of its injection was
@@ -14819,9 +14247,6 @@ JITANON__PRIVATE void jitanon__inj_hitpg_drop(jitanon__inj *j, uint32_t pid, uin
         for (; a <= b; a++) bits[a >> 6] &= ~((uint64_t)1 << (a & 63));
     }
 }
-
-JITANON__PRIVATE jitanon_rangemap *jitanon__inj_claims(jitanon__inj *j, uint32_t pid, int make);
-JITANON__PRIVATE jitanon_rangemap *jitanon__inj_anon_held(jitanon__inj *j, uint32_t pid, int make);
 
 /* Whether a word anywhere in [at, at + size) of process pid has nothing to learn: each
    jitted piece there is a function a sample hit, and no claim and no held //anon lies
@@ -15134,8 +14559,6 @@ typedef struct jitanon__eo_fill {
     struct jitanon__eo_par *par; /* a region file written by two threads (jitanon__eo_par_fill) */
 } jitanon__eo_fill;
 
-JITANON__PRIVATE jitanon_result jitanon__eo_par_fill(jitanon__eo_fill *f, jitanon_sink sink);
-
 JITANON__PRIVATE jitanon_result jitanon__eo_proc_fill(void *ctx, jitanon_sink sink)
 {
     jitanon__eo_fill *f = (jitanon__eo_fill *)ctx;
@@ -15216,6 +14639,10 @@ static const jitanon__elfout_ops jitanon__eo_process = {
     0, jitanon__eo_proc_begin, jitanon__eo_proc_add, jitanon__eo_proc_end, NULL, NULL,
     jitanon__eo_proc_free
 };
+
+/* == [region] The region layout (the default): files that mirror their code's addresses =========
+   jitanon__eo_region_*: the layout and its read-back of LOADs from the dump;
+   its worker (jitanon__eo_par) and read-ahead (jitanon__eo_ahead). */
 
 /* Per-region files (JITANON_ELF_PER_REGION).  perf resolves a slice of any
    file by its pgoff, but hotspot's parser keys its address and symbol caches by path and
@@ -16430,7 +15857,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_backdate(jitanon__inj *j, jitanon__
     return res;
 }
 
-/* -- live pipes: following a dump while the JIT appends to it --------------------------------- */
+/* == [live] Live pipes: following a dump while the JIT appends to it ============================ */
+
 
 /* How fresh an event must be (the clock now minus its time) for a round to wait for a
    dump whose last record is older, and how recently that dump must have grown: an older
@@ -16718,8 +16146,6 @@ JITANON__PRIVATE void jitanon__inj_live_unnamed(jitanon__inj *j, const jitanon__
     else j->st->unnamed.stopped++;
 }
 
-JITANON__PRIVATE void jitanon__inj_damaged(jitanon__inj *j, const char *found, const jitanon__inj_summary *sum);
-
 /* Turns one dump into ELF files and its sorted jit events (a live pipe's dump: what is
    written of it so far, and the rest as it comes). */
 JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitanon__inj_dump *jd)
@@ -16745,6 +16171,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
     jd->next = 0;
     return res;
 }
+
+/* == [decide] Decide: markers, the round in time order, claims, late loads, perf-map ELFs =======
+   What the trimming engine is told, in time order; the region layout's claims (file mode:
+   code mapped ahead of its load, taken back where a sample says so); late loads. */
 
 /* -- markers ------------------------------------------------------------------------------- */
 
@@ -18252,295 +17682,614 @@ JITANON__PRIVATE void jitanon__inj_tell_event(jitanon__inj *j, const jitanon__in
     if (jitanon__inj_redecode(j, r, &rec)) j->opts->on_event(jitanon__inj_sample_user(j), &rec);
 }
 
-/* -- on_sample's threads: their names in time order (JITANON_SAMPLE_COMM) -- */
+/* == [unwind] Unwinding: DWARF CFI and the walker over a copied stack ===========================
+   The CFI (an FDE for a pc, its rule row, one frame up) and jitanon__unw_*, which walk
+   a sample's copied user stack with it for the frame iterator (JITANON_FRAME_WANT_UNWIND). */
 
-/* A COMM names its thread from now on; a FORK's new thread starts with its parent's
-   name (perf's thread model: a thread is forked from its parent, then renamed). */
-JITANON__PRIVATE void jitanon__inj_comm_note(jitanon__inj *j, const jitanon__inj_rec *r)
+/* -- DWARF call frame information: one frame up from a copied stack -----------------
+
+   What an unwinder does with a sample's user registers and copied user stack (perf record
+   --call-graph dwarf), from the DWARF spec (5: section 6.4, Call Frame Information) and
+   the LSB's description of .eh_frame: find the FDE whose range holds a pc in an .eh_frame
+   (a file's, or the one of a JIT's UNWINDING_INFO, at the address its runtime put it),
+   run its CIE's initial instructions and then its own up to the pc (the rule row), and
+   apply the row to the registers with the stack copy as memory.  Only what .eh_frame
+   holds in practice: every DW_CFA_* but the DWARF expressions, whose frames cannot be
+   stepped (a PLT stub's CFA is one).  Every byte is read through the cursor; bad CFI is
+   an error with its offset in the .eh_frame.  No allocation: a row is a fixed array,
+   remember_state a bounded stack. */
+
+#define JITANON__CFI_NREGS 33  /* x86-64: DWARF 0..15 and 16 (the return address); arm64: x0..x30, sp, pc */
+#define JITANON__CFI_STATES 8u /* DW_CFA_remember_state nesting (compilers use 1 or 2) */
+
+/* A register's rule (DWARF 6.4.1); SAME is what a row starts with. */
+enum {
+    JITANON__CFI_SAME = 0,
+    JITANON__CFI_UNDEF = 1,
+    JITANON__CFI_OFFSET = 2,     /* saved at CFA + arg */
+    JITANON__CFI_VAL_OFFSET = 3, /* is CFA + arg */
+    JITANON__CFI_REG = 4,        /* is in register arg */
+    JITANON__CFI_EXPR = 5,       /* saved at the address its expression gives (the CFA pushed first) */
+    JITANON__CFI_VAL_EXPR = 6,   /* is what its expression gives */
+    JITANON__CFI_UNKNOWN = 7     /* a rule that names a register not tracked: unknown */
+};
+
+typedef struct jitanon__cfi_row {
+    uint8_t how[JITANON__CFI_NREGS];
+    int64_t arg[JITANON__CFI_NREGS];
+    uint64_t cfa_reg;
+    int64_t cfa_off;
+    int cfa_expr; /* DW_CFA_def_cfa_expression: the CFA is expr[JITANON__CFI_NREGS]'s value */
+    /* DWARF expressions (views into the .eh_frame) of EXPR and VAL_EXPR rules, the CFA's last */
+    const uint8_t *expr[JITANON__CFI_NREGS + 1];
+    size_t expr_len[JITANON__CFI_NREGS + 1];
+    int big; /* their byte order (the .eh_frame's) */
+} jitanon__cfi_row;
+
+/* A CIE's fields an FDE needs. */
+typedef struct jitanon__cfi_cie {
+    uint64_t code_align, ra;
+    int64_t data_align;
+    unsigned enc;      /* the FDE's pointer encoding (DW_EH_PE_*; 0: absolute, 8 bytes) */
+    int aug_z, signal; /* 'z': FDEs carry augmentation data; 'S': a signal frame */
+    jitanon__cur init; /* its initial instructions */
+} jitanon__cfi_cie;
+
+typedef struct jitanon__cfi_fde {
+    uint64_t pc, end; /* the code it covers: [pc, end) */
+    jitanon__cfi_cie cie;
+    jitanon__cur ins; /* its instructions */
+} jitanon__cfi_fde;
+
+JITANON__PRIVATE int jitanon__cfi_sleb(jitanon__cur *c, int64_t *v)
 {
-    jitanon__inj_sym *y = &j->sym;
-    jitanon_perf_record rec;
-    const size_t *from;
-    size_t *slot, off = y->comms.size;
-    static const char nul = 0;
-    if (!jitanon__inj_redecode(j, r, &rec)) return;
-    if (r->type == JITANON_PERF_RECORD_COMM) {
-        if (jitanon_membuf_write(&y->comms, rec.comm.comm.data, rec.comm.comm.length) ||
-            jitanon_membuf_write(&y->comms, &nul, 1))
-            return; /* out of memory: the thread keeps its older name */
-        if ((slot = jitanon__hmap_at(&y->comm, &j->a, rec.comm.tid, off)) != NULL) *slot = off;
-    } else if ((from = jitanon__hmap_find(&y->comm, rec.task.ptid)) != NULL) {
-        off = *from;
-        if ((slot = jitanon__hmap_at(&y->comm, &j->a, rec.task.tid, off)) != NULL) *slot = off;
-    }
-}
-
-JITANON__PRIVATE void jitanon__inj_comm_of(const jitanon__inj *j, uint32_t tid, jitanon_str *out)
-{
-    const size_t *at = jitanon__hmap_find(&j->sym.comm, tid);
-    out->data = at ? (const char *)j->sym.comms.data + *at : NULL;
-    out->length = at ? strlen(out->data) : 0;
-}
-
-JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_rec *r)
-{
-    jitanon_inject_sample s;
-    jitanon_perf_record rec;
-    memset(&s, 0, sizeof s);
-    s.pid = r->pid;
-    s.tid = r->tid;
-    s.time = r->time;
-    s.ip = r->start;
-    jitanon__inj_name(j, &s);
-    if (r->chain_nr) {
-        s.callchain.data = j->round.bytes.data + r->off + r->chain_off;
-        s.callchain.size = r->chain_nr * 8;
-        s.callchain_nr = r->chain_nr;
-    }
-    s.big_endian = j->in->big_endian;
-    s.ctx_ = j;
-    s.rec_ = r;
-    if (!jitanon__inj_redecode(j, r, &rec)) return;
-    s.rec = &rec;
-    s.cpumode = (uint16_t)(rec.misc & JITANON_PERF_MISC_CPUMODE_MASK);
-    if (j->opts->sample_fields & JITANON_SAMPLE_COMM) jitanon__inj_comm_of(j, r->tid, &s.comm);
-    j->opts->on_sample(jitanon__inj_sample_user(j), &s);
-}
-
-JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject_sample *s, uint64_t ip,
-                                                            jitanon_inject_sample *out)
-{
-    JITANON_ASSERT(s && out && s->ctx_);
-    *out = *s;
-    out->ip = ip;
-    jitanon__inj_name((const jitanon__inj *)s->ctx_, out);
-    return out->kind;
-}
-
-/* -- on_sample's frames: a symbolizer's view, computed when asked ----------------------------- */
-
-JITANON_API void jitanon_inject_opts_init(jitanon_inject_opts *opts)
-{
-    JITANON_ASSERT(opts);
-    memset(opts, 0, sizeof *opts);
-}
-
-JITANON_API int jitanon_inject_find_process_proc(void *user, uint32_t pid, jitanon_inject_process *out)
-{
-    const jitanon__os *os = jitanon__os_default();
-    int other = 0;
-    (void)user;
-    memset(out, 0, sizeof *out);
-    out->nspid = pid;
-    if (!os->proc_ns || !os->proc_ns(pid, &out->nspid, &other, &out->mnt_ns)) return 0;
-    out->other_mnt = other;
+    unsigned shift = 0;
+    uint64_t u = 0;
+    const uint8_t *p;
+    do {
+        if (!(p = jitanon__take(c, 1)) || shift > 63) return 0;
+        u |= (uint64_t)(*p & 0x7f) << shift;
+        shift += 7;
+    } while (*p & 0x80);
+    if (shift < 64 && (*p & 0x40)) u |= ~(uint64_t)0 << shift; /* sign-extend */
+    *v = (int64_t)u;
     return 1;
 }
 
-/* The perf map of process `pid` (loaded the first time it is asked for, as the perf_map
-   ELF option finds one), and its path in *path; NULL when it has none. */
-JITANON__PRIVATE const jitanon_perfmap *jitanon__inj_sym_map(jitanon__inj *j, uint32_t pid, jitanon_str *path)
+/* A pointer encoded as `enc` (DW_EH_PE_*: the format in the low nibble, how it applies in
+   bits 4-6) whose first byte is at address `addr` (the base of pcrel); `data` is datarel's
+   base (.eh_frame_hdr's start).  0 when it does not fit or is of a kind .eh_frame does
+   not use for code (indirect, textrel, funcrel, aligned). */
+JITANON__PRIVATE int jitanon__cfi_ptr(jitanon__cur *c, unsigned enc, uint64_t addr, uint64_t data, uint64_t *out)
 {
-    jitanon__inj_sym *y = &j->sym;
-    jitanon_perfmap_opts po = j->opts->perfmap;
-    const size_t *known = jitanon__hmap_find(&y->maps, pid);
-    size_t *slot, at = 0;
-    char found[4096];
-    const char *dir;
-    unsigned k;
-    if (!known) {
-        if (!po.allocator.alloc_fn) po.allocator = j->a;
-        for (k = 0; !at && jitanon__inj_perfmap_path(j, pid, k, found, sizeof found, &dir); k++) {
-            jitanon_perfmap *m = NULL;
-            jitanon_error e;
-            size_t p;
-            if (j->io.load_perfmap(j->io.user, found, &po, &m, &e) != JITANON_OK) continue;
-            if (!jitanon__grow(&j->a, (void **)&y->pmaps, &y->pmaps_cap, y->npmaps + 1, sizeof *y->pmaps) ||
-                !jitanon__grow(&j->a, (void **)&y->pmap_path, &y->paths_cap, y->npmaps + 1, sizeof *y->pmap_path) ||
-                (p = jitanon__inj_add_path(j, found, NULL)) == SIZE_MAX) {
-                jitanon_perfmap_destroy(m);
+    const uint8_t *p;
+    uint64_t v, base;
+    int64_t s;
+    switch (enc & 0x0f) {
+    case 0x00: /* absptr: 8 bytes on the 64-bit targets unwound here */
+    case 0x04:
+    case 0x0c:
+        if (!(p = jitanon__take(c, 8))) return 0;
+        v = jitanon__rd64(p, c->big);
+        break;
+    case 0x01:
+        if (!jitanon__elf_uleb(c, &v)) return 0;
+        break;
+    case 0x09:
+        if (!jitanon__cfi_sleb(c, &s)) return 0;
+        v = (uint64_t)s;
+        break;
+    case 0x02:
+    case 0x0a:
+        if (!(p = jitanon__take(c, 2))) return 0;
+        v = jitanon__rd16(p, c->big);
+        if ((enc & 0x0f) == 0x0a) v = (uint64_t)(int64_t)(int16_t)(uint16_t)v;
+        break;
+    case 0x03:
+    case 0x0b:
+        if (!(p = jitanon__take(c, 4))) return 0;
+        v = jitanon__rd32(p, c->big);
+        if ((enc & 0x0f) == 0x0b) v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+        break;
+    default:
+        return 0;
+    }
+    if ((enc & 0x70) == 0x00) base = 0;
+    else if ((enc & 0x70) == 0x10) base = addr;
+    else if ((enc & 0x70) == 0x30) base = data;
+    else return 0;
+    if (enc & 0x80) return 0;
+    *out = base + v;
+    return 1;
+}
+
+/* The entry (CIE or FDE) at `at` of an .eh_frame of `size` bytes: *body is what follows
+   its CIE id / CIE pointer field (up to the entry's end), *id that field and *id_at its
+   offset.  0: a terminator (length 0); -1: it does not fit. */
+JITANON__PRIVATE int jitanon__cfi_entry(const uint8_t *eh, size_t size, size_t at, int big, jitanon__cur *body,
+                                        uint64_t *id, size_t *id_at, size_t *next)
+{
+    jitanon__cur c = jitanon__cur_make(eh, size, 0, big);
+    uint64_t len;
+    if (!jitanon__take(&c, at) || c.left < 4) return -1;
+    len = jitanon__get32(&c);
+    if (len == 0) return 0;
+    if (len == 0xffffffffu) { /* the 64-bit format: a 64-bit length and id */
+        if (c.left < 8) return -1;
+        len = jitanon__get64(&c);
+        if (len < 8 || len > c.left) return -1;
+        *id_at = (size_t)c.off;
+        *body = jitanon__cur_make(c.p + 8, (size_t)len - 8, c.off + 8, big);
+        *id = jitanon__rd64(c.p, big);
+    } else {
+        if (len < 4 || len > c.left) return -1;
+        *id_at = (size_t)c.off;
+        *body = jitanon__cur_make(c.p + 4, (size_t)len - 4, c.off + 4, big);
+        *id = jitanon__rd32(c.p, big);
+    }
+    *next = (size_t)(body->off + body->left);
+    return 1;
+}
+
+/* The CIE at `at` (.eh_frame at address eh_addr). */
+JITANON__PRIVATE jitanon_result jitanon__cfi_cie_read(const uint8_t *eh, size_t size, uint64_t eh_addr, size_t at, int big,
+                                                      jitanon__cfi_cie *cie, jitanon_error *err)
+{
+    jitanon__cur c, aug_data;
+    jitanon_str aug;
+    uint64_t id, auglen, ptr;
+    size_t id_at, next, i;
+    unsigned version = 0, b = 0;
+    memset(cie, 0, sizeof *cie);
+    if (jitanon__cfi_entry(eh, size, at, big, &c, &id, &id_at, &next) != 1 || id != 0)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "no CIE at %U", (uint64_t)at);
+    if (!jitanon__elf_skip_byte(&c, &version) || (version != 1 && version != 3 && version != 4) ||
+        !jitanon__take_cstr(&c, &aug))
+        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "CIE version %u", version);
+    if (version == 4 && !jitanon__take(&c, 2)) /* address_size, segment_selector_size */
+        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "CIE cut short");
+    if (!jitanon__elf_uleb(&c, &cie->code_align) || !jitanon__cfi_sleb(&c, &cie->data_align) ||
+        (version == 1 ? !jitanon__elf_skip_byte(&c, &b) : !jitanon__elf_uleb(&c, &cie->ra)))
+        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "CIE cut short");
+    if (version == 1) cie->ra = b;
+    aug_data = jitanon__cur_make(NULL, 0, c.off, big);
+    if (aug.length && aug.data[0] == 'z') {
+        const uint8_t *p;
+        if (!jitanon__elf_uleb(&c, &auglen) || auglen > c.left || !(p = jitanon__take(&c, (size_t)auglen)))
+            return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "CIE augmentation cut short");
+        aug_data = jitanon__cur_make(p, (size_t)auglen, c.off - auglen, big);
+        cie->aug_z = 1;
+    } else if (aug.length) /* (gcc 2's "eh" carried a word of unknown size before the factors) */
+        return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, at, "CIE augmentation \"%s\"", aug.data);
+    for (i = 1; cie->aug_z && i < aug.length; i++) {
+        unsigned enc = 0;
+        switch (aug.data[i]) {
+        case 'R':
+            if (!jitanon__elf_skip_byte(&aug_data, &enc)) goto bad_aug;
+            cie->enc = enc;
+            break;
+        case 'L':
+            if (!jitanon__elf_skip_byte(&aug_data, NULL)) goto bad_aug;
+            break;
+        case 'P': /* the personality routine: skipped, read to know its size */
+            if (!jitanon__elf_skip_byte(&aug_data, &enc) ||
+                !jitanon__cfi_ptr(&aug_data, enc & 0x7f, eh_addr + aug_data.off, 0, &ptr))
+                goto bad_aug;
+            break;
+        case 'S':
+            cie->signal = 1;
+            break;
+        case 'B': /* arm64 with pointer authentication's B key: no data */
+            break;
+        default:
+            goto bad_aug; /* an unknown letter: its data cannot be skipped */
+        }
+    }
+    cie->init = c;
+    return JITANON_OK;
+bad_aug:
+    return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, at, "CIE augmentation \"%s\"", aug.data);
+}
+
+/* Reads the FDE at `at` if it is one (1), with its CIE; 0: a CIE (skip it). */
+JITANON__PRIVATE jitanon_result jitanon__cfi_fde_read(const uint8_t *eh, size_t size, uint64_t eh_addr, size_t at,
+                                                      int big, jitanon__cfi_fde *fde, size_t *next, int *is_fde,
+                                                      jitanon_error *err)
+{
+    jitanon__cur c;
+    uint64_t id, range, auglen;
+    size_t id_at;
+    jitanon_result res;
+    int k = jitanon__cfi_entry(eh, size, at, big, &c, &id, &id_at, next);
+    *is_fde = 0;
+    if (k == 0) {
+        *next = size; /* a terminator ends the section */
+        return JITANON_OK;
+    }
+    if (k < 0) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, at, "CFI entry cut short");
+    if (id == 0) return JITANON_OK;
+    /* the CIE pointer counts back from its own field */
+    if (id > id_at) return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, id_at, "CIE pointer before the section");
+    if ((res = jitanon__cfi_cie_read(eh, size, eh_addr, id_at - (size_t)id, big, &fde->cie, err)) != JITANON_OK)
+        return res;
+    if (!jitanon__cfi_ptr(&c, fde->cie.enc, eh_addr + c.off, 0, &fde->pc) ||
+        !jitanon__cfi_ptr(&c, fde->cie.enc & 0x0f, 0, 0, &range) || range > UINT64_MAX - fde->pc)
+        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, c.off, "FDE range (encoding %u)", fde->cie.enc);
+    fde->end = fde->pc + range;
+    if (fde->cie.aug_z && (!jitanon__elf_uleb(&c, &auglen) || !jitanon__take(&c, (size_t)(auglen > c.left ? SIZE_MAX : auglen))))
+        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "FDE augmentation cut short");
+    fde->ins = c;
+    *is_fde = 1;
+    return JITANON_OK;
+}
+
+/* The FDE whose range holds pc in the .eh_frame at address eh_addr: JITANON_OK with it,
+   JITANON_END when none does, an error for CFI that cannot be read up to it. */
+JITANON__PRIVATE jitanon_result jitanon__cfi_find(const uint8_t *eh, size_t size, uint64_t eh_addr, int big, uint64_t pc,
+                                                  jitanon__cfi_fde *out, jitanon_error *err)
+{
+    size_t at = 0, next;
+    while (at < size) {
+        int is_fde;
+        jitanon_result res = jitanon__cfi_fde_read(eh, size, eh_addr, at, big, out, &next, &is_fde, err);
+        if (res != JITANON_OK) return res;
+        if (is_fde && pc >= out->pc && pc < out->end) return JITANON_OK;
+        at = next;
+    }
+    return JITANON_END;
+}
+
+/* A factored offset: wraps instead of overflowing (hostile CFI), as the addresses it is
+   added to do. */
+JITANON__PRIVATE int64_t jitanon__cfi_mul(uint64_t a, int64_t b)
+{
+    uint64_t v = a * (uint64_t)b;
+    return v <= (uint64_t)INT64_MAX ? (int64_t)v : -(int64_t)(~v) - 1; /* two's complement, without UB */
+}
+
+JITANON__PRIVATE void jitanon__cfi_set(jitanon__cfi_row *row, uint64_t reg, int how, int64_t arg)
+{
+    if (reg >= JITANON__CFI_NREGS) return; /* a vector register: no frame needs it */
+    row->how[reg] = (uint8_t)how;
+    row->arg[reg] = arg;
+}
+
+/* Runs instructions `c` from code address `loc` while the row still describes pc (the
+   rules set at an address above pc are not applied).  `init` is the row after the CIE's
+   instructions (what DW_CFA_restore goes back to); NULL while running those. */
+JITANON__PRIVATE jitanon_result jitanon__cfi_run(jitanon__cur c, const jitanon__cfi_cie *cie, uint64_t eh_addr, uint64_t loc,
+                                                 uint64_t pc, jitanon__cfi_row *row, const jitanon__cfi_row *init,
+                                                 jitanon_error *err)
+{
+    jitanon__cfi_row saved[JITANON__CFI_STATES];
+    unsigned nsaved = 0;
+    row->big = c.big;
+    while (c.left) {
+        uint64_t at = c.off, reg = 0, u = 0, delta = 0;
+        int64_t s = 0;
+        unsigned op = *jitanon__take(&c, 1), low = op & 0x3f;
+        int ok = 1, adv = 0;
+        switch (op >> 6) {
+        case 1: /* DW_CFA_advance_loc */
+            delta = low, adv = 1;
+            break;
+        case 2: /* DW_CFA_offset */
+            ok = jitanon__elf_uleb(&c, &u);
+            jitanon__cfi_set(row, low, JITANON__CFI_OFFSET, jitanon__cfi_mul(u, cie->data_align));
+            break;
+        case 3: /* DW_CFA_restore */
+            if (init && low < JITANON__CFI_NREGS) jitanon__cfi_set(row, low, init->how[low], init->arg[low]);
+            break;
+        default:
+            switch (op) {
+            case 0x00: /* nop */
+            case 0x2d: /* GNU_window_save; on arm64 negate_ra_state: return addresses are stripped anyway */
+                break;
+            case 0x01: { /* set_loc */
+                uint64_t to = 0;
+                ok = jitanon__cfi_ptr(&c, cie->enc, eh_addr + c.off, 0, &to);
+                if (ok && to > pc) return JITANON_OK;
+                loc = to;
                 break;
             }
-            y->pmaps[y->npmaps] = m;
-            y->pmap_path[y->npmaps] = p;
-            at = ++y->npmaps;
-        }
-        /* out of memory: asked again next time */
-        if (!(slot = jitanon__hmap_at(&y->maps, &j->a, pid, at))) return NULL;
-        known = slot;
-    }
-    if (!*known) return NULL;
-    path->data = (const char *)j->jit.paths.data + y->pmap_path[*known - 1];
-    path->length = strlen(path->data);
-    return y->pmaps[*known - 1];
-}
-
-/* The build-id the recording's table (HEADER_BUILD_ID, read the first time) gives the
-   file `name`: entries of {header, pid, build_id[24] (its size at [20] when the header's
-   misc says so), NUL-terminated name}, padded to 8.  The kernel's is "[kernel.kallsyms]". */
-JITANON__PRIVATE void jitanon__inj_sym_bid(jitanon__inj *j, jitanon_str name, jitanon_bytes *out)
-{
-    jitanon__inj_sym *y = &j->sym;
-    const size_t *at;
-    int big = j->in->big_endian;
-    out->data = NULL;
-    out->size = 0;
-    if (!y->bids_read) {
-        jitanon__cur c;
-        y->bids_read = 1;
-        if (j->in->mode == JITANON_PERF_FILE && !j->in->features_loaded && j->in->state_.seek_fn) {
-            jitanon_error ignored;
-            (void)jitanon_perf_reader_load_features(j->in, &ignored);
-        }
-        if (!jitanon_perf_reader_feature(j->in, JITANON_PERF_FEAT_BUILD_ID, &y->bid_table)) return;
-        c = jitanon__cur_make(y->bid_table.data, y->bid_table.size, 0, big);
-        while (c.left >= 36) {
-            const uint8_t *e = c.p;
-            size_t size = jitanon__rd16(e + 6, big), n;
-            const char *nm = (const char *)e + 36;
-            size_t *slot;
-            if (size < 36 || size > c.left) break;
-            n = 0;
-            while (n < size - 36 && nm[n]) n++;
-            if ((slot = jitanon__hmap_at(&y->bids, &j->a, jitanon__fnv1a(nm, n, 0xcbf29ce484222325ull),
-                                         (size_t)(e - y->bid_table.data))) == NULL)
+            case 0x02: /* advance_loc1 */
+            case 0x03: /* advance_loc2 */
+            case 0x04: { /* advance_loc4 */
+                size_t n = op == 0x02 ? 1 : op == 0x03 ? 2 : 4;
+                const uint8_t *p = jitanon__take(&c, n);
+                ok = p != NULL;
+                if (ok) delta = n == 1 ? *p : n == 2 ? jitanon__rd16(p, c.big) : jitanon__rd32(p, c.big);
+                adv = 1;
                 break;
-            (void)jitanon__take(&c, size);
+            }
+            case 0x05: /* offset_extended */
+            case 0x14: /* val_offset */
+            case 0x2f: /* GNU_negative_offset_extended */
+                ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_uleb(&c, &u);
+                s = jitanon__cfi_mul(op == 0x2f ? (uint64_t)0 - u : u, cie->data_align);
+                jitanon__cfi_set(row, reg, op == 0x14 ? JITANON__CFI_VAL_OFFSET : JITANON__CFI_OFFSET, s);
+                break;
+            case 0x11: /* offset_extended_sf */
+            case 0x15: /* val_offset_sf */
+                ok = jitanon__elf_uleb(&c, &reg) && jitanon__cfi_sleb(&c, &s);
+                jitanon__cfi_set(row, reg, op == 0x15 ? JITANON__CFI_VAL_OFFSET : JITANON__CFI_OFFSET, jitanon__cfi_mul((uint64_t)s, cie->data_align));
+                break;
+            case 0x06: /* restore_extended */
+                ok = jitanon__elf_uleb(&c, &reg);
+                if (init && reg < JITANON__CFI_NREGS) jitanon__cfi_set(row, reg, init->how[reg], init->arg[reg]);
+                break;
+            case 0x07: /* undefined */
+            case 0x08: /* same_value */
+                ok = jitanon__elf_uleb(&c, &reg);
+                jitanon__cfi_set(row, reg, op == 0x07 ? JITANON__CFI_UNDEF : JITANON__CFI_SAME, 0);
+                break;
+            case 0x09: /* register */
+                ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_uleb(&c, &u);
+                jitanon__cfi_set(row, reg, u < JITANON__CFI_NREGS ? JITANON__CFI_REG : JITANON__CFI_UNKNOWN, (int64_t)u);
+                break;
+            case 0x0a: /* remember_state */
+                if (nsaved == JITANON__CFI_STATES)
+                    return JITANON__FAIL(err, JITANON_ERR_LIMIT, at, "DW_CFA_remember_state nested deeper than %u",
+                                         JITANON__CFI_STATES);
+                saved[nsaved++] = *row;
+                break;
+            case 0x0b: /* restore_state: the whole row, the CFA's rule too (compilers wrap
+                          an epilogue that moves the CFA in remember/restore and expect it) */
+                if (!nsaved) return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "DW_CFA_restore_state with nothing saved");
+                *row = saved[--nsaved];
+                break;
+            case 0x0c: /* def_cfa */
+                ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_uleb(&c, &u);
+                row->cfa_reg = reg, row->cfa_off = (int64_t)u, row->cfa_expr = 0;
+                break;
+            case 0x12: /* def_cfa_sf */
+                ok = jitanon__elf_uleb(&c, &reg) && jitanon__cfi_sleb(&c, &s);
+                row->cfa_reg = reg, row->cfa_off = jitanon__cfi_mul((uint64_t)s, cie->data_align), row->cfa_expr = 0;
+                break;
+            case 0x0d: /* def_cfa_register */
+                ok = jitanon__elf_uleb(&c, &reg);
+                row->cfa_reg = reg;
+                break;
+            case 0x0e: /* def_cfa_offset */
+                ok = jitanon__elf_uleb(&c, &u);
+                row->cfa_off = (int64_t)u;
+                break;
+            case 0x13: /* def_cfa_offset_sf */
+                ok = jitanon__cfi_sleb(&c, &s);
+                row->cfa_off = jitanon__cfi_mul((uint64_t)s, cie->data_align);
+                break;
+            case 0x0f: /* def_cfa_expression: a block */
+                ok = jitanon__elf_uleb(&c, &u) && u <= c.left;
+                row->expr[JITANON__CFI_NREGS] = c.p, row->expr_len[JITANON__CFI_NREGS] = (size_t)u;
+                ok = ok && jitanon__take(&c, (size_t)u);
+                row->cfa_expr = 1;
+                break;
+            case 0x10: /* expression */
+            case 0x16: /* val_expression */
+                ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_uleb(&c, &u) && u <= c.left;
+                if (ok && reg < JITANON__CFI_NREGS) row->expr[reg] = c.p, row->expr_len[reg] = (size_t)u;
+                ok = ok && jitanon__take(&c, (size_t)u);
+                jitanon__cfi_set(row, reg, op == 0x10 ? JITANON__CFI_EXPR : JITANON__CFI_VAL_EXPR, 0);
+                break;
+            case 0x2e: /* GNU_args_size: what a landing pad pops; nothing for unwinding */
+                ok = jitanon__elf_uleb(&c, &u);
+                break;
+            default:
+                return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, at, "DW_CFA opcode %u", op);
+            }
+        }
+        if (!ok) return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, at, "DW_CFA opcode %u cut short", op);
+        if (adv) {
+            uint64_t step = delta * cie->code_align;
+            if (cie->code_align && step / cie->code_align != delta) return JITANON_OK; /* past any pc */
+            if (step > pc - loc || loc > pc) return JITANON_OK;
+            loc += step;
         }
     }
-    if (name.length >= 17 && !memcmp(name.data, "[kernel.kallsyms]", 17)) name.length = 17;
-    if ((at = jitanon__hmap_find(&y->bids, jitanon__fnv1a(name.data, name.length, 0xcbf29ce484222325ull))) != NULL) {
-        const uint8_t *e = y->bid_table.data + *at;
-        size_t size = jitanon__rd16(e + 6, big), n = 0;
-        while (n < size - 36 && e[36 + n]) n++;
-        if (n != name.length || memcmp(e + 36, name.data, n)) return; /* another name, same hash */
-        out->data = e + 12;
-        out->size = (jitanon__rd16(e + 4, big) & JITANON__PERF_MISC_BUILD_ID_SIZE) && e[32] <= 20 ? e[32] : 20;
-    }
+    return JITANON_OK;
 }
 
-/* The same, remembered by mapping: a frame costs one lookup, not a hash of its path. */
-JITANON__PRIVATE void jitanon__inj_sym_bid_of(jitanon__inj *j, size_t ident, jitanon_str name, jitanon_bytes *out)
+/* The rule row at pc of an FDE found by jitanon__cfi_find. */
+JITANON__PRIVATE jitanon_result jitanon__cfi_row_at(const jitanon__cfi_fde *fde, uint64_t eh_addr, uint64_t pc,
+                                                    jitanon__cfi_row *row, jitanon_error *err)
 {
-    const size_t *known = jitanon__hmap_find(&j->sym.bid_ident, ident);
-    size_t *slot;
-    if (known) {
-        /* (no entry: no pointer formed either, the table may be empty and NULL) */
-        const uint8_t *e = *known ? j->sym.bid_table.data + (*known - 1) : NULL;
-        out->data = e ? e + 12 : NULL;
-        out->size = !e ? 0
-                    : (jitanon__rd16(e + 4, j->in->big_endian) & JITANON__PERF_MISC_BUILD_ID_SIZE) && e[32] <= 20 ? e[32]
-                                                                                                             : 20;
-        return;
-    }
-    jitanon__inj_sym_bid(j, name, out);
-    if ((slot = jitanon__hmap_at(&j->sym.bid_ident, &j->a, ident, 0)) != NULL && out->data)
-        *slot = (size_t)(out->data - 12 - j->sym.bid_table.data) + 1;
+    jitanon__cfi_row init;
+    jitanon_result res;
+    memset(row, 0, sizeof *row);
+    /* the CIE's instructions hold at every address of the function */
+    if ((res = jitanon__cfi_run(fde->cie.init, &fde->cie, eh_addr, 0, UINT64_MAX, row, NULL, err)) != JITANON_OK) return res;
+    init = *row;
+    return jitanon__cfi_run(fde->ins, &fde->cie, eh_addr, fde->pc, pc, row, &init, err);
 }
 
-/* An iterator over function f's DEBUG_INFO entries (a record in a loaded dump). */
-JITANON__PRIVATE void jitanon__inj_dbg_begin(const jitanon__inj_func *f, int big, jitanon_jitdump_debug_iter *it)
-{
-    jitanon_jitdump_record rec;
-    memset(&rec, 0, sizeof rec);
-    rec.id = JITANON_JITDUMP_CODE_DEBUG_INFO;
-    rec.big_endian = big;
-    rec.debug.entries.data = f->dbg;
-    rec.debug.entries.size = f->dbg_size;
-    rec.debug.nr_entry = f->dbg_nr;
-    jitanon_jitdump_debug_iter_begin(it, &rec);
-}
+/* Registers in DWARF numbering (jitanon__cfi_regs_from_perf) and which are known. */
+typedef struct jitanon__cfi_regs {
+    uint64_t v[JITANON__CFI_NREGS];
+    uint64_t known; /* bit i: v[i] holds */
+} jitanon__cfi_regs;
 
-/* The same, walking the record: what a lookup does when its index could not be built. */
-JITANON__PRIVATE void jitanon__inj_sym_line_walk(const jitanon__inj_func *f, uint64_t bias, int big, uint64_t ip,
-                                                jitanon_frame *out)
+/* Reads 8 bytes at a stack address: 0 when the copy does not hold them. */
+typedef int (*jitanon__cfi_mem_fn)(const void *ctx, uint64_t addr, uint64_t *out);
+
+#define JITANON__CFI_EXPR_DEPTH 16u  /* DWARF expression stack (CFI uses 2 or 3) */
+#define JITANON__CFI_EXPR_STEPS 256u /* operations one evaluation may run (branches loop) */
+
+/* A DWARF expression (DWARF 5 section 2.5) of a CFI rule over the registers and the
+   stack: the operations CFI uses (constants, register-based addresses, arithmetic and
+   logic, comparisons, branches, deref).  `cfa`, when push_cfa, starts the stack (the
+   rules of DW_CFA_expression and val_expression).  1 with its value in *out; 0 when it
+   cannot be computed (an operation not supported, a register not known, a bad branch). */
+JITANON__PRIVATE int jitanon__cfi_eval(const uint8_t *p, size_t n, int big, const jitanon__cfi_regs *r, int push_cfa,
+                                       uint64_t cfa, jitanon__cfi_mem_fn mem, const void *ctx, uint64_t *out)
 {
-    jitanon_jitdump_debug_iter it;
-    jitanon_jitdump_debug_entry e;
-    uint64_t best = 0;
-    jitanon__inj_dbg_begin(f, big, &it);
-    while (jitanon_jitdump_debug_iter_next(&it, &e)) {
-        uint64_t at = e.addr >= bias ? e.addr - bias : 0;
-        if (at <= ip && (!out->line || at >= best) && e.lineno > 0) {
-            best = at;
-            out->src_file = e.file;
-            out->line = (uint32_t)e.lineno;
+    uint64_t st[JITANON__CFI_EXPR_DEPTH], a, b, u;
+    int64_t sv;
+    unsigned sp = 0, steps = 0;
+    jitanon__cur c = jitanon__cur_make(p, n, 0, big);
+    if (push_cfa) st[sp++] = cfa;
+    while (c.left) {
+        unsigned op = *jitanon__take(&c, 1);
+        const uint8_t *q;
+        if (++steps > JITANON__CFI_EXPR_STEPS) return 0;
+        if (op >= 0x30 && op <= 0x4f) { /* DW_OP_lit<n> */
+            if (sp == JITANON__CFI_EXPR_DEPTH) return 0;
+            st[sp++] = op - 0x30u;
+            continue;
+        }
+        if ((op >= 0x70 && op <= 0x8f) || op == 0x92) { /* DW_OP_breg<n>, bregx: register + offset */
+            uint64_t reg = op - 0x70u;
+            if ((op == 0x92 && !jitanon__elf_uleb(&c, &reg)) || !jitanon__cfi_sleb(&c, &sv) ||
+                reg >= JITANON__CFI_NREGS || !(r->known >> reg & 1) || sp == JITANON__CFI_EXPR_DEPTH)
+                return 0;
+            st[sp++] = r->v[reg] + (uint64_t)sv;
+            continue;
+        }
+        switch (op) {
+        case 0x08: case 0x09: case 0x0a: case 0x0b: case 0x0c: case 0x0d: case 0x0e: case 0x0f: { /* const<n>u/s */
+            size_t w = (size_t)1 << ((op - 0x08u) / 2);
+            if (!(q = jitanon__take(&c, w)) || sp == JITANON__CFI_EXPR_DEPTH) return 0;
+            u = w == 1 ? *q : w == 2 ? jitanon__rd16(q, big) : w == 4 ? jitanon__rd32(q, big) : jitanon__rd64(q, big);
+            if (op & 1) u = w == 1 ? (uint64_t)(int64_t)(int8_t)(uint8_t)u : w == 2 ? (uint64_t)(int64_t)(int16_t)(uint16_t)u
+                          : w == 4 ? (uint64_t)(int64_t)(int32_t)(uint32_t)u : u;
+            st[sp++] = u;
+            break;
+        }
+        case 0x10: /* constu */
+        case 0x11: /* consts */
+            if (sp == JITANON__CFI_EXPR_DEPTH || (op == 0x10 ? !jitanon__elf_uleb(&c, &u) : !jitanon__cfi_sleb(&c, &sv))) return 0;
+            st[sp++] = op == 0x10 ? u : (uint64_t)sv;
+            break;
+        case 0x12: /* dup */
+        case 0x14: /* over */
+            if (sp < (op == 0x12 ? 1u : 2u) || sp == JITANON__CFI_EXPR_DEPTH) return 0;
+            st[sp] = st[sp - (op == 0x12 ? 1u : 2u)];
+            sp++;
+            break;
+        case 0x13: /* drop */
+            if (!sp) return 0;
+            sp--;
+            break;
+        case 0x16: /* swap */
+            if (sp < 2) return 0;
+            a = st[sp - 1], st[sp - 1] = st[sp - 2], st[sp - 2] = a;
+            break;
+        case 0x06: /* deref */
+            if (!sp || !mem(ctx, st[sp - 1], &st[sp - 1])) return 0;
+            break;
+        case 0x23: /* plus_uconst */
+            if (!sp || !jitanon__elf_uleb(&c, &u)) return 0;
+            st[sp - 1] += u;
+            break;
+        case 0x1f: /* neg */
+        case 0x20: /* not */
+            if (!sp) return 0;
+            st[sp - 1] = op == 0x1f ? (uint64_t)0 - st[sp - 1] : ~st[sp - 1];
+            break;
+        case 0x1a: case 0x1c: case 0x1e: case 0x21: case 0x22: case 0x24: case 0x25: case 0x26: case 0x27:
+        case 0x29: case 0x2a: case 0x2b: case 0x2c: case 0x2d: case 0x2e: /* binary: second op top */
+            if (sp < 2) return 0;
+            b = st[--sp], a = st[sp - 1];
+            switch (op) {
+            case 0x1a: a &= b; break;
+            case 0x1c: a -= b; break;
+            case 0x1e: a *= b; break;
+            case 0x21: a |= b; break;
+            case 0x22: a += b; break;
+            case 0x24: a = b < 64 ? a << b : 0; break;
+            case 0x25: a = b < 64 ? a >> b : 0; break;
+            case 0x26: a = b < 64 ? (uint64_t)((int64_t)a >> b) : (uint64_t)((int64_t)a < 0 ? -1 : 0); break;
+            case 0x27: a ^= b; break;
+            case 0x29: a = a == b; break;
+            case 0x2a: a = (int64_t)a >= (int64_t)b; break;
+            case 0x2b: a = (int64_t)a > (int64_t)b; break;
+            case 0x2c: a = (int64_t)a <= (int64_t)b; break;
+            case 0x2d: a = (int64_t)a < (int64_t)b; break;
+            default: a = a != b; break;
+            }
+            st[sp - 1] = a;
+            break;
+        case 0x2f: /* skip */
+        case 0x28: { /* bra: skip when the popped value is not 0 */
+            int16_t off;
+            size_t at;
+            if (!(q = jitanon__take(&c, 2))) return 0;
+            off = (int16_t)jitanon__rd16(q, big);
+            if (op == 0x28) {
+                if (!sp) return 0;
+                if (!st[--sp]) break;
+            }
+            at = n - c.left; /* after the operand */
+            if (off < 0 ? (size_t)(-(int32_t)off) > at : (size_t)off > c.left) return 0;
+            at = off < 0 ? at - (size_t)(-(int32_t)off) : at + (size_t)off;
+            c = jitanon__cur_make(p + at, n - at, at, big);
+            break;
+        }
+        case 0x96: /* nop */
+            break;
+        default:
+            return 0;
         }
     }
+    if (!sp) return 0;
+    *out = st[sp - 1];
+    return 1;
 }
 
-/* A stable sort keeps the entries at one address in the record's order, so the last one
-   written wins, as in the function's ELF line table. */
-JITANON__PRIVATE int jitanon__inj_line_less(const void *ctx, uint32_t a, uint32_t b)
+/* One frame up: the caller's registers from `row` (the callee's at its pc), the return
+   address in column `ra` and the stack pointer (column `sp`) the CFA, as the ABIs of
+   x86-64 and arm64 define it.  1: stepped; 0: the return address is undefined (the
+   outermost frame); -1: cannot (the CFA or the return address is unknown, or lies
+   outside the copy). */
+JITANON__PRIVATE int jitanon__cfi_step(const jitanon__cfi_row *row, uint64_t ra, unsigned sp, jitanon__cfi_regs *r,
+                                       jitanon__cfi_mem_fn mem, const void *ctx)
 {
-    const jitanon__inj_line *l = (const jitanon__inj_line *)ctx;
-    return l[a].at < l[b].at;
-}
-
-/* Function `id`'s run of lines, built on first use: the index of its head, SIZE_MAX when
-   memory ran out (the caller then walks the record, as before there was an index). */
-JITANON__PRIVATE size_t jitanon__inj_line_run(jitanon__inj *j, size_t id, const jitanon__inj_func *f, uint64_t bias,
-                                              int big)
-{
-    jitanon__inj_sym *y = &j->sym;
-    jitanon_jitdump_debug_iter it;
-    jitanon_jitdump_debug_entry e;
-    size_t head = y->nlines, n = 0;
-    /* (kept in the function, which the frame has read already: an array or hash beside
-       it cost one more cache miss a frame, in any of 45,000 functions) */
-    if (f->dbg_run) return f->dbg_run - 1;
-    /* every entry takes 17 bytes or more of the record (validated when it was read) */
-    if (f->dbg_nr > f->dbg_size || f->dbg_size > UINT32_MAX ||
-        !jitanon__grow(&j->a, (void **)&y->lines, &y->lines_cap, head + 1 + (size_t)f->dbg_nr, sizeof *y->lines))
-        return SIZE_MAX;
-    jitanon__inj_dbg_begin(f, big, &it);
-    while (n < f->dbg_nr && jitanon_jitdump_debug_iter_next(&it, &e)) {
-        jitanon__inj_line *l = &y->lines[head + 1 + n];
-        if (e.lineno <= 0) continue;
-        l->at = e.addr >= bias ? e.addr - bias : 0;
-        l->line = (uint32_t)e.lineno;
-        l->file = e.file.length ? (uint32_t)((const uint8_t *)e.file.data - f->dbg) : 0;
-        l->file_len = (uint32_t)e.file.length;
-        l->pad = 0;
-        n++;
+    jitanon__cfi_regs out;
+    uint64_t cfa, i;
+    if (ra >= JITANON__CFI_NREGS) return -1;
+    if (row->cfa_expr) {
+        if (!jitanon__cfi_eval(row->expr[JITANON__CFI_NREGS], row->expr_len[JITANON__CFI_NREGS], row->big, r, 0, 0, mem, ctx, &cfa))
+            return -1;
+    } else if (row->cfa_reg >= JITANON__CFI_NREGS || !(r->known >> row->cfa_reg & 1)) return -1;
+    else cfa = r->v[row->cfa_reg] + (uint64_t)row->cfa_off;
+    if (row->how[ra] == JITANON__CFI_UNDEF) return 0;
+    out = *r;
+    for (i = 0; i < JITANON__CFI_NREGS; i++) {
+        uint64_t bit = (uint64_t)1 << i, a = cfa + (uint64_t)row->arg[i];
+        switch (row->how[i]) {
+        case JITANON__CFI_UNDEF:
+        case JITANON__CFI_UNKNOWN:
+            out.known &= ~bit;
+            break;
+        case JITANON__CFI_EXPR:
+        case JITANON__CFI_VAL_EXPR: {
+            uint64_t v = 0;
+            int got = jitanon__cfi_eval(row->expr[i], row->expr_len[i], row->big, r, 1, cfa, mem, ctx, &v);
+            if (got && row->how[i] == JITANON__CFI_EXPR) got = mem(ctx, v, &v);
+            out.v[i] = v;
+            out.known = got ? out.known | bit : out.known & ~bit;
+            break;
+        }
+        case JITANON__CFI_OFFSET:
+            if (mem(ctx, a, &out.v[i])) out.known |= bit;
+            else out.known &= ~bit;
+            break;
+        case JITANON__CFI_VAL_OFFSET:
+            out.v[i] = a, out.known |= bit;
+            break;
+        case JITANON__CFI_REG: {
+            uint64_t from = (uint64_t)row->arg[i];
+            out.v[i] = r->v[from];
+            out.known = (out.known & ~bit) | ((r->known >> from & 1) << i);
+            break;
+        }
+        default: /* SAME */
+            break;
+        }
     }
-    y->lines[head].at = n;
-    y->lines[head].line = y->lines[head].file = y->lines[head].file_len = y->lines[head].pad = 0;
-    if (!jitanon__sort(&j->a, y->lines + head + 1, n, sizeof *y->lines, jitanon__inj_line_less)) return SIZE_MAX;
-    j->jit.funcs[id].dbg_run = head + 1;
-    y->nlines = head + 1 + n;
-    return head;
-}
-
-/* JIT: the DEBUG_INFO entry at `ip` of function `id` (the last whose address is not
-   above, less the dump's line bias: the line its ELF file gives for ip). */
-JITANON__PRIVATE void jitanon__inj_sym_line(jitanon__inj *j, size_t id, uint64_t ip, jitanon_frame *out)
-{
-    const jitanon__inj_func *f = &j->jit.funcs[id];
-    const jitanon__inj_line *l;
-    uint64_t bias;
-    size_t head, lo, hi;
-    int big;
-    if (!f->dbg || f->dump >= j->jit.ndumps || !j->jit.dumps[f->dump].dump) return;
-    /* the address bias V8 and LLVM add (the dump's, as its ELF files remove it) */
-    bias = j->jit.dumps[f->dump].sum.line_bias;
-    if (bias == JITANON_ELF_LINE_BIAS_NONE) bias = 0;
-    big = j->jit.dumps[f->dump].dump->header.big_endian;
-    if ((head = jitanon__inj_line_run(j, id, f, bias, big)) == SIZE_MAX) {
-        jitanon__inj_sym_line_walk(f, bias, big, ip, out);
-        return;
-    }
-    l = j->sym.lines + head + 1;
-    lo = 0, hi = (size_t)j->sym.lines[head].at; /* the first entry above ip is in [lo, hi] */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (l[mid].at <= ip) lo = mid + 1;
-        else hi = mid;
-    }
-    if (!lo) return;
-    out->line = l[lo - 1].line;
-    out->src_file.data = (const char *)f->dbg + l[lo - 1].file;
-    out->src_file.length = l[lo - 1].file_len;
+    out.v[sp] = cfa, out.known |= (uint64_t)1 << sp;
+    if (!(out.known >> ra & 1)) return -1;
+    *r = out;
+    return 1;
 }
 
 /* -- on_sample's unwound frames (JITANON_FRAME_WANT_UNWIND) -- */
@@ -18909,6 +18658,301 @@ JITANON__PRIVATE int jitanon__inj_perfmap_named(jitanon_str n)
 {
     return (n.length >= 6 && !memcmp(n.data, "//anon", 6)) || (n.length >= 9 && !memcmp(n.data, "/dev/zero", 9)) ||
            (n.length >= 14 && !memcmp(n.data, "/anon_hugepage", 14));
+}
+
+/* == [frames] Frames: a symbolizer's view of a sample (on_sample) ===============================
+   Threads' names in time order, the frame iterator, native and kernel symbols
+   (jitanon__inj_sym_*: the files found as perf finds them; [symbols] reads them). */
+
+/* -- on_sample's threads: their names in time order (JITANON_SAMPLE_COMM) -- */
+
+/* A COMM names its thread from now on; a FORK's new thread starts with its parent's
+   name (perf's thread model: a thread is forked from its parent, then renamed). */
+JITANON__PRIVATE void jitanon__inj_comm_note(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon__inj_sym *y = &j->sym;
+    jitanon_perf_record rec;
+    const size_t *from;
+    size_t *slot, off = y->comms.size;
+    static const char nul = 0;
+    if (!jitanon__inj_redecode(j, r, &rec)) return;
+    if (r->type == JITANON_PERF_RECORD_COMM) {
+        if (jitanon_membuf_write(&y->comms, rec.comm.comm.data, rec.comm.comm.length) ||
+            jitanon_membuf_write(&y->comms, &nul, 1))
+            return; /* out of memory: the thread keeps its older name */
+        if ((slot = jitanon__hmap_at(&y->comm, &j->a, rec.comm.tid, off)) != NULL) *slot = off;
+    } else if ((from = jitanon__hmap_find(&y->comm, rec.task.ptid)) != NULL) {
+        off = *from;
+        if ((slot = jitanon__hmap_at(&y->comm, &j->a, rec.task.tid, off)) != NULL) *slot = off;
+    }
+}
+
+JITANON__PRIVATE void jitanon__inj_comm_of(const jitanon__inj *j, uint32_t tid, jitanon_str *out)
+{
+    const size_t *at = jitanon__hmap_find(&j->sym.comm, tid);
+    out->data = at ? (const char *)j->sym.comms.data + *at : NULL;
+    out->length = at ? strlen(out->data) : 0;
+}
+
+JITANON__PRIVATE void jitanon__inj_resolve(jitanon__inj *j, const jitanon__inj_rec *r)
+{
+    jitanon_inject_sample s;
+    jitanon_perf_record rec;
+    memset(&s, 0, sizeof s);
+    s.pid = r->pid;
+    s.tid = r->tid;
+    s.time = r->time;
+    s.ip = r->start;
+    jitanon__inj_name(j, &s);
+    if (r->chain_nr) {
+        s.callchain.data = j->round.bytes.data + r->off + r->chain_off;
+        s.callchain.size = r->chain_nr * 8;
+        s.callchain_nr = r->chain_nr;
+    }
+    s.big_endian = j->in->big_endian;
+    s.ctx_ = j;
+    s.rec_ = r;
+    if (!jitanon__inj_redecode(j, r, &rec)) return;
+    s.rec = &rec;
+    s.cpumode = (uint16_t)(rec.misc & JITANON_PERF_MISC_CPUMODE_MASK);
+    if (j->opts->sample_fields & JITANON_SAMPLE_COMM) jitanon__inj_comm_of(j, r->tid, &s.comm);
+    j->opts->on_sample(jitanon__inj_sample_user(j), &s);
+}
+
+JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject_sample *s, uint64_t ip,
+                                                            jitanon_inject_sample *out)
+{
+    JITANON_ASSERT(s && out && s->ctx_);
+    *out = *s;
+    out->ip = ip;
+    jitanon__inj_name((const jitanon__inj *)s->ctx_, out);
+    return out->kind;
+}
+
+/* -- on_sample's frames: a symbolizer's view, computed when asked ----------------------------- */
+
+JITANON_API void jitanon_inject_opts_init(jitanon_inject_opts *opts)
+{
+    JITANON_ASSERT(opts);
+    memset(opts, 0, sizeof *opts);
+}
+
+JITANON_API int jitanon_inject_find_process_proc(void *user, uint32_t pid, jitanon_inject_process *out)
+{
+    const jitanon__os *os = jitanon__os_default();
+    int other = 0;
+    (void)user;
+    memset(out, 0, sizeof *out);
+    out->nspid = pid;
+    if (!os->proc_ns || !os->proc_ns(pid, &out->nspid, &other, &out->mnt_ns)) return 0;
+    out->other_mnt = other;
+    return 1;
+}
+
+/* The perf map of process `pid` (loaded the first time it is asked for, as the perf_map
+   ELF option finds one), and its path in *path; NULL when it has none. */
+JITANON__PRIVATE const jitanon_perfmap *jitanon__inj_sym_map(jitanon__inj *j, uint32_t pid, jitanon_str *path)
+{
+    jitanon__inj_sym *y = &j->sym;
+    jitanon_perfmap_opts po = j->opts->perfmap;
+    const size_t *known = jitanon__hmap_find(&y->maps, pid);
+    size_t *slot, at = 0;
+    char found[4096];
+    const char *dir;
+    unsigned k;
+    if (!known) {
+        if (!po.allocator.alloc_fn) po.allocator = j->a;
+        for (k = 0; !at && jitanon__inj_perfmap_path(j, pid, k, found, sizeof found, &dir); k++) {
+            jitanon_perfmap *m = NULL;
+            jitanon_error e;
+            size_t p;
+            if (j->io.load_perfmap(j->io.user, found, &po, &m, &e) != JITANON_OK) continue;
+            if (!jitanon__grow(&j->a, (void **)&y->pmaps, &y->pmaps_cap, y->npmaps + 1, sizeof *y->pmaps) ||
+                !jitanon__grow(&j->a, (void **)&y->pmap_path, &y->paths_cap, y->npmaps + 1, sizeof *y->pmap_path) ||
+                (p = jitanon__inj_add_path(j, found, NULL)) == SIZE_MAX) {
+                jitanon_perfmap_destroy(m);
+                break;
+            }
+            y->pmaps[y->npmaps] = m;
+            y->pmap_path[y->npmaps] = p;
+            at = ++y->npmaps;
+        }
+        /* out of memory: asked again next time */
+        if (!(slot = jitanon__hmap_at(&y->maps, &j->a, pid, at))) return NULL;
+        known = slot;
+    }
+    if (!*known) return NULL;
+    path->data = (const char *)j->jit.paths.data + y->pmap_path[*known - 1];
+    path->length = strlen(path->data);
+    return y->pmaps[*known - 1];
+}
+
+/* The build-id the recording's table (HEADER_BUILD_ID, read the first time) gives the
+   file `name`: entries of {header, pid, build_id[24] (its size at [20] when the header's
+   misc says so), NUL-terminated name}, padded to 8.  The kernel's is "[kernel.kallsyms]". */
+JITANON__PRIVATE void jitanon__inj_sym_bid(jitanon__inj *j, jitanon_str name, jitanon_bytes *out)
+{
+    jitanon__inj_sym *y = &j->sym;
+    const size_t *at;
+    int big = j->in->big_endian;
+    out->data = NULL;
+    out->size = 0;
+    if (!y->bids_read) {
+        jitanon__cur c;
+        y->bids_read = 1;
+        if (j->in->mode == JITANON_PERF_FILE && !j->in->features_loaded && j->in->state_.seek_fn) {
+            jitanon_error ignored;
+            (void)jitanon_perf_reader_load_features(j->in, &ignored);
+        }
+        if (!jitanon_perf_reader_feature(j->in, JITANON_PERF_FEAT_BUILD_ID, &y->bid_table)) return;
+        c = jitanon__cur_make(y->bid_table.data, y->bid_table.size, 0, big);
+        while (c.left >= 36) {
+            const uint8_t *e = c.p;
+            size_t size = jitanon__rd16(e + 6, big), n;
+            const char *nm = (const char *)e + 36;
+            size_t *slot;
+            if (size < 36 || size > c.left) break;
+            n = 0;
+            while (n < size - 36 && nm[n]) n++;
+            if ((slot = jitanon__hmap_at(&y->bids, &j->a, jitanon__fnv1a(nm, n, 0xcbf29ce484222325ull),
+                                         (size_t)(e - y->bid_table.data))) == NULL)
+                break;
+            (void)jitanon__take(&c, size);
+        }
+    }
+    if (name.length >= 17 && !memcmp(name.data, "[kernel.kallsyms]", 17)) name.length = 17;
+    if ((at = jitanon__hmap_find(&y->bids, jitanon__fnv1a(name.data, name.length, 0xcbf29ce484222325ull))) != NULL) {
+        const uint8_t *e = y->bid_table.data + *at;
+        size_t size = jitanon__rd16(e + 6, big), n = 0;
+        while (n < size - 36 && e[36 + n]) n++;
+        if (n != name.length || memcmp(e + 36, name.data, n)) return; /* another name, same hash */
+        out->data = e + 12;
+        out->size = (jitanon__rd16(e + 4, big) & JITANON__PERF_MISC_BUILD_ID_SIZE) && e[32] <= 20 ? e[32] : 20;
+    }
+}
+
+/* The same, remembered by mapping: a frame costs one lookup, not a hash of its path. */
+JITANON__PRIVATE void jitanon__inj_sym_bid_of(jitanon__inj *j, size_t ident, jitanon_str name, jitanon_bytes *out)
+{
+    const size_t *known = jitanon__hmap_find(&j->sym.bid_ident, ident);
+    size_t *slot;
+    if (known) {
+        /* (no entry: no pointer formed either, the table may be empty and NULL) */
+        const uint8_t *e = *known ? j->sym.bid_table.data + (*known - 1) : NULL;
+        out->data = e ? e + 12 : NULL;
+        out->size = !e ? 0
+                    : (jitanon__rd16(e + 4, j->in->big_endian) & JITANON__PERF_MISC_BUILD_ID_SIZE) && e[32] <= 20 ? e[32]
+                                                                                                             : 20;
+        return;
+    }
+    jitanon__inj_sym_bid(j, name, out);
+    if ((slot = jitanon__hmap_at(&j->sym.bid_ident, &j->a, ident, 0)) != NULL && out->data)
+        *slot = (size_t)(out->data - 12 - j->sym.bid_table.data) + 1;
+}
+
+/* An iterator over function f's DEBUG_INFO entries (a record in a loaded dump). */
+JITANON__PRIVATE void jitanon__inj_dbg_begin(const jitanon__inj_func *f, int big, jitanon_jitdump_debug_iter *it)
+{
+    jitanon_jitdump_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.id = JITANON_JITDUMP_CODE_DEBUG_INFO;
+    rec.big_endian = big;
+    rec.debug.entries.data = f->dbg;
+    rec.debug.entries.size = f->dbg_size;
+    rec.debug.nr_entry = f->dbg_nr;
+    jitanon_jitdump_debug_iter_begin(it, &rec);
+}
+
+/* The same, walking the record: what a lookup does when its index could not be built. */
+JITANON__PRIVATE void jitanon__inj_sym_line_walk(const jitanon__inj_func *f, uint64_t bias, int big, uint64_t ip,
+                                                jitanon_frame *out)
+{
+    jitanon_jitdump_debug_iter it;
+    jitanon_jitdump_debug_entry e;
+    uint64_t best = 0;
+    jitanon__inj_dbg_begin(f, big, &it);
+    while (jitanon_jitdump_debug_iter_next(&it, &e)) {
+        uint64_t at = e.addr >= bias ? e.addr - bias : 0;
+        if (at <= ip && (!out->line || at >= best) && e.lineno > 0) {
+            best = at;
+            out->src_file = e.file;
+            out->line = (uint32_t)e.lineno;
+        }
+    }
+}
+
+/* A stable sort keeps the entries at one address in the record's order, so the last one
+   written wins, as in the function's ELF line table. */
+JITANON__PRIVATE int jitanon__inj_line_less(const void *ctx, uint32_t a, uint32_t b)
+{
+    const jitanon__inj_line *l = (const jitanon__inj_line *)ctx;
+    return l[a].at < l[b].at;
+}
+
+/* Function `id`'s run of lines, built on first use: the index of its head, SIZE_MAX when
+   memory ran out (the caller then walks the record, as before there was an index). */
+JITANON__PRIVATE size_t jitanon__inj_line_run(jitanon__inj *j, size_t id, const jitanon__inj_func *f, uint64_t bias,
+                                              int big)
+{
+    jitanon__inj_sym *y = &j->sym;
+    jitanon_jitdump_debug_iter it;
+    jitanon_jitdump_debug_entry e;
+    size_t head = y->nlines, n = 0;
+    /* (kept in the function, which the frame has read already: an array or hash beside
+       it cost one more cache miss a frame, in any of 45,000 functions) */
+    if (f->dbg_run) return f->dbg_run - 1;
+    /* every entry takes 17 bytes or more of the record (validated when it was read) */
+    if (f->dbg_nr > f->dbg_size || f->dbg_size > UINT32_MAX ||
+        !jitanon__grow(&j->a, (void **)&y->lines, &y->lines_cap, head + 1 + (size_t)f->dbg_nr, sizeof *y->lines))
+        return SIZE_MAX;
+    jitanon__inj_dbg_begin(f, big, &it);
+    while (n < f->dbg_nr && jitanon_jitdump_debug_iter_next(&it, &e)) {
+        jitanon__inj_line *l = &y->lines[head + 1 + n];
+        if (e.lineno <= 0) continue;
+        l->at = e.addr >= bias ? e.addr - bias : 0;
+        l->line = (uint32_t)e.lineno;
+        l->file = e.file.length ? (uint32_t)((const uint8_t *)e.file.data - f->dbg) : 0;
+        l->file_len = (uint32_t)e.file.length;
+        l->pad = 0;
+        n++;
+    }
+    y->lines[head].at = n;
+    y->lines[head].line = y->lines[head].file = y->lines[head].file_len = y->lines[head].pad = 0;
+    if (!jitanon__sort(&j->a, y->lines + head + 1, n, sizeof *y->lines, jitanon__inj_line_less)) return SIZE_MAX;
+    j->jit.funcs[id].dbg_run = head + 1;
+    y->nlines = head + 1 + n;
+    return head;
+}
+
+/* JIT: the DEBUG_INFO entry at `ip` of function `id` (the last whose address is not
+   above, less the dump's line bias: the line its ELF file gives for ip). */
+JITANON__PRIVATE void jitanon__inj_sym_line(jitanon__inj *j, size_t id, uint64_t ip, jitanon_frame *out)
+{
+    const jitanon__inj_func *f = &j->jit.funcs[id];
+    const jitanon__inj_line *l;
+    uint64_t bias;
+    size_t head, lo, hi;
+    int big;
+    if (!f->dbg || f->dump >= j->jit.ndumps || !j->jit.dumps[f->dump].dump) return;
+    /* the address bias V8 and LLVM add (the dump's, as its ELF files remove it) */
+    bias = j->jit.dumps[f->dump].sum.line_bias;
+    if (bias == JITANON_ELF_LINE_BIAS_NONE) bias = 0;
+    big = j->jit.dumps[f->dump].dump->header.big_endian;
+    if ((head = jitanon__inj_line_run(j, id, f, bias, big)) == SIZE_MAX) {
+        jitanon__inj_sym_line_walk(f, bias, big, ip, out);
+        return;
+    }
+    l = j->sym.lines + head + 1;
+    lo = 0, hi = (size_t)j->sym.lines[head].at; /* the first entry above ip is in [lo, hi] */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l[mid].at <= ip) lo = mid + 1;
+        else hi = mid;
+    }
+    if (!lo) return;
+    out->line = l[lo - 1].line;
+    out->src_file.data = (const char *)f->dbg + l[lo - 1].file;
+    out->src_file.length = l[lo - 1].file_len;
 }
 
 /* -- on_sample's native and kernel symbols (JITANON_FRAME_WANT_SYMBOL; [symbols]) -- */
@@ -19611,6 +19655,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_decide(jitanon__inj *j, jitanon__in
     if (trim && r->type == JITANON_PERF_RECORD_EXIT && r->pid == r->tid) jitanon__inj_exited(j, r->pid);
     return JITANON_OK;
 }
+
+/* == [pipeline] The pipeline: write the round in file order, run the stages ===================== */
 
 /* -- write: the round in file order ------------------------------------------------------------ */
 
