@@ -2576,6 +2576,24 @@ extern "C"
 #define JITANON__ZSTD 0
 #endif
 
+/* The large optional parts (JITANON_MINIMAL leaves out both, and everything but readers) */
+#if defined(JITANON_MINIMAL) && !defined(JITANON_NO_UNWIND)
+#define JITANON_NO_UNWIND
+#endif
+#if defined(JITANON_MINIMAL) && !defined(JITANON_NO_LIVE)
+#define JITANON_NO_LIVE
+#endif
+#ifndef JITANON_NO_UNWIND
+#define JITANON__UNWIND 1 /* [unwind]: DWARF stacks (--call-graph dwarf) unwound */
+#else
+#define JITANON__UNWIND 0
+#endif
+#ifndef JITANON_NO_LIVE
+#define JITANON__LIVE 1 /* [live]: a pipe's dumps followed as the JIT appends to them */
+#else
+#define JITANON__LIVE 0
+#endif
+
 /* -- [config] Configuration defaults ------------------------------------------------------- */
 
 #if defined(JITANON_MALLOC) || defined(JITANON_REALLOC) || defined(JITANON_FREE)
@@ -10519,31 +10537,158 @@ JITANON__PRIVATE int jitanon__elf_skip_byte(jitanon__cur *c, unsigned *v)
     return 1;
 }
 
-/* Reads the FDE pointer encoding from a CIE body (after its length field).  Only what can
-   be moved safely is accepted: no personality routine, no LSDA, pc-relative pointers. */
+JITANON__PRIVATE int jitanon__elf_sleb(jitanon__cur *c, int64_t *v)
+{
+    unsigned shift = 0;
+    uint64_t u = 0;
+    const uint8_t *p;
+    do {
+        if (!(p = jitanon__take(c, 1)) || shift > 63) return 0;
+        u |= (uint64_t)(*p & 0x7f) << shift;
+        shift += 7;
+    } while (*p & 0x80);
+    if (shift < 64 && (*p & 0x40)) u |= ~(uint64_t)0 << shift; /* sign-extend */
+    *v = (int64_t)u;
+    return 1;
+}
+
+/* A pointer encoded as `enc` (DW_EH_PE_*: the format in the low nibble, how it applies in
+   bits 4-6) whose first byte is at address `addr` (the base of pcrel); `data` is datarel's
+   base (.eh_frame_hdr's start).  0 when it does not fit or is of a kind .eh_frame does
+   not use for code (indirect, textrel, funcrel, aligned). */
+JITANON__PRIVATE int jitanon__elf_eh_ptr(jitanon__cur *c, unsigned enc, uint64_t addr, uint64_t data, uint64_t *out)
+{
+    const uint8_t *p;
+    uint64_t v, base;
+    int64_t s;
+    switch (enc & 0x0f) {
+    case 0x00: /* absptr: 8 bytes on the 64-bit targets unwound here */
+    case 0x04:
+    case 0x0c:
+        if (!(p = jitanon__take(c, 8))) return 0;
+        v = jitanon__rd64(p, c->big);
+        break;
+    case 0x01:
+        if (!jitanon__elf_uleb(c, &v)) return 0;
+        break;
+    case 0x09:
+        if (!jitanon__elf_sleb(c, &s)) return 0;
+        v = (uint64_t)s;
+        break;
+    case 0x02: /* udata2, sdata2, udata4, sdata4 (0x08: signed) */
+    case 0x0a:
+    case 0x03:
+    case 0x0b: {
+        unsigned bits = (enc & 7) == 2 ? 16 : 32;
+        if (!(p = jitanon__take(c, bits / 8))) return 0;
+        v = bits == 16 ? jitanon__rd16(p, c->big) : jitanon__rd32(p, c->big);
+        if ((enc & 8) && (v >> (bits - 1))) v |= ~(uint64_t)0 << bits; /* sign-extend */
+        break;
+    }
+    default:
+        return 0;
+    }
+    if ((enc & 0x70) == 0x00) base = 0;
+    else if ((enc & 0x70) == 0x10) base = addr;
+    else if ((enc & 0x70) == 0x30) base = data;
+    else return 0;
+    if (enc & 0x80) return 0;
+    *out = base + v;
+    return 1;
+}
+
+/* A CIE as the DWARF spec (6.4.1) and the LSB's .eh_frame describe it. */
+typedef struct jitanon__cie {
+    uint64_t code_align, ra;
+    int64_t data_align;
+    unsigned enc;      /* the FDE's pointer encoding ('R'; DW_EH_PE_*; 0: absolute, 8 bytes) */
+    unsigned lsda;     /* 'L': the LSDA's encoding; 0xff none */
+    int personality;   /* 'P': a personality routine */
+    int aug_z, signal; /* 'z': FDEs carry augmentation data; 'S': a signal frame */
+    jitanon__cur init; /* its initial instructions */
+} jitanon__cie;
+
+/* Why a CIE could not be read (jitanon__cie_read): its version, a field past its end, its
+   augmentation data past its end, an augmentation whose data cannot be skipped. */
+enum { JITANON__CIE_OK, JITANON__CIE_VERSION, JITANON__CIE_SHORT, JITANON__CIE_AUG_SHORT, JITANON__CIE_AUG };
+
+/* Reads a CIE's body from *c (just after its CIE id; `eh_addr`: the address of the
+   .eh_frame's first byte, for a personality pointer's pcrel base).  *aug gets the
+   augmentation string, *version the version.  Returns a JITANON__CIE_* code, *c left
+   where the failure is. */
+JITANON__PRIVATE int jitanon__cie_read(jitanon__cur *c, uint64_t eh_addr, jitanon__cie *cie, jitanon_str *aug,
+                                       unsigned *version)
+{
+    jitanon__cur data;
+    uint64_t auglen, ptr;
+    unsigned b = 0;
+    size_t i;
+    memset(cie, 0, sizeof *cie);
+    cie->lsda = 0xff;
+    *version = 0;
+    aug->data = "", aug->length = 0;
+    if (!jitanon__elf_skip_byte(c, version) || (*version != 1 && *version != 3 && *version != 4) ||
+        !jitanon__take_cstr(c, aug))
+        return JITANON__CIE_VERSION;
+    if (*version == 4 && !jitanon__take(c, 2)) return JITANON__CIE_SHORT; /* address, segment selector sizes */
+    if (!jitanon__elf_uleb(c, &cie->code_align) || !jitanon__elf_sleb(c, &cie->data_align) ||
+        (*version == 1 ? !jitanon__elf_skip_byte(c, &b) : !jitanon__elf_uleb(c, &cie->ra)))
+        return JITANON__CIE_SHORT;
+    if (*version == 1) cie->ra = b;
+    data = jitanon__cur_make(NULL, 0, c->off, c->big);
+    if (aug->length && aug->data[0] == 'z') {
+        const uint8_t *p;
+        if (!jitanon__elf_uleb(c, &auglen) || auglen > c->left || !(p = jitanon__take(c, (size_t)auglen)))
+            return JITANON__CIE_AUG_SHORT;
+        data = jitanon__cur_make(p, (size_t)auglen, c->off - auglen, c->big);
+        cie->aug_z = 1;
+    } else if (aug->length) /* (gcc 2's "eh" carried a word of unknown size before the factors) */
+        return JITANON__CIE_AUG;
+    for (i = 1; cie->aug_z && i < aug->length; i++) {
+        unsigned enc = 0;
+        switch (aug->data[i]) {
+        case 'R':
+            if (!jitanon__elf_skip_byte(&data, &enc)) return JITANON__CIE_AUG;
+            cie->enc = enc;
+            break;
+        case 'L':
+            if (!jitanon__elf_skip_byte(&data, &cie->lsda)) return JITANON__CIE_AUG;
+            break;
+        case 'P': /* the personality routine: read to know its size (0xff: omitted) */
+            if (!jitanon__elf_skip_byte(&data, &enc) ||
+                (enc != 0xff && !jitanon__elf_eh_ptr(&data, enc & 0x7f, eh_addr + data.off, 0, &ptr)))
+                return JITANON__CIE_AUG;
+            cie->personality = enc != 0xff;
+            break;
+        case 'S':
+            cie->signal = 1;
+            break;
+        case 'B': /* arm64 with pointer authentication's B key: no data */
+            break;
+        default:
+            return JITANON__CIE_AUG; /* an unknown letter: its data cannot be skipped */
+        }
+    }
+    cie->init = *c;
+    return JITANON__CIE_OK;
+}
+
+/* The FDE pointer encoding of a CIE body (after its length field), for an .eh_frame copied
+   into a stub.  Only what can be moved safely is accepted: a 'z' augmentation, no
+   personality routine, no LSDA, no pointer-authentication key, pc-relative 4- or 8-byte
+   pointers (DW_EH_PE_pcrel | udata4/sdata4/udata8/sdata8). */
 JITANON__PRIVATE int jitanon__elf_cie_encoding(jitanon__cur c, unsigned *enc)
 {
-    unsigned version = 0, ch = 0;
-    uint64_t skip, auglen;
+    jitanon__cie cie;
     jitanon_str aug;
+    unsigned version;
     size_t i;
-    jitanon__cur data;
-    if (!jitanon__take(&c, 4) || !jitanon__elf_skip_byte(&c, &version) || !jitanon__take_cstr(&c, &aug)) return 0;
-    if (version != 1 && version != 3 && version != 4) return 0;
-    if (version == 4 && !jitanon__take(&c, 2)) return 0; /* address_size, segment_selector_size */
-    if (!jitanon__elf_uleb(&c, &skip) || !jitanon__elf_uleb(&c, &skip)) return 0; /* alignment factors */
-    if (version == 1 ? !jitanon__elf_skip_byte(&c, NULL) : !jitanon__elf_uleb(&c, &skip)) return 0;
-    if (aug.length == 0 || aug.data[0] != 'z' || !jitanon__elf_uleb(&c, &auglen) || auglen > c.left) return 0;
-    data = jitanon__cur_make(c.p, (size_t)auglen, 0, c.big);
+    if (!jitanon__take(&c, 4) || jitanon__cie_read(&c, 0, &cie, &aug, &version) != JITANON__CIE_OK) return 0;
+    if (!cie.aug_z || cie.personality || cie.lsda != 0xff) return 0;
     *enc = 0xff;
-    for (i = 1; i < aug.length; i++) {
-        if (aug.data[i] == 'S') continue;
-        if (!jitanon__elf_skip_byte(&data, &ch)) return 0;
-        if (aug.data[i] == 'R') *enc = ch;
-        else if (ch != 0xff) return 0; /* 'L' or 'P' with data that would need moving too */
-        if (aug.data[i] != 'R' && aug.data[i] != 'L' && aug.data[i] != 'P') return 0;
-    }
-    /* pc-relative, direct, 4- or 8-byte (DW_EH_PE_pcrel | udata4/sdata4/udata8/sdata8) */
+    for (i = 1; i < aug.length; i++)
+        if (aug.data[i] == 'R') *enc = cie.enc;
+        else if (aug.data[i] == 'B') return 0;
     return (*enc & 0xf0) == 0x10 && ((*enc & 7) == 3 || (*enc & 7) == 4);
 }
 
@@ -15859,7 +16004,18 @@ JITANON__PRIVATE jitanon_result jitanon__inj_backdate(jitanon__inj *j, jitanon__
 
 /* == [live] Live pipes: following a dump while the JIT appends to it ============================ */
 
+/* Executable anonymous mappings of the rounds being held, read and not yet decided (the
+   engine does not know them): jitanon__inj_hold collects the first JITANON__INJ_FRESH as
+   it scans, since a runtime maps its code memory in the round of its first samples there
+   (CPython's trampolines). */
+#define JITANON__INJ_FRESH 8
+typedef struct jitanon__inj_fresh {
+    uint64_t start[JITANON__INJ_FRESH], len[JITANON__INJ_FRESH];
+    uint32_t pid[JITANON__INJ_FRESH];
+    size_t n;
+} jitanon__inj_fresh;
 
+#ifndef JITANON_NO_LIVE
 /* How fresh an event must be (the clock now minus its time) for a round to wait for a
    dump whose last record is older, and how recently that dump must have grown: an older
    event, or a JIT that stopped writing, gains nothing from a wait. */
@@ -16019,16 +16175,6 @@ JITANON__PRIVATE int jitanon__inj_pending_at(const jitanon__inj_dump *jd, uint64
     return 0;
 }
 
-/* Executable anonymous mappings of the rounds being held, read and not yet decided (the
-   engine does not know them): jitanon__inj_hold collects the first JITANON__INJ_FRESH as
-   it scans, since a runtime maps its code memory in the round of its first samples there
-   (CPython's trampolines). */
-#define JITANON__INJ_FRESH 8
-typedef struct jitanon__inj_fresh {
-    uint64_t start[JITANON__INJ_FRESH], len[JITANON__INJ_FRESH];
-    uint32_t pid[JITANON__INJ_FRESH];
-    size_t n;
-} jitanon__inj_fresh;
 
 JITANON__PRIVATE void jitanon__inj_fresh_add(const jitanon__inj *j, jitanon__inj_fresh *f, const jitanon__inj_rec *r)
 {
@@ -16146,6 +16292,36 @@ JITANON__PRIVATE void jitanon__inj_live_unnamed(jitanon__inj *j, const jitanon__
     else j->st->unnamed.stopped++;
 }
 
+#else /* JITANON_NO_LIVE: a pipe's dumps are read once, when their markers come */
+JITANON__PRIVATE void jitanon__inj_follow_end(jitanon__inj *j, jitanon__inj_dump *jd) { (void)j, (void)jd; }
+JITANON__PRIVATE jitanon_result jitanon__inj_follow_start(jitanon__inj *j, jitanon__inj_dump *jd)
+{
+    (void)j, (void)jd;
+    return JITANON_OK;
+}
+JITANON__PRIVATE jitanon_result jitanon__inj_follow_all(jitanon__inj *j, uint64_t until, int last)
+{
+    (void)j, (void)until, (void)last;
+    return JITANON_OK;
+}
+JITANON__PRIVATE void jitanon__inj_follow_exit(jitanon__inj *j, uint32_t pid) { (void)j, (void)pid; }
+JITANON__PRIVATE void jitanon__inj_fresh_add(const jitanon__inj *j, jitanon__inj_fresh *f, const jitanon__inj_rec *r)
+{
+    (void)j, (void)f, (void)r;
+}
+JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_rec *r, uint64_t now,
+                                            const jitanon__inj_fresh *fresh)
+{
+    (void)j, (void)r, (void)now, (void)fresh;
+    return 0;
+}
+JITANON__PRIVATE void jitanon__inj_live_unnamed(jitanon__inj *j, const jitanon__inj_rec *r) { (void)j, (void)r; }
+#endif /* JITANON_NO_LIVE */
+
+/* == [decide] Decide: markers, the round in time order, claims, late loads, perf-map ELFs =======
+   What the trimming engine is told, in time order; the region layout's claims (file mode:
+   code mapped ahead of its load, taken back where a sample says so); late loads. */
+
 /* Turns one dump into ELF files and its sorted jit events (a live pipe's dump: what is
    written of it so far, and the rest as it comes). */
 JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitanon__inj_dump *jd)
@@ -16172,9 +16348,6 @@ JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitan
     return res;
 }
 
-/* == [decide] Decide: markers, the round in time order, claims, late loads, perf-map ELFs =======
-   What the trimming engine is told, in time order; the region layout's claims (file mode:
-   code mapped ahead of its load, taken back where a sample says so); late loads. */
 
 /* -- markers ------------------------------------------------------------------------------- */
 
@@ -17686,6 +17859,8 @@ JITANON__PRIVATE void jitanon__inj_tell_event(jitanon__inj *j, const jitanon__in
    The CFI (an FDE for a pc, its rule row, one frame up) and jitanon__unw_*, which walk
    a sample's copied user stack with it for the frame iterator (JITANON_FRAME_WANT_UNWIND). */
 
+#ifndef JITANON_NO_UNWIND
+
 /* -- DWARF call frame information: one frame up from a copied stack -----------------
 
    What an unwinder does with a sample's user registers and copied user stack (perf record
@@ -17727,81 +17902,11 @@ typedef struct jitanon__cfi_row {
 } jitanon__cfi_row;
 
 /* A CIE's fields an FDE needs. */
-typedef struct jitanon__cfi_cie {
-    uint64_t code_align, ra;
-    int64_t data_align;
-    unsigned enc;      /* the FDE's pointer encoding (DW_EH_PE_*; 0: absolute, 8 bytes) */
-    int aug_z, signal; /* 'z': FDEs carry augmentation data; 'S': a signal frame */
-    jitanon__cur init; /* its initial instructions */
-} jitanon__cfi_cie;
-
 typedef struct jitanon__cfi_fde {
     uint64_t pc, end; /* the code it covers: [pc, end) */
-    jitanon__cfi_cie cie;
+    jitanon__cie cie;
     jitanon__cur ins; /* its instructions */
 } jitanon__cfi_fde;
-
-JITANON__PRIVATE int jitanon__cfi_sleb(jitanon__cur *c, int64_t *v)
-{
-    unsigned shift = 0;
-    uint64_t u = 0;
-    const uint8_t *p;
-    do {
-        if (!(p = jitanon__take(c, 1)) || shift > 63) return 0;
-        u |= (uint64_t)(*p & 0x7f) << shift;
-        shift += 7;
-    } while (*p & 0x80);
-    if (shift < 64 && (*p & 0x40)) u |= ~(uint64_t)0 << shift; /* sign-extend */
-    *v = (int64_t)u;
-    return 1;
-}
-
-/* A pointer encoded as `enc` (DW_EH_PE_*: the format in the low nibble, how it applies in
-   bits 4-6) whose first byte is at address `addr` (the base of pcrel); `data` is datarel's
-   base (.eh_frame_hdr's start).  0 when it does not fit or is of a kind .eh_frame does
-   not use for code (indirect, textrel, funcrel, aligned). */
-JITANON__PRIVATE int jitanon__cfi_ptr(jitanon__cur *c, unsigned enc, uint64_t addr, uint64_t data, uint64_t *out)
-{
-    const uint8_t *p;
-    uint64_t v, base;
-    int64_t s;
-    switch (enc & 0x0f) {
-    case 0x00: /* absptr: 8 bytes on the 64-bit targets unwound here */
-    case 0x04:
-    case 0x0c:
-        if (!(p = jitanon__take(c, 8))) return 0;
-        v = jitanon__rd64(p, c->big);
-        break;
-    case 0x01:
-        if (!jitanon__elf_uleb(c, &v)) return 0;
-        break;
-    case 0x09:
-        if (!jitanon__cfi_sleb(c, &s)) return 0;
-        v = (uint64_t)s;
-        break;
-    case 0x02:
-    case 0x0a:
-        if (!(p = jitanon__take(c, 2))) return 0;
-        v = jitanon__rd16(p, c->big);
-        if ((enc & 0x0f) == 0x0a) v = (uint64_t)(int64_t)(int16_t)(uint16_t)v;
-        break;
-    case 0x03:
-    case 0x0b:
-        if (!(p = jitanon__take(c, 4))) return 0;
-        v = jitanon__rd32(p, c->big);
-        if ((enc & 0x0f) == 0x0b) v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
-        break;
-    default:
-        return 0;
-    }
-    if ((enc & 0x70) == 0x00) base = 0;
-    else if ((enc & 0x70) == 0x10) base = addr;
-    else if ((enc & 0x70) == 0x30) base = data;
-    else return 0;
-    if (enc & 0x80) return 0;
-    *out = base + v;
-    return 1;
-}
 
 /* The entry (CIE or FDE) at `at` of an .eh_frame of `size` bytes: *body is what follows
    its CIE id / CIE pointer field (up to the entry's end), *id that field and *id_at its
@@ -17833,62 +17938,22 @@ JITANON__PRIVATE int jitanon__cfi_entry(const uint8_t *eh, size_t size, size_t a
 
 /* The CIE at `at` (.eh_frame at address eh_addr). */
 JITANON__PRIVATE jitanon_result jitanon__cfi_cie_read(const uint8_t *eh, size_t size, uint64_t eh_addr, size_t at, int big,
-                                                      jitanon__cfi_cie *cie, jitanon_error *err)
+                                                      jitanon__cie *cie, jitanon_error *err)
 {
-    jitanon__cur c, aug_data;
+    jitanon__cur c;
     jitanon_str aug;
-    uint64_t id, auglen, ptr;
-    size_t id_at, next, i;
-    unsigned version = 0, b = 0;
-    memset(cie, 0, sizeof *cie);
+    uint64_t id;
+    size_t id_at, next;
+    unsigned version;
     if (jitanon__cfi_entry(eh, size, at, big, &c, &id, &id_at, &next) != 1 || id != 0)
         return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "no CIE at %U", (uint64_t)at);
-    if (!jitanon__elf_skip_byte(&c, &version) || (version != 1 && version != 3 && version != 4) ||
-        !jitanon__take_cstr(&c, &aug))
-        return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "CIE version %u", version);
-    if (version == 4 && !jitanon__take(&c, 2)) /* address_size, segment_selector_size */
-        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "CIE cut short");
-    if (!jitanon__elf_uleb(&c, &cie->code_align) || !jitanon__cfi_sleb(&c, &cie->data_align) ||
-        (version == 1 ? !jitanon__elf_skip_byte(&c, &b) : !jitanon__elf_uleb(&c, &cie->ra)))
-        return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "CIE cut short");
-    if (version == 1) cie->ra = b;
-    aug_data = jitanon__cur_make(NULL, 0, c.off, big);
-    if (aug.length && aug.data[0] == 'z') {
-        const uint8_t *p;
-        if (!jitanon__elf_uleb(&c, &auglen) || auglen > c.left || !(p = jitanon__take(&c, (size_t)auglen)))
-            return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "CIE augmentation cut short");
-        aug_data = jitanon__cur_make(p, (size_t)auglen, c.off - auglen, big);
-        cie->aug_z = 1;
-    } else if (aug.length) /* (gcc 2's "eh" carried a word of unknown size before the factors) */
-        return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, at, "CIE augmentation \"%s\"", aug.data);
-    for (i = 1; cie->aug_z && i < aug.length; i++) {
-        unsigned enc = 0;
-        switch (aug.data[i]) {
-        case 'R':
-            if (!jitanon__elf_skip_byte(&aug_data, &enc)) goto bad_aug;
-            cie->enc = enc;
-            break;
-        case 'L':
-            if (!jitanon__elf_skip_byte(&aug_data, NULL)) goto bad_aug;
-            break;
-        case 'P': /* the personality routine: skipped, read to know its size */
-            if (!jitanon__elf_skip_byte(&aug_data, &enc) ||
-                !jitanon__cfi_ptr(&aug_data, enc & 0x7f, eh_addr + aug_data.off, 0, &ptr))
-                goto bad_aug;
-            break;
-        case 'S':
-            cie->signal = 1;
-            break;
-        case 'B': /* arm64 with pointer authentication's B key: no data */
-            break;
-        default:
-            goto bad_aug; /* an unknown letter: its data cannot be skipped */
-        }
+    switch (jitanon__cie_read(&c, eh_addr, cie, &aug, &version)) {
+    case JITANON__CIE_OK: return JITANON_OK;
+    case JITANON__CIE_VERSION: return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, at, "CIE version %u", version);
+    case JITANON__CIE_SHORT: return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "CIE cut short");
+    case JITANON__CIE_AUG_SHORT: return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, c.off, "CIE augmentation cut short");
+    default: return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, at, "CIE augmentation \"%s\"", aug.data);
     }
-    cie->init = c;
-    return JITANON_OK;
-bad_aug:
-    return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, at, "CIE augmentation \"%s\"", aug.data);
 }
 
 /* Reads the FDE at `at` if it is one (1), with its CIE; 0: a CIE (skip it). */
@@ -17912,8 +17977,8 @@ JITANON__PRIVATE jitanon_result jitanon__cfi_fde_read(const uint8_t *eh, size_t 
     if (id > id_at) return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, id_at, "CIE pointer before the section");
     if ((res = jitanon__cfi_cie_read(eh, size, eh_addr, id_at - (size_t)id, big, &fde->cie, err)) != JITANON_OK)
         return res;
-    if (!jitanon__cfi_ptr(&c, fde->cie.enc, eh_addr + c.off, 0, &fde->pc) ||
-        !jitanon__cfi_ptr(&c, fde->cie.enc & 0x0f, 0, 0, &range) || range > UINT64_MAX - fde->pc)
+    if (!jitanon__elf_eh_ptr(&c, fde->cie.enc, eh_addr + c.off, 0, &fde->pc) ||
+        !jitanon__elf_eh_ptr(&c, fde->cie.enc & 0x0f, 0, 0, &range) || range > UINT64_MAX - fde->pc)
         return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, c.off, "FDE range (encoding %u)", fde->cie.enc);
     fde->end = fde->pc + range;
     if (fde->cie.aug_z && (!jitanon__elf_uleb(&c, &auglen) || !jitanon__take(&c, (size_t)(auglen > c.left ? SIZE_MAX : auglen))))
@@ -17957,7 +18022,7 @@ JITANON__PRIVATE void jitanon__cfi_set(jitanon__cfi_row *row, uint64_t reg, int 
 /* Runs instructions `c` from code address `loc` while the row still describes pc (the
    rules set at an address above pc are not applied).  `init` is the row after the CIE's
    instructions (what DW_CFA_restore goes back to); NULL while running those. */
-JITANON__PRIVATE jitanon_result jitanon__cfi_run(jitanon__cur c, const jitanon__cfi_cie *cie, uint64_t eh_addr, uint64_t loc,
+JITANON__PRIVATE jitanon_result jitanon__cfi_run(jitanon__cur c, const jitanon__cie *cie, uint64_t eh_addr, uint64_t loc,
                                                  uint64_t pc, jitanon__cfi_row *row, const jitanon__cfi_row *init,
                                                  jitanon_error *err)
 {
@@ -17987,7 +18052,7 @@ JITANON__PRIVATE jitanon_result jitanon__cfi_run(jitanon__cur c, const jitanon__
                 break;
             case 0x01: { /* set_loc */
                 uint64_t to = 0;
-                ok = jitanon__cfi_ptr(&c, cie->enc, eh_addr + c.off, 0, &to);
+                ok = jitanon__elf_eh_ptr(&c, cie->enc, eh_addr + c.off, 0, &to);
                 if (ok && to > pc) return JITANON_OK;
                 loc = to;
                 break;
@@ -18011,7 +18076,7 @@ JITANON__PRIVATE jitanon_result jitanon__cfi_run(jitanon__cur c, const jitanon__
                 break;
             case 0x11: /* offset_extended_sf */
             case 0x15: /* val_offset_sf */
-                ok = jitanon__elf_uleb(&c, &reg) && jitanon__cfi_sleb(&c, &s);
+                ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_sleb(&c, &s);
                 jitanon__cfi_set(row, reg, op == 0x15 ? JITANON__CFI_VAL_OFFSET : JITANON__CFI_OFFSET, jitanon__cfi_mul((uint64_t)s, cie->data_align));
                 break;
             case 0x06: /* restore_extended */
@@ -18043,7 +18108,7 @@ JITANON__PRIVATE jitanon_result jitanon__cfi_run(jitanon__cur c, const jitanon__
                 row->cfa_reg = reg, row->cfa_off = (int64_t)u, row->cfa_expr = 0;
                 break;
             case 0x12: /* def_cfa_sf */
-                ok = jitanon__elf_uleb(&c, &reg) && jitanon__cfi_sleb(&c, &s);
+                ok = jitanon__elf_uleb(&c, &reg) && jitanon__elf_sleb(&c, &s);
                 row->cfa_reg = reg, row->cfa_off = jitanon__cfi_mul((uint64_t)s, cie->data_align), row->cfa_expr = 0;
                 break;
             case 0x0d: /* def_cfa_register */
@@ -18055,7 +18120,7 @@ JITANON__PRIVATE jitanon_result jitanon__cfi_run(jitanon__cur c, const jitanon__
                 row->cfa_off = (int64_t)u;
                 break;
             case 0x13: /* def_cfa_offset_sf */
-                ok = jitanon__cfi_sleb(&c, &s);
+                ok = jitanon__elf_sleb(&c, &s);
                 row->cfa_off = jitanon__cfi_mul((uint64_t)s, cie->data_align);
                 break;
             case 0x0f: /* def_cfa_expression: a block */
@@ -18138,7 +18203,7 @@ JITANON__PRIVATE int jitanon__cfi_eval(const uint8_t *p, size_t n, int big, cons
         }
         if ((op >= 0x70 && op <= 0x8f) || op == 0x92) { /* DW_OP_breg<n>, bregx: register + offset */
             uint64_t reg = op - 0x70u;
-            if ((op == 0x92 && !jitanon__elf_uleb(&c, &reg)) || !jitanon__cfi_sleb(&c, &sv) ||
+            if ((op == 0x92 && !jitanon__elf_uleb(&c, &reg)) || !jitanon__elf_sleb(&c, &sv) ||
                 reg >= JITANON__CFI_NREGS || !(r->known >> reg & 1) || sp == JITANON__CFI_EXPR_DEPTH)
                 return 0;
             st[sp++] = r->v[reg] + (uint64_t)sv;
@@ -18156,7 +18221,7 @@ JITANON__PRIVATE int jitanon__cfi_eval(const uint8_t *p, size_t n, int big, cons
         }
         case 0x10: /* constu */
         case 0x11: /* consts */
-            if (sp == JITANON__CFI_EXPR_DEPTH || (op == 0x10 ? !jitanon__elf_uleb(&c, &u) : !jitanon__cfi_sleb(&c, &sv))) return 0;
+            if (sp == JITANON__CFI_EXPR_DEPTH || (op == 0x10 ? !jitanon__elf_uleb(&c, &u) : !jitanon__elf_sleb(&c, &sv))) return 0;
             st[sp++] = op == 0x10 ? u : (uint64_t)sv;
             break;
         case 0x12: /* dup */
@@ -18294,42 +18359,6 @@ JITANON__PRIVATE int jitanon__cfi_step(const jitanon__cfi_row *row, uint64_t ra,
 
 /* -- on_sample's unwound frames (JITANON_FRAME_WANT_UNWIND) -- */
 
-
-
-JITANON__PRIVATE size_t jitanon__unw_read_default(void *user, const char *path, uint64_t offset, void *dst, size_t size)
-{
-    jitanon_stream f;
-    jitanon_error e;
-    uint8_t skip[4096];
-    size_t got = 0;
-    (void)user;
-    if (!strcmp(path, "[vdso]")) { /* this process's own, in memory */
-        const uint8_t *v = jitanon__os_default()->self_vdso ? (const uint8_t *)jitanon__os_default()->self_vdso(&got) : NULL;
-        if (!v) return SIZE_MAX;
-        if (offset >= got) return 0;
-        if (size > got - offset) size = got - (size_t)offset;
-        memcpy(dst, v + offset, size);
-        return size;
-    }
-    if (jitanon__os_default()->open_named(path, &f, &e) != JITANON_OK) return SIZE_MAX;
-    if (offset && jitanon__os_default()->seek && jitanon__os_default()->seek(&f, offset)) offset = 0;
-    /* a stream that cannot seek reads from the start: what comes before `offset` is read
-       and dropped (once per file: its headers, then its CFI near the end of its read-only
-       part) */
-    while (offset) {
-        size_t n = f.read_fn(f.user, skip, offset < sizeof skip ? (size_t)offset : sizeof skip);
-        if (n == 0 || n == SIZE_MAX) break;
-        offset -= n;
-    }
-    while (!offset && got < size) {
-        size_t n = f.read_fn(f.user, (uint8_t *)dst + got, size - got);
-        if (n == 0 || n == SIZE_MAX) break;
-        got += n;
-    }
-    jitanon__stream_close(&f);
-    return offset ? 0 : got;
-}
-
 /* `size` bytes at `off` of the file, allocated; NULL when they cannot all be read. */
 JITANON__PRIVATE uint8_t *jitanon__unw_take(jitanon__inj *j, const char *path, uint64_t off, size_t size)
 {
@@ -18387,8 +18416,8 @@ JITANON__PRIVATE void jitanon__unw_load(jitanon__inj *j, jitanon__unw_file *f)
     if (c.left < 4 || f->hdr[0] != 1) return;
     enc_ptr = f->hdr[1], enc_count = f->hdr[2], enc_table = f->hdr[3];
     (void)jitanon__take(&c, 4);
-    if (!jitanon__cfi_ptr(&c, enc_ptr, f->hdr_addr + c.off, f->hdr_addr, &eh_ptr)) return;
-    if (enc_count != 0xff && enc_table == 0x3b && jitanon__cfi_ptr(&c, enc_count, f->hdr_addr + c.off, f->hdr_addr, &count) &&
+    if (!jitanon__elf_eh_ptr(&c, enc_ptr, f->hdr_addr + c.off, f->hdr_addr, &eh_ptr)) return;
+    if (enc_count != 0xff && enc_table == 0x3b && jitanon__elf_eh_ptr(&c, enc_count, f->hdr_addr + c.off, f->hdr_addr, &count) &&
         count <= c.left / 8) {
         f->table_at = (size_t)c.off;
         f->nfdes = (size_t)count;
@@ -18652,6 +18681,24 @@ JITANON__PRIVATE int jitanon__unw_next(jitanon_inject_frame_iter *it, jitanon_fr
     return 1;
 }
 
+#else /* JITANON_NO_UNWIND: no sample is unwound; the frame iterator gives the callchain */
+JITANON__PRIVATE int jitanon__unw_begin(jitanon__inj *j, const jitanon_inject_sample *s, jitanon_inject_frame_iter *it)
+{
+    (void)j, (void)s, (void)it;
+    return 0;
+}
+JITANON__PRIVATE int jitanon__unw_next(jitanon_inject_frame_iter *it, jitanon_frame *out)
+{
+    (void)it, (void)out;
+    return 0;
+}
+JITANON__PRIVATE void jitanon__unw_files_free(jitanon__inj *j) { (void)j; }
+#endif /* JITANON_NO_UNWIND */
+
+/* == [frames] Frames: a symbolizer's view of a sample (on_sample) ===============================
+   Threads' names in time order, the frame iterator, native and kernel symbols
+   (jitanon__inj_sym_*: the files found as perf finds them; [symbols] reads them). */
+
 /* Anonymous memory perf names from the process's perf map (map.c's list, less the
    [anon: and /memfd: names it leaves alone). */
 JITANON__PRIVATE int jitanon__inj_perfmap_named(jitanon_str n)
@@ -18660,9 +18707,41 @@ JITANON__PRIVATE int jitanon__inj_perfmap_named(jitanon_str n)
            (n.length >= 14 && !memcmp(n.data, "/anon_hugepage", 14));
 }
 
-/* == [frames] Frames: a symbolizer's view of a sample (on_sample) ===============================
-   Threads' names in time order, the frame iterator, native and kernel symbols
-   (jitanon__inj_sym_*: the files found as perf finds them; [symbols] reads them). */
+/* io.read_file's default: a file through the OS, "[vdso]" this process's own in memory. */
+JITANON__PRIVATE size_t jitanon__inj_read_default(void *user, const char *path, uint64_t offset, void *dst, size_t size)
+{
+    jitanon_stream f;
+    jitanon_error e;
+    uint8_t skip[4096];
+    size_t got = 0;
+    (void)user;
+    if (!strcmp(path, "[vdso]")) { /* this process's own, in memory */
+        const uint8_t *v = jitanon__os_default()->self_vdso ? (const uint8_t *)jitanon__os_default()->self_vdso(&got) : NULL;
+        if (!v) return SIZE_MAX;
+        if (offset >= got) return 0;
+        if (size > got - offset) size = got - (size_t)offset;
+        memcpy(dst, v + offset, size);
+        return size;
+    }
+    if (jitanon__os_default()->open_named(path, &f, &e) != JITANON_OK) return SIZE_MAX;
+    if (offset && jitanon__os_default()->seek && jitanon__os_default()->seek(&f, offset)) offset = 0;
+    /* a stream that cannot seek reads from the start: what comes before `offset` is read
+       and dropped (once per file: its headers, then its CFI near the end of its read-only
+       part) */
+    while (offset) {
+        size_t n = f.read_fn(f.user, skip, offset < sizeof skip ? (size_t)offset : sizeof skip);
+        if (n == 0 || n == SIZE_MAX) break;
+        offset -= n;
+    }
+    while (!offset && got < size) {
+        size_t n = f.read_fn(f.user, (uint8_t *)dst + got, size - got);
+        if (n == 0 || n == SIZE_MAX) break;
+        got += n;
+    }
+    jitanon__stream_close(&f);
+    return offset ? 0 : got;
+}
+
 
 /* -- on_sample's threads: their names in time order (JITANON_SAMPLE_COMM) -- */
 
@@ -20321,7 +20400,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if (!j->io.write_elf) j->io.write_elf = j->os->write_elf;
     j->jit.paths.allocator = j->jit.wait.debug.allocator = j->jit.wait.unwind.allocator = j->a;
     if (!j->io.load_perfmap) j->io.load_perfmap = jitanon__inj_load_perfmap_default;
-    if (!j->io.read_file) j->io.read_file = jitanon__unw_read_default;
+    if (!j->io.read_file) j->io.read_file = jitanon__inj_read_default;
     j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->sym.comms.allocator = j->sym.mmap_bids.allocator = j->a;
     j->jit.dump_opts = opts->jitdump;
     j->jit.dump_opts.no_records_ = 1;
@@ -20329,7 +20408,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     if ((res = jitanon__inj_late_start(j)) != JITANON_OK) return res;
     /* A pipe is a recording still running: its dumps are followed as they grow, when they
        are streamed (the default I/O, or io.open_dump) into per-function files. */
-    j->jit.live = j->in->mode != JITANON_PERF_FILE && jitanon__inj_streams(j) && opts->elf_layout != JITANON_ELF_PER_PROCESS;
+    j->jit.live = JITANON__LIVE && j->in->mode != JITANON_PERF_FILE && jitanon__inj_streams(j) &&
+                  opts->elf_layout != JITANON_ELF_PER_PROCESS;
     if (j->jit.live && opts->hold_bytes != JITANON_HOLD_NONE)
         j->jit.hold_bytes = opts->hold_bytes ? opts->hold_bytes : JITANON_HOLD_DEFAULT_BYTES;
     j->jit.forced = j->jit.live && !j->jit.hold_bytes; /* nothing held: what is unnamed is the bound's */

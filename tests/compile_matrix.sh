@@ -14,6 +14,7 @@ cp "$tmp/impl.c" "$tmp/impl.cpp"
 # a C++ includer of the API (the implementation lives in another file) with the strictest
 # C++ warnings an embedder may use: the public macros must not trip them
 printf '#define JITANON_COMPAT_0_1\n#include "jitanon.h"\nint f(void);\nint f(void) { jitanon_jit_record r; r.id = JITANON_JIT_CODE_LOAD; return jitanon_version() == JITANON_VERSION && jitanon_pack_version(0, 4, r.id) > 0; }\n' > "$tmp/includer.cpp"
+SWITCHES="JITANON_NO_UNWIND JITANON_NO_LIVE"
 run() { name=$1; shift
   if out=$("$@" 2>&1); then echo "PASS compile: $name"; else echo "FAIL compile: $name"; printf '%s\n' "$out" | head -20; fi; }
 for cc in gcc clang; do
@@ -49,6 +50,10 @@ for cc in gcc clang; do
   run "$cc no SHA-NI" $cc $W -DJITANON_NO_SHA_NI -I. "$tmp/impl.c" -o "$tmp/nosha-$cc"
   run "$cc posix, no threads" $cc $W -D_POSIX_C_SOURCE=200809L -DJITANON_NO_THREADS -I. "$tmp/impl.c" -o "$tmp/nothr-$cc"
   run "$cc no threads" $cc $W -DJITANON_NO_THREADS -I. "$tmp/impl.c" -o "$tmp/nothr-$cc"
+  # the switches that leave a large part out (doc/embedding.md): C99 and C11, warning-free
+  for sw in $SWITCHES; do
+    for std in c99 c11; do run "$cc -std=$std -D$sw" $cc $W -std=$std -D$sw -I. "$tmp/impl.c" -o "$tmp/sw-$cc"; done
+  done
   # JITANON_NO_ZSTD: the decoder is left out and says so; by default it is in
   mkdir "$tmp/nozstd-$cc"
   run "$cc no zstd" $cc $W -DJITANON_NO_ZSTD -I. tests/features.c -o "$tmp/features-nozstd-$cc"
@@ -69,6 +74,9 @@ for cc in gcc clang; do
 done
 if command -v g++ >/dev/null 2>&1; then
   run "g++ as C++11" g++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. "$tmp/impl.cpp" -o "$tmp/cpp"
+  for sw in $SWITCHES; do
+    run "g++ as C++11, -D$sw" g++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -D$sw -I. "$tmp/impl.cpp" -o "$tmp/cpp"
+  done
 else echo "SKIP compile: g++: not installed"; fi
 if command -v clang++ >/dev/null 2>&1; then
   run "clang++ as C++11" clang++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. "$tmp/impl.cpp" -o "$tmp/cpp2"
