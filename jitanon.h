@@ -2547,7 +2547,8 @@ extern "C"
 #define JITANON__OPENAT2 0
 #endif
 
-#if JITANON__POSIX && !defined(JITANON_NO_THREADS) && defined(_POSIX_THREADS) && _POSIX_THREADS > 0
+#if JITANON__POSIX && !defined(JITANON_NO_THREADS) && !defined(JITANON_MINIMAL) && defined(_POSIX_THREADS) && \
+    _POSIX_THREADS > 0
 #define JITANON__THREADS 1
 #include <pthread.h>
 #else
@@ -5522,6 +5523,8 @@ JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jit
 }
 #endif
 
+#ifndef JITANON_MINIMAL
+
 /* -- [jitdump-write] jitdump writer -------------------------------------------------------- */
 
 JITANON__PRIVATE jitanon_result jitanon__sink_put(jitanon_sink sink, const void *data, size_t size, uint64_t *counter,
@@ -5779,6 +5782,8 @@ JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writ
     }
     return jitanon__jw_end(&j);
 }
+
+#endif /* JITANON_MINIMAL: [jitdump-write] */
 
 /* -- [perfmap] perf map reader ------------------------------------------------------------
    Lines are cut with the cursor and kept in the tree perf keeps of them; the address
@@ -7803,6 +7808,8 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
     return jitanon__err_from(err, jitanon__perf_reader_open_impl(r, path, opts, err), "perf.data");
 }
 #endif
+
+#ifndef JITANON_MINIMAL /* [perf-write] .. [pipeline]: readers only leave out every writer and the injector */
 
 /* -- [perf-write] perf.data writer --------------------------------------------------------- */
 
@@ -20513,6 +20520,8 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
 }
 #endif
 
+#endif /* JITANON_MINIMAL: [perf-write] .. [pipeline] */
+
 /* == [posix] POSIX: the platform ==============================================================
    Every call into the operating system is in this section, behind the seam ([seam]: the
    public jitanon_stream, jitanon_inject_io, jitanon_thread_pool, and jitanon__os_default):
@@ -20785,6 +20794,7 @@ JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f) { (void)f; }
 #endif
 #endif
 
+#ifndef JITANON_MINIMAL
 /* -- jitdump file for a JIT: jit-<pid>.dump and its marker mmap -- */
 
 JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, const char *dir, uint32_t elf_mach,
@@ -20846,6 +20856,7 @@ JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, j
     f->fd = -1;
     return r;
 }
+#endif /* JITANON_MINIMAL: the jitdump file for a JIT */
 
 /* -- threads: jitanon_thread_pool's default -- */
 

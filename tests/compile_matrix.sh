@@ -14,7 +14,7 @@ cp "$tmp/impl.c" "$tmp/impl.cpp"
 # a C++ includer of the API (the implementation lives in another file) with the strictest
 # C++ warnings an embedder may use: the public macros must not trip them
 printf '#define JITANON_COMPAT_0_1\n#include "jitanon.h"\nint f(void);\nint f(void) { jitanon_jit_record r; r.id = JITANON_JIT_CODE_LOAD; return jitanon_version() == JITANON_VERSION && jitanon_pack_version(0, 4, r.id) > 0; }\n' > "$tmp/includer.cpp"
-SWITCHES="JITANON_NO_UNWIND JITANON_NO_LIVE"
+SWITCHES="JITANON_NO_UNWIND JITANON_NO_LIVE JITANON_MINIMAL"
 run() { name=$1; shift
   if out=$("$@" 2>&1); then echo "PASS compile: $name"; else echo "FAIL compile: $name"; printf '%s\n' "$out" | head -20; fi; }
 for cc in gcc clang; do
@@ -54,6 +54,13 @@ for cc in gcc clang; do
   for sw in $SWITCHES; do
     for std in c99 c11; do run "$cc -std=$std -D$sw" $cc $W -std=$std -D$sw -I. "$tmp/impl.c" -o "$tmp/sw-$cc"; done
   done
+  # JITANON_MINIMAL: the readers work, and no writer, ELF or injector symbol is linked in
+  run "$cc JITANON_MINIMAL" $cc $W -I. tests/minimal.c -o "$tmp/minimal-$cc"
+  out=$([ -x "$tmp/minimal-$cc" ] && "$tmp/minimal-$cc" tests/data/node-head.dump)
+  if [ "$out" = "$(printf 'jitdump 40 records, 20 loads\nperf.data input is truncated at byte 12')" ] &&
+     ! nm "$tmp/minimal-$cc" | grep -q ' T jitanon_\(inject\|elf\|trim\|rangemap\|perf_writer\|jitdump_writer\)'
+  then echo "PASS features: $cc JITANON_MINIMAL reads a jitdump and a perf.data header, links no writer"
+  else echo "FAIL features: $cc JITANON_MINIMAL"; printf '%s\n' "$out"; fi
   # JITANON_NO_ZSTD: the decoder is left out and says so; by default it is in
   mkdir "$tmp/nozstd-$cc"
   run "$cc no zstd" $cc $W -DJITANON_NO_ZSTD -I. tests/features.c -o "$tmp/features-nozstd-$cc"
