@@ -3,7 +3,7 @@
    Reads jitdump files and perf.data recordings, writes ELF stubs for jitted code, and
    rewrites perf.data the way `perf inject --jit` does - except that coalesced `//anon`
    (and memfd) mmaps are trimmed to the parts that do not overlap live jitted code,
-   instead of being dropped whole.
+   instead of being dropped whole.  doc/api.md is the API in detail, CHANGES.md the history.
 
    Do this:
        #define JITANON_IMPLEMENTATION
@@ -19,94 +19,39 @@
            if (rec.id == JITANON_JITDUMP_CODE_LOAD) use(rec.load.code_addr, rec.load.name);
        if (r != JITANON_END) report(&err);   // err.offset is the byte offset of the problem
 
-   Emit an ELF stub for one jitted function (file offset of the code = the MMAP2 pgoff):
-
-       jitanon_elf_func fn = {0};
-       jitanon_elf_info info;
-       jitanon_membuf out = {0};
-       jitanon_sink sink = {jitanon_membuf_write, &out};
-       fn.name = rec.load.name; fn.code_addr = rec.load.code_addr; fn.code = rec.load.code;
-       jitanon_elf_write_function(sink, &it.header, &fn, NULL, &info, &err);
-
    Rewrite a perf.data the way `perf inject --jit` does, trimming //anon mmaps:
 
        jitanon_inject_stats st;
        jitanon_inject_file("perf.data", "perf.jit.data", JITANON_PERF_SAME_MODE, NULL, NULL,
                            &st, &err);
 
-   Or resolve samples in memory without writing anything (jitanon_inject with a NULL
-   writer and opts.on_sample), or drive the trimming engine (jitanon_trim_*) yourself.
-
    Configuration macros (define before including the implementation):
        JITANON_STATIC            make every public function static to the including file
        JITANON_API               override the linkage of public functions (default: extern)
        JITANON_MALLOC/REALLOC/FREE  default allocator (all three or none; default libc)
        JITANON_ASSERT(x)         internal invariant / API misuse checks (default: assert)
-       JITANON_NO_STDIO          remove the path- and FILE-based convenience functions; this
-                                 also leaves out the OS layer (as JITANON_NO_POSIX does)
-       JITANON_NO_POSIX          never use POSIX calls (atomic output, ELF files, marker mmap,
-                                 clock: they report JITANON_ERR_FEATURE_DISABLED).  Otherwise
-                                 POSIX is used on every unix whatever the -std=: in strict
-                                 mode this file defines _POSIX_C_SOURCE 200809L before the
-                                 first system header, and stops with #error when the
-                                 including file included one first, jitanon.h itself
-                                 included without the implementation counting too (then
-                                 define _POSIX_C_SOURCE=200809L or _GNU_SOURCE before any
-                                 #include)
-       JITANON_NO_THREADS        leave POSIX threads out (with jitanon_inject_opts.elf_threads
-                                 the calling thread then writes the files, reported as
-                                 JITANON_INJECT_FALLBACK_NO_THREADS); with glibc older than
-                                 2.34 link with -pthread
-       JITANON_NO_SHA_NI         never use the x86 SHA extensions for build-ids (they are
-                                 used, with gcc or clang on x86-64, when CPUID reports them)
+       JITANON_NO_STDIO          no path- and FILE-based functions (and no OS layer)
+       JITANON_NO_POSIX          no POSIX calls (they give JITANON_ERR_FEATURE_DISABLED); else
+                                 strict -std=c99 wants no system header before this file
+       JITANON_NO_THREADS        no POSIX threads (elf_threads falls back; glibc < 2.34: -pthread)
+       JITANON_NO_SHA_NI         never use the x86 SHA extensions for build-ids
        JITANON_USE_ZLIB          compress debug sections (needs -lz); otherwise disabled
-       JITANON_NO_ZSTD           leave out the built-in zstd decoder (perf record -z
-                                 recordings then need jitanon_perf_opts.decompress)
+       JITANON_NO_ZSTD           no built-in zstd decoder (perf record -z: opts.decompress)
        JITANON_MAX_RECORD_SIZE   largest jitdump record accepted (default 256 MiB)
        JITANON_CONFIG_HEADER     a header included first, to hold the above
        JITANON_ERROR_LOCATION    record the implementation's function/line in errors
-       JITANON_COMPAT_0_1, _0_2  keep the names of those releases (typedefs and inline
-                                 functions, at the end of this file)
+       JITANON_COMPAT_0_1, _0_2  keep the names of those releases (at the end of this file)
+   jitanon_features() tells what a build has.
 
-   jitanon_features() tells what a build has (JITANON_FEATURE_POSIX, _THREADS, ...).
-
-   Errors: every fallible call returns a jitanon_result and fills an optional
-   jitanon_error (code, byte offset in the input, record index, message).  Malformed
-   input never asserts, crashes or leaks; it yields a typed error.
-
-   Thread safety: there is no global or static mutable state.  Distinct objects may be
-   used from distinct threads at the same time.  The library starts threads only when
-   asked to (jitanon_inject_opts.elf_threads).
-
-   Naming: one prefix per format or part (jitanon_jitdump_*, jitanon_perf_*,
-   jitanon_elf_*, jitanon_rangemap_*, jitanon_trim_*, jitanon_inject_*, and the helpers
-   jitanon_membuf_*, jitanon_atomic_*).  A caller-owned struct is set up by _init (_open
-   for a path) and torn down by _release; a heap object comes from _create or _load_*
-   (which return a jitanon_result and the object through an out parameter, so the reason
-   for a failure is not lost when err is NULL) and goes with _destroy; iterators are
-   _iter_begin and _iter_next.  Where ending is itself an act that can fail it has its
-   own verb: a writer or builder _finish-es its output, a jitdump file _close-s (it
-   writes CODE_CLOSE), an atomic file _commit-s or _abort-s.  Structs that other objects
-   point into say so ("do not copy"); the rest may be moved by value.  Fields whose names
-   end in _ are private: zero them with the rest, never set or read them.
-
-   Recent history (the full revision history, with every rename, is in CHANGES.md):
-       0.6.0  region files by default (a few files where perf writes one per function)
-       0.5.0  the platform as a seam ([posix], jitanon_stream, jitanon_thread_pool), the
-              public pieces tools need (record encoders, a dump's functions, on_event),
-              one counting allocator, stats nested by stage, a faster record path
-       0.4.0  live pipes (dumps followed as they grow), containers (dumps read through
-              /proc/PID/root), perf maps (symbols-only stubs for //anon leftovers), per-
-              function files only for what samples reach (JITANON_ELF_FILES_AUTO)
-       0.3.0  late loads, perf's build-id cache, a zstd decoder (perf record -z), damaged
-              input recovered from, old perf.data layouts; page-aligned ELF stubs
-       0.2.0  the API made consistent (JITANON_COMPAT_0_1 keeps the 0.1 names)
+   Errors: fallible calls return a jitanon_result and fill an optional jitanon_error;
+   malformed input gives a typed error, never a crash, assert or leak.  No global mutable
+   state: distinct objects may be used from distinct threads; threads start only for
+   jitanon_inject_opts.elf_threads.  Naming: _init/_release, _create or _load_* with _destroy,
+   _iter_begin/_next; "do not copy" structs say so; fields ending in _ are private.
 */
 
-/* Strict ISO modes (-std=c99) hide POSIX unless a feature macro asks for it before the
-   first system header: ask for it here, for the implementation only, when the includer
-   chose nothing (gnu modes and explicit choices are left alone).  _FEATURES_H (glibc, musl)
-   means a system header came first: too late, the implementation says so with #error. */
+/* Strict ISO modes (-std=c99) hide POSIX: ask for it here, for the implementation only,
+   when the includer chose nothing.  _FEATURES_H means a system header came first: #error. */
 #if defined(JITANON_IMPLEMENTATION) && !defined(JITANON_IMPLEMENTATION_INCLUDED) && defined(__unix__) &&       \
     defined(__STRICT_ANSI__) && !defined(JITANON_NO_POSIX) && !defined(JITANON_NO_STDIO) &&                   \
     !defined(_POSIX_C_SOURCE) && !defined(_POSIX_SOURCE) && !defined(_XOPEN_SOURCE) && !defined(_GNU_SOURCE) && \
@@ -128,8 +73,7 @@
 #define JITANON_VERSION_MINOR 6
 #define JITANON_VERSION_PATCH 0
 #define JITANON_VERSION_STRING "0.6.0"
-/* A version as one number (0.4.0 -> 4000).  C++ gets its own casts: an includer built with
-   -Wold-style-cast must not see a C cast. */
+/* A version as one number (0.4.0 -> 4000); C++ gets C++ casts (-Wold-style-cast). */
 #ifdef __cplusplus
 #define jitanon_pack_version(major, minor, patch) \
     (static_cast<uint32_t>(major) * 1000000u + static_cast<uint32_t>(minor) * 1000u + \
@@ -192,31 +136,20 @@ typedef enum jitanon_result {
 typedef struct jitanon_error {
     jitanon_result type;     /* JITANON_OK when nothing went wrong */
     const char *description; /* static text for `type` */
-    uint64_t offset;         /* byte offset in `source` where the problem is (a malformed
-                                perf.data record: its first byte; JITANON_ERR_TRUNCATED
-                                from the perf.data reader: where the input ends, info
-                                naming what it cut); 0 for a problem at no
-                                place in it (JITANON_ERR_LIMIT, _NOMEM, _IO, _WRITE, options
-                                and arguments: jitanon_format_error then shows none) */
+    uint64_t offset;         /* byte offset in `source` of the problem; 0: at no place */
     uint64_t record_index;   /* 0-based index of the record involved, if any */
     uint32_t record_type;    /* type/id of that record, if any */
     char info[128];          /* detail, always NUL-terminated */
     const char *func;        /* implementation location (JITANON_ERROR_LOCATION only) */
     int line;
-    /* The input the offset belongs to, NUL-terminated: "perf.data" (the perf.data
-       reader), "jitdump" or "perf map" (their readers), followed by the file's path when
-       whoever knows it says so (jitanon_inject: "jitdump /tmp/jit-42.dump"); empty when
-       the problem is in no input (options, memory, output).  jitanon_format_error leaves
-       it out: print it beside the message. */
-    char source[96];
+    char source[96]; /* the input: "perf.data", "jitdump PATH", "perf map"; "" for none */
 } jitanon_error;
 
 /* Static description of a result code; never NULL. */
 JITANON_API const char *jitanon_result_string(jitanon_result r);
 
-/* Formats `err` as one line ("truncated at byte 123 (record 4): ...", without "at byte"
-   when the problem is at no offset; err.source is not included) into dst (always
-   NUL-terminated when n > 0).  Returns the length the full text needs, like snprintf. */
+/* Formats `err` as one line (without source) into dst, NUL-terminated when n > 0.
+   Returns the length the full text needs, like snprintf. */
 JITANON_API size_t jitanon_format_error(char *dst, size_t n, const jitanon_error *err);
 
 /* The version of the implementation (JITANON_VERSION when header and implementation match). */
@@ -236,8 +169,7 @@ JITANON_API unsigned jitanon_features(void);
 
 /* -- Memory, views, I/O callbacks ------------------------------------------------- */
 
-/* Runtime allocator.  Any NULL function falls back to JITANON_MALLOC/REALLOC/FREE.
-   Sizes are passed back so arena or counting allocators need no headers. */
+/* Runtime allocator; a NULL function falls back to JITANON_MALLOC/REALLOC/FREE. */
 typedef struct jitanon_allocator {
     void *(*alloc_fn)(void *user, size_t size);
     void *(*realloc_fn)(void *user, void *ptr, size_t old_size, size_t new_size);
@@ -245,8 +177,7 @@ typedef struct jitanon_allocator {
     void *user;
 } jitanon_allocator;
 
-/* Internal, embedded in the perf.data reader and writer: the one counting allocator
-   behind every memory limit (see [alloc]). */
+/* Internal: the counting allocator behind every memory limit ([alloc]). */
 typedef struct jitanon__counted {
     jitanon_allocator base; /* does the allocating */
     size_t limit;           /* 0 = none */
@@ -279,9 +210,7 @@ typedef struct jitanon_sink {
     void *user;
 } jitanon_sink;
 
-/* Internal, embedded in the streaming readers: a pulled input whose unread bytes are
-   buf[pos, len), the first of them at input offset `off`; `ahead` (jitanon__in_ahead):
-   a worker reads the next bytes meanwhile. */
+/* Internal: a pulled input, unread bytes buf[pos, len) at input offset `off`. */
 typedef struct jitanon__input {
     jitanon_read_fn read_fn;
     void *user;
@@ -291,9 +220,8 @@ typedef struct jitanon__input {
     struct jitanon__in_ahead *ahead;
 } jitanon__input;
 
-/* A growable memory buffer usable as a sink (jitanon_membuf_write): zero it, optionally
-   set `allocator` and `max_size`; `data`/`size` are the bytes written so far.  Free with
-   jitanon_membuf_release.  It is also the one buffer jitanon's own writers append to. */
+/* A growable buffer usable as a sink (jitanon_membuf_write): zero it, optionally set
+   allocator and max_size; data/size are the bytes so far.  Free with _release. */
 typedef struct jitanon_membuf {
     uint8_t *data;
     size_t size, capacity;
@@ -308,14 +236,9 @@ JITANON_API int jitanon_membuf_write(void *membuf, const void *data, size_t size
 JITANON_API void jitanon_membuf_release(jitanon_membuf *b);
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
-/* Atomic output file: a temporary file (O_CREAT|O_EXCL, mode 0644) next to `path`, renamed
-   over `path` only by _commit; _abort (or a failed _commit) unlinks it.  A `path` that
-   exists and is no regular file (/dev/null, a FIFO, a terminal) is written in place
-   (tmp_path stays NULL; nothing to sync or rename): a rename would replace the device
-   with a file (as root, /dev/null itself).  Built with
-   JITANON_NO_POSIX, _open returns JITANON_ERR_FEATURE_DISABLED.  It holds no pointer into
-   itself, but jitanon_atomic_sink hands out a pointer TO it (the sink's user, also the
-   `user` jitanon_atomic_pwrite gets): do not move or copy it while a writer uses them. */
+/* Atomic output file: a temporary next to `path`, renamed over it by _commit; a path that
+   is no regular file (/dev/null) is written in place.  Do not move or copy it while a
+   writer uses jitanon_atomic_sink (it points to it).  JITANON_NO_POSIX: FEATURE_DISABLED. */
 typedef struct jitanon_atomic_file {
     int fd;
     char *tmp_path, *path;
@@ -332,24 +255,18 @@ JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const cha
 /* Sink and positioned write for the writer (user = the jitanon_atomic_file). */
 JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f);
 JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset);
-/* do_fsync: flush to disk before the rename.  Closes the file either way (a failed commit
-   removes the temporary file); _abort afterwards is harmless. */
+/* Renames into place (do_fsync: fsync first); closes the file either way. */
 JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync,
                                                  jitanon_error *err);
-/* NULL-safe, idempotent: removes the temporary file if it still exists and frees what
-   _open allocated.  Call it after a failed _open too. */
+/* NULL-safe, idempotent: removes the temporary file and frees; also after a failed _open. */
 JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f);
 #endif
 
 /* -- zstd decoder ------------------------------------------------------------------ */
 
-/* Decodes the zstd frames (RFC 8878) and skippable frames in src[0..size) and appends
-   the content to `out` (its allocator serves the decoder too; its max_size is honoured).
-   Frames that need a dictionary are refused (JITANON_ERR_UNSUPPORTED), corrupt data is
-   JITANON_ERR_BAD_ZSTD or _TRUNCATED with err.offset in src, content checksums are
-   verified.  A frame declaring a window over max_window (0 = 128 MiB, UINT64_MAX = no
-   cap) is JITANON_ERR_LIMIT.  The perf reader uses the same decoder for `perf record -z`
-   records, streaming.  Compiled out by JITANON_NO_ZSTD (JITANON_ERR_FEATURE_DISABLED). */
+/* Decodes the zstd frames in src[0..size) and appends them to `out` (its allocator and
+   max_size apply); max_window 0 = 128 MiB.  Errors: _BAD_ZSTD, _TRUNCATED, _LIMIT,
+   _UNSUPPORTED (dictionaries), _FEATURE_DISABLED (JITANON_NO_ZSTD). */
 JITANON_API jitanon_result jitanon_zstd_decompress(const void *src, size_t size, jitanon_membuf *out,
                                                    uint64_t max_window, jitanon_error *err);
 
