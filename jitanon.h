@@ -279,8 +279,7 @@ typedef enum jitanon_jitdump_record_id {
     JITANON_JITDUMP_CODE_DEBUG_INFO = 2,
     JITANON_JITDUMP_CODE_CLOSE = 3,
     JITANON_JITDUMP_CODE_UNWINDING_INFO = 4,
-    JITANON_JITDUMP_CODE_MAX = 5 /* first id we do not know: readers return such records
-                                    with the prefix fields and raw only */
+    JITANON_JITDUMP_CODE_MAX = 5 /* first unknown id: such records carry the prefix and raw only */
 } jitanon_jitdump_record_id;
 
 #define JITANON_JITDUMP_MAGIC 0x4A695444u /* "JiTD" as a u32 in the writer's order */
@@ -300,17 +299,16 @@ typedef struct jitanon_jitdump_header {
     int arch_timestamp; /* flags has JITANON_JITDUMP_FLAGS_ARCH_TIMESTAMP: record times are raw TSC */
 } jitanon_jitdump_header;
 
-/* One debug-info entry.  `file` is resolved: the 0xFF 0x00 "same as the previous
-   entry" marker yields the previous entry's name. */
+/* One debug-info entry; `file` is resolved (0xFF 0x00 = the previous entry's name). */
 typedef struct jitanon_jitdump_debug_entry {
     uint64_t addr;
     int32_t lineno, discrim;
     jitanon_str file;
 } jitanon_jitdump_debug_entry;
 
-/* One record.  Only the member selected by `id` is meaningful.  Views point into the
-   input and live as long as it does (for a stream: until the next _next call).  The
-   same struct is what jitanon_jitdump_write takes. */
+/* One record; only the member selected by `id` is meaningful.  Views point into the input
+   and live as long as it does (a stream: until the next _next).  jitanon_jitdump_write
+   takes the same struct. */
 typedef struct jitanon_jitdump_record {
     uint32_t id, total_size;
     uint64_t timestamp;
@@ -334,16 +332,12 @@ typedef struct jitanon_jitdump_record {
     } debug;
     struct {
         uint64_t unwinding_size, eh_frame_hdr_size, mapped_size;
-        /* As perf and V8 write it: .eh_frame first, then .eh_frame_hdr (the
-           specification says the opposite; no writer does that). */
-        jitanon_bytes eh_frame, eh_frame_hdr;
+        jitanon_bytes eh_frame, eh_frame_hdr; /* as perf and V8 write them: .eh_frame first */
     } unwind;
 } jitanon_jitdump_record;
 
-/* Walks the entries of a CODE_DEBUG_INFO record: start with
-   jitanon_jitdump_debug_iter_begin (any other record gives no entries), then call
-   jitanon_jitdump_debug_iter_next until it returns 0.  Entries were validated when the
-   record was read, so this cannot fail. */
+/* Walks the entries of a CODE_DEBUG_INFO record (any other record gives none): _begin,
+   then _next until it returns 0.  Cannot fail (the record was validated when read). */
 typedef struct jitanon_jitdump_debug_iter {
     const uint8_t *p;
     size_t left;
@@ -355,27 +349,15 @@ typedef struct jitanon_jitdump_debug_iter {
 JITANON_API void jitanon_jitdump_debug_iter_begin(jitanon_jitdump_debug_iter *it, const jitanon_jitdump_record *rec);
 JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, jitanon_jitdump_debug_entry *out);
 
-/* Which CODE_LOAD a DEBUG_INFO describes.  JITs write it before its LOAD, mostly just
-   before; LLVM's ORC JITLink writes all DEBUG_INFO of a batch, then the batch's LOADs.
-   Pair them by code address: a LOAD takes the newest unpaired DEBUG_INFO before it whose
-   code_addr is its own (JITANON_JITDUMP_DEBUG_SAME_ADDR); failing that, the newest one read
-   since the previous LOAD whose first entry lies in its code (JITANON_JITDUMP_DEBUG_IN_CODE:
-   a JIT that writes some other code_addr, paired as perf pairs it).  This says which of
-   the two holds for (debug, load); jitanon-inject and tools/jitdump-elf.c pair so. */
+/* Whether DEBUG_INFO `debug` describes CODE_LOAD `load`: SAME_ADDR (its code address),
+   IN_CODE (its first entry lies in the code, as perf pairs it), else 0. */
 #define JITANON_JITDUMP_DEBUG_SAME_ADDR 2
 #define JITANON_JITDUMP_DEBUG_IN_CODE 1
 JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, const jitanon_jitdump_record *load);
 
-/* A loaded dump's functions: each CODE_LOAD with the DEBUG_INFO it takes (paired as
-   above; at most JITANON_JITDUMP_DEBUG_WAITING wait, and the oldest one no LOAD took goes
-   when one more comes) and the UNWINDING_INFO read since the LOAD before it, what
-   perf inject and jitanon-inject make one ELF function of (jitanon_elf_func_of).
-       jitanon_jitdump_func_iter it;
-       jitanon_jitdump_func fn;
-       jitanon_jitdump_func_iter_begin(&it, dump, NULL);
-       while ((res = jitanon_jitdump_func_iter_next(&it, &fn, &err)) == JITANON_OK) use(fn.load, fn.debug);
-       jitanon_jitdump_func_iter_release(&it);   // res: JITANON_END, or JITANON_ERR_NOMEM
-   The records are the dump's (valid while it is); the iterator holds the waiting list. */
+/* A loaded dump's functions: each CODE_LOAD with its DEBUG_INFO and UNWINDING_INFO, what
+   one ELF function is made of (jitanon_elf_func_of).  The records are the dump's (valid
+   while it is); the iterator holds the DEBUG_INFOs waiting for their LOAD. */
 #define JITANON_JITDUMP_DEBUG_WAITING 4096u
 typedef struct jitanon_jitdump_func {
     const jitanon_jitdump_record *load;
@@ -408,16 +390,9 @@ typedef struct jitanon_jitdump_opts {
     uint32_t begin_zero_;
     uint64_t max_record_size; /* 0 = JITANON_MAX_RECORD_SIZE */
     jitanon_allocator allocator;
-    size_t memory_limit; /* bytes the loader may hold at once (the copy of the dump, the
-                            dump, its record table); 0 = unlimited */
-    /* The loader keeps the records before a damaged one (a crash, a disk that lost the
-       last writes: zeros or garbage after the last whole record) or before a record cut
-       short at the end, and says where in tail_error.  strict refuses such a dump: the
-       load fails with that error. */
-    int strict;
-    /* internal (the injector's, not API): the loader validates and counts but keeps no
-       record table (records == NULL); the injector passes it to io.load_dump */
-    int no_records_;
+    size_t memory_limit; /* bytes the loader may hold at once; 0 = unlimited */
+    int strict;          /* refuse a damaged or cut dump instead of keeping the records before */
+    int no_records_;     /* internal: validate and count, keep no record table */
     uint32_t end_zero_;
 } jitanon_jitdump_opts;
 
@@ -430,10 +405,8 @@ typedef struct jitanon_jitdump_stats {
     uint32_t warnings;                    /* JITANON_JITDUMP_WARN_* */
 } jitanon_jitdump_stats;
 
-/* Pull iterator over a dump held in memory.  Caller-owned, allocates nothing.
-   _next returns JITANON_OK with a record, JITANON_END after the last one, or an error.
-   A dump cut inside a record returns JITANON_ERR_TRUNCATED (err.offset = record start,
-   err.info says how many bytes are missing) after every complete record before it. */
+/* Pull iterator over a dump in memory; caller-owned, allocates nothing.  _next: JITANON_OK,
+   JITANON_END after the last record, or an error (a cut record: JITANON_ERR_TRUNCATED). */
 typedef struct jitanon_jitdump_iter {
     jitanon_jitdump_header header;
     jitanon_jitdump_stats stats;
@@ -449,27 +422,24 @@ JITANON_API jitanon_result jitanon_jitdump_iter_begin(jitanon_jitdump_iter *it, 
 JITANON_API jitanon_result jitanon_jitdump_iter_next(jitanon_jitdump_iter *it,
                                                      jitanon_jitdump_record *rec, jitanon_error *err);
 
-/* Streaming reader over a read callback, for a dump that may still be being written.
-   An incomplete trailing record gives JITANON_AGAIN: call _next again later and it resumes.
-   Memory grows only to the largest record.  Free with jitanon_jitdump_stream_release. */
+/* Streaming reader over a read callback, for a dump that may still be being written;
+   memory grows only to the largest record.  Free with jitanon_jitdump_stream_release. */
 typedef struct jitanon_jitdump_stream {
     jitanon_jitdump_header header;
     jitanon_jitdump_stats stats;
     int have_header;
     jitanon_allocator allocator;
     uint64_t max_record_size, next_index;
-    /* Progress after every call: `consumed` is the input offset of the next record;
-       `pending` bytes are read but not consumed yet (an incomplete header or record). */
-    uint64_t consumed;
-    size_t pending;
+    uint64_t consumed;  /* input offset of the next record */
+    size_t pending;     /* bytes read but not consumed yet (an incomplete header or record) */
     jitanon__input in_; /* internal */
 } jitanon_jitdump_stream;
 
 JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn,
                                                        void *user, const jitanon_jitdump_opts *opts,
                                                        jitanon_error *err);
-/* Returns JITANON_OK (record valid until the next call), JITANON_AGAIN (need more data;
-   also returned before the header is complete), or an error. */
+/* JITANON_OK (record valid until the next call), JITANON_AGAIN (need more data: call
+   again later; also before the header is complete), or an error. */
 JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s, jitanon_jitdump_record *rec,
                                                        jitanon_error *err);
 JITANON_API void jitanon_jitdump_stream_release(jitanon_jitdump_stream *s);
@@ -482,17 +452,14 @@ typedef struct jitanon_jitdump {
     size_t size;
     jitanon_jitdump_record *records;
     size_t record_count;
-    /* A truncated tail is not an error for a loaded dump (the JIT may still be running
-       or may have crashed), nor is a damaged record (unless opts.strict): the records
-       before it are kept and this is set (record_index: the first record not kept). */
-    jitanon_error tail_error;
+    jitanon_error tail_error; /* a cut or damaged tail, the records before it kept */
     size_t valid_size; /* bytes of the header and the records kept (== size without tail_error) */
     jitanon_allocator allocator;
     size_t alloc_size_, records_cap_;
 } jitanon_jitdump;
 
-/* Copies `data` and parses every record into a new dump, *out (NULL on failure; the
-   result says why, err too when given).  Free with jitanon_jitdump_destroy. */
+/* Copies `data` and parses every record into a new dump, *out (NULL on failure).  Free
+   with jitanon_jitdump_destroy. */
 JITANON_API jitanon_result jitanon_jitdump_load_memory(const void *data, size_t size, const jitanon_jitdump_opts *opts,
                                                        jitanon_jitdump **out, jitanon_error *err);
 #ifndef JITANON_NO_STDIO
@@ -509,59 +476,35 @@ JITANON_API const char *jitanon_jitdump_record_name(uint32_t id);
 /* -- jitdump writer ---------------------------------------------------------------- */
 
 /* For JIT authors (and tests): writes a jitdump through a sink, in the byte order of the
-   header given to _init.  A record that fits the writer's 512-byte stack buffer goes to
-   the sink in one call; a larger one (a LOAD with its code, big debug or unwinding info)
-   in a few calls, in order.  That is no loss: no single write makes a record appear at
-   once to a reader of a growing file (write(2) may be partial), and the readers expect a
-   record cut short at the end (the stream returns JITANON_AGAIN, a loaded dump keeps it
-   as tail_error).  A failed call may have written part of its record: stop writing then. */
+   header given to _init.  A failed call may have written part of its record: stop then. */
 typedef struct jitanon_jitdump_writer {
     jitanon_sink sink;
     int big_endian;
     uint64_t bytes_written; /* bytes the sink accepted */
 } jitanon_jitdump_writer;
 
-/* Starts a dump: writes the 40-byte header from h's elf_mach, pad1, pid, timestamp, flags
-   (or'ed with JITANON_JITDUMP_FLAGS_ARCH_TIMESTAMP when h->arch_timestamp is set) in
-   h->big_endian order; magic, version (1) and total_size (40) are the writer's own.  A
-   header read from a dump starts a copy of it.  Without ARCH_TIMESTAMP, timestamps must
-   be CLOCK_MONOTONIC nanoseconds (jitanon_jitdump_now). */
+/* Writes the 40-byte header from h (elf_mach, pad1, pid, timestamp, flags, big_endian,
+   arch_timestamp).  Without ARCH_TIMESTAMP, times are CLOCK_MONOTONIC ns. */
 JITANON_API jitanon_result jitanon_jitdump_writer_init(jitanon_jitdump_writer *w, jitanon_sink sink,
                                                        const jitanon_jitdump_header *h, jitanon_error *err);
-/* Writes `rec` as a LOAD, MOVE, DEBUG_INFO, UNWINDING_INFO or CLOSE record: its id,
-   timestamp and the member `id` selects (offset, index and raw are ignored; total_size
-   only keeps the zero padding that rounds a record up to 8 bytes, as V8 pads
-   UNWINDING_INFO), so a record a reader returned is written back unchanged; a zeroed
-   record gets its own size.  The sizes in the member must match its views
-   (load.code_size = load.code.size; unwind.unwinding_size = eh_frame.size +
-   eh_frame_hdr.size, unwind.eh_frame_hdr_size = eh_frame_hdr.size), load.name holds no
-   NUL, and a DEBUG_INFO's entries are the encoded bytes (as read: nr_entry of them, in
-   rec->big_endian order, which must be the writer's); else JITANON_ERR_INVALID_ARGUMENT.
-   vma is written as given: JITs set load.vma = load.code_addr and move.vma =
-   move.new_code_addr. */
+/* Writes `rec` (a LOAD, MOVE, DEBUG_INFO, UNWINDING_INFO or CLOSE) as a reader returns it;
+   sizes must match the views, else JITANON_ERR_INVALID_ARGUMENT.  vma is written as given. */
 JITANON_API jitanon_result jitanon_jitdump_write(jitanon_jitdump_writer *w, const jitanon_jitdump_record *rec,
                                                  jitanon_error *err);
-/* Writes a DEBUG_INFO record from an array.  Entries' `file` names must not contain NUL.
-   An entry whose file equals the previous one is written with the compact 0xFF 0x00
-   marker. */
+/* Writes a DEBUG_INFO record from an array (file names without NUL; a repeated name is
+   written as the compact 0xFF 0x00 marker). */
 JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writer *w, uint64_t timestamp,
                                                            uint64_t code_addr,
                                                            const jitanon_jitdump_debug_entry *entries,
                                                            size_t count, jitanon_error *err);
 
-/* e_machine of the machine this library was compiled for, what a JIT writes into its
-   dump's header: EM_X86_64 (62), EM_AARCH64 (183), EM_386 (3), EM_ARM (40), EM_PPC (20),
-   EM_PPC64 (21), EM_S390 (22), EM_RISCV (243), EM_LOONGARCH (258); 0 when unknown. */
+/* e_machine of the machine this library was compiled for (EM_X86_64, EM_AARCH64, ...);
+   0 when unknown. */
 JITANON_API uint32_t jitanon_jitdump_host_machine(void);
 
-/* For a JIT: creates DIR/jit-<pid>.dump (DIR NULL means the current directory), writes
-   the header (elf_mach 0: jitanon_jitdump_host_machine()), and maps the file's first page
-   (the system's page: 4 KiB, 16 KiB or 64 KiB) PROT_READ|PROT_EXEC so that `perf record`
-   notes the marker mmap.  Write records with jitanon_jitdump_write and
-   jitanon_jitdump_write_debug_info on `f->writer`, timestamps from jitanon_jitdump_now().
-   The writer's sink carries the fd itself, not a pointer into `f`, so the struct may be
-   copied or moved (close only one copy).  Needs POSIX (JITANON_FEATURE_POSIX); otherwise
-   returns JITANON_ERR_FEATURE_DISABLED. */
+/* For a JIT: creates DIR/jit-<pid>.dump (DIR NULL: the current directory), writes the
+   header and maps the marker page for `perf record`.  May be copied (close one copy).
+   Needs POSIX, else JITANON_ERR_FEATURE_DISABLED. */
 typedef struct jitanon_jitdump_file {
     jitanon_jitdump_writer writer;
     int fd;
@@ -576,12 +519,8 @@ JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, j
 /* CLOCK_MONOTONIC in nanoseconds, the clock `perf record -k mono` uses; 0 without POSIX. */
 JITANON_API uint64_t jitanon_jitdump_now(void);
 
-/* 1 when the basename of `path` is a jitdump marker's name in one of the forms runtimes
-   write: jit-<pid>.dump (perf's only form: V8, CPython, Erlang, .NET, LLVM, JVM agents
-   ...), jit-<tid>-<pid>.dump (JavaScriptCore with a directory, e.g. Bun) or
-   jit-<tid>-<pid>-XXXXXX (JavaScriptCore's mkstemp name: six letters or digits, no
-   suffix); *pid (may be NULL) gets the pid's value.  The injector also wants the mapping
-   executable and the dump's header to name the process. */
+/* 1 when the basename of `path` is a jitdump marker's name (jit-<pid>.dump and the
+   JavaScriptCore forms); *pid (may be NULL) gets the pid. */
 JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t *pid);
 
 /* -- perf maps ------------------------------------------------------------------------
