@@ -524,27 +524,12 @@ JITANON_API uint64_t jitanon_jitdump_now(void);
 JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t *pid);
 
 /* -- perf maps ------------------------------------------------------------------------
-   /tmp/perf-<pid>.map: what runtimes without a jitdump write (CPython 3.12 -X perf, node
-   --perf-basic-prof, Java's Compiler.perfmap, Mono, wasmtime, .NET, LuaJIT), one function
-   a line: "START SIZE NAME\n", START and SIZE in hex (a 0x or 0X prefix is accepted),
-   NAME the rest of the line (spaces included; a CR before the newline is dropped).  A
-   map is untrusted input: a line that is not of that form is skipped and counted with
-   its reason, a last line without its newline (a write cut by a crash) too; it costs
-   that line only.  A name holding a newline (Node 24's RegExp names, node#62131) keeps
-   the part before it, and each rest is a line of its own that is skipped as not of
-   that form (as perf reads it).  Lines that share addresses (a
-   runtime listing one trampoline under two names, code replaced at the same place)
-   resolve to what perf 6.1 answers with the map itself: it keeps every line in a tree
-   by START and names an address by the first line its lookup meets, so of two lines
-   at one START the first listed, of three the middle one, and where the lookup passes
-   a line that holds the address, none (measured; [perfmap] in the implementation says
-   how).  A map has no times: an entry names its addresses for the whole life of the
-   process, which is how perf reads it too. */
+   /tmp/perf-<pid>.map, "START SIZE NAME\n" a line (hex START and SIZE), what runtimes
+   without a jitdump write.  Untrusted input: a bad line is skipped and counted. */
 typedef struct jitanon_perfmap_opts {
     uint32_t begin_zero_;
     jitanon_allocator allocator;
-    size_t memory_limit; /* bytes the parser may hold at once (its copy of the names,
-                            the entries, the overlap map); 0 = unlimited */
+    size_t memory_limit; /* bytes the parser may hold at once; 0 = unlimited */
     uint32_t end_zero_;
 } jitanon_perfmap_opts;
 
@@ -558,13 +543,10 @@ typedef struct jitanon_perfmap_stats {
     uint64_t bad_lines;   /* skipped: not START SIZE NAME, or a range past 2^64 */
     uint64_t first_bad;   /* byte offset of the first skipped line; UINT64_MAX: none */
     uint64_t cut;         /* 1: the last line had no newline and was skipped */
-    uint64_t overlapping; /* lines that share addresses with another line and are not
-                             named over all of theirs (another answers, or none) */
+    uint64_t overlapping; /* lines sharing addresses, not named over all of theirs */
     size_t peak_bytes;    /* most bytes held at once while loading */
     struct { /* why lines were skipped (they add up to bad_lines) */
-        uint64_t form;    /* not START SIZE NAME: no hex START or SIZE (or one of more than
-                             16 digits), no blank after it; mostly the rest of a name that
-                             held a newline */
+        uint64_t form;    /* not START SIZE NAME (mostly the rest of a name with a newline) */
         uint64_t no_name; /* START SIZE and nothing after */
         uint64_t nul;     /* a NUL byte in the name (an ELF string cannot hold it) */
         uint64_t range;   /* START + SIZE - 1 past 2^64 */
@@ -580,10 +562,8 @@ typedef struct jitanon_perfmap {
     size_t block_size_;
 } jitanon_perfmap;
 
-/* Parses `size` bytes of a map (kept nowhere: the map has its own copy; the injector
-   reads files through jitanon_inject_io.load_perfmap).  Fails only
-   with JITANON_ERR_NOMEM, _LIMIT (memory_limit), _BAD_OPTIONS or _INVALID_ARGUMENT;
-   damage is skipped and counted. */
+/* Parses `size` bytes of a map into *out (the map keeps its own copy).  Fails only with
+   JITANON_ERR_NOMEM, _LIMIT, _BAD_OPTIONS or _INVALID_ARGUMENT; damage is skipped. */
 JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t size, const jitanon_perfmap_opts *opts,
                                                        jitanon_perfmap **out, jitanon_error *err);
 /* The entry holding addr, or NULL. */
@@ -592,11 +572,7 @@ JITANON_API const jitanon_perfmap_entry *jitanon_perfmap_lookup(const jitanon_pe
 JITANON_API void jitanon_perfmap_destroy(jitanon_perfmap *m);
 
 /* -- perf.data reader ------------------------------------------------------------------
-
-   Reads perf.data in file mode ("PERFILE2", 104-byte header, attrs + id arrays, data
-   section, feature table at data.offset + data.size) and in pipe mode (16-byte header,
-   then HEADER_ATTR / HEADER_FEATURE / ... records), written in either byte order.
-
+   File mode and pipe mode, either byte order.  Memory does not grow with the file.
        jitanon_perf_reader r;
        jitanon_perf_record rec;
        jitanon_error err;
@@ -604,14 +580,7 @@ JITANON_API void jitanon_perfmap_destroy(jitanon_perfmap *m);
        while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK)
            if (rec.type == JITANON_PERF_RECORD_MMAP2) use(rec.mmap.start, rec.mmap.filename);
        jitanon_perf_reader_release(&r);
-       if (res != JITANON_END) report(&err);   // err.offset = byte offset of the problem
-
-   Memory does not grow with the file: the reader keeps one buffer as large as the largest
-   record (records are at most 65535 bytes, except AUXTRACE and HEADER_TRACING_DATA whose
-   trailing payload is capped by opts.max_payload), plus the attrs, their id arrays and,
-   once loaded, the feature sections (capped by opts.max_header_bytes), and for `perf
-   record -z` input the decompressed bytes not yet delivered (max_payload + 128 KiB) and
-   the zstd window (twice the window the stream declares, capped by opts.max_zstd_window). */
+       if (res != JITANON_END) report(&err);   // err.offset = byte offset of the problem */
 
 /* Record types (perf_event.h and perf's user record types). */
 enum {
@@ -639,8 +608,7 @@ enum {
     JITANON_PERF_RECORD_COMPRESSED2 = 83
 };
 
-/* PERF_RECORD_EVENT_UPDATE kinds: per-event metadata that perf cannot rebuild from the
-   attr (a pipe has no feature sections until they arrive as records). */
+/* PERF_RECORD_EVENT_UPDATE kinds (per-event metadata a pipe carries as records). */
 #define JITANON_PERF_EVENT_UPDATE_UNIT 0u
 #define JITANON_PERF_EVENT_UPDATE_SCALE 1u
 #define JITANON_PERF_EVENT_UPDATE_NAME 2u
@@ -680,15 +648,13 @@ typedef enum jitanon_perf_mode {
     JITANON_PERF_PIPE = 2
 } jitanon_perf_mode;
 
-/* Optional seek source: position the read callback at absolute byte `offset`; return 0 on
-   success.  Without one the input is read strictly forward (a pipe). */
+/* Optional seek: position the read callback at absolute `offset`; 0 on success.  Without
+   one the input is read strictly forward (a pipe). */
 typedef int (*jitanon_seek_fn)(void *user, uint64_t offset);
 
-/* Optional decompressor for PERF_RECORD_COMPRESSED / COMPRESSED2 (perf record -z, zstd),
-   for another codec than the built-in zstd decoder (set, it is used instead): append the raw record bytes that `src` (one record's compressed payload, in input order)
-   decodes to, with jitanon_membuf_write(out, ...).  Return 0 on success.  perf keeps one
-   zstd stream for the whole file, so keep your decoder state in `user`.  A record may
-   straddle two compressed payloads; the reader handles that. */
+/* Optional decompressor for COMPRESSED/COMPRESSED2 records, used instead of the built-in
+   zstd decoder: append what `src` (one record's payload) decodes to with
+   jitanon_membuf_write(out, ...); 0 on success.  Keep the stream state in `user`. */
 typedef int (*jitanon_decompress_fn)(void *user, const void *src, size_t size, jitanon_membuf *out);
 
 typedef struct jitanon_perf_opts {
@@ -696,47 +662,24 @@ typedef struct jitanon_perf_opts {
     jitanon_allocator allocator;
     uint64_t max_payload;      /* AUXTRACE / HEADER_TRACING_DATA payload cap; 0 = 64 MiB */
     uint64_t max_header_bytes; /* attrs + ids + feature sections kept; 0 = 64 MiB */
-    size_t memory_limit;       /* reader: bytes it may hold at once, all buffers counted (the
-                                  one limit every reader and the trimming engine take); 0 = none */
-    jitanon_decompress_fn decompress; /* NULL: the built-in zstd decoder (JITANON_NO_ZSTD:
-                                         compressed input is JITANON_ERR_COMPRESSED) */
+    size_t memory_limit;       /* reader: bytes held at once, all buffers counted; 0 = none */
+    jitanon_decompress_fn decompress; /* NULL: the built-in zstd decoder */
     void *decompress_user;
-    /* Damaged input (see jitanon_perf_warning) is an error instead of being recovered. */
-    int strict;
-    /* A file `perf record -o FILE` is still writing (a tool tailing its recording): the end
-       of the input is not final.  Where the records would end, _next returns JITANON_AGAIN
-       (an incomplete last record is kept, not consumed); call it again once more may have
-       been written.  perf writes the data size into the header last, when it finishes: till
-       then (size 0) the data runs to the end of the input, without the warning; at each
-       JITANON_AGAIN a seekable input's header is read again, and once it has the size the
-       records end there (JITANON_END) and the features can be loaded; till then bytes
-       that are no record are waited on too (perf writes the features before the header).
-       A recording whose perf was killed keeps size 0: its reader gives JITANON_AGAIN for
-       ever, so stop when the writer is gone.  _init gives JITANON_AGAIN where the file is
-       too short yet (JITANON_ERR_TRUNCATED without follow) or its magic still zeros (perf
-       writes the attrs first, the header last): release, and init again later. */
-    int follow;
-    uint64_t max_zstd_window; /* largest zstd window accepted (JITANON_ERR_LIMIT beyond);
-                                 0 = 128 MiB: perf record -z uses 512 KiB (level 1) to
-                                 128 MiB (level 22); memory follows the content */
+    int strict; /* damaged input (jitanon_perf_warning) is an error instead of recovered */
+    int follow; /* the file is still being written: JITANON_AGAIN where records end for now */
+    uint64_t max_zstd_window; /* largest zstd window accepted (else _LIMIT); 0 = 128 MiB */
     uint32_t end_zero_;
 } jitanon_perf_opts;
 
-/* What the reader recovered from (jitanon_perf_reader.warnings; opts.strict refuses
-   instead).  A recording whose `perf record` was killed (SIGKILL, OOM, power loss) has
-   data size 0 in its header and no feature sections; a copy cut short ends inside a
-   record. */
+/* What the reader recovered from (jitanon_perf_reader.warnings; opts.strict refuses). */
 typedef enum jitanon_perf_warning {
-    JITANON_PERF_WARN_DATA_SIZE_ZERO = 1, /* header data size 0: the data runs to the end of the input
-                                             (data_size says so: UINT64_MAX - data_offset) */
-    JITANON_PERF_WARN_CUT = 2,            /* the input ends inside a record, or (data size 0) the data
-                                             ends in bytes that are no record: the records before are kept */
+    JITANON_PERF_WARN_DATA_SIZE_ZERO = 1, /* header data size 0 (a killed perf record): read to the end */
+    JITANON_PERF_WARN_CUT = 2,            /* the input ends inside a record: the records before are kept */
     JITANON_PERF_WARN_FEATURES = 4        /* feature sections missing or unreadable: treated as absent */
 } jitanon_perf_warning;
 
-/* One event attribute with the fields an injector needs.  `raw` holds the attr.size bytes
-   exactly as in the input (input byte order); `ids` are decoded to host values.  Both are
-   owned by the reader (or writer) and live until its _release. */
+/* One event attribute.  `raw`: the attr.size bytes as in the input; `ids`: host values.
+   Both are owned by the reader (or writer) and live until its _release. */
 typedef struct jitanon_perf_attr {
     uint32_t type, size; /* size: attr.size (0 in the input means 64) */
     uint64_t config, sample_type, read_format;
@@ -749,9 +692,8 @@ typedef struct jitanon_perf_attr {
     size_t id_count;
 } jitanon_perf_attr;
 
-/* The sample_id trailer of a kernel record (or the same fields of a SAMPLE).  `present`
-   holds the JITANON_PERF_SAMPLE_{TID,TIME,ID,STREAM_ID,CPU,IDENTIFIER} bits that were
-   there; fields that were absent are 0. */
+/* The sample_id trailer of a kernel record (or those fields of a SAMPLE); `present` holds
+   the JITANON_PERF_SAMPLE_* bits that were there, absent fields are 0. */
 typedef struct jitanon_perf_sample_id {
     uint64_t present;
     uint32_t pid, tid, cpu;
@@ -769,9 +711,7 @@ typedef struct jitanon_perf_mmap {
     const uint8_t *build_id;
     uint32_t prot, flags;
     jitanon_str filename;  /* without the NUL and padding */
-    int first_layout;      /* MMAP2 of the first layout (kernel 3.10 of RHEL/CentOS 7): no prot
-                              and flags (0 here), the name where they are now; perf 6.1 shows
-                              such a name without its first 8 bytes */
+    int first_layout;      /* MMAP2 of kernel 3.10 (RHEL 7): no prot and flags */
 } jitanon_perf_mmap;
 
 /* PERF_RECORD_TIME_CONV: how TSC cycles become perf time (jitanon_perf_tsc_to_time). */
@@ -782,12 +722,9 @@ typedef struct jitanon_perf_time_conv {
     uint8_t cap_user_time_zero, cap_user_time_short;
 } jitanon_perf_time_conv;
 
-/* One record.  Views point into the reader's buffer and stay valid until the next _next
-   call; only the member selected by `type` is meaningful.  Multi-byte values inside the
-   views (raw, payload, sample.callchain, id_index.entries, feature.data) are in the
-   input's byte order, `big_endian`: read them with jitanon_perf_u64_at(view, i,
-   rec.big_endian).  jitanon_perf_encode_mmap2 and jitanon_perf_rewrite_mmap take a record
-   as their description of the record to write. */
+/* One record; only the member selected by `type` is meaningful.  Views point into the
+   reader's buffer until the next _next call; values inside them are in the input's byte
+   order (jitanon_perf_u64_at(view, i, rec.big_endian)). */
 typedef struct jitanon_perf_record {
     uint32_t type;
     uint16_t misc, size;  /* the header; size excludes a trailing payload */
@@ -826,8 +763,7 @@ typedef struct jitanon_perf_record {
         uint64_t kind, id; /* JITANON_PERF_EVENT_UPDATE_*; the id names the attr */
         jitanon_bytes data; /* what follows id */
         jitanon_str text;   /* NAME and UNIT: data up to its first NUL */
-    } event_update; /* EVENT_UPDATE (attr_index: the attr of id); all zero when the body
-                       is shorter than kind and id */
+    } event_update; /* EVENT_UPDATE (attr_index: the attr of id); zero when too short */
     struct {
         uint64_t id, lost; /* the event's id, the records it lost */
     } lost; /* LOST; all zero when the body is shorter */
@@ -851,11 +787,8 @@ enum {
     JITANON__LF_IP, JITANON__LF_ADDR, JITANON__LF_PERIOD, JITANON__LF_COUNT /* the last 3: SAMPLE only */
 };
 
-/* Where one attr's fixed sample fields sit, in a SAMPLE ([0]) and in the sample_id trailer
-   of other kernel records ([1]): worked out once per attr from its sample_type, so
-   decoding a record is a few loads at known places.  Each field is a byte offset into
-   the fields and a mask, all ones when the field is there; an absent one reads the first
-   u64 (offset 0) and masks it to 0, so the loads need no branch - and at least 8 bytes. */
+/* Internal: where one attr's fixed sample fields sit, in a SAMPLE ([0]) and in the
+   sample_id trailer ([1]): a byte offset and a mask (0 for an absent field). */
 typedef struct jitanon__perf_lay {
     uint64_t mask[2][JITANON__LF_COUNT];
     uint8_t at[2][JITANON__LF_COUNT];
@@ -868,22 +801,19 @@ typedef struct jitanon__perf_feat {
     size_t mem_off;        /* in feat_mem_, once loaded */
 } jitanon__perf_feat;
 
-/* Streaming reader.  Public fields are read-only.  It owns its buffers (and the FILE of
-   _open) and its allocator points into it: use it through a pointer, never a copy. */
+/* Streaming reader; public fields are read-only.  Its allocator points into it: use it
+   through a pointer, never a copy. */
 typedef struct jitanon_perf_reader {
     jitanon_perf_mode mode;
     int big_endian;                  /* the input's byte order */
     uint64_t features[4];            /* feature bitmap (pipe: HEADER_FEATURE ids seen) */
-    uint64_t data_offset, data_size; /* file mode: the data section (size 0, as left by a
-                                        killed perf record: read to the end of the input,
-                                        JITANON_PERF_WARN_DATA_SIZE_ZERO) */
+    uint64_t data_offset, data_size; /* file mode: the data section */
     jitanon_perf_attr *attrs;
     size_t attr_count;
     int features_loaded;             /* jitanon_perf_reader_load_features succeeded */
     jitanon_perf_stats stats;
     uint32_t warnings;     /* jitanon_perf_warning bits: damage recovered from */
-    jitanon_error damage;  /* the first damage recovered from (type JITANON_OK when none;
-                              a cut in the data replaces unreadable feature sections) */
+    jitanon_error damage;  /* the first damage recovered from (type JITANON_OK when none) */
     uint64_t bytes_ignored; /* input bytes after the last whole record of the data */
     /* private: the reader's own state (no field of it is API) */
     struct jitanon__perf_reader_state {
@@ -911,23 +841,15 @@ typedef struct jitanon_perf_reader {
         uint8_t *feat_mem;
         size_t feat_mem_size;
         int strict, unsized, follow;
-        /* For the message of an input that ends early (jitanon__pd_short): the end of the
-           bytes read so far, the file's layout (header, attrs section, the end of the
-           feature table) and the size its header and feature table promise. */
-        uint64_t seen, hsize, attrs_off, attrs_size, table_end, promised;
-        /* the short path for SAMPLEs (jitanon__pd_fast_setup): where in the buffer the
-           bytes it may take end, the least size of one, sid.present, whether a callchain
-           follows */
-        size_t fast_lim, fast_min;
+        uint64_t seen, hsize, attrs_off, attrs_size, table_end, promised; /* jitanon__pd_short */
+        size_t fast_lim, fast_min; /* the SAMPLE short path (jitanon__pd_fast_setup) */
         uint64_t fast_present;
         int fast_chain;
     } state_;
 } jitanon_perf_reader;
 
-/* Starts reading through callbacks: detects the mode and byte order and reads the file
-   header, attrs and ids (file mode) or the pipe header.  seek_fn may be NULL; then a file
-   whose attrs or ids lie after the data gives JITANON_ERR_UNSUPPORTED.  Always call
-   jitanon_perf_reader_release afterwards, even on error. */
+/* Starts reading through callbacks: the mode, byte order, header, attrs and ids.  seek_fn
+   may be NULL.  Always call jitanon_perf_reader_release afterwards, even on error. */
 JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jitanon_read_fn read_fn,
                                                     jitanon_seek_fn seek_fn, void *user,
                                                     const jitanon_perf_opts *opts, jitanon_error *err);
@@ -937,48 +859,28 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
                                                     const jitanon_perf_opts *opts, jitanon_error *err);
 #endif
 /* Next record: JITANON_OK (views valid until the next call), JITANON_END after the last,
-   or an error (err.offset = byte offset, err.record_index/record_type set when known).
-   The records inside compressed records (perf record -z) are delivered instead of them
-   (from_compressed = 1), decoded by opts.decompress or the built-in zstd decoder; with
-   neither (JITANON_NO_ZSTD) they give JITANON_ERR_COMPRESSED.  An input that ends inside
-   a record (or, with data size 0, in bytes that are no record) ends the records:
-   JITANON_END with JITANON_PERF_WARN_CUT (opts.strict: the error).  Following a file
-   being written (opts.follow): JITANON_AGAIN where there is no whole record yet. */
+   JITANON_AGAIN (opts.follow), or an error.  Compressed records come out decoded. */
 JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                     jitanon_error *err);
-/* File mode: loads every feature section.  Seekable input: any time (it seeks away and
-   back, so the views of the last record become invalid).  Forward-only input: only after
-   _next returned JITANON_END (else JITANON_ERR_UNSUPPORTED).  Pipe mode: no-op (features
-   arrive as HEADER_FEATURE records).  Sections that cannot be read (a file cut short, a
-   garbage table) are treated as absent with JITANON_PERF_WARN_FEATURES (opts.strict:
-   the error).  NOTE: the bitmap of a foreign-order file is read as
-   u64 words; perf's fallback for files from 32-bit hosts (u32 words) is not attempted. */
+/* File mode: loads every feature section (seeking invalidates the last record's views;
+   forward-only input: only after JITANON_END).  Pipe mode: no-op. */
 JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err);
-/* A loaded feature section (view valid until _release); returns 0 when absent or not
-   loaded. */
+/* A loaded feature section (view valid until _release); 0 when absent or not loaded. */
 JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsigned bit, jitanon_bytes *out);
 /* NULL-safe; closes a file opened by _open. */
 JITANON_API void jitanon_perf_reader_release(jitanon_perf_reader *r);
 
 /* "MMAP", "SAMPLE", "HEADER_ATTR", ...; "UNKNOWN" otherwise. */
 JITANON_API const char *jitanon_perf_record_name(uint32_t type);
-/* The i-th u64 of a view (callchain entries, id_index entries) in the given byte order
-   (a record's big_endian); 0 when i is out of range. */
+/* The i-th u64 of a view in the given byte order (a record's big_endian); 0 out of range. */
 JITANON_API uint64_t jitanon_perf_u64_at(jitanon_bytes b, size_t i, int big_endian);
-/* TSC -> perf time, for dumps written with JITDUMP_FLAGS_ARCH_TIMESTAMP, from a
-   PERF_RECORD_TIME_CONV (perf-format.md §5.11); 0 when an extended record says the
-   kernel has no time_zero (cap_user_time_zero clear). */
+/* TSC -> perf time from a PERF_RECORD_TIME_CONV, for ARCH_TIMESTAMP dumps; 0 when the
+   kernel has no time_zero. */
 JITANON_API uint64_t jitanon_perf_tsc_to_time(const jitanon_perf_time_conv *tc, uint64_t cyc);
 
 /* -- perf.data writer ------------------------------------------------------------------
-
-   Writes records in `big_endian` order, which must be the order of the records and attrs
-   you pass in (the copy path uses the input's order, so every record is copied verbatim).
-   File mode layout: 104-byte header | id arrays | attrs | data | feature table | feature
-   payloads; the header is written last through pwrite_fn, so file mode needs one.
-   Pipe mode: 16-byte header, then attrs as HEADER_ATTR and features as HEADER_FEATURE
-   (TRACING_DATA as HEADER_TRACING_DATA, BUILD_ID as HEADER_BUILD_ID records; EVENT_DESC
-   also as EVENT_UPDATE NAME records), as perf expects from `perf record -o -`. */
+   Writes records in `big_endian` order, which must be that of the records and attrs you
+   pass in.  File mode needs a pwrite_fn (the header is written last). */
 
 /* Positioned write: write all `size` bytes at absolute `offset`; return 0 on success. */
 typedef int (*jitanon_pwrite_fn)(void *user, const void *data, size_t size, uint64_t offset);
@@ -988,15 +890,14 @@ typedef struct jitanon_perf_feature {
     jitanon_bytes data; /* owned by the writer */
 } jitanon_perf_feature;
 
-/* Holds no pointer into itself; it owns copies of the attrs and features (use it through a
-   pointer, never a copy).  The sink's user is yours and must outlive the writer. */
+/* Owns copies of the attrs and features (use it through a pointer, never a copy).  The
+   sink's user is yours and must outlive the writer. */
 typedef struct jitanon_perf_writer {
     jitanon_perf_mode mode;
     int big_endian;
     uint64_t bytes_written; /* also the current output offset */
     uint64_t records, data_offset, data_size;
-    uint32_t features_skipped; /* pipe mode: features too large for one record, or ones perf
-                                  cannot read from a pipe (jitanon_perf_writer_add_feature) */
+    uint32_t features_skipped; /* pipe mode: features not written (too large, or unreadable from a pipe) */
     uint32_t event_names;      /* pipe mode: EVENT_UPDATE NAME records written from EVENT_DESC */
     /* internal */
     jitanon_sink sink_;
@@ -1013,104 +914,55 @@ typedef struct jitanon_perf_writer {
     size_t first_ids_len_, first_ids_cap_;
 } jitanon_perf_writer;
 
-/* Starts a writer (mode FILE or PIPE; big_endian: nonzero for big-endian output).  Pipe
-   mode writes the 16-byte header now.  File mode needs pwrite_fn (the same sink's
-   positioned write: it is called once, with sink.user, for the header at offset 0).
-   opts may be NULL; only allocator and max_header_bytes are used. */
+/* Starts a writer (FILE or PIPE; pipe mode writes its header now).  File mode needs
+   pwrite_fn (called once, with sink.user).  opts may be NULL (allocator, max_header_bytes). */
 JITANON_API jitanon_result jitanon_perf_writer_init(jitanon_perf_writer *w, jitanon_perf_mode mode, int big_endian,
                                                     jitanon_sink sink, jitanon_pwrite_fn pwrite_fn,
                                                     const jitanon_perf_opts *opts, jitanon_error *err);
-/* Adds an attr (raw bytes and ids are copied).  File mode: before the first record only.
-   Pipe mode: writes a HEADER_ATTR record now. */
+/* Adds an attr (copied).  File mode: before the first record only.  Pipe mode: writes a
+   HEADER_ATTR record now. */
 JITANON_API jitanon_result jitanon_perf_writer_add_attr(jitanon_perf_writer *w, const jitanon_perf_attr *attr,
                                                         jitanon_error *err);
-/* Adds a feature section (copied).  File mode: written by _finish.  Pipe mode: written now,
-   except what perf cannot read from a pipe (counted in features_skipped): the AUXTRACE
-   index and DIR_FORMAT (file only), and empty sections other than BRANCH_STACK and STAT.
-   Each bit once, but for BUILD_ID: added again, its entries extend the table.
-   Pipe mode, EVENT_DESC (bit 12): also one EVENT_UPDATE NAME record per event it names
-   (counted in event_names), as `perf record -o -` writes them: perf script names events
-   from their attrs as the HEADER_ATTRs arrive and then keeps those names over EVENT_DESC's
-   (`cycles:P` printed as `cycles:ppG`, say); a NAME record replaces them.  Entry i names
-   the i-th attr added (perf pairs them by index in a file too) through its first id, so
-   add the attrs first; an entry with no attr yet, or whose attr has no id while there
-   are several, gets none.  Written even when the section itself is too large for a
-   record. */
+/* Adds a feature section (copied): file mode at _finish, pipe mode now.  Each bit once
+   (BUILD_ID again extends the table).  Add the attrs first (EVENT_DESC names them). */
 JITANON_API jitanon_result jitanon_perf_writer_add_feature(jitanon_perf_writer *w, unsigned bit, const void *data,
                                                            size_t size, jitanon_error *err);
 /* Writes one record: `size` bytes including any trailing payload (rec.raw). */
 JITANON_API jitanon_result jitanon_perf_writer_write(jitanon_perf_writer *w, const void *record, size_t size,
                                                      jitanon_error *err);
-/* File mode: writes the feature table and sections and the header.  Pipe mode: nothing
-   to do.  The writer cannot be used afterwards except for _release. */
+/* File mode: writes the feature table and sections and the header (pipe mode: nothing).
+   Only _release may follow. */
 JITANON_API jitanon_result jitanon_perf_writer_finish(jitanon_perf_writer *w, jitanon_error *err);
 /* NULL-safe; frees the copies of attrs and features. */
 JITANON_API void jitanon_perf_writer_release(jitanon_perf_writer *w);
 
-/* Copies everything `r` has not read yet to `w`, unchanged: attrs, features and records
-   (HEADER_ATTR/HEADER_FEATURE records are turned into file sections when converting pipe
-   to file, and synthesized when converting file to pipe, with the EVENT_UPDATE NAME
-   records of EVENT_DESC: jitanon_perf_writer_add_feature).  Calls _finish.  With
-   compressed records (perf record -z) come out decompressed and the COMPRESSED feature
-   is dropped (unless JITANON_NO_ZSTD and no opts.decompress: then they are an error).  A forward-only file-mode input converted to pipe gets its
-   HEADER_FEATURE records at the end (they are not known earlier). */
+/* Copies everything `r` has not read yet to `w` unchanged, converting between file and
+   pipe mode (compressed records come out decompressed), then calls _finish. */
 JITANON_API jitanon_result jitanon_perf_copy(jitanon_perf_reader *r, jitanon_perf_writer *w, jitanon_error *err);
 
-/* Encodes a synthesized MMAP2 record in rec->big_endian order from the fields a reader
-   would decode from it: rec->mmap (the build-id variant when rec->mmap.has_build_id),
-   rec->misc (cpumode, e.g. JITANON_PERF_MISC_USER; the build-id bit follows the mmap),
-   and a complete sample_id trailer for `attr`: pid/tid from rec->mmap, rec->sid.time,
-   rec->sid.cpu, and the attr's first id as ID, STREAM_ID and IDENTIFIER, each only when
-   attr->sample_type asks for it and attr->sample_id_all is set.  attr may be NULL (no
-   trailer).  Every other field of rec is ignored (zero it first).  *out_size gets the
-   record size; when it exceeds `cap`, nothing is written and JITANON_ERR_LIMIT is
-   returned (call with buf NULL, cap 0 to measure). */
+/* Encodes an MMAP2 record from rec->mmap, rec->misc and, for `attr` (may be NULL), its
+   sample_id trailer.  *out_size gets the size; over `cap` nothing is written
+   (JITANON_ERR_LIMIT; buf NULL, cap 0 measures). */
 JITANON_API jitanon_result jitanon_perf_encode_mmap2(void *buf, size_t cap, size_t *out_size,
                                                      const jitanon_perf_record *rec, const jitanon_perf_attr *attr,
                                                      jitanon_error *err);
-/* Copies the MMAP or MMAP2 record rec->raw (type, trailer and every other byte kept) with
-   rec->mmap.start, len and pgoff written over it in rec->big_endian order: set them on a
-   record from the reader, e.g. to a trimmed piece.  Only rec->type, raw, offset (for the
-   error), big_endian and those three fields are used.  Same size rules as above. */
+/* Copies the MMAP/MMAP2 record rec->raw with rec->mmap.start, len and pgoff written over
+   it (a trimmed piece).  Same size rules. */
 JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size_t *out_size,
                                                      const jitanon_perf_record *rec, jitanon_error *err);
 
-/* Encoders for the records a generator or a test writes (a recording made up in memory,
-   fuzz seeds), so none packs bytes by hand.  jitanon_perf_encode writes rec->type in
-   rec->big_endian order from the fields a reader would decode from it, rec->misc as given:
-     COMM            comm.pid, tid, comm (NUL, then zeros to 8 bytes)
-     FORK, EXIT      task.pid, ppid, tid, ptid, time
-     LOST            lost.id, lost.lost
-     MMAP            mmap.pid, tid, start, len, pgoff, filename
-     MMAP2           as jitanon_perf_encode_mmap2
-     SAMPLE          attr->sample_type's IDENTIFIER, IP (sample.ip), TID (sid.pid, tid),
-                     TIME (sid.time), ADDR (sample.addr), ID, STREAM_ID, CPU (sid.cpu),
-                     PERIOD (sample.period), CALLCHAIN (sample.callchain_nr entries of
-                     sample.callchain, copied as they are: rec->big_endian order); any
-                     other sample_type bit is JITANON_ERR_UNSUPPORTED; attr is needed
-     FINISHED_ROUND  the header alone
-   Other types are JITANON_ERR_UNSUPPORTED.  Kernel records get the sample_id trailer of
-   `attr` when attr->sample_id_all (attr may be NULL: none): the record's own pid/tid
-   (sid.pid/tid for LOST), sid.time, sid.cpu, and the attr's first id as ID, STREAM_ID and
-   IDENTIFIER (a sample's too).  Size rules as jitanon_perf_encode_mmap2. */
+/* Encodes a COMM, FORK, EXIT, LOST, MMAP, MMAP2, SAMPLE or FINISHED_ROUND record from the
+   fields a reader would decode (others: JITANON_ERR_UNSUPPORTED).  Size rules as above. */
 JITANON_API jitanon_result jitanon_perf_encode(void *buf, size_t cap, size_t *out_size, const jitanon_perf_record *rec,
                                                const jitanon_perf_attr *attr, jitanon_error *err);
-/* Encodes a perf_event_attr into buf (for jitanon_perf_writer_add_attr) and makes *attr
-   describe it as the reader decodes it.  In: attr->type, size (0 = 128; at least 64, at
-   most cap), config, sample_type, read_format, flags (bit n = the n-th bitfield, as the
-   reader gives them: disabled 0, freq 10, sample_id_all 18, mmap2 23, use_clockid 25; a
-   big-endian attr gets them from the top bit down), clockid (when size >= 96), ids (kept),
-   and sample_period: the union at byte 16, a period or, with freq, a frequency.  Every
-   other byte is 0.  Out: attr->raw views buf (keep buf while the attr is used), and
-   sample_id_all, use_clockid and id_hdr_size follow from the fields. */
+/* Encodes a perf_event_attr into buf and makes *attr describe it (attr->raw views buf:
+   keep buf while the attr is used). */
 JITANON_API jitanon_result jitanon_perf_encode_attr(void *buf, size_t cap, jitanon_perf_attr *attr, uint64_t sample_period,
                                                     int big_endian, jitanon_error *err);
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
-/* Copies perf.data `in_path` ("-" = stdin) to `out_path` ("-" = stdout, pipe mode only)
-   atomically.  out_mode JITANON_PERF_SAME_MODE keeps the input's mode (stdout: pipe mode
-   from any input); another value than the three is JITANON_ERR_INVALID_ARGUMENT.  opts
-   may be NULL. */
+/* Copies perf.data `in_path` ("-" = stdin) to `out_path` ("-" = stdout, pipe mode)
+   atomically; out_mode SAME_MODE keeps the input's.  opts may be NULL. */
 JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path,
                                                   jitanon_perf_mode out_mode, const jitanon_perf_opts *opts,
                                                   jitanon_error *err);
