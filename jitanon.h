@@ -968,34 +968,23 @@ JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const cha
                                                   jitanon_error *err);
 #endif
 /* -- Address ranges: an interval map, and the //anon trimming engine ------------------
-
-   jitanon_rangemap is a reusable map from non-overlapping address ranges to a small
-   value (a kind and an id).  jitanon_trim builds one per process and uses it to replay
-   the address map that perf builds from our *output*: later mappings win their range and
-   split older ones.  A trimmable mmap (`//anon`, `[anon:`, `/memfd:`, `/dev/zero`) of a
-   process with a jitdump is replaced by its pieces that do not cover live jitted code, so
-   it never hides a function the jitdump loaded earlier; everything else resolves as before.
-
-   Ordering: the engine is a replay in *feed order*.  Callers feed each process's events
-   in nondecreasing time; among events with equal timestamps the one fed later wins (as in
-   perf's ordered queue, which is stable), so the injector must write its output in the
-   order it fed the engine.  The timestamps are only checked (stats.out_of_order). */
+   jitanon_rangemap maps non-overlapping address ranges to (kind, id).  jitanon_trim keeps
+   one per process and replays the address map perf builds from our output, replacing a
+   trimmable mmap of a jitdump process by its pieces that do not cover live jitted code.
+   Feed each process's events in nondecreasing time: of equal times, the later fed wins. */
 
 struct jitanon__rm_node; /* defined with the implementation */
 
-/* One piece of a rangemap: [start, start + len), len >= 1.  Ranges may end at
-   UINT64_MAX inclusive; `len` always fits because a piece never grows beyond the range
-   that was assigned (len <= UINT64_MAX).  kind 0 is never stored (it means "nothing"). */
+/* One piece of a rangemap: [start, start + len), len >= 1 (may end at UINT64_MAX
+   inclusive).  kind 0 is never stored (it means "nothing"). */
 typedef struct jitanon_range {
     uint64_t start, len;
     uint32_t kind;
     uint64_t id;
 } jitanon_range;
 
-/* Caller-owned interval map.  jitanon_rangemap_init, then assign/lookup/iterate, then
-   jitanon_rangemap_release.  Nodes live in one pool (indices, not pointers), so the struct may
-   be moved by value.  Every operation is expected O(log n + k), k = pieces touched (a
-   treap with deterministic priorities; nothing recurses). */
+/* Caller-owned interval map: _init, then assign/lookup/iterate, then _release.  May be
+   moved by value.  Operations are expected O(log n + k), k = pieces touched. */
 typedef struct jitanon_rangemap {
     struct jitanon__rm_node *nodes_; /* pool; index 0 is the null node */
     size_t cap_;                     /* pool capacity in nodes */
@@ -1017,7 +1006,7 @@ typedef struct jitanon_rangemap {
     uint64_t big_start_[4], big_len_[4]; /* their starts and lengths - 1 */
 } jitanon_rangemap;
 
-/* Iterator over the pieces overlapping a range, in address order.  Invalidated by any
+/* Iterator over the pieces overlapping a range, in address order; invalidated by any
    change to the map. */
 typedef struct jitanon_rangemap_iter {
     const jitanon_rangemap *map;
@@ -1025,46 +1014,30 @@ typedef struct jitanon_rangemap_iter {
     uint64_t last; /* inclusive end of the queried range */
 } jitanon_rangemap_iter;
 
-/* Initialises an empty map; allocates nothing yet.  `a` (may be NULL = default) is
-   copied.  Never fails. */
+/* An empty map; `a` (NULL = default) is copied.  Allocates nothing, never fails. */
 JITANON_API void jitanon_rangemap_init(jitanon_rangemap *m, const jitanon_allocator *a);
-
 /* Frees the pool; the map is empty and reusable afterwards.  NULL-safe. */
 JITANON_API void jitanon_rangemap_release(jitanon_rangemap *m);
-
-/* Makes [start, start + len) map to (kind, id): pieces there are overwritten, pieces
-   sticking out on either side are cut.  kind 0 erases the range instead.  len 0 is a
-   no-op (JITANON_OK).  A range past UINT64_MAX fails with JITANON_ERR_INVALID_ARGUMENT;
-   JITANON_ERR_NOMEM / JITANON_ERR_LIMIT (2^32 - 2 pieces) leave the map unchanged. */
+/* Maps [start, start + len) to (kind, id) over what was there (kind 0 erases).  Errors:
+   _INVALID_ARGUMENT (past UINT64_MAX), _NOMEM, _LIMIT (map unchanged). */
 JITANON_API jitanon_result jitanon_rangemap_assign(jitanon_rangemap *m, uint64_t start, uint64_t len,
                                                    uint32_t kind, uint64_t id, jitanon_error *err);
-
-/* Removes every piece (or part of one) inside [start, start + len).  Same errors as
-   jitanon_rangemap_assign. */
+/* Removes every piece (or part of one) inside [start, start + len); errors as _assign. */
 JITANON_API jitanon_result jitanon_rangemap_erase(jitanon_rangemap *m, uint64_t start, uint64_t len,
                                                   jitanon_error *err);
-
-/* Finds the piece containing `addr`.  Returns 1 and fills *out (may be NULL) if there is
-   one, else 0 (and *out is zeroed). */
+/* 1 and *out (may be NULL) for the piece containing `addr`, else 0 (*out zeroed). */
 JITANON_API int jitanon_rangemap_lookup(const jitanon_rangemap *m, uint64_t addr, jitanon_range *out);
-
-/* Starts iterating the pieces that overlap [start, start + len); a range running past
-   UINT64_MAX is clipped there, len 0 yields nothing.  Pieces come out whole (not clipped
-   to the query). */
+/* Iterates the pieces overlapping [start, start + len), whole (not clipped). */
 JITANON_API void jitanon_rangemap_iter_begin(jitanon_rangemap_iter *it, const jitanon_rangemap *m,
                                              uint64_t start, uint64_t len);
-
-/* Starts iterating every piece of the map, in address order. */
+/* Iterates every piece of the map, in address order. */
 JITANON_API void jitanon_rangemap_iter_begin_all(jitanon_rangemap_iter *it, const jitanon_rangemap *m);
-
 /* Next piece in address order: returns 1 and fills *out, or 0 at the end. */
 JITANON_API int jitanon_rangemap_iter_next(jitanon_rangemap_iter *it, jitanon_range *out);
-
 /* Number of pieces in the map. */
 JITANON_API size_t jitanon_rangemap_count(const jitanon_rangemap *m);
-
-/* Replaces *dst's contents with a copy of src (dst keeps its own allocator).  On failure
-   (JITANON_ERR_NOMEM) dst is unchanged. */
+/* Replaces *dst's contents with a copy of src (dst keeps its allocator); on
+   JITANON_ERR_NOMEM dst is unchanged. */
 JITANON_API jitanon_result jitanon_rangemap_copy(jitanon_rangemap *dst, const jitanon_rangemap *src,
                                                  jitanon_error *err);
 
@@ -1088,9 +1061,7 @@ typedef struct jitanon_trim_opts {
     uint32_t begin_zero_;
     jitanon_allocator allocator;
     size_t memory_limit;    /* bytes the engine may hold (besides itself); 0 = unlimited */
-    /* internal (a test hook, not API): an event older than its process's latest one fails
-       with JITANON_ERR_INVALID_ARGUMENT instead of being counted */
-    int reject_out_of_order_;
+    int reject_out_of_order_; /* internal test hook */
     uint32_t end_zero_;
 } jitanon_trim_opts;
 
@@ -1107,10 +1078,8 @@ typedef struct jitanon_trim_stats {
     size_t bytes_held, peak_bytes; /* memory held by the engine's tables */
 } jitanon_trim_stats;
 
-/* One event fed to the engine: a jit CODE_LOAD or CODE_MOVE (id = the function's id,
-   reported back by jitanon_trim_resolve), or an MMAP/MMAP2 (kind ANON or FILE, see
-   jitanon_trim_classify; id = map_id; pgoff as recorded).  perf's fields, by name, so a
-   call reads like the record it replays. */
+/* One event: a CODE_LOAD or CODE_MOVE (id = the function's), or an MMAP/MMAP2 (kind ANON
+   or FILE, id = map_id, pgoff as recorded). */
 typedef struct jitanon_trim_event {
     uint32_t pid;
     jitanon_trim_kind kind; /* mmaps only: ANON or FILE */
@@ -1123,136 +1092,58 @@ typedef struct jitanon_trim_event {
 /* Opaque engine. */
 typedef struct jitanon_trim jitanon_trim;
 
-/* Creates an engine (opts may be NULL) in *out.  Errors: JITANON_ERR_BAD_OPTIONS,
-   JITANON_ERR_NOMEM (*out is then NULL).  Destroy with jitanon_trim_destroy. */
+/* Creates an engine (opts may be NULL) in *out (NULL on _BAD_OPTIONS, _NOMEM).  Destroy
+   with jitanon_trim_destroy. */
 JITANON_API jitanon_result jitanon_trim_create(const jitanon_trim_opts *opts, jitanon_trim **out,
                                                jitanon_error *err);
-
 /* Frees the engine and everything it holds.  NULL-safe. */
 JITANON_API void jitanon_trim_destroy(jitanon_trim *t);
-
-/* Marks `pid` as having a jitdump (perf inject's marker mmap was seen): from now on its
-   trimmable mmaps are trimmed.  Without it they are kept whole and may hide jit code,
-   exactly as perf would.  Errors: JITANON_ERR_NOMEM / JITANON_ERR_LIMIT. */
+/* `pid` has a jitdump (its marker was seen): its trimmable mmaps are trimmed from now on.
+   Errors: _NOMEM, _LIMIT. */
 JITANON_API jitanon_result jitanon_trim_set_jitdump(jitanon_trim *t, uint32_t pid, jitanon_error *err);
-
-/* A JIT_CODE_LOAD: [ev->start, ev->start + ev->len) now holds function ev->id (over
-   anything there); ev->kind and ev->pgoff are not read.  len 0 is a no-op; a range past
-   UINT64_MAX is JITANON_ERR_INVALID_ARGUMENT.  On any error the address maps are
-   unchanged (as for jitanon_trim_mmap). */
+/* A CODE_LOAD: [start, start + len) holds function ev->id.  len 0: no-op.  On an error
+   the address maps are unchanged. */
 JITANON_API jitanon_result jitanon_trim_load(jitanon_trim *t, const jitanon_trim_event *ev, jitanon_error *err);
-
-/* A JIT_CODE_MOVE: like a load at the new address (ev->start).  The old range is NOT
-   unmapped, because perf does not unmap it either, so the old address is not asked for. */
+/* A CODE_MOVE: a load at the new address; the old range stays mapped, as in perf. */
 JITANON_API jitanon_result jitanon_trim_move(jitanon_trim *t, const jitanon_trim_event *ev, jitanon_error *err);
-
-/* An MMAP/MMAP2 (ev->kind JITANON_TRIM_ANON or JITANON_TRIM_FILE, ev->id its map_id).
-   *pieces / *count (either may be NULL) receive what to write out instead, in address
-   order, in a buffer owned by the engine and valid until the next call:
-   - FILE, or ANON of a process without a jitdump: the mmap itself, unchanged;
-   - ANON of a jitdump process: its parts not on live jit code (zero, one or more),
-     less the parts an earlier mmap with the same map_id still covers: re-sending those
-     would not change perf's map, and a JIT growing its code cache would otherwise repeat
-     every gap between functions at each growth.  So equal map_ids must mean identical
-     mappings (same name, same pgoff - start; jitanon_inject interns them); a fresh id
-     per mmap turns this off.  Cost O((pieces + 1) log n + k), k = map pieces under it.
-   len 0: the mmap unchanged, nothing recorded.  A range past UINT64_MAX or another kind
-   is JITANON_ERR_INVALID_ARGUMENT.  On any error every address map is left unchanged
-   (the process may have been registered, with an empty map). */
+/* An MMAP/MMAP2: *pieces / *count (either may be NULL) get what to write instead, in
+   address order, valid until the next call.  Equal map_ids must mean identical mappings.
+   On an error every address map is unchanged. */
 JITANON_API jitanon_result jitanon_trim_mmap(jitanon_trim *t, const jitanon_trim_event *ev,
                                              const jitanon_trim_piece **pieces, size_t *count,
                                              jitanon_error *err);
-
-/* perf's FORK of a new process: `child` starts with a copy of parent's address map (as
-   perf clones it) and without a jitdump.  parent == child, or an unknown parent, gives
-   the child an empty map.  Errors: JITANON_ERR_NOMEM / JITANON_ERR_LIMIT, engine unchanged. */
+/* A FORK: `child` gets a copy of parent's map (empty for an unknown parent), no jitdump.
+   Errors: _NOMEM, _LIMIT (engine unchanged). */
 JITANON_API jitanon_result jitanon_trim_fork(jitanon_trim *t, uint32_t parent, uint32_t child,
                                              jitanon_error *err);
-
-/* Forgets a process and its jitdump flag (exit, or exec, which starts a fresh address
-   map and a new program that must announce its own jitdump).  Cannot fail. */
+/* Forgets a process and its jitdump flag (exit or exec).  Cannot fail. */
 JITANON_API void jitanon_trim_forget(jitanon_trim *t, uint32_t pid);
-
-/* What `addr` of `pid` resolves to after every event fed so far, in the output.  Fills
-   *out (may be NULL) with the piece (start, len, kind, id) and returns its kind;
-   JITANON_TRIM_NONE (out zeroed) when nothing is mapped or the pid is unknown.  This is
-   all a profiler needs to symbolize samples in memory. */
+/* What `addr` of `pid` resolves to in the output so far: its kind, and the piece in *out
+   (may be NULL); JITANON_TRIM_NONE (out zeroed) when nothing is mapped. */
 JITANON_API jitanon_trim_kind jitanon_trim_resolve(const jitanon_trim *t, uint32_t pid, uint64_t addr,
                                                    jitanon_range *out);
-
-/* The process's current map (kinds are jitanon_trim_kind), for iterating; NULL for an
-   unknown pid.  Invalidated by the next call that feeds an event. */
+/* The process's current map, NULL for an unknown pid; invalid after the next event. */
 JITANON_API const jitanon_rangemap *jitanon_trim_map(const jitanon_trim *t, uint32_t pid);
-
 /* Counters so far; never NULL for a live engine. */
 JITANON_API const jitanon_trim_stats *jitanon_trim_get_stats(const jitanon_trim *t);
-
-/* JITANON_TRIM_ANON for a name starting with "//anon", "[anon:" or "/memfd:" (the names
-   perf inject --jit strips) or "/dev/zero" (shared anonymous memory, "/dev/zero (deleted)":
-   PHP's JIT buffer; perf reads it as anonymous too), else JITANON_TRIM_FILE.  `name` need
-   not be NUL-terminated. */
+/* JITANON_TRIM_ANON for a name starting with "//anon", "[anon:", "/memfd:" or "/dev/zero",
+   else JITANON_TRIM_FILE.  `name` need not be NUL-terminated. */
 JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len);
+
 /* -- ELF emission ----------------------------------------------------------------------
+   Small ELF files holding jitted code, for perf, addr2line, gdb, objdump, elfutils: one
+   function a file (perf's layout) or many.  Each function's .text file offset = its
+   st_value = its address in the PT_LOAD = the MMAP2 pgoff.  doc/api.md shows the layout. */
 
-   Writes small ELF files that hold jitted code, so perf (and addr2line, gdb, objdump,
-   elfutils) can symbolise, annotate and unwind it.  One builder makes one file: add one
-   function for perf's classic per-function layout (jitted-<pid>-<index>.so), or every
-   function of a dump for one per-process file.  No libelf: every table is built here and
-   every offset is computed with checked math.
-
-   Layout (file offset == virtual address for everything allocated):
-
-       ELF header, program headers (room for 3, padded)    text_base = 0xF0 (64-bit), 0xA0 (32-bit)
-       .text               function i at its own 16-aligned offset: its pgoff
-       .eh_frame           at ALIGN8(end of .text), CIE/FDEs of every function
-       .eh_frame_hdr       sorted lookup table over all FDEs
-       .note.gnu.build-id
-       ---- one PT_LOAD (R+X, p_align 0x1000) covers text_base .. end of the note ----
-       .symtab .strtab .debug_abbrev .debug_info .debug_line .shstrtab, section headers
-
-   The invariant perf relies on holds for every function: its .text file offset = its
-   symbol's st_value = the PT_LOAD-relative address (p_vaddr == p_offset) = the pgoff an
-   injector must put into the MMAP2.  perf maps a sample ip to ip - start + pgoff and
-   looks the symbol up at that address, so several MMAP2s (one per function, each with its
-   own pgoff) may name the same per-process file.
-
-   Unwinding info: JITs that write CODE_UNWINDING_INFO for perf (V8) compute the
-   pc-relative pointers in their .eh_frame assuming it sits at ALIGN8(code_size) after the
-   function start, as perf's own stubs place it.  For a single function that is exactly
-   where it lands here, so V8's bytes come out unchanged; in a per-process file each
-   function's CIE/FDEs are moved and their pc_begin fields rebased, and the .eh_frame_hdr
-   table is rebuilt over all of them.
-
-   Class: 64-bit unless the machine is one known to be 32-bit only (EM_SPARC, EM_386,
-   EM_PPC, EM_ARM); opts.elf_class overrides.  Byte order follows the dump.  e_flags is 0
-   (ARM EABI and RISC-V float-ABI flags are not guessed). */
-
-/* Line bias: V8, LLVM's PerfJITEventListener (Julia, other LLVM JITs) and writers that copy
-   them add 0x40 to every DEBUG_INFO address, to account for the ELF header perf's old
-   stubs put before the code.  jitanon_elf_opts.line_bias says what to subtract:
-   JITANON_ELF_LINE_BIAS_AUTO (0) detects it from the data, _NONE subtracts nothing, any
-   other value is the bytes to subtract (_PERF, 0x40, is what those writers add). */
+/* Line bias: what to subtract from DEBUG_INFO addresses (V8 and LLVM's listener add 0x40):
+   AUTO (0) detects it, NONE subtracts nothing, any other value is the bytes (PERF, 0x40). */
 typedef uint32_t jitanon_elf_line_bias;
 #define JITANON_ELF_LINE_BIAS_AUTO 0u
 #define JITANON_ELF_LINE_BIAS_PERF 0x40u
 #define JITANON_ELF_LINE_BIAS_NONE 0xFFFFFFFFu
 
-/* Detection, from the data (no producer marker needed).  Each function's DEBUG_INFO
-   entries are compared with its code [addr, addr + size) and the bias B = 0x40:
-   - an entry below addr + B: only an unbiased writer puts it there -> the dump is unbiased;
-   - an entry in (addr + size, addr + size + B]: past the end, explained only by the bias;
-   - the lowest entry at exactly addr + B: a biased writer's line for the first instruction.
-   The dump is biased when no function says "unbiased" and either some entry lies past an
-   end or more than half of the functions with entries start at addr + B (or, with no
-   evidence either way, when the header carries V8's pad1 marker 0xDEADBEEF).  An
-   unbiased dump never has an entry past an end, so it is shifted only when no function
-   has a line in its first B bytes and most have their first exactly B in: the same
-   bytes as a biased dump, which is the likelier reading.  Feed every record of a dump
-   in order.  A DEBUG_INFO belongs to the LOAD the injector gives it
-   (jitanon_jitdump_debug_fits: the newest with the LOAD's code address, else the newest
-   since the last LOAD whose first line is in the code), so the DEBUG_INFOs of a batch
-   written before the batch's LOADs (LLVM ORC JITLink) vote with their own functions; the
-   last JITANON_ELF_LINE_BIAS_WAITING of them wait, older ones go without a vote. */
+/* Detects a dump's line bias from its data: feed every record in order (_add), then
+   _result.  The last JITANON_ELF_LINE_BIAS_WAITING DEBUG_INFOs wait for their LOAD. */
 #define JITANON_ELF_LINE_BIAS_WAITING 32
 typedef struct jitanon_elf_line_bias_scan {
     uint64_t functions;  /* LOADs with a DEBUG_INFO before them */
@@ -1286,23 +1177,13 @@ enum {
 typedef struct jitanon_elf_opts {
     uint32_t begin_zero_;
     jitanon_allocator allocator;
-    uint32_t line_bias;  /* jitanon_elf_line_bias: AUTO (detected over the functions of
-                            the file), NONE, or the bytes to subtract */
+    uint32_t line_bias;  /* jitanon_elf_line_bias: AUTO, NONE, or the bytes to subtract */
     uint32_t machine;    /* e_machine to write; 0 = the dump's elf_mach (see NOTE_ERLANG) */
     uint32_t elf_class;  /* 0 = from the machine, else 32 or 64 */
-    int compress_debug;  /* zlib-compress .debug_*; needs JITANON_USE_ZLIB, else
-                            jitanon_elf_builder_init fails with JITANON_ERR_FEATURE_DISABLED */
+    int compress_debug;  /* zlib .debug_*; without JITANON_USE_ZLIB: _FEATURE_DISABLED */
     int no_debug;        /* leave out .debug_* even when DEBUG_INFO is given */
     int no_unwind;       /* leave out .eh_frame / .eh_frame_hdr */
-    /* Symbols only, no code (a perf map's stub): every function is added with its
-       code_addr and map_size (1 when 0) and no code, debug or unwinding info, in address
-       order without overlaps; its symbol's st_value is that address itself, in an
-       SHT_NOBITS section .text.nobits over them (sh_addr == sh_offset, and a PT_LOAD of
-       no file bytes with p_vaddr == p_offset: perf's symbol adjustment is none), so an
-       MMAP2 of such a file carries pgoff = its start address.  Tools that disassemble
-       find no bytes: perf annotate prints the symbol's header and sample count over an
-       empty listing (with only the map it fails: objdump has no file to read). */
-    int symbols_only;
+    int symbols_only;    /* symbols, no code (a perf map's stub): MMAP2 pgoff = the address */
     uint32_t end_zero_;
 } jitanon_elf_opts;
 
@@ -1314,22 +1195,11 @@ typedef struct jitanon_elf_func {
     jitanon_bytes code;
     const jitanon_jitdump_record *debug;  /* a CODE_DEBUG_INFO record for it, or NULL */
     const jitanon_jitdump_record *unwind; /* a CODE_UNWINDING_INFO record for it, or NULL */
-    /* Bytes from the function's start that its mapping covers when that is more than the
-       code (unwinding info the runtime keeps mapped after it, see CODE_UNWINDING_INFO
-       mapped_size); the next function of a per-process file starts after them.  0: the
-       code size. */
-    uint64_t map_size;
-    /* Where its code goes in the file (= its address there = the MMAP2 pgoff): 0 puts it
-       after the previous function, 16-aligned; otherwise at least the headers' end
-       (jitanon_elf_builder.text_base) and the previous function's end, unaligned.  A file
-       whose offsets mirror the code's addresses (offset = address - one base) is read
-       alike from any slice of it (jitanon_inject_opts.elf_layout = JITANON_ELF_PER_REGION). */
-    uint64_t file_offset;
+    uint64_t map_size;    /* bytes its mapping covers when more than the code; 0: the code size */
+    uint64_t file_offset; /* where its code goes (= the MMAP2 pgoff); 0: after the previous */
 } jitanon_elf_func;
 
-/* One function of a dump as the ELF writer takes it (jitanon_jitdump_func_iter): name,
-   code, its DEBUG_INFO and UNWINDING_INFO, and map_size from the unwinding info's
-   mapped_size (the room jitanon-inject and perf inject map after the code). */
+/* One function of a dump as the ELF writer takes it (map_size from its mapped_size). */
 JITANON_API void jitanon_elf_func_of(const jitanon_jitdump_func *f, jitanon_elf_func *out);
 
 /* What a finished file looks like. */
@@ -1361,9 +1231,9 @@ typedef struct jitanon__elf_entry {
     int streamed; /* name, debug and eh_frame are the builder's copies; code comes later */
 } jitanon__elf_entry;
 
-/* The code of a function added after jitanon_elf_builder_stream_code, asked for while the
-   file is written: once per such function, in the order added.  *code must hold exactly
-   the size given to add and stay valid until the next call.  Nonzero = failure. */
+/* The code of the index-th function added after jitanon_elf_builder_stream_code, asked
+   for in order while writing: exactly the size given to add, valid until the next call.
+   Nonzero = failure. */
 typedef int (*jitanon_elf_code_fn)(void *user, size_t index, jitanon_bytes *code);
 
 /* Collects functions, then writes one ELF.  Caller-owned; free with
@@ -1381,27 +1251,21 @@ typedef struct jitanon_elf_builder {
     void *code_user;
     struct jitanon__elf_chunk *copies; /* what streamed functions keep, newest chunk first */
     int borrow_tables_;        /* streamed: debug and unwinding data outlive the builder (kept uncopied) */
-    /* the code is written by another (a region file's, by offset): finish moves the
-       sink over it, to `to`, instead of writing it; nonzero: it cannot */
-    int (*skip_code_)(void *user, uint64_t to);
+    int (*skip_code_)(void *user, uint64_t to); /* internal: another writes the code */
     void *skip_user_;
 } jitanon_elf_builder;
 
-/* Starts a file for code described by `header` (machine, class, byte order, V8 marker).
-   opts may be NULL.  Fails with JITANON_ERR_BAD_OPTIONS / _FEATURE_DISABLED / _INVALID_ARGUMENT. */
+/* Starts a file for code described by `header` (machine, class, byte order).  opts may be
+   NULL.  Errors: _BAD_OPTIONS, _FEATURE_DISABLED, _INVALID_ARGUMENT. */
 JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, const jitanon_jitdump_header *header,
                                                     const jitanon_elf_opts *opts, jitanon_error *err);
-/* Adds a function; *pgoff (may be NULL) receives its file offset = address in the file =
-   the MMAP2 pgoff.  Functions are laid out in the order added. */
+/* Adds a function, laid out in the order added; *pgoff (may be NULL) gets its offset. */
 JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
                                                    uint64_t *pgoff, jitanon_error *err);
-/* From now on the builder keeps nothing of what `fn` of later adds points to: names,
-   debug and unwinding data are copied, the code is hashed for the build-id at once and
-   asked for again through `code_fn` while the file is written.  A per-process file is
-   as large as all the code of a dump; built this way, memory holds none of that code. */
+/* Later adds keep nothing of `fn`: the code is asked for again through code_fn. */
 JITANON_API void jitanon_elf_builder_stream_code(jitanon_elf_builder *b, jitanon_elf_code_fn code_fn, void *user);
-/* Writes the file through `sink` (front to back, no seeking).  info may be NULL.  The
-   output depends only on the inputs: the same functions give a byte-identical file. */
+/* Writes the file through `sink`, front to back; info may be NULL.  The same functions
+   give a byte-identical file. */
 JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, jitanon_sink sink,
                                                       jitanon_elf_info *info, jitanon_error *err);
 /* NULL-safe. */
