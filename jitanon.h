@@ -1277,70 +1277,10 @@ JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const j
                                                       jitanon_elf_info *info, jitanon_error *err);
 
 /* -- Injection: perf.data in -> perf.data out + ELF files ----------------------------------
-
-   What `perf inject --jit` does, with range-aware //anon handling:
-   - a marker mmap (an executable mapping of a file named as jitanon_jitdump_is_marker
-     says) makes the injector load that jitdump (through the process's root while it
-     runs in another mount namespace, else from the recorded path; then from
-     opts.jitdump_dir) when its header names the process's pid (as recorded, or in its
-     own pid namespace), and write ELF files for its functions (one per function, or one
-     per process);
-   - every CODE_LOAD / CODE_MOVE becomes a synthesized MMAP2 into that ELF, placed in
-     timestamp order (before the first input record that is not older), so the output
-     keeps its FINISHED_ROUND records and stays valid for perf's round-based sorting;
-   - a trimmable mmap (`//anon`, `[anon:`, `/memfd:`, `/dev/zero`) of a process with a
-     jitdump is replaced by its parts that do not cover live jitted code (jitanon_trim), so stubs and
-     code without a load record keep their `[JIT] tid` / perf-<pid>.map names;
-   - every other record passes through unchanged.
-
-   Decisions follow timestamps, not file position, in the order perf's round sorting
-   delivers the records: at each FINISHED_ROUND those not newer than the rounds before it,
-   in time order; the newer rest waits for the next round (one CPU's next round often
-   starts before another's last one ended).  Records are written in file order as far as
-   they are decided, so a recording with nothing to inject comes out byte for byte.
-   Memory is bounded by about two rounds plus, per jitdump, its
-   functions' bookkeeping; the dump itself is held only when resolving samples
-   (opts.on_sample, or no output) or with a custom io.load_dump.  Otherwise it is scanned
-   when its marker arrives and streamed again from its file to write the ELFs (once more
-   at the end with elf_files = SAMPLED); a per-process file is held whole only with a
-   custom io.write_elf.  Exited processes are forgotten.
-
-   Live pipes: with pipe input (a recording still running) each dump a marker names is
-   followed while the JIT appends to it.  Its stream stays open and, before a round is
-   decided, it is read from where the last read stopped (a record cut at the end is
-   completed then), so every record up to the round's last event is known when its
-   samples and //anon mmaps are decided; a function read after events newer than its load
-   were decided is mapped from the last decided time on (the output stays in time order).
-   A fresh round (its last event less than 250 ms before the clock now) newer than a
-   dump's last record waits, in polls of 1 ms and at most opts.follow_wait_us in all, while
-   that dump grew in the last 100 ms: the JIT is writing and may not have flushed yet.  A
-   dump whose process exited, and every dump when the input ends, is read to its end and
-   closed.  Runtimes buffer their dumps (node: 4 KiB blocks, the last at exit), so a round
-   with a user-mode sample in its process's JIT memory (anonymous code memory no function
-   read so far covers, or memory no mapping covers yet; a return address of its
-   callchain, or a word of its copied user stack or registers, in such code memory) that
-   the followed dump has not reached is held back (a dump is followed from when the round
-   with its marker is read, so that round's samples wait too), with every round after it
-   (the output keeps its order), until the dump reaches it, its process exits (an EXIT
-   read while holding has the dump read to its end at once), the dump stops growing
-   (opts.follow_idle_ms, 60 s) or the input ends; then the held rounds are decided in
-   order and the output streams again.  At most opts.hold_bytes (64 MiB: raw records and
-   ~160 bytes of bookkeeping each) is held: past it the oldest rounds are decided with
-   what is known until half of it is held.  Samples in JIT memory left unnamed are
-   counted by why (stats.unnamed) and, when holding did not suffice, told once through
-   io.log at the end.  Apart from what is held, records are not kept and applied events
-   are freed: memory grows only by each function's bookkeeping (a 60 s pipe of node
-   running three hot functions: 35 MiB held at most, peak RSS 41 MB).  It needs streamed
-   dumps (the default I/O, or io.open_dump for an embedder's own: its read returning 0
-   at the end of what is written so far, then more as the file grows) and per-function
-   files; otherwise (per-process files, on_sample, a custom load_dump alone) a dump is
-   read once, at its marker.  An embedder's io.open_dump stream is held for as its read
-   returns 0; the idle clock is jitanon_jitdump_now (CLOCK_MONOTONIC).  Counted in stats.follow (dumps, reads,
-   wait_ns), stats.hold and stats.unnamed.
-
-   Untrusted recordings: only files named as markers are opened; ELF names are
-   built from numbers; an ELF is never written through a symlink, and an existing file is
-   replaced only when it is itself a jitted ELF stub. */
+   What `perf inject --jit` does: a marker mmap loads its jitdump, each CODE_LOAD/MOVE
+   becomes an MMAP2 into an ELF file written for it, in time order; trimmable mmaps of a
+   jitdump process are trimmed (jitanon_trim); other records pass unchanged.  doc/api.md
+   says how rounds, live pipes and untrusted recordings are handled. */
 
 typedef enum jitanon_anon_mode {
     JITANON_ANON_RANGE = 0, /* trim trimmable mmaps to what does not cover live jit code */
@@ -1348,102 +1288,54 @@ typedef enum jitanon_anon_mode {
     JITANON_ANON_KEEP = 2   /* strip nothing */
 } jitanon_anon_mode;
 
-/* Samples that ran in a function before the JIT wrote its CODE_LOAD (HotSpot posts
-   CompiledMethodLoad asynchronously; other runtimes batch their records).  NAME maps the
-   function from earlier than its load - at the earliest `late_window_ns` before it, and
-   not before its code's anonymous mapping is seen - when nothing else was ever described
-   at its addresses: no earlier LOAD or MOVE of the process's dumps overlaps it, and when
-   the claim starts the range lies inside one trimmable (//anon, [anon:, /memfd:,
-   /dev/zero) mapping, or such a mapping appears over it before the load.  So a sample there can only have
-   run that function's code (or code no jitdump describes, which the window bounds).
-   The output stays in time order: the function's MMAP2 carries the earlier time and the
-   //anon mmaps after it are trimmed around it.  It needs the whole dump before the
-   samples: file input and anon_mode = RANGE.  AUTO (the default) names where it can and
-   otherwise keeps load times; NAME asked for explicitly reports the fallback
-   (stats.fallbacks, io.log).  Checked against the truth on real recordings (doc/late-loads.md):
-   no sample was named wrongly. */
 /* What becomes of the perf maps (/tmp/perf-<pid>.map) of recorded processes. */
 typedef enum jitanon_perf_map_mode {
-    JITANON_PERF_MAP_KEEP = 0, /* nothing: perf report reads the map at report time, from
-                                  /tmp of the machine it runs on, while it is there */
-    /* Into the output: for a process with executable anonymous mappings (//anon, [anon:,
-       /memfd:) whose map is found (opts.jitdump_dir first when set, then /tmp), the map's
-       entries become one symbols-only ELF, "jitted-<pid>.map.so" (elf_dir, else next to
-       the map), listed in the build-id table and cache like every jitted file, and what
-       the output keeps of those mappings (all of it without a jitdump; with one, the
-       pieces the trimming leaves around jitted code) is mapped to it.  perf archive then
-       carries the names; the stub holds no code, so perf annotate has nothing to
-       disassemble there. */
-    JITANON_PERF_MAP_ELF = 1
+    JITANON_PERF_MAP_KEEP = 0, /* nothing: perf report reads the map itself, at report time */
+    JITANON_PERF_MAP_ELF = 1   /* into the output: a symbols-only jitted-<pid>.map.so */
 } jitanon_perf_map_mode;
 
+/* Samples that ran in a function before its CODE_LOAD was written (HotSpot, batching
+   runtimes): NAME maps it from earlier when nothing else was ever there. */
 typedef enum jitanon_late_mode {
     JITANON_LATE_AUTO = 0, /* NAME for file input with anon_mode RANGE, else KEEP (silently) */
-    JITANON_LATE_NAME = 1, /* back-date the mapping as described above */
+    JITANON_LATE_NAME = 1, /* back-date the mapping, up to opts.late_window_ns */
     JITANON_LATE_KEEP = 2  /* a function is mapped from its CODE_LOAD on (perf's rule) */
 } jitanon_late_mode;
 
 /* The default window for JITANON_LATE_NAME (see doc/late-loads.md for the measurements). */
 #define JITANON_LATE_WINDOW_DEFAULT_NS 100000000u
 
-/* Which ELF files hold the jitted code.  REGION (the default since 0.6) writes a few files
-   where perf writes one per function: each is one run of a process's code whose file
-   offsets mirror the code's addresses (see jitanon__eo_region), and code loaded over code
-   a sample hit gets a file of its own, as perf names it (doc/layouts.md: node's 8 s bench
-   recording, tens of files against ten thousand; perf script, annotate, archive and DWARF
-   unwinding, gdb/addr2line and hotspot's parser read them as they read per-function
-   files).  FUNCTION is perf's own layout, jitted-<pid>-<code_index>.so (the default up to
-   0.5: doc/upgrading.md).  PROCESS puts all of a dump's code in one file at packed
-   offsets, which perf reads but hotspot's parser partly misnames (its caches are keyed by
-   the offset from each mapping's start); it goes in a later release. */
+/* Which ELF files hold the jitted code (doc/layouts.md). */
 typedef enum jitanon_elf_layout {
-    JITANON_ELF_PER_REGION = 0,  /* jitted-<pid>-r<N>.so: one per run of code */
+    JITANON_ELF_PER_REGION = 0,  /* jitted-<pid>-r<N>.so: one per run of code (the default) */
     JITANON_ELF_PER_PROCESS = 1, /* one jitted-<pid>.so holding every function */
     JITANON_ELF_PER_FUNCTION = 2 /* jitted-<pid>-<code_index>.so, as perf writes them */
 } jitanon_elf_layout;
 
-/* Which per-function files are written.  perf report (script, annotate, and hotspot's
-   unwinder) opens a jitted file only when an address of a sample lands in it, the way
-   `perf inject -b` marks only the DSOs with hits; most JIT code of a long run is never
-   sampled.  The addresses of a sample: its ip, its callchain entries, its data address,
-   its branch stack's from and to, and, for --call-graph dwarf, every word of its user
-   registers and of its copied user stack (a superset of the return addresses an unwinder
-   can find there; on arm64 also without a pointer-authentication code in bits 48 and up);
-   a return address and the byte before it both count. */
+/* Which per-function files are written: perf opens a jitted file only where an address
+   of a sample lands in it. */
 typedef enum jitanon_elf_files {
-    JITANON_ELF_FILES_AUTO = 0,    /* SAMPLED where it applies (per-function files, file input and
-                                      output), else ALL; with no fallback reported */
+    JITANON_ELF_FILES_AUTO = 0,    /* SAMPLED where it applies, else ALL; no fallback reported */
     JITANON_ELF_FILES_SAMPLED = 1, /* only the files an address of a sample resolves into */
     JITANON_ELF_FILES_ALL = 2      /* every function's file, as perf inject --jit */
 } jitanon_elf_files;
 
 /* -- The platform seam -----------------------------------------------------------------
-   The library reaches the operating system only through three things: a jitanon_stream
-   (one file being read or written), jitanon_inject_io (which files the injector reads and
-   where its ELF files go) and a jitanon_thread_pool (the injector's writer threads).  The
-   defaults are POSIX (the implementation's last section, [posix]); an embedder or a test
-   that sets all three sees no call into the OS from the injector. */
+   The library reaches the OS only through a jitanon_stream, jitanon_inject_io and a
+   jitanon_thread_pool; the defaults are POSIX ([posix]). */
 
-/* A file opened for reading (read_fn) or for writing (write_fn, a jitanon_sink's write:
-   0 when all bytes went out).  read_fn returns the bytes read, 0 at the end, SIZE_MAX on
-   an error.  close_fn (may be NULL) ends it: 0 when it closed cleanly.  size: the file's
-   size when it was opened, 0 when unknown. */
+/* A file opened for reading (read_fn: bytes read, 0 at the end, SIZE_MAX on an error) or
+   writing (write_fn: 0 when all went out).  close_fn (may be NULL): 0 when closed cleanly. */
 typedef struct jitanon_stream {
     jitanon_read_fn read_fn;
     int (*write_fn)(void *user, const void *data, size_t size);
     int (*close_fn)(void *user);
     void *user;
-    uint64_t size;
+    uint64_t size; /* the file's size when opened, 0 when unknown */
 } jitanon_stream;
 
-/* Threads for independent tasks, numbered from 0 in the order they are queued (ufbx's
-   ufbx_thread_pool is the model).  The library calls start_fn once per batch with the
-   most workers it wants, the function that runs task `index` (`ctx` is the library's)
-   and the allocator for the pool's own memory; run_fn makes tasks [first, first + count) runnable, on any worker and in
-   any order; wait_fn returns once every task below `end` has finished (run_fn was called
-   for them); stop_fn, after the last wait, ends the workers.  start_fn returns 0 when
-   no worker could start (the calling thread then does the work).  Only the calling
-   thread calls these. */
+/* Threads for independent tasks numbered from 0 (modelled on ufbx_thread_pool).  Only the
+   calling thread calls these; start_fn returns 0 when no worker could start. */
 typedef struct jitanon_thread_pool {
     int (*start_fn)(void *user, unsigned workers, void (*task)(void *ctx, size_t index), void *ctx,
                     const jitanon_allocator *allocator, void **pool);
@@ -1453,130 +1345,72 @@ typedef struct jitanon_thread_pool {
     void *user;
 } jitanon_thread_pool;
 
-/* A process a jitdump marker names, as the running system shows it (see
-   jitanon_inject_io.find_process). */
+/* A process a jitdump marker names, as the running system shows it (io.find_process). */
 typedef struct jitanon_inject_process {
     uint32_t nspid;     /* its pid in its own (innermost) pid namespace; its pid when none */
-    int other_mnt;      /* 1: its mount namespace is not the injector's (a container): its
-                           files are read through its root, /proc/<pid>/root */
+    int other_mnt;      /* 1: another mount namespace: files read through /proc/<pid>/root */
     uint64_t mnt_ns;    /* that namespace's inode, to tell a reused pid (0: unknown) */
 } jitanon_inject_process;
 
-/* Where jitdumps come from and where ELF files go.  The defaults (all NULL) read dumps
-   with jitanon_jitdump_load_file and write ELFs atomically with POSIX calls; tests and
-   fuzzers plug in memory versions so nothing touches the disk.  Every pointer a callback
-   receives (path, dir, name, data, message, opts) is valid during that call only. */
+/* Where jitdumps come from and where ELF files go; NULL members are the POSIX defaults.
+   Every pointer a callback receives is valid during that call only. */
 typedef struct jitanon_inject_io {
-    /* Loads the dump at `path` (already checked to be named jit-<digits>.dump) into *out,
-       as jitanon_jitdump_load_file does: JITANON_OK with a dump the injector frees with
-       jitanon_jitdump_destroy, or an error (err filled; *out is not used).  The default
-       (NULL) opens the path as a recording may name anything: without blocking
-       (O_NONBLOCK, O_NOCTTY), only a regular file (a FIFO or a device is refused at
-       once), a symlink only as the kernel's protected_symlinks rule allows; err says
-       why a file was refused.  A dump of a process in another mount namespace (a
-       container) comes as "/proc/<pid>/root/<recorded path>": the default resolves the
-       rest inside that root (openat2 RESOLVE_IN_ROOT, else refusing every symlink), and
-       so must a replacement that reads it. */
+    /* Loads the dump at `path` into *out, as jitanon_jitdump_load_file does. */
     jitanon_result (*load_dump)(void *user, const char *path, const jitanon_jitdump_opts *opts,
                                 jitanon_jitdump **out, jitanon_error *err);
-    /* Stores one complete ELF file called `name` ("jitted-", then digits, '-' and '.',
-       then ".so"; a perf map's stub: "jitted-<pid>.map.so") in directory `dir`.  Return 0
-       on success. */
+    /* Stores the complete ELF file `name` in `dir`; 0 on success. */
     int (*write_elf)(void *user, const char *dir, const char *name, const void *data, size_t size);
-    /* Reading a dump as a stream, from its start: *read gets a jitanon_read_fn and
-       *stream its user pointer; the read returns 0 at the end of what was written so far
-       (and more later when the JIT appends: that is how a live pipe follows a dump, see
-       jitanon_inject), SIZE_MAX on an error.  close_dump (may be NULL) ends the stream.
-       When set, it is used instead of load_dump wherever the injector streams a dump:
-       with output and no on_sample, the way the default I/O streams its files.  The
-       default (NULL) opens files as load_dump does. */
+    /* Opens a dump as a stream (its read returns 0 at the end for now); used instead of
+       load_dump wherever the injector streams a dump.  close_dump may be NULL. */
     jitanon_result (*open_dump)(void *user, const char *path, jitanon_read_fn *read, void **stream,
                                 jitanon_error *err);
     void (*close_dump)(void *user, void *stream);
-    /* opts.perf_map ELF: loads the perf map at `path` as jitanon_perfmap_load_file does
-       (JITANON_ERR_IO when there is none).  The default (NULL) opens it as load_dump's
-       default opens a dump (a regular file only, without blocking). */
+    /* opts.perf_map ELF: loads the perf map at `path` (jitanon_perfmap_load_memory on its
+       bytes); JITANON_ERR_IO when there is none. */
     jitanon_result (*load_perfmap)(void *user, const char *path, const jitanon_perfmap_opts *opts,
                                    jitanon_perfmap **out, jitanon_error *err);
-    /* The container lookup: whether process `pid` of the recording runs now and, if it
-       does, *out (zeroed before the call) says how its jitdump is found: in another mount
-       namespace, at "/proc/<pid>/root/<recorded path>" (load_dump or open_dump gets that
-       path; a replacement resolves it inside that root as the default does), and with
-       which pid in its header.  *out comes zeroed but for nspid = pid.  1 when it runs, 0 when not (the recorded path and pid
-       only).  The default, jitanon_inject_find_process_proc, reads /proc; it is used only
-       when load_dump and open_dump are the defaults too: an embedder with its own I/O
-       sets this (to that function, to keep containers) or has /proc never read. */
+    /* 1 when process `pid` runs now, with *out (nspid = pid on entry) saying how its dump
+       is found; 0 when not.  Default: jitanon_inject_find_process_proc, default I/O only. */
     int (*find_process)(void *user, uint32_t pid, jitanon_inject_process *out);
-    /* JITANON_FRAME_WANT_UNWIND: reads up to `size` bytes at `offset` of the file at
-       `path` (a mapping's file, as the recording names it) into dst: the bytes read
-       (fewer at its end), SIZE_MAX when it cannot be read.  Each file is read once (its
-       ELF and program headers, .eh_frame_hdr and .eh_frame).  The default (NULL) opens
-       it as load_dump's default opens a dump (a regular file only, without blocking).
-       JITANON_FRAME_WANT_SYMBOL asks for "[vdso]" too: this process's own vdso image,
-       read for a recording's [vdso] it has no build-id of, as perf 6.1 does (the
-       default reads it from memory; SIZE_MAX: none). */
+    /* Reads up to `size` bytes at `offset` of the file `path` into dst: the bytes read,
+       SIZE_MAX when it cannot be read (JITANON_FRAME_WANT_UNWIND, _SYMBOL). */
     size_t (*read_file)(void *user, const char *path, uint64_t offset, void *dst, size_t size);
     /* Receives warnings (a dump that cannot be read, a refused file, ...). */
     void (*log)(void *user, const char *message);
     /* Called now and then with input bytes consumed so far. */
     void (*progress)(void *user, uint64_t bytes_done);
     void *user;
-    /* The writer threads of opts.elf_threads; NULL: POSIX threads where the build has
-       them (jitanon_features), else none. */
-    const jitanon_thread_pool *thread_pool;
+    const jitanon_thread_pool *thread_pool; /* opts.elf_threads; NULL: POSIX threads if built */
 } jitanon_inject_io;
 
-/* io.find_process's default: /proc/<pid>/status (NSpid) and /proc/<pid>/ns/mnt against
-   the caller's own.  0 without POSIX (JITANON_NO_POSIX) or when the process is gone;
-   `user` is not used. */
+/* io.find_process's default, from /proc (NSpid, ns/mnt); 0 without POSIX or when the
+   process is gone.  `user` is not used. */
 JITANON_API int jitanon_inject_find_process_proc(void *user, uint32_t pid, jitanon_inject_process *out);
 
-/* What a sample resolves to, in time order, after the injection decisions: the answer
-   perf report will give for the output (see jitanon_inject_opts.on_sample).  Every
-   pointer in it (name, callchain, rec and what they view) is valid during the on_sample
-   call only: copy what you keep. */
+/* What a sample resolves to after the injection decisions (opts.on_sample): what perf
+   report will say for the output.  Every pointer in it is valid during the call only. */
 typedef struct jitanon_inject_sample {
     uint32_t pid, tid;
     uint64_t time, ip;
-    /* JIT: a jitdump function; ANON/FILE: an mmap of the process, or, for an address no
-       mapping of the process holds, a kernel or module mapping (pid -1: [kernel.kallsyms]_text,
-       a module's path; check cpumode); NONE: no mapping holds it */
-    jitanon_trim_kind kind;
+    jitanon_trim_kind kind;  /* JIT, ANON/FILE (also kernel and module mappings), NONE */
     jitanon_str name;        /* the function's name, or the mmap's file name */
     uint64_t start;          /* where that function or mapping piece starts */
     uint64_t code_index;     /* JIT only */
-    /* The sample's callchain as recorded (callchain_nr u64s: jitanon_perf_u64_at with
-       big_endian; JITANON_PERF_CONTEXT_* markers included), empty without one.  Its
-       entries resolve with jitanon_inject_sample_resolve, at the sample's moment. */
-    jitanon_bytes callchain;
+    jitanon_bytes callchain; /* as recorded, markers included (jitanon_perf_u64_at) */
     uint64_t callchain_nr;
     int big_endian;
     const void *ctx_;        /* private: the injector that resolved it */
-    /* ANON/FILE: the mapping's file offset at `start` (ip - start + pgoff is the address's
-       offset in the file, what an ELF symbolizer wants); JIT: 0. */
-    uint64_t pgoff;
-    /* The SAMPLE record as the reader decodes it: rec->misc & JITANON_PERF_MISC_CPUMODE_MASK
-       (the cpumode), rec->sample.period, rec->sid.cpu, rec->attr_index (which event:
-       jitanon_perf_reader.attrs), rec->raw. */
-    const jitanon_perf_record *rec;
+    uint64_t pgoff;          /* ANON/FILE: the mapping's file offset at `start`; JIT: 0 */
+    const jitanon_perf_record *rec; /* the SAMPLE record as the reader decodes it */
     uint16_t cpumode;        /* rec->misc & JITANON_PERF_MISC_CPUMODE_MASK */
-    /* JIT: the loaded jitdump the function is from (held while on_sample is set, unless a
-       custom io.load_dump's dump was released), for its CODE_LOAD (code_index) and its
-       DEBUG_INFO lines (jitanon_jitdump_debug_fits); valid during the call, as the rest.
-       NULL otherwise. */
-    const jitanon_jitdump *dump;
-    /* The thread's name (perf script's comm) when opts.sample_fields has
-       JITANON_SAMPLE_COMM: its last COMM by the sample's time, else the one its FORK
-       inherited; empty when the recording named it nowhere (perf prints ":<tid>"). */
-    jitanon_str comm;
-    /* private: where the lookup of ip found it, and in whose maps (the frame of the
-       sample's own ip then costs no second lookup) */
-    jitanon_range where_;
-    uint32_t where_pid_;
+    const jitanon_jitdump *dump; /* JIT: the loaded jitdump the function is from, else NULL */
+    jitanon_str comm;        /* the thread's name (JITANON_SAMPLE_COMM), else empty */
+    jitanon_range where_;    /* private: where the lookup of ip found it ... */
+    uint32_t where_pid_;     /* ... and in whose maps */
     const void *rec_; /* private: the injector's copy of the record (its registers and stack) */
 } jitanon_inject_sample;
 
-/* A callchain's context markers (perf_event.h PERF_CONTEXT_*): entries at or above
+/* A callchain's context markers (PERF_CONTEXT_*): entries at or above
    JITANON_PERF_CONTEXT_MAX are no addresses; the ones after a marker are of that mode. */
 #define JITANON_PERF_CONTEXT_HV 0xffffffffffffffe0ull /* 2^64 - 32 */
 #define JITANON_PERF_CONTEXT_KERNEL 0xffffffffffffff80ull /* 2^64 - 128 */
@@ -1586,118 +1420,60 @@ typedef struct jitanon_inject_sample {
 #define JITANON_PERF_CONTEXT_GUEST_USER 0xfffffffffffff600ull /* 2^64 - 2560 */
 #define JITANON_PERF_CONTEXT_MAX 0xfffffffffffff001ull /* 2^64 - 4095 */
 
-/* Inside opts.on_sample only: what `ip` (a callchain entry, say) of the sample's process
-   resolves to now, the way the sample's own ip did.  *out is a copy of *s with ip, kind,
-   name, start and code_index of that address; returns out->kind. */
+/* Inside opts.on_sample only: *out = *s with ip, kind, name, start and code_index of
+   address `ip` of the sample's process; returns out->kind. */
 JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject_sample *s, uint64_t ip,
                                                             jitanon_inject_sample *out);
 
 /* -- a symbolizer's view of a sample --------------------------------------------------
-   What `perf script` shows for an address of a sample (on jitanon-inject's output of the
-   same recording), in a symbolizer's terms: a jitanon_frame.  Nothing of it is computed
-   unless asked: jitanon_inject_frame_at for one address, the frame iterator for the
-   sample's callchain, and the `want` bits for what costs more than the lookup itself.
-       static void on_sample(void *user, const jitanon_inject_sample *s)
-       {
-           jitanon_inject_frame_iter it;
-           jitanon_frame f;
-           jitanon_inject_frame_iter_begin(&it, s, JITANON_FRAME_WANT_PERF_MAP);
-           while (jitanon_inject_frame_iter_next(&it, &f)) print(&f);
-       }
-   Every pointer in a frame is valid during the on_sample call only, as the sample's. */
+   What `perf script` shows for an address of a sample, as a jitanon_frame: one address
+   (jitanon_inject_frame_at) or the callchain (the frame iterator); `want` bits ask for
+   what costs more.  Pointers in a frame are valid during the on_sample call only. */
 typedef enum jitanon_frame_kind {
     JITANON_FRAME_UNKNOWN = 0,  /* no mapping holds the address (perf: [unknown]) */
     JITANON_FRAME_JIT = 1,      /* a jitdump function: name, code_index, its source line */
-    /* anonymous memory (//anon, /dev/zero, /anon_hugepage) its process's perf map names:
-       name is the map's symbol, path the map's file (perf shows that as the dso) */
-    JITANON_FRAME_PERF_MAP = 2,
-    /* a mapping of the process: a file (path, pgoff, offset in the file), [vdso], or
-       anonymous memory nothing names (path "//anon": perf shows /tmp/perf-<pid>.map) */
-    JITANON_FRAME_FILE = 3,
+    JITANON_FRAME_PERF_MAP = 2, /* anonymous memory its process's perf map names */
+    JITANON_FRAME_FILE = 3,     /* a mapping of the process: a file, [vdso], or //anon */
     JITANON_FRAME_KERNEL = 4    /* the kernel ([kernel.kallsyms]_text) or a module (its path) */
 } jitanon_frame_kind;
 
-/* What a frame lookup adds, on request, to what one lookup in the maps gives: */
-#define JITANON_FRAME_WANT_PERF_MAP 1u /* name anonymous memory from its process's perf map
-                                          (each map loaded once, through io.load_perfmap,
-                                          from opts.jitdump_dir then /tmp) */
-#define JITANON_FRAME_WANT_BUILD_ID 2u /* build_id: the mapping's MMAP2 one (perf record
-                                          --buildid-mmap), else the recording's build-id
-                                          table's (HEADER_BUILD_ID of a file; read once) */
+/* What a frame lookup adds, on request: */
+#define JITANON_FRAME_WANT_PERF_MAP 1u /* name anonymous memory from its process's perf map */
+#define JITANON_FRAME_WANT_BUILD_ID 2u /* build_id: the MMAP2's, else the build-id table's */
 #define JITANON_FRAME_WANT_LINE 4u     /* JIT: the source file and line of its DEBUG_INFO */
-/* The iterator, for a sample with user registers and a copy of its user stack (perf
-   record --call-graph dwarf): the user frames unwound from them with the DWARF CFI of the
-   mapped files (.eh_frame, read once per file through io.read_file) and of the jitdumps'
-   UNWINDING_INFO, as perf's unwinder finds them (x86-64 and arm64), after the chain's
-   kernel frames; see jitanon_inject_frame_iter. */
-#define JITANON_FRAME_WANT_UNWIND 8u
-/* FILE and KERNEL frames: name is the symbol `perf script` prints for them, read from the
-   file's ELF symbols (.symtab, else .dynsym, and its PLT as name@plt) and from the
-   kernel's kallsyms, found and chosen as perf 6.1 does: the file's .gnu_debuglink target,
-   perf's build-id cache (opts.buildid_cache), /usr/lib/debug by path and by build-id, the
-   file itself (inside its process's root when that runs in a container; io.find_process),
-   a candidate whose build-id is not the recording's refused; /proc/kallsyms when the
-   running kernel's build-id is the recording's, else the cache's kallsyms.  Each file is
-   read once, through io.read_file (its headers, one symbol table, its strings, the PLT's
-   relocations); names pass through opts.demangle.  Empty where perf prints [unknown]. */
-#define JITANON_FRAME_WANT_SYMBOL 16u
+#define JITANON_FRAME_WANT_UNWIND 8u   /* iterator: user frames unwound (--call-graph dwarf) */
+#define JITANON_FRAME_WANT_SYMBOL 16u  /* FILE, KERNEL: the symbol perf script prints */
 #define JITANON_FRAME_WANT_ALL 31u
 
 typedef struct jitanon_frame {
     uint64_t ip;
     jitanon_frame_kind kind;
     int kernel;            /* looked up in the kernel's maps (a kernel context) */
-    /* JIT: the function's name; PERF_MAP: the map's symbol; FILE, KERNEL: with
-       JITANON_FRAME_WANT_SYMBOL the native symbol perf names there, else empty */
-    jitanon_str name;
-    /* FILE, KERNEL: the mapping's name as recorded; JIT: the jitdump it came from;
-       PERF_MAP: the perf map file; UNKNOWN: empty */
-    jitanon_str path;
-    /* JIT: the ELF file the output maps the function from, as its MMAP2 names it (with no
-       writer and JITANON_SAMPLE_FILES: the file the layout of opts.elf_layout would write,
-       default region files); else empty */
-    jitanon_str file;
+    jitanon_str name;      /* JIT: function; PERF_MAP: map symbol; FILE, KERNEL: WANT_SYMBOL's */
+    jitanon_str path;      /* the mapping's name; JIT: the jitdump; PERF_MAP: the map file */
+    jitanon_str file;      /* JIT: the ELF file its MMAP2 names; else empty */
     uint64_t start;        /* JIT: code address; PERF_MAP: the symbol's; else the mapping piece's */
-    /* FILE, KERNEL: the mapping's file offset at start; JIT: the code's offset in `file`
-       (0 where not known: per-process files with no writer) */
-    uint64_t pgoff;
+    uint64_t pgoff;        /* FILE, KERNEL: file offset at start; JIT: offset in `file` (or 0) */
     uint64_t offset;       /* FILE, KERNEL: ip's offset in the file (ip - start + pgoff); else ip - start */
     uint64_t code_index;   /* JIT */
     jitanon_bytes build_id; /* FILE, KERNEL with WANT_BUILD_ID, when the recording knows it */
-    /* JIT with WANT_LINE and a DEBUG_INFO: the entry at ip (the last one whose address is
-       not above it, once the dump's line bias is taken off its addresses, as in its ELF
-       file: jitanon_elf_opts.line_bias); else empty and 0 */
-    jitanon_str src_file;
+    jitanon_str src_file;  /* JIT with WANT_LINE: the DEBUG_INFO entry at ip; else empty */
     uint32_t line;
 } jitanon_frame;
 
 /* Inside opts.on_sample only: address `ip` of the sample's process, looked up as perf
-   looks up a frame: in the kernel's maps when `kernel` (a kernel context), else in the
-   process's.  Returns out->kind. */
+   looks up a frame (in the kernel's maps when `kernel`).  Returns out->kind. */
 JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_sample *s, uint64_t ip, int kernel,
                                                        unsigned want, jitanon_frame *out);
 
-/* The frames perf script prints for a sample, leaf first: its callchain's entries, each
-   in the context its markers set (the kernel's, the hypervisor's: kernel; user: the
-   process's; before any marker: user), the markers themselves skipped; a chain holding
-   another marker (a guest's, a JIT's -1) yields nothing, as perf drops it; without a
-   callchain, the sample's own ip (in the context of its cpumode).  With
-   JITANON_FRAME_WANT_UNWIND and a sample that carries user registers and stack (64-bit):
-   the chain's kernel frames, then the user frames unwound from them as perf 6.1 shows
-   them: the user ip, then each caller at its return address less one (the call, as perf
-   looks it up), up to the first frame with no CFI, an undefined return address or a
-   rule that needs the stack beyond the copy (a return address read past the copy from
-   memory the process maps, which perf reads as 0, ends with the frame ~0: perf's
-   [unknown]); a sample whose stack copy the kernel could not fill (dyn_size 0) gets no
-   user frame, as perf gives none.  Caller-owned, holds nothing; valid during the
-   on_sample call. */
+/* The frames perf script prints for a sample, leaf first (its callchain, or its ip).
+   Caller-owned, holds nothing; valid during the on_sample call. */
 typedef struct jitanon_inject_frame_iter {
     const jitanon_inject_sample *sample_;
     uint64_t next_;
     unsigned want_;
     int kernel_, state_;
-    /* unwinding: the registers (DWARF numbering), which hold, the frame's pc */
-    uint64_t regs_[33], known_, pc_;
+    uint64_t regs_[33], known_, pc_; /* unwinding: DWARF registers, which hold, the pc */
     uint64_t stack_sp_; /* the stack pointer the copy starts at */
     const uint8_t *stack_;
     size_t stack_size_;
@@ -1708,135 +1484,65 @@ JITANON_API void jitanon_inject_frame_iter_begin(jitanon_inject_frame_iter *it, 
                                                  unsigned want);
 /* 1 with the next frame in *out, 0 after the last. */
 JITANON_API int jitanon_inject_frame_iter_next(jitanon_inject_frame_iter *it, jitanon_frame *out);
-/* perf's build-id cache (what `perf report` reads when a file named by a recording is gone,
-   and what `perf archive` bundles): for a file with build-id B at absolute path P,
-       <cache>/P/B/elf                       the file (a hard link, else a copy)
-       <cache>/.build-id/B[0..2]/B[2..]      symlink -> ../../P/B
-   The cache directory is perf's: $PERF_BUILDID_DIR when set, else `buildid.dir` from perf's
-   config ($PERF_CONFIG alone when set, else /etc/perfconfig then ~/.perfconfig), else
-   ~/.debug.  (perf 6.1 itself reads only the config and `perf --buildid-dir`; it sets
-   $PERF_BUILDID_DIR for the scripts it runs, such as perf archive.)  Nothing is ever written
-   through a symlink inside the cache, nor outside it; entries appear atomically (link,
-   symlink, rename).  Needs POSIX; otherwise _open reports JITANON_ERR_FEATURE_DISABLED. */
+
+/* perf's build-id cache ($PERF_BUILDID_DIR, perf's buildid.dir, else ~/.debug): never
+   written through a symlink; entries appear atomically.  Needs POSIX (else
+   JITANON_ERR_FEATURE_DISABLED). */
 typedef struct jitanon_buildid_cache {
     char dir[4096]; /* the cache directory, as opened */
     int fd_;        /* internal: the open directory */
 } jitanon_buildid_cache;
 
-/* perf's cache directory (see above) into out (cap bytes, NUL-terminated). */
+/* perf's cache directory into out (cap bytes, NUL-terminated). */
 JITANON_API jitanon_result jitanon_buildid_cache_dir(char *out, size_t cap, jitanon_error *err);
 /* Opens (creating it when missing) the cache at `dir`, or at perf's when dir is NULL. */
 JITANON_API jitanon_result jitanon_buildid_cache_open(jitanon_buildid_cache *c, const char *dir, jitanon_error *err);
-/* Adds the file at `path` (its build-id: the 20 bytes of its NT_GNU_BUILD_ID note) to the
-   cache.  JITANON_OK when added or already there; JITANON_ERR_IO when it cannot be (a
-   read-only cache, something not ours in the way). */
+/* Adds the file at `path` with its 20-byte build-id: JITANON_OK when added or already
+   there, JITANON_ERR_IO when it cannot be. */
 JITANON_API jitanon_result jitanon_buildid_cache_add(jitanon_buildid_cache *c, const char *path,
                                                      const uint8_t build_id[20], jitanon_error *err);
 /* NULL-safe. */
 JITANON_API void jitanon_buildid_cache_release(jitanon_buildid_cache *c);
 
+/* Options of jitanon_inject; all zero is the default of each. */
 typedef struct jitanon_inject_opts {
     uint32_t begin_zero_;
     jitanon_allocator allocator;
     jitanon_anon_mode anon_mode;
     jitanon_elf_layout elf_layout;
     const char *elf_dir;      /* where ELF files go; NULL = next to each jitdump, as perf does */
-    const char *jitdump_dir;  /* searched for the marker's file name when the recorded path fails (a
-                                 copy of a dump there may carry the pid of the marker's name) */
-    /* Per-function layout: this many threads create the ELF files while the calling thread
-       builds the next ones (each file costs an inode and a directory entry: that, not
-       building it, is most of the time); with elf_files = SAMPLED they write the files at
-       the end.  Region layout, file output: they write the functions' files of their own
-       while the calling thread builds the region files, and one more thread writes a
-       region file's code (read back from the dump) while the calling thread writes its
-       tables (a pipe's region files are written by the calling thread, unreported).  With
-       any of them, one more thread reads ahead the dump a walk reads (io.open_dump's read
-       function is then called from it) and, in jitanon_inject_file, the perf.data input,
-       and one writes its output behind.  The output is the same for any value.  0 = the
-       calling thread does it all.  io.write_elf, when set, is then called from those
-       threads (io.log and io.progress never are); the pool may run up to four sets of
-       tasks at once.  When the threads cannot help, the calling thread writes and the
-       fallback is reported (stats.fallbacks, io.log): per-process layout (one write per
-       dump: JITANON_INJECT_FALLBACK_THREADS_UNUSED), or a build without POSIX threads or
-       no thread could start (JITANON_INJECT_FALLBACK_NO_THREADS).  At most 64 are used. */
-    uint32_t elf_threads;
-    /* SAMPLED writes the files at the end, once every sample was seen (the output records
-       are the same as with ALL but for the build-id table, which lists the files written;
-       a file that then cannot be written is logged and its mappings stay).  It chooses
-       per-function files: with elf_layout = PER_PROCESS jitanon_inject fails with
-       JITANON_ERR_INVALID_ARGUMENT; PER_REGION (the default since 0.6) takes it as AUTO, its
-       own rule (a function's file of its own only when a sample reaches it, a run's file
-       whole).  It needs file input and file output: a pipe's reader
-       may want a file before the end, so with a pipe every file is written
-       (JITANON_INJECT_FALLBACK_SAMPLED_PIPE).  AUTO (the default) is SAMPLED where it
-       applies and ALL elsewhere, silently.  Without output (out == NULL) no file is
-       written: the ELF options are only checked to be in range. */
-    jitanon_elf_files elf_files;
+    const char *jitdump_dir;  /* searched for the marker's file name when the recorded path fails */
+    uint32_t elf_threads;     /* threads writing ELF files (at most 64); 0: the calling thread */
+    jitanon_elf_files elf_files; /* SAMPLED needs file input and output */
     jitanon_late_mode late;   /* samples before their function's CODE_LOAD (see the enum) */
     uint64_t late_window_ns;  /* how far a load may be back-dated; 0 = JITANON_LATE_WINDOW_DEFAULT_NS */
     jitanon_elf_opts elf;     /* passed to the ELF writer (allocator: ours when unset) */
     jitanon_jitdump_opts jitdump; /* passed to the jitdump loader */
     jitanon_inject_io io;
-    /* Called for every SAMPLE with its resolution (user = io.user).  With out == NULL in
-       jitanon_inject, nothing is written and no ELF is built: a profiler's symbolizer, the
-       way samply reads jitdumps. */
+    /* Called for every SAMPLE with its resolution; with out == NULL, only this. */
     void (*on_sample)(void *user, const jitanon_inject_sample *sample);
-    /* Called, in time order with the samples, for every COMM, FORK, EXIT, MMAP and MMAP2
-       of the input as recorded (kernel and module mappings, markers and the //anon ones
-       before trimming included), and in a pipe for the HEADER_ATTR and HEADER_FEATURE
-       records as they come, so that a consumer of on_sample knows every process, thread
-       name, mapping and event from the same pass.  rec is as the reader decoded it (its
-       index aside); it and its views are valid during the call only. */
+    /* Called for COMM, FORK, EXIT, MMAP, MMAP2 (and a pipe's HEADER_* records) as recorded. */
     void (*on_event)(void *user, const jitanon_perf_record *rec);
-    /* The `user` of on_sample and on_event; NULL: io.user (as before there was one). */
-    void *sample_user;
-    /* What on_sample's samples carry beyond what costs nothing (JITANON_SAMPLE_* bits;
-       0: nothing more, the frames being asked for one by one: jitanon_inject_frame_at). */
-    uint32_t sample_fields;
-    /* Every ELF file written is also added to this build-id cache (opened by the caller:
-       jitanon_buildid_cache_open), from the writer threads when there are some.  NULL: no
-       cache.  A file that cannot be added is counted (stats.buildid.cache_failed) and told
-       once through io.log; the output is written all the same.  Whatever the cache, the
-       output's build-id table (HEADER_BUILD_ID) lists every ELF file written. */
-    jitanon_buildid_cache *buildid_cache;
-    /* Live pipes (see jitanon_inject): the longest one round waits, in all, for a
-       followed dump to catch up with an event newer than its last record.
-       0 = JITANON_FOLLOW_WAIT_DEFAULT_US; JITANON_FOLLOW_WAIT_NONE: never wait. */
-    uint32_t follow_wait_us;
-    /* Live pipes: the most memory (the records' bytes and their bookkeeping) held back
-       while a followed dump has not yet reached samples in its process's JIT memory.
-       0 = JITANON_HOLD_DEFAULT_BYTES (64 MiB); JITANON_HOLD_NONE: never hold (each
-       round decided as it comes).  Past it the oldest rounds are decided with what is
-       known (stats.unnamed.past_bound counts the cost). */
-    uint64_t hold_bytes;
-    /* Live pipes: a dump that has not grown for this long (ms) counts as stopped: its
-       samples are no longer held.  0 = JITANON_FOLLOW_IDLE_DEFAULT_MS (60 s). */
-    uint32_t follow_idle_ms;
+    void *sample_user;        /* `user` of on_sample, on_event; NULL: io.user */
+    uint32_t sample_fields;   /* JITANON_SAMPLE_* bits */
+    jitanon_buildid_cache *buildid_cache; /* every ELF file written is added here; NULL: none */
+    uint32_t follow_wait_us;  /* live pipes: most a round waits for a dump; 0 = default */
+    uint64_t hold_bytes;      /* live pipes: most memory held back; 0 = JITANON_HOLD_DEFAULT_BYTES */
+    uint32_t follow_idle_ms;  /* live pipes: a dump idle this long has stopped; 0 = default */
     jitanon_perf_map_mode perf_map;
     jitanon_perfmap_opts perfmap; /* passed to the perf map reader (allocator: ours when unset) */
-    /* JITANON_FRAME_WANT_SYMBOL: demangles a native symbol's NUL-terminated `name` into
-       out (cap bytes): returns the demangled name's length (out holds it, NUL-terminated,
-       when it is below cap; else it is called again with a buffer that large), 0 when name
-       is not mangled.  user = sample_user (else io.user).  NULL: names as stored (perf
-       --no-demangle); a C++ program passes abi::__cxa_demangle's answer, as perf 6.1 does. */
+    /* JITANON_FRAME_WANT_SYMBOL: demangles `name` into out (cap bytes): the length
+       (called again when not below cap), 0 when not mangled.  NULL: names as stored. */
     size_t (*demangle)(void *user, const char *name, char *out, size_t cap);
-    /* internal (a test hook for the fuzzers, not API): a round larger than this is
-       processed in parts; 0 = 256 MiB */
-    uint64_t max_round_bytes_;
+    uint64_t max_round_bytes_; /* internal fuzzer hook: rounds over this are split; 0 = 256 MiB */
     uint32_t end_zero_;
 } jitanon_inject_opts;
 
 /* jitanon_inject_opts.sample_fields */
 #define JITANON_SAMPLE_COMM 1u /* jitanon_inject_sample.comm (the injector follows COMM and FORK) */
-/* With no writer: JIT frames' jitanon_frame.file and pgoff, the files laid out as
-   opts.elf_layout would write them (the region layout's bookkeeping: about a quarter more
-   time for the pass over node's bench recording); with a writer they are always there */
-#define JITANON_SAMPLE_FILES 2u
+#define JITANON_SAMPLE_FILES 2u /* no writer: JIT frames' file and pgoff, as the layout would write */
 
-/* Every field zero is the default of every option (anon_mode RANGE, region files,
-   late AUTO, ...; see each field): `jitanon_inject_opts o; jitanon_inject_opts_init(&o);`
-   or memset to 0 are the same.  It exists for C++ with -Wextra, where `= {0}` warns
-   (-Wmissing-field-initializers); in C `= {0}` is fine. */
+/* Sets every field to its default (zero): `= {0}` for C++ with -Wextra. */
 JITANON_API void jitanon_inject_opts_init(jitanon_inject_opts *opts);
 
 #define JITANON_FOLLOW_WAIT_DEFAULT_US 10000u
@@ -1845,17 +1551,14 @@ JITANON_API void jitanon_inject_opts_init(jitanon_inject_opts *opts);
 #define JITANON_HOLD_NONE UINT64_MAX
 #define JITANON_FOLLOW_IDLE_DEFAULT_MS 60000u
 
-/* Options a run could not honour as given and what it did instead (bits of
-   jitanon_inject_stats.fallbacks; each is also told once through io.log).  The output is
-   correct either way: a fallback costs files or time, never mappings. */
+/* Options a run could not honour as given (jitanon_inject_stats.fallbacks; each told once
+   through io.log).  The output is correct either way: a fallback costs files or time. */
 typedef enum jitanon_inject_fallback {
     JITANON_INJECT_FALLBACK_SAMPLED_PIPE = 1,      /* elf_files SAMPLED, pipe in or out: every file written */
-    JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES = 2, /* never set (SAMPLED follows data addresses,
-                                                      branch stacks and user stacks) */
+    JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES = 2, /* never set */
     JITANON_INJECT_FALLBACK_NO_THREADS = 4,        /* elf_threads, no thread support or none started */
     JITANON_INJECT_FALLBACK_THREADS_UNUSED = 8,    /* elf_threads with per-process files */
-    JITANON_INJECT_FALLBACK_LATE_PIPE = 16,        /* late NAME with pipe input (the dumps may still
-                                                      grow): KEEP */
+    JITANON_INJECT_FALLBACK_LATE_PIPE = 16,        /* late NAME with pipe input: KEEP */
     JITANON_INJECT_FALLBACK_LATE_ANON = 32         /* late NAME with anon_mode ALL or KEEP: KEEP */
 } jitanon_inject_fallback;
 
@@ -1864,41 +1567,21 @@ typedef struct jitanon_inject_stats {
     struct { /* read: the perf.data input, buffered in rounds */
         uint64_t records, samples;
         uint64_t rounds, largest_round_bytes;
-        /* damage the reader recovered from (jitanon_perf_reader's warnings and
-           bytes_ignored; its opts.strict refuses instead) */
-        uint64_t warnings, bytes_ignored;
+        uint64_t warnings, bytes_ignored; /* damage the reader recovered from */
     } read;
     struct { /* the jitdumps: markers seen, dumps loaded or unusable */
         uint64_t markers, loaded, failed;
-        /* damaged dumps whose valid part was used (opts.jitdump.strict refuses them
-           instead): dumps cut short or damaged after a whole header, the CODE_LOADs kept
-           from them and the bytes after their last whole record */
-        uint64_t damaged, damaged_loads_kept, bytes_ignored;
-        uint64_t in_namespace;    /* read inside their process's root (/proc/PID/root: a
-                                     container; io.log names each) */
-        uint64_t debug_unmatched; /* DEBUG_INFO records no CODE_LOAD took (see
-                                     jitanon_jitdump_debug_fits): their lines are in no ELF */
-        /* The JIT stopped describing its code: dumps whose process had samples (8 or
-           more) in its anonymous memory (anon_mode RANGE) after the dump's last record
-           that no function named, in pages where none went unnamed before (code a
-           runtime never describes, as an interpreter, is sampled there before), and
-           those samples (counted from the first found; until then one in 8 is looked
-           at, so a few before it may be missed).  io.log says when each dump stopped:
-           usually a runtime killed, or exiting without flushing its dump */
-        uint64_t stopped, samples_after_end;
-        uint64_t clock_fixed; /* dumps flagged JITDUMP_FLAGS_ARCH_TIMESTAMP whose times were
-                                 CLOCK_MONOTONIC: read as such (io.log names each) */
+        uint64_t damaged, damaged_loads_kept, bytes_ignored; /* cut or damaged dumps used */
+        uint64_t in_namespace;    /* read inside their process's root (a container) */
+        uint64_t debug_unmatched; /* DEBUG_INFO records no CODE_LOAD took: in no ELF */
+        uint64_t stopped, samples_after_end; /* dumps whose JIT stopped describing code */
+        uint64_t clock_fixed; /* ARCH_TIMESTAMP dumps whose times were CLOCK_MONOTONIC */
     } dumps;
     struct { /* opts.late NAME */
         uint64_t loads;   /* loads mapped before their CODE_LOAD */
         uint64_t samples; /* samples whose ip fell in such a function before its load */
     } late;
-    /* decide: the trimming as the injector applied it.  loads and moves are the jit
-       events taken from the dumps (less those whose ELF file could not be written);
-       kept, split, dropped and pieces what became of the trimmable mmaps of processes
-       with a jitdump, whatever anon_mode; the other fields are its trimming engine's
-       (zero when the run needs none). */
-    jitanon_trim_stats trim;
+    jitanon_trim_stats trim; /* decide: the trimming as applied */
     struct { /* opts.perf_map ELF */
         uint64_t maps;      /* perf maps read */
         uint64_t entries;   /* their entries written into stubs */
@@ -1915,15 +1598,10 @@ typedef struct jitanon_inject_stats {
     } buildid;
     struct { /* write: the output */
         uint64_t records, mmaps_synthesized;
-        uint64_t region_bases; /* region functions framed by their file's base and what it hid (two MMAP2s
-                                  each; see JITANON_ELF_PER_REGION) */
-        /* region layout, file mode: functions mapped when the anonymous memory they will
-           load into was, and those of them a sample found there before their load (their
-           mapping then taken back); see jitanon__inj_claim */
-        uint64_t region_claims, region_repairs;
+        uint64_t region_bases; /* region functions framed by their file's base (two MMAP2s each) */
+        uint64_t region_claims, region_repairs; /* region functions mapped early; taken back */
     } write;
-    struct { /* live pipes: dumps followed as they grew, the reads that found more of
-                one, and the time rounds waited for a dump to catch up (ns, in all) */
+    struct { /* live pipes: dumps followed, reads that found more, time waited (ns) */
         uint64_t dumps, reads, wait_ns;
     } follow;
     struct { /* live pipes: rounds held back until their dumps caught up (see hold_bytes) */
@@ -1932,8 +1610,7 @@ typedef struct jitanon_inject_stats {
         uint64_t max_delay_ns; /* the longest a round was held (clock time) */
         uint64_t bound_hits;   /* times the bound decided the oldest rounds early */
     } hold;
-    struct { /* live pipes: samples in JIT memory (anonymous code memory no function covers)
-                left unnamed, by why */
+    struct { /* live pipes: samples in JIT memory left unnamed, by why */
         uint64_t past_bound;  /* decided before their dump reached them: hold_bytes */
         uint64_t stopped;     /* ... the JIT stopped writing (idle, or the input ended) */
         uint64_t no_dump;     /* of a process without a usable jitdump */
@@ -1942,26 +1619,16 @@ typedef struct jitanon_inject_stats {
     uint64_t fallbacks; /* jitanon_inject_fallback bits */
 } jitanon_inject_stats;
 
-/* Reads every record `in` has not read yet and writes the injected stream to `out`
-   (attrs, features, records; then jitanon_perf_writer_finish).  `out` must use the
-   input's byte order.  opts (defaults) and stats may be NULL.  A fatal problem (malformed input, a clock that
-   does not match the jitdumps, a write failure) returns an error; a dump that cannot be
-   read only leaves its process untouched and is reported through io.log.  A dump cut
-   short or damaged after its header is used up to the damage, which io.log reports
-   once and stats count (opts.jitdump.strict: the run fails with that error instead).
-   Damage the reader recovered from in `in` is used the same way and reported through
-   one channel, the reader's own (in->warnings, in->damage, in->bytes_ignored; counted in
-   stats), not io.log.  An error names its input in err.source ("jitdump PATH" for a
-   dump's).  `out` may be NULL to only resolve samples (opts.on_sample). */
+/* Reads every record `in` has not read and writes the injected stream to `out` (in the
+   input's byte order; NULL: only resolve samples).  opts and stats may be NULL.  Fatal
+   problems are errors; a dump that cannot be read is reported through io.log. */
 JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_writer *out,
                                           const jitanon_inject_opts *opts, jitanon_inject_stats *stats,
                                           jitanon_error *err);
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
-/* jitanon_inject from a path ("-" = stdin) to a path ("-" = stdout, pipe mode), the output
-   written atomically (temporary file + rename).  out_mode as in jitanon_perf_copy_file;
-   opts, perf_opts and stats may be NULL.  Needs POSIX for file output.  The reader is
-   its own, so damage of the input is told through io.log (once, at the end). */
+/* jitanon_inject from a path ("-" = stdin) to a path ("-" = stdout, pipe mode), written
+   atomically.  opts, perf_opts and stats may be NULL.  Needs POSIX for file output. */
 JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, jitanon_perf_mode out_mode,
                                                const jitanon_inject_opts *opts, const jitanon_perf_opts *perf_opts,
                                                jitanon_inject_stats *stats, jitanon_error *err);
