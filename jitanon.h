@@ -187,16 +187,10 @@ typedef struct jitanon__counted {
 } jitanon__counted;
 
 /* A string view into the input: not NUL-terminated. */
-typedef struct jitanon_str {
-    const char *data;
-    size_t length;
-} jitanon_str;
+typedef struct jitanon_str { const char *data; size_t length; } jitanon_str;
 
 /* A byte view into the input. */
-typedef struct jitanon_bytes {
-    const uint8_t *data;
-    size_t size;
-} jitanon_bytes;
+typedef struct jitanon_bytes { const uint8_t *data; size_t size; } jitanon_bytes;
 
 /* Pull source: copy up to `size` bytes into dst; return the count, 0 at end of data
    (for now: a growing file may have more later), or SIZE_MAX on an I/O error. */
@@ -205,10 +199,7 @@ typedef size_t (*jitanon_read_fn)(void *user, void *dst, size_t size);
 /* Push sink: write all `size` bytes; return 0 on success, nonzero on failure. */
 typedef int (*jitanon_write_fn)(void *user, const void *data, size_t size);
 
-typedef struct jitanon_sink {
-    jitanon_write_fn write_fn;
-    void *user;
-} jitanon_sink;
+typedef struct jitanon_sink { jitanon_write_fn write_fn; void *user; } jitanon_sink;
 
 /* Internal: a pulled input, unread bytes buf[pos, len) at input offset `off`. */
 typedef struct jitanon__input {
@@ -250,14 +241,12 @@ typedef struct jitanon_atomic_file {
 } jitanon_atomic_file;
 
 JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
-                                               const jitanon_allocator *allocator,
-                                               jitanon_error *err);
+                                               const jitanon_allocator *allocator, jitanon_error *err);
 /* Sink and positioned write for the writer (user = the jitanon_atomic_file). */
 JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f);
 JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset);
 /* Renames into place (do_fsync: fsync first); closes the file either way. */
-JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync,
-                                                 jitanon_error *err);
+JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err);
 /* NULL-safe, idempotent: removes the temporary file and frees; also after a failed _open. */
 JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f);
 #endif
@@ -322,10 +311,7 @@ typedef struct jitanon_jitdump_record {
         jitanon_str name;   /* without the NUL */
         jitanon_bytes code; /* code_size bytes */
     } load;
-    struct {
-        uint32_t pid, tid;
-        uint64_t vma, old_code_addr, new_code_addr, code_size, code_index;
-    } move;
+    struct { uint32_t pid, tid; uint64_t vma, old_code_addr, new_code_addr, code_size, code_index; } move;
     struct {
         uint64_t code_addr, nr_entry;
         jitanon_bytes entries; /* validated: walk with jitanon_jitdump_debug_iter_next */
@@ -416,9 +402,8 @@ typedef struct jitanon_jitdump_iter {
     uint64_t missing; /* bytes missing from a truncated trailing record */
 } jitanon_jitdump_iter;
 
-JITANON_API jitanon_result jitanon_jitdump_iter_begin(jitanon_jitdump_iter *it, const void *data,
-                                                     size_t size, const jitanon_jitdump_opts *opts,
-                                                     jitanon_error *err);
+JITANON_API jitanon_result jitanon_jitdump_iter_begin(jitanon_jitdump_iter *it, const void *data, size_t size,
+                                                      const jitanon_jitdump_opts *opts, jitanon_error *err);
 JITANON_API jitanon_result jitanon_jitdump_iter_next(jitanon_jitdump_iter *it,
                                                      jitanon_jitdump_record *rec, jitanon_error *err);
 
@@ -435,9 +420,8 @@ typedef struct jitanon_jitdump_stream {
     jitanon__input in_; /* internal */
 } jitanon_jitdump_stream;
 
-JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn,
-                                                       void *user, const jitanon_jitdump_opts *opts,
-                                                       jitanon_error *err);
+JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn, void *user,
+                                                       const jitanon_jitdump_opts *opts, jitanon_error *err);
 /* JITANON_OK (record valid until the next call), JITANON_AGAIN (need more data: call
    again later; also before the header is complete), or an error. */
 JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s, jitanon_jitdump_record *rec,
@@ -741,10 +725,7 @@ typedef struct jitanon_perf_record {
         uint64_t ip, addr, period, callchain_nr;
         jitanon_bytes callchain; /* callchain_nr u64s in input order: jitanon_perf_u64_at */
     } sample; /* pid/tid/time/id/cpu/stream_id are in `sid` */
-    struct {
-        uint32_t pid, tid;
-        jitanon_str comm;
-    } comm;
+    struct { uint32_t pid, tid; jitanon_str comm; } comm;
     struct {
         uint32_t pid, ppid, tid, ptid;
         uint64_t time;
@@ -776,10 +757,7 @@ typedef struct jitanon_perf_stats {
     uint64_t first_time, last_time; /* over records that carry a time */
 } jitanon_perf_stats;
 
-typedef struct jitanon__perf_idmap {
-    uint64_t id;
-    size_t attr;
-} jitanon__perf_idmap;
+typedef struct jitanon__perf_idmap { uint64_t id; size_t attr; } jitanon__perf_idmap;
 
 /* The fixed sample fields, in the order of jitanon__perf_lay's arrays. */
 enum {
@@ -963,9 +941,8 @@ JITANON_API jitanon_result jitanon_perf_encode_attr(void *buf, size_t cap, jitan
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
 /* Copies perf.data `in_path` ("-" = stdin) to `out_path` ("-" = stdout, pipe mode)
    atomically; out_mode SAME_MODE keeps the input's.  opts may be NULL. */
-JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path,
-                                                  jitanon_perf_mode out_mode, const jitanon_perf_opts *opts,
-                                                  jitanon_error *err);
+JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path, jitanon_perf_mode out_mode,
+                                                  const jitanon_perf_opts *opts, jitanon_error *err);
 #endif
 /* -- Address ranges: an interval map, and the //anon trimming engine ------------------
    jitanon_rangemap maps non-overlapping address ranges to (kind, id).  jitanon_trim keeps
@@ -977,11 +954,7 @@ struct jitanon__rm_node; /* defined with the implementation */
 
 /* One piece of a rangemap: [start, start + len), len >= 1 (may end at UINT64_MAX
    inclusive).  kind 0 is never stored (it means "nothing"). */
-typedef struct jitanon_range {
-    uint64_t start, len;
-    uint32_t kind;
-    uint64_t id;
-} jitanon_range;
+typedef struct jitanon_range { uint64_t start, len; uint32_t kind; uint64_t id; } jitanon_range;
 
 /* Caller-owned interval map: _init, then assign/lookup/iterate, then _release.  May be
    moved by value.  Operations are expected O(log n + k), k = pieces touched. */
@@ -1053,9 +1026,7 @@ typedef enum jitanon_trim_kind {
 
 /* One piece of an mmap to write out: pgoff = original pgoff + (start - original start),
    computed modulo 2^64 (anonymous maps carry the start address as pgoff). */
-typedef struct jitanon_trim_piece {
-    uint64_t start, len, pgoff;
-} jitanon_trim_piece;
+typedef struct jitanon_trim_piece { uint64_t start, len, pgoff; } jitanon_trim_piece;
 
 typedef struct jitanon_trim_opts {
     uint32_t begin_zero_;
@@ -1094,8 +1065,7 @@ typedef struct jitanon_trim jitanon_trim;
 
 /* Creates an engine (opts may be NULL) in *out (NULL on _BAD_OPTIONS, _NOMEM).  Destroy
    with jitanon_trim_destroy. */
-JITANON_API jitanon_result jitanon_trim_create(const jitanon_trim_opts *opts, jitanon_trim **out,
-                                               jitanon_error *err);
+JITANON_API jitanon_result jitanon_trim_create(const jitanon_trim_opts *opts, jitanon_trim **out, jitanon_error *err);
 /* Frees the engine and everything it holds.  NULL-safe. */
 JITANON_API void jitanon_trim_destroy(jitanon_trim *t);
 /* `pid` has a jitdump (its marker was seen): its trimmable mmaps are trimmed from now on.
@@ -1110,12 +1080,10 @@ JITANON_API jitanon_result jitanon_trim_move(jitanon_trim *t, const jitanon_trim
    address order, valid until the next call.  Equal map_ids must mean identical mappings.
    On an error every address map is unchanged. */
 JITANON_API jitanon_result jitanon_trim_mmap(jitanon_trim *t, const jitanon_trim_event *ev,
-                                             const jitanon_trim_piece **pieces, size_t *count,
-                                             jitanon_error *err);
+                                             const jitanon_trim_piece **pieces, size_t *count, jitanon_error *err);
 /* A FORK: `child` gets a copy of parent's map (empty for an unknown parent), no jitdump.
    Errors: _NOMEM, _LIMIT (engine unchanged). */
-JITANON_API jitanon_result jitanon_trim_fork(jitanon_trim *t, uint32_t parent, uint32_t child,
-                                             jitanon_error *err);
+JITANON_API jitanon_result jitanon_trim_fork(jitanon_trim *t, uint32_t parent, uint32_t child, jitanon_error *err);
 /* Forgets a process and its jitdump flag (exit or exec).  Cannot fail. */
 JITANON_API void jitanon_trim_forget(jitanon_trim *t, uint32_t pid);
 /* What `addr` of `pid` resolves to in the output so far: its kind, and the piece in *out
