@@ -41,13 +41,10 @@
        JITANON_CONFIG_HEADER     a header included first, to hold the above
        JITANON_ERROR_LOCATION    record the implementation's function/line in errors
        JITANON_COMPAT_0_1, _0_2  keep the names of those releases (at the end of this file)
-   jitanon_features() tells what a build has.
-
-   Errors: fallible calls return a jitanon_result and fill an optional jitanon_error;
-   malformed input gives a typed error, never a crash, assert or leak.  No global mutable
-   state: distinct objects may be used from distinct threads; threads start only for
-   jitanon_inject_opts.elf_threads.  Naming: _init/_release, _create or _load_* with _destroy,
-   _iter_begin/_next; "do not copy" structs say so; fields ending in _ are private.
+   Errors: fallible calls return a jitanon_result and fill an optional jitanon_error; bad
+   input is a typed error, never a crash.  No global mutable state: distinct objects may be
+   used from distinct threads.  Naming: _init/_release, _create/_destroy, _iter_begin/_next;
+   fields ending in _ are private (zero them).
 */
 
 /* Strict ISO modes (-std=c99) hide POSIX: ask for it here, for the implementation only,
@@ -61,11 +58,9 @@
 
 #ifndef JITANON_H_INCLUDED
 #define JITANON_H_INCLUDED
-
 #ifdef JITANON_CONFIG_HEADER
 #include JITANON_CONFIG_HEADER
 #endif
-
 #include <stddef.h>
 #include <stdint.h>
 
@@ -147,11 +142,8 @@ typedef struct jitanon_error {
 
 /* Static description of a result code; never NULL. */
 JITANON_API const char *jitanon_result_string(jitanon_result r);
-
-/* Formats `err` as one line (without source) into dst, NUL-terminated when n > 0.
-   Returns the length the full text needs, like snprintf. */
+/* `err` as one line (no source) into dst, NUL-terminated; returns the full length, as snprintf. */
 JITANON_API size_t jitanon_format_error(char *dst, size_t n, const jitanon_error *err);
-
 /* The version of the implementation (JITANON_VERSION when header and implementation match). */
 JITANON_API uint32_t jitanon_version(void);
 
@@ -164,8 +156,7 @@ typedef enum jitanon_feature {
     JITANON_FEATURE_STDIO = 16,  /* the path- and FILE-based functions */
     JITANON_FEATURE_ZSTD = 32    /* the built-in zstd decoder (perf record -z) */
 } jitanon_feature;
-/* A bitmask of jitanon_feature. */
-JITANON_API unsigned jitanon_features(void);
+JITANON_API unsigned jitanon_features(void); /* a bitmask of jitanon_feature */
 
 /* -- Memory, views, I/O callbacks ------------------------------------------------- */
 
@@ -186,19 +177,14 @@ typedef struct jitanon__counted {
     const char *name;       /* the option that set the limit, for the message */
 } jitanon__counted;
 
-/* A string view into the input: not NUL-terminated. */
+/* Views into the input; a jitanon_str is not NUL-terminated. */
 typedef struct jitanon_str { const char *data; size_t length; } jitanon_str;
-
-/* A byte view into the input. */
 typedef struct jitanon_bytes { const uint8_t *data; size_t size; } jitanon_bytes;
 
-/* Pull source: copy up to `size` bytes into dst; return the count, 0 at end of data
-   (for now: a growing file may have more later), or SIZE_MAX on an I/O error. */
+/* Pull source: up to `size` bytes into dst; the count, 0 at the end (for now), SIZE_MAX on error. */
 typedef size_t (*jitanon_read_fn)(void *user, void *dst, size_t size);
-
 /* Push sink: write all `size` bytes; return 0 on success, nonzero on failure. */
 typedef int (*jitanon_write_fn)(void *user, const void *data, size_t size);
-
 typedef struct jitanon_sink { jitanon_write_fn write_fn; void *user; } jitanon_sink;
 
 /* Internal: a pulled input, unread bytes buf[pos, len) at input offset `off`. */
@@ -211,25 +197,22 @@ typedef struct jitanon__input {
     struct jitanon__in_ahead *ahead;
 } jitanon__input;
 
-/* A growable buffer usable as a sink (jitanon_membuf_write): zero it, optionally set
-   allocator and max_size; data/size are the bytes so far.  Free with _release. */
+/* A growable buffer and sink (jitanon_membuf_write): zero it; data/size so far; _release frees. */
 typedef struct jitanon_membuf {
     uint8_t *data;
     size_t size, capacity;
     jitanon_allocator allocator;
     size_t max_size; /* 0 = unlimited; writing beyond fails */
-    /* internal */
-    int failed_;         /* an internal append failed; later ones do nothing */
-    jitanon_sink spill_; /* set: a full buffer is written here instead of growing */
+    int failed_;         /* internal: an append failed; later ones do nothing */
+    jitanon_sink spill_; /* internal: set: a full buffer is written here instead of growing */
 } jitanon_membuf;
 
 JITANON_API int jitanon_membuf_write(void *membuf, const void *data, size_t size);
 JITANON_API void jitanon_membuf_release(jitanon_membuf *b);
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
-/* Atomic output file: a temporary next to `path`, renamed over it by _commit; a path that
-   is no regular file (/dev/null) is written in place.  Do not move or copy it while a
-   writer uses jitanon_atomic_sink (it points to it).  JITANON_NO_POSIX: FEATURE_DISABLED. */
+/* Atomic output file: a temporary renamed over `path` by _commit (a non-regular path is
+   written in place).  Do not move or copy it while a writer uses jitanon_atomic_sink. */
 typedef struct jitanon_atomic_file {
     int fd;
     char *tmp_path, *path;
@@ -240,6 +223,7 @@ typedef struct jitanon_atomic_file {
     size_t buf_len, buf_cap;
 } jitanon_atomic_file;
 
+/* JITANON_NO_POSIX: JITANON_ERR_FEATURE_DISABLED. */
 JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
                                                const jitanon_allocator *allocator, jitanon_error *err);
 /* Sink and positioned write for the writer (user = the jitanon_atomic_file). */
@@ -253,9 +237,7 @@ JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f);
 
 /* -- zstd decoder ------------------------------------------------------------------ */
 
-/* Decodes the zstd frames in src[0..size) and appends them to `out` (its allocator and
-   max_size apply); max_window 0 = 128 MiB.  Errors: _BAD_ZSTD, _TRUNCATED, _LIMIT,
-   _UNSUPPORTED (dictionaries), _FEATURE_DISABLED (JITANON_NO_ZSTD). */
+/* Appends the zstd frames' content to `out`; max_window 0 = 128 MiB.  Errors: _BAD_ZSTD, _LIMIT, ... */
 JITANON_API jitanon_result jitanon_zstd_decompress(const void *src, size_t size, jitanon_membuf *out,
                                                    uint64_t max_window, jitanon_error *err);
 
@@ -295,9 +277,8 @@ typedef struct jitanon_jitdump_debug_entry {
     jitanon_str file;
 } jitanon_jitdump_debug_entry;
 
-/* One record; only the member selected by `id` is meaningful.  Views point into the input
-   and live as long as it does (a stream: until the next _next).  jitanon_jitdump_write
-   takes the same struct. */
+/* One record (also what jitanon_jitdump_write takes); only the member `id` selects is
+   meaningful.  Views point into the input, as long as it lives (a stream: until _next). */
 typedef struct jitanon_jitdump_record {
     uint32_t id, total_size;
     uint64_t timestamp;
@@ -322,8 +303,7 @@ typedef struct jitanon_jitdump_record {
     } unwind;
 } jitanon_jitdump_record;
 
-/* Walks the entries of a CODE_DEBUG_INFO record (any other record gives none): _begin,
-   then _next until it returns 0.  Cannot fail (the record was validated when read). */
+/* Walks a CODE_DEBUG_INFO record's entries: _begin, then _next until 0.  Cannot fail. */
 typedef struct jitanon_jitdump_debug_iter {
     const uint8_t *p;
     size_t left;
@@ -335,15 +315,12 @@ typedef struct jitanon_jitdump_debug_iter {
 JITANON_API void jitanon_jitdump_debug_iter_begin(jitanon_jitdump_debug_iter *it, const jitanon_jitdump_record *rec);
 JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, jitanon_jitdump_debug_entry *out);
 
-/* Whether DEBUG_INFO `debug` describes CODE_LOAD `load`: SAME_ADDR (its code address),
-   IN_CODE (its first entry lies in the code, as perf pairs it), else 0. */
+/* Whether DEBUG_INFO `debug` describes CODE_LOAD `load`: SAME_ADDR, IN_CODE (as perf pairs), or 0. */
 #define JITANON_JITDUMP_DEBUG_SAME_ADDR 2
 #define JITANON_JITDUMP_DEBUG_IN_CODE 1
 JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, const jitanon_jitdump_record *load);
 
-/* A loaded dump's functions: each CODE_LOAD with its DEBUG_INFO and UNWINDING_INFO, what
-   one ELF function is made of (jitanon_elf_func_of).  The records are the dump's (valid
-   while it is); the iterator holds the DEBUG_INFOs waiting for their LOAD. */
+/* A loaded dump's functions: each CODE_LOAD with its DEBUG_INFO and UNWINDING_INFO (the dump's). */
 #define JITANON_JITDUMP_DEBUG_WAITING 4096u
 typedef struct jitanon_jitdump_func {
     const jitanon_jitdump_record *load;
@@ -353,8 +330,7 @@ typedef struct jitanon_jitdump_func {
 
 typedef struct jitanon_jitdump_func_iter {
     uint64_t debug_unmatched; /* DEBUG_INFO no LOAD took (all of them once _next gave END) */
-    /* internal */
-    const struct jitanon_jitdump *dump_;
+    const struct jitanon_jitdump *dump_; /* internal */
     size_t next_, nwait_, wait_cap_;
     const jitanon_jitdump_record *unwind_;
     const jitanon_jitdump_record **wait_;
@@ -363,13 +339,11 @@ typedef struct jitanon_jitdump_func_iter {
     jitanon_allocator allocator_;
 } jitanon_jitdump_func_iter;
 
-/* allocator may be NULL (the default). */
+/* allocator may be NULL.  _next: JITANON_OK, JITANON_END, JITANON_ERR_NOMEM.  _release: NULL-safe. */
 JITANON_API void jitanon_jitdump_func_iter_begin(jitanon_jitdump_func_iter *it, const struct jitanon_jitdump *d,
                                                  const jitanon_allocator *allocator);
-/* JITANON_OK with the next function, JITANON_END after the last, JITANON_ERR_NOMEM. */
 JITANON_API jitanon_result jitanon_jitdump_func_iter_next(jitanon_jitdump_func_iter *it, jitanon_jitdump_func *out,
                                                           jitanon_error *err);
-/* NULL-safe. */
 JITANON_API void jitanon_jitdump_func_iter_release(jitanon_jitdump_func_iter *it);
 
 typedef struct jitanon_jitdump_opts {
@@ -391,8 +365,7 @@ typedef struct jitanon_jitdump_stats {
     uint32_t warnings;                    /* JITANON_JITDUMP_WARN_* */
 } jitanon_jitdump_stats;
 
-/* Pull iterator over a dump in memory; caller-owned, allocates nothing.  _next: JITANON_OK,
-   JITANON_END after the last record, or an error (a cut record: JITANON_ERR_TRUNCATED). */
+/* Pull iterator over a dump in memory; allocates nothing.  _next: JITANON_OK, JITANON_END, or an error. */
 typedef struct jitanon_jitdump_iter {
     jitanon_jitdump_header header;
     jitanon_jitdump_stats stats;
@@ -407,8 +380,7 @@ JITANON_API jitanon_result jitanon_jitdump_iter_begin(jitanon_jitdump_iter *it, 
 JITANON_API jitanon_result jitanon_jitdump_iter_next(jitanon_jitdump_iter *it,
                                                      jitanon_jitdump_record *rec, jitanon_error *err);
 
-/* Streaming reader over a read callback, for a dump that may still be being written;
-   memory grows only to the largest record.  Free with jitanon_jitdump_stream_release. */
+/* Streaming reader for a dump that may still grow; memory: the largest record.  Free with _release. */
 typedef struct jitanon_jitdump_stream {
     jitanon_jitdump_header header;
     jitanon_jitdump_stats stats;
@@ -420,10 +392,9 @@ typedef struct jitanon_jitdump_stream {
     jitanon__input in_; /* internal */
 } jitanon_jitdump_stream;
 
+/* _next: JITANON_OK (valid until the next call), JITANON_AGAIN (call again later), or an error. */
 JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn, void *user,
                                                        const jitanon_jitdump_opts *opts, jitanon_error *err);
-/* JITANON_OK (record valid until the next call), JITANON_AGAIN (need more data: call
-   again later; also before the header is complete), or an error. */
 JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s, jitanon_jitdump_record *rec,
                                                        jitanon_error *err);
 JITANON_API void jitanon_jitdump_stream_release(jitanon_jitdump_stream *s);
@@ -442,18 +413,15 @@ typedef struct jitanon_jitdump {
     size_t alloc_size_, records_cap_;
 } jitanon_jitdump;
 
-/* Copies `data` and parses every record into a new dump, *out (NULL on failure).  Free
-   with jitanon_jitdump_destroy. */
+/* Copies `data` and parses every record into a new dump, *out (NULL on failure); the same
+   for a file (or FIFO) read whole.  Free with jitanon_jitdump_destroy (NULL-safe). */
 JITANON_API jitanon_result jitanon_jitdump_load_memory(const void *data, size_t size, const jitanon_jitdump_opts *opts,
                                                        jitanon_jitdump **out, jitanon_error *err);
 #ifndef JITANON_NO_STDIO
-/* The same for a file (or a FIFO), read whole. */
 JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
                                                      jitanon_jitdump **out, jitanon_error *err);
 #endif
-/* NULL-safe. */
 JITANON_API void jitanon_jitdump_destroy(jitanon_jitdump *dump);
-
 /* Short name of a record id ("LOAD", "MOVE", ...; "UNKNOWN" otherwise). */
 JITANON_API const char *jitanon_jitdump_record_name(uint32_t id);
 
@@ -467,28 +435,22 @@ typedef struct jitanon_jitdump_writer {
     uint64_t bytes_written; /* bytes the sink accepted */
 } jitanon_jitdump_writer;
 
-/* Writes the 40-byte header from h (elf_mach, pad1, pid, timestamp, flags, big_endian,
-   arch_timestamp).  Without ARCH_TIMESTAMP, times are CLOCK_MONOTONIC ns. */
+/* Writes the 40-byte header from h.  Without ARCH_TIMESTAMP, times are CLOCK_MONOTONIC ns. */
 JITANON_API jitanon_result jitanon_jitdump_writer_init(jitanon_jitdump_writer *w, jitanon_sink sink,
                                                        const jitanon_jitdump_header *h, jitanon_error *err);
-/* Writes `rec` (a LOAD, MOVE, DEBUG_INFO, UNWINDING_INFO or CLOSE) as a reader returns it;
-   sizes must match the views, else JITANON_ERR_INVALID_ARGUMENT.  vma is written as given. */
+/* Writes `rec` (LOAD, MOVE, DEBUG_INFO, UNWINDING_INFO, CLOSE) as a reader returns it; sizes
+   must match the views, else JITANON_ERR_INVALID_ARGUMENT.  vma is written as given. */
 JITANON_API jitanon_result jitanon_jitdump_write(jitanon_jitdump_writer *w, const jitanon_jitdump_record *rec,
                                                  jitanon_error *err);
-/* Writes a DEBUG_INFO record from an array (file names without NUL; a repeated name is
-   written as the compact 0xFF 0x00 marker). */
+/* Writes a DEBUG_INFO record from an array (names without NUL; repeats as 0xFF 0x00). */
 JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writer *w, uint64_t timestamp,
                                                            uint64_t code_addr,
                                                            const jitanon_jitdump_debug_entry *entries,
                                                            size_t count, jitanon_error *err);
-
-/* e_machine of the machine this library was compiled for (EM_X86_64, EM_AARCH64, ...);
-   0 when unknown. */
+/* e_machine of the machine this library was compiled for (EM_X86_64, ...); 0 when unknown. */
 JITANON_API uint32_t jitanon_jitdump_host_machine(void);
 
-/* For a JIT: creates DIR/jit-<pid>.dump (DIR NULL: the current directory), writes the
-   header and maps the marker page for `perf record`.  May be copied (close one copy).
-   Needs POSIX, else JITANON_ERR_FEATURE_DISABLED. */
+/* For a JIT: DIR/jit-<pid>.dump (DIR NULL: the cwd) and its marker page.  May be copied (close one). */
 typedef struct jitanon_jitdump_file {
     jitanon_jitdump_writer writer;
     int fd;
@@ -496,20 +458,16 @@ typedef struct jitanon_jitdump_file {
     size_t marker_size;
 } jitanon_jitdump_file;
 
+/* No POSIX: _FEATURE_DISABLED.  _close writes CODE_CLOSE and closes; safe on a failed open. */
 JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, const char *dir, uint32_t elf_mach,
                                                      jitanon_error *err);
-/* Writes CODE_CLOSE, unmaps the marker and closes the file.  Safe on a failed open. */
 JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, jitanon_error *err);
 /* CLOCK_MONOTONIC in nanoseconds, the clock `perf record -k mono` uses; 0 without POSIX. */
 JITANON_API uint64_t jitanon_jitdump_now(void);
-
-/* 1 when the basename of `path` is a jitdump marker's name (jit-<pid>.dump and the
-   JavaScriptCore forms); *pid (may be NULL) gets the pid. */
+/* 1 when the basename of `path` is a jitdump marker's name; *pid (may be NULL) gets the pid. */
 JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t *pid);
 
-/* -- perf maps ------------------------------------------------------------------------
-   /tmp/perf-<pid>.map, "START SIZE NAME\n" a line (hex START and SIZE), what runtimes
-   without a jitdump write.  Untrusted input: a bad line is skipped and counted. */
+/* -- perf maps: /tmp/perf-<pid>.map, "START SIZE NAME" lines; a bad line is skipped, counted */
 typedef struct jitanon_perfmap_opts {
     uint32_t begin_zero_;
     jitanon_allocator allocator;
@@ -546,8 +504,7 @@ typedef struct jitanon_perfmap {
     size_t block_size_;
 } jitanon_perfmap;
 
-/* Parses `size` bytes of a map into *out (the map keeps its own copy).  Fails only with
-   JITANON_ERR_NOMEM, _LIMIT, _BAD_OPTIONS or _INVALID_ARGUMENT; damage is skipped. */
+/* Parses a map into *out (its own copy).  Fails only with _NOMEM, _LIMIT, _BAD_OPTIONS, _INVALID_ARGUMENT. */
 JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t size, const jitanon_perfmap_opts *opts,
                                                        jitanon_perfmap **out, jitanon_error *err);
 /* The entry holding addr, or NULL. */
@@ -568,28 +525,15 @@ JITANON_API void jitanon_perfmap_destroy(jitanon_perfmap *m);
 
 /* Record types (perf_event.h and perf's user record types). */
 enum {
-    JITANON_PERF_RECORD_MMAP = 1,
-    JITANON_PERF_RECORD_LOST = 2,
-    JITANON_PERF_RECORD_COMM = 3,
-    JITANON_PERF_RECORD_EXIT = 4,
-    JITANON_PERF_RECORD_THROTTLE = 5,
-    JITANON_PERF_RECORD_UNTHROTTLE = 6,
-    JITANON_PERF_RECORD_FORK = 7,
-    JITANON_PERF_RECORD_READ = 8,
-    JITANON_PERF_RECORD_SAMPLE = 9,
-    JITANON_PERF_RECORD_MMAP2 = 10,
-    JITANON_PERF_RECORD_HEADER_ATTR = 64,
-    JITANON_PERF_RECORD_HEADER_TRACING_DATA = 66,
-    JITANON_PERF_RECORD_HEADER_BUILD_ID = 67,
-    JITANON_PERF_RECORD_FINISHED_ROUND = 68,
-    JITANON_PERF_RECORD_ID_INDEX = 69,
-    JITANON_PERF_RECORD_AUXTRACE = 71,
-    JITANON_PERF_RECORD_EVENT_UPDATE = 78,
-    JITANON_PERF_RECORD_TIME_CONV = 79,
-    JITANON_PERF_RECORD_HEADER_FEATURE = 80,
-    JITANON_PERF_RECORD_COMPRESSED = 81,
-    JITANON_PERF_RECORD_FINISHED_INIT = 82,
-    JITANON_PERF_RECORD_COMPRESSED2 = 83
+    JITANON_PERF_RECORD_MMAP = 1, JITANON_PERF_RECORD_LOST = 2, JITANON_PERF_RECORD_COMM = 3,
+    JITANON_PERF_RECORD_EXIT = 4, JITANON_PERF_RECORD_THROTTLE = 5, JITANON_PERF_RECORD_UNTHROTTLE = 6,
+    JITANON_PERF_RECORD_FORK = 7, JITANON_PERF_RECORD_READ = 8, JITANON_PERF_RECORD_SAMPLE = 9,
+    JITANON_PERF_RECORD_MMAP2 = 10, JITANON_PERF_RECORD_HEADER_ATTR = 64,
+    JITANON_PERF_RECORD_HEADER_TRACING_DATA = 66, JITANON_PERF_RECORD_HEADER_BUILD_ID = 67,
+    JITANON_PERF_RECORD_FINISHED_ROUND = 68, JITANON_PERF_RECORD_ID_INDEX = 69, JITANON_PERF_RECORD_AUXTRACE = 71,
+    JITANON_PERF_RECORD_EVENT_UPDATE = 78, JITANON_PERF_RECORD_TIME_CONV = 79,
+    JITANON_PERF_RECORD_HEADER_FEATURE = 80, JITANON_PERF_RECORD_COMPRESSED = 81,
+    JITANON_PERF_RECORD_FINISHED_INIT = 82, JITANON_PERF_RECORD_COMPRESSED2 = 83
 };
 
 /* PERF_RECORD_EVENT_UPDATE kinds (per-event metadata a pipe carries as records). */
@@ -632,8 +576,7 @@ typedef enum jitanon_perf_mode {
     JITANON_PERF_PIPE = 2
 } jitanon_perf_mode;
 
-/* Optional seek: position the read callback at absolute `offset`; 0 on success.  Without
-   one the input is read strictly forward (a pipe). */
+/* Optional seek to absolute `offset`; 0 on success.  Without one the input is read forward only. */
 typedef int (*jitanon_seek_fn)(void *user, uint64_t offset);
 
 /* Optional decompressor for COMPRESSED/COMPRESSED2 records, used instead of the built-in
@@ -676,8 +619,7 @@ typedef struct jitanon_perf_attr {
     size_t id_count;
 } jitanon_perf_attr;
 
-/* The sample_id trailer of a kernel record (or those fields of a SAMPLE); `present` holds
-   the JITANON_PERF_SAMPLE_* bits that were there, absent fields are 0. */
+/* A kernel record's sample_id trailer (or a SAMPLE's); `present`: the SAMPLE_* bits there. */
 typedef struct jitanon_perf_sample_id {
     uint64_t present;
     uint32_t pid, tid, cpu;
@@ -779,8 +721,7 @@ typedef struct jitanon__perf_feat {
     size_t mem_off;        /* in feat_mem_, once loaded */
 } jitanon__perf_feat;
 
-/* Streaming reader; public fields are read-only.  Its allocator points into it: use it
-   through a pointer, never a copy. */
+/* Streaming reader; public fields are read-only.  Points into itself: never copy it. */
 typedef struct jitanon_perf_reader {
     jitanon_perf_mode mode;
     int big_endian;                  /* the input's byte order */
@@ -801,28 +742,19 @@ typedef struct jitanon_perf_reader {
         jitanon_allocator allocator;
         uint64_t max_payload, max_header_bytes;
         jitanon__counted mem, header_mem; /* memory_limit (allocator is mem's hooks), max_header_bytes */
-        jitanon_decompress_fn decompress;
-        void *decompress_user;
+        jitanon_decompress_fn decompress; void *decompress_user;
         struct jitanon__zstd *zstd; /* the built-in decoder, once a compressed record came */
         uint64_t max_zstd_window;
         int eof, done;
-        jitanon_membuf dbuf; /* decompressed bytes not yet delivered */
-        size_t dpos;
-        uint64_t doff;       /* offset of the COMPRESSED record they came from */
+        jitanon_membuf dbuf; size_t dpos; uint64_t doff; /* decoded bytes not yet delivered; doff: their record */
         size_t attr_cap;
-        jitanon__perf_lay *lays; /* one per attr */
-        size_t lay_cap;
-        jitanon__perf_idmap *idmap;
-        size_t idmap_len, idmap_cap;
-        jitanon__perf_feat *feats;
-        size_t feat_count;
-        uint8_t *feat_mem;
-        size_t feat_mem_size;
+        jitanon__perf_lay *lays; size_t lay_cap; /* one per attr */
+        jitanon__perf_idmap *idmap; size_t idmap_len, idmap_cap;
+        jitanon__perf_feat *feats; size_t feat_count;
+        uint8_t *feat_mem; size_t feat_mem_size;
         int strict, unsized, follow;
         uint64_t seen, hsize, attrs_off, attrs_size, table_end, promised; /* jitanon__pd_short */
-        size_t fast_lim, fast_min; /* the SAMPLE short path (jitanon__pd_fast_setup) */
-        uint64_t fast_present;
-        int fast_chain;
+        size_t fast_lim, fast_min; uint64_t fast_present; int fast_chain; /* jitanon__pd_fast_setup */
     } state_;
 } jitanon_perf_reader;
 
@@ -840,20 +772,17 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
    JITANON_AGAIN (opts.follow), or an error.  Compressed records come out decoded. */
 JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                     jitanon_error *err);
-/* File mode: loads every feature section (seeking invalidates the last record's views;
-   forward-only input: only after JITANON_END).  Pipe mode: no-op. */
+/* File mode: loads the feature sections (invalidates the last record's views).  Pipe mode: no-op. */
 JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err);
 /* A loaded feature section (view valid until _release); 0 when absent or not loaded. */
 JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsigned bit, jitanon_bytes *out);
 /* NULL-safe; closes a file opened by _open. */
 JITANON_API void jitanon_perf_reader_release(jitanon_perf_reader *r);
-
 /* "MMAP", "SAMPLE", "HEADER_ATTR", ...; "UNKNOWN" otherwise. */
 JITANON_API const char *jitanon_perf_record_name(uint32_t type);
 /* The i-th u64 of a view in the given byte order (a record's big_endian); 0 out of range. */
 JITANON_API uint64_t jitanon_perf_u64_at(jitanon_bytes b, size_t i, int big_endian);
-/* TSC -> perf time from a PERF_RECORD_TIME_CONV, for ARCH_TIMESTAMP dumps; 0 when the
-   kernel has no time_zero. */
+/* TSC -> perf time from a PERF_RECORD_TIME_CONV, for ARCH_TIMESTAMP dumps; 0: no time_zero. */
 JITANON_API uint64_t jitanon_perf_tsc_to_time(const jitanon_perf_time_conv *tc, uint64_t cyc);
 
 /* -- perf.data writer ------------------------------------------------------------------
@@ -868,8 +797,7 @@ typedef struct jitanon_perf_feature {
     jitanon_bytes data; /* owned by the writer */
 } jitanon_perf_feature;
 
-/* Owns copies of the attrs and features (use it through a pointer, never a copy).  The
-   sink's user is yours and must outlive the writer. */
+/* Owns copies of the attrs and features: never copy it.  The sink's user must outlive it. */
 typedef struct jitanon_perf_writer {
     jitanon_perf_mode mode;
     int big_endian;
@@ -877,19 +805,15 @@ typedef struct jitanon_perf_writer {
     uint64_t records, data_offset, data_size;
     uint32_t features_skipped; /* pipe mode: features not written (too large, or unreadable from a pipe) */
     uint32_t event_names;      /* pipe mode: EVENT_UPDATE NAME records written from EVENT_DESC */
-    /* internal */
-    jitanon_sink sink_;
+    jitanon_sink sink_; /* internal */
     jitanon_pwrite_fn pwrite_fn_;
     jitanon_allocator allocator_;
     uint64_t max_header_bytes_, attrs_offset_, attr_size_;
     jitanon__counted header_mem_; /* max_header_bytes */
     int started_, finished_;
-    jitanon_perf_attr *attrs_;
-    size_t attr_count_, attr_cap_;
-    jitanon_perf_feature *feats_;
-    size_t feat_count_, feat_cap_;
-    uint64_t *first_ids_; /* pipe mode: each attr's first id (0: none), for the NAME records */
-    size_t first_ids_len_, first_ids_cap_;
+    jitanon_perf_attr *attrs_; size_t attr_count_, attr_cap_;
+    jitanon_perf_feature *feats_; size_t feat_count_, feat_cap_;
+    uint64_t *first_ids_; size_t first_ids_len_, first_ids_cap_; /* pipe: each attr's first id */
 } jitanon_perf_writer;
 
 /* Starts a writer (FILE or PIPE; pipe mode writes its header now).  File mode needs
@@ -897,8 +821,7 @@ typedef struct jitanon_perf_writer {
 JITANON_API jitanon_result jitanon_perf_writer_init(jitanon_perf_writer *w, jitanon_perf_mode mode, int big_endian,
                                                     jitanon_sink sink, jitanon_pwrite_fn pwrite_fn,
                                                     const jitanon_perf_opts *opts, jitanon_error *err);
-/* Adds an attr (copied).  File mode: before the first record only.  Pipe mode: writes a
-   HEADER_ATTR record now. */
+/* Adds an attr (copied): file mode before the first record only; pipe mode writes HEADER_ATTR. */
 JITANON_API jitanon_result jitanon_perf_writer_add_attr(jitanon_perf_writer *w, const jitanon_perf_attr *attr,
                                                         jitanon_error *err);
 /* Adds a feature section (copied): file mode at _finish, pipe mode now.  Each bit once
@@ -908,33 +831,27 @@ JITANON_API jitanon_result jitanon_perf_writer_add_feature(jitanon_perf_writer *
 /* Writes one record: `size` bytes including any trailing payload (rec.raw). */
 JITANON_API jitanon_result jitanon_perf_writer_write(jitanon_perf_writer *w, const void *record, size_t size,
                                                      jitanon_error *err);
-/* File mode: writes the feature table and sections and the header (pipe mode: nothing).
-   Only _release may follow. */
+/* File mode: writes the features and the header (pipe mode: nothing).  Only _release may follow. */
 JITANON_API jitanon_result jitanon_perf_writer_finish(jitanon_perf_writer *w, jitanon_error *err);
 /* NULL-safe; frees the copies of attrs and features. */
 JITANON_API void jitanon_perf_writer_release(jitanon_perf_writer *w);
-
 /* Copies everything `r` has not read yet to `w` unchanged, converting between file and
    pipe mode (compressed records come out decompressed), then calls _finish. */
 JITANON_API jitanon_result jitanon_perf_copy(jitanon_perf_reader *r, jitanon_perf_writer *w, jitanon_error *err);
-
 /* Encodes an MMAP2 record from rec->mmap, rec->misc and, for `attr` (may be NULL), its
    sample_id trailer.  *out_size gets the size; over `cap` nothing is written
    (JITANON_ERR_LIMIT; buf NULL, cap 0 measures). */
 JITANON_API jitanon_result jitanon_perf_encode_mmap2(void *buf, size_t cap, size_t *out_size,
                                                      const jitanon_perf_record *rec, const jitanon_perf_attr *attr,
                                                      jitanon_error *err);
-/* Copies the MMAP/MMAP2 record rec->raw with rec->mmap.start, len and pgoff written over
-   it (a trimmed piece).  Same size rules. */
+/* Copies MMAP/MMAP2 rec->raw with rec->mmap.start, len, pgoff written over it.  Same size rules. */
 JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size_t *out_size,
                                                      const jitanon_perf_record *rec, jitanon_error *err);
-
 /* Encodes a COMM, FORK, EXIT, LOST, MMAP, MMAP2, SAMPLE or FINISHED_ROUND record from the
    fields a reader would decode (others: JITANON_ERR_UNSUPPORTED).  Size rules as above. */
 JITANON_API jitanon_result jitanon_perf_encode(void *buf, size_t cap, size_t *out_size, const jitanon_perf_record *rec,
                                                const jitanon_perf_attr *attr, jitanon_error *err);
-/* Encodes a perf_event_attr into buf and makes *attr describe it (attr->raw views buf:
-   keep buf while the attr is used). */
+/* Encodes a perf_event_attr into buf, *attr describing it (attr->raw views buf: keep buf). */
 JITANON_API jitanon_result jitanon_perf_encode_attr(void *buf, size_t cap, jitanon_perf_attr *attr, uint64_t sample_period,
                                                     int big_endian, jitanon_error *err);
 
@@ -952,8 +869,7 @@ JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const cha
 
 struct jitanon__rm_node; /* defined with the implementation */
 
-/* One piece of a rangemap: [start, start + len), len >= 1 (may end at UINT64_MAX
-   inclusive).  kind 0 is never stored (it means "nothing"). */
+/* A piece of a rangemap: [start, start + len), len >= 1; kind 0 is never stored ("nothing"). */
 typedef struct jitanon_range { uint64_t start, len; uint32_t kind; uint64_t id; } jitanon_range;
 
 /* Caller-owned interval map: _init, then assign/lookup/iterate, then _release.  May be
@@ -979,8 +895,7 @@ typedef struct jitanon_rangemap {
     uint64_t big_start_[4], big_len_[4]; /* their starts and lengths - 1 */
 } jitanon_rangemap;
 
-/* Iterator over the pieces overlapping a range, in address order; invalidated by any
-   change to the map. */
+/* Iterator over the pieces overlapping a range, in address order; invalidated by any change. */
 typedef struct jitanon_rangemap_iter {
     const jitanon_rangemap *map;
     uint32_t cur;
@@ -1009,8 +924,7 @@ JITANON_API void jitanon_rangemap_iter_begin_all(jitanon_rangemap_iter *it, cons
 JITANON_API int jitanon_rangemap_iter_next(jitanon_rangemap_iter *it, jitanon_range *out);
 /* Number of pieces in the map. */
 JITANON_API size_t jitanon_rangemap_count(const jitanon_rangemap *m);
-/* Replaces *dst's contents with a copy of src (dst keeps its allocator); on
-   JITANON_ERR_NOMEM dst is unchanged. */
+/* Replaces *dst's contents with a copy of src (dst keeps its allocator); on _NOMEM unchanged. */
 JITANON_API jitanon_result jitanon_rangemap_copy(jitanon_rangemap *dst, const jitanon_rangemap *src,
                                                  jitanon_error *err);
 
@@ -1049,8 +963,7 @@ typedef struct jitanon_trim_stats {
     size_t bytes_held, peak_bytes; /* memory held by the engine's tables */
 } jitanon_trim_stats;
 
-/* One event: a CODE_LOAD or CODE_MOVE (id = the function's), or an MMAP/MMAP2 (kind ANON
-   or FILE, id = map_id, pgoff as recorded). */
+/* One event: a CODE_LOAD or CODE_MOVE, or an MMAP/MMAP2 (kind ANON or FILE). */
 typedef struct jitanon_trim_event {
     uint32_t pid;
     jitanon_trim_kind kind; /* mmaps only: ANON or FILE */
@@ -1063,16 +976,13 @@ typedef struct jitanon_trim_event {
 /* Opaque engine. */
 typedef struct jitanon_trim jitanon_trim;
 
-/* Creates an engine (opts may be NULL) in *out (NULL on _BAD_OPTIONS, _NOMEM).  Destroy
-   with jitanon_trim_destroy. */
+/* Creates an engine (opts may be NULL) in *out (NULL on _BAD_OPTIONS, _NOMEM); _destroy frees. */
 JITANON_API jitanon_result jitanon_trim_create(const jitanon_trim_opts *opts, jitanon_trim **out, jitanon_error *err);
 /* Frees the engine and everything it holds.  NULL-safe. */
 JITANON_API void jitanon_trim_destroy(jitanon_trim *t);
-/* `pid` has a jitdump (its marker was seen): its trimmable mmaps are trimmed from now on.
-   Errors: _NOMEM, _LIMIT. */
+/* `pid` has a jitdump: its trimmable mmaps are trimmed from now on.  Errors: _NOMEM, _LIMIT. */
 JITANON_API jitanon_result jitanon_trim_set_jitdump(jitanon_trim *t, uint32_t pid, jitanon_error *err);
-/* A CODE_LOAD: [start, start + len) holds function ev->id.  len 0: no-op.  On an error
-   the address maps are unchanged. */
+/* A CODE_LOAD: [start, start + len) holds function ev->id.  On an error nothing changes. */
 JITANON_API jitanon_result jitanon_trim_load(jitanon_trim *t, const jitanon_trim_event *ev, jitanon_error *err);
 /* A CODE_MOVE: a load at the new address; the old range stays mapped, as in perf. */
 JITANON_API jitanon_result jitanon_trim_move(jitanon_trim *t, const jitanon_trim_event *ev, jitanon_error *err);
@@ -1081,21 +991,18 @@ JITANON_API jitanon_result jitanon_trim_move(jitanon_trim *t, const jitanon_trim
    On an error every address map is unchanged. */
 JITANON_API jitanon_result jitanon_trim_mmap(jitanon_trim *t, const jitanon_trim_event *ev,
                                              const jitanon_trim_piece **pieces, size_t *count, jitanon_error *err);
-/* A FORK: `child` gets a copy of parent's map (empty for an unknown parent), no jitdump.
-   Errors: _NOMEM, _LIMIT (engine unchanged). */
+/* A FORK: `child` gets a copy of parent's map, no jitdump.  Errors: _NOMEM, _LIMIT (unchanged). */
 JITANON_API jitanon_result jitanon_trim_fork(jitanon_trim *t, uint32_t parent, uint32_t child, jitanon_error *err);
 /* Forgets a process and its jitdump flag (exit or exec).  Cannot fail. */
 JITANON_API void jitanon_trim_forget(jitanon_trim *t, uint32_t pid);
-/* What `addr` of `pid` resolves to in the output so far: its kind, and the piece in *out
-   (may be NULL); JITANON_TRIM_NONE (out zeroed) when nothing is mapped. */
+/* What `addr` of `pid` resolves to in the output so far; the piece in *out (may be NULL). */
 JITANON_API jitanon_trim_kind jitanon_trim_resolve(const jitanon_trim *t, uint32_t pid, uint64_t addr,
                                                    jitanon_range *out);
 /* The process's current map, NULL for an unknown pid; invalid after the next event. */
 JITANON_API const jitanon_rangemap *jitanon_trim_map(const jitanon_trim *t, uint32_t pid);
 /* Counters so far; never NULL for a live engine. */
 JITANON_API const jitanon_trim_stats *jitanon_trim_get_stats(const jitanon_trim *t);
-/* JITANON_TRIM_ANON for a name starting with "//anon", "[anon:", "/memfd:" or "/dev/zero",
-   else JITANON_TRIM_FILE.  `name` need not be NUL-terminated. */
+/* ANON for "//anon", "[anon:", "/memfd:", "/dev/zero" names, else FILE; no NUL needed. */
 JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len);
 
 /* -- ELF emission ----------------------------------------------------------------------
@@ -1110,8 +1017,7 @@ typedef uint32_t jitanon_elf_line_bias;
 #define JITANON_ELF_LINE_BIAS_PERF 0x40u
 #define JITANON_ELF_LINE_BIAS_NONE 0xFFFFFFFFu
 
-/* Detects a dump's line bias from its data: feed every record in order (_add), then
-   _result.  The last JITANON_ELF_LINE_BIAS_WAITING DEBUG_INFOs wait for their LOAD. */
+/* Detects a dump's line bias from its data: feed every record in order (_add), then _result. */
 #define JITANON_ELF_LINE_BIAS_WAITING 32
 typedef struct jitanon_elf_line_bias_scan {
     uint64_t functions;  /* LOADs with a DEBUG_INFO before them */
@@ -1199,13 +1105,10 @@ typedef struct jitanon__elf_entry {
     int streamed; /* name, debug and eh_frame are the builder's copies; code comes later */
 } jitanon__elf_entry;
 
-/* The code of the index-th function added after jitanon_elf_builder_stream_code, asked
-   for in order while writing: exactly the size given to add, valid until the next call.
-   Nonzero = failure. */
+/* Code of a streamed function (jitanon_elf_builder_stream_code), valid until the next call; 0 = ok. */
 typedef int (*jitanon_elf_code_fn)(void *user, size_t index, jitanon_bytes *code);
 
-/* Collects functions, then writes one ELF.  Caller-owned; free with
-   jitanon_elf_builder_release (also after a failure). */
+/* Collects functions, then writes one ELF.  Free with _release (also after a failure). */
 typedef struct jitanon_elf_builder {
     jitanon_elf_opts opts;
     uint32_t machine, elf_class, notes;
@@ -1232,13 +1135,11 @@ JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const
                                                    uint64_t *pgoff, jitanon_error *err);
 /* Later adds keep nothing of `fn`: the code is asked for again through code_fn. */
 JITANON_API void jitanon_elf_builder_stream_code(jitanon_elf_builder *b, jitanon_elf_code_fn code_fn, void *user);
-/* Writes the file through `sink`, front to back; info may be NULL.  The same functions
-   give a byte-identical file. */
+/* Writes the file through `sink`, front to back (info may be NULL); the output is deterministic. */
 JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, jitanon_sink sink,
                                                       jitanon_elf_info *info, jitanon_error *err);
 /* NULL-safe. */
 JITANON_API void jitanon_elf_builder_release(jitanon_elf_builder *b);
-
 /* One function, one file: init + add + finish + free. */
 JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const jitanon_jitdump_header *header,
                                                       const jitanon_elf_func *fn, const jitanon_elf_opts *opts,
@@ -1262,8 +1163,7 @@ typedef enum jitanon_perf_map_mode {
     JITANON_PERF_MAP_ELF = 1   /* into the output: a symbols-only jitted-<pid>.map.so */
 } jitanon_perf_map_mode;
 
-/* Samples that ran in a function before its CODE_LOAD was written (HotSpot, batching
-   runtimes): NAME maps it from earlier when nothing else was ever there. */
+/* Samples in a function before its CODE_LOAD was written (HotSpot): NAME maps it from earlier. */
 typedef enum jitanon_late_mode {
     JITANON_LATE_AUTO = 0, /* NAME for file input with anon_mode RANGE, else KEEP (silently) */
     JITANON_LATE_NAME = 1, /* back-date the mapping, up to opts.late_window_ns */
@@ -1280,8 +1180,7 @@ typedef enum jitanon_elf_layout {
     JITANON_ELF_PER_FUNCTION = 2 /* jitted-<pid>-<code_index>.so, as perf writes them */
 } jitanon_elf_layout;
 
-/* Which per-function files are written: perf opens a jitted file only where an address
-   of a sample lands in it. */
+/* Which per-function files are written (perf opens only those a sample's address lands in). */
 typedef enum jitanon_elf_files {
     JITANON_ELF_FILES_AUTO = 0,    /* SAMPLED where it applies, else ALL; no fallback reported */
     JITANON_ELF_FILES_SAMPLED = 1, /* only the files an address of a sample resolves into */
@@ -1328,20 +1227,17 @@ typedef struct jitanon_inject_io {
                                 jitanon_jitdump **out, jitanon_error *err);
     /* Stores the complete ELF file `name` in `dir`; 0 on success. */
     int (*write_elf)(void *user, const char *dir, const char *name, const void *data, size_t size);
-    /* Opens a dump as a stream (its read returns 0 at the end for now); used instead of
-       load_dump wherever the injector streams a dump.  close_dump may be NULL. */
+    /* Opens a dump as a stream (read 0: the end for now), instead of load_dump; close_dump may be NULL. */
     jitanon_result (*open_dump)(void *user, const char *path, jitanon_read_fn *read, void **stream,
                                 jitanon_error *err);
     void (*close_dump)(void *user, void *stream);
-    /* opts.perf_map ELF: loads the perf map at `path` (jitanon_perfmap_load_memory on its
-       bytes); JITANON_ERR_IO when there is none. */
+    /* Loads the perf map at `path` (jitanon_perfmap_load_memory of its bytes); _ERR_IO when none. */
     jitanon_result (*load_perfmap)(void *user, const char *path, const jitanon_perfmap_opts *opts,
                                    jitanon_perfmap **out, jitanon_error *err);
     /* 1 when process `pid` runs now, with *out (nspid = pid on entry) saying how its dump
        is found; 0 when not.  Default: jitanon_inject_find_process_proc, default I/O only. */
     int (*find_process)(void *user, uint32_t pid, jitanon_inject_process *out);
-    /* Reads up to `size` bytes at `offset` of the file `path` into dst: the bytes read,
-       SIZE_MAX when it cannot be read (JITANON_FRAME_WANT_UNWIND, _SYMBOL). */
+    /* Reads up to `size` bytes at `offset` of file `path` into dst: the count, SIZE_MAX on failure. */
     size_t (*read_file)(void *user, const char *path, uint64_t offset, void *dst, size_t size);
     /* Receives warnings (a dump that cannot be read, a refused file, ...). */
     void (*log)(void *user, const char *message);
@@ -1351,8 +1247,7 @@ typedef struct jitanon_inject_io {
     const jitanon_thread_pool *thread_pool; /* opts.elf_threads; NULL: POSIX threads if built */
 } jitanon_inject_io;
 
-/* io.find_process's default, from /proc (NSpid, ns/mnt); 0 without POSIX or when the
-   process is gone.  `user` is not used. */
+/* io.find_process's default, from /proc; 0 without POSIX or when the process is gone. */
 JITANON_API int jitanon_inject_find_process_proc(void *user, uint32_t pid, jitanon_inject_process *out);
 
 /* What a sample resolves to after the injection decisions (opts.on_sample): what perf
@@ -1388,8 +1283,7 @@ typedef struct jitanon_inject_sample {
 #define JITANON_PERF_CONTEXT_GUEST_USER 0xfffffffffffff600ull /* 2^64 - 2560 */
 #define JITANON_PERF_CONTEXT_MAX 0xfffffffffffff001ull /* 2^64 - 4095 */
 
-/* Inside opts.on_sample only: *out = *s with ip, kind, name, start and code_index of
-   address `ip` of the sample's process; returns out->kind. */
+/* Inside opts.on_sample only: *out = *s resolved at address `ip` instead; returns out->kind. */
 JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject_sample *s, uint64_t ip,
                                                             jitanon_inject_sample *out);
 
@@ -1429,22 +1323,15 @@ typedef struct jitanon_frame {
     uint32_t line;
 } jitanon_frame;
 
-/* Inside opts.on_sample only: address `ip` of the sample's process, looked up as perf
-   looks up a frame (in the kernel's maps when `kernel`).  Returns out->kind. */
+/* Inside opts.on_sample only: the frame at `ip` (in the kernel's maps when `kernel`); its kind. */
 JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_sample *s, uint64_t ip, int kernel,
                                                        unsigned want, jitanon_frame *out);
 
-/* The frames perf script prints for a sample, leaf first (its callchain, or its ip).
-   Caller-owned, holds nothing; valid during the on_sample call. */
+/* The frames perf script prints for a sample, leaf first; valid during the on_sample call. */
 typedef struct jitanon_inject_frame_iter {
-    const jitanon_inject_sample *sample_;
-    uint64_t next_;
-    unsigned want_;
-    int kernel_, state_;
+    const jitanon_inject_sample *sample_; uint64_t next_; unsigned want_; int kernel_, state_;
     uint64_t regs_[33], known_, pc_; /* unwinding: DWARF registers, which hold, the pc */
-    uint64_t stack_sp_; /* the stack pointer the copy starts at */
-    const uint8_t *stack_;
-    size_t stack_size_;
+    uint64_t stack_sp_; const uint8_t *stack_; size_t stack_size_; /* the user stack copy */
     uint32_t machine_;
 } jitanon_inject_frame_iter;
 
@@ -1465,8 +1352,7 @@ typedef struct jitanon_buildid_cache {
 JITANON_API jitanon_result jitanon_buildid_cache_dir(char *out, size_t cap, jitanon_error *err);
 /* Opens (creating it when missing) the cache at `dir`, or at perf's when dir is NULL. */
 JITANON_API jitanon_result jitanon_buildid_cache_open(jitanon_buildid_cache *c, const char *dir, jitanon_error *err);
-/* Adds the file at `path` with its 20-byte build-id: JITANON_OK when added or already
-   there, JITANON_ERR_IO when it cannot be. */
+/* Adds the file at `path` and its build-id: JITANON_OK (also if there), JITANON_ERR_IO. */
 JITANON_API jitanon_result jitanon_buildid_cache_add(jitanon_buildid_cache *c, const char *path,
                                                      const uint8_t build_id[20], jitanon_error *err);
 /* NULL-safe. */
@@ -1499,8 +1385,7 @@ typedef struct jitanon_inject_opts {
     uint32_t follow_idle_ms;  /* live pipes: a dump idle this long has stopped; 0 = default */
     jitanon_perf_map_mode perf_map;
     jitanon_perfmap_opts perfmap; /* passed to the perf map reader (allocator: ours when unset) */
-    /* JITANON_FRAME_WANT_SYMBOL: demangles `name` into out (cap bytes): the length
-       (called again when not below cap), 0 when not mangled.  NULL: names as stored. */
+    /* WANT_SYMBOL: demangles `name` into out: its length (>= cap: again), 0 if not mangled. */
     size_t (*demangle)(void *user, const char *name, char *out, size_t cap);
     uint64_t max_round_bytes_; /* internal fuzzer hook: rounds over this are split; 0 = 256 MiB */
     uint32_t end_zero_;
@@ -1545,10 +1430,7 @@ typedef struct jitanon_inject_stats {
         uint64_t stopped, samples_after_end; /* dumps whose JIT stopped describing code */
         uint64_t clock_fixed; /* ARCH_TIMESTAMP dumps whose times were CLOCK_MONOTONIC */
     } dumps;
-    struct { /* opts.late NAME */
-        uint64_t loads;   /* loads mapped before their CODE_LOAD */
-        uint64_t samples; /* samples whose ip fell in such a function before its load */
-    } late;
+    struct { uint64_t loads; uint64_t samples; } late; /* opts.late NAME: loads back-dated, samples so named */
     jitanon_trim_stats trim; /* decide: the trimming as applied */
     struct { /* opts.perf_map ELF */
         uint64_t maps;      /* perf maps read */
@@ -1556,9 +1438,7 @@ typedef struct jitanon_inject_stats {
         uint64_t bad_lines; /* lines skipped as damage (a cut last line included) */
         uint64_t mmaps;     /* mmaps that name a stub instead of anonymous memory */
     } perf_map;
-    struct { /* ELF files written, and refused (jitanon_inject_io.write_elf) */
-        uint64_t files, bytes, refused;
-    } elf;
+    struct { uint64_t files, bytes, refused; } elf; /* ELF files written, refused (io.write_elf) */
     struct {
         uint64_t entries;      /* ELF files listed in the output's build-id table */
         uint64_t cached;       /* files added to opts.buildid_cache (new or already there) */
@@ -1569,9 +1449,7 @@ typedef struct jitanon_inject_stats {
         uint64_t region_bases; /* region functions framed by their file's base (two MMAP2s each) */
         uint64_t region_claims, region_repairs; /* region functions mapped early; taken back */
     } write;
-    struct { /* live pipes: dumps followed, reads that found more, time waited (ns) */
-        uint64_t dumps, reads, wait_ns;
-    } follow;
+    struct { uint64_t dumps, reads, wait_ns; } follow; /* live pipes: dumps followed, reads, wait (ns) */
     struct { /* live pipes: rounds held back until their dumps caught up (see hold_bytes) */
         uint64_t rounds;       /* rounds held at least once */
         uint64_t peak_bytes;   /* the most held at once */
@@ -1595,8 +1473,7 @@ JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_
                                           jitanon_error *err);
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
-/* jitanon_inject from a path ("-" = stdin) to a path ("-" = stdout, pipe mode), written
-   atomically.  opts, perf_opts and stats may be NULL.  Needs POSIX for file output. */
+/* jitanon_inject from a path ("-": stdin) to a path ("-": stdout), atomically; NULLs allowed. */
 JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, jitanon_perf_mode out_mode,
                                                const jitanon_inject_opts *opts, const jitanon_perf_opts *perf_opts,
                                                jitanon_inject_stats *stats, jitanon_error *err);
