@@ -1366,7 +1366,7 @@ typedef struct jitanon_inject_opts {
     jitanon_elf_layout elf_layout;
     const char *elf_dir;      /* where ELF files go; NULL = next to each jitdump, as perf does */
     const char *jitdump_dir;  /* searched for the marker's file name when the recorded path fails */
-    uint32_t elf_threads;     /* threads writing ELF files (at most 64); 0: the calling thread */
+    uint32_t elf_threads;     /* ELF writer threads (at most 64; io.write_elf, open_dump reads run on them) */
     jitanon_elf_files elf_files; /* SAMPLED needs file input and output */
     jitanon_late_mode late;   /* samples before their function's CODE_LOAD (see the enum) */
     uint64_t late_window_ns;  /* how far a load may be back-dated; 0 = JITANON_LATE_WINDOW_DEFAULT_NS */
