@@ -3,7 +3,7 @@
    Reads jitdump files and perf.data recordings, writes ELF stubs for jitted code, and
    rewrites perf.data the way `perf inject --jit` does - except that coalesced `//anon`
    (and memfd) mmaps are trimmed to the parts that do not overlap live jitted code,
-   instead of being dropped whole.
+   instead of being dropped whole.  doc/api.md is the API in detail, CHANGES.md the history.
 
    Do this:
        #define JITANON_IMPLEMENTATION
@@ -19,94 +19,36 @@
            if (rec.id == JITANON_JITDUMP_CODE_LOAD) use(rec.load.code_addr, rec.load.name);
        if (r != JITANON_END) report(&err);   // err.offset is the byte offset of the problem
 
-   Emit an ELF stub for one jitted function (file offset of the code = the MMAP2 pgoff):
-
-       jitanon_elf_func fn = {0};
-       jitanon_elf_info info;
-       jitanon_membuf out = {0};
-       jitanon_sink sink = {jitanon_membuf_write, &out};
-       fn.name = rec.load.name; fn.code_addr = rec.load.code_addr; fn.code = rec.load.code;
-       jitanon_elf_write_function(sink, &it.header, &fn, NULL, &info, &err);
-
    Rewrite a perf.data the way `perf inject --jit` does, trimming //anon mmaps:
 
        jitanon_inject_stats st;
        jitanon_inject_file("perf.data", "perf.jit.data", JITANON_PERF_SAME_MODE, NULL, NULL,
                            &st, &err);
 
-   Or resolve samples in memory without writing anything (jitanon_inject with a NULL
-   writer and opts.on_sample), or drive the trimming engine (jitanon_trim_*) yourself.
-
    Configuration macros (define before including the implementation):
        JITANON_STATIC            make every public function static to the including file
        JITANON_API               override the linkage of public functions (default: extern)
        JITANON_MALLOC/REALLOC/FREE  default allocator (all three or none; default libc)
        JITANON_ASSERT(x)         internal invariant / API misuse checks (default: assert)
-       JITANON_NO_STDIO          remove the path- and FILE-based convenience functions; this
-                                 also leaves out the OS layer (as JITANON_NO_POSIX does)
-       JITANON_NO_POSIX          never use POSIX calls (atomic output, ELF files, marker mmap,
-                                 clock: they report JITANON_ERR_FEATURE_DISABLED).  Otherwise
-                                 POSIX is used on every unix whatever the -std=: in strict
-                                 mode this file defines _POSIX_C_SOURCE 200809L before the
-                                 first system header, and stops with #error when the
-                                 including file included one first, jitanon.h itself
-                                 included without the implementation counting too (then
-                                 define _POSIX_C_SOURCE=200809L or _GNU_SOURCE before any
-                                 #include)
-       JITANON_NO_THREADS        leave POSIX threads out (with jitanon_inject_opts.elf_threads
-                                 the calling thread then writes the files, reported as
-                                 JITANON_INJECT_FALLBACK_NO_THREADS); with glibc older than
-                                 2.34 link with -pthread
-       JITANON_NO_SHA_NI         never use the x86 SHA extensions for build-ids (they are
-                                 used, with gcc or clang on x86-64, when CPUID reports them)
+       JITANON_NO_STDIO          no path- and FILE-based functions (and no OS layer)
+       JITANON_NO_POSIX          no POSIX calls (they give JITANON_ERR_FEATURE_DISABLED); else
+                                 strict -std=c99 wants no system header before this file
+       JITANON_NO_THREADS        no POSIX threads (elf_threads falls back; glibc < 2.34: -pthread)
+       JITANON_NO_SHA_NI         never use the x86 SHA extensions for build-ids
        JITANON_USE_ZLIB          compress debug sections (needs -lz); otherwise disabled
-       JITANON_NO_ZSTD           leave out the built-in zstd decoder (perf record -z
-                                 recordings then need jitanon_perf_opts.decompress)
+       JITANON_NO_ZSTD           no built-in zstd decoder (perf record -z: opts.decompress)
        JITANON_MAX_RECORD_SIZE   largest jitdump record accepted (default 256 MiB)
        JITANON_CONFIG_HEADER     a header included first, to hold the above
        JITANON_ERROR_LOCATION    record the implementation's function/line in errors
-       JITANON_COMPAT_0_1, _0_2  keep the names of those releases (typedefs and inline
-                                 functions, at the end of this file)
-
-   jitanon_features() tells what a build has (JITANON_FEATURE_POSIX, _THREADS, ...).
-
-   Errors: every fallible call returns a jitanon_result and fills an optional
-   jitanon_error (code, byte offset in the input, record index, message).  Malformed
-   input never asserts, crashes or leaks; it yields a typed error.
-
-   Thread safety: there is no global or static mutable state.  Distinct objects may be
-   used from distinct threads at the same time.  The library starts threads only when
-   asked to (jitanon_inject_opts.elf_threads).
-
-   Naming: one prefix per format or part (jitanon_jitdump_*, jitanon_perf_*,
-   jitanon_elf_*, jitanon_rangemap_*, jitanon_trim_*, jitanon_inject_*, and the helpers
-   jitanon_membuf_*, jitanon_atomic_*).  A caller-owned struct is set up by _init (_open
-   for a path) and torn down by _release; a heap object comes from _create or _load_*
-   (which return a jitanon_result and the object through an out parameter, so the reason
-   for a failure is not lost when err is NULL) and goes with _destroy; iterators are
-   _iter_begin and _iter_next.  Where ending is itself an act that can fail it has its
-   own verb: a writer or builder _finish-es its output, a jitdump file _close-s (it
-   writes CODE_CLOSE), an atomic file _commit-s or _abort-s.  Structs that other objects
-   point into say so ("do not copy"); the rest may be moved by value.  Fields whose names
-   end in _ are private: zero them with the rest, never set or read them.
-
-   Recent history (the full revision history, with every rename, is at the end of this file):
-       0.6.0  region files by default (a few files where perf writes one per function)
-       0.5.0  the platform as a seam ([posix], jitanon_stream, jitanon_thread_pool), the
-              public pieces tools need (record encoders, a dump's functions, on_event),
-              one counting allocator, stats nested by stage, a faster record path
-       0.4.0  live pipes (dumps followed as they grow), containers (dumps read through
-              /proc/PID/root), perf maps (symbols-only stubs for //anon leftovers), per-
-              function files only for what samples reach (JITANON_ELF_FILES_AUTO)
-       0.3.0  late loads, perf's build-id cache, a zstd decoder (perf record -z), damaged
-              input recovered from, old perf.data layouts; page-aligned ELF stubs
-       0.2.0  the API made consistent (JITANON_COMPAT_0_1 keeps the 0.1 names)
+       JITANON_COMPAT_0_1, _0_2  keep the names of those releases (at the end of this file)
+   Errors: fallible calls return a jitanon_result and fill an optional jitanon_error; bad
+   input is a typed error, never a crash.  No global mutable state: distinct objects may be
+   used from distinct threads.  Naming: _init/_release, _create/_destroy, _iter_begin/_next;
+   fields ending in _ are private (zero them).
 */
 
-/* Strict ISO modes (-std=c99) hide POSIX unless a feature macro asks for it before the
-   first system header: ask for it here, for the implementation only, when the includer
-   chose nothing (gnu modes and explicit choices are left alone).  _FEATURES_H (glibc, musl)
-   means a system header came first: too late, the implementation says so with #error. */
+/* Strict ISO modes (-std=c99) hide POSIX: ask for it here, for the implementation only,
+   when the includer chose nothing.  _FEATURES_H means a system header came first: #error. */
 #if defined(JITANON_IMPLEMENTATION) && !defined(JITANON_IMPLEMENTATION_INCLUDED) && defined(__unix__) &&       \
     defined(__STRICT_ANSI__) && !defined(JITANON_NO_POSIX) && !defined(JITANON_NO_STDIO) &&                   \
     !defined(_POSIX_C_SOURCE) && !defined(_POSIX_SOURCE) && !defined(_XOPEN_SOURCE) && !defined(_GNU_SOURCE) && \
@@ -116,11 +58,9 @@
 
 #ifndef JITANON_H_INCLUDED
 #define JITANON_H_INCLUDED
-
 #ifdef JITANON_CONFIG_HEADER
 #include JITANON_CONFIG_HEADER
 #endif
-
 #include <stddef.h>
 #include <stdint.h>
 
@@ -128,8 +68,7 @@
 #define JITANON_VERSION_MINOR 6
 #define JITANON_VERSION_PATCH 0
 #define JITANON_VERSION_STRING "0.6.0"
-/* A version as one number (0.4.0 -> 4000).  C++ gets its own casts: an includer built with
-   -Wold-style-cast must not see a C cast. */
+/* A version as one number (0.4.0 -> 4000); C++ gets C++ casts (-Wold-style-cast). */
 #ifdef __cplusplus
 #define jitanon_pack_version(major, minor, patch) \
     (static_cast<uint32_t>(major) * 1000000u + static_cast<uint32_t>(minor) * 1000u + \
@@ -192,33 +131,19 @@ typedef enum jitanon_result {
 typedef struct jitanon_error {
     jitanon_result type;     /* JITANON_OK when nothing went wrong */
     const char *description; /* static text for `type` */
-    uint64_t offset;         /* byte offset in `source` where the problem is (a malformed
-                                perf.data record: its first byte; JITANON_ERR_TRUNCATED
-                                from the perf.data reader: where the input ends, info
-                                naming what it cut); 0 for a problem at no
-                                place in it (JITANON_ERR_LIMIT, _NOMEM, _IO, _WRITE, options
-                                and arguments: jitanon_format_error then shows none) */
+    uint64_t offset;         /* byte offset in `source` of the problem; 0: at no place */
     uint64_t record_index;   /* 0-based index of the record involved, if any */
     uint32_t record_type;    /* type/id of that record, if any */
     char info[128];          /* detail, always NUL-terminated */
     const char *func;        /* implementation location (JITANON_ERROR_LOCATION only) */
     int line;
-    /* The input the offset belongs to, NUL-terminated: "perf.data" (the perf.data
-       reader), "jitdump" or "perf map" (their readers), followed by the file's path when
-       whoever knows it says so (jitanon_inject: "jitdump /tmp/jit-42.dump"); empty when
-       the problem is in no input (options, memory, output).  jitanon_format_error leaves
-       it out: print it beside the message. */
-    char source[96];
+    char source[96]; /* the input: "perf.data", "jitdump PATH", "perf map"; "" for none */
 } jitanon_error;
 
 /* Static description of a result code; never NULL. */
 JITANON_API const char *jitanon_result_string(jitanon_result r);
-
-/* Formats `err` as one line ("truncated at byte 123 (record 4): ...", without "at byte"
-   when the problem is at no offset; err.source is not included) into dst (always
-   NUL-terminated when n > 0).  Returns the length the full text needs, like snprintf. */
+/* `err` as one line (no source) into dst, NUL-terminated; returns the full length, as snprintf. */
 JITANON_API size_t jitanon_format_error(char *dst, size_t n, const jitanon_error *err);
-
 /* The version of the implementation (JITANON_VERSION when header and implementation match). */
 JITANON_API uint32_t jitanon_version(void);
 
@@ -231,13 +156,11 @@ typedef enum jitanon_feature {
     JITANON_FEATURE_STDIO = 16,  /* the path- and FILE-based functions */
     JITANON_FEATURE_ZSTD = 32    /* the built-in zstd decoder (perf record -z) */
 } jitanon_feature;
-/* A bitmask of jitanon_feature. */
-JITANON_API unsigned jitanon_features(void);
+JITANON_API unsigned jitanon_features(void); /* a bitmask of jitanon_feature */
 
 /* -- Memory, views, I/O callbacks ------------------------------------------------- */
 
-/* Runtime allocator.  Any NULL function falls back to JITANON_MALLOC/REALLOC/FREE.
-   Sizes are passed back so arena or counting allocators need no headers. */
+/* Runtime allocator; a NULL function falls back to JITANON_MALLOC/REALLOC/FREE. */
 typedef struct jitanon_allocator {
     void *(*alloc_fn)(void *user, size_t size);
     void *(*realloc_fn)(void *user, void *ptr, size_t old_size, size_t new_size);
@@ -245,8 +168,7 @@ typedef struct jitanon_allocator {
     void *user;
 } jitanon_allocator;
 
-/* Internal, embedded in the perf.data reader and writer: the one counting allocator
-   behind every memory limit (see [alloc]). */
+/* Internal: the counting allocator behind every memory limit ([alloc]). */
 typedef struct jitanon__counted {
     jitanon_allocator base; /* does the allocating */
     size_t limit;           /* 0 = none */
@@ -255,33 +177,17 @@ typedef struct jitanon__counted {
     const char *name;       /* the option that set the limit, for the message */
 } jitanon__counted;
 
-/* A string view into the input: not NUL-terminated. */
-typedef struct jitanon_str {
-    const char *data;
-    size_t length;
-} jitanon_str;
+/* Views into the input; a jitanon_str is not NUL-terminated. */
+typedef struct jitanon_str { const char *data; size_t length; } jitanon_str;
+typedef struct jitanon_bytes { const uint8_t *data; size_t size; } jitanon_bytes;
 
-/* A byte view into the input. */
-typedef struct jitanon_bytes {
-    const uint8_t *data;
-    size_t size;
-} jitanon_bytes;
-
-/* Pull source: copy up to `size` bytes into dst; return the count, 0 at end of data
-   (for now: a growing file may have more later), or SIZE_MAX on an I/O error. */
+/* Pull source: up to `size` bytes into dst; the count, 0 at the end (for now), SIZE_MAX on error. */
 typedef size_t (*jitanon_read_fn)(void *user, void *dst, size_t size);
-
 /* Push sink: write all `size` bytes; return 0 on success, nonzero on failure. */
 typedef int (*jitanon_write_fn)(void *user, const void *data, size_t size);
+typedef struct jitanon_sink { jitanon_write_fn write_fn; void *user; } jitanon_sink;
 
-typedef struct jitanon_sink {
-    jitanon_write_fn write_fn;
-    void *user;
-} jitanon_sink;
-
-/* Internal, embedded in the streaming readers: a pulled input whose unread bytes are
-   buf[pos, len), the first of them at input offset `off`; `ahead` (jitanon__in_ahead):
-   a worker reads the next bytes meanwhile. */
+/* Internal: a pulled input, unread bytes buf[pos, len) at input offset `off`. */
 typedef struct jitanon__input {
     jitanon_read_fn read_fn;
     void *user;
@@ -291,31 +197,22 @@ typedef struct jitanon__input {
     struct jitanon__in_ahead *ahead;
 } jitanon__input;
 
-/* A growable memory buffer usable as a sink (jitanon_membuf_write): zero it, optionally
-   set `allocator` and `max_size`; `data`/`size` are the bytes written so far.  Free with
-   jitanon_membuf_release.  It is also the one buffer jitanon's own writers append to. */
+/* A growable buffer and sink (jitanon_membuf_write): zero it; data/size so far; _release frees. */
 typedef struct jitanon_membuf {
     uint8_t *data;
     size_t size, capacity;
     jitanon_allocator allocator;
     size_t max_size; /* 0 = unlimited; writing beyond fails */
-    /* internal */
-    int failed_;         /* an internal append failed; later ones do nothing */
-    jitanon_sink spill_; /* set: a full buffer is written here instead of growing */
+    int failed_;         /* internal: an append failed; later ones do nothing */
+    jitanon_sink spill_; /* internal: set: a full buffer is written here instead of growing */
 } jitanon_membuf;
 
 JITANON_API int jitanon_membuf_write(void *membuf, const void *data, size_t size);
 JITANON_API void jitanon_membuf_release(jitanon_membuf *b);
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
-/* Atomic output file: a temporary file (O_CREAT|O_EXCL, mode 0644) next to `path`, renamed
-   over `path` only by _commit; _abort (or a failed _commit) unlinks it.  A `path` that
-   exists and is no regular file (/dev/null, a FIFO, a terminal) is written in place
-   (tmp_path stays NULL; nothing to sync or rename): a rename would replace the device
-   with a file (as root, /dev/null itself).  Built with
-   JITANON_NO_POSIX, _open returns JITANON_ERR_FEATURE_DISABLED.  It holds no pointer into
-   itself, but jitanon_atomic_sink hands out a pointer TO it (the sink's user, also the
-   `user` jitanon_atomic_pwrite gets): do not move or copy it while a writer uses them. */
+/* Atomic output file: a temporary renamed over `path` by _commit (a non-regular path is
+   written in place).  Do not move or copy it while a writer uses jitanon_atomic_sink. */
 typedef struct jitanon_atomic_file {
     int fd;
     char *tmp_path, *path;
@@ -326,30 +223,21 @@ typedef struct jitanon_atomic_file {
     size_t buf_len, buf_cap;
 } jitanon_atomic_file;
 
+/* JITANON_NO_POSIX: JITANON_ERR_FEATURE_DISABLED. */
 JITANON_API jitanon_result jitanon_atomic_open(jitanon_atomic_file *f, const char *path,
-                                               const jitanon_allocator *allocator,
-                                               jitanon_error *err);
+                                               const jitanon_allocator *allocator, jitanon_error *err);
 /* Sink and positioned write for the writer (user = the jitanon_atomic_file). */
 JITANON_API jitanon_sink jitanon_atomic_sink(jitanon_atomic_file *f);
 JITANON_API int jitanon_atomic_pwrite(void *file, const void *data, size_t size, uint64_t offset);
-/* do_fsync: flush to disk before the rename.  Closes the file either way (a failed commit
-   removes the temporary file); _abort afterwards is harmless. */
-JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync,
-                                                 jitanon_error *err);
-/* NULL-safe, idempotent: removes the temporary file if it still exists and frees what
-   _open allocated.  Call it after a failed _open too. */
+/* Renames into place (do_fsync: fsync first); closes the file either way. */
+JITANON_API jitanon_result jitanon_atomic_commit(jitanon_atomic_file *f, int do_fsync, jitanon_error *err);
+/* NULL-safe, idempotent: removes the temporary file and frees; also after a failed _open. */
 JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f);
 #endif
 
 /* -- zstd decoder ------------------------------------------------------------------ */
 
-/* Decodes the zstd frames (RFC 8878) and skippable frames in src[0..size) and appends
-   the content to `out` (its allocator serves the decoder too; its max_size is honoured).
-   Frames that need a dictionary are refused (JITANON_ERR_UNSUPPORTED), corrupt data is
-   JITANON_ERR_BAD_ZSTD or _TRUNCATED with err.offset in src, content checksums are
-   verified.  A frame declaring a window over max_window (0 = 128 MiB, UINT64_MAX = no
-   cap) is JITANON_ERR_LIMIT.  The perf reader uses the same decoder for `perf record -z`
-   records, streaming.  Compiled out by JITANON_NO_ZSTD (JITANON_ERR_FEATURE_DISABLED). */
+/* Appends the zstd frames' content to `out`; max_window 0 = 128 MiB.  Errors: _BAD_ZSTD, _LIMIT, ... */
 JITANON_API jitanon_result jitanon_zstd_decompress(const void *src, size_t size, jitanon_membuf *out,
                                                    uint64_t max_window, jitanon_error *err);
 
@@ -362,8 +250,7 @@ typedef enum jitanon_jitdump_record_id {
     JITANON_JITDUMP_CODE_DEBUG_INFO = 2,
     JITANON_JITDUMP_CODE_CLOSE = 3,
     JITANON_JITDUMP_CODE_UNWINDING_INFO = 4,
-    JITANON_JITDUMP_CODE_MAX = 5 /* first id we do not know: readers return such records
-                                    with the prefix fields and raw only */
+    JITANON_JITDUMP_CODE_MAX = 5 /* first unknown id: such records carry the prefix and raw only */
 } jitanon_jitdump_record_id;
 
 #define JITANON_JITDUMP_MAGIC 0x4A695444u /* "JiTD" as a u32 in the writer's order */
@@ -383,17 +270,15 @@ typedef struct jitanon_jitdump_header {
     int arch_timestamp; /* flags has JITANON_JITDUMP_FLAGS_ARCH_TIMESTAMP: record times are raw TSC */
 } jitanon_jitdump_header;
 
-/* One debug-info entry.  `file` is resolved: the 0xFF 0x00 "same as the previous
-   entry" marker yields the previous entry's name. */
+/* One debug-info entry; `file` is resolved (0xFF 0x00 = the previous entry's name). */
 typedef struct jitanon_jitdump_debug_entry {
     uint64_t addr;
     int32_t lineno, discrim;
     jitanon_str file;
 } jitanon_jitdump_debug_entry;
 
-/* One record.  Only the member selected by `id` is meaningful.  Views point into the
-   input and live as long as it does (for a stream: until the next _next call).  The
-   same struct is what jitanon_jitdump_write takes. */
+/* One record (also what jitanon_jitdump_write takes); only the member `id` selects is
+   meaningful.  Views point into the input, as long as it lives (a stream: until _next). */
 typedef struct jitanon_jitdump_record {
     uint32_t id, total_size;
     uint64_t timestamp;
@@ -407,26 +292,18 @@ typedef struct jitanon_jitdump_record {
         jitanon_str name;   /* without the NUL */
         jitanon_bytes code; /* code_size bytes */
     } load;
-    struct {
-        uint32_t pid, tid;
-        uint64_t vma, old_code_addr, new_code_addr, code_size, code_index;
-    } move;
+    struct { uint32_t pid, tid; uint64_t vma, old_code_addr, new_code_addr, code_size, code_index; } move;
     struct {
         uint64_t code_addr, nr_entry;
         jitanon_bytes entries; /* validated: walk with jitanon_jitdump_debug_iter_next */
     } debug;
     struct {
         uint64_t unwinding_size, eh_frame_hdr_size, mapped_size;
-        /* As perf and V8 write it: .eh_frame first, then .eh_frame_hdr (the
-           specification says the opposite; no writer does that). */
-        jitanon_bytes eh_frame, eh_frame_hdr;
+        jitanon_bytes eh_frame, eh_frame_hdr; /* as perf and V8 write them: .eh_frame first */
     } unwind;
 } jitanon_jitdump_record;
 
-/* Walks the entries of a CODE_DEBUG_INFO record: start with
-   jitanon_jitdump_debug_iter_begin (any other record gives no entries), then call
-   jitanon_jitdump_debug_iter_next until it returns 0.  Entries were validated when the
-   record was read, so this cannot fail. */
+/* Walks a CODE_DEBUG_INFO record's entries: _begin, then _next until 0.  Cannot fail. */
 typedef struct jitanon_jitdump_debug_iter {
     const uint8_t *p;
     size_t left;
@@ -438,27 +315,12 @@ typedef struct jitanon_jitdump_debug_iter {
 JITANON_API void jitanon_jitdump_debug_iter_begin(jitanon_jitdump_debug_iter *it, const jitanon_jitdump_record *rec);
 JITANON_API int jitanon_jitdump_debug_iter_next(jitanon_jitdump_debug_iter *it, jitanon_jitdump_debug_entry *out);
 
-/* Which CODE_LOAD a DEBUG_INFO describes.  JITs write it before its LOAD, mostly just
-   before; LLVM's ORC JITLink writes all DEBUG_INFO of a batch, then the batch's LOADs.
-   Pair them by code address: a LOAD takes the newest unpaired DEBUG_INFO before it whose
-   code_addr is its own (JITANON_JITDUMP_DEBUG_SAME_ADDR); failing that, the newest one read
-   since the previous LOAD whose first entry lies in its code (JITANON_JITDUMP_DEBUG_IN_CODE:
-   a JIT that writes some other code_addr, paired as perf pairs it).  This says which of
-   the two holds for (debug, load); jitanon-inject and tools/jitdump-elf.c pair so. */
+/* Whether DEBUG_INFO `debug` describes CODE_LOAD `load`: SAME_ADDR, IN_CODE (as perf pairs), or 0. */
 #define JITANON_JITDUMP_DEBUG_SAME_ADDR 2
 #define JITANON_JITDUMP_DEBUG_IN_CODE 1
 JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, const jitanon_jitdump_record *load);
 
-/* A loaded dump's functions: each CODE_LOAD with the DEBUG_INFO it takes (paired as
-   above; at most JITANON_JITDUMP_DEBUG_WAITING wait, and the oldest one no LOAD took goes
-   when one more comes) and the UNWINDING_INFO read since the LOAD before it, what
-   perf inject and jitanon-inject make one ELF function of (jitanon_elf_func_of).
-       jitanon_jitdump_func_iter it;
-       jitanon_jitdump_func fn;
-       jitanon_jitdump_func_iter_begin(&it, dump, NULL);
-       while ((res = jitanon_jitdump_func_iter_next(&it, &fn, &err)) == JITANON_OK) use(fn.load, fn.debug);
-       jitanon_jitdump_func_iter_release(&it);   // res: JITANON_END, or JITANON_ERR_NOMEM
-   The records are the dump's (valid while it is); the iterator holds the waiting list. */
+/* A loaded dump's functions: each CODE_LOAD with its DEBUG_INFO and UNWINDING_INFO (the dump's). */
 #define JITANON_JITDUMP_DEBUG_WAITING 4096u
 typedef struct jitanon_jitdump_func {
     const jitanon_jitdump_record *load;
@@ -468,8 +330,7 @@ typedef struct jitanon_jitdump_func {
 
 typedef struct jitanon_jitdump_func_iter {
     uint64_t debug_unmatched; /* DEBUG_INFO no LOAD took (all of them once _next gave END) */
-    /* internal */
-    const struct jitanon_jitdump *dump_;
+    const struct jitanon_jitdump *dump_; /* internal */
     size_t next_, nwait_, wait_cap_;
     const jitanon_jitdump_record *unwind_;
     const jitanon_jitdump_record **wait_;
@@ -478,29 +339,20 @@ typedef struct jitanon_jitdump_func_iter {
     jitanon_allocator allocator_;
 } jitanon_jitdump_func_iter;
 
-/* allocator may be NULL (the default). */
+/* allocator may be NULL.  _next: JITANON_OK, JITANON_END, JITANON_ERR_NOMEM.  _release: NULL-safe. */
 JITANON_API void jitanon_jitdump_func_iter_begin(jitanon_jitdump_func_iter *it, const struct jitanon_jitdump *d,
                                                  const jitanon_allocator *allocator);
-/* JITANON_OK with the next function, JITANON_END after the last, JITANON_ERR_NOMEM. */
 JITANON_API jitanon_result jitanon_jitdump_func_iter_next(jitanon_jitdump_func_iter *it, jitanon_jitdump_func *out,
                                                           jitanon_error *err);
-/* NULL-safe. */
 JITANON_API void jitanon_jitdump_func_iter_release(jitanon_jitdump_func_iter *it);
 
 typedef struct jitanon_jitdump_opts {
     uint32_t begin_zero_;
     uint64_t max_record_size; /* 0 = JITANON_MAX_RECORD_SIZE */
     jitanon_allocator allocator;
-    size_t memory_limit; /* bytes the loader may hold at once (the copy of the dump, the
-                            dump, its record table); 0 = unlimited */
-    /* The loader keeps the records before a damaged one (a crash, a disk that lost the
-       last writes: zeros or garbage after the last whole record) or before a record cut
-       short at the end, and says where in tail_error.  strict refuses such a dump: the
-       load fails with that error. */
-    int strict;
-    /* internal (the injector's, not API): the loader validates and counts but keeps no
-       record table (records == NULL); the injector passes it to io.load_dump */
-    int no_records_;
+    size_t memory_limit; /* bytes the loader may hold at once; 0 = unlimited */
+    int strict;          /* refuse a damaged or cut dump instead of keeping the records before */
+    int no_records_;     /* internal: validate and count, keep no record table */
     uint32_t end_zero_;
 } jitanon_jitdump_opts;
 
@@ -513,10 +365,7 @@ typedef struct jitanon_jitdump_stats {
     uint32_t warnings;                    /* JITANON_JITDUMP_WARN_* */
 } jitanon_jitdump_stats;
 
-/* Pull iterator over a dump held in memory.  Caller-owned, allocates nothing.
-   _next returns JITANON_OK with a record, JITANON_END after the last one, or an error.
-   A dump cut inside a record returns JITANON_ERR_TRUNCATED (err.offset = record start,
-   err.info says how many bytes are missing) after every complete record before it. */
+/* Pull iterator over a dump in memory; allocates nothing.  _next: JITANON_OK, JITANON_END, or an error. */
 typedef struct jitanon_jitdump_iter {
     jitanon_jitdump_header header;
     jitanon_jitdump_stats stats;
@@ -526,33 +375,26 @@ typedef struct jitanon_jitdump_iter {
     uint64_t missing; /* bytes missing from a truncated trailing record */
 } jitanon_jitdump_iter;
 
-JITANON_API jitanon_result jitanon_jitdump_iter_begin(jitanon_jitdump_iter *it, const void *data,
-                                                     size_t size, const jitanon_jitdump_opts *opts,
-                                                     jitanon_error *err);
+JITANON_API jitanon_result jitanon_jitdump_iter_begin(jitanon_jitdump_iter *it, const void *data, size_t size,
+                                                      const jitanon_jitdump_opts *opts, jitanon_error *err);
 JITANON_API jitanon_result jitanon_jitdump_iter_next(jitanon_jitdump_iter *it,
                                                      jitanon_jitdump_record *rec, jitanon_error *err);
 
-/* Streaming reader over a read callback, for a dump that may still be being written.
-   An incomplete trailing record gives JITANON_AGAIN: call _next again later and it resumes.
-   Memory grows only to the largest record.  Free with jitanon_jitdump_stream_release. */
+/* Streaming reader for a dump that may still grow; memory: the largest record.  Free with _release. */
 typedef struct jitanon_jitdump_stream {
     jitanon_jitdump_header header;
     jitanon_jitdump_stats stats;
     int have_header;
     jitanon_allocator allocator;
     uint64_t max_record_size, next_index;
-    /* Progress after every call: `consumed` is the input offset of the next record;
-       `pending` bytes are read but not consumed yet (an incomplete header or record). */
-    uint64_t consumed;
-    size_t pending;
+    uint64_t consumed;  /* input offset of the next record */
+    size_t pending;     /* bytes read but not consumed yet (an incomplete header or record) */
     jitanon__input in_; /* internal */
 } jitanon_jitdump_stream;
 
-JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn,
-                                                       void *user, const jitanon_jitdump_opts *opts,
-                                                       jitanon_error *err);
-/* Returns JITANON_OK (record valid until the next call), JITANON_AGAIN (need more data;
-   also returned before the header is complete), or an error. */
+/* _next: JITANON_OK (valid until the next call), JITANON_AGAIN (call again later), or an error. */
+JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s, jitanon_read_fn read_fn, void *user,
+                                                       const jitanon_jitdump_opts *opts, jitanon_error *err);
 JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s, jitanon_jitdump_record *rec,
                                                        jitanon_error *err);
 JITANON_API void jitanon_jitdump_stream_release(jitanon_jitdump_stream *s);
@@ -565,86 +407,50 @@ typedef struct jitanon_jitdump {
     size_t size;
     jitanon_jitdump_record *records;
     size_t record_count;
-    /* A truncated tail is not an error for a loaded dump (the JIT may still be running
-       or may have crashed), nor is a damaged record (unless opts.strict): the records
-       before it are kept and this is set (record_index: the first record not kept). */
-    jitanon_error tail_error;
+    jitanon_error tail_error; /* a cut or damaged tail, the records before it kept */
     size_t valid_size; /* bytes of the header and the records kept (== size without tail_error) */
     jitanon_allocator allocator;
     size_t alloc_size_, records_cap_;
 } jitanon_jitdump;
 
-/* Copies `data` and parses every record into a new dump, *out (NULL on failure; the
-   result says why, err too when given).  Free with jitanon_jitdump_destroy. */
+/* Copies `data` and parses every record into a new dump, *out (NULL on failure); the same
+   for a file (or FIFO) read whole.  Free with jitanon_jitdump_destroy (NULL-safe). */
 JITANON_API jitanon_result jitanon_jitdump_load_memory(const void *data, size_t size, const jitanon_jitdump_opts *opts,
                                                        jitanon_jitdump **out, jitanon_error *err);
 #ifndef JITANON_NO_STDIO
-/* The same for a file (or a FIFO), read whole. */
 JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jitanon_jitdump_opts *opts,
                                                      jitanon_jitdump **out, jitanon_error *err);
 #endif
-/* NULL-safe. */
 JITANON_API void jitanon_jitdump_destroy(jitanon_jitdump *dump);
-
 /* Short name of a record id ("LOAD", "MOVE", ...; "UNKNOWN" otherwise). */
 JITANON_API const char *jitanon_jitdump_record_name(uint32_t id);
 
 /* -- jitdump writer ---------------------------------------------------------------- */
 
 /* For JIT authors (and tests): writes a jitdump through a sink, in the byte order of the
-   header given to _init.  A record that fits the writer's 512-byte stack buffer goes to
-   the sink in one call; a larger one (a LOAD with its code, big debug or unwinding info)
-   in a few calls, in order.  That is no loss: no single write makes a record appear at
-   once to a reader of a growing file (write(2) may be partial), and the readers expect a
-   record cut short at the end (the stream returns JITANON_AGAIN, a loaded dump keeps it
-   as tail_error).  A failed call may have written part of its record: stop writing then. */
+   header given to _init.  A failed call may have written part of its record: stop then. */
 typedef struct jitanon_jitdump_writer {
     jitanon_sink sink;
     int big_endian;
     uint64_t bytes_written; /* bytes the sink accepted */
 } jitanon_jitdump_writer;
 
-/* Starts a dump: writes the 40-byte header from h's elf_mach, pad1, pid, timestamp, flags
-   (or'ed with JITANON_JITDUMP_FLAGS_ARCH_TIMESTAMP when h->arch_timestamp is set) in
-   h->big_endian order; magic, version (1) and total_size (40) are the writer's own.  A
-   header read from a dump starts a copy of it.  Without ARCH_TIMESTAMP, timestamps must
-   be CLOCK_MONOTONIC nanoseconds (jitanon_jitdump_now). */
+/* Writes the 40-byte header from h.  Without ARCH_TIMESTAMP, times are CLOCK_MONOTONIC ns. */
 JITANON_API jitanon_result jitanon_jitdump_writer_init(jitanon_jitdump_writer *w, jitanon_sink sink,
                                                        const jitanon_jitdump_header *h, jitanon_error *err);
-/* Writes `rec` as a LOAD, MOVE, DEBUG_INFO, UNWINDING_INFO or CLOSE record: its id,
-   timestamp and the member `id` selects (offset, index and raw are ignored; total_size
-   only keeps the zero padding that rounds a record up to 8 bytes, as V8 pads
-   UNWINDING_INFO), so a record a reader returned is written back unchanged; a zeroed
-   record gets its own size.  The sizes in the member must match its views
-   (load.code_size = load.code.size; unwind.unwinding_size = eh_frame.size +
-   eh_frame_hdr.size, unwind.eh_frame_hdr_size = eh_frame_hdr.size), load.name holds no
-   NUL, and a DEBUG_INFO's entries are the encoded bytes (as read: nr_entry of them, in
-   rec->big_endian order, which must be the writer's); else JITANON_ERR_INVALID_ARGUMENT.
-   vma is written as given: JITs set load.vma = load.code_addr and move.vma =
-   move.new_code_addr. */
+/* Writes `rec` (LOAD, MOVE, DEBUG_INFO, UNWINDING_INFO, CLOSE) as a reader returns it; sizes
+   must match the views, else JITANON_ERR_INVALID_ARGUMENT.  vma is written as given. */
 JITANON_API jitanon_result jitanon_jitdump_write(jitanon_jitdump_writer *w, const jitanon_jitdump_record *rec,
                                                  jitanon_error *err);
-/* Writes a DEBUG_INFO record from an array.  Entries' `file` names must not contain NUL.
-   An entry whose file equals the previous one is written with the compact 0xFF 0x00
-   marker. */
+/* Writes a DEBUG_INFO record from an array (names without NUL; repeats as 0xFF 0x00). */
 JITANON_API jitanon_result jitanon_jitdump_write_debug_info(jitanon_jitdump_writer *w, uint64_t timestamp,
                                                            uint64_t code_addr,
                                                            const jitanon_jitdump_debug_entry *entries,
                                                            size_t count, jitanon_error *err);
-
-/* e_machine of the machine this library was compiled for, what a JIT writes into its
-   dump's header: EM_X86_64 (62), EM_AARCH64 (183), EM_386 (3), EM_ARM (40), EM_PPC (20),
-   EM_PPC64 (21), EM_S390 (22), EM_RISCV (243), EM_LOONGARCH (258); 0 when unknown. */
+/* e_machine of the machine this library was compiled for (EM_X86_64, ...); 0 when unknown. */
 JITANON_API uint32_t jitanon_jitdump_host_machine(void);
 
-/* For a JIT: creates DIR/jit-<pid>.dump (DIR NULL means the current directory), writes
-   the header (elf_mach 0: jitanon_jitdump_host_machine()), and maps the file's first page
-   (the system's page: 4 KiB, 16 KiB or 64 KiB) PROT_READ|PROT_EXEC so that `perf record`
-   notes the marker mmap.  Write records with jitanon_jitdump_write and
-   jitanon_jitdump_write_debug_info on `f->writer`, timestamps from jitanon_jitdump_now().
-   The writer's sink carries the fd itself, not a pointer into `f`, so the struct may be
-   copied or moved (close only one copy).  Needs POSIX (JITANON_FEATURE_POSIX); otherwise
-   returns JITANON_ERR_FEATURE_DISABLED. */
+/* For a JIT: DIR/jit-<pid>.dump (DIR NULL: the cwd) and its marker page.  May be copied (close one). */
 typedef struct jitanon_jitdump_file {
     jitanon_jitdump_writer writer;
     int fd;
@@ -652,43 +458,20 @@ typedef struct jitanon_jitdump_file {
     size_t marker_size;
 } jitanon_jitdump_file;
 
+/* No POSIX: _FEATURE_DISABLED.  _close writes CODE_CLOSE and closes; safe on a failed open. */
 JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, const char *dir, uint32_t elf_mach,
                                                      jitanon_error *err);
-/* Writes CODE_CLOSE, unmaps the marker and closes the file.  Safe on a failed open. */
 JITANON_API jitanon_result jitanon_jitdump_file_close(jitanon_jitdump_file *f, jitanon_error *err);
 /* CLOCK_MONOTONIC in nanoseconds, the clock `perf record -k mono` uses; 0 without POSIX. */
 JITANON_API uint64_t jitanon_jitdump_now(void);
-
-/* 1 when the basename of `path` is a jitdump marker's name in one of the forms runtimes
-   write: jit-<pid>.dump (perf's only form: V8, CPython, Erlang, .NET, LLVM, JVM agents
-   ...), jit-<tid>-<pid>.dump (JavaScriptCore with a directory, e.g. Bun) or
-   jit-<tid>-<pid>-XXXXXX (JavaScriptCore's mkstemp name: six letters or digits, no
-   suffix); *pid (may be NULL) gets the pid's value.  The injector also wants the mapping
-   executable and the dump's header to name the process. */
+/* 1 when the basename of `path` is a jitdump marker's name; *pid (may be NULL) gets the pid. */
 JITANON_API int jitanon_jitdump_is_marker(const char *path, size_t len, uint32_t *pid);
 
-/* -- perf maps ------------------------------------------------------------------------
-   /tmp/perf-<pid>.map: what runtimes without a jitdump write (CPython 3.12 -X perf, node
-   --perf-basic-prof, Java's Compiler.perfmap, Mono, wasmtime, .NET, LuaJIT), one function
-   a line: "START SIZE NAME\n", START and SIZE in hex (a 0x or 0X prefix is accepted),
-   NAME the rest of the line (spaces included; a CR before the newline is dropped).  A
-   map is untrusted input: a line that is not of that form is skipped and counted with
-   its reason, a last line without its newline (a write cut by a crash) too; it costs
-   that line only.  A name holding a newline (Node 24's RegExp names, node#62131) keeps
-   the part before it, and each rest is a line of its own that is skipped as not of
-   that form (as perf reads it).  Lines that share addresses (a
-   runtime listing one trampoline under two names, code replaced at the same place)
-   resolve to what perf 6.1 answers with the map itself: it keeps every line in a tree
-   by START and names an address by the first line its lookup meets, so of two lines
-   at one START the first listed, of three the middle one, and where the lookup passes
-   a line that holds the address, none (measured; [perfmap] in the implementation says
-   how).  A map has no times: an entry names its addresses for the whole life of the
-   process, which is how perf reads it too. */
+/* -- perf maps: /tmp/perf-<pid>.map, "START SIZE NAME" lines; a bad line is skipped, counted */
 typedef struct jitanon_perfmap_opts {
     uint32_t begin_zero_;
     jitanon_allocator allocator;
-    size_t memory_limit; /* bytes the parser may hold at once (its copy of the names,
-                            the entries, the overlap map); 0 = unlimited */
+    size_t memory_limit; /* bytes the parser may hold at once; 0 = unlimited */
     uint32_t end_zero_;
 } jitanon_perfmap_opts;
 
@@ -702,13 +485,10 @@ typedef struct jitanon_perfmap_stats {
     uint64_t bad_lines;   /* skipped: not START SIZE NAME, or a range past 2^64 */
     uint64_t first_bad;   /* byte offset of the first skipped line; UINT64_MAX: none */
     uint64_t cut;         /* 1: the last line had no newline and was skipped */
-    uint64_t overlapping; /* lines that share addresses with another line and are not
-                             named over all of theirs (another answers, or none) */
+    uint64_t overlapping; /* lines sharing addresses, not named over all of theirs */
     size_t peak_bytes;    /* most bytes held at once while loading */
     struct { /* why lines were skipped (they add up to bad_lines) */
-        uint64_t form;    /* not START SIZE NAME: no hex START or SIZE (or one of more than
-                             16 digits), no blank after it; mostly the rest of a name that
-                             held a newline */
+        uint64_t form;    /* not START SIZE NAME (mostly the rest of a name with a newline) */
         uint64_t no_name; /* START SIZE and nothing after */
         uint64_t nul;     /* a NUL byte in the name (an ELF string cannot hold it) */
         uint64_t range;   /* START + SIZE - 1 past 2^64 */
@@ -724,10 +504,7 @@ typedef struct jitanon_perfmap {
     size_t block_size_;
 } jitanon_perfmap;
 
-/* Parses `size` bytes of a map (kept nowhere: the map has its own copy; the injector
-   reads files through jitanon_inject_io.load_perfmap).  Fails only
-   with JITANON_ERR_NOMEM, _LIMIT (memory_limit), _BAD_OPTIONS or _INVALID_ARGUMENT;
-   damage is skipped and counted. */
+/* Parses a map into *out (its own copy).  Fails only with _NOMEM, _LIMIT, _BAD_OPTIONS, _INVALID_ARGUMENT. */
 JITANON_API jitanon_result jitanon_perfmap_load_memory(const void *data, size_t size, const jitanon_perfmap_opts *opts,
                                                        jitanon_perfmap **out, jitanon_error *err);
 /* The entry holding addr, or NULL. */
@@ -736,11 +513,7 @@ JITANON_API const jitanon_perfmap_entry *jitanon_perfmap_lookup(const jitanon_pe
 JITANON_API void jitanon_perfmap_destroy(jitanon_perfmap *m);
 
 /* -- perf.data reader ------------------------------------------------------------------
-
-   Reads perf.data in file mode ("PERFILE2", 104-byte header, attrs + id arrays, data
-   section, feature table at data.offset + data.size) and in pipe mode (16-byte header,
-   then HEADER_ATTR / HEADER_FEATURE / ... records), written in either byte order.
-
+   File mode and pipe mode, either byte order.  Memory does not grow with the file.
        jitanon_perf_reader r;
        jitanon_perf_record rec;
        jitanon_error err;
@@ -748,43 +521,22 @@ JITANON_API void jitanon_perfmap_destroy(jitanon_perfmap *m);
        while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK)
            if (rec.type == JITANON_PERF_RECORD_MMAP2) use(rec.mmap.start, rec.mmap.filename);
        jitanon_perf_reader_release(&r);
-       if (res != JITANON_END) report(&err);   // err.offset = byte offset of the problem
-
-   Memory does not grow with the file: the reader keeps one buffer as large as the largest
-   record (records are at most 65535 bytes, except AUXTRACE and HEADER_TRACING_DATA whose
-   trailing payload is capped by opts.max_payload), plus the attrs, their id arrays and,
-   once loaded, the feature sections (capped by opts.max_header_bytes), and for `perf
-   record -z` input the decompressed bytes not yet delivered (max_payload + 128 KiB) and
-   the zstd window (twice the window the stream declares, capped by opts.max_zstd_window). */
+       if (res != JITANON_END) report(&err);   // err.offset = byte offset of the problem */
 
 /* Record types (perf_event.h and perf's user record types). */
 enum {
-    JITANON_PERF_RECORD_MMAP = 1,
-    JITANON_PERF_RECORD_LOST = 2,
-    JITANON_PERF_RECORD_COMM = 3,
-    JITANON_PERF_RECORD_EXIT = 4,
-    JITANON_PERF_RECORD_THROTTLE = 5,
-    JITANON_PERF_RECORD_UNTHROTTLE = 6,
-    JITANON_PERF_RECORD_FORK = 7,
-    JITANON_PERF_RECORD_READ = 8,
-    JITANON_PERF_RECORD_SAMPLE = 9,
-    JITANON_PERF_RECORD_MMAP2 = 10,
-    JITANON_PERF_RECORD_HEADER_ATTR = 64,
-    JITANON_PERF_RECORD_HEADER_TRACING_DATA = 66,
-    JITANON_PERF_RECORD_HEADER_BUILD_ID = 67,
-    JITANON_PERF_RECORD_FINISHED_ROUND = 68,
-    JITANON_PERF_RECORD_ID_INDEX = 69,
-    JITANON_PERF_RECORD_AUXTRACE = 71,
-    JITANON_PERF_RECORD_EVENT_UPDATE = 78,
-    JITANON_PERF_RECORD_TIME_CONV = 79,
-    JITANON_PERF_RECORD_HEADER_FEATURE = 80,
-    JITANON_PERF_RECORD_COMPRESSED = 81,
-    JITANON_PERF_RECORD_FINISHED_INIT = 82,
-    JITANON_PERF_RECORD_COMPRESSED2 = 83
+    JITANON_PERF_RECORD_MMAP = 1, JITANON_PERF_RECORD_LOST = 2, JITANON_PERF_RECORD_COMM = 3,
+    JITANON_PERF_RECORD_EXIT = 4, JITANON_PERF_RECORD_THROTTLE = 5, JITANON_PERF_RECORD_UNTHROTTLE = 6,
+    JITANON_PERF_RECORD_FORK = 7, JITANON_PERF_RECORD_READ = 8, JITANON_PERF_RECORD_SAMPLE = 9,
+    JITANON_PERF_RECORD_MMAP2 = 10, JITANON_PERF_RECORD_HEADER_ATTR = 64,
+    JITANON_PERF_RECORD_HEADER_TRACING_DATA = 66, JITANON_PERF_RECORD_HEADER_BUILD_ID = 67,
+    JITANON_PERF_RECORD_FINISHED_ROUND = 68, JITANON_PERF_RECORD_ID_INDEX = 69, JITANON_PERF_RECORD_AUXTRACE = 71,
+    JITANON_PERF_RECORD_EVENT_UPDATE = 78, JITANON_PERF_RECORD_TIME_CONV = 79,
+    JITANON_PERF_RECORD_HEADER_FEATURE = 80, JITANON_PERF_RECORD_COMPRESSED = 81,
+    JITANON_PERF_RECORD_FINISHED_INIT = 82, JITANON_PERF_RECORD_COMPRESSED2 = 83
 };
 
-/* PERF_RECORD_EVENT_UPDATE kinds: per-event metadata that perf cannot rebuild from the
-   attr (a pipe has no feature sections until they arrive as records). */
+/* PERF_RECORD_EVENT_UPDATE kinds (per-event metadata a pipe carries as records). */
 #define JITANON_PERF_EVENT_UPDATE_UNIT 0u
 #define JITANON_PERF_EVENT_UPDATE_SCALE 1u
 #define JITANON_PERF_EVENT_UPDATE_NAME 2u
@@ -824,15 +576,12 @@ typedef enum jitanon_perf_mode {
     JITANON_PERF_PIPE = 2
 } jitanon_perf_mode;
 
-/* Optional seek source: position the read callback at absolute byte `offset`; return 0 on
-   success.  Without one the input is read strictly forward (a pipe). */
+/* Optional seek to absolute `offset`; 0 on success.  Without one the input is read forward only. */
 typedef int (*jitanon_seek_fn)(void *user, uint64_t offset);
 
-/* Optional decompressor for PERF_RECORD_COMPRESSED / COMPRESSED2 (perf record -z, zstd),
-   for another codec than the built-in zstd decoder (set, it is used instead): append the raw record bytes that `src` (one record's compressed payload, in input order)
-   decodes to, with jitanon_membuf_write(out, ...).  Return 0 on success.  perf keeps one
-   zstd stream for the whole file, so keep your decoder state in `user`.  A record may
-   straddle two compressed payloads; the reader handles that. */
+/* Optional decompressor for COMPRESSED/COMPRESSED2 records, used instead of the built-in
+   zstd decoder: append what `src` (one record's payload) decodes to with
+   jitanon_membuf_write(out, ...); 0 on success.  Keep the stream state in `user`. */
 typedef int (*jitanon_decompress_fn)(void *user, const void *src, size_t size, jitanon_membuf *out);
 
 typedef struct jitanon_perf_opts {
@@ -840,47 +589,24 @@ typedef struct jitanon_perf_opts {
     jitanon_allocator allocator;
     uint64_t max_payload;      /* AUXTRACE / HEADER_TRACING_DATA payload cap; 0 = 64 MiB */
     uint64_t max_header_bytes; /* attrs + ids + feature sections kept; 0 = 64 MiB */
-    size_t memory_limit;       /* reader: bytes it may hold at once, all buffers counted (the
-                                  one limit every reader and the trimming engine take); 0 = none */
-    jitanon_decompress_fn decompress; /* NULL: the built-in zstd decoder (JITANON_NO_ZSTD:
-                                         compressed input is JITANON_ERR_COMPRESSED) */
+    size_t memory_limit;       /* reader: bytes held at once, all buffers counted; 0 = none */
+    jitanon_decompress_fn decompress; /* NULL: the built-in zstd decoder */
     void *decompress_user;
-    /* Damaged input (see jitanon_perf_warning) is an error instead of being recovered. */
-    int strict;
-    /* A file `perf record -o FILE` is still writing (a tool tailing its recording): the end
-       of the input is not final.  Where the records would end, _next returns JITANON_AGAIN
-       (an incomplete last record is kept, not consumed); call it again once more may have
-       been written.  perf writes the data size into the header last, when it finishes: till
-       then (size 0) the data runs to the end of the input, without the warning; at each
-       JITANON_AGAIN a seekable input's header is read again, and once it has the size the
-       records end there (JITANON_END) and the features can be loaded; till then bytes
-       that are no record are waited on too (perf writes the features before the header).
-       A recording whose perf was killed keeps size 0: its reader gives JITANON_AGAIN for
-       ever, so stop when the writer is gone.  _init gives JITANON_AGAIN where the file is
-       too short yet (JITANON_ERR_TRUNCATED without follow) or its magic still zeros (perf
-       writes the attrs first, the header last): release, and init again later. */
-    int follow;
-    uint64_t max_zstd_window; /* largest zstd window accepted (JITANON_ERR_LIMIT beyond);
-                                 0 = 128 MiB: perf record -z uses 512 KiB (level 1) to
-                                 128 MiB (level 22); memory follows the content */
+    int strict; /* damaged input (jitanon_perf_warning) is an error instead of recovered */
+    int follow; /* the file is still being written: JITANON_AGAIN where records end for now */
+    uint64_t max_zstd_window; /* largest zstd window accepted (else _LIMIT); 0 = 128 MiB */
     uint32_t end_zero_;
 } jitanon_perf_opts;
 
-/* What the reader recovered from (jitanon_perf_reader.warnings; opts.strict refuses
-   instead).  A recording whose `perf record` was killed (SIGKILL, OOM, power loss) has
-   data size 0 in its header and no feature sections; a copy cut short ends inside a
-   record. */
+/* What the reader recovered from (jitanon_perf_reader.warnings; opts.strict refuses). */
 typedef enum jitanon_perf_warning {
-    JITANON_PERF_WARN_DATA_SIZE_ZERO = 1, /* header data size 0: the data runs to the end of the input
-                                             (data_size says so: UINT64_MAX - data_offset) */
-    JITANON_PERF_WARN_CUT = 2,            /* the input ends inside a record, or (data size 0) the data
-                                             ends in bytes that are no record: the records before are kept */
+    JITANON_PERF_WARN_DATA_SIZE_ZERO = 1, /* header data size 0 (a killed perf record): read to the end */
+    JITANON_PERF_WARN_CUT = 2,            /* the input ends inside a record: the records before are kept */
     JITANON_PERF_WARN_FEATURES = 4        /* feature sections missing or unreadable: treated as absent */
 } jitanon_perf_warning;
 
-/* One event attribute with the fields an injector needs.  `raw` holds the attr.size bytes
-   exactly as in the input (input byte order); `ids` are decoded to host values.  Both are
-   owned by the reader (or writer) and live until its _release. */
+/* One event attribute.  `raw`: the attr.size bytes as in the input; `ids`: host values.
+   Both are owned by the reader (or writer) and live until its _release. */
 typedef struct jitanon_perf_attr {
     uint32_t type, size; /* size: attr.size (0 in the input means 64) */
     uint64_t config, sample_type, read_format;
@@ -893,9 +619,7 @@ typedef struct jitanon_perf_attr {
     size_t id_count;
 } jitanon_perf_attr;
 
-/* The sample_id trailer of a kernel record (or the same fields of a SAMPLE).  `present`
-   holds the JITANON_PERF_SAMPLE_{TID,TIME,ID,STREAM_ID,CPU,IDENTIFIER} bits that were
-   there; fields that were absent are 0. */
+/* A kernel record's sample_id trailer (or a SAMPLE's); `present`: the SAMPLE_* bits there. */
 typedef struct jitanon_perf_sample_id {
     uint64_t present;
     uint32_t pid, tid, cpu;
@@ -913,9 +637,7 @@ typedef struct jitanon_perf_mmap {
     const uint8_t *build_id;
     uint32_t prot, flags;
     jitanon_str filename;  /* without the NUL and padding */
-    int first_layout;      /* MMAP2 of the first layout (kernel 3.10 of RHEL/CentOS 7): no prot
-                              and flags (0 here), the name where they are now; perf 6.1 shows
-                              such a name without its first 8 bytes */
+    int first_layout;      /* MMAP2 of kernel 3.10 (RHEL 7): no prot and flags */
 } jitanon_perf_mmap;
 
 /* PERF_RECORD_TIME_CONV: how TSC cycles become perf time (jitanon_perf_tsc_to_time). */
@@ -926,12 +648,9 @@ typedef struct jitanon_perf_time_conv {
     uint8_t cap_user_time_zero, cap_user_time_short;
 } jitanon_perf_time_conv;
 
-/* One record.  Views point into the reader's buffer and stay valid until the next _next
-   call; only the member selected by `type` is meaningful.  Multi-byte values inside the
-   views (raw, payload, sample.callchain, id_index.entries, feature.data) are in the
-   input's byte order, `big_endian`: read them with jitanon_perf_u64_at(view, i,
-   rec.big_endian).  jitanon_perf_encode_mmap2 and jitanon_perf_rewrite_mmap take a record
-   as their description of the record to write. */
+/* One record; only the member selected by `type` is meaningful.  Views point into the
+   reader's buffer until the next _next call; values inside them are in the input's byte
+   order (jitanon_perf_u64_at(view, i, rec.big_endian)). */
 typedef struct jitanon_perf_record {
     uint32_t type;
     uint16_t misc, size;  /* the header; size excludes a trailing payload */
@@ -948,10 +667,7 @@ typedef struct jitanon_perf_record {
         uint64_t ip, addr, period, callchain_nr;
         jitanon_bytes callchain; /* callchain_nr u64s in input order: jitanon_perf_u64_at */
     } sample; /* pid/tid/time/id/cpu/stream_id are in `sid` */
-    struct {
-        uint32_t pid, tid;
-        jitanon_str comm;
-    } comm;
+    struct { uint32_t pid, tid; jitanon_str comm; } comm;
     struct {
         uint32_t pid, ppid, tid, ptid;
         uint64_t time;
@@ -970,8 +686,7 @@ typedef struct jitanon_perf_record {
         uint64_t kind, id; /* JITANON_PERF_EVENT_UPDATE_*; the id names the attr */
         jitanon_bytes data; /* what follows id */
         jitanon_str text;   /* NAME and UNIT: data up to its first NUL */
-    } event_update; /* EVENT_UPDATE (attr_index: the attr of id); all zero when the body
-                       is shorter than kind and id */
+    } event_update; /* EVENT_UPDATE (attr_index: the attr of id); zero when too short */
     struct {
         uint64_t id, lost; /* the event's id, the records it lost */
     } lost; /* LOST; all zero when the body is shorter */
@@ -984,10 +699,7 @@ typedef struct jitanon_perf_stats {
     uint64_t first_time, last_time; /* over records that carry a time */
 } jitanon_perf_stats;
 
-typedef struct jitanon__perf_idmap {
-    uint64_t id;
-    size_t attr;
-} jitanon__perf_idmap;
+typedef struct jitanon__perf_idmap { uint64_t id; size_t attr; } jitanon__perf_idmap;
 
 /* The fixed sample fields, in the order of jitanon__perf_lay's arrays. */
 enum {
@@ -995,11 +707,8 @@ enum {
     JITANON__LF_IP, JITANON__LF_ADDR, JITANON__LF_PERIOD, JITANON__LF_COUNT /* the last 3: SAMPLE only */
 };
 
-/* Where one attr's fixed sample fields sit, in a SAMPLE ([0]) and in the sample_id trailer
-   of other kernel records ([1]): worked out once per attr from its sample_type, so
-   decoding a record is a few loads at known places.  Each field is a byte offset into
-   the fields and a mask, all ones when the field is there; an absent one reads the first
-   u64 (offset 0) and masks it to 0, so the loads need no branch - and at least 8 bytes. */
+/* Internal: where one attr's fixed sample fields sit, in a SAMPLE ([0]) and in the
+   sample_id trailer ([1]): a byte offset and a mask (0 for an absent field). */
 typedef struct jitanon__perf_lay {
     uint64_t mask[2][JITANON__LF_COUNT];
     uint8_t at[2][JITANON__LF_COUNT];
@@ -1012,22 +721,18 @@ typedef struct jitanon__perf_feat {
     size_t mem_off;        /* in feat_mem_, once loaded */
 } jitanon__perf_feat;
 
-/* Streaming reader.  Public fields are read-only.  It owns its buffers (and the FILE of
-   _open) and its allocator points into it: use it through a pointer, never a copy. */
+/* Streaming reader; public fields are read-only.  Points into itself: never copy it. */
 typedef struct jitanon_perf_reader {
     jitanon_perf_mode mode;
     int big_endian;                  /* the input's byte order */
     uint64_t features[4];            /* feature bitmap (pipe: HEADER_FEATURE ids seen) */
-    uint64_t data_offset, data_size; /* file mode: the data section (size 0, as left by a
-                                        killed perf record: read to the end of the input,
-                                        JITANON_PERF_WARN_DATA_SIZE_ZERO) */
+    uint64_t data_offset, data_size; /* file mode: the data section */
     jitanon_perf_attr *attrs;
     size_t attr_count;
     int features_loaded;             /* jitanon_perf_reader_load_features succeeded */
     jitanon_perf_stats stats;
     uint32_t warnings;     /* jitanon_perf_warning bits: damage recovered from */
-    jitanon_error damage;  /* the first damage recovered from (type JITANON_OK when none;
-                              a cut in the data replaces unreadable feature sections) */
+    jitanon_error damage;  /* the first damage recovered from (type JITANON_OK when none) */
     uint64_t bytes_ignored; /* input bytes after the last whole record of the data */
     /* private: the reader's own state (no field of it is API) */
     struct jitanon__perf_reader_state {
@@ -1037,41 +742,24 @@ typedef struct jitanon_perf_reader {
         jitanon_allocator allocator;
         uint64_t max_payload, max_header_bytes;
         jitanon__counted mem, header_mem; /* memory_limit (allocator is mem's hooks), max_header_bytes */
-        jitanon_decompress_fn decompress;
-        void *decompress_user;
+        jitanon_decompress_fn decompress; void *decompress_user;
         struct jitanon__zstd *zstd; /* the built-in decoder, once a compressed record came */
         uint64_t max_zstd_window;
         int eof, done;
-        jitanon_membuf dbuf; /* decompressed bytes not yet delivered */
-        size_t dpos;
-        uint64_t doff;       /* offset of the COMPRESSED record they came from */
+        jitanon_membuf dbuf; size_t dpos; uint64_t doff; /* decoded bytes not yet delivered; doff: their record */
         size_t attr_cap;
-        jitanon__perf_lay *lays; /* one per attr */
-        size_t lay_cap;
-        jitanon__perf_idmap *idmap;
-        size_t idmap_len, idmap_cap;
-        jitanon__perf_feat *feats;
-        size_t feat_count;
-        uint8_t *feat_mem;
-        size_t feat_mem_size;
+        jitanon__perf_lay *lays; size_t lay_cap; /* one per attr */
+        jitanon__perf_idmap *idmap; size_t idmap_len, idmap_cap;
+        jitanon__perf_feat *feats; size_t feat_count;
+        uint8_t *feat_mem; size_t feat_mem_size;
         int strict, unsized, follow;
-        /* For the message of an input that ends early (jitanon__pd_short): the end of the
-           bytes read so far, the file's layout (header, attrs section, the end of the
-           feature table) and the size its header and feature table promise. */
-        uint64_t seen, hsize, attrs_off, attrs_size, table_end, promised;
-        /* the short path for SAMPLEs (jitanon__pd_fast_setup): where in the buffer the
-           bytes it may take end, the least size of one, sid.present, whether a callchain
-           follows */
-        size_t fast_lim, fast_min;
-        uint64_t fast_present;
-        int fast_chain;
+        uint64_t seen, hsize, attrs_off, attrs_size, table_end, promised; /* jitanon__pd_short */
+        size_t fast_lim, fast_min; uint64_t fast_present; int fast_chain; /* jitanon__pd_fast_setup */
     } state_;
 } jitanon_perf_reader;
 
-/* Starts reading through callbacks: detects the mode and byte order and reads the file
-   header, attrs and ids (file mode) or the pipe header.  seek_fn may be NULL; then a file
-   whose attrs or ids lie after the data gives JITANON_ERR_UNSUPPORTED.  Always call
-   jitanon_perf_reader_release afterwards, even on error. */
+/* Starts reading through callbacks: the mode, byte order, header, attrs and ids.  seek_fn
+   may be NULL.  Always call jitanon_perf_reader_release afterwards, even on error. */
 JITANON_API jitanon_result jitanon_perf_reader_init(jitanon_perf_reader *r, jitanon_read_fn read_fn,
                                                     jitanon_seek_fn seek_fn, void *user,
                                                     const jitanon_perf_opts *opts, jitanon_error *err);
@@ -1081,48 +769,25 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
                                                     const jitanon_perf_opts *opts, jitanon_error *err);
 #endif
 /* Next record: JITANON_OK (views valid until the next call), JITANON_END after the last,
-   or an error (err.offset = byte offset, err.record_index/record_type set when known).
-   The records inside compressed records (perf record -z) are delivered instead of them
-   (from_compressed = 1), decoded by opts.decompress or the built-in zstd decoder; with
-   neither (JITANON_NO_ZSTD) they give JITANON_ERR_COMPRESSED.  An input that ends inside
-   a record (or, with data size 0, in bytes that are no record) ends the records:
-   JITANON_END with JITANON_PERF_WARN_CUT (opts.strict: the error).  Following a file
-   being written (opts.follow): JITANON_AGAIN where there is no whole record yet. */
+   JITANON_AGAIN (opts.follow), or an error.  Compressed records come out decoded. */
 JITANON_API jitanon_result jitanon_perf_reader_next(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                     jitanon_error *err);
-/* File mode: loads every feature section.  Seekable input: any time (it seeks away and
-   back, so the views of the last record become invalid).  Forward-only input: only after
-   _next returned JITANON_END (else JITANON_ERR_UNSUPPORTED).  Pipe mode: no-op (features
-   arrive as HEADER_FEATURE records).  Sections that cannot be read (a file cut short, a
-   garbage table) are treated as absent with JITANON_PERF_WARN_FEATURES (opts.strict:
-   the error).  NOTE: the bitmap of a foreign-order file is read as
-   u64 words; perf's fallback for files from 32-bit hosts (u32 words) is not attempted. */
+/* File mode: loads the feature sections (invalidates the last record's views).  Pipe mode: no-op. */
 JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err);
-/* A loaded feature section (view valid until _release); returns 0 when absent or not
-   loaded. */
+/* A loaded feature section (view valid until _release); 0 when absent or not loaded. */
 JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsigned bit, jitanon_bytes *out);
 /* NULL-safe; closes a file opened by _open. */
 JITANON_API void jitanon_perf_reader_release(jitanon_perf_reader *r);
-
 /* "MMAP", "SAMPLE", "HEADER_ATTR", ...; "UNKNOWN" otherwise. */
 JITANON_API const char *jitanon_perf_record_name(uint32_t type);
-/* The i-th u64 of a view (callchain entries, id_index entries) in the given byte order
-   (a record's big_endian); 0 when i is out of range. */
+/* The i-th u64 of a view in the given byte order (a record's big_endian); 0 out of range. */
 JITANON_API uint64_t jitanon_perf_u64_at(jitanon_bytes b, size_t i, int big_endian);
-/* TSC -> perf time, for dumps written with JITDUMP_FLAGS_ARCH_TIMESTAMP, from a
-   PERF_RECORD_TIME_CONV (perf-format.md §5.11); 0 when an extended record says the
-   kernel has no time_zero (cap_user_time_zero clear). */
+/* TSC -> perf time from a PERF_RECORD_TIME_CONV, for ARCH_TIMESTAMP dumps; 0: no time_zero. */
 JITANON_API uint64_t jitanon_perf_tsc_to_time(const jitanon_perf_time_conv *tc, uint64_t cyc);
 
 /* -- perf.data writer ------------------------------------------------------------------
-
-   Writes records in `big_endian` order, which must be the order of the records and attrs
-   you pass in (the copy path uses the input's order, so every record is copied verbatim).
-   File mode layout: 104-byte header | id arrays | attrs | data | feature table | feature
-   payloads; the header is written last through pwrite_fn, so file mode needs one.
-   Pipe mode: 16-byte header, then attrs as HEADER_ATTR and features as HEADER_FEATURE
-   (TRACING_DATA as HEADER_TRACING_DATA, BUILD_ID as HEADER_BUILD_ID records; EVENT_DESC
-   also as EVENT_UPDATE NAME records), as perf expects from `perf record -o -`. */
+   Writes records in `big_endian` order, which must be that of the records and attrs you
+   pass in.  File mode needs a pwrite_fn (the header is written last). */
 
 /* Positioned write: write all `size` bytes at absolute `offset`; return 0 on success. */
 typedef int (*jitanon_pwrite_fn)(void *user, const void *data, size_t size, uint64_t offset);
@@ -1132,162 +797,83 @@ typedef struct jitanon_perf_feature {
     jitanon_bytes data; /* owned by the writer */
 } jitanon_perf_feature;
 
-/* Holds no pointer into itself; it owns copies of the attrs and features (use it through a
-   pointer, never a copy).  The sink's user is yours and must outlive the writer. */
+/* Owns copies of the attrs and features: never copy it.  The sink's user must outlive it. */
 typedef struct jitanon_perf_writer {
     jitanon_perf_mode mode;
     int big_endian;
     uint64_t bytes_written; /* also the current output offset */
     uint64_t records, data_offset, data_size;
-    uint32_t features_skipped; /* pipe mode: features too large for one record, or ones perf
-                                  cannot read from a pipe (jitanon_perf_writer_add_feature) */
+    uint32_t features_skipped; /* pipe mode: features not written (too large, or unreadable from a pipe) */
     uint32_t event_names;      /* pipe mode: EVENT_UPDATE NAME records written from EVENT_DESC */
-    /* internal */
-    jitanon_sink sink_;
+    jitanon_sink sink_; /* internal */
     jitanon_pwrite_fn pwrite_fn_;
     jitanon_allocator allocator_;
     uint64_t max_header_bytes_, attrs_offset_, attr_size_;
     jitanon__counted header_mem_; /* max_header_bytes */
     int started_, finished_;
-    jitanon_perf_attr *attrs_;
-    size_t attr_count_, attr_cap_;
-    jitanon_perf_feature *feats_;
-    size_t feat_count_, feat_cap_;
-    uint64_t *first_ids_; /* pipe mode: each attr's first id (0: none), for the NAME records */
-    size_t first_ids_len_, first_ids_cap_;
+    jitanon_perf_attr *attrs_; size_t attr_count_, attr_cap_;
+    jitanon_perf_feature *feats_; size_t feat_count_, feat_cap_;
+    uint64_t *first_ids_; size_t first_ids_len_, first_ids_cap_; /* pipe: each attr's first id */
 } jitanon_perf_writer;
 
-/* Starts a writer (mode FILE or PIPE; big_endian: nonzero for big-endian output).  Pipe
-   mode writes the 16-byte header now.  File mode needs pwrite_fn (the same sink's
-   positioned write: it is called once, with sink.user, for the header at offset 0).
-   opts may be NULL; only allocator and max_header_bytes are used. */
+/* Starts a writer (FILE or PIPE; pipe mode writes its header now).  File mode needs
+   pwrite_fn (called once, with sink.user).  opts may be NULL (allocator, max_header_bytes). */
 JITANON_API jitanon_result jitanon_perf_writer_init(jitanon_perf_writer *w, jitanon_perf_mode mode, int big_endian,
                                                     jitanon_sink sink, jitanon_pwrite_fn pwrite_fn,
                                                     const jitanon_perf_opts *opts, jitanon_error *err);
-/* Adds an attr (raw bytes and ids are copied).  File mode: before the first record only.
-   Pipe mode: writes a HEADER_ATTR record now. */
+/* Adds an attr (copied): file mode before the first record only; pipe mode writes HEADER_ATTR. */
 JITANON_API jitanon_result jitanon_perf_writer_add_attr(jitanon_perf_writer *w, const jitanon_perf_attr *attr,
                                                         jitanon_error *err);
-/* Adds a feature section (copied).  File mode: written by _finish.  Pipe mode: written now,
-   except what perf cannot read from a pipe (counted in features_skipped): the AUXTRACE
-   index and DIR_FORMAT (file only), and empty sections other than BRANCH_STACK and STAT.
-   Each bit once, but for BUILD_ID: added again, its entries extend the table.
-   Pipe mode, EVENT_DESC (bit 12): also one EVENT_UPDATE NAME record per event it names
-   (counted in event_names), as `perf record -o -` writes them: perf script names events
-   from their attrs as the HEADER_ATTRs arrive and then keeps those names over EVENT_DESC's
-   (`cycles:P` printed as `cycles:ppG`, say); a NAME record replaces them.  Entry i names
-   the i-th attr added (perf pairs them by index in a file too) through its first id, so
-   add the attrs first; an entry with no attr yet, or whose attr has no id while there
-   are several, gets none.  Written even when the section itself is too large for a
-   record. */
+/* Adds a feature section (copied): file mode at _finish, pipe mode now.  Each bit once
+   (BUILD_ID again extends the table).  Add the attrs first (EVENT_DESC names them). */
 JITANON_API jitanon_result jitanon_perf_writer_add_feature(jitanon_perf_writer *w, unsigned bit, const void *data,
                                                            size_t size, jitanon_error *err);
 /* Writes one record: `size` bytes including any trailing payload (rec.raw). */
 JITANON_API jitanon_result jitanon_perf_writer_write(jitanon_perf_writer *w, const void *record, size_t size,
                                                      jitanon_error *err);
-/* File mode: writes the feature table and sections and the header.  Pipe mode: nothing
-   to do.  The writer cannot be used afterwards except for _release. */
+/* File mode: writes the features and the header (pipe mode: nothing).  Only _release may follow. */
 JITANON_API jitanon_result jitanon_perf_writer_finish(jitanon_perf_writer *w, jitanon_error *err);
 /* NULL-safe; frees the copies of attrs and features. */
 JITANON_API void jitanon_perf_writer_release(jitanon_perf_writer *w);
-
-/* Copies everything `r` has not read yet to `w`, unchanged: attrs, features and records
-   (HEADER_ATTR/HEADER_FEATURE records are turned into file sections when converting pipe
-   to file, and synthesized when converting file to pipe, with the EVENT_UPDATE NAME
-   records of EVENT_DESC: jitanon_perf_writer_add_feature).  Calls _finish.  With
-   compressed records (perf record -z) come out decompressed and the COMPRESSED feature
-   is dropped (unless JITANON_NO_ZSTD and no opts.decompress: then they are an error).  A forward-only file-mode input converted to pipe gets its
-   HEADER_FEATURE records at the end (they are not known earlier). */
+/* Copies everything `r` has not read yet to `w` unchanged, converting between file and
+   pipe mode (compressed records come out decompressed), then calls _finish. */
 JITANON_API jitanon_result jitanon_perf_copy(jitanon_perf_reader *r, jitanon_perf_writer *w, jitanon_error *err);
-
-/* Encodes a synthesized MMAP2 record in rec->big_endian order from the fields a reader
-   would decode from it: rec->mmap (the build-id variant when rec->mmap.has_build_id),
-   rec->misc (cpumode, e.g. JITANON_PERF_MISC_USER; the build-id bit follows the mmap),
-   and a complete sample_id trailer for `attr`: pid/tid from rec->mmap, rec->sid.time,
-   rec->sid.cpu, and the attr's first id as ID, STREAM_ID and IDENTIFIER, each only when
-   attr->sample_type asks for it and attr->sample_id_all is set.  attr may be NULL (no
-   trailer).  Every other field of rec is ignored (zero it first).  *out_size gets the
-   record size; when it exceeds `cap`, nothing is written and JITANON_ERR_LIMIT is
-   returned (call with buf NULL, cap 0 to measure). */
+/* Encodes an MMAP2 record from rec->mmap, rec->misc and, for `attr` (may be NULL), its
+   sample_id trailer.  *out_size gets the size; over `cap` nothing is written
+   (JITANON_ERR_LIMIT; buf NULL, cap 0 measures). */
 JITANON_API jitanon_result jitanon_perf_encode_mmap2(void *buf, size_t cap, size_t *out_size,
                                                      const jitanon_perf_record *rec, const jitanon_perf_attr *attr,
                                                      jitanon_error *err);
-/* Copies the MMAP or MMAP2 record rec->raw (type, trailer and every other byte kept) with
-   rec->mmap.start, len and pgoff written over it in rec->big_endian order: set them on a
-   record from the reader, e.g. to a trimmed piece.  Only rec->type, raw, offset (for the
-   error), big_endian and those three fields are used.  Same size rules as above. */
+/* Copies MMAP/MMAP2 rec->raw with rec->mmap.start, len, pgoff written over it.  Same size rules. */
 JITANON_API jitanon_result jitanon_perf_rewrite_mmap(void *buf, size_t cap, size_t *out_size,
                                                      const jitanon_perf_record *rec, jitanon_error *err);
-
-/* Encoders for the records a generator or a test writes (a recording made up in memory,
-   fuzz seeds), so none packs bytes by hand.  jitanon_perf_encode writes rec->type in
-   rec->big_endian order from the fields a reader would decode from it, rec->misc as given:
-     COMM            comm.pid, tid, comm (NUL, then zeros to 8 bytes)
-     FORK, EXIT      task.pid, ppid, tid, ptid, time
-     LOST            lost.id, lost.lost
-     MMAP            mmap.pid, tid, start, len, pgoff, filename
-     MMAP2           as jitanon_perf_encode_mmap2
-     SAMPLE          attr->sample_type's IDENTIFIER, IP (sample.ip), TID (sid.pid, tid),
-                     TIME (sid.time), ADDR (sample.addr), ID, STREAM_ID, CPU (sid.cpu),
-                     PERIOD (sample.period), CALLCHAIN (sample.callchain_nr entries of
-                     sample.callchain, copied as they are: rec->big_endian order); any
-                     other sample_type bit is JITANON_ERR_UNSUPPORTED; attr is needed
-     FINISHED_ROUND  the header alone
-   Other types are JITANON_ERR_UNSUPPORTED.  Kernel records get the sample_id trailer of
-   `attr` when attr->sample_id_all (attr may be NULL: none): the record's own pid/tid
-   (sid.pid/tid for LOST), sid.time, sid.cpu, and the attr's first id as ID, STREAM_ID and
-   IDENTIFIER (a sample's too).  Size rules as jitanon_perf_encode_mmap2. */
+/* Encodes a COMM, FORK, EXIT, LOST, MMAP, MMAP2, SAMPLE or FINISHED_ROUND record from the
+   fields a reader would decode (others: JITANON_ERR_UNSUPPORTED).  Size rules as above. */
 JITANON_API jitanon_result jitanon_perf_encode(void *buf, size_t cap, size_t *out_size, const jitanon_perf_record *rec,
                                                const jitanon_perf_attr *attr, jitanon_error *err);
-/* Encodes a perf_event_attr into buf (for jitanon_perf_writer_add_attr) and makes *attr
-   describe it as the reader decodes it.  In: attr->type, size (0 = 128; at least 64, at
-   most cap), config, sample_type, read_format, flags (bit n = the n-th bitfield, as the
-   reader gives them: disabled 0, freq 10, sample_id_all 18, mmap2 23, use_clockid 25; a
-   big-endian attr gets them from the top bit down), clockid (when size >= 96), ids (kept),
-   and sample_period: the union at byte 16, a period or, with freq, a frequency.  Every
-   other byte is 0.  Out: attr->raw views buf (keep buf while the attr is used), and
-   sample_id_all, use_clockid and id_hdr_size follow from the fields. */
+/* Encodes a perf_event_attr into buf, *attr describing it (attr->raw views buf: keep buf). */
 JITANON_API jitanon_result jitanon_perf_encode_attr(void *buf, size_t cap, jitanon_perf_attr *attr, uint64_t sample_period,
                                                     int big_endian, jitanon_error *err);
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
-/* Copies perf.data `in_path` ("-" = stdin) to `out_path` ("-" = stdout, pipe mode only)
-   atomically.  out_mode JITANON_PERF_SAME_MODE keeps the input's mode (stdout: pipe mode
-   from any input); another value than the three is JITANON_ERR_INVALID_ARGUMENT.  opts
-   may be NULL. */
-JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path,
-                                                  jitanon_perf_mode out_mode, const jitanon_perf_opts *opts,
-                                                  jitanon_error *err);
+/* Copies perf.data `in_path` ("-" = stdin) to `out_path` ("-" = stdout, pipe mode)
+   atomically; out_mode SAME_MODE keeps the input's.  opts may be NULL. */
+JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const char *out_path, jitanon_perf_mode out_mode,
+                                                  const jitanon_perf_opts *opts, jitanon_error *err);
 #endif
 /* -- Address ranges: an interval map, and the //anon trimming engine ------------------
-
-   jitanon_rangemap is a reusable map from non-overlapping address ranges to a small
-   value (a kind and an id).  jitanon_trim builds one per process and uses it to replay
-   the address map that perf builds from our *output*: later mappings win their range and
-   split older ones.  A trimmable mmap (`//anon`, `[anon:`, `/memfd:`, `/dev/zero`) of a
-   process with a jitdump is replaced by its pieces that do not cover live jitted code, so
-   it never hides a function the jitdump loaded earlier; everything else resolves as before.
-
-   Ordering: the engine is a replay in *feed order*.  Callers feed each process's events
-   in nondecreasing time; among events with equal timestamps the one fed later wins (as in
-   perf's ordered queue, which is stable), so the injector must write its output in the
-   order it fed the engine.  The timestamps are only checked (stats.out_of_order). */
+   jitanon_rangemap maps non-overlapping address ranges to (kind, id).  jitanon_trim keeps
+   one per process and replays the address map perf builds from our output, replacing a
+   trimmable mmap of a jitdump process by its pieces that do not cover live jitted code.
+   Feed each process's events in nondecreasing time: of equal times, the later fed wins. */
 
 struct jitanon__rm_node; /* defined with the implementation */
 
-/* One piece of a rangemap: [start, start + len), len >= 1.  Ranges may end at
-   UINT64_MAX inclusive; `len` always fits because a piece never grows beyond the range
-   that was assigned (len <= UINT64_MAX).  kind 0 is never stored (it means "nothing"). */
-typedef struct jitanon_range {
-    uint64_t start, len;
-    uint32_t kind;
-    uint64_t id;
-} jitanon_range;
+/* A piece of a rangemap: [start, start + len), len >= 1; kind 0 is never stored ("nothing"). */
+typedef struct jitanon_range { uint64_t start, len; uint32_t kind; uint64_t id; } jitanon_range;
 
-/* Caller-owned interval map.  jitanon_rangemap_init, then assign/lookup/iterate, then
-   jitanon_rangemap_release.  Nodes live in one pool (indices, not pointers), so the struct may
-   be moved by value.  Every operation is expected O(log n + k), k = pieces touched (a
-   treap with deterministic priorities; nothing recurses). */
+/* Caller-owned interval map: _init, then assign/lookup/iterate, then _release.  May be
+   moved by value.  Operations are expected O(log n + k), k = pieces touched. */
 typedef struct jitanon_rangemap {
     struct jitanon__rm_node *nodes_; /* pool; index 0 is the null node */
     size_t cap_;                     /* pool capacity in nodes */
@@ -1309,54 +895,36 @@ typedef struct jitanon_rangemap {
     uint64_t big_start_[4], big_len_[4]; /* their starts and lengths - 1 */
 } jitanon_rangemap;
 
-/* Iterator over the pieces overlapping a range, in address order.  Invalidated by any
-   change to the map. */
+/* Iterator over the pieces overlapping a range, in address order; invalidated by any change. */
 typedef struct jitanon_rangemap_iter {
     const jitanon_rangemap *map;
     uint32_t cur;
     uint64_t last; /* inclusive end of the queried range */
 } jitanon_rangemap_iter;
 
-/* Initialises an empty map; allocates nothing yet.  `a` (may be NULL = default) is
-   copied.  Never fails. */
+/* An empty map; `a` (NULL = default) is copied.  Allocates nothing, never fails. */
 JITANON_API void jitanon_rangemap_init(jitanon_rangemap *m, const jitanon_allocator *a);
-
 /* Frees the pool; the map is empty and reusable afterwards.  NULL-safe. */
 JITANON_API void jitanon_rangemap_release(jitanon_rangemap *m);
-
-/* Makes [start, start + len) map to (kind, id): pieces there are overwritten, pieces
-   sticking out on either side are cut.  kind 0 erases the range instead.  len 0 is a
-   no-op (JITANON_OK).  A range past UINT64_MAX fails with JITANON_ERR_INVALID_ARGUMENT;
-   JITANON_ERR_NOMEM / JITANON_ERR_LIMIT (2^32 - 2 pieces) leave the map unchanged. */
+/* Maps [start, start + len) to (kind, id) over what was there (kind 0 erases).  Errors:
+   _INVALID_ARGUMENT (past UINT64_MAX), _NOMEM, _LIMIT (map unchanged). */
 JITANON_API jitanon_result jitanon_rangemap_assign(jitanon_rangemap *m, uint64_t start, uint64_t len,
                                                    uint32_t kind, uint64_t id, jitanon_error *err);
-
-/* Removes every piece (or part of one) inside [start, start + len).  Same errors as
-   jitanon_rangemap_assign. */
+/* Removes every piece (or part of one) inside [start, start + len); errors as _assign. */
 JITANON_API jitanon_result jitanon_rangemap_erase(jitanon_rangemap *m, uint64_t start, uint64_t len,
                                                   jitanon_error *err);
-
-/* Finds the piece containing `addr`.  Returns 1 and fills *out (may be NULL) if there is
-   one, else 0 (and *out is zeroed). */
+/* 1 and *out (may be NULL) for the piece containing `addr`, else 0 (*out zeroed). */
 JITANON_API int jitanon_rangemap_lookup(const jitanon_rangemap *m, uint64_t addr, jitanon_range *out);
-
-/* Starts iterating the pieces that overlap [start, start + len); a range running past
-   UINT64_MAX is clipped there, len 0 yields nothing.  Pieces come out whole (not clipped
-   to the query). */
+/* Iterates the pieces overlapping [start, start + len), whole (not clipped). */
 JITANON_API void jitanon_rangemap_iter_begin(jitanon_rangemap_iter *it, const jitanon_rangemap *m,
                                              uint64_t start, uint64_t len);
-
-/* Starts iterating every piece of the map, in address order. */
+/* Iterates every piece of the map, in address order. */
 JITANON_API void jitanon_rangemap_iter_begin_all(jitanon_rangemap_iter *it, const jitanon_rangemap *m);
-
 /* Next piece in address order: returns 1 and fills *out, or 0 at the end. */
 JITANON_API int jitanon_rangemap_iter_next(jitanon_rangemap_iter *it, jitanon_range *out);
-
 /* Number of pieces in the map. */
 JITANON_API size_t jitanon_rangemap_count(const jitanon_rangemap *m);
-
-/* Replaces *dst's contents with a copy of src (dst keeps its own allocator).  On failure
-   (JITANON_ERR_NOMEM) dst is unchanged. */
+/* Replaces *dst's contents with a copy of src (dst keeps its allocator); on _NOMEM unchanged. */
 JITANON_API jitanon_result jitanon_rangemap_copy(jitanon_rangemap *dst, const jitanon_rangemap *src,
                                                  jitanon_error *err);
 
@@ -1372,17 +940,13 @@ typedef enum jitanon_trim_kind {
 
 /* One piece of an mmap to write out: pgoff = original pgoff + (start - original start),
    computed modulo 2^64 (anonymous maps carry the start address as pgoff). */
-typedef struct jitanon_trim_piece {
-    uint64_t start, len, pgoff;
-} jitanon_trim_piece;
+typedef struct jitanon_trim_piece { uint64_t start, len, pgoff; } jitanon_trim_piece;
 
 typedef struct jitanon_trim_opts {
     uint32_t begin_zero_;
     jitanon_allocator allocator;
     size_t memory_limit;    /* bytes the engine may hold (besides itself); 0 = unlimited */
-    /* internal (a test hook, not API): an event older than its process's latest one fails
-       with JITANON_ERR_INVALID_ARGUMENT instead of being counted */
-    int reject_out_of_order_;
+    int reject_out_of_order_; /* internal test hook */
     uint32_t end_zero_;
 } jitanon_trim_opts;
 
@@ -1399,10 +963,7 @@ typedef struct jitanon_trim_stats {
     size_t bytes_held, peak_bytes; /* memory held by the engine's tables */
 } jitanon_trim_stats;
 
-/* One event fed to the engine: a jit CODE_LOAD or CODE_MOVE (id = the function's id,
-   reported back by jitanon_trim_resolve), or an MMAP/MMAP2 (kind ANON or FILE, see
-   jitanon_trim_classify; id = map_id; pgoff as recorded).  perf's fields, by name, so a
-   call reads like the record it replays. */
+/* One event: a CODE_LOAD or CODE_MOVE, or an MMAP/MMAP2 (kind ANON or FILE). */
 typedef struct jitanon_trim_event {
     uint32_t pid;
     jitanon_trim_kind kind; /* mmaps only: ANON or FILE */
@@ -1415,136 +976,48 @@ typedef struct jitanon_trim_event {
 /* Opaque engine. */
 typedef struct jitanon_trim jitanon_trim;
 
-/* Creates an engine (opts may be NULL) in *out.  Errors: JITANON_ERR_BAD_OPTIONS,
-   JITANON_ERR_NOMEM (*out is then NULL).  Destroy with jitanon_trim_destroy. */
-JITANON_API jitanon_result jitanon_trim_create(const jitanon_trim_opts *opts, jitanon_trim **out,
-                                               jitanon_error *err);
-
+/* Creates an engine (opts may be NULL) in *out (NULL on _BAD_OPTIONS, _NOMEM); _destroy frees. */
+JITANON_API jitanon_result jitanon_trim_create(const jitanon_trim_opts *opts, jitanon_trim **out, jitanon_error *err);
 /* Frees the engine and everything it holds.  NULL-safe. */
 JITANON_API void jitanon_trim_destroy(jitanon_trim *t);
-
-/* Marks `pid` as having a jitdump (perf inject's marker mmap was seen): from now on its
-   trimmable mmaps are trimmed.  Without it they are kept whole and may hide jit code,
-   exactly as perf would.  Errors: JITANON_ERR_NOMEM / JITANON_ERR_LIMIT. */
+/* `pid` has a jitdump: its trimmable mmaps are trimmed from now on.  Errors: _NOMEM, _LIMIT. */
 JITANON_API jitanon_result jitanon_trim_set_jitdump(jitanon_trim *t, uint32_t pid, jitanon_error *err);
-
-/* A JIT_CODE_LOAD: [ev->start, ev->start + ev->len) now holds function ev->id (over
-   anything there); ev->kind and ev->pgoff are not read.  len 0 is a no-op; a range past
-   UINT64_MAX is JITANON_ERR_INVALID_ARGUMENT.  On any error the address maps are
-   unchanged (as for jitanon_trim_mmap). */
+/* A CODE_LOAD: [start, start + len) holds function ev->id.  On an error nothing changes. */
 JITANON_API jitanon_result jitanon_trim_load(jitanon_trim *t, const jitanon_trim_event *ev, jitanon_error *err);
-
-/* A JIT_CODE_MOVE: like a load at the new address (ev->start).  The old range is NOT
-   unmapped, because perf does not unmap it either, so the old address is not asked for. */
+/* A CODE_MOVE: a load at the new address; the old range stays mapped, as in perf. */
 JITANON_API jitanon_result jitanon_trim_move(jitanon_trim *t, const jitanon_trim_event *ev, jitanon_error *err);
-
-/* An MMAP/MMAP2 (ev->kind JITANON_TRIM_ANON or JITANON_TRIM_FILE, ev->id its map_id).
-   *pieces / *count (either may be NULL) receive what to write out instead, in address
-   order, in a buffer owned by the engine and valid until the next call:
-   - FILE, or ANON of a process without a jitdump: the mmap itself, unchanged;
-   - ANON of a jitdump process: its parts not on live jit code (zero, one or more),
-     less the parts an earlier mmap with the same map_id still covers: re-sending those
-     would not change perf's map, and a JIT growing its code cache would otherwise repeat
-     every gap between functions at each growth.  So equal map_ids must mean identical
-     mappings (same name, same pgoff - start; jitanon_inject interns them); a fresh id
-     per mmap turns this off.  Cost O((pieces + 1) log n + k), k = map pieces under it.
-   len 0: the mmap unchanged, nothing recorded.  A range past UINT64_MAX or another kind
-   is JITANON_ERR_INVALID_ARGUMENT.  On any error every address map is left unchanged
-   (the process may have been registered, with an empty map). */
+/* An MMAP/MMAP2: *pieces / *count (either may be NULL) get what to write instead, in
+   address order, valid until the next call.  Equal map_ids must mean identical mappings.
+   On an error every address map is unchanged. */
 JITANON_API jitanon_result jitanon_trim_mmap(jitanon_trim *t, const jitanon_trim_event *ev,
-                                             const jitanon_trim_piece **pieces, size_t *count,
-                                             jitanon_error *err);
-
-/* perf's FORK of a new process: `child` starts with a copy of parent's address map (as
-   perf clones it) and without a jitdump.  parent == child, or an unknown parent, gives
-   the child an empty map.  Errors: JITANON_ERR_NOMEM / JITANON_ERR_LIMIT, engine unchanged. */
-JITANON_API jitanon_result jitanon_trim_fork(jitanon_trim *t, uint32_t parent, uint32_t child,
-                                             jitanon_error *err);
-
-/* Forgets a process and its jitdump flag (exit, or exec, which starts a fresh address
-   map and a new program that must announce its own jitdump).  Cannot fail. */
+                                             const jitanon_trim_piece **pieces, size_t *count, jitanon_error *err);
+/* A FORK: `child` gets a copy of parent's map, no jitdump.  Errors: _NOMEM, _LIMIT (unchanged). */
+JITANON_API jitanon_result jitanon_trim_fork(jitanon_trim *t, uint32_t parent, uint32_t child, jitanon_error *err);
+/* Forgets a process and its jitdump flag (exit or exec).  Cannot fail. */
 JITANON_API void jitanon_trim_forget(jitanon_trim *t, uint32_t pid);
-
-/* What `addr` of `pid` resolves to after every event fed so far, in the output.  Fills
-   *out (may be NULL) with the piece (start, len, kind, id) and returns its kind;
-   JITANON_TRIM_NONE (out zeroed) when nothing is mapped or the pid is unknown.  This is
-   all a profiler needs to symbolize samples in memory. */
+/* What `addr` of `pid` resolves to in the output so far; the piece in *out (may be NULL). */
 JITANON_API jitanon_trim_kind jitanon_trim_resolve(const jitanon_trim *t, uint32_t pid, uint64_t addr,
                                                    jitanon_range *out);
-
-/* The process's current map (kinds are jitanon_trim_kind), for iterating; NULL for an
-   unknown pid.  Invalidated by the next call that feeds an event. */
+/* The process's current map, NULL for an unknown pid; invalid after the next event. */
 JITANON_API const jitanon_rangemap *jitanon_trim_map(const jitanon_trim *t, uint32_t pid);
-
 /* Counters so far; never NULL for a live engine. */
 JITANON_API const jitanon_trim_stats *jitanon_trim_get_stats(const jitanon_trim *t);
-
-/* JITANON_TRIM_ANON for a name starting with "//anon", "[anon:" or "/memfd:" (the names
-   perf inject --jit strips) or "/dev/zero" (shared anonymous memory, "/dev/zero (deleted)":
-   PHP's JIT buffer; perf reads it as anonymous too), else JITANON_TRIM_FILE.  `name` need
-   not be NUL-terminated. */
+/* ANON for "//anon", "[anon:", "/memfd:", "/dev/zero" names, else FILE; no NUL needed. */
 JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len);
+
 /* -- ELF emission ----------------------------------------------------------------------
+   Small ELF files holding jitted code, for perf, addr2line, gdb, objdump, elfutils: one
+   function a file (perf's layout) or many.  Each function's .text file offset = its
+   st_value = its address in the PT_LOAD = the MMAP2 pgoff.  doc/api.md shows the layout. */
 
-   Writes small ELF files that hold jitted code, so perf (and addr2line, gdb, objdump,
-   elfutils) can symbolise, annotate and unwind it.  One builder makes one file: add one
-   function for perf's classic per-function layout (jitted-<pid>-<index>.so), or every
-   function of a dump for one per-process file.  No libelf: every table is built here and
-   every offset is computed with checked math.
-
-   Layout (file offset == virtual address for everything allocated):
-
-       ELF header, program headers (room for 3, padded)    text_base = 0xF0 (64-bit), 0xA0 (32-bit)
-       .text               function i at its own 16-aligned offset: its pgoff
-       .eh_frame           at ALIGN8(end of .text), CIE/FDEs of every function
-       .eh_frame_hdr       sorted lookup table over all FDEs
-       .note.gnu.build-id
-       ---- one PT_LOAD (R+X, p_align 0x1000) covers text_base .. end of the note ----
-       .symtab .strtab .debug_abbrev .debug_info .debug_line .shstrtab, section headers
-
-   The invariant perf relies on holds for every function: its .text file offset = its
-   symbol's st_value = the PT_LOAD-relative address (p_vaddr == p_offset) = the pgoff an
-   injector must put into the MMAP2.  perf maps a sample ip to ip - start + pgoff and
-   looks the symbol up at that address, so several MMAP2s (one per function, each with its
-   own pgoff) may name the same per-process file.
-
-   Unwinding info: JITs that write CODE_UNWINDING_INFO for perf (V8) compute the
-   pc-relative pointers in their .eh_frame assuming it sits at ALIGN8(code_size) after the
-   function start, as perf's own stubs place it.  For a single function that is exactly
-   where it lands here, so V8's bytes come out unchanged; in a per-process file each
-   function's CIE/FDEs are moved and their pc_begin fields rebased, and the .eh_frame_hdr
-   table is rebuilt over all of them.
-
-   Class: 64-bit unless the machine is one known to be 32-bit only (EM_SPARC, EM_386,
-   EM_PPC, EM_ARM); opts.elf_class overrides.  Byte order follows the dump.  e_flags is 0
-   (ARM EABI and RISC-V float-ABI flags are not guessed). */
-
-/* Line bias: V8, LLVM's PerfJITEventListener (Julia, other LLVM JITs) and writers that copy
-   them add 0x40 to every DEBUG_INFO address, to account for the ELF header perf's old
-   stubs put before the code.  jitanon_elf_opts.line_bias says what to subtract:
-   JITANON_ELF_LINE_BIAS_AUTO (0) detects it from the data, _NONE subtracts nothing, any
-   other value is the bytes to subtract (_PERF, 0x40, is what those writers add). */
+/* Line bias: what to subtract from DEBUG_INFO addresses (V8 and LLVM's listener add 0x40):
+   AUTO (0) detects it, NONE subtracts nothing, any other value is the bytes (PERF, 0x40). */
 typedef uint32_t jitanon_elf_line_bias;
 #define JITANON_ELF_LINE_BIAS_AUTO 0u
 #define JITANON_ELF_LINE_BIAS_PERF 0x40u
 #define JITANON_ELF_LINE_BIAS_NONE 0xFFFFFFFFu
 
-/* Detection, from the data (no producer marker needed).  Each function's DEBUG_INFO
-   entries are compared with its code [addr, addr + size) and the bias B = 0x40:
-   - an entry below addr + B: only an unbiased writer puts it there -> the dump is unbiased;
-   - an entry in (addr + size, addr + size + B]: past the end, explained only by the bias;
-   - the lowest entry at exactly addr + B: a biased writer's line for the first instruction.
-   The dump is biased when no function says "unbiased" and either some entry lies past an
-   end or more than half of the functions with entries start at addr + B (or, with no
-   evidence either way, when the header carries V8's pad1 marker 0xDEADBEEF).  An
-   unbiased dump never has an entry past an end, so it is shifted only when no function
-   has a line in its first B bytes and most have their first exactly B in: the same
-   bytes as a biased dump, which is the likelier reading.  Feed every record of a dump
-   in order.  A DEBUG_INFO belongs to the LOAD the injector gives it
-   (jitanon_jitdump_debug_fits: the newest with the LOAD's code address, else the newest
-   since the last LOAD whose first line is in the code), so the DEBUG_INFOs of a batch
-   written before the batch's LOADs (LLVM ORC JITLink) vote with their own functions; the
-   last JITANON_ELF_LINE_BIAS_WAITING of them wait, older ones go without a vote. */
+/* Detects a dump's line bias from its data: feed every record in order (_add), then _result. */
 #define JITANON_ELF_LINE_BIAS_WAITING 32
 typedef struct jitanon_elf_line_bias_scan {
     uint64_t functions;  /* LOADs with a DEBUG_INFO before them */
@@ -1578,23 +1051,13 @@ enum {
 typedef struct jitanon_elf_opts {
     uint32_t begin_zero_;
     jitanon_allocator allocator;
-    uint32_t line_bias;  /* jitanon_elf_line_bias: AUTO (detected over the functions of
-                            the file), NONE, or the bytes to subtract */
+    uint32_t line_bias;  /* jitanon_elf_line_bias: AUTO, NONE, or the bytes to subtract */
     uint32_t machine;    /* e_machine to write; 0 = the dump's elf_mach (see NOTE_ERLANG) */
     uint32_t elf_class;  /* 0 = from the machine, else 32 or 64 */
-    int compress_debug;  /* zlib-compress .debug_*; needs JITANON_USE_ZLIB, else
-                            jitanon_elf_builder_init fails with JITANON_ERR_FEATURE_DISABLED */
+    int compress_debug;  /* zlib .debug_*; without JITANON_USE_ZLIB: _FEATURE_DISABLED */
     int no_debug;        /* leave out .debug_* even when DEBUG_INFO is given */
     int no_unwind;       /* leave out .eh_frame / .eh_frame_hdr */
-    /* Symbols only, no code (a perf map's stub): every function is added with its
-       code_addr and map_size (1 when 0) and no code, debug or unwinding info, in address
-       order without overlaps; its symbol's st_value is that address itself, in an
-       SHT_NOBITS section .text.nobits over them (sh_addr == sh_offset, and a PT_LOAD of
-       no file bytes with p_vaddr == p_offset: perf's symbol adjustment is none), so an
-       MMAP2 of such a file carries pgoff = its start address.  Tools that disassemble
-       find no bytes: perf annotate prints the symbol's header and sample count over an
-       empty listing (with only the map it fails: objdump has no file to read). */
-    int symbols_only;
+    int symbols_only;    /* symbols, no code (a perf map's stub): MMAP2 pgoff = the address */
     uint32_t end_zero_;
 } jitanon_elf_opts;
 
@@ -1606,22 +1069,11 @@ typedef struct jitanon_elf_func {
     jitanon_bytes code;
     const jitanon_jitdump_record *debug;  /* a CODE_DEBUG_INFO record for it, or NULL */
     const jitanon_jitdump_record *unwind; /* a CODE_UNWINDING_INFO record for it, or NULL */
-    /* Bytes from the function's start that its mapping covers when that is more than the
-       code (unwinding info the runtime keeps mapped after it, see CODE_UNWINDING_INFO
-       mapped_size); the next function of a per-process file starts after them.  0: the
-       code size. */
-    uint64_t map_size;
-    /* Where its code goes in the file (= its address there = the MMAP2 pgoff): 0 puts it
-       after the previous function, 16-aligned; otherwise at least the headers' end
-       (jitanon_elf_builder.text_base) and the previous function's end, unaligned.  A file
-       whose offsets mirror the code's addresses (offset = address - one base) is read
-       alike from any slice of it (jitanon_inject_opts.elf_layout = JITANON_ELF_PER_REGION). */
-    uint64_t file_offset;
+    uint64_t map_size;    /* bytes its mapping covers when more than the code; 0: the code size */
+    uint64_t file_offset; /* where its code goes (= the MMAP2 pgoff); 0: after the previous */
 } jitanon_elf_func;
 
-/* One function of a dump as the ELF writer takes it (jitanon_jitdump_func_iter): name,
-   code, its DEBUG_INFO and UNWINDING_INFO, and map_size from the unwinding info's
-   mapped_size (the room jitanon-inject and perf inject map after the code). */
+/* One function of a dump as the ELF writer takes it (map_size from its mapped_size). */
 JITANON_API void jitanon_elf_func_of(const jitanon_jitdump_func *f, jitanon_elf_func *out);
 
 /* What a finished file looks like. */
@@ -1653,13 +1105,10 @@ typedef struct jitanon__elf_entry {
     int streamed; /* name, debug and eh_frame are the builder's copies; code comes later */
 } jitanon__elf_entry;
 
-/* The code of a function added after jitanon_elf_builder_stream_code, asked for while the
-   file is written: once per such function, in the order added.  *code must hold exactly
-   the size given to add and stay valid until the next call.  Nonzero = failure. */
+/* Code of a streamed function (jitanon_elf_builder_stream_code), valid until the next call; 0 = ok. */
 typedef int (*jitanon_elf_code_fn)(void *user, size_t index, jitanon_bytes *code);
 
-/* Collects functions, then writes one ELF.  Caller-owned; free with
-   jitanon_elf_builder_release (also after a failure). */
+/* Collects functions, then writes one ELF.  Free with _release (also after a failure). */
 typedef struct jitanon_elf_builder {
     jitanon_elf_opts opts;
     uint32_t machine, elf_class, notes;
@@ -1673,102 +1122,34 @@ typedef struct jitanon_elf_builder {
     void *code_user;
     struct jitanon__elf_chunk *copies; /* what streamed functions keep, newest chunk first */
     int borrow_tables_;        /* streamed: debug and unwinding data outlive the builder (kept uncopied) */
-    /* the code is written by another (a region file's, by offset): finish moves the
-       sink over it, to `to`, instead of writing it; nonzero: it cannot */
-    int (*skip_code_)(void *user, uint64_t to);
+    int (*skip_code_)(void *user, uint64_t to); /* internal: another writes the code */
     void *skip_user_;
 } jitanon_elf_builder;
 
-/* Starts a file for code described by `header` (machine, class, byte order, V8 marker).
-   opts may be NULL.  Fails with JITANON_ERR_BAD_OPTIONS / _FEATURE_DISABLED / _INVALID_ARGUMENT. */
+/* Starts a file for code described by `header` (machine, class, byte order).  opts may be
+   NULL.  Errors: _BAD_OPTIONS, _FEATURE_DISABLED, _INVALID_ARGUMENT. */
 JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, const jitanon_jitdump_header *header,
                                                     const jitanon_elf_opts *opts, jitanon_error *err);
-/* Adds a function; *pgoff (may be NULL) receives its file offset = address in the file =
-   the MMAP2 pgoff.  Functions are laid out in the order added. */
+/* Adds a function, laid out in the order added; *pgoff (may be NULL) gets its offset. */
 JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
                                                    uint64_t *pgoff, jitanon_error *err);
-/* From now on the builder keeps nothing of what `fn` of later adds points to: names,
-   debug and unwinding data are copied, the code is hashed for the build-id at once and
-   asked for again through `code_fn` while the file is written.  A per-process file is
-   as large as all the code of a dump; built this way, memory holds none of that code. */
+/* Later adds keep nothing of `fn`: the code is asked for again through code_fn. */
 JITANON_API void jitanon_elf_builder_stream_code(jitanon_elf_builder *b, jitanon_elf_code_fn code_fn, void *user);
-/* Writes the file through `sink` (front to back, no seeking).  info may be NULL.  The
-   output depends only on the inputs: the same functions give a byte-identical file. */
+/* Writes the file through `sink`, front to back (info may be NULL); the output is deterministic. */
 JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, jitanon_sink sink,
                                                       jitanon_elf_info *info, jitanon_error *err);
 /* NULL-safe. */
 JITANON_API void jitanon_elf_builder_release(jitanon_elf_builder *b);
-
 /* One function, one file: init + add + finish + free. */
 JITANON_API jitanon_result jitanon_elf_write_function(jitanon_sink sink, const jitanon_jitdump_header *header,
                                                       const jitanon_elf_func *fn, const jitanon_elf_opts *opts,
                                                       jitanon_elf_info *info, jitanon_error *err);
 
 /* -- Injection: perf.data in -> perf.data out + ELF files ----------------------------------
-
-   What `perf inject --jit` does, with range-aware //anon handling:
-   - a marker mmap (an executable mapping of a file named as jitanon_jitdump_is_marker
-     says) makes the injector load that jitdump (through the process's root while it
-     runs in another mount namespace, else from the recorded path; then from
-     opts.jitdump_dir) when its header names the process's pid (as recorded, or in its
-     own pid namespace), and write ELF files for its functions (one per function, or one
-     per process);
-   - every CODE_LOAD / CODE_MOVE becomes a synthesized MMAP2 into that ELF, placed in
-     timestamp order (before the first input record that is not older), so the output
-     keeps its FINISHED_ROUND records and stays valid for perf's round-based sorting;
-   - a trimmable mmap (`//anon`, `[anon:`, `/memfd:`, `/dev/zero`) of a process with a
-     jitdump is replaced by its parts that do not cover live jitted code (jitanon_trim), so stubs and
-     code without a load record keep their `[JIT] tid` / perf-<pid>.map names;
-   - every other record passes through unchanged.
-
-   Decisions follow timestamps, not file position, in the order perf's round sorting
-   delivers the records: at each FINISHED_ROUND those not newer than the rounds before it,
-   in time order; the newer rest waits for the next round (one CPU's next round often
-   starts before another's last one ended).  Records are written in file order as far as
-   they are decided, so a recording with nothing to inject comes out byte for byte.
-   Memory is bounded by about two rounds plus, per jitdump, its
-   functions' bookkeeping; the dump itself is held only when resolving samples
-   (opts.on_sample, or no output) or with a custom io.load_dump.  Otherwise it is scanned
-   when its marker arrives and streamed again from its file to write the ELFs (once more
-   at the end with elf_files = SAMPLED); a per-process file is held whole only with a
-   custom io.write_elf.  Exited processes are forgotten.
-
-   Live pipes: with pipe input (a recording still running) each dump a marker names is
-   followed while the JIT appends to it.  Its stream stays open and, before a round is
-   decided, it is read from where the last read stopped (a record cut at the end is
-   completed then), so every record up to the round's last event is known when its
-   samples and //anon mmaps are decided; a function read after events newer than its load
-   were decided is mapped from the last decided time on (the output stays in time order).
-   A fresh round (its last event less than 250 ms before the clock now) newer than a
-   dump's last record waits, in polls of 1 ms and at most opts.follow_wait_us in all, while
-   that dump grew in the last 100 ms: the JIT is writing and may not have flushed yet.  A
-   dump whose process exited, and every dump when the input ends, is read to its end and
-   closed.  Runtimes buffer their dumps (node: 4 KiB blocks, the last at exit), so a round
-   with a user-mode sample in its process's JIT memory (anonymous code memory no function
-   read so far covers, or memory no mapping covers yet; a return address of its
-   callchain, or a word of its copied user stack or registers, in such code memory) that
-   the followed dump has not reached is held back (a dump is followed from when the round
-   with its marker is read, so that round's samples wait too), with every round after it
-   (the output keeps its order), until the dump reaches it, its process exits (an EXIT
-   read while holding has the dump read to its end at once), the dump stops growing
-   (opts.follow_idle_ms, 60 s) or the input ends; then the held rounds are decided in
-   order and the output streams again.  At most opts.hold_bytes (64 MiB: raw records and
-   ~160 bytes of bookkeeping each) is held: past it the oldest rounds are decided with
-   what is known until half of it is held.  Samples in JIT memory left unnamed are
-   counted by why (stats.unnamed) and, when holding did not suffice, told once through
-   io.log at the end.  Apart from what is held, records are not kept and applied events
-   are freed: memory grows only by each function's bookkeeping (a 60 s pipe of node
-   running three hot functions: 35 MiB held at most, peak RSS 41 MB).  It needs streamed
-   dumps (the default I/O, or io.open_dump for an embedder's own: its read returning 0
-   at the end of what is written so far, then more as the file grows) and per-function
-   files; otherwise (per-process files, on_sample, a custom load_dump alone) a dump is
-   read once, at its marker.  An embedder's io.open_dump stream is held for as its read
-   returns 0; the idle clock is jitanon_jitdump_now (CLOCK_MONOTONIC).  Counted in stats.follow (dumps, reads,
-   wait_ns), stats.hold and stats.unnamed.
-
-   Untrusted recordings: only files named as markers are opened; ELF names are
-   built from numbers; an ELF is never written through a symlink, and an existing file is
-   replaced only when it is itself a jitted ELF stub. */
+   What `perf inject --jit` does: a marker mmap loads its jitdump, each CODE_LOAD/MOVE
+   becomes an MMAP2 into an ELF file written for it, in time order; trimmable mmaps of a
+   jitdump process are trimmed (jitanon_trim); other records pass unchanged.  doc/api.md
+   says how rounds, live pipes and untrusted recordings are handled. */
 
 typedef enum jitanon_anon_mode {
     JITANON_ANON_RANGE = 0, /* trim trimmable mmaps to what does not cover live jit code */
@@ -1776,102 +1157,52 @@ typedef enum jitanon_anon_mode {
     JITANON_ANON_KEEP = 2   /* strip nothing */
 } jitanon_anon_mode;
 
-/* Samples that ran in a function before the JIT wrote its CODE_LOAD (HotSpot posts
-   CompiledMethodLoad asynchronously; other runtimes batch their records).  NAME maps the
-   function from earlier than its load - at the earliest `late_window_ns` before it, and
-   not before its code's anonymous mapping is seen - when nothing else was ever described
-   at its addresses: no earlier LOAD or MOVE of the process's dumps overlaps it, and when
-   the claim starts the range lies inside one trimmable (//anon, [anon:, /memfd:,
-   /dev/zero) mapping, or such a mapping appears over it before the load.  So a sample there can only have
-   run that function's code (or code no jitdump describes, which the window bounds).
-   The output stays in time order: the function's MMAP2 carries the earlier time and the
-   //anon mmaps after it are trimmed around it.  It needs the whole dump before the
-   samples: file input and anon_mode = RANGE.  AUTO (the default) names where it can and
-   otherwise keeps load times; NAME asked for explicitly reports the fallback
-   (stats.fallbacks, io.log).  Checked against the truth on real recordings (doc/late-loads.md):
-   no sample was named wrongly. */
 /* What becomes of the perf maps (/tmp/perf-<pid>.map) of recorded processes. */
 typedef enum jitanon_perf_map_mode {
-    JITANON_PERF_MAP_KEEP = 0, /* nothing: perf report reads the map at report time, from
-                                  /tmp of the machine it runs on, while it is there */
-    /* Into the output: for a process with executable anonymous mappings (//anon, [anon:,
-       /memfd:) whose map is found (opts.jitdump_dir first when set, then /tmp), the map's
-       entries become one symbols-only ELF, "jitted-<pid>.map.so" (elf_dir, else next to
-       the map), listed in the build-id table and cache like every jitted file, and what
-       the output keeps of those mappings (all of it without a jitdump; with one, the
-       pieces the trimming leaves around jitted code) is mapped to it.  perf archive then
-       carries the names; the stub holds no code, so perf annotate has nothing to
-       disassemble there. */
-    JITANON_PERF_MAP_ELF = 1
+    JITANON_PERF_MAP_KEEP = 0, /* nothing: perf report reads the map itself, at report time */
+    JITANON_PERF_MAP_ELF = 1   /* into the output: a symbols-only jitted-<pid>.map.so */
 } jitanon_perf_map_mode;
 
+/* Samples in a function before its CODE_LOAD was written (HotSpot): NAME maps it from earlier. */
 typedef enum jitanon_late_mode {
     JITANON_LATE_AUTO = 0, /* NAME for file input with anon_mode RANGE, else KEEP (silently) */
-    JITANON_LATE_NAME = 1, /* back-date the mapping as described above */
+    JITANON_LATE_NAME = 1, /* back-date the mapping, up to opts.late_window_ns */
     JITANON_LATE_KEEP = 2  /* a function is mapped from its CODE_LOAD on (perf's rule) */
 } jitanon_late_mode;
 
 /* The default window for JITANON_LATE_NAME (see doc/late-loads.md for the measurements). */
 #define JITANON_LATE_WINDOW_DEFAULT_NS 100000000u
 
-/* Which ELF files hold the jitted code.  REGION (the default since 0.6) writes a few files
-   where perf writes one per function: each is one run of a process's code whose file
-   offsets mirror the code's addresses (see jitanon__eo_region), and code loaded over code
-   a sample hit gets a file of its own, as perf names it (doc/layouts.md: node's 8 s bench
-   recording, tens of files against ten thousand; perf script, annotate, archive and DWARF
-   unwinding, gdb/addr2line and hotspot's parser read them as they read per-function
-   files).  FUNCTION is perf's own layout, jitted-<pid>-<code_index>.so (the default up to
-   0.5: doc/upgrading.md).  PROCESS puts all of a dump's code in one file at packed
-   offsets, which perf reads but hotspot's parser partly misnames (its caches are keyed by
-   the offset from each mapping's start); it goes in a later release. */
+/* Which ELF files hold the jitted code (doc/layouts.md). */
 typedef enum jitanon_elf_layout {
-    JITANON_ELF_PER_REGION = 0,  /* jitted-<pid>-r<N>.so: one per run of code */
+    JITANON_ELF_PER_REGION = 0,  /* jitted-<pid>-r<N>.so: one per run of code (the default) */
     JITANON_ELF_PER_PROCESS = 1, /* one jitted-<pid>.so holding every function */
     JITANON_ELF_PER_FUNCTION = 2 /* jitted-<pid>-<code_index>.so, as perf writes them */
 } jitanon_elf_layout;
 
-/* Which per-function files are written.  perf report (script, annotate, and hotspot's
-   unwinder) opens a jitted file only when an address of a sample lands in it, the way
-   `perf inject -b` marks only the DSOs with hits; most JIT code of a long run is never
-   sampled.  The addresses of a sample: its ip, its callchain entries, its data address,
-   its branch stack's from and to, and, for --call-graph dwarf, every word of its user
-   registers and of its copied user stack (a superset of the return addresses an unwinder
-   can find there; on arm64 also without a pointer-authentication code in bits 48 and up);
-   a return address and the byte before it both count. */
+/* Which per-function files are written (perf opens only those a sample's address lands in). */
 typedef enum jitanon_elf_files {
-    JITANON_ELF_FILES_AUTO = 0,    /* SAMPLED where it applies (per-function files, file input and
-                                      output), else ALL; with no fallback reported */
+    JITANON_ELF_FILES_AUTO = 0,    /* SAMPLED where it applies, else ALL; no fallback reported */
     JITANON_ELF_FILES_SAMPLED = 1, /* only the files an address of a sample resolves into */
     JITANON_ELF_FILES_ALL = 2      /* every function's file, as perf inject --jit */
 } jitanon_elf_files;
 
 /* -- The platform seam -----------------------------------------------------------------
-   The library reaches the operating system only through three things: a jitanon_stream
-   (one file being read or written), jitanon_inject_io (which files the injector reads and
-   where its ELF files go) and a jitanon_thread_pool (the injector's writer threads).  The
-   defaults are POSIX (the implementation's last section, [posix]); an embedder or a test
-   that sets all three sees no call into the OS from the injector. */
+   The library reaches the OS only through a jitanon_stream, jitanon_inject_io and a
+   jitanon_thread_pool; the defaults are POSIX ([posix]). */
 
-/* A file opened for reading (read_fn) or for writing (write_fn, a jitanon_sink's write:
-   0 when all bytes went out).  read_fn returns the bytes read, 0 at the end, SIZE_MAX on
-   an error.  close_fn (may be NULL) ends it: 0 when it closed cleanly.  size: the file's
-   size when it was opened, 0 when unknown. */
+/* A file opened for reading (read_fn: bytes read, 0 at the end, SIZE_MAX on an error) or
+   writing (write_fn: 0 when all went out).  close_fn (may be NULL): 0 when closed cleanly. */
 typedef struct jitanon_stream {
     jitanon_read_fn read_fn;
     int (*write_fn)(void *user, const void *data, size_t size);
     int (*close_fn)(void *user);
     void *user;
-    uint64_t size;
+    uint64_t size; /* the file's size when opened, 0 when unknown */
 } jitanon_stream;
 
-/* Threads for independent tasks, numbered from 0 in the order they are queued (ufbx's
-   ufbx_thread_pool is the model).  The library calls start_fn once per batch with the
-   most workers it wants, the function that runs task `index` (`ctx` is the library's)
-   and the allocator for the pool's own memory; run_fn makes tasks [first, first + count) runnable, on any worker and in
-   any order; wait_fn returns once every task below `end` has finished (run_fn was called
-   for them); stop_fn, after the last wait, ends the workers.  start_fn returns 0 when
-   no worker could start (the calling thread then does the work).  Only the calling
-   thread calls these. */
+/* Threads for independent tasks numbered from 0 (modelled on ufbx_thread_pool).  Only the
+   calling thread calls these; start_fn returns 0 when no worker could start. */
 typedef struct jitanon_thread_pool {
     int (*start_fn)(void *user, unsigned workers, void (*task)(void *ctx, size_t index), void *ctx,
                     const jitanon_allocator *allocator, void **pool);
@@ -1881,130 +1212,68 @@ typedef struct jitanon_thread_pool {
     void *user;
 } jitanon_thread_pool;
 
-/* A process a jitdump marker names, as the running system shows it (see
-   jitanon_inject_io.find_process). */
+/* A process a jitdump marker names, as the running system shows it (io.find_process). */
 typedef struct jitanon_inject_process {
     uint32_t nspid;     /* its pid in its own (innermost) pid namespace; its pid when none */
-    int other_mnt;      /* 1: its mount namespace is not the injector's (a container): its
-                           files are read through its root, /proc/<pid>/root */
+    int other_mnt;      /* 1: another mount namespace: files read through /proc/<pid>/root */
     uint64_t mnt_ns;    /* that namespace's inode, to tell a reused pid (0: unknown) */
 } jitanon_inject_process;
 
-/* Where jitdumps come from and where ELF files go.  The defaults (all NULL) read dumps
-   with jitanon_jitdump_load_file and write ELFs atomically with POSIX calls; tests and
-   fuzzers plug in memory versions so nothing touches the disk.  Every pointer a callback
-   receives (path, dir, name, data, message, opts) is valid during that call only. */
+/* Where jitdumps come from and where ELF files go; NULL members are the POSIX defaults.
+   Every pointer a callback receives is valid during that call only. */
 typedef struct jitanon_inject_io {
-    /* Loads the dump at `path` (already checked to be named jit-<digits>.dump) into *out,
-       as jitanon_jitdump_load_file does: JITANON_OK with a dump the injector frees with
-       jitanon_jitdump_destroy, or an error (err filled; *out is not used).  The default
-       (NULL) opens the path as a recording may name anything: without blocking
-       (O_NONBLOCK, O_NOCTTY), only a regular file (a FIFO or a device is refused at
-       once), a symlink only as the kernel's protected_symlinks rule allows; err says
-       why a file was refused.  A dump of a process in another mount namespace (a
-       container) comes as "/proc/<pid>/root/<recorded path>": the default resolves the
-       rest inside that root (openat2 RESOLVE_IN_ROOT, else refusing every symlink), and
-       so must a replacement that reads it. */
+    /* Loads the dump at `path` into *out, as jitanon_jitdump_load_file does. */
     jitanon_result (*load_dump)(void *user, const char *path, const jitanon_jitdump_opts *opts,
                                 jitanon_jitdump **out, jitanon_error *err);
-    /* Stores one complete ELF file called `name` ("jitted-", then digits, '-' and '.',
-       then ".so"; a perf map's stub: "jitted-<pid>.map.so") in directory `dir`.  Return 0
-       on success. */
+    /* Stores the complete ELF file `name` in `dir`; 0 on success. */
     int (*write_elf)(void *user, const char *dir, const char *name, const void *data, size_t size);
-    /* Reading a dump as a stream, from its start: *read gets a jitanon_read_fn and
-       *stream its user pointer; the read returns 0 at the end of what was written so far
-       (and more later when the JIT appends: that is how a live pipe follows a dump, see
-       jitanon_inject), SIZE_MAX on an error.  close_dump (may be NULL) ends the stream.
-       When set, it is used instead of load_dump wherever the injector streams a dump:
-       with output and no on_sample, the way the default I/O streams its files.  The
-       default (NULL) opens files as load_dump does. */
+    /* Opens a dump as a stream (read 0: the end for now), instead of load_dump; close_dump may be NULL. */
     jitanon_result (*open_dump)(void *user, const char *path, jitanon_read_fn *read, void **stream,
                                 jitanon_error *err);
     void (*close_dump)(void *user, void *stream);
-    /* opts.perf_map ELF: loads the perf map at `path` as jitanon_perfmap_load_file does
-       (JITANON_ERR_IO when there is none).  The default (NULL) opens it as load_dump's
-       default opens a dump (a regular file only, without blocking). */
+    /* Loads the perf map at `path` (jitanon_perfmap_load_memory of its bytes); _ERR_IO when none. */
     jitanon_result (*load_perfmap)(void *user, const char *path, const jitanon_perfmap_opts *opts,
                                    jitanon_perfmap **out, jitanon_error *err);
-    /* The container lookup: whether process `pid` of the recording runs now and, if it
-       does, *out (zeroed before the call) says how its jitdump is found: in another mount
-       namespace, at "/proc/<pid>/root/<recorded path>" (load_dump or open_dump gets that
-       path; a replacement resolves it inside that root as the default does), and with
-       which pid in its header.  *out comes zeroed but for nspid = pid.  1 when it runs, 0 when not (the recorded path and pid
-       only).  The default, jitanon_inject_find_process_proc, reads /proc; it is used only
-       when load_dump and open_dump are the defaults too: an embedder with its own I/O
-       sets this (to that function, to keep containers) or has /proc never read. */
+    /* 1 when process `pid` runs now, with *out (nspid = pid on entry) saying how its dump
+       is found; 0 when not.  Default: jitanon_inject_find_process_proc, default I/O only. */
     int (*find_process)(void *user, uint32_t pid, jitanon_inject_process *out);
-    /* JITANON_FRAME_WANT_UNWIND: reads up to `size` bytes at `offset` of the file at
-       `path` (a mapping's file, as the recording names it) into dst: the bytes read
-       (fewer at its end), SIZE_MAX when it cannot be read.  Each file is read once (its
-       ELF and program headers, .eh_frame_hdr and .eh_frame).  The default (NULL) opens
-       it as load_dump's default opens a dump (a regular file only, without blocking).
-       JITANON_FRAME_WANT_SYMBOL asks for "[vdso]" too: this process's own vdso image,
-       read for a recording's [vdso] it has no build-id of, as perf 6.1 does (the
-       default reads it from memory; SIZE_MAX: none). */
+    /* Reads up to `size` bytes at `offset` of file `path` into dst: the count, SIZE_MAX on failure. */
     size_t (*read_file)(void *user, const char *path, uint64_t offset, void *dst, size_t size);
     /* Receives warnings (a dump that cannot be read, a refused file, ...). */
     void (*log)(void *user, const char *message);
     /* Called now and then with input bytes consumed so far. */
     void (*progress)(void *user, uint64_t bytes_done);
     void *user;
-    /* The writer threads of opts.elf_threads; NULL: POSIX threads where the build has
-       them (jitanon_features), else none. */
-    const jitanon_thread_pool *thread_pool;
+    const jitanon_thread_pool *thread_pool; /* opts.elf_threads; NULL: POSIX threads if built */
 } jitanon_inject_io;
 
-/* io.find_process's default: /proc/<pid>/status (NSpid) and /proc/<pid>/ns/mnt against
-   the caller's own.  0 without POSIX (JITANON_NO_POSIX) or when the process is gone;
-   `user` is not used. */
+/* io.find_process's default, from /proc; 0 without POSIX or when the process is gone. */
 JITANON_API int jitanon_inject_find_process_proc(void *user, uint32_t pid, jitanon_inject_process *out);
 
-/* What a sample resolves to, in time order, after the injection decisions: the answer
-   perf report will give for the output (see jitanon_inject_opts.on_sample).  Every
-   pointer in it (name, callchain, rec and what they view) is valid during the on_sample
-   call only: copy what you keep. */
+/* What a sample resolves to after the injection decisions (opts.on_sample): what perf
+   report will say for the output.  Every pointer in it is valid during the call only. */
 typedef struct jitanon_inject_sample {
     uint32_t pid, tid;
     uint64_t time, ip;
-    /* JIT: a jitdump function; ANON/FILE: an mmap of the process, or, for an address no
-       mapping of the process holds, a kernel or module mapping (pid -1: [kernel.kallsyms]_text,
-       a module's path; check cpumode); NONE: no mapping holds it */
-    jitanon_trim_kind kind;
+    jitanon_trim_kind kind;  /* JIT, ANON/FILE (also kernel and module mappings), NONE */
     jitanon_str name;        /* the function's name, or the mmap's file name */
     uint64_t start;          /* where that function or mapping piece starts */
     uint64_t code_index;     /* JIT only */
-    /* The sample's callchain as recorded (callchain_nr u64s: jitanon_perf_u64_at with
-       big_endian; JITANON_PERF_CONTEXT_* markers included), empty without one.  Its
-       entries resolve with jitanon_inject_sample_resolve, at the sample's moment. */
-    jitanon_bytes callchain;
+    jitanon_bytes callchain; /* as recorded, markers included (jitanon_perf_u64_at) */
     uint64_t callchain_nr;
     int big_endian;
     const void *ctx_;        /* private: the injector that resolved it */
-    /* ANON/FILE: the mapping's file offset at `start` (ip - start + pgoff is the address's
-       offset in the file, what an ELF symbolizer wants); JIT: 0. */
-    uint64_t pgoff;
-    /* The SAMPLE record as the reader decodes it: rec->misc & JITANON_PERF_MISC_CPUMODE_MASK
-       (the cpumode), rec->sample.period, rec->sid.cpu, rec->attr_index (which event:
-       jitanon_perf_reader.attrs), rec->raw. */
-    const jitanon_perf_record *rec;
+    uint64_t pgoff;          /* ANON/FILE: the mapping's file offset at `start`; JIT: 0 */
+    const jitanon_perf_record *rec; /* the SAMPLE record as the reader decodes it */
     uint16_t cpumode;        /* rec->misc & JITANON_PERF_MISC_CPUMODE_MASK */
-    /* JIT: the loaded jitdump the function is from (held while on_sample is set, unless a
-       custom io.load_dump's dump was released), for its CODE_LOAD (code_index) and its
-       DEBUG_INFO lines (jitanon_jitdump_debug_fits); valid during the call, as the rest.
-       NULL otherwise. */
-    const jitanon_jitdump *dump;
-    /* The thread's name (perf script's comm) when opts.sample_fields has
-       JITANON_SAMPLE_COMM: its last COMM by the sample's time, else the one its FORK
-       inherited; empty when the recording named it nowhere (perf prints ":<tid>"). */
-    jitanon_str comm;
-    /* private: where the lookup of ip found it, and in whose maps (the frame of the
-       sample's own ip then costs no second lookup) */
-    jitanon_range where_;
-    uint32_t where_pid_;
+    const jitanon_jitdump *dump; /* JIT: the loaded jitdump the function is from, else NULL */
+    jitanon_str comm;        /* the thread's name (JITANON_SAMPLE_COMM), else empty */
+    jitanon_range where_;    /* private: where the lookup of ip found it ... */
+    uint32_t where_pid_;     /* ... and in whose maps */
     const void *rec_; /* private: the injector's copy of the record (its registers and stack) */
 } jitanon_inject_sample;
 
-/* A callchain's context markers (perf_event.h PERF_CONTEXT_*): entries at or above
+/* A callchain's context markers (PERF_CONTEXT_*): entries at or above
    JITANON_PERF_CONTEXT_MAX are no addresses; the ones after a marker are of that mode. */
 #define JITANON_PERF_CONTEXT_HV 0xffffffffffffffe0ull /* 2^64 - 32 */
 #define JITANON_PERF_CONTEXT_KERNEL 0xffffffffffffff80ull /* 2^64 - 128 */
@@ -2014,121 +1283,55 @@ typedef struct jitanon_inject_sample {
 #define JITANON_PERF_CONTEXT_GUEST_USER 0xfffffffffffff600ull /* 2^64 - 2560 */
 #define JITANON_PERF_CONTEXT_MAX 0xfffffffffffff001ull /* 2^64 - 4095 */
 
-/* Inside opts.on_sample only: what `ip` (a callchain entry, say) of the sample's process
-   resolves to now, the way the sample's own ip did.  *out is a copy of *s with ip, kind,
-   name, start and code_index of that address; returns out->kind. */
+/* Inside opts.on_sample only: *out = *s resolved at address `ip` instead; returns out->kind. */
 JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject_sample *s, uint64_t ip,
                                                             jitanon_inject_sample *out);
 
 /* -- a symbolizer's view of a sample --------------------------------------------------
-   What `perf script` shows for an address of a sample (on jitanon-inject's output of the
-   same recording), in a symbolizer's terms: a jitanon_frame.  Nothing of it is computed
-   unless asked: jitanon_inject_frame_at for one address, the frame iterator for the
-   sample's callchain, and the `want` bits for what costs more than the lookup itself.
-       static void on_sample(void *user, const jitanon_inject_sample *s)
-       {
-           jitanon_inject_frame_iter it;
-           jitanon_frame f;
-           jitanon_inject_frame_iter_begin(&it, s, JITANON_FRAME_WANT_PERF_MAP);
-           while (jitanon_inject_frame_iter_next(&it, &f)) print(&f);
-       }
-   Every pointer in a frame is valid during the on_sample call only, as the sample's. */
+   What `perf script` shows for an address of a sample, as a jitanon_frame: one address
+   (jitanon_inject_frame_at) or the callchain (the frame iterator); `want` bits ask for
+   what costs more.  Pointers in a frame are valid during the on_sample call only. */
 typedef enum jitanon_frame_kind {
     JITANON_FRAME_UNKNOWN = 0,  /* no mapping holds the address (perf: [unknown]) */
     JITANON_FRAME_JIT = 1,      /* a jitdump function: name, code_index, its source line */
-    /* anonymous memory (//anon, /dev/zero, /anon_hugepage) its process's perf map names:
-       name is the map's symbol, path the map's file (perf shows that as the dso) */
-    JITANON_FRAME_PERF_MAP = 2,
-    /* a mapping of the process: a file (path, pgoff, offset in the file), [vdso], or
-       anonymous memory nothing names (path "//anon": perf shows /tmp/perf-<pid>.map) */
-    JITANON_FRAME_FILE = 3,
+    JITANON_FRAME_PERF_MAP = 2, /* anonymous memory its process's perf map names */
+    JITANON_FRAME_FILE = 3,     /* a mapping of the process: a file, [vdso], or //anon */
     JITANON_FRAME_KERNEL = 4    /* the kernel ([kernel.kallsyms]_text) or a module (its path) */
 } jitanon_frame_kind;
 
-/* What a frame lookup adds, on request, to what one lookup in the maps gives: */
-#define JITANON_FRAME_WANT_PERF_MAP 1u /* name anonymous memory from its process's perf map
-                                          (each map loaded once, through io.load_perfmap,
-                                          from opts.jitdump_dir then /tmp) */
-#define JITANON_FRAME_WANT_BUILD_ID 2u /* build_id: the mapping's MMAP2 one (perf record
-                                          --buildid-mmap), else the recording's build-id
-                                          table's (HEADER_BUILD_ID of a file; read once) */
+/* What a frame lookup adds, on request: */
+#define JITANON_FRAME_WANT_PERF_MAP 1u /* name anonymous memory from its process's perf map */
+#define JITANON_FRAME_WANT_BUILD_ID 2u /* build_id: the MMAP2's, else the build-id table's */
 #define JITANON_FRAME_WANT_LINE 4u     /* JIT: the source file and line of its DEBUG_INFO */
-/* The iterator, for a sample with user registers and a copy of its user stack (perf
-   record --call-graph dwarf): the user frames unwound from them with the DWARF CFI of the
-   mapped files (.eh_frame, read once per file through io.read_file) and of the jitdumps'
-   UNWINDING_INFO, as perf's unwinder finds them (x86-64 and arm64), after the chain's
-   kernel frames; see jitanon_inject_frame_iter. */
-#define JITANON_FRAME_WANT_UNWIND 8u
-/* FILE and KERNEL frames: name is the symbol `perf script` prints for them, read from the
-   file's ELF symbols (.symtab, else .dynsym, and its PLT as name@plt) and from the
-   kernel's kallsyms, found and chosen as perf 6.1 does: the file's .gnu_debuglink target,
-   perf's build-id cache (opts.buildid_cache), /usr/lib/debug by path and by build-id, the
-   file itself (inside its process's root when that runs in a container; io.find_process),
-   a candidate whose build-id is not the recording's refused; /proc/kallsyms when the
-   running kernel's build-id is the recording's, else the cache's kallsyms.  Each file is
-   read once, through io.read_file (its headers, one symbol table, its strings, the PLT's
-   relocations); names pass through opts.demangle.  Empty where perf prints [unknown]. */
-#define JITANON_FRAME_WANT_SYMBOL 16u
+#define JITANON_FRAME_WANT_UNWIND 8u   /* iterator: user frames unwound (--call-graph dwarf) */
+#define JITANON_FRAME_WANT_SYMBOL 16u  /* FILE, KERNEL: the symbol perf script prints */
 #define JITANON_FRAME_WANT_ALL 31u
 
 typedef struct jitanon_frame {
     uint64_t ip;
     jitanon_frame_kind kind;
     int kernel;            /* looked up in the kernel's maps (a kernel context) */
-    /* JIT: the function's name; PERF_MAP: the map's symbol; FILE, KERNEL: with
-       JITANON_FRAME_WANT_SYMBOL the native symbol perf names there, else empty */
-    jitanon_str name;
-    /* FILE, KERNEL: the mapping's name as recorded; JIT: the jitdump it came from;
-       PERF_MAP: the perf map file; UNKNOWN: empty */
-    jitanon_str path;
-    /* JIT: the ELF file the output maps the function from, as its MMAP2 names it (with no
-       writer and JITANON_SAMPLE_FILES: the file the layout of opts.elf_layout would write,
-       default region files); else empty */
-    jitanon_str file;
+    jitanon_str name;      /* JIT: function; PERF_MAP: map symbol; FILE, KERNEL: WANT_SYMBOL's */
+    jitanon_str path;      /* the mapping's name; JIT: the jitdump; PERF_MAP: the map file */
+    jitanon_str file;      /* JIT: the ELF file its MMAP2 names; else empty */
     uint64_t start;        /* JIT: code address; PERF_MAP: the symbol's; else the mapping piece's */
-    /* FILE, KERNEL: the mapping's file offset at start; JIT: the code's offset in `file`
-       (0 where not known: per-process files with no writer) */
-    uint64_t pgoff;
+    uint64_t pgoff;        /* FILE, KERNEL: file offset at start; JIT: offset in `file` (or 0) */
     uint64_t offset;       /* FILE, KERNEL: ip's offset in the file (ip - start + pgoff); else ip - start */
     uint64_t code_index;   /* JIT */
     jitanon_bytes build_id; /* FILE, KERNEL with WANT_BUILD_ID, when the recording knows it */
-    /* JIT with WANT_LINE and a DEBUG_INFO: the entry at ip (the last one whose address is
-       not above it, once the dump's line bias is taken off its addresses, as in its ELF
-       file: jitanon_elf_opts.line_bias); else empty and 0 */
-    jitanon_str src_file;
+    jitanon_str src_file;  /* JIT with WANT_LINE: the DEBUG_INFO entry at ip; else empty */
     uint32_t line;
 } jitanon_frame;
 
-/* Inside opts.on_sample only: address `ip` of the sample's process, looked up as perf
-   looks up a frame: in the kernel's maps when `kernel` (a kernel context), else in the
-   process's.  Returns out->kind. */
+/* Inside opts.on_sample only: the frame at `ip` (in the kernel's maps when `kernel`); its kind. */
 JITANON_API jitanon_frame_kind jitanon_inject_frame_at(const jitanon_inject_sample *s, uint64_t ip, int kernel,
                                                        unsigned want, jitanon_frame *out);
 
-/* The frames perf script prints for a sample, leaf first: its callchain's entries, each
-   in the context its markers set (the kernel's, the hypervisor's: kernel; user: the
-   process's; before any marker: user), the markers themselves skipped; a chain holding
-   another marker (a guest's, a JIT's -1) yields nothing, as perf drops it; without a
-   callchain, the sample's own ip (in the context of its cpumode).  With
-   JITANON_FRAME_WANT_UNWIND and a sample that carries user registers and stack (64-bit):
-   the chain's kernel frames, then the user frames unwound from them as perf 6.1 shows
-   them: the user ip, then each caller at its return address less one (the call, as perf
-   looks it up), up to the first frame with no CFI, an undefined return address or a
-   rule that needs the stack beyond the copy (a return address read past the copy from
-   memory the process maps, which perf reads as 0, ends with the frame ~0: perf's
-   [unknown]); a sample whose stack copy the kernel could not fill (dyn_size 0) gets no
-   user frame, as perf gives none.  Caller-owned, holds nothing; valid during the
-   on_sample call. */
+/* The frames perf script prints for a sample, leaf first; valid during the on_sample call. */
 typedef struct jitanon_inject_frame_iter {
-    const jitanon_inject_sample *sample_;
-    uint64_t next_;
-    unsigned want_;
-    int kernel_, state_;
-    /* unwinding: the registers (DWARF numbering), which hold, the frame's pc */
-    uint64_t regs_[33], known_, pc_;
-    uint64_t stack_sp_; /* the stack pointer the copy starts at */
-    const uint8_t *stack_;
-    size_t stack_size_;
+    const jitanon_inject_sample *sample_; uint64_t next_; unsigned want_; int kernel_, state_;
+    uint64_t regs_[33], known_, pc_; /* unwinding: DWARF registers, which hold, the pc */
+    uint64_t stack_sp_; const uint8_t *stack_; size_t stack_size_; /* the user stack copy */
     uint32_t machine_;
 } jitanon_inject_frame_iter;
 
@@ -2136,135 +1339,63 @@ JITANON_API void jitanon_inject_frame_iter_begin(jitanon_inject_frame_iter *it, 
                                                  unsigned want);
 /* 1 with the next frame in *out, 0 after the last. */
 JITANON_API int jitanon_inject_frame_iter_next(jitanon_inject_frame_iter *it, jitanon_frame *out);
-/* perf's build-id cache (what `perf report` reads when a file named by a recording is gone,
-   and what `perf archive` bundles): for a file with build-id B at absolute path P,
-       <cache>/P/B/elf                       the file (a hard link, else a copy)
-       <cache>/.build-id/B[0..2]/B[2..]      symlink -> ../../P/B
-   The cache directory is perf's: $PERF_BUILDID_DIR when set, else `buildid.dir` from perf's
-   config ($PERF_CONFIG alone when set, else /etc/perfconfig then ~/.perfconfig), else
-   ~/.debug.  (perf 6.1 itself reads only the config and `perf --buildid-dir`; it sets
-   $PERF_BUILDID_DIR for the scripts it runs, such as perf archive.)  Nothing is ever written
-   through a symlink inside the cache, nor outside it; entries appear atomically (link,
-   symlink, rename).  Needs POSIX; otherwise _open reports JITANON_ERR_FEATURE_DISABLED. */
+
+/* perf's build-id cache ($PERF_BUILDID_DIR, perf's buildid.dir, else ~/.debug): never
+   written through a symlink; entries appear atomically.  Needs POSIX (else
+   JITANON_ERR_FEATURE_DISABLED). */
 typedef struct jitanon_buildid_cache {
     char dir[4096]; /* the cache directory, as opened */
     int fd_;        /* internal: the open directory */
 } jitanon_buildid_cache;
 
-/* perf's cache directory (see above) into out (cap bytes, NUL-terminated). */
+/* perf's cache directory into out (cap bytes, NUL-terminated). */
 JITANON_API jitanon_result jitanon_buildid_cache_dir(char *out, size_t cap, jitanon_error *err);
 /* Opens (creating it when missing) the cache at `dir`, or at perf's when dir is NULL. */
 JITANON_API jitanon_result jitanon_buildid_cache_open(jitanon_buildid_cache *c, const char *dir, jitanon_error *err);
-/* Adds the file at `path` (its build-id: the 20 bytes of its NT_GNU_BUILD_ID note) to the
-   cache.  JITANON_OK when added or already there; JITANON_ERR_IO when it cannot be (a
-   read-only cache, something not ours in the way). */
+/* Adds the file at `path` and its build-id: JITANON_OK (also if there), JITANON_ERR_IO. */
 JITANON_API jitanon_result jitanon_buildid_cache_add(jitanon_buildid_cache *c, const char *path,
                                                      const uint8_t build_id[20], jitanon_error *err);
 /* NULL-safe. */
 JITANON_API void jitanon_buildid_cache_release(jitanon_buildid_cache *c);
 
+/* Options of jitanon_inject; all zero is the default of each. */
 typedef struct jitanon_inject_opts {
     uint32_t begin_zero_;
     jitanon_allocator allocator;
     jitanon_anon_mode anon_mode;
     jitanon_elf_layout elf_layout;
     const char *elf_dir;      /* where ELF files go; NULL = next to each jitdump, as perf does */
-    const char *jitdump_dir;  /* searched for the marker's file name when the recorded path fails (a
-                                 copy of a dump there may carry the pid of the marker's name) */
-    /* Per-function layout: this many threads create the ELF files while the calling thread
-       builds the next ones (each file costs an inode and a directory entry: that, not
-       building it, is most of the time); with elf_files = SAMPLED they write the files at
-       the end.  Region layout, file output: they write the functions' files of their own
-       while the calling thread builds the region files, and one more thread writes a
-       region file's code (read back from the dump) while the calling thread writes its
-       tables (a pipe's region files are written by the calling thread, unreported).  With
-       any of them, one more thread reads ahead the dump a walk reads (io.open_dump's read
-       function is then called from it) and, in jitanon_inject_file, the perf.data input,
-       and one writes its output behind.  The output is the same for any value.  0 = the
-       calling thread does it all.  io.write_elf, when set, is then called from those
-       threads (io.log and io.progress never are); the pool may run up to four sets of
-       tasks at once.  When the threads cannot help, the calling thread writes and the
-       fallback is reported (stats.fallbacks, io.log): per-process layout (one write per
-       dump: JITANON_INJECT_FALLBACK_THREADS_UNUSED), or a build without POSIX threads or
-       no thread could start (JITANON_INJECT_FALLBACK_NO_THREADS).  At most 64 are used. */
-    uint32_t elf_threads;
-    /* SAMPLED writes the files at the end, once every sample was seen (the output records
-       are the same as with ALL but for the build-id table, which lists the files written;
-       a file that then cannot be written is logged and its mappings stay).  It chooses
-       per-function files: with elf_layout = PER_PROCESS jitanon_inject fails with
-       JITANON_ERR_INVALID_ARGUMENT; PER_REGION (the default since 0.6) takes it as AUTO, its
-       own rule (a function's file of its own only when a sample reaches it, a run's file
-       whole).  It needs file input and file output: a pipe's reader
-       may want a file before the end, so with a pipe every file is written
-       (JITANON_INJECT_FALLBACK_SAMPLED_PIPE).  AUTO (the default) is SAMPLED where it
-       applies and ALL elsewhere, silently.  Without output (out == NULL) no file is
-       written: the ELF options are only checked to be in range. */
-    jitanon_elf_files elf_files;
+    const char *jitdump_dir;  /* searched for the marker's file name when the recorded path fails */
+    uint32_t elf_threads;     /* ELF writer threads (at most 64; io.write_elf, open_dump reads run on them) */
+    jitanon_elf_files elf_files; /* SAMPLED needs file input and output */
     jitanon_late_mode late;   /* samples before their function's CODE_LOAD (see the enum) */
     uint64_t late_window_ns;  /* how far a load may be back-dated; 0 = JITANON_LATE_WINDOW_DEFAULT_NS */
     jitanon_elf_opts elf;     /* passed to the ELF writer (allocator: ours when unset) */
     jitanon_jitdump_opts jitdump; /* passed to the jitdump loader */
     jitanon_inject_io io;
-    /* Called for every SAMPLE with its resolution (user = io.user).  With out == NULL in
-       jitanon_inject, nothing is written and no ELF is built: a profiler's symbolizer, the
-       way samply reads jitdumps. */
+    /* Called for every SAMPLE with its resolution; with out == NULL, only this. */
     void (*on_sample)(void *user, const jitanon_inject_sample *sample);
-    /* Called, in time order with the samples, for every COMM, FORK, EXIT, MMAP and MMAP2
-       of the input as recorded (kernel and module mappings, markers and the //anon ones
-       before trimming included), and in a pipe for the HEADER_ATTR and HEADER_FEATURE
-       records as they come, so that a consumer of on_sample knows every process, thread
-       name, mapping and event from the same pass.  rec is as the reader decoded it (its
-       index aside); it and its views are valid during the call only. */
+    /* Called for COMM, FORK, EXIT, MMAP, MMAP2 (and a pipe's HEADER_* records) as recorded. */
     void (*on_event)(void *user, const jitanon_perf_record *rec);
-    /* The `user` of on_sample and on_event; NULL: io.user (as before there was one). */
-    void *sample_user;
-    /* What on_sample's samples carry beyond what costs nothing (JITANON_SAMPLE_* bits;
-       0: nothing more, the frames being asked for one by one: jitanon_inject_frame_at). */
-    uint32_t sample_fields;
-    /* Every ELF file written is also added to this build-id cache (opened by the caller:
-       jitanon_buildid_cache_open), from the writer threads when there are some.  NULL: no
-       cache.  A file that cannot be added is counted (stats.buildid.cache_failed) and told
-       once through io.log; the output is written all the same.  Whatever the cache, the
-       output's build-id table (HEADER_BUILD_ID) lists every ELF file written. */
-    jitanon_buildid_cache *buildid_cache;
-    /* Live pipes (see jitanon_inject): the longest one round waits, in all, for a
-       followed dump to catch up with an event newer than its last record.
-       0 = JITANON_FOLLOW_WAIT_DEFAULT_US; JITANON_FOLLOW_WAIT_NONE: never wait. */
-    uint32_t follow_wait_us;
-    /* Live pipes: the most memory (the records' bytes and their bookkeeping) held back
-       while a followed dump has not yet reached samples in its process's JIT memory.
-       0 = JITANON_HOLD_DEFAULT_BYTES (64 MiB); JITANON_HOLD_NONE: never hold (each
-       round decided as it comes).  Past it the oldest rounds are decided with what is
-       known (stats.unnamed.past_bound counts the cost). */
-    uint64_t hold_bytes;
-    /* Live pipes: a dump that has not grown for this long (ms) counts as stopped: its
-       samples are no longer held.  0 = JITANON_FOLLOW_IDLE_DEFAULT_MS (60 s). */
-    uint32_t follow_idle_ms;
+    void *sample_user;        /* `user` of on_sample, on_event; NULL: io.user */
+    uint32_t sample_fields;   /* JITANON_SAMPLE_* bits */
+    jitanon_buildid_cache *buildid_cache; /* every ELF file written is added here; NULL: none */
+    uint32_t follow_wait_us;  /* live pipes: most a round waits for a dump; 0 = default */
+    uint64_t hold_bytes;      /* live pipes: most memory held back; 0 = JITANON_HOLD_DEFAULT_BYTES */
+    uint32_t follow_idle_ms;  /* live pipes: a dump idle this long has stopped; 0 = default */
     jitanon_perf_map_mode perf_map;
     jitanon_perfmap_opts perfmap; /* passed to the perf map reader (allocator: ours when unset) */
-    /* JITANON_FRAME_WANT_SYMBOL: demangles a native symbol's NUL-terminated `name` into
-       out (cap bytes): returns the demangled name's length (out holds it, NUL-terminated,
-       when it is below cap; else it is called again with a buffer that large), 0 when name
-       is not mangled.  user = sample_user (else io.user).  NULL: names as stored (perf
-       --no-demangle); a C++ program passes abi::__cxa_demangle's answer, as perf 6.1 does. */
+    /* WANT_SYMBOL: demangles `name` into out: its length (>= cap: again), 0 if not mangled. */
     size_t (*demangle)(void *user, const char *name, char *out, size_t cap);
-    /* internal (a test hook for the fuzzers, not API): a round larger than this is
-       processed in parts; 0 = 256 MiB */
-    uint64_t max_round_bytes_;
+    uint64_t max_round_bytes_; /* internal fuzzer hook: rounds over this are split; 0 = 256 MiB */
     uint32_t end_zero_;
 } jitanon_inject_opts;
 
 /* jitanon_inject_opts.sample_fields */
 #define JITANON_SAMPLE_COMM 1u /* jitanon_inject_sample.comm (the injector follows COMM and FORK) */
-/* With no writer: JIT frames' jitanon_frame.file and pgoff, the files laid out as
-   opts.elf_layout would write them (the region layout's bookkeeping: about a quarter more
-   time for the pass over node's bench recording); with a writer they are always there */
-#define JITANON_SAMPLE_FILES 2u
+#define JITANON_SAMPLE_FILES 2u /* no writer: JIT frames' file and pgoff, as the layout would write */
 
-/* Every field zero is the default of every option (anon_mode RANGE, region files,
-   late AUTO, ...; see each field): `jitanon_inject_opts o; jitanon_inject_opts_init(&o);`
-   or memset to 0 are the same.  It exists for C++ with -Wextra, where `= {0}` warns
-   (-Wmissing-field-initializers); in C `= {0}` is fine. */
+/* Sets every field to its default (zero): `= {0}` for C++ with -Wextra. */
 JITANON_API void jitanon_inject_opts_init(jitanon_inject_opts *opts);
 
 #define JITANON_FOLLOW_WAIT_DEFAULT_US 10000u
@@ -2273,17 +1404,14 @@ JITANON_API void jitanon_inject_opts_init(jitanon_inject_opts *opts);
 #define JITANON_HOLD_NONE UINT64_MAX
 #define JITANON_FOLLOW_IDLE_DEFAULT_MS 60000u
 
-/* Options a run could not honour as given and what it did instead (bits of
-   jitanon_inject_stats.fallbacks; each is also told once through io.log).  The output is
-   correct either way: a fallback costs files or time, never mappings. */
+/* Options a run could not honour as given (jitanon_inject_stats.fallbacks; each told once
+   through io.log).  The output is correct either way: a fallback costs files or time. */
 typedef enum jitanon_inject_fallback {
     JITANON_INJECT_FALLBACK_SAMPLED_PIPE = 1,      /* elf_files SAMPLED, pipe in or out: every file written */
-    JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES = 2, /* never set (SAMPLED follows data addresses,
-                                                      branch stacks and user stacks) */
+    JITANON_INJECT_FALLBACK_SAMPLED_ADDRESSES = 2, /* never set */
     JITANON_INJECT_FALLBACK_NO_THREADS = 4,        /* elf_threads, no thread support or none started */
     JITANON_INJECT_FALLBACK_THREADS_UNUSED = 8,    /* elf_threads with per-process files */
-    JITANON_INJECT_FALLBACK_LATE_PIPE = 16,        /* late NAME with pipe input (the dumps may still
-                                                      grow): KEEP */
+    JITANON_INJECT_FALLBACK_LATE_PIPE = 16,        /* late NAME with pipe input: KEEP */
     JITANON_INJECT_FALLBACK_LATE_ANON = 32         /* late NAME with anon_mode ALL or KEEP: KEEP */
 } jitanon_inject_fallback;
 
@@ -2292,50 +1420,25 @@ typedef struct jitanon_inject_stats {
     struct { /* read: the perf.data input, buffered in rounds */
         uint64_t records, samples;
         uint64_t rounds, largest_round_bytes;
-        /* damage the reader recovered from (jitanon_perf_reader's warnings and
-           bytes_ignored; its opts.strict refuses instead) */
-        uint64_t warnings, bytes_ignored;
+        uint64_t warnings, bytes_ignored; /* damage the reader recovered from */
     } read;
     struct { /* the jitdumps: markers seen, dumps loaded or unusable */
         uint64_t markers, loaded, failed;
-        /* damaged dumps whose valid part was used (opts.jitdump.strict refuses them
-           instead): dumps cut short or damaged after a whole header, the CODE_LOADs kept
-           from them and the bytes after their last whole record */
-        uint64_t damaged, damaged_loads_kept, bytes_ignored;
-        uint64_t in_namespace;    /* read inside their process's root (/proc/PID/root: a
-                                     container; io.log names each) */
-        uint64_t debug_unmatched; /* DEBUG_INFO records no CODE_LOAD took (see
-                                     jitanon_jitdump_debug_fits): their lines are in no ELF */
-        /* The JIT stopped describing its code: dumps whose process had samples (8 or
-           more) in its anonymous memory (anon_mode RANGE) after the dump's last record
-           that no function named, in pages where none went unnamed before (code a
-           runtime never describes, as an interpreter, is sampled there before), and
-           those samples (counted from the first found; until then one in 8 is looked
-           at, so a few before it may be missed).  io.log says when each dump stopped:
-           usually a runtime killed, or exiting without flushing its dump */
-        uint64_t stopped, samples_after_end;
-        uint64_t clock_fixed; /* dumps flagged JITDUMP_FLAGS_ARCH_TIMESTAMP whose times were
-                                 CLOCK_MONOTONIC: read as such (io.log names each) */
+        uint64_t damaged, damaged_loads_kept, bytes_ignored; /* cut or damaged dumps used */
+        uint64_t in_namespace;    /* read inside their process's root (a container) */
+        uint64_t debug_unmatched; /* DEBUG_INFO records no CODE_LOAD took: in no ELF */
+        uint64_t stopped, samples_after_end; /* dumps whose JIT stopped describing code */
+        uint64_t clock_fixed; /* ARCH_TIMESTAMP dumps whose times were CLOCK_MONOTONIC */
     } dumps;
-    struct { /* opts.late NAME */
-        uint64_t loads;   /* loads mapped before their CODE_LOAD */
-        uint64_t samples; /* samples whose ip fell in such a function before its load */
-    } late;
-    /* decide: the trimming as the injector applied it.  loads and moves are the jit
-       events taken from the dumps (less those whose ELF file could not be written);
-       kept, split, dropped and pieces what became of the trimmable mmaps of processes
-       with a jitdump, whatever anon_mode; the other fields are its trimming engine's
-       (zero when the run needs none). */
-    jitanon_trim_stats trim;
+    struct { uint64_t loads; uint64_t samples; } late; /* opts.late NAME: loads back-dated, samples so named */
+    jitanon_trim_stats trim; /* decide: the trimming as applied */
     struct { /* opts.perf_map ELF */
         uint64_t maps;      /* perf maps read */
         uint64_t entries;   /* their entries written into stubs */
         uint64_t bad_lines; /* lines skipped as damage (a cut last line included) */
         uint64_t mmaps;     /* mmaps that name a stub instead of anonymous memory */
     } perf_map;
-    struct { /* ELF files written, and refused (jitanon_inject_io.write_elf) */
-        uint64_t files, bytes, refused;
-    } elf;
+    struct { uint64_t files, bytes, refused; } elf; /* ELF files written, refused (io.write_elf) */
     struct {
         uint64_t entries;      /* ELF files listed in the output's build-id table */
         uint64_t cached;       /* files added to opts.buildid_cache (new or already there) */
@@ -2343,25 +1446,17 @@ typedef struct jitanon_inject_stats {
     } buildid;
     struct { /* write: the output */
         uint64_t records, mmaps_synthesized;
-        uint64_t region_bases; /* region functions framed by their file's base and what it hid (two MMAP2s
-                                  each; see JITANON_ELF_PER_REGION) */
-        /* region layout, file mode: functions mapped when the anonymous memory they will
-           load into was, and those of them a sample found there before their load (their
-           mapping then taken back); see jitanon__inj_claim */
-        uint64_t region_claims, region_repairs;
+        uint64_t region_bases; /* region functions framed by their file's base (two MMAP2s each) */
+        uint64_t region_claims, region_repairs; /* region functions mapped early; taken back */
     } write;
-    struct { /* live pipes: dumps followed as they grew, the reads that found more of
-                one, and the time rounds waited for a dump to catch up (ns, in all) */
-        uint64_t dumps, reads, wait_ns;
-    } follow;
+    struct { uint64_t dumps, reads, wait_ns; } follow; /* live pipes: dumps followed, reads, wait (ns) */
     struct { /* live pipes: rounds held back until their dumps caught up (see hold_bytes) */
         uint64_t rounds;       /* rounds held at least once */
         uint64_t peak_bytes;   /* the most held at once */
         uint64_t max_delay_ns; /* the longest a round was held (clock time) */
         uint64_t bound_hits;   /* times the bound decided the oldest rounds early */
     } hold;
-    struct { /* live pipes: samples in JIT memory (anonymous code memory no function covers)
-                left unnamed, by why */
+    struct { /* live pipes: samples in JIT memory left unnamed, by why */
         uint64_t past_bound;  /* decided before their dump reached them: hold_bytes */
         uint64_t stopped;     /* ... the JIT stopped writing (idle, or the input ended) */
         uint64_t no_dump;     /* of a process without a usable jitdump */
@@ -2370,26 +1465,15 @@ typedef struct jitanon_inject_stats {
     uint64_t fallbacks; /* jitanon_inject_fallback bits */
 } jitanon_inject_stats;
 
-/* Reads every record `in` has not read yet and writes the injected stream to `out`
-   (attrs, features, records; then jitanon_perf_writer_finish).  `out` must use the
-   input's byte order.  opts (defaults) and stats may be NULL.  A fatal problem (malformed input, a clock that
-   does not match the jitdumps, a write failure) returns an error; a dump that cannot be
-   read only leaves its process untouched and is reported through io.log.  A dump cut
-   short or damaged after its header is used up to the damage, which io.log reports
-   once and stats count (opts.jitdump.strict: the run fails with that error instead).
-   Damage the reader recovered from in `in` is used the same way and reported through
-   one channel, the reader's own (in->warnings, in->damage, in->bytes_ignored; counted in
-   stats), not io.log.  An error names its input in err.source ("jitdump PATH" for a
-   dump's).  `out` may be NULL to only resolve samples (opts.on_sample). */
+/* Reads every record `in` has not read and writes the injected stream to `out` (in the
+   input's byte order; NULL: only resolve samples).  opts and stats may be NULL.  Fatal
+   problems are errors; a dump that cannot be read is reported through io.log. */
 JITANON_API jitanon_result jitanon_inject(jitanon_perf_reader *in, jitanon_perf_writer *out,
                                           const jitanon_inject_opts *opts, jitanon_inject_stats *stats,
                                           jitanon_error *err);
 
 #if !defined(JITANON_NO_STDIO) && defined(__unix__)
-/* jitanon_inject from a path ("-" = stdin) to a path ("-" = stdout, pipe mode), the output
-   written atomically (temporary file + rename).  out_mode as in jitanon_perf_copy_file;
-   opts, perf_opts and stats may be NULL.  Needs POSIX for file output.  The reader is
-   its own, so damage of the input is told through io.log (once, at the end). */
+/* jitanon_inject from a path ("-": stdin) to a path ("-": stdout), atomically; NULLs allowed. */
 JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *out_path, jitanon_perf_mode out_mode,
                                                const jitanon_inject_opts *opts, const jitanon_perf_opts *perf_opts,
                                                jitanon_inject_stats *stats, jitanon_error *err);
@@ -21975,7 +21059,7 @@ JITANON__PRIVATE const jitanon__os *jitanon__os_default(void)
 /* == Older names ========================================================================
    Define JITANON_COMPAT_0_1 (0.1 names) or JITANON_COMPAT_0_2 (the V8-only names of the
    line bias; _0_1 keeps them too) to keep code written for those releases compiling while
-   it moves to the new names (renames only; the revision history below lists the signature
+   it moves to the new names (renames only; CHANGES.md lists the signature
    changes).  Types are typedefs, functions inline wrappers, constants enum constants or
    value macros (as the new ones are): no macro renames an identifier of the including
    program.  The field jitanon_elf_opts.v8_bias has no such form: write line_bias. */
@@ -22057,256 +21141,7 @@ enum jitanon__compat_0_2 { JITANON_ELF_NOTE_V8_BIAS = JITANON_ELF_NOTE_LINE_BIAS
 #endif
 #endif /* JITANON_COMPAT_0_1 || JITANON_COMPAT_0_2 */
 
-/* == Revision history ===================================================================
-
-       0.6.0  Region files are the default layout (issue #43; doc/upgrading.md).
-              Changed:
-                JITANON_ELF_PER_REGION = 0 (a zeroed jitanon_inject_opts), PER_FUNCTION = 2
-                elf_files SAMPLED with PER_REGION: the region layout's own rule, not an
-                  error
-                region files, file mode: one read of a dump (the walk summarises it),
-                  the code written by a worker while the tables are built; with
-                  elf_threads, jitanon_inject_file reads its input ahead and writes its
-                  output behind
-              Added:
-                jitanon_frame.file (and pgoff) of JIT frames: the ELF file the output maps
-                  the function from; a pass with no writer and JITANON_SAMPLE_FILES lays
-                  the files out as the options would write them (region files too),
-                  writing none
-
-       0.5.0  Layering: a public API the tools live on, the platform behind one seam.
-              Output bytes are unchanged (the same files, the same perf.data); the
-              injector's record path costs ~44% fewer instructions per record (samples
-              of a one-attr recording decoded on a short path, runs of unchanged records
-              written with one call), and a sample's lookup misses the cache less.
-              Added:
-                jitanon_stream, jitanon_thread_pool, jitanon_inject_io.thread_pool (NULL:
-                  pthreads); every OS call in one [posix] section behind one table
-                jitanon_perf_encode, jitanon_perf_encode_attr; jitanon_perf_record.lost
-                jitanon_jitdump_func_iter_begin/_next/_release, jitanon_jitdump_func,
-                  JITANON_JITDUMP_DEBUG_WAITING, jitanon_elf_func_of
-                jitanon_inject_opts.on_event, sample_user; jitanon_inject_sample.rec,
-                  cpumode, pgoff, dump; JITANON_PERF_CONTEXT_*; kernel and module
-                  addresses resolve to their mapping (were NONE)
-                jitanon_perf_opts.memory_limit; jitanon_error.source
-                jitanon_inject_opts.hold_bytes, follow_idle_ms (JITANON_HOLD_*,
-                  JITANON_FOLLOW_IDLE_DEFAULT_MS), stats.hold, stats.unnamed: a live
-                  pipe holds back samples its dump has not reached (issue #37); with
-                  --call-graph dwarf also by the words of the copied user stack and
-                  registers, in decided or held anonymous code memory (CPython 3.13's
-                  -X perf_jit: 0.8% -> 98% named live)
-                jitanon_frame, jitanon_inject_frame_at, jitanon_inject_frame_iter_begin/
-                  _next: a sample's frames as perf script shows them (#34); sample.comm
-                  (opts.sample_fields); jitanon_inject_io.find_process with
-                  jitanon_inject_find_process_proc; jitanon_inject_opts_init;
-                  JITANON_FRAME_WANT_UNWIND (in _ALL, now 15) with io.read_file: a
-                  --call-graph dwarf sample's user frames unwound from its registers and
-                  stack copy with the files' and the dumps' DWARF CFI ([unwind]); a JIT
-                  frame's line from an index built once per function
-                JITANON_FRAME_WANT_SYMBOL (in _ALL, now 31; issue #44): native and
-                  kernel frames named as perf 6.1 names them ([symbols]: .symtab or
-                  .dynsym, PLT slots, aliases, nested symbols through perf's tree,
-                  debuglink, build-id cache, /usr/lib/debug, kallsyms by build-id);
-                  jitanon_inject_opts.demangle
-                JITANON_ELF_PER_REGION (--elf=region, issue #32): a file per run of a
-                  process's code, offsets mirroring addresses, each function's MMAP2
-                  framed by its file's base (stats.write.region_bases);
-                  jitanon_elf_func.file_offset places a function at a given offset
-                jitanon_perf_opts.follow: a file perf record is still writing, read as
-                  it grows (JITANON_AGAIN; the size perf writes at the end ends it), for
-                  a tool that tails its recording (jitanon-record, issue #36)
-              Changed:
-                an embedder's own io.load_dump/open_dump no longer has /proc read (set
-                  io.find_process); resolving only, an exec keeps the old maps, as perf
-                jitanon_inject_stats nested by stage: records_in -> read.records, samples
-                  -> read.samples, rounds -> read.rounds, input_warnings ->
-                  read.warnings, markers -> dumps.markers, dumps_loaded -> dumps.loaded,
-                  dumps_namespace -> dumps.in_namespace, late_loads -> late.loads, loads
-                  -> trim.loads, anon_kept -> trim.kept (stats.trim is a
-                  jitanon_trim_stats), perf_maps -> perf_map.maps, elf_files ->
-                  elf.files, buildid_entries -> buildid.entries, records_out ->
-                  write.records, dumps_followed -> follow.dumps, ... (doc/upgrading.md: "Coming
-                  from 0.4")
-                private: jitanon_perf_reader.state_ (its internal fields), the test knobs
-                  jitanon_trim_opts.reject_out_of_order_, jitanon_inject_opts.
-                  max_round_bytes_, jitanon_jitdump_opts.no_records_
-                JITANON_COMPAT_0_1/_0_2 no longer rename the field v8_bias (write
-                  line_bias); the compat layers and this history moved to the end
-                jitanon_jitdump_opts.memory_limit counts all the loader holds (the copy,
-                  the dump, the record table); errors without an offset no longer say
-                  "at byte 0"; recorded perf.data damage is one message, reported
-                  through the reader only (jitanon_inject_file logs it once)
-                a dump missing after its process exited: the message says moved,
-                  deleted or a container, and --jitdump-dir (no library field name)
-                arm64 (issue #35): jitanon_jitdump_host_machine(), and elf_mach 0 in
-                  jitanon_jitdump_file_open writes it; stubs for arm64, ppc64 and
-                  LoongArch have a 64 KiB-aligned PT_LOAD (was 4 KiB); the sampled-files
-                  scan also looks up stack and register words without bits 48 and up
-                  (arm64's pac-ret return addresses)
-              Issue #33 (inputs as runtimes write them):
-                jitanon_elf_line_bias_scan pairs a DEBUG_INFO with its LOAD as the
-                  injector does (code address first): LLVM ORC JITLink's +0x40 is found in
-                  functions shorter than it; its fields pend_min, pend_max, pending gave
-                  way to private ones (JITANON_ELF_LINE_BIAS_WAITING)
-                jitanon_inject_stats.dumps.stopped, samples_after_end: samples in a
-                  process's //anon memory after its dump's last record that nothing
-                  named; io.log says once a dump when its JIT stopped describing its code
-                jitanon_perfmap_stats.skipped (form, no_name, nul, range): why lines were
-                  skipped; Node 24's RegExp names holding newlines cost only their rest
-                a dump flagged JITDUMP_FLAGS_ARCH_TIMESTAMP whose header time is
-                  CLOCK_MONOTONIC (nearer its marker than read as TSC) is read as such
-                  and said (stats.dumps.clock_fixed); perf refuses it
-                jitanon_trim_classify: "/dev/zero" (shared anonymous memory, PHP's JIT
-                  buffer) is trimmable as //anon, and names from a perf map as in perf
-              Issue #42:
-                perf map lines that share addresses (a trampoline under two names, code
-                  replaced in place) resolve to what perf 6.1 names with the map (its
-                  tree's answer, measured: of two at one START the first listed, of
-                  three the middle; none where its lookup passes a line by), was the
-                  later line; jitanon_perfmap_stats.overlapping counts the lines not
-                  named over all their addresses
-       0.4.0  Where users run it: live pipes, containers, the runtimes of today, profiles
-              that leave the machine.  Output changes: per-function file output writes only
-              the ELF files a sample, callchain, branch, data address or copied user-stack
-              word can reach (JITANON_ELF_FILES_AUTO, the new default; ALL writes every one);
-              a pipe output carries the file's event names (EVENT_UPDATE NAME records); a
-              load dated early is mapped again at its own time when a non-trimmable mapping
-              (Deno's remapped builtins) lands over it; DEBUG_INFO pairs with its LOAD by
-              code address (LLVM JITLink writes a batch's debug records first); a dump
-              header's e_machine 0 becomes the recording's (CPython 3.13).
-              Added:
-                live pipes: dumps followed as they grow; jitanon_inject_io.open_dump,
-                  close_dump; jitanon_inject_opts.follow_wait_us (JITANON_FOLLOW_WAIT_*);
-                  jitanon_inject_stats.dumps_followed, follow_reads, follow_wait_ns
-                containers: a dump read through /proc/PID/root (resolved inside it), its
-                  namespace pid accepted; stats.dumps_namespace; markers jit-<tid>-<pid>.dump
-                  and JSC's jit-<tid>-<pid>-XXXXXX; a dump whose header pid is not the
-                  process's is refused
-                perf maps: the [perfmap] reader (jitanon_perfmap_*), opts.perf_map
-                  (JITANON_PERF_MAP_ELF: a symbols-only stub the //anon left over names),
-                  opts.perfmap, io.load_perfmap, jitanon_elf_opts.symbols_only, stats
-                  perf_maps, perf_map_entries, perf_map_bad_lines, perf_map_mmaps
-                JITANON_PERF_RECORD_EVENT_UPDATE, JITANON_PERF_EVENT_UPDATE_*,
-                  jitanon_perf_record.event_update, jitanon_perf_writer.event_names
-                jitanon_jitdump_debug_fits (JITANON_JITDUMP_DEBUG_SAME_ADDR, _IN_CODE);
-                  stats.debug_unmatched
-              Changed:
-                JITANON_ELF_FILES_ALL is 2 (was 0; 0 is AUTO); FALLBACK_SAMPLED_ADDRESSES
-                  is no longer set
-                per-function files of a container's dump are named after the recorded pid
-                "cannot open" errors name the OS reason
-       0.3.0  Breadth: the recordings users have, the tools they open them in, the JITs
-              they run, the damage real files carry.  Output changes: ELF stubs have a
-              page-aligned PT_LOAD (p_align 0x1000, was 16: elfutils-based readers such as
-              hotspot then place the symbols where perf does); the output's build-id
-              table lists every ELF written; samples that ran in a function before its
-              CODE_LOAD are named after it by default (file input).
-              Added:
-                late loads: jitanon_inject_opts.late (jitanon_late_mode: AUTO = 0, NAME,
-                  KEEP), late_window_ns, JITANON_LATE_WINDOW_DEFAULT_NS;
-                  jitanon_inject_stats.late_loads, late_samples;
-                  JITANON_INJECT_FALLBACK_LATE_PIPE, _LATE_ANON
-                perf's build-id cache (jitanon_buildid_cache_dir/_open/_add/_release),
-                  filled through jitanon_inject_opts.buildid_cache; the output lists every
-                  ELF file written in HEADER_BUILD_ID (pipe: as records before the MMAP2s);
-                  jitanon_perf_writer_add_feature(BUILD_ID) again extends the table;
-                  jitanon_inject_stats.buildid_entries, _cached, _cache_failed
-                a zstd decoder (RFC 8878): perf record -z recordings are read by default;
-                  jitanon_zstd_decompress, jitanon_perf_opts.max_zstd_window,
-                  JITANON_NO_ZSTD, JITANON_FEATURE_ZSTD, JITANON_ERR_BAD_ZSTD
-                damaged input: a loaded jitdump keeps the records before a damaged record
-                  too, not only before a cut one (tail_error, valid_size;
-                  jitanon_jitdump_opts.strict refuses); the perf.data reader reads data
-                  size 0 to the end of the input, keeps the whole records of a cut input
-                  and drops unreadable feature sections, and says so
-                  (jitanon_perf_reader.warnings, damage, bytes_ignored,
-                  jitanon_perf_warning; jitanon_perf_opts.strict refuses);
-                  jitanon_inject_stats.dumps_damaged, damaged_loads_kept,
-                  jitdump_bytes_ignored, input_warnings, input_bytes_ignored; the
-                  injector's default I/O opens dumps without blocking and only as regular
-                  files, symlinks only as protected_symlinks allows
-                old layouts: the legacy PERFFILE header; perf 4.x's 12-byte
-                  HEADER_TRACING_DATA; MMAP2 of the first layout (kernel 3.10, no
-                  prot/flags): jitanon_perf_mmap.first_layout
-                jitanon_inject_sample.callchain (with callchain_nr, big_endian) and
-                  jitanon_inject_sample_resolve: a sample's callchain named in on_sample
-                jitanon_elf_line_bias_scan_init/_add/_result
-              Renamed (define JITANON_COMPAT_0_2 to keep the old names):
-                jitanon_elf_opts.v8_bias, jitanon_elf_v8_bias, JITANON_ELF_V8_BIAS_AUTO/
-                  _ON/_OFF -> line_bias, jitanon_elf_line_bias, JITANON_ELF_LINE_BIAS_AUTO/
-                  _PERF/_NONE (the option may also be any number of bytes to subtract)
-                JITANON_ELF_NOTE_V8_BIAS -> JITANON_ELF_NOTE_LINE_BIAS
-              Changed:
-                the line bias (V8, LLVM's PerfJITEventListener) is detected from the data
-                  of each dump, not from V8's marker; on 32-bit ELFs it is 0x40 (what the
-                  writers add), not 52
-                out_mode JITANON_PERF_SAME_MODE with out_path "-" writes pipe mode
-                  from any input (was refused for file input), as perf inject does
-                a pipe writer leaves out the features perf cannot read from a pipe
-                  (AUXTRACE index, DIR_FORMAT, empty sections; features_skipped)
-                errors about a perf.data record point at its first byte and name it
-                the injector keeps a process's map after its main thread exits (the
-                  last 64 exited processes), as perf does for its other threads
-       0.2.0  The API made consistent; the implementation reorganised (the injector is a
-              pipeline with one ELF-output interface, one OS layer, one of each
-              mechanism).  Output byte-identical to 0.1.0 but for the version in the ELF
-              producer string.  Define JITANON_COMPAT_0_1 to keep the renamed 0.1 names.
-              Renamed (0.1 -> 0.2):
-                jitanon_jit_record, _record_id, _record_name -> jitanon_jitdump_record, ...
-                jitanon_jit_debug_entry, _debug_iter -> jitanon_jitdump_debug_entry, ...
-                jitanon_jit_debug_begin/_next -> jitanon_jitdump_debug_iter_begin/_next
-                jitanon_jit_now -> jitanon_jitdump_now
-                JITANON_JIT_CODE_*, JITANON_JIT_WARN_* -> JITANON_JITDUMP_CODE_*, _WARN_*
-                jitanon_jitdump_iter_init -> jitanon_jitdump_iter_begin
-                jitanon_rangemap_iter_all -> jitanon_rangemap_iter_begin_all
-                jitanon_membuf_free, jitanon_jitdump_stream_free, jitanon_perf_reader_free,
-                  jitanon_perf_writer_free, jitanon_rangemap_free,
-                  jitanon_elf_builder_free -> ..._release
-                jitanon_jitdump_free -> jitanon_jitdump_destroy
-                jitanon_is_jitdump_marker -> jitanon_jitdump_is_marker
-                jitanon_sample_info -> jitanon_inject_sample
-              Changed:
-                jitanon_trim_new(opts, err) -> jitanon_trim_create(opts, &t, err);
-                  jitanon_trim_free -> jitanon_trim_destroy
-                jitanon_trim_load/_move/_mmap(t, pid, time, start, ...) ->
-                  (t, const jitanon_trim_event *, ...); a move no longer takes the old address
-                jitanon_tsc_to_perf_time(cyc, 8 fields) ->
-                  jitanon_perf_tsc_to_time(const jitanon_perf_time_conv *, cyc)
-                jitanon_perf_encode_mmap2(buf, cap, &n, mmap, misc, time, cpu, attr, big,
-                  err) -> (buf, cap, &n, const jitanon_perf_record *, attr, err)
-                jitanon_perf_rewrite_mmap(buf, cap, &n, rec, start, len, pgoff, big, err)
-                  -> (buf, cap, &n, rec, err): the new range is rec->mmap's
-                jitanon_inject_file, jitanon_perf_copy_file: out_mode is a
-                  jitanon_perf_mode (JITANON_PERF_SAME_MODE = the input's); others refused
-                jitanon_jitdump_load_memory/_file(..., err) returning a pointer ->
-                  (..., jitanon_jitdump **out, err) returning a jitanon_result; so does
-                  jitanon_inject_io.load_dump
-                jitanon_jitdump_writer_init(w, sink, elf_mach, pid, timestamp, flags, err)
-                  -> (w, sink, const jitanon_jitdump_header *, err)
-                jitanon_jitdump_write_load/_move/_unwinding_info/_close -> one
-                  jitanon_jitdump_write(w, const jitanon_jitdump_record *, err) that writes
-                  any record the reader returns (a read record round-trips byte for
-                  byte); vma is written as given (0.1 set it to the code address)
-                jitanon_jitdump_debug_iter_begin(it, rec, big_endian) -> (it, rec):
-                  jitanon_jitdump_record.big_endian carries the byte order of its views
-                jitanon_jitdump_file may be copied (its sink holds the fd, not &f->fd)
-                jitanon_inject_opts.anon_mode, elf_layout, elf_files: their enum types
-                jitanon_perf_record.big_endian: the byte order of its views
-                jitanon_membuf: private fields added (zero-initialise it, as before)
-                jitanon_jitdump_stream: read_fn, user, buf, buf_cap moved into a private
-                  in_; buf_len and buf_pos became `pending` (their difference); it and
-                  `consumed` are updated by every call
-                jitanon_perf_record.time_conv: now of the named type
-                  jitanon_perf_time_conv (same fields)
-                SAMPLED files with the PER_PROCESS layout are refused
-              Removed: the ELF reader (jitanon_elf_parse, _segment_at, _section_at,
-                _find_section, _symbol_count, _symbol_at and 4 types; tests/elfread.h
-                keeps it for the tests); SHA-1 (jitanon_sha1_*; now internal)
-              Added: jitanon_features(), jitanon_inject_stats.fallbacks with
-                jitanon_inject_fallback, jitanon_trim_event, jitanon_perf_time_conv
-       0.1.0  jitdump reader and writer, perf.data reader and writer, ELF stubs with
-              unwind tables and line tables, range-aware //anon trimming, injector
-*/
+/* == Revision history: CHANGES.md at the root of the repository (newest first). */
 
 /*
 ------------------------------------------------------------------------------
