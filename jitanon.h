@@ -37,6 +37,10 @@
        JITANON_NO_SHA_NI         never use the x86 SHA extensions for build-ids
        JITANON_USE_ZLIB          compress debug sections (needs -lz); otherwise disabled
        JITANON_NO_ZSTD           no built-in zstd decoder (perf record -z: opts.decompress)
+       JITANON_NO_UNWIND         no DWARF unwinding of --call-graph dwarf samples' user stacks
+       JITANON_NO_LIVE           no following of a pipe's dumps as they grow (read once)
+       JITANON_MINIMAL           readers only (jitdump, perf.data, perf maps): no writer, no ELF,
+                                 no injector; implies the two above
        JITANON_MAX_RECORD_SIZE   largest jitdump record accepted (default 256 MiB)
        JITANON_CONFIG_HEADER     a header included first, to hold the above
        JITANON_ERROR_LOCATION    record the implementation's function/line in errors
@@ -154,7 +158,10 @@ typedef enum jitanon_feature {
     JITANON_FEATURE_ZLIB = 4,    /* compressed debug sections */
     JITANON_FEATURE_SHA_NI = 8,  /* x86 SHA extensions, used when CPUID reports them */
     JITANON_FEATURE_STDIO = 16,  /* the path- and FILE-based functions */
-    JITANON_FEATURE_ZSTD = 32    /* the built-in zstd decoder (perf record -z) */
+    JITANON_FEATURE_ZSTD = 32,   /* the built-in zstd decoder (perf record -z) */
+    JITANON_FEATURE_UNWIND = 64, /* DWARF unwinding (not JITANON_NO_UNWIND) */
+    JITANON_FEATURE_LIVE = 128,  /* live pipes (not JITANON_NO_LIVE) */
+    JITANON_FEATURE_INJECT = 256 /* writers, ELF emission, the injector (not JITANON_MINIMAL) */
 } jitanon_feature;
 JITANON_API unsigned jitanon_features(void); /* a bitmask of jitanon_feature */
 
@@ -699,28 +706,6 @@ typedef struct jitanon_perf_stats {
     uint64_t first_time, last_time; /* over records that carry a time */
 } jitanon_perf_stats;
 
-typedef struct jitanon__perf_idmap { uint64_t id; size_t attr; } jitanon__perf_idmap;
-
-/* The fixed sample fields, in the order of jitanon__perf_lay's arrays. */
-enum {
-    JITANON__LF_PID, JITANON__LF_TID, JITANON__LF_CPU, JITANON__LF_TIME, JITANON__LF_ID, JITANON__LF_STREAM_ID,
-    JITANON__LF_IP, JITANON__LF_ADDR, JITANON__LF_PERIOD, JITANON__LF_COUNT /* the last 3: SAMPLE only */
-};
-
-/* Internal: where one attr's fixed sample fields sit, in a SAMPLE ([0]) and in the
-   sample_id trailer ([1]): a byte offset and a mask (0 for an absent field). */
-typedef struct jitanon__perf_lay {
-    uint64_t mask[2][JITANON__LF_COUNT];
-    uint8_t at[2][JITANON__LF_COUNT];
-    uint8_t fixed; /* SAMPLE: the u64 slots before READ */
-} jitanon__perf_lay;
-
-typedef struct jitanon__perf_feat {
-    uint32_t bit;
-    uint64_t offset, size; /* in the input */
-    size_t mem_off;        /* in feat_mem_, once loaded */
-} jitanon__perf_feat;
-
 /* Streaming reader; public fields are read-only.  Points into itself: never copy it. */
 typedef struct jitanon_perf_reader {
     jitanon_perf_mode mode;
@@ -734,28 +719,7 @@ typedef struct jitanon_perf_reader {
     uint32_t warnings;     /* jitanon_perf_warning bits: damage recovered from */
     jitanon_error damage;  /* the first damage recovered from (type JITANON_OK when none) */
     uint64_t bytes_ignored; /* input bytes after the last whole record of the data */
-    /* private: the reader's own state (no field of it is API) */
-    struct jitanon__perf_reader_state {
-        jitanon__input in;
-        jitanon_seek_fn seek_fn;
-        void *file; /* FILE * opened by jitanon_perf_reader_open */
-        jitanon_allocator allocator;
-        uint64_t max_payload, max_header_bytes;
-        jitanon__counted mem, header_mem; /* memory_limit (allocator is mem's hooks), max_header_bytes */
-        jitanon_decompress_fn decompress; void *decompress_user;
-        struct jitanon__zstd *zstd; /* the built-in decoder, once a compressed record came */
-        uint64_t max_zstd_window;
-        int eof, done;
-        jitanon_membuf dbuf; size_t dpos; uint64_t doff; /* decoded bytes not yet delivered; doff: their record */
-        size_t attr_cap;
-        jitanon__perf_lay *lays; size_t lay_cap; /* one per attr */
-        jitanon__perf_idmap *idmap; size_t idmap_len, idmap_cap;
-        jitanon__perf_feat *feats; size_t feat_count;
-        uint8_t *feat_mem; size_t feat_mem_size;
-        int strict, unsized, follow;
-        uint64_t seen, hsize, attrs_off, attrs_size, table_end, promised; /* jitanon__pd_short */
-        size_t fast_lim, fast_min; uint64_t fast_present; int fast_chain; /* jitanon__pd_fast_setup */
-    } state_;
+    struct jitanon__perf_reader_state *state_; /* private */
 } jitanon_perf_reader;
 
 /* Starts reading through callbacks: the mode, byte order, header, attrs and ids.  seek_fn
@@ -1262,15 +1226,16 @@ typedef struct jitanon_inject_sample {
     jitanon_bytes callchain; /* as recorded, markers included (jitanon_perf_u64_at) */
     uint64_t callchain_nr;
     int big_endian;
-    const void *ctx_;        /* private: the injector that resolved it */
     uint64_t pgoff;          /* ANON/FILE: the mapping's file offset at `start`; JIT: 0 */
     const jitanon_perf_record *rec; /* the SAMPLE record as the reader decodes it */
     uint16_t cpumode;        /* rec->misc & JITANON_PERF_MISC_CPUMODE_MASK */
     const jitanon_jitdump *dump; /* JIT: the loaded jitdump the function is from, else NULL */
     jitanon_str comm;        /* the thread's name (JITANON_SAMPLE_COMM), else empty */
-    jitanon_range where_;    /* private: where the lookup of ip found it ... */
-    uint32_t where_pid_;     /* ... and in whose maps */
-    const void *rec_; /* private: the injector's copy of the record (its registers and stack) */
+    /* private: the injector that resolved it, where the lookup of ip found it (in whose
+       maps), the injector's copy of the record (its registers and stack) */
+    const void *ctx_, *rec_;
+    jitanon_range where_;
+    uint32_t where_pid_;
 } jitanon_inject_sample;
 
 /* A callchain's context markers (PERF_CONTEXT_*): entries at or above
@@ -1479,6 +1444,18 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
                                                jitanon_inject_stats *stats, jitanon_error *err);
 #endif
 
+/* A symbolizer's one pass: reads every record of `in` and calls opts->on_sample and
+   on_event in time order, as jitanon_inject does, but writes nothing (no output, no ELF
+   file).  opts and stats may be NULL. */
+JITANON_API jitanon_result jitanon_symbolize(jitanon_perf_reader *in, const jitanon_inject_opts *opts,
+                                             jitanon_inject_stats *stats, jitanon_error *err);
+#ifndef JITANON_NO_STDIO
+/* The same from a path ("-": stdin); perf_opts may be NULL. */
+JITANON_API jitanon_result jitanon_symbolize_file(const char *path, const jitanon_inject_opts *opts,
+                                                  const jitanon_perf_opts *perf_opts, jitanon_inject_stats *stats,
+                                                  jitanon_error *err);
+#endif
+
 #ifdef __cplusplus
 }
 #endif
@@ -1672,6 +1649,11 @@ extern "C"
 #define JITANON__UNWIND 1 /* [unwind]: DWARF stacks (--call-graph dwarf) unwound */
 #else
 #define JITANON__UNWIND 0
+#endif
+#ifndef JITANON_MINIMAL
+#define JITANON__INJECT 1 /* [perf-write] .. [pipeline] */
+#else
+#define JITANON__INJECT 0
 #endif
 #ifndef JITANON_NO_LIVE
 #define JITANON__LIVE 1 /* [live]: a pipe's dumps followed as the JIT appends to them */
@@ -2407,7 +2389,9 @@ JITANON_API unsigned jitanon_features(void)
            (JITANON__HAS_ZLIB ? (unsigned)JITANON_FEATURE_ZLIB : 0u) |
            (JITANON__SHA_NI ? (unsigned)JITANON_FEATURE_SHA_NI : 0u) |
            (JITANON__STDIO ? (unsigned)JITANON_FEATURE_STDIO : 0u) |
-           (JITANON__ZSTD ? (unsigned)JITANON_FEATURE_ZSTD : 0u);
+           (JITANON__ZSTD ? (unsigned)JITANON_FEATURE_ZSTD : 0u) |
+           (JITANON__UNWIND ? (unsigned)JITANON_FEATURE_UNWIND : 0u) | (JITANON__LIVE ? (unsigned)JITANON_FEATURE_LIVE : 0u) |
+           (JITANON__INJECT ? (unsigned)JITANON_FEATURE_INJECT : 0u);
 }
 
 #if JITANON__SHA_NI
@@ -5141,6 +5125,53 @@ JITANON_API const jitanon_perfmap_entry *jitanon_perfmap_lookup(const jitanon_pe
 
 /* -- [perf-read] perf.data reader ---------------------------------------------------------- */
 
+typedef struct jitanon__perf_idmap { uint64_t id; size_t attr; } jitanon__perf_idmap;
+
+/* The fixed sample fields, in the order of jitanon__perf_lay's arrays. */
+enum {
+    JITANON__LF_PID, JITANON__LF_TID, JITANON__LF_CPU, JITANON__LF_TIME, JITANON__LF_ID, JITANON__LF_STREAM_ID,
+    JITANON__LF_IP, JITANON__LF_ADDR, JITANON__LF_PERIOD, JITANON__LF_COUNT /* the last 3: SAMPLE only */
+};
+
+/* Internal: where one attr's fixed sample fields sit, in a SAMPLE ([0]) and in the
+   sample_id trailer ([1]): a byte offset and a mask (0 for an absent field). */
+typedef struct jitanon__perf_lay {
+    uint64_t mask[2][JITANON__LF_COUNT];
+    uint8_t at[2][JITANON__LF_COUNT];
+    uint8_t fixed; /* SAMPLE: the u64 slots before READ */
+} jitanon__perf_lay;
+
+typedef struct jitanon__perf_feat {
+    uint32_t bit;
+    uint64_t offset, size; /* in the input */
+    size_t mem_off;        /* in feat_mem_, once loaded */
+} jitanon__perf_feat;
+
+/* The reader's own state (jitanon_perf_reader.state_), allocated by _init with
+   opts.allocator (`base`; not counted against memory_limit) and freed by _release. */
+struct jitanon__perf_reader_state {
+    jitanon__input in;
+    jitanon_seek_fn seek_fn;
+    void *file; /* FILE * opened by jitanon_perf_reader_open */
+    jitanon_allocator allocator;
+    uint64_t max_payload, max_header_bytes;
+    jitanon__counted mem, header_mem; /* memory_limit (allocator is mem's hooks), max_header_bytes */
+    jitanon_decompress_fn decompress; void *decompress_user;
+    struct jitanon__zstd *zstd; /* the built-in decoder, once a compressed record came */
+    uint64_t max_zstd_window;
+    int eof, done;
+    jitanon_membuf dbuf; size_t dpos; uint64_t doff; /* decoded bytes not yet delivered; doff: their record */
+    size_t attr_cap;
+    jitanon__perf_lay *lays; size_t lay_cap; /* one per attr */
+    jitanon__perf_idmap *idmap; size_t idmap_len, idmap_cap;
+    jitanon__perf_feat *feats; size_t feat_count;
+    uint8_t *feat_mem; size_t feat_mem_size;
+    int strict, unsized, follow;
+    uint64_t seen, hsize, attrs_off, attrs_size, table_end, promised; /* jitanon__pd_short */
+    size_t fast_lim, fast_min; uint64_t fast_present; int fast_chain; /* jitanon__pd_fast_setup */
+    jitanon_allocator base;
+};
+
 #define JITANON__PERF_FILE_HEADER 104u
 #define JITANON__PERF_FILE_HEADER_V1 72u /* legacy header without the feature bitmap */
 #define JITANON__PERF_PIPE_HEADER 16u
@@ -5229,9 +5260,9 @@ JITANON__PRIVATE jitanon_result jitanon__pd_bad(jitanon_error *err, jitanon_resu
     return r;
 }
 
-/* -- input: the chunked input r->state_.in; its end is final (eof_) until a seek. -- */
+/* -- input: the chunked input r->state_->in; its end is final (eof_) until a seek. -- */
 
-JITANON__PRIVATE size_t jitanon__pd_avail(const jitanon_perf_reader *r) { return jitanon__in_avail(&r->state_.in); }
+JITANON__PRIVATE size_t jitanon__pd_avail(const jitanon_perf_reader *r) { return jitanon__in_avail(&r->state_->in); }
 
 /* Makes at least `need` unread bytes available.  JITANON_END when the input ends first. */
 JITANON__PRIVATE jitanon_result jitanon__pd_fill(jitanon_perf_reader *r, size_t need, jitanon_error *err)
@@ -5239,14 +5270,14 @@ JITANON__PRIVATE jitanon_result jitanon__pd_fill(jitanon_perf_reader *r, size_t 
     jitanon_result res;
     uint64_t end;
     if (jitanon__pd_avail(r) >= need) return JITANON_OK;
-    if (r->state_.eof) return JITANON_END;
+    if (r->state_->eof) return JITANON_END;
     /* A file (it can seek) is read in 1 MiB blocks, a pipe in 64 KiB ones: a pipe's reader
        may be following a running recording. */
-    res = jitanon__in_fill(&r->state_.in, &r->state_.allocator, need, r->state_.seek_fn ? JITANON__PERF_FILE_BUF : JITANON__PERF_MIN_BUF,
+    res = jitanon__in_fill(&r->state_->in, &r->state_->allocator, need, r->state_->seek_fn ? JITANON__PERF_FILE_BUF : JITANON__PERF_MIN_BUF,
                            err);
-    end = r->state_.in.off + jitanon__pd_avail(r);
-    if (jitanon__pd_avail(r) && end > r->state_.seen) r->state_.seen = end; /* not a seek past the end */
-    if (res == JITANON_END) r->state_.eof = 1;
+    end = r->state_->in.off + jitanon__pd_avail(r);
+    if (jitanon__pd_avail(r) && end > r->state_->seen) r->state_->seen = end; /* not a seek past the end */
+    if (res == JITANON_END) r->state_->eof = 1;
     return res;
 }
 
@@ -5275,19 +5306,19 @@ JITANON__PRIVATE jitanon__pd_part jitanon__pd_part_make(const char *name, uint64
    (a seek that fails counts as past the end), then the read position is put back. */
 JITANON__PRIVATE uint64_t jitanon__pd_end(jitanon_perf_reader *r, uint64_t at)
 {
-    jitanon__input *in = &r->state_.in;
-    uint64_t lo = r->state_.seen, hi = at, back = in->off + jitanon__pd_avail(r);
+    jitanon__input *in = &r->state_->in;
+    uint64_t lo = r->state_->seen, hi = at, back = in->off + jitanon__pd_avail(r);
     uint8_t b;
-    if (at <= lo || !r->state_.seek_fn || r->state_.follow) return at;
-    if (!jitanon__in_settle(in, &r->state_.allocator)) return at; /* (its position is read from now) */
+    if (at <= lo || !r->state_->seek_fn || r->state_->follow) return at;
+    if (!jitanon__in_settle(in, &r->state_->allocator)) return at; /* (its position is read from now) */
     back = in->off + jitanon__pd_avail(r);
     while (lo < hi) { /* bytes before lo exist; none at hi */
         uint64_t mid = lo + (hi - lo) / 2;
-        if (!r->state_.seek_fn(in->user, mid) && in->read_fn(in->user, &b, 1) == 1) lo = mid + 1;
+        if (!r->state_->seek_fn(in->user, mid) && in->read_fn(in->user, &b, 1) == 1) lo = mid + 1;
         else hi = mid;
     }
-    (void)r->state_.seek_fn(in->user, back);
-    r->state_.seen = lo;
+    (void)r->state_->seek_fn(in->user, back);
+    r->state_->seen = lo;
     return lo;
 }
 
@@ -5295,11 +5326,11 @@ JITANON__PRIVATE uint64_t jitanon__pd_end(jitanon_perf_reader *r, uint64_t at)
    the part being read begins. */
 JITANON__PRIVATE const char *jitanon__pd_region(const jitanon_perf_reader *r, uint64_t at)
 {
-    if (at < r->state_.hsize) return "the file header";
-    if (at >= r->state_.attrs_off && at - r->state_.attrs_off < r->state_.attrs_size) return "the attrs section";
+    if (at < r->state_->hsize) return "the file header";
+    if (at >= r->state_->attrs_off && at - r->state_->attrs_off < r->state_->attrs_size) return "the attrs section";
     if (at < r->data_offset) return "the id arrays before the data";
-    if (r->state_.unsized || at - r->data_offset < r->data_size) return "the data section";
-    return at < r->state_.table_end ? "the feature table" : "the feature sections";
+    if (r->state_->unsized || at - r->data_offset < r->data_size) return "the data section";
+    return at < r->state_->table_end ? "the feature table" : "the feature sections";
 }
 
 /* The input ends, found empty at `at`, inside `part` or before it:
@@ -5322,9 +5353,9 @@ JITANON__PRIVATE jitanon_result jitanon__pd_short(jitanon_perf_reader *r, const 
                              in_section ? part->section : "", in_section ? ", " : "", part->name, part->off);
         if (end >= part->off && part->size && n < sizeof msg)
             n += jitanon__fmt(msg + n, sizeof msg - n, " that needs %U bytes", part->size);
-        if (r->mode == JITANON_PERF_FILE && !r->state_.unsized && r->state_.promised > end && n < sizeof msg)
-            n += jitanon__fmt(msg + n, sizeof msg - n, "; the header promises %U bytes (%U missing)", r->state_.promised,
-                              r->state_.promised - end);
+        if (r->mode == JITANON_PERF_FILE && !r->state_->unsized && r->state_->promised > end && n < sizeof msg)
+            n += jitanon__fmt(msg + n, sizeof msg - n, "; the header promises %U bytes (%U missing)", r->state_->promised,
+                              r->state_->promised - end);
     }
     return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, end, "%s", msg);
 }
@@ -5333,18 +5364,18 @@ JITANON__PRIVATE jitanon_result jitanon__pd_short(jitanon_perf_reader *r, const 
 JITANON__PRIVATE jitanon_result jitanon__pd_skip_to(jitanon_perf_reader *r, uint64_t off, const jitanon__pd_part *part,
                                                    jitanon_error *err)
 {
-    while (r->state_.in.off < off) {
-        uint64_t left = off - r->state_.in.off;
+    while (r->state_->in.off < off) {
+        uint64_t left = off - r->state_->in.off;
         size_t n;
         if (!jitanon__pd_avail(r)) {
             jitanon_result res;
-            r->state_.in.pos = r->state_.in.len = 0; /* everything was consumed: reuse the whole buffer */
+            r->state_->in.pos = r->state_->in.len = 0; /* everything was consumed: reuse the whole buffer */
             res = jitanon__pd_fill(r, 1, err);
-            if (res == JITANON_END) return jitanon__pd_short(r, part, r->state_.in.off, err);
+            if (res == JITANON_END) return jitanon__pd_short(r, part, r->state_->in.off, err);
             if (res != JITANON_OK) return res;
         }
         n = left < jitanon__pd_avail(r) ? (size_t)left : jitanon__pd_avail(r);
-        jitanon__in_consume(&r->state_.in, n);
+        jitanon__in_consume(&r->state_->in, n);
     }
     return JITANON_OK;
 }
@@ -5354,23 +5385,23 @@ JITANON__PRIVATE jitanon_result jitanon__pd_skip_to(jitanon_perf_reader *r, uint
 JITANON__PRIVATE jitanon_result jitanon__pd_goto(jitanon_perf_reader *r, uint64_t off, const jitanon__pd_part *part,
                                                 jitanon_error *err)
 {
-    if (off >= r->state_.in.off && off - r->state_.in.off <= jitanon__pd_avail(r)) {
-        jitanon__in_consume(&r->state_.in, (size_t)(off - r->state_.in.off));
+    if (off >= r->state_->in.off && off - r->state_->in.off <= jitanon__pd_avail(r)) {
+        jitanon__in_consume(&r->state_->in, (size_t)(off - r->state_->in.off));
         return JITANON_OK;
     }
-    if (r->state_.seek_fn) {
-        (void)jitanon__in_settle(&r->state_.in, &r->state_.allocator); /* nothing reads while it seeks */
-        if (r->state_.seek_fn(r->state_.in.user, off)) {
+    if (r->state_->seek_fn) {
+        (void)jitanon__in_settle(&r->state_->in, &r->state_->allocator); /* nothing reads while it seeks */
+        if (r->state_->seek_fn(r->state_->in.user, off)) {
             /* a seek function may refuse a place past the end that fseek accepts */
             if (jitanon__pd_end(r, off) < off) return jitanon__pd_short(r, part, off, err);
             return JITANON__FAIL(err, JITANON_ERR_IO, off, "cannot seek to byte %U", off);
         }
-        r->state_.in.pos = r->state_.in.len = 0;
-        r->state_.in.off = off;
-        r->state_.eof = 0;
+        r->state_->in.pos = r->state_->in.len = 0;
+        r->state_->in.off = off;
+        r->state_->eof = 0;
         return JITANON_OK;
     }
-    if (off < r->state_.in.off)
+    if (off < r->state_->in.off)
         return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, off,
                              "this layout needs seeking back to byte %U; read a file, not a pipe", off);
     return jitanon__pd_skip_to(r, off, part, err);
@@ -5384,14 +5415,14 @@ JITANON__PRIVATE jitanon_result jitanon__pd_read_at(jitanon_perf_reader *r, uint
     while (res == JITANON_OK && n) {
         size_t k;
         if (!jitanon__pd_avail(r)) {
-            r->state_.in.pos = r->state_.in.len = 0;
+            r->state_->in.pos = r->state_->in.len = 0;
             res = jitanon__pd_fill(r, 1, err);
-            if (res == JITANON_END) return jitanon__pd_short(r, part, r->state_.in.off, err);
+            if (res == JITANON_END) return jitanon__pd_short(r, part, r->state_->in.off, err);
             if (res != JITANON_OK) return res;
         }
         k = n < jitanon__pd_avail(r) ? n : jitanon__pd_avail(r);
-        memcpy(dst, r->state_.in.buf + r->state_.in.pos, k);
-        jitanon__in_consume(&r->state_.in, k);
+        memcpy(dst, r->state_->in.buf + r->state_->in.pos, k);
+        jitanon__in_consume(&r->state_->in, k);
         dst += k;
         n -= k;
     }
@@ -5413,7 +5444,8 @@ JITANON__PRIVATE jitanon_result jitanon__pd_charge(jitanon__counted *c, uint64_t
    is JITANON_ERR_LIMIT, and errors name the input. */
 JITANON__PRIVATE jitanon_result jitanon__pd_exit(jitanon_perf_reader *r, jitanon_result res, jitanon_error *err)
 {
-    return jitanon__err_from(err, jitanon__counted_fix(&r->state_.mem, res, err), "perf.data");
+    if (!r->state_) return jitanon__err_from(err, res, "perf.data"); /* (bad options, or no memory for it) */
+    return jitanon__err_from(err, jitanon__counted_fix(&r->state_->mem, res, err), "perf.data");
 }
 
 /* The budget of max_header_bytes (size_t: on a 32-bit host no more can be held anyway). */
@@ -5425,10 +5457,10 @@ JITANON__PRIVATE void jitanon__pd_header_budget(jitanon__counted *c, uint64_t li
 JITANON__PRIVATE jitanon_result jitanon__pd_alloc(jitanon_perf_reader *r, uint64_t n, uint64_t off, void **out,
                                                  jitanon_error *err)
 {
-    jitanon_result res = jitanon__pd_charge(&r->state_.header_mem, n, off, err);
+    jitanon_result res = jitanon__pd_charge(&r->state_->header_mem, n, off, err);
     *out = NULL;
     if (res != JITANON_OK) return res;
-    *out = jitanon__malloc(&r->state_.allocator, (size_t)n);
+    *out = jitanon__malloc(&r->state_->allocator, (size_t)n);
     return *out ? JITANON_OK : JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot allocate %U bytes", n);
 }
 
@@ -5477,28 +5509,28 @@ JITANON__PRIVATE int jitanon__pd_idless(const void *ctx, uint32_t a, uint32_t b)
    is how perf treats synthesized records with zeroed trailers. */
 JITANON__PRIVATE size_t jitanon__pd_attr_of(const jitanon_perf_reader *r, uint64_t id)
 {
-    size_t lo = 0, hi = r->state_.idmap_len;
+    size_t lo = 0, hi = r->state_->idmap_len;
     if (r->attr_count < 2 || id == 0) return 0;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (r->state_.idmap[mid].id < id) lo = mid + 1;
+        if (r->state_->idmap[mid].id < id) lo = mid + 1;
         else hi = mid;
     }
-    return lo < r->state_.idmap_len && r->state_.idmap[lo].id == id ? r->state_.idmap[lo].attr : 0;
+    return lo < r->state_->idmap_len && r->state_->idmap[lo].id == id ? r->state_->idmap[lo].attr : 0;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__pd_map_ids(jitanon_perf_reader *r, size_t ai, uint64_t off, jitanon_error *err)
 {
     const jitanon_perf_attr *a = &r->attrs[ai];
     size_t i;
-    if (!jitanon__grow(&r->state_.allocator, (void **)&r->state_.idmap, &r->state_.idmap_cap, r->state_.idmap_len + a->id_count + 1,
-                       sizeof *r->state_.idmap))
+    if (!jitanon__grow(&r->state_->allocator, (void **)&r->state_->idmap, &r->state_->idmap_cap, r->state_->idmap_len + a->id_count + 1,
+                       sizeof *r->state_->idmap))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot grow the id map");
     for (i = 0; i < a->id_count; i++) {
-        r->state_.idmap[r->state_.idmap_len].id = a->ids[i];
-        r->state_.idmap[r->state_.idmap_len++].attr = ai;
+        r->state_->idmap[r->state_->idmap_len].id = a->ids[i];
+        r->state_->idmap[r->state_->idmap_len++].attr = ai;
     }
-    if (!jitanon__sort(&r->state_.allocator, r->state_.idmap, r->state_.idmap_len, sizeof *r->state_.idmap, jitanon__pd_idless))
+    if (!jitanon__sort(&r->state_->allocator, r->state_->idmap, r->state_->idmap_len, sizeof *r->state_->idmap, jitanon__pd_idless))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot sort the id map");
     return JITANON_OK;
 }
@@ -5545,19 +5577,19 @@ JITANON__PRIVATE jitanon_result jitanon__pd_add_attr(jitanon_perf_reader *r, con
     jitanon_perf_attr *a;
     void *copy = NULL;
     jitanon_result res = JITANON_OK;
-    if (!jitanon__grow(&r->state_.allocator, (void **)&r->attrs, &r->state_.attr_cap, r->attr_count + 1, sizeof *r->attrs) ||
-        !jitanon__grow(&r->state_.allocator, (void **)&r->state_.lays, &r->state_.lay_cap, r->attr_count + 1, sizeof *r->state_.lays))
+    if (!jitanon__grow(&r->state_->allocator, (void **)&r->attrs, &r->state_->attr_cap, r->attr_count + 1, sizeof *r->attrs) ||
+        !jitanon__grow(&r->state_->allocator, (void **)&r->state_->lays, &r->state_->lay_cap, r->attr_count + 1, sizeof *r->state_->lays))
         res = JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot grow the attr table");
     if (res == JITANON_OK) res = jitanon__pd_alloc(r, size, off, &copy, err);
     if (res != JITANON_OK) {
-        jitanon__free(&r->state_.allocator, ids, n * 8);
+        jitanon__free(&r->state_->allocator, ids, n * 8);
         return res;
     }
     memcpy(copy, raw, size);
     a = &r->attrs[r->attr_count++];
     memset(a, 0, sizeof *a);
     jitanon__pd_decode_attr(a, (const uint8_t *)copy, size, r->big_endian);
-    jitanon__pd_lay_make(&r->state_.lays[r->attr_count - 1], a->sample_type);
+    jitanon__pd_lay_make(&r->state_->lays[r->attr_count - 1], a->sample_type);
     a->raw.data = (const uint8_t *)copy;
     a->raw.size = size;
     a->ids = ids;
@@ -5605,7 +5637,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_section(jitanon_perf_reader *r, cons
 JITANON__PRIVATE void jitanon__pd_promise(jitanon_perf_reader *r, uint64_t off, uint64_t size)
 {
     uint64_t end;
-    if (jitanon__add_u64(off, size, &end) && end > r->state_.promised) r->state_.promised = end;
+    if (jitanon__add_u64(off, size, &end) && end > r->state_->promised) r->state_->promised = end;
 }
 
 /* One attrs-section entry: attr.size bytes, then {u64 offset, u64 size} of its id array. */
@@ -5625,16 +5657,16 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_attr(jitanon_perf_reader *r, co
                              (unsigned)asize, attr_size);
     ids_off = jitanon__rd64(e + asize, r->big_endian);
     ids_size = jitanon__rd64(e + asize + 8, r->big_endian);
-    if (ids_size % 8 || ids_size > r->state_.max_header_bytes)
+    if (ids_size % 8 || ids_size > r->state_->max_header_bytes)
         return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, off + asize + 8, "bad id array size %U", ids_size);
-    bytes = (uint8_t *)jitanon__malloc(&r->state_.allocator, (size_t)ids_size);
+    bytes = (uint8_t *)jitanon__malloc(&r->state_->allocator, (size_t)ids_size);
     if (!bytes) return JITANON__FAIL(err, JITANON_ERR_NOMEM, off, "cannot allocate the id array");
     jitanon__pd_promise(r, ids_off, ids_size);
     part = jitanon__pd_part_make("", ids_off, ids_size);
     jitanon__fmt(part.name, sizeof part.name, "the id array of attr %U", (uint64_t)r->attr_count);
     res = jitanon__pd_section(r, pre, &part, bytes, err);
     if (res == JITANON_OK) res = jitanon__pd_decode_ids(r, bytes, (size_t)(ids_size / 8), ids_off, &ids, err);
-    jitanon__free(&r->state_.allocator, bytes, (size_t)ids_size);
+    jitanon__free(&r->state_->allocator, bytes, (size_t)ids_size);
     if (res != JITANON_OK) return res;
     return jitanon__pd_add_attr(r, e, asize, ids, (size_t)(ids_size / 8), off, err);
 }
@@ -5647,14 +5679,14 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_attrs(jitanon_perf_reader *r, c
     uint64_t i, n = attrs_size / attr_size;
     jitanon__pd_part part = jitanon__pd_part_make("the attrs section", attrs_off, attrs_size);
     jitanon_result res;
-    if (attrs_size > r->state_.max_header_bytes)
+    if (attrs_size > r->state_->max_header_bytes)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 32, "attrs section exceeds max_header_bytes");
-    tab = (uint8_t *)jitanon__malloc(&r->state_.allocator, (size_t)attrs_size);
+    tab = (uint8_t *)jitanon__malloc(&r->state_->allocator, (size_t)attrs_size);
     if (!tab) return JITANON__FAIL(err, JITANON_ERR_NOMEM, attrs_off, "cannot allocate the attrs section");
     res = jitanon__pd_section(r, pre, &part, tab, err);
     for (i = 0; res == JITANON_OK && i < n; i++)
         res = jitanon__pd_file_attr(r, pre, tab + i * attr_size, attr_size, attrs_off + i * attr_size, err);
-    jitanon__free(&r->state_.allocator, tab, (size_t)attrs_size);
+    jitanon__free(&r->state_->allocator, tab, (size_t)attrs_size);
     return res;
 }
 
@@ -5681,18 +5713,18 @@ JITANON__PRIVATE jitanon_result jitanon__pd_check_fhdr(jitanon_perf_reader *r, c
    the section it ends in is then named (jitanon__pd_section). */
 JITANON__PRIVATE jitanon_result jitanon__pd_load_pre(jitanon_perf_reader *r, jitanon__pd_pre *pre, jitanon_error *err)
 {
-    uint64_t n = r->data_offset - r->state_.in.off;
+    uint64_t n = r->data_offset - r->state_->in.off;
     jitanon__pd_part part;
     jitanon_result res;
-    if (n > r->state_.max_header_bytes)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, r->state_.in.off, "%U bytes before the data exceed max_header_bytes", n);
-    pre->off = r->state_.in.off;
+    if (n > r->state_->max_header_bytes)
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, r->state_->in.off, "%U bytes before the data exceed max_header_bytes", n);
+    pre->off = r->state_->in.off;
     pre->len = (size_t)n;
-    pre->mem = (uint8_t *)jitanon__malloc(&r->state_.allocator, pre->len);
+    pre->mem = (uint8_t *)jitanon__malloc(&r->state_->allocator, pre->len);
     if (!pre->mem) return JITANON__FAIL(err, JITANON_ERR_NOMEM, pre->off, "cannot buffer the header sections");
     part = jitanon__pd_part_make("the sections before the data", pre->off, n);
     res = jitanon__pd_read_at(r, pre->off, pre->mem, pre->len, &part, err);
-    pre->got = res == JITANON_OK ? pre->len : (size_t)(r->state_.in.off - pre->off);
+    pre->got = res == JITANON_OK ? pre->len : (size_t)(r->state_->in.off - pre->off);
     if (res == JITANON_ERR_TRUNCATED) {
         jitanon__clear_error(err);
         res = JITANON_OK;
@@ -5713,7 +5745,7 @@ JITANON__PRIVATE size_t jitanon__pd_feat_count(const uint64_t bits[4])
 JITANON__PRIVATE jitanon_result jitanon__pd_recover(jitanon_perf_reader *r, uint32_t warning, jitanon_result type,
                                                    uint64_t off, const char *what, jitanon_error *err)
 {
-    if (r->state_.strict) return JITANON__FAIL(err, type, off, "%s (strict)", what);
+    if (r->state_->strict) return JITANON__FAIL(err, type, off, "%s (strict)", what);
     if (!r->warnings || (warning == JITANON_PERF_WARN_CUT && r->warnings == JITANON_PERF_WARN_FEATURES)) {
         JITANON__FAIL(&r->damage, type, off, "%s", what);
         jitanon__err_source(&r->damage, "perf.data", NULL);
@@ -5736,9 +5768,9 @@ JITANON__PRIVATE int jitanon__pd_empty_data(jitanon_perf_reader *r)
     if (!n) return res == JITANON_END && !jitanon__pd_avail(r);
     if (res != JITANON_OK) return 0;
     for (i = 0; i < n; i++) {
-        const uint8_t *e = r->state_.in.buf + r->state_.in.pos + 16 * i;
+        const uint8_t *e = r->state_->in.buf + r->state_->in.pos + 16 * i;
         uint64_t off = jitanon__rd64(e, r->big_endian), size = jitanon__rd64(e + 8, r->big_endian);
-        if (off < first || off >= (1ull << 48) || size > r->state_.max_header_bytes) return 0;
+        if (off < first || off >= (1ull << 48) || size > r->state_->max_header_bytes) return 0;
     }
     return 1;
 }
@@ -5750,18 +5782,18 @@ JITANON__PRIVATE jitanon_result jitanon__pd_unsized(jitanon_perf_reader *r, jita
 {
     /* followed (opts.follow): still being written, which is no damage; the size and the
        features come at the end (jitanon__pd_follow) */
-    if (!r->state_.follow) {
+    if (!r->state_->follow) {
         jitanon_result res;
         if (jitanon__pd_empty_data(r)) return JITANON_OK;
         res = jitanon__pd_recover(r, JITANON_PERF_WARN_DATA_SIZE_ZERO, JITANON_ERR_BAD_HEADER, 48,
                                   "data size 0 (perf record killed?): the data is read to the end of the file", err);
         if (res != JITANON_OK) return res;
     }
-    r->state_.unsized = 1;
+    r->state_->unsized = 1;
     r->data_size = UINT64_MAX - r->data_offset;
     if (jitanon__pd_feat_count(r->features)) {
         memset(r->features, 0, sizeof r->features);
-        if (!r->state_.follow) r->warnings |= JITANON_PERF_WARN_FEATURES;
+        if (!r->state_->follow) r->warnings |= JITANON_PERF_WARN_FEATURES;
     }
     return JITANON_OK;
 }
@@ -5778,7 +5810,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_header(jitanon_perf_reader *r, 
         return jitanon__pd_short(r, &data, jitanon__pd_avail(r), err);
     }
     if (res != JITANON_OK) return res;
-    c = jitanon__cur_make(r->state_.in.buf + r->state_.in.pos + 16, (size_t)hsize - 16, 16, r->big_endian);
+    c = jitanon__cur_make(r->state_->in.buf + r->state_->in.pos + 16, (size_t)hsize - 16, 16, r->big_endian);
     h.size = hsize;
     h.attr_size = jitanon__get64(&c);
     h.attrs_off = jitanon__get64(&c);
@@ -5793,19 +5825,19 @@ JITANON__PRIVATE jitanon_result jitanon__pd_file_header(jitanon_perf_reader *r, 
     if ((res = jitanon__pd_check_fhdr(r, &h, err)) != JITANON_OK) return res;
     /* what the file holds by its header: the attrs, the data and the feature table after
        it (data size 0: the data runs to the end, and what follows is unknown) */
-    r->state_.hsize = hsize;
-    r->state_.attrs_off = h.attrs_off;
-    r->state_.attrs_size = h.attrs_size;
-    r->state_.table_end = r->data_offset + r->data_size + 16 * (uint64_t)jitanon__pd_feat_count(r->features);
+    r->state_->hsize = hsize;
+    r->state_->attrs_off = h.attrs_off;
+    r->state_->attrs_size = h.attrs_size;
+    r->state_->table_end = r->data_offset + r->data_size + 16 * (uint64_t)jitanon__pd_feat_count(r->features);
     jitanon__pd_promise(r, 0, hsize);
     jitanon__pd_promise(r, h.attrs_off, h.attrs_size);
-    jitanon__pd_promise(r, r->data_offset, r->data_size ? r->state_.table_end - r->data_offset : 0);
-    jitanon__in_consume(&r->state_.in, (size_t)hsize);
+    jitanon__pd_promise(r, r->data_offset, r->data_size ? r->state_->table_end - r->data_offset : 0);
+    jitanon__in_consume(&r->state_->in, (size_t)hsize);
     memset(&pre, 0, sizeof pre);
-    if (!r->state_.seek_fn) res = jitanon__pd_load_pre(r, &pre, err);
+    if (!r->state_->seek_fn) res = jitanon__pd_load_pre(r, &pre, err);
     if (res == JITANON_OK && h.attrs_size)
         res = jitanon__pd_file_attrs(r, &pre, h.attr_size, h.attrs_off, h.attrs_size, err);
-    jitanon__free(&r->state_.allocator, pre.mem, pre.len);
+    jitanon__free(&r->state_->allocator, pre.mem, pre.len);
     data = jitanon__pd_part_make("the data section", r->data_offset, r->data_size);
     if (res == JITANON_OK) res = jitanon__pd_goto(r, r->data_offset, &data, err);
     if (res == JITANON_OK && r->data_size == 0) res = jitanon__pd_unsized(r, err);
@@ -5823,7 +5855,7 @@ JITANON__PRIVATE int jitanon__pd_legacy_attr_size(uint64_t v)
 
 JITANON__PRIVATE jitanon_result jitanon__pd_legacy_order(jitanon_perf_reader *r, jitanon_error *err)
 {
-    const uint8_t *p = r->state_.in.buf + r->state_.in.pos;
+    const uint8_t *p = r->state_->in.buf + r->state_->in.pos;
     int b;
     jitanon_result res;
     for (b = 0; b < 2; b++)
@@ -5836,7 +5868,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_legacy_order(jitanon_perf_reader *r,
         return jitanon__pd_short(r, &part, jitanon__pd_avail(r), err);
     }
     if (res != JITANON_OK) return res;
-    p = r->state_.in.buf + r->state_.in.pos;
+    p = r->state_->in.buf + r->state_->in.pos;
     for (b = 0; b < 2; b++)
         if (jitanon__pd_legacy_attr_size(jitanon__rd64(p + 16, b))) {
             r->big_endian = b;
@@ -5857,20 +5889,20 @@ JITANON__PRIVATE jitanon_result jitanon__pd_header(jitanon_perf_reader *r, jitan
         return jitanon__pd_short(r, &part, jitanon__pd_avail(r), err);
     }
     if (res != JITANON_OK) return res;
-    p = r->state_.in.buf + r->state_.in.pos;
+    p = r->state_->in.buf + r->state_->in.pos;
     /* perf writes the attrs first and the header over the zeros before them last */
-    if (r->state_.follow && !memcmp(p, "\0\0\0\0\0\0\0\0", 8)) return JITANON_AGAIN;
+    if (r->state_->follow && !memcmp(p, "\0\0\0\0\0\0\0\0", 8)) return JITANON_AGAIN;
     /* The writer stores the u64 "PERFILE2" in its own order, so the bytes tell the order. */
     if (memcmp(p, "PERFILE2", 8) == 0) r->big_endian = 0;
     else if (memcmp(p, "2ELIFREP", 8) == 0) r->big_endian = 1;
     else if (memcmp(p, "PERFFILE", 8) == 0) {
         if ((res = jitanon__pd_legacy_order(r, err)) != JITANON_OK) return res;
-        p = r->state_.in.buf + r->state_.in.pos;
+        p = r->state_->in.buf + r->state_->in.pos;
     } else return JITANON__FAIL(err, JITANON_ERR_BAD_MAGIC, 0, "not perf.data: magic 'PERFILE2' not found");
     hsize = jitanon__rd64(p + 8, r->big_endian);
     if (hsize == JITANON__PERF_PIPE_HEADER) {
         r->mode = JITANON_PERF_PIPE;
-        jitanon__in_consume(&r->state_.in, JITANON__PERF_PIPE_HEADER);
+        jitanon__in_consume(&r->state_->in, JITANON__PERF_PIPE_HEADER);
         return JITANON_OK;
     }
     if (hsize != JITANON__PERF_FILE_HEADER && hsize != JITANON__PERF_FILE_HEADER_V1)
@@ -5887,27 +5919,31 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_init_impl(jitanon_perf_read
     JITANON_ASSERT(r && read_fn);
     if ((res = jitanon__init_begin(r, sizeof *r, JITANON__OPTS_BAD(opts), "jitanon_perf_opts", err)) != JITANON_OK)
         return res;
-    r->state_.seek_fn = seek_fn;
-    jitanon__in_init(&r->state_.in, read_fn, user);
-    r->state_.max_payload = opts && opts->max_payload ? opts->max_payload : JITANON__PERF_DEFAULT_CAP;
-    r->state_.max_header_bytes = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
-    jitanon__pd_header_budget(&r->state_.header_mem, r->state_.max_header_bytes);
-    jitanon__counted_init(&r->state_.mem, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, "memory_limit");
-    r->state_.allocator = jitanon__counted_hooks(&r->state_.mem);
-    r->state_.strict = opts && opts->strict;
-    r->state_.follow = opts && opts->follow;
+    r->state_ = (struct jitanon__perf_reader_state *)jitanon__malloc(opts ? &opts->allocator : NULL, sizeof *r->state_);
+    if (!r->state_) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory (the reader's state)");
+    memset(r->state_, 0, sizeof *r->state_);
+    if (opts) r->state_->base = opts->allocator;
+    r->state_->seek_fn = seek_fn;
+    jitanon__in_init(&r->state_->in, read_fn, user);
+    r->state_->max_payload = opts && opts->max_payload ? opts->max_payload : JITANON__PERF_DEFAULT_CAP;
+    r->state_->max_header_bytes = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
+    jitanon__pd_header_budget(&r->state_->header_mem, r->state_->max_header_bytes);
+    jitanon__counted_init(&r->state_->mem, opts ? &opts->allocator : NULL, opts ? opts->memory_limit : 0, "memory_limit");
+    r->state_->allocator = jitanon__counted_hooks(&r->state_->mem);
+    r->state_->strict = opts && opts->strict;
+    r->state_->follow = opts && opts->follow;
     if (opts) {
-        r->state_.decompress = opts->decompress;
-        r->state_.decompress_user = opts->decompress_user;
-        r->state_.max_zstd_window = opts->max_zstd_window;
+        r->state_->decompress = opts->decompress;
+        r->state_->decompress_user = opts->decompress_user;
+        r->state_->max_zstd_window = opts->max_zstd_window;
     }
-    r->state_.dbuf.allocator = r->state_.allocator;
+    r->state_->dbuf.allocator = r->state_->allocator;
     /* decompressed bytes pending: one payload-carrying record plus a straddling tail */
-    r->state_.dbuf.max_size = (size_t)(r->state_.max_payload < SIZE_MAX / 4 ? r->state_.max_payload : SIZE_MAX / 4);
-    r->state_.dbuf.max_size += 2 * JITANON__PERF_MIN_BUF;
+    r->state_->dbuf.max_size = (size_t)(r->state_->max_payload < SIZE_MAX / 4 ? r->state_->max_payload : SIZE_MAX / 4);
+    r->state_->dbuf.max_size += 2 * JITANON__PERF_MIN_BUF;
     res = jitanon__pd_header(r, err);
     /* followed: a file shorter than its header and attrs is one not written that far yet */
-    if (res == JITANON_ERR_TRUNCATED && r->state_.follow) {
+    if (res == JITANON_ERR_TRUNCATED && r->state_->follow) {
         jitanon__clear_error(err);
         return JITANON_AGAIN;
     }
@@ -5963,7 +5999,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_measure_odd(const jitanon_perf_reade
         if (avail < need) return JITANON_AGAIN;
         extra = type == JITANON_PERF_RECORD_AUXTRACE ? jitanon__rd64(p + 8, r->big_endian)
                                                      : jitanon__rd32(p + 8, r->big_endian);
-        if (extra > r->state_.max_payload)
+        if (extra > r->state_->max_payload)
             return jitanon__pd_refused(r, type,
                                        JITANON__FAIL(err, JITANON_ERR_LIMIT, off,
                                                      "%s record: payload of %U bytes exceeds max_payload (raise it)",
@@ -6057,7 +6093,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_trailer(const jitanon_perf_reader *r
         return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec, "shorter than its sample_id trailer");
     *n -= a->id_hdr_size;
     if (!a->id_hdr_size) return JITANON_OK; /* no fields: sid stays 0 */
-    jitanon__pd_sid_at(body + *n, &r->state_.lays[rec->attr_index], 1, r->big_endian, &rec->sid);
+    jitanon__pd_sid_at(body + *n, &r->state_->lays[rec->attr_index], 1, r->big_endian, &rec->sid);
     rec->sid.present = a->sample_type & JITANON__PERF_SAMPLE_TRAILER;
     return JITANON_OK;
 }
@@ -6102,7 +6138,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_sample(const jitanon_perf_reader *r,
     if (jitanon__pd_id_slot(r, 1, &slot) && c->left / 8 > slot)
         rec->attr_index = jitanon__pd_attr_of(r, jitanon__rd64(c->p + slot * 8, r->big_endian));
     a = &r->attrs[rec->attr_index];
-    l = &r->state_.lays[rec->attr_index];
+    l = &r->state_->lays[rec->attr_index];
     st = a->sample_type;
     if (!jitanon__take(c, 8u * l->fixed))
         return jitanon__pd_sample_zero(
@@ -6350,19 +6386,19 @@ JITANON__INLINE void jitanon__pd_head(const jitanon_perf_reader *r, jitanon_perf
    ends; 0: none) and what every one of them needs. */
 JITANON__PRIVATE void jitanon__pd_fast_setup(jitanon_perf_reader *r)
 {
-    uint64_t end, st, off = r->state_.in.off;
-    r->state_.fast_lim = 0;
-    if (r->attr_count != 1 || r->state_.done || r->state_.dpos != r->state_.dbuf.size || !r->state_.lays[0].fixed)
+    uint64_t end, st, off = r->state_->in.off;
+    r->state_->fast_lim = 0;
+    if (r->attr_count != 1 || r->state_->done || r->state_->dpos != r->state_->dbuf.size || !r->state_->lays[0].fixed)
         return;
     st = r->attrs[0].sample_type;
     if (st & JITANON_PERF_SAMPLE_READ) return;
     /* a file's data section (size 0, read to the end: none, as off >= data_offset) */
     end = r->mode == JITANON_PERF_FILE ? r->data_offset + r->data_size : UINT64_MAX;
     if (off >= end) return;
-    r->state_.fast_lim = r->state_.in.pos + (end - off < jitanon__pd_avail(r) ? (size_t)(end - off) : jitanon__pd_avail(r));
-    r->state_.fast_min = 8u + 8u * r->state_.lays[0].fixed;
-    r->state_.fast_present = st & JITANON__PERF_SAMPLE_TRAILER;
-    r->state_.fast_chain = (st & JITANON_PERF_SAMPLE_CALLCHAIN) != 0;
+    r->state_->fast_lim = r->state_->in.pos + (end - off < jitanon__pd_avail(r) ? (size_t)(end - off) : jitanon__pd_avail(r));
+    r->state_->fast_min = 8u + 8u * r->state_->lays[0].fixed;
+    r->state_->fast_present = st & JITANON__PERF_SAMPLE_TRAILER;
+    r->state_->fast_chain = (st & JITANON_PERF_SAMPLE_CALLCHAIN) != 0;
 }
 
 /* The short path's record at p, of which `left` bytes (at least 8) may be taken; `big` is
@@ -6374,8 +6410,8 @@ JITANON__INLINE int jitanon__pd_sample_fast(jitanon_perf_reader *r, jitanon_perf
                                            size_t left, int big)
 {
     uint64_t h = jitanon__rd64(p, big), nr = 0;
-    size_t size = jitanon__pd_h_size(h, big), min = r->state_.fast_min;
-    int chain = r->state_.fast_chain;
+    size_t size = jitanon__pd_h_size(h, big), min = r->state_->fast_min;
+    int chain = r->state_->fast_chain;
     if (jitanon__pd_h_type(h, big) != JITANON_PERF_RECORD_SAMPLE || size > left || size < min) return 0;
     if (chain) { /* right after the fixed fields */
         nr = size - min >= 8 ? jitanon__rd64(p + min, big) : UINT64_MAX;
@@ -6384,22 +6420,22 @@ JITANON__INLINE int jitanon__pd_sample_fast(jitanon_perf_reader *r, jitanon_perf
     rec->sample.callchain_nr = nr;
     rec->sample.callchain.data = chain ? p + min + 8 : NULL;
     rec->sample.callchain.size = (size_t)nr * 8;
-    jitanon__pd_head(r, rec, p, h, size, r->state_.in.off, big);
-    jitanon__pd_sample_at(p + 8, r->state_.lays, big, rec);
-    rec->sid.present = r->state_.fast_present;
+    jitanon__pd_head(r, rec, p, h, size, r->state_->in.off, big);
+    jitanon__pd_sample_at(p + 8, r->state_->lays, big, rec);
+    rec->sid.present = r->state_->fast_present;
     r->stats.records++;
     r->stats.by_type[JITANON_PERF_RECORD_SAMPLE]++;
     if (rec->sid.present & JITANON_PERF_SAMPLE_TIME) jitanon__pd_count_time(&r->stats, rec->sid.time);
-    jitanon__in_consume(&r->state_.in, size);
+    jitanon__in_consume(&r->state_->in, size);
     return 1;
 }
 
 JITANON__INLINE int jitanon__pd_next_sample(jitanon_perf_reader *r, jitanon_perf_record *rec)
 {
-    size_t pos = r->state_.in.pos, lim = r->state_.fast_lim;
+    size_t pos = r->state_->in.pos, lim = r->state_->fast_lim;
     const uint8_t *p;
     if (pos + 8 > lim) return 0; /* also when lim is below pos: never left so, but cheap */
-    p = r->state_.in.buf + pos;
+    p = r->state_->in.buf + pos;
     return r->big_endian ? jitanon__pd_sample_fast(r, rec, p, lim - pos, 1)
                          : jitanon__pd_sample_fast(r, rec, p, lim - pos, 0);
 }
@@ -6458,7 +6494,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_cut(jitanon_perf_reader *r, uint64_t
         cut.offset = off;
     } else {
         size_t avail = jitanon__pd_avail(r);
-        const uint8_t *p = r->state_.in.buf + r->state_.in.pos;
+        const uint8_t *p = r->state_->in.buf + r->state_->in.pos;
         const char *type = avail >= 4 ? jitanon_perf_record_name(jitanon__rd32(p, r->big_endian)) : NULL;
         jitanon__pd_part part = jitanon__pd_part_make("", off, avail >= 8 ? total : 0);
         if (avail >= 8) jitanon__fmt(part.name, sizeof part.name, "a %s record", type);
@@ -6473,9 +6509,9 @@ JITANON__PRIVATE jitanon_result jitanon__pd_cut(jitanon_perf_reader *r, uint64_t
     jitanon__clear_error(err);
     do { /* what follows is read only to count it */
         r->bytes_ignored += jitanon__pd_avail(r);
-        jitanon__in_consume(&r->state_.in, jitanon__pd_avail(r));
-        r->state_.in.pos = r->state_.in.len = 0;
-    } while (!r->state_.eof && jitanon__pd_fill(r, 1, NULL) == JITANON_OK);
+        jitanon__in_consume(&r->state_->in, jitanon__pd_avail(r));
+        r->state_->in.pos = r->state_->in.len = 0;
+    } while (!r->state_->eof && jitanon__pd_fill(r, 1, NULL) == JITANON_OK);
     return JITANON_END;
 }
 
@@ -6489,27 +6525,27 @@ JITANON__PRIVATE jitanon_result jitanon__pd_follow(jitanon_perf_reader *r, jitan
 {
     uint8_t h[JITANON__PERF_FILE_HEADER];
     size_t got = 0, n = 1;
-    uint64_t at = r->state_.in.off + jitanon__pd_avail(r), size, end; /* at: where the read function is */
-    jitanon__input *in = &r->state_.in;
+    uint64_t at = r->state_->in.off + jitanon__pd_avail(r), size, end; /* at: where the read function is */
+    jitanon__input *in = &r->state_->in;
     int big = r->big_endian;
-    r->state_.eof = 0;
-    if (r->mode != JITANON_PERF_FILE || !r->state_.unsized || !r->state_.seek_fn) return JITANON_AGAIN;
-    if (!jitanon__in_settle(in, &r->state_.allocator))
+    r->state_->eof = 0;
+    if (r->mode != JITANON_PERF_FILE || !r->state_->unsized || !r->state_->seek_fn) return JITANON_AGAIN;
+    if (!jitanon__in_settle(in, &r->state_->allocator))
         return JITANON__FAIL(err, JITANON_ERR_IO, in->off + in->len, "read failed");
-    at = r->state_.in.off + jitanon__pd_avail(r);
-    if (r->state_.seek_fn(in->user, 0)) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot seek to byte 0 (the header)");
+    at = r->state_->in.off + jitanon__pd_avail(r);
+    if (r->state_->seek_fn(in->user, 0)) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "cannot seek to byte 0 (the header)");
     while (got < sizeof h && n) {
         n = in->read_fn(in->user, h + got, sizeof h - got);
         if (n > sizeof h - got) return JITANON__FAIL(err, JITANON_ERR_IO, got, "cannot read the header again");
         got += n;
     }
-    if (r->state_.seek_fn(in->user, at)) return JITANON__FAIL(err, JITANON_ERR_IO, at, "cannot seek back to byte %U", at);
+    if (r->state_->seek_fn(in->user, at)) return JITANON__FAIL(err, JITANON_ERR_IO, at, "cannot seek back to byte %U", at);
     if (got < 56 || jitanon__rd64(h + 40, big) != r->data_offset || !(size = jitanon__rd64(h + 48, big)))
         return JITANON_AGAIN;
     if (!jitanon__add_u64(r->data_offset, size, &end))
         return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, 48, "data section size %U overflows", size);
     r->data_size = size;
-    r->state_.unsized = 0;
+    r->state_->unsized = 0;
     if (got == sizeof h && jitanon__rd64(h + 8, big) == JITANON__PERF_FILE_HEADER) {
         unsigned i;
         for (i = 0; i < 4; i++) r->features[i] = jitanon__rd64(h + 72 + 8 * i, big);
@@ -6521,39 +6557,39 @@ JITANON__PRIVATE jitanon_result jitanon__pd_follow(jitanon_perf_reader *r, jitan
 JITANON__PRIVATE jitanon_result jitanon__pd_next_raw(jitanon_perf_reader *r, jitanon_perf_record *rec,
                                                     jitanon_error *err)
 {
-    uint64_t off = r->state_.in.off, end = r->data_offset + r->data_size;
+    uint64_t off = r->state_->in.off, end = r->data_offset + r->data_size;
     size_t total;
     int bounded = r->mode == JITANON_PERF_FILE; /* data size 0 (perf record killed): unsized_, to the end */
     jitanon_result res;
     if (bounded && off >= end) return JITANON_END;
-    while ((res = jitanon__pd_measure(r, r->state_.in.buf + r->state_.in.pos, jitanon__pd_avail(r), off, &total, err)) == JITANON_AGAIN) {
+    while ((res = jitanon__pd_measure(r, r->state_->in.buf + r->state_->in.pos, jitanon__pd_avail(r), off, &total, err)) == JITANON_AGAIN) {
         res = jitanon__pd_fill(r, total, err);
-        if (res == JITANON_END && r->state_.follow) break; /* nothing consumed: resumes here */
-        if (res == JITANON_END && !jitanon__pd_avail(r) && (!bounded || r->state_.unsized)) return JITANON_END;
+        if (res == JITANON_END && r->state_->follow) break; /* nothing consumed: resumes here */
+        if (res == JITANON_END && !jitanon__pd_avail(r) && (!bounded || r->state_->unsized)) return JITANON_END;
         if (res == JITANON_END) return jitanon__pd_cut(r, off, total, NULL, err);
         if (res != JITANON_OK) return res;
     }
     /* Followed: the end of what there is; or, still unsized, bytes that are no record - the
        features perf writes when it finishes, before the header that says where the data
        ends: damage only if the header, read again, leaves them in the data. */
-    if (r->state_.follow &&
-        (res == JITANON_END || (r->state_.unsized && res != JITANON_OK && res != JITANON_ERR_LIMIT))) {
+    if (r->state_->follow &&
+        (res == JITANON_END || (r->state_->unsized && res != JITANON_OK && res != JITANON_ERR_LIMIT))) {
         jitanon__clear_error(err);
         res = jitanon__pd_follow(r, err);
         return res == JITANON_OK ? jitanon__pd_next_raw(r, rec, err) : res; /* bounded now: once */
     }
-    if (res != JITANON_OK && r->state_.unsized && res != JITANON_ERR_LIMIT) return jitanon__pd_cut(r, off, 0, err, err);
+    if (res != JITANON_OK && r->state_->unsized && res != JITANON_ERR_LIMIT) return jitanon__pd_cut(r, off, 0, err, err);
     if (res != JITANON_OK) return res;
     if (bounded && total > end - off)
         return JITANON__FAIL(err, JITANON_ERR_BAD_RECORD, off, "record of %U bytes runs past the data section end %U",
                              (uint64_t)total, end);
-    res = jitanon__pd_decode(r, r->state_.in.buf + r->state_.in.pos, total, off, rec, err);
-    if (res == JITANON_OK) jitanon__in_consume(&r->state_.in, total);
+    res = jitanon__pd_decode(r, r->state_->in.buf + r->state_->in.pos, total, off, rec, err);
+    if (res == JITANON_OK) jitanon__in_consume(&r->state_->in, total);
     return res;
 }
 
 /* Whether compressed records come out decompressed (then the output is plain). */
-JITANON__PRIVATE int jitanon__pd_decompresses(const jitanon_perf_reader *r) { return r->state_.decompress || JITANON__ZSTD; }
+JITANON__PRIVATE int jitanon__pd_decompresses(const jitanon_perf_reader *r) { return r->state_->decompress || JITANON__ZSTD; }
 
 /* Feeds a COMPRESSED/COMPRESSED2 payload to the decompressor hook or the built-in zstd
    decoder, which carries the stream from record to record. */
@@ -6574,20 +6610,20 @@ JITANON__PRIVATE jitanon_result jitanon__pd_inflate(jitanon_perf_reader *r, cons
         src_off += 8;
         n = (size_t)data_size;
     }
-    if (r->state_.dpos) { /* keep only the undelivered tail: a record may straddle two payloads */
-        memmove(r->state_.dbuf.data, r->state_.dbuf.data + r->state_.dpos, r->state_.dbuf.size - r->state_.dpos);
-        r->state_.dbuf.size -= r->state_.dpos;
-        r->state_.dpos = 0;
+    if (r->state_->dpos) { /* keep only the undelivered tail: a record may straddle two payloads */
+        memmove(r->state_->dbuf.data, r->state_->dbuf.data + r->state_->dpos, r->state_->dbuf.size - r->state_->dpos);
+        r->state_->dbuf.size -= r->state_->dpos;
+        r->state_->dpos = 0;
     }
-    if (r->state_.decompress) {
-        if (r->state_.decompress(r->state_.decompress_user, src, n, &r->state_.dbuf))
+    if (r->state_->decompress) {
+        if (r->state_->decompress(r->state_->decompress_user, src, n, &r->state_->dbuf))
             return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, rec->offset, rec,
                                    "decompressor failed (corrupt payload or out of memory)");
     } else {
 #if JITANON__ZSTD
         jitanon_result res = JITANON_OK;
-        if (!r->state_.zstd) res = jitanon__zstd_create(&r->state_.allocator, r->state_.max_zstd_window, 1, &r->state_.zstd, err);
-        if (res == JITANON_OK) res = jitanon__zstd_feed(r->state_.zstd, src, n, src_off, &r->state_.dbuf, err);
+        if (!r->state_->zstd) res = jitanon__zstd_create(&r->state_->allocator, r->state_->max_zstd_window, 1, &r->state_->zstd, err);
+        if (res == JITANON_OK) res = jitanon__zstd_feed(r->state_->zstd, src, n, src_off, &r->state_->dbuf, err);
         if (res != JITANON_OK) {
             if (err) {
                 err->record_index = rec->index;
@@ -6599,7 +6635,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_inflate(jitanon_perf_reader *r, cons
         (void)src_off;
 #endif
     }
-    r->state_.doff = rec->offset;
+    r->state_->doff = rec->offset;
     r->stats.compressed_records++;
     return JITANON_OK;
 }
@@ -6609,18 +6645,18 @@ JITANON__PRIVATE jitanon_result jitanon__pd_next_inflated(jitanon_perf_reader *r
                                                          jitanon_error *err)
 {
     const uint8_t *p;
-    size_t total, avail = r->state_.dbuf.size - r->state_.dpos;
+    size_t total, avail = r->state_->dbuf.size - r->state_->dpos;
     jitanon_result res;
     if (!avail) return JITANON_AGAIN; /* before the pointer: dbuf_.data may still be NULL */
-    p = r->state_.dbuf.data + r->state_.dpos;
-    res = jitanon__pd_measure(r, p, avail, r->state_.doff, &total, err);
+    p = r->state_->dbuf.data + r->state_->dpos;
+    res = jitanon__pd_measure(r, p, avail, r->state_->doff, &total, err);
     if (res != JITANON_OK) return res;
-    res = jitanon__pd_decode(r, p, total, r->state_.doff, rec, err);
+    res = jitanon__pd_decode(r, p, total, r->state_->doff, rec, err);
     if (res != JITANON_OK) return res;
     if (rec->type == JITANON_PERF_RECORD_COMPRESSED || rec->type == JITANON_PERF_RECORD_COMPRESSED2)
-        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, r->state_.doff, rec, "compressed record inside compressed data");
+        return jitanon__pd_bad(err, JITANON_ERR_BAD_RECORD, r->state_->doff, rec, "compressed record inside compressed data");
     rec->from_compressed = 1;
-    r->state_.dpos += total;
+    r->state_->dpos += total;
     return JITANON_OK;
 }
 
@@ -6630,18 +6666,18 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_next_impl(jitanon_perf_read
     jitanon_result res;
     if (!r->mode) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "reader not initialised");
     for (;;) {
-        if (r->state_.done) return JITANON_END;
+        if (r->state_->done) return JITANON_END;
         res = jitanon__pd_next_inflated(r, rec, err);
         if (res != JITANON_AGAIN) return res;
         res = jitanon__pd_next_raw(r, rec, err);
         if (res == JITANON_END) {
-            r->state_.done = 1;
+            r->state_->done = 1;
 #if JITANON__ZSTD
-            if (r->state_.zstd && (res = jitanon__zstd_end(r->state_.zstd, r->state_.in.off, err)) != JITANON_OK) return res;
+            if (r->state_->zstd && (res = jitanon__zstd_end(r->state_->zstd, r->state_->in.off, err)) != JITANON_OK) return res;
             res = JITANON_END;
 #endif
-            if (r->state_.dbuf.size > r->state_.dpos)
-                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->state_.doff, "decompressed data ends inside a record");
+            if (r->state_->dbuf.size > r->state_->dpos)
+                return JITANON__FAIL(err, JITANON_ERR_TRUNCATED, r->state_->doff, "decompressed data ends inside a record");
         }
         if (res != JITANON_OK) return res;
         if (rec->type != JITANON_PERF_RECORD_COMPRESSED && rec->type != JITANON_PERF_RECORD_COMPRESSED2) return JITANON_OK;
@@ -6694,14 +6730,14 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_table(jitanon_perf_reader *r, s
     uint64_t at = r->data_offset + r->data_size, end;
     jitanon__pd_part part = jitanon__pd_part_make("the feature table", at, 16 * (uint64_t)n);
     void *mem;
-    jitanon_result res = jitanon__pd_alloc(r, (uint64_t)n * sizeof *r->state_.feats, at, &mem, err);
+    jitanon_result res = jitanon__pd_alloc(r, (uint64_t)n * sizeof *r->state_->feats, at, &mem, err);
     if (res != JITANON_OK) return res;
-    r->state_.feats = (jitanon__perf_feat *)mem;
-    r->state_.feat_count = n;
-    memset(r->state_.feats, 0, n * sizeof *r->state_.feats);
+    r->state_->feats = (jitanon__perf_feat *)mem;
+    r->state_->feat_count = n;
+    memset(r->state_->feats, 0, n * sizeof *r->state_->feats);
     *total = 0;
     for (bit = 0; bit < JITANON_PERF_FEAT_BITS; bit++) {
-        jitanon__perf_feat *f = &r->state_.feats[i];
+        jitanon__perf_feat *f = &r->state_->feats[i];
         if (!(r->features[bit / 64] >> (bit % 64) & 1)) continue;
         if ((res = jitanon__pd_read_at(r, at + 16 * i, e, 16, &part, err)) != JITANON_OK) return res;
         f->bit = bit;
@@ -6709,7 +6745,7 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_table(jitanon_perf_reader *r, s
         f->size = jitanon__rd64(e + 8, r->big_endian);
         jitanon__pd_promise(r, f->offset, f->size);
         i++;
-        if (!jitanon__add_u64(f->offset, f->size, &end) || f->size > r->state_.max_header_bytes ||
+        if (!jitanon__add_u64(f->offset, f->size, &end) || f->size > r->state_->max_header_bytes ||
             !jitanon__add_u64(*total, f->size, total))
             return JITANON__FAIL(err, JITANON_ERR_BAD_HEADER, at + 16 * (i - 1), "bad feature %u section", bit);
     }
@@ -6720,9 +6756,9 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_table(jitanon_perf_reader *r, s
    then read them all in one pass. */
 JITANON__PRIVATE size_t jitanon__pd_next_feat(const jitanon_perf_reader *r, const uint8_t *done)
 {
-    size_t i, best = r->state_.feat_count;
-    for (i = 0; i < r->state_.feat_count; i++)
-        if (!done[i] && (best == r->state_.feat_count || r->state_.feats[i].offset < r->state_.feats[best].offset)) best = i;
+    size_t i, best = r->state_->feat_count;
+    for (i = 0; i < r->state_->feat_count; i++)
+        if (!done[i] && (best == r->state_->feat_count || r->state_->feats[i].offset < r->state_->feats[best].offset)) best = i;
     return best;
 }
 
@@ -6733,17 +6769,17 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_payloads(jitanon_perf_reader *r
     void *mem;
     jitanon_result res = jitanon__pd_alloc(r, total, r->data_offset + r->data_size, &mem, err);
     if (res != JITANON_OK) return res;
-    r->state_.feat_mem = (uint8_t *)mem;
-    r->state_.feat_mem_size = (size_t)total;
+    r->state_->feat_mem = (uint8_t *)mem;
+    r->state_->feat_mem_size = (size_t)total;
     memset(done, 0, sizeof done);
-    for (k = 0; k < r->state_.feat_count; k++) {
+    for (k = 0; k < r->state_->feat_count; k++) {
         size_t i = jitanon__pd_next_feat(r, done);
-        jitanon__perf_feat *f = &r->state_.feats[i];
+        jitanon__perf_feat *f = &r->state_->feats[i];
         jitanon__pd_part part = jitanon__pd_part_make("", f->offset, f->size);
         const char *name = jitanon__pd_feat_name(f->bit);
         if (name) jitanon__fmt(part.name, sizeof part.name, "the feature section %s", name);
         else jitanon__fmt(part.name, sizeof part.name, "the feature section of bit %u", (unsigned)f->bit);
-        res = jitanon__pd_read_at(r, f->offset, r->state_.feat_mem + pos, (size_t)f->size, &part, err);
+        res = jitanon__pd_read_at(r, f->offset, r->state_->feat_mem + pos, (size_t)f->size, &part, err);
         if (res != JITANON_OK) return res;
         done[i] = 1;
         f->mem_off = pos;
@@ -6761,12 +6797,12 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_drop(jitanon_perf_reader *r, ji
     jitanon__fmt(what, sizeof what, "%s", err->info); /* its code and offset are the damage's */
     res = jitanon__pd_recover(r, JITANON_PERF_WARN_FEATURES, err->type, err->offset, what, err);
     if (res != JITANON_OK) return res;
-    jitanon__counted_give(&r->state_.header_mem, r->state_.feat_count * sizeof *r->state_.feats + r->state_.feat_mem_size);
-    jitanon__free(&r->state_.allocator, r->state_.feats, r->state_.feat_count * sizeof *r->state_.feats);
-    jitanon__free(&r->state_.allocator, r->state_.feat_mem, r->state_.feat_mem_size);
-    r->state_.feats = NULL;
-    r->state_.feat_mem = NULL;
-    r->state_.feat_count = r->state_.feat_mem_size = 0;
+    jitanon__counted_give(&r->state_->header_mem, r->state_->feat_count * sizeof *r->state_->feats + r->state_->feat_mem_size);
+    jitanon__free(&r->state_->allocator, r->state_->feats, r->state_->feat_count * sizeof *r->state_->feats);
+    jitanon__free(&r->state_->allocator, r->state_->feat_mem, r->state_->feat_mem_size);
+    r->state_->feats = NULL;
+    r->state_->feat_mem = NULL;
+    r->state_->feat_count = r->state_->feat_mem_size = 0;
     memset(r->features, 0, sizeof r->features);
     jitanon__clear_error(err);
     return JITANON_OK;
@@ -6774,18 +6810,18 @@ JITANON__PRIVATE jitanon_result jitanon__pd_feat_drop(jitanon_perf_reader *r, ji
 
 JITANON__PRIVATE jitanon_result jitanon__perf_reader_load_features_impl(jitanon_perf_reader *r, jitanon_error *err)
 {
-    uint64_t saved = r->state_.in.off, total = 0;
+    uint64_t saved = r->state_->in.off, total = 0;
     size_t n = jitanon__pd_feat_count(r->features);
     jitanon_error e;
     jitanon_result res;
     jitanon__clear_error(err);
     if (r->mode != JITANON_PERF_FILE || r->features_loaded) return JITANON_OK;
-    if (r->state_.feats) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, saved, "an earlier load failed");
+    if (r->state_->feats) return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, saved, "an earlier load failed");
     if (!n) {
         r->features_loaded = 1;
         return JITANON_OK;
     }
-    if (!r->state_.seek_fn && !r->state_.done)
+    if (!r->state_->seek_fn && !r->state_->done)
         return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, saved,
                              "feature sections follow the data; without a seek callback load them after the last record");
     memset(&e, 0, sizeof e);
@@ -6794,7 +6830,7 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_load_features_impl(jitanon_
     if (res != JITANON_OK && res != JITANON_ERR_NOMEM) res = jitanon__pd_feat_drop(r, &e);
     if (res != JITANON_OK && err) *err = e;
     /* Back to the records even when loading failed, so reading goes on where it was. */
-    if (!r->state_.done) {
+    if (!r->state_->done) {
         jitanon_error ignored;
         jitanon__pd_part part = jitanon__pd_part_make("the data section", r->data_offset, r->data_size);
         jitanon_result back = jitanon__pd_goto(r, saved, &part, res == JITANON_OK ? err : &ignored);
@@ -6807,7 +6843,7 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_load_features_impl(jitanon_
 JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader *r, jitanon_error *err)
 {
     jitanon_result res;
-    r->state_.fast_lim = 0; /* it moves the buffer */
+    r->state_->fast_lim = 0; /* it moves the buffer */
     res = jitanon__pd_exit(r, jitanon__perf_reader_load_features_impl(r, err), err);
     jitanon__pd_fast_setup(r);
     return res;
@@ -6816,10 +6852,10 @@ JITANON_API jitanon_result jitanon_perf_reader_load_features(jitanon_perf_reader
 JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsigned bit, jitanon_bytes *out)
 {
     size_t i;
-    for (i = 0; r->features_loaded && i < r->state_.feat_count; i++) {
-        if (r->state_.feats[i].bit != bit) continue;
-        out->data = r->state_.feat_mem + r->state_.feats[i].mem_off;
-        out->size = (size_t)r->state_.feats[i].size;
+    for (i = 0; r->features_loaded && i < r->state_->feat_count; i++) {
+        if (r->state_->feats[i].bit != bit) continue;
+        out->data = r->state_->feat_mem + r->state_->feats[i].mem_off;
+        out->size = (size_t)r->state_->feats[i].size;
         return 1;
     }
     return 0;
@@ -6828,21 +6864,28 @@ JITANON_API int jitanon_perf_reader_feature(const jitanon_perf_reader *r, unsign
 JITANON_API void jitanon_perf_reader_release(jitanon_perf_reader *r)
 {
     const jitanon_allocator *a;
+    jitanon_allocator base;
     if (!r) return;
-    a = &r->state_.allocator;
-    jitanon__attrs_free(a, r->attrs, r->attr_count, r->state_.attr_cap);
-    jitanon__free(a, r->state_.lays, r->state_.lay_cap * sizeof *r->state_.lays);
-    jitanon__free(a, r->state_.idmap, r->state_.idmap_cap * sizeof *r->state_.idmap);
-    jitanon__free(a, r->state_.feats, r->state_.feat_count * sizeof *r->state_.feats);
-    jitanon__free(a, r->state_.feat_mem, r->state_.feat_mem_size);
-    jitanon__in_free(&r->state_.in, a);
-    jitanon_membuf_release(&r->state_.dbuf);
+    if (!r->state_) {
+        memset(r, 0, sizeof *r);
+        return;
+    }
+    a = &r->state_->allocator;
+    jitanon__attrs_free(a, r->attrs, r->attr_count, r->state_->attr_cap);
+    jitanon__free(a, r->state_->lays, r->state_->lay_cap * sizeof *r->state_->lays);
+    jitanon__free(a, r->state_->idmap, r->state_->idmap_cap * sizeof *r->state_->idmap);
+    jitanon__free(a, r->state_->feats, r->state_->feat_count * sizeof *r->state_->feats);
+    jitanon__free(a, r->state_->feat_mem, r->state_->feat_mem_size);
+    jitanon__in_free(&r->state_->in, a);
+    jitanon_membuf_release(&r->state_->dbuf);
 #if JITANON__ZSTD
-    jitanon__zstd_destroy(r->state_.zstd);
+    jitanon__zstd_destroy(r->state_->zstd);
 #endif
 #ifndef JITANON_NO_STDIO
-    if (r->state_.file && r->state_.file != (void *)stdin) fclose((FILE *)r->state_.file);
+    if (r->state_->file && r->state_->file != (void *)stdin) fclose((FILE *)r->state_->file);
 #endif
+    base = r->state_->base;
+    jitanon__free(&base, r->state_, sizeof *r->state_);
     memset(r, 0, sizeof *r);
 }
 
@@ -6882,7 +6925,8 @@ JITANON__PRIVATE jitanon_result jitanon__perf_reader_open_impl(jitanon_perf_read
         res = jitanon_perf_reader_init(r, jitanon__os_default()->stdin_read, NULL, NULL, opts, err);
     else res = jitanon_perf_reader_init(r, opts && opts->follow ? jitanon__pd_fread_follow : jitanon__os_file_read,
                                         seeks ? jitanon__pd_fseek : NULL, f, opts, err);
-    r->state_.file = f;
+    if (r->state_) r->state_->file = f;
+    else if (f != stdin) fclose(f);
     return res;
 }
 
@@ -7386,11 +7430,11 @@ JITANON__PRIVATE jitanon_result jitanon__pc_features(jitanon_perf_reader *r, jit
 {
     size_t i;
     jitanon_result res = jitanon_perf_reader_load_features(r, err);
-    for (i = 0; res == JITANON_OK && i < r->state_.feat_count; i++) {
+    for (i = 0; res == JITANON_OK && i < r->state_->feat_count; i++) {
         jitanon_bytes b;
-        if (!jitanon__pc_keep_feature(r, r->state_.feats[i].bit) || !jitanon_perf_reader_feature(r, r->state_.feats[i].bit, &b))
+        if (!jitanon__pc_keep_feature(r, r->state_->feats[i].bit) || !jitanon_perf_reader_feature(r, r->state_->feats[i].bit, &b))
             continue;
-        res = jitanon_perf_writer_add_feature(w, r->state_.feats[i].bit, b.data, b.size, err);
+        res = jitanon_perf_writer_add_feature(w, r->state_->feats[i].bit, b.data, b.size, err);
     }
     return res;
 }
@@ -7429,7 +7473,7 @@ JITANON__PRIVATE jitanon_result jitanon__perf_pump(jitanon_perf_reader *r, jitan
     for (i = 0; res == JITANON_OK && file && i < r->attr_count; i++)
         res = jitanon_perf_writer_add_attr(w, &r->attrs[i], err);
     /* A pipe wants features before the records; a file takes them at the end anyway. */
-    if (res == JITANON_OK && file && r->state_.seek_fn) {
+    if (res == JITANON_OK && file && r->state_->seek_fn) {
         res = jitanon__pc_features(r, w, err);
         feats_done = 1;
     }
@@ -7925,8 +7969,8 @@ JITANON__PRIVATE jitanon_result jitanon__pc_run(const char *in_path, const char 
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "unknown out_mode %u", (unsigned)out_mode);
     res = jitanon_perf_reader_open(&r, in_path, opts, err);
     /* read ahead: file mode is a regular file (a FIFO's reader would wait for 1 MiB) */
-    if (res == JITANON_OK && tp && r.mode == JITANON_PERF_FILE && !r.state_.follow)
-        (void)jitanon__in_read_ahead(&r.state_.in, &r.state_.allocator, tp);
+    if (res == JITANON_OK && tp && r.mode == JITANON_PERF_FILE && !r.state_->follow)
+        (void)jitanon__in_read_ahead(&r.state_->in, &r.state_->allocator, tp);
     /* stdout cannot seek back to the file header: "the input's mode" is pipe there, as in perf inject */
     mode = out_mode != JITANON_PERF_SAME_MODE ? out_mode : to_stdout ? JITANON_PERF_PIPE : r.mode;
     if (res == JITANON_OK && to_stdout && mode == JITANON_PERF_FILE)
@@ -15727,7 +15771,7 @@ JITANON__PRIVATE uint32_t jitanon__inj_machine(jitanon__inj *j)
     if (!j->jit.machine && !j->jit.machine_asked && j->in->mode == JITANON_PERF_FILE) {
         jitanon_error ignored;
         j->jit.machine_asked = 1;
-        if (!j->in->features_loaded && j->in->state_.seek_fn) (void)jitanon_perf_reader_load_features(j->in, &ignored);
+        if (!j->in->features_loaded && j->in->state_->seek_fn) (void)jitanon_perf_reader_load_features(j->in, &ignored);
         if (jitanon_perf_reader_feature(j->in, 6, &b)) j->jit.machine = jitanon__inj_arch_feature(j, b);
     }
     return j->jit.machine;
@@ -17970,7 +18014,7 @@ JITANON__PRIVATE void jitanon__inj_sym_bid(jitanon__inj *j, jitanon_str name, ji
     if (!y->bids_read) {
         jitanon__cur c;
         y->bids_read = 1;
-        if (j->in->mode == JITANON_PERF_FILE && !j->in->features_loaded && j->in->state_.seek_fn) {
+        if (j->in->mode == JITANON_PERF_FILE && !j->in->features_loaded && j->in->state_->seek_fn) {
             jitanon_error ignored;
             (void)jitanon_perf_reader_load_features(j->in, &ignored);
         }
@@ -19601,6 +19645,25 @@ JITANON_API jitanon_result jitanon_inject_file(const char *in_path, const char *
     /* the writer threads the options ask for write the output behind too */
     if (opts && opts->elf_threads) tp = opts->io.thread_pool ? opts->io.thread_pool : jitanon__os_default()->threads;
     return jitanon__pc_run(in_path, out_path, out_mode, perf_opts, jitanon__inj_pump_fn, &p, tp, err);
+}
+#endif
+
+JITANON_API jitanon_result jitanon_symbolize(jitanon_perf_reader *in, const jitanon_inject_opts *opts,
+                                             jitanon_inject_stats *stats, jitanon_error *err)
+{
+    return jitanon_inject(in, NULL, opts, stats, err); /* no writer: the decide stage alone */
+}
+
+#ifndef JITANON_NO_STDIO
+JITANON_API jitanon_result jitanon_symbolize_file(const char *path, const jitanon_inject_opts *opts,
+                                                  const jitanon_perf_opts *perf_opts, jitanon_inject_stats *stats,
+                                                  jitanon_error *err)
+{
+    jitanon_perf_reader r;
+    jitanon_result res = jitanon_perf_reader_open(&r, path, perf_opts, err);
+    if (res == JITANON_OK) res = jitanon_inject(&r, NULL, opts, stats, err);
+    jitanon_perf_reader_release(&r);
+    return res;
 }
 #endif
 

@@ -92,7 +92,6 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
 int main(int argc, char **argv)
 {
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_error err;
     jitanon_result res;
     const char *path = NULL;
@@ -113,11 +112,7 @@ int main(int argc, char **argv)
     have_cache = want_symbol && sy_setup(&o, &cache, !no_demangle);
     o.on_sample = on_sample;
     o.sample_fields = JITANON_SAMPLE_COMM | JITANON_SAMPLE_FILES; /* (JIT frames' files) */
-    res = jitanon_perf_reader_open(&r, path, NULL, &err);
-    if (res == JITANON_OK) {
-        res = jitanon_inject(&r, NULL, &o, NULL, &err); /* no writer: resolve only */
-        jitanon_perf_reader_release(&r);
-    }
+    res = jitanon_symbolize_file(path, &o, NULL, NULL, &err); /* one pass, nothing written */
     if (have_cache) jitanon_buildid_cache_release(&cache);
     if (res != JITANON_OK) {
         char msg[512];

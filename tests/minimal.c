@@ -1,7 +1,8 @@
 /* Built by tests/compile_matrix.sh with JITANON_MINIMAL (readers only): the jitdump and
    perf.data readers work and nothing else is linked in.  argv[1]: a jitdump (tests/data).
    Prints the dump's record and LOAD counts, and what the perf.data reader says of a cut
-   header (a typed error with its byte offset, as in a full build). */
+   header (a typed error with its byte offset, as in a full build), and that jitanon_features
+   reports none of the parts left out. */
 #define JITANON_MINIMAL
 #define JITANON_IMPLEMENTATION
 #include "jitanon.h"
@@ -41,6 +42,8 @@ int main(int argc, char **argv)
     jitanon_jitdump_destroy(d);
     res = jitanon_perf_reader_init(&r, bytes_read, NULL, &src, NULL, &err);
     printf("perf.data %s at byte %u\n", jitanon_result_string(res), (unsigned)err.offset);
+    printf("unwind, live, inject: %u\n",
+           jitanon_features() & (JITANON_FEATURE_UNWIND | JITANON_FEATURE_LIVE | JITANON_FEATURE_INJECT));
     jitanon_perf_reader_release(&r);
     return res == JITANON_OK;
 }

@@ -173,9 +173,9 @@ int main(int argc, char **argv)
         at.id_count = a[i].nids;
         res = jitanon_perf_writer_add_attr(&w, &at, &err);
     }
-    for (i = 0; res == JITANON_OK && i < r.state_.feat_count; i++) {
+    for (i = 0; res == JITANON_OK && i < r.state_->feat_count; i++) {
         jitanon_bytes b;
-        unsigned bit = r.state_.feats[i].bit;
+        unsigned bit = r.state_->feats[i].bit;
         if (bit == FEAT_EVENT_DESC || !jitanon_perf_reader_feature(&r, bit, &b)) continue;
         res = jitanon_perf_writer_add_feature(&w, bit, b.data, b.size, &err);
     }

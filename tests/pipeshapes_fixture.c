@@ -124,9 +124,9 @@ static jitanon_result copy_features(fx *f, unsigned skip, const char *name)
 {
     size_t i;
     jitanon_result res = JITANON_OK;
-    for (i = 0; res == JITANON_OK && i < f->r.state_.feat_count; i++) {
+    for (i = 0; res == JITANON_OK && i < f->r.state_->feat_count; i++) {
         jitanon_bytes b;
-        unsigned bit = f->r.state_.feats[i].bit;
+        unsigned bit = f->r.state_->feats[i].bit;
         if (bit == skip || bit == FEAT_EVENT_DESC || !jitanon_perf_reader_feature(&f->r, bit, &b)) continue;
         res = jitanon_perf_writer_add_feature(&f->w, bit, b.data, b.size, &f->err);
     }

@@ -53,10 +53,10 @@ int main(int argc, char **argv)
     res = jitanon_perf_writer_init(&w, JITANON_PERF_FILE, 0, jitanon_atomic_sink(&out), jitanon_atomic_pwrite, NULL, &err);
     a = r.attrs[0];
     if (res == JITANON_OK) res = jitanon_perf_writer_add_attr(&w, &a, &err);
-    for (i = 0; res == JITANON_OK && i < r.state_.feat_count; i++) {
+    for (i = 0; res == JITANON_OK && i < r.state_->feat_count; i++) {
         jitanon_bytes b;
-        if (jitanon_perf_reader_feature(&r, r.state_.feats[i].bit, &b))
-            res = jitanon_perf_writer_add_feature(&w, r.state_.feats[i].bit, b.data, b.size, &err);
+        if (jitanon_perf_reader_feature(&r, r.state_->feats[i].bit, &b))
+            res = jitanon_perf_writer_add_feature(&w, r.state_->feats[i].bit, b.data, b.size, &err);
     }
     while (res == JITANON_OK && (res = jitanon_perf_reader_next(&r, &rec, &err)) == JITANON_OK) {
         uint8_t buf[65536];

@@ -129,14 +129,14 @@ static void test_alloc_every_reader(void)
     JT_CHECK(strcmp(err.source, "perf.data") == 0 && strstr(err.info, "memory_limit of 200 bytes") != NULL);
     jitanon_perf_reader_release(&r);
     for (i = 0; i < 2; i++) { /* unlimited, then limited to what that held at most */
-        po.memory_limit = i ? r.state_.mem.peak : 0;
+        po.memory_limit = i ? r.state_->mem.peak : 0;
         in = memin_make(perf.data, perf.size, 0, 0);
         res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &po, &err);
         while (res == JITANON_OK) res = jitanon_perf_reader_next(&r, &rec, &err);
         JT_CHECK_EQ_U(res, JITANON_END);
-        JT_CHECK(r.state_.mem.peak > 0);
+        JT_CHECK(r.state_->mem.peak > 0);
         jitanon_perf_reader_release(&r);
-        JT_CHECK_EQ_U(r.state_.mem.held, 0);
+        JT_CHECK_EQ_U(r.state_->mem.held, 0);
     }
     jitanon_membuf_release(&perf);
 

@@ -308,7 +308,7 @@ static dm_read dm_read_all(const uint8_t *p, size_t n, int seek, int strict)
     if (o.res != JITANON_OK) JT_CHECK(err.type == o.res && err.info[0]);
     o.warnings = r.warnings;
     o.bytes_ignored = r.bytes_ignored;
-    o.features = r.state_.feat_count;
+    o.features = r.state_->feat_count;
     if (r.warnings) JT_CHECK(r.damage.type != JITANON_OK && r.damage.info[0]);
     jitanon_perf_reader_release(&r);
     return o;
