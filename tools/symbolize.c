@@ -583,8 +583,11 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
         fg_kind k = fr_sample(s, name, NAME_LEN, &f);
         len = strlen(name);
         if (k == FG_JIT && f.kind == JITANON_FRAME_JIT) snprintf(name + len, sizeof name - len, " [jitdump]");
-        else if (k == FG_PERFMAP && f.kind == JITANON_FRAME_PERF_MAP)
-            snprintf(name + len, sizeof name - len, " [perf-%u.map]", (unsigned)s->pid);
+        else if (k == FG_PERFMAP && f.kind == JITANON_FRAME_PERF_MAP) { /* the map's file, as the frame names it */
+            size_t blen;
+            const char *b = fr__base(f.path, &blen);
+            snprintf(name + len, sizeof name - len, " [%.*s]", (int)blen, b);
+        }
     }
     add(p, name);
 }
