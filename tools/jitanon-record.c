@@ -352,11 +352,87 @@ static void add_flag2(run *R, int at, const char *env, const char *value, const 
     insert_arg(R, at + 1, a1);
 }
 
+/* deno: V8's flags, after the subcommand (`deno run`), merged into a --v8-flags the user
+   gave; with at < 0, DENO_V8_FLAGS. */
+static void add_deno_flags(run *R, int at)
+{
+    int i, j = -1;
+    char *s = xprintf("--perf-prof,--perf-prof-path=%s,--interpreted-frames-native-stack", R->priv, NULL);
+    if (at < 0) {
+        add_env(R, "DENO_V8_FLAGS", s);
+        free(s);
+        return;
+    }
+    for (i = at + 1; i < R->argc; i++) {
+        if (!strncmp(R->argv[i], "--v8-flags=", 11)) {
+            char *m = xprintf("%s,%s", R->argv[i], s);
+            free(R->argv[i]);
+            R->argv[i] = m;
+            free(s);
+            return;
+        }
+        if (j < 0 && R->argv[i][0] != '-') j = i;
+    }
+    if (j >= 0 && (!strcmp(R->argv[j], "run") || !strcmp(R->argv[j], "test") || !strcmp(R->argv[j], "bench") ||
+                   !strcmp(R->argv[j], "serve") || !strcmp(R->argv[j], "eval") || !strcmp(R->argv[j], "repl") ||
+                   !strcmp(R->argv[j], "task")))
+        at = j;
+    {
+        char *f = xprintf("--v8-flags=%s", s, NULL);
+        insert_arg(R, at + 1, f);
+        free(f);
+    }
+    free(s);
+}
+
+/* python (py: its version, 312 for 3.12): -X perf_jit (3.13+) or -X perf (3.12); older
+   ones have none (a note says so).  Returns 0 when it has none. */
+static int add_python_flags(run *R, int py, int at)
+{
+    if (py >= 313) {
+        add_flag2(R, at, "PYTHON_PERF_JIT_SUPPORT", "1", "-X", "perf_jit");
+        return 1;
+    }
+    if (py == 312) {
+        add_flag2(R, at, "PYTHONPERFSUPPORT", "1", "-X", "perf");
+        return 1;
+    }
+    if (py) {
+        char m[128];
+        snprintf(m, sizeof m, "python %d.%d has no perf support (3.12 and later do): no JIT flag added", py / 100,
+                 py % 100);
+        note(R, m);
+    } else note(R, "could not tell this python's version: no JIT flag added");
+    return 0;
+}
+
+/* java: the JVMTI agent (when built) writing into the private directory, and frame
+   pointers.  Returns 0 when the agent is not built. */
+static int add_java_flags(run *R, int at)
+{
+    char *s;
+    if (!R->agent[0]) {
+        note(R, "java: build/libjitanon-jvmti.so is not built (make, with a JDK): no JIT flag added");
+        return 0;
+    }
+    s = (char *)xmalloc(strlen(R->agent) + strlen(R->priv) + 32);
+    sprintf(s, "-agentpath:%s=dir=%s", R->agent, R->priv);
+    {
+        /* JAVA_TOOL_OPTIONS is split at spaces too, and takes a quoted word whole, as a
+           diagnostic command does (a checkout or output directory with a space) */
+        char q[8192];
+        char *t = xprintf("%s %s", strpbrk(s, " \t") && dcmd_arg(q, sizeof q, s) ? q : s, "-XX:+PreserveFramePointer");
+        add_flag2(R, at, "JAVA_TOOL_OPTIONS", t, s, "-XX:+PreserveFramePointer");
+        free(t);
+    }
+    free(s);
+    return 1;
+}
+
 /* Adds the runtime's flags to the command (at = the index of the runtime's word), or,
    with at < 0, its environment only (sh -c, scripts).  Returns 0 when it has none. */
 static int add_flags(run *R, rt_kind k, int py, int at)
 {
-    char *s;
     switch (k) {
     case RT_NODE:
         /* --interpreted-frames-native-stack: interpreted functions get a trampoline of
@@ -368,74 +444,17 @@ static int add_flags(run *R, rt_kind k, int py, int at)
                   "--interpreted-frames-native-stack", "--perf-basic-prof");
         if (at >= 0) insert_arg(R, at + 1, "--perf-prof");
         return 1;
-    case RT_DENO: {
-        int i, j = -1;
-        s = xprintf("--perf-prof,--perf-prof-path=%s,--interpreted-frames-native-stack", R->priv, NULL);
-        if (at < 0) {
-            add_env(R, "DENO_V8_FLAGS", s);
-            free(s);
-            return 1;
-        }
-        /* after the subcommand (`deno run`); merged into a --v8-flags the user gave */
-        for (i = at + 1; i < R->argc; i++) {
-            if (!strncmp(R->argv[i], "--v8-flags=", 11)) {
-                char *m = xprintf("%s,%s", R->argv[i], s);
-                free(R->argv[i]);
-                R->argv[i] = m;
-                free(s);
-                return 1;
-            }
-            if (j < 0 && R->argv[i][0] != '-') j = i;
-        }
-        if (j >= 0 && (!strcmp(R->argv[j], "run") || !strcmp(R->argv[j], "test") || !strcmp(R->argv[j], "bench") ||
-                       !strcmp(R->argv[j], "serve") || !strcmp(R->argv[j], "eval") || !strcmp(R->argv[j], "repl") ||
-                       !strcmp(R->argv[j], "task")))
-            at = j;
-        {
-            char *f = xprintf("--v8-flags=%s", s, NULL);
-            insert_arg(R, at + 1, f);
-            free(f);
-        }
-        free(s);
+    case RT_DENO:
+        add_deno_flags(R, at);
         return 1;
-    }
     case RT_BUN:
         add_env(R, "BUN_JSC_useJITDump", "1");
         add_env(R, "BUN_JSC_jitDumpDirectory", R->priv);
         return 1;
     case RT_PYTHON:
-        if (py >= 313) {
-            add_flag2(R, at, "PYTHON_PERF_JIT_SUPPORT", "1", "-X", "perf_jit");
-            return 1;
-        }
-        if (py == 312) {
-            add_flag2(R, at, "PYTHONPERFSUPPORT", "1", "-X", "perf");
-            return 1;
-        }
-        if (py) {
-            char m[128];
-            snprintf(m, sizeof m, "python %d.%d has no perf support (3.12 and later do): no JIT flag added", py / 100,
-                     py % 100);
-            note(R, m);
-        } else note(R, "could not tell this python's version: no JIT flag added");
-        return 0;
+        return add_python_flags(R, py, at);
     case RT_JAVA:
-        if (!R->agent[0]) {
-            note(R, "java: build/libjitanon-jvmti.so is not built (make, with a JDK): no JIT flag added");
-            return 0;
-        }
-        s = (char *)xmalloc(strlen(R->agent) + strlen(R->priv) + 32);
-        sprintf(s, "-agentpath:%s=dir=%s", R->agent, R->priv);
-        {
-            /* JAVA_TOOL_OPTIONS is split at spaces too, and takes a quoted word whole, as a
-               diagnostic command does (a checkout or output directory with a space) */
-            char q[8192];
-            char *t = xprintf("%s %s", strpbrk(s, " \t") && dcmd_arg(q, sizeof q, s) ? q : s, "-XX:+PreserveFramePointer");
-            add_flag2(R, at, "JAVA_TOOL_OPTIONS", t, s, "-XX:+PreserveFramePointer");
-            free(t);
-        }
-        free(s);
-        return 1;
+        return add_java_flags(R, at);
     case RT_ERL:
         add_flag2(R, at, "ERL_FLAGS", "+JPperf true", "+JPperf", "true");
         return 1;
@@ -480,114 +499,119 @@ static const char *callgraph_of(const rt *r)
     return "fp";
 }
 
+/* The runtime k (py: python's version) is the command's: R->r says so, and its flags
+   go in (at: as add_flags takes it).  Returns add_flags's answer. */
+static int use_runtime(run *R, rt_kind k, int py, int at)
+{
+    R->r.kind = k;
+    R->r.py_version = py;
+    return add_flags(R, k, py, at);
+}
+
+/* env [-i] [-u NAME] [NAME=VALUE...] PROG: looked through to PROG.  1 when PROG is a
+   runtime (its flags added after it, its environment through env); else 0, and *path
+   (env's) is dropped when a PROG was there: no script to look into. */
+static int detect_env(run *R, char **path)
+{
+    char *p2, msg[128];
+    int i, py;
+    rt_kind k;
+    for (i = 1; i < R->argc; i++) {
+        const char *a = R->argv[i];
+        if (!strcmp(a, "-u") || !strcmp(a, "--unset") || !strcmp(a, "-C") || !strcmp(a, "--chdir")) i++;
+        else if (a[0] == '-' || strchr(a, '=')) continue;
+        else break;
+    }
+    if (i >= R->argc) return 0;
+    free(*path);
+    *path = NULL;
+    k = rt_of_word(R->argv[i], &p2, &py);
+    free(p2);
+    if (k == RT_NONE) return 0;
+    /* environment set for the runtime goes through env too (it may be env -i) */
+    if (use_runtime(R, k, py, i)) {
+        int e;
+        for (e = 0; e < R->nenv; e++) {
+            char *kv = xprintf("%s=%s", R->env[e].name, R->env[e].value);
+            insert_arg(R, 1, kv);
+            free(kv);
+        }
+    }
+    snprintf(msg, sizeof msg, "env: looked through it to %s", rt_names[k]);
+    note(R, msg);
+    return 1;
+}
+
+/* sh -c 'PROG ...' (path: the shell; also bash, dash, zsh): the string's first word
+   (after VAR=value and exec).  1 when it is a runtime: its flags go through the
+   environment. */
+static int detect_sh_c(run *R, const char *path)
+{
+    const char *sh = base_name(path), *s;
+    char word[256], msg[512];
+    int py = 0;
+    rt_kind k = RT_NONE;
+    if ((strcmp(sh, "sh") && strcmp(sh, "bash") && strcmp(sh, "dash") && strcmp(sh, "zsh")) || R->argc < 3 ||
+        strcmp(R->argv[1], "-c"))
+        return 0;
+    for (s = R->argv[2];;) {
+        size_t n;
+        char *p2;
+        while (*s == ' ' || *s == '\t') s++;
+        n = strcspn(s, " \t;&|()<>\n");
+        if (n == 0 || n >= sizeof word) break;
+        memcpy(word, s, n);
+        word[n] = 0;
+        s += n;
+        if (strchr(word, '=') || !strcmp(word, "exec")) continue;
+        k = rt_of_word(word, &p2, &py);
+        free(p2);
+        break;
+    }
+    if (k == RT_NONE) return 0;
+    if (use_runtime(R, k, py, -1)) {
+        snprintf(msg, sizeof msg, "%s -c: %s found in the command string: its flags go through the environment", sh,
+                 rt_names[k]);
+        note(R, msg);
+    }
+    return 1;
+}
+
+/* A script (path) whose #! names a runtime: 1, its flags gone through the environment. */
+static int detect_script(run *R, const char *path)
+{
+    char *interp = shebang_of(path), *p2, msg[512];
+    int py;
+    rt_kind k;
+    if (!interp) return 0;
+    k = rt_of_word(interp, &p2, &py);
+    free(p2);
+    free(interp);
+    if (k == RT_NONE) return 0;
+    if (use_runtime(R, k, py, -1)) {
+        snprintf(msg, sizeof msg, "%s: a %s script: its flags go through the environment", R->argv[0], rt_names[k]);
+        note(R, msg);
+    }
+    return 1;
+}
+
 /* Looks at the command, finds its runtime and adds its flags. */
 static void detect(run *R)
 {
     char *path = NULL, msg[512];
-    int py = 0, at = 0;
-    rt_kind k;
-    k = rt_of_word(R->argv[0], &path, &py);
-    /* env [-i] [-u NAME] [NAME=VALUE...] PROG: look through it */
-    if (k == RT_NONE && path && !strcmp(base_name(path), "env")) {
-        int i;
-        for (i = 1; i < R->argc; i++) {
-            const char *a = R->argv[i];
-            if (!strcmp(a, "-u") || !strcmp(a, "--unset") || !strcmp(a, "-C") || !strcmp(a, "--chdir")) i++;
-            else if (a[0] == '-' || strchr(a, '=')) continue;
-            else break;
-        }
-        if (i < R->argc) {
-            char *p2;
-            free(path);
-            path = NULL;
-            k = rt_of_word(R->argv[i], &p2, &py);
-            free(p2);
-            if (k != RT_NONE) {
-                at = i;
-                /* environment set for the runtime goes through env too (it may be env -i) */
-                R->r.kind = k;
-                R->r.py_version = py;
-                if (add_flags(R, k, py, at)) {
-                    int e;
-                    for (e = 0; e < R->nenv; e++) {
-                        char *kv = xprintf("%s=%s", R->env[e].name, R->env[e].value);
-                        insert_arg(R, 1, kv);
-                        free(kv);
-                    }
-                }
-                snprintf(msg, sizeof msg, "env: looked through it to %s", rt_names[k]);
-                note(R, msg);
-                return;
-            }
-        }
-    }
-    /* sh -c 'PROG ...': the string's first word (after VAR=value and exec) */
-    if (k == RT_NONE && path &&
-        (!strcmp(base_name(path), "sh") || !strcmp(base_name(path), "bash") || !strcmp(base_name(path), "dash") ||
-         !strcmp(base_name(path), "zsh")) &&
-        R->argc >= 3 && !strcmp(R->argv[1], "-c")) {
-        const char *s = R->argv[2];
-        char word[256];
-        for (;;) {
-            size_t n;
-            while (*s == ' ' || *s == '\t') s++;
-            n = strcspn(s, " \t;&|()<>\n");
-            if (n == 0 || n >= sizeof word) break;
-            memcpy(word, s, n);
-            word[n] = 0;
-            s += n;
-            if (strchr(word, '=') || !strcmp(word, "exec")) continue;
-            {
-                char *p2;
-                k = rt_of_word(word, &p2, &py);
-                free(p2);
-            }
-            break;
-        }
-        if (k != RT_NONE) {
-            R->r.kind = k;
-            R->r.py_version = py;
-            if (add_flags(R, k, py, -1)) {
-                snprintf(msg, sizeof msg, "%s -c: %s found in the command string: its flags go through the environment",
-                         base_name(path), rt_names[k]);
-                note(R, msg);
-            }
-            free(path);
-            return;
-        }
-    }
-    /* a script whose #! names a runtime */
-    if (k == RT_NONE && path) {
-        char *interp = shebang_of(path);
-        if (interp) {
-            char *p2;
-            k = rt_of_word(interp, &p2, &py);
-            free(p2);
-            if (k != RT_NONE) {
-                R->r.kind = k;
-                R->r.py_version = py;
-                if (add_flags(R, k, py, -1)) {
-                    snprintf(msg, sizeof msg, "%s: a %s script: its flags go through the environment", R->argv[0],
-                             rt_names[k]);
-                    note(R, msg);
-                }
-                free(interp);
-                free(path);
-                return;
-            }
-            free(interp);
+    int py = 0, found = 0;
+    rt_kind k = rt_of_word(R->argv[0], &path, &py);
+    if (k == RT_NONE && path && !strcmp(base_name(path), "env")) found = detect_env(R, &path);
+    if (!found && k == RT_NONE && path) found = detect_sh_c(R, path) || detect_script(R, path);
+    if (!found) {
+        (void)use_runtime(R, k, py, 0); /* (RT_NONE: no flags) */
+        if (k == RT_NONE) {
+            snprintf(msg, sizeof msg,
+                     "%s is no runtime jitanon-record knows: recorded as perf record would, no JIT flag added", R->argv[0]);
+            note(R, msg);
         }
     }
     free(path);
-    R->r.kind = k;
-    R->r.py_version = py;
-    if (k == RT_NONE) {
-        snprintf(msg, sizeof msg, "%s is no runtime jitanon-record knows: recorded as perf record would, no JIT flag added",
-                 R->argv[0]);
-        note(R, msg);
-        return;
-    }
-    add_flags(R, k, py, 0);
 }
 
 /* ------------------------------------------------------------------ perf */
