@@ -899,47 +899,31 @@ static void remove_by_pid(run *R, const char *dir, int keep)
     closedir(d);
 }
 
-/* Removes dir and what is below it (not following links); counts the files and their
-   bytes into *n (n[0] files, n[1] bytes) when n is not NULL. */
-static void remove_tree_n(const char *dir, uint64_t *n)
+/* Removes the entries of dir whose names start with `prefix` ("": every one), with what
+   is below them (not following links), then dir itself when that left it empty; counts
+   the files and their bytes into *n (n[0] files, n[1] bytes) when n is not NULL. */
+static void remove_entries(const char *dir, const char *prefix, uint64_t *n)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
     char path[2 * PATH_MAX];
+    size_t pl = strlen(prefix);
     if (!d) return;
     while ((e = readdir(d)) != NULL) {
         struct stat st;
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || strncmp(e->d_name, prefix, pl)) continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) remove_tree_n(path, n);
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) remove_entries(path, "", n);
         else if (unlink(path) == 0 && n) n[0]++, n[1] += (uint64_t)st.st_size;
     }
     closedir(d);
     rmdir(dir);
 }
 
+/* Removes dir and what is below it. */
 static void remove_tree(const char *dir)
 {
-    remove_tree_n(dir, NULL);
-}
-
-/* The jitted-* entries of dir (the injection's ELF files, or their build-id cache
-   directories) removed, with what is below them; then dir itself when that left it empty.
-   Nothing else is touched: --elf-dir may name any directory. */
-static void remove_jitted(const char *dir, uint64_t *n)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char path[2 * PATH_MAX];
-    if (!d) return;
-    while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, "jitted-", 7)) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        remove_tree_n(path, n); /* a cache entry: a directory */
-        if (unlink(path) == 0) n[0]++; /* an ELF file (its size: see below) */
-    }
-    closedir(d);
-    rmdir(dir);
+    remove_entries(dir, "", NULL);
 }
 
 /* --clean: what runs with this output left behind, removed: the ELF files, and their
@@ -948,7 +932,7 @@ static void remove_jitted(const char *dir, uint64_t *n)
 static int clean(const char *elf_dir, const char *cache_dir)
 {
     char abs[PATH_MAX], cache[PATH_MAX], path[3 * PATH_MAX], target[2 * PATH_MAX];
-    uint64_t en[2] = {0, 0}, cn[2] = {0, 0}, links = 0, bytes = 0, files = 0;
+    uint64_t en[2] = {0, 0}, cn[2] = {0, 0}, links = 0;
     jitanon_error err;
     DIR *d;
     struct dirent *e;
@@ -957,20 +941,11 @@ static int clean(const char *elf_dir, const char *cache_dir)
     al = strlen(abs);
     if (cache_dir) snprintf(cache, sizeof cache, "%s", cache_dir);
     else if (jitanon_buildid_cache_dir(cache, sizeof cache, &err) != JITANON_OK) cache[0] = 0;
-    if ((d = opendir(abs)) != NULL) { /* the sizes first: unlink forgets them */
-        while ((e = readdir(d)) != NULL) {
-            struct stat st;
-            snprintf(path, sizeof path, "%s/%s", abs, e->d_name);
-            if (!strncmp(e->d_name, "jitted-", 7) && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
-                bytes += (uint64_t)st.st_size, files++;
-        }
-        closedir(d);
-    }
-    remove_jitted(abs, en);
-    fprintf(stderr, TOOL ": removed %" PRIu64 " ELF files from %s (%.1f MB)\n", files, abs, (double)bytes / 1e6);
+    remove_entries(abs, "jitted-", en); /* the injection's ELF files */
+    fprintf(stderr, TOOL ": removed %" PRIu64 " ELF files from %s (%.1f MB)\n", en[0], abs, (double)en[1] / 1e6);
     if (!cache[0]) return 0;
     snprintf(path, sizeof path, "%s%s", cache, abs);
-    remove_jitted(path, cn);
+    remove_entries(path, "jitted-", cn); /* their build-id cache directories */
     snprintf(path, sizeof path, "%s/.build-id", cache);
     if ((d = opendir(path)) != NULL) {
         while ((e = readdir(d)) != NULL) {
