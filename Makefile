@@ -72,9 +72,9 @@ build/symbolize: tools/symbolize.c $(HEADER) | build
 build/jitanon-record: tools/jitanon-record.c $(HEADER) | build
 	$(build_demangling)
 
-build/symbolize: tools/flamegraph.h tools/frames.h tools/pprof.h tools/symbols.h
+build/symbolize: tools/flamegraph.h tools/frames.h tools/ixhash.h tools/pprof.h tools/symbols.h
 # jitanon-record and jitanon-inject share the injection options (tools/inject_cli.h).
-build/jitanon-record: tools/flamegraph.h tools/frames.h tools/inject_cli.h tools/symbols.h
+build/jitanon-record: tools/flamegraph.h tools/frames.h tools/inject_cli.h tools/ixhash.h tools/symbols.h
 build/jitanon-inject: tools/inject_cli.h
 # what the tools say of a file on their command line they cannot use (tools/cli_files.h)
 build/jitanon-inject build/symbolize build/perfdata-cat build/jitdump-cat build/jitdump-elf: tools/cli_files.h
@@ -84,7 +84,7 @@ build/libjitanon-jvmti.so: tools/jvmti/jitanon-jvmti.c $(HEADER) | build
 
 # Unit tests and fuzz replays run under ASan+UBSan; the compile matrix checks every
 # supported configuration warning-free.
-build/test_main: tests/test_main.c tests/*.c tests/*.h tools/pprof.h $(HEADER) | build
+build/test_main: tests/test_main.c tests/*.c tests/*.h tools/pprof.h tools/ixhash.h $(HEADER) | build
 	$(call say,CC      $@,unit tests; ASan+UBSan)
 	$(Q)$(CC) $(JITANON_WARN) $(JITANON_DEFS) -D_POSIX_C_SOURCE=200809L -O1 -g $(SANFLAGS) -I. -o $@ tests/test_main.c $(JITANON_LIBS)
 

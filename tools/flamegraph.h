@@ -1,5 +1,5 @@
 /* flamegraph.h: stacks -> folded text and a self-contained SVG flame graph, for the
-   tools (not part of jitanon.h).  No dependency beyond libc.
+   tools (not part of jitanon.h).  No dependency beyond libc (and ixhash.h beside it).
 
        fg_tree t;
        fg_init(&t);
@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ixhash.h" /* the names' and the nodes' hashes */
 
 typedef enum fg_kind {
     FG_OTHER = 0,   /* the process (comm) level and anything unclassified */
@@ -48,10 +50,8 @@ typedef struct fg_tree {
     size_t n, cap;
     char *str;                        /* interned names, NUL-terminated */
     size_t str_len, str_cap;
-    uint32_t *slots;                  /* open addressing over interned names (offset + 1) */
-    size_t nslots, nnames;
-    uint32_t *kids;                   /* open addressing over (parent, name): node index, 0 = empty */
-    size_t nkids;
+    ix_hash names;                    /* the interned names, by their offsets in str */
+    ix_hash kids;                     /* the nodes but the root, by (parent, name) */
     size_t depth;                     /* deepest stack, root excluded */
 } fg_tree;
 
@@ -69,76 +69,54 @@ static uint64_t fg__hash(const char *s)
     return h;
 }
 
+static int fg__name_eq(const void *ctx, size_t off, const void *key)
+{
+    return !strcmp(((const fg_tree *)ctx)->str + off, (const char *)key);
+}
+
+static uint64_t fg__name_rehash(const void *ctx, size_t off)
+{
+    return fg__hash(((const fg_tree *)ctx)->str + off);
+}
+
 /* Names are compared as interned offsets, so a child is found by one integer test. */
 static uint32_t fg__intern(fg_tree *t, const char *s)
 {
-    size_t i, len = strlen(s);
-    if (2 * (t->nnames + 1) > t->nslots) {
-        size_t old = t->nslots, k;
-        uint32_t *o = t->slots;
-        t->nslots = old ? old * 2 : 1024;
-        t->slots = (uint32_t *)calloc(t->nslots, sizeof *t->slots);
-        if (!t->slots) exit(3);
-        for (k = 0; k < old; k++)
-            if (o[k]) {
-                i = (size_t)(fg__hash(t->str + o[k] - 1) & (t->nslots - 1));
-                while (t->slots[i]) i = (i + 1) & (t->nslots - 1);
-                t->slots[i] = o[k];
-            }
-        free(o);
-    }
-    i = (size_t)(fg__hash(s) & (t->nslots - 1));
-    for (; t->slots[i]; i = (i + 1) & (t->nslots - 1))
-        if (!strcmp(t->str + t->slots[i] - 1, s)) return t->slots[i] - 1;
+    int found;
+    size_t len = strlen(s), slot = ix_find(&t->names, fg__hash(s), t, s, fg__name_eq, fg__name_rehash, &found);
+    if (found) return t->names.slot[slot] - 1;
     while (t->str_len + len + 1 > t->str_cap) {
         t->str_cap = t->str_cap ? t->str_cap * 2 : 65536;
         t->str = (char *)fg__xrealloc(t->str, t->str_cap);
     }
     if (t->str_len + len + 1 > UINT32_MAX) exit(3);
     memcpy(t->str + t->str_len, s, len + 1);
-    t->slots[i] = (uint32_t)t->str_len + 1;
+    ix_put(&t->names, slot, t->str_len);
     t->str_len += len + 1;
-    t->nnames++;
-    return t->slots[i] - 1;
+    return (uint32_t)(t->str_len - len - 1);
 }
 
-static size_t fg__kid_slot(const fg_tree *t, uint32_t parent, uint32_t name)
+/* A child by (parent, name): a hash, not a walk of the siblings: a process can have tens
+   of thousands of JIT functions right under it. */
+typedef struct fg__kid_key {
+    uint32_t parent, name;
+} fg__kid_key;
+
+static uint64_t fg__kid_hash(uint32_t parent, uint32_t name)
 {
-    uint64_t h = ((uint64_t)parent << 32 | name) * 0x9e3779b97f4a7c15u;
-    return (size_t)(h >> 20) & (t->nkids - 1);
+    return (uint64_t)parent << 32 | name;
 }
 
-/* The child of `parent` called `name`, or 0.  A hash, not a walk of the siblings: a
-   process can have tens of thousands of JIT functions right under it. */
-static uint32_t fg__kid(const fg_tree *t, uint32_t parent, uint32_t name)
+static int fg__kid_eq(const void *ctx, size_t node, const void *key)
 {
-    size_t i;
-    if (!t->nkids) return 0;
-    for (i = fg__kid_slot(t, parent, name); t->kids[i]; i = (i + 1) & (t->nkids - 1))
-        if (t->nodes[t->kids[i]].parent == parent && t->nodes[t->kids[i]].name == name) return t->kids[i];
-    return 0;
+    const fg_node *nd = &((const fg_tree *)ctx)->nodes[node];
+    return nd->parent == ((const fg__kid_key *)key)->parent && nd->name == ((const fg__kid_key *)key)->name;
 }
 
-static void fg__kid_put(fg_tree *t, uint32_t node)
+static uint64_t fg__kid_rehash(const void *ctx, size_t node)
 {
-    size_t i;
-    if (2 * t->n > t->nkids) { /* rehash every node but the root */
-        uint32_t k;
-        free(t->kids);
-        t->nkids = t->nkids ? t->nkids * 2 : 2048;
-        while (2 * t->n > t->nkids) t->nkids *= 2;
-        t->kids = (uint32_t *)calloc(t->nkids, sizeof *t->kids);
-        if (!t->kids) exit(3);
-        for (k = 1; k < t->n; k++) {
-            if (k == node) continue;
-            i = fg__kid_slot(t, t->nodes[k].parent, t->nodes[k].name);
-            while (t->kids[i]) i = (i + 1) & (t->nkids - 1);
-            t->kids[i] = k;
-        }
-    }
-    i = fg__kid_slot(t, t->nodes[node].parent, t->nodes[node].name);
-    while (t->kids[i]) i = (i + 1) & (t->nkids - 1);
-    t->kids[i] = node;
+    const fg_node *nd = &((const fg_tree *)ctx)->nodes[node];
+    return fg__kid_hash(nd->parent, nd->name);
 }
 
 static uint32_t fg__node(fg_tree *t, uint32_t parent, uint32_t name, fg_kind kind)
@@ -158,9 +136,21 @@ static uint32_t fg__node(fg_tree *t, uint32_t parent, uint32_t name, fg_kind kin
         nd->sibling = t->nodes[parent].child;
         t->nodes[parent].child = (uint32_t)t->n;
     }
-    t->n++;
-    if (t->n > 1) fg__kid_put(t, (uint32_t)(t->n - 1));
-    return (uint32_t)(t->n - 1);
+    return (uint32_t)t->n++;
+}
+
+/* The child of `parent` called `name`, made (of that kind) when there is none. */
+static uint32_t fg__child(fg_tree *t, uint32_t parent, uint32_t name, fg_kind kind)
+{
+    fg__kid_key k;
+    int found;
+    size_t slot;
+    k.parent = parent;
+    k.name = name;
+    slot = ix_find(&t->kids, fg__kid_hash(parent, name), t, &k, fg__kid_eq, fg__kid_rehash, &found);
+    if (found) return t->kids.slot[slot] - 1;
+    ix_put(&t->kids, slot, fg__node(t, parent, name, kind));
+    return t->kids.slot[slot] - 1;
 }
 
 static void fg_init(fg_tree *t)
@@ -173,8 +163,8 @@ static void fg_release(fg_tree *t)
 {
     free(t->nodes);
     free(t->str);
-    free(t->slots);
-    free(t->kids);
+    ix_release(&t->names);
+    ix_release(&t->kids);
     memset(t, 0, sizeof *t);
 }
 
@@ -185,8 +175,7 @@ static void fg_add(fg_tree *t, const fg_frame *frames, size_t n, uint64_t count)
     size_t i;
     t->nodes[0].total += count;
     for (i = 0; i < n; i++) {
-        uint32_t name = fg__intern(t, frames[i].name);
-        if (!(c = fg__kid(t, at, name))) c = fg__node(t, at, name, frames[i].kind);
+        c = fg__child(t, at, fg__intern(t, frames[i].name), frames[i].kind);
         t->nodes[c].total += count;
         at = c;
     }

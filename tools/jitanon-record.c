@@ -11,7 +11,7 @@
    writes a flame graph, and removes the dumps and maps it made (the ELF files and the
    build-id cache stay, so `perf report -i perf.jit.data` works later; --clean removes
    them).  Ctrl-C reaches the program alone, which ends as it would and lets its runtime
-   write out its jitdump; perf stops when it has (see "Record" in main).
+   write out its jitdump; perf stops when it has (see record_program).
 
    Where the runtime's files go: into a private directory next to the output
    (.jitanon-record-XXXXXX, removed at the end) when the runtime can be told where
@@ -55,7 +55,7 @@
 #define MAX_FRAMES 1024
 #define NAME_LEN 1024
 /* How perf starts the program: `jitanon-record --as-workload-of-perf COMMAND...`, which
-   unblocks SIGINT (blocked in perf, see "Record" in main) and execs COMMAND. */
+   unblocks SIGINT (blocked in perf, see record_program) and execs COMMAND. */
 #define WORKLOAD_OPT "--as-workload-of-perf"
 /* After a Ctrl-C, how long the program may take to end by itself before perf is stopped
    (and ends it with SIGTERM, as perf record does) */
@@ -352,11 +352,87 @@ static void add_flag2(run *R, int at, const char *env, const char *value, const 
     insert_arg(R, at + 1, a1);
 }
 
+/* deno: V8's flags, after the subcommand (`deno run`), merged into a --v8-flags the user
+   gave; with at < 0, DENO_V8_FLAGS. */
+static void add_deno_flags(run *R, int at)
+{
+    int i, j = -1;
+    char *s = xprintf("--perf-prof,--perf-prof-path=%s,--interpreted-frames-native-stack", R->priv, NULL);
+    if (at < 0) {
+        add_env(R, "DENO_V8_FLAGS", s);
+        free(s);
+        return;
+    }
+    for (i = at + 1; i < R->argc; i++) {
+        if (!strncmp(R->argv[i], "--v8-flags=", 11)) {
+            char *m = xprintf("%s,%s", R->argv[i], s);
+            free(R->argv[i]);
+            R->argv[i] = m;
+            free(s);
+            return;
+        }
+        if (j < 0 && R->argv[i][0] != '-') j = i;
+    }
+    if (j >= 0 && (!strcmp(R->argv[j], "run") || !strcmp(R->argv[j], "test") || !strcmp(R->argv[j], "bench") ||
+                   !strcmp(R->argv[j], "serve") || !strcmp(R->argv[j], "eval") || !strcmp(R->argv[j], "repl") ||
+                   !strcmp(R->argv[j], "task")))
+        at = j;
+    {
+        char *f = xprintf("--v8-flags=%s", s, NULL);
+        insert_arg(R, at + 1, f);
+        free(f);
+    }
+    free(s);
+}
+
+/* python (py: its version, 312 for 3.12): -X perf_jit (3.13+) or -X perf (3.12); older
+   ones have none (a note says so).  Returns 0 when it has none. */
+static int add_python_flags(run *R, int py, int at)
+{
+    if (py >= 313) {
+        add_flag2(R, at, "PYTHON_PERF_JIT_SUPPORT", "1", "-X", "perf_jit");
+        return 1;
+    }
+    if (py == 312) {
+        add_flag2(R, at, "PYTHONPERFSUPPORT", "1", "-X", "perf");
+        return 1;
+    }
+    if (py) {
+        char m[128];
+        snprintf(m, sizeof m, "python %d.%d has no perf support (3.12 and later do): no JIT flag added", py / 100,
+                 py % 100);
+        note(R, m);
+    } else note(R, "could not tell this python's version: no JIT flag added");
+    return 0;
+}
+
+/* java: the JVMTI agent (when built) writing into the private directory, and frame
+   pointers.  Returns 0 when the agent is not built. */
+static int add_java_flags(run *R, int at)
+{
+    char *s;
+    if (!R->agent[0]) {
+        note(R, "java: build/libjitanon-jvmti.so is not built (make, with a JDK): no JIT flag added");
+        return 0;
+    }
+    s = (char *)xmalloc(strlen(R->agent) + strlen(R->priv) + 32);
+    sprintf(s, "-agentpath:%s=dir=%s", R->agent, R->priv);
+    {
+        /* JAVA_TOOL_OPTIONS is split at spaces too, and takes a quoted word whole, as a
+           diagnostic command does (a checkout or output directory with a space) */
+        char q[8192];
+        char *t = xprintf("%s %s", strpbrk(s, " \t") && dcmd_arg(q, sizeof q, s) ? q : s, "-XX:+PreserveFramePointer");
+        add_flag2(R, at, "JAVA_TOOL_OPTIONS", t, s, "-XX:+PreserveFramePointer");
+        free(t);
+    }
+    free(s);
+    return 1;
+}
+
 /* Adds the runtime's flags to the command (at = the index of the runtime's word), or,
    with at < 0, its environment only (sh -c, scripts).  Returns 0 when it has none. */
 static int add_flags(run *R, rt_kind k, int py, int at)
 {
-    char *s;
     switch (k) {
     case RT_NODE:
         /* --interpreted-frames-native-stack: interpreted functions get a trampoline of
@@ -368,74 +444,17 @@ static int add_flags(run *R, rt_kind k, int py, int at)
                   "--interpreted-frames-native-stack", "--perf-basic-prof");
         if (at >= 0) insert_arg(R, at + 1, "--perf-prof");
         return 1;
-    case RT_DENO: {
-        int i, j = -1;
-        s = xprintf("--perf-prof,--perf-prof-path=%s,--interpreted-frames-native-stack", R->priv, NULL);
-        if (at < 0) {
-            add_env(R, "DENO_V8_FLAGS", s);
-            free(s);
-            return 1;
-        }
-        /* after the subcommand (`deno run`); merged into a --v8-flags the user gave */
-        for (i = at + 1; i < R->argc; i++) {
-            if (!strncmp(R->argv[i], "--v8-flags=", 11)) {
-                char *m = xprintf("%s,%s", R->argv[i], s);
-                free(R->argv[i]);
-                R->argv[i] = m;
-                free(s);
-                return 1;
-            }
-            if (j < 0 && R->argv[i][0] != '-') j = i;
-        }
-        if (j >= 0 && (!strcmp(R->argv[j], "run") || !strcmp(R->argv[j], "test") || !strcmp(R->argv[j], "bench") ||
-                       !strcmp(R->argv[j], "serve") || !strcmp(R->argv[j], "eval") || !strcmp(R->argv[j], "repl") ||
-                       !strcmp(R->argv[j], "task")))
-            at = j;
-        {
-            char *f = xprintf("--v8-flags=%s", s, NULL);
-            insert_arg(R, at + 1, f);
-            free(f);
-        }
-        free(s);
+    case RT_DENO:
+        add_deno_flags(R, at);
         return 1;
-    }
     case RT_BUN:
         add_env(R, "BUN_JSC_useJITDump", "1");
         add_env(R, "BUN_JSC_jitDumpDirectory", R->priv);
         return 1;
     case RT_PYTHON:
-        if (py >= 313) {
-            add_flag2(R, at, "PYTHON_PERF_JIT_SUPPORT", "1", "-X", "perf_jit");
-            return 1;
-        }
-        if (py == 312) {
-            add_flag2(R, at, "PYTHONPERFSUPPORT", "1", "-X", "perf");
-            return 1;
-        }
-        if (py) {
-            char m[128];
-            snprintf(m, sizeof m, "python %d.%d has no perf support (3.12 and later do): no JIT flag added", py / 100,
-                     py % 100);
-            note(R, m);
-        } else note(R, "could not tell this python's version: no JIT flag added");
-        return 0;
+        return add_python_flags(R, py, at);
     case RT_JAVA:
-        if (!R->agent[0]) {
-            note(R, "java: build/libjitanon-jvmti.so is not built (make, with a JDK): no JIT flag added");
-            return 0;
-        }
-        s = (char *)xmalloc(strlen(R->agent) + strlen(R->priv) + 32);
-        sprintf(s, "-agentpath:%s=dir=%s", R->agent, R->priv);
-        {
-            /* JAVA_TOOL_OPTIONS is split at spaces too, and takes a quoted word whole, as a
-               diagnostic command does (a checkout or output directory with a space) */
-            char q[8192];
-            char *t = xprintf("%s %s", strpbrk(s, " \t") && dcmd_arg(q, sizeof q, s) ? q : s, "-XX:+PreserveFramePointer");
-            add_flag2(R, at, "JAVA_TOOL_OPTIONS", t, s, "-XX:+PreserveFramePointer");
-            free(t);
-        }
-        free(s);
-        return 1;
+        return add_java_flags(R, at);
     case RT_ERL:
         add_flag2(R, at, "ERL_FLAGS", "+JPperf true", "+JPperf", "true");
         return 1;
@@ -480,114 +499,119 @@ static const char *callgraph_of(const rt *r)
     return "fp";
 }
 
+/* The runtime k (py: python's version) is the command's: R->r says so, and its flags
+   go in (at: as add_flags takes it).  Returns add_flags's answer. */
+static int use_runtime(run *R, rt_kind k, int py, int at)
+{
+    R->r.kind = k;
+    R->r.py_version = py;
+    return add_flags(R, k, py, at);
+}
+
+/* env [-i] [-u NAME] [NAME=VALUE...] PROG: looked through to PROG.  1 when PROG is a
+   runtime (its flags added after it, its environment through env); else 0, and *path
+   (env's) is dropped when a PROG was there: no script to look into. */
+static int detect_env(run *R, char **path)
+{
+    char *p2, msg[128];
+    int i, py;
+    rt_kind k;
+    for (i = 1; i < R->argc; i++) {
+        const char *a = R->argv[i];
+        if (!strcmp(a, "-u") || !strcmp(a, "--unset") || !strcmp(a, "-C") || !strcmp(a, "--chdir")) i++;
+        else if (a[0] == '-' || strchr(a, '=')) continue;
+        else break;
+    }
+    if (i >= R->argc) return 0;
+    free(*path);
+    *path = NULL;
+    k = rt_of_word(R->argv[i], &p2, &py);
+    free(p2);
+    if (k == RT_NONE) return 0;
+    /* environment set for the runtime goes through env too (it may be env -i) */
+    if (use_runtime(R, k, py, i)) {
+        int e;
+        for (e = 0; e < R->nenv; e++) {
+            char *kv = xprintf("%s=%s", R->env[e].name, R->env[e].value);
+            insert_arg(R, 1, kv);
+            free(kv);
+        }
+    }
+    snprintf(msg, sizeof msg, "env: looked through it to %s", rt_names[k]);
+    note(R, msg);
+    return 1;
+}
+
+/* sh -c 'PROG ...' (path: the shell; also bash, dash, zsh): the string's first word
+   (after VAR=value and exec).  1 when it is a runtime: its flags go through the
+   environment. */
+static int detect_sh_c(run *R, const char *path)
+{
+    const char *sh = base_name(path), *s;
+    char word[256], msg[512];
+    int py = 0;
+    rt_kind k = RT_NONE;
+    if ((strcmp(sh, "sh") && strcmp(sh, "bash") && strcmp(sh, "dash") && strcmp(sh, "zsh")) || R->argc < 3 ||
+        strcmp(R->argv[1], "-c"))
+        return 0;
+    for (s = R->argv[2];;) {
+        size_t n;
+        char *p2;
+        while (*s == ' ' || *s == '\t') s++;
+        n = strcspn(s, " \t;&|()<>\n");
+        if (n == 0 || n >= sizeof word) break;
+        memcpy(word, s, n);
+        word[n] = 0;
+        s += n;
+        if (strchr(word, '=') || !strcmp(word, "exec")) continue;
+        k = rt_of_word(word, &p2, &py);
+        free(p2);
+        break;
+    }
+    if (k == RT_NONE) return 0;
+    if (use_runtime(R, k, py, -1)) {
+        snprintf(msg, sizeof msg, "%s -c: %s found in the command string: its flags go through the environment", sh,
+                 rt_names[k]);
+        note(R, msg);
+    }
+    return 1;
+}
+
+/* A script (path) whose #! names a runtime: 1, its flags gone through the environment. */
+static int detect_script(run *R, const char *path)
+{
+    char *interp = shebang_of(path), *p2, msg[512];
+    int py;
+    rt_kind k;
+    if (!interp) return 0;
+    k = rt_of_word(interp, &p2, &py);
+    free(p2);
+    free(interp);
+    if (k == RT_NONE) return 0;
+    if (use_runtime(R, k, py, -1)) {
+        snprintf(msg, sizeof msg, "%s: a %s script: its flags go through the environment", R->argv[0], rt_names[k]);
+        note(R, msg);
+    }
+    return 1;
+}
+
 /* Looks at the command, finds its runtime and adds its flags. */
 static void detect(run *R)
 {
     char *path = NULL, msg[512];
-    int py = 0, at = 0;
-    rt_kind k;
-    k = rt_of_word(R->argv[0], &path, &py);
-    /* env [-i] [-u NAME] [NAME=VALUE...] PROG: look through it */
-    if (k == RT_NONE && path && !strcmp(base_name(path), "env")) {
-        int i;
-        for (i = 1; i < R->argc; i++) {
-            const char *a = R->argv[i];
-            if (!strcmp(a, "-u") || !strcmp(a, "--unset") || !strcmp(a, "-C") || !strcmp(a, "--chdir")) i++;
-            else if (a[0] == '-' || strchr(a, '=')) continue;
-            else break;
-        }
-        if (i < R->argc) {
-            char *p2;
-            free(path);
-            path = NULL;
-            k = rt_of_word(R->argv[i], &p2, &py);
-            free(p2);
-            if (k != RT_NONE) {
-                at = i;
-                /* environment set for the runtime goes through env too (it may be env -i) */
-                R->r.kind = k;
-                R->r.py_version = py;
-                if (add_flags(R, k, py, at)) {
-                    int e;
-                    for (e = 0; e < R->nenv; e++) {
-                        char *kv = xprintf("%s=%s", R->env[e].name, R->env[e].value);
-                        insert_arg(R, 1, kv);
-                        free(kv);
-                    }
-                }
-                snprintf(msg, sizeof msg, "env: looked through it to %s", rt_names[k]);
-                note(R, msg);
-                return;
-            }
-        }
-    }
-    /* sh -c 'PROG ...': the string's first word (after VAR=value and exec) */
-    if (k == RT_NONE && path &&
-        (!strcmp(base_name(path), "sh") || !strcmp(base_name(path), "bash") || !strcmp(base_name(path), "dash") ||
-         !strcmp(base_name(path), "zsh")) &&
-        R->argc >= 3 && !strcmp(R->argv[1], "-c")) {
-        const char *s = R->argv[2];
-        char word[256];
-        for (;;) {
-            size_t n;
-            while (*s == ' ' || *s == '\t') s++;
-            n = strcspn(s, " \t;&|()<>\n");
-            if (n == 0 || n >= sizeof word) break;
-            memcpy(word, s, n);
-            word[n] = 0;
-            s += n;
-            if (strchr(word, '=') || !strcmp(word, "exec")) continue;
-            {
-                char *p2;
-                k = rt_of_word(word, &p2, &py);
-                free(p2);
-            }
-            break;
-        }
-        if (k != RT_NONE) {
-            R->r.kind = k;
-            R->r.py_version = py;
-            if (add_flags(R, k, py, -1)) {
-                snprintf(msg, sizeof msg, "%s -c: %s found in the command string: its flags go through the environment",
-                         base_name(path), rt_names[k]);
-                note(R, msg);
-            }
-            free(path);
-            return;
-        }
-    }
-    /* a script whose #! names a runtime */
-    if (k == RT_NONE && path) {
-        char *interp = shebang_of(path);
-        if (interp) {
-            char *p2;
-            k = rt_of_word(interp, &p2, &py);
-            free(p2);
-            if (k != RT_NONE) {
-                R->r.kind = k;
-                R->r.py_version = py;
-                if (add_flags(R, k, py, -1)) {
-                    snprintf(msg, sizeof msg, "%s: a %s script: its flags go through the environment", R->argv[0],
-                             rt_names[k]);
-                    note(R, msg);
-                }
-                free(interp);
-                free(path);
-                return;
-            }
-            free(interp);
+    int py = 0, found = 0;
+    rt_kind k = rt_of_word(R->argv[0], &path, &py);
+    if (k == RT_NONE && path && !strcmp(base_name(path), "env")) found = detect_env(R, &path);
+    if (!found && k == RT_NONE && path) found = detect_sh_c(R, path) || detect_script(R, path);
+    if (!found) {
+        (void)use_runtime(R, k, py, 0); /* (RT_NONE: no flags) */
+        if (k == RT_NONE) {
+            snprintf(msg, sizeof msg,
+                     "%s is no runtime jitanon-record knows: recorded as perf record would, no JIT flag added", R->argv[0]);
+            note(R, msg);
         }
     }
     free(path);
-    R->r.kind = k;
-    R->r.py_version = py;
-    if (k == RT_NONE) {
-        snprintf(msg, sizeof msg, "%s is no runtime jitanon-record knows: recorded as perf record would, no JIT flag added",
-                 R->argv[0]);
-        note(R, msg);
-        return;
-    }
-    add_flags(R, k, py, 0);
 }
 
 /* ------------------------------------------------------------------ perf */
@@ -875,47 +899,31 @@ static void remove_by_pid(run *R, const char *dir, int keep)
     closedir(d);
 }
 
-/* Removes dir and what is below it (not following links); counts the files and their
-   bytes into *n (n[0] files, n[1] bytes) when n is not NULL. */
-static void remove_tree_n(const char *dir, uint64_t *n)
+/* Removes the entries of dir whose names start with `prefix` ("": every one), with what
+   is below them (not following links), then dir itself when that left it empty; counts
+   the files and their bytes into *n (n[0] files, n[1] bytes) when n is not NULL. */
+static void remove_entries(const char *dir, const char *prefix, uint64_t *n)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
     char path[2 * PATH_MAX];
+    size_t pl = strlen(prefix);
     if (!d) return;
     while ((e = readdir(d)) != NULL) {
         struct stat st;
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || strncmp(e->d_name, prefix, pl)) continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) remove_tree_n(path, n);
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) remove_entries(path, "", n);
         else if (unlink(path) == 0 && n) n[0]++, n[1] += (uint64_t)st.st_size;
     }
     closedir(d);
     rmdir(dir);
 }
 
+/* Removes dir and what is below it. */
 static void remove_tree(const char *dir)
 {
-    remove_tree_n(dir, NULL);
-}
-
-/* The jitted-* entries of dir (the injection's ELF files, or their build-id cache
-   directories) removed, with what is below them; then dir itself when that left it empty.
-   Nothing else is touched: --elf-dir may name any directory. */
-static void remove_jitted(const char *dir, uint64_t *n)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char path[2 * PATH_MAX];
-    if (!d) return;
-    while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, "jitted-", 7)) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        remove_tree_n(path, n); /* a cache entry: a directory */
-        if (unlink(path) == 0) n[0]++; /* an ELF file (its size: see below) */
-    }
-    closedir(d);
-    rmdir(dir);
+    remove_entries(dir, "", NULL);
 }
 
 /* --clean: what runs with this output left behind, removed: the ELF files, and their
@@ -924,7 +932,7 @@ static void remove_jitted(const char *dir, uint64_t *n)
 static int clean(const char *elf_dir, const char *cache_dir)
 {
     char abs[PATH_MAX], cache[PATH_MAX], path[3 * PATH_MAX], target[2 * PATH_MAX];
-    uint64_t en[2] = {0, 0}, cn[2] = {0, 0}, links = 0, bytes = 0, files = 0;
+    uint64_t en[2] = {0, 0}, cn[2] = {0, 0}, links = 0;
     jitanon_error err;
     DIR *d;
     struct dirent *e;
@@ -933,20 +941,11 @@ static int clean(const char *elf_dir, const char *cache_dir)
     al = strlen(abs);
     if (cache_dir) snprintf(cache, sizeof cache, "%s", cache_dir);
     else if (jitanon_buildid_cache_dir(cache, sizeof cache, &err) != JITANON_OK) cache[0] = 0;
-    if ((d = opendir(abs)) != NULL) { /* the sizes first: unlink forgets them */
-        while ((e = readdir(d)) != NULL) {
-            struct stat st;
-            snprintf(path, sizeof path, "%s/%s", abs, e->d_name);
-            if (!strncmp(e->d_name, "jitted-", 7) && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
-                bytes += (uint64_t)st.st_size, files++;
-        }
-        closedir(d);
-    }
-    remove_jitted(abs, en);
-    fprintf(stderr, TOOL ": removed %" PRIu64 " ELF files from %s (%.1f MB)\n", files, abs, (double)bytes / 1e6);
+    remove_entries(abs, "jitted-", en); /* the injection's ELF files */
+    fprintf(stderr, TOOL ": removed %" PRIu64 " ELF files from %s (%.1f MB)\n", en[0], abs, (double)en[1] / 1e6);
     if (!cache[0]) return 0;
     snprintf(path, sizeof path, "%s%s", cache, abs);
-    remove_jitted(path, cn);
+    remove_entries(path, "jitted-", cn); /* their build-id cache directories */
     snprintf(path, sizeof path, "%s/.build-id", cache);
     if ((d = opendir(path)) != NULL) {
         while ((e = readdir(d)) != NULL) {
@@ -1072,503 +1071,631 @@ static void usage(FILE *f)
             "--strict, --stats); jitanon-inject --help explains them.\n");
 }
 
-int main(int argc, char **argv)
+/* What main's steps return: GO_ON, or the status to exit with. */
+#define GO_ON (-1)
+
+/* perf's child (jitanon-record WORKLOAD_OPT COMMAND...): SIGINT unblocked (perf has it
+   blocked: see record_program), then COMMAND. */
+static int run_workload(char **cmd)
 {
-    static run R; /* large: off the stack */
-    inject_cli ic;
-    int i, status = 0, perf_status = 0, cmd = -1;
-    sigs S;
-    char outdir[PATH_MAX], msg[1024], *pa[MAX_ARGS + 32], me[PATH_MAX];
-    pid_t perf;
-    double t0, t_int = 0;
-    int forwarded = 0, stopped = 0, interrupted, do_clean = 0;
-    tail t;
-    if (argc > 2 && !strcmp(argv[1], WORKLOAD_OPT)) { /* perf's child: see "Record" below */
-        sigset_t ss;
-        sigemptyset(&ss);
-        sigaddset(&ss, SIGINT);
-        sigprocmask(SIG_UNBLOCK, &ss, NULL);
-        execvp(argv[2], argv + 2);
-        fprintf(stderr, TOOL ": cannot run %s: %s\n", argv[2], strerror(errno));
-        return 127;
-    }
-    memset(&t, 0, sizeof t);
-    memset(&S, 0, sizeof S);
-    inject_cli_init(&ic);
-    R.output = "perf.jit.data";
-    R.freq = "999";
-    R.top = 12;
+    sigset_t ss;
+    sigemptyset(&ss);
+    sigaddset(&ss, SIGINT);
+    sigprocmask(SIG_UNBLOCK, &ss, NULL);
+    execvp(cmd[0], cmd);
+    fprintf(stderr, TOOL ": cannot run %s: %s\n", cmd[0], strerror(errno));
+    return 127;
+}
+
+/* The options into R and ic (the injection's); *cmd: where the command starts (-1: none).
+   GO_ON, or the status (--help, --version, a bad option). */
+static int parse_args(run *R, inject_cli *ic, int argc, char **argv, int *cmd, int *do_clean)
+{
+    int i;
+    R->output = "perf.jit.data";
+    R->freq = "999";
+    R->top = 12;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         int k;
         if (!strcmp(a, "--")) {
-            cmd = i + 1;
+            *cmd = i + 1;
             break;
         }
         if (a[0] != '-') { /* the command starts at the first word that is not an option */
-            cmd = i;
+            *cmd = i;
             break;
         }
-        k = inject_cli_arg(&ic, TOOL, argc, argv, &i);
+        k = inject_cli_arg(ic, TOOL, argc, argv, &i);
         if (k < 0) return 2;
         if (k > 0) continue;
-        if ((v = inject_cli_value(argc, argv, &i, "--output", "-o"))) R.output = v;
-        else if ((v = inject_cli_value(argc, argv, &i, "--svg", NULL))) R.svg = v;
-        else if ((v = inject_cli_value(argc, argv, &i, "--pprof", NULL))) R.pprof = v;
-        else if ((v = inject_cli_value(argc, argv, &i, "--folded", NULL))) R.folded = v;
-        else if ((v = inject_cli_value(argc, argv, &i, "--top", NULL))) R.top = atoi(v);
-        else if ((v = inject_cli_value(argc, argv, &i, "--freq", "-F"))) R.freq = v;
-        else if (!strcmp(a, "-g")) R.callgraph = "fp"; /* as perf record -g */
+        if ((v = inject_cli_value(argc, argv, &i, "--output", "-o"))) R->output = v;
+        else if ((v = inject_cli_value(argc, argv, &i, "--svg", NULL))) R->svg = v;
+        else if ((v = inject_cli_value(argc, argv, &i, "--pprof", NULL))) R->pprof = v;
+        else if ((v = inject_cli_value(argc, argv, &i, "--folded", NULL))) R->folded = v;
+        else if ((v = inject_cli_value(argc, argv, &i, "--top", NULL))) R->top = atoi(v);
+        else if ((v = inject_cli_value(argc, argv, &i, "--freq", "-F"))) R->freq = v;
+        else if (!strcmp(a, "-g")) R->callgraph = "fp"; /* as perf record -g */
         else if ((v = inject_cli_value(argc, argv, &i, "--call-graph", NULL))) {
             if (strcmp(v, "fp") && strcmp(v, "dwarf") && strcmp(v, "lbr") && strcmp(v, "none"))
                 return fprintf(stderr, TOOL ": --call-graph takes fp, dwarf, lbr or none\n"), 2;
-            R.callgraph = v;
+            R->callgraph = v;
         } else if ((v = inject_cli_value(argc, argv, &i, "--pid", "-p"))) {
             char *end;
-            R.attach_pid = strtol(v, &end, 10);
-            if (*end || R.attach_pid <= 0) return fprintf(stderr, TOOL ": -p takes a process id\n"), 2;
-        } else if (!strcmp(a, "--no-svg")) R.no_svg = 1;
-        else if (!strcmp(a, "--no-jit-flags")) R.no_jit = 1;
-        else if (!strcmp(a, "--print-command")) R.print_only = 1;
-        else if (!strcmp(a, "--keep")) R.keep = 1;
-        else if (!strcmp(a, "--clean")) do_clean = 1;
-        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) R.quiet = 1;
+            R->attach_pid = strtol(v, &end, 10);
+            if (*end || R->attach_pid <= 0) return fprintf(stderr, TOOL ": -p takes a process id\n"), 2;
+        } else if (!strcmp(a, "--no-svg")) R->no_svg = 1;
+        else if (!strcmp(a, "--no-jit-flags")) R->no_jit = 1;
+        else if (!strcmp(a, "--print-command")) R->print_only = 1;
+        else if (!strcmp(a, "--keep")) R->keep = 1;
+        else if (!strcmp(a, "--clean")) *do_clean = 1;
+        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) R->quiet = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout), 0;
         else if (!strcmp(a, "--version")) return printf(TOOL " %s\n", JITANON_VERSION_STRING), 0;
         else return fprintf(stderr, TOOL ": unknown option '%s' (--help lists them)\n", a), 2;
     }
-    if (do_clean) {
-        char d[PATH_MAX];
-        const char *slash = strrchr(R.output, '/');
-        if (ic.o.elf_dir) snprintf(d, sizeof d, "%s", ic.o.elf_dir);
-        else snprintf(d, sizeof d, "%.*sjitted", slash ? (int)(slash - R.output + 1) : 0, R.output);
-        return clean(d, ic.cache_dir);
-    }
-    if ((cmd < 0 || cmd >= argc) && !R.attach_pid)
+    return GO_ON;
+}
+
+/* --clean: of the ELF directory beside -o, or --elf-dir's. */
+static int clean_output(const run *R, const inject_cli *ic)
+{
+    char d[PATH_MAX];
+    const char *slash = strrchr(R->output, '/');
+    if (ic->o.elf_dir) snprintf(d, sizeof d, "%s", ic->o.elf_dir);
+    else snprintf(d, sizeof d, "%.*sjitted", slash ? (int)(slash - R->output + 1) : 0, R->output);
+    return clean(d, ic->cache_dir);
+}
+
+/* A command or -p, not both; and the current directory (the runtimes' files go there). */
+static int check_command(run *R, int argc, int cmd)
+{
+    if ((cmd < 0 || cmd >= argc) && !R->attach_pid)
         return fprintf(stderr, "usage: " TOOL " [options] -- COMMAND [ARGS...]   (or -p PID; --help for more)\n"), 2;
-    if (cmd >= 0 && cmd < argc && R.attach_pid)
-        return fprintf(stderr, TOOL ": give a COMMAND or -p PID, not both\n"), 2;
-    if (!getcwd(R.cwd, sizeof R.cwd)) return fprintf(stderr, TOOL ": cannot read the current directory\n"), 1;
+    if (cmd >= 0 && cmd < argc && R->attach_pid) return fprintf(stderr, TOOL ": give a COMMAND or -p PID, not both\n"), 2;
+    if (!getcwd(R->cwd, sizeof R->cwd)) return fprintf(stderr, TOOL ": cannot read the current directory\n"), 1;
+    return GO_ON;
+}
 
-    /* Where everything goes: the private directory beside the output. */
-    {
-        const char *slash = strrchr(R.output, '/');
-        if (slash) snprintf(outdir, sizeof outdir, "%.*s", (int)(slash - R.output), R.output);
-        else snprintf(outdir, sizeof outdir, ".");
-        if (!outdir[0]) snprintf(outdir, sizeof outdir, "/");
-        { /* absolute: the ELF files' paths in the profile must hold from any directory */
-            char abs[PATH_MAX];
-            if (realpath(outdir, abs)) snprintf(outdir, sizeof outdir, "%s", abs);
-        }
-        if (access(outdir, W_OK) != 0)
-            return fprintf(stderr, TOOL ": cannot write into %s (for %s): %s\n", outdir, R.output, strerror(errno)), 1;
-        snprintf(R.priv, sizeof R.priv, "%s/.jitanon-record-XXXXXX", outdir);
-        if (R.print_only) snprintf(R.priv, sizeof R.priv, "%s/.jitanon-record-<run>", outdir);
-        else if (!mkdtemp(R.priv)) return fprintf(stderr, TOOL ": cannot create a directory in %s: %s\n", outdir, strerror(errno)), 1;
-        if (R.priv[0] != '/') { /* runtimes get absolute paths: they may change directory */
-            char abs[PATH_MAX];
-            if (realpath(R.priv, abs)) snprintf(R.priv, sizeof R.priv, "%s", abs);
-        }
-        snprintf(R.raw, sizeof R.raw, "%s/perf.data", R.priv);
-        if (!ic.o.elf_dir) { /* absolute, as inject_cli_finish makes --elf-dir */
-            char abs[PATH_MAX];
-            snprintf(R.elf_dir, sizeof R.elf_dir, "%s/jitted", realpath(outdir, abs) ? abs : outdir);
-            ic.o.elf_dir = R.elf_dir;
-        }
-        if (!ic.o.jitdump_dir) ic.o.jitdump_dir = R.priv;
+/* Where everything goes: the private directory beside the output (R->priv, created
+   unless --print-command), the recording in it, the ELF files' directory and the dumps'. */
+static int make_dirs(run *R, inject_cli *ic)
+{
+    char outdir[PATH_MAX], abs[PATH_MAX];
+    const char *slash = strrchr(R->output, '/');
+    if (slash) snprintf(outdir, sizeof outdir, "%.*s", (int)(slash - R->output), R->output);
+    else snprintf(outdir, sizeof outdir, ".");
+    if (!outdir[0]) snprintf(outdir, sizeof outdir, "/");
+    /* absolute: the ELF files' paths in the profile must hold from any directory */
+    if (realpath(outdir, abs)) snprintf(outdir, sizeof outdir, "%s", abs);
+    if (access(outdir, W_OK) != 0)
+        return fprintf(stderr, TOOL ": cannot write into %s (for %s): %s\n", outdir, R->output, strerror(errno)), 1;
+    snprintf(R->priv, sizeof R->priv, "%s/.jitanon-record-XXXXXX", outdir);
+    if (R->print_only) snprintf(R->priv, sizeof R->priv, "%s/.jitanon-record-<run>", outdir);
+    else if (!mkdtemp(R->priv))
+        return fprintf(stderr, TOOL ": cannot create a directory in %s: %s\n", outdir, strerror(errno)), 1;
+    /* runtimes get absolute paths: they may change directory */
+    if (R->priv[0] != '/' && realpath(R->priv, abs)) snprintf(R->priv, sizeof R->priv, "%s", abs);
+    snprintf(R->raw, sizeof R->raw, "%s/perf.data", R->priv);
+    if (!ic->o.elf_dir) { /* absolute, as inject_cli_finish makes --elf-dir */
+        snprintf(R->elf_dir, sizeof R->elf_dir, "%s/jitted", realpath(outdir, abs) ? abs : outdir);
+        ic->o.elf_dir = R->elf_dir;
     }
-    /* The JVMTI agent: beside this program (build/), or installed beside ../lib. */
-    {
-        char self[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 64);
-        if (n > 0) {
-            char *s;
-            self[n] = 0;
-            s = strrchr(self, '/');
-            if (s) {
-                strcpy(s, "/libjitanon-jvmti.so");
-                if (access(self, R_OK) == 0) snprintf(R.agent, sizeof R.agent, "%s", self);
-                else {
-                    strcpy(s, "/../lib/libjitanon-jvmti.so");
-                    if (access(self, R_OK) == 0 && realpath(self, R.agent)) {
-                    } else R.agent[0] = 0;
-                }
+    if (!ic->o.jitdump_dir) ic->o.jitdump_dir = R->priv;
+    return GO_ON;
+}
+
+/* The JVMTI agent into R->agent: beside this program (build/), or installed beside
+   ../lib; "" when there is none. */
+static void find_agent(run *R)
+{
+    char self[PATH_MAX], *s;
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 64);
+    if (n <= 0) return;
+    self[n] = 0;
+    if (!(s = strrchr(self, '/'))) return;
+    strcpy(s, "/libjitanon-jvmti.so");
+    if (access(self, R_OK) == 0) snprintf(R->agent, sizeof R->agent, "%s", self);
+    else {
+        strcpy(s, "/../lib/libjitanon-jvmti.so");
+        if (access(self, R_OK) != 0 || !realpath(self, R->agent)) R->agent[0] = 0;
+    }
+}
+
+/* -p: the running process's runtime (by its executable), whether it writes a jitdump
+   already, and for a JVM jcmd's arguments to load the agent (record_program loads it). */
+static int prepare_attach(run *R)
+{
+    char exe[PATH_MAX + 32], real[PATH_MAX], mapsf[64], line[4096], msg[1024];
+    ssize_t n;
+    int py, has_dump = 0;
+    FILE *f;
+    snprintf(exe, sizeof exe, "/proc/%ld/exe", R->attach_pid);
+    n = readlink(exe, real, sizeof real - 1);
+    if (n <= 0)
+        return fprintf(stderr, TOOL ": no process %ld (or not ours to look at): %s\n", R->attach_pid, strerror(errno)), 1;
+    real[n] = 0;
+    R->r.kind = rt_of_name(base_name(real), &py);
+    if (R->r.kind == RT_NONE && !strncmp(base_name(real), "beam", 4)) R->r.kind = RT_ERL;
+    snprintf(mapsf, sizeof mapsf, "/proc/%ld/maps", R->attach_pid);
+    if ((f = fopen(mapsf, "r"))) {
+        while (fgets(line, sizeof line, f))
+            if (strstr(line, "/jit-") && strstr(line, ".dump")) has_dump = 1;
+        fclose(f);
+    }
+    add_pid(R, (uint32_t)R->attach_pid);
+    if (R->r.kind == RT_JAVA && !R->no_jit && R->agent[0]) {
+        char opt[sizeof R->priv + 8];
+        int agent_ok = dcmd_arg(R->jcmd_agent, sizeof R->jcmd_agent, R->agent);
+        snprintf(opt, sizeof opt, "dir=%s", R->priv);
+        if (!agent_ok || !dcmd_arg(R->jcmd_opt, sizeof R->jcmd_opt, opt)) {
+            fprintf(stderr, TOOL ": jcmd cannot pass %s to the JVM: it holds both ' and \" (or ends in \\), which "
+                            "a diagnostic command's argument cannot; %s\n",
+                    agent_ok ? R->priv : R->agent,
+                    agent_ok ? "give -o FILE in another directory" : "put libjitanon-jvmti.so on another path");
+            remove_tree(R->priv);
+            return 1;
+        }
+        note(R, "java: the agent is loaded into the running JVM with jcmd PID JVMTI.agent_load");
+    } else if (R->r.kind != RT_NONE && !has_dump) {
+        snprintf(msg, sizeof msg,
+                 "pid %ld runs %s and writes no jitdump: flags cannot be added to a running process; start it "
+                 "with its flag (jitanon-record --print-command -- ... shows it) to get JIT names",
+                 R->attach_pid, rt_names[R->r.kind]);
+        note(R, msg);
+    } else if (has_dump) {
+        snprintf(msg, sizeof msg, "pid %ld already writes a jitdump: used as it is", R->attach_pid);
+        note(R, msg);
+    }
+    return GO_ON;
+}
+
+/* A command: it must exist; copied into R->argv with its runtime's flags (detect). */
+static int prepare_command(run *R, int argc, char **argv, int cmd)
+{
+    int i;
+    char *found = resolve_path(argv[cmd]);
+    if (!found) {
+        fprintf(stderr, TOOL ": %s: %s\n", argv[cmd], strchr(argv[cmd], '/') ? strerror(errno) : "command not found");
+        remove_tree(R->priv);
+        return 127;
+    }
+    free(found);
+    for (i = cmd; i < argc && R->argc < MAX_ARGS - 64; i++) R->argv[R->argc++] = xstrdup(argv[i]);
+    R->argv[R->argc] = NULL;
+    if (R->no_jit) note(R, "--no-jit-flags: recorded as it is");
+    else detect(R);
+    return GO_ON;
+}
+
+/* perf's trouble, said before the run; then the notes. */
+static int check_perf(run *R)
+{
+    char msg[1024];
+    int i;
+    const char *problem = perf_problem(R, msg, sizeof msg);
+    if (problem) {
+        fprintf(stderr, TOOL ": %s\n", problem);
+        remove_tree(R->priv);
+        return 1;
+    }
+    if (!R->quiet)
+        for (i = 0; i < R->nnotes; i++) fprintf(stderr, TOOL ": note: %s\n", R->notes[i]);
+    return GO_ON;
+}
+
+/* The recording as it runs: perf, the signals that came, the file followed. */
+typedef struct recording {
+    pid_t perf;
+    int status;       /* perf's wait status */
+    int interrupted;  /* a Ctrl-C, SIGTERM or SIGHUP came */
+    double t0;        /* when perf started */
+    char me[PATH_MAX]; /* this program, which perf runs as the workload's first step ("": perf runs the command) */
+    sigs S;
+    tail t;
+} recording;
+
+/* Our handlers for SIGINT, SIGTERM and SIGHUP (on_signal, into *S); SIGPIPE ignored. */
+static void catch_signals(sigs *S)
+{
+    struct sigaction sa;
+    g_sigs = S;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    /* a closed stderr (| head) must not kill us before the cleanup */
+    sa.sa_handler = SIG_IGN;
+    sa.sa_flags = 0;
+    sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* perf record (pa), with the default signal actions, SIGINT blocked when it runs the
+   command through us (rc->me), and the runtime's environment.  Its pid, or -1. */
+static pid_t start_perf(const run *R, const recording *rc, char **pa)
+{
+    struct sigaction sa;
+    int i;
+    pid_t perf = fork();
+    if (perf != 0) return perf;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGPIPE, &sa, NULL);
+    if (!R->attach_pid && rc->me[0]) {
+        sigset_t ss;
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGINT);
+        sigprocmask(SIG_BLOCK, &ss, NULL);
+    }
+    for (i = 0; i < R->nenv; i++) setenv(R->env[i].name, R->env[i].value, 1);
+    execvp("perf", pa);
+    fprintf(stderr, TOOL ": cannot run perf: %s\n", strerror(errno));
+    _exit(127);
+}
+
+/* -p of a JVM: the agent loaded with jcmd once perf records (its marker mmap must be
+   seen); the code compiled before it came is then named late (ic's options). */
+static void load_agent(run *R, inject_cli *ic, recording *rc)
+{
+    pid_t j;
+    char pidstr[32];
+    int w, js;
+    for (w = 0; w < 50 && !rc->t.open; w++) {
+        usleep(100000);
+        tail_poll(R, &rc->t);
+    }
+    usleep(200000);
+    snprintf(pidstr, sizeof pidstr, "%ld", R->attach_pid);
+    j = fork();
+    if (j == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        if (nul >= 0) dup2(nul, 1);
+        execlp("jcmd", "jcmd", pidstr, "JVMTI.agent_load", R->jcmd_agent, R->jcmd_opt, (char *)NULL);
+        fprintf(stderr, TOOL ": cannot run jcmd: %s\n", strerror(errno));
+        _exit(127);
+    }
+    if (j <= 0) return;
+    waitpid(j, &js, 0);
+    if (!WIFEXITED(js) || WEXITSTATUS(js) != 0)
+        fprintf(stderr, TOOL ": jcmd could not load the agent into %ld: recording without JIT names\n", R->attach_pid);
+    else if (!ic->o.late_window_ns && ic->o.late == JITANON_LATE_AUTO) {
+        /* the agent describes the code compiled before it came (its load records are
+           dated when it loaded): samples in that code since perf began are named after
+           it, unless something else was ever described there */
+        ic->o.late = JITANON_LATE_NAME;
+        ic->o.late_window_ns = (uint64_t)((now_s() - rc->t0 + 1.0) * 1e9);
+    }
+}
+
+/* Until perf ends (its status into rc->status), following the recording and passing
+   Ctrl-C on as record_program says. */
+static void wait_perf(run *R, recording *rc)
+{
+    double t_int = 0;
+    int forwarded = 0, stopped = 0;
+    for (;;) {
+        int st;
+        pid_t w = waitpid(rc->perf, &st, WNOHANG);
+        if (w == rc->perf) {
+            rc->status = st;
+            break;
+        }
+        if (w < 0 && errno != EINTR) break;
+        if (rc->S.ints && !stopped && (R->attach_pid || !rc->me[0])) {
+            kill(rc->perf, SIGINT); /* perf gets no SIGINT of its own here when it was not the terminal's */
+            stopped = 1;
+        } else if (rc->S.ints && !stopped) {
+            double now = now_s();
+            if (!t_int) {
+                t_int = now;
+                if (!R->quiet && isatty(2))
+                    fprintf(stderr, "\r\033[K" TOOL ": waiting for the program to end (Ctrl-C again: stop it now)\n");
+            }
+            if (!rc->S.from_tty && !forwarded && now - t_int >= 1.0) {
+                pid_t wl = workload_of(rc->perf);
+                if (wl > 0) kill(wl, SIGINT);
+                forwarded = 1;
+            }
+            if (rc->S.ints >= 2 || now - t_int >= GRACE_S) {
+                kill(rc->perf, SIGTERM);
+                stopped = 1;
             }
         }
+        tail_poll(R, &rc->t);
+        usleep(250000);
     }
+}
+
+/* Records the program.  Ctrl-C goes to the whole foreground group, but perf has SIGINT
+   blocked: the program gets it alone and ends as it would without us (python unwinds, a
+   server runs its handler, and each writes out the jitdump records it buffered), perf
+   sees it end and stops.  A signal sent to us alone is passed on to the program after a
+   second; a program still running GRACE_S after the first Ctrl-C, or a second Ctrl-C (a
+   SIGINT at least BURST_S after the first: timeout(1) sends two at once), stops perf,
+   which ends the program with SIGTERM.  With -p, perf stops at once.  GO_ON when perf
+   recorded something. */
+static int record_program(run *R, inject_cli *ic, recording *rc)
+{
+    char *pa[MAX_ARGS + 32];
+    struct stat sb;
+    ssize_t n;
+    catch_signals(&rc->S);
+    n = readlink("/proc/self/exe", rc->me, sizeof rc->me - 1);
+    rc->me[n > 0 ? n : 0] = 0;
+    perf_argv(R, pa, MAX_ARGS + 32, rc->me[0] ? rc->me : NULL);
+    rc->t0 = now_s();
+    rc->perf = start_perf(R, rc, pa);
+    if (rc->perf < 0) return fprintf(stderr, TOOL ": cannot start perf: %s\n", strerror(errno)), 1;
+    g_perf_pid = rc->perf;
+    /* one line, not a running count: the program writes to the same terminal */
+    if (!R->quiet && isatty(2))
+        fprintf(stderr, TOOL ": recording %s%s\n", R->attach_pid ? "pid " : base_name(R->argv[0]),
+                R->attach_pid ? R->pidstr : " (Ctrl-C ends it; the profile follows)");
+    if (R->attach_pid && R->r.kind == RT_JAVA && !R->no_jit && R->agent[0]) load_agent(R, ic, rc);
+    wait_perf(R, rc);
+    g_perf_pid = 0;
+    rc->interrupted = rc->S.ints || rc->S.now;
+    /* the rest of the records, up to the data section's end (the header now says it) */
+    tail_poll(R, &rc->t);
+    tail_close(&rc->t);
+    if (!R->quiet && isatty(2)) fprintf(stderr, "\r\033[K");
+    if (stat(R->raw, &sb) != 0 || sb.st_size == 0) {
+        fprintf(stderr, TOOL ": perf recorded nothing (exit status %d%s): see its message above\n",
+                WIFEXITED(rc->status) ? WEXITSTATUS(rc->status) : 128 + WTERMSIG(rc->status),
+                rc->interrupted ? ", interrupted" : "");
+        if (!R->keep) remove_tree(R->priv);
+        return 1;
+    }
+    return GO_ON;
+}
+
+/* The injection's options for this run: the sampled per-function files only, perf maps
+   carried in ELF files (they are removed at the end), P named in on_sample.  Returns
+   whether the perf maps are kept (--perf-map=keep). */
+static int inject_options(inject_cli *ic, prof *P)
+{
+    /* per-function files: a profile needs only those its samples and stacks land in
+       (perf report opens no other): thousands fewer for a JVM or BEAM (region files
+       are a few: all are written) */
+    if (!ic->elf_files_set && ic->o.elf_layout == JITANON_ELF_PER_FUNCTION) ic->o.elf_files = JITANON_ELF_FILES_SAMPLED;
+    /* the perf maps the runtimes wrote are removed at the end: their names go into
+       the output (jitted-<pid>.map.so), so perf report names what they named */
+    if (!ic->perf_map_set) ic->o.perf_map = JITANON_PERF_MAP_ELF;
+    ic->o.on_sample = on_sample;
+    ic->o.io.user = P;
+    sy_set_demangle(&ic->o); /* C++ names as perf prints them (the cache is inject_cli's) */
+    return ic->o.perf_map == JITANON_PERF_MAP_KEEP;
+}
+
+static void prof_init(prof *P, run *R)
+{
+    memset(P, 0, sizeof *P);
+    P->R = R;
+    fg_init(&P->tree);
+    fg_init(&P->self);
+    fg_init(&P->inner);
+    P->has_inner = !strcmp(R->callgraph, "dwarf");
+    P->names = (char(*)[NAME_LEN])xmalloc((MAX_FRAMES + 1) * sizeof *P->names);
+    P->frames = (fg_frame *)xmalloc((MAX_FRAMES + 1) * sizeof *P->frames);
+    snprintf(P->comm, sizeof P->comm, "%s", R->attach_pid ? rt_names[R->r.kind] : base_name(R->argv[0]));
+}
+
+static void prof_release(prof *P)
+{
+    fg_release(&P->tree);
+    fg_release(&P->self);
+    fg_release(&P->inner);
+    free(P->names);
+    free(P->frames);
+}
+
+/* The line on what was recorded and named, notes on what went wrong, the top functions. */
+static void print_summary(const run *R, prof *P, const jitanon_inject_stats *st, double secs, int interrupted)
+{
+    /* with perf's stacks (DWARF), what was named is their frames in JIT code: python's
+       JIT code is a trampoline per function, which few samples land in */
+    uint64_t jit = P->has_inner ? P->stack_jit : P->jit;
+    uint64_t named = P->has_inner ? P->stack_jit_named : P->jit_named + P->map_named;
+    fprintf(stderr, TOOL ": %s%s, %.1f s, %" PRIu64 " samples, %" PRIu64 " %s in JIT code (%.1f%% named), %" PRIu64
+                    " jitdump%s\n",
+            rt_names[R->r.kind], interrupted ? " (interrupted)" : "", secs, P->total, jit,
+            P->has_inner ? "stack frames" : "samples", jit ? 100.0 * (double)named / (double)jit : 100.0,
+            st->dumps.loaded, st->dumps.loaded == 1 ? "" : "s");
+    if (!st->dumps.markers && !R->no_jit && !R->attach_pid && R->r.kind != RT_NONE &&
+        !(R->r.kind == RT_PYTHON && R->r.py_version < 313)) /* 3.12: a perf map */
+        fprintf(stderr, "note: %s wrote no jitdump: the flags added (jitanon-record --print-command shows "
+                        "them) did not reach the runtime, or it ran no JIT code\n",
+                rt_names[R->r.kind]);
+    if (interrupted && jit && named * 10 < jit * 9)
+        fprintf(stderr, "note: %" PRIu64 " of the %" PRIu64 " in JIT code are unnamed: the program "
+                        "ended on the signal before its runtime wrote out the jitdump records it buffered\n",
+                jit - named, jit);
+    /* Python's JIT code is a trampoline per function: its functions are the innermost
+       py:: frames of the stacks, not the sampled addresses */
+    if (R->top > 0 && P->total && P->has_inner && R->r.kind == RT_PYTHON)
+        print_top(P, &P->inner, P->stack_samples, R->top, "  total  samples  python function (innermost py:: frame)");
+    else if (R->top > 0 && P->total)
+        print_top(P, &P->self, P->total, R->top, "   self  samples  function");
+}
+
+/* The flame graph: --svg's file, else the output's name with .svg for .data. */
+static int write_svg(const run *R, const prof *P)
+{
+    char svg[2 * PATH_MAX];
+    FILE *f;
+    size_t n = strlen(R->output);
+    if (R->svg) snprintf(svg, sizeof svg, "%s", R->svg);
+    else if (n > 5 && !strcmp(R->output + n - 5, ".data")) snprintf(svg, sizeof svg, "%.*s.svg", (int)(n - 5), R->output);
+    else snprintf(svg, sizeof svg, "%s.svg", R->output);
+    f = fopen(svg, "w");
+    if (f) fg_write_svg(&P->tree, f, R->attach_pid ? "jitanon-record" : R->argv[0]);
+    if (!f || ferror(f) | fclose(f)) return fprintf(stderr, TOOL ": cannot write %s: %s\n", svg, strerror(errno)), 1;
+    if (!R->quiet) fprintf(stderr, "flame graph: %s\n", svg);
+    return 0;
+}
+
+static int write_folded(const run *R, const prof *P)
+{
+    FILE *f = fopen(R->folded, "w");
+    if (f) fg_write_folded(&P->tree, f);
+    if (!f || ferror(f) | fclose(f)) return fprintf(stderr, TOOL ": cannot write %s: %s\n", R->folded, strerror(errno)), 1;
+    return 0;
+}
+
+/* The symbolize beside this program, its path into sym, when it has --pprof (a symbolize
+   from before pprof says so in its --help: asked first).  0 when there is none such. */
+static int find_symbolize(char *sym, size_t cap)
+{
+    char *hv[] = {sym, (char *)"--help", NULL}, help[4096], *s;
+    int fd, hs;
+    size_t got = 0;
+    ssize_t k, n = readlink("/proc/self/exe", sym, cap - 16);
+    pid_t h;
+    if (n <= 0) return 0;
+    sym[n] = 0;
+    s = strrchr(sym, '/');
+    strcpy(s ? s + 1 : sym, "symbolize");
+    if ((h = spawn_reading(hv, &fd)) > 0) {
+        while (got < sizeof help - 1 && (k = read(fd, help + got, sizeof help - 1 - got)) > 0) got += (size_t)k;
+        close(fd);
+        waitpid(h, &hs, 0);
+    }
+    help[got] = 0;
+    return strstr(help, "--pprof") != NULL;
+}
+
+/* --pprof: the pprof encoder is symbolize's (tools/pprof.h): run it on the recording. */
+static int write_pprof(const run *R)
+{
+    char sym[PATH_MAX];
+    int have = find_symbolize(sym, sizeof sym), ps = 1;
+    pid_t p = have ? fork() : -1;
+    if (p == 0) {
+        execl(sym, "symbolize", "--pprof", R->pprof, "--jitdump-dir", R->priv, R->raw, (char *)NULL);
+        _exit(127);
+    }
+    if (p > 0) waitpid(p, &ps, 0);
+    if (p <= 0 || !WIFEXITED(ps) || WEXITSTATUS(ps) != 0) {
+        fprintf(stderr, TOOL ": no pprof profile: %s\n",
+                !have ? "no symbolize with --pprof beside jitanon-record (make builds it, make install installs it)"
+                      : "symbolize --pprof failed (its message is above)");
+        return 1;
+    }
+    if (!R->quiet) fprintf(stderr, "pprof: %s\n", R->pprof);
+    return 0;
+}
+
+/* Where the profile and the rest went (they add up over runs), and what --clean removes. */
+static void print_where(const run *R, const inject_cli *ic, const prof *P, const jitanon_inject_stats *st, int map_keep)
+{
+    char cdir[PATH_MAX];
+    const char *cache = ic->no_cache ? NULL : ic->cache_dir ? ic->cache_dir : "~/.debug";
+    int own = ic->o.elf_dir != R->elf_dir, deflt = !strcmp(R->output, "perf.jit.data");
+    if (P->map_named && !R->keep && map_keep)
+        fprintf(stderr, "note: %" PRIu64 " samples were named from perf maps, which are removed now: perf "
+                        "report will not name them (--keep keeps the maps)\n", P->map_named);
+    fprintf(stderr, "profile: %s   (perf report -i %s)\n", R->output, R->output);
+    if (!st->elf.files) return;
+    if (cache && !ic->cache_dir && jitanon_buildid_cache_dir(cdir, sizeof cdir, NULL) == JITANON_OK) cache = cdir;
+    fprintf(stderr, "ELF files: %s/ (%" PRIu64 " new)%s%s%s; " TOOL " --clean%s%s removes %s\n", ic->o.elf_dir,
+            st->elf.files, cache ? ", copied into perf's build-id cache (" : "", cache ? cache : "", cache ? ")" : "",
+            own ? " --elf-dir " : deflt ? "" : " -o ", own ? ic->o.elf_dir : deflt ? "" : R->output,
+            cache ? "both" : "them");
+}
+
+/* What the injection gave: the summary, the files asked for, where they went. */
+static int report(const run *R, const inject_cli *ic, prof *P, const jitanon_inject_stats *st, double secs,
+                  int interrupted, int map_keep)
+{
+    int status = 0;
+    if (!R->quiet) print_summary(R, P, st, secs, interrupted);
+    if (ic->stats)
+        fprintf(stderr, "records in %" PRIu64 ", out %" PRIu64 "; jitdumps loaded %" PRIu64 ", unusable %" PRIu64
+                        "; ELF files %" PRIu64 "; anon kept %" PRIu64 ", split %" PRIu64 ", dropped %" PRIu64 "\n",
+                st->read.records, st->write.records, st->dumps.loaded, st->dumps.failed, st->elf.files, st->trim.kept,
+                st->trim.split, st->trim.dropped);
+    if (!R->no_svg && write_svg(R, P) != 0) status = 1;
+    if (R->folded && write_folded(R, P) != 0) status = 1;
+    if (R->pprof && write_pprof(R) != 0) status = 1;
+    if (!R->quiet) print_where(R, ic, P, st, map_keep);
+    return status;
+}
+
+/* Injects the recording into R->output, naming every sample and its stack on the way
+   (secs: how long it ran), and reports it. */
+static int inject_and_report(run *R, inject_cli *ic, double secs, int interrupted)
+{
+    prof P;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    jitanon_result r;
+    char msg[1024];
+    int status, map_keep;
+    memset(&st, 0, sizeof st);
+    prof_init(&P, R);
+    map_keep = inject_options(ic, &P);
+    if (!R->quiet && isatty(2)) fprintf(stderr, TOOL ": injecting %" PRIu64 " samples...", R->samples);
+    r = jitanon_inject_file(R->raw, R->output, JITANON_PERF_FILE, &ic->o, &ic->po, &st, &err);
+    if (!R->quiet && isatty(2)) fprintf(stderr, "\r\033[K");
+    inject_cli_release(ic);
+    if (r != JITANON_OK) {
+        jitanon_format_error(msg, sizeof msg, &err);
+        fprintf(stderr, TOOL ": injecting %s: %s\n", R->raw, msg);
+        status = 1;
+    } else status = report(R, ic, &P, &st, secs, interrupted, map_keep);
+    prof_release(&P);
+    return status;
+}
+
+/* What the runtimes wrote for this run goes, unless asked to keep it; R's memory. */
+static void finish(run *R)
+{
+    int i;
+    if (R->keep) fprintf(stderr, TOOL ": kept the recording, and what the runtime wrote there, in %s\n", R->priv);
+    /* an attached process was started by the user: what it writes is theirs */
+    if (!R->attach_pid) {
+        remove_by_pid(R, "/tmp", R->keep);
+        if (strcmp(R->cwd, "/tmp")) remove_by_pid(R, R->cwd, R->keep);
+    }
+    if (!R->keep) remove_tree(R->priv);
+    for (i = 0; i < R->argc; i++) free(R->argv[i]);
+    for (i = 0; i < R->nenv; i++) free(R->env[i].name), free(R->env[i].value);
+    for (i = 0; i < R->nnotes; i++) free(R->notes[i]);
+    free(R->pids);
+}
+
+int main(int argc, char **argv)
+{
+    static run R;         /* large: off the stack */
+    static recording rc;  /* (g_sigs points into it) */
+    inject_cli ic;
+    int i, status, cmd = -1, do_clean = 0;
+    double secs;
+    if (argc > 2 && !strcmp(argv[1], WORKLOAD_OPT)) return run_workload(argv + 2);
+    inject_cli_init(&ic);
+    if ((status = parse_args(&R, &ic, argc, argv, &cmd, &do_clean)) != GO_ON) return status;
+    if (do_clean) return clean_output(&R, &ic);
+    if ((status = check_command(&R, argc, cmd)) != GO_ON || (status = make_dirs(&R, &ic)) != GO_ON) return status;
+    find_agent(&R);
     R.start = time(NULL);
-
-    if (R.attach_pid) {
-        char exe[PATH_MAX + 32], real[PATH_MAX], mapsf[64], line[4096];
-        ssize_t n;
-        int py, has_dump = 0;
-        FILE *f;
-        snprintf(exe, sizeof exe, "/proc/%ld/exe", R.attach_pid);
-        n = readlink(exe, real, sizeof real - 1);
-        if (n <= 0) return fprintf(stderr, TOOL ": no process %ld (or not ours to look at): %s\n", R.attach_pid, strerror(errno)), 1;
-        real[n] = 0;
-        R.r.kind = rt_of_name(base_name(real), &py);
-        if (R.r.kind == RT_NONE && !strncmp(base_name(real), "beam", 4)) R.r.kind = RT_ERL;
-        snprintf(mapsf, sizeof mapsf, "/proc/%ld/maps", R.attach_pid);
-        if ((f = fopen(mapsf, "r"))) {
-            while (fgets(line, sizeof line, f))
-                if (strstr(line, "/jit-") && strstr(line, ".dump")) has_dump = 1;
-            fclose(f);
-        }
-        add_pid(&R, (uint32_t)R.attach_pid);
-        if (R.r.kind == RT_JAVA && !R.no_jit && R.agent[0]) {
-            char opt[sizeof R.priv + 8];
-            int agent_ok = dcmd_arg(R.jcmd_agent, sizeof R.jcmd_agent, R.agent);
-            snprintf(opt, sizeof opt, "dir=%s", R.priv);
-            if (!agent_ok || !dcmd_arg(R.jcmd_opt, sizeof R.jcmd_opt, opt)) {
-                fprintf(stderr, TOOL ": jcmd cannot pass %s to the JVM: it holds both ' and \" (or ends in \\), which "
-                                "a diagnostic command's argument cannot; %s\n",
-                        agent_ok ? R.priv : R.agent,
-                        agent_ok ? "give -o FILE in another directory" : "put libjitanon-jvmti.so on another path");
-                remove_tree(R.priv);
-                return 1;
-            }
-            note(&R, "java: the agent is loaded into the running JVM with jcmd PID JVMTI.agent_load");
-        } else if (R.r.kind != RT_NONE && !has_dump) {
-            snprintf(msg, sizeof msg,
-                     "pid %ld runs %s and writes no jitdump: flags cannot be added to a running process; start it "
-                     "with its flag (jitanon-record --print-command -- ... shows it) to get JIT names",
-                     R.attach_pid, rt_names[R.r.kind]);
-            note(&R, msg);
-        } else if (has_dump) {
-            snprintf(msg, sizeof msg, "pid %ld already writes a jitdump: used as it is", R.attach_pid);
-            note(&R, msg);
-        }
-    } else {
-        char *found = resolve_path(argv[cmd]);
-        if (!found) {
-            fprintf(stderr, TOOL ": %s: %s\n", argv[cmd], strchr(argv[cmd], '/') ? strerror(errno) : "command not found");
-            remove_tree(R.priv);
-            return 127;
-        }
-        free(found);
-        for (i = cmd; i < argc && R.argc < MAX_ARGS - 64; i++) R.argv[R.argc++] = xstrdup(argv[i]);
-        R.argv[R.argc] = NULL;
-        if (R.no_jit) note(&R, "--no-jit-flags: recorded as it is");
-        else detect(&R);
-    }
+    status = R.attach_pid ? prepare_attach(&R) : prepare_command(&R, argc, argv, cmd);
+    if (status != GO_ON) return status;
     if (!R.callgraph) R.callgraph = callgraph_of(&R.r);
-
     if (R.print_only) {
         print_command(&R, stdout);
         for (i = 0; i < R.nnotes; i++) printf("# %s\n", R.notes[i]);
         return 0;
     }
-    {
-        const char *problem = perf_problem(&R, msg, sizeof msg);
-        if (problem) {
-            fprintf(stderr, TOOL ": %s\n", problem);
-            remove_tree(R.priv);
-            return 1;
-        }
-    }
-    if (!R.quiet)
-        for (i = 0; i < R.nnotes; i++) fprintf(stderr, TOOL ": note: %s\n", R.notes[i]);
-
-    /* Record.  Ctrl-C goes to the whole foreground group, but perf has SIGINT blocked: the
-       program gets it alone and ends as it would without us (python unwinds, a server
-       runs its handler, and each writes out the jitdump records it buffered), perf sees
-       it end and stops.  A signal sent to us alone is passed on to the program after a
-       second; a program still running GRACE_S after the first Ctrl-C, or a second Ctrl-C
-       (a SIGINT at least BURST_S after the first: timeout(1) sends two at once), stops
-       perf, which ends the program with SIGTERM.  With -p, perf stops at once. */
-    g_sigs = &S;
-    {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_sigaction = on_signal;
-        sa.sa_flags = SA_SIGINFO;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
-        /* a closed stderr (| head) must not kill us before the cleanup */
-        sa.sa_handler = SIG_IGN;
-        sa.sa_flags = 0;
-        sigaction(SIGPIPE, &sa, NULL);
-    }
-    {
-        ssize_t n = readlink("/proc/self/exe", me, sizeof me - 1);
-        me[n > 0 ? n : 0] = 0;
-    }
-    perf_argv(&R, pa, MAX_ARGS + 32, me[0] ? me : NULL);
-    t0 = now_s();
-    perf = fork();
-    if (perf == 0) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = SIG_DFL;
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
-        sigaction(SIGPIPE, &sa, NULL);
-        if (!R.attach_pid && me[0]) {
-            sigset_t ss;
-            sigemptyset(&ss);
-            sigaddset(&ss, SIGINT);
-            sigprocmask(SIG_BLOCK, &ss, NULL);
-        }
-        for (i = 0; i < R.nenv; i++) setenv(R.env[i].name, R.env[i].value, 1);
-        execvp("perf", pa);
-        fprintf(stderr, TOOL ": cannot run perf: %s\n", strerror(errno));
-        _exit(127);
-    }
-    if (perf < 0) return fprintf(stderr, TOOL ": cannot start perf: %s\n", strerror(errno)), 1;
-    g_perf_pid = perf;
-    /* one line, not a running count: the program writes to the same terminal */
-    if (!R.quiet && isatty(2))
-        fprintf(stderr, TOOL ": recording %s%s\n", R.attach_pid ? "pid " : base_name(R.argv[0]),
-                R.attach_pid ? R.pidstr : " (Ctrl-C ends it; the profile follows)");
-    if (R.attach_pid && R.r.kind == RT_JAVA && !R.no_jit && R.agent[0]) {
-        /* the agent's marker mmap must be seen: load it once perf records */
-        pid_t j;
-        char pidstr[32];
-        int w;
-        for (w = 0; w < 50 && !t.open; w++) {
-            usleep(100000);
-            tail_poll(&R, &t);
-        }
-        usleep(200000);
-        snprintf(pidstr, sizeof pidstr, "%ld", R.attach_pid);
-        j = fork();
-        if (j == 0) {
-            int nul = open("/dev/null", O_RDWR);
-            if (nul >= 0) dup2(nul, 1);
-            execlp("jcmd", "jcmd", pidstr, "JVMTI.agent_load", R.jcmd_agent, R.jcmd_opt, (char *)NULL);
-            fprintf(stderr, TOOL ": cannot run jcmd: %s\n", strerror(errno));
-            _exit(127);
-        }
-        if (j > 0) {
-            int js;
-            waitpid(j, &js, 0);
-            if (!WIFEXITED(js) || WEXITSTATUS(js) != 0)
-                fprintf(stderr, TOOL ": jcmd could not load the agent into %ld: recording without JIT names\n",
-                        R.attach_pid);
-            else if (!ic.o.late_window_ns && ic.o.late == JITANON_LATE_AUTO) {
-                /* the agent describes the code compiled before it came (its load records
-                   are dated when it loaded): samples in that code since perf began are
-                   named after it, unless something else was ever described there */
-                ic.o.late = JITANON_LATE_NAME;
-                ic.o.late_window_ns = (uint64_t)((now_s() - t0 + 1.0) * 1e9);
-            }
-        }
-    }
-    for (;;) {
-        int st;
-        pid_t w = waitpid(perf, &st, WNOHANG);
-        if (w == perf) {
-            perf_status = st;
-            break;
-        }
-        if (w < 0 && errno != EINTR) break;
-        if (S.ints && !stopped && (R.attach_pid || !me[0])) {
-            kill(perf, SIGINT); /* perf gets no SIGINT of its own here when it was not the terminal's */
-            stopped = 1;
-        } else if (S.ints && !stopped) {
-            double now = now_s();
-            if (!t_int) {
-                t_int = now;
-                if (!R.quiet && isatty(2))
-                    fprintf(stderr, "\r\033[K" TOOL ": waiting for the program to end (Ctrl-C again: stop it now)\n");
-            }
-            if (!S.from_tty && !forwarded && now - t_int >= 1.0) {
-                pid_t wl = workload_of(perf);
-                if (wl > 0) kill(wl, SIGINT);
-                forwarded = 1;
-            }
-            if (S.ints >= 2 || now - t_int >= GRACE_S) {
-                kill(perf, SIGTERM);
-                stopped = 1;
-            }
-        }
-        tail_poll(&R, &t);
-        usleep(250000);
-    }
-    g_perf_pid = 0;
-    interrupted = S.ints || S.now;
-    /* the rest of the records, up to the data section's end (the header now says it) */
-    tail_poll(&R, &t);
-    tail_close(&t);
-    if (!R.quiet && isatty(2)) fprintf(stderr, "\r\033[K");
-    {
-        struct stat sb;
-        if (stat(R.raw, &sb) != 0 || sb.st_size == 0) {
-            fprintf(stderr, TOOL ": perf recorded nothing (exit status %d%s): see its message above\n",
-                    WIFEXITED(perf_status) ? WEXITSTATUS(perf_status) : 128 + WTERMSIG(perf_status), interrupted ? ", interrupted" : "");
-            if (!R.keep) remove_tree(R.priv);
-            return 1;
-        }
-    }
-    {
-        double secs = now_s() - t0;
-        /* Inject, naming every sample and its stack on the way. */
-        prof P;
-        jitanon_inject_stats st;
-        jitanon_error err;
-        jitanon_result r;
-        char svg[2 * PATH_MAX];
-        int map_keep;
-        memset(&P, 0, sizeof P);
-        memset(&st, 0, sizeof st);
-        P.R = &R;
-        fg_init(&P.tree);
-        fg_init(&P.self);
-        fg_init(&P.inner);
-        P.has_inner = !strcmp(R.callgraph, "dwarf");
-        P.names = (char(*)[NAME_LEN])xmalloc((MAX_FRAMES + 1) * sizeof *P.names);
-        P.frames = (fg_frame *)xmalloc((MAX_FRAMES + 1) * sizeof *P.frames);
-        snprintf(P.comm, sizeof P.comm, "%s", R.attach_pid ? rt_names[R.r.kind] : base_name(R.argv[0]));
-        if (inject_cli_finish(&ic, TOOL) != 0) return 1;
-        /* per-function files: a profile needs only those its samples and stacks land in
-           (perf report opens no other): thousands fewer for a JVM or BEAM (region files
-           are a few: all are written) */
-        if (!ic.elf_files_set && ic.o.elf_layout == JITANON_ELF_PER_FUNCTION) ic.o.elf_files = JITANON_ELF_FILES_SAMPLED;
-        /* the perf maps the runtimes wrote are removed at the end: their names go into
-           the output (jitted-<pid>.map.so), so perf report names what they named */
-        if (!ic.perf_map_set) ic.o.perf_map = JITANON_PERF_MAP_ELF;
-        map_keep = ic.o.perf_map == JITANON_PERF_MAP_KEEP;
-        ic.o.on_sample = on_sample;
-        ic.o.io.user = &P;
-        sy_set_demangle(&ic.o); /* C++ names as perf prints them (the cache is inject_cli's) */
-        if (!R.quiet && isatty(2)) fprintf(stderr, TOOL ": injecting %" PRIu64 " samples...", R.samples);
-        r = jitanon_inject_file(R.raw, R.output, JITANON_PERF_FILE, &ic.o, &ic.po, &st, &err);
-        if (!R.quiet && isatty(2)) fprintf(stderr, "\r\033[K");
-        inject_cli_release(&ic);
-        if (r != JITANON_OK) {
-            jitanon_format_error(msg, sizeof msg, &err);
-            fprintf(stderr, TOOL ": injecting %s: %s\n", R.raw, msg);
-            status = 1;
-        } else {
-            if (!R.quiet) {
-                /* with perf's stacks (DWARF), what was named is their frames in JIT code: python's
-                   JIT code is a trampoline per function, which few samples land in */
-                uint64_t jit = P.has_inner ? P.stack_jit : P.jit;
-                uint64_t named = P.has_inner ? P.stack_jit_named : P.jit_named + P.map_named;
-                fprintf(stderr, TOOL ": %s%s, %.1f s, %" PRIu64 " samples, %" PRIu64 " %s in JIT code (%.1f%% named), %" PRIu64
-                                " jitdump%s\n",
-                        rt_names[R.r.kind], interrupted ? " (interrupted)" : "", secs, P.total, jit,
-                        P.has_inner ? "stack frames" : "samples", jit ? 100.0 * (double)named / (double)jit : 100.0,
-                        st.dumps.loaded, st.dumps.loaded == 1 ? "" : "s");
-                if (!st.dumps.markers && !R.no_jit && !R.attach_pid && R.r.kind != RT_NONE &&
-                    !(R.r.kind == RT_PYTHON && R.r.py_version < 313)) /* 3.12: a perf map */
-                    fprintf(stderr, "note: %s wrote no jitdump: the flags added (jitanon-record --print-command shows "
-                                    "them) did not reach the runtime, or it ran no JIT code\n",
-                            rt_names[R.r.kind]);
-                if (interrupted && jit && named * 10 < jit * 9)
-                    fprintf(stderr, "note: %" PRIu64 " of the %" PRIu64 " in JIT code are unnamed: the program "
-                                    "ended on the signal before its runtime wrote out the jitdump records it buffered\n",
-                            jit - named, jit);
-                /* Python's JIT code is a trampoline per function: its functions are the
-                   innermost py:: frames of the stacks, not the sampled addresses */
-                if (R.top > 0 && P.total && P.has_inner && R.r.kind == RT_PYTHON)
-                    print_top(&P, &P.inner, P.stack_samples, R.top, "  total  samples  python function (innermost py:: frame)");
-                else if (R.top > 0 && P.total)
-                    print_top(&P, &P.self, P.total, R.top, "   self  samples  function");
-            }
-            if (ic.stats) {
-                fprintf(stderr, "records in %" PRIu64 ", out %" PRIu64 "; jitdumps loaded %" PRIu64 ", unusable %" PRIu64
-                                "; ELF files %" PRIu64 "; anon kept %" PRIu64 ", split %" PRIu64 ", dropped %" PRIu64 "\n",
-                        st.read.records, st.write.records, st.dumps.loaded, st.dumps.failed, st.elf.files, st.trim.kept,
-                        st.trim.split, st.trim.dropped);
-            }
-            if (!R.no_svg) {
-                FILE *f;
-                if (R.svg) snprintf(svg, sizeof svg, "%s", R.svg);
-                else {
-                    size_t n = strlen(R.output);
-                    if (n > 5 && !strcmp(R.output + n - 5, ".data")) snprintf(svg, sizeof svg, "%.*s.svg", (int)(n - 5), R.output);
-                    else snprintf(svg, sizeof svg, "%s.svg", R.output);
-                }
-                f = fopen(svg, "w");
-                if (f) fg_write_svg(&P.tree, f, R.attach_pid ? "jitanon-record" : R.argv[0]);
-                if (!f || ferror(f) | fclose(f)) fprintf(stderr, TOOL ": cannot write %s: %s\n", svg, strerror(errno)), status = 1;
-                else if (!R.quiet) fprintf(stderr, "flame graph: %s\n", svg);
-            }
-            if (R.folded) {
-                FILE *f = fopen(R.folded, "w");
-                if (f) fg_write_folded(&P.tree, f);
-                if (!f || ferror(f) | fclose(f)) fprintf(stderr, TOOL ": cannot write %s: %s\n", R.folded, strerror(errno)), status = 1;
-            }
-            if (R.pprof) {
-                /* the pprof encoder is symbolize's (tools/pprof.h): run it on the recording */
-                char sym[PATH_MAX];
-                ssize_t n = readlink("/proc/self/exe", sym, sizeof sym - 16);
-                pid_t p;
-                int ps = 1;
-                if (n > 0) {
-                    char *s;
-                    sym[n] = 0;
-                    s = strrchr(sym, '/');
-                    strcpy(s ? s + 1 : sym, "symbolize");
-                }
-                { /* a symbolize from before pprof says so in its --help: ask it first */
-                    char *hv[] = {sym, (char *)"--help", NULL}, help[4096];
-                    int fd, hs;
-                    size_t got = 0;
-                    ssize_t k;
-                    pid_t h = n > 0 ? spawn_reading(hv, &fd) : -1;
-                    if (h > 0) {
-                        while (got < sizeof help - 1 && (k = read(fd, help + got, sizeof help - 1 - got)) > 0)
-                            got += (size_t)k;
-                        close(fd);
-                        waitpid(h, &hs, 0);
-                    }
-                    help[got] = 0;
-                    if (!strstr(help, "--pprof")) n = -1;
-                }
-                p = n > 0 ? fork() : -1;
-                if (p == 0) {
-                    execl(sym, "symbolize", "--pprof", R.pprof, "--jitdump-dir", R.priv, R.raw, (char *)NULL);
-                    _exit(127);
-                }
-                if (p > 0) waitpid(p, &ps, 0);
-                if (p <= 0 || !WIFEXITED(ps) || WEXITSTATUS(ps) != 0)
-                    fprintf(stderr, TOOL ": no pprof profile: %s\n",
-                            n < 0 ? "no symbolize with --pprof beside jitanon-record (make builds it, make install installs it)"
-                                  : "symbolize --pprof failed (its message is above)"),
-                        status = 1;
-                else if (!R.quiet) fprintf(stderr, "pprof: %s\n", R.pprof);
-            }
-            if (!R.quiet) {
-                if (P.map_named && !R.keep && map_keep)
-                    fprintf(stderr, "note: %" PRIu64 " samples were named from perf maps, which are removed now: perf "
-                                    "report will not name them (--keep keeps the maps)\n", P.map_named);
-                fprintf(stderr, "profile: %s   (perf report -i %s)\n", R.output, R.output);
-                /* where the rest went: they add up over runs */
-                if (st.elf.files) {
-                    char cdir[PATH_MAX];
-                    const char *cache = ic.no_cache ? NULL : ic.cache_dir ? ic.cache_dir : "~/.debug";
-                    if (cache && !ic.cache_dir && jitanon_buildid_cache_dir(cdir, sizeof cdir, NULL) == JITANON_OK) cache = cdir;
-                    int own = ic.o.elf_dir != R.elf_dir, deflt = !strcmp(R.output, "perf.jit.data");
-                    fprintf(stderr, "ELF files: %s/ (%" PRIu64 " new)%s%s%s; " TOOL " --clean%s%s removes %s\n",
-                            ic.o.elf_dir, st.elf.files, cache ? ", copied into perf's build-id cache (" : "",
-                            cache ? cache : "", cache ? ")" : "", own ? " --elf-dir " : deflt ? "" : " -o ",
-                            own ? ic.o.elf_dir : deflt ? "" : R.output, cache ? "both" : "them");
-                }
-            }
-        }
-        fg_release(&P.tree);
-        fg_release(&P.self);
-        fg_release(&P.inner);
-        free(P.names);
-        free(P.frames);
-    }
-    /* What the runtimes wrote for this run goes, unless asked to keep it. */
-    if (R.keep) fprintf(stderr, TOOL ": kept the recording, and what the runtime wrote there, in %s\n", R.priv);
-    /* an attached process was started by the user: what it writes is theirs */
-    if (!R.attach_pid) {
-        remove_by_pid(&R, "/tmp", R.keep);
-        if (strcmp(R.cwd, "/tmp")) remove_by_pid(&R, R.cwd, R.keep);
-    }
-    if (!R.keep) remove_tree(R.priv);
-    for (i = 0; i < R.argc; i++) free(R.argv[i]);
-    for (i = 0; i < R.nenv; i++) free(R.env[i].name), free(R.env[i].value);
-    for (i = 0; i < R.nnotes; i++) free(R.notes[i]);
-    free(R.pids);
+    if ((status = check_perf(&R)) != GO_ON || (status = record_program(&R, &ic, &rc)) != GO_ON) return status;
+    secs = now_s() - rc.t0;
+    if (inject_cli_finish(&ic, TOOL) != 0) return 1;
+    status = inject_and_report(&R, &ic, secs, rc.interrupted);
+    finish(&R);
     return status;
 }

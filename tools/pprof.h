@@ -1,8 +1,8 @@
 /* pprof.h: a profile.proto (pprof) encoder for the tools (not part of jitanon.h),
-   written from github.com/google/pprof proto/profile.proto.  No dependency beyond libc;
-   gzip through zlib when PP_USE_ZLIB or JITANON_USE_ZLIB is defined (link -lz), plain
-   protobuf otherwise (go tool pprof and the pprof-format decoder read both: a pprof
-   reader gunzips only what starts with the gzip magic).
+   written from github.com/google/pprof proto/profile.proto.  No dependency beyond libc
+   (and ixhash.h beside it); gzip through zlib when PP_USE_ZLIB or JITANON_USE_ZLIB is
+   defined (link -lz), plain protobuf otherwise (go tool pprof and the pprof-format
+   decoder read both: a pprof reader gunzips only what starts with the gzip magic).
 
        pp_profile p;
        pp_init(&p);
@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ixhash.h" /* the tables' hashes */
 #if defined(PP_USE_ZLIB) || defined(JITANON_USE_ZLIB)
 #include <zlib.h>
 #define PP_HAVE_ZLIB 1
@@ -76,31 +78,25 @@ typedef struct pp__sample {
     size_t val;           /* in values (nvalues each) */
 } pp__sample;
 
-/* Open addressing over 1-based indices into one of the tables (0 = empty slot). */
-typedef struct pp__hash {
-    uint32_t *slot;
-    size_t cap, n;
-} pp__hash;
-
 typedef struct pp_profile {
     char *str;                 /* the string table, each NUL-terminated */
     size_t str_len, str_cap;
     size_t *str_off, nstr, str_off_cap;
-    pp__hash str_h;
+    ix_hash str_h;
     int64_t *types;            /* (type, unit) string indices */
     size_t nvalues;
     pp__mapping *maps;
     size_t nmaps, maps_cap;
-    pp__hash maps_h;
+    ix_hash maps_h;
     pp__function *funcs;
     size_t nfuncs, funcs_cap;
-    pp__hash funcs_h;
+    ix_hash funcs_h;
     pp__location *locs_t;
     size_t nlocs_t, locs_t_cap;
-    pp__hash locs_h;
+    ix_hash locs_h;
     pp__sample *samples;
     size_t nsamples, samples_cap;
-    pp__hash samples_h;
+    ix_hash samples_h;
     uint64_t *locs;            /* the samples' stacks */
     size_t nlocs, locs_cap;
     pp__label *labels;
@@ -143,54 +139,6 @@ PP_DEF uint64_t pp__bytes_hash(const char *s, size_t n)
     return h;
 }
 
-/* A slot from a hash: splitmix64's finaliser first, so that keys differing only in high
-   bits (addresses, string indices mixed by multiplication) do not share low bits. */
-PP_DEF size_t pp__slot(uint64_t h, size_t cap)
-{
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
-    return (size_t)(h ^ (h >> 31)) & (cap - 1);
-}
-
-/* The slot of the entry equal to the key (eq(idx) != 0), or of the empty slot where it
-   goes; *found says which.  `rehash(idx)` gives an existing entry's hash when growing. */
-typedef int (*pp__eq_fn)(const void *ctx, size_t idx, const void *key);
-typedef uint64_t (*pp__rehash_fn)(const void *ctx, size_t idx);
-
-PP_DEF size_t pp__find(const void *p, pp__hash *h, uint64_t hash, const void *key, pp__eq_fn eq, pp__rehash_fn rehash,
-                       int *found)
-{
-    size_t i;
-    if (2 * (h->n + 1) > h->cap) {
-        size_t old = h->cap, k;
-        uint32_t *o = h->slot;
-        h->cap = old ? old * 2 : 256;
-        h->slot = (uint32_t *)calloc(h->cap, sizeof *h->slot);
-        if (!h->slot) exit(3);
-        for (k = 0; k < old; k++)
-            if (o[k]) {
-                i = pp__slot(rehash(p, o[k] - 1), h->cap);
-                while (h->slot[i]) i = (i + 1) & (h->cap - 1);
-                h->slot[i] = o[k];
-            }
-        free(o);
-    }
-    for (i = pp__slot(hash, h->cap); h->slot[i]; i = (i + 1) & (h->cap - 1))
-        if (eq(p, h->slot[i] - 1, key)) {
-            *found = 1;
-            return i;
-        }
-    *found = 0;
-    return i;
-}
-
-PP_DEF void pp__put(pp__hash *h, size_t slot, size_t idx)
-{
-    if (idx >= UINT32_MAX) exit(3);
-    h->slot[slot] = (uint32_t)(idx + 1);
-    h->n++;
-}
-
 /* ---- strings ----------------------------------------------------------------------- */
 
 typedef struct pp__strkey {
@@ -223,7 +171,7 @@ PP_DEF int64_t pp_string(pp_profile *p, const char *s, size_t n)
     if (z) n = (size_t)(z - s);
     k.s = n ? s : "";
     k.n = n;
-    slot = pp__find(p, &p->str_h, pp__bytes_hash(k.s, n), &k, pp__str_eq, pp__str_rehash, &found);
+    slot = ix_find(&p->str_h, pp__bytes_hash(k.s, n), p, &k, pp__str_eq, pp__str_rehash, &found);
     if (found) return (int64_t)(p->str_h.slot[slot] - 1);
     p->str = (char *)pp__grow(p->str, &p->str_cap, p->str_len + n + 1, 1);
     memcpy(p->str + p->str_len, k.s, n);
@@ -231,7 +179,7 @@ PP_DEF int64_t pp_string(pp_profile *p, const char *s, size_t n)
     p->str_off = (size_t *)pp__grow(p->str_off, &p->str_off_cap, p->nstr + 1, sizeof *p->str_off);
     p->str_off[p->nstr] = p->str_len;
     p->str_len += n + 1;
-    pp__put(&p->str_h, slot, p->nstr);
+    ix_put(&p->str_h, slot, p->nstr);
     return (int64_t)p->nstr++;
 }
 
@@ -250,16 +198,16 @@ PP_DEF void pp_release(pp_profile *p)
 {
     free(p->str);
     free(p->str_off);
-    free(p->str_h.slot);
+    ix_release(&p->str_h);
     free(p->types);
     free(p->maps);
-    free(p->maps_h.slot);
+    ix_release(&p->maps_h);
     free(p->funcs);
-    free(p->funcs_h.slot);
+    ix_release(&p->funcs_h);
     free(p->locs_t);
-    free(p->locs_h.slot);
+    ix_release(&p->locs_h);
     free(p->samples);
-    free(p->samples_h.slot);
+    ix_release(&p->samples_h);
     free(p->locs);
     free(p->labels);
     free(p->values);
@@ -292,7 +240,7 @@ PP_DEF void pp_comment(pp_profile *p, const char *text)
 typedef struct pp__table {
     void **v;
     size_t *n, *cap, size;
-    pp__hash *h;
+    ix_hash *h;
 } pp__table;
 
 PP_DEF int pp__rec_eq(const void *ctx, size_t idx, const void *key)
@@ -323,15 +271,15 @@ PP_DEF uint64_t pp__rec_rehash(const void *ctx, size_t idx)
 PP_DEF uint64_t pp__intern_rec(pp__table t, const void *rec)
 {
     int found;
-    size_t slot = pp__find(&t, t.h, pp__rec_hash(rec, t.size), rec, pp__rec_eq, pp__rec_rehash, &found);
+    size_t slot = ix_find(t.h, pp__rec_hash(rec, t.size), &t, rec, pp__rec_eq, pp__rec_rehash, &found);
     if (found) return t.h->slot[slot];
     *t.v = pp__grow(*t.v, t.cap, *t.n + 1, t.size);
     memcpy((char *)*t.v + *t.n * t.size, rec, t.size);
-    pp__put(t.h, slot, *t.n);
+    ix_put(t.h, slot, *t.n);
     return ++*t.n;
 }
 
-PP_DEF pp__table pp__tab(void **v, size_t *n, size_t *cap, size_t size, pp__hash *h)
+PP_DEF pp__table pp__tab(void **v, size_t *n, size_t *cap, size_t size, ix_hash *h)
 {
     pp__table t;
     t.v = v;
@@ -444,8 +392,8 @@ PP_DEF void pp_sample(pp_profile *p, const uint64_t *locs, size_t nloc, const in
     k.nloc = nloc;
     k.labels = p->labels + lab0;
     k.nlab = nlab;
-    slot = pp__find(p, &p->samples_h, pp__sample_hash(locs, nloc, k.labels, nlab), &k, pp__sample_eq,
-                    pp__sample_rehash, &found);
+    slot = ix_find(&p->samples_h, pp__sample_hash(locs, nloc, k.labels, nlab), p, &k, pp__sample_eq, pp__sample_rehash,
+                   &found);
     if (found) {
         s = &p->samples[p->samples_h.slot[slot] - 1];
         for (i = 0; i < p->nvalues; i++) p->values[s->val + i] += values[i];
@@ -465,7 +413,7 @@ PP_DEF void pp_sample(pp_profile *p, const uint64_t *locs, size_t nloc, const in
     p->values = (int64_t *)pp__grow(p->values, &p->vals_cap, p->nvals + p->nvalues, sizeof *p->values);
     for (i = 0; i < p->nvalues; i++) p->values[p->nvals + i] = values[i];
     p->nvals += p->nvalues;
-    pp__put(&p->samples_h, slot, p->nsamples);
+    ix_put(&p->samples_h, slot, p->nsamples);
     p->nsamples++;
 }
 

@@ -106,7 +106,6 @@ typedef struct jit_fn {
     uint32_t pid;
     uint64_t code_index, code_addr, code_size;
     size_t line, nlines; /* in profile.lines */
-    int used;
 } jit_fn;
 
 /* --pprof: the last Location of frames that look the same (a frame's Location depends on
@@ -133,8 +132,9 @@ typedef struct pprof_state {
     size_t nmmaps, mmaps_cap;
     uint64_t *attr_period; /* nattrs: the period of a sample without its own (0: none) */
     int typed;             /* the value columns are declared (at the first sample) */
-    jit_fn *fns;          /* open addressing by (pid, code_index) */
+    jit_fn *fns;          /* by (pid, code_index): fns_h */
     size_t fns_cap, nfns;
+    ix_hash fns_h;
     dbg_line *lines;
     size_t nlines, lines_cap;
     char (*dumps)[4096];  /* the dump path of each pid, for the JIT mappings */
@@ -239,38 +239,35 @@ static mmap_ev *find_mmap(pprof_state *st, uint32_t pid, uint64_t ip, const char
     return best;
 }
 
-static size_t fn_hash(uint32_t pid, uint64_t code_index, size_t cap)
+static int fn_eq(const void *ctx, size_t idx, const void *key)
 {
-    return (size_t)(pp__mix(pid, code_index) >> 8) & (cap - 1);
+    const jit_fn *f = &((const pprof_state *)ctx)->fns[idx], *k = (const jit_fn *)key;
+    return f->pid == k->pid && f->code_index == k->code_index;
 }
 
-/* The function (pid, code_index): found, or (insert) a new empty slot for it. */
+static uint64_t fn_rehash(const void *ctx, size_t idx)
+{
+    const jit_fn *f = &((const pprof_state *)ctx)->fns[idx];
+    return pp__mix(f->pid, f->code_index);
+}
+
+/* The function (pid, code_index): found, or (insert) a new empty one. */
 static jit_fn *find_fn(pprof_state *st, uint32_t pid, uint64_t code_index, int insert)
 {
-    size_t i;
-    if (insert && 2 * (st->nfns + 1) > st->fns_cap) {
-        jit_fn *old = st->fns;
-        size_t ocap = st->fns_cap, k;
-        st->fns_cap = ocap ? ocap * 2 : 1024;
-        st->fns = (jit_fn *)calloc(st->fns_cap, sizeof *st->fns);
-        if (!st->fns) exit(3);
-        for (k = 0; k < ocap; k++)
-            if (old[k].used) {
-                i = fn_hash(old[k].pid, old[k].code_index, st->fns_cap);
-                while (st->fns[i].used) i = (i + 1) & (st->fns_cap - 1);
-                st->fns[i] = old[k];
-            }
-        free(old);
-    }
-    if (!st->fns_cap) return NULL;
-    for (i = fn_hash(pid, code_index, st->fns_cap); st->fns[i].used; i = (i + 1) & (st->fns_cap - 1))
-        if (st->fns[i].pid == pid && st->fns[i].code_index == code_index) return &st->fns[i];
+    jit_fn k;
+    size_t slot;
+    int found;
+    if (!insert && !st->nfns) return NULL;
+    memset(&k, 0, sizeof k);
+    k.pid = pid;
+    k.code_index = code_index;
+    slot = ix_find(&st->fns_h, pp__mix(pid, code_index), st, &k, fn_eq, fn_rehash, &found);
+    if (found) return &st->fns[st->fns_h.slot[slot] - 1];
     if (!insert) return NULL;
-    st->nfns++;
-    st->fns[i].used = 1;
-    st->fns[i].pid = pid;
-    st->fns[i].code_index = code_index;
-    return &st->fns[i];
+    st->fns = (jit_fn *)xgrow(st->fns, &st->fns_cap, st->nfns + 1, sizeof *st->fns);
+    st->fns[st->nfns] = k;
+    ix_put(&st->fns_h, slot, st->nfns);
+    return &st->fns[st->nfns++];
 }
 
 static int by_off(const void *a, const void *b)
@@ -471,7 +468,7 @@ static uint64_t frame_location(pprof_state *st, uint32_t pid, const jitanon_fram
     const char *file = NULL;
     int64_t line = 0, start_line = 0;
     uint32_t flags = (uint32_t)kind | (uint32_t)(f->kernel != 0) << 4 | (uint32_t)(leaf != 0) << 5 | (uint32_t)f->kind << 8;
-    loc_memo *memo = &st->memo[pp__slot(
+    loc_memo *memo = &st->memo[ix_slot(
         pp__mix(pp__mix(pp__mix(pp__mix(pp__mix(f->ip, f->start), f->code_index), nh), pid), flags), LOC_MEMO)];
     if (memo->loc && memo->ip == f->ip && memo->start == f->start && memo->code_index == f->code_index &&
         memo->name_hash == nh && memo->pid == pid && memo->flags == flags)
@@ -583,8 +580,11 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
         fg_kind k = fr_sample(s, name, NAME_LEN, &f);
         len = strlen(name);
         if (k == FG_JIT && f.kind == JITANON_FRAME_JIT) snprintf(name + len, sizeof name - len, " [jitdump]");
-        else if (k == FG_PERFMAP && f.kind == JITANON_FRAME_PERF_MAP)
-            snprintf(name + len, sizeof name - len, " [perf-%u.map]", (unsigned)s->pid);
+        else if (k == FG_PERFMAP && f.kind == JITANON_FRAME_PERF_MAP) { /* the map's file, as the frame names it */
+            size_t blen;
+            const char *b = fr__base(f.path, &blen);
+            snprintf(name + len, sizeof name - len, " [%.*s]", (int)blen, b);
+        }
     }
     add(p, name);
 }
@@ -997,6 +997,7 @@ int main(int argc, char **argv)
         free(st->mmaps);
         free(st->attr_period);
         free(st->fns);
+        ix_release(&st->fns_h);
         free(st->lines);
         free(st->dumps);
         free(st->dump_pids);
