@@ -510,7 +510,6 @@ static double cpu_now(void)
 static double symb_pass(const char *path, int all, symb *b)
 {
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_error err;
     double t = cpu_now();
     memset(b, 0, sizeof *b);
@@ -520,9 +519,7 @@ static double symb_pass(const char *path, int all, symb *b)
     o.sample_user = b;
     o.sample_fields = all ? JITANON_SAMPLE_COMM : 0;
     if (all) sy_set_demangle(&o); /* every field: C++ names demangled, as the tools print them */
-    if (jitanon_perf_reader_open(&r, path, NULL, &err) != JITANON_OK) die(path, &err);
-    if (jitanon_inject(&r, NULL, &o, NULL, &err) != JITANON_OK) die("jitanon_inject", &err);
-    jitanon_perf_reader_release(&r);
+    if (jitanon_symbolize_file(path, &o, NULL, NULL, &err) != JITANON_OK) die(path, &err);
     return cpu_now() - t;
 }
 

@@ -954,7 +954,7 @@ int main(int argc, char **argv)
     res = jitanon_perf_reader_open(&r, path, NULL, &err);
     /* a file's attrs and features are there before its records; a pipe's come as records */
     if (res == JITANON_OK && p.pprof && r.mode == JITANON_PERF_FILE) pprof_begin(p.pprof, &r);
-    if (res == JITANON_OK) res = jitanon_inject(&r, NULL, &o, NULL, &err); /* no output: resolve only */
+    if (res == JITANON_OK) res = jitanon_symbolize(&r, &o, NULL, &err); /* one pass, nothing written */
     if (res == JITANON_OK && p.pprof && !p.pprof->typed) pprof_begin(p.pprof, &r);
     if (res == JITANON_OK) input_damage(&r);
     jitanon_perf_reader_release(&r);
