@@ -175,15 +175,6 @@ typedef struct jitanon_allocator {
     void *user;
 } jitanon_allocator;
 
-/* Internal: the counting allocator behind every memory limit ([alloc]). */
-typedef struct jitanon__counted {
-    jitanon_allocator base; /* does the allocating */
-    size_t limit;           /* 0 = none */
-    size_t held, peak;
-    int hit;                /* the limit refused a request (reported as JITANON_ERR_LIMIT) */
-    const char *name;       /* the option that set the limit, for the message */
-} jitanon__counted;
-
 /* Views into the input; a jitanon_str is not NUL-terminated. */
 typedef struct jitanon_str { const char *data; size_t length; } jitanon_str;
 typedef struct jitanon_bytes { const uint8_t *data; size_t size; } jitanon_bytes;
@@ -769,15 +760,7 @@ typedef struct jitanon_perf_writer {
     uint64_t records, data_offset, data_size;
     uint32_t features_skipped; /* pipe mode: features not written (too large, or unreadable from a pipe) */
     uint32_t event_names;      /* pipe mode: EVENT_UPDATE NAME records written from EVENT_DESC */
-    jitanon_sink sink_; /* internal */
-    jitanon_pwrite_fn pwrite_fn_;
-    jitanon_allocator allocator_;
-    uint64_t max_header_bytes_, attrs_offset_, attr_size_;
-    jitanon__counted header_mem_; /* max_header_bytes */
-    int started_, finished_;
-    jitanon_perf_attr *attrs_; size_t attr_count_, attr_cap_;
-    jitanon_perf_feature *feats_; size_t feat_count_, feat_cap_;
-    uint64_t *first_ids_; size_t first_ids_len_, first_ids_cap_; /* pipe: each attr's first id */
+    struct jitanon__perf_writer_state *state_; /* private */
 } jitanon_perf_writer;
 
 /* Starts a writer (FILE or PIPE; pipe mode writes its header now).  File mode needs
@@ -1846,6 +1829,14 @@ JITANON_API size_t jitanon_format_error(char *dst, size_t n, const jitanon_error
 }
 
 /* -- [alloc] Allocation -------------------------------------------------------------------- */
+
+typedef struct jitanon__counted {
+    jitanon_allocator base; /* does the allocating */
+    size_t limit;           /* 0 = none */
+    size_t held, peak;
+    int hit;                /* the limit refused a request (reported as JITANON_ERR_LIMIT) */
+    const char *name;       /* the option that set the limit, for the message */
+} jitanon__counted;
 
 JITANON__PRIVATE void *jitanon__malloc(const jitanon_allocator *a, size_t size)
 {
@@ -6941,9 +6932,26 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
 
 /* -- [perf-write] perf.data writer --------------------------------------------------------- */
 
+/* The writer's own state (jitanon_perf_writer.state_), allocated by _init with
+   opts.allocator and freed by _release. */
+struct jitanon__perf_writer_state {
+    jitanon_sink sink;
+    jitanon_pwrite_fn pwrite_fn;
+    jitanon_allocator allocator;
+    uint64_t max_header_bytes, attrs_offset, attr_size;
+    jitanon__counted header_mem; /* max_header_bytes */
+    int started, finished;
+    jitanon_perf_attr *attrs;
+    size_t attr_count, attr_cap;
+    jitanon_perf_feature *feats;
+    size_t feat_count, feat_cap;
+    uint64_t *first_ids; /* pipe mode: each attr's first id (0: none), for the NAME records */
+    size_t first_ids_len, first_ids_cap;
+};
+
 JITANON__PRIVATE jitanon_result jitanon__pw_put(jitanon_perf_writer *w, const void *data, size_t n, jitanon_error *err)
 {
-    return n ? jitanon__sink_put(w->sink_, data, n, &w->bytes_written, err) : JITANON_OK;
+    return n ? jitanon__sink_put(w->state_->sink, data, n, &w->bytes_written, err) : JITANON_OK;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__pw_zeros(jitanon_perf_writer *w, uint64_t n, jitanon_error *err)
@@ -6993,13 +7001,16 @@ JITANON_API jitanon_result jitanon_perf_writer_init(jitanon_perf_writer *w, jita
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad mode or sink");
     if (mode == JITANON_PERF_FILE && !pwrite_fn)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "file mode needs pwrite_fn: the header is written last");
+    w->state_ = (struct jitanon__perf_writer_state *)jitanon__malloc(opts ? &opts->allocator : NULL, sizeof *w->state_);
+    if (!w->state_) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory (the writer's state)");
+    memset(w->state_, 0, sizeof *w->state_);
     w->mode = mode;
     w->big_endian = big_endian != 0;
-    w->sink_ = sink;
-    w->pwrite_fn_ = pwrite_fn;
-    if (opts) w->allocator_ = opts->allocator;
-    w->max_header_bytes_ = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
-    jitanon__pd_header_budget(&w->header_mem_, w->max_header_bytes_);
+    w->state_->sink = sink;
+    w->state_->pwrite_fn = pwrite_fn;
+    if (opts) w->state_->allocator = opts->allocator;
+    w->state_->max_header_bytes = opts && opts->max_header_bytes ? opts->max_header_bytes : JITANON__PERF_DEFAULT_CAP;
+    jitanon__pd_header_budget(&w->state_->header_mem, w->state_->max_header_bytes);
     if (mode == JITANON_PERF_FILE) return JITANON_OK;
     jitanon__wr64(h, JITANON__PERF_MAGIC, w->big_endian);
     jitanon__wr64(h + 8, JITANON__PERF_PIPE_HEADER, w->big_endian);
@@ -7008,7 +7019,7 @@ JITANON_API jitanon_result jitanon_perf_writer_init(jitanon_perf_writer *w, jita
 
 JITANON__PRIVATE jitanon_result jitanon__pw_usable(const jitanon_perf_writer *w, jitanon_error *err)
 {
-    if (!w->mode || w->finished_)
+    if (!w->mode || !w->state_ || w->state_->finished)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "writer not initialised or finished");
     return JITANON_OK;
 }
@@ -7035,10 +7046,10 @@ JITANON__PRIVATE jitanon_result jitanon__pw_header_attr(jitanon_perf_writer *w, 
 JITANON__PRIVATE jitanon_result jitanon__pw_dup(jitanon_perf_writer *w, const void *src, size_t n, void **out,
                                                jitanon_error *err)
 {
-    jitanon_result res = jitanon__pd_charge(&w->header_mem_, n, w->bytes_written, err);
+    jitanon_result res = jitanon__pd_charge(&w->state_->header_mem, n, w->bytes_written, err);
     *out = NULL;
     if (res != JITANON_OK) return res;
-    *out = jitanon__malloc(&w->allocator_, n);
+    *out = jitanon__malloc(&w->state_->allocator, n);
     if (!*out) return JITANON__FAIL(err, JITANON_ERR_NOMEM, w->bytes_written, "cannot copy %U bytes", (uint64_t)n);
     if (n) memcpy(*out, src, n);
     return JITANON_OK;
@@ -7054,15 +7065,15 @@ JITANON__PRIVATE jitanon_result jitanon__pw_keep_attr(jitanon_perf_writer *w, co
     size_t id_bytes;
     if (!jitanon__mul_size(a->id_count, 8, &id_bytes))
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "too many ids");
-    if (!jitanon__grow(&w->allocator_, (void **)&w->attrs_, &w->attr_cap_, w->attr_count_ + 1, sizeof *w->attrs_))
+    if (!jitanon__grow(&w->state_->allocator, (void **)&w->state_->attrs, &w->state_->attr_cap, w->state_->attr_count + 1, sizeof *w->state_->attrs))
         res = JITANON__FAIL(err, JITANON_ERR_NOMEM, w->bytes_written, "cannot grow the attr table");
     if (res == JITANON_OK) res = jitanon__pw_dup(w, a->raw.data, a->raw.size, &raw, err);
     if (res == JITANON_OK) res = jitanon__pw_dup(w, a->ids, id_bytes, &ids, err);
     if (res != JITANON_OK) {
-        jitanon__free(&w->allocator_, raw, a->raw.size);
+        jitanon__free(&w->state_->allocator, raw, a->raw.size);
         return res;
     }
-    c = &w->attrs_[w->attr_count_++];
+    c = &w->state_->attrs[w->state_->attr_count++];
     *c = *a;
     c->raw.data = (const uint8_t *)raw;
     c->ids = (const uint64_t *)ids;
@@ -7073,10 +7084,10 @@ JITANON__PRIVATE jitanon_result jitanon__pw_keep_attr(jitanon_perf_writer *w, co
 JITANON__PRIVATE jitanon_result jitanon__pw_note_id(jitanon_perf_writer *w, const jitanon_perf_attr *a,
                                                    jitanon_error *err)
 {
-    if (!jitanon__grow(&w->allocator_, (void **)&w->first_ids_, &w->first_ids_cap_, w->first_ids_len_ + 1,
-                       sizeof *w->first_ids_))
+    if (!jitanon__grow(&w->state_->allocator, (void **)&w->state_->first_ids, &w->state_->first_ids_cap, w->state_->first_ids_len + 1,
+                       sizeof *w->state_->first_ids))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, w->bytes_written, "cannot grow the id table");
-    w->first_ids_[w->first_ids_len_++] = a->id_count ? a->ids[0] : 0;
+    w->state_->first_ids[w->state_->first_ids_len++] = a->id_count ? a->ids[0] : 0;
     return JITANON_OK;
 }
 
@@ -7092,7 +7103,7 @@ JITANON_API jitanon_result jitanon_perf_writer_add_attr(jitanon_perf_writer *w, 
         res = jitanon__pw_header_attr(w, attr, err);
         return res == JITANON_OK ? jitanon__pw_note_id(w, attr, err) : res;
     }
-    if (w->started_)
+    if (w->state_->started)
         return JITANON__FAIL(err, JITANON_ERR_UNSUPPORTED, w->bytes_written,
                              "file mode: an attr arrived after the first record");
     return jitanon__pw_keep_attr(w, attr, err);
@@ -7103,11 +7114,11 @@ JITANON__PRIVATE jitanon_result jitanon__pw_append_feature(jitanon_perf_writer *
                                                           const void *data, size_t size, jitanon_error *err)
 {
     void *grown;
-    jitanon_result res = jitanon__pd_charge(&w->header_mem_, size, w->bytes_written, err);
+    jitanon_result res = jitanon__pd_charge(&w->state_->header_mem, size, w->bytes_written, err);
     if (res != JITANON_OK) return res;
     if (f->data.size + size < size)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, w->bytes_written, "feature %u too large", (unsigned)f->bit);
-    grown = jitanon__realloc(&w->allocator_, (void *)(uintptr_t)f->data.data, f->data.size, f->data.size + size);
+    grown = jitanon__realloc(&w->state_->allocator, (void *)(uintptr_t)f->data.data, f->data.size, f->data.size + size);
     if (!grown) return JITANON__FAIL(err, JITANON_ERR_NOMEM, w->bytes_written, "cannot grow feature %u", (unsigned)f->bit);
     if (size) memcpy((uint8_t *)grown + f->data.size, data, size);
     f->data.data = (const uint8_t *)grown;
@@ -7121,17 +7132,17 @@ JITANON__PRIVATE jitanon_result jitanon__pw_keep_feature(jitanon_perf_writer *w,
     void *copy;
     size_t i;
     jitanon_result res;
-    for (i = 0; i < w->feat_count_; i++)
-        if (w->feats_[i].bit == bit && bit == JITANON_PERF_FEAT_BUILD_ID)
-            return jitanon__pw_append_feature(w, &w->feats_[i], data, size, err);
-        else if (w->feats_[i].bit == bit)
+    for (i = 0; i < w->state_->feat_count; i++)
+        if (w->state_->feats[i].bit == bit && bit == JITANON_PERF_FEAT_BUILD_ID)
+            return jitanon__pw_append_feature(w, &w->state_->feats[i], data, size, err);
+        else if (w->state_->feats[i].bit == bit)
             return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "feature %u added twice", bit);
-    if (!jitanon__grow(&w->allocator_, (void **)&w->feats_, &w->feat_cap_, w->feat_count_ + 1, sizeof *w->feats_))
+    if (!jitanon__grow(&w->state_->allocator, (void **)&w->state_->feats, &w->state_->feat_cap, w->state_->feat_count + 1, sizeof *w->state_->feats))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, w->bytes_written, "cannot grow the feature table");
     if ((res = jitanon__pw_dup(w, data, size, &copy, err)) != JITANON_OK) return res;
-    w->feats_[w->feat_count_].bit = bit;
-    w->feats_[w->feat_count_].data.data = (const uint8_t *)copy;
-    w->feats_[w->feat_count_++].data.size = size;
+    w->state_->feats[w->state_->feat_count].bit = bit;
+    w->state_->feats[w->state_->feat_count].data.data = (const uint8_t *)copy;
+    w->state_->feats[w->state_->feat_count++].data.size = size;
     return JITANON_OK;
 }
 
@@ -7256,9 +7267,9 @@ JITANON__PRIVATE jitanon_result jitanon__pw_event_names(jitanon_perf_writer *w, 
         len = jitanon__get32(&c);
         if (!(name = jitanon__take(&c, len)) || nr > c.left / 8) break;
         jitanon__take(&c, (size_t)nr * 8);
-        if (i >= w->first_ids_len_ || (w->first_ids_len_ > 1 && !w->first_ids_[i])) continue;
+        if (i >= w->state_->first_ids_len || (w->state_->first_ids_len > 1 && !w->state_->first_ids[i])) continue;
         nul = len ? (const uint8_t *)memchr(name, 0, len) : NULL;
-        res = jitanon__pw_event_name(w, w->first_ids_[i], name, nul ? (size_t)(nul - name) : len, err);
+        res = jitanon__pw_event_name(w, w->state_->first_ids[i], name, nul ? (size_t)(nul - name) : len, err);
     }
     return res;
 }
@@ -7305,17 +7316,17 @@ JITANON__PRIVATE jitanon_result jitanon__pw_begin(jitanon_perf_writer *w, jitano
     uint64_t asz = JITANON__PERF_ATTR_VER0, at = JITANON__PERF_FILE_HEADER;
     size_t i;
     jitanon_result res;
-    for (i = 0; i < w->attr_count_; i++)
-        if (w->attrs_[i].raw.size > asz) asz = w->attrs_[i].raw.size;
-    w->attr_size_ = asz + 16;
-    w->started_ = 1;
+    for (i = 0; i < w->state_->attr_count; i++)
+        if (w->state_->attrs[i].raw.size > asz) asz = w->state_->attrs[i].raw.size;
+    w->state_->attr_size = asz + 16;
+    w->state_->started = 1;
     res = jitanon__pw_zeros(w, JITANON__PERF_FILE_HEADER, err);
-    for (i = 0; res == JITANON_OK && i < w->attr_count_; i++)
-        res = jitanon__pw_u64s(w, w->attrs_[i].ids, w->attrs_[i].id_count, err);
-    w->attrs_offset_ = w->bytes_written;
-    for (i = 0; res == JITANON_OK && i < w->attr_count_; i++) {
-        res = jitanon__pw_attr_entry(w, &w->attrs_[i], asz, at, err);
-        at += (uint64_t)w->attrs_[i].id_count * 8;
+    for (i = 0; res == JITANON_OK && i < w->state_->attr_count; i++)
+        res = jitanon__pw_u64s(w, w->state_->attrs[i].ids, w->state_->attrs[i].id_count, err);
+    w->state_->attrs_offset = w->bytes_written;
+    for (i = 0; res == JITANON_OK && i < w->state_->attr_count; i++) {
+        res = jitanon__pw_attr_entry(w, &w->state_->attrs[i], asz, at, err);
+        at += (uint64_t)w->state_->attrs[i].id_count * 8;
     }
     w->data_offset = w->bytes_written;
     return res;
@@ -7330,7 +7341,7 @@ JITANON__PRIVATE jitanon_result jitanon__pw_records(jitanon_perf_writer *w, cons
     if (res != JITANON_OK) return res;
     if (!records || size < 8)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, w->bytes_written, "record below 8 bytes");
-    if (w->mode == JITANON_PERF_FILE && !w->started_ && (res = jitanon__pw_begin(w, err)) != JITANON_OK) return res;
+    if (w->mode == JITANON_PERF_FILE && !w->state_->started && (res = jitanon__pw_begin(w, err)) != JITANON_OK) return res;
     res = jitanon__pw_put(w, records, size, err);
     if (res == JITANON_OK) w->records += n;
     return res;
@@ -7351,20 +7362,20 @@ JITANON__PRIVATE int jitanon__pw_feat_less(const void *ctx, uint32_t a, uint32_t
 
 JITANON__PRIVATE jitanon_result jitanon__pw_features(jitanon_perf_writer *w, jitanon_error *err)
 {
-    uint64_t at = w->bytes_written + 16 * (uint64_t)w->feat_count_;
+    uint64_t at = w->bytes_written + 16 * (uint64_t)w->state_->feat_count;
     size_t i;
     jitanon_result res = JITANON_OK;
-    if (!jitanon__sort(&w->allocator_, w->feats_, w->feat_count_, sizeof *w->feats_, jitanon__pw_feat_less))
+    if (!jitanon__sort(&w->state_->allocator, w->state_->feats, w->state_->feat_count, sizeof *w->state_->feats, jitanon__pw_feat_less))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, w->bytes_written, "sorting the feature sections");
-    for (i = 0; res == JITANON_OK && i < w->feat_count_; i++) {
+    for (i = 0; res == JITANON_OK && i < w->state_->feat_count; i++) {
         uint8_t e[16];
         jitanon__wr64(e, at, w->big_endian);
-        jitanon__wr64(e + 8, w->feats_[i].data.size, w->big_endian);
+        jitanon__wr64(e + 8, w->state_->feats[i].data.size, w->big_endian);
         res = jitanon__pw_put(w, e, 16, err);
-        at += w->feats_[i].data.size;
+        at += w->state_->feats[i].data.size;
     }
-    for (i = 0; res == JITANON_OK && i < w->feat_count_; i++)
-        res = jitanon__pw_put(w, w->feats_[i].data.data, w->feats_[i].data.size, err);
+    for (i = 0; res == JITANON_OK && i < w->state_->feat_count; i++)
+        res = jitanon__pw_put(w, w->state_->feats[i].data.data, w->state_->feats[i].data.size, err);
     return res;
 }
 
@@ -7375,14 +7386,14 @@ JITANON__PRIVATE void jitanon__pw_file_header(const jitanon_perf_writer *w, uint
     memset(h, 0, JITANON__PERF_FILE_HEADER);
     jitanon__wr64(h, JITANON__PERF_MAGIC, big);
     jitanon__wr64(h + 8, JITANON__PERF_FILE_HEADER, big);
-    jitanon__wr64(h + 16, w->attr_size_, big);
-    jitanon__wr64(h + 24, w->attrs_offset_, big);
-    jitanon__wr64(h + 32, w->attr_size_ * w->attr_count_, big);
+    jitanon__wr64(h + 16, w->state_->attr_size, big);
+    jitanon__wr64(h + 24, w->state_->attrs_offset, big);
+    jitanon__wr64(h + 32, w->state_->attr_size * w->state_->attr_count, big);
     jitanon__wr64(h + 40, w->data_offset, big);
     jitanon__wr64(h + 48, w->data_size, big);
-    for (i = 0; i < w->feat_count_; i++) { /* the bitmap is four u64 words in file order */
-        uint8_t *word = h + 72 + 8 * (w->feats_[i].bit / 64);
-        jitanon__wr64(word, jitanon__rd64(word, big) | 1ull << (w->feats_[i].bit % 64), big);
+    for (i = 0; i < w->state_->feat_count; i++) { /* the bitmap is four u64 words in file order */
+        uint8_t *word = h + 72 + 8 * (w->state_->feats[i].bit / 64);
+        jitanon__wr64(word, jitanon__rd64(word, big) | 1ull << (w->state_->feats[i].bit % 64), big);
     }
 }
 
@@ -7391,13 +7402,13 @@ JITANON_API jitanon_result jitanon_perf_writer_finish(jitanon_perf_writer *w, ji
     uint8_t h[JITANON__PERF_FILE_HEADER];
     jitanon_result res = jitanon__pw_usable(w, err);
     if (res != JITANON_OK) return res;
-    w->finished_ = 1;
+    w->state_->finished = 1;
     if (w->mode == JITANON_PERF_PIPE) return JITANON_OK;
-    if (!w->started_ && (res = jitanon__pw_begin(w, err)) != JITANON_OK) return res;
+    if (!w->state_->started && (res = jitanon__pw_begin(w, err)) != JITANON_OK) return res;
     w->data_size = w->bytes_written - w->data_offset;
     if ((res = jitanon__pw_features(w, err)) != JITANON_OK) return res;
     jitanon__pw_file_header(w, h);
-    if (w->pwrite_fn_(w->sink_.user, h, sizeof h, 0))
+    if (w->state_->pwrite_fn(w->state_->sink.user, h, sizeof h, 0))
         return JITANON__FAIL(err, JITANON_ERR_WRITE, 0, "cannot write the file header at offset 0");
     return JITANON_OK;
 }
@@ -7406,12 +7417,18 @@ JITANON_API void jitanon_perf_writer_release(jitanon_perf_writer *w)
 {
     size_t i;
     const jitanon_allocator *a;
-    if (!w) return;
-    a = &w->allocator_;
-    jitanon__attrs_free(a, w->attrs_, w->attr_count_, w->attr_cap_);
-    for (i = 0; i < w->feat_count_; i++) jitanon__free(a, (void *)(uintptr_t)w->feats_[i].data.data, w->feats_[i].data.size);
-    jitanon__free(a, w->feats_, w->feat_cap_ * sizeof *w->feats_);
-    jitanon__free(a, w->first_ids_, w->first_ids_cap_ * sizeof *w->first_ids_);
+    jitanon_allocator al;
+    if (!w || !w->state_) {
+        if (w) memset(w, 0, sizeof *w);
+        return;
+    }
+    a = &w->state_->allocator;
+    jitanon__attrs_free(a, w->state_->attrs, w->state_->attr_count, w->state_->attr_cap);
+    for (i = 0; i < w->state_->feat_count; i++) jitanon__free(a, (void *)(uintptr_t)w->state_->feats[i].data.data, w->state_->feats[i].data.size);
+    jitanon__free(a, w->state_->feats, w->state_->feat_cap * sizeof *w->state_->feats);
+    jitanon__free(a, w->state_->first_ids, w->state_->first_ids_cap * sizeof *w->state_->first_ids);
+    al = *a; /* the state holds the allocator it was allocated with */
+    jitanon__free(&al, w->state_, sizeof *w->state_);
     memset(w, 0, sizeof *w);
 }
 
