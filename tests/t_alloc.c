@@ -271,3 +271,6 @@ static void suite_alloc(void)
     JT_RUN(test_alloc_damage_once);
     JT_RUN(test_alloc_error_names_dump);
 }
+JT_SUITE(alloc)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_alloc

@@ -687,3 +687,6 @@ static void suite_api(void)
     JT_RUN(test_api_line_index);
     JT_RUN(test_api_own_io_no_proc);
 }
+JT_SUITE(api)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_api

@@ -263,3 +263,6 @@ static void suite_bcache(void)
     JT_RUN(test_inject_buildid_cache_threads);
 #endif
 }
+JT_SUITE(bcache)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_bcache

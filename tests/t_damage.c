@@ -884,3 +884,6 @@ static void suite_damage(void)
     JT_RUN(test_damage_perf_cut_file);
 #endif
 }
+JT_SUITE(damage)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_damage

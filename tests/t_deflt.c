@@ -74,3 +74,6 @@ static void suite_deflt(void)
     JT_RUN(test_deflt_rm_stale_copies);
     JT_RUN(test_deflt_rm_appends);
 }
+JT_SUITE(deflt)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_deflt

@@ -1105,3 +1105,6 @@ static void suite_elf(void)
     JT_RUN(test_elf_reader_truncate_and_patch);
     JT_RUN(test_elf_alloc_failure_sweep);
 }
+JT_SUITE(elf)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_elf

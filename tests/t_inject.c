@@ -2374,3 +2374,6 @@ static void suite_inject(void)
     JT_RUN(test_inject_pipe_to_pipe_and_file);
     JT_RUN(test_inject_alloc_failures);
 }
+JT_SUITE(inject)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_inject

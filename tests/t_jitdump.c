@@ -599,3 +599,6 @@ static void suite_jitdump(void)
     JT_RUN(test_jitdump_real_sample);
 #endif
 }
+JT_SUITE(jitdump)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_jitdump

@@ -925,3 +925,6 @@ static void suite_live(void)
     JT_RUN(test_live_hold_callchain);
     JT_RUN(test_live_hold_stack_user);
 }
+JT_SUITE(live)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_live

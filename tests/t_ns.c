@@ -349,3 +349,6 @@ static void suite_ns(void)
     JT_RUN(test_ns_inject_pids);
     JT_RUN(test_ns_reused_pid);
 }
+JT_SUITE(ns)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_ns

@@ -1587,3 +1587,6 @@ static void suite_perfdata(void)
     JT_RUN(test_perfdata_layout_attr_136_144);
     JT_RUN(test_perfdata_layout_pipe_features);
 }
+JT_SUITE(perfdata)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_perfdata

@@ -620,3 +620,6 @@ static void suite_perfmap(void)
     JT_RUN(test_perfmap_inject_damage);
     JT_RUN(test_perfmap_inject_kinds);
 }
+JT_SUITE(perfmap)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_perfmap

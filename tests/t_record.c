@@ -21,3 +21,6 @@ static void suite_record(void)
 {
     JT_RUN(test_record_open_names_os_reason);
 }
+JT_SUITE(record)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_record

@@ -1225,3 +1225,6 @@ static void suite_region(void)
     JT_RUN(test_region_read_ahead_written_behind);
 #endif
 }
+JT_SUITE(region)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_region

@@ -836,3 +836,6 @@ static void suite_runtimes(void)
     JT_RUN(test_runtimes_samples_after_dump_end);
     JT_RUN(test_runtimes_arch_timestamp_flag);
 }
+JT_SUITE(runtimes)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_runtimes

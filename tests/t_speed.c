@@ -253,3 +253,6 @@ static void suite_speed(void)
     JT_RUN(test_speed_rm_cache_random);
     JT_RUN(test_speed_trim_resolve_fast);
 }
+JT_SUITE(speed)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_speed

@@ -812,3 +812,6 @@ static void suite_symbols(void)
     JT_RUN(test_symbols_frames);
     JT_RUN(test_symbols_self_vdso);
 }
+JT_SUITE(symbols)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_symbols

@@ -473,3 +473,6 @@ static void suite_unwind(void)
     JT_RUN(test_cfi_damage);
     JT_RUN(test_unwind_frames);
 }
+JT_SUITE(unwind)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_unwind

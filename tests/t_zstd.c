@@ -332,3 +332,6 @@ static void suite_zstd(void)
     JT_RUN(test_zstd_perf_records);
     JT_RUN(test_zstd_perf_alloc_fail);
 }
+JT_SUITE(zstd)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_zstd
