@@ -2338,6 +2338,153 @@ static void test_inject_rounds_as_perf_sorts(void)
     jitanon_membuf_release(&perf);
 }
 
+/* Sampled files follow the addresses past a sample's callchain (issue #23): a word of
+   the copied user stack or of the user registers, a branch stack's from and to, a data
+   address.  One sample per check, its ip outside jitted code: the files written must be
+   exactly those of the functions its other addresses point into (a word at a function's
+   first byte also counts the byte before it: a call at the end of the function before
+   returns there).  ti_build_dump's functions: f0 0x10000+0x100, f1 0x10200+0x100,
+   f2 0x11000+0x80, f3 0x12000+0x80. */
+typedef struct sp_io {
+    ti_io base; /* first: ti_load_dump takes the user pointer as a ti_io */
+    char names[256];
+} sp_io;
+
+static int sp_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    sp_io *io = (sp_io *)user;
+    (void)dir, (void)data, (void)size;
+    if (strlen(io->names) + strlen(name) + 2 < sizeof io->names) strcat(strcat(io->names, name), " ");
+    return 0;
+}
+
+/* A sample of sample_type `st` (IDENTIFIER IP TID TIME CPU PERIOD and `extra`) with ip 0x5000
+   and the words of `w` as its extra fields, in the kernel's order. */
+static void sp_sample(ti_gen *g, uint64_t time, const uint64_t *w, size_t nw)
+{
+    uint8_t b[512];
+    size_t i, n = 56;
+    jitanon_error err;
+    jitanon__wr32(b, JITANON_PERF_RECORD_SAMPLE, 0);
+    jitanon__wr16(b + 4, 2, 0);
+    jitanon__wr64(b + 8, TI_ID, 0);
+    jitanon__wr64(b + 16, 0x5000, 0);
+    jitanon__wr32(b + 24, TI_PID, 0);
+    jitanon__wr32(b + 28, TI_PID, 0);
+    jitanon__wr64(b + 32, time, 0);
+    jitanon__wr64(b + 40, 0, 0);
+    jitanon__wr64(b + 48, 250000, 0);
+    for (i = 0; i < nw; i++, n += 8) jitanon__wr64(b + n, w[i], 0);
+    jitanon__wr16(b + 6, (uint16_t)n, 0);
+    JT_CHECK(jitanon_perf_writer_write(&g->w, b, n, &err) == JITANON_OK);
+}
+
+static void sp_case(uint64_t extra, uint64_t attr80, const uint64_t *w, size_t nw, jitanon_elf_files files,
+                    jitanon_anon_mode anon, const char *want)
+{
+    jitanon_membuf perf, out;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    sp_io io;
+    ti_gen g;
+    uint8_t raw[128];
+    uint64_t attrs;
+    memset(&perf, 0, sizeof perf);
+    memset(&out, 0, sizeof out);
+    memset(&io, 0, sizeof io);
+    io.base.give_dump = 1;
+    ti_build_dump(&io.base.dump);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_mmap(&g, 30, 0x10000, 0x3000, 0x10000, "//anon");
+    ti_round(&g);
+    sp_sample(&g, 200, w, nw);
+    ti_round(&g);
+    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g.w);
+    attrs = jitanon__rd64(perf.data + 24, 0); /* the attrs section */
+    jitanon__wr64(perf.data + attrs + 24, jitanon__rd64(perf.data + attrs + 24, 0) | extra, 0);
+    jitanon__wr64(perf.data + attrs + 72, extra & JITANON_PERF_SAMPLE_BRANCH_STACK ? attr80 : 0, 0);
+    jitanon__wr64(perf.data + attrs + 80, extra & JITANON_PERF_SAMPLE_BRANCH_STACK ? 0 : attr80, 0);
+    memset(&o, 0, sizeof o);
+    o.elf_layout = JITANON_ELF_PER_FUNCTION;
+    o.elf_files = files;
+    o.anon_mode = anon;
+    o.late = JITANON_LATE_KEEP;
+    o.io.load_dump = ti_load_dump;
+    o.io.write_elf = sp_write_elf;
+    o.io.user = &io;
+    JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
+    if (strcmp(io.names, want)) fprintf(stderr, "  sampled files: \"%s\", want \"%s\"\n", io.names, want);
+    JT_CHECK(strcmp(io.names, want) == 0);
+    JT_CHECK_EQ_U(st.fallbacks, 0);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&out);
+    jitanon_membuf_release(&io.base.dump);
+}
+
+static void test_inject_sampled_words(void)
+{
+    const uint64_t regs = JITANON_PERF_SAMPLE_REGS_USER, stack = JITANON_PERF_SAMPLE_STACK_USER;
+    /* regs (abi 64, mask of 2) + stack of 32 bytes: a word in f2, one at f1's first byte
+       (f0 ends at 0x100ff, so only f1), one 4 bytes off 8-alignment into f3 */
+    const uint64_t w1[] = {2, 0x7ffc0000, 0x11010,                              /* regs: sp-like, f2 */
+                           32, 0x7ffc1234, 0x10200, 0x0001200400000000ull, 0,   /* stack */
+                           32};                                                  /* dyn_size */
+    /* the same stack alone, a word at f1's end + 1 (returns past a call that ends f1) */
+    const uint64_t w2[] = {16, 0x10300, 0, 16};
+    /* a branch stack: nr 2, {from, to, flags} each: f2 -> outside, outside -> f0 */
+    const uint64_t w3[] = {2, 0x11004, 0x5000, 0, 0x5000, 0x10010, 0};
+    const uint64_t w4[] = {2, 0x7ffc0000, 0x11010, 32, 0x7ffc1234, 0x10200, 0x0001200400000000ull, 0, 32};
+    sp_case(regs | stack, 3, w1, sizeof w1 / 8, JITANON_ELF_FILES_AUTO, JITANON_ANON_RANGE, "jitted-100-1.so jitted-100-2.so jitted-100-3.so ");
+    sp_case(stack, 0, w2, sizeof w2 / 8, JITANON_ELF_FILES_SAMPLED, JITANON_ANON_RANGE, "jitted-100-1.so ");
+    sp_case(JITANON_PERF_SAMPLE_BRANCH_STACK, 0, w3, sizeof w3 / 8, JITANON_ELF_FILES_AUTO, JITANON_ANON_RANGE,
+            "jitted-100-0.so jitted-100-2.so ");
+    /* --anon=all and keep: the engine still follows the loads (it did not: no file at all) */
+    sp_case(JITANON_PERF_SAMPLE_BRANCH_STACK, 0, w3, sizeof w3 / 8, JITANON_ELF_FILES_AUTO, JITANON_ANON_ALL,
+            "jitted-100-0.so jitted-100-2.so ");
+    sp_case(JITANON_PERF_SAMPLE_BRANCH_STACK, 0, w3, sizeof w3 / 8, JITANON_ELF_FILES_AUTO, JITANON_ANON_KEEP,
+            "jitted-100-0.so jitted-100-2.so ");
+    sp_case(regs | stack, 3, w4, sizeof w4 / 8, JITANON_ELF_FILES_ALL, JITANON_ANON_RANGE,
+            "jitted-100-0.so jitted-100-1.so jitted-100-2.so jitted-100-3.so ");
+}
+
+/* arm64's --call-graph dwarf: x0..x30, sp, pc (mask 0x1ffffffff, perf_regs.h of arm64);
+   the caller is in the link register x30, and a frame record on the stack holds a return
+   address that pointer authentication signed (pac-ret: the code in bits 48 and up, which
+   unwinders strip), into f3. */
+static void test_inject_sampled_arm64(void)
+{
+    const uint64_t regs = JITANON_PERF_SAMPLE_REGS_USER, stack = JITANON_PERF_SAMPLE_STACK_USER;
+    uint64_t w[1 + 33 + 4];
+    size_t i;
+    memset(w, 0, sizeof w);
+    w[0] = 2;                       /* PERF_SAMPLE_REGS_ABI_64 */
+    for (i = 0; i < 29; i++) w[1 + i] = 0x100 * i; /* x0..x28 */
+    w[1 + 29] = 0x7ffc0010;         /* x29, the frame pointer */
+    w[1 + 30] = 0x11014;            /* x30, the link register: f2 */
+    w[1 + 31] = 0x7ffc0000;         /* sp */
+    w[1 + 32] = 0x5000;             /* pc */
+    w[34] = 16;                     /* the stack: a frame record (fp, signed lr) */
+    w[35] = 0x7ffc0040;
+    w[36] = 0x002a000000012008ull;
+    w[37] = 16;                     /* dyn_size */
+    sp_case(regs | stack, 0x1ffffffffull, w, sizeof w / 8, JITANON_ELF_FILES_SAMPLED, JITANON_ANON_RANGE,
+            "jitted-100-2.so jitted-100-3.so ");
+    /* an AArch32 process on an arm64 kernel (PERF_SAMPLE_REGS_ABI_32: r0..r15, 32-bit
+       values; its stack holds 4-byte words): the link register r14 in f1, a stack word in f3 */
+    memset(w, 0, sizeof w);
+    w[0] = 1;
+    w[1 + 14] = 0x10204; /* r14 */
+    w[1 + 15] = 0x5000;  /* pc */
+    w[17] = 8;
+    w[18] = 0x0001200800000000ull; /* the words 0 and 0x12008 */
+    w[19] = 8;
+    sp_case(regs | stack, 0xffffull, w, 20, JITANON_ELF_FILES_SAMPLED, JITANON_ANON_RANGE,
+            "jitted-100-1.so jitted-100-3.so ");
+}
+
 static void suite_inject(void)
 {
     JT_RUN(test_inject_rounds_as_perf_sorts);
@@ -2373,6 +2520,8 @@ static void suite_inject(void)
     JT_RUN(test_inject_clock_mismatch);
     JT_RUN(test_inject_pipe_to_pipe_and_file);
     JT_RUN(test_inject_alloc_failures);
+    JT_RUN(test_inject_sampled_words);
+    JT_RUN(test_inject_sampled_arm64);
 }
 JT_SUITE(inject)
 #undef JT_SUITES
