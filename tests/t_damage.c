@@ -170,7 +170,6 @@ static void dm_perf_marker(jitanon_membuf *perf, jitanon_perf_mode mode, const c
 {
     ti_gen g;
     uint8_t raw[128];
-    jitanon_error err;
     unsigned i;
     memset(perf, 0, sizeof *perf);
     ti_gen_begin(&g, raw, 1, perf, mode);
@@ -179,8 +178,7 @@ static void dm_perf_marker(jitanon_membuf *perf, jitanon_perf_mode mode, const c
     ti_round(&g);
     for (i = 0; i < 40; i++) ti_sample(&g, 100 + i, 0x10000 + i * 0x337);
     ti_round(&g);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
 }
 
 static void dm_perf(jitanon_membuf *perf, jitanon_perf_mode mode)
@@ -626,8 +624,7 @@ static void dm_legacy_era_file(jitanon_membuf *out, jitanon_perf_mode mode)
     ti_mmap(&g, 9, 0x10000, 0x10000, 0, "/usr/lib/x.so");
     for (i = 0; i < 20; i++) ti_sample(&g, 100 + i, 0x10000 + i * 0x337);
     ti_round(&g);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
 }
 
 /* The legacy PERFFILE header: PERFILE2's layout with the byte order told by attr_size.

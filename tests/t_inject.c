@@ -96,6 +96,14 @@ static void ti_gen_begin(ti_gen *g, uint8_t raw[128], int mono, jitanon_membuf *
     JT_CHECK(jitanon_perf_writer_add_attr(&g->w, &g->attr, &err) == JITANON_OK);
 }
 
+/* Ends the recording ti_gen_begin began (its header written, the writer released). */
+static void ti_gen_end(ti_gen *g)
+{
+    jitanon_error err;
+    JT_CHECK(jitanon_perf_writer_finish(&g->w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g->w);
+}
+
 /* The scenario: a JIT commits pages one at a time; each commit yields an //anon MMAP2
    over all pages so far, after earlier loads.  File order inside a round is not time
    order (records are only ordered across rounds). */
@@ -103,7 +111,6 @@ static void ti_build_perf(jitanon_membuf *out, int mono, jitanon_perf_mode mode)
 {
     ti_gen g;
     uint8_t raw[128];
-    jitanon_error err;
     memset(out, 0, sizeof *out);
     ti_gen_begin(&g, raw, mono, out, mode);
     ti_mmap(&g, 10, 0x400000, 0x1000, 0, "/usr/bin/fakejit");
@@ -118,8 +125,7 @@ static void ti_build_perf(jitanon_membuf *out, int mono, jitanon_perf_mode mode)
     ti_sample(&g, 90, 0x11010);                               /* f2 */
     ti_mmap(&g, 95, 0x12000, 0x1000, 0x0, "/usr/lib/libfile.so"); /* file over jit code */
     ti_round(&g);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
 }
 
 static void ti_build_dump(jitanon_membuf *out)
@@ -226,15 +232,38 @@ static jitanon_result ti_run(const jitanon_membuf *perf, const jitanon_inject_op
     return res;
 }
 
+/* Injects `perf` with no output, as a symbolizer does (o's callbacks see what it decides). */
+static jitanon_result ti_run_no_output(const jitanon_membuf *perf, const jitanon_inject_opts *o,
+                                       jitanon_inject_stats *st, jitanon_error *err)
+{
+    jitanon_perf_reader r;
+    jitanon_result res;
+    memin in = memin_make(perf->data, perf->size, 0, 0);
+    res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, err);
+    if (res == JITANON_OK) res = jitanon_inject(&r, NULL, o, st, err);
+    jitanon_perf_reader_release(&r);
+    return res;
+}
+
+/* Decodes the records of an injector's output into `out` (at most `cap`); returns how many. */
+static size_t ti_decode(const jitanon_membuf *result, ti_out_rec *out, size_t cap, jitanon_error *err)
+{
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    size_t n = 0;
+    memin in = memin_make(result->data, result->size, 0, 0);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, err) == JITANON_OK);
+    while (n < cap && jitanon_perf_reader_next(&r, &rec, err) == JITANON_OK) ti_out_set(&out[n++], &rec);
+    jitanon_perf_reader_release(&r);
+    return n;
+}
+
 /* Injects `perf` and decodes the output's records into `out` (at most 64). */
 static jitanon_result ti_inject(const jitanon_membuf *perf, jitanon_inject_opts *o, ti_io *io, ti_out_rec *out,
                                 size_t *n, jitanon_inject_stats *st, jitanon_error *err, jitanon_perf_mode out_mode)
 {
-    jitanon_perf_reader r;
     jitanon_membuf result;
-    jitanon_perf_record rec;
     jitanon_result res;
-    memin in;
     memset(&result, 0, sizeof result);
     result.allocator = o->allocator;
     o->io.load_dump = ti_load_dump;
@@ -242,14 +271,7 @@ static jitanon_result ti_inject(const jitanon_membuf *perf, jitanon_inject_opts 
     o->io.user = io;
     *n = 0;
     res = ti_run(perf, o, out_mode, &result, st, err);
-    if (res == JITANON_OK) {
-        in = memin_make(result.data, result.size, 0, 0);
-        JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, err) == JITANON_OK);
-        while (jitanon_perf_reader_next(&r, &rec, err) == JITANON_OK && *n < 64) {
-            ti_out_set(&out[(*n)++], &rec);
-        }
-        jitanon_perf_reader_release(&r);
-    }
+    if (res == JITANON_OK) *n = ti_decode(&result, out, 64, err);
     jitanon_membuf_release(&result);
     return res;
 }
@@ -812,23 +834,18 @@ static void ti_resolve_run(ti_io *io, void (*on_sample)(void *, const jitanon_in
 {
     jitanon_membuf perf;
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_error err;
-    memin in;
     memset(&o, 0, sizeof o);
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     io->give_dump = 1;
     ti_build_perf(&perf, 1, JITANON_PERF_FILE);
     ti_build_dump(&io->dump);
-    in = memin_make(perf.data, perf.size, 0, 0);
     o.io.load_dump = ti_load_dump;
     o.io.write_elf = ti_write_elf;
     o.io.user = io;
     o.on_sample = on_sample;
     o.late = late;
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK(ti_run_no_output(&perf, &o, NULL, &err) == JITANON_OK);
     jitanon_membuf_release(&perf);
 }
 
@@ -1098,8 +1115,7 @@ static void test_inject_second_dump_same_pid(void)
     ti_sample(&g, 60, 0x10010);
     ti_mmap(&g, 100, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
     ti_sample(&g, 110, 0x10010);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     o.elf_files = JITANON_ELF_FILES_ALL;
     JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
     JT_CHECK_EQ_U(st.dumps.loaded, 2);
@@ -1801,10 +1817,8 @@ static void test_inject_fallbacks_reported(void)
     jitanon_membuf perf, pipe, addr;
     jitanon_inject_stats st;
     jitanon_error err;
-    jitanon_perf_reader r;
     jitanon_inject_opts o;
     tf_io io;
-    memin in;
     unsigned all;
     size_t k;
     memset(&io, 0, sizeof io);
@@ -1836,11 +1850,8 @@ static void test_inject_fallbacks_reported(void)
     o.io.log = tf_log;
     o.io.user = &io;
     o.on_sample = ti_on_sample_record;
-    in = memin_make(perf.data, perf.size, 0, 0);
     io.lines = 0;
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_inject(&r, NULL, &o, &st, &err) == JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK(ti_run_no_output(&perf, &o, &st, &err) == JITANON_OK);
     JT_CHECK(st.fallbacks == 0 && io.lines == 0);
 
     /* pipe output, pipe input: every file, reported */
@@ -1863,8 +1874,7 @@ static void test_inject_fallbacks_reported(void)
         ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
         ti_mmap(&g, 80, 0x10000, 0x3000, 0x10000, "//anon");
         ti_round(&g);
-        JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-        jitanon_perf_writer_release(&g.w);
+        ti_gen_end(&g);
         attrs = jitanon__rd64(addr.data + 24, 0); /* the attrs section; sample_type at 24 in an attr */
         jitanon__wr64(addr.data + attrs + 24, jitanon__rd64(addr.data + attrs + 24, 0) | addresses[k], 0);
         JT_CHECK(tf_run(&addr, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_FILE, &io, &st,
@@ -1981,6 +1991,45 @@ static int tl_write_elf(void *user, const char *dir, const char *name, const voi
     return 0;
 }
 
+/* Starts `io` with the dump of the nf functions of `fn`: their LOADs in load time order
+   (`order`, nf places, gets that order). */
+static void tl_write_dump(tl_io *io, const tl_fn *fn, size_t nf, size_t *order)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    jitanon_jitdump_writer w;
+    jitanon_error err;
+    size_t i, k;
+    for (i = 0; i < nf; i++) order[i] = i;
+    for (i = 1; i < nf; i++)
+        for (k = i; k > 0 && fn[order[k - 1]].load > fn[order[k]].load; k--) {
+            size_t x = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = x;
+        }
+    memset(io, 0, sizeof *io);
+    memset(&w, 0, sizeof w);
+    JT_CHECK(jdrec_begin(&w, jdrec_sink(&io->dump), 62, TI_PID, 5, 0, &err) == JITANON_OK);
+    for (i = 0; i < nf; i++) {
+        const tl_fn *f = &fn[order[i]];
+        JT_CHECK(jdrec_write(&w, jdrec_load(f->load, TI_PID, TI_PID, f->addr, code, 0x100, order[i], f->name), &err) ==
+                 JITANON_OK);
+    }
+}
+
+/* The options of a late-load property run: per-function files (the replay names them),
+   late NAME or KEEP with `window`, samples to tl_on_sample. */
+static void tl_opts(jitanon_inject_opts *o, tl_io *io, int name, uint64_t window)
+{
+    memset(o, 0, sizeof *o);
+    o->elf_layout = JITANON_ELF_PER_FUNCTION;
+    o->late = name ? JITANON_LATE_NAME : JITANON_LATE_KEEP;
+    o->late_window_ns = window;
+    o->io.load_dump = tl_load_dump;
+    o->io.write_elf = tl_write_elf;
+    o->io.user = io;
+    o->on_sample = tl_on_sample;
+}
+
 /* What a sample at `t` running function `f` must resolve to: with late NAME, f itself
    when it was the first at its slot and its LOAD is at most `window` later; otherwise
    what KEEP gives, the latest LOAD at the slot up to t ("//anon" when none). */
@@ -2006,7 +2055,6 @@ static const char *tl_expect(const tl_fn *fn, size_t nf, size_t f, uint64_t t, u
 static void tl_case(uint64_t seed, int name, int *failures)
 {
     enum { PAGES = 6, SLOTS = 16, MAXF = 64, NS = 400, BASE = 0x100000 };
-    static const uint8_t code[0x100] = {0xc3};
     tl_fn fn[MAXF];
     size_t nf = 0, i, k, s, order[MAXF], pick_of[NS], nout = 0, late;
     uint64_t commit[PAGES], rng = seed, window = 50 + ti_rand(&rng) % 400, t, prev;
@@ -2016,15 +2064,11 @@ static void tl_case(uint64_t seed, int name, int *failures)
     ti_gen g;
     uint8_t raw[128];
     jitanon_error err;
-    jitanon_jitdump_writer w;
     jitanon_inject_opts o;
     jitanon_inject_stats st;
-    jitanon_perf_reader r;
-    jitanon_perf_record rec;
     ti_out_rec *out = (ti_out_rec *)calloc(2048, sizeof *out);
     char(*answers)[64] = (char(*)[64])calloc(NS, 64);
     uint64_t sample_time[NS];
-    memin in;
     int bad = 0;
     memset(last_load, 0, sizeof last_load);
     for (i = 0; i < PAGES; i++) commit[i] = 100 + i * (200 + ti_rand(&rng) % 300);
@@ -2043,21 +2087,7 @@ static void tl_case(uint64_t seed, int name, int *failures)
         sprintf(f->name, "fn%u", (unsigned)nf);
         nf++;
     }
-    for (i = 0; i < nf; i++) order[i] = i;
-    for (i = 1; i < nf; i++)
-        for (k = i; k > 0 && fn[order[k - 1]].load > fn[order[k]].load; k--) {
-            size_t x = order[k];
-            order[k] = order[k - 1];
-            order[k - 1] = x;
-        }
-    memset(&io, 0, sizeof io);
-    memset(&w, 0, sizeof w);
-    JT_CHECK(jdrec_begin(&w, jdrec_sink(&io.dump), 62, TI_PID, 5, 0, &err) == JITANON_OK);
-    for (i = 0; i < nf; i++) {
-        const tl_fn *f = &fn[order[i]];
-        JT_CHECK(jdrec_write(&w, jdrec_load(f->load, TI_PID, TI_PID, f->addr, code, 0x100, order[i], f->name), &err) ==
-                 JITANON_OK);
-    }
+    tl_write_dump(&io, fn, nf, order);
     /* the recording in time order: marker, commits, samples; a round every 64 samples */
     memset(&perf, 0, sizeof perf);
     ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
@@ -2074,22 +2104,10 @@ static void tl_case(uint64_t seed, int name, int *failures)
         pick_of[s++] = pick;
         if (++k % 64 == 0) ti_round(&g);
     }
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     /* in memory */
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
-    o.late = name ? JITANON_LATE_NAME : JITANON_LATE_KEEP;
-    o.elf_layout = JITANON_ELF_PER_FUNCTION; /* the replay below names per-function files */
-    o.late_window_ns = window;
-    o.io.load_dump = tl_load_dump;
-    o.io.write_elf = tl_write_elf;
-    o.io.user = &io;
-    o.on_sample = tl_on_sample;
-    in = memin_make(perf.data, perf.size, 0, 0);
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_inject(&r, NULL, &o, &st, &err) == JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    tl_opts(&o, &io, name, window);
+    JT_CHECK(ti_run_no_output(&perf, &o, &st, &err) == JITANON_OK);
     JT_CHECK_EQ_U(io.n, NS);
     for (s = late = 0; s < NS && s < io.n; s++) {
         const char *want = tl_expect(fn, nf, pick_of[s], sample_time[s], window, name);
@@ -2109,10 +2127,7 @@ static void tl_case(uint64_t seed, int name, int *failures)
     /* written, and replayed as perf reads the output */
     memset(&result, 0, sizeof result);
     JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &result, &st, &err) == JITANON_OK);
-    in = memin_make(result.data, result.size, 0, 0);
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK && nout < 2048) ti_out_set(&out[nout++], &rec);
-    jitanon_perf_reader_release(&r);
+    nout = ti_decode(&result, out, 2048, &err);
     JT_CHECK_EQ_U(ti_replay(out, nout, answers, NS), NS);
     for (s = 0; s < NS; s++) {
         const char *want = tl_expect(fn, nf, pick_of[s], sample_time[s], window, name);
@@ -2208,11 +2223,9 @@ static void test_inject_exit_keeps_map_for_threads(void)
     jitanon_membuf perf;
     ti_io io;
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_error err;
     ti_gen g;
     uint8_t raw[128];
-    memin in;
     uint32_t p;
     memset(&io, 0, sizeof io);
     io.give_dump = 1;
@@ -2226,17 +2239,13 @@ static void test_inject_exit_keeps_map_for_threads(void)
     ti_sample_tid(&g, 62, 0x10010, TI_PID + 1);             /* the worker, still f0 */
     for (p = 1000; p < 1064; p++) ti_task(&g, 4, 63, p, p, p); /* 64 more processes exit */
     ti_sample_tid(&g, 64, 0x10010, TI_PID + 1);             /* forgotten: nothing */
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     memset(&o, 0, sizeof o);
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.io.load_dump = ti_load_dump;
     o.io.user = &io;
     o.on_sample = ti_on_sample_record;
-    in = memin_make(perf.data, perf.size, 0, 0);
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK(ti_run_no_output(&perf, &o, NULL, &err) == JITANON_OK);
     JT_CHECK_EQ_U(io.seen.n, 3);
     JT_CHECK(io.seen.kind[0] == JITANON_TRIM_JIT && !strcmp(io.seen.name[0], "f0"));
     JT_CHECK(io.seen.kind[1] == JITANON_TRIM_JIT && !strcmp(io.seen.name[1], "f0"));
@@ -2296,8 +2305,7 @@ static void test_inject_rounds_as_perf_sorts(void)
     ti_round(&g);
     ti_sample(&g, 95, 0x11010); /* f2 */
     ti_round(&g);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     for (pass = 0; pass < 2; pass++) { /* resolving only, then writing too */
         memset(&t, 0, sizeof t);
         memset(&o, 0, sizeof o);
@@ -2306,13 +2314,9 @@ static void test_inject_rounds_as_perf_sorts(void)
         o.elf_layout = JITANON_ELF_PER_FUNCTION;
         o.on_sample = ti_on_sample_order;
         if (pass == 0) {
-            jitanon_perf_reader r;
-            memin in = memin_make(perf.data, perf.size, 0, 0);
             o.io.load_dump = ti_load_dump;
             o.io.user = &t;
-            JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-            JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
-            jitanon_perf_reader_release(&r);
+            JT_CHECK(ti_run_no_output(&perf, &o, NULL, &err) == JITANON_OK);
         } else
             JT_CHECK(ti_inject(&perf, &o, &t.io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
         JT_CHECK_EQ_U(t.n, 5);
@@ -2401,8 +2405,7 @@ static void sp_case(uint64_t extra, uint64_t attr80, const uint64_t *w, size_t n
     ti_round(&g);
     sp_sample(&g, 200, w, nw);
     ti_round(&g);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     attrs = jitanon__rd64(perf.data + 24, 0); /* the attrs section */
     jitanon__wr64(perf.data + attrs + 24, jitanon__rd64(perf.data + attrs + 24, 0) | extra, 0);
     jitanon__wr64(perf.data + attrs + 72, extra & JITANON_PERF_SAMPLE_BRANCH_STACK ? attr80 : 0, 0);

@@ -231,8 +231,7 @@ static void tl_grow_scenario(tl_world *w, jitanon_membuf *perf)
     w->at[2] = perf->size;
     w->size[2] = w->dump.size;
     w->stages = 3;
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
 }
 
 /* The region layout on a pipe: each read of the dump is a batch laid out into its own
@@ -393,8 +392,7 @@ static void test_live_writer_stops(void)
     w.at[0] = 0;
     w.size[0] = after_f0 + 7; /* and never more */
     w.stages = 1;
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     memset(&o, 0, sizeof o);
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
@@ -440,8 +438,7 @@ static void test_live_damage_later(void)
     ti_sample(&g, 70, 0x11010);
     ti_round(&g);
     w.stages = 2;
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     memset(&o, 0, sizeof o);
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
@@ -486,8 +483,7 @@ static void test_live_bounded_wait(void)
     }
     w.size[0] = w.dump.size;
     w.stages = 1;
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     memset(&o, 0, sizeof o);
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.follow_wait_us = 2000;
@@ -544,8 +540,7 @@ static size_t tl_peak_for(unsigned rounds, uint64_t *loads)
         w.size[k] = w.dump.size;
     }
     w.stages = rounds;
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     memset(&o, 0, sizeof o);
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.allocator = jt_allocator(&a);
@@ -670,8 +665,7 @@ static void tl_lag_hold(tl_hold *c, unsigned rounds, unsigned late, unsigned exi
             w->stages = 1;
         }
     }
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
 }
 
 /* The dump lags 4 rounds behind the samples: they are held back (with every round after

@@ -571,7 +571,6 @@ static void test_perfmap_inject_kinds(void)
     tpm_case t;
     ti_gen g;
     uint8_t raw[128];
-    jitanon_error err;
     size_t i;
     memset(&t, 0, sizeof t);
     ti_case_begin(&t.c, 1, JITANON_PERF_FILE, 0);
@@ -585,8 +584,7 @@ static void test_perfmap_inject_kinds(void)
     tpm_mmap_prot(&g, 14, 0x24000, 5, "/usr/lib/libc.so.6");
     ti_sample(&g, 20, 0x20010);
     ti_round(&g);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     t.c.o.perf_map = JITANON_PERF_MAP_ELF;
     t.c.o.elf_dir = "/some/dir";
     t.c.o.jitdump_dir = "/moved/here";

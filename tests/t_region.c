@@ -108,9 +108,7 @@ static void tg_on_sample(void *user, const jitanon_inject_sample *s)
 static void tg_resolve_pass(const jitanon_membuf *perf, tg_io *io, tg_frames *t, uint32_t fields)
 {
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_error err;
-    memin in;
     memset(&o, 0, sizeof o);
     o.elf_layout = JITANON_ELF_PER_REGION;
     o.late = JITANON_LATE_KEEP;
@@ -120,10 +118,7 @@ static void tg_resolve_pass(const jitanon_membuf *perf, tg_io *io, tg_frames *t,
     o.sample_fields = fields;
     io->frames = t;
     t->n = 0;
-    in = memin_make(perf->data, perf->size, 0, 0);
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK(ti_run_no_output(perf, &o, NULL, &err) == JITANON_OK);
 }
 
 /* With JITANON_SAMPLE_FILES; without it the same frames, no file named (the layout's
@@ -191,8 +186,7 @@ static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
         if (ti_rand(&s) % 3 == 0) ti_sample(&g, t, runs[ti_rand(&s) % 3] + (ti_rand(&s) % 0x400) * 0x20 + ti_rand(&s) % 0x20);
         if (i % 8 == 7) ti_round(&g);
     }
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     out = (ti_out_rec *)calloc(cap, sizeof *out);
     nout = tg_inject(&perf, &io, &st, out, cap);
     JT_CHECK_EQ_U(st.trim.loads, NL);
@@ -879,7 +873,6 @@ static void test_region_threads(void)
     static tr_rec t;
     char dir[] = "build/rth-XXXXXX", path[256], cmd[300];
     jitanon_membuf r0[2], out[2];
-    jitanon_error err;
     uint32_t k, threads;
     if (!mkdtemp(dir)) {
         jt_skip("cannot create a directory under build/");
@@ -898,8 +891,7 @@ static void test_region_threads(void)
     ti_round(&t.g);
     for (k = 0; k < OVER; k++) ti_sample(&t.g, 4000 + k, A + k * 0x700 + 8);
     ti_round(&t.g);
-    JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&t.g.w);
+    ti_gen_end(&t.g);
     for (threads = 0; threads < 2; threads++) {
         sprintf(cmd, "rm -rf '%s'/jitted-* '%s'/cache", dir, dir);
         JT_CHECK(system(cmd) == 0);
@@ -981,8 +973,7 @@ static void test_region_threads_two_dumps(void)
     ti_round(&t.g);
     for (k = 0; k < OVER; k++) ti_sample(&t.g, 4000 + k, A + k * 0x100 + 8);
     ti_round(&t.g);
-    JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&t.g.w);
+    ti_gen_end(&t.g);
     memset(&o, 0, sizeof o);
     memset(&out, 0, sizeof out);
     o.elf_layout = JITANON_ELF_PER_REGION;
@@ -1097,8 +1088,7 @@ static void test_region_walk_summary(void)
     dump = t.io.base.dump;
     for (k = 0; k < N; k += 3) ti_sample(&t.g, 2000 + k, A + k * 0x100 + 8);
     ti_round(&t.g);
-    JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&t.g.w);
+    ti_gen_end(&t.g);
     for (variant = 0; variant < 5; variant++) {
         memset(&d, 0, sizeof d);
         if (variant == 3) { /* the header and one record that is no LOAD */
@@ -1176,8 +1166,7 @@ static void test_region_read_ahead_written_behind(void)
         if (k % 4096 == 4095) ti_round(&t.g);
     }
     ti_round(&t.g);
-    JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&t.g.w);
+    ti_gen_end(&t.g);
     JT_CHECK(t.perf.size > 3 * ((size_t)1 << 20));
     sprintf(in, "%s/in.data", dir);
     rth_save(in, &t.perf);

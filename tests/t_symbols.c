@@ -692,12 +692,10 @@ static void test_symbols_frames(void)
     uint8_t raw[128], notes[36];
     jitanon_membuf perf, bids;
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_buildid_cache cache;
     jitanon_error err;
     sym_frames t;
     ti_gen g;
-    memin in;
     size_t k;
     memset(&t, 0, sizeof t);
     memset(&perf, 0, sizeof perf), memset(&bids, 0, sizeof bids);
@@ -758,10 +756,7 @@ static void test_symbols_frames(void)
     o.io.user = &t;
     o.io.read_file = sym_frames_read;
     o.io.find_process = sym_frames_find;
-    in = memin_make(perf.data, perf.size, 0, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
-    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
     JT_CHECK_EQ_U(t.samples, 3);
     JT_CHECK(!strcmp(t.line[0], "_stext|a|memcpy@plt|c||"));
     JT_CHECK(!strcmp(t.line[1], "g_glob|"));

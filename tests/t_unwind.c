@@ -66,6 +66,7 @@ static const char cfi_cie_arm64[] = "01 7a 52 00 04 78 1e 01 1b 0c 1f 00";
 
 static size_t cfi_build(cfi_bytes *c, const char *ins)
 {
+    memset(c, 0, sizeof *c); /* always a fresh .eh_frame */
     return cfi_build_at(c, CFI_EH_ADDR, CFI_FN, 0x40, cfi_cie_x86, ins);
 }
 
@@ -100,7 +101,6 @@ static void test_cfi_rows(void)
     jitanon__cfi_fde fde;
     jitanon_error err;
     size_t i;
-    memset(&c, 0, sizeof c);
     (void)cfi_build(&c, cfi_prologue);
     for (i = 0; i < sizeof want / sizeof want[0]; i++) {
         JT_CHECK_EQ_U(cfi_row(&c, want[i].pc, &row, &err), JITANON_OK);
@@ -136,7 +136,6 @@ static void test_cfi_step(void)
     jitanon__cfi_regs r;
     jitanon_error err;
     cfi_stack st;
-    memset(&c, 0, sizeof c);
     memset(&r, 0, sizeof r);
     memset(&st, 0, sizeof st);
     (void)cfi_build(&c, cfi_prologue);
@@ -165,7 +164,6 @@ static void test_cfi_step(void)
     r.known = 1u << 16;
     JT_CHECK_EQ_U(jitanon__cfi_step(&row, 16, 7, &r, cfi_stack_read, &st), -1);
     /* DW_CFA_undefined r16 (the outermost frame, as _start's CFI says): the end */
-    memset(&c, 0, sizeof c);
     (void)cfi_build(&c, "07 10");
     JT_CHECK_EQ_U(cfi_row(&c, 0x1008, &row, &err), JITANON_OK);
     r.v[7] = st.base, r.known = (1u << 7) | (1u << 16);
@@ -182,7 +180,6 @@ static void test_cfi_expressions(void)
     jitanon__cfi_regs r;
     jitanon_error err;
     cfi_stack st;
-    memset(&c, 0, sizeof c);
     memset(&st, 0, sizeof st);
     (void)cfi_build(&c, "0f 0b 77 08 80 00 3f 1a 3b 2a 33 24 22 10 03 02 73 10");
     st.base = 0x7ff000;
@@ -201,12 +198,10 @@ static void test_cfi_expressions(void)
     JT_CHECK_EQ_U(r.v[7], st.base + 16); /* rip & 15 = 11: CFA = rsp + 16 */
     JT_CHECK_EQ_U(r.v[16], 0x2222);
     /* an operation CFI never uses (DW_OP_call2): the CFA cannot be computed */
-    memset(&c, 0, sizeof c);
     (void)cfi_build(&c, "0f 03 98 00 00");
     JT_CHECK_EQ_U(cfi_row(&c, 0x1005, &row, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon__cfi_step(&row, 16, 7, &r, cfi_stack_read, &st), -1);
     /* a branch back onto itself stops at the step bound: DW_OP_lit1, bra -3 */
-    memset(&c, 0, sizeof c);
     (void)cfi_build(&c, "0f 04 31 28 fc ff");
     JT_CHECK_EQ_U(cfi_row(&c, 0x1005, &row, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon__cfi_step(&row, 16, 7, &r, cfi_stack_read, &st), -1);
@@ -220,7 +215,6 @@ static void test_cfi_damage(void)
     jitanon__cfi_fde fde;
     jitanon_error err;
     size_t fde_at, cut;
-    memset(&c, 0, sizeof c);
     fde_at = cfi_build(&c, cfi_prologue);
     /* every cut: an error or not found, nothing else */
     for (cut = 0; cut < c.n; cut++) {
@@ -229,24 +223,19 @@ static void test_cfi_damage(void)
         if (r == JITANON_ERR_TRUNCATED) JT_CHECK(err.offset <= cut);
     }
     /* restore_state with nothing remembered, at the FDE's first instruction */
-    memset(&c, 0, sizeof c);
     fde_at = cfi_build(&c, "0b");
     JT_CHECK_EQ_U(cfi_row(&c, 0x1010, &row, &err), JITANON_ERR_BAD_RECORD);
     JT_CHECK_EQ_U(err.offset, fde_at + 17);
     /* remember_state nested past the bound */
-    memset(&c, 0, sizeof c);
     (void)cfi_build(&c, "0a 0a 0a 0a 0a 0a 0a 0a 0a");
     JT_CHECK_EQ_U(cfi_row(&c, 0x1010, &row, &err), JITANON_ERR_LIMIT);
     /* an opcode DWARF does not define */
-    memset(&c, 0, sizeof c);
     (void)cfi_build(&c, "41 3f");
     JT_CHECK_EQ_U(cfi_row(&c, 0x1010, &row, &err), JITANON_ERR_UNSUPPORTED);
     /* an operand cut by the FDE's end (def_cfa with one uleb) */
-    memset(&c, 0, sizeof c);
     (void)cfi_build(&c, "0c 87");
     JT_CHECK_EQ_U(cfi_row(&c, 0x1010, &row, &err), JITANON_ERR_TRUNCATED);
     /* a CIE pointer before the section */
-    memset(&c, 0, sizeof c);
     fde_at = cfi_build(&c, "00");
     jitanon__wr32(c.b + fde_at + 4, 0x1000, 0);
     JT_CHECK_EQ_U(jitanon__cfi_find(c.b, c.n, CFI_EH_ADDR, 0, 0x1010, &fde, &err), JITANON_ERR_BAD_RECORD);
@@ -391,11 +380,9 @@ static void unw_run(unw_world *w)
     jitanon_perf_attr enc;
     jitanon_membuf perf;
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_error err;
     jitanon_sink sink;
     ti_gen g;
-    memin in;
     memset(&perf, 0, sizeof perf);
     unw_build_elf(w);
     ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
@@ -431,10 +418,7 @@ static void unw_run(unw_world *w)
     o.io.user = w;
     o.io.load_dump = unw_load_dump;
     o.io.read_file = unw_read_file;
-    in = memin_make(perf.data, perf.size, 0, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
-    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
     jitanon_membuf_release(&perf);
 }
 
