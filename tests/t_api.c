@@ -242,8 +242,7 @@ static void test_api_events_and_sample_fields(void)
     ti_task(&g, JITANON_PERF_RECORD_FORK, 20, TI_PID + 1, TI_PID, TI_PID + 1); /* before the samples in time */
     ti_round(&g);
     ti_task(&g, JITANON_PERF_RECORD_EXIT, 50, TI_PID, TI_PID, TI_PID);
-    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     memset(&o, 0, sizeof o);
     o.on_sample = api_on_sample;
     o.on_event = api_on_event;
@@ -478,8 +477,7 @@ static void test_api_frames(void)
         api_chain_sample(&g, 64, TI_PID, lib, 2);
     }
     ti_round(&g);
-    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     jitanon_inject_opts_init(&o);
     o.on_sample = api_frames_on_sample;
     o.sample_fields = JITANON_SAMPLE_COMM;
@@ -544,8 +542,7 @@ static void test_api_frames_remembered(void)
     api_chain_sample(&g, 140, TI_PID, chain, 3);
     api_chain_sample(&g, 150, TI_PID, own, 3); /* the same ip as the sample's own, then not */
     ti_round(&g);
-    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     jitanon_inject_opts_init(&o);
     o.on_sample = api_frames_on_sample;
     o.io.user = &t;

@@ -15,13 +15,10 @@ static uint64_t dm_rand(uint64_t *s)
 /* A dump being written by our writer into `out`. */
 static void dm_begin(jitanon_jitdump_writer *w, jitanon_membuf *out, int big)
 {
-    jitanon_sink sink;
     jitanon_error err;
     memset(out, 0, sizeof *out);
     memset(w, 0, sizeof *w);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
-    JT_CHECK(jdrec_begin(w, sink, 62, TI_PID, 5, big, &err) == JITANON_OK);
+    JT_CHECK(jdrec_begin(w, jdrec_sink(out), 62, TI_PID, 5, big, &err) == JITANON_OK);
 }
 
 /* A random dump from our writer: LOADs (TI_PID, code in [0x10000, 0x20000)), MOVEs,
@@ -612,13 +609,10 @@ static void dm_legacy_era_file(jitanon_membuf *out, jitanon_perf_mode mode)
     jitanon_perf_writer_release(&g.w);
     jitanon_membuf_release(out);
     {
-        jitanon_sink sink;
-        sink.write_fn = jitanon_membuf_write;
-        sink.user = out;
         jitanon__wr32(raw + 4, 104, 0);
         g.attr.size = 104;
         g.attr.raw.size = 104;
-        JT_CHECK(jitanon_perf_writer_init(&g.w, mode, 0, sink, membuf_pwrite, NULL, &err) == JITANON_OK);
+        JT_CHECK(jitanon_perf_writer_init(&g.w, mode, 0, jdrec_sink(out), membuf_pwrite, NULL, &err) == JITANON_OK);
         JT_CHECK(jitanon_perf_writer_add_attr(&g.w, &g.attr, &err) == JITANON_OK);
     }
     ti_mmap(&g, 9, 0x10000, 0x10000, 0, "/usr/lib/x.so");

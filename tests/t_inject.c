@@ -78,7 +78,6 @@ static void ti_round(ti_gen *g)
 static void ti_gen_begin(ti_gen *g, uint8_t raw[128], int mono, jitanon_membuf *out, jitanon_perf_mode mode)
 {
     jitanon_error err;
-    jitanon_sink sink;
     memset(g, 0, sizeof *g);
     g->id = TI_ID;
     g->attr.type = 1; /* PERF_TYPE_SOFTWARE */
@@ -90,9 +89,7 @@ static void ti_gen_begin(ti_gen *g, uint8_t raw[128], int mono, jitanon_membuf *
     g->attr.ids = &g->id;
     g->attr.id_count = 1;
     JT_CHECK(jitanon_perf_encode_attr(raw, 128, &g->attr, 4000, 0, &err) == JITANON_OK);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
-    JT_CHECK(jitanon_perf_writer_init(&g->w, mode, 0, sink, membuf_pwrite, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_init(&g->w, mode, 0, jdrec_sink(out), membuf_pwrite, NULL, &err) == JITANON_OK);
     JT_CHECK(jitanon_perf_writer_add_attr(&g->w, &g->attr, &err) == JITANON_OK);
 }
 
@@ -132,19 +129,16 @@ static void ti_build_dump(jitanon_membuf *out)
 {
     static const uint8_t code[0x100] = {0xc3};
     jitanon_jitdump_writer w;
-    jitanon_sink sink;
     jitanon_error err;
     jitanon_jitdump_debug_entry e;
     memset(out, 0, sizeof *out);
     memset(&w, 0, sizeof w);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
     memset(&e, 0, sizeof e);
     e.addr = 0x10000;
     e.lineno = 3;
     e.file.data = "f0.js";
     e.file.length = 5;
-    jdrec_begin(&w, sink, 62, TI_PID, 5, 0, &err);
+    jdrec_begin(&w, jdrec_sink(out), 62, TI_PID, 5, 0, &err);
     jitanon_jitdump_write_debug_info(&w, 39, 0x10000, &e, 1, &err);
     jdrec_write(&w, jdrec_load(40, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
     jdrec_write(&w, jdrec_load(45, TI_PID, TI_PID, 0x10200, code, 0x100, 1, "f1"), &err);
@@ -179,6 +173,24 @@ static jitanon_result ti_load_dump(void *user, const char *path, const jitanon_j
     return jitanon_jitdump_load_memory(io->dump.data, io->dump.size, opts, out, err);
 }
 
+/* io.load_dump over memory, the path not looked at: `user` starts with the dump (a
+   jitanon_membuf), or for ti_load_via with a pointer to it. */
+static jitanon_result ti_load_held(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                   jitanon_jitdump **out, jitanon_error *err)
+{
+    const jitanon_membuf *dump = (const jitanon_membuf *)user;
+    (void)path;
+    return jitanon_jitdump_load_memory(dump->data, dump->size, opts, out, err);
+}
+
+static jitanon_result ti_load_via(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                  jitanon_jitdump **out, jitanon_error *err)
+{
+    const jitanon_membuf *dump = *(const jitanon_membuf **)user;
+    (void)path;
+    return jitanon_jitdump_load_memory(dump->data, dump->size, opts, out, err);
+}
+
 static int ti_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
     ti_io *io = (ti_io *)user;
@@ -188,6 +200,19 @@ static int ti_write_elf(void *user, const char *dir, const char *name, const voi
     strncpy(io->last_name, name, sizeof io->last_name - 1);
     if (jitanon_test_elf_parse(&f, data, size, NULL) != JITANON_OK) io->elf_ok = 0;
     return 0;
+}
+
+/* Zeroes `o` for a run in `layout` whose dumps come from ti_load_dump and whose files go
+   to write_elf (NULL: the default), both over `user` (a ti_io, or a struct that starts
+   with one). */
+static void ti_opts(jitanon_inject_opts *o, jitanon_elf_layout layout, void *user,
+                    int (*write_elf)(void *, const char *, const char *, const void *, size_t))
+{
+    memset(o, 0, sizeof *o);
+    o->elf_layout = layout;
+    o->io.load_dump = ti_load_dump;
+    o->io.write_elf = write_elf;
+    o->io.user = user;
 }
 
 typedef struct ti_out_rec {
@@ -217,15 +242,12 @@ static jitanon_result ti_run(const jitanon_membuf *perf, const jitanon_inject_op
 {
     jitanon_perf_reader r;
     jitanon_perf_writer w;
-    jitanon_sink sink;
     jitanon_result res;
     memin in;
     in = memin_make(perf->data, perf->size, 0, 0);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
     memset(&w, 0, sizeof w);
     res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, err);
-    if (res == JITANON_OK) res = jitanon_perf_writer_init(&w, mode, 0, sink, membuf_pwrite, NULL, err);
+    if (res == JITANON_OK) res = jitanon_perf_writer_init(&w, mode, 0, jdrec_sink(out), membuf_pwrite, NULL, err);
     if (res == JITANON_OK) res = jitanon_inject(&r, &w, o, st, err);
     jitanon_perf_writer_release(&w);
     jitanon_perf_reader_release(&r);
@@ -609,14 +631,11 @@ static void ti_random_case(uint64_t seed, int *failures, jitanon_anon_mode anon_
     char (*want)[64], (*got)[64];
     size_t nwant, ngot;
     jitanon_jitdump_writer jw;
-    jitanon_sink dsink;
     static const uint8_t code[PAGE] = {0xc3};
     /* events with unique times */
     memset(&io, 0, sizeof io);
     memset(&jw, 0, sizeof jw);
-    dsink.write_fn = jitanon_membuf_write;
-    dsink.user = &io.dump;
-    jdrec_begin(&jw, dsink, 62, TI_PID, 1, 0, &err);
+    jdrec_begin(&jw, jdrec_sink(&io.dump), 62, TI_PID, 1, 0, &err);
     for (i = 0; i < NEV; i++) {
         ti_ev *e = &ev[n++];
         uint64_t r = ti_rand(&s) % 10, page = ti_rand(&s) % 12;
@@ -1061,7 +1080,6 @@ static void test_inject_elf_build_id_note(void)
         jitanon_jitdump_header h;
         jitanon_elf_func fn;
         jitanon_membuf m;
-        jitanon_sink sink;
         jitanon_elf_info info;
         jitanon_error err;
         uint8_t id[20];
@@ -1077,9 +1095,7 @@ static void test_inject_elf_build_id_note(void)
         fn.code_addr = 0x1000;
         fn.code.data = code;
         fn.code.size = sizeof code;
-        sink.write_fn = jitanon_membuf_write;
-        sink.user = &m;
-        JT_CHECK(jitanon_elf_write_function(sink, &h, &fn, NULL, &info, &err) == JITANON_OK);
+        JT_CHECK(jitanon_elf_write_function(jdrec_sink(&m), &h, &fn, NULL, &info, &err) == JITANON_OK);
         JT_CHECK(jitanon__inj_elf_id(m.data, m.size, id) && !memcmp(id, info.build_id, 20));
         for (n = 0; n < m.size; n++) {
             uint8_t *copy = (uint8_t *)malloc(n ? n : 1);
@@ -1206,15 +1222,11 @@ static void tt_run_mode(const jitanon_membuf *perf, uint32_t threads, jitanon_el
 {
     jitanon_inject_opts o;
     jitanon_error err;
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
+    ti_opts(&o, JITANON_ELF_PER_FUNCTION, io, tt_write_elf);
     o.elf_threads = threads;
     o.elf_files = elf_files;
     o.on_sample = tt_on_sample;
-    o.io.load_dump = ti_load_dump;
-    o.io.write_elf = tt_write_elf;
     o.io.log = tt_log;
-    o.io.user = io;
     o.io.thread_pool = io->pool;
     io->caller = pthread_self();
     JT_CHECK(ti_run(perf, &o, mode, out, st, &err) == JITANON_OK);
@@ -1235,7 +1247,6 @@ static void tt_scenario(jitanon_membuf *dump, jitanon_membuf *perf)
     static const uint8_t code[0x80] = {0x90, 0x90, 0xc3};
     jitanon_jitdump_writer jw;
     jitanon_jitdump_debug_entry e;
-    jitanon_sink sink;
     jitanon_error err;
     uint8_t raw[128];
     ti_gen g;
@@ -1243,12 +1254,10 @@ static void tt_scenario(jitanon_membuf *dump, jitanon_membuf *perf)
     char name[16];
     memset(&jw, 0, sizeof jw);
     memset(&e, 0, sizeof e);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = dump;
     e.lineno = 7;
     e.file.data = "t.js";
     e.file.length = 4;
-    JT_CHECK(jdrec_begin(&jw, sink, 62, TI_PID, 1, 0, &err) == JITANON_OK);
+    JT_CHECK(jdrec_begin(&jw, jdrec_sink(dump), 62, TI_PID, 1, 0, &err) == JITANON_OK);
     for (i = 0; i < N; i++) {
         uint64_t addr = 0x100000 + i * 0x100, index = i % 10 == 9 ? i - 5 : i;
         sprintf(name, "fn%u", (unsigned)i);
@@ -1371,14 +1380,10 @@ static void test_inject_buildid_table_and_cache(void)
             sprintf(q, "%s/cache%u", dir, (unsigned)k);
             JT_CHECK(jitanon_buildid_cache_open(&c[k], q, &err) == JITANON_OK);
         }
-        memset(&o, 0, sizeof o);
-        o.elf_layout = JITANON_ELF_PER_FUNCTION;
+        ti_opts(&o, JITANON_ELF_PER_FUNCTION, &io[k], tt_write_elf);
         o.elf_files = JITANON_ELF_FILES_ALL;
         o.elf_threads = k == 1 ? 3 : 0;
-        o.io.load_dump = ti_load_dump;
-        o.io.write_elf = tt_write_elf;
         o.io.log = tt_log;
-        o.io.user = &io[k];
         o.buildid_cache = &c[k == 2 ? 0 : k];
         io[k].caller = pthread_self();
         JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out[k], &st[k], &err) == JITANON_OK);
@@ -1459,14 +1464,6 @@ typedef struct tp_io {
     jitanon_membuf elf;
     unsigned files;
 } tp_io;
-
-static jitanon_result tp_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
-                              jitanon_error *err)
-{
-    tp_io *io = (tp_io *)user;
-    (void)path;
-    return jitanon_jitdump_load_memory(io->dump->data, io->dump->size, opts, out, err);
-}
 
 static int tp_write(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
@@ -1571,7 +1568,7 @@ static void test_inject_process_file_complete(void)
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     io.dump = &t.buf;
     o.elf_layout = JITANON_ELF_PER_PROCESS;
-    o.io.load_dump = tp_load;
+    o.io.load_dump = ti_load_via;
     o.io.write_elf = tp_write;
     o.io.user = &io;
     tp_inject(&perf, &o);
@@ -1627,7 +1624,7 @@ static void test_inject_region_file_streamed(void)
     memset(&o, 0, sizeof o);
     io.dump = &t.buf;
     o.elf_layout = JITANON_ELF_PER_REGION;
-    o.io.load_dump = tp_load;
+    o.io.load_dump = ti_load_via;
     o.io.write_elf = tp_write;
     o.io.user = &io;
     tp_inject(&perf, &o);
@@ -1655,7 +1652,7 @@ static void test_inject_region_file_streamed(void)
     io.files = 0;
     memset(&o, 0, sizeof o);
     o.elf_layout = JITANON_ELF_PER_REGION;
-    o.io.load_dump = tp_load;
+    o.io.load_dump = ti_load_via;
     o.io.write_elf = tp_write;
     o.io.user = &io;
     tp_inject(&perf, &o);
@@ -1683,13 +1680,6 @@ static int tb_write(void *user, const char *dir, const char *name, const void *d
     if (strcmp(name, io->want)) return 0;
     io->elf.size = 0;
     return jitanon_membuf_write(&io->elf, data, size);
-}
-
-static jitanon_result tb_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
-                              jitanon_error *err)
-{
-    (void)path;
-    return jitanon_jitdump_load_memory(((tb_io *)user)->dump->data, ((tb_io *)user)->dump->size, opts, out, err);
 }
 
 /* The injector decides the line bias once per dump, for every file of it: an LLVM-style
@@ -1740,7 +1730,7 @@ static void test_inject_line_bias_per_dump(void)
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     io.dump = &t.buf;
     io.want = name;
-    o.io.load_dump = tb_load;
+    o.io.load_dump = ti_load_via;
     o.io.write_elf = tb_write;
     o.io.user = &io;
     tp_inject(&perf, &o);
@@ -1778,16 +1768,12 @@ static void test_inject_line_bias_per_dump(void)
    the run still writes what ALL would (never fewer files than mappings need). */
 typedef struct tf_io {
     ti_io base; /* first: ti_inject hands io.user to ti_io callbacks */
-    char log[1024];
-    unsigned lines;
+    jt_log log;
 } tf_io;
 
 static void tf_log(void *user, const char *msg)
 {
-    tf_io *io = (tf_io *)user;
-    size_t n = strlen(io->log);
-    io->lines++;
-    snprintf(io->log + n, sizeof io->log - n, "%s\n", msg);
+    jt_log_add(&((tf_io *)user)->log, msg);
 }
 
 /* Runs `perf` with `o` (elf_files, elf_layout, elf_threads as given) into `out_mode`. */
@@ -1799,8 +1785,7 @@ static jitanon_result tf_run(const jitanon_membuf *perf, jitanon_elf_files elf_f
     jitanon_inject_opts o;
     size_t n;
     io->base.elf_files = 0;
-    io->log[0] = 0;
-    io->lines = 0;
+    memset(&io->log, 0, sizeof io->log);
     memset(&o, 0, sizeof o);
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.io.log = tf_log;
@@ -1831,37 +1816,34 @@ static void test_inject_fallbacks_reported(void)
     JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_ALL, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_FILE, &io, &st, &err) ==
              JITANON_OK);
     all = io.base.elf_files;
-    JT_CHECK(all == 4 && st.fallbacks == 0 && io.lines == 0);
+    JT_CHECK(all == 4 && st.fallbacks == 0 && io.log.lines == 0);
     JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_FILE, &io, &st, &err) ==
              JITANON_OK);
-    JT_CHECK(st.fallbacks == 0 && io.lines == 0 && io.base.elf_files < all);
+    JT_CHECK(st.fallbacks == 0 && io.log.lines == 0 && io.base.elf_files < all);
 
     /* SAMPLED chooses per-function files: with per-process ones it is an error that names both */
     JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_PROCESS, 0, JITANON_PERF_FILE, &io, &st, &err) ==
              JITANON_ERR_INVALID_ARGUMENT);
     JT_CHECK(strstr(err.info, "elf_files") && strstr(err.info, "elf_layout") && io.base.elf_files == 0);
     /* ... unless nothing is written: resolving samples does not look at ELF options */
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
+    ti_opts(&o, JITANON_ELF_PER_FUNCTION, &io, NULL);
     o.elf_files = JITANON_ELF_FILES_SAMPLED;
     o.elf_layout = JITANON_ELF_PER_PROCESS;
     o.elf_threads = 2;
-    o.io.load_dump = ti_load_dump;
     o.io.log = tf_log;
-    o.io.user = &io;
     o.on_sample = ti_on_sample_record;
-    io.lines = 0;
+    io.log.lines = 0;
     JT_CHECK(ti_run_no_output(&perf, &o, &st, &err) == JITANON_OK);
-    JT_CHECK(st.fallbacks == 0 && io.lines == 0);
+    JT_CHECK(st.fallbacks == 0 && io.log.lines == 0);
 
     /* pipe output, pipe input: every file, reported */
     JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_PIPE, &io, &st, &err) ==
              JITANON_OK);
     JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_SAMPLED_PIPE && io.base.elf_files == all);
-    JT_CHECK(io.lines == 1 && strstr(io.log, "elf_files = SAMPLED") && strstr(io.log, "pipe"));
+    JT_CHECK(io.log.lines == 1 && strstr(io.log.text, "elf_files = SAMPLED") && strstr(io.log.text, "pipe"));
     JT_CHECK(tf_run(&pipe, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_FILE, &io, &st, &err) ==
              JITANON_OK);
-    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_SAMPLED_PIPE && io.base.elf_files == all && io.lines == 1);
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_SAMPLED_PIPE && io.base.elf_files == all && io.log.lines == 1);
 
     /* addresses beyond ips and callchains: followed, no longer a fallback (this
        recording's records carry no sample, so no file is written) */
@@ -1879,7 +1861,7 @@ static void test_inject_fallbacks_reported(void)
         jitanon__wr64(addr.data + attrs + 24, jitanon__rd64(addr.data + attrs + 24, 0) | addresses[k], 0);
         JT_CHECK(tf_run(&addr, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_FILE, &io, &st,
                         &err) == JITANON_OK);
-        JT_CHECK(st.fallbacks == 0 && io.base.elf_files == 0 && io.lines == 0);
+        JT_CHECK(st.fallbacks == 0 && io.base.elf_files == 0 && io.log.lines == 0);
         jitanon_membuf_release(&addr);
     }
 
@@ -1888,15 +1870,15 @@ static void test_inject_fallbacks_reported(void)
     JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_ALL, JITANON_ELF_PER_PROCESS, 2, JITANON_PERF_FILE, &io, &st, &err) ==
              JITANON_OK);
     JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_THREADS_UNUSED && io.base.elf_files == 1);
-    JT_CHECK(io.lines == 1 && strstr(io.log, "elf_threads") && strstr(io.log, "per-process"));
+    JT_CHECK(io.log.lines == 1 && strstr(io.log.text, "elf_threads") && strstr(io.log.text, "per-process"));
     /* one writer thread: ti_write_elf counts without a lock */
     JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_ALL, JITANON_ELF_PER_FUNCTION, 1, JITANON_PERF_FILE, &io, &st, &err) ==
              JITANON_OK);
     JT_CHECK(io.base.elf_files == all);
 #if JITANON__THREADS
-    JT_CHECK(st.fallbacks == 0 && io.lines == 0);
+    JT_CHECK(st.fallbacks == 0 && io.log.lines == 0);
 #else
-    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_NO_THREADS && io.lines == 1 && strstr(io.log, "elf_threads"));
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_NO_THREADS && io.log.lines == 1 && strstr(io.log.text, "elf_threads"));
 #endif
     jitanon_membuf_release(&perf);
     jitanon_membuf_release(&pipe);
@@ -1978,13 +1960,6 @@ static void tl_on_sample(void *user, const jitanon_inject_sample *si)
     s->n++;
 }
 
-static jitanon_result tl_load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts,
-                                   jitanon_jitdump **out, jitanon_error *err)
-{
-    (void)path;
-    return jitanon_jitdump_load_memory(((tl_io *)user)->dump.data, ((tl_io *)user)->dump.size, opts, out, err);
-}
-
 static int tl_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
     (void)user, (void)dir, (void)name, (void)data, (void)size;
@@ -2024,7 +1999,7 @@ static void tl_opts(jitanon_inject_opts *o, tl_io *io, int name, uint64_t window
     o->elf_layout = JITANON_ELF_PER_FUNCTION;
     o->late = name ? JITANON_LATE_NAME : JITANON_LATE_KEEP;
     o->late_window_ns = window;
-    o->io.load_dump = tl_load_dump;
+    o->io.load_dump = ti_load_held;
     o->io.write_elf = tl_write_elf;
     o->io.user = io;
     o->on_sample = tl_on_sample;
@@ -2178,22 +2153,22 @@ static void test_inject_late_fallbacks(void)
     o.io.log = tf_log;
     o.late = JITANON_LATE_NAME;
     JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK(st.fallbacks == 0 && io.lines == 0);
+    JT_CHECK(st.fallbacks == 0 && io.log.lines == 0);
     JT_CHECK(ti_inject(&pipe, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_LATE_PIPE && io.lines == 1 && strstr(io.log, "pipe"));
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_LATE_PIPE && io.log.lines == 1 && strstr(io.log.text, "pipe"));
     JT_CHECK(st.late.loads == 0 && st.late.samples == 0);
     /* the default names where it can and says nothing where it cannot */
-    io.lines = 0;
+    io.log.lines = 0;
     o.late = JITANON_LATE_AUTO;
     JT_CHECK(ti_inject(&pipe, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK(st.fallbacks == 0 && io.lines == 0 && st.late.loads == 0);
+    JT_CHECK(st.fallbacks == 0 && io.log.lines == 0 && st.late.loads == 0);
     JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK(st.fallbacks == 0 && io.lines == 0 && st.late.loads > 0);
+    JT_CHECK(st.fallbacks == 0 && io.log.lines == 0 && st.late.loads > 0);
     o.late = JITANON_LATE_NAME;
-    io.lines = 0;
+    io.log.lines = 0;
     o.anon_mode = JITANON_ANON_ALL;
     JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_LATE_ANON && io.lines == 1 && st.late.loads == 0);
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_LATE_ANON && io.log.lines == 1 && st.late.loads == 0);
     o.anon_mode = JITANON_ANON_RANGE;
     o.late = (jitanon_late_mode)7;
     JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_ERR_INVALID_ARGUMENT);
@@ -2240,10 +2215,7 @@ static void test_inject_exit_keeps_map_for_threads(void)
     for (p = 1000; p < 1064; p++) ti_task(&g, 4, 63, p, p, p); /* 64 more processes exit */
     ti_sample_tid(&g, 64, 0x10010, TI_PID + 1);             /* forgotten: nothing */
     ti_gen_end(&g);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
-    o.io.load_dump = ti_load_dump;
-    o.io.user = &io;
+    ti_opts(&o, JITANON_ELF_PER_FUNCTION, &io, NULL);
     o.on_sample = ti_on_sample_record;
     JT_CHECK(ti_run_no_output(&perf, &o, NULL, &err) == JITANON_OK);
     JT_CHECK_EQ_U(io.seen.n, 3);
@@ -2410,14 +2382,10 @@ static void sp_case(uint64_t extra, uint64_t attr80, const uint64_t *w, size_t n
     jitanon__wr64(perf.data + attrs + 24, jitanon__rd64(perf.data + attrs + 24, 0) | extra, 0);
     jitanon__wr64(perf.data + attrs + 72, extra & JITANON_PERF_SAMPLE_BRANCH_STACK ? attr80 : 0, 0);
     jitanon__wr64(perf.data + attrs + 80, extra & JITANON_PERF_SAMPLE_BRANCH_STACK ? 0 : attr80, 0);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
+    ti_opts(&o, JITANON_ELF_PER_FUNCTION, &io, sp_write_elf);
     o.elf_files = files;
     o.anon_mode = anon;
     o.late = JITANON_LATE_KEEP;
-    o.io.load_dump = ti_load_dump;
-    o.io.write_elf = sp_write_elf;
-    o.io.user = &io;
     JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
     if (strcmp(io.names, want)) fprintf(stderr, "  sampled files: \"%s\", want \"%s\"\n", io.names, want);
     JT_CHECK(strcmp(io.names, want) == 0);

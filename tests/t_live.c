@@ -115,7 +115,6 @@ static jitanon_result tl_run(tl_world *w, const jitanon_membuf *perf, jitanon_in
     jitanon_perf_writer pw;
     jitanon_membuf out;
     jitanon_perf_record rec;
-    jitanon_sink sink;
     jitanon_result res;
     memin in;
     memset(&out, 0, sizeof out);
@@ -127,11 +126,9 @@ static jitanon_result tl_run(tl_world *w, const jitanon_membuf *perf, jitanon_in
     o->io.write_elf = w->threads ? tlv_write_elf_mt : tlv_write_elf;
     o->io.log = tlv_log;
     o->io.user = w;
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = &out;
     memset(&pw, 0, sizeof pw);
     res = jitanon_perf_reader_init(&r, tl_perf_read, NULL, w, NULL, err);
-    if (res == JITANON_OK) res = jitanon_perf_writer_init(&pw, JITANON_PERF_PIPE, 0, sink, NULL, NULL, err);
+    if (res == JITANON_OK) res = jitanon_perf_writer_init(&pw, JITANON_PERF_PIPE, 0, jdrec_sink(&out), NULL, NULL, err);
     if (res == JITANON_OK) res = jitanon_inject(&r, &pw, o, st, err);
     jitanon_perf_writer_release(&pw);
     jitanon_perf_reader_release(&r);
@@ -789,7 +786,6 @@ static void tl_start_unwind(tl_hold *c, jitanon_jitdump_writer *jw, ti_gen *g, u
     static const uint8_t code[0x100] = {0xc3};
     tl_world *w = &c->w;
     jitanon_membuf *perf = &c->perf;
-    jitanon_sink sink;
     jitanon_error err;
     tl_start(w, jw, g, raw, perf, 20, &err);
     tl_hold_opts(c);
@@ -798,9 +794,7 @@ static void tl_start_unwind(tl_hold *c, jitanon_jitdump_writer *jw, ti_gen *g, u
     memset(perf, 0, sizeof *perf);
     g->attr.sample_type |= extra;
     JT_CHECK(jitanon_perf_encode_attr(raw, 128, &g->attr, 4000, 0, &err) == JITANON_OK);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = perf;
-    JT_CHECK(jitanon_perf_writer_init(&g->w, JITANON_PERF_PIPE, 0, sink, NULL, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_init(&g->w, JITANON_PERF_PIPE, 0, jdrec_sink(perf), NULL, NULL, &err) == JITANON_OK);
     JT_CHECK(jitanon_perf_writer_add_attr(&g->w, &g->attr, &err) == JITANON_OK);
     ti_mmap(g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
     w->initial = w->dump.size;

@@ -340,8 +340,7 @@ static void test_perfmap_stub_elf(void)
     memset(&eo, 0, sizeof eo);
     eo.symbols_only = 1;
     memset(&out, 0, sizeof out);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = &out;
+    sink = jdrec_sink(&out);
     JT_CHECK(m && jitanon_elf_builder_init(&b, &h, &eo, &e) == JITANON_OK);
     for (i = 0; m && i < m->count; i++) {
         jitanon_elf_func fn = tpm_func(m, i);

@@ -291,7 +291,7 @@ static void test_runtimes_debug_by_address(void)
     memset(&out, 0, sizeof out);
     io.dump = &dump;
     o.elf_layout = JITANON_ELF_PER_PROCESS;
-    o.io.load_dump = tp_load;
+    o.io.load_dump = ti_load_via;
     o.io.write_elf = tp_write;
     o.io.user = &io;
     JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
@@ -371,14 +371,6 @@ typedef struct tr_bias_io {
     unsigned files, with_rows, rows, at_start; /* at_start: files whose first row is at their symbol */
 } tr_bias_io;
 
-static jitanon_result tr_bias_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
-                                   jitanon_error *err)
-{
-    const tr_bias_io *io = (const tr_bias_io *)user;
-    (void)path;
-    return jitanon_jitdump_load_memory(io->dump->data, io->dump->size, opts, out, err);
-}
-
 static int tr_bias_write(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
     tr_bias_io *io = (tr_bias_io *)user;
@@ -437,7 +429,7 @@ static void test_runtimes_line_bias_short(void)
             o.elf_files = JITANON_ELF_FILES_ALL;
             o.elf_layout = JITANON_ELF_PER_FUNCTION; /* a line table a file */
             o.elf_dir = dir;
-            if (loaded) o.io.load_dump = tr_bias_load;
+            if (loaded) o.io.load_dump = ti_load_via;
             o.io.write_elf = tr_bias_write;
             o.io.user = &io;
             JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
@@ -693,14 +685,6 @@ typedef struct tm_io {
     unsigned lines;
 } tm_io;
 
-static jitanon_result tm_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
-                              jitanon_error *err)
-{
-    tm_io *io = (tm_io *)user;
-    (void)path;
-    return jitanon_jitdump_load_memory(io->dump.data, io->dump.size, opts, out, err);
-}
-
 static int tm_write(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
     tm_io *io = (tm_io *)user;
@@ -751,7 +735,7 @@ static uint32_t tm_machine(uint32_t dump_mach, const char *arch, int pipe, unsig
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     memset(&out, 0, sizeof out);
     o.elf_layout = JITANON_ELF_PER_PROCESS;
-    o.io.load_dump = tm_load;
+    o.io.load_dump = ti_load_held;
     o.io.write_elf = tm_write;
     o.io.log = tm_log;
     o.io.user = &io;

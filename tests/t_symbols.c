@@ -745,8 +745,7 @@ static void test_symbols_frames(void)
     api_chain_sample_of(&g, 61, TI_PID + 50, TI_PID + 50, inside, 2);
     api_chain_sample_of(&g, 62, TI_PID, TI_PID, vdso, 2);
     ti_round(&g);
-    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     jitanon_inject_opts_init(&o);
     memset(&cache, 0, sizeof cache);
     strcpy(cache.dir, "/cache");

@@ -121,6 +121,13 @@ typedef struct cfi_stack {
     uint64_t base, w[16];
 } cfi_stack;
 
+/* An empty fake stack at `base`. */
+static void cfi_stack_at(cfi_stack *st, uint64_t base)
+{
+    memset(st, 0, sizeof *st);
+    st->base = base;
+}
+
 static int cfi_stack_read(const void *ctx, uint64_t addr, uint64_t *out)
 {
     const cfi_stack *s = (const cfi_stack *)ctx;
@@ -137,10 +144,9 @@ static void test_cfi_step(void)
     jitanon_error err;
     cfi_stack st;
     memset(&r, 0, sizeof r);
-    memset(&st, 0, sizeof st);
     (void)cfi_build(&c, cfi_prologue);
     /* in the body: rsp = base, rbp = base + 0x20 holds the caller's rbp, then the return address */
-    st.base = 0x7ff000;
+    cfi_stack_at(&st, 0x7ff000);
     st.w[4] = 0xaaaa, st.w[5] = 0x5555;
     r.v[7] = st.base, r.v[6] = st.base + 0x20, r.v[3] = 77, r.v[16] = 0x1010;
     r.known = (1u << 7) | (1u << 6) | (1u << 3) | (1u << 16);
@@ -180,9 +186,8 @@ static void test_cfi_expressions(void)
     jitanon__cfi_regs r;
     jitanon_error err;
     cfi_stack st;
-    memset(&st, 0, sizeof st);
     (void)cfi_build(&c, "0f 0b 77 08 80 00 3f 1a 3b 2a 33 24 22 10 03 02 73 10");
-    st.base = 0x7ff000;
+    cfi_stack_at(&st, 0x7ff000);
     st.w[0] = 0x1111, st.w[1] = 0x2222, st.w[2] = 0x3333;
     memset(&r, 0, sizeof r);
     r.v[7] = st.base, r.v[16] = 0x1005, r.v[3] = st.base, r.known = (1u << 7) | (1u << 16) | (1u << 3);
@@ -381,21 +386,19 @@ static void unw_run(unw_world *w)
     jitanon_membuf perf;
     jitanon_inject_opts o;
     jitanon_error err;
-    jitanon_sink sink;
     ti_gen g;
     memset(&perf, 0, sizeof perf);
     unw_build_elf(w);
     ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
     jitanon_perf_writer_release(&g.w);
     memset(&perf, 0, sizeof perf);
-    sink.write_fn = jitanon_membuf_write, sink.user = &perf;
     g.attr.sample_type |= JITANON_PERF_SAMPLE_CALLCHAIN;
     enc = g.attr; /* what the encoder writes: up to the callchain */
     g.attr.sample_type |= JITANON_PERF_SAMPLE_REGS_USER | JITANON_PERF_SAMPLE_STACK_USER;
     JT_CHECK_EQ_U(jitanon_perf_encode_attr(raw, sizeof raw, &g.attr, 4000, 0, &err), JITANON_OK);
     jitanon__wr64(raw + 80, w->arm64 ? 0x1ffffffffull : 0x1ffu, 0); /* sample_regs_user */
     jitanon__wr32(raw + 88, 64, 0);                                  /* sample_stack_user */
-    JT_CHECK_EQ_U(jitanon_perf_writer_init(&g.w, JITANON_PERF_FILE, 0, sink, membuf_pwrite, NULL, &err), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_perf_writer_init(&g.w, JITANON_PERF_FILE, 0, jdrec_sink(&perf), membuf_pwrite, NULL, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon_perf_writer_add_attr(&g.w, &g.attr, &err), JITANON_OK);
     memset(arch, 0, sizeof arch);
     jitanon__wr32(arch, 8, 0);
@@ -411,8 +414,7 @@ static void unw_run(unw_world *w)
     unw_sample(&g, &enc, w, 62, JITANON_PERF_MISC_USER, NULL, 0, 40);      /* return address past the copy */
     unw_sample(&g, &enc, w, 63, 1, kchain, 2, 0);                          /* the kernel copied no stack */
     ti_round(&g);
-    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     jitanon_inject_opts_init(&o);
     o.on_sample = unw_on_sample;
     o.io.user = w;
