@@ -43,20 +43,6 @@ static void test_alloc_counted(void)
     JT_CHECK_EQ_U(c.held, 0);
 }
 
-typedef struct ta_src {
-    const uint8_t *p;
-    size_t n, pos;
-} ta_src;
-
-static size_t ta_read(void *user, void *dst, size_t size)
-{
-    ta_src *s = (ta_src *)user;
-    size_t k = s->n - s->pos < size ? s->n - s->pos : size;
-    memcpy(dst, s->p + s->pos, k);
-    s->pos += k;
-    return k;
-}
-
 /* A stream of exactly `limit` bytes fits; one more byte is JITANON_ERR_LIMIT. */
 static void test_alloc_slurp_limit(void)
 {
@@ -65,18 +51,18 @@ static void test_alloc_slurp_limit(void)
     for (i = 0; i < 3; i++) {
         jitanon__counted c;
         jitanon_error err;
-        ta_src s;
+        memin s;
         uint8_t *buf = NULL;
         size_t len = 0, cap = 0;
-        s.p = data, s.n = limits[i], s.pos = 0;
+        s = memin_make(data, limits[i], 0, 0);
         jitanon__counted_init(&c, NULL, limits[i], "memory_limit");
-        JT_CHECK_EQ_U(jitanon__slurp(ta_read, &s, &c, &buf, &len, &cap, &err), JITANON_OK);
+        JT_CHECK_EQ_U(jitanon__slurp(memin_read, &s, &c, &buf, &len, &cap, &err), JITANON_OK);
         JT_CHECK_EQ_U(len, limits[i]);
         JT_CHECK(cap <= limits[i] && c.held == cap);
         jitanon__free(NULL, buf, cap);
-        s.n = limits[i] + 1, s.pos = 0;
+        s = memin_make(data, limits[i] + 1, 0, 0);
         jitanon__counted_init(&c, NULL, limits[i], "memory_limit");
-        JT_CHECK_EQ_U(jitanon__slurp(ta_read, &s, &c, &buf, &len, &cap, &err), JITANON_ERR_LIMIT);
+        JT_CHECK_EQ_U(jitanon__slurp(memin_read, &s, &c, &buf, &len, &cap, &err), JITANON_ERR_LIMIT);
         JT_CHECK(strstr(err.info, "memory_limit of") != NULL);
     }
 }
@@ -272,3 +258,6 @@ static void suite_alloc(void)
     JT_RUN(test_alloc_damage_once);
     JT_RUN(test_alloc_error_names_dump);
 }
+JT_SUITE(alloc)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_alloc

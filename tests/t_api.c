@@ -218,14 +218,12 @@ static void test_api_events_and_sample_fields(void)
 {
     jitanon_membuf perf;
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_perf_record rec;
     jitanon_error err;
     api_log log;
     ti_gen g;
     uint8_t raw[128];
     int other = 0;
-    memin in;
     memset(&perf, 0, sizeof perf);
     memset(&log, 0, sizeof log);
     ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
@@ -244,17 +242,13 @@ static void test_api_events_and_sample_fields(void)
     ti_task(&g, JITANON_PERF_RECORD_FORK, 20, TI_PID + 1, TI_PID, TI_PID + 1); /* before the samples in time */
     ti_round(&g);
     ti_task(&g, JITANON_PERF_RECORD_EXIT, 50, TI_PID, TI_PID, TI_PID);
-    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     memset(&o, 0, sizeof o);
     o.on_sample = api_on_sample;
     o.on_event = api_on_event;
     o.sample_user = &log;
     o.io.user = &other;
-    in = memin_make(perf.data, perf.size, 0, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
-    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
     log.order[log.n] = 0;
     JT_CHECK(!strcmp(log.order, "MCMFSSE"));
     JT_CHECK(log.s[0].kind == JITANON_TRIM_FILE && !strcmp(log.name[0], "/usr/lib/libx.so"));
@@ -440,12 +434,10 @@ static void test_api_frames(void)
     uint8_t bid[36 + 16], raw[128];
     jitanon_membuf perf;
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_perf_record rec;
     jitanon_error err;
     api_frames t;
     ti_gen g;
-    memin in;
     memset(&perf, 0, sizeof perf);
     memset(&t, 0, sizeof t);
     JT_CHECK(jitanon_membuf_write(&t.map, map, strlen(map)) == 0);
@@ -485,8 +477,7 @@ static void test_api_frames(void)
         api_chain_sample(&g, 64, TI_PID, lib, 2);
     }
     ti_round(&g);
-    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     jitanon_inject_opts_init(&o);
     o.on_sample = api_frames_on_sample;
     o.sample_fields = JITANON_SAMPLE_COMM;
@@ -495,10 +486,7 @@ static void test_api_frames(void)
     o.io.load_perfmap = api_frames_perfmap;
     o.io.find_process = api_frames_find;
     o.io.read_file = api_frames_no_file; /* (WANT_ALL names native frames: no file here has symbols) */
-    in = memin_make(perf.data, perf.size, 0, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
-    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
     JT_CHECK_EQ_U(t.samples, 4);
     JT_CHECK_EQ_U(t.find_calls, 2); /* the dump's lookup, and the native frames' (once a process) */
     JT_CHECK_EQ_U(t.perfmap_loads, 1); /* once for the process, though asked twice */
@@ -532,11 +520,9 @@ static void test_api_frames_remembered(void)
     uint8_t raw[128];
     jitanon_membuf perf;
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_error err;
     api_frames t;
     ti_gen g;
-    memin in;
     unsigned i;
     memset(&perf, 0, sizeof perf);
     memset(&t, 0, sizeof t);
@@ -556,17 +542,13 @@ static void test_api_frames_remembered(void)
     api_chain_sample(&g, 140, TI_PID, chain, 3);
     api_chain_sample(&g, 150, TI_PID, own, 3); /* the same ip as the sample's own, then not */
     ti_round(&g);
-    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     jitanon_inject_opts_init(&o);
     o.on_sample = api_frames_on_sample;
     o.io.user = &t;
     o.io.find_process = api_frames_not_inside;
     o.io.read_file = api_frames_no_file;
-    in = memin_make(perf.data, perf.size, 0, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
-    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
     JT_CHECK_EQ_U(t.samples, 6);
     JT_CHECK(!strcmp(t.line[0], "|0:::@0:0:0 3::/usr/bin/a:@0:100:0 "));
     JT_CHECK(!strcmp(t.line[1], t.line[0]));
@@ -597,18 +579,13 @@ static void test_api_own_io_no_proc(void)
     jitanon_membuf perf;
     jitanon_inject_opts o;
     jitanon_inject_stats st;
-    jitanon_perf_reader r;
     jitanon_error err;
     unsigned loads = 0;
-    memin in;
     ti_build_perf(&perf, 1, JITANON_PERF_FILE);
     jitanon_inject_opts_init(&o);
     o.io.load_dump = api_own_dump;
     o.io.user = &loads;
-    in = memin_make(perf.data, perf.size, 0, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
-    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, &st, &err), JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, &st, &err), JITANON_OK);
     JT_CHECK(loads == 1 && st.dumps.loaded == 1 && st.dumps.in_namespace == 0);
     jitanon_membuf_release(&perf);
 }
@@ -687,3 +664,6 @@ static void suite_api(void)
     JT_RUN(test_api_line_index);
     JT_RUN(test_api_own_io_no_proc);
 }
+JT_SUITE(api)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_api

@@ -220,14 +220,11 @@ static void test_inject_buildid_cache_threads(void)
         io[k].base.give_dump = 1;
         sprintf(q, "%s/cache%u", dir, (unsigned)k);
         JT_CHECK(jitanon_buildid_cache_open(&c[k], q, &err) == JITANON_OK);
-        memset(&o, 0, sizeof o);
-        o.elf_layout = JITANON_ELF_PER_FUNCTION;
+        ti_opts(&o, JITANON_ELF_PER_FUNCTION, &io[k], NULL);
         o.elf_files = JITANON_ELF_FILES_ALL;
         o.elf_threads = k == 0 ? 3 : 0;
         o.elf_dir = elf;
-        o.io.load_dump = ti_load_dump;
         o.io.log = tt_log;
-        o.io.user = &io[k];
         o.buildid_cache = &c[k];
         io[k].caller = pthread_self();
         JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out[k], &st[k], &err) == JITANON_OK);
@@ -263,3 +260,6 @@ static void suite_bcache(void)
     JT_RUN(test_inject_buildid_cache_threads);
 #endif
 }
+JT_SUITE(bcache)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_bcache

@@ -233,3 +233,6 @@ static void suite_core(void)
     JT_RUN(test_core_sort);
     JT_RUN(test_core_input);
 }
+JT_SUITE(core)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_core

@@ -15,13 +15,10 @@ static uint64_t dm_rand(uint64_t *s)
 /* A dump being written by our writer into `out`. */
 static void dm_begin(jitanon_jitdump_writer *w, jitanon_membuf *out, int big)
 {
-    jitanon_sink sink;
     jitanon_error err;
     memset(out, 0, sizeof *out);
     memset(w, 0, sizeof *w);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
-    JT_CHECK(jdrec_begin(w, sink, 62, TI_PID, 5, big, &err) == JITANON_OK);
+    JT_CHECK(jdrec_begin(w, jdrec_sink(out), 62, TI_PID, 5, big, &err) == JITANON_OK);
 }
 
 /* A random dump from our writer: LOADs (TI_PID, code in [0x10000, 0x20000)), MOVEs,
@@ -170,7 +167,6 @@ static void dm_perf_marker(jitanon_membuf *perf, jitanon_perf_mode mode, const c
 {
     ti_gen g;
     uint8_t raw[128];
-    jitanon_error err;
     unsigned i;
     memset(perf, 0, sizeof *perf);
     ti_gen_begin(&g, raw, 1, perf, mode);
@@ -179,8 +175,7 @@ static void dm_perf_marker(jitanon_membuf *perf, jitanon_perf_mode mode, const c
     ti_round(&g);
     for (i = 0; i < 40; i++) ti_sample(&g, 100 + i, 0x10000 + i * 0x337);
     ti_round(&g);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
 }
 
 static void dm_perf(jitanon_membuf *perf, jitanon_perf_mode mode)
@@ -614,20 +609,16 @@ static void dm_legacy_era_file(jitanon_membuf *out, jitanon_perf_mode mode)
     jitanon_perf_writer_release(&g.w);
     jitanon_membuf_release(out);
     {
-        jitanon_sink sink;
-        sink.write_fn = jitanon_membuf_write;
-        sink.user = out;
         jitanon__wr32(raw + 4, 104, 0);
         g.attr.size = 104;
         g.attr.raw.size = 104;
-        JT_CHECK(jitanon_perf_writer_init(&g.w, mode, 0, sink, membuf_pwrite, NULL, &err) == JITANON_OK);
+        JT_CHECK(jitanon_perf_writer_init(&g.w, mode, 0, jdrec_sink(out), membuf_pwrite, NULL, &err) == JITANON_OK);
         JT_CHECK(jitanon_perf_writer_add_attr(&g.w, &g.attr, &err) == JITANON_OK);
     }
     ti_mmap(&g, 9, 0x10000, 0x10000, 0, "/usr/lib/x.so");
     for (i = 0; i < 20; i++) ti_sample(&g, 100 + i, 0x10000 + i * 0x337);
     ti_round(&g);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
 }
 
 /* The legacy PERFFILE header: PERFILE2's layout with the byte order told by attr_size.
@@ -884,3 +875,6 @@ static void suite_damage(void)
     JT_RUN(test_damage_perf_cut_file);
 #endif
 }
+JT_SUITE(damage)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_damage

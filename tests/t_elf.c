@@ -17,10 +17,7 @@ typedef struct elft_dump {
 
 static jitanon_sink elft_sink(jitanon_membuf *b)
 {
-    jitanon_sink s;
-    s.write_fn = jitanon_membuf_write;
-    s.user = b;
-    return s;
+    return jdrec_sink(b);
 }
 
 static void elft_begin(elft_dump *t, uint32_t mach, int big)
@@ -1105,3 +1102,6 @@ static void suite_elf(void)
     JT_RUN(test_elf_reader_truncate_and_patch);
     JT_RUN(test_elf_alloc_failure_sweep);
 }
+JT_SUITE(elf)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_elf

@@ -78,7 +78,6 @@ static void ti_round(ti_gen *g)
 static void ti_gen_begin(ti_gen *g, uint8_t raw[128], int mono, jitanon_membuf *out, jitanon_perf_mode mode)
 {
     jitanon_error err;
-    jitanon_sink sink;
     memset(g, 0, sizeof *g);
     g->id = TI_ID;
     g->attr.type = 1; /* PERF_TYPE_SOFTWARE */
@@ -90,10 +89,16 @@ static void ti_gen_begin(ti_gen *g, uint8_t raw[128], int mono, jitanon_membuf *
     g->attr.ids = &g->id;
     g->attr.id_count = 1;
     JT_CHECK(jitanon_perf_encode_attr(raw, 128, &g->attr, 4000, 0, &err) == JITANON_OK);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
-    JT_CHECK(jitanon_perf_writer_init(&g->w, mode, 0, sink, membuf_pwrite, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_init(&g->w, mode, 0, jdrec_sink(out), membuf_pwrite, NULL, &err) == JITANON_OK);
     JT_CHECK(jitanon_perf_writer_add_attr(&g->w, &g->attr, &err) == JITANON_OK);
+}
+
+/* Ends the recording ti_gen_begin began (its header written, the writer released). */
+static void ti_gen_end(ti_gen *g)
+{
+    jitanon_error err;
+    JT_CHECK(jitanon_perf_writer_finish(&g->w, &err) == JITANON_OK);
+    jitanon_perf_writer_release(&g->w);
 }
 
 /* The scenario: a JIT commits pages one at a time; each commit yields an //anon MMAP2
@@ -103,7 +108,6 @@ static void ti_build_perf(jitanon_membuf *out, int mono, jitanon_perf_mode mode)
 {
     ti_gen g;
     uint8_t raw[128];
-    jitanon_error err;
     memset(out, 0, sizeof *out);
     ti_gen_begin(&g, raw, mono, out, mode);
     ti_mmap(&g, 10, 0x400000, 0x1000, 0, "/usr/bin/fakejit");
@@ -118,27 +122,23 @@ static void ti_build_perf(jitanon_membuf *out, int mono, jitanon_perf_mode mode)
     ti_sample(&g, 90, 0x11010);                               /* f2 */
     ti_mmap(&g, 95, 0x12000, 0x1000, 0x0, "/usr/lib/libfile.so"); /* file over jit code */
     ti_round(&g);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
 }
 
 static void ti_build_dump(jitanon_membuf *out)
 {
     static const uint8_t code[0x100] = {0xc3};
     jitanon_jitdump_writer w;
-    jitanon_sink sink;
     jitanon_error err;
     jitanon_jitdump_debug_entry e;
     memset(out, 0, sizeof *out);
     memset(&w, 0, sizeof w);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
     memset(&e, 0, sizeof e);
     e.addr = 0x10000;
     e.lineno = 3;
     e.file.data = "f0.js";
     e.file.length = 5;
-    jdrec_begin(&w, sink, 62, TI_PID, 5, 0, &err);
+    jdrec_begin(&w, jdrec_sink(out), 62, TI_PID, 5, 0, &err);
     jitanon_jitdump_write_debug_info(&w, 39, 0x10000, &e, 1, &err);
     jdrec_write(&w, jdrec_load(40, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
     jdrec_write(&w, jdrec_load(45, TI_PID, TI_PID, 0x10200, code, 0x100, 1, "f1"), &err);
@@ -173,6 +173,24 @@ static jitanon_result ti_load_dump(void *user, const char *path, const jitanon_j
     return jitanon_jitdump_load_memory(io->dump.data, io->dump.size, opts, out, err);
 }
 
+/* io.load_dump over memory, the path not looked at: `user` starts with the dump (a
+   jitanon_membuf), or for ti_load_via with a pointer to it. */
+static jitanon_result ti_load_held(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                   jitanon_jitdump **out, jitanon_error *err)
+{
+    const jitanon_membuf *dump = (const jitanon_membuf *)user;
+    (void)path;
+    return jitanon_jitdump_load_memory(dump->data, dump->size, opts, out, err);
+}
+
+static jitanon_result ti_load_via(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                  jitanon_jitdump **out, jitanon_error *err)
+{
+    const jitanon_membuf *dump = *(const jitanon_membuf **)user;
+    (void)path;
+    return jitanon_jitdump_load_memory(dump->data, dump->size, opts, out, err);
+}
+
 static int ti_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
     ti_io *io = (ti_io *)user;
@@ -182,6 +200,19 @@ static int ti_write_elf(void *user, const char *dir, const char *name, const voi
     strncpy(io->last_name, name, sizeof io->last_name - 1);
     if (jitanon_test_elf_parse(&f, data, size, NULL) != JITANON_OK) io->elf_ok = 0;
     return 0;
+}
+
+/* Zeroes `o` for a run in `layout` whose dumps come from ti_load_dump and whose files go
+   to write_elf (NULL: the default), both over `user` (a ti_io, or a struct that starts
+   with one). */
+static void ti_opts(jitanon_inject_opts *o, jitanon_elf_layout layout, void *user,
+                    int (*write_elf)(void *, const char *, const char *, const void *, size_t))
+{
+    memset(o, 0, sizeof *o);
+    o->elf_layout = layout;
+    o->io.load_dump = ti_load_dump;
+    o->io.write_elf = write_elf;
+    o->io.user = user;
 }
 
 typedef struct ti_out_rec {
@@ -211,30 +242,50 @@ static jitanon_result ti_run(const jitanon_membuf *perf, const jitanon_inject_op
 {
     jitanon_perf_reader r;
     jitanon_perf_writer w;
-    jitanon_sink sink;
     jitanon_result res;
     memin in;
     in = memin_make(perf->data, perf->size, 0, 0);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
     memset(&w, 0, sizeof w);
     res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, err);
-    if (res == JITANON_OK) res = jitanon_perf_writer_init(&w, mode, 0, sink, membuf_pwrite, NULL, err);
+    if (res == JITANON_OK) res = jitanon_perf_writer_init(&w, mode, 0, jdrec_sink(out), membuf_pwrite, NULL, err);
     if (res == JITANON_OK) res = jitanon_inject(&r, &w, o, st, err);
     jitanon_perf_writer_release(&w);
     jitanon_perf_reader_release(&r);
     return res;
 }
 
+/* Injects `perf` with no output, as a symbolizer does (o's callbacks see what it decides). */
+static jitanon_result ti_run_no_output(const jitanon_membuf *perf, const jitanon_inject_opts *o,
+                                       jitanon_inject_stats *st, jitanon_error *err)
+{
+    jitanon_perf_reader r;
+    jitanon_result res;
+    memin in = memin_make(perf->data, perf->size, 0, 0);
+    res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, err);
+    if (res == JITANON_OK) res = jitanon_inject(&r, NULL, o, st, err);
+    jitanon_perf_reader_release(&r);
+    return res;
+}
+
+/* Decodes the records of an injector's output into `out` (at most `cap`); returns how many. */
+static size_t ti_decode(const jitanon_membuf *result, ti_out_rec *out, size_t cap, jitanon_error *err)
+{
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    size_t n = 0;
+    memin in = memin_make(result->data, result->size, 0, 0);
+    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, err) == JITANON_OK);
+    while (n < cap && jitanon_perf_reader_next(&r, &rec, err) == JITANON_OK) ti_out_set(&out[n++], &rec);
+    jitanon_perf_reader_release(&r);
+    return n;
+}
+
 /* Injects `perf` and decodes the output's records into `out` (at most 64). */
 static jitanon_result ti_inject(const jitanon_membuf *perf, jitanon_inject_opts *o, ti_io *io, ti_out_rec *out,
                                 size_t *n, jitanon_inject_stats *st, jitanon_error *err, jitanon_perf_mode out_mode)
 {
-    jitanon_perf_reader r;
     jitanon_membuf result;
-    jitanon_perf_record rec;
     jitanon_result res;
-    memin in;
     memset(&result, 0, sizeof result);
     result.allocator = o->allocator;
     o->io.load_dump = ti_load_dump;
@@ -242,14 +293,7 @@ static jitanon_result ti_inject(const jitanon_membuf *perf, jitanon_inject_opts 
     o->io.user = io;
     *n = 0;
     res = ti_run(perf, o, out_mode, &result, st, err);
-    if (res == JITANON_OK) {
-        in = memin_make(result.data, result.size, 0, 0);
-        JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, err) == JITANON_OK);
-        while (jitanon_perf_reader_next(&r, &rec, err) == JITANON_OK && *n < 64) {
-            ti_out_set(&out[(*n)++], &rec);
-        }
-        jitanon_perf_reader_release(&r);
-    }
+    if (res == JITANON_OK) *n = ti_decode(&result, out, 64, err);
     jitanon_membuf_release(&result);
     return res;
 }
@@ -587,14 +631,11 @@ static void ti_random_case(uint64_t seed, int *failures, jitanon_anon_mode anon_
     char (*want)[64], (*got)[64];
     size_t nwant, ngot;
     jitanon_jitdump_writer jw;
-    jitanon_sink dsink;
     static const uint8_t code[PAGE] = {0xc3};
     /* events with unique times */
     memset(&io, 0, sizeof io);
     memset(&jw, 0, sizeof jw);
-    dsink.write_fn = jitanon_membuf_write;
-    dsink.user = &io.dump;
-    jdrec_begin(&jw, dsink, 62, TI_PID, 1, 0, &err);
+    jdrec_begin(&jw, jdrec_sink(&io.dump), 62, TI_PID, 1, 0, &err);
     for (i = 0; i < NEV; i++) {
         ti_ev *e = &ev[n++];
         uint64_t r = ti_rand(&s) % 10, page = ti_rand(&s) % 12;
@@ -812,23 +853,18 @@ static void ti_resolve_run(ti_io *io, void (*on_sample)(void *, const jitanon_in
 {
     jitanon_membuf perf;
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_error err;
-    memin in;
     memset(&o, 0, sizeof o);
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     io->give_dump = 1;
     ti_build_perf(&perf, 1, JITANON_PERF_FILE);
     ti_build_dump(&io->dump);
-    in = memin_make(perf.data, perf.size, 0, 0);
     o.io.load_dump = ti_load_dump;
     o.io.write_elf = ti_write_elf;
     o.io.user = io;
     o.on_sample = on_sample;
     o.late = late;
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK(ti_run_no_output(&perf, &o, NULL, &err) == JITANON_OK);
     jitanon_membuf_release(&perf);
 }
 
@@ -1044,7 +1080,6 @@ static void test_inject_elf_build_id_note(void)
         jitanon_jitdump_header h;
         jitanon_elf_func fn;
         jitanon_membuf m;
-        jitanon_sink sink;
         jitanon_elf_info info;
         jitanon_error err;
         uint8_t id[20];
@@ -1060,9 +1095,7 @@ static void test_inject_elf_build_id_note(void)
         fn.code_addr = 0x1000;
         fn.code.data = code;
         fn.code.size = sizeof code;
-        sink.write_fn = jitanon_membuf_write;
-        sink.user = &m;
-        JT_CHECK(jitanon_elf_write_function(sink, &h, &fn, NULL, &info, &err) == JITANON_OK);
+        JT_CHECK(jitanon_elf_write_function(jdrec_sink(&m), &h, &fn, NULL, &info, &err) == JITANON_OK);
         JT_CHECK(jitanon__inj_elf_id(m.data, m.size, id) && !memcmp(id, info.build_id, 20));
         for (n = 0; n < m.size; n++) {
             uint8_t *copy = (uint8_t *)malloc(n ? n : 1);
@@ -1098,8 +1131,7 @@ static void test_inject_second_dump_same_pid(void)
     ti_sample(&g, 60, 0x10010);
     ti_mmap(&g, 100, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
     ti_sample(&g, 110, 0x10010);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     o.elf_files = JITANON_ELF_FILES_ALL;
     JT_CHECK(ti_inject(&perf, &o, &io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
     JT_CHECK_EQ_U(st.dumps.loaded, 2);
@@ -1190,15 +1222,11 @@ static void tt_run_mode(const jitanon_membuf *perf, uint32_t threads, jitanon_el
 {
     jitanon_inject_opts o;
     jitanon_error err;
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
+    ti_opts(&o, JITANON_ELF_PER_FUNCTION, io, tt_write_elf);
     o.elf_threads = threads;
     o.elf_files = elf_files;
     o.on_sample = tt_on_sample;
-    o.io.load_dump = ti_load_dump;
-    o.io.write_elf = tt_write_elf;
     o.io.log = tt_log;
-    o.io.user = io;
     o.io.thread_pool = io->pool;
     io->caller = pthread_self();
     JT_CHECK(ti_run(perf, &o, mode, out, st, &err) == JITANON_OK);
@@ -1219,7 +1247,6 @@ static void tt_scenario(jitanon_membuf *dump, jitanon_membuf *perf)
     static const uint8_t code[0x80] = {0x90, 0x90, 0xc3};
     jitanon_jitdump_writer jw;
     jitanon_jitdump_debug_entry e;
-    jitanon_sink sink;
     jitanon_error err;
     uint8_t raw[128];
     ti_gen g;
@@ -1227,12 +1254,10 @@ static void tt_scenario(jitanon_membuf *dump, jitanon_membuf *perf)
     char name[16];
     memset(&jw, 0, sizeof jw);
     memset(&e, 0, sizeof e);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = dump;
     e.lineno = 7;
     e.file.data = "t.js";
     e.file.length = 4;
-    JT_CHECK(jdrec_begin(&jw, sink, 62, TI_PID, 1, 0, &err) == JITANON_OK);
+    JT_CHECK(jdrec_begin(&jw, jdrec_sink(dump), 62, TI_PID, 1, 0, &err) == JITANON_OK);
     for (i = 0; i < N; i++) {
         uint64_t addr = 0x100000 + i * 0x100, index = i % 10 == 9 ? i - 5 : i;
         sprintf(name, "fn%u", (unsigned)i);
@@ -1355,14 +1380,10 @@ static void test_inject_buildid_table_and_cache(void)
             sprintf(q, "%s/cache%u", dir, (unsigned)k);
             JT_CHECK(jitanon_buildid_cache_open(&c[k], q, &err) == JITANON_OK);
         }
-        memset(&o, 0, sizeof o);
-        o.elf_layout = JITANON_ELF_PER_FUNCTION;
+        ti_opts(&o, JITANON_ELF_PER_FUNCTION, &io[k], tt_write_elf);
         o.elf_files = JITANON_ELF_FILES_ALL;
         o.elf_threads = k == 1 ? 3 : 0;
-        o.io.load_dump = ti_load_dump;
-        o.io.write_elf = tt_write_elf;
         o.io.log = tt_log;
-        o.io.user = &io[k];
         o.buildid_cache = &c[k == 2 ? 0 : k];
         io[k].caller = pthread_self();
         JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out[k], &st[k], &err) == JITANON_OK);
@@ -1443,14 +1464,6 @@ typedef struct tp_io {
     jitanon_membuf elf;
     unsigned files;
 } tp_io;
-
-static jitanon_result tp_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
-                              jitanon_error *err)
-{
-    tp_io *io = (tp_io *)user;
-    (void)path;
-    return jitanon_jitdump_load_memory(io->dump->data, io->dump->size, opts, out, err);
-}
 
 static int tp_write(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
@@ -1555,7 +1568,7 @@ static void test_inject_process_file_complete(void)
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     io.dump = &t.buf;
     o.elf_layout = JITANON_ELF_PER_PROCESS;
-    o.io.load_dump = tp_load;
+    o.io.load_dump = ti_load_via;
     o.io.write_elf = tp_write;
     o.io.user = &io;
     tp_inject(&perf, &o);
@@ -1611,7 +1624,7 @@ static void test_inject_region_file_streamed(void)
     memset(&o, 0, sizeof o);
     io.dump = &t.buf;
     o.elf_layout = JITANON_ELF_PER_REGION;
-    o.io.load_dump = tp_load;
+    o.io.load_dump = ti_load_via;
     o.io.write_elf = tp_write;
     o.io.user = &io;
     tp_inject(&perf, &o);
@@ -1639,7 +1652,7 @@ static void test_inject_region_file_streamed(void)
     io.files = 0;
     memset(&o, 0, sizeof o);
     o.elf_layout = JITANON_ELF_PER_REGION;
-    o.io.load_dump = tp_load;
+    o.io.load_dump = ti_load_via;
     o.io.write_elf = tp_write;
     o.io.user = &io;
     tp_inject(&perf, &o);
@@ -1667,13 +1680,6 @@ static int tb_write(void *user, const char *dir, const char *name, const void *d
     if (strcmp(name, io->want)) return 0;
     io->elf.size = 0;
     return jitanon_membuf_write(&io->elf, data, size);
-}
-
-static jitanon_result tb_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
-                              jitanon_error *err)
-{
-    (void)path;
-    return jitanon_jitdump_load_memory(((tb_io *)user)->dump->data, ((tb_io *)user)->dump->size, opts, out, err);
 }
 
 /* The injector decides the line bias once per dump, for every file of it: an LLVM-style
@@ -1724,7 +1730,7 @@ static void test_inject_line_bias_per_dump(void)
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     io.dump = &t.buf;
     io.want = name;
-    o.io.load_dump = tb_load;
+    o.io.load_dump = ti_load_via;
     o.io.write_elf = tb_write;
     o.io.user = &io;
     tp_inject(&perf, &o);
@@ -1762,16 +1768,12 @@ static void test_inject_line_bias_per_dump(void)
    the run still writes what ALL would (never fewer files than mappings need). */
 typedef struct tf_io {
     ti_io base; /* first: ti_inject hands io.user to ti_io callbacks */
-    char log[1024];
-    unsigned lines;
+    jt_log log;
 } tf_io;
 
 static void tf_log(void *user, const char *msg)
 {
-    tf_io *io = (tf_io *)user;
-    size_t n = strlen(io->log);
-    io->lines++;
-    snprintf(io->log + n, sizeof io->log - n, "%s\n", msg);
+    jt_log_add(&((tf_io *)user)->log, msg);
 }
 
 /* Runs `perf` with `o` (elf_files, elf_layout, elf_threads as given) into `out_mode`. */
@@ -1783,8 +1785,7 @@ static jitanon_result tf_run(const jitanon_membuf *perf, jitanon_elf_files elf_f
     jitanon_inject_opts o;
     size_t n;
     io->base.elf_files = 0;
-    io->log[0] = 0;
-    io->lines = 0;
+    memset(&io->log, 0, sizeof io->log);
     memset(&o, 0, sizeof o);
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     o.io.log = tf_log;
@@ -1801,10 +1802,8 @@ static void test_inject_fallbacks_reported(void)
     jitanon_membuf perf, pipe, addr;
     jitanon_inject_stats st;
     jitanon_error err;
-    jitanon_perf_reader r;
     jitanon_inject_opts o;
     tf_io io;
-    memin in;
     unsigned all;
     size_t k;
     memset(&io, 0, sizeof io);
@@ -1817,40 +1816,34 @@ static void test_inject_fallbacks_reported(void)
     JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_ALL, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_FILE, &io, &st, &err) ==
              JITANON_OK);
     all = io.base.elf_files;
-    JT_CHECK(all == 4 && st.fallbacks == 0 && io.lines == 0);
+    JT_CHECK(all == 4 && st.fallbacks == 0 && io.log.lines == 0);
     JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_FILE, &io, &st, &err) ==
              JITANON_OK);
-    JT_CHECK(st.fallbacks == 0 && io.lines == 0 && io.base.elf_files < all);
+    JT_CHECK(st.fallbacks == 0 && io.log.lines == 0 && io.base.elf_files < all);
 
     /* SAMPLED chooses per-function files: with per-process ones it is an error that names both */
     JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_PROCESS, 0, JITANON_PERF_FILE, &io, &st, &err) ==
              JITANON_ERR_INVALID_ARGUMENT);
     JT_CHECK(strstr(err.info, "elf_files") && strstr(err.info, "elf_layout") && io.base.elf_files == 0);
     /* ... unless nothing is written: resolving samples does not look at ELF options */
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
+    ti_opts(&o, JITANON_ELF_PER_FUNCTION, &io, NULL);
     o.elf_files = JITANON_ELF_FILES_SAMPLED;
     o.elf_layout = JITANON_ELF_PER_PROCESS;
     o.elf_threads = 2;
-    o.io.load_dump = ti_load_dump;
     o.io.log = tf_log;
-    o.io.user = &io;
     o.on_sample = ti_on_sample_record;
-    in = memin_make(perf.data, perf.size, 0, 0);
-    io.lines = 0;
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_inject(&r, NULL, &o, &st, &err) == JITANON_OK);
-    jitanon_perf_reader_release(&r);
-    JT_CHECK(st.fallbacks == 0 && io.lines == 0);
+    io.log.lines = 0;
+    JT_CHECK(ti_run_no_output(&perf, &o, &st, &err) == JITANON_OK);
+    JT_CHECK(st.fallbacks == 0 && io.log.lines == 0);
 
     /* pipe output, pipe input: every file, reported */
     JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_PIPE, &io, &st, &err) ==
              JITANON_OK);
     JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_SAMPLED_PIPE && io.base.elf_files == all);
-    JT_CHECK(io.lines == 1 && strstr(io.log, "elf_files = SAMPLED") && strstr(io.log, "pipe"));
+    JT_CHECK(io.log.lines == 1 && strstr(io.log.text, "elf_files = SAMPLED") && strstr(io.log.text, "pipe"));
     JT_CHECK(tf_run(&pipe, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_FILE, &io, &st, &err) ==
              JITANON_OK);
-    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_SAMPLED_PIPE && io.base.elf_files == all && io.lines == 1);
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_SAMPLED_PIPE && io.base.elf_files == all && io.log.lines == 1);
 
     /* addresses beyond ips and callchains: followed, no longer a fallback (this
        recording's records carry no sample, so no file is written) */
@@ -1863,13 +1856,12 @@ static void test_inject_fallbacks_reported(void)
         ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
         ti_mmap(&g, 80, 0x10000, 0x3000, 0x10000, "//anon");
         ti_round(&g);
-        JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-        jitanon_perf_writer_release(&g.w);
+        ti_gen_end(&g);
         attrs = jitanon__rd64(addr.data + 24, 0); /* the attrs section; sample_type at 24 in an attr */
         jitanon__wr64(addr.data + attrs + 24, jitanon__rd64(addr.data + attrs + 24, 0) | addresses[k], 0);
         JT_CHECK(tf_run(&addr, JITANON_ELF_FILES_SAMPLED, JITANON_ELF_PER_FUNCTION, 0, JITANON_PERF_FILE, &io, &st,
                         &err) == JITANON_OK);
-        JT_CHECK(st.fallbacks == 0 && io.base.elf_files == 0 && io.lines == 0);
+        JT_CHECK(st.fallbacks == 0 && io.base.elf_files == 0 && io.log.lines == 0);
         jitanon_membuf_release(&addr);
     }
 
@@ -1878,15 +1870,15 @@ static void test_inject_fallbacks_reported(void)
     JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_ALL, JITANON_ELF_PER_PROCESS, 2, JITANON_PERF_FILE, &io, &st, &err) ==
              JITANON_OK);
     JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_THREADS_UNUSED && io.base.elf_files == 1);
-    JT_CHECK(io.lines == 1 && strstr(io.log, "elf_threads") && strstr(io.log, "per-process"));
+    JT_CHECK(io.log.lines == 1 && strstr(io.log.text, "elf_threads") && strstr(io.log.text, "per-process"));
     /* one writer thread: ti_write_elf counts without a lock */
     JT_CHECK(tf_run(&perf, JITANON_ELF_FILES_ALL, JITANON_ELF_PER_FUNCTION, 1, JITANON_PERF_FILE, &io, &st, &err) ==
              JITANON_OK);
     JT_CHECK(io.base.elf_files == all);
 #if JITANON__THREADS
-    JT_CHECK(st.fallbacks == 0 && io.lines == 0);
+    JT_CHECK(st.fallbacks == 0 && io.log.lines == 0);
 #else
-    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_NO_THREADS && io.lines == 1 && strstr(io.log, "elf_threads"));
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_NO_THREADS && io.log.lines == 1 && strstr(io.log.text, "elf_threads"));
 #endif
     jitanon_membuf_release(&perf);
     jitanon_membuf_release(&pipe);
@@ -1968,17 +1960,49 @@ static void tl_on_sample(void *user, const jitanon_inject_sample *si)
     s->n++;
 }
 
-static jitanon_result tl_load_dump(void *user, const char *path, const jitanon_jitdump_opts *opts,
-                                   jitanon_jitdump **out, jitanon_error *err)
-{
-    (void)path;
-    return jitanon_jitdump_load_memory(((tl_io *)user)->dump.data, ((tl_io *)user)->dump.size, opts, out, err);
-}
-
 static int tl_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
     (void)user, (void)dir, (void)name, (void)data, (void)size;
     return 0;
+}
+
+/* Starts `io` with the dump of the nf functions of `fn`: their LOADs in load time order
+   (`order`, nf places, gets that order). */
+static void tl_write_dump(tl_io *io, const tl_fn *fn, size_t nf, size_t *order)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    jitanon_jitdump_writer w;
+    jitanon_error err;
+    size_t i, k;
+    for (i = 0; i < nf; i++) order[i] = i;
+    for (i = 1; i < nf; i++)
+        for (k = i; k > 0 && fn[order[k - 1]].load > fn[order[k]].load; k--) {
+            size_t x = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = x;
+        }
+    memset(io, 0, sizeof *io);
+    memset(&w, 0, sizeof w);
+    JT_CHECK(jdrec_begin(&w, jdrec_sink(&io->dump), 62, TI_PID, 5, 0, &err) == JITANON_OK);
+    for (i = 0; i < nf; i++) {
+        const tl_fn *f = &fn[order[i]];
+        JT_CHECK(jdrec_write(&w, jdrec_load(f->load, TI_PID, TI_PID, f->addr, code, 0x100, order[i], f->name), &err) ==
+                 JITANON_OK);
+    }
+}
+
+/* The options of a late-load property run: per-function files (the replay names them),
+   late NAME or KEEP with `window`, samples to tl_on_sample. */
+static void tl_opts(jitanon_inject_opts *o, tl_io *io, int name, uint64_t window)
+{
+    memset(o, 0, sizeof *o);
+    o->elf_layout = JITANON_ELF_PER_FUNCTION;
+    o->late = name ? JITANON_LATE_NAME : JITANON_LATE_KEEP;
+    o->late_window_ns = window;
+    o->io.load_dump = ti_load_held;
+    o->io.write_elf = tl_write_elf;
+    o->io.user = io;
+    o->on_sample = tl_on_sample;
 }
 
 /* What a sample at `t` running function `f` must resolve to: with late NAME, f itself
@@ -2006,7 +2030,6 @@ static const char *tl_expect(const tl_fn *fn, size_t nf, size_t f, uint64_t t, u
 static void tl_case(uint64_t seed, int name, int *failures)
 {
     enum { PAGES = 6, SLOTS = 16, MAXF = 64, NS = 400, BASE = 0x100000 };
-    static const uint8_t code[0x100] = {0xc3};
     tl_fn fn[MAXF];
     size_t nf = 0, i, k, s, order[MAXF], pick_of[NS], nout = 0, late;
     uint64_t commit[PAGES], rng = seed, window = 50 + ti_rand(&rng) % 400, t, prev;
@@ -2016,15 +2039,11 @@ static void tl_case(uint64_t seed, int name, int *failures)
     ti_gen g;
     uint8_t raw[128];
     jitanon_error err;
-    jitanon_jitdump_writer w;
     jitanon_inject_opts o;
     jitanon_inject_stats st;
-    jitanon_perf_reader r;
-    jitanon_perf_record rec;
     ti_out_rec *out = (ti_out_rec *)calloc(2048, sizeof *out);
     char(*answers)[64] = (char(*)[64])calloc(NS, 64);
     uint64_t sample_time[NS];
-    memin in;
     int bad = 0;
     memset(last_load, 0, sizeof last_load);
     for (i = 0; i < PAGES; i++) commit[i] = 100 + i * (200 + ti_rand(&rng) % 300);
@@ -2043,21 +2062,7 @@ static void tl_case(uint64_t seed, int name, int *failures)
         sprintf(f->name, "fn%u", (unsigned)nf);
         nf++;
     }
-    for (i = 0; i < nf; i++) order[i] = i;
-    for (i = 1; i < nf; i++)
-        for (k = i; k > 0 && fn[order[k - 1]].load > fn[order[k]].load; k--) {
-            size_t x = order[k];
-            order[k] = order[k - 1];
-            order[k - 1] = x;
-        }
-    memset(&io, 0, sizeof io);
-    memset(&w, 0, sizeof w);
-    JT_CHECK(jdrec_begin(&w, jdrec_sink(&io.dump), 62, TI_PID, 5, 0, &err) == JITANON_OK);
-    for (i = 0; i < nf; i++) {
-        const tl_fn *f = &fn[order[i]];
-        JT_CHECK(jdrec_write(&w, jdrec_load(f->load, TI_PID, TI_PID, f->addr, code, 0x100, order[i], f->name), &err) ==
-                 JITANON_OK);
-    }
+    tl_write_dump(&io, fn, nf, order);
     /* the recording in time order: marker, commits, samples; a round every 64 samples */
     memset(&perf, 0, sizeof perf);
     ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
@@ -2074,22 +2079,10 @@ static void tl_case(uint64_t seed, int name, int *failures)
         pick_of[s++] = pick;
         if (++k % 64 == 0) ti_round(&g);
     }
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     /* in memory */
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
-    o.late = name ? JITANON_LATE_NAME : JITANON_LATE_KEEP;
-    o.elf_layout = JITANON_ELF_PER_FUNCTION; /* the replay below names per-function files */
-    o.late_window_ns = window;
-    o.io.load_dump = tl_load_dump;
-    o.io.write_elf = tl_write_elf;
-    o.io.user = &io;
-    o.on_sample = tl_on_sample;
-    in = memin_make(perf.data, perf.size, 0, 0);
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_inject(&r, NULL, &o, &st, &err) == JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    tl_opts(&o, &io, name, window);
+    JT_CHECK(ti_run_no_output(&perf, &o, &st, &err) == JITANON_OK);
     JT_CHECK_EQ_U(io.n, NS);
     for (s = late = 0; s < NS && s < io.n; s++) {
         const char *want = tl_expect(fn, nf, pick_of[s], sample_time[s], window, name);
@@ -2109,10 +2102,7 @@ static void tl_case(uint64_t seed, int name, int *failures)
     /* written, and replayed as perf reads the output */
     memset(&result, 0, sizeof result);
     JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &result, &st, &err) == JITANON_OK);
-    in = memin_make(result.data, result.size, 0, 0);
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK && nout < 2048) ti_out_set(&out[nout++], &rec);
-    jitanon_perf_reader_release(&r);
+    nout = ti_decode(&result, out, 2048, &err);
     JT_CHECK_EQ_U(ti_replay(out, nout, answers, NS), NS);
     for (s = 0; s < NS; s++) {
         const char *want = tl_expect(fn, nf, pick_of[s], sample_time[s], window, name);
@@ -2163,22 +2153,22 @@ static void test_inject_late_fallbacks(void)
     o.io.log = tf_log;
     o.late = JITANON_LATE_NAME;
     JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK(st.fallbacks == 0 && io.lines == 0);
+    JT_CHECK(st.fallbacks == 0 && io.log.lines == 0);
     JT_CHECK(ti_inject(&pipe, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_LATE_PIPE && io.lines == 1 && strstr(io.log, "pipe"));
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_LATE_PIPE && io.log.lines == 1 && strstr(io.log.text, "pipe"));
     JT_CHECK(st.late.loads == 0 && st.late.samples == 0);
     /* the default names where it can and says nothing where it cannot */
-    io.lines = 0;
+    io.log.lines = 0;
     o.late = JITANON_LATE_AUTO;
     JT_CHECK(ti_inject(&pipe, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK(st.fallbacks == 0 && io.lines == 0 && st.late.loads == 0);
+    JT_CHECK(st.fallbacks == 0 && io.log.lines == 0 && st.late.loads == 0);
     JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK(st.fallbacks == 0 && io.lines == 0 && st.late.loads > 0);
+    JT_CHECK(st.fallbacks == 0 && io.log.lines == 0 && st.late.loads > 0);
     o.late = JITANON_LATE_NAME;
-    io.lines = 0;
+    io.log.lines = 0;
     o.anon_mode = JITANON_ANON_ALL;
     JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
-    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_LATE_ANON && io.lines == 1 && st.late.loads == 0);
+    JT_CHECK(st.fallbacks == JITANON_INJECT_FALLBACK_LATE_ANON && io.log.lines == 1 && st.late.loads == 0);
     o.anon_mode = JITANON_ANON_RANGE;
     o.late = (jitanon_late_mode)7;
     JT_CHECK(ti_inject(&perf, &o, &io.base, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_ERR_INVALID_ARGUMENT);
@@ -2208,11 +2198,9 @@ static void test_inject_exit_keeps_map_for_threads(void)
     jitanon_membuf perf;
     ti_io io;
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_error err;
     ti_gen g;
     uint8_t raw[128];
-    memin in;
     uint32_t p;
     memset(&io, 0, sizeof io);
     io.give_dump = 1;
@@ -2226,17 +2214,10 @@ static void test_inject_exit_keeps_map_for_threads(void)
     ti_sample_tid(&g, 62, 0x10010, TI_PID + 1);             /* the worker, still f0 */
     for (p = 1000; p < 1064; p++) ti_task(&g, 4, 63, p, p, p); /* 64 more processes exit */
     ti_sample_tid(&g, 64, 0x10010, TI_PID + 1);             /* forgotten: nothing */
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
-    o.io.load_dump = ti_load_dump;
-    o.io.user = &io;
+    ti_gen_end(&g);
+    ti_opts(&o, JITANON_ELF_PER_FUNCTION, &io, NULL);
     o.on_sample = ti_on_sample_record;
-    in = memin_make(perf.data, perf.size, 0, 0);
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK(ti_run_no_output(&perf, &o, NULL, &err) == JITANON_OK);
     JT_CHECK_EQ_U(io.seen.n, 3);
     JT_CHECK(io.seen.kind[0] == JITANON_TRIM_JIT && !strcmp(io.seen.name[0], "f0"));
     JT_CHECK(io.seen.kind[1] == JITANON_TRIM_JIT && !strcmp(io.seen.name[1], "f0"));
@@ -2296,8 +2277,7 @@ static void test_inject_rounds_as_perf_sorts(void)
     ti_round(&g);
     ti_sample(&g, 95, 0x11010); /* f2 */
     ti_round(&g);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     for (pass = 0; pass < 2; pass++) { /* resolving only, then writing too */
         memset(&t, 0, sizeof t);
         memset(&o, 0, sizeof o);
@@ -2306,13 +2286,9 @@ static void test_inject_rounds_as_perf_sorts(void)
         o.elf_layout = JITANON_ELF_PER_FUNCTION;
         o.on_sample = ti_on_sample_order;
         if (pass == 0) {
-            jitanon_perf_reader r;
-            memin in = memin_make(perf.data, perf.size, 0, 0);
             o.io.load_dump = ti_load_dump;
             o.io.user = &t;
-            JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-            JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
-            jitanon_perf_reader_release(&r);
+            JT_CHECK(ti_run_no_output(&perf, &o, NULL, &err) == JITANON_OK);
         } else
             JT_CHECK(ti_inject(&perf, &o, &t.io, v, &n, &st, &err, JITANON_PERF_FILE) == JITANON_OK);
         JT_CHECK_EQ_U(t.n, 5);
@@ -2336,6 +2312,148 @@ static void test_inject_rounds_as_perf_sorts(void)
         if (v[i].time > newest) newest = v[i].time;
     }
     jitanon_membuf_release(&perf);
+}
+
+/* Sampled files follow the addresses past a sample's callchain (issue #23): a word of
+   the copied user stack or of the user registers, a branch stack's from and to, a data
+   address.  One sample per check, its ip outside jitted code: the files written must be
+   exactly those of the functions its other addresses point into (a word at a function's
+   first byte also counts the byte before it: a call at the end of the function before
+   returns there).  ti_build_dump's functions: f0 0x10000+0x100, f1 0x10200+0x100,
+   f2 0x11000+0x80, f3 0x12000+0x80. */
+typedef struct sp_io {
+    ti_io base; /* first: ti_load_dump takes the user pointer as a ti_io */
+    char names[256];
+} sp_io;
+
+static int sp_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    sp_io *io = (sp_io *)user;
+    (void)dir, (void)data, (void)size;
+    if (strlen(io->names) + strlen(name) + 2 < sizeof io->names) strcat(strcat(io->names, name), " ");
+    return 0;
+}
+
+/* A sample of sample_type `st` (IDENTIFIER IP TID TIME CPU PERIOD and `extra`) with ip 0x5000
+   and the words of `w` as its extra fields, in the kernel's order. */
+static void sp_sample(ti_gen *g, uint64_t time, const uint64_t *w, size_t nw)
+{
+    uint8_t b[512];
+    size_t i, n = 56;
+    jitanon_error err;
+    jitanon__wr32(b, JITANON_PERF_RECORD_SAMPLE, 0);
+    jitanon__wr16(b + 4, 2, 0);
+    jitanon__wr64(b + 8, TI_ID, 0);
+    jitanon__wr64(b + 16, 0x5000, 0);
+    jitanon__wr32(b + 24, TI_PID, 0);
+    jitanon__wr32(b + 28, TI_PID, 0);
+    jitanon__wr64(b + 32, time, 0);
+    jitanon__wr64(b + 40, 0, 0);
+    jitanon__wr64(b + 48, 250000, 0);
+    for (i = 0; i < nw; i++, n += 8) jitanon__wr64(b + n, w[i], 0);
+    jitanon__wr16(b + 6, (uint16_t)n, 0);
+    JT_CHECK(jitanon_perf_writer_write(&g->w, b, n, &err) == JITANON_OK);
+}
+
+static void sp_case(uint64_t extra, uint64_t attr80, const uint64_t *w, size_t nw, jitanon_elf_files files,
+                    jitanon_anon_mode anon, const char *want)
+{
+    jitanon_membuf perf, out;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
+    sp_io io;
+    ti_gen g;
+    uint8_t raw[128];
+    uint64_t attrs;
+    memset(&perf, 0, sizeof perf);
+    memset(&out, 0, sizeof out);
+    memset(&io, 0, sizeof io);
+    io.base.give_dump = 1;
+    ti_build_dump(&io.base.dump);
+    ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
+    ti_mmap(&g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
+    ti_mmap(&g, 30, 0x10000, 0x3000, 0x10000, "//anon");
+    ti_round(&g);
+    sp_sample(&g, 200, w, nw);
+    ti_round(&g);
+    ti_gen_end(&g);
+    attrs = jitanon__rd64(perf.data + 24, 0); /* the attrs section */
+    jitanon__wr64(perf.data + attrs + 24, jitanon__rd64(perf.data + attrs + 24, 0) | extra, 0);
+    jitanon__wr64(perf.data + attrs + 72, extra & JITANON_PERF_SAMPLE_BRANCH_STACK ? attr80 : 0, 0);
+    jitanon__wr64(perf.data + attrs + 80, extra & JITANON_PERF_SAMPLE_BRANCH_STACK ? 0 : attr80, 0);
+    ti_opts(&o, JITANON_ELF_PER_FUNCTION, &io, sp_write_elf);
+    o.elf_files = files;
+    o.anon_mode = anon;
+    o.late = JITANON_LATE_KEEP;
+    JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
+    if (strcmp(io.names, want)) fprintf(stderr, "  sampled files: \"%s\", want \"%s\"\n", io.names, want);
+    JT_CHECK(strcmp(io.names, want) == 0);
+    JT_CHECK_EQ_U(st.fallbacks, 0);
+    jitanon_membuf_release(&perf);
+    jitanon_membuf_release(&out);
+    jitanon_membuf_release(&io.base.dump);
+}
+
+static void test_inject_sampled_words(void)
+{
+    const uint64_t regs = JITANON_PERF_SAMPLE_REGS_USER, stack = JITANON_PERF_SAMPLE_STACK_USER;
+    /* regs (abi 64, mask of 2) + stack of 32 bytes: a word in f2, one at f1's first byte
+       (f0 ends at 0x100ff, so only f1), one 4 bytes off 8-alignment into f3 */
+    const uint64_t w1[] = {2, 0x7ffc0000, 0x11010,                              /* regs: sp-like, f2 */
+                           32, 0x7ffc1234, 0x10200, 0x0001200400000000ull, 0,   /* stack */
+                           32};                                                  /* dyn_size */
+    /* the same stack alone, a word at f1's end + 1 (returns past a call that ends f1) */
+    const uint64_t w2[] = {16, 0x10300, 0, 16};
+    /* a branch stack: nr 2, {from, to, flags} each: f2 -> outside, outside -> f0 */
+    const uint64_t w3[] = {2, 0x11004, 0x5000, 0, 0x5000, 0x10010, 0};
+    const uint64_t w4[] = {2, 0x7ffc0000, 0x11010, 32, 0x7ffc1234, 0x10200, 0x0001200400000000ull, 0, 32};
+    sp_case(regs | stack, 3, w1, sizeof w1 / 8, JITANON_ELF_FILES_AUTO, JITANON_ANON_RANGE, "jitted-100-1.so jitted-100-2.so jitted-100-3.so ");
+    sp_case(stack, 0, w2, sizeof w2 / 8, JITANON_ELF_FILES_SAMPLED, JITANON_ANON_RANGE, "jitted-100-1.so ");
+    sp_case(JITANON_PERF_SAMPLE_BRANCH_STACK, 0, w3, sizeof w3 / 8, JITANON_ELF_FILES_AUTO, JITANON_ANON_RANGE,
+            "jitted-100-0.so jitted-100-2.so ");
+    /* --anon=all and keep: the engine still follows the loads (it did not: no file at all) */
+    sp_case(JITANON_PERF_SAMPLE_BRANCH_STACK, 0, w3, sizeof w3 / 8, JITANON_ELF_FILES_AUTO, JITANON_ANON_ALL,
+            "jitted-100-0.so jitted-100-2.so ");
+    sp_case(JITANON_PERF_SAMPLE_BRANCH_STACK, 0, w3, sizeof w3 / 8, JITANON_ELF_FILES_AUTO, JITANON_ANON_KEEP,
+            "jitted-100-0.so jitted-100-2.so ");
+    sp_case(regs | stack, 3, w4, sizeof w4 / 8, JITANON_ELF_FILES_ALL, JITANON_ANON_RANGE,
+            "jitted-100-0.so jitted-100-1.so jitted-100-2.so jitted-100-3.so ");
+}
+
+/* arm64's --call-graph dwarf: x0..x30, sp, pc (mask 0x1ffffffff, perf_regs.h of arm64);
+   the caller is in the link register x30, and a frame record on the stack holds a return
+   address that pointer authentication signed (pac-ret: the code in bits 48 and up, which
+   unwinders strip), into f3. */
+static void test_inject_sampled_arm64(void)
+{
+    const uint64_t regs = JITANON_PERF_SAMPLE_REGS_USER, stack = JITANON_PERF_SAMPLE_STACK_USER;
+    uint64_t w[1 + 33 + 4];
+    size_t i;
+    memset(w, 0, sizeof w);
+    w[0] = 2;                       /* PERF_SAMPLE_REGS_ABI_64 */
+    for (i = 0; i < 29; i++) w[1 + i] = 0x100 * i; /* x0..x28 */
+    w[1 + 29] = 0x7ffc0010;         /* x29, the frame pointer */
+    w[1 + 30] = 0x11014;            /* x30, the link register: f2 */
+    w[1 + 31] = 0x7ffc0000;         /* sp */
+    w[1 + 32] = 0x5000;             /* pc */
+    w[34] = 16;                     /* the stack: a frame record (fp, signed lr) */
+    w[35] = 0x7ffc0040;
+    w[36] = 0x002a000000012008ull;
+    w[37] = 16;                     /* dyn_size */
+    sp_case(regs | stack, 0x1ffffffffull, w, sizeof w / 8, JITANON_ELF_FILES_SAMPLED, JITANON_ANON_RANGE,
+            "jitted-100-2.so jitted-100-3.so ");
+    /* an AArch32 process on an arm64 kernel (PERF_SAMPLE_REGS_ABI_32: r0..r15, 32-bit
+       values; its stack holds 4-byte words): the link register r14 in f1, a stack word in f3 */
+    memset(w, 0, sizeof w);
+    w[0] = 1;
+    w[1 + 14] = 0x10204; /* r14 */
+    w[1 + 15] = 0x5000;  /* pc */
+    w[17] = 8;
+    w[18] = 0x0001200800000000ull; /* the words 0 and 0x12008 */
+    w[19] = 8;
+    sp_case(regs | stack, 0xffffull, w, 20, JITANON_ELF_FILES_SAMPLED, JITANON_ANON_RANGE,
+            "jitted-100-1.so jitted-100-3.so ");
 }
 
 static void suite_inject(void)
@@ -2373,4 +2491,9 @@ static void suite_inject(void)
     JT_RUN(test_inject_clock_mismatch);
     JT_RUN(test_inject_pipe_to_pipe_and_file);
     JT_RUN(test_inject_alloc_failures);
+    JT_RUN(test_inject_sampled_words);
+    JT_RUN(test_inject_sampled_arm64);
 }
+JT_SUITE(inject)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_inject

@@ -338,14 +338,11 @@ static void test_jitdump_writer_sink_failure(void)
 {
     jitanon_membuf b;
     jitanon_jitdump_writer w;
-    jitanon_sink sink;
     jitanon_error err;
     memset(&b, 0, sizeof b);
     memset(&w, 0, sizeof w);
     b.max_size = 60;
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = &b;
-    JT_CHECK(jdrec_begin(&w, sink, 62, 1, 0, 0, &err) == JITANON_OK);
+    JT_CHECK(jdrec_begin(&w, jdrec_sink(&b), 62, 1, 0, 0, &err) == JITANON_OK);
     JT_CHECK(jdrec_write(&w, jdrec_load(1, 1, 1, 0x1000, "\xc3", 1, 0, "f"), &err) == JITANON_ERR_WRITE);
     JT_CHECK_EQ_U(b.size, 40); /* a refused record leaves nothing half-written */
     jitanon_membuf_release(&b);
@@ -599,3 +596,6 @@ static void suite_jitdump(void)
     JT_RUN(test_jitdump_real_sample);
 #endif
 }
+JT_SUITE(jitdump)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_jitdump

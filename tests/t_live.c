@@ -115,7 +115,6 @@ static jitanon_result tl_run(tl_world *w, const jitanon_membuf *perf, jitanon_in
     jitanon_perf_writer pw;
     jitanon_membuf out;
     jitanon_perf_record rec;
-    jitanon_sink sink;
     jitanon_result res;
     memin in;
     memset(&out, 0, sizeof out);
@@ -127,11 +126,9 @@ static jitanon_result tl_run(tl_world *w, const jitanon_membuf *perf, jitanon_in
     o->io.write_elf = w->threads ? tlv_write_elf_mt : tlv_write_elf;
     o->io.log = tlv_log;
     o->io.user = w;
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = &out;
     memset(&pw, 0, sizeof pw);
     res = jitanon_perf_reader_init(&r, tl_perf_read, NULL, w, NULL, err);
-    if (res == JITANON_OK) res = jitanon_perf_writer_init(&pw, JITANON_PERF_PIPE, 0, sink, NULL, NULL, err);
+    if (res == JITANON_OK) res = jitanon_perf_writer_init(&pw, JITANON_PERF_PIPE, 0, jdrec_sink(&out), NULL, NULL, err);
     if (res == JITANON_OK) res = jitanon_inject(&r, &pw, o, st, err);
     jitanon_perf_writer_release(&pw);
     jitanon_perf_reader_release(&r);
@@ -191,6 +188,28 @@ static void tl_start(tl_world *w, jitanon_jitdump_writer *jw, ti_gen *g, uint8_t
     ti_mmap(g, marker_time, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
 }
 
+/* tl_start, then f0 (LOAD at 25, 0x10000) and f1 (at 45, 0x11000) in the dump; returns the
+   dump's size after f0. */
+static size_t tl_start_two(tl_world *w, jitanon_jitdump_writer *jw, ti_gen *g, uint8_t raw[128], jitanon_membuf *perf,
+                           jitanon_error *err)
+{
+    static const uint8_t code[0x100] = {0xc3};
+    size_t after_f0;
+    tl_start(w, jw, g, raw, perf, 20, err);
+    jdrec_write(jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), err);
+    after_f0 = w->dump.size;
+    jdrec_write(jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), err);
+    return after_f0;
+}
+
+/* Ends the recording g writes; *o: per-function files, nothing else set. */
+static void tl_end(ti_gen *g, jitanon_inject_opts *o)
+{
+    ti_gen_end(g);
+    memset(o, 0, sizeof *o);
+    o->elf_layout = JITANON_ELF_PER_FUNCTION;
+}
+
 /* The dump grows between rounds: round 1 (the marker) sees f0; round 2 sees f1 and half
    of f2's record; round 3 sees f2 complete and f3, whose load (t=55) is older than round
    2's last event (t=60).  Every function is mapped, the //anon of round 2 is trimmed
@@ -231,8 +250,7 @@ static void tl_grow_scenario(tl_world *w, jitanon_membuf *perf)
     w->at[2] = perf->size;
     w->size[2] = w->dump.size;
     w->stages = 3;
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
 }
 
 /* The region layout on a pipe: each read of the dump is a batch laid out into its own
@@ -370,7 +388,6 @@ static void test_live_alloc_failures(void)
    for nothing (old events) and leaves no stream open. */
 static void test_live_writer_stops(void)
 {
-    static const uint8_t code[0x100] = {0xc3};
     static ti_out_rec v[128];
     tl_world w;
     ti_gen g;
@@ -381,10 +398,7 @@ static void test_live_writer_stops(void)
     jitanon_inject_stats st;
     jitanon_error err;
     size_t n, after_f0, k;
-    tl_start(&w, &jw, &g, raw, &perf, 20, &err);
-    jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
-    after_f0 = w.dump.size;
-    jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
+    after_f0 = tl_start_two(&w, &jw, &g, raw, &perf, &err);
     ti_round(&g);
     for (k = 0; k < 20; k++) {
         ti_sample(&g, 100 + k * 10, 0x10010);
@@ -393,10 +407,7 @@ static void test_live_writer_stops(void)
     w.at[0] = 0;
     w.size[0] = after_f0 + 7; /* and never more */
     w.stages = 1;
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
+    tl_end(&g, &o);
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
     JT_CHECK(st.follow.dumps == 1 && st.trim.loads == 1 && st.follow.reads == 0 && st.follow.wait_ns == 0);
     JT_CHECK(tl_mmap_of(v, n, 0) && !tl_mmap_of(v, n, 1));
@@ -413,7 +424,6 @@ static void test_live_writer_stops(void)
    says where following stopped, and the run goes on; with strict the run fails. */
 static void test_live_damage_later(void)
 {
-    static const uint8_t code[0x100] = {0xc3};
     static ti_out_rec v[128];
     tl_world w;
     ti_gen g;
@@ -424,10 +434,7 @@ static void test_live_damage_later(void)
     jitanon_inject_stats st;
     jitanon_error err;
     size_t n, after_f0;
-    tl_start(&w, &jw, &g, raw, &perf, 20, &err);
-    jdrec_write(&jw, jdrec_load(25, TI_PID, TI_PID, 0x10000, code, 0x100, 0, "f0"), &err);
-    after_f0 = w.dump.size;
-    jdrec_write(&jw, jdrec_load(45, TI_PID, TI_PID, 0x11000, code, 0x100, 1, "f1"), &err);
+    after_f0 = tl_start_two(&w, &jw, &g, raw, &perf, &err);
     memset(junk, 0xff, sizeof junk);
     JT_CHECK(jitanon_membuf_write(&w.dump, junk, sizeof junk) == 0);
     ti_round(&g);
@@ -440,10 +447,7 @@ static void test_live_damage_later(void)
     ti_sample(&g, 70, 0x11010);
     ti_round(&g);
     w.stages = 2;
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
+    tl_end(&g, &o);
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
     JT_CHECK(st.trim.loads == 2 && tl_mmap_of(v, n, 0) && tl_mmap_of(v, n, 1) && w.opens == w.closes);
     JT_CHECK(w.lines == 1 && strstr(w.log, "damaged record") && strstr(w.log, "not followed further"));
@@ -486,10 +490,7 @@ static void test_live_bounded_wait(void)
     }
     w.size[0] = w.dump.size;
     w.stages = 1;
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
+    tl_end(&g, &o);
     o.follow_wait_us = 2000;
     JT_CHECK(tl_run(&w, &perf, &o, v, 128, &n, &st, &err) == JITANON_OK);
     if (jitanon_jitdump_now() - now > 80000000u) { /* too slow a machine for fresh events: no wait is right */
@@ -544,10 +545,7 @@ static size_t tl_peak_for(unsigned rounds, uint64_t *loads)
         w.size[k] = w.dump.size;
     }
     w.stages = rounds;
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
+    tl_end(&g, &o);
     o.allocator = jt_allocator(&a);
     JT_CHECK(tl_run(&w, &perf, &o, v, 8, &n, &st, &err) == JITANON_OK);
     JT_CHECK(a.live_bytes == 0);
@@ -670,8 +668,7 @@ static void tl_lag_hold(tl_hold *c, unsigned rounds, unsigned late, unsigned exi
             w->stages = 1;
         }
     }
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
 }
 
 /* The dump lags 4 rounds behind the samples: they are held back (with every round after
@@ -795,7 +792,6 @@ static void tl_start_unwind(tl_hold *c, jitanon_jitdump_writer *jw, ti_gen *g, u
     static const uint8_t code[0x100] = {0xc3};
     tl_world *w = &c->w;
     jitanon_membuf *perf = &c->perf;
-    jitanon_sink sink;
     jitanon_error err;
     tl_start(w, jw, g, raw, perf, 20, &err);
     tl_hold_opts(c);
@@ -804,9 +800,7 @@ static void tl_start_unwind(tl_hold *c, jitanon_jitdump_writer *jw, ti_gen *g, u
     memset(perf, 0, sizeof *perf);
     g->attr.sample_type |= extra;
     JT_CHECK(jitanon_perf_encode_attr(raw, 128, &g->attr, 4000, 0, &err) == JITANON_OK);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = perf;
-    JT_CHECK(jitanon_perf_writer_init(&g->w, JITANON_PERF_PIPE, 0, sink, NULL, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_perf_writer_init(&g->w, JITANON_PERF_PIPE, 0, jdrec_sink(perf), NULL, NULL, &err) == JITANON_OK);
     JT_CHECK(jitanon_perf_writer_add_attr(&g->w, &g->attr, &err) == JITANON_OK);
     ti_mmap(g, 20, 0x7000, 0x1000, 0, "/some/dir/jit-100.dump");
     w->initial = w->dump.size;
@@ -925,3 +919,6 @@ static void suite_live(void)
     JT_RUN(test_live_hold_callchain);
     JT_RUN(test_live_hold_stack_user);
 }
+JT_SUITE(live)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_live

@@ -163,19 +163,6 @@ static void test_ns_hostile_root(void)
 
 /* -- the injector: which dump a marker's process gets ------------------------------------ */
 
-typedef struct ns_log {
-    char text[4096];
-    unsigned lines;
-} ns_log;
-
-static void ns_log_fn(void *user, const char *msg)
-{
-    ns_log *l = (ns_log *)user;
-    size_t n = strlen(l->text);
-    l->lines++;
-    if (n + strlen(msg) + 2 < sizeof l->text) sprintf(l->text + n, "%s\n", msg);
-}
-
 /* A recording of process `pid` whose marker (misc: MMAP_DATA or not) names `marker`,
    after a NAMESPACES record (perf record --namespaces) that gives its mount namespace's
    inode `mnt` (0: none). */
@@ -225,7 +212,7 @@ static void ns_perf(jitanon_membuf *perf, uint32_t pid, const char *marker, uint
 
 /* Injects a recording of `pid` whose marker names `marker`; the stats and the log. */
 static void ns_inject_mnt(uint32_t pid, const char *marker, uint32_t misc, uint64_t mnt, const char *dump_dir,
-                          const char *elf_dir, jitanon_inject_stats *st, ns_log *log)
+                          const char *elf_dir, jitanon_inject_stats *st, jt_log *log)
 {
     jitanon_membuf perf, out;
     jitanon_inject_opts o;
@@ -236,7 +223,7 @@ static void ns_inject_mnt(uint32_t pid, const char *marker, uint32_t misc, uint6
     memset(&out, 0, sizeof out);
     o.elf_dir = elf_dir;
     o.jitdump_dir = dump_dir;
-    o.io.log = ns_log_fn;
+    o.io.log = jt_log_fn;
     o.io.user = log;
     JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, st, &err) == JITANON_OK);
     jitanon_membuf_release(&out);
@@ -244,7 +231,7 @@ static void ns_inject_mnt(uint32_t pid, const char *marker, uint32_t misc, uint6
 }
 
 static void ns_inject(uint32_t pid, const char *marker, uint32_t misc, const char *dump_dir, const char *elf_dir,
-                      jitanon_inject_stats *st, ns_log *log)
+                      jitanon_inject_stats *st, jt_log *log)
 {
     ns_inject_mnt(pid, marker, misc, 0, dump_dir, elf_dir, st, log);
 }
@@ -252,7 +239,7 @@ static void ns_inject(uint32_t pid, const char *marker, uint32_t misc, const cha
 /* Writes a dump whose header names hdr_pid at p, then injects a recording of pid with p
    as its marker (no dump directory, ELFs in elf_dir). */
 static void ns_dump_inject(uint32_t pid, const char *p, uint32_t hdr_pid, const char *elf_dir,
-                           jitanon_inject_stats *st, ns_log *log)
+                           jitanon_inject_stats *st, jt_log *log)
 {
     JT_CHECK(ns_write_dump(p, hdr_pid));
     ns_inject(pid, p, 0, NULL, elf_dir, st, log);
@@ -263,7 +250,7 @@ static void test_ns_inject_pids(void)
     char dir[] = "build/nsinj-XXXXXX", p[512], m[512];
     uint32_t me = (uint32_t)getpid();
     jitanon_inject_stats st;
-    ns_log log;
+    jt_log log;
     if (!mkdtemp(dir)) {
         jt_skip("cannot create a directory under build/");
         return;
@@ -322,7 +309,7 @@ static void test_ns_reused_pid(void)
     uint32_t me = (uint32_t)getpid();
     struct stat mine;
     jitanon_inject_stats st;
-    ns_log log;
+    jt_log log;
     if (stat("/proc/self/ns/mnt", &mine) != 0) {
         jt_skip("no /proc/self/ns/mnt");
         return;
@@ -349,3 +336,6 @@ static void suite_ns(void)
     JT_RUN(test_ns_inject_pids);
     JT_RUN(test_ns_reused_pid);
 }
+JT_SUITE(ns)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_ns

@@ -279,10 +279,7 @@ static void pdt_pipe(pdt_b *b, int big)
 
 static jitanon_sink pdt_sink(jitanon_membuf *m)
 {
-    jitanon_sink s;
-    s.write_fn = jitanon_membuf_write;
-    s.user = m;
-    return s;
+    return jdrec_sink(m);
 }
 
 /* -- checks ------------------------------------------------------------------------------ */
@@ -553,20 +550,41 @@ static void pdt_compressed(pdt_b *b, uint32_t type, size_t cut)
     jitanon_membuf_release(&recs.m);
 }
 
+/* Reads b's records (seeking or not) up to the end or the first error, which *err
+   then holds; the reader must open. */
+static void pdt_read_to_error(const pdt_b *b, int seek, const jitanon_perf_opts *opts, jitanon_error *err)
+{
+    jitanon_perf_reader r;
+    jitanon_perf_record rec;
+    memin in = memin_make(b->m.data, b->m.size, 0, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, seek ? memin_seek : NULL, &in, opts, err), JITANON_OK);
+    while (jitanon_perf_reader_next(&r, &rec, err) == JITANON_OK) {}
+    jitanon_perf_reader_release(&r);
+}
+
+/* b, whose records straddle two COMPRESSED(2) payloads, read in 3-byte reads: every
+   record as pdt_check_all wants it, from 2 compressed records.  Frees b. */
+static void pdt_check_compressed(pdt_b *b, const jitanon_perf_opts *opts)
+{
+    jitanon_perf_reader r;
+    jitanon_error err;
+    memin in = memin_make(b->m.data, b->m.size, 3, 0);
+    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, opts, &err), JITANON_OK);
+    pdt_check_all(&r);
+    JT_CHECK_EQ_U(r.stats.compressed_records, 2);
+    jitanon_perf_reader_release(&r);
+    jitanon_membuf_release(&b->m);
+}
+
 static void test_perfdata_compressed(void)
 {
     pdt_b b;
-    memin in;
-    jitanon_perf_reader r;
-    jitanon_perf_record rec;
     jitanon_perf_opts opts;
     jitanon_error err;
     char msg[256];
     uint32_t t;
     pdt_compressed(&b, JITANON_PERF_RECORD_COMPRESSED, 100);
-    in = memin_make(b.m.data, b.m.size, 0, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, &err), JITANON_OK);
-    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK) {}
+    pdt_read_to_error(&b, 0, NULL, &err);
 #if JITANON__ZSTD
     /* without a hook the built-in zstd decoder reads it (this payload is not zstd) */
     JT_CHECK_EQ_U(err.type, JITANON_ERR_BAD_ZSTD);
@@ -578,7 +596,6 @@ static void test_perfdata_compressed(void)
     jitanon_format_error(msg, sizeof msg, &err);
     JT_CHECK(strstr(msg, "without -z") != NULL);
 #endif
-    jitanon_perf_reader_release(&r);
     jitanon_membuf_release(&b.m);
     memset(&opts, 0, sizeof opts);
     opts.decompress = pdt_unxor;
@@ -586,12 +603,7 @@ static void test_perfdata_compressed(void)
         size_t cut;
         for (cut = 0; cut < 700; cut += 37) { /* records straddle the two payloads */
             pdt_compressed(&b, t, cut);
-            in = memin_make(b.m.data, b.m.size, 3, 0);
-            JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, &opts, &err), JITANON_OK);
-            pdt_check_all(&r);
-            JT_CHECK_EQ_U(r.stats.compressed_records, 2);
-            jitanon_perf_reader_release(&r);
-            jitanon_membuf_release(&b.m);
+            pdt_check_compressed(&b, &opts);
         }
     }
 }
@@ -695,12 +707,9 @@ static void test_perfdata_errors(void)
     memset(&opts, 0, sizeof opts);
     opts.max_payload = 8;
     pdt_file(&b, 0);
-    in = memin_make(b.m.data, b.m.size, 0, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, &opts, &err), JITANON_OK);
-    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK) {}
+    pdt_read_to_error(&b, 1, &opts, &err);
     JT_CHECK_EQ_U(err.type, JITANON_ERR_LIMIT);
     JT_CHECK(err.offset > 416);
-    jitanon_perf_reader_release(&r);
     /* a record crossing the end of the data section */
     pdt_set64(&b, 48, 100);
     in = memin_make(b.m.data, b.m.size, 0, 0);
@@ -1587,3 +1596,6 @@ static void suite_perfdata(void)
     JT_RUN(test_perfdata_layout_attr_136_144);
     JT_RUN(test_perfdata_layout_pipe_features);
 }
+JT_SUITE(perfdata)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_perfdata

@@ -340,8 +340,7 @@ static void test_perfmap_stub_elf(void)
     memset(&eo, 0, sizeof eo);
     eo.symbols_only = 1;
     memset(&out, 0, sizeof out);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = &out;
+    sink = jdrec_sink(&out);
     JT_CHECK(m && jitanon_elf_builder_init(&b, &h, &eo, &e) == JITANON_OK);
     for (i = 0; m && i < m->count; i++) {
         jitanon_elf_func fn = tpm_func(m, i);
@@ -571,7 +570,6 @@ static void test_perfmap_inject_kinds(void)
     tpm_case t;
     ti_gen g;
     uint8_t raw[128];
-    jitanon_error err;
     size_t i;
     memset(&t, 0, sizeof t);
     ti_case_begin(&t.c, 1, JITANON_PERF_FILE, 0);
@@ -585,8 +583,7 @@ static void test_perfmap_inject_kinds(void)
     tpm_mmap_prot(&g, 14, 0x24000, 5, "/usr/lib/libc.so.6");
     ti_sample(&g, 20, 0x20010);
     ti_round(&g);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     t.c.o.perf_map = JITANON_PERF_MAP_ELF;
     t.c.o.elf_dir = "/some/dir";
     t.c.o.jitdump_dir = "/moved/here";
@@ -620,3 +617,6 @@ static void suite_perfmap(void)
     JT_RUN(test_perfmap_inject_damage);
     JT_RUN(test_perfmap_inject_kinds);
 }
+JT_SUITE(perfmap)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_perfmap

@@ -439,3 +439,6 @@ static void suite_pipenames(void)
     JT_RUN(test_pipenames_inject_to_pipe);
     JT_RUN(test_pipenames_reader_event_update);
 }
+JT_SUITE(pipenames)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_pipenames

@@ -368,3 +368,6 @@ static void suite_pprof(void)
     JT_RUN(test_pprof_deterministic);
     JT_RUN(test_pprof_gzip);
 }
+JT_SUITE(pprof)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_pprof

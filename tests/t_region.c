@@ -56,24 +56,14 @@ static size_t tg_inject(const jitanon_membuf *perf, tg_io *io, jitanon_inject_st
 {
     jitanon_inject_opts o;
     jitanon_membuf result;
-    jitanon_perf_reader r;
-    jitanon_perf_record rec;
     jitanon_error err;
-    memin in;
-    size_t n = 0;
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_REGION;
+    size_t n;
+    ti_opts(&o, JITANON_ELF_PER_REGION, io, tg_write_elf);
     o.late = JITANON_LATE_KEEP;
-    o.io.load_dump = ti_load_dump;
-    o.io.write_elf = tg_write_elf;
-    o.io.user = io;
     io->base.give_dump = 1;
     memset(&result, 0, sizeof result);
     JT_CHECK(ti_run(perf, &o, JITANON_PERF_FILE, &result, st, &err) == JITANON_OK);
-    in = memin_make(result.data, result.size, 0, 0);
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK && n < cap) ti_out_set(&out[n++], &rec);
-    jitanon_perf_reader_release(&r);
+    n = ti_decode(&result, out, cap, &err);
     jitanon_membuf_release(&result);
     return n;
 }
@@ -108,22 +98,14 @@ static void tg_on_sample(void *user, const jitanon_inject_sample *s)
 static void tg_resolve_pass(const jitanon_membuf *perf, tg_io *io, tg_frames *t, uint32_t fields)
 {
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_error err;
-    memin in;
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_REGION;
+    ti_opts(&o, JITANON_ELF_PER_REGION, io, NULL);
     o.late = JITANON_LATE_KEEP;
-    o.io.load_dump = ti_load_dump;
-    o.io.user = io;
     o.on_sample = tg_on_sample;
     o.sample_fields = fields;
     io->frames = t;
     t->n = 0;
-    in = memin_make(perf->data, perf->size, 0, 0);
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_inject(&r, NULL, &o, NULL, &err) == JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK(ti_run_no_output(perf, &o, NULL, &err) == JITANON_OK);
 }
 
 /* With JITANON_SAMPLE_FILES; without it the same frames, no file named (the layout's
@@ -191,8 +173,7 @@ static int tg_case(uint64_t seed, uint64_t *claims, uint64_t *repairs)
         if (ti_rand(&s) % 3 == 0) ti_sample(&g, t, runs[ti_rand(&s) % 3] + (ti_rand(&s) % 0x400) * 0x20 + ti_rand(&s) % 0x20);
         if (i % 8 == 7) ti_round(&g);
     }
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     out = (ti_out_rec *)calloc(cap, sizeof *out);
     nout = tg_inject(&perf, &io, &st, out, cap);
     JT_CHECK_EQ_U(st.trim.loads, NL);
@@ -362,7 +343,6 @@ static void test_region_file_offsets(void)
     jitanon_elf_builder b;
     jitanon_elf_func fn;
     jitanon_membuf out;
-    jitanon_sink sink;
     jitanon_error err;
     jitanon_test_elf_file ef;
     jitanon_test_elf_section text;
@@ -370,8 +350,6 @@ static void test_region_file_offsets(void)
     memset(&h, 0, sizeof h);
     h.elf_mach = 62;
     memset(&out, 0, sizeof out);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = &out;
     JT_CHECK(jitanon_elf_builder_init(&b, &h, NULL, &err) == JITANON_OK);
     memset(&fn, 0, sizeof fn);
     fn.name.data = "a";
@@ -390,7 +368,7 @@ static void test_region_file_offsets(void)
     JT_CHECK_EQ_U(jitanon_elf_builder_add(&b, &fn, &pgoff, &err), JITANON_ERR_INVALID_ARGUMENT);
     fn.file_offset = 0x10; /* inside the headers: refused */
     JT_CHECK_EQ_U(jitanon_elf_builder_add(&b, &fn, &pgoff, &err), JITANON_ERR_INVALID_ARGUMENT);
-    JT_CHECK(jitanon_elf_builder_finish(&b, sink, NULL, &err) == JITANON_OK);
+    JT_CHECK(jitanon_elf_builder_finish(&b, jdrec_sink(&out), NULL, &err) == JITANON_OK);
     jitanon_elf_builder_release(&b);
     JT_CHECK(jitanon_test_elf_parse(&ef, out.data, out.size, NULL) == JITANON_OK);
     JT_CHECK(jitanon_test_elf_find_section(&ef, ".text", &text) && text.offset <= 0x1003 &&
@@ -433,6 +411,12 @@ static size_t tr_inject(tr_rec *t)
     JT_CHECK(jitanon_perf_writer_finish(&t->g.w, &t->err) == JITANON_OK);
     jitanon_perf_writer_release(&t->g.w);
     return tg_inject(&t->perf, &t->io, &t->st, t->out, 128);
+}
+
+/* tr_inject, then the file perf names each sample's mapping (ti_replay) into got[0, cap). */
+static size_t tr_replay(tr_rec *t, char (*got)[64], size_t cap)
+{
+    return ti_replay(t->out, tr_inject(t), got, cap);
 }
 
 static void tr_end(tr_rec *t)
@@ -562,7 +546,7 @@ static void test_region_claim_tails(void)
     enum { A = 0x200000, P = 0x1000 };
     static tr_rec t;
     char got[16][64];
-    size_t nout, ngot;
+    size_t ngot;
     tr_begin(&t);
     jdrec_write(&t.jw, jdrec_unwind(399, tr_eh, 16, tr_eh, 16, 0x80), &t.err);
     jdrec_write(&t.jw, jdrec_load(400, TI_PID, TI_PID, A, tr_code, 0x100, 0, "f0"), &t.err); /* tail over f1 */
@@ -573,10 +557,9 @@ static void test_region_claim_tails(void)
     ti_sample(&t.g, 600, A + 0x108);           /* f1 */
     ti_sample(&t.g, 601, A + P - 0x78);        /* f3 */
     ti_round(&t.g);
-    nout = tr_inject(&t);
+    ngot = tr_replay(&t, got, 16);
     JT_CHECK_EQ_U(t.st.write.region_claims, 4);
     JT_CHECK_EQ_U(t.st.write.region_repairs, 1); /* f3's first half, held under f2's tail, at f2's load */
-    ngot = ti_replay(t.out, nout, got, 16);
     JT_CHECK_EQ_U(ngot, 2);
     if (ngot == 2) {
         JT_CHECK(strstr(got[0], "/some/dir/jitted-100-r0.so") == got[0]);
@@ -594,7 +577,7 @@ static void test_region_held_edges(void)
     enum { A = 0x200000, P = 0x1000 };
     static tr_rec t;
     char got[16][64];
-    size_t nout, ngot;
+    size_t ngot;
     /* the exit */
     tr_begin(&t);
     jdrec_write(&t.jw, jdrec_load(400, TI_PID, TI_PID, A, tr_code, 0x100, 0, "f0"), &t.err);
@@ -605,8 +588,7 @@ static void test_region_held_edges(void)
     ti_sample_tid(&t.g, 301, A + P - 0x70, TI_PID + 1); /* a sibling, in the held //anon */
     ti_sample_tid(&t.g, 302, A + 8, TI_PID + 1);        /* in f0's claim, f0 not loaded */
     ti_round(&t.g);
-    nout = tr_inject(&t);
-    ngot = ti_replay(t.out, nout, got, 16);
+    ngot = tr_replay(&t, got, 16);
     JT_CHECK_EQ_U(ngot, 2);
     if (ngot == 2) {
         JT_CHECK(!strcmp(got[0], "//anon"));
@@ -619,8 +601,7 @@ static void test_region_held_edges(void)
     ti_sample(&t.g, 430, A + P - 0x78); /* f2's tail, f3 not loaded */
     ti_sample(&t.g, 431, A + P - 0x100); /* f2 */
     ti_round(&t.g);
-    nout = tr_inject(&t);
-    ngot = ti_replay(t.out, nout, got, 16);
+    ngot = tr_replay(&t, got, 16);
     JT_CHECK_EQ_U(ngot, 2);
     if (ngot == 2) {
         JT_CHECK(!strcmp(got[0], "//anon"));
@@ -639,8 +620,7 @@ static void test_region_held_edges(void)
     ti_mmap(&t.g, 300, A, 2 * P, A, "//anon"); /* f1 is not claimed over moved f0 */
     ti_sample(&t.g, 400, A + 0x210);           /* moved f0 */
     ti_round(&t.g);
-    nout = tr_inject(&t);
-    ngot = ti_replay(t.out, nout, got, 16);
+    ngot = tr_replay(&t, got, 16);
     JT_CHECK_EQ_U(ngot, 1);
     if (ngot == 1) JT_CHECK(strstr(got[0], "/some/dir/jitted-100-r0.so@100") == got[0]);
     tr_end(&t);
@@ -655,7 +635,7 @@ static void test_region_settled_pages(void)
     enum { A = 0x200000 };
     static tr_rec t;
     char got[16][64];
-    size_t nout, ngot;
+    size_t ngot;
     tr_begin(&t);
     jdrec_write(&t.jw, jdrec_load(300, TI_PID, TI_PID, A, tr_code, 0x80, 0, "f0"), &t.err);
     jdrec_write(&t.jw, jdrec_load(500, TI_PID, TI_PID, A + 0x80, tr_code, 0x80, 1, "f1"), &t.err);
@@ -668,8 +648,7 @@ static void test_region_settled_pages(void)
     ti_round(&t.g);
     ti_sample(&t.g, 800, A + 0x88); /* f2, over f1 */
     ti_round(&t.g);
-    nout = tr_inject(&t);
-    ngot = ti_replay(t.out, nout, got, 16);
+    ngot = tr_replay(&t, got, 16);
     JT_CHECK_EQ_U(ngot, 4);
     if (ngot == 4) {
         JT_CHECK(strstr(got[0], "/some/dir/jitted-100-r0.so") == got[0]);
@@ -696,9 +675,8 @@ static void test_region_settled_pages(void)
     ti_round(&t.g);
     ti_sample(&t.g, 900, A + 0xf90);            /* g */
     ti_round(&t.g);
-    nout = tr_inject(&t);
+    ngot = tr_replay(&t, got, 16);
     JT_CHECK_EQ_U(t.st.write.region_repairs, 2);
-    ngot = ti_replay(t.out, nout, got, 16);
     JT_CHECK_EQ_U(ngot, 4);
     if (ngot == 4) {
         JT_CHECK(!strcmp(got[0], "//anon"));
@@ -717,7 +695,7 @@ static void test_region_alone(void)
     enum { A = 0x200000 };
     static tr_rec t;
     char got[16][64];
-    size_t nout, ngot;
+    size_t ngot;
     tr_begin(&t);
     jdrec_write(&t.jw, jdrec_load(300, TI_PID, TI_PID, A, tr_code, 0x80, 0, "f0"), &t.err);
     jdrec_write(&t.jw, jdrec_load(500, TI_PID, TI_PID, A, tr_code, 0x40, 1, "f1"), &t.err);
@@ -727,8 +705,7 @@ static void test_region_alone(void)
     ti_round(&t.g);
     ti_sample(&t.g, 800, A + 0x48); /* f2 */
     ti_round(&t.g);
-    nout = tr_inject(&t);
-    ngot = ti_replay(t.out, nout, got, 16);
+    ngot = tr_replay(&t, got, 16);
     JT_CHECK_EQ_U(ngot, 2);
     if (ngot == 2) {
         JT_CHECK(strstr(got[0], "/some/dir/jitted-100-r0.so") == got[0]);
@@ -784,7 +761,7 @@ static void test_region_alone_names(void)
     enum { A = 0x200000, B = 0x400100 };
     static tr_rec t;
     char got[16][64];
-    size_t nout, ngot;
+    size_t ngot;
     tr_begin(&t);
     jdrec_write(&t.jw, jdrec_load(300, TI_PID, TI_PID, A, tr_code, 0x80, 1, "f0"), &t.err);
     jdrec_write(&t.jw, jdrec_load(310, TI_PID, TI_PID, B, tr_code, 0x60, 5, "inexe"), &t.err);
@@ -797,8 +774,7 @@ static void test_region_alone_names(void)
     ti_round(&t.g);
     ti_sample(&t.g, 600, A + 8); /* g */
     ti_round(&t.g);
-    nout = tr_inject(&t);
-    ngot = ti_replay(t.out, nout, got, 16);
+    ngot = tr_replay(&t, got, 16);
     JT_CHECK_EQ_U(ngot, 3);
     if (ngot == 3) {
         JT_CHECK(strstr(got[1], "/some/dir/jitted-100-5.so") == got[1]);
@@ -816,8 +792,7 @@ static void test_region_alone_names(void)
     ti_round(&t.g);
     ti_sample(&t.g, 800, A + 0x108); /* g */
     ti_round(&t.g);
-    nout = tr_inject(&t);
-    ngot = ti_replay(t.out, nout, got, 16);
+    ngot = tr_replay(&t, got, 16);
     JT_CHECK_EQ_U(ngot, 2);
     if (ngot == 2) JT_CHECK(strstr(got[1], "/some/dir/jitted-100-r0.so") == got[1]);
     tr_end(&t);
@@ -879,7 +854,6 @@ static void test_region_threads(void)
     static tr_rec t;
     char dir[] = "build/rth-XXXXXX", path[256], cmd[300];
     jitanon_membuf r0[2], out[2];
-    jitanon_error err;
     uint32_t k, threads;
     if (!mkdtemp(dir)) {
         jt_skip("cannot create a directory under build/");
@@ -898,8 +872,7 @@ static void test_region_threads(void)
     ti_round(&t.g);
     for (k = 0; k < OVER; k++) ti_sample(&t.g, 4000 + k, A + k * 0x700 + 8);
     ti_round(&t.g);
-    JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&t.g.w);
+    ti_gen_end(&t.g);
     for (threads = 0; threads < 2; threads++) {
         sprintf(cmd, "rm -rf '%s'/jitted-* '%s'/cache", dir, dir);
         JT_CHECK(system(cmd) == 0);
@@ -981,8 +954,7 @@ static void test_region_threads_two_dumps(void)
     ti_round(&t.g);
     for (k = 0; k < OVER; k++) ti_sample(&t.g, 4000 + k, A + k * 0x100 + 8);
     ti_round(&t.g);
-    JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&t.g.w);
+    ti_gen_end(&t.g);
     memset(&o, 0, sizeof o);
     memset(&out, 0, sizeof out);
     o.elf_layout = JITANON_ELF_PER_REGION;
@@ -1097,8 +1069,7 @@ static void test_region_walk_summary(void)
     dump = t.io.base.dump;
     for (k = 0; k < N; k += 3) ti_sample(&t.g, 2000 + k, A + k * 0x100 + 8);
     ti_round(&t.g);
-    JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&t.g.w);
+    ti_gen_end(&t.g);
     for (variant = 0; variant < 5; variant++) {
         memset(&d, 0, sizeof d);
         if (variant == 3) { /* the header and one record that is no LOAD */
@@ -1176,8 +1147,7 @@ static void test_region_read_ahead_written_behind(void)
         if (k % 4096 == 4095) ti_round(&t.g);
     }
     ti_round(&t.g);
-    JT_CHECK(jitanon_perf_writer_finish(&t.g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&t.g.w);
+    ti_gen_end(&t.g);
     JT_CHECK(t.perf.size > 3 * ((size_t)1 << 20));
     sprintf(in, "%s/in.data", dir);
     rth_save(in, &t.perf);
@@ -1225,3 +1195,6 @@ static void suite_region(void)
     JT_RUN(test_region_read_ahead_written_behind);
 #endif
 }
+JT_SUITE(region)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_region

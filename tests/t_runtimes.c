@@ -104,7 +104,6 @@ static size_t tr_truth(const tr_case *c, uint64_t addr, uint64_t t)
 
 static void tr_run(uint64_t seed, int name, int reserve, int *failures)
 {
-    static const uint8_t code[0x100] = {0xc3};
     tr_case *c = (tr_case *)calloc(1, sizeof *c);
     size_t i, k, s, order[TR_MAXF], pick_of[TR_NS], nout = 0, late, cap = 4096;
     uint64_t rng = seed, t, prev, sample_time[TR_NS], sample_addr[TR_NS];
@@ -114,31 +113,13 @@ static void tr_run(uint64_t seed, int name, int reserve, int *failures)
     ti_gen g;
     uint8_t raw[128];
     jitanon_error err;
-    jitanon_jitdump_writer w;
     jitanon_inject_opts o;
     jitanon_inject_stats st;
-    jitanon_perf_reader r;
-    jitanon_perf_record rec;
     ti_out_rec *out = (ti_out_rec *)calloc(cap, sizeof *out);
     char(*answers)[64] = (char(*)[64])calloc(TR_NS, 64);
-    memin in;
     int bad = 0;
     tr_build(c, &rng, reserve);
-    for (i = 0; i < c->nf; i++) order[i] = i;
-    for (i = 1; i < c->nf; i++)
-        for (k = i; k > 0 && c->fn[order[k - 1]].load > c->fn[order[k]].load; k--) {
-            size_t x = order[k];
-            order[k] = order[k - 1];
-            order[k - 1] = x;
-        }
-    memset(&io, 0, sizeof io);
-    memset(&w, 0, sizeof w);
-    JT_CHECK(jdrec_begin(&w, jdrec_sink(&io.dump), 62, TI_PID, 5, 0, &err) == JITANON_OK);
-    for (i = 0; i < c->nf; i++) {
-        const tl_fn *f = &c->fn[order[i]];
-        JT_CHECK(jdrec_write(&w, jdrec_load(f->load, TI_PID, TI_PID, f->addr, code, 0x100, order[i], f->name), &err) ==
-                 JITANON_OK);
-    }
+    tl_write_dump(&io, c->fn, c->nf, order);
     /* the recording in time order: marker, reservation, commits and file mappings, samples */
     memset(&perf, 0, sizeof perf);
     memset(fdone, 0, sizeof fdone);
@@ -166,21 +147,10 @@ static void tr_run(uint64_t seed, int name, int reserve, int *failures)
         pick_of[s++] = at;
         if (++k % 64 == 0) ti_round(&g);
     }
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     /* in memory */
-    memset(&o, 0, sizeof o);
-    o.elf_layout = JITANON_ELF_PER_FUNCTION;
-    o.late = name ? JITANON_LATE_NAME : JITANON_LATE_KEEP;
-    o.late_window_ns = c->window;
-    o.io.load_dump = tl_load_dump;
-    o.io.write_elf = tl_write_elf;
-    o.io.user = &io;
-    o.on_sample = tl_on_sample;
-    in = memin_make(perf.data, perf.size, 0, 0);
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    JT_CHECK(jitanon_inject(&r, NULL, &o, &st, &err) == JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    tl_opts(&o, &io, name, c->window);
+    JT_CHECK(ti_run_no_output(&perf, &o, &st, &err) == JITANON_OK);
     JT_CHECK_EQ_U(io.n, s);
     for (i = late = 0; i < s && i < io.n; i++) {
         const char *want = tr_expect(c, sample_addr[i], pick_of[i], sample_time[i], name);
@@ -197,10 +167,7 @@ static void tr_run(uint64_t seed, int name, int reserve, int *failures)
     /* written, and replayed as perf reads the output */
     memset(&result, 0, sizeof result);
     JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &result, &st, &err) == JITANON_OK);
-    in = memin_make(result.data, result.size, 0, 0);
-    JT_CHECK(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err) == JITANON_OK);
-    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK && nout < cap) ti_out_set(&out[nout++], &rec);
-    jitanon_perf_reader_release(&r);
+    nout = ti_decode(&result, out, cap, &err);
     JT_CHECK(nout < cap);
     JT_CHECK_EQ_U(ti_replay(out, nout, answers, TR_NS), s);
     for (i = 0; i < s; i++) {
@@ -324,7 +291,7 @@ static void test_runtimes_debug_by_address(void)
     memset(&out, 0, sizeof out);
     io.dump = &dump;
     o.elf_layout = JITANON_ELF_PER_PROCESS;
-    o.io.load_dump = tp_load;
+    o.io.load_dump = ti_load_via;
     o.io.write_elf = tp_write;
     o.io.user = &io;
     JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
@@ -404,14 +371,6 @@ typedef struct tr_bias_io {
     unsigned files, with_rows, rows, at_start; /* at_start: files whose first row is at their symbol */
 } tr_bias_io;
 
-static jitanon_result tr_bias_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
-                                   jitanon_error *err)
-{
-    const tr_bias_io *io = (const tr_bias_io *)user;
-    (void)path;
-    return jitanon_jitdump_load_memory(io->dump->data, io->dump->size, opts, out, err);
-}
-
 static int tr_bias_write(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
     tr_bias_io *io = (tr_bias_io *)user;
@@ -470,7 +429,7 @@ static void test_runtimes_line_bias_short(void)
             o.elf_files = JITANON_ELF_FILES_ALL;
             o.elf_layout = JITANON_ELF_PER_FUNCTION; /* a line table a file */
             o.elf_dir = dir;
-            if (loaded) o.io.load_dump = tr_bias_load;
+            if (loaded) o.io.load_dump = ti_load_via;
             o.io.write_elf = tr_bias_write;
             o.io.user = &io;
             JT_CHECK(ti_run(&perf, &o, JITANON_PERF_FILE, &out, &st, &err) == JITANON_OK);
@@ -726,14 +685,6 @@ typedef struct tm_io {
     unsigned lines;
 } tm_io;
 
-static jitanon_result tm_load(void *user, const char *path, const jitanon_jitdump_opts *opts, jitanon_jitdump **out,
-                              jitanon_error *err)
-{
-    tm_io *io = (tm_io *)user;
-    (void)path;
-    return jitanon_jitdump_load_memory(io->dump.data, io->dump.size, opts, out, err);
-}
-
 static int tm_write(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
     tm_io *io = (tm_io *)user;
@@ -779,13 +730,12 @@ static uint32_t tm_machine(uint32_t dump_mach, const char *arch, int pipe, unsig
     ti_sample(&g, 60, 0x10004);
     ti_round(&g);
     if (arch && !pipe) JT_CHECK(jitanon_perf_writer_add_feature(&g.w, 6, feat, sizeof feat, &err) == JITANON_OK);
-    JT_CHECK(jitanon_perf_writer_finish(&g.w, &err) == JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     memset(&o, 0, sizeof o);
     o.elf_layout = JITANON_ELF_PER_FUNCTION;
     memset(&out, 0, sizeof out);
     o.elf_layout = JITANON_ELF_PER_PROCESS;
-    o.io.load_dump = tm_load;
+    o.io.load_dump = ti_load_held;
     o.io.write_elf = tm_write;
     o.io.log = tm_log;
     o.io.user = &io;
@@ -836,3 +786,6 @@ static void suite_runtimes(void)
     JT_RUN(test_runtimes_samples_after_dump_end);
     JT_RUN(test_runtimes_arch_timestamp_flag);
 }
+JT_SUITE(runtimes)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_runtimes

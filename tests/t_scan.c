@@ -399,3 +399,6 @@ static void suite_scan(void)
     JT_RUN(test_scan_short_path_times);
     JT_RUN(test_scan_trailer_without_fields);
 }
+JT_SUITE(scan)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_scan

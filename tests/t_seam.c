@@ -85,3 +85,6 @@ static void suite_seam(void)
     JT_RUN(test_seam_stream);
 #endif
 }
+JT_SUITE(seam)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_seam

@@ -53,3 +53,6 @@ static void suite_surface(void)
     JT_RUN(test_surface_stats_range);
     JT_RUN(test_surface_stats_all);
 }
+JT_SUITE(surface)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_surface

@@ -692,12 +692,10 @@ static void test_symbols_frames(void)
     uint8_t raw[128], notes[36];
     jitanon_membuf perf, bids;
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_buildid_cache cache;
     jitanon_error err;
     sym_frames t;
     ti_gen g;
-    memin in;
     size_t k;
     memset(&t, 0, sizeof t);
     memset(&perf, 0, sizeof perf), memset(&bids, 0, sizeof bids);
@@ -747,8 +745,7 @@ static void test_symbols_frames(void)
     api_chain_sample_of(&g, 61, TI_PID + 50, TI_PID + 50, inside, 2);
     api_chain_sample_of(&g, 62, TI_PID, TI_PID, vdso, 2);
     ti_round(&g);
-    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     jitanon_inject_opts_init(&o);
     memset(&cache, 0, sizeof cache);
     strcpy(cache.dir, "/cache");
@@ -758,10 +755,7 @@ static void test_symbols_frames(void)
     o.io.user = &t;
     o.io.read_file = sym_frames_read;
     o.io.find_process = sym_frames_find;
-    in = memin_make(perf.data, perf.size, 0, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
-    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
     JT_CHECK_EQ_U(t.samples, 3);
     JT_CHECK(!strcmp(t.line[0], "_stext|a|memcpy@plt|c||"));
     JT_CHECK(!strcmp(t.line[1], "g_glob|"));
@@ -812,3 +806,6 @@ static void suite_symbols(void)
     JT_RUN(test_symbols_frames);
     JT_RUN(test_symbols_self_vdso);
 }
+JT_SUITE(symbols)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_symbols

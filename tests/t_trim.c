@@ -627,3 +627,6 @@ static void suite_trim(void)
     JT_RUN(test_trim_memory_limit);
     JT_RUN(test_trim_scale);
 }
+JT_SUITE(trim)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_trim

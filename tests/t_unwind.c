@@ -66,6 +66,7 @@ static const char cfi_cie_arm64[] = "01 7a 52 00 04 78 1e 01 1b 0c 1f 00";
 
 static size_t cfi_build(cfi_bytes *c, const char *ins)
 {
+    memset(c, 0, sizeof *c); /* always a fresh .eh_frame */
     return cfi_build_at(c, CFI_EH_ADDR, CFI_FN, 0x40, cfi_cie_x86, ins);
 }
 
@@ -100,7 +101,6 @@ static void test_cfi_rows(void)
     jitanon__cfi_fde fde;
     jitanon_error err;
     size_t i;
-    memset(&c, 0, sizeof c);
     (void)cfi_build(&c, cfi_prologue);
     for (i = 0; i < sizeof want / sizeof want[0]; i++) {
         JT_CHECK_EQ_U(cfi_row(&c, want[i].pc, &row, &err), JITANON_OK);
@@ -121,6 +121,13 @@ typedef struct cfi_stack {
     uint64_t base, w[16];
 } cfi_stack;
 
+/* An empty fake stack at `base`. */
+static void cfi_stack_at(cfi_stack *st, uint64_t base)
+{
+    memset(st, 0, sizeof *st);
+    st->base = base;
+}
+
 static int cfi_stack_read(const void *ctx, uint64_t addr, uint64_t *out)
 {
     const cfi_stack *s = (const cfi_stack *)ctx;
@@ -136,12 +143,10 @@ static void test_cfi_step(void)
     jitanon__cfi_regs r;
     jitanon_error err;
     cfi_stack st;
-    memset(&c, 0, sizeof c);
     memset(&r, 0, sizeof r);
-    memset(&st, 0, sizeof st);
     (void)cfi_build(&c, cfi_prologue);
     /* in the body: rsp = base, rbp = base + 0x20 holds the caller's rbp, then the return address */
-    st.base = 0x7ff000;
+    cfi_stack_at(&st, 0x7ff000);
     st.w[4] = 0xaaaa, st.w[5] = 0x5555;
     r.v[7] = st.base, r.v[6] = st.base + 0x20, r.v[3] = 77, r.v[16] = 0x1010;
     r.known = (1u << 7) | (1u << 6) | (1u << 3) | (1u << 16);
@@ -165,7 +170,6 @@ static void test_cfi_step(void)
     r.known = 1u << 16;
     JT_CHECK_EQ_U(jitanon__cfi_step(&row, 16, 7, &r, cfi_stack_read, &st), -1);
     /* DW_CFA_undefined r16 (the outermost frame, as _start's CFI says): the end */
-    memset(&c, 0, sizeof c);
     (void)cfi_build(&c, "07 10");
     JT_CHECK_EQ_U(cfi_row(&c, 0x1008, &row, &err), JITANON_OK);
     r.v[7] = st.base, r.known = (1u << 7) | (1u << 16);
@@ -182,10 +186,8 @@ static void test_cfi_expressions(void)
     jitanon__cfi_regs r;
     jitanon_error err;
     cfi_stack st;
-    memset(&c, 0, sizeof c);
-    memset(&st, 0, sizeof st);
     (void)cfi_build(&c, "0f 0b 77 08 80 00 3f 1a 3b 2a 33 24 22 10 03 02 73 10");
-    st.base = 0x7ff000;
+    cfi_stack_at(&st, 0x7ff000);
     st.w[0] = 0x1111, st.w[1] = 0x2222, st.w[2] = 0x3333;
     memset(&r, 0, sizeof r);
     r.v[7] = st.base, r.v[16] = 0x1005, r.v[3] = st.base, r.known = (1u << 7) | (1u << 16) | (1u << 3);
@@ -201,12 +203,10 @@ static void test_cfi_expressions(void)
     JT_CHECK_EQ_U(r.v[7], st.base + 16); /* rip & 15 = 11: CFA = rsp + 16 */
     JT_CHECK_EQ_U(r.v[16], 0x2222);
     /* an operation CFI never uses (DW_OP_call2): the CFA cannot be computed */
-    memset(&c, 0, sizeof c);
     (void)cfi_build(&c, "0f 03 98 00 00");
     JT_CHECK_EQ_U(cfi_row(&c, 0x1005, &row, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon__cfi_step(&row, 16, 7, &r, cfi_stack_read, &st), -1);
     /* a branch back onto itself stops at the step bound: DW_OP_lit1, bra -3 */
-    memset(&c, 0, sizeof c);
     (void)cfi_build(&c, "0f 04 31 28 fc ff");
     JT_CHECK_EQ_U(cfi_row(&c, 0x1005, &row, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon__cfi_step(&row, 16, 7, &r, cfi_stack_read, &st), -1);
@@ -220,7 +220,6 @@ static void test_cfi_damage(void)
     jitanon__cfi_fde fde;
     jitanon_error err;
     size_t fde_at, cut;
-    memset(&c, 0, sizeof c);
     fde_at = cfi_build(&c, cfi_prologue);
     /* every cut: an error or not found, nothing else */
     for (cut = 0; cut < c.n; cut++) {
@@ -229,24 +228,19 @@ static void test_cfi_damage(void)
         if (r == JITANON_ERR_TRUNCATED) JT_CHECK(err.offset <= cut);
     }
     /* restore_state with nothing remembered, at the FDE's first instruction */
-    memset(&c, 0, sizeof c);
     fde_at = cfi_build(&c, "0b");
     JT_CHECK_EQ_U(cfi_row(&c, 0x1010, &row, &err), JITANON_ERR_BAD_RECORD);
     JT_CHECK_EQ_U(err.offset, fde_at + 17);
     /* remember_state nested past the bound */
-    memset(&c, 0, sizeof c);
     (void)cfi_build(&c, "0a 0a 0a 0a 0a 0a 0a 0a 0a");
     JT_CHECK_EQ_U(cfi_row(&c, 0x1010, &row, &err), JITANON_ERR_LIMIT);
     /* an opcode DWARF does not define */
-    memset(&c, 0, sizeof c);
     (void)cfi_build(&c, "41 3f");
     JT_CHECK_EQ_U(cfi_row(&c, 0x1010, &row, &err), JITANON_ERR_UNSUPPORTED);
     /* an operand cut by the FDE's end (def_cfa with one uleb) */
-    memset(&c, 0, sizeof c);
     (void)cfi_build(&c, "0c 87");
     JT_CHECK_EQ_U(cfi_row(&c, 0x1010, &row, &err), JITANON_ERR_TRUNCATED);
     /* a CIE pointer before the section */
-    memset(&c, 0, sizeof c);
     fde_at = cfi_build(&c, "00");
     jitanon__wr32(c.b + fde_at + 4, 0x1000, 0);
     JT_CHECK_EQ_U(jitanon__cfi_find(c.b, c.n, CFI_EH_ADDR, 0, 0x1010, &fde, &err), JITANON_ERR_BAD_RECORD);
@@ -391,24 +385,20 @@ static void unw_run(unw_world *w)
     jitanon_perf_attr enc;
     jitanon_membuf perf;
     jitanon_inject_opts o;
-    jitanon_perf_reader r;
     jitanon_error err;
-    jitanon_sink sink;
     ti_gen g;
-    memin in;
     memset(&perf, 0, sizeof perf);
     unw_build_elf(w);
     ti_gen_begin(&g, raw, 1, &perf, JITANON_PERF_FILE);
     jitanon_perf_writer_release(&g.w);
     memset(&perf, 0, sizeof perf);
-    sink.write_fn = jitanon_membuf_write, sink.user = &perf;
     g.attr.sample_type |= JITANON_PERF_SAMPLE_CALLCHAIN;
     enc = g.attr; /* what the encoder writes: up to the callchain */
     g.attr.sample_type |= JITANON_PERF_SAMPLE_REGS_USER | JITANON_PERF_SAMPLE_STACK_USER;
     JT_CHECK_EQ_U(jitanon_perf_encode_attr(raw, sizeof raw, &g.attr, 4000, 0, &err), JITANON_OK);
     jitanon__wr64(raw + 80, w->arm64 ? 0x1ffffffffull : 0x1ffu, 0); /* sample_regs_user */
     jitanon__wr32(raw + 88, 64, 0);                                  /* sample_stack_user */
-    JT_CHECK_EQ_U(jitanon_perf_writer_init(&g.w, JITANON_PERF_FILE, 0, sink, membuf_pwrite, NULL, &err), JITANON_OK);
+    JT_CHECK_EQ_U(jitanon_perf_writer_init(&g.w, JITANON_PERF_FILE, 0, jdrec_sink(&perf), membuf_pwrite, NULL, &err), JITANON_OK);
     JT_CHECK_EQ_U(jitanon_perf_writer_add_attr(&g.w, &g.attr, &err), JITANON_OK);
     memset(arch, 0, sizeof arch);
     jitanon__wr32(arch, 8, 0);
@@ -424,17 +414,13 @@ static void unw_run(unw_world *w)
     unw_sample(&g, &enc, w, 62, JITANON_PERF_MISC_USER, NULL, 0, 40);      /* return address past the copy */
     unw_sample(&g, &enc, w, 63, 1, kchain, 2, 0);                          /* the kernel copied no stack */
     ti_round(&g);
-    JT_CHECK_EQ_U(jitanon_perf_writer_finish(&g.w, &err), JITANON_OK);
-    jitanon_perf_writer_release(&g.w);
+    ti_gen_end(&g);
     jitanon_inject_opts_init(&o);
     o.on_sample = unw_on_sample;
     o.io.user = w;
     o.io.load_dump = unw_load_dump;
     o.io.read_file = unw_read_file;
-    in = memin_make(perf.data, perf.size, 0, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, &err), JITANON_OK);
-    JT_CHECK_EQ_U(jitanon_inject(&r, NULL, &o, NULL, &err), JITANON_OK);
-    jitanon_perf_reader_release(&r);
+    JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
     jitanon_membuf_release(&perf);
 }
 
@@ -473,3 +459,6 @@ static void suite_unwind(void)
     JT_RUN(test_cfi_damage);
     JT_RUN(test_unwind_frames);
 }
+JT_SUITE(unwind)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_unwind

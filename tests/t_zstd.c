@@ -262,9 +262,6 @@ static void zt_perf(pdt_b *b, uint32_t type, size_t cut, size_t block, size_t dr
 static void test_zstd_perf_records(void)
 {
     pdt_b b;
-    memin in;
-    jitanon_perf_reader r;
-    jitanon_perf_record rec;
     jitanon_perf_opts opts;
     jitanon_error err;
     uint32_t t;
@@ -272,43 +269,29 @@ static void test_zstd_perf_records(void)
     for (t = JITANON_PERF_RECORD_COMPRESSED; t <= JITANON_PERF_RECORD_COMPRESSED2; t += 2)
         for (cut = 0; cut < 760; cut += 41) { /* blocks and records straddle the two payloads */
             zt_perf(&b, t, cut, 97, 0);
-            in = memin_make(b.m.data, b.m.size, 3, 0);
-            JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, &err), JITANON_OK);
-            pdt_check_all(&r);
-            JT_CHECK_EQ_U(r.stats.compressed_records, 2);
-            jitanon_perf_reader_release(&r);
-            jitanon_membuf_release(&b.m);
+            pdt_check_compressed(&b, NULL);
         }
     /* a window over opts.max_zstd_window: the error names the record */
     zt_perf(&b, JITANON_PERF_RECORD_COMPRESSED, 300, 200, 0);
     memset(&opts, 0, sizeof opts);
     opts.max_zstd_window = 2048;
-    in = memin_make(b.m.data, b.m.size, 0, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, &opts, &err), JITANON_OK);
-    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK) {}
+    pdt_read_to_error(&b, 0, &opts, &err);
     JT_CHECK_EQ_U(err.type, JITANON_ERR_LIMIT);
     JT_CHECK_EQ_U(err.record_type, JITANON_PERF_RECORD_COMPRESSED);
-    jitanon_perf_reader_release(&r);
     jitanon_membuf_release(&b.m);
     /* the stream cut inside a block at the end of the input */
     zt_perf(&b, JITANON_PERF_RECORD_COMPRESSED, 300, 200, 5);
-    in = memin_make(b.m.data, b.m.size, 0, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, &err), JITANON_OK);
-    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK) {}
+    pdt_read_to_error(&b, 0, NULL, &err);
     JT_CHECK_EQ_U(err.type, JITANON_ERR_TRUNCATED);
     JT_CHECK(strstr(err.info, "zstd") != NULL);
-    jitanon_perf_reader_release(&r);
     jitanon_membuf_release(&b.m);
     /* a corrupt stream: typed error naming the COMPRESSED record */
     zt_perf(&b, JITANON_PERF_RECORD_COMPRESSED, 300, 200, 0);
     for (t = 0; t + 8 <= b.m.size; t++)
         if (jitanon__rd32(b.m.data + t, 0) == 0xFD2FB528u) b.m.data[t + 6] |= 3 << 1; /* reserved block type */
-    in = memin_make(b.m.data, b.m.size, 0, 0);
-    JT_CHECK_EQ_U(jitanon_perf_reader_init(&r, memin_read, NULL, &in, NULL, &err), JITANON_OK);
-    while (jitanon_perf_reader_next(&r, &rec, &err) == JITANON_OK) {}
+    pdt_read_to_error(&b, 0, NULL, &err);
     JT_CHECK_EQ_U(err.type, JITANON_ERR_BAD_ZSTD);
     JT_CHECK_EQ_U(err.record_type, JITANON_PERF_RECORD_COMPRESSED);
-    jitanon_perf_reader_release(&r);
     jitanon_membuf_release(&b.m);
 }
 
@@ -332,3 +315,6 @@ static void suite_zstd(void)
     JT_RUN(test_zstd_perf_records);
     JT_RUN(test_zstd_perf_alloc_fail);
 }
+JT_SUITE(zstd)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_zstd

@@ -8,7 +8,8 @@
 
 typedef struct jt_state {
     int passed, failed, cur_failed;
-    const char *filter;
+    const char *filter; /* build/test_main NAME: the tests whose name has NAME in it, or suite NAME */
+    const char *suite;  /* the suite running */
 } jt_state;
 extern jt_state jt;
 
@@ -35,4 +36,24 @@ extern jt_state jt;
 void jt_run(const char *name, void (*fn)(void));
 /* Marks the running test skipped with a reason (printed); returns nothing. */
 void jt_skip(const char *reason);
+
+/* Suites.  tests/suites.h includes every tests/t_NAME.c, one line each (the only list of
+   them), and each of those files ends with its suite, registered by the lines after it:
+       static void suite_NAME(void)
+       {
+           JT_RUN(test_NAME_first);
+           ...
+       }
+       JT_SUITE(NAME)
+       #undef JT_SUITES
+       #define JT_SUITES jt_suites_NAME
+   JT_SUITES() runs every suite registered so far, in the order tests/suites.h includes
+   them; JT_SUITE(NAME) defines jt_suites_NAME, which runs those and then suite_NAME. */
+void jt_suite(const char *name, void (*fn)(void));
+#define JT_SUITE(name)                                                             \
+    static void jt_suites_##name(void)                                             \
+    {                                                                              \
+        JT_SUITES();                                                               \
+        jt_suite(#name, suite_##name);                                             \
+    }
 #endif

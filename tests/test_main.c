@@ -1,5 +1,7 @@
 /* The unit-test binary: includes the implementation so internal jitanon__* helpers can
-   be tested white-box.  Built and run under ASan+UBSan by `make test`. */
+   be tested white-box.  Built and run under ASan+UBSan by `make unit` (and `make test`);
+   `build/test_main NAME` runs the tests whose name has NAME in it, or the suite NAME.
+   The suites are listed in tests/suites.h (doc/testing.md). */
 #define JITANON_IMPLEMENTATION
 #include "../jitanon.h"
 #include "elfread.h"
@@ -12,9 +14,17 @@ static const char *jt_skip_reason;
 
 void jt_skip(const char *reason) { jt_skip_reason = reason; }
 
+void jt_suite(const char *name, void (*fn)(void))
+{
+    jt.suite = name;
+    fn();
+    jt.suite = NULL;
+}
+
+/* with a filter, a test runs when its name has the filter in it or its suite is named so */
 void jt_run(const char *name, void (*fn)(void))
 {
-    if (jt.filter && !strstr(name, jt.filter)) return;
+    if (jt.filter && !strstr(name, jt.filter) && !(jt.suite && !strcmp(jt.suite, jt.filter))) return;
     jt.cur_failed = 0;
     jt_skip_reason = NULL;
     fn();
@@ -32,62 +42,20 @@ void jt_run(const char *name, void (*fn)(void))
 }
 
 #include "testutil.c"
-#include "t_core.c"
-#include "t_jitdump.c"
-#include "t_perfdata.c"
-#include "t_zstd.c"
-#include "t_trim.c"
-#include "t_deflt.c"
-#include "t_elf.c"
-#include "t_inject.c"
-#include "t_damage.c"
-#include "t_pipenames.c"
-#include "t_pprof.c"
-#include "t_ns.c"
-#include "t_record.c"
-#include "t_live.c"
-#include "t_perfmap.c"
-#include "t_runtimes.c"
-#include "t_speed.c"
-#include "t_surface.c"
-#include "t_api.c"
-#include "t_scan.c"
-#include "t_seam.c"
-#include "t_alloc.c"
-#include "t_bcache.c"
-#include "t_region.c"
-#include "t_unwind.c"
-#include "t_symbols.c"
+
+/* the suites, each appending itself to JT_SUITES (test.h) */
+static void jt_suites_none(void) {}
+#define JT_SUITES jt_suites_none
+#include "suites.h"
 
 int main(int argc, char **argv)
 {
     if (argc > 1) jt.filter = argv[1];
-    suite_core();
-    suite_jitdump();
-    suite_perfdata();
-    suite_zstd();
-    suite_trim();
-    suite_elf();
-    suite_inject();
-    suite_damage();
-    suite_pipenames();
-    suite_pprof();
-    suite_ns();
-    suite_record();
-    suite_live();
-    suite_perfmap();
-    suite_runtimes();
-    suite_speed();
-    suite_surface();
-    suite_api();
-    suite_unwind();
-    suite_scan();
-    suite_seam();
-    suite_deflt();
-    suite_alloc();
-    suite_bcache();
-    suite_region();
-    suite_symbols();
+    JT_SUITES();
     printf("%d passed, %d failed\n", jt.passed, jt.failed);
+    if (jt.filter && !jt.passed && !jt.failed) {
+        fprintf(stderr, "no test has \"%s\" in its name, and no suite is named so (tests/suites.h)\n", jt.filter);
+        return 2;
+    }
     return jt.failed ? 1 : 0;
 }

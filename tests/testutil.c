@@ -62,6 +62,26 @@ static jitanon_allocator jt_allocator(jt_alloc *a)
     return al;
 }
 
+/* What io.log was told: its lines as text ("\n" after each) as far as they fit, and how
+   many. */
+typedef struct jt_log {
+    char text[4096];
+    unsigned lines;
+} jt_log;
+
+static void jt_log_add(jt_log *l, const char *msg)
+{
+    size_t n = strlen(l->text);
+    l->lines++;
+    if (n + strlen(msg) + 2 < sizeof l->text) sprintf(l->text + n, "%s\n", msg);
+}
+
+/* io.log into the jt_log `user` points to. */
+static void jt_log_fn(void *user, const char *msg)
+{
+    jt_log_add((jt_log *)user, msg);
+}
+
 /* Builds a small dump with every record type (and an unknown one) through the writer. */
 static void jt_build_dump(jitanon_membuf *out, int big_endian)
 {
@@ -70,19 +90,16 @@ static void jt_build_dump(jitanon_membuf *out, int big_endian)
     static const uint8_t eh[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
     static const uint8_t ehh[] = {0xa1, 0xa2, 0xa3, 0xa4};
     jitanon_jitdump_writer w;
-    jitanon_sink sink;
     jitanon_jitdump_debug_entry e[3];
     jitanon_error err;
     uint8_t unknown[24];
     memset(out, 0, sizeof *out);
     memset(&w, 0, sizeof w);
-    sink.write_fn = jitanon_membuf_write;
-    sink.user = out;
     memset(e, 0, sizeof e);
     e[0].addr = 0x1000; e[0].lineno = 10; e[0].discrim = 1; e[0].file.data = "a.js"; e[0].file.length = 4;
     e[1].addr = 0x1002; e[1].lineno = 11; e[1].discrim = 0; e[1].file = e[0].file;
     e[2].addr = 0x1004; e[2].lineno = 3; e[2].discrim = 2; e[2].file.data = "lib/b.js"; e[2].file.length = 8;
-    jdrec_begin(&w, sink, 62, 4242, 1000, big_endian, &err);
+    jdrec_begin(&w, jdrec_sink(out), 62, 4242, 1000, big_endian, &err);
     jitanon_jitdump_write_debug_info(&w, 1100, 0x1000, e, 3, &err);
     jdrec_write(&w, jdrec_unwind(1150, eh, sizeof eh, ehh, sizeof ehh, 0), &err);
     jdrec_write(&w, jdrec_load(1200, 4242, 4243, 0x1000, code1, sizeof code1, 7, "fn_one"), &err);

@@ -1,7 +1,7 @@
-/* The front door's errors (issue #26): a file that cannot be opened is reported with
-   the OS's reason, not only as an input/output error. */
+/* Opening the inputs (issue #26, the front door's errors): a perf.data or a jitdump that
+   cannot be opened is reported with the OS's reason, not only as an input/output error. */
 
-static void test_record_open_names_os_reason(void)
+static void test_open_names_os_reason(void)
 {
     jitanon_perf_reader r;
     jitanon_jitdump *d = NULL;
@@ -17,7 +17,10 @@ static void test_record_open_names_os_reason(void)
     JT_CHECK(strstr(err.info, strerror(ENOENT)) != NULL);
 }
 
-static void suite_record(void)
+static void suite_open(void)
 {
-    JT_RUN(test_record_open_names_os_reason);
+    JT_RUN(test_open_names_os_reason);
 }
+JT_SUITE(open)
+#undef JT_SUITES
+#define JT_SUITES jt_suites_open
