@@ -77,13 +77,13 @@ static void put64(jitanon_membuf *m, uint64_t v)
 static jitanon_result read_all(const uint8_t *data, size_t size, int skip_header_ish, uint64_t skip_names,
                                rec_list *l)
 {
-    memin in;
-    capped cap;
-    jitanon_perf_opts opts;
+    jitanon_result res;
+    jitanon_error err;
     jitanon_perf_reader r;
     jitanon_perf_record rec;
-    jitanon_error err;
-    jitanon_result res;
+    jitanon_perf_opts opts;
+    capped cap;
+    memin in;
     memset(l, 0, sizeof *l);
     in = memin_make(data, size, 0, 0);
     perf_opts(&opts, &cap);

@@ -254,7 +254,7 @@ static jitanon_result ti_run(const jitanon_membuf *perf, const jitanon_inject_op
     return res;
 }
 
-/* Injects `perf` with no output, as a symbolizer does (o's callbacks see what it decides). */
+/* A symbolizer's pass over `perf`, no output (o's callbacks see what it decides). */
 static jitanon_result ti_run_no_output(const jitanon_membuf *perf, const jitanon_inject_opts *o,
                                        jitanon_inject_stats *st, jitanon_error *err)
 {
@@ -262,7 +262,7 @@ static jitanon_result ti_run_no_output(const jitanon_membuf *perf, const jitanon
     jitanon_result res;
     memin in = memin_make(perf->data, perf->size, 0, 0);
     res = jitanon_perf_reader_init(&r, memin_read, memin_seek, &in, NULL, err);
-    if (res == JITANON_OK) res = jitanon_inject(&r, NULL, o, st, err);
+    if (res == JITANON_OK) res = jitanon_symbolize(&r, o, st, err);
     jitanon_perf_reader_release(&r);
     return res;
 }

@@ -105,6 +105,9 @@ static size_t tr_truth(const tr_case *c, uint64_t addr, uint64_t t)
 static void tr_run(uint64_t seed, int name, int reserve, int *failures)
 {
     tr_case *c = (tr_case *)calloc(1, sizeof *c);
+    jitanon_inject_opts o;
+    jitanon_inject_stats st;
+    jitanon_error err;
     size_t i, k, s, order[TR_MAXF], pick_of[TR_NS], nout = 0, late, cap = 4096;
     uint64_t rng = seed, t, prev, sample_time[TR_NS], sample_addr[TR_NS];
     int fdone[TR_BPAGES];
@@ -112,9 +115,6 @@ static void tr_run(uint64_t seed, int name, int reserve, int *failures)
     jitanon_membuf perf, result;
     ti_gen g;
     uint8_t raw[128];
-    jitanon_error err;
-    jitanon_inject_opts o;
-    jitanon_inject_stats st;
     ti_out_rec *out = (ti_out_rec *)calloc(cap, sizeof *out);
     char(*answers)[64] = (char(*)[64])calloc(TR_NS, 64);
     int bad = 0;

@@ -20,18 +20,19 @@ check() {
   script "$data" "$dir/raw.txt"; script "$dir/perfinj.data" "$dir/perf.txt"; script "$dir/ours.data" "$dir/ours.txt"
   script "$dir/all.data" "$dir/all.txt"; script "$dir/proc.data" "$dir/proc.txt"; script "$dir/fn.data" "$dir/fn.txt"
   script "$dir/rg.data" "$dir/rg.txt"
-  if out=$(python3 "$cmp_py" contract "$dir/raw.txt" "$dir/perf.txt" "$dir/ours.txt"); then
-    echo "PASS inject $name: range mode keeps every answer ($out)"
-  else echo "FAIL inject $name: range mode: $out"; fi
-  if out=$(python3 "$cmp_py" same "$dir/raw.txt" "$dir/perf.txt" "$dir/all.txt"); then
-    echo "PASS inject $name: --anon=all --elf=function gives perf inject's sample lines ($out)"
-  else echo "FAIL inject $name: --anon=all differs from perf inject: $out"; fi
-  if out=$(python3 "$cmp_py" samesym "$dir/raw.txt" "$dir/fn.txt" "$dir/rg.txt"); then
-    echo "PASS inject $name: region files resolve every sample as per-function files ($out)"
-  else echo "FAIL inject $name: region files differ from per-function files: $out"; fi
-  if out=$(python3 "$cmp_py" samesym "$dir/raw.txt" "$dir/fn.txt" "$dir/proc.txt"); then
-    echo "PASS inject $name: --elf=process resolves every sample as per-function mode"
-  else echo "FAIL inject $name: --elf=process differs from per-function: $out"; fi
+  # one comparison of perf script's lines (script_cmp-style modes of $cmp_py): what, then
+  # the two listings, what a PASS says and what a FAIL says
+  cmp_check() {
+    if out=$(python3 "$cmp_py" "$1" "$dir/raw.txt" "$2" "$3"); then echo "PASS inject $name: $4 ($out)"
+    else echo "FAIL inject $name: $5: $out"; fi
+  }
+  cmp_check contract "$dir/perf.txt" "$dir/ours.txt" "range mode keeps every answer" "range mode"
+  cmp_check same "$dir/perf.txt" "$dir/all.txt" "--anon=all --elf=function gives perf inject's sample lines" \
+    "--anon=all differs from perf inject"
+  cmp_check samesym "$dir/fn.txt" "$dir/rg.txt" "region files resolve every sample as per-function files" \
+    "region files differ from per-function files"
+  cmp_check samesym "$dir/fn.txt" "$dir/proc.txt" "--elf=process resolves every sample as per-function mode" \
+    "--elf=process differs from per-function"
   # the per-process file is the one jitdump-elf --process makes from the dump alone
   for so in "$dir"/proc/jitted-*.so; do
     [ -f "$so" ] || continue

@@ -7,7 +7,8 @@
     jitanon__os_default, the platform seam ([seam] declares it, [posix] defines it);
   - every hook is in fact defined in the section its comment names;
   - the contents table lists every section tag, in the header's order, and doc/HACKING.md's
-    map has a row for each (its first cell the tag), in the same order.
+    map has a row for each (its first cell the tag), in the same order, and names every
+    tests/t_*.c.
 
 Comments and string literals are blanked before names are looked for, so a comment that
 mentions a later function is not a call.  Prints PASS/FAIL lines; exits 1 on a FAIL.
@@ -115,6 +116,12 @@ def main(header, hacking):
     rows = re.findall(r"^\| `\[([a-z0-9-]+)\]` \|", open(hacking).read(), flags=re.M)
     if rows != order:
         fails.append("doc/HACKING.md's map has rows %s; the sections are %s" % (" ".join(rows), " ".join(order)))
+    # 5. every unit-test file is on the map
+    import glob, os
+    hack = open(hacking).read()
+    for t in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(header)), "tests", "t_*.c"))):
+        if "tests/" + os.path.basename(t) not in hack:
+            fails.append("doc/HACKING.md's map names no section for tests/%s" % os.path.basename(t))
     for f in fails:
         print("FAIL sections: " + f)
     if not fails:
