@@ -140,7 +140,7 @@ static void scan_compare(int big, uint64_t st, unsigned damage)
     jitanon_membuf_release(&two.m);
 }
 
-static void test_scan_short_path_same_fields(void)
+static void test_shortpath_same_fields(void)
 {
     static const uint64_t layouts[] = {
         JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_PERIOD,
@@ -158,7 +158,7 @@ static void test_scan_short_path_same_fields(void)
         for (i = 0; i < sizeof layouts / sizeof layouts[0]; i++) scan_compare(big, layouts[i], SCAN_NSAMPLES);
 }
 
-static void test_scan_short_path_damage(void)
+static void test_shortpath_damage(void)
 {
     int big;
     uint64_t st = JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_CALLCHAIN;
@@ -171,7 +171,7 @@ static void test_scan_short_path_damage(void)
 
 /* A sample cut by the data section's end, or shorter than its fixed fields, is the
    general path's error on the short path too. */
-static void test_scan_short_path_bounds(void)
+static void test_shortpath_bounds(void)
 {
     pdt_b b;
     jitanon_perf_reader r;
@@ -247,7 +247,7 @@ static void scan_features_at(const pdt_b *b, unsigned at, size_t step, int odd)
     jitanon_perf_reader_release(&rb);
 }
 
-static void test_scan_short_path_features(void)
+static void test_shortpath_features(void)
 {
     uint64_t st = JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME | JITANON_PERF_SAMPLE_CALLCHAIN;
     int big;
@@ -277,7 +277,7 @@ static void scan_pipe_attr(pdt_b *b, uint64_t st)
     pdt_end(b, at);
 }
 
-/* The pipe of test_scan_short_path_pipe, its last 4 bytes cut off or not. */
+/* The pipe of test_shortpath_pipe, its last 4 bytes cut off or not. */
 static void scan_pipe(int big, int cut)
 {
     uint64_t st = JITANON_PERF_SAMPLE_IP | JITANON_PERF_SAMPLE_TID | JITANON_PERF_SAMPLE_TIME |
@@ -319,7 +319,7 @@ static void scan_pipe(int big, int cut)
     jitanon_membuf_release(&b.m);
 }
 
-static void test_scan_short_path_pipe(void)
+static void test_shortpath_pipe(void)
 {
     int big;
     for (big = 0; big < 2; big++) scan_pipe(big, 0), scan_pipe(big, 1);
@@ -327,7 +327,7 @@ static void test_scan_short_path_pipe(void)
 
 /* The time counters over samples whose times go down, to 0 and up again, on both paths
    (0 is "no first time yet": the next time replaces it, as it always did). */
-static void test_scan_short_path_times(void)
+static void test_shortpath_times(void)
 {
     static const uint64_t times[] = {500, 300, 0, 200, 900, 0, 100};
     unsigned nattr;
@@ -359,7 +359,7 @@ static void test_scan_short_path_times(void)
 
 /* A kernel record of an attr with sample_id_all but no trailer field (id_hdr_size 0):
    its sid stays 0, and the record's body is all of it. */
-static void test_scan_trailer_without_fields(void)
+static void test_shortpath_trailer_without_fields(void)
 {
     pdt_b b;
     jitanon_perf_reader r;
@@ -389,16 +389,16 @@ static void test_scan_trailer_without_fields(void)
     jitanon_membuf_release(&b.m);
 }
 
-static void suite_scan(void)
+static void suite_shortpath(void)
 {
-    JT_RUN(test_scan_short_path_same_fields);
-    JT_RUN(test_scan_short_path_damage);
-    JT_RUN(test_scan_short_path_bounds);
-    JT_RUN(test_scan_short_path_features);
-    JT_RUN(test_scan_short_path_pipe);
-    JT_RUN(test_scan_short_path_times);
-    JT_RUN(test_scan_trailer_without_fields);
+    JT_RUN(test_shortpath_same_fields);
+    JT_RUN(test_shortpath_damage);
+    JT_RUN(test_shortpath_bounds);
+    JT_RUN(test_shortpath_features);
+    JT_RUN(test_shortpath_pipe);
+    JT_RUN(test_shortpath_times);
+    JT_RUN(test_shortpath_trailer_without_fields);
 }
-JT_SUITE(scan)
+JT_SUITE(shortpath)
 #undef JT_SUITES
-#define JT_SUITES jt_suites_scan
+#define JT_SUITES jt_suites_shortpath

@@ -16,7 +16,7 @@ static void su_run(ti_case *c, jitanon_anon_mode mode)
 }
 
 /* RANGE: the stages' counts, and the engine's own fields beside the injector's. */
-static void test_surface_stats_range(void)
+static void test_stats_range(void)
 {
     ti_case c;
     su_run(&c, JITANON_ANON_RANGE);
@@ -39,7 +39,7 @@ static void test_surface_stats_range(void)
 }
 
 /* ALL drops the dump's //anon mmaps without asking the engine: stats.trim.dropped says so. */
-static void test_surface_stats_all(void)
+static void test_stats_all(void)
 {
     ti_case c;
     su_run(&c, JITANON_ANON_ALL);
@@ -48,11 +48,11 @@ static void test_surface_stats_all(void)
     ti_case_end(&c);
 }
 
-static void suite_surface(void)
+static void suite_stats(void)
 {
-    JT_RUN(test_surface_stats_range);
-    JT_RUN(test_surface_stats_all);
+    JT_RUN(test_stats_range);
+    JT_RUN(test_stats_all);
 }
-JT_SUITE(surface)
+JT_SUITE(stats)
 #undef JT_SUITES
-#define JT_SUITES jt_suites_surface
+#define JT_SUITES jt_suites_stats
