@@ -4582,7 +4582,7 @@ JITANON_API jitanon_result jitanon_jitdump_load_file(const char *path, const jit
 }
 #endif
 
-#ifndef JITANON_MINIMAL
+#if JITANON__INJECT
 
 /* -- [jitdump-write] jitdump writer -------------------------------------------------------- */
 
@@ -6928,7 +6928,7 @@ JITANON_API jitanon_result jitanon_perf_reader_open(jitanon_perf_reader *r, cons
 }
 #endif
 
-#ifndef JITANON_MINIMAL /* [perf-write] .. [pipeline]: readers only leave out every writer and the injector */
+#if JITANON__INJECT /* [perf-write] .. [pipeline]: readers only (JITANON_MINIMAL) leave out every writer and the injector */
 
 /* -- [perf-write] perf.data writer --------------------------------------------------------- */
 
@@ -9756,6 +9756,7 @@ typedef struct jitanon__cie {
     unsigned enc;      /* the FDE's pointer encoding ('R'; DW_EH_PE_*; 0: absolute, 8 bytes) */
     unsigned lsda;     /* 'L': the LSDA's encoding; 0xff none */
     int personality;   /* 'P': a personality routine */
+    int b_key;         /* 'B': return addresses signed with arm64's B key */
     int aug_z, signal; /* 'z': FDEs carry augmentation data; 'S': a signal frame */
     jitanon__cur init; /* its initial instructions */
 } jitanon__cie;
@@ -9778,7 +9779,8 @@ JITANON__PRIVATE int jitanon__cie_read(jitanon__cur *c, uint64_t eh_addr, jitano
     memset(cie, 0, sizeof *cie);
     cie->lsda = 0xff;
     *version = 0;
-    aug->data = "", aug->length = 0;
+    aug->data = "";
+    aug->length = 0;
     if (!jitanon__elf_skip_byte(c, version) || (*version != 1 && *version != 3 && *version != 4) ||
         !jitanon__take_cstr(c, aug))
         return JITANON__CIE_VERSION;
@@ -9816,6 +9818,7 @@ JITANON__PRIVATE int jitanon__cie_read(jitanon__cur *c, uint64_t eh_addr, jitano
             cie->signal = 1;
             break;
         case 'B': /* arm64 with pointer authentication's B key: no data */
+            cie->b_key = 1;
             break;
         default:
             return JITANON__CIE_AUG; /* an unknown letter: its data cannot be skipped */
@@ -9834,13 +9837,9 @@ JITANON__PRIVATE int jitanon__elf_cie_encoding(jitanon__cur c, unsigned *enc)
     jitanon__cie cie;
     jitanon_str aug;
     unsigned version;
-    size_t i;
     if (!jitanon__take(&c, 4) || jitanon__cie_read(&c, 0, &cie, &aug, &version) != JITANON__CIE_OK) return 0;
-    if (!cie.aug_z || cie.personality || cie.lsda != 0xff) return 0;
-    *enc = 0xff;
-    for (i = 1; i < aug.length; i++)
-        if (aug.data[i] == 'R') *enc = cie.enc;
-        else if (aug.data[i] == 'B') return 0;
+    if (!cie.aug_z || cie.personality || cie.lsda != 0xff || cie.b_key) return 0;
+    *enc = cie.enc; /* (0 without 'R': absolute, refused below) */
     return (*enc & 0xf0) == 0x10 && ((*enc & 7) == 3 || (*enc & 7) == 4);
 }
 
@@ -15167,7 +15166,7 @@ typedef struct jitanon__inj_fresh {
     size_t n;
 } jitanon__inj_fresh;
 
-#ifndef JITANON_NO_LIVE
+#if JITANON__LIVE
 /* How fresh an event must be (the clock now minus its time) for a round to wait for a
    dump whose last record is older, and how recently that dump must have grown: an older
    event, or a JIT that stopped writing, gains nothing from a wait. */
@@ -17011,7 +17010,7 @@ JITANON__PRIVATE void jitanon__inj_tell_event(jitanon__inj *j, const jitanon__in
    The CFI (an FDE for a pc, its rule row, one frame up) and jitanon__unw_*, which walk
    a sample's copied user stack with it for the frame iterator (JITANON_FRAME_WANT_UNWIND). */
 
-#ifndef JITANON_NO_UNWIND
+#if JITANON__UNWIND
 
 /* -- DWARF call frame information: one frame up from a copied stack -----------------
 
@@ -19678,7 +19677,7 @@ JITANON_API jitanon_result jitanon_symbolize_file(const char *path, const jitano
 {
     jitanon_perf_reader r;
     jitanon_result res = jitanon_perf_reader_open(&r, path, perf_opts, err);
-    if (res == JITANON_OK) res = jitanon_inject(&r, NULL, opts, stats, err);
+    if (res == JITANON_OK) res = jitanon_symbolize(&r, opts, stats, err);
     jitanon_perf_reader_release(&r);
     return res;
 }
@@ -19958,7 +19957,7 @@ JITANON_API void jitanon_atomic_abort(jitanon_atomic_file *f) { (void)f; }
 #endif
 #endif
 
-#ifndef JITANON_MINIMAL
+#if JITANON__INJECT
 /* -- jitdump file for a JIT: jit-<pid>.dump and its marker mmap -- */
 
 JITANON_API jitanon_result jitanon_jitdump_file_open(jitanon_jitdump_file *f, const char *dir, uint32_t elf_mach,

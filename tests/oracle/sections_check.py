@@ -15,6 +15,8 @@ mentions a later function is not a call.  Prints PASS/FAIL lines; exits 1 on a F
 
     python3 tests/oracle/sections_check.py jitanon.h doc/HACKING.md
 """
+import glob
+import os
 import re
 import sys
 
@@ -117,7 +119,6 @@ def main(header, hacking):
     if rows != order:
         fails.append("doc/HACKING.md's map has rows %s; the sections are %s" % (" ".join(rows), " ".join(order)))
     # 5. every unit-test file is on the map
-    import glob, os
     hack = open(hacking).read()
     for t in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(header)), "tests", "t_*.c"))):
         if "tests/" + os.path.basename(t) not in hack:
