@@ -1339,24 +1339,20 @@ static pid_t start_perf(const run *R, const recording *rc, char **pa)
     _exit(127);
 }
 
-/* -p of a JVM: the agent loaded with jcmd once perf records (its marker mmap must be
-   seen); the code compiled before it came is then named late (ic's options). */
-static void load_agent(run *R, inject_cli *ic, recording *rc)
+/* -p of a JVM: the agent loaded with jcmd before perf starts.  It writes what the JVM
+   compiled so far when it loads, and perf finds its marker among the process's mappings
+   when it starts: every sample comes after the load records of the code it lands in.
+   (Loaded once perf records instead, the samples taken while jcmd starts - a JVM
+   itself, a second or more on a slow machine - would precede their code's records.) */
+static void load_agent(run *R)
 {
     pid_t j;
-    char pidstr[32];
-    int w, js;
-    for (w = 0; w < 50 && !rc->t.open; w++) {
-        usleep(100000);
-        tail_poll(R, &rc->t);
-    }
-    usleep(200000);
-    snprintf(pidstr, sizeof pidstr, "%ld", R->attach_pid);
+    int js;
     j = fork();
     if (j == 0) {
         int nul = open("/dev/null", O_RDWR);
         if (nul >= 0) dup2(nul, 1);
-        execlp("jcmd", "jcmd", pidstr, "JVMTI.agent_load", R->jcmd_agent, R->jcmd_opt, (char *)NULL);
+        execlp("jcmd", "jcmd", R->pidstr, "JVMTI.agent_load", R->jcmd_agent, R->jcmd_opt, (char *)NULL);
         fprintf(stderr, TOOL ": cannot run jcmd: %s\n", strerror(errno));
         _exit(127);
     }
@@ -1364,13 +1360,6 @@ static void load_agent(run *R, inject_cli *ic, recording *rc)
     waitpid(j, &js, 0);
     if (!WIFEXITED(js) || WEXITSTATUS(js) != 0)
         fprintf(stderr, TOOL ": jcmd could not load the agent into %ld: recording without JIT names\n", R->attach_pid);
-    else if (!ic->o.late_window_ns && ic->o.late == JITANON_LATE_AUTO) {
-        /* the agent describes the code compiled before it came (its load records are
-           dated when it loaded): samples in that code since perf began are named after
-           it, unless something else was ever described there */
-        ic->o.late = JITANON_LATE_NAME;
-        ic->o.late_window_ns = (uint64_t)((now_s() - rc->t0 + 1.0) * 1e9);
-    }
 }
 
 /* Until perf ends (its status into rc->status), following the recording and passing
@@ -1420,7 +1409,7 @@ static void wait_perf(run *R, recording *rc)
    SIGINT at least BURST_S after the first: timeout(1) sends two at once), stops perf,
    which ends the program with SIGTERM.  With -p, perf stops at once.  GO_ON when perf
    recorded something. */
-static int record_program(run *R, inject_cli *ic, recording *rc)
+static int record_program(run *R, recording *rc)
 {
     char *pa[MAX_ARGS + 32];
     struct stat sb;
@@ -1429,6 +1418,7 @@ static int record_program(run *R, inject_cli *ic, recording *rc)
     n = readlink("/proc/self/exe", rc->me, sizeof rc->me - 1);
     rc->me[n > 0 ? n : 0] = 0;
     perf_argv(R, pa, MAX_ARGS + 32, rc->me[0] ? rc->me : NULL);
+    if (R->attach_pid && R->r.kind == RT_JAVA && !R->no_jit && R->agent[0]) load_agent(R);
     rc->t0 = now_s();
     rc->perf = start_perf(R, rc, pa);
     if (rc->perf < 0) return fprintf(stderr, TOOL ": cannot start perf: %s\n", strerror(errno)), 1;
@@ -1437,7 +1427,6 @@ static int record_program(run *R, inject_cli *ic, recording *rc)
     if (!R->quiet && isatty(2))
         fprintf(stderr, TOOL ": recording %s%s\n", R->attach_pid ? "pid " : base_name(R->argv[0]),
                 R->attach_pid ? R->pidstr : " (Ctrl-C ends it; the profile follows)");
-    if (R->attach_pid && R->r.kind == RT_JAVA && !R->no_jit && R->agent[0]) load_agent(R, ic, rc);
     wait_perf(R, rc);
     g_perf_pid = 0;
     rc->interrupted = rc->S.ints || rc->S.now;
@@ -1692,7 +1681,7 @@ int main(int argc, char **argv)
         for (i = 0; i < R.nnotes; i++) printf("# %s\n", R.notes[i]);
         return 0;
     }
-    if ((status = check_perf(&R)) != GO_ON || (status = record_program(&R, &ic, &rc)) != GO_ON) return status;
+    if ((status = check_perf(&R)) != GO_ON || (status = record_program(&R, &rc)) != GO_ON) return status;
     secs = now_s() - rc.t0;
     if (inject_cli_finish(&ic, TOOL) != 0) return 1;
     status = inject_and_report(&R, &ic, secs, rc.interrupted);
