@@ -824,7 +824,7 @@ static void on_sample(void *user, const jitanon_inject_sample *s)
     /* JIT code: what a jitdump describes, or an anonymous mapping of a process with one */
     if (f.kind == JITANON_FRAME_JIT) P->jit++, P->jit_named++;
     else if (f.kind == JITANON_FRAME_PERF_MAP) P->jit++, P->map_named++;
-    else if (s->kind == JITANON_TRIM_ANON) P->jit++;
+    else if (f.kind == JITANON_FRAME_FILE && fr_is_anon(f.path)) P->jit++;
     leaf.name = P->names[0];
     leaf.kind = lk;
     fg_add(&P->self, &leaf, 1, 1);
