@@ -1034,47 +1034,16 @@ typedef struct jitanon_elf_info {
     uint8_t build_id[20];  /* also in .note.gnu.build-id */
 } jitanon_elf_info;
 
-/* SHA-1 state for the build-id (internal; here because the builder holds one). */
-typedef struct jitanon__sha1 {
-    uint32_t h[5];
-    uint8_t block[64];
-    size_t used;
-    uint64_t total;
-    int hw; /* x86 SHA extensions: 0 not asked yet, 1 absent, 2 used */
-} jitanon__sha1;
-
-/* Per-function data the builder keeps (views plus a few numbers). */
-typedef struct jitanon__elf_entry {
-    jitanon_str name;
-    uint64_t code_addr, offset, sym_size;
-    jitanon_bytes code, debug_entries, eh_frame;
-    uint64_t debug_count;
-    int streamed; /* name, debug and eh_frame are the builder's copies; code comes later */
-} jitanon__elf_entry;
-
 /* Code of a streamed function (jitanon_elf_builder_stream_code), valid until the next call; 0 = ok. */
 typedef int (*jitanon_elf_code_fn)(void *user, size_t index, jitanon_bytes *code);
 
 /* Collects functions, then writes one ELF.  Free with _release (also after a failure). */
 typedef struct jitanon_elf_builder {
-    jitanon_elf_opts opts;
-    uint32_t machine, elf_class, notes;
-    int big_endian, have_opts;
-    uint64_t bias, text_base, text_end;
-    jitanon__elf_entry *funcs;
-    size_t count, cap;
-    jitanon__sha1 id;          /* the build-id, hashed as functions are added */
-    jitanon_elf_line_bias_scan bias_scan; /* for line_bias AUTO */
-    jitanon_elf_code_fn code_fn;
-    void *code_user;
-    struct jitanon__elf_chunk *copies; /* what streamed functions keep, newest chunk first */
-    int borrow_tables_;        /* streamed: debug and unwinding data outlive the builder (kept uncopied) */
-    int (*skip_code_)(void *user, uint64_t to); /* internal: another writes the code */
-    void *skip_user_;
+    struct jitanon__elf_builder_state *state_; /* private */
 } jitanon_elf_builder;
 
 /* Starts a file for code described by `header` (machine, class, byte order).  opts may be
-   NULL.  Errors: _BAD_OPTIONS, _FEATURE_DISABLED, _INVALID_ARGUMENT. */
+   NULL.  Errors: _BAD_OPTIONS, _FEATURE_DISABLED, _INVALID_ARGUMENT, _NOMEM. */
 JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, const jitanon_jitdump_header *header,
                                                     const jitanon_elf_opts *opts, jitanon_error *err);
 /* Adds a function, laid out in the order added; *pgoff (may be NULL) gets its offset. */
@@ -9045,6 +9014,15 @@ JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len
 
 /* -- SHA-1 (FIPS 180-4, section 6.1) -- */
 
+/* SHA-1 state for the build-id. */
+typedef struct jitanon__sha1 {
+    uint32_t h[5];
+    uint8_t block[64];
+    size_t used;
+    uint64_t total;
+    int hw; /* x86 SHA extensions: 0 not asked yet, 1 absent, 2 used */
+} jitanon__sha1;
+
 JITANON__PRIVATE uint32_t jitanon__rol32(uint32_t x, unsigned n) { return (x << n) | (x >> (32u - n)); }
 
 /* Rounds written out with a 16-word rolling schedule: the plain loop with a branch per
@@ -9270,29 +9248,70 @@ JITANON__PRIVATE uint64_t jitanon__elf_load_align(uint32_t machine)
     }
 }
 
-JITANON__PRIVATE int jitanon__elf_is64(const jitanon_elf_builder *b) { return b->elf_class == 64; }
+/* Per-function data the builder keeps (views plus a few numbers). */
+typedef struct jitanon__elf_entry {
+    jitanon_str name;
+    uint64_t code_addr, offset, sym_size;
+    jitanon_bytes code, debug_entries, eh_frame;
+    uint64_t debug_count;
+    int streamed; /* name, debug and eh_frame are the builder's copies; code comes later */
+} jitanon__elf_entry;
+
+/* The builder's state (jitanon_elf_builder.state_): allocated by _init with opts.allocator,
+   freed by _release. */
+typedef struct jitanon__elf_builder_state {
+    jitanon_elf_opts opts;
+    uint32_t machine, elf_class, notes;
+    int big_endian;
+    uint64_t bias, text_base, text_end; /* text_base: the headers' room, where code starts */
+    jitanon__elf_entry *funcs;
+    size_t count, cap;
+    jitanon__sha1 id;          /* the build-id, hashed as functions are added */
+    jitanon_elf_line_bias_scan bias_scan; /* for line_bias AUTO */
+    jitanon_elf_code_fn code_fn;
+    void *code_user;
+    struct jitanon__elf_chunk *copies; /* what streamed functions keep, newest chunk first */
+    int borrow_tables;         /* streamed: debug and unwinding data outlive the builder (kept uncopied) */
+    /* Set by the injector when another writes the code (a region file's, by offset):
+       finish moves the sink over it, to `to`, instead of writing it; nonzero: it cannot. */
+    int (*skip_code)(void *user, uint64_t to);
+    void *skip_user;
+} jitanon__elfb;
+
+JITANON__PRIVATE int jitanon__elf_is64(const jitanon__elfb *b) { return b->elf_class == 64; }
 JITANON__PRIVATE uint64_t jitanon__elf_ehsize(int is64) { return is64 ? 64u : 52u; }
 JITANON__PRIVATE uint64_t jitanon__elf_phentsize(int is64) { return is64 ? 56u : 32u; }
 JITANON__PRIVATE uint64_t jitanon__elf_shentsize(int is64) { return is64 ? 64u : 40u; }
 
-JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, const jitanon_jitdump_header *header,
+JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *eb, const jitanon_jitdump_header *header,
                                                     const jitanon_elf_opts *opts, jitanon_error *err)
 {
+    jitanon_elf_opts o;
+    jitanon__elfb *b;
+    uint32_t machine;
     int is64;
-    JITANON_ASSERT(b && header);
-    memset(b, 0, sizeof *b);
+    JITANON_ASSERT(eb && header);
+    eb->state_ = NULL;
     jitanon__clear_error(err);
+    memset(&o, 0, sizeof o);
     if (opts) {
         if (JITANON__OPTS_BAD(opts)) return jitanon__opts_fail(err, "jitanon_elf_opts");
-        b->opts = *opts;
+        o = *opts;
     }
-    if (b->opts.compress_debug && !JITANON__HAS_ZLIB)
+    /* every check before the state is allocated: a failed init holds nothing */
+    if (o.compress_debug && !JITANON__HAS_ZLIB)
         return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "compress_debug needs JITANON_USE_ZLIB");
-    if (b->opts.elf_class && b->opts.elf_class != 32 && b->opts.elf_class != 64)
+    if (o.elf_class && o.elf_class != 32 && o.elf_class != 64)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad elf_class option");
-    b->machine = b->opts.machine ? b->opts.machine : header->elf_mach;
-    if (b->machine > 0xffffu)
-        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 12, "e_machine %u does not fit 16 bits", (unsigned)b->machine);
+    machine = o.machine ? o.machine : header->elf_mach;
+    if (machine > 0xffffu)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 12, "e_machine %u does not fit 16 bits", (unsigned)machine);
+    if (!(b = (jitanon__elfb *)jitanon__malloc(&o.allocator, sizeof *b)))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory (the ELF builder's state)");
+    memset(b, 0, sizeof *b);
+    eb->state_ = b;
+    b->opts = o;
+    b->machine = machine;
     b->elf_class = b->opts.elf_class ? b->opts.elf_class : jitanon__elf_class_of(b->machine);
     b->big_endian = header->big_endian;
     is64 = jitanon__elf_is64(b);
@@ -9428,7 +9447,7 @@ struct jitanon__elf_chunk {
     size_t size, used;
 };
 
-JITANON__PRIVATE uint8_t *jitanon__elf_carve(jitanon_elf_builder *b, size_t n)
+JITANON__PRIVATE uint8_t *jitanon__elf_carve(jitanon__elfb *b, size_t n)
 {
     struct jitanon__elf_chunk *c = b->copies;
     size_t head = (sizeof *c + 15) & ~(size_t)15;
@@ -9446,9 +9465,9 @@ JITANON__PRIVATE uint8_t *jitanon__elf_carve(jitanon_elf_builder *b, size_t n)
 }
 
 /* 0 when out of memory (nothing is then kept). */
-JITANON__PRIVATE int jitanon__elf_keep_copies(jitanon_elf_builder *b, jitanon__elf_entry *e)
+JITANON__PRIVATE int jitanon__elf_keep_copies(jitanon__elfb *b, jitanon__elf_entry *e)
 {
-    size_t tables = b->borrow_tables_ ? 0 : e->debug_entries.size + e->eh_frame.size, n = e->name.length + tables;
+    size_t tables = b->borrow_tables ? 0 : e->debug_entries.size + e->eh_frame.size, n = e->name.length + tables;
     uint8_t *p = n ? jitanon__elf_carve(b, n) : NULL;
     if (n && !p) return 0;
     if (e->name.length) memcpy(p, e->name.data, e->name.length);
@@ -9464,9 +9483,11 @@ JITANON__PRIVATE int jitanon__elf_keep_copies(jitanon_elf_builder *b, jitanon__e
     return 1;
 }
 
-JITANON_API void jitanon_elf_builder_stream_code(jitanon_elf_builder *b, jitanon_elf_code_fn code_fn, void *user)
+JITANON_API void jitanon_elf_builder_stream_code(jitanon_elf_builder *eb, jitanon_elf_code_fn code_fn, void *user)
 {
-    JITANON_ASSERT(b && code_fn);
+    jitanon__elfb *b;
+    JITANON_ASSERT(eb && eb->state_ && code_fn);
+    b = eb->state_;
     b->code_fn = code_fn;
     b->code_user = user;
 }
@@ -9498,15 +9519,18 @@ typedef struct jitanon__elf_code_sum {
     uint64_t hash, skip;
 } jitanon__elf_code_sum;
 
-JITANON__PRIVATE jitanon_result jitanon__elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
+JITANON__PRIVATE jitanon_result jitanon__elf_builder_add(jitanon_elf_builder *eb, const jitanon_elf_func *fn,
                                                          const jitanon__elf_code_sum *sum, uint64_t *pgoff,
                                                          jitanon_error *err)
 {
+    jitanon__elfb *b;
     jitanon__elf_entry *e;
-    uint64_t off = jitanon__align_up(b->text_end, 16), end;
+    uint64_t off, end;
     jitanon_result r;
     jitanon_elf_func checked;
-    JITANON_ASSERT(b && fn);
+    JITANON_ASSERT(eb && eb->state_ && fn);
+    b = eb->state_;
+    off = jitanon__align_up(b->text_end, 16);
     jitanon__clear_error(err);
     checked = *fn;
     if (sum && b->code_fn && !checked.code.data) checked.code.size = 0; /* the bytes come while it is written */
@@ -9589,23 +9613,33 @@ JITANON__PRIVATE jitanon_result jitanon__elf_builder_add(jitanon_elf_builder *b,
     return JITANON_OK;
 }
 
+/* Room for n functions in all, so a caller that knows its count grows the table once. */
+JITANON__PRIVATE int jitanon__elf_builder_reserve(jitanon_elf_builder *eb, size_t n)
+{
+    jitanon__elfb *b = eb->state_;
+    return jitanon__reserve(&b->opts.allocator, (void **)&b->funcs, &b->cap, n, sizeof *b->funcs);
+}
+
 JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
                                                    uint64_t *pgoff, jitanon_error *err)
 {
     return jitanon__elf_builder_add(b, fn, NULL, pgoff, err);
 }
 
-JITANON_API void jitanon_elf_builder_release(jitanon_elf_builder *b)
+JITANON_API void jitanon_elf_builder_release(jitanon_elf_builder *eb)
 {
+    jitanon__elfb *b = eb ? eb->state_ : NULL;
+    jitanon_allocator a;
     if (!b) return;
+    a = b->opts.allocator; /* the state is freed with the allocator it holds */
     while (b->copies) {
         struct jitanon__elf_chunk *c = b->copies;
         b->copies = c->next;
-        jitanon__free(&b->opts.allocator, c, c->size + ((sizeof *c + 15) & ~(size_t)15));
+        jitanon__free(&a, c, c->size + ((sizeof *c + 15) & ~(size_t)15));
     }
-    jitanon__free(&b->opts.allocator, b->funcs, b->cap * sizeof *b->funcs);
-    b->funcs = NULL;
-    b->count = b->cap = 0;
+    jitanon__free(&a, b->funcs, b->cap * sizeof *b->funcs);
+    jitanon__free(&a, b, sizeof *b);
+    eb->state_ = NULL;
 }
 
 /* -- Finishing: everything a file needs besides the code, built in memory. -- */
@@ -9622,7 +9656,7 @@ typedef struct jitanon__elf_row {
 } jitanon__elf_row;
 
 typedef struct jitanon__elfw {
-    jitanon_elf_builder *b;
+    jitanon__elfb *b;
     const jitanon_allocator *a;
     int is64, big;
     jitanon_membuf eh, hdr, note, sym, str, abbrev, info, line, prog, shstr, head, shdrs;
@@ -9652,7 +9686,7 @@ JITANON__PRIVATE void jitanon__elfw_free(jitanon__elfw *w)
     jitanon__free(w->a, w->rows, w->row_cap * sizeof *w->rows);
 }
 
-JITANON__PRIVATE void jitanon__elfw_init(jitanon__elfw *w, jitanon_elf_builder *b)
+JITANON__PRIVATE void jitanon__elfw_init(jitanon__elfw *w, jitanon__elfb *b)
 {
     jitanon_membuf *bufs[] = {&w->eh, &w->hdr, &w->note, &w->sym, &w->str, &w->abbrev,
                              &w->info, &w->line, &w->prog, &w->shstr, &w->head, &w->shdrs};
@@ -10505,13 +10539,13 @@ JITANON__PRIVATE jitanon_result jitanon__elf_emit(jitanon__elfw *w, jitanon_sink
     size_t i;
     w->pos = 0;
     if ((r = jitanon__elf_put(w, sink, w->head.data, w->head.size, err)) != JITANON_OK) return r;
-    if (w->b->skip_code_ && !w->b->opts.symbols_only && w->b->count) {
+    if (w->b->skip_code && !w->b->opts.symbols_only && w->b->count) {
         uint64_t end = w->b->text_base + w->text_size;
-        if (end > w->pos && w->b->skip_code_(w->b->skip_user_, end))
+        if (end > w->pos && w->b->skip_code(w->b->skip_user, end))
             return JITANON__FAIL(err, JITANON_ERR_WRITE, w->pos, "cannot move the sink over the code");
         if (end > w->pos) w->pos = end;
     }
-    for (i = 0; i < w->b->count && !w->b->opts.symbols_only && !w->b->skip_code_; i++) {
+    for (i = 0; i < w->b->count && !w->b->opts.symbols_only && !w->b->skip_code; i++) {
         const jitanon__elf_entry *e = &w->b->funcs[i];
         jitanon_bytes code = e->code;
         if (e->streamed) {
@@ -10537,7 +10571,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_emit(jitanon__elfw *w, jitanon_sink
 
 JITANON__PRIVATE void jitanon__elf_pick_machine(jitanon__elfw *w)
 {
-    jitanon_elf_builder *b = w->b;
+    jitanon__elfb *b = w->b;
     uint32_t host = jitanon_jitdump_host_machine();
     w->out.machine = b->machine;
     if (!(b->notes & JITANON_ELF_NOTE_ERLANG) || b->opts.machine || b->machine != JITANON__EM_X86_64) {
@@ -10556,7 +10590,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_build(jitanon__elfw *w, jitanon_err
     jitanon_result r;
     int have_debug = 0;
     size_t i;
-    jitanon_elf_builder *b = w->b;
+    jitanon__elfb *b = w->b;
     jitanon__elf_pick_machine(w);
     if (b->count && !b->opts.symbols_only) {
         const jitanon__elf_entry *last = &b->funcs[b->count - 1];
@@ -10586,12 +10620,14 @@ JITANON__PRIVATE jitanon_result jitanon__elf_build(jitanon__elfw *w, jitanon_err
     return JITANON_OK;
 }
 
-JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, jitanon_sink sink, jitanon_elf_info *info,
+JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *eb, jitanon_sink sink, jitanon_elf_info *info,
                                                       jitanon_error *err)
 {
+    jitanon__elfb *b;
     jitanon__elfw w;
     jitanon_result r;
-    JITANON_ASSERT(b && sink.write_fn);
+    JITANON_ASSERT(eb && eb->state_ && sink.write_fn);
+    b = eb->state_;
     jitanon__clear_error(err);
     if (b->opts.line_bias == JITANON_ELF_LINE_BIAS_AUTO &&
         jitanon_elf_line_bias_scan_result(&b->bias_scan) == JITANON_ELF_LINE_BIAS_PERF) {
@@ -10625,7 +10661,7 @@ JITANON__PRIVATE void jitanon__elf_builder_sha(jitanon_elf_builder *b, int *sha_
 #else
     *sha_hw = 1;
 #endif
-    b->id.hw = *sha_hw;
+    b->state_->id.hw = *sha_hw;
 }
 
 /* jitanon_elf_write_function, for a caller that writes many: *sha_hw keeps what the
@@ -13325,7 +13361,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_text_base(jitanon__inj *j, jitanon__
     jitanon_elf_builder tb;
     jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
     if (res != JITANON_OK) return res;
-    jd->text_base = tb.text_base;
+    jd->text_base = tb.state_->text_base;
     jitanon_elf_builder_release(&tb);
     return JITANON_OK;
 }
@@ -13471,7 +13507,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_begin(jitanon__inj *j, jitan
     jitanon_elf_builder tb;
     jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
     if (res != JITANON_OK) return res;
-    jd->text_base = tb.text_base;
+    jd->text_base = tb.state_->text_base;
     jitanon_elf_builder_release(&tb);
     return jitanon__eo_func_begin(j, o, jd);
 }
@@ -14464,7 +14500,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_adds(jitanon__inj *j, jitanon
     jitanon_result res = JITANON_OK;
     size_t i;
     *k = 0;
-    if (!jitanon__reserve(&b->opts.allocator, (void **)&b->funcs, &b->cap, n, sizeof *b->funcs) ||
+    if (!jitanon__elf_builder_reserve(b, n) ||
         !jitanon__reserve(&j->a, (void **)&s->added, &s->added_cap, n, sizeof *s->added))
         return jitanon__inj_nomem(j, "region functions");
     for (i = 0; i < n && res == JITANON_OK; i++) {
@@ -14634,7 +14670,7 @@ JITANON__PRIVATE void jitanon__eo_par_free(jitanon__inj *j, jitanon__eo_par *p)
     memset(p, 0, sizeof *p);
 }
 
-/* The calling thread's sink: by offset, after the worker's code (jitanon_elf_builder.skip_code_). */
+/* The calling thread's sink: by offset, after the worker's code (the builder's skip_code). */
 JITANON__PRIVATE int jitanon__eo_par_put(void *user, const void *data, size_t size)
 {
     jitanon__eo_par *p = (jitanon__eo_par *)user;
@@ -14673,8 +14709,8 @@ JITANON__PRIVATE jitanon_result jitanon__eo_par_fill(jitanon__eo_fill *f, jitano
     tp->run_fn(tp->user, pool, 0, p->ntasks);
     res = jitanon__eo_region_adds(j, s, f->pb, p->base, s->npieces_, &k);
     if (res == JITANON_OK) {
-        f->pb->skip_code_ = jitanon__eo_par_skip;
-        f->pb->skip_user_ = p;
+        f->pb->state_->skip_code = jitanon__eo_par_skip;
+        f->pb->state_->skip_user = p;
         at.write_fn = jitanon__eo_par_put;
         at.user = p;
         p->pos = 0;
@@ -14711,7 +14747,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
     jitanon__elf_builder_sha(&b, &j->sha_hw);
     if (stream) {
         jitanon_elf_builder_stream_code(&b, jitanon__eo_region_code, s);
-        b.borrow_tables_ = 1; /* they stay in the arena: only the names are copied */
+        b.state_->borrow_tables = 1; /* they stay in the arena: only the names are copied */
     }
     memset(&par, 0, sizeof par);
     par.s = s;
