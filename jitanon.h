@@ -185,16 +185,6 @@ typedef size_t (*jitanon_read_fn)(void *user, void *dst, size_t size);
 typedef int (*jitanon_write_fn)(void *user, const void *data, size_t size);
 typedef struct jitanon_sink { jitanon_write_fn write_fn; void *user; } jitanon_sink;
 
-/* Internal: a pulled input, unread bytes buf[pos, len) at input offset `off`. */
-typedef struct jitanon__input {
-    jitanon_read_fn read_fn;
-    void *user;
-    uint8_t *buf;
-    size_t len, cap, pos;
-    uint64_t off;
-    struct jitanon__in_ahead *ahead;
-} jitanon__input;
-
 /* A growable buffer and sink (jitanon_membuf_write): zero it; data/size so far; _release frees. */
 typedef struct jitanon_membuf {
     uint8_t *data;
@@ -387,7 +377,7 @@ typedef struct jitanon_jitdump_stream {
     uint64_t max_record_size, next_index;
     uint64_t consumed;  /* input offset of the next record */
     size_t pending;     /* bytes read but not consumed yet (an incomplete header or record) */
-    jitanon__input in_; /* internal */
+    struct jitanon__input *in_; /* private */
 } jitanon_jitdump_stream;
 
 /* _next: JITANON_OK (valid until the next call), JITANON_AGAIN (call again later), or an error. */
@@ -2618,6 +2608,16 @@ JITANON__PRIVATE void jitanon__buf_flush(jitanon_membuf *b)
 /* -- [input] Chunked input: the streaming readers keep the unread bytes of a jitanon_read_fn in
    a buffer that grows only to the largest piece asked for. -- */
 
+/* A pulled input, unread bytes buf[pos, len) at input offset `off`. */
+typedef struct jitanon__input {
+    jitanon_read_fn read_fn;
+    void *user;
+    uint8_t *buf;
+    size_t len, cap, pos;
+    uint64_t off;
+    struct jitanon__in_ahead *ahead;
+} jitanon__input;
+
 JITANON__PRIVATE size_t jitanon__in_avail(const jitanon__input *in) { return in->len - in->pos; }
 
 JITANON__PRIVATE void jitanon__in_consume(jitanon__input *in, size_t n)
@@ -4281,7 +4281,7 @@ JITANON_API void jitanon_jitdump_func_iter_release(jitanon_jitdump_func_iter *it
    data is JITANON_AGAIN: the file may still be growing. */
 JITANON__PRIVATE jitanon_result jitanon__jitdump_fill(jitanon_jitdump_stream *s, size_t need, jitanon_error *err)
 {
-    jitanon_result r = jitanon__in_fill(&s->in_, &s->allocator, need, 65536, err);
+    jitanon_result r = jitanon__in_fill(s->in_, &s->allocator, need, 65536, err);
     return r == JITANON_END ? JITANON_AGAIN : r;
 }
 
@@ -4293,9 +4293,11 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_init_impl(jitanon_jitdum
     JITANON_ASSERT(s && read_fn);
     if ((res = jitanon__init_begin(s, sizeof *s, JITANON__OPTS_BAD(opts), "jitanon_jitdump_opts", err)) != JITANON_OK)
         return res;
-    jitanon__in_init(&s->in_, read_fn, user);
-    s->max_record_size = jitanon__jitdump_max_record(opts);
     if (opts) s->allocator = opts->allocator;
+    if (!(s->in_ = (jitanon__input *)jitanon__malloc(&s->allocator, sizeof *s->in_)))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory (the stream's input)");
+    jitanon__in_init(s->in_, read_fn, user);
+    s->max_record_size = jitanon__jitdump_max_record(opts);
     return JITANON_OK;
 }
 
@@ -4308,21 +4310,21 @@ JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s
 JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_header(jitanon_jitdump_stream *s, jitanon_error *err)
 {
     jitanon_result r = jitanon__jitdump_fill(s, JITANON__JITDUMP_HEADER_SIZE, err);
-    if (r == JITANON_AGAIN && jitanon__in_avail(&s->in_) >= 4) {
+    if (r == JITANON_AGAIN && jitanon__in_avail(s->in_) >= 4) {
         /* Reject a wrong magic early rather than waiting for 40 bytes forever. */
         jitanon_jitdump_header h;
-        jitanon_result m = jitanon__jitdump_parse_header(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), &h, err);
+        jitanon_result m = jitanon__jitdump_parse_header(s->in_->buf + s->in_->pos, jitanon__in_avail(s->in_), &h, err);
         if (m != JITANON_AGAIN && m != JITANON_OK) return m;
     }
     if (r != JITANON_OK) return r;
-    r = jitanon__jitdump_parse_header(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), &s->header, err);
+    r = jitanon__jitdump_parse_header(s->in_->buf + s->in_->pos, jitanon__in_avail(s->in_), &s->header, err);
     if (r != JITANON_OK) return r;
     if (s->header.total_size > s->max_record_size)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 8, "header total_size %u exceeds the limit",
                              (unsigned)s->header.total_size);
     r = jitanon__jitdump_fill(s, s->header.total_size, err);
     if (r != JITANON_OK) return r;
-    jitanon__in_consume(&s->in_, s->header.total_size);
+    jitanon__in_consume(s->in_, s->header.total_size);
     s->stats.warnings = jitanon__jitdump_header_warnings(&s->header);
     s->have_header = 1;
     return JITANON_OK;
@@ -4335,20 +4337,20 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_next_impl(jitanon_jitdum
 {
     uint64_t missing = 0;
     jitanon_result r = JITANON_OK;
-    JITANON_ASSERT(s && rec);
+    JITANON_ASSERT(s && s->in_ && rec);
     if (!s->have_header) r = jitanon__jitdump_stream_header(s, err);
     while (r == JITANON_OK &&
-           (r = jitanon__jitdump_parse_record(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), s->in_.off,
+           (r = jitanon__jitdump_parse_record(s->in_->buf + s->in_->pos, jitanon__in_avail(s->in_), s->in_->off,
                                           s->header.big_endian, s->max_record_size, s->next_index, rec, &missing,
                                           err)) == JITANON_AGAIN)
-        r = jitanon__jitdump_fill(s, (size_t)(jitanon__in_avail(&s->in_) + missing), err);
+        r = jitanon__jitdump_fill(s, (size_t)(jitanon__in_avail(s->in_) + missing), err);
     if (r == JITANON_OK) {
-        jitanon__in_consume(&s->in_, rec->total_size);
+        jitanon__in_consume(s->in_, rec->total_size);
         s->next_index++;
         jitanon__jitdump_count(&s->stats, rec);
     }
-    s->consumed = s->in_.off;
-    s->pending = s->in_.len - s->in_.pos;
+    s->consumed = s->in_->off;
+    s->pending = s->in_->len - s->in_->pos;
     return r;
 }
 
@@ -4360,8 +4362,10 @@ JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s
 
 JITANON_API void jitanon_jitdump_stream_release(jitanon_jitdump_stream *s)
 {
-    if (!s) return;
-    jitanon__in_free(&s->in_, &s->allocator);
+    if (!s || !s->in_) return;
+    jitanon__in_free(s->in_, &s->allocator);
+    jitanon__free(&s->allocator, s->in_, sizeof *s->in_);
+    s->in_ = NULL;
     s->pending = 0;
 }
 
@@ -12850,7 +12854,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_open(jitanon__inj *j, const jit
     s->size = size;
     if ((s->summarise = jd->sum.walked == 1) != 0) jitanon_elf_line_bias_scan_init(&s->bias, NULL);
     if (!j->jit.live && j->opts->elf_threads) /* read ahead: the dump is read whole, nothing else reads it */
-        (void)jitanon__in_read_ahead(&s->st.in_, &s->st.allocator,
+        (void)jitanon__in_read_ahead(s->st.in_, &s->st.allocator,
                                      j->io.thread_pool ? j->io.thread_pool : j->os->threads);
     return JITANON_OK;
 }
@@ -12869,7 +12873,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_next(jitanon__inj_src *s, jitan
 
 JITANON__PRIVATE void jitanon__inj_src_close(jitanon__inj_src *s)
 {
-    jitanon__in_ahead_end(&s->st.in_, &s->st.allocator); /* its worker reads the stream: first */
+    if (s->st.in_) jitanon__in_ahead_end(s->st.in_, &s->st.allocator); /* its worker reads the stream: first */
     if (s->close) s->close(s->close_user, s->stream);
 #ifndef JITANON_NO_STDIO
     else if (s->file) jitanon__stream_close(&s->df);
