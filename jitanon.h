@@ -318,13 +318,9 @@ typedef struct jitanon_jitdump_func {
 
 typedef struct jitanon_jitdump_func_iter {
     uint64_t debug_unmatched; /* DEBUG_INFO no LOAD took (all of them once _next gave END) */
-    const struct jitanon_jitdump *dump_; /* internal */
-    size_t next_, nwait_, wait_cap_;
-    const jitanon_jitdump_record *unwind_;
-    const jitanon_jitdump_record **wait_;
-    unsigned char *recent_; /* read since the last LOAD */
-    size_t recent_cap_;
+    const struct jitanon_jitdump *dump_; /* private: what _begin was given, */
     jitanon_allocator allocator_;
+    struct jitanon__func_iter_state *state_; /* the rest, allocated by the first _next */
 } jitanon_jitdump_func_iter;
 
 /* allocator may be NULL.  _next: JITANON_OK, JITANON_END, JITANON_ERR_NOMEM.  _release: NULL-safe. */
@@ -4197,6 +4193,16 @@ JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, 
 
 /* -- a loaded dump's functions (jitanon_jitdump_func_iter) -- */
 
+/* The iterator's state (jitanon_jitdump_func_iter.state_): _begin cannot fail, so the
+   first _next allocates it, with the iterator's allocator; _release frees it. */
+struct jitanon__func_iter_state {
+    size_t next, nwait, wait_cap;
+    const jitanon_jitdump_record *unwind;
+    const jitanon_jitdump_record **wait;
+    unsigned char *recent; /* read since the last LOAD */
+    size_t recent_cap;
+};
+
 JITANON_API void jitanon_jitdump_func_iter_begin(jitanon_jitdump_func_iter *it, const struct jitanon_jitdump *d,
                                                  const jitanon_allocator *allocator)
 {
@@ -4208,35 +4214,36 @@ JITANON_API void jitanon_jitdump_func_iter_begin(jitanon_jitdump_func_iter *it, 
 
 /* The waiting DEBUG_INFO that `load` takes: the newest with its code address, else the
    newest read since the last LOAD whose first line is in its code; SIZE_MAX: none. */
-JITANON__PRIVATE size_t jitanon__jd_func_pick(const jitanon_jitdump_func_iter *it, const jitanon_jitdump_record *load)
+JITANON__PRIVATE size_t jitanon__jd_func_pick(const struct jitanon__func_iter_state *s, const jitanon_jitdump_record *load)
 {
-    size_t i = it->nwait_;
+    size_t i = s->nwait;
     while (i-- > 0)
-        if (jitanon_jitdump_debug_fits(it->wait_[i], load) == JITANON_JITDUMP_DEBUG_SAME_ADDR) return i;
-    for (i = it->nwait_; i-- > 0 && it->recent_[i];)
-        if (jitanon_jitdump_debug_fits(it->wait_[i], load)) return i;
+        if (jitanon_jitdump_debug_fits(s->wait[i], load) == JITANON_JITDUMP_DEBUG_SAME_ADDR) return i;
+    for (i = s->nwait; i-- > 0 && s->recent[i];)
+        if (jitanon_jitdump_debug_fits(s->wait[i], load)) return i;
     return SIZE_MAX;
 }
 
-JITANON__PRIVATE void jitanon__jd_func_unwait(jitanon_jitdump_func_iter *it, size_t i)
+JITANON__PRIVATE void jitanon__jd_func_unwait(struct jitanon__func_iter_state *s, size_t i)
 {
-    memmove(it->wait_ + i, it->wait_ + i + 1, (it->nwait_ - i - 1) * sizeof *it->wait_);
-    memmove(it->recent_ + i, it->recent_ + i + 1, it->nwait_ - i - 1);
-    it->nwait_--;
+    memmove(s->wait + i, s->wait + i + 1, (s->nwait - i - 1) * sizeof *s->wait);
+    memmove(s->recent + i, s->recent + i + 1, s->nwait - i - 1);
+    s->nwait--;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__jd_func_wait(jitanon_jitdump_func_iter *it, const jitanon_jitdump_record *r,
                                                      jitanon_error *err)
 {
-    if (it->nwait_ == JITANON_JITDUMP_DEBUG_WAITING) { /* never taken: the oldest goes */
-        jitanon__jd_func_unwait(it, 0);
+    struct jitanon__func_iter_state *s = it->state_;
+    if (s->nwait == JITANON_JITDUMP_DEBUG_WAITING) { /* never taken: the oldest goes */
+        jitanon__jd_func_unwait(s, 0);
         it->debug_unmatched++;
     }
-    if (!jitanon__grow(&it->allocator_, (void **)&it->wait_, &it->wait_cap_, it->nwait_ + 1, sizeof *it->wait_) ||
-        !jitanon__grow(&it->allocator_, (void **)&it->recent_, &it->recent_cap_, it->nwait_ + 1, 1))
+    if (!jitanon__grow(&it->allocator_, (void **)&s->wait, &s->wait_cap, s->nwait + 1, sizeof *s->wait) ||
+        !jitanon__grow(&it->allocator_, (void **)&s->recent, &s->recent_cap, s->nwait + 1, 1))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, r->offset, "cannot keep a DEBUG_INFO for its LOAD");
-    it->wait_[it->nwait_] = r;
-    it->recent_[it->nwait_++] = 1;
+    s->wait[s->nwait] = r;
+    s->recent[s->nwait++] = 1;
     return JITANON_OK;
 }
 
@@ -4244,35 +4251,47 @@ JITANON_API jitanon_result jitanon_jitdump_func_iter_next(jitanon_jitdump_func_i
                                                           jitanon_error *err)
 {
     const jitanon_jitdump *d;
+    struct jitanon__func_iter_state *s;
     jitanon_result res;
     JITANON_ASSERT(it && it->dump_ && out);
     d = it->dump_;
-    for (; it->next_ < d->record_count; it->next_++) {
-        const jitanon_jitdump_record *r = &d->records[it->next_];
+    if (!it->state_) {
+        if (!(s = (struct jitanon__func_iter_state *)jitanon__malloc(&it->allocator_, sizeof *s)))
+            return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory (the function iterator's state)");
+        memset(s, 0, sizeof *s);
+        it->state_ = s;
+    }
+    s = it->state_;
+    for (; s->next < d->record_count; s->next++) {
+        const jitanon_jitdump_record *r = &d->records[s->next];
         size_t at, k;
         if (r->id == JITANON_JITDUMP_CODE_DEBUG_INFO && (res = jitanon__jd_func_wait(it, r, err)) != JITANON_OK) return res;
-        if (r->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) it->unwind_ = r;
+        if (r->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) s->unwind = r;
         if (r->id != JITANON_JITDUMP_CODE_LOAD) continue;
-        at = jitanon__jd_func_pick(it, r);
-        for (k = 0; k < it->nwait_; k++) it->recent_[k] = 0;
+        at = jitanon__jd_func_pick(s, r);
+        for (k = 0; k < s->nwait; k++) s->recent[k] = 0;
         out->load = r;
-        out->debug = at == SIZE_MAX ? NULL : it->wait_[at];
-        out->unwind = it->unwind_;
-        if (at != SIZE_MAX) jitanon__jd_func_unwait(it, at);
-        it->unwind_ = NULL;
-        it->next_++;
+        out->debug = at == SIZE_MAX ? NULL : s->wait[at];
+        out->unwind = s->unwind;
+        if (at != SIZE_MAX) jitanon__jd_func_unwait(s, at);
+        s->unwind = NULL;
+        s->next++;
         return JITANON_OK;
     }
-    it->debug_unmatched += it->nwait_;
-    it->nwait_ = 0;
+    it->debug_unmatched += s->nwait;
+    s->nwait = 0;
     return JITANON_END;
 }
 
 JITANON_API void jitanon_jitdump_func_iter_release(jitanon_jitdump_func_iter *it)
 {
+    struct jitanon__func_iter_state *s = it ? it->state_ : NULL;
     if (!it) return;
-    jitanon__free(&it->allocator_, (void *)it->wait_, it->wait_cap_ * sizeof *it->wait_);
-    jitanon__free(&it->allocator_, it->recent_, it->recent_cap_);
+    if (s) {
+        jitanon__free(&it->allocator_, (void *)s->wait, s->wait_cap * sizeof *s->wait);
+        jitanon__free(&it->allocator_, s->recent, s->recent_cap);
+        jitanon__free(&it->allocator_, s, sizeof *s);
+    }
     memset(it, 0, sizeof *it);
 }
 
