@@ -185,16 +185,6 @@ typedef size_t (*jitanon_read_fn)(void *user, void *dst, size_t size);
 typedef int (*jitanon_write_fn)(void *user, const void *data, size_t size);
 typedef struct jitanon_sink { jitanon_write_fn write_fn; void *user; } jitanon_sink;
 
-/* Internal: a pulled input, unread bytes buf[pos, len) at input offset `off`. */
-typedef struct jitanon__input {
-    jitanon_read_fn read_fn;
-    void *user;
-    uint8_t *buf;
-    size_t len, cap, pos;
-    uint64_t off;
-    struct jitanon__in_ahead *ahead;
-} jitanon__input;
-
 /* A growable buffer and sink (jitanon_membuf_write): zero it; data/size so far; _release frees. */
 typedef struct jitanon_membuf {
     uint8_t *data;
@@ -328,13 +318,9 @@ typedef struct jitanon_jitdump_func {
 
 typedef struct jitanon_jitdump_func_iter {
     uint64_t debug_unmatched; /* DEBUG_INFO no LOAD took (all of them once _next gave END) */
-    const struct jitanon_jitdump *dump_; /* internal */
-    size_t next_, nwait_, wait_cap_;
-    const jitanon_jitdump_record *unwind_;
-    const jitanon_jitdump_record **wait_;
-    unsigned char *recent_; /* read since the last LOAD */
-    size_t recent_cap_;
+    const struct jitanon_jitdump *dump_; /* private: what _begin was given, */
     jitanon_allocator allocator_;
+    struct jitanon__func_iter_state *state_; /* the rest, allocated by the first _next */
 } jitanon_jitdump_func_iter;
 
 /* allocator may be NULL.  _next: JITANON_OK, JITANON_END, JITANON_ERR_NOMEM.  _release: NULL-safe. */
@@ -387,7 +373,7 @@ typedef struct jitanon_jitdump_stream {
     uint64_t max_record_size, next_index;
     uint64_t consumed;  /* input offset of the next record */
     size_t pending;     /* bytes read but not consumed yet (an incomplete header or record) */
-    jitanon__input in_; /* internal */
+    struct jitanon__input *in_; /* private */
 } jitanon_jitdump_stream;
 
 /* _next: JITANON_OK (valid until the next call), JITANON_AGAIN (call again later), or an error. */
@@ -1034,47 +1020,16 @@ typedef struct jitanon_elf_info {
     uint8_t build_id[20];  /* also in .note.gnu.build-id */
 } jitanon_elf_info;
 
-/* SHA-1 state for the build-id (internal; here because the builder holds one). */
-typedef struct jitanon__sha1 {
-    uint32_t h[5];
-    uint8_t block[64];
-    size_t used;
-    uint64_t total;
-    int hw; /* x86 SHA extensions: 0 not asked yet, 1 absent, 2 used */
-} jitanon__sha1;
-
-/* Per-function data the builder keeps (views plus a few numbers). */
-typedef struct jitanon__elf_entry {
-    jitanon_str name;
-    uint64_t code_addr, offset, sym_size;
-    jitanon_bytes code, debug_entries, eh_frame;
-    uint64_t debug_count;
-    int streamed; /* name, debug and eh_frame are the builder's copies; code comes later */
-} jitanon__elf_entry;
-
 /* Code of a streamed function (jitanon_elf_builder_stream_code), valid until the next call; 0 = ok. */
 typedef int (*jitanon_elf_code_fn)(void *user, size_t index, jitanon_bytes *code);
 
 /* Collects functions, then writes one ELF.  Free with _release (also after a failure). */
 typedef struct jitanon_elf_builder {
-    jitanon_elf_opts opts;
-    uint32_t machine, elf_class, notes;
-    int big_endian, have_opts;
-    uint64_t bias, text_base, text_end;
-    jitanon__elf_entry *funcs;
-    size_t count, cap;
-    jitanon__sha1 id;          /* the build-id, hashed as functions are added */
-    jitanon_elf_line_bias_scan bias_scan; /* for line_bias AUTO */
-    jitanon_elf_code_fn code_fn;
-    void *code_user;
-    struct jitanon__elf_chunk *copies; /* what streamed functions keep, newest chunk first */
-    int borrow_tables_;        /* streamed: debug and unwinding data outlive the builder (kept uncopied) */
-    int (*skip_code_)(void *user, uint64_t to); /* internal: another writes the code */
-    void *skip_user_;
+    struct jitanon__elf_builder_state *state_; /* private */
 } jitanon_elf_builder;
 
 /* Starts a file for code described by `header` (machine, class, byte order).  opts may be
-   NULL.  Errors: _BAD_OPTIONS, _FEATURE_DISABLED, _INVALID_ARGUMENT. */
+   NULL.  Errors: _BAD_OPTIONS, _FEATURE_DISABLED, _INVALID_ARGUMENT, _NOMEM. */
 JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, const jitanon_jitdump_header *header,
                                                     const jitanon_elf_opts *opts, jitanon_error *err);
 /* Adds a function, laid out in the order added; *pgoff (may be NULL) gets its offset. */
@@ -2648,6 +2603,16 @@ JITANON__PRIVATE void jitanon__buf_flush(jitanon_membuf *b)
 
 /* -- [input] Chunked input: the streaming readers keep the unread bytes of a jitanon_read_fn in
    a buffer that grows only to the largest piece asked for. -- */
+
+/* A pulled input, unread bytes buf[pos, len) at input offset `off`. */
+typedef struct jitanon__input {
+    jitanon_read_fn read_fn;
+    void *user;
+    uint8_t *buf;
+    size_t len, cap, pos;
+    uint64_t off;
+    struct jitanon__in_ahead *ahead;
+} jitanon__input;
 
 JITANON__PRIVATE size_t jitanon__in_avail(const jitanon__input *in) { return in->len - in->pos; }
 
@@ -4228,6 +4193,16 @@ JITANON_API int jitanon_jitdump_debug_fits(const jitanon_jitdump_record *debug, 
 
 /* -- a loaded dump's functions (jitanon_jitdump_func_iter) -- */
 
+/* The iterator's state (jitanon_jitdump_func_iter.state_): _begin cannot fail, so the
+   first _next allocates it, with the iterator's allocator; _release frees it. */
+struct jitanon__func_iter_state {
+    size_t next, nwait, wait_cap;
+    const jitanon_jitdump_record *unwind;
+    const jitanon_jitdump_record **wait;
+    unsigned char *recent; /* read since the last LOAD */
+    size_t recent_cap;
+};
+
 JITANON_API void jitanon_jitdump_func_iter_begin(jitanon_jitdump_func_iter *it, const struct jitanon_jitdump *d,
                                                  const jitanon_allocator *allocator)
 {
@@ -4239,35 +4214,36 @@ JITANON_API void jitanon_jitdump_func_iter_begin(jitanon_jitdump_func_iter *it, 
 
 /* The waiting DEBUG_INFO that `load` takes: the newest with its code address, else the
    newest read since the last LOAD whose first line is in its code; SIZE_MAX: none. */
-JITANON__PRIVATE size_t jitanon__jd_func_pick(const jitanon_jitdump_func_iter *it, const jitanon_jitdump_record *load)
+JITANON__PRIVATE size_t jitanon__jd_func_pick(const struct jitanon__func_iter_state *s, const jitanon_jitdump_record *load)
 {
-    size_t i = it->nwait_;
+    size_t i = s->nwait;
     while (i-- > 0)
-        if (jitanon_jitdump_debug_fits(it->wait_[i], load) == JITANON_JITDUMP_DEBUG_SAME_ADDR) return i;
-    for (i = it->nwait_; i-- > 0 && it->recent_[i];)
-        if (jitanon_jitdump_debug_fits(it->wait_[i], load)) return i;
+        if (jitanon_jitdump_debug_fits(s->wait[i], load) == JITANON_JITDUMP_DEBUG_SAME_ADDR) return i;
+    for (i = s->nwait; i-- > 0 && s->recent[i];)
+        if (jitanon_jitdump_debug_fits(s->wait[i], load)) return i;
     return SIZE_MAX;
 }
 
-JITANON__PRIVATE void jitanon__jd_func_unwait(jitanon_jitdump_func_iter *it, size_t i)
+JITANON__PRIVATE void jitanon__jd_func_unwait(struct jitanon__func_iter_state *s, size_t i)
 {
-    memmove(it->wait_ + i, it->wait_ + i + 1, (it->nwait_ - i - 1) * sizeof *it->wait_);
-    memmove(it->recent_ + i, it->recent_ + i + 1, it->nwait_ - i - 1);
-    it->nwait_--;
+    memmove(s->wait + i, s->wait + i + 1, (s->nwait - i - 1) * sizeof *s->wait);
+    memmove(s->recent + i, s->recent + i + 1, s->nwait - i - 1);
+    s->nwait--;
 }
 
 JITANON__PRIVATE jitanon_result jitanon__jd_func_wait(jitanon_jitdump_func_iter *it, const jitanon_jitdump_record *r,
                                                      jitanon_error *err)
 {
-    if (it->nwait_ == JITANON_JITDUMP_DEBUG_WAITING) { /* never taken: the oldest goes */
-        jitanon__jd_func_unwait(it, 0);
+    struct jitanon__func_iter_state *s = it->state_;
+    if (s->nwait == JITANON_JITDUMP_DEBUG_WAITING) { /* never taken: the oldest goes */
+        jitanon__jd_func_unwait(s, 0);
         it->debug_unmatched++;
     }
-    if (!jitanon__grow(&it->allocator_, (void **)&it->wait_, &it->wait_cap_, it->nwait_ + 1, sizeof *it->wait_) ||
-        !jitanon__grow(&it->allocator_, (void **)&it->recent_, &it->recent_cap_, it->nwait_ + 1, 1))
+    if (!jitanon__grow(&it->allocator_, (void **)&s->wait, &s->wait_cap, s->nwait + 1, sizeof *s->wait) ||
+        !jitanon__grow(&it->allocator_, (void **)&s->recent, &s->recent_cap, s->nwait + 1, 1))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, r->offset, "cannot keep a DEBUG_INFO for its LOAD");
-    it->wait_[it->nwait_] = r;
-    it->recent_[it->nwait_++] = 1;
+    s->wait[s->nwait] = r;
+    s->recent[s->nwait++] = 1;
     return JITANON_OK;
 }
 
@@ -4275,35 +4251,47 @@ JITANON_API jitanon_result jitanon_jitdump_func_iter_next(jitanon_jitdump_func_i
                                                           jitanon_error *err)
 {
     const jitanon_jitdump *d;
+    struct jitanon__func_iter_state *s;
     jitanon_result res;
     JITANON_ASSERT(it && it->dump_ && out);
     d = it->dump_;
-    for (; it->next_ < d->record_count; it->next_++) {
-        const jitanon_jitdump_record *r = &d->records[it->next_];
+    if (!it->state_) {
+        if (!(s = (struct jitanon__func_iter_state *)jitanon__malloc(&it->allocator_, sizeof *s)))
+            return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory (the function iterator's state)");
+        memset(s, 0, sizeof *s);
+        it->state_ = s;
+    }
+    s = it->state_;
+    for (; s->next < d->record_count; s->next++) {
+        const jitanon_jitdump_record *r = &d->records[s->next];
         size_t at, k;
         if (r->id == JITANON_JITDUMP_CODE_DEBUG_INFO && (res = jitanon__jd_func_wait(it, r, err)) != JITANON_OK) return res;
-        if (r->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) it->unwind_ = r;
+        if (r->id == JITANON_JITDUMP_CODE_UNWINDING_INFO) s->unwind = r;
         if (r->id != JITANON_JITDUMP_CODE_LOAD) continue;
-        at = jitanon__jd_func_pick(it, r);
-        for (k = 0; k < it->nwait_; k++) it->recent_[k] = 0;
+        at = jitanon__jd_func_pick(s, r);
+        for (k = 0; k < s->nwait; k++) s->recent[k] = 0;
         out->load = r;
-        out->debug = at == SIZE_MAX ? NULL : it->wait_[at];
-        out->unwind = it->unwind_;
-        if (at != SIZE_MAX) jitanon__jd_func_unwait(it, at);
-        it->unwind_ = NULL;
-        it->next_++;
+        out->debug = at == SIZE_MAX ? NULL : s->wait[at];
+        out->unwind = s->unwind;
+        if (at != SIZE_MAX) jitanon__jd_func_unwait(s, at);
+        s->unwind = NULL;
+        s->next++;
         return JITANON_OK;
     }
-    it->debug_unmatched += it->nwait_;
-    it->nwait_ = 0;
+    it->debug_unmatched += s->nwait;
+    s->nwait = 0;
     return JITANON_END;
 }
 
 JITANON_API void jitanon_jitdump_func_iter_release(jitanon_jitdump_func_iter *it)
 {
+    struct jitanon__func_iter_state *s = it ? it->state_ : NULL;
     if (!it) return;
-    jitanon__free(&it->allocator_, (void *)it->wait_, it->wait_cap_ * sizeof *it->wait_);
-    jitanon__free(&it->allocator_, it->recent_, it->recent_cap_);
+    if (s) {
+        jitanon__free(&it->allocator_, (void *)s->wait, s->wait_cap * sizeof *s->wait);
+        jitanon__free(&it->allocator_, s->recent, s->recent_cap);
+        jitanon__free(&it->allocator_, s, sizeof *s);
+    }
     memset(it, 0, sizeof *it);
 }
 
@@ -4312,7 +4300,7 @@ JITANON_API void jitanon_jitdump_func_iter_release(jitanon_jitdump_func_iter *it
    data is JITANON_AGAIN: the file may still be growing. */
 JITANON__PRIVATE jitanon_result jitanon__jitdump_fill(jitanon_jitdump_stream *s, size_t need, jitanon_error *err)
 {
-    jitanon_result r = jitanon__in_fill(&s->in_, &s->allocator, need, 65536, err);
+    jitanon_result r = jitanon__in_fill(s->in_, &s->allocator, need, 65536, err);
     return r == JITANON_END ? JITANON_AGAIN : r;
 }
 
@@ -4324,9 +4312,11 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_init_impl(jitanon_jitdum
     JITANON_ASSERT(s && read_fn);
     if ((res = jitanon__init_begin(s, sizeof *s, JITANON__OPTS_BAD(opts), "jitanon_jitdump_opts", err)) != JITANON_OK)
         return res;
-    jitanon__in_init(&s->in_, read_fn, user);
-    s->max_record_size = jitanon__jitdump_max_record(opts);
     if (opts) s->allocator = opts->allocator;
+    if (!(s->in_ = (jitanon__input *)jitanon__malloc(&s->allocator, sizeof *s->in_)))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory (the stream's input)");
+    jitanon__in_init(s->in_, read_fn, user);
+    s->max_record_size = jitanon__jitdump_max_record(opts);
     return JITANON_OK;
 }
 
@@ -4339,21 +4329,21 @@ JITANON_API jitanon_result jitanon_jitdump_stream_init(jitanon_jitdump_stream *s
 JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_header(jitanon_jitdump_stream *s, jitanon_error *err)
 {
     jitanon_result r = jitanon__jitdump_fill(s, JITANON__JITDUMP_HEADER_SIZE, err);
-    if (r == JITANON_AGAIN && jitanon__in_avail(&s->in_) >= 4) {
+    if (r == JITANON_AGAIN && jitanon__in_avail(s->in_) >= 4) {
         /* Reject a wrong magic early rather than waiting for 40 bytes forever. */
         jitanon_jitdump_header h;
-        jitanon_result m = jitanon__jitdump_parse_header(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), &h, err);
+        jitanon_result m = jitanon__jitdump_parse_header(s->in_->buf + s->in_->pos, jitanon__in_avail(s->in_), &h, err);
         if (m != JITANON_AGAIN && m != JITANON_OK) return m;
     }
     if (r != JITANON_OK) return r;
-    r = jitanon__jitdump_parse_header(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), &s->header, err);
+    r = jitanon__jitdump_parse_header(s->in_->buf + s->in_->pos, jitanon__in_avail(s->in_), &s->header, err);
     if (r != JITANON_OK) return r;
     if (s->header.total_size > s->max_record_size)
         return JITANON__FAIL(err, JITANON_ERR_LIMIT, 8, "header total_size %u exceeds the limit",
                              (unsigned)s->header.total_size);
     r = jitanon__jitdump_fill(s, s->header.total_size, err);
     if (r != JITANON_OK) return r;
-    jitanon__in_consume(&s->in_, s->header.total_size);
+    jitanon__in_consume(s->in_, s->header.total_size);
     s->stats.warnings = jitanon__jitdump_header_warnings(&s->header);
     s->have_header = 1;
     return JITANON_OK;
@@ -4366,20 +4356,20 @@ JITANON__PRIVATE jitanon_result jitanon__jitdump_stream_next_impl(jitanon_jitdum
 {
     uint64_t missing = 0;
     jitanon_result r = JITANON_OK;
-    JITANON_ASSERT(s && rec);
+    JITANON_ASSERT(s && s->in_ && rec);
     if (!s->have_header) r = jitanon__jitdump_stream_header(s, err);
     while (r == JITANON_OK &&
-           (r = jitanon__jitdump_parse_record(s->in_.buf + s->in_.pos, jitanon__in_avail(&s->in_), s->in_.off,
+           (r = jitanon__jitdump_parse_record(s->in_->buf + s->in_->pos, jitanon__in_avail(s->in_), s->in_->off,
                                           s->header.big_endian, s->max_record_size, s->next_index, rec, &missing,
                                           err)) == JITANON_AGAIN)
-        r = jitanon__jitdump_fill(s, (size_t)(jitanon__in_avail(&s->in_) + missing), err);
+        r = jitanon__jitdump_fill(s, (size_t)(jitanon__in_avail(s->in_) + missing), err);
     if (r == JITANON_OK) {
-        jitanon__in_consume(&s->in_, rec->total_size);
+        jitanon__in_consume(s->in_, rec->total_size);
         s->next_index++;
         jitanon__jitdump_count(&s->stats, rec);
     }
-    s->consumed = s->in_.off;
-    s->pending = s->in_.len - s->in_.pos;
+    s->consumed = s->in_->off;
+    s->pending = s->in_->len - s->in_->pos;
     return r;
 }
 
@@ -4391,8 +4381,10 @@ JITANON_API jitanon_result jitanon_jitdump_stream_next(jitanon_jitdump_stream *s
 
 JITANON_API void jitanon_jitdump_stream_release(jitanon_jitdump_stream *s)
 {
-    if (!s) return;
-    jitanon__in_free(&s->in_, &s->allocator);
+    if (!s || !s->in_) return;
+    jitanon__in_free(s->in_, &s->allocator);
+    jitanon__free(&s->allocator, s->in_, sizeof *s->in_);
+    s->in_ = NULL;
     s->pending = 0;
 }
 
@@ -9045,6 +9037,15 @@ JITANON_API jitanon_trim_kind jitanon_trim_classify(const char *name, size_t len
 
 /* -- SHA-1 (FIPS 180-4, section 6.1) -- */
 
+/* SHA-1 state for the build-id. */
+typedef struct jitanon__sha1 {
+    uint32_t h[5];
+    uint8_t block[64];
+    size_t used;
+    uint64_t total;
+    int hw; /* x86 SHA extensions: 0 not asked yet, 1 absent, 2 used */
+} jitanon__sha1;
+
 JITANON__PRIVATE uint32_t jitanon__rol32(uint32_t x, unsigned n) { return (x << n) | (x >> (32u - n)); }
 
 /* Rounds written out with a 16-word rolling schedule: the plain loop with a branch per
@@ -9270,29 +9271,70 @@ JITANON__PRIVATE uint64_t jitanon__elf_load_align(uint32_t machine)
     }
 }
 
-JITANON__PRIVATE int jitanon__elf_is64(const jitanon_elf_builder *b) { return b->elf_class == 64; }
+/* Per-function data the builder keeps (views plus a few numbers). */
+typedef struct jitanon__elf_entry {
+    jitanon_str name;
+    uint64_t code_addr, offset, sym_size;
+    jitanon_bytes code, debug_entries, eh_frame;
+    uint64_t debug_count;
+    int streamed; /* name, debug and eh_frame are the builder's copies; code comes later */
+} jitanon__elf_entry;
+
+/* The builder's state (jitanon_elf_builder.state_): allocated by _init with opts.allocator,
+   freed by _release. */
+typedef struct jitanon__elf_builder_state {
+    jitanon_elf_opts opts;
+    uint32_t machine, elf_class, notes;
+    int big_endian;
+    uint64_t bias, text_base, text_end; /* text_base: the headers' room, where code starts */
+    jitanon__elf_entry *funcs;
+    size_t count, cap;
+    jitanon__sha1 id;          /* the build-id, hashed as functions are added */
+    jitanon_elf_line_bias_scan bias_scan; /* for line_bias AUTO */
+    jitanon_elf_code_fn code_fn;
+    void *code_user;
+    struct jitanon__elf_chunk *copies; /* what streamed functions keep, newest chunk first */
+    int borrow_tables;         /* streamed: debug and unwinding data outlive the builder (kept uncopied) */
+    /* Set by the injector when another writes the code (a region file's, by offset):
+       finish moves the sink over it, to `to`, instead of writing it; nonzero: it cannot. */
+    int (*skip_code)(void *user, uint64_t to);
+    void *skip_user;
+} jitanon__elfb;
+
+JITANON__PRIVATE int jitanon__elf_is64(const jitanon__elfb *b) { return b->elf_class == 64; }
 JITANON__PRIVATE uint64_t jitanon__elf_ehsize(int is64) { return is64 ? 64u : 52u; }
 JITANON__PRIVATE uint64_t jitanon__elf_phentsize(int is64) { return is64 ? 56u : 32u; }
 JITANON__PRIVATE uint64_t jitanon__elf_shentsize(int is64) { return is64 ? 64u : 40u; }
 
-JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *b, const jitanon_jitdump_header *header,
+JITANON_API jitanon_result jitanon_elf_builder_init(jitanon_elf_builder *eb, const jitanon_jitdump_header *header,
                                                     const jitanon_elf_opts *opts, jitanon_error *err)
 {
+    jitanon_elf_opts o;
+    jitanon__elfb *b;
+    uint32_t machine;
     int is64;
-    JITANON_ASSERT(b && header);
-    memset(b, 0, sizeof *b);
+    JITANON_ASSERT(eb && header);
+    eb->state_ = NULL;
     jitanon__clear_error(err);
+    memset(&o, 0, sizeof o);
     if (opts) {
         if (JITANON__OPTS_BAD(opts)) return jitanon__opts_fail(err, "jitanon_elf_opts");
-        b->opts = *opts;
+        o = *opts;
     }
-    if (b->opts.compress_debug && !JITANON__HAS_ZLIB)
+    /* every check before the state is allocated: a failed init holds nothing */
+    if (o.compress_debug && !JITANON__HAS_ZLIB)
         return JITANON__FAIL(err, JITANON_ERR_FEATURE_DISABLED, 0, "compress_debug needs JITANON_USE_ZLIB");
-    if (b->opts.elf_class && b->opts.elf_class != 32 && b->opts.elf_class != 64)
+    if (o.elf_class && o.elf_class != 32 && o.elf_class != 64)
         return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 0, "bad elf_class option");
-    b->machine = b->opts.machine ? b->opts.machine : header->elf_mach;
-    if (b->machine > 0xffffu)
-        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 12, "e_machine %u does not fit 16 bits", (unsigned)b->machine);
+    machine = o.machine ? o.machine : header->elf_mach;
+    if (machine > 0xffffu)
+        return JITANON__FAIL(err, JITANON_ERR_INVALID_ARGUMENT, 12, "e_machine %u does not fit 16 bits", (unsigned)machine);
+    if (!(b = (jitanon__elfb *)jitanon__malloc(&o.allocator, sizeof *b)))
+        return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "out of memory (the ELF builder's state)");
+    memset(b, 0, sizeof *b);
+    eb->state_ = b;
+    b->opts = o;
+    b->machine = machine;
     b->elf_class = b->opts.elf_class ? b->opts.elf_class : jitanon__elf_class_of(b->machine);
     b->big_endian = header->big_endian;
     is64 = jitanon__elf_is64(b);
@@ -9428,7 +9470,7 @@ struct jitanon__elf_chunk {
     size_t size, used;
 };
 
-JITANON__PRIVATE uint8_t *jitanon__elf_carve(jitanon_elf_builder *b, size_t n)
+JITANON__PRIVATE uint8_t *jitanon__elf_carve(jitanon__elfb *b, size_t n)
 {
     struct jitanon__elf_chunk *c = b->copies;
     size_t head = (sizeof *c + 15) & ~(size_t)15;
@@ -9446,9 +9488,9 @@ JITANON__PRIVATE uint8_t *jitanon__elf_carve(jitanon_elf_builder *b, size_t n)
 }
 
 /* 0 when out of memory (nothing is then kept). */
-JITANON__PRIVATE int jitanon__elf_keep_copies(jitanon_elf_builder *b, jitanon__elf_entry *e)
+JITANON__PRIVATE int jitanon__elf_keep_copies(jitanon__elfb *b, jitanon__elf_entry *e)
 {
-    size_t tables = b->borrow_tables_ ? 0 : e->debug_entries.size + e->eh_frame.size, n = e->name.length + tables;
+    size_t tables = b->borrow_tables ? 0 : e->debug_entries.size + e->eh_frame.size, n = e->name.length + tables;
     uint8_t *p = n ? jitanon__elf_carve(b, n) : NULL;
     if (n && !p) return 0;
     if (e->name.length) memcpy(p, e->name.data, e->name.length);
@@ -9464,9 +9506,11 @@ JITANON__PRIVATE int jitanon__elf_keep_copies(jitanon_elf_builder *b, jitanon__e
     return 1;
 }
 
-JITANON_API void jitanon_elf_builder_stream_code(jitanon_elf_builder *b, jitanon_elf_code_fn code_fn, void *user)
+JITANON_API void jitanon_elf_builder_stream_code(jitanon_elf_builder *eb, jitanon_elf_code_fn code_fn, void *user)
 {
-    JITANON_ASSERT(b && code_fn);
+    jitanon__elfb *b;
+    JITANON_ASSERT(eb && eb->state_ && code_fn);
+    b = eb->state_;
     b->code_fn = code_fn;
     b->code_user = user;
 }
@@ -9498,15 +9542,18 @@ typedef struct jitanon__elf_code_sum {
     uint64_t hash, skip;
 } jitanon__elf_code_sum;
 
-JITANON__PRIVATE jitanon_result jitanon__elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
+JITANON__PRIVATE jitanon_result jitanon__elf_builder_add(jitanon_elf_builder *eb, const jitanon_elf_func *fn,
                                                          const jitanon__elf_code_sum *sum, uint64_t *pgoff,
                                                          jitanon_error *err)
 {
+    jitanon__elfb *b;
     jitanon__elf_entry *e;
-    uint64_t off = jitanon__align_up(b->text_end, 16), end;
+    uint64_t off, end;
     jitanon_result r;
     jitanon_elf_func checked;
-    JITANON_ASSERT(b && fn);
+    JITANON_ASSERT(eb && eb->state_ && fn);
+    b = eb->state_;
+    off = jitanon__align_up(b->text_end, 16);
     jitanon__clear_error(err);
     checked = *fn;
     if (sum && b->code_fn && !checked.code.data) checked.code.size = 0; /* the bytes come while it is written */
@@ -9589,23 +9636,33 @@ JITANON__PRIVATE jitanon_result jitanon__elf_builder_add(jitanon_elf_builder *b,
     return JITANON_OK;
 }
 
+/* Room for n functions in all, so a caller that knows its count grows the table once. */
+JITANON__PRIVATE int jitanon__elf_builder_reserve(jitanon_elf_builder *eb, size_t n)
+{
+    jitanon__elfb *b = eb->state_;
+    return jitanon__reserve(&b->opts.allocator, (void **)&b->funcs, &b->cap, n, sizeof *b->funcs);
+}
+
 JITANON_API jitanon_result jitanon_elf_builder_add(jitanon_elf_builder *b, const jitanon_elf_func *fn,
                                                    uint64_t *pgoff, jitanon_error *err)
 {
     return jitanon__elf_builder_add(b, fn, NULL, pgoff, err);
 }
 
-JITANON_API void jitanon_elf_builder_release(jitanon_elf_builder *b)
+JITANON_API void jitanon_elf_builder_release(jitanon_elf_builder *eb)
 {
+    jitanon__elfb *b = eb ? eb->state_ : NULL;
+    jitanon_allocator a;
     if (!b) return;
+    a = b->opts.allocator; /* the state is freed with the allocator it holds */
     while (b->copies) {
         struct jitanon__elf_chunk *c = b->copies;
         b->copies = c->next;
-        jitanon__free(&b->opts.allocator, c, c->size + ((sizeof *c + 15) & ~(size_t)15));
+        jitanon__free(&a, c, c->size + ((sizeof *c + 15) & ~(size_t)15));
     }
-    jitanon__free(&b->opts.allocator, b->funcs, b->cap * sizeof *b->funcs);
-    b->funcs = NULL;
-    b->count = b->cap = 0;
+    jitanon__free(&a, b->funcs, b->cap * sizeof *b->funcs);
+    jitanon__free(&a, b, sizeof *b);
+    eb->state_ = NULL;
 }
 
 /* -- Finishing: everything a file needs besides the code, built in memory. -- */
@@ -9622,7 +9679,7 @@ typedef struct jitanon__elf_row {
 } jitanon__elf_row;
 
 typedef struct jitanon__elfw {
-    jitanon_elf_builder *b;
+    jitanon__elfb *b;
     const jitanon_allocator *a;
     int is64, big;
     jitanon_membuf eh, hdr, note, sym, str, abbrev, info, line, prog, shstr, head, shdrs;
@@ -9652,7 +9709,7 @@ JITANON__PRIVATE void jitanon__elfw_free(jitanon__elfw *w)
     jitanon__free(w->a, w->rows, w->row_cap * sizeof *w->rows);
 }
 
-JITANON__PRIVATE void jitanon__elfw_init(jitanon__elfw *w, jitanon_elf_builder *b)
+JITANON__PRIVATE void jitanon__elfw_init(jitanon__elfw *w, jitanon__elfb *b)
 {
     jitanon_membuf *bufs[] = {&w->eh, &w->hdr, &w->note, &w->sym, &w->str, &w->abbrev,
                              &w->info, &w->line, &w->prog, &w->shstr, &w->head, &w->shdrs};
@@ -10505,13 +10562,13 @@ JITANON__PRIVATE jitanon_result jitanon__elf_emit(jitanon__elfw *w, jitanon_sink
     size_t i;
     w->pos = 0;
     if ((r = jitanon__elf_put(w, sink, w->head.data, w->head.size, err)) != JITANON_OK) return r;
-    if (w->b->skip_code_ && !w->b->opts.symbols_only && w->b->count) {
+    if (w->b->skip_code && !w->b->opts.symbols_only && w->b->count) {
         uint64_t end = w->b->text_base + w->text_size;
-        if (end > w->pos && w->b->skip_code_(w->b->skip_user_, end))
+        if (end > w->pos && w->b->skip_code(w->b->skip_user, end))
             return JITANON__FAIL(err, JITANON_ERR_WRITE, w->pos, "cannot move the sink over the code");
         if (end > w->pos) w->pos = end;
     }
-    for (i = 0; i < w->b->count && !w->b->opts.symbols_only && !w->b->skip_code_; i++) {
+    for (i = 0; i < w->b->count && !w->b->opts.symbols_only && !w->b->skip_code; i++) {
         const jitanon__elf_entry *e = &w->b->funcs[i];
         jitanon_bytes code = e->code;
         if (e->streamed) {
@@ -10537,7 +10594,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_emit(jitanon__elfw *w, jitanon_sink
 
 JITANON__PRIVATE void jitanon__elf_pick_machine(jitanon__elfw *w)
 {
-    jitanon_elf_builder *b = w->b;
+    jitanon__elfb *b = w->b;
     uint32_t host = jitanon_jitdump_host_machine();
     w->out.machine = b->machine;
     if (!(b->notes & JITANON_ELF_NOTE_ERLANG) || b->opts.machine || b->machine != JITANON__EM_X86_64) {
@@ -10556,7 +10613,7 @@ JITANON__PRIVATE jitanon_result jitanon__elf_build(jitanon__elfw *w, jitanon_err
     jitanon_result r;
     int have_debug = 0;
     size_t i;
-    jitanon_elf_builder *b = w->b;
+    jitanon__elfb *b = w->b;
     jitanon__elf_pick_machine(w);
     if (b->count && !b->opts.symbols_only) {
         const jitanon__elf_entry *last = &b->funcs[b->count - 1];
@@ -10586,12 +10643,14 @@ JITANON__PRIVATE jitanon_result jitanon__elf_build(jitanon__elfw *w, jitanon_err
     return JITANON_OK;
 }
 
-JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *b, jitanon_sink sink, jitanon_elf_info *info,
+JITANON_API jitanon_result jitanon_elf_builder_finish(jitanon_elf_builder *eb, jitanon_sink sink, jitanon_elf_info *info,
                                                       jitanon_error *err)
 {
+    jitanon__elfb *b;
     jitanon__elfw w;
     jitanon_result r;
-    JITANON_ASSERT(b && sink.write_fn);
+    JITANON_ASSERT(eb && eb->state_ && sink.write_fn);
+    b = eb->state_;
     jitanon__clear_error(err);
     if (b->opts.line_bias == JITANON_ELF_LINE_BIAS_AUTO &&
         jitanon_elf_line_bias_scan_result(&b->bias_scan) == JITANON_ELF_LINE_BIAS_PERF) {
@@ -10625,7 +10684,7 @@ JITANON__PRIVATE void jitanon__elf_builder_sha(jitanon_elf_builder *b, int *sha_
 #else
     *sha_hw = 1;
 #endif
-    b->id.hw = *sha_hw;
+    b->state_->id.hw = *sha_hw;
 }
 
 /* jitanon_elf_write_function, for a caller that writes many: *sha_hw keeps what the
@@ -12814,7 +12873,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_open(jitanon__inj *j, const jit
     s->size = size;
     if ((s->summarise = jd->sum.walked == 1) != 0) jitanon_elf_line_bias_scan_init(&s->bias, NULL);
     if (!j->jit.live && j->opts->elf_threads) /* read ahead: the dump is read whole, nothing else reads it */
-        (void)jitanon__in_read_ahead(&s->st.in_, &s->st.allocator,
+        (void)jitanon__in_read_ahead(s->st.in_, &s->st.allocator,
                                      j->io.thread_pool ? j->io.thread_pool : j->os->threads);
     return JITANON_OK;
 }
@@ -12833,7 +12892,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_next(jitanon__inj_src *s, jitan
 
 JITANON__PRIVATE void jitanon__inj_src_close(jitanon__inj_src *s)
 {
-    jitanon__in_ahead_end(&s->st.in_, &s->st.allocator); /* its worker reads the stream: first */
+    if (s->st.in_) jitanon__in_ahead_end(s->st.in_, &s->st.allocator); /* its worker reads the stream: first */
     if (s->close) s->close(s->close_user, s->stream);
 #ifndef JITANON_NO_STDIO
     else if (s->file) jitanon__stream_close(&s->df);
@@ -13325,7 +13384,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_text_base(jitanon__inj *j, jitanon__
     jitanon_elf_builder tb;
     jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
     if (res != JITANON_OK) return res;
-    jd->text_base = tb.text_base;
+    jd->text_base = tb.state_->text_base;
     jitanon_elf_builder_release(&tb);
     return JITANON_OK;
 }
@@ -13471,7 +13530,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_begin(jitanon__inj *j, jitan
     jitanon_elf_builder tb;
     jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
     if (res != JITANON_OK) return res;
-    jd->text_base = tb.text_base;
+    jd->text_base = tb.state_->text_base;
     jitanon_elf_builder_release(&tb);
     return jitanon__eo_func_begin(j, o, jd);
 }
@@ -14464,7 +14523,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_adds(jitanon__inj *j, jitanon
     jitanon_result res = JITANON_OK;
     size_t i;
     *k = 0;
-    if (!jitanon__reserve(&b->opts.allocator, (void **)&b->funcs, &b->cap, n, sizeof *b->funcs) ||
+    if (!jitanon__elf_builder_reserve(b, n) ||
         !jitanon__reserve(&j->a, (void **)&s->added, &s->added_cap, n, sizeof *s->added))
         return jitanon__inj_nomem(j, "region functions");
     for (i = 0; i < n && res == JITANON_OK; i++) {
@@ -14634,7 +14693,7 @@ JITANON__PRIVATE void jitanon__eo_par_free(jitanon__inj *j, jitanon__eo_par *p)
     memset(p, 0, sizeof *p);
 }
 
-/* The calling thread's sink: by offset, after the worker's code (jitanon_elf_builder.skip_code_). */
+/* The calling thread's sink: by offset, after the worker's code (the builder's skip_code). */
 JITANON__PRIVATE int jitanon__eo_par_put(void *user, const void *data, size_t size)
 {
     jitanon__eo_par *p = (jitanon__eo_par *)user;
@@ -14673,8 +14732,8 @@ JITANON__PRIVATE jitanon_result jitanon__eo_par_fill(jitanon__eo_fill *f, jitano
     tp->run_fn(tp->user, pool, 0, p->ntasks);
     res = jitanon__eo_region_adds(j, s, f->pb, p->base, s->npieces_, &k);
     if (res == JITANON_OK) {
-        f->pb->skip_code_ = jitanon__eo_par_skip;
-        f->pb->skip_user_ = p;
+        f->pb->state_->skip_code = jitanon__eo_par_skip;
+        f->pb->state_->skip_user = p;
         at.write_fn = jitanon__eo_par_put;
         at.user = p;
         p->pos = 0;
@@ -14711,7 +14770,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
     jitanon__elf_builder_sha(&b, &j->sha_hw);
     if (stream) {
         jitanon_elf_builder_stream_code(&b, jitanon__eo_region_code, s);
-        b.borrow_tables_ = 1; /* they stay in the arena: only the names are copied */
+        b.state_->borrow_tables = 1; /* they stay in the arena: only the names are copied */
     }
     memset(&par, 0, sizeof par);
     par.s = s;

@@ -309,6 +309,24 @@ static void test_api_func_iter(void)
     jitanon_elf_func_of(&f[0], &fn);
     JT_CHECK_EQ_U(fn.map_size, 0);
     jitanon_jitdump_func_iter_release(&it);
+    { /* each allocation failed in turn (the first, _next's state): NOMEM, nothing kept */
+        long k;
+        for (k = 1; k < 20; k++) {
+            jt_alloc ja;
+            jitanon_allocator a;
+            jitanon_result r;
+            a = jt_allocator(&ja);
+            ja.fail_at = k;
+            n = 0;
+            jitanon_jitdump_func_iter_begin(&it, d, &a);
+            while ((r = jitanon_jitdump_func_iter_next(&it, &f[0], &err)) == JITANON_OK) n++;
+            jitanon_jitdump_func_iter_release(&it);
+            JT_CHECK(ja.live_blocks == 0 && ja.live_bytes == 0);
+            if (r == JITANON_END) break;
+            JT_CHECK_EQ_U(r, JITANON_ERR_NOMEM);
+        }
+        JT_CHECK(k > 1 && k < 20 && n == 3);
+    }
     jitanon_jitdump_destroy(d);
     jitanon_membuf_release(&m);
 }
