@@ -800,32 +800,15 @@ JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const cha
    trimmable mmap of a jitdump process by its pieces that do not cover live jitted code.
    Feed each process's events in nondecreasing time: of equal times, the later fed wins. */
 
-struct jitanon__rm_node; /* defined with the implementation */
-
 /* A piece of a rangemap: [start, start + len), len >= 1; kind 0 is never stored ("nothing"). */
 typedef struct jitanon_range { uint64_t start, len; uint32_t kind; uint64_t id; } jitanon_range;
 
 /* Caller-owned interval map: _init, then assign/lookup/iterate, then _release.  May be
    moved by value.  Operations are expected O(log n + k), k = pieces touched. */
 typedef struct jitanon_rangemap {
-    struct jitanon__rm_node *nodes_; /* pool; index 0 is the null node */
-    size_t cap_;                     /* pool capacity in nodes */
-    uint32_t used_, free_, nfree_;   /* high-water mark, free list head and length */
-    uint32_t root_, count_;          /* treap root, number of pieces */
-    uint32_t seed_;                  /* deterministic priority generator */
     jitanon_allocator allocator;
-    /* The lookup cache (jitanon__rm_find_fast): node indices, each checked before use. */
-    uint64_t *flat_;                 /* sorted pieces (see jitanon__rm_flatten) */
-    size_t flat_cap_;                /* in pieces */
-    uint64_t gen_;                   /* changes so far (never reset: caches compare it) */
-    uint32_t flat_n_, flat_wait_;    /* pieces in flat_; lookups it could not answer */
-    uint32_t *flat_pos_;             /* by node: 1 + its place in flat_, 0 = none or changed since */
-    size_t flat_pos_cap_;            /* in nodes */
-    uint32_t flat_pos_n_;            /* nodes flat_pos_ tells of (the pool's size at the build) */
-    uint64_t *hits_;                 /* recent hits by 256-byte granule (start, length and node, id, kind) */
-    uint32_t nhits_;                 /* slots in hits_ */
-    uint32_t big_[4], big_next_;     /* recent hits in pieces of 64 KiB or more */
-    uint64_t big_start_[4], big_len_[4]; /* their starts and lengths - 1 */
+    struct jitanon__rm_state *state_; /* private: made by the first piece stored, freed by _release */
+    uint64_t gen_; /* private: changes so far, never reset (caches compare it across _release) */
 } jitanon_rangemap;
 
 /* Iterator over the pieces overlapping a range, in address order; invalidated by any change. */
@@ -8003,63 +7986,104 @@ JITANON_API jitanon_result jitanon_perf_copy_file(const char *in_path, const cha
 /* A treap node.  Ranges are kept as [start, last] (inclusive) so one that ends at
    UINT64_MAX needs no special case.  prev/next thread the pieces in address order, so
    iteration costs O(1) a piece with no parent pointers and no stack. */
-struct jitanon__rm_node {
+typedef struct jitanon__rm_node {
     uint64_t start, last, id;
     uint32_t kind, prio;
     uint32_t left, right, prev, next; /* pool indices; 0 = none */
+} jitanon__rm_node;
+
+/* The map's state (jitanon_rangemap.state_): made when a first piece is stored (assign,
+   copy), so that _init allocates nothing, and freed by _release; a map without one is
+   empty.  The lookups reach it through a const map and may fill its caches. */
+struct jitanon__rm_state {
+    jitanon__rm_node *nodes;         /* pool; index 0 is the null node */
+    size_t cap;                      /* pool capacity in nodes */
+    uint32_t used, free_head, nfree; /* high-water mark, free list head and length */
+    uint32_t root, count;            /* treap root, number of pieces */
+    uint32_t seed;                   /* deterministic priority generator */
+    /* The lookup cache (jitanon__rm_find_cached), from here on (a copy takes the fields
+       above only): node indices, each checked before use. */
+    uint64_t *flat;                  /* sorted pieces (see jitanon__rm_flatten) */
+    size_t flat_cap;                 /* in pieces */
+    uint32_t flat_n, flat_wait;      /* pieces in flat; lookups it could not answer */
+    uint32_t *flat_pos;              /* by node: 1 + its place in flat, 0 = none or changed since */
+    size_t flat_pos_cap;             /* in nodes */
+    uint32_t flat_pos_n;             /* nodes flat_pos tells of (the pool's size at the build) */
+    uint64_t *hits;                  /* recent hits by 256-byte granule (start, length and node, id, kind) */
+    uint32_t nhits;                  /* slots in hits */
+    uint32_t big[4], big_next;       /* recent hits in pieces of 64 KiB or more */
+    uint64_t big_start[4], big_len[4]; /* their starts and lengths - 1 */
 };
 
-typedef struct jitanon__rm_node jitanon__rm_node;
+typedef struct jitanon__rm_state jitanon__rm_state;
 
-/* Largest pool, counting the null node 0: indices and used_ must fit in a uint32. */
+/* Largest pool, counting the null node 0: indices and used must fit in a uint32. */
 #define JITANON__RM_MAX_NODES 0xFFFFFFFFu
+
+/* An empty state (node 0, the null node, taken), or NULL; jitanon__rm_state_free frees it. */
+JITANON__PRIVATE jitanon__rm_state *jitanon__rm_state_new(const jitanon_allocator *a)
+{
+    jitanon__rm_state *st = (jitanon__rm_state *)jitanon__malloc(a, sizeof *st);
+    if (!st) return NULL;
+    memset(st, 0, sizeof *st);
+    st->used = 1;
+    return st;
+}
 
 /* Deterministic priorities (xorshift32) keep runs reproducible.  Someone who knows the
    sequence could pick addresses that deepen the tree: that costs time, never safety,
    because nothing here recurses. */
-JITANON__PRIVATE uint32_t jitanon__rm_prio(jitanon_rangemap *m)
+JITANON__PRIVATE uint32_t jitanon__rm_prio(jitanon__rm_state *st)
 {
-    uint32_t x = m->seed_ ? m->seed_ : 0x9E3779B9u;
+    uint32_t x = st->seed ? st->seed : 0x9E3779B9u;
     x ^= x << 13;
     x ^= x >> 17;
     x ^= x << 5;
-    m->seed_ = x;
+    st->seed = x;
     return x;
 }
 
 /* Makes sure `n` nodes can be taken without allocating, so that a change, once begun,
-   cannot fail half-way and leave the map inconsistent. */
+   cannot fail half-way and leave the map inconsistent.  The map's first change makes its
+   state here. */
 JITANON__PRIVATE jitanon_result jitanon__rm_reserve(jitanon_rangemap *m, size_t n, jitanon_error *err)
 {
-    size_t spare = (m->cap_ > m->used_ ? m->cap_ - m->used_ : 0) + m->nfree_, need;
-    void *p = m->nodes_;
+    jitanon__rm_state *st = m->state_;
+    size_t spare, need;
+    void *p;
+    if (!st) {
+        if (!(st = jitanon__rm_state_new(&m->allocator))) return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "rangemap state");
+        m->state_ = st;
+    }
+    spare = (st->cap > st->used ? st->cap - st->used : 0) + st->nfree;
     if (spare >= n) return JITANON_OK;
-    need = (size_t)m->used_ + (n - m->nfree_);
+    p = st->nodes;
+    need = (size_t)st->used + (n - st->nfree);
     if (need < n || need > (size_t)JITANON__RM_MAX_NODES)
-        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "rangemap full (%U pieces)", (uint64_t)m->count_);
-    if (!jitanon__grow(&m->allocator, &p, &m->cap_, need, sizeof(jitanon__rm_node)))
+        return JITANON__FAIL(err, JITANON_ERR_LIMIT, 0, "rangemap full (%U pieces)", (uint64_t)st->count);
+    if (!jitanon__grow(&m->allocator, &p, &st->cap, need, sizeof(jitanon__rm_node)))
         return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "rangemap pool of %U nodes", (uint64_t)need);
-    m->nodes_ = (jitanon__rm_node *)p;
+    st->nodes = (jitanon__rm_node *)p;
     return JITANON_OK;
 }
 
 /* Takes a reserved node (free list first) and gives it a fresh priority. */
-JITANON__PRIVATE uint32_t jitanon__rm_take(jitanon_rangemap *m)
+JITANON__PRIVATE uint32_t jitanon__rm_take(jitanon__rm_state *st)
 {
     uint32_t i;
-    if (m->free_) {
-        i = m->free_;
-        m->free_ = m->nodes_[i].right;
-        m->nfree_--;
+    if (st->free_head) {
+        i = st->free_head;
+        st->free_head = st->nodes[i].right;
+        st->nfree--;
     } else {
-        i = m->used_++;
+        i = st->used++;
     }
-    memset(&m->nodes_[i], 0, sizeof m->nodes_[i]);
-    m->nodes_[i].prio = jitanon__rm_prio(m);
+    memset(&st->nodes[i], 0, sizeof st->nodes[i]);
+    st->nodes[i].prio = jitanon__rm_prio(st);
     return i;
 }
 
-/* The sorted array, in one allocation of flat_cap_ * JITANON__RM_FLAT_BYTES: a record of
+/* The sorted array, in one allocation of flat_cap * JITANON__RM_FLAT_BYTES: a record of
    four words a piece - its start; its length - 1 (all ones: longer, or unknown) << 32 |
    its node index; its id; its kind - so a hit reads one or two cache lines and no node;
    then every 4th start, so the search's first steps stay in a small array.  The capacity
@@ -8067,8 +8091,8 @@ JITANON__PRIVATE uint32_t jitanon__rm_take(jitanon_rangemap *m)
 #define JITANON__RM_FLAT_BYTES 34 /* 4 words a piece, and a word every 4 */
 #define JITANON__RM_LONG 0xFFFFFFFFu
 #define JITANON__RM_FLAT_STEP 4
-JITANON__PRIVATE uint64_t *jitanon__rm_flat_rec(const jitanon_rangemap *m, uint32_t k) { return m->flat_ + 4 * (size_t)k; }
-JITANON__PRIVATE uint64_t *jitanon__rm_flat_top(const jitanon_rangemap *m) { return m->flat_ + 4 * m->flat_cap_; }
+JITANON__PRIVATE uint64_t *jitanon__rm_flat_rec(const jitanon__rm_state *st, uint32_t k) { return st->flat + 4 * (size_t)k; }
+JITANON__PRIVATE uint64_t *jitanon__rm_flat_top(const jitanon__rm_state *st) { return st->flat + 4 * st->flat_cap; }
 
 /* A record's second word: the piece's length - 1 (clamped) and node i. */
 JITANON__PRIVATE uint64_t jitanon__rm_flat_ln(uint64_t len, uint32_t i)
@@ -8078,16 +8102,16 @@ JITANON__PRIVATE uint64_t jitanon__rm_flat_ln(uint64_t len, uint32_t i)
 
 /* Node i's record at place k of the sorted array (a new start of a block goes to the
    top array too). */
-JITANON__PRIVATE void jitanon__rm_flat_put(jitanon_rangemap *m, uint32_t k, uint32_t i)
+JITANON__PRIVATE void jitanon__rm_flat_put(jitanon__rm_state *st, uint32_t k, uint32_t i)
 {
-    const jitanon__rm_node *n = &m->nodes_[i];
-    uint64_t *rec = jitanon__rm_flat_rec(m, k);
-    if (k % JITANON__RM_FLAT_STEP == 0) jitanon__rm_flat_top(m)[k / JITANON__RM_FLAT_STEP] = n->start;
+    const jitanon__rm_node *n = &st->nodes[i];
+    uint64_t *rec = jitanon__rm_flat_rec(st, k);
+    if (k % JITANON__RM_FLAT_STEP == 0) jitanon__rm_flat_top(st)[k / JITANON__RM_FLAT_STEP] = n->start;
     rec[0] = n->start;
     rec[1] = jitanon__rm_flat_ln(n->last - n->start, i);
     rec[2] = n->id;
     rec[3] = n->kind;
-    m->flat_pos_[i] = k + 1;
+    st->flat_pos[i] = k + 1;
 }
 
 /* The hit table's slot for addr (Fibonacci hashing of its 256-byte granule, so the
@@ -8096,52 +8120,52 @@ JITANON__PRIVATE void jitanon__rm_flat_put(jitanon_rangemap *m, uint32_t k, uint
    node.  Only pieces of at most 4 KiB go there (17 granules at most). */
 #define JITANON__RM_SLOT_SHIFT 8
 #define JITANON__RM_SLOT_MAX 0xFFFu
-JITANON__PRIVATE uint64_t *jitanon__rm_slot(jitanon_rangemap *m, uint64_t addr)
+JITANON__PRIVATE uint64_t *jitanon__rm_slot(jitanon__rm_state *st, uint64_t addr)
 {
-    return &m->hits_[4 * ((uint32_t)(((addr >> JITANON__RM_SLOT_SHIFT) * 0x9E3779B97F4A7C15ull) >> 40) & (m->nhits_ - 1))];
+    return &st->hits[4 * ((uint32_t)(((addr >> JITANON__RM_SLOT_SHIFT) * 0x9E3779B97F4A7C15ull) >> 40) & (st->nhits - 1))];
 }
 
 /* Node i is about to change or go: the lookup caches forget it, so a hit in either
    needs no look at the node (jitanon__rm_find_cached).  The hit table's slots that
    hold it are emptied: it is cached only from the granules it spans (jitanon__rm_slot). */
-JITANON__PRIVATE void jitanon__rm_unslot(jitanon_rangemap *m, uint32_t i)
+JITANON__PRIVATE void jitanon__rm_unslot(jitanon__rm_state *st, uint32_t i)
 {
-    const jitanon__rm_node *n = &m->nodes_[i];
+    const jitanon__rm_node *n = &st->nodes[i];
     uint64_t g, *slot;
-    if (!m->nhits_ || n->last - n->start > JITANON__RM_SLOT_MAX) return;
+    if (!st->nhits || n->last - n->start > JITANON__RM_SLOT_MAX) return;
     for (g = n->start >> JITANON__RM_SLOT_SHIFT; g <= n->last >> JITANON__RM_SLOT_SHIFT; g++) {
-        slot = jitanon__rm_slot(m, g << JITANON__RM_SLOT_SHIFT);
+        slot = jitanon__rm_slot(st, g << JITANON__RM_SLOT_SHIFT);
         if ((uint32_t)slot[1] == i) slot[0] = slot[1] = slot[2] = slot[3] = 0;
     }
 }
 
 /* ... and its entry in the sorted array becomes a miss (length 0, node 0). */
-JITANON__PRIVATE void jitanon__rm_unflat(jitanon_rangemap *m, uint32_t i)
+JITANON__PRIVATE void jitanon__rm_unflat(jitanon__rm_state *st, uint32_t i)
 {
-    jitanon__rm_unslot(m, i);
-    if (i < m->flat_pos_n_ && m->flat_pos_[i]) {
-        jitanon__rm_flat_rec(m, m->flat_pos_[i] - 1)[1] = 0; /* length 0, node 0: no piece */
-        m->flat_pos_[i] = 0;
+    jitanon__rm_unslot(st, i);
+    if (i < st->flat_pos_n && st->flat_pos[i]) {
+        jitanon__rm_flat_rec(st, st->flat_pos[i] - 1)[1] = 0; /* length 0, node 0: no piece */
+        st->flat_pos[i] = 0;
     }
 }
 
 /* Piece i loses its tail, to end at `last`: its start stays, so the sorted array's entry
    stays in its place with the new length. */
-JITANON__PRIVATE void jitanon__rm_shorten(jitanon_rangemap *m, uint32_t i, uint64_t last)
+JITANON__PRIVATE void jitanon__rm_shorten(jitanon__rm_state *st, uint32_t i, uint64_t last)
 {
-    jitanon__rm_unslot(m, i);
-    m->nodes_[i].last = last;
-    if (i < m->flat_pos_n_ && m->flat_pos_[i])
-        jitanon__rm_flat_rec(m, m->flat_pos_[i] - 1)[1] = jitanon__rm_flat_ln(last - m->nodes_[i].start, i);
+    jitanon__rm_unslot(st, i);
+    st->nodes[i].last = last;
+    if (i < st->flat_pos_n && st->flat_pos[i])
+        jitanon__rm_flat_rec(st, st->flat_pos[i] - 1)[1] = jitanon__rm_flat_ln(last - st->nodes[i].start, i);
 }
 
-JITANON__PRIVATE void jitanon__rm_release(jitanon_rangemap *m, uint32_t i)
+JITANON__PRIVATE void jitanon__rm_release(jitanon__rm_state *st, uint32_t i)
 {
-    jitanon__rm_unflat(m, i);
-    m->nodes_[i].kind = 0; /* not live: the lookup cache checks this */
-    m->nodes_[i].right = m->free_;
-    m->free_ = i;
-    m->nfree_++;
+    jitanon__rm_unflat(st, i);
+    st->nodes[i].kind = 0; /* not live: the lookup cache checks this */
+    st->nodes[i].right = st->free_head;
+    st->free_head = i;
+    st->nfree++;
 }
 
 /* Splits tree t into *l (start < key) and *r (start >= key), iteratively: each step
@@ -8196,25 +8220,25 @@ JITANON__PRIVATE uint32_t jitanon__rm_rightmost(const jitanon__rm_node *n, uint3
 }
 
 /* The node with the greatest start <= addr, or 0. */
-JITANON__PRIVATE uint32_t jitanon__rm_floor(const jitanon_rangemap *m, uint64_t addr)
+JITANON__PRIVATE uint32_t jitanon__rm_floor(const jitanon__rm_state *st, uint64_t addr)
 {
-    uint32_t t = m->root_, best = 0;
+    uint32_t t = st->root, best = 0;
     while (t) {
-        if (m->nodes_[t].start <= addr) {
+        if (st->nodes[t].start <= addr) {
             best = t;
-            t = m->nodes_[t].right;
+            t = st->nodes[t].right;
         } else {
-            t = m->nodes_[t].left;
+            t = st->nodes[t].left;
         }
     }
     return best;
 }
 
 /* The node containing addr, or 0. */
-JITANON__PRIVATE uint32_t jitanon__rm_find(const jitanon_rangemap *m, uint64_t addr)
+JITANON__PRIVATE uint32_t jitanon__rm_find(const jitanon__rm_state *st, uint64_t addr)
 {
-    uint32_t f = jitanon__rm_floor(m, addr);
-    return f && m->nodes_[f].last >= addr ? f : 0;
+    uint32_t f = jitanon__rm_floor(st, addr);
+    return f && st->nodes[f].last >= addr ? f : 0;
 }
 
 /* -- the lookup cache.  Samples far outnumber changes in a long recording, and a treap
@@ -8231,46 +8255,47 @@ JITANON__PRIVATE uint32_t jitanon__rm_find(const jitanon_rangemap *m, uint64_t a
      from the list once lookups that it could not answer (pieces added since) have paid for
      the walk over every piece;
    - the tree.
-   Lookups through the cache mutate the map, so they are internal (the injector's
-   per-sample path); the public jitanon_rangemap_lookup stays a plain read. -- */
+   The cache lives in the state, which a const map points to; the lookups through it are
+   internal (the injector's per-sample path): the public jitanon_rangemap_lookup stays a
+   plain read. -- */
 
 JITANON__PRIVATE void jitanon__rm_changed(jitanon_rangemap *m) { m->gen_++; }
 
 /* Builds the sorted array; 0 when it cannot be allocated (lookups then use the tree).
    Every piece in it stays exact: jitanon__rm_unflat, jitanon__rm_shorten and
-   jitanon__rm_flat_add keep it so. */
-JITANON__PRIVATE int jitanon__rm_flatten(jitanon_rangemap *m)
+   jitanon__rm_flat_add keep it so.  `a`: the map's allocator. */
+JITANON__PRIVATE int jitanon__rm_flatten(jitanon__rm_state *st, const jitanon_allocator *a)
 {
-    void *p = m->flat_, *q = m->flat_pos_;
+    void *p = st->flat, *q = st->flat_pos;
     uint32_t i, k = 0;
-    m->flat_wait_ = 0;
-    if (!jitanon__grow(&m->allocator, &q, &m->flat_pos_cap_, (size_t)m->used_, sizeof *m->flat_pos_)) return 0;
-    m->flat_pos_ = (uint32_t *)q;
-    if (!jitanon__grow(&m->allocator, &p, &m->flat_cap_, (size_t)m->count_ + 1, JITANON__RM_FLAT_BYTES)) return 0;
-    m->flat_ = (uint64_t *)p;
-    memset(m->flat_pos_, 0, (size_t)m->used_ * sizeof *m->flat_pos_);
-    m->flat_pos_n_ = m->used_;
-    for (i = jitanon__rm_leftmost(m->nodes_, m->root_); i; i = m->nodes_[i].next) jitanon__rm_flat_put(m, k++, i);
-    m->flat_n_ = k;
+    st->flat_wait = 0;
+    if (!jitanon__grow(a, &q, &st->flat_pos_cap, (size_t)st->used, sizeof *st->flat_pos)) return 0;
+    st->flat_pos = (uint32_t *)q;
+    if (!jitanon__grow(a, &p, &st->flat_cap, (size_t)st->count + 1, JITANON__RM_FLAT_BYTES)) return 0;
+    st->flat = (uint64_t *)p;
+    memset(st->flat_pos, 0, (size_t)st->used * sizeof *st->flat_pos);
+    st->flat_pos_n = st->used;
+    for (i = jitanon__rm_leftmost(st->nodes, st->root); i; i = st->nodes[i].next) jitanon__rm_flat_put(st, k++, i);
+    st->flat_n = k;
     return 1;
 }
 
-JITANON__PRIVATE int jitanon__rm_holds(const jitanon_rangemap *m, uint32_t i, uint64_t addr)
+JITANON__PRIVATE int jitanon__rm_holds(const jitanon__rm_state *st, uint32_t i, uint64_t addr)
 {
     const jitanon__rm_node *n;
     if (!i) return 0; /* before the pool is touched: an empty map has none (NULL + 0) */
-    n = &m->nodes_[i];
+    n = &st->nodes[i];
     return n->kind && n->start <= addr && n->last >= addr;
 }
 
-/* The index of the greatest start <= addr among st[0..n) (st[0] <= addr, n >= 1), without
+/* The index of the greatest start <= addr among v[0..n) (v[0] <= addr, n >= 1), without
    a branch to mispredict. */
-JITANON__PRIVATE uint32_t jitanon__rm_floor_in(const uint64_t *st, uint32_t n, uint64_t addr)
+JITANON__PRIVATE uint32_t jitanon__rm_floor_in(const uint64_t *v, uint32_t n, uint64_t addr)
 {
     uint32_t lo = 0, half;
     while (n > 1) {
         half = n / 2;
-        lo = st[lo + half] <= addr ? lo + half : lo;
+        lo = v[lo + half] <= addr ? lo + half : lo;
         n -= half;
     }
     return lo;
@@ -8280,21 +8305,21 @@ JITANON__PRIVATE uint32_t jitanon__rm_floor_in(const uint64_t *st, uint32_t n, u
    A piece changed since has node 0 there (jitanon__rm_unflat), so the node is not read
    (that read was the lookup's costliest miss), but for pieces too long to copy.  *at:
    1 + the piece's place when its copy is exact (jitanon__rm_out_flat), else 0. */
-JITANON__PRIVATE uint32_t jitanon__rm_find_flat(const jitanon_rangemap *m, uint64_t addr, uint32_t *at)
+JITANON__PRIVATE uint32_t jitanon__rm_find_flat(const jitanon__rm_state *st, uint64_t addr, uint32_t *at)
 {
     const uint64_t *rec;
-    uint32_t n = m->flat_n_, k, nb, left;
+    uint32_t n = st->flat_n, k, nb, left;
     *at = 0;
-    if (!n || m->flat_[0] > addr) return 0;
+    if (!n || st->flat[0] > addr) return 0;
     nb = (n + JITANON__RM_FLAT_STEP - 1) / JITANON__RM_FLAT_STEP;
-    k = jitanon__rm_floor_in(jitanon__rm_flat_top(m), nb, addr) * JITANON__RM_FLAT_STEP;
+    k = jitanon__rm_floor_in(jitanon__rm_flat_top(st), nb, addr) * JITANON__RM_FLAT_STEP;
     left = n - k < JITANON__RM_FLAT_STEP ? n - k : JITANON__RM_FLAT_STEP; /* the block: its first start <= addr */
-    while (left > 1 && jitanon__rm_flat_rec(m, k + 1)[0] <= addr) {
+    while (left > 1 && jitanon__rm_flat_rec(st, k + 1)[0] <= addr) {
         k++;
         left--;
     }
-    rec = jitanon__rm_flat_rec(m, k);
-    if (rec[1] >> 32 == JITANON__RM_LONG) return jitanon__rm_holds(m, (uint32_t)rec[1], addr) ? (uint32_t)rec[1] : 0;
+    rec = jitanon__rm_flat_rec(st, k);
+    if (rec[1] >> 32 == JITANON__RM_LONG) return jitanon__rm_holds(st, (uint32_t)rec[1], addr) ? (uint32_t)rec[1] : 0;
     if (addr - rec[0] > rec[1] >> 32 || !(uint32_t)rec[1]) return 0;
     *at = k + 1;
     return (uint32_t)rec[1];
@@ -8304,23 +8329,22 @@ JITANON__PRIVATE uint32_t jitanon__rm_find_flat(const jitanon_rangemap *m, uint6
    holds (a JIT filling its code cache upward, the rest of the mapping split off after
    it): a new piece past its last start is appended when there is room.  Any other new
    piece is a miss until the next rebuild. */
-JITANON__PRIVATE void jitanon__rm_flat_add(jitanon_rangemap *m, uint32_t i)
+JITANON__PRIVATE void jitanon__rm_flat_add(jitanon__rm_state *st, uint32_t i)
 {
-    uint32_t k = m->flat_n_;
-    if (!m->flat_ || !k || k >= m->flat_cap_ || i >= m->flat_pos_cap_ ||
-        jitanon__rm_flat_rec(m, k - 1)[0] >= m->nodes_[i].start)
+    uint32_t k = st->flat_n;
+    if (!st->flat || !k || k >= st->flat_cap || i >= st->flat_pos_cap ||
+        jitanon__rm_flat_rec(st, k - 1)[0] >= st->nodes[i].start)
         return;
-    if (i >= m->flat_pos_n_) {
-        memset(m->flat_pos_ + m->flat_pos_n_, 0, (size_t)(i + 1 - m->flat_pos_n_) * sizeof *m->flat_pos_);
-        m->flat_pos_n_ = i + 1;
+    if (i >= st->flat_pos_n) {
+        memset(st->flat_pos + st->flat_pos_n, 0, (size_t)(i + 1 - st->flat_pos_n) * sizeof *st->flat_pos);
+        st->flat_pos_n = i + 1;
     }
-    jitanon__rm_flat_put(m, k, i);
-    m->flat_n_ = k + 1;
+    jitanon__rm_flat_put(st, k, i);
+    st->flat_n = k + 1;
 }
 
-JITANON__PRIVATE void jitanon__rm_out(const jitanon_rangemap *m, uint32_t i, jitanon_range *out)
+JITANON__PRIVATE void jitanon__rm_out(const jitanon__rm_node *n, jitanon_range *out)
 {
-    const jitanon__rm_node *n = &m->nodes_[i];
     out->start = n->start;
     out->len = n->last - n->start + 1; /* cannot overflow: see jitanon_range */
     out->kind = n->kind;
@@ -8328,9 +8352,9 @@ JITANON__PRIVATE void jitanon__rm_out(const jitanon_rangemap *m, uint32_t i, jit
 }
 
 /* What jitanon__rm_out tells of a piece, from the sorted array's exact copy at at - 1. */
-JITANON__PRIVATE void jitanon__rm_out_flat(const jitanon_rangemap *m, uint32_t at, jitanon_range *out)
+JITANON__PRIVATE void jitanon__rm_out_flat(const jitanon__rm_state *st, uint32_t at, jitanon_range *out)
 {
-    const uint64_t *rec = jitanon__rm_flat_rec(m, at - 1);
+    const uint64_t *rec = jitanon__rm_flat_rec(st, at - 1);
     out->start = rec[0];
     out->len = (rec[1] >> 32) + 1;
     out->kind = (uint32_t)rec[3];
@@ -8338,31 +8362,33 @@ JITANON__PRIVATE void jitanon__rm_out_flat(const jitanon_rangemap *m, uint32_t a
 }
 
 /* Sizes the hit table to the map (64 to 4096 slots); 0 when there is none. */
-JITANON__PRIVATE int jitanon__rm_hits_fit(jitanon_rangemap *m)
+JITANON__PRIVATE int jitanon__rm_hits_fit(jitanon__rm_state *st, const jitanon_allocator *a)
 {
     uint32_t want = 64;
     void *p;
-    if (m->nhits_ >= 4096 || (m->nhits_ && m->nhits_ >= m->count_ * 2)) return 1; /* every lookup asks: no loop */
-    while (want < 4096 && want < m->count_ * 2) want *= 2;
-    if (m->nhits_ >= want) return 1;
-    p = jitanon__malloc(&m->allocator, want * 4 * sizeof *m->hits_);
-    if (!p) return m->nhits_ != 0;
-    jitanon__free(&m->allocator, m->hits_, m->nhits_ * 4 * sizeof *m->hits_);
-    m->hits_ = (uint64_t *)p;
-    m->nhits_ = want;
-    memset(m->hits_, 0, want * 4 * sizeof *m->hits_);
+    if (st->nhits >= 4096 || (st->nhits && st->nhits >= st->count * 2)) return 1; /* every lookup asks: no loop */
+    while (want < 4096 && want < st->count * 2) want *= 2;
+    if (st->nhits >= want) return 1;
+    p = jitanon__malloc(a, want * 4 * sizeof *st->hits);
+    if (!p) return st->nhits != 0;
+    jitanon__free(a, st->hits, st->nhits * 4 * sizeof *st->hits);
+    st->hits = (uint64_t *)p;
+    st->nhits = want;
+    memset(st->hits, 0, want * 4 * sizeof *st->hits);
     return 1;
 }
 
 /* jitanon__rm_find through the caches, with what jitanon__rm_out tells of the piece
    (when one holds addr; else *out is untouched): from the hit table's or the sorted
-   array's exact copies, so mostly without reading the node. */
-JITANON__PRIVATE uint32_t jitanon__rm_find_cached(jitanon_rangemap *m, uint64_t addr, jitanon_range *out)
+   array's exact copies, so mostly without reading the node.  The state is loaded once. */
+JITANON__PRIVATE uint32_t jitanon__rm_find_cached(const jitanon_rangemap *m, uint64_t addr, jitanon_range *out)
 {
+    jitanon__rm_state *st = m->state_;
     uint64_t *slot = NULL;
     uint32_t i, k, at = 0;
-    if (jitanon__rm_hits_fit(m)) {
-        slot = jitanon__rm_slot(m, addr);
+    if (!st) return 0; /* never changed: empty */
+    if (jitanon__rm_hits_fit(st, &m->allocator)) {
+        slot = jitanon__rm_slot(st, addr);
         /* exact: a slot is emptied when its node changes (jitanon__rm_unflat) */
         if ((i = (uint32_t)slot[1]) != 0 && addr - slot[0] <= slot[1] >> 32) {
             out->start = slot[0];
@@ -8373,24 +8399,24 @@ JITANON__PRIVATE uint32_t jitanon__rm_find_cached(jitanon_rangemap *m, uint64_t 
         }
     }
     for (k = 0; k < 4; k++)
-        if (addr - m->big_start_[k] <= m->big_len_[k] && jitanon__rm_holds(m, m->big_[k], addr)) {
-            jitanon__rm_out(m, m->big_[k], out);
-            return m->big_[k];
+        if (addr - st->big_start[k] <= st->big_len[k] && jitanon__rm_holds(st, st->big[k], addr)) {
+            jitanon__rm_out(&st->nodes[st->big[k]], out);
+            return st->big[k];
         }
-    i = m->flat_ ? jitanon__rm_find_flat(m, addr, &at) : 0;
+    i = st->flat ? jitanon__rm_find_flat(st, addr, &at) : 0;
     if (!i) {
         /* A rebuild walks every piece: it waits for as many misses as a quarter of them,
            so changes interleaved with lookups cost little more than the tree alone. */
-        if (++m->flat_wait_ >= m->count_ / 4 + 32) (void)jitanon__rm_flatten(m);
-        if (!(i = jitanon__rm_find(m, addr))) return 0;
+        if (++st->flat_wait >= st->count / 4 + 32) (void)jitanon__rm_flatten(st, &m->allocator);
+        if (!(i = jitanon__rm_find(st, addr))) return 0;
     }
-    if (at) jitanon__rm_out_flat(m, at, out);
-    else jitanon__rm_out(m, i, out);
+    if (at) jitanon__rm_out_flat(st, at, out);
+    else jitanon__rm_out(&st->nodes[i], out);
     if (out->len - 1 >= 0xFFFFu) {
-        k = m->big_next_++ & 3;
-        m->big_[k] = i;
-        m->big_start_[k] = out->start;
-        m->big_len_[k] = out->len - 1;
+        k = st->big_next++ & 3;
+        st->big[k] = i;
+        st->big_start[k] = out->start;
+        st->big_len[k] = out->len - 1;
     } else if (slot && out->len - 1 <= JITANON__RM_SLOT_MAX) {
         slot[0] = out->start;
         slot[1] = (out->len - 1) << 32 | i;
@@ -8400,47 +8426,47 @@ JITANON__PRIVATE uint32_t jitanon__rm_find_cached(jitanon_rangemap *m, uint64_t 
     return i;
 }
 
-JITANON__PRIVATE uint32_t jitanon__rm_find_fast(jitanon_rangemap *m, uint64_t addr)
+JITANON__PRIVATE uint32_t jitanon__rm_find_fast(const jitanon_rangemap *m, uint64_t addr)
 {
     jitanon_range ignored;
     return jitanon__rm_find_cached(m, addr, &ignored);
 }
 
 /* Links the chain prev, x[0..nx), succ in address order and counts the new pieces. */
-JITANON__PRIVATE void jitanon__rm_link(jitanon_rangemap *m, uint32_t prev, const uint32_t *x, int nx, uint32_t succ)
+JITANON__PRIVATE void jitanon__rm_link(jitanon__rm_state *st, uint32_t prev, const uint32_t *x, int nx, uint32_t succ)
 {
-    jitanon__rm_node *n = m->nodes_;
+    jitanon__rm_node *n = st->nodes;
     int i;
     for (i = 0; i < nx; i++) {
         n[x[i]].prev = prev;
         if (prev) n[prev].next = x[i];
         prev = x[i];
-        m->count_++;
+        st->count++;
     }
     if (prev) n[prev].next = succ;
     if (succ) n[succ].prev = prev;
 }
 
 /* A fresh node for [s, last] -> (kind, id), not yet in the tree; the caller reserved it. */
-JITANON__PRIVATE uint32_t jitanon__rm_new(jitanon_rangemap *m, uint64_t s, uint64_t last, uint32_t kind, uint64_t id)
+JITANON__PRIVATE uint32_t jitanon__rm_new(jitanon__rm_state *st, uint64_t s, uint64_t last, uint32_t kind, uint64_t id)
 {
-    uint32_t i = jitanon__rm_take(m);
-    m->nodes_[i].start = s;
-    m->nodes_[i].last = last;
-    m->nodes_[i].kind = kind;
-    m->nodes_[i].id = id;
+    uint32_t i = jitanon__rm_take(st);
+    st->nodes[i].start = s;
+    st->nodes[i].last = last;
+    st->nodes[i].kind = kind;
+    st->nodes[i].id = id;
     return i;
 }
 
 /* Releases the run of pieces from `first` on that start at or before `last` (already cut
    out of the tree); returns the piece after them. */
-JITANON__PRIVATE uint32_t jitanon__rm_drop_run(jitanon_rangemap *m, uint32_t first, uint64_t last)
+JITANON__PRIVATE uint32_t jitanon__rm_drop_run(jitanon__rm_state *st, uint32_t first, uint64_t last)
 {
     uint32_t i = first, nx;
-    while (i && m->nodes_[i].start <= last) {
-        nx = m->nodes_[i].next;
-        jitanon__rm_release(m, i);
-        m->count_--;
+    while (i && st->nodes[i].start <= last) {
+        nx = st->nodes[i].next;
+        jitanon__rm_release(st, i);
+        st->count--;
         i = nx;
     }
     return i;
@@ -8453,29 +8479,59 @@ JITANON__PRIVATE uint32_t jitanon__rm_drop_run(jitanon_rangemap *m, uint32_t fir
 JITANON__PRIVATE jitanon_result jitanon__rm_set(jitanon_rangemap *m, uint64_t s, uint64_t last, uint32_t kind,
                                                 uint64_t id, jitanon_error *err)
 {
-    uint32_t a, b, c, d = 0, pred, first, succ, add[2] = {0, 0}, hold = jitanon__rm_find(m, last);
-    int nadd = 0, tail = hold && m->nodes_[hold].last > last;
+    jitanon__rm_state *st = m->state_;
+    uint32_t a, b, c, d = 0, pred, first, succ, add[2] = {0, 0}, hold = st ? jitanon__rm_find(st, last) : 0;
+    int nadd = 0, tail = hold && st->nodes[hold].last > last;
     jitanon__rm_node *n;
-    jitanon_result r = jitanon__rm_reserve(m, (size_t)(kind != 0) + (size_t)tail, err);
+    jitanon_result r;
+    if (!st && !kind) { /* an erase of an empty map: no state to make */
+        jitanon__rm_changed(m);
+        return JITANON_OK;
+    }
+    r = jitanon__rm_reserve(m, (size_t)(kind != 0) + (size_t)tail, err);
     if (r != JITANON_OK) return r;
-    if (kind) add[nadd++] = jitanon__rm_new(m, s, last, kind, id);
+    st = m->state_;
+    if (kind) add[nadd++] = jitanon__rm_new(st, s, last, kind, id);
     if (tail) /* copied now: hold is released below, or shortened if it also straddles s */
-        add[nadd++] = jitanon__rm_new(m, last + 1, m->nodes_[hold].last, m->nodes_[hold].kind, m->nodes_[hold].id);
-    n = m->nodes_;
-    jitanon__rm_split(n, m->root_, s, &a, &b);
+        add[nadd++] = jitanon__rm_new(st, last + 1, st->nodes[hold].last, st->nodes[hold].kind, st->nodes[hold].id);
+    n = st->nodes;
+    jitanon__rm_split(n, st->root, s, &a, &b);
     pred = jitanon__rm_rightmost(n, a);
     first = pred ? n[pred].next : jitanon__rm_leftmost(n, b);
-    if (pred && n[pred].last >= s) jitanon__rm_shorten(m, pred, s - 1); /* pred.start < s, so s > 0 */
+    if (pred && n[pred].last >= s) jitanon__rm_shorten(st, pred, s - 1); /* pred.start < s, so s > 0 */
     c = b;
     if (last != UINT64_MAX) jitanon__rm_split(n, b, last + 1, &c, &d);
     (void)c; /* its nodes are exactly the list run from `first`: released through the list */
-    succ = jitanon__rm_drop_run(m, first, last);
-    jitanon__rm_link(m, pred, add, nadd, succ);
-    if (nadd) jitanon__rm_flat_add(m, add[0]);
-    if (nadd == 2) jitanon__rm_flat_add(m, add[1]);
-    m->root_ = jitanon__rm_merge(n, jitanon__rm_merge(n, a, jitanon__rm_merge(n, add[0], add[1])), d);
+    succ = jitanon__rm_drop_run(st, first, last);
+    jitanon__rm_link(st, pred, add, nadd, succ);
+    if (nadd) jitanon__rm_flat_add(st, add[0]);
+    if (nadd == 2) jitanon__rm_flat_add(st, add[1]);
+    st->root = jitanon__rm_merge(n, jitanon__rm_merge(n, a, jitanon__rm_merge(n, add[0], add[1])), d);
     jitanon__rm_changed(m);
     return JITANON_OK;
+}
+
+/* Gives the piece holding addr the id `id`, the caches' copies of it forgotten; 0 when
+   no piece holds addr. */
+JITANON__PRIVATE int jitanon__rm_set_id(jitanon_rangemap *m, uint64_t addr, uint64_t id)
+{
+    jitanon__rm_state *st = m->state_;
+    uint32_t i = st ? jitanon__rm_find(st, addr) : 0;
+    if (!i) return 0;
+    jitanon__rm_unflat(st, i);
+    st->nodes[i].id = id;
+    return 1;
+}
+
+/* Frees a state and what it holds; NULL-safe. */
+JITANON__PRIVATE void jitanon__rm_state_free(const jitanon_allocator *a, jitanon__rm_state *st)
+{
+    if (!st) return;
+    jitanon__free(a, st->nodes, st->cap * sizeof(jitanon__rm_node));
+    jitanon__free(a, st->flat, st->flat_cap * JITANON__RM_FLAT_BYTES);
+    jitanon__free(a, st->flat_pos, st->flat_pos_cap * sizeof *st->flat_pos);
+    jitanon__free(a, st->hits, st->nhits * 4 * sizeof *st->hits);
+    jitanon__free(a, st, sizeof *st);
 }
 
 /* [start, start + len) as an inclusive range; 0 for len 0, -1 for a wrap. */
@@ -8497,23 +8553,15 @@ JITANON_API void jitanon_rangemap_init(jitanon_rangemap *m, const jitanon_alloca
 {
     JITANON_ASSERT(m);
     memset(m, 0, sizeof *m);
-    m->used_ = 1; /* node 0 is the null node */
     if (a) m->allocator = *a;
 }
 
 JITANON_API void jitanon_rangemap_release(jitanon_rangemap *m)
 {
-    jitanon_allocator a;
-    uint64_t gen;
     if (!m) return;
-    a = m->allocator;
-    gen = m->gen_ + 1;
-    jitanon__free(&a, m->nodes_, m->cap_ * sizeof(jitanon__rm_node));
-    jitanon__free(&a, m->flat_, m->flat_cap_ * JITANON__RM_FLAT_BYTES);
-    jitanon__free(&a, m->flat_pos_, m->flat_pos_cap_ * sizeof *m->flat_pos_);
-    jitanon__free(&a, m->hits_, m->nhits_ * 4 * sizeof *m->hits_);
-    jitanon_rangemap_init(m, &a);
-    m->gen_ = gen;
+    jitanon__rm_state_free(&m->allocator, m->state_);
+    m->state_ = NULL;
+    jitanon__rm_changed(m); /* gen_ is never reset: caches compare it */
 }
 
 JITANON_API jitanon_result jitanon_rangemap_assign(jitanon_rangemap *m, uint64_t start, uint64_t len,
@@ -8536,10 +8584,11 @@ JITANON_API jitanon_result jitanon_rangemap_erase(jitanon_rangemap *m, uint64_t 
 
 JITANON_API int jitanon_rangemap_lookup(const jitanon_rangemap *m, uint64_t addr, jitanon_range *out)
 {
-    uint32_t i = jitanon__rm_find(m, addr);
+    const jitanon__rm_state *st = m->state_;
+    uint32_t i = st ? jitanon__rm_find(st, addr) : 0;
     if (out) {
         memset(out, 0, sizeof *out);
-        if (i) jitanon__rm_out(m, i, out);
+        if (i) jitanon__rm_out(&st->nodes[i], out);
     }
     return i != 0;
 }
@@ -8547,70 +8596,66 @@ JITANON_API int jitanon_rangemap_lookup(const jitanon_rangemap *m, uint64_t addr
 JITANON_API void jitanon_rangemap_iter_begin(jitanon_rangemap_iter *it, const jitanon_rangemap *m,
                                              uint64_t start, uint64_t len)
 {
+    const jitanon__rm_state *st = m->state_;
     uint32_t f;
     it->map = m;
     it->cur = 0;
     it->last = len - 1 > UINT64_MAX - start ? UINT64_MAX : start + (len - 1);
-    if (!len) return;
-    f = jitanon__rm_floor(m, start);
-    if (f && m->nodes_[f].last >= start) it->cur = f;
-    else it->cur = f ? m->nodes_[f].next : jitanon__rm_leftmost(m->nodes_, m->root_);
+    if (!len || !st) return;
+    f = jitanon__rm_floor(st, start);
+    if (f && st->nodes[f].last >= start) it->cur = f;
+    else it->cur = f ? st->nodes[f].next : jitanon__rm_leftmost(st->nodes, st->root);
 }
 
 JITANON_API void jitanon_rangemap_iter_begin_all(jitanon_rangemap_iter *it, const jitanon_rangemap *m)
 {
+    const jitanon__rm_state *st = m->state_;
     it->map = m;
-    it->cur = jitanon__rm_leftmost(m->nodes_, m->root_);
+    it->cur = st ? jitanon__rm_leftmost(st->nodes, st->root) : 0;
     it->last = UINT64_MAX;
 }
 
 JITANON_API int jitanon_rangemap_iter_next(jitanon_rangemap_iter *it, jitanon_range *out)
 {
     uint32_t i = it->cur;
-    if (!i || it->map->nodes_[i].start > it->last) {
+    const jitanon__rm_node *n = i ? &it->map->state_->nodes[i] : NULL; /* a piece: the map has a state */
+    if (!n || n->start > it->last) {
         it->cur = 0;
         return 0;
     }
-    jitanon__rm_out(it->map, i, out);
-    it->cur = it->map->nodes_[i].next;
+    jitanon__rm_out(n, out);
+    it->cur = n->next;
     return 1;
 }
 
-JITANON_API size_t jitanon_rangemap_count(const jitanon_rangemap *m) { return m->count_; }
+JITANON_API size_t jitanon_rangemap_count(const jitanon_rangemap *m) { return m->state_ ? m->state_->count : 0; }
 
 JITANON_API jitanon_result jitanon_rangemap_copy(jitanon_rangemap *dst, const jitanon_rangemap *src,
                                                  jitanon_error *err)
 {
-    jitanon_rangemap tmp;
+    const jitanon__rm_state *from = src->state_;
+    jitanon__rm_state *st = NULL;
     void *p = NULL;
     size_t cap = 0;
     jitanon__clear_error(err);
     if (dst == src) return JITANON_OK;
-    jitanon_rangemap_init(&tmp, &dst->allocator);
-    if (src->nodes_) { /* indices stay valid in a byte copy of the pool */
-        if (!jitanon__grow(&tmp.allocator, &p, &cap, src->used_, sizeof(jitanon__rm_node)))
-            return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "rangemap copy of %U nodes", (uint64_t)src->used_);
-        memcpy(p, src->nodes_, (size_t)src->used_ * sizeof(jitanon__rm_node));
-        tmp = *src;
-        tmp.allocator = dst->allocator;
-        tmp.nodes_ = (jitanon__rm_node *)p;
-        tmp.cap_ = cap;
-        tmp.flat_ = NULL; /* the copy builds its own cache */
-        tmp.flat_cap_ = 0;
-        tmp.flat_pos_ = NULL;
-        tmp.flat_pos_cap_ = 0;
-        tmp.flat_pos_n_ = 0;
-        tmp.hits_ = NULL;
-        tmp.nhits_ = 0;
-        memset(tmp.big_, 0, sizeof tmp.big_);
+    if (from && from->nodes) { /* indices stay valid in a byte copy of the pool */
+        if (!jitanon__grow(&dst->allocator, &p, &cap, from->used, sizeof(jitanon__rm_node)) ||
+            !(st = jitanon__rm_state_new(&dst->allocator))) {
+            jitanon__free(&dst->allocator, p, cap * sizeof(jitanon__rm_node));
+            return JITANON__FAIL(err, JITANON_ERR_NOMEM, 0, "rangemap copy of %U nodes", (uint64_t)from->used);
+        }
+        memcpy(p, from->nodes, (size_t)from->used * sizeof(jitanon__rm_node));
+        memcpy(st, from, offsetof(jitanon__rm_state, flat)); /* the tree; the copy builds its own cache */
+        st->nodes = (jitanon__rm_node *)p;
+        st->cap = cap;
     }
-    tmp.gen_ = (dst->gen_ > src->gen_ ? dst->gen_ : src->gen_) + 1;
-    jitanon__rm_changed(&tmp);
-    jitanon_rangemap_release(dst);
-    *dst = tmp;
+    jitanon__rm_state_free(&dst->allocator, dst->state_);
+    dst->state_ = st;
+    dst->gen_ = (dst->gen_ > src->gen_ ? dst->gen_ : src->gen_) + 1;
+    jitanon__rm_changed(dst);
     return JITANON_OK;
 }
-
 /* -- [trim] The trimming engine ------------------------------------------------------------ */
 
 /* One process: its address map as perf will build it from our output. */
@@ -8894,7 +8939,7 @@ JITANON_API void jitanon_trim_forget(jitanon_trim *t, uint32_t pid)
 {
     jitanon__trim_proc *p = jitanon__trim_find(t, pid);
     size_t i;
-    uint32_t node;
+    int found;
     jitanon_result r;
     if (!p) return;
     i = (size_t)(p - t->procs);
@@ -8904,10 +8949,9 @@ JITANON_API void jitanon_trim_forget(jitanon_trim *t, uint32_t pid)
     (void)r;
     if (i != --t->nprocs) { /* keep procs dense: the last one moves into the hole */
         t->procs[i] = t->procs[t->nprocs];
-        node = jitanon__rm_find(&t->pids, t->procs[i].pid);
-        JITANON_ASSERT(node);
-        jitanon__rm_unflat(&t->pids, node); /* the sorted array keeps a copy of the id */
-        t->pids.nodes_[node].id = i;
+        found = jitanon__rm_set_id(&t->pids, t->procs[i].pid, i);
+        JITANON_ASSERT(found);
+        (void)found;
     }
     t->stats.processes--;
 }
@@ -8948,8 +8992,9 @@ JITANON__PRIVATE jitanon_rangemap *jitanon__trim_proc_fast(jitanon_trim *t, uint
 {
     int limit_hit = t->mem.hit; /* a cache that could not be allocated is no failure */
     if (!t->last_proc || t->last_pid != pid || t->gen_pid != t->pids.gen_) {
-        uint32_t i = jitanon__rm_find_fast(&t->pids, pid);
-        t->last_proc = i ? (size_t)t->pids.nodes_[i].id + 1 : 0;
+        jitanon_range r;
+        uint32_t i = jitanon__rm_find_cached(&t->pids, pid, &r);
+        t->last_proc = i ? (size_t)r.id + 1 : 0;
         t->last_pid = pid;
         t->gen_pid = t->pids.gen_;
     }
@@ -8958,7 +9003,7 @@ JITANON__PRIVATE jitanon_rangemap *jitanon__trim_proc_fast(jitanon_trim *t, uint
 }
 
 /* jitanon_trim_resolve through the lookup caches (of the process table and of the
-   process's map; see jitanon__rm_find_fast): what the injector asks for every sample. */
+   process's map; see jitanon__rm_find_cached): what the injector asks for every sample. */
 JITANON__PRIVATE jitanon_trim_kind jitanon__trim_resolve_fast(jitanon_trim *t, uint32_t pid, uint64_t addr,
                                                              jitanon_range *out)
 {

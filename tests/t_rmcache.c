@@ -4,6 +4,9 @@
    engine's cached resolve (jitanon__trim_resolve_fast) against jitanon_trim_resolve.  A
    copy that no longer matches its piece must fall back, never answer. */
 
+/* The tree's own answer (a map never changed has no state: empty). */
+static uint32_t rmc_find(const jitanon_rangemap *m, uint64_t a) { return m->state_ ? jitanon__rm_find(m->state_, a) : 0; }
+
 /* Random assigns and erases over a small span (so pieces are cut, merged and freed, and
    freed nodes come back for other ranges), interleaved with runs of lookups through the
    cache: every answer must be the tree's.  Some lookups repeat the last address, some hit
@@ -24,18 +27,18 @@ static void test_rmcache_random(void)
                 bad = 1;
             for (k = 0; k < 1 + (int)(tm_rand(&s) % 200) && !bad; k++) {
                 uint64_t a = tm_rand(&s) % 3 == 0 ? last_addr : base + tm_rand(&s) % ((uint64_t)4096 << 12);
-                uint32_t want = jitanon__rm_find(&m, a), got = jitanon__rm_find_fast(&m, a);
+                uint32_t want = rmc_find(&m, a), got = jitanon__rm_find_fast(&m, a);
                 if (want != got) bad = 2;
                 last_addr = a + tm_rand(&s) % 64;
             }
         }
-        hits_flat += m.flat_ != NULL;
+        hits_flat += m.state_->flat != NULL;
         /* a copy answers the same through its own cache */
         jitanon_rangemap_init(&copy, NULL);
         if (!bad && jitanon_rangemap_copy(&copy, &m, NULL) != JITANON_OK) bad = 3;
         for (k = 0; k < 2000 && !bad; k++) {
             uint64_t a = base + tm_rand(&s) % ((uint64_t)4096 << 12);
-            uint32_t want = jitanon__rm_find(&m, a), got = jitanon__rm_find_fast(&copy, a);
+            uint32_t want = rmc_find(&m, a), got = jitanon__rm_find_fast(&copy, a);
             if (want != got) bad = 4;
         }
         /* released and reused: nothing stale answers */
@@ -116,16 +119,16 @@ static void test_rmcache_stale_copies(void)
         len = r == 0 ? (uint64_t)(1 + tm_rand(&s) % 8) << 32 : r < 4 ? (1 + tm_rand(&s) % 32) << 16 : 1 + tm_rand(&s) % 8192;
         if (jitanon_rangemap_assign(&m, base + off, len, (uint32_t)(tm_rand(&s) % 3), (uint64_t)step, NULL) != JITANON_OK)
             bad = 1;
-        if (step % 97 == 0) (void)jitanon__rm_flatten(&m);
+        if (step % 97 == 0 && m.state_) (void)jitanon__rm_flatten(m.state_, &m.allocator);
         for (k = 0; k < 40 && !bad; k++) {
             /* near the change (its edges, where copies go stale), else anywhere */
             a = k & 1 ? base + off + len - 2 + tm_rand(&s) % 4 - (tm_rand(&s) % 2) * (len - 1)
                       : base + (tm_rand(&s) % ((uint64_t)9 << 32));
-            if (jitanon__rm_find(&m, a) != jitanon__rm_find_fast(&m, a)) bad = 2;
+            if (rmc_find(&m, a) != jitanon__rm_find_fast(&m, a)) bad = 2;
         }
     }
     JT_CHECK_EQ_U(bad, 0);
-    JT_CHECK(m.flat_ != NULL);
+    JT_CHECK(m.state_->flat != NULL);
     jitanon_rangemap_release(&m);
 }
 
@@ -151,15 +154,15 @@ static void test_rmcache_appends(void)
         } else if (jitanon_rangemap_assign(&m, base + tm_rand(&s) % (cur - base + 1), len, r == 8 ? 0 : 3,
                                            (uint64_t)step << 8, NULL) != JITANON_OK)
             bad = 1;
-        if (step % 4999 == 0) (void)jitanon__rm_flatten(&m);
+        if (step % 4999 == 0) (void)jitanon__rm_flatten(m.state_, &m.allocator);
         for (k = 0; k < 8 && !bad; k++) {
             a = k & 1 ? cur - tm_rand(&s) % 8192 : base + tm_rand(&s) % (cur - base + 4096);
-            i = jitanon__rm_find(&m, a);
-            at = jitanon__rm_find_flat(&m, a, &at) ? at : 0; /* would the sorted array answer? */
+            i = jitanon__rm_find(m.state_, a);
+            at = jitanon__rm_find_flat(m.state_, a, &at) ? at : 0; /* would the sorted array answer? */
             c = jitanon__rm_find_cached(&m, a, &got);
             if (i != c) bad = 2;
             else if (i) {
-                jitanon__rm_out(&m, i, &want);
+                jitanon__rm_out(&m.state_->nodes[i], &want);
                 from_array += at != 0;
                 if (want.start != got.start || want.len != got.len || want.kind != got.kind || want.id != got.id) bad = 3;
             }

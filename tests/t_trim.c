@@ -111,6 +111,57 @@ static void test_trim_rangemap_iter(void)
     jitanon_rangemap_release(&c);
 }
 
+/* The map's state comes with its first change: init, reads of an empty map, an erase of
+   one and a copy of one allocate nothing; the map moves by value; _release frees every
+   byte and the map is reusable; the generation only grows (the caches compare it). */
+static void test_trim_rangemap_lazy(void)
+{
+    jt_alloc a;
+    jitanon_allocator al = jt_allocator(&a);
+    jitanon_rangemap m, c, moved;
+    jitanon_rangemap_iter it;
+    jitanon_range r;
+    uint64_t gen;
+    jitanon_rangemap_init(&m, &al);
+    jitanon_rangemap_init(&c, &al);
+    JT_CHECK(!jitanon_rangemap_lookup(&m, 5, &r) && r.kind == 0);
+    JT_CHECK(!jitanon__rm_find_cached(&m, 5, &r));
+    jitanon_rangemap_iter_begin(&it, &m, 0, UINT64_MAX);
+    JT_CHECK(!jitanon_rangemap_iter_next(&it, &r));
+    jitanon_rangemap_iter_begin_all(&it, &m);
+    JT_CHECK(!jitanon_rangemap_iter_next(&it, &r));
+    JT_CHECK_EQ_U(jitanon_rangemap_count(&m), 0);
+    gen = m.gen_;
+    JT_CHECK_EQ_U(jitanon_rangemap_erase(&m, 0, 0x1000, NULL), JITANON_OK);
+    JT_CHECK(m.gen_ > gen);
+    JT_CHECK_EQ_U(jitanon_rangemap_copy(&c, &m, NULL), JITANON_OK);
+    JT_CHECK(m.state_ == NULL && c.state_ == NULL);
+    JT_CHECK_EQ_U(a.calls, 0);
+    JT_CHECK_EQ_U(jitanon_rangemap_assign(&m, 0x100, 0x100, 1, 7, NULL), JITANON_OK);
+    JT_CHECK(a.calls > 0 && m.state_ != NULL);
+    moved = m; /* by value: m is not used again */
+    JT_CHECK(jitanon__rm_find_cached(&moved, 0x180, &r) && r.id == 7);
+    JT_CHECK(jitanon_rangemap_lookup(&moved, 0x1ff, &r) && r.id == 7 && r.len == 0x100);
+    gen = moved.gen_;
+    jitanon_rangemap_release(&moved);
+    JT_CHECK(moved.gen_ > gen && moved.state_ == NULL);
+    JT_CHECK_EQ_U(a.live_bytes, 0);
+    JT_CHECK(!jitanon__rm_find_cached(&moved, 0x180, &r)); /* nothing stale answers */
+    JT_CHECK_EQ_U(jitanon_rangemap_assign(&moved, 0x200, 0x10, 2, 8, NULL), JITANON_OK); /* reusable */
+    JT_CHECK(moved.gen_ > gen + 1);
+    TT_MAP_IS(&moved, "200-210:2/8");
+    a.fail_at = a.calls + 1; /* the copy cannot allocate: c is unchanged */
+    JT_CHECK_EQ_U(jitanon_rangemap_copy(&c, &moved, NULL), JITANON_ERR_NOMEM);
+    JT_CHECK(c.state_ == NULL);
+    a.fail_at = 0;
+    JT_CHECK_EQ_U(jitanon_rangemap_copy(&c, &moved, NULL), JITANON_OK);
+    TT_MAP_IS(&c, "200-210:2/8");
+    jitanon_rangemap_release(&moved);
+    jitanon_rangemap_release(&c);
+    JT_CHECK_EQ_U(a.live_bytes, 0);
+    JT_CHECK_EQ_U(a.live_blocks, 0);
+}
+
 /* The rangemap against an array of cells, over a small space at the bottom and at the top
    of the address range. */
 static void test_trim_rangemap_random(void)
@@ -613,6 +664,7 @@ static void suite_trim(void)
 {
     JT_RUN(test_trim_rangemap_edges);
     JT_RUN(test_trim_rangemap_iter);
+    JT_RUN(test_trim_rangemap_lazy);
     JT_RUN(test_trim_rangemap_random);
     JT_RUN(test_trim_basic);
     JT_RUN(test_trim_64k_pages);
