@@ -12135,10 +12135,10 @@ typedef struct jitanon__inj_pend {
    operations are NULL. */
 typedef struct jitanon__elfout_ops {
     int needs_maps; /* resolves samples, so the address maps must be kept */
-    jitanon_result (*begin)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd);
-    jitanon_result (*add)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd, const jitanon_jitdump_record *r,
+    jitanon_result (*begin)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp);
+    jitanon_result (*add)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp, const jitanon_jitdump_record *r,
                           const jitanon__inj_pend *p);
-    jitanon_result (*end)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd);
+    jitanon_result (*end)(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp);
     void (*sample)(jitanon__inj *j, jitanon__elfout *o, const jitanon__inj_rec *r);
     jitanon_result (*finish)(jitanon__inj *j, jitanon__elfout *o);
     void (*free)(jitanon__inj *j, jitanon__elfout *o);
@@ -12191,7 +12191,7 @@ typedef struct jitanon__eo_proc {
     char name[64];
     size_t path;
     jitanon__inj *j;          /* for the code of a streamed dump: */
-    jitanon__inj_dump *jd;
+    jitanon__inj_dump *dp;
     jitanon__inj_src code_src; /* the dump read once more while the file is written */
     int code_open;
 } jitanon__eo_proc;
@@ -12713,19 +12713,19 @@ JITANON__PRIVATE void jitanon__inj_threads_stop(jitanon__inj *j, jitanon__inj_po
 /* Files written by threads report failure after their functions were counted: drop the
    events of those functions, and send a MOVE of one to the latest earlier LOAD of the
    same code_index whose file was written, exactly as when files are written one by one. */
-JITANON__PRIVATE void jitanon__inj_drop_failed(jitanon__inj *j, jitanon__inj_dump *jd, size_t first_event)
+JITANON__PRIVATE void jitanon__inj_drop_failed(jitanon__inj *j, jitanon__inj_dump *dp, size_t first_event)
 {
     const jitanon__inj_func *fn = j->jit.funcs;
     size_t i, k = first_event;
-    for (i = first_event; i < jd->count; i++) {
-        jitanon__inj_event e = jd->events[i];
+    for (i = first_event; i < dp->count; i++) {
+        jitanon__inj_event e = dp->events[i];
         if (fn[e.func].failed) {
             size_t f = e.func;
             if (!e.is_move) {
                 j->st->trim.loads--;
                 continue;
             }
-            while (f > jd->first_func && (fn[f].failed || fn[f].code_index != fn[e.func].code_index ||
+            while (f > dp->first_func && (fn[f].failed || fn[f].code_index != fn[e.func].code_index ||
                                           fn[f].dump != fn[e.func].dump))
                 f--;
             if (fn[f].failed || fn[f].code_index != fn[e.func].code_index || fn[f].dump != fn[e.func].dump) {
@@ -12734,9 +12734,9 @@ JITANON__PRIVATE void jitanon__inj_drop_failed(jitanon__inj *j, jitanon__inj_dum
             }
             e.func = f;
         }
-        jd->events[k++] = e;
+        dp->events[k++] = e;
     }
-    jd->count = k;
+    dp->count = k;
 }
 
 /* -- bookkeeping ---------------------------------------------------------------------------- */
@@ -12810,16 +12810,16 @@ JITANON__PRIVATE uint64_t jitanon__inj_dist(uint64_t a, uint64_t b) { return a >
    - the reading (TSC through the recording's TIME_CONV, or CLOCK_MONOTONIC) nearer the
    marker's perf time, and without a TIME_CONV CLOCK_MONOTONIC when it is within
    JITANON__INJ_CLOCK_NEAR of the marker - and a flag that is wrong is dropped and said. */
-JITANON__PRIVATE jitanon_result jitanon__inj_check_clock(jitanon__inj *j, jitanon__inj_dump *jd, const char *path,
+JITANON__PRIVATE jitanon_result jitanon__inj_check_clock(jitanon__inj *j, jitanon__inj_dump *dp, const char *path,
                                                         uint64_t off)
 {
-    jitanon_jitdump_header *h = &jd->sum.header;
+    jitanon_jitdump_header *h = &dp->sum.header;
     int conv = j->jit.have_time_conv && j->jit.time_conv.time_mult;
     size_t i = jitanon__inj_not_mono(j);
     if (h->arch_timestamp) {
-        uint64_t mono = jitanon__inj_dist(h->timestamp, jd->marker_time), tsc = UINT64_MAX;
-        if (conv) tsc = jitanon__inj_dist(jitanon_perf_tsc_to_time(&j->jit.time_conv, h->timestamp), jd->marker_time);
-        if (i == j->in->attr_count && h->timestamp && jd->marker_time &&
+        uint64_t mono = jitanon__inj_dist(h->timestamp, dp->marker_time), tsc = UINT64_MAX;
+        if (conv) tsc = jitanon__inj_dist(jitanon_perf_tsc_to_time(&j->jit.time_conv, h->timestamp), dp->marker_time);
+        if (i == j->in->attr_count && h->timestamp && dp->marker_time &&
             (conv ? mono < tsc : mono <= JITANON__INJ_CLOCK_NEAR)) {
             char msg[768], t[32];
             h->arch_timestamp = 0;
@@ -12846,9 +12846,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_check_clock(jitanon__inj *j, jitano
     return JITANON_OK;
 }
 
-JITANON__PRIVATE uint64_t jitanon__inj_time(const jitanon__inj *j, const jitanon__inj_dump *jd, uint64_t t)
+JITANON__PRIVATE uint64_t jitanon__inj_time(const jitanon__inj *j, const jitanon__inj_dump *dp, uint64_t t)
 {
-    return jd->sum.header.arch_timestamp ? jitanon_perf_tsc_to_time(&j->jit.time_conv, t) : t;
+    return dp->sum.header.arch_timestamp ? jitanon_perf_tsc_to_time(&j->jit.time_conv, t) : t;
 }
 
 /* -- sorting: a stable merge sort of indices (rounds are nearly sorted already) ---------- */
@@ -12907,16 +12907,16 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_path(jitanon__inj *j, const cha
 
 /* A walk reads the valid prefix the load or scan found, no further: a dump read again
    from its file cannot grow a different tail in between. */
-JITANON__PRIVATE jitanon_result jitanon__inj_src_open(jitanon__inj *j, const jitanon__inj_dump *jd, jitanon__inj_src *s)
+JITANON__PRIVATE jitanon_result jitanon__inj_src_open(jitanon__inj *j, const jitanon__inj_dump *dp, jitanon__inj_src *s)
 {
     uint64_t size;
     memset(s, 0, sizeof *s);
     s->left = UINT64_MAX; /* the bytes in memory cannot change */
-    if (jd->dump) return jitanon_jitdump_iter_begin(&s->it, jd->dump->data, jd->dump->size, &j->jit.dump_opts, NULL);
-    if (jitanon__inj_src_path(j, jitanon__inj_path(j, jd->path), s, &size, NULL) != JITANON_OK) return JITANON_ERR_IO;
-    s->left = jd->sum.records;
+    if (dp->dump) return jitanon_jitdump_iter_begin(&s->it, dp->dump->data, dp->dump->size, &j->jit.dump_opts, NULL);
+    if (jitanon__inj_src_path(j, jitanon__inj_path(j, dp->path), s, &size, NULL) != JITANON_OK) return JITANON_ERR_IO;
+    s->left = dp->sum.records;
     s->size = size;
-    if ((s->summarise = jd->sum.walked == 1) != 0) jitanon_elf_line_bias_scan_init(&s->bias, NULL);
+    if ((s->summarise = dp->sum.walked == 1) != 0) jitanon_elf_line_bias_scan_init(&s->bias, NULL);
     if (!j->jit.live && j->opts->elf_threads) /* read ahead: the dump is read whole, nothing else reads it */
         (void)jitanon__in_read_ahead(s->st.in_, &s->st.allocator,
                                      j->io.thread_pool ? j->io.thread_pool : j->os->threads);
@@ -13074,13 +13074,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_peek(jitanon__inj *j, const char *p
 
 /* -- jitdumps -> functions and jit events ------------------------------------------------ */
 
-JITANON__PRIVATE jitanon_result jitanon__inj_push_event(jitanon__inj *j, jitanon__inj_dump *jd, uint64_t time,
+JITANON__PRIVATE jitanon_result jitanon__inj_push_event(jitanon__inj *j, jitanon__inj_dump *dp, uint64_t time,
                                                         uint64_t start, uint64_t size, size_t func, int is_move)
 {
     jitanon__inj_event *e;
-    if (!jitanon__grow(&j->a, (void **)&jd->events, &jd->cap, jd->count + 1, sizeof *e))
+    if (!jitanon__grow(&j->a, (void **)&dp->events, &dp->cap, dp->count + 1, sizeof *e))
         return jitanon__inj_nomem(j, "jit events");
-    e = &jd->events[jd->count++];
+    e = &dp->events[dp->count++];
     j->jit.due = 0; /* jitanon__inj_apply_until looks again */
     e->time = time;
     e->seq = j->jit.seq++;
@@ -13109,7 +13109,7 @@ JITANON__PRIVATE uint64_t jitanon__inj_map_len(uint64_t code_size, uint64_t mapp
 }
 
 /* A LOAD whose file (now or later) is `path`, its code at `pgoff` in it. */
-JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon__inj_dump *dp,
                                                        const jitanon_jitdump_record *r, const jitanon__inj_pend *p,
                                                        uint64_t pgoff, size_t path)
 {
@@ -13122,8 +13122,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     jt->hot[jt->nfuncs].late_until = 0;
     jt->hot[jt->nfuncs].hit = 0;
     f = &jt->funcs[jt->nfuncs++];
-    f->pid = jd->pid;
-    f->tid = r->load.pid == jd->pid ? r->load.tid : jd->tid;
+    f->pid = dp->pid;
+    f->tid = r->load.pid == dp->pid ? r->load.tid : dp->tid;
     f->code_index = r->load.code_index;
     f->pgoff = pgoff;
     f->path = path;
@@ -13134,12 +13134,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     f->failed = 0;
     f->slotted = 0;
     f->claimed = 0;
-    f->dump = (size_t)(jd - jt->dumps);
+    f->dump = (size_t)(dp - jt->dumps);
     f->region = SIZE_MAX;
     f->dbg = NULL, f->dbg_size = 0, f->dbg_nr = 0, f->dbg_run = 0;
     /* a loaded dump's DEBUG_INFO lives as long as the run: on_sample's lines come from it */
-    if (p->have_debug && jd->dump && p->debug.debug.entries.data >= jd->dump->data &&
-        p->debug.debug.entries.data < jd->dump->data + jd->dump->size) {
+    if (p->have_debug && dp->dump && p->debug.debug.entries.data >= dp->dump->data &&
+        p->debug.debug.entries.data < dp->dump->data + dp->dump->size) {
         f->dbg = p->debug.debug.entries.data;
         f->dbg_size = p->debug.debug.entries.size;
         f->dbg_nr = p->debug.debug.nr_entry;
@@ -13147,8 +13147,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
     if (jt->ehs) {
         jitanon__inj_eh *e = &jt->ehs[jt->nfuncs - 1];
         e->eh = NULL, e->size = 0, e->addr = 0;
-        if (p->have_unwind && jd->dump && p->unwind.unwind.eh_frame.data >= jd->dump->data &&
-            p->unwind.unwind.eh_frame.data < jd->dump->data + jd->dump->size) {
+        if (p->have_unwind && dp->dump && p->unwind.unwind.eh_frame.data >= dp->dump->data &&
+            p->unwind.unwind.eh_frame.data < dp->dump->data + dp->dump->size) {
             /* where V8 and perf place it: ALIGN8(code_size) after the code (see [elf]) */
             e->eh = p->unwind.unwind.eh_frame.data;
             e->size = p->unwind.unwind.eh_frame.size;
@@ -13156,20 +13156,20 @@ JITANON__PRIVATE jitanon_result jitanon__inj_push_func(jitanon__inj *j, jitanon_
         }
     }
     j->st->trim.loads++;
-    return jitanon__inj_push_event(j, jd, jitanon__inj_time(j, jd, r->timestamp), r->load.code_addr,
+    return jitanon__inj_push_event(j, dp, jitanon__inj_time(j, dp, r->timestamp), r->load.code_addr,
                                    jitanon__inj_map_len(r->load.code_size, f->mapped_size), jt->nfuncs - 1, 0);
 }
 
 /* A MOVE maps the function's file again at a new address: find the latest LOAD of the
    same code_index in this dump. */
-JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_dump *jd, const jitanon_jitdump_record *r)
+JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_dump *dp, const jitanon_jitdump_record *r)
 {
-    size_t i = j->jit.nfuncs, d = (size_t)(jd - j->jit.dumps);
-    while (i > jd->first_func) {
+    size_t i = j->jit.nfuncs, d = (size_t)(dp - j->jit.dumps);
+    while (i > dp->first_func) {
         const jitanon__inj_func *f = &j->jit.funcs[--i];
         if (f->code_index == r->move.code_index && f->dump == d) {
             j->st->trim.moves++;
-            return jitanon__inj_push_event(j, jd, jitanon__inj_time(j, jd, r->timestamp), r->move.new_code_addr,
+            return jitanon__inj_push_event(j, dp, jitanon__inj_time(j, dp, r->timestamp), r->move.new_code_addr,
                                            jitanon__inj_map_len(r->move.code_size, f->mapped_size), i, 1);
         }
     }
@@ -13181,12 +13181,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_move(jitanon__inj *j, jitanon__inj_
    is copied into w (a streaming per-process builder copies what it keeps); a loaded
    dump's records last as long as the dump, which a per-process builder needs, as it keeps
    every function's views. */
-JITANON__PRIVATE int jitanon__inj_pend_take(const jitanon__inj_dump *jd, const jitanon_jitdump_record *r,
+JITANON__PRIVATE int jitanon__inj_pend_take(const jitanon__inj_dump *dp, const jitanon_jitdump_record *r,
                                             jitanon__inj_pend *p, jitanon__inj_wait *w)
 {
     if (r->id != JITANON_JITDUMP_CODE_UNWINDING_INFO) return 0;
-    if (jd->dump) p->unwind = *r;
-    else if (!jitanon__inj_keep(&w->unwind, r, jd->sum.header.big_endian, &p->unwind)) return -1;
+    if (dp->dump) p->unwind = *r;
+    else if (!jitanon__inj_keep(&w->unwind, r, dp->sum.header.big_endian, &p->unwind)) return -1;
     p->have_unwind = 1;
     return 1;
 }
@@ -13196,26 +13196,26 @@ JITANON__PRIVATE int jitanon__inj_pend_take(const jitanon__inj_dump *jd, const j
 #define JITANON__INJ_DEBUG_WAITING 4096u
 
 /* Reads the waiting copies [from, ndbg) of a streamed dump again (after their buffer moved). */
-JITANON__PRIVATE void jitanon__inj_dbg_reread(jitanon__inj_wait *w, const jitanon__inj_dump *jd, size_t from)
+JITANON__PRIVATE void jitanon__inj_dbg_reread(jitanon__inj_wait *w, const jitanon__inj_dump *dp, size_t from)
 {
     for (; from < w->ndbg; from++) {
         jitanon__inj_dbg *d = &w->dbg[from];
         uint64_t missing = 0;
         jitanon_jitdump_record r = d->rec;
         /* read and validated once already: cannot fail */
-        (void)jitanon__jitdump_parse_record(w->debug.data + d->off, r.raw.size, r.offset, jd->sum.header.big_endian,
+        (void)jitanon__jitdump_parse_record(w->debug.data + d->off, r.raw.size, r.offset, dp->sum.header.big_endian,
                                             UINT64_MAX, r.index, &d->rec, &missing, NULL);
     }
 }
 
 /* Drops waiting DEBUG_INFO `i`; a streamed dump's copies are packed when most of their
    buffer is dead. */
-JITANON__PRIVATE void jitanon__inj_dbg_drop(jitanon__inj_wait *w, const jitanon__inj_dump *jd, size_t i)
+JITANON__PRIVATE void jitanon__inj_dbg_drop(jitanon__inj_wait *w, const jitanon__inj_dump *dp, size_t i)
 {
     size_t k, live = 0;
     memmove(w->dbg + i, w->dbg + i + 1, (w->ndbg - i - 1) * sizeof *w->dbg);
     w->ndbg--;
-    if (jd->dump) return;
+    if (dp->dump) return;
     for (k = 0; k < w->ndbg; k++) live += w->dbg[k].rec.raw.size;
     if (w->debug.size <= 2 * live + 65536u && w->ndbg) return;
     for (k = live = 0; k < w->ndbg; k++) { /* offsets only grow: moving down is safe */
@@ -13224,19 +13224,19 @@ JITANON__PRIVATE void jitanon__inj_dbg_drop(jitanon__inj_wait *w, const jitanon_
         live += w->dbg[k].rec.raw.size;
     }
     w->debug.size = live;
-    jitanon__inj_dbg_reread(w, jd, 0);
+    jitanon__inj_dbg_reread(w, dp, 0);
 }
 
 /* Keeps `r` when it is DEBUG_INFO, for the LOAD that will take it: 1 kept, 0 another
    record, -1 out of memory. */
-JITANON__PRIVATE int jitanon__inj_dbg_take(jitanon__inj *j, jitanon__inj_wait *w, const jitanon__inj_dump *jd,
+JITANON__PRIVATE int jitanon__inj_dbg_take(jitanon__inj *j, jitanon__inj_wait *w, const jitanon__inj_dump *dp,
                                            const jitanon_jitdump_record *r)
 {
     const uint8_t *was;
     jitanon__inj_dbg *d;
     if (r->id != JITANON_JITDUMP_CODE_DEBUG_INFO) return 0;
     if (w->ndbg == JITANON__INJ_DEBUG_WAITING) {
-        jitanon__inj_dbg_drop(w, jd, 0);
+        jitanon__inj_dbg_drop(w, dp, 0);
         if (w->count) j->st->dumps.debug_unmatched++;
     }
     if (!jitanon__grow(&j->a, (void **)&w->dbg, &w->dbg_cap, w->ndbg + 1, sizeof *w->dbg)) return -1;
@@ -13244,14 +13244,14 @@ JITANON__PRIVATE int jitanon__inj_dbg_take(jitanon__inj *j, jitanon__inj_wait *w
     d->rec = *r;
     d->off = w->debug.size;
     d->recent = 1;
-    if (jd->dump) {
+    if (dp->dump) {
         w->ndbg++;
         return 1;
     }
     was = w->debug.data;
     if (jitanon_membuf_write(&w->debug, r->raw.data, r->raw.size)) return -1;
     w->ndbg++;
-    jitanon__inj_dbg_reread(w, jd, w->debug.data == was ? w->ndbg - 1 : 0);
+    jitanon__inj_dbg_reread(w, dp, w->debug.data == was ? w->ndbg - 1 : 0);
     return 1;
 }
 
@@ -13279,11 +13279,11 @@ typedef jitanon_result (*jitanon__inj_load_fn)(jitanon__inj *, jitanon__elfout *
 
 /* A dump's records reached perf time `t`: a followed dump that went on past samples
    counted after its end had not stopped. */
-JITANON__PRIVATE void jitanon__inj_dump_time(jitanon__inj_dump *jd, uint64_t t)
+JITANON__PRIVATE void jitanon__inj_dump_time(jitanon__inj_dump *dp, uint64_t t)
 {
-    if (t <= jd->last_time) return;
-    jd->last_time = t;
-    if (jd->after && t >= jd->after_first) jd->after = 0;
+    if (t <= dp->last_time) return;
+    dp->last_time = t;
+    if (dp->after && t >= dp->after_first) dp->after = 0;
 }
 
 /* The records `src` yields, until it has no more (*got: why - JITANON_END, JITANON_AGAIN at
@@ -13291,7 +13291,7 @@ JITANON__PRIVATE void jitanon__inj_dump_time(jitanon__inj_dump *jd, uint64_t t)
    `pend` and `w` carry what waits for a LOAD from one call to the next.  `begun`
    (a followed dump's batch): the layout's begin comes with the first record, and
    *begun says whether it came (a read that finds nothing costs the layout nothing). */
-JITANON__PRIVATE jitanon_result jitanon__inj_walk_src(jitanon__inj *j, jitanon__inj_dump *jd, jitanon__inj_src *src,
+JITANON__PRIVATE jitanon_result jitanon__inj_walk_src(jitanon__inj *j, jitanon__inj_dump *dp, jitanon__inj_src *src,
                                                       jitanon__inj_pend *pend, jitanon__inj_wait *w, size_t max_loads,
                                                       jitanon__inj_load_fn load, jitanon__elfout *o, int moves,
                                                       jitanon_result *got, int *begun)
@@ -13304,24 +13304,24 @@ JITANON__PRIVATE jitanon_result jitanon__inj_walk_src(jitanon__inj *j, jitanon__
         int took;
         if (begun && !*begun) {
             *begun = 1;
-            if (o->ops->begin && (res = o->ops->begin(j, o, jd)) != JITANON_OK) break;
+            if (o->ops->begin && (res = o->ops->begin(j, o, dp)) != JITANON_OK) break;
         }
-        took = jitanon__inj_pend_take(jd, &r, pend, w);
-        if (!took) took = jitanon__inj_dbg_take(j, w, jd, &r);
+        took = jitanon__inj_pend_take(dp, &r, pend, w);
+        if (!took) took = jitanon__inj_dbg_take(j, w, dp, &r);
         {
-            uint64_t t = jitanon__inj_time(j, jd, r.timestamp);
-            jitanon__inj_dump_time(jd, t);
-            if (jd->follow && t > jd->follow->last_time) jd->follow->last_time = t;
+            uint64_t t = jitanon__inj_time(j, dp, r.timestamp);
+            jitanon__inj_dump_time(dp, t);
+            if (dp->follow && t > dp->follow->last_time) dp->follow->last_time = t;
         }
         if (took < 0) res = jitanon__inj_nomem(j, "debug or unwinding info");
         else if (!took && r.id == JITANON_JITDUMP_CODE_LOAD) {
             size_t debug = jitanon__inj_dbg_pick(w, &r, pend);
             loads++;
-            res = load(j, o, jd, &r, pend);
-            if (debug != SIZE_MAX) jitanon__inj_dbg_drop(w, jd, debug);
+            res = load(j, o, dp, &r, pend);
+            if (debug != SIZE_MAX) jitanon__inj_dbg_drop(w, dp, debug);
             pend->have_debug = pend->have_unwind = 0;
         } else if (!took && r.id == JITANON_JITDUMP_CODE_MOVE && moves) {
-            res = jitanon__inj_move(j, jd, &r);
+            res = jitanon__inj_move(j, dp, &r);
         }
     }
     return res;
@@ -13344,30 +13344,30 @@ JITANON__PRIVATE void jitanon__inj_wait_release(jitanon__inj *j, jitanon__inj_wa
     memset(w, 0, sizeof *w);
 }
 
-JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_dump *jd, size_t max_loads,
+JITANON__PRIVATE jitanon_result jitanon__inj_walk(jitanon__inj *j, jitanon__inj_dump *dp, size_t max_loads,
                                                   jitanon__inj_load_fn load, jitanon__elfout *o, int moves)
 {
     jitanon__inj_src src;
     jitanon__inj_pend pend;
-    jitanon_result got, res = jitanon__inj_src_open(j, jd, &src);
+    jitanon_result got, res = jitanon__inj_src_open(j, dp, &src);
     if (res != JITANON_OK) {
         jitanon__inj_src_close(&src);
         return JITANON__FAIL(j->err, res, 0, "cannot read the jitdump again");
     }
     memset(&pend, 0, sizeof pend);
     j->jit.wait.count = moves;
-    res = jitanon__inj_walk_src(j, jd, &src, &pend, &j->jit.wait, max_loads, load, o, moves, &got, NULL);
+    res = jitanon__inj_walk_src(j, dp, &src, &pend, &j->jit.wait, max_loads, load, o, moves, &got, NULL);
     if (res == JITANON_OK && src.summarise) { /* the whole dump was read: what a scan would have found */
-        jitanon_jitdump_header h = jd->sum.header; /* as the marker fixed it (machine, clock) */
+        jitanon_jitdump_header h = dp->sum.header; /* as the marker fixed it (machine, clock) */
         jitanon_error e;
         jitanon__clear_error(&e);
-        res = jitanon__inj_sum_end(j, &src.st, &src.bias, src.size, got, &src.err, &jd->sum, &e);
-        jd->sum.header = h;
+        res = jitanon__inj_sum_end(j, &src.st, &src.bias, src.size, got, &src.err, &dp->sum, &e);
+        dp->sum.header = h;
         if (res != JITANON_OK) {
-            jitanon__err_source(&e, "jitdump", jitanon__inj_path(j, jd->path));
+            jitanon__err_source(&e, "jitdump", jitanon__inj_path(j, dp->path));
             if (j->err) *j->err = e;
         }
-        jd->sum.walked = 2;
+        dp->sum.walked = 2;
     }
     jitanon__inj_src_close(&src);
     jitanon__inj_wait_end(j, &j->jit.wait);
@@ -13412,24 +13412,24 @@ JITANON__PRIVATE void jitanon__inj_sym_bid_of(jitanon__inj *j, size_t ident, jit
 
 /* -- ELF layouts: the implementations of jitanon__elfout ------------------------------------ */
 
-JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__inj_dump *dp,
                                                       const jitanon_jitdump_record *r, char *name, size_t cap);
 
 /* A dump's per-process file name (jitted-<pid>.so) into name[64]. */
-JITANON__PRIVATE void jitanon__eo_proc_name(const jitanon__inj_dump *jd, char *name)
+JITANON__PRIVATE void jitanon__eo_proc_name(const jitanon__inj_dump *dp, char *name)
 {
-    if (jd->generation) jitanon__fmt(name, 64, "jitted-%u.%u.so", (unsigned)jd->pid, jd->generation);
-    else jitanon__fmt(name, 64, "jitted-%u.so", (unsigned)jd->pid);
+    if (dp->generation) jitanon__fmt(name, 64, "jitted-%u.%u.so", (unsigned)dp->pid, dp->generation);
+    else jitanon__fmt(name, 64, "jitted-%u.so", (unsigned)dp->pid);
 }
 
-/* jd->text_base: where a function's code starts in a file of the dump's (its headers'
+/* dp->text_base: where a function's code starts in a file of the dump's (its headers'
    room), as the builder lays it out. */
-JITANON__PRIVATE jitanon_result jitanon__eo_text_base(jitanon__inj *j, jitanon__inj_dump *jd)
+JITANON__PRIVATE jitanon_result jitanon__eo_text_base(jitanon__inj *j, jitanon__inj_dump *dp)
 {
     jitanon_elf_builder tb;
-    jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
+    jitanon_result res = jitanon_elf_builder_init(&tb, &dp->sum.header, &j->opts->elf, j->err);
     if (res != JITANON_OK) return res;
-    jd->text_base = tb.state_->text_base;
+    dp->text_base = tb.state_->text_base;
     jitanon_elf_builder_release(&tb);
     return JITANON_OK;
 }
@@ -13437,28 +13437,28 @@ JITANON__PRIVATE jitanon_result jitanon__eo_text_base(jitanon__inj *j, jitanon__
 /* Resolve only (no output): functions are known by address, nothing is written; with
    JITANON_SAMPLE_FILES each is named with the file the layout of the options would map it
    from (jitanon_frame.file; the region layout has its own, jitanon__eo_regions). */
-JITANON__PRIVATE jitanon_result jitanon__eo_resolve_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+JITANON__PRIVATE jitanon_result jitanon__eo_resolve_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp)
 {
     char name[64];
     if (!(j->opts->sample_fields & JITANON_SAMPLE_FILES)) return JITANON_OK;
-    if (j->opts->elf_layout != JITANON_ELF_PER_PROCESS) return jitanon__eo_text_base(j, jd);
-    jitanon__eo_proc_name(jd, name);
-    if ((o->u.proc.path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    if (j->opts->elf_layout != JITANON_ELF_PER_PROCESS) return jitanon__eo_text_base(j, dp);
+    jitanon__eo_proc_name(dp, name);
+    if ((o->u.proc.path = jitanon__inj_add_path(j, dp->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
     return JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__eo_resolve_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__eo_resolve_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp,
                                                         const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
     char name[96];
     size_t path;
     jitanon_result res;
-    if (!(j->opts->sample_fields & JITANON_SAMPLE_FILES)) return jitanon__inj_push_func(j, jd, r, p, 0, SIZE_MAX);
+    if (!(j->opts->sample_fields & JITANON_SAMPLE_FILES)) return jitanon__inj_push_func(j, dp, r, p, 0, SIZE_MAX);
     if (j->opts->elf_layout == JITANON_ELF_PER_PROCESS) /* (its offset there is the writer's to pack) */
-        return jitanon__inj_push_func(j, jd, r, p, 0, o->u.proc.path);
-    if ((res = jitanon__eo_func_name(j, jd, r, name, sizeof name)) != JITANON_OK) return res;
-    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
-    return jitanon__inj_push_func(j, jd, r, p, jd->text_base, path);
+        return jitanon__inj_push_func(j, dp, r, p, 0, o->u.proc.path);
+    if ((res = jitanon__eo_func_name(j, dp, r, name, sizeof name)) != JITANON_OK) return res;
+    if ((path = jitanon__inj_add_path(j, dp->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    return jitanon__inj_push_func(j, dp, r, p, dp->text_base, path);
 }
 
 static const jitanon__elfout_ops jitanon__eo_resolve = {
@@ -13469,31 +13469,31 @@ static const jitanon__elfout_ops jitanon__eo_resolve = {
    reuses gets a numbered suffix so that no earlier MMAP2 loses its file, and a second dump
    of the same process (an exec, a restarted JIT) a generation, so that it does not
    overwrite the files of the first. */
-JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__eo_func_name(jitanon__inj *j, jitanon__inj_dump *dp,
                                                       const jitanon_jitdump_record *r, char *name, size_t cap)
 {
-    size_t *used = jitanon__hmap_at(&jd->uses, &j->a, r->load.code_index, 0);
+    size_t *used = jitanon__hmap_at(&dp->uses, &j->a, r->load.code_index, 0);
     uint64_t n;
     /* perf's name holds the load's pid; a dump from a container has its namespace pid
        (often 1 in every container), so its files are named after the recorded pid: two
        containers in one recording must not share file names */
-    unsigned pid = (unsigned)(jd->sum.header.pid != jd->pid ? jd->pid : r->load.pid);
+    unsigned pid = (unsigned)(dp->sum.header.pid != dp->pid ? dp->pid : r->load.pid);
     if (!used) return jitanon__inj_nomem(j, "load index");
     n = (uint64_t)(*used)++;
-    if (jd->generation)
-        jitanon__fmt(name, cap, "jitted-%u.%u-%U-%U.so", pid, jd->generation, r->load.code_index, n);
+    if (dp->generation)
+        jitanon__fmt(name, cap, "jitted-%u.%u-%U-%U.so", pid, dp->generation, r->load.code_index, n);
     else if (n == 0) jitanon__fmt(name, cap, "jitted-%u-%U.so", pid, r->load.code_index);
     else jitanon__fmt(name, cap, "jitted-%u-%U-%U.so", pid, r->load.code_index, n);
     return JITANON_OK;
 }
 
 /* One function's file, into `elf`. */
-JITANON__PRIVATE jitanon_result jitanon__eo_func_build(jitanon__inj *j, jitanon_membuf *elf, const jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__eo_func_build(jitanon__inj *j, jitanon_membuf *elf, const jitanon__inj_dump *dp,
                                                        const jitanon_jitdump_record *r, const jitanon__inj_pend *p,
                                                        uint64_t *pgoff)
 {
     jitanon_elf_func fn = jitanon__inj_fn_of(r, p);
-    jitanon_elf_opts eo = jitanon__inj_elf_opts(j, &jd->sum);
+    jitanon_elf_opts elf_opts = jitanon__inj_elf_opts(j, &dp->sum);
     jitanon_sink sink;
     jitanon_elf_info info;
     jitanon_result res;
@@ -13501,15 +13501,15 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_build(jitanon__inj *j, jitanon_
     elf->allocator = j->a;
     sink.write_fn = jitanon_membuf_write;
     sink.user = elf;
-    res = jitanon__elf_write_one(sink, &jd->sum.header, &fn, &eo, &info, &j->sha_hw, j->err);
+    res = jitanon__elf_write_one(sink, &dp->sum.header, &fn, &elf_opts, &info, &j->sha_hw, j->err);
     if (res == JITANON_OK) *pgoff = info.text_offset;
     return res;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__eo_func_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+JITANON__PRIVATE jitanon_result jitanon__eo_func_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp)
 {
     (void)j;
-    o->u.fn.first_event = jd->count;
+    o->u.fn.first_event = dp->count;
     return JITANON_OK;
 }
 
@@ -13517,21 +13517,21 @@ JITANON__PRIVATE jitanon_result jitanon__eo_func_begin(jitanon__inj *j, jitanon_
    builds the next ones.  The calling thread learns at once that a file could not be
    written and counts no function; a thread tells it late, so the function is counted
    and dropped at the end of the dump (jitanon__inj_drop_failed). */
-JITANON__PRIVATE jitanon_result jitanon__eo_func_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__eo_func_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp,
                                                      const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
     jitanon__inj_pool *pool = o->u.fn.pool;
     char name[96];
     uint64_t pgoff = 0;
     size_t path;
-    jitanon_result res = jitanon__eo_func_name(j, jd, r, name, sizeof name);
-    if (res == JITANON_OK) res = jitanon__eo_func_build(j, &o->u.fn.elf, jd, r, p, &pgoff);
+    jitanon_result res = jitanon__eo_func_name(j, dp, r, name, sizeof name);
+    if (res == JITANON_OK) res = jitanon__eo_func_build(j, &o->u.fn.elf, dp, r, p, &pgoff);
     if (res != JITANON_OK) return res;
-    if (!pool && !jitanon__inj_put_file(j, NULL, jd->dir, &o->u.fn.elf, name, SIZE_MAX))
+    if (!pool && !jitanon__inj_put_file(j, NULL, dp->dir, &o->u.fn.elf, name, SIZE_MAX))
         return JITANON_OK; /* logged; no mapping */
-    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
-    res = jitanon__inj_push_func(j, jd, r, p, pgoff, path);
-    if (res == JITANON_OK && pool) jitanon__inj_put_file(j, pool, jd->dir, &o->u.fn.elf, name, j->jit.nfuncs - 1);
+    if ((path = jitanon__inj_add_path(j, dp->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    res = jitanon__inj_push_func(j, dp, r, p, pgoff, path);
+    if (res == JITANON_OK && pool) jitanon__inj_put_file(j, pool, dp->dir, &o->u.fn.elf, name, j->jit.nfuncs - 1);
     return res;
 }
 
@@ -13545,19 +13545,19 @@ static const jitanon__elfout_ops jitanon__eo_direct = {
     0, jitanon__eo_func_begin, jitanon__eo_func_add, NULL, NULL, NULL, jitanon__eo_func_free
 };
 
-JITANON__PRIVATE jitanon_result jitanon__eo_threads_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+JITANON__PRIVATE jitanon_result jitanon__eo_threads_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp)
 {
-    jitanon__eo_func_begin(j, o, jd);
-    o->u.fn.pool = jitanon__inj_threads(j, jd->dir);
+    jitanon__eo_func_begin(j, o, dp);
+    o->u.fn.pool = jitanon__inj_threads(j, dp->dir);
     return JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__eo_threads_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+JITANON__PRIVATE jitanon_result jitanon__eo_threads_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp)
 {
     if (o->u.fn.pool) {
         jitanon__inj_threads_stop(j, o->u.fn.pool);
         o->u.fn.pool = NULL;
-        jitanon__inj_drop_failed(j, jd, o->u.fn.first_event);
+        jitanon__inj_drop_failed(j, dp, o->u.fn.first_event);
     }
     return JITANON_OK;
 }
@@ -13570,27 +13570,27 @@ static const jitanon__elfout_ops jitanon__eo_threads = {
 /* Sampled (JITANON_ELF_FILES_SAMPLED): every function gets its name and mapping now, at
    the pgoff every per-function file puts its code at; files are written at the end for
    the functions a sample resolved into. */
-JITANON__PRIVATE jitanon_result jitanon__eo_sampled_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+JITANON__PRIVATE jitanon_result jitanon__eo_sampled_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp)
 {
     jitanon_elf_builder tb;
-    jitanon_result res = jitanon_elf_builder_init(&tb, &jd->sum.header, &j->opts->elf, j->err);
+    jitanon_result res = jitanon_elf_builder_init(&tb, &dp->sum.header, &j->opts->elf, j->err);
     if (res != JITANON_OK) return res;
-    jd->text_base = tb.state_->text_base;
+    dp->text_base = tb.state_->text_base;
     jitanon_elf_builder_release(&tb);
-    return jitanon__eo_func_begin(j, o, jd);
+    return jitanon__eo_func_begin(j, o, dp);
 }
 
-JITANON__PRIVATE jitanon_result jitanon__eo_sampled_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__eo_sampled_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp,
                                                         const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
     char name[96];
     size_t path;
-    jitanon_result res = jitanon__eo_func_name(j, jd, r, name, sizeof name);
+    jitanon_result res = jitanon__eo_func_name(j, dp, r, name, sizeof name);
     (void)o;
     if (res != JITANON_OK) return res;
-    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX)
+    if ((path = jitanon__inj_add_path(j, dp->dir, name)) == SIZE_MAX)
         return jitanon__inj_nomem(j, "paths");
-    return jitanon__inj_push_func(j, jd, r, p, jd->text_base, path);
+    return jitanon__inj_push_func(j, dp, r, p, dp->text_base, path);
 }
 
 
@@ -13851,15 +13851,15 @@ JITANON__PRIVATE void jitanon__eo_sampled_sample(jitanon__inj *j, jitanon__elfou
 }
 
 /* The k-th LOAD of a dump is its k-th function: build and write its file if it was hit. */
-JITANON__PRIVATE jitanon_result jitanon__eo_sampled_file(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__eo_sampled_file(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp,
                                                          const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
-    size_t f = jd->first_func + o->u.fn.nth++;
-    const char *dir = jd->dir;
+    size_t f = dp->first_func + o->u.fn.nth++;
+    const char *dir = dp->dir;
     uint64_t pgoff;
     jitanon_result res;
     if (!j->jit.hot[f].hit) return JITANON_OK;
-    if ((res = jitanon__eo_func_build(j, &o->u.fn.elf, jd, r, p, &pgoff)) != JITANON_OK) return res;
+    if ((res = jitanon__eo_func_build(j, &o->u.fn.elf, dp, r, p, &pgoff)) != JITANON_OK) return res;
     jitanon__inj_put_file(j, o->u.fn.pool, dir, &o->u.fn.elf, jitanon__inj_path(j, j->jit.funcs[f].path) + strlen(dir) + 1,
                           f); /* logged */
     return JITANON_OK;
@@ -13872,13 +13872,13 @@ JITANON__PRIVATE jitanon_result jitanon__eo_sampled_finish(jitanon__inj *j, jita
     size_t d, k;
     jitanon_result res = JITANON_OK;
     for (d = 0; d < j->jit.ndumps && res == JITANON_OK; d++) {
-        jitanon__inj_dump *jd = &j->jit.dumps[d];
+        jitanon__inj_dump *dp = &j->jit.dumps[d];
         int any = 0;
-        for (k = 0; k < jd->nfuncs; k++) any |= j->jit.hot[jd->first_func + k].hit;
+        for (k = 0; k < dp->nfuncs; k++) any |= j->jit.hot[dp->first_func + k].hit;
         if (!any) continue;
-        o->u.fn.pool = jitanon__inj_threads(j, jd->dir);
+        o->u.fn.pool = jitanon__inj_threads(j, dp->dir);
         o->u.fn.nth = 0;
-        res = jitanon__inj_walk(j, jd, jd->nfuncs, jitanon__eo_sampled_file, o, 0);
+        res = jitanon__inj_walk(j, dp, dp->nfuncs, jitanon__eo_sampled_file, o, 0);
         jitanon__inj_threads_stop(j, o->u.fn.pool);
         o->u.fn.pool = NULL;
     }
@@ -13902,7 +13902,7 @@ JITANON__PRIVATE int jitanon__eo_proc_code(void *user, size_t index, jitanon_byt
     (void)index;
     if (!s->code_open) {
         s->code_open = 1;
-        if (jitanon__inj_src_open(s->j, s->jd, &s->code_src) != JITANON_OK) return 1;
+        if (jitanon__inj_src_open(s->j, s->dp, &s->code_src) != JITANON_OK) return 1;
     }
     while (jitanon__inj_src_next(&s->code_src, &r) == JITANON_OK)
         if (r.id == JITANON_JITDUMP_CODE_LOAD) {
@@ -13923,32 +13923,32 @@ JITANON__PRIVATE void jitanon__eo_proc_free(jitanon__inj *j, jitanon__elfout *o)
     jitanon_membuf_release(&s->elf);
 }
 
-JITANON__PRIVATE jitanon_result jitanon__eo_proc_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+JITANON__PRIVATE jitanon_result jitanon__eo_proc_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp)
 {
     jitanon__eo_proc *s = &o->u.proc;
-    jitanon_elf_opts eo = jitanon__inj_elf_opts(j, &jd->sum);
+    jitanon_elf_opts elf_opts = jitanon__inj_elf_opts(j, &dp->sum);
     jitanon_result res;
     jitanon__eo_proc_free(j, o);
-    jitanon__eo_proc_name(jd, s->name);
-    if ((s->path = jitanon__inj_add_path(j, jd->dir, s->name)) == SIZE_MAX)
+    jitanon__eo_proc_name(dp, s->name);
+    if ((s->path = jitanon__inj_add_path(j, dp->dir, s->name)) == SIZE_MAX)
         return jitanon__inj_nomem(j, "paths");
-    if ((res = jitanon_elf_builder_init(&s->pb, &jd->sum.header, &eo, j->err)) != JITANON_OK) return res;
-    if (!jd->dump) { /* streamed: the code is read again as the file is written */
+    if ((res = jitanon_elf_builder_init(&s->pb, &dp->sum.header, &elf_opts, j->err)) != JITANON_OK) return res;
+    if (!dp->dump) { /* streamed: the code is read again as the file is written */
         s->j = j;
-        s->jd = jd;
+        s->dp = dp;
         jitanon_elf_builder_stream_code(&s->pb, jitanon__eo_proc_code, s);
     }
     return JITANON_OK;
 }
 
-JITANON__PRIVATE jitanon_result jitanon__eo_proc_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__eo_proc_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp,
                                                      const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
     jitanon_elf_func fn = jitanon__inj_fn_of(r, p);
     uint64_t pgoff = 0;
     jitanon_result res = jitanon_elf_builder_add(&o->u.proc.pb, &fn, &pgoff, j->err);
     if (res != JITANON_OK) return res;
-    return jitanon__inj_push_func(j, jd, r, p, pgoff, o->u.proc.path);
+    return jitanon__inj_push_func(j, dp, r, p, pgoff, o->u.proc.path);
 }
 
 /* What jitanon__os.write_atomic writes for a per-process file: the builder's bytes. */
@@ -14011,10 +14011,10 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_stream(jitanon__inj *j, jitanon
     return jitanon__eo_stream(j, &s->pb, dir, s->name, NULL, NULL);
 }
 
-JITANON__PRIVATE jitanon_result jitanon__eo_proc_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+JITANON__PRIVATE jitanon_result jitanon__eo_proc_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp)
 {
     jitanon__eo_proc *s = &o->u.proc;
-    const char *dir = jd->dir;
+    const char *dir = dp->dir;
     jitanon_result res;
     int written;
     if (j->io.write_elf == j->os->write_elf) {
@@ -14030,7 +14030,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_proc_end(jitanon__inj *j, jitanon__e
         res = jitanon_elf_builder_finish(&s->pb, sink, NULL, j->err);
         written = res == JITANON_OK && jitanon__inj_put_file(j, NULL, dir, &s->elf, s->name, SIZE_MAX);
     }
-    if (res == JITANON_OK && !written) jd->count = 0; /* no file: no mappings */
+    if (res == JITANON_OK && !written) dp->count = 0; /* no file: no mappings */
     jitanon__eo_proc_free(j, o);
     return res;
 }
@@ -14101,9 +14101,9 @@ JITANON__PRIVATE void jitanon__eo_region_unread(jitanon__eo_region *s)
    into place.  Else a dump's records are kept until the end and each file is built in
    memory: on jitgen's 200 MB recording 37 MB of records and a 39 MB file, where the
    per-function layout holds one function at a time. */
-JITANON__PRIVATE int jitanon__eo_region_reread(const jitanon__inj *j, const jitanon__inj_dump *jd)
+JITANON__PRIVATE int jitanon__eo_region_reread(const jitanon__inj *j, const jitanon__inj_dump *dp)
 {
-    return jitanon__eo_region_online(j) && !jd->dump && !j->io.open_dump && j->os->seek &&
+    return jitanon__eo_region_online(j) && !dp->dump && !j->io.open_dump && j->os->seek &&
            j->io.write_elf == j->os->write_elf && (jitanon_features() & JITANON_FEATURE_POSIX);
 }
 
@@ -14125,12 +14125,12 @@ JITANON__PRIVATE void jitanon__eo_region_free(jitanon__inj *j, jitanon__elfout *
     memset(s, 0, sizeof *s);
 }
 
-JITANON__PRIVATE jitanon_result jitanon__eo_region_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+JITANON__PRIVATE jitanon_result jitanon__eo_region_begin(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp)
 {
     jitanon__eo_region *s = &o->u.reg;
-    jitanon_result res = jitanon__eo_text_base(j, jd);
+    jitanon_result res = jitanon__eo_text_base(j, dp);
     if (res != JITANON_OK) return res;
-    s->room = jd->text_base;
+    s->room = dp->text_base;
     s->arena.allocator = s->elf.allocator = s->rbuf.allocator = j->a;
     s->j = j;
     s->reading = SIZE_MAX;
@@ -14139,10 +14139,10 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_begin(jitanon__inj *j, jitano
         s->nplaces = 0;
     }
     s->first_place = s->nplaces;
-    s->first_event = jd->count;
+    s->first_event = dp->count;
     /* a place per LOAD: the table's size is known (file mode keeps every dump's) */
-    if (jd->sum.loads < SIZE_MAX - s->nplaces &&
-        !jitanon__reserve(&j->a, (void **)&s->places, &s->places_cap, s->nplaces + (size_t)jd->sum.loads, sizeof *s->places))
+    if (dp->sum.loads < SIZE_MAX - s->nplaces &&
+        !jitanon__reserve(&j->a, (void **)&s->places, &s->places_cap, s->nplaces + (size_t)dp->sum.loads, sizeof *s->places))
         return jitanon__inj_nomem(j, "region functions");
     return JITANON_OK;
 }
@@ -14175,12 +14175,12 @@ JITANON__PRIVATE uint64_t jitanon__inj_code_hash(jitanon_bytes code)
 
 /* What place pl's file is built from when it is written: its LOAD (or where to read it
    back), DEBUG_INFO and, where something reads them, unwinding tables. */
-JITANON__PRIVATE jitanon_result jitanon__eo_region_hold(jitanon__inj *j, jitanon__eo_region *s, const jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__eo_region_hold(jitanon__inj *j, jitanon__eo_region *s, const jitanon__inj_dump *dp,
                                                         const jitanon_jitdump_record *r, const jitanon__inj_pend *p,
                                                         int own, jitanon__eo_place *pl)
 {
     int unwind;
-    pl->load = jitanon__eo_region_reread(j, jd) ? JITANON__EO_IN_DUMP : jitanon__eo_region_keep(s, r);
+    pl->load = jitanon__eo_region_reread(j, dp) ? JITANON__EO_IN_DUMP : jitanon__eo_region_keep(s, r);
     pl->load_len = (uint32_t)r->raw.size;
     pl->load_offset = r->offset;
     pl->code_size = (uint32_t)r->load.code.size; /* within its record */
@@ -14217,7 +14217,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_hold(jitanon__inj *j, jitanon
    unwinding info the runtime keeps mapped after it, as the runtime has them); a region
    file's tables would lie past its code, in memory that maps something else.  Nothing
    else reads .eh_frame through memory (hotspot's unwinder reads it from the file). */
-JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp,
                                                        const jitanon_jitdump_record *r, const jitanon__inj_pend *p)
 {
     jitanon__eo_region *s = &o->u.reg;
@@ -14230,17 +14230,17 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
        region file's module there overlaps the executable's, and hotspot's parser then
        fails to report one of them ("??") and throws its modules away. */
     int own = jitanon__eo_region_online(j) && j->maps.trim &&
-              jitanon__trim_resolve_fast(j->maps.trim, jd->pid, r->load.code_addr, &under) == JITANON_TRIM_FILE;
+              jitanon__trim_resolve_fast(j->maps.trim, dp->pid, r->load.code_addr, &under) == JITANON_TRIM_FILE;
     if (p->have_unwind && p->unwind.unwind.eh_frame.size && !j->opts->elf.no_unwind && jitanon__inj_stack_user(j)) {
         char name[96];
-        uint64_t pgoff = jd->text_base; /* (where the built file puts the code; named only: no file) */
-        if ((res = jitanon__eo_func_name(j, jd, r, name, sizeof name)) != JITANON_OK ||
-            (j->out.w && (res = jitanon__eo_func_build(j, &s->elf, jd, r, p, &pgoff)) != JITANON_OK))
+        uint64_t pgoff = dp->text_base; /* (where the built file puts the code; named only: no file) */
+        if ((res = jitanon__eo_func_name(j, dp, r, name, sizeof name)) != JITANON_OK ||
+            (j->out.w && (res = jitanon__eo_func_build(j, &s->elf, dp, r, p, &pgoff)) != JITANON_OK))
             return res;
-        if (j->out.w && !jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, name, SIZE_MAX))
+        if (j->out.w && !jitanon__inj_put_file(j, NULL, dp->dir, &s->elf, name, SIZE_MAX))
             return JITANON_OK; /* logged; no mapping */
-        if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
-        return jitanon__inj_push_func(j, jd, r, p, pgoff, path);
+        if ((path = jitanon__inj_add_path(j, dp->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+        return jitanon__inj_push_func(j, dp, r, p, pgoff, path);
     }
     if (!jitanon__grow(&j->a, (void **)&s->places, &s->places_cap, s->nplaces + 1, sizeof *s->places))
         return jitanon__inj_nomem(j, "region functions");
@@ -14248,15 +14248,15 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_add(jitanon__inj *j, jitanon_
     memset(pl, 0, sizeof *pl);
     pl->debug = pl->unwind = SIZE_MAX;
     /* (with no writer the files are named, never written: nothing of the records is kept) */
-    if (j->out.w && (res = jitanon__eo_region_hold(j, s, jd, r, p, own, pl)) != JITANON_OK) return res;
+    if (j->out.w && (res = jitanon__eo_region_hold(j, s, dp, r, p, own, pl)) != JITANON_OK) return res;
     if (own) {
         char name[96];
-        if ((res = jitanon__eo_func_name(j, jd, r, name, sizeof name)) != JITANON_OK) return res;
-        if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+        if ((res = jitanon__eo_func_name(j, dp, r, name, sizeof name)) != JITANON_OK) return res;
+        if ((path = jitanon__inj_add_path(j, dp->dir, name)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
     }
-    if ((res = jitanon__inj_push_func(j, jd, r, p, own ? jd->text_base : 0, path)) != JITANON_OK) return res;
+    if ((res = jitanon__inj_push_func(j, dp, r, p, own ? dp->text_base : 0, path)) != JITANON_OK) return res;
     pl->func = j->jit.nfuncs - 1;
-    pl->dump = (size_t)(jd - j->jit.dumps);
+    pl->dump = (size_t)(dp - j->jit.dumps);
     pl->room = s->room;
     pl->region = SIZE_MAX;
     pl->own = own;
@@ -14296,11 +14296,11 @@ JITANON__PRIVATE int jitanon__eo_region_base(const jitanon_rangemap *seen, uint6
 }
 
 /* A record the arena holds again as a record (read and validated once: cannot fail). */
-JITANON__PRIVATE void jitanon__eo_region_rec(const jitanon__eo_region *s, const jitanon__inj_dump *jd, size_t at,
+JITANON__PRIVATE void jitanon__eo_region_rec(const jitanon__eo_region *s, const jitanon__inj_dump *dp, size_t at,
                                              size_t len, uint64_t offset, jitanon_jitdump_record *out)
 {
     uint64_t missing = 0;
-    (void)jitanon__jitdump_parse_record((const uint8_t *)s->arena.data + at, len, offset, jd->sum.header.big_endian,
+    (void)jitanon__jitdump_parse_record((const uint8_t *)s->arena.data + at, len, offset, dp->sum.header.big_endian,
                                         UINT64_MAX, 0, out, &missing, NULL);
 }
 
@@ -14476,9 +14476,9 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_load(jitanon__eo_region *s, c
                                                         jitanon_jitdump_record *out)
 {
     jitanon__inj *j = s->j;
-    const jitanon__inj_dump *jd = &j->jit.dumps[p->dump];
+    const jitanon__inj_dump *dp = &j->jit.dumps[p->dump];
     if (p->load != JITANON__EO_IN_DUMP) {
-        jitanon__eo_region_rec(s, jd, p->load, p->load_len, p->load_offset, out);
+        jitanon__eo_region_rec(s, dp, p->load, p->load_len, p->load_offset, out);
         return JITANON_OK;
     }
     if (!jitanon__eo_region_open(s, p->dump)) return JITANON_ERR_IO;
@@ -14502,7 +14502,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_load(jitanon__eo_region *s, c
 JITANON__PRIVATE jitanon_result jitanon__eo_region_recs(jitanon__eo_region *s, const jitanon__eo_place *p, int code,
                                                         jitanon_jitdump_record *load, jitanon__inj_pend *pend)
 {
-    const jitanon__inj_dump *jd = &s->j->jit.dumps[p->dump];
+    const jitanon__inj_dump *dp = &s->j->jit.dumps[p->dump];
     jitanon_result res;
     memset(pend, 0, sizeof *pend);
     if (!code && p->load == JITANON__EO_IN_DUMP) {
@@ -14513,9 +14513,9 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_recs(jitanon__eo_region *s, c
         load->load.code_addr = p->addr;
         load->load.code_size = load->load.code.size = p->code_size;
     } else if ((res = jitanon__eo_region_load(s, p, load)) != JITANON_OK) return res;
-    if ((pend->have_debug = p->debug != SIZE_MAX) != 0) jitanon__eo_region_rec(s, jd, p->debug, p->debug_len, 0, &pend->debug);
+    if ((pend->have_debug = p->debug != SIZE_MAX) != 0) jitanon__eo_region_rec(s, dp, p->debug, p->debug_len, 0, &pend->debug);
     if ((pend->have_unwind = p->unwind != SIZE_MAX) != 0)
-        jitanon__eo_region_rec(s, jd, p->unwind, p->unwind_len, 0, &pend->unwind);
+        jitanon__eo_region_rec(s, dp, p->unwind, p->unwind_len, 0, &pend->unwind);
     return JITANON_OK;
 }
 
@@ -14798,20 +14798,20 @@ JITANON__PRIVATE jitanon_result jitanon__eo_par_fill(jitanon__eo_fill *f, jitano
    an unsampled one left of it) keeps the function's name over its bytes, without lines or
    unwinding rows: perf names a sample there as with the function's own file (the name,
    not the offset, is what moves).  *written: 0 when the file could not be (logged). */
-JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitanon__eo_region *s, jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitanon__eo_region *s, jitanon__inj_dump *dp,
                                                          uint64_t base, size_t n, const char *name, int *written,
                                                          jitanon__inj_pool *settle)
 {
-    jitanon_elf_opts eo = jitanon__inj_elf_opts(j, &jd->sum);
+    jitanon_elf_opts elf_opts = jitanon__inj_elf_opts(j, &dp->sum);
     const jitanon_thread_pool *tp = j->io.thread_pool ? j->io.thread_pool : j->os->threads;
     jitanon_elf_builder b;
     jitanon_sink sink;
     jitanon_result res;
     jitanon__eo_par par;
     size_t k = 0;
-    int stream = jitanon__eo_region_reread(j, jd), two;
+    int stream = jitanon__eo_region_reread(j, dp), two;
     *written = 0;
-    if ((res = jitanon_elf_builder_init(&b, &jd->sum.header, &eo, j->err)) != JITANON_OK) return res;
+    if ((res = jitanon_elf_builder_init(&b, &dp->sum.header, &elf_opts, j->err)) != JITANON_OK) return res;
     jitanon__elf_builder_sha(&b, &j->sha_hw);
     if (stream) {
         jitanon_elf_builder_stream_code(&b, jitanon__eo_region_code, s);
@@ -14835,7 +14835,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
     } else if (res == JITANON_OK && stream) {
         s->code_res = JITANON_OK;
         if (!two) jitanon__eo_ahead_start(j, s, k);
-        res = jitanon__eo_stream(j, &b, jd->dir, name, settle, two ? &par : NULL);
+        res = jitanon__eo_stream(j, &b, dp->dir, name, settle, two ? &par : NULL);
         jitanon__eo_ahead_stop(j, s);
         *written = res == JITANON_OK;
         if (res == JITANON_ERR_IO && s->code_res == JITANON_ERR_NOMEM) /* fatal, as everywhere */
@@ -14848,7 +14848,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
         sink.write_fn = jitanon_membuf_write;
         sink.user = &s->elf;
         res = jitanon_elf_builder_finish(&b, sink, NULL, j->err);
-        if (res == JITANON_OK) *written = jitanon__inj_put_file(j, NULL, jd->dir, &s->elf, name, SIZE_MAX);
+        if (res == JITANON_OK) *written = jitanon__inj_put_file(j, NULL, dp->dir, &s->elf, name, SIZE_MAX);
     }
     jitanon__eo_par_free(j, &par);
     jitanon_elf_builder_release(&b);
@@ -14857,11 +14857,11 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_build(jitanon__inj *j, jitano
 }
 
 /* A region file's name (the dump's next) into name[96]. */
-JITANON__PRIVATE void jitanon__eo_region_name(jitanon__inj_dump *jd, char *name)
+JITANON__PRIVATE void jitanon__eo_region_name(jitanon__inj_dump *dp, char *name)
 {
-    if (jd->generation)
-        jitanon__fmt(name, 96, "jitted-%u.%u-r%U.so", (unsigned)jd->pid, jd->generation, jd->regions++);
-    else jitanon__fmt(name, 96, "jitted-%u-r%U.so", (unsigned)jd->pid, jd->regions++);
+    if (dp->generation)
+        jitanon__fmt(name, 96, "jitted-%u.%u-r%U.so", (unsigned)dp->pid, dp->generation, dp->regions++);
+    else jitanon__fmt(name, 96, "jitted-%u-r%U.so", (unsigned)dp->pid, dp->regions++);
 }
 
 /* Fills region file jit.regions[nregions] (grown by the caller; it counts it too). */
@@ -14891,7 +14891,7 @@ JITANON__PRIVATE int jitanon__eo_region_whole(jitanon__inj *j, jitanon__eo_regio
 /* The region file of places order[from, to) (one generation, address order): its B,
    name and functions; a pipe's is built and written now, file mode's when the recording
    has been read (jitanon__eo_region_finish).  *written: 0 when it could not be (logged). */
-JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon__eo_region *s, jitanon__inj_dump *jd,
+JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon__eo_region *s, jitanon__inj_dump *dp,
                                                         const jitanon_rangemap *seen, size_t from, size_t to, int *written)
 {
     jitanon__eo_place *pl = s->places;
@@ -14906,16 +14906,16 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon
         jitanon__inj_log(j, "jitted code near address 0 leaves no room for an ELF header: not named%s", "", NULL);
         return JITANON_OK;
     }
-    jitanon__eo_region_name(jd, name);
+    jitanon__eo_region_name(dp, name);
     if (now && !jitanon__eo_region_whole(j, s, from, to)) return jitanon__inj_nomem(j, "region pieces");
-    if (now && ((res = jitanon__eo_region_build(j, s, jd, base, to - from, name, written, NULL)) != JITANON_OK ||
+    if (now && ((res = jitanon__eo_region_build(j, s, dp, base, to - from, name, written, NULL)) != JITANON_OK ||
                 !*written))
         return res; /* a file not written is logged */
     *written = 0;
-    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX ||
+    if ((path = jitanon__inj_add_path(j, dp->dir, name)) == SIZE_MAX ||
         !jitanon__grow(&j->a, (void **)&j->jit.regions, &j->jit.regions_cap, j->jit.nregions + 1, sizeof *j->jit.regions))
         return jitanon__inj_nomem(j, "regions");
-    jitanon__eo_region_new(j, base, path, (size_t)(jd - j->jit.dumps));
+    jitanon__eo_region_new(j, base, path, (size_t)(dp - j->jit.dumps));
     for (i = from; i < to; i++) {
         jitanon__inj_func *f = &j->jit.funcs[pl[s->order[i]].func];
         f->pgoff = pl[s->order[i]].addr - base;
@@ -14934,7 +14934,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_file(jitanon__inj *j, jitanon
    is mapped (jitanon__eo_region_slot).  The batch is the dump's places from first_place on (file mode
    keeps every dump's until the end).  A function whose file could not be written is not
    mapped. */
-JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *jd)
+JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon__elfout *o, jitanon__inj_dump *dp)
 {
     jitanon__eo_region *s = &o->u.reg;
     jitanon__eo_place *pl = s->places;
@@ -14973,17 +14973,17 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
     if (res == JITANON_OK && jitanon__eo_region_online(j)) { /* one generation: in address order */
         if (!jitanon__grow(&j->a, (void **)&s->fresh, &s->fresh_cap, s->nfresh + n, sizeof *s->fresh))
             res = jitanon__inj_nomem(j, "region order");
-        jd->fresh_from = jd->fresh_to = s->nfresh;
+        dp->fresh_from = dp->fresh_to = s->nfresh;
         for (i = 0; res == JITANON_OK && i < n; i++)
             if (pl[s->order[i]].fresh) s->fresh[s->nfresh++] = s->order[i];
-        jd->fresh_to = s->nfresh;
+        dp->fresh_to = s->nfresh;
     }
     for (from = 0, i = 1; res == JITANON_OK && from < n; i++) {
         const jitanon__eo_place *a = &pl[s->order[i - 1]], *z = i < n ? &pl[s->order[i]] : NULL;
         int got = 0;
         if (i - 1 == from || a->addr + a->size > end) end = a->addr + a->size; /* the run's end so far */
         if (z && z->gen == a->gen && (z->addr <= end || z->addr - end <= JITANON__REGION_GAP)) continue;
-        if ((res = jitanon__eo_region_file(j, s, jd, &seen, from, i, &got)) == JITANON_OK && !got) {
+        if ((res = jitanon__eo_region_file(j, s, dp, &seen, from, i, &got)) == JITANON_OK && !got) {
             size_t k;
             for (k = from; k < i; k++) j->jit.funcs[pl[s->order[k]].func].failed = 1;
             failed = 1;
@@ -14991,7 +14991,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
         from = i;
     }
     jitanon_rangemap_release(&seen);
-    if (res == JITANON_OK && failed) jitanon__inj_drop_failed(j, jd, s->first_event);
+    if (res == JITANON_OK && failed) jitanon__inj_drop_failed(j, dp, s->first_event);
     if (!jitanon__eo_region_online(j)) { /* written: the next batch starts afresh */
         s->arena.size = 0;
         s->nplaces = 0;
@@ -15016,12 +15016,12 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_end(jitanon__inj *j, jitanon_
 JITANON__PRIVATE int jitanon__eo_region_alone(jitanon__inj *j, jitanon__eo_region *s, size_t fi, jitanon_result *res)
 {
     jitanon__inj_func *f = &j->jit.funcs[fi];
-    jitanon__inj_dump *jd = &j->jit.dumps[f->dump];
+    jitanon__inj_dump *dp = &j->jit.dumps[f->dump];
     jitanon_jitdump_record r;
     char name[96];
     size_t path, lo = 0, hi = s->nplaces;
     *res = JITANON_OK;
-    if (jd->alone >= JITANON__REGION_ALONE) return 0;
+    if (dp->alone >= JITANON__REGION_ALONE) return 0;
     while (lo < hi) { /* its place: places are appended in function order */
         size_t mid = lo + (hi - lo) / 2;
         if (s->places[mid].func < fi) lo = mid + 1;
@@ -15030,12 +15030,12 @@ JITANON__PRIVATE int jitanon__eo_region_alone(jitanon__inj *j, jitanon__eo_regio
     if (lo == s->nplaces || s->places[lo].func != fi) return 0;
     memset(&r, 0, sizeof r);
     r.load.code_index = f->code_index;
-    r.load.pid = jd->pid;
-    if ((*res = jitanon__eo_func_name(j, jd, &r, name, sizeof name)) != JITANON_OK) return 1;
-    if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX) return *res = jitanon__inj_nomem(j, "paths"), 1;
-    jd->alone++;
+    r.load.pid = dp->pid;
+    if ((*res = jitanon__eo_func_name(j, dp, &r, name, sizeof name)) != JITANON_OK) return 1;
+    if ((path = jitanon__inj_add_path(j, dp->dir, name)) == SIZE_MAX) return *res = jitanon__inj_nomem(j, "paths"), 1;
+    dp->alone++;
     f->path = path;
-    f->pgoff = jd->text_base;
+    f->pgoff = dp->text_base;
     f->region = SIZE_MAX;
     f->slotted = 1;
     s->places[lo].region = SIZE_MAX;
@@ -15094,11 +15094,11 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_slot(jitanon__inj *j, jitanon
         }
         if (g == jt->funcs[fi].region && jitanon__eo_region_alone(j, s, fi, &res)) return res;
         if (jt->regions[g].next == SIZE_MAX) { /* the run's next file */
-            jitanon__inj_dump *jd = &jt->dumps[jt->regions[g].dump];
+            jitanon__inj_dump *dp = &jt->dumps[jt->regions[g].dump];
             char name[96];
             size_t path;
-            jitanon__eo_region_name(jd, name);
-            if ((path = jitanon__inj_add_path(j, jd->dir, name)) == SIZE_MAX ||
+            jitanon__eo_region_name(dp, name);
+            if ((path = jitanon__inj_add_path(j, dp->dir, name)) == SIZE_MAX ||
                 !jitanon__grow(&j->a, (void **)&jt->regions, &jt->regions_cap, jt->nregions + 1, sizeof *jt->regions))
                 return jitanon__inj_nomem(j, "regions");
             jitanon__eo_region_new(j, jt->regions[g].base, path, jt->regions[g].dump);
@@ -15113,7 +15113,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_slot(jitanon__inj *j, jitanon
 JITANON__PRIVATE jitanon_result jitanon__eo_region_own(jitanon__inj *j, jitanon__eo_region *s, const jitanon__eo_place *p,
                                                        jitanon__inj_pool *pool)
 {
-    jitanon__inj_dump *jd = &j->jit.dumps[p->dump];
+    jitanon__inj_dump *dp = &j->jit.dumps[p->dump];
     jitanon_jitdump_record load;
     jitanon__inj_pend pend;
     uint64_t pgoff;
@@ -15125,9 +15125,9 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_own(jitanon__inj *j, jitanon_
                          jitanon__inj_path(j, j->jit.funcs[p->func].path), NULL);
         return JITANON_OK;
     }
-    if ((res = jitanon__eo_func_build(j, &s->elf, jd, &load, &pend, &pgoff)) != JITANON_OK) return res;
-    (void)jitanon__inj_put_file(j, pool, jd->dir, &s->elf,
-                                jitanon__inj_path(j, j->jit.funcs[p->func].path) + strlen(jd->dir) + 1, SIZE_MAX);
+    if ((res = jitanon__eo_func_build(j, &s->elf, dp, &load, &pend, &pgoff)) != JITANON_OK) return res;
+    (void)jitanon__inj_put_file(j, pool, dp->dir, &s->elf,
+                                jitanon__inj_path(j, j->jit.funcs[p->func].path) + strlen(dp->dir) + 1, SIZE_MAX);
     return JITANON_OK; /* logged */
 }
 
@@ -15166,7 +15166,7 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_finish(jitanon__inj *j, jitan
     /* s->order is by function: a LOAD appends its function and then its place */
     for (g = 0; g < s->nocc && g < j->jit.nregions && res == JITANON_OK; g++) {
         const jitanon__inj_region *rg = &j->jit.regions[g];
-        jitanon__inj_dump *jd = &j->jit.dumps[rg->dump];
+        jitanon__inj_dump *dp = &j->jit.dumps[rg->dump];
         jitanon_rangemap_iter it;
         jitanon_range r;
         size_t k = 0;
@@ -15190,12 +15190,12 @@ JITANON__PRIVATE jitanon_result jitanon__eo_region_finish(jitanon__inj *j, jitan
         if (res != JITANON_OK) break;
         /* the writers' cache directory is another, or io.write_elf writes this file too
            (called from the writers alone while they run) */
-        if (k && pool && (strcmp(pool_dir, jd->dir) || !jitanon__eo_region_reread(j, jd))) {
+        if (k && pool && (strcmp(pool_dir, dp->dir) || !jitanon__eo_region_reread(j, dp))) {
             jitanon__inj_threads_stop(j, pool);
             pool = NULL;
         }
         if (k) /* not written: logged (its MMAP2s are out) */
-            res = jitanon__eo_region_build(j, s, jd, rg->base, k, jitanon__inj_path(j, rg->path) + strlen(jd->dir) + 1, &written,
+            res = jitanon__eo_region_build(j, s, dp, rg->base, k, jitanon__inj_path(j, rg->path) + strlen(dp->dir) + 1, &written,
                                            pool);
     }
     jitanon__inj_threads_stop(j, pool);
@@ -15228,21 +15228,21 @@ JITANON__PRIVATE const jitanon__elfout_ops *jitanon__elfout_pick(const jitanon__
    dump describes was at its addresses.  Whether the claim holds - the range inside an
    anonymous mapping - is decided when it comes due (jitanon__inj_late_due).  `events`
    are in time order here. */
-JITANON__PRIVATE jitanon_result jitanon__inj_backdate(jitanon__inj *j, jitanon__inj_dump *jd)
+JITANON__PRIVATE jitanon_result jitanon__inj_backdate(jitanon__inj *j, jitanon__inj_dump *dp)
 {
     jitanon_rangemap *seen = &j->jit.described;
     jitanon_result res = JITANON_OK;
     size_t i;
     jitanon_rangemap_release(seen);
-    for (i = 0; i < jd->count && res == JITANON_OK; i++) {
-        jitanon__inj_event *e = &jd->events[i];
+    for (i = 0; i < dp->count && res == JITANON_OK; i++) {
+        jitanon__inj_event *e = &dp->events[i];
         jitanon_rangemap_iter it;
         jitanon_range any;
         if (e->size == 0) continue;
         jitanon_rangemap_iter_begin(&it, seen, e->start, e->size);
         if (!e->is_move && !jitanon_rangemap_iter_next(&it, &any)) {
             uint64_t from = e->time > j->jit.late_window ? e->time - j->jit.late_window : 0;
-            if (from < jd->marker_time) from = jd->marker_time;
+            if (from < dp->marker_time) from = dp->marker_time;
             if (from < e->time) {
                 e->late = 1;
                 e->load_time = e->time;
@@ -15253,7 +15253,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_backdate(jitanon__inj *j, jitanon__
         if (res == JITANON_ERR_INVALID_ARGUMENT) res = JITANON_OK; /* a wrapping range is never mapped */
     }
     jitanon_rangemap_release(seen);
-    if (res == JITANON_OK && !jitanon__inj_sort_events(j, jd->events, jd->count)) res = jitanon__inj_nomem(j, "event sort");
+    if (res == JITANON_OK && !jitanon__inj_sort_events(j, dp->events, dp->count)) res = jitanon__inj_nomem(j, "event sort");
     return res;
 }
 
@@ -15280,16 +15280,16 @@ typedef struct jitanon__inj_fresh {
 
 /* The dump is no longer followed: its stream is closed and its bookkeeping of names goes
    (no more LOADs will come). */
-JITANON__PRIVATE void jitanon__inj_follow_end(jitanon__inj *j, jitanon__inj_dump *jd)
+JITANON__PRIVATE void jitanon__inj_follow_end(jitanon__inj *j, jitanon__inj_dump *dp)
 {
-    jitanon__inj_follow *f = jd->follow;
+    jitanon__inj_follow *f = dp->follow;
     if (!f) return;
     jitanon__inj_src_close(&f->src);
     jitanon__inj_wait_end(j, &f->wait);
     jitanon__inj_wait_release(j, &f->wait);
     jitanon__free(&j->a, f, sizeof *f);
-    jd->follow = NULL;
-    jitanon__hmap_free(&jd->uses, &j->a);
+    dp->follow = NULL;
+    jitanon__hmap_free(&dp->uses, &j->a);
 }
 
 /* Reads what the JIT appended since the last read, from where that stopped (never from
@@ -15301,41 +15301,41 @@ JITANON__PRIVATE void jitanon__inj_follow_end(jitanon__inj *j, jitanon__inj_dump
    count). */
 JITANON__PRIVATE jitanon_result jitanon__inj_follow_read(jitanon__inj *j, size_t d, int *more)
 {
-    jitanon__inj_dump *jd = &j->jit.dumps[d];
-    jitanon__inj_follow *f = jd->follow;
+    jitanon__inj_dump *dp = &j->jit.dumps[d];
+    jitanon__inj_follow *f = dp->follow;
     jitanon__elfout *o = &j->elf;
     uint64_t records = f->src.st.next_index;
     jitanon_result got = JITANON_OK, res = JITANON_OK;
     size_t first, i;
     int begun = 0;
-    if (jd->next) {
-        memmove(jd->events, jd->events + jd->next, (jd->count - jd->next) * sizeof *jd->events);
-        jd->count -= jd->next;
-        jd->next = 0;
+    if (dp->next) {
+        memmove(dp->events, dp->events + dp->next, (dp->count - dp->next) * sizeof *dp->events);
+        dp->count -= dp->next;
+        dp->next = 0;
     }
-    first = jd->count;
-    res = jitanon__inj_walk_src(j, jd, &f->src, &f->pend, &f->wait, SIZE_MAX, o->ops->add, o, 1, &got, &begun);
+    first = dp->count;
+    res = jitanon__inj_walk_src(j, dp, &f->src, &f->pend, &f->wait, SIZE_MAX, o->ops->add, o, 1, &got, &begun);
     if (begun && o->ops->end) { /* also after a failure: writer threads stop */
-        jitanon_result e = o->ops->end(j, o, jd);
+        jitanon_result e = o->ops->end(j, o, dp);
         if (res == JITANON_OK) res = e;
     }
     *more = f->src.st.next_index > records;
     if (res != JITANON_OK) return res;
-    for (i = first; i < jd->count; i++)
-        if (jd->events[i].time < j->jit.decided) jd->events[i].time = jd->events[i].load_time = j->jit.decided;
-    if (first < jd->count && !jitanon__inj_sort_events(j, jd->events, jd->count))
+    for (i = first; i < dp->count; i++)
+        if (dp->events[i].time < j->jit.decided) dp->events[i].time = dp->events[i].load_time = j->jit.decided;
+    if (first < dp->count && !jitanon__inj_sort_events(j, dp->events, dp->count))
         return jitanon__inj_nomem(j, "event sort");
     if (*more) {
         f->grew_at = f->seen_at = jitanon_jitdump_now();
         f->seen_perf = j->round.last_time;
     }
-    jd->read_until = f->last_time;
+    dp->read_until = f->last_time;
     if (got != JITANON_AGAIN && got != JITANON_OK && got != JITANON_END) {
         char what[512];
         uint64_t at = f->src.st.consumed;
-        const char *path = jitanon__inj_path(j, jd->path);
+        const char *path = jitanon__inj_path(j, dp->path);
         j->st->dumps.damaged++;
-        jitanon__inj_follow_end(j, jd);
+        jitanon__inj_follow_end(j, dp);
         if (j->jit.dump_opts.strict) {
             JITANON__FAIL(j->err, got, at, "jitdump %s is damaged at byte %U", path, at);
             jitanon__err_source(j->err, "jitdump", path);
@@ -15350,7 +15350,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_read(jitanon__inj *j, size_t
 
 /* Starts following a dump a live pipe's marker named: its stream opened at the start and
    read as far as the JIT has written. */
-JITANON__PRIVATE jitanon_result jitanon__inj_follow_start(jitanon__inj *j, jitanon__inj_dump *jd)
+JITANON__PRIVATE jitanon_result jitanon__inj_follow_start(jitanon__inj *j, jitanon__inj_dump *dp)
 {
     jitanon__inj_follow *f = (jitanon__inj_follow *)jitanon__malloc(&j->a, sizeof *f);
     uint64_t size;
@@ -15361,13 +15361,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_start(jitanon__inj *j, jitan
     f->wait.count = 1; /* following is the dump's first walk */
     f->seen_at = jitanon_jitdump_now();
     f->seen_perf = j->round.last_time;
-    jd->follow = f;
-    if (jitanon__inj_src_path(j, jitanon__inj_path(j, jd->path), &f->src, &size, NULL) != JITANON_OK) {
-        jitanon__inj_follow_end(j, jd);
+    dp->follow = f;
+    if (jitanon__inj_src_path(j, jitanon__inj_path(j, dp->path), &f->src, &size, NULL) != JITANON_OK) {
+        jitanon__inj_follow_end(j, dp);
         return JITANON__FAIL(j->err, JITANON_ERR_IO, 0, "cannot read the jitdump again");
     }
     j->st->follow.dumps++;
-    return jitanon__inj_follow_read(j, (size_t)(jd - j->jit.dumps), &more);
+    return jitanon__inj_follow_read(j, (size_t)(dp - j->jit.dumps), &more);
 }
 
 /* Before a round is decided, every followed dump is read up to the round's last time
@@ -15386,15 +15386,15 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_all(jitanon__inj *j, uint64_
     size_t d;
     j->jit.waited_round = 0;
     for (d = 0; d < j->jit.ndumps && res == JITANON_OK; d++) {
-        jitanon__inj_dump *jd = &j->jit.dumps[d];
-        jitanon__inj_follow *f = jd->follow;
+        jitanon__inj_dump *dp = &j->jit.dumps[d];
+        jitanon__inj_follow *f = dp->follow;
         int more = 0, done;
         if (!f || (!last && !f->exited && until <= f->last_time)) continue;
         done = last || f->exited;
         res = jitanon__inj_follow_read(j, d, &more);
         j->st->follow.reads += (uint64_t)more;
-        while (res == JITANON_OK && !done && jd->follow && until > f->last_time && j->jit.waited_round < cap &&
-               !jd->sum.header.arch_timestamp) {
+        while (res == JITANON_OK && !done && dp->follow && until > f->last_time && j->jit.waited_round < cap &&
+               !dp->sum.header.arch_timestamp) {
             uint64_t now = jitanon_jitdump_now(), t1;
             if (now < until || now - until >= JITANON__FOLLOW_FRESH_NS || now - f->grew_at >= JITANON__FOLLOW_ACTIVE_NS ||
                 !j->os->sleep_ns(JITANON__FOLLOW_POLL_NS))
@@ -15405,9 +15405,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_follow_all(jitanon__inj *j, uint64_
             res = jitanon__inj_follow_read(j, d, &more);
             j->st->follow.reads += (uint64_t)more;
         }
-        if (res == JITANON_OK && done && jd->follow) {
-            jd->complete = f->exited;
-            jitanon__inj_follow_end(j, jd);
+        if (res == JITANON_OK && done && dp->follow) {
+            dp->complete = f->exited;
+            jitanon__inj_follow_end(j, dp);
         }
     }
     return res;
@@ -15422,11 +15422,11 @@ JITANON__PRIVATE void jitanon__inj_follow_exit(jitanon__inj *j, uint32_t pid)
 }
 
 /* A function the dump has that is not yet applied covers addr by `time` (its load is due). */
-JITANON__PRIVATE int jitanon__inj_pending_at(const jitanon__inj_dump *jd, uint64_t addr, uint64_t time)
+JITANON__PRIVATE int jitanon__inj_pending_at(const jitanon__inj_dump *dp, uint64_t addr, uint64_t time)
 {
     size_t e;
-    for (e = jd->next; e < jd->count; e++)
-        if (jd->events[e].time <= time && addr - jd->events[e].start < jd->events[e].size) return 1;
+    for (e = dp->next; e < dp->count; e++)
+        if (dp->events[e].time <= time && addr - dp->events[e].start < dp->events[e].size) return 1;
     return 0;
 }
 
@@ -15449,7 +15449,7 @@ JITANON__PRIVATE void jitanon__inj_fresh_add(const jitanon__inj *j, jitanon__inj
    held - that no known function covers and no function of the dump due by the sample's
    time will (jitanon__inj_undecided).  Not memory no mapping covers: most words of a
    stack point nowhere near code. */
-JITANON__PRIVATE int jitanon__inj_anon_ret(const jitanon__inj *j, const jitanon__inj_dump *jd, const jitanon__inj_rec *r,
+JITANON__PRIVATE int jitanon__inj_anon_ret(const jitanon__inj *j, const jitanon__inj_dump *dp, const jitanon__inj_rec *r,
                                            const jitanon__inj_fresh *f, uint64_t ip)
 {
     jitanon_trim_kind kind;
@@ -15458,7 +15458,7 @@ JITANON__PRIVATE int jitanon__inj_anon_ret(const jitanon__inj *j, const jitanon_
     kind = jitanon__trim_resolve_fast(j->maps.trim, r->pid, ip - 1, NULL);
     for (i = 0; kind == JITANON_TRIM_NONE && i < f->n; i++)
         if (f->pid[i] == r->pid && ip - 1 - f->start[i] < f->len[i]) kind = JITANON_TRIM_ANON;
-    return kind == JITANON_TRIM_ANON && !jitanon__inj_pending_at(jd, ip - 1, r->time);
+    return kind == JITANON_TRIM_ANON && !jitanon__inj_pending_at(dp, ip - 1, r->time);
 }
 
 /* --call-graph dwarf (CPython's -X perf_jit): perf's unwinder finds the jitted frames in
@@ -15467,7 +15467,7 @@ JITANON__PRIVATE int jitanon__inj_anon_ret(const jitanon__inj *j, const jitanon_
    steps its process keeps return addresses at from the stack pointer (8 bytes, 4 for a
    32-bit one): the sampled files' 4-byte steps would double the cost here, paid on
    every sample while a dump lags.  Stops at the first word that holds. */
-JITANON__PRIVATE int jitanon__inj_undecided_words(const jitanon__inj *j, const jitanon__inj_dump *jd,
+JITANON__PRIVATE int jitanon__inj_undecided_words(const jitanon__inj *j, const jitanon__inj_dump *dp,
                                                   const jitanon__inj_rec *r, const jitanon__inj_fresh *f)
 {
     jitanon__inj_swords v;
@@ -15475,9 +15475,9 @@ JITANON__PRIVATE int jitanon__inj_undecided_words(const jitanon__inj *j, const j
     size_t i;
     jitanon__inj_sample_views(j, r, &v);
     for (i = 0; i < v.nregs; i++)
-        if (jitanon__inj_anon_ret(j, jd, r, f, jitanon__rd64(v.regs + 8 * i, big))) return 1;
+        if (jitanon__inj_anon_ret(j, dp, r, f, jitanon__rd64(v.regs + 8 * i, big))) return 1;
     for (i = 0; i + v.step <= v.nstack; i += v.step)
-        if (jitanon__inj_anon_ret(j, jd, r, f, v.step == 4 ? jitanon__rd32(v.stack + i, big) : jitanon__rd64(v.stack + i, big)))
+        if (jitanon__inj_anon_ret(j, dp, r, f, v.step == 4 ? jitanon__rd32(v.stack + i, big) : jitanon__rd64(v.stack + i, big)))
             return 1;
     return 0;
 }
@@ -15494,23 +15494,23 @@ JITANON__PRIVATE int jitanon__inj_undecided_words(const jitanon__inj *j, const j
 JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_rec *r, uint64_t now,
                                             const jitanon__inj_fresh *f)
 {
-    const jitanon__inj_dump *jd;
+    const jitanon__inj_dump *dp;
     const size_t *d;
     uint32_t mode = r->misc & JITANON_PERF_MISC_CPUMODE_MASK;
     jitanon_trim_kind kind;
     size_t e;
     if (r->type != JITANON_PERF_RECORD_SAMPLE || !(d = jitanon__hmap_find(&j->jit.latest, r->pid))) return 0;
-    jd = &j->jit.dumps[*d];
+    dp = &j->jit.dumps[*d];
     /* a sample before the marker: the dump describes nothing that early */
-    if (!jd->follow || jd->follow->exited || jd->read_until >= r->time || r->time < jd->marker_time) return 0;
+    if (!dp->follow || dp->follow->exited || dp->read_until >= r->time || r->time < dp->marker_time) return 0;
     /* stopped growing: by the clock, or by the recording's time (a recording piped from a
        file runs ahead of the clock) */
-    if (now > jd->follow->seen_at && now - jd->follow->seen_at >= j->jit.idle_ns) return 0;
-    if (j->round.last_time > jd->follow->seen_perf && j->round.last_time - jd->follow->seen_perf >= j->jit.idle_ns)
+    if (now > dp->follow->seen_at && now - dp->follow->seen_at >= j->jit.idle_ns) return 0;
+    if (j->round.last_time > dp->follow->seen_perf && j->round.last_time - dp->follow->seen_perf >= j->jit.idle_ns)
         return 0;
     kind = j->maps.trim ? jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, NULL) : JITANON_TRIM_NONE;
     if ((mode == JITANON_PERF_MISC_USER || mode == 0) && kind != JITANON_TRIM_JIT && kind != JITANON_TRIM_FILE &&
-        !jitanon__inj_pending_at(jd, r->start, r->time))
+        !jitanon__inj_pending_at(dp, r->start, r->time))
         return 1;
     /* the callchain's return addresses (perf names callers too): in anonymous code memory
        only, since a frame-pointer chain may hold stray words */
@@ -15521,11 +15521,11 @@ JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_
         chain.size = r->chain_nr * 8;
         ip = jitanon_perf_u64_at(chain, e, j->in->big_endian);
         if (ip >= (uint64_t)-4095 || ip == r->start) continue; /* context markers; the ip again */
-        if (jitanon__inj_anon_ret(j, jd, r, f, ip)) return 1;
+        if (jitanon__inj_anon_ret(j, dp, r, f, ip)) return 1;
     }
     if (j->maps.trim && r->attr < j->in->attr_count &&
         (j->in->attrs[r->attr].sample_type & JITANON_PERF_SAMPLE_STACK_USER))
-        return jitanon__inj_undecided_words(j, jd, r, f);
+        return jitanon__inj_undecided_words(j, dp, r, f);
     return 0;
 }
 
@@ -15533,25 +15533,25 @@ JITANON__PRIVATE int jitanon__inj_undecided(jitanon__inj *j, const jitanon__inj_
    function covers) by why (stats.unnamed). */
 JITANON__PRIVATE void jitanon__inj_live_unnamed(jitanon__inj *j, const jitanon__inj_rec *r)
 {
-    const jitanon__inj_dump *jd;
+    const jitanon__inj_dump *dp;
     const size_t *d;
     uint32_t mode = r->misc & JITANON_PERF_MISC_CPUMODE_MASK;
     if ((mode != JITANON_PERF_MISC_USER && mode != 0) || !j->maps.trim ||
         jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, NULL) != JITANON_TRIM_ANON)
         return;
     d = jitanon__hmap_find(&j->jit.latest, r->pid);
-    jd = d ? &j->jit.dumps[*d] : NULL;
-    if (!jd) j->st->unnamed.no_dump++;
-    else if (jd->complete || r->time <= jd->read_until) j->st->unnamed.not_in_dump++;
+    dp = d ? &j->jit.dumps[*d] : NULL;
+    if (!dp) j->st->unnamed.no_dump++;
+    else if (dp->complete || r->time <= dp->read_until) j->st->unnamed.not_in_dump++;
     else if (j->jit.forced) j->st->unnamed.past_bound++;
     else j->st->unnamed.stopped++;
 }
 
 #else /* JITANON_NO_LIVE: a pipe's dumps are read once, when their markers come */
-JITANON__PRIVATE void jitanon__inj_follow_end(jitanon__inj *j, jitanon__inj_dump *jd) { (void)j, (void)jd; }
-JITANON__PRIVATE jitanon_result jitanon__inj_follow_start(jitanon__inj *j, jitanon__inj_dump *jd)
+JITANON__PRIVATE void jitanon__inj_follow_end(jitanon__inj *j, jitanon__inj_dump *dp) { (void)j, (void)dp; }
+JITANON__PRIVATE jitanon_result jitanon__inj_follow_start(jitanon__inj *j, jitanon__inj_dump *dp)
 {
-    (void)j, (void)jd;
+    (void)j, (void)dp;
     return JITANON_OK;
 }
 JITANON__PRIVATE jitanon_result jitanon__inj_follow_all(jitanon__inj *j, uint64_t until, int last)
@@ -15579,27 +15579,27 @@ JITANON__PRIVATE void jitanon__inj_live_unnamed(jitanon__inj *j, const jitanon__
 
 /* Turns one dump into ELF files and its sorted jit events (a live pipe's dump: what is
    written of it so far, and the rest as it comes). */
-JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitanon__inj_dump *jd)
+JITANON__PRIVATE jitanon_result jitanon__inj_process_dump(jitanon__inj *j, jitanon__inj_dump *dp)
 {
     jitanon__elfout *o = &j->elf;
     jitanon_result res = JITANON_OK;
-    jd->first_func = j->jit.nfuncs;
-    if (j->jit.live) return jitanon__inj_follow_start(j, jd);
-    if (o->ops->begin) res = o->ops->begin(j, o, jd);
-    if (res == JITANON_OK) res = jitanon__inj_walk(j, jd, SIZE_MAX, o->ops->add, o, 1);
-    jd->nfuncs = j->jit.nfuncs - jd->first_func;
+    dp->first_func = j->jit.nfuncs;
+    if (j->jit.live) return jitanon__inj_follow_start(j, dp);
+    if (o->ops->begin) res = o->ops->begin(j, o, dp);
+    if (res == JITANON_OK) res = jitanon__inj_walk(j, dp, SIZE_MAX, o->ops->add, o, 1);
+    dp->nfuncs = j->jit.nfuncs - dp->first_func;
     /* a damaged tail is said now (the marker says it before a scanned dump) */
-    if (res == JITANON_OK && jd->sum.walked == 2 && jd->sum.tail_error.type != JITANON_OK)
-        jitanon__inj_damaged(j, jitanon__inj_path(j, jd->path), &jd->sum);
-    if (res == JITANON_OK && o->ops->end) res = o->ops->end(j, o, jd);
-    if (res == JITANON_OK && !jitanon__inj_sort_events(j, jd->events, jd->count))
+    if (res == JITANON_OK && dp->sum.walked == 2 && dp->sum.tail_error.type != JITANON_OK)
+        jitanon__inj_damaged(j, jitanon__inj_path(j, dp->path), &dp->sum);
+    if (res == JITANON_OK && o->ops->end) res = o->ops->end(j, o, dp);
+    if (res == JITANON_OK && !jitanon__inj_sort_events(j, dp->events, dp->count))
         res = jitanon__inj_nomem(j, "event sort");
-    if (res == JITANON_OK && j->jit.late) res = jitanon__inj_backdate(j, jd);
+    if (res == JITANON_OK && j->jit.late) res = jitanon__inj_backdate(j, dp);
     /* all its LOADs were named, but in a region file's run in file mode: code over sampled
        code is named when it is mapped (jitanon__eo_region_alone), after the names given
        now (freed with the injector) */
-    if (!(o->ops == &jitanon__eo_regions && jitanon__eo_region_online(j))) jitanon__hmap_free(&jd->uses, &j->a);
-    jd->next = 0;
+    if (!(o->ops == &jitanon__eo_regions && jitanon__eo_region_online(j))) jitanon__hmap_free(&dp->uses, &j->a);
+    dp->next = 0;
     return res;
 }
 
@@ -15641,38 +15641,38 @@ JITANON__PRIVATE uint64_t jitanon__inj_dump_records(const jitanon_jitdump *d)
     return n;
 }
 
-/* Loads or scans the dump at `path` into `jd`. */
-JITANON__PRIVATE jitanon_result jitanon__inj_read_dump(jitanon__inj *j, const char *path, jitanon__inj_dump *jd,
+/* Loads or scans the dump at `path` into `dp`. */
+JITANON__PRIVATE jitanon_result jitanon__inj_read_dump(jitanon__inj *j, const char *path, jitanon__inj_dump *dp,
                                                        jitanon_error *e)
 {
     jitanon_result r;
 #ifndef JITANON_NO_STDIO
     if (jitanon__inj_streams(j) && j->elf.ops == &jitanon__eo_regions && jitanon__eo_region_online(j))
-        return jitanon__inj_peek(j, path, &jd->sum, e); /* the walk reads it whole */
-    if (jitanon__inj_streams(j)) return jitanon__inj_scan(j, path, &jd->sum, e);
+        return jitanon__inj_peek(j, path, &dp->sum, e); /* the walk reads it whole */
+    if (jitanon__inj_streams(j)) return jitanon__inj_scan(j, path, &dp->sum, e);
 #endif
-    jd->dump = NULL;
-    r = j->io.load_dump(j->io.user, path, &j->jit.dump_opts, &jd->dump, e);
-    if (r == JITANON_OK && !jd->dump) r = JITANON__FAIL(e, JITANON_ERR_IO, 0, "io.load_dump returned no dump");
+    dp->dump = NULL;
+    r = j->io.load_dump(j->io.user, path, &j->jit.dump_opts, &dp->dump, e);
+    if (r == JITANON_OK && !dp->dump) r = JITANON__FAIL(e, JITANON_ERR_IO, 0, "io.load_dump returned no dump");
     if (r != JITANON_OK) {
-        jd->dump = NULL; /* not ours on failure */
+        dp->dump = NULL; /* not ours on failure */
         return r;
     }
-    jd->sum.header = jd->dump->header;
-    jd->sum.loads = jd->dump->stats.by_id[JITANON_JITDUMP_CODE_LOAD];
-    jd->sum.tail_error = jd->dump->tail_error;
+    dp->sum.header = dp->dump->header;
+    dp->sum.loads = dp->dump->stats.by_id[JITANON_JITDUMP_CODE_LOAD];
+    dp->sum.tail_error = dp->dump->tail_error;
     { /* the injector loads dumps without a record table: walk the bytes */
         jitanon_elf_line_bias_scan bias;
         jitanon_jitdump_iter it;
         jitanon_jitdump_record rec;
-        jitanon_elf_line_bias_scan_init(&bias, &jd->dump->header);
-        if (jitanon_jitdump_iter_begin(&it, jd->dump->data, jd->dump->size, &j->jit.dump_opts, NULL) == JITANON_OK)
+        jitanon_elf_line_bias_scan_init(&bias, &dp->dump->header);
+        if (jitanon_jitdump_iter_begin(&it, dp->dump->data, dp->dump->size, &j->jit.dump_opts, NULL) == JITANON_OK)
             while (jitanon_jitdump_iter_next(&it, &rec, NULL) == JITANON_OK) jitanon_elf_line_bias_scan_add(&bias, &rec);
-        jd->sum.line_bias = jitanon__inj_line_bias(j, &bias);
+        dp->sum.line_bias = jitanon__inj_line_bias(j, &bias);
     }
-    jd->sum.valid_size = jd->dump->valid_size;
-    jd->sum.size = jd->dump->size;
-    jd->sum.records = jitanon__inj_dump_records(jd->dump);
+    dp->sum.valid_size = dp->dump->valid_size;
+    dp->sum.size = dp->dump->size;
+    dp->sum.records = jitanon__inj_dump_records(dp->dump);
     return JITANON_OK;
 }
 
@@ -15733,11 +15733,11 @@ JITANON__PRIVATE int jitanon__inj_pid_ok(const jitanon__inj_proc *p, uint32_t pi
    refused, with a warning.  A candidate that cannot be read is logged only when it is the
    `last` one (opts.jitdump_dir comes after the recorded path, as in 0.3). */
 JITANON__PRIVATE int jitanon__inj_try_dump(jitanon__inj *j, const jitanon__inj_proc *p, int named, const char *found,
-                                           jitanon__inj_dump *jd, jitanon_error *ep, const char *hint, int last)
+                                           jitanon__inj_dump *dp, jitanon_error *ep, const char *hint, int last)
 {
     char msg[1024];
     jitanon_error e;
-    if (jitanon__inj_read_dump(j, found, jd, &e) != JITANON_OK) {
+    if (jitanon__inj_read_dump(j, found, dp, &e) != JITANON_OK) {
         char detail[256];
         *ep = e;
         if (!j->io.log || !last) return 0;
@@ -15746,11 +15746,11 @@ JITANON__PRIVATE int jitanon__inj_try_dump(jitanon__inj *j, const jitanon__inj_p
         j->io.log(j->io.user, msg);
         return 0;
     }
-    if (jitanon__inj_pid_ok(p, jd->sum.header.pid, named)) return 1;
-    jitanon_jitdump_destroy(jd->dump);
-    jd->dump = NULL;
+    if (jitanon__inj_pid_ok(p, dp->sum.header.pid, named)) return 1;
+    jitanon_jitdump_destroy(dp->dump);
+    dp->dump = NULL;
     jitanon__fmt(msg, sizeof msg, "jitdump %s refused: its header names pid %u, not process %u (pid %u in its namespace)",
-                 found, (unsigned)jd->sum.header.pid, (unsigned)p->pid, (unsigned)p->nspid);
+                 found, (unsigned)dp->sum.header.pid, (unsigned)p->pid, (unsigned)p->nspid);
     jitanon__clear_error(ep);
     ep->type = JITANON_ERR_IO;
     jitanon__inj_log(j, "%s%s", msg, NULL);
@@ -15764,7 +15764,7 @@ JITANON__PRIVATE int jitanon__inj_try_dump(jitanon__inj *j, const jitanon__inj_p
    namespace; in jitdump_dir also a number of the marker's name).  `found` gets the path
    that was read; *ns is 1 when it came through the process's root. */
 JITANON__PRIVATE int jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *name, const jitanon__inj_proc *p,
-                                            jitanon__inj_dump *jd, char *found, size_t cap, int *ns,
+                                            jitanon__inj_dump *dp, char *found, size_t cap, int *ns,
                                             jitanon_error *ep)
 {
     size_t base = name->length;
@@ -15778,7 +15778,7 @@ JITANON__PRIVATE int jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *
         size_t n = jitanon__fmt(found, cap, "/proc/%u/root", (unsigned)p->pid);
         memcpy(found + n, name->data, name->length);
         found[n + name->length] = 0;
-        if (jitanon__inj_try_dump(j, p, 0, found, jd, ep, " (inside the root of its process, another mount namespace)",
+        if (jitanon__inj_try_dump(j, p, 0, found, dp, ep, " (inside the root of its process, another mount namespace)",
                                   !j->opts->jitdump_dir))
             return *ns = 1;
     } else {
@@ -15788,49 +15788,49 @@ JITANON__PRIVATE int jitanon__inj_open_dump(jitanon__inj *j, const jitanon_str *
         if (!p->running && !j->opts->jitdump_dir)
             hint = "; it was moved or deleted (or lived in a container that has ended): give the directory it is "
                    "in now with --jitdump-dir";
-        if (jitanon__inj_try_dump(j, p, 0, found, jd, ep, hint, !j->opts->jitdump_dir)) return 1;
+        if (jitanon__inj_try_dump(j, p, 0, found, dp, ep, hint, !j->opts->jitdump_dir)) return 1;
     }
     if (!j->opts->jitdump_dir) return 0;
     while (base > 0 && name->data[base - 1] != '/') base--;
     if (jitanon__fmt(found, cap, "%s/", j->opts->jitdump_dir) + (name->length - base) >= cap) return 0;
     memcpy(found + strlen(found), name->data + base, name->length - base);
     found[strlen(j->opts->jitdump_dir) + 1 + (name->length - base)] = 0;
-    return jitanon__inj_try_dump(j, p, 1, found, jd, ep, NULL, 1);
+    return jitanon__inj_try_dump(j, p, 1, found, dp, ep, NULL, 1);
 }
 
 /* Registers a usable dump and processes it; its ELF files go next to `elf_near` (a path
    whose directory part is used) unless opts.elf_dir says where. */
-JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__inj_dump *jd, const char *found,
+JITANON__PRIVATE jitanon_result jitanon__inj_add_dump(jitanon__inj *j, jitanon__inj_dump *dp, const char *found,
                                                       const char *elf_near)
 {
     jitanon__inj_jit *jt = &j->jit;
     size_t dl = strlen(elf_near), *dumps_of_pid;
     jitanon_result res;
     if (!jitanon__grow(&j->a, (void **)&jt->dumps, &jt->dumps_cap, jt->ndumps + 1, sizeof *jt->dumps)) {
-        jitanon_jitdump_destroy(jd->dump);
+        jitanon_jitdump_destroy(dp->dump);
         return jitanon__inj_nomem(j, "dumps");
     }
-    jt->dumps[jt->ndumps] = *jd;
-    jd = &jt->dumps[jt->ndumps++];
-    if (!(dumps_of_pid = jitanon__hmap_at(&jt->pids, &j->a, jd->pid, 0))) return jitanon__inj_nomem(j, "dumps");
-    jd->generation = (unsigned)*dumps_of_pid;
-    if ((jd->path = jitanon__inj_add_path(j, found, NULL)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
+    jt->dumps[jt->ndumps] = *dp;
+    dp = &jt->dumps[jt->ndumps++];
+    if (!(dumps_of_pid = jitanon__hmap_at(&jt->pids, &j->a, dp->pid, 0))) return jitanon__inj_nomem(j, "dumps");
+    dp->generation = (unsigned)*dumps_of_pid;
+    if ((dp->path = jitanon__inj_add_path(j, found, NULL)) == SIZE_MAX) return jitanon__inj_nomem(j, "paths");
     /* ELFs go next to the dump (perf's choice) unless the caller picked a directory.  A
        copy of its own: writer threads read it while the path pool grows. */
     while (dl > 0 && elf_near[dl - 1] != '/') dl--;
-    if (j->opts->elf_dir) jd->dir = jitanon__inj_dup(j, j->opts->elf_dir, strlen(j->opts->elf_dir), &jd->dir_size);
-    else if (dl == 0) jd->dir = jitanon__inj_dup(j, ".", 1, &jd->dir_size);
-    else jd->dir = jitanon__inj_dup(j, elf_near, dl - 1 ? dl - 1 : 1, &jd->dir_size);
-    if (!jd->dir) return jitanon__inj_nomem(j, "paths");
-    if ((res = jitanon__inj_process_dump(j, jd)) != JITANON_OK) return res;
+    if (j->opts->elf_dir) dp->dir = jitanon__inj_dup(j, j->opts->elf_dir, strlen(j->opts->elf_dir), &dp->dir_size);
+    else if (dl == 0) dp->dir = jitanon__inj_dup(j, ".", 1, &dp->dir_size);
+    else dp->dir = jitanon__inj_dup(j, elf_near, dl - 1 ? dl - 1 : 1, &dp->dir_size);
+    if (!dp->dir) return jitanon__inj_nomem(j, "paths");
+    if ((res = jitanon__inj_process_dump(j, dp)) != JITANON_OK) return res;
     jt->stop_pid = 0; /* the process's latest dump changed */
     if (j->out.w && j->out.w->mode == JITANON_PERF_PIPE && (res = jitanon__inj_bids_flush(j)) != JITANON_OK)
         return res;
-    ++*jitanon__hmap_find(&jt->pids, jd->pid);
+    ++*jitanon__hmap_find(&jt->pids, dp->pid);
     if (jt->live) {
-        size_t *latest = jitanon__hmap_at(&jt->latest, &j->a, jd->pid, 0);
+        size_t *latest = jitanon__hmap_at(&jt->latest, &j->a, dp->pid, 0);
         if (!latest) return jitanon__inj_nomem(j, "dumps");
-        *latest = (size_t)(jd - jt->dumps);
+        *latest = (size_t)(dp - jt->dumps);
     }
     return JITANON_OK;
 }
@@ -15931,10 +15931,10 @@ JITANON__PRIVATE void jitanon__inj_fix_machine(jitanon__inj *j, jitanon_jitdump_
    when it is decided (jitanon__inj_decide): a live pipe reads its markers earlier, when
    their round comes (jitanon__inj_hold_markers). */
 /* A dump that holds no LOAD: its marker and process stay as recorded. */
-JITANON__PRIVATE jitanon_result jitanon__inj_no_loads(jitanon__inj *j, jitanon__inj_dump *jd, const char *found)
+JITANON__PRIVATE jitanon_result jitanon__inj_no_loads(jitanon__inj *j, jitanon__inj_dump *dp, const char *found)
 {
     jitanon__inj_log(j, "jitdump %s holds no CODE_LOAD records%s", found, NULL);
-    jitanon_jitdump_destroy(jd->dump);
+    jitanon_jitdump_destroy(dp->dump);
     j->st->dumps.failed++;
     return JITANON_OK;
 }
@@ -15942,16 +15942,16 @@ JITANON__PRIVATE jitanon_result jitanon__inj_no_loads(jitanon__inj *j, jitanon__
 JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__inj_rec *r, const jitanon_str *name)
 {
     char found[4096];
-    jitanon__inj_dump jd;
+    jitanon__inj_dump dp;
     jitanon__inj_proc proc;
     jitanon_error e;
     jitanon_result res;
     int ns;
     j->st->dumps.markers++;
-    memset(&jd, 0, sizeof jd);
-    jd.pid = r->pid;
-    jd.tid = r->tid;
-    jd.marker_time = r->time;
+    memset(&dp, 0, sizeof dp);
+    dp.pid = r->pid;
+    dp.tid = r->tid;
+    dp.marker_time = r->time;
     jitanon__inj_proc_of(j, &proc, r, name);
     if (proc.reused)
         jitanon__inj_log(j, "process %s now is another one (its mount namespace is not the one the recording's "
@@ -15969,7 +15969,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         j->st->dumps.failed++;
         return JITANON_OK;
     }
-    if (!jitanon__inj_open_dump(j, name, &proc, &jd, found, sizeof found, &ns, &e)) {
+    if (!jitanon__inj_open_dump(j, name, &proc, &dp, found, sizeof found, &ns, &e)) {
         j->st->dumps.failed++;
         /* strict: a damaged dump fails the run rather than leaving its process unnamed */
         if (j->jit.dump_opts.strict && jitanon__jitdump_damage(e.type)) {
@@ -15979,12 +15979,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         }
         return JITANON_OK; /* its process is left as it was recorded */
     }
-    if (jd.sum.loads == 0 && !j->jit.live) /* a followed dump gets its loads later */
-        return jitanon__inj_no_loads(j, &jd, found);
-    if (jd.sum.tail_error.type != JITANON_OK) jitanon__inj_damaged(j, found, &jd.sum);
-    jitanon__inj_fix_machine(j, &jd.sum.header, found);
-    if ((res = jitanon__inj_check_clock(j, &jd, found, r->offset)) != JITANON_OK) {
-        jitanon_jitdump_destroy(jd.dump);
+    if (dp.sum.loads == 0 && !j->jit.live) /* a followed dump gets its loads later */
+        return jitanon__inj_no_loads(j, &dp, found);
+    if (dp.sum.tail_error.type != JITANON_OK) jitanon__inj_damaged(j, found, &dp.sum);
+    jitanon__inj_fix_machine(j, &dp.sum.header, found);
+    if ((res = jitanon__inj_check_clock(j, &dp, found, r->offset)) != JITANON_OK) {
+        jitanon_jitdump_destroy(dp.dump);
         return res;
     }
     j->st->dumps.loaded++;
@@ -16002,9 +16002,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_marker(jitanon__inj *j, jitanon__in
         if (!dl || !j->os->is_dir(near)) memcpy(near, "/tmp", 5);
         near[strlen(near) + 1] = 0;
         near[strlen(near)] = '/';
-        return jitanon__inj_add_dump(j, &jd, found, near);
+        return jitanon__inj_add_dump(j, &dp, found, near);
     }
-    return jitanon__inj_add_dump(j, &jd, found, found);
+    return jitanon__inj_add_dump(j, &dp, found, found);
 }
 
 /* -- decide: one round in time order ---------------------------------------------------------- */
@@ -16267,10 +16267,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_claims_cut(jitanon__inj *j, jitanon
     return JITANON_OK;
 }
 
-/* The first of dump jd's fresh places (address order) that ends past addr. */
-JITANON__PRIVATE size_t jitanon__inj_fresh_at(const jitanon__eo_region *s, const jitanon__inj_dump *jd, uint64_t addr)
+/* The first of dump dp's fresh places (address order) that ends past addr. */
+JITANON__PRIVATE size_t jitanon__inj_fresh_at(const jitanon__eo_region *s, const jitanon__inj_dump *dp, uint64_t addr)
 {
-    size_t lo = jd->fresh_from, hi = jd->fresh_to;
+    size_t lo = dp->fresh_from, hi = dp->fresh_to;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         const jitanon__eo_place *q = &s->places[s->fresh[mid]];
@@ -16340,9 +16340,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_anon_hold(jitanon__inj *j, jitanon_
         else p.start = r->start, p.len = r->len, p.pgoff = r->pgoff;
         if (p.len == 0 || p.start > UINT64_MAX - p.len) continue;
         for (d = 0; d < j->jit.ndumps && res == JITANON_OK; d++) {
-            const jitanon__inj_dump *jd = &j->jit.dumps[d];
-            if (jd->pid != r->pid) continue;
-            for (k = jitanon__inj_fresh_at(s, jd, p.start); k < jd->fresh_to && res == JITANON_OK; k++) {
+            const jitanon__inj_dump *dp = &j->jit.dumps[d];
+            if (dp->pid != r->pid) continue;
+            for (k = jitanon__inj_fresh_at(s, dp, p.start); k < dp->fresh_to && res == JITANON_OK; k++) {
                 const jitanon__eo_place *pl = &s->places[s->fresh[k]];
                 const jitanon__inj_func *f = &j->jit.funcs[pl->func];
                 uint64_t a = pl->addr > p.start ? pl->addr : p.start, e = pl->addr + pl->size;
@@ -16421,9 +16421,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_claim(jitanon__inj *j, jitanon__inj
     jitanon_result res = JITANON_OK;
     size_t d, k, framed = 0;
     for (d = 0; d < jt->ndumps && res == JITANON_OK; d++) {
-        const jitanon__inj_dump *jd = &jt->dumps[d];
-        if (jd->pid != r->pid) continue;
-        for (k = jitanon__inj_fresh_at(s, jd, r->start); k < jd->fresh_to && res == JITANON_OK; k++) {
+        const jitanon__inj_dump *dp = &jt->dumps[d];
+        if (dp->pid != r->pid) continue;
+        for (k = jitanon__inj_fresh_at(s, dp, r->start); k < dp->fresh_to && res == JITANON_OK; k++) {
             const jitanon__eo_place *pl = &s->places[s->fresh[k]];
             jitanon__inj_func *f = &jt->funcs[pl->func];
             /* what its load maps (the unwinding tail the runtime keeps after the code too,
@@ -16432,7 +16432,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_claim(jitanon__inj *j, jitanon__inj
             jitanon_rangemap_iter it;
             jitanon_range other;
             if (pl->addr - r->start >= r->len) break;
-            if (len > pl->size && k + 1 < jd->fresh_to) {
+            if (len > pl->size && k + 1 < dp->fresh_to) {
                 /* An unwinding tail over the next function's code, which loads later
                    (jitgen places code so; V8 keeps its unwinding data inside the code
                    object): the claim is the code alone, so that the next one does not
@@ -16879,7 +16879,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_stub(jitanon__inj *j, uint3
                                                           const char *map_dir, size_t *path)
 {
     jitanon_jitdump_header h;
-    jitanon_elf_opts eo = j->opts->elf;
+    jitanon_elf_opts elf_opts = j->opts->elf;
     jitanon_elf_builder b;
     jitanon_membuf elf;
     jitanon_sink sink;
@@ -16895,10 +16895,10 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_stub(jitanon__inj *j, uint3
     if (!h.elf_mach) h.elf_mach = jitanon_jitdump_host_machine();
     for (i = 0; dumps && *dumps && i < j->jit.ndumps; i++)
         if (j->jit.dumps[i].pid == pid) h.elf_mach = j->jit.dumps[i].sum.header.elf_mach;
-    if (!eo.allocator.alloc_fn) eo.allocator = j->a;
-    eo.symbols_only = eo.no_debug = eo.no_unwind = 1;
-    eo.compress_debug = 0;
-    if ((res = jitanon_elf_builder_init(&b, &h, &eo, j->err)) != JITANON_OK) return res;
+    if (!elf_opts.allocator.alloc_fn) elf_opts.allocator = j->a;
+    elf_opts.symbols_only = elf_opts.no_debug = elf_opts.no_unwind = 1;
+    elf_opts.compress_debug = 0;
+    if ((res = jitanon_elf_builder_init(&b, &h, &elf_opts, j->err)) != JITANON_OK) return res;
     for (i = 0; i < m->count && res == JITANON_OK; i++) {
         jitanon_elf_func fn;
         jitanon_error e;
@@ -18602,14 +18602,14 @@ JITANON__PRIVATE void jitanon__inj_frame_at(jitanon__inj *j, const jitanon_injec
     out->kernel = kernel;
     if (k == JITANON_TRIM_JIT && where.id < j->jit.nfuncs) {
         const jitanon__inj_func *f = &j->jit.funcs[where.id];
-        const jitanon__inj_dump *jd = f->dump < j->jit.ndumps ? &j->jit.dumps[f->dump] : NULL;
+        const jitanon__inj_dump *dp = f->dump < j->jit.ndumps ? &j->jit.dumps[f->dump] : NULL;
         out->kind = JITANON_FRAME_JIT;
         out->name = f->name;
         out->start = f->code_addr;
         out->offset = ip - f->code_addr;
         out->code_index = f->code_index;
-        if (jd) {
-            out->path.data = (const char *)j->jit.paths.data + jd->path;
+        if (dp) {
+            out->path.data = (const char *)j->jit.paths.data + dp->path;
             out->path.length = strlen(out->path.data);
         }
         if (f->path != SIZE_MAX) {
@@ -18832,7 +18832,7 @@ JITANON__PRIVATE void jitanon__inj_late_sample(jitanon__inj *j, const jitanon__i
 JITANON__PRIVATE void jitanon__inj_unnamed(jitanon__inj *j, const jitanon__inj_rec *r)
 {
     jitanon__inj_jit *jt = &j->jit;
-    jitanon__inj_dump *jd;
+    jitanon__inj_dump *dp;
     jitanon_range where;
     if (jt->stop_pid != (uint64_t)r->pid + 1) { /* samples come in runs of a process */
         size_t i = jt->ndumps;
@@ -18841,21 +18841,21 @@ JITANON__PRIVATE void jitanon__inj_unnamed(jitanon__inj *j, const jitanon__inj_r
         jt->stop_dump = i;
     }
     if (!jt->stop_dump) return;
-    jd = &jt->dumps[jt->stop_dump - 1];
+    dp = &jt->dumps[jt->stop_dump - 1];
     /* every 8th sample is looked at up to the end, and after it until the first is counted
        (a lookup per sample cost a per-process run 30 to 45 ns a sample, +80%): a page
        sampled often is still found, and a runtime that goes on writing its dump pays
        little; once one is counted, every one is */
-    if (!jd->last_time || ((r->time <= jd->last_time || !jd->after) && ++jd->learn % JITANON__INJ_LEARN_EVERY) ||
+    if (!dp->last_time || ((r->time <= dp->last_time || !dp->after) && ++dp->learn % JITANON__INJ_LEARN_EVERY) ||
         jitanon__trim_resolve_fast(j->maps.trim, r->pid, r->start, &where) != JITANON_TRIM_ANON)
         return;
-    if (r->time <= jd->last_time) { /* out of memory: the page is not remembered (a count too many at worst) */
-        (void)jitanon__hmap_at(&jd->seen, &j->a, r->start >> 12, 1);
+    if (r->time <= dp->last_time) { /* out of memory: the page is not remembered (a count too many at worst) */
+        (void)jitanon__hmap_at(&dp->seen, &j->a, r->start >> 12, 1);
         return;
     }
-    if (jitanon__hmap_find(&jd->seen, r->start >> 12)) return;
-    if (!jd->after++) jd->after_first = r->time;
-    jd->after_last = r->time;
+    if (jitanon__hmap_find(&dp->seen, r->start >> 12)) return;
+    if (!dp->after++) dp->after_first = r->time;
+    dp->after_last = r->time;
 }
 
 /* At the end: each dump that stopped before its process's samples did is counted and
@@ -18864,19 +18864,19 @@ JITANON__PRIVATE void jitanon__inj_report_stopped(jitanon__inj *j)
 {
     size_t i;
     for (i = 0; i < j->jit.ndumps; i++) {
-        const jitanon__inj_dump *jd = &j->jit.dumps[i];
+        const jitanon__inj_dump *dp = &j->jit.dumps[i];
         char msg[768], t0[32], t1[32], t2[32];
-        if (jd->after < JITANON__INJ_STOPPED_MIN) continue;
+        if (dp->after < JITANON__INJ_STOPPED_MIN) continue;
         j->st->dumps.stopped++;
-        j->st->dumps.samples_after_end += jd->after;
+        j->st->dumps.samples_after_end += dp->after;
         if (!j->io.log) continue;
         jitanon__fmt(msg, sizeof msg,
                      "jitdump %s: the JIT stopped describing its code at %s (its last record; perf script's time), "
                      "but process %u ran code in its JIT memory after that: %U samples from %s to %s stay unnamed "
                      "([JIT] tid or //anon). Usual cause: the runtime was killed, or exited without flushing its "
                      "jitdump",
-                     jitanon__inj_path(j, jd->path), jitanon__inj_secs(t0, jd->last_time), (unsigned)jd->pid, jd->after,
-                     jitanon__inj_secs(t1, jd->after_first), jitanon__inj_secs(t2, jd->after_last));
+                     jitanon__inj_path(j, dp->path), jitanon__inj_secs(t0, dp->last_time), (unsigned)dp->pid, dp->after,
+                     jitanon__inj_secs(t1, dp->after_first), jitanon__inj_secs(t2, dp->after_last));
         j->io.log(j->io.user, msg);
     }
 }
