@@ -1169,7 +1169,8 @@ typedef struct jitanon_inject_sample {
 #define JITANON_PERF_CONTEXT_GUEST_USER 0xfffffffffffff600ull /* 2^64 - 2560 */
 #define JITANON_PERF_CONTEXT_MAX 0xfffffffffffff001ull /* 2^64 - 4095 */
 
-/* Inside opts.on_sample only: *out = *s resolved at address `ip` instead; returns out->kind. */
+/* Deprecated (goes in 0.8; jitanon_inject_frame_at names an address in frames).  Inside
+   opts.on_sample only: *out = *s resolved at address `ip` instead; returns out->kind. */
 JITANON_API jitanon_trim_kind jitanon_inject_sample_resolve(const jitanon_inject_sample *s, uint64_t ip,
                                                             jitanon_inject_sample *out);
 
