@@ -147,15 +147,40 @@ if ! command -v node >/dev/null 2>&1; then echo "SKIP perfmap $name: node not in
 elif ! record both fp node --perf-prof --perf-basic-prof "$tmp/busy.js"; then echo "FAIL perfmap $name: could not record (or no map)"
 else
   both both 10 0
-  name="node --perf-prof --perf-basic-prof, the dump cut at half"
+  # The cut falls inside the LOAD record of a sampled function, chosen so that sampled
+  # functions stay on both sides (the most samples on the smaller side): a cut at a fixed
+  # size tested nothing when every sample was in code loaded after it.
+  name="node --perf-prof --perf-basic-prof, the dump cut in a record"
   mkdir -p "$tmp/cut" && cp "$tmp/both/perf.data" "$tmp/both/pid" "$tmp/cut/"
-  for f in "$tmp/both"/jit-*.dump; do
-    head -c $(( $(wc -c < "$f") / 2 )) "$f" > "$tmp/cut/$(basename "$f")"
-  done
-  # the marker names the dump by its recorded path: --jitdump-dir is not needed when the
-  # copy replaces the original
-  for f in "$tmp/both"/jit-*.dump; do mv "$tmp/cut/$(basename "$f")" "$f"; done
-  both cut 1 10
+  f="$tmp/both/jit-$(cat "$tmp/both/pid").dump"
+  "$root/build/jitdump-cat" "$f" > "$tmp/cut/records.txt" 2>/dev/null
+  at=$(python3 - "$tmp/both/ref.dso" "$tmp/cut/records.txt" <<'PY'
+import re, sys
+counts = {}
+for line in open(sys.argv[1], errors="replace"):
+    m = re.match(r"\s*[0-9a-f]+ (.*) \(([^()]*)\)$", line.rstrip("\n"))
+    if m and m.group(1) != "[unknown]" and re.search(r"jitted-[0-9]+-r?[0-9]+\.so$", m.group(2)):
+        counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+first = {}
+for line in open(sys.argv[2], errors="replace"):
+    m = re.match(r"\s*([0-9]+) LOAD .* index [0-9]+ (.*)$", line.rstrip("\n"))
+    if m and m.group(2) in counts and m.group(2) not in first:
+        first[m.group(2)] = int(m.group(1))
+names = sorted(first, key=first.get)
+best, at = 0, 0
+for k in range(1, len(names)):
+    before = sum(counts[n] for n in names[:k])
+    after = sum(counts[n] for n in names[k:])
+    if min(before, after) > best:
+        best, at = min(before, after), first[names[k]]
+print(at + 20 if best else 0)  # 20 bytes into the record: a cut one, as by a crash
+PY
+)
+  if [ "${at:-0}" -gt 0 ]; then
+    # the marker names the dump by its recorded path: the cut copy replaces the original
+    head -c "$at" "$f" > "$tmp/cut/$(basename "$f")" && mv "$tmp/cut/$(basename "$f")" "$f"
+  fi
+  both cut 1 1
 fi
 
 # 4. Several names at one address (issue #42): a map listing trampolines under two and
