@@ -124,7 +124,7 @@ fi
 # 3. node --perf-prof --perf-basic-prof: the reference is our usual injection read with the
 #    map present (jitdump names where the dump has them, the map for the rest).  V8 puts
 #    every piece of code a sample can land in into both, so the run is checked twice:
-#    whole, and with its dump cut at half its size (as by a crash) so the functions loaded
+#    whole, and with its dump cut inside a record (as by a crash) so the functions loaded
 #    after the cut are in the map only
 name="node --perf-prof --perf-basic-prof"
 both() { # NAME MIN_DUMP MIN_MAP: roundtrip of $tmp/NAME against our injection without the option
