@@ -1077,14 +1077,24 @@ typedef enum jitanon_elf_files {
    jitanon_thread_pool; the defaults are POSIX ([posix]). */
 
 /* A file opened for reading (read_fn: bytes read, 0 at the end, SIZE_MAX on an error) or
-   writing (write_fn: 0 when all went out).  close_fn (may be NULL): 0 when closed cleanly. */
+   writing (write_fn: 0 when all went out).  close_fn (may be NULL): 0 when closed cleanly.
+   io.open fills one for each file the injector reads. */
 typedef struct jitanon_stream {
     jitanon_read_fn read_fn;
     int (*write_fn)(void *user, const void *data, size_t size);
     int (*close_fn)(void *user);
     void *user;
     uint64_t size; /* the file's size when opened, 0 when unknown */
+    /* up to `size` bytes at `offset` into dst: the count, SIZE_MAX on failure (JITANON_FILE_BINARY) */
+    size_t (*read_at_fn)(void *user, uint64_t offset, void *dst, size_t size);
 } jitanon_stream;
+
+/* What io.open is asked to open (how the library will read it). */
+typedef enum jitanon_file_kind {
+    JITANON_FILE_JITDUMP = 1,  /* read front to back; read_fn giving 0 = the end for now (a live dump grows) */
+    JITANON_FILE_PERF_MAP = 2, /* /tmp/perf-<pid>.map: read whole */
+    JITANON_FILE_BINARY = 3    /* an ELF file, "[vdso]", kallsyms, notes: read at offsets (read_at_fn) */
+} jitanon_file_kind;
 
 /* Threads for independent tasks numbered from 0 (modelled on ufbx_thread_pool).  Only the
    calling thread calls these; start_fn returns 0 when no worker could start. */
@@ -1105,24 +1115,26 @@ typedef struct jitanon_inject_process {
 } jitanon_inject_process;
 
 /* Where jitdumps come from and where ELF files go; NULL members are the POSIX defaults.
-   Every pointer a callback receives is valid during that call only. */
+   Every pointer a callback receives is valid during that call only.  A deprecated reader
+   set wins over open for its files. */
 typedef struct jitanon_inject_io {
-    /* Loads the dump at `path` into *out, as jitanon_jitdump_load_file does. */
+    /* Deprecated (0.6; io.open replaces it, 0.8 removes it).  Loads a whole dump into *out. */
     jitanon_result (*load_dump)(void *user, const char *path, const jitanon_jitdump_opts *opts,
                                 jitanon_jitdump **out, jitanon_error *err);
     /* Stores the complete ELF file `name` in `dir`; 0 on success. */
     int (*write_elf)(void *user, const char *dir, const char *name, const void *data, size_t size);
-    /* Opens a dump as a stream (read 0: the end for now), instead of load_dump; close_dump may be NULL. */
+    /* Deprecated (0.6; io.open replaces it, 0.8 removes it).  A dump as a stream (read 0: the end for now). */
     jitanon_result (*open_dump)(void *user, const char *path, jitanon_read_fn *read, void **stream,
                                 jitanon_error *err);
+    /* Deprecated (0.6; io.open replaces it, 0.8 removes it).  Closes open_dump's stream; may be NULL. */
     void (*close_dump)(void *user, void *stream);
-    /* Loads the perf map at `path` (jitanon_perfmap_load_memory of its bytes); _ERR_IO when none. */
+    /* Deprecated (0.6; io.open replaces it, 0.8 removes it).  A parsed perf map; _ERR_IO when none. */
     jitanon_result (*load_perfmap)(void *user, const char *path, const jitanon_perfmap_opts *opts,
                                    jitanon_perfmap **out, jitanon_error *err);
     /* 1 when process `pid` runs now, with *out (nspid = pid on entry) saying how its dump
        is found; 0 when not.  Default: jitanon_inject_find_process_proc, default I/O only. */
     int (*find_process)(void *user, uint32_t pid, jitanon_inject_process *out);
-    /* Reads up to `size` bytes at `offset` of file `path` into dst: the count, SIZE_MAX on failure. */
+    /* Deprecated (0.6; io.open replaces it, 0.8 removes it).  Bytes at `offset` of `path`: the count, SIZE_MAX on failure. */
     size_t (*read_file)(void *user, const char *path, uint64_t offset, void *dst, size_t size);
     /* Receives warnings (a dump that cannot be read, a refused file, ...). */
     void (*log)(void *user, const char *message);
@@ -1130,6 +1142,8 @@ typedef struct jitanon_inject_io {
     void (*progress)(void *user, uint64_t bytes_done);
     void *user;
     const jitanon_thread_pool *thread_pool; /* opts.elf_threads; NULL: POSIX threads if built */
+    /* Opens file `path` of `kind` into *out, which the library reads, then closes with close_fn; _ERR_IO (err filled) when it is not there or cannot be read. */
+    jitanon_result (*open)(void *user, jitanon_file_kind kind, const char *path, jitanon_stream *out, jitanon_error *err);
 } jitanon_inject_io;
 
 /* io.find_process's default, from /proc; 0 without POSIX or when the process is gone. */
@@ -12158,6 +12172,8 @@ typedef struct jitanon__inj_src {
     uint64_t size;          /* the file's size at open */
     void (*close)(void *user, void *stream); /* io.close_dump, for io.open_dump's stream */
     void *close_user, *stream;
+    int opened;             /* from io.open: `io` is its stream */
+    jitanon_stream io;
 #ifndef JITANON_NO_STDIO
     jitanon_stream df;
 #endif
@@ -12872,10 +12888,101 @@ JITANON__PRIVATE int jitanon__inj_sort_events(jitanon__inj *j, jitanon__inj_even
     return jitanon__sort(&j->a, ev, n, sizeof *ev, jitanon__inj_ev_less);
 }
 
+/* -- io.open: the embedder's files, where no deprecated reader is set ------------------- */
+
+/* Dumps come as the embedder's streams: io.open_dump's, or io.open's (no io.load_dump). */
+JITANON__PRIVATE int jitanon__inj_opens_dumps(const jitanon__inj *j)
+{
+    return j->io.open_dump || (j->io.open && !j->io.load_dump);
+}
+
+/* Closes what io.open opened. */
+JITANON__PRIVATE void jitanon__inj_io_close(jitanon_stream *f)
+{
+    if (f->close_fn) f->close_fn(f->user);
+}
+
+/* io.open of `path` as `kind`; *f zeroed first, released on failure. */
+JITANON__PRIVATE jitanon_result jitanon__inj_io_open(jitanon__inj *j, jitanon_file_kind kind, const char *path,
+                                                     jitanon_stream *f, jitanon_error *err)
+{
+    jitanon_result r;
+    memset(f, 0, sizeof *f);
+    if ((r = j->io.open(j->io.user, kind, path, f, err)) != JITANON_OK) {
+        if (err && err->type != r) JITANON__FAIL(err, r, 0, "io.open failed"); /* an embedder that left it */
+        return r;
+    }
+    if (kind == JITANON_FILE_BINARY ? !f->read_at_fn : !f->read_fn) {
+        jitanon__inj_io_close(f);
+        return JITANON__FAIL(err, JITANON_ERR_IO, 0, "io.open returned no read function for this kind");
+    }
+    return JITANON_OK;
+}
+
+/* A whole dump (io.load_dump's job) through io.open. */
+JITANON__PRIVATE jitanon_result jitanon__inj_io_load_dump(jitanon__inj *j, const char *path, jitanon_jitdump **out,
+                                                          jitanon_error *err)
+{
+    jitanon_stream f;
+    jitanon_result r;
+    *out = NULL;
+    if ((r = jitanon__inj_io_open(j, JITANON_FILE_JITDUMP, path, &f, err)) != JITANON_OK) return r;
+    r = jitanon__jitdump_load_read(f.read_fn, f.user, &j->jit.dump_opts, out, err);
+    jitanon__inj_io_close(&f);
+    return r;
+}
+
+/* A perf map read whole from a stream and parsed (io.load_perfmap's default does the same). */
+JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_read(jitanon_read_fn read_fn, void *user,
+                                                          const jitanon_perfmap_opts *opts, jitanon_perfmap **out,
+                                                          jitanon_error *err)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    jitanon__counted c;
+    jitanon_result r;
+    jitanon__counted_init(&c, &opts->allocator, opts->memory_limit, "memory_limit");
+    r = jitanon__slurp(read_fn, user, &c, &buf, &len, &cap, err);
+    if (r == JITANON_OK) r = jitanon_perfmap_load_memory(buf, len, opts, out, err);
+    jitanon__free(&opts->allocator, buf, cap);
+    return r;
+}
+
+/* The perf map at `path`: io.load_perfmap's when set, else io.open's; _ERR_IO when none. */
+JITANON__PRIVATE jitanon_result jitanon__inj_load_perfmap(jitanon__inj *j, const char *path,
+                                                          const jitanon_perfmap_opts *opts, jitanon_perfmap **out,
+                                                          jitanon_error *err)
+{
+    jitanon_stream f;
+    jitanon_result r;
+    if (j->io.load_perfmap || !j->io.open) return j->io.load_perfmap(j->io.user, path, opts, out, err);
+    *out = NULL;
+    if ((r = jitanon__inj_io_open(j, JITANON_FILE_PERF_MAP, path, &f, err)) != JITANON_OK) return r;
+    r = jitanon__inj_perfmap_read(f.read_fn, f.user, opts, out, err);
+    jitanon__inj_io_close(&f);
+    return r;
+}
+
+/* Up to `size` bytes at `offset` of a native file: io.read_file's when set, else io.open's
+   (opened for this read only, as the default opens the file); SIZE_MAX on failure. */
+JITANON__PRIVATE size_t jitanon__inj_read_file(jitanon__inj *j, const char *path, uint64_t offset, void *dst,
+                                               size_t size)
+{
+    jitanon_stream f;
+    jitanon_error e;
+    size_t got;
+    if (j->io.read_file || !j->io.open) return j->io.read_file(j->io.user, path, offset, dst, size);
+    if (jitanon__inj_io_open(j, JITANON_FILE_BINARY, path, &f, &e) != JITANON_OK) return SIZE_MAX;
+    got = f.read_at_fn(f.user, offset, dst, size);
+    jitanon__inj_io_close(&f);
+    return got > size && got != SIZE_MAX ? SIZE_MAX : got;
+}
+
 /* -- reading a dump: from memory, or streamed from its file ------------------------------ */
 
 /* A stream over the dump at `path`, from its start, every record (s->left unlimited):
-   io.open_dump's when set, else the file opened as every dump is.  *size: the file's size
+   io.open_dump's when set, else io.open's (no io.load_dump set), else the file opened as
+   every dump is.  *size: the file's size
    at open, 0 when unknown.  jitanon__inj_src_close releases it whatever the result. */
 JITANON__PRIVATE jitanon_result jitanon__inj_src_path(jitanon__inj *j, const char *path, jitanon__inj_src *s,
                                                       uint64_t *size, jitanon_error *err)
@@ -12891,6 +12998,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_path(jitanon__inj *j, const cha
         s->close_user = j->io.user;
         s->stream = user;
         if (!read) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "io.open_dump returned no read function");
+    } else if (jitanon__inj_opens_dumps(j)) {
+        if ((r = jitanon__inj_io_open(j, JITANON_FILE_JITDUMP, path, &s->io, err)) != JITANON_OK) return r;
+        s->opened = 1;
+        read = s->io.read_fn;
+        user = s->io.user;
     } else {
 #ifndef JITANON_NO_STDIO
         if ((r = j->os->open_named(path, &s->df, err)) != JITANON_OK) return r;
@@ -12940,11 +13052,12 @@ JITANON__PRIVATE void jitanon__inj_src_close(jitanon__inj_src *s)
 {
     if (s->st.in_) jitanon__in_ahead_end(s->st.in_, &s->st.allocator); /* its worker reads the stream: first */
     if (s->close) s->close(s->close_user, s->stream);
+    else if (s->opened) jitanon__inj_io_close(&s->io);
 #ifndef JITANON_NO_STDIO
     else if (s->file) jitanon__stream_close(&s->df);
 #endif
     s->close = NULL;
-    s->file = 0;
+    s->file = s->opened = 0;
     jitanon_jitdump_stream_release(&s->st);
 }
 
@@ -14104,7 +14217,7 @@ JITANON__PRIVATE void jitanon__eo_region_unread(jitanon__eo_region *s)
    per-function layout holds one function at a time. */
 JITANON__PRIVATE int jitanon__eo_region_reread(const jitanon__inj *j, const jitanon__inj_dump *dp)
 {
-    return jitanon__eo_region_online(j) && !dp->dump && !j->io.open_dump && j->os->seek &&
+    return jitanon__eo_region_online(j) && !dp->dump && !jitanon__inj_opens_dumps(j) && j->os->seek &&
            j->io.write_elf == j->os->write_elf && (jitanon_features() & JITANON_FEATURE_POSIX);
 }
 
@@ -15626,7 +15739,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_load_default(void *user, const char
 JITANON__PRIVATE int jitanon__inj_streams(const jitanon__inj *j)
 {
 #ifndef JITANON_NO_STDIO
-    return j->out.w && !j->opts->on_sample && (j->io.load_dump == jitanon__inj_load_default || j->io.open_dump);
+    return j->out.w && !j->opts->on_sample && (j->io.load_dump == jitanon__inj_load_default || jitanon__inj_opens_dumps(j));
 #else
     (void)j;
     return 0;
@@ -15653,7 +15766,8 @@ JITANON__PRIVATE jitanon_result jitanon__inj_read_dump(jitanon__inj *j, const ch
     if (jitanon__inj_streams(j)) return jitanon__inj_scan(j, path, &dp->sum, e);
 #endif
     dp->dump = NULL;
-    r = j->io.load_dump(j->io.user, path, &j->jit.dump_opts, &dp->dump, e);
+    r = j->io.load_dump ? j->io.load_dump(j->io.user, path, &j->jit.dump_opts, &dp->dump, e)
+                        : jitanon__inj_io_load_dump(j, path, &dp->dump, e);
     if (r == JITANON_OK && !dp->dump) r = JITANON__FAIL(e, JITANON_ERR_IO, 0, "io.load_dump returned no dump");
     if (r != JITANON_OK) {
         dp->dump = NULL; /* not ours on failure */
@@ -16834,18 +16948,12 @@ JITANON__PRIVATE jitanon_result jitanon__inj_load_perfmap_default(void *user, co
 {
 #ifndef JITANON_NO_STDIO
     jitanon_stream f;
-    uint8_t *buf = NULL;
-    size_t len = 0, cap = 0;
-    jitanon__counted c;
     jitanon_result r = jitanon__os_default()->open_named(path, &f, err);
     (void)user;
     *out = NULL;
     if (r != JITANON_OK) return r;
-    jitanon__counted_init(&c, &opts->allocator, opts->memory_limit, "memory_limit");
-    r = jitanon__slurp(f.read_fn, f.user, &c, &buf, &len, &cap, err);
+    r = jitanon__inj_perfmap_read(f.read_fn, f.user, opts, out, err);
     jitanon__stream_close(&f);
-    if (r == JITANON_OK) r = jitanon_perfmap_load_memory(buf, len, opts, out, err);
-    jitanon__free(&opts->allocator, buf, cap);
     return r;
 #else
     (void)user, (void)path, (void)opts;
@@ -16949,7 +17057,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_perfmap_of(jitanon__inj *j, uint32_
     for (k = 0; jitanon__inj_perfmap_path(j, pid, k, found, sizeof found, &dir); k++) {
         jitanon_perfmap *m = NULL;
         jitanon_error e;
-        jitanon_result r = j->io.load_perfmap(j->io.user, found, &po, &m, &e);
+        jitanon_result r = jitanon__inj_load_perfmap(j, found, &po, &m, &e);
         if (r == JITANON_ERR_IO) continue; /* not there */
         if (r != JITANON_OK) {
             jitanon__inj_log(j, "cannot read perf map %s: %s", found, &e);
@@ -17620,7 +17728,7 @@ JITANON__PRIVATE uint8_t *jitanon__unw_take(jitanon__inj *j, const char *path, u
 {
     uint8_t *p;
     if (!size || size > JITANON__UNW_MAX_BYTES || !(p = (uint8_t *)jitanon__malloc(&j->a, size))) return NULL;
-    if (j->io.read_file(j->io.user, path, off, p, size) == size) return p;
+    if (jitanon__inj_read_file(j, path, off, p, size) == size) return p;
     jitanon__free(&j->a, p, size);
     return NULL;
 }
@@ -17645,7 +17753,7 @@ JITANON__PRIVATE void jitanon__unw_load(jitanon__inj *j, jitanon__unw_file *f)
     uint64_t phoff, hdr_off = 0, eh_ptr = 0, eh_off, seg_end = 0, count = 0;
     size_t phent, phnum, i;
     unsigned enc_ptr, enc_count, enc_table;
-    if (j->io.read_file(j->io.user, f->path, 0, eh, sizeof eh) != sizeof eh || memcmp(eh, "\177ELF", 4) || eh[4] != 2 ||
+    if (jitanon__inj_read_file(j, f->path, 0, eh, sizeof eh) != sizeof eh || memcmp(eh, "\177ELF", 4) || eh[4] != 2 ||
         (eh[5] != 1 && eh[5] != 2))
         return;
     f->big = eh[5] == 2;
@@ -18101,7 +18209,7 @@ JITANON__PRIVATE const jitanon_perfmap *jitanon__inj_sym_map(jitanon__inj *j, ui
             jitanon_perfmap *m = NULL;
             jitanon_error e;
             size_t p;
-            if (j->io.load_perfmap(j->io.user, found, &po, &m, &e) != JITANON_OK) continue;
+            if (jitanon__inj_load_perfmap(j, found, &po, &m, &e) != JITANON_OK) continue;
             if (!jitanon__grow(&j->a, (void **)&y->pmaps, &y->pmaps_cap, y->npmaps + 1, sizeof *y->pmaps) ||
                 !jitanon__grow(&j->a, (void **)&y->pmap_path, &y->paths_cap, y->npmaps + 1, sizeof *y->pmap_path) ||
                 (p = jitanon__inj_add_path(j, found, NULL)) == SIZE_MAX) {
@@ -18308,7 +18416,7 @@ typedef struct jitanon__inj_symread {
 JITANON__PRIVATE size_t jitanon__inj_symread_fn(void *user, uint64_t off, void *dst, size_t size)
 {
     const jitanon__inj_symread *r = (const jitanon__inj_symread *)user;
-    return r->j->io.read_file(r->j->io.user, r->path, off, dst, size);
+    return jitanon__inj_read_file(r->j, r->path, off, dst, size);
 }
 
 /* A candidate file at `path`: 1 when it is ELF and, when the recording (or the mapped
@@ -18436,7 +18544,7 @@ JITANON__PRIVATE uint8_t *jitanon__inj_sym_slurp(jitanon__inj *j, const char *pa
     for (; cap <= JITANON__SYM_MAX_BYTES; cap *= 2) {
         uint8_t *p = (uint8_t *)jitanon__malloc(&j->a, cap);
         if (!p) break;
-        got = j->io.read_file(j->io.user, path, 0, p, cap);
+        got = jitanon__inj_read_file(j, path, 0, p, cap);
         if (got && got < cap) {
             *size = got, *alloc = cap;
             return p;
@@ -18467,7 +18575,7 @@ JITANON__PRIVATE jitanon__sym_table *jitanon__inj_kallsyms(jitanon__inj *j)
     if (bid.size) {
         uint8_t notes[4096];
         jitanon__sym_file f;
-        size_t got = j->io.read_file(j->io.user, "/sys/kernel/notes", 0, notes, sizeof notes);
+        size_t got = jitanon__inj_read_file(j, "/sys/kernel/notes", 0, notes, sizeof notes);
         memset(&f, 0, sizeof f);
         f.big = j->in->big_endian;
         if (got != SIZE_MAX) jitanon__sym_notes(&f, notes, got);
@@ -19649,14 +19757,15 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     j->opts = opts;
     j->a = opts->allocator;
     j->io = opts->io;
-    if (!j->io.load_dump) j->io.load_dump = jitanon__inj_load_default;
+    /* a deprecated reader set wins; else io.open; else the defaults, as before it */
+    if (!j->io.load_dump && !j->io.open) j->io.load_dump = jitanon__inj_load_default;
     /* /proc is the default I/O's: an embedder's own never has it read behind its back */
-    if (!j->io.find_process && !opts->io.load_dump && !opts->io.open_dump)
+    if (!j->io.find_process && !opts->io.load_dump && !opts->io.open_dump && !opts->io.open)
         j->io.find_process = jitanon_inject_find_process_proc;
     if (!j->io.write_elf) j->io.write_elf = j->os->write_elf;
     j->jit.paths.allocator = j->jit.wait.debug.allocator = j->jit.wait.unwind.allocator = j->a;
-    if (!j->io.load_perfmap) j->io.load_perfmap = jitanon__inj_load_perfmap_default;
-    if (!j->io.read_file) j->io.read_file = jitanon__inj_read_default;
+    if (!j->io.load_perfmap && !j->io.open) j->io.load_perfmap = jitanon__inj_load_perfmap_default;
+    if (!j->io.read_file && !j->io.open) j->io.read_file = jitanon__inj_read_default;
     j->round.bytes.allocator = j->maps.names.allocator = j->bids.allocator = j->sym.comms.allocator = j->sym.mmap_bids.allocator = j->a;
     j->jit.dump_opts = opts->jitdump;
     j->jit.dump_opts.no_records_ = 1;
