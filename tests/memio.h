@@ -113,7 +113,7 @@ static inline jitanon_thread_pool memio_pool_make(memio_pool *m)
 /* A jitanon_stream reading a memin. */
 static inline jitanon_stream memin_stream(memin *m)
 {
-    jitanon_stream s = {memin_read, NULL, NULL, NULL, 0};
+    jitanon_stream s = {memin_read, NULL, NULL, NULL, 0, NULL};
     s.user = m;
     s.size = m->size;
     return s;

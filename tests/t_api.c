@@ -333,11 +333,22 @@ static void test_api_func_iter(void)
 
 /* -- a symbolizer's frames (jitanon_inject_frame_*) ------------------------------------------ */
 
-typedef struct api_frames {
+typedef struct api_frames api_frames;
+/* one stream io.open handed out (memin first: memin_read's user) */
+struct api_mstream {
+    memin in;
+    api_frames *t;
+};
+struct api_frames {
     unsigned samples, perfmap_loads, find_calls;
     char line[8][512]; /* one per sample: its comm, then kind:name:path:line of each frame */
     jitanon_membuf map;
-} api_frames;
+    /* io.open's: opens by kind (the map's counted in perfmap_loads too), closes */
+    jitanon_membuf dump;
+    struct api_mstream st[4];
+    unsigned opens[4], closes;
+    int no_map; /* no perf map: load_perfmap or open fails with _ERR_IO */
+};
 
 static void api_frames_on_sample(void *user, const jitanon_inject_sample *s)
 {
@@ -362,7 +373,7 @@ static jitanon_result api_frames_perfmap(void *user, const char *path, const jit
 {
     api_frames *t = (api_frames *)user;
     t->perfmap_loads++;
-    if (strcmp(path, "/tmp/perf-100.map") != 0) {
+    if (strcmp(path, "/tmp/perf-100.map") != 0 || t->no_map) {
         *out = NULL;
         return JITANON__FAIL(err, JITANON_ERR_IO, 0, "none");
     }
@@ -443,23 +454,18 @@ static void api_chain_sample(ti_gen *g, uint64_t time, uint32_t tid, const uint6
    build-id, an address in nothing; a chain with a guest marker yields nothing; a sample
    without a chain its own ip.  The thread's comm follows COMM and FORK; the container
    lookup is the embedder's (io.find_process), the dump then read through its root. */
-static void test_api_frames(void)
+/* test_api_frames's recording. */
+static void api_frames_perf(jitanon_membuf *perf)
 {
-    static const char map[] = "10140 20 stub_a\n";
     const uint64_t K = JITANON_PERF_CONTEXT_KERNEL, U = JITANON_PERF_CONTEXT_USER;
     const uint64_t chain[] = {K, 0xffffffff81000100ull, U, 0x10010, 0x10150, 0x400100, 0x999999};
     const uint64_t guest[] = {JITANON_PERF_CONTEXT_GUEST, 0x10010};
     uint8_t bid[36 + 16], raw[128];
-    jitanon_membuf perf;
-    jitanon_inject_opts o;
     jitanon_perf_record rec;
     jitanon_error err;
-    api_frames t;
     ti_gen g;
-    memset(&perf, 0, sizeof perf);
-    memset(&t, 0, sizeof t);
-    JT_CHECK(jitanon_membuf_write(&t.map, map, strlen(map)) == 0);
-    api_gen_callchains(&g, raw, &perf);
+    memset(perf, 0, sizeof *perf);
+    api_gen_callchains(&g, raw, perf);
     /* HEADER_BUILD_ID: one entry, for /usr/bin/fakejit, its size byte set (16 bytes) */
     memset(bid, 0, sizeof bid);
     jitanon__wr16(bid + 4, 1u << 15, 0);
@@ -496,6 +502,18 @@ static void test_api_frames(void)
     }
     ti_round(&g);
     ti_gen_end(&g);
+}
+
+static void test_api_frames(void)
+{
+    static const char map[] = "10140 20 stub_a\n";
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_error err;
+    api_frames t;
+    memset(&t, 0, sizeof t);
+    JT_CHECK(jitanon_membuf_write(&t.map, map, strlen(map)) == 0);
+    api_frames_perf(&perf);
     jitanon_inject_opts_init(&o);
     o.on_sample = api_frames_on_sample;
     o.sample_fields = JITANON_SAMPLE_COMM;
@@ -515,6 +533,199 @@ static void test_api_frames(void)
     JT_CHECK(!strcmp(t.line[2], "|3::/usr/bin/fakejit:@0:2100:16 ")); /* unnamed thread, own ip */
     JT_CHECK(!strcmp(t.line[3], "app|3::/usr/lib/libbid.so:@0:10:20 ")); /* the MMAP2's own build-id */
     jitanon_membuf_release(&t.map);
+    jitanon_membuf_release(&perf);
+}
+
+static int api_frames_close(void *user)
+{
+    ((struct api_mstream *)user)->t->closes++;
+    return 0;
+}
+
+static size_t api_frames_no_read_at(void *user, uint64_t offset, void *dst, size_t size)
+{
+    (void)user, (void)offset, (void)dst, (void)size;
+    return SIZE_MAX;
+}
+
+/* io.open over the same bytes as api_frames_dump, _perfmap and _no_file: memory streams
+   in odd-sized reads; a native file opens, and every read of it fails. */
+static jitanon_result api_frames_open(void *user, jitanon_file_kind kind, const char *path, jitanon_stream *out,
+                                      jitanon_error *err)
+{
+    api_frames *t = (api_frames *)user;
+    JT_CHECK(kind >= JITANON_FILE_JITDUMP && kind <= JITANON_FILE_BINARY);
+    t->opens[kind]++;
+    memset(out, 0, sizeof *out);
+    if (kind == JITANON_FILE_JITDUMP && !strcmp(path, "/proc/100/root/some/dir/jit-100.dump")) {
+        if (!t->dump.data) ti_build_dump(&t->dump);
+        t->st[kind].in = memin_make(t->dump.data, t->dump.size, 7, 1);
+    } else if (kind == JITANON_FILE_PERF_MAP) {
+        t->perfmap_loads++;
+        if (strcmp(path, "/tmp/perf-100.map") != 0 || t->no_map) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "none");
+        t->st[kind].in = memin_make(t->map.data, t->map.size, 3, 1);
+    } else if (kind == JITANON_FILE_BINARY) {
+        out->read_at_fn = api_frames_no_read_at;
+    } else
+        return JITANON__FAIL(err, JITANON_ERR_IO, 0, "none");
+    if (kind != JITANON_FILE_BINARY) *out = memin_stream(&t->st[kind].in);
+    t->st[kind].t = t;
+    out->close_fn = api_frames_close;
+    out->user = &t->st[kind];
+    return JITANON_OK;
+}
+
+/* An embedder that gives only io.open (with find_process, no file reader) sees the
+   frames the deprecated readers give; a perf map that is not there (open: _ERR_IO)
+   leaves the stub unnamed, as a missing map does; a deprecated reader set along with
+   open wins for its kind. */
+static void test_api_io_open(void)
+{
+    static const char map[] = "10140 20 stub_a\n";
+    jitanon_membuf perf;
+    jitanon_inject_opts o;
+    jitanon_error err;
+    static api_frames old, t;
+    unsigned i, k, no_map;
+    api_frames_perf(&perf);
+    for (no_map = 0; no_map < 2; no_map++) {
+        memset(&old, 0, sizeof old);
+        memset(&t, 0, sizeof t);
+        old.no_map = t.no_map = (int)no_map;
+        JT_CHECK(jitanon_membuf_write(&old.map, map, strlen(map)) == 0);
+        JT_CHECK(jitanon_membuf_write(&t.map, map, strlen(map)) == 0);
+        jitanon_inject_opts_init(&o);
+        o.on_sample = api_frames_on_sample;
+        o.sample_fields = JITANON_SAMPLE_COMM;
+        o.io.user = &old;
+        o.io.load_dump = api_frames_dump;
+        o.io.load_perfmap = api_frames_perfmap;
+        o.io.find_process = api_frames_find;
+        o.io.read_file = api_frames_no_file;
+        JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
+        jitanon_inject_opts_init(&o);
+        o.on_sample = api_frames_on_sample;
+        o.sample_fields = JITANON_SAMPLE_COMM;
+        o.io.user = &t;
+        o.io.open = api_frames_open;
+        o.io.find_process = api_frames_find;
+        JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
+        JT_CHECK_EQ_U(t.samples, 4);
+        JT_CHECK(t.samples == old.samples && t.find_calls == old.find_calls && t.perfmap_loads == old.perfmap_loads);
+        for (i = 0; i < 4; i++) JT_CHECK(!strcmp(t.line[i], old.line[i]));
+        JT_CHECK_EQ_U(t.opens[JITANON_FILE_JITDUMP], 1);
+        JT_CHECK_EQ_U(t.opens[JITANON_FILE_PERF_MAP], 1);
+        JT_CHECK(t.opens[JITANON_FILE_BINARY] > 0);
+        k = t.opens[1] + t.opens[2] + t.opens[3];
+        JT_CHECK_EQ_U(t.closes, no_map ? k - 1 : k); /* all but the one that failed */
+        JT_CHECK((strstr(t.line[0], "2:stub_a:") != NULL) == !no_map);
+        if (jt.cur_failed) fprintf(stderr, "  old %s\n  open %s\n", old.line[0], t.line[0]);
+        jitanon_membuf_release(&old.map);
+        jitanon_membuf_release(&t.map);
+        jitanon_membuf_release(&t.dump);
+    }
+    /* the deprecated readers set along with open win for their kinds */
+    memset(&t, 0, sizeof t);
+    JT_CHECK(jitanon_membuf_write(&t.map, map, strlen(map)) == 0);
+    jitanon_inject_opts_init(&o);
+    o.on_sample = api_frames_on_sample;
+    o.sample_fields = JITANON_SAMPLE_COMM;
+    o.io.user = &t;
+    o.io.open = api_frames_open;
+    o.io.load_dump = api_frames_dump;
+    o.io.load_perfmap = api_frames_perfmap;
+    o.io.find_process = api_frames_find;
+    JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
+    JT_CHECK(strstr(t.line[0], " 1:f0:/proc/100/root/some/dir/jit-100.dump:f0.js@3:10:0 "
+                               "2:stub_a:/tmp/perf-100.map:@0:10:0 ") != NULL);
+    JT_CHECK_EQ_U(t.perfmap_loads, 1); /* api_frames_perfmap's */
+    JT_CHECK(t.opens[JITANON_FILE_JITDUMP] == 0 && t.opens[JITANON_FILE_PERF_MAP] == 0);
+    JT_CHECK(t.opens[JITANON_FILE_BINARY] > 0 && t.closes == t.opens[JITANON_FILE_BINARY]);
+    jitanon_membuf_release(&t.map);
+    jitanon_membuf_release(&perf);
+}
+
+typedef struct api_inj_io {
+    memin in; /* first: io.open's stream user is it, and its close finds closes */
+    jitanon_membuf dump, elfs;
+    unsigned opens, closes;
+} api_inj_io;
+
+/* ELF files an injection wrote, one after the other (name, size, bytes). */
+static int api_collect_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
+{
+    jitanon_membuf *m = &((api_inj_io *)user)->elfs;
+    char head[128];
+    int n = snprintf(head, sizeof head, "%s/%s %lu\n", dir, name, (unsigned long)size);
+    return jitanon_membuf_write(m, head, (size_t)n) || jitanon_membuf_write(m, data, size);
+}
+
+static jitanon_result api_inj_load(void *user, const char *path, const jitanon_jitdump_opts *opts,
+                                   jitanon_jitdump **out, jitanon_error *err)
+{
+    api_inj_io *io = (api_inj_io *)user;
+    JT_CHECK(!strcmp(path, "/some/dir/jit-100.dump"));
+    return jitanon_jitdump_load_memory(io->dump.data, io->dump.size, opts, out, err);
+}
+
+static int api_inj_close(void *user)
+{
+    ((api_inj_io *)user)->closes++;
+    return 0;
+}
+
+static jitanon_result api_inj_open(void *user, jitanon_file_kind kind, const char *path, jitanon_stream *out,
+                                   jitanon_error *err)
+{
+    api_inj_io *io = (api_inj_io *)user;
+    if (kind != JITANON_FILE_JITDUMP || strcmp(path, "/some/dir/jit-100.dump") != 0)
+        return JITANON__FAIL(err, JITANON_ERR_IO, 0, "no such file");
+    io->opens++;
+    io->in = memin_make(io->dump.data, io->dump.size, 5, 1);
+    *out = memin_stream(&io->in);
+    out->close_fn = api_inj_close;
+    return JITANON_OK;
+}
+
+/* An injection whose dump comes through io.open (streamed, every layout) writes what
+   the same dump through io.load_dump writes: the same perf.data, the same ELF files. */
+static void test_api_io_open_inject(void)
+{
+    static const jitanon_elf_layout layouts[] = {JITANON_ELF_PER_REGION, JITANON_ELF_PER_PROCESS,
+                                                 JITANON_ELF_PER_FUNCTION};
+    jitanon_membuf perf, out_old, out_open;
+    jitanon_inject_opts o;
+    jitanon_inject_stats st_old, st_open;
+    jitanon_error err;
+    api_inj_io io_old, io_open;
+    size_t k;
+    ti_build_perf(&perf, 1, JITANON_PERF_FILE);
+    for (k = 0; k < 3; k++) {
+        memset(&io_old, 0, sizeof io_old), memset(&io_open, 0, sizeof io_open);
+        memset(&out_old, 0, sizeof out_old), memset(&out_open, 0, sizeof out_open);
+        ti_build_dump(&io_old.dump);
+        ti_build_dump(&io_open.dump);
+        jitanon_inject_opts_init(&o);
+        o.elf_layout = layouts[k];
+        o.io.user = &io_old;
+        o.io.load_dump = api_inj_load;
+        o.io.write_elf = api_collect_elf;
+        JT_CHECK_EQ_U(ti_run(&perf, &o, JITANON_PERF_FILE, &out_old, &st_old, &err), JITANON_OK);
+        jitanon_inject_opts_init(&o);
+        o.elf_layout = layouts[k];
+        o.io.user = &io_open;
+        o.io.open = api_inj_open;
+        o.io.write_elf = api_collect_elf;
+        JT_CHECK_EQ_U(ti_run(&perf, &o, JITANON_PERF_FILE, &out_open, &st_open, &err), JITANON_OK);
+        JT_CHECK(io_open.opens >= 1 && io_open.opens == io_open.closes);
+        JT_CHECK(st_open.trim.loads == st_old.trim.loads && st_open.elf.files == st_old.elf.files);
+        JT_CHECK(out_old.size == out_open.size && !memcmp(out_old.data, out_open.data, out_old.size));
+        JT_CHECK(io_old.elfs.size > 0 && io_old.elfs.size == io_open.elfs.size &&
+                 !memcmp(io_old.elfs.data, io_open.elfs.data, io_old.elfs.size));
+        jitanon_membuf_release(&out_old), jitanon_membuf_release(&out_open);
+        jitanon_membuf_release(&io_old.dump), jitanon_membuf_release(&io_open.dump);
+        jitanon_membuf_release(&io_old.elfs), jitanon_membuf_release(&io_open.elfs);
+    }
     jitanon_membuf_release(&perf);
 }
 
@@ -678,6 +889,8 @@ static void suite_api(void)
     JT_RUN(test_api_events_and_sample_fields);
     JT_RUN(test_api_func_iter);
     JT_RUN(test_api_frames);
+    JT_RUN(test_api_io_open);
+    JT_RUN(test_api_io_open_inject);
     JT_RUN(test_api_frames_remembered);
     JT_RUN(test_api_line_index);
     JT_RUN(test_api_own_io_no_proc);

@@ -25,6 +25,7 @@ struct tl_world {
     unsigned opens, closes, elf_files, lines;
     size_t nap_at;              /* once perf.pos >= nap_at (not 0), the clock moves 3 ms */
     int threads;                /* writer threads call io.write_elf: it must not count */
+    int via_open;               /* the dump through io.open, not io.open_dump */
     char log[1024];
 };
 
@@ -76,6 +77,29 @@ static void tl_close_dump(void *user, void *stream)
     w->closes++;
 }
 
+/* io.open over the same streams: a JITDUMP only. */
+static int tl_close_stream(void *user)
+{
+    tl_stream *s = (tl_stream *)user;
+    tl_close_dump(s->w, s);
+    return 0;
+}
+
+static jitanon_result tl_open(void *user, jitanon_file_kind kind, const char *path, jitanon_stream *out,
+                              jitanon_error *err)
+{
+    jitanon_read_fn read = NULL;
+    void *stream = NULL;
+    jitanon_result r;
+    if (kind != JITANON_FILE_JITDUMP) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "no such file");
+    if ((r = tl_open_dump(user, path, &read, &stream, err)) != JITANON_OK) return r;
+    memset(out, 0, sizeof *out);
+    out->read_fn = read;
+    out->user = stream;
+    out->close_fn = tl_close_stream;
+    return JITANON_OK;
+}
+
 static int tlv_write_elf(void *user, const char *dir, const char *name, const void *data, size_t size)
 {
     tl_world *w = (tl_world *)user;
@@ -121,8 +145,9 @@ static jitanon_result tl_run(tl_world *w, const jitanon_membuf *perf, jitanon_in
     w->perf = memin_make(perf->data, perf->size, 8, 0);
     w->visible = w->initial;
     w->next = 0;
-    o->io.open_dump = tl_open_dump;
-    o->io.close_dump = tl_close_dump;
+    o->io.open_dump = w->via_open ? NULL : tl_open_dump;
+    o->io.close_dump = w->via_open ? NULL : tl_close_dump;
+    o->io.open = w->via_open ? tl_open : NULL;
     o->io.write_elf = w->threads ? tlv_write_elf_mt : tlv_write_elf;
     o->io.log = tlv_log;
     o->io.user = w;
@@ -341,6 +366,20 @@ static void test_live_dump_grows_between_rounds(void)
             JT_CHECK(v2[i].type == v[i].type && v2[i].time == v[i].time && v2[i].start == v[i].start &&
                      !strcmp(v2[i].name, v[i].name));
         w.threads = 0;
+    }
+    { /* io.open alone: the dump is followed as io.open_dump's is, the same records out */
+        static ti_out_rec v3[128];
+        size_t n3, i;
+        w.via_open = 1;
+        o.elf_threads = 0;
+        w.opens = w.closes = w.elf_files = 0;
+        JT_CHECK(tl_run(&w, &perf, &o, v3, 128, &n3, &st, &err) == JITANON_OK);
+        JT_CHECK(n3 == n && st.trim.loads == 4 && w.elf_files == 4 && st.follow.dumps == 1 && st.follow.reads == 2);
+        JT_CHECK(w.opens == 2 && w.closes == 2);
+        for (i = 0; i < n && i < n3; i++)
+            JT_CHECK(v3[i].type == v[i].type && v3[i].time == v[i].time && v3[i].start == v[i].start &&
+                     v3[i].len == v[i].len && v3[i].pgoff == v[i].pgoff && !strcmp(v3[i].name, v[i].name));
+        w.via_open = 0;
     }
     jitanon_membuf_release(&perf);
     jitanon_membuf_release(&w.dump);

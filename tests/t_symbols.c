@@ -618,6 +618,8 @@ typedef struct sym_frames {
     char asked[2048]; /* the paths read, in order, '|' after each (the first read of each) */
     char line[4][256];
     unsigned samples;
+    unsigned opens, closes; /* io.open's (JITANON_FILE_BINARY) */
+    const char *open_path;
 } sym_frames;
 
 static size_t sym_frames_read(void *user, const char *path, uint64_t offset, void *dst, size_t size)
@@ -633,6 +635,42 @@ static size_t sym_frames_read(void *user, const char *path, uint64_t offset, voi
             return size;
         }
     return SIZE_MAX;
+}
+
+/* The same files through io.open: a stream per file read at offsets by sym_frames_read. */
+static size_t sym_frames_read_at(void *user, uint64_t offset, void *dst, size_t size)
+{
+    sym_frames *t = (sym_frames *)user;
+    return sym_frames_read(t, t->open_path, offset, dst, size);
+}
+
+static int sym_frames_close(void *user)
+{
+    sym_frames *t = (sym_frames *)user;
+    t->open_path = NULL;
+    t->closes++;
+    return 0;
+}
+
+static jitanon_result sym_frames_open(void *user, jitanon_file_kind kind, const char *path, jitanon_stream *out,
+                                      jitanon_error *err)
+{
+    sym_frames *t = (sym_frames *)user;
+    size_t i;
+    JT_CHECK(!t->open_path); /* one at a time: each read opens and closes */
+    for (i = 0; kind == JITANON_FILE_BINARY && i < t->nfiles; i++)
+        if (!strcmp(t->files[i].path, path)) {
+            memset(out, 0, sizeof *out);
+            out->read_at_fn = sym_frames_read_at;
+            out->close_fn = sym_frames_close;
+            out->user = t;
+            out->size = t->files[i].size;
+            t->open_path = t->files[i].path;
+            t->opens++;
+            return JITANON_OK;
+        }
+    if (kind == JITANON_FILE_BINARY) sym_frames_read(t, path, 0, NULL, 0); /* asked, as a read of it is */
+    return JITANON__FAIL(err, JITANON_ERR_IO, 0, "no such file");
 }
 
 static void sym_frames_on_sample(void *user, const jitanon_inject_sample *s)
@@ -767,6 +805,20 @@ static void test_symbols_frames(void)
     JT_CHECK(strstr(t.asked, "/proc/150/root/opt/libz.so|") != NULL);
     JT_CHECK(strstr(t.asked, "|[vdso]|") != NULL);
     if (jt.cur_failed) fprintf(stderr, "  %s\n  %s\n  %s\n  asked %s\n", t.line[0], t.line[1], t.line[2], t.asked);
+    { /* io.open alone (JITANON_FILE_BINARY, read_at_fn): the same names from the same reads */
+        sym_frames t1 = t;
+        memset(t.line, 0, sizeof t.line);
+        memset(t.asked, 0, sizeof t.asked);
+        t.samples = 0;
+        o.io.read_file = NULL;
+        o.io.open = sym_frames_open;
+        JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
+        JT_CHECK_EQ_U(t.samples, 3);
+        for (k = 0; k < 3; k++) JT_CHECK(!strcmp(t.line[k], t1.line[k]));
+        JT_CHECK(!strcmp(t.asked, t1.asked));
+        JT_CHECK(t.opens > 0 && t.opens == t.closes);
+        if (jt.cur_failed) fprintf(stderr, "  open: asked %s\n", t.asked);
+    }
     jitanon_membuf_release(&bids);
     jitanon_membuf_release(&perf);
 }
