@@ -1085,7 +1085,7 @@ typedef struct jitanon_stream {
     int (*close_fn)(void *user);
     void *user;
     uint64_t size; /* the file's size when opened, 0 when unknown */
-    /* up to `size` bytes at `offset` into dst: the count, SIZE_MAX on failure (JITANON_FILE_BINARY) */
+    /* BINARY: up to `size` bytes at `offset` into dst: the count, SIZE_MAX on failure */
     size_t (*read_at_fn)(void *user, uint64_t offset, void *dst, size_t size);
 } jitanon_stream;
 
@@ -1134,7 +1134,7 @@ typedef struct jitanon_inject_io {
     /* 1 when process `pid` runs now, with *out (nspid = pid on entry) saying how its dump
        is found; 0 when not.  Default: jitanon_inject_find_process_proc, default I/O only. */
     int (*find_process)(void *user, uint32_t pid, jitanon_inject_process *out);
-    /* Deprecated (0.6; io.open replaces it, 0.8 removes it).  Bytes at `offset` of `path`: the count, SIZE_MAX on failure. */
+    /* Deprecated (0.6; io.open replaces it, 0.8 removes it).  Bytes at `offset` of `path`, as read_at_fn. */
     size_t (*read_file)(void *user, const char *path, uint64_t offset, void *dst, size_t size);
     /* Receives warnings (a dump that cannot be read, a refused file, ...). */
     void (*log)(void *user, const char *message);
@@ -1142,8 +1142,9 @@ typedef struct jitanon_inject_io {
     void (*progress)(void *user, uint64_t bytes_done);
     void *user;
     const jitanon_thread_pool *thread_pool; /* opts.elf_threads; NULL: POSIX threads if built */
-    /* Opens file `path` of `kind` into *out, which the library reads, then closes with close_fn; _ERR_IO (err filled) when it is not there or cannot be read. */
-    jitanon_result (*open)(void *user, jitanon_file_kind kind, const char *path, jitanon_stream *out, jitanon_error *err);
+    /* Opens `path` as `kind` into *out (read, then out->close_fn); _ERR_IO, err filled, when it cannot. */
+    jitanon_result (*open)(void *user, jitanon_file_kind kind, const char *path, jitanon_stream *out,
+                           jitanon_error *err);
 } jitanon_inject_io;
 
 /* io.find_process's default, from /proc; 0 without POSIX or when the process is gone. */

@@ -579,6 +579,16 @@ static jitanon_result api_frames_open(void *user, jitanon_file_kind kind, const 
    frames the deprecated readers give; a perf map that is not there (open: _ERR_IO)
    leaves the stub unnamed, as a missing map does; a deprecated reader set along with
    open wins for its kind. */
+/* test_api_frames's options over `t`, without its file readers. */
+static void api_frames_opts(jitanon_inject_opts *o, api_frames *t)
+{
+    jitanon_inject_opts_init(o);
+    o->on_sample = api_frames_on_sample;
+    o->sample_fields = JITANON_SAMPLE_COMM;
+    o->io.user = t;
+    o->io.find_process = api_frames_find;
+}
+
 static void test_api_io_open(void)
 {
     static const char map[] = "10140 20 stub_a\n";
@@ -594,21 +604,13 @@ static void test_api_io_open(void)
         old.no_map = t.no_map = (int)no_map;
         JT_CHECK(jitanon_membuf_write(&old.map, map, strlen(map)) == 0);
         JT_CHECK(jitanon_membuf_write(&t.map, map, strlen(map)) == 0);
-        jitanon_inject_opts_init(&o);
-        o.on_sample = api_frames_on_sample;
-        o.sample_fields = JITANON_SAMPLE_COMM;
-        o.io.user = &old;
+        api_frames_opts(&o, &old);
         o.io.load_dump = api_frames_dump;
         o.io.load_perfmap = api_frames_perfmap;
-        o.io.find_process = api_frames_find;
         o.io.read_file = api_frames_no_file;
         JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
-        jitanon_inject_opts_init(&o);
-        o.on_sample = api_frames_on_sample;
-        o.sample_fields = JITANON_SAMPLE_COMM;
-        o.io.user = &t;
+        api_frames_opts(&o, &t);
         o.io.open = api_frames_open;
-        o.io.find_process = api_frames_find;
         JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
         JT_CHECK_EQ_U(t.samples, 4);
         JT_CHECK(t.samples == old.samples && t.find_calls == old.find_calls && t.perfmap_loads == old.perfmap_loads);
@@ -627,14 +629,10 @@ static void test_api_io_open(void)
     /* the deprecated readers set along with open win for their kinds */
     memset(&t, 0, sizeof t);
     JT_CHECK(jitanon_membuf_write(&t.map, map, strlen(map)) == 0);
-    jitanon_inject_opts_init(&o);
-    o.on_sample = api_frames_on_sample;
-    o.sample_fields = JITANON_SAMPLE_COMM;
-    o.io.user = &t;
+    api_frames_opts(&o, &t);
     o.io.open = api_frames_open;
     o.io.load_dump = api_frames_dump;
     o.io.load_perfmap = api_frames_perfmap;
-    o.io.find_process = api_frames_find;
     JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
     JT_CHECK(strstr(t.line[0], " 1:f0:/proc/100/root/some/dir/jit-100.dump:f0.js@3:10:0 "
                                "2:stub_a:/tmp/perf-100.map:@0:10:0 ") != NULL);
