@@ -1142,7 +1142,8 @@ typedef struct jitanon_inject_io {
     void (*progress)(void *user, uint64_t bytes_done);
     void *user;
     const jitanon_thread_pool *thread_pool; /* opts.elf_threads; NULL: POSIX threads if built */
-    /* Opens `path` as `kind` into *out (read, then out->close_fn); _ERR_IO, err filled, when it cannot. */
+    /* Opens `path` as `kind` into *out (read, then out->close_fn); _ERR_IO when it cannot;
+       JITANON_END: not this one, the library opens it as it would without io.open. */
     jitanon_result (*open)(void *user, jitanon_file_kind kind, const char *path, jitanon_stream *out,
                            jitanon_error *err);
 } jitanon_inject_io;
@@ -12402,6 +12403,7 @@ typedef struct jitanon__inj_sym {
 struct jitanon__inj {
     const jitanon_inject_opts *opts;
     jitanon_inject_io io;
+    jitanon_inject_io dflt; /* the default readers, for the files io.open leaves (JITANON_END) */
     jitanon_allocator a;
     jitanon_perf_reader *in;
     jitanon_inject_stats *st;
@@ -12910,6 +12912,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_io_open(jitanon__inj *j, jitanon_fi
     jitanon_result r;
     memset(f, 0, sizeof *f);
     if ((r = j->io.open(j->io.user, kind, path, f, err)) != JITANON_OK) {
+        if (r == JITANON_END) return r; /* left to the default: not an error */
         if (err && err->type != r) JITANON__FAIL(err, r, 0, "io.open failed"); /* an embedder that left it */
         return r;
     }
@@ -12927,7 +12930,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_io_load_dump(jitanon__inj *j, const
     jitanon_stream f;
     jitanon_result r;
     *out = NULL;
-    if ((r = jitanon__inj_io_open(j, JITANON_FILE_JITDUMP, path, &f, err)) != JITANON_OK) return r;
+    r = jitanon__inj_io_open(j, JITANON_FILE_JITDUMP, path, &f, err);
+    if (r == JITANON_END) return j->dflt.load_dump(NULL, path, &j->jit.dump_opts, out, err);
+    if (r != JITANON_OK) return r;
     r = jitanon__jitdump_load_read(f.read_fn, f.user, &j->jit.dump_opts, out, err);
     jitanon__inj_io_close(&f);
     return r;
@@ -12958,7 +12963,9 @@ JITANON__PRIVATE jitanon_result jitanon__inj_load_perfmap(jitanon__inj *j, const
     jitanon_result r;
     if (j->io.load_perfmap || !j->io.open) return j->io.load_perfmap(j->io.user, path, opts, out, err);
     *out = NULL;
-    if ((r = jitanon__inj_io_open(j, JITANON_FILE_PERF_MAP, path, &f, err)) != JITANON_OK) return r;
+    r = jitanon__inj_io_open(j, JITANON_FILE_PERF_MAP, path, &f, err);
+    if (r == JITANON_END) return j->dflt.load_perfmap(NULL, path, opts, out, err);
+    if (r != JITANON_OK) return r;
     r = jitanon__inj_perfmap_read(f.read_fn, f.user, opts, out, err);
     jitanon__inj_io_close(&f);
     return r;
@@ -12973,7 +12980,11 @@ JITANON__PRIVATE size_t jitanon__inj_read_file(jitanon__inj *j, const char *path
     jitanon_error e;
     size_t got;
     if (j->io.read_file || !j->io.open) return j->io.read_file(j->io.user, path, offset, dst, size);
-    if (jitanon__inj_io_open(j, JITANON_FILE_BINARY, path, &f, &e) != JITANON_OK) return SIZE_MAX;
+    switch (jitanon__inj_io_open(j, JITANON_FILE_BINARY, path, &f, &e)) {
+    case JITANON_OK: break;
+    case JITANON_END: return j->dflt.read_file(NULL, path, offset, dst, size);
+    default: return SIZE_MAX;
+    }
     got = f.read_at_fn(f.user, offset, dst, size);
     jitanon__inj_io_close(&f);
     return got > size && got != SIZE_MAX ? SIZE_MAX : got;
@@ -12999,12 +13010,13 @@ JITANON__PRIVATE jitanon_result jitanon__inj_src_path(jitanon__inj *j, const cha
         s->close_user = j->io.user;
         s->stream = user;
         if (!read) return JITANON__FAIL(err, JITANON_ERR_IO, 0, "io.open_dump returned no read function");
-    } else if (jitanon__inj_opens_dumps(j)) {
-        if ((r = jitanon__inj_io_open(j, JITANON_FILE_JITDUMP, path, &s->io, err)) != JITANON_OK) return r;
+    } else if (jitanon__inj_opens_dumps(j) &&
+               (r = jitanon__inj_io_open(j, JITANON_FILE_JITDUMP, path, &s->io, err)) != JITANON_END) {
+        if (r != JITANON_OK) return r;
         s->opened = 1;
         read = s->io.read_fn;
         user = s->io.user;
-    } else {
+    } else { /* the default; also a dump io.open left to it */
 #ifndef JITANON_NO_STDIO
         if ((r = j->os->open_named(path, &s->df, err)) != JITANON_OK) return r;
         read = s->df.read_fn;
@@ -19758,7 +19770,11 @@ JITANON__PRIVATE jitanon_result jitanon__inj_start(jitanon__inj *j, const jitano
     j->opts = opts;
     j->a = opts->allocator;
     j->io = opts->io;
-    /* a deprecated reader set wins; else io.open; else the defaults, as before it */
+    /* a deprecated reader set wins; else io.open; else the defaults, as before it (also
+       for a file io.open leaves: JITANON_END) */
+    j->dflt.load_dump = jitanon__inj_load_default;
+    j->dflt.load_perfmap = jitanon__inj_load_perfmap_default;
+    j->dflt.read_file = jitanon__inj_read_default;
     if (!j->io.load_dump && !j->io.open) j->io.load_dump = jitanon__inj_load_default;
     /* /proc is the default I/O's: an embedder's own never has it read behind its back */
     if (!j->io.find_process && !opts->io.load_dump && !opts->io.open_dump && !opts->io.open)

@@ -348,6 +348,7 @@ struct api_frames {
     struct api_mstream st[4];
     unsigned opens[4], closes;
     int no_map; /* no perf map: load_perfmap or open fails with _ERR_IO */
+    unsigned decline; /* io.open answers JITANON_END for these kinds (1 << kind) */
 };
 
 static void api_frames_on_sample(void *user, const jitanon_inject_sample *s)
@@ -557,6 +558,7 @@ static jitanon_result api_frames_open(void *user, jitanon_file_kind kind, const 
     JT_CHECK(kind >= JITANON_FILE_JITDUMP && kind <= JITANON_FILE_BINARY);
     t->opens[kind]++;
     memset(out, 0, sizeof *out);
+    if (t->decline & 1u << kind) return JITANON_END; /* the library's default opens it */
     if (kind == JITANON_FILE_JITDUMP && !strcmp(path, "/proc/100/root/some/dir/jit-100.dump")) {
         if (!t->dump.data) ti_build_dump(&t->dump);
         t->st[kind].in = memin_make(t->dump.data, t->dump.size, 7, 1);
@@ -622,6 +624,29 @@ static void test_api_io_open(void)
         JT_CHECK_EQ_U(t.closes, no_map ? k - 1 : k); /* all but the one that failed */
         JT_CHECK((strstr(t.line[0], "2:stub_a:") != NULL) == !no_map);
         if (jt.cur_failed) fprintf(stderr, "  old %s\n  open %s\n", old.line[0], t.line[0]);
+        jitanon_membuf_release(&old.map);
+        jitanon_membuf_release(&t.map);
+        jitanon_membuf_release(&t.dump);
+    }
+    /* io.open leaves a kind to the default (JITANON_END): the same frames as with the
+       default reader of that kind and the deprecated readers for the others */
+    for (k = JITANON_FILE_JITDUMP; k <= JITANON_FILE_BINARY; k++) {
+        memset(&old, 0, sizeof old);
+        memset(&t, 0, sizeof t);
+        JT_CHECK(jitanon_membuf_write(&old.map, map, strlen(map)) == 0);
+        JT_CHECK(jitanon_membuf_write(&t.map, map, strlen(map)) == 0);
+        api_frames_opts(&o, &old);
+        if (k != JITANON_FILE_JITDUMP) o.io.load_dump = api_frames_dump;
+        if (k != JITANON_FILE_PERF_MAP) o.io.load_perfmap = api_frames_perfmap;
+        if (k != JITANON_FILE_BINARY) o.io.read_file = api_frames_no_file;
+        JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
+        api_frames_opts(&o, &t);
+        o.io.open = api_frames_open;
+        t.decline = 1u << k;
+        JT_CHECK_EQ_U(ti_run_no_output(&perf, &o, NULL, &err), JITANON_OK);
+        JT_CHECK(t.samples == 4 && t.samples == old.samples && t.opens[k] > 0);
+        for (i = 0; i < 4; i++) JT_CHECK(!strcmp(t.line[i], old.line[i]));
+        if (jt.cur_failed) fprintf(stderr, "  kind %u\n  old %s\n  open %s\n", k, old.line[0], t.line[0]);
         jitanon_membuf_release(&old.map);
         jitanon_membuf_release(&t.map);
         jitanon_membuf_release(&t.dump);
