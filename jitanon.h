@@ -8673,6 +8673,7 @@ JITANON_API jitanon_result jitanon_rangemap_copy(jitanon_rangemap *dst, const ji
     jitanon__rm_changed(dst);
     return JITANON_OK;
 }
+
 /* -- [trim] The trimming engine ------------------------------------------------------------ */
 
 /* One process: its address map as perf will build it from our output. */
@@ -12911,6 +12912,7 @@ JITANON__PRIVATE jitanon_result jitanon__inj_io_open(jitanon__inj *j, jitanon_fi
 {
     jitanon_result r;
     memset(f, 0, sizeof *f);
+    jitanon__clear_error(err); /* the callers' errors may be fresh locals: err->type is read below */
     if ((r = j->io.open(j->io.user, kind, path, f, err)) != JITANON_OK) {
         if (r == JITANON_END) return r; /* left to the default: not an error */
         if (err && err->type != r) JITANON__FAIL(err, r, 0, "io.open failed"); /* an embedder that left it */

@@ -591,6 +591,24 @@ static void api_frames_opts(jitanon_inject_opts *o, api_frames *t)
     o->io.find_process = api_frames_find;
 }
 
+/* `old` (the deprecated readers) and `t` (io.open) fresh, each with perf map `map`;
+   api_open_pair_release frees what a run left. */
+static void api_open_pair(api_frames *old, api_frames *t, const char *map, int no_map)
+{
+    memset(old, 0, sizeof *old);
+    memset(t, 0, sizeof *t);
+    old->no_map = t->no_map = no_map;
+    JT_CHECK(jitanon_membuf_write(&old->map, map, strlen(map)) == 0);
+    JT_CHECK(jitanon_membuf_write(&t->map, map, strlen(map)) == 0);
+}
+
+static void api_open_pair_release(api_frames *old, api_frames *t)
+{
+    jitanon_membuf_release(&old->map);
+    jitanon_membuf_release(&t->map);
+    jitanon_membuf_release(&t->dump);
+}
+
 static void test_api_io_open(void)
 {
     static const char map[] = "10140 20 stub_a\n";
@@ -601,11 +619,7 @@ static void test_api_io_open(void)
     unsigned i, k, no_map;
     api_frames_perf(&perf);
     for (no_map = 0; no_map < 2; no_map++) {
-        memset(&old, 0, sizeof old);
-        memset(&t, 0, sizeof t);
-        old.no_map = t.no_map = (int)no_map;
-        JT_CHECK(jitanon_membuf_write(&old.map, map, strlen(map)) == 0);
-        JT_CHECK(jitanon_membuf_write(&t.map, map, strlen(map)) == 0);
+        api_open_pair(&old, &t, map, (int)no_map);
         api_frames_opts(&o, &old);
         o.io.load_dump = api_frames_dump;
         o.io.load_perfmap = api_frames_perfmap;
@@ -624,17 +638,12 @@ static void test_api_io_open(void)
         JT_CHECK_EQ_U(t.closes, no_map ? k - 1 : k); /* all but the one that failed */
         JT_CHECK((strstr(t.line[0], "2:stub_a:") != NULL) == !no_map);
         if (jt.cur_failed) fprintf(stderr, "  old %s\n  open %s\n", old.line[0], t.line[0]);
-        jitanon_membuf_release(&old.map);
-        jitanon_membuf_release(&t.map);
-        jitanon_membuf_release(&t.dump);
+        api_open_pair_release(&old, &t);
     }
     /* io.open leaves a kind to the default (JITANON_END): the same frames as with the
        default reader of that kind and the deprecated readers for the others */
     for (k = JITANON_FILE_JITDUMP; k <= JITANON_FILE_BINARY; k++) {
-        memset(&old, 0, sizeof old);
-        memset(&t, 0, sizeof t);
-        JT_CHECK(jitanon_membuf_write(&old.map, map, strlen(map)) == 0);
-        JT_CHECK(jitanon_membuf_write(&t.map, map, strlen(map)) == 0);
+        api_open_pair(&old, &t, map, 0);
         api_frames_opts(&o, &old);
         if (k != JITANON_FILE_JITDUMP) o.io.load_dump = api_frames_dump;
         if (k != JITANON_FILE_PERF_MAP) o.io.load_perfmap = api_frames_perfmap;
@@ -647,13 +656,10 @@ static void test_api_io_open(void)
         JT_CHECK(t.samples == 4 && t.samples == old.samples && t.opens[k] > 0);
         for (i = 0; i < 4; i++) JT_CHECK(!strcmp(t.line[i], old.line[i]));
         if (jt.cur_failed) fprintf(stderr, "  kind %u\n  old %s\n  open %s\n", k, old.line[0], t.line[0]);
-        jitanon_membuf_release(&old.map);
-        jitanon_membuf_release(&t.map);
-        jitanon_membuf_release(&t.dump);
+        api_open_pair_release(&old, &t);
     }
     /* the deprecated readers set along with open win for their kinds */
-    memset(&t, 0, sizeof t);
-    JT_CHECK(jitanon_membuf_write(&t.map, map, strlen(map)) == 0);
+    api_open_pair(&old, &t, map, 0);
     api_frames_opts(&o, &t);
     o.io.open = api_frames_open;
     o.io.load_dump = api_frames_dump;
@@ -664,7 +670,7 @@ static void test_api_io_open(void)
     JT_CHECK_EQ_U(t.perfmap_loads, 1); /* api_frames_perfmap's */
     JT_CHECK(t.opens[JITANON_FILE_JITDUMP] == 0 && t.opens[JITANON_FILE_PERF_MAP] == 0);
     JT_CHECK(t.opens[JITANON_FILE_BINARY] > 0 && t.closes == t.opens[JITANON_FILE_BINARY]);
-    jitanon_membuf_release(&t.map);
+    api_open_pair_release(&old, &t);
     jitanon_membuf_release(&perf);
 }
 
